@@ -1,0 +1,116 @@
+package notify
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// attemptCtx bounds one delivery attempt by a deadline, like
+// context.WithDeadline, but pays for a timer and a done channel only when
+// somebody waits on Done. Providers that make network calls wait on Done
+// (and then the cost is noise beside the call); in-process providers only
+// ask Err, and for them context.WithDeadline's four allocations and timer
+// were a third of the cost of a whole send.
+type attemptCtx struct {
+	context.Context // the caller's context
+	deadline        time.Time
+
+	// state is why the attempt ended: running (0), deadline, parentDone or
+	// released. Err reads it without the lock, as most attempts only ask Err.
+	state atomic.Int32
+
+	mu         sync.Mutex
+	done       chan struct{} // made on the first call to Done
+	stopTimer  func() bool
+	stopParent func() bool
+}
+
+const (
+	running int32 = iota
+	deadlinePassed
+	parentDone
+	released
+)
+
+func newAttemptCtx(parent context.Context, deadline time.Time) *attemptCtx {
+	return &attemptCtx{Context: parent, deadline: deadline}
+}
+
+// Deadline returns the attempt's deadline, which is never later than the
+// parent's (newAttemptCtx is used only when it is earlier).
+func (c *attemptCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// Done returns a channel closed when the attempt ends: at the deadline,
+// when the parent is done, or at release.
+func (c *attemptCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done != nil {
+		return c.done
+	}
+	c.done = make(chan struct{})
+	if c.state.Load() == running {
+		if why := c.check(); why != running {
+			c.state.Store(why)
+		}
+	}
+	if c.state.Load() != running {
+		close(c.done)
+		return c.done
+	}
+	t := time.AfterFunc(time.Until(c.deadline), func() { c.end(deadlinePassed) })
+	c.stopTimer = t.Stop
+	c.stopParent = context.AfterFunc(c.Context, func() { c.end(parentDone) })
+	return c.done
+}
+
+// Err returns nil while the attempt runs, then the reason it ended. It
+// checks the clock and the parent itself, so a caller that never waits on
+// Done still sees the deadline.
+func (c *attemptCtx) Err() error {
+	if c.state.Load() == running {
+		if why := c.check(); why != running {
+			c.end(why)
+		}
+	}
+	switch c.state.Load() {
+	case deadlinePassed:
+		return context.DeadlineExceeded
+	case parentDone:
+		return c.Context.Err()
+	case released:
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *attemptCtx) check() int32 {
+	if c.Context.Err() != nil {
+		return parentDone
+	}
+	if !time.Now().Before(c.deadline) {
+		return deadlinePassed
+	}
+	return running
+}
+
+// end records why the attempt ended, once, and wakes those waiting on Done.
+func (c *attemptCtx) end(why int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.state.CompareAndSwap(running, why) {
+		return
+	}
+	if c.done != nil {
+		close(c.done)
+	}
+	if c.stopTimer != nil {
+		c.stopTimer()
+		c.stopParent()
+	}
+}
+
+// release ends the attempt (as a CancelFunc would) and frees its timer.
+func (c *attemptCtx) release() { c.end(released) }

@@ -1,0 +1,55 @@
+// Package notify sends SMS, dual-channel OTPs, e-mail and chat messages
+// from inside a Go program, charging each message to a prepaid wallet.
+//
+// # The pieces
+//
+// A Notifier runs every send through one pipeline:
+//
+//  1. Prepare: the Channel for the request's Kind validates and normalises
+//     it, renders its template and picks a Provider. Bad input stops here
+//     with CodeInvalidArgument, naming every bad field; nothing is charged.
+//  2. Charge: the Pricer prices the Envelope and the WalletStore debits it,
+//     with the message ID as reference. A short wallet is
+//     CodeInsufficientFunds and no provider is called.
+//  3. Deliver: the Channel hands the Envelope to its Provider under a
+//     per-attempt timeout. Temporary failures before acceptance are retried
+//     with capped, jittered backoff inside the caller's deadline; a panic
+//     becomes CodeInternal.
+//  4. Settle: a failed message is refunded, exactly once.
+//  5. Record: the Receipt goes to the DeliveryLog and to Observers.
+//
+// The root package holds the types and interfaces; implementations live in
+// sub-packages and are wired explicitly, as database/sql is with its
+// drivers:
+//
+//   - channel/...: the SMS, e-mail and chat channels;
+//   - provider/...: vendors (smsgateway, cloudchat, qrchat, smtp, gateway)
+//     and development providers (logprovider, memprovider), with the
+//     conformance suite providertest;
+//   - template: the stock template catalogue and renderer;
+//   - wallet: price lists and currency formatting, with the conformance
+//     suite wallettest;
+//   - memstore: in-memory stores for development and tests; pgstore:
+//     PostgreSQL stores for several instances sharing one wallet;
+//   - httpapi: the JSON-over-HTTP API as an http.Handler;
+//   - notifytest: a one-call test kit for applications.
+//
+// # Money
+//
+// Money is an int64 count of minor units (paise) and a Currency; no float
+// is used anywhere. The ledger identity holds under any concurrency and any
+// failure: opening balance - charges + refunds + top-ups = balance, and the
+// balance never goes below zero.
+//
+// # Errors
+//
+// Every error the Notifier returns is an *Error with a Code; CodeOf reads
+// it through wrapping. Context errors keep errors.Is(err, context.Canceled)
+// and errors.Is(err, context.DeadlineExceeded) true.
+//
+// # Idempotency
+//
+// A request with an IdempotencyKey that repeats while the IdempotencyStore
+// remembers the key returns the first Receipt without sending or charging
+// again; the same key with a different request is CodeConflict.
+package notify

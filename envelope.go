@@ -1,0 +1,218 @@
+package notify
+
+import "time"
+
+// Envelope is a prepared message: validated, normalised and rendered by a
+// Channel, priced by the Notifier, and handed to a Provider. The Notifier
+// fills ID, Account, Price and IdempotencyKey after Prepare; nothing
+// changes an Envelope once Deliver is called, so providers may read it
+// from several goroutines and may retain it.
+//
+// An Envelope carries the message content, OTP codes included: never log
+// it whole.
+type Envelope struct {
+	// ID is the message ID (a UUID), also the wallet reference of its charge.
+	ID string
+	// Kind is the channel kind; exactly the matching content field below is
+	// set.
+	Kind Kind
+	// Account is the sending account.
+	Account *Account
+	// To is the normalised recipient: a 10-digit mobile number or an e-mail
+	// address.
+	To string
+	// Provider is the name of the provider the channel chose in Prepare;
+	// per-provider timeouts are looked up by it.
+	Provider string
+	// Units is the number of billable units: SMS segments, otherwise 1.
+	Units int
+	// Class is the price class of the content.
+	Class PriceClass
+	// Price is what the message costs; zero when unmetered.
+	Price Money
+	// Domain is the calling application's domain, recorded with the message.
+	Domain string
+	// IdempotencyKey is the request's key, if any.
+	IdempotencyKey string
+
+	SMS   *SMSMessage
+	Email *EmailMessage
+	Chat  *ChatMessage
+}
+
+// SMSEncoding is the character set an SMS travels in.
+type SMSEncoding string
+
+// The SMS encodings.
+const (
+	// GSM7 is the GSM 03.38 7-bit alphabet: 160 characters in one segment,
+	// 153 per segment when concatenated.
+	GSM7 SMSEncoding = "gsm7"
+	// UCS2 is used as soon as one character is outside GSM 03.38: 70
+	// characters in one segment, 67 per segment when concatenated.
+	UCS2 SMSEncoding = "ucs2"
+)
+
+// SMSMessage is the content of an SMS envelope.
+type SMSMessage struct {
+	Route SMSRoute
+	// Text is the text as it will be delivered. On the otp route it is the
+	// rendered OTP text; providers with an OTP API may send OTP instead.
+	Text string
+	// OTP is the numeric code on the otp route.
+	OTP string
+	// SenderID is the sender header.
+	SenderID string
+	// DLTTemplateID and DLTEntityID are set on the dlt route.
+	DLTTemplateID string
+	DLTEntityID   string
+	// DLTValues are the values of the DLT template's {#var#} slots, in order.
+	DLTValues []string
+	Encoding  SMSEncoding
+	Segments  int
+}
+
+// EmailMessage is the content of an e-mail envelope. From addresses come
+// from the provider's configuration for the purpose.
+type EmailMessage struct {
+	Purpose EmailPurpose
+	// FromName overrides the configured sender display name when set.
+	FromName string
+	// ReplyTo is a bare address, or empty.
+	ReplyTo string
+	Subject string
+	// HTML is the HTML body, or empty for a plain-text message.
+	HTML string
+	// Text is the plain-text body; for HTML mail, the generated alternative.
+	Text string
+}
+
+// MediaKind tells how an attached file is shown.
+type MediaKind string
+
+// The media kinds.
+const (
+	MediaDocument MediaKind = "document"
+	MediaImage    MediaKind = "image"
+	MediaVideo    MediaKind = "video"
+)
+
+// ChatMessage is the content of a chat envelope. Media, when set, is the
+// message (with Text as its caption); else Template, for gateways that
+// send cloud templates (Text may then hold the rendered text, for a
+// gateway without templates); else Text. Providers read them in that
+// order.
+type ChatMessage struct {
+	// Gateway is the gateway to use first: GatewayCloud or GatewayQR (the
+	// channel resolves GatewayAuto in Prepare). Failover records the other.
+	Gateway ChatGateway
+	// Auto reports whether the request asked for GatewayAuto, allowing a
+	// failover to the other gateway.
+	Auto bool
+	Type ChatType
+	// Text is the message body, or the caption of Media.
+	Text string
+	// OTP is the code of an OTP message, if any.
+	OTP      string
+	Template *ChatTemplate
+	Media    *ChatMedia
+}
+
+// ChatTemplate is a cloud-channel template message.
+type ChatTemplate struct {
+	Name string
+	// Language is the template's language code, such as en_US.
+	Language string
+	// Params are the positional body parameters, {{1}}, {{2}}, ...
+	Params []string
+	// HeaderURL is the media header's public HTTPS URL, if any, of kind
+	// HeaderKind.
+	HeaderURL  string
+	HeaderKind MediaKind
+}
+
+// ChatMedia is a file sent by URL.
+type ChatMedia struct {
+	// URL is a public HTTPS URL, already checked by the channel.
+	URL      string
+	Kind     MediaKind
+	FileName string
+	// MIMEType is the type expected from the file name, such as
+	// application/pdf.
+	MIMEType string
+}
+
+// Result is what a provider reports for an accepted message.
+type Result struct {
+	// Provider names the provider that accepted the message; the Notifier
+	// fills it with Provider.Name() when a channel leaves it empty.
+	Provider string
+	// ProviderMessageID is the provider's ID of the message. Required.
+	ProviderMessageID string
+	// Gateway is the chat gateway that delivered, for chat messages.
+	Gateway ChatGateway
+	// Note explains anything the caller should know, such as a failover.
+	Note string
+}
+
+// Status is the outcome of a send.
+type Status string
+
+// The statuses.
+const (
+	// StatusSent: the provider accepted the message.
+	StatusSent Status = "sent"
+	// StatusFailed: the message was not accepted; any charge was refunded.
+	StatusFailed Status = "failed"
+)
+
+// Receipt records one send. The Notifier returns it, keeps it in the
+// delivery log and passes it to observers; receipts are shared, so treat
+// them as read-only.
+type Receipt struct {
+	// MessageID is the message's UUID.
+	MessageID string
+	Account   string
+	Kind      Kind
+	// To is the normalised recipient.
+	To     string
+	Status Status
+	// Provider and ProviderMessageID identify the message at the provider.
+	Provider          string
+	ProviderMessageID string
+	// Gateway is the chat gateway that delivered, for chat messages.
+	Gateway ChatGateway
+	// Note explains a failover or anything else worth knowing.
+	Note string
+	// Units is the number of billable units (SMS segments, otherwise 1).
+	Units int
+	// Cost is what stays charged: the price on success (the cheaper
+	// gateway's, after a chat failover to it), zero on failure (the charge
+	// was refunded) and for unmetered sending. When a refund itself failed,
+	// Cost is the price still held and Error says so.
+	Cost Money
+	// Balance is the wallet balance after the send; Metered is false when
+	// no wallet is configured, and Balance is then zero.
+	Balance Money
+	Metered bool
+	// Attempts counts provider attempts (retries included).
+	Attempts int
+	// ErrorCode and Error describe the failure of a failed send.
+	ErrorCode Code
+	Error     string
+	Domain    string
+	// IdempotencyKey is the request's key, if any.
+	IdempotencyKey string
+	CreatedAt      time.Time
+	// Legs holds one receipt per channel for the dual-channel OTP
+	// (Kind KindOTP), SMS first.
+	Legs []*Receipt
+}
+
+// Balance is an account's wallet balance.
+type Balance struct {
+	Account string
+	// Name is the account's name; the Notifier fills it in.
+	Name      string
+	Available Money
+}

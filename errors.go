@@ -1,0 +1,184 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Code classifies an error. Its string is the snake_case code that the
+// HTTP adapter puts in error bodies.
+type Code string
+
+// The error codes. See each for when it is returned.
+const (
+	// CodeInvalidArgument: the request breaks a rule; Error.Fields names
+	// every bad field. Nothing was charged.
+	CodeInvalidArgument Code = "invalid_argument"
+	// CodeUnauthenticated: no credentials, or wrong ones.
+	CodeUnauthenticated Code = "unauthenticated"
+	// CodePermissionDenied: the account may not do this (for example it is
+	// disabled).
+	CodePermissionDenied Code = "permission_denied"
+	// CodeNotFound: the account, message or template does not exist.
+	CodeNotFound Code = "not_found"
+	// CodeInsufficientFunds: the wallet cannot pay for the message. No
+	// provider was called.
+	CodeInsufficientFunds Code = "insufficient_funds"
+	// CodeRateLimited: too many requests; Error.RetryAfter may say when to
+	// try again.
+	CodeRateLimited Code = "rate_limited"
+	// CodeConflict: an idempotency key was reused with another request, or
+	// is in use by a send still in flight.
+	CodeConflict Code = "conflict"
+	// CodeUnavailable: a temporary failure (provider down, not configured,
+	// network error) that outlasted the retries. Any charge was refunded.
+	CodeUnavailable Code = "unavailable"
+	// CodeRejected: the provider refused the message for good. Any charge
+	// was refunded.
+	CodeRejected Code = "rejected"
+	// CodeDeadlineExceeded: the caller's deadline or the provider timeout
+	// passed. errors.Is(err, context.DeadlineExceeded) holds when the
+	// caller's context expired.
+	CodeDeadlineExceeded Code = "deadline_exceeded"
+	// CodeCanceled: the caller's context was canceled;
+	// errors.Is(err, context.Canceled) holds.
+	CodeCanceled Code = "canceled"
+	// CodeInternal: a bug or an unexpected failure, including a panicking
+	// provider or channel.
+	CodeInternal Code = "internal"
+)
+
+// Temporary reports whether errors of this code may succeed when retried
+// unchanged: Unavailable and RateLimited.
+func (c Code) Temporary() bool { return c == CodeUnavailable || c == CodeRateLimited }
+
+// FieldError names one bad field of a request and the rule it breaks.
+// Field uses the spec's JSON names ("to", "dlt_template_id",
+// "variables.OTP").
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+// Error is the one error type of notify. The Notifier returns every error
+// as an *Error, wrapping the cause exactly once; CodeOf reads the code
+// through any further wrapping.
+//
+// Messages never contain secrets: API keys, OTP codes and SMTP passwords
+// are kept out of Err by every package of this module.
+type Error struct {
+	// Code classifies the error.
+	Code Code
+	// Op is the operation that failed, such as "notify.SendSMS".
+	Op string
+	// Provider names the provider involved, if any.
+	Provider string
+	// Fields lists every bad field of an InvalidArgument error.
+	Fields []FieldError
+	// RetryAfter, when positive, is how long a RateLimited caller should
+	// wait before trying again.
+	RetryAfter time.Duration
+	// Err is the underlying cause; it may be nil.
+	Err error
+}
+
+// Error formats the error as "op: provider p: code: cause; field: rule".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	if e.Provider != "" {
+		b.WriteString("provider ")
+		b.WriteString(e.Provider)
+		b.WriteString(": ")
+	}
+	b.WriteString(string(e.Code))
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	for i, f := range e.Fields {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Field)
+		b.WriteString(": ")
+		b.WriteString(f.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, so errors.Is(err, context.Canceled) and
+// errors.As see through an *Error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a cause formatted as by
+// fmt.Errorf (so %w wraps). Providers and channels use it to say how a
+// failure should be treated; the Notifier adds Op and Provider.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// WithCode returns err classified as code, keeping err as the cause. A nil
+// err gives nil.
+func WithCode(code Code, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: code, Err: err}
+}
+
+// CodeOf returns the code of err: the Code of the first *Error in its
+// chain; CodeCanceled or CodeDeadlineExceeded for bare context errors;
+// "" for nil; CodeInternal for anything else.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return CodeCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return CodeDeadlineExceeded
+	}
+	return CodeInternal
+}
+
+// FieldErrors collects validation failures so that one error can name
+// every bad field. The zero value is ready to use.
+type FieldErrors []FieldError
+
+// Add records that field breaks the rule described by message.
+func (fe *FieldErrors) Add(field, message string) {
+	*fe = append(*fe, FieldError{Field: field, Message: message})
+}
+
+// Addf records a rule message formatted as by fmt.Sprintf.
+func (fe *FieldErrors) Addf(field, format string, args ...any) {
+	fe.Add(field, fmt.Sprintf(format, args...))
+}
+
+// Err returns nil when nothing was recorded, else an InvalidArgument
+// *Error listing every field.
+func (fe FieldErrors) Err() error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalidArgument, Fields: fe}
+}
+
+// InvalidField returns an InvalidArgument *Error for one field.
+func InvalidField(field, message string) *Error {
+	return &Error{Code: CodeInvalidArgument, Fields: []FieldError{{Field: field, Message: message}}}
+}

@@ -1,0 +1,68 @@
+package memstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/storetest"
+	"github.com/notifykit/notify/wallet/wallettest"
+)
+
+func walletHarness(opts ...memstore.WalletOption) wallettest.Harness {
+	return wallettest.Harness{
+		NewStore: func(t *testing.T) notify.WalletStore { return memstore.NewWallet(opts...) },
+		Open: func(t *testing.T, s notify.WalletStore, account string, opening notify.Money) {
+			t.Helper()
+			if err := s.(*memstore.Wallet).Open(account, opening); err != nil {
+				t.Fatalf("Open(%q, %v): %v", account, opening, err)
+			}
+		},
+	}
+}
+
+func TestWalletConformance(t *testing.T) {
+	wallettest.Run(t, walletHarness())
+}
+
+// With a retention bound far above what the suite uses, the wallet must
+// behave exactly the same.
+func TestWalletConformanceWithRetention(t *testing.T) {
+	wallettest.Run(t, walletHarness(memstore.WithRefRetention(1<<16)))
+}
+
+func TestAccountsConformance(t *testing.T) {
+	storetest.RunAccounts(t, storetest.AccountsHarness{
+		New: func(t *testing.T, fixtures []storetest.AccountFixture) notify.AccountStore {
+			t.Helper()
+			s := memstore.NewAccounts()
+			for _, f := range fixtures {
+				if err := s.Add(f.Account, f.Keys...); err != nil {
+					t.Fatalf("Add(%s): %v", f.Account.ID, err)
+				}
+			}
+			return s
+		},
+	})
+}
+
+func TestIdempotencyConformance(t *testing.T) {
+	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
+		New: func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore {
+			return memstore.NewIdempotency(ttl, memstore.WithClock(now))
+		},
+	})
+}
+
+func TestDeliveryLogConformance(t *testing.T) {
+	storetest.RunDeliveryLog(t, storetest.DeliveryLogHarness{
+		New: func(t *testing.T) notify.DeliveryLog { return memstore.NewDeliveryLog(1000) },
+	})
+}
+
+func TestTemplatesConformance(t *testing.T) {
+	storetest.RunTemplates(t, storetest.TemplatesHarness{
+		New: func(t *testing.T) notify.TemplateStore { return memstore.NewTemplates() },
+	})
+}

@@ -1,0 +1,108 @@
+package memstore
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/notifykit/notify"
+)
+
+// Templates is an in-memory notify.TemplateStore of per-account custom
+// templates. It is safe for concurrent use. Templates are copied on the
+// way in and on the way out, so neither the caller of PutTemplate nor a
+// reader can change what the store holds.
+type Templates struct {
+	mu        sync.RWMutex
+	byAccount map[string]map[string]*notify.Template
+}
+
+// NewTemplates returns an empty store.
+func NewTemplates() *Templates {
+	return &Templates{byAccount: make(map[string]map[string]*notify.Template)}
+}
+
+// Template returns a copy of the account's template with the slug, or
+// NotFound.
+func (s *Templates) Template(ctx context.Context, account, slug string) (*notify.Template, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("template", err)
+	}
+	s.mu.RLock()
+	t, ok := s.byAccount[account][slug]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, notify.Errorf(notify.CodeNotFound, "memstore: account %q has no template %q", account, slug)
+	}
+	return cloneTemplate(t), nil
+}
+
+// PutTemplate stores a copy of t under t.Slug, replacing any template of
+// the account with that slug. An empty account, a nil template or an
+// empty slug is InvalidArgument.
+func (s *Templates) PutTemplate(ctx context.Context, account string, t *notify.Template) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError("put template", err)
+	}
+	switch {
+	case account == "":
+		return notify.Errorf(notify.CodeInvalidArgument, "memstore: put template: empty account")
+	case t == nil || t.Slug == "":
+		return notify.Errorf(notify.CodeInvalidArgument, "memstore: put template: a template needs a slug")
+	}
+	c := cloneTemplate(t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.byAccount[account]
+	if m == nil {
+		m = make(map[string]*notify.Template)
+		s.byAccount[account] = m
+	}
+	m[c.Slug] = c
+	return nil
+}
+
+// DeleteTemplate removes the account's template with the slug, or returns
+// NotFound.
+func (s *Templates) DeleteTemplate(ctx context.Context, account, slug string) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError("delete template", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.byAccount[account]
+	if _, ok := m[slug]; !ok {
+		return notify.Errorf(notify.CodeNotFound, "memstore: account %q has no template %q", account, slug)
+	}
+	delete(m, slug)
+	if len(m) == 0 {
+		delete(s.byAccount, account)
+	}
+	return nil
+}
+
+// Templates returns copies of the account's templates sorted by slug; an
+// account without templates gets an empty list and no error.
+func (s *Templates) Templates(ctx context.Context, account string) ([]*notify.Template, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("templates", err)
+	}
+	s.mu.RLock()
+	out := make([]*notify.Template, 0, len(s.byAccount[account]))
+	for _, t := range s.byAccount[account] {
+		out = append(out, cloneTemplate(t))
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *notify.Template) int { return strings.Compare(a.Slug, b.Slug) })
+	return out, nil
+}
+
+func cloneTemplate(t *notify.Template) *notify.Template {
+	c := *t
+	c.Variables = slices.Clone(t.Variables)
+	return &c
+}
+
+// Interface guards
+var _ notify.TemplateStore = (*Templates)(nil)

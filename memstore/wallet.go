@@ -1,0 +1,350 @@
+package memstore
+
+import (
+	"context"
+	"hash/maphash"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/notifykit/notify"
+)
+
+// refShards is the number of independently locked ref maps per account, a
+// power of two. Sharding keeps the map work of concurrent debits on one
+// account off the balance lock and off each other.
+const refShards = 16
+
+// maxRefLen bounds the length of a ref, far above any message ID.
+const maxRefLen = 64 << 10
+
+// Wallet is an in-memory notify.WalletStore: one balance per account,
+// opened with Open. It is safe for concurrent use.
+//
+// Refs are kept per account: the same ref on two accounts is two
+// operations. Every ref is remembered, with its amount and the balance
+// after it, so that a retry returns the first result. That costs about 70
+// bytes per operation plus a copy of the ref's bytes (the Wallet keeps no
+// caller memory). Without WithRefRetention this memory grows with every
+// debit and credit for the life of the Wallet, which suits tests and
+// development; bound it for long-running processes.
+//
+// Concurrent operations on one account contend only briefly: the ref
+// check runs under one of 16 locks chosen by the ref's hash, and the
+// account's own lock guards only the balance arithmetic.
+type Wallet struct {
+	purses sync.Map // account ID -> *purse
+	seed   maphash.Seed
+	// genCap is how many refs one shard's generation holds before it
+	// becomes the old generation; 0 keeps every ref.
+	genCap int
+}
+
+// WalletOption configures a Wallet in NewWallet.
+type WalletOption func(*Wallet)
+
+// WithRefRetention bounds the refs each account remembers to about n. The
+// refs are spread by hash over 16 shards; each shard keeps two
+// generations of n/16 refs and drops the older generation when the newer
+// one fills, reusing its memory, so a busy account's memory stays flat
+// and its operations stop allocating. An account therefore remembers at
+// most 2n refs and, refs spreading evenly, at least its most recent n or
+// so. A retry with a ref that was forgotten moves money again, so n should
+// cover every retry that can still arrive (the Notifier retries within
+// seconds). n <= 0 keeps every ref (the default).
+func WithRefRetention(n int) WalletOption {
+	return func(w *Wallet) {
+		if n <= 0 {
+			w.genCap = 0
+			return
+		}
+		w.genCap = (n + refShards - 1) / refShards
+	}
+}
+
+// NewWallet returns an empty Wallet.
+func NewWallet(opts ...WalletOption) *Wallet {
+	w := &Wallet{seed: maphash.MakeSeed()}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
+}
+
+// purse is one account's balance and the refs that moved it. Lock order:
+// a shard's mu, then the purse's mu; never two shards (except in ledger,
+// which takes all of them in index order and nothing else first).
+type purse struct {
+	currency notify.Currency
+
+	mu      sync.Mutex
+	balance int64
+	seq     uint64
+	_       [64]byte // keep the hot balance off the shards' cache lines
+
+	shards [refShards]refShard
+}
+
+type refShard struct {
+	mu  sync.Mutex
+	cur *refTable
+	old *refTable // the previous generation, under a retention bound
+	_   [40]byte  // one shard per cache line
+}
+
+func (s *refShard) lookup(h uint64, ref string) (*refEntry, int) {
+	if s.cur == nil {
+		return nil, -1
+	}
+	if e, slot := s.cur.find(h, ref); e != nil || s.old == nil {
+		return e, slot
+	} else if e, _ := s.old.find(h, ref); e != nil {
+		return e, -1
+	} else {
+		return nil, slot
+	}
+}
+
+// insert records e for ref, whose hash is h, at the slot lookup returned.
+func (s *refShard) insert(h uint64, slot int, ref string, e refEntry, genCap int) {
+	switch {
+	case s.cur == nil:
+		s.cur = newRefTable(genCap)
+		_, slot = s.cur.find(h, ref)
+	case genCap > 0 && s.cur.n >= genCap:
+		// The oldest generation is forgotten; its memory is reused.
+		next := s.old
+		if next == nil {
+			next = newRefTable(genCap)
+		} else {
+			next.reset()
+		}
+		s.old, s.cur = s.cur, next
+		_, slot = s.cur.find(h, ref)
+	case s.cur.full():
+		s.old, s.cur = s.cur, newRefTable(0)
+		_, slot = s.cur.find(h, ref)
+	}
+	s.cur.add(h, slot, ref, e)
+}
+
+// Open creates account with the opening balance, which fixes the
+// account's currency. An empty account, a negative opening or one without
+// a currency code is InvalidArgument; an account already open is
+// Conflict.
+func (w *Wallet) Open(account string, opening notify.Money) error {
+	switch {
+	case account == "":
+		return notify.Errorf(notify.CodeInvalidArgument, "memstore: open: empty account ID")
+	case opening.Minor < 0:
+		return notify.Errorf(notify.CodeInvalidArgument, "memstore: open %q: negative opening balance %s", account, opening)
+	case opening.Currency.Code == "":
+		return notify.Errorf(notify.CodeInvalidArgument, "memstore: open %q: opening balance has no currency", account)
+	}
+	p := &purse{currency: opening.Currency, balance: opening.Minor}
+	if _, loaded := w.purses.LoadOrStore(account, p); loaded {
+		return notify.Errorf(notify.CodeConflict, "memstore: open %q: account already has a wallet", account)
+	}
+	return nil
+}
+
+func (w *Wallet) purse(op, account string) (*purse, error) {
+	v, ok := w.purses.Load(account)
+	if !ok {
+		return nil, notify.Errorf(notify.CodeNotFound, "memstore: %s: no wallet for account %q", op, account)
+	}
+	return v.(*purse), nil
+}
+
+// Balance returns the account's balance; an unknown account is NotFound
+// and an ended context its Canceled or DeadlineExceeded error.
+func (w *Wallet) Balance(ctx context.Context, account string) (notify.Balance, error) {
+	if err := ctx.Err(); err != nil {
+		return notify.Balance{}, ctxError("balance", err)
+	}
+	p, err := w.purse("balance", account)
+	if err != nil {
+		return notify.Balance{}, err
+	}
+	p.mu.Lock()
+	b := p.balance
+	p.mu.Unlock()
+	return notify.Balance{Account: account, Available: notify.Money{Minor: b, Currency: p.currency}}, nil
+}
+
+// Debit takes amount from the account under ref, as notify.WalletStore
+// documents. Errors: an ended context (nothing moves), NotFound,
+// InvalidArgument for a non-positive amount, another currency or an
+// empty ref, Conflict for a ref recorded with another direction or
+// amount, InsufficientFunds.
+func (w *Wallet) Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return w.apply(ctx, "debit", account, amount, ref, -1)
+}
+
+// Credit adds amount to the account under ref; errors as for Debit,
+// except that a credit beyond the largest int64 balance is
+// InvalidArgument instead of InsufficientFunds.
+func (w *Wallet) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return w.apply(ctx, "credit", account, amount, ref, 1)
+}
+
+// apply moves sign*amount under ref. The shard lock makes the ref check
+// and the move one step for callers sharing a ref; the purse lock guards
+// only the balance arithmetic, so callers with different refs serialise
+// on a few instructions.
+func (w *Wallet) apply(ctx context.Context, op, account string, amount notify.Money, ref string, sign int64) (notify.Balance, error) {
+	if err := ctx.Err(); err != nil {
+		return notify.Balance{}, ctxError(op, err)
+	}
+	if amount.Minor <= 0 {
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: %s of %s: amount must be more than zero", op, amount)
+	}
+	if ref == "" || len(ref) > maxRefLen {
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: %s: a ref must have 1 to %d bytes, not %d", op, maxRefLen, len(ref))
+	}
+	p, err := w.purse(op, account)
+	if err != nil {
+		return notify.Balance{}, err
+	}
+	if !sameCurrency(amount.Currency, p.currency) {
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument,
+			"memstore: %s of %s: account %q is in %s", op, amount, account, p.currency.Code)
+	}
+	delta := sign * amount.Minor
+
+	// The shard comes from the hash's low bits, the table slot from its
+	// high bits, so the two stay independent.
+	h := maphash.String(w.seed, ref)
+	sh := &p.shards[h&(refShards-1)]
+	sh.mu.Lock()
+	rec, slot := sh.lookup(h, ref)
+	if rec != nil {
+		recAmount, recAfter := rec.amount, rec.after
+		sh.mu.Unlock()
+		if recAmount != delta {
+			return notify.Balance{}, notify.Errorf(notify.CodeConflict,
+				"memstore: %s of %s: ref %q was recorded for a %s", op, amount, ref, describe(recAmount, p.currency))
+		}
+		return notify.Balance{Account: account, Available: notify.Money{Minor: recAfter, Currency: p.currency}}, nil
+	}
+	p.mu.Lock()
+	bal := p.balance
+	if sign < 0 && bal < amount.Minor || sign > 0 && bal > math.MaxInt64-amount.Minor {
+		p.mu.Unlock()
+		sh.mu.Unlock()
+		have := notify.Money{Minor: bal, Currency: p.currency}
+		if sign < 0 {
+			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
+				"memstore: debit of %s: account %q has %s", amount, account, have)
+		}
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument,
+			"memstore: credit of %s: account %q has %s, and the sum overflows", amount, account, have)
+	}
+	bal += delta
+	p.balance = bal
+	p.seq++
+	seq := p.seq
+	p.mu.Unlock()
+	sh.insert(h, slot, ref, refEntry{amount: delta, after: bal, seq: seq}, w.genCap)
+	sh.mu.Unlock()
+	return notify.Balance{Account: account, Available: notify.Money{Minor: bal, Currency: p.currency}}, nil
+}
+
+func describe(delta int64, c notify.Currency) string {
+	if delta < 0 {
+		return "debit of " + notify.Money{Minor: -delta, Currency: c}.String()
+	}
+	return "credit of " + notify.Money{Minor: delta, Currency: c}.String()
+}
+
+// EntryKind says whether a ledger entry took money or added it.
+type EntryKind int
+
+// The entry kinds.
+const (
+	Debit EntryKind = iota + 1
+	Credit
+)
+
+// String returns "debit" or "credit".
+func (k EntryKind) String() string {
+	switch k {
+	case Debit:
+		return "debit"
+	case Credit:
+		return "credit"
+	}
+	return "unknown"
+}
+
+// Entry is one debit or credit that moved money.
+type Entry struct {
+	// Seq orders the account's entries as they were applied, from 1.
+	Seq  uint64
+	Kind EntryKind
+	Ref  string
+	// Amount is the amount moved, always positive.
+	Amount notify.Money
+	// Balance is the balance right after the entry.
+	Balance notify.Money
+}
+
+// Ledger returns the account's remembered entries in the order they were
+// applied, with the balance at that moment, or NotFound. It is a
+// consistent snapshot: operations on the account wait while it is taken.
+// Under WithRefRetention, forgotten refs are missing from it.
+func (w *Wallet) Ledger(account string) ([]Entry, notify.Money, error) {
+	p, err := w.purse("ledger", account)
+	if err != nil {
+		return nil, notify.Money{}, err
+	}
+	for i := range p.shards {
+		p.shards[i].mu.Lock()
+	}
+	p.mu.Lock()
+	bal := p.balance
+	p.mu.Unlock()
+	var out []Entry
+	add := func(r *refEntry, ref string) {
+		e := Entry{Seq: r.seq, Kind: Credit, Ref: ref, Amount: notify.Money{Minor: r.amount, Currency: p.currency},
+			Balance: notify.Money{Minor: r.after, Currency: p.currency}}
+		if r.amount < 0 {
+			e.Kind, e.Amount.Minor = Debit, -r.amount
+		}
+		out = append(out, e)
+	}
+	for i := range p.shards {
+		for _, t := range []*refTable{p.shards[i].old, p.shards[i].cur} {
+			if t != nil {
+				t.each(add)
+			}
+		}
+	}
+	for i := range p.shards {
+		p.shards[i].mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b Entry) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return 0
+	})
+	return out, notify.Money{Minor: bal, Currency: p.currency}, nil
+}
+
+// sameCurrency compares what gives minor units their meaning; the symbol
+// is only presentation.
+func sameCurrency(a, b notify.Currency) bool {
+	return a.Code == b.Code && a.Exponent == b.Exponent
+}
+
+// ctxError classifies a context error, keeping errors.Is true.
+func ctxError(op string, err error) error {
+	return notify.Errorf(notify.CodeOf(err), "memstore: %s: %w", op, err)
+}
+
+// Interface guards
+var _ notify.WalletStore = (*Wallet)(nil)

@@ -1,0 +1,232 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Notifier sends messages through the pipeline of prepare, charge,
+// deliver, settle and record. Create one with New; it is safe for
+// concurrent use and holds no goroutines of its own, so it needs no Close
+// (close the providers and stores you created yourself).
+type Notifier struct {
+	accounts         AccountStore
+	wallet           WalletStore
+	pricer           Pricer
+	idem             IdempotencyStore
+	deliveries       DeliveryLog
+	observers        []Observer
+	channels         map[Kind]Channel
+	retry            RetryPolicy
+	timeout          time.Duration
+	providerTimeouts map[string]time.Duration
+	now              func() time.Time
+	newID            func() string
+}
+
+// RetryPolicy says how the Notifier retries temporary provider failures
+// (CodeUnavailable and CodeRateLimited) that happened before the provider
+// accepted the message. The delay before retry n is drawn at random from
+// [d/2, d] where d = BaseDelay * 2^(n-1), capped at MaxDelay (a vendor's
+// RetryAfter, when longer, is waited instead if it is within MaxDelay). No
+// retry starts that would not finish its wait before the caller's deadline.
+type RetryPolicy struct {
+	// MaxAttempts is the total number of attempts, first one included.
+	// Default 3; 1 disables retries.
+	MaxAttempts int
+	// BaseDelay is the delay before the first retry. Default 100ms.
+	BaseDelay time.Duration
+	// MaxDelay caps every delay. Default 2s.
+	MaxDelay time.Duration
+}
+
+// Option configures a Notifier in New.
+type Option func(*Notifier) error
+
+// WithChannel registers ch for its Kind, replacing any earlier one.
+func WithChannel(ch Channel) Option {
+	return func(n *Notifier) error {
+		if ch == nil {
+			return errors.New("WithChannel: nil channel")
+		}
+		switch k := ch.Kind(); k {
+		case KindSMS, KindEmail, KindChat:
+			n.channels[k] = ch
+			return nil
+		default:
+			return fmt.Errorf("WithChannel: unknown kind %q", k)
+		}
+	}
+}
+
+// WithWallet makes sending metered: every message is priced by prices and
+// charged to store before delivery. Without it sending is free and
+// Balance returns NotFound.
+func WithWallet(store WalletStore, prices Pricer) Option {
+	return func(n *Notifier) error {
+		if store == nil || prices == nil {
+			return errors.New("WithWallet: needs both a WalletStore and a Pricer")
+		}
+		n.wallet, n.pricer = store, prices
+		return nil
+	}
+}
+
+// WithIdempotency enables idempotency keys. Without it, keys are ignored.
+func WithIdempotency(store IdempotencyStore) Option {
+	return func(n *Notifier) error { n.idem = store; return nil }
+}
+
+// WithDeliveryLog records every receipt, successful or failed, in log.
+func WithDeliveryLog(log DeliveryLog) Option {
+	return func(n *Notifier) error { n.deliveries = log; return nil }
+}
+
+// WithObserver adds an observer of delivery events; observers are called
+// in the order they were added.
+func WithObserver(o Observer) Option {
+	return func(n *Notifier) error {
+		if o == nil {
+			return errors.New("WithObserver: nil observer")
+		}
+		n.observers = append(n.observers, o)
+		return nil
+	}
+}
+
+// WithRetry sets the retry policy; zero fields keep their defaults.
+func WithRetry(p RetryPolicy) Option {
+	return func(n *Notifier) error {
+		if p.MaxAttempts < 0 || p.BaseDelay < 0 || p.MaxDelay < 0 {
+			return errors.New("WithRetry: negative values")
+		}
+		if p.MaxAttempts > 0 {
+			n.retry.MaxAttempts = p.MaxAttempts
+		}
+		if p.BaseDelay > 0 {
+			n.retry.BaseDelay = p.BaseDelay
+		}
+		if p.MaxDelay > 0 {
+			n.retry.MaxDelay = p.MaxDelay
+		}
+		return nil
+	}
+}
+
+// WithTimeout sets the time one delivery attempt may take, for providers
+// without a timeout of their own (WithProviderTimeout). Default 10s; zero
+// or less leaves attempts bounded by the caller's context alone.
+func WithTimeout(d time.Duration) Option {
+	return func(n *Notifier) error { n.timeout = d; return nil }
+}
+
+// WithProviderTimeout sets the attempt timeout of the provider named name
+// (Envelope.Provider).
+func WithProviderTimeout(name string, d time.Duration) Option {
+	return func(n *Notifier) error {
+		if n.providerTimeouts == nil {
+			n.providerTimeouts = make(map[string]time.Duration)
+		}
+		n.providerTimeouts[name] = d
+		return nil
+	}
+}
+
+// WithClock sets the clock used for receipt times. Default time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(n *Notifier) error { n.now = now; return nil }
+}
+
+// WithIDGenerator sets how message IDs are made; they must be unique, as
+// they are the wallet references of charges. Default: random UUIDs.
+func WithIDGenerator(newID func() string) Option {
+	return func(n *Notifier) error { n.newID = newID; return nil }
+}
+
+// New returns a Notifier that finds accounts in accounts. Channels, the
+// wallet, idempotency, the delivery log and observers are optional and
+// added with options; a kind without a channel fails with CodeUnavailable.
+func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
+	if accounts == nil {
+		return nil, errors.New("notify.New: nil AccountStore")
+	}
+	n := &Notifier{
+		accounts: accounts,
+		channels: make(map[Kind]Channel, 3),
+		retry:    RetryPolicy{MaxAttempts: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second},
+		timeout:  10 * time.Second,
+		now:      time.Now,
+		newID:    newMessageID,
+	}
+	for _, opt := range opts {
+		if err := opt(n); err != nil {
+			return nil, fmt.Errorf("notify.New: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// SendSMS sends one SMS. On success it returns the receipt. On failure it
+// returns an *Error and, when the message got as far as a delivery attempt,
+// the failed receipt too (its charge refunded).
+func (n *Notifier) SendSMS(ctx context.Context, req *SMSRequest) (*Receipt, error) {
+	if req == nil {
+		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendSMS", Err: errors.New("nil request")}
+	}
+	return n.send(ctx, "notify.SendSMS", req)
+}
+
+// SendEmail sends one e-mail; results as for SendSMS.
+func (n *Notifier) SendEmail(ctx context.Context, req *EmailRequest) (*Receipt, error) {
+	if req == nil {
+		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendEmail", Err: errors.New("nil request")}
+	}
+	return n.send(ctx, "notify.SendEmail", req)
+}
+
+// SendChat sends one chat message; results as for SendSMS.
+func (n *Notifier) SendChat(ctx context.Context, req *ChatRequest) (*Receipt, error) {
+	if req == nil {
+		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendChat", Err: errors.New("nil request")}
+	}
+	return n.send(ctx, "notify.SendChat", req)
+}
+
+// Balance returns the account's wallet balance with its name filled in.
+// An unknown account is NotFound, as is a Notifier without a wallet.
+func (n *Notifier) Balance(ctx context.Context, account string) (Balance, error) {
+	const op = "notify.Balance"
+	acct, err := n.account(ctx, op, account)
+	if err != nil {
+		return Balance{}, err
+	}
+	if n.wallet == nil {
+		return Balance{}, &Error{Code: CodeNotFound, Op: op, Err: errors.New("no wallet is configured: sending is unmetered")}
+	}
+	b, err := n.wallet.Balance(ctx, acct.ID)
+	if err != nil {
+		return Balance{}, wrap(op, "", CodeInternal, err)
+	}
+	b.Name = acct.Name
+	return b, nil
+}
+
+// account loads an account and refuses disabled ones.
+func (n *Notifier) account(ctx context.Context, op, id string) (*Account, error) {
+	if id == "" {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "account", Message: "is required"}}}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, wrap(op, "", CodeCanceled, err)
+	}
+	acct, err := n.accounts.Account(ctx, id)
+	if err != nil {
+		return nil, wrap(op, "", CodeInternal, err)
+	}
+	if acct.Disabled {
+		return nil, &Error{Code: CodePermissionDenied, Op: op, Err: fmt.Errorf("account %q is disabled", id)}
+	}
+	return acct, nil
+}

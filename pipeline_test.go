@@ -1,0 +1,619 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+)
+
+// testChannel is the smallest useful Channel: it checks To and Message and
+// hands the envelope to one provider. The real channels live in channel/.
+type testChannel struct {
+	kind     notify.Kind
+	provider notify.Provider
+}
+
+func (c *testChannel) Kind() notify.Kind { return c.kind }
+
+func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
+	env := &notify.Envelope{Kind: c.kind, Provider: c.provider.Name(), Units: 1, Class: notify.Transactional}
+	var fe notify.FieldErrors
+	switch r := req.(type) {
+	case *notify.SMSRequest:
+		if r.To == "" {
+			fe.Add("to", "is required")
+		}
+		if r.Message == "" {
+			fe.Add("message", "is required")
+		}
+		if strings.HasPrefix(r.Message, "panic") {
+			panic("test channel told to panic")
+		}
+		env.To, env.Domain = r.To, r.Domain
+		env.Units = 1 + len(r.Message)/160
+		env.SMS = &notify.SMSMessage{Route: r.Route, Text: r.Message, OTP: r.Message, SenderID: acct.VendorID}
+	case *notify.ChatRequest:
+		if r.To == "" {
+			fe.Add("to", "is required")
+		}
+		env.To, env.Domain = r.To, r.Domain
+		env.Chat = &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: r.OTP, Text: r.Message}
+	default:
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "test channel: unsupported request %T", req)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+func (c *testChannel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	return c.provider.Send(ctx, env)
+}
+
+// flatPricer charges 25 paise a unit for SMS, 40 for cloud chat and 10
+// for QR chat.
+type flatPricer struct{}
+
+func (flatPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
+	per := int64(25)
+	if env.Kind == notify.KindChat {
+		per = 40
+		if env.Chat.Gateway == notify.GatewayQR {
+			per = 10
+		}
+	}
+	return notify.Money{Minor: per * int64(env.Units), Currency: acct.Currency}, nil
+}
+
+type rig struct {
+	n      *notify.Notifier
+	wallet *memstore.Wallet
+	log    *memstore.DeliveryLog
+	sms    *memprovider.Provider
+	chat   *memprovider.Provider
+	events *eventLog
+}
+
+type eventLog struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (l *eventLog) Observe(_ context.Context, e notify.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, string(e.Envelope.Kind)+":"+e.Type.String())
+}
+
+func (l *eventLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.got, ",")
+}
+
+const opening = 1000 // paise
+
+func newRig(t *testing.T, opts ...notify.Option) *rig {
+	t.Helper()
+	accounts := memstore.NewAccounts()
+	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	if err := accounts.Add(acct, "key-acme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := accounts.Add(&notify.Account{ID: "off", Name: "Off", Currency: notify.INR(), Disabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{
+		wallet: memstore.NewWallet(),
+		log:    memstore.NewDeliveryLog(100),
+		sms:    memprovider.New("memsms"),
+		chat:   memprovider.New("memchat"),
+		events: &eventLog{},
+	}
+	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	base := []notify.Option{
+		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
+		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
+		notify.WithWallet(r.wallet, flatPricer{}),
+		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
+		notify.WithDeliveryLog(r.log),
+		notify.WithObserver(r.events),
+		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}),
+	}
+	n, err := notify.New(accounts, append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.n = n
+	return r
+}
+
+func (r *rig) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := r.wallet.Balance(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Available.Minor
+}
+
+func sms(msg string) *notify.SMSRequest {
+	return &notify.SMSRequest{Account: "acme", To: "9876543210", Message: msg}
+}
+
+func TestSendSuccess(t *testing.T) {
+	r := newRig(t)
+	rc, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hello", Domain: "shop.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Status != notify.StatusSent || rc.Provider != "memsms" || rc.ProviderMessageID == "" ||
+		rc.Cost.Minor != 25 || rc.Balance.Minor != opening-25 || !rc.Metered || rc.Attempts != 1 ||
+		rc.Domain != "shop.example" || len(rc.MessageID) != 36 {
+		t.Fatalf("receipt = %+v", rc)
+	}
+	if got := r.balance(t); got != opening-25 {
+		t.Fatalf("balance = %d", got)
+	}
+	if sent := r.sms.Sent(); len(sent) != 1 || sent[0].ID != rc.MessageID || sent[0].Price.Minor != 25 {
+		t.Fatalf("provider saw %+v", sent)
+	}
+	logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID)
+	if err != nil || logged.Status != notify.StatusSent {
+		t.Fatalf("delivery log: %+v, %v", logged, err)
+	}
+	if got := r.events.String(); got != "sms:accepted,sms:sent" {
+		t.Fatalf("events = %s", got)
+	}
+}
+
+func TestSendRejectsBeforeCharging(t *testing.T) {
+	r := newRig(t)
+	cases := []struct {
+		name string
+		call func() error
+		code notify.Code
+	}{
+		{"bad fields", func() error {
+			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme"})
+			var e *notify.Error
+			if errors.As(err, &e) && len(e.Fields) != 2 {
+				t.Errorf("fields = %+v, want to and message", e.Fields)
+			}
+			return err
+		}, notify.CodeInvalidArgument},
+		{"nil request", func() error { _, err := r.n.SendSMS(context.Background(), nil); return err }, notify.CodeInvalidArgument},
+		{"no account", func() error {
+			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{To: "9876543210", Message: "x"})
+			return err
+		}, notify.CodeInvalidArgument},
+		{"unknown account", func() error {
+			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "nobody", To: "9876543210", Message: "x"})
+			return err
+		}, notify.CodeNotFound},
+		{"disabled account", func() error {
+			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "off", To: "9876543210", Message: "x"})
+			return err
+		}, notify.CodePermissionDenied},
+		{"no e-mail channel", func() error {
+			_, err := r.n.SendEmail(context.Background(), &notify.EmailRequest{Account: "acme", To: "a@b.example", Message: "x"})
+			return err
+		}, notify.CodeUnavailable},
+		{"insufficient funds", func() error {
+			_, err := r.n.SendSMS(context.Background(), sms(strings.Repeat("x", 160*41)))
+			return err
+		}, notify.CodeInsufficientFunds},
+		{"canceled before", func() error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := r.n.SendSMS(ctx, sms("x"))
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("errors.Is(err, context.Canceled) is false for %v", err)
+			}
+			return err
+		}, notify.CodeCanceled},
+		{"channel panics in Prepare", func() error { _, err := r.n.SendSMS(context.Background(), sms("panic now")); return err }, notify.CodeInternal},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call()
+			if got := notify.CodeOf(err); got != c.code {
+				t.Fatalf("code = %q (%v), want %q", got, err, c.code)
+			}
+			var e *notify.Error
+			if !errors.As(err, &e) || e.Op == "" {
+				t.Fatalf("error %v is not an *notify.Error with Op", err)
+			}
+		})
+	}
+	if got := r.balance(t); got != opening {
+		t.Fatalf("balance moved to %d", got)
+	}
+	if n := r.sms.Len(); n != 0 {
+		t.Fatalf("provider called %d times", n)
+	}
+}
+
+func TestRetryThenSuccessChargesOnce(t *testing.T) {
+	r := newRig(t)
+	r.sms.FailNext(2, notify.CodeUnavailable)
+	rc, err := r.n.SendSMS(context.Background(), sms("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Attempts != 3 || r.sms.Len() != 1 {
+		t.Fatalf("attempts = %d, captured = %d", rc.Attempts, r.sms.Len())
+	}
+	if got := r.balance(t); got != opening-25 {
+		t.Fatalf("balance = %d", got)
+	}
+}
+
+func TestFailuresAreRefundedOnce(t *testing.T) {
+	cases := []struct {
+		name     string
+		setup    func(r *rig)
+		code     notify.Code
+		attempts int
+	}{
+		{"permanent", func(r *rig) { r.sms.FailNext(1, notify.CodeRejected) }, notify.CodeRejected, 1},
+		{"temporary, retries exhausted", func(r *rig) { r.sms.FailNext(5, notify.CodeUnavailable) }, notify.CodeUnavailable, 3},
+		{"bare error: not retried", func(r *rig) {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+				return nil, errors.New("connection reset after the request was written")
+			})
+		}, notify.CodeUnavailable, 1},
+		{"provider panics", func(r *rig) {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) { panic("boom") })
+		}, notify.CodeInternal, 1},
+		{"rate limited longer than the policy allows", func(r *rig) {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+				return nil, &notify.Error{Code: notify.CodeRateLimited, RetryAfter: time.Minute, Err: errors.New("slow down")}
+			})
+		}, notify.CodeRateLimited, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			c.setup(r)
+			rc, err := r.n.SendSMS(context.Background(), sms("hi"))
+			if got := notify.CodeOf(err); got != c.code {
+				t.Fatalf("code = %q (%v), want %q", got, err, c.code)
+			}
+			if rc == nil || rc.Status != notify.StatusFailed || rc.Attempts != c.attempts || rc.Cost.Minor != 0 ||
+				rc.Balance.Minor != opening || rc.ErrorCode != c.code {
+				t.Fatalf("receipt = %+v", rc)
+			}
+			if got := r.balance(t); got != opening {
+				t.Fatalf("balance = %d, want %d", got, opening)
+			}
+			ledger, _, err := r.wallet.Ledger("acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var debits, credits int
+			for _, e := range ledger {
+				switch {
+				case e.Ref == rc.MessageID:
+					debits++
+				case e.Ref == "refund:"+rc.MessageID:
+					credits++
+				}
+			}
+			if debits != 1 || credits != 1 {
+				t.Fatalf("ledger has %d debits and %d refunds of the message: %+v", debits, credits, ledger)
+			}
+			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StatusFailed {
+				t.Fatalf("delivery log: %+v, %v", logged, err)
+			}
+			if got := r.events.String(); got != "sms:accepted,sms:failed" {
+				t.Fatalf("events = %s", got)
+			}
+		})
+	}
+}
+
+// blockUntilDone is a provider handler that waits for its context.
+func blockUntilDone(ctx context.Context, _ *notify.Envelope) (*notify.Result, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestDeadlinesAndCancellation(t *testing.T) {
+	t.Run("provider timeout", func(t *testing.T) {
+		r := newRig(t, notify.WithProviderTimeout("memsms", 20*time.Millisecond))
+		r.sms.SetHandler(blockUntilDone)
+		rc, err := r.n.SendSMS(context.Background(), sms("hi"))
+		if notify.CodeOf(err) != notify.CodeDeadlineExceeded || rc.Attempts != 1 {
+			t.Fatalf("err = %v, receipt = %+v", err, rc)
+		}
+		if got := r.balance(t); got != opening {
+			t.Fatalf("balance = %d", got)
+		}
+	})
+	t.Run("caller cancels during delivery", func(t *testing.T) {
+		r := newRig(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		r.sms.SetHandler(func(hctx context.Context, _ *notify.Envelope) (*notify.Result, error) {
+			cancel()
+			<-hctx.Done()
+			return nil, hctx.Err()
+		})
+		_, err := r.n.SendSMS(ctx, sms("hi"))
+		if notify.CodeOf(err) != notify.CodeCanceled || !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+		if got := r.balance(t); got != opening {
+			t.Fatalf("balance = %d: a canceled send must be refunded", got)
+		}
+	})
+	t.Run("no retry past the caller's deadline", func(t *testing.T) {
+		r := newRig(t, notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour}))
+		r.sms.FailNext(5, notify.CodeUnavailable)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		rc, err := r.n.SendSMS(ctx, sms("hi"))
+		if notify.CodeOf(err) != notify.CodeUnavailable || rc.Attempts != 1 {
+			t.Fatalf("err = %v, attempts = %d", err, rc.Attempts)
+		}
+	})
+}
+
+func TestIdempotency(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	req := sms("hello")
+	req.IdempotencyKey = "k1"
+	first, err := r.n.SendSMS(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.n.SendSMS(ctx, req)
+	if err != nil || again.MessageID != first.MessageID {
+		t.Fatalf("repeat = %+v, %v", again, err)
+	}
+	other := sms("another text")
+	other.IdempotencyKey = "k1"
+	if _, err := r.n.SendSMS(ctx, other); notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("reused key with another body: %v", err)
+	}
+	if r.sms.Len() != 1 || r.balance(t) != opening-25 {
+		t.Fatalf("sent %d, balance %d", r.sms.Len(), r.balance(t))
+	}
+
+	// A failed send frees its key: the retry sends.
+	r.sms.FailNext(1, notify.CodeRejected)
+	req2 := sms("retry me")
+	req2.IdempotencyKey = "k2"
+	if _, err := r.n.SendSMS(ctx, req2); notify.CodeOf(err) != notify.CodeRejected {
+		t.Fatalf("first try: %v", err)
+	}
+	if _, err := r.n.SendSMS(ctx, req2); err != nil {
+		t.Fatalf("second try: %v", err)
+	}
+	if r.sms.Len() != 2 || r.balance(t) != opening-50 {
+		t.Fatalf("sent %d, balance %d", r.sms.Len(), r.balance(t))
+	}
+}
+
+func TestIdempotencyUnderConcurrency(t *testing.T) {
+	r := newRig(t)
+	var wg sync.WaitGroup
+	var ok, conflicts atomic.Int32
+	ids := make(chan string, 32)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := sms("once")
+			req.IdempotencyKey = "same"
+			rc, err := r.n.SendSMS(context.Background(), req)
+			switch notify.CodeOf(err) {
+			case "":
+				ok.Add(1)
+				ids <- rc.MessageID
+			case notify.CodeConflict:
+				conflicts.Add(1)
+			default:
+				t.Errorf("unexpected error %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if r.sms.Len() != 1 || len(seen) != 1 || ok.Load()+conflicts.Load() != 32 || r.balance(t) != opening-25 {
+		t.Fatalf("sent %d, distinct receipts %d, ok %d, conflicts %d, balance %d",
+			r.sms.Len(), len(seen), ok.Load(), conflicts.Load(), r.balance(t))
+	}
+}
+
+func TestDualOTP(t *testing.T) {
+	t.Run("both legs", func(t *testing.T) {
+		r := newRig(t)
+		rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913", BrandName: "Acme"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc.Kind != notify.KindOTP || len(rc.Legs) != 2 || rc.Legs[0].Kind != notify.KindSMS || rc.Legs[1].Kind != notify.KindChat ||
+			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != notify.StatusSent {
+			t.Fatalf("receipt = %+v", rc)
+		}
+		if s := r.sms.Sent(); len(s) != 1 || s[0].SMS.Route != notify.RouteOTP {
+			t.Fatalf("sms leg = %+v", s)
+		}
+	})
+	t.Run("one leg fails", func(t *testing.T) {
+		r := newRig(t)
+		r.chat.FailNext(1, notify.CodeRejected)
+		rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc.Legs[0].Status != notify.StatusSent || rc.Legs[1].Status != notify.StatusFailed ||
+			rc.Legs[1].ErrorCode != notify.CodeRejected || rc.Cost.Minor != 25 || r.balance(t) != opening-25 {
+			t.Fatalf("receipt = %+v, legs %+v %+v", rc, rc.Legs[0], rc.Legs[1])
+		}
+		var refunds int
+		ledger, _, err := r.wallet.Ledger("acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ledger {
+			if strings.HasPrefix(e.Ref, "refund:") {
+				refunds++
+			}
+		}
+		if refunds != 1 {
+			t.Fatalf("%d refunds, want 1", refunds)
+		}
+	})
+	t.Run("both fail", func(t *testing.T) {
+		r := newRig(t)
+		r.sms.FailNext(1, notify.CodeRejected)
+		r.chat.FailNext(1, notify.CodeRejected)
+		rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
+		if notify.CodeOf(err) != notify.CodeRejected || rc.Status != notify.StatusFailed || rc.Cost.Minor != 0 || r.balance(t) != opening {
+			t.Fatalf("err = %v, receipt = %+v", err, rc)
+		}
+	})
+}
+
+func TestDualOTPNamesItsOwnFields(t *testing.T) {
+	r := newRig(t)
+	rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210"})
+	if err != nil {
+		t.Fatal(err) // the chat leg of the test channel needs no code
+	}
+	if leg := rc.Legs[0]; leg.Status != notify.StatusFailed || !strings.Contains(leg.Error, "otp: is required") {
+		t.Fatalf("SMS leg = %+v: its bad field must be named otp, as in the request", leg)
+	}
+}
+
+func TestFailoverToACheaperGatewayIsRepriced(t *testing.T) {
+	r := newRig(t)
+	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		return &notify.Result{Gateway: notify.GatewayQR, Note: "cloud unavailable: delivered by qr"}, nil
+	})
+	rc, err := r.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Cost.Minor != 10 || rc.Balance.Minor != opening-10 || r.balance(t) != opening-10 || rc.Gateway != notify.GatewayQR {
+		t.Fatalf("receipt = %+v, balance %d", rc, r.balance(t))
+	}
+	ledger, _, _ := r.wallet.Ledger("acme")
+	if len(ledger) != 2 || ledger[1].Ref != "adjust:"+rc.MessageID || ledger[1].Amount.Minor != 30 {
+		t.Fatalf("ledger = %+v", ledger)
+	}
+}
+
+func TestUnmeteredAndBalance(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	p := memprovider.New("mem")
+	n, err := notify.New(accounts, notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: p}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := n.SendSMS(context.Background(), sms("free"))
+	if err != nil || rc.Metered || rc.Cost.Minor != 0 {
+		t.Fatalf("receipt = %+v, %v", rc, err)
+	}
+	if _, err := n.Balance(context.Background(), "acme"); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("Balance without wallet: %v", err)
+	}
+
+	r := newRig(t)
+	b, err := r.n.Balance(context.Background(), "acme")
+	if err != nil || b.Name != "Acme" || b.Available.Minor != opening || b.Available.Currency.Code != "INR" {
+		t.Fatalf("balance = %+v, %v", b, err)
+	}
+}
+
+// noIDProvider breaks the Provider contract: success without a message ID.
+type noIDProvider struct{}
+
+func (noIDProvider) Name() string { return "noid" }
+func (noIDProvider) Send(context.Context, *notify.Envelope) (*notify.Result, error) {
+	return &notify.Result{}, nil
+}
+
+func TestSuccessWithoutMessageIDIsInternal(t *testing.T) {
+	r := newRig(t, notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: noIDProvider{}}))
+	rc, err := r.n.SendSMS(context.Background(), sms("hi"))
+	if notify.CodeOf(err) != notify.CodeInternal || rc.Status != notify.StatusFailed || r.balance(t) != opening {
+		t.Fatalf("err = %v, receipt = %+v, balance %d", err, rc, r.balance(t))
+	}
+}
+
+func TestObserverPanicIsContained(t *testing.T) {
+	r := newRig(t, notify.WithObserver(notify.ObserverFunc(func(context.Context, notify.Event) { panic("observer bug") })))
+	if _, err := r.n.SendSMS(context.Background(), sms("hi")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flakyWallet loses the answer of the first debit after making it, as a
+// store whose connection drops mid-call would.
+type flakyWallet struct {
+	*memstore.Wallet
+	lost       atomic.Bool
+	failCredit bool
+}
+
+func (w *flakyWallet) Debit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
+	b, err := w.Wallet.Debit(ctx, account, m, ref)
+	if err == nil && w.lost.CompareAndSwap(false, true) {
+		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection lost")
+	}
+	return b, err
+}
+
+func (w *flakyWallet) Credit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
+	if w.failCredit {
+		return notify.Balance{}, notify.Errorf(notify.CodeRejected, "ledger is read-only")
+	}
+	return w.Wallet.Credit(ctx, account, m, ref)
+}
+
+func TestUncertainChargeIsResolved(t *testing.T) {
+	r := newRig(t)
+	fw := &flakyWallet{Wallet: r.wallet}
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	n, err := notify.New(accounts, notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
+		notify.WithWallet(fw, flatPricer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.SendSMS(context.Background(), sms("hi")); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("err = %v", err)
+	}
+	if got := r.balance(t); got != opening || r.sms.Len() != 0 {
+		t.Fatalf("balance = %d, sent = %d: a debit whose answer was lost must be undone", got, r.sms.Len())
+	}
+
+	fw.failCredit = true
+	r.sms.FailNext(1, notify.CodeRejected)
+	rc, err := n.SendSMS(context.Background(), sms("hi"))
+	if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "refund of 0.25 INR failed") || rc.Cost.Minor != 25 {
+		t.Fatalf("err = %v, receipt = %+v", err, rc)
+	}
+}

@@ -1,0 +1,16 @@
+// Package logprovider is a notify.Provider that writes each message to a
+// *slog.Logger instead of sending it, for development: wire it where a
+// real provider would go and watch what the application would send.
+//
+// Each send is one Info record with the message's kind, masked recipient
+// ("98xxxxxx10", "r***@example.com"), route, purpose or gateway, IDs,
+// lengths and, for SMS and chat, the text. A declared OTP never reaches
+// the log: the envelope's OTP (SMS.OTP, Chat.OTP) is replaced by "******"
+// wherever it occurs, and where a code can travel without being declared
+// (DLT template text and values, chat template parameters, the subject of
+// OTP e-mail) every run of 4 to 8 digits is masked too. A code written
+// into the free text of a plain SMS or chat message without being
+// declared cannot be told from other numbers and is logged as is.
+// E-mail bodies are logged by length only. API keys never reach a
+// provider, so they cannot reach the log either.
+package logprovider

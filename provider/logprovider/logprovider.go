@@ -1,0 +1,251 @@
+package logprovider
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+)
+
+// Mask replaces an OTP code in logged text.
+const Mask = "******"
+
+// Provider logs envelopes instead of sending them. Create one with New; it
+// is safe for concurrent use.
+type Provider struct {
+	logger *slog.Logger
+	name   string
+	seq    atomic.Uint64
+}
+
+// New returns a Provider called name that logs through logger. A nil
+// logger means slog.Default() at the time of each send; an empty name
+// means "logprovider".
+func New(logger *slog.Logger, name string) *Provider {
+	if name == "" {
+		name = "logprovider"
+	}
+	return &Provider{logger: logger, name: name}
+}
+
+// Name returns the name given to New.
+func (p *Provider) Name() string { return p.name }
+
+// Send logs env at slog.LevelInfo and returns a Result whose
+// ProviderMessageID is "log-<n>", n counting from 1. It returns ctx.Err()
+// when ctx has already ended, and an InvalidArgument error for a nil
+// envelope; otherwise it succeeds, whether or not the logger is enabled
+// at Info and whatever the envelope's content. It does not retain env.
+func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if env == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "logprovider: nil envelope")
+	}
+	id := "log-" + strconv.FormatUint(p.seq.Add(1), 10)
+	logger := p.logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if logger.Enabled(ctx, slog.LevelInfo) {
+		logger.LogAttrs(ctx, slog.LevelInfo, "notify message", attrs(p.name, id, env)...)
+	}
+	return &notify.Result{Provider: p.name, ProviderMessageID: id}, nil
+}
+
+// attrs describes env for the log, with every secret masked.
+func attrs(provider, id string, env *notify.Envelope) []slog.Attr {
+	a := make([]slog.Attr, 0, 10)
+	a = append(a,
+		slog.String("provider", provider),
+		slog.String("provider_message_id", id),
+		slog.String("message_id", env.ID),
+		slog.String("kind", string(env.Kind)),
+		slog.String("to", MaskRecipient(env.To)),
+	)
+	if env.Account != nil {
+		a = append(a, slog.String("account", env.Account.ID))
+	}
+	if env.Units > 0 {
+		a = append(a, slog.Int("units", env.Units))
+	}
+	if env.Domain != "" {
+		a = append(a, slog.String("domain", env.Domain))
+	}
+	switch {
+	case env.SMS != nil:
+		a = append(a, smsAttr(env.SMS))
+	case env.Email != nil:
+		a = append(a, emailAttr(env.Email))
+	case env.Chat != nil:
+		a = append(a, chatAttr(env.Chat))
+	}
+	return a
+}
+
+func smsAttr(m *notify.SMSMessage) slog.Attr {
+	// On the dlt route a code can sit in the template values without being
+	// declared as the OTP.
+	digits := m.Route == notify.RouteDLT
+	a := []any{
+		slog.String("route", string(m.Route)),
+		slog.String("sender_id", m.SenderID),
+		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
+		slog.String("text", Redact(m.Text, m.OTP, digits)),
+	}
+	if m.OTP != "" {
+		a = append(a, slog.String("otp", Mask))
+	}
+	if m.Encoding != "" {
+		a = append(a, slog.String("encoding", string(m.Encoding)))
+	}
+	if m.Segments > 0 {
+		a = append(a, slog.Int("segments", m.Segments))
+	}
+	if m.DLTTemplateID != "" {
+		a = append(a, slog.String("dlt_template_id", m.DLTTemplateID), slog.String("dlt_entity_id", m.DLTEntityID))
+	}
+	if len(m.DLTValues) > 0 {
+		a = append(a, slog.Any("dlt_values", redactAll(m.DLTValues, m.OTP, digits)))
+	}
+	return slog.Group("sms", a...)
+}
+
+func emailAttr(m *notify.EmailMessage) slog.Attr {
+	// OTP mail carries its code in the subject or body without an OTP
+	// field; bodies are not logged at all.
+	digits := m.Purpose == notify.PurposeOTP
+	a := []any{
+		slog.String("purpose", string(m.Purpose)),
+		slog.String("subject", Redact(m.Subject, "", digits)),
+		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
+		slog.Int("html_len", utf8.RuneCountInString(m.HTML)),
+	}
+	if m.FromName != "" {
+		a = append(a, slog.String("from_name", m.FromName))
+	}
+	if m.ReplyTo != "" {
+		a = append(a, slog.String("reply_to", MaskRecipient(m.ReplyTo)))
+	}
+	return slog.Group("email", a...)
+}
+
+func chatAttr(m *notify.ChatMessage) slog.Attr {
+	a := []any{
+		slog.String("gateway", string(m.Gateway)),
+		slog.String("type", string(m.Type)),
+		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
+		slog.String("text", Redact(m.Text, m.OTP, false)),
+	}
+	if m.Auto {
+		a = append(a, slog.Bool("auto", true))
+	}
+	if m.OTP != "" {
+		a = append(a, slog.String("otp", Mask))
+	}
+	if t := m.Template; t != nil {
+		// A template's OTP parameter is not always declared in m.OTP.
+		g := []any{
+			slog.String("name", t.Name),
+			slog.String("language", t.Language),
+			slog.Any("params", redactAll(t.Params, m.OTP, true)),
+		}
+		if t.HeaderURL != "" {
+			g = append(g, slog.String("header_url", stripQuery(t.HeaderURL)), slog.String("header_kind", string(t.HeaderKind)))
+		}
+		a = append(a, slog.Group("template", g...))
+	}
+	if md := m.Media; md != nil {
+		a = append(a, slog.Group("media",
+			slog.String("kind", string(md.Kind)),
+			slog.String("url", stripQuery(md.URL)),
+			slog.String("file_name", md.FileName),
+			slog.String("mime_type", md.MIMEType),
+		))
+	}
+	return slog.Group("chat", a...)
+}
+
+// stripQuery drops the query and fragment of a URL, where signed links
+// keep their tokens.
+func stripQuery(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "[unparsable url]"
+	}
+	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
+	return u.String()
+}
+
+func redactAll(values []string, otp string, digits bool) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = Redact(v, otp, digits)
+	}
+	return out
+}
+
+// Redact returns text with every occurrence of otp replaced by Mask and,
+// when digits is true, every run of 4 to 8 ASCII digits (the length of an
+// OTP) replaced by Mask as well. Longer runs, such as phone numbers, are
+// kept. An empty otp masks nothing by itself.
+func Redact(text, otp string, digits bool) string {
+	if otp != "" {
+		text = strings.ReplaceAll(text, otp, Mask)
+	}
+	if !digits {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && isDigit(text[j]) {
+			j++
+		}
+		if j == i {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		if n := j - i; n >= 4 && n <= 8 {
+			b.WriteString(Mask)
+		} else {
+			b.WriteString(text[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// MaskRecipient hides most of a recipient: a number keeps its first two
+// and last two characters ("9876543210" becomes "98xxxxxx10"), an e-mail
+// address keeps the first character of its local part and its domain
+// ("riya@example.com" becomes "r***@example.com"). Anything of 4
+// characters or fewer is masked whole.
+func MaskRecipient(to string) string {
+	if at := strings.LastIndexByte(to, '@'); at >= 0 {
+		local, domain := to[:at], to[at+1:]
+		if local == "" {
+			return "***@" + domain
+		}
+		_, size := utf8.DecodeRuneInString(local)
+		return local[:size] + "***@" + domain
+	}
+	n := utf8.RuneCountInString(to)
+	if n <= 4 {
+		return strings.Repeat("x", n)
+	}
+	r := []rune(to)
+	return string(r[:2]) + strings.Repeat("x", n-4) + string(r[n-2:])
+}
+
+// Interface guards
+var _ notify.Provider = (*Provider)(nil)

@@ -1,0 +1,100 @@
+package notify
+
+import "context"
+
+// WalletStore keeps the prepaid balance of each account. memstore has an
+// in-memory one and pgstore a PostgreSQL one; wallet/wallettest is the
+// conformance suite every implementation must pass.
+//
+// All methods are safe for concurrent use. Amounts are in the account's
+// currency; a different currency is InvalidArgument.
+type WalletStore interface {
+	// Balance returns the account's balance; an unknown account is
+	// NotFound.
+	Balance(ctx context.Context, account string) (Balance, error)
+
+	// Debit takes amount (> 0) from the balance, atomically, and records
+	// it under ref (non-empty, else InvalidArgument). It never lets the
+	// balance go below zero: a short wallet is InsufficientFunds and moves
+	// nothing. A ref already recorded with the same direction and amount
+	// returns the balance recorded with it and moves no money, so a retried
+	// call never charges twice; the same ref with another amount or
+	// direction is Conflict. An unknown account is NotFound.
+	Debit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
+
+	// Credit adds amount (> 0) under ref, with the same ref rules as Debit;
+	// a credit that would overflow int64 fails and moves nothing.
+	// The Notifier refunds with ref "refund:<message ID>"; top-ups use any
+	// other unique ref.
+	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
+}
+
+// AccountStore finds accounts. Implementations are safe for concurrent use
+// and return accounts that callers must not modify.
+type AccountStore interface {
+	// Account returns the account with the given ID, or NotFound.
+	Account(ctx context.Context, id string) (*Account, error)
+
+	// AccountByKey returns the account that owns the API key, or
+	// Unauthenticated. Implementations keep only a hash of each key and
+	// compare without revealing, through timing, how much of a key matched.
+	AccountByKey(ctx context.Context, apiKey string) (*Account, error)
+}
+
+// IdempotencyStore remembers, per account and key, the receipt of a send,
+// so that a repeat returns it instead of sending again. Entries live for
+// the store's retention window. Methods are safe for concurrent use.
+//
+// The Notifier calls Reserve before it charges; then Complete when the
+// send succeeded, or Release when it failed (a failed send moved no money,
+// so the client may try again with the same key).
+type IdempotencyStore interface {
+	// Reserve claims key for one send. It returns (nil, nil) when the
+	// caller now holds the key; (receipt, nil) when a send with the key
+	// completed with the same fingerprint; Conflict when the fingerprint
+	// differs or another send with the key is still in flight.
+	Reserve(ctx context.Context, account, key, fingerprint string) (*Receipt, error)
+	// Complete stores the receipt of the send that holds key.
+	Complete(ctx context.Context, account, key string, r *Receipt) error
+	// Release frees key after a failed send.
+	Release(ctx context.Context, account, key string) error
+}
+
+// DeliveryLog keeps receipts of sends, successful and failed. It may drop
+// old receipts (memstore keeps a bounded number; pgstore expires them by
+// age). Methods are safe for concurrent use; Record may retain r.
+type DeliveryLog interface {
+	Record(ctx context.Context, r *Receipt) error
+	// Receipt returns the recorded receipt of a message, or NotFound.
+	Receipt(ctx context.Context, account, messageID string) (*Receipt, error)
+}
+
+// Template is an account's custom template (spec 2.2: "a slug may also be
+// a custom template slug of the account"). Bodies use the placeholder
+// syntax of the template package; a body left empty means the template
+// does not serve that channel.
+type Template struct {
+	Slug string
+	// Variables lists the variables the template requires.
+	Variables []string
+	Class     PriceClass
+	Chat      string
+	SMS       string
+	// EmailSubject, EmailHTML and EmailText make up the e-mail form.
+	EmailSubject string
+	EmailHTML    string
+	EmailText    string
+}
+
+// TemplateStore keeps per-account custom templates. Methods are safe for
+// concurrent use; returned templates must not be modified.
+type TemplateStore interface {
+	// Template returns the account's template with the slug, or NotFound.
+	Template(ctx context.Context, account, slug string) (*Template, error)
+	// PutTemplate creates or replaces the account's template t.Slug.
+	PutTemplate(ctx context.Context, account string, t *Template) error
+	// DeleteTemplate removes it; a missing one is NotFound.
+	DeleteTemplate(ctx context.Context, account, slug string) error
+	// Templates lists the account's templates, by slug.
+	Templates(ctx context.Context, account string) ([]*Template, error)
+}

@@ -1,0 +1,262 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// IdempotencyHarness connects RunIdempotency to one IdempotencyStore.
+type IdempotencyHarness struct {
+	// New returns an empty store whose entries live for ttl, dated by the
+	// clock now, which the suite moves forward to test expiry; it releases
+	// the store with t.Cleanup. Required.
+	New func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore
+
+	// IgnoresClock tells the suite that the store dates entries by a
+	// clock of its own (a database's, say); the expiry subtests are then
+	// skipped.
+	IgnoresClock bool
+}
+
+// RunIdempotency checks a notify.IdempotencyStore:
+//
+//   - the first Reserve of a key gets it: (nil, nil);
+//   - while it is reserved, Reserve is Conflict, whatever the
+//     fingerprint;
+//   - after Complete, Reserve with the same fingerprint returns the stored
+//     receipt, every field intact, and with another fingerprint is
+//     Conflict;
+//   - Release frees a reserved key; releasing a completed key keeps its
+//     receipt; releasing an unknown key is no error;
+//   - keys belong to accounts: the same key on two accounts is two keys;
+//   - reservations and receipts expire after the TTL, and not before;
+//   - of 64 goroutines reserving one key at once, exactly one gets it.
+func RunIdempotency(t *testing.T, h IdempotencyHarness) {
+	t.Helper()
+	if h.New == nil {
+		t.Fatal("storetest: IdempotencyHarness needs New")
+	}
+	runAll(t, []subtest{
+		{"FirstReserve", func(t *testing.T) { testFirstReserve(t, h) }},
+		{"InFlightIsConflict", func(t *testing.T) { testInFlight(t, h) }},
+		{"CompletedRepeat", func(t *testing.T) { testCompletedRepeat(t, h) }},
+		{"OtherFingerprint", func(t *testing.T) { testOtherFingerprint(t, h) }},
+		{"Release", func(t *testing.T) { testRelease(t, h) }},
+		{"KeysPerAccount", func(t *testing.T) { testKeysPerAccount(t, h) }},
+		{"ReceiptExpires", func(t *testing.T) { testReceiptExpires(t, h) }},
+		{"ReservationExpires", func(t *testing.T) { testReservationExpires(t, h) }},
+		{"ConcurrentReserve", func(t *testing.T) { testConcurrentReserve(t, h) }},
+	})
+}
+
+const idemTTL = time.Hour
+
+// clock is the suite's settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newIdem(t *testing.T, h IdempotencyHarness) (notify.IdempotencyStore, *clock, string) {
+	t.Helper()
+	c := &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	s := h.New(t, idemTTL, c.now)
+	if s == nil {
+		t.Fatal("IdempotencyHarness.New returned nil")
+	}
+	return s, c, newName("acct")
+}
+
+func reserve(t *testing.T, s notify.IdempotencyStore, account, key, fp string) *notify.Receipt {
+	t.Helper()
+	r, err := s.Reserve(context.Background(), account, key, fp)
+	if err != nil {
+		t.Fatalf("Reserve(%s): %v", key, err)
+	}
+	return r
+}
+
+func wantReserved(t *testing.T, s notify.IdempotencyStore, account, key, fp string) {
+	t.Helper()
+	if r := reserve(t, s, account, key, fp); r != nil {
+		t.Fatalf("Reserve(%s) returned receipt %s, want the key", key, r.MessageID)
+	}
+}
+
+func complete(t *testing.T, s notify.IdempotencyStore, account, key string, r *notify.Receipt) {
+	t.Helper()
+	if err := s.Complete(context.Background(), account, key, r); err != nil {
+		t.Fatalf("Complete(%s): %v", key, err)
+	}
+}
+
+func testFirstReserve(t *testing.T, h IdempotencyHarness) {
+	s, _, acct := newIdem(t, h)
+	wantReserved(t, s, acct, newName("key"), "fp")
+}
+
+func testInFlight(t *testing.T, h IdempotencyHarness) {
+	s, _, acct := newIdem(t, h)
+	key := newName("key")
+	wantReserved(t, s, acct, key, "fp")
+	_, err := s.Reserve(context.Background(), acct, key, "fp")
+	wantCode(t, "Reserve of a key in flight", err, notify.CodeConflict)
+	_, err = s.Reserve(context.Background(), acct, key, "other")
+	wantCode(t, "Reserve of a key in flight, other fingerprint", err, notify.CodeConflict)
+}
+
+func testCompletedRepeat(t *testing.T, h IdempotencyHarness) {
+	s, _, acct := newIdem(t, h)
+	key := newName("key")
+	wantReserved(t, s, acct, key, "fp")
+	want := sampleReceipt(acct)
+	complete(t, s, acct, key, want)
+	for i := 0; i < 2; i++ {
+		got := reserve(t, s, acct, key, "fp")
+		if got == nil {
+			t.Fatalf("repeat %d of a completed key got the key again, want the receipt", i)
+		}
+		if d := diffReceipt(got, want); d != "" {
+			t.Fatalf("repeat %d: receipt differs: %s", i, d)
+		}
+	}
+}
+
+func testOtherFingerprint(t *testing.T, h IdempotencyHarness) {
+	s, _, acct := newIdem(t, h)
+	key := newName("key")
+	wantReserved(t, s, acct, key, "fp")
+	complete(t, s, acct, key, sampleReceipt(acct))
+	_, err := s.Reserve(context.Background(), acct, key, "another request")
+	wantCode(t, "Reserve of a completed key with another fingerprint", err, notify.CodeConflict)
+}
+
+func testRelease(t *testing.T, h IdempotencyHarness) {
+	s, _, acct := newIdem(t, h)
+	ctx := context.Background()
+	key := newName("key")
+	wantReserved(t, s, acct, key, "fp")
+	if err := s.Release(ctx, acct, key); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	wantReserved(t, s, acct, key, "another fingerprint")
+
+	done := newName("key")
+	wantReserved(t, s, acct, done, "fp")
+	want := sampleReceipt(acct)
+	complete(t, s, acct, done, want)
+	if err := s.Release(ctx, acct, done); err != nil {
+		t.Fatalf("Release of a completed key: %v", err)
+	}
+	if got := reserve(t, s, acct, done, "fp"); got == nil || got.MessageID != want.MessageID {
+		t.Fatalf("Release dropped a completed key's receipt: Reserve = %v", got)
+	}
+	if err := s.Release(ctx, acct, newName("never")); err != nil {
+		t.Fatalf("Release of an unknown key: %v", err)
+	}
+}
+
+func testKeysPerAccount(t *testing.T, h IdempotencyHarness) {
+	s, _, a := newIdem(t, h)
+	b := newName("acct")
+	key := newName("key")
+	wantReserved(t, s, a, key, "fp")
+	wantReserved(t, s, b, key, "fp")
+	ra, rb := sampleReceipt(a), sampleReceipt(b)
+	complete(t, s, a, key, ra)
+	complete(t, s, b, key, rb)
+	if got := reserve(t, s, a, key, "fp"); got == nil || got.MessageID != ra.MessageID {
+		t.Errorf("account a got receipt %v, want its own %s", got, ra.MessageID)
+	}
+	if got := reserve(t, s, b, key, "fp"); got == nil || got.MessageID != rb.MessageID {
+		t.Errorf("account b got receipt %v, want its own %s", got, rb.MessageID)
+	}
+}
+
+func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
+	if h.IgnoresClock {
+		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
+	}
+	s, c, acct := newIdem(t, h)
+	key := newName("key")
+	wantReserved(t, s, acct, key, "fp")
+	c.advance(idemTTL / 2)
+	want := sampleReceipt(acct)
+	complete(t, s, acct, key, want)
+	// The receipt lives for the TTL from Complete, not from Reserve.
+	c.advance(idemTTL - time.Second)
+	if got := reserve(t, s, acct, key, "fp"); got == nil || got.MessageID != want.MessageID {
+		t.Fatalf("a second before expiry: Reserve = %v, want the receipt", got)
+	}
+	c.advance(2 * time.Second)
+	wantReserved(t, s, acct, key, "fp")
+}
+
+func testReservationExpires(t *testing.T, h IdempotencyHarness) {
+	if h.IgnoresClock {
+		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
+	}
+	s, c, acct := newIdem(t, h)
+	key := newName("key")
+	wantReserved(t, s, acct, key, "fp")
+	c.advance(idemTTL - time.Second)
+	_, err := s.Reserve(context.Background(), acct, key, "fp")
+	wantCode(t, "Reserve a second before the reservation expires", err, notify.CodeConflict)
+	c.advance(2 * time.Second)
+	wantReserved(t, s, acct, key, "fp")
+}
+
+func testConcurrentReserve(t *testing.T, h IdempotencyHarness) {
+	s, _, acct := newIdem(t, h)
+	key := newName("key")
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		got      int
+		failures []error
+	)
+	start := make(chan struct{})
+	for g := 0; g < Goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			r, err := s.Reserve(context.Background(), acct, key, "fp")
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && r == nil:
+				got++
+			case err == nil:
+				failures = append(failures, fmt.Errorf("returned receipt %s of a send that never completed", r.MessageID))
+			case notify.CodeOf(err) != notify.CodeConflict:
+				failures = append(failures, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range failures {
+		t.Errorf("Reserve: %v, want the key or Conflict", err)
+	}
+	if got != 1 {
+		t.Fatalf("%d of %d goroutines got the key, want exactly 1", got, Goroutines)
+	}
+}

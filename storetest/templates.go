@@ -1,0 +1,282 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/notifykit/notify"
+)
+
+// TemplatesHarness connects RunTemplates to one TemplateStore.
+type TemplatesHarness struct {
+	// New returns a store, releasing it with t.Cleanup. Required.
+	New func(t *testing.T) notify.TemplateStore
+}
+
+// RunTemplates checks a notify.TemplateStore:
+//
+//   - PutTemplate then Template returns every field;
+//   - PutTemplate with a slug in use replaces that template;
+//   - templates belong to accounts: a slug of one is not found on another;
+//   - an unknown slug is NotFound for Template and DeleteTemplate;
+//   - DeleteTemplate removes the template;
+//   - Templates lists the account's templates sorted by slug, and an
+//     account without templates gets an empty list and no error;
+//   - a nil template or an empty slug is InvalidArgument;
+//   - changing a template after PutTemplate, or one the store returned,
+//     changes nothing in the store;
+//   - 64 goroutines putting and reading at once lose nothing.
+func RunTemplates(t *testing.T, h TemplatesHarness) {
+	t.Helper()
+	if h.New == nil {
+		t.Fatal("storetest: TemplatesHarness needs New")
+	}
+	runAll(t, []subtest{
+		{"RoundTrip", func(t *testing.T) { testTemplateRoundTrip(t, h) }},
+		{"Replace", func(t *testing.T) { testTemplateReplace(t, h) }},
+		{"PerAccount", func(t *testing.T) { testTemplatePerAccount(t, h) }},
+		{"NotFound", func(t *testing.T) { testTemplateNotFound(t, h) }},
+		{"Delete", func(t *testing.T) { testTemplateDelete(t, h) }},
+		{"List", func(t *testing.T) { testTemplateList(t, h) }},
+		{"Invalid", func(t *testing.T) { testTemplateInvalid(t, h) }},
+		{"CallersCannotChangeStore", func(t *testing.T) { testTemplateCopies(t, h) }},
+		{"Concurrent", func(t *testing.T) { testTemplatesConcurrent(t, h) }},
+	})
+}
+
+func fullTemplate(slug string) *notify.Template {
+	return &notify.Template{
+		Slug:         slug,
+		Variables:    []string{"NAME", "ORDER"},
+		Class:        notify.Transactional,
+		Chat:         "Hi {{NAME}}, order {{ORDER}} has shipped.",
+		SMS:          "Order {{ORDER}} shipped. -Acme",
+		EmailSubject: "Order {{ORDER}} shipped",
+		EmailHTML:    "<p>Hi {{NAME}},</p><p>Order <b>{{ORDER}}</b> has shipped.</p>",
+		EmailText:    "Hi {{NAME}}, order {{ORDER}} has shipped.",
+	}
+}
+
+func diffTemplate(got, want *notify.Template) string {
+	if got == nil {
+		return "nil template"
+	}
+	var d []string
+	field := func(name string, g, w any) {
+		if g != w {
+			d = append(d, fmt.Sprintf("%s = %q, want %q", name, g, w))
+		}
+	}
+	field("Slug", got.Slug, want.Slug)
+	field("Class", got.Class, want.Class)
+	field("Chat", got.Chat, want.Chat)
+	field("SMS", got.SMS, want.SMS)
+	field("EmailSubject", got.EmailSubject, want.EmailSubject)
+	field("EmailHTML", got.EmailHTML, want.EmailHTML)
+	field("EmailText", got.EmailText, want.EmailText)
+	if !slices.Equal(got.Variables, want.Variables) {
+		d = append(d, fmt.Sprintf("Variables = %q, want %q", got.Variables, want.Variables))
+	}
+	return strings.Join(d, "; ")
+}
+
+func cloneTemplate(t *notify.Template) *notify.Template {
+	c := *t
+	c.Variables = slices.Clone(t.Variables)
+	return &c
+}
+
+func newTemplates(t *testing.T, h TemplatesHarness) notify.TemplateStore {
+	t.Helper()
+	s := h.New(t)
+	if s == nil {
+		t.Fatal("TemplatesHarness.New returned nil")
+	}
+	return s
+}
+
+func put(t *testing.T, s notify.TemplateStore, account string, tpl *notify.Template) {
+	t.Helper()
+	if err := s.PutTemplate(context.Background(), account, tpl); err != nil {
+		t.Fatalf("PutTemplate(%s): %v", tpl.Slug, err)
+	}
+}
+
+func wantTemplate(t *testing.T, s notify.TemplateStore, account string, want *notify.Template) {
+	t.Helper()
+	got, err := s.Template(context.Background(), account, want.Slug)
+	if err != nil {
+		t.Fatalf("Template(%s): %v", want.Slug, err)
+	}
+	if d := diffTemplate(got, want); d != "" {
+		t.Fatalf("Template(%s): %s", want.Slug, d)
+	}
+}
+
+func testTemplateRoundTrip(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	full := fullTemplate("order-shipped")
+	smsOnly := &notify.Template{Slug: "otp-plain", SMS: "Your code is {{OTP}}", Variables: []string{"OTP"}, Class: notify.Transactional}
+	for _, tpl := range []*notify.Template{full, smsOnly} {
+		put(t, s, acct, cloneTemplate(tpl))
+		wantTemplate(t, s, acct, tpl)
+	}
+}
+
+func testTemplateReplace(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	put(t, s, acct, fullTemplate("promo"))
+	next := &notify.Template{Slug: "promo", Class: notify.Promotional, Chat: "50% off today", Variables: nil}
+	put(t, s, acct, cloneTemplate(next))
+	wantTemplate(t, s, acct, next)
+}
+
+func testTemplatePerAccount(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	a, b := newName("acct"), newName("acct")
+	ta := fullTemplate("welcome")
+	tb := fullTemplate("welcome")
+	tb.Chat = "Welcome aboard, {{NAME}}"
+	put(t, s, a, cloneTemplate(ta))
+	wantCodeTemplate(t, s, b, "welcome")
+	put(t, s, b, cloneTemplate(tb))
+	wantTemplate(t, s, a, ta)
+	wantTemplate(t, s, b, tb)
+}
+
+func wantCodeTemplate(t *testing.T, s notify.TemplateStore, account, slug string) {
+	t.Helper()
+	_, err := s.Template(context.Background(), account, slug)
+	wantCode(t, fmt.Sprintf("Template(%s) of an account without it", slug), err, notify.CodeNotFound)
+}
+
+func testTemplateNotFound(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	wantCodeTemplate(t, s, acct, "nothing")
+	put(t, s, acct, fullTemplate("something"))
+	wantCodeTemplate(t, s, acct, "nothing")
+	err := s.DeleteTemplate(context.Background(), acct, "nothing")
+	wantCode(t, "DeleteTemplate of an unknown slug", err, notify.CodeNotFound)
+}
+
+func testTemplateDelete(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	put(t, s, acct, fullTemplate("a"))
+	put(t, s, acct, fullTemplate("b"))
+	if err := s.DeleteTemplate(context.Background(), acct, "a"); err != nil {
+		t.Fatalf("DeleteTemplate: %v", err)
+	}
+	wantCodeTemplate(t, s, acct, "a")
+	wantTemplate(t, s, acct, fullTemplate("b"))
+	err := s.DeleteTemplate(context.Background(), acct, "a")
+	wantCode(t, "second DeleteTemplate", err, notify.CodeNotFound)
+}
+
+func testTemplateList(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct, other := newName("acct"), newName("acct")
+	ctx := context.Background()
+	list, err := s.Templates(ctx, acct)
+	if err != nil || len(list) != 0 {
+		t.Fatalf("Templates of an account without any = %v, %v; want an empty list", list, err)
+	}
+	for _, slug := range []string{"receipt", "alert", "welcome", "otp"} {
+		put(t, s, acct, fullTemplate(slug))
+	}
+	put(t, s, other, fullTemplate("not-mine"))
+	list, err = s.Templates(ctx, acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slugs []string
+	for _, tpl := range list {
+		slugs = append(slugs, tpl.Slug)
+		if d := diffTemplate(tpl, fullTemplate(tpl.Slug)); d != "" {
+			t.Errorf("listed %s: %s", tpl.Slug, d)
+		}
+	}
+	if want := []string{"alert", "otp", "receipt", "welcome"}; !slices.Equal(slugs, want) {
+		t.Fatalf("Templates = %q, want %q", slugs, want)
+	}
+}
+
+func testTemplateInvalid(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	ctx := context.Background()
+	err := s.PutTemplate(ctx, acct, nil)
+	wantCode(t, "PutTemplate(nil)", err, notify.CodeInvalidArgument)
+	noSlug := fullTemplate("")
+	err = s.PutTemplate(ctx, acct, noSlug)
+	wantCode(t, "PutTemplate without a slug", err, notify.CodeInvalidArgument)
+	if list, err := s.Templates(ctx, acct); err != nil || len(list) != 0 {
+		t.Fatalf("refused puts stored templates: %v, %v", list, err)
+	}
+}
+
+func testTemplateCopies(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	ctx := context.Background()
+	want := fullTemplate("copy")
+	mine := cloneTemplate(want)
+	put(t, s, acct, mine)
+	mine.Chat = "changed by the caller"
+	mine.Variables[0] = "CHANGED"
+
+	got, err := s.Template(ctx, acct, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.SMS = "changed by a reader"
+	got.Variables[1] = "CHANGED"
+	list, err := s.Templates(ctx, acct)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("Templates = %v, %v", list, err)
+	}
+	list[0].EmailHTML = "changed by a reader"
+	list[0].Variables[0] = "CHANGED"
+	wantTemplate(t, s, acct, want)
+}
+
+func testTemplatesConcurrent(t *testing.T, h TemplatesHarness) {
+	s := newTemplates(t, h)
+	acct := newName("acct")
+	var wg sync.WaitGroup
+	errs := make(chan error, Goroutines)
+	for g := 0; g < Goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			for i := 0; i < 5; i++ {
+				tpl := fullTemplate(fmt.Sprintf("t-%02d-%d", g, i))
+				if err := s.PutTemplate(ctx, acct, tpl); err != nil {
+					errs <- err
+					return
+				}
+				if got, err := s.Template(ctx, acct, tpl.Slug); err != nil || got.Slug != tpl.Slug {
+					errs <- fmt.Errorf("Template(%s) right after PutTemplate = %v, %v", tpl.Slug, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	list, err := s.Templates(context.Background(), acct)
+	if err != nil || len(list) != Goroutines*5 {
+		t.Fatalf("Templates after the goroutines: %d templates, %v; want %d", len(list), err, Goroutines*5)
+	}
+}

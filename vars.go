@@ -1,0 +1,144 @@
+package notify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Vars are the values of a template's placeholders, name to value. All
+// values are strings.
+//
+// Positional values, as the cloud channel uses them, are keyed by their
+// position as a string: "1", "2", ... A template with named variables that
+// receives only positional values reads them in the order it declares its
+// variables.
+//
+// Vars decodes from JSON in three shapes (spec 2.3):
+//
+//	{"NAME": "Asha", "OTP": "123456"}        an object, name to value
+//	["Asha", "123456"]                       an array of values: positional, "1", "2", ...
+//	[{"name": "NAME", "value": "Asha"}]      an array of name/value pairs
+//
+// Values may be JSON strings or numbers (a number keeps its literal text,
+// so 0042 stays as written by the client only when sent as a string).
+// Anything else, such as null, booleans, nested objects or a mix of the two
+// array shapes, is an error that names the offending entry.
+type Vars map[string]string
+
+// UnmarshalJSON implements json.Unmarshaler for the shapes documented on
+// Vars. JSON null leaves Vars nil.
+func (v *Vars) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		*v = nil
+		return nil
+	}
+	switch data[0] {
+	case '{':
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return fmt.Errorf("variables: %v", err)
+		}
+		out := make(Vars, len(raw))
+		for name, val := range raw {
+			s, err := varString(val)
+			if err != nil {
+				return fmt.Errorf("variables.%s: %v", name, err)
+			}
+			out[name] = s
+		}
+		*v = out
+		return nil
+	case '[':
+		var raw []json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return fmt.Errorf("variables: %v", err)
+		}
+		out := make(Vars, len(raw))
+		pairs := -1 // unknown until the first element: 1 pairs, 0 values
+		for i, el := range raw {
+			el = bytes.TrimSpace(el)
+			isPair := len(el) > 0 && el[0] == '{'
+			if pairs == -1 {
+				pairs = 0
+				if isPair {
+					pairs = 1
+				}
+			} else if isPair != (pairs == 1) {
+				return fmt.Errorf("variables[%d]: mixes name/value pairs with plain values", i)
+			}
+			if !isPair {
+				s, err := varString(el)
+				if err != nil {
+					return fmt.Errorf("variables[%d]: %v", i, err)
+				}
+				out[strconv.Itoa(i+1)] = s
+				continue
+			}
+			var p struct {
+				Name  string          `json:"name"`
+				Value json.RawMessage `json:"value"`
+			}
+			if err := json.Unmarshal(el, &p); err != nil {
+				return fmt.Errorf("variables[%d]: %v", i, err)
+			}
+			if p.Name == "" {
+				return fmt.Errorf("variables[%d]: a name/value pair needs a non-empty \"name\"", i)
+			}
+			s, err := varString(p.Value)
+			if err != nil {
+				return fmt.Errorf("variables[%d].value: %v", i, err)
+			}
+			if _, dup := out[p.Name]; dup {
+				return fmt.Errorf("variables[%d]: %q given twice", i, p.Name)
+			}
+			out[p.Name] = s
+		}
+		*v = out
+		return nil
+	}
+	return fmt.Errorf("variables: must be an object (name to value) or an array, not %s", jsonKind(data))
+}
+
+func varString(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", fmt.Errorf("missing value")
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return "", err
+		}
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("must be a string, not %s", jsonKind(raw))
+}
+
+func jsonKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	}
+	return "a number"
+}

@@ -1,0 +1,76 @@
+package wallet_test
+
+import (
+	"fmt"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/wallet"
+)
+
+func ExampleFormat() {
+	fmt.Println(wallet.Format(notify.Money{Minor: 123450, Currency: notify.INR()}))
+	fmt.Println(wallet.Format(notify.Money{Minor: 1234567850, Currency: notify.INR()}))
+	fmt.Println(wallet.Format(notify.Money{Minor: -25, Currency: notify.INR()}))
+	fmt.Println(wallet.Format(notify.Money{Minor: 1234567850, Currency: notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}}))
+	// Output:
+	// ₹1,234.50
+	// ₹1,23,45,678.50
+	// -₹0.25
+	// $12,345,678.50
+}
+
+func ExampleParse() {
+	for _, s := range []string{"₹1,234.50", "1234.5", "1234", "1234.567", "1,234,567"} {
+		m, err := wallet.Parse(s, notify.INR())
+		if err != nil {
+			fmt.Println("error:", notify.CodeOf(err))
+			continue
+		}
+		fmt.Println(m.Minor, "paise")
+	}
+	// Output:
+	// 123450 paise
+	// 123450 paise
+	// 123400 paise
+	// error: invalid_argument
+	// error: invalid_argument
+}
+
+func ExamplePriceList_Price() {
+	prices := wallet.DefaultINR()
+	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
+	env := &notify.Envelope{
+		Kind:  notify.KindSMS,
+		Units: 2, // two segments
+		SMS:   &notify.SMSMessage{Route: notify.RouteDLT},
+	}
+	price, err := prices.Price(acct, env)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(wallet.Format(price))
+	// Output: ₹0.36
+}
+
+func ExamplePlans() {
+	bulk := wallet.DefaultINR()
+	bulk.SMS.Plain = 15
+	plans := &wallet.Plans{
+		Default: wallet.DefaultINR(),
+		Named:   map[string]*wallet.PriceList{"bulk": bulk},
+	}
+	env := &notify.Envelope{Kind: notify.KindSMS, Units: 1}
+	for _, plan := range []string{"", "bulk", "gold"} {
+		acct := &notify.Account{ID: "acme", Currency: notify.INR(), PricePlan: plan}
+		price, err := plans.Price(acct, env)
+		if err != nil {
+			fmt.Printf("plan %q: %v\n", plan, notify.CodeOf(err))
+			continue
+		}
+		fmt.Printf("plan %q: %s\n", plan, wallet.Format(price))
+	}
+	// Output:
+	// plan "": ₹0.25
+	// plan "bulk": ₹0.15
+	// plan "gold": internal
+}

@@ -1,0 +1,247 @@
+package wallet
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/notifykit/notify"
+)
+
+// PriceList prices messages in one currency. Every price is a count of the
+// currency's minor units (paise for INR) per billable unit: SMS prices are
+// per segment, chat and e-mail prices per message (their Units is 1). A zero
+// price makes that message free; a negative one is a configuration error.
+//
+// A PriceList is safe for concurrent use as long as nobody modifies it;
+// build a new one rather than changing one in use.
+type PriceList struct {
+	// Currency is the currency of every price. Price refuses accounts whose
+	// currency differs (by code or exponent).
+	Currency notify.Currency
+	// SMS holds the per-segment SMS prices, by route.
+	SMS SMSPrices
+	// Chat holds the chat prices, by gateway and type.
+	Chat ChatPrices
+	// Email holds the e-mail prices, by purpose.
+	Email EmailPrices
+}
+
+// SMSPrices are per-segment SMS prices in minor units, one per route.
+type SMSPrices struct {
+	// Plain is the price on notify.RouteSMS, the default non-DLT route.
+	Plain int64
+	// OTP is the price on notify.RouteOTP.
+	OTP int64
+	// DLT is the price on notify.RouteDLT.
+	DLT int64
+}
+
+// ChatPrices are chat prices in minor units per message, one set per
+// gateway.
+type ChatPrices struct {
+	// Cloud prices messages sent through notify.GatewayCloud.
+	Cloud ChatRates
+	// QR prices messages sent through notify.GatewayQR.
+	QR ChatRates
+}
+
+// ChatRates are the prices of one chat gateway, by notify.ChatType.
+type ChatRates struct {
+	// OTP is the transactional rate (notify.ChatOTP, the default type).
+	OTP int64
+	// Promotional is the rate of notify.ChatPromotional messages and of
+	// messages whose Envelope.Class is notify.Promotional.
+	Promotional int64
+}
+
+// EmailPrices are e-mail prices in minor units per message, by purpose.
+type EmailPrices struct {
+	OTP     int64
+	Invoice int64
+	// Notification also prices e-mail with no purpose.
+	Notification int64
+	Campaign     int64
+}
+
+// DefaultINR returns the stock price list in Indian rupees, in paise:
+//
+//	SMS, per segment:   sms route 25, otp route 20, dlt route 18
+//	chat, cloud:        otp 35, promotional 90
+//	chat, QR session:   otp 10, promotional 20
+//	e-mail:             otp 10, invoice 10, notification 8, campaign 5
+//
+// Each call returns a new PriceList, which the caller may adjust before use.
+func DefaultINR() *PriceList {
+	return &PriceList{
+		Currency: notify.INR(),
+		SMS:      SMSPrices{Plain: 25, OTP: 20, DLT: 18},
+		Chat: ChatPrices{
+			Cloud: ChatRates{OTP: 35, Promotional: 90},
+			QR:    ChatRates{OTP: 10, Promotional: 20},
+		},
+		Email: EmailPrices{OTP: 10, Invoice: 10, Notification: 8, Campaign: 5},
+	}
+}
+
+// Price returns what env costs acct: the unit price for its kind times
+// env.Units (a Units below 1 counts as 1), in the account's currency.
+//
+// Every error is CodeInternal, because each is a configuration mistake
+// rather than the caller's: a nil list, account or envelope; a price list
+// in another currency than the account's; a kind, route, gateway, chat type
+// or e-mail purpose without a price; a negative price; a total that
+// overflows int64.
+func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
+	if p == nil {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: nil price list")
+	}
+	if acct == nil || env == nil {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: price needs an account and an envelope")
+	}
+	if !sameCurrency(p.Currency, acct.Currency) {
+		list, own := currencyNames(p.Currency, acct.Currency)
+		return notify.Money{}, notify.Errorf(notify.CodeInternal,
+			"wallet: price list is in %s but account %q is in %s", list, acct.ID, own)
+	}
+	unit, err := p.unitPrice(acct, env)
+	if err != nil {
+		return notify.Money{}, err
+	}
+	if unit < 0 {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: negative %s price %d", env.Kind, unit)
+	}
+	units := int64(env.Units)
+	if units < 1 {
+		units = 1
+	}
+	if unit > 0 && units > math.MaxInt64/unit {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: price of %d units at %d overflows", units, unit)
+	}
+	return notify.Money{Minor: unit * units, Currency: acct.Currency}, nil
+}
+
+// unitPrice returns the price of one billable unit of env.
+func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64, error) {
+	switch env.Kind {
+	case notify.KindSMS:
+		route := notify.RouteSMS
+		if env.SMS != nil && env.SMS.Route != "" {
+			route = env.SMS.Route
+		}
+		switch route {
+		case notify.RouteSMS:
+			return p.SMS.Plain, nil
+		case notify.RouteOTP:
+			return p.SMS.OTP, nil
+		case notify.RouteDLT:
+			return p.SMS.DLT, nil
+		}
+		return 0, notify.Errorf(notify.CodeInternal, "wallet: no SMS price for route %q", route)
+
+	case notify.KindChat:
+		gw, typ := notify.GatewayAuto, notify.ChatOTP
+		if env.Chat != nil {
+			gw = env.Chat.Gateway
+			if env.Chat.Type != "" {
+				typ = env.Chat.Type
+			}
+		}
+		if gw == "" || gw == notify.GatewayAuto {
+			gw = acct.PrimaryChatGateway()
+		}
+		if env.Class == notify.Promotional {
+			typ = notify.ChatPromotional
+		}
+		var rates ChatRates
+		switch gw {
+		case notify.GatewayCloud:
+			rates = p.Chat.Cloud
+		case notify.GatewayQR:
+			rates = p.Chat.QR
+		default:
+			return 0, notify.Errorf(notify.CodeInternal, "wallet: no chat price for gateway %q", gw)
+		}
+		switch typ {
+		case notify.ChatOTP:
+			return rates.OTP, nil
+		case notify.ChatPromotional:
+			return rates.Promotional, nil
+		}
+		return 0, notify.Errorf(notify.CodeInternal, "wallet: no chat price for type %q", typ)
+
+	case notify.KindEmail:
+		purpose := notify.PurposeNotification
+		if env.Email != nil && env.Email.Purpose != "" {
+			purpose = env.Email.Purpose
+		}
+		switch purpose {
+		case notify.PurposeOTP:
+			return p.Email.OTP, nil
+		case notify.PurposeInvoice:
+			return p.Email.Invoice, nil
+		case notify.PurposeNotification:
+			return p.Email.Notification, nil
+		case notify.PurposeCampaign:
+			return p.Email.Campaign, nil
+		}
+		return 0, notify.Errorf(notify.CodeInternal, "wallet: no e-mail price for purpose %q", purpose)
+	}
+	return 0, notify.Errorf(notify.CodeInternal, "wallet: no price for kind %q", env.Kind)
+}
+
+// Plans prices each account by the price list its PricePlan names: the
+// empty plan uses Default, any other name the list in Named. A plan with no
+// list is a CodeInternal error, never a silent fallback, so a typo in an
+// account's plan cannot undercharge it.
+//
+// Plans is safe for concurrent use as long as nobody modifies it or its
+// lists.
+type Plans struct {
+	// Default prices accounts with no PricePlan.
+	Default *PriceList
+	// Named maps plan names to their price lists.
+	Named map[string]*PriceList
+}
+
+// Price prices env by the plan of acct; see PriceList.Price.
+func (p *Plans) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
+	if p == nil || acct == nil {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: plans need an account")
+	}
+	list := p.Default
+	if acct.PricePlan != "" {
+		list = p.Named[acct.PricePlan]
+	}
+	if list == nil {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: no price list for plan %q of account %q", acct.PricePlan, acct.ID)
+	}
+	return list.Price(acct, env)
+}
+
+// sameCurrency compares the parts that give minor units their meaning; the
+// symbol is only presentation.
+func sameCurrency(a, b notify.Currency) bool {
+	return a.Code == b.Code && a.Exponent == b.Exponent
+}
+
+// currencyNames names two different currencies for an error message, by
+// code, adding the exponents when only they differ.
+func currencyNames(a, b notify.Currency) (string, string) {
+	name := func(c notify.Currency) string {
+		n := c.Code
+		if n == "" {
+			n = "no currency"
+		}
+		if a.Code == b.Code {
+			n += " with exponent " + strconv.Itoa(c.Exponent)
+		}
+		return n
+	}
+	return name(a), name(b)
+}
+
+// Interface guards
+var (
+	_ notify.Pricer = (*PriceList)(nil)
+	_ notify.Pricer = (*Plans)(nil)
+)

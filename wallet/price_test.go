@@ -1,0 +1,171 @@
+package wallet
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify"
+)
+
+func inrAccount() *notify.Account {
+	return &notify.Account{ID: "acme", Currency: notify.INR()}
+}
+
+func smsEnv(route notify.SMSRoute, segments int) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindSMS, Units: segments, SMS: &notify.SMSMessage{Route: route, Segments: segments}}
+}
+
+func chatEnv(gw notify.ChatGateway, typ notify.ChatType, class notify.PriceClass) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindChat, Units: 1, Class: class, Chat: &notify.ChatMessage{Gateway: gw, Type: typ}}
+}
+
+func emailEnv(p notify.EmailPurpose) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindEmail, Units: 1, Email: &notify.EmailMessage{Purpose: p}}
+}
+
+func TestPriceDefaultINR(t *testing.T) {
+	qrAcct := inrAccount()
+	qrAcct.PrimaryGateway = notify.GatewayQR
+	tests := []struct {
+		name string
+		acct *notify.Account
+		env  *notify.Envelope
+		want int64
+	}{
+		{"sms default route", inrAccount(), smsEnv("", 1), 25},
+		{"sms route, 3 segments", inrAccount(), smsEnv(notify.RouteSMS, 3), 75},
+		{"otp route", inrAccount(), smsEnv(notify.RouteOTP, 1), 20},
+		{"dlt route, 2 segments", inrAccount(), smsEnv(notify.RouteDLT, 2), 36},
+		{"sms without content counts as route sms", inrAccount(), &notify.Envelope{Kind: notify.KindSMS, Units: 2}, 50},
+		{"zero units count as one", inrAccount(), smsEnv(notify.RouteSMS, 0), 25},
+		{"cloud otp", inrAccount(), chatEnv(notify.GatewayCloud, notify.ChatOTP, ""), 35},
+		{"cloud default type", inrAccount(), chatEnv(notify.GatewayCloud, "", ""), 35},
+		{"cloud promotional type", inrAccount(), chatEnv(notify.GatewayCloud, notify.ChatPromotional, ""), 90},
+		{"cloud promotional class", inrAccount(), chatEnv(notify.GatewayCloud, notify.ChatOTP, notify.Promotional), 90},
+		{"qr otp", inrAccount(), chatEnv(notify.GatewayQR, notify.ChatOTP, notify.Transactional), 10},
+		{"qr promotional", inrAccount(), chatEnv(notify.GatewayQR, notify.ChatPromotional, ""), 20},
+		{"auto uses cloud by default", inrAccount(), chatEnv(notify.GatewayAuto, "", ""), 35},
+		{"empty gateway uses the primary", qrAcct, chatEnv("", "", ""), 10},
+		{"auto uses the primary", qrAcct, chatEnv(notify.GatewayAuto, notify.ChatPromotional, ""), 20},
+		{"chat without content", inrAccount(), &notify.Envelope{Kind: notify.KindChat, Units: 1}, 35},
+		{"email otp", inrAccount(), emailEnv(notify.PurposeOTP), 10},
+		{"email invoice", inrAccount(), emailEnv(notify.PurposeInvoice), 10},
+		{"email notification", inrAccount(), emailEnv(notify.PurposeNotification), 8},
+		{"email no purpose", inrAccount(), emailEnv(""), 8},
+		{"email campaign", inrAccount(), emailEnv(notify.PurposeCampaign), 5},
+	}
+	prices := DefaultINR()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := prices.Price(tt.acct, tt.env)
+			if err != nil {
+				t.Fatalf("Price: %v", err)
+			}
+			want := notify.Money{Minor: tt.want, Currency: notify.INR()}
+			if got != want {
+				t.Errorf("Price = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestPriceErrors(t *testing.T) {
+	usd := notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}
+	negative := DefaultINR()
+	negative.SMS.OTP = -1
+	huge := DefaultINR()
+	huge.SMS.Plain = math.MaxInt64 / 2
+	inr0 := notify.Currency{Code: "INR", Symbol: "₹", Exponent: 0}
+	tests := []struct {
+		name    string
+		prices  *PriceList
+		acct    *notify.Account
+		env     *notify.Envelope
+		wantMsg []string
+	}{
+		{"nil list", nil, inrAccount(), smsEnv("", 1), []string{"nil price list"}},
+		{"nil account", DefaultINR(), nil, smsEnv("", 1), []string{"account"}},
+		{"nil envelope", DefaultINR(), inrAccount(), nil, []string{"envelope"}},
+		{"other currency", DefaultINR(), &notify.Account{ID: "us", Currency: usd}, smsEnv("", 1), []string{`"us"`, "INR", "USD"}},
+		{"account without currency", DefaultINR(), &notify.Account{ID: "x"}, smsEnv("", 1), []string{"INR", "no currency"}},
+		{"other exponent", DefaultINR(), &notify.Account{ID: "x", Currency: inr0}, smsEnv("", 1), []string{"exponent 2", "exponent 0"}},
+		{"unknown route", DefaultINR(), inrAccount(), smsEnv("flash", 1), []string{`route "flash"`}},
+		{"unknown gateway", DefaultINR(), inrAccount(), chatEnv("pigeon", "", ""), []string{`gateway "pigeon"`}},
+		{"unknown chat type", DefaultINR(), inrAccount(), chatEnv(notify.GatewayCloud, "bulk", ""), []string{`type "bulk"`}},
+		{"unknown purpose", DefaultINR(), inrAccount(), emailEnv("spam"), []string{`purpose "spam"`}},
+		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: notify.KindOTP}, []string{`kind "otp"`}},
+		{"empty kind", DefaultINR(), inrAccount(), &notify.Envelope{}, []string{`kind ""`}},
+		{"negative price", negative, inrAccount(), smsEnv(notify.RouteOTP, 1), []string{"negative"}},
+		{"overflow", huge, inrAccount(), smsEnv(notify.RouteSMS, 3), []string{"overflows"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.prices.Price(tt.acct, tt.env)
+			if err == nil {
+				t.Fatalf("Price = %v, want an error", got)
+			}
+			if c := notify.CodeOf(err); c != notify.CodeInternal {
+				t.Errorf("code = %q, want internal (err %v)", c, err)
+			}
+			if !strings.HasPrefix(err.Error(), "internal: wallet: ") {
+				t.Errorf("error %q lacks the wallet prefix", err)
+			}
+			for _, s := range tt.wantMsg {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestPlans(t *testing.T) {
+	gold := DefaultINR()
+	gold.SMS.Plain = 12
+	plans := &Plans{Default: DefaultINR(), Named: map[string]*PriceList{"gold": gold}}
+
+	acct := inrAccount()
+	got, err := plans.Price(acct, smsEnv("", 2))
+	if err != nil || got.Minor != 50 {
+		t.Errorf("default plan: Price = %v, %v; want 50 paise", got, err)
+	}
+	acct.PricePlan = "gold"
+	got, err = plans.Price(acct, smsEnv("", 2))
+	if err != nil || got.Minor != 24 {
+		t.Errorf("gold plan: Price = %v, %v; want 24 paise", got, err)
+	}
+	acct.PricePlan = "platinum"
+	if _, err := plans.Price(acct, smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal || !strings.Contains(err.Error(), `"platinum"`) {
+		t.Errorf("unknown plan: err = %v, want Internal naming the plan", err)
+	}
+	if _, err := (&Plans{}).Price(inrAccount(), smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal {
+		t.Errorf("no default: err = %v, want Internal", err)
+	}
+	if _, err := plans.Price(nil, smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal {
+		t.Errorf("nil account: err = %v, want Internal", err)
+	}
+	usd := &notify.Account{ID: "us", Currency: notify.Currency{Code: "USD", Exponent: 2}}
+	if _, err := plans.Price(usd, smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal {
+		t.Errorf("currency mismatch through plans: err = %v, want Internal", err)
+	}
+}
+
+func TestDefaultINRIsFresh(t *testing.T) {
+	a := DefaultINR()
+	a.SMS.Plain = 1
+	if b := DefaultINR(); b.SMS.Plain != 25 {
+		t.Errorf("changing one DefaultINR list changed another: %d", b.SMS.Plain)
+	}
+}
+
+func TestPriceSymbolIsPresentation(t *testing.T) {
+	acct := &notify.Account{ID: "x", Currency: notify.Currency{Code: "INR", Exponent: 2}}
+	got, err := DefaultINR().Price(acct, smsEnv("", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Currency != acct.Currency {
+		t.Errorf("price currency = %+v, want the account's %+v", got.Currency, acct.Currency)
+	}
+}
