@@ -1,0 +1,113 @@
+// Package template renders the message templates of notify: a stock
+// catalogue of twenty templates (spec 2.2), each with a chat body, an SMS
+// body and an e-mail subject, HTML body and plain-text body, plus the
+// custom templates an account keeps in a notify.TemplateStore.
+//
+// A Renderer implements notify.TemplateRenderer; channels call it:
+//
+//	r, err := template.New(store) // store may be nil: stock templates only
+//	out, err := r.Render(ctx, notify.KindChat, acct, "out-for-delivery", notify.Vars{
+//		"NAME": "Asha", "ORDER_ID": "A-1042", "TRACKING_LINK": "https://track.example/A-1042",
+//	})
+//
+// # Placeholders
+//
+// A placeholder is {{NAME}}: a name of upper-case letters, digits and '_'
+// (spaces inside the braces are allowed). A "{{" that does not start a
+// placeholder is an error when the template is compiled, so a mistyped
+// placeholder never reaches a recipient. Templates are compiled once, into
+// literal segments and variable indexes: the stock catalogue in New, a
+// custom template the first time it is used (compiled templates are cached
+// per account and slug, and recompiled when the stored template changes).
+//
+// # Which template a slug names
+//
+// The account's custom template with the slug comes first, so an account
+// can reword a stock message; then the stock template. An unknown slug is
+// InvalidArgument on "template_slug", naming the slug and the nearest
+// known slugs.
+//
+// # Variables
+//
+// Variables are notify.Vars: name to string value. All values are strings.
+// An array of values in the request (see notify.Vars) arrives as positional
+// keys "1", "2", ...: positional values fill the template's variables in
+// declaration order (the order of the catalogue's "variables" then
+// "optional" lines, or of a custom template's Variables then first use).
+// Names and positions may be mixed; a position and a name that give one
+// variable two different values is an error.
+//
+// The renderer then applies these rules, and reports every broken one in
+// one InvalidArgument error, each on its field "variables.NAME":
+//
+//   - Unknown names are rejected, listing the template's variables, with
+//     one exception: OTP, ACTION and BRAND_NAME are ignored by templates
+//     that do not use them, because channels fill them from request fields
+//     (otp, action, brand) whatever the template.
+//   - Values are cleaned: tabs and line breaks become spaces (no value can
+//     break a subject line or header), other control characters,
+//     bidirectional overrides, byte-order marks and invalid UTF-8 are
+//     removed, and surrounding space is trimmed. Values longer than
+//     MaxValueLen bytes, or more than MaxVars variables, are rejected.
+//   - An empty value counts as not given. Defaults: ACTION is
+//     "verification"; BRAND_NAME is the account's name. Every other
+//     variable is required, and each missing one is named.
+//   - Rules by name: OTP is 4 to 8 digits; DATE and names ending in
+//     _DATE (EXPIRY_DATE, DUE_DATE, ...) are real dates written
+//     DD/MM/YYYY; LINK, URL and names ending in _LINK or _URL are absolute
+//     http or https URLs with a host and no user info; DAYS_LEFT is a whole
+//     number. Error messages never repeat a value: it may be an OTP.
+//
+// # Output
+//
+// KindChat gives Rendered.Text from the chat body; KindSMS gives
+// Rendered.Text from the SMS body; KindEmail gives Subject, HTML and Text.
+// Rendered.Values are the variables' values in declaration order, and
+// Rendered.Class the template's price class.
+//
+// In HTML bodies every value is escaped as html.EscapeString does. The
+// compiler follows the HTML around each placeholder: a placeholder that
+// starts a URL attribute (href, src, ...) makes its variable a URL that
+// must pass the http(s) rule above; further along a URL attribute a value
+// is path- or query-escaped so it cannot add parameters. Placeholders in
+// <script>, <style>, style or on* attributes, unquoted attribute values,
+// or tag and attribute names are compile errors. Text bodies, SMS, chat and
+// subjects take values as cleaned, unescaped.
+//
+// # Custom templates
+//
+// A notify.Template may serve any subset of chat, SMS and e-mail: an empty
+// body means "not this channel", and rendering for it is InvalidArgument on
+// "template_slug". Its Variables list the variables it requires; any other
+// variable its bodies use is required as well, unless it has a default.
+// An empty Class means transactional; CRLF line ends become LF. Check
+// validates a template before a host stores it.
+//
+// # The stock catalogue
+//
+// The catalogue lives in catalogue/ as one <slug>.tmpl file per template,
+// embedded in the binary. A file has "key: value" header lines (about,
+// class, variables, optional, cloud) and five sections, each starting with
+// a line "--- <name>": chat, sms, email.subject, email.html and
+// email.text. The email.html section is wrapped in catalogue/layout.html at
+// its "<!-- BODY -->" line. Every variable a template declares is used in
+// its chat, SMS, HTML and text bodies, and every variable used is
+// declared; SMS bodies use only the GSM 03.38 basic character set. To add
+// a template, add a file: New compiles it and the package's tests check it.
+//
+// The stock variables are those of spec 2.3 (OTP, ACTION, NAME, PLAN_NAME,
+// AMOUNT, EXPIRY_DATE, INVOICE_NO, DAYS_LEFT, SERVICE_NAME, TOKEN_NO,
+// LINK, BRAND_NAME) plus REASON, STATUS, PAYMENT_ID, DATE, DUE_DATE,
+// BALANCE, ORDER_ID, DELIVERY_DATE, TRACKING_LINK, TIME, DISCOUNT and
+// CODE. AMOUNT, BALANCE and DISCOUNT are shown as given: include the
+// currency ("Rs 499", "₹499.00", "20%"); SMS bodies stay in GSM-7 only
+// when the values do.
+//
+// # Cloud templates
+//
+// CloudTemplate maps a slug and its variables to a cloud-channel template
+// (name, language, positional parameters in declaration order), so the
+// chat channel can send template_slug through the cloud gateway. The
+// cloud template must be registered under that name with the chat body's
+// wording, its placeholders numbered in declaration order.
+package template

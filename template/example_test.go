@@ -1,0 +1,182 @@
+package template_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/template"
+)
+
+// memTemplates is a tiny notify.TemplateStore for the examples and tests
+// (memstore has the real in-memory one).
+type memTemplates struct {
+	mu  sync.Mutex
+	m   map[string]map[string]*notify.Template
+	err error // returned by every call when set
+}
+
+func newMemTemplates() *memTemplates {
+	return &memTemplates{m: map[string]map[string]*notify.Template{}}
+}
+
+func (s *memTemplates) Template(ctx context.Context, account, slug string) (*notify.Template, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	t, ok := s.m[account][slug]
+	if !ok {
+		return nil, notify.Errorf(notify.CodeNotFound, "memTemplates: no template %q", slug)
+	}
+	return t, nil
+}
+
+func (s *memTemplates) PutTemplate(_ context.Context, account string, t *notify.Template) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m[account] == nil {
+		s.m[account] = map[string]*notify.Template{}
+	}
+	c := *t
+	s.m[account][t.Slug] = &c
+	return nil
+}
+
+func (s *memTemplates) DeleteTemplate(_ context.Context, account, slug string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[account][slug]; !ok {
+		return notify.Errorf(notify.CodeNotFound, "memTemplates: no template %q", slug)
+	}
+	delete(s.m[account], slug)
+	return nil
+}
+
+func (s *memTemplates) Templates(_ context.Context, account string) ([]*notify.Template, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	var out []*notify.Template
+	for _, t := range s.m[account] {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *notify.Template) int { return strings.Compare(a.Slug, b.Slug) })
+	return out, nil
+}
+
+var _ notify.TemplateStore = (*memTemplates)(nil)
+
+// An account stores its own template, checked before it is saved, and
+// sends it by slug like a stock one.
+func Example_customTemplate() {
+	ctx := context.Background()
+	acct := &notify.Account{ID: "acme", Name: "Acme Yoga"}
+	store := newMemTemplates()
+
+	reminder := &notify.Template{
+		Slug:      "class-reminder",
+		Variables: []string{"NAME", "CLASS", "TIME"},
+		Chat:      "Hi {{NAME}}, your *{{CLASS}}* class starts at {{TIME}}. See you on the mat! - {{BRAND_NAME}}",
+		SMS:       "Hi {{NAME}}, your {{CLASS}} class starts at {{TIME}}. - {{BRAND_NAME}}",
+	}
+	if err := template.Check(reminder); err != nil {
+		fmt.Println("rejected:", err)
+		return
+	}
+	_ = store.PutTemplate(ctx, acct.ID, reminder)
+
+	r, err := template.New(store)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	vars := notify.Vars{"NAME": "Asha", "CLASS": "Sunrise Flow", "TIME": "6:30 AM"}
+	chat, err := r.Render(ctx, notify.KindChat, acct, "class-reminder", vars)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(chat.Text)
+	fmt.Println(chat.Class, chat.Values)
+
+	// The template has no e-mail form.
+	_, err = r.Render(ctx, notify.KindEmail, acct, "class-reminder", vars)
+	fmt.Println(notify.CodeOf(err))
+	// Output:
+	// Hi Asha, your *Sunrise Flow* class starts at 6:30 AM. See you on the mat! - Acme Yoga
+	// transactional [Asha Sunrise Flow 6:30 AM Acme Yoga]
+	// invalid_argument
+}
+
+// A stock template rendered for each channel.
+func ExampleRenderer_Render() {
+	r, err := template.New(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	acct := &notify.Account{ID: "acme", Name: "Acme"}
+	vars := notify.Vars{"OTP": "482913", "ACTION": "login"}
+	sms, _ := r.Render(context.Background(), notify.KindSMS, acct, "standard-otp", vars)
+	fmt.Println(sms.Text)
+	mail, _ := r.Render(context.Background(), notify.KindEmail, acct, "standard-otp", vars)
+	fmt.Println(mail.Subject)
+	// Output:
+	// 482913 is your Acme login code. Never share it with anyone.
+	// Your Acme login code
+}
+
+// Every missing variable is named, each on its own field.
+func ExampleRenderer_Render_missingVariables() {
+	r, _ := template.New(nil)
+	_, err := r.Render(context.Background(), notify.KindChat, &notify.Account{Name: "Acme"},
+		"out-for-delivery", notify.Vars{"NAME": "Asha"})
+	var e *notify.Error
+	if errors.As(err, &e) {
+		for _, f := range e.Fields {
+			fmt.Println(f.Field)
+		}
+	}
+	// Output:
+	// variables.ORDER_ID
+	// variables.TRACKING_LINK
+}
+
+// Positional values, as the cloud channel keys them, fill the variables
+// in declaration order; the cloud mapping gives the template name and the
+// parameters in that order, defaults included.
+func ExampleRenderer_CloudTemplate() {
+	r, _ := template.New(nil)
+	acct := &notify.Account{ID: "acme", Name: "Acme"}
+	ct, err := r.CloudTemplate(context.Background(), acct, "out-for-delivery",
+		notify.Vars{"1": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ct.Name, ct.Language)
+	fmt.Printf("%q\n", ct.Params)
+	// Output:
+	// out_for_delivery en_US
+	// ["Asha" "OD-1" "https://track.example/OD-1" "Acme"]
+}
+
+// An unknown slug names the nearest known ones.
+func ExampleRenderer_Render_unknownSlug() {
+	r, _ := template.New(nil)
+	_, err := r.Render(context.Background(), notify.KindChat, nil, "order-confirm", nil)
+	fmt.Println(err)
+	// Output:
+	// invalid_argument: template: unknown slug: template_slug: unknown template "order-confirm"; did you mean order-confirmed?
+}

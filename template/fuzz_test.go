@@ -1,0 +1,135 @@
+package template
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+)
+
+// fuzzStore serves one custom template to every account.
+type fuzzStore struct{ t *notify.Template }
+
+func (s fuzzStore) Template(_ context.Context, _, slug string) (*notify.Template, error) {
+	if slug == s.t.Slug {
+		return s.t, nil
+	}
+	return nil, notify.Errorf(notify.CodeNotFound, "no template")
+}
+func (s fuzzStore) PutTemplate(context.Context, string, *notify.Template) error { return nil }
+func (s fuzzStore) DeleteTemplate(context.Context, string, string) error        { return nil }
+func (s fuzzStore) Templates(context.Context, string) ([]*notify.Template, error) {
+	return []*notify.Template{s.t}, nil
+}
+
+// markup counts the characters that make HTML structure. Values are
+// escaped, so whatever they hold, a rendered body has exactly as many as
+// its literal text.
+func markup(s string) int {
+	return strings.Count(s, "<") + strings.Count(s, ">") + strings.Count(s, `"`)
+}
+
+func litMarkup(b *body) int {
+	n := 0
+	for _, l := range b.lits {
+		n += markup(l)
+	}
+	return n
+}
+
+// checkRendered asserts what holds of every successful render.
+func checkRendered(t *testing.T, tp *tmpl, kind notify.Kind, out *notify.Rendered) {
+	t.Helper()
+	for _, s := range []string{out.Subject, out.Text, out.HTML} {
+		if !utf8.ValidString(s) || strings.ContainsAny(s, "\r\x00\x1b\u202e") {
+			t.Fatalf("output %q holds invalid UTF-8 or a control character", s)
+		}
+	}
+	if strings.ContainsAny(out.Subject, "\n") {
+		t.Fatalf("subject %q holds a line break", out.Subject)
+	}
+	if kind == notify.KindEmail && tp.html != nil {
+		if got, want := markup(out.HTML), litMarkup(tp.html); got != want {
+			t.Fatalf("HTML has %d markup characters, its template %d: a value injected markup:\n%s", got, want, out.HTML)
+		}
+	}
+}
+
+func kindOf(k uint8) notify.Kind {
+	return []notify.Kind{notify.KindChat, notify.KindSMS, notify.KindEmail, notify.KindOTP}[k%4]
+}
+
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	var e *notify.Error
+	if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
+		t.Fatalf("error %v (%T), want InvalidArgument", err, err)
+	}
+}
+
+// FuzzRender renders arbitrary slugs with arbitrary variables, stock and
+// custom: no panic, only InvalidArgument errors, and values never add
+// markup to HTML or line breaks to subjects.
+func FuzzRender(f *testing.F) {
+	f.Add("out-for-delivery", "NAME", "<b>Asha</b>", "3", "https://t.example/x", uint8(2))
+	f.Add("standard-otp", "OTP", "1234", "ACTION", "login\r\nBcc: x", uint8(1))
+	f.Add("promo-discount", "1", "A\"B'", "EXPIRY_DATE", "29/02/2028", uint8(0))
+	f.Add("custom", "NAME", "\u202e<x>", "DOC", "https://a.example/?a=\"b\"", uint8(2))
+	f.Add("standrd-otp", "name", "", "", "", uint8(3))
+	custom := &notify.Template{Slug: "custom", Variables: []string{"NAME"}, EmailSubject: "Hi {{NAME}}",
+		EmailHTML: `<p title="{{NAME}}">{{NAME}}</p><a href="{{DOC}}">d</a><a href="https://x.example/{{NAME}}?q={{NAME}}">q</a>`,
+		Chat:      "{{NAME}} {{DOC}}"}
+	r, err := New(fuzzStore{custom})
+	if err != nil {
+		f.Fatal(err)
+	}
+	acct := &notify.Account{ID: "a", Name: "Acme <Co>"}
+	f.Fuzz(func(t *testing.T, slug, k1, v1, k2, v2 string, k uint8) {
+		kind := kindOf(k)
+		vars := notify.Vars{k1: v1, k2: v2}
+		out, err := r.Render(context.Background(), kind, acct, slug, vars)
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		tp, err := r.lookup(context.Background(), acct, slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRendered(t, tp, kind, out)
+		if _, err := r.CloudTemplate(context.Background(), acct, slug, vars); err != nil {
+			t.Fatalf("Render succeeded, CloudTemplate failed: %v", err)
+		}
+	})
+}
+
+// FuzzCompile compiles arbitrary custom bodies and renders what compiles.
+func FuzzCompile(f *testing.F) {
+	f.Add("Hi {{NAME}}", `<a href="{{LINK}}">{{NAME}}</a>`, "{{NAME}}", "x")
+	f.Add("{{ 1 }} {{2}}", `<p style="{{X}}">`, "a\nb", "1")
+	f.Add("{{", "<script>{{X}}</script><{{T}}>", "", "")
+	f.Add("}}{{A}}{{", `<a title='{{A}}' href=x{{B}}>`, "s", "<>")
+	f.Fuzz(func(t *testing.T, chat, html, subject, value string) {
+		src := &notify.Template{Slug: "f", Chat: chat, EmailHTML: html, EmailSubject: subject}
+		tp, err := compileCustom(src)
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		vars := notify.Vars{}
+		for _, v := range tp.vars {
+			vars[v.name] = value
+		}
+		for _, kind := range []notify.Kind{notify.KindChat, notify.KindEmail} {
+			out, err := tp.render(kind, &notify.Account{Name: "A"}, vars)
+			if err != nil {
+				checkErr(t, err)
+				continue
+			}
+			checkRendered(t, tp, kind, out)
+		}
+	})
+}

@@ -1,0 +1,210 @@
+package template
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/notifykit/notify"
+)
+
+// Renderer renders the stock catalogue and the custom templates of each
+// account. Create one with New and share it: all methods are safe for
+// concurrent use.
+type Renderer struct {
+	store notify.TemplateStore
+	stock map[string]*tmpl
+	slugs []string
+	cache cache
+}
+
+// New returns a Renderer over the stock catalogue, which it parses and
+// compiles once, here, and over the custom templates of store (nil: stock
+// templates only). An error means the embedded catalogue is broken, which
+// the package's tests rule out.
+func New(store notify.TemplateStore) (*Renderer, error) {
+	stock, slugs, err := loadStock(stockFS)
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{store: store, stock: stock, slugs: slugs}, nil
+}
+
+// Render renders the template slug for kind: the chat text (KindChat), the
+// SMS text (KindSMS) or the e-mail subject, HTML and text (KindEmail).
+//
+// An account's custom template takes precedence over the stock template
+// of the same slug, so an account can reword a stock message; the store
+// is therefore asked first on every render when the Renderer has one and
+// acct has an ID. A store error other than NotFound is returned with its
+// code: without an answer Render cannot tell which wording applies.
+//
+// Errors are InvalidArgument naming every problem: an unknown slug (field
+// "template_slug", with the nearest known slugs), a custom template without
+// a body for kind or that no longer compiles ("template_slug"), and each
+// missing, unknown or bad variable ("variables.NAME"). See the package
+// documentation for the rules on variables. The result is the caller's.
+func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug string, vars notify.Vars) (*notify.Rendered, error) {
+	t, err := r.lookup(ctx, acct, slug)
+	if err != nil {
+		return nil, err
+	}
+	return t.render(kind, acct, vars)
+}
+
+// CloudTemplate maps a template and its variables to a cloud-channel
+// template message: the template's cloud name (for stock templates the
+// catalogue's "cloud" line, by default the slug with '-' replaced by '_';
+// for custom templates always the latter), its language (en_US unless the
+// catalogue says otherwise) and the values of its variables as positional
+// parameters in declaration order, defaults applied and runs of spaces
+// collapsed (cloud parameters may not hold them). The cloud template must
+// be registered with the same wording and parameter order; the chat body
+// of the catalogue file is that wording.
+//
+// It looks templates up and validates variables as Render does, with the
+// same errors. The result is the caller's; HeaderURL and HeaderKind are
+// left empty for the channel to fill.
+func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*notify.ChatTemplate, error) {
+	t, err := r.lookup(ctx, acct, slug)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := t.resolve(acct, vars)
+	if err != nil {
+		return nil, err
+	}
+	return t.cloud(vals), nil
+}
+
+// Slugs returns the slugs of the stock catalogue, sorted. The slice is the
+// caller's.
+func (r *Renderer) Slugs() []string { return slices.Clone(r.slugs) }
+
+// Info describes a template: what Describe returns.
+type Info struct {
+	Slug string
+	// About is a one-line description (stock templates only).
+	About string
+	Class notify.PriceClass
+	// Custom reports whether the template is the account's own.
+	Custom bool
+	// Variables are in declaration order, the order of positional values
+	// and cloud parameters.
+	Variables []Variable
+	// Kinds are the channels the template has a body for.
+	Kinds []notify.Kind
+	// CloudName and CloudLanguage are what CloudTemplate uses.
+	CloudName     string
+	CloudLanguage string
+}
+
+// Variable describes one variable of a template.
+type Variable struct {
+	Name string
+	// Required is false for variables with a default (ACTION, BRAND_NAME).
+	Required bool
+	// Default describes the default: "verification", or "the account's
+	// name"; empty for required variables.
+	Default string
+	// Rule describes the rule values must follow, empty when any text goes.
+	Rule string
+}
+
+// Describe returns the template an account would get for slug, with the
+// same lookup and errors as Render. The result is the caller's.
+func (r *Renderer) Describe(ctx context.Context, acct *notify.Account, slug string) (*Info, error) {
+	t, err := r.lookup(ctx, acct, slug)
+	if err != nil {
+		return nil, err
+	}
+	info := &Info{Slug: t.slug, About: t.about, Class: t.class, Custom: t.custom,
+		CloudName: t.cloudName, CloudLanguage: t.cloudLang}
+	for _, v := range t.vars {
+		d := ""
+		switch v.def {
+		case defVerification:
+			d = "verification"
+		case defAccountName:
+			d = "the account's name"
+		}
+		rule := v.check.validate("") // the empty value breaks every rule but "any text"
+		info.Variables = append(info.Variables, Variable{Name: v.name, Required: v.def == noDefault, Default: d, Rule: rule})
+	}
+	if t.chat != nil {
+		info.Kinds = append(info.Kinds, notify.KindChat)
+	}
+	if t.sms != nil {
+		info.Kinds = append(info.Kinds, notify.KindSMS)
+	}
+	if t.html != nil || t.text != nil {
+		info.Kinds = append(info.Kinds, notify.KindEmail)
+	}
+	return info, nil
+}
+
+// lookup finds the template an account gets for slug: its custom template
+// first, then the stock one.
+func (r *Renderer) lookup(ctx context.Context, acct *notify.Account, slug string) (*tmpl, error) {
+	if !validSlug(slug) {
+		return nil, r.unknown(ctx, acct, slug)
+	}
+	if r.store != nil && acct != nil && acct.ID != "" {
+		ct, err := r.store.Template(ctx, acct.ID, slug)
+		switch {
+		case err == nil && ct != nil:
+			t, err := r.cache.get(acct.ID, ct)
+			if err != nil {
+				return nil, &notify.Error{Code: notify.CodeInvalidArgument, Err: err,
+					Fields: []notify.FieldError{{Field: "template_slug",
+						Message: fmt.Sprintf("custom template %q cannot be used; fix it in the template store", slug)}}}
+			}
+			return t, nil
+		case err != nil && notify.CodeOf(err) != notify.CodeNotFound:
+			return nil, &notify.Error{Code: notify.CodeOf(err),
+				Err: fmt.Errorf("template: looking up custom template %q: %w", slug, err)}
+		}
+	}
+	if t, ok := r.stock[slug]; ok {
+		return t, nil
+	}
+	return nil, r.unknown(ctx, acct, slug)
+}
+
+// unknown builds the error for a slug that names no template, suggesting
+// the nearest stock and custom slugs.
+func (r *Renderer) unknown(ctx context.Context, acct *notify.Account, slug string) error {
+	var msg strings.Builder
+	msg.WriteString("unknown template ")
+	msg.WriteString(strconv.Quote(clip(clean(slug), 64)))
+	if slug != "" && !validSlug(slug) {
+		msg.WriteString(" (slugs are 1-64 lower-case letters, digits, '-' and '_')")
+	}
+	candidates := r.slugs
+	if r.store != nil && acct != nil && acct.ID != "" {
+		if custom, err := r.store.Templates(ctx, acct.ID); err == nil {
+			candidates = slices.Clone(r.slugs)
+			// Bounded: this runs for every unknown slug a client sends.
+			for _, t := range custom[:min(len(custom), 200)] {
+				if t != nil {
+					candidates = append(candidates, t.Slug)
+				}
+			}
+		}
+	}
+	if near := nearest(slug, candidates, 3); len(near) > 0 {
+		msg.WriteString("; did you mean ")
+		msg.WriteString(orList(near))
+		msg.WriteString("?")
+	} else {
+		msg.WriteString("; stock templates are ")
+		msg.WriteString(strings.Join(r.slugs, ", "))
+	}
+	return &notify.Error{Code: notify.CodeInvalidArgument, Err: errorString("template: unknown slug"),
+		Fields: []notify.FieldError{{Field: "template_slug", Message: msg.String()}}}
+}
+
+// Interface guards
+var _ notify.TemplateRenderer = (*Renderer)(nil)
