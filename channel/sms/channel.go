@@ -1,0 +1,488 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/template/dlt"
+)
+
+// Limits of the request fields the channel checks.
+const (
+	// DefaultMaxSegments is the longest message, in segments, that a
+	// Channel sends unless Config.MaxSegments says otherwise.
+	DefaultMaxSegments = 10
+	// dltHeaderLen is the length of a DLT sender header.
+	dltHeaderLen = 6
+	// maxSenderLen is the longest alphanumeric sender ID GSM can carry.
+	maxSenderLen = 11
+	// maxBrandLen bounds the brand put in the OTP text, the length of a
+	// DLT variable, since OTP texts are usually DLT templates.
+	maxBrandLen = dlt.MaxValueLen
+	// maxDomainLen is the longest DNS name.
+	maxDomainLen = 253
+)
+
+// Config configures a Channel.
+type Config struct {
+	// Provider delivers every message of the channel. Required.
+	Provider notify.Provider
+	// Renderer renders requests with a template_slug from the template's
+	// SMS form. Optional: without it such requests are refused with
+	// InvalidArgument on template_slug. Default none.
+	Renderer notify.TemplateRenderer
+	// OTPText returns the text of an otp-route message for the code and
+	// the brand (brand may be empty). It must not fail or keep the code.
+	// Default DefaultOTPText.
+	OTPText func(code, brand string) string
+	// MaxSegments is the most segments one message may take; longer
+	// messages are refused. Default DefaultMaxSegments (10).
+	MaxSegments int
+	// AllowUnregisteredDLT lets the dlt route use a template ID that the
+	// account has not registered, when the request also gives the entity
+	// ID. The text is then sent unchecked: a mismatch is found only by the
+	// operator's scrubber, after the message was charged (the vendor's
+	// refusal is refunded). Default false: such requests are refused.
+	AllowUnregisteredDLT bool
+}
+
+// DefaultOTPText is the default Config.OTPText: "482913 is your ACME
+// verification code. Do not share it with anyone.", without the brand
+// when brand is empty.
+func DefaultOTPText(code, brand string) string {
+	if brand == "" {
+		return code + " is your verification code. Do not share it with anyone."
+	}
+	return code + " is your " + brand + " verification code. Do not share it with anyone."
+}
+
+// Channel is the SMS channel. It implements notify.Channel for KindSMS;
+// create it with New. It is safe for concurrent use and keeps no state
+// between sends.
+type Channel struct {
+	provider     notify.Provider
+	providerName string
+	renderer     notify.TemplateRenderer
+	otpText      func(code, brand string) string
+	maxSegments  int
+	unregistered bool
+}
+
+// New returns a Channel that sends through cfg.Provider. It fails when the
+// provider is missing or MaxSegments is negative.
+func New(cfg Config) (*Channel, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("sms: Config.Provider is required")
+	}
+	if cfg.MaxSegments < 0 {
+		return nil, errors.New("sms: Config.MaxSegments must not be negative")
+	}
+	c := &Channel{
+		provider:     cfg.Provider,
+		providerName: cfg.Provider.Name(),
+		renderer:     cfg.Renderer,
+		otpText:      cfg.OTPText,
+		maxSegments:  cfg.MaxSegments,
+		unregistered: cfg.AllowUnregisteredDLT,
+	}
+	if c.otpText == nil {
+		c.otpText = DefaultOTPText
+	}
+	if c.maxSegments == 0 {
+		c.maxSegments = DefaultMaxSegments
+	}
+	return c, nil
+}
+
+// Kind returns notify.KindSMS.
+func (c *Channel) Kind() notify.Kind { return notify.KindSMS }
+
+// Prepare validates and normalises an *notify.SMSRequest for acct, renders
+// its template and checks its DLT text, as the package documentation
+// describes. It returns the envelope with Kind, To, Provider, Units
+// (segments), Class, Domain and SMS set. Every bad field is reported in one
+// InvalidArgument error; a failing renderer's other errors are returned as
+// they are. Prepare has no side effects and does not retain req.
+func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
+	r, ok := req.(*notify.SMSRequest)
+	if !ok || r == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "sms: the SMS channel cannot send %T", req)
+	}
+	if acct == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "sms: Prepare needs an account")
+	}
+	var fe notify.FieldErrors
+
+	to, err := phone.Normalize(r.To)
+	if err != nil {
+		fe.Add("to", err.Error())
+	}
+
+	route := r.Route
+	if route == "" {
+		route = notify.RouteSMS
+	}
+	switch route {
+	case notify.RouteSMS, notify.RouteOTP, notify.RouteDLT:
+	default:
+		fe.Addf("route", "must be sms, otp or dlt, not %q", clip(string(route)))
+	}
+
+	sender, senderDefaulted := r.SenderID, false
+	if sender == "" {
+		sender, senderDefaulted = acct.VendorID, true
+	}
+	if route == notify.RouteDLT {
+		sender = checkDLTHeader(&fe, sender, senderDefaulted)
+	} else if sender != "" {
+		checkSender(&fe, sender, senderDefaulted)
+	}
+
+	if r.Domain != "" && (len(r.Domain) > maxDomainLen || hasControl(r.Domain)) {
+		fe.Addf("domain", "must be a domain name of at most %d characters without control characters", maxDomainLen)
+	}
+
+	// The envelope and its content are allocated together: one allocation
+	// per send instead of two.
+	prepared := &struct {
+		env notify.Envelope
+		msg notify.SMSMessage
+	}{}
+	msg := &prepared.msg
+	msg.Route, msg.SenderID = route, sender
+	class := notify.Transactional
+	var text string
+	textOK := true // false once a problem with the text is reported
+
+	if route == notify.RouteOTP {
+		text, textOK, err = c.otp(ctx, &fe, acct, r, msg)
+	} else {
+		text, class, textOK, err = c.body(ctx, &fe, acct, r)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	if textOK {
+		textOK = checkText(&fe, text)
+	}
+	if route == notify.RouteDLT {
+		c.dltIDs(&fe, acct, r, msg, text, textOK)
+	}
+
+	var enc notify.SMSEncoding
+	var segments int
+	if textOK {
+		enc, segments, _ = Segments(text)
+		if segments > c.maxSegments {
+			fe.Addf("message", "is %d segments long (%s), over the limit of %d", segments, encodingName(enc), c.maxSegments)
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	msg.Text, msg.Encoding, msg.Segments = text, enc, segments
+	prepared.env = notify.Envelope{
+		Kind:     notify.KindSMS,
+		To:       to,
+		Provider: c.providerName,
+		Units:    segments,
+		Class:    class,
+		Domain:   r.Domain,
+		SMS:      msg,
+	}
+	return &prepared.env, nil
+}
+
+// body returns the text of an sms- or dlt-route message: the rendered
+// template, or Message. textOK is false when a problem with the text was
+// reported; err is a renderer failure other than bad input.
+func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest) (text string, class notify.PriceClass, textOK bool, err error) {
+	class = notify.Transactional
+	if r.TemplateSlug == "" {
+		if strings.TrimSpace(r.Message) == "" {
+			fe.Add("message", "is required")
+			return "", class, false, nil
+		}
+		return r.Message, class, true, nil
+	}
+	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, r.Variables)
+	if err != nil || !ok {
+		return "", class, false, err
+	}
+	if rd.Class != "" {
+		class = rd.Class
+	}
+	if strings.TrimSpace(rd.Text) == "" {
+		fe.Addf("template_slug", "template %q has no SMS text", clip(r.TemplateSlug))
+		return "", class, false, nil
+	}
+	return rd.Text, class, true, nil
+}
+
+// render renders slug with the configured renderer. Bad input is added to
+// fe (ok false, err nil); other failures are returned.
+func (c *Channel) render(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, slug string, vars notify.Vars) (*notify.Rendered, bool, error) {
+	if c.renderer == nil {
+		fe.Add("template_slug", "templates are not configured on this SMS channel")
+		return nil, false, nil
+	}
+	rd, err := c.renderer.Render(ctx, notify.KindSMS, acct, slug, vars)
+	if err != nil {
+		var ne *notify.Error
+		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {
+			if len(ne.Fields) == 0 {
+				fe.Add("template_slug", strings.TrimPrefix(err.Error(), string(notify.CodeInvalidArgument)+": "))
+			}
+			*fe = append(*fe, ne.Fields...)
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	if rd == nil {
+		return nil, false, notify.Errorf(notify.CodeInternal, "sms: renderer returned no template for %q", clip(slug))
+	}
+	return rd, true, nil
+}
+
+// otp checks the code of an otp-route message, sets msg.OTP and returns
+// the text: the rendered template, or Config.OTPText. With a template, the
+// code may come from variables.OTP instead of message, and fills OTP (and
+// BRAND_NAME, when not given) of the template.
+func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest, msg *notify.SMSMessage) (string, bool, error) {
+	code := strings.TrimSpace(r.Message)
+	if code == "" && r.TemplateSlug != "" {
+		code = strings.TrimSpace(r.Variables["OTP"])
+	}
+	codeOK := checkOTP(fe, code)
+	if codeOK {
+		msg.OTP = code
+	}
+
+	brand := r.Brand
+	if brand != "" {
+		if hasControl(brand) || utf8.RuneCountInString(brand) > maxBrandLen {
+			fe.Addf("brand", "must be at most %d characters without control characters", maxBrandLen)
+			brand = ""
+		}
+	} else if n := acct.Name; n != "" && !hasControl(n) && utf8.RuneCountInString(n) <= maxBrandLen {
+		brand = n
+	}
+
+	if r.TemplateSlug == "" {
+		if !codeOK {
+			return "", false, nil
+		}
+		return c.otpText(code, brand), true, nil
+	}
+	if v, ok := r.Variables["OTP"]; ok && codeOK && strings.TrimSpace(v) != code {
+		fe.Add("variables.OTP", "differs from the OTP in message")
+		return "", false, nil
+	}
+	vars := make(notify.Vars, len(r.Variables)+2)
+	maps.Copy(vars, r.Variables)
+	if codeOK {
+		vars["OTP"] = code
+	}
+	if _, ok := vars["BRAND_NAME"]; !ok && brand != "" {
+		vars["BRAND_NAME"] = brand
+	}
+	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, vars)
+	if err != nil || !ok || !codeOK {
+		return "", false, err
+	}
+	if strings.TrimSpace(rd.Text) == "" {
+		fe.Addf("template_slug", "template %q has no SMS text", clip(r.TemplateSlug))
+		return "", false, nil
+	}
+	return rd.Text, true, nil
+}
+
+// dltIDs resolves the template and entity IDs of a dlt-route message into
+// msg and, when the text is usable, checks it against the registered
+// template.
+func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest, msg *notify.SMSMessage, text string, textOK bool) {
+	id := strings.TrimSpace(r.DLTTemplateID)
+	entity := strings.TrimSpace(r.DLTEntityID)
+	if id == "" {
+		fe.Add("dlt_template_id", "is required on the dlt route"+registered(acct))
+		return
+	}
+	tpl, ok := acct.FindDLTTemplate(id)
+	if !ok {
+		switch {
+		case !c.unregistered:
+			fe.Addf("dlt_template_id", "%q is not registered on the account%s", clip(id), registered(acct))
+		case entity == "":
+			fe.Addf("dlt_entity_id", "is required with a template the account has not registered")
+		default:
+			msg.DLTTemplateID, msg.DLTEntityID = id, entity
+		}
+		return
+	}
+	if entity != "" && entity != tpl.EntityID {
+		fe.Addf("dlt_entity_id", "%q is not the entity registered with template %q", clip(entity), clip(id))
+		return
+	}
+	msg.DLTTemplateID, msg.DLTEntityID = tpl.ID, tpl.EntityID
+	if !textOK {
+		return
+	}
+	values, err := dlt.Match(tpl.Content, text)
+	if err != nil {
+		fe.Addf("message", "does not match DLT template %q: %s", clip(id), strings.TrimPrefix(err.Error(), "dlt: "))
+		return
+	}
+	msg.DLTValues = values
+}
+
+// registered lists the account's DLT template IDs for an error message.
+func registered(acct *notify.Account) string {
+	if len(acct.DLTTemplates) == 0 {
+		return " (the account has no registered DLT templates)"
+	}
+	const show = 5
+	ids := make([]string, 0, show)
+	for i, t := range acct.DLTTemplates {
+		if i == show {
+			ids = append(ids, "…")
+			break
+		}
+		ids = append(ids, t.ID)
+	}
+	return " (registered: " + strings.Join(ids, ", ") + ")"
+}
+
+// checkOTP reports a code that is not 4-8 ASCII digits. The code itself
+// never goes into the message: it is a secret.
+func checkOTP(fe *notify.FieldErrors, code string) bool {
+	switch {
+	case notify.ValidOTP(code):
+		return true
+	case code == "":
+		fe.Add("message", "is required: the OTP code on the otp route")
+		return false
+	}
+	for i := 0; i < len(code); i++ {
+		if code[i] < '0' || code[i] > '9' {
+			fe.Add("message", "the OTP must be 4-8 digits, and it contains other characters")
+			return false
+		}
+	}
+	fe.Addf("message", "the OTP must be 4-8 digits, found %d", len(code))
+	return false
+}
+
+// checkDLTHeader checks that sender is a DLT header of 6 letters and
+// returns it in upper case, the form operators register.
+func checkDLTHeader(fe *notify.FieldErrors, sender string, defaulted bool) string {
+	from := ""
+	if defaulted {
+		from = " (the default, the account's vendor ID)"
+	}
+	if sender == "" {
+		fe.Add("sender_id", "is required on the dlt route: a 6-letter DLT header")
+		return ""
+	}
+	n := utf8.RuneCountInString(sender)
+	if n != dltHeaderLen {
+		fe.Addf("sender_id", "must be a 6-letter DLT header on the dlt route, found %d characters%s", n, from)
+		return sender
+	}
+	for i := 0; i < len(sender); i++ {
+		if !isLetter(sender[i]) {
+			fe.Addf("sender_id", "must be a 6-letter DLT header on the dlt route: letters A-Z only%s", from)
+			return sender
+		}
+	}
+	return strings.ToUpper(sender)
+}
+
+// checkSender checks a non-DLT sender ID: at most 11 letters and digits,
+// what GSM can carry as an alphanumeric originator.
+func checkSender(fe *notify.FieldErrors, sender string, defaulted bool) {
+	from := ""
+	if defaulted {
+		from = " (the default, the account's vendor ID)"
+	}
+	ok := len(sender) <= maxSenderLen
+	for i := 0; ok && i < len(sender); i++ {
+		ok = isLetter(sender[i]) || sender[i] >= '0' && sender[i] <= '9'
+	}
+	if !ok {
+		fe.Addf("sender_id", "must be at most %d letters and digits%s", maxSenderLen, from)
+	}
+}
+
+// checkText reports text that cannot be sent as an SMS.
+func checkText(fe *notify.FieldErrors, text string) bool {
+	if !utf8.ValidString(text) {
+		fe.Add("message", "must be valid UTF-8")
+		return false
+	}
+	if strings.IndexByte(text, 0) >= 0 {
+		fe.Add("message", "must not contain NUL characters")
+		return false
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
+}
+
+func encodingName(enc notify.SMSEncoding) string {
+	if enc == notify.UCS2 {
+		return "UCS-2"
+	}
+	return "GSM-7"
+}
+
+// clip shortens a caller's value quoted in an error message.
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Deliver hands env to the provider, once; the Notifier retries. The
+// provider's result and error are returned as they are.
+func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if env == nil || env.SMS == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "sms: Deliver needs an SMS envelope")
+	}
+	return c.provider.Send(ctx, env)
+}
+
+// CheckHealth implements notify.HealthChecker by asking the provider, when
+// it can tell; a provider that cannot is taken as healthy.
+func (c *Channel) CheckHealth(ctx context.Context) error {
+	if h, ok := c.provider.(notify.HealthChecker); ok {
+		return h.CheckHealth(ctx)
+	}
+	return nil
+}
+
+// String names the channel and its provider, for logs.
+func (c *Channel) String() string { return fmt.Sprintf("sms channel via %s", c.providerName) }
+
+// Interface guards
+var (
+	_ notify.Channel       = (*Channel)(nil)
+	_ notify.HealthChecker = (*Channel)(nil)
+)

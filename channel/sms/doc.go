@@ -1,0 +1,34 @@
+// Package sms is the SMS channel of notify: it validates and normalises
+// SMS requests, renders their templates, checks DLT text, counts segments
+// and hands the prepared envelope to one provider.
+//
+// # Routes
+//
+//   - sms (the default): the text is sent as it is, non-DLT.
+//   - otp: Message is the numeric code, 4 to 8 digits. The delivered text
+//     is Config.OTPText of the code and the brand (SMSRequest.Brand, else
+//     the account's name); Envelope.SMS.OTP carries the code, for vendors
+//     with an OTP API of their own.
+//   - dlt: the text must be the content of a DLT template registered on
+//     the account (notify.Account.DLTTemplates) with its {#var#} slots
+//     filled (see package template/dlt); the values go to
+//     Envelope.SMS.DLTValues. dlt_template_id is required; dlt_entity_id
+//     may be left out, and then comes from the registered template. The
+//     sender header must be 6 letters. A template ID the account has not
+//     registered is refused, because its text cannot be checked before the
+//     message is charged, unless Config.AllowUnregisteredDLT is set.
+//
+// # Common rules
+//
+// The recipient is an Indian mobile number: 10 digits starting 6-9, with
+// +91, 91 or 0 prefixes, spaces and dashes removed. sender_id defaults to
+// the account's VendorID. A text longer than Config.MaxSegments segments
+// (default 10) is refused; see Segments for how they are counted.
+// Envelope.Units is the number of segments, so the price is per segment.
+// With template_slug the body is rendered by Config.Renderer from the
+// template's SMS form. Envelope.Class is the rendered template's class, or
+// Transactional; price lists tell routes apart by Envelope.SMS.Route.
+//
+// Prepare reports every bad field at once, as a notify.CodeInvalidArgument
+// *notify.Error with the spec's JSON field names; nothing is charged then.
+package sms

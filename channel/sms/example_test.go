@@ -1,0 +1,49 @@
+package sms_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/memprovider"
+)
+
+func ExampleSegments() {
+	for _, text := range []string{
+		"Your OTP is 482913",
+		"Price {promo}: €5",
+		"आपका OTP 482913 है",
+		"Sale today 🎉",
+	} {
+		enc, segments, units := sms.Segments(text)
+		fmt.Println(enc, segments, units)
+	}
+	// Output:
+	// gsm7 1 18
+	// gsm7 1 20
+	// ucs2 1 18
+	// ucs2 1 13
+}
+
+func ExampleNew() {
+	ch, err := sms.New(sms.Config{Provider: memprovider.New("mem")})
+	if err != nil {
+		panic(err)
+	}
+	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMECO",
+		DLTTemplates: []notify.DLTTemplate{{ID: "1107161234567890123", EntityID: "1101456789012345678",
+			Content: "Your OTP for {#var#} is {#var#}. - ACMECO"}}}
+
+	env, err := ch.Prepare(context.Background(), acct, &notify.SMSRequest{
+		To: "+91 98765 43210", Route: notify.RouteDLT, DLTTemplateID: "1107161234567890123",
+		Message: "Your OTP for login is 482913. - ACMECO",
+	})
+	fmt.Println(env.To, env.SMS.SenderID, env.SMS.DLTEntityID, env.SMS.DLTValues, env.Units, err)
+
+	_, err = ch.Prepare(context.Background(), acct, &notify.SMSRequest{To: "98765", Route: notify.RouteOTP, Message: "12"})
+	fmt.Println(err)
+	// Output:
+	// 9876543210 ACMECO 1101456789012345678 [login 482913] 1 <nil>
+	// invalid_argument: to: must be 10 digits, found 5; message: the OTP must be 4-8 digits, found 2
+}

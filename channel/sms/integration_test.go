@@ -1,0 +1,286 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/smsgateway"
+	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/template"
+	"github.com/notifykit/notify/wallet"
+)
+
+// The whole path of an SMS: Notifier -> sms.Channel -> smsgateway ->
+// the fake vendor, with a wallet and the stock price list (per segment:
+// sms 25, otp 20, dlt 18 paise).
+
+const opening = 100000 // paise
+
+type stack struct {
+	n      *notify.Notifier
+	vendor *smsgatewaytest.Server
+	wallet *testWallet
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{
+		APIKey: "vendor-key-77f3",
+		Templates: []smsgatewaytest.Template{
+			{ID: otpTplID, EntityID: entityID, Sender: "ACMECO", Content: otpTemplate},
+			{ID: orderTplID, EntityID: entityID, Sender: "ACMECO", Content: "Dear {#var#}, your order {#var#} has shipped. - ACMECO"},
+		},
+	})
+	t.Cleanup(vendor.Close)
+	p, err := smsgateway.New(smsgateway.Config{APIKey: "vendor-key-77f3", BaseURL: vendor.URL, HTTPClient: vendor.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	renderer, err := template.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := sms.New(sms.Config{Provider: p, Renderer: renderer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &testWallet{balance: map[string]int64{"acme": opening}, refs: map[string]int64{}}
+	n, err := notify.New(testAccounts{testAccount()},
+		notify.WithChannel(ch),
+		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &stack{n: n, vendor: vendor, wallet: w}
+}
+
+func TestSendEveryRoute(t *testing.T) {
+	s := newStack(t)
+	tests := []struct {
+		name  string
+		req   notify.SMSRequest
+		want  smsgatewaytest.Sent // RequestID, Numbers and Cost are checked apart
+		units int
+		price int64 // per segment
+	}{
+		{"sms", notify.SMSRequest{To: "+91 98765 43210", Message: "Your parcel is out for delivery."},
+			smsgatewaytest.Sent{Route: "q", Message: "Your parcel is out for delivery.", Language: "english", Parts: 1}, 1, 25},
+		{"sms, Hindi over two segments", notify.SMSRequest{To: "9876543210", Message: strings.Repeat("नमस्ते ", 12)},
+			smsgatewaytest.Sent{Route: "q", Message: strings.Repeat("नमस्ते ", 12), Language: "unicode", Parts: 2}, 2, 25},
+		{"sms from a stock template", notify.SMSRequest{To: "9876543210", TemplateSlug: "order-confirmed",
+			Variables: notify.Vars{"NAME": "Asha", "ORDER_ID": "A-1042", "AMOUNT": "499.00", "DELIVERY_DATE": "12/06/2030",
+				"LINK": "https://shop.example.in/o/A-1042"}},
+			smsgatewaytest.Sent{Route: "q", Language: "english", Parts: 1}, 1, 25},
+		{"otp", notify.SMSRequest{To: "9876543210", Message: "482913", Route: notify.RouteOTP, Brand: "ShopKart"},
+			smsgatewaytest.Sent{Route: "otp", VariablesValues: "482913", Parts: 1}, 1, 20},
+		{"dlt, entity from the account", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+			Message: "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO"},
+			smsgatewaytest.Sent{Route: "dlt_manual", Message: "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO",
+				SenderID: "ACMECO", TemplateID: otpTplID, EntityID: entityID, Parts: 1}, 1, 18},
+		{"dlt, both IDs", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, DLTEntityID: entityID,
+			Message: "Dear Asha, your order A-1042 has shipped. - ACMECO", Domain: "shop.example.in"},
+			smsgatewaytest.Sent{Route: "dlt_manual", Message: "Dear Asha, your order A-1042 has shipped. - ACMECO",
+				SenderID: "ACMECO", TemplateID: orderTplID, EntityID: entityID, Parts: 1}, 1, 18},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := s.wallet.get("acme")
+			sentBefore := len(s.vendor.Sent())
+			req := tt.req
+			req.Account = "acme"
+			r, err := s.n.SendSMS(t.Context(), &req)
+			if err != nil {
+				t.Fatalf("SendSMS: %v", err)
+			}
+			cost := tt.price * int64(tt.units)
+			if r.Status != notify.StatusSent || r.Units != tt.units || r.Cost.Minor != cost || r.Provider != smsgateway.DefaultName ||
+				r.To != "9876543210" || r.Domain != tt.req.Domain || r.Attempts != 1 {
+				t.Fatalf("receipt = %+v", r)
+			}
+			if got := s.wallet.get("acme"); got != before-cost || r.Balance.Minor != got {
+				t.Fatalf("wallet %d -> %d (receipt says %d), want a charge of %d", before, got, r.Balance.Minor, cost)
+			}
+			sent := s.vendor.Sent()
+			if len(sent) != sentBefore+1 {
+				t.Fatalf("vendor got %d messages, want 1", len(sent)-sentBefore)
+			}
+			got := sent[len(sent)-1]
+			if got.RequestID != r.ProviderMessageID || len(got.Numbers) != 1 || got.Numbers[0] != "9876543210" {
+				t.Fatalf("vendor got %+v for receipt %s", got, r.ProviderMessageID)
+			}
+			if tt.want.Message == "" && got.Route == "q" { // rendered: check it is the template's text
+				if !strings.Contains(got.Message, "A-1042") {
+					t.Fatalf("rendered text %q", got.Message)
+				}
+				tt.want.Message = got.Message
+			}
+			got.RequestID, got.Numbers, got.Cost = "", nil, 0
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("vendor got %+v\nwant          %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSendBadInputChargesNothing runs every bad input of the SMS issue
+// through the Notifier: each is InvalidArgument naming its field, charges
+// nothing and reaches no vendor.
+func TestSendBadInputChargesNothing(t *testing.T) {
+	s := newStack(t)
+	good := "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO"
+	tests := []struct {
+		name  string
+		req   notify.SMSRequest
+		field string
+	}{
+		{"9-digit number", notify.SMSRequest{To: "987654321", Message: "hi"}, "to"},
+		{"11-digit number", notify.SMSRequest{To: "98765432101", Message: "hi"}, "to"},
+		{"letters in the number", notify.SMSRequest{To: "98765abc10", Message: "hi"}, "to"},
+		{"number starting 0-5", notify.SMSRequest{To: "4876543210", Message: "hi"}, "to"},
+		{"empty message", notify.SMSRequest{To: "9876543210"}, "message"},
+		{"unknown route", notify.SMSRequest{To: "9876543210", Message: "hi", Route: "transactional"}, "route"},
+		{"non-numeric OTP", notify.SMSRequest{To: "9876543210", Message: "abcd", Route: notify.RouteOTP}, "message"},
+		{"3-digit OTP", notify.SMSRequest{To: "9876543210", Message: "123", Route: notify.RouteOTP}, "message"},
+		{"dlt without IDs", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT}, "dlt_template_id"},
+		{"7-character DLT header", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT,
+			DLTTemplateID: otpTplID, SenderID: "ACMECOS"}, "sender_id"},
+		{"text off the DLT template", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+			Message: "Your OTP for login is 482913. Valid for 10 minutes. - ACMECO"}, "message"},
+		{"more than 10 segments", notify.SMSRequest{To: "9876543210", Message: strings.Repeat("x", 1531)}, "message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := tt.req
+			req.Account = "acme"
+			r, err := s.n.SendSMS(t.Context(), &req)
+			var e *notify.Error
+			if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
+				t.Fatalf("SendSMS = %+v, %v; want invalid_argument", r, err)
+			}
+			if len(e.Fields) != 1 || e.Fields[0].Field != tt.field {
+				t.Fatalf("fields = %+v, want only %s", e.Fields, tt.field)
+			}
+			if r != nil {
+				t.Fatalf("a receipt for bad input: %+v", r)
+			}
+		})
+	}
+	if got := s.wallet.get("acme"); got != opening {
+		t.Fatalf("wallet %d, want %d untouched", got, opening)
+	}
+	if n := s.vendor.Requests(); n != 0 {
+		t.Fatalf("%d requests reached the vendor", n)
+	}
+}
+
+func TestSendVendorFailures(t *testing.T) {
+	s := newStack(t)
+	send := func() (*notify.Receipt, error) {
+		return s.n.SendSMS(t.Context(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Hello"})
+	}
+
+	// A permanent refusal: not retried, refunded.
+	s.vendor.FailNext(smsgatewaytest.InvalidNumbers)
+	r, err := send()
+	if notify.CodeOf(err) != notify.CodeRejected || r == nil || r.Status != notify.StatusFailed || r.Attempts != 1 || r.Cost.Minor != 0 {
+		t.Fatalf("rejected: %+v, %v", r, err)
+	}
+	if got := s.wallet.get("acme"); got != opening {
+		t.Fatalf("wallet %d after a refused send, want %d", got, opening)
+	}
+
+	// The vendor's wallet is empty once: unavailable, retried, charged once.
+	s.vendor.FailNext(smsgatewaytest.LowBalance)
+	r, err = send()
+	if err != nil || r.Attempts != 2 || r.Cost.Minor != 25 {
+		t.Fatalf("retried send: %+v, %v", r, err)
+	}
+	if got := s.wallet.get("acme"); got != opening-25 {
+		t.Fatalf("wallet %d after a retried send, want %d", got, opening-25)
+	}
+
+	// The answer is lost after the vendor took the message: no retry (no
+	// duplicate SMS), and the charge is refunded.
+	accepted := s.vendor.Accepted()
+	s.vendor.BreakNext()
+	r, err = send()
+	if err == nil || r.Attempts != 1 || s.vendor.Accepted() != accepted+1 {
+		t.Fatalf("lost answer: %+v, %v; vendor accepted %d", r, err, s.vendor.Accepted()-accepted)
+	}
+	if got := s.wallet.get("acme"); got != opening-25 {
+		t.Fatalf("wallet %d after a lost answer, want %d", got, opening-25)
+	}
+}
+
+// testAccounts is an AccountStore of fixed accounts.
+type testAccounts []*notify.Account
+
+func (a testAccounts) Account(_ context.Context, id string) (*notify.Account, error) {
+	for _, acct := range a {
+		if acct.ID == id {
+			return acct, nil
+		}
+	}
+	return nil, notify.Errorf(notify.CodeNotFound, "no account %q", id)
+}
+
+func (a testAccounts) AccountByKey(context.Context, string) (*notify.Account, error) {
+	return nil, notify.Errorf(notify.CodeUnauthenticated, "no keys")
+}
+
+// testWallet is a WalletStore in INR with per-ref idempotency.
+type testWallet struct {
+	mu      sync.Mutex
+	balance map[string]int64
+	refs    map[string]int64 // ref -> balance after
+}
+
+func (w *testWallet) get(account string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.balance[account]
+}
+
+func (w *testWallet) Balance(_ context.Context, account string) (notify.Balance, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, ok := w.balance[account]
+	if !ok {
+		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "no wallet %q", account)
+	}
+	return notify.Balance{Account: account, Available: notify.Money{Minor: b, Currency: notify.INR()}}, nil
+}
+
+func (w *testWallet) Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return w.move(account, -amount.Minor, ref)
+}
+
+func (w *testWallet) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return w.move(account, amount.Minor, ref)
+}
+
+func (w *testWallet) move(account string, delta int64, ref string) (notify.Balance, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, ok := w.balance[account]
+	if !ok {
+		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "no wallet %q", account)
+	}
+	if after, done := w.refs[ref]; done {
+		return notify.Balance{Account: account, Available: notify.Money{Minor: after, Currency: notify.INR()}}, nil
+	}
+	if b+delta < 0 {
+		return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds, "short")
+	}
+	w.balance[account] = b + delta
+	w.refs[ref] = b + delta
+	return notify.Balance{Account: account, Available: notify.Money{Minor: b + delta, Currency: notify.INR()}}, nil
+}

@@ -1,0 +1,110 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/notifykit/notify"
+	smschannel "github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/wallet"
+)
+
+// Wiring a Notifier by hand: an account store, one channel over one
+// provider, and a metered wallet.
+func Example() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()}) // ₹100.00
+
+	provider := memprovider.New("mem") // a real one: smsgateway.New(...)
+	smsCh, _ := smschannel.New(smschannel.Config{Provider: provider})
+	n, err := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	r, err := n.SendSMS(context.Background(), &notify.SMSRequest{
+		Account: "acme", To: "+91 98765 43210", Message: "Your order #4411 has shipped.",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Status, r.To, r.Units, "segment, cost", r.Cost, "balance", r.Balance)
+	// Output: sent 9876543210 1 segment, cost 0.25 INR balance 99.75 INR
+}
+
+// Every error is an *Error; CodeOf reads its code, and an InvalidArgument
+// names every bad field.
+func ExampleCodeOf() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	n, _ := notify.New(accounts, notify.WithChannel(smsCh))
+
+	_, err := n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "12345", Route: "fax"})
+	fmt.Println(notify.CodeOf(err))
+	var e *notify.Error
+	if errors.As(err, &e) {
+		for _, f := range e.Fields {
+			fmt.Printf("%s: %s\n", f.Field, f.Message)
+		}
+	}
+	// Output:
+	// invalid_argument
+	// to: must be 10 digits, found 5
+	// route: must be sms, otp or dlt, not "fax"
+	// message: is required
+}
+
+// Money is exact: int64 minor units, parsed and printed without floats.
+func ExampleParseMoney() {
+	m, err := notify.ParseMoney("1234.5", notify.INR())
+	fmt.Println(m.Minor, m, err)
+	_, err = notify.ParseMoney("0.125", notify.INR())
+	fmt.Println(err)
+	// Output:
+	// 123450 1234.50 INR <nil>
+	// notify: parse money "0.125": more than 2 decimal places
+}
+
+// Template variables decode from an object, a positional array or a list
+// of name/value pairs.
+func ExampleVars() {
+	for _, in := range []string{
+		`{"NAME": "Asha", "OTP": "482913"}`,
+		`["Asha", "482913"]`,
+		`[{"name": "NAME", "value": "Asha"}]`,
+		`"Asha"`,
+	} {
+		var v notify.Vars
+		err := json.Unmarshal([]byte(in), &v)
+		fmt.Println(len(v), v["NAME"], v["1"], err)
+	}
+	// Output:
+	// 2 Asha  <nil>
+	// 2  Asha <nil>
+	// 1 Asha  <nil>
+	// 0   variables: must be an object (name to value) or an array, not a string
+}
+
+// An observer sees every message accepted, sent or failed.
+func ExampleObserverFunc() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	n, _ := notify.New(accounts, notify.WithChannel(smsCh),
+		notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+			fmt.Println(e.Type, e.Envelope.Kind, e.Envelope.To)
+		})))
+	_, _ = n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hi"})
+	// Output:
+	// accepted sms 9876543210
+	// sent sms 9876543210
+}

@@ -1,0 +1,83 @@
+package smsgateway_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/provider/smsgateway"
+	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+)
+
+const (
+	testKey    = "f2s-test-key-QmV5b25kIGtleXM"
+	tplID      = "1107161234567890123"
+	entityID   = "1101456789012345678"
+	tplContent = "Your OTP for {#var#} is {#var#}. - ACMECO"
+	testOTP    = "482913"
+)
+
+func newVendor(t *testing.T) *smsgatewaytest.Server {
+	t.Helper()
+	v := smsgatewaytest.NewServer(smsgatewaytest.Config{
+		APIKey:    testKey,
+		Balance:   500000,
+		PartPrice: 25,
+		Templates: []smsgatewaytest.Template{{ID: tplID, EntityID: entityID, Sender: "ACMECO", Content: tplContent}},
+	})
+	t.Cleanup(v.Close)
+	return v
+}
+
+func newProvider(t *testing.T, v *smsgatewaytest.Server, key string) *smsgateway.Provider {
+	t.Helper()
+	p, err := smsgateway.New(smsgateway.Config{APIKey: key, BaseURL: v.URL, HTTPClient: v.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// envelope returns a valid envelope of each route in turn.
+func envelope(i int) *notify.Envelope {
+	env := &notify.Envelope{Kind: notify.KindSMS, To: fmt.Sprintf("98765%05d", i), Provider: smsgateway.DefaultName, Units: 1,
+		Class: notify.Transactional}
+	switch i % 3 {
+	case 0:
+		env.SMS = &notify.SMSMessage{Route: notify.RouteSMS, Text: fmt.Sprintf("Order %d has shipped.", i),
+			SenderID: "ACMECO", Encoding: notify.GSM7, Segments: 1}
+	case 1:
+		env.SMS = &notify.SMSMessage{Route: notify.RouteOTP, OTP: testOTP, SenderID: "ACMECO",
+			Text: testOTP + " is your Acme verification code.", Encoding: notify.GSM7, Segments: 1}
+	default:
+		env.SMS = &notify.SMSMessage{Route: notify.RouteDLT, Text: "Your OTP for login is " + testOTP + ". - ACMECO",
+			SenderID: "ACMECO", DLTTemplateID: tplID, DLTEntityID: entityID, DLTValues: []string{"login", testOTP},
+			Encoding: notify.GSM7, Segments: 1}
+	}
+	return env
+}
+
+func TestConformance(t *testing.T) {
+	v := newVendor(t)
+	providertest.Run(t, providertest.Harness{
+		Provider: newProvider(t, v, testKey),
+		Envelope: envelope,
+		Secrets:  []string{testKey, testOTP},
+		FailNext: func(f providertest.Failure) bool {
+			switch f {
+			case providertest.Temporary:
+				v.FailNextHTTP(503)
+			case providertest.Permanent:
+				v.FailNext(smsgatewaytest.InvalidNumbers)
+			case providertest.RateLimited:
+				v.FailNext(smsgatewaytest.Spamming)
+			default:
+				return false
+			}
+			return true
+		},
+		SetLatency: v.SetLatency,
+		Received:   v.Accepted,
+	})
+}

@@ -1,0 +1,427 @@
+package smsgateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+// Defaults of Config.
+const (
+	DefaultBaseURL = "https://www.fast2sms.com"
+	DefaultName    = "smsgateway"
+	// DefaultTimeout bounds one request of the default HTTP client; the
+	// caller's context bounds it too.
+	DefaultTimeout = 15 * time.Second
+)
+
+// The vendor's paths under BaseURL.
+const (
+	sendPath   = "/dev/bulkV2"
+	walletPath = "/dev/wallet"
+)
+
+// maxBody bounds the vendor answers read; real ones are a few hundred bytes.
+const maxBody = 64 << 10
+
+// spamRetryAfter is how long the vendor's spam check (995) is assumed to
+// last: it publishes no figure, and a minute is longer than the Notifier
+// waits, so the send fails at once and the caller learns when to retry.
+const spamRetryAfter = time.Minute
+
+// Config configures a Provider.
+type Config struct {
+	// APIKey is the vendor's authorization key, sent in the authorization
+	// header. It never appears in errors. Required.
+	APIKey string
+	// BaseURL is the vendor's address. Default DefaultBaseURL
+	// (https://www.fast2sms.com).
+	BaseURL string
+	// HTTPClient sends the requests. Default: a client with DefaultTimeout
+	// (15s) per request and dial, TLS and response-header timeouts of its
+	// own transport, which Close releases.
+	HTTPClient *http.Client
+	// Name is the provider's name in receipts and timeouts. Default
+	// DefaultName ("smsgateway").
+	Name string
+	// Flash sends every message as a flash SMS (shown at once, not
+	// stored). Default false.
+	Flash bool
+}
+
+// Provider sends SMS envelopes through the bulk API. Create one with New;
+// it is safe for concurrent use and holds no goroutines.
+type Provider struct {
+	name     string
+	base     string
+	key      string
+	flash    int
+	client   *http.Client
+	ownsConn bool // client was made by New, so Close may release it
+	closed   atomic.Bool
+}
+
+// New returns a Provider for cfg. It fails when APIKey is missing or
+// BaseURL is not an http(s) URL.
+func New(cfg Config) (*Provider, error) {
+	if cfg.APIKey == "" {
+		return nil, errors.New("smsgateway: Config.APIKey is required")
+	}
+	if strings.ContainsAny(cfg.APIKey, "\r\n") {
+		return nil, errors.New("smsgateway: Config.APIKey must not contain line breaks")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
+		return nil, errors.New("smsgateway: Config.BaseURL must be an http(s) URL without credentials or query")
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	p := &Provider{
+		name:   cfg.Name,
+		base:   strings.TrimRight(cfg.BaseURL, "/"),
+		key:    cfg.APIKey,
+		client: cfg.HTTPClient,
+	}
+	if cfg.Flash {
+		p.flash = 1
+	}
+	if p.client == nil {
+		p.client = defaultClient()
+		p.ownsConn = true
+	}
+	return p, nil
+}
+
+func defaultClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{
+		Timeout: DefaultTimeout,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dialer.DialContext,
+			ForceAttemptHTTP2:     true,
+			TLSHandshakeTimeout:   5 * time.Second,
+			ResponseHeaderTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost:   16,
+			IdleConnTimeout:       90 * time.Second,
+		},
+	}
+}
+
+// Name returns Config.Name.
+func (p *Provider) Name() string { return p.name }
+
+// Close releases the idle connections of the default HTTP client; a client
+// given in Config is left alone. Send keeps working after Close, opening
+// new connections.
+func (p *Provider) Close() error {
+	if p.ownsConn && p.closed.CompareAndSwap(false, true) {
+		p.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// sendRequest is the JSON body of a send; empty fields are left out, as
+// each route takes its own.
+type sendRequest struct {
+	Route           string `json:"route"`
+	SenderID        string `json:"sender_id,omitempty"`
+	Message         string `json:"message,omitempty"`
+	Language        string `json:"language,omitempty"`
+	VariablesValues string `json:"variables_values,omitempty"`
+	TemplateID      string `json:"template_id,omitempty"`
+	EntityID        string `json:"entity_id,omitempty"`
+	Flash           int    `json:"flash"`
+	Numbers         string `json:"numbers"`
+}
+
+// Send sends env as one SMS, once, and returns the vendor's request_id as
+// the ProviderMessageID. Errors are classified as the package
+// documentation describes; an envelope the vendor could not take (no SMS
+// content, a number that is not 10 digits starting 6-9, a route's missing
+// field) is CodeInvalidArgument and sends nothing.
+func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("smsgateway: %w", err)
+	}
+	body, err := p.body(env)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, notify.Errorf(notify.CodeInternal, "smsgateway: encode request: %v", err)
+	}
+	var out response
+	if err := p.call(ctx, sendPath, data, &out); err != nil {
+		return nil, err
+	}
+	if out.RequestID == "" {
+		return nil, notify.Errorf(notify.CodeInternal,
+			"smsgateway: the vendor reported success without a request_id; the message may have been sent, so it is not retried")
+	}
+	return &notify.Result{Provider: p.name, ProviderMessageID: out.RequestID}, nil
+}
+
+// body builds the request for env's route.
+func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
+	if env == nil || env.SMS == nil {
+		return nil, notify.InvalidField("message", "smsgateway sends SMS envelopes only")
+	}
+	m := env.SMS
+	var fe notify.FieldErrors
+	number, err := phone.Normalize(env.To)
+	if err != nil {
+		fe.Add("to", err.Error())
+	}
+	req := &sendRequest{Flash: p.flash, Numbers: number}
+	switch m.Route {
+	case notify.RouteSMS, "":
+		req.Route = "q"
+		if strings.TrimSpace(m.Text) == "" {
+			fe.Add("message", "is required")
+		}
+		req.Message = m.Text
+		req.Language = language(m)
+	case notify.RouteOTP:
+		req.Route = "otp"
+		if !notify.ValidOTP(m.OTP) {
+			fe.Add("message", "the otp route needs a numeric OTP of 4-8 digits")
+		}
+		req.VariablesValues = m.OTP
+	case notify.RouteDLT:
+		req.Route = "dlt_manual"
+		req.SenderID, req.Message = m.SenderID, m.Text
+		req.TemplateID, req.EntityID = m.DLTTemplateID, m.DLTEntityID
+		if m.SenderID == "" {
+			fe.Add("sender_id", "is required on the dlt route")
+		}
+		if strings.TrimSpace(m.Text) == "" {
+			fe.Add("message", "is required")
+		}
+		if m.DLTTemplateID == "" {
+			fe.Add("dlt_template_id", "is required on the dlt route")
+		}
+		if m.DLTEntityID == "" {
+			fe.Add("dlt_entity_id", "is required on the dlt route")
+		}
+	default:
+		fe.Addf("route", "smsgateway cannot send route %q", m.Route)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// language is the vendor's name for the encoding the text needs.
+func language(m *notify.SMSMessage) string {
+	enc := m.Encoding
+	if enc == "" {
+		enc, _, _ = sms.Segments(m.Text)
+	}
+	if enc == notify.UCS2 {
+		return "unicode"
+	}
+	return "english"
+}
+
+// response is every field the vendor's answers carry. Message is a string
+// in errors and a list in successes, so it is decoded by hand.
+type response struct {
+	Return     bool            `json:"return"`
+	RequestID  string          `json:"request_id"`
+	StatusCode int             `json:"status_code"`
+	Message    json.RawMessage `json:"message"`
+	Wallet     json.RawMessage `json:"wallet"`
+}
+
+// message returns the vendor's message as one line.
+func (r *response) message() string {
+	var s string
+	if json.Unmarshal(r.Message, &s) == nil {
+		return clean(s)
+	}
+	var list []string
+	if json.Unmarshal(r.Message, &list) == nil {
+		return clean(strings.Join(list, " "))
+	}
+	return ""
+}
+
+// call POSTs data to path and decodes a successful ("return": true) answer
+// into out; every failure comes back classified (internal/vendorhttp for
+// the transport: CodeUnavailable only when the request was certainly not
+// sent).
+func (p *Provider) call(ctx context.Context, path string, data []byte, out *response) error {
+	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "smsgateway", Method: http.MethodPost,
+		URL: p.base + path, Body: data, Limit: maxBody,
+		Header: http.Header{"Authorization": {p.key}, "Cache-Control": {"no-cache"}}})
+	if err != nil {
+		if ans != nil && ans.Status >= 500 {
+			// The vendor said it failed before its answer broke off.
+			return notify.Errorf(notify.CodeUnavailable, "smsgateway: HTTP %d, and the answer could not be read", ans.Status)
+		}
+		return err
+	}
+	return decodeAnswer(ans.Status, ans.Header, ans.Body, out)
+}
+
+// decodeAnswer decodes the vendor's answer into out and returns nil when
+// it says "return": true; otherwise the classified error.
+func decodeAnswer(status int, header http.Header, raw []byte, out *response) error {
+	if err := json.Unmarshal(raw, out); err != nil {
+		return httpError(status, header)
+	}
+	if !out.Return {
+		return vendorError(status, out.StatusCode, out.message())
+	}
+	return nil
+}
+
+// httpError classifies an answer that is not the vendor's JSON.
+func httpError(status int, header http.Header) error {
+	switch {
+	case status == http.StatusTooManyRequests:
+		e := notify.Errorf(notify.CodeRateLimited, "smsgateway: HTTP 429 too many requests")
+		if s, err := strconv.Atoi(header.Get("Retry-After")); err == nil && s > 0 {
+			e.RetryAfter = time.Duration(s) * time.Second
+		}
+		return e
+	case status >= 500:
+		return notify.Errorf(notify.CodeUnavailable, "smsgateway: HTTP %d from the vendor", status)
+	case status >= 200 && status < 300:
+		return notify.Errorf(notify.CodeInternal,
+			"smsgateway: HTTP %d with an answer that is not the vendor's JSON; the message may have been sent, so it is not retried", status)
+	}
+	return notify.Errorf(notify.CodeRejected, "smsgateway: HTTP %d with an answer that is not the vendor's JSON", status)
+}
+
+// vendorError classifies a "return": false answer by the vendor's
+// status_code.
+func vendorError(httpStatus, code int, msg string) error {
+	if msg == "" {
+		msg = "no message"
+	}
+	e := notify.Errorf(notify.CodeRejected, "smsgateway: vendor status %d: %s", code, msg)
+	if code == 0 {
+		e = notify.Errorf(notify.CodeRejected, "smsgateway: the vendor refused the message (HTTP %d): %s", httpStatus, msg)
+	}
+	switch code {
+	case 412, 413:
+		e.Err = fmt.Errorf("%w (check smsgateway.Config.APIKey)", e.Err)
+	case 416:
+		e.Code = notify.CodeUnavailable
+		e.Err = fmt.Errorf("%w (the vendor wallet needs a top-up)", e.Err)
+	case 995:
+		e.Code = notify.CodeRateLimited
+		e.RetryAfter = spamRetryAfter
+	case 409, 414, 415, 996, 998, 999:
+		e.Err = fmt.Errorf("%w (the vendor account's settings)", e.Err)
+	case 401, 402, 403, 404, 405, 406, 407, 408, 410, 411, 417, 424, 425, 426, 500, 990, 997:
+	default:
+		if httpStatus >= 500 {
+			e.Code = notify.CodeUnavailable
+		}
+	}
+	return e
+}
+
+// clean makes vendor text safe to put in an error: one line, no control
+// characters, bounded.
+func clean(s string) string {
+	const max = 200
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// Balance returns the vendor wallet's balance, in rupees (INR): what the
+// vendor will still send. Digits past the paisa are cut, never rounded up.
+// Errors are classified as for Send (a wrong key is CodeRejected); the call
+// changes nothing, so it is safe to repeat.
+func (p *Provider) Balance(ctx context.Context) (notify.Money, error) {
+	if err := ctx.Err(); err != nil {
+		return notify.Money{}, fmt.Errorf("smsgateway: %w", err)
+	}
+	var out response
+	if err := p.call(ctx, walletPath, []byte("{}"), &out); err != nil {
+		return notify.Money{}, err
+	}
+	m, err := parseWallet(out.Wallet)
+	if err != nil {
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "smsgateway: wallet: %v", err)
+	}
+	return m, nil
+}
+
+// parseWallet reads the wallet figure, a JSON string ("1234.5000") or
+// number, exactly.
+func parseWallet(raw json.RawMessage) (notify.Money, error) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "null" {
+		return notify.Money{}, errors.New("the answer has no wallet figure")
+	}
+	if s[0] == '"' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return notify.Money{}, errors.New("the wallet figure is not a string or a number")
+		}
+		s = strings.TrimSpace(s)
+	}
+	inr := notify.INR()
+	if whole, frac, ok := strings.Cut(s, "."); ok && len(frac) > inr.Exponent {
+		s = whole + "." + frac[:inr.Exponent]
+	}
+	m, err := notify.ParseMoney(s, inr)
+	if err != nil {
+		return notify.Money{}, fmt.Errorf("the wallet figure %q is not a decimal amount", clean(s))
+	}
+	return m, nil
+}
+
+// CheckHealth implements notify.HealthChecker: the vendor is healthy when
+// it answers the wallet call. A wallet too low to send is not reported
+// here; watch Balance for that.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	_, err := p.Balance(ctx)
+	return err
+}
+
+// Interface guards
+var (
+	_ notify.Provider      = (*Provider)(nil)
+	_ notify.HealthChecker = (*Provider)(nil)
+	_ io.Closer            = (*Provider)(nil)
+)

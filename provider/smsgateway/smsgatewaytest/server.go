@@ -1,0 +1,595 @@
+// Package smsgatewaytest is a fake of the Fast2SMS-style bulk SMS API, for
+// tests of package smsgateway and of programs that use it, in the style of
+// net/http/httptest: NewServer starts it on a loopback port and Close stops
+// it.
+//
+// The fake checks each request the way the vendor does (authorization
+// header, route, numbers as comma-separated 10-digit mobile numbers, the
+// fields each route needs, the language of the text, the sender and
+// template of DLT messages, the wallet) and answers with the vendor's
+// bodies: {"return": true, "request_id", "message": ["SMS sent
+// successfully."]} on success, {"return": false, "status_code", "message"}
+// with HTTP 400 (401 for a bad key) on error. It implements the routes q,
+// otp and dlt_manual of POST /dev/bulkV2 and the wallet call, POST
+// /dev/wallet (or GET with ?authorization=). Each accepted message is
+// charged to the fake's wallet: Config.PartPrice per segment and number.
+//
+// Failures can be injected for the next request (FailNext, FailNextHTTP,
+// BreakNext) and the fake can be slowed (SetLatency). A Server is safe for
+// concurrent use. It is for tests only.
+package smsgatewaytest
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/template/dlt"
+)
+
+// The vendor's error codes and messages that the fake answers with.
+const (
+	SenderMissing     = 401
+	MessageMissing    = 402
+	RouteMissing      = 403
+	LanguageMissing   = 404
+	NumbersMissing    = 405
+	InvalidSender     = 406
+	InvalidRoute      = 408
+	InvalidLanguage   = 410
+	InvalidNumbers    = 411
+	InvalidKey        = 412
+	DisabledKey       = 413
+	LowBalance        = 416
+	UseUnicode        = 417
+	InvalidTemplate   = 425
+	Spamming          = 995
+	NumericOTPOnly    = 997
+	templateBlacklist = 500
+)
+
+// Message returns the vendor's message for one of its error codes, or ""
+// for a code it does not have.
+func Message(code int) string {
+	switch code {
+	case SenderMissing:
+		return "Sender ID Missing"
+	case MessageMissing:
+		return "Message Text Missing"
+	case RouteMissing:
+		return "Route Missing"
+	case LanguageMissing:
+		return "Language Missing"
+	case NumbersMissing:
+		return "Numbers Missing"
+	case InvalidSender:
+		return "Invalid Sender ID"
+	case 407:
+		return "Invalid words used in message"
+	case InvalidRoute:
+		return "Invalid Route"
+	case 409:
+		return "Invalid Route Authentication"
+	case InvalidLanguage:
+		return "Invalid Language"
+	case InvalidNumbers:
+		return "Invalid Numbers"
+	case InvalidKey:
+		return "Invalid Authentication, Check Authorization Key"
+	case DisabledKey:
+		return "Invalid Authentication, Authorization Key Disabled"
+	case 414:
+		return "IP is blacklisted from Dev API section"
+	case 415:
+		return "Account Disabled"
+	case LowBalance:
+		return "You don't have sufficient wallet balance"
+	case UseUnicode:
+		return "Use english letters or change language to unicode"
+	case 424:
+		return "Invalid Message ID"
+	case InvalidTemplate:
+		return "Invalid Template"
+	case 426:
+		return "Invalid link used in variables"
+	case templateBlacklist:
+		return "Template/Sender id blacklisted at DLT"
+	case 990:
+		return "You're hitting old API. Refer updated documentation"
+	case Spamming:
+		return "Spamming detected (sending multiple SMS to same number is not allowed)"
+	case 996:
+		return "Before using OTP SMS API, complete KYC."
+	case NumericOTPOnly:
+		return "Only numeric variable_values is allowed in OTP route"
+	case 998:
+		return "Use DLT or Quick SMS route for sending Bulk SMS"
+	case 999:
+		return "Complete single transaction of minimum 100 INR in Fast2SMS wallet before using API"
+	}
+	return ""
+}
+
+// Template is a DLT template registered with the fake vendor.
+type Template struct {
+	ID       string
+	EntityID string
+	// Sender is the 6-letter header the template is approved for.
+	Sender string
+	// Content is the approved text with {#var#} slots.
+	Content string
+}
+
+// Config configures a Server.
+type Config struct {
+	// APIKey is the only authorization key the fake accepts. Required.
+	APIKey string
+	// Balance is the opening wallet balance in paise. Default 100000
+	// (₹1,000).
+	Balance int64
+	// PartPrice is what one SMS segment to one number costs, in paise.
+	// Default 25.
+	PartPrice int64
+	// Templates are the DLT templates registered with the vendor; their
+	// senders are the approved DLT senders. Default none.
+	Templates []Template
+}
+
+// Sent is a message the fake accepted.
+type Sent struct {
+	RequestID string
+	// Route is q, otp or dlt_manual.
+	Route   string
+	Numbers []string
+	// Message is the text (the code on the otp route is in
+	// VariablesValues).
+	Message         string
+	Language        string
+	VariablesValues string
+	SenderID        string
+	TemplateID      string
+	EntityID        string
+	Flash           bool
+	// Parts is the segments of one message; Cost is what was charged for
+	// all numbers, in paise.
+	Parts int
+	Cost  int64
+}
+
+// Server is the fake vendor.
+type Server struct {
+	// URL is the base URL of the fake, for smsgateway.Config.BaseURL.
+	URL string
+
+	srv       *httptest.Server
+	key       string
+	price     int64
+	templates map[string]Template
+	senders   map[string]bool
+
+	mu        sync.Mutex
+	balance   int64
+	sent      []Sent
+	requests  int
+	failCode  int
+	failHTTP  int
+	breakNext bool
+	latency   time.Duration
+	ids       map[string]bool
+}
+
+// NewServer starts a fake vendor on a loopback port. It panics when
+// cfg.APIKey is empty, as httptest.NewServer panics when it cannot listen.
+func NewServer(cfg Config) *Server {
+	if cfg.APIKey == "" {
+		panic("smsgatewaytest: Config.APIKey is required")
+	}
+	if cfg.Balance == 0 {
+		cfg.Balance = 100000
+	}
+	if cfg.PartPrice == 0 {
+		cfg.PartPrice = 25
+	}
+	s := &Server{
+		key:       cfg.APIKey,
+		price:     cfg.PartPrice,
+		balance:   cfg.Balance,
+		templates: make(map[string]Template, len(cfg.Templates)),
+		senders:   make(map[string]bool),
+		ids:       make(map[string]bool),
+	}
+	for _, t := range cfg.Templates {
+		s.templates[t.ID] = t
+		s.senders[t.Sender] = true
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/dev/bulkV2", s.bulk)
+	mux.HandleFunc("/dev/wallet", s.wallet)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close stops the server, as httptest.Server.Close does.
+func (s *Server) Close() { s.srv.Close() }
+
+// Client returns an HTTP client for the server.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// Sent returns the messages accepted so far, oldest first.
+func (s *Server) Sent() []Sent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Sent(nil), s.sent...)
+}
+
+// Accepted returns how many messages the fake has accepted.
+func (s *Server) Accepted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sent)
+}
+
+// Requests returns how many send requests reached the fake, accepted or
+// not.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+// Balance returns the wallet balance in paise.
+func (s *Server) Balance() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.balance
+}
+
+// SetBalance sets the wallet balance in paise.
+func (s *Server) SetBalance(paise int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.balance = paise
+}
+
+// FailNext makes the next authorised send request fail with the vendor
+// error code (HTTP 400 and the vendor's message for it).
+func (s *Server) FailNext(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failCode = code
+}
+
+// FailNextHTTP makes the next send request fail with a bare HTTP status and
+// a body that is not the vendor's JSON, as a proxy in front of it would
+// (such as 502 or 503).
+func (s *Server) FailNextHTTP(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failHTTP = status
+}
+
+// BreakNext makes the fake accept (and charge) the next valid send and
+// then drop the connection without answering: the sender cannot know that
+// the message went out.
+func (s *Server) BreakNext() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.breakNext = true
+}
+
+// SetLatency makes the fake wait d before answering each request, or until
+// the client gives up. Zero answers at once.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// request is a send request as the vendor reads it: every field a string,
+// though clients send flash as a number too.
+type request struct {
+	Route, Numbers, Message, Language, VariablesValues string
+	SenderID, TemplateID, EntityID, Flash              string
+}
+
+func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	in, decodeErr := decode(r)
+	if !s.wait(r) {
+		return
+	}
+	s.mu.Lock()
+	s.requests++
+	failHTTP, failCode, brk := s.failHTTP, s.failCode, s.breakNext
+	s.failHTTP = 0
+	s.mu.Unlock()
+	if failHTTP != 0 {
+		http.Error(w, http.StatusText(failHTTP), failHTTP)
+		return
+	}
+	if code := s.auth(r); code != 0 {
+		fail(w, code)
+		return
+	}
+	if failCode != 0 {
+		s.mu.Lock()
+		s.failCode = 0
+		s.mu.Unlock()
+		fail(w, failCode)
+		return
+	}
+	if decodeErr != nil {
+		fail(w, RouteMissing) // the vendor cannot read a route from it either
+		return
+	}
+	msg, code := s.check(in)
+	if code != 0 {
+		fail(w, code)
+		return
+	}
+	s.mu.Lock()
+	msg.Cost = int64(msg.Parts) * int64(len(msg.Numbers)) * s.price
+	if msg.Cost > s.balance {
+		s.mu.Unlock()
+		fail(w, LowBalance)
+		return
+	}
+	s.balance -= msg.Cost
+	msg.RequestID = s.newID()
+	s.sent = append(s.sent, msg)
+	if brk {
+		s.breakNext = false
+	}
+	s.mu.Unlock()
+	if brk {
+		drop(w)
+		return
+	}
+	reply(w, http.StatusOK, map[string]any{
+		"return":     true,
+		"request_id": msg.RequestID,
+		"message":    []string{"SMS sent successfully."},
+	})
+}
+
+// check validates a send request as the vendor does, in its order, and
+// returns the message it would send or its error code.
+func (s *Server) check(in request) (Sent, int) {
+	msg := Sent{Route: in.Route, Message: in.Message, Language: in.Language, VariablesValues: in.VariablesValues,
+		SenderID: in.SenderID, TemplateID: in.TemplateID, EntityID: in.EntityID, Flash: in.Flash == "1"}
+	switch in.Route {
+	case "":
+		return msg, RouteMissing
+	case "q", "otp", "dlt_manual":
+	default:
+		return msg, InvalidRoute
+	}
+	if in.Numbers == "" {
+		return msg, NumbersMissing
+	}
+	for n := range strings.SplitSeq(in.Numbers, ",") {
+		if !mobile(n) {
+			return msg, InvalidNumbers
+		}
+		msg.Numbers = append(msg.Numbers, n)
+	}
+	switch in.Route {
+	case "q":
+		if in.Message == "" {
+			return msg, MessageMissing
+		}
+		switch in.Language {
+		case "":
+			return msg, LanguageMissing
+		case "english", "unicode":
+		default:
+			return msg, InvalidLanguage
+		}
+		enc, parts, _ := sms.Segments(in.Message)
+		if in.Language == "english" && enc != notify.GSM7 {
+			return msg, UseUnicode
+		}
+		msg.Parts = parts
+	case "otp":
+		if in.VariablesValues == "" {
+			return msg, MessageMissing
+		}
+		for _, c := range in.VariablesValues {
+			if c < '0' || c > '9' {
+				return msg, NumericOTPOnly
+			}
+		}
+		msg.Parts = 1
+	case "dlt_manual":
+		if in.SenderID == "" {
+			return msg, SenderMissing
+		}
+		if !s.senders[in.SenderID] {
+			return msg, InvalidSender
+		}
+		if in.Message == "" {
+			return msg, MessageMissing
+		}
+		t, ok := s.templates[in.TemplateID]
+		if !ok || (in.EntityID != "" && in.EntityID != t.EntityID) {
+			return msg, InvalidTemplate
+		}
+		if t.Sender != in.SenderID {
+			return msg, InvalidSender
+		}
+		if _, err := dlt.Match(t.Content, in.Message); err != nil {
+			return msg, InvalidTemplate
+		}
+		_, msg.Parts, _ = sms.Segments(in.Message)
+	}
+	return msg, 0
+}
+
+func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if !s.wait(r) {
+		return
+	}
+	if code := s.auth(r); code != 0 {
+		fail(w, code)
+		return
+	}
+	s.mu.Lock()
+	balance := s.balance
+	s.mu.Unlock()
+	reply(w, http.StatusOK, map[string]any{
+		"return":    true,
+		"wallet":    fmt.Sprintf("%d.%02d", balance/100, balance%100),
+		"sms_count": balance / s.price,
+	})
+}
+
+// auth checks the key: in the authorization header, or for GET in the
+// query.
+func (s *Server) auth(r *http.Request) int {
+	key := r.Header.Get("authorization")
+	if key == "" && r.Method == http.MethodGet {
+		key = r.URL.Query().Get("authorization")
+	}
+	if key != s.key {
+		return InvalidKey
+	}
+	return 0
+}
+
+// wait sleeps the configured latency, or until the client gives up; it
+// reports whether to answer. The body has been read already, so net/http
+// cancels the request's context when the client goes.
+func (s *Server) wait(r *http.Request) bool {
+	s.mu.Lock()
+	d := s.latency
+	s.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// decode reads a request from a JSON body, a form body or, for GET, the
+// query, as the vendor accepts all three.
+func decode(r *http.Request) (request, error) {
+	var in request
+	if r.Method == http.MethodGet {
+		q := r.URL.Query()
+		return fromValues(q.Get), nil
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, 1<<20)
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == "application/x-www-form-urlencoded" {
+		if err := r.ParseForm(); err != nil {
+			return in, err
+		}
+		return fromValues(r.PostForm.Get), nil
+	}
+	var raw map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		return in, err
+	}
+	get := func(k string) string {
+		switch v := raw[k].(type) {
+		case string:
+			return v
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return ""
+	}
+	return fromValues(get), nil
+}
+
+func fromValues(get func(string) string) request {
+	return request{
+		Route: get("route"), Numbers: get("numbers"), Message: get("message"), Language: get("language"),
+		VariablesValues: get("variables_values"), SenderID: get("sender_id"), TemplateID: get("template_id"),
+		EntityID: get("entity_id"), Flash: get("flash"),
+	}
+}
+
+// mobile reports whether n is a 10-digit Indian mobile number.
+func mobile(n string) bool {
+	if len(n) != 10 || n[0] < '6' || n[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// newID returns a fresh request ID in the vendor's style: 15 lower-case
+// letters and digits. Called with mu held.
+func (s *Server) newID() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	for {
+		b := make([]byte, 15)
+		rand.Read(b)
+		for i := range b {
+			b[i] = alphabet[int(b[i])%len(alphabet)]
+		}
+		if id := string(b); !s.ids[id] {
+			s.ids[id] = true
+			return id
+		}
+	}
+}
+
+func fail(w http.ResponseWriter, code int) {
+	status := http.StatusBadRequest
+	if code == InvalidKey || code == DisabledKey {
+		status = http.StatusUnauthorized
+	}
+	msg := Message(code)
+	if msg == "" {
+		msg = "Unknown error"
+	}
+	reply(w, status, map[string]any{"return": false, "status_code": code, "message": msg})
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// drop closes the connection without an answer.
+func drop(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler) // net/http closes the connection
+}

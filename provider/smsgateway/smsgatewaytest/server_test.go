@@ -1,0 +1,130 @@
+package smsgatewaytest_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+)
+
+const key = "fake-key-1"
+
+// TestVendorChecks sends raw requests and checks the fake answers as the
+// vendor does, in its order of checks.
+func TestVendorChecks(t *testing.T) {
+	s := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: key, Balance: 100,
+		Templates: []smsgatewaytest.Template{{ID: "11", EntityID: "22", Sender: "ACMECO", Content: "Code {#var#}. - ACMECO"}}})
+	defer s.Close()
+	tests := []struct {
+		name string
+		key  string
+		body string
+		code int // 0 for success
+	}{
+		{"no key", "", `{"route":"q","message":"hi","language":"english","numbers":"9876543210"}`, 412},
+		{"wrong key", "x", `{"route":"q","message":"hi","language":"english","numbers":"9876543210"}`, 412},
+		{"not JSON", key, `route=q`, 403},
+		{"no route", key, `{"message":"hi","numbers":"9876543210"}`, 403},
+		{"bad route", key, `{"route":"p","message":"hi","numbers":"9876543210"}`, 408},
+		{"no numbers", key, `{"route":"q","message":"hi","language":"english"}`, 405},
+		{"9-digit number", key, `{"route":"q","message":"hi","language":"english","numbers":"987654321"}`, 411},
+		{"number with +91", key, `{"route":"q","message":"hi","language":"english","numbers":"+919876543210"}`, 411},
+		{"one bad number of two", key, `{"route":"q","message":"hi","language":"english","numbers":"9876543210,5876543210"}`, 411},
+		{"q without message", key, `{"route":"q","language":"english","numbers":"9876543210"}`, 402},
+		{"q without language", key, `{"route":"q","message":"hi","numbers":"9876543210"}`, 404},
+		{"q with a bad language", key, `{"route":"q","message":"hi","language":"hindi","numbers":"9876543210"}`, 410},
+		{"q english with Hindi", key, `{"route":"q","message":"नमस्ते","language":"english","numbers":"9876543210"}`, 417},
+		{"q unicode with Hindi", key, `{"route":"q","message":"नमस्ते","language":"unicode","flash":0,"numbers":"9876543210"}`, 0},
+		{"otp without code", key, `{"route":"otp","numbers":"9876543210"}`, 402},
+		{"otp with letters", key, `{"route":"otp","variables_values":"12ab","numbers":"9876543210"}`, 997},
+		{"otp", key, `{"route":"otp","variables_values":"1234","numbers":"9876543210"}`, 0},
+		{"dlt without sender", key, `{"route":"dlt_manual","message":"Code 1. - ACMECO","template_id":"11","numbers":"9876543210"}`, 401},
+		{"dlt with another sender", key, `{"route":"dlt_manual","sender_id":"OTHERS","message":"Code 1. - ACMECO","template_id":"11","numbers":"9876543210"}`, 406},
+		{"dlt without template", key, `{"route":"dlt_manual","sender_id":"ACMECO","message":"Code 1. - ACMECO","numbers":"9876543210"}`, 425},
+		{"dlt with a wrong entity", key, `{"route":"dlt_manual","sender_id":"ACMECO","message":"Code 1. - ACMECO","template_id":"11","entity_id":"9","numbers":"9876543210"}`, 425},
+		{"dlt text off the template", key, `{"route":"dlt_manual","sender_id":"ACMECO","message":"Code: 1","template_id":"11","numbers":"9876543210"}`, 425},
+		{"dlt", key, `{"route":"dlt_manual","sender_id":"ACMECO","message":"Code 1. - ACMECO","template_id":"11","entity_id":"22","numbers":"9876543210"}`, 0},
+		{"wallet empty after 4 parts", key, `{"route":"otp","variables_values":"1234","numbers":"9876543210,9876543211"}`, 416},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, s.URL+"/dev/bulkV2", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("authorization", tt.key)
+			req.Header.Set("Content-Type", "application/json")
+			ret, code, status := do(t, s, req)
+			switch {
+			case tt.code == 0 && (!ret || status != 200):
+				t.Fatalf("HTTP %d, return %v, status_code %d; want success", status, ret, code)
+			case tt.code != 0 && (ret || code != tt.code):
+				t.Fatalf("HTTP %d, return %v, status_code %d; want %d", status, ret, code, tt.code)
+			case tt.code == 412 && status != 401, tt.code != 0 && tt.code != 412 && status != 400:
+				t.Fatalf("HTTP %d for vendor code %d", status, tt.code)
+			}
+		})
+	}
+	if got := s.Accepted(); got != 3 {
+		t.Fatalf("accepted %d, want 3", got)
+	}
+	if got := s.Balance(); got != 100-3*25 {
+		t.Fatalf("balance %d", got)
+	}
+}
+
+func TestGETAndForm(t *testing.T) {
+	s := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: key})
+	defer s.Close()
+	q := url.Values{"authorization": {key}, "route": {"q"}, "message": {"hi"}, "language": {"english"}, "numbers": {"9876543210"}}
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/dev/bulkV2?"+q.Encode(), nil)
+	if ret, code, _ := do(t, s, req); !ret {
+		t.Fatalf("GET: status_code %d", code)
+	}
+	q.Del("authorization")
+	req, _ = http.NewRequest(http.MethodPost, s.URL+"/dev/bulkV2", strings.NewReader(q.Encode()))
+	req.Header.Set("authorization", key)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if ret, code, _ := do(t, s, req); !ret {
+		t.Fatalf("form POST: status_code %d", code)
+	}
+	req, _ = http.NewRequest(http.MethodGet, s.URL+"/dev/wallet?authorization="+key, nil)
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var w struct {
+		Return   bool   `json:"return"`
+		Wallet   string `json:"wallet"`
+		SMSCount int64  `json:"sms_count"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&w); err != nil || !w.Return || w.Wallet != "999.50" || w.SMSCount != 3998 {
+		t.Fatalf("wallet = %+v, %v", w, err)
+	}
+	for _, id := range []string{s.Sent()[0].RequestID, s.Sent()[1].RequestID} {
+		if len(id) != 15 {
+			t.Errorf("request_id %q is not 15 characters", id)
+		}
+	}
+}
+
+func do(t *testing.T, s *smsgatewaytest.Server, req *http.Request) (ret bool, code, status int) {
+	t.Helper()
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Return     bool `json:"return"`
+		StatusCode int  `json:"status_code"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("answer is not JSON: %v", err)
+	}
+	return out.Return, out.StatusCode, resp.StatusCode
+}
