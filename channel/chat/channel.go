@@ -1,0 +1,142 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/netguard"
+)
+
+// Limits of the request fields the channel checks.
+const (
+	// MaxText is the longest message text, in characters.
+	MaxText = 4096
+	// MaxCaption is the longest caption under a media file.
+	MaxCaption = 1024
+	// maxBrand bounds the brand in OTP texts.
+	maxBrand = 60
+	// maxFileName bounds file_name, in bytes.
+	maxFileName = 240
+	// maxDomain is the longest DNS name.
+	maxDomain = 253
+)
+
+// Resolver looks up host names for the media URL check; *net.Resolver
+// implements it.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// CloudTemplater maps a template slug and its variables to a cloud-channel
+// template message. *template.Renderer implements it. It must be safe for
+// concurrent use; errors are as for notify.TemplateRenderer.Render.
+type CloudTemplater interface {
+	CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*notify.ChatTemplate, error)
+}
+
+// Config configures a Channel.
+type Config struct {
+	// Cloud delivers through the official cloud messaging API (the cloud
+	// gateway), such as a *cloudchat.Provider. Nil: the cloud gateway is
+	// unavailable. Default nil.
+	Cloud notify.Provider
+	// QR delivers through a QR-session gateway (the qr gateway), such as a
+	// *qrchat.Provider. Nil: the qr gateway is unavailable. Default nil.
+	// At least one of Cloud and QR is required.
+	QR notify.Provider
+	// Renderer renders template_slug into the message text. Nil: requests
+	// with template_slug are InvalidArgument. Default nil.
+	Renderer notify.TemplateRenderer
+	// CloudTemplates maps template_slug to a cloud template for the cloud
+	// gateway. Default: Renderer, when it implements CloudTemplater
+	// (template.Renderer does); without one, template_slug goes to the
+	// cloud gateway as plain text.
+	CloudTemplates CloudTemplater
+	// Resolver resolves the hosts of media_url and header_url, whose every
+	// address must be public. Default net.DefaultResolver.
+	Resolver Resolver
+	// OTPText formats the OTP message from the code, the normalised action
+	// and the brand (possibly empty). It must not fail or keep the code.
+	// Default DefaultOTPText.
+	OTPText func(code, action, brand string) string
+	// CloudOTPSlug, when set, sends OTP messages (shape a, and the chat leg
+	// of the dual OTP) through the cloud gateway as the cloud form of this
+	// template (through CloudTemplates, with OTP, ACTION and BRAND_NAME),
+	// because the cloud channel delivers free text only within 24 hours of
+	// the recipient's last message. The template must be registered with
+	// the cloud channel; "standard-otp" maps to standard_otp. The QR
+	// gateway still gets the OTPText message. Default "": free text.
+	CloudOTPSlug string
+}
+
+// Channel is the chat channel. It implements notify.Channel for
+// KindChat; create it with New. It is safe for concurrent use and keeps no
+// state between sends.
+type Channel struct {
+	cloud, qr notify.Provider
+	renderer  notify.TemplateRenderer
+	cloudTmpl CloudTemplater
+	guard     *netguard.Guard
+	otpText   func(code, action, brand string) string
+	otpSlug   string
+}
+
+// New returns a Channel for cfg. It fails when neither Cloud nor QR is
+// set.
+func New(cfg Config) (*Channel, error) {
+	if cfg.Cloud == nil && cfg.QR == nil {
+		return nil, errors.New("chat: Config needs a Cloud or a QR provider")
+	}
+	c := &Channel{
+		cloud:     cfg.Cloud,
+		qr:        cfg.QR,
+		renderer:  cfg.Renderer,
+		cloudTmpl: cfg.CloudTemplates,
+		otpText:   cfg.OTPText,
+		otpSlug:   cfg.CloudOTPSlug,
+	}
+	if c.cloudTmpl == nil {
+		if ct, ok := cfg.Renderer.(CloudTemplater); ok {
+			c.cloudTmpl = ct
+		}
+	}
+	if c.otpText == nil {
+		c.otpText = DefaultOTPText
+	}
+	if c.otpSlug != "" && c.cloudTmpl == nil {
+		return nil, errors.New("chat: Config.CloudOTPSlug needs CloudTemplates (or a Renderer that implements CloudTemplater)")
+	}
+	var r netguard.Resolver
+	if cfg.Resolver != nil {
+		r = cfg.Resolver
+	}
+	c.guard = netguard.New(netguard.Config{Resolver: r})
+	return c, nil
+}
+
+// Kind returns notify.KindChat.
+func (c *Channel) Kind() notify.Kind { return notify.KindChat }
+
+// provider returns the provider of a gateway, or nil.
+func (c *Channel) provider(gw notify.ChatGateway) notify.Provider {
+	switch gw {
+	case notify.GatewayCloud:
+		return c.cloud
+	case notify.GatewayQR:
+		return c.qr
+	}
+	return nil
+}
+
+// other returns the gateway that is not gw.
+func other(gw notify.ChatGateway) notify.ChatGateway {
+	if gw == notify.GatewayCloud {
+		return notify.GatewayQR
+	}
+	return notify.GatewayCloud
+}
+
+// Interface guards
+var _ notify.Channel = (*Channel)(nil)

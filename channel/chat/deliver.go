@@ -1,0 +1,127 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/notifykit/notify"
+)
+
+// Deliver hands env to the provider of env.Chat.Gateway, once. Under the
+// auto gateway (env.Chat.Auto), a temporary failure of that provider
+// (Unavailable or RateLimited: the message was not accepted) is followed
+// by one attempt through the other gateway, when it is configured and can
+// carry the content; a permanent failure, an ended context or an error
+// that does not say the message was refused are returned as they are.
+// The Result's Gateway is the gateway that delivered, its Provider that
+// gateway's provider, and its Note says why that gateway was used. When
+// both gateways fail, the error carries the second failure's code and
+// names both. Deliver never modifies env; the other gateway gets a copy.
+func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if env == nil || env.Chat == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "chat: the envelope has no chat content")
+	}
+	first := env.Chat.Gateway
+	p := c.provider(first)
+	if p == nil {
+		return nil, notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", first)
+	}
+	res, err := p.Send(ctx, c.envFor(env, first, p))
+	if err == nil {
+		return result(res, p, first, c.why(env))
+	}
+	second := other(first)
+	op := c.provider(second)
+	if !env.Chat.Auto || op == nil || !notify.CodeOf(err).Temporary() || ctx.Err() != nil || !carries(env, second) {
+		return nil, err
+	}
+	res, err2 := op.Send(ctx, c.envFor(env, second, op))
+	if err2 != nil {
+		e := &notify.Error{Code: notify.CodeOf(err2), Provider: op.Name(),
+			Err: fmt.Errorf("chat: the %s gateway failed too, after the %s gateway (%s): %w", second, first, short(err), err2)}
+		var pe *notify.Error
+		if errors.As(err2, &pe) {
+			e.RetryAfter = pe.RetryAfter
+		}
+		return nil, e
+	}
+	note := fmt.Sprintf("sent by the %s gateway: the %s gateway failed first (%s)", second, first, short(err))
+	return result(res, op, second, note)
+}
+
+// why explains the choice of the first gateway under auto.
+func (c *Channel) why(env *notify.Envelope) string {
+	if !env.Chat.Auto {
+		return ""
+	}
+	gw := env.Chat.Gateway
+	primary := notify.GatewayCloud
+	if env.Account != nil {
+		primary = env.Account.PrimaryChatGateway()
+	}
+	switch {
+	case gw == primary:
+		return fmt.Sprintf("sent by the %s gateway, the account's primary", gw)
+	case env.Chat.Template != nil && env.Chat.Text == "":
+		return fmt.Sprintf("sent by the %s gateway: cloud templates need it (the account's primary is %s)", gw, primary)
+	default:
+		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, is not configured", gw, primary)
+	}
+}
+
+// carries reports whether gw can send env's content: the QR gateway
+// cannot send a cloud template that has no text form.
+func carries(env *notify.Envelope, gw notify.ChatGateway) bool {
+	return gw != notify.GatewayQR || env.Chat.Template == nil || env.Chat.Text != ""
+}
+
+// envFor returns the envelope for gateway gw: env itself for the gateway
+// it was prepared for, else a copy naming gw and its provider; for the QR
+// gateway, without the cloud template (its text form is sent).
+func (c *Channel) envFor(env *notify.Envelope, gw notify.ChatGateway, p notify.Provider) *notify.Envelope {
+	if gw == env.Chat.Gateway && (gw != notify.GatewayQR || env.Chat.Template == nil) {
+		return env
+	}
+	cp := *env
+	msg := *env.Chat
+	cp.Chat = &msg
+	cp.Provider = p.Name()
+	msg.Gateway = gw
+	if gw == notify.GatewayQR {
+		msg.Template = nil
+	}
+	return &cp
+}
+
+// result completes a provider's Result.
+func result(res *notify.Result, p notify.Provider, gw notify.ChatGateway, note string) (*notify.Result, error) {
+	if res == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "chat: provider %s reported success without a result", p.Name())
+	}
+	out := *res
+	if out.Provider == "" {
+		out.Provider = p.Name()
+	}
+	out.Gateway = gw
+	if note != "" {
+		if out.Note != "" {
+			note += "; " + out.Note
+		}
+		out.Note = note
+	}
+	return &out, nil
+}
+
+// short is an error's text, shortened for a note.
+func short(err error) string {
+	s := err.Error()
+	if len(s) > 200 {
+		cut := 200
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}

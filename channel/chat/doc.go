@@ -1,0 +1,96 @@
+// Package chat is the chat channel of notify (spec 4.4): it validates and
+// normalises chat requests, formats OTP messages, renders templates,
+// checks media URLs, picks the gateway and delivers through the cloud
+// provider (provider/cloudchat) or the QR-session provider
+// (provider/qrchat), falling over from one to the other under the auto
+// gateway.
+//
+// # What a request sends: the precedence rule
+//
+// A request may carry several contents; exactly one is sent, the first
+// present in this order:
+//
+//  1. media_url: the file, as a document or an image, with message as its
+//     caption (at most 1024 characters).
+//  2. template_slug / template_name: a template (see below), with
+//     variables; otp, when also given, fills the template's OTP variable,
+//     and action and brand fill ACTION and BRAND_NAME unless variables
+//     give them.
+//  3. otp: a priority authentication message, formatted by Config.OTPText
+//     from the code, the action and the brand (default: the account's
+//     name): "*482915* is your Acme login code. For your security, do not
+//     share this code with anyone." With Config.CloudOTPSlug set, the cloud
+//     gateway sends that template's cloud form instead, since the cloud
+//     channel delivers free text only inside the 24-hour window.
+//  4. message: the text as it is (at most 4096 characters).
+//
+// A request with none of them is InvalidArgument on "message". Fields of
+// a lower rank are ignored when a higher one is present, except that
+// every given field is still validated (a bad action, type, gateway,
+// language, otp or header_url is refused even when unused).
+//
+// # Gateways
+//
+// gateway is cloud, qr or auto (the default). auto is the account's
+// primary gateway (notify.Account.PrimaryChatGateway), or the other one
+// when the primary has no provider configured; Envelope.Chat.Gateway is
+// the resolved gateway and Envelope.Chat.Auto is set. Under auto, a
+// temporary failure of the first gateway before it accepted the message
+// (notify.CodeOf(err).Temporary(): Unavailable or RateLimited) falls over
+// to the other gateway once per delivery attempt; a permanent failure
+// does not. The Result's Gateway says which gateway delivered and its
+// Note why that one. The message is charged the price of the gateway
+// chosen in Prepare; when a failover delivers it through a cheaper one, the
+// Notifier credits the difference back, and it never charges more. An explicit gateway whose provider is not configured is
+// CodeUnavailable, before anything is charged.
+//
+// # Templates
+//
+//   - template_name names a template registered with the cloud channel:
+//     it is sent through the cloud gateway with language (default en_US)
+//     and the positional variables "1", "2", ... (or a JSON array) as body
+//     parameters; an otp with no variables is the single parameter. Named
+//     variables are refused. header_url, for templates with a media
+//     header, is a document (.pdf), a video (.mp4, .3gp) or an image (any
+//     other path). Under auto, template_name pins the cloud gateway, since
+//     the QR gateway cannot send cloud templates; with gateway qr it is
+//     InvalidArgument unless template_slug is also given, which is then
+//     used instead.
+//   - template_slug names a stock or custom template, rendered by
+//     Config.Renderer into the message text. For the cloud gateway the
+//     slug is also mapped to a cloud template (Config.CloudTemplates;
+//     template.Renderer does this), so that it is sent as a template
+//     message, which the cloud channel delivers outside the 24-hour
+//     customer service window; the rendered text goes to the QR gateway.
+//     With both template_slug and template_name, template_name is used on
+//     the cloud gateway and the slug's text on the QR gateway.
+//
+// # Type and price class
+//
+// type is otp (the default, the transactional rate; invoices and
+// notifications use it too) or promotional. A template whose class is
+// promotional is always sent at the promotional rate, whatever type says,
+// so marketing cannot be priced as a transaction; Envelope.Class and
+// Envelope.Chat.Type then say promotional.
+//
+// # Media
+//
+// media_url and header_url must be public https URLs: no other scheme, no
+// user info, no IP literal in any spelling, no local-only names, and a
+// host whose every address is public (not loopback, private, link-local,
+// CGNAT, unspecified, multicast or reserved); see internal/netguard. The
+// QR provider fetches media again through a dial-time guard, so a name
+// that changes its answer after this check gains nothing.
+//
+// file_name (default Document.pdf) names the attachment. The kind comes
+// from the extension of file_name when it is given, else of the URL's
+// path: .jpg, .jpeg, .png and .webp are sent as images, anything else as a
+// document. Without file_name a document whose URL ends in another known
+// document extension (.docx, .xlsx, ...) is named Document.<ext>, and an
+// image Image.<ext>.
+//
+// # Errors
+//
+// Prepare reports every bad field at once as a notify.CodeInvalidArgument
+// *notify.Error with the spec's JSON field names; nothing is charged then.
+package chat

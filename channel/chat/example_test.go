@@ -1,0 +1,77 @@
+package chat_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/template"
+)
+
+// Wiring the chat channel to the real gateways; register it with
+// notify.WithChannel.
+func ExampleNew() {
+	cloud, err := cloudchat.New(cloudchat.Config{PhoneNumberID: "106540352242922", Token: "access-token"})
+	if err != nil {
+		panic(err)
+	}
+	qr, err := qrchat.New(qrchat.Config{BaseURL: "http://waha.internal:3000", APIKey: "api-key"})
+	if err != nil {
+		panic(err)
+	}
+	renderer, err := template.New(nil) // stock templates, with their cloud mapping
+	if err != nil {
+		panic(err)
+	}
+	ch, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer})
+	if err != nil {
+		panic(err)
+	}
+	// Then: notify.New(accounts, notify.WithChannel(ch), ...).
+	fmt.Println(ch.Kind())
+	// Output: chat
+}
+
+// An OTP under the auto gateway: the cloud gateway is down, so the QR
+// gateway delivers, and the result says why.
+func ExampleChannel_Deliver() {
+	cloud, qr := memprovider.New("cloud"), memprovider.New("qr")
+	cloud.FailNext(1, notify.CodeUnavailable)
+	ch, _ := chat.New(chat.Config{Cloud: cloud, QR: qr})
+	acct := &notify.Account{ID: "acme", Name: "Acme", PrimaryGateway: notify.GatewayCloud}
+
+	env, err := ch.Prepare(context.Background(), acct, &notify.ChatRequest{To: "+91 98765 43210", OTP: "482915", Action: "login"})
+	if err != nil {
+		panic(err)
+	}
+	env.Account = acct // the Notifier fills it
+	fmt.Println(env.To, env.Chat.Gateway, env.Chat.Text)
+
+	res, err := ch.Deliver(context.Background(), env)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Gateway, res.Provider)
+	// Output:
+	// 9876543210 cloud *482915* is your Acme login code. For your security, do not share this code with anyone.
+	// qr qr
+}
+
+// Bad input names every bad field.
+func ExampleChannel_Prepare_badInput() {
+	ch, _ := chat.New(chat.Config{QR: memprovider.New("qr")})
+	_, err := ch.Prepare(context.Background(), &notify.Account{ID: "acme"}, &notify.ChatRequest{
+		To: "98765", Gateway: "sms", MediaURL: "http://cdn.example.com/invoice.pdf",
+	})
+	for _, f := range err.(*notify.Error).Fields {
+		fmt.Printf("%s: %s\n", f.Field, f.Message)
+	}
+	// Output:
+	// to: must be 10 digits, found 5
+	// gateway: must be cloud, qr or auto, not "sms"
+	// media_url: must be a public https URL: must use https
+}

@@ -1,0 +1,136 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+func prepare(t *testing.T, r *rig, acct *notify.Account, req *notify.ChatRequest) *notify.Envelope {
+	t.Helper()
+	env, err := r.ch.Prepare(context.Background(), acct, req)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	env.Account = acct
+	return env
+}
+
+func TestFailover(t *testing.T) {
+	tests := []struct {
+		name      string
+		primary   notify.ChatGateway
+		requested notify.ChatGateway
+		req       func() *notify.ChatRequest
+		failCloud notify.Code // injected into the next send of each provider
+		failQR    notify.Code
+		gateway   notify.ChatGateway // delivered by; "" = Deliver fails
+		code      notify.Code        // Deliver's code when it fails
+		note      string
+	}{
+		{name: "temporary on cloud falls over to qr", primary: notify.GatewayCloud, req: shapeOTP,
+			failCloud: notify.CodeUnavailable, gateway: notify.GatewayQR, note: "the cloud gateway failed first"},
+		{name: "rate limit on qr falls over to cloud", primary: notify.GatewayQR, req: shapeOTP,
+			failQR: notify.CodeRateLimited, gateway: notify.GatewayCloud, note: "the qr gateway failed first"},
+		{name: "cloud template falls over as text", primary: notify.GatewayCloud, req: shapeTemplate,
+			failCloud: notify.CodeUnavailable, gateway: notify.GatewayQR},
+		{name: "permanent failure does not fall over", primary: notify.GatewayCloud, req: shapeOTP,
+			failCloud: notify.CodeRejected, code: notify.CodeRejected},
+		{name: "explicit gateway does not fall over", primary: notify.GatewayCloud, requested: notify.GatewayCloud, req: shapeOTP,
+			failCloud: notify.CodeUnavailable, code: notify.CodeUnavailable},
+		{name: "template_name cannot go to qr", primary: notify.GatewayQR, req: func() *notify.ChatRequest {
+			r := shapeCloud()
+			r.Gateway = ""
+			return r
+		}, failCloud: notify.CodeUnavailable, code: notify.CodeUnavailable},
+		{name: "both fail", primary: notify.GatewayCloud, req: shapeMedia,
+			failCloud: notify.CodeUnavailable, failQR: notify.CodeRejected, code: notify.CodeRejected},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, nil)
+			if tt.failCloud != "" {
+				r.cloud.FailNext(1, tt.failCloud)
+			}
+			if tt.failQR != "" {
+				r.qr.FailNext(1, tt.failQR)
+			}
+			req := tt.req()
+			if tt.requested != "" {
+				req.Gateway = tt.requested
+			}
+			acct := account(tt.primary)
+			env := prepare(t, r, acct, req)
+			before := *env.Chat
+			res, err := r.ch.Deliver(context.Background(), env)
+			if *env.Chat != before {
+				t.Error("Deliver modified the envelope")
+			}
+			if tt.gateway == "" {
+				if notify.CodeOf(err) != tt.code {
+					t.Fatalf("Deliver = %v, %v; want code %s", res, err, tt.code)
+				}
+				if r.cloud.Len()+r.qr.Len() != 0 {
+					t.Fatal("a failed delivery was captured")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Deliver: %v", err)
+			}
+			prov := r.cloud
+			if tt.gateway == notify.GatewayQR {
+				prov = r.qr
+			}
+			if res.Gateway != tt.gateway || res.Provider != prov.Name() || prov.Len() != 1 || !strings.Contains(res.Note, tt.note) {
+				t.Fatalf("result %+v (sent %d), want gateway %s and note %q", res, prov.Len(), tt.gateway, tt.note)
+			}
+			got := prov.Sent()[0]
+			if got.Chat.Gateway != tt.gateway || got.Provider != prov.Name() {
+				t.Errorf("the failover envelope says %s/%s", got.Chat.Gateway, got.Provider)
+			}
+			if tt.gateway == notify.GatewayQR && got.Chat.Template != nil {
+				t.Error("the QR gateway got a cloud template")
+			}
+		})
+	}
+}
+
+// TestFailoverErrorNamesBoth: when both gateways fail, the error has the
+// second failure's code and says what happened to the first.
+func TestFailoverErrorNamesBoth(t *testing.T) {
+	r := newRig(t, nil)
+	r.cloud.FailNext(1, notify.CodeUnavailable)
+	r.qr.FailNext(1, notify.CodeRateLimited)
+	env := prepare(t, r, account(notify.GatewayCloud), shapeOTP())
+	_, err := r.ch.Deliver(context.Background(), env)
+	var e *notify.Error
+	if !errors.As(err, &e) || e.Code != notify.CodeRateLimited || e.Provider != "qr-mem" ||
+		!strings.Contains(err.Error(), "after the cloud gateway") {
+		t.Fatalf("got %v", err)
+	}
+	if strings.Contains(err.Error(), "482915") {
+		t.Fatal("the error holds the OTP")
+	}
+}
+
+// TestNoFailoverWhenContextEnds: a send abandoned by the caller is not
+// repeated on the other gateway.
+func TestNoFailoverWhenContextEnds(t *testing.T) {
+	r := newRig(t, nil)
+	r.cloud.SetLatency(time.Second)
+	env := prepare(t, r, account(notify.GatewayCloud), shapeOTP())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := r.ch.Deliver(ctx, env)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the deadline", err)
+	}
+	if r.qr.Len() != 0 {
+		t.Fatal("fell over after the context ended")
+	}
+}

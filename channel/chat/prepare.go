@@ -1,0 +1,509 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/internal/phone"
+)
+
+// Prepare validates and normalises a *notify.ChatRequest for acct as the
+// package documentation describes: it picks the content by precedence,
+// formats or renders it, checks media URLs and resolves the gateway. It
+// returns the envelope with Kind, To, Provider (the resolved gateway's
+// provider), Units (1), Class, Domain and Chat set. Every bad field is
+// reported in one InvalidArgument error; an explicit gateway without a
+// provider is Unavailable; a failing renderer's other errors and the
+// context's end are returned as they are. Prepare has no side effects
+// other than DNS lookups and does not retain req.
+func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
+	r, ok := req.(*notify.ChatRequest)
+	if !ok || r == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "chat: the chat channel cannot send %T", req)
+	}
+	if acct == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "chat: Prepare needs an account")
+	}
+	var fe notify.FieldErrors
+
+	to, err := phone.Normalize(r.To)
+	if err != nil {
+		fe.Add("to", err.Error())
+	}
+	requested := r.Gateway
+	switch requested {
+	case "", notify.GatewayAuto:
+		requested = notify.GatewayAuto
+	case notify.GatewayCloud, notify.GatewayQR:
+	default:
+		fe.Addf("gateway", "must be cloud, qr or auto, not %s", clip(string(requested)))
+	}
+	typ := r.Type
+	switch typ {
+	case "":
+		typ = notify.ChatOTP
+	case notify.ChatOTP, notify.ChatPromotional:
+	default:
+		fe.Addf("type", "must be otp or promotional, not %s", clip(string(typ)))
+	}
+	action := normalAction(r.Action)
+	if action == "" {
+		fe.Addf("action", "must be login, two-step verification, registration, password reset, transaction or verification, not %s", clip(r.Action))
+	}
+	if r.OTP != "" && !notify.ValidOTP(r.OTP) {
+		fe.Add("otp", "must be 4 to 8 digits") // never echo a code
+	}
+	brand := strings.TrimSpace(r.Brand)
+	if hasControl(brand) || utf8.RuneCountInString(brand) > maxBrand || !utf8.ValidString(brand) {
+		fe.Addf("brand", "must be at most %d characters, without line breaks or control characters", maxBrand)
+	}
+	brandGiven := brand != ""
+	if !brandGiven {
+		brand = strings.TrimSpace(acct.Name)
+		if hasControl(brand) || !utf8.ValidString(brand) {
+			brand = ""
+		}
+	}
+	lang := ""
+	if r.Language != "" {
+		var ok bool
+		if lang, ok = normalLanguage(r.Language); !ok {
+			fe.Addf("language", "must be a language code such as en, en_US or hi, not %s", clip(r.Language))
+		}
+	}
+	if len(r.Domain) > maxDomain || hasControl(r.Domain) || !utf8.ValidString(r.Domain) {
+		fe.Addf("domain", "must be a domain name of at most %d characters", maxDomain)
+	}
+	if r.FileName != "" {
+		if msg := checkFileName(r.FileName); msg != "" {
+			fe.Add("file_name", msg)
+		}
+	}
+	for _, u := range []struct{ field, raw string }{{"media_url", r.MediaURL}, {"header_url", r.HeaderURL}} {
+		if u.raw == "" {
+			continue
+		}
+		if err := c.guard.CheckURL(ctx, u.raw); err != nil {
+			var ge *netguard.Error
+			if !errors.As(err, &ge) {
+				return nil, err // the context ended
+			}
+			fe.Add(u.field, "must be a public https URL: "+ge.Reason)
+		}
+	}
+
+	msg := &notify.ChatMessage{Type: typ}
+	var tmplClass notify.PriceClass
+	switch {
+	case r.MediaURL != "":
+		msg.Media = mediaFor(r.MediaURL, r.FileName)
+		msg.Text = r.Message
+		if utf8.RuneCountInString(r.Message) > MaxCaption || !utf8.ValidString(r.Message) {
+			fe.Addf("message", "is the caption under the file here: at most %d characters", MaxCaption)
+		}
+	case r.TemplateSlug != "" || r.TemplateName != "":
+		tmplClass, err = c.template(ctx, acct, r, requested, action, lang, brandGiven, brand, msg, &fe)
+		if err != nil {
+			return nil, err
+		}
+	case r.OTP != "":
+		msg.Text = c.otpText(r.OTP, action, brand)
+		msg.OTP = r.OTP
+		if c.otpSlug != "" && requested != notify.GatewayQR && c.cloud != nil {
+			vars := notify.Vars{"OTP": r.OTP, "ACTION": action, "BRAND_NAME": brand}
+			if brand == "" {
+				delete(vars, "BRAND_NAME")
+			}
+			t, err := c.cloudTmpl.CloudTemplate(ctx, acct, c.otpSlug, vars)
+			if err != nil {
+				// A configuration problem, not the caller's.
+				return nil, notify.Errorf(notify.CodeInternal, "chat: Config.CloudOTPSlug %q: %v", c.otpSlug, err)
+			}
+			if lang != "" {
+				t.Language = lang
+			}
+			if t.Language == "" {
+				t.Language = "en_US"
+			}
+			msg.Template = t
+		}
+	case r.Message != "":
+		switch {
+		case !utf8.ValidString(r.Message) || strings.TrimSpace(r.Message) == "":
+			fe.Add("message", "must be non-empty UTF-8 text")
+		case utf8.RuneCountInString(r.Message) > MaxText:
+			fe.Addf("message", "must be at most %d characters", MaxText)
+		}
+		msg.Text = r.Message
+	default:
+		fe.Add("message", "is required: give media_url, template_slug, template_name, otp or message")
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+
+	class := notify.Transactional
+	if typ == notify.ChatPromotional {
+		class = notify.Promotional
+	}
+	if tmplClass == notify.Promotional {
+		class, msg.Type = notify.Promotional, notify.ChatPromotional
+	}
+
+	gw, err := c.resolve(acct, requested, msg)
+	if err != nil {
+		return nil, err
+	}
+	msg.Gateway, msg.Auto = gw, requested == notify.GatewayAuto
+	return &notify.Envelope{
+		Kind:     notify.KindChat,
+		To:       to,
+		Provider: c.provider(gw).Name(),
+		Units:    1,
+		Class:    class,
+		Domain:   r.Domain,
+		Chat:     msg,
+	}, nil
+}
+
+// resolve picks the gateway of a prepared message.
+func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, msg *notify.ChatMessage) (notify.ChatGateway, error) {
+	cloudOnly := msg.Template != nil && msg.Text == ""
+	if requested != notify.GatewayAuto {
+		if c.provider(requested) == nil {
+			return "", notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", requested)
+		}
+		return requested, nil
+	}
+	gw := acct.PrimaryChatGateway()
+	if cloudOnly {
+		gw = notify.GatewayCloud
+	}
+	if c.provider(gw) == nil {
+		if cloudOnly {
+			return "", notify.Errorf(notify.CodeUnavailable, "chat: template_name needs the cloud gateway, which is not configured")
+		}
+		gw = other(gw)
+	}
+	return gw, nil
+}
+
+// template fills msg for template_slug / template_name and returns the
+// template's price class. Validation problems go to fe; other errors are
+// returned.
+func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.ChatRequest, requested notify.ChatGateway,
+	action, lang string, brandGiven bool, brand string, msg *notify.ChatMessage, fe *notify.FieldErrors) (notify.PriceClass, error) {
+	// template_name is for the cloud gateway; it is used when the message
+	// can go that way.
+	useName := r.TemplateName != "" && requested != notify.GatewayQR && (c.cloud != nil || r.TemplateSlug == "")
+	if r.TemplateName != "" && requested == notify.GatewayQR && r.TemplateSlug == "" {
+		fe.Add("template_name", "cloud templates need gateway cloud or auto; on the qr gateway use template_slug or message")
+		return "", nil
+	}
+	if r.TemplateName != "" && !validTemplateName(r.TemplateName) {
+		fe.Add("template_name", "must be 1-512 lower-case letters, digits and '_', as the cloud channel names templates")
+	}
+	if useName {
+		params := positionalParams(r.Variables, r.OTP, fe)
+		t := &notify.ChatTemplate{Name: r.TemplateName, Language: lang, Params: params}
+		if t.Language == "" {
+			t.Language = "en_US"
+		}
+		t.HeaderURL, t.HeaderKind = r.HeaderURL, headerKind(r.HeaderURL)
+		msg.Template = t
+		msg.OTP = r.OTP
+	}
+	if r.TemplateSlug == "" {
+		return "", nil
+	}
+	if c.renderer == nil {
+		fe.Add("template_slug", "cannot be used: no template renderer is configured")
+		return "", nil
+	}
+	vars, conflict := slugVars(r, action, brandGiven, brand)
+	if conflict {
+		fe.Add("otp", "differs from variables.OTP; give the code once")
+		return "", nil
+	}
+	rendered, err := c.renderer.Render(ctx, notify.KindChat, acct, r.TemplateSlug, vars)
+	if err != nil {
+		return "", mergeInvalid(err, fe)
+	}
+	msg.Text = rendered.Text
+	if r.OTP != "" {
+		msg.OTP = r.OTP
+	}
+	if msg.Template == nil && requested != notify.GatewayQR && c.cloud != nil && c.cloudTmpl != nil {
+		t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)
+		if err != nil {
+			return "", mergeInvalid(err, fe)
+		}
+		if lang != "" {
+			t.Language = lang
+		}
+		if t.Language == "" {
+			t.Language = "en_US"
+		}
+		t.HeaderURL, t.HeaderKind = r.HeaderURL, headerKind(r.HeaderURL)
+		msg.Template = t
+	}
+	return rendered.Class, nil
+}
+
+// mergeInvalid adds the fields of an InvalidArgument error to fe and
+// returns nil, or returns any other error.
+func mergeInvalid(err error, fe *notify.FieldErrors) error {
+	var e *notify.Error
+	if errors.As(err, &e) && e.Code == notify.CodeInvalidArgument && len(e.Fields) > 0 {
+		*fe = append(*fe, e.Fields...)
+		return nil
+	}
+	return err
+}
+
+// slugVars copies the request's variables and fills OTP, ACTION and
+// BRAND_NAME from the request's fields unless the variables give them.
+// It reports an otp that contradicts variables.OTP.
+func slugVars(r *notify.ChatRequest, action string, brandGiven bool, brand string) (notify.Vars, bool) {
+	vars := make(notify.Vars, len(r.Variables)+3)
+	for k, v := range r.Variables {
+		vars[k] = v
+	}
+	if r.OTP != "" {
+		if v, ok := vars["OTP"]; ok && v != "" && v != r.OTP {
+			return nil, true
+		}
+		vars["OTP"] = r.OTP
+	}
+	if _, ok := vars["ACTION"]; !ok && r.Action != "" {
+		vars["ACTION"] = action
+	}
+	if _, ok := vars["BRAND_NAME"]; !ok && brandGiven {
+		vars["BRAND_NAME"] = brand
+	}
+	return vars, false
+}
+
+// positionalParams returns the body parameters of a cloud template from
+// variables keyed "1".."n"; with no variables, an otp is the only one.
+func positionalParams(vars notify.Vars, otp string, fe *notify.FieldErrors) []string {
+	if len(vars) == 0 {
+		if otp != "" {
+			return []string{otp}
+		}
+		return nil
+	}
+	params := make([]string, len(vars))
+	bad := false
+	for k, v := range vars {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 1 || n > len(vars) || strconv.Itoa(n) != k {
+			bad = true
+			continue
+		}
+		if strings.TrimSpace(v) == "" {
+			fe.Add("variables."+k, "must not be empty: cloud template parameters need a value")
+			continue
+		}
+		params[n-1] = v
+	}
+	if bad {
+		fe.Add("variables", `template_name takes positional variables, "1", "2", ... without gaps (or a JSON array of values)`)
+		return nil
+	}
+	return params
+}
+
+// headerKind tells a template header's media kind from its URL's path.
+func headerKind(raw string) notify.MediaKind {
+	if raw == "" {
+		return ""
+	}
+	switch extOfURL(raw) {
+	case "pdf":
+		return notify.MediaDocument
+	case "mp4", "3gp":
+		return notify.MediaVideo
+	}
+	return notify.MediaImage
+}
+
+// mediaFor builds the media of a message from media_url and file_name.
+func mediaFor(raw, name string) *notify.ChatMedia {
+	urlExt := extOfURL(raw)
+	kindExt := urlExt
+	if name != "" {
+		if e := extOf(name); e != "" {
+			kindExt = e
+		}
+	}
+	m := &notify.ChatMedia{URL: raw, Kind: notify.MediaDocument, FileName: name}
+	if imageMIME(kindExt) != "" {
+		m.Kind = notify.MediaImage
+	}
+	if m.FileName == "" {
+		switch {
+		case m.Kind == notify.MediaImage:
+			m.FileName = "Image." + kindExt
+		case urlExt != "pdf" && docMIME(urlExt) != "":
+			m.FileName = "Document." + urlExt
+			kindExt = urlExt
+		default:
+			m.FileName, kindExt = "Document.pdf", "pdf"
+		}
+	}
+	m.MIMEType = imageMIME(kindExt)
+	if m.MIMEType == "" {
+		m.MIMEType = docMIME(kindExt)
+	}
+	if m.MIMEType == "" {
+		m.MIMEType = "application/octet-stream"
+	}
+	return m
+}
+
+// imageMIME returns the MIME type of an extension sent as an image, or
+// "" when the extension is not one.
+func imageMIME(ext string) string {
+	switch ext {
+	case "jpg", "jpeg":
+		return "image/jpeg"
+	case "png":
+		return "image/png"
+	case "webp":
+		return "image/webp"
+	}
+	return ""
+}
+
+// docMIME returns the MIME type of a document extension the channel
+// knows, or "".
+func docMIME(ext string) string {
+	switch ext {
+	case "pdf":
+		return "application/pdf"
+	case "doc":
+		return "application/msword"
+	case "docx":
+		return "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	case "xls":
+		return "application/vnd.ms-excel"
+	case "xlsx":
+		return "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	case "ppt":
+		return "application/vnd.ms-powerpoint"
+	case "pptx":
+		return "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	case "txt":
+		return "text/plain"
+	case "csv":
+		return "text/csv"
+	case "mp4":
+		return "video/mp4"
+	}
+	return ""
+}
+
+// extOf returns the lower-case extension of a file name, without the dot.
+func extOf(name string) string {
+	e := path.Ext(name)
+	if len(e) < 2 || len(e) > 6 {
+		return ""
+	}
+	return strings.ToLower(e[1:])
+}
+
+// extOfURL returns the extension of the last segment of a URL's path.
+func extOfURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return extOf(path.Base(u.Path))
+}
+
+// validTemplateName accepts cloud template names.
+func validTemplateName(s string) bool {
+	if s == "" || len(s) > 512 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// normalLanguage accepts "en", "en_US", "en-US", "pt_BR" and returns the
+// cloud form, "en_US".
+func normalLanguage(s string) (string, bool) {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "-", "_")
+	lang, region, hasRegion := strings.Cut(s, "_")
+	if len(lang) < 2 || len(lang) > 3 || !letters(lang) {
+		return "", false
+	}
+	lang = strings.ToLower(lang)
+	if !hasRegion {
+		return lang, true
+	}
+	if len(region) < 2 || len(region) > 3 || !letters(region) {
+		return "", false
+	}
+	return lang + "_" + strings.ToUpper(region), true
+}
+
+func letters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkFileName returns why name is not a usable attachment name, or "".
+func checkFileName(name string) string {
+	switch {
+	case len(name) > maxFileName:
+		return fmt.Sprintf("must be at most %d bytes", maxFileName)
+	case !utf8.ValidString(name) || hasControl(name):
+		return "must be UTF-8 without control characters"
+	case strings.ContainsAny(name, `/\`), name == ".", name == "..", strings.TrimSpace(name) == "":
+		return "must be a plain file name, without a path"
+	}
+	return ""
+}
+
+// hasControl reports whether s has a control character (line breaks
+// included) or a bidirectional override.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return true
+		}
+	}
+	return false
+}
+
+// clip quotes a user value for an error message, shortened.
+func clip(s string) string {
+	const max = 40
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,90 @@
+package netguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/notifykit/notify"
+)
+
+// File is a fetched response body.
+type File struct {
+	// Data is the whole body, at most Config.MaxBytes long.
+	Data []byte
+	// ContentType is the response's Content-Type header, possibly empty.
+	ContentType string
+}
+
+// Fetch checks raw with CheckURL and GETs it through the guarded client,
+// reading at most Config.MaxBytes. Errors are *notify.Error, classified
+// for a provider that fetches a file before sending it (nothing was sent
+// yet, so every temporary failure is safe to retry):
+//
+//   - a URL or address the guard refuses, a redirect it refuses, a body
+//     over the limit, or an HTTP 4xx answer: CodeRejected;
+//   - network errors, timeouts and HTTP 5xx or 429 answers: CodeUnavailable;
+//   - the end of ctx: ctx.Err() wrapped, so errors.Is sees it.
+//
+// Messages name the host but never the whole URL.
+func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
+	host, err := checkSyntax(raw)
+	if err != nil {
+		return nil, notify.WithCode(notify.CodeRejected, err)
+	}
+	if _, err := g.resolve(ctx, host); err != nil {
+		return nil, g.fetchErr(ctx, host, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, notify.Errorf(notify.CodeRejected, "netguard: media URL on %q: cannot build request", host)
+	}
+	req.Header.Set("Accept", "*/*")
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return nil, g.fetchErr(ctx, host, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return nil, notify.Errorf(notify.CodeUnavailable, "netguard: fetching media from %q: HTTP %d", host, resp.StatusCode)
+	default:
+		return nil, notify.Errorf(notify.CodeRejected, "netguard: fetching media from %q: HTTP %d", host, resp.StatusCode)
+	}
+	if resp.ContentLength > g.cfg.MaxBytes {
+		return nil, g.tooLarge(host)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxBytes+1))
+	if err != nil {
+		return nil, g.fetchErr(ctx, host, err)
+	}
+	if int64(len(data)) > g.cfg.MaxBytes {
+		return nil, g.tooLarge(host)
+	}
+	return &File{Data: data, ContentType: resp.Header.Get("Content-Type")}, nil
+}
+
+func (g *Guard) tooLarge(host string) error {
+	return notify.Errorf(notify.CodeRejected, "netguard: media from %q is larger than the limit of %d bytes", host, g.cfg.MaxBytes)
+}
+
+// fetchErr classifies a failed fetch, dropping the URL that *url.Error
+// would print.
+func (g *Guard) fetchErr(ctx context.Context, host string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("netguard: fetching media from %q: %w", host, cerr)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ge *Error
+	if errors.As(err, &ge) {
+		return notify.WithCode(notify.CodeRejected, ge)
+	}
+	return notify.WithCode(notify.CodeUnavailable, fmt.Errorf("netguard: fetching media from %q: %w", host, err))
+}

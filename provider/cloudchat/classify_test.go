@@ -1,0 +1,33 @@
+package cloudchat
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify"
+)
+
+func FuzzClassify(f *testing.F) {
+	f.Add(400, []byte(`{"error":{"message":"(#131047) Re-engagement message","type":"OAuthException","code":131047,"error_data":{"messaging_product":"whatsapp","details":"more than 24 hours"},"fbtrace_id":"Az8or2yhqkZfEZ-_4Qn_Bam"}}`))
+	f.Add(500, []byte(`{"error":{"message":"(#131000) Something went wrong","code":131000}}`))
+	f.Add(401, []byte(`{"error":{"message":"token 482915","code":190,"error_subcode":463}}`))
+	f.Add(429, []byte(`<html>slow down</html>`))
+	f.Add(400, []byte(`{"error":null}`))
+	f.Add(400, []byte(`{"error":{"code":"131056"}}`))
+	f.Fuzz(func(t *testing.T, status int, data []byte) {
+		h := http.Header{"Retry-After": {"3"}}
+		e := classify(status, h, data, "482915")
+		switch e.Code {
+		case notify.CodeRateLimited, notify.CodeRejected, notify.CodeUnavailable:
+		default:
+			t.Fatalf("code %q", e.Code)
+		}
+		if strings.Contains(e.Error(), "482915") {
+			t.Fatalf("the OTP leaked: %v", e)
+		}
+		if e.RetryAfter < 0 {
+			t.Fatalf("negative RetryAfter")
+		}
+	})
+}

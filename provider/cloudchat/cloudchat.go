@@ -1,0 +1,325 @@
+package cloudchat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+// Defaults of Config.
+const (
+	DefaultBaseURL     = "https://graph.facebook.com"
+	DefaultVersion     = "v21.0"
+	DefaultName        = "cloudchat"
+	DefaultCountryCode = "91"
+	DefaultTimeout     = 30 * time.Second
+)
+
+// maxResponse bounds how much of a vendor answer is read.
+const maxResponse = 1 << 20
+
+// Config configures a Provider.
+type Config struct {
+	// PhoneNumberID is the ID of the sending business phone number (digits,
+	// not the phone number itself). Required.
+	PhoneNumberID string
+	// Token is the access token, sent as a Bearer token. It never appears
+	// in errors. Required.
+	Token string
+	// BaseURL is the API's address, without the version. Default
+	// DefaultBaseURL (https://graph.facebook.com).
+	BaseURL string
+	// Version is the API version path segment. Default DefaultVersion
+	// (v21.0).
+	Version string
+	// CountryCode is put before the 10-digit national numbers of
+	// envelopes. Default "91".
+	CountryCode string
+	// HTTPClient sends the requests. Default: a client with a 30s timeout
+	// (the caller's context bounds each send too).
+	HTTPClient *http.Client
+	// Name is the provider's name in receipts and timeouts. Default
+	// "cloudchat".
+	Name string
+}
+
+// Provider sends chat envelopes through the cloud messaging API. Create one
+// with New; it is safe for concurrent use and holds no goroutines.
+type Provider struct {
+	name     string
+	endpoint string // {base}/{version}/{phone id}
+	token    string
+	cc       string
+	client   *http.Client
+}
+
+// digits reports whether s is 1-32 ASCII digits.
+func digits(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// validVersion accepts "v21" and "v21.0".
+func validVersion(v string) bool {
+	major, minor, dot := strings.Cut(strings.TrimPrefix(v, "v"), ".")
+	return strings.HasPrefix(v, "v") && digits(major) && len(major) <= 3 &&
+		(!dot || digits(minor) && len(minor) <= 3)
+}
+
+// New returns a Provider for cfg. It fails on a missing PhoneNumberID or
+// Token, a PhoneNumberID that is not digits, a bad Version or a BaseURL
+// that is not an absolute http(s) URL.
+func New(cfg Config) (*Provider, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultVersion
+	}
+	if cfg.CountryCode == "" {
+		cfg.CountryCode = DefaultCountryCode
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: DefaultTimeout}
+	}
+	var problems []string
+	if !digits(cfg.PhoneNumberID) {
+		problems = append(problems, "PhoneNumberID must be the numeric ID of the sending phone number")
+	}
+	if cfg.Token == "" {
+		problems = append(problems, "Token is required")
+	}
+	if !validVersion(cfg.Version) {
+		problems = append(problems, "Version must look like v21.0")
+	}
+	if !digits(cfg.CountryCode) || len(cfg.CountryCode) > 4 {
+		problems = append(problems, "CountryCode must be 1-4 digits")
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		problems = append(problems, "BaseURL must be an absolute http(s) URL without user info")
+	}
+	if len(problems) > 0 {
+		return nil, errors.New("cloudchat: " + strings.Join(problems, "; "))
+	}
+	return &Provider{
+		name:     cfg.Name,
+		endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/" + cfg.Version + "/" + cfg.PhoneNumberID,
+		token:    cfg.Token,
+		cc:       cfg.CountryCode,
+		client:   cfg.HTTPClient,
+	}, nil
+}
+
+// Name returns Config.Name.
+func (p *Provider) Name() string { return p.name }
+
+// The request body; see the package documentation.
+type message struct {
+	MessagingProduct string        `json:"messaging_product"`
+	RecipientType    string        `json:"recipient_type"`
+	To               string        `json:"to"`
+	Type             string        `json:"type"`
+	Text             *textBody     `json:"text,omitempty"`
+	Template         *templateBody `json:"template,omitempty"`
+	Document         *mediaBody    `json:"document,omitempty"`
+	Image            *mediaBody    `json:"image,omitempty"`
+	Video            *mediaBody    `json:"video,omitempty"`
+	// CallbackData comes back in status webhooks: the notify message ID.
+	CallbackData string `json:"biz_opaque_callback_data,omitempty"`
+}
+
+type textBody struct {
+	PreviewURL bool   `json:"preview_url"`
+	Body       string `json:"body"`
+}
+
+type mediaBody struct {
+	Link     string `json:"link"`
+	Caption  string `json:"caption,omitempty"`
+	Filename string `json:"filename,omitempty"`
+}
+
+type templateBody struct {
+	Name       string      `json:"name"`
+	Language   language    `json:"language"`
+	Components []component `json:"components,omitempty"`
+}
+
+type language struct {
+	Code string `json:"code"`
+}
+
+type component struct {
+	Type       string      `json:"type"`
+	Parameters []parameter `json:"parameters"`
+}
+
+type parameter struct {
+	Type     string     `json:"type"`
+	Text     string     `json:"text,omitempty"`
+	Image    *mediaBody `json:"image,omitempty"`
+	Document *mediaBody `json:"document,omitempty"`
+	Video    *mediaBody `json:"video,omitempty"`
+}
+
+// build turns env into the request body, or an InvalidArgument error.
+func (p *Provider) build(env *notify.Envelope) (*message, error) {
+	if env == nil || env.Chat == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "cloudchat: the envelope has no chat content")
+	}
+	to := env.To
+	if len(to) == 10 {
+		to = p.cc + to
+	}
+	to = strings.TrimPrefix(to, "+")
+	if !digits(to) {
+		return nil, notify.InvalidField("to", "cloudchat: must be a phone number")
+	}
+	m := &message{MessagingProduct: "whatsapp", RecipientType: "individual", To: to}
+	if len(env.ID) <= 512 {
+		m.CallbackData = env.ID
+	}
+	c := env.Chat
+	switch {
+	case c.Template != nil:
+		t := c.Template
+		if t.Name == "" {
+			return nil, notify.InvalidField("template_name", "cloudchat: a template needs a name")
+		}
+		lang := t.Language
+		if lang == "" {
+			lang = "en_US"
+		}
+		tb := &templateBody{Name: t.Name, Language: language{Code: lang}}
+		if t.HeaderURL != "" {
+			h := parameter{Type: string(t.HeaderKind)}
+			link := &mediaBody{Link: t.HeaderURL}
+			switch t.HeaderKind {
+			case notify.MediaDocument:
+				h.Document = link
+			case notify.MediaVideo:
+				h.Video = link
+			case notify.MediaImage, "":
+				h.Type, h.Image = string(notify.MediaImage), link
+			default:
+				return nil, notify.InvalidField("header_url", fmt.Sprintf("cloudchat: unknown header kind %q", t.HeaderKind))
+			}
+			tb.Components = append(tb.Components, component{Type: "header", Parameters: []parameter{h}})
+		}
+		if len(t.Params) > 0 {
+			body := component{Type: "body", Parameters: make([]parameter, len(t.Params))}
+			for i, v := range t.Params {
+				body.Parameters[i] = parameter{Type: "text", Text: v}
+			}
+			tb.Components = append(tb.Components, body)
+		}
+		m.Type, m.Template = "template", tb
+	case c.Media != nil:
+		if c.Media.URL == "" {
+			return nil, notify.InvalidField("media_url", "cloudchat: is required for a media message")
+		}
+		mb := &mediaBody{Link: c.Media.URL, Caption: c.Text}
+		switch c.Media.Kind {
+		case notify.MediaImage:
+			m.Type, m.Image = "image", mb
+		case notify.MediaVideo:
+			m.Type, m.Video = "video", mb
+		default:
+			mb.Filename = c.Media.FileName
+			m.Type, m.Document = "document", mb
+		}
+	case c.Text != "":
+		m.Type, m.Text = "text", &textBody{Body: c.Text}
+	default:
+		return nil, notify.InvalidField("message", "cloudchat: the envelope has no text, template or media")
+	}
+	return m, nil
+}
+
+// Send posts env to the messages endpoint, once. See the package
+// documentation for how errors are classified.
+func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("cloudchat: %w", err)
+	}
+	m, err := p.build(env)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return nil, notify.Errorf(notify.CodeInternal, "cloudchat: encoding the request: %v", err)
+	}
+	status, header, data, err := p.do(ctx, http.MethodPost, p.endpoint+"/messages", body)
+	if err != nil {
+		return nil, err
+	}
+	otp := ""
+	if env.Chat != nil {
+		otp = env.Chat.OTP
+	}
+	if status < 200 || status > 299 {
+		return nil, classify(status, header, data, otp)
+	}
+	var out struct {
+		Messages []struct {
+			ID string `json:"id"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Messages) == 0 || out.Messages[0].ID == "" {
+		// The vendor said yes without the ID: the message may be on its
+		// way, so this must not be retried (a bare error is not).
+		return nil, fmt.Errorf("cloudchat: HTTP %d without a message ID; the message may have been sent", status)
+	}
+	return &notify.Result{Provider: p.name, ProviderMessageID: out.Messages[0].ID, Gateway: notify.GatewayCloud}, nil
+}
+
+// CheckHealth implements notify.HealthChecker: it reads the sending phone
+// number's record, which needs a valid token and phone number ID.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	status, header, data, err := p.do(ctx, http.MethodGet, p.endpoint+"?fields=id", nil)
+	if err != nil {
+		return err
+	}
+	if status < 200 || status > 299 {
+		return classify(status, header, data, "")
+	}
+	return nil
+}
+
+// do makes one request and reads the answer; internal/vendorhttp
+// classifies its errors (CodeUnavailable only when the request was
+// certainly not sent).
+func (p *Provider) do(ctx context.Context, method, target string, body []byte) (int, http.Header, []byte, error) {
+	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "cloudchat", Method: method, URL: target,
+		Body: body, Header: http.Header{"Authorization": {"Bearer " + p.token}}, Limit: maxResponse})
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return ans.Status, ans.Header, ans.Body, nil
+}
+
+// Interface guards
+var (
+	_ notify.Provider      = (*Provider)(nil)
+	_ notify.HealthChecker = (*Provider)(nil)
+)

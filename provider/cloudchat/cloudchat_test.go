@@ -1,0 +1,296 @@
+package cloudchat_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/cloudchat"
+)
+
+func chatEnv(to string, m *notify.ChatMessage) *notify.Envelope {
+	m.Gateway = notify.GatewayCloud
+	return &notify.Envelope{ID: "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f", Kind: notify.KindChat, To: to,
+		Provider: "cloudchat", Units: 1, Chat: m}
+}
+
+// TestWireFormat sends each content shape and checks the body the vendor
+// received.
+func TestWireFormat(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	tests := []struct {
+		name string
+		msg  *notify.ChatMessage
+		want string // JSON the vendor must have received (subset of fields)
+	}{
+		{"text", &notify.ChatMessage{Text: "Your order shipped"},
+			`{"type":"text","text":{"preview_url":false,"body":"Your order shipped"}}`},
+		{"document", &notify.ChatMessage{Text: "Your invoice", Media: &notify.ChatMedia{
+			URL: "https://cdn.example.com/inv.pdf", Kind: notify.MediaDocument, FileName: "INV-7.pdf", MIMEType: "application/pdf"}},
+			`{"type":"document","document":{"link":"https://cdn.example.com/inv.pdf","caption":"Your invoice","filename":"INV-7.pdf"}}`},
+		{"image", &notify.ChatMessage{Text: "Look", Media: &notify.ChatMedia{
+			URL: "https://cdn.example.com/a.jpg", Kind: notify.MediaImage, FileName: "a.jpg", MIMEType: "image/jpeg"}},
+			`{"type":"image","image":{"link":"https://cdn.example.com/a.jpg","caption":"Look"}}`},
+		{"video", &notify.ChatMessage{Media: &notify.ChatMedia{
+			URL: "https://cdn.example.com/a.mp4", Kind: notify.MediaVideo, FileName: "a.mp4", MIMEType: "video/mp4"}},
+			`{"type":"video","video":{"link":"https://cdn.example.com/a.mp4"}}`},
+		{"template", &notify.ChatMessage{Template: &notify.ChatTemplate{
+			Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"}}},
+			`{"type":"template","template":{"name":"order_confirmed","language":{"code":"en_US"},"components":[
+				{"type":"body","parameters":[{"type":"text","text":"Asha"},{"type":"text","text":"A-1042"}]}]}}`},
+		{"template with document header", &notify.ChatMessage{Template: &notify.ChatTemplate{
+			Name: "invoice_ready", Language: "en", Params: []string{"INV-7"},
+			HeaderURL: "https://cdn.example.com/inv.pdf", HeaderKind: notify.MediaDocument}},
+			`{"type":"template","template":{"name":"invoice_ready","language":{"code":"en"},"components":[
+				{"type":"header","parameters":[{"type":"document","document":{"link":"https://cdn.example.com/inv.pdf"}}]},
+				{"type":"body","parameters":[{"type":"text","text":"INV-7"}]}]}}`},
+		{"template default language, image header", &notify.ChatMessage{Template: &notify.ChatTemplate{
+			Name: "standard_otp", Params: []string{"482915"}, HeaderURL: "https://cdn.example.com/logo.png", HeaderKind: notify.MediaImage}},
+			`{"type":"template","template":{"name":"standard_otp","language":{"code":"en_US"},"components":[
+				{"type":"header","parameters":[{"type":"image","image":{"link":"https://cdn.example.com/logo.png"}}]},
+				{"type":"body","parameters":[{"type":"text","text":"482915"}]}]}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Send(context.Background(), chatEnv("9876543210", tt.msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(res.ProviderMessageID, "wamid.") || res.Gateway != notify.GatewayCloud || res.Provider != "cloudchat" {
+				t.Fatalf("result %+v", res)
+			}
+			got := vendor.last()
+			if got["messaging_product"] != "whatsapp" || got["recipient_type"] != "individual" || got["to"] != "919876543210" {
+				t.Fatalf("envelope fields: %v", got)
+			}
+			if got["biz_opaque_callback_data"] != "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f" {
+				t.Errorf("callback data = %v, want the message ID", got["biz_opaque_callback_data"])
+			}
+			var want map[string]any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range want {
+				gj, _ := json.Marshal(got[k])
+				wj, _ := json.Marshal(v)
+				if string(gj) != string(wj) {
+					t.Errorf("%s:\n got %s\nwant %s", k, gj, wj)
+				}
+			}
+		})
+	}
+}
+
+// TestVendorErrors checks the classification of the vendor's error codes.
+func TestVendorErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        graphErr
+		to         string // default in the 24h window
+		msg        *notify.ChatMessage
+		code       notify.Code
+		contains   string
+		retryAfter time.Duration
+	}{
+		{name: "throughput", err: graphErr{400, 130429, "(#130429) Rate limit hit", ""}, code: notify.CodeRateLimited, contains: "130429"},
+		{name: "pair rate", err: graphErr{400, 131056, "(#131056) (Business Account, Consumer Account) pair rate limit hit", ""},
+			code: notify.CodeRateLimited, retryAfter: 6 * time.Second},
+		{name: "spam rate", err: graphErr{400, 131048, "(#131048) Spam rate limit hit", ""}, code: notify.CodeRateLimited},
+		{name: "bad token", err: graphErr{401, 190, "Error validating access token: Session has expired", ""},
+			code: notify.CodeRejected, contains: "Config.Token"},
+		{name: "undeliverable", err: graphErr{400, 131026, "(#131026) Message Undeliverable", ""}, code: notify.CodeRejected, contains: "undeliverable"},
+		{name: "generic 500", err: graphErr{500, 131000, "(#131000) Something went wrong", ""}, code: notify.CodeUnavailable},
+		{name: "service unavailable", err: graphErr{503, 131016, "(#131016) Service unavailable", ""}, code: notify.CodeUnavailable},
+		{name: "unknown code on 5xx", err: graphErr{502, 999999, "proxy trouble", ""}, code: notify.CodeUnavailable},
+		{name: "unknown code on 4xx", err: graphErr{400, 999999, "something odd", ""}, code: notify.CodeRejected},
+		{name: "permission", err: graphErr{403, 10, "(#10) Application does not have permission for this action", ""},
+			code: notify.CodeRejected, contains: "PhoneNumberID"},
+		// Real answers of the fake's own validation:
+		{name: "outside 24h window", to: "9000000001", msg: &notify.ChatMessage{Text: "hello"},
+			code: notify.CodeRejected, contains: "only a template message can be sent"},
+		{name: "template does not exist", msg: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "nope", Params: []string{"x"}}},
+			code: notify.CodeRejected, contains: "132001"},
+		{name: "template parameter mismatch", msg: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order_confirmed", Params: []string{"x"}}},
+			code: notify.CodeRejected, contains: "132000"},
+	}
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.err.code != 0 {
+				vendor.failNextWith(tt.err)
+			}
+			to, msg := tt.to, tt.msg
+			if to == "" {
+				to = "9876543210"
+			}
+			if msg == nil {
+				msg = &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}
+			}
+			before := vendor.count()
+			_, err := p.Send(context.Background(), chatEnv(to, msg))
+			if got := notify.CodeOf(err); got != tt.code {
+				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
+			}
+			if !strings.Contains(err.Error(), tt.contains) {
+				t.Errorf("error %q does not contain %q", err, tt.contains)
+			}
+			if strings.Contains(err.Error(), testToken) || strings.Contains(err.Error(), "482915") {
+				t.Errorf("error leaks a secret: %v", err)
+			}
+			var e *notify.Error
+			if errors.As(err, &e) && e.RetryAfter != tt.retryAfter {
+				t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tt.retryAfter)
+			}
+			if vendor.count() != before {
+				t.Error("the vendor accepted a message it refused")
+			}
+		})
+	}
+}
+
+func TestWrongToken(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, "EAAG-wrong-token-000")
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "190") {
+		t.Fatalf("got %v, want Rejected with code 190", err)
+	}
+	if strings.Contains(err.Error(), "EAAG-wrong-token-000") {
+		t.Fatal("the error holds the token")
+	}
+	if err := p.CheckHealth(context.Background()); notify.CodeOf(err) != notify.CodeRejected {
+		t.Fatalf("CheckHealth with a wrong token: %v", err)
+	}
+	if err := newProvider(t, vendor, testToken).CheckHealth(context.Background()); err != nil {
+		t.Fatalf("CheckHealth: %v", err)
+	}
+}
+
+// TestNonJSONErrors: a proxy in front of the vendor may answer with HTML.
+func TestNonJSONErrors(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		header string
+		code   notify.Code
+		after  time.Duration
+	}{
+		{502, "", notify.CodeUnavailable, 0},
+		{429, "7", notify.CodeRateLimited, 7 * time.Second},
+		{404, "", notify.CodeRejected, 0},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tt.header != "" {
+				w.Header().Set("Retry-After", tt.header)
+			}
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(tt.status)
+			w.Write([]byte("<html>Bad Gateway</html>"))
+		}))
+		p, _ := cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
+		_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+		srv.Close()
+		var e *notify.Error
+		if !errors.As(err, &e) || e.Code != tt.code || e.RetryAfter != tt.after {
+			t.Errorf("HTTP %d: got %v, want %s (RetryAfter %v)", tt.status, err, tt.code, tt.after)
+		}
+	}
+}
+
+// TestTransportErrors: a request that never left is Unavailable (retried);
+// one whose answer was lost is a bare error (not retried).
+func TestTransportErrors(t *testing.T) {
+	// Nothing listens: the dial fails before anything is sent.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	p, _ := cloudchat.New(cloudchat.Config{BaseURL: "http://" + addr, PhoneNumberID: testPhoneID, Token: testToken})
+	_, err = p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	if notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("refused connection: %v, want Unavailable", err)
+	}
+
+	// The server reads the request and hangs up: the outcome is unknown.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	p, _ = cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
+	_, err = p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	var e *notify.Error
+	if err == nil || errors.As(err, &e) {
+		t.Fatalf("lost answer: %v, want a bare (unclassified) error", err)
+	}
+	if notify.CodeOf(err).Temporary() || !strings.Contains(err.Error(), "may have accepted the message") {
+		t.Fatalf("lost answer classified as temporary: %v", err)
+	}
+
+	// 200 without an ID: also unknown.
+	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"messaging_product":"whatsapp","messages":[]}`))
+	}))
+	defer srv2.Close()
+	p, _ = cloudchat.New(cloudchat.Config{BaseURL: srv2.URL, PhoneNumberID: testPhoneID, Token: testToken})
+	if _, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err == nil || errors.As(err, &e) {
+		t.Fatalf("200 without an ID: %v, want a bare error", err)
+	}
+}
+
+func TestBadEnvelopes(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	for name, env := range map[string]*notify.Envelope{
+		"nil chat":          {Kind: notify.KindChat, To: "9876543210"},
+		"empty chat":        chatEnv("9876543210", &notify.ChatMessage{}),
+		"bad number":        chatEnv("98765-43210", &notify.ChatMessage{Text: "hi"}),
+		"nameless":          chatEnv("9876543210", &notify.ChatMessage{Template: &notify.ChatTemplate{}}),
+		"media without url": chatEnv("9876543210", &notify.ChatMessage{Media: &notify.ChatMedia{Kind: notify.MediaImage}}),
+	} {
+		_, err := p.Send(context.Background(), env)
+		if notify.CodeOf(err) != notify.CodeInvalidArgument {
+			t.Errorf("%s: %v, want InvalidArgument", name, err)
+		}
+	}
+	if _, err := p.Send(context.Background(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Errorf("nil envelope: %v", err)
+	}
+	if vendor.count() != 0 {
+		t.Error("a bad envelope reached the vendor")
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	for name, cfg := range map[string]cloudchat.Config{
+		"no phone id":   {Token: "t"},
+		"phone id path": {PhoneNumberID: "123/../x", Token: "t"},
+		"no token":      {PhoneNumberID: "123"},
+		"bad version":   {PhoneNumberID: "123", Token: "t", Version: "21"},
+		"bad base":      {PhoneNumberID: "123", Token: "t", BaseURL: "graph.example.com"},
+		"userinfo base": {PhoneNumberID: "123", Token: "t", BaseURL: "https://u:p@graph.example.com"},
+		"bad country":   {PhoneNumberID: "123", Token: "t", CountryCode: "+91"},
+	} {
+		if _, err := cloudchat.New(cfg); err == nil {
+			t.Errorf("%s: New accepted %+v", name, cfg)
+		} else if cfg.Token != "" && strings.Contains(err.Error(), cfg.Token+"\"") {
+			t.Errorf("%s: error holds the token", name)
+		}
+	}
+	p, err := cloudchat.New(cloudchat.Config{PhoneNumberID: "123", Token: "t", Version: "v20"})
+	if err != nil || p.Name() != "cloudchat" {
+		t.Fatalf("defaults: %v", err)
+	}
+}

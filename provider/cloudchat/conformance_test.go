@@ -1,0 +1,42 @@
+package cloudchat_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/providertest"
+)
+
+func TestConformance(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	providertest.Run(t, providertest.Harness{
+		Provider: p,
+		Envelope: func(i int) *notify.Envelope {
+			otp := fmt.Sprintf("%06d", 482915+i)
+			return &notify.Envelope{
+				Kind: notify.KindChat, To: "9876543210", Provider: p.Name(), Units: 1,
+				Class: notify.Transactional,
+				Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Type: notify.ChatOTP, OTP: otp,
+					Text: otp + " is your Acme login code. Do not share it."},
+			}
+		},
+		Secrets:    []string{testToken, "482915"},
+		FailNext:   vendor.failNext,
+		SetLatency: vendor.setLatency,
+		Received:   vendor.count,
+	})
+}
+
+func newProvider(t *testing.T, vendor *fakeGraph, token string) *cloudchat.Provider {
+	t.Helper()
+	p, err := cloudchat.New(cloudchat.Config{
+		BaseURL: vendor.URL, PhoneNumberID: testPhoneID, Token: token, HTTPClient: vendor.Client(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,42 @@
+package cloudchat_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/cloudchat"
+)
+
+func Example() {
+	// A stand-in for the vendor; in production leave BaseURL empty.
+	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println(r.Method, r.URL.Path, r.Header.Get("Authorization") != "")
+		fmt.Fprint(w, `{"messaging_product":"whatsapp","contacts":[{"input":"919876543210","wa_id":"919876543210"}],"messages":[{"id":"wamid.EXAMPLE"}]}`)
+	}))
+	defer vendor.Close()
+
+	p, err := cloudchat.New(cloudchat.Config{
+		BaseURL:       vendor.URL,
+		PhoneNumberID: "106540352242922",
+		Token:         "access-token",
+	})
+	if err != nil {
+		panic(err)
+	}
+	res, err := p.Send(context.Background(), &notify.Envelope{
+		Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Template: &notify.ChatTemplate{
+			Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"},
+		}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.ProviderMessageID)
+	// Output:
+	// POST /v21.0/106540352242922/messages true
+	// wamid.EXAMPLE
+}

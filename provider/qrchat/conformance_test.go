@@ -1,0 +1,48 @@
+package qrchat_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/provider/qrchat"
+)
+
+func TestConformance(t *testing.T) {
+	gw := newFakeWAHA(t)
+	p := newProvider(t, gw, qrchat.Config{})
+	providertest.Run(t, providertest.Harness{
+		Provider: p,
+		Envelope: func(i int) *notify.Envelope {
+			otp := fmt.Sprintf("%06d", 482915+i)
+			return &notify.Envelope{
+				Kind: notify.KindChat, To: "9876543210", Provider: p.Name(), Units: 1, Class: notify.Transactional,
+				Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Type: notify.ChatOTP, OTP: otp,
+					Text: otp + " is your Acme login code. Do not share it."},
+			}
+		},
+		Secrets:    []string{testKey, "482915"},
+		FailNext:   gw.failNext,
+		SetLatency: gw.setLatency,
+		Received:   gw.count,
+	})
+}
+
+// newProvider returns a provider on gw; cfg's zero fields are filled for
+// the fake.
+func newProvider(t *testing.T, gw *fakeWAHA, cfg qrchat.Config) *qrchat.Provider {
+	t.Helper()
+	cfg.BaseURL = gw.URL
+	if cfg.APIKey == "" {
+		cfg.APIKey = testKey
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = gw.Client()
+	}
+	p, err := qrchat.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,520 @@
+package qrchat
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+// Defaults of Config.
+const (
+	DefaultSession       = "default"
+	DefaultName          = "qrchat"
+	DefaultCountryCode   = "91"
+	DefaultStatusTTL     = 10 * time.Second
+	DefaultTimeout       = 30 * time.Second
+	DefaultMediaMaxBytes = 16 << 20
+	DefaultMediaTimeout  = 30 * time.Second
+)
+
+// maxResponse bounds how much of a gateway answer is read.
+const maxResponse = 1 << 20
+
+// Resolver looks up host names for the media fetch; *net.Resolver
+// implements it.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Config configures a Provider.
+type Config struct {
+	// BaseURL is the gateway's address, such as http://waha:3000.
+	// Required.
+	BaseURL string
+	// APIKey is sent as X-Api-Key; empty sends none. It never appears in
+	// errors. Default empty.
+	APIKey string
+	// Session is the gateway session to send from. Default "default".
+	Session string
+	// CountryCode is put before 10-digit national numbers in chat IDs.
+	// Default "91".
+	CountryCode string
+	// HTTPClient talks to the gateway (not to media servers). Default: a
+	// client with a 30s timeout.
+	HTTPClient *http.Client
+	// Name is the provider's name in receipts and timeouts. Default
+	// "qrchat".
+	Name string
+	// StatusTTL is how long a WORKING session status is trusted before it
+	// is asked again; negative asks before every send. Default 10s.
+	StatusTTL time.Duration
+
+	// MediaMaxBytes is the largest media file fetched. Default 16 MiB.
+	MediaMaxBytes int64
+	// MediaTimeout bounds each media fetch. Default 30s.
+	MediaTimeout time.Duration
+	// Resolver resolves media hosts, for the dial-time address check.
+	// Default net.DefaultResolver.
+	Resolver Resolver
+
+	// AllowMediaAddr, when set, lets the media fetch dial addresses the
+	// guard refuses. It exists only for tests that serve media from
+	// loopback; production code must leave it nil. Default nil.
+	AllowMediaAddr func(netip.Addr) bool
+	// MediaTLSConfig is the TLS configuration of media fetches, for tests
+	// that trust a test server's certificate. Default nil: system roots.
+	MediaTLSConfig *tls.Config
+}
+
+// Provider sends chat envelopes through a QR-session gateway. Create one
+// with New; it is safe for concurrent use and holds no goroutines.
+type Provider struct {
+	name    string
+	base    string
+	key     string
+	session string
+	cc      string
+	client  *http.Client
+	ttl     time.Duration
+	guard   *netguard.Guard
+
+	mu        sync.Mutex
+	workingTo time.Time // the session was WORKING; trusted until then
+}
+
+// New returns a Provider for cfg. It fails on a missing or bad BaseURL, a
+// session name that is not letters, digits, '-' and '_', or a bad
+// CountryCode.
+func New(cfg Config) (*Provider, error) {
+	if cfg.Session == "" {
+		cfg.Session = DefaultSession
+	}
+	if cfg.CountryCode == "" {
+		cfg.CountryCode = DefaultCountryCode
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: DefaultTimeout}
+	}
+	if cfg.StatusTTL == 0 {
+		cfg.StatusTTL = DefaultStatusTTL
+	}
+	if cfg.MediaMaxBytes <= 0 {
+		cfg.MediaMaxBytes = DefaultMediaMaxBytes
+	}
+	if cfg.MediaTimeout <= 0 {
+		cfg.MediaTimeout = DefaultMediaTimeout
+	}
+	var problems []string
+	u, err := url.Parse(cfg.BaseURL)
+	if cfg.BaseURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		problems = append(problems, "BaseURL must be an absolute http(s) URL without user info")
+	}
+	if !sessionName(cfg.Session) {
+		problems = append(problems, "Session must be 1-64 letters, digits, '-' or '_'")
+	}
+	if !digits(cfg.CountryCode) || len(cfg.CountryCode) > 4 {
+		problems = append(problems, "CountryCode must be 1-4 digits")
+	}
+	if len(problems) > 0 {
+		return nil, errors.New("qrchat: " + strings.Join(problems, "; "))
+	}
+	var resolver netguard.Resolver
+	if cfg.Resolver != nil {
+		resolver = cfg.Resolver
+	}
+	return &Provider{
+		name:    cfg.Name,
+		base:    strings.TrimRight(cfg.BaseURL, "/"),
+		key:     cfg.APIKey,
+		session: cfg.Session,
+		cc:      cfg.CountryCode,
+		client:  cfg.HTTPClient,
+		ttl:     cfg.StatusTTL,
+		guard: netguard.New(netguard.Config{
+			Resolver:  resolver,
+			Allow:     cfg.AllowMediaAddr,
+			TLSConfig: cfg.MediaTLSConfig,
+			MaxBytes:  cfg.MediaMaxBytes,
+			Timeout:   cfg.MediaTimeout,
+		}),
+	}, nil
+}
+
+func sessionName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func digits(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Name returns Config.Name.
+func (p *Provider) Name() string { return p.name }
+
+type fileBody struct {
+	MIMEType string `json:"mimetype"`
+	Filename string `json:"filename,omitempty"`
+	Data     string `json:"data"`
+}
+
+type sendBody struct {
+	Session string    `json:"session"`
+	ChatID  string    `json:"chatId"`
+	Text    string    `json:"text,omitempty"`
+	File    *fileBody `json:"file,omitempty"`
+	Caption string    `json:"caption,omitempty"`
+}
+
+// chatID returns the gateway's chat ID of a recipient.
+func (p *Provider) chatID(to string) (string, error) {
+	if len(to) == 10 {
+		to = p.cc + to
+	}
+	to = strings.TrimPrefix(to, "+")
+	if !digits(to) {
+		return "", notify.InvalidField("to", "qrchat: must be a phone number")
+	}
+	return to + "@c.us", nil
+}
+
+// Send sends env once: it checks the session, fetches media through the
+// guard if there is any, then posts the message. See the package
+// documentation for the errors.
+func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("qrchat: %w", err)
+	}
+	if env == nil || env.Chat == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope has no chat content")
+	}
+	c := env.Chat
+	switch {
+	case c.Template != nil:
+		return nil, notify.InvalidField("template_name", "qrchat: cloud templates need the cloud gateway")
+	case c.Media == nil && c.Text == "":
+		return nil, notify.InvalidField("message", "qrchat: the envelope has no text or media")
+	case c.Media != nil && c.Media.URL == "":
+		return nil, notify.InvalidField("media_url", "qrchat: is required for a media message")
+	}
+	chatID, err := p.chatID(env.To)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.ensureWorking(ctx); err != nil {
+		return nil, err
+	}
+	body := sendBody{Session: p.session, ChatID: chatID}
+	path := "/api/sendText"
+	if c.Media != nil {
+		f, err := p.fetch(ctx, c.Media)
+		if err != nil {
+			return nil, err
+		}
+		body.File, body.Caption = f, c.Text
+		path = "/api/sendFile"
+		if c.Media.Kind == notify.MediaImage {
+			path = "/api/sendImage"
+		}
+	} else {
+		body.Text = c.Text
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, notify.Errorf(notify.CodeInternal, "qrchat: encoding the request: %v", err)
+	}
+	status, header, answer, err := p.do(ctx, http.MethodPost, path, data)
+	if err != nil {
+		return nil, err
+	}
+	if status < 200 || status > 299 {
+		e := p.classify(status, header, answer, c.OTP)
+		if e.Code == notify.CodeUnavailable {
+			p.forget()
+		}
+		return nil, e
+	}
+	id := messageID(answer)
+	if id == "" {
+		return nil, fmt.Errorf("qrchat: HTTP %d without a message ID; the message may have been sent", status)
+	}
+	return &notify.Result{Provider: p.name, ProviderMessageID: id, Gateway: notify.GatewayQR}, nil
+}
+
+// fetch downloads the media through the guard and checks that its bytes
+// match the expected kind.
+func (p *Provider) fetch(ctx context.Context, m *notify.ChatMedia) (*fileBody, error) {
+	f, err := p.guard.Fetch(ctx, m.URL)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("qrchat: %w", cerr)
+		}
+		return nil, fmt.Errorf("qrchat: media_url: %w", err)
+	}
+	sniffed := http.DetectContentType(f.Data)
+	mime := m.MIMEType
+	switch {
+	case m.Kind == notify.MediaImage && !strings.HasPrefix(sniffed, "image/"):
+		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return an image (it looks like %s)", sniffed)
+	case m.Kind == notify.MediaVideo && !strings.HasPrefix(sniffed, "video/") && sniffed != "application/octet-stream":
+		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a video (it looks like %s)", sniffed)
+	case mime == "application/pdf" && sniffed != "application/pdf":
+		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a PDF (it looks like %s)", sniffed)
+	}
+	if m.Kind == notify.MediaImage {
+		mime = sniffed // the bytes say which image format it really is
+	}
+	if mime == "" {
+		mime = sniffed
+	}
+	return &fileBody{MIMEType: mime, Filename: m.FileName, Data: base64.StdEncoding.EncodeToString(f.Data)}, nil
+}
+
+// ensureWorking returns nil when the session is known to be WORKING.
+func (p *Provider) ensureWorking(ctx context.Context) error {
+	p.mu.Lock()
+	ok := time.Now().Before(p.workingTo)
+	p.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := p.checkSession(ctx); err != nil {
+		return err
+	}
+	if p.ttl > 0 {
+		p.mu.Lock()
+		p.workingTo = time.Now().Add(p.ttl)
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+func (p *Provider) forget() {
+	p.mu.Lock()
+	p.workingTo = time.Time{}
+	p.mu.Unlock()
+}
+
+// checkSession asks the gateway for the session's status.
+func (p *Provider) checkSession(ctx context.Context) error {
+	status, header, answer, err := p.do(ctx, http.MethodGet, "/api/sessions/"+url.PathEscape(p.session), nil)
+	if err != nil {
+		if notify.CodeOf(err) == notify.CodeInternal {
+			// A lost answer to a GET sent nothing: it is safe to retry.
+			return notify.WithCode(notify.CodeUnavailable, err)
+		}
+		return err
+	}
+	switch {
+	case status == http.StatusNotFound:
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q does not exist on the gateway (check qrchat Config.Session)", p.session)
+	case status < 200 || status > 299:
+		return p.classify(status, header, answer, "")
+	}
+	var s struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(answer, &s); err != nil {
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: session status: unreadable answer")
+	}
+	if s.Status != "WORKING" {
+		st := s.Status
+		if st == "" {
+			st = "unknown"
+		}
+		hint := ""
+		switch st {
+		case "SCAN_QR_CODE":
+			hint = "; scan the QR code to link it"
+		case "STOPPED", "FAILED":
+			hint = "; restart it"
+		}
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, clip(st), hint)
+	}
+	return nil
+}
+
+// CheckHealth implements notify.HealthChecker: nil when the session is
+// WORKING.
+func (p *Provider) CheckHealth(ctx context.Context) error { return p.checkSession(ctx) }
+
+// do makes one request to the gateway and reads the answer;
+// internal/vendorhttp classifies its errors (CodeUnavailable only when the
+// request was certainly not sent).
+func (p *Provider) do(ctx context.Context, method, path string, body []byte) (int, http.Header, []byte, error) {
+	var hdr http.Header
+	if p.key != "" {
+		hdr = http.Header{"X-Api-Key": {p.key}}
+	}
+	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "qrchat", Method: method, URL: p.base + path,
+		Body: body, Header: hdr, Limit: maxResponse})
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return ans.Status, ans.Header, ans.Body, nil
+}
+
+// classify turns an error answer into a *notify.Error, with the
+// gateway's message (never its echo of the request) and otp removed.
+func (p *Provider) classify(status int, header http.Header, data []byte, otp string) *notify.Error {
+	msg, sessionState := errorMessage(data)
+	if otp != "" {
+		msg = strings.ReplaceAll(msg, otp, "[otp]")
+	}
+	if msg != "" {
+		msg = ": " + msg
+	}
+	switch {
+	case sessionState != "" && sessionState != "WORKING":
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, clip(sessionState), msg)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return notify.Errorf(notify.CodeRejected, "qrchat: HTTP %d: the gateway refused the API key (check qrchat Config.APIKey)%s", status, msg)
+	case status == http.StatusTooManyRequests:
+		e := notify.Errorf(notify.CodeRateLimited, "qrchat: HTTP 429%s", msg)
+		if n, err := strconv.Atoi(strings.TrimSpace(header.Get("Retry-After"))); err == nil && n > 0 && n < 86400 {
+			e.RetryAfter = time.Duration(n) * time.Second
+		}
+		return e
+	case status == http.StatusNotFound && sessionState == "":
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP 404 (unknown session or endpoint)%s", msg)
+	case status >= 500:
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP %d%s", status, msg)
+	}
+	return notify.Errorf(notify.CodeRejected, "qrchat: HTTP %d%s", status, msg)
+}
+
+// errorMessage extracts the readable part of an error answer: "error" (a
+// string), "message" (a string or a list), or "exception.message"; and
+// the session status when the answer is about the session.
+func errorMessage(data []byte) (msg, sessionState string) {
+	var b struct {
+		Error     json.RawMessage `json:"error"`
+		Message   json.RawMessage `json:"message"`
+		Status    string          `json:"status"`
+		Expected  []string        `json:"expected"`
+		Exception *struct {
+			Message string `json:"message"`
+		} `json:"exception"`
+	}
+	if json.Unmarshal(data, &b) != nil {
+		return "", ""
+	}
+	var parts []string
+	var s string
+	var list []string
+	if json.Unmarshal(b.Error, &s) == nil && s != "" {
+		parts = append(parts, s)
+	}
+	if json.Unmarshal(b.Message, &s) == nil && s != "" && (len(parts) == 0 || parts[0] != s) {
+		parts = append(parts, s)
+	} else if json.Unmarshal(b.Message, &list) == nil {
+		parts = append(parts, list...)
+	}
+	if b.Exception != nil && b.Exception.Message != "" {
+		parts = append(parts, b.Exception.Message)
+	}
+	if len(b.Expected) > 0 && b.Status != "" {
+		sessionState = b.Status
+	}
+	return clip(strings.Join(parts, "; ")), sessionState
+}
+
+// messageID finds the message ID in a send answer, whatever the engine.
+func messageID(data []byte) string {
+	var b struct {
+		ID  json.RawMessage `json:"id"`
+		Key *struct {
+			ID string `json:"id"`
+		} `json:"key"`
+		Data *struct {
+			ID json.RawMessage `json:"id"`
+		} `json:"_data"`
+	}
+	if json.Unmarshal(data, &b) != nil {
+		return ""
+	}
+	if id := idOf(b.ID); id != "" {
+		return id
+	}
+	if b.Key != nil && b.Key.ID != "" {
+		return b.Key.ID
+	}
+	if b.Data != nil {
+		return idOf(b.Data.ID)
+	}
+	return ""
+}
+
+// idOf reads an ID given as a string or as {"_serialized": ...}.
+func idOf(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o struct {
+		Serialized string `json:"_serialized"`
+		ID         string `json:"id"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		if o.Serialized != "" {
+			return o.Serialized
+		}
+		return o.ID
+	}
+	return ""
+}
+
+// clip shortens gateway text for an error message.
+func clip(s string) string {
+	const max = 300
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// Interface guards
+var (
+	_ notify.Provider      = (*Provider)(nil)
+	_ notify.HealthChecker = (*Provider)(nil)
+)
