@@ -1,0 +1,327 @@
+package email
+
+import (
+	"context"
+	"errors"
+	"net/mail"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+)
+
+// Limits of the request fields the channel checks.
+const (
+	// MaxSubjectLen is the longest subject, in bytes: the longest line RFC
+	// 5322 allows.
+	MaxSubjectLen = 998
+	// MaxFromNameLen is the longest from_name, in characters.
+	MaxFromNameLen = 100
+	// MaxMessageLen is the longest message body, in bytes.
+	MaxMessageLen = 1 << 20
+	// maxAddressLen is the longest address RFC 5321 lets through a
+	// forward path.
+	maxAddressLen = 254
+	// maxDomainLen is the longest DNS name.
+	maxDomainLen = 253
+)
+
+// Config configures a Channel.
+type Config struct {
+	// Provider delivers every message of the channel, such as an
+	// *smtp.Provider. Required.
+	Provider notify.Provider
+	// Renderer renders requests with a template_slug from the template's
+	// e-mail form. Optional: without it such requests are refused with
+	// InvalidArgument on template_slug. Default none.
+	Renderer notify.TemplateRenderer
+}
+
+// Channel is the e-mail channel. It implements notify.Channel for
+// KindEmail; create it with New. It is safe for concurrent use and keeps
+// no state between sends.
+type Channel struct {
+	provider     notify.Provider
+	providerName string
+	renderer     notify.TemplateRenderer
+}
+
+// New returns a Channel that sends through cfg.Provider. It fails when the
+// provider is missing.
+func New(cfg Config) (*Channel, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("email: Config.Provider is required")
+	}
+	return &Channel{
+		provider:     cfg.Provider,
+		providerName: cfg.Provider.Name(),
+		renderer:     cfg.Renderer,
+	}, nil
+}
+
+// Kind returns notify.KindEmail.
+func (c *Channel) Kind() notify.Kind { return notify.KindEmail }
+
+// Prepare validates and normalises an *notify.EmailRequest for acct and
+// renders its template, as the package documentation describes. It
+// returns the envelope with Kind, To, Provider, Units (1), Class, Domain
+// and Email set. Every bad field is reported in one InvalidArgument
+// error; a failing renderer's other errors are returned as they are.
+// Prepare has no side effects and does not retain req.
+func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
+	r, ok := req.(*notify.EmailRequest)
+	if !ok || r == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "email: the e-mail channel cannot send %T", req)
+	}
+	if acct == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "email: Prepare needs an account")
+	}
+	var fe notify.FieldErrors
+
+	to := checkAddress(&fe, "to", r.To, true)
+	replyTo := checkAddress(&fe, "reply_to", r.ReplyTo, false)
+
+	purpose := r.Purpose
+	switch purpose {
+	case "", notify.PurposeOTP, notify.PurposeInvoice, notify.PurposeNotification, notify.PurposeCampaign:
+	default:
+		fe.Addf("purpose", "must be otp, invoice, notification or campaign, not %q", clip(string(purpose)))
+	}
+
+	if r.FromName != "" {
+		switch {
+		case hasHeaderBreak(r.FromName):
+			fe.Add("from_name", "must not contain CR, LF or NUL")
+		case hasControl(r.FromName) || !utf8.ValidString(r.FromName):
+			fe.Add("from_name", "must be text without control characters")
+		case utf8.RuneCountInString(r.FromName) > MaxFromNameLen:
+			fe.Addf("from_name", "must be at most %d characters", MaxFromNameLen)
+		}
+	}
+
+	if r.Domain != "" && (len(r.Domain) > maxDomainLen || hasControl(r.Domain)) {
+		fe.Addf("domain", "must be a domain name of at most %d characters without control characters", maxDomainLen)
+	}
+
+	msg := &notify.EmailMessage{Purpose: purpose, FromName: r.FromName, ReplyTo: replyTo}
+	if r.Subject != "" {
+		if checkSubject(&fe, "subject", r.Subject) {
+			msg.Subject = r.Subject
+		}
+	}
+
+	if r.TemplateSlug != "" {
+		if err := c.renderTemplate(ctx, &fe, acct, r, msg); err != nil {
+			return nil, err
+		}
+	} else {
+		if strings.TrimSpace(r.Subject) == "" {
+			fe.Add("subject", "is required unless template_slug is given")
+		}
+		checkBody(&fe, r.Message, msg)
+	}
+
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	class := notify.Transactional
+	if purpose == notify.PurposeCampaign {
+		class = notify.Promotional
+	}
+	return &notify.Envelope{
+		Kind:     notify.KindEmail,
+		To:       to,
+		Provider: c.providerName,
+		Units:    1,
+		Class:    class,
+		Domain:   r.Domain,
+		Email:    msg,
+	}, nil
+}
+
+// renderTemplate fills msg from the request's template. A subject given
+// in the request overrides the template's.
+func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *notify.EmailRequest, msg *notify.EmailMessage) error {
+	if c.renderer == nil {
+		fe.Add("template_slug", "templates are not configured on this e-mail channel")
+		return nil
+	}
+	rd, err := c.renderer.Render(ctx, notify.KindEmail, acct, r.TemplateSlug, r.Variables)
+	if err != nil {
+		var ne *notify.Error
+		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {
+			if len(ne.Fields) == 0 {
+				fe.Add("template_slug", strings.TrimPrefix(err.Error(), string(notify.CodeInvalidArgument)+": "))
+			}
+			*fe = append(*fe, ne.Fields...)
+			return nil
+		}
+		return err
+	}
+	if rd == nil {
+		return notify.Errorf(notify.CodeInternal, "email: renderer returned no template for %q", clip(r.TemplateSlug))
+	}
+	if strings.TrimSpace(rd.HTML) == "" && strings.TrimSpace(rd.Text) == "" {
+		fe.Addf("template_slug", "template %q has no e-mail form", clip(r.TemplateSlug))
+		return nil
+	}
+	if r.Subject == "" {
+		switch {
+		case strings.TrimSpace(rd.Subject) == "":
+			fe.Addf("subject", "is required: template %q has no subject", clip(r.TemplateSlug))
+		case !checkSubject(fe, "variables", rd.Subject):
+		default:
+			msg.Subject = rd.Subject
+		}
+	}
+	msg.HTML, msg.Text = rd.HTML, rd.Text
+	if msg.HTML != "" && strings.TrimSpace(msg.Text) == "" {
+		msg.Text = HTMLToText(msg.HTML)
+	}
+	return nil
+}
+
+// checkBody checks a direct message and puts it in msg as HTML with a
+// generated text alternative, or as plain text.
+func checkBody(fe *notify.FieldErrors, body string, msg *notify.EmailMessage) {
+	switch {
+	case strings.TrimSpace(body) == "":
+		fe.Add("message", "is required unless template_slug is given")
+		return
+	case len(body) > MaxMessageLen:
+		fe.Addf("message", "must be at most %d bytes", MaxMessageLen)
+		return
+	case strings.IndexByte(body, 0) >= 0:
+		fe.Add("message", "must not contain NUL")
+		return
+	case !utf8.ValidString(body):
+		fe.Add("message", "must be valid UTF-8")
+		return
+	}
+	if IsHTML(body) {
+		msg.HTML, msg.Text = body, HTMLToText(body)
+		return
+	}
+	msg.Text = body
+}
+
+// checkSubject reports a subject that could break the header or is too
+// long. field is "subject", or "variables" for a rendered subject: the
+// template's own text is checked when it is stored, so only the variables
+// can have broken it.
+func checkSubject(fe *notify.FieldErrors, field, s string) bool {
+	what := "must not contain"
+	if field == "variables" {
+		what = "put into the subject"
+	}
+	switch {
+	case hasHeaderBreak(s):
+		fe.Add(field, what+" CR, LF or NUL")
+	case hasControl(s) || !utf8.ValidString(s):
+		fe.Add(field, what+" control characters or invalid UTF-8")
+	case len(s) > MaxSubjectLen:
+		fe.Addf(field, "makes a subject of %d bytes, over the limit of %d", len(s), MaxSubjectLen)
+	default:
+		return true
+	}
+	return false
+}
+
+// checkAddress checks a bare address field and returns it without
+// surrounding spaces; "" when it is bad or empty and not required.
+func checkAddress(fe *notify.FieldErrors, field, s string, required bool) string {
+	if s == "" {
+		if required {
+			fe.Add(field, "is required")
+		}
+		return ""
+	}
+	if hasHeaderBreak(s) {
+		fe.Add(field, "must not contain CR, LF or NUL")
+		return ""
+	}
+	s = strings.TrimSpace(s)
+	a, err := mail.ParseAddress(s)
+	switch {
+	case err != nil || hasControl(s):
+		fe.Addf(field, "must be an e-mail address such as name@example.com")
+		return ""
+	case a.Name != "" || a.Address != s:
+		fe.Addf(field, "must be a bare address such as name@example.com, without a display name or angle brackets")
+		return ""
+	case len(s) > maxAddressLen:
+		fe.Addf(field, "must be at most %d characters", maxAddressLen)
+		return ""
+	}
+	domain := s[strings.LastIndexByte(s, '@')+1:]
+	if !validDomain(domain) {
+		fe.Addf(field, "must have a domain name such as example.com after the @")
+		return ""
+	}
+	return s
+}
+
+// validDomain accepts DNS names with at least two labels (internationalised
+// ones in Unicode or punycode); address literals such as [192.0.2.1] and
+// single labels such as localhost do not reach a public mailbox.
+func validDomain(d string) bool {
+	if d == "" || len(d) > maxDomainLen || d[0] == '[' {
+		return false
+	}
+	labels := strings.Split(d, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func hasHeaderBreak(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }
+
+// hasControl reports C0 controls other than tab, DEL, and C1 controls.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < ' ' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens a value quoted in an error message.
+func clip(s string) string {
+	const n = 40
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// Deliver hands env to the provider, once: the Notifier retries. The
+// Result names the provider when the provider left it empty.
+func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if env == nil || env.Email == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "email: Deliver got an envelope without e-mail content")
+	}
+	res, err := c.provider.Send(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, notify.Errorf(notify.CodeInternal, "email: provider %s returned no result", c.providerName)
+	}
+	if res.Provider == "" {
+		out := *res
+		out.Provider = c.providerName
+		res = &out
+	}
+	return res, nil
+}
+
+// Interface guards
+var _ notify.Channel = (*Channel)(nil)

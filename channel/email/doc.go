@@ -1,0 +1,40 @@
+// Package email is the e-mail channel of notify: it validates and
+// normalises e-mail requests (spec 4.3), renders their templates, makes
+// the plain-text alternative of HTML bodies, and hands the prepared
+// envelope to one provider, such as provider/smtp.
+//
+// # Fields
+//
+//   - to is required: one bare address such as asha@example.com, as parsed
+//     by net/mail. Display names ("Asha <asha@example.com>"), angle
+//     brackets, lists, address literals and single-label domains are
+//     refused, so that the address the caller sees is the one that
+//     receives; surrounding spaces are removed.
+//   - subject is required unless template_slug is given; then the
+//     template supplies it, and a non-empty subject overrides it. At most
+//     MaxSubjectLen bytes.
+//   - message is the body, unless template_slug is given: HTML when it
+//     contains a tag (see IsHTML), then sent with a text alternative made
+//     by HTMLToText, else plain text. At most MaxMessageLen bytes, valid
+//     UTF-8 without NUL.
+//   - template_slug renders the template's e-mail form (subject, HTML,
+//     text) with variables through Config.Renderer; a template without a
+//     text form gets one from HTMLToText. variables are used only with a
+//     template.
+//   - from_name replaces the configured sender name: at most
+//     MaxFromNameLen characters.
+//   - reply_to is an optional bare address, like to.
+//   - purpose is otp, invoice, notification or campaign, or empty for the
+//     default. It selects the provider's SMTP configuration and the price;
+//     campaign mail is Promotional (and carries List-Unsubscribe headers),
+//     everything else Transactional.
+//
+// CR, LF and NUL are refused in every header value (to, reply_to,
+// subject, from_name, and a subject made by a template from variables),
+// so no request can add a header; other control characters are refused
+// there too.
+//
+// Prepare reports every bad field at once, as a notify.CodeInvalidArgument
+// *notify.Error with the spec's JSON field names; nothing is charged then.
+// Envelope.Units is 1: e-mail is priced per message, by purpose.
+package email

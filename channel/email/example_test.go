@@ -1,0 +1,78 @@
+package email_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/smtp"
+	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/template"
+)
+
+// The e-mail channel wired to the SMTP provider, which here talks to an
+// in-process smtptest server as a development setup would.
+func Example() {
+	srv := smtptest.NewServer()
+	defer srv.Close()
+	provider, err := smtp.New(smtp.Config{Default: smtp.Server{
+		Host: srv.Host, Port: srv.Port, Encryption: smtp.EncryptionNone,
+		From: "noreply@acme.example", FromName: "Acme",
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer provider.Close()
+	renderer, _ := template.New(nil)
+	ch, err := email.New(email.Config{Provider: provider, Renderer: renderer})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()})
+	n, _ := notify.New(accounts, notify.WithChannel(ch))
+
+	rc, err := n.SendEmail(context.Background(), &notify.EmailRequest{
+		Account: "acme",
+		To:      "asha@example.com",
+		Subject: "Welcome to Acme",
+		Message: `<p>Hello Asha,</p><p>Start <a href="https://acme.example/start">here</a>.</p>`,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := srv.Messages()[0]
+	fmt.Println(rc.Status, rc.Provider)
+	fmt.Println(m.Header.Get("From"))
+	fmt.Println(m.Header.Get("Subject"))
+	// Output:
+	// sent smtp
+	// "Acme" <noreply@acme.example>
+	// Welcome to Acme
+}
+
+func ExampleHTMLToText() {
+	fmt.Println(email.HTMLToText(`<h1>Order shipped</h1>
+<p>Your parcel is on its way &amp; arrives <b>Friday</b>.</p>
+<ul><li>1 &times; Kettle</li><li>2 &times; Mug</li></ul>
+<p><a href="https://acme.example/track/42">Track it</a></p>`))
+	// Output:
+	// Order shipped
+	//
+	// Your parcel is on its way & arrives Friday.
+	//
+	// - 1 × Kettle
+	// - 2 × Mug
+	//
+	// Track it (https://acme.example/track/42)
+}
+
+func ExampleIsHTML() {
+	fmt.Println(email.IsHTML("<p>Hi</p>"), email.IsHTML("Hi, 3 < 4"))
+	// Output: true false
+}

@@ -1,0 +1,263 @@
+package email_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/smtp"
+	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/template"
+	"github.com/notifykit/notify/wallet"
+)
+
+const opening = 10000 // paise
+
+// stack is a Notifier wired to the e-mail channel, the SMTP provider and
+// an smtptest server, with an in-memory wallet.
+type stack struct {
+	n      *notify.Notifier
+	srv    *smtptest.Server
+	wallet *memstore.Wallet
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	srv := smtptest.NewServer(smtptest.WithStartTLS(), smtptest.WithAuth("mailer", "pw-123456"))
+	t.Cleanup(srv.Close)
+	p, err := smtp.New(smtp.Config{Default: smtp.Server{
+		Host: srv.Host, Port: srv.Port, Encryption: smtp.EncryptionSTARTTLS, TLSConfig: srv.ClientTLSConfig(),
+		Username: "mailer", Password: "pw-123456",
+		From: "noreply@acme.example", FromName: "Acme",
+		ListUnsubscribeURL:    "https://acme.example/unsubscribe?e={email}",
+		ListUnsubscribeMailto: "unsubscribe@acme.example",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	r, err := template.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := email.New(email.Config{Provider: p, Renderer: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := memstore.NewWallet()
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "key-1"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := notify.New(accounts,
+		notify.WithChannel(ch),
+		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &stack{n: n, srv: srv, wallet: w}
+}
+
+func (s *stack) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := s.wallet.Balance(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Available.Minor
+}
+
+// bodies returns the decoded parts of a multipart/alternative message.
+func bodies(t *testing.T, m smtptest.Message) map[string]string {
+	t.Helper()
+	pm, err := m.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, params, err := mime.ParseMediaType(pm.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/alternative" {
+		t.Fatalf("Content-Type %q (%v), want multipart/alternative", pm.Header.Get("Content-Type"), err)
+	}
+	out := map[string]string{}
+	r := multipart.NewReader(pm.Body, params["boundary"])
+	for {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		b, _ := io.ReadAll(p)
+		out[pt] = string(b)
+	}
+}
+
+func TestSendThroughSMTP(t *testing.T) {
+	s := newStack(t)
+	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+		Account:  "acme",
+		To:       "asha@example.com",
+		Subject:  "Your invoice is ready",
+		Message:  `<h1>Invoice 42</h1><p>Pay <a href="https://acme.example/pay/42">here</a>.</p>`,
+		FromName: "Acme Billing",
+		ReplyTo:  "billing@acme.example",
+		Purpose:  notify.PurposeInvoice,
+	})
+	if err != nil {
+		t.Fatalf("SendEmail: %v", err)
+	}
+	if rc.Status != notify.StatusSent || rc.Provider != "smtp" || rc.ProviderMessageID != rc.MessageID+"@acme.example" ||
+		rc.Cost.Minor != 10 || rc.Balance.Minor != opening-10 || rc.Attempts != 1 {
+		t.Errorf("receipt %+v", rc)
+	}
+	msgs := s.srv.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("server got %d messages", len(msgs))
+	}
+	m := msgs[0]
+	if !m.TLS || m.AuthUser != "mailer" {
+		t.Errorf("TLS %v, user %q", m.TLS, m.AuthUser)
+	}
+	h := m.Header
+	from, _ := h.AddressList("From")
+	reply, _ := h.AddressList("Reply-To")
+	if len(from) != 1 || from[0].Name != "Acme Billing" || from[0].Address != "noreply@acme.example" {
+		t.Errorf("From %q", h.Get("From"))
+	}
+	if len(reply) != 1 || reply[0].Address != "billing@acme.example" {
+		t.Errorf("Reply-To %q", h.Get("Reply-To"))
+	}
+	if h.Get("Subject") != "Your invoice is ready" || h.Get("Message-ID") != "<"+rc.ProviderMessageID+">" {
+		t.Errorf("Subject %q, Message-ID %q", h.Get("Subject"), h.Get("Message-ID"))
+	}
+	if h.Get("List-Unsubscribe") != "" {
+		t.Error("invoice mail has List-Unsubscribe")
+	}
+	parts := bodies(t, m)
+	if want := "Invoice 42\r\n\r\nPay here (https://acme.example/pay/42)."; parts["text/plain"] != want {
+		t.Errorf("text part %q, want %q", parts["text/plain"], want)
+	}
+	if !strings.Contains(parts["text/html"], `<a href="https://acme.example/pay/42">here</a>`) {
+		t.Errorf("html part %q", parts["text/html"])
+	}
+}
+
+func TestSendCampaignTemplate(t *testing.T) {
+	s := newStack(t)
+	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+		Account: "acme", To: "asha@example.com", TemplateSlug: "promo-discount", Purpose: notify.PurposeCampaign,
+		Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://acme.example/sale"},
+	})
+	if err != nil {
+		t.Fatalf("SendEmail: %v", err)
+	}
+	if rc.Cost.Minor != 5 {
+		t.Errorf("campaign cost %v, want 5 paise", rc.Cost)
+	}
+	h := s.srv.Messages()[0].Header
+	if got := h.Get("List-Unsubscribe"); got != "<https://acme.example/unsubscribe?e=asha%40example.com>, <mailto:unsubscribe@acme.example>" {
+		t.Errorf("List-Unsubscribe %q", got)
+	}
+	if h.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+		t.Errorf("List-Unsubscribe-Post %q", h.Get("List-Unsubscribe-Post"))
+	}
+	subject, _ := new(mime.WordDecoder).DecodeHeader(h.Get("Subject"))
+	if !strings.Contains(subject, "20%") {
+		t.Errorf("Subject %q", subject)
+	}
+	parts := bodies(t, s.srv.Messages()[0])
+	if !strings.Contains(parts["text/plain"], "SAVE20") || !strings.Contains(parts["text/html"], "SAVE20") {
+		t.Errorf("the code is missing: %q", parts["text/plain"])
+	}
+}
+
+func TestTemporaryThenSuccess(t *testing.T) {
+	s := newStack(t)
+	s.srv.RejectNext(451, "4.3.0 Try again later")
+	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+		Account: "acme", To: "a@example.com", Subject: "Code", Message: "Your code is 4829", Purpose: notify.PurposeOTP,
+	})
+	if err != nil {
+		t.Fatalf("SendEmail: %v", err)
+	}
+	if rc.Attempts != 2 || rc.Cost.Minor != 10 || s.balance(t) != opening-10 {
+		t.Errorf("attempts %d, cost %v, balance %d; want 2 attempts and one charge of 10", rc.Attempts, rc.Cost, s.balance(t))
+	}
+	entries, _, err := s.wallet.Ledger("acme")
+	if err != nil || len(entries) != 1 || entries[0].Kind != memstore.Debit {
+		t.Errorf("ledger %+v (%v), want one debit", entries, err)
+	}
+	if n := s.srv.Received(); n != 1 {
+		t.Errorf("server got %d messages, want 1", n)
+	}
+}
+
+func TestPermanentFailureRefunded(t *testing.T) {
+	s := newStack(t)
+	s.srv.RejectNext(550, "5.1.1 No such user here")
+	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+		Account: "acme", To: "nobody@example.com", Subject: "Hi", Message: "Hello",
+	})
+	if notify.CodeOf(err) != notify.CodeRejected {
+		t.Fatalf("SendEmail: %v (code %q), want rejected", err, notify.CodeOf(err))
+	}
+	if !strings.Contains(err.Error(), "No such user here") {
+		t.Errorf("error %q lost the server's reply", err)
+	}
+	if rc == nil || rc.Status != notify.StatusFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
+		t.Errorf("receipt %+v", rc)
+	}
+	if b := s.balance(t); b != opening {
+		t.Errorf("balance %d, want %d: the charge is refunded", b, opening)
+	}
+	if s.srv.Received() != 0 {
+		t.Error("the server kept a rejected message")
+	}
+}
+
+func TestLostReplyNotRetried(t *testing.T) {
+	s := newStack(t)
+	s.srv.DropNextAtDataEnd()
+	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{Account: "acme", To: "a@example.com", Subject: "Hi", Message: "Hello"})
+	if err == nil {
+		t.Fatal("SendEmail succeeded though the server hung up before replying")
+	}
+	if rc.Attempts != 1 {
+		t.Errorf("%d attempts: a message that may have been delivered must not be sent again", rc.Attempts)
+	}
+	if n := s.srv.Received(); n != 1 {
+		t.Errorf("server got %d copies, want 1", n)
+	}
+}
+
+func TestBadInputChargesNothing(t *testing.T) {
+	s := newStack(t)
+	_, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+		Account: "acme", To: "a@example.com", Subject: "Hi\r\nBcc: everyone@example.com", Message: "Hello",
+	})
+	var ne *notify.Error
+	if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument || len(ne.Fields) != 1 || ne.Fields[0].Field != "subject" {
+		t.Fatalf("SendEmail: %v, want InvalidArgument on subject", err)
+	}
+	if b := s.balance(t); b != opening {
+		t.Errorf("balance %d, want %d", b, opening)
+	}
+	if s.srv.Received() != 0 || s.srv.Connections() != 0 {
+		t.Error("a bad request reached the SMTP server")
+	}
+}

@@ -1,0 +1,260 @@
+package smtp
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// Encryption is how a connection to the SMTP server is protected.
+type Encryption int
+
+// The encryptions.
+const (
+	// EncryptionSTARTTLS connects in the clear and upgrades with STARTTLS
+	// before anything else is sent. A server that does not offer STARTTLS
+	// is refused, never used in the clear. It is the zero value.
+	EncryptionSTARTTLS Encryption = iota
+	// EncryptionImplicitTLS speaks TLS from the first byte (port 465).
+	EncryptionImplicitTLS
+	// EncryptionNone sends everything in the clear; for local relays and
+	// development servers.
+	EncryptionNone
+)
+
+// String returns "starttls", "tls" or "none".
+func (e Encryption) String() string {
+	switch e {
+	case EncryptionSTARTTLS:
+		return "starttls"
+	case EncryptionImplicitTLS:
+		return "tls"
+	case EncryptionNone:
+		return "none"
+	}
+	return fmt.Sprintf("Encryption(%d)", int(e))
+}
+
+// AuthMechanism is the SASL mechanism used to log in.
+type AuthMechanism string
+
+// The mechanisms.
+const (
+	// AuthAuto uses the first of PLAIN, LOGIN and CRAM-MD5 that the server
+	// offers. It is the zero value.
+	AuthAuto AuthMechanism = ""
+	// AuthPlain is AUTH PLAIN (RFC 4616).
+	AuthPlain AuthMechanism = "PLAIN"
+	// AuthLogin is AUTH LOGIN.
+	AuthLogin AuthMechanism = "LOGIN"
+)
+
+// Server is one SMTP configuration: where to connect, how to log in, and
+// who the mail is from.
+type Server struct {
+	// Host is the SMTP server's name or IP address. Required.
+	Host string
+	// Port is the server's TCP port. Default 587 for STARTTLS, 465 for
+	// implicit TLS, 25 without encryption.
+	Port int
+	// Encryption protects the connection. Default EncryptionSTARTTLS.
+	Encryption Encryption
+	// Auth is the login mechanism, used when Username is set. Default
+	// AuthAuto.
+	Auth AuthMechanism
+	// Username and Password are the login; no login when Username is
+	// empty. The password never appears in errors. Default none.
+	Username string
+	Password string
+	// AllowInsecureAuth permits sending the login over a connection
+	// without encryption to a host other than a loopback address; New
+	// refuses that otherwise. Default false.
+	AllowInsecureAuth bool
+	// From is the sender's bare address, used in MAIL FROM and the From
+	// header, and the domain of Message-IDs. Required.
+	From string
+	// FromName is the sender's display name; an envelope's FromName
+	// overrides it. Default none.
+	FromName string
+	// Helo is the name the client gives in EHLO. Default "localhost".
+	Helo string
+	// ConnectTimeout bounds dialling, TLS and login. Default 10s.
+	ConnectTimeout time.Duration
+	// SendTimeout bounds the sending of one message on an open
+	// connection. The context's deadline applies too, when earlier.
+	// Default 30s.
+	SendTimeout time.Duration
+	// TLSConfig configures TLS; it is cloned. Default: the system's roots,
+	// with ServerName set to Host.
+	TLSConfig *tls.Config
+	// ListUnsubscribeURL is the HTTPS one-click unsubscribe address put in
+	// campaign mail's List-Unsubscribe header (RFC 8058), with every
+	// "{email}" replaced by the query-escaped recipient. Campaign mail
+	// needs it or ListUnsubscribeMailto. Default none.
+	ListUnsubscribeURL string
+	// ListUnsubscribeMailto is an address (bare, or a mailto: URL with a
+	// subject) put in campaign mail's List-Unsubscribe header. Default
+	// none.
+	ListUnsubscribeMailto string
+}
+
+// Config configures a Provider.
+type Config struct {
+	// Name is the provider's name in receipts. Default "smtp".
+	Name string
+	// Default is the configuration for purposes not in Purposes. Required.
+	Default Server
+	// Purposes gives a dedicated configuration to some purposes (OTP mail
+	// through a fast transactional relay, campaigns through a bulk one).
+	// Each entry is complete: nothing is inherited from Default. Default
+	// none.
+	Purposes map[notify.EmailPurpose]Server
+	// PoolSize is the number of connections kept open per distinct
+	// configuration; at most that many messages of one configuration are
+	// in flight at once, the rest wait for a connection. Default 4.
+	PoolSize int
+}
+
+// settings is a Server with defaults applied and values checked.
+type settings struct {
+	Server
+	addr       string
+	fromAddr   string // bare address
+	fromDomain string
+	tls        *tls.Config
+	unsubURL   string
+	unsubMail  string // mailto: URL
+}
+
+func (s Server) settings() (*settings, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if s.Host == "" {
+		bad("Host is required")
+	}
+	if strings.ContainsAny(s.Host, "\r\n\x00 /") {
+		bad("Host %q is not a host name", s.Host)
+	}
+	switch s.Encryption {
+	case EncryptionSTARTTLS, EncryptionImplicitTLS, EncryptionNone:
+	default:
+		bad("unknown Encryption %d", int(s.Encryption))
+	}
+	switch s.Auth {
+	case AuthAuto, AuthPlain, AuthLogin:
+	default:
+		bad("unknown Auth %q", string(s.Auth))
+	}
+	if s.Port == 0 {
+		switch s.Encryption {
+		case EncryptionImplicitTLS:
+			s.Port = 465
+		case EncryptionNone:
+			s.Port = 25
+		default:
+			s.Port = 587
+		}
+	}
+	if s.Port < 0 || s.Port > 65535 {
+		bad("Port %d is out of range", s.Port)
+	}
+	if s.Username != "" && s.Encryption == EncryptionNone && !s.AllowInsecureAuth && !isLoopback(s.Host) {
+		bad("a login without encryption to %s would expose the password; set Encryption or AllowInsecureAuth", s.Host)
+	}
+	if strings.ContainsAny(s.Username+s.Password, "\r\n\x00") {
+		bad("Username and Password must not contain CR, LF or NUL")
+	}
+	st := &settings{Server: s}
+	if a, err := mail.ParseAddress(s.From); err != nil || a.Name != "" || a.Address != s.From {
+		bad("From %q must be a bare address such as noreply@example.com", s.From)
+	} else {
+		st.fromAddr = a.Address
+		st.fromDomain = a.Address[strings.LastIndexByte(a.Address, '@')+1:]
+	}
+	if hasCRLF(s.FromName) {
+		bad("FromName must not contain CR, LF or NUL")
+	}
+	if s.Helo == "" {
+		st.Helo = "localhost"
+	} else if strings.ContainsAny(s.Helo, "\r\n\x00 ") {
+		bad("Helo %q is not a host name", s.Helo)
+	}
+	if s.ConnectTimeout < 0 || s.SendTimeout < 0 {
+		bad("timeouts must not be negative")
+	}
+	if s.ConnectTimeout == 0 {
+		st.ConnectTimeout = 10 * time.Second
+	}
+	if s.SendTimeout == 0 {
+		st.SendTimeout = 30 * time.Second
+	}
+	if s.ListUnsubscribeURL != "" {
+		u, err := url.Parse(strings.ReplaceAll(s.ListUnsubscribeURL, "{email}", "x"))
+		if err != nil || u.Scheme != "https" || u.Host == "" || strings.ContainsAny(s.ListUnsubscribeURL, "\r\n\x00<> ,") {
+			bad("ListUnsubscribeURL %q must be an https URL", s.ListUnsubscribeURL)
+		}
+		st.unsubURL = s.ListUnsubscribeURL
+	}
+	if m := s.ListUnsubscribeMailto; m != "" {
+		if !strings.HasPrefix(strings.ToLower(m), "mailto:") {
+			m = "mailto:" + m
+		}
+		u, err := url.Parse(m)
+		if err != nil || strings.ContainsAny(m, "\r\n\x00<> ,") {
+			bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", s.ListUnsubscribeMailto)
+		} else if _, err := mail.ParseAddress(u.Opaque); err != nil {
+			bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", s.ListUnsubscribeMailto)
+		}
+		st.unsubMail = m
+	}
+	if s.Encryption != EncryptionNone {
+		if s.TLSConfig != nil {
+			st.tls = s.TLSConfig.Clone()
+		} else {
+			st.tls = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		if st.tls.ServerName == "" {
+			st.tls.ServerName = s.Host
+		}
+	}
+	st.addr = net.JoinHostPort(s.Host, fmt.Sprint(st.Port))
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return st, nil
+}
+
+// key identifies configurations that may share a pool of connections:
+// equal connection and login settings.
+type poolKey struct {
+	addr, helo, user, pass string
+	enc                    Encryption
+	auth                   AuthMechanism
+	tls                    *tls.Config
+	connect, send          time.Duration
+}
+
+func (s *settings) poolKey() poolKey {
+	return poolKey{
+		addr: s.addr, helo: s.Helo, user: s.Username, pass: s.Password,
+		enc: s.Encryption, auth: s.Auth, tls: s.TLSConfig,
+		connect: s.ConnectTimeout, send: s.SendTimeout,
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func hasCRLF(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }

@@ -1,0 +1,406 @@
+package smtp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"mime/quotedprintable"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+)
+
+// The message is built here rather than by go-simple-mail's Email type:
+// for a 1 KB HTML body, Email.GetMessage costs tens of microseconds and
+// nearly two hundred allocations, over half of it a regular-expression
+// scan of the HTML for inline images this provider never attaches. The
+// result is handed to go-simple-mail's SendMessage, which does the SMTP
+// transport. Headers and bodies follow RFC 5322, 2045-2047 and 8058.
+
+// maxLine is the longest line RFC 5322 allows, without its CRLF.
+const maxLine = 998
+
+// foldAt is the line length RFC 5322 recommends; headers are folded at
+// the last space before it where they can be.
+const foldAt = 78
+
+// message is one built message.
+type message struct {
+	data string
+	// id is the Message-ID without its angle brackets.
+	id string
+}
+
+// checkEnvelope reports the first problem of env that would make a bad
+// or unsafe message, as an InvalidArgument error.
+func checkEnvelope(env *notify.Envelope) error {
+	if env == nil || env.Email == nil {
+		return notify.InvalidField("message", "the envelope has no e-mail content")
+	}
+	var fe notify.FieldErrors
+	if !isBareAddress(env.To) {
+		fe.Add("to", "must be a bare e-mail address such as name@example.com")
+	}
+	m := env.Email
+	if m.ReplyTo != "" && !isBareAddress(m.ReplyTo) {
+		fe.Add("reply_to", "must be a bare e-mail address such as name@example.com")
+	}
+	if hasCRLF(m.Subject) {
+		fe.Add("subject", "must not contain CR, LF or NUL")
+	}
+	if hasCRLF(m.FromName) {
+		fe.Add("from_name", "must not contain CR, LF or NUL")
+	}
+	if m.HTML == "" && m.Text == "" {
+		fe.Add("message", "the e-mail has no body")
+	}
+	return fe.Err()
+}
+
+func isBareAddress(s string) bool {
+	if s == "" || hasCRLF(s) {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name == "" && a.Address == s
+}
+
+// messageID returns the Message-ID for env: the notify message ID when it
+// is a plain token (so a retried message keeps its Message-ID and
+// receivers can spot duplicates), else a random one.
+func messageID(env *notify.Envelope, domain string) string {
+	id := env.ID
+	if !isToken(id) {
+		var b [16]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+		id = hex.EncodeToString(b[:])
+	}
+	return id + "@" + domain
+}
+
+func isToken(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// build writes the whole message into buf and returns it as a string.
+// env must have passed checkEnvelope.
+func build(buf []byte, st *settings, env *notify.Envelope, now time.Time) (message, []byte, error) {
+	m := env.Email
+	id := messageID(env, st.fromDomain)
+	b := buf[:0]
+
+	b = append(b, "Date: "...)
+	b = now.AppendFormat(b, time.RFC1123Z)
+	b = append(b, "\r\nMessage-ID: <"...)
+	b = append(b, id...)
+	b = append(b, ">\r\n"...)
+
+	name := st.FromName
+	if m.FromName != "" {
+		name = m.FromName
+	}
+	b = appendHeader(b, "From", fromHeader(name, st.fromAddr))
+	b = appendHeader(b, "To", (&mail.Address{Address: env.To}).String())
+	if m.ReplyTo != "" {
+		b = appendHeader(b, "Reply-To", (&mail.Address{Address: m.ReplyTo}).String())
+	}
+	b = appendHeader(b, "Subject", encodeText(m.Subject))
+	b = append(b, "MIME-Version: 1.0\r\n"...)
+
+	if m.Purpose == notify.PurposeCampaign {
+		if st.unsubURL == "" && st.unsubMail == "" {
+			return message{}, b, notify.Errorf(notify.CodeInternal,
+				"smtp: campaign mail needs ListUnsubscribeURL or ListUnsubscribeMailto in the configuration of purpose %q", string(m.Purpose))
+		}
+		var targets []string
+		if st.unsubURL != "" {
+			targets = append(targets, "<"+strings.ReplaceAll(st.unsubURL, "{email}", url.QueryEscape(env.To))+">")
+		}
+		if st.unsubMail != "" {
+			targets = append(targets, "<"+st.unsubMail+">")
+		}
+		b = appendHeader(b, "List-Unsubscribe", strings.Join(targets, ", "))
+		if st.unsubURL != "" {
+			// RFC 8058: one-click needs the HTTPS URL to identify the
+			// recipient by itself; a mailto alone does not qualify.
+			b = append(b, "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"...)
+		}
+	}
+
+	if m.HTML == "" {
+		return finish(b, id, func(b []byte) []byte { return appendPart(b, "text/plain", m.Text) })
+	}
+	if m.Text == "" {
+		return finish(b, id, func(b []byte) []byte { return appendPart(b, "text/html", m.HTML) })
+	}
+	boundary := newBoundary(m.Text, m.HTML)
+	b = append(b, "Content-Type: multipart/alternative; boundary=\""...)
+	b = append(b, boundary...)
+	b = append(b, "\"\r\n\r\n"...)
+	for _, p := range [2]struct{ typ, body string }{{"text/plain", m.Text}, {"text/html", m.HTML}} {
+		b = append(b, "--"...)
+		b = append(b, boundary...)
+		b = append(b, "\r\n"...)
+		b = appendPart(b, p.typ, p.body)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "--"...)
+	b = append(b, boundary...)
+	b = append(b, "--\r\n"...)
+	return message{data: string(b), id: id}, b, nil
+}
+
+func finish(b []byte, id string, part func([]byte) []byte) (message, []byte, error) {
+	b = part(b)
+	if b[len(b)-1] != '\n' {
+		b = append(b, "\r\n"...) // the final dot needs a line of its own
+	}
+	return message{data: string(b), id: id}, b, nil
+}
+
+// appendPart appends a text part's Content-Type and
+// Content-Transfer-Encoding headers, a blank line and its body, with no
+// line break added at its end (in a multipart body, the CRLF before the
+// boundary belongs to the boundary). Plain
+// ASCII with short lines travels as 7bit; anything else as
+// quoted-printable, which keeps lines short and 8-bit bytes safe on any
+// server.
+func appendPart(b []byte, typ, body string) []byte {
+	b = append(b, "Content-Type: "...)
+	b = append(b, typ...)
+	b = append(b, "; charset=utf-8\r\n"...)
+	if is7bit(body) {
+		b = append(b, "Content-Transfer-Encoding: 7bit\r\n\r\n"...)
+		b = appendCRLF(b, body)
+	} else {
+		b = append(b, "Content-Transfer-Encoding: quoted-printable\r\n\r\n"...)
+		w := bytesWriter{b}
+		qp := quotedprintable.NewWriter(&w)
+		// Line endings are made CRLF first, as for 7bit parts: the
+		// encoder mishandles a lone CR followed by an encoded byte.
+		_, _ = qp.Write(appendCRLF(nil, body)) // writes to memory cannot fail
+		_ = qp.Close()
+		b = w.b
+	}
+	return b
+}
+
+type bytesWriter struct{ b []byte }
+
+func (w *bytesWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// is7bit reports whether body is ASCII without NUL whose lines (split at
+// CR, LF or CRLF) are at most maxLine bytes.
+func is7bit(body string) bool {
+	line := 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '\r' || c == '\n':
+			line = 0
+			continue
+		case c == 0 || c >= 0x80:
+			return false
+		}
+		line++
+		if line > maxLine {
+			return false
+		}
+	}
+	return true
+}
+
+// appendCRLF appends body with every line ending (CR, LF or CRLF) made
+// CRLF, as SMTP requires.
+func appendCRLF(b []byte, body string) []byte {
+	for len(body) > 0 {
+		i := strings.IndexAny(body, "\r\n")
+		if i < 0 {
+			return append(b, body...)
+		}
+		b = append(b, body[:i]...)
+		b = append(b, "\r\n"...)
+		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+			i++
+		}
+		body = body[i+1:]
+	}
+	return b
+}
+
+// newBoundary returns a random MIME boundary that occurs in no part. The
+// "=_" in it cannot occur in quoted-printable output; 7bit parts are
+// checked.
+func newBoundary(parts ...string) string {
+	for {
+		var r [12]byte
+		_, _ = rand.Read(r[:])
+		bd := "=_" + hex.EncodeToString(r[:])
+		clash := false
+		for _, p := range parts {
+			if strings.Contains(p, bd) {
+				clash = true
+			}
+		}
+		if !clash {
+			return bd
+		}
+	}
+}
+
+// encodeText returns s as a header's unstructured text: as is when it is
+// printable ASCII whose words are separated by single spaces and fit on a
+// line, else as RFC 2047 encoded words, which carry any text exactly
+// (readers collapse and trim white space at folds) and fold.
+func encodeText(s string) string {
+	if !needsWords(s) {
+		return s
+	}
+	return qWords(s)
+}
+
+func needsWords(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "=?") {
+		return true // edge spaces would be trimmed; "=?" would be decoded
+	}
+	word := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if s[i-1] == ' ' {
+				return true
+			}
+			word = 0
+			continue
+		}
+		if c < '!' || c > '~' {
+			return true
+		}
+		if word++; word > maxLine-len("Subject: ") {
+			return true
+		}
+	}
+	return false
+}
+
+// qWords encodes s as RFC 2047 "Q" encoded words of at most 75
+// characters, separated by spaces, never splitting a UTF-8 sequence. Only
+// letters, digits and "!*+-/" stay literal, the set that RFC 2047 5(3)
+// allows even in display names.
+func qWords(s string) string {
+	const (
+		prefix = "=?utf-8?q?"
+		room   = 75 - len(prefix) - len("?=")
+		hexd   = "0123456789ABCDEF"
+	)
+	var b strings.Builder
+	b.Grow(len(s) * 2)
+	n := 0 // bytes in the current word
+	for i := 0; i < len(s); {
+		// One rune at a time, so a word never ends inside one.
+		size := 1
+		if c := s[i]; c >= 0x80 {
+			_, size = utf8.DecodeRuneInString(s[i:])
+		}
+		enc := 0
+		for j := i; j < i+size; j++ {
+			if qLiteral(s[j]) || s[j] == ' ' {
+				enc++
+			} else {
+				enc += 3
+			}
+		}
+		if n == 0 || n+enc > room {
+			if n > 0 {
+				b.WriteString("?= ")
+			}
+			b.WriteString(prefix)
+			n = 0
+		}
+		for j := i; j < i+size; j++ {
+			switch c := s[j]; {
+			case c == ' ':
+				b.WriteByte('_')
+			case qLiteral(c):
+				b.WriteByte(c)
+			default:
+				b.WriteByte('=')
+				b.WriteByte(hexd[c>>4])
+				b.WriteByte(hexd[c&15])
+			}
+		}
+		n += enc
+		i += size
+	}
+	if n > 0 {
+		b.WriteString("?=")
+	}
+	return b.String()
+}
+
+func qLiteral(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '!' || c == '*' || c == '+' || c == '-' || c == '/'
+}
+
+// fromHeader formats the From header's value: a quoted display name
+// when it is short printable ASCII, else encoded words (net/mail would
+// make one unfoldable quoted string of a long name, and its encoder leaves
+// characters such as '\\' that its own parser refuses in encoded words).
+func fromHeader(name, addr string) string {
+	if len(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r > '~' }) {
+		return qWords(name) + " " + (&mail.Address{Address: addr}).String()
+	}
+	return (&mail.Address{Name: name, Address: addr}).String()
+}
+
+// appendHeader appends "name: value" CRLF, folded before spaces so that
+// lines stay within foldAt characters where the words allow it.
+func appendHeader(b []byte, name, value string) []byte {
+	b = append(b, name...)
+	b = append(b, ": "...)
+	line := len(name) + 2
+	for value != "" {
+		// Take the next word with its leading spaces.
+		i := 0
+		for i < len(value) && value[i] == ' ' {
+			i++
+		}
+		j := strings.IndexByte(value[i:], ' ')
+		if j < 0 {
+			j = len(value)
+		} else {
+			j += i
+		}
+		if line+j > foldAt && i == 1 && line > len(name)+2 {
+			// Fold: the space that starts the word becomes the
+			// continuation line's leading white space. Only single
+			// spaces are folded, since readers collapse white space at a
+			// fold.
+			b = append(b, "\r\n"...)
+			line = 0
+		}
+		b = append(b, value[:j]...)
+		line += j
+		value = value[j:]
+	}
+	return append(b, "\r\n"...)
+}

@@ -1,0 +1,297 @@
+package smtp
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	mail "github.com/xhit/go-simple-mail/v2"
+)
+
+// maxIdle is how long a connection may sit unused before it is closed
+// instead of reused: servers may drop idle clients after five minutes
+// (RFC 5321 4.5.3.2.7), and a fresh connection beats a failed attempt.
+const maxIdle = 2 * time.Minute
+
+// past is a deadline that has passed, to abort blocked I/O at once.
+var past = time.Unix(1, 0)
+
+// pool keeps up to size open connections to one SMTP configuration.
+type pool struct {
+	st      *settings
+	secrets secrets
+	// tokens holds one value per connection in use or being dialled; its
+	// capacity bounds them.
+	tokens chan struct{}
+	// idle holds open connections that are not in use.
+	idle chan *conn
+
+	mu     sync.Mutex
+	closed bool
+	done   chan struct{}
+}
+
+func newPool(st *settings, size int) *pool {
+	return &pool{
+		st:      st,
+		secrets: newSecrets(st.Username, st.Password),
+		tokens:  make(chan struct{}, size),
+		idle:    make(chan *conn, size),
+		done:    make(chan struct{}),
+	}
+}
+
+// conn is one connection: the go-simple-mail client over a counting
+// wrapper of the TCP connection.
+type conn struct {
+	client *mail.SMTPClient
+	tcp    net.Conn
+	track  *trackConn
+	// reused is set once the connection has carried a message.
+	reused bool
+	idleAt time.Time
+}
+
+// get returns a connection for the caller's exclusive use, waiting for a
+// free slot while the pool is at its size; fresh skips the idle ones.
+// Return it with put.
+func (p *pool) get(ctx context.Context, fresh bool) (*conn, error) {
+	select {
+	case p.tokens <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("smtp: waiting for a connection to %s: %w", p.st.addr, ctx.Err())
+	case <-p.done:
+		return nil, errClosed
+	}
+	for !fresh {
+		var c *conn
+		select {
+		case c = <-p.idle:
+		default:
+		}
+		if c == nil {
+			break
+		}
+		if time.Since(c.idleAt) > maxIdle {
+			c.close()
+			continue
+		}
+		return c, nil
+	}
+	c, err := p.dial(ctx)
+	if err != nil {
+		<-p.tokens
+		return nil, err
+	}
+	return c, nil
+}
+
+// put gives c back; keep says whether it may carry another message.
+func (p *pool) put(c *conn, keep bool) {
+	if keep {
+		c.idleAt = time.Now()
+		p.mu.Lock()
+		if !p.closed {
+			select {
+			case p.idle <- c:
+				c = nil
+			default:
+			}
+		}
+		p.mu.Unlock()
+	}
+	if c != nil {
+		c.close()
+	}
+	<-p.tokens
+}
+
+// close closes the idle connections and makes the busy ones close when
+// they are put back.
+func (p *pool) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	close(p.done)
+	p.mu.Unlock()
+	for {
+		select {
+		case c := <-p.idle:
+			c.close()
+		default:
+			return
+		}
+	}
+}
+
+func (c *conn) close() {
+	// QUIT would be polite but costs a round trip under a deadline;
+	// servers treat a closed connection the same way.
+	_ = c.client.Close()
+	_ = c.tcp.Close()
+}
+
+// dial opens, secures and logs in a new connection under ctx and the
+// connect timeout.
+func (p *pool) dial(ctx context.Context) (*conn, error) {
+	st := p.st
+	deadline := time.Now().Add(st.ConnectTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var d net.Dialer
+	tcp, err := d.DialContext(dctx, "tcp", st.addr)
+	if err != nil {
+		return nil, p.connectError(ctx, err)
+	}
+	_ = tcp.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = tcp.SetDeadline(past) })
+	defer stop()
+
+	track := &trackConn{Conn: tcp}
+	var handshook atomic.Bool
+	srv := mail.NewSMTPClient()
+	srv.Host = st.Host
+	srv.Port = st.Port
+	srv.Helo = st.Helo
+	srv.KeepAlive = true
+	// Both timeouts are zero on purpose: go-simple-mail would run each
+	// connect and send in a goroutine of its own and send RSET after every
+	// message; deadlines on the connection do the same job for free.
+	srv.ConnectTimeout = 0
+	srv.SendTimeout = 0
+	srv.Username = st.Username
+	srv.Password = st.Password
+	switch {
+	case st.Username == "":
+		srv.Authentication = mail.AuthNone
+	case st.Auth == AuthPlain:
+		srv.Authentication = mail.AuthPlain
+	case st.Auth == AuthLogin:
+		srv.Authentication = mail.AuthLogin
+	default:
+		srv.Authentication = mail.AuthAuto
+	}
+	srv.CustomConn = track
+	switch st.Encryption {
+	case EncryptionNone:
+		srv.Encryption = mail.EncryptionNone
+	case EncryptionImplicitTLS, EncryptionSTARTTLS:
+		cfg := st.tls.Clone()
+		user := cfg.VerifyConnection
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if user != nil {
+				if err := user(cs); err != nil {
+					return err
+				}
+			}
+			handshook.Store(true)
+			return nil
+		}
+		srv.TLSConfig = cfg
+		if st.Encryption == EncryptionImplicitTLS {
+			srv.Encryption = mail.EncryptionSSLTLS
+			srv.CustomConn = tls.Client(track, cfg)
+		} else {
+			srv.Encryption = mail.EncryptionSTARTTLS
+		}
+	}
+	client, err := srv.Connect()
+	if err == nil && st.Encryption != EncryptionNone && !handshook.Load() {
+		// go-simple-mail goes on in the clear when the server does not
+		// offer STARTTLS; that would expose the login and the mail.
+		err = errors.New("the server does not offer STARTTLS; refusing to continue in the clear")
+	}
+	if err != nil {
+		if client != nil && client.Client != nil {
+			_ = client.Close()
+		}
+		_ = tcp.Close()
+		return nil, p.connectError(ctx, err)
+	}
+	return &conn{client: client, tcp: tcp, track: track}, nil
+}
+
+// send sends one message on c under ctx and the send timeout.
+func (c *conn) send(ctx context.Context, st *settings, to string, msg string) (err error, tainted bool) {
+	deadline := time.Now().Add(st.SendTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.tcp.SetDeadline(deadline)
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { _ = c.tcp.SetDeadline(past) })
+	}
+	c.track.reset()
+	err = mail.SendMessage(st.fromAddr, []string{to}, msg, c.client)
+	if stop != nil && !stop() {
+		// The context ended while sending, or just after: its deadline may
+		// land on the connection at any moment, so it cannot be reused.
+		tainted = true
+	}
+	return err, tainted
+}
+
+// reset ends a failed transaction so that c can carry the next message.
+func (c *conn) reset(st *settings) bool {
+	_ = c.tcp.SetDeadline(time.Now().Add(st.SendTimeout))
+	return c.client.Reset() == nil
+}
+
+// trackConn counts the writes of one transaction, to tell whether a
+// connection failed before or after the message's final dot went out.
+//
+// go-simple-mail (v2.16.0) flushes each command separately: MAIL FROM,
+// RCPT TO and DATA are one write each, and the message with its final dot
+// comes after them. So a transaction to one recipient that failed before
+// its fourth write, or on a write, never delivered the final dot: the
+// server cannot have accepted the message, and sending it again on a new
+// connection cannot make a duplicate. Under TLS the writes counted are
+// records, at least one per flush, so the count only errs towards
+// caution.
+type trackConn struct {
+	net.Conn
+	writes    int
+	writeFail bool
+}
+
+func (t *trackConn) reset() { t.writes, t.writeFail = 0, false }
+
+func (t *trackConn) Write(b []byte) (int, error) {
+	t.writes++
+	n, err := t.Conn.Write(b)
+	if err != nil {
+		t.writeFail = true
+	}
+	return n, err
+}
+
+// finalDotMaySent reports whether the server may have received the whole
+// message of the current transaction.
+func (t *trackConn) finalDotMaySent() bool { return !t.writeFail && t.writes >= 4 }
+
+var errClosed = errors.New("smtp: provider is closed")
+
+// connectError classifies a failure to open a connection: nothing was
+// sent, so anything but a 5xx reply or the caller's context is temporary.
+func (p *pool) connectError(ctx context.Context, err error) error {
+	if cerr := ctxErr(ctx, err); cerr != nil {
+		return fmt.Errorf("smtp: connect to %s: %w", p.st.addr, cerr)
+	}
+	err = p.secrets.scrub(err)
+	if code, ok := replyCode(err); ok && code >= 500 {
+		return wrapCode(rejected, fmt.Errorf("smtp: connect to %s: %w", p.st.addr, err))
+	}
+	return wrapCode(unavailable, fmt.Errorf("smtp: connect to %s: %w", p.st.addr, err))
+}

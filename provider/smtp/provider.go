@@ -1,0 +1,234 @@
+package smtp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// Provider sends e-mail envelopes over SMTP with pooled keep-alive
+// connections. Create one with New and Close it when done; it is safe for
+// concurrent use.
+type Provider struct {
+	name     string
+	def      *route
+	purposes map[notify.EmailPurpose]*route
+	pools    []*pool
+	closed   atomic.Bool
+	bufs     sync.Pool // *[]byte message buffers
+}
+
+// route is the configuration and pool of one purpose.
+type route struct {
+	st   *settings
+	pool *pool
+}
+
+// New checks cfg and returns a Provider. It opens no connection: each pool
+// dials when it first needs a connection. Purposes whose configurations
+// connect and log in the same way share one pool.
+func New(cfg Config) (*Provider, error) {
+	if cfg.PoolSize < 0 {
+		return nil, errors.New("smtp: PoolSize must not be negative")
+	}
+	size := cfg.PoolSize
+	if size == 0 {
+		size = 4
+	}
+	p := &Provider{
+		name:     cfg.Name,
+		purposes: make(map[notify.EmailPurpose]*route, len(cfg.Purposes)),
+	}
+	if p.name == "" {
+		p.name = "smtp"
+	}
+	p.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	pools := make(map[poolKey]*pool)
+	add := func(what string, s Server) (*route, error) {
+		st, err := s.settings()
+		if err != nil {
+			return nil, fmt.Errorf("smtp: %s: %w", what, err)
+		}
+		k := st.poolKey()
+		pl := pools[k]
+		if pl == nil {
+			pl = newPool(st, size)
+			pools[k] = pl
+			p.pools = append(p.pools, pl)
+		}
+		return &route{st: st, pool: pl}, nil
+	}
+	var err error
+	if p.def, err = add("Default", cfg.Default); err != nil {
+		return nil, err
+	}
+	for purpose, s := range cfg.Purposes {
+		switch purpose {
+		case notify.PurposeOTP, notify.PurposeInvoice, notify.PurposeNotification, notify.PurposeCampaign:
+		default:
+			return nil, fmt.Errorf("smtp: Purposes: unknown purpose %q", string(purpose))
+		}
+		if p.purposes[purpose], err = add(fmt.Sprintf("Purposes[%q]", string(purpose)), s); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Name returns the configured name, "smtp" by default.
+func (p *Provider) Name() string { return p.name }
+
+func (p *Provider) route(purpose notify.EmailPurpose) *route {
+	if r, ok := p.purposes[purpose]; ok {
+		return r
+	}
+	return p.def
+}
+
+// Send sends env.Email to env.To through the configuration of its purpose,
+// making one attempt; the Notifier retries. The Result's
+// ProviderMessageID is the message's Message-ID without angle brackets,
+// "<notify message ID>@<From domain>".
+//
+// A connection from the pool that turns out to be dead (the server closed
+// it while idle) is replaced once by a fresh one, only when the failure
+// proves that the server did not receive the whole message, so no message
+// is sent twice.
+//
+// Errors: a bad envelope is InvalidArgument; a 4xx reply, or a network
+// error before the message was handed over, is Unavailable; a 5xx reply
+// is Rejected; the server's reply is kept in the error text. A connection
+// lost after the message was handed over gives a plain error, which the
+// Notifier does not retry, since the message may have been delivered.
+// When ctx ends, Send returns at once with an error wrapping ctx.Err().
+func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("smtp: %w", err)
+	}
+	if p.closed.Load() {
+		return nil, wrapCode(unavailable, errClosed)
+	}
+	if err := checkEnvelope(env); err != nil {
+		return nil, err
+	}
+	r := p.route(env.Email.Purpose)
+
+	bp := p.bufs.Get().(*[]byte)
+	msg, b, err := build(*bp, r.st, env, time.Now())
+	if cap(b) <= 64<<10 { // do not let one huge message pin memory
+		*bp = b[:0]
+		p.bufs.Put(bp)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	fresh := false
+	for {
+		c, err := r.pool.get(ctx, fresh)
+		if err != nil {
+			if errors.Is(err, errClosed) {
+				return nil, wrapCode(unavailable, err)
+			}
+			return nil, err
+		}
+		sendErr, tainted := c.send(ctx, r.st, env.To, msg.data)
+		if sendErr == nil {
+			c.reused = true
+			r.pool.put(c, !tainted)
+			return &notify.Result{Provider: p.name, ProviderMessageID: msg.id}, nil
+		}
+		err, keep, redial := p.classify(ctx, r, c, env.To, sendErr)
+		reused := c.reused
+		r.pool.put(c, keep && !tainted)
+		if redial && reused && !fresh {
+			fresh = true
+			continue
+		}
+		return nil, err
+	}
+}
+
+// classify turns a failed send into the error to return, and says whether
+// the connection may be kept and whether a fresh connection may try again.
+//
+//lint:ignore ST1008 out is the classified error to return, not a failure of classify
+func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, err error) (out error, keep, redial bool) {
+	where := r.st.addr
+	if cerr := ctxErr(ctx, err); cerr != nil {
+		return fmt.Errorf("smtp: send to %s via %s: %w (%v)", to, where, cerr, r.pool.secrets.scrub(err)), false, false
+	}
+	err = r.pool.secrets.scrub(err)
+	dotSent := c.track.finalDotMaySent()
+	if code, ok := replyCode(err); ok {
+		e := fmt.Errorf("smtp: send to %s via %s: server replied %w", to, where, err)
+		switch {
+		case code == 421:
+			// The server is closing the connection; nothing was accepted.
+			return wrapCode(unavailable, e), false, true
+		case code >= 400 && code < 500:
+			return wrapCode(unavailable, e), c.reset(r.st), false
+		case code >= 500 && code < 600:
+			return wrapCode(rejected, e), c.reset(r.st), false
+		}
+		// A reply out of protocol: the connection cannot be trusted.
+		if dotSent {
+			return e, false, false
+		}
+		return wrapCode(unavailable, e), false, false
+	}
+	if !dotSent {
+		var ne net.Error
+		timeout := errors.As(err, &ne) && ne.Timeout()
+		return wrapCode(unavailable, fmt.Errorf("smtp: send to %s via %s: connection failed before the message was sent: %w", to, where, err)),
+			false, !timeout
+	}
+	return fmt.Errorf("smtp: send to %s via %s: connection lost after the message was sent; it may have been delivered: %w", to, where, err), false, false
+}
+
+// CheckHealth implements notify.HealthChecker: it takes a connection of
+// the default configuration (dialling one if none is open) and sends
+// NOOP.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	if p.closed.Load() {
+		return wrapCode(unavailable, errClosed)
+	}
+	c, err := p.def.pool.get(ctx, false)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(p.def.st.SendTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.tcp.SetDeadline(deadline)
+	err = c.client.Noop()
+	p.def.pool.put(c, err == nil)
+	if err != nil {
+		return wrapCode(unavailable, fmt.Errorf("smtp: NOOP to %s: %w", p.def.st.addr, p.def.pool.secrets.scrub(err)))
+	}
+	return nil
+}
+
+// Close closes every open connection; connections in use close when
+// their send ends. Sends after Close fail with Unavailable. It always
+// returns nil and may be called more than once.
+func (p *Provider) Close() error {
+	p.closed.Store(true)
+	for _, pl := range p.pools {
+		pl.close()
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ notify.Provider      = (*Provider)(nil)
+	_ notify.HealthChecker = (*Provider)(nil)
+)

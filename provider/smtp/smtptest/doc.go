@@ -1,0 +1,18 @@
+// Package smtptest runs an in-process SMTP server on a loopback port, in
+// the manner of net/http/httptest: tests start one with NewServer, point
+// an SMTP client at its Addr, read what it received with Messages, and
+// stop it with Close.
+//
+// The server is built on github.com/emersion/go-smtp. Options turn on
+// AUTH (PLAIN and LOGIN against one username and password), STARTTLS or
+// implicit TLS with a self-signed certificate made at start (CertPool and
+// ClientTLSConfig let clients trust it). Knobs make it misbehave the way
+// real servers do: RejectNext answers the next message with a 4xx or 5xx
+// reply, DropNext and DropAfter close connections in the middle of a
+// batch, SetLatency makes it slow. Connections counts accepted
+// connections, so tests can prove that a client reuses them, and
+// WaitMessages waits for messages without sleeping.
+//
+// It keeps every message in memory and is meant for tests and for
+// development servers, never for real mail.
+package smtptest

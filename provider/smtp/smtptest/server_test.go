@@ -1,0 +1,321 @@
+package smtptest_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-sasl"
+	gosmtp "github.com/emersion/go-smtp"
+
+	"github.com/notifykit/notify/provider/smtp/smtptest"
+)
+
+const body = "From: a@example.com\r\nTo: b@example.com\r\nSubject: Hi\r\n\r\nHello.\r\n"
+
+func start(t *testing.T, opts ...smtptest.Option) *smtptest.Server {
+	t.Helper()
+	s := smtptest.NewServer(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func dial(t *testing.T, s *smtptest.Server) *gosmtp.Client {
+	t.Helper()
+	c, err := gosmtp.Dial(s.Addr)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func send(c *gosmtp.Client, from, to, data string) error {
+	return c.SendMail(from, []string{to}, strings.NewReader(data))
+}
+
+func smtpCode(err error) int {
+	var se *gosmtp.SMTPError
+	if errors.As(err, &se) {
+		return se.Code
+	}
+	return 0
+}
+
+func TestReceive(t *testing.T) {
+	s := start(t)
+	if !strings.HasPrefix(s.Addr, "127.0.0.1:") || s.Host != "127.0.0.1" || s.Port == 0 {
+		t.Fatalf("Addr %q Host %q Port %d: want a loopback address", s.Addr, s.Host, s.Port)
+	}
+	c := dial(t, s)
+	for i := range 3 {
+		if err := send(c, "a@example.com", "b@example.com", body); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	msgs := s.Messages()
+	if len(msgs) != 3 || s.Received() != 3 {
+		t.Fatalf("got %d messages, Received %d; want 3", len(msgs), s.Received())
+	}
+	m := msgs[0]
+	if m.From != "a@example.com" || len(m.To) != 1 || m.To[0] != "b@example.com" {
+		t.Errorf("envelope %q -> %q", m.From, m.To)
+	}
+	if string(m.Data) != body {
+		t.Errorf("Data = %q, want %q", m.Data, body)
+	}
+	if got := m.Header.Get("Subject"); got != "Hi" {
+		t.Errorf("Subject = %q", got)
+	}
+	pm, err := m.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(pm.Body); string(b) != "Hello.\r\n" {
+		t.Errorf("body %q", b)
+	}
+	if m.TLS || m.AuthUser != "" {
+		t.Errorf("TLS %v AuthUser %q on a plain connection", m.TLS, m.AuthUser)
+	}
+	if n := s.Connections(); n != 1 {
+		t.Errorf("Connections = %d, want 1 (one client sent three messages)", n)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []smtptest.Option
+		dial   func(s *smtptest.Server) (*gosmtp.Client, error)
+		wantTL bool
+	}{
+		{"plain", nil, func(s *smtptest.Server) (*gosmtp.Client, error) { return gosmtp.Dial(s.Addr) }, false},
+		{"starttls", []smtptest.Option{smtptest.WithStartTLS()}, func(s *smtptest.Server) (*gosmtp.Client, error) {
+			return gosmtp.DialStartTLS(s.Addr, s.ClientTLSConfig())
+		}, true},
+		{"implicit", []smtptest.Option{smtptest.WithImplicitTLS()}, func(s *smtptest.Server) (*gosmtp.Client, error) {
+			return gosmtp.DialTLS(s.Addr, s.ClientTLSConfig())
+		}, true},
+	} {
+		for _, mech := range []string{"PLAIN", "LOGIN"} {
+			t.Run(tc.name+"/"+mech, func(t *testing.T) {
+				s := start(t, append(tc.opts, smtptest.WithAuth("user", "pw"))...)
+				client := func(pass string) sasl.Client {
+					if mech == "PLAIN" {
+						return sasl.NewPlainClient("", "user", pass)
+					}
+					return sasl.NewLoginClient("user", pass)
+				}
+				c, err := tc.dial(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if err := send(c, "a@example.com", "b@example.com", body); smtpCode(err) != 530 {
+					t.Errorf("send without AUTH: %v, want 530", err)
+				}
+				if err := c.Auth(client("wrong")); smtpCode(err) != 535 {
+					t.Errorf("AUTH with a wrong password: %v, want 535", err)
+				}
+				if err := c.Auth(client("pw")); err != nil {
+					t.Fatalf("AUTH: %v", err)
+				}
+				if err := send(c, "a@example.com", "b@example.com", body); err != nil {
+					t.Fatalf("send after AUTH: %v", err)
+				}
+				m := s.Messages()[0]
+				if m.AuthUser != "user" || m.TLS != tc.wantTL {
+					t.Errorf("AuthUser %q TLS %v, want user and %v", m.AuthUser, m.TLS, tc.wantTL)
+				}
+			})
+		}
+	}
+}
+
+func TestStartTLSRequiredForAuth(t *testing.T) {
+	s := start(t, smtptest.WithStartTLS(), smtptest.WithAuth("user", "pw"))
+	c := dial(t, s)
+	if err := c.Auth(sasl.NewPlainClient("", "user", "pw")); err == nil {
+		t.Fatal("AUTH in the clear succeeded on a STARTTLS server")
+	}
+}
+
+func TestUntrustedCertificate(t *testing.T) {
+	s := start(t, smtptest.WithImplicitTLS())
+	if _, err := gosmtp.DialTLS(s.Addr, &tls.Config{ServerName: s.Host}); err == nil {
+		t.Fatal("a client without the server's CertPool trusted it")
+	}
+	if s.CertPool() == nil {
+		t.Fatal("CertPool is nil on a TLS server")
+	}
+	if start(t).ClientTLSConfig() != nil {
+		t.Error("ClientTLSConfig is not nil without TLS")
+	}
+}
+
+func TestRejectNext(t *testing.T) {
+	s := start(t)
+	c := dial(t, s)
+	s.RejectNext(451, "4.3.0 Try later")
+	s.RejectNext(550, "5.7.1 No")
+	s.RejectNextAt(smtptest.StageMail, 421, "4.7.0 Busy")
+	s.RejectNextAt(smtptest.StageRcpt, 550, "5.1.1 Unknown user")
+	wants := []int{421, 550, 451, 550, 0}
+	for i, want := range wants {
+		err := send(c, "a@example.com", "b@example.com", body)
+		if got := smtpCode(err); got != want {
+			t.Fatalf("send %d: %v (code %d), want code %d", i, err, got, want)
+		}
+		if err != nil {
+			if err := c.Reset(); err != nil {
+				t.Fatalf("RSET: %v", err)
+			}
+		}
+	}
+	if n := s.Received(); n != 1 {
+		t.Errorf("Received = %d, want 1: rejected messages are not kept", n)
+	}
+}
+
+func TestDrops(t *testing.T) {
+	t.Run("DropNext", func(t *testing.T) {
+		s := start(t)
+		s.DropNext()
+		c := dial(t, s)
+		if err := send(c, "a@example.com", "b@example.com", body); err == nil {
+			t.Fatal("send on a dropped connection succeeded")
+		}
+		if s.Received() != 0 {
+			t.Error("a message dropped at MAIL was kept")
+		}
+		c2 := dial(t, s)
+		if err := send(c2, "a@example.com", "b@example.com", body); err != nil {
+			t.Fatalf("next connection: %v", err)
+		}
+	})
+	t.Run("DropNextAtDataEnd", func(t *testing.T) {
+		s := start(t)
+		s.DropNextAtDataEnd()
+		c := dial(t, s)
+		if err := send(c, "a@example.com", "b@example.com", body); err == nil {
+			t.Fatal("send succeeded though the server hung up before replying")
+		}
+		if s.Received() != 1 {
+			t.Errorf("Received = %d, want 1: the server took the message", s.Received())
+		}
+	})
+	t.Run("DropAfter", func(t *testing.T) {
+		s := start(t)
+		s.DropAfter(2)
+		c := dial(t, s)
+		for i := range 2 {
+			if err := send(c, "a@example.com", "b@example.com", body); err != nil {
+				t.Fatalf("send %d: %v", i, err)
+			}
+		}
+		if err := send(c, "a@example.com", "b@example.com", body); err == nil {
+			t.Fatal("third send on a connection closed after two succeeded")
+		}
+		if s.Received() != 2 {
+			t.Errorf("Received = %d, want 2", s.Received())
+		}
+	})
+}
+
+func TestWaitMessages(t *testing.T) {
+	s := start(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.WaitMessages(ctx, 2) }()
+	c := dial(t, s)
+	for range 2 {
+		if err := send(c, "a@example.com", "b@example.com", body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("WaitMessages: %v", err)
+	}
+	short, cancel2 := context.WithCancel(t.Context())
+	cancel2()
+	if err := s.WaitMessages(short, 3); !errors.Is(err, context.Canceled) {
+		t.Errorf("WaitMessages with a canceled context: %v", err)
+	}
+	s.Close()
+	if err := s.WaitMessages(t.Context(), 3); err == nil {
+		t.Error("WaitMessages on a closed server returned nil")
+	}
+}
+
+func TestLatency(t *testing.T) {
+	s := start(t)
+	s.SetLatency(time.Hour)
+	c := dial(t, s)
+	errc := make(chan error, 1)
+	go func() { errc <- send(c, "a@example.com", "b@example.com", body) }()
+	// The send is held at MAIL until the latency changes.
+	s.SetLatency(0)
+	if err := <-errc; err != nil {
+		t.Fatalf("send released by SetLatency(0): %v", err)
+	}
+}
+
+func TestRetainAndOnMessage(t *testing.T) {
+	var (
+		mu   sync.Mutex // OnMessage runs on the server's goroutines
+		seen []string
+	)
+	s := start(t, smtptest.WithRetain(2), smtptest.WithOnMessage(func(m smtptest.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, m.To[0]+"/"+m.Header.Get("Subject"))
+	}))
+	c := dial(t, s)
+	for _, to := range []string{"1@example.com", "2@example.com", "3@example.com"} {
+		if err := send(c, "a@example.com", to, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs := s.Messages()
+	if len(msgs) != 2 || msgs[0].To[0] != "2@example.com" || s.Received() != 3 {
+		t.Errorf("kept %d messages (first %v), Received %d; want the last 2 of 3", len(msgs), msgs[0].To, s.Received())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(seen, ",") != "1@example.com/Hi,2@example.com/Hi,3@example.com/Hi" {
+		t.Errorf("OnMessage saw %v", seen)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	if _, err := smtptest.Start(smtptest.WithStartTLS(), smtptest.WithImplicitTLS()); err == nil {
+		t.Error("Start with both TLS modes succeeded")
+	}
+	if _, err := smtptest.Start(smtptest.WithAddr("256.0.0.1:0")); err == nil {
+		t.Error("Start on a bad address succeeded")
+	}
+	s := start(t)
+	if _, err := smtptest.Start(smtptest.WithAddr(s.Addr)); err == nil {
+		t.Error("Start on a port in use succeeded")
+	}
+}
+
+func TestCloseEndsConnections(t *testing.T) {
+	s := start(t)
+	c := dial(t, s)
+	s.Close()
+	s.Close() // twice is fine
+	if err := c.Noop(); err == nil {
+		t.Error("NOOP after Close succeeded")
+	}
+	if _, err := net.DialTimeout("tcp", s.Addr, time.Second); err == nil {
+		t.Error("the port still accepts connections after Close")
+	}
+}
