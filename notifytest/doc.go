@@ -1,0 +1,22 @@
+// Package notifytest gives the tests of an application that sends through
+// notify a ready Notifier in one call: in-memory stores, capture providers
+// instead of vendors, the real SMS, e-mail and chat channels with the stock
+// templates, the stock INR prices, and a funded account.
+//
+//	func TestSignupSendsOTP(t *testing.T) {
+//		kit := notifytest.New(t)
+//		app := myapp.New(kit.Notifier) // the code under test
+//		app.Signup(ctx, "98765 43210")
+//
+//		msg := kit.LastSMS(t)
+//		if msg.To != "9876543210" || msg.SMS.Route != notify.RouteOTP { ... }
+//		kit.AssertBalance(t, notifytest.DefaultBalance-msg.Price.Minor)
+//	}
+//
+// Everything the kit holds is exported, so a test can reach past the
+// helpers: make a provider fail (kit.SMS.FailNext), add accounts
+// (kit.Accounts.Add), read the ledger (kit.Wallet.Ledger) or the delivery
+// log (kit.Log). Nothing touches the network: media URLs are checked as
+// usual, but every host name resolves to one public address without a
+// DNS lookup (WithResolver changes that).
+package notifytest

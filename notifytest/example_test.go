@@ -1,0 +1,33 @@
+package notifytest_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/notifytest"
+)
+
+// A host application's test: the code under test sends an OTP; the test
+// checks what went out and what it cost.
+func Example() {
+	t := &testing.T{} // in a real test, the *testing.T of the test function
+	kit := notifytest.New(t)
+
+	rc, err := kit.Notifier.SendOTP(context.Background(), &notify.OTPRequest{
+		Account: notifytest.AccountID, To: "98765 43210", OTP: "482913", BrandName: "Acme",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sms := kit.LastSMS(t)
+	fmt.Println(sms.To, sms.SMS.Route, sms.SMS.OTP)
+	fmt.Println(len(rc.Legs), "legs,", rc.Status)
+	fmt.Println("charged", rc.Cost.Minor == notifytest.DefaultBalance-kit.Balance(t))
+	// Output:
+	// 9876543210 otp 482913
+	// 2 legs, sent
+	// charged true
+}

@@ -1,0 +1,213 @@
+package notifytest
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/template"
+	"github.com/notifykit/notify/wallet"
+)
+
+// DefaultBalance is the opening balance of the kit's account: ₹1,000.00 in
+// paise.
+const DefaultBalance int64 = 100000
+
+// The kit's account and its API key.
+const (
+	AccountID = "test"
+	APIKey    = "test-api-key"
+)
+
+// Kit is a Notifier wired for tests, with every part exposed. Create it with
+// New; it needs no cleanup.
+type Kit struct {
+	Notifier *notify.Notifier
+	// Account is the funded account requests should name (AccountID).
+	Account   *notify.Account
+	Accounts  *memstore.Accounts
+	Wallet    *memstore.Wallet
+	Log       *memstore.DeliveryLog
+	Templates *memstore.Templates
+	// Renderer renders the stock templates and the account's custom ones.
+	Renderer *template.Renderer
+	// SMS, Email, Cloud and QR capture what the channels send; Cloud and QR
+	// are the two chat gateways.
+	SMS, Email, Cloud, QR *memprovider.Provider
+}
+
+type config struct {
+	balance  int64
+	account  notify.Account
+	prices   notify.Pricer
+	resolver chat.Resolver
+	extra    []notify.Option
+}
+
+// Option changes what New builds.
+type Option func(*config)
+
+// WithBalance sets the account's opening balance in minor units (paise).
+// Default DefaultBalance.
+func WithBalance(minor int64) Option { return func(c *config) { c.balance = minor } }
+
+// WithAccount replaces the kit's account; its ID becomes the one to use.
+// Default: ID AccountID, name "Test Co", vendor ID "TESTCO", INR, cloud
+// primary gateway.
+func WithAccount(acct notify.Account) Option { return func(c *config) { c.account = acct } }
+
+// WithPrices sets the price list. Default wallet.DefaultINR().
+func WithPrices(p notify.Pricer) Option { return func(c *config) { c.prices = p } }
+
+// WithResolver sets how media URL hosts resolve. Default: every name
+// resolves to one public address, without a lookup.
+func WithResolver(r chat.Resolver) Option { return func(c *config) { c.resolver = r } }
+
+// WithNotifierOptions adds options to notify.New, after the kit's own (so
+// they win): observers, retry policy, another channel, ...
+func WithNotifierOptions(opts ...notify.Option) Option {
+	return func(c *config) { c.extra = append(c.extra, opts...) }
+}
+
+// publicResolver answers every name with one public address, so tests
+// need no DNS and media URLs pass the public-address check.
+type publicResolver struct{}
+
+func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.AddrFrom4([4]byte{93, 184, 215, 14})}, nil
+}
+
+// New builds a Kit. It fails t (t.Fatal) if the wiring fails, which only a
+// bad option can cause.
+func New(t testing.TB, opts ...Option) *Kit {
+	t.Helper()
+	c := config{
+		balance: DefaultBalance,
+		account: notify.Account{ID: AccountID, Name: "Test Co", VendorID: "TESTCO",
+			Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud},
+		prices:   wallet.DefaultINR(),
+		resolver: publicResolver{},
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	k := &Kit{
+		Accounts:  memstore.NewAccounts(),
+		Wallet:    memstore.NewWallet(),
+		Log:       memstore.NewDeliveryLog(memstore.DefaultDeliveryLogCapacity),
+		Templates: memstore.NewTemplates(),
+		SMS:       memprovider.New("sms"),
+		Email:     memprovider.New("email"),
+		Cloud:     memprovider.New("cloudchat"),
+		QR:        memprovider.New("qrchat"),
+	}
+	acct := c.account
+	k.Account = &acct
+	must(t, k.Accounts.Add(k.Account, APIKey))
+	must(t, k.Wallet.Open(acct.ID, notify.Money{Minor: c.balance, Currency: acct.Currency}))
+	var err error
+	k.Renderer, err = template.New(k.Templates)
+	must(t, err)
+	smsCh, err := sms.New(sms.Config{Provider: k.SMS, Renderer: k.Renderer})
+	must(t, err)
+	chatCh, err := chat.New(chat.Config{Cloud: k.Cloud, QR: k.QR, Renderer: k.Renderer, Resolver: c.resolver})
+	must(t, err)
+	emailCh, err := email.New(email.Config{Provider: k.Email, Renderer: k.Renderer})
+	must(t, err)
+	base := []notify.Option{
+		notify.WithChannel(smsCh),
+		notify.WithChannel(chatCh),
+		notify.WithChannel(emailCh),
+		notify.WithWallet(k.Wallet, c.prices),
+		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
+		notify.WithDeliveryLog(k.Log),
+		// Fast retries: tests should not wait for production backoff.
+		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}),
+	}
+	k.Notifier, err = notify.New(k.Accounts, append(base, c.extra...)...)
+	must(t, err)
+	return k
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("notifytest: %v", err)
+	}
+}
+
+// Balance returns the account's balance in minor units.
+func (k *Kit) Balance(t testing.TB) int64 {
+	t.Helper()
+	b, err := k.Wallet.Balance(context.Background(), k.Account.ID)
+	must(t, err)
+	return b.Available.Minor
+}
+
+// AssertBalance fails t unless the account's balance is want minor units.
+func (k *Kit) AssertBalance(t testing.TB, want int64) {
+	t.Helper()
+	if got := k.Balance(t); got != want {
+		t.Errorf("notifytest: balance is %d minor units, want %d (%+d)", got, want, got-want)
+	}
+}
+
+// SentSMS returns the SMS envelopes captured so far, oldest first.
+func (k *Kit) SentSMS() []*notify.Envelope { return k.SMS.Sent() }
+
+// SentEmail returns the e-mail envelopes captured so far.
+func (k *Kit) SentEmail() []*notify.Envelope { return k.Email.Sent() }
+
+// SentChat returns the chat envelopes captured so far, cloud gateway's
+// first, then the QR gateway's.
+func (k *Kit) SentChat() []*notify.Envelope { return append(k.Cloud.Sent(), k.QR.Sent()...) }
+
+// LastSMS returns the last SMS sent, failing t if there is none.
+func (k *Kit) LastSMS(t testing.TB) *notify.Envelope { t.Helper(); return last(t, "SMS", k.SentSMS()) }
+
+// LastEmail returns the last e-mail sent, failing t if there is none.
+func (k *Kit) LastEmail(t testing.TB) *notify.Envelope {
+	t.Helper()
+	return last(t, "e-mail", k.SentEmail())
+}
+
+// LastChat returns the last chat message sent through either gateway,
+// failing t if there is none.
+func (k *Kit) LastChat(t testing.TB) *notify.Envelope {
+	t.Helper()
+	return last(t, "chat message", k.SentChat())
+}
+
+// AssertSent fails t unless exactly n messages of kind were sent.
+func (k *Kit) AssertSent(t testing.TB, kind notify.Kind, n int) {
+	t.Helper()
+	var got int
+	switch kind {
+	case notify.KindSMS:
+		got = k.SMS.Len()
+	case notify.KindEmail:
+		got = k.Email.Len()
+	case notify.KindChat:
+		got = k.Cloud.Len() + k.QR.Len()
+	default:
+		t.Fatalf("notifytest: AssertSent of unknown kind %q", kind)
+	}
+	if got != n {
+		t.Errorf("notifytest: %d %s messages sent, want %d", got, kind, n)
+	}
+}
+
+func last(t testing.TB, what string, sent []*notify.Envelope) *notify.Envelope {
+	t.Helper()
+	if len(sent) == 0 {
+		t.Fatalf("notifytest: no %s was sent", what)
+	}
+	return sent[len(sent)-1]
+}
