@@ -1,0 +1,207 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/notifykit/notify"
+)
+
+// dltJSON is the stored form of a notify.DLTTemplate; its own tags keep
+// the column's format independent of Go field names.
+type dltJSON struct {
+	ID       string `json:"id"`
+	EntityID string `json:"entity_id"`
+	Content  string `json:"content"`
+}
+
+// PutAccount creates the account, or replaces every field of an existing
+// one, and attaches apiKeys to it, in one transaction. Keys are stored as
+// their SHA-256 only. A key that belongs to another account is Conflict
+// (and nothing is written); a key already attached to this account is
+// accepted. An empty ID or key is InvalidArgument. PutAccount does not
+// retain acct.
+func (s *Store) PutAccount(ctx context.Context, acct *notify.Account, apiKeys ...string) error {
+	var fe notify.FieldErrors
+	if acct == nil || acct.ID == "" {
+		fe.Add("id", "is required")
+	}
+	for i, k := range apiKeys {
+		if k == "" {
+			fe.Add(fmt.Sprintf("api_keys[%d]", i), "must not be empty")
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	var dlt []byte
+	if acct.DLTTemplates != nil {
+		ts := make([]dltJSON, len(acct.DLTTemplates))
+		for i, t := range acct.DLTTemplates {
+			ts[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content}
+		}
+		var err error
+		if dlt, err = json.Marshal(ts); err != nil {
+			return notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: put account: %w", err))
+		}
+	}
+	// The transaction is an upsert plus key inserts that accept their own
+	// keys, so running it again after a lost connection is harmless.
+	return s.do(ctx, repeatable, func() error { return s.putAccount(ctx, acct, dlt, apiKeys) })
+}
+
+func (s *Store) putAccount(ctx context.Context, acct *notify.Account, dlt []byte, apiKeys []string) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return s.fail(ctx, "put account", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name, acct.VendorID,
+		acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
+		string(acct.PrimaryGateway), dlt, acct.PricePlan, acct.Disabled); err != nil {
+		return s.fail(ctx, "put account", err)
+	}
+	for _, k := range apiKeys {
+		if err := s.addKey(ctx, tx, acct.ID, k); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.fail(ctx, "put account", err)
+	}
+	return nil
+}
+
+// AddAPIKey attaches apiKey to an existing account (NotFound otherwise),
+// storing only its SHA-256. Adding a key the account has already is a
+// no-op; a key of another account is Conflict.
+func (s *Store) AddAPIKey(ctx context.Context, account, apiKey string) error {
+	if apiKey == "" {
+		return notify.InvalidField("api_key", "must not be empty")
+	}
+	return s.do(ctx, repeatable, func() error { return s.addKey(ctx, s.pool, account, apiKey) })
+}
+
+// RevokeAPIKey removes apiKey, whichever account has it; an unknown key is
+// NotFound.
+func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
+	sum := sha256.Sum256([]byte(apiKey))
+	var tag pgconn.CommandTag
+	err := s.do(ctx, onceOnly, func() (err error) {
+		tag, err = s.pool.Exec(ctx, s.q.revokeKey, sum[:])
+		return err
+	})
+	if err != nil {
+		return s.fail(ctx, "revoke API key", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notify.Errorf(notify.CodeNotFound, "pgstore: revoke API key: no such key")
+	}
+	return nil
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func (s *Store) addKey(ctx context.Context, q querier, account, apiKey string) error {
+	sum := sha256.Sum256([]byte(apiKey))
+	var inserted, owner *string
+	var exists bool
+	if err := q.QueryRow(ctx, s.q.addKey, sum[:], account).Scan(&inserted, &owner, &exists); err != nil {
+		return s.fail(ctx, "add API key", err)
+	}
+	switch {
+	case !exists:
+		return notify.Errorf(notify.CodeNotFound, "pgstore: add API key: no account %q", account)
+	case inserted != nil:
+		return nil
+	case owner != nil && *owner == account:
+		return nil
+	}
+	// Never name the other account: that would tell a caller who holds a
+	// key whose it is.
+	return notify.Errorf(notify.CodeConflict, "pgstore: add API key: the key belongs to another account")
+}
+
+// Account returns the account with the given ID, or NotFound. Each call
+// returns a fresh *notify.Account.
+func (s *Store) Account(ctx context.Context, id string) (*notify.Account, error) {
+	var a *notify.Account
+	err := s.do(ctx, repeatable, func() (err error) {
+		a, err = scanAccount(s.pool.QueryRow(ctx, s.q.account, id), nil)
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: account %q not found", id)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, "account", err)
+	}
+	return a, nil
+}
+
+// AccountByKey returns the account owning apiKey, or Unauthenticated.
+//
+// The key is looked up by its SHA-256, so the index search compares
+// digests, not keys: how long a lookup takes can tell an attacker at most
+// how many leading bytes of a digest matched, which gives no hint of any
+// key with that digest. The matched digest is compared again in constant
+// time before the account is returned.
+func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*notify.Account, error) {
+	if apiKey == "" {
+		return nil, notify.Errorf(notify.CodeUnauthenticated, "pgstore: no API key")
+	}
+	sum := sha256.Sum256([]byte(apiKey))
+	var stored []byte
+	var a *notify.Account
+	err := s.do(ctx, repeatable, func() (err error) {
+		a, err = scanAccount(s.pool.QueryRow(ctx, s.q.accountByKey, sum[:]), &stored)
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notify.Errorf(notify.CodeUnauthenticated, "pgstore: unknown API key")
+	}
+	if err != nil {
+		return nil, s.fail(ctx, "account by key", err)
+	}
+	if subtle.ConstantTimeCompare(stored, sum[:]) != 1 {
+		return nil, notify.Errorf(notify.CodeUnauthenticated, "pgstore: unknown API key")
+	}
+	return a, nil
+}
+
+// scanAccount reads an account row; keyHash, when not nil, receives the
+// leading key_hash column of accountByKey.
+func scanAccount(row pgx.Row, keyHash *[]byte) (*notify.Account, error) {
+	var a notify.Account
+	var gateway string
+	var dlt []byte
+	dest := []any{&a.ID, &a.Name, &a.VendorID, &a.Currency.Code, &a.Currency.Symbol,
+		&a.Currency.Exponent, &gateway, &dlt, &a.PricePlan, &a.Disabled}
+	if keyHash != nil {
+		dest = append([]any{keyHash}, dest...)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	a.PrimaryGateway = notify.ChatGateway(gateway)
+	if dlt != nil {
+		var ts []dltJSON
+		if err := json.Unmarshal(dlt, &ts); err != nil {
+			return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: account %q: bad dlt_templates: %w", a.ID, err))
+		}
+		a.DLTTemplates = make([]notify.DLTTemplate, len(ts))
+		for i, t := range ts {
+			a.DLTTemplates[i] = notify.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content}
+		}
+	}
+	return &a, nil
+}

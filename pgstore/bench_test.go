@@ -1,0 +1,119 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+)
+
+const (
+	// benchWorkers is the number of goroutines debiting at once.
+	benchWorkers = 16
+	// benchRounds is how many alternating rounds of store and baseline
+	// debits one benchmark run is cut into, so that load from elsewhere on
+	// the machine falls on both alike.
+	benchRounds = 10
+)
+
+// BenchmarkDebit measures debits per second from 16 goroutines, on one
+// account (every debit queues for the same row) and on 16 accounts (one
+// per goroutine), beside a baseline measured in the same run: a bare
+// "UPDATE wallets SET balance = balance - $1" through the same pool, the
+// least any correct store must do. The two alternate in rounds; the run
+// reports store-debits/s, bare-debits/s and their ratio.
+func BenchmarkDebit(b *testing.B) {
+	schema := pgstoretest.Schema(b)
+	pool := pgstoretest.Pool(b, schema, benchWorkers)
+	s, err := pgstore.New(pool)
+	must(b, err)
+	ctx := context.Background()
+	must(b, s.Migrate(ctx))
+	const opening = 1_000_000_000_000_000
+	// The baseline gets wallets of its own: its updates bypass the ledger.
+	for _, prefix := range []string{"store-", "bare-"} {
+		openWallet(b, s, prefix+"hot", opening)
+		for g := range benchWorkers {
+			openWallet(b, s, fmt.Sprintf("%sacct-%d", prefix, g), opening)
+		}
+	}
+
+	for _, accounts := range []struct {
+		name    string
+		account func(g int) string
+	}{
+		{"one-account", func(int) string { return "hot" }},
+		{"16-accounts", func(g int) string { return fmt.Sprintf("acct-%d", g) }},
+	} {
+		b.Run(accounts.name, func(b *testing.B) {
+			run := pgstoretest.RandomName("r")
+			store := func(g, i int) error {
+				_, err := s.Debit(ctx, "store-"+accounts.account(g), inr(1), fmt.Sprintf("%s-%d", run, i))
+				return err
+			}
+			bare := func(g, i int) error { return bareDebit(ctx, pool, "bare-"+accounts.account(g)) }
+			per := max(b.N/benchRounds, 1)
+			var storeTime, bareTime time.Duration
+			b.ResetTimer()
+			for r := range benchRounds {
+				if r%2 == 0 {
+					storeTime += runWorkers(b, r*per, per, store)
+					bareTime += runWorkers(b, 0, per, bare)
+				} else {
+					bareTime += runWorkers(b, 0, per, bare)
+					storeTime += runWorkers(b, r*per, per, store)
+				}
+			}
+			b.StopTimer()
+			n := float64(per * benchRounds)
+			storeRate, bareRate := n/storeTime.Seconds(), n/bareTime.Seconds()
+			b.ReportMetric(storeRate, "store-debits/s")
+			b.ReportMetric(bareRate, "bare-debits/s")
+			b.ReportMetric(storeRate/bareRate, "ratio")
+			b.ReportMetric(0, "ns/op") // two kinds of op are mixed: the rates say it
+		})
+	}
+	checkLedger(b, s, "store-hot")
+	for g := range benchWorkers {
+		checkLedger(b, s, fmt.Sprintf("store-acct-%d", g))
+	}
+}
+
+func bareDebit(ctx context.Context, pool *pgxpool.Pool, account string) error {
+	_, err := pool.Exec(ctx, `UPDATE notify_wallets SET balance = balance - $1 WHERE account = $2`, int64(1), account)
+	return err
+}
+
+// runWorkers makes n calls of op shared among benchWorkers goroutines and
+// returns how long they took; op gets its goroutine's number and a call
+// number, from first on, unique in the round.
+func runWorkers(b *testing.B, first, n int, op func(g, i int) error) time.Duration {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := range benchWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := op(g, first+i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
+}

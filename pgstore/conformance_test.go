@@ -1,0 +1,75 @@
+package pgstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/storetest"
+	"github.com/notifykit/notify/wallet/wallettest"
+)
+
+// TestWalletConformance runs the WalletStore suite, each subtest in a
+// schema of its own.
+func TestWalletConformance(t *testing.T) {
+	pgstoretest.URL(t) // skip the whole suite, not each subtest, without a server
+	wallettest.Run(t, wallettest.Harness{
+		NewStore: func(t *testing.T) notify.WalletStore {
+			s, _ := newStore(t)
+			return s
+		},
+		Open: func(t *testing.T, store notify.WalletStore, account string, opening notify.Money) {
+			if err := store.(*pgstore.Store).OpenWallet(context.Background(), account, opening); err != nil {
+				t.Fatalf("OpenWallet: %v", err)
+			}
+		},
+	})
+}
+
+func TestAccountsConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunAccounts(t, storetest.AccountsHarness{
+		New: func(t *testing.T, fixtures []storetest.AccountFixture) notify.AccountStore {
+			s, _ := newStore(t)
+			for _, f := range fixtures {
+				if err := s.PutAccount(context.Background(), f.Account, f.Keys...); err != nil {
+					t.Fatalf("PutAccount(%s): %v", f.Account.ID, err)
+				}
+			}
+			return s
+		},
+	})
+}
+
+func TestIdempotencyConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
+		New: func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore {
+			s, _ := newStore(t, pgstore.WithIdempotencyTTL(ttl), pgstore.WithClock(now))
+			return s
+		},
+	})
+}
+
+func TestDeliveryLogConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunDeliveryLog(t, storetest.DeliveryLogHarness{
+		New: func(t *testing.T) notify.DeliveryLog {
+			s, _ := newStore(t)
+			return s
+		},
+	})
+}
+
+func TestTemplatesConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunTemplates(t, storetest.TemplatesHarness{
+		New: func(t *testing.T) notify.TemplateStore {
+			s, _ := newStore(t)
+			return s
+		},
+	})
+}

@@ -1,0 +1,102 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/wallet"
+)
+
+// Example wires a Notifier to PostgreSQL: every instance started this way
+// shares the wallet, the idempotency keys and the delivery log. (It needs a
+// server, so it has no checked output.)
+func Example() {
+	ctx := context.Background()
+	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil { // safe from every instance at once
+		log.Fatal(err)
+	}
+
+	// Seed an account, its API key and its wallet. Another instance may
+	// have opened the wallet already: that is a Conflict, and fine.
+	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	if err := store.PutAccount(ctx, acct, os.Getenv("ACME_API_KEY")); err != nil {
+		log.Fatal(err)
+	}
+	opening := notify.Money{Minor: 100_000, Currency: notify.INR()} // ₹1,000.00
+	if err := store.OpenWallet(ctx, "acme", opening); err != nil && notify.CodeOf(err) != notify.CodeConflict {
+		log.Fatal(err)
+	}
+
+	ch, err := sms.New(sms.Config{Provider: logprovider.New(nil, "log")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := notify.New(store,
+		notify.WithWallet(store, wallet.DefaultINR()),
+		notify.WithIdempotency(store),
+		notify.WithDeliveryLog(store),
+		notify.WithChannel(ch))
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Hello"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.Status, r.Cost, r.Balance)
+
+	// Expired idempotency keys and receipts are ignored by reads; Cleanup
+	// reclaims their space. Run it now and then from any instance.
+	if _, err := store.Cleanup(ctx); err != nil {
+		log.Print(err)
+	}
+}
+
+// ExampleNew uses a pool the host already has, with tables prefixed so
+// they sit beside the host's own.
+func ExampleNew() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	store, err := pgstore.New(pool,
+		pgstore.WithTablePrefix("sms_"),
+		pgstore.WithIdempotencyTTL(48*time.Hour))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close() // leaves the host's pool open
+	if err := store.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// ExampleStore_CheckLedger proves an account's ledger identity, as an
+// operator's periodic check might.
+func ExampleStore_CheckLedger() {
+	ctx := context.Background()
+	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.CheckLedger(ctx, "acme"); err != nil {
+		log.Printf("ledger of acme does not add up: %v", err)
+	}
+}

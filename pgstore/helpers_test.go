@@ -1,0 +1,113 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+)
+
+// newStore returns a migrated Store in a fresh schema, with its pool.
+func newStore(t testing.TB, opts ...pgstore.Option) (*pgstore.Store, *pgxpool.Pool) {
+	t.Helper()
+	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 8)
+	s, err := pgstore.New(pool, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return s, pool
+}
+
+func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
+
+// openWallet opens a wallet or fails the test.
+func openWallet(t testing.TB, s *pgstore.Store, account string, opening int64) {
+	t.Helper()
+	if err := s.OpenWallet(context.Background(), account, inr(opening)); err != nil {
+		t.Fatalf("OpenWallet(%s): %v", account, err)
+	}
+}
+
+// wantCode fails the test unless err has the code.
+func wantCode(t testing.TB, err error, code notify.Code) {
+	t.Helper()
+	if got := notify.CodeOf(err); got != code {
+		t.Fatalf("error %v: code %q, want %q", err, got, code)
+	}
+	var e *notify.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not a *notify.Error", err, err)
+	}
+}
+
+func wantBalance(t testing.TB, s *pgstore.Store, account string, want int64) {
+	t.Helper()
+	b, err := s.Balance(context.Background(), account)
+	if err != nil {
+		t.Fatalf("Balance(%s): %v", account, err)
+	}
+	if b.Available.Minor != want {
+		t.Fatalf("Balance(%s) = %d, want %d", account, b.Available.Minor, want)
+	}
+}
+
+func checkLedger(t testing.TB, s *pgstore.Store, account string) {
+	t.Helper()
+	if err := s.CheckLedger(context.Background(), account); err != nil {
+		t.Fatalf("CheckLedger(%s): %v", account, err)
+	}
+}
+
+// ledgerRows counts the ledger rows of an account with the ref.
+func ledgerRows(t testing.TB, pool *pgxpool.Pool, account, ref string) int {
+	t.Helper()
+	var n int
+	err := pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM notify_ledger WHERE account = $1 AND ref = $2`, account, ref).Scan(&n)
+	if err != nil {
+		t.Fatalf("count ledger rows: %v", err)
+	}
+	return n
+}
+
+// waitFor polls cond every 10ms until it holds, failing the test after
+// timeout. It is for conditions only the server can report (a backend
+// waiting on a lock), which no Go channel can signal.
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ok, err := cond()
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		<-tick.C
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ref(i int) string { return fmt.Sprintf("ref-%d", i) }

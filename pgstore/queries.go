@@ -1,0 +1,187 @@
+package pgstore
+
+// queries holds every statement with the store's table names filled in,
+// built once in New so that no call formats SQL.
+type queries struct {
+	move, balance, openWallet, checkLedger, ledger string
+
+	putAccount, account, accountByKey, addKey, revokeKey string
+
+	reserve, complete, release string
+
+	record, receipt string
+
+	putTemplate, template, deleteTemplate, templates string
+
+	cleanupIdem, cleanupDeliveries string
+
+	migrationsTable, migrationVersions, migrationInsert string
+}
+
+func buildQueries(qualifier, prefix string) queries {
+	x := func(sql string) string { return expand(sql, qualifier, prefix) }
+	return queries{
+		// move debits (delta < 0) or credits (delta > 0) in one statement,
+		// hence one implicit transaction and one round trip. The UPDATE
+		// refuses to go below zero and to repeat a recorded ref; the ledger
+		// INSERT writes the row only when the UPDATE did, from its
+		// RETURNING, so money never moves without its row. Two calls racing
+		// with one new ref serialise on the wallet row; the second then
+		// fails on the unique (account, ref) and the whole statement is
+		// rolled back, and the caller runs it again to read the first
+		// result through prev.
+		move: x(`WITH w AS (
+	SELECT currency_code, currency_symbol, currency_exponent, balance
+	FROM {{s}}{{p}}wallets WHERE account = $1
+), prev AS (
+	SELECT amount, balance_after FROM {{s}}{{p}}ledger WHERE account = $1 AND ref = $3
+), upd AS (
+	UPDATE {{s}}{{p}}wallets SET balance = balance + $2
+	WHERE account = $1 AND balance + $2 >= 0
+	  AND currency_code = $4 AND currency_exponent = $5
+	  AND NOT EXISTS (SELECT 1 FROM prev)
+	RETURNING balance
+), ins AS (
+	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
+	SELECT $1, $3, $2, balance FROM upd
+	RETURNING balance_after
+)
+SELECT (SELECT currency_code FROM w), (SELECT currency_symbol FROM w),
+	(SELECT currency_exponent FROM w), (SELECT balance FROM w),
+	(SELECT balance_after FROM ins), (SELECT balance_after FROM prev), (SELECT amount FROM prev)`),
+
+		balance: x(`SELECT currency_code, currency_symbol, currency_exponent, balance
+FROM {{s}}{{p}}wallets WHERE account = $1`),
+
+		openWallet: x(`INSERT INTO {{s}}{{p}}wallets
+	(account, currency_code, currency_symbol, currency_exponent, opening, balance)
+VALUES ($1, $2, $3, $4, $5, $5)
+ON CONFLICT (account) DO NOTHING`),
+
+		// checkLedger proves the identity two ways: the balance equals the
+		// opening plus every ledger amount, and each row's balance_after
+		// follows from the one before it (rows are written under the
+		// wallet's row lock, so id order is the order money moved in).
+		checkLedger: x(`SELECT w.opening, w.balance,
+	COALESCE((SELECT sum(amount) FROM {{s}}{{p}}ledger l WHERE l.account = w.account), 0)::bigint,
+	(SELECT count(*) FROM {{s}}{{p}}ledger l WHERE l.account = w.account),
+	(SELECT count(*) FROM (
+		SELECT balance_after, amount,
+			lag(balance_after, 1, w.opening) OVER (ORDER BY id) AS before
+		FROM {{s}}{{p}}ledger l WHERE l.account = w.account) c
+	 WHERE c.balance_after <> c.before + c.amount)
+FROM {{s}}{{p}}wallets w WHERE w.account = $1`),
+
+		ledger: x(`SELECT l.id, l.ref, l.amount, l.balance_after, l.created_at,
+	w.currency_code, w.currency_symbol, w.currency_exponent
+FROM {{s}}{{p}}ledger l JOIN {{s}}{{p}}wallets w ON w.account = l.account
+WHERE l.account = $1 AND l.id > $2 ORDER BY l.id LIMIT $3`),
+
+		putAccount: x(`INSERT INTO {{s}}{{p}}accounts
+	(id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
+	 primary_gateway, dlt_templates, price_plan, disabled)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (id) DO UPDATE SET
+	name = EXCLUDED.name, vendor_id = EXCLUDED.vendor_id,
+	currency_code = EXCLUDED.currency_code, currency_symbol = EXCLUDED.currency_symbol,
+	currency_exponent = EXCLUDED.currency_exponent, primary_gateway = EXCLUDED.primary_gateway,
+	dlt_templates = EXCLUDED.dlt_templates, price_plan = EXCLUDED.price_plan,
+	disabled = EXCLUDED.disabled, updated_at = now()`),
+
+		account: x(`SELECT id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
+	primary_gateway, dlt_templates, price_plan, disabled
+FROM {{s}}{{p}}accounts WHERE id = $1`),
+
+		accountByKey: x(`SELECT k.key_hash, a.id, a.name, a.vendor_id, a.currency_code,
+	a.currency_symbol, a.currency_exponent, a.primary_gateway, a.dlt_templates,
+	a.price_plan, a.disabled
+FROM {{s}}{{p}}api_keys k JOIN {{s}}{{p}}accounts a ON a.id = k.account
+WHERE k.key_hash = $1`),
+
+		// addKey answers the key's owner after the insert, so a key that
+		// already belongs to another account can be refused.
+		addKey: x(`WITH ins AS (
+	INSERT INTO {{s}}{{p}}api_keys (key_hash, account)
+	SELECT $1, id FROM {{s}}{{p}}accounts WHERE id = $2
+	ON CONFLICT (key_hash) DO NOTHING
+	RETURNING account
+)
+SELECT (SELECT account FROM ins),
+	(SELECT account FROM {{s}}{{p}}api_keys WHERE key_hash = $1),
+	EXISTS (SELECT 1 FROM {{s}}{{p}}accounts WHERE id = $2)`),
+
+		revokeKey: x(`DELETE FROM {{s}}{{p}}api_keys WHERE key_hash = $1`),
+
+		// reserve claims a key unless a live entry holds it; an expired
+		// entry is taken over in place. The second branch reads the entry
+		// that won, in the statement's snapshot; when that entry committed
+		// after the snapshot it returns no row and the caller asks again.
+		reserve: x(`WITH ins AS (
+	INSERT INTO {{s}}{{p}}idempotency AS i
+		(account, key_hash, fingerprint, receipt, created_at, expires_at)
+	VALUES ($1, $2, $3, NULL, $4, $5)
+	ON CONFLICT (account, key_hash) DO UPDATE SET
+		fingerprint = EXCLUDED.fingerprint, receipt = NULL,
+		created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+	WHERE i.expires_at <= $4
+	RETURNING 1
+)
+SELECT true, NULL::text, NULL::jsonb FROM ins
+UNION ALL
+SELECT false, fingerprint, receipt FROM {{s}}{{p}}idempotency
+WHERE account = $1 AND key_hash = $2 AND expires_at > $4
+  AND NOT EXISTS (SELECT 1 FROM ins)`),
+
+		complete: x(`UPDATE {{s}}{{p}}idempotency SET receipt = $3, expires_at = $4
+WHERE account = $1 AND key_hash = $2 AND expires_at > $5`),
+
+		release: x(`DELETE FROM {{s}}{{p}}idempotency
+WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
+
+		record: x(`INSERT INTO {{s}}{{p}}deliveries
+	(account, message_id, kind, status, receipt, created_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (account, message_id) DO UPDATE SET
+	kind = EXCLUDED.kind, status = EXCLUDED.status, receipt = EXCLUDED.receipt,
+	expires_at = EXCLUDED.expires_at`),
+
+		receipt: x(`SELECT receipt FROM {{s}}{{p}}deliveries
+WHERE account = $1 AND message_id = $2 AND expires_at > $3`),
+
+		putTemplate: x(`INSERT INTO {{s}}{{p}}templates
+	(account, slug, variables, class, chat, sms, email_subject, email_html, email_text)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (account, slug) DO UPDATE SET
+	variables = EXCLUDED.variables, class = EXCLUDED.class, chat = EXCLUDED.chat,
+	sms = EXCLUDED.sms, email_subject = EXCLUDED.email_subject,
+	email_html = EXCLUDED.email_html, email_text = EXCLUDED.email_text, updated_at = now()`),
+
+		template: x(`SELECT slug, variables, class, chat, sms, email_subject, email_html, email_text
+FROM {{s}}{{p}}templates WHERE account = $1 AND slug = $2`),
+
+		deleteTemplate: x(`DELETE FROM {{s}}{{p}}templates WHERE account = $1 AND slug = $2`),
+
+		templates: x(`SELECT slug, variables, class, chat, sms, email_subject, email_html, email_text
+FROM {{s}}{{p}}templates WHERE account = $1 ORDER BY slug COLLATE "C"`),
+
+		// The cleanup deletes re-check expiry on the row they delete, so a
+		// key reserved afresh between the sub-select and the delete stays.
+		cleanupIdem: x(`DELETE FROM {{s}}{{p}}idempotency
+WHERE (account, key_hash) IN (
+	SELECT account, key_hash FROM {{s}}{{p}}idempotency WHERE expires_at <= $1 LIMIT $2)
+  AND expires_at <= $1`),
+
+		cleanupDeliveries: x(`DELETE FROM {{s}}{{p}}deliveries
+WHERE (account, message_id) IN (
+	SELECT account, message_id FROM {{s}}{{p}}deliveries WHERE expires_at <= $1 LIMIT $2)
+  AND expires_at <= $1`),
+
+		migrationsTable: x(`CREATE TABLE IF NOT EXISTS {{s}}{{p}}schema_migrations (
+	version    integer PRIMARY KEY,
+	name       text NOT NULL,
+	applied_at timestamptz NOT NULL DEFAULT now()
+)`),
+		migrationVersions: x(`SELECT version FROM {{s}}{{p}}schema_migrations`),
+		migrationInsert:   x(`INSERT INTO {{s}}{{p}}schema_migrations (version, name) VALUES ($1, $2)`),
+	}
+}

@@ -1,0 +1,237 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/notifykit/notify"
+)
+
+// Defaults of the options.
+const (
+	// DefaultTablePrefix is the prefix of every table name.
+	DefaultTablePrefix = "notify_"
+	// DefaultIdempotencyTTL is how long an idempotency key is remembered.
+	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultDeliveryTTL is how long a receipt stays in the delivery log.
+	DefaultDeliveryTTL = 30 * 24 * time.Hour
+	// DefaultConnectTimeout bounds each connection attempt of a pool made
+	// by Open when the connection string has no connect_timeout.
+	DefaultConnectTimeout = 5 * time.Second
+)
+
+// identifier is what a prefix or schema may look like: it is spliced into
+// SQL, so it must need no quoting and leave room for the longest table name
+// within PostgreSQL's 63-byte limit.
+var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,39}$`)
+
+// Option configures a Store in Open or New.
+type Option func(*Store) error
+
+// WithTablePrefix sets the prefix of every table (and index) name, so that
+// several stores, or the host's own tables, can share one schema. It must
+// match [a-z_][a-z0-9_]* and be at most 40 bytes; it may be empty.
+// Default DefaultTablePrefix ("notify_").
+func WithTablePrefix(prefix string) Option {
+	return func(s *Store) error {
+		if prefix != "" && !identifier.MatchString(prefix) {
+			return fmt.Errorf("pgstore: table prefix %q: must match [a-z_][a-z0-9_]* and be at most 40 bytes", prefix)
+		}
+		s.prefix = prefix
+		return nil
+	}
+}
+
+// WithSchema qualifies every table with the schema name, which Migrate
+// creates if it is missing. The name must match [a-z_][a-z0-9_]* and be at
+// most 40 bytes. Default: none, so tables are found through the
+// connection's search_path.
+func WithSchema(name string) Option {
+	return func(s *Store) error {
+		if !identifier.MatchString(name) {
+			return fmt.Errorf("pgstore: schema %q: must match [a-z_][a-z0-9_]* and be at most 40 bytes", name)
+		}
+		s.schema = name
+		return nil
+	}
+}
+
+// WithIdempotencyTTL sets how long an idempotency key, and the receipt
+// stored under it, is remembered; a key reserved by a send that never
+// completed (a crashed process) is freed after the same time. Default
+// DefaultIdempotencyTTL (24h).
+func WithIdempotencyTTL(d time.Duration) Option {
+	return func(s *Store) error {
+		if d <= 0 {
+			return fmt.Errorf("pgstore: idempotency TTL %v: must be positive", d)
+		}
+		s.idemTTL = d
+		return nil
+	}
+}
+
+// WithDeliveryTTL sets how long a receipt stays in the delivery log.
+// Default DefaultDeliveryTTL (30 days).
+func WithDeliveryTTL(d time.Duration) Option {
+	return func(s *Store) error {
+		if d <= 0 {
+			return fmt.Errorf("pgstore: delivery TTL %v: must be positive", d)
+		}
+		s.deliveryTTL = d
+		return nil
+	}
+}
+
+// WithClock sets the clock that stamps and expires idempotency keys and
+// receipts. Instances sharing a database should have synchronised clocks;
+// skew only shifts expiry. Default time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) error {
+		if now == nil {
+			return errors.New("pgstore: nil clock")
+		}
+		s.now = now
+		return nil
+	}
+}
+
+// Store keeps every store of notify in PostgreSQL: it implements
+// notify.WalletStore, notify.AccountStore, notify.IdempotencyStore,
+// notify.DeliveryLog and notify.TemplateStore, so several processes that
+// share the database share one wallet, one idempotency table and one
+// delivery log, with the same guarantees as one process.
+//
+// A Store is safe for concurrent use. Its tables must exist: call Migrate
+// once (any number of processes may call it at once). Errors are
+// *notify.Error values: Unavailable when the server cannot be reached or
+// the connection was lost (for Debit and Credit the outcome is then
+// unknown, and repeating the call with the same ref tells it), Canceled or
+// DeadlineExceeded when ctx ended (errors.Is sees the context error),
+// NotFound, InvalidArgument, Conflict and InsufficientFunds as each method
+// says, and Internal for anything else.
+type Store struct {
+	pool        *pgxpool.Pool
+	ownsPool    bool
+	prefix      string
+	schema      string
+	idemTTL     time.Duration
+	deliveryTTL time.Duration
+	now         func() time.Time
+	q           queries
+}
+
+// Open connects to the PostgreSQL server named by connString (a URL or
+// key=value string as pgx reads it) and returns a Store over a pool it
+// owns; Close closes that pool. Open checks the server answers before it
+// returns; it does not migrate (call Migrate).
+//
+// Connections of the pool wait at most connect_timeout (default
+// DefaultConnectTimeout, 5s) to connect, and when a ctx ends during a
+// statement they ask the server to cancel it, so a canceled debit is
+// rolled back by the server instead of being left to complete.
+func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		// The parse error may quote the connection string, password and
+		// all; say only what kind of mistake it is.
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: open: cannot parse the connection string")
+	}
+	if cfg.ConnConfig.ConnectTimeout <= 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		// The deadline is the fallback for a server that ignores the
+		// cancel request: the connection is then dropped.
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
+	}
+	s, err := newStore(nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, s.fail(ctx, "open", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, s.fail(ctx, "open", err)
+	}
+	s.pool, s.ownsPool = pool, true
+	return s, nil
+}
+
+// New returns a Store over the host's pool. Close leaves the pool open.
+// The pool's own settings apply: with pgx's default context handling a
+// statement whose ctx ends is abandoned by closing the connection, and a
+// debit blocked on a lock may still complete on the server afterwards (the
+// ledger stays consistent either way; the caller sees Canceled and learns
+// the outcome by repeating the call with the same ref).
+func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	if pool == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: new: nil pool")
+	}
+	return newStore(pool, opts)
+}
+
+func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
+	s := &Store{
+		pool:        pool,
+		prefix:      DefaultTablePrefix,
+		idemTTL:     DefaultIdempotencyTTL,
+		deliveryTTL: DefaultDeliveryTTL,
+		now:         time.Now,
+	}
+	for _, opt := range opts {
+		if err := opt(s); err != nil {
+			return nil, notify.WithCode(notify.CodeInvalidArgument, err)
+		}
+	}
+	s.q = buildQueries(s.qualifier(), s.prefix)
+	return s, nil
+}
+
+// Close closes the pool if Open made it; a pool passed to New stays open.
+// The Store must not be used after Close.
+func (s *Store) Close() {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+}
+
+// CheckHealth reports whether the server answers, as Unavailable when it
+// does not. It implements notify.HealthChecker, for readiness checks.
+func (s *Store) CheckHealth(ctx context.Context) error {
+	return s.fail(ctx, "health check", s.do(ctx, repeatable, func() error { return s.pool.Ping(ctx) }))
+}
+
+// qualifier returns the schema part of a qualified name: `"schema".` or
+// nothing.
+func (s *Store) qualifier() string {
+	if s.schema == "" {
+		return ""
+	}
+	return `"` + s.schema + `".`
+}
+
+// expand fills a SQL text's {{s}} (schema qualifier) and {{p}} (prefix).
+func expand(sql, qualifier, prefix string) string {
+	return strings.NewReplacer("{{s}}", qualifier, "{{p}}", prefix).Replace(sql)
+}
+
+// Interface guards
+var (
+	_ notify.WalletStore      = (*Store)(nil)
+	_ notify.AccountStore     = (*Store)(nil)
+	_ notify.IdempotencyStore = (*Store)(nil)
+	_ notify.DeliveryLog      = (*Store)(nil)
+	_ notify.TemplateStore    = (*Store)(nil)
+	_ notify.HealthChecker    = (*Store)(nil)
+)

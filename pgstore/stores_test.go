@@ -1,0 +1,445 @@
+package pgstore_test
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+)
+
+func TestAccounts(t *testing.T) {
+	s, pool := newStore(t)
+	ctx := context.Background()
+	acct := &notify.Account{
+		ID: "acme", Name: "Acme Ltd", VendorID: "ACMEIN", Currency: notify.INR(),
+		PrimaryGateway: notify.GatewayQR, PricePlan: "gold",
+		DLTTemplates: []notify.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Your code is {#var#}"}},
+	}
+	must(t, s.PutAccount(ctx, acct, "key-one-secret", "key-two-secret"))
+
+	got, err := s.Account(ctx, "acme")
+	must(t, err)
+	if !reflect.DeepEqual(got, acct) {
+		t.Fatalf("Account = %+v, want %+v", got, acct)
+	}
+	for _, key := range []string{"key-one-secret", "key-two-secret"} {
+		got, err := s.AccountByKey(ctx, key)
+		must(t, err)
+		if got.ID != "acme" {
+			t.Fatalf("AccountByKey = %q", got.ID)
+		}
+	}
+	for _, key := range []string{"", "key-one-secreT", "key-one-secret ", "nope"} {
+		_, err := s.AccountByKey(ctx, key)
+		wantCode(t, err, notify.CodeUnauthenticated)
+		if key != "" && strings.Contains(err.Error(), key) {
+			t.Fatalf("error %q repeats the key", err)
+		}
+	}
+	_, err = s.Account(ctx, "nobody")
+	wantCode(t, err, notify.CodeNotFound)
+
+	// Only digests are stored.
+	var raw []byte
+	must(t, pool.QueryRow(ctx, `SELECT string_agg(key_hash, '') FROM notify_api_keys`).Scan(&raw))
+	if bytes.Contains(raw, []byte("secret")) || len(raw) != 64 {
+		t.Fatalf("api_keys holds %d bytes, including the keys?", len(raw))
+	}
+
+	// Replacing the account keeps its keys; nil DLT templates stay nil.
+	acct2 := &notify.Account{ID: "acme", Name: "Acme 2", Currency: notify.INR(), Disabled: true}
+	must(t, s.PutAccount(ctx, acct2))
+	got, err = s.AccountByKey(ctx, "key-one-secret")
+	must(t, err)
+	if !reflect.DeepEqual(got, acct2) {
+		t.Fatalf("after replace: %+v, want %+v", got, acct2)
+	}
+
+	// Keys: idempotent for the owner, Conflict for another account, and a
+	// PutAccount with a foreign key writes nothing.
+	must(t, s.AddAPIKey(ctx, "acme", "key-one-secret"))
+	must(t, s.PutAccount(ctx, &notify.Account{ID: "beta", Name: "Beta"}))
+	wantCode(t, s.AddAPIKey(ctx, "beta", "key-one-secret"), notify.CodeConflict)
+	wantCode(t, s.PutAccount(ctx, &notify.Account{ID: "beta", Name: "Beta renamed"}, "beta-key", "key-two-secret"), notify.CodeConflict)
+	got, err = s.Account(ctx, "beta")
+	must(t, err)
+	if got.Name != "Beta" {
+		t.Fatalf("failed PutAccount changed the name to %q", got.Name)
+	}
+	_, err = s.AccountByKey(ctx, "beta-key")
+	wantCode(t, err, notify.CodeUnauthenticated)
+	wantCode(t, s.AddAPIKey(ctx, "nobody", "k"), notify.CodeNotFound)
+	wantCode(t, s.AddAPIKey(ctx, "beta", ""), notify.CodeInvalidArgument)
+	wantCode(t, s.PutAccount(ctx, &notify.Account{}), notify.CodeInvalidArgument)
+	wantCode(t, s.PutAccount(ctx, nil), notify.CodeInvalidArgument)
+	wantCode(t, s.PutAccount(ctx, &notify.Account{ID: "x"}, ""), notify.CodeInvalidArgument)
+
+	must(t, s.RevokeAPIKey(ctx, "key-two-secret"))
+	_, err = s.AccountByKey(ctx, "key-two-secret")
+	wantCode(t, err, notify.CodeUnauthenticated)
+	wantCode(t, s.RevokeAPIKey(ctx, "key-two-secret"), notify.CodeNotFound)
+}
+
+func sampleReceipt(id string) *notify.Receipt {
+	return &notify.Receipt{
+		MessageID: id, Account: "acme", Kind: notify.KindOTP, To: "9876543210",
+		Status: notify.StatusSent, Units: 2, Cost: inr(40), Balance: inr(960), Metered: true,
+		Attempts: 3, Domain: "shop.example", IdempotencyKey: "k1", Note: "failover",
+		CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC),
+		Legs: []*notify.Receipt{
+			{MessageID: id + "-sms", Account: "acme", Kind: notify.KindSMS, Status: notify.StatusSent,
+				Provider: "smsgateway", ProviderMessageID: "p1", Units: 1, Cost: inr(20), Balance: inr(960),
+				Metered: true, Attempts: 1, CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
+			{MessageID: id + "-chat", Account: "acme", Kind: notify.KindChat, Status: notify.StatusFailed,
+				Gateway: notify.GatewayCloud, ErrorCode: notify.CodeRejected, Error: "rejected", Units: 1,
+				Cost: inr(0), Balance: inr(960), Metered: true, Attempts: 2,
+				CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
+		},
+	}
+}
+
+// fakeClock is a settable clock for TTL tests.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func TestIdempotency(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	s, _ := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithIdempotencyTTL(time.Hour))
+	ctx := context.Background()
+
+	r, err := s.Reserve(ctx, "acme", "k1", "fp1")
+	if err != nil || r != nil {
+		t.Fatalf("first Reserve = %v, %v; want nil, nil", r, err)
+	}
+	_, err = s.Reserve(ctx, "acme", "k1", "fp1")
+	wantCode(t, err, notify.CodeConflict) // in flight
+	_, err = s.Reserve(ctx, "acme", "k1", "fp2")
+	wantCode(t, err, notify.CodeConflict)
+	// Keys are per account.
+	if r, err := s.Reserve(ctx, "beta", "k1", "fp1"); err != nil || r != nil {
+		t.Fatalf("other account's Reserve = %v, %v", r, err)
+	}
+
+	want := sampleReceipt("m1")
+	must(t, s.Complete(ctx, "acme", "k1", want))
+	got, err := s.Reserve(ctx, "acme", "k1", "fp1")
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Reserve after Complete = %+v, want %+v", got, want)
+	}
+	_, err = s.Reserve(ctx, "acme", "k1", "fp2")
+	wantCode(t, err, notify.CodeConflict)
+	must(t, s.Release(ctx, "acme", "k1")) // a completed key stays
+	if got, err := s.Reserve(ctx, "acme", "k1", "fp1"); err != nil || got == nil {
+		t.Fatalf("Release removed a completed key: %v, %v", got, err)
+	}
+
+	// Release frees a failed send's key for another try.
+	if r, err := s.Reserve(ctx, "acme", "k2", "fp"); err != nil || r != nil {
+		t.Fatalf("Reserve k2 = %v, %v", r, err)
+	}
+	must(t, s.Release(ctx, "acme", "k2"))
+	if r, err := s.Reserve(ctx, "acme", "k2", "other fp"); err != nil || r != nil {
+		t.Fatalf("Reserve after Release = %v, %v", r, err)
+	}
+	must(t, s.Release(ctx, "acme", "never reserved"))
+	wantCode(t, s.Complete(ctx, "acme", "never reserved", want), notify.CodeNotFound)
+	wantCode(t, s.Complete(ctx, "acme", "k2", nil), notify.CodeInvalidArgument)
+	_, err = s.Reserve(ctx, "acme", "", "fp")
+	wantCode(t, err, notify.CodeInvalidArgument)
+
+	// Long keys are fine: only their digest is indexed.
+	long := strings.Repeat("k", 10000)
+	if r, err := s.Reserve(ctx, "acme", long, "fp"); err != nil || r != nil {
+		t.Fatalf("Reserve(long key) = %v, %v", r, err)
+	}
+
+	// After the TTL every entry is free again, and Cleanup removes them.
+	clock.Advance(time.Hour)
+	if r, err := s.Reserve(ctx, "acme", "k1", "fp-new"); err != nil || r != nil {
+		t.Fatalf("Reserve of an expired key = %v, %v", r, err)
+	}
+	wantCode(t, s.Complete(ctx, "beta", "k1", want), notify.CodeNotFound) // its reservation expired
+	n, err := s.Cleanup(ctx)
+	must(t, err)
+	if n != 3 { // beta/k1, acme/k2, acme/long; acme/k1 was just taken anew
+		t.Fatalf("Cleanup removed %d rows, want 3", n)
+	}
+	_, err = s.Reserve(ctx, "acme", "k1", "fp-new")
+	wantCode(t, err, notify.CodeConflict)
+}
+
+// TestReserveRace has many callers claim one key at once: exactly one
+// holds it.
+func TestReserveRace(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	const callers = 16
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners, conflicts := 0, 0
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := s.Reserve(ctx, "acme", "hot", "fp")
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && r == nil:
+				winners++
+			case notify.CodeOf(err) == notify.CodeConflict:
+				conflicts++
+			default:
+				t.Errorf("Reserve = %v, %v", r, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if winners != 1 || conflicts != callers-1 {
+		t.Fatalf("%d winners, %d conflicts; want 1 and %d", winners, conflicts, callers-1)
+	}
+}
+
+func TestDeliveryLog(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	s, _ := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithDeliveryTTL(time.Hour))
+	ctx := context.Background()
+
+	want := sampleReceipt("m1")
+	must(t, s.Record(ctx, want))
+	got, err := s.Receipt(ctx, "acme", "m1")
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Receipt = %+v, want %+v", got, want)
+	}
+	_, err = s.Receipt(ctx, "beta", "m1")
+	wantCode(t, err, notify.CodeNotFound)
+
+	// Recording again replaces.
+	failed := sampleReceipt("m1")
+	failed.Status, failed.Legs = notify.StatusFailed, nil
+	must(t, s.Record(ctx, failed))
+	got, err = s.Receipt(ctx, "acme", "m1")
+	must(t, err)
+	if got.Status != notify.StatusFailed || got.Legs != nil {
+		t.Fatalf("after re-record: %+v", got)
+	}
+
+	wantCode(t, s.Record(ctx, nil), notify.CodeInvalidArgument)
+	wantCode(t, s.Record(ctx, &notify.Receipt{Account: "acme"}), notify.CodeInvalidArgument)
+
+	clock.Advance(30 * time.Minute)
+	must(t, s.Record(ctx, sampleReceipt("m2")))
+	clock.Advance(30 * time.Minute)
+	_, err = s.Receipt(ctx, "acme", "m1")
+	wantCode(t, err, notify.CodeNotFound)
+	if _, err := s.Receipt(ctx, "acme", "m2"); err != nil {
+		t.Fatalf("m2 expired early: %v", err)
+	}
+	n, err := s.Cleanup(ctx)
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("Cleanup removed %d, want 1", n)
+	}
+}
+
+// TestCleanupBatches removes more rows than one batch deletes.
+func TestCleanupBatches(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	s, pool := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithDeliveryTTL(time.Minute))
+	ctx := context.Background()
+	const rows = 12000
+	_, err := pool.Exec(ctx, `INSERT INTO notify_deliveries
+		(account, message_id, kind, status, receipt, created_at, expires_at)
+		SELECT 'acme', 'm' || i, 'sms', 'sent', '{}', $1, $1 FROM generate_series(1, $2) i`,
+		clock.Now().Add(-time.Hour), rows)
+	must(t, err)
+	n, err := s.Cleanup(ctx)
+	must(t, err)
+	if n != rows {
+		t.Fatalf("Cleanup removed %d, want %d", n, rows)
+	}
+}
+
+func TestTemplates(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	t1 := &notify.Template{Slug: "welcome", Variables: []string{"NAME", "OTP"}, Class: notify.Transactional,
+		Chat: "Hi {{NAME}}", SMS: "Hi {{NAME}}, {{OTP}}", EmailSubject: "Hello", EmailHTML: "<p>Hi</p>", EmailText: "Hi"}
+	t0 := &notify.Template{Slug: "Alpha", Class: notify.Promotional, SMS: "Sale"}
+	must(t, s.PutTemplate(ctx, "acme", t1))
+	must(t, s.PutTemplate(ctx, "acme", t0))
+
+	got, err := s.Template(ctx, "acme", "welcome")
+	must(t, err)
+	if !reflect.DeepEqual(got, t1) {
+		t.Fatalf("Template = %+v, want %+v", got, t1)
+	}
+	list, err := s.Templates(ctx, "acme")
+	must(t, err)
+	if len(list) != 2 || !reflect.DeepEqual(list[0], t0) || !reflect.DeepEqual(list[1], t1) {
+		t.Fatalf("Templates = %+v", list)
+	}
+	list, err = s.Templates(ctx, "beta")
+	must(t, err)
+	if len(list) != 0 {
+		t.Fatalf("beta has %d templates", len(list))
+	}
+	_, err = s.Template(ctx, "beta", "welcome")
+	wantCode(t, err, notify.CodeNotFound)
+
+	t1b := &notify.Template{Slug: "welcome", SMS: "v2"}
+	must(t, s.PutTemplate(ctx, "acme", t1b))
+	got, err = s.Template(ctx, "acme", "welcome")
+	must(t, err)
+	if !reflect.DeepEqual(got, t1b) {
+		t.Fatalf("replaced template = %+v", got)
+	}
+	must(t, s.DeleteTemplate(ctx, "acme", "welcome"))
+	wantCode(t, s.DeleteTemplate(ctx, "acme", "welcome"), notify.CodeNotFound)
+	wantCode(t, s.PutTemplate(ctx, "acme", &notify.Template{}), notify.CodeInvalidArgument)
+	wantCode(t, s.PutTemplate(ctx, "acme", nil), notify.CodeInvalidArgument)
+	wantCode(t, s.PutTemplate(ctx, "", t0), notify.CodeInvalidArgument)
+}
+
+func TestMigrate(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	pool := pgstoretest.Pool(t, schema, 8)
+	s, err := pgstore.New(pool)
+	must(t, err)
+	ctx := context.Background()
+
+	applied, latest, err := s.SchemaVersion(ctx)
+	must(t, err)
+	if applied != 0 || latest < 1 {
+		t.Fatalf("SchemaVersion before Migrate = %d, %d", applied, latest)
+	}
+	// Before Migrate, calls fail with a hint, not a panic.
+	_, err = s.Balance(ctx, "acme")
+	wantCode(t, err, notify.CodeInternal)
+	if !strings.Contains(err.Error(), "Migrate") {
+		t.Fatalf("error %q does not mention Migrate", err)
+	}
+
+	// Several processes migrating at once: one applies, all succeed.
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			other := pgstoretest.Pool(t, schema, 2)
+			st, err := pgstore.New(other)
+			if err == nil {
+				err = st.Migrate(ctx)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		must(t, err)
+	}
+	must(t, s.Migrate(ctx))
+	applied, latest, err = s.SchemaVersion(ctx)
+	must(t, err)
+	if applied != latest {
+		t.Fatalf("SchemaVersion = %d, latest %d", applied, latest)
+	}
+	var versions int
+	must(t, pool.QueryRow(ctx, `SELECT count(*) FROM notify_schema_migrations`).Scan(&versions))
+	if versions != latest {
+		t.Fatalf("%d rows in schema_migrations, want %d", versions, latest)
+	}
+}
+
+// TestPrefixAndSchema keeps two stores apart in one database: one by
+// table prefix, one by schema.
+func TestPrefixAndSchema(t *testing.T) {
+	home := pgstoretest.Schema(t)
+	pool := pgstoretest.Pool(t, home, 4)
+	ctx := context.Background()
+	target := pgstoretest.RandomName("pgstore_w_")
+	t.Cleanup(func() {
+		_, _ = pool.Exec(context.Background(), `DROP SCHEMA IF EXISTS `+target+` CASCADE`)
+	})
+
+	a, err := pgstore.New(pool, pgstore.WithTablePrefix("app1_"))
+	must(t, err)
+	b, err := pgstore.New(pool, pgstore.WithSchema(target), pgstore.WithTablePrefix(""))
+	must(t, err)
+	must(t, a.Migrate(ctx))
+	must(t, b.Migrate(ctx))
+	must(t, a.OpenWallet(ctx, "acme", inr(100)))
+	must(t, b.OpenWallet(ctx, "acme", inr(500)))
+	_, err = a.Debit(ctx, "acme", inr(10), "r")
+	must(t, err)
+	wantBalance(t, a, "acme", 90)
+	wantBalance(t, b, "acme", 500)
+
+	var n int
+	must(t, pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.tables
+		WHERE table_schema = $1 AND table_name = 'wallets'`, target).Scan(&n))
+	if n != 1 {
+		t.Fatalf("schema %s has no unprefixed wallets table", target)
+	}
+	applied, latest, err := b.SchemaVersion(ctx)
+	must(t, err)
+	if applied != latest {
+		t.Fatalf("schema store version %d of %d", applied, latest)
+	}
+
+	for _, bad := range []pgstore.Option{
+		pgstore.WithTablePrefix("Bad"), pgstore.WithTablePrefix("a-b"), pgstore.WithTablePrefix(`x";drop`),
+		pgstore.WithTablePrefix(strings.Repeat("a", 41)), pgstore.WithSchema(""), pgstore.WithSchema("9x"),
+		pgstore.WithIdempotencyTTL(0), pgstore.WithDeliveryTTL(-time.Second), pgstore.WithClock(nil),
+	} {
+		_, err := pgstore.New(pool, bad)
+		wantCode(t, err, notify.CodeInvalidArgument)
+	}
+	_, err = pgstore.New(nil)
+	wantCode(t, err, notify.CodeInvalidArgument)
+}
+
+// TestOpen exercises the pool Open makes and owns.
+func TestOpen(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	url := pgstoretest.URL(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	ctx := context.Background()
+	s, err := pgstore.Open(ctx, url+sep+"search_path="+schema)
+	must(t, err)
+	must(t, s.Migrate(ctx))
+	must(t, s.CheckHealth(ctx))
+	openWallet(t, s, "acme", 10)
+	wantBalance(t, s, "acme", 10)
+	s.Close()
+	_, err = s.Balance(ctx, "acme")
+	wantCode(t, err, notify.CodeUnavailable) // closed pool
+
+	_, err = pgstore.Open(ctx, "postgres://u:hunter2@[bad")
+	wantCode(t, err, notify.CodeInvalidArgument)
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("error %q shows the password", err)
+	}
+}

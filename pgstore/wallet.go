@@ -1,0 +1,249 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/notifykit/notify"
+)
+
+// maxRefLen bounds a ledger ref, well inside what a btree index entry can
+// hold; the Notifier's refs are UUIDs ("refund:" + UUID for refunds).
+const maxRefLen = 200
+
+// raceRetries bounds how often a debit or credit is run again after losing
+// a race on its ref (see queries.move); the second run always sees the
+// winner, so one retry is enough and more are a safety margin.
+const raceRetries = 3
+
+// Balance returns the account's balance. An unknown wallet is NotFound.
+func (s *Store) Balance(ctx context.Context, account string) (notify.Balance, error) {
+	var cur notify.Currency
+	var bal int64
+	err := s.do(ctx, repeatable, func() error {
+		return s.pool.QueryRow(ctx, s.q.balance, account).Scan(&cur.Code, &cur.Symbol, &cur.Exponent, &bal)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "pgstore: balance: no wallet for account %q", account)
+	}
+	if err != nil {
+		return notify.Balance{}, s.fail(ctx, "balance", err)
+	}
+	return notify.Balance{Account: account, Available: notify.Money{Minor: bal, Currency: cur}}, nil
+}
+
+// Debit takes amount from the account's wallet under ref, as
+// notify.WalletStore documents: one statement moves the money and writes
+// the ledger row together, or does neither. InsufficientFunds when the
+// balance is short; NotFound for an unknown wallet; InvalidArgument for a
+// non-positive amount, another currency, or an empty or over-long ref (200
+// bytes). A ref already recorded for the account with the same amount and
+// direction returns the balance recorded with it and moves no money; with
+// another amount, or recorded by Credit, it is Conflict and moves nothing.
+//
+// Unavailable, Canceled or DeadlineExceeded mean the outcome is unknown
+// (the connection was lost, or ctx ended, after the statement was sent):
+// call Debit again with the same ref to learn it.
+func (s *Store) Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return s.move(ctx, "debit", account, amount, ref, -1)
+}
+
+// Credit adds amount to the account's wallet under ref, with the rules of
+// Debit (no InsufficientFunds; a credit that would overflow the balance is
+// InvalidArgument). Top-ups are credits with a ref of the host's choosing;
+// the Notifier refunds with "refund:<message ID>".
+func (s *Store) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return s.move(ctx, "credit", account, amount, ref, +1)
+}
+
+func (s *Store) move(ctx context.Context, what, account string, amount notify.Money, ref string, sign int64) (notify.Balance, error) {
+	var fe notify.FieldErrors
+	if account == "" {
+		fe.Add("account", "is required")
+	}
+	if amount.Minor <= 0 {
+		fe.Add("amount", "must be positive")
+	}
+	switch {
+	case ref == "":
+		fe.Add("ref", "is required")
+	case len(ref) > maxRefLen:
+		fe.Addf("ref", "must be at most %d bytes", maxRefLen)
+	}
+	if err := fe.Err(); err != nil {
+		return notify.Balance{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return notify.Balance{}, ctxError(what, err)
+	}
+	var (
+		code, symbol *string
+		exponent     *int
+		before       *int64
+		after, prev  *int64
+		prevAmount   *int64
+	)
+	// Repeating the statement is safe even when a lost connection hides
+	// whether it committed: the ref makes the repeat answer the first run.
+	run := func() error {
+		return s.pool.QueryRow(ctx, s.q.move, account, sign*amount.Minor, ref,
+			amount.Currency.Code, amount.Currency.Exponent).
+			Scan(&code, &symbol, &exponent, &before, &after, &prev, &prevAmount)
+	}
+	for try := 0; ; try++ {
+		err := s.do(ctx, repeatable, run)
+		if pgCode(err) == stateUniqueViolation && try < raceRetries && ctx.Err() == nil {
+			continue // lost a race on ref: the winner is visible now
+		}
+		if err != nil {
+			if pgCode(err) == stateOutOfRange {
+				return notify.Balance{}, notify.InvalidField("amount", "would overflow the balance")
+			}
+			return notify.Balance{}, s.fail(ctx, what, err)
+		}
+		if code == nil {
+			return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "pgstore: %s: no wallet for account %q", what, account)
+		}
+		cur := notify.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}
+		balance := func(minor int64) notify.Balance {
+			return notify.Balance{Account: account, Available: notify.Money{Minor: minor, Currency: cur}}
+		}
+		switch {
+		case after != nil:
+			return balance(*after), nil
+		case prev != nil && *prevAmount != sign*amount.Minor:
+			return notify.Balance{}, notify.Errorf(notify.CodeConflict,
+				"pgstore: %s: ref %q of %q is recorded for another amount or direction", what, ref, account)
+		case prev != nil:
+			return balance(*prev), nil
+		case cur.Code != amount.Currency.Code || cur.Exponent != amount.Currency.Exponent:
+			return notify.Balance{}, &notify.Error{Code: notify.CodeInvalidArgument,
+				Err:    fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q", what, account, cur.Code, amount.Currency.Code),
+				Fields: []notify.FieldError{{Field: "amount", Message: "must be in the wallet's currency " + cur.Code}}}
+		case sign < 0:
+			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
+				"pgstore: debit: balance of %q is short of %s", account, amount.Decimal())
+		default:
+			// A credit is refused only for the reasons above.
+			return notify.Balance{}, notify.Errorf(notify.CodeInternal, "pgstore: credit of %q was not applied", account)
+		}
+	}
+}
+
+// OpenWallet creates the account's wallet with an opening balance (>= 0)
+// in the opening's currency. A wallet that exists already is Conflict and
+// is left as it is, so several instances may each try to open it at
+// start-up. The wallet does not need an account row.
+func (s *Store) OpenWallet(ctx context.Context, account string, opening notify.Money) error {
+	var fe notify.FieldErrors
+	if account == "" {
+		fe.Add("account", "is required")
+	}
+	if opening.Minor < 0 {
+		fe.Add("opening", "must not be negative")
+	}
+	if opening.Currency.Code == "" {
+		fe.Add("currency.code", "is required")
+	}
+	if opening.Currency.Exponent < 0 || opening.Currency.Exponent > 18 {
+		fe.Add("currency.exponent", "must be between 0 and 18")
+	}
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	var tag pgconn.CommandTag
+	err := s.do(ctx, onceOnly, func() (err error) {
+		tag, err = s.pool.Exec(ctx, s.q.openWallet, account, opening.Currency.Code,
+			opening.Currency.Symbol, opening.Currency.Exponent, opening.Minor)
+		return err
+	})
+	if err != nil {
+		return s.fail(ctx, "open wallet", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notify.Errorf(notify.CodeConflict, "pgstore: open wallet: account %q has a wallet already", account)
+	}
+	return nil
+}
+
+// CheckLedger proves the ledger identity of the account's wallet: the
+// balance equals the opening balance plus the sum of every ledger row
+// (debits negative, credits and refunds positive), and each row's recorded
+// balance follows from the row before it. It returns nil when both hold,
+// NotFound for an unknown wallet, and Internal describing the mismatch
+// otherwise. It reads a consistent snapshot, so it may run during traffic.
+func (s *Store) CheckLedger(ctx context.Context, account string) error {
+	var opening, balance, sum, rows, broken int64
+	err := s.do(ctx, repeatable, func() error {
+		return s.pool.QueryRow(ctx, s.q.checkLedger, account).Scan(&opening, &balance, &sum, &rows, &broken)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notify.Errorf(notify.CodeNotFound, "pgstore: check ledger: no wallet for account %q", account)
+	}
+	if err != nil {
+		return s.fail(ctx, "check ledger", err)
+	}
+	if balance != opening+sum {
+		return notify.Errorf(notify.CodeInternal,
+			"pgstore: check ledger: %q: balance %d != opening %d + ledger sum %d over %d rows",
+			account, balance, opening, sum, rows)
+	}
+	if broken != 0 {
+		return notify.Errorf(notify.CodeInternal,
+			"pgstore: check ledger: %q: %d of %d rows do not follow from the row before", account, broken, rows)
+	}
+	return nil
+}
+
+// LedgerEntry is one movement of a wallet's money.
+type LedgerEntry struct {
+	// ID orders the entries as the money moved; it increases, with gaps.
+	ID int64
+	// Ref is the ref the Debit or Credit was called with.
+	Ref string
+	// Amount is negative for a debit, positive for a credit.
+	Amount notify.Money
+	// BalanceAfter is the balance this movement left, which a repeat of
+	// its ref answers.
+	BalanceAfter notify.Money
+	CreatedAt    time.Time
+}
+
+// DefaultLedgerPage is the number of entries Ledger returns when limit is
+// zero or less.
+const DefaultLedgerPage = 1000
+
+// Ledger returns up to limit entries (DefaultLedgerPage when limit <= 0)
+// of the account's ledger with an ID greater than after, in the order the
+// money moved; pass the last ID returned to read the next page. An unknown
+// wallet and a wallet without movements both give an empty list.
+func (s *Store) Ledger(ctx context.Context, account string, after int64, limit int) ([]LedgerEntry, error) {
+	if limit <= 0 {
+		limit = DefaultLedgerPage
+	}
+	var out []LedgerEntry
+	err := s.do(ctx, repeatable, func() error {
+		rows, err := s.pool.Query(ctx, s.q.ledger, account, after, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LedgerEntry, error) {
+			var e LedgerEntry
+			var cur notify.Currency
+			err := row.Scan(&e.ID, &e.Ref, &e.Amount.Minor, &e.BalanceAfter.Minor, &e.CreatedAt,
+				&cur.Code, &cur.Symbol, &cur.Exponent)
+			e.Amount.Currency, e.BalanceAfter.Currency = cur, cur
+			return e, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, s.fail(ctx, "ledger", err)
+	}
+	return out, nil
+}
