@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/provider/smtp"
+	"github.com/notifykit/notify/provider/smtp/smtptest"
+)
+
+// smtpServer turns NOTIFY_SMTP_URL into the provider's configuration:
+//
+//	smtp://host:25                      no encryption
+//	smtp://user:pass@host:587?starttls=1
+//	smtps://user:pass@host:465          implicit TLS
+//
+// Query parameters: starttls=1, from=<address> (default the user name when
+// it is an address, else notify@<host>), from_name=<name> (default
+// "Notify"), unsubscribe=<https URL or mailto:> for campaign mail (default
+// mailto:unsubscribe@<from domain>). Errors never repeat the password.
+func smtpServer(u *url.URL) (smtp.Server, error) {
+	q := u.Query()
+	s := smtp.Server{Host: u.Hostname(), FromName: "Notify", Encryption: smtp.EncryptionNone}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return s, fmt.Errorf("NOTIFY_SMTP_URL: bad port")
+		}
+		s.Port = n
+	}
+	switch {
+	case u.Scheme == "smtps":
+		s.Encryption = smtp.EncryptionImplicitTLS
+	case q.Get("starttls") == "1" || q.Get("starttls") == "true":
+		s.Encryption = smtp.EncryptionSTARTTLS
+	}
+	if u.User != nil {
+		s.Username = u.User.Username()
+		s.Password, _ = u.User.Password()
+	}
+	s.From = q.Get("from")
+	if s.From == "" {
+		if _, err := mail.ParseAddress(s.Username); err == nil && strings.Contains(s.Username, "@") {
+			s.From = s.Username
+		} else {
+			s.From = "notify@" + s.Host
+		}
+	}
+	if n := q.Get("from_name"); n != "" {
+		s.FromName = n
+	}
+	switch un := q.Get("unsubscribe"); {
+	case strings.HasPrefix(un, "mailto:"):
+		s.ListUnsubscribeMailto = un
+	case un != "":
+		s.ListUnsubscribeURL = un
+	default:
+		s.ListUnsubscribeMailto = "mailto:unsubscribe@" + s.From[strings.LastIndexByte(s.From, '@')+1:]
+	}
+	return s, nil
+}
+
+// mailer returns the SMTP provider, a line describing where mail goes, and
+// a function that releases what it opened: the provider's connections and,
+// without NOTIFY_SMTP_URL, the in-process SMTP server whose messages are
+// logged.
+func mailer(cfg *config, logger *slog.Logger) (*smtp.Provider, string, func(), error) {
+	var srv smtp.Server
+	var info string
+	closeDev := func() {}
+	if cfg.smtpURL != nil {
+		var err error
+		if srv, err = smtpServer(cfg.smtpURL); err != nil {
+			return nil, "", nil, err
+		}
+		info = fmt.Sprintf("SMTP server %s:%d (%s)", srv.Host, srv.Port, srv.Encryption)
+	} else {
+		dev, err := smtptest.Start(smtptest.WithOnMessage(logSMTP(logger)), smtptest.WithRetain(100))
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("starting the development SMTP server: %w", err)
+		}
+		closeDev = dev.Close
+		srv = smtp.Server{Host: dev.Host, Port: dev.Port, Encryption: smtp.EncryptionNone,
+			From: "notify@localhost", FromName: "Notify", ListUnsubscribeMailto: "mailto:unsubscribe@localhost"}
+		info = "development SMTP server on " + dev.Addr + " (messages are logged, not delivered; set NOTIFY_SMTP_URL)"
+	}
+	p, err := smtp.New(smtp.Config{Default: srv})
+	if err != nil {
+		closeDev()
+		return nil, "", nil, fmt.Errorf("NOTIFY_SMTP_URL: %w", err)
+	}
+	return p, info, func() { _ = p.Close(); closeDev() }, nil
+}
+
+// emailChannel returns the e-mail channel, a line describing where mail
+// goes, and a function that releases what it opened.
+func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger) (notify.Channel, string, func(), error) {
+	p, info, closeMail, err := mailer(cfg, logger)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ch, err := email.New(email.Config{Provider: p, Renderer: renderer})
+	if err != nil {
+		closeMail()
+		return nil, "", nil, err
+	}
+	return ch, info, closeMail, nil
+}

@@ -1,0 +1,294 @@
+// Command gateway runs the notification gateway: the HTTP API of
+// spec/gateway-api.md on top of an in-process notify.Notifier.
+//
+//	go run ./examples/gateway
+//
+// It works on a fresh machine with no configuration: a demo account with a
+// random API key and a ₹100.00 wallet, the stock templates, an in-process
+// SMTP server whose messages are logged, and logging providers for SMS and
+// chat. Environment variables (see config.go and the README) point it at
+// real vendors and at PostgreSQL.
+//
+// SIGINT or SIGTERM stop it gracefully: no new requests are accepted and
+// the sends in flight finish, each charged only with its receipt.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/provider/smsgateway"
+	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/template"
+	"github.com/notifykit/notify/wallet"
+)
+
+// demoAccount is the account the API key belongs to.
+const demoAccount = "demo"
+
+// The demo account's registered DLT template and principal entity.
+const (
+	demoDLTTemplate = "1107161234567890123"
+	demoDLTEntity   = "1201161234567890123"
+)
+
+// shutdownGrace bounds how long in-flight requests may take after a
+// signal; it outlasts the Notifier's default attempt timeout and retries.
+const shutdownGrace = 30 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// stores are the stores of the Notifier, in memory or in PostgreSQL.
+type stores struct {
+	accounts  notify.AccountStore
+	wallet    notify.WalletStore
+	idem      notify.IdempotencyStore
+	log       notify.DeliveryLog
+	templates notify.TemplateStore
+	close     func()
+}
+
+// run runs the gateway until ctx ends, then shuts it down gracefully. env
+// reads the configuration (os.Getenv in main); the banner and the logs go
+// to stdout.
+func run(ctx context.Context, env func(string) string, stdout io.Writer) error {
+	return runWith(ctx, env, stdout, deps{})
+}
+
+// deps are what tests replace; the zero value is production's.
+type deps struct {
+	// resolver resolves media hosts for the chat channel's URL check.
+	// Nil: net.DefaultResolver.
+	resolver chat.Resolver
+}
+
+func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d deps) error {
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stdout, nil))
+
+	acct := &notify.Account{ID: demoAccount, Name: "Demo account", VendorID: "NOTIFY",
+		Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud,
+		// One registered DLT template, so that the dlt route can be tried.
+		DLTTemplates: []notify.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
+			Content: "Dear {#var#}, your order {#var#} has shipped."}}}
+	st, err := openStores(ctx, cfg, acct)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+
+	renderer, err := template.New(st.templates)
+	if err != nil {
+		return err
+	}
+	var closers []func()
+	defer func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}()
+
+	// SMS.
+	var smsProvider notify.Provider = logprovider.New(logger, "sms-log")
+	if cfg.smsURL != "" {
+		p, err := smsgateway.New(smsgateway.Config{BaseURL: cfg.smsURL, APIKey: cfg.smsKey})
+		if err != nil {
+			return fmt.Errorf("NOTIFY_SMS_URL: %w", err)
+		}
+		closers = append(closers, func() { _ = p.Close() })
+		smsProvider = p
+	}
+	smsCh, err := sms.New(sms.Config{Provider: smsProvider, Renderer: renderer})
+	if err != nil {
+		return err
+	}
+
+	// Chat: both gateways, each a vendor or a log.
+	var cloud notify.Provider = logprovider.New(logger, "cloud-log")
+	if cfg.cloudToken != "" {
+		cloud, err = cloudchat.New(cloudchat.Config{BaseURL: cfg.cloudURL, Token: cfg.cloudToken, PhoneNumberID: cfg.cloudPhone})
+		if err != nil {
+			return fmt.Errorf("NOTIFY_CLOUD_*: %w", err)
+		}
+	}
+	var qr notify.Provider = logprovider.New(logger, "qr-log")
+	if cfg.qrURL != "" {
+		qr, err = qrchat.New(qrchat.Config{BaseURL: cfg.qrURL, APIKey: cfg.qrKey, Session: cfg.qrSession})
+		if err != nil {
+			return fmt.Errorf("NOTIFY_QR_*: %w", err)
+		}
+	}
+	chatCh, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer, Resolver: d.resolver})
+	if err != nil {
+		return err
+	}
+
+	// E-mail: a real SMTP server, or the in-process one.
+	emailCh, smtpInfo, closeMail, err := emailChannel(cfg, renderer, logger)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, closeMail)
+
+	n, err := notify.New(st.accounts,
+		notify.WithChannel(smsCh),
+		notify.WithChannel(chatCh),
+		notify.WithChannel(emailCh),
+		notify.WithWallet(st.wallet, wallet.DefaultINR()),
+		notify.WithIdempotency(st.idem),
+		notify.WithDeliveryLog(st.log),
+	)
+	if err != nil {
+		return err
+	}
+	// Bursts of twice the rate, as httpapi's default (50/s, 100).
+	h, err := httpapi.New(n, st.accounts, httpapi.WithLogger(logger), httpapi.WithRateLimit(float64(cfg.rate), 2*cfg.rate))
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("NOTIFY_ADDR: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	// net/http runs this once the listeners are closed: from here on the
+	// requests in flight finish and no new one is accepted.
+	srv.RegisterOnShutdown(func() { logger.Info("listener closed; finishing the requests in flight") })
+	printBanner(stdout, cfg, "http://"+ln.Addr().String()+httpapi.BasePath, smtpInfo)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// openStores opens the stores and provisions the demo account and its
+// wallet: PostgreSQL when NOTIFY_DATABASE_URL is set, else memory.
+func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores, error) {
+	if cfg.database == "" {
+		accounts := memstore.NewAccounts()
+		if err := accounts.Add(acct, cfg.apiKey); err != nil {
+			return nil, err
+		}
+		w := memstore.NewWallet()
+		if err := w.Open(acct.ID, cfg.balance); err != nil {
+			return nil, err
+		}
+		return &stores{
+			accounts:  accounts,
+			wallet:    w,
+			idem:      memstore.NewIdempotency(24 * time.Hour),
+			log:       memstore.NewDeliveryLog(10000),
+			templates: memstore.NewTemplates(),
+			close:     func() {},
+		}, nil
+	}
+	// Several instances may share one database: each provisions the demo
+	// account, and the wallet is opened only once (Conflict afterwards).
+	db, err := pgstore.Open(ctx, cfg.database)
+	if err != nil {
+		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: %w", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: migrate: %w", err)
+	}
+	if err := db.PutAccount(ctx, acct, cfg.apiKey); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: provisioning the demo account: %w", err)
+	}
+	if err := db.OpenWallet(ctx, acct.ID, cfg.balance); err != nil && notify.CodeOf(err) != notify.CodeConflict {
+		db.Close()
+		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: opening the demo wallet: %w", err)
+	}
+	return &stores{accounts: db, wallet: db, idem: db, log: db, templates: db, close: db.Close}, nil
+}
+
+// logSMTP returns the callback that logs what the in-process SMTP server
+// received: sender, recipients, subject and size, with OTP-like digit runs
+// masked, never the body.
+func logSMTP(logger *slog.Logger) func(smtptest.Message) {
+	return func(m smtptest.Message) {
+		subject := ""
+		if m.Header != nil {
+			subject = m.Header.Get("Subject")
+			if dec, err := new(mime.WordDecoder).DecodeHeader(subject); err == nil {
+				subject = dec
+			}
+			subject = logprovider.Redact(subject, "", true)
+		}
+		to := make([]string, len(m.To))
+		for i, r := range m.To {
+			to[i] = logprovider.MaskRecipient(r)
+		}
+		logger.Info("smtp message received", "from", m.From, "to", strings.Join(to, ","),
+			"subject", subject, "bytes", len(m.Data))
+	}
+}
+
+// printBanner tells the user where the API is, its key and what to try.
+// A key chosen through NOTIFY_API_KEY is not echoed.
+func printBanner(w io.Writer, cfg *config, base, smtpInfo string) {
+	key, keyNote := cfg.apiKey, "(random; set NOTIFY_API_KEY to choose one)"
+	if cfg.keyChosen {
+		key, keyNote = "$NOTIFY_API_KEY", "(from NOTIFY_API_KEY)"
+	}
+	fmt.Fprintf(w, "notify gateway listening on %s\n", base)
+	fmt.Fprintf(w, "API key: %s %s\n", key, keyNote)
+	fmt.Fprintf(w, "account %q with a balance of %s\n", demoAccount, wallet.Format(cfg.balance))
+	if smtpInfo != "" {
+		fmt.Fprintf(w, "e-mail: %s\n", smtpInfo)
+	}
+	fmt.Fprintf(w, "try: curl -s -H \"Authorization: Bearer %s\" -H 'Content-Type: application/json' -d '{\"to\":\"9876543210\",\"message\":\"Hello from notify\"}' %s/sms\n", key, base)
+}

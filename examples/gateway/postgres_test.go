@@ -1,0 +1,57 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+)
+
+// TestGatewaysShareADatabase runs two gateways on one PostgreSQL schema:
+// they share the account, the wallet and the idempotency keys. It is
+// skipped without a PostgreSQL server (see pgstoretest).
+func TestGatewaysShareADatabase(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	u, err := url.Parse(pgstoretest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema) // a run-time parameter for pgx
+	u.RawQuery = q.Encode()
+	env := func() map[string]string {
+		return map[string]string{"NOTIFY_DATABASE_URL": u.String(), "NOTIFY_API_KEY": "shared-key-0123456789", "NOTIFY_BALANCE": "1.00"}
+	}
+	a := start(t, env())
+	b := start(t, env())
+	if strings.Contains(a.out.text(), u.String()) {
+		t.Errorf("the database URL is printed")
+	}
+	a.key, b.key = "shared-key-0123456789", "shared-key-0123456789"
+
+	body := `{"to":"9876543210","message":"hi"}`
+	if r := a.post(t, "/sms", a.key, body); r.status != 200 {
+		t.Fatalf("a: %d %s", r.status, r.raw)
+	}
+	if r := b.post(t, "/sms", b.key, body); r.status != 200 || r.body["balance_minor"] != 50.0 {
+		t.Fatalf("b: %d %s", r.status, r.raw)
+	}
+	// One idempotency key across both instances: one send, one charge.
+	hdr := map[string]string{"Authorization": a.key, "Content-Type": "application/json", "Idempotency-Key": "order-77"}
+	first := a.curl(t, http.MethodPost, "/sms", hdr, body)
+	again := b.curl(t, http.MethodPost, "/sms", hdr, body)
+	if first.status != 200 || again.status != 200 || first.body["message_id"] != again.body["message_id"] {
+		t.Fatalf("idempotent repeat: %s / %s", first.raw, again.raw)
+	}
+	if got := a.balanceMinor(t); got != 25 {
+		t.Fatalf("balance %d, want 25", got)
+	}
+	if r := b.post(t, "/sms", b.key, `{"to":"9876543210","message":"one more"}`); r.status != 200 {
+		t.Fatalf("last: %d %s", r.status, r.raw)
+	}
+	if r := a.post(t, "/sms", a.key, `{"to":"9876543210","message":"too many"}`); r.status != 402 {
+		t.Fatalf("empty wallet: %d %s", r.status, r.raw)
+	}
+}

@@ -1,0 +1,399 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/phone"
+)
+
+// value is one JSON field decoded leniently: decoding never fails on it, so
+// that one bad field cannot hide the others; check reports what was wrong.
+type value struct {
+	s    string
+	kind byte // 0 absent or null, 's' string, 'n' integer, 'f' other number, 'x' other
+	what string
+}
+
+// UnmarshalJSON implements json.Unmarshaler. The decoder has already
+// checked that b is valid JSON, so only the shape matters here.
+func (v *value) UnmarshalJSON(b []byte) error {
+	*v = value{}
+	if len(b) == 0 {
+		return nil
+	}
+	switch c := b[0]; {
+	case c == 'n':
+		return nil
+	case c == '"':
+		v.kind = 's'
+		if plainString(b) {
+			v.s = string(b[1 : len(b)-1])
+			return nil
+		}
+		return json.Unmarshal(b, &v.s)
+	case c >= '0' && c <= '9':
+		v.s = string(b)
+		v.kind = 'n'
+		for i := 0; i < len(b); i++ {
+			if b[i] < '0' || b[i] > '9' {
+				v.kind = 'f'
+				break
+			}
+		}
+	case c == '-':
+		v.kind = 'f'
+	case c == '{':
+		v.kind, v.what = 'x', "an object"
+	case c == '[':
+		v.kind, v.what = 'x', "an array"
+	default:
+		v.kind, v.what = 'x', "a boolean"
+	}
+	return nil
+}
+
+// plainString reports whether the JSON string literal b needs no
+// unescaping and no UTF-8 repair: the common case, decoded without help.
+func plainString(b []byte) bool {
+	if len(b) < 2 {
+		return false
+	}
+	for _, c := range b[1 : len(b)-1] {
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// str returns the field as a string; numeric says whether an integer
+// literal is accepted (numbers, OTP codes and numeric IDs). Bad shapes are
+// recorded in fe under name and give "". Values are never echoed: they may
+// be OTP codes.
+func (v *value) str(fe *notify.FieldErrors, name string, numeric bool) string {
+	switch v.kind {
+	case 0:
+		return ""
+	case 's':
+		return v.s
+	case 'n':
+		if numeric {
+			return v.s
+		}
+		fe.Add(name, "must be a string, not a number")
+	case 'f':
+		if numeric {
+			fe.Add(name, "must be a string or a whole number without sign, fraction or exponent (send it as a string)")
+		} else {
+			fe.Add(name, "must be a string, not a number")
+		}
+	default:
+		fe.Add(name, "must be a string, not "+v.what)
+	}
+	return ""
+}
+
+// vars holds the "variables" field; its decoding error is kept for the
+// field list instead of failing the whole body.
+type vars struct {
+	v   notify.Vars
+	err error
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (v *vars) UnmarshalJSON(b []byte) error {
+	v.err = v.v.UnmarshalJSON(b)
+	return nil
+}
+
+func (v *vars) get(fe *notify.FieldErrors) notify.Vars {
+	if v.err != nil {
+		msg := v.err.Error()
+		msg = strings.TrimPrefix(msg, "variables: ")
+		fe.Add("variables", msg)
+		return nil
+	}
+	return v.v
+}
+
+// alias resolves a field and its alias: either may be given; both with
+// different non-empty values is an error naming both. same compares two
+// values (nil: exact equality).
+func alias(fe *notify.FieldErrors, name string, a *value, aliasName string, b *value, numeric bool, same func(x, y string) bool) string {
+	x := a.str(fe, name, numeric)
+	y := b.str(fe, aliasName, numeric)
+	switch {
+	case x == "":
+		return y
+	case y == "" || x == y:
+		return x
+	case same != nil && same(x, y):
+		return x
+	}
+	msg := `"` + name + `" and its alias "` + aliasName + `" differ: send one of them, or both with the same value`
+	fe.Add(name, msg)
+	fe.Add(aliasName, msg)
+	return x
+}
+
+// sameNumber reports whether two spellings name the same mobile number,
+// so that "+91 98765 43210" and 9876543210 do not conflict.
+func sameNumber(x, y string) bool {
+	nx, err := phone.Normalize(x)
+	if err != nil {
+		return false
+	}
+	ny, err := phone.Normalize(y)
+	return err == nil && nx == ny
+}
+
+// meta is what a request takes from its headers.
+type meta struct {
+	idempotencyKey string // Idempotency-Key header
+	domain         string // X-Domain header
+}
+
+// maxIdempotencyKey bounds the Idempotency-Key; longer keys are refused
+// rather than stored.
+const maxIdempotencyKey = 255
+
+// common resolves the fields every endpoint shares: the domain (body
+// domain/website, else X-Domain) and the idempotency key (header or body
+// idempotency_key).
+func common(fe *notify.FieldErrors, m meta, domain, website, key *value) (dom, idem string) {
+	dom = alias(fe, "domain", domain, "website", website, false, nil)
+	if dom == "" {
+		dom = m.domain
+	}
+	body := key.str(fe, "idempotency_key", true)
+	switch {
+	case body == "":
+		idem = m.idempotencyKey
+	case m.idempotencyKey == "" || m.idempotencyKey == body:
+		idem = body
+	default:
+		fe.Add("idempotency_key", "differs from the Idempotency-Key header: send one of them, or both with the same value")
+		return dom, ""
+	}
+	if len(idem) > maxIdempotencyKey {
+		fe.Addf("idempotency_key", "must be at most %d characters", maxIdempotencyKey)
+		return dom, ""
+	}
+	for i := 0; i < len(idem); i++ {
+		if idem[i] < 0x21 || idem[i] > 0x7e {
+			fe.Add("idempotency_key", "must be printable ASCII without spaces")
+			return dom, ""
+		}
+	}
+	return dom, idem
+}
+
+// smsBody is the JSON of POST /sms and /sms/send (spec 4.1).
+type smsBody struct {
+	To              value `json:"to"`
+	Numbers         value `json:"numbers"`
+	Message         value `json:"message"`
+	VariablesValues value `json:"variables_values"`
+	SenderID        value `json:"sender_id"`
+	Route           value `json:"route"`
+	Rout            value `json:"rout"`
+	DLTTemplateID   value `json:"dlt_template_id"`
+	DLTEntityID     value `json:"dlt_entity_id"`
+	Brand           value `json:"brand"`
+	BrandName       value `json:"brand_name"`
+	TemplateSlug    value `json:"template_slug"`
+	Variables       vars  `json:"variables"`
+	Domain          value `json:"domain"`
+	Website         value `json:"website"`
+	IdempotencyKey  value `json:"idempotency_key"`
+}
+
+// otpBody is the JSON of POST /send-otp (spec 4.2).
+type otpBody struct {
+	To             value `json:"to"`
+	OTP            value `json:"otp"`
+	BrandName      value `json:"brand_name"`
+	Brand          value `json:"brand"`
+	Action         value `json:"action"`
+	Domain         value `json:"domain"`
+	Website        value `json:"website"`
+	IdempotencyKey value `json:"idempotency_key"`
+}
+
+// emailBody is the JSON of POST /email/send (spec 4.3).
+type emailBody struct {
+	To             value `json:"to"`
+	Subject        value `json:"subject"`
+	Message        value `json:"message"`
+	TemplateSlug   value `json:"template_slug"`
+	Variables      vars  `json:"variables"`
+	FromName       value `json:"from_name"`
+	ReplyTo        value `json:"reply_to"`
+	Purpose        value `json:"purpose"`
+	Domain         value `json:"domain"`
+	Website        value `json:"website"`
+	IdempotencyKey value `json:"idempotency_key"`
+}
+
+// chatBody is the JSON of POST /messenger/send and its aliases (spec 4.4).
+type chatBody struct {
+	To             value `json:"to"`
+	OTP            value `json:"otp"`
+	Action         value `json:"action"`
+	Brand          value `json:"brand"`
+	BrandName      value `json:"brand_name"`
+	TemplateSlug   value `json:"template_slug"`
+	Variables      vars  `json:"variables"`
+	Message        value `json:"message"`
+	Type           value `json:"type"`
+	Gateway        value `json:"gateway"`
+	TemplateName   value `json:"template_name"`
+	Language       value `json:"language"`
+	HeaderURL      value `json:"header_url"`
+	MediaURL       value `json:"media_url"`
+	FileName       value `json:"file_name"`
+	Domain         value `json:"domain"`
+	Website        value `json:"website"`
+	IdempotencyKey value `json:"idempotency_key"`
+}
+
+// unmarshal decodes a request body, which must be one JSON object. Errors
+// are InvalidArgument *notify.Error values.
+func unmarshal(body []byte, dst any) error {
+	i := 0
+	for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
+		i++
+	}
+	if i == len(body) {
+		return notify.Errorf(notify.CodeInvalidArgument, "the request body is empty: send a JSON object")
+	}
+	switch body[i] {
+	case '{':
+	case '[':
+		return notify.Errorf(notify.CodeInvalidArgument, "the request body is a JSON array: send one JSON object")
+	default:
+		if !json.Valid(body) {
+			return notify.Errorf(notify.CodeInvalidArgument, "malformed JSON: the body must be a JSON object")
+		}
+		return notify.Errorf(notify.CodeInvalidArgument, "the request body must be a JSON object")
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		// Only syntax errors remain: every field decodes leniently.
+		return notify.Errorf(notify.CodeInvalidArgument, "malformed JSON: %s", jsonErrorText(err))
+	}
+	return nil
+}
+
+// jsonErrorText describes a JSON syntax error with its byte offset.
+func jsonErrorText(err error) string {
+	if se, ok := err.(*json.SyntaxError); ok {
+		return strings.TrimPrefix(se.Error(), "json: ") + " at byte " + itoa(se.Offset)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func itoa(n int64) string {
+	var b [20]byte
+	return string(appendInt(b[:0], n))
+}
+
+// decodeSMS decodes the body of POST /sms and /sms/send.
+func decodeSMS(body []byte, m meta) (*notify.SMSRequest, error) {
+	var w smsBody
+	if err := unmarshal(body, &w); err != nil {
+		return nil, err
+	}
+	var fe notify.FieldErrors
+	r := &notify.SMSRequest{
+		To:            alias(&fe, "to", &w.To, "numbers", &w.Numbers, true, sameNumber),
+		Message:       alias(&fe, "message", &w.Message, "variables_values", &w.VariablesValues, true, nil),
+		SenderID:      w.SenderID.str(&fe, "sender_id", true),
+		Route:         notify.SMSRoute(alias(&fe, "route", &w.Route, "rout", &w.Rout, false, nil)),
+		DLTTemplateID: w.DLTTemplateID.str(&fe, "dlt_template_id", true),
+		DLTEntityID:   w.DLTEntityID.str(&fe, "dlt_entity_id", true),
+		Brand:         alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
+		TemplateSlug:  w.TemplateSlug.str(&fe, "template_slug", false),
+		Variables:     w.Variables.get(&fe),
+	}
+	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeOTP decodes the body of POST /send-otp.
+func decodeOTP(body []byte, m meta) (*notify.OTPRequest, error) {
+	var w otpBody
+	if err := unmarshal(body, &w); err != nil {
+		return nil, err
+	}
+	var fe notify.FieldErrors
+	r := &notify.OTPRequest{
+		To:        w.To.str(&fe, "to", true),
+		OTP:       w.OTP.str(&fe, "otp", true),
+		BrandName: alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
+		Action:    w.Action.str(&fe, "action", false),
+	}
+	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeEmail decodes the body of POST /email/send.
+func decodeEmail(body []byte, m meta) (*notify.EmailRequest, error) {
+	var w emailBody
+	if err := unmarshal(body, &w); err != nil {
+		return nil, err
+	}
+	var fe notify.FieldErrors
+	r := &notify.EmailRequest{
+		To:           w.To.str(&fe, "to", false),
+		Subject:      w.Subject.str(&fe, "subject", false),
+		Message:      w.Message.str(&fe, "message", false),
+		TemplateSlug: w.TemplateSlug.str(&fe, "template_slug", false),
+		Variables:    w.Variables.get(&fe),
+		FromName:     w.FromName.str(&fe, "from_name", false),
+		ReplyTo:      w.ReplyTo.str(&fe, "reply_to", false),
+		Purpose:      notify.EmailPurpose(w.Purpose.str(&fe, "purpose", false)),
+	}
+	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeChat decodes the body of POST /messenger/send and its aliases.
+func decodeChat(body []byte, m meta) (*notify.ChatRequest, error) {
+	var w chatBody
+	if err := unmarshal(body, &w); err != nil {
+		return nil, err
+	}
+	var fe notify.FieldErrors
+	r := &notify.ChatRequest{
+		To:           w.To.str(&fe, "to", true),
+		OTP:          w.OTP.str(&fe, "otp", true),
+		Action:       w.Action.str(&fe, "action", false),
+		Brand:        alias(&fe, "brand", &w.Brand, "brand_name", &w.BrandName, false, nil),
+		TemplateSlug: w.TemplateSlug.str(&fe, "template_slug", false),
+		Variables:    w.Variables.get(&fe),
+		Message:      w.Message.str(&fe, "message", true),
+		Type:         notify.ChatType(w.Type.str(&fe, "type", false)),
+		Gateway:      notify.ChatGateway(w.Gateway.str(&fe, "gateway", false)),
+		TemplateName: w.TemplateName.str(&fe, "template_name", false),
+		Language:     w.Language.str(&fe, "language", false),
+		HeaderURL:    w.HeaderURL.str(&fe, "header_url", false),
+		MediaURL:     w.MediaURL.str(&fe, "media_url", false),
+		FileName:     w.FileName.str(&fe, "file_name", false),
+	}
+	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

@@ -1,0 +1,621 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/phone"
+)
+
+// BasePath is the prefix of every route: the spec's {base_url} ends in it.
+const BasePath = "/api/v1"
+
+// Handler serves the gateway API of spec/gateway-api.md under BasePath.
+// Create one with New; it is safe for concurrent use and holds no
+// goroutines, so it needs no Close.
+type Handler struct {
+	n        *notify.Notifier
+	accounts notify.AccountStore
+	log      *slog.Logger
+	now      func() time.Time
+	maxBody  int64
+	rate     *limiter  // nil: no rate limit
+	otp      *throttle // nil: no OTP throttle
+	root     http.Handler
+
+	idPrefix string
+	idSeq    atomic.Uint64
+	pool     sync.Pool // *exchange
+}
+
+// Option configures a Handler in New.
+type Option func(*Handler) error
+
+// WithLogger sets the logger of the access log: one record per request
+// with method, path, status, duration, account, request ID and, for
+// errors, the error code. API keys, request bodies and OTP codes are never
+// logged. Default: no access log.
+func WithLogger(l *slog.Logger) Option {
+	return func(h *Handler) error {
+		if l == nil {
+			return errors.New("WithLogger: nil logger")
+		}
+		h.log = l
+		return nil
+	}
+}
+
+// WithRateLimit sets the per-account token bucket: each account may make
+// burst requests at once, refilled at perSecond requests per second; a
+// request beyond it is 429 rate_limited with Retry-After. perSecond <= 0
+// disables the limit. Default 50 per second, burst 100.
+func WithRateLimit(perSecond float64, burst int) Option {
+	return func(h *Handler) error {
+		if perSecond > 0 && burst <= 0 {
+			return errors.New("WithRateLimit: burst must be at least 1")
+		}
+		h.rate = newLimiter(perSecond, burst)
+		return nil
+	}
+}
+
+// WithOTPThrottle limits OTP sends per recipient number and account to max
+// within any window: POST /send-otp, OTP chat messages and SMS on the otp
+// route each count once. A send that delivered nothing does not count. A
+// request beyond the limit is 429 rate_limited with Retry-After. max <= 0
+// disables the throttle. Default 5 per 15 minutes.
+//
+// The count is kept per account as well as per number, so that one
+// account cannot lock a number out of another account's OTPs.
+func WithOTPThrottle(max int, window time.Duration) Option {
+	return func(h *Handler) error {
+		if max > 0 && window <= 0 {
+			return errors.New("WithOTPThrottle: window must be positive")
+		}
+		h.otp = newThrottle(max, window)
+		return nil
+	}
+}
+
+// WithMaxBodyBytes sets the largest request body accepted; a larger one is
+// 413. Default 1 MiB.
+func WithMaxBodyBytes(n int64) Option {
+	return func(h *Handler) error {
+		if n <= 0 {
+			return errors.New("WithMaxBodyBytes: limit must be positive")
+		}
+		h.maxBody = n
+		return nil
+	}
+}
+
+// WithClock sets the clock of the rate limit and the OTP throttle, for
+// tests. Default time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(h *Handler) error {
+		if now == nil {
+			return errors.New("WithClock: nil clock")
+		}
+		h.now = now
+		return nil
+	}
+}
+
+// New returns a Handler that sends through n and authenticates API keys
+// with accounts (AccountByKey). Mount it at the server root, or anywhere
+// that leaves BasePath intact.
+func New(n *notify.Notifier, accounts notify.AccountStore, opts ...Option) (*Handler, error) {
+	if n == nil || accounts == nil {
+		return nil, errors.New("httpapi.New: needs a Notifier and an AccountStore")
+	}
+	h := &Handler{
+		n:        n,
+		accounts: accounts,
+		log:      slog.New(slog.DiscardHandler),
+		now:      time.Now,
+		maxBody:  1 << 20,
+		rate:     newLimiter(50, 100),
+		otp:      newThrottle(5, 15*time.Minute),
+	}
+	for _, opt := range opts {
+		if err := opt(h); err != nil {
+			return nil, fmt.Errorf("httpapi.New: %w", err)
+		}
+	}
+	var seed [6]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return nil, fmt.Errorf("httpapi.New: request ID seed: %w", err)
+	}
+	h.idPrefix = hex.EncodeToString(seed[:]) + "-"
+	h.pool.New = func() any { return new(exchange) }
+	h.root = h.routes()
+	return h, nil
+}
+
+// routes builds the mux. Each path has a method-specific pattern and a
+// catch-all one for the JSON 405; "/" answers the JSON 404.
+func (h *Handler) routes() http.Handler {
+	mux := http.NewServeMux()
+	post := func(path string, fn func(*exchange, *http.Request, *notify.Account)) {
+		mux.Handle("POST "+BasePath+path, h.authed(fn))
+		mux.Handle(BasePath+path, methodNotAllowed("POST"))
+	}
+	post("/sms", h.sendSMS)
+	post("/sms/send", h.sendSMS)
+	post("/send-otp", h.sendOTP)
+	post("/email/send", h.sendEmail)
+	post("/messenger/send", h.sendChat)
+	post("/messenger/send-otp", h.sendChat)
+	post("/send-messenger", h.sendChat)
+	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
+	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeErr(w, r, notify.Errorf(notify.CodeNotFound, "no such endpoint: %s %s (the API lives under %s)",
+			r.Method, r.URL.Path, BasePath), nil)
+	})
+	return recoverer(h.log)(mux)
+}
+
+// ServeHTTP implements http.Handler: it assigns the request ID, routes,
+// and writes the access log record.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	x := h.pool.Get().(*exchange)
+	x.reset(w)
+	x.h = h
+	x.id = h.requestID(r.Header.Get("X-Request-ID"))
+	w.Header().Set("X-Request-ID", x.id)
+
+	h.root.ServeHTTP(x, r)
+
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	status := x.status
+	if status >= 500 && r.Context().Err() != nil && x.code == notify.CodeCanceled {
+		status = statusClientClosed
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	if h.log.Enabled(r.Context(), level) {
+		attrs := [...]slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("account", x.account),
+			slog.String("request_id", x.id),
+			slog.String("code", string(x.code)),
+			slog.String("detail", x.detail),
+		}
+		n := len(attrs)
+		if x.detail == "" {
+			n--
+			if x.code == "" {
+				n--
+			}
+		}
+		h.log.LogAttrs(r.Context(), level, "http request", attrs[:n]...)
+	}
+	x.release(&h.pool)
+}
+
+// requestID returns the client's X-Request-ID when it is sane (1-128
+// characters of letters, digits and ._:-), else a new one.
+func (h *Handler) requestID(in string) string {
+	if n := len(in); n > 0 && n <= 128 {
+		ok := true
+		for i := 0; i < n; i++ {
+			c := in[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return in
+		}
+	}
+	var b [40]byte
+	out := append(b[:0], h.idPrefix...)
+	out = appendInt(out, int64(h.idSeq.Add(1)))
+	return string(out)
+}
+
+// exchange is the per-request state, pooled: the response writer wrapper
+// that records the status for the access log, and the request's buffers.
+// Route handlers reach it by asserting their ResponseWriter.
+type exchange struct {
+	w       http.ResponseWriter
+	h       *Handler
+	status  int
+	id      string
+	account string
+	code    notify.Code // error code of an error response
+	detail  string      // internal error detail, for the log only
+	body    []byte
+	out     []byte
+}
+
+func (x *exchange) reset(w http.ResponseWriter) {
+	x.w, x.status, x.account, x.code, x.detail = w, 0, "", "", ""
+	x.body, x.out = x.body[:0], x.out[:0]
+}
+
+// release returns x to the pool, dropping buffers grown by a large body.
+func (x *exchange) release(p *sync.Pool) {
+	x.w, x.h = nil, nil
+	if cap(x.body) > 64<<10 {
+		x.body = nil
+	}
+	if cap(x.out) > 64<<10 {
+		x.out = nil
+	}
+	p.Put(x)
+}
+
+// Header implements http.ResponseWriter.
+func (x *exchange) Header() http.Header { return x.w.Header() }
+
+// WriteHeader implements http.ResponseWriter.
+func (x *exchange) WriteHeader(code int) {
+	if x.status == 0 {
+		x.status = code
+	}
+	x.w.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (x *exchange) Write(p []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	return x.w.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (x *exchange) Unwrap() http.ResponseWriter { return x.w }
+
+// writeJSON sends body with status.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// writeErr answers err as the JSON error body, with Retry-After for
+// rate_limited. r is the failed receipt, if any.
+func writeErr(w http.ResponseWriter, req *http.Request, err error, r *notify.Receipt) {
+	code := notify.CodeOf(err)
+	var buf []byte
+	x, _ := w.(*exchange)
+	if x != nil {
+		x.code = code
+		if code == notify.CodeInternal && x.detail == "" {
+			x.detail = err.Error()
+		}
+		buf = x.out[:0]
+	}
+	buf = appendError(buf, err, r)
+	var e *notify.Error
+	if code == notify.CodeRateLimited && errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(retrySeconds(e.RetryAfter)))
+	}
+	writeJSON(w, StatusOf(code), buf)
+	if x != nil {
+		x.out = buf
+	}
+}
+
+// methodNotAllowed answers 405 with the Allow header and a JSON body.
+func methodNotAllowed(allow string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeErr(w, r, notify.Errorf(CodeMethodNotAllowed, "%s is not allowed here; use %s", r.Method, allow), nil)
+	})
+}
+
+// recoverer turns a panic into a 500 JSON answer (when nothing was written
+// yet) and an error log record; http.ErrAbortHandler passes through, as
+// net/http expects.
+func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				p := recover()
+				if p == nil {
+					return
+				}
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				detail := fmt.Sprintf("panic: %v", p)
+				x, _ := w.(*exchange)
+				if x != nil && x.status != 0 {
+					x.detail = detail
+					log.LogAttrs(r.Context(), slog.LevelError, "panic after the response started",
+						slog.String("request_id", x.id), slog.String("detail", detail))
+					return
+				}
+				writeErr(w, r, notify.Errorf(notify.CodeInternal, "%s", detail), nil)
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// authed wraps a route: it authenticates the API key, applies the
+// account's rate limit, and passes the account on.
+func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := w.(*exchange)
+		key, ok := apiKey(r.Header.Get("Authorization"))
+		if !ok {
+			writeErr(x, r, notify.Errorf(notify.CodeUnauthenticated,
+				"send the API key as \"Authorization: <key>\" or \"Authorization: Bearer <key>\""), nil)
+			return
+		}
+		acct, err := h.accounts.AccountByKey(r.Context(), key)
+		if err != nil || acct == nil {
+			code := notify.CodeOf(err)
+			if err == nil || code == notify.CodeUnauthenticated || code == notify.CodeNotFound {
+				// The store's own words might echo the key; ours do not.
+				writeErr(x, r, notify.Errorf(notify.CodeUnauthenticated, "the API key is not valid"), nil)
+				return
+			}
+			// For the log only, and without the key, in case the store
+			// repeats its argument.
+			x.detail = strings.ReplaceAll(err.Error(), key, "<key>")
+			writeErr(x, r, notify.Errorf(code, "the account store failed"), nil)
+			return
+		}
+		x.account = acct.ID
+		if h.rate != nil {
+			if ok, wait := h.rate.allow(acct.ID, h.now()); !ok {
+				writeErr(x, r, &notify.Error{Code: notify.CodeRateLimited, RetryAfter: wait,
+					Err: errors.New("too many requests for this account; retry later")}, nil)
+				return
+			}
+		}
+		fn(x, r, acct)
+	})
+}
+
+// apiKey extracts the key from an Authorization value: the bare key, or
+// "Bearer <key>" with the scheme in any case.
+func apiKey(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	if scheme, rest, found := strings.Cut(v, " "); found {
+		if !strings.EqualFold(scheme, "Bearer") {
+			return "", false
+		}
+		v = strings.TrimSpace(rest)
+	} else if strings.EqualFold(v, "Bearer") {
+		return "", false
+	}
+	if v == "" || strings.ContainsAny(v, " \t") {
+		return "", false
+	}
+	return v, true
+}
+
+// readBody checks the content type and reads the body within the limit.
+// It answers the error itself and returns false on failure.
+func (h *Handler) readBody(x *exchange, r *http.Request) bool {
+	if !isJSON(r.Header.Get("Content-Type")) {
+		writeErr(x, r, notify.Errorf(CodeUnsupportedMediaType, "send the body as JSON with Content-Type: application/json"), nil)
+		return false
+	}
+	if r.ContentLength > h.maxBody {
+		writeTooLarge(x, r, h.maxBody)
+		return false
+	}
+	buf := x.body[:0]
+	if n := r.ContentLength; n > 0 && int64(cap(buf)) < n {
+		buf = make([]byte, 0, n)
+	}
+	lr := io.LimitReader(r.Body, h.maxBody+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if int64(len(buf)) > h.maxBody {
+			x.body = buf[:0]
+			writeTooLarge(x, r, h.maxBody)
+			return false
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			x.body = buf[:0]
+			writeErr(x, r, notify.Errorf(notify.CodeInvalidArgument, "reading the request body failed"), nil)
+			return false
+		}
+	}
+	x.body = buf
+	return true
+}
+
+func writeTooLarge(x *exchange, r *http.Request, limit int64) {
+	writeErr(x, r, notify.Errorf(CodeRequestTooLarge, "the request body is larger than %d bytes", limit), nil)
+}
+
+// isJSON reports whether a Content-Type is application/json, with at most
+// a UTF-8 charset parameter.
+func isJSON(ct string) bool {
+	if ct == "application/json" || strings.EqualFold(ct, "application/json; charset=utf-8") {
+		return true
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return false
+		}
+	}
+	return true
+}
+
+func headerMeta(r *http.Request) meta {
+	return meta{
+		idempotencyKey: strings.TrimSpace(r.Header.Get("Idempotency-Key")),
+		domain:         strings.TrimSpace(r.Header.Get("X-Domain")),
+	}
+}
+
+// throttleOTP applies the OTP throttle to a send to number. It returns a
+// function that takes the event back when the send delivered nothing, or
+// false after answering 429.
+func (h *Handler) throttleOTP(x *exchange, r *http.Request, acct *notify.Account, number string) (undo func(), ok bool) {
+	if h.otp == nil {
+		return func() {}, true
+	}
+	n, err := phone.Normalize(number)
+	if err != nil {
+		return func() {}, true // the channel will reject the number
+	}
+	key := acct.ID + "\x00" + n
+	now := h.now()
+	allowed, wait := h.otp.take(key, now)
+	if !allowed {
+		writeErr(x, r, &notify.Error{Code: notify.CodeRateLimited, RetryAfter: wait,
+			Err: fmt.Errorf("too many OTPs to this number: at most %d per %s", h.otp.max, h.otp.window)}, nil)
+		return nil, false
+	}
+	return func() { h.otp.undo(key, now) }, true
+}
+
+// finish answers the outcome of a send.
+func finish(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
+	if err != nil {
+		writeErr(x, r, err, rec)
+		return
+	}
+	x.out = appendSuccess(x.out[:0], rec)
+	writeJSON(x, http.StatusOK, x.out)
+}
+
+func (h *Handler) sendSMS(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	req, err := decodeSMS(x.body, headerMeta(r))
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	req.Account = acct.ID
+	undo := func() {}
+	if strings.EqualFold(string(req.Route), string(notify.RouteOTP)) {
+		var ok bool
+		if undo, ok = h.throttleOTP(x, r, acct, req.To); !ok {
+			return
+		}
+	}
+	rec, err := h.n.SendSMS(r.Context(), req)
+	if err != nil {
+		undo()
+	}
+	finish(x, r, rec, err)
+}
+
+func (h *Handler) sendOTP(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	req, err := decodeOTP(x.body, headerMeta(r))
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	req.Account = acct.ID
+	undo, ok := h.throttleOTP(x, r, acct, req.To)
+	if !ok {
+		return
+	}
+	rec, err := h.n.SendOTP(r.Context(), req)
+	if err != nil {
+		undo()
+	}
+	finish(x, r, rec, err)
+}
+
+func (h *Handler) sendEmail(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	req, err := decodeEmail(x.body, headerMeta(r))
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	req.Account = acct.ID
+	rec, err := h.n.SendEmail(r.Context(), req)
+	finish(x, r, rec, err)
+}
+
+func (h *Handler) sendChat(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	req, err := decodeChat(x.body, headerMeta(r))
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	req.Account = acct.ID
+	undo := func() {}
+	if req.OTP != "" {
+		var ok bool
+		if undo, ok = h.throttleOTP(x, r, acct, req.To); !ok {
+			return
+		}
+	}
+	rec, err := h.n.SendChat(r.Context(), req)
+	if err != nil {
+		undo()
+	}
+	finish(x, r, rec, err)
+}
+
+func (h *Handler) balance(x *exchange, r *http.Request, acct *notify.Account) {
+	b, err := h.n.Balance(r.Context(), acct.ID)
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	if b.Account == "" {
+		b.Account = acct.ID
+	}
+	if b.Name == "" {
+		b.Name = acct.Name
+	}
+	x.out = appendBalance(x.out[:0], b)
+	writeJSON(x, http.StatusOK, x.out)
+}
+
+// Interface guards
+var (
+	_ http.Handler        = (*Handler)(nil)
+	_ http.ResponseWriter = (*exchange)(nil)
+)

@@ -1,0 +1,378 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+)
+
+// Codes of errors that only the HTTP layer produces; they appear in error
+// bodies beside the notify codes.
+const (
+	// CodeMethodNotAllowed (405): the path exists but not for this method;
+	// the Allow header lists the methods it takes.
+	CodeMethodNotAllowed notify.Code = "method_not_allowed"
+	// CodeRequestTooLarge (413): the body is over the limit (1 MiB by default).
+	CodeRequestTooLarge notify.Code = "request_too_large"
+	// CodeUnsupportedMediaType (415): the body is not declared as
+	// application/json.
+	CodeUnsupportedMediaType notify.Code = "unsupported_media_type"
+)
+
+// StatusOf returns the HTTP status the API answers for an error code
+// (DESIGN.md section 7). Codes it does not know are 500.
+func StatusOf(code notify.Code) int {
+	switch code {
+	case notify.CodeInvalidArgument:
+		return http.StatusBadRequest
+	case notify.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case notify.CodeInsufficientFunds:
+		return http.StatusPaymentRequired
+	case notify.CodePermissionDenied:
+		return http.StatusForbidden
+	case notify.CodeNotFound:
+		return http.StatusNotFound
+	case notify.CodeConflict:
+		return http.StatusConflict
+	case notify.CodeRateLimited:
+		return http.StatusTooManyRequests
+	case notify.CodeRejected:
+		return http.StatusBadGateway
+	case notify.CodeUnavailable, notify.CodeCanceled:
+		return http.StatusServiceUnavailable
+	case notify.CodeDeadlineExceeded:
+		return http.StatusGatewayTimeout
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case CodeRequestTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
+	}
+	return http.StatusInternalServerError
+}
+
+// statusClientClosed is logged (never seen by anyone) when the client went
+// away before its send finished, as nginx does.
+const statusClientClosed = 499
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// as encoding/json does; <, > and & are escaped so that bodies are safe to
+// embed in HTML.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
+
+// appendKey appends ,"key": (the comma only when b does not end an opening brace).
+func appendKey(b []byte, key string) []byte {
+	if n := len(b); n > 0 && b[n-1] != '{' && b[n-1] != '[' {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
+func appendField(b []byte, key, val string) []byte {
+	return appendString(appendKey(b, key), val)
+}
+
+func appendOptField(b []byte, key, val string) []byte {
+	if val == "" {
+		return b
+	}
+	return appendField(b, key, val)
+}
+
+func appendCurrency(b []byte, c notify.Currency) []byte {
+	b = appendKey(b, "currency")
+	b = append(b, '{')
+	b = appendField(b, "code", c.Code)
+	b = appendField(b, "symbol", c.Symbol)
+	b = appendKey(b, "exponent")
+	b = appendInt(b, int64(c.Exponent))
+	return append(b, '}')
+}
+
+// appendReceiptFields appends the fields of a receipt: identity, provider,
+// units, cost, and (when metered) the balance after.
+func appendReceiptFields(b []byte, r *notify.Receipt, leg bool) []byte {
+	b = appendOptField(b, "message_id", r.MessageID)
+	b = appendField(b, "channel", string(r.Kind))
+	if !leg {
+		b = appendOptField(b, "to", r.To)
+	}
+	b = appendField(b, "status", string(r.Status))
+	b = appendOptField(b, "provider", r.Provider)
+	b = appendOptField(b, "provider_message_id", r.ProviderMessageID)
+	b = appendOptField(b, "gateway", string(r.Gateway))
+	if r.Units > 0 {
+		b = appendKey(b, "units")
+		b = appendInt(b, int64(r.Units))
+	}
+	if r.Metered {
+		b = appendField(b, "cost", r.Cost.Decimal())
+		b = appendKey(b, "cost_minor")
+		b = appendInt(b, r.Cost.Minor)
+		if !leg {
+			b = appendField(b, "balance", r.Balance.Decimal())
+			b = appendKey(b, "balance_minor")
+			b = appendInt(b, r.Balance.Minor)
+			cur := r.Balance.Currency
+			if cur.Code == "" {
+				cur = r.Cost.Currency
+			}
+			b = appendCurrency(b, cur)
+		}
+	}
+	b = appendOptField(b, "note", r.Note)
+	b = appendLegs(b, r)
+	return b
+}
+
+// appendLegs appends the legs of a dual-channel OTP receipt, if any.
+func appendLegs(b []byte, r *notify.Receipt) []byte {
+	if len(r.Legs) == 0 {
+		return b
+	}
+	b = appendKey(b, "legs")
+	b = append(b, '[')
+	for i, l := range r.Legs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = appendKey(b, "success")
+		b = strconv.AppendBool(b, l.Status == notify.StatusSent)
+		leg := *l
+		leg.Metered = r.Metered
+		leg.Legs = nil
+		b = appendReceiptFields(b, &leg, true)
+		if leg.Status != notify.StatusSent && leg.ErrorCode != "" {
+			b = appendKey(b, "error")
+			b = append(b, '{')
+			b = appendField(b, "code", string(leg.ErrorCode))
+			b = appendField(b, "message", legMessage(leg.ErrorCode, leg.Error))
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// legMessage shortens a leg's error text: the operation prefix says
+// nothing to an API client, and internal details stay in the log.
+func legMessage(code notify.Code, s string) string {
+	if code == notify.CodeInternal {
+		return "internal error"
+	}
+	s = strings.TrimPrefix(s, "notify.SendOTP: ")
+	prefix := ""
+	if rest, ok := strings.CutPrefix(s, "provider "); ok {
+		if name, after, ok := strings.Cut(rest, ": "); ok {
+			prefix, s = "provider "+name+": ", after
+		}
+	}
+	return prefix + strings.TrimPrefix(s, string(code)+": ")
+}
+
+// appendSuccess appends the body of a successful send.
+func appendSuccess(b []byte, r *notify.Receipt) []byte {
+	b = append(b, `{"success":true`...)
+	b = appendReceiptFields(b, r, false)
+	return append(b, '}', '\n')
+}
+
+// errorMessage is the message of an error body: the cause without the
+// operation prefix, the provider named, field rules listed. Internal
+// details are not shown (they go to the log).
+func errorMessage(err error) string {
+	var e *notify.Error
+	if !errors.As(err, &e) {
+		switch notify.CodeOf(err) {
+		case notify.CodeCanceled:
+			return "the request was canceled"
+		case notify.CodeDeadlineExceeded:
+			return "the deadline passed before the message was sent"
+		}
+		return "internal error"
+	}
+	if e.Code == notify.CodeInternal {
+		return "internal error"
+	}
+	var sb strings.Builder
+	if e.Provider != "" {
+		sb.WriteString("provider ")
+		sb.WriteString(e.Provider)
+		sb.WriteString(": ")
+	}
+	if e.Err != nil {
+		sb.WriteString(e.Err.Error())
+	} else if len(e.Fields) == 0 {
+		sb.WriteString(defaultMessage(e.Code))
+	}
+	for i, f := range e.Fields {
+		switch {
+		case i == 0 && e.Err == nil:
+			sb.WriteString("invalid request: ")
+		case i == 0:
+			sb.WriteString(": ")
+		default:
+			sb.WriteString("; ")
+		}
+		sb.WriteString(f.Field)
+		sb.WriteString(" ")
+		sb.WriteString(f.Message)
+	}
+	return sb.String()
+}
+
+func defaultMessage(c notify.Code) string {
+	switch c {
+	case notify.CodeUnauthenticated:
+		return "missing or invalid API key"
+	case notify.CodePermissionDenied:
+		return "the account may not do this"
+	case notify.CodeNotFound:
+		return "not found"
+	case notify.CodeInsufficientFunds:
+		return "the wallet balance is too low for this message"
+	case notify.CodeRateLimited:
+		return "too many requests"
+	case notify.CodeConflict:
+		return "the idempotency key was used with another request"
+	case notify.CodeUnavailable:
+		return "the provider is unavailable"
+	case notify.CodeRejected:
+		return "the provider rejected the message"
+	}
+	return string(c)
+}
+
+// appendError appends an error body. r, when not nil, is the failed
+// receipt: its message ID and legs are included.
+func appendError(b []byte, err error, r *notify.Receipt) []byte {
+	code := notify.CodeOf(err)
+	b = append(b, `{"success":false`...)
+	if r != nil {
+		b = appendOptField(b, "message_id", r.MessageID)
+		if r.Kind != "" {
+			b = appendField(b, "channel", string(r.Kind))
+		}
+	}
+	b = appendKey(b, "error")
+	b = append(b, '{')
+	b = appendField(b, "code", string(code))
+	b = appendField(b, "message", errorMessage(err))
+	var e *notify.Error
+	if errors.As(err, &e) && len(e.Fields) > 0 {
+		b = appendKey(b, "fields")
+		b = append(b, '{')
+		// A field named twice gets its rules joined: JSON objects should
+		// not repeat a key.
+		for i, f := range e.Fields {
+			dup := false
+			for _, g := range e.Fields[:i] {
+				if g.Field == f.Field {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				continue
+			}
+			msg := f.Message
+			for _, g := range e.Fields[i+1:] {
+				if g.Field == f.Field {
+					msg += "; " + g.Message
+				}
+			}
+			b = appendField(b, f.Field, msg)
+		}
+		b = append(b, '}')
+	}
+	if e != nil && e.RetryAfter > 0 {
+		b = appendKey(b, "retry_after_seconds")
+		b = appendInt(b, retrySeconds(e.RetryAfter))
+	}
+	b = append(b, '}')
+	if r != nil {
+		b = appendLegs(b, r)
+	}
+	return append(b, '}', '\n')
+}
+
+// retrySeconds rounds a wait up to whole seconds, at least 1, as
+// Retry-After needs.
+func retrySeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// appendBalance appends the body of GET /balance.
+func appendBalance(b []byte, bal notify.Balance) []byte {
+	b = append(b, `{"success":true,"data":{`...)
+	b = appendField(b, "account", bal.Account)
+	b = appendField(b, "name", bal.Name)
+	b = appendField(b, "balance", bal.Available.Decimal())
+	b = appendKey(b, "balance_minor")
+	b = appendInt(b, bal.Available.Minor)
+	b = appendCurrency(b, bal.Available.Currency)
+	return append(b, '}', '}', '\n')
+}

@@ -1,0 +1,235 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/template"
+	"github.com/notifykit/notify/wallet"
+)
+
+// TestSoak drives the HTTP gateway with mixed load (SMS, chat, e-mail,
+// dual OTP, balance reads, repeated idempotency keys and bad requests)
+// while providers fail at random, then checks that nothing leaks: the
+// goroutines return to their starting count and the heap to within 10% of
+// where it stood once the bounded stores had filled.
+//
+// It runs for NOTIFY_SOAK (CI: 60s) after a warm-up of a third of that.
+// Without NOTIFY_SOAK it runs 2s, to keep a plain go test quick, and checks
+// the goroutines only: so short a run cannot tell a leak from maps still
+// growing to their working size.
+func TestSoak(t *testing.T) {
+	duration := 2 * time.Second
+	s, soak := os.LookupEnv("NOTIFY_SOAK")
+	if soak {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("NOTIFY_SOAK: %v", err)
+		}
+		duration = d
+	}
+	goroutinesBefore := runtime.NumGoroutine()
+
+	accounts := memstore.NewAccounts()
+	const key = "soak-key-0123456789"
+	if err := accounts.Add(&notify.Account{ID: "soak", Name: "Soak", VendorID: "SOAKIN", Currency: notify.INR()}, key); err != nil {
+		t.Fatal(err)
+	}
+	// Bounded stores: refs, receipts and idempotency keys are forgotten
+	// at a steady rate, as a long-running process needs.
+	w := memstore.NewWallet(memstore.WithRefRetention(1 << 12))
+	if err := w.Open("soak", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	providers := []*memprovider.Provider{memprovider.New("sms"), memprovider.New("cloud"), memprovider.New("qr"), memprovider.New("mail")}
+	for i, p := range providers {
+		var mu sync.Mutex
+		r := rand.New(rand.NewPCG(uint64(i), 42))
+		p.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+			mu.Lock()
+			x := r.IntN(10)
+			mu.Unlock()
+			switch x {
+			case 0:
+				return nil, notify.Errorf(notify.CodeUnavailable, "vendor down")
+			case 1:
+				return nil, notify.Errorf(notify.CodeRejected, "number blocked")
+			}
+			return &notify.Result{}, nil
+		})
+	}
+	renderer, err := template.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smsCh, _ := sms.New(sms.Config{Provider: providers[0], Renderer: renderer})
+	chatCh, _ := chat.New(chat.Config{Cloud: providers[1], QR: providers[2], Renderer: renderer, Resolver: publicDNS{}})
+	mailCh, _ := email.New(email.Config{Provider: providers[3], Renderer: renderer})
+	n, err := notify.New(accounts,
+		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
+		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithIdempotency(memstore.NewIdempotency(time.Second)),
+		notify.WithDeliveryLog(memstore.NewDeliveryLog(2000)),
+		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := httpapi.New(n, accounts, httpapi.WithRateLimit(0, 0), httpapi.WithOTPThrottle(1<<30, time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The server and client are made and closed inside the measured span:
+	// their goroutines must be gone at the end too.
+	base, client, stop := serveUntil(t, h)
+
+	bodies := []struct{ path, body string }{
+		{"/sms", `{"to":"98765%05d","message":"Your order has shipped."}`},
+		{"/sms", `{"numbers":"98765%05d","variables_values":"482913","route":"otp"}`},
+		{"/messenger/send", `{"to":"98765%05d","otp":"482913","action":"login","brand":"Soak"}`},
+		{"/messenger/send", `{"to":"98765%05d","template_slug":"order-delivered","variables":{"NAME":"Asha","ORDER_ID":"4411"}}`},
+		{"/send-messenger", `{"to":"98765%05d","message":"Invoice","media_url":"https://files.example.com/i.pdf"}`},
+		{"/email/send", `{"to":"user%05d@example.com","subject":"Receipt","message":"<p>Thanks</p>","purpose":"invoice"}`},
+		{"/send-otp", `{"to":"98765%05d","otp":"482913","brand_name":"Soak"}`},
+		{"/sms", `{"to":"12%05d","message":""}`}, // bad input
+	}
+	var sent, failures atomic.Int64
+	load := func(until time.Time, worker int) {
+		r := rand.New(rand.NewPCG(uint64(worker), 7))
+		for i := 0; time.Now().Before(until); i++ {
+			var req *http.Request
+			if r.IntN(20) == 0 {
+				req, _ = http.NewRequest(http.MethodGet, base+"/api/v1/balance", nil)
+			} else {
+				b := bodies[r.IntN(len(bodies))]
+				req, _ = http.NewRequest(http.MethodPost, base+"/api/v1"+b.path, strings.NewReader(fmt.Sprintf(b.body, r.IntN(100000))))
+				req.Header.Set("Content-Type", "application/json")
+				if r.IntN(10) == 0 {
+					req.Header.Set("Idempotency-Key", fmt.Sprintf("w%d-%d", worker, r.IntN(50)))
+				}
+			}
+			req.Header.Set("Authorization", key)
+			resp, err := client.Do(req)
+			if err != nil {
+				failures.Add(1)
+				continue
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			sent.Add(1)
+		}
+	}
+	run := func(d time.Duration) {
+		var wg sync.WaitGroup
+		until := time.Now().Add(d)
+		for g := range 16 {
+			wg.Add(1)
+			go func() { defer wg.Done(); load(until, g) }()
+		}
+		wg.Wait()
+		for _, p := range providers {
+			p.Reset() // the capture buffers are the test's, not the gateway's
+		}
+	}
+
+	// Warm up until the bounded stores are full and every time window
+	// (idempotency TTL, OTP throttle: 1s) has turned over many times, so the
+	// maps have met their high-water marks (Go maps keep their size after
+	// deletes). The live heap of a healthy gateway still swings with what
+	// the bounded stores hold at the moment, so each end of the comparison
+	// is the median of three samples taken between slices of load.
+	sample := func(d time.Duration) uint64 {
+		var hs [3]uint64
+		for i := range hs {
+			run(d / 3)
+			hs[i] = heapInUse()
+		}
+		slices.Sort(hs[:])
+		return hs[1]
+	}
+	warmup := max(duration/3, 2*time.Second)
+	heapStart := sample(warmup)
+	run(duration * 2 / 3)
+	heapEnd := sample(duration / 3)
+	stop()
+
+	if failures.Load() > 0 {
+		t.Errorf("%d requests failed at the transport", failures.Load())
+	}
+	// A couple of seconds cannot bring the maps to their high-water marks,
+	// so the heap is judged on real soaks (NOTIFY_SOAK) only.
+	if growth := float64(heapEnd)/float64(heapStart) - 1; soak && growth > 0.10 {
+		t.Errorf("heap grew %.0f%%: %d -> %d bytes over %v", 100*growth, heapStart, heapEnd, duration)
+	}
+	// Goroutines of closed connections end asynchronously; give them a
+	// bounded moment.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutinesBefore && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > goroutinesBefore {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines: %d before, %d after\n%s", goroutinesBefore, after, buf[:runtime.Stack(buf, true)])
+	}
+	t.Logf("%d requests in %v; heap %d -> %d bytes", sent.Load(), warmup+duration, heapStart, heapEnd)
+}
+
+// heapInUse returns the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// serveUntil runs h on a real http.Server on 127.0.0.1:0, with a
+// keep-alive client, and returns a function that shuts both down (also
+// run at cleanup), so the goroutine count can be checked before the test
+// ends.
+func serveUntil(t *testing.T, h http.Handler) (string, *http.Client, func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			tr.CloseIdleConnections()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(ctx)
+			<-done
+		})
+	}
+	t.Cleanup(stop)
+	return "http://" + ln.Addr().String(), &http.Client{Transport: tr, Timeout: 10 * time.Second}, stop
+}

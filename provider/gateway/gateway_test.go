@@ -1,0 +1,350 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/gateway"
+	"github.com/notifykit/notify/provider/providertest"
+)
+
+const testKey = "gw_test_key_5e1f"
+
+// fakeRemote is an httptest server speaking the gateway API's wire format,
+// error bodies included, as httpapi answers.
+type fakeRemote struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	fail     []reply // answers for the next requests, in order
+	latency  time.Duration
+	received int
+	last     recorded
+	seq      int
+}
+
+type reply struct {
+	status int
+	body   string
+	header map[string]string
+}
+
+type recorded struct {
+	method, path string
+	header       http.Header
+	body         map[string]any
+}
+
+func newFakeRemote(t *testing.T) *fakeRemote {
+	f := &fakeRemote{}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeRemote) url() string { return f.srv.URL + "/api/v1" }
+
+func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body) // read first: see providertest.Harness.SetLatency
+	w.Header().Set("Content-Type", "application/json")
+	f.mu.Lock()
+	lat := f.latency
+	f.mu.Unlock()
+	if lat > 0 {
+		select {
+		case <-time.After(lat):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if r.Header.Get("Authorization") != "Bearer "+testKey {
+		w.WriteHeader(401)
+		io.WriteString(w, `{"success":false,"error":{"code":"unauthenticated","message":"the API key is not valid"}}`)
+		return
+	}
+	var body map[string]any
+	_ = json.Unmarshal(raw, &body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.last = recorded{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: body}
+	if len(f.fail) > 0 {
+		rp := f.fail[0]
+		f.fail = f.fail[1:]
+		for k, v := range rp.header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(rp.status)
+		io.WriteString(w, rp.body)
+		return
+	}
+	if r.URL.Path == "/api/v1/balance" {
+		io.WriteString(w, `{"success":true,"data":{"account":"acct-9","name":"Remote Co","balance":"12.50","balance_minor":1250,"currency":{"code":"INR","symbol":"₹","exponent":2}}}`)
+		return
+	}
+	f.received++
+	f.seq++
+	fmt.Fprintf(w, `{"success":true,"message_id":"remote-%d","channel":"sms","status":"sent","provider":"x","provider_message_id":"v-%d","gateway":"qr","note":"n"}`, f.seq, f.seq)
+}
+
+func (f *fakeRemote) failWith(rs ...reply) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail = append(f.fail, rs...)
+}
+
+func (f *fakeRemote) lastRequest() recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last
+}
+
+func newProvider(t *testing.T, base string) *gateway.Provider {
+	t.Helper()
+	p, err := gateway.New(gateway.Config{BaseURL: base, APIKey: testKey, Name: "remote"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func acct() *notify.Account {
+	return &notify.Account{ID: "acct-1", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+}
+
+func smsEnv(i int) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindSMS, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
+		SMS: &notify.SMSMessage{Route: notify.RouteOTP, OTP: "482915", Text: "482915 is your code", Segments: 1}}
+}
+
+func chatEnv(i int) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindChat, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Type: notify.ChatOTP, Text: fmt.Sprintf("hello %d", i)}}
+}
+
+func emailEnv(i int) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindEmail, Account: acct(), To: "asha@example.com", Provider: "remote", Units: 1,
+		Email: &notify.EmailMessage{Subject: "Hi", Text: fmt.Sprintf("body %d", i)}}
+}
+
+func TestConformance(t *testing.T) {
+	for name, env := range map[string]func(int) *notify.Envelope{"sms": smsEnv, "chat": chatEnv, "email": emailEnv} {
+		t.Run(name, func(t *testing.T) {
+			f := newFakeRemote(t)
+			providertest.Run(t, providertest.Harness{
+				Provider: newProvider(t, f.url()),
+				Envelope: env,
+				Secrets:  []string{testKey, "482915"},
+				FailNext: func(fl providertest.Failure) bool {
+					switch fl {
+					case providertest.Temporary:
+						f.failWith(reply{status: 503, body: `{"success":false,"error":{"code":"unavailable","message":"provider sms-mem: down"}}`})
+					case providertest.Permanent:
+						f.failWith(reply{status: 502, body: `{"success":false,"message_id":"m","error":{"code":"rejected","message":"provider sms-mem: number barred"}}`})
+					case providertest.RateLimited:
+						f.failWith(reply{status: 429, header: map[string]string{"Retry-After": "1"},
+							body: `{"success":false,"error":{"code":"rate_limited","message":"too many requests","retry_after_seconds":1}}`})
+					default:
+						return false
+					}
+					return true
+				},
+				SetLatency: func(d time.Duration) {
+					f.mu.Lock()
+					defer f.mu.Unlock()
+					f.latency = d
+				},
+				Received: func() int {
+					f.mu.Lock()
+					defer f.mu.Unlock()
+					return f.received
+				},
+			})
+		})
+	}
+}
+
+func TestRequestMapping(t *testing.T) {
+	f := newFakeRemote(t)
+	p := newProvider(t, f.url()+"/")
+	cases := []struct {
+		name string
+		env  *notify.Envelope
+		path string
+		body map[string]any
+	}{
+		{"sms otp route sends the code", smsEnv(0), "/api/v1/sms",
+			map[string]any{"to": "9876543210", "message": "482915", "route": "otp"}},
+		{"sms text", &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Domain: "shop.example",
+			SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "Your order shipped", SenderID: "ACMEIN"}}, "/api/v1/sms",
+			map[string]any{"to": "9876543210", "message": "Your order shipped", "route": "sms", "sender_id": "ACMEIN", "domain": "shop.example"}},
+		{"sms dlt", &notify.Envelope{Kind: notify.KindSMS, To: "9876543210",
+			SMS: &notify.SMSMessage{Route: notify.RouteDLT, Text: "Dear A, order 1 shipped", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}, "/api/v1/sms",
+			map[string]any{"to": "9876543210", "message": "Dear A, order 1 shipped", "route": "dlt", "sender_id": "ACMEIN", "dlt_template_id": "1107", "dlt_entity_id": "1201"}},
+		{"chat text", chatEnv(7), "/api/v1/messenger/send",
+			map[string]any{"to": "9876543210", "gateway": "qr", "type": "otp", "message": "hello 7"}},
+		{"chat cloud template", &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Type: notify.ChatPromotional, Text: "ignored",
+				Template: &notify.ChatTemplate{Name: "promo_discount", Language: "en", Params: []string{"Asha", "20%"}, HeaderURL: "https://cdn.example.com/h.jpg"}}},
+			"/api/v1/messenger/send",
+			map[string]any{"to": "9876543210", "gateway": "cloud", "type": "promotional", "template_name": "promo_discount",
+				"language": "en", "variables": []any{"Asha", "20%"}, "header_url": "https://cdn.example.com/h.jpg"}},
+		{"chat media", &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Type: notify.ChatOTP, Text: "Your invoice",
+				Media: &notify.ChatMedia{URL: "https://cdn.example.com/i.pdf", Kind: notify.MediaDocument, FileName: "Invoice.pdf"}}},
+			"/api/v1/messenger/send",
+			map[string]any{"to": "9876543210", "gateway": "cloud", "type": "otp", "message": "Your invoice",
+				"media_url": "https://cdn.example.com/i.pdf", "file_name": "Invoice.pdf"}},
+		{"email html", &notify.Envelope{Kind: notify.KindEmail, To: "asha@example.com",
+			Email: &notify.EmailMessage{Subject: "Invoice", HTML: "<p>Hi</p>", Text: "Hi", FromName: "Acme", ReplyTo: "help@example.com", Purpose: notify.PurposeInvoice}},
+			"/api/v1/email/send",
+			map[string]any{"to": "asha@example.com", "subject": "Invoice", "message": "<p>Hi</p>", "from_name": "Acme", "reply_to": "help@example.com", "purpose": "invoice"}},
+		{"email text", emailEnv(3), "/api/v1/email/send",
+			map[string]any{"to": "asha@example.com", "subject": "Hi", "message": "body 3"}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.env.ID = fmt.Sprintf("0000000%d-1111-4222-8333-444455556666", i)
+			res, err := p.Send(context.Background(), c.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ProviderMessageID == "" || !strings.HasPrefix(res.ProviderMessageID, "remote-") || res.Provider != "remote" ||
+				res.Gateway != notify.GatewayQR || res.Note != "n" {
+				t.Errorf("result %+v", res)
+			}
+			got := f.lastRequest()
+			if got.method != "POST" || got.path != c.path {
+				t.Errorf("%s %s, want POST %s", got.method, got.path, c.path)
+			}
+			if !reflect.DeepEqual(got.body, c.body) {
+				t.Errorf("body\n got %v\nwant %v", got.body, c.body)
+			}
+			for k, v := range map[string]string{"Idempotency-Key": c.env.ID, "Authorization": "Bearer " + testKey, "Content-Type": "application/json"} {
+				if got.header.Get(k) != v {
+					t.Errorf("%s = %q, want %q", k, got.header.Get(k), v)
+				}
+			}
+		})
+	}
+}
+
+func TestErrorClassification(t *testing.T) {
+	f := newFakeRemote(t)
+	p := newProvider(t, f.url())
+	cases := []struct {
+		r      reply
+		code   notify.Code
+		retry  time.Duration
+		fields []string
+		hint   string
+	}{
+		{reply{status: 400, body: `{"success":false,"error":{"code":"invalid_argument","message":"invalid request","fields":{"to":"must be 10 digits","message":"is required"}}}`},
+			notify.CodeInvalidArgument, 0, []string{"message", "to"}, ""},
+		{reply{status: 401, body: `{"success":false,"error":{"code":"unauthenticated","message":"the API key is not valid"}}`}, notify.CodeRejected, 0, nil, "Config.APIKey"},
+		{reply{status: 403, body: `{"success":false,"error":{"code":"permission_denied","message":"disabled"}}`}, notify.CodeRejected, 0, nil, "Config.APIKey"},
+		{reply{status: 402, body: `{"success":false,"error":{"code":"insufficient_funds","message":"low"}}`}, notify.CodeRejected, 0, nil, "top-up"},
+		{reply{status: 404, body: `{"success":false,"error":{"code":"not_found","message":"no such endpoint"}}`}, notify.CodeRejected, 0, nil, "Config.BaseURL"},
+		{reply{status: 409, body: `{"success":false,"error":{"code":"conflict","message":"in flight"}}`}, notify.CodeUnavailable, 0, nil, ""},
+		{reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: `{"success":false,"error":{"code":"rate_limited","message":"slow down"}}`}, notify.CodeRateLimited, 7 * time.Second, nil, ""},
+		{reply{status: 429, body: `{"success":false,"error":{"code":"rate_limited","message":"slow down","retry_after_seconds":3}}`}, notify.CodeRateLimited, 3 * time.Second, nil, ""},
+		{reply{status: 500, body: `{"success":false,"error":{"code":"internal","message":"internal error"}}`}, notify.CodeUnavailable, 0, nil, ""},
+		{reply{status: 502, body: `{"success":false,"error":{"code":"rejected","message":"number barred"}}`}, notify.CodeRejected, 0, nil, "number barred"},
+		{reply{status: 503, body: `{"success":false,"error":{"code":"unavailable","message":"down"}}`}, notify.CodeUnavailable, 0, nil, ""},
+		{reply{status: 504, body: `{"success":false,"error":{"code":"deadline_exceeded","message":"slow"}}`}, notify.CodeUnavailable, 0, nil, ""},
+		{reply{status: 502, body: `<html>Bad Gateway</html>`}, notify.CodeUnavailable, 0, nil, "without a JSON body"},
+		{reply{status: 503, body: `<html>down</html>`}, notify.CodeUnavailable, 0, nil, ""},
+		{reply{status: 200, body: `<html>ok</html>`}, notify.CodeRejected, 0, nil, "Config.BaseURL"},
+		{reply{status: 200, body: `{"success":true}`}, notify.CodeInternal, 0, nil, "message_id"},
+		{reply{status: 200, body: `{"success":false}`}, notify.CodeInternal, 0, nil, ""},
+	}
+	for _, c := range cases {
+		f.failWith(c.r)
+		_, err := p.Send(context.Background(), smsEnv(0))
+		var e *notify.Error
+		if !errors.As(err, &e) || e.Code != c.code {
+			t.Errorf("%d %s: got %v, want %s", c.r.status, c.r.body, err, c.code)
+			continue
+		}
+		if e.RetryAfter != c.retry {
+			t.Errorf("%d: RetryAfter %v, want %v", c.r.status, e.RetryAfter, c.retry)
+		}
+		var fields []string
+		for _, fe := range e.Fields {
+			fields = append(fields, fe.Field)
+		}
+		if !reflect.DeepEqual(fields, c.fields) {
+			t.Errorf("%d: fields %v, want %v", c.r.status, fields, c.fields)
+		}
+		if c.hint != "" && !strings.Contains(err.Error(), c.hint) {
+			t.Errorf("%d: %q does not mention %q", c.r.status, err, c.hint)
+		}
+		if strings.Contains(err.Error(), testKey) {
+			t.Errorf("error carries the key: %v", err)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	f := newFakeRemote(t)
+	base := f.url()
+	f.srv.Close()
+	p := newProvider(t, base)
+	_, err := p.Send(context.Background(), smsEnv(0))
+	if notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestBalanceAndHealth(t *testing.T) {
+	f := newFakeRemote(t)
+	p := newProvider(t, f.url())
+	b, err := p.Balance(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := notify.Balance{Account: "acct-9", Name: "Remote Co", Available: notify.Money{Minor: 1250, Currency: notify.INR()}}
+	if b != want {
+		t.Errorf("got %+v", b)
+	}
+	if err := p.CheckHealth(context.Background()); err != nil {
+		t.Error(err)
+	}
+	bad, _ := gateway.New(gateway.Config{BaseURL: f.url(), APIKey: "wrong"})
+	if err := bad.CheckHealth(context.Background()); notify.CodeOf(err) != notify.CodeRejected {
+		t.Errorf("bad key: %v", err)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	for _, c := range []gateway.Config{
+		{APIKey: "k"},
+		{BaseURL: "ftp://x.example/api/v1", APIKey: "k"},
+		{BaseURL: "https://x.example/api/v2", APIKey: "k"},
+		{BaseURL: "https://user:pw@x.example/api/v1", APIKey: "k"},
+		{BaseURL: "https://x.example/api/v1?x=1", APIKey: "k"},
+		{BaseURL: "https:///api/v1", APIKey: "k"},
+		{BaseURL: "https://x.example/api/v1"},
+		{BaseURL: "https://x.example/api/v1", APIKey: "a b"},
+	} {
+		if _, err := gateway.New(c); err == nil {
+			t.Errorf("%+v: no error", c)
+		} else if c.APIKey != "" && strings.Contains(err.Error(), c.APIKey+" ") {
+			t.Errorf("error repeats the key: %v", err)
+		}
+	}
+	p, err := gateway.New(gateway.Config{BaseURL: "https://x.example/api/v1/", APIKey: "k"})
+	if err != nil || p.Name() != "gateway" {
+		t.Fatalf("%v %v", p, err)
+	}
+}

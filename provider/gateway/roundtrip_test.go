@@ -1,0 +1,292 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/gateway"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/template"
+	"github.com/notifykit/notify/wallet"
+)
+
+const remoteKey = "remote_key_for_roundtrip_0001"
+
+// publicDNS resolves every media host to a public address.
+type publicDNS struct{}
+
+func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+}
+
+// remoteSide is a gateway served by httpapi on a real http.Server, with
+// capture providers behind its channels.
+type remoteSide struct {
+	url        string
+	wallet     *memstore.Wallet
+	deliveries *memstore.DeliveryLog
+	sms        *memprovider.Provider
+	cloud, qr  *memprovider.Provider
+	mail       *memprovider.Provider
+}
+
+func newRemote(t *testing.T, opening int64) *remoteSide {
+	t.Helper()
+	r := &remoteSide{
+		wallet:     memstore.NewWallet(),
+		deliveries: memstore.NewDeliveryLog(1000),
+		sms:        memprovider.New("remote-sms"),
+		cloud:      memprovider.New("remote-cloud"),
+		qr:         memprovider.New("remote-qr"),
+		mail:       memprovider.New("remote-mail"),
+	}
+	accounts := memstore.NewAccounts()
+	must(t, accounts.Add(&notify.Account{ID: "remote-acct", Name: "Remote Co", VendorID: "REMOTE", Currency: notify.INR()}, remoteKey))
+	must(t, r.wallet.Open("remote-acct", notify.Money{Minor: opening, Currency: notify.INR()}))
+	renderer, err := template.New(nil)
+	must(t, err)
+	smsCh, err := sms.New(sms.Config{Provider: r.sms, Renderer: renderer})
+	must(t, err)
+	chatCh, err := chat.New(chat.Config{Cloud: r.cloud, QR: r.qr, Renderer: renderer, Resolver: publicDNS{}})
+	must(t, err)
+	mailCh, err := email.New(email.Config{Provider: r.mail, Renderer: renderer})
+	must(t, err)
+	n, err := notify.New(accounts,
+		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
+		notify.WithWallet(r.wallet, wallet.DefaultINR()),
+		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
+		notify.WithDeliveryLog(r.deliveries),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
+	)
+	must(t, err)
+	h, err := httpapi.New(n, accounts)
+	must(t, err)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	})
+	r.url = "http://" + ln.Addr().String() + "/api/v1"
+	return r
+}
+
+func (r *remoteSide) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := r.wallet.Balance(context.Background(), "remote-acct")
+	must(t, err)
+	return b.Available.Minor
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// localSide is a host application whose channels send through the remote
+// gateway.
+type localSide struct {
+	n      *notify.Notifier
+	wallet *memstore.Wallet
+	p      *gateway.Provider
+}
+
+func newLocal(t *testing.T, remoteURL string) *localSide {
+	t.Helper()
+	l := &localSide{wallet: memstore.NewWallet()}
+	p, err := gateway.New(gateway.Config{BaseURL: remoteURL, APIKey: remoteKey, Name: "remote-gateway"})
+	must(t, err)
+	l.p = p
+	accounts := memstore.NewAccounts()
+	must(t, accounts.Add(&notify.Account{ID: "local", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}, "local_key_0000000000"))
+	must(t, l.wallet.Open("local", notify.Money{Minor: 10000, Currency: notify.INR()}))
+	renderer, err := template.New(nil)
+	must(t, err)
+	smsCh, err := sms.New(sms.Config{Provider: p, Renderer: renderer})
+	must(t, err)
+	chatCh, err := chat.New(chat.Config{Cloud: p, Renderer: renderer, Resolver: publicDNS{}})
+	must(t, err)
+	mailCh, err := email.New(email.Config{Provider: p, Renderer: renderer})
+	must(t, err)
+	l.n, err = notify.New(accounts,
+		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
+		notify.WithWallet(l.wallet, wallet.DefaultINR()),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond}),
+	)
+	must(t, err)
+	return l
+}
+
+func (l *localSide) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := l.wallet.Balance(context.Background(), "local")
+	must(t, err)
+	return b.Available.Minor
+}
+
+func TestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	remote := newRemote(t, 10000)
+	local := newLocal(t, remote.url)
+
+	t.Run("sms", func(t *testing.T) {
+		rec, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "+91 98765 43210", Message: "Your order has shipped", Domain: "shop.example"})
+		must(t, err)
+		sent := remote.sms.Sent()
+		env := sent[len(sent)-1]
+		if env.To != "9876543210" || env.SMS.Text != "Your order has shipped" || env.SMS.SenderID != "ACMEIN" || env.Domain != "shop.example" {
+			t.Errorf("remote envelope %+v %+v", env, env.SMS)
+		}
+		// The local receipt names the remote message, which the remote logged.
+		if rec.Provider != "remote-gateway" || rec.ProviderMessageID != env.ID {
+			t.Errorf("receipt %+v, remote message %s", rec, env.ID)
+		}
+		if _, err := remote.deliveries.Receipt(ctx, "remote-acct", rec.ProviderMessageID); err != nil {
+			t.Errorf("remote has no receipt: %v", err)
+		}
+		// The remote saw the local message ID as its idempotency key.
+		if env.IdempotencyKey != rec.MessageID {
+			t.Errorf("idempotency key %q, want %q", env.IdempotencyKey, rec.MessageID)
+		}
+	})
+
+	t.Run("sms otp route", func(t *testing.T) {
+		_, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "9876543210", Message: "482915", Route: notify.RouteOTP})
+		must(t, err)
+		sent := remote.sms.Sent()
+		if env := sent[len(sent)-1]; env.SMS.Route != notify.RouteOTP || env.SMS.OTP != "482915" {
+			t.Errorf("remote envelope %+v", env.SMS)
+		}
+	})
+
+	t.Run("chat text and cloud template", func(t *testing.T) {
+		_, err := local.n.SendChat(ctx, &notify.ChatRequest{Account: "local", To: "9876543210", Message: "hello", Gateway: notify.GatewayCloud})
+		must(t, err)
+		_, err = local.n.SendChat(ctx, &notify.ChatRequest{Account: "local", To: "9876543210", TemplateName: "order_update",
+			Language: "en", Variables: notify.Vars{"1": "Asha", "2": "4711"}})
+		must(t, err)
+		_, err = local.n.SendChat(ctx, &notify.ChatRequest{Account: "local", To: "9876543210", Message: "Invoice",
+			MediaURL: "https://cdn.example.com/i.pdf", FileName: "Invoice.pdf"})
+		must(t, err)
+		sent := remote.cloud.Sent()
+		if len(sent) != 3 {
+			t.Fatalf("%d chat messages at the remote", len(sent))
+		}
+		if sent[0].Chat.Text != "hello" {
+			t.Errorf("text %+v", sent[0].Chat)
+		}
+		if tp := sent[1].Chat.Template; tp == nil || tp.Name != "order_update" || len(tp.Params) != 2 || tp.Params[1] != "4711" {
+			t.Errorf("template %+v", sent[1].Chat)
+		}
+		if m := sent[2].Chat.Media; m == nil || m.URL != "https://cdn.example.com/i.pdf" || m.FileName != "Invoice.pdf" || sent[2].Chat.Text != "Invoice" {
+			t.Errorf("media %+v", sent[2].Chat)
+		}
+	})
+
+	t.Run("email html and template", func(t *testing.T) {
+		_, err := local.n.SendEmail(ctx, &notify.EmailRequest{Account: "local", To: "asha@example.com", Subject: "Welcome",
+			Message: "<p>Hello <b>Asha</b></p>", FromName: "Acme", ReplyTo: "help@example.com", Purpose: notify.PurposeInvoice})
+		must(t, err)
+		_, err = local.n.SendEmail(ctx, &notify.EmailRequest{Account: "local", To: "asha@example.com", TemplateSlug: "payment-receipt",
+			Variables: notify.Vars{"NAME": "Asha", "AMOUNT": "₹499.00", "PAYMENT_ID": "pay_81", "DATE": "10/08/2025", "LINK": "https://shop.example/r/81"}})
+		must(t, err)
+		sent := remote.mail.Sent()
+		if len(sent) != 2 {
+			t.Fatalf("%d e-mails at the remote", len(sent))
+		}
+		m := sent[0].Email
+		if sent[0].To != "asha@example.com" || m.Subject != "Welcome" || m.HTML != "<p>Hello <b>Asha</b></p>" || m.Text == "" ||
+			m.FromName != "Acme" || m.ReplyTo != "help@example.com" || m.Purpose != notify.PurposeInvoice {
+			t.Errorf("remote e-mail %+v", m)
+		}
+		if m := sent[1].Email; m.Subject != "Payment received: ₹499.00 (ID pay_81)" || !strings.Contains(m.HTML, "pay_81") {
+			t.Errorf("templated e-mail %+v", m)
+		}
+	})
+
+	t.Run("retried envelope is sent once", func(t *testing.T) {
+		env := &notify.Envelope{ID: "11111111-2222-4333-8444-555555555555", Kind: notify.KindSMS, To: "9876543210",
+			SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "once only"}}
+		before, bal := remote.sms.Len(), remote.balance(t)
+		r1, err := local.p.Send(ctx, env)
+		must(t, err)
+		r2, err := local.p.Send(ctx, env)
+		must(t, err)
+		if r1.ProviderMessageID != r2.ProviderMessageID || remote.sms.Len() != before+1 || remote.balance(t) != bal-25 {
+			t.Errorf("ids %s %s, %d sent, charged %d", r1.ProviderMessageID, r2.ProviderMessageID, remote.sms.Len()-before, bal-remote.balance(t))
+		}
+	})
+
+	t.Run("remote refusal is refunded on both sides", func(t *testing.T) {
+		remote.sms.FailNext(1, notify.CodeRejected)
+		lb, rb := local.balance(t), remote.balance(t)
+		rec, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "9876543210", Message: "x"})
+		if notify.CodeOf(err) != notify.CodeRejected || rec == nil || rec.Status != notify.StatusFailed {
+			t.Fatalf("got %v, %+v", err, rec)
+		}
+		if local.balance(t) != lb || remote.balance(t) != rb {
+			t.Errorf("balances moved: local %d, remote %d", lb-local.balance(t), rb-remote.balance(t))
+		}
+	})
+
+	t.Run("remote outage is retried once it recovers", func(t *testing.T) {
+		remote.sms.FailNext(1, notify.CodeUnavailable)
+		before := remote.sms.Len()
+		rec, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "9876543210", Message: "retry me"})
+		must(t, err)
+		if rec.Attempts != 2 || remote.sms.Len() != before+1 {
+			t.Errorf("attempts %d, %d sent", rec.Attempts, remote.sms.Len()-before)
+		}
+	})
+
+	t.Run("remote field errors come back as fields", func(t *testing.T) {
+		// Unregistered at the remote: its DLT check refuses the template.
+		env := &notify.Envelope{ID: "21111111-2222-4333-8444-555555555555", Kind: notify.KindSMS, To: "9876543210",
+			SMS: &notify.SMSMessage{Route: notify.RouteDLT, Text: "Dear Asha", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}
+		_, err := local.p.Send(ctx, env)
+		var e *notify.Error
+		if notify.CodeOf(err) != notify.CodeInvalidArgument || !errorsAs(err, &e) || len(e.Fields) == 0 || e.Fields[0].Field != "dlt_template_id" {
+			t.Errorf("got %v", err)
+		}
+	})
+
+	t.Run("balance", func(t *testing.T) {
+		b, err := local.p.Balance(ctx)
+		must(t, err)
+		if b.Account != "remote-acct" || b.Name != "Remote Co" || b.Available.Minor != remote.balance(t) || b.Available.Currency != notify.INR() {
+			t.Errorf("%+v", b)
+		}
+	})
+}
+
+func TestRoundTripRemoteWalletEmpty(t *testing.T) {
+	remote := newRemote(t, 0)
+	local := newLocal(t, remote.url)
+	lb := local.balance(t)
+	_, err := local.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "local", To: "9876543210", Message: "x"})
+	if notify.CodeOf(err) != notify.CodeRejected || local.balance(t) != lb || remote.sms.Len() != 0 {
+		t.Fatalf("got %v, local charged %d, %d sent", err, lb-local.balance(t), remote.sms.Len())
+	}
+}
+
+func errorsAs(err error, target **notify.Error) bool { return errors.As(err, target) }
