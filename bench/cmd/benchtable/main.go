@@ -1,0 +1,227 @@
+// Command benchtable runs every performance comparison of notify in one go
+// and prints one table: our figure, the baseline's or the peer's, their
+// ratio, the target and whether it is met. Figures are medians of repeated
+// runs (-count, default 6), measured side by side in the same run.
+//
+//	bench/run            # from the repository root; or
+//	go run ./cmd/benchtable -count 6   # from bench/
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// figure picks one metric of one benchmark from a run's output.
+type figure struct {
+	bench string // full name without the -GOMAXPROCS suffix
+	unit  string // "ns/op", "MB/s", a ReportMetric unit...
+}
+
+// comparison is one row of the table.
+type comparison struct {
+	what    string
+	dir     string // package, relative to the repository root
+	pattern string // -bench
+	time    string // -benchtime
+	ours    figure
+	theirs  figure // empty bench: ours alone, against an absolute target
+	// lowerIsBetter: ratio = ours/theirs (times, latencies); otherwise
+	// ratio = ours/theirs of a rate, where higher is better.
+	lowerIsBetter bool
+	target        float64 // the ratio to meet (or the absolute figure, when theirs is empty); 0: reported only
+	env           []string
+}
+
+var comparisons = []comparison{
+	{what: "send pipeline vs nikoksr/notify Send (ns/op)", dir: "bench", pattern: "PipelineSendSMS|PeerNikoksrSend", time: "200ms",
+		ours: figure{"BenchmarkPipelineSendSMS", "ns/op"}, theirs: figure{"BenchmarkPeerNikoksrSend", "ns/op"}, lowerIsBetter: true, target: 1.0},
+	{what: "send pipeline allocations (allocs/op)", dir: "bench", pattern: "PipelineSendSMS", time: "200ms",
+		ours: figure{"BenchmarkPipelineSendSMS", "allocs/op"}, lowerIsBetter: true, target: 12},
+	{what: "memstore debit, 8 goroutines vs mutex int64 (ns/op)", dir: "memstore", pattern: "DebitParallel", time: "200000x",
+		ours: figure{"BenchmarkDebitParallel/memstore", "ns/op"}, theirs: figure{"BenchmarkDebitParallel/baseline=mutex-int64", "ns/op"}, lowerIsBetter: true, target: 1.5},
+	{what: "memstore debit, 64k ref retention vs mutex int64 (ns/op)", dir: "memstore", pattern: "DebitParallel", time: "200000x",
+		ours: figure{"BenchmarkDebitParallel/memstore-retain64k", "ns/op"}, theirs: figure{"BenchmarkDebitParallel/baseline=mutex-int64", "ns/op"}, lowerIsBetter: true, target: 1.5},
+	{what: "pgstore debits/s, one account vs bare UPDATE", dir: "pgstore", pattern: "Debit", time: "2000x",
+		ours: figure{"BenchmarkDebit/one-account", "store-debits/s"}, theirs: figure{"BenchmarkDebit/one-account", "bare-debits/s"}, target: 0.5},
+	{what: "pgstore debits/s, 16 accounts vs bare UPDATE", dir: "pgstore", pattern: "Debit", time: "2000x",
+		ours: figure{"BenchmarkDebit/16-accounts", "store-debits/s"}, theirs: figure{"BenchmarkDebit/16-accounts", "bare-debits/s"}, target: 0.5},
+	{what: "chat template render vs strings.Replacer (ns/op)", dir: "template", pattern: "Chat|EmailHTML", time: "200ms",
+		ours: figure{"BenchmarkChat/Render", "ns/op"}, theirs: figure{"BenchmarkChat/Replacer", "ns/op"}, lowerIsBetter: true, target: 1.5},
+	{what: "e-mail HTML render vs html/template (ns/op)", dir: "template", pattern: "Chat|EmailHTML", time: "200ms",
+		ours: figure{"BenchmarkEmailHTML/Render", "ns/op"}, theirs: figure{"BenchmarkEmailHTML/HTMLTemplate", "ns/op"}, lowerIsBetter: true, target: 3},
+	{what: "SMS segment counting, slowest path (MB/s)", dir: "channel/sms", pattern: "Segments", time: "200ms",
+		ours: figure{"BenchmarkSegments/gsm-ext", "MB/s"}, target: 1},
+	{what: "SMTP pool (4) vs net/smtp.SendMail per message (msgs/s)", dir: "provider/smtp", pattern: "Throughput", time: "1x",
+		ours: figure{"BenchmarkThroughput/provider-pool-4", "msgs/s"}, theirs: figure{"BenchmarkThroughput/net-smtp-SendMail", "msgs/s"}, target: 2},
+	{what: "SMTP pool (8) vs net/smtp.SendMail per message (msgs/s)", dir: "provider/smtp", pattern: "Throughput", time: "1x",
+		ours: figure{"BenchmarkThroughput/provider-pool-8", "msgs/s"}, theirs: figure{"BenchmarkThroughput/net-smtp-SendMail", "msgs/s"}, target: 2},
+	{what: "SMTP pool (4) vs go-simple-mail, new connection each (msgs/s)", dir: "provider/smtp", pattern: "Throughput", time: "1x",
+		ours: figure{"BenchmarkThroughput/provider-pool-4", "msgs/s"}, theirs: figure{"BenchmarkThroughput/simple-mail-conn-per-message", "msgs/s"}, target: 2},
+	{what: "SMTP pool (4) vs the server's raw limit (msgs/s)", dir: "provider/smtp", pattern: "Throughput", time: "1x",
+		ours: figure{"BenchmarkThroughput/provider-pool-4", "msgs/s"}, theirs: figure{"BenchmarkThroughput/raw-limit", "msgs/s"}, target: 0.5},
+	{what: "HTTP POST /sms vs bare net/http handler (req/s)", dir: "httpapi", pattern: "SMSvsBare", time: "3000x",
+		ours: figure{"BenchmarkSMSvsBare", "api-req/s"}, theirs: figure{"BenchmarkSMSvsBare", "bare-req/s"}, target: 0.7},
+	{what: "HTTP POST /sms p50 latency vs bare (µs)", dir: "httpapi", pattern: "SMSvsBare", time: "3000x",
+		ours: figure{"BenchmarkSMSvsBare", "api-p50-µs"}, theirs: figure{"BenchmarkSMSvsBare", "bare-p50-µs"}, lowerIsBetter: true},
+	{what: "HTTP POST /sms p99 latency vs bare (µs)", dir: "httpapi", pattern: "SMSvsBare", time: "3000x",
+		ours: figure{"BenchmarkSMSvsBare", "api-p99-µs"}, theirs: figure{"BenchmarkSMSvsBare", "bare-p99-µs"}, lowerIsBetter: true},
+	{what: "dual OTP latency, legs of 20 and 30 ms (x 30 ms)", dir: "channel/chat", pattern: "DualOTPLatency", time: "20x",
+		ours: figure{"BenchmarkDualOTPLatency/DualOTP", "x30ms"}, lowerIsBetter: true, target: 1.1},
+}
+
+func main() {
+	count := flag.Int("count", 6, "runs of each benchmark; the table shows medians")
+	root := flag.String("root", "..", "the repository root")
+	only := flag.String("only", "", "run only comparisons whose description contains this")
+	flag.Parse()
+
+	fmt.Printf("notify benchmarks, %s, medians of %d runs\n", time.Now().UTC().Format("2006-01-02"), *count)
+	fmt.Printf("machine: %s, %d cores, %s %s/%s\n\n", cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+
+	results := map[string]map[string][]float64{} // run key -> "bench|unit" -> values
+	failed := false
+	fmt.Printf("| %-58s | %14s | %14s | %7s | %8s | %-4s |\n", "comparison", "ours", "baseline", "ratio", "target", "met")
+	fmt.Printf("|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 16), strings.Repeat("-", 16), strings.Repeat("-", 9), strings.Repeat("-", 10), strings.Repeat("-", 6))
+	for _, c := range comparisons {
+		if *only != "" && !strings.Contains(c.what, *only) {
+			continue
+		}
+		key := c.dir + "|" + c.pattern + "|" + c.time
+		if results[key] == nil {
+			out, err := runBench(*root, c, *count)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "benchtable: %s: %v\n%s\n", c.dir, err, out)
+				failed = true
+				results[key] = map[string][]float64{}
+			} else {
+				results[key] = parse(bytes.NewReader(out))
+			}
+		}
+		row(c, results[key])
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func runBench(root string, c comparison, count int) ([]byte, error) {
+	args := []string{"test", "-run", "^$", "-bench", c.pattern, "-benchmem", "-benchtime", c.time, "-count", strconv.Itoa(count), "./" + c.dir}
+	dir := root
+	if c.dir == "bench" { // its own module
+		dir, args[len(args)-1] = root+"/bench", "."
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), c.env...)
+	return cmd.CombinedOutput()
+}
+
+// parse reads benchmark lines: name-P  N  v1 unit1  v2 unit2 ...
+func parse(r io.Reader) map[string][]float64 {
+	res := map[string][]float64{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err == nil {
+				res[name+"|"+f[i+1]] = append(res[name+"|"+f[i+1]], v)
+			}
+		}
+	}
+	return res
+}
+
+func median(vs []float64) (float64, bool) {
+	if len(vs) == 0 {
+		return 0, false
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2], true
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+}
+
+func row(c comparison, res map[string][]float64) {
+	ours, ok := median(res[c.ours.bench+"|"+c.ours.unit])
+	if !ok {
+		fmt.Printf("| %-58s | %14s | %14s | %7s | %8s | %-4s |\n", c.what, "no result", "", "", "", "?")
+		return
+	}
+	if c.theirs.bench == "" {
+		met := ours <= c.target
+		cmp := "<="
+		if !c.lowerIsBetter {
+			met, cmp = ours >= c.target, ">="
+		}
+		fmt.Printf("| %-58s | %14s | %14s | %7s | %8s | %-4s |\n", c.what, num(ours), "-", "-", cmp+num(c.target), yes(met))
+		return
+	}
+	theirs, ok := median(res[c.theirs.bench+"|"+c.theirs.unit])
+	if !ok || theirs == 0 {
+		fmt.Printf("| %-58s | %14s | %14s | %7s | %8s | %-4s |\n", c.what, num(ours), "no result", "", "", "?")
+		return
+	}
+	ratio := ours / theirs
+	if c.target == 0 {
+		fmt.Printf("| %-58s | %14s | %14s | %7.2f | %8s | %-4s |\n", c.what, num(ours), num(theirs), ratio, "-", "-")
+		return
+	}
+	met, cmp := ratio <= c.target, "<="
+	if !c.lowerIsBetter {
+		met, cmp = ratio >= c.target, ">="
+	}
+	fmt.Printf("| %-58s | %14s | %14s | %7.2f | %8s | %-4s |\n", c.what, num(ours), num(theirs), ratio, cmp+num(c.target), yes(met))
+}
+
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+		}
+	}
+	return runtime.GOARCH
+}

@@ -1,0 +1,403 @@
+// Package chaos is the ledger chaos test of notify, shared by every store
+// implementation: many concurrent sends over SMS, chat, e-mail and the
+// dual OTP, providers that
+// fail at random in every way a provider can, repeated idempotency keys and
+// cancelled contexts, and then a strict audit of the money.
+//
+// The audit wraps the stores it is given, so it sees what each call really
+// returned, and then asks the stores themselves:
+//
+//   - balance = opening - charges + refunds, exactly, and never negative;
+//   - every charge still standing (not refunded) belongs to a message whose
+//     receipt in the delivery log says it was sent, and every refund to a
+//     charge of a failed message;
+//   - no idempotency key was charged for more than one send;
+//   - every send that returned success is charged, every one that returned
+//     an error is not;
+//   - no message reached a vendor twice (retries only before acceptance).
+//
+// The size is Config.Sends, or the NOTIFY_CHAOS_SENDS environment variable
+// when it is set (CI runs 5,000; the full run is 100,000).
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/wallet"
+)
+
+// Stores are the stores under test. The account must exist in Accounts
+// with an open wallet holding Opening.
+type Stores struct {
+	Wallet      notify.WalletStore
+	Accounts    notify.AccountStore
+	Idempotency notify.IdempotencyStore
+	Log         notify.DeliveryLog
+	Account     string
+	Opening     notify.Money
+}
+
+// Config sizes a run.
+type Config struct {
+	// Sends is the number of requests (repeats included). Default 5,000;
+	// NOTIFY_CHAOS_SENDS overrides it.
+	Sends int
+	// Workers is the number of goroutines sending. Default 64.
+	Workers int
+}
+
+// Sizes reads NOTIFY_CHAOS_SENDS, or returns def.
+func Sizes(def int) int {
+	if s := os.Getenv("NOTIFY_CHAOS_SENDS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	return def
+}
+
+// op is one request of the run; repeats share the same op.
+type op struct {
+	key    string
+	req    notify.Request
+	otp    *notify.OTPRequest
+	cancel time.Duration // >0: cancel the context after this long
+}
+
+type outcome struct {
+	op      *op
+	receipt *notify.Receipt
+	err     error
+}
+
+// Run drives the run against s and audits it.
+func Run(t *testing.T, s Stores, cfg Config) {
+	t.Helper()
+	if cfg.Sends <= 0 {
+		cfg.Sends = 5000
+	}
+	cfg.Sends = Sizes(cfg.Sends)
+	if cfg.Workers <= 0 {
+		cfg.Workers = 64
+	}
+	w := &auditWallet{WalletStore: s.Wallet, debits: map[string]int64{}, credits: map[string]int64{}}
+	log := &auditLog{DeliveryLog: s.Log, byKey: map[string][]*notify.Receipt{}}
+
+	smsP, cloudP, qrP := memprovider.New("sms"), memprovider.New("cloud"), memprovider.New("qr")
+	emailP := memprovider.New("email")
+	var seed [32]byte
+	for i := range seed {
+		seed[i] = byte(rand.Uint32())
+	}
+	chaotic(smsP, seed, 1, false)
+	chaotic(cloudP, seed, 2, false)
+	chaotic(qrP, seed, 3, true) // the one that panics
+	chaotic(emailP, seed, 4, false)
+
+	smsCh, err := sms.New(sms.Config{Provider: smsP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chatCh, err := chat.New(chat.Config{Cloud: cloudP, QR: qrP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emailCh, err := email.New(email.Config{Provider: emailP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []notify.Option{
+		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(emailCh),
+		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithIdempotency(s.Idempotency),
+		notify.WithDeliveryLog(log),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 50 * time.Microsecond, MaxDelay: 500 * time.Microsecond}),
+		notify.WithTimeout(5 * time.Millisecond),
+	}
+	n, err := notify.New(s.Accounts, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ops := plan(seed, s.Account, cfg)
+	outcomes := make([]outcome, len(ops))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ops) {
+					return
+				}
+				outcomes[i] = send(n, ops[i])
+			}
+		}()
+	}
+	wg.Wait()
+	audit(t, s, w, log, outcomes)
+
+	// A retry must never reach a vendor that already accepted the message.
+	accepted := map[string]string{}
+	for _, p := range []*memprovider.Provider{smsP, cloudP, qrP, emailP} {
+		for _, env := range p.Sent() {
+			if prev, dup := accepted[env.ID]; dup {
+				t.Errorf("message %s accepted twice (by %s and %s)", env.ID, prev, p.Name())
+			}
+			accepted[env.ID] = p.Name()
+		}
+	}
+}
+
+// plan makes the run's requests: a mix of kinds, a key on most, 10%
+// repeats of an earlier request and 5% with a context cancelled early.
+func plan(seed [32]byte, account string, cfg Config) []*op {
+	r := rand.New(rand.NewChaCha8(seed))
+	ops := make([]*op, 0, cfg.Sends)
+	for i := 0; len(ops) < cfg.Sends; i++ {
+		if len(ops) > 0 && r.IntN(10) == 0 {
+			ops = append(ops, ops[r.IntN(len(ops))]) // a repeat, same key
+			continue
+		}
+		o := &op{key: fmt.Sprintf("key-%d", i)}
+		if r.IntN(5) == 0 {
+			o.key = "" // some sends carry no key
+		}
+		if r.IntN(20) == 0 {
+			o.cancel = time.Duration(r.IntN(300)) * time.Microsecond
+		}
+		to := fmt.Sprintf("9%09d", r.IntN(1_000_000_000))
+		switch k := r.IntN(10); {
+		case k < 3:
+			o.req = &notify.SMSRequest{Account: account, To: to, Message: strings.Repeat("Your order has shipped. ", 1+r.IntN(12)), IdempotencyKey: o.key}
+		case k < 6:
+			o.req = &notify.ChatRequest{Account: account, To: to, Message: "Your invoice is ready.", IdempotencyKey: o.key}
+		case k < 8:
+			o.req = &notify.EmailRequest{Account: account, To: fmt.Sprintf("user%d@example.com", r.IntN(1000)),
+				Subject: "Your receipt", Message: "<p>Thank you for your order.</p>", Purpose: notify.PurposeInvoice, IdempotencyKey: o.key}
+		default:
+			o.otp = &notify.OTPRequest{Account: account, To: to, OTP: fmt.Sprintf("%06d", r.IntN(1_000_000)), IdempotencyKey: o.key}
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+func send(n *notify.Notifier, o *op) outcome {
+	ctx := context.Background()
+	if o.cancel > 0 {
+		c, cancel := context.WithCancel(ctx)
+		t := time.AfterFunc(o.cancel, cancel)
+		defer t.Stop()
+		defer cancel()
+		ctx = c
+	}
+	var r *notify.Receipt
+	var err error
+	switch req := o.req.(type) {
+	case nil:
+		r, err = n.SendOTP(ctx, o.otp)
+	case *notify.SMSRequest:
+		r, err = n.SendSMS(ctx, req)
+	case *notify.ChatRequest:
+		r, err = n.SendChat(ctx, req)
+	case *notify.EmailRequest:
+		r, err = n.SendEmail(ctx, req)
+	}
+	return outcome{op: o, receipt: r, err: err}
+}
+
+// chaotic makes p fail about one send in five, in every way a provider can.
+func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool) {
+	var mu sync.Mutex
+	r := rand.New(rand.NewPCG(uint64(seed[0])|uint64(seed[1])<<8, stream))
+	p.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+		mu.Lock()
+		x := r.IntN(1000)
+		mu.Unlock()
+		switch {
+		case x < 800:
+			return &notify.Result{}, nil
+		case x < 850: // temporary, before acceptance: retried
+			return nil, notify.Errorf(notify.CodeUnavailable, "vendor down")
+		case x < 880:
+			return nil, &notify.Error{Code: notify.CodeRateLimited, Err: errors.New("slow down")}
+		case x < 920: // permanent
+			return nil, notify.Errorf(notify.CodeRejected, "number blocked")
+		case x < 950: // accepted, then the answer was lost: captured, not retried
+			return &notify.Result{}, errors.New("answer lost after the request was written")
+		case x < 980 || !panics: // the provider hangs until the attempt times out
+			<-ctx.Done()
+			return nil, ctx.Err()
+		default:
+			panic("provider bug")
+		}
+	})
+}
+
+// auditWallet remembers what every successful call returned.
+type auditWallet struct {
+	notify.WalletStore
+	mu       sync.Mutex
+	debits   map[string]int64
+	credits  map[string]int64
+	negative []string
+}
+
+func (w *auditWallet) Debit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
+	b, err := w.WalletStore.Debit(ctx, account, m, ref)
+	w.note(w.debits, ref, m, b, err)
+	return b, err
+}
+
+func (w *auditWallet) Credit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
+	b, err := w.WalletStore.Credit(ctx, account, m, ref)
+	w.note(w.credits, ref, m, b, err)
+	return b, err
+}
+
+func (w *auditWallet) note(into map[string]int64, ref string, m notify.Money, b notify.Balance, err error) {
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if prev, ok := into[ref]; ok && prev != m.Minor {
+		w.negative = append(w.negative, fmt.Sprintf("ref %s moved %d then %d", ref, prev, m.Minor))
+	}
+	into[ref] = m.Minor
+	if b.Available.Minor < 0 {
+		w.negative = append(w.negative, fmt.Sprintf("balance %d after %s", b.Available.Minor, ref))
+	}
+}
+
+// auditLog keeps every receipt recorded, by idempotency key.
+type auditLog struct {
+	notify.DeliveryLog
+	mu    sync.Mutex
+	all   []*notify.Receipt
+	byKey map[string][]*notify.Receipt
+}
+
+func (l *auditLog) Record(ctx context.Context, r *notify.Receipt) error {
+	l.mu.Lock()
+	l.all = append(l.all, r)
+	if r.IdempotencyKey != "" {
+		l.byKey[r.IdempotencyKey] = append(l.byKey[r.IdempotencyKey], r)
+	}
+	l.mu.Unlock()
+	return l.DeliveryLog.Record(ctx, r)
+}
+
+func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []outcome) {
+	t.Helper()
+	ctx := context.Background()
+	var charged, refunded int64
+	for _, m := range w.debits {
+		charged += m
+	}
+	for _, m := range w.credits {
+		refunded += m
+	}
+	b, err := s.Wallet.Balance(ctx, s.Account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := s.Opening.Minor - charged + refunded; b.Available.Minor != want {
+		t.Errorf("ledger identity broken: balance %d, opening %d - charges %d + refunds %d = %d",
+			b.Available.Minor, s.Opening.Minor, charged, refunded, want)
+	}
+	if b.Available.Minor < 0 || len(w.negative) > 0 {
+		t.Errorf("balance went wrong: final %d; %v", b.Available.Minor, w.negative)
+	}
+
+	// Every refund undoes a charge, every price adjustment (a failover to
+	// a cheaper gateway) part of one; every standing charge is a sent message.
+	for ref, m := range w.credits {
+		if id, ok := strings.CutPrefix(ref, "adjust:"); ok {
+			if _, refunded := w.credits["refund:"+id]; refunded || m <= 0 || m >= w.debits[id] {
+				t.Errorf("adjustment %s of %d does not fit its charge of %d", ref, m, w.debits[id])
+			}
+			continue
+		}
+		id, ok := strings.CutPrefix(ref, "refund:")
+		if !ok || w.debits[id] != m {
+			t.Errorf("credit %s of %d matches no charge", ref, m)
+		}
+	}
+	standing := map[string]bool{}
+	for id := range w.debits {
+		_, refunded := w.credits["refund:"+id]
+		r, err := s.Log.Receipt(ctx, s.Account, id)
+		switch {
+		case err != nil:
+			t.Errorf("charged message %s has no receipt in the delivery log: %v", id, err)
+		case refunded && r.Status != notify.StatusFailed:
+			t.Errorf("message %s was refunded but its receipt says %s", id, r.Status)
+		case !refunded && r.Status != notify.StatusSent:
+			t.Errorf("message %s is charged but its receipt says %s", id, r.Status)
+		}
+		if !refunded {
+			standing[id] = true
+		}
+	}
+
+	// No key paid for twice: at most one sent receipt per key and kind.
+	for key, rs := range log.byKey {
+		sent := map[notify.Kind]string{}
+		for _, r := range rs {
+			if r.Status != notify.StatusSent || !standing[r.MessageID] {
+				continue
+			}
+			if prev, dup := sent[r.Kind]; dup {
+				t.Errorf("key %s charged twice for %s: %s and %s", key, r.Kind, prev, r.MessageID)
+			}
+			sent[r.Kind] = r.MessageID
+		}
+	}
+
+	// What callers were told matches the money.
+	var ok, failed, codes = 0, 0, map[notify.Code]int{}
+	for _, o := range outcomes {
+		if o.err != nil {
+			failed++
+			codes[notify.CodeOf(o.err)]++
+			if o.receipt != nil && o.receipt.Kind != notify.KindOTP && standing[o.receipt.MessageID] {
+				t.Errorf("send failed (%v) but message %s stays charged", o.err, o.receipt.MessageID)
+			}
+			continue
+		}
+		ok++
+		legs := []*notify.Receipt{o.receipt}
+		if o.receipt.Kind == notify.KindOTP {
+			legs = o.receipt.Legs
+		}
+		for _, leg := range legs {
+			if leg.Status == notify.StatusSent && leg.Cost.Minor > 0 && !standing[leg.MessageID] {
+				t.Errorf("send of %s succeeded but is not charged", leg.MessageID)
+			}
+		}
+	}
+	t.Logf("%d sends: %d ok, %d failed %v; charged %d, refunded %d, balance %d of %d",
+		len(outcomes), ok, failed, codes, charged, refunded, b.Available.Minor, s.Opening.Minor)
+	if ok == 0 || failed == 0 || refunded == 0 {
+		t.Errorf("the run did not exercise both paths: %d ok, %d failed, %d refunded", ok, failed, refunded)
+	}
+}
