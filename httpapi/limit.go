@@ -15,9 +15,9 @@ type limiter struct {
 
 	mu  sync.Mutex
 	tat map[string]int64 // unix nanoseconds
-	// sweepAt is the map size at which stale entries are next dropped, so
-	// that the map stays bounded by the keys active within one burst time.
-	sweepAt int
+	// A key whose tat has passed has its full burst again and is dropped
+	// by the sweep, which runs once per burst time.
+	sweep sweeper
 }
 
 func newLimiter(perSecond float64, burst int) *limiter {
@@ -28,11 +28,12 @@ func newLimiter(perSecond float64, burst int) *limiter {
 	if iv <= 0 {
 		iv = 1
 	}
+	tolerance := iv * time.Duration(burst-1)
 	return &limiter{
 		interval:  iv,
-		tolerance: iv * time.Duration(burst-1),
+		tolerance: tolerance,
 		tat:       make(map[string]int64),
-		sweepAt:   1024,
+		sweep:     sweeper{every: int64(tolerance + iv)},
 	}
 }
 
@@ -42,20 +43,15 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 	t := now.UnixNano()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.sweep.due(t, len(l.tat)) {
+		l.tat = sweepMap(&l.sweep, l.tat, func(tat int64) bool { return tat <= t })
+	}
 	tat, ok := l.tat[key]
 	if !ok || tat < t {
 		tat = t
 	}
 	if ahead := time.Duration(tat - t); ahead > l.tolerance {
 		return false, ahead - l.tolerance
-	}
-	if !ok && len(l.tat) >= l.sweepAt {
-		for k, v := range l.tat {
-			if v <= t {
-				delete(l.tat, k)
-			}
-		}
-		l.sweepAt = max(1024, 2*len(l.tat))
 	}
 	l.tat[key] = tat + int64(l.interval)
 	return true, 0
@@ -68,16 +64,16 @@ type throttle struct {
 	max    int
 	window time.Duration
 
-	mu      sync.Mutex
-	hits    map[string][]int64 // ascending unix nanoseconds, at most max
-	sweepAt int
+	mu    sync.Mutex
+	hits  map[string][]int64 // ascending unix nanoseconds, at most max
+	sweep sweeper
 }
 
 func newThrottle(max int, window time.Duration) *throttle {
 	if max <= 0 || window <= 0 {
 		return nil
 	}
-	return &throttle{max: max, window: window, hits: make(map[string][]int64), sweepAt: 1024}
+	return &throttle{max: max, window: window, hits: make(map[string][]int64), sweep: sweeper{every: int64(window)}}
 }
 
 // take records an event of key at now, unless max events already happened
@@ -87,6 +83,9 @@ func (t *throttle) take(key string, now time.Time) (bool, time.Duration) {
 	cut := n - int64(t.window)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.sweep.due(n, len(t.hits)) {
+		t.hits = sweepMap(&t.sweep, t.hits, func(h []int64) bool { return len(h) == 0 || h[len(h)-1] <= cut })
+	}
 	h := t.hits[key]
 	i := 0
 	for i < len(h) && h[i] <= cut {
@@ -96,14 +95,6 @@ func (t *throttle) take(key string, now time.Time) (bool, time.Duration) {
 	if len(h) >= t.max {
 		t.hits[key] = h
 		return false, time.Duration(h[0] - cut)
-	}
-	if len(h) == 0 && len(t.hits) >= t.sweepAt {
-		for k, v := range t.hits {
-			if len(v) == 0 || v[len(v)-1] <= cut {
-				delete(t.hits, k)
-			}
-		}
-		t.sweepAt = max(1024, 2*len(t.hits))
 	}
 	t.hits[key] = append(h, n)
 	return true, 0
@@ -122,4 +113,54 @@ func (t *throttle) undo(key string, now time.Time) {
 			return
 		}
 	}
+}
+
+// sweeper decides when a per-key map drops its stale keys, so that its
+// memory follows the keys active within about one period, also after the
+// traffic falls: once per period, and sooner when the map has doubled
+// since the last sweep (a burst of new keys).
+type sweeper struct {
+	every int64 // the period, in nanoseconds
+	next  int64 // unix nanoseconds of the next timed sweep; 0: unset
+	at    int   // map size that forces a sweep
+}
+
+// minSweepSize is the map size below which a burst does not force a sweep:
+// small maps are swept by time alone.
+const minSweepSize = 1024
+
+// due reports whether the map, of size keys at now, is to be swept now;
+// when it is, the next timed sweep is one period away.
+func (s *sweeper) due(now int64, size int) bool {
+	if s.next == 0 {
+		s.next = now + s.every
+	}
+	if now < s.next && size < max(s.at, minSweepSize) {
+		return false
+	}
+	s.next = now + s.every
+	return true
+}
+
+// sweepMap returns a fresh map of the entries of m that stale does not
+// report. A fresh map rather than deletes in place: a Go map keeps the
+// memory of its largest size, and under steady churn its tombstones make
+// it grow beyond that (golang/go#70886). A sweep copies only the live
+// keys, and runs at most once per period or per doubling of the map, so
+// the copy costs O(1) per key added.
+func sweepMap[V any](s *sweeper, m map[string]V, stale func(V) bool) map[string]V {
+	live := 0
+	for _, v := range m {
+		if !stale(v) {
+			live++
+		}
+	}
+	fresh := make(map[string]V, live)
+	for k, v := range m {
+		if !stale(v) {
+			fresh[k] = v
+		}
+	}
+	s.at = 2 * live
+	return fresh
 }

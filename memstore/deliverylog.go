@@ -21,11 +21,18 @@ type DeliveryLog struct {
 	mu   sync.Mutex
 	ring []logSlot
 	next int
-	// index maps keys to ring slots. It holds at most len(ring) keys, and
-	// a Go map whose size holds steady under deletes and inserts keeps a
-	// steady footprint (TestDeliveryLogMemoryFlat checks it).
+	// index maps keys to ring slots. It holds at most len(ring) keys, but
+	// a Go map's deletes leave tombstones, and under steady churn it grows
+	// to several times the size its keys need (golang/go#70886). So every
+	// few turns of the ring it is rebuilt from the ring: one pass over the
+	// capacity per rebuildTurns*capacity records.
 	index map[logKey]int
+	turns int // completed turns of the ring since the index was built
 }
+
+// rebuildTurns is how many turns of the ring an index serves before it is
+// rebuilt: the Go 1.26 map first grows after about eight.
+const rebuildTurns = 4
 
 type logKey struct{ account, messageID string }
 
@@ -67,8 +74,25 @@ func (l *DeliveryLog) Record(ctx context.Context, r *notify.Receipt) error {
 	}
 	*slot = logSlot{key: k, receipt: r}
 	l.index[k] = l.next
-	l.next = (l.next + 1) % len(l.ring)
+	l.next++
+	if l.next == len(l.ring) {
+		l.next = 0
+		if l.turns++; l.turns == rebuildTurns {
+			l.rebuildIndex()
+		}
+	}
 	return nil
+}
+
+// rebuildIndex replaces the index by a fresh map of the ring's keys.
+func (l *DeliveryLog) rebuildIndex() {
+	index := make(map[logKey]int, len(l.ring))
+	for i, s := range l.ring {
+		if s.receipt != nil {
+			index[s.key] = i
+		}
+	}
+	l.index, l.turns = index, 0
 }
 
 // Receipt returns the kept receipt of the account's message, or NotFound

@@ -173,8 +173,17 @@ func (s *Idempotency) purge(now time.Time) {
 		s.head++
 	}
 	// Compact once the popped part dominates, so the queue's memory
-	// follows the live entries.
+	// follows the live entries. The map is copied afresh at the same
+	// time: its deletes leave tombstones that would let it grow under
+	// steady churn to several times what its keys need
+	// (golang/go#70886). Both copies cost O(live) after at least as many
+	// pops, so O(1) per key.
 	if s.head > 1024 && s.head*2 > len(s.queue) {
+		entries := make(map[idemKey]*idemEntry, len(s.entries))
+		for k, e := range s.entries {
+			entries[k] = e
+		}
+		s.entries = entries
 		live := s.queue[s.head:]
 		if cap(s.queue) > 4*len(live) {
 			s.queue = append(make([]queuedEntry, 0, 2*len(live)), live...)
