@@ -181,6 +181,14 @@ func TestIdempotencyPurges(t *testing.T) {
 	}
 }
 
+// liveHeap returns the bytes of live heap objects after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
 // TestIdempotencyMemoryFlat runs a million keys (200,000 under the race
 // detector) through a store that holds about a thousand at a time and
 // checks that the heap did not grow with the count: expired entries leave,
@@ -194,12 +202,6 @@ func TestIdempotencyMemoryFlat(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := NewIdempotency(live*time.Millisecond, WithClock(func() time.Time { return now }))
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	receipt := &notify.Receipt{MessageID: "m"}
 	var base uint64
 	for i := range total {
@@ -212,10 +214,10 @@ func TestIdempotencyMemoryFlat(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 2*live {
-			base = heap()
+			base = liveHeap()
 		}
 	}
-	grown := int64(heap()) - int64(base)
+	grown := int64(liveHeap()) - int64(base)
 	if n := len(s.entries); n > live+2*purgeBatch {
 		t.Fatalf("%d entries kept, want about %d", n, live)
 	}
@@ -277,12 +279,6 @@ func TestDeliveryLogMemoryFlat(t *testing.T) {
 	}
 	ctx := context.Background()
 	l := NewDeliveryLog(capacity)
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	// A receipt object is reused only once the log has forgotten it,
 	// capacity+1 records later, so the test itself allocates little.
 	pool := make([]notify.Receipt, capacity+1)
@@ -294,10 +290,10 @@ func TestDeliveryLogMemoryFlat(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 2*capacity {
-			base = heap()
+			base = liveHeap()
 		}
 	}
-	grown := int64(heap()) - int64(base)
+	grown := int64(liveHeap()) - int64(base)
 	if l.Len() != capacity || len(l.index) != capacity || len(l.ring) != capacity {
 		t.Fatalf("after %d records: Len %d, index %d, ring %d; want %d", total, l.Len(), len(l.index), len(l.ring), capacity)
 	}
