@@ -221,7 +221,10 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores
 		if err := accounts.Add(acct, cfg.apiKey); err != nil {
 			return nil, err
 		}
-		w := memstore.NewWallet()
+		// A gateway runs for long: bound the refs the wallet remembers. A
+		// charge's ref only needs remembering while the Notifier may still
+		// retry it, seconds at most.
+		w := memstore.NewWallet(memstore.WithRefRetention(1 << 16))
 		if err := w.Open(acct.ID, cfg.balance); err != nil {
 			return nil, err
 		}
