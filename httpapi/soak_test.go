@@ -35,8 +35,8 @@ import (
 //
 // It runs for NOTIFY_SOAK (CI: 60s) after a warm-up of a third of that.
 // Without NOTIFY_SOAK it runs 2s, to keep a plain go test quick, and checks
-// the goroutines only: so short a run cannot tell a leak from maps still
-// growing to their working size.
+// the goroutines only: so short a run, slower still under the race
+// detector, may not fill the bounded stores, whose filling is no leak.
 func TestSoak(t *testing.T) {
 	duration := 2 * time.Second
 	s, soak := os.LookupEnv("NOTIFY_SOAK")
@@ -201,10 +201,10 @@ func TestSoak(t *testing.T) {
 	if failures.Load() > 0 {
 		t.Errorf("%d requests failed at the transport", failures.Load())
 	}
-	// A couple of seconds cannot bring the maps to their high-water marks,
-	// so the heap is judged on real soaks (NOTIFY_SOAK) only.
+	// A couple of seconds may not fill the bounded stores, so the heap is
+	// judged on real soaks (NOTIFY_SOAK) only.
 	if growth := float64(heapEnd)/float64(heapStart) - 1; soak && growth > 0.10 {
-		t.Errorf("heap grew %.0f%%: %d -> %d bytes over %v", 100*growth, heapStart, heapEnd, duration)
+		t.Errorf("heap grew %.1f%%: %d -> %d bytes over %v", 100*growth, heapStart, heapEnd, duration)
 	}
 	// Goroutines of closed connections end asynchronously; give them a
 	// bounded moment.
