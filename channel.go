@@ -20,8 +20,11 @@ type Channel interface {
 	Prepare(ctx context.Context, acct *Account, req Request) (*Envelope, error)
 
 	// Deliver hands env to a provider, once: the Notifier retries. It
-	// returns the provider's Result, or an error whose code says whether a
-	// retry may help (see Provider.Send). It must honour ctx.
+	// returns the provider's Result, or an error classified as for
+	// Provider.Send: a certain refusal by its code, anything else is an
+	// unknown outcome. A channel that tries a second provider (a chat
+	// failover) does so only after a certain, temporary refusal
+	// (IsRetryable). It must honour ctx.
 	Deliver(ctx context.Context, env *Envelope) (*Result, error)
 }
 
@@ -29,20 +32,29 @@ type Channel interface {
 // provider/providertest's conformance suite.
 //
 // Send is called concurrently and must be safe for that. It makes one
-// attempt and does not retry: the Notifier does, with backoff, but only
-// when the error says the message was certainly not accepted. Errors are
-// classified by code (use Errorf or WithCode; a bare error is treated as
-// CodeUnavailable but never retried, since it cannot say whether the
-// message was accepted):
+// attempt and does not retry: the Notifier does. Every answer is one of
+// three outcomes (see Outcome and OutcomeOf), and money and retries follow
+// it:
 //
-//   - CodeUnavailable: temporary, not accepted (vendor down, 5xx, network
-//     error before the request was sent); retried.
-//   - CodeRateLimited: the vendor asks to slow down; retried after
-//     Error.RetryAfter when it fits the deadline.
-//   - CodeRejected: permanent refusal (bad number, bad template, bad key).
-//   - CodeInvalidArgument: the envelope breaks a rule only the provider
+//   - accepted: a Result with the vendor's message ID; the charge stands.
+//   - not accepted, for certain: an *Error with a code that says why
+//     (use Errorf or WithCode). The charge is refunded.
+//     CodeUnavailable: temporary (vendor down before taking the message,
+//     a 5xx whose body proves refusal, a network error before the request
+//     was written); retried. CodeRateLimited: the vendor asks to slow down;
+//     retried after Error.RetryAfter when it fits the deadline.
+//     CodeRejected: permanent refusal (bad number, bad template, bad key).
+//     CodeInvalidArgument: the envelope breaks a rule only the provider
 //     knows.
-//   - context errors: return ctx.Err() (wrapped or not) when ctx ends.
+//   - unknown: the request may have reached the vendor: its answer was
+//     lost or unreadable, the call timed out or was reset after the
+//     request was written, a 5xx or proxy error does not prove refusal.
+//     Return the error as it is (a bare error, a context error) or with
+//     CodeOutcomeUnknown. The charge stands and nothing retries it.
+//
+// When ctx ends mid-call, return an error that says which of the last two
+// it was: a bare ctx.Err() is taken as unknown, so a provider that knows
+// the request was never written wraps it as CodeUnavailable.
 //
 // Send may retain env (it is never changed after Deliver starts). It must
 // not put secrets (keys, OTP codes, passwords) in errors. A successful

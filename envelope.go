@@ -164,6 +164,10 @@ const (
 	StatusSent Status = "sent"
 	// StatusFailed: the message was not accepted; any charge was refunded.
 	StatusFailed Status = "failed"
+	// StatusUnknown: the vendor may have the message (see
+	// CodeOutcomeUnknown); the charge stands until a delivery report or an
+	// operator settles it.
+	StatusUnknown Status = "unknown"
 )
 
 // Receipt records one send. The Notifier returns it, keeps it in the
@@ -186,9 +190,9 @@ type Receipt struct {
 	Note string
 	// Units is the number of billable units (SMS segments, otherwise 1).
 	Units int
-	// Cost is what stays charged: the price on success (the cheaper
-	// gateway's, after a chat failover to it), zero on failure (the charge
-	// was refunded) and for unmetered sending. When a refund itself failed,
+	// Cost is what stays charged: the price on success and on an unknown
+	// outcome (the cheaper gateway's, after a chat failover to it), zero on
+	// failure (the charge was refunded) and for unmetered sending. When a refund itself failed,
 	// Cost is the price still held and Error says so.
 	Cost Money
 	// Balance is the wallet balance after the send; Metered is false when
@@ -197,7 +201,8 @@ type Receipt struct {
 	Metered bool
 	// Attempts counts provider attempts (retries included).
 	Attempts int
-	// ErrorCode and Error describe the failure of a failed send.
+	// ErrorCode and Error describe the failure of a failed send, or why the
+	// outcome of an unknown one is not known.
 	ErrorCode Code
 	Error     string
 	Domain    string

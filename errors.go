@@ -34,11 +34,19 @@ const (
 	// is in use by a send still in flight.
 	CodeConflict Code = "conflict"
 	// CodeUnavailable: a temporary failure (provider down, not configured,
-	// network error) that outlasted the retries. Any charge was refunded.
+	// network error before the request was written) that outlasted the
+	// retries. The vendor certainly does not have the message; any charge
+	// was refunded.
 	CodeUnavailable Code = "unavailable"
 	// CodeRejected: the provider refused the message for good. Any charge
 	// was refunded.
 	CodeRejected Code = "rejected"
+	// CodeOutcomeUnknown: the vendor may have the message (its answer was
+	// lost, the call timed out or was cut after the request was written, an
+	// answer that proves no refusal). The charge stands, the receipt's
+	// status is StatusUnknown, and nothing retries it: a repeat with the
+	// same idempotency key returns that receipt and never sends again.
+	CodeOutcomeUnknown Code = "outcome_unknown"
 	// CodeDeadlineExceeded: the caller's deadline or the provider timeout
 	// passed. errors.Is(err, context.DeadlineExceeded) holds when the
 	// caller's context expired.
@@ -52,8 +60,76 @@ const (
 )
 
 // Temporary reports whether errors of this code may succeed when retried
-// unchanged: Unavailable and RateLimited.
+// unchanged: Unavailable and RateLimited. Whether a retry is safe is
+// another question, answered by IsRetryable.
 func (c Code) Temporary() bool { return c == CodeUnavailable || c == CodeRateLimited }
+
+// Outcome is what a delivery attempt left at the vendor. It is decided by
+// the provider and kept apart from the error code: the code says what went
+// wrong, the outcome whether the vendor may have the message, and so
+// whether money may be refunded and the send retried.
+type Outcome int8
+
+// The outcomes of a delivery attempt.
+const (
+	// OutcomeUnknown: the request may have reached the vendor. The charge
+	// stands and the message is never retried.
+	OutcomeUnknown Outcome = iota
+	// OutcomeNotAccepted: the vendor certainly does not have the message;
+	// the charge is refunded, and a temporary failure may be retried.
+	OutcomeNotAccepted
+	// OutcomeAccepted: the vendor took the message and gave its ID.
+	OutcomeAccepted
+)
+
+// String returns "unknown", "not_accepted" or "accepted".
+func (o Outcome) String() string {
+	switch o {
+	case OutcomeNotAccepted:
+		return "not_accepted"
+	case OutcomeAccepted:
+		return "accepted"
+	}
+	return "unknown"
+}
+
+// OutcomeOf classifies the error of a delivery attempt (Provider.Send or
+// Channel.Deliver), the way database/sql reads driver.ErrBadConn:
+//
+//   - nil: OutcomeAccepted;
+//   - an *Error whose code is a certain refusal (Unavailable, RateLimited,
+//     Rejected, InvalidArgument, Unauthenticated, PermissionDenied,
+//     NotFound, InsufficientFunds, Conflict): OutcomeNotAccepted;
+//   - anything else is OutcomeUnknown: CodeOutcomeUnknown, CodeInternal,
+//     CodeDeadlineExceeded and CodeCanceled (a provider cut off mid-call
+//     cannot say what the vendor got), and every error that is not an
+//     *Error, context errors included.
+//
+// So a provider that knows the vendor did not take the message says so
+// with a code (notify.Errorf(notify.CodeUnavailable, ...)); one that does
+// not know returns its error as it is, or with CodeOutcomeUnknown.
+func OutcomeOf(err error) Outcome {
+	if err == nil {
+		return OutcomeAccepted
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return OutcomeUnknown
+	}
+	switch e.Code {
+	case CodeOutcomeUnknown, CodeInternal, CodeDeadlineExceeded, CodeCanceled, "":
+		return OutcomeUnknown
+	}
+	return OutcomeNotAccepted
+}
+
+// IsRetryable reports whether sending the same message again is both safe
+// and may succeed: the vendor certainly did not accept it (OutcomeOf is
+// OutcomeNotAccepted) and the failure is temporary (Unavailable or
+// RateLimited). The Notifier retries only these.
+func IsRetryable(err error) bool {
+	return OutcomeOf(err) == OutcomeNotAccepted && CodeOf(err).Temporary()
+}
 
 // FieldError names one bad field of a request and the rule it breaks.
 // Field uses the spec's JSON names ("to", "dlt_template_id",

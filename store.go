@@ -1,6 +1,9 @@
 package notify
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // WalletStore keeps the prepaid balance of each account. memstore has an
 // in-memory one and pgstore a PostgreSQL one; wallet/wallettest is the
@@ -97,4 +100,26 @@ type TemplateStore interface {
 	DeleteTemplate(ctx context.Context, account, slug string) error
 	// Templates lists the account's templates, by slug.
 	Templates(ctx context.Context, account string) ([]*Template, error)
+}
+
+// Limiter keeps a budget of sends per key, shared by every Notifier that
+// uses the same Limiter: memstore's for one process, pgstore's for
+// instances that share a database. The Notifier uses one for the
+// per-account rate limit (WithRateLimit; key: the account ID) and one for
+// the per-recipient OTP throttle (WithOTPThrottle; key: the account ID, a
+// NUL byte and the normalised recipient). It takes a unit only for a valid
+// request that is about to be charged and sent, never for an idempotent
+// replay, and gives it back when the send certainly did not go out.
+//
+// Methods are safe for concurrent use.
+type Limiter interface {
+	// Take spends one unit of key's budget at now. When none is left it
+	// spends nothing and returns a RateLimited *Error whose RetryAfter
+	// (> 0) says when a unit frees up and whose message states the limit
+	// ("at most 5 per 15m0s"); any other error means the store failed.
+	Take(ctx context.Context, key string, now time.Time) error
+	// Undo gives back the unit that Take spent for key at the same now.
+	// Undoing a unit that has expired meanwhile, or that was never taken,
+	// changes nothing.
+	Undo(ctx context.Context, key string, at time.Time) error
 }
