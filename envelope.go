@@ -34,6 +34,10 @@ type Envelope struct {
 	Domain string
 	// IdempotencyKey is the request's key, if any.
 	IdempotencyKey string
+	// CarriesOTP reports that the message carries a one-time code: the SMS
+	// otp route, a chat OTP, or any template rendered with an OTP variable.
+	// Channels set it; the Notifier's OTP throttle counts these messages.
+	CarriesOTP bool
 
 	SMS   *SMSMessage
 	Email *EmailMessage

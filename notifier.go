@@ -18,6 +18,8 @@ type Notifier struct {
 	idem             IdempotencyStore
 	deliveries       DeliveryLog
 	observers        []Observer
+	rate             Limiter // per account; nil: none
+	otpThrottle      Limiter // per account and recipient; nil: none
 	channels         map[Kind]Channel
 	retry            RetryPolicy
 	timeout          time.Duration
@@ -76,12 +78,60 @@ func WithWallet(store WalletStore, prices Pricer) Option {
 
 // WithIdempotency enables idempotency keys. Without it, keys are ignored.
 func WithIdempotency(store IdempotencyStore) Option {
-	return func(n *Notifier) error { n.idem = store; return nil }
+	return func(n *Notifier) error {
+		if store == nil {
+			return errors.New("WithIdempotency: nil IdempotencyStore")
+		}
+		n.idem = store
+		return nil
+	}
 }
 
-// WithDeliveryLog records every receipt, successful or failed, in log.
+// WithDeliveryLog records every receipt, sent, failed or unknown, in log.
 func WithDeliveryLog(log DeliveryLog) Option {
-	return func(n *Notifier) error { n.deliveries = log; return nil }
+	return func(n *Notifier) error {
+		if log == nil {
+			return errors.New("WithDeliveryLog: nil DeliveryLog")
+		}
+		n.deliveries = log
+		return nil
+	}
+}
+
+// WithRateLimit limits each account's sends through l, keyed by the
+// account ID (memstore.NewRateLimit for one process, pgstore's for
+// instances sharing a budget). A send beyond it fails with
+// CodeRateLimited and Error.RetryAfter, before anything is charged. Only
+// valid requests count, once each (a dual OTP once for both legs);
+// idempotent replays and sends that certainly went nowhere do not.
+// Default: no limit.
+func WithRateLimit(l Limiter) Option {
+	return func(n *Notifier) error {
+		if l == nil {
+			return errors.New("WithRateLimit: nil Limiter")
+		}
+		n.rate = l
+		return nil
+	}
+}
+
+// WithOTPThrottle limits one-time codes per account and recipient through
+// l, keyed by the account ID, a NUL byte and the normalised recipient (a
+// window limit such as memstore.NewWindowLimit(5, 15*time.Minute)). Every
+// message that carries a code counts (Envelope.CarriesOTP: the SMS otp
+// route, a chat OTP, any template with an OTP variable), and a dual OTP
+// counts once; replays and sends that certainly went nowhere do not. A
+// send beyond it fails with CodeRateLimited and Error.RetryAfter, before
+// anything is charged. Keying by account as well keeps one account from
+// locking a number out of another's codes. Default: no throttle.
+func WithOTPThrottle(l Limiter) Option {
+	return func(n *Notifier) error {
+		if l == nil {
+			return errors.New("WithOTPThrottle: nil Limiter")
+		}
+		n.otpThrottle = l
+		return nil
+	}
 }
 
 // WithObserver adds an observer of delivery events; observers are called
@@ -126,6 +176,9 @@ func WithTimeout(d time.Duration) Option {
 // (Envelope.Provider).
 func WithProviderTimeout(name string, d time.Duration) Option {
 	return func(n *Notifier) error {
+		if name == "" {
+			return errors.New("WithProviderTimeout: empty provider name")
+		}
 		if n.providerTimeouts == nil {
 			n.providerTimeouts = make(map[string]time.Duration)
 		}
@@ -136,13 +189,25 @@ func WithProviderTimeout(name string, d time.Duration) Option {
 
 // WithClock sets the clock used for receipt times. Default time.Now.
 func WithClock(now func() time.Time) Option {
-	return func(n *Notifier) error { n.now = now; return nil }
+	return func(n *Notifier) error {
+		if now == nil {
+			return errors.New("WithClock: nil clock")
+		}
+		n.now = now
+		return nil
+	}
 }
 
 // WithIDGenerator sets how message IDs are made; they must be unique, as
 // they are the wallet references of charges. Default: random UUIDs.
 func WithIDGenerator(newID func() string) Option {
-	return func(n *Notifier) error { n.newID = newID; return nil }
+	return func(n *Notifier) error {
+		if newID == nil {
+			return errors.New("WithIDGenerator: nil generator")
+		}
+		n.newID = newID
+		return nil
+	}
 }
 
 // New returns a Notifier that finds accounts in accounts. Channels, the
@@ -160,7 +225,10 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 		now:      time.Now,
 		newID:    newMessageID,
 	}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("notify.New: option %d is nil", i)
+		}
 		if err := opt(n); err != nil {
 			return nil, fmt.Errorf("notify.New: %w", err)
 		}
@@ -170,7 +238,14 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 
 // SendSMS sends one SMS. On success it returns the receipt. On failure it
 // returns an *Error and, when the message got as far as a delivery attempt,
-// the failed receipt too (its charge refunded).
+// its receipt too: StatusFailed with the charge refunded when the vendor
+// certainly did not take it, or StatusUnknown with the charge kept and
+// CodeOutcomeUnknown when it may have (never retried; a repeat with the
+// same idempotency key returns that receipt and error again).
+//
+// A ctx that ends before the vendor is called cancels the send and
+// nothing stays charged; once the vendor call is in flight, its outcome
+// decides, as the provider reports it.
 func (n *Notifier) SendSMS(ctx context.Context, req *SMSRequest) (*Receipt, error) {
 	if req == nil {
 		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendSMS", Err: errors.New("nil request")}

@@ -1,6 +1,9 @@
 package notify
 
-import "context"
+import (
+	"context"
+	"strconv"
+)
 
 // EventType says what happened to a message.
 type EventType int
@@ -14,9 +17,12 @@ const (
 	EventSent
 	// EventFailed: the message failed for good; any charge was refunded.
 	EventFailed
+	// EventUnknown: the vendor may have the message (CodeOutcomeUnknown);
+	// the charge stands.
+	EventUnknown
 )
 
-// String returns "accepted", "sent" or "failed".
+// String returns "accepted", "sent", "failed" or "unknown".
 func (t EventType) String() string {
 	switch t {
 	case EventAccepted:
@@ -25,18 +31,25 @@ func (t EventType) String() string {
 		return "sent"
 	case EventFailed:
 		return "failed"
+	case EventUnknown:
+		return "unknown"
 	}
-	return "unknown"
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
 }
 
 // Event describes a delivery event. Envelope carries message content (OTP
 // codes included): observers must not log it whole.
+//
+// A dual OTP (SendOTP) gives each leg's events, with its envelope, and
+// then one event for the combined receipt (Kind KindOTP), whose Envelope
+// is nil.
 type Event struct {
-	Type     EventType
+	Type EventType
+	// Envelope is the message; nil for a dual OTP's combined receipt.
 	Envelope *Envelope
-	// Receipt is set for EventSent and EventFailed.
+	// Receipt is set for EventSent, EventFailed and EventUnknown.
 	Receipt *Receipt
-	// Err is the failure, for EventFailed.
+	// Err is the failure, for EventFailed and EventUnknown.
 	Err error
 }
 

@@ -3,20 +3,32 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 )
 
-// SendOTP sends the dual-channel OTP (spec 4.2): the code goes by SMS (otp
-// route) and by chat at the same time, each leg through the whole pipeline
-// with its own message ID, price and charge. Only delivered legs stay
-// charged. The receipt (Kind KindOTP) has both legs, SMS first; its Cost
-// is the sum of the delivered legs and its Status is StatusSent when at
-// least one leg was delivered.
+// SendOTP sends the dual-channel OTP: the code goes by SMS (otp route)
+// and by chat at the same time, each leg with its own message ID, price
+// and charge.
 //
-// When no leg was delivered, SendOTP returns the receipt and the SMS leg's
-// error, unless the SMS leg was merely unavailable and the chat leg failed
-// for another reason, whose error then says more. Latency is that of the
-// slower leg, not the sum.
+// Both legs are prepared first: a bad field in either (named by the
+// OTPRequest's own field names) is an InvalidArgument error with nothing
+// sent or charged. A leg whose channel is not configured is skipped and
+// reported in its leg receipt. Then both legs are charged and delivered
+// concurrently, each through the whole pipeline; a panic in a leg is
+// contained and reported as that leg's failure. The pair counts once
+// against the rate limit and the OTP throttle, and is idempotent as a
+// whole.
+//
+// The receipt (Kind KindOTP) has both legs, SMS first; its Cost is the sum
+// of what the legs keep charged. Its Status is StatusSent when at least
+// one leg was accepted, else StatusUnknown when a leg's outcome is unknown
+// (the error is then CodeOutcomeUnknown), else StatusFailed. With no leg
+// accepted, SendOTP returns the receipt and the most telling leg error:
+// the unknown one, else the SMS leg's, unless the SMS leg was merely
+// unavailable and the chat leg failed for another reason. The combined
+// receipt is recorded in the delivery log and passed to observers (with a
+// nil Envelope). Latency is that of the slower leg, not the sum.
 func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, error) {
 	const op = "notify.SendOTP"
 	if req == nil {
@@ -26,81 +38,209 @@ func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, erro
 	if err != nil {
 		return nil, err
 	}
-	if req.IdempotencyKey == "" || n.idem == nil {
-		return n.sendOTP(ctx, op, acct, req)
+	legs, err := n.prepareOTP(ctx, op, acct, req)
+	if err != nil {
+		return nil, err
 	}
-	return n.idempotent(ctx, op, acct, req.IdempotencyKey, fingerprintOf(req), func() (*Receipt, error) {
-		return n.sendOTP(ctx, op, acct, req)
-	})
+	run := func() (*Receipt, error) {
+		undo, err := n.admit(ctx, op, acct, legs[0].p.env, legs[1].p.env)
+		if err != nil {
+			return nil, err
+		}
+		r, err := n.sendOTP(ctx, op, acct, req, legs)
+		undo.unless(r)
+		return r, err
+	}
+	if req.IdempotencyKey == "" || n.idem == nil {
+		return run()
+	}
+	return n.idempotent(ctx, op, acct, req.IdempotencyKey, fingerprintOf(legs[0].p.env, legs[1].p.env), run)
 }
 
-func (n *Notifier) sendOTP(ctx context.Context, op string, acct *Account, req *OTPRequest) (*Receipt, error) {
-	// The pair is idempotent as a whole (SendOTP reserved the key); the
-	// legs carry the key only so that their receipts name it, and go
-	// straight to sendOne, past the idempotency store.
+// otpLeg is one leg of a dual OTP: prepared, or skipped with the reason.
+type otpLeg struct {
+	kind    Kind
+	p       prepared // p.env is nil when the leg is skipped
+	skipped error
+}
+
+// prepareOTP prepares both legs. Bad input in either is an error naming
+// every bad field of both; a leg whose channel is missing is skipped; when
+// both are skipped, there is nothing to send.
+func (n *Notifier) prepareOTP(ctx context.Context, op string, acct *Account, req *OTPRequest) ([2]otpLeg, error) {
 	smsReq := &SMSRequest{Account: acct.ID, To: req.To, Message: req.OTP, Route: RouteOTP,
 		Brand: req.BrandName, Domain: req.Domain, IdempotencyKey: req.IdempotencyKey}
 	chatReq := &ChatRequest{Account: acct.ID, To: req.To, OTP: req.OTP, Action: req.Action,
 		Brand: req.BrandName, Domain: req.Domain, IdempotencyKey: req.IdempotencyKey}
-
-	var smsR *Receipt
-	var smsErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		smsR, smsErr = n.sendOne(ctx, op, acct, smsReq)
-	}()
-	chatR, chatErr := n.sendOne(ctx, op, acct, chatReq)
-	wg.Wait()
+	legs := [2]otpLeg{{kind: KindSMS}, {kind: KindChat}}
+	var errs [2]error
+	legs[0].p, errs[0] = n.prepare(ctx, op, acct, smsReq)
+	legs[1].p, errs[1] = n.prepare(ctx, op, acct, chatReq)
 	// Bad input is reported by the OTPRequest's own field names.
-	smsErr = renameFields(smsErr, map[string]string{"message": "otp", "brand": "brand_name"})
-	chatErr = renameFields(chatErr, map[string]string{"brand": "brand_name"})
+	errs[0] = renameFields(errs[0], map[string]string{"message": "otp", "brand": "brand_name"})
+	errs[1] = renameFields(errs[1], map[string]string{"brand": "brand_name"})
 
-	smsR = legReceipt(acct, KindSMS, smsR, smsErr)
-	chatR = legReceipt(acct, KindChat, chatR, chatErr)
+	var bad FieldErrors
+	var other error
+	for i := range legs {
+		err := errs[i]
+		if err == nil {
+			continue
+		}
+		var e *Error
+		switch {
+		case errors.As(err, &e) && e.Code == CodeInvalidArgument && len(e.Fields) > 0:
+			for _, f := range e.Fields {
+				if !bad.has(f) {
+					bad = append(bad, f)
+				}
+			}
+		case errors.As(err, &e) && e.Code == CodeInvalidArgument, CodeOf(err) == CodeInternal:
+			if other == nil {
+				other = err
+			}
+		default: // no channel for this leg: send the other alone
+			legs[i].skipped = err
+		}
+	}
+	if len(bad) > 0 {
+		return legs, &Error{Code: CodeInvalidArgument, Op: op, Fields: bad}
+	}
+	if other != nil {
+		return legs, other
+	}
+	if legs[0].skipped != nil && legs[1].skipped != nil {
+		return legs, legs[0].skipped
+	}
+	return legs, nil
+}
+
+func (fe FieldErrors) has(f FieldError) bool {
+	for _, g := range fe {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}
+
+// sendOTP delivers the prepared legs concurrently and combines their
+// receipts.
+func (n *Notifier) sendOTP(ctx context.Context, op string, acct *Account, req *OTPRequest, legs [2]otpLeg) (*Receipt, error) {
+	var rs [2]*Receipt
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range legs {
+		if legs[i].skipped != nil {
+			rs[i], errs[i] = skippedLeg(acct, legs[i].kind, legs[i].skipped), legs[i].skipped
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs[i], errs[i] = n.dispatchLeg(ctx, op, acct, legs[i])
+		}()
+	}
+	wg.Wait()
+
 	r := &Receipt{
 		MessageID:      n.newID(),
 		Account:        acct.ID,
 		Kind:           KindOTP,
-		To:             smsR.To,
+		To:             rs[0].To,
 		Status:         StatusFailed,
 		Metered:        n.wallet != nil,
 		Domain:         req.Domain,
 		IdempotencyKey: req.IdempotencyKey,
 		CreatedAt:      n.now(),
-		Legs:           []*Receipt{smsR, chatR},
-		Units:          smsR.Units + chatR.Units,
-		Attempts:       smsR.Attempts + chatR.Attempts,
+		Legs:           []*Receipt{rs[0], rs[1]},
+		Units:          rs[0].Units + rs[1].Units,
+		Attempts:       rs[0].Attempts + rs[1].Attempts,
+		Cost:           Money{Currency: acct.Currency},
 	}
 	if r.To == "" {
-		r.To = chatR.To
+		r.To = rs[1].To
 	}
-	r.Cost.Currency = acct.Currency
-	for _, leg := range r.Legs {
-		if leg.Status == StatusSent {
+	var unknown error
+	for i, leg := range rs {
+		r.Cost.Minor += leg.Cost.Minor
+		switch leg.Status {
+		case StatusSent:
 			r.Status = StatusSent
-			r.Cost.Minor += leg.Cost.Minor
+		case StatusUnknown:
+			if r.Status == StatusFailed {
+				r.Status = StatusUnknown
+			}
+			if unknown == nil {
+				unknown = errs[i]
+			}
 		}
 	}
 	if n.wallet != nil {
 		// Both legs moved money concurrently; read the balance once both
 		// are settled rather than guess which leg's figure came last.
-		if b, err := n.wallet.Balance(context.WithoutCancel(ctx), acct.ID); err == nil {
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		if b, err := n.wallet.Balance(bctx, acct.ID); err == nil {
 			r.Balance = b.Available
 		}
+		cancel()
 	}
-	if r.Status == StatusSent {
-		return r, nil
+
+	var err error
+	switch r.Status {
+	case StatusUnknown:
+		err = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("no leg was accepted and %w", unknown)}
+	case StatusFailed:
+		err = errs[0]
+		if CodeOf(err) == CodeUnavailable && errs[1] != nil && CodeOf(errs[1]) != CodeUnavailable {
+			// The SMS leg had no channel or provider; the chat leg's error says more.
+			err = errs[1]
+		}
 	}
-	err := smsErr
-	if CodeOf(smsErr) == CodeUnavailable && chatErr != nil && CodeOf(chatErr) != CodeUnavailable {
-		// The SMS leg had no channel or provider; the chat leg's error says more.
-		err = chatErr
+	if err != nil {
+		r.ErrorCode = CodeOf(err)
+		r.Error = err.Error()
 	}
-	r.ErrorCode = CodeOf(err)
-	r.Error = err.Error()
+	n.record(ctx, r)
+	n.observe(ctx, Event{Type: eventOf(r.Status), Receipt: r, Err: err})
 	return r, err
+}
+
+// dispatchLeg dispatches one leg, turning a panic anywhere in it (pricer,
+// wallet, store) into that leg's failure so that the other leg and the
+// process carry on. Money a panicking leg may have moved is left to the
+// ledger: the leg's receipt says so.
+func (n *Notifier) dispatchLeg(ctx context.Context, op string, acct *Account, leg otpLeg) (r *Receipt, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("the %s leg panicked: %v", leg.kind, p)}
+			r = &Receipt{MessageID: leg.p.env.ID, Account: acct.ID, Kind: leg.kind, To: leg.p.env.To,
+				Status: StatusUnknown, Cost: leg.p.env.Price, ErrorCode: CodeInternal, Error: err.Error()}
+		}
+	}()
+	r, err = n.dispatch(ctx, op, acct, leg.p)
+	if r == nil { // refused before delivery: no funds, canceled
+		r = skippedLeg(acct, leg.kind, err)
+		r.To = leg.p.env.To
+	}
+	return r, err
+}
+
+// skippedLeg is the receipt of a leg that never reached a provider.
+func skippedLeg(acct *Account, kind Kind, err error) *Receipt {
+	return &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed,
+		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
+}
+
+// eventOf is the event that reports a receipt of status s.
+func eventOf(s Status) EventType {
+	switch s {
+	case StatusSent:
+		return EventSent
+	case StatusUnknown:
+		return EventUnknown
+	}
+	return EventFailed
 }
 
 // renameFields returns err with its field names mapped through names; an
@@ -119,14 +259,4 @@ func renameFields(err error, names map[string]string) error {
 		out.Fields[i] = f
 	}
 	return &out
-}
-
-// legReceipt returns r, or for a leg that failed before delivery (bad
-// input, no channel, no funds) a failed receipt that says why.
-func legReceipt(acct *Account, kind Kind, r *Receipt, err error) *Receipt {
-	if r != nil {
-		return r
-	}
-	return &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed,
-		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
 }

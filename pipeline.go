@@ -13,87 +13,139 @@ import (
 // not leave a charge without its refund or a send without its record.
 const settleTimeout = 5 * time.Second
 
-// send runs one request through the whole pipeline, idempotency included.
+// prepared is a message that passed Prepare and was priced: nothing has
+// moved yet.
+type prepared struct {
+	ch  Channel
+	env *Envelope
+}
+
+// send runs one request through the whole pipeline: prepare, idempotency,
+// limits, charge, deliver, settle, record.
 func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, error) {
 	accountID, key := req.common()
 	acct, err := n.account(ctx, op, accountID)
 	if err != nil {
 		return nil, err
 	}
-	if key == "" || n.idem == nil {
-		return n.sendOne(ctx, op, acct, req)
-	}
-	return n.idempotent(ctx, op, acct, key, fingerprintOf(req), func() (*Receipt, error) {
-		return n.sendOne(ctx, op, acct, req)
-	})
-}
-
-// idempotent runs fn once per (account, key): a completed repeat returns
-// the first receipt, a failed send frees the key for another try.
-func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
-	prev, err := n.idem.Reserve(ctx, acct.ID, key, fp)
+	p, err := n.prepare(ctx, op, acct, req)
 	if err != nil {
-		return nil, wrap(op, "", CodeInternal, err)
+		return nil, err
 	}
-	if prev != nil {
-		return prev, nil
+	run := func() (*Receipt, error) {
+		undo, err := n.admit(ctx, op, acct, p.env)
+		if err != nil {
+			return nil, err
+		}
+		r, err := n.dispatch(ctx, op, acct, p)
+		undo.unless(r)
+		return r, err
 	}
-	r, sendErr := fn()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	if sendErr != nil {
-		// A failed send moved no money, so the key is freed for a retry. If
-		// the release itself fails the key stays reserved until the store's
-		// retention ends, and repeats get Conflict: never a double send.
-		_ = n.idem.Release(sctx, acct.ID, key)
-		return r, sendErr
+	if key == "" || n.idem == nil {
+		return run()
 	}
-	if err := n.idem.Complete(sctx, acct.ID, key, r); err != nil {
-		// The message went out and is paid for; failing now would invite a
-		// second send. The key stays reserved, so repeats get Conflict. The
-		// delivery log may hold r already, so the note goes on a copy.
-		c := *r
-		c.Note = joinNote(c.Note, "idempotency record failed: "+err.Error())
-		r = &c
-	}
-	return r, nil
+	return n.idempotent(ctx, op, acct, key, fingerprintOf(p.env), run)
 }
 
-// sendOne prepares, charges, delivers, settles and records one message.
-func (n *Notifier) sendOne(ctx context.Context, op string, acct *Account, req Request) (*Receipt, error) {
+// prepare validates, normalises and prices req: every check that can fail
+// without side effects, so that a bad request is refused before it holds
+// an idempotency key, counts against a limit or moves money.
+func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Request) (prepared, error) {
 	ch := n.channels[req.Kind()]
 	if ch == nil {
-		return nil, &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("no %s channel is configured", req.Kind())}
+		return prepared{}, &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("no %s channel is configured", req.Kind())}
 	}
-
-	// 1. Prepare: no side effects; bad input stops here.
 	env, err := safePrepare(ctx, ch, acct, req)
 	if err != nil {
-		return nil, wrap(op, "", CodeInternal, err)
+		return prepared{}, wrap(op, "", CodeInternal, err)
 	}
-	_, key := req.common()
-	env.ID = n.newID()
+	_, env.IdempotencyKey = req.common()
 	env.Account = acct
-	env.IdempotencyKey = key
 	if env.Kind == "" {
 		env.Kind = req.Kind()
 	}
 	if env.Units <= 0 {
 		env.Units = 1
 	}
+	if n.wallet != nil {
+		if env.Price, err = n.pricer.Price(acct, env); err != nil {
+			return prepared{}, wrap(op, "", CodeInternal, err)
+		}
+	}
+	return prepared{ch: ch, env: env}, nil
+}
 
-	// 2. Charge.
+// idempotent runs fn once per (account, key). A repeat of a send that was
+// accepted, or whose outcome is unknown, returns the first receipt (and,
+// for an unknown one, its error again) and never sends twice; only a send
+// that certainly went nowhere frees the key for another try.
+func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
+	prev, err := n.idem.Reserve(ctx, acct.ID, key, fp)
+	if err != nil {
+		return nil, wrap(op, "", CodeInternal, err)
+	}
+	if prev != nil {
+		return prev, replayError(op, prev)
+	}
+	r, sendErr := fn()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	if r == nil || r.Status == StatusFailed {
+		// Nothing went out and no money stayed taken, so the key is freed
+		// for a retry. If the release itself fails the key stays reserved
+		// until the store lets it go, and repeats get Conflict: never a
+		// double send.
+		_ = n.idem.Release(sctx, acct.ID, key)
+		return r, sendErr
+	}
+	if err := n.idem.Complete(sctx, acct.ID, key, r); err != nil {
+		// The message went out (or may have) and is paid for; failing now
+		// would invite a second send. The key stays reserved, so repeats
+		// get Conflict. The delivery log may hold r already, so the note
+		// goes on a copy.
+		c := *r
+		c.Note = joinNote(c.Note, "idempotency record failed: "+err.Error())
+		r = &c
+	}
+	return r, sendErr
+}
+
+// unknownError classifies err, an unknown outcome, as CodeOutcomeUnknown,
+// keeping err (a context error, a provider's own code) as the cause.
+func unknownError(op, provider string, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) && e == err && e.Code == CodeOutcomeUnknown {
+		return wrap(op, provider, CodeOutcomeUnknown, err)
+	}
+	return &Error{Code: CodeOutcomeUnknown, Op: op, Provider: provider, Err: err}
+}
+
+// replayError is the error that goes with a receipt returned to a repeat:
+// none for a sent one; OutcomeUnknown again for an unknown one, so that a
+// repeat is answered as the first request was.
+func replayError(op string, r *Receipt) error {
+	if r.Status != StatusUnknown {
+		return nil
+	}
+	return &Error{Code: CodeOutcomeUnknown, Op: op, Provider: r.Provider,
+		Err: fmt.Errorf("a repeat of message %s, whose outcome is unknown: %s", r.MessageID, r.Error)}
+}
+
+// dispatch charges, delivers, settles and records one prepared message.
+// Its receipt's status is the outcome: sent, failed (refunded) or unknown
+// (charged).
+func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p prepared) (*Receipt, error) {
+	env := p.env
+	env.ID = n.newID()
+
+	// Charge: a caller that has gone already gets nothing charged.
 	var charged bool
 	var balance Money
 	if n.wallet != nil {
-		price, err := n.pricer.Price(acct, env)
-		if err != nil {
-			return nil, wrap(op, "", CodeInternal, err)
-		}
-		env.Price = price
 		if err := ctx.Err(); err != nil {
 			return nil, wrap(op, "", CodeCanceled, err)
 		}
+		var err error
 		balance, charged, err = n.charge(ctx, acct, env)
 		if err != nil {
 			return nil, wrap(op, "", CodeInternal, err)
@@ -101,8 +153,8 @@ func (n *Notifier) sendOne(ctx context.Context, op string, acct *Account, req Re
 	}
 	n.observe(ctx, Event{Type: EventAccepted, Envelope: env})
 
-	// 3. Deliver, with retries.
-	res, attempts, derr := n.deliver(ctx, ch, env)
+	// Deliver, with retries of certain, temporary refusals.
+	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env)
 
 	r := &Receipt{
 		MessageID:      env.ID,
@@ -114,14 +166,15 @@ func (n *Notifier) sendOne(ctx context.Context, op string, acct *Account, req Re
 		Balance:        balance,
 		Attempts:       attempts,
 		Domain:         env.Domain,
-		IdempotencyKey: key,
+		IdempotencyKey: env.IdempotencyKey,
 		CreatedAt:      n.now(),
+		Provider:       env.Provider,
 	}
-	if derr == nil {
+	switch outcome {
+	case OutcomeAccepted:
 		r.Status = StatusSent
-		r.Provider = res.Provider
-		if r.Provider == "" {
-			r.Provider = env.Provider
+		if res.Provider != "" {
+			r.Provider = res.Provider
 		}
 		r.ProviderMessageID = res.ProviderMessageID
 		r.Gateway = res.Gateway
@@ -133,9 +186,20 @@ func (n *Notifier) sendOne(ctx context.Context, op string, acct *Account, req Re
 		n.record(ctx, r)
 		n.observe(ctx, Event{Type: EventSent, Envelope: env, Receipt: r})
 		return r, nil
+
+	case OutcomeUnknown:
+		// The vendor may have it: the charge stands and nothing retries it.
+		e := unknownError(op, env.Provider, derr)
+		r.Status = StatusUnknown
+		r.Cost = env.Price
+		r.ErrorCode = e.Code
+		r.Error = e.Error()
+		n.record(ctx, r)
+		n.observe(ctx, Event{Type: EventUnknown, Envelope: env, Receipt: r, Err: e})
+		return r, e
 	}
 
-	// 4. Settle: refund the charge, exactly once.
+	// Not accepted, for certain: refund the charge, exactly once.
 	e := wrap(op, env.Provider, CodeUnavailable, derr)
 	r.Status = StatusFailed
 	r.Provider = e.Provider
@@ -150,8 +214,6 @@ func (n *Notifier) sendOne(ctx context.Context, op string, acct *Account, req Re
 	}
 	r.ErrorCode = e.Code
 	r.Error = e.Error()
-
-	// 5. Record.
 	n.record(ctx, r)
 	n.observe(ctx, Event{Type: EventFailed, Envelope: env, Receipt: r, Err: e})
 	return r, e
@@ -253,43 +315,55 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 	o.Observe(ctx, e)
 }
 
-// deliver calls the channel until it succeeds, fails for good, runs out of
-// attempts, or would outlive the caller's deadline.
-func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, error) {
+// deliver calls the channel until the message is accepted, its outcome
+// is unknown, it is refused for good, the attempts run out, or the retry
+// would outlive the caller's deadline. A caller's context that has ended
+// before an attempt stops the send there: the vendor was not called again,
+// so that is a certain non-acceptance.
+func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, Outcome, error) {
 	timeout := n.timeout
 	if d, ok := n.providerTimeouts[env.Provider]; ok {
 		timeout = d
 	}
+	var last error
 	for attempt := 1; ; attempt++ {
-		res, err := attemptDeliver(ctx, ch, env, timeout)
-		if err == nil {
-			return res, attempt, nil
-		}
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, attempt, contextError(cerr, err)
+			return nil, attempt - 1, OutcomeNotAccepted, contextError(cerr, last)
 		}
-		if attempt >= n.retry.MaxAttempts || !retryable(err) {
-			return nil, attempt, err
+		res, err := attemptDeliver(ctx, ch, env, timeout)
+		switch OutcomeOf(err) {
+		case OutcomeAccepted:
+			return res, attempt, OutcomeAccepted, nil
+		case OutcomeUnknown:
+			return nil, attempt, OutcomeUnknown, err
+		}
+		last = err
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, attempt, OutcomeNotAccepted, contextError(cerr, err)
+		}
+		if attempt >= n.retry.MaxAttempts || !IsRetryable(err) {
+			return nil, attempt, OutcomeNotAccepted, err
 		}
 		delay := n.backoff(attempt, err)
 		if delay < 0 {
-			return nil, attempt, err
+			return nil, attempt, OutcomeNotAccepted, err
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
-			return nil, attempt, err // the retry could not finish in time
+			return nil, attempt, OutcomeNotAccepted, err // the retry could not finish in time
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, attempt, contextError(ctx.Err(), err)
+			return nil, attempt, OutcomeNotAccepted, contextError(ctx.Err(), err)
 		case <-t.C:
 		}
 	}
 }
 
-// attemptDeliver makes one attempt under the attempt timeout and turns a
-// panic into an Internal error.
+// attemptDeliver makes one attempt under the attempt timeout. A panic, or
+// a success without a message ID, is an unknown outcome: the provider may
+// have written the request before it went wrong.
 func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time.Duration) (res *Result, err error) {
 	if timeout > 0 {
 		deadline := time.Now().Add(timeout)
@@ -301,16 +375,17 @@ func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
+			res, err = nil, &Error{Code: CodeOutcomeUnknown, Err: fmt.Errorf("provider panicked: %v", p)}
 		}
 	}()
 	res, err = ch.Deliver(ctx, env)
 	if err == nil && (res == nil || res.ProviderMessageID == "") {
-		return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
+		return nil, &Error{Code: CodeOutcomeUnknown, Err: errors.New("provider reported success without a message ID")}
 	}
-	if err != nil && ctx.Err() != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-		// The attempt timed out but the provider returned its own error;
-		// keep both, so the timeout is classified as such.
+	if err != nil && ctx.Err() != nil && OutcomeOf(err) == OutcomeUnknown &&
+		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		// The attempt timed out and the provider returned an error of its
+		// own that does not say the vendor refused: keep both.
 		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}
 	return res, err
@@ -327,13 +402,6 @@ func safePrepare(ctx context.Context, ch Channel, acct *Account, req Request) (e
 		return nil, &Error{Code: CodeInternal, Err: errors.New("channel returned no envelope")}
 	}
 	return env, err
-}
-
-// retryable reports whether err is a temporary failure that the provider
-// classified itself: bare errors cannot say the message was not accepted.
-func retryable(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code.Temporary()
 }
 
 // backoff returns the delay before the retry after attempt, or -1 when a

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
-	"sort"
+	"strconv"
 )
 
 // Request is a send request: *SMSRequest, *EmailRequest or *ChatRequest.
@@ -16,9 +16,6 @@ type Request interface {
 	Kind() Kind
 	// common returns the fields every request shares.
 	common() (account, idempotencyKey string)
-	// fingerprint writes every field, so that a reused idempotency key
-	// with another request can be told apart.
-	fingerprint(h hash.Hash)
 }
 
 // SMSRequest asks for one SMS (spec 4.1).
@@ -155,29 +152,6 @@ func (r *SMSRequest) common() (string, string)   { return r.Account, r.Idempoten
 func (r *EmailRequest) common() (string, string) { return r.Account, r.IdempotencyKey }
 func (r *ChatRequest) common() (string, string)  { return r.Account, r.IdempotencyKey }
 
-func (r *SMSRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "sms", r.To, r.Message, r.SenderID, string(r.Route), r.DLTTemplateID,
-		r.DLTEntityID, r.Brand, r.TemplateSlug, r.Domain)
-	writeVars(h, r.Variables)
-}
-
-func (r *EmailRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "email", r.To, r.Subject, r.Message, r.TemplateSlug, r.FromName, r.ReplyTo,
-		string(r.Purpose), r.Domain)
-	writeVars(h, r.Variables)
-}
-
-func (r *ChatRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "chat", r.To, r.OTP, r.Action, r.Brand, r.TemplateSlug, r.Message,
-		string(r.Type), string(r.Gateway), r.TemplateName, r.Language, r.HeaderURL, r.MediaURL,
-		r.FileName, r.Domain)
-	writeVars(h, r.Variables)
-}
-
-func (r *OTPRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "otp", r.To, r.OTP, r.BrandName, r.Action, r.Domain)
-}
-
 // writeFields writes each field length-prefixed, so that no two different
 // field lists hash alike.
 func writeFields(h hash.Hash, fields ...string) {
@@ -192,21 +166,50 @@ func writeFields(h hash.Hash, fields ...string) {
 	}
 }
 
-func writeVars(h hash.Hash, v Vars) {
-	names := make([]string, 0, len(v))
-	for k := range v {
-		names = append(names, k)
+// fingerprintOf returns a hex SHA-256 digest of the prepared messages:
+// every field of their content, after validation and normalisation (so
+// "+91 98765 43210" and "9876543210" are the same request), but not their
+// IDs, prices or idempotency key. A reused key with another request is
+// told apart by it. A nil envelope (a dual OTP leg without its channel)
+// is hashed as absent.
+func fingerprintOf(envs ...*Envelope) string {
+	h := sha256.New()
+	for _, e := range envs {
+		if e == nil {
+			writeFields(h, "-")
+			continue
+		}
+		e.fingerprint(h)
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		writeFields(h, k, v[k])
-	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fingerprintOf returns a hex SHA-256 digest of every field of the request
-// but Account and IdempotencyKey; equal requests give equal fingerprints.
-func fingerprintOf(r interface{ fingerprint(hash.Hash) }) string {
-	h := sha256.New()
-	r.fingerprint(h)
-	return hex.EncodeToString(h.Sum(nil))
+func (e *Envelope) fingerprint(h hash.Hash) {
+	otp := ""
+	if e.CarriesOTP {
+		otp = "otp"
+	}
+	writeFields(h, string(e.Kind), e.To, e.Provider, string(e.Class), e.Domain, otp, strconv.Itoa(e.Units))
+	if m := e.SMS; m != nil {
+		writeFields(h, "sms", string(m.Route), m.Text, m.OTP, m.SenderID, m.DLTTemplateID, m.DLTEntityID,
+			string(m.Encoding), strconv.Itoa(m.Segments), strconv.Itoa(len(m.DLTValues)))
+		writeFields(h, m.DLTValues...)
+	}
+	if m := e.Email; m != nil {
+		writeFields(h, "email", string(m.Purpose), m.FromName, m.ReplyTo, m.Subject, m.HTML, m.Text)
+	}
+	if m := e.Chat; m != nil {
+		auto := ""
+		if m.Auto {
+			auto = "auto"
+		}
+		writeFields(h, "chat", string(m.Gateway), auto, string(m.Type), m.Text, m.OTP)
+		if t := m.Template; t != nil {
+			writeFields(h, "template", t.Name, t.Language, t.HeaderURL, string(t.HeaderKind), strconv.Itoa(len(t.Params)))
+			writeFields(h, t.Params...)
+		}
+		if md := m.Media; md != nil {
+			writeFields(h, "media", md.URL, string(md.Kind), md.FileName, md.MIMEType)
+		}
+	}
 }

@@ -9,11 +9,13 @@ import (
 )
 
 // Deliver hands env to the provider of env.Chat.Gateway, once. Under the
-// auto gateway (env.Chat.Auto), a temporary failure of that provider
-// (Unavailable or RateLimited: the message was not accepted) is followed
-// by one attempt through the other gateway, when it is configured and can
-// carry the content; a permanent failure, an ended context or an error
-// that does not say the message was refused are returned as they are.
+// auto gateway (env.Chat.Auto), a certain, temporary refusal by that
+// provider (notify.IsRetryable: Unavailable or RateLimited, the message
+// was not accepted) is followed by one attempt through the other gateway,
+// when it is configured and can carry the content; a permanent failure, an
+// ended context, or an unknown outcome (the first gateway may have the
+// message: sending by the other could deliver it twice) is returned as it
+// is.
 // The Result's Gateway is the gateway that delivered, its Provider that
 // gateway's provider, and its Note says why that gateway was used. When
 // both gateways fail, the error carries the second failure's code and
@@ -33,7 +35,7 @@ func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Re
 	}
 	second := other(first)
 	op := c.provider(second)
-	if !env.Chat.Auto || op == nil || !notify.CodeOf(err).Temporary() || ctx.Err() != nil || !carries(env, second) {
+	if !env.Chat.Auto || op == nil || !notify.IsRetryable(err) || ctx.Err() != nil || !carries(env, second) {
 		return nil, err
 	}
 	res, err2 := op.Send(ctx, c.envFor(env, second, op))

@@ -171,6 +171,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Class:    class,
 		Domain:   r.Domain,
 		Chat:     msg,
+		// An OTP message, or a template filled with a code.
+		CarriesOTP: msg.OTP != "" || (msg.Media == nil && strings.TrimSpace(r.Variables["OTP"]) != ""),
 	}, nil
 }
 

@@ -136,6 +136,9 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Class:    class,
 		Domain:   r.Domain,
 		Email:    msg,
+		// OTP mail, or a template filled with a code.
+		CarriesOTP: r.Purpose == notify.PurposeOTP ||
+			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),
 	}, nil
 }
 

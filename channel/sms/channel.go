@@ -197,6 +197,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Class:    class,
 		Domain:   r.Domain,
 		SMS:      msg,
+		// The otp route, or any template filled with a code.
+		CarriesOTP: route == notify.RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
 	}
 	return &prepared.env, nil
 }

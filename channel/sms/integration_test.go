@@ -208,15 +208,16 @@ func TestSendVendorFailures(t *testing.T) {
 	}
 
 	// The answer is lost after the vendor took the message: no retry (no
-	// duplicate SMS), and the charge is refunded.
+	// duplicate SMS), and the charge stands: the outcome is unknown.
 	accepted := s.vendor.Accepted()
 	s.vendor.BreakNext()
 	r, err = send()
-	if err == nil || r.Attempts != 1 || s.vendor.Accepted() != accepted+1 {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StatusUnknown || r.Attempts != 1 ||
+		s.vendor.Accepted() != accepted+1 {
 		t.Fatalf("lost answer: %+v, %v; vendor accepted %d", r, err, s.vendor.Accepted()-accepted)
 	}
-	if got := s.wallet.get("acme"); got != opening-25 {
-		t.Fatalf("wallet %d after a lost answer, want %d", got, opening-25)
+	if got := s.wallet.get("acme"); got != opening-50 {
+		t.Fatalf("wallet %d after a lost answer, want %d (charge kept)", got, opening-50)
 	}
 }
 

@@ -1,0 +1,283 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
+)
+
+// TestUnknownOutcomesKeepTheCharge: whatever leaves the vendor possibly
+// holding the message is an unknown outcome: charged, never retried,
+// recorded and observed as such.
+func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
+	cases := []struct {
+		name    string
+		setup   func(r *rig) context.Context
+		isCause error
+		opts    []notify.Option
+	}{
+		{"bare error", func(r *rig) context.Context {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+				return nil, errors.New("connection reset after the request was written")
+			})
+			return context.Background()
+		}, nil, nil},
+		{"provider says outcome unknown", func(r *rig) context.Context {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+				return nil, notify.Errorf(notify.CodeOutcomeUnknown, "HTTP 502 from a proxy")
+			})
+			return context.Background()
+		}, nil, nil},
+		{"provider internal error", func(r *rig) context.Context {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+				return nil, notify.Errorf(notify.CodeInternal, "unexpected answer")
+			})
+			return context.Background()
+		}, nil, nil},
+		{"provider panics", func(r *rig) context.Context {
+			r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) { panic("boom") })
+			return context.Background()
+		}, nil, nil},
+		{"success without a message ID", func(r *rig) context.Context { return context.Background() }, nil,
+			[]notify.Option{notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: noIDProvider{}})}},
+		{"attempt timeout mid-call", func(r *rig) context.Context {
+			r.sms.SetHandler(blockUntilDone)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			t.Cleanup(cancel)
+			return ctx
+		}, context.DeadlineExceeded, nil},
+		{"caller cancels mid-call", func(r *rig) context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			r.sms.SetHandler(func(hctx context.Context, _ *notify.Envelope) (*notify.Result, error) {
+				cancel()
+				<-hctx.Done()
+				return nil, hctx.Err()
+			})
+			return ctx
+		}, context.Canceled, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, c.opts...)
+			ctx := c.setup(r)
+			rc, err := r.n.SendSMS(ctx, sms("hi"))
+			if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+				t.Fatalf("code = %q (%v), want outcome_unknown", notify.CodeOf(err), err)
+			}
+			if c.isCause != nil && !errors.Is(err, c.isCause) {
+				t.Fatalf("err = %v: errors.Is(%v) must hold", err, c.isCause)
+			}
+			if rc == nil || rc.Status != notify.StatusUnknown || rc.Attempts != 1 || rc.Cost.Minor != 25 ||
+				rc.Balance.Minor != opening-25 || rc.ErrorCode != notify.CodeOutcomeUnknown {
+				t.Fatalf("receipt = %+v", rc)
+			}
+			if got := r.balance(t); got != opening-25 {
+				t.Fatalf("balance = %d, want the charge kept", got)
+			}
+			ledger, _, _ := r.wallet.Ledger("acme")
+			if len(ledger) != 1 || ledger[0].Ref != rc.MessageID {
+				t.Fatalf("ledger = %+v: one debit, no refund", ledger)
+			}
+			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StatusUnknown {
+				t.Fatalf("delivery log: %+v, %v", logged, err)
+			}
+			if got := r.events.String(); got != "sms:accepted,sms:unknown" {
+				t.Fatalf("events = %s", got)
+			}
+		})
+	}
+}
+
+// TestLostAnswerRetryWithSameKeySendsOnce: the vendor takes the message
+// and the answer is lost; the client's retry with the same key gets the
+// first (unknown) receipt back, and the vendor never gets a second copy.
+func TestLostAnswerRetryWithSameKeySendsOnce(t *testing.T) {
+	r := newRig(t)
+	var mu sync.Mutex
+	got := 0
+	r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		mu.Lock()
+		got++
+		mu.Unlock()
+		return nil, errors.New("read tcp: connection reset by peer") // after the vendor took it
+	})
+	req := sms("hello")
+	req.IdempotencyKey = "order-42"
+	first, err := r.n.SendSMS(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first.Status != notify.StatusUnknown {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	for range 3 {
+		again, err := r.n.SendSMS(context.Background(), req)
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != first.MessageID || again.Status != notify.StatusUnknown {
+			t.Fatalf("repeat: %+v, %v", again, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got != 1 || r.balance(t) != opening-25 {
+		t.Fatalf("vendor got %d copies, balance %d: want 1 copy, charged once", got, r.balance(t))
+	}
+}
+
+// TestRefusedSendFreesItsKey: only a certain non-acceptance frees the key.
+func TestRefusedSendFreesItsKey(t *testing.T) {
+	r := newRig(t)
+	r.sms.FailNext(3, notify.CodeUnavailable)
+	req := sms("hello")
+	req.IdempotencyKey = "k"
+	if _, err := r.n.SendSMS(context.Background(), req); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("first: %v", err)
+	}
+	rc, err := r.n.SendSMS(context.Background(), req)
+	if err != nil || rc.Status != notify.StatusSent || r.sms.Len() != 1 || r.balance(t) != opening-25 {
+		t.Fatalf("retry: %+v, %v; sent %d, balance %d", rc, err, r.sms.Len(), r.balance(t))
+	}
+}
+
+// TestIdempotencyFingerprintIsTakenAfterNormalisation: "+91 98765 43210"
+// and "9876543210" are the same request.
+func TestIdempotencyFingerprintIsTakenAfterNormalisation(t *testing.T) {
+	k := notifytest.New(t)
+	ctx := context.Background()
+	first, err := k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "+91 98765 43210",
+		Message: "Your order shipped", IdempotencyKey: "ship-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210",
+		Message: "Your order shipped", IdempotencyKey: "ship-1"})
+	if err != nil || again.MessageID != first.MessageID || len(k.SentSMS()) != 1 {
+		t.Fatalf("repeat: %+v, %v; sent %d", again, err, len(k.SentSMS()))
+	}
+	_, err = k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543211",
+		Message: "Your order shipped", IdempotencyKey: "ship-1"})
+	if notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("another number under the same key: %v, want conflict", err)
+	}
+}
+
+// TestSendOTPWithAFieldOnlyTheChatLegRejectsSendsNothing: both legs are
+// prepared before either is charged or sent.
+func TestSendOTPWithAFieldOnlyTheChatLegRejectsSendsNothing(t *testing.T) {
+	cases := map[string]*notify.OTPRequest{
+		"unknown action": {To: "9876543210", OTP: "482913", Action: "launch-missiles"},
+		"brand of 45 characters": {To: "9876543210", OTP: "482913",
+			BrandName: strings.Repeat("b", 45)},
+	}
+	for name, req := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := notifytest.New(t)
+			req.Account = notifytest.AccountID
+			rc, err := k.Notifier.SendOTP(context.Background(), req)
+			if notify.CodeOf(err) != notify.CodeInvalidArgument || rc != nil {
+				t.Fatalf("SendOTP = %+v, %v; want invalid_argument", rc, err)
+			}
+			if n := len(k.SentSMS()) + len(k.SentChat()); n != 0 {
+				t.Fatalf("%d messages went out", n)
+			}
+			k.AssertBalance(t, notifytest.DefaultBalance)
+		})
+	}
+}
+
+// TestDualOTPUnknownLegMakesTheWholeUnknown: the chat leg's answer is lost
+// and the SMS leg is refused: the pair's outcome is unknown, the chat
+// charge stands, and a repeat with the key sends nothing more.
+func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
+	r := newRig(t)
+	r.sms.FailNext(1, notify.CodeRejected)
+	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		return nil, errors.New("EOF after the request was written")
+	})
+	req := &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
+	rc, err := r.n.SendOTP(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc.Status != notify.StatusUnknown || rc.Cost.Minor != 40 ||
+		rc.Legs[0].Status != notify.StatusFailed || rc.Legs[1].Status != notify.StatusUnknown {
+		t.Fatalf("SendOTP = %+v, %v", rc, err)
+	}
+	if r.balance(t) != opening-40 {
+		t.Fatalf("balance %d, want the chat leg's 40 kept", r.balance(t))
+	}
+	again, err := r.n.SendOTP(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != rc.MessageID || r.balance(t) != opening-40 {
+		t.Fatalf("repeat = %+v, %v, balance %d", again, err, r.balance(t))
+	}
+	if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Kind != notify.KindOTP {
+		t.Fatalf("combined receipt in the delivery log: %+v, %v", logged, err)
+	}
+	if ev := r.events.String(); !strings.HasSuffix(ev, ",otp:unknown") {
+		t.Fatalf("events = %s: observers must see the combined receipt", ev)
+	}
+}
+
+// panickyLog panics when it records a chat receipt.
+type panickyLog struct{ *memstore.DeliveryLog }
+
+func (l panickyLog) Record(ctx context.Context, r *notify.Receipt) error {
+	if r.Kind == notify.KindChat {
+		panic("delivery log bug")
+	}
+	return l.DeliveryLog.Record(ctx, r)
+}
+
+// TestDualOTPContainsAPanicInALeg: a panic anywhere in a leg (here the
+// delivery log) fails that leg, not the process or the other leg.
+func TestDualOTPContainsAPanicInALeg(t *testing.T) {
+	r := newRig(t)
+	r.n = mustNotifier(t, r, notify.WithDeliveryLog(panickyLog{r.log}))
+	rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
+	if err != nil || rc.Status != notify.StatusSent || rc.Legs[0].Status != notify.StatusSent ||
+		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {
+		t.Fatalf("SendOTP = %+v, %v", rc, err)
+	}
+}
+
+func mustNotifier(t *testing.T, r *rig, opts ...notify.Option) *notify.Notifier {
+	t.Helper()
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	base := []notify.Option{
+		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
+		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
+		notify.WithWallet(r.wallet, flatPricer{}),
+		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
+		notify.WithObserver(r.events),
+	}
+	n, err := notify.New(accounts, append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestNewRefusesNilOptions(t *testing.T) {
+	cases := map[string]notify.Option{
+		"nil option":          nil,
+		"WithClock(nil)":      notify.WithClock(nil),
+		"WithIDGenerator nil": notify.WithIDGenerator(nil),
+		"WithIdempotency nil": notify.WithIdempotency(nil),
+		"WithDeliveryLog nil": notify.WithDeliveryLog(nil),
+		"WithObserver nil":    notify.WithObserver(nil),
+		"WithChannel nil":     notify.WithChannel(nil),
+		"WithRateLimit nil":   notify.WithRateLimit(nil),
+		"WithOTPThrottle nil": notify.WithOTPThrottle(nil),
+		"WithWallet nil":      notify.WithWallet(nil, nil),
+		"WithProviderTimeout": notify.WithProviderTimeout("", time.Second),
+	}
+	for name, opt := range cases {
+		n, err := notify.New(memstore.NewAccounts(), opt)
+		if err == nil || n != nil {
+			t.Errorf("%s: New = %v, %v; want an error", name, n, err)
+		}
+	}
+}
