@@ -4,17 +4,26 @@
 // fail at random in every way a provider can, repeated idempotency keys and
 // cancelled contexts, and then a strict audit of the money.
 //
+// Vendors accept and lose the answer, hang until the attempt times out,
+// panic; clients hang up at random moments, before and during the vendor
+// call.
+//
 // The audit wraps the stores it is given, so it sees what each call really
 // returned, and then asks the stores themselves:
 //
 //   - balance = opening - charges + refunds, exactly, and never negative;
 //   - every charge still standing (not refunded) belongs to a message whose
-//     receipt in the delivery log says it was sent, and every refund to a
-//     charge of a failed message;
+//     receipt in the delivery log says it was sent or that its outcome is
+//     unknown, and every refund to a charge of a failed message;
+//   - every message a vendor received is charged exactly once, and stays
+//     charged;
+//   - every unknown receipt keeps its charge;
 //   - no idempotency key was charged for more than one send;
 //   - every send that returned success is charged, every one that returned
-//     an error is not;
-//   - no message reached a vendor twice (retries only before acceptance).
+//     an error is not, unless the error is outcome_unknown, whose charge
+//     stands;
+//   - no message reached a vendor twice (retries only after a certain
+//     refusal).
 //
 // The size is Config.Sends, or the NOTIFY_CHAOS_SENDS environment variable
 // when it is set (CI runs 5,000; the full run is 100,000).
@@ -152,9 +161,10 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		}()
 	}
 	wg.Wait()
-	audit(t, s, w, log, outcomes)
+	standing := audit(t, s, w, log, outcomes)
 
-	// A retry must never reach a vendor that already accepted the message.
+	// A retry must never reach a vendor that already has the message, and
+	// whatever a vendor has is paid for.
 	accepted := map[string]string{}
 	for _, p := range []*memprovider.Provider{smsP, cloudP, qrP, emailP} {
 		for _, env := range p.Sent() {
@@ -162,6 +172,9 @@ func Run(t *testing.T, s Stores, cfg Config) {
 				t.Errorf("message %s accepted twice (by %s and %s)", env.ID, prev, p.Name())
 			}
 			accepted[env.ID] = p.Name()
+			if !standing[env.ID] {
+				t.Errorf("message %s reached %s but is not charged", env.ID, p.Name())
+			}
 		}
 	}
 }
@@ -180,7 +193,7 @@ func plan(seed [32]byte, account string, cfg Config) []*op {
 		if r.IntN(5) == 0 {
 			o.key = "" // some sends carry no key
 		}
-		if r.IntN(20) == 0 {
+		if r.IntN(10) == 0 { // a client that hangs up, before or during the vendor call
 			o.cancel = time.Duration(r.IntN(300)) * time.Microsecond
 		}
 		to := fmt.Sprintf("9%09d", r.IntN(1_000_000_000))
@@ -241,9 +254,11 @@ func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool)
 			return nil, &notify.Error{Code: notify.CodeRateLimited, Err: errors.New("slow down")}
 		case x < 920: // permanent
 			return nil, notify.Errorf(notify.CodeRejected, "number blocked")
-		case x < 950: // accepted, then the answer was lost: captured, not retried
+		case x < 935: // accepted, then the answer was lost: captured, unknown
 			return &notify.Result{}, errors.New("answer lost after the request was written")
-		case x < 980 || !panics: // the provider hangs until the attempt times out
+		case x < 950: // accepted, and the provider knows the outcome is unknown
+			return &notify.Result{}, notify.Errorf(notify.CodeOutcomeUnknown, "HTTP 502 from a proxy")
+		case x < 980 || !panics: // hangs until the attempt times out: unknown
 			<-ctx.Done()
 			return nil, ctx.Err()
 		default:
@@ -306,7 +321,8 @@ func (l *auditLog) Record(ctx context.Context, r *notify.Receipt) error {
 	return l.DeliveryLog.Record(ctx, r)
 }
 
-func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []outcome) {
+// audit checks the money and returns the messages whose charge stands.
+func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []outcome) map[string]bool {
 	t.Helper()
 	ctx := context.Background()
 	var charged, refunded int64
@@ -351,7 +367,7 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []out
 			t.Errorf("charged message %s has no receipt in the delivery log: %v", id, err)
 		case refunded && r.Status != notify.StatusFailed:
 			t.Errorf("message %s was refunded but its receipt says %s", id, r.Status)
-		case !refunded && r.Status != notify.StatusSent:
+		case !refunded && r.Status != notify.StatusSent && r.Status != notify.StatusUnknown:
 			t.Errorf("message %s is charged but its receipt says %s", id, r.Status)
 		}
 		if !refunded {
@@ -359,11 +375,20 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []out
 		}
 	}
 
-	// No key paid for twice: at most one sent receipt per key and kind.
+	// Every unknown receipt keeps its charge.
+	log.mu.Lock()
+	for _, r := range log.all {
+		if r.Status == notify.StatusUnknown && r.Kind != notify.KindOTP && !standing[r.MessageID] {
+			t.Errorf("message %s has an unknown outcome but is not charged", r.MessageID)
+		}
+	}
+	log.mu.Unlock()
+
+	// No key paid for twice: at most one charged receipt per key and kind.
 	for key, rs := range log.byKey {
 		sent := map[notify.Kind]string{}
 		for _, r := range rs {
-			if r.Status != notify.StatusSent || !standing[r.MessageID] {
+			if r.Status == notify.StatusFailed || !standing[r.MessageID] {
 				continue
 			}
 			if prev, dup := sent[r.Kind]; dup {
@@ -374,11 +399,18 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []out
 	}
 
 	// What callers were told matches the money.
-	var ok, failed, codes = 0, 0, map[notify.Code]int{}
+	var ok, failed, unknown, codes = 0, 0, 0, map[notify.Code]int{}
 	for _, o := range outcomes {
 		if o.err != nil {
 			failed++
 			codes[notify.CodeOf(o.err)]++
+			if notify.CodeOf(o.err) == notify.CodeOutcomeUnknown {
+				unknown++
+				if o.receipt == nil || o.receipt.Status != notify.StatusUnknown {
+					t.Errorf("outcome_unknown (%v) without an unknown receipt: %+v", o.err, o.receipt)
+				}
+				continue
+			}
 			if o.receipt != nil && o.receipt.Kind != notify.KindOTP && standing[o.receipt.MessageID] {
 				t.Errorf("send failed (%v) but message %s stays charged", o.err, o.receipt.MessageID)
 			}
@@ -397,7 +429,8 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, outcomes []out
 	}
 	t.Logf("%d sends: %d ok, %d failed %v; charged %d, refunded %d, balance %d of %d",
 		len(outcomes), ok, failed, codes, charged, refunded, b.Available.Minor, s.Opening.Minor)
-	if ok == 0 || failed == 0 || refunded == 0 {
-		t.Errorf("the run did not exercise both paths: %d ok, %d failed, %d refunded", ok, failed, refunded)
+	if ok == 0 || failed == 0 || refunded == 0 || unknown == 0 {
+		t.Errorf("the run did not exercise every path: %d ok, %d failed, %d unknown, %d refunded", ok, failed, unknown, refunded)
 	}
+	return standing
 }
