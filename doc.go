@@ -6,16 +6,24 @@
 // A Notifier runs every send through one pipeline:
 //
 //  1. Prepare: the Channel for the request's Kind validates and normalises
-//     it, renders its template and picks a Provider. Bad input stops here
-//     with CodeInvalidArgument, naming every bad field; nothing is charged.
-//  2. Charge: the Pricer prices the Envelope and the WalletStore debits it,
-//     with the message ID as reference. A short wallet is
-//     CodeInsufficientFunds and no provider is called.
-//  3. Deliver: the Channel hands the Envelope to its Provider under a
-//     per-attempt timeout. Temporary failures before acceptance are retried
-//     with capped, jittered backoff inside the caller's deadline; a panic
-//     becomes CodeInternal.
-//  4. Settle: a failed message is refunded, exactly once.
+//     it, renders its template and picks a Provider, and the Pricer prices
+//     the Envelope. Bad input stops here with CodeInvalidArgument, naming
+//     every bad field; nothing is charged and no limit counts it.
+//  2. Limit: the optional per-account rate limit and per-recipient OTP
+//     throttle (WithRateLimit, WithOTPThrottle, over a Limiter) take their
+//     share; idempotent replays never count.
+//  3. Charge: the WalletStore debits the price, with the message ID as
+//     reference. A short wallet is CodeInsufficientFunds and no provider is
+//     called.
+//  4. Deliver: the Channel hands the Envelope to its Provider under a
+//     per-attempt timeout. The answer is one of three outcomes (Outcome):
+//     accepted (sent, charged); certainly not accepted (temporary refusals
+//     are retried with capped, jittered backoff inside the caller's
+//     deadline, then the charge is refunded exactly once); or unknown, the
+//     vendor may have it (never retried, the charge stands, StatusUnknown
+//     and CodeOutcomeUnknown). A context that ends before the vendor call
+//     cancels the send and refunds it; once the call is in flight, its
+//     outcome decides.
 //  5. Record: the Receipt goes to the DeliveryLog and to Observers.
 //
 // The root package holds the types and interfaces; implementations live in
@@ -51,5 +59,9 @@
 //
 // A request with an IdempotencyKey that repeats while the IdempotencyStore
 // remembers the key returns the first Receipt without sending or charging
-// again; the same key with a different request is CodeConflict.
+// again, whether it was sent or its outcome is unknown (then with the same
+// CodeOutcomeUnknown error); only a send that certainly went nowhere frees
+// the key. The fingerprint is taken after normalisation, so two spellings
+// of one number are one request; the same key with a different request is
+// CodeConflict.
 package notify
