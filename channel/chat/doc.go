@@ -35,10 +35,11 @@
 // primary gateway (notify.Account.PrimaryChatGateway), or the other one
 // when the primary has no provider configured; Envelope.Chat.Gateway is
 // the resolved gateway and Envelope.Chat.Auto is set. Under auto, a
-// temporary failure of the first gateway before it accepted the message
-// (notify.CodeOf(err).Temporary(): Unavailable or RateLimited) falls over
-// to the other gateway once per delivery attempt; a permanent failure
-// does not. The Result's Gateway says which gateway delivered and its
+// certain, temporary refusal by the first gateway (notify.IsRetryable:
+// Unavailable or RateLimited, the message was not accepted) falls over to
+// the other gateway once per delivery attempt; a permanent refusal does
+// not, and neither does an unknown outcome (the first gateway may have
+// the message, and the other would deliver it twice). The Result's Gateway says which gateway delivered and its
 // Note why that one. The message is charged the price of the gateway
 // chosen in Prepare; when a failover delivers it through a cheaper one, the
 // Notifier credits the difference back, and it never charges more. An explicit gateway whose provider is not configured is

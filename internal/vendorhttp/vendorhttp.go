@@ -1,17 +1,38 @@
 // Package vendorhttp makes the one HTTP request a provider sends to its
 // vendor, and classifies what can go wrong on the way in one way for every
 // HTTP provider (smsgateway, cloudchat, qrchat). What matters to the
-// Notifier is whether the vendor may have the message:
+// Notifier is the outcome (notify.OutcomeOf): whether the vendor may have
+// the message.
 //
-//   - the request was certainly not written (no connection, refused, DNS,
-//     TLS, or the context ended first): CodeUnavailable, which the Notifier
-//     retries; errors.Is still sees a context error;
-//   - the request was written but no complete answer came back: the vendor
-//     may have accepted the message, so the error must not be retried. A
-//     context that ended is returned wrapped (the Notifier classifies it as
-//     Canceled or DeadlineExceeded), a network timeout is
-//     CodeDeadlineExceeded, and anything else is a bare error, which the
-//     Notifier treats as Unavailable but never retries.
+//   - Before any I/O (a context that has already ended, a URL that cannot
+//     be built from the provider's configuration, a header value HTTP
+//     forbids) the vendor certainly has nothing: CodeUnavailable for the
+//     ended context (errors.Is still sees it), CodeRejected naming the
+//     configuration for the others.
+//   - The request was certainly not written whole (the dial was refused,
+//     DNS or TLS failed, the context ended before a connection was had or
+//     while the request was still being written): CodeUnavailable, a
+//     certain and temporary refusal, which the Notifier retries.
+//   - The request may have been written whole and no complete answer came
+//     back (a timeout, a reset or a closed connection after it, an answer
+//     cut short, unreadable or over Request.Limit): CodeOutcomeUnknown.
+//     The vendor may have accepted the message, so the charge stands and
+//     it is never retried. An ended context stays visible to errors.Is.
+//
+// Whether the request was written is learned from net/http's client trace
+// (httptrace GetConn, GotConn and WroteRequest), which http.Transport
+// reports: the request was certainly not written when the transport asked
+// for a connection and every attempt that got one reported that its
+// writing failed. WroteRequest comes from the transport's writer and may
+// arrive after the client has returned (a large body is written through to
+// the socket before it is reported), so Do waits a moment for it; without
+// it, or from a transport that reports nothing, there is no proof that the
+// request was not written, and the outcome is unknown.
+//
+// What the answer means is for the provider to say: only a body in the
+// vendor's own error format that shows the message was not taken is a
+// certain refusal. Providers pass anything else (a 5xx or a proxy's error
+// page without such a body, a 2xx without a message ID) to Unknownf.
 //
 // Messages never contain the request's URL (it may carry credentials) or
 // headers.
@@ -28,7 +49,8 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync/atomic"
+	"sync"
+	"time"
 
 	"github.com/notifykit/notify"
 )
@@ -46,6 +68,10 @@ type Request struct {
 	Name   string
 	Method string
 	URL    string
+	// URLConfig names the configuration the URL is built from, such as
+	// "cloudchat Config.BaseURL", for the error when the URL cannot be
+	// used. Default "the provider's base URL".
+	URLConfig string
 	// Body is sent as application/json when not nil.
 	Body   []byte
 	Header http.Header
@@ -54,27 +80,114 @@ type Request struct {
 	Limit int64
 }
 
-// Do sends r once with client. On a transport failure it returns an error
-// classified as the package documentation says. When the answer's body
-// cannot be read it returns the Answer (with Status and Header) and the
-// error, so that the caller may weigh the status.
-func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
-	// The transport reports from its own goroutine.
-	var wrote atomic.Bool
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
-			wrote.Store(true)
+// settleWait bounds how long Do waits, after the client has failed, for
+// the transport to say whether a request it was writing got out whole. On
+// a failure net/http closes the connection first, so the answer comes at
+// once; without it the outcome is unknown.
+const settleWait = 250 * time.Millisecond
+
+// writes follows the attempts of one request through the client trace.
+// The transport may make more than one attempt (it retries on a fresh
+// connection a request it wrote nothing of); the request may have reached
+// the vendor if any attempt wrote it whole, or may still be doing so.
+type writes struct {
+	mu      sync.Mutex
+	asked   int  // GetConn: attempts that asked for a connection
+	got     int  // GotConn: attempts that have a connection
+	settled int  // WroteRequest: attempts whose writing ended
+	whole   bool // some attempt wrote the request whole
+	change  chan struct{}
+}
+
+func newWrites() *writes { return &writes{change: make(chan struct{}, 1)} }
+
+func (w *writes) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GetConn: func(string) {
+			w.mu.Lock()
+			w.asked++
+			w.mu.Unlock()
+		},
+		GotConn: func(httptrace.GotConnInfo) {
+			w.mu.Lock()
+			w.got++
+			w.mu.Unlock()
+		},
+		// Called by the transport's writer, once the request is in its
+		// buffer (before that is flushed) or has failed to get there:
+		// nothing can have reached the vendor whole before Err == nil
+		// is reported.
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			w.mu.Lock()
+			w.settled++
+			if info.Err == nil {
+				w.whole = true
+			}
+			w.mu.Unlock()
+			select {
+			case w.change <- struct{}{}:
+			default:
+			}
+		},
+	}
+}
+
+// notWritten reports whether the request certainly did not reach the
+// vendor whole: the transport reported asking for or getting a connection,
+// and every attempt that got one reported that its writing failed. An
+// attempt still writing is waited for, up to settleWait.
+func (w *writes) notWritten() bool {
+	timer := time.NewTimer(settleWait)
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		asked, got, settled, whole := w.asked, w.got, w.settled, w.whole
+		w.mu.Unlock()
+		switch {
+		case whole || asked+got == 0: // written, or no word at all
+			return false
+		case settled >= got:
+			return true
 		}
-	}}
+		select {
+		case <-w.change:
+		case <-timer.C:
+			return false
+		}
+	}
+}
+
+// Do sends r once with client and reads the whole answer. Its errors are
+// classified as the package documentation says: CodeRejected or
+// CodeUnavailable when the vendor certainly has nothing, CodeOutcomeUnknown
+// when it may have the request. An answer whose body cannot be read whole
+// is of unknown outcome whatever its status.
+func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("%s: request not sent: %w", r.Name, cerr)}
+	}
 	var body io.Reader
 	if r.Body != nil {
 		body = bytes.NewReader(r.Body)
 	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), r.Method, r.URL, body)
+	w := newWrites()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.trace()), r.Method, r.URL, body)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeInternal, "%s: building the request: %v", r.Name, Cause(err))
+		field := r.URLConfig
+		if field == "" {
+			field = "the provider's base URL"
+		}
+		return nil, notify.Errorf(notify.CodeRejected, "%s: the request cannot be built (check %s): %s", r.Name, field, Cause(err))
 	}
 	for k, vs := range r.Header {
+		for _, v := range vs {
+			if !validHeaderValue(v) {
+				// net/http would refuse it before any I/O, in a way
+				// that would look like an unknown outcome here.
+				return nil, notify.Errorf(notify.CodeRejected,
+					"%s: the %s header holds a control character, which HTTP forbids (check the provider's credentials in its Config)", r.Name, k)
+			}
+		}
 		req.Header[k] = vs
 	}
 	req.Header.Set("Accept", "application/json")
@@ -83,11 +196,8 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if !wrote.Load() {
-			if cerr := ctx.Err(); cerr != nil {
-				return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("%s: request not sent: %w", r.Name, cerr)}
-			}
-			return nil, notify.Errorf(notify.CodeUnavailable, "%s: request not sent: %s", r.Name, Cause(err))
+		if w.notWritten() {
+			return nil, notSent(ctx, r.Name, err)
 		}
 		return nil, Unknown(ctx, r.Name, "no answer", err)
 	}
@@ -100,26 +210,90 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	if err == nil && int64(len(data)) > limit {
 		err = fmt.Errorf("answer over %d bytes", limit)
 	}
-	ans := &Answer{Status: resp.StatusCode, Header: resp.Header}
 	if err != nil {
-		return ans, Unknown(ctx, r.Name, fmt.Sprintf("reading the answer (HTTP %d)", resp.StatusCode), err)
+		return nil, Unknown(ctx, r.Name, fmt.Sprintf("HTTP %d, and its answer could not be read whole", resp.StatusCode), err)
 	}
-	ans.Body = data
-	return ans, nil
+	return &Answer{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
 
-// Unknown classifies a failure after the request was written, when the
-// vendor may have accepted the message: never a retryable error.
-func Unknown(ctx context.Context, name, what string, err error) error {
-	const why = "the vendor may have accepted the message, so it is not retried"
+// validHeaderValue reports whether net/http would send v as a header
+// value: no control characters but tab.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// notSent classifies a failure before the request was written whole: a
+// certain, temporary refusal.
+func notSent(ctx context.Context, name string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
-		return fmt.Errorf("%s: %s (%s): %w", name, what, why, cerr)
+		return &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("%s: request not sent: %w", name, cerr)}
+	}
+	return notify.Errorf(notify.CodeUnavailable, "%s: request not sent: %s", name, Cause(err))
+}
+
+// unknownError is the cause of every unknown outcome made here. Its text
+// ends with why it is not retried; ReadOnly drops that.
+type unknownError struct {
+	msg   string // "name: what happened"
+	cause error  // an ended context, for errors.Is; may be nil
+}
+
+func (e *unknownError) Error() string {
+	return e.msg + " (the vendor may have accepted the message, so it is not retried)"
+}
+
+func (e *unknownError) Unwrap() error { return e.cause }
+
+// readOnlyError is an unknownError of a request that sends nothing.
+type readOnlyError struct{ *unknownError }
+
+func (e readOnlyError) Error() string { return e.msg }
+
+// Unknown classifies a failure after the request may have been written,
+// when the vendor may have accepted the message: CodeOutcomeUnknown, never
+// retried. what says what happened; an ended context is wrapped (errors.Is
+// sees it), a network timeout is named.
+func Unknown(ctx context.Context, name, what string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return &notify.Error{Code: notify.CodeOutcomeUnknown,
+			Err: &unknownError{msg: fmt.Sprintf("%s: %s: %v", name, what, cerr), cause: cerr}}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return &notify.Error{Code: notify.CodeDeadlineExceeded, Err: fmt.Errorf("%s: %s: timed out (%s): %s", name, what, why, Cause(err))}
+		what += ": timed out"
 	}
-	return fmt.Errorf("%s: %s (%s): %s", name, what, why, Cause(err))
+	return &notify.Error{Code: notify.CodeOutcomeUnknown,
+		Err: &unknownError{msg: fmt.Sprintf("%s: %s: %s", name, what, Cause(err))}}
+}
+
+// Unknownf returns a CodeOutcomeUnknown error for an answer that does not
+// prove the vendor refused the message, such as a 5xx without the vendor's
+// error body or a success without a message ID. The message is name and
+// the formatted text, followed by why the message is not retried.
+func Unknownf(name, format string, args ...any) *notify.Error {
+	return &notify.Error{Code: notify.CodeOutcomeUnknown,
+		Err: &unknownError{msg: name + ": " + fmt.Sprintf(format, args...)}}
+}
+
+// ReadOnly classifies err for a request that sends nothing, such as a
+// session-status or balance query: whatever became of it, the vendor has
+// no message, so an unknown outcome becomes CodeUnavailable, with the same
+// cause (errors.Is still sees an ended context). Other errors are returned
+// as they are.
+func ReadOnly(err error) error {
+	if err == nil || notify.OutcomeOf(err) != notify.OutcomeUnknown {
+		return err
+	}
+	var ue *unknownError
+	if errors.As(err, &ue) {
+		return &notify.Error{Code: notify.CodeUnavailable, Err: readOnlyError{ue}}
+	}
+	return notify.WithCode(notify.CodeUnavailable, err)
 }
 
 // Cause returns err's message without the URL that net/http puts in its

@@ -6,7 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +17,9 @@ import (
 
 func TestDo(t *testing.T) {
 	release := make(chan struct{})
+	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
 		switch r.URL.Path {
 		case "/ok":
 			if r.Header.Get("Content-Type") != "application/json" || r.Header.Get("X-Key") != "k" {
@@ -31,6 +35,12 @@ func TestDo(t *testing.T) {
 		case "/hangup": // read the request, then drop the connection
 			conn, _, _ := w.(http.Hijacker).Hijack()
 			conn.Close()
+		case "/cut": // promise 100 bytes, send 10, then drop the connection
+			w.Header().Set("Content-Length", "100")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte(`{"id":"m1"`))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
 		case "/big":
 			w.Write([]byte(strings.Repeat("x", 2048)))
 		}
@@ -50,46 +60,210 @@ func TestDo(t *testing.T) {
 	cancel()
 	short, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer stop()
+	impatient := &http.Client{Transport: srv.Client().Transport, Timeout: 50 * time.Millisecond}
 
 	cases := []struct {
-		name      string
-		ctx       context.Context
-		url       string
-		code      notify.Code // "" : success
-		retryable bool
-		is        error
+		name    string
+		ctx     context.Context
+		client  *http.Client
+		url     string
+		code    notify.Code // "" : success
+		outcome notify.Outcome
+		is      error
+		text    string
+		reached int64 // requests the server saw
 	}{
-		{"answer", context.Background(), srv.URL + "/ok", "", false, nil},
-		{"connection refused", context.Background(), closed + "/x?token=SECRET", notify.CodeUnavailable, true, nil},
-		{"context ended before", canceled, srv.URL + "/ok", notify.CodeUnavailable, true, context.Canceled},
-		{"no answer in time", short, srv.URL + "/hang?token=SECRET", notify.CodeDeadlineExceeded, false, context.DeadlineExceeded},
-		{"connection dropped after the request", context.Background(), srv.URL + "/hangup", notify.CodeInternal, false, nil},
-		{"answer too long", context.Background(), srv.URL + "/big", notify.CodeInternal, false, nil},
+		{name: "answer", url: srv.URL + "/ok", outcome: notify.OutcomeAccepted, reached: 1},
+		{name: "connection refused", url: closed + "/x?token=SECRET", code: notify.CodeUnavailable,
+			outcome: notify.OutcomeNotAccepted, text: "request not sent"},
+		{name: "context ended before", ctx: canceled, url: srv.URL + "/ok", code: notify.CodeUnavailable,
+			outcome: notify.OutcomeNotAccepted, is: context.Canceled, text: "request not sent"},
+		{name: "bad URL from the configuration", url: "http://vendor.example:port/x?token=SECRET", code: notify.CodeRejected,
+			outcome: notify.OutcomeNotAccepted, text: "check acme Config.BaseURL"},
+		{name: "no answer in time", ctx: short, url: srv.URL + "/hang?token=SECRET", code: notify.CodeOutcomeUnknown,
+			outcome: notify.OutcomeUnknown, is: context.DeadlineExceeded, text: "may have accepted the message", reached: 1},
+		{name: "client timeout after the request", client: impatient, url: srv.URL + "/hang", code: notify.CodeOutcomeUnknown,
+			outcome: notify.OutcomeUnknown, text: "timed out", reached: 1},
+		{name: "connection dropped after the request", url: srv.URL + "/hangup", code: notify.CodeOutcomeUnknown,
+			outcome: notify.OutcomeUnknown, text: "no answer", reached: 1},
+		{name: "answer cut short", url: srv.URL + "/cut", code: notify.CodeOutcomeUnknown,
+			outcome: notify.OutcomeUnknown, text: "HTTP 200, and its answer could not be read whole", reached: 1},
+		{name: "answer too long", url: srv.URL + "/big", code: notify.CodeOutcomeUnknown,
+			outcome: notify.OutcomeUnknown, text: "answer over 1024 bytes", reached: 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ans, err := Do(c.ctx, srv.Client(), Request{Name: "acme", Method: http.MethodPost, URL: c.url,
+			ctx, client := c.ctx, c.client
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if client == nil {
+				client = srv.Client()
+			}
+			before := hits.Load()
+			ans, err := Do(ctx, client, Request{Name: "acme", Method: http.MethodPost, URL: c.url, URLConfig: "acme Config.BaseURL",
 				Body: []byte(`{}`), Header: http.Header{"X-Key": {"k"}}, Limit: 1024})
+			if got := hits.Load() - before; got != c.reached {
+				t.Errorf("the server saw %d requests, want %d", got, c.reached)
+			}
 			if c.code == "" {
 				if err != nil || ans.Status != 200 || string(ans.Body) != `{"id":"m1"}` {
 					t.Fatalf("Do = %+v, %v", ans, err)
 				}
 				return
 			}
+			if ans != nil {
+				t.Errorf("Do returned an Answer with its error")
+			}
 			if got := notify.CodeOf(err); got != c.code {
 				t.Fatalf("code = %q (%v), want %q", got, err, c.code)
 			}
-			var e *notify.Error
-			retryable := errors.As(err, &e) && e.Code.Temporary()
-			if retryable != c.retryable {
-				t.Errorf("retryable = %v for %v", retryable, err)
+			if got := notify.OutcomeOf(err); got != c.outcome {
+				t.Errorf("outcome = %v, want %v", got, c.outcome)
+			}
+			if want := c.code == notify.CodeUnavailable; notify.IsRetryable(err) != want {
+				t.Errorf("IsRetryable = %v for %v", !want, err)
 			}
 			if c.is != nil && !errors.Is(err, c.is) {
 				t.Errorf("errors.Is(%v, %v) is false", err, c.is)
 			}
-			if strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "acme: ") {
-				t.Errorf("message %q leaks the URL or lacks the name", err)
+			msg := err.Error()
+			if strings.Contains(msg, "SECRET") || !strings.Contains(msg, "acme: ") || !strings.Contains(msg, c.text) {
+				t.Errorf("message %q leaks the URL, lacks the name or lacks %q", msg, c.text)
 			}
 		})
+	}
+}
+
+// roundTripper is a transport made of a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestWriteTracking: only a transport that says, through the client trace,
+// that it never wrote the request whole gets a retryable error.
+func TestWriteTracking(t *testing.T) {
+	failed := errors.New("transport failed")
+	cases := []struct {
+		name string
+		// trace replays what the transport reports before it fails.
+		trace   func(*httptrace.ClientTrace)
+		outcome notify.Outcome
+	}{
+		{"reports nothing", func(*httptrace.ClientTrace) {}, notify.OutcomeUnknown},
+		{"no connection", func(tr *httptrace.ClientTrace) { tr.GetConn("vendor:443") }, notify.OutcomeNotAccepted},
+		{"write failed", func(tr *httptrace.ClientTrace) {
+			tr.GetConn("vendor:443")
+			tr.GotConn(httptrace.GotConnInfo{})
+			tr.WroteRequest(httptrace.WroteRequestInfo{Err: failed})
+		}, notify.OutcomeNotAccepted},
+		{"written, then failed", func(tr *httptrace.ClientTrace) {
+			tr.GetConn("vendor:443")
+			tr.GotConn(httptrace.GotConnInfo{})
+			tr.WroteRequest(httptrace.WroteRequestInfo{})
+		}, notify.OutcomeUnknown},
+		{"write never reported", func(tr *httptrace.ClientTrace) {
+			tr.GetConn("vendor:443")
+			tr.GotConn(httptrace.GotConnInfo{})
+		}, notify.OutcomeUnknown},
+		{"written once, retry failed to write", func(tr *httptrace.ClientTrace) {
+			tr.GetConn("vendor:443")
+			tr.GotConn(httptrace.GotConnInfo{})
+			tr.WroteRequest(httptrace.WroteRequestInfo{})
+			tr.GetConn("vendor:443")
+			tr.GotConn(httptrace.GotConnInfo{})
+			tr.WroteRequest(httptrace.WroteRequestInfo{Err: failed})
+		}, notify.OutcomeUnknown},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+				c.trace(httptrace.ContextClientTrace(r.Context()))
+				return nil, failed
+			})}
+			_, err := Do(context.Background(), client, Request{Name: "acme", Method: http.MethodPost, URL: "http://vendor/x", Body: []byte(`{}`)})
+			if got := notify.OutcomeOf(err); got != c.outcome {
+				t.Fatalf("outcome %v (%v), want %v", got, err, c.outcome)
+			}
+			if notify.IsRetryable(err) != (c.outcome == notify.OutcomeNotAccepted) {
+				t.Errorf("IsRetryable = %v", notify.IsRetryable(err))
+			}
+		})
+	}
+}
+
+// TestWriteSettlesLate: the transport fails while its writer is still
+// finishing; Do waits for the writer's word.
+func TestWriteSettlesLate(t *testing.T) {
+	failed := errors.New("connection closed")
+	for _, whole := range []bool{false, true} {
+		client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+			tr := httptrace.ContextClientTrace(r.Context())
+			tr.GetConn("vendor:443")
+			tr.GotConn(httptrace.GotConnInfo{})
+			done := make(chan struct{})
+			go func() { // the writer reports after RoundTrip has returned
+				<-done
+				info := httptrace.WroteRequestInfo{Err: failed}
+				if whole {
+					info.Err = nil
+				}
+				tr.WroteRequest(info)
+			}()
+			defer close(done)
+			return nil, failed
+		})}
+		_, err := Do(context.Background(), client, Request{Name: "acme", Method: http.MethodPost, URL: "http://vendor/x", Body: []byte(`{}`)})
+		want := notify.OutcomeNotAccepted
+		if whole {
+			want = notify.OutcomeUnknown
+		}
+		if got := notify.OutcomeOf(err); got != want {
+			t.Errorf("written whole %v: outcome %v (%v), want %v", whole, got, err, want)
+		}
+	}
+}
+
+func TestUnknownfAndReadOnly(t *testing.T) {
+	e := Unknownf("acme", "HTTP %d without the vendor's error body", 502)
+	if notify.OutcomeOf(e) != notify.OutcomeUnknown || notify.IsRetryable(e) ||
+		e.Error() != "outcome_unknown: acme: HTTP 502 without the vendor's error body (the vendor may have accepted the message, so it is not retried)" {
+		t.Fatalf("Unknownf = %q", e)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	lost := Unknown(ctx, "acme", "no answer", errors.New("reset"))
+	ro := ReadOnly(lost)
+	if notify.CodeOf(ro) != notify.CodeUnavailable || !notify.IsRetryable(ro) || !errors.Is(ro, context.Canceled) {
+		t.Fatalf("ReadOnly(%v) = %v", lost, ro)
+	}
+	if msg := ro.Error(); msg != "unavailable: acme: no answer: context canceled" {
+		t.Errorf("ReadOnly message %q", msg)
+	}
+	if ro := ReadOnly(errors.New("bare")); notify.CodeOf(ro) != notify.CodeUnavailable {
+		t.Errorf("ReadOnly of a bare error = %v", ro)
+	}
+	rejected := notify.Errorf(notify.CodeRejected, "acme: bad key")
+	if ReadOnly(rejected) != rejected || ReadOnly(nil) != nil {
+		t.Errorf("ReadOnly changed a certain error or nil")
+	}
+}
+
+// TestBadHeaderIsRejected: a credential with a line break would make
+// net/http fail before any I/O; that is a configuration problem, refused
+// for certain, not an unknown outcome.
+func TestBadHeaderIsRejected(t *testing.T) {
+	called := false
+	client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		called = true
+		return nil, errors.New("unreachable")
+	})}
+	_, err := Do(context.Background(), client, Request{Name: "acme", Method: http.MethodPost, URL: "http://vendor/x",
+		Header: http.Header{"Authorization": {"Bearer SECRET\n"}}})
+	if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.OutcomeNotAccepted || called {
+		t.Fatalf("bad header: %v (transport called: %v), want rejected before any I/O", err, called)
+	}
+	if strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "Authorization") {
+		t.Errorf("message %q leaks the value or does not name the header", err)
 	}
 }

@@ -15,11 +15,14 @@ func FuzzClassify(f *testing.F) {
 	f.Add(429, []byte(`<html>slow down</html>`))
 	f.Add(400, []byte(`{"error":null}`))
 	f.Add(400, []byte(`{"error":{"code":"131056"}}`))
+	f.Add(502, []byte(`<html><head><title>502 Bad Gateway</title></head></html>`))
+	f.Add(503, []byte(`{"error":{"message":"(#131016) Service unavailable","code":131016}}`))
+	f.Add(400, []byte(`{"error":{"message":"An unknown error occurred","code":1}}`))
 	f.Fuzz(func(t *testing.T, status int, data []byte) {
 		h := http.Header{"Retry-After": {"3"}}
 		e := classify(status, h, data, "482915")
 		switch e.Code {
-		case notify.CodeRateLimited, notify.CodeRejected, notify.CodeUnavailable:
+		case notify.CodeRateLimited, notify.CodeRejected, notify.CodeUnavailable, notify.CodeOutcomeUnknown:
 		default:
 			t.Fatalf("code %q", e.Code)
 		}
@@ -28,6 +31,10 @@ func FuzzClassify(f *testing.F) {
 		}
 		if e.RetryAfter < 0 {
 			t.Fatalf("negative RetryAfter")
+		}
+		// A 5xx is a certain refusal only with an error code that says so.
+		if status >= 500 && notify.OutcomeOf(e) == notify.OutcomeNotAccepted && !strings.Contains(string(data), `"error"`) {
+			t.Fatalf("HTTP %d without the vendor's error object is certain: %v", status, e)
 		}
 	})
 }

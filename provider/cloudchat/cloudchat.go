@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
@@ -82,8 +83,9 @@ func validVersion(v string) bool {
 }
 
 // New returns a Provider for cfg. It fails on a missing PhoneNumberID or
-// Token, a PhoneNumberID that is not digits, a bad Version or a BaseURL
-// that is not an absolute http(s) URL.
+// Token, a Token with control characters (a pasted line break), a
+// PhoneNumberID that is not digits, a bad Version or a BaseURL that is not
+// an absolute http(s) URL.
 func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
@@ -106,6 +108,8 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if cfg.Token == "" {
 		problems = append(problems, "Token is required")
+	} else if strings.IndexFunc(cfg.Token, unicode.IsControl) >= 0 {
+		problems = append(problems, "Token must not contain control characters such as line breaks")
 	}
 	if !validVersion(cfg.Version) {
 		problems = append(problems, "Version must look like v21.0")
@@ -259,7 +263,9 @@ func (p *Provider) build(env *notify.Envelope) (*message, error) {
 // documentation for how errors are classified.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("cloudchat: %w", err)
+		// Nothing was sent: a certain refusal that keeps the context's
+		// error visible.
+		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("cloudchat: not sent: %w", err)}
 	}
 	m, err := p.build(env)
 	if err != nil {
@@ -267,7 +273,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	body, err := json.Marshal(m)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeInternal, "cloudchat: encoding the request: %v", err)
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "cloudchat: the envelope cannot be encoded as a request: %v", err)
 	}
 	status, header, data, err := p.do(ctx, http.MethodPost, p.endpoint+"/messages", body)
 	if err != nil {
@@ -287,31 +293,34 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	if err := json.Unmarshal(data, &out); err != nil || len(out.Messages) == 0 || out.Messages[0].ID == "" {
 		// The vendor said yes without the ID: the message may be on its
-		// way, so this must not be retried (a bare error is not).
-		return nil, fmt.Errorf("cloudchat: HTTP %d without a message ID; the message may have been sent", status)
+		// way, so this must not be retried.
+		return nil, vendorhttp.Unknownf("cloudchat", "HTTP %d without a message ID", status)
 	}
 	return &notify.Result{Provider: p.name, ProviderMessageID: out.Messages[0].ID, Gateway: notify.GatewayCloud}, nil
 }
 
 // CheckHealth implements notify.HealthChecker: it reads the sending phone
-// number's record, which needs a valid token and phone number ID.
+// number's record, which needs a valid token and phone number ID. The read
+// sends nothing, so no error of it is of unknown outcome: those that would
+// be for a send are CodeUnavailable.
 func (p *Provider) CheckHealth(ctx context.Context) error {
 	status, header, data, err := p.do(ctx, http.MethodGet, p.endpoint+"?fields=id", nil)
 	if err != nil {
-		return err
+		return vendorhttp.ReadOnly(err)
 	}
 	if status < 200 || status > 299 {
-		return classify(status, header, data, "")
+		return vendorhttp.ReadOnly(classify(status, header, data, ""))
 	}
 	return nil
 }
 
 // do makes one request and reads the answer; internal/vendorhttp
 // classifies its errors (CodeUnavailable only when the request was
-// certainly not sent).
+// certainly not written, CodeOutcomeUnknown once it may have been).
 func (p *Provider) do(ctx context.Context, method, target string, body []byte) (int, http.Header, []byte, error) {
 	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "cloudchat", Method: method, URL: target,
-		Body: body, Header: http.Header{"Authorization": {"Bearer " + p.token}}, Limit: maxResponse})
+		URLConfig: "cloudchat Config.BaseURL", Body: body, Header: http.Header{"Authorization": {"Bearer " + p.token}},
+		Limit: maxResponse})
 	if err != nil {
 		return 0, nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,9 +108,12 @@ func TestVendorErrors(t *testing.T) {
 		{name: "bad token", err: graphErr{401, 190, "Error validating access token: Session has expired", ""},
 			code: notify.CodeRejected, contains: "Config.Token"},
 		{name: "undeliverable", err: graphErr{400, 131026, "(#131026) Message Undeliverable", ""}, code: notify.CodeRejected, contains: "undeliverable"},
-		{name: "generic 500", err: graphErr{500, 131000, "(#131000) Something went wrong", ""}, code: notify.CodeUnavailable},
-		{name: "service unavailable", err: graphErr{503, 131016, "(#131016) Service unavailable", ""}, code: notify.CodeUnavailable},
-		{name: "unknown code on 5xx", err: graphErr{502, 999999, "proxy trouble", ""}, code: notify.CodeUnavailable},
+		{name: "something went wrong", err: somethingWentWrong, code: notify.CodeOutcomeUnknown, contains: "does not say whether the message was sent"},
+		{name: "API unknown", err: graphErr{400, 1, "An unknown error occurred", ""}, code: notify.CodeOutcomeUnknown, contains: "code 1,"},
+		{name: "service unavailable", err: serviceUnavailable, code: notify.CodeUnavailable},
+		{name: "API service down", err: graphErr{503, 2, "Service temporarily unavailable", ""}, code: notify.CodeUnavailable},
+		{name: "server temporarily unavailable", err: graphErr{503, 133004, "(#133004) Server temporarily unavailable", ""}, code: notify.CodeUnavailable},
+		{name: "unknown code on 5xx", err: graphErr{502, 999999, "proxy trouble", ""}, code: notify.CodeOutcomeUnknown},
 		{name: "unknown code on 4xx", err: graphErr{400, 999999, "something odd", ""}, code: notify.CodeRejected},
 		{name: "permission", err: graphErr{403, 10, "(#10) Application does not have permission for this action", ""},
 			code: notify.CodeRejected, contains: "PhoneNumberID"},
@@ -139,6 +143,12 @@ func TestVendorErrors(t *testing.T) {
 			_, err := p.Send(context.Background(), chatEnv(to, msg))
 			if got := notify.CodeOf(err); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
+			}
+			if want := tt.code == notify.CodeOutcomeUnknown; (notify.OutcomeOf(err) == notify.OutcomeUnknown) != want {
+				t.Errorf("outcome %v for code %q", notify.OutcomeOf(err), tt.code)
+			}
+			if want := tt.code == notify.CodeUnavailable || tt.code == notify.CodeRateLimited; notify.IsRetryable(err) != want {
+				t.Errorf("IsRetryable = %v for code %q", !want, tt.code)
 			}
 			if !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("error %q does not contain %q", err, tt.contains)
@@ -175,38 +185,136 @@ func TestWrongToken(t *testing.T) {
 	}
 }
 
-// TestNonJSONErrors: a proxy in front of the vendor may answer with HTML.
+// TestNonJSONErrors: a proxy in front of the vendor may answer with HTML,
+// or with nothing.
 func TestNonJSONErrors(t *testing.T) {
 	for _, tt := range []struct {
 		status int
 		header string
+		body   string
 		code   notify.Code
 		after  time.Duration
+		health notify.Code // of CheckHealth, which sends nothing
 	}{
-		{502, "", notify.CodeUnavailable, 0},
-		{429, "7", notify.CodeRateLimited, 7 * time.Second},
-		{404, "", notify.CodeRejected, 0},
+		{502, "", "<html>Bad Gateway</html>", notify.CodeOutcomeUnknown, 0, notify.CodeUnavailable},
+		{504, "", "<html>Gateway Timeout</html>", notify.CodeOutcomeUnknown, 0, notify.CodeUnavailable},
+		{500, "", "", notify.CodeOutcomeUnknown, 0, notify.CodeUnavailable},
+		{429, "7", "<html>Too Many Requests</html>", notify.CodeRateLimited, 7 * time.Second, notify.CodeRateLimited},
+		{404, "", "<html>Not Found</html>", notify.CodeRejected, 0, notify.CodeRejected},
 	} {
+		var hits atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
 			if tt.header != "" {
 				w.Header().Set("Retry-After", tt.header)
 			}
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(tt.status)
-			w.Write([]byte("<html>Bad Gateway</html>"))
+			w.Write([]byte(tt.body))
 		}))
 		p, _ := cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
 		_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+		sent := hits.Load()
+		health := p.CheckHealth(context.Background())
 		srv.Close()
 		var e *notify.Error
 		if !errors.As(err, &e) || e.Code != tt.code || e.RetryAfter != tt.after {
 			t.Errorf("HTTP %d: got %v, want %s (RetryAfter %v)", tt.status, err, tt.code, tt.after)
 		}
+		if tt.code == notify.CodeOutcomeUnknown && (notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message")) {
+			t.Errorf("HTTP %d: %v is retryable or does not say why not", tt.status, err)
+		}
+		if sent != 1 {
+			t.Errorf("HTTP %d: the server got %d requests, want 1", tt.status, sent)
+		}
+		if notify.CodeOf(health) != tt.health {
+			t.Errorf("HTTP %d: CheckHealth = %v, want %s", tt.status, health, tt.health)
+		}
+	}
+}
+
+// TestProxy502IsUnknown: a proxy in front of the vendor answers 502 or 504
+// with its own page. The vendor may have the message behind it (here, for
+// the 504, it does), so the outcome is unknown and nothing retries it.
+func TestProxy502IsUnknown(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	for _, ft := range []fault{{proxy: http.StatusBadGateway}, {proxy: http.StatusGatewayTimeout, accept: true}} {
+		posts, accepted := vendor.requests(), vendor.count()
+		vendor.failNextWithFault(ft)
+		_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+		if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+			t.Errorf("proxy %d: %v, want an unknown outcome", ft.proxy, err)
+		}
+		if got := vendor.requests() - posts; got != 1 {
+			t.Errorf("proxy %d: the fake got %d requests, want exactly 1", ft.proxy, got)
+		}
+		want := 0
+		if ft.accept {
+			want = 1
+		}
+		if got := vendor.count() - accepted; got != want {
+			t.Errorf("proxy %d: the vendor accepted %d messages, want %d", ft.proxy, got, want)
+		}
+	}
+}
+
+// TestCloud131000IsUnknown: "Something went wrong" is the vendor's
+// catch-all; it does not say the message was not sent (here it was).
+func TestCloud131000IsUnknown(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	e := somethingWentWrong
+	vendor.failNextWithFault(fault{graph: &e, accept: true})
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}))
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Fatalf("131000: %v, want outcome_unknown", err)
+	}
+	if !strings.Contains(err.Error(), "131000") || !strings.Contains(err.Error(), "AbCdEfGh123") || strings.Contains(err.Error(), "482915") {
+		t.Errorf("131000: message %q lacks the code or trace ID, or holds the OTP", err)
+	}
+	if vendor.requests() != 1 || vendor.count() != 1 {
+		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.requests(), vendor.count())
+	}
+}
+
+// TestCloud131016IsRetryable: "Service unavailable" is documented as the
+// vendor being down for a while: the message was not taken.
+func TestCloud131016IsRetryable(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	vendor.failNextWith(serviceUnavailable)
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("131016: %v, want a retryable unavailable", err)
+	}
+	if vendor.requests() != 1 || vendor.count() != 0 {
+		t.Fatalf("the fake got %d requests and accepted %d, want 1 and 0", vendor.requests(), vendor.count())
+	}
+}
+
+// TestAnswerLostAfterAcceptanceIsUnknown: the vendor takes the message and
+// the connection drops before its answer. A retry would send it twice.
+func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
+	vendor := newFakeGraph(t)
+	p := newProvider(t, vendor, testToken)
+	vendor.failNextWithFault(fault{lose: true})
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
+		t.Fatalf("lost answer: %v, want an unknown outcome", err)
+	}
+	if vendor.requests() != 1 || vendor.count() != 1 {
+		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.requests(), vendor.count())
+	}
+	// The vendor works again.
+	if _, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // TestTransportErrors: a request that never left is Unavailable (retried);
-// one whose answer was lost is a bare error (not retried).
+// one whose answer was lost, or that succeeded without an ID, is of unknown
+// outcome (never retried).
 func TestTransportErrors(t *testing.T) {
 	// Nothing listens: the dial fails before anything is sent.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -217,36 +325,27 @@ func TestTransportErrors(t *testing.T) {
 	ln.Close()
 	p, _ := cloudchat.New(cloudchat.Config{BaseURL: "http://" + addr, PhoneNumberID: testPhoneID, Token: testToken})
 	_, err = p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
-	if notify.CodeOf(err) != notify.CodeUnavailable {
+	if notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
 	}
 
-	// The server reads the request and hangs up: the outcome is unknown.
+	// A context that ended before Send: nothing was sent.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = p.Send(ctx, chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	if !notify.IsRetryable(err) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("ended context: %v, want Unavailable wrapping context.Canceled", err)
+	}
+
+	// 200 without an ID: the message may be on its way.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			conn.Close()
-		}
+		w.Write([]byte(`{"messaging_product":"whatsapp","messages":[]}`))
 	}))
 	defer srv.Close()
 	p, _ = cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
 	_, err = p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
-	var e *notify.Error
-	if err == nil || errors.As(err, &e) {
-		t.Fatalf("lost answer: %v, want a bare (unclassified) error", err)
-	}
-	if notify.CodeOf(err).Temporary() || !strings.Contains(err.Error(), "may have accepted the message") {
-		t.Fatalf("lost answer classified as temporary: %v", err)
-	}
-
-	// 200 without an ID: also unknown.
-	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`{"messaging_product":"whatsapp","messages":[]}`))
-	}))
-	defer srv2.Close()
-	p, _ = cloudchat.New(cloudchat.Config{BaseURL: srv2.URL, PhoneNumberID: testPhoneID, Token: testToken})
-	if _, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err == nil || errors.As(err, &e) {
-		t.Fatalf("200 without an ID: %v, want a bare error", err)
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || !strings.Contains(err.Error(), "without a message ID") {
+		t.Fatalf("200 without an ID: %v, want an unknown outcome", err)
 	}
 }
 
@@ -278,6 +377,7 @@ func TestNewValidates(t *testing.T) {
 		"no phone id":   {Token: "t"},
 		"phone id path": {PhoneNumberID: "123/../x", Token: "t"},
 		"no token":      {PhoneNumberID: "123"},
+		"token newline": {PhoneNumberID: "123", Token: "EAAG-pasted\n"},
 		"bad version":   {PhoneNumberID: "123", Token: "t", Version: "21"},
 		"bad base":      {PhoneNumberID: "123", Token: "t", BaseURL: "graph.example.com"},
 		"userinfo base": {PhoneNumberID: "123", Token: "t", BaseURL: "https://u:p@graph.example.com"},

@@ -23,8 +23,26 @@ func TestConformance(t *testing.T) {
 					Text: otp + " is your Acme login code. Do not share it."},
 			}
 		},
-		Secrets:    []string{testToken, "482915"},
-		FailNext:   vendor.failNext,
+		Secrets: []string{testToken, "482915"},
+		FailNext: func(f providertest.Failure) bool {
+			switch f {
+			case providertest.Temporary:
+				// 131016 is documented as the service being down for a
+				// while: certainly not taken. 131000 would not do: it
+				// does not say whether the message was sent.
+				vendor.failNextWith(serviceUnavailable)
+			case providertest.RateLimited:
+				vendor.failNextWith(throughputHit)
+			case providertest.Permanent:
+				vendor.failNextWith(undeliverable)
+			case providertest.AnswerLost:
+				// Take the message, then drop the connection.
+				vendor.failNextWithFault(fault{lose: true})
+			default:
+				return false
+			}
+			return true
+		},
 		SetLatency: vendor.setLatency,
 		Received:   vendor.count,
 	})

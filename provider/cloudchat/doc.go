@@ -21,23 +21,50 @@
 //     link itself, from its own network, so no file passes through here.
 //
 // A success answers {"messages": [{"id": "wamid..."}]}; that ID is the
-// Result's ProviderMessageID. Errors answer {"error": {"message", "type",
-// "code", "error_subcode", "error_data": {"details"}, "fbtrace_id"}} and
-// are classified by code:
+// Result's ProviderMessageID.
+//
+// # Errors
+//
+// Every error says whether the vendor may have the message
+// (notify.OutcomeOf), which decides refunds and retries. Errors answer
+// {"error": {"message", "type", "code", "error_subcode", "error_data":
+// {"details"}, "fbtrace_id"}} and are classified by code, following the
+// vendor's error-code reference:
 //
 //	130429, 131056, 131048, 4, 80007  CodeRateLimited (131056, the pair rate
 //	                                  limit, with RetryAfter 6s)
+//	2, 131016, 133004                 CodeUnavailable: the service is down
+//	                                  or overloaded for a while, the message
+//	                                  was not taken; retried
+//	1, 131000                         CodeOutcomeUnknown: "API Unknown" and
+//	                                  "Something went wrong" do not say
+//	                                  whether the message was sent
 //	131047                            CodeRejected: outside the 24-hour
 //	                                  customer service window; send a template
 //	132000, 132001, 132005, 132007,   CodeRejected: the template does not
 //	132012, 132015, 132016            exist, or does not match the parameters
 //	190                               CodeRejected: bad or expired token
-//	131026 and other 4xx codes        CodeRejected
-//	1, 2, 131000, 131016, 133004, 5xx CodeUnavailable
+//	10, 200, 131005                   CodeRejected: the token lacks permission
+//	131026 and other codes on a 4xx   CodeRejected
+//	other codes on a 429              CodeRateLimited
+//	other codes on a 5xx              CodeOutcomeUnknown
 //
-// A network failure before the request was written is CodeUnavailable; one
-// after it leaves the outcome unknown and is returned as a bare error,
-// which the Notifier does not retry. Error messages carry the vendor's
-// message, code and fbtrace_id (for support requests) but never the token
-// or the envelope's OTP.
+// An answer without the error object (a proxy's HTML page, an empty body)
+// is CodeRateLimited on a 429 (with Retry-After), CodeOutcomeUnknown on a
+// 5xx (the vendor may have taken the message behind a proxy's 502 or 504),
+// and CodeRejected otherwise. A 2xx without a message ID is
+// CodeOutcomeUnknown.
+//
+// A network failure before the request was written whole (a refused dial,
+// DNS, TLS, a context that ended first) is CodeUnavailable, certain and
+// retried; one after it (a timeout, a reset, an answer cut short or
+// unreadable) is CodeOutcomeUnknown: the charge stands and the Notifier
+// never retries it, nor does the chat channel fall over to another
+// gateway. internal/vendorhttp makes this rule for every HTTP provider
+// alike. An envelope that cannot be sent is CodeInvalidArgument, before
+// any I/O. CheckHealth sends nothing, so its failures that would be of
+// unknown outcome for a send are CodeUnavailable.
+//
+// Error messages carry the vendor's message, code and fbtrace_id (for
+// support requests) but never the token or the envelope's OTP.
 package cloudchat

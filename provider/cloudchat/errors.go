@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
 )
 
 // apiError is the vendor's error object.
@@ -28,27 +29,32 @@ type apiError struct {
 // same recipient (the pair rate limit, code 131056).
 const pairRateWait = 6 * time.Second
 
-// classify turns an error answer into a *notify.Error. otp, when set, is
-// removed from the vendor's text in case the vendor quotes the message.
+// classify turns an error answer (not 2xx) into a *notify.Error. otp, when
+// set, is removed from the vendor's text in case the vendor quotes the
+// message. Only the vendor's error object with a code that says the
+// message was not taken is a certain refusal; a 5xx without one (a proxy's
+// page, an empty body, an unknown code) is CodeOutcomeUnknown.
 func classify(status int, header http.Header, data []byte, otp string) *notify.Error {
 	var body struct {
 		Error *apiError `json:"error"`
 	}
 	if json.Unmarshal(data, &body) != nil || body.Error == nil {
-		code := notify.CodeRejected
 		switch {
 		case status == http.StatusTooManyRequests:
-			code = notify.CodeRateLimited
+			e := notify.Errorf(notify.CodeRateLimited, "cloudchat: HTTP 429 without an error object")
+			e.RetryAfter = retryAfter(header)
+			return e
 		case status >= 500:
-			code = notify.CodeUnavailable
+			return vendorhttp.Unknownf("cloudchat", "HTTP %d without the vendor's error object", status)
 		}
-		e := notify.Errorf(code, "cloudchat: HTTP %d without an error object", status)
-		e.RetryAfter = retryAfter(header)
-		return e
+		return notify.Errorf(notify.CodeRejected, "cloudchat: HTTP %d without an error object", status)
 	}
 	a := body.Error
 	code, hint := codeOf(status, a.Code)
 	desc := describe(a, otp)
+	if code == notify.CodeOutcomeUnknown {
+		return vendorhttp.Unknownf("cloudchat", "%s%s", desc, hint)
+	}
 	e := notify.Errorf(code, "cloudchat: %s%s", desc, hint)
 	if code == notify.CodeRateLimited {
 		e.RetryAfter = retryAfter(header)
@@ -61,6 +67,8 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 
 // codeOf maps a vendor error code (and the HTTP status, for codes not
 // known here) to a notify code and a hint for the reader.
+// CodeOutcomeUnknown means the answer does not prove the message was not
+// taken.
 func codeOf(status, code int) (notify.Code, string) {
 	switch code {
 	case 4, 80007, 130429, 131048, 131056:
@@ -79,14 +87,20 @@ func codeOf(status, code int) (notify.Code, string) {
 		return notify.CodeRejected, " (the token lacks permission for this phone number: check cloudchat Config.Token and PhoneNumberID)"
 	case 131026:
 		return notify.CodeRejected, " (undeliverable: the number may not be on the chat network, or cannot receive this message)"
-	case 1, 2, 131000, 131016, 133004:
+	case 2, 131016, 133004:
+		// Documented as the service being down or overloaded for a
+		// while: the message was not taken.
 		return notify.CodeUnavailable, ""
+	case 1, 131000:
+		// Documented as an unknown error ("API Unknown", "Something went
+		// wrong"): the message may have been sent.
+		return notify.CodeOutcomeUnknown, " (the vendor's catch-all error does not say whether the message was sent)"
 	}
 	switch {
 	case status == http.StatusTooManyRequests:
 		return notify.CodeRateLimited, ""
 	case status >= 500:
-		return notify.CodeUnavailable, ""
+		return notify.CodeOutcomeUnknown, ""
 	}
 	return notify.CodeRejected, ""
 }

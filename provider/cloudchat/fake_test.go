@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/notifykit/notify/provider/providertest"
 )
 
 const (
@@ -22,16 +20,17 @@ const (
 
 // fakeGraph behaves like the cloud messaging API's messages endpoint: it
 // checks the token, path and body as the vendor does and answers with the
-// vendor's success and error bodies.
+// vendor's success and error bodies. A fault makes it fail the next valid
+// message the way the vendor, or a proxy in front of it, does.
 type fakeGraph struct {
 	*httptest.Server
 	t *testing.T
 
 	mu        sync.Mutex
+	posts     int // message requests that reached the fake
 	accepted  int
 	received  []map[string]any // accepted bodies
-	fail      providertest.Failure
-	failWith  *graphErr // a specific error for the next request
+	fault     *fault           // for the next valid message
 	latency   time.Duration
 	templates map[string]int // "name/lang" -> parameter count
 	window    map[string]bool
@@ -42,6 +41,14 @@ type graphErr struct {
 	code    int
 	message string
 	details string
+}
+
+// fault is how the fake fails the next valid message.
+type fault struct {
+	graph  *graphErr // answer with this vendor error
+	proxy  int       // answer with this status and a proxy's HTML page
+	accept bool      // take (and count) the message before failing
+	lose   bool      // take the message, then drop the connection unanswered
 }
 
 func newFakeGraph(t *testing.T) *fakeGraph {
@@ -86,8 +93,7 @@ func invalidParam(details string) graphErr {
 func (f *fakeGraph) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	latency, fail, failWith := f.latency, f.fail, f.failWith
-	f.fail, f.failWith = 0, nil
+	latency := f.latency
 	f.mu.Unlock()
 	if latency > 0 {
 		tm := time.NewTimer(latency)
@@ -110,6 +116,9 @@ func (f *fakeGraph) serve(w http.ResponseWriter, r *http.Request) {
 		f.replyErr(w, graphErr{400, 100, "Unsupported post request. Object with ID does not exist", ""})
 		return
 	}
+	f.mu.Lock()
+	f.posts++
+	f.mu.Unlock()
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		f.replyErr(w, invalidParam("expected a JSON body"))
 		return
@@ -123,18 +132,12 @@ func (f *fakeGraph) serve(w http.ResponseWriter, r *http.Request) {
 		f.replyErr(w, e)
 		return
 	}
-	switch {
-	case failWith != nil:
-		f.replyErr(w, *failWith)
-		return
-	case fail == providertest.Temporary:
-		f.replyErr(w, graphErr{500, 131000, "(#131000) Something went wrong", "Something went wrong. Please try again later."})
-		return
-	case fail == providertest.RateLimited:
-		f.replyErr(w, graphErr{400, 130429, "(#130429) Rate limit hit", "Cloud API message throughput has been reached."})
-		return
-	case fail == providertest.Permanent:
-		f.replyErr(w, graphErr{400, 131026, "(#131026) Message Undeliverable", "Message failed to send because of an unknown error."})
+	f.mu.Lock()
+	ft := f.fault
+	f.fault = nil
+	f.mu.Unlock()
+	if ft != nil && !ft.accept && !ft.lose {
+		f.fail(w, ft)
 		return
 	}
 	f.mu.Lock()
@@ -142,6 +145,10 @@ func (f *fakeGraph) serve(w http.ResponseWriter, r *http.Request) {
 	n := f.accepted
 	f.received = append(f.received, m)
 	f.mu.Unlock()
+	if ft != nil {
+		f.fail(w, ft)
+		return
+	}
 	to := m["to"].(string)
 	f.reply(w, 200, map[string]any{
 		"messaging_product": "whatsapp",
@@ -243,17 +250,47 @@ func (f *fakeGraph) inWindow(to string) bool {
 	return f.window[to]
 }
 
-func (f *fakeGraph) failNext(kind providertest.Failure) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.fail = kind
-	return true
+// fail answers for a fault.
+func (f *fakeGraph) fail(w http.ResponseWriter, ft *fault) {
+	switch {
+	case ft.lose:
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			panic(http.ErrAbortHandler) // net/http drops the connection
+		}
+		conn.Close()
+	case ft.proxy != 0:
+		title := fmt.Sprintf("%d %s", ft.proxy, http.StatusText(ft.proxy))
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(ft.proxy)
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><h1>%s</h1><hr>proxy</body></html>\n", title, title)
+	case ft.graph != nil:
+		f.replyErr(w, *ft.graph)
+	}
 }
 
-func (f *fakeGraph) failNextWith(e graphErr) {
+// The vendor's answers for the suite's failures.
+var (
+	serviceUnavailable = graphErr{503, 131016, "(#131016) Service unavailable", "A service is temporarily unavailable."}
+	somethingWentWrong = graphErr{500, 131000, "(#131000) Something went wrong", "Message failed to send because of an unknown error."}
+	throughputHit      = graphErr{400, 130429, "(#130429) Rate limit hit", "Cloud API message throughput has been reached."}
+	undeliverable      = graphErr{400, 131026, "(#131026) Message Undeliverable", "Message failed to send because of an unknown error."}
+)
+
+// failNextWith makes the vendor refuse the next valid message with e.
+func (f *fakeGraph) failNextWith(e graphErr) { f.failNextWithFault(fault{graph: &e}) }
+
+func (f *fakeGraph) failNextWithFault(ft fault) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.failWith = &e
+	f.fault = &ft
+}
+
+// requests returns how many message requests reached the fake.
+func (f *fakeGraph) requests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.posts
 }
 
 func (f *fakeGraph) setLatency(d time.Duration) {

@@ -25,10 +25,15 @@
 //     vendor receives nothing;
 //   - a context that ends while the vendor is slow makes Send return
 //     promptly with the context's error;
-//   - a temporary vendor failure has a temporary code
-//     (notify.CodeOf(err).Temporary()), a rate limit is CodeRateLimited, a
-//     permanent one is CodeRejected or CodeInvalidArgument, and the vendor
-//     works again for the next send;
+//   - an injected vendor failure (Harness.FailNext) gives the outcome
+//     that money and retries follow (notify.OutcomeOf): a temporary
+//     failure is retryable (notify.IsRetryable), a rate limit is
+//     CodeRateLimited and a permanent one CodeRejected or
+//     CodeInvalidArgument, all certainly not accepted and with nothing
+//     received by the vendor; a lost answer (AnswerLost: the vendor took
+//     the message, then the connection broke) is an unknown outcome,
+//     never retryable, with the message received exactly once; and the
+//     vendor works again for the next send;
 //   - an envelope without content (SMS, Email and Chat nil) makes Send
 //     fail with CodeInvalidArgument or CodeRejected, or succeed with a
 //     ProviderMessageID (capture and log providers), never panic;
@@ -36,6 +41,10 @@
 //     ProviderMessageIDs (run the tests with -race);
 //   - no error text and no Result field contains a secret the harness
 //     declares.
+//
+// A fake HTTP vendor simulates AnswerLost by taking the message and then
+// hijacking the connection and closing it (http.Hijacker), as a vendor
+// that crashes or a network that breaks after the request does.
 //
 // Hooks a fake vendor cannot provide are left nil; the subtests that need
 // them are skipped with the reason. The suite takes well under a second

@@ -29,7 +29,7 @@ func ExampleHarness() {
 			case providertest.Permanent:
 				p.FailNext(1, notify.CodeRejected)
 			default:
-				return false // this fake cannot rate-limit: that subtest is skipped
+				return false // this fake cannot rate-limit or lose answers: those subtests are skipped
 			}
 			return true
 		},
@@ -41,11 +41,12 @@ func ExampleHarness() {
 }
 
 func ExampleFailure() {
-	for _, f := range []providertest.Failure{providertest.Temporary, providertest.Permanent, providertest.RateLimited} {
+	for _, f := range []providertest.Failure{providertest.Temporary, providertest.Permanent, providertest.RateLimited, providertest.AnswerLost} {
 		fmt.Println(f)
 	}
 	// Output:
 	// temporary
 	// permanent
 	// rate-limited
+	// answer-lost
 }

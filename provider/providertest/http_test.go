@@ -25,8 +25,11 @@ import (
 const acmeKey = "acme-key-5b1e77"
 
 // acmeProvider sends SMS through the acme API: POST /v1/sms with the key in
-// Authorization, {"to","text"} in, {"id"} out; 429 = rate limited, 5xx =
-// unavailable, 4xx = rejected.
+// Authorization, {"to","text"} in, {"id"} out. Errors answer {"error",
+// "code"}; acme documents code "unavailable" (HTTP 503) as "not taken, try
+// later". So: 429 = rate limited; 503 with code "unavailable" =
+// unavailable; any other 5xx (a proxy's page, an internal error) proves
+// nothing and is an unknown outcome; 4xx = rejected.
 type acmeProvider struct {
 	base   string
 	key    string
@@ -39,49 +42,62 @@ func (p *acmeProvider) Send(ctx context.Context, env *notify.Envelope) (*notify.
 	if env.SMS == nil {
 		return nil, notify.InvalidField("message", "acme sends SMS only")
 	}
+	if err := ctx.Err(); err != nil {
+		// Nothing was sent, for certain: say so, keeping the context's
+		// error for errors.Is.
+		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("acme: not sent: %w", err)}
+	}
 	body, err := json.Marshal(map[string]string{"to": env.To, "text": env.SMS.Text})
 	if err != nil {
-		return nil, notify.WithCode(notify.CodeInternal, err)
+		// Before any I/O: certainly not accepted.
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "acme: the envelope cannot be encoded: %v", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.base+"/v1/sms", bytes.NewReader(body))
 	if err != nil {
-		return nil, notify.WithCode(notify.CodeInternal, err)
+		return nil, notify.Errorf(notify.CodeRejected, "acme: the request cannot be built: check the base URL")
 	}
 	req.Header.Set("Authorization", p.key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		// Not certain the vendor did not get it: a bare error is never
-		// retried. A real provider would tell dial errors apart.
-		return nil, fmt.Errorf("acme: %w", err)
+		// The vendor may have the message: an unknown outcome, never
+		// retried. A real provider tells failures before the request was
+		// written (httptrace.ClientTrace's GotConn and WroteRequest) apart
+		// and returns those as CodeUnavailable.
+		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: no answer: %w", err)
 	}
 	defer resp.Body.Close()
 	var out struct {
 		ID    string `json:"id"`
 		Error string `json:"error"`
+		Code  string `json:"code"`
 	}
-	_ = json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<16)).Decode(&out)
+	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<16)).Decode(&out); err != nil && resp.StatusCode < 300 {
+		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: HTTP %d with an unreadable answer", resp.StatusCode)
+	}
 	switch {
 	case resp.StatusCode == http.StatusOK && out.ID != "":
 		return &notify.Result{Provider: p.Name(), ProviderMessageID: out.ID}, nil
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: HTTP %d without a message ID", resp.StatusCode)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		e := notify.Errorf(notify.CodeRateLimited, "acme: rate limited: %s", out.Error)
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 			e.RetryAfter = time.Duration(s) * time.Second
 		}
 		return nil, e
-	case resp.StatusCode >= 500:
+	case resp.StatusCode >= 500 && out.Code == "unavailable":
 		return nil, notify.Errorf(notify.CodeUnavailable, "acme: HTTP %d: %s", resp.StatusCode, out.Error)
+	case resp.StatusCode >= 500:
+		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: HTTP %d, which does not say the message was refused", resp.StatusCode)
 	default:
 		return nil, notify.Errorf(notify.CodeRejected, "acme: HTTP %d: %s", resp.StatusCode, out.Error)
 	}
 }
 
 // fakeAcme is the vendor's fake: it checks the key, counts what it accepts
-// and fails or slows down on request.
+// and fails or slows down on request. For AnswerLost it accepts the
+// message and then drops the connection without an answer.
 type fakeAcme struct {
 	*httptest.Server
 	mu       sync.Mutex
@@ -130,7 +146,7 @@ func (f *fakeAcme) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch fail {
 	case providertest.Temporary:
-		reply(http.StatusServiceUnavailable, map[string]string{"error": "maintenance"})
+		reply(http.StatusServiceUnavailable, map[string]string{"error": "maintenance", "code": "unavailable"})
 		return
 	case providertest.RateLimited:
 		w.Header().Set("Retry-After", "1")
@@ -144,6 +160,14 @@ func (f *fakeAcme) serve(w http.ResponseWriter, r *http.Request) {
 	f.accepted++
 	id := "acme-" + strconv.Itoa(f.accepted)
 	f.mu.Unlock()
+	if fail == providertest.AnswerLost {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			panic(http.ErrAbortHandler) // net/http drops the connection
+		}
+		conn.Close()
+		return
+	}
 	reply(http.StatusOK, map[string]string{"id": id})
 }
 

@@ -20,22 +20,33 @@ type Failure int
 
 // The failures.
 const (
-	// Temporary: the vendor fails in a way that shows the message was not
-	// accepted (HTTP 503, a closed connection before the request, SMTP
-	// 421). The provider must return an error with a temporary code,
-	// CodeUnavailable or CodeRateLimited.
+	// Temporary: the vendor fails in a way that proves the message was
+	// not accepted and may be accepted later (a vendor's documented
+	// "service unavailable, try later" error body, SMTP 421 or 451). The
+	// provider must return a retryable error (notify.IsRetryable: outcome
+	// not accepted, code CodeUnavailable or CodeRateLimited). A bare 5xx
+	// or a proxy's error page proves no such thing: it is not a Temporary
+	// failure.
 	Temporary Failure = iota + 1
 	// Permanent: the vendor refuses the message for good (bad number, bad
 	// template, SMTP 550). The provider must return CodeRejected or
-	// CodeInvalidArgument.
+	// CodeInvalidArgument, whose outcome is not accepted.
 	Permanent
 	// RateLimited: the vendor asks the caller to slow down (HTTP 429, a
 	// vendor's rate-limit error code). The provider must return
-	// CodeRateLimited.
+	// CodeRateLimited, whose outcome is not accepted.
 	RateLimited
+	// AnswerLost: the vendor accepts the message and the answer is lost
+	// (the fake takes it, counts it in Received, and then drops the
+	// connection or otherwise never answers). The provider cannot know
+	// whether the message went out, so it must return an error of unknown
+	// outcome (notify.OutcomeOf is OutcomeUnknown; never retryable), and
+	// the vendor must have received the message exactly once.
+	AnswerLost
 )
 
-// String returns "temporary", "permanent" or "rate-limited".
+// String returns "temporary", "permanent", "rate-limited" or
+// "answer-lost".
 func (f Failure) String() string {
 	switch f {
 	case Temporary:
@@ -44,6 +55,8 @@ func (f Failure) String() string {
 		return "permanent"
 	case RateLimited:
 		return "rate-limited"
+	case AnswerLost:
+		return "answer-lost"
 	}
 	return fmt.Sprintf("Failure(%d)", int(f))
 }
@@ -92,9 +105,9 @@ type Harness struct {
 	SetLatency func(d time.Duration)
 
 	// Received returns how many messages the fake vendor has accepted so
-	// far. The suite compares it before and after sends: +1 for a success,
-	// +0 for an ended context or an injected failure. Nil skips those
-	// comparisons.
+	// far. The suite compares it before and after sends: +1 for a success
+	// and for an AnswerLost failure, +0 for an ended context or any other
+	// injected failure. Nil skips those comparisons.
 	Received func() int
 }
 
@@ -138,6 +151,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TemporaryFailure", func(t *testing.T) { s.testFailure(t, Temporary) })
 	t.Run("RateLimited", func(t *testing.T) { s.testFailure(t, RateLimited) })
 	t.Run("PermanentFailure", func(t *testing.T) { s.testFailure(t, Permanent) })
+	t.Run("AnswerLost", func(t *testing.T) { s.testFailure(t, AnswerLost) })
 	t.Run("MissingContent", s.testMissingContent)
 	t.Run("Concurrent", s.testConcurrent)
 }
@@ -368,29 +382,38 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 	if err == nil {
 		t.Fatalf("Send succeeded (ProviderMessageID %q) though the vendor failed it (%v)", s.redact(res.ProviderMessageID), f)
 	}
-	code := notify.CodeOf(err)
+	code, outcome := notify.CodeOf(err), notify.OutcomeOf(err)
+	received := 0
 	switch f {
 	case Temporary:
-		if !code.Temporary() {
-			t.Errorf("temporary vendor failure gave code %q, want a temporary code (unavailable or rate_limited); error: %s", code, s.redact(err))
+		if !notify.IsRetryable(err) {
+			t.Errorf("temporary vendor failure gave code %q, outcome %v: want a retryable error (notify.IsRetryable: outcome not_accepted, code unavailable or rate_limited); error: %s",
+				code, outcome, s.redact(err))
 		}
 	case RateLimited:
-		if code != notify.CodeRateLimited {
-			t.Errorf("rate-limited vendor failure gave code %q, want rate_limited; error: %s", code, s.redact(err))
+		if code != notify.CodeRateLimited || outcome != notify.OutcomeNotAccepted {
+			t.Errorf("rate-limited vendor failure gave code %q, outcome %v: want rate_limited, not_accepted; error: %s", code, outcome, s.redact(err))
 		}
 		var e *notify.Error
 		if errors.As(err, &e) && e.RetryAfter < 0 {
 			t.Errorf("RetryAfter = %v, want >= 0", e.RetryAfter)
 		}
 	case Permanent:
-		if code != notify.CodeRejected && code != notify.CodeInvalidArgument {
-			t.Errorf("permanent vendor failure gave code %q, want rejected or invalid_argument; error: %s", code, s.redact(err))
+		if (code != notify.CodeRejected && code != notify.CodeInvalidArgument) || outcome != notify.OutcomeNotAccepted {
+			t.Errorf("permanent vendor failure gave code %q, outcome %v: want rejected or invalid_argument, not_accepted; error: %s", code, outcome, s.redact(err))
+		}
+	case AnswerLost:
+		// The vendor has the message: a refund or a retry would be wrong.
+		received = 1
+		if outcome != notify.OutcomeUnknown {
+			t.Errorf("vendor accepted the message and its answer was lost, but the error has code %q, outcome %v: want outcome unknown (a bare error or outcome_unknown), never a certain refusal; error: %s",
+				code, outcome, s.redact(err))
 		}
 	}
 	if res != nil {
 		t.Errorf("Send returned a Result with its error")
 	}
-	s.checkReceived(t, before, 0, f.String()+" failure")
+	s.checkReceived(t, before, received, f.String()+" failure")
 	// The failure was for one send only: the vendor works again.
 	s.sendOK(t, "send after the "+f.String()+" failure")
 }

@@ -42,6 +42,12 @@ func (p *flawed) Send(ctx context.Context, env *notify.Envelope) (*notify.Result
 	if f := p.fail; f != 0 {
 		p.fail = 0
 		switch {
+		case f == providertest.AnswerLost:
+			p.got.Add(1) // the vendor took it; the answer is lost
+			if p.defect == "lost-as-unavailable" {
+				return nil, notify.Errorf(notify.CodeUnavailable, "flawed: connection reset")
+			}
+			return nil, errors.New("flawed: connection reset after the request")
 		case p.defect == "leaks-in-failure":
 			return nil, errors.New("flawed: bad key " + secret)
 		case p.defect == "bare-errors":
@@ -117,7 +123,8 @@ func TestSuiteCatchesDefects(t *testing.T) {
 		want   string // in the child's output
 	}{
 		{"ignores-ctx", "though its context ended"},
-		{"bare-errors", "want a temporary code"},
+		{"bare-errors", "want a retryable error"},
+		{"lost-as-unavailable", "want outcome unknown"},
 		{"leaks-secret", "contains Harness.Secrets[0]"},
 		{"leaks-in-failure", "contains Harness.Secrets[0]"},
 		{"panics", "Send panicked"},

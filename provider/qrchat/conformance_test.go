@@ -22,7 +22,11 @@ func TestConformance(t *testing.T) {
 					Text: otp + " is your Acme login code. Do not share it."},
 			}
 		},
-		Secrets:    []string{testKey, "482915"},
+		Secrets: []string{testKey, "482915"},
+		// The fake fails the next message for Temporary (the session
+		// dropped out: 422 with its status), RateLimited (429), Permanent
+		// (400) and AnswerLost (the engine took the message, then the
+		// connection dropped).
 		FailNext:   gw.failNext,
 		SetLatency: gw.setLatency,
 		Received:   gw.count,

@@ -33,13 +33,17 @@ type sent struct {
 }
 
 // fakeWAHA behaves like a WAHA-style gateway: key, session state, request
-// validation and the engines' answer shapes, errors included.
+// validation and the engines' answer shapes, errors included. Failures
+// apply to the next valid message: the suite's (failNext), a raw answer of
+// the gateway's or a proxy's, given before or after the engine took the
+// message (failNextRaw, failNextRawAfterAccept, failNextProxy).
 type fakeWAHA struct {
 	*httptest.Server
 
 	mu          sync.Mutex
 	status      string // session status
 	engine      string // WEBJS, NOWEB or GOWS: the shape of send answers
+	posts       int    // send requests that reached the fake
 	accepted    []sent
 	sessionGets int
 	fail        providertest.Failure
@@ -48,8 +52,10 @@ type fakeWAHA struct {
 }
 
 type rawReply struct {
-	status int
-	body   string
+	status      int
+	contentType string
+	body        string
+	accept      bool // the engine took the message before this answer
 }
 
 var chatIDRE = regexp.MustCompile(`^[0-9]{8,15}@c\.us$`)
@@ -109,6 +115,9 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, 404, map[string]any{"statusCode": 404, "message": "Cannot " + r.Method + " " + r.URL.Path, "error": "Not Found"})
 		return
 	}
+	f.mu.Lock()
+	f.posts++
+	f.mu.Unlock()
 	var in struct {
 		Session string `json:"session"`
 		ChatID  string `json:"chatId"`
@@ -173,10 +182,8 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	f.fail, f.failRaw = 0, nil
 	f.mu.Unlock()
 	switch {
-	case failRaw != nil:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(failRaw.status)
-		io.WriteString(w, failRaw.body)
+	case failRaw != nil && !failRaw.accept:
+		failRaw.write(w)
 		return
 	case fail == providertest.Temporary:
 		// The session dropped out between the status check and the send.
@@ -196,6 +203,18 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	n := len(f.accepted)
 	engine := f.engine
 	f.mu.Unlock()
+	switch {
+	case failRaw != nil:
+		failRaw.write(w)
+		return
+	case fail == providertest.AnswerLost:
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			panic(http.ErrAbortHandler) // net/http drops the connection
+		}
+		conn.Close()
+		return
+	}
 	id := fmt.Sprintf("3EB0%016X", n)
 	switch engine {
 	case "NOWEB":
@@ -214,17 +233,61 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func (r *rawReply) write(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", r.contentType)
+	w.WriteHeader(r.status)
+	io.WriteString(w, r.body)
+}
+
+// failNext makes the gateway fail the next valid message as the suite
+// asks: Temporary, the session dropped out (422); RateLimited, 429;
+// Permanent, a validation error (400); AnswerLost, the engine takes the
+// message and the connection drops. It reports false for other kinds.
 func (f *fakeWAHA) failNext(kind providertest.Failure) bool {
+	switch kind {
+	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.AnswerLost:
+	default:
+		return false
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.fail = kind
 	return true
 }
 
+// failNextRaw makes the gateway refuse the next valid message with status
+// and a JSON body.
 func (f *fakeWAHA) failNextRaw(status int, body string) {
+	f.setRaw(rawReply{status: status, contentType: "application/json", body: body})
+}
+
+// failNextRawAfterAccept makes the engine take the next valid message and
+// the gateway then answer status and a JSON body, as WAHA does when its
+// engine fails after sending.
+func (f *fakeWAHA) failNextRawAfterAccept(status int, body string) {
+	f.setRaw(rawReply{status: status, contentType: "application/json", body: body, accept: true})
+}
+
+// failNextProxy makes a proxy in front of the gateway answer the next valid
+// message with status and its HTML page; with accept, the gateway took the
+// message behind it.
+func (f *fakeWAHA) failNextProxy(status int, accept bool) {
+	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	f.setRaw(rawReply{status: status, contentType: "text/html", accept: accept,
+		body: "<html><head><title>" + title + "</title></head><body><h1>" + title + "</h1><hr>proxy</body></html>\n"})
+}
+
+func (f *fakeWAHA) setRaw(r rawReply) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.failRaw = &rawReply{status, body}
+	f.failRaw = &r
+}
+
+// requests returns how many send requests reached the fake.
+func (f *fakeWAHA) requests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.posts
 }
 
 func (f *fakeWAHA) setLatency(d time.Duration) {

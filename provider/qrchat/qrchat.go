@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
@@ -96,9 +97,9 @@ type Provider struct {
 	workingTo time.Time // the session was WORKING; trusted until then
 }
 
-// New returns a Provider for cfg. It fails on a missing or bad BaseURL, a
-// session name that is not letters, digits, '-' and '_', or a bad
-// CountryCode.
+// New returns a Provider for cfg. It fails on a missing or bad BaseURL, an
+// APIKey with control characters (a pasted line break), a session name
+// that is not letters, digits, '-' and '_', or a bad CountryCode.
 func New(cfg Config) (*Provider, error) {
 	if cfg.Session == "" {
 		cfg.Session = DefaultSession
@@ -125,6 +126,9 @@ func New(cfg Config) (*Provider, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if cfg.BaseURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 		problems = append(problems, "BaseURL must be an absolute http(s) URL without user info")
+	}
+	if strings.IndexFunc(cfg.APIKey, unicode.IsControl) >= 0 {
+		problems = append(problems, "APIKey must not contain control characters such as line breaks")
 	}
 	if !sessionName(cfg.Session) {
 		problems = append(problems, "Session must be 1-64 letters, digits, '-' or '_'")
@@ -216,7 +220,9 @@ func (p *Provider) chatID(to string) (string, error) {
 // documentation for the errors.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("qrchat: %w", err)
+		// Nothing was sent: a certain refusal that keeps the context's
+		// error visible.
+		return nil, notSent(err)
 	}
 	if env == nil || env.Chat == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope has no chat content")
@@ -254,33 +260,44 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeInternal, "qrchat: encoding the request: %v", err)
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
 	}
 	status, header, answer, err := p.do(ctx, http.MethodPost, path, data)
 	if err != nil {
+		p.forget() // the gateway may be in trouble: ask again next time
 		return nil, err
 	}
 	if status < 200 || status > 299 {
 		e := p.classify(status, header, answer, c.OTP)
-		if e.Code == notify.CodeUnavailable {
+		if e.Code == notify.CodeUnavailable || e.Code == notify.CodeOutcomeUnknown {
 			p.forget()
 		}
 		return nil, e
 	}
 	id := messageID(answer)
 	if id == "" {
-		return nil, fmt.Errorf("qrchat: HTTP %d without a message ID; the message may have been sent", status)
+		return nil, vendorhttp.Unknownf("qrchat", "HTTP %d without a message ID", status)
 	}
 	return &notify.Result{Provider: p.name, ProviderMessageID: id, Gateway: notify.GatewayQR}, nil
 }
 
+// notSent is the error of a send that ended with ctx before the message
+// was sent: certainly not accepted, with the context's error visible.
+func notSent(cerr error) error {
+	return &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("qrchat: not sent: %w", cerr)}
+}
+
 // fetch downloads the media through the guard and checks that its bytes
-// match the expected kind.
+// match the expected kind. It runs before the message is sent, so every
+// error is a certain refusal.
 func (p *Provider) fetch(ctx context.Context, m *notify.ChatMedia) (*fileBody, error) {
 	f, err := p.guard.Fetch(ctx, m.URL)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("qrchat: %w", cerr)
+			return nil, notSent(cerr)
+		}
+		if notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+			err = notify.WithCode(notify.CodeUnavailable, err)
 		}
 		return nil, fmt.Errorf("qrchat: media_url: %w", err)
 	}
@@ -328,21 +345,19 @@ func (p *Provider) forget() {
 	p.mu.Unlock()
 }
 
-// checkSession asks the gateway for the session's status.
+// checkSession asks the gateway for the session's status. The question
+// sends no message, so every error is a certain refusal: a failure that
+// would leave a send's outcome unknown is CodeUnavailable here.
 func (p *Provider) checkSession(ctx context.Context) error {
 	status, header, answer, err := p.do(ctx, http.MethodGet, "/api/sessions/"+url.PathEscape(p.session), nil)
 	if err != nil {
-		if notify.CodeOf(err) == notify.CodeInternal {
-			// A lost answer to a GET sent nothing: it is safe to retry.
-			return notify.WithCode(notify.CodeUnavailable, err)
-		}
-		return err
+		return vendorhttp.ReadOnly(err)
 	}
 	switch {
 	case status == http.StatusNotFound:
 		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q does not exist on the gateway (check qrchat Config.Session)", p.session)
 	case status < 200 || status > 299:
-		return p.classify(status, header, answer, "")
+		return vendorhttp.ReadOnly(p.classify(status, header, answer, ""))
 	}
 	var s struct {
 		Status string `json:"status"`
@@ -373,14 +388,15 @@ func (p *Provider) CheckHealth(ctx context.Context) error { return p.checkSessio
 
 // do makes one request to the gateway and reads the answer;
 // internal/vendorhttp classifies its errors (CodeUnavailable only when the
-// request was certainly not sent).
+// request was certainly not written, CodeOutcomeUnknown once it may have
+// been).
 func (p *Provider) do(ctx context.Context, method, path string, body []byte) (int, http.Header, []byte, error) {
 	var hdr http.Header
 	if p.key != "" {
 		hdr = http.Header{"X-Api-Key": {p.key}}
 	}
 	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "qrchat", Method: method, URL: p.base + path,
-		Body: body, Header: hdr, Limit: maxResponse})
+		URLConfig: "qrchat Config.BaseURL", Body: body, Header: hdr, Limit: maxResponse})
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -388,7 +404,11 @@ func (p *Provider) do(ctx context.Context, method, path string, body []byte) (in
 }
 
 // classify turns an error answer into a *notify.Error, with the
-// gateway's message (never its echo of the request) and otp removed.
+// gateway's message (never its echo of the request) and otp removed. The
+// gateway's answer about its session (the session is not WORKING, or is
+// unknown) is a certain refusal; a 5xx is not: the gateway reports its
+// engine's failures as HTTP 500, and the engine may have sent the message
+// before it failed, and a proxy's 502 or 504 says nothing of the gateway.
 func (p *Provider) classify(status int, header http.Header, data []byte, otp string) *notify.Error {
 	msg, sessionState := errorMessage(data)
 	if otp != "" {
@@ -411,7 +431,7 @@ func (p *Provider) classify(status int, header http.Header, data []byte, otp str
 	case status == http.StatusNotFound && sessionState == "":
 		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP 404 (unknown session or endpoint)%s", msg)
 	case status >= 500:
-		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP %d%s", status, msg)
+		return vendorhttp.Unknownf("qrchat", "HTTP %d%s", status, msg)
 	}
 	return notify.Errorf(notify.CodeRejected, "qrchat: HTTP %d%s", status, msg)
 }

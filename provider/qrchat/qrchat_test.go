@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
 )
 
@@ -259,13 +260,14 @@ func TestGatewayErrors(t *testing.T) {
 	}{
 		{"exception echoes the request", 500,
 			`{"statusCode":500,"timestamp":"2025-09-03T10:00:45.551Z","exception":{"message":"Evaluation failed: Error: wid error: invalid wid","name":"Error"},"request":{"path":"/api/sendText","method":"POST","body":{"text":"482915 is your code"}}}`,
-			notify.CodeUnavailable, "invalid wid"},
-		{"bad gateway html", 502, `<html>502 Bad Gateway</html>`, notify.CodeUnavailable, "HTTP 502"},
+			notify.CodeOutcomeUnknown, "invalid wid"},
+		{"bad gateway html", 502, `<html>502 Bad Gateway</html>`, notify.CodeOutcomeUnknown, "HTTP 502"},
+		{"session error on a 500", 500, `{"error":"Session status is not as expected","session":"default","status":"STOPPED","expected":["WORKING"]}`, notify.CodeUnavailable, "STOPPED"},
 		{"validation", 400, `{"statusCode":400,"message":["text should not be empty"],"error":"Bad Request"}`, notify.CodeRejected, "text should not be empty"},
 		{"unprocessable", 422, `{"statusCode":422,"message":"The session under FAILED status. Please try to restart it.","error":"Unprocessable Entity"}`, notify.CodeRejected, "FAILED"},
 		{"session error", 422, `{"error":"Session status is not as expected. Try again later or restart the session","session":"default","status":"SCAN_QR_CODE","expected":["WORKING"]}`, notify.CodeUnavailable, "SCAN_QR_CODE"},
 		{"forbidden", 403, `{"message":"Forbidden resource","statusCode":403}`, notify.CodeRejected, "Config.APIKey"},
-		{"no id", 201, `{"ok":true}`, "", "without a message ID"},
+		{"no id", 201, `{"ok":true}`, notify.CodeOutcomeUnknown, "without a message ID"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,13 +276,12 @@ func TestGatewayErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var e *notify.Error
-			if tt.code == "" {
-				if errors.As(err, &e) {
-					t.Fatalf("got classified %v, want a bare error (outcome unknown)", err)
-				}
-			} else if notify.CodeOf(err) != tt.code {
+			if notify.CodeOf(err) != tt.code {
 				t.Fatalf("got %v (%s), want %s", err, notify.CodeOf(err), tt.code)
+			}
+			if unknown := tt.code == notify.CodeOutcomeUnknown; (notify.OutcomeOf(err) == notify.OutcomeUnknown) != unknown ||
+				(unknown && (notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message"))) {
+				t.Errorf("outcome %v, retryable %v for %v", notify.OutcomeOf(err), notify.IsRetryable(err), err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not contain %q", err, tt.want)
@@ -289,6 +290,114 @@ func TestGatewayErrors(t *testing.T) {
 				t.Errorf("error leaks a secret: %v", err)
 			}
 		})
+	}
+}
+
+// wahaEngineError is WAHA's answer when the engine fails during a send:
+// HTTP 500 with the exception and an echo of the request.
+const wahaEngineError = `{"statusCode":500,"timestamp":"2025-09-03T10:00:45.551Z","exception":{"message":"Evaluation failed: t: Protocol error (Runtime.callFunctionOn): Target closed.","name":"Error"},"request":{"path":"/api/sendText","method":"POST","body":{"chatId":"919876543210@c.us","text":"482915 is your code","session":"default"}},"version":{"version":"2025.9.1","engine":"WEBJS","tier":"CORE"}}`
+
+// TestWAHA500IsUnknown: WAHA reports its engine's failures as HTTP 500,
+// and the engine may have sent the message first (here it did). The
+// outcome is unknown: not retried, and the session status is asked again.
+func TestWAHA500IsUnknown(t *testing.T) {
+	gw := newFakeWAHA(t)
+	p := newProvider(t, gw, qrchat.Config{StatusTTL: time.Hour})
+	if _, err := p.Send(context.Background(), textEnv("warm the session cache", "")); err != nil {
+		t.Fatal(err)
+	}
+	posts, accepted, gets := gw.requests(), gw.count(), gw.gets()
+	gw.failNextRawAfterAccept(500, wahaEngineError)
+	_, err := p.Send(context.Background(), textEnv("482915 is your code", "482915"))
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Fatalf("WAHA 500: %v, want outcome_unknown", err)
+	}
+	if !strings.Contains(err.Error(), "Target closed") || strings.Contains(err.Error(), "482915") {
+		t.Errorf("WAHA 500: message %q lacks the exception or holds the OTP", err)
+	}
+	if gw.requests()-posts != 1 || gw.count()-accepted != 1 {
+		t.Fatalf("the gateway got %d requests and took %d messages, want exactly 1 and 1", gw.requests()-posts, gw.count()-accepted)
+	}
+	if _, err := p.Send(context.Background(), textEnv("hi", "")); err != nil {
+		t.Fatal(err)
+	}
+	if gw.gets() != gets+1 {
+		t.Errorf("the session was asked %d times after the 500, want 1", gw.gets()-gets)
+	}
+}
+
+// TestProxy502IsUnknown: a proxy in front of the gateway answers 502 or 504
+// with its own page; the gateway may have the message behind it (for the
+// 504 here it does).
+func TestProxy502IsUnknown(t *testing.T) {
+	gw := newFakeWAHA(t)
+	p := newProvider(t, gw, qrchat.Config{})
+	for _, tt := range []struct {
+		status int
+		accept bool
+	}{{http.StatusBadGateway, false}, {http.StatusGatewayTimeout, true}} {
+		posts, accepted := gw.requests(), gw.count()
+		gw.failNextProxy(tt.status, tt.accept)
+		_, err := p.Send(context.Background(), textEnv("hi", ""))
+		if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+			t.Errorf("proxy %d: %v, want an unknown outcome", tt.status, err)
+		}
+		want := 0
+		if tt.accept {
+			want = 1
+		}
+		if gw.requests()-posts != 1 || gw.count()-accepted != want {
+			t.Errorf("proxy %d: the gateway got %d requests and took %d messages, want 1 and %d", tt.status,
+				gw.requests()-posts, gw.count()-accepted, want)
+		}
+	}
+}
+
+// TestAnswerLostAfterAcceptanceIsUnknown: the gateway takes the message and
+// the connection drops before its answer.
+func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
+	gw := newFakeWAHA(t)
+	p := newProvider(t, gw, qrchat.Config{})
+	gw.failNext(providertest.AnswerLost)
+	_, err := p.Send(context.Background(), textEnv("hi", ""))
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
+		t.Fatalf("lost answer: %v, want an unknown outcome", err)
+	}
+	if gw.requests() != 1 || gw.count() != 1 {
+		t.Fatalf("the gateway got %d requests and took %d messages, want exactly 1 and 1", gw.requests(), gw.count())
+	}
+}
+
+// TestSessionCheckFailureIsRetryable: the status question sends no
+// message, so a 5xx or a lost answer to it is a certain, temporary
+// failure, and the send is not attempted.
+func TestSessionCheckFailureIsRetryable(t *testing.T) {
+	var sends atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method != http.MethodGet:
+			sends.Add(1)
+			w.WriteHeader(http.StatusCreated)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write([]byte("<html>502 Bad Gateway</html>"))
+		}
+	}))
+	defer srv.Close()
+	p, err := qrchat.New(qrchat.Config{BaseURL: srv.URL, APIKey: testKey, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Send(context.Background(), textEnv("hi", ""))
+	if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable || strings.Contains(err.Error(), "may have accepted") {
+		t.Fatalf("session check behind a failing proxy: %v, want a retryable unavailable", err)
+	}
+	if err := p.CheckHealth(context.Background()); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("CheckHealth: %v", err)
+	}
+	if sends.Load() != 0 {
+		t.Fatalf("%d sends reached the gateway", sends.Load())
 	}
 }
 
@@ -330,6 +439,7 @@ func TestNewValidates(t *testing.T) {
 		"userinfo":      {BaseURL: "http://u:p@waha:3000"},
 		"session path":  {BaseURL: "http://waha:3000", Session: "../admin"},
 		"country":       {BaseURL: "http://waha:3000", CountryCode: "x"},
+		"key newline":   {BaseURL: "http://waha:3000", APIKey: "key\r\n"},
 	} {
 		if _, err := qrchat.New(cfg); err == nil {
 			t.Errorf("%s: New accepted %+v", name, cfg)
@@ -345,7 +455,12 @@ func TestTransportErrors(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	p, _ := qrchat.New(qrchat.Config{BaseURL: "http://" + addr, APIKey: testKey})
-	if _, err := p.Send(context.Background(), textEnv("hi", "")); notify.CodeOf(err) != notify.CodeUnavailable {
+	if _, err := p.Send(context.Background(), textEnv("hi", "")); notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Send(ctx, textEnv("hi", "")); !notify.IsRetryable(err) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("ended context: %v, want Unavailable wrapping context.Canceled", err)
 	}
 }

@@ -67,11 +67,16 @@ func TestConformance(t *testing.T) {
 		FailNext: func(f providertest.Failure) bool {
 			switch f {
 			case providertest.Temporary:
-				v.FailNextHTTP(503)
+				// The vendor's wallet is empty: it says so with its own
+				// error code, so the message certainly was not taken. A
+				// bare 503 would not prove that.
+				v.FailNext(smsgatewaytest.LowBalance)
 			case providertest.Permanent:
 				v.FailNext(smsgatewaytest.InvalidNumbers)
 			case providertest.RateLimited:
 				v.FailNext(smsgatewaytest.Spamming)
+			case providertest.AnswerLost:
+				v.BreakNext()
 			default:
 				return false
 			}

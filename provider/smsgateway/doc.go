@@ -21,9 +21,15 @@
 // The vendor answers {"return": true, "request_id": "...", "message":
 // ["SMS sent successfully."]}, and request_id becomes the Result's
 // ProviderMessageID. A send succeeded only when the body says "return":
-// true, whatever the HTTP status; errors answer {"return": false,
-// "status_code": N, "message": "..."} (HTTP 400, or 401 for a bad key) and
-// are classified by status_code:
+// true, whatever the HTTP status.
+//
+// # Errors
+//
+// Every error says whether the vendor may have the message
+// (notify.OutcomeOf), which decides refunds and retries. Only the vendor's
+// own error body, {"return": false, "status_code": N, "message": "..."}
+// (HTTP 400, or 401 for a bad key), proves that it refused the message; it
+// is classified by status_code, whatever the HTTP status:
 //
 //	412, 413        CodeRejected: the API key is wrong or disabled; the
 //	                message says to check Config.APIKey (never the key)
@@ -36,27 +42,36 @@
 //	424, 425, 426   CodeRejected: the DLT template or its values
 //	500             CodeRejected: template or sender blacklisted at DLT
 //	other codes     CodeRejected (the request or the vendor account is
-//	                wrong: retrying cannot help), or CodeUnavailable when
-//	                the HTTP status is 5xx
+//	                wrong: retrying cannot help), except on an HTTP 5xx:
+//	                a code the vendor does not document, or none, does not
+//	                say whether the message went out, so CodeOutcomeUnknown
 //
-// A body that is not the vendor's JSON is classified by the HTTP status:
-// 5xx is CodeUnavailable, 429 CodeRateLimited (with Retry-After), other
-// statuses CodeRejected, and a 2xx whose body cannot be read or parsed is
-// CodeInternal, since the vendor may have sent the message.
+// Any other answer is classified by its HTTP status:
 //
-// Network failures are retried only when the message certainly did not
-// reach the vendor: a failure before the request was written, or an
-// attempt timeout that struck then, is CodeUnavailable (the ended context
-// stays visible to errors.Is). Once the request was written the outcome is
-// unknown, and a retry could send the SMS twice: such failures are the
-// ended context's error, CodeDeadlineExceeded for a network timeout, and a
-// bare (unclassified) error otherwise, none of which the Notifier retries,
-// so the charge is refunded and the caller decides. internal/vendorhttp
-// makes this rule, for every HTTP provider alike. The same holds when the vendor answers success without a
-// request_id.
+//	429                   CodeRateLimited, with Retry-After
+//	5xx                   CodeOutcomeUnknown: a proxy's 502 or 504 page, an
+//	                      empty or HTML body, JSON of another shape; the
+//	                      vendor may have taken the message behind it
+//	2xx                   CodeOutcomeUnknown: a success that cannot be read,
+//	                      or "return": true without a request_id
+//	other statuses        CodeRejected
+//
+// Network failures follow the same rule (internal/vendorhttp makes it for
+// every HTTP provider alike): a failure before the request was written
+// whole (a refused dial, DNS, TLS, a context that ended first, which stays
+// visible to errors.Is) is CodeUnavailable, certain and retried. Once the
+// request may have been written, the vendor may have the message and a
+// retry could send the SMS twice: a timeout, a reset or closed connection,
+// an answer cut short, unreadable or over 64 KiB is CodeOutcomeUnknown,
+// whose charge stands and which is never retried. Nothing that fails
+// before any I/O is unknown: an envelope the vendor could not take is
+// CodeInvalidArgument.
 //
 // Balance reads the vendor wallet (POST {BaseURL}/dev/wallet), so that the
-// host can watch it; CheckHealth uses the same call.
+// host can watch it; CheckHealth uses the same call. It sends nothing, so
+// a failure that would leave a send's outcome unknown (a 5xx, a lost
+// answer) is CodeUnavailable for it; an answer without a readable wallet
+// figure is CodeInternal.
 //
 // Package smsgatewaytest has a fake vendor, on httptest, that checks
 // requests the way the vendor does and answers with its bodies.

@@ -10,20 +10,25 @@ import (
 )
 
 // FuzzDecodeAnswer feeds arbitrary vendor answers to the decoder: it must
-// not panic, must classify every failure, must succeed only on "return":
-// true, and must keep error messages to one printable line.
+// not panic, must classify every failure (a certain refusal or
+// CodeOutcomeUnknown), must succeed only on "return": true, must never
+// call a 5xx retryable unless the vendor's own error body says so, and
+// must keep error messages to one printable line.
 func FuzzDecodeAnswer(f *testing.F) {
 	f.Add(200, []byte(`{"return": true, "request_id": "lwdtp7cjyqxvfe9", "message": ["SMS sent successfully."]}`))
 	f.Add(401, []byte(`{"return": false, "status_code": 412, "message": "Invalid Authentication, Check Authorization Key"}`))
 	f.Add(400, []byte(`{"return": false, "status_code": 995, "message": "Spamming detected"}`))
 	f.Add(200, []byte(`{"return": false, "message": ["line\none", 5]}`))
 	f.Add(503, []byte(`<html>down</html>`))
+	f.Add(502, []byte(``))
+	f.Add(500, []byte(`{"return": false, "status_code": 888, "message": "busy"}`))
+	f.Add(500, []byte(`{}`))
 	f.Add(200, []byte(`{"return": true, "wallet": "12.3456"}`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		var out response
 		err := decodeAnswer(status, http.Header{}, body, &out)
 		if err == nil {
-			if !out.Return {
+			if out.Return == nil || !*out.Return {
 				t.Fatal("success without return: true")
 			}
 			_, _ = parseWallet(out.Wallet)
@@ -31,9 +36,12 @@ func FuzzDecodeAnswer(f *testing.F) {
 		}
 		code := notify.CodeOf(err)
 		switch code {
-		case notify.CodeRejected, notify.CodeUnavailable, notify.CodeRateLimited, notify.CodeInternal:
+		case notify.CodeRejected, notify.CodeUnavailable, notify.CodeRateLimited, notify.CodeOutcomeUnknown:
 		default:
 			t.Fatalf("code %q for %q", code, body)
+		}
+		if status >= 500 && notify.IsRetryable(err) && out.StatusCode != 416 && out.StatusCode != 995 {
+			t.Fatalf("HTTP %d with %q is retryable: %v", status, body, err)
 		}
 		if strings.IndexFunc(err.Error(), unicode.IsControl) >= 0 {
 			t.Fatalf("error %q has control characters", err)

@@ -77,14 +77,15 @@ type Provider struct {
 	closed   atomic.Bool
 }
 
-// New returns a Provider for cfg. It fails when APIKey is missing or
-// BaseURL is not an http(s) URL.
+// New returns a Provider for cfg. It fails when APIKey is missing or holds
+// control characters (a pasted line break), or BaseURL is not an http(s)
+// URL.
 func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("smsgateway: Config.APIKey is required")
 	}
-	if strings.ContainsAny(cfg.APIKey, "\r\n") {
-		return nil, errors.New("smsgateway: Config.APIKey must not contain line breaks")
+	if strings.IndexFunc(cfg.APIKey, unicode.IsControl) >= 0 {
+		return nil, errors.New("smsgateway: Config.APIKey must not contain control characters such as line breaks")
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
@@ -162,7 +163,9 @@ type sendRequest struct {
 // field) is CodeInvalidArgument and sends nothing.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("smsgateway: %w", err)
+		// Nothing was sent: a certain refusal that keeps the context's
+		// error visible.
+		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("smsgateway: not sent: %w", err)}
 	}
 	body, err := p.body(env)
 	if err != nil {
@@ -170,15 +173,14 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeInternal, "smsgateway: encode request: %v", err)
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: the envelope cannot be encoded as a request: %v", err)
 	}
 	var out response
 	if err := p.call(ctx, sendPath, data, &out); err != nil {
 		return nil, err
 	}
 	if out.RequestID == "" {
-		return nil, notify.Errorf(notify.CodeInternal,
-			"smsgateway: the vendor reported success without a request_id; the message may have been sent, so it is not retried")
+		return nil, vendorhttp.Unknownf("smsgateway", "the vendor reported success without a request_id")
 	}
 	return &notify.Result{Provider: p.name, ProviderMessageID: out.RequestID}, nil
 }
@@ -247,9 +249,10 @@ func language(m *notify.SMSMessage) string {
 }
 
 // response is every field the vendor's answers carry. Message is a string
-// in errors and a list in successes, so it is decoded by hand.
+// in errors and a list in successes, so it is decoded by hand. Return is
+// nil when the answer has no "return".
 type response struct {
-	Return     bool            `json:"return"`
+	Return     *bool           `json:"return"`
 	RequestID  string          `json:"request_id"`
 	StatusCode int             `json:"status_code"`
 	Message    json.RawMessage `json:"message"`
@@ -272,35 +275,37 @@ func (r *response) message() string {
 // call POSTs data to path and decodes a successful ("return": true) answer
 // into out; every failure comes back classified (internal/vendorhttp for
 // the transport: CodeUnavailable only when the request was certainly not
-// sent).
+// written, CodeOutcomeUnknown once it may have been).
 func (p *Provider) call(ctx context.Context, path string, data []byte, out *response) error {
 	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "smsgateway", Method: http.MethodPost,
-		URL: p.base + path, Body: data, Limit: maxBody,
+		URL: p.base + path, URLConfig: "smsgateway Config.BaseURL", Body: data, Limit: maxBody,
 		Header: http.Header{"Authorization": {p.key}, "Cache-Control": {"no-cache"}}})
 	if err != nil {
-		if ans != nil && ans.Status >= 500 {
-			// The vendor said it failed before its answer broke off.
-			return notify.Errorf(notify.CodeUnavailable, "smsgateway: HTTP %d, and the answer could not be read", ans.Status)
-		}
 		return err
 	}
 	return decodeAnswer(ans.Status, ans.Header, ans.Body, out)
 }
 
 // decodeAnswer decodes the vendor's answer into out and returns nil when
-// it says "return": true; otherwise the classified error.
+// it says "return": true; otherwise the classified error. Only the
+// vendor's own error body ("return": false, or a status_code) proves that
+// it refused the message.
 func decodeAnswer(status int, header http.Header, raw []byte, out *response) error {
 	if err := json.Unmarshal(raw, out); err != nil {
-		return httpError(status, header)
+		return httpError(status, header, "is not the vendor's JSON")
 	}
-	if !out.Return {
+	switch {
+	case out.Return != nil && *out.Return:
+		return nil
+	case out.Return != nil || out.StatusCode != 0:
 		return vendorError(status, out.StatusCode, out.message())
 	}
-	return nil
+	return httpError(status, header, "has no \"return\"")
 }
 
-// httpError classifies an answer that is not the vendor's JSON.
-func httpError(status int, header http.Header) error {
+// httpError classifies an answer that is not the vendor's: a proxy's error
+// page, an empty body, JSON of another shape.
+func httpError(status int, header http.Header, what string) error {
 	switch {
 	case status == http.StatusTooManyRequests:
 		e := notify.Errorf(notify.CodeRateLimited, "smsgateway: HTTP 429 too many requests")
@@ -309,16 +314,18 @@ func httpError(status int, header http.Header) error {
 		}
 		return e
 	case status >= 500:
-		return notify.Errorf(notify.CodeUnavailable, "smsgateway: HTTP %d from the vendor", status)
+		// A proxy's 502 or 504 says nothing of what the vendor did
+		// behind it, nor does the vendor's own 5xx without its body.
+		return vendorhttp.Unknownf("smsgateway", "HTTP %d, and the answer %s", status, what)
 	case status >= 200 && status < 300:
-		return notify.Errorf(notify.CodeInternal,
-			"smsgateway: HTTP %d with an answer that is not the vendor's JSON; the message may have been sent, so it is not retried", status)
+		return vendorhttp.Unknownf("smsgateway", "HTTP %d, and the answer %s", status, what)
 	}
-	return notify.Errorf(notify.CodeRejected, "smsgateway: HTTP %d with an answer that is not the vendor's JSON", status)
+	return notify.Errorf(notify.CodeRejected, "smsgateway: HTTP %d, and the answer %s", status, what)
 }
 
-// vendorError classifies a "return": false answer by the vendor's
-// status_code.
+// vendorError classifies the vendor's error answer by its status_code.
+// A code it documents is a certain refusal; an unknown code on a 5xx does
+// not say whether the message went out, so it is an unknown outcome.
 func vendorError(httpStatus, code int, msg string) error {
 	if msg == "" {
 		msg = "no message"
@@ -341,7 +348,10 @@ func vendorError(httpStatus, code int, msg string) error {
 	case 401, 402, 403, 404, 405, 406, 407, 408, 410, 411, 417, 424, 425, 426, 500, 990, 997:
 	default:
 		if httpStatus >= 500 {
-			e.Code = notify.CodeUnavailable
+			if code == 0 {
+				return vendorhttp.Unknownf("smsgateway", "HTTP %d with an error of no status_code: %s", httpStatus, msg)
+			}
+			return vendorhttp.Unknownf("smsgateway", "HTTP %d with vendor status %d, which it does not document: %s", httpStatus, code, msg)
 		}
 	}
 	return e
@@ -370,15 +380,18 @@ func clean(s string) string {
 
 // Balance returns the vendor wallet's balance, in rupees (INR): what the
 // vendor will still send. Digits past the paisa are cut, never rounded up.
-// Errors are classified as for Send (a wrong key is CodeRejected); the call
-// changes nothing, so it is safe to repeat.
+// Errors are classified as for Send (a wrong key is CodeRejected), except
+// that the call sends nothing, so a failure whose outcome would be unknown
+// for a send is CodeUnavailable, and an answer without a readable wallet
+// figure is CodeInternal. It is safe to repeat.
 func (p *Provider) Balance(ctx context.Context) (notify.Money, error) {
 	if err := ctx.Err(); err != nil {
-		return notify.Money{}, fmt.Errorf("smsgateway: %w", err)
+		return notify.Money{}, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("smsgateway: not sent: %w", err)}
 	}
 	var out response
 	if err := p.call(ctx, walletPath, []byte("{}"), &out); err != nil {
-		return notify.Money{}, err
+		// The wallet call sends nothing: no outcome is unknown.
+		return notify.Money{}, vendorhttp.ReadOnly(err)
 	}
 	m, err := parseWallet(out.Wallet)
 	if err != nil {

@@ -3,12 +3,14 @@ package smsgateway_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,38 +207,41 @@ func TestEnvelopeChecks(t *testing.T) {
 	}
 }
 
-// TestHTTPFailures covers answers that are not the vendor's JSON.
+// TestHTTPFailures covers answers that are not the vendor's JSON, and the
+// vendor's error bodies on a 5xx.
 func TestHTTPFailures(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
-	for _, status := range []int{500, 502, 503, 504} {
-		v.FailNextHTTP(status)
-		if _, err := p.Send(t.Context(), envelope(0)); notify.CodeOf(err) != notify.CodeUnavailable {
-			t.Errorf("HTTP %d: %v, want unavailable", status, err)
-		}
-	}
 	v.FailNextHTTP(404)
 	if _, err := p.Send(t.Context(), envelope(0)); notify.CodeOf(err) != notify.CodeRejected {
 		t.Errorf("HTTP 404: %v, want rejected", err)
 	}
 
 	odd := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		want   notify.Code
-		retry  time.Duration
+		name    string
+		status  int
+		header  map[string]string
+		body    string
+		want    notify.Code
+		retry   time.Duration
+		outcome notify.Outcome
 	}{
-		{"200 but return false", 200, nil, `{"return": false, "message": "Failed"}`, notify.CodeRejected, 0},
-		{"200 success without request_id", 200, nil, `{"return": true, "message": ["SMS sent successfully."]}`, notify.CodeInternal, 0},
-		{"200 with HTML", 200, nil, `<html>maintenance</html>`, notify.CodeInternal, 0},
-		{"429 with Retry-After", 429, map[string]string{"Retry-After": "3"}, `slow down`, notify.CodeRateLimited, 3 * time.Second},
-		{"503 with an empty JSON object", 503, nil, `{}`, notify.CodeUnavailable, 0},
-		{"vendor error with HTTP 500 and an unknown code", 500, nil, `{"return": false, "status_code": 888, "message": "busy"}`, notify.CodeUnavailable, 0},
+		{"200 but return false", 200, nil, `{"return": false, "message": "Failed"}`, notify.CodeRejected, 0, notify.OutcomeNotAccepted},
+		{"200 success without request_id", 200, nil, `{"return": true, "message": ["SMS sent successfully."]}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"200 with HTML", 200, nil, `<html>maintenance</html>`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"200 with an empty JSON object", 200, nil, `{}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"429 with Retry-After", 429, map[string]string{"Retry-After": "3"}, `slow down`, notify.CodeRateLimited, 3 * time.Second, notify.OutcomeNotAccepted},
+		{"500 with an empty body", 500, nil, ``, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"503 with an empty JSON object", 503, nil, `{}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"vendor error with HTTP 500 and an unknown code", 500, nil, `{"return": false, "status_code": 888, "message": "busy"}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"vendor error with HTTP 502 and no code", 502, nil, `{"return": false, "message": "busy"}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"vendor's documented wallet error on a 503", 503, nil, `{"return": false, "status_code": 416, "message": "You don't have sufficient wallet balance"}`, notify.CodeUnavailable, 0, notify.OutcomeNotAccepted},
+		{"vendor's documented refusal on a 500", 500, nil, `{"return": false, "status_code": 411, "message": "Invalid Numbers"}`, notify.CodeRejected, 0, notify.OutcomeNotAccepted},
 	}
 	for _, tt := range odd {
+		var hits atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
 			_, _ = io.Copy(io.Discard, r.Body)
 			for k, val := range tt.header {
 				w.Header().Set(k, val)
@@ -253,38 +258,87 @@ func TestHTTPFailures(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != tt.want || e.RetryAfter != tt.retry {
 			t.Errorf("%s: %v (retry after %v), want %q", tt.name, err, e.RetryAfter, tt.want)
 		}
+		if got := notify.OutcomeOf(err); got != tt.outcome {
+			t.Errorf("%s: outcome %v, want %v", tt.name, got, tt.outcome)
+		}
+		if tt.outcome == notify.OutcomeUnknown && !strings.Contains(err.Error(), "may have accepted the message") {
+			t.Errorf("%s: the message %q does not say why it is not retried", tt.name, err)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("%s: the vendor got %d requests, want 1", tt.name, n)
+		}
 		_ = p.Close()
 		srv.Close()
 	}
 }
 
-// TestLostAnswer: the vendor takes the message and the connection breaks
-// before the answer. A retry could send the SMS twice, so the error must
-// not be temporary.
-func TestLostAnswer(t *testing.T) {
+// TestProxy502IsUnknown: a proxy in front of the vendor answers 5xx with
+// its own page. Nothing in it proves that the vendor refused the message,
+// so the outcome is unknown and the send is not retried.
+func TestProxy502IsUnknown(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
-	v.BreakNext()
-	_, err := p.Send(t.Context(), envelope(0))
-	if err == nil || notify.CodeOf(err).Temporary() {
-		t.Fatalf("lost answer: %v (code %q), want a code the Notifier does not retry", err, notify.CodeOf(err))
+	for _, status := range []int{500, 502, 503, 504} {
+		before := v.Requests()
+		v.FailNextHTTP(status)
+		_, err := p.Send(t.Context(), envelope(0))
+		if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+			t.Errorf("HTTP %d from a proxy: %v, want outcome_unknown", status, err)
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d", status)) {
+			t.Errorf("HTTP %d: the message %q does not name the status", status, err)
+		}
+		if got := v.Requests() - before; got != 1 {
+			t.Errorf("HTTP %d: the fake got %d requests, want exactly 1", status, got)
+		}
 	}
-	if notify.CodeOf(err) != notify.CodeInternal || !strings.Contains(err.Error(), "may have accepted the message") {
-		t.Fatalf("lost answer: %v", err)
-	}
-	if v.Accepted() != 1 {
+	if v.Accepted() != 0 {
 		t.Fatalf("vendor accepted %d", v.Accepted())
 	}
 }
 
-func TestSlowAnswerAfterWriteIsNotRetried(t *testing.T) {
+// TestProxy504AfterAcceptanceIsUnknown: the vendor took the message and a
+// proxy answered 504 for it. A retry would send the SMS twice.
+func TestProxy504AfterAcceptanceIsUnknown(t *testing.T) {
+	v := newVendor(t)
+	p := newProvider(t, v, testKey)
+	v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout)
+	_, err := p.Send(t.Context(), envelope(0))
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+		t.Fatalf("504 after acceptance: %v, want an unknown outcome", err)
+	}
+	if v.Accepted() != 1 || v.Requests() != 1 {
+		t.Fatalf("vendor accepted %d of %d requests, want exactly 1 of 1", v.Accepted(), v.Requests())
+	}
+}
+
+// TestAnswerLostAfterAcceptanceIsUnknown: the vendor takes the message and
+// the connection breaks before the answer. A retry could send the SMS
+// twice, so the outcome is unknown.
+func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
+	v := newVendor(t)
+	p := newProvider(t, v, testKey)
+	v.BreakNext()
+	_, err := p.Send(t.Context(), envelope(0))
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+		t.Fatalf("lost answer: %v (code %q), want an unknown outcome", err, notify.CodeOf(err))
+	}
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || !strings.Contains(err.Error(), "may have accepted the message") {
+		t.Fatalf("lost answer: %v", err)
+	}
+	if v.Accepted() != 1 || v.Requests() != 1 {
+		t.Fatalf("vendor accepted %d of %d requests, want exactly 1 of 1", v.Accepted(), v.Requests())
+	}
+}
+
+func TestSlowAnswerAfterWriteIsUnknown(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
 	v.SetLatency(10 * time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	_, err := p.Send(ctx, envelope(0))
-	if notify.CodeOf(err) != notify.CodeDeadlineExceeded || !errors.Is(err, context.DeadlineExceeded) {
+	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("slow vendor: %v (code %q)", err, notify.CodeOf(err))
 	}
 }
@@ -305,8 +359,16 @@ func TestNotSentIsRetryable(t *testing.T) {
 	}
 	defer p.Close()
 	_, err = p.Send(t.Context(), envelope(0))
-	if notify.CodeOf(err) != notify.CodeUnavailable {
+	if notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v", err)
+	}
+
+	// A context that ended before Send.
+	canceled, cancelNow := context.WithCancel(t.Context())
+	cancelNow()
+	_, err = p.Send(canceled, envelope(0))
+	if !notify.IsRetryable(err) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("ended context: %v (code %q), want unavailable wrapping context.Canceled", err, notify.CodeOf(err))
 	}
 
 	// A dial that hangs until the attempt's deadline.
@@ -321,7 +383,7 @@ func TestNotSentIsRetryable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	_, err = p.Send(ctx, envelope(0))
-	if notify.CodeOf(err) != notify.CodeUnavailable || !errors.Is(err, context.DeadlineExceeded) {
+	if !notify.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hung dial: %v (code %q), want unavailable wrapping the deadline", err, notify.CodeOf(err))
 	}
 }
@@ -386,10 +448,30 @@ func TestBalanceFormats(t *testing.T) {
 	}
 }
 
+// TestBalanceBehindProxy: the wallet call sends nothing, so a proxy's 502
+// for it is a certain, temporary failure.
+func TestBalanceBehindProxy(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "<html><body>502 Bad Gateway</body></html>")
+	}))
+	defer srv.Close()
+	p, err := smsgateway.New(smsgateway.Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Balance(t.Context())
+	if notify.CodeOf(err) != notify.CodeUnavailable || strings.Contains(err.Error(), "may have accepted") {
+		t.Fatalf("Balance behind a failing proxy: %v", err)
+	}
+}
+
 func TestNewConfig(t *testing.T) {
 	bad := []smsgateway.Config{
 		{},
 		{APIKey: "k\r\nX-Evil: 1"},
+		{APIKey: "k\x00"},
 		{APIKey: "k", BaseURL: "ftp://vendor"},
 		{APIKey: "k", BaseURL: "https://user:pw@vendor"},
 		{APIKey: "k", BaseURL: "https://vendor?x=1"},

@@ -14,9 +14,20 @@
 // /dev/wallet (or GET with ?authorization=). Each accepted message is
 // charged to the fake's wallet: Config.PartPrice per segment and number.
 //
-// Failures can be injected for the next request (FailNext, FailNextHTTP,
-// BreakNext) and the fake can be slowed (SetLatency). A Server is safe for
-// concurrent use. It is for tests only.
+// Failures can be injected for the next request and the fake can be
+// slowed (SetLatency):
+//
+//   - FailNext: the vendor refuses the message with one of its error codes;
+//   - FailNextHTTP: a proxy in front of the vendor answers an HTTP error
+//     with its own HTML page, and the vendor never sees the request;
+//   - FailNextHTTPAfterAccept: the vendor accepts (and charges) the message,
+//     and the proxy answers an HTTP error page instead of the vendor's
+//     answer, as one does when the vendor is slow (504) or its answer
+//     breaks (502);
+//   - BreakNext: the vendor accepts the message and the connection drops
+//     before the answer.
+//
+// A Server is safe for concurrent use. It is for tests only.
 package smsgatewaytest
 
 import (
@@ -176,15 +187,16 @@ type Server struct {
 	templates map[string]Template
 	senders   map[string]bool
 
-	mu        sync.Mutex
-	balance   int64
-	sent      []Sent
-	requests  int
-	failCode  int
-	failHTTP  int
-	breakNext bool
-	latency   time.Duration
-	ids       map[string]bool
+	mu         sync.Mutex
+	balance    int64
+	sent       []Sent
+	requests   int
+	failCode   int
+	failHTTP   int
+	acceptHTTP int // status of the proxy's page after the vendor accepts
+	breakNext  bool
+	latency    time.Duration
+	ids        map[string]bool
 }
 
 // NewServer starts a fake vendor on a loopback port. It panics when
@@ -269,13 +281,25 @@ func (s *Server) FailNext(code int) {
 	s.failCode = code
 }
 
-// FailNextHTTP makes the next send request fail with a bare HTTP status and
-// a body that is not the vendor's JSON, as a proxy in front of it would
-// (such as 502 or 503).
+// FailNextHTTP makes the next send request fail with an HTTP status and a
+// proxy's HTML error page instead of the vendor's JSON, as a proxy in
+// front of the vendor would (such as 502 or 503). The vendor does not see
+// the request: nothing is accepted or charged, though Requests counts it.
 func (s *Server) FailNextHTTP(status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failHTTP = status
+}
+
+// FailNextHTTPAfterAccept makes the fake accept (and charge) the next
+// valid send and then answer with status and a proxy's HTML error page
+// instead of the vendor's answer, as a proxy does when the vendor behind
+// it answers too late (504) or its answer breaks (502): the sender cannot
+// know that the message went out.
+func (s *Server) FailNextHTTPAfterAccept(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acceptHTTP = status
 }
 
 // BreakNext makes the fake accept (and charge) the next valid send and
@@ -318,7 +342,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	s.failHTTP = 0
 	s.mu.Unlock()
 	if failHTTP != 0 {
-		http.Error(w, http.StatusText(failHTTP), failHTTP)
+		proxyError(w, failHTTP)
 		return
 	}
 	if code := s.auth(r); code != 0 {
@@ -354,9 +378,15 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	if brk {
 		s.breakNext = false
 	}
+	acceptHTTP := s.acceptHTTP
+	s.acceptHTTP = 0
 	s.mu.Unlock()
 	if brk {
 		drop(w)
+		return
+	}
+	if acceptHTTP != 0 {
+		proxyError(w, acceptHTTP)
 		return
 	}
 	reply(w, http.StatusOK, map[string]any{
@@ -581,6 +611,15 @@ func reply(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// proxyError answers status with an error page of the kind a reverse proxy
+// or load balancer in front of the vendor serves.
+func proxyError(w http.ResponseWriter, status int) {
+	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n<hr><center>proxy</center>\r\n</body>\r\n</html>\r\n", title, title)
 }
 
 // drop closes the connection without an answer.

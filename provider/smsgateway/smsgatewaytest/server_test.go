@@ -2,6 +2,8 @@ package smsgatewaytest_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -127,4 +129,71 @@ func do(t *testing.T, s *smsgatewaytest.Server, req *http.Request) (ret bool, co
 		t.Fatalf("answer is not JSON: %v", err)
 	}
 	return out.Return, out.StatusCode, resp.StatusCode
+}
+
+// TestInjectedFailures checks the fake's failures as a client sees them on
+// the wire.
+func TestInjectedFailures(t *testing.T) {
+	s := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: key, Balance: 100})
+	defer s.Close()
+	send := func() (*http.Response, error) { return s.Client().Do(mustRequest(t, s)) }
+	page := func(resp *http.Response, status int) {
+		t.Helper()
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != status || resp.Header.Get("Content-Type") != "text/html" ||
+			!strings.Contains(string(body), fmt.Sprintf("<title>%d %s</title>", status, http.StatusText(status))) {
+			t.Fatalf("HTTP %d %q: %s, want a proxy's %d page", resp.StatusCode, resp.Header.Get("Content-Type"), body, status)
+		}
+	}
+
+	// A proxy's 502: the vendor never sees the message.
+	s.FailNextHTTP(http.StatusBadGateway)
+	resp, err := send()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page(resp, http.StatusBadGateway)
+	if s.Accepted() != 0 || s.Requests() != 1 || s.Balance() != 100 {
+		t.Fatalf("after a proxy 502: accepted %d of %d, balance %d", s.Accepted(), s.Requests(), s.Balance())
+	}
+
+	// A proxy's 504 after the vendor took the message and charged it.
+	s.FailNextHTTPAfterAccept(http.StatusGatewayTimeout)
+	resp, err = send()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page(resp, http.StatusGatewayTimeout)
+	if s.Accepted() != 1 || s.Requests() != 2 || s.Balance() != 75 {
+		t.Fatalf("after a proxy 504: accepted %d of %d, balance %d", s.Accepted(), s.Requests(), s.Balance())
+	}
+
+	// The vendor takes the message and the connection drops.
+	s.BreakNext()
+	if resp, err := send(); err == nil {
+		resp.Body.Close()
+		t.Fatalf("BreakNext: got HTTP %d, want a dropped connection", resp.StatusCode)
+	}
+	if s.Accepted() != 2 || s.Requests() != 3 || s.Balance() != 50 {
+		t.Fatalf("after BreakNext: accepted %d of %d, balance %d", s.Accepted(), s.Requests(), s.Balance())
+	}
+
+	// Each failure was for one request only.
+	ret, code, _ := do(t, s, mustRequest(t, s))
+	if !ret {
+		t.Fatalf("after the failures: status_code %d", code)
+	}
+}
+
+func mustRequest(t *testing.T, s *smsgatewaytest.Server) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/dev/bulkV2",
+		strings.NewReader(`{"route":"otp","variables_values":"1234","numbers":"9876543210"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("authorization", key)
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }
