@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/notifykit/notify"
@@ -27,7 +29,8 @@ type Config struct {
 	APIKey string
 	// HTTPClient sends the requests; its Transport decides pooling and TLS.
 	// Sends are bounded by their context, and by the client's Timeout if it
-	// has one. Default: a client of its own with a 30 s timeout.
+	// has one; either ending after the request was written makes the
+	// outcome unknown. Default: a client of its own with a 30 s timeout.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and per-provider timeouts.
 	// Default "gateway".
@@ -81,12 +84,20 @@ func (p *Provider) Name() string { return p.name }
 
 // Send posts env to the endpoint of its kind (see the package
 // documentation for the mapping) with Idempotency-Key set to env.ID, and
-// returns the remote message ID as ProviderMessageID. Errors are
-// classified from the remote's status and error code; see the package
-// documentation.
+// returns the remote message ID as ProviderMessageID.
+//
+// Every answer is one of notify.Provider's three outcomes; the package
+// documentation has the whole table. In short: only HTTP 200 with
+// success true and a message_id is accepted; a failure is a certain
+// non-acceptance only when nothing was written (the ctx ended or the
+// connection failed before the request went out, a bad envelope) or when
+// the remote's JSON error body carries a code that proves it did not take
+// the message; everything else (202, 409, 500, 504, a proxy's page, a
+// lost or unreadable answer, a timeout after the request was written) is
+// CodeOutcomeUnknown, which the Notifier never retries.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, notify.WithCode(notify.CodeUnavailable, fmt.Errorf("gateway: nothing sent: %w", err))
 	}
 	if env == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: nil envelope")
@@ -95,37 +106,76 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
-	var res response
-	status, hdr, err := p.do(ctx, http.MethodPost, path, env.ID, body, &res)
+	what := "POST " + path
+	a, err := p.do(ctx, http.MethodPost, path, true, env.ID, body)
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK || !res.Success {
-		return nil, classify(status, hdr, &res)
+	if a.readErr != nil {
+		return nil, notify.Errorf(notify.CodeOutcomeUnknown,
+			"gateway: %s: remote HTTP %d, its answer could not be read (%w); the remote may have sent the message", what, a.status, a.readErr)
 	}
-	if res.MessageID == "" {
-		// The remote says it sent but not under which ID: a protocol
-		// mismatch. Retrying is safe (same Idempotency-Key) but will not
-		// help, so this is not a temporary code.
-		return nil, notify.Errorf(notify.CodeInternal, "gateway: %s answered success without a message_id", path)
+	var res response
+	isJSON := json.Unmarshal(a.raw, &res) == nil
+	if a.status == http.StatusOK && isJSON && res.Success {
+		if res.MessageID == "" {
+			// The remote says it sent but not under which ID.
+			return nil, notify.Errorf(notify.CodeOutcomeUnknown, "gateway: %s: remote answered success without a message_id; it may have sent the message", what)
+		}
+		return &notify.Result{
+			Provider:          p.name,
+			ProviderMessageID: res.MessageID,
+			Gateway:           notify.ChatGateway(res.Gateway),
+			Note:              res.Note,
+		}, nil
 	}
-	return &notify.Result{
-		Provider:          p.name,
-		ProviderMessageID: res.MessageID,
-		Gateway:           notify.ChatGateway(res.Gateway),
-		Note:              res.Note,
-	}, nil
+	if isJSON {
+		if e := proven(a.status, a.header, &res); e != nil {
+			return nil, e
+		}
+	} else if e := proxyRefusal(what, a.status); e != nil {
+		return nil, e
+	}
+	return nil, unknownAnswer(what, a.status, isJSON, &res)
 }
 
-// Balance returns the remote account's wallet balance (GET /balance).
+// proxyRefusal classifies a 4xx that is not the API's JSON: an answer from
+// something in front of the remote gateway (a wrong Config.BaseURL, a
+// proxy's own limits), which refuses a request before passing it on. 409
+// is left unknown (only the gateway itself says it), and so is every
+// other status.
+func proxyRefusal(what string, status int) error {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return notify.Errorf(notify.CodeRateLimited, "gateway: %s: remote HTTP 429 without the API's JSON body (a proxy's limit)", what)
+	case status >= 400 && status < 500 && status != http.StatusConflict:
+		return notify.Errorf(notify.CodeRejected, "gateway: %s: remote HTTP %d without the API's JSON body, from something in front of the gateway; check Config.BaseURL", what, status)
+	}
+	return nil
+}
+
+// Balance returns the remote account's wallet balance (GET /balance). A
+// read changes nothing at the remote, so an answer that proves nothing is
+// CodeUnavailable here, not an unknown outcome.
 func (p *Provider) Balance(ctx context.Context) (notify.Balance, error) {
-	var res balanceResponse
-	status, hdr, err := p.do(ctx, http.MethodGet, "/balance", "", nil, &res)
+	a, err := p.do(ctx, http.MethodGet, "/balance", false, "", nil)
 	if err != nil {
 		return notify.Balance{}, err
 	}
-	if status != http.StatusOK || !res.Success {
-		return notify.Balance{}, classify(status, hdr, &res.response)
+	var res balanceResponse
+	switch {
+	case a.readErr != nil:
+		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: reading the answer (HTTP %d): %v", a.status, a.readErr)
+	case json.Unmarshal(a.raw, &res) != nil:
+		if a.status < 300 {
+			return notify.Balance{}, notify.Errorf(notify.CodeRejected, "gateway: GET /balance: HTTP %d without the API's JSON body; check Config.BaseURL", a.status)
+		}
+		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: HTTP %d without the API's JSON body", a.status)
+	case a.status != http.StatusOK || !res.Success:
+		if e := proven(a.status, a.header, &res.response); e != nil {
+			return notify.Balance{}, e
+		}
+		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: %s", describe(a.status, &res.response))
 	}
 	d := res.Data
 	cur := notify.Currency{Code: d.Currency.Code, Symbol: d.Currency.Symbol, Exponent: d.Currency.Exponent}
@@ -143,17 +193,29 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 // few hundred bytes.
 const maxResponse = 1 << 20
 
-// do sends one request and decodes the JSON answer into out. A transport
-// failure is CodeUnavailable: safe to retry, as the Idempotency-Key makes
-// the remote return the first receipt if the message did go out.
-func (p *Provider) do(ctx context.Context, method, path, idemKey string, body []byte, out any) (int, http.Header, error) {
+// answer is a response whose status line arrived.
+type answer struct {
+	status int
+	header http.Header
+	raw    []byte
+	// readErr is set when the body could not be read in full.
+	readErr error
+}
+
+// do sends one request and reads the answer. It fails only when no
+// status line arrived: with CodeUnavailable when the request was
+// certainly not written (nothing reached the remote) or is a read (send
+// false), else with CodeOutcomeUnknown; either wraps ctx.Err() when ctx
+// ended. idemKey, when not empty, is sent as the Idempotency-Key.
+func (p *Provider) do(ctx context.Context, method, path string, send bool, idemKey string, body []byte) (*answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, p.base+path, rd)
+	var track writeTrack
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, track.trace()), method, p.base+path, rd)
 	if err != nil {
-		return 0, nil, notify.Errorf(notify.CodeInternal, "gateway: building the request: %v", err)
+		return nil, notify.Errorf(notify.CodeRejected, "gateway: %s %s: the request cannot be built (%v); check Config.BaseURL", method, path, err)
 	}
 	req.Header.Set("Authorization", p.auth)
 	req.Header.Set("Accept", "application/json")
@@ -162,30 +224,82 @@ func (p *Provider) do(ctx context.Context, method, path, idemKey string, body []
 	}
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
+		// With Idempotency-Key set, net/http's Transport takes a POST for
+		// idempotent and may write it again on a fresh connection when a
+		// reused one fails after the request was written: a resend of a
+		// message whose outcome is unknown. A request without GetBody is
+		// never replayed (see http.Transport); a failure before the
+		// request was written is retried by the Notifier instead.
+		req.GetBody = nil
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
+		cause := transportError(err)
 		if cerr := ctx.Err(); cerr != nil {
-			return 0, nil, cerr
+			cause = cerr
 		}
-		return 0, nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: %v", method, path, transportError(err))
+		switch {
+		case !send:
+			// A read: nothing to be unknown about.
+			return nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: %w", method, path, cause)
+		case track.mayBeWritten():
+			return nil, notify.Errorf(notify.CodeOutcomeUnknown,
+				"gateway: %s %s: %w after the request was written, before an answer; the remote may have sent the message", method, path, cause)
+		}
+		return nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: nothing sent: %w", method, path, cause)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	a := &answer{status: resp.StatusCode, header: resp.Header, raw: raw}
 	if err != nil {
+		a.readErr = transportError(err)
 		if cerr := ctx.Err(); cerr != nil {
-			return 0, nil, cerr
+			a.readErr = fmt.Errorf("%w (%v)", cerr, a.readErr)
 		}
-		return 0, nil, notify.Errorf(notify.CodeUnavailable, "gateway: reading the answer to %s %s: %v", method, path, err)
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		// Not our API's JSON: a proxy's error page, a wrong BaseURL.
-		if resp.StatusCode >= 500 {
-			return 0, nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: HTTP %d without a JSON body", method, path, resp.StatusCode)
-		}
-		return 0, nil, notify.Errorf(notify.CodeRejected, "gateway: %s %s: HTTP %d without the API's JSON body; check Config.BaseURL", method, path, resp.StatusCode)
+	return a, nil
+}
+
+// writeTrack follows, through httptrace, whether a request may have been
+// written to a connection. A request is not written before the transport
+// has a connection for it (DNS, dialling, TLS and waiting for a pooled
+// connection write nothing); once it has one, the request counts as
+// written unless writing it failed. That errs towards "may be written":
+// the transport reports a request written once it is in its buffer, a
+// moment before it reaches the network.
+type writeTrack struct {
+	mu      sync.Mutex
+	pending int  // connections got whose write has not been reported
+	wrote   bool // a write was reported without error
+}
+
+func (w *writeTrack) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) {
+			w.mu.Lock()
+			w.pending++
+			w.mu.Unlock()
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			w.mu.Lock()
+			if w.pending > 0 {
+				w.pending--
+			}
+			if info.Err == nil {
+				w.wrote = true
+			}
+			w.mu.Unlock()
+		},
 	}
-	return resp.StatusCode, resp.Header, nil
+}
+
+// mayBeWritten reports whether the remote may have received a whole
+// request: one was written, or a write may still be under way (the
+// caller's context ended while the transport held a connection).
+func (w *writeTrack) mayBeWritten() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.wrote || w.pending > 0
 }
 
 // transportError keeps the cause of a transport failure but not the URL,
@@ -202,6 +316,7 @@ func transportError(err error) error {
 type response struct {
 	Success   bool      `json:"success"`
 	MessageID string    `json:"message_id"`
+	Status    string    `json:"status"`
 	Gateway   string    `json:"gateway"`
 	Note      string    `json:"note"`
 	Error     *apiError `json:"error"`
@@ -228,62 +343,86 @@ type balanceResponse struct {
 	} `json:"data"`
 }
 
-// classify turns a remote failure into a notify error, by status first
-// (the status is the contract, the code says more).
-func classify(status int, hdr http.Header, res *response) error {
-	code, msg := "", ""
-	var fields map[string]string
-	var retry time.Duration
+// describe is the remote's answer in an error's text: status, error code,
+// message and the remote's message ID, as far as they are known.
+func describe(status int, res *response) string {
+	why := fmt.Sprintf("remote HTTP %d", status)
 	if res.Error != nil {
-		code, msg, fields = res.Error.Code, res.Error.Message, res.Error.Fields
-		retry = time.Duration(res.Error.RetryAfterSeconds) * time.Second
+		if res.Error.Code != "" {
+			why += " " + res.Error.Code
+		}
+		if res.Error.Message != "" {
+			why += ": " + res.Error.Message
+		}
 	}
-	if ra := retryAfter(hdr.Get("Retry-After")); ra > 0 {
-		retry = ra
+	if res.MessageID != "" {
+		why += " (remote message_id " + res.MessageID + ")"
 	}
-	why := fmt.Sprintf("remote %d", status)
-	if code != "" {
-		why += " " + code
+	return why
+}
+
+// proven returns the error for a failure answer whose JSON body proves
+// that the remote did not take the message: a status of 400 or more,
+// success false and an error code that the remote gives only to requests
+// it refused before handing them to a provider, or that its provider
+// refused for certain. It returns nil for any other answer.
+func proven(status int, hdr http.Header, res *response) error {
+	if status < 400 || res.Success || res.Error == nil {
+		return nil
 	}
-	if msg != "" {
-		why += ": " + msg
-	}
-	e := &notify.Error{Err: errors.New("gateway: " + why)}
-	switch {
-	case status == http.StatusOK:
-		// success:false with 200 breaks the API's contract.
-		e.Code = notify.CodeInternal
-	case status == http.StatusBadRequest:
+	why := "gateway: " + describe(status, res)
+	e := &notify.Error{}
+	switch res.Error.Code {
+	case "invalid_argument":
 		e.Code = notify.CodeInvalidArgument
-		for f, m := range fields {
+		for f, m := range res.Error.Fields {
 			e.Fields = append(e.Fields, notify.FieldError{Field: f, Message: m})
 		}
 		sortFields(e.Fields)
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	case "unauthenticated", "permission_denied":
 		e.Code = notify.CodeRejected
-		e.Err = errors.New("gateway: " + why + " (check Config.APIKey and the remote account)")
-	case status == http.StatusPaymentRequired:
+		why += " (check Config.APIKey and the remote account)"
+	case "insufficient_funds":
 		// The remote wallet is empty: retrying soon will not help, and
 		// passing insufficient_funds on would blame the local wallet.
 		e.Code = notify.CodeRejected
-		e.Err = errors.New("gateway: " + why + " (the remote account's wallet needs a top-up)")
-	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusUnsupportedMediaType:
+		why += " (the remote account's wallet needs a top-up)"
+	case "not_found", "method_not_allowed", "unsupported_media_type":
 		e.Code = notify.CodeRejected
-		e.Err = errors.New("gateway: " + why + " (check Config.BaseURL)")
-	case status == http.StatusConflict:
-		// Our key is the message ID, unique per message: a conflict means
-		// the first attempt is still in flight at the remote. A retry finds
-		// its receipt or, if it failed, sends afresh.
-		e.Code = notify.CodeUnavailable
-	case status == http.StatusTooManyRequests:
+		why += " (check Config.BaseURL)"
+	case "request_too_large":
+		e.Code = notify.CodeRejected
+		why += " (the message is over the remote's size limit)"
+	case "rate_limited":
 		e.Code = notify.CodeRateLimited
-		e.RetryAfter = retry
-	case status >= 500 && status != http.StatusBadGateway && status != http.StatusNotImplemented:
+		e.RetryAfter = time.Duration(res.Error.RetryAfterSeconds) * time.Second
+		if ra := retryAfter(hdr.Get("Retry-After")); ra > 0 {
+			e.RetryAfter = ra
+		}
+	case "unavailable":
 		e.Code = notify.CodeUnavailable
-	default: // 502 (the remote's provider refused), 413, 501, other 4xx
+	case "rejected":
 		e.Code = notify.CodeRejected
+	default:
+		return nil
 	}
+	e.Err = errors.New(why)
 	return e
+}
+
+// unknownAnswer is the error of an answer that proves neither acceptance
+// nor refusal.
+func unknownAnswer(what string, status int, isJSON bool, res *response) error {
+	var why string
+	switch {
+	case !isJSON:
+		why = fmt.Sprintf("remote HTTP %d without the API's JSON body (a proxy's answer?)", status)
+	case status == http.StatusConflict:
+		why = describe(status, res) + "; another request with this Idempotency-Key, this very message, may be in flight there"
+	default:
+		why = describe(status, res)
+	}
+	return notify.Errorf(notify.CodeOutcomeUnknown, "gateway: %s: %s; the outcome is unknown, the remote may have sent the message", what, why)
 }
 
 func sortFields(f []notify.FieldError) {
@@ -406,7 +545,8 @@ func request(env *notify.Envelope) (string, []byte, error) {
 	}
 	body, err := json.Marshal(v)
 	if err != nil {
-		return "", nil, notify.Errorf(notify.CodeInternal, "gateway: encoding the request: %v", err)
+		// Before any I/O, so certainly not sent.
+		return "", nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: the envelope cannot be encoded as JSON: %v", err)
 	}
 	return path, body, nil
 }

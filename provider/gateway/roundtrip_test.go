@@ -113,8 +113,15 @@ type localSide struct {
 
 func newLocal(t *testing.T, remoteURL string) *localSide {
 	t.Helper()
+	return newLocalFor(t, remoteURL, remoteKey, 2)
+}
+
+// newLocalFor is newLocal for a remote that takes key, with a Notifier that
+// makes up to attempts attempts.
+func newLocalFor(t *testing.T, remoteURL, key string, attempts int) *localSide {
+	t.Helper()
 	l := &localSide{wallet: memstore.NewWallet()}
-	p, err := gateway.New(gateway.Config{BaseURL: remoteURL, APIKey: remoteKey, Name: "remote-gateway"})
+	p, err := gateway.New(gateway.Config{BaseURL: remoteURL, APIKey: key, Name: "remote-gateway"})
 	must(t, err)
 	l.p = p
 	accounts := memstore.NewAccounts()
@@ -131,7 +138,7 @@ func newLocal(t *testing.T, remoteURL string) *localSide {
 	l.n, err = notify.New(accounts,
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
 		notify.WithWallet(l.wallet, wallet.DefaultINR()),
-		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond}),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: attempts, BaseDelay: time.Millisecond}),
 	)
 	must(t, err)
 	return l

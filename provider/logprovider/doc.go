@@ -13,4 +13,17 @@
 // declared cannot be told from other numbers and is logged as is.
 // E-mail bodies are logged by length only. API keys never reach a
 // provider, so they cannot reach the log either.
+//
+// The log stands for the vendor, so the outcomes of a send (see
+// notify.Provider) are:
+//
+//	what happened                          error code                  outcome
+//	-------------------------------------  --------------------------  ------------
+//	handed to the logger (even if a level  (Result log-<n>)            accepted
+//	  or handler drops it)
+//	ctx ended before the call              Unavailable, wraps ctx.Err  not accepted
+//	nil envelope                           InvalidArgument             not accepted
+//
+// Nothing can fail once the message is handed to the logger, so a send is
+// never of unknown outcome.
 package logprovider

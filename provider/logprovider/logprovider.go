@@ -2,6 +2,7 @@ package logprovider
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"strconv"
@@ -37,13 +38,21 @@ func New(logger *slog.Logger, name string) *Provider {
 func (p *Provider) Name() string { return p.name }
 
 // Send logs env at slog.LevelInfo and returns a Result whose
-// ProviderMessageID is "log-<n>", n counting from 1. It returns ctx.Err()
-// when ctx has already ended, and an InvalidArgument error for a nil
-// envelope; otherwise it succeeds, whether or not the logger is enabled
-// at Info and whatever the envelope's content. It does not retain env.
+// ProviderMessageID is "log-<n>", n counting from 1. It does not retain
+// env.
+//
+// The log is the vendor: a message is accepted once it is handed to the
+// logger, and Send never fails after that, whatever the logger does with
+// it (a level above Info drops it, a handler error is slog's to swallow).
+// Before that, its only errors are certain refusals, with nothing logged:
+// CodeInvalidArgument for a nil envelope, and, when ctx has already
+// ended, CodeUnavailable wrapping ctx.Err() (errors.Is(err, ctx.Err())
+// holds). That takes a code because a bare context error means "unknown
+// outcome" to the Notifier, which would keep the charge of a message
+// nobody has.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, notify.WithCode(notify.CodeUnavailable, fmt.Errorf("logprovider: nothing logged: %w", err))
 	}
 	if env == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "logprovider: nil envelope")

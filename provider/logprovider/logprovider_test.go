@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/logprovider"
@@ -214,10 +215,19 @@ func TestSendErrors(t *testing.T) {
 	p, buf := newLogged(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := p.Send(ctx, &notify.Envelope{Kind: notify.KindSMS}); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled: %v, want context.Canceled", err)
+	// Nothing is logged, so the vendor certainly has nothing: the errors
+	// must say so, or the Notifier would keep the charge.
+	_, err := p.Send(ctx, &notify.Envelope{Kind: notify.KindSMS})
+	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+		t.Errorf("canceled: %v (code %q), want unavailable wrapping context.Canceled", err, notify.CodeOf(err))
 	}
-	if _, err := p.Send(t.Context(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	dctx, dcancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+	defer dcancel()
+	_, err = p.Send(dctx, &notify.Envelope{Kind: notify.KindSMS})
+	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+		t.Errorf("expired: %v (code %q), want a certain refusal wrapping context.DeadlineExceeded", err, notify.CodeOf(err))
+	}
+	if _, err := p.Send(t.Context(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
 		t.Errorf("nil envelope: %v, want invalid_argument", err)
 	}
 	if buf.Lines() != 0 {

@@ -36,12 +36,19 @@ func ExampleProvider_FailNext() {
 	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", SMS: &notify.SMSMessage{Text: "hi"}}
 
 	_, err := p.Send(context.Background(), env)
-	fmt.Println(notify.CodeOf(err), notify.CodeOf(err).Temporary(), p.Len())
+	fmt.Println(notify.CodeOf(err), notify.IsRetryable(err), p.Len())
 	res, _ := p.Send(context.Background(), env)
 	fmt.Println(res.ProviderMessageID, p.Len())
+
+	// The vendor takes the message and its answer is lost: captured, and
+	// an unknown outcome that nothing retries.
+	p.FailNext(1, notify.CodeOutcomeUnknown)
+	_, err = p.Send(context.Background(), env)
+	fmt.Println(notify.CodeOf(err), notify.OutcomeOf(err), notify.IsRetryable(err), p.Len())
 	// Output:
 	// unavailable true 0
 	// mem-1 1
+	// outcome_unknown unknown false 2
 }
 
 func ExampleProvider_Wait() {

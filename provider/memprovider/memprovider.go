@@ -2,7 +2,7 @@ package memprovider
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -45,19 +45,31 @@ func (p *Provider) Name() string { return p.name }
 // "mem-<n>", n counting from 1 over the provider's life (Reset does not
 // restart it). In order, Send:
 //
-//  1. returns ctx.Err() when ctx has already ended, doing nothing else;
-//  2. waits the latency set by SetLatency, returning ctx.Err() if ctx
-//     ends first;
-//  3. fails with the code given to FailNext while such failures remain,
-//     capturing nothing (the message was not accepted);
-//  4. calls the handler set by SetHandler, if any (see SetHandler);
-//  5. otherwise captures env and succeeds.
+//  1. when ctx has already ended, fails at once, capturing nothing, with
+//     notify.WithCode(notify.CodeUnavailable, ctx.Err()) (see below);
+//  2. waits the latency set by SetLatency; if ctx ends first, fails the
+//     same way, capturing nothing;
+//  3. fails a nil env with CodeInvalidArgument, capturing nothing;
+//  4. while failures set by FailNext remain, fails with their code:
+//     capturing nothing, or, for notify.CodeOutcomeUnknown, capturing env
+//     first (the vendor took the message, its answer was lost);
+//  5. calls the handler set by SetHandler, if any (see SetHandler);
+//  6. otherwise captures env and succeeds.
+//
+// So every error but those of FailNext(n, CodeOutcomeUnknown) and of a
+// handler comes with nothing captured, and says so: it is an *notify.Error
+// whose code notify.OutcomeOf reads as a certain non-acceptance. For an
+// ended context that takes a code, since a bare ctx.Err() (or CodeCanceled,
+// CodeDeadlineExceeded) means "unknown" to the Notifier, which would keep
+// the charge for a message nobody has. CodeUnavailable is the code the
+// notify.Provider contract gives a request that was never written, and
+// errors.Is(err, ctx.Err()) still holds.
 //
 // env is retained, not copied: the notify contract forbids changing an
 // envelope once it is handed to a provider.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, notSent(err)
 	}
 	p.mu.Lock()
 	latency := p.latency
@@ -67,7 +79,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return nil, notSent(ctx.Err())
 		case <-t.C:
 		}
 	}
@@ -80,7 +92,11 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		p.failN--
 		code := p.failCode
 		p.mu.Unlock()
-		return nil, notify.Errorf(code, "memprovider: %s failure injected by FailNext", code)
+		if code == notify.CodeOutcomeUnknown {
+			res := p.capture(env, nil)
+			return nil, notify.Errorf(code, "memprovider: the message was accepted as %s but the answer was lost (injected by FailNext)", res.ProviderMessageID)
+		}
+		return nil, notify.Errorf(code, "memprovider: %s failure injected by FailNext; nothing captured", code)
 	}
 	h := p.handler
 	p.mu.Unlock()
@@ -91,7 +107,8 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	res, err := h(ctx, env)
 	if res == nil {
 		if err == nil {
-			err = errors.New("memprovider: handler returned neither a Result nor an error")
+			// Nothing was captured, so the "vendor" certainly has nothing.
+			err = notify.Errorf(notify.CodeRejected, "memprovider: the handler set by SetHandler returned neither a Result nor an error; nothing captured")
 		}
 		return nil, err
 	}
@@ -100,6 +117,13 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, err
 	}
 	return res, nil
+}
+
+// notSent is the error of a send abandoned because ctx ended before
+// anything was captured: certainly not accepted, and still ctx's error
+// for errors.Is.
+func notSent(ctxErr error) error {
+	return notify.WithCode(notify.CodeUnavailable, fmt.Errorf("memprovider: nothing captured: %w", ctxErr))
 }
 
 // capture records env and returns the Result of its acceptance: a copy of
@@ -161,13 +185,25 @@ func (p *Provider) wakeLocked() {
 	}
 }
 
-// FailNext makes the next n sends fail with an *notify.Error of code,
-// before acceptance: nothing is captured and no message ID is used. Use a
-// temporary code (notify.CodeUnavailable, notify.CodeRateLimited) to
-// exercise the Notifier's retries, notify.CodeRejected for a permanent
-// refusal. An empty code means notify.CodeUnavailable. It replaces any
-// failures still pending; n <= 0 cancels them. Sends whose context has
-// already ended do not use up a failure.
+// FailNext makes the next n sends fail with an *notify.Error of code.
+//
+// Most codes fail before acceptance: nothing is captured and no message
+// ID is used. Use a temporary code (notify.CodeUnavailable,
+// notify.CodeRateLimited) to exercise the Notifier's retries,
+// notify.CodeRejected for a permanent refusal.
+//
+// notify.CodeOutcomeUnknown models a vendor that accepted the message and
+// whose answer was lost: env is captured (Sent, Len and Wait see it, and
+// it uses a message ID, named in the error's text) and Send fails with
+// CodeOutcomeUnknown, which the Notifier never retries and whose charge
+// stands. Tests use it to check that such a message is sent exactly once.
+// The other codes that notify.OutcomeOf reads as unknown (CodeInternal,
+// CodeDeadlineExceeded, CodeCanceled) capture nothing: an unknown outcome
+// whose truth was "not accepted".
+//
+// An empty code means notify.CodeUnavailable. It replaces any failures
+// still pending; n <= 0 cancels them. Sends whose context has already
+// ended, or ends during the latency, do not use up a failure.
 func (p *Provider) FailNext(n int, code notify.Code) {
 	if code == "" {
 		code = notify.CodeUnavailable
@@ -178,8 +214,9 @@ func (p *Provider) FailNext(n int, code notify.Code) {
 }
 
 // SetLatency makes every later send wait d before doing anything else, as
-// a slow vendor would; a send whose context ends first returns the
-// context's error. Zero or less removes the latency (the default).
+// a slow vendor would; a send whose context ends first captures nothing
+// and fails with CodeUnavailable wrapping the context's error (see Send).
+// Zero or less removes the latency (the default).
 func (p *Provider) SetLatency(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -194,9 +231,17 @@ func (p *Provider) SetLatency(d time.Duration) {
 //   - a Result and no error: env is captured and the send succeeds; an
 //     empty Provider or ProviderMessageID is filled in as usual;
 //   - a Result and an error: env is captured (the vendor accepted it) but
-//     the send fails with the error, like a reply lost after acceptance;
-//   - an error alone: nothing is captured and the send fails with it;
-//   - neither: the send fails with an error saying so.
+//     the send fails with the error, like an answer lost after
+//     acceptance. Return an error that notify.OutcomeOf reads as unknown
+//     (a bare error, or one coded notify.CodeOutcomeUnknown): a certain
+//     code such as CodeUnavailable would tell the Notifier to refund and
+//     retry a message the vendor has, which is only worth doing to test a
+//     provider that lies;
+//   - an error alone: nothing is captured and the send fails with it; give
+//     it a certain code (CodeUnavailable, CodeRateLimited, CodeRejected)
+//     unless the test wants an unknown outcome for a message nobody has;
+//   - neither: nothing is captured and the send fails with CodeRejected
+//     saying so.
 //
 // A panic in h goes up to the caller of Send, which is how tests check
 // that the Notifier survives a panicking provider.

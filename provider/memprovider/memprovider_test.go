@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,13 +99,107 @@ func TestFailNext(t *testing.T) {
 	}
 }
 
+// TestFailNextOutcomeUnknown: CodeOutcomeUnknown models a vendor that took
+// the message and whose answer was lost: the envelope is captured, with a
+// message ID, and the send fails with an unknown outcome.
+func TestFailNextOutcomeUnknown(t *testing.T) {
+	p := memprovider.New("mem")
+	p.FailNext(2, notify.CodeOutcomeUnknown)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	errs := make(chan error, 1)
+	go func() {
+		_, err := p.Send(ctx, otpEnvelope("1"))
+		errs <- err
+	}()
+	if err := p.Wait(ctx, 1); err != nil {
+		t.Fatalf("Wait does not see the envelope whose answer was lost: %v", err)
+	}
+	for i := range 2 {
+		var err error
+		if i == 0 {
+			err = <-errs
+		} else {
+			_, err = send(t, p)
+		}
+		if err == nil {
+			t.Fatalf("send %d succeeded, want an unknown outcome", i)
+		}
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+			t.Errorf("send %d: %v (code %q), want outcome_unknown", i, err, notify.CodeOf(err))
+		}
+		if want := fmt.Sprintf("mem-%d", i+1); !strings.Contains(err.Error(), want) {
+			t.Errorf("send %d: %q does not name the message ID %s", i, err, want)
+		}
+	}
+	if p.Len() != 2 || len(p.Sent()) != 2 {
+		t.Errorf("Len = %d, want 2: the vendor has both messages", p.Len())
+	}
+	res, err := send(t, p)
+	if err != nil || res.ProviderMessageID != "mem-3" {
+		t.Errorf("send after the failures: %v, %v; want mem-3", res, err)
+	}
+}
+
+// TestFailNextUnknownCodesCaptureNothing: codes OutcomeOf reads as unknown,
+// other than CodeOutcomeUnknown, keep capturing nothing.
+func TestFailNextUnknownCodesCaptureNothing(t *testing.T) {
+	for _, code := range []notify.Code{notify.CodeInternal, notify.CodeDeadlineExceeded, notify.CodeCanceled} {
+		p := memprovider.New("mem")
+		p.FailNext(1, code)
+		if _, err := send(t, p); notify.CodeOf(err) != code {
+			t.Errorf("FailNext(%s): %v", code, err)
+		}
+		if p.Len() != 0 {
+			t.Errorf("FailNext(%s) captured the envelope", code)
+		}
+	}
+}
+
+// TestEndedContextIsCertain: a send abandoned because ctx ended captures
+// nothing, so its error must read as a certain non-acceptance, while still
+// being ctx's error.
+func TestEndedContextIsCertain(t *testing.T) {
+	check := func(t *testing.T, err, want error) {
+		t.Helper()
+		if !errors.Is(err, want) {
+			t.Errorf("%v: errors.Is(err, %v) = false", err, want)
+		}
+		if notify.OutcomeOf(err) != notify.OutcomeNotAccepted || notify.CodeOf(err) != notify.CodeUnavailable {
+			t.Errorf("%v: code %q, outcome %v; want unavailable, not accepted", err, notify.CodeOf(err), notify.OutcomeOf(err))
+		}
+	}
+	p := memprovider.New("mem")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := p.Send(ctx, otpEnvelope("1"))
+	check(t, err, context.Canceled)
+
+	p.SetLatency(time.Hour)
+	ctx, cancel = context.WithCancel(t.Context())
+	p.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		t.Error("the handler ran for a send abandoned during the latency")
+		return nil, nil
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Send(ctx, otpEnvelope("1"))
+		done <- err
+	}()
+	cancel()
+	check(t, <-done, context.Canceled)
+	if p.Len() != 0 {
+		t.Errorf("captured %d envelopes", p.Len())
+	}
+}
+
 func TestFailNextKeptForEndedContext(t *testing.T) {
 	p := memprovider.New("mem")
 	p.FailNext(1, notify.CodeRejected)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := p.Send(ctx, otpEnvelope("1")); !errors.Is(err, context.Canceled) {
-		t.Fatalf("canceled send: %v, want context.Canceled", err)
+	if _, err := p.Send(ctx, otpEnvelope("1")); !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("canceled send: %v, want unavailable wrapping context.Canceled", err)
 	}
 	if _, err := send(t, p); notify.CodeOf(err) != notify.CodeRejected {
 		t.Errorf("next send: %v, want the pending rejected failure", err)
@@ -117,8 +212,8 @@ func TestLatency(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	_, err := p.Send(ctx, otpEnvelope("1"))
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("slow send: %v, want context.DeadlineExceeded", err)
+	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+		t.Fatalf("slow send: %v, want a certain refusal wrapping context.DeadlineExceeded", err)
 	}
 	if p.Len() != 0 {
 		t.Errorf("a send abandoned during latency was captured")
@@ -170,6 +265,15 @@ func TestHandler(t *testing.T) {
 			wantCapture: true,
 		},
 		{
+			name: "outcome unknown after acceptance",
+			h: func(context.Context, *notify.Envelope) (*notify.Result, error) {
+				return &notify.Result{}, notify.WithCode(notify.CodeOutcomeUnknown, errLost)
+			},
+			wantErr:     errLost,
+			wantCode:    notify.CodeOutcomeUnknown,
+			wantCapture: true,
+		},
+		{
 			name: "failure before acceptance",
 			h: func(_ context.Context, env *notify.Envelope) (*notify.Result, error) {
 				return nil, notify.Errorf(notify.CodeUnavailable, "down for %s", env.To)
@@ -179,7 +283,7 @@ func TestHandler(t *testing.T) {
 		{
 			name:     "neither",
 			h:        func(context.Context, *notify.Envelope) (*notify.Result, error) { return nil, nil },
-			wantCode: notify.CodeInternal,
+			wantCode: notify.CodeRejected,
 		},
 	}
 	for _, tt := range tests {

@@ -18,10 +18,33 @@
 // (see message.go), and its send timeout adds a goroutine and an RSET
 // round trip to every message; deadlines on the connection replace it.
 //
-// Errors follow notify.Provider: a 4xx reply or a network failure before
-// the message was handed over is CodeUnavailable (the Notifier retries);
-// a 5xx reply is CodeRejected; the server's reply text is kept, logins
-// never are.
+// Errors follow notify.Provider's three outcomes. What decides between
+// "certainly not accepted" and "unknown" is whether the final dot of DATA
+// (CRLF "." CRLF) was written: before it the server cannot have the
+// message; after it, it may have queued the message even when its answer
+// never came.
+//
+//	what happened                                   code                 outcome
+//	----------------------------------------------  -------------------  ------------
+//	250 to the final dot                            (Result)             accepted
+//	bad envelope (address, header injection)        InvalidArgument      not accepted
+//	campaign mail, no List-Unsubscribe configured   Rejected             not accepted
+//	4xx reply at any stage (421 included)           Unavailable          not accepted, retried
+//	5xx reply at any stage (login refused too)      Rejected             not accepted
+//	dial, TLS, login or network failure before      Unavailable          not accepted, retried
+//	  the final dot; the connection lost while
+//	  writing the message; provider closed
+//	ctx ended before the final dot was written      Unavailable, wraps   not accepted
+//	                                                ctx.Err()
+//	connection lost, send timeout, or a reply out   OutcomeUnknown       unknown, never retried
+//	  of protocol after the final dot was written
+//	ctx ended after the final dot was written       OutcomeUnknown,      unknown, never retried
+//	                                                wraps ctx.Err()
+//
+// A connection from the pool that the server had closed while idle is
+// replaced by a fresh one within the same Send only when the failure is a
+// certain non-acceptance, so no message reaches the server twice. The
+// server's reply text is kept in errors; logins never are.
 //
 // Package smtptest beside this one is an in-process SMTP server for tests
 // and development.

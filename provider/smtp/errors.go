@@ -15,6 +15,7 @@ import (
 const (
 	unavailable = notify.CodeUnavailable
 	rejected    = notify.CodeRejected
+	unknown     = notify.CodeOutcomeUnknown
 )
 
 func wrapCode(code notify.Code, err error) error { return notify.WithCode(code, err) }

@@ -121,7 +121,9 @@ func build(buf []byte, st *settings, env *notify.Envelope, now time.Time) (messa
 
 	if m.Purpose == notify.PurposeCampaign {
 		if st.unsubURL == "" && st.unsubMail == "" {
-			return message{}, b, notify.Errorf(notify.CodeInternal,
+			// A gap in the configuration, found before any I/O: a certain
+			// refusal, not retried, refunded.
+			return message{}, b, notify.Errorf(notify.CodeRejected,
 				"smtp: campaign mail needs ListUnsubscribeURL or ListUnsubscribeMailto in the configuration of purpose %q", string(m.Purpose))
 		}
 		var targets []string

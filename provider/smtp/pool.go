@@ -34,6 +34,9 @@ type pool struct {
 	mu     sync.Mutex
 	closed bool
 	done   chan struct{}
+
+	// dialContext opens the TCP connection; tests replace it.
+	dialContext func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 func newPool(st *settings, size int) *pool {
@@ -43,6 +46,8 @@ func newPool(st *settings, size int) *pool {
 		tokens:  make(chan struct{}, size),
 		idle:    make(chan *conn, size),
 		done:    make(chan struct{}),
+
+		dialContext: (&net.Dialer{}).DialContext,
 	}
 }
 
@@ -64,9 +69,9 @@ func (p *pool) get(ctx context.Context, fresh bool) (*conn, error) {
 	select {
 	case p.tokens <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("smtp: waiting for a connection to %s: %w", p.st.addr, ctx.Err())
+		return nil, wrapCode(unavailable, fmt.Errorf("smtp: waiting for a connection to %s: %w", p.st.addr, ctx.Err()))
 	case <-p.done:
-		return nil, errClosed
+		return nil, wrapCode(unavailable, errClosed)
 	}
 	for !fresh {
 		var c *conn
@@ -149,8 +154,7 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 	}
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	var d net.Dialer
-	tcp, err := d.DialContext(dctx, "tcp", st.addr)
+	tcp, err := p.dialContext(dctx, "tcp", st.addr)
 	if err != nil {
 		return nil, p.connectError(ctx, err)
 	}
@@ -249,24 +253,32 @@ func (c *conn) reset(st *settings) bool {
 	return c.client.Reset() == nil
 }
 
-// trackConn counts the writes of one transaction, to tell whether a
-// connection failed before or after the message's final dot went out.
+// trackConn watches one transaction on the TCP connection to tell
+// whether it failed before or after the message's final dot
+// (CRLF "." CRLF) was handed to the network: before, the server cannot
+// have the message and it may be sent again; after, the server may have
+// queued it while its answer was lost.
 //
-// go-simple-mail (v2.16.0) flushes each command separately: MAIL FROM,
-// RCPT TO and DATA are one write each, and the message with its final dot
-// comes after them. So a transaction to one recipient that failed before
-// its fourth write, or on a write, never delivered the final dot: the
-// server cannot have accepted the message, and sending it again on a new
-// connection cannot make a duplicate. Under TLS the writes counted are
-// records, at least one per flush, so the count only errs towards
-// caution.
+// The bytes are encrypted under TLS, so it watches the order of reads
+// and writes instead of their contents. go-simple-mail (v2.16.0) sends
+// one recipient's transaction as MAIL FROM, RCPT TO and DATA, each one
+// flush (one write, or one TLS record) followed by a read of the reply,
+// and then the message and its final dot, written with no read in
+// between, followed by the read of the final reply. go-simple-mail
+// ignores an error writing the final dot and reads the reply anyway. So
+// the dot is out when a read starts after at least four writes, none of
+// which failed; doneDot latches that, so that a write failing later (a
+// TLS alert during the final read) cannot undo it. Anything TLS writes on
+// its own makes the count higher, never lower, so its errors lean
+// towards "may have been delivered", never towards a duplicate.
 type trackConn struct {
 	net.Conn
 	writes    int
 	writeFail bool
+	doneDot   bool
 }
 
-func (t *trackConn) reset() { t.writes, t.writeFail = 0, false }
+func (t *trackConn) reset() { t.writes, t.writeFail, t.doneDot = 0, false, false }
 
 func (t *trackConn) Write(b []byte) (int, error) {
 	t.writes++
@@ -277,17 +289,27 @@ func (t *trackConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+func (t *trackConn) Read(b []byte) (int, error) {
+	if t.writes >= 4 && !t.writeFail {
+		t.doneDot = true
+	}
+	return t.Conn.Read(b)
+}
+
 // finalDotMaySent reports whether the server may have received the whole
-// message of the current transaction.
-func (t *trackConn) finalDotMaySent() bool { return !t.writeFail && t.writes >= 4 }
+// message of the current transaction, its final dot included.
+func (t *trackConn) finalDotMaySent() bool { return t.doneDot }
 
 var errClosed = errors.New("smtp: provider is closed")
 
-// connectError classifies a failure to open a connection: nothing was
-// sent, so anything but a 5xx reply or the caller's context is temporary.
+// connectError classifies a failure to open a connection. Nothing of the
+// message was sent, so it is certainly not accepted: Rejected for a 5xx
+// reply (a refused login, a server that turns the client away for good),
+// else Unavailable, the caller's context included (wrapped so that
+// errors.Is(err, ctx.Err()) holds).
 func (p *pool) connectError(ctx context.Context, err error) error {
 	if cerr := ctxErr(ctx, err); cerr != nil {
-		return fmt.Errorf("smtp: connect to %s: %w", p.st.addr, cerr)
+		return wrapCode(unavailable, fmt.Errorf("smtp: connect to %s: %w", p.st.addr, cerr))
 	}
 	err = p.secrets.scrub(err)
 	if code, ok := replyCode(err); ok && code >= 500 {

@@ -98,18 +98,31 @@ func (p *Provider) route(purpose notify.EmailPurpose) *route {
 //
 // A connection from the pool that turns out to be dead (the server closed
 // it while idle) is replaced once by a fresh one, only when the failure
-// proves that the server did not receive the whole message, so no message
-// is sent twice.
+// proves that the server did not receive the whole message (the final
+// dot of DATA was never written, or the server answered 421), so no
+// message is sent twice.
 //
-// Errors: a bad envelope is InvalidArgument; a 4xx reply, or a network
-// error before the message was handed over, is Unavailable; a 5xx reply
-// is Rejected; the server's reply is kept in the error text. A connection
-// lost after the message was handed over gives a plain error, which the
-// Notifier does not retry, since the message may have been delivered.
-// When ctx ends, Send returns at once with an error wrapping ctx.Err().
+// Errors follow notify.Provider's three outcomes:
+//
+//   - certainly not accepted: a bad envelope is InvalidArgument; campaign
+//     mail without ListUnsubscribeURL or ListUnsubscribeMailto in its
+//     configuration is Rejected; a 4xx reply at any stage, or a failure
+//     before the final dot of DATA was written (dial, TLS, login, the
+//     MAIL, RCPT and DATA commands, the connection lost while writing the
+//     message, ctx ending meanwhile, the provider closed), is
+//     Unavailable, which the Notifier retries; a 5xx reply is Rejected.
+//   - unknown: the connection lost, timed out or cut by ctx after the
+//     final dot was written and before the server's reply, or a reply
+//     out of protocol then, is CodeOutcomeUnknown: the server may have
+//     queued the message, so nothing retries it.
+//
+// The server's reply text is kept in the error; logins never are. When
+// ctx ends, Send returns at once with an error for which
+// errors.Is(err, ctx.Err()) holds, coded as above by whether the final
+// dot was written.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("smtp: %w", err)
+		return nil, wrapCode(unavailable, fmt.Errorf("smtp: nothing sent: %w", err))
 	}
 	if p.closed.Load() {
 		return nil, wrapCode(unavailable, errClosed)
@@ -131,11 +144,10 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 
 	fresh := false
 	for {
+		// Every error of get comes before anything of the message was
+		// written: it is coded Unavailable or Rejected by the pool.
 		c, err := r.pool.get(ctx, fresh)
 		if err != nil {
-			if errors.Is(err, errClosed) {
-				return nil, wrapCode(unavailable, err)
-			}
 			return nil, err
 		}
 		sendErr, tainted := c.send(ctx, r.st, env.To, msg.data)
@@ -147,7 +159,9 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		err, keep, redial := p.classify(ctx, r, c, env.To, sendErr)
 		reused := c.reused
 		r.pool.put(c, keep && !tainted)
-		if redial && reused && !fresh {
+		// redial is only ever set for a certain non-acceptance, so the
+		// message cannot reach the server twice.
+		if redial && reused && !fresh && notify.OutcomeOf(err) == notify.OutcomeNotAccepted {
 			fresh = true
 			continue
 		}
@@ -161,25 +175,36 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 //lint:ignore ST1008 out is the classified error to return, not a failure of classify
 func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, err error) (out error, keep, redial bool) {
 	where := r.st.addr
-	if cerr := ctxErr(ctx, err); cerr != nil {
-		return fmt.Errorf("smtp: send to %s via %s: %w (%v)", to, where, cerr, r.pool.secrets.scrub(err)), false, false
-	}
-	err = r.pool.secrets.scrub(err)
 	dotSent := c.track.finalDotMaySent()
-	if code, ok := replyCode(err); ok {
+	raw := err
+	err = r.pool.secrets.scrub(err)
+	code, hasReply := replyCode(err)
+	if hasReply && code >= 400 && code < 600 {
+		// The server answered: whatever the stage, it did not take the
+		// message. The connection is kept, after RSET, unless ctx ended
+		// (its deadline may land on the connection any moment).
 		e := fmt.Errorf("smtp: send to %s via %s: server replied %w", to, where, err)
 		switch {
 		case code == 421:
-			// The server is closing the connection; nothing was accepted.
+			// The server is closing the connection.
 			return wrapCode(unavailable, e), false, true
-		case code >= 400 && code < 500:
-			return wrapCode(unavailable, e), c.reset(r.st), false
-		case code >= 500 && code < 600:
-			return wrapCode(rejected, e), c.reset(r.st), false
+		case code < 500:
+			return wrapCode(unavailable, e), ctx.Err() == nil && c.reset(r.st), false
+		default:
+			return wrapCode(rejected, e), ctx.Err() == nil && c.reset(r.st), false
 		}
-		// A reply out of protocol: the connection cannot be trusted.
+	}
+	if cerr := ctxErr(ctx, raw); cerr != nil {
 		if dotSent {
-			return e, false, false
+			return wrapCode(unknown, fmt.Errorf("smtp: send to %s via %s: %w after the message was sent, before the server answered; it may have been delivered (%v)", to, where, cerr, err)), false, false
+		}
+		return wrapCode(unavailable, fmt.Errorf("smtp: send to %s via %s: %w before the message was sent (%v)", to, where, cerr, err)), false, false
+	}
+	if hasReply {
+		// A reply out of protocol: the connection cannot be trusted.
+		e := fmt.Errorf("smtp: send to %s via %s: server replied %w", to, where, err)
+		if dotSent {
+			return wrapCode(unknown, fmt.Errorf("%w; the message may have been delivered", e)), false, false
 		}
 		return wrapCode(unavailable, e), false, false
 	}
@@ -189,7 +214,7 @@ func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, e
 		return wrapCode(unavailable, fmt.Errorf("smtp: send to %s via %s: connection failed before the message was sent: %w", to, where, err)),
 			false, !timeout
 	}
-	return fmt.Errorf("smtp: send to %s via %s: connection lost after the message was sent; it may have been delivered: %w", to, where, err), false, false
+	return wrapCode(unknown, fmt.Errorf("smtp: send to %s via %s: connection lost after the message was sent, before the server answered; it may have been delivered: %w", to, where, err)), false, false
 }
 
 // CheckHealth implements notify.HealthChecker: it takes a connection of

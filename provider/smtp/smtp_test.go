@@ -272,7 +272,8 @@ func TestCampaignHeaders(t *testing.T) {
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
 		before := srv.Received()
 		err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeCampaign))
-		if notify.CodeOf(err) != notify.CodeInternal || !strings.Contains(err.Error(), "ListUnsubscribe") {
+		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.OutcomeNotAccepted ||
+			!strings.Contains(err.Error(), "ListUnsubscribe") {
 			t.Errorf("campaign without unsubscribe configuration: %v (code %q)", err, notify.CodeOf(err))
 		}
 		if srv.Received() != before {
@@ -475,20 +476,224 @@ func TestDroppedConnectionMidBatch(t *testing.T) {
 		}
 	})
 
-	t.Run("lost at the final dot", func(t *testing.T) {
+}
+
+// TestAnswerLostAfterDataIsUnknown: when the server took the whole
+// message, final dot included, and its answer never came (the connection
+// dropped, the send timeout or the caller's context ended while waiting),
+// the outcome is unknown: the error is CodeOutcomeUnknown, the pool does
+// not send the message again on a fresh connection, and the server has it
+// exactly once.
+func TestAnswerLostAfterDataIsUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []smtptest.Option
+		enc  smtp.Encryption
+	}{
+		{"plain", nil, smtp.EncryptionNone},
+		{"starttls", []smtptest.Option{smtptest.WithStartTLS(), smtptest.WithAuth("mailer", testPassword)}, smtp.EncryptionSTARTTLS},
+		{"implicit-tls", []smtptest.Option{smtptest.WithImplicitTLS(), smtptest.WithAuth("mailer", testPassword)}, smtp.EncryptionImplicitTLS},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, reused := range []bool{false, true} {
+				t.Run(fmt.Sprintf("reused=%v", reused), func(t *testing.T) {
+					srv := startServer(t, tc.opts...)
+					cfg := serverConfig(srv, tc.enc)
+					if tc.enc != smtp.EncryptionNone {
+						cfg.Username, cfg.Password = "mailer", testPassword
+					}
+					p := newProvider(t, smtp.Config{Default: cfg, PoolSize: 1})
+					var ids []string
+					if reused {
+						ids = append(ids, send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)).ProviderMessageID)
+					}
+					conns := srv.Connections()
+					srv.DropNextAtDataEnd()
+					env := htmlEnvelope("b@example.com", notify.PurposeOTP)
+					env.ID = "lost-reply"
+					err := sendErr(t, p, env)
+					if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.IsRetryable(err) {
+						t.Errorf("lost answer after the final dot: %v (code %q, outcome %v); want outcome_unknown", err, notify.CodeOf(err), notify.OutcomeOf(err))
+					}
+					if n := srv.Connections(); n != max(conns, 1) {
+						t.Errorf("%d connections, want %d: the pool must not resend on a fresh connection", n, max(conns, 1))
+					}
+					if n := srv.Received(); n != len(ids)+1 {
+						t.Errorf("server received %d messages, want %d", n, len(ids)+1)
+					}
+					ids = append(ids, "lost-reply@shop.example")
+					ids = append(ids, send(t, p, htmlEnvelope("c@example.com", notify.PurposeOTP)).ProviderMessageID)
+					checkExactlyOnce(t, srv, ids)
+				})
+			}
+		})
+	}
+
+	// The server took the message and withholds its answer: the caller's
+	// context, or the send timeout, ends the wait.
+	for _, tc := range []struct {
+		name   string
+		cancel bool          // cancel the context once the server has the message
+		limit  time.Duration // else SendTimeout
+		want   error
+	}{
+		{"canceled", true, 0, context.Canceled},
+		{"send timeout", false, 200 * time.Millisecond, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t)
+			cfg := serverConfig(srv, smtp.EncryptionNone)
+			cfg.SendTimeout = tc.limit
+			p := newProvider(t, smtp.Config{Default: cfg, PoolSize: 1})
+			first := send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+			srv.StallNextAtDataEnd()
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			env := htmlEnvelope("b@example.com", notify.PurposeOTP)
+			env.ID = "stalled"
+			done := make(chan error, 1)
+			go func() {
+				_, err := p.Send(ctx, env)
+				done <- err
+			}()
+			if tc.cancel {
+				if err := srv.WaitMessages(ctx, 2); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+			}
+			err := <-done
+			if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+				t.Errorf("answer withheld after the final dot: %v (code %q); want outcome_unknown", err, notify.CodeOf(err))
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tc.want)
+			}
+			if srv.Connections() != 1 || srv.Received() != 2 {
+				t.Errorf("connections %d, received %d; want 1 and 2", srv.Connections(), srv.Received())
+			}
+			checkExactlyOnce(t, srv, []string{first.ProviderMessageID, "stalled@shop.example"})
+		})
+	}
+}
+
+// TestFailureBeforeDataEndIsRetryable: a failure before the final dot of
+// DATA was written leaves the server without the message, so it is a
+// certain, temporary refusal (CodeUnavailable, IsRetryable), and the
+// server has nothing.
+func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
+	check := func(t *testing.T, srv *smtptest.Server, before int, err error) {
+		t.Helper()
+		if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
+			t.Errorf("failure before the final dot: %v (code %q, outcome %v); want a retryable unavailable", err, notify.CodeOf(err), notify.OutcomeOf(err))
+		}
+		if srv != nil && srv.Received() != before {
+			t.Errorf("server received %d messages, want %d", srv.Received(), before)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		opts []smtptest.Option
+		enc  smtp.Encryption
+	}{
+		{"plain", nil, smtp.EncryptionNone},
+		{"starttls", []smtptest.Option{smtptest.WithStartTLS(), smtptest.WithAuth("mailer", testPassword)}, smtp.EncryptionSTARTTLS},
+		{"implicit-tls", []smtptest.Option{smtptest.WithImplicitTLS(), smtptest.WithAuth("mailer", testPassword)}, smtp.EncryptionImplicitTLS},
+	} {
+		for _, stage := range []smtptest.Stage{smtptest.StageMail, smtptest.StageRcpt} {
+			t.Run(fmt.Sprintf("%s/dropped at %v", tc.name, stage), func(t *testing.T) {
+				srv := startServer(t, tc.opts...)
+				cfg := serverConfig(srv, tc.enc)
+				if tc.enc != smtp.EncryptionNone {
+					cfg.Username, cfg.Password = "mailer", testPassword
+				}
+				p := newProvider(t, smtp.Config{Default: cfg, PoolSize: 1})
+				// On a fresh connection the failure is returned.
+				srv.DropNextAt(stage)
+				check(t, srv, 0, sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)))
+				// On a reused one the pool re-dials once, safely.
+				first := send(t, p, htmlEnvelope("b@example.com", notify.PurposeOTP))
+				srv.DropNextAt(stage)
+				second := send(t, p, htmlEnvelope("c@example.com", notify.PurposeOTP))
+				checkExactlyOnce(t, srv, []string{first.ProviderMessageID, second.ProviderMessageID})
+				if n := srv.Connections(); n != 3 {
+					t.Errorf("%d connections, want 3", n)
+				}
+			})
+		}
+	}
+
+	t.Run("context ends before the final dot", func(t *testing.T) {
 		srv := startServer(t)
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
-		first := send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
-		srv.DropNextAtDataEnd()
-		env := htmlEnvelope("b@example.com", notify.PurposeOTP)
-		env.ID = "lost-reply"
-		err := sendErr(t, p, env)
-		var ne *notify.Error
-		if errors.As(err, &ne) || notify.CodeOf(err).Temporary() {
-			t.Errorf("lost reply after the final dot: %v (code %q); want a plain error the Notifier does not retry", err, notify.CodeOf(err))
+		send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		srv.SetLatency(time.Hour) // MAIL FROM waits for its reply
+		defer srv.SetLatency(0)
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		_, err := p.Send(ctx, htmlEnvelope("b@example.com", notify.PurposeOTP))
+		check(t, srv, 1, err)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("errors.Is(%v, context.DeadlineExceeded) = false", err)
 		}
-		last := send(t, p, htmlEnvelope("c@example.com", notify.PurposeOTP))
-		checkExactlyOnce(t, srv, []string{first.ProviderMessageID, "lost-reply@shop.example", last.ProviderMessageID})
+	})
+
+	t.Run("context done before the call", func(t *testing.T) {
+		srv := startServer(t)
+		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		_, err := p.Send(ctx, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		check(t, srv, 0, err)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("errors.Is(%v, context.Canceled) = false", err)
+		}
+	})
+
+	t.Run("context ends waiting for a connection", func(t *testing.T) {
+		srv := startServer(t)
+		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
+		send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		srv.StallNextAtDataEnd() // holds the pool's only connection
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		held := make(chan error, 1)
+		go func() {
+			_, err := p.Send(ctx, htmlEnvelope("b@example.com", notify.PurposeOTP))
+			held <- err
+		}()
+		if err := srv.WaitMessages(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer wcancel()
+		_, err := p.Send(wctx, htmlEnvelope("c@example.com", notify.PurposeOTP))
+		check(t, nil, 0, err)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("errors.Is(%v, context.DeadlineExceeded) = false", err)
+		}
+		cancel()
+		if err := <-held; notify.OutcomeOf(err) != notify.OutcomeUnknown {
+			t.Errorf("the stalled send: %v, want an unknown outcome", err)
+		}
+		if srv.Received() != 2 {
+			t.Errorf("server received %d messages, want 2", srv.Received())
+		}
+	})
+
+	t.Run("connection refused", func(t *testing.T) {
+		srv := startServer(t)
+		port := srv.Port
+		srv.Close()
+		p := newProvider(t, smtp.Config{Default: smtp.Server{Host: "127.0.0.1", Port: port, Encryption: smtp.EncryptionNone, From: "a@shop.example"}})
+		check(t, nil, 0, sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)))
+	})
+
+	t.Run("closed provider", func(t *testing.T) {
+		srv := startServer(t)
+		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
+		_ = p.Close()
+		check(t, srv, 0, sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)))
 	})
 }
 
@@ -514,6 +719,9 @@ func TestReplies(t *testing.T) {
 			err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
 			if got := notify.CodeOf(err); got != tc.want {
 				t.Errorf("code %q, want %q (%v)", got, tc.want, err)
+			}
+			if notify.OutcomeOf(err) != notify.OutcomeNotAccepted || notify.IsRetryable(err) != (tc.reply < 500) {
+				t.Errorf("reply %d: outcome %v, retryable %v; want a certain refusal, retryable for 4xx", tc.reply, notify.OutcomeOf(err), notify.IsRetryable(err))
 			}
 			if !strings.Contains(err.Error(), tc.text[strings.IndexByte(tc.text, ' ')+1:]) {
 				t.Errorf("error %q lost the server's reply %q", err, tc.text)

@@ -8,10 +8,14 @@
 // implicit TLS with a self-signed certificate made at start (CertPool and
 // ClientTLSConfig let clients trust it). Knobs make it misbehave the way
 // real servers do: RejectNext answers the next message with a 4xx or 5xx
-// reply, DropNext and DropAfter close connections in the middle of a
-// batch, SetLatency makes it slow. Connections counts accepted
-// connections, so tests can prove that a client reuses them, and
-// WaitMessages waits for messages without sleeping.
+// reply; DropNext, DropNextAt and DropAfter close connections in the
+// middle of a batch, before a message's data (certainly not accepted) or
+// after its final dot (accepted, but the client gets no answer);
+// StallNextAtDataEnd accepts a message and withholds the answer until the
+// server is closed, so a client's deadline or context ends after the
+// message was delivered; SetLatency makes it slow. Connections counts
+// accepted connections, so tests can prove that a client reuses them,
+// and WaitMessages waits for messages without sleeping.
 //
 // It keeps every message in memory and is meant for tests and for
 // development servers, never for real mail.

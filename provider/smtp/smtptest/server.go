@@ -140,17 +140,17 @@ type Server struct {
 	closed   chan struct{}
 	closing  sync.Once
 
-	mu            sync.Mutex
-	msgs          []Message
-	parsed        int // msgs[:parsed] have Header set (or failed to parse)
-	total         int
-	arrived       chan struct{} // closed and replaced when a message arrives
-	rejects       map[Stage][]*gosmtp.SMTPError
-	dropNext      int
-	dropAtDataEnd int
-	dropAfter     int
-	latency       time.Duration
-	latencySet    chan struct{} // closed and replaced by SetLatency
+	mu          sync.Mutex
+	msgs        []Message
+	parsed      int // msgs[:parsed] have Header set (or failed to parse)
+	total       int
+	arrived     chan struct{} // closed and replaced when a message arrives
+	rejects     map[Stage][]*gosmtp.SMTPError
+	drops       map[Stage]int
+	stallsAtEnd int
+	dropAfter   int
+	latency     time.Duration
+	latencySet  chan struct{} // closed and replaced by SetLatency
 }
 
 // NewServer starts a server on a free loopback port and returns it. It
@@ -182,6 +182,7 @@ func Start(opts ...Option) (*Server, error) {
 		arrived:    make(chan struct{}),
 		latencySet: make(chan struct{}),
 		rejects:    make(map[Stage][]*gosmtp.SMTPError),
+		drops:      make(map[Stage]int),
 	}
 	srv := gosmtp.NewServer(gosmtp.BackendFunc(s.newSession))
 	srv.Domain = cfg.domain
@@ -324,21 +325,56 @@ func (s *Server) RejectNextAt(stage Stage, code int, msg string) {
 
 // DropNext makes the server close the connection on which the next MAIL
 // FROM arrives, without replying: that message is certainly not accepted.
-// Calls queue.
-func (s *Server) DropNext() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dropNext++
-}
+// Calls queue. It is DropNextAt(StageMail).
+func (s *Server) DropNext() { s.DropNextAt(StageMail) }
 
 // DropNextAtDataEnd makes the server accept the next message (it is
 // counted and kept) and then close the connection instead of replying to
 // the final dot: the client cannot know whether it was accepted. Calls
-// queue.
-func (s *Server) DropNextAtDataEnd() {
+// queue. It is DropNextAt(StageData).
+func (s *Server) DropNextAtDataEnd() { s.DropNextAt(StageData) }
+
+// DropNextAt makes the server close a connection without replying at
+// stage of the next transaction that reaches it:
+//
+//   - StageMail, StageRcpt: on the MAIL FROM or RCPT TO command, before
+//     any data; the message is certainly not accepted, nothing is kept.
+//   - StageData: after the whole message including its final dot was
+//     received; the message is accepted (counted and kept), and the
+//     client, which gets no reply, cannot know it.
+//
+// Calls queue per stage. Other stages are ignored.
+func (s *Server) DropNextAt(stage Stage) {
+	switch stage {
+	case StageMail, StageRcpt, StageData:
+	default:
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropAtDataEnd++
+	s.drops[stage]++
+}
+
+// StallNextAtDataEnd makes the server accept the next message (it is
+// counted and kept, and WaitMessages sees it) and then withhold its reply
+// to the final dot until the server is closed, when it drops the
+// connection unanswered. A client waiting for that reply hits its own
+// deadline, or its context ends, with the message delivered. Calls queue.
+func (s *Server) StallNextAtDataEnd() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stallsAtEnd++
+}
+
+// takeDrop reports whether a drop is queued at stage, dequeuing it.
+func (s *Server) takeDrop(stage Stage) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drops[stage] == 0 {
+		return false
+	}
+	s.drops[stage]--
+	return true
 }
 
 // DropAfter makes the server close the connection that accepts the n-th
@@ -389,8 +425,10 @@ func (s *Server) wait() {
 	}
 }
 
-// accept records m and reports what to do with the connection.
-func (s *Server) accept(m Message) (dropNow, dropAfterReply bool) {
+// accept records m and reports what to do with the connection: drop it
+// now without a reply, stall the reply until the server closes, or drop
+// it after the reply.
+func (s *Server) accept(m Message) (dropNow, stall, dropAfterReply bool) {
 	s.mu.Lock()
 	s.total++
 	s.msgs = append(s.msgs, m)
@@ -401,16 +439,19 @@ func (s *Server) accept(m Message) (dropNow, dropAfterReply bool) {
 	}
 	close(s.arrived)
 	s.arrived = make(chan struct{})
-	if s.dropAtDataEnd > 0 {
-		s.dropAtDataEnd--
+	if s.drops[StageData] > 0 {
+		s.drops[StageData]--
 		dropNow = true
+	} else if s.stallsAtEnd > 0 {
+		s.stallsAtEnd--
+		stall = true
 	}
 	if s.dropAfter > 0 {
 		s.dropAfter--
 		dropAfterReply = s.dropAfter == 0
 	}
 	s.mu.Unlock()
-	return dropNow, dropAfterReply
+	return dropNow, stall, dropAfterReply
 }
 
 // countingListener counts accepted connections and remembers the open

@@ -210,6 +210,54 @@ func TestDrops(t *testing.T) {
 			t.Errorf("Received = %d, want 1: the server took the message", s.Received())
 		}
 	})
+	t.Run("DropNextAt RCPT", func(t *testing.T) {
+		s := start(t)
+		s.DropNextAt(smtptest.StageRcpt)
+		s.DropNextAt(smtptest.Stage(99)) // ignored
+		c := dial(t, s)
+		if err := send(c, "a@example.com", "b@example.com", body); err == nil {
+			t.Fatal("send on a connection dropped at RCPT succeeded")
+		}
+		if s.Received() != 0 {
+			t.Error("a message dropped at RCPT was kept")
+		}
+		c2 := dial(t, s)
+		if err := send(c2, "a@example.com", "b@example.com", body); err != nil {
+			t.Fatalf("next connection: %v", err)
+		}
+		if s.Received() != 1 {
+			t.Errorf("Received = %d, want 1", s.Received())
+		}
+	})
+	t.Run("StallNextAtDataEnd", func(t *testing.T) {
+		s := smtptest.NewServer()
+		defer s.Close()
+		s.StallNextAtDataEnd()
+		c, err := gosmtp.Dial(s.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		done := make(chan error, 1)
+		go func() { done <- send(c, "a@example.com", "b@example.com", body) }()
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if err := s.WaitMessages(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the client got an answer while the server stalls: %v", err)
+		default:
+		}
+		s.Close() // ends the stall: the connection is dropped unanswered
+		if err := <-done; err == nil {
+			t.Error("send succeeded though the server never answered the final dot")
+		}
+		if s.Received() != 1 {
+			t.Errorf("Received = %d, want 1: the server took the message", s.Received())
+		}
+	})
 	t.Run("DropAfter", func(t *testing.T) {
 		s := start(t)
 		s.DropAfter(2)

@@ -70,13 +70,7 @@ func (ss *session) login(username, password string) error {
 
 func (ss *session) Mail(from string, opts *gosmtp.MailOptions) error {
 	ss.s.wait()
-	ss.s.mu.Lock()
-	drop := ss.s.dropNext > 0
-	if drop {
-		ss.s.dropNext--
-	}
-	ss.s.mu.Unlock()
-	if drop {
+	if ss.s.takeDrop(StageMail) {
 		_ = ss.c.Conn().Close()
 		return errNoRecipient // never seen: the connection is gone
 	}
@@ -94,6 +88,10 @@ func (ss *session) Mail(from string, opts *gosmtp.MailOptions) error {
 }
 
 func (ss *session) Rcpt(to string, _ *gosmtp.RcptOptions) error {
+	if ss.s.takeDrop(StageRcpt) {
+		_ = ss.c.Conn().Close()
+		return errNoRecipient // never seen: the connection is gone
+	}
 	if err := ss.s.takeReject(StageRcpt); err != nil {
 		return err
 	}
@@ -127,7 +125,11 @@ func (ss *session) Data(r io.Reader) error {
 		}
 		f(m)
 	}
-	dropNow, dropAfter := ss.s.accept(m)
+	dropNow, stall, dropAfter := ss.s.accept(m)
+	if stall {
+		<-ss.s.closed
+		dropNow = true
+	}
 	if dropNow {
 		_ = ss.c.Conn().Close()
 		return nil
