@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/notifykit/notify"
 	smschannel "github.com/notifykit/notify/channel/sms"
@@ -107,4 +108,51 @@ func ExampleObserverFunc() {
 	// Output:
 	// accepted sms 9876543210
 	// sent sms 9876543210
+}
+
+// A provider says what the vendor may have done by how it fails: a code
+// of certain refusal, or anything else for "it may have the message".
+// The Notifier retries, refunds or keeps the charge by OutcomeOf and
+// IsRetryable.
+func ExampleOutcomeOf() {
+	for _, err := range []error{
+		nil, // accepted
+		notify.Errorf(notify.CodeUnavailable, "HTTP 503 with the vendor's 'try later' body"),
+		notify.Errorf(notify.CodeRejected, "invalid number"),
+		notify.Errorf(notify.CodeOutcomeUnknown, "HTTP 502 from a proxy"),
+		errors.New("read: connection reset by peer"), // after the request was written
+		context.DeadlineExceeded,
+	} {
+		fmt.Printf("%-13s retryable=%v\n", notify.OutcomeOf(err), notify.IsRetryable(err))
+	}
+	// Output:
+	// accepted      retryable=false
+	// not_accepted  retryable=true
+	// not_accepted  retryable=false
+	// unknown       retryable=false
+	// unknown       retryable=false
+	// unknown       retryable=false
+}
+
+// A send whose outcome is unknown keeps its charge and is never retried;
+// repeating it with the same idempotency key returns the same receipt.
+func ExampleNotifier_SendSMS_outcomeUnknown() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	vendor := memprovider.New("mem")
+	vendor.FailNext(1, notify.CodeOutcomeUnknown) // the vendor takes it; the answer is lost
+	smsCh, _ := smschannel.New(smschannel.Config{Provider: vendor})
+	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
+		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)))
+
+	req := &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-4411"}
+	r, err := n.SendSMS(context.Background(), req)
+	fmt.Println(notify.CodeOf(err), r.Status, r.Cost)
+	again, err := n.SendSMS(context.Background(), req)
+	fmt.Println(notify.CodeOf(err), again.MessageID == r.MessageID, vendor.Len())
+	// Output:
+	// outcome_unknown unknown 0.25 INR
+	// outcome_unknown true 1
 }
