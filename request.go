@@ -169,7 +169,7 @@ func writeFields(h hash.Hash, fields ...string) {
 // fingerprintOf returns a hex SHA-256 digest of the prepared messages:
 // every field of their content, after validation and normalisation (so
 // "+91 98765 43210" and "9876543210" are the same request), but not their
-// IDs, prices or idempotency key. A reused key with another request is
+// IDs, prices, providers or idempotency key. A reused key with another request is
 // told apart by it. A nil envelope (a dual OTP leg without its channel)
 // is hashed as absent.
 func fingerprintOf(envs ...*Envelope) string {
@@ -189,7 +189,10 @@ func (e *Envelope) fingerprint(h hash.Hash) {
 	if e.CarriesOTP {
 		otp = "otp"
 	}
-	writeFields(h, string(e.Kind), e.To, e.Provider, string(e.Class), e.Domain, otp, strconv.Itoa(e.Units))
+	// Not the provider, nor the gateway that auto resolved to: those are
+	// this instance's choice, not the request's, and instances sharing an
+	// idempotency store may be configured apart.
+	writeFields(h, string(e.Kind), e.To, string(e.Class), e.Domain, otp, strconv.Itoa(e.Units))
 	if m := e.SMS; m != nil {
 		writeFields(h, "sms", string(m.Route), m.Text, m.OTP, m.SenderID, m.DLTTemplateID, m.DLTEntityID,
 			string(m.Encoding), strconv.Itoa(m.Segments), strconv.Itoa(len(m.DLTValues)))
@@ -199,11 +202,11 @@ func (e *Envelope) fingerprint(h hash.Hash) {
 		writeFields(h, "email", string(m.Purpose), m.FromName, m.ReplyTo, m.Subject, m.HTML, m.Text)
 	}
 	if m := e.Chat; m != nil {
-		auto := ""
+		gw := string(m.Gateway)
 		if m.Auto {
-			auto = "auto"
+			gw = string(GatewayAuto)
 		}
-		writeFields(h, "chat", string(m.Gateway), auto, string(m.Type), m.Text, m.OTP)
+		writeFields(h, "chat", gw, string(m.Type), m.Text, m.OTP)
 		if t := m.Template; t != nil {
 			writeFields(h, "template", t.Name, t.Language, t.HeaderURL, string(t.HeaderKind), strconv.Itoa(len(t.Params)))
 			writeFields(h, t.Params...)
