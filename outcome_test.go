@@ -231,33 +231,13 @@ func (l panickyLog) Record(ctx context.Context, r *notify.Receipt) error {
 // TestDualOTPContainsAPanicInALeg: a panic anywhere in a leg (here the
 // delivery log) fails that leg, not the process or the other leg.
 func TestDualOTPContainsAPanicInALeg(t *testing.T) {
-	r := newRig(t)
-	r.n = mustNotifier(t, r, notify.WithDeliveryLog(panickyLog{r.log}))
+	// The later WithDeliveryLog replaces the rig's own.
+	r := newRig(t, notify.WithDeliveryLog(panickyLog{memstore.NewDeliveryLog(10)}))
 	rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
 	if err != nil || rc.Status != notify.StatusSent || rc.Legs[0].Status != notify.StatusSent ||
 		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
 	}
-}
-
-func mustNotifier(t *testing.T, r *rig, opts ...notify.Option) *notify.Notifier {
-	t.Helper()
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	base := []notify.Option{
-		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
-		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
-		notify.WithWallet(r.wallet, flatPricer{}),
-		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
-		notify.WithObserver(r.events),
-	}
-	n, err := notify.New(accounts, append(base, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 func TestNewRefusesNilOptions(t *testing.T) {

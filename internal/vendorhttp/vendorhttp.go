@@ -86,11 +86,15 @@ type Request struct {
 // once; without it the outcome is unknown.
 const settleWait = 250 * time.Millisecond
 
-// writes follows the attempts of one request through the client trace.
+// Writes follows the attempts of one request through the client trace,
+// to tell whether the request may have reached the server: install
+// Trace on the request's context, and after a failed client.Do ask
+// NotWritten. Every HTTP provider of this module that must tell "not
+// sent" from "maybe sent" uses it.
 // The transport may make more than one attempt (it retries on a fresh
 // connection a request it wrote nothing of); the request may have reached
 // the vendor if any attempt wrote it whole, or may still be doing so.
-type writes struct {
+type Writes struct {
 	mu      sync.Mutex
 	asked   int  // GetConn: attempts that asked for a connection
 	got     int  // GotConn: attempts that have a connection
@@ -99,9 +103,11 @@ type writes struct {
 	change  chan struct{}
 }
 
-func newWrites() *writes { return &writes{change: make(chan struct{}, 1)} }
+// NewWrites returns a Writes for one request.
+func NewWrites() *Writes { return &Writes{change: make(chan struct{}, 1)} }
 
-func (w *writes) trace() *httptrace.ClientTrace {
+// Trace returns the client trace that feeds w.
+func (w *Writes) Trace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
 		GetConn: func(string) {
 			w.mu.Lock()
@@ -132,11 +138,11 @@ func (w *writes) trace() *httptrace.ClientTrace {
 	}
 }
 
-// notWritten reports whether the request certainly did not reach the
+// NotWritten reports whether the request certainly did not reach the
 // vendor whole: the transport reported asking for or getting a connection,
 // and every attempt that got one reported that its writing failed. An
 // attempt still writing is waited for, up to settleWait.
-func (w *writes) notWritten() bool {
+func (w *Writes) NotWritten() bool {
 	timer := time.NewTimer(settleWait)
 	defer timer.Stop()
 	for {
@@ -170,8 +176,8 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	if r.Body != nil {
 		body = bytes.NewReader(r.Body)
 	}
-	w := newWrites()
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.trace()), r.Method, r.URL, body)
+	w := NewWrites()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), r.Method, r.URL, body)
 	if err != nil {
 		field := r.URLConfig
 		if field == "" {
@@ -196,7 +202,7 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if w.notWritten() {
+		if w.NotWritten() {
 			return nil, notSent(ctx, r.Name, err)
 		}
 		return nil, Unknown(ctx, r.Name, "no answer", err)

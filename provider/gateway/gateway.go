@@ -12,10 +12,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
 )
 
 // Config configures a Provider.
@@ -212,8 +212,8 @@ func (p *Provider) do(ctx context.Context, method, path string, send bool, idemK
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	var track writeTrack
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, track.trace()), method, p.base+path, rd)
+	track := vendorhttp.NewWrites()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, track.Trace()), method, p.base+path, rd)
 	if err != nil {
 		return nil, notify.Errorf(notify.CodeRejected, "gateway: %s %s: the request cannot be built (%v); check Config.BaseURL", method, path, err)
 	}
@@ -242,7 +242,7 @@ func (p *Provider) do(ctx context.Context, method, path string, send bool, idemK
 		case !send:
 			// A read: nothing to be unknown about.
 			return nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: %w", method, path, cause)
-		case track.mayBeWritten():
+		case !track.NotWritten():
 			return nil, notify.Errorf(notify.CodeOutcomeUnknown,
 				"gateway: %s %s: %w after the request was written, before an answer; the remote may have sent the message", method, path, cause)
 		}
@@ -258,48 +258,6 @@ func (p *Provider) do(ctx context.Context, method, path string, send bool, idemK
 		}
 	}
 	return a, nil
-}
-
-// writeTrack follows, through httptrace, whether a request may have been
-// written to a connection. A request is not written before the transport
-// has a connection for it (DNS, dialling, TLS and waiting for a pooled
-// connection write nothing); once it has one, the request counts as
-// written unless writing it failed. That errs towards "may be written":
-// the transport reports a request written once it is in its buffer, a
-// moment before it reaches the network.
-type writeTrack struct {
-	mu      sync.Mutex
-	pending int  // connections got whose write has not been reported
-	wrote   bool // a write was reported without error
-}
-
-func (w *writeTrack) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) {
-			w.mu.Lock()
-			w.pending++
-			w.mu.Unlock()
-		},
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			w.mu.Lock()
-			if w.pending > 0 {
-				w.pending--
-			}
-			if info.Err == nil {
-				w.wrote = true
-			}
-			w.mu.Unlock()
-		},
-	}
-}
-
-// mayBeWritten reports whether the remote may have received a whole
-// request: one was written, or a write may still be under way (the
-// caller's context ended while the transport held a connection).
-func (w *writeTrack) mayBeWritten() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.wrote || w.pending > 0
 }
 
 // transportError keeps the cause of a transport failure but not the URL,
