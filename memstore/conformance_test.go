@@ -66,3 +66,27 @@ func TestTemplatesConformance(t *testing.T) {
 		New: func(t *testing.T) notify.TemplateStore { return memstore.NewTemplates() },
 	})
 }
+
+func TestRateLimitConformance(t *testing.T) {
+	storetest.RunRateLimit(t, storetest.RateLimitHarness{
+		New: func(t *testing.T, perSecond float64, burst int) notify.Limiter {
+			l, err := memstore.NewRateLimit(perSecond, burst)
+			if err != nil {
+				t.Fatalf("NewRateLimit(%g, %d): %v", perSecond, burst, err)
+			}
+			return l
+		},
+	})
+}
+
+func TestWindowLimitConformance(t *testing.T) {
+	storetest.RunWindowLimit(t, storetest.WindowLimitHarness{
+		New: func(t *testing.T, max int, window time.Duration) notify.Limiter {
+			l, err := memstore.NewWindowLimit(max, window)
+			if err != nil {
+				t.Fatalf("NewWindowLimit(%d, %v): %v", max, window, err)
+			}
+			return l
+		},
+	})
+}

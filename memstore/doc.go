@@ -1,7 +1,10 @@
 // Package memstore keeps every store of notify in memory: a WalletStore,
-// an AccountStore, an IdempotencyStore, a DeliveryLog and a TemplateStore.
-// It is for development and tests: nothing survives the process, and
-// several processes cannot share one wallet (use pgstore for that).
+// an AccountStore, an IdempotencyStore, a DeliveryLog, a TemplateStore,
+// and two Limiters: RateLimit, a token bucket for the per-account rate
+// limit, and WindowLimit, a sliding window for the per-recipient OTP
+// throttle. It is for development, tests and single-process deployments:
+// nothing survives the process, and several processes cannot share one
+// wallet or one budget (use pgstore for that).
 //
 // Every type is safe for concurrent use and passes the conformance suites
 // of wallet/wallettest and storetest. Constructors take no hidden global
@@ -17,8 +20,17 @@
 //		notify.WithDeliveryLog(memstore.NewDeliveryLog(10000)),
 //	)
 //
+// The limits are optional, and their parameters have no defaults:
+//
+//	rate, _ := memstore.NewRateLimit(10, 20)             // bursts of 20, then 10 a second
+//	otp, _ := memstore.NewWindowLimit(5, 15*time.Minute) // 5 codes per number per 15 minutes
+//	// ... with, among the options of notify.New:
+//	notify.WithRateLimit(rate), notify.WithOTPThrottle(otp),
+//
 // Memory: the Wallet remembers every debit and credit ref it has seen,
 // because a ref must deduplicate retries for as long as one can arrive
 // (bound it with WithRefRetention); the IdempotencyStore forgets entries
-// after its TTL; the DeliveryLog keeps a fixed number of receipts.
+// after its TTL; the DeliveryLog keeps a fixed number of receipts; the
+// limiters forget a key once its budget is whole again, so they hold the
+// keys active within one window (one burst time for RateLimit).
 package memstore

@@ -2,6 +2,7 @@ package memstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -106,4 +107,67 @@ func ExampleTemplates() {
 	// Output:
 	// Order {{ORDER}} has shipped. -Acme
 	// not_found
+}
+
+func ExampleWindowLimit() {
+	ctx := context.Background()
+	// The OTP throttle: at most 3 codes per number within 15 minutes. A
+	// Notifier takes it as notify.WithOTPThrottle(otp).
+	otp, err := memstore.NewWindowLimit(3, 15*time.Minute)
+	if err != nil {
+		panic(err)
+	}
+	key := "acme\x00" + "9876543210"
+	t0 := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		fmt.Println("code", i+1, otp.Take(ctx, key, t0.Add(time.Duration(i)*time.Minute)))
+	}
+	err = otp.Take(ctx, key, t0.Add(5*time.Minute))
+	var e *notify.Error
+	if errors.As(err, &e) {
+		fmt.Println("code 4:", e.Code, "retry after", e.RetryAfter, "-", e.Err)
+	}
+	// The send of code 3 failed before the vendor had it: give it back.
+	_ = otp.Undo(ctx, key, t0.Add(2*time.Minute))
+	fmt.Println("code 4 after the undo:", otp.Take(ctx, key, t0.Add(5*time.Minute)))
+	// Output:
+	// code 1 <nil>
+	// code 2 <nil>
+	// code 3 <nil>
+	// code 4: rate_limited retry after 10m0s - at most 3 per 15m0s
+	// code 4 after the undo: <nil>
+}
+
+func ExampleRateLimit() {
+	ctx := context.Background()
+	// Per account: bursts of 3, then 10 sends per second. A Notifier
+	// takes it as notify.WithRateLimit(rate).
+	rate, err := memstore.NewRateLimit(10, 3)
+	if err != nil {
+		panic(err)
+	}
+	verdict := func(err error) string {
+		if err != nil {
+			return string(notify.CodeOf(err))
+		}
+		return "allowed"
+	}
+	t0 := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 4 {
+		fmt.Println("send", i+1, verdict(rate.Take(ctx, "acme", t0)))
+	}
+	var e *notify.Error
+	if errors.As(rate.Take(ctx, "acme", t0.Add(30*time.Millisecond)), &e) {
+		fmt.Println("30ms later: retry after", e.RetryAfter, "-", e.Err)
+	}
+	fmt.Println("100ms later:", verdict(rate.Take(ctx, "acme", t0.Add(100*time.Millisecond))))
+	fmt.Println("another account:", verdict(rate.Take(ctx, "globex", t0)))
+	// Output:
+	// send 1 allowed
+	// send 2 allowed
+	// send 3 allowed
+	// send 4 rate_limited
+	// 30ms later: retry after 70ms - at most 3 at once, then 1 per 100ms
+	// 100ms later: allowed
+	// another account: allowed
 }

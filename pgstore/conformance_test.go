@@ -73,3 +73,34 @@ func TestTemplatesConformance(t *testing.T) {
 		},
 	})
 }
+
+// The limiter suites run each subtest on a store of its own, as separate
+// processes sharing a database would not: TestLimitsShareABudget covers
+// that.
+func TestRateLimitConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunRateLimit(t, storetest.RateLimitHarness{
+		New: func(t *testing.T, perSecond float64, burst int) notify.Limiter {
+			s, _ := newStore(t)
+			l, err := s.RateLimit("rate", perSecond, burst)
+			if err != nil {
+				t.Fatalf("RateLimit(%g, %d): %v", perSecond, burst, err)
+			}
+			return l
+		},
+	})
+}
+
+func TestWindowLimitConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunWindowLimit(t, storetest.WindowLimitHarness{
+		New: func(t *testing.T, max int, window time.Duration) notify.Limiter {
+			s, _ := newStore(t)
+			l, err := s.WindowLimit("otp", max, window)
+			if err != nil {
+				t.Fatalf("WindowLimit(%d, %v): %v", max, window, err)
+			}
+			return l
+		},
+	})
+}

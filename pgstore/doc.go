@@ -1,21 +1,26 @@
 // Package pgstore keeps notify's stores in PostgreSQL, so that several
 // processes (gateway instances, replicas of an app that embeds notify)
 // share one wallet, one ledger, one idempotency table, one delivery log,
-// one set of accounts and API keys, and one set of custom templates, with
-// the guarantees one process has: a balance never negative, no ref charged
-// twice, nothing half-done after a crash.
+// one set of accounts and API keys, one set of custom templates, and the
+// budgets of the rate limit and the OTP throttle, with the guarantees one
+// process has: a balance never negative, no ref charged twice, no budget
+// overspent, nothing half-done after a crash.
 //
 // One *Store implements notify.WalletStore, notify.AccountStore,
-// notify.IdempotencyStore, notify.DeliveryLog and notify.TemplateStore:
+// notify.IdempotencyStore, notify.DeliveryLog and notify.TemplateStore,
+// and makes notify.Limiters (Store.RateLimit, Store.WindowLimit):
 //
 //	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
 //	if err != nil { ... }
 //	defer store.Close()
 //	if err := store.Migrate(ctx); err != nil { ... }
+//	rate, err := store.RateLimit("rate", 10, 20) // optional; see Limits
+//	otp, err := store.WindowLimit("otp", 5, 15*time.Minute)
 //	n, err := notify.New(store,
 //		notify.WithWallet(store, prices),
 //		notify.WithIdempotency(store),
 //		notify.WithDeliveryLog(store),
+//		notify.WithRateLimit(rate), notify.WithOTPThrottle(otp),
 //		notify.WithChannel(smsChannel))
 //
 // Open makes and owns a pgx pool; New uses a *pgxpool.Pool the host has.
@@ -47,12 +52,28 @@
 // rows too, so balance = opening + sum(ledger) always; CheckLedger proves
 // it for an account.
 //
+// # Limits
+//
+// Store.RateLimit makes a token bucket (burst units at once, one more
+// every 1/perSecond seconds) and Store.WindowLimit a sliding window (at
+// most max units within any window); both answer exactly as their
+// memstore counterparts do and pass the same storetest suites. The name
+// separates budgets in one table: every instance that uses a name shares
+// each key's budget, and must give it the same parameters. A Take is one
+// round trip: a batch of a conditional UPSERT of the key's row (INSERT ...
+// ON CONFLICT DO UPDATE ... WHERE there is room), which serialises the
+// Takes of a key on its row lock from any number of processes, and a read
+// of that locked row for the RetryAfter of a refusal. Times are the
+// nanoseconds the callers pass in (the Notifier's clock), never the
+// database's, so instances should keep their clocks in sync.
+//
 // # Expiry
 //
 // Idempotency keys live WithIdempotencyTTL (default 24h) and receipts
 // WithDeliveryTTL (default 30 days). Reads ignore expired rows; Cleanup
-// deletes them, and should be run periodically (for example hourly) by any
-// instance.
+// deletes them, and the limiters' rows that count nothing any more (a
+// full bucket, a window whose units have all left it), and should be run
+// periodically (for example hourly) by any instance.
 //
 // # Errors
 //

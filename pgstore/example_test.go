@@ -100,3 +100,33 @@ func ExampleStore_CheckLedger() {
 		log.Printf("ledger of acme does not add up: %v", err)
 	}
 }
+
+// ExampleStore_RateLimit shares the per-account rate limit and the OTP
+// throttle between every instance that uses the database.
+func ExampleStore_RateLimit() {
+	ctx := context.Background()
+	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	// Every instance must give a name the same parameters.
+	rate, err := store.RateLimit("rate", 10, 20) // bursts of 20, then 10 a second
+	if err != nil {
+		log.Fatal(err)
+	}
+	otp, err := store.WindowLimit("otp", 5, 15*time.Minute) // 5 codes per number per 15 minutes
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := notify.New(store,
+		notify.WithRateLimit(rate),
+		notify.WithOTPThrottle(otp))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = n
+}

@@ -15,6 +15,8 @@ type queries struct {
 
 	cleanupIdem, cleanupDeliveries string
 
+	limits limitQueries
+
 	migrationsTable, migrationVersions, migrationInsert string
 }
 
@@ -175,6 +177,8 @@ WHERE (account, key_hash) IN (
 WHERE (account, message_id) IN (
 	SELECT account, message_id FROM {{s}}{{p}}deliveries WHERE expires_at <= $1 LIMIT $2)
   AND expires_at <= $1`),
+
+		limits: buildLimitQueries(x),
 
 		migrationsTable: x(`CREATE TABLE IF NOT EXISTS {{s}}{{p}}schema_migrations (
 	version    integer PRIMARY KEY,

@@ -149,18 +149,29 @@ func (s *Store) Receipt(ctx context.Context, account, messageID string) (*notify
 // large backlog is removed in short transactions.
 const cleanupBatch = 5000
 
-// Cleanup deletes idempotency entries and receipts whose TTL has passed
-// and returns how many rows it removed. Expired rows are already ignored
-// by every read, so Cleanup only reclaims space; run it periodically from
-// one or several instances (concurrent runs are safe). It works in batches
-// and stops early, with the count so far, when ctx ends.
+// Cleanup deletes idempotency entries and receipts whose TTL has passed,
+// and the limiters' rows that count nothing any more (full buckets,
+// windows whose units have all left), and returns how many rows it
+// removed. Expired rows are already ignored by every read, so Cleanup only
+// reclaims space; run it periodically from one or several instances
+// (concurrent runs are safe). It works in batches and stops early, with
+// the count so far, when ctx ends.
 func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 	now := s.now()
-	for _, q := range []string{s.q.cleanupIdem, s.q.cleanupDeliveries} {
+	for _, c := range []struct {
+		query string
+		now   any
+	}{
+		{s.q.cleanupIdem, now},
+		{s.q.cleanupDeliveries, now},
+		// The limiters keep unix nanoseconds.
+		{s.q.limits.rateCleanup, now.UnixNano()},
+		{s.q.limits.windowCleanup, now.UnixNano()},
+	} {
 		for {
 			var tag pgconn.CommandTag
 			err := s.do(ctx, repeatable, func() (err error) {
-				tag, err = s.pool.Exec(ctx, q, now, cleanupBatch)
+				tag, err = s.pool.Exec(ctx, c.query, c.now, cleanupBatch)
 				return err
 			})
 			if err != nil {

@@ -107,7 +107,8 @@ func WithClock(now func() time.Time) Option {
 // notify.WalletStore, notify.AccountStore, notify.IdempotencyStore,
 // notify.DeliveryLog and notify.TemplateStore, so several processes that
 // share the database share one wallet, one idempotency table and one
-// delivery log, with the same guarantees as one process.
+// delivery log, with the same guarantees as one process. Its RateLimit and
+// WindowLimit make notify.Limiters whose budgets those processes share.
 //
 // A Store is safe for concurrent use. Its tables must exist: call Migrate
 // once (any number of processes may call it at once). Errors are

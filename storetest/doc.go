@@ -1,11 +1,12 @@
 // Package storetest holds the conformance suites of notify's store
 // interfaces other than the wallet (whose suite is wallet/wallettest):
 // RunAccounts for notify.AccountStore, RunIdempotency for
-// notify.IdempotencyStore, RunDeliveryLog for notify.DeliveryLog and
-// RunTemplates for notify.TemplateStore. They are written in the manner
-// of gocloud.dev's drivertest packages: an implementation wires itself
-// into a small harness of functions and calls the suite from a test,
-// usually conformance_test.go:
+// notify.IdempotencyStore, RunDeliveryLog for notify.DeliveryLog,
+// RunTemplates for notify.TemplateStore, and RunRateLimit (a token
+// bucket) and RunWindowLimit (a sliding window) for notify.Limiter. They
+// are written in the manner of gocloud.dev's drivertest packages: an
+// implementation wires itself into a small harness of functions and calls
+// the suite from a test, usually conformance_test.go:
 //
 //	func TestTemplatesConformance(t *testing.T) {
 //		storetest.RunTemplates(t, storetest.TemplatesHarness{
@@ -16,5 +17,7 @@
 // The suites go through the interfaces only and use random account IDs,
 // keys and message IDs, so a harness may hand every subtest the same
 // database. Receipts and times round-trip at microsecond precision in UTC,
-// which a SQL timestamp keeps.
+// which a SQL timestamp keeps. The limiter suites pass every time in,
+// from a fixed instant on; they never sleep and never read the clock, so a
+// limiter must go by the times it is given.
 package storetest
