@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
@@ -200,71 +199,6 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("%q: got %q, want %q", s, got, wantS)
 		}
 	})
-}
-
-func TestLimiter(t *testing.T) {
-	l := newLimiter(10, 2) // 100ms per token, burst 2
-	t0 := time.Unix(1000, 0)
-	for i := 0; i < 2; i++ {
-		if ok, _ := l.allow("a", t0); !ok {
-			t.Fatalf("burst request %d refused", i)
-		}
-	}
-	ok, wait := l.allow("a", t0)
-	if ok || wait != 100*time.Millisecond {
-		t.Fatalf("third: %v %v", ok, wait)
-	}
-	if ok, _ := l.allow("b", t0); !ok {
-		t.Fatal("other key refused")
-	}
-	if ok, _ := l.allow("a", t0.Add(99*time.Millisecond)); ok {
-		t.Fatal("allowed before the refill")
-	}
-	if ok, _ := l.allow("a", t0.Add(100*time.Millisecond)); !ok {
-		t.Fatal("refused after the refill")
-	}
-	if newLimiter(0, 5) != nil {
-		t.Fatal("zero rate should disable")
-	}
-}
-
-func TestLimiterSweeps(t *testing.T) {
-	l := newLimiter(1000, 1)
-	t0 := time.Unix(1000, 0)
-	for i := 0; i < 5000; i++ {
-		l.allow(string(rune('a'+i%26))+itoa(int64(i)), t0.Add(time.Duration(i)*time.Second))
-	}
-	if n := len(l.tat); n > 2048 {
-		t.Fatalf("map grew to %d entries", n)
-	}
-}
-
-func TestThrottle(t *testing.T) {
-	th := newThrottle(2, time.Minute)
-	t0 := time.Unix(1000, 0)
-	if ok, _ := th.take("n", t0); !ok {
-		t.Fatal("first refused")
-	}
-	if ok, _ := th.take("n", t0.Add(10*time.Second)); !ok {
-		t.Fatal("second refused")
-	}
-	ok, wait := th.take("n", t0.Add(20*time.Second))
-	if ok || wait != 40*time.Second {
-		t.Fatalf("third: %v %v", ok, wait)
-	}
-	th.undo("n", t0.Add(10*time.Second))
-	if ok, _ := th.take("n", t0.Add(20*time.Second)); !ok {
-		t.Fatal("refused after undo")
-	}
-	if ok, _ := th.take("n", t0.Add(60*time.Second)); !ok {
-		t.Fatal("refused after the first expired")
-	}
-	for i := 0; i < 5000; i++ {
-		th.take(itoa(int64(i)), t0.Add(time.Duration(i)*time.Hour))
-	}
-	if n := len(th.hits); n > 2048 {
-		t.Fatalf("map grew to %d entries", n)
-	}
 }
 
 func TestAPIKey(t *testing.T) {

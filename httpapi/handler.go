@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/phone"
 )
 
 // BasePath is the prefix of every route: the spec's {base_url} ends in it.
@@ -28,10 +28,8 @@ type Handler struct {
 	n        *notify.Notifier
 	accounts notify.AccountStore
 	log      *slog.Logger
-	now      func() time.Time
 	maxBody  int64
-	rate     *limiter  // nil: no rate limit
-	otp      *throttle // nil: no OTP throttle
+	timeout  time.Duration // bound of a send detached from its request
 	root     http.Handler
 
 	idPrefix string
@@ -56,38 +54,6 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithRateLimit sets the per-account token bucket: each account may make
-// burst requests at once, refilled at perSecond requests per second; a
-// request beyond it is 429 rate_limited with Retry-After. perSecond <= 0
-// disables the limit. Default 50 per second, burst 100.
-func WithRateLimit(perSecond float64, burst int) Option {
-	return func(h *Handler) error {
-		if perSecond > 0 && burst <= 0 {
-			return errors.New("WithRateLimit: burst must be at least 1")
-		}
-		h.rate = newLimiter(perSecond, burst)
-		return nil
-	}
-}
-
-// WithOTPThrottle limits OTP sends per recipient number and account to max
-// within any window: POST /send-otp, OTP chat messages and SMS on the otp
-// route each count once. A send that delivered nothing does not count. A
-// request beyond the limit is 429 rate_limited with Retry-After. max <= 0
-// disables the throttle. Default 5 per 15 minutes.
-//
-// The count is kept per account as well as per number, so that one
-// account cannot lock a number out of another account's OTPs.
-func WithOTPThrottle(max int, window time.Duration) Option {
-	return func(h *Handler) error {
-		if max > 0 && window <= 0 {
-			return errors.New("WithOTPThrottle: window must be positive")
-		}
-		h.otp = newThrottle(max, window)
-		return nil
-	}
-}
-
 // WithMaxBodyBytes sets the largest request body accepted; a larger one is
 // 413. Default 1 MiB.
 func WithMaxBodyBytes(n int64) Option {
@@ -100,14 +66,17 @@ func WithMaxBodyBytes(n int64) Option {
 	}
 }
 
-// WithClock sets the clock of the rate limit and the OTP throttle, for
-// tests. Default time.Now.
-func WithClock(now func() time.Time) Option {
+// WithSendTimeout bounds each send. A send runs detached from the
+// client's connection, so that a client that hangs up while the vendor
+// call is in flight changes nothing about what is charged, sent or
+// recorded; this timeout is then its only bound, besides the Notifier's
+// per-attempt timeouts. Default 30s.
+func WithSendTimeout(d time.Duration) Option {
 	return func(h *Handler) error {
-		if now == nil {
-			return errors.New("WithClock: nil clock")
+		if d <= 0 {
+			return errors.New("WithSendTimeout: timeout must be positive")
 		}
-		h.now = now
+		h.timeout = d
 		return nil
 	}
 }
@@ -123,10 +92,8 @@ func New(n *notify.Notifier, accounts notify.AccountStore, opts ...Option) (*Han
 		n:        n,
 		accounts: accounts,
 		log:      slog.New(slog.DiscardHandler),
-		now:      time.Now,
 		maxBody:  1 << 20,
-		rate:     newLimiter(50, 100),
-		otp:      newThrottle(5, 15*time.Minute),
+		timeout:  30 * time.Second,
 	}
 	for _, opt := range opts {
 		if err := opt(h); err != nil {
@@ -359,8 +326,10 @@ func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// authed wraps a route: it authenticates the API key, applies the
-// account's rate limit, and passes the account on.
+// authed wraps a route: it authenticates the API key and passes the
+// account on. Rate limits and the OTP throttle are the Notifier's
+// (notify.WithRateLimit, notify.WithOTPThrottle): they count valid sends,
+// after validation.
 func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := w.(*exchange)
@@ -385,13 +354,6 @@ func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) htt
 			return
 		}
 		x.account = acct.ID
-		if h.rate != nil {
-			if ok, wait := h.rate.allow(acct.ID, h.now()); !ok {
-				writeErr(x, r, &notify.Error{Code: notify.CodeRateLimited, RetryAfter: wait,
-					Err: errors.New("too many requests for this account; retry later")}, nil)
-				return
-			}
-		}
 		fn(x, r, acct)
 	})
 }
@@ -483,26 +445,11 @@ func headerMeta(r *http.Request) meta {
 	}
 }
 
-// throttleOTP applies the OTP throttle to a send to number. It returns a
-// function that takes the event back when the send delivered nothing, or
-// false after answering 429.
-func (h *Handler) throttleOTP(x *exchange, r *http.Request, acct *notify.Account, number string) (undo func(), ok bool) {
-	if h.otp == nil {
-		return func() {}, true
-	}
-	n, err := phone.Normalize(number)
-	if err != nil {
-		return func() {}, true // the channel will reject the number
-	}
-	key := acct.ID + "\x00" + n
-	now := h.now()
-	allowed, wait := h.otp.take(key, now)
-	if !allowed {
-		writeErr(x, r, &notify.Error{Code: notify.CodeRateLimited, RetryAfter: wait,
-			Err: fmt.Errorf("too many OTPs to this number: at most %d per %s", h.otp.max, h.otp.window)}, nil)
-		return nil, false
-	}
-	return func() { h.otp.undo(key, now) }, true
+// sendContext is the context of a send: detached from the client's
+// connection (a hang-up must not cut a vendor call short and leave its
+// outcome unknown) and bounded by the handler's send timeout.
+func (h *Handler) sendContext(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(r.Context()), h.timeout)
 }
 
 // finish answers the outcome of a send.
@@ -525,17 +472,9 @@ func (h *Handler) sendSMS(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	req.Account = acct.ID
-	undo := func() {}
-	if strings.EqualFold(string(req.Route), string(notify.RouteOTP)) {
-		var ok bool
-		if undo, ok = h.throttleOTP(x, r, acct, req.To); !ok {
-			return
-		}
-	}
-	rec, err := h.n.SendSMS(r.Context(), req)
-	if err != nil {
-		undo()
-	}
+	ctx, cancel := h.sendContext(r)
+	defer cancel()
+	rec, err := h.n.SendSMS(ctx, req)
 	finish(x, r, rec, err)
 }
 
@@ -549,14 +488,9 @@ func (h *Handler) sendOTP(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	req.Account = acct.ID
-	undo, ok := h.throttleOTP(x, r, acct, req.To)
-	if !ok {
-		return
-	}
-	rec, err := h.n.SendOTP(r.Context(), req)
-	if err != nil {
-		undo()
-	}
+	ctx, cancel := h.sendContext(r)
+	defer cancel()
+	rec, err := h.n.SendOTP(ctx, req)
 	finish(x, r, rec, err)
 }
 
@@ -570,7 +504,9 @@ func (h *Handler) sendEmail(x *exchange, r *http.Request, acct *notify.Account) 
 		return
 	}
 	req.Account = acct.ID
-	rec, err := h.n.SendEmail(r.Context(), req)
+	ctx, cancel := h.sendContext(r)
+	defer cancel()
+	rec, err := h.n.SendEmail(ctx, req)
 	finish(x, r, rec, err)
 }
 
@@ -584,17 +520,9 @@ func (h *Handler) sendChat(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	req.Account = acct.ID
-	undo := func() {}
-	if req.OTP != "" {
-		var ok bool
-		if undo, ok = h.throttleOTP(x, r, acct, req.To); !ok {
-			return
-		}
-	}
-	rec, err := h.n.SendChat(r.Context(), req)
-	if err != nil {
-		undo()
-	}
+	ctx, cancel := h.sendContext(r)
+	defer cancel()
+	rec, err := h.n.SendChat(ctx, req)
 	finish(x, r, rec, err)
 }
 

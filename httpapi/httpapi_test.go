@@ -117,6 +117,13 @@ func newTestEnv(t testing.TB, opts ...httpapi.Option) *testEnv {
 
 func newTestEnvWith(t testing.TB, opening int64, opts ...httpapi.Option) *testEnv {
 	t.Helper()
+	return newTestEnvFull(t, opening, nil, opts...)
+}
+
+// newTestEnvFull builds the test gateway with extra Notifier options
+// (limits, observers), which run on the env's clock.
+func newTestEnvFull(t testing.TB, opening int64, nopts []notify.Option, opts ...httpapi.Option) *testEnv {
+	t.Helper()
 	e := &testEnv{
 		wallet:     memstore.NewWallet(),
 		accounts:   memstore.NewAccounts(),
@@ -157,7 +164,7 @@ func newTestEnvWith(t testing.TB, opening int64, opts ...httpapi.Option) *testEn
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(e.accounts,
+	n, err := notify.New(e.accounts, append([]notify.Option{
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(mailCh),
@@ -165,12 +172,13 @@ func newTestEnvWith(t testing.TB, opening int64, opts ...httpapi.Option) *testEn
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
 		notify.WithDeliveryLog(e.deliveries),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
-	)
+		notify.WithClock(e.clock.now),
+	}, nopts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewJSONHandler(e.logs, nil))
-	all := append([]httpapi.Option{httpapi.WithClock(e.clock.now), httpapi.WithLogger(logger)}, opts...)
+	all := append([]httpapi.Option{httpapi.WithLogger(logger)}, opts...)
 	h, err := httpapi.New(n, e.accounts, all...)
 	if err != nil {
 		t.Fatal(err)
@@ -666,8 +674,30 @@ func TestIdempotency(t *testing.T) {
 	}
 }
 
+// limited returns Notifier options with the gateway's limits: a token
+// bucket per account and a sliding window per OTP recipient.
+func limited(t testing.TB, perSecond float64, burst, otpMax int, otpWindow time.Duration) []notify.Option {
+	t.Helper()
+	var opts []notify.Option
+	if perSecond > 0 {
+		rate, err := memstore.NewRateLimit(perSecond, burst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, notify.WithRateLimit(rate))
+	}
+	if otpMax > 0 {
+		otp, err := memstore.NewWindowLimit(otpMax, otpWindow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, notify.WithOTPThrottle(otp))
+	}
+	return opts
+}
+
 func TestRateLimit(t *testing.T) {
-	e := newTestEnv(t, httpapi.WithRateLimit(2, 3))
+	e := newTestEnvFull(t, openingBal, limited(t, 2, 3, 0, 0))
 	body := `{"to":"9876543210","message":"x"}`
 	for i := 0; i < 3; i++ {
 		if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
@@ -683,10 +713,11 @@ func TestRateLimit(t *testing.T) {
 	if got := e.minor(t, testAccount); got != before || e.sms.Len() != 3 {
 		t.Errorf("limited request was charged or sent: %d, %d sent", before-got, e.sms.Len())
 	}
-	// Another account has its own bucket.
-	if r := e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": otherKey}, nil); r.status != 200 {
-		t.Errorf("other account: %d", r.status)
-	}
+	// Another account has its own bucket (its empty wallet answers).
+	other := e.post(t, "/api/v1/sms", body, map[string]string{"Content-Type": "application/json", "Authorization": otherKey})
+	wantError(t, other, 402, "insufficient_funds")
+	// A bad request over the limit is still a bad request.
+	wantError(t, e.post(t, "/api/v1/sms", `{"to":"12","message":"x"}`, nil), 400, "invalid_argument")
 	// Half a second earns one token (2 per second).
 	e.clock.advance(500 * time.Millisecond)
 	if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
@@ -702,7 +733,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestOTPThrottle(t *testing.T) {
-	e := newTestEnv(t, httpapi.WithRateLimit(0, 0))
+	e := newTestEnvFull(t, openingBal, limited(t, 0, 0, 5, 15*time.Minute))
 	sends := []struct{ path, body string }{
 		{"/api/v1/send-otp", `{"to":"9876543210","otp":"1111"}`},
 		{"/api/v1/sms", `{"to":"+919876543210","message":"2222","route":"otp"}`},
@@ -724,6 +755,8 @@ func TestOTPThrottle(t *testing.T) {
 	if e.minor(t, testAccount) != before {
 		t.Errorf("throttled OTP was charged")
 	}
+	// Once the budget is spent, an invalid request is still a 400.
+	wantError(t, e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"12"}`, nil), 400, "invalid_argument")
 	// Plain SMS and chat without an OTP are not throttled; other numbers
 	// and other accounts have their own count.
 	for _, s := range []struct{ path, body, key string }{
@@ -743,7 +776,7 @@ func TestOTPThrottle(t *testing.T) {
 }
 
 func TestOTPThrottleIgnoresFailedSends(t *testing.T) {
-	e := newTestEnv(t, httpapi.WithOTPThrottle(2, time.Minute))
+	e := newTestEnvFull(t, openingBal, limited(t, 0, 0, 2, time.Minute))
 	e.sms.FailNext(3, notify.CodeRejected)
 	for i := 0; i < 3; i++ {
 		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil)
@@ -841,11 +874,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	accts := memstore.NewAccounts()
 	n, _ := notify.New(accts)
 	for name, opts := range map[string][]httpapi.Option{
-		"nil logger":  {httpapi.WithLogger(nil)},
-		"zero burst":  {httpapi.WithRateLimit(5, 0)},
-		"zero window": {httpapi.WithOTPThrottle(5, 0)},
-		"zero body":   {httpapi.WithMaxBodyBytes(0)},
-		"nil clock":   {httpapi.WithClock(nil)},
+		"nil logger":   {httpapi.WithLogger(nil)},
+		"zero body":    {httpapi.WithMaxBodyBytes(0)},
+		"zero timeout": {httpapi.WithSendTimeout(0)},
 	} {
 		if _, err := httpapi.New(n, accts, opts...); err == nil {
 			t.Errorf("%s: no error", name)

@@ -55,7 +55,7 @@ func TestTwoGatewaysOnePostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := httpapi.New(n, store, httpapi.WithRateLimit(10000, 10000))
+		h, err := httpapi.New(n, store)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,10 @@ func StatusOf(code notify.Code) int {
 		return http.StatusServiceUnavailable
 	case notify.CodeDeadlineExceeded:
 		return http.StatusGatewayTimeout
+	case notify.CodeOutcomeUnknown:
+		// Not an error of the request: it was taken and charged, and its
+		// fate is with the vendor. 202 says "accepted for processing".
+		return http.StatusAccepted
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
 	case CodeRequestTooLarge:
@@ -307,16 +311,28 @@ func defaultMessage(c notify.Code) string {
 func appendError(b []byte, err error, r *notify.Receipt) []byte {
 	code := notify.CodeOf(err)
 	b = append(b, `{"success":false`...)
-	if r != nil {
+	unknown := r != nil && r.Status == notify.StatusUnknown
+	switch {
+	case unknown:
+		// The whole receipt: the message exists, and its cost stays charged.
+		b = appendReceiptFields(b, r, false)
+	case r != nil:
 		b = appendOptField(b, "message_id", r.MessageID)
 		if r.Kind != "" {
 			b = appendField(b, "channel", string(r.Kind))
+		}
+		if r.Status != "" {
+			b = appendField(b, "status", string(r.Status))
 		}
 	}
 	b = appendKey(b, "error")
 	b = append(b, '{')
 	b = appendField(b, "code", string(code))
-	b = appendField(b, "message", errorMessage(err))
+	msg := errorMessage(err)
+	if code == notify.CodeOutcomeUnknown {
+		msg = unknownMessage + msg
+	}
+	b = appendField(b, "message", msg)
 	var e *notify.Error
 	if errors.As(err, &e) && len(e.Fields) > 0 {
 		b = appendKey(b, "fields")
@@ -349,11 +365,16 @@ func appendError(b []byte, err error, r *notify.Receipt) []byte {
 		b = appendInt(b, retrySeconds(e.RetryAfter))
 	}
 	b = append(b, '}')
-	if r != nil {
+	if r != nil && !unknown {
 		b = appendLegs(b, r)
 	}
 	return append(b, '}', '\n')
 }
+
+// unknownMessage opens the message of an outcome_unknown answer.
+const unknownMessage = "the vendor may have the message (its answer was lost or unclear): " +
+	"it stays charged and is not retried, and a repeat with the same Idempotency-Key is safe " +
+	"and returns this answer; cause: "
 
 // retrySeconds rounds a wait up to whole seconds, at least 1, as
 // Retry-After needs.

@@ -90,8 +90,15 @@ func TestSoak(t *testing.T) {
 	smsCh, _ := sms.New(sms.Config{Provider: providers[0], Renderer: renderer})
 	chatCh, _ := chat.New(chat.Config{Cloud: providers[1], QR: providers[2], Renderer: renderer, Resolver: publicDNS{}})
 	mailCh, _ := email.New(email.Config{Provider: providers[3], Renderer: renderer})
+	// The OTP throttle's window keeps per-recipient state: it is in the
+	// soak so that its memory is measured too, on the test's clock.
+	otp, err := memstore.NewWindowLimit(1<<30, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n, err := notify.New(accounts,
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
+		notify.WithOTPThrottle(otp), notify.WithClock(clock),
 		notify.WithWallet(w, wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Second, memstore.WithClock(clock))),
 		notify.WithDeliveryLog(memstore.NewDeliveryLog(2000)),
@@ -100,7 +107,7 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := httpapi.New(n, accounts, httpapi.WithRateLimit(0, 0), httpapi.WithOTPThrottle(1<<30, time.Second), httpapi.WithClock(clock))
+	h, err := httpapi.New(n, accounts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,10 +172,10 @@ func TestSoak(t *testing.T) {
 	// numbers gone quiet, as it does for a real gateway whose traffic
 	// stops. What is left is what must stay flat: the bounded stores
 	// (wallet refs, delivery log), connections and caches.
-	otp := `{"to":"9000000000","otp":"482913","brand":"Soak"}`
+	otpBody := `{"to":"9000000000","otp":"482913","brand":"Soak"}`
 	quiesce := func() {
 		skew.Add(int64(time.Hour))
-		req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/messenger/send", strings.NewReader(otp))
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/messenger/send", strings.NewReader(otpBody))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", key)
 		resp, err := client.Do(req)

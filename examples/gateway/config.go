@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/wallet"
@@ -30,7 +31,9 @@ type config struct {
 	qrKey      string       // NOTIFY_QR_KEY
 	qrSession  string       // NOTIFY_QR_SESSION
 	database   string       // NOTIFY_DATABASE_URL
-	rate       int          // NOTIFY_RATE_LIMIT: requests per second per account
+	rate       int          // NOTIFY_RATE_LIMIT: sends per second per account
+	otpMax     int          // NOTIFY_OTP_LIMIT: codes per recipient per otpWindow; 0: off
+	otpWindow  time.Duration
 }
 
 // loadConfig reads the configuration. Errors name the variable and never
@@ -96,9 +99,12 @@ func loadConfig(env func(string) string) (*config, error) {
 	if s := get("NOTIFY_RATE_LIMIT"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1_000_000 {
-			return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: want requests per second per account, 1 to 1000000")
+			return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: want sends per second per account, 1 to 1000000")
 		}
 		c.rate = n
+	}
+	if c.otpMax, c.otpWindow, err = parseOTPLimit(get("NOTIFY_OTP_LIMIT")); err != nil {
+		return nil, err
 	}
 
 	if err := pair("NOTIFY_SMS_URL", c.smsURL, "NOTIFY_SMS_KEY", c.smsKey); err != nil {
@@ -115,6 +121,28 @@ func loadConfig(env func(string) string) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// parseOTPLimit reads NOTIFY_OTP_LIMIT: "COUNT/WINDOW" with a Go
+// duration (5/15m: at most 5 codes to one recipient in any 15 minutes),
+// "off" (no throttle), or empty (the default, 5/15m).
+func parseOTPLimit(s string) (int, time.Duration, error) {
+	if s == "" {
+		return 5, 15 * time.Minute, nil
+	}
+	if strings.EqualFold(s, "off") {
+		return 0, 0, nil
+	}
+	count, window, ok := strings.Cut(s, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(count))
+	if !ok || err != nil || n < 1 || n > 1_000_000 {
+		return 0, 0, fmt.Errorf("NOTIFY_OTP_LIMIT: want COUNT/WINDOW such as 5/15m (COUNT 1 to 1000000), or off")
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(window))
+	if err != nil || d < time.Second || d > 24*time.Hour {
+		return 0, 0, fmt.Errorf("NOTIFY_OTP_LIMIT: the window after / must be a Go duration from 1s to 24h, such as 15m")
+	}
+	return n, d, nil
 }
 
 // pair checks that a URL and its key come together.

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify/provider/smtp"
 )
@@ -53,5 +54,43 @@ func TestLoadConfigDefaults(t *testing.T) {
 	other, _ := loadConfig(func(string) string { return "" })
 	if other.apiKey == c.apiKey {
 		t.Error("two random keys are equal")
+	}
+}
+
+func TestOTPLimitSetting(t *testing.T) {
+	for in, want := range map[string]struct {
+		max    int
+		window time.Duration
+	}{
+		"":        {5, 15 * time.Minute},
+		"off":     {0, 0},
+		"OFF":     {0, 0},
+		"3/10m":   {3, 10 * time.Minute},
+		"10 / 1h": {10, time.Hour},
+	} {
+		c, err := loadConfig(func(k string) string {
+			if k == "NOTIFY_OTP_LIMIT" {
+				return in
+			}
+			return ""
+		})
+		if err != nil {
+			t.Errorf("NOTIFY_OTP_LIMIT=%q: %v", in, err)
+			continue
+		}
+		if c.otpMax != want.max || c.otpWindow != want.window {
+			t.Errorf("NOTIFY_OTP_LIMIT=%q: %d/%v, want %d/%v", in, c.otpMax, c.otpWindow, want.max, want.window)
+		}
+	}
+	for _, bad := range []string{"5", "0/15m", "5/15", "5/0s", "x/15m", "5/48h", "-1/1m"} {
+		_, err := loadConfig(func(k string) string {
+			if k == "NOTIFY_OTP_LIMIT" {
+				return bad
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), "NOTIFY_OTP_LIMIT") {
+			t.Errorf("NOTIFY_OTP_LIMIT=%q: %v, want an error naming the variable", bad, err)
+		}
 	}
 }

@@ -72,7 +72,11 @@ type stores struct {
 	idem      notify.IdempotencyStore
 	log       notify.DeliveryLog
 	templates notify.TemplateStore
-	close     func()
+	// rate and otp are the per-account rate limit and the per-recipient
+	// OTP throttle; otp is nil when NOTIFY_OTP_LIMIT is off.
+	rate  notify.Limiter
+	otp   notify.Limiter
+	close func()
 }
 
 // run runs the gateway until ctx ends, then shuts it down gracefully. env
@@ -160,19 +164,23 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	closers = append(closers, closeMail)
 
-	n, err := notify.New(st.accounts,
+	opts := []notify.Option{
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
 		notify.WithWallet(st.wallet, wallet.DefaultINR()),
 		notify.WithIdempotency(st.idem),
 		notify.WithDeliveryLog(st.log),
-	)
+		notify.WithRateLimit(st.rate),
+	}
+	if st.otp != nil {
+		opts = append(opts, notify.WithOTPThrottle(st.otp))
+	}
+	n, err := notify.New(st.accounts, opts...)
 	if err != nil {
 		return err
 	}
-	// Bursts of twice the rate, as httpapi's default (50/s, 100).
-	h, err := httpapi.New(n, st.accounts, httpapi.WithLogger(logger), httpapi.WithRateLimit(float64(cfg.rate), 2*cfg.rate))
+	h, err := httpapi.New(n, st.accounts, httpapi.WithLogger(logger))
 	if err != nil {
 		return err
 	}
@@ -228,14 +236,25 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores
 		if err := w.Open(acct.ID, cfg.balance); err != nil {
 			return nil, err
 		}
-		return &stores{
+		st := &stores{
 			accounts:  accounts,
 			wallet:    w,
 			idem:      memstore.NewIdempotency(24 * time.Hour),
 			log:       memstore.NewDeliveryLog(10000),
 			templates: memstore.NewTemplates(),
 			close:     func() {},
-		}, nil
+		}
+		// Bursts of twice the rate.
+		var err error
+		if st.rate, err = memstore.NewRateLimit(float64(cfg.rate), 2*cfg.rate); err != nil {
+			return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %w", err)
+		}
+		if cfg.otpMax > 0 {
+			if st.otp, err = memstore.NewWindowLimit(cfg.otpMax, cfg.otpWindow); err != nil {
+				return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %w", err)
+			}
+		}
+		return st, nil
 	}
 	// Several instances may share one database: each provisions the demo
 	// account, and the wallet is opened only once (Conflict afterwards).
@@ -255,7 +274,19 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores
 		db.Close()
 		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: opening the demo wallet: %w", err)
 	}
-	return &stores{accounts: db, wallet: db, idem: db, log: db, templates: db, close: db.Close}, nil
+	st := &stores{accounts: db, wallet: db, idem: db, log: db, templates: db, close: db.Close}
+	// The limits live in the database too, so instances share one budget.
+	if st.rate, err = db.RateLimit("rate", float64(cfg.rate), 2*cfg.rate); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %w", err)
+	}
+	if cfg.otpMax > 0 {
+		if st.otp, err = db.WindowLimit("otp", cfg.otpMax, cfg.otpWindow); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %w", err)
+		}
+	}
+	return st, nil
 }
 
 // logSMTP returns the callback that logs what the in-process SMTP server

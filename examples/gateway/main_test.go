@@ -394,3 +394,28 @@ func TestGatewayGracefulShutdown(t *testing.T) {
 		t.Errorf("vendor accepted %d", vendor.Accepted())
 	}
 }
+
+// TestGatewayOTPLimit: NOTIFY_OTP_LIMIT sets the OTP throttle, counting
+// every way a code is sent; "off" removes it.
+func TestGatewayOTPLimit(t *testing.T) {
+	g := start(t, map[string]string{"NOTIFY_OTP_LIMIT": "2/1h"})
+	for _, s := range []struct{ path, body string }{
+		{"/send-otp", `{"to":"9876543210","otp":"482913"}`},
+		{"/sms", `{"to":"9876543210","template_slug":"standard-otp","variables":{"OTP":"482913"}}`},
+	} {
+		if a := g.post(t, s.path, g.key, s.body); a.status != 200 {
+			t.Fatalf("%s: %d %s", s.path, a.status, a.raw)
+		}
+	}
+	a := g.post(t, "/messenger/send", g.key, `{"to":"9876543210","otp":"482913"}`)
+	if a.status != 429 || errCode(a) != "rate_limited" || a.header.Get("Retry-After") == "" {
+		t.Fatalf("third OTP: %d %s", a.status, a.raw)
+	}
+
+	off := start(t, map[string]string{"NOTIFY_OTP_LIMIT": "off"})
+	for i := range 7 {
+		if a := off.post(t, "/send-otp", off.key, `{"to":"9876543210","otp":"482913"}`); a.status != 200 {
+			t.Fatalf("OTP %d without a throttle: %d %s", i, a.status, a.raw)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// settled counts the sends whose outcome is final, so that a test can
+// wait for detached sends without sleeping.
+type settled struct {
+	ch chan notify.EventType
+}
+
+func newSettled() *settled { return &settled{ch: make(chan notify.EventType, 64)} }
+
+func (s *settled) Observe(_ context.Context, e notify.Event) {
+	if e.Type != notify.EventAccepted {
+		s.ch <- e.Type
+	}
+}
+
+// wait returns the types of the next n settled sends, failing the test
+// after a generous bound.
+func (s *settled) wait(t *testing.T, n int) []notify.EventType {
+	t.Helper()
+	var got []notify.EventType
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for len(got) < n {
+		select {
+		case ty := <-s.ch:
+			got = append(got, ty)
+		case <-timeout.C:
+			t.Fatalf("%d of %d sends settled", len(got), n)
+		}
+	}
+	return got
+}
+
+// hangUps posts n SMS whose clients hang up while the vendor call is in
+// flight, waits until the server has seen every request's context end,
+// then lets the vendor answer. The sends go on detached.
+func hangUps(t *testing.T, e *testEnv, n int) {
+	t.Helper()
+	// A server of its own, whose middleware reports when a request's
+	// context ends: for a client that hung up, that is the server noticing.
+	ended := make(chan struct{}, n)
+	url, client := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		context.AfterFunc(r.Context(), func() { ended <- struct{}{} })
+		e.handler.ServeHTTP(w, r)
+	}))
+	inFlight := make(chan struct{}, n)
+	release := make(chan struct{})
+	e.sms.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+		inFlight <- struct{}{}
+		select {
+		case <-release:
+			return &notify.Result{}, nil // memprovider captures and names it
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	ctx, hangUp := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/v1/sms",
+				strings.NewReader(`{"to":"9876543210","message":"Your parcel is out for delivery"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", testKey)
+			if resp, err := client.Do(req); err == nil {
+				resp.Body.Close() // refused before the vendor call (402)
+				inFlight <- struct{}{}
+			}
+		}()
+	}
+	for range n {
+		<-inFlight // each request is either at the vendor or answered
+	}
+	hangUp()
+	wg.Wait()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for i := range n {
+		select {
+		case <-ended:
+		case <-timeout.C:
+			t.Fatalf("the server saw %d of %d requests end", i, n)
+		}
+	}
+	close(release)
+}
+
+// TestClientThatHangsUpIsStillCharged: ten clients that disconnected
+// while the vendor call was in flight used to get their SMS for free.
+func TestClientThatHangsUpIsStillCharged(t *testing.T) {
+	s := newSettled()
+	e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithObserver(s)})
+	hangUps(t, e, 10)
+	for _, ty := range s.wait(t, 10) {
+		if ty != notify.EventSent {
+			t.Fatalf("a send settled as %s, want sent", ty)
+		}
+	}
+	if got, want := e.minor(t, testAccount), int64(openingBal-10*25); got != want || e.sms.Len() != 10 {
+		t.Fatalf("balance %d (want %d), vendor got %d SMS (want 10)", got, want, e.sms.Len())
+	}
+}
+
+// TestHangUpsCannotOverdrawTheWallet: with the price of one SMS in the
+// wallet, twenty clients that hang up used to get 14 SMS out.
+func TestHangUpsCannotOverdrawTheWallet(t *testing.T) {
+	s := newSettled()
+	e := newTestEnvFull(t, 25, []notify.Option{notify.WithObserver(s)})
+	hangUps(t, e, 20)
+	s.wait(t, 1)
+	if got := e.minor(t, testAccount); got != 0 || e.sms.Len() != 1 {
+		t.Fatalf("balance %d, vendor got %d SMS: want 0 and exactly 1", got, e.sms.Len())
+	}
+}
+
+// TestLostAnswerIs202AndARepeatReturnsIt: the vendor takes the message and
+// the answer is lost; the client gets 202 with the message ID, and its
+// retry with the same Idempotency-Key the same answer, never a second SMS.
+func TestLostAnswerIs202AndARepeatReturnsIt(t *testing.T) {
+	e := newTestEnv(t)
+	e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		return &notify.Result{}, errors.New("read: connection reset by peer") // taken, answer lost
+	})
+	hdr := map[string]string{"Content-Type": "application/json", "Authorization": testKey, "Idempotency-Key": "order-42"}
+	body := `{"to":"9876543210","message":"Your order shipped"}`
+	first := e.post(t, "/api/v1/sms", body, hdr)
+	wantError(t, first, http.StatusAccepted, "outcome_unknown")
+	id, _ := first.body["message_id"].(string)
+	if first.body["status"] != "unknown" || id == "" || first.body["cost_minor"] != 25.0 {
+		t.Fatalf("202 body: %s", first.raw)
+	}
+	msg, _ := first.body["error"].(map[string]any)["message"].(string)
+	if !strings.Contains(msg, "Idempotency-Key") || !strings.Contains(msg, "may have") {
+		t.Fatalf("202 message does not say what to do: %q", msg)
+	}
+	again := e.post(t, "/api/v1/sms", body, hdr)
+	wantError(t, again, http.StatusAccepted, "outcome_unknown")
+	if again.body["message_id"] != id {
+		t.Fatalf("repeat answered another message: %s", again.raw)
+	}
+	if e.sms.Len() != 1 || e.minor(t, testAccount) != openingBal-25 {
+		t.Fatalf("vendor got %d, balance %d: want 1 SMS, charged once", e.sms.Len(), e.minor(t, testAccount))
+	}
+}
