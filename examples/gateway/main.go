@@ -105,7 +105,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		// One registered DLT template, so that the dlt route can be tried.
 		DLTTemplates: []notify.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
 			Content: "Dear {#var#}, your order {#var#} has shipped."}}}
-	st, err := openStores(ctx, cfg, acct)
+	st, err := openStores(ctx, cfg, acct, logger)
 	if err != nil {
 		return err
 	}
@@ -221,9 +221,42 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	return nil
 }
 
+// cleanupEvery is how often the gateway deletes expired rows from
+// PostgreSQL: idempotency keys, receipts and the limits' dead rows.
+const cleanupEvery = 10 * time.Minute
+
+// cleanEvery runs db.Cleanup every period until the returned function is
+// called, which stops it and closes db.
+func cleanEvery(db *pgstore.Store, period time.Duration, logger *slog.Logger) (closeDB func()) {
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if n, err := db.Cleanup(ctx); err != nil && ctx.Err() == nil {
+					logger.Warn("cleaning expired rows failed; will try again", "error", err)
+				} else if n > 0 {
+					logger.Info("expired rows deleted", "rows", n)
+				}
+			}
+		}
+	}()
+	return func() {
+		stop()
+		<-done
+		db.Close()
+	}
+}
+
 // openStores opens the stores and provisions the demo account and its
 // wallet: PostgreSQL when NOTIFY_DATABASE_URL is set, else memory.
-func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores, error) {
+func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *slog.Logger) (*stores, error) {
 	if cfg.database == "" {
 		accounts := memstore.NewAccounts()
 		if err := accounts.Add(acct, cfg.apiKey); err != nil {
@@ -274,7 +307,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores
 		db.Close()
 		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: opening the demo wallet: %w", err)
 	}
-	st := &stores{accounts: db, wallet: db, idem: db, log: db, templates: db, close: db.Close}
+	st := &stores{accounts: db, wallet: db, idem: db, log: db, templates: db}
 	// The limits live in the database too, so instances share one budget.
 	if st.rate, err = db.RateLimit("rate", float64(cfg.rate), 2*cfg.rate); err != nil {
 		db.Close()
@@ -286,6 +319,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account) (*stores
 			return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %w", err)
 		}
 	}
+	st.close = cleanEvery(db, cleanupEvery, logger)
 	return st, nil
 }
 

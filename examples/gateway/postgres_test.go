@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
@@ -54,4 +57,48 @@ func TestGatewaysShareADatabase(t *testing.T) {
 	if r := a.post(t, "/sms", a.key, `{"to":"9876543210","message":"too many"}`); r.status != 402 {
 		t.Fatalf("empty wallet: %d %s", r.status, r.raw)
 	}
+}
+
+// TestGatewaysShareTheOTPThrottle: two gateways on one database count one
+// recipient's codes together.
+func TestGatewaysShareTheOTPThrottle(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	u, err := url.Parse(pgstoretest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	env := func() map[string]string {
+		return map[string]string{"NOTIFY_DATABASE_URL": u.String(), "NOTIFY_API_KEY": "shared-key-0123456789",
+			"NOTIFY_OTP_LIMIT": "2/1h"}
+	}
+	a, b := start(t, env()), start(t, env())
+	const key, body = "shared-key-0123456789", `{"to":"9876543210","otp":"482913"}`
+	for i, g := range []*gateway{a, b} {
+		if r := g.post(t, "/messenger/send", key, body); r.status != 200 {
+			t.Fatalf("OTP %d: %d %s", i, r.status, r.raw)
+		}
+	}
+	if r := a.post(t, "/send-otp", key, body); r.status != 429 || errCode(r) != "rate_limited" {
+		t.Fatalf("third OTP across the two: %d %s", r.status, r.raw)
+	}
+}
+
+// TestCleanEveryDeletesExpiredRows: the gateway's cleaner runs
+// pgstore's Cleanup, here on a throttle row that expired long ago.
+func TestCleanEveryDeletesExpiredRows(t *testing.T) {
+	db := pgstoretest.Store(t, pgstoretest.Schema(t))
+	otp, err := db.WindowLimit("otp", 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := otp.Take(context.Background(), "k", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	out := newLines()
+	closeDB := cleanEvery(db, time.Millisecond, slog.New(slog.NewTextHandler(out, nil)))
+	out.waitFor(t, "expired rows deleted")
+	closeDB()
 }
