@@ -25,7 +25,17 @@
 //
 // Every response is JSON: {"success": true, ...} with the receipt, or
 // {"success": false, "error": {"code", "message", "fields"}} with the HTTP
-// status given by StatusOf. Every response carries an X-Request-ID. Each
-// account has a token-bucket rate limit and each recipient an OTP throttle;
-// both answer 429 with Retry-After.
+// status given by StatusOf. Every response carries an X-Request-ID.
+//
+// A send runs detached from the client's connection, bounded by
+// WithSendTimeout: a client that hangs up while the vendor call is in
+// flight changes nothing about what is sent, charged or recorded. A send
+// whose outcome is unknown (the vendor may have the message) answers 202
+// with success false, the message_id, status "unknown", the cost that
+// stays charged and error code outcome_unknown; a repeat with the same
+// Idempotency-Key returns the same answer and never sends again.
+//
+// Rate limits and the OTP throttle are the Notifier's
+// (notify.WithRateLimit, notify.WithOTPThrottle); their refusals answer
+// 429 with Retry-After, and only after the request was found valid.
 package httpapi
