@@ -197,12 +197,7 @@ func (n *Notifier) sendOTP(ctx context.Context, op string, acct *Account, req *O
 			err = errs[1]
 		}
 	}
-	if err != nil {
-		r.ErrorCode = CodeOf(err)
-		r.Error = err.Error()
-	}
-	n.record(ctx, r)
-	n.observe(ctx, Event{Type: eventOf(r.Status), Receipt: r, Err: err})
+	n.report(ctx, nil, r, err)
 	return r, err
 }
 
@@ -230,17 +225,6 @@ func (n *Notifier) dispatchLeg(ctx context.Context, op string, acct *Account, le
 func skippedLeg(acct *Account, kind Kind, err error) *Receipt {
 	return &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed,
 		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
-}
-
-// eventOf is the event that reports a receipt of status s.
-func eventOf(s Status) EventType {
-	switch s {
-	case StatusSent:
-		return EventSent
-	case StatusUnknown:
-		return EventUnknown
-	}
-	return EventFailed
 }
 
 // renameFields returns err with its field names mapped through names; an

@@ -183,8 +183,7 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		if charged && env.Chat != nil && res.Gateway != "" && res.Gateway != env.Chat.Gateway {
 			n.repriceFailover(ctx, acct, env, res.Gateway, r)
 		}
-		n.record(ctx, r)
-		n.observe(ctx, Event{Type: EventSent, Envelope: env, Receipt: r})
+		n.report(ctx, env, r, nil)
 		return r, nil
 
 	case OutcomeUnknown:
@@ -192,10 +191,7 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		e := unknownError(op, env.Provider, derr)
 		r.Status = StatusUnknown
 		r.Cost = env.Price
-		r.ErrorCode = e.Code
-		r.Error = e.Error()
-		n.record(ctx, r)
-		n.observe(ctx, Event{Type: EventUnknown, Envelope: env, Receipt: r, Err: e})
+		n.report(ctx, env, r, e)
 		return r, e
 	}
 
@@ -212,11 +208,31 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 			r.Balance = b.Available
 		}
 	}
-	r.ErrorCode = e.Code
-	r.Error = e.Error()
-	n.record(ctx, r)
-	n.observe(ctx, Event{Type: EventFailed, Envelope: env, Receipt: r, Err: e})
+	n.report(ctx, env, r, e)
 	return r, e
+}
+
+// report finishes r with err, if any, records it in the delivery log and
+// tells the observers, with the event of r's status. env is nil for a dual
+// OTP's combined receipt.
+func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err error) {
+	if err != nil {
+		r.ErrorCode = CodeOf(err)
+		r.Error = err.Error()
+	}
+	n.record(ctx, r)
+	n.observe(ctx, Event{Type: eventOf(r.Status), Envelope: env, Receipt: r, Err: err})
+}
+
+// eventOf is the event that reports a receipt of status s.
+func eventOf(s Status) EventType {
+	switch s {
+	case StatusSent:
+		return EventSent
+	case StatusUnknown:
+		return EventUnknown
+	}
+	return EventFailed
 }
 
 // charge debits env.Price. It reports whether money moved. A debit whose

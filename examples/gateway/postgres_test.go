@@ -12,24 +12,33 @@ import (
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
 
-// TestGatewaysShareADatabase runs two gateways on one PostgreSQL schema:
-// they share the account, the wallet and the idempotency keys. It is
-// skipped without a PostgreSQL server (see pgstoretest).
-func TestGatewaysShareADatabase(t *testing.T) {
+// schemaURL returns the test database's URL with a fresh schema of its
+// own as the search_path (a run-time parameter for pgx). It skips the test
+// without a PostgreSQL server (see pgstoretest).
+func schemaURL(t *testing.T) string {
+	t.Helper()
 	schema := pgstoretest.Schema(t)
 	u, err := url.Parse(pgstoretest.URL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	q.Set("search_path", schema) // a run-time parameter for pgx
+	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// TestGatewaysShareADatabase runs two gateways on one PostgreSQL schema:
+// they share the account, the wallet and the idempotency keys. It is
+// skipped without a PostgreSQL server (see pgstoretest).
+func TestGatewaysShareADatabase(t *testing.T) {
+	dbURL := schemaURL(t)
 	env := func() map[string]string {
-		return map[string]string{"NOTIFY_DATABASE_URL": u.String(), "NOTIFY_API_KEY": "shared-key-0123456789", "NOTIFY_BALANCE": "1.00"}
+		return map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_API_KEY": "shared-key-0123456789", "NOTIFY_BALANCE": "1.00"}
 	}
 	a := start(t, env())
 	b := start(t, env())
-	if strings.Contains(a.out.text(), u.String()) {
+	if strings.Contains(a.out.text(), dbURL) {
 		t.Errorf("the database URL is printed")
 	}
 	a.key, b.key = "shared-key-0123456789", "shared-key-0123456789"
@@ -62,16 +71,9 @@ func TestGatewaysShareADatabase(t *testing.T) {
 // TestGatewaysShareTheOTPThrottle: two gateways on one database count one
 // recipient's codes together.
 func TestGatewaysShareTheOTPThrottle(t *testing.T) {
-	schema := pgstoretest.Schema(t)
-	u, err := url.Parse(pgstoretest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
+	dbURL := schemaURL(t)
 	env := func() map[string]string {
-		return map[string]string{"NOTIFY_DATABASE_URL": u.String(), "NOTIFY_API_KEY": "shared-key-0123456789",
+		return map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_API_KEY": "shared-key-0123456789",
 			"NOTIFY_OTP_LIMIT": "2/1h"}
 	}
 	a, b := start(t, env()), start(t, env())

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/pgstore"
-	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
 
@@ -35,15 +34,7 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
-	schema := pgstoretest.Schema(t)
-	u, err := url.Parse(pgstoretest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	dbURL := u.String()
+	dbURL := schemaURL(t)
 
 	const requests, held = 500, 100
 	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1", Balance: 1 << 40})
