@@ -47,15 +47,19 @@ const (
 	// status is StatusUnknown, and nothing retries it: a repeat with the
 	// same idempotency key returns that receipt and never sends again.
 	CodeOutcomeUnknown Code = "outcome_unknown"
-	// CodeDeadlineExceeded: the caller's deadline or the provider timeout
-	// passed. errors.Is(err, context.DeadlineExceeded) holds when the
-	// caller's context expired.
+	// CodeDeadlineExceeded: the caller's deadline passed before the vendor
+	// took the message (a timeout in the middle of a vendor call is
+	// CodeOutcomeUnknown instead); any charge was refunded.
+	// errors.Is(err, context.DeadlineExceeded) holds.
 	CodeDeadlineExceeded Code = "deadline_exceeded"
-	// CodeCanceled: the caller's context was canceled;
+	// CodeCanceled: the caller's context was canceled before the vendor
+	// took the message; any charge was refunded.
 	// errors.Is(err, context.Canceled) holds.
 	CodeCanceled Code = "canceled"
-	// CodeInternal: a bug or an unexpected failure, including a panicking
-	// provider or channel.
+	// CodeInternal: a bug or an unexpected failure, such as a panicking
+	// channel or store. A provider that panics, or claims success without
+	// a message ID, may have sent the message: that send is
+	// CodeOutcomeUnknown, with the Internal error as its cause.
 	CodeInternal Code = "internal"
 )
 

@@ -28,9 +28,9 @@ type Notifier struct {
 	newID            func() string
 }
 
-// RetryPolicy says how the Notifier retries temporary provider failures
-// (CodeUnavailable and CodeRateLimited) that happened before the provider
-// accepted the message. The delay before retry n is drawn at random from
+// RetryPolicy says how the Notifier retries the failures that IsRetryable
+// reports: certain, temporary refusals (CodeUnavailable and
+// CodeRateLimited). An unknown outcome is never retried. The delay before retry n is drawn at random from
 // [d/2, d] where d = BaseDelay * 2^(n-1), capped at MaxDelay (a vendor's
 // RetryAfter, when longer, is waited instead if it is within MaxDelay). No
 // retry starts that would not finish its wait before the caller's deadline.
@@ -119,8 +119,8 @@ func WithRateLimit(l Limiter) Option {
 // l, keyed by the account ID, a NUL byte and the normalised recipient (a
 // window limit such as memstore.NewWindowLimit(5, 15*time.Minute)). Every
 // message that carries a code counts (Envelope.CarriesOTP: the SMS otp
-// route, a chat OTP, any template with an OTP variable), and a dual OTP
-// counts once; replays and sends that certainly went nowhere do not. A
+// route, a chat OTP, e-mail of purpose otp, any template with an OTP
+// variable), and a dual OTP counts once; replays and sends that certainly went nowhere do not. A
 // send beyond it fails with CodeRateLimited and Error.RetryAfter, before
 // anything is charged. Keying by account as well keeps one account from
 // locking a number out of another's codes. Default: no throttle.

@@ -65,8 +65,9 @@ type otpLeg struct {
 }
 
 // prepareOTP prepares both legs. Bad input in either is an error naming
-// every bad field of both; a leg whose channel is missing is skipped; when
-// both are skipped, there is nothing to send.
+// every bad field of both; any other failure but a missing channel or
+// gateway (Unavailable) is returned as it is; a leg without a channel or
+// gateway is skipped; when both are skipped, there is nothing to send.
 func (n *Notifier) prepareOTP(ctx context.Context, op string, acct *Account, req *OTPRequest) ([2]otpLeg, error) {
 	smsReq := &SMSRequest{Account: acct.ID, To: req.To, Message: req.OTP, Route: RouteOTP,
 		Brand: req.BrandName, Domain: req.Domain, IdempotencyKey: req.IdempotencyKey}
@@ -95,12 +96,10 @@ func (n *Notifier) prepareOTP(ctx context.Context, op string, acct *Account, req
 					bad = append(bad, f)
 				}
 			}
-		case errors.As(err, &e) && e.Code == CodeInvalidArgument, CodeOf(err) == CodeInternal:
-			if other == nil {
-				other = err
-			}
-		default: // no channel for this leg: send the other alone
+		case CodeOf(err) == CodeUnavailable: // no channel or gateway for this leg: send the other alone
 			legs[i].skipped = err
+		case other == nil:
+			other = err
 		}
 	}
 	if len(bad) > 0 {

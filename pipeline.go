@@ -378,8 +378,10 @@ func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Res
 }
 
 // attemptDeliver makes one attempt under the attempt timeout. A panic, or
-// a success without a message ID, is an unknown outcome: the provider may
-// have written the request before it went wrong.
+// a success without a message ID, is a bug of the provider's: CodeInternal,
+// which OutcomeOf reads as unknown, since the provider may have written
+// the request before it went wrong. The Internal cause tells the HTTP
+// adapter to keep the details for the log.
 func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time.Duration) (res *Result, err error) {
 	if timeout > 0 {
 		deadline := time.Now().Add(timeout)
@@ -391,12 +393,12 @@ func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, &Error{Code: CodeOutcomeUnknown, Err: fmt.Errorf("provider panicked: %v", p)}
+			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
 		}
 	}()
 	res, err = ch.Deliver(ctx, env)
 	if err == nil && (res == nil || res.ProviderMessageID == "") {
-		return nil, &Error{Code: CodeOutcomeUnknown, Err: errors.New("provider reported success without a message ID")}
+		return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
 	}
 	if err != nil && ctx.Err() != nil && OutcomeOf(err) == OutcomeUnknown &&
 		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {

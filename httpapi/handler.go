@@ -273,7 +273,8 @@ func writeErr(w http.ResponseWriter, req *http.Request, err error, r *notify.Rec
 	x, _ := w.(*exchange)
 	if x != nil {
 		x.code = code
-		if code == notify.CodeInternal && x.detail == "" {
+		var e *notify.Error
+		if x.detail == "" && (code == notify.CodeInternal || errors.As(err, &e) && internalCause(e)) {
 			x.detail = err.Error()
 		}
 		buf = x.out[:0]

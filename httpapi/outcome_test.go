@@ -157,3 +157,24 @@ func TestLostAnswerIs202AndARepeatReturnsIt(t *testing.T) {
 		t.Fatalf("vendor got %d, balance %d: want 1 SMS, charged once", e.sms.Len(), e.minor(t, testAccount))
 	}
 }
+
+// TestPanickingProviderIs202WithoutItsDetails: a provider that panics may
+// have sent the message, so the answer is 202 and the charge stands; the
+// panic's text is a bug's detail, for the log only.
+func TestPanickingProviderIs202WithoutItsDetails(t *testing.T) {
+	e := newTestEnv(t)
+	e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		panic("assignment to entry in nil map")
+	})
+	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+	wantError(t, r, http.StatusAccepted, "outcome_unknown")
+	if strings.Contains(r.raw, "nil map") || strings.Contains(r.raw, "panicked") {
+		t.Fatalf("the panic's details reached the client: %s", r.raw)
+	}
+	if !strings.Contains(e.logs.String(), "nil map") {
+		t.Fatalf("the panic's details are not in the log: %s", e.logs.String())
+	}
+	if e.minor(t, testAccount) != openingBal-25 {
+		t.Fatalf("balance %d: the charge must stand", e.minor(t, testAccount))
+	}
+}

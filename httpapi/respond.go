@@ -257,6 +257,9 @@ func errorMessage(err error) string {
 	if e.Code == notify.CodeInternal {
 		return "internal error"
 	}
+	if internalCause(e) {
+		return "the provider failed in an unexpected way after it may have sent the message"
+	}
 	var sb strings.Builder
 	if e.Provider != "" {
 		sb.WriteString("provider ")
@@ -282,6 +285,14 @@ func errorMessage(err error) string {
 		sb.WriteString(f.Message)
 	}
 	return sb.String()
+}
+
+// internalCause reports whether e wraps an Internal *notify.Error, such as
+// the panicking provider behind an outcome_unknown: its details are a
+// bug's, for the log, not for the client.
+func internalCause(e *notify.Error) bool {
+	var inner *notify.Error
+	return errors.As(e.Err, &inner) && inner.Code == notify.CodeInternal
 }
 
 func defaultMessage(c notify.Code) string {

@@ -107,11 +107,11 @@ func RunWindowLimit(t *testing.T, h WindowLimitHarness) {
 	})
 }
 
-// LimitGoroutines is how many goroutines the concurrent subtests of the
-// limiter suites run, each taking LimitTakes times.
+// limitGoroutines is how many goroutines the concurrent subtests of the
+// limiter suites run, each taking limitTakes times.
 const (
-	LimitGoroutines = 16
-	LimitTakes      = 5
+	limitGoroutines = 16
+	limitTakes      = 5
 )
 
 // limitSuite holds the checks shared by both limiter suites.
@@ -428,7 +428,7 @@ func (s limitSuite) keysIndependent(t *testing.T, l notify.Limiter, budget int, 
 	}
 }
 
-// concurrent: of LimitGoroutines taking LimitTakes times each at one
+// concurrent: of limitGoroutines taking limitTakes times each at one
 // instant, exactly budget Takes succeed.
 func (s limitSuite) concurrent(t *testing.T, l notify.Limiter, budget int) {
 	key := limitKey()
@@ -446,7 +446,7 @@ func (s limitSuite) concurrent(t *testing.T, l notify.Limiter, budget int) {
 	}, &allowed)
 	if allowed != budget {
 		t.Fatalf("%d goroutines x %d Takes at one instant: %d allowed, want exactly %d",
-			LimitGoroutines, LimitTakes, allowed, budget)
+			limitGoroutines, limitTakes, allowed, budget)
 	}
 	refused(t, l, key, t0, "after the concurrent Takes")
 }
@@ -487,7 +487,7 @@ func (s limitSuite) concurrentUndo(t *testing.T, l notify.Limiter, budget int) {
 	}
 }
 
-// hammer runs op from LimitGoroutines goroutines, LimitTakes times each,
+// hammer runs op from limitGoroutines goroutines, limitTakes times each,
 // started together, and adds up what op counts. An error of op fails t.
 func hammer(t *testing.T, op func(g, i int) (int, error), total *int) {
 	t.Helper()
@@ -497,12 +497,12 @@ func hammer(t *testing.T, op func(g, i int) (int, error), total *int) {
 		errs []error
 	)
 	start := make(chan struct{})
-	for g := range LimitGoroutines {
+	for g := range limitGoroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			for i := range LimitTakes {
+			for i := range limitTakes {
 				n, err := op(g, i)
 				mu.Lock()
 				*total += n
