@@ -244,6 +244,18 @@ func (fe *FieldErrors) Add(field, message string) {
 	*fe = append(*fe, FieldError{Field: field, Message: message})
 }
 
+// Has reports whether a failure of field is already recorded. A check
+// that only makes sense on a well-formed value runs when it is not, so a
+// field is not told twice what is wrong with it.
+func (fe FieldErrors) Has(field string) bool {
+	for _, f := range fe {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
 // Addf records a rule message formatted as by fmt.Sprintf.
 func (fe *FieldErrors) Addf(field, format string, args ...any) {
 	fe.Add(field, fmt.Sprintf(format, args...))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/notifykit/notify/internal/nilness"
 	"time"
 )
 
@@ -50,7 +51,7 @@ type Option func(*Notifier) error
 // WithChannel registers ch for its Kind, replacing any earlier one.
 func WithChannel(ch Channel) Option {
 	return func(n *Notifier) error {
-		if ch == nil {
+		if nilness.Is(ch) {
 			return errors.New("WithChannel: nil channel")
 		}
 		switch k := ch.Kind(); k {
@@ -68,7 +69,7 @@ func WithChannel(ch Channel) Option {
 // Balance returns NotFound.
 func WithWallet(store WalletStore, prices Pricer) Option {
 	return func(n *Notifier) error {
-		if store == nil || prices == nil {
+		if nilness.Is(store) || nilness.Is(prices) {
 			return errors.New("WithWallet: needs both a WalletStore and a Pricer")
 		}
 		n.wallet, n.pricer = store, prices
@@ -79,7 +80,7 @@ func WithWallet(store WalletStore, prices Pricer) Option {
 // WithIdempotency enables idempotency keys. Without it, keys are ignored.
 func WithIdempotency(store IdempotencyStore) Option {
 	return func(n *Notifier) error {
-		if store == nil {
+		if nilness.Is(store) {
 			return errors.New("WithIdempotency: nil IdempotencyStore")
 		}
 		n.idem = store
@@ -90,7 +91,7 @@ func WithIdempotency(store IdempotencyStore) Option {
 // WithDeliveryLog records every receipt, sent, failed or unknown, in log.
 func WithDeliveryLog(log DeliveryLog) Option {
 	return func(n *Notifier) error {
-		if log == nil {
+		if nilness.Is(log) {
 			return errors.New("WithDeliveryLog: nil DeliveryLog")
 		}
 		n.deliveries = log
@@ -107,7 +108,7 @@ func WithDeliveryLog(log DeliveryLog) Option {
 // Default: no limit.
 func WithRateLimit(l Limiter) Option {
 	return func(n *Notifier) error {
-		if l == nil {
+		if nilness.Is(l) {
 			return errors.New("WithRateLimit: nil Limiter")
 		}
 		n.rate = l
@@ -126,7 +127,7 @@ func WithRateLimit(l Limiter) Option {
 // locking a number out of another's codes. Default: no throttle.
 func WithOTPThrottle(l Limiter) Option {
 	return func(n *Notifier) error {
-		if l == nil {
+		if nilness.Is(l) {
 			return errors.New("WithOTPThrottle: nil Limiter")
 		}
 		n.otpThrottle = l
@@ -138,7 +139,7 @@ func WithOTPThrottle(l Limiter) Option {
 // in the order they were added.
 func WithObserver(o Observer) Option {
 	return func(n *Notifier) error {
-		if o == nil {
+		if nilness.Is(o) {
 			return errors.New("WithObserver: nil observer")
 		}
 		n.observers = append(n.observers, o)
@@ -214,7 +215,7 @@ func WithIDGenerator(newID func() string) Option {
 // wallet, idempotency, the delivery log and observers are optional and
 // added with options; a kind without a channel fails with CodeUnavailable.
 func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
-	if accounts == nil {
+	if nilness.Is(accounts) {
 		return nil, errors.New("notify.New: nil AccountStore")
 	}
 	n := &Notifier{

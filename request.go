@@ -11,6 +11,12 @@ import (
 // Channels receive one in Prepare and type-switch on it. The interface is
 // sealed; the dual-channel OTP (*OTPRequest) is split by SendOTP into an
 // SMS and a chat request.
+//
+// The request types declare their per-field rules as `validate` struct
+// tags (github.com/go-playground/validator/v10 syntax, with the custom
+// rules mobile, otp, text, mailbox, header, filename, templatename and the
+// alias domain); the channels check them and then the rules that need
+// code. Their json tags are the HTTP API's field names, which errors use.
 type Request interface {
 	// Kind is the channel kind the request is for.
 	Kind() Kind
@@ -18,52 +24,59 @@ type Request interface {
 	common() (account, idempotencyKey string)
 }
 
-// SMSRequest asks for one SMS (spec 4.1).
+// SMSRequest asks for one SMS.
 type SMSRequest struct {
 	// Account is the ID of the sending account. Required.
-	Account string
+	Account string `json:"-"`
 	// To is the recipient: 10 digits starting 6-9; +91, 91 and 0 prefixes,
 	// spaces and dashes are accepted and removed. Required.
-	To string
+	To string `json:"to" validate:"required,mobile"`
 	// Message is the text, or the numeric code on the otp route. Required
-	// unless TemplateSlug is set.
-	Message string
+	// unless TemplateSlug is set (on the otp route the code may then come
+	// from Variables["OTP"]).
+	Message string `json:"message"`
 	// SenderID is the sender header; default the account's VendorID.
-	SenderID string
+	SenderID string `json:"sender_id"`
 	// Route is sms (default), otp or dlt.
-	Route SMSRoute
-	// DLTTemplateID and DLTEntityID identify the registered template on the
-	// dlt route; when empty they come from the account's DLT templates.
-	DLTTemplateID string
-	DLTEntityID   string
+	Route SMSRoute `json:"route" validate:"omitempty,oneof=sms otp dlt"`
+	// DLTTemplateID and DLTEntityID identify the operator-registered
+	// template on the dlt route (DLTTemplateID is required there). A
+	// template the account has registered is checked against the text
+	// and its entity ID is used when DLTEntityID is empty; see the SMS
+	// channel for one the account has not registered.
+	DLTTemplateID string `json:"dlt_template_id" validate:"omitempty,max=64,text"`
+	DLTEntityID   string `json:"dlt_entity_id" validate:"omitempty,max=64,text"`
 	// Brand is the brand named in the OTP text of the otp route; SendOTP
-	// sets it from OTPRequest.BrandName.
-	Brand string
+	// sets it from OTPRequest.BrandName. At most 30 characters, the
+	// length of a DLT variable.
+	Brand string `json:"brand" validate:"omitempty,max=30,text"`
 	// TemplateSlug renders a stock or custom SMS template with Variables
 	// instead of Message.
-	TemplateSlug string
-	Variables    Vars
-	// Domain is the calling application's domain, recorded with the message.
-	Domain string
+	TemplateSlug string `json:"template_slug"`
+	Variables    Vars   `json:"variables"`
+	// Domain is the calling application's domain, recorded with the
+	// message: at most 253 characters of text.
+	Domain string `json:"domain" validate:"omitempty,domain"`
 	// IdempotencyKey, when set, makes a repeat within the retention window
 	// return the first receipt without sending or charging again.
-	IdempotencyKey string
+	IdempotencyKey string `json:"-"`
 }
 
-// OTPRequest asks for the dual-channel OTP (spec 4.2): the same code by SMS
-// and by chat at once.
+// OTPRequest asks for the dual-channel OTP: the same code by SMS and by
+// chat at once. SendOTP checks it as the SMS and chat requests it is
+// split into, so a bad field is named once, as the legs name it.
 type OTPRequest struct {
-	Account string
+	Account string `json:"-"`
 	// To is the recipient mobile number, as for SMSRequest.To. Required.
-	To string
+	To string `json:"to"`
 	// OTP is the numeric code, 4-8 digits. Required.
-	OTP string
+	OTP string `json:"otp"`
 	// BrandName is the brand or app name shown in both messages.
-	BrandName string
+	BrandName string `json:"brand_name"`
 	// Action is what the code is for (see ChatRequest.Action).
-	Action         string
-	Domain         string
-	IdempotencyKey string
+	Action         string `json:"action"`
+	Domain         string `json:"domain"`
+	IdempotencyKey string `json:"-"`
 }
 
 // ValidOTP reports whether code is an OTP as notify sends them: 4 to 8
@@ -80,63 +93,67 @@ func ValidOTP(code string) bool {
 	return true
 }
 
-// EmailRequest asks for one e-mail (spec 4.3).
+// EmailRequest asks for one e-mail.
 type EmailRequest struct {
-	Account string
-	// To is the recipient address, as parsed by net/mail. Required.
-	To string
+	Account string `json:"-"`
+	// To is the recipient: a bare address such as name@example.com whose
+	// domain has at least two labels. Required.
+	To string `json:"to" validate:"required,mailbox"`
 	// Subject is required unless TemplateSlug is set (the template then
 	// supplies it; a non-empty Subject overrides the template's).
-	Subject string
+	Subject string `json:"subject" validate:"required_without=TemplateSlug,omitempty,notblank,header"`
 	// Message is the body, HTML or plain text. Required unless
 	// TemplateSlug is set.
-	Message      string
-	TemplateSlug string
-	Variables    Vars
-	// FromName is the sender's display name; default the SMTP setup's.
-	FromName string
-	// ReplyTo is an address for replies.
-	ReplyTo string
-	// Purpose selects the SMTP configuration and price.
-	Purpose        EmailPurpose
-	Domain         string
-	IdempotencyKey string
+	Message      string `json:"message" validate:"required_without=TemplateSlug,omitempty,notblank"`
+	TemplateSlug string `json:"template_slug"`
+	Variables    Vars   `json:"variables"`
+	// FromName is the sender's display name, at most 100 characters;
+	// default the SMTP setup's.
+	FromName string `json:"from_name" validate:"omitempty,header,max=100"`
+	// ReplyTo is an address for replies, as To.
+	ReplyTo string `json:"reply_to" validate:"omitempty,mailbox"`
+	// Purpose selects the SMTP configuration and price: otp, invoice,
+	// notification or campaign; default the channel's.
+	Purpose        EmailPurpose `json:"purpose" validate:"omitempty,oneof=otp invoice notification campaign"`
+	Domain         string       `json:"domain" validate:"omitempty,domain"`
+	IdempotencyKey string       `json:"-"`
 }
 
-// ChatRequest asks for one chat message (spec 4.4). When several contents
+// ChatRequest asks for one chat message. When several contents
 // are present the first of MediaURL, TemplateSlug/TemplateName, OTP and
 // Message wins; see the chat channel's documentation for the full rule.
 type ChatRequest struct {
-	Account string
+	Account string `json:"-"`
 	// To is the recipient mobile number, as for SMSRequest.To. Required.
-	To string
-	// OTP is a numeric code sent as a priority authentication message;
-	// it also fills a template's OTP variable.
-	OTP string
+	To string `json:"to" validate:"required,mobile"`
+	// OTP is a numeric code (4-8 digits) sent as a priority
+	// authentication message; it also fills a template's OTP variable.
+	OTP string `json:"otp" validate:"omitempty,otp"`
 	// Action is what the OTP is for: login, two-step verification,
 	// registration, password reset, transaction; default verification.
-	Action string
-	// Brand is the brand or business name shown in the message.
-	Brand        string
-	TemplateSlug string
-	Variables    Vars
+	Action string `json:"action"`
+	// Brand is the brand or business name shown in the message, at most
+	// 60 characters.
+	Brand        string `json:"brand" validate:"omitempty,max=60,text"`
+	TemplateSlug string `json:"template_slug"`
+	Variables    Vars   `json:"variables"`
 	// Message is the direct body, or the caption under a media file.
-	Message string
+	Message string `json:"message"`
 	// Type is otp (transactional, default) or promotional.
-	Type ChatType
+	Type ChatType `json:"type" validate:"omitempty,oneof=otp promotional"`
 	// Gateway is cloud, qr or auto (default).
-	Gateway ChatGateway
+	Gateway ChatGateway `json:"gateway" validate:"omitempty,oneof=cloud qr auto"`
 	// TemplateName, Language (default en_US) and HeaderURL describe a cloud
 	// channel template.
-	TemplateName string
-	Language     string
-	HeaderURL    string
+	TemplateName string `json:"template_name" validate:"omitempty,templatename"`
+	Language     string `json:"language"`
+	HeaderURL    string `json:"header_url"`
 	// MediaURL is a public HTTPS URL of a PDF or image to attach.
-	MediaURL string
+	MediaURL string `json:"media_url"`
 	// FileName is the attachment's display name; default Document.pdf.
-	FileName       string
-	Domain         string
-	IdempotencyKey string
+	FileName       string `json:"file_name" validate:"omitempty,filename"`
+	Domain         string `json:"domain" validate:"omitempty,domain"`
+	IdempotencyKey string `json:"-"`
 }
 
 // Kind implements Request.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/internal/nilness"
 )
 
 // Limits of the request fields the channel checks.
@@ -15,12 +16,6 @@ const (
 	MaxText = 4096
 	// MaxCaption is the longest caption under a media file.
 	MaxCaption = 1024
-	// maxBrand bounds the brand in OTP texts.
-	maxBrand = 60
-	// maxFileName bounds file_name, in bytes.
-	maxFileName = 240
-	// maxDomain is the longest DNS name.
-	maxDomain = 253
 )
 
 // Resolver looks up host names for the media URL check; *net.Resolver
@@ -86,6 +81,14 @@ type Channel struct {
 // New returns a Channel for cfg. It fails when neither Cloud nor QR is
 // set.
 func New(cfg Config) (*Channel, error) {
+	// A typed nil (the nil *cloudchat.Provider of a constructor that
+	// failed, say) is refused here rather than panicking at the first send.
+	if cfg.Cloud != nil && nilness.Is(cfg.Cloud) {
+		return nil, errors.New("chat: Config.Cloud is a nil provider; check the error of its constructor")
+	}
+	if cfg.QR != nil && nilness.Is(cfg.QR) {
+		return nil, errors.New("chat: Config.QR is a nil provider; check the error of its constructor")
+	}
 	if cfg.Cloud == nil && cfg.QR == nil {
 		return nil, errors.New("chat: Config needs a Cloud or a QR provider")
 	}

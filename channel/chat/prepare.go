@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"path"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/internal/rules"
 )
 
 // Prepare validates and normalises a *notify.ChatRequest for acct as the
@@ -33,42 +33,26 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, notify.Errorf(notify.CodeInternal, "chat: Prepare needs an account")
 	}
 	var fe notify.FieldErrors
+	rules.Check(&fe, r) // to, otp, brand, type, gateway, template_name, file_name, domain
 
-	to, err := phone.Normalize(r.To)
-	if err != nil {
-		fe.Add("to", err.Error())
-	}
+	to, _ := phone.Normalize(r.To) // checked by the mobile rule
 	requested := r.Gateway
-	switch requested {
-	case "", notify.GatewayAuto:
+	if requested == "" {
 		requested = notify.GatewayAuto
-	case notify.GatewayCloud, notify.GatewayQR:
-	default:
-		fe.Addf("gateway", "must be cloud, qr or auto, not %s", clip(string(requested)))
 	}
 	typ := r.Type
-	switch typ {
-	case "":
+	if typ == "" {
 		typ = notify.ChatOTP
-	case notify.ChatOTP, notify.ChatPromotional:
-	default:
-		fe.Addf("type", "must be otp or promotional, not %s", clip(string(typ)))
 	}
 	action := normalAction(r.Action)
 	if action == "" {
 		fe.Addf("action", "must be login, two-step verification, registration, password reset, transaction or verification, not %s", clip(r.Action))
 	}
-	if r.OTP != "" && !notify.ValidOTP(r.OTP) {
-		fe.Add("otp", "must be 4 to 8 digits") // never echo a code
-	}
 	brand := strings.TrimSpace(r.Brand)
-	if hasControl(brand) || utf8.RuneCountInString(brand) > maxBrand || !utf8.ValidString(brand) {
-		fe.Addf("brand", "must be at most %d characters, without line breaks or control characters", maxBrand)
-	}
 	brandGiven := brand != ""
 	if !brandGiven {
 		brand = strings.TrimSpace(acct.Name)
-		if hasControl(brand) || !utf8.ValidString(brand) {
+		if rules.Text(brand) != "" {
 			brand = ""
 		}
 	}
@@ -77,14 +61,6 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		var ok bool
 		if lang, ok = normalLanguage(r.Language); !ok {
 			fe.Addf("language", "must be a language code such as en, en_US or hi, not %s", clip(r.Language))
-		}
-	}
-	if len(r.Domain) > maxDomain || hasControl(r.Domain) || !utf8.ValidString(r.Domain) {
-		fe.Addf("domain", "must be a domain name of at most %d characters", maxDomain)
-	}
-	if r.FileName != "" {
-		if msg := checkFileName(r.FileName); msg != "" {
-			fe.Add("file_name", msg)
 		}
 	}
 	for _, u := range []struct{ field, raw string }{{"media_url", r.MediaURL}, {"header_url", r.HeaderURL}} {
@@ -102,6 +78,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	msg := &notify.ChatMessage{Type: typ}
 	var tmplClass notify.PriceClass
+	var err error
 	switch {
 	case r.MediaURL != "":
 		msg.Media = mediaFor(r.MediaURL, r.FileName)
@@ -209,9 +186,6 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.
 	if r.TemplateName != "" && requested == notify.GatewayQR && r.TemplateSlug == "" {
 		fe.Add("template_name", "cloud templates need gateway cloud or auto; on the qr gateway use template_slug or message")
 		return "", nil
-	}
-	if r.TemplateName != "" && !validTemplateName(r.TemplateName) {
-		fe.Add("template_name", "must be 1-512 lower-case letters, digits and '_', as the cloud channel names templates")
 	}
 	if useName {
 		params := positionalParams(r.Variables, r.OTP, fe)
@@ -432,20 +406,6 @@ func extOfURL(raw string) string {
 	return extOf(path.Base(u.Path))
 }
 
-// validTemplateName accepts cloud template names.
-func validTemplateName(s string) bool {
-	if s == "" || len(s) > 512 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
 // normalLanguage accepts "en", "en_US", "en-US", "pt_BR" and returns the
 // cloud form, "en_US".
 func normalLanguage(s string) (string, bool) {
@@ -471,30 +431,6 @@ func letters(s string) bool {
 		}
 	}
 	return true
-}
-
-// checkFileName returns why name is not a usable attachment name, or "".
-func checkFileName(name string) string {
-	switch {
-	case len(name) > maxFileName:
-		return fmt.Sprintf("must be at most %d bytes", maxFileName)
-	case !utf8.ValidString(name) || hasControl(name):
-		return "must be UTF-8 without control characters"
-	case strings.ContainsAny(name, `/\`), name == ".", name == "..", strings.TrimSpace(name) == "":
-		return "must be a plain file name, without a path"
-	}
-	return ""
-}
-
-// hasControl reports whether s has a control character (line breaks
-// included) or a bidirectional override.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			return true
-		}
-	}
-	return false
 }
 
 // clip quotes a user value for an error message, shortened.

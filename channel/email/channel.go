@@ -3,11 +3,12 @@ package email
 import (
 	"context"
 	"errors"
-	"net/mail"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/rules"
 )
 
 // Limits of the request fields the channel checks.
@@ -19,11 +20,6 @@ const (
 	MaxFromNameLen = 100
 	// MaxMessageLen is the longest message body, in bytes.
 	MaxMessageLen = 1 << 20
-	// maxAddressLen is the longest address RFC 5321 lets through a
-	// forward path.
-	maxAddressLen = 254
-	// maxDomainLen is the longest DNS name.
-	maxDomainLen = 253
 )
 
 // Config configures a Channel.
@@ -49,8 +45,8 @@ type Channel struct {
 // New returns a Channel that sends through cfg.Provider. It fails when the
 // provider is missing.
 func New(cfg Config) (*Channel, error) {
-	if cfg.Provider == nil {
-		return nil, errors.New("email: Config.Provider is required")
+	if nilness.Is(cfg.Provider) {
+		return nil, errors.New("email: Config.Provider is nil: set a provider, and check its constructor's error")
 	}
 	return &Channel{
 		provider:     cfg.Provider,
@@ -77,47 +73,22 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, notify.Errorf(notify.CodeInternal, "email: Prepare needs an account")
 	}
 	var fe notify.FieldErrors
+	rules.Check(&fe, r) // to, reply_to, purpose, from_name, domain; subject and message shapes
 
-	to := checkAddress(&fe, "to", r.To, true)
-	replyTo := checkAddress(&fe, "reply_to", r.ReplyTo, false)
-
+	// Addresses are checked with surrounding spaces allowed, and sent
+	// without them.
+	to, replyTo := strings.TrimSpace(r.To), strings.TrimSpace(r.ReplyTo)
 	purpose := r.Purpose
-	switch purpose {
-	case "", notify.PurposeOTP, notify.PurposeInvoice, notify.PurposeNotification, notify.PurposeCampaign:
-	default:
-		fe.Addf("purpose", "must be otp, invoice, notification or campaign, not %q", clip(string(purpose)))
-	}
-
-	if r.FromName != "" {
-		switch {
-		case hasHeaderBreak(r.FromName):
-			fe.Add("from_name", "must not contain CR, LF or NUL")
-		case hasControl(r.FromName) || !utf8.ValidString(r.FromName):
-			fe.Add("from_name", "must be text without control characters")
-		case utf8.RuneCountInString(r.FromName) > MaxFromNameLen:
-			fe.Addf("from_name", "must be at most %d characters", MaxFromNameLen)
-		}
-	}
-
-	if r.Domain != "" && (len(r.Domain) > maxDomainLen || hasControl(r.Domain)) {
-		fe.Addf("domain", "must be a domain name of at most %d characters without control characters", maxDomainLen)
-	}
-
 	msg := &notify.EmailMessage{Purpose: purpose, FromName: r.FromName, ReplyTo: replyTo}
-	if r.Subject != "" {
-		if checkSubject(&fe, "subject", r.Subject) {
-			msg.Subject = r.Subject
-		}
+	if r.Subject != "" && !fe.Has("subject") && checkSubject(&fe, "subject", r.Subject) {
+		msg.Subject = r.Subject
 	}
 
 	if r.TemplateSlug != "" {
 		if err := c.renderTemplate(ctx, &fe, acct, r, msg); err != nil {
 			return nil, err
 		}
-	} else {
-		if strings.TrimSpace(r.Subject) == "" {
-			fe.Add("subject", "is required unless template_slug is given")
-		}
+	} else if !fe.Has("message") {
 		checkBody(&fe, r.Message, msg)
 	}
 
@@ -184,13 +155,11 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, ac
 	return nil
 }
 
-// checkBody checks a direct message and puts it in msg as HTML with a
-// generated text alternative, or as plain text.
+// checkBody checks a direct message, present and not blank (its tag says
+// so), and puts it in msg as HTML with a generated text alternative, or as
+// plain text.
 func checkBody(fe *notify.FieldErrors, body string, msg *notify.EmailMessage) {
 	switch {
-	case strings.TrimSpace(body) == "":
-		fe.Add("message", "is required unless template_slug is given")
-		return
 	case len(body) > MaxMessageLen:
 		fe.Addf("message", "must be at most %d bytes", MaxMessageLen)
 		return
@@ -209,88 +178,17 @@ func checkBody(fe *notify.FieldErrors, body string, msg *notify.EmailMessage) {
 }
 
 // checkSubject reports a subject that could break the header or is too
-// long. field is "subject", or "variables" for a rendered subject: the
-// template's own text is checked when it is stored, so only the variables
-// can have broken it.
+// long. field is "subject", whose characters its tag has checked, or
+// "variables" for a rendered subject: the template's own text is checked
+// when it is stored, so only the variables can have broken it.
 func checkSubject(fe *notify.FieldErrors, field, s string) bool {
-	what := "must not contain"
-	if field == "variables" {
-		what = "put into the subject"
-	}
 	switch {
-	case hasHeaderBreak(s):
-		fe.Add(field, what+" CR, LF or NUL")
-	case hasControl(s) || !utf8.ValidString(s):
-		fe.Add(field, what+" control characters or invalid UTF-8")
+	case field == "variables" && rules.Header(s) != "":
+		fe.Add(field, "put into the subject "+strings.TrimPrefix(rules.Header(s), "must "))
 	case len(s) > MaxSubjectLen:
 		fe.Addf(field, "makes a subject of %d bytes, over the limit of %d", len(s), MaxSubjectLen)
 	default:
 		return true
-	}
-	return false
-}
-
-// checkAddress checks a bare address field and returns it without
-// surrounding spaces; "" when it is bad or empty and not required.
-func checkAddress(fe *notify.FieldErrors, field, s string, required bool) string {
-	if s == "" {
-		if required {
-			fe.Add(field, "is required")
-		}
-		return ""
-	}
-	if hasHeaderBreak(s) {
-		fe.Add(field, "must not contain CR, LF or NUL")
-		return ""
-	}
-	s = strings.TrimSpace(s)
-	a, err := mail.ParseAddress(s)
-	switch {
-	case err != nil || hasControl(s):
-		fe.Addf(field, "must be an e-mail address such as name@example.com")
-		return ""
-	case a.Name != "" || a.Address != s:
-		fe.Addf(field, "must be a bare address such as name@example.com, without a display name or angle brackets")
-		return ""
-	case len(s) > maxAddressLen:
-		fe.Addf(field, "must be at most %d characters", maxAddressLen)
-		return ""
-	}
-	domain := s[strings.LastIndexByte(s, '@')+1:]
-	if !validDomain(domain) {
-		fe.Addf(field, "must have a domain name such as example.com after the @")
-		return ""
-	}
-	return s
-}
-
-// validDomain accepts DNS names with at least two labels (internationalised
-// ones in Unicode or punycode); address literals such as [192.0.2.1] and
-// single labels such as localhost do not reach a public mailbox.
-func validDomain(d string) bool {
-	if d == "" || len(d) > maxDomainLen || d[0] == '[' {
-		return false
-	}
-	labels := strings.Split(d, ".")
-	if len(labels) < 2 {
-		return false
-	}
-	for _, l := range labels {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func hasHeaderBreak(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }
-
-// hasControl reports C0 controls other than tab, DEL, and C1 controls.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < ' ' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return true
-		}
 	}
 	return false
 }

@@ -223,7 +223,7 @@ func TestBadInput(t *testing.T) {
 		{"bad domain", func(r *notify.EmailRequest) { r.Domain = "shop\x00.example" }, []string{"domain"}},
 		{"everything at once", func(r *notify.EmailRequest) {
 			*r = notify.EmailRequest{To: "nope", Subject: "a\nb", FromName: "x\ry", ReplyTo: "bad", Purpose: "spam"}
-		}, []string{"to", "reply_to", "purpose", "from_name", "subject", "message"}},
+		}, []string{"to", "subject", "message", "from_name", "reply_to", "purpose"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := ok

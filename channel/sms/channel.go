@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/template/dlt"
 )
 
@@ -26,8 +27,6 @@ const (
 	// maxBrandLen bounds the brand put in the OTP text, the length of a
 	// DLT variable, since OTP texts are usually DLT templates.
 	maxBrandLen = dlt.MaxValueLen
-	// maxDomainLen is the longest DNS name.
-	maxDomainLen = 253
 )
 
 // Config configures a Channel.
@@ -78,8 +77,8 @@ type Channel struct {
 // New returns a Channel that sends through cfg.Provider. It fails when the
 // provider is missing or MaxSegments is negative.
 func New(cfg Config) (*Channel, error) {
-	if cfg.Provider == nil {
-		return nil, errors.New("sms: Config.Provider is required")
+	if nilness.Is(cfg.Provider) {
+		return nil, errors.New("sms: Config.Provider is nil: set a provider, and check its constructor's error")
 	}
 	if cfg.MaxSegments < 0 {
 		return nil, errors.New("sms: Config.MaxSegments must not be negative")
@@ -119,20 +118,13 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, notify.Errorf(notify.CodeInternal, "sms: Prepare needs an account")
 	}
 	var fe notify.FieldErrors
+	rules.Check(&fe, r)
 
-	to, err := phone.Normalize(r.To)
-	if err != nil {
-		fe.Add("to", err.Error())
-	}
+	to, _ := phone.Normalize(r.To) // checked by the mobile rule
 
 	route := r.Route
 	if route == "" {
 		route = notify.RouteSMS
-	}
-	switch route {
-	case notify.RouteSMS, notify.RouteOTP, notify.RouteDLT:
-	default:
-		fe.Addf("route", "must be sms, otp or dlt, not %q", clip(string(route)))
 	}
 
 	sender, senderDefaulted := r.SenderID, false
@@ -145,10 +137,6 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		checkSender(&fe, sender, senderDefaulted)
 	}
 
-	if r.Domain != "" && (len(r.Domain) > maxDomainLen || hasControl(r.Domain)) {
-		fe.Addf("domain", "must be a domain name of at most %d characters without control characters", maxDomainLen)
-	}
-
 	// The envelope and its content are allocated together: one allocation
 	// per send instead of two.
 	prepared := &struct {
@@ -159,6 +147,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	msg.Route, msg.SenderID = route, sender
 	class := notify.Transactional
 	var text string
+	var err error
 	textOK := true // false once a problem with the text is reported
 
 	if route == notify.RouteOTP {
@@ -268,13 +257,10 @@ func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.
 		msg.OTP = code
 	}
 
+	// A bad brand is reported by its tag; an unusable account name is
+	// left out of the text.
 	brand := r.Brand
-	if brand != "" {
-		if hasControl(brand) || utf8.RuneCountInString(brand) > maxBrandLen {
-			fe.Addf("brand", "must be at most %d characters without control characters", maxBrandLen)
-			brand = ""
-		}
-	} else if n := acct.Name; n != "" && !hasControl(n) && utf8.RuneCountInString(n) <= maxBrandLen {
+	if n := acct.Name; brand == "" && n != "" && rules.Text(n) == "" && utf8.RuneCountInString(n) <= maxBrandLen {
 		brand = n
 	}
 
@@ -313,6 +299,9 @@ func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.
 func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest, msg *notify.SMSMessage, text string, textOK bool) {
 	id := strings.TrimSpace(r.DLTTemplateID)
 	entity := strings.TrimSpace(r.DLTEntityID)
+	if fe.Has("dlt_template_id") || fe.Has("dlt_entity_id") {
+		return
+	}
 	if id == "" {
 		fe.Add("dlt_template_id", "is required on the dlt route"+registered(acct))
 		return
@@ -437,10 +426,6 @@ func checkText(fe *notify.FieldErrors, text string) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
-
-func hasControl(s string) bool {
-	return strings.IndexFunc(s, unicode.IsControl) >= 0
-}
 
 func encodingName(enc notify.SMSEncoding) string {
 	if enc == notify.UCS2 {

@@ -4,7 +4,6 @@ package phone
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Normalize returns the 10-digit national form of an Indian mobile number.
@@ -15,7 +14,26 @@ func Normalize(s string) (string, error) {
 	if isNational(s) {
 		return s, nil // already normalised: no copy
 	}
-	var b [16]byte
+	b, lo, hi, err := parse(s)
+	if err != nil {
+		return "", err
+	}
+	return string(b[lo:hi]), nil
+}
+
+// Check returns the error Normalize would, without building the
+// normalised number: a validation that costs no allocation.
+func Check(s string) error {
+	if isNational(s) {
+		return nil
+	}
+	_, _, _, err := parse(s)
+	return err
+}
+
+// parse collects the digits of s and returns the national number as
+// b[lo:hi].
+func parse(s string) (b [16]byte, lo, hi int, err error) {
 	n := 0
 	plus := false
 	for i := 0; i < len(s); i++ {
@@ -27,32 +45,32 @@ func Normalize(s string) (string, error) {
 			plus = true
 		case c >= '0' && c <= '9':
 			if n == len(b) {
-				return "", errors.New("is too long for a mobile number")
+				return b, 0, 0, errors.New("is too long for a mobile number")
 			}
 			b[n] = c
 			n++
 		default:
-			return "", fmt.Errorf("must contain only digits, spaces, dashes and a leading +, found %q", nonDigit(s[i:]))
+			return b, 0, 0, fmt.Errorf("must contain only digits, spaces, dashes and a leading +, found %q", nonDigit(s[i:]))
 		}
 	}
-	d := string(b[:n])
+	d := b[:n]
 	switch {
-	case plus && !strings.HasPrefix(d, "91"):
-		return "", errors.New("must be an Indian number (+91)")
-	case plus || (n == 12 && strings.HasPrefix(d, "91")):
-		d = d[2:]
+	case plus && !(n >= 2 && d[0] == '9' && d[1] == '1'):
+		return b, 0, 0, errors.New("must be an Indian number (+91)")
+	case plus || (n == 12 && d[0] == '9' && d[1] == '1'):
+		lo = 2
 	case n == 11 && d[0] == '0':
-		d = d[1:]
+		lo = 1
 	}
 	switch {
 	case n == 0:
-		return "", errors.New("is required")
-	case len(d) != 10:
-		return "", fmt.Errorf("must be 10 digits, found %d", len(d))
-	case d[0] < '6':
-		return "", errors.New("must start with 6, 7, 8 or 9")
+		return b, 0, 0, errors.New("is required")
+	case n-lo != 10:
+		return b, 0, 0, fmt.Errorf("must be 10 digits, found %d", max(n-lo, 0))
+	case b[lo] < '6':
+		return b, 0, 0, errors.New("must start with 6, 7, 8 or 9")
 	}
-	return d, nil
+	return b, lo, n, nil
 }
 
 // isNational reports whether s is already 10 digits starting 6-9.
