@@ -79,7 +79,7 @@ func TestCheckNamesFieldsAndRules(t *testing.T) {
 
 func TestCheckNeverEchoesACode(t *testing.T) {
 	var fe notify.FieldErrors
-	Check(&fe, &notify.ChatRequest{To: "9876543210", OTP: "9876543"+"x"})
+	Check(&fe, &notify.ChatRequest{To: "9876543210", OTP: "9876543" + "x"})
 	for _, f := range fe {
 		if strings.Contains(f.Message, "9876543x") {
 			t.Errorf("%s: %q echoes the code", f.Field, f.Message)
