@@ -93,9 +93,9 @@ func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint str
 	if e, ok := s.entries[k]; ok && e.expires.After(now) {
 		switch {
 		case e.fingerprint != fingerprint:
-			return nil, notify.Errorf(notify.CodeConflict, "memstore: idempotency key %q was used with another request", key)
+			return nil, notify.Errorf(notify.CodeConflict, "idempotency key %q was used with another request", key)
 		case e.receipt == nil:
-			return nil, notify.Errorf(notify.CodeConflict, "memstore: a send with idempotency key %q is in flight", key)
+			return nil, notify.Errorf(notify.CodeConflict, "a send with idempotency key %q is in flight", key)
 		}
 		return e.receipt, nil
 	}

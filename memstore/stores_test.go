@@ -326,6 +326,8 @@ func TestTemplatesRefuses(t *testing.T) {
 	}
 }
 
+// Errors only a Go caller sees name the package; those a sender sees
+// (storetest and wallettest check them) do not.
 func TestErrorsNamePackage(t *testing.T) {
 	ctx := context.Background()
 	_, err1 := NewAccounts().Account(ctx, "x")

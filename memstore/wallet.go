@@ -235,7 +235,7 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount notify.Mo
 		have := notify.Money{Minor: bal, Currency: p.currency}
 		if sign < 0 {
 			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
-				"memstore: debit of %s: account %q has %s", amount, account, have)
+				"debit of %s: account %q has %s", amount, account, have)
 		}
 		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument,
 			"memstore: credit of %s: account %q has %s, and the sum overflows", amount, account, have)

@@ -52,9 +52,9 @@ func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (
 		case mine:
 			return nil, nil
 		case fp == nil || *fp != fingerprint:
-			return nil, notify.Errorf(notify.CodeConflict, "pgstore: idempotency key reused with a different request")
+			return nil, notify.Errorf(notify.CodeConflict, "idempotency key was used with another request")
 		case body == nil:
-			return nil, notify.Errorf(notify.CodeConflict, "pgstore: a send with this idempotency key is in flight")
+			return nil, notify.Errorf(notify.CodeConflict, "a send with this idempotency key is in flight")
 		}
 		r, err := decodeReceipt(body)
 		if err != nil {
@@ -62,7 +62,7 @@ func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (
 		}
 		return r, nil
 	}
-	return nil, notify.Errorf(notify.CodeUnavailable, "pgstore: reserve: the key changed hands %d times; try again", reserveRetries)
+	return nil, notify.Errorf(notify.CodeUnavailable, "the idempotency key changed hands %d times; try again", reserveRetries)
 }
 
 // Complete stores r under the key that the caller reserved, for the

@@ -127,7 +127,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount notify.Mo
 				Fields: []notify.FieldError{{Field: "amount", Message: "must be in the wallet's currency " + cur.Code}}}
 		case sign < 0:
 			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
-				"pgstore: debit: balance of %q is short of %s", account, amount.Decimal())
+				"debit of %s: the balance of account %q is short", amount.Decimal(), account)
 		default:
 			// A credit is refused only for the reasons above.
 			return notify.Balance{}, notify.Errorf(notify.CodeInternal, "pgstore: credit of %q was not applied", account)

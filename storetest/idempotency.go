@@ -118,6 +118,7 @@ func testInFlight(t *testing.T, h IdempotencyHarness) {
 	wantReserved(t, s, acct, key, "fp")
 	_, err := s.Reserve(context.Background(), acct, key, "fp")
 	wantCode(t, "Reserve of a key in flight", err, notify.CodeConflict)
+	wantShownToSender(t, "Reserve of a key in flight", err)
 	_, err = s.Reserve(context.Background(), acct, key, "other")
 	wantCode(t, "Reserve of a key in flight, other fingerprint", err, notify.CodeConflict)
 }
@@ -146,6 +147,7 @@ func testOtherFingerprint(t *testing.T, h IdempotencyHarness) {
 	complete(t, s, acct, key, sampleReceipt(acct))
 	_, err := s.Reserve(context.Background(), acct, key, "another request")
 	wantCode(t, "Reserve of a completed key with another fingerprint", err, notify.CodeConflict)
+	wantShownToSender(t, "Reserve of a completed key with another fingerprint", err)
 }
 
 func testRelease(t *testing.T, h IdempotencyHarness) {

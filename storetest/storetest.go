@@ -3,7 +3,9 @@ package storetest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +33,23 @@ func wantCode(t *testing.T, what string, err error, code notify.Code) {
 		t.Fatalf("%s: code %q (%v), want %q", what, got, err, code)
 	}
 }
+
+// wantShownToSender fails t when err's text starts with a package name
+// ("memstore: ..."): a sender sees this error, through the HTTP API too,
+// and must not be told which store the gateway runs on.
+func wantShownToSender(t *testing.T, what string, err error) {
+	t.Helper()
+	var e *notify.Error
+	msg := err.Error()
+	if errors.As(err, &e) && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	if packagePrefix.MatchString(msg) {
+		t.Errorf("%s: error %q names a package; a sender sees it", what, msg)
+	}
+}
+
+var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
 
 func runAll(t *testing.T, tests []subtest) {
 	t.Helper()

@@ -102,10 +102,10 @@ func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (*not
 	now := s.now()
 	if e, ok := s.m[s.key(account, key)]; ok && (s.defect == "no-expiry" || e.expires.After(now)) {
 		if e.fp != fp && s.defect != "no-fingerprint" {
-			return nil, notify.Errorf(notify.CodeConflict, "simple: other request")
+			return nil, notify.Errorf(notify.CodeConflict, "other request")
 		}
 		if e.r == nil {
-			return nil, notify.Errorf(notify.CodeConflict, "simple: in flight")
+			return nil, notify.Errorf(notify.CodeConflict, "in flight")
 		}
 		return e.r, nil
 	}

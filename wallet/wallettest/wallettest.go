@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
+	"regexp"
 	"sync"
 	"testing"
 
@@ -96,6 +97,23 @@ func wantBalance(t *testing.T, s notify.WalletStore, acct string, want int64) {
 }
 
 // wantCode fails t unless err has the code.
+// wantShownToSender fails t when err's text starts with a package name
+// ("memstore: ..."): a sender sees this error, through the HTTP API too,
+// and must not be told which store the gateway runs on.
+func wantShownToSender(t *testing.T, what string, err error) {
+	t.Helper()
+	var e *notify.Error
+	msg := err.Error()
+	if errors.As(err, &e) && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	if packagePrefix.MatchString(msg) {
+		t.Errorf("%s: error %q names a package; a sender sees it", what, msg)
+	}
+}
+
+var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
+
 func wantCode(t *testing.T, what string, err error, code notify.Code) {
 	t.Helper()
 	if err == nil {
@@ -255,6 +273,7 @@ func testInsufficientFunds(t *testing.T, h Harness) {
 	ref := newName("ref")
 	_, err := s.Debit(ctx, acct, inr(101), ref)
 	wantCode(t, "Debit beyond the balance", err, notify.CodeInsufficientFunds)
+	wantShownToSender(t, "Debit beyond the balance", err)
 	wantBalance(t, s, acct, 100)
 	_, err = s.Debit(ctx, acct, inr(math.MaxInt64), newName("ref"))
 	wantCode(t, "Debit of MaxInt64", err, notify.CodeInsufficientFunds)

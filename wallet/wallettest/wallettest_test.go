@@ -77,7 +77,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount notify.
 			return notify.Balance{Account: account, Available: notify.Money{Minor: b, Currency: w.cur[account]}}, nil
 		}
 		if sign < 0 && b < amount.Minor {
-			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds, "simple: short")
+			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds, "short")
 		}
 		runtime.Gosched()
 		w.mu.Lock()
@@ -115,7 +115,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount notify.
 		if w.defect == "records-refused" {
 			w.refs[key] = ledgerRef{delta, b}
 		}
-		return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds, "simple: short")
+		return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds, "short")
 	}
 	if sign > 0 && b > math.MaxInt64-amount.Minor {
 		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "simple: overflow")
