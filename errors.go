@@ -136,7 +136,7 @@ func IsRetryable(err error) bool {
 }
 
 // FieldError names one bad field of a request and the rule it breaks.
-// Field uses the spec's JSON names ("to", "dlt_template_id",
+// Field uses the HTTP API's JSON names ("to", "dlt_template_id",
 // "variables.OTP").
 type FieldError struct {
 	Field   string

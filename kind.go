@@ -12,7 +12,7 @@ const (
 	KindOTP   Kind = "otp"
 )
 
-// SMSRoute is the route an SMS takes (spec 4.1 "route").
+// SMSRoute is the route an SMS takes (the "route" field).
 type SMSRoute string
 
 // The SMS routes. The zero value means RouteSMS.
@@ -26,7 +26,7 @@ const (
 	RouteDLT SMSRoute = "dlt"
 )
 
-// ChatGateway selects how a chat message travels (spec 4.4 "gateway").
+// ChatGateway selects how a chat message travels (the "gateway" field).
 type ChatGateway string
 
 // The chat gateways. The zero value means GatewayAuto.
@@ -40,7 +40,7 @@ const (
 	GatewayQR ChatGateway = "qr"
 )
 
-// ChatType is the price class a chat message is sent at (spec 4.4 "type").
+// ChatType is the price class a chat message is sent at (the "type" field).
 type ChatType string
 
 // The chat types. The zero value means ChatOTP.
@@ -52,7 +52,7 @@ const (
 )
 
 // EmailPurpose selects the dedicated SMTP configuration and the price of an
-// e-mail (spec 4.3 "purpose"). The zero value uses the default SMTP
+// e-mail (the "purpose" field). The zero value uses the default SMTP
 // configuration and the notification price.
 type EmailPurpose string
 

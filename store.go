@@ -72,8 +72,8 @@ type DeliveryLog interface {
 	Receipt(ctx context.Context, account, messageID string) (*Receipt, error)
 }
 
-// Template is an account's custom template (spec 2.2: "a slug may also be
-// a custom template slug of the account"). Bodies use the placeholder
+// Template is an account's custom template: a request's template_slug
+// may name one as well as a stock template. Bodies use the placeholder
 // syntax of the template package; a body left empty means the template
 // does not serve that channel.
 type Template struct {

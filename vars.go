@@ -15,7 +15,7 @@ import (
 // receives only positional values reads them in the order it declares its
 // variables.
 //
-// Vars decodes from JSON in three shapes (spec 2.3):
+// Vars decodes from JSON in three shapes:
 //
 //	{"NAME": "Asha", "OTP": "123456"}        an object, name to value
 //	["Asha", "123456"]                       an array of values: positional, "1", "2", ...

@@ -1,5 +1,5 @@
 // Package template renders the message templates of notify: a stock
-// catalogue of twenty templates (spec 2.2), each with a chat body, an SMS
+// catalogue of twenty templates, each with a chat body, an SMS
 // body and an e-mail subject, HTML body and plain-text body, plus the
 // custom templates an account keeps in a notify.TemplateStore.
 //
@@ -95,7 +95,7 @@
 // declared; SMS bodies use only the GSM 03.38 basic character set. To add
 // a template, add a file: New compiles it and the package's tests check it.
 //
-// The stock variables are those of spec 2.3 (OTP, ACTION, NAME, PLAN_NAME,
+// The stock variables are these (OTP, ACTION, NAME, PLAN_NAME,
 // AMOUNT, EXPIRY_DATE, INVOICE_NO, DAYS_LEFT, SERVICE_NAME, TOKEN_NO,
 // LINK, BRAND_NAME) plus REASON, STATUS, PAYMENT_ID, DATE, DUE_DATE,
 // BALANCE, ORDER_ID, DELIVERY_DATE, TRACKING_LINK, TIME, DISCOUNT and

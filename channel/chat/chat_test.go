@@ -12,7 +12,7 @@ import (
 
 const otpText = "*482915* is your Acme login code. For your security, do not share this code with anyone."
 
-// The four shapes of spec 4.4.
+// The four shapes of a chat request.
 func shapeOTP() *notify.ChatRequest {
 	return &notify.ChatRequest{To: "+91 98765 43210", OTP: "482915", Action: "login", Brand: "Acme"}
 }

@@ -1,4 +1,4 @@
-// Package chat is the chat channel of notify (spec 4.4): it validates and
+// Package chat is the chat channel of notify: it validates and
 // normalises chat requests, formats OTP messages, renders templates,
 // checks media URLs, picks the gateway and delivers through the cloud
 // provider (provider/cloudchat) or the QR-session provider
@@ -93,5 +93,5 @@
 // # Errors
 //
 // Prepare reports every bad field at once as a notify.CodeInvalidArgument
-// *notify.Error with the spec's JSON field names; nothing is charged then.
+// *notify.Error with the HTTP API's JSON field names (docs/api.md); nothing is charged then.
 package chat

@@ -2,7 +2,7 @@ package chat
 
 import "strings"
 
-// The OTP actions (spec 4.4 "action"), as normalised.
+// The OTP actions (the "action" field), as normalised.
 const (
 	ActionVerification = "verification"
 	ActionLogin        = "login"

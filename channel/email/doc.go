@@ -1,5 +1,5 @@
 // Package email is the e-mail channel of notify: it validates and
-// normalises e-mail requests (spec 4.3), renders their templates, makes
+// normalises e-mail requests, renders their templates, makes
 // the plain-text alternative of HTML bodies, and hands the prepared
 // envelope to one provider, such as provider/smtp.
 //
@@ -35,6 +35,6 @@
 // there too.
 //
 // Prepare reports every bad field at once, as a notify.CodeInvalidArgument
-// *notify.Error with the spec's JSON field names; nothing is charged then.
+// *notify.Error with the HTTP API's JSON field names (docs/api.md); nothing is charged then.
 // Envelope.Units is 1: e-mail is priced per message, by purpose.
 package email

@@ -30,5 +30,5 @@
 // Transactional; price lists tell routes apart by Envelope.SMS.Route.
 //
 // Prepare reports every bad field at once, as a notify.CodeInvalidArgument
-// *notify.Error with the spec's JSON field names; nothing is charged then.
+// *notify.Error with the HTTP API's JSON field names (docs/api.md); nothing is charged then.
 package sms

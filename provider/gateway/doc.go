@@ -1,5 +1,5 @@
 // Package gateway is a notify.Provider that sends through a remote
-// notification gateway speaking the API of spec/gateway-api.md: the hosted
+// notification gateway speaking the HTTP API of docs/api.md: the hosted
 // service, or another instance of this module's examples/gateway. A host
 // application can then keep its own Notifier, wallet and channels and use
 // a remote gateway as the provider of every channel:

@@ -38,7 +38,7 @@ type Config struct {
 }
 
 // Provider sends envelopes through a remote gateway that serves the API of
-// spec/gateway-api.md: the hosted service or another instance of
+// docs/api.md: the hosted service or another instance of
 // examples/gateway. One Provider serves every kind, so it can be the
 // provider of the SMS, e-mail and chat channels at once. It is safe for
 // concurrent use and keeps no state between sends.
@@ -411,7 +411,7 @@ func retryAfter(v string) time.Duration {
 }
 
 // smsBody, chatBody and emailBody are the JSON of the endpoints, in the
-// spec's field names.
+// HTTP API's field names.
 type smsBody struct {
 	To            string `json:"to"`
 	Message       string `json:"message"`
