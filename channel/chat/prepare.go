@@ -70,7 +70,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		if err := c.guard.CheckURL(ctx, u.raw); err != nil {
 			var ge *netguard.Error
 			if !errors.As(err, &ge) {
-				return nil, err // the context ended
+				return nil, err // the context ended, or the resolver failed (Unavailable)
 			}
 			fe.Add(u.field, "must be a public https URL: "+ge.Reason)
 		}

@@ -21,6 +21,15 @@
 // documentation and benchmarking ranges, and IPv4 addresses embedded in
 // IPv6 (IPv4-mapped, NAT64) whose IPv4 part is not public.
 //
+// A refusal (*Error) says which rule refused the URL, such as "host
+// \"intra.example.com\" resolves to a private address", and never the
+// address the host resolved to: the message goes back to whoever sent the
+// URL, and repeating the address would let them map names of the internal
+// network through the server's resolver. A lookup that fails because the
+// resolver failed (a timeout, SERVFAIL) says nothing about the URL, so it
+// is not a refusal but a temporary error, notify.CodeUnavailable; only a
+// name that does not exist (NXDOMAIN, no address) is refused.
+//
 // The zero Config blocks all of that. Config.Allow exists for tests that
 // must fetch from a server on loopback; production code leaves it nil.
 package netguard

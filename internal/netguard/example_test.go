@@ -33,7 +33,7 @@ func ExampleGuard_CheckURL() {
 	}
 	// Output:
 	// <nil>
-	// netguard: URL must use https
-	// netguard: URL must name a host, not an IP address
-	// netguard: URL host "intra.example.com" resolves to 10.0.0.7, which is private (10.0.0.0/8)
+	// URL must use https
+	// URL must name a host, not an IP address
+	// URL host "intra.example.com" resolves to a private address
 }

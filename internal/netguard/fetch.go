@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 
@@ -24,12 +25,15 @@ type File struct {
 // for a provider that fetches a file before sending it (nothing was sent
 // yet, so every temporary failure is safe to retry):
 //
-//   - a URL or address the guard refuses, a redirect it refuses, a body
-//     over the limit, or an HTTP 4xx answer: CodeRejected;
-//   - network errors, timeouts and HTTP 5xx or 429 answers: CodeUnavailable;
+//   - a URL or address the guard refuses (see CheckURL), a redirect it
+//     refuses, a body over the limit, or an HTTP 4xx answer: CodeRejected;
+//   - a failed DNS lookup other than "no such host" (see CheckURL),
+//     network errors, timeouts and HTTP 5xx or 429 answers:
+//     CodeUnavailable;
 //   - the end of ctx: ctx.Err() wrapped, so errors.Is sees it.
 //
-// Messages name the host but never the whole URL.
+// Messages name the host but never the whole URL, nor an address the host
+// resolved to.
 func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
 	host, err := checkSyntax(raw)
 	if err != nil {
@@ -40,7 +44,7 @@ func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeRejected, "netguard: media URL on %q: cannot build request", host)
+		return nil, notify.Errorf(notify.CodeRejected, "media URL on %q: cannot build the request", host)
 	}
 	req.Header.Set("Accept", "*/*")
 	resp, err := g.client.Do(req)
@@ -51,9 +55,9 @@ func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, notify.Errorf(notify.CodeUnavailable, "netguard: fetching media from %q: HTTP %d", host, resp.StatusCode)
+		return nil, notify.Errorf(notify.CodeUnavailable, "fetching media from %q: HTTP %d", host, resp.StatusCode)
 	default:
-		return nil, notify.Errorf(notify.CodeRejected, "netguard: fetching media from %q: HTTP %d", host, resp.StatusCode)
+		return nil, notify.Errorf(notify.CodeRejected, "fetching media from %q: HTTP %d", host, resp.StatusCode)
 	}
 	if resp.ContentLength > g.cfg.MaxBytes {
 		return nil, g.tooLarge(host)
@@ -69,14 +73,16 @@ func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
 }
 
 func (g *Guard) tooLarge(host string) error {
-	return notify.Errorf(notify.CodeRejected, "netguard: media from %q is larger than the limit of %d bytes", host, g.cfg.MaxBytes)
+	return notify.Errorf(notify.CodeRejected, "media from %q is larger than the limit of %d bytes", host, g.cfg.MaxBytes)
 }
 
 // fetchErr classifies a failed fetch, dropping the URL that *url.Error
-// would print.
+// would print and the address that *net.OpError would (a dial error's
+// text is "dial tcp 93.184.216.34:443: ..."; the address is not the
+// client's business).
 func (g *Guard) fetchErr(ctx context.Context, host string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
-		return fmt.Errorf("netguard: fetching media from %q: %w", host, cerr)
+		return fmt.Errorf("fetching media from %q: %w", host, cerr)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -86,5 +92,23 @@ func (g *Guard) fetchErr(ctx context.Context, host string, err error) error {
 	if errors.As(err, &ge) {
 		return notify.WithCode(notify.CodeRejected, ge)
 	}
-	return notify.WithCode(notify.CodeUnavailable, fmt.Errorf("netguard: fetching media from %q: %w", host, err))
+	if notify.CodeOf(err) == notify.CodeUnavailable {
+		return err // a failed lookup, already worded for the client
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		err = &withoutAddr{op: oe.Op, err: oe}
+	}
+	return notify.WithCode(notify.CodeUnavailable, fmt.Errorf("fetching media from %q: %w", host, err))
 }
+
+// withoutAddr is a *net.OpError as its text would be without the
+// addresses: "dial: connect: connection refused". It unwraps to the
+// OpError, so errors.As and errors.Is still see the cause.
+type withoutAddr struct {
+	op  string
+	err *net.OpError
+}
+
+func (w *withoutAddr) Error() string { return w.op + ": " + w.err.Err.Error() }
+func (w *withoutAddr) Unwrap() error { return w.err }

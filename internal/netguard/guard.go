@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/notifykit/notify"
 )
 
 // Resolver looks up the addresses of a host name. *net.Resolver
@@ -58,9 +60,16 @@ const (
 	maxURLLength = 2048
 )
 
-// Error is a refusal by the guard: a URL or an address that is not
-// public, or a redirect limit. Its message names the host but never the
-// whole URL, whose query may carry access tokens.
+// Error is a refusal by the guard: a URL that is not acceptable as
+// written, a host that does not exist or resolves to an address that is
+// not public, or a redirect limit. It is the caller's URL that is wrong,
+// so the caller should not try it again unchanged.
+//
+// Its message is fit for the client who sent the URL: it names the host
+// and the rule that refused it ("resolves to a private address") but never
+// the whole URL, whose query may carry access tokens, nor any address a
+// name resolved to, which would let a client map the internal network
+// through the server's resolver.
 type Error struct {
 	// Host is the host name involved, if any.
 	Host string
@@ -68,8 +77,8 @@ type Error struct {
 	Reason string
 }
 
-// Error returns "netguard: URL " followed by the reason.
-func (e *Error) Error() string { return "netguard: URL " + e.Reason }
+// Error returns "URL " followed by the reason.
+func (e *Error) Error() string { return "URL " + e.Reason }
 
 // Guard checks URLs and fetches them safely. Create one with New; it is
 // safe for concurrent use, and its Client keeps idle connections, so make
@@ -136,8 +145,16 @@ func CheckURL(ctx context.Context, raw string, r Resolver) error {
 
 // CheckURL returns nil when raw is an https URL without userinfo whose
 // host is a DNS name (not an IP literal in any spelling, not a local-only
-// name) that resolves, every address of it public. Otherwise it returns an
-// *Error saying why, or the context's error when ctx ends.
+// name) that resolves, every address of it public. Otherwise it returns:
+//
+//   - an *Error saying why, when the URL itself is wrong: its syntax, a
+//     host that does not exist (NXDOMAIN, or no address), or an address
+//     that is not public;
+//   - a *notify.Error of notify.CodeUnavailable when the resolver failed
+//     (a timeout, SERVFAIL or any other failure that does not say the
+//     name does not exist): the URL may be fine, so the refusal is
+//     temporary and a retry later may succeed;
+//   - the context's error when ctx ends.
 func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	host, err := checkSyntax(raw)
 	if err != nil {
@@ -254,17 +271,19 @@ func isNumber(s string) bool {
 	return true
 }
 
-// resolve looks host up and checks every address.
+// resolve looks host up and checks every address. A failed lookup is the
+// URL's fault only when the resolver says the name does not exist; see
+// lookupErr.
 func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	addrs, err := g.cfg.Resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
-		return nil, &Error{Host: host, Reason: fmt.Sprintf("host %q does not resolve", host)}
+		return nil, lookupErr(host, err)
 	}
 	if len(addrs) == 0 {
-		return nil, &Error{Host: host, Reason: fmt.Sprintf("host %q does not resolve", host)}
+		return nil, &Error{Host: host, Reason: fmt.Sprintf("host %q does not resolve: it has no address", host)}
 	}
 	for _, a := range addrs {
 		if err := g.checkAddr(host, a); err != nil {
@@ -274,15 +293,43 @@ func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 	return addrs, nil
 }
 
+// lookupErr classifies a failed lookup of host by what the resolver knows:
+//
+//   - the name does not exist (*net.DNSError with IsNotFound: NXDOMAIN, or
+//     a name without addresses) and the resolver is sure of it (neither
+//     IsTimeout nor IsTemporary): the client's URL is wrong, an *Error;
+//   - anything else (a timeout, SERVFAIL, a refused or unreachable DNS
+//     server, an error that is not a *net.DNSError): the resolver's
+//     trouble, not the URL's, so notify.CodeUnavailable, which callers
+//     may retry.
+//
+// Neither message repeats the resolver's error, which names the DNS
+// server's address.
+func lookupErr(host string, err error) error {
+	var de *net.DNSError
+	if errors.As(err, &de) && de.IsNotFound && !de.IsTimeout && !de.IsTemporary {
+		return &Error{Host: host, Reason: fmt.Sprintf("host %q does not resolve: no such host", host)}
+	}
+	why := "the DNS lookup failed"
+	if errors.As(err, &de) && de.IsTimeout {
+		why = "the DNS lookup timed out"
+	}
+	return notify.Errorf(notify.CodeUnavailable, "cannot check the URL's host %q now: %s; try again later", host, why)
+}
+
+// checkAddr refuses a that is not public, unless Config.Allow lets it
+// through. host is the name that resolved to a, or "" when the address is
+// all there is (an IP literal or a socket address at dial time). The
+// refusal names the class of the address, never the address itself.
 func (g *Guard) checkAddr(host string, a netip.Addr) error {
-	why := Reason(a)
-	if why == "" || (g.cfg.Allow != nil && g.cfg.Allow(a)) {
+	c := class(a)
+	if c == "" || (g.cfg.Allow != nil && g.cfg.Allow(a)) {
 		return nil
 	}
 	if host == "" {
-		return &Error{Reason: fmt.Sprintf("address %s is %s", a, why)}
+		return &Error{Reason: fmt.Sprintf("leads to %s address, which is not allowed", withArticle(c))}
 	}
-	return &Error{Host: host, Reason: fmt.Sprintf("host %q resolves to %s, which is %s", host, a, why)}
+	return &Error{Host: host, Reason: fmt.Sprintf("host %q resolves to %s address", host, withArticle(c))}
 }
 
 // Client returns the guarded client: no proxy, every dialed address
@@ -345,7 +392,7 @@ func (g *Guard) dialContext(ctx context.Context, network, address string) (net.C
 		}
 	}
 	if tried == 0 {
-		return nil, fmt.Errorf("netguard: host %q has no %s address", host, network)
+		return nil, fmt.Errorf("host %q has no address for %s", host, network)
 	}
 	return nil, first
 }

@@ -132,19 +132,19 @@ func TestCheckURL(t *testing.T) {
 		{"bad char in host", "https://cdn!example.com/a.pdf", "invalid character"},
 		{"empty label", "https://cdn..example.com/a.pdf", "invalid host name"},
 
-		{"resolves to loopback", "https://loop.example.com/a.pdf", "loopback"},
-		{"resolves to 10/8", "https://ten.example.com/a.pdf", "private (10.0.0.0/8)"},
-		{"resolves to metadata", "https://metadata.example.com/a.pdf", "link-local"},
-		{"resolves to CGNAT", "https://cgnat.example.com/a.pdf", "CGNAT"},
-		{"resolves to 0.0.0.0", "https://zero.example.com/a.pdf", "this network"},
-		{"resolves to mapped private", "https://mapped.example.com/a.pdf", "IPv4-mapped private"},
-		{"resolves to ULA", "https://ula.example.com/a.pdf", "private (fc00::/7)"},
-		{"resolves to ::1", "https://v6loop.example.com/a.pdf", "loopback (::1)"},
-		{"one of several private", "https://mixed.example.com/a.pdf", "192.168.1.10"},
-		{"broadcast", "https://bcast.example.com/a.pdf", "broadcast"},
-		{"multicast", "https://mcast.example.com/a.pdf", "multicast"},
-		{"does not resolve", "https://nx.example.com/a.pdf", "does not resolve"},
-		{"empty answer", "https://empty.example.com/a.pdf", "does not resolve"},
+		{"resolves to loopback", "https://loop.example.com/a.pdf", `host "loop.example.com" resolves to a loopback address`},
+		{"resolves to 10/8", "https://ten.example.com/a.pdf", "resolves to a private address"},
+		{"resolves to metadata", "https://metadata.example.com/a.pdf", "resolves to a link-local address"},
+		{"resolves to CGNAT", "https://cgnat.example.com/a.pdf", "resolves to a shared (CGNAT) address"},
+		{"resolves to 0.0.0.0", "https://zero.example.com/a.pdf", `resolves to a "this network" address`},
+		{"resolves to mapped private", "https://mapped.example.com/a.pdf", "resolves to an IPv4-mapped private address"},
+		{"resolves to ULA", "https://ula.example.com/a.pdf", "resolves to a private address"},
+		{"resolves to ::1", "https://v6loop.example.com/a.pdf", "resolves to a loopback address"},
+		{"one of several private", "https://mixed.example.com/a.pdf", "resolves to a private address"},
+		{"broadcast", "https://bcast.example.com/a.pdf", "resolves to a broadcast address"},
+		{"multicast", "https://mcast.example.com/a.pdf", "resolves to a multicast address"},
+		{"no such host", "https://nx.example.com/a.pdf", "does not resolve: no such host"},
+		{"empty answer", "https://empty.example.com/a.pdf", "does not resolve: it has no address"},
 	}
 	g := New(Config{Resolver: testResolver()})
 	for _, tt := range tests {
@@ -165,6 +165,91 @@ func TestCheckURL(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "sig=") || strings.Contains(err.Error(), "pw") {
 				t.Errorf("error %q repeats the URL's secrets", err)
+			}
+			if strings.HasPrefix(err.Error(), "netguard") {
+				t.Errorf("error %q names the package", err)
+			}
+		})
+	}
+}
+
+// TestRefusalNeverNamesTheAddress: whatever a blocked name resolves to,
+// the refusal says which rule refused it and not the address, so that a
+// client cannot learn through it what internal names resolve to. The
+// dial-time check, which sees only addresses, names none either.
+func TestRefusalNeverNamesTheAddress(t *testing.T) {
+	g := New(Config{Resolver: testResolver()})
+	for host, addrs := range testResolver() {
+		err := g.CheckURL(context.Background(), "https://"+host+"/a.pdf")
+		if len(addrs) == 0 || host == "cdn.example.com" || host == "v6.example.com" {
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s: %v, want a refusal", host, err)
+			continue
+		}
+		for _, a := range addrs {
+			p := netip.MustParseAddr(a)
+			for _, s := range []string{a, p.String(), p.Unmap().String(), p.StringExpanded()} {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("%s: %q names the address %s", host, err, s)
+				}
+			}
+		}
+		if !strings.Contains(e.Reason, " address") || !strings.Contains(e.Reason, "resolves to a") {
+			t.Errorf("%s: %q does not name the rule", host, e.Reason)
+		}
+	}
+	for _, a := range []string{"127.0.0.1", "10.9.8.7", "::1", "fd00::7"} {
+		err := New(Config{}).control("tcp", netip.AddrPortFrom(netip.MustParseAddr(a), 443).String(), nil)
+		if err == nil || strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), "address, which is not allowed") {
+			t.Errorf("dial to %s: %v, want a refusal without the address", a, err)
+		}
+	}
+}
+
+// TestResolverFailureIsTemporary: a lookup that failed for the resolver's
+// own reasons (SERVFAIL, a timeout, an unreachable server) says nothing
+// about the URL, so it is Unavailable and retryable, not a refusal; only
+// a name the resolver is sure does not exist is the URL's fault. Neither
+// repeats the resolver's words, which name the DNS server's address.
+func TestResolverFailureIsTemporary(t *testing.T) {
+	const server = "10.0.0.53:53"
+	for name, tt := range map[string]struct {
+		err     error
+		refused bool
+		want    string
+	}{
+		"NXDOMAIN":                 {&net.DNSError{Err: "no such host", Name: "x.example.com", Server: server, IsNotFound: true}, true, "no such host"},
+		"SERVFAIL":                 {&net.DNSError{Err: "server misbehaving", Name: "x.example.com", Server: server, IsTemporary: true}, false, "the DNS lookup failed"},
+		"timeout":                  {&net.DNSError{Err: "i/o timeout", Name: "x.example.com", Server: server, IsTimeout: true}, false, "timed out"},
+		"refused":                  {&net.DNSError{Err: "server misbehaving", Name: "x.example.com", Server: server}, false, "the DNS lookup failed"},
+		"not found, but temporary": {&net.DNSError{Err: "no such host", Name: "x.example.com", Server: server, IsNotFound: true, IsTemporary: true}, false, "the DNS lookup failed"},
+		"not a DNSError":           {fmt.Errorf("lookup x.example.com on %s: connection refused", server), false, "the DNS lookup failed"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := New(Config{Resolver: resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) { return nil, tt.err })})
+			err := g.CheckURL(context.Background(), "https://x.example.com/a.pdf?sig=abc")
+			var e *Error
+			if errors.As(err, &e) != tt.refused {
+				t.Fatalf("CheckURL = %T %v, refusal %v", err, err, tt.refused)
+			}
+			if !tt.refused && (notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err)) {
+				t.Errorf("CheckURL = %v (%s), want a retryable Unavailable", err, notify.CodeOf(err))
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "10.0.0.53") ||
+				strings.Contains(err.Error(), "sig=") || strings.HasPrefix(err.Error(), "netguard") {
+				t.Errorf("CheckURL = %q, want it to say %q and neither the DNS server nor the query", err, tt.want)
+			}
+			// Fetch classifies it the same way, before any connection.
+			_, err = g.Fetch(context.Background(), "https://x.example.com/a.pdf")
+			wantCode := notify.CodeUnavailable
+			if tt.refused {
+				wantCode = notify.CodeRejected
+			}
+			if notify.CodeOf(err) != wantCode || strings.Contains(err.Error(), "10.0.0.53") {
+				t.Errorf("Fetch = %v, want %s without the DNS server", err, wantCode)
 			}
 		})
 	}
@@ -397,7 +482,7 @@ func TestFetchRedirects(t *testing.T) {
 	})
 	g := testGuard(m, Config{Allow: loopbackOnly})
 	for _, tt := range []struct{ path, want string }{
-		{"/to-private", "private (10.0.0.0/8)"},
+		{"/to-private", "redirect target host \"private.example.com\" resolves to a private address"},
 		{"/to-http", "must use https"},
 		{"/to-literal", "IP address"},
 		{"/to-userinfo", "user name"},
@@ -481,8 +566,13 @@ func TestFetchHTTPErrors(t *testing.T) {
 	// A closed server: a network error before anything was sent.
 	m.Close()
 	_, err := g.Fetch(context.Background(), m.url("example.com", "/gone?token=s3cret"))
-	if notify.CodeOf(err) != notify.CodeUnavailable || strings.Contains(err.Error(), "s3cret") {
-		t.Fatalf("closed server: %v, want Unavailable without the query", err)
+	if notify.CodeOf(err) != notify.CodeUnavailable || strings.Contains(err.Error(), "s3cret") ||
+		strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("closed server: %v, want Unavailable saying why, without the query or the address", err)
+	}
+	var oe *net.OpError
+	if !errors.As(err, &oe) {
+		t.Errorf("closed server: %v does not unwrap to the *net.OpError", err)
 	}
 }
 

@@ -35,11 +35,25 @@ type Config struct {
 	// Token is the access token, sent as a Bearer token. It never appears
 	// in errors. Required.
 	Token string
-	// BaseURL is the API's address, without the version. Default
-	// DefaultBaseURL (https://graph.facebook.com).
+	// BaseURL is where the API is, in any of these forms:
+	//
+	//   - its root, such as https://graph.facebook.com, under which the
+	//     provider calls /{Version}/{PhoneNumberID}/messages (Send) and
+	//     /{Version}/{PhoneNumberID} (CheckHealth);
+	//   - the root with the version, https://graph.facebook.com/v21.0;
+	//   - the root with the version and phone number ID, or the whole
+	//     messages endpoint as the vendor documents it,
+	//     https://graph.facebook.com/v21.0/{PhoneNumberID}/messages.
+	//
+	// A version in the URL is the one used when Version is empty, and must
+	// equal Version otherwise; a phone number ID in the URL must equal
+	// PhoneNumberID. A trailing slash makes no difference. It must be an
+	// absolute http or https URL without user info (the token goes in
+	// Token, never in the URL). Default DefaultBaseURL
+	// (https://graph.facebook.com).
 	BaseURL string
-	// Version is the API version path segment. Default DefaultVersion
-	// (v21.0).
+	// Version is the API version path segment. Default: the version in
+	// BaseURL if it has one, else DefaultVersion (v21.0).
 	Version string
 	// CountryCode is put before the 10-digit national numbers of
 	// envelopes. Default "91".
@@ -84,11 +98,24 @@ func validVersion(v string) bool {
 
 // New returns a Provider for cfg. It fails on a missing PhoneNumberID or
 // Token, a Token with control characters (a pasted line break), a
-// PhoneNumberID that is not digits, a bad Version or a BaseURL that is not
-// an absolute http(s) URL.
+// PhoneNumberID that is not digits, a bad Version, a BaseURL that is not
+// an absolute http(s) URL, or a BaseURL whose version or phone number ID
+// disagrees with Version or PhoneNumberID.
 func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
+	}
+	root, urlVersion, urlPhone := splitEndpoint(cfg.BaseURL)
+	var problems []string
+	switch {
+	case urlVersion == "":
+	case cfg.Version == "":
+		cfg.Version = urlVersion
+	case cfg.Version != urlVersion:
+		problems = append(problems, fmt.Sprintf("BaseURL names API version %s but Version is %s", urlVersion, cfg.Version))
+	}
+	if urlPhone != "" && urlPhone != cfg.PhoneNumberID {
+		problems = append(problems, fmt.Sprintf("BaseURL is the endpoint of phone number ID %s, not of PhoneNumberID %q", urlPhone, cfg.PhoneNumberID))
 	}
 	if cfg.Version == "" {
 		cfg.Version = DefaultVersion
@@ -102,7 +129,6 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: DefaultTimeout}
 	}
-	var problems []string
 	if !digits(cfg.PhoneNumberID) {
 		problems = append(problems, "PhoneNumberID must be the numeric ID of the sending phone number")
 	}
@@ -126,11 +152,40 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		name:     cfg.Name,
-		endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/" + cfg.Version + "/" + cfg.PhoneNumberID,
+		endpoint: root + "/" + cfg.Version + "/" + cfg.PhoneNumberID,
 		token:    cfg.Token,
 		cc:       cfg.CountryCode,
 		client:   cfg.HTTPClient,
 	}, nil
+}
+
+// splitEndpoint splits a Config.BaseURL into the API's root (without a
+// trailing slash) and the version and phone number ID its path ends in,
+// if any: the path may end in /{version}, /{version}/{phone number ID} or
+// /{version}/{phone number ID}/messages, the endpoint as the vendor
+// documents it. Anything else is all root, so that a proxy's own path
+// prefix is kept. A URL that does not parse is returned as the root, for
+// New to refuse.
+func splitEndpoint(raw string) (root, version, phone string) {
+	root = strings.TrimRight(raw, "/")
+	u, err := url.Parse(root)
+	if err != nil || u.RawQuery != "" || u.Fragment != "" {
+		return root, "", ""
+	}
+	segs := strings.Split(u.Path, "/")
+	n := len(segs)
+	switch {
+	case n >= 4 && strings.EqualFold(segs[n-1], "messages") && digits(segs[n-2]) && validVersion(segs[n-3]):
+		version, phone, segs = segs[n-3], segs[n-2], segs[:n-3]
+	case n >= 3 && digits(segs[n-1]) && validVersion(segs[n-2]):
+		version, phone, segs = segs[n-2], segs[n-1], segs[:n-2]
+	case n >= 2 && validVersion(segs[n-1]):
+		version, segs = segs[n-1], segs[:n-1]
+	default:
+		return root, "", ""
+	}
+	u.Path, u.RawPath = strings.Join(segs, "/"), ""
+	return strings.TrimRight(u.String(), "/"), version, phone
 }
 
 // Name returns Config.Name.

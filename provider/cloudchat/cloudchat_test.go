@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -392,5 +393,62 @@ func TestNewValidates(t *testing.T) {
 	p, err := cloudchat.New(cloudchat.Config{PhoneNumberID: "123", Token: "t", Version: "v20"})
 	if err != nil || p.Name() != "cloudchat" {
 		t.Fatalf("defaults: %v", err)
+	}
+}
+
+// TestBaseURLForms: Config.BaseURL may be the API's root, the root with
+// the version, or the messages endpoint the vendor documents; the vendor
+// sees /{version}/{phone number ID}/messages for a send and
+// /{version}/{phone number ID} for CheckHealth, never a path twice.
+func TestBaseURLForms(t *testing.T) {
+	paths := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.Path
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			_, _ = io.WriteString(w, `{"id":"`+testPhoneID+`"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"messaging_product":"whatsapp","contacts":[{"input":"919876543210","wa_id":"919876543210"}],"messages":[{"id":"wamid.1"}]}`)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct{ base, version, want string }{
+		{srv.URL, "", "/v21.0/" + testPhoneID},
+		{srv.URL + "/", "v20.0", "/v20.0/" + testPhoneID},
+		{srv.URL + "/v19.0", "", "/v19.0/" + testPhoneID},
+		{srv.URL + "/v19.0/", "v19.0", "/v19.0/" + testPhoneID},
+		{srv.URL + "/v21.0/" + testPhoneID, "", "/v21.0/" + testPhoneID},
+		{srv.URL + "/v21.0/" + testPhoneID + "/messages", "", "/v21.0/" + testPhoneID},
+		{srv.URL + "/v18.0/" + testPhoneID + "/messages/", "", "/v18.0/" + testPhoneID},
+		{srv.URL + "/graph-proxy", "", "/graph-proxy/v21.0/" + testPhoneID},
+		{srv.URL + "/graph-proxy/v21.0/" + testPhoneID + "/messages", "", "/graph-proxy/v21.0/" + testPhoneID},
+	} {
+		p, err := cloudchat.New(cloudchat.Config{BaseURL: tt.base, Version: tt.version, PhoneNumberID: testPhoneID,
+			Token: testToken, HTTPClient: srv.Client()})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.base, err)
+		}
+		if _, err := p.Send(t.Context(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err != nil {
+			t.Fatalf("%s: Send: %v", tt.base, err)
+		}
+		if got := <-paths; got != tt.want+"/messages" {
+			t.Errorf("BaseURL %s: the send went to %s, want %s/messages", tt.base, got, tt.want)
+		}
+		if err := p.CheckHealth(t.Context()); err != nil {
+			t.Fatalf("%s: CheckHealth: %v", tt.base, err)
+		}
+		if got := <-paths; got != tt.want {
+			t.Errorf("BaseURL %s: CheckHealth went to %s, want %s", tt.base, got, tt.want)
+		}
+	}
+	// A URL that names another version or phone number ID than the
+	// configuration is a mistake to report, not to guess at.
+	for _, cfg := range []cloudchat.Config{
+		{BaseURL: srv.URL + "/v19.0/" + testPhoneID + "/messages", Version: "v21.0", PhoneNumberID: testPhoneID, Token: testToken},
+		{BaseURL: srv.URL + "/v21.0/999/messages", PhoneNumberID: testPhoneID, Token: testToken},
+	} {
+		if _, err := cloudchat.New(cfg); err == nil || strings.Contains(err.Error(), testToken) {
+			t.Errorf("New(%s, Version %q): %v, want an error", cfg.BaseURL, cfg.Version, err)
+		}
 	}
 }

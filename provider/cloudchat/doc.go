@@ -7,6 +7,10 @@
 //	POST {BaseURL}/{Version}/{PhoneNumberID}/messages
 //	Authorization: Bearer {Token}
 //
+// where {BaseURL} is the API's root: Config.BaseURL may also be given
+// with the version, or as that whole endpoint, and the version and phone
+// number ID in it are then taken (or checked) rather than repeated.
+//
 // with a JSON body of messaging_product "whatsapp", recipient_type
 // "individual", the recipient as country code and number ("91XXXXXXXXXX"),
 // and one of:

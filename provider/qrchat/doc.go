@@ -9,6 +9,9 @@
 //	POST {BaseURL}/api/sendImage            {"session", "chatId", "file": {"mimetype", "filename", "data"}, "caption"}
 //	POST {BaseURL}/api/sendFile             (the same, for documents and other files)
 //
+// where {BaseURL} is the gateway's root; Config.BaseURL may also be given
+// with /api or a send endpoint after it, which is then not repeated.
+//
 // # Session state
 //
 // Only a WORKING session can send. Before a send the provider asks for the

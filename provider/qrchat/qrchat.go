@@ -43,8 +43,14 @@ type Resolver interface {
 
 // Config configures a Provider.
 type Config struct {
-	// BaseURL is the gateway's address, such as http://waha:3000.
-	// Required.
+	// BaseURL is where the gateway is: its root, such as
+	// http://waha:3000, under which the provider calls /api/sendText,
+	// /api/sendImage, /api/sendFile and /api/sessions/{session}. The same
+	// root followed by /api, or by one of those send endpoints
+	// (http://waha:3000/api/sendText), is accepted too and means that
+	// root. A trailing slash makes no difference. It must be an absolute
+	// http or https URL without user info (the key goes in APIKey, never
+	// in the URL). Required.
 	BaseURL string
 	// APIKey is sent as X-Api-Key; empty sends none. It never appears in
 	// errors. Default empty.
@@ -145,7 +151,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		name:    cfg.Name,
-		base:    strings.TrimRight(cfg.BaseURL, "/"),
+		base:    rootOf(cfg.BaseURL),
 		key:     cfg.APIKey,
 		session: cfg.Session,
 		cc:      cfg.CountryCode,
@@ -159,6 +165,20 @@ func New(cfg Config) (*Provider, error) {
 			Timeout:   cfg.MediaTimeout,
 		}),
 	}, nil
+}
+
+// rootOf returns the root that the gateway's paths (/api/...) are appended
+// to: raw without a trailing slash and without a trailing /api or
+// /api/sendText, /api/sendImage or /api/sendFile, so that a URL copied
+// from the gateway's documentation does not get the path twice.
+func rootOf(raw string) string {
+	root := strings.TrimRight(raw, "/")
+	for _, suffix := range []string{"/api/sendText", "/api/sendImage", "/api/sendFile", "/api"} {
+		if n := len(root) - len(suffix); n >= 0 && strings.EqualFold(root[n:], suffix) {
+			return strings.TrimRight(root[:n], "/")
+		}
+	}
+	return root
 }
 
 func sessionName(s string) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -462,5 +463,48 @@ func TestTransportErrors(t *testing.T) {
 	cancel()
 	if _, err := p.Send(ctx, textEnv("hi", "")); !notify.IsRetryable(err) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("ended context: %v, want Unavailable wrapping context.Canceled", err)
+	}
+}
+
+// TestBaseURLForms: Config.BaseURL may be the gateway's root, the root
+// with /api, or a send endpoint as the gateway documents it; the gateway
+// sees /api/sessions/{session} and /api/sendText under the root, never a
+// path twice.
+func TestBaseURLForms(t *testing.T) {
+	paths := make(chan string, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.Path
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"name":"default","status":"WORKING"}`)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"id":"true_919876543210@c.us_3EB0A1","timestamp":1760022498}`)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct{ base, prefix string }{
+		{srv.URL, ""},
+		{srv.URL + "/", ""},
+		{srv.URL + "/api", ""},
+		{srv.URL + "/api/", ""},
+		{srv.URL + "/api/sendText", ""},
+		{srv.URL + "/api/sendFile/", ""},
+		{srv.URL + "/waha", "/waha"},
+		{srv.URL + "/waha/api/sendText", "/waha"},
+	} {
+		p, err := qrchat.New(qrchat.Config{BaseURL: tt.base, APIKey: testKey, HTTPClient: srv.Client(), StatusTTL: -1})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.base, err)
+		}
+		if _, err := p.Send(context.Background(), textEnv("hi", "")); err != nil {
+			t.Fatalf("%s: Send: %v", tt.base, err)
+		}
+		if got := <-paths; got != tt.prefix+"/api/sessions/default" {
+			t.Errorf("BaseURL %s: the status check went to %s, want %s/api/sessions/default", tt.base, got, tt.prefix)
+		}
+		if got := <-paths; got != tt.prefix+"/api/sendText" {
+			t.Errorf("BaseURL %s: the send went to %s, want %s/api/sendText", tt.base, got, tt.prefix)
+		}
 	}
 }

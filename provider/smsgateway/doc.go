@@ -7,6 +7,10 @@
 //	authorization: {APIKey}
 //	Content-Type: application/json
 //
+// where {BaseURL} is Config.BaseURL without the endpoint's path when it
+// was given as the full endpoint (https://www.fast2sms.com/dev/bulkV2):
+// both forms send to the same URL.
+//
 // whose JSON body depends on Envelope.SMS.Route:
 //
 //	sms  {"route": "q", "message", "language": "english"|"unicode", "flash", "numbers"}

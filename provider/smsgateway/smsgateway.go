@@ -50,8 +50,19 @@ type Config struct {
 	// APIKey is the vendor's authorization key, sent in the authorization
 	// header. It never appears in errors. Required.
 	APIKey string
-	// BaseURL is the vendor's address. Default DefaultBaseURL
-	// (https://www.fast2sms.com).
+	// BaseURL is where the vendor's API is, in either of two forms:
+	//
+	//   - the base URL, such as https://www.fast2sms.com, under which the
+	//     provider calls /dev/bulkV2 (Send) and /dev/wallet (Balance,
+	//     CheckHealth);
+	//   - the bulk SMS endpoint itself, as the vendor documents it, such as
+	//     https://www.fast2sms.com/dev/bulkV2: Send calls exactly that URL,
+	//     and the wallet call goes to /dev/wallet beside it.
+	//
+	// A trailing slash makes no difference, and the endpoint's path is
+	// recognised in any letter case. It must be an http or https URL
+	// without user info or query (the key goes in APIKey, never in the
+	// URL). Default DefaultBaseURL (https://www.fast2sms.com).
 	BaseURL string
 	// HTTPClient sends the requests. Default: a client with DefaultTimeout
 	// (15s) per request and dial, TLS and response-header timeouts of its
@@ -79,7 +90,7 @@ type Provider struct {
 
 // New returns a Provider for cfg. It fails when APIKey is missing or holds
 // control characters (a pasted line break), or BaseURL is not an http(s)
-// URL.
+// URL without user info or query.
 func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("smsgateway: Config.APIKey is required")
@@ -99,7 +110,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p := &Provider{
 		name:   cfg.Name,
-		base:   strings.TrimRight(cfg.BaseURL, "/"),
+		base:   baseOf(cfg.BaseURL),
 		key:    cfg.APIKey,
 		client: cfg.HTTPClient,
 	}
@@ -111,6 +122,19 @@ func New(cfg Config) (*Provider, error) {
 		p.ownsConn = true
 	}
 	return p, nil
+}
+
+// baseOf returns the base URL that the vendor's paths are appended to:
+// raw without a trailing slash and, when raw is the bulk SMS endpoint
+// (the form the vendor's documentation gives), without its path, so that
+// https://www.fast2sms.com/dev/bulkV2 does not become
+// https://www.fast2sms.com/dev/bulkV2/dev/bulkV2.
+func baseOf(raw string) string {
+	base := strings.TrimRight(raw, "/")
+	if n := len(base) - len(sendPath); n >= 0 && strings.EqualFold(base[n:], sendPath) {
+		base = base[:n]
+	}
+	return base
 }
 
 func defaultClient() *http.Client {

@@ -492,3 +492,46 @@ func TestNewConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBaseURLForms: Config.BaseURL may be the vendor's base URL or the
+// bulk SMS endpoint the vendor documents; either way the vendor sees
+// /dev/bulkV2 for a send and /dev/wallet for the balance, under whatever
+// path prefix the URL has (a proxy's), and never the endpoint twice.
+func TestBaseURLForms(t *testing.T) {
+	paths := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.Path
+		if strings.HasSuffix(r.URL.Path, "/dev/wallet") {
+			_, _ = io.WriteString(w, `{"return": true, "wallet": "12.50"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"return": true, "request_id": "r1", "message": ["SMS sent successfully."]}`)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct{ base, prefix string }{
+		{srv.URL, ""},
+		{srv.URL + "/", ""},
+		{srv.URL + "/dev/bulkV2", ""},
+		{srv.URL + "/dev/bulkV2/", ""},
+		{srv.URL + "/DEV/BULKV2", ""},
+		{srv.URL + "/sms-proxy", "/sms-proxy"},
+		{srv.URL + "/sms-proxy/dev/bulkV2", "/sms-proxy"},
+	} {
+		p, err := smsgateway.New(smsgateway.Config{APIKey: testKey, BaseURL: tt.base, HTTPClient: srv.Client()})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.base, err)
+		}
+		if _, err := p.Send(t.Context(), envelope(0)); err != nil {
+			t.Fatalf("%s: Send: %v", tt.base, err)
+		}
+		if got := <-paths; got != tt.prefix+"/dev/bulkV2" {
+			t.Errorf("BaseURL %s: the send went to %s, want %s/dev/bulkV2", tt.base, got, tt.prefix)
+		}
+		if _, err := p.Balance(t.Context()); err != nil {
+			t.Fatalf("%s: Balance: %v", tt.base, err)
+		}
+		if got := <-paths; got != tt.prefix+"/dev/wallet" {
+			t.Errorf("BaseURL %s: the wallet call went to %s, want %s/dev/wallet", tt.base, got, tt.prefix)
+		}
+	}
+}
