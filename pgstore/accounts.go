@@ -107,6 +107,130 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 	return nil
 }
 
+// ReplaceAPIKeys makes apiKeys the only keys of the account, in one
+// transaction: each of them is attached (one the account has already is
+// kept, not duplicated) and every other key of the account is revoked, so
+// a key that was valid before and is not in apiKeys no longer
+// authenticates once ReplaceAPIKeys returns nil. Keys are stored as their
+// SHA-256 only.
+//
+// An account not in the store is NotFound; an empty key is
+// InvalidArgument; a key of another account is Conflict. On any error
+// nothing changes. No keys at all is allowed and leaves the account with
+// none. Calls for the same account are serialised on the account's row,
+// and running one again after a lost connection is harmless.
+func (s *Store) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error {
+	sums := make([][]byte, len(apiKeys))
+	var fe notify.FieldErrors
+	for i, k := range apiKeys {
+		if k == "" {
+			fe.Add(fmt.Sprintf("api_keys[%d]", i), "must not be empty")
+		}
+		sum := sha256.Sum256([]byte(k))
+		sums[i] = sum[:]
+	}
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	return s.do(ctx, repeatable, func() error {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return s.fail(ctx, "replace API keys", err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		if err := s.lockAccount(ctx, tx, "replace API keys", account); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, expand(`DELETE FROM {{s}}{{p}}api_keys
+WHERE account = $1 AND NOT (key_hash = ANY($2::bytea[]))`, s.qualifier(), s.prefix), account, sums); err != nil {
+			return s.fail(ctx, "replace API keys", err)
+		}
+		for _, k := range apiKeys {
+			if err := s.addKey(ctx, tx, account, k); err != nil {
+				return err
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return s.fail(ctx, "replace API keys", err)
+		}
+		return nil
+	})
+}
+
+// AddAPIKeyIfNone attaches apiKey to the account only if the account has
+// no key yet, in one transaction, and reports whether apiKey is now the
+// account's key: true when it was attached, or was attached already (so
+// that running it again after a lost connection, whose first run did
+// commit, still answers true); false when the account has another key,
+// which is kept and apiKey is not stored. Two calls racing on one
+// account are serialised on its row, so at most one key is ever attached
+// this way.
+//
+// It is for a process that provisions an account on every start: the
+// first start chooses a key, and later ones keep it instead of adding one
+// more each time. An account not in the store is NotFound; an empty key
+// is InvalidArgument; a key of another account is Conflict.
+func (s *Store) AddAPIKeyIfNone(ctx context.Context, account, apiKey string) (bool, error) {
+	if apiKey == "" {
+		return false, notify.InvalidField("api_key", "must not be empty")
+	}
+	sum := sha256.Sum256([]byte(apiKey))
+	var added bool
+	err := s.do(ctx, repeatable, func() error {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return s.fail(ctx, "add API key", err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		if err := s.lockAccount(ctx, tx, "add API key", account); err != nil {
+			return err
+		}
+		var mine, others bool
+		if err := tx.QueryRow(ctx, expand(`SELECT
+	EXISTS (SELECT 1 FROM {{s}}{{p}}api_keys WHERE account = $1 AND key_hash = $2),
+	EXISTS (SELECT 1 FROM {{s}}{{p}}api_keys WHERE account = $1 AND key_hash <> $2)`,
+			s.qualifier(), s.prefix), account, sum[:]).Scan(&mine, &others); err != nil {
+			return s.fail(ctx, "add API key", err)
+		}
+		switch {
+		case mine:
+			added = true
+			return nil
+		case others:
+			added = false
+			return nil
+		}
+		if err := s.addKey(ctx, tx, account, apiKey); err != nil {
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return s.fail(ctx, "add API key", err)
+		}
+		added = true
+		return nil
+	})
+	return added, err
+}
+
+// lockAccount locks the account's row until tx ends, so that the key
+// changes of concurrent calls for one account happen one after the other;
+// an account not in the store is NotFound. The statements of these key
+// changes run rarely (when a process provisions its account), so they are
+// expanded at each call rather than built once in New like the frequent
+// ones.
+func (s *Store) lockAccount(ctx context.Context, tx pgx.Tx, what, account string) error {
+	var id string
+	err := tx.QueryRow(ctx, expand(`SELECT id FROM {{s}}{{p}}accounts WHERE id = $1 FOR UPDATE`,
+		s.qualifier(), s.prefix), account).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notify.Errorf(notify.CodeNotFound, "pgstore: %s: no account %q", what, account)
+	}
+	if err != nil {
+		return s.fail(ctx, what, err)
+	}
+	return nil
+}
+
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
