@@ -17,23 +17,49 @@ import (
 // config is the gateway's configuration, read from the environment. Every
 // field has a default that works on a fresh machine.
 type config struct {
-	addr       string       // NOTIFY_ADDR
-	apiKey     string       // NOTIFY_API_KEY
-	keyChosen  bool         // NOTIFY_API_KEY was set
-	balance    notify.Money // NOTIFY_BALANCE
-	smtpURL    *url.URL     // NOTIFY_SMTP_URL; nil: the in-process test server
-	smsURL     string       // NOTIFY_SMS_URL
-	smsKey     string       // NOTIFY_SMS_KEY
-	cloudURL   string       // NOTIFY_CLOUD_URL
-	cloudToken string       // NOTIFY_CLOUD_TOKEN
-	cloudPhone string       // NOTIFY_CLOUD_PHONE_ID
-	qrURL      string       // NOTIFY_QR_URL
-	qrKey      string       // NOTIFY_QR_KEY
-	qrSession  string       // NOTIFY_QR_SESSION
-	database   string       // NOTIFY_DATABASE_URL
-	rate       int          // NOTIFY_RATE_LIMIT: sends per second per account
-	otpMax     int          // NOTIFY_OTP_LIMIT: codes per recipient per otpWindow; 0: off
-	otpWindow  time.Duration
+	addr string // NOTIFY_ADDR
+	// apiKey is NOTIFY_API_KEY, or a random key when it is not set. A
+	// chosen key (keyChosen) becomes the demo account's only key, in
+	// PostgreSQL too, where it revokes the keys of earlier starts; a
+	// random one is used only where the account has no key yet (always
+	// in memory; on PostgreSQL, the first start), since the key of an
+	// earlier start is kept rather than joined by another.
+	apiKey    string
+	keyChosen bool         // NOTIFY_API_KEY was set
+	balance   notify.Money // NOTIFY_BALANCE: the opening balance of a new wallet
+	smtpURL   *url.URL     // NOTIFY_SMTP_URL; nil: the in-process test server
+	// smsURL is NOTIFY_SMS_URL: the Fast2SMS-style vendor's bulk SMS
+	// endpoint as the vendor documents it
+	// (https://www.fast2sms.com/dev/bulkV2), or its base URL
+	// (https://www.fast2sms.com); both send to the same endpoint (see
+	// smsgateway.Config.BaseURL). Empty: SMS are logged, not sent.
+	smsURL string
+	smsKey string // NOTIFY_SMS_KEY: the vendor's API key
+	// cloudURL is NOTIFY_CLOUD_URL: the cloud messaging API's root
+	// (https://graph.facebook.com, the default when empty), the root with
+	// the version (https://graph.facebook.com/v21.0), or the messages
+	// endpoint (https://graph.facebook.com/v21.0/{phone number ID}/messages)
+	// whose phone number ID is NOTIFY_CLOUD_PHONE_ID (see
+	// cloudchat.Config.BaseURL).
+	cloudURL   string
+	cloudToken string // NOTIFY_CLOUD_TOKEN
+	cloudPhone string // NOTIFY_CLOUD_PHONE_ID
+	// qrURL is NOTIFY_QR_URL: the QR-session gateway's root
+	// (http://waha:3000), the root with /api, or a send endpoint such as
+	// http://waha:3000/api/sendText (see qrchat.Config.BaseURL). Empty:
+	// QR chat messages are logged, not sent.
+	qrURL     string
+	qrKey     string // NOTIFY_QR_KEY
+	qrSession string // NOTIFY_QR_SESSION
+	database  string // NOTIFY_DATABASE_URL
+	rate      int    // NOTIFY_RATE_LIMIT: sends per second per account
+	otpMax    int    // NOTIFY_OTP_LIMIT: codes per recipient per otpWindow; 0: off
+	otpWindow time.Duration
+	// dltStrict is NOTIFY_DLT=strict: the dlt route takes only the DLT
+	// templates the demo account has registered. Unset or "spec": any
+	// operator-registered dlt_template_id with its dlt_entity_id, as the
+	// API documents the route.
+	dltStrict bool
 }
 
 // loadConfig reads the configuration. Errors name the variable and never
@@ -107,8 +133,21 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 
+	if c.dltStrict, err = parseDLT(get("NOTIFY_DLT")); err != nil {
+		return nil, err
+	}
+
 	if err := pair("NOTIFY_SMS_URL", c.smsURL, "NOTIFY_SMS_KEY", c.smsKey); err != nil {
 		return nil, err
+	}
+	for _, u := range []struct{ name, value, want string }{
+		{"NOTIFY_SMS_URL", c.smsURL, "the bulk SMS endpoint, such as https://www.fast2sms.com/dev/bulkV2, or the vendor's base URL, such as https://www.fast2sms.com"},
+		{"NOTIFY_CLOUD_URL", c.cloudURL, "the API's root, such as https://graph.facebook.com, optionally with the version (/v21.0) or as the whole messages endpoint"},
+		{"NOTIFY_QR_URL", c.qrURL, "the gateway's root, such as http://waha:3000, optionally with /api or a send endpoint such as /api/sendText"},
+	} {
+		if err := checkVendorURL(u.name, u.value, u.want); err != nil {
+			return nil, err
+		}
 	}
 	if c.cloudURL != "" || c.cloudToken != "" || c.cloudPhone != "" {
 		if c.cloudToken == "" || c.cloudPhone == "" {
@@ -143,6 +182,36 @@ func parseOTPLimit(s string) (int, time.Duration, error) {
 		return 0, 0, fmt.Errorf("NOTIFY_OTP_LIMIT: the window after / must be a Go duration from 1s to 24h, such as 15m")
 	}
 	return n, d, nil
+}
+
+// parseDLT reads NOTIFY_DLT: "spec" or empty (the default) lets the dlt
+// route take any operator-registered template and entity ID, as the API
+// documents it; "strict" refuses template IDs the account has not
+// registered (and checks the text against the registered ones).
+func parseDLT(s string) (strict bool, err error) {
+	switch strings.ToLower(s) {
+	case "", "spec":
+		return false, nil
+	case "strict":
+		return true, nil
+	}
+	return false, fmt.Errorf("NOTIFY_DLT: want spec (the default: the dlt route takes any operator-registered dlt_template_id with its dlt_entity_id) or strict (only the demo account's registered DLT templates), not %q", s)
+}
+
+// checkVendorURL checks a vendor URL setting: empty (the setting's
+// default) or an absolute http or https URL without user info, query or
+// fragment, since keys go in their own variables. want says what the
+// variable takes. The error never repeats the value, which may carry a
+// pasted key.
+func checkVendorURL(name, raw, want string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%s: want an http(s) URL without user name, password or query (keys go in their own variables): %s", name, want)
+	}
+	return nil
 }
 
 // pair checks that a URL and its key come together.

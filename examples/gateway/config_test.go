@@ -94,3 +94,77 @@ func TestOTPLimitSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestDLTSetting: NOTIFY_DLT unset or "spec" follows the API (any
+// operator-registered template ID with its entity ID), "strict" takes only
+// the account's templates, and anything else is an error naming the
+// variable and both values.
+func TestDLTSetting(t *testing.T) {
+	for in, strict := range map[string]bool{"": false, "spec": false, "SPEC": false, "strict": true, " Strict ": true} {
+		c, err := loadConfig(func(k string) string {
+			if k == "NOTIFY_DLT" {
+				return in
+			}
+			return ""
+		})
+		if err != nil || c.dltStrict != strict {
+			t.Errorf("NOTIFY_DLT=%q: %v, strict %v; want strict %v", in, err, c != nil && c.dltStrict, strict)
+		}
+	}
+	for _, bad := range []string{"off", "lenient", "true", "registered"} {
+		_, err := loadConfig(func(k string) string {
+			if k == "NOTIFY_DLT" {
+				return bad
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), "NOTIFY_DLT") || !strings.Contains(err.Error(), "spec") || !strings.Contains(err.Error(), "strict") {
+			t.Errorf("NOTIFY_DLT=%q: %v, want an error naming the variable and its values", bad, err)
+		}
+	}
+}
+
+// TestVendorURLSettings: each vendor URL takes the forms its provider
+// takes; a URL with a query (where a pasted key would be) or user info is
+// refused with the variable named and the value not repeated.
+func TestVendorURLSettings(t *testing.T) {
+	base := map[string]string{"NOTIFY_SMS_KEY": "k", "NOTIFY_CLOUD_TOKEN": "t", "NOTIFY_CLOUD_PHONE_ID": "106540352242922", "NOTIFY_QR_SESSION": "default"}
+	load := func(k, v string) error {
+		_, err := loadConfig(func(name string) string {
+			if name == k {
+				return v
+			}
+			if name == "NOTIFY_QR_URL" && k != name {
+				return "http://waha:3000"
+			}
+			if name == "NOTIFY_SMS_URL" && k != name {
+				return "https://www.fast2sms.com"
+			}
+			return base[name]
+		})
+		return err
+	}
+	for k, vs := range map[string][]string{
+		"NOTIFY_SMS_URL":   {"https://www.fast2sms.com", "https://www.fast2sms.com/dev/bulkV2", "http://127.0.0.1:9000/"},
+		"NOTIFY_CLOUD_URL": {"", "https://graph.facebook.com", "https://graph.facebook.com/v21.0/106540352242922/messages"},
+		"NOTIFY_QR_URL":    {"http://waha:3000", "http://waha:3000/api/sendText"},
+	} {
+		for _, v := range vs {
+			if err := load(k, v); err != nil {
+				t.Errorf("%s=%s: %v", k, v, err)
+			}
+		}
+	}
+	for k, vs := range map[string][]string{
+		"NOTIFY_SMS_URL":   {"https://www.fast2sms.com/dev/bulkV2?authorization=secretkey", "www.fast2sms.com", "ftp://x.example/secretkey"},
+		"NOTIFY_CLOUD_URL": {"https://user:secretkey@graph.facebook.com", "graph.facebook.com"},
+		"NOTIFY_QR_URL":    {"http://waha:3000/?api_key=secretkey", "waha:3000"},
+	} {
+		for _, v := range vs {
+			err := load(k, v)
+			if err == nil || !strings.Contains(err.Error(), k) || strings.Contains(err.Error(), "secretkey") {
+				t.Errorf("%s=%s: %v, want an error naming the variable without the value", k, v, err)
+			}
+		}
+	}
+}

@@ -1,5 +1,5 @@
-// Command gateway runs the notification gateway: the HTTP API of
-// spec/gateway-api.md on top of an in-process notify.Notifier.
+// Command gateway runs the notification gateway: the JSON-over-HTTP API of
+// package httpapi on top of an in-process notify.Notifier.
 //
 //	go run ./examples/gateway
 //
@@ -8,6 +8,25 @@
 // SMTP server whose messages are logged, and logging providers for SMS and
 // chat. Environment variables (see config.go and the README) point it at
 // real vendors and at PostgreSQL.
+//
+// With NOTIFY_DATABASE_URL the account, its keys and its wallet outlive
+// the process. NOTIFY_API_KEY is then the demo account's only key:
+// starting with another one revokes the old one. Without NOTIFY_API_KEY
+// the first start chooses a random key and prints it, and later starts
+// keep that key (they cannot print it: only its digest is stored). The
+// wallet is opened with NOTIFY_BALANCE once; later starts print what
+// remains of it.
+//
+// NOTIFY_DLT sets how the SMS dlt route treats DLT template IDs:
+//
+//	spec    the default: the route takes the client's operator-registered
+//	        dlt_template_id and dlt_entity_id; a template the demo account
+//	        has not registered is sent as given (its dlt_entity_id is then
+//	        required, and the operator's scrubber judges the text)
+//	strict  only the demo account's registered templates, whose text is
+//	        checked against them before sending
+//
+// Any other value of NOTIFY_DLT is a configuration error.
 //
 // SIGINT or SIGTERM stop it gracefully: no new requests are accepted and
 // the sends in flight finish, each charged only with its receipt.
@@ -77,6 +96,12 @@ type stores struct {
 	rate  notify.Limiter
 	otp   notify.Limiter
 	close func()
+	// keyKept says the demo account kept the key it had in the database,
+	// so cfg.apiKey (a random key) was not stored and must not be shown.
+	keyKept bool
+	// walletKept says the demo wallet was already in the database, so
+	// NOTIFY_BALANCE did not set its balance.
+	walletKept bool
 }
 
 // run runs the gateway until ctx ends, then shuts it down gracefully. env
@@ -110,6 +135,12 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 	defer st.close()
+	// The banner shows what the wallet holds: on PostgreSQL a restart
+	// finds what earlier runs left, not NOTIFY_BALANCE.
+	bal, err := st.wallet.Balance(ctx, acct.ID)
+	if err != nil {
+		return storeError("reading the demo wallet", err)
+	}
 
 	renderer, err := template.New(st.templates)
 	if err != nil {
@@ -132,7 +163,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		closers = append(closers, func() { _ = p.Close() })
 		smsProvider = p
 	}
-	smsCh, err := sms.New(sms.Config{Provider: smsProvider, Renderer: renderer})
+	smsCh, err := sms.New(sms.Config{Provider: smsProvider, Renderer: renderer,
+		// The API's dlt route takes the client's operator-registered IDs;
+		// NOTIFY_DLT=strict narrows it to the account's own templates.
+		AllowUnregisteredDLT: !cfg.dltStrict})
 	if err != nil {
 		return err
 	}
@@ -199,7 +233,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// net/http runs this once the listeners are closed: from here on the
 	// requests in flight finish and no new one is accepted.
 	srv.RegisterOnShutdown(func() { logger.Info("listener closed; finishing the requests in flight") })
-	printBanner(stdout, cfg, "http://"+ln.Addr().String()+httpapi.BasePath, smtpInfo)
+	printBanner(stdout, cfg, st, bal.Available, "http://"+ln.Addr().String()+httpapi.BasePath, smtpInfo)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -293,35 +327,82 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 	// account, and the wallet is opened only once (Conflict afterwards).
 	db, err := pgstore.Open(ctx, cfg.database)
 	if err != nil {
-		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: %w", err)
+		return nil, storeError("connecting", err)
 	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: migrate: %w", err)
+		return nil, storeError("migrate", err)
 	}
-	if err := db.PutAccount(ctx, acct, cfg.apiKey); err != nil {
+	if err := db.PutAccount(ctx, acct); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: provisioning the demo account: %w", err)
-	}
-	if err := db.OpenWallet(ctx, acct.ID, cfg.balance); err != nil && notify.CodeOf(err) != notify.CodeConflict {
-		db.Close()
-		return nil, fmt.Errorf("NOTIFY_DATABASE_URL: opening the demo wallet: %w", err)
+		return nil, storeError("provisioning the demo account", err)
 	}
 	st := &stores{accounts: db, wallet: db, idem: db, log: db, templates: db}
+	// The account outlives this process, and so would every key it was
+	// given: a chosen key replaces the others, and a random one is
+	// stored only when the account has none, or each start would leave
+	// one more valid key behind.
+	if cfg.keyChosen {
+		err = db.ReplaceAPIKeys(ctx, acct.ID, cfg.apiKey)
+	} else {
+		var added bool
+		added, err = db.AddAPIKeyIfNone(ctx, acct.ID, cfg.apiKey)
+		st.keyKept = !added
+	}
+	if err != nil {
+		db.Close()
+		return nil, storeError("setting the demo account's API key", err)
+	}
+	if err := db.OpenWallet(ctx, acct.ID, cfg.balance); err != nil {
+		if notify.CodeOf(err) != notify.CodeConflict {
+			db.Close()
+			return nil, storeError("opening the demo wallet", err)
+		}
+		st.walletKept = true
+	}
 	// The limits live in the database too, so instances share one budget.
 	if st.rate, err = db.RateLimit("rate", float64(cfg.rate), 2*cfg.rate); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %w", err)
+		return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %s", withoutPackage(err))
 	}
 	if cfg.otpMax > 0 {
 		if st.otp, err = db.WindowLimit("otp", cfg.otpMax, cfg.otpWindow); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %w", err)
+			return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %s", withoutPackage(err))
 		}
 	}
 	st.close = cleanEvery(db, cleanupEvery, logger)
 	return st, nil
 }
+
+// storeError is a failed step of setting up the stores, as the person
+// starting the gateway should read it: the variable to look at, the step
+// and the store's own words without the package prefixes, which name code
+// they never see. The cause stays in the chain, for errors.Is and
+// notify.CodeOf.
+func storeError(step string, err error) error {
+	v := "NOTIFY_DATABASE_URL: "
+	if notify.CodeOf(err) == notify.CodeCanceled {
+		v = "" // a signal during the start, not the database's fault
+	}
+	return &userError{text: v + step + ": " + withoutPackage(err), err: err}
+}
+
+// withoutPackage returns err's text without the "pgstore: " prefixes that
+// the store puts before its own words.
+func withoutPackage(err error) string {
+	return strings.ReplaceAll(err.Error(), "pgstore: ", "")
+}
+
+// userError is an error whose text was reworded for the gateway's user; it
+// unwraps to the original.
+type userError struct {
+	text string
+	err  error
+}
+
+func (e *userError) Error() string { return e.text }
+func (e *userError) Unwrap() error { return e.err }
 
 // logSMTP returns the callback that logs what the in-process SMTP server
 // received: sender, recipients, subject and size, with OTP-like digit runs
@@ -345,16 +426,29 @@ func logSMTP(logger *slog.Logger) func(smtptest.Message) {
 	}
 }
 
-// printBanner tells the user where the API is, its key and what to try.
-// A key chosen through NOTIFY_API_KEY is not echoed.
-func printBanner(w io.Writer, cfg *config, base, smtpInfo string) {
+// printBanner tells the user where the API is, its key, the demo wallet's
+// balance (what it holds now, not NOTIFY_BALANCE: a wallet kept in the
+// database has spent some) and what to try. A key chosen through
+// NOTIFY_API_KEY is not echoed, and a key kept in the database cannot be:
+// only its digest is stored.
+func printBanner(w io.Writer, cfg *config, st *stores, balance notify.Money, base, smtpInfo string) {
 	key, keyNote := cfg.apiKey, "(random; set NOTIFY_API_KEY to choose one)"
-	if cfg.keyChosen {
+	switch {
+	case cfg.keyChosen:
 		key, keyNote = "$NOTIFY_API_KEY", "(from NOTIFY_API_KEY)"
+	case st.keyKept:
+		key, keyNote = "unchanged", "(the demo account keeps the key it has in the database, printed when it was made; set NOTIFY_API_KEY to replace it)"
+	}
+	balNote := ""
+	if st.walletKept {
+		balNote = " (the wallet kept in the database; NOTIFY_BALANCE opens a new wallet only)"
 	}
 	fmt.Fprintf(w, "notify gateway listening on %s\n", base)
 	fmt.Fprintf(w, "API key: %s %s\n", key, keyNote)
-	fmt.Fprintf(w, "account %q with a balance of %s\n", demoAccount, wallet.Format(cfg.balance))
+	fmt.Fprintf(w, "account %q with a balance of %s%s\n", demoAccount, wallet.Format(balance), balNote)
+	if st.keyKept {
+		key = "<your key>"
+	}
 	if smtpInfo != "" {
 		fmt.Fprintf(w, "e-mail: %s\n", smtpInfo)
 	}

@@ -91,6 +91,12 @@ type gateway struct {
 // and reads its address and key from the banner.
 func start(t *testing.T, env map[string]string) *gateway {
 	t.Helper()
+	return startWith(t, env, deps{resolver: staticDNS{}})
+}
+
+// startWith is start with the dependencies given.
+func startWith(t *testing.T, env map[string]string, d deps) *gateway {
+	t.Helper()
 	if _, ok := env["NOTIFY_ADDR"]; !ok {
 		env["NOTIFY_ADDR"] = "127.0.0.1:0"
 	}
@@ -98,7 +104,7 @@ func start(t *testing.T, env map[string]string) *gateway {
 	ctx, cancel := context.WithCancel(context.Background())
 	g.stop = cancel
 	go func() {
-		g.done <- runWith(ctx, func(k string) string { return env[k] }, g.out, deps{resolver: staticDNS{}})
+		g.done <- runWith(ctx, func(k string) string { return env[k] }, g.out, d)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -114,6 +120,22 @@ func start(t *testing.T, env map[string]string) *gateway {
 	g.key = strings.Fields(strings.TrimPrefix(line, "API key: "))[0]
 	g.out.waitFor(t, "try: curl")
 	return g
+}
+
+// shutdown stops the gateway as a signal would and waits for run to
+// return nil; start's cleanup then finds it stopped.
+func (g *gateway) shutdown(t *testing.T) {
+	t.Helper()
+	g.stop()
+	select {
+	case err := <-g.done:
+		g.done <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the gateway did not stop")
+	}
 }
 
 type answer struct {

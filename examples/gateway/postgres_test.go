@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
 
@@ -103,4 +105,108 @@ func TestCleanEveryDeletesExpiredRows(t *testing.T) {
 	closeDB := cleanEvery(db, time.Millisecond, slog.New(slog.NewTextHandler(out, nil)))
 	out.waitFor(t, "expired rows deleted")
 	closeDB()
+}
+
+// keysOf counts the demo account's API keys in the database at dbURL.
+func keysOf(t *testing.T, dbURL string) int {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM notify_api_keys WHERE account = $1`, demoAccount).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// authStatus is the status of GET /balance with key.
+func (g *gateway) authStatus(t *testing.T, key string) int {
+	t.Helper()
+	return g.curl(t, http.MethodGet, "/balance", map[string]string{"Authorization": key}, "").status
+}
+
+// TestGatewayAPIKeyOnPostgres: on PostgreSQL the demo account outlives
+// the gateway, and its keys must not pile up. A start without
+// NOTIFY_API_KEY makes a key only when the account has none, and later
+// such starts keep it without printing a key they do not know;
+// NOTIFY_API_KEY becomes the account's only key, revoking the others.
+func TestGatewayAPIKeyOnPostgres(t *testing.T) {
+	dbURL := schemaURL(t)
+	env := func(key string) map[string]string {
+		m := map[string]string{"NOTIFY_DATABASE_URL": dbURL}
+		if key != "" {
+			m["NOTIFY_API_KEY"] = key
+		}
+		return m
+	}
+
+	first := start(t, env(""))
+	random := first.key
+	if !strings.HasPrefix(random, "nk_") || first.authStatus(t, random) != 200 {
+		t.Fatalf("first start: key %q", random)
+	}
+	first.shutdown(t)
+
+	again := start(t, env(""))
+	if again.key != "unchanged" || strings.Contains(again.out.text(), "nk_") {
+		t.Errorf("a restart without NOTIFY_API_KEY printed a key:\n%s", again.out.text())
+	}
+	if again.authStatus(t, random) != 200 || keysOf(t, dbURL) != 1 {
+		t.Fatalf("after a restart without NOTIFY_API_KEY: %d keys, the first works: %v", keysOf(t, dbURL), again.authStatus(t, random) == 200)
+	}
+	again.shutdown(t)
+
+	const chosen, other = "chosen-key-0123456789", "other-key-0123456789"
+	c := start(t, env(chosen))
+	if c.authStatus(t, chosen) != 200 || c.authStatus(t, random) != 401 {
+		t.Errorf("NOTIFY_API_KEY did not replace the random key")
+	}
+	c.shutdown(t)
+
+	o := start(t, env(other))
+	if o.authStatus(t, other) != 200 || o.authStatus(t, chosen) != 401 || keysOf(t, dbURL) != 1 {
+		t.Errorf("starting with another NOTIFY_API_KEY: the old one still works or keys pile up (%d)", keysOf(t, dbURL))
+	}
+	o.shutdown(t)
+
+	// Without NOTIFY_API_KEY again: the chosen key is kept, not joined.
+	k := start(t, env(""))
+	if k.key != "unchanged" || k.authStatus(t, other) != 200 || keysOf(t, dbURL) != 1 {
+		t.Errorf("a start without NOTIFY_API_KEY after a chosen one: banner key %q, %d keys", k.key, keysOf(t, dbURL))
+	}
+	if !strings.Contains(k.out.text(), "Bearer <your key>") {
+		t.Errorf("the try line does not leave the key to the user:\n%s", k.out.text())
+	}
+}
+
+// TestGatewayBannerBalanceOnPostgres: a restarted gateway prints what its
+// wallet holds, not NOTIFY_BALANCE, which opens new wallets only.
+func TestGatewayBannerBalanceOnPostgres(t *testing.T) {
+	dbURL := schemaURL(t)
+	const key = "balance-key-0123456789"
+	env := func(balance string) map[string]string {
+		return map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_API_KEY": key, "NOTIFY_BALANCE": balance}
+	}
+	g := start(t, env("1.00"))
+	if !strings.Contains(g.out.text(), `account "demo" with a balance of ₹1.00`+"\n") {
+		t.Errorf("first start:\n%s", g.out.text())
+	}
+	if a := g.post(t, "/sms", key, `{"to":"9876543210","message":"hi"}`); a.status != 200 {
+		t.Fatalf("%d %s", a.status, a.raw)
+	}
+	g.shutdown(t)
+
+	r := start(t, env("50.00"))
+	var line string
+	for _, l := range strings.Split(r.out.text(), "\n") {
+		if strings.Contains(l, "with a balance of") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "₹0.75") || strings.Contains(line, "50.00") || !strings.Contains(line, "NOTIFY_BALANCE opens a new wallet only") {
+		t.Errorf("restart: %q, want the ₹0.75 that remains", line)
+	}
 }
