@@ -190,7 +190,7 @@ func common(fe *notify.FieldErrors, m meta, domain, website, key *value) (dom, i
 	return dom, idem
 }
 
-// smsBody is the JSON of POST /sms and /sms/send (spec 4.1).
+// smsBody is the JSON of POST /sms and /sms/send.
 type smsBody struct {
 	To              value `json:"to"`
 	Numbers         value `json:"numbers"`
@@ -210,7 +210,7 @@ type smsBody struct {
 	IdempotencyKey  value `json:"idempotency_key"`
 }
 
-// otpBody is the JSON of POST /send-otp (spec 4.2).
+// otpBody is the JSON of POST /send-otp.
 type otpBody struct {
 	To             value `json:"to"`
 	OTP            value `json:"otp"`
@@ -222,7 +222,7 @@ type otpBody struct {
 	IdempotencyKey value `json:"idempotency_key"`
 }
 
-// emailBody is the JSON of POST /email/send (spec 4.3).
+// emailBody is the JSON of POST /email/send.
 type emailBody struct {
 	To             value `json:"to"`
 	Subject        value `json:"subject"`
@@ -237,7 +237,7 @@ type emailBody struct {
 	IdempotencyKey value `json:"idempotency_key"`
 }
 
-// chatBody is the JSON of POST /messenger/send and its aliases (spec 4.4).
+// chatBody is the JSON of POST /messenger/send and its aliases.
 type chatBody struct {
 	To             value `json:"to"`
 	OTP            value `json:"otp"`
@@ -259,9 +259,10 @@ type chatBody struct {
 	IdempotencyKey value `json:"idempotency_key"`
 }
 
-// unmarshal decodes a request body, which must be one JSON object. Errors
-// are InvalidArgument *notify.Error values.
-func unmarshal(body []byte, dst any) error {
+// unmarshal decodes a request body, which must be one JSON object whose
+// keys are matched exactly against known (see checkStrict). Errors are
+// InvalidArgument *notify.Error values.
+func unmarshal(body []byte, dst any, known []string) error {
 	i := 0
 	for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
 		i++
@@ -283,7 +284,9 @@ func unmarshal(body []byte, dst any) error {
 		// Only syntax errors remain: every field decodes leniently.
 		return notify.Errorf(notify.CodeInvalidArgument, "malformed JSON: %s", jsonErrorText(err))
 	}
-	return nil
+	// After json.Unmarshal, so that a syntax error is reported as one; on
+	// a body it accepted, this is one more pass over the bytes.
+	return checkStrict(body, known)
 }
 
 // jsonErrorText describes a JSON syntax error with its byte offset.
@@ -302,7 +305,7 @@ func itoa(n int64) string {
 // decodeSMS decodes the body of POST /sms and /sms/send.
 func decodeSMS(body []byte, m meta) (*notify.SMSRequest, error) {
 	var w smsBody
-	if err := unmarshal(body, &w); err != nil {
+	if err := unmarshal(body, &w, smsKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
@@ -327,7 +330,7 @@ func decodeSMS(body []byte, m meta) (*notify.SMSRequest, error) {
 // decodeOTP decodes the body of POST /send-otp.
 func decodeOTP(body []byte, m meta) (*notify.OTPRequest, error) {
 	var w otpBody
-	if err := unmarshal(body, &w); err != nil {
+	if err := unmarshal(body, &w, otpKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
@@ -347,7 +350,7 @@ func decodeOTP(body []byte, m meta) (*notify.OTPRequest, error) {
 // decodeEmail decodes the body of POST /email/send.
 func decodeEmail(body []byte, m meta) (*notify.EmailRequest, error) {
 	var w emailBody
-	if err := unmarshal(body, &w); err != nil {
+	if err := unmarshal(body, &w, emailKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
@@ -371,7 +374,7 @@ func decodeEmail(body []byte, m meta) (*notify.EmailRequest, error) {
 // decodeChat decodes the body of POST /messenger/send and its aliases.
 func decodeChat(body []byte, m meta) (*notify.ChatRequest, error) {
 	var w chatBody
-	if err := unmarshal(body, &w); err != nil {
+	if err := unmarshal(body, &w, chatKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors

@@ -28,7 +28,10 @@ func TestDecodeSMSFields(t *testing.T) {
 			notify.SMSRequest{To: "9876543210", Message: "v"}},
 		{`{"to":"9876543210","template_slug":"order-confirmed","variables":{"NAME":"A","N":7},"brand":"B","idempotency_key":"k"}`, meta{idempotencyKey: "k"},
 			notify.SMSRequest{To: "9876543210", TemplateSlug: "order-confirmed", Variables: notify.Vars{"NAME": "A", "N": "7"}, Brand: "B", IdempotencyKey: "k"}},
-		{"{\"TO\":\"9876543210\",\"message\":\"\xff\"}", meta{}, notify.SMSRequest{To: "9876543210", Message: "\ufffd"}},
+		// Keys that match no field in any case are ignored; escapes and
+		// surrogate pairs decode.
+		{`{"to":"9876543210","message":"caf\u00e9 \ud83d\ude00","unknown":{"TO":1,"to":2},"Unknown":[{"x":1},{"x":2}]}`, meta{},
+			notify.SMSRequest{To: "9876543210", Message: "café 😀"}},
 	}
 	for _, c := range cases {
 		got, err := decodeSMS([]byte(c.body), c.m)
@@ -101,8 +104,26 @@ func checkDecodeErr(t *testing.T, body []byte, err error) {
 	for _, f := range e.Fields {
 		text += " " + f.Message
 	}
+	// Keys are named (the strict checks name a duplicate key by its path,
+	// and suggest the field a key in the wrong case stands for): a value
+	// that is part of a named key or field is not echoed by being named.
+	named := func(s string) bool {
+		for _, f := range e.Fields {
+			if strings.Contains(f.Field, s) {
+				return true
+			}
+		}
+		for _, keys := range [][]string{smsKeys, otpKeys, emailKeys, chatKeys} {
+			for _, k := range keys {
+				if strings.Contains(k, s) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for k, v := range obj {
-		if s, ok := v.(string); ok && len(s) >= 12 && strings.Contains(text, s) {
+		if s, ok := v.(string); ok && len(s) >= 12 && strings.Contains(text, s) && !named(s) {
 			t.Fatalf("error %q repeats the value of %q", text, k)
 		}
 	}
@@ -242,7 +263,7 @@ func TestStatusOf(t *testing.T) {
 	for code, status := range map[notify.Code]int{
 		notify.CodeInvalidArgument: 400, notify.CodeUnauthenticated: 401, notify.CodeInsufficientFunds: 402,
 		notify.CodePermissionDenied: 403, notify.CodeNotFound: 404, CodeMethodNotAllowed: 405,
-		notify.CodeConflict: 409, CodeRequestTooLarge: 413, CodeUnsupportedMediaType: 415,
+		notify.CodeConflict: 409, CodeRequestTooLarge: 413, CodeUnsupportedMediaType: 415, CodeHeadersTooLarge: 431,
 		notify.CodeRateLimited: 429, notify.CodeInternal: 500, notify.CodeRejected: 502,
 		notify.CodeUnavailable: 503, notify.CodeDeadlineExceeded: 504, "something_new": 500,
 	} {

@@ -1,20 +1,22 @@
 // Package httpapi serves the notification gateway's JSON-over-HTTP API
-// (spec/gateway-api.md, DESIGN.md section 7) as an http.Handler on top of a
+// (its full reference is docs/api.md, and the handler serves an OpenAPI
+// 3.1 document at GET /api/v1/openapi.json) as an http.Handler on top of a
 // notify.Notifier. It is an optional adapter: applications that embed
 // notify need not import it.
 //
 // Routes, under BasePath (/api/v1):
 //
-//	POST /sms, /sms/send               SMS (spec 4.1)
-//	POST /send-otp                     dual-channel OTP (spec 4.2)
-//	POST /email/send                   e-mail (spec 4.3)
-//	POST /messenger/send, /messenger/send-otp, /send-messenger   chat (spec 4.4)
-//	GET  /balance                      wallet balance (spec 4.5)
+//	POST /sms, /sms/send               SMS
+//	POST /send-otp                     dual-channel OTP
+//	POST /email/send                   e-mail
+//	POST /messenger/send, /messenger/send-otp, /send-messenger   chat
+//	GET  /balance                      wallet balance
+//	GET  /openapi.json                 this API's OpenAPI 3.1 document, without a key
 //
 // Every request is authenticated with "Authorization: <key>" or
 // "Authorization: Bearer <key>" through notify.AccountStore.AccountByKey;
 // the key selects the account. Bodies are JSON objects of at most 1 MiB
-// sent as application/json. Every alias of the spec is accepted (to/numbers,
+// sent as application/json. Every alias the API defines is accepted (to/numbers,
 // message/variables_values, route/rout, domain/website, brand_name/brand);
 // a field and its alias with different values is a 400 naming both.
 // Mobile numbers, OTP codes and numeric IDs may be JSON strings or JSON
@@ -23,9 +25,37 @@
 // receipt; the X-Domain header is recorded as the domain when the body has
 // none.
 //
-// Every response is JSON: {"success": true, ...} with the receipt, or
-// {"success": false, "error": {"code", "message", "fields"}} with the HTTP
-// status given by StatusOf. Every response carries an X-Request-ID.
+// Input is read strictly, so that the gateway never acts on something
+// other than what the client believes it sent; each of these is a 400
+// (invalid_argument) that names what is wrong, where encoding/json alone
+// would guess:
+//
+//   - a key given twice in any object of the body, nested ones included
+//     ("to" twice, or a name twice in "variables"): the error field is the
+//     key's path, such as "to" or "variables.NAME";
+//   - a key that matches a field only when case is ignored ("TO", "Message"),
+//     also in the name/value pairs of a "variables" array: keys are
+//     case-sensitive, and the error suggests the field; a key that matches
+//     no field in any case is ignored as before;
+//   - a string, key or value, holding invalid UTF-8 or a lone UTF-16
+//     surrogate escape (I-JSON, RFC 7493), instead of turning it into
+//     U+FFFD;
+//   - the Authorization, Content-Type, Idempotency-Key or X-Domain header
+//     sent twice, checked before the API key so that the answer never
+//     tells which of two keys is valid.
+//
+// Every response the Handler writes is JSON: {"success": true, ...} with
+// the receipt, or {"success": false, "error": {"code", "message",
+// "fields"}} with the HTTP status given by StatusOf. Every response
+// carries an X-Request-ID. Paths are matched exactly: one that is not
+// clean ("//sms", "/api/v1/./sms", a trailing slash) is a 404, not
+// ServeMux's redirect. A request line and headers over WithMaxHeaderBytes
+// (64 KiB) are a 431; the http.Server's own MaxHeaderBytes must be larger,
+// since net/http answers heads over it, and other malformed requests, in
+// plain text before any Handler runs. A body over WithMaxBodyBytes is a
+// 413 with "Connection: close", sent after the rest of the body (up to
+// DrainFactor times the limit) was read, so that a client that writes its
+// whole body before reading gets the answer rather than a reset.
 //
 // A send runs detached from the client's connection, bounded by
 // WithSendTimeout: a client that hangs up while the vendor call is in

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,10 +20,10 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// BasePath is the prefix of every route: the spec's {base_url} ends in it.
+// BasePath is the prefix of every route: a client's base URL ends in it.
 const BasePath = "/api/v1"
 
-// Handler serves the gateway API of spec/gateway-api.md under BasePath.
+// Handler serves the gateway API of docs/api.md under BasePath.
 // Create one with New; it is safe for concurrent use and holds no
 // goroutines, so it needs no Close.
 type Handler struct {
@@ -29,6 +31,7 @@ type Handler struct {
 	accounts notify.AccountStore
 	log      *slog.Logger
 	maxBody  int64
+	maxHead  int           // largest request head, in bytes (WithMaxHeaderBytes)
 	timeout  time.Duration // bound of a send detached from its request
 	root     http.Handler
 
@@ -55,13 +58,51 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithMaxBodyBytes sets the largest request body accepted; a larger one is
-// 413. Default 1 MiB.
+// answered 413 with "Connection: close". Default 1 MiB.
+//
+// Many clients (Python's urllib, curl without "Expect: 100-continue")
+// write the whole body before they read anything; closing the connection
+// on unread data makes the kernel reset it, and such a client sees the
+// reset instead of the 413. So before answering, the handler reads and
+// discards the rest of a body of up to DrainFactor times n; a longer one,
+// or one whose client asked for 100-continue and so has not sent it, is
+// not read, and the connection is closed after the answer. The time spent
+// draining is bounded by the http.Server's ReadTimeout.
 func WithMaxBodyBytes(n int64) Option {
 	return func(h *Handler) error {
 		if n <= 0 {
 			return errors.New("WithMaxBodyBytes: limit must be positive")
 		}
 		h.maxBody = n
+		return nil
+	}
+}
+
+// DrainFactor bounds the reading of a body over the limit: a body of up to
+// DrainFactor times WithMaxBodyBytes is read to its end before the 413, so
+// that a client still writing it reads the answer (see WithMaxBodyBytes).
+const DrainFactor = 4
+
+// DefaultMaxHeaderBytes is the default of WithMaxHeaderBytes.
+const DefaultMaxHeaderBytes = 64 << 10
+
+// WithMaxHeaderBytes sets the largest request head accepted: the request
+// line and the header fields, each counted as sent in HTTP/1.1 (name,
+// ": ", value, CRLF), Host included. A larger head is answered 431 with
+// the JSON error body, code request_headers_too_large. Default
+// DefaultMaxHeaderBytes (64 KiB).
+//
+// The http.Server's MaxHeaderBytes (default http.DefaultMaxHeaderBytes,
+// 1 MiB) must be larger than n: net/http answers a head over its own limit
+// with a plain-text 431 before any Handler sees the request, and that
+// answer cannot be customised. Only heads between the two limits get the
+// JSON answer.
+func WithMaxHeaderBytes(n int) Option {
+	return func(h *Handler) error {
+		if n <= 0 {
+			return errors.New("WithMaxHeaderBytes: limit must be positive")
+		}
+		h.maxHead = n
 		return nil
 	}
 }
@@ -93,6 +134,7 @@ func New(n *notify.Notifier, accounts notify.AccountStore, opts ...Option) (*Han
 		accounts: accounts,
 		log:      slog.New(slog.DiscardHandler),
 		maxBody:  1 << 20,
+		maxHead:  DefaultMaxHeaderBytes,
 		timeout:  30 * time.Second,
 	}
 	for _, opt := range opts {
@@ -127,6 +169,7 @@ func (h *Handler) routes() http.Handler {
 	post("/send-messenger", h.sendChat)
 	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
+	h.routeOpenAPI(mux) // GET /openapi.json, without a key (openapi.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, notify.Errorf(notify.CodeNotFound, "no such endpoint: %s %s (the API lives under %s)",
 			r.Method, r.URL.Path, BasePath), nil)
@@ -134,8 +177,9 @@ func (h *Handler) routes() http.Handler {
 	return recoverer(h.log)(mux)
 }
 
-// ServeHTTP implements http.Handler: it assigns the request ID, routes,
-// and writes the access log record.
+// ServeHTTP implements http.Handler: it assigns the request ID, refuses
+// an oversized head (431) and a path that is not clean (404), routes, and
+// writes the access log record. Every answer it writes is JSON.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	x := h.pool.Get().(*exchange)
@@ -144,7 +188,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x.id = h.requestID(r.Header.Get("X-Request-ID"))
 	w.Header().Set("X-Request-ID", x.id)
 
-	h.root.ServeHTTP(x, r)
+	switch p := r.URL.EscapedPath(); {
+	case headBytesOver(r, h.maxHead):
+		writeErr(x, r, notify.Errorf(CodeHeadersTooLarge, "the request line and headers are larger than %d bytes", h.maxHead), nil)
+	case p == "" || p[0] != '/' || path.Clean(p) != p:
+		// ServeMux would answer a plain redirect to the cleaned path
+		// (and a client would resend the POST there); paths are matched
+		// exactly instead.
+		writeErr(x, r, notify.Errorf(notify.CodeNotFound, "no such endpoint: %s %s (paths are matched exactly: no empty, \".\" or \"..\" segments and no trailing slash)",
+			r.Method, p), nil)
+	default:
+		h.root.ServeHTTP(x, r)
+	}
 
 	if x.status == 0 {
 		x.status = http.StatusOK
@@ -178,6 +233,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.LogAttrs(r.Context(), level, "http request", attrs[:n]...)
 	}
 	x.release(&h.pool)
+}
+
+// headBytesOver reports whether the request line and headers of r are
+// longer than limit bytes, counted as sent in HTTP/1.1. It stops counting
+// at the limit.
+func headBytesOver(r *http.Request, limit int) bool {
+	// "METHOD URI PROTO\r\n" and "Host: host\r\n" (net/http moves Host
+	// out of the header map).
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: \r\n") + len(r.Host)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+		if n > limit {
+			return true
+		}
+	}
+	return n > limit
 }
 
 // requestID returns the client's X-Request-ID when it is sane (1-128
@@ -334,6 +407,12 @@ func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
 func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := w.(*exchange)
+		// Before the key is looked at: with two keys, a 401 or not would
+		// tell which of them is valid.
+		if err := singleHeaders(r.Header); err != nil {
+			writeErr(x, r, err, nil)
+			return
+		}
 		key, ok := apiKey(r.Header.Get("Authorization"))
 		if !ok {
 			writeErr(x, r, notify.Errorf(notify.CodeUnauthenticated,
@@ -357,6 +436,22 @@ func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) htt
 		x.account = acct.ID
 		fn(x, r, acct)
 	})
+}
+
+// onceHeaders are the headers that decide what a request does; each may
+// be sent at most once, since http.Header.Get would silently take the
+// first of two.
+var onceHeaders = [...]string{"Authorization", "Content-Type", "Idempotency-Key", "X-Domain"}
+
+// singleHeaders returns an InvalidArgument error when a header of
+// onceHeaders is sent more than once.
+func singleHeaders(hd http.Header) error {
+	for _, name := range onceHeaders {
+		if n := len(hd[name]); n > 1 {
+			return notify.Errorf(notify.CodeInvalidArgument, "the %s header is sent %d times: send it once", name, n)
+		}
+	}
+	return nil
 }
 
 // apiKey extracts the key from an Authorization value: the bare key, or
@@ -385,7 +480,7 @@ func (h *Handler) readBody(x *exchange, r *http.Request) bool {
 		return false
 	}
 	if r.ContentLength > h.maxBody {
-		writeTooLarge(x, r, h.maxBody)
+		h.tooLarge(x, r, 0)
 		return false
 	}
 	buf := x.body[:0]
@@ -401,7 +496,7 @@ func (h *Handler) readBody(x *exchange, r *http.Request) bool {
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > h.maxBody {
 			x.body = buf[:0]
-			writeTooLarge(x, r, h.maxBody)
+			h.tooLarge(x, r, int64(len(buf)))
 			return false
 		}
 		if err == io.EOF {
@@ -417,8 +512,28 @@ func (h *Handler) readBody(x *exchange, r *http.Request) bool {
 	return true
 }
 
-func writeTooLarge(x *exchange, r *http.Request, limit int64) {
-	writeErr(x, r, notify.Errorf(CodeRequestTooLarge, "the request body is larger than %d bytes", limit), nil)
+// tooLarge answers 413 to a body over the limit, of which read bytes were
+// read. A client that writes its whole body before reading must find the
+// answer rather than a reset (see WithMaxBodyBytes): the rest of a body of
+// up to DrainFactor times the limit is read and discarded first. Either
+// way the connection is closed after the answer, as the client cannot
+// expect it to carry more.
+func (h *Handler) tooLarge(x *exchange, r *http.Request, read int64) {
+	bound := int64(math.MaxInt64)
+	if h.maxBody <= math.MaxInt64/DrainFactor {
+		bound = h.maxBody * DrainFactor
+	}
+	// With 100-continue (HTTP/1.1 and later) and nothing read yet, the
+	// client waits for our word before it sends the body: reading would
+	// ask for it.
+	waiting := read == 0 && r.ProtoAtLeast(1, 1) && strings.EqualFold(r.Header.Get("Expect"), "100-continue")
+	if !waiting && r.ContentLength <= bound {
+		// An error (the client left, the server's ReadTimeout) only means
+		// the answer may not arrive; there is nothing else to do.
+		_, _ = io.CopyN(io.Discard, r.Body, bound-read)
+	}
+	x.Header().Set("Connection", "close")
+	writeErr(x, r, notify.Errorf(CodeRequestTooLarge, "the request body is larger than %d bytes", h.maxBody), nil)
 }
 
 // isJSON reports whether a Content-Type is application/json, with at most

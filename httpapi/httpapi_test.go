@@ -257,7 +257,15 @@ func (e *testEnv) do(t *testing.T, method, path string, hdr map[string]string, b
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := e.client.Do(req)
+	return e.roundTrip(t, e.client, req)
+}
+
+// roundTrip sends req with client and checks that the answer is a JSON
+// object with an X-Request-ID.
+func (e *testEnv) roundTrip(t *testing.T, client *http.Client, req *http.Request) *reply {
+	t.Helper()
+	method, path := req.Method, req.URL.Path
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -877,6 +885,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"nil logger":   {httpapi.WithLogger(nil)},
 		"zero body":    {httpapi.WithMaxBodyBytes(0)},
 		"zero timeout": {httpapi.WithSendTimeout(0)},
+		"zero header":  {httpapi.WithMaxHeaderBytes(0)},
 	} {
 		if _, err := httpapi.New(n, accts, opts...); err == nil {
 			t.Errorf("%s: no error", name)

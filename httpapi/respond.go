@@ -22,10 +22,13 @@ const (
 	// CodeUnsupportedMediaType (415): the body is not declared as
 	// application/json.
 	CodeUnsupportedMediaType notify.Code = "unsupported_media_type"
+	// CodeHeadersTooLarge (431): the request line and headers are over
+	// the limit (WithMaxHeaderBytes, 64 KiB by default).
+	CodeHeadersTooLarge notify.Code = "request_headers_too_large"
 )
 
-// StatusOf returns the HTTP status the API answers for an error code
-// (DESIGN.md section 7). Codes it does not know are 500.
+// StatusOf returns the HTTP status the API answers for an error code (the
+// table is in docs/api.md). Codes it does not know are 500.
 func StatusOf(code notify.Code) int {
 	switch code {
 	case notify.CodeInvalidArgument:
@@ -58,6 +61,8 @@ func StatusOf(code notify.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case CodeUnsupportedMediaType:
 		return http.StatusUnsupportedMediaType
+	case CodeHeadersTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
 	}
 	return http.StatusInternalServerError
 }

@@ -228,7 +228,12 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// Above httpapi.DefaultMaxHeaderBytes (64 KiB), so that the
+		// handler, not net/http's plain-text 431, answers a large head.
+		MaxHeaderBytes: 1 << 20,
+		// "OPTIONS *" reaches the handler, which answers JSON.
+		DisableGeneralOptionsHandler: true,
+		ErrorLog:                     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	// net/http runs this once the listeners are closed: from here on the
 	// requests in flight finish and no new one is accepted.

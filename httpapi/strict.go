@@ -1,0 +1,555 @@
+package httpapi
+
+import (
+	"bytes"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+)
+
+// The strict checks of a request body: what encoding/json lets pass and
+// a client should hear about instead. encoding/json takes the last of two
+// equal keys, matches keys to fields ignoring case (Unicode folding, so
+// "meſſage" fills message) and turns invalid UTF-8 and lone surrogate
+// escapes into U+FFFD; each of these means the gateway would act on
+// something other than what the client believes it sent. The rules are
+// those of I-JSON (RFC 7493) for names and strings, plus exact key
+// matching.
+
+// maxStrictErrors bounds the problems listed in one answer: a 1 MiB body
+// of repeated keys must not make a 1 MiB error.
+const maxStrictErrors = 16
+
+// maxKeyShown bounds how much of a key an error repeats.
+const maxKeyShown = 64
+
+// maxDepth matches encoding/json's nesting limit; the scan runs only on
+// bodies json.Unmarshal accepted, so it is a guard, not a rule.
+const maxDepth = 10000
+
+// linearKeys is how many keys of one object are compared pairwise before
+// the check of duplicates switches to a map: small objects (every real
+// request) stay allocation-free, and a body of 100,000 keys stays linear.
+const linearKeys = 16
+
+// bodyKeys returns the JSON names of a body struct's fields, in order.
+func bodyKeys(t reflect.Type) []string {
+	keys := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}
+
+// The keys of each endpoint's body, from the structs that decode them, so
+// that the two cannot drift apart.
+var (
+	smsKeys   = bodyKeys(reflect.TypeFor[smsBody]())
+	otpKeys   = bodyKeys(reflect.TypeFor[otpBody]())
+	emailKeys = bodyKeys(reflect.TypeFor[emailBody]())
+	chatKeys  = bodyKeys(reflect.TypeFor[chatBody]())
+	// pairKeys are the keys of a name/value pair in a "variables" array,
+	// which notify.Vars decodes with encoding/json as well.
+	pairKeys = []string{"name", "value"}
+)
+
+// Where a value sits, for the keys its objects may have.
+const (
+	ctxNone = iota // keys are not checked against a list
+	ctxTop         // the request object: the endpoint's keys
+	ctxVars        // the value of "variables": an array's objects are pairs
+	ctxPair        // a name/value pair: pairKeys
+)
+
+// Problems found in a string literal.
+const (
+	strOK = iota
+	strBadUTF8
+	strSurrogate
+)
+
+// pathSeg is one step of the path to a value: an object key, or (key
+// nil) an array index.
+type pathSeg struct {
+	key []byte
+	idx int
+}
+
+// strictScan walks a body once, recording each duplicate key, each key
+// that matches a known key only when case is ignored, and each string
+// holding invalid UTF-8 or a lone surrogate escape.
+type strictScan struct {
+	b     []byte
+	i     int
+	known []string // keys of the request object
+	vars  bool     // known holds "variables"
+	fe    notify.FieldErrors
+	keys  [][]byte // keys of the objects being walked, innermost last
+	path  []pathSeg
+	depth int
+	bad   bool // not JSON after all: json.Unmarshal reports it
+}
+
+// checkStrict applies the strict rules to body, which json.Unmarshal has
+// accepted, whose request object has the keys known. It returns nil or an
+// InvalidArgument *notify.Error naming each problem (at most
+// maxStrictErrors) by its path: "to", "variables.NAME",
+// "variables[0].name"; "body" stands for the request object itself.
+func checkStrict(body []byte, known []string) error {
+	s := scanPool.Get().(*strictScan)
+	defer s.release()
+	s.b, s.i, s.known, s.vars, s.fe, s.depth, s.bad = body, 0, known, false, nil, 0, false
+	for _, k := range known {
+		if k == "variables" {
+			s.vars = true
+		}
+	}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return nil // unmarshal refused it already
+	}
+	s.object(ctxTop)
+	if s.bad {
+		return notify.Errorf(notify.CodeInvalidArgument, "malformed JSON: the body must be a JSON object")
+	}
+	return s.fe.Err()
+}
+
+// scanPool keeps scanners with their key and path stacks, so that a
+// request's scan allocates nothing.
+var scanPool = sync.Pool{New: func() any {
+	return &strictScan{keys: make([][]byte, 0, 32), path: make([]pathSeg, 0, 8)}
+}}
+
+// release returns s to scanPool without the body it references; stacks
+// grown by a huge body are dropped.
+func (s *strictScan) release() {
+	clear(s.keys[:cap(s.keys)])
+	clear(s.path[:cap(s.path)])
+	s.b, s.known, s.fe = nil, nil, nil
+	if cap(s.keys) > 1024 || cap(s.path) > 1024 {
+		return
+	}
+	s.keys, s.path = s.keys[:0], s.path[:0]
+	scanPool.Put(s)
+}
+
+// add records a problem of the value at the current path.
+func (s *strictScan) add(msg string) {
+	switch n := len(s.fe); {
+	case n > maxStrictErrors:
+		return
+	case n == maxStrictErrors:
+		s.fe.Add("body", "has more problems than these; fix them and send it again")
+		return
+	}
+	s.fe.Add(pathString(s.path), msg)
+}
+
+// pathString renders a path as the error fields name values: a.b[2].c,
+// or "body" for the request object. Long keys are cut short.
+func pathString(p []pathSeg) string {
+	if len(p) == 0 {
+		return "body"
+	}
+	var sb strings.Builder
+	for i, seg := range p {
+		if seg.key == nil {
+			sb.WriteByte('[')
+			sb.WriteString(strconv.Itoa(seg.idx))
+			sb.WriteByte(']')
+			continue
+		}
+		if i > 0 {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(shortKey(seg.key))
+	}
+	return sb.String()
+}
+
+// shortKey returns k, cut to maxKeyShown bytes on a rune boundary.
+func shortKey(k []byte) string {
+	if len(k) <= maxKeyShown {
+		return string(k)
+	}
+	n := maxKeyShown
+	for n > 0 && !utf8.RuneStart(k[n]) {
+		n--
+	}
+	return string(k[:n]) + "..."
+}
+
+func (s *strictScan) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// value walks the value at s.i.
+func (s *strictScan) value(ctx int) {
+	if s.i >= len(s.b) {
+		s.bad = true
+		return
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		s.object(ctx)
+	case c == '[':
+		elem := ctxNone
+		if ctx == ctxVars {
+			elem = ctxPair
+		}
+		s.array(elem)
+	case c == '"':
+		_, _, prob, probAt := s.str()
+		s.strProblem(false, prob, probAt)
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		s.i++
+		for s.i < len(s.b) {
+			c := s.b[s.i]
+			if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+				break
+			}
+			s.i++
+		}
+	default:
+		s.bad = true
+	}
+}
+
+func (s *strictScan) literal(lit string) {
+	if !bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+		s.bad = true
+		return
+	}
+	s.i += len(lit)
+}
+
+// strProblem records a problem str found; key says the string is a key,
+// whose problem is its object's (the path does not hold the key yet).
+func (s *strictScan) strProblem(key bool, prob, probAt int) {
+	switch prob {
+	case strBadUTF8:
+		if key {
+			s.add("has a key that is not valid UTF-8 (at offset " + strconv.Itoa(probAt) + " of the body); send text as UTF-8")
+		} else {
+			s.add("is not valid UTF-8 (at offset " + strconv.Itoa(probAt) + " of the body); send text as UTF-8")
+		}
+	case strSurrogate:
+		const what = `a lone UTF-16 surrogate escape (\uD800 to \uDFFF without its other half, at offset `
+		if key {
+			s.add("has a key holding " + what + strconv.Itoa(probAt) + " of the body)")
+		} else {
+			s.add("holds " + what + strconv.Itoa(probAt) + " of the body)")
+		}
+	}
+}
+
+// object walks the object at s.i; ctx says which keys it may have. Once
+// s.bad is set the walk is abandoned, so only a normal return restores
+// depth and keys.
+func (s *strictScan) object(ctx int) {
+	if s.depth++; s.depth > maxDepth {
+		s.bad = true
+		return
+	}
+	var known []string
+	switch ctx {
+	case ctxTop:
+		known = s.known
+	case ctxPair:
+		known = pairKeys
+	}
+	s.i++ // {
+	start := len(s.keys)
+	var seen map[string]struct{} // when the object outgrows linearKeys
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		s.depth--
+		return
+	}
+	for !s.bad {
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			s.bad = true
+			return
+		}
+		raw, esc, prob, probAt := s.str()
+		if s.bad {
+			return
+		}
+		key := raw
+		if esc {
+			key = unescape(raw)
+		}
+		s.strProblem(true, prob, probAt)
+		s.path = append(s.path, pathSeg{key: key})
+
+		dup := false
+		if seen != nil {
+			if _, dup = seen[string(key)]; !dup {
+				seen[string(key)] = struct{}{}
+			}
+		} else {
+			for _, k := range s.keys[start:] {
+				if bytes.Equal(k, key) {
+					dup = true
+					break
+				}
+			}
+			s.keys = append(s.keys, key)
+			if n := len(s.keys) - start; n > linearKeys {
+				seen = make(map[string]struct{}, 2*n)
+				for _, k := range s.keys[start:] {
+					seen[string(k)] = struct{}{}
+				}
+			}
+		}
+		if dup {
+			s.add("is a duplicate key: send each key once")
+		}
+
+		child := ctxNone
+		if known != nil {
+			if i := indexKey(known, key); i >= 0 {
+				if ctx == ctxTop && s.vars && known[i] == "variables" {
+					child = ctxVars
+				}
+			} else if want := foldKey(known, key); want != "" {
+				s.add(`is an unknown key; keys are case-sensitive: did you mean "` + want + `"?`)
+			}
+		}
+
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			s.bad = true
+			return
+		}
+		s.i++
+		s.ws()
+		s.value(child)
+		s.path = s.path[:len(s.path)-1]
+		s.ws()
+		if s.i >= len(s.b) {
+			s.bad = true
+			return
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.keys = s.keys[:start]
+			s.depth--
+			return
+		default:
+			s.bad = true
+		}
+	}
+}
+
+// array walks the array at s.i; elem is the context of its elements.
+func (s *strictScan) array(elem int) {
+	if s.depth++; s.depth > maxDepth {
+		s.bad = true
+		return
+	}
+	s.i++ // [
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		s.depth--
+		return
+	}
+	for idx := 0; !s.bad; idx++ {
+		s.ws()
+		s.path = append(s.path, pathSeg{idx: idx})
+		s.value(elem)
+		s.path = s.path[:len(s.path)-1]
+		s.ws()
+		if s.i >= len(s.b) {
+			s.bad = true
+			return
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.bad = true
+		}
+	}
+}
+
+// indexKey returns the index of key in known, or -1.
+func indexKey(known []string, key []byte) int {
+	for i, k := range known {
+		if string(key) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldKey returns the known key that key matches under Unicode case
+// folding, as encoding/json matches them, or "".
+func foldKey(known []string, key []byte) string {
+	ks := string(key)
+	for _, k := range known {
+		if strings.EqualFold(ks, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// str walks the string literal at s.i (an opening quote), leaving s.i
+// after its closing quote. It returns the bytes between the quotes,
+// whether they hold escapes, and the first problem with its byte offset.
+func (s *strictScan) str() (raw []byte, esc bool, prob, probAt int) {
+	b := s.b
+	start := s.i + 1
+	i := start
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			return b[start:i], esc, prob, probAt
+		case c == '\\':
+			esc = true
+			if i+1 >= len(b) {
+				s.bad = true
+				return nil, false, strOK, 0
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				r, ok := hex4(b, i+2)
+				if !ok {
+					s.bad = true
+					return nil, false, strOK, 0
+				}
+				at := i
+				i += 6
+				if r < 0xD800 || r > 0xDFFF {
+					continue
+				}
+				if r < 0xDC00 && i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					if r2, ok := hex4(b, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+						i += 6
+						continue
+					}
+				}
+				if prob == strOK {
+					prob, probAt = strSurrogate, at
+				}
+			default:
+				s.bad = true
+				return nil, false, strOK, 0
+			}
+		case c < 0x20:
+			s.bad = true
+			return nil, false, strOK, 0
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 && prob == strOK {
+				prob, probAt = strBadUTF8, i
+			}
+			i += size
+		}
+	}
+	s.bad = true
+	return nil, false, strOK, 0
+}
+
+// hex4 decodes the four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// unescape decodes the escapes of a string literal's contents that str
+// accepted, as encoding/json does (a lone surrogate becomes U+FFFD: str
+// has reported it). Keys with escapes are rare; this allocates.
+func unescape(raw []byte) []byte {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, _ := hex4(raw, i+2)
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				if r2, ok := hex4(raw, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+					i += 6
+				}
+			}
+			if r >= 0xD800 && r <= 0xDFFF {
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // " \ /
+			out = append(out, raw[i+1])
+		}
+		i += 2
+	}
+	return out
+}
