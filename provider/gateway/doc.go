@@ -64,6 +64,7 @@
 //	                                     method_not_allowed,
 //	                                     unsupported_media_type
 //	413                                  request_too_large        not accepted    Rejected
+//	431                                  request_headers_too_large not accepted   Rejected
 //	429                                  rate_limited             not accepted    RateLimited, RetryAfter from
 //	                                                                              Retry-After or retry_after_seconds
 //	502                                  rejected                 not accepted    Rejected

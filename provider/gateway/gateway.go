@@ -351,6 +351,10 @@ func proven(status int, hdr http.Header, res *response) error {
 	case "request_too_large":
 		e.Code = notify.CodeRejected
 		why += " (the message is over the remote's size limit)"
+	case "request_headers_too_large":
+		// The remote refused the head before reading the body.
+		e.Code = notify.CodeRejected
+		why += " (the request's headers are over the remote's limit)"
 	case "rate_limited":
 		e.Code = notify.CodeRateLimited
 		e.RetryAfter = time.Duration(res.Error.RetryAfterSeconds) * time.Second

@@ -53,6 +53,7 @@ func TestErrorClassification(t *testing.T) {
 		{"404 not_found", reply{status: 404, body: errBody("not_found", "no such endpoint")}, notify.CodeRejected, notAccepted, 0, nil, "Config.BaseURL"},
 		{"405 method_not_allowed", reply{status: 405, body: errBody("method_not_allowed", "use POST")}, notify.CodeRejected, notAccepted, 0, nil, "Config.BaseURL"},
 		{"413 request_too_large", reply{status: 413, body: errBody("request_too_large", "over 1 MiB")}, notify.CodeRejected, notAccepted, 0, nil, "size limit"},
+		{"431 request_headers_too_large", reply{status: 431, body: errBody("request_headers_too_large", "over 64 KiB")}, notify.CodeRejected, notAccepted, 0, nil, "headers"},
 		{"415 unsupported_media_type", reply{status: 415, body: errBody("unsupported_media_type", "send JSON")}, notify.CodeRejected, notAccepted, 0, nil, "Config.BaseURL"},
 		{"429 Retry-After", reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errBody("rate_limited", "slow down")},
 			notify.CodeRateLimited, notAccepted, 7 * time.Second, nil, ""},
