@@ -55,7 +55,9 @@
 // plain text before any Handler runs. A body over WithMaxBodyBytes is a
 // 413 with "Connection: close", sent after the rest of the body (up to
 // DrainFactor times the limit) was read, so that a client that writes its
-// whole body before reading gets the answer rather than a reset.
+// whole body before reading gets the answer rather than a reset; every
+// other refusal (401, 404, 405, 415, 431, 400) reads the unread rest of
+// the body to the same bound before it answers, for the same reason.
 //
 // A send runs detached from the client's connection, bounded by
 // WithSendTimeout: a client that hangs up while the vendor call is in

@@ -200,6 +200,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.root.ServeHTTP(x, r)
 	}
+	if x.status >= 400 {
+		// A refusal before the body was read (401, 404, 405, 415, 431)
+		// must not become a reset for a client still sending it. A body
+		// read to its end costs one more Read here.
+		h.drain(r, 0)
+	}
 
 	if x.status == 0 {
 		x.status = http.StatusOK
@@ -519,6 +525,22 @@ func (h *Handler) readBody(x *exchange, r *http.Request) bool {
 // way the connection is closed after the answer, as the client cannot
 // expect it to carry more.
 func (h *Handler) tooLarge(x *exchange, r *http.Request, read int64) {
+	h.drain(r, read)
+	x.Header().Set("Connection", "close")
+	writeErr(x, r, notify.Errorf(CodeRequestTooLarge, "the request body is larger than %d bytes", h.maxBody), nil)
+}
+
+// drain reads and discards what is left of a refused request's body, up
+// to DrainFactor times the body limit (read bytes of it already read), so
+// that a client that writes its whole body before reading gets the answer:
+// net/http closes a connection with more than 256 KiB unread, and a close
+// with unread data is a reset that can destroy the answer in flight. It
+// must run before the handler returns, while the answer is still
+// buffered. A body larger than the bound is not read at all.
+func (h *Handler) drain(r *http.Request, read int64) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
 	bound := int64(math.MaxInt64)
 	if h.maxBody <= math.MaxInt64/DrainFactor {
 		bound = h.maxBody * DrainFactor
@@ -532,8 +554,6 @@ func (h *Handler) tooLarge(x *exchange, r *http.Request, read int64) {
 		// the answer may not arrive; there is nothing else to do.
 		_, _ = io.CopyN(io.Discard, r.Body, bound-read)
 	}
-	x.Header().Set("Connection", "close")
-	writeErr(x, r, notify.Errorf(CodeRequestTooLarge, "the request body is larger than %d bytes", h.maxBody), nil)
 }
 
 // isJSON reports whether a Content-Type is application/json, with at most

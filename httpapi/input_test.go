@@ -291,3 +291,52 @@ func TestTooLargeBodyPlainClient(t *testing.T) {
 		t.Errorf("%d sent", n)
 	}
 }
+
+// A refusal that comes before the body is read (a bad key, an unknown
+// path, a wrong method or media type) reaches a client that writes its
+// whole 2 MiB body before reading, instead of a connection reset.
+func TestEarlyRefusalPlainClient(t *testing.T) {
+	e := newTestEnv(t)
+	addr := serveSmall(t, e.handler)
+	body := `{"to":"9876543210","message":"` + strings.Repeat("a", 2<<20) + `"}`
+	for _, c := range []struct {
+		name, method, path, auth, ctype string
+		status                          int
+		code                            string
+	}{
+		{"bad key", "POST", "/api/v1/sms", "not-a-key-0123456789", "application/json", 401, "unauthenticated"},
+		{"unknown path", "POST", "/api/v1/fax", testKey, "application/json", 404, "not_found"},
+		{"wrong method", "PUT", "/api/v1/sms", testKey, "application/json", 405, "method_not_allowed"},
+		{"wrong media type", "POST", "/api/v1/sms", testKey, "text/plain", 415, "unsupported_media_type"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.(*net.TCPConn).SetWriteBuffer(smallBuffer)
+			if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s",
+				c.method, c.path, addr, c.auth, c.ctype, len(body), body)
+			if _, err := io.WriteString(conn, req); err != nil {
+				t.Fatalf("writing the request: %v", err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("reading the response: %v", err)
+			}
+			raw, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var out struct{ Error struct{ Code string } }
+			if err != nil || resp.StatusCode != c.status || json.Unmarshal(raw, &out) != nil || out.Error.Code != c.code {
+				t.Fatalf("got %d %s (%v), want %d %s", resp.StatusCode, raw, err, c.status, c.code)
+			}
+		})
+	}
+	if n := e.sent(); n != 0 {
+		t.Errorf("%d sent", n)
+	}
+}
