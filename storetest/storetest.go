@@ -3,14 +3,13 @@ package storetest
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/errtext"
 )
 
 // Goroutines is how many goroutines the concurrent subtests run.
@@ -34,22 +33,14 @@ func wantCode(t *testing.T, what string, err error, code notify.Code) {
 	}
 }
 
-// wantShownToSender fails t when err's text starts with a package name
-// ("memstore: ..."): a sender sees this error, through the HTTP API too,
-// and must not be told which store the gateway runs on.
+// wantShownToSender fails t when err's text names a package: a sender
+// sees this error, through the HTTP API too.
 func wantShownToSender(t *testing.T, what string, err error) {
 	t.Helper()
-	var e *notify.Error
-	msg := err.Error()
-	if errors.As(err, &e) && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	if packagePrefix.MatchString(msg) {
+	if msg, bad := errtext.NamesPackage(err); bad {
 		t.Errorf("%s: error %q names a package; a sender sees it", what, msg)
 	}
 }
-
-var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
 
 func runAll(t *testing.T, tests []subtest) {
 	t.Helper()

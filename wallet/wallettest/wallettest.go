@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
-	"regexp"
 	"sync"
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/errtext"
 )
 
 // Harness connects the suite to one WalletStore implementation. Both hooks
@@ -97,22 +97,14 @@ func wantBalance(t *testing.T, s notify.WalletStore, acct string, want int64) {
 }
 
 // wantCode fails t unless err has the code.
-// wantShownToSender fails t when err's text starts with a package name
-// ("memstore: ..."): a sender sees this error, through the HTTP API too,
-// and must not be told which store the gateway runs on.
+// wantShownToSender fails t when err's text names a package: a sender
+// sees this error, through the HTTP API too.
 func wantShownToSender(t *testing.T, what string, err error) {
 	t.Helper()
-	var e *notify.Error
-	msg := err.Error()
-	if errors.As(err, &e) && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	if packagePrefix.MatchString(msg) {
+	if msg, bad := errtext.NamesPackage(err); bad {
 		t.Errorf("%s: error %q names a package; a sender sees it", what, msg)
 	}
 }
-
-var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
 
 func wantCode(t *testing.T, what string, err error, code notify.Code) {
 	t.Helper()
