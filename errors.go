@@ -274,3 +274,50 @@ func (fe FieldErrors) Err() error {
 func InvalidField(field, message string) *Error {
 	return &Error{Code: CodeInvalidArgument, Fields: []FieldError{{Field: field, Message: message}}}
 }
+
+// StoreError is the cause of an error the Notifier returns when one of
+// the stores it depends on failed (a database down, a timeout, a bug)
+// rather than refusing the request for the sender's reasons: the
+// service's trouble, not the sender's. The *Error around it keeps the
+// store's code (Unavailable, DeadlineExceeded, Internal, ...), so
+// retries and statuses are unchanged; an adapter answering clients, such
+// as httpapi, tells them only which store failed and logs the rest,
+// since the store's own words name its package and may name hosts.
+//
+// A store's refusals that are the sender's to act on (InsufficientFunds,
+// Conflict, RateLimited, NotFound, InvalidArgument, PermissionDenied,
+// Unauthenticated) are returned as they are, not as a StoreError.
+type StoreError struct {
+	// Store names the store: "accounts", "idempotency", "limits" or
+	// "wallet".
+	Store string
+	// Err is the store's error.
+	Err error
+}
+
+// Error returns "<store> store: <the store's error>".
+func (e *StoreError) Error() string { return e.Store + " store: " + e.Err.Error() }
+
+// Unwrap returns the store's error.
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// storeFailure wraps a store's error for op: a refusal the sender can act
+// on as it is, anything else with a StoreError naming store as the cause.
+func storeFailure(op, store string, err error) *Error {
+	switch CodeOf(err) {
+	case CodeInsufficientFunds, CodeConflict, CodeRateLimited, CodeNotFound,
+		CodeInvalidArgument, CodePermissionDenied, CodeUnauthenticated:
+		return wrap(op, "", CodeInternal, err)
+	}
+	code := CodeInternal
+	var e *Error
+	switch {
+	case errors.As(err, &e) && e.Code != "":
+		code = e.Code
+	case errors.Is(err, context.Canceled):
+		code = CodeCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		code = CodeDeadlineExceeded
+	}
+	return &Error{Code: code, Op: op, Err: &StoreError{Store: store, Err: err}}
+}

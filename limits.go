@@ -84,5 +84,5 @@ func limitError(op, what string, err error) error {
 		}
 		return &Error{Code: CodeRateLimited, Op: op, RetryAfter: e.RetryAfter, Err: fmt.Errorf("%s: %s", what, limit)}
 	}
-	return wrap(op, "", CodeInternal, fmt.Errorf("limit store: %w", err))
+	return storeFailure(op, "limits", err)
 }

@@ -283,7 +283,7 @@ func (n *Notifier) Balance(ctx context.Context, account string) (Balance, error)
 	}
 	b, err := n.wallet.Balance(ctx, acct.ID)
 	if err != nil {
-		return Balance{}, wrap(op, "", CodeInternal, err)
+		return Balance{}, storeFailure(op, "wallet", err)
 	}
 	b.Name = acct.Name
 	return b, nil
@@ -299,7 +299,7 @@ func (n *Notifier) account(ctx context.Context, op, id string) (*Account, error)
 	}
 	acct, err := n.accounts.Account(ctx, id)
 	if err != nil {
-		return nil, wrap(op, "", CodeInternal, err)
+		return nil, storeFailure(op, "accounts", err)
 	}
 	if acct.Disabled {
 		return nil, &Error{Code: CodePermissionDenied, Op: op, Err: fmt.Errorf("account %q is disabled", id)}

@@ -82,7 +82,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
 	prev, err := n.idem.Reserve(ctx, acct.ID, key, fp)
 	if err != nil {
-		return nil, wrap(op, "", CodeInternal, err)
+		return nil, storeFailure(op, "idempotency", err)
 	}
 	if prev != nil {
 		return prev, replayError(op, prev)
@@ -148,7 +148,7 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		var err error
 		balance, charged, err = n.charge(ctx, acct, env)
 		if err != nil {
-			return nil, wrap(op, "", CodeInternal, err)
+			return nil, storeFailure(op, "wallet", err)
 		}
 	}
 	n.observe(ctx, Event{Type: EventAccepted, Envelope: env})

@@ -353,7 +353,7 @@ func writeErr(w http.ResponseWriter, req *http.Request, err error, r *notify.Rec
 	if x != nil {
 		x.code = code
 		var e *notify.Error
-		if x.detail == "" && (code == notify.CodeInternal || errors.As(err, &e) && internalCause(e)) {
+		if x.detail == "" && (code == notify.CodeInternal || errors.As(err, &e) && internalCause(e) || storeCause(err) != nil) {
 			x.detail = err.Error()
 		}
 		buf = x.out[:0]

@@ -262,6 +262,11 @@ func errorMessage(err error) string {
 	if e.Code == notify.CodeInternal {
 		return "internal error"
 	}
+	if se := storeCause(err); se != nil {
+		// The store's words name its package and may name hosts; they
+		// go to the log.
+		return "the gateway's " + se.Store + " store is failing; nothing was sent, try again later"
+	}
 	if internalCause(e) {
 		return "the provider failed in an unexpected way after it may have sent the message"
 	}
@@ -290,6 +295,15 @@ func errorMessage(err error) string {
 		sb.WriteString(f.Message)
 	}
 	return sb.String()
+}
+
+// storeCause returns the StoreError behind err, or nil.
+func storeCause(err error) *notify.StoreError {
+	var se *notify.StoreError
+	if errors.As(err, &se) {
+		return se
+	}
+	return nil
 }
 
 // internalCause reports whether e wraps an Internal *notify.Error, such as
