@@ -48,6 +48,8 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkPipelineSendSMS", "ns/op"}, theirs: figure{"BenchmarkPeerNikoksrSend", "ns/op"}, lowerIsBetter: true, target: 1.0},
 	{what: "send pipeline allocations (allocs/op)", dir: "bench", pattern: "PipelineSendSMS", time: "200ms",
 		ours: figure{"BenchmarkPipelineSendSMS", "allocs/op"}, lowerIsBetter: true, target: 12},
+	{what: "request rules (validator/v10) share of a send (ns/op)", dir: "bench", pattern: "PipelineSendSMS|RequestRulesSMS", time: "200ms",
+		ours: figure{"BenchmarkRequestRulesSMS", "ns/op"}, theirs: figure{"BenchmarkPipelineSendSMS", "ns/op"}, lowerIsBetter: true, target: 0.15},
 	{what: "memstore debit, 8 goroutines vs mutex int64 (ns/op)", dir: "memstore", pattern: "DebitParallel", time: "200000x",
 		ours: figure{"BenchmarkDebitParallel/memstore", "ns/op"}, theirs: figure{"BenchmarkDebitParallel/baseline=mutex-int64", "ns/op"}, lowerIsBetter: true, target: 1.5},
 	{what: "memstore debit, 64k ref retention vs mutex int64 (ns/op)", dir: "memstore", pattern: "DebitParallel", time: "200000x",
