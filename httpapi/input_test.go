@@ -200,6 +200,22 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 
 // serveSmall runs h on a real http.Server on 127.0.0.1 with small socket
 // buffers, stopped by t.Cleanup, and returns its address.
+// dialSmall connects to addr with a small send buffer and a deadline that
+// bounds the whole exchange; the connection is closed when t ends.
+func dialSmall(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.(*net.TCPConn).SetWriteBuffer(smallBuffer)
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 func serveSmall(t *testing.T, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -248,15 +264,7 @@ func TestTooLargeBodyPlainClient(t *testing.T) {
 		{"beyond the drain bound", smallAddr, head + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", c.addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			_ = conn.(*net.TCPConn).SetWriteBuffer(smallBuffer)
-			if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-				t.Fatal(err)
-			}
+			conn := dialSmall(t, c.addr)
 			if _, err := io.WriteString(conn, c.req); err != nil {
 				t.Fatalf("writing the request: %v", err)
 			}
@@ -310,15 +318,7 @@ func TestEarlyRefusalPlainClient(t *testing.T) {
 		{"wrong media type", "POST", "/api/v1/sms", testKey, "text/plain", 415, "unsupported_media_type"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			_ = conn.(*net.TCPConn).SetWriteBuffer(smallBuffer)
-			if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-				t.Fatal(err)
-			}
+			conn := dialSmall(t, addr)
 			req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s",
 				c.method, c.path, addr, c.auth, c.ctype, len(body), body)
 			if _, err := io.WriteString(conn, req); err != nil {
