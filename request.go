@@ -14,9 +14,9 @@ import (
 //
 // The request types declare their per-field rules as `validate` struct
 // tags (github.com/go-playground/validator/v10 syntax, with the custom
-// rules mobile, otp, text, mailbox, header, filename, templatename and the
-// alias domain); the channels check them and then the rules that need
-// code. Their json tags are the HTTP API's field names, which errors use.
+// rules otp, text, mailbox, header, filename, templatename, notblank and
+// the alias domain); the channels check them and then the rules that need
+// code, such as normalising a mobile number (which checks it too). Their json tags are the HTTP API's field names, which errors use.
 type Request interface {
 	// Kind is the channel kind the request is for.
 	Kind() Kind
@@ -29,8 +29,10 @@ type SMSRequest struct {
 	// Account is the ID of the sending account. Required.
 	Account string `json:"-"`
 	// To is the recipient: 10 digits starting 6-9; +91, 91 and 0 prefixes,
-	// spaces and dashes are accepted and removed. Required.
-	To string `json:"to" validate:"required,mobile"`
+	// spaces and dashes are accepted and removed. Required. Its rule is
+	// the normalisation itself, in code: checking it apart would parse
+	// every number twice.
+	To string `json:"to"`
 	// Message is the text, or the numeric code on the otp route. Required
 	// unless TemplateSlug is set (on the otp route the code may then come
 	// from Variables["OTP"]).
@@ -125,7 +127,7 @@ type EmailRequest struct {
 type ChatRequest struct {
 	Account string `json:"-"`
 	// To is the recipient mobile number, as for SMSRequest.To. Required.
-	To string `json:"to" validate:"required,mobile"`
+	To string `json:"to"`
 	// OTP is a numeric code (4-8 digits) sent as a priority
 	// authentication message; it also fills a template's OTP variable.
 	OTP string `json:"otp" validate:"omitempty,otp"`

@@ -33,9 +33,13 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, notify.Errorf(notify.CodeInternal, "chat: Prepare needs an account")
 	}
 	var fe notify.FieldErrors
-	rules.Check(&fe, r) // to, otp, brand, type, gateway, template_name, file_name, domain
 
-	to, _ := phone.Normalize(r.To) // checked by the mobile rule
+	// Normalising checks the number: one parse.
+	to, err := phone.Normalize(r.To)
+	if err != nil {
+		fe.Add("to", err.Error())
+	}
+	rules.Check(&fe, r) // otp, brand, type, gateway, template_name, file_name, domain
 	requested := r.Gateway
 	if requested == "" {
 		requested = notify.GatewayAuto
@@ -46,7 +50,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 	action := normalAction(r.Action)
 	if action == "" {
-		fe.Addf("action", "must be login, two-step verification, registration, password reset, transaction or verification, not %s", clip(r.Action))
+		fe.Addf("action", "must be login, two-step verification, registration, password reset, transaction or verification, not %s", rules.Clip(r.Action))
 	}
 	brand := strings.TrimSpace(r.Brand)
 	brandGiven := brand != ""
@@ -60,7 +64,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if r.Language != "" {
 		var ok bool
 		if lang, ok = normalLanguage(r.Language); !ok {
-			fe.Addf("language", "must be a language code such as en, en_US or hi, not %s", clip(r.Language))
+			fe.Addf("language", "must be a language code such as en, en_US or hi, not %s", rules.Clip(r.Language))
 		}
 	}
 	for _, u := range []struct{ field, raw string }{{"media_url", r.MediaURL}, {"header_url", r.HeaderURL}} {
@@ -78,7 +82,6 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	msg := &notify.ChatMessage{Type: typ}
 	var tmplClass notify.PriceClass
-	var err error
 	switch {
 	case r.MediaURL != "":
 		msg.Media = mediaFor(r.MediaURL, r.FileName)
@@ -431,17 +434,4 @@ func letters(s string) bool {
 		}
 	}
 	return true
-}
-
-// clip quotes a user value for an error message, shortened.
-func clip(s string) string {
-	const max = 40
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
-	}
-	return strconv.Quote(s)
 }

@@ -16,7 +16,8 @@ const (
 	// MaxSubjectLen is the longest subject, in bytes: the longest line RFC
 	// 5322 allows.
 	MaxSubjectLen = 998
-	// MaxFromNameLen is the longest from_name, in characters.
+	// MaxFromNameLen is the longest from_name, in characters; the rule
+	// itself is the from_name tag of notify.EmailRequest.
 	MaxFromNameLen = 100
 	// MaxMessageLen is the longest message body, in bytes.
 	MaxMessageLen = 1 << 20
@@ -133,16 +134,16 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, ac
 		return err
 	}
 	if rd == nil {
-		return notify.Errorf(notify.CodeInternal, "email: renderer returned no template for %q", clip(r.TemplateSlug))
+		return notify.Errorf(notify.CodeInternal, "email: renderer returned no template for %s", rules.Clip(r.TemplateSlug))
 	}
 	if strings.TrimSpace(rd.HTML) == "" && strings.TrimSpace(rd.Text) == "" {
-		fe.Addf("template_slug", "template %q has no e-mail form", clip(r.TemplateSlug))
+		fe.Addf("template_slug", "template %s has no e-mail form", rules.Clip(r.TemplateSlug))
 		return nil
 	}
 	if r.Subject == "" {
 		switch {
 		case strings.TrimSpace(rd.Subject) == "":
-			fe.Addf("subject", "is required: template %q has no subject", clip(r.TemplateSlug))
+			fe.Addf("subject", "is required: template %s has no subject", rules.Clip(r.TemplateSlug))
 		case !checkSubject(fe, "variables", rd.Subject):
 		default:
 			msg.Subject = rd.Subject
@@ -191,16 +192,6 @@ func checkSubject(fe *notify.FieldErrors, field, s string) bool {
 		return true
 	}
 	return false
-}
-
-// clip shortens a value quoted in an error message.
-func clip(s string) string {
-	const n = 40
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }
 
 // Deliver hands env to the provider, once: the Notifier retries. The

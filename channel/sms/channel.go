@@ -118,9 +118,13 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, notify.Errorf(notify.CodeInternal, "sms: Prepare needs an account")
 	}
 	var fe notify.FieldErrors
-	rules.Check(&fe, r)
 
-	to, _ := phone.Normalize(r.To) // checked by the mobile rule
+	// Normalising checks the number: one parse.
+	to, err := phone.Normalize(r.To)
+	if err != nil {
+		fe.Add("to", err.Error())
+	}
+	rules.Check(&fe, r)
 
 	route := r.Route
 	if route == "" {
@@ -147,7 +151,6 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	msg.Route, msg.SenderID = route, sender
 	class := notify.Transactional
 	var text string
-	var err error
 	textOK := true // false once a problem with the text is reported
 
 	if route == notify.RouteOTP {
@@ -212,7 +215,7 @@ func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify
 		class = rd.Class
 	}
 	if strings.TrimSpace(rd.Text) == "" {
-		fe.Addf("template_slug", "template %q has no SMS text", clip(r.TemplateSlug))
+		fe.Addf("template_slug", "template %s has no SMS text", rules.Clip(r.TemplateSlug))
 		return "", class, false, nil
 	}
 	return rd.Text, class, true, nil
@@ -238,7 +241,7 @@ func (c *Channel) render(ctx context.Context, fe *notify.FieldErrors, acct *noti
 		return nil, false, err
 	}
 	if rd == nil {
-		return nil, false, notify.Errorf(notify.CodeInternal, "sms: renderer returned no template for %q", clip(slug))
+		return nil, false, notify.Errorf(notify.CodeInternal, "sms: renderer returned no template for %s", rules.Clip(slug))
 	}
 	return rd, true, nil
 }
@@ -287,7 +290,7 @@ func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.
 		return "", false, err
 	}
 	if strings.TrimSpace(rd.Text) == "" {
-		fe.Addf("template_slug", "template %q has no SMS text", clip(r.TemplateSlug))
+		fe.Addf("template_slug", "template %s has no SMS text", rules.Clip(r.TemplateSlug))
 		return "", false, nil
 	}
 	return rd.Text, true, nil
@@ -310,7 +313,7 @@ func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify
 	if !ok {
 		switch {
 		case !c.unregistered:
-			fe.Addf("dlt_template_id", "%q is not registered on the account%s", clip(id), registered(acct))
+			fe.Addf("dlt_template_id", "%s is not registered on the account%s", rules.Clip(id), registered(acct))
 		case entity == "":
 			fe.Addf("dlt_entity_id", "is required with a template the account has not registered")
 		default:
@@ -319,7 +322,7 @@ func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify
 		return
 	}
 	if entity != "" && entity != tpl.EntityID {
-		fe.Addf("dlt_entity_id", "%q is not the entity registered with template %q", clip(entity), clip(id))
+		fe.Addf("dlt_entity_id", "%s is not the entity registered with template %s", rules.Clip(entity), rules.Clip(id))
 		return
 	}
 	msg.DLTTemplateID, msg.DLTEntityID = tpl.ID, tpl.EntityID
@@ -328,7 +331,7 @@ func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify
 	}
 	values, err := dlt.Match(tpl.Content, text)
 	if err != nil {
-		fe.Addf("message", "does not match DLT template %q: %s", clip(id), strings.TrimPrefix(err.Error(), "dlt: "))
+		fe.Addf("message", "does not match DLT template %s: %s", rules.Clip(id), strings.TrimPrefix(err.Error(), "dlt: "))
 		return
 	}
 	msg.DLTValues = values
@@ -432,19 +435,6 @@ func encodingName(enc notify.SMSEncoding) string {
 		return "UCS-2"
 	}
 	return "GSM-7"
-}
-
-// clip shortens a caller's value quoted in an error message.
-func clip(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // Deliver hands env to the provider, once; the Notifier retries. The

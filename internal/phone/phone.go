@@ -21,16 +21,6 @@ func Normalize(s string) (string, error) {
 	return string(b[lo:hi]), nil
 }
 
-// Check returns the error Normalize would, without building the
-// normalised number: a validation that costs no allocation.
-func Check(s string) error {
-	if isNational(s) {
-		return nil
-	}
-	_, _, _, err := parse(s)
-	return err
-}
-
 // parse collects the digits of s and returns the national number as
 // b[lo:hi].
 func parse(s string) (b [16]byte, lo, hi int, err error) {

@@ -27,7 +27,6 @@ import (
 	"github.com/go-playground/validator/v10"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/phone"
 )
 
 // A rule returns why s breaks it, or "" when s keeps it.
@@ -35,7 +34,6 @@ type rule func(s string) string
 
 // custom maps each custom tag to its rule.
 var custom = map[string]rule{
-	"mobile":       mobile,
 	"otp":          otp,
 	"text":         Text,
 	"mailbox":      Mailbox,
@@ -169,13 +167,6 @@ func Clip(s string) string {
 func notBlank(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "must not be blank"
-	}
-	return ""
-}
-
-func mobile(s string) string {
-	if err := phone.Check(s); err != nil {
-		return err.Error()
 	}
 	return ""
 }

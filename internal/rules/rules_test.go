@@ -44,7 +44,7 @@ func TestCheckNamesFieldsAndRules(t *testing.T) {
 		want map[string]string // field -> part of its message
 	}{
 		{"sms", &notify.SMSRequest{To: "12345", Route: "promo", Domain: long, Brand: "A\u202eB"},
-			map[string]string{"to": "must be 10 digits", "route": `must be sms, otp or dlt, not "promo"`,
+			map[string]string{"route": `must be sms, otp or dlt, not "promo"`,
 				"domain": "at most 253 characters", "brand": "bidirectional"}},
 		{"email required unless", &notify.EmailRequest{To: "Desk <d@example.com>", FromName: "x\r\nBcc: y"},
 			map[string]string{"to": "bare address", "subject": "is required unless template_slug is given",
