@@ -1,6 +1,9 @@
 package notify_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,6 +64,35 @@ func TestFirstHourFiles(t *testing.T) {
 	for _, want := range []string{"go get github.com/notifykit/notify", "Scope", "Indian mobile", "INR", "docs/api.md"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("the README's first screens lack %q", want)
+		}
+	}
+}
+
+// TestNotifierLivesInNotifyGo: the product's card names notify.go as the
+// Notifier's home, and a reader opening it must find the type and New.
+func TestNotifierLivesInNotifyGo(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "notify.go", nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				found[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				if ts, ok := s.(*ast.TypeSpec); ok {
+					found[ts.Name.Name] = true
+				}
+			}
+		}
+	}
+	for _, name := range []string{"Notifier", "New", "Option"} {
+		if !found[name] {
+			t.Errorf("notify.go does not declare %s", name)
 		}
 	}
 }
