@@ -183,9 +183,13 @@ func checkBody(fe *notify.FieldErrors, body string, msg *notify.EmailMessage) {
 // "variables" for a rendered subject: the template's own text is checked
 // when it is stored, so only the variables can have broken it.
 func checkSubject(fe *notify.FieldErrors, field, s string) bool {
+	bad := ""
+	if field == "variables" {
+		bad = rules.Header(s)
+	}
 	switch {
-	case field == "variables" && rules.Header(s) != "":
-		fe.Add(field, "put into the subject "+strings.TrimPrefix(rules.Header(s), "must "))
+	case bad != "":
+		fe.Add(field, "put into the subject "+strings.TrimPrefix(bad, "must "))
 	case len(s) > MaxSubjectLen:
 		fe.Addf(field, "makes a subject of %d bytes, over the limit of %d", len(s), MaxSubjectLen)
 	default:

@@ -14,20 +14,20 @@ const (
 	maxDomainLen = 253
 )
 
-// Mailbox is the rule for an e-mail address field: a bare address such as
+// mailbox is the rule for an e-mail address field: a bare address such as
 // name@example.com (surrounding spaces allowed; the channel trims them),
 // as net/mail parses it, whose domain has at least two labels. Display
 // names, angle brackets, address literals and single-label domains such
 // as localhost are refused: they do not reach a public mailbox, or they
 // let one field name two addresses.
-func Mailbox(s string) string {
+func mailbox(s string) string {
 	if strings.ContainsAny(s, "\r\n\x00") {
 		return "must not contain CR, LF or NUL"
 	}
 	s = strings.TrimSpace(s)
 	a, err := mail.ParseAddress(s)
 	switch {
-	case err != nil || HasControl(s):
+	case err != nil || hasControl(s):
 		return "must be an e-mail address such as name@example.com"
 	case a.Name != "" || a.Address != s:
 		return "must be a bare address such as name@example.com, without a display name or angle brackets"

@@ -36,9 +36,9 @@ type rule func(s string) string
 var custom = map[string]rule{
 	"otp":          otp,
 	"text":         Text,
-	"mailbox":      Mailbox,
+	"mailbox":      mailbox,
 	"header":       Header,
-	"filename":     FileName,
+	"filename":     fileName,
 	"templatename": templateName,
 	"notblank":     notBlank,
 }
@@ -114,9 +114,6 @@ func message(t reflect.Type, f validator.FieldError) string {
 		return "is required"
 	case "required_without":
 		return "is required unless " + fieldName(t, param) + " is given"
-	case "required_if":
-		field, value, _ := strings.Cut(param, " ")
-		return "is required when " + fieldName(t, field) + " is " + value
 	case "oneof":
 		return "must be " + list(strings.Fields(param)) + ", not " + Clip(stringOf(f))
 	case "max":
@@ -185,15 +182,15 @@ func Text(s string) string {
 	if !utf8.ValidString(s) {
 		return "must be valid UTF-8"
 	}
-	if HasControl(s) {
+	if hasControl(s) {
 		return "must not contain control characters, line breaks or bidirectional overrides"
 	}
 	return ""
 }
 
-// HasControl reports whether s has a C0 or C1 control character (tab and
+// hasControl reports whether s has a C0 or C1 control character (tab and
 // line breaks included), DEL, or a bidirectional override or isolate.
-func HasControl(s string) bool {
+func hasControl(s string) bool {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return true
@@ -220,12 +217,12 @@ func Header(s string) string {
 	return ""
 }
 
-// FileName is the rule for an attachment's display name.
-func FileName(name string) string {
+// fileName is the rule for an attachment's display name.
+func fileName(name string) string {
 	switch {
 	case len(name) > maxFileName:
 		return fmt.Sprintf("must be at most %d bytes", maxFileName)
-	case !utf8.ValidString(name) || HasControl(name):
+	case !utf8.ValidString(name) || hasControl(name):
 		return "must be UTF-8 without control characters"
 	case strings.ContainsAny(name, `/\`), name == ".", name == "..", strings.TrimSpace(name) == "":
 		return "must be a plain file name, without a path"

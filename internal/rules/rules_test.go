@@ -21,7 +21,7 @@ func TestEveryTagHasAMessage(t *testing.T) {
 			for _, tag := range strings.Split(f.Tag.Get("validate"), ",") {
 				name, _, _ := strings.Cut(tag, "=")
 				switch name {
-				case "", "omitempty", "required", "required_without", "required_if", "oneof", "max":
+				case "", "omitempty", "required", "required_without", "oneof", "max":
 					continue
 				}
 				if _, ok := custom[name]; !ok {
