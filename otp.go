@@ -38,11 +38,11 @@ func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, erro
 	if err != nil {
 		return nil, err
 	}
-	legs, err := n.prepareOTP(ctx, op, acct, req)
-	if err != nil {
-		return nil, err
-	}
 	run := func() (*Receipt, error) {
+		legs, err := n.prepareOTP(ctx, op, acct, req)
+		if err != nil {
+			return nil, err // no receipt: the key is released
+		}
 		undo, err := n.admit(ctx, op, acct, legs[0].p.env, legs[1].p.env)
 		if err != nil {
 			return nil, err
@@ -54,7 +54,7 @@ func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, erro
 	if req.IdempotencyKey == "" || n.idem == nil {
 		return run()
 	}
-	return n.idempotent(ctx, op, acct, req.IdempotencyKey, fingerprintOf(legs[0].p.env, legs[1].p.env), run)
+	return n.idempotent(ctx, op, acct, req.IdempotencyKey, fingerprintOf(req), run)
 }
 
 // otpLeg is one leg of a dual OTP: prepared, or skipped with the reason.

@@ -261,3 +261,40 @@ func TestNewRefusesNilOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatIsAnsweredBeforePrepare: the first send's answer is lost
+// (unknown, charged); by the repeat, preparing the request would fail as
+// unavailable (a resolver down, a gateway gone). The repeat must still get
+// the first receipt and its unknown error, never "unavailable", which
+// would tell the client it may send again under a new key.
+func TestRepeatIsAnsweredBeforePrepare(t *testing.T) {
+	ch := &testChannel{kind: notify.KindSMS}
+	r := newRig(t, notify.WithChannel(ch)) // replaces the rig's SMS channel
+	ch.provider = r.sms
+	r.sms.FailNext(1, notify.CodeOutcomeUnknown)
+	req := &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-1"}
+	first, err := r.n.SendSMS(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first == nil {
+		t.Fatalf("first = %+v, %v; want outcome_unknown", first, err)
+	}
+	charged := r.balance(t)
+
+	ch.prepareErr = notify.Errorf(notify.CodeUnavailable, "the resolver is down")
+	again, err := r.n.SendSMS(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != first.MessageID {
+		t.Fatalf("repeat = %+v, %v; want the first receipt and outcome_unknown", again, err)
+	}
+	if n := len(r.sms.Sent()); n != 1 || r.balance(t) != charged {
+		t.Fatalf("sent %d, balance %d (was %d)", n, r.balance(t), charged)
+	}
+
+	// A request that cannot be prepared holds no key: fixed, it sends.
+	req2 := &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Hello", IdempotencyKey: "hello-1"}
+	if _, err := r.n.SendSMS(context.Background(), req2); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("unpreparable send: %v", err)
+	}
+	ch.prepareErr = nil
+	if _, err := r.n.SendSMS(context.Background(), req2); err != nil {
+		t.Fatalf("the same request once it can be prepared: %v", err)
+	}
+}

@@ -20,7 +20,7 @@ type prepared struct {
 	env *Envelope
 }
 
-// send runs one request through the whole pipeline: prepare, idempotency,
+// send runs one request through the whole pipeline: idempotency, prepare,
 // limits, charge, deliver, settle, record.
 func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, error) {
 	accountID, key := req.common()
@@ -28,11 +28,11 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 	if err != nil {
 		return nil, err
 	}
-	p, err := n.prepare(ctx, op, acct, req)
-	if err != nil {
-		return nil, err
-	}
 	run := func() (*Receipt, error) {
+		p, err := n.prepare(ctx, op, acct, req)
+		if err != nil {
+			return nil, err // no receipt: the key is released
+		}
 		undo, err := n.admit(ctx, op, acct, p.env)
 		if err != nil {
 			return nil, err
@@ -44,12 +44,14 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 	if key == "" || n.idem == nil {
 		return run()
 	}
-	return n.idempotent(ctx, op, acct, key, fingerprintOf(p.env), run)
+	// The key is looked up first: a repeat gets the first receipt without
+	// being prepared again (see fingerprintOf).
+	return n.idempotent(ctx, op, acct, key, fingerprintOf(req), run)
 }
 
 // prepare validates, normalises and prices req: every check that can fail
-// without side effects, so that a bad request is refused before it holds
-// an idempotency key, counts against a limit or moves money.
+// without side effects, so that a bad request is refused before it counts
+// against a limit or moves money (a key it reserved is released).
 func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Request) (prepared, error) {
 	ch := n.channels[req.Kind()]
 	if ch == nil {

@@ -19,11 +19,16 @@ import (
 type testChannel struct {
 	kind     notify.Kind
 	provider notify.Provider
+	// prepareErr, when set, is what Prepare answers.
+	prepareErr error
 }
 
 func (c *testChannel) Kind() notify.Kind { return c.kind }
 
 func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
+	if c.prepareErr != nil {
+		return nil, c.prepareErr
+	}
 	env := &notify.Envelope{Kind: c.kind, Provider: c.provider.Name(), Units: 1, Class: notify.Transactional}
 	var fe notify.FieldErrors
 	switch r := req.(type) {

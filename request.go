@@ -4,7 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/notifykit/notify/internal/phone"
 )
 
 // Request is a send request: *SMSRequest, *EmailRequest or *ChatRequest.
@@ -22,6 +27,8 @@ type Request interface {
 	Kind() Kind
 	// common returns the fields every request shares.
 	common() (account, idempotencyKey string)
+	// fingerprint writes the request's content (see fingerprintOf).
+	fingerprint(h hash.Hash)
 }
 
 // SMSRequest asks for one SMS.
@@ -185,53 +192,64 @@ func writeFields(h hash.Hash, fields ...string) {
 	}
 }
 
-// fingerprintOf returns a hex SHA-256 digest of the prepared messages:
-// every field of their content, after validation and normalisation (so
-// "+91 98765 43210" and "9876543210" are the same request), but not their
-// IDs, prices, providers or idempotency key. A reused key with another request is
-// told apart by it. A nil envelope (a dual OTP leg without its channel)
-// is hashed as absent.
-func fingerprintOf(envs ...*Envelope) string {
+// fingerprinter is a request that can be fingerprinted: the three send
+// requests and the dual OTP.
+type fingerprinter interface{ fingerprint(h hash.Hash) }
+
+// fingerprintOf returns a hex SHA-256 digest of a request's content: every
+// field but the account and the idempotency key, with the recipient
+// normalised (so "+91 98765 43210" and "9876543210", or an address with
+// and without surrounding spaces, are the same request). A reused key with
+// another request is told apart by it.
+//
+// It is taken from the request, not the prepared message, so that a
+// repeat is answered from the idempotency store before Prepare runs: a
+// repeat must get the first receipt even when preparing it again would
+// now fail or differ (a resolver down, a template edited), or a client
+// told "unavailable" could send again under a new key what the vendor
+// may already have.
+func fingerprintOf(r fingerprinter) string {
 	h := sha256.New()
-	for _, e := range envs {
-		if e == nil {
-			writeFields(h, "-")
-			continue
-		}
-		e.fingerprint(h)
-	}
+	r.fingerprint(h)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (e *Envelope) fingerprint(h hash.Hash) {
-	otp := ""
-	if e.CarriesOTP {
-		otp = "otp"
+// mobileKey is a number as the fingerprint sees it: normalised when it is
+// a mobile number, as given otherwise (it will be refused by Prepare).
+func mobileKey(s string) string {
+	if n, err := phone.Normalize(s); err == nil {
+		return n
 	}
-	// Not the provider, nor the gateway that auto resolved to: those are
-	// this instance's choice, not the request's, and instances sharing an
-	// idempotency store may be configured apart.
-	writeFields(h, string(e.Kind), e.To, string(e.Class), e.Domain, otp, strconv.Itoa(e.Units))
-	if m := e.SMS; m != nil {
-		writeFields(h, "sms", string(m.Route), m.Text, m.OTP, m.SenderID, m.DLTTemplateID, m.DLTEntityID,
-			string(m.Encoding), strconv.Itoa(m.Segments), strconv.Itoa(len(m.DLTValues)))
-		writeFields(h, m.DLTValues...)
+	return s
+}
+
+// writeVars writes variables in key order.
+func writeVars(h hash.Hash, v Vars) {
+	keys := slices.Sorted(maps.Keys(v))
+	writeFields(h, strconv.Itoa(len(keys)))
+	for _, k := range keys {
+		writeFields(h, k, v[k])
 	}
-	if m := e.Email; m != nil {
-		writeFields(h, "email", string(m.Purpose), m.FromName, m.ReplyTo, m.Subject, m.HTML, m.Text)
-	}
-	if m := e.Chat; m != nil {
-		gw := string(m.Gateway)
-		if m.Auto {
-			gw = string(GatewayAuto)
-		}
-		writeFields(h, "chat", gw, string(m.Type), m.Text, m.OTP)
-		if t := m.Template; t != nil {
-			writeFields(h, "template", t.Name, t.Language, t.HeaderURL, string(t.HeaderKind), strconv.Itoa(len(t.Params)))
-			writeFields(h, t.Params...)
-		}
-		if md := m.Media; md != nil {
-			writeFields(h, "media", md.URL, string(md.Kind), md.FileName, md.MIMEType)
-		}
-	}
+}
+
+func (r *SMSRequest) fingerprint(h hash.Hash) {
+	writeFields(h, "sms", mobileKey(r.To), r.Message, r.SenderID, string(r.Route), r.DLTTemplateID, r.DLTEntityID,
+		r.Brand, r.TemplateSlug, r.Domain)
+	writeVars(h, r.Variables)
+}
+
+func (r *EmailRequest) fingerprint(h hash.Hash) {
+	writeFields(h, "email", strings.TrimSpace(r.To), r.Subject, r.Message, r.TemplateSlug, r.FromName,
+		strings.TrimSpace(r.ReplyTo), string(r.Purpose), r.Domain)
+	writeVars(h, r.Variables)
+}
+
+func (r *ChatRequest) fingerprint(h hash.Hash) {
+	writeFields(h, "chat", mobileKey(r.To), r.OTP, r.Action, r.Brand, r.TemplateSlug, r.Message, string(r.Type),
+		string(r.Gateway), r.TemplateName, r.Language, r.HeaderURL, r.MediaURL, r.FileName, r.Domain)
+	writeVars(h, r.Variables)
+}
+
+func (r *OTPRequest) fingerprint(h hash.Hash) {
+	writeFields(h, "otp", mobileKey(r.To), r.OTP, r.BrandName, r.Action, r.Domain)
 }

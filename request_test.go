@@ -2,7 +2,6 @@ package notify
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -17,70 +16,57 @@ func TestValidOTP(t *testing.T) {
 	}
 }
 
-// TestFingerprintCoversEveryContentField changes each field of an
-// envelope's content, one at a time, and wants a new fingerprint: a field
-// added later and forgotten in Envelope.fingerprint would let a reused
+// TestFingerprintCoversEveryContentField changes each field of each
+// request type, one at a time, and wants a new fingerprint: a field added
+// later and forgotten in its fingerprint method would let a reused
 // idempotency key pass for another message.
 func TestFingerprintCoversEveryContentField(t *testing.T) {
-	base := func() *Envelope {
-		return &Envelope{Kind: KindChat, To: "9876543210", Class: Transactional, Domain: "shop.example", Units: 1,
-			SMS:   &SMSMessage{DLTValues: []string{"a"}},
-			Email: &EmailMessage{},
-			Chat:  &ChatMessage{Template: &ChatTemplate{Params: []string{"p"}}, Media: &ChatMedia{}}}
-	}
-	want := fingerprintOf(base())
-	var walk func(path string, v reflect.Value, env *Envelope)
 	changed := 0
-	walk = func(path string, v reflect.Value, env *Envelope) {
-		for i := 0; i < v.NumField(); i++ {
-			f, name := v.Field(i), path+"."+v.Type().Field(i).Name
-			switch name {
-			case ".ID", ".Account", ".Provider", ".Price", ".IdempotencyKey":
+	for _, base := range []func() fingerprinter{
+		func() fingerprinter { return &SMSRequest{To: "9876543210", Variables: Vars{"A": "1"}} },
+		func() fingerprinter { return &EmailRequest{To: "a@example.com", Variables: Vars{"A": "1"}} },
+		func() fingerprinter { return &ChatRequest{To: "9876543210", Variables: Vars{"A": "1"}} },
+		func() fingerprinter { return &OTPRequest{To: "9876543210"} },
+	} {
+		want := fingerprintOf(base())
+		typ := reflect.TypeOf(base()).Elem()
+		for i := range typ.NumField() {
+			name := typ.Name() + "." + typ.Field(i).Name
+			switch typ.Field(i).Name {
+			case "Account", "IdempotencyKey":
 				continue // not the request's content
 			}
+			req := base()
+			f := reflect.ValueOf(req).Elem().Field(i)
 			switch f.Kind() {
 			case reflect.String:
 				f.SetString(f.String() + "x")
-			case reflect.Int:
-				f.SetInt(f.Int() + 1)
-			case reflect.Bool:
-				f.SetBool(!f.Bool())
-			case reflect.Slice:
-				f.Index(0).SetString("changed")
-			case reflect.Pointer:
-				if f.IsNil() {
-					continue
-				}
-				walk(name, f.Elem(), env)
-				v = reflectAt(reflect.ValueOf(env).Elem(), path) // env was renewed
-				continue
+			case reflect.Map:
+				f.Set(reflect.ValueOf(Vars{"A": "2"}))
 			default:
 				t.Fatalf("%s: a %s field; teach this test about it", name, f.Kind())
 			}
-			if fingerprintOf(env) == want {
+			if fingerprintOf(req) == want {
 				t.Errorf("changing %s leaves the fingerprint as it was", name)
 			}
 			changed++
-			// Start the next field from a fresh envelope.
-			fresh := base()
-			*env = *fresh
-			v = reflectAt(reflect.ValueOf(env).Elem(), path)
 		}
 	}
-	env := base()
-	walk("", reflect.ValueOf(env).Elem(), env)
 	if changed < 30 {
 		t.Fatalf("only %d fields were tried", changed)
 	}
 }
 
-// reflectAt follows a path of field names such as ".Chat.Template".
-func reflectAt(v reflect.Value, path string) reflect.Value {
-	for _, name := range strings.Split(strings.TrimPrefix(path, "."), ".") {
-		if name == "" {
-			continue
-		}
-		v = v.FieldByName(name).Elem()
+// Recipients are normalised: the same number or address written another
+// way is the same request.
+func TestFingerprintNormalisesTheRecipient(t *testing.T) {
+	if fingerprintOf(&SMSRequest{To: "+91 98765 43210"}) != fingerprintOf(&SMSRequest{To: "9876543210"}) {
+		t.Error("+91 98765 43210 and 9876543210 differ")
 	}
-	return v
+	if fingerprintOf(&EmailRequest{To: " a@example.com "}) != fingerprintOf(&EmailRequest{To: "a@example.com"}) {
+		t.Error("an address with spaces around differs")
+	}
+	if fingerprintOf(&SMSRequest{To: "9876543210", Message: "ab"}) == fingerprintOf(&SMSRequest{To: "9876543210a", Message: "b"}) {
+		t.Error("fields run into each other")
+	}
 }
