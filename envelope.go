@@ -195,9 +195,9 @@ type Receipt struct {
 	Note string
 	// Units is the number of billable units (SMS segments, otherwise 1).
 	Units int
-	// Cost is what stays charged: the price on success and on an unknown
-	// outcome (the cheaper gateway's, after a chat failover to it), zero on
-	// failure (the charge was refunded) and for unmetered sending. When a refund itself failed,
+	// Cost is what stays charged: the price on success (the cheaper
+	// gateway's, after a chat failover to it) and on an unknown outcome,
+	// zero on failure (the charge was refunded) and for unmetered sending. When a refund itself failed,
 	// Cost is the price still held and Error says so.
 	Cost Money
 	// Balance is the wallet balance after the send; Metered is false when

@@ -309,15 +309,9 @@ func storeFailure(op, store string, err error) *Error {
 		CodeInvalidArgument, CodePermissionDenied, CodeUnauthenticated:
 		return wrap(op, "", CodeInternal, err)
 	}
-	code := CodeInternal
-	var e *Error
-	switch {
-	case errors.As(err, &e) && e.Code != "":
-		code = e.Code
-	case errors.Is(err, context.Canceled):
-		code = CodeCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		code = CodeDeadlineExceeded
+	code := CodeOf(err)
+	if code == "" {
+		code = CodeInternal
 	}
 	return &Error{Code: code, Op: op, Err: &StoreError{Store: store, Err: err}}
 }

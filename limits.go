@@ -48,6 +48,9 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, envs ...
 			break
 		}
 	}
+	if a.rateKey == "" && a.otpKey == "" {
+		return nil, nil // nothing taken, nothing to give back
+	}
 	return a, nil
 }
 
@@ -61,6 +64,9 @@ func (a *admission) unless(r *Receipt) {
 }
 
 func (a *admission) giveBack() {
+	if a.rateKey == "" && a.otpKey == "" {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.ctx), settleTimeout)
 	defer cancel()
 	// A failed give-back leaves the unit spent until it expires: the

@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -74,7 +75,7 @@ func TestIdempotentOTPReplaysDoNotCountAgainstTheThrottle(t *testing.T) {
 	r.IdempotencyKey = "login-6"
 	_, err := k.Notifier.SendOTP(context.Background(), &r)
 	var e *notify.Error
-	if notify.CodeOf(err) != notify.CodeRateLimited || !asError(err, &e) || e.RetryAfter != time.Minute {
+	if notify.CodeOf(err) != notify.CodeRateLimited || !errors.As(err, &e) || e.RetryAfter != time.Minute {
 		t.Fatalf("sixth OTP: %v, want rate_limited with RetryAfter", err)
 	}
 }
@@ -199,12 +200,4 @@ func TestRateLimitIsANotifierOption(t *testing.T) {
 		t.Fatalf("third send: %v, sent %d", err, len(k.SentEmail()))
 	}
 	k.AssertBalance(t, notifytest.DefaultBalance-2*k.LastEmail(t).Price.Minor)
-}
-
-func asError(err error, target **notify.Error) bool {
-	e, ok := err.(*notify.Error)
-	if ok {
-		*target = e
-	}
-	return ok
 }

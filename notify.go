@@ -188,7 +188,8 @@ func WithProviderTimeout(name string, d time.Duration) Option {
 	}
 }
 
-// WithClock sets the clock used for receipt times. Default time.Now.
+// WithClock sets the clock used for receipt times and for the limiters'
+// windows (WithRateLimit, WithOTPThrottle). Default time.Now.
 func WithClock(now func() time.Time) Option {
 	return func(n *Notifier) error {
 		if now == nil {

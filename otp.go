@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -92,7 +93,7 @@ func (n *Notifier) prepareOTP(ctx context.Context, op string, acct *Account, req
 		switch {
 		case errors.As(err, &e) && e.Code == CodeInvalidArgument && len(e.Fields) > 0:
 			for _, f := range e.Fields {
-				if !bad.has(f) {
+				if !slices.Contains(bad, f) {
 					bad = append(bad, f)
 				}
 			}
@@ -112,15 +113,6 @@ func (n *Notifier) prepareOTP(ctx context.Context, op string, acct *Account, req
 		return legs, legs[0].skipped
 	}
 	return legs, nil
-}
-
-func (fe FieldErrors) has(f FieldError) bool {
-	for _, g := range fe {
-		if g == f {
-			return true
-		}
-	}
-	return false
 }
 
 // sendOTP delivers the prepared legs concurrently and combines their

@@ -93,10 +93,11 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	if r == nil || r.Status == StatusFailed {
-		// Nothing went out and no money stayed taken, so the key is freed
-		// for a retry. If the release itself fails the key stays reserved
-		// until the store lets it go, and repeats get Conflict: never a
-		// double send.
+		// Nothing went out, so the key is freed for a retry; money stays
+		// taken only when the refund failed, which the receipt says (the
+		// durable record that will settle it is still to come). If the
+		// release fails the key stays reserved until the store lets it go,
+		// and repeats get Conflict: never a double send.
 		_ = n.idem.Release(sctx, acct.ID, key)
 		return r, sendErr
 	}
@@ -115,8 +116,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 // unknownError classifies err, an unknown outcome, as CodeOutcomeUnknown,
 // keeping err (a context error, a provider's own code) as the cause.
 func unknownError(op, provider string, err error) *Error {
-	var e *Error
-	if errors.As(err, &e) && e == err && e.Code == CodeOutcomeUnknown {
+	if e, ok := err.(*Error); ok && e.Code == CodeOutcomeUnknown {
 		return wrap(op, provider, CodeOutcomeUnknown, err)
 	}
 	return &Error{Code: CodeOutcomeUnknown, Op: op, Provider: provider, Err: err}
@@ -359,7 +359,9 @@ func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Res
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, attempt, OutcomeNotAccepted, contextError(cerr, err)
 		}
-		if attempt >= n.retry.MaxAttempts || !IsRetryable(err) {
+		// Certainly not accepted here, so IsRetryable comes down to
+		// whether the code is temporary.
+		if attempt >= n.retry.MaxAttempts || !CodeOf(err).Temporary() {
 			return nil, attempt, OutcomeNotAccepted, err
 		}
 		delay := n.backoff(attempt, err)

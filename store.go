@@ -48,22 +48,25 @@ type AccountStore interface {
 // so that a repeat returns it instead of sending again. Entries live for
 // the store's retention window. Methods are safe for concurrent use.
 //
-// The Notifier calls Reserve before it charges; then Complete when the
-// send succeeded, or Release when it failed (a failed send moved no money,
-// so the client may try again with the same key).
+// The Notifier calls Reserve before it prepares the request; then
+// Complete when the message went out or may have (sent or unknown: a
+// repeat gets that receipt, and the unknown error again), or Release when
+// it certainly went nowhere (failed, or refused before the charge), so
+// the client may try again with the same key.
 type IdempotencyStore interface {
 	// Reserve claims key for one send. It returns (nil, nil) when the
 	// caller now holds the key; (receipt, nil) when a send with the key
 	// completed with the same fingerprint; Conflict when the fingerprint
 	// differs or another send with the key is still in flight.
 	Reserve(ctx context.Context, account, key, fingerprint string) (*Receipt, error)
-	// Complete stores the receipt of the send that holds key.
+	// Complete stores the receipt of the send that holds key: sent or
+	// unknown.
 	Complete(ctx context.Context, account, key string, r *Receipt) error
-	// Release frees key after a failed send.
+	// Release frees key after a send that certainly went nowhere.
 	Release(ctx context.Context, account, key string) error
 }
 
-// DeliveryLog keeps receipts of sends, successful and failed. It may drop
+// DeliveryLog keeps receipts of sends: sent, failed and unknown. It may drop
 // old receipts (memstore keeps a bounded number; pgstore expires them by
 // age). Methods are safe for concurrent use; Record may retain r.
 type DeliveryLog interface {
@@ -119,7 +122,9 @@ type Limiter interface {
 	// ("at most 5 per 15m0s"); any other error means the store failed.
 	Take(ctx context.Context, key string, now time.Time) error
 	// Undo gives back the unit that Take spent for key at the same now.
-	// Undoing a unit that has expired meanwhile, or that was never taken,
-	// changes nothing.
+	// Undoing a unit that has expired meanwhile changes nothing. A store
+	// may not tell one unit from another: an Undo without its Take can
+	// give back a unit a later Take spent (memstore's RateLimit does), so
+	// callers undo only what they took.
 	Undo(ctx context.Context, key string, at time.Time) error
 }

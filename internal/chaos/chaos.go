@@ -180,7 +180,8 @@ func Run(t *testing.T, s Stores, cfg Config) {
 }
 
 // plan makes the run's requests: a mix of kinds, a key on most, 10%
-// repeats of an earlier request and 5% with a context cancelled early.
+// repeats of an earlier request and 10% with a context cancelled before
+// or during the vendor call.
 func plan(seed [32]byte, account string, cfg Config) []*op {
 	r := rand.New(rand.NewChaCha8(seed))
 	ops := make([]*op, 0, cfg.Sends)
