@@ -18,6 +18,8 @@ type Notifier struct {
 	pricer           Pricer
 	idem             IdempotencyStore
 	deliveries       DeliveryLog
+	messages         MessageStore // nil: no durable records
+	settleAfter      time.Duration
 	observers        []Observer
 	rate             Limiter // per account; nil: none
 	otpThrottle      Limiter // per account and recipient; nil: none
@@ -95,6 +97,44 @@ func WithDeliveryLog(log DeliveryLog) Option {
 			return errors.New("WithDeliveryLog: nil DeliveryLog")
 		}
 		n.deliveries = log
+		return nil
+	}
+}
+
+// WithMessageStore keeps a durable record of every message in store, and
+// moves each send's money through it: the charge is written with the
+// record, the refund with its failure, so a process that dies at any
+// point leaves a record that Reconcile settles (see MessageStore).
+// Receipts can then be read back with Notifier.Message, and a repeat of
+// an idempotency key whose holder died gets that send's receipt instead
+// of a second send.
+//
+// With a wallet (WithWallet), store must charge that same wallet
+// (store.Wallet() is the WithWallet store: pgstore's Store is both;
+// memstore.NewMessages takes the memstore Wallet); New refuses a mismatch.
+// A MessageStore makes a DeliveryLog redundant.
+func WithMessageStore(store MessageStore) Option {
+	return func(n *Notifier) error {
+		if nilness.Is(store) {
+			return errors.New("WithMessageStore: nil MessageStore")
+		}
+		n.messages = store
+		return nil
+	}
+}
+
+// WithSettleAfter sets how long a send may take before its record, still
+// pending or attempting, is taken for the remains of a holder that died
+// and settled by Reconcile (or by a repeat of its idempotency key). It
+// must be longer than any send: the attempts and backoffs that
+// WithRetry and WithTimeout allow, within the callers' deadlines. Default
+// 2 minutes.
+func WithSettleAfter(d time.Duration) Option {
+	return func(n *Notifier) error {
+		if d <= 0 {
+			return errors.New("WithSettleAfter: the duration must be positive")
+		}
+		n.settleAfter = d
 		return nil
 	}
 }
@@ -212,6 +252,35 @@ func WithIDGenerator(newID func() string) Option {
 	}
 }
 
+// DefaultSettleAfter is the settle threshold of WithSettleAfter.
+const DefaultSettleAfter = 2 * time.Minute
+
+// checkMessageWallet refuses a MessageStore that would charge another
+// wallet than the one balances are read from.
+func (n *Notifier) checkMessageWallet() (err error) {
+	if n.messages == nil {
+		return nil
+	}
+	w := n.messages.Wallet()
+	switch {
+	case n.wallet == nil && !nilness.Is(w):
+		return errors.New("WithMessageStore: the message store charges a wallet; pass it to WithWallet too")
+	case n.wallet != nil && nilness.Is(w):
+		return errors.New("WithMessageStore: the message store charges no wallet, so metered sends could not be recorded with their charge")
+	case n.wallet == nil:
+		return nil
+	}
+	defer func() {
+		if recover() != nil { // incomparable dynamic types
+			err = errors.New("WithMessageStore: the message store's wallet cannot be compared with WithWallet's")
+		}
+	}()
+	if w != n.wallet {
+		return errors.New("WithMessageStore: the message store charges another wallet than WithWallet's")
+	}
+	return nil
+}
+
 // New returns a Notifier that finds accounts in accounts. Channels, the
 // wallet, idempotency, the delivery log and observers are optional and
 // added with options; a kind without a channel fails with CodeUnavailable.
@@ -226,6 +295,8 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 		timeout:  10 * time.Second,
 		now:      time.Now,
 		newID:    newMessageID,
+
+		settleAfter: DefaultSettleAfter,
 	}
 	for i, opt := range opts {
 		if opt == nil {
@@ -234,6 +305,9 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 		if err := opt(n); err != nil {
 			return nil, fmt.Errorf("notify.New: %w", err)
 		}
+	}
+	if err := n.checkMessageWallet(); err != nil {
+		return nil, fmt.Errorf("notify.New: %w", err)
 	}
 	return n, nil
 }

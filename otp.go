@@ -78,6 +78,7 @@ func (n *Notifier) prepareOTP(ctx context.Context, op string, acct *Account, req
 	var errs [2]error
 	legs[0].p, errs[0] = n.prepare(ctx, op, acct, smsReq)
 	legs[1].p, errs[1] = n.prepare(ctx, op, acct, chatReq)
+	legs[0].p.via, legs[1].p.via = KindOTP, KindOTP
 	// Bad input is reported by the OTPRequest's own field names.
 	errs[0] = renameFields(errs[0], map[string]string{"message": "otp", "brand": "brand_name"})
 	errs[1] = renameFields(errs[1], map[string]string{"brand": "brand_name"})
@@ -134,37 +135,13 @@ func (n *Notifier) sendOTP(ctx context.Context, op string, acct *Account, req *O
 	}
 	wg.Wait()
 
-	r := &Receipt{
-		MessageID:      n.newID(),
-		Account:        acct.ID,
-		Kind:           KindOTP,
-		To:             rs[0].To,
-		Status:         StatusFailed,
-		Metered:        n.wallet != nil,
-		Domain:         req.Domain,
-		IdempotencyKey: req.IdempotencyKey,
-		CreatedAt:      n.now(),
-		Legs:           []*Receipt{rs[0], rs[1]},
-		Units:          rs[0].Units + rs[1].Units,
-		Attempts:       rs[0].Attempts + rs[1].Attempts,
-		Cost:           Money{Currency: acct.Currency},
-	}
-	if r.To == "" {
-		r.To = rs[1].To
-	}
+	r := combineOTP(n.newID(), acct.ID, rs)
+	r.Metered = n.wallet != nil
+	r.Domain, r.IdempotencyKey, r.CreatedAt = req.Domain, req.IdempotencyKey, n.now()
 	var unknown error
 	for i, leg := range rs {
-		r.Cost.Minor += leg.Cost.Minor
-		switch leg.Status {
-		case StatusSent:
-			r.Status = StatusSent
-		case StatusUnknown:
-			if r.Status == StatusFailed {
-				r.Status = StatusUnknown
-			}
-			if unknown == nil {
-				unknown = errs[i]
-			}
+		if leg.Status == StatusUnknown && unknown == nil {
+			unknown = errs[i]
 		}
 	}
 	if n.wallet != nil {
@@ -190,6 +167,42 @@ func (n *Notifier) sendOTP(ctx context.Context, op string, acct *Account, req *O
 	}
 	n.report(ctx, nil, r, err)
 	return r, err
+}
+
+// combineOTP combines the receipts of a dual OTP's legs (SMS first) into
+// the receipt of the request: sent when a leg was accepted, else unknown
+// when a leg's outcome is unknown, else failed; its cost, units and
+// attempts are the legs' sums.
+func combineOTP(id, account string, legs [2]*Receipt) *Receipt {
+	r := &Receipt{
+		MessageID: id,
+		Account:   account,
+		Kind:      KindOTP,
+		To:        legs[0].To,
+		Status:    StatusFailed,
+		Legs:      []*Receipt{legs[0], legs[1]},
+		Units:     legs[0].Units + legs[1].Units,
+		Attempts:  legs[0].Attempts + legs[1].Attempts,
+		Cost:      Money{Currency: legs[0].Cost.Currency},
+	}
+	if r.To == "" {
+		r.To = legs[1].To
+	}
+	if r.Cost.Currency == (Currency{}) {
+		r.Cost.Currency = legs[1].Cost.Currency
+	}
+	for _, leg := range legs {
+		r.Cost.Minor += leg.Cost.Minor
+		switch leg.Status {
+		case StatusSent:
+			r.Status = StatusSent
+		case StatusUnknown:
+			if r.Status == StatusFailed {
+				r.Status = StatusUnknown
+			}
+		}
+	}
+	return r
 }
 
 // dispatchLeg dispatches one leg, turning a panic anywhere in it (pricer,

@@ -18,6 +18,7 @@ const settleTimeout = 5 * time.Second
 type prepared struct {
 	ch  Channel
 	env *Envelope
+	via Kind // the request's kind, when it differs from env.Kind (KindOTP)
 }
 
 // send runs one request through the whole pipeline: idempotency, prepare,
@@ -82,16 +83,30 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 // for an unknown one, its error again) and never sends twice; only a send
 // that certainly went nowhere frees the key for another try.
 func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
-	prev, err := n.idem.Reserve(ctx, acct.ID, key, fp)
+	res, err := n.idem.Reserve(ctx, acct.ID, key, fp)
 	if err != nil {
 		return nil, storeFailure(op, "idempotency", err)
 	}
-	if prev != nil {
-		return prev, replayError(op, prev)
+	if res.Receipt != nil {
+		return res.Receipt, replayError(op, res.Receipt)
 	}
-	r, sendErr := fn()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
+	if !res.Abandoned.IsZero() && n.messages != nil {
+		// The key's last holder died mid-send: settle what it left first,
+		// and answer with its receipt if its message went out or may have.
+		// Until that is known nothing is sent, and the key stays held
+		// until its lease runs out.
+		prev, err := n.settleKey(ctx, acct.ID, key, res.Abandoned)
+		if err != nil {
+			return nil, storeFailure(op, "messages", err)
+		}
+		if prev != nil {
+			_ = n.idem.Complete(sctx, acct.ID, key, prev)
+			return prev, replayError(op, prev)
+		}
+	}
+	r, sendErr := fn()
 	if r == nil || r.Status == StatusFailed {
 		// Nothing went out, so the key is freed for a retry; money stays
 		// taken only when the refund failed, which the receipt says (the
@@ -140,23 +155,16 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 	env := p.env
 	env.ID = n.newID()
 
-	// Charge: a caller that has gone already gets nothing charged.
-	var charged bool
-	var balance Money
-	if n.wallet != nil {
-		if err := ctx.Err(); err != nil {
-			return nil, wrap(op, "", CodeCanceled, err)
-		}
-		var err error
-		balance, charged, err = n.charge(ctx, acct, env)
-		if err != nil {
-			return nil, storeFailure(op, "wallet", err)
-		}
+	// Charge and open the record: a caller that has gone already gets
+	// nothing charged.
+	if err := ctx.Err(); err != nil && (n.wallet != nil || n.messages != nil) {
+		return nil, wrap(op, "", CodeCanceled, err)
+	}
+	balance, charged, err := n.open(ctx, op, acct, p)
+	if err != nil {
+		return nil, err
 	}
 	n.observe(ctx, Event{Type: EventAccepted, Envelope: env})
-
-	// Deliver, with retries of certain, temporary refusals.
-	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env)
 
 	r := &Receipt{
 		MessageID:      env.ID,
@@ -166,12 +174,19 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		Units:          env.Units,
 		Metered:        n.wallet != nil,
 		Balance:        balance,
-		Attempts:       attempts,
 		Domain:         env.Domain,
 		IdempotencyKey: env.IdempotencyKey,
 		CreatedAt:      n.now(),
 		Provider:       env.Provider,
 	}
+	if err := n.markAttempting(ctx, env); err != nil {
+		// The vendor was not called: a certain non-acceptance.
+		return n.fail(ctx, acct, env, r, charged, wrap(op, env.Provider, CodeUnavailable, err))
+	}
+
+	// Deliver, with retries of certain, temporary refusals.
+	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env)
+	r.Attempts = attempts
 	switch outcome {
 	case OutcomeAccepted:
 		r.Status = StatusSent
@@ -182,6 +197,7 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		r.Gateway = res.Gateway
 		r.Note = res.Note
 		r.Cost = env.Price
+		n.finish(ctx, env, r, StateSent)
 		if charged && env.Chat != nil && res.Gateway != "" && res.Gateway != env.Chat.Gateway {
 			n.repriceFailover(ctx, acct, env, res.Gateway, r)
 		}
@@ -193,18 +209,46 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		e := unknownError(op, env.Provider, derr)
 		r.Status = StatusUnknown
 		r.Cost = env.Price
+		r.ErrorCode, r.Error = CodeOf(e), e.Error()
+		n.finish(ctx, env, r, StateUnknown)
 		n.report(ctx, env, r, e)
 		return r, e
 	}
+	// Not accepted, for certain.
+	return n.fail(ctx, acct, env, r, charged, wrap(op, env.Provider, CodeUnavailable, derr))
+}
 
-	// Not accepted, for certain: refund the charge, exactly once.
-	e := wrap(op, env.Provider, CodeUnavailable, derr)
+// fail settles a message the vendor certainly did not accept: its charge
+// is refunded, exactly once, and its record marked failed (one step with
+// a MessageStore).
+func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
 	r.Status = StatusFailed
 	r.Provider = e.Provider
 	r.Cost = Money{Currency: env.Price.Currency}
-	if charged {
+	r.ErrorCode, r.Error = CodeOf(e), e.Error()
+	switch {
+	case n.messages != nil:
+		m, err := n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
+			Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error})
+		switch {
+		case err == nil || (m != nil && m.State == StateFailed):
+			if charged && err == nil {
+				n.readBalance(ctx, acct, r)
+			}
+		case m != nil && m.State == StateUnknown:
+			// Settled as unknown by a reconciler that took this send for
+			// dead; it cannot be failed from here but a delivery report can.
+			r.Status, r.Cost = StatusUnknown, env.Price
+			r.Note = joinNote(r.Note, "the record was settled as unknown while the send was slow")
+		default:
+			r.Cost = env.Price
+			e.Err = fmt.Errorf("%w; the refund of %s is left to the reconciler: %v", e.Err, env.Price, err)
+			r.Error = e.Error()
+		}
+	case charged:
 		if b, err := n.refund(ctx, acct, env); err != nil {
 			e.Err = fmt.Errorf("%w; refund of %s failed: %v", e.Err, env.Price, err)
+			r.Error = e.Error()
 			r.Cost = env.Price
 		} else {
 			r.Balance = b.Available
@@ -212,6 +256,16 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 	}
 	n.report(ctx, env, r, e)
 	return r, e
+}
+
+// readBalance sets r.Balance to the account's balance after a refund that
+// the MessageStore made.
+func (n *Notifier) readBalance(ctx context.Context, acct *Account, r *Receipt) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	if b, err := n.wallet.Balance(sctx, acct.ID); err == nil {
+		r.Balance = b.Available
+	}
 }
 
 // report finishes r with err, if any, records it in the delivery log and
@@ -237,11 +291,131 @@ func eventOf(s Status) EventType {
 	return EventFailed
 }
 
-// charge debits env.Price. It reports whether money moved. A debit whose
-// outcome is unknown (store unreachable, context ended mid-call) is
-// resolved by asking again with the same ref, which either returns the
-// recorded debit or makes it now; then it is refunded, so a failed charge
-// never leaves money taken without a receipt.
+// open charges env.Price and, with a MessageStore, writes the message's
+// record with it in one step. It reports the balance after the charge and
+// whether money moved. A charge whose outcome is unknown (store
+// unreachable, context ended mid-call) is undone before open returns, or
+// left to the reconciler, so it never leaves money taken without a
+// record.
+func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared) (Money, bool, error) {
+	env := p.env
+	if n.messages == nil {
+		if n.wallet == nil {
+			return Money{}, false, nil
+		}
+		b, charged, err := n.charge(ctx, acct, env)
+		if err != nil {
+			return Money{}, false, storeFailure(op, "wallet", err)
+		}
+		return b, charged, nil
+	}
+	now := n.now()
+	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
+		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
+		Units: env.Units, Metered: n.wallet != nil, CreatedAt: now, UpdatedAt: now}
+	if m.Request == "" {
+		m.Request = env.Kind
+	}
+	if n.wallet != nil {
+		m.Charge = env.Price
+	}
+	b, err := n.messages.Open(ctx, m)
+	if err == nil {
+		return b.Available, m.Charge.Minor > 0, nil
+	}
+	switch CodeOf(err) {
+	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict:
+		return Money{}, false, storeFailure(op, "wallet", err) // definite: nothing written
+	}
+	// Unknown: the record and its debit are both there or both missing.
+	// Failing the record refunds it if it is there; if that fails too,
+	// the reconciler will, once the record is older than the threshold.
+	_, _ = n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
+		ErrorCode: CodeOf(err), Error: "the record could not be confirmed: " + err.Error()})
+	return Money{}, false, storeFailure(op, "messages", err)
+}
+
+// markAttempting moves the record to attempting before the vendor is
+// called, so that from here on a crash leaves it unknown rather than
+// refunded. An error means the vendor must not be called.
+func (n *Notifier) markAttempting(ctx context.Context, env *Envelope) error {
+	if n.messages == nil {
+		return nil
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	_, err := n.messages.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: StateAttempting, At: n.now()})
+	if err != nil {
+		return &StoreError{Store: "messages", Err: err}
+	}
+	return nil
+}
+
+// finish moves the record of an accepted or unknown message to its final
+// state. A record that cannot be written stays attempting, and the
+// reconciler makes it unknown: the charge stands either way, which is
+// right for both.
+func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState) {
+	if n.messages == nil {
+		return
+	}
+	m, err := n.move(ctx, env.Account.ID, env.ID, MessageUpdate{State: to, At: n.now(),
+		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
+		Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error, Note: r.Note})
+	if err != nil && (m == nil || m.State != to) {
+		r.Note = joinNote(r.Note, "message record: "+err.Error())
+	}
+}
+
+// move applies u to the record, detached from the caller's context, and
+// tries again while the store fails for a reason that may pass. A
+// Conflict returns the record as it stands.
+func (n *Notifier) move(ctx context.Context, account, id string, u MessageUpdate) (*Message, error) {
+	var m *Message
+	tried := false
+	err := settleRetry(ctx, func(sctx context.Context) (err error) {
+		m, err = n.messages.Move(sctx, account, id, u)
+		if tried && CodeOf(err) == CodeConflict && m != nil && m.State == u.State && sameInstant(m.UpdatedAt, u.At) {
+			return nil // the try whose answer was lost did move it
+		}
+		tried = true
+		return err
+	})
+	return m, err
+}
+
+// sameInstant reports whether a and b are one time as a store keeps it:
+// PostgreSQL keeps microseconds.
+func sameInstant(a, b time.Time) bool {
+	return a.Sub(b).Abs() < time.Microsecond
+}
+
+// settleRetry runs fn, each time under its own settleTimeout detached
+// from ctx, up to three times while it fails with a code that may pass
+// (Unavailable, DeadlineExceeded, Internal). fn must be idempotent.
+func settleRetry(ctx context.Context, fn func(context.Context) error) error {
+	base := context.WithoutCancel(ctx)
+	var err error
+	for try := 0; try < 3; try++ {
+		sctx, cancel := context.WithTimeout(base, settleTimeout)
+		err = fn(sctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if c := CodeOf(err); c != CodeUnavailable && c != CodeDeadlineExceeded && c != CodeInternal {
+			return err
+		}
+	}
+	return err
+}
+
+// charge debits env.Price, without a MessageStore. It reports whether
+// money moved. A debit whose outcome is unknown (store unreachable,
+// context ended mid-call) is resolved by asking again with the same ref,
+// which either returns the recorded debit or makes it now; then it is
+// refunded. If that re-ask fails too, the money may stay taken with no
+// record: only a MessageStore (WithMessageStore) closes that gap.
 func (n *Notifier) charge(ctx context.Context, acct *Account, env *Envelope) (Money, bool, error) {
 	if env.Price.Minor <= 0 {
 		b, err := n.wallet.Balance(ctx, acct.ID)
@@ -290,25 +464,16 @@ func (n *Notifier) repriceFailover(ctx context.Context, acct *Account, env *Enve
 	r.Cost, r.Balance = price, b.Available
 }
 
-// refund credits env.Price back under ref "refund:<id>". The ref makes the
-// credit idempotent in the store, so retrying a refund whose answer was
-// lost cannot pay back twice.
+// refund credits env.Price back under ref "refund:<id>", without a
+// MessageStore. The ref makes the credit idempotent in the store, so
+// retrying a refund whose answer was lost cannot pay back twice.
 func (n *Notifier) refund(ctx context.Context, acct *Account, env *Envelope) (Balance, error) {
-	base := context.WithoutCancel(ctx)
-	var err error
-	for try := 0; try < 3; try++ {
-		sctx, cancel := context.WithTimeout(base, settleTimeout)
-		var b Balance
+	var b Balance
+	err := settleRetry(ctx, func(sctx context.Context) (err error) {
 		b, err = n.wallet.Credit(sctx, acct.ID, env.Price, "refund:"+env.ID)
-		cancel()
-		if err == nil {
-			return b, nil
-		}
-		if c := CodeOf(err); c != CodeUnavailable && c != CodeDeadlineExceeded && c != CodeInternal {
-			break
-		}
-	}
-	return Balance{}, err
+		return err
+	})
+	return b, err
 }
 
 func (n *Notifier) record(ctx context.Context, r *Receipt) {

@@ -45,8 +45,13 @@ type AccountStore interface {
 }
 
 // IdempotencyStore remembers, per account and key, the receipt of a send,
-// so that a repeat returns it instead of sending again. Entries live for
-// the store's retention window. Methods are safe for concurrent use.
+// so that a repeat returns it instead of sending again. Methods are safe
+// for concurrent use.
+//
+// An entry lives in two phases. A reservation (a send in flight) holds the
+// key for the store's lease, a bound on how long one send may take, so a
+// holder that dies frees its key soon; a completed entry keeps its receipt
+// for the retention window (hours), so repeats within it get that receipt.
 //
 // The Notifier calls Reserve before it prepares the request; then
 // Complete when the message went out or may have (sent or unknown: a
@@ -54,16 +59,35 @@ type AccountStore interface {
 // it certainly went nowhere (failed, or refused before the charge), so
 // the client may try again with the same key.
 type IdempotencyStore interface {
-	// Reserve claims key for one send. It returns (nil, nil) when the
-	// caller now holds the key; (receipt, nil) when a send with the key
-	// completed with the same fingerprint; Conflict when the fingerprint
-	// differs or another send with the key is still in flight.
-	Reserve(ctx context.Context, account, key, fingerprint string) (*Receipt, error)
-	// Complete stores the receipt of the send that holds key: sent or
-	// unknown.
+	// Reserve claims key for one send. The caller holds the key when the
+	// answer's Receipt is nil: the key was free, or its reservation's
+	// lease ran out (Abandoned then says when that reservation was made).
+	// A completed send with the key and the same fingerprint answers its
+	// receipt. Conflict when the fingerprint differs or another send with
+	// the key is still within its lease.
+	Reserve(ctx context.Context, account, key, fingerprint string) (Reservation, error)
+	// Complete stores the receipt of the send that reserved key (sent or
+	// unknown), even after the reservation's lease ran out: the Notifier's
+	// reconciler completes the keys of sends whose holder died. A key with
+	// no entry is NotFound; one completed already is Conflict.
 	Complete(ctx context.Context, account, key string, r *Receipt) error
-	// Release frees key after a send that certainly went nowhere.
+	// Release frees key after a send that certainly went nowhere;
+	// releasing a completed or missing key does nothing.
 	Release(ctx context.Context, account, key string) error
+}
+
+// Reservation is what IdempotencyStore.Reserve answers.
+type Reservation struct {
+	// Receipt is the receipt of a completed send with the key and the
+	// same fingerprint: the caller returns it and sends nothing. Nil when
+	// the caller now holds the key.
+	Receipt *Receipt
+	// Abandoned is set when the caller holds the key because an earlier
+	// reservation's lease ran out before it was completed or released: the
+	// time that reservation was made. Its send may have gone out, so the
+	// Notifier looks for its message records (MessageStore.ByKey) and
+	// settles them before it sends anything.
+	Abandoned time.Time
 }
 
 // DeliveryLog keeps receipts of sends: sent, failed and unknown. It may drop

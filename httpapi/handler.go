@@ -169,6 +169,8 @@ func (h *Handler) routes() http.Handler {
 	post("/send-messenger", h.sendChat)
 	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
+	mux.Handle("GET "+BasePath+"/messages/{id}", h.authed(h.message))
+	mux.Handle(BasePath+"/messages/{id}", methodNotAllowed("GET, HEAD"))
 	h.routeOpenAPI(mux) // GET /openapi.json, without a key (openapi.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, notify.Errorf(notify.CodeNotFound, "no such endpoint: %s %s (the API lives under %s)",

@@ -124,6 +124,13 @@ func newTestEnvWith(t testing.TB, opening int64, opts ...httpapi.Option) *testEn
 // (limits, observers), which run on the env's clock.
 func newTestEnvFull(t testing.TB, opening int64, nopts []notify.Option, opts ...httpapi.Option) *testEnv {
 	t.Helper()
+	return newTestEnvOf(t, opening, func(*testEnv) []notify.Option { return nopts }, opts...)
+}
+
+// newTestEnvOf is newTestEnvFull with Notifier options made from the
+// env's stores.
+func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Option, opts ...httpapi.Option) *testEnv {
+	t.Helper()
 	e := &testEnv{
 		wallet:     memstore.NewWallet(),
 		accounts:   memstore.NewAccounts(),
@@ -173,7 +180,7 @@ func newTestEnvFull(t testing.TB, opening int64, nopts []notify.Option, opts ...
 		notify.WithDeliveryLog(e.deliveries),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 		notify.WithClock(e.clock.now),
-	}, nopts...)...)
+	}, nopts(e)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

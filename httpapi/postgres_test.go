@@ -51,7 +51,7 @@ func TestTwoGatewaysOnePostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, err := notify.New(store, notify.WithChannel(ch), notify.WithWallet(store, wallet.DefaultINR()),
-			notify.WithIdempotency(store), notify.WithDeliveryLog(store))
+			notify.WithIdempotency(store), notify.WithMessageStore(store))
 		if err != nil {
 			t.Fatal(err)
 		}

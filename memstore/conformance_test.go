@@ -49,8 +49,22 @@ func TestAccountsConformance(t *testing.T) {
 
 func TestIdempotencyConformance(t *testing.T) {
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
-		New: func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore {
-			return memstore.NewIdempotency(ttl, memstore.WithClock(now))
+		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore {
+			return memstore.NewIdempotency(ttl, memstore.WithClock(now), memstore.WithLease(lease))
+		},
+	})
+}
+
+func TestMessagesConformance(t *testing.T) {
+	storetest.RunMessages(t, storetest.MessagesHarness{
+		New: func(t *testing.T) (notify.MessageStore, func(*testing.T, string, notify.Money)) {
+			w := memstore.NewWallet()
+			fund := func(t *testing.T, account string, opening notify.Money) {
+				if err := w.Open(account, opening); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return memstore.NewMessages(w), fund
 		},
 	})
 }

@@ -65,10 +65,10 @@ func ExampleIdempotency() {
 	idem := memstore.NewIdempotency(24 * time.Hour)
 
 	r, err := idem.Reserve(ctx, "acme", "order-42", "fingerprint")
-	fmt.Println("first:", r, err)
+	fmt.Println("first:", r.Receipt, err)
 	_ = idem.Complete(ctx, "acme", "order-42", &notify.Receipt{MessageID: "msg-1"})
 	r, _ = idem.Reserve(ctx, "acme", "order-42", "fingerprint")
-	fmt.Println("repeat:", r.MessageID)
+	fmt.Println("repeat:", r.Receipt.MessageID)
 	_, err = idem.Reserve(ctx, "acme", "order-42", "another request")
 	fmt.Println("other request:", notify.CodeOf(err))
 	// Output:

@@ -16,18 +16,27 @@ const DefaultIdempotencyTTL = 24 * time.Hour
 // call pays for a whole window's worth of expiries.
 const purgeBatch = 64
 
+// DefaultIdempotencyLease is how long NewIdempotency lets a reservation
+// hold its key unless told otherwise; it matches the Notifier's default
+// settle threshold (notify.DefaultSettleAfter).
+const DefaultIdempotencyLease = 2 * time.Minute
+
 // Idempotency is an in-memory notify.IdempotencyStore. It is safe for
 // concurrent use.
 //
-// Every entry lives for the TTL: a completed key for TTL after Complete, a
-// reservation for TTL after Reserve, so a reservation whose send never
-// finished (a crashed goroutine, a lost Release) frees its key in the end.
-// Expired entries are ignored at once and removed lazily: each call
+// A reservation holds its key for the lease (WithLease): after that a
+// Reserve takes the key over and reports the reservation as abandoned
+// (notify.Reservation), so a send whose goroutine died frees its key
+// soon and the Notifier settles what it left. Every entry is kept for the
+// TTL: a completed key for TTL after Complete, a reservation for TTL
+// after Reserve (so its abandonment is still known when it is taken
+// over). Expired entries are ignored at once and removed lazily: each call
 // removes at most 64 of them, oldest first, so memory follows the number
 // of keys used within one TTL.
 type Idempotency struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl   time.Duration
+	lease time.Duration
+	now   func() time.Time
 
 	mu      sync.Mutex
 	entries map[idemKey]*idemEntry
@@ -42,6 +51,8 @@ type idemKey struct{ account, key string }
 type idemEntry struct {
 	fingerprint string
 	receipt     *notify.Receipt // nil while the send is in flight
+	reserved    time.Time
+	leaseEnd    time.Time // a reservation holds the key until then
 	expires     time.Time
 }
 
@@ -63,13 +74,24 @@ func WithClock(now func() time.Time) IdempotencyOption {
 	}
 }
 
+// WithLease sets how long a reservation holds its key before another
+// Reserve may take it over: a bound on one send's duration. d <= 0 keeps
+// DefaultIdempotencyLease.
+func WithLease(d time.Duration) IdempotencyOption {
+	return func(s *Idempotency) {
+		if d > 0 {
+			s.lease = d
+		}
+	}
+}
+
 // NewIdempotency returns an empty store whose entries live for ttl; ttl <=
 // 0 means DefaultIdempotencyTTL.
 func NewIdempotency(ttl time.Duration, opts ...IdempotencyOption) *Idempotency {
 	if ttl <= 0 {
 		ttl = DefaultIdempotencyTTL
 	}
-	s := &Idempotency{ttl: ttl, now: time.Now, entries: make(map[idemKey]*idemEntry)}
+	s := &Idempotency{ttl: ttl, lease: DefaultIdempotencyLease, now: time.Now, entries: make(map[idemKey]*idemEntry)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -77,38 +99,44 @@ func NewIdempotency(ttl time.Duration, opts ...IdempotencyOption) *Idempotency {
 }
 
 // Reserve claims key for one send, as notify.IdempotencyStore documents:
-// (nil, nil) when the caller now holds the key; the first receipt when a
-// send with the key completed with the same fingerprint; Conflict when
-// the fingerprint differs or the key is still reserved. An empty account
-// or key is InvalidArgument.
-func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint string) (*notify.Receipt, error) {
+// the caller holds the key when the answer has no Receipt (with Abandoned
+// set when it took over a reservation whose lease ran out); the first
+// receipt when a send with the key completed with the same fingerprint;
+// Conflict when the fingerprint differs or the key is reserved within its
+// lease. An empty account or key is InvalidArgument.
+func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint string) (notify.Reservation, error) {
 	if err := s.check(ctx, "reserve", account, key); err != nil {
-		return nil, err
+		return notify.Reservation{}, err
 	}
 	now := s.now()
 	k := idemKey{account, key}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.purge(now)
+	var res notify.Reservation
 	if e, ok := s.entries[k]; ok && e.expires.After(now) {
 		switch {
+		case e.receipt == nil && !e.leaseEnd.After(now):
+			res.Abandoned = e.reserved // taken over below
 		case e.fingerprint != fingerprint:
-			return nil, notify.Errorf(notify.CodeConflict, "idempotency key %q was used with another request", key)
+			return res, notify.Errorf(notify.CodeConflict, "idempotency key %q was used with another request", key)
 		case e.receipt == nil:
-			return nil, notify.Errorf(notify.CodeConflict, "a send with idempotency key %q is in flight", key)
+			return res, notify.Errorf(notify.CodeConflict, "a send with idempotency key %q is in flight", key)
+		default:
+			res.Receipt = e.receipt
+			return res, nil
 		}
-		return e.receipt, nil
 	}
-	e := &idemEntry{fingerprint: fingerprint, expires: now.Add(s.ttl)}
+	e := &idemEntry{fingerprint: fingerprint, reserved: now, leaseEnd: now.Add(s.lease), expires: now.Add(s.ttl)}
 	s.entries[k] = e
 	s.queue = append(s.queue, queuedEntry{k, e, e.expires})
-	return nil, nil
+	return res, nil
 }
 
-// Complete stores r as the receipt of key, which the caller reserved. The
-// entry then lives for the TTL from now. A key that is not reserved
-// (never, or its reservation expired) is NotFound; one already completed
-// is Conflict; a nil receipt is InvalidArgument.
+// Complete stores r as the receipt of key, which a send reserved, even
+// after the reservation's lease ran out. The entry then lives for the TTL
+// from now. A key with no entry is NotFound; one already completed is
+// Conflict; a nil receipt is InvalidArgument.
 func (s *Idempotency) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
 	if err := s.check(ctx, "complete", account, key); err != nil {
 		return err

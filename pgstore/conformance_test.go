@@ -47,8 +47,8 @@ func TestAccountsConformance(t *testing.T) {
 func TestIdempotencyConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
-		New: func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore {
-			s, _ := newStore(t, pgstore.WithIdempotencyTTL(ttl), pgstore.WithClock(now))
+		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore {
+			s, _ := newStore(t, pgstore.WithIdempotencyTTL(ttl), pgstore.WithIdempotencyLease(lease), pgstore.WithClock(now))
 			return s
 		},
 	})
@@ -101,6 +101,21 @@ func TestWindowLimitConformance(t *testing.T) {
 				t.Fatalf("WindowLimit(%d, %v): %v", max, window, err)
 			}
 			return l
+		},
+	})
+}
+
+func TestMessagesConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunMessages(t, storetest.MessagesHarness{
+		New: func(t *testing.T) (notify.MessageStore, func(*testing.T, string, notify.Money)) {
+			s, _ := newStore(t)
+			fund := func(t *testing.T, account string, opening notify.Money) {
+				if err := s.OpenWallet(context.Background(), account, opening); err != nil {
+					t.Fatalf("OpenWallet: %v", err)
+				}
+			}
+			return s, fund
 		},
 	})
 }

@@ -11,6 +11,8 @@ type queries struct {
 
 	record, receipt string
 
+	openMessage, moveMessage, message, messagesByKey, staleMessages, cleanupMessages string
+
 	putTemplate, template, deleteTemplate, templates string
 
 	cleanupIdem, cleanupDeliveries string
@@ -19,6 +21,12 @@ type queries struct {
 
 	migrationsTable, migrationVersions, migrationInsert string
 }
+
+// messageColumns lists a message record's columns in the order
+// scanMessage reads them.
+const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
+	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
+	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at`
 
 func buildQueries(qualifier, prefix string) queries {
 	x := func(sql string) string { return expand(sql, qualifier, prefix) }
@@ -114,31 +122,118 @@ SELECT (SELECT account FROM ins),
 
 		revokeKey: x(`DELETE FROM {{s}}{{p}}api_keys WHERE key_hash = $1`),
 
-		// reserve claims a key unless a live entry holds it; an expired
-		// entry is taken over in place. The second branch reads the entry
-		// that won, in the statement's snapshot; when that entry committed
+		// reserve claims a key unless an entry holds it: a completed one
+		// within its retention, or a reservation within its lease. A
+		// reservation whose lease ran out is taken over in place, and
+		// abandoned answers when it was made (read before the takeover,
+		// from the statement's snapshot). The second branch reads the
+		// entry that won, in the same snapshot; when that entry committed
 		// after the snapshot it returns no row and the caller asks again.
-		reserve: x(`WITH ins AS (
+		reserve: x(`WITH abandoned AS (
+	SELECT created_at FROM {{s}}{{p}}idempotency
+	WHERE account = $1 AND key_hash = $2 AND receipt IS NULL
+	  AND expires_at > $4 AND lease_until <= $4
+), ins AS (
 	INSERT INTO {{s}}{{p}}idempotency AS i
-		(account, key_hash, fingerprint, receipt, created_at, expires_at)
-	VALUES ($1, $2, $3, NULL, $4, $5)
+		(account, key_hash, fingerprint, receipt, created_at, expires_at, lease_until)
+	VALUES ($1, $2, $3, NULL, $4, $5, $6)
 	ON CONFLICT (account, key_hash) DO UPDATE SET
-		fingerprint = EXCLUDED.fingerprint, receipt = NULL,
-		created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-	WHERE i.expires_at <= $4
+		fingerprint = EXCLUDED.fingerprint, receipt = NULL, created_at = EXCLUDED.created_at,
+		expires_at = EXCLUDED.expires_at, lease_until = EXCLUDED.lease_until
+	WHERE i.expires_at <= $4 OR (i.receipt IS NULL AND i.lease_until <= $4)
 	RETURNING 1
 )
-SELECT true, NULL::text, NULL::jsonb FROM ins
+SELECT true, NULL::text, NULL::jsonb, (SELECT created_at FROM abandoned) FROM ins
 UNION ALL
-SELECT false, fingerprint, receipt FROM {{s}}{{p}}idempotency
+SELECT false, fingerprint, receipt, NULL::timestamptz FROM {{s}}{{p}}idempotency
 WHERE account = $1 AND key_hash = $2 AND expires_at > $4
   AND NOT EXISTS (SELECT 1 FROM ins)`),
 
-		complete: x(`UPDATE {{s}}{{p}}idempotency SET receipt = $3, expires_at = $4
-WHERE account = $1 AND key_hash = $2 AND expires_at > $5`),
+		// complete answers, when it stored nothing, whether the key has a
+		// completed entry (Conflict) or none (NotFound).
+		complete: x(`WITH upd AS (
+	UPDATE {{s}}{{p}}idempotency SET receipt = $3, expires_at = $4, lease_until = NULL
+	WHERE account = $1 AND key_hash = $2 AND receipt IS NULL AND expires_at > $5
+	RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM upd), EXISTS (
+	SELECT 1 FROM {{s}}{{p}}idempotency
+	WHERE account = $1 AND key_hash = $2 AND receipt IS NOT NULL AND expires_at > $5)`),
 
 		release: x(`DELETE FROM {{s}}{{p}}idempotency
 WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
+
+		// openMessage writes a record and, when it has a charge ($13 > 0),
+		// debits it under ref id, in one statement: the record's INSERT
+		// runs only from the ledger row's RETURNING, so neither exists
+		// without the other. A duplicate ID finds dup (or, racing, fails
+		// on a unique key and the statement rolls back); the answer's
+		// columns tell the other refusals apart as queries.move's do.
+		openMessage: x(`WITH w AS (
+	SELECT currency_code, currency_symbol, currency_exponent, balance
+	FROM {{s}}{{p}}wallets WHERE account = $2
+), dup AS (
+	SELECT 1 FROM {{s}}{{p}}messages WHERE id = $1
+), upd AS (
+	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
+	WHERE $13 > 0 AND account = $2 AND balance >= $13
+	  AND currency_code = $14 AND currency_exponent = $16
+	  AND NOT EXISTS (SELECT 1 FROM dup)
+	RETURNING balance
+), led AS (
+	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
+	SELECT $2, $1, -$13, balance FROM upd
+	RETURNING balance_after
+), rec AS (
+	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
+	SELECT $1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+		$17, $18, $19, $20, $21, $22, $22
+	WHERE NOT EXISTS (SELECT 1 FROM dup) AND ($13 = 0 OR EXISTS (SELECT 1 FROM led))
+	RETURNING 1
+)
+SELECT (SELECT currency_code FROM w), (SELECT currency_symbol FROM w),
+	(SELECT currency_exponent FROM w), (SELECT balance FROM w),
+	(SELECT balance_after FROM led), EXISTS (SELECT 1 FROM dup), EXISTS (SELECT 1 FROM rec)`),
+
+		// moveMessage moves a record whose state is one of $4 (the states
+		// notify.CanMove lets reach $3) and, when it moves into failed
+		// with a charge, credits the charge back under ref $14, in one
+		// statement. A concurrent move of the same record waits for the
+		// row lock and then re-checks the state, so of two racing moves
+		// CanMove forbids together only one applies.
+		moveMessage: x(`WITH m AS (
+	UPDATE {{s}}{{p}}messages SET state = $3, updated_at = $5,
+		provider = COALESCE(NULLIF($6, ''), provider),
+		provider_message_id = COALESCE(NULLIF($7, ''), provider_message_id),
+		gateway = COALESCE(NULLIF($8, ''), gateway),
+		attempts = CASE WHEN $9 <> 0 THEN $9 ELSE attempts END,
+		error_code = COALESCE(NULLIF($10, ''), error_code),
+		error = COALESCE(NULLIF($11, ''), error),
+		note = COALESCE(NULLIF($12, ''), note),
+		history = history || $13::jsonb
+	WHERE id = $1 AND account = $2 AND state = ANY($4)
+	RETURNING ` + messageColumns + `
+), w AS (
+	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + m.charge
+	FROM m
+	WHERE wl.account = m.account AND m.state = 'failed' AND m.charge > 0
+	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $14)
+	RETURNING wl.balance, m.charge
+), l AS (
+	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
+	SELECT $2, $14, charge, balance FROM w
+)
+SELECT ` + messageColumns + ` FROM m`),
+
+		message: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2`),
+
+		messagesByKey: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages
+WHERE account = $1 AND idempotency_key = $2 AND idempotency_key <> '' AND created_at >= $3
+ORDER BY created_at, id`),
+
+		staleMessages: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages
+WHERE state IN ('pending', 'attempting') AND updated_at < $1
+ORDER BY updated_at, id LIMIT $2`),
 
 		record: x(`INSERT INTO {{s}}{{p}}deliveries
 	(account, message_id, kind, status, receipt, created_at, expires_at)
@@ -172,6 +267,12 @@ FROM {{s}}{{p}}templates WHERE account = $1 ORDER BY slug COLLATE "C"`),
 WHERE (account, key_hash) IN (
 	SELECT account, key_hash FROM {{s}}{{p}}idempotency WHERE expires_at <= $1 LIMIT $2)
   AND expires_at <= $1`),
+
+		cleanupMessages: x(`DELETE FROM {{s}}{{p}}messages
+WHERE id IN (
+	SELECT id FROM {{s}}{{p}}messages
+	WHERE state NOT IN ('pending', 'attempting') AND updated_at <= $1 LIMIT $2)
+  AND state NOT IN ('pending', 'attempting') AND updated_at <= $1`),
 
 		cleanupDeliveries: x(`DELETE FROM {{s}}{{p}}deliveries
 WHERE (account, message_id) IN (

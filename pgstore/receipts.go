@@ -19,15 +19,16 @@ import (
 const reserveRetries = 5
 
 // Reserve claims key for one send of the account, as
-// notify.IdempotencyStore documents: (nil, nil) when the caller now holds
-// the key; the first receipt when a send with the key and the same
-// fingerprint completed within the idempotency TTL; Conflict when the
-// fingerprint differs or a send with the key is still in flight. A key
-// whose entry has expired, completed or not, is free again. Keys are
-// stored as their SHA-256, so any length is accepted.
-func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (*notify.Receipt, error) {
+// notify.IdempotencyStore documents: no Receipt when the caller now holds
+// the key (with Abandoned set when it took over a reservation whose lease,
+// WithIdempotencyLease, ran out); the first receipt when a send with the
+// key and the same fingerprint completed within the idempotency TTL;
+// Conflict when the fingerprint differs or a send with the key is within
+// its lease. Keys are stored as their SHA-256, so any length is accepted.
+func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (notify.Reservation, error) {
+	var res notify.Reservation
 	if account == "" || key == "" {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: reserve: account and key are required")
+		return res, notify.Errorf(notify.CodeInvalidArgument, "pgstore: reserve: account and key are required")
 	}
 	sum := sha256.Sum256([]byte(key))
 	for try := 0; try < reserveRetries; try++ {
@@ -35,39 +36,47 @@ func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (
 		var mine bool
 		var fp *string
 		var body []byte
+		var abandoned *time.Time
 		err := s.do(ctx, onceOnly, func() error {
-			return s.pool.QueryRow(ctx, s.q.reserve, account, sum[:], fingerprint, now, now.Add(s.idemTTL)).
-				Scan(&mine, &fp, &body)
+			return s.pool.QueryRow(ctx, s.q.reserve, account, sum[:], fingerprint, now,
+				now.Add(s.idemTTL), now.Add(s.idemLease)).
+				Scan(&mine, &fp, &body, &abandoned)
 		})
 		if errors.Is(err, pgx.ErrNoRows) || pgCode(err) == stateUniqueViolation {
 			if ctx.Err() != nil {
-				return nil, s.fail(ctx, "reserve", ctx.Err())
+				return res, s.fail(ctx, "reserve", ctx.Err())
 			}
 			continue // the holder committed after our snapshot; look again
 		}
 		if err != nil {
-			return nil, s.fail(ctx, "reserve", err)
+			return res, s.fail(ctx, "reserve", err)
 		}
 		switch {
 		case mine:
-			return nil, nil
+			if abandoned != nil {
+				res.Abandoned = *abandoned
+			}
+			return res, nil
 		case fp == nil || *fp != fingerprint:
-			return nil, notify.Errorf(notify.CodeConflict, "idempotency key was used with another request")
+			return res, notify.Errorf(notify.CodeConflict, "idempotency key was used with another request")
 		case body == nil:
-			return nil, notify.Errorf(notify.CodeConflict, "a send with this idempotency key is in flight")
+			return res, notify.Errorf(notify.CodeConflict, "a send with this idempotency key is in flight")
 		}
 		r, err := decodeReceipt(body)
 		if err != nil {
-			return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: reserve: %w", err))
+			return res, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: reserve: %w", err))
 		}
-		return r, nil
+		res.Receipt = r
+		return res, nil
 	}
-	return nil, notify.Errorf(notify.CodeUnavailable, "the idempotency key changed hands %d times; try again", reserveRetries)
+	return res, notify.Errorf(notify.CodeUnavailable, "the idempotency key changed hands %d times; try again", reserveRetries)
 }
 
 // Complete stores r under the key that the caller reserved, for the
-// idempotency TTL from now. A reservation that is missing or expired is
-// NotFound. Complete does not retain r.
+// idempotency TTL from now, even after the reservation's lease ran out (the
+// Notifier's reconciler completes the keys of sends whose holder died). A
+// key with no entry, or one whose TTL passed, is NotFound; a key completed
+// already is Conflict. Complete does not retain r.
 func (s *Store) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
 	if r == nil {
 		return notify.Errorf(notify.CodeInvalidArgument, "pgstore: complete: nil receipt")
@@ -78,18 +87,23 @@ func (s *Store) Complete(ctx context.Context, account, key string, r *notify.Rec
 	}
 	sum := sha256.Sum256([]byte(key))
 	now := s.now()
-	var tag pgconn.CommandTag
-	err = s.do(ctx, repeatable, func() (err error) {
-		tag, err = s.pool.Exec(ctx, s.q.complete, account, sum[:], body, now.Add(s.idemTTL), now)
-		return err
+	var stored, completed bool
+	// A repeat after a lost answer finds its own receipt and says
+	// Conflict: the caller cannot tell that from a completion by another
+	// holder, so only a run that surely did not reach the server repeats.
+	err = s.do(ctx, onceOnly, func() error {
+		return s.pool.QueryRow(ctx, s.q.complete, account, sum[:], body, now.Add(s.idemTTL), now).
+			Scan(&stored, &completed)
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return s.fail(ctx, "complete", err)
+	case stored:
+		return nil
+	case completed:
+		return notify.Errorf(notify.CodeConflict, "pgstore: complete: the key is completed already")
 	}
-	if tag.RowsAffected() == 0 {
-		return notify.Errorf(notify.CodeNotFound, "pgstore: complete: no live reservation of the key")
-	}
-	return nil
+	return notify.Errorf(notify.CodeNotFound, "pgstore: complete: no reservation of the key")
 }
 
 // Release frees a key reserved by a send that failed. Releasing a key that
@@ -164,6 +178,7 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 	}{
 		{s.q.cleanupIdem, now},
 		{s.q.cleanupDeliveries, now},
+		{s.q.cleanupMessages, now.Add(-s.deliveryTTL)},
 		// The limiters keep unix nanoseconds.
 		{s.q.limits.rateCleanup, now.UnixNano()},
 		{s.q.limits.windowCleanup, now.UnixNano()},

@@ -21,6 +21,10 @@ const (
 	DefaultTablePrefix = "notify_"
 	// DefaultIdempotencyTTL is how long an idempotency key is remembered.
 	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultIdempotencyLease is how long a reservation holds its key; it
+	// matches the Notifier's default settle threshold
+	// (notify.DefaultSettleAfter).
+	DefaultIdempotencyLease = 2 * time.Minute
 	// DefaultDeliveryTTL is how long a receipt stays in the delivery log.
 	DefaultDeliveryTTL = 30 * 24 * time.Hour
 	// DefaultConnectTimeout bounds each connection attempt of a pool made
@@ -65,15 +69,28 @@ func WithSchema(name string) Option {
 }
 
 // WithIdempotencyTTL sets how long an idempotency key, and the receipt
-// stored under it, is remembered; a key reserved by a send that never
-// completed (a crashed process) is freed after the same time. Default
-// DefaultIdempotencyTTL (24h).
+// stored under it, is remembered. Default DefaultIdempotencyTTL (24h).
 func WithIdempotencyTTL(d time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
 			return fmt.Errorf("pgstore: idempotency TTL %v: must be positive", d)
 		}
 		s.idemTTL = d
+		return nil
+	}
+}
+
+// WithIdempotencyLease sets how long a reservation holds its key before a
+// Reserve may take it over (a bound on one send's duration, so the key of a
+// crashed send is free again soon; the taker learns of the abandoned
+// reservation through notify.Reservation). Set it to the Notifier's settle
+// threshold (notify.WithSettleAfter). Default DefaultIdempotencyLease (2m).
+func WithIdempotencyLease(d time.Duration) Option {
+	return func(s *Store) error {
+		if d <= 0 {
+			return fmt.Errorf("pgstore: idempotency lease %v: must be positive", d)
+		}
+		s.idemLease = d
 		return nil
 	}
 }
@@ -124,6 +141,7 @@ type Store struct {
 	prefix      string
 	schema      string
 	idemTTL     time.Duration
+	idemLease   time.Duration
 	deliveryTTL time.Duration
 	now         func() time.Time
 	q           queries
@@ -187,6 +205,7 @@ func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
 		pool:        pool,
 		prefix:      DefaultTablePrefix,
 		idemTTL:     DefaultIdempotencyTTL,
+		idemLease:   DefaultIdempotencyLease,
 		deliveryTTL: DefaultDeliveryTTL,
 		now:         time.Now,
 	}
@@ -235,4 +254,5 @@ var (
 	_ notify.DeliveryLog      = (*Store)(nil)
 	_ notify.TemplateStore    = (*Store)(nil)
 	_ notify.HealthChecker    = (*Store)(nil)
+	_ notify.MessageStore     = (*Store)(nil)
 )

@@ -124,7 +124,7 @@ func TestIdempotency(t *testing.T) {
 	ctx := context.Background()
 
 	r, err := s.Reserve(ctx, "acme", "k1", "fp1")
-	if err != nil || r != nil {
+	if err != nil || r.Receipt != nil {
 		t.Fatalf("first Reserve = %v, %v; want nil, nil", r, err)
 	}
 	_, err = s.Reserve(ctx, "acme", "k1", "fp1")
@@ -132,7 +132,7 @@ func TestIdempotency(t *testing.T) {
 	_, err = s.Reserve(ctx, "acme", "k1", "fp2")
 	wantCode(t, err, notify.CodeConflict)
 	// Keys are per account.
-	if r, err := s.Reserve(ctx, "beta", "k1", "fp1"); err != nil || r != nil {
+	if r, err := s.Reserve(ctx, "beta", "k1", "fp1"); err != nil || r.Receipt != nil {
 		t.Fatalf("other account's Reserve = %v, %v", r, err)
 	}
 
@@ -140,22 +140,22 @@ func TestIdempotency(t *testing.T) {
 	must(t, s.Complete(ctx, "acme", "k1", want))
 	got, err := s.Reserve(ctx, "acme", "k1", "fp1")
 	must(t, err)
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Reserve after Complete = %+v, want %+v", got, want)
+	if !reflect.DeepEqual(got.Receipt, want) {
+		t.Fatalf("Reserve after Complete = %+v, want %+v", got.Receipt, want)
 	}
 	_, err = s.Reserve(ctx, "acme", "k1", "fp2")
 	wantCode(t, err, notify.CodeConflict)
 	must(t, s.Release(ctx, "acme", "k1")) // a completed key stays
-	if got, err := s.Reserve(ctx, "acme", "k1", "fp1"); err != nil || got == nil {
+	if got, err := s.Reserve(ctx, "acme", "k1", "fp1"); err != nil || got.Receipt == nil {
 		t.Fatalf("Release removed a completed key: %v, %v", got, err)
 	}
 
 	// Release frees a failed send's key for another try.
-	if r, err := s.Reserve(ctx, "acme", "k2", "fp"); err != nil || r != nil {
+	if r, err := s.Reserve(ctx, "acme", "k2", "fp"); err != nil || r.Receipt != nil {
 		t.Fatalf("Reserve k2 = %v, %v", r, err)
 	}
 	must(t, s.Release(ctx, "acme", "k2"))
-	if r, err := s.Reserve(ctx, "acme", "k2", "other fp"); err != nil || r != nil {
+	if r, err := s.Reserve(ctx, "acme", "k2", "other fp"); err != nil || r.Receipt != nil {
 		t.Fatalf("Reserve after Release = %v, %v", r, err)
 	}
 	must(t, s.Release(ctx, "acme", "never reserved"))
@@ -166,13 +166,13 @@ func TestIdempotency(t *testing.T) {
 
 	// Long keys are fine: only their digest is indexed.
 	long := strings.Repeat("k", 10000)
-	if r, err := s.Reserve(ctx, "acme", long, "fp"); err != nil || r != nil {
+	if r, err := s.Reserve(ctx, "acme", long, "fp"); err != nil || r.Receipt != nil {
 		t.Fatalf("Reserve(long key) = %v, %v", r, err)
 	}
 
 	// After the TTL every entry is free again, and Cleanup removes them.
 	clock.Advance(time.Hour)
-	if r, err := s.Reserve(ctx, "acme", "k1", "fp-new"); err != nil || r != nil {
+	if r, err := s.Reserve(ctx, "acme", "k1", "fp-new"); err != nil || r.Receipt != nil {
 		t.Fatalf("Reserve of an expired key = %v, %v", r, err)
 	}
 	wantCode(t, s.Complete(ctx, "beta", "k1", want), notify.CodeNotFound) // its reservation expired
@@ -202,7 +202,7 @@ func TestReserveRace(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case err == nil && r == nil:
+			case err == nil && r.Receipt == nil:
 				winners++
 			case notify.CodeOf(err) == notify.CodeConflict:
 				conflicts++

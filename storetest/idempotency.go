@@ -12,10 +12,11 @@ import (
 
 // IdempotencyHarness connects RunIdempotency to one IdempotencyStore.
 type IdempotencyHarness struct {
-	// New returns an empty store whose entries live for ttl, dated by the
-	// clock now, which the suite moves forward to test expiry; it releases
-	// the store with t.Cleanup. Required.
-	New func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore
+	// New returns an empty store whose entries live for ttl and whose
+	// reservations hold their key for lease, dated by the clock now, which
+	// the suite moves forward to test expiry; it releases the store with
+	// t.Cleanup. Required.
+	New func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore
 
 	// IgnoresClock tells the suite that the store dates entries by a
 	// clock of its own (a database's, say); the expiry subtests are then
@@ -34,7 +35,11 @@ type IdempotencyHarness struct {
 //   - Release frees a reserved key; releasing a completed key keeps its
 //     receipt; releasing an unknown key is no error;
 //   - keys belong to accounts: the same key on two accounts is two keys;
-//   - reservations and receipts expire after the TTL, and not before;
+//   - a reservation holds its key for the lease, and not after: then
+//     Reserve takes the key over and reports when the abandoned
+//     reservation was made; a completed key is not abandoned;
+//   - Complete works on a reservation whose lease ran out;
+//   - receipts expire after the TTL, and not before;
 //   - of 64 goroutines reserving one key at once, exactly one gets it.
 func RunIdempotency(t *testing.T, h IdempotencyHarness) {
 	t.Helper()
@@ -49,12 +54,16 @@ func RunIdempotency(t *testing.T, h IdempotencyHarness) {
 		{"Release", func(t *testing.T) { testRelease(t, h) }},
 		{"KeysPerAccount", func(t *testing.T) { testKeysPerAccount(t, h) }},
 		{"ReceiptExpires", func(t *testing.T) { testReceiptExpires(t, h) }},
-		{"ReservationExpires", func(t *testing.T) { testReservationExpires(t, h) }},
+		{"LeaseExpires", func(t *testing.T) { testLeaseExpires(t, h) }},
+		{"CompleteAfterLease", func(t *testing.T) { testCompleteAfterLease(t, h) }},
 		{"ConcurrentReserve", func(t *testing.T) { testConcurrentReserve(t, h) }},
 	})
 }
 
-const idemTTL = time.Hour
+const (
+	idemTTL   = time.Hour
+	idemLease = time.Minute
+)
 
 // clock is the suite's settable clock.
 type clock struct {
@@ -77,7 +86,7 @@ func (c *clock) advance(d time.Duration) {
 func newIdem(t *testing.T, h IdempotencyHarness) (notify.IdempotencyStore, *clock, string) {
 	t.Helper()
 	c := &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s := h.New(t, idemTTL, c.now)
+	s := h.New(t, idemTTL, idemLease, c.now)
 	if s == nil {
 		t.Fatal("IdempotencyHarness.New returned nil")
 	}
@@ -90,13 +99,24 @@ func reserve(t *testing.T, s notify.IdempotencyStore, account, key, fp string) *
 	if err != nil {
 		t.Fatalf("Reserve(%s): %v", key, err)
 	}
-	return r
+	if r.Receipt != nil && !r.Abandoned.IsZero() {
+		t.Fatalf("Reserve(%s) returned a receipt and an abandoned reservation at once", key)
+	}
+	return r.Receipt
 }
 
+// wantReserved fails t unless Reserve gives the caller a key that no one
+// held.
 func wantReserved(t *testing.T, s notify.IdempotencyStore, account, key, fp string) {
 	t.Helper()
-	if r := reserve(t, s, account, key, fp); r != nil {
-		t.Fatalf("Reserve(%s) returned receipt %s, want the key", key, r.MessageID)
+	r, err := s.Reserve(context.Background(), account, key, fp)
+	switch {
+	case err != nil:
+		t.Fatalf("Reserve(%s): %v", key, err)
+	case r.Receipt != nil:
+		t.Fatalf("Reserve(%s) returned receipt %s, want the key", key, r.Receipt.MessageID)
+	case !r.Abandoned.IsZero():
+		t.Fatalf("Reserve(%s) reported an abandoned reservation of %v, want a free key", key, r.Abandoned)
 	}
 }
 
@@ -211,18 +231,63 @@ func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
 	wantReserved(t, s, acct, key, "fp")
 }
 
-func testReservationExpires(t *testing.T, h IdempotencyHarness) {
+func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
+	if h.IgnoresClock {
+		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
+	}
+	s, c, acct := newIdem(t, h)
+	key := newName("key")
+	reservedAt := c.now()
+	wantReserved(t, s, acct, key, "fp")
+	c.advance(idemLease - time.Second)
+	_, err := s.Reserve(context.Background(), acct, key, "fp")
+	wantCode(t, "Reserve a second before the lease runs out", err, notify.CodeConflict)
+	c.advance(2 * time.Second)
+	r, err := s.Reserve(context.Background(), acct, key, "other fp")
+	if err != nil || r.Receipt != nil {
+		t.Fatalf("Reserve after the lease = %+v, %v; want the key", r, err)
+	}
+	if !r.Abandoned.Equal(reservedAt) {
+		t.Fatalf("Reserve after the lease: Abandoned = %v, want the first reservation's time %v", r.Abandoned, reservedAt)
+	}
+	// The new holder has a lease of its own.
+	_, err = s.Reserve(context.Background(), acct, key, "other fp")
+	wantCode(t, "Reserve of a key taken over", err, notify.CodeConflict)
+
+	// A completed key is not a reservation: no lease, no abandonment.
+	done := newName("key")
+	wantReserved(t, s, acct, done, "fp")
+	want := sampleReceipt(acct)
+	complete(t, s, acct, done, want)
+	c.advance(2 * idemLease)
+	if got := reserve(t, s, acct, done, "fp"); got == nil || got.MessageID != want.MessageID {
+		t.Fatalf("Reserve of a completed key after a lease = %v, want its receipt", got)
+	}
+	// A released key is free, not abandoned.
+	rel := newName("key")
+	wantReserved(t, s, acct, rel, "fp")
+	if err := s.Release(context.Background(), acct, rel); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(2 * idemLease)
+	wantReserved(t, s, acct, rel, "fp")
+}
+
+func testCompleteAfterLease(t *testing.T, h IdempotencyHarness) {
 	if h.IgnoresClock {
 		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
 	}
 	s, c, acct := newIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
-	c.advance(idemTTL - time.Second)
-	_, err := s.Reserve(context.Background(), acct, key, "fp")
-	wantCode(t, "Reserve a second before the reservation expires", err, notify.CodeConflict)
-	c.advance(2 * time.Second)
-	wantReserved(t, s, acct, key, "fp")
+	c.advance(idemLease + time.Second)
+	want := sampleReceipt(acct)
+	complete(t, s, acct, key, want)
+	if got := reserve(t, s, acct, key, "fp"); got == nil || got.MessageID != want.MessageID {
+		t.Fatalf("Reserve after a Complete past the lease = %v, want its receipt", got)
+	}
+	err := s.Complete(context.Background(), acct, newName("never"), want)
+	wantCode(t, "Complete of a key never reserved", err, notify.CodeNotFound)
 }
 
 func testConcurrentReserve(t *testing.T, h IdempotencyHarness) {
@@ -244,10 +309,10 @@ func testConcurrentReserve(t *testing.T, h IdempotencyHarness) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case err == nil && r == nil:
+			case err == nil && r.Receipt == nil:
 				got++
 			case err == nil:
-				failures = append(failures, fmt.Errorf("returned receipt %s of a send that never completed", r.MessageID))
+				failures = append(failures, fmt.Errorf("returned receipt %s of a send that never completed", r.Receipt.MessageID))
 			case notify.CodeOf(err) != notify.CodeConflict:
 				failures = append(failures, err)
 			}

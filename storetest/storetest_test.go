@@ -63,14 +63,17 @@ func (s *simpleAccounts) out(a *notify.Account) *notify.Account {
 }
 
 type idemEntry struct {
-	fp      string
-	r       *notify.Receipt
-	expires time.Time
+	fp       string
+	r        *notify.Receipt
+	reserved time.Time
+	leaseEnd time.Time
+	expires  time.Time
 }
 
 type simpleIdem struct {
 	defect string
 	ttl    time.Duration
+	lease  time.Duration
 	now    func() time.Time
 	mu     sync.Mutex
 	m      map[string]*idemEntry
@@ -83,34 +86,45 @@ func (s *simpleIdem) key(account, key string) string {
 	return account + "\x00" + key
 }
 
-func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (*notify.Receipt, error) {
+func (s *simpleIdem) entry(now time.Time, fp string) *idemEntry {
+	return &idemEntry{fp: fp, reserved: now, leaseEnd: now.Add(s.lease), expires: now.Add(s.ttl)}
+}
+
+func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (notify.Reservation, error) {
 	if s.defect == "racy-reserve" {
 		s.mu.Lock()
 		e, ok := s.m[s.key(account, key)]
 		s.mu.Unlock()
 		runtime.Gosched()
 		if ok {
-			return e.r, notify.Errorf(notify.CodeConflict, "simple: taken")
+			return notify.Reservation{Receipt: e.r}, notify.Errorf(notify.CodeConflict, "simple: taken")
 		}
 		s.mu.Lock()
-		s.m[s.key(account, key)] = &idemEntry{fp: fp, expires: s.now().Add(s.ttl)}
+		s.m[s.key(account, key)] = s.entry(s.now(), fp)
 		s.mu.Unlock()
-		return nil, nil
+		return notify.Reservation{}, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	var res notify.Reservation
 	if e, ok := s.m[s.key(account, key)]; ok && (s.defect == "no-expiry" || e.expires.After(now)) {
-		if e.fp != fp && s.defect != "no-fingerprint" {
-			return nil, notify.Errorf(notify.CodeConflict, "other request")
+		switch {
+		case e.r == nil && !e.leaseEnd.After(now) && s.defect != "no-lease":
+			if s.defect != "silent-takeover" {
+				res.Abandoned = e.reserved
+			}
+		case e.fp != fp && s.defect != "no-fingerprint":
+			return res, notify.Errorf(notify.CodeConflict, "other request")
+		case e.r == nil:
+			return res, notify.Errorf(notify.CodeConflict, "in flight")
+		default:
+			res.Receipt = e.r
+			return res, nil
 		}
-		if e.r == nil {
-			return nil, notify.Errorf(notify.CodeConflict, "in flight")
-		}
-		return e.r, nil
 	}
-	s.m[s.key(account, key)] = &idemEntry{fp: fp, expires: now.Add(s.ttl)}
-	return nil, nil
+	s.m[s.key(account, key)] = s.entry(now, fp)
+	return res, nil
 }
 
 func (s *simpleIdem) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
@@ -255,8 +269,8 @@ func runAccounts(t *testing.T, defect string) {
 
 func runIdempotency(t *testing.T, defect string) {
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
-		New: func(t *testing.T, ttl time.Duration, now func() time.Time) notify.IdempotencyStore {
-			return &simpleIdem{defect: defect, ttl: ttl, now: now, m: map[string]*idemEntry{}}
+		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore {
+			return &simpleIdem{defect: defect, ttl: ttl, lease: lease, now: now, m: map[string]*idemEntry{}}
 		},
 	})
 }
@@ -286,8 +300,8 @@ func TestSimpleStores(t *testing.T) {
 // skip the expiry subtests.
 func TestIdempotencyIgnoresClock(t *testing.T) {
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
-		New: func(t *testing.T, ttl time.Duration, _ func() time.Time) notify.IdempotencyStore {
-			return &simpleIdem{ttl: ttl, now: time.Now, m: map[string]*idemEntry{}}
+		New: func(t *testing.T, ttl, lease time.Duration, _ func() time.Time) notify.IdempotencyStore {
+			return &simpleIdem{ttl: ttl, lease: lease, now: time.Now, m: map[string]*idemEntry{}}
 		},
 		IgnoresClock: true,
 	})
@@ -321,6 +335,8 @@ func TestSuitesCatchDefects(t *testing.T) {
 		{"release-drops-receipt", "--- FAIL: TestFlawedHelper/Idempotency/Release"},
 		{"no-expiry", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptExpires"},
 		{"racy-reserve", "--- FAIL: TestFlawedHelper/Idempotency/ConcurrentReserve"},
+		{"no-lease", "--- FAIL: TestFlawedHelper/Idempotency/LeaseExpires"},
+		{"silent-takeover", "--- FAIL: TestFlawedHelper/Idempotency/LeaseExpires"},
 		{"drops-legs", "--- FAIL: TestFlawedHelper/DeliveryLog/RoundTrip"},
 		{"no-account-check", "--- FAIL: TestFlawedHelper/DeliveryLog/NotFound"},
 		{"panics-nil", "--- FAIL: TestFlawedHelper/DeliveryLog/NilReceipt"},

@@ -60,6 +60,10 @@ type config struct {
 	// operator-registered dlt_template_id with its dlt_entity_id, as the
 	// API documents the route.
 	dltStrict bool
+	// settleAfter is NOTIFY_SETTLE_AFTER (default 2m): how long a send may
+	// stay unfinished before the reconciler settles it as abandoned, and
+	// the lease of an idempotency key's reservation.
+	settleAfter time.Duration
 }
 
 // loadConfig reads the configuration. Errors name the variable and never
@@ -137,6 +141,10 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 
+	if c.settleAfter, err = parseSettleAfter(get("NOTIFY_SETTLE_AFTER")); err != nil {
+		return nil, err
+	}
+
 	if err := pair("NOTIFY_SMS_URL", c.smsURL, "NOTIFY_SMS_KEY", c.smsKey); err != nil {
 		return nil, err
 	}
@@ -182,6 +190,22 @@ func parseOTPLimit(s string) (int, time.Duration, error) {
 		return 0, 0, fmt.Errorf("NOTIFY_OTP_LIMIT: the window after / must be a Go duration from 1s to 24h, such as 15m")
 	}
 	return n, d, nil
+}
+
+// parseSettleAfter reads NOTIFY_SETTLE_AFTER: a Go duration from 10s to
+// 24h, or empty for notify.DefaultSettleAfter (2m). It must exceed the
+// longest a send can take (the attempt timeout, 10s by default, times
+// the attempts and their backoff), or live sends would be settled as
+// abandoned.
+func parseSettleAfter(s string) (time.Duration, error) {
+	if s == "" {
+		return notify.DefaultSettleAfter, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 10*time.Second || d > 24*time.Hour {
+		return 0, fmt.Errorf("NOTIFY_SETTLE_AFTER: want a Go duration from 10s to 24h, such as 2m")
+	}
+	return d, nil
 }
 
 // parseDLT reads NOTIFY_DLT: "spec" or empty (the default) lets the dlt

@@ -89,7 +89,7 @@ type stores struct {
 	accounts  notify.AccountStore
 	wallet    notify.WalletStore
 	idem      notify.IdempotencyStore
-	log       notify.DeliveryLog
+	messages  notify.MessageStore
 	templates notify.TemplateStore
 	// rate and otp are the per-account rate limit and the per-recipient
 	// OTP throttle; otp is nil when NOTIFY_OTP_LIMIT is off.
@@ -204,7 +204,8 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		notify.WithChannel(emailCh),
 		notify.WithWallet(st.wallet, wallet.DefaultINR()),
 		notify.WithIdempotency(st.idem),
-		notify.WithDeliveryLog(st.log),
+		notify.WithMessageStore(st.messages),
+		notify.WithSettleAfter(cfg.settleAfter),
 		notify.WithRateLimit(st.rate),
 	}
 	if st.otp != nil {
@@ -218,6 +219,9 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if err != nil {
 		return err
 	}
+	// Sends a crash left unfinished are settled now and then every half
+	// threshold, so none waits much longer than the threshold.
+	closers = append(closers, reconcileEvery(n, cfg.settleAfter/2, logger))
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -293,6 +297,36 @@ func cleanEvery(db *pgstore.Store, period time.Duration, logger *slog.Logger) (c
 	}
 }
 
+// reconcileEvery runs n.Reconcile at once and then every period until the
+// returned function is called, which stops it and waits for it.
+func reconcileEvery(n *notify.Notifier, period time.Duration, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			res, err := n.Reconcile(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				logger.Warn("settling abandoned sends failed; will try again", "error", err)
+			case res.Refunded+res.Unknown > 0:
+				logger.Info("abandoned sends settled", "refunded", res.Refunded, "unknown", res.Unknown)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 // openStores opens the stores and provisions the demo account and its
 // wallet: PostgreSQL when NOTIFY_DATABASE_URL is set, else memory.
 func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *slog.Logger) (*stores, error) {
@@ -311,8 +345,8 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		st := &stores{
 			accounts:  accounts,
 			wallet:    w,
-			idem:      memstore.NewIdempotency(24 * time.Hour),
-			log:       memstore.NewDeliveryLog(10000),
+			idem:      memstore.NewIdempotency(24*time.Hour, memstore.WithLease(cfg.settleAfter)),
+			messages:  memstore.NewMessages(w),
 			templates: memstore.NewTemplates(),
 			close:     func() {},
 		}
@@ -330,7 +364,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 	}
 	// Several instances may share one database: each provisions the demo
 	// account, and the wallet is opened only once (Conflict afterwards).
-	db, err := pgstore.Open(ctx, cfg.database)
+	db, err := pgstore.Open(ctx, cfg.database, pgstore.WithIdempotencyLease(cfg.settleAfter))
 	if err != nil {
 		return nil, storeError("connecting", err)
 	}
@@ -342,7 +376,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		db.Close()
 		return nil, storeError("provisioning the demo account", err)
 	}
-	st := &stores{accounts: db, wallet: db, idem: db, log: db, templates: db}
+	st := &stores{accounts: db, wallet: db, idem: db, messages: db, templates: db}
 	// The account outlives this process, and so would every key it was
 	// given: a chosen key replaces the others, and a random one is
 	// stored only when the account has none, or each start would leave

@@ -1,0 +1,92 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// messageJSON is the wire form of a message record (GET
+// /messages/{id}, beyond the spec): its state, what it cost, who carried
+// it and when each state was reached.
+type messageJSON struct {
+	MessageID string `json:"message_id"`
+	Channel   string `json:"channel"`
+	// Request is "otp" for a leg of a dual OTP, else the channel.
+	Request           string `json:"request"`
+	To                string `json:"to"`
+	Status            string `json:"status"`
+	Provider          string `json:"provider,omitempty"`
+	ProviderMessageID string `json:"provider_message_id,omitempty"`
+	Gateway           string `json:"gateway,omitempty"`
+	Units             int    `json:"units,omitempty"`
+	Metered           bool   `json:"metered"`
+	// Cost is what stays charged (zero once failed: refunded); Charged is
+	// what was debited when the message was opened.
+	Cost           string          `json:"cost"`
+	CostMinor      int64           `json:"cost_minor"`
+	Charged        string          `json:"charged"`
+	ChargedMinor   int64           `json:"charged_minor"`
+	Currency       currencyJSON    `json:"currency"`
+	Attempts       int             `json:"attempts"`
+	ErrorCode      string          `json:"error_code,omitempty"`
+	Error          string          `json:"error,omitempty"`
+	Note           string          `json:"note,omitempty"`
+	IdempotencyKey string          `json:"idempotency_key,omitempty"`
+	Domain         string          `json:"domain,omitempty"`
+	History        []stateStepJSON `json:"history"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+}
+
+type currencyJSON struct {
+	Code     string `json:"code"`
+	Symbol   string `json:"symbol"`
+	Exponent int    `json:"exponent"`
+}
+
+type stateStepJSON struct {
+	Status string    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+func toMessageJSON(m *notify.Message) messageJSON {
+	cost, cur := m.Cost(), m.Charge.Currency
+	out := messageJSON{
+		MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: m.To,
+		Status: string(m.State), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
+		Gateway: string(m.Gateway), Units: m.Units, Metered: m.Metered,
+		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,
+		Currency: currencyJSON{Code: cur.Code, Symbol: cur.Symbol, Exponent: cur.Exponent},
+		Attempts: m.Attempts, ErrorCode: string(m.ErrorCode), Error: m.Error, Note: m.Note,
+		IdempotencyKey: m.IdempotencyKey, Domain: m.Domain,
+		History:   make([]stateStepJSON, len(m.History)),
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}
+	for i, h := range m.History {
+		out.History[i] = stateStepJSON{Status: string(h.State), At: h.At.UTC()}
+	}
+	return out
+}
+
+// message answers GET /messages/{id}: the record of one of the caller's
+// messages. Another account's message is 404, as a missing one is, so an
+// ID reveals nothing about other accounts.
+func (h *Handler) message(x *exchange, r *http.Request, acct *notify.Account) {
+	m, err := h.n.Message(r.Context(), acct.ID, r.PathValue("id"))
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	body, err := json.Marshal(struct {
+		Success bool        `json:"success"`
+		Data    messageJSON `json:"data"`
+	}{true, toMessageJSON(m)})
+	if err != nil {
+		writeErr(x, r, notify.WithCode(notify.CodeInternal, err), nil)
+		return
+	}
+	writeJSON(x, http.StatusOK, append(body, '\n'))
+}

@@ -1,0 +1,81 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+)
+
+// newRecordsEnv is the test gateway with a MessageStore over its wallet.
+func newRecordsEnv(t *testing.T) *testEnv {
+	t.Helper()
+	return newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
+		return []notify.Option{notify.WithMessageStore(memstore.NewMessages(e.wallet))}
+	})
+}
+
+func TestMessageRecord(t *testing.T) {
+	e := newRecordsEnv(t)
+	r := e.post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
+	if r.status != 200 {
+		t.Fatalf("send: %d %s", r.status, r.raw)
+	}
+	id, _ := r.body["message_id"].(string)
+
+	got := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+	if got.status != 200 || got.body["success"] != true {
+		t.Fatalf("GET message: %d %s", got.status, got.raw)
+	}
+	d, _ := got.body["data"].(map[string]any)
+	for k, v := range map[string]any{"message_id": id, "channel": "sms", "request": "sms", "to": "9876543210",
+		"status": "sent", "provider": "sms-mem", "cost": "0.25", "cost_minor": 25.0, "charged_minor": 25.0,
+		"attempts": 1.0, "provider_message_id": r.body["provider_message_id"]} {
+		if d[k] != v {
+			t.Errorf("%s = %v, want %v", k, d[k], v)
+		}
+	}
+	hist, _ := d["history"].([]any)
+	var states []string
+	for _, h := range hist {
+		step, _ := h.(map[string]any)
+		if at, _ := step["at"].(string); at == "" {
+			t.Errorf("history step %v has no time", step)
+		}
+		s, _ := step["status"].(string)
+		states = append(states, s)
+	}
+	if len(states) != 3 || states[0] != "pending" || states[1] != "attempting" || states[2] != "sent" {
+		t.Errorf("history = %v", states)
+	}
+
+	// Another account's message is as missing as a missing one.
+	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": otherKey}, nil), 404, "not_found")
+	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
+	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": "<none>"}, nil), 401, "unauthenticated")
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil), 405, "method_not_allowed")
+}
+
+func TestMessageRecordOfARefusal(t *testing.T) {
+	e := newRecordsEnv(t)
+	e.sms.FailNext(1, notify.CodeRejected)
+	r := e.post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
+	if r.status == 200 {
+		t.Fatalf("refused send answered 200: %s", r.raw)
+	}
+	id, _ := r.body["message_id"].(string)
+	if id == "" {
+		t.Fatalf("a refusal names no message: %s", r.raw)
+	}
+	got := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+	d, _ := got.body["data"].(map[string]any)
+	if got.status != 200 || d["status"] != "failed" || d["cost_minor"] != 0.0 || d["charged_minor"] != 25.0 || d["error_code"] != "rejected" {
+		t.Fatalf("record of a refused message: %d %s", got.status, got.raw)
+	}
+}
+
+func TestMessageRecordWithoutAStore(t *testing.T) {
+	e := newTestEnv(t)
+	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/any", nil, nil), 404, "not_found")
+}

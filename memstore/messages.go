@@ -1,0 +1,282 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"hash/maphash"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// DefaultMessageCapacity is how many settled records NewMessages keeps
+// unless told otherwise.
+const DefaultMessageCapacity = 100_000
+
+// messageShards is the number of independently locked record maps, a
+// power of two: concurrent sends of different messages seldom share one.
+const messageShards = 32
+
+// Messages is an in-memory notify.MessageStore. It charges and refunds a
+// memstore Wallet under each record's lock, so a record and its money
+// move together for as long as the process lives; what a crash would
+// leave (an abandoned send) is a record left pending or attempting, which
+// Notifier.Reconcile settles. It is safe for concurrent use.
+//
+// Records still pending or attempting are always kept; of the others it
+// keeps about the most recent capacity (WithMessageCapacity), spread over
+// 32 shards, and forgets the oldest.
+type Messages struct {
+	wallet   *Wallet
+	seed     maphash.Seed
+	shardCap int
+	shards   [messageShards]messageShard
+
+	keyMu sync.Mutex
+	byKey map[idemKey][]string // message IDs, in the order they were opened
+}
+
+type messageShard struct {
+	mu      sync.Mutex
+	records map[string]*notify.Message
+	settled []string // IDs of records that left the open states, oldest first
+	head    int
+}
+
+// MessagesOption configures Messages in NewMessages.
+type MessagesOption func(*Messages)
+
+// WithMessageCapacity bounds the settled records kept to about n (n <= 0:
+// DefaultMessageCapacity).
+func WithMessageCapacity(n int) MessagesOption {
+	return func(s *Messages) {
+		if n <= 0 {
+			n = DefaultMessageCapacity
+		}
+		s.shardCap = (n + messageShards - 1) / messageShards
+	}
+}
+
+// NewMessages returns an empty store that charges w; with a nil w it
+// keeps records of unmetered sends only, and a record with a charge is
+// InvalidArgument.
+func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
+	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: make(map[idemKey][]string)}
+	WithMessageCapacity(DefaultMessageCapacity)(s)
+	for _, o := range opts {
+		o(s)
+	}
+	for i := range s.shards {
+		s.shards[i].records = make(map[string]*notify.Message)
+	}
+	return s
+}
+
+// Wallet returns the Wallet the store charges, or nil.
+func (s *Messages) Wallet() notify.WalletStore {
+	if s.wallet == nil {
+		return nil
+	}
+	return s.wallet
+}
+
+func (s *Messages) shard(id string) *messageShard {
+	return &s.shards[maphash.String(s.seed, id)&(messageShards-1)]
+}
+
+// Open writes m as a pending record and debits m.Charge, as
+// notify.MessageStore documents. Besides the store's own errors, an ended
+// context is its Canceled or DeadlineExceeded error, with nothing written.
+func (s *Messages) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+	if err := ctx.Err(); err != nil {
+		return notify.Balance{}, ctxError("open message", err)
+	}
+	if m == nil || m.ID == "" || m.Account == "" {
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message: a record needs ID and Account")
+	}
+	if m.Charge.Minor < 0 || (m.Charge.Minor > 0 && s.wallet == nil) {
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message %q: a charge needs a wallet and must not be negative", m.ID)
+	}
+	rec := cloneMessage(m)
+	rec.State = notify.StatePending
+	rec.UpdatedAt = m.CreatedAt
+	rec.History = []notify.StateChange{{State: notify.StatePending, At: m.CreatedAt}}
+
+	sh := s.shard(m.ID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if _, ok := sh.records[m.ID]; ok {
+		return notify.Balance{}, notify.Errorf(notify.CodeConflict, "memstore: message %q is recorded already", m.ID)
+	}
+	var b notify.Balance
+	if m.Charge.Minor > 0 {
+		var err error
+		if b, err = s.wallet.Debit(ctx, m.Account, m.Charge, m.ID); err != nil {
+			return notify.Balance{}, err
+		}
+	}
+	sh.records[m.ID] = rec
+	if m.IdempotencyKey != "" {
+		s.keyMu.Lock()
+		k := idemKey{m.Account, m.IdempotencyKey}
+		s.byKey[k] = append(s.byKey[k], m.ID)
+		s.keyMu.Unlock()
+	}
+	return b, nil
+}
+
+// Move moves the record along notify.CanMove, refunding its charge when it
+// moves into failed, as notify.MessageStore documents.
+func (s *Messages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("move message", err)
+	}
+	sh := s.shard(id)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	rec, ok := sh.records[id]
+	if !ok || rec.Account != account {
+		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no message %q", id)
+	}
+	if !notify.CanMove(rec.State, u.State) {
+		return cloneMessage(rec), notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
+	}
+	if u.State == notify.StateFailed && rec.Charge.Minor > 0 {
+		if _, err := s.wallet.Credit(ctx, account, rec.Charge, "refund:"+id); err != nil {
+			return nil, err
+		}
+	}
+	applyUpdate(rec, u)
+	if !u.State.Open() && rec.History[len(rec.History)-2].State.Open() {
+		s.settle(sh, id)
+	}
+	return cloneMessage(rec), nil
+}
+
+// applyUpdate moves rec to u.State and sets u's non-empty fields.
+func applyUpdate(rec *notify.Message, u notify.MessageUpdate) {
+	rec.State = u.State
+	rec.UpdatedAt = u.At
+	rec.History = append(rec.History, notify.StateChange{State: u.State, At: u.At})
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&rec.Provider, u.Provider)
+	set(&rec.ProviderMessageID, u.ProviderMessageID)
+	set(&rec.Error, u.Error)
+	set(&rec.Note, u.Note)
+	if u.Gateway != "" {
+		rec.Gateway = u.Gateway
+	}
+	if u.ErrorCode != "" {
+		rec.ErrorCode = u.ErrorCode
+	}
+	if u.Attempts != 0 {
+		rec.Attempts = u.Attempts
+	}
+}
+
+// settle queues id among the settled records and forgets the oldest
+// beyond the shard's share of the capacity. Called with sh.mu held.
+func (s *Messages) settle(sh *messageShard, id string) {
+	sh.settled = append(sh.settled, id)
+	for len(sh.settled)-sh.head > s.shardCap {
+		old := sh.settled[sh.head]
+		sh.settled[sh.head] = ""
+		sh.head++
+		if rec, ok := sh.records[old]; ok {
+			delete(sh.records, old)
+			if rec.IdempotencyKey != "" {
+				s.dropKey(idemKey{rec.Account, rec.IdempotencyKey}, old)
+			}
+		}
+	}
+	if sh.head > 1024 && sh.head*2 > len(sh.settled) {
+		sh.settled = append([]string(nil), sh.settled[sh.head:]...)
+		sh.head = 0
+	}
+}
+
+func (s *Messages) dropKey(k idemKey, id string) {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	ids := slices.DeleteFunc(s.byKey[k], func(x string) bool { return x == id })
+	if len(ids) == 0 {
+		delete(s.byKey, k)
+		return
+	}
+	s.byKey[k] = ids
+}
+
+// Message returns a copy of the account's record id, or NotFound.
+func (s *Messages) Message(ctx context.Context, account, id string) (*notify.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("message", err)
+	}
+	sh := s.shard(id)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	rec, ok := sh.records[id]
+	if !ok || rec.Account != account {
+		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no message %q", id)
+	}
+	return cloneMessage(rec), nil
+}
+
+// ByKey returns copies of the account's records opened with key at or
+// after since, oldest first.
+func (s *Messages) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("messages by key", err)
+	}
+	s.keyMu.Lock()
+	ids := slices.Clone(s.byKey[idemKey{account, key}])
+	s.keyMu.Unlock()
+	var out []*notify.Message
+	for _, id := range ids {
+		if m, err := s.Message(ctx, account, id); err == nil && !m.CreatedAt.Before(since) {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *notify.Message) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// Stale returns copies of up to limit open records that last moved
+// before cutoff, least recently moved first. It scans every record.
+func (s *Messages) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*notify.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("stale messages", err)
+	}
+	var out []*notify.Message
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for _, rec := range sh.records {
+			if rec.State.Open() && rec.UpdatedAt.Before(cutoff) {
+				out = append(out, cloneMessage(rec))
+			}
+		}
+		sh.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b *notify.Message) int {
+		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	if limit >= 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func cloneMessage(m *notify.Message) *notify.Message {
+	c := *m
+	c.History = slices.Clone(m.History)
+	return &c
+}
+
+// Interface guard
+var _ notify.MessageStore = (*Messages)(nil)

@@ -1,0 +1,213 @@
+package notify
+
+import (
+	"context"
+	"time"
+)
+
+// MessageState is where a message's durable record stands. A record moves
+// only forward, along the edges CanMove allows:
+//
+//	pending ──> attempting ──> sent
+//	   │            │  │
+//	   │            │  └─────> unknown ──> sent | failed
+//	   └────────────┴────────> failed
+//
+// pending: written, and charged when metered, in one step; the vendor has
+// not been called. attempting: written before the first vendor call; the
+// vendor may have the message from here on. sent: a vendor accepted it.
+// failed: certainly not accepted; the charge was refunded in the same
+// step. unknown: the vendor may have it; the charge stands until a
+// delivery report or an operator settles it.
+type MessageState string
+
+// The message states.
+const (
+	StatePending    MessageState = "pending"
+	StateAttempting MessageState = "attempting"
+	StateSent       MessageState = "sent"
+	StateFailed     MessageState = "failed"
+	StateUnknown    MessageState = "unknown"
+)
+
+// CanMove reports whether a record may move from state from to state to.
+// It is the one definition of the state machine: every MessageStore
+// applies it, under the record's lock, to every Move.
+func CanMove(from, to MessageState) bool {
+	switch from {
+	case StatePending:
+		return to == StateAttempting || to == StateFailed
+	case StateAttempting:
+		return to == StateSent || to == StateFailed || to == StateUnknown
+	case StateUnknown:
+		return to == StateSent || to == StateFailed
+	}
+	return false
+}
+
+// Open reports whether s is a state a live send passes through (pending or
+// attempting): a record that stays in one longer than a send can take was
+// left by a holder that died, and Notifier.Reconcile settles it.
+func (s MessageState) Open() bool { return s == StatePending || s == StateAttempting }
+
+// status is the receipt status of a record in state s.
+func (s MessageState) status() Status {
+	switch s {
+	case StateSent:
+		return StatusSent
+	case StateFailed:
+		return StatusFailed
+	}
+	return StatusUnknown
+}
+
+// StateChange is one step of a record's history.
+type StateChange struct {
+	State MessageState
+	At    time.Time
+}
+
+// Message is the durable record of one message: what was sent to whom,
+// what it cost, and where it stands. Stores return copies the caller may
+// keep.
+type Message struct {
+	// ID is the message ID, also the wallet reference of its charge.
+	ID      string
+	Account string
+	// Kind is the channel: sms, email or chat.
+	Kind Kind
+	// Request is the kind of request that sent it: Kind, or KindOTP for a
+	// leg of a dual OTP.
+	Request Kind
+	// To is the normalised recipient.
+	To    string
+	State MessageState
+	// Provider is the provider chosen in Prepare, then the one that
+	// accepted; ProviderMessageID is that provider's ID of the message.
+	Provider          string
+	ProviderMessageID string
+	// Gateway is the chat gateway that delivered, for chat messages.
+	Gateway ChatGateway
+	// IdempotencyKey is the request's key, if any; stores index it.
+	IdempotencyKey string
+	Domain         string
+	Units          int
+	// Metered reports that the send was priced and charged.
+	Metered bool
+	// Charge is what Open debited (zero when unmetered or free).
+	Charge Money
+	// Attempts counts vendor attempts, retries included.
+	Attempts int
+	// ErrorCode and Error say why a failed or unknown record is so.
+	ErrorCode Code
+	Error     string
+	Note      string
+	// History lists the states the record entered, with when, oldest
+	// first; the first entry is pending.
+	History []StateChange
+	// CreatedAt is when the record was opened; UpdatedAt when it last
+	// moved.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Cost is what stays charged for the message: zero once it failed (the
+// charge was refunded when it moved to failed), the charge otherwise.
+func (m *Message) Cost() Money {
+	if m.State == StateFailed {
+		return Money{Currency: m.Charge.Currency}
+	}
+	return m.Charge
+}
+
+// Receipt returns the message's receipt as the Notifier reports it. Its
+// Balance is zero: a record does not keep the balance of the moment.
+func (m *Message) Receipt() *Receipt {
+	return &Receipt{
+		MessageID:         m.ID,
+		Account:           m.Account,
+		Kind:              m.Kind,
+		To:                m.To,
+		Status:            m.State.status(),
+		Provider:          m.Provider,
+		ProviderMessageID: m.ProviderMessageID,
+		Gateway:           m.Gateway,
+		Note:              m.Note,
+		Units:             m.Units,
+		Cost:              m.Cost(),
+		Metered:           m.Metered,
+		Attempts:          m.Attempts,
+		ErrorCode:         m.ErrorCode,
+		Error:             m.Error,
+		Domain:            m.Domain,
+		IdempotencyKey:    m.IdempotencyKey,
+		CreatedAt:         m.CreatedAt,
+	}
+}
+
+// MessageUpdate moves a record to State at At, setting the fields it
+// carries; empty fields leave the record's values as they are.
+type MessageUpdate struct {
+	State             MessageState
+	At                time.Time
+	Provider          string
+	ProviderMessageID string
+	Gateway           ChatGateway
+	Attempts          int
+	ErrorCode         Code
+	Error             string
+	Note              string
+}
+
+// MessageStore keeps the durable record of every message and moves the
+// money that goes with it, so that a crash at any point leaves a record
+// that says what happened: the record and its charge are written in one
+// step, and so are its failure and its refund. memstore.Messages keeps
+// records in memory (beside a memstore.Wallet); pgstore.Store in
+// PostgreSQL, in the same transaction as its wallet. storetest.RunMessages
+// is the conformance suite.
+//
+// A MessageStore that moves money must move it in the WalletStore the
+// Notifier reads balances from (WithWallet): Wallet returns that store, and
+// New checks it.
+//
+// Methods are safe for concurrent use and do not retain their arguments.
+type MessageStore interface {
+	// Wallet returns the wallet the store charges, or nil when it keeps
+	// records only (unmetered sending).
+	Wallet() WalletStore
+
+	// Open writes m as a new record in StatePending, with m.History set to
+	// that one step at m.CreatedAt, and, when m.Charge is positive, debits
+	// it from m.Account's wallet under ref m.ID, as one atomic step: the
+	// record exists if and only if the money moved. It returns the balance
+	// after the debit (zero without a charge). A short wallet is
+	// InsufficientFunds, a missing wallet NotFound, another currency
+	// InvalidArgument, a record of the ID already there Conflict; then
+	// nothing is written. Any other error leaves the outcome unknown: the
+	// record and its debit are both there or both missing.
+	Open(ctx context.Context, m *Message) (Balance, error)
+
+	// Move moves the account's record id to u.State when CanMove allows it
+	// from the record's current state, appends the step to its history
+	// and sets u's fields; a move into StateFailed of a record with a
+	// charge credits the charge back under ref "refund:<id>" in the same
+	// atomic step. It returns the record after the move. A move CanMove
+	// forbids is Conflict and changes nothing, and its *Message is the
+	// record as it stands (so a caller learns who moved it first); a
+	// missing record is NotFound.
+	Move(ctx context.Context, account, id string, u MessageUpdate) (*Message, error)
+
+	// Message returns the account's record id, or NotFound: a record of
+	// another account is NotFound too.
+	Message(ctx context.Context, account, id string) (*Message, error)
+
+	// ByKey returns the account's records opened with idempotency key key
+	// at or after since, oldest first.
+	ByKey(ctx context.Context, account, key string, since time.Time) ([]*Message, error)
+
+	// Stale returns up to limit records of any account in an open state
+	// (pending or attempting) that last moved before cutoff, least
+	// recently moved first.
+	Stale(ctx context.Context, cutoff time.Time, limit int) ([]*Message, error)
+}

@@ -1,0 +1,437 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+)
+
+// testClock is a clock the tests move by hand.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// recordRig is a Notifier with a MessageStore, and what a second instance
+// needs to share its stores (the same database, after a crash).
+type recordRig struct {
+	accounts *memstore.Accounts
+	wallet   *memstore.Wallet
+	messages notify.MessageStore
+	idem     *memstore.Idempotency
+	clock    *testClock
+	sms      *memprovider.Provider
+	events   *eventLog
+	n        *notify.Notifier
+}
+
+const settleAfter = time.Minute
+
+func newRecordRig(t *testing.T, wrap func(notify.MessageStore) notify.MessageStore) *recordRig {
+	t.Helper()
+	r := &recordRig{
+		accounts: memstore.NewAccounts(),
+		wallet:   memstore.NewWallet(),
+		clock:    &testClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)},
+		sms:      memprovider.New("memsms"),
+	}
+	if err := r.accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	r.messages = memstore.NewMessages(r.wallet)
+	if wrap != nil {
+		r.messages = wrap(r.messages)
+	}
+	r.idem = memstore.NewIdempotency(time.Hour, memstore.WithClock(r.clock.now), memstore.WithLease(settleAfter))
+	r.n = r.instance(t)
+	return r
+}
+
+// instance returns a Notifier over the rig's stores: the first one, or
+// one started after another died.
+func (r *recordRig) instance(t *testing.T) *notify.Notifier {
+	t.Helper()
+	r.events = &eventLog{}
+	n, err := notify.New(r.accounts,
+		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
+		notify.WithWallet(r.wallet, flatPricer{}),
+		notify.WithMessageStore(r.messages),
+		notify.WithIdempotency(r.idem),
+		notify.WithSettleAfter(settleAfter),
+		notify.WithClock(r.clock.now),
+		notify.WithObserver(r.events),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (r *recordRig) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := r.wallet.Balance(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Available.Minor
+}
+
+func (r *recordRig) message(t *testing.T, id string) *notify.Message {
+	t.Helper()
+	m, err := r.n.Message(context.Background(), "acme", id)
+	if err != nil {
+		t.Fatalf("Message(%s): %v", id, err)
+	}
+	return m
+}
+
+func states(m *notify.Message) []notify.MessageState {
+	var out []notify.MessageState
+	for _, h := range m.History {
+		out = append(out, h.State)
+	}
+	return out
+}
+
+func wantStates(t *testing.T, m *notify.Message, want ...notify.MessageState) {
+	t.Helper()
+	got := states(m)
+	if len(got) != len(want) {
+		t.Fatalf("history of %s = %v, want %v", m.ID, got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("history of %s = %v, want %v", m.ID, got, want)
+		}
+	}
+	if m.State != want[len(want)-1] {
+		t.Fatalf("state of %s = %s, want %s", m.ID, m.State, want[len(want)-1])
+	}
+}
+
+func TestRecordOfEachOutcome(t *testing.T) {
+	r := newRecordRig(t, nil)
+	ctx := context.Background()
+
+	sent, err := r.n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hello", Domain: "shop.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.message(t, sent.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent)
+	if m.ProviderMessageID != sent.ProviderMessageID || m.Provider != "memsms" || m.Cost().Minor != 25 ||
+		m.Charge.Minor != 25 || !m.Metered || m.Attempts != 1 || m.Domain != "shop.example" || m.To != "9876543210" {
+		t.Fatalf("record of a sent message = %+v", m)
+	}
+
+	r.sms.FailNext(1, notify.CodeRejected)
+	failed, err := r.n.SendSMS(ctx, sms("refused"))
+	if notify.CodeOf(err) != notify.CodeRejected || failed == nil {
+		t.Fatalf("refused send = %+v, %v", failed, err)
+	}
+	m = r.message(t, failed.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateFailed)
+	if m.Cost().Minor != 0 || m.ErrorCode != notify.CodeRejected || failed.Balance.Minor != opening-25 {
+		t.Fatalf("record of a refused message = %+v; receipt %+v", m, failed)
+	}
+
+	r.sms.FailNext(1, notify.CodeOutcomeUnknown)
+	unknown, err := r.n.SendSMS(ctx, sms("lost answer"))
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Fatalf("lost answer: %v", err)
+	}
+	m = r.message(t, unknown.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown)
+	if m.Cost().Minor != 25 || m.ErrorCode != notify.CodeOutcomeUnknown {
+		t.Fatalf("record of an unknown outcome = %+v", m)
+	}
+	if got := r.balance(t); got != opening-50 {
+		t.Fatalf("balance = %d, want %d (sent and unknown charged, refused refunded)", got, opening-50)
+	}
+
+	// Records belong to their account.
+	if err := r.accounts.Add(&notify.Account{ID: "other", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.n.Message(ctx, "other", sent.MessageID); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("another account's message: %v, want NotFound", err)
+	}
+	if _, err := r.n.Message(ctx, "acme", "no-such-id"); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("a missing message: %v, want NotFound", err)
+	}
+}
+
+// blockingVendor takes each message, tells the test, and answers only
+// when released: a process that dies while it waits never hears back.
+type blockingVendor struct {
+	took    chan *notify.Envelope
+	release chan struct{}
+	calls   atomic.Int32 // every call, answered or not
+}
+
+func newBlockingVendor(t *testing.T, p *memprovider.Provider) *blockingVendor {
+	v := &blockingVendor{took: make(chan *notify.Envelope, 16), release: make(chan struct{})}
+	p.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+		v.calls.Add(1)
+		v.took <- env
+		<-v.release
+		return &notify.Result{}, nil
+	})
+	return v
+}
+
+// crashDuringVendorCall starts a send that the vendor takes and never
+// answers, and returns once the vendor has it: from then on the sending
+// instance is as good as dead.
+func crashDuringVendorCall(t *testing.T, r *recordRig, req *notify.SMSRequest) (*notify.Envelope, *blockingVendor) {
+	t.Helper()
+	v := newBlockingVendor(t, r.sms)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = r.n.SendSMS(context.Background(), req)
+	}()
+	t.Cleanup(func() { close(v.release); <-done })
+	select {
+	case env := <-v.took:
+		return env, v
+	case <-time.After(10 * time.Second):
+		t.Fatal("the vendor never got the message")
+		return nil, nil
+	}
+}
+
+func TestReconcileSettlesACrashDuringTheVendorCall(t *testing.T) {
+	r := newRecordRig(t, nil)
+	req := sms("hello")
+	req.IdempotencyKey = "order-1"
+	env, vendor := crashDuringVendorCall(t, r, req)
+	if got := r.balance(t); got != opening-25 {
+		t.Fatalf("balance while the vendor has it = %d", got)
+	}
+
+	// A restarted instance: before the threshold nothing is settled.
+	n2 := r.instance(t)
+	ctx := context.Background()
+	if res, err := n2.Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
+		t.Fatalf("Reconcile before the threshold = %+v, %v", res, err)
+	}
+	r.clock.advance(settleAfter + time.Second)
+	res, err := n2.Reconcile(ctx)
+	if err != nil || res != (notify.ReconcileResult{Unknown: 1}) {
+		t.Fatalf("Reconcile = %+v, %v; want one unknown", res, err)
+	}
+	m := r.message(t, env.ID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown)
+	if m.Cost().Minor != 25 || r.balance(t) != opening-25 {
+		t.Fatalf("an unknown message must keep its charge: record %+v, balance %d", m, r.balance(t))
+	}
+	if got := r.events.String(); got != "otp:unknown" {
+		t.Fatalf("events of the reconciler = %q", got)
+	}
+	// Exactly once: a second pass finds nothing.
+	if res, err := n2.Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
+		t.Fatalf("second Reconcile = %+v, %v", res, err)
+	}
+	// A repeat of the key gets the record's receipt: no 409, no second send.
+	again, err := n2.SendSMS(ctx, req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != env.ID {
+		t.Fatalf("repeat after reconciling = %+v, %v; want message %s, unknown", again, err, env.ID)
+	}
+	if got := vendor.calls.Load(); got != 1 {
+		t.Fatalf("the vendor got %d messages, want 1", got)
+	}
+}
+
+func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
+	r := newRecordRig(t, nil)
+	req := sms("hello")
+	req.IdempotencyKey = "order-2"
+	env, vendor := crashDuringVendorCall(t, r, req)
+	n2 := r.instance(t)
+	ctx := context.Background()
+
+	// Within the lease the key is in flight.
+	if _, err := n2.SendSMS(ctx, req); notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("repeat within the lease: %v, want Conflict", err)
+	}
+	// After it, the repeat settles what the dead holder left, without
+	// waiting for a reconciler, and answers with it.
+	r.clock.advance(settleAfter + time.Second)
+	again, err := n2.SendSMS(ctx, req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != env.ID {
+		t.Fatalf("repeat after the lease = %+v, %v; want message %s, unknown", again, err, env.ID)
+	}
+	if got := vendor.calls.Load(); got != 1 {
+		t.Fatalf("the vendor got %d messages, want 1", got)
+	}
+	wantStates(t, r.message(t, env.ID), notify.StatePending, notify.StateAttempting, notify.StateUnknown)
+	// The key is completed: the next repeat is a plain replay.
+	if third, err := n2.SendSMS(ctx, req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || third.MessageID != env.ID {
+		t.Fatalf("third repeat = %+v, %v", third, err)
+	}
+	if res, err := n2.Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
+		t.Fatalf("Reconcile after the repeat settled it = %+v, %v", res, err)
+	}
+}
+
+// stallingMessages stalls the first move to attempting, as a process that
+// dies after the charge and before the vendor call would.
+type stallingMessages struct {
+	notify.MessageStore
+	stalled chan string
+	release chan struct{}
+	once    sync.Once
+}
+
+func (s *stallingMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	first := false
+	if u.State == notify.StateAttempting {
+		s.once.Do(func() { first = true })
+	}
+	if first {
+		s.stalled <- id
+		<-s.release
+		return nil, notify.Errorf(notify.CodeUnavailable, "the process is gone")
+	}
+	return s.MessageStore.Move(ctx, account, id, u)
+}
+
+func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
+	stall := &stallingMessages{stalled: make(chan string, 1), release: make(chan struct{})}
+	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
+		stall.MessageStore = s
+		return stall
+	})
+	req := sms("hello")
+	req.IdempotencyKey = "order-3"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = r.n.SendSMS(context.Background(), req)
+	}()
+	t.Cleanup(func() { close(stall.release); <-done })
+	id := <-stall.stalled
+	if got := r.balance(t); got != opening-25 {
+		t.Fatalf("balance after the charge = %d", got)
+	}
+
+	n2 := r.instance(t)
+	r.clock.advance(settleAfter + time.Second)
+	res, err := n2.Reconcile(context.Background())
+	if err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
+		t.Fatalf("Reconcile = %+v, %v; want one refund", res, err)
+	}
+	m := r.message(t, id)
+	wantStates(t, m, notify.StatePending, notify.StateFailed)
+	if got := r.balance(t); got != opening || m.Cost().Minor != 0 {
+		t.Fatalf("a message never sent must be refunded: balance %d, record %+v", got, m)
+	}
+	// The key is left to its lease (over by now): a repeat sends afresh.
+	again, err := n2.SendSMS(context.Background(), req)
+	if err != nil || again.MessageID == id || r.sms.Len() != 1 {
+		t.Fatalf("repeat after a refunded crash = %+v, %v (vendor got %d)", again, err, r.sms.Len())
+	}
+}
+
+// lostOpen writes the record and its charge, then loses the answer; when
+// moves fail too, the refund is left to the reconciler.
+type lostOpen struct {
+	notify.MessageStore
+	failMoves bool
+}
+
+func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+	if _, err := s.MessageStore.Open(ctx, m); err != nil {
+		return notify.Balance{}, err
+	}
+	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
+}
+
+func (s *lostOpen) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if s.failMoves {
+		return nil, notify.Errorf(notify.CodeUnavailable, "connection reset")
+	}
+	return s.MessageStore.Move(ctx, account, id, u)
+}
+
+func TestUncertainChargeIsNeverKept(t *testing.T) {
+	for _, failMoves := range []bool{false, true} {
+		lost := &lostOpen{failMoves: failMoves}
+		r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
+			lost.MessageStore = s
+			return lost
+		})
+		rc, err := r.n.SendSMS(context.Background(), sms("hello"))
+		var se *notify.StoreError
+		if rc != nil || !errors.As(err, &se) || notify.CodeOf(err) != notify.CodeUnavailable {
+			t.Fatalf("failMoves=%v: send with a lost Open = %+v, %v", failMoves, rc, err)
+		}
+		if r.sms.Len() != 0 {
+			t.Fatal("the vendor was called after an uncertain charge")
+		}
+		want := int64(opening)
+		if failMoves {
+			want -= 25 // held until the reconciler refunds it
+		}
+		if got := r.balance(t); got != want {
+			t.Fatalf("failMoves=%v: balance = %d, want %d", failMoves, got, want)
+		}
+		if failMoves {
+			lost.failMoves = false
+			r.clock.advance(settleAfter + time.Second)
+			if res, err := r.n.Reconcile(context.Background()); err != nil || res.Refunded != 1 {
+				t.Fatalf("Reconcile = %+v, %v", res, err)
+			}
+			if got := r.balance(t); got != opening {
+				t.Fatalf("balance after reconciling = %d", got)
+			}
+		}
+	}
+}
+
+func TestMessageStoreMustChargeTheWallet(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	w, other := memstore.NewWallet(), memstore.NewWallet()
+	for _, tt := range []struct {
+		name string
+		opts []notify.Option
+	}{
+		{"another wallet", []notify.Option{notify.WithWallet(w, flatPricer{}), notify.WithMessageStore(memstore.NewMessages(other))}},
+		{"no wallet in the store", []notify.Option{notify.WithWallet(w, flatPricer{}), notify.WithMessageStore(memstore.NewMessages(nil))}},
+		{"no wallet in the Notifier", []notify.Option{notify.WithMessageStore(memstore.NewMessages(w))}},
+	} {
+		if _, err := notify.New(accounts, tt.opts...); err == nil {
+			t.Errorf("%s: New accepted it", tt.name)
+		}
+	}
+	if _, err := notify.New(accounts, notify.WithWallet(w, flatPricer{}), notify.WithMessageStore(memstore.NewMessages(w))); err != nil {
+		t.Fatalf("the same wallet: %v", err)
+	}
+	if _, err := notify.New(accounts, notify.WithMessageStore(memstore.NewMessages(nil))); err != nil {
+		t.Fatalf("unmetered records: %v", err)
+	}
+}

@@ -1,0 +1,241 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/notifykit/notify"
+)
+
+// refundPrefix is the ledger ref prefix of a refund, as the Notifier
+// writes it ("refund:<message ID>").
+const refundPrefix = "refund:"
+
+// maxMessageIDLen bounds a message ID so that its refund ref still fits
+// in a ledger ref.
+const maxMessageIDLen = maxRefLen - len(refundPrefix)
+
+// staleLimit bounds one Stale call.
+const staleLimit = 10_000
+
+// moveFrom lists, for each target state, the states notify.CanMove lets
+// reach it: Move's UPDATE applies only from one of them, so the state
+// machine is checked under the row's lock without a second round trip.
+var moveFrom = func() map[notify.MessageState][]string {
+	all := []notify.MessageState{notify.StatePending, notify.StateAttempting,
+		notify.StateSent, notify.StateFailed, notify.StateUnknown}
+	out := make(map[notify.MessageState][]string)
+	for _, to := range all {
+		for _, from := range all {
+			if notify.CanMove(from, to) {
+				out[to] = append(out[to], string(from))
+			}
+		}
+	}
+	return out
+}()
+
+// Wallet returns the store itself: records and their money live in the
+// same database, and each record moves with its money in one statement.
+func (s *Store) Wallet() notify.WalletStore { return s }
+
+// Open writes m as a pending record and, when m.Charge is positive, debits
+// it under ref m.ID, in one statement, as notify.MessageStore documents:
+// InsufficientFunds, NotFound (no wallet), InvalidArgument (another
+// currency, a negative charge, an empty account or ID, an ID over 193
+// bytes) and Conflict (the ID is recorded already) write nothing. Any
+// other error leaves the outcome unknown; the record and its debit are
+// then both there or both missing, and Message tells which.
+func (s *Store) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+	var fe notify.FieldErrors
+	switch {
+	case m == nil:
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "pgstore: open message: nil record")
+	case m.ID == "":
+		fe.Add("id", "is required")
+	case len(m.ID) > maxMessageIDLen:
+		fe.Addf("id", "must be at most %d bytes", maxMessageIDLen)
+	}
+	if m.Account == "" {
+		fe.Add("account", "is required")
+	}
+	if m.Charge.Minor < 0 {
+		fe.Add("charge", "must not be negative")
+	}
+	if err := fe.Err(); err != nil {
+		return notify.Balance{}, err
+	}
+	history, err := json.Marshal([]stateChangeJSON{{State: string(notify.StatePending), At: m.CreatedAt}})
+	if err != nil {
+		return notify.Balance{}, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: open message: %w", err))
+	}
+	var (
+		code, symbol      *string
+		exponent          *int
+		before, after     *int64
+		duplicate, stored bool
+	)
+	cur := m.Charge.Currency
+	// Not repeated after a lost connection: a repeat of a run that
+	// committed would answer Conflict.
+	err = s.do(ctx, onceOnly, func() error {
+		return s.pool.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
+			m.To, m.Provider, m.ProviderMessageID, string(m.Gateway), m.IdempotencyKey, m.Domain,
+			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
+			m.Attempts, string(m.ErrorCode), m.Error, m.Note, history, m.CreatedAt).
+			Scan(&code, &symbol, &exponent, &before, &after, &duplicate, &stored)
+	})
+	switch {
+	case pgCode(err) == stateUniqueViolation || (err == nil && duplicate):
+		return notify.Balance{}, notify.Errorf(notify.CodeConflict, "pgstore: message %q is recorded already", m.ID)
+	case err != nil:
+		return notify.Balance{}, s.fail(ctx, "open message", err)
+	case stored && after != nil:
+		return notify.Balance{Account: m.Account, Available: notify.Money{Minor: *after,
+			Currency: notify.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}}}, nil
+	case stored:
+		return notify.Balance{}, nil // no charge
+	case code == nil:
+		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "pgstore: open message: no wallet for account %q", m.Account)
+	case *code != cur.Code || *exponent != cur.Exponent:
+		return notify.Balance{}, &notify.Error{Code: notify.CodeInvalidArgument,
+			Err:    fmt.Errorf("pgstore: open message: wallet of %q is in %s, not %q", m.Account, *code, cur.Code),
+			Fields: []notify.FieldError{{Field: "charge", Message: "must be in the wallet's currency " + *code}}}
+	}
+	return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
+		"charge of %s: the balance of account %q is short", m.Charge.Decimal(), m.Account)
+}
+
+// Move moves the record along notify.CanMove, refunding its charge in the
+// same statement when it moves into failed, as notify.MessageStore
+// documents. A move whose answer was lost (Unavailable) may have applied:
+// a repeat then answers Conflict with the record in u.State.
+func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	from := moveFrom[u.State]
+	if from == nil {
+		from = []string{} // no state leads there: the move is Conflict
+	}
+	step, err := json.Marshal([]stateChangeJSON{{State: string(u.State), At: u.At}})
+	if err != nil {
+		return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: move message: %w", err))
+	}
+	var m *notify.Message
+	err = s.do(ctx, onceOnly, func() (err error) {
+		m, err = scanMessage(s.pool.QueryRow(ctx, s.q.moveMessage, id, account, string(u.State), from, u.At,
+			u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
+			u.Error, u.Note, step, refundPrefix+id))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		cur, err := s.Message(ctx, account, id)
+		if err != nil {
+			return nil, err
+		}
+		return cur, notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, cur.State, u.State)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, "move message", err)
+	}
+	return m, nil
+}
+
+// Message returns the account's record id, or NotFound (also for a
+// record of another account).
+func (s *Store) Message(ctx context.Context, account, id string) (*notify.Message, error) {
+	var m *notify.Message
+	err := s.do(ctx, repeatable, func() (err error) {
+		m, err = scanMessage(s.pool.QueryRow(ctx, s.q.message, id, account))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: no message %q", id)
+	}
+	if err != nil {
+		return nil, s.fail(ctx, "message", err)
+	}
+	return m, nil
+}
+
+// ByKey returns the account's records opened with idempotency key key at
+// or after since, oldest first.
+func (s *Store) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
+	return s.messages(ctx, "messages by key", s.q.messagesByKey, account, key, since)
+}
+
+// Stale returns up to limit (at most 10,000) records of any account still
+// pending or attempting that last moved before cutoff, least recently
+// moved first. It reads an index of the open records only.
+func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*notify.Message, error) {
+	if limit < 0 || limit > staleLimit {
+		limit = staleLimit
+	}
+	return s.messages(ctx, "stale messages", s.q.staleMessages, cutoff, limit)
+}
+
+func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*notify.Message, error) {
+	var out []*notify.Message
+	err := s.do(ctx, repeatable, func() error {
+		out = out[:0]
+		rows, err := s.pool.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m, err := scanMessage(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.fail(ctx, what, err)
+	}
+	return out, nil
+}
+
+// stateChangeJSON is the stored form of one history step.
+type stateChangeJSON struct {
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
+}
+
+// scanMessage reads one row of messageColumns.
+func scanMessage(row pgx.Row) (*notify.Message, error) {
+	var (
+		m                        notify.Message
+		kind, request, state, gw string
+		errCode                  string
+		history                  []byte
+		charge                   int64
+		code, symbol             string
+		exponent                 int
+	)
+	err := row.Scan(&m.ID, &m.Account, &kind, &request, &m.To, &state, &m.Provider,
+		&m.ProviderMessageID, &gw, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
+		&charge, &code, &symbol, &exponent, &m.Attempts, &errCode, &m.Error, &m.Note,
+		&history, &m.CreatedAt, &m.UpdatedAt)
+	if err != nil {
+		return nil, err
+	}
+	m.Kind, m.Request, m.State = notify.Kind(kind), notify.Kind(request), notify.MessageState(state)
+	m.Gateway, m.ErrorCode = notify.ChatGateway(gw), notify.Code(errCode)
+	m.Charge = notify.Money{Minor: charge, Currency: notify.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	var steps []stateChangeJSON
+	if err := json.Unmarshal(history, &steps); err != nil {
+		return nil, fmt.Errorf("history of message %q: %w", m.ID, err)
+	}
+	m.History = make([]notify.StateChange, len(steps))
+	for i, st := range steps {
+		m.History[i] = notify.StateChange{State: notify.MessageState(st.State), At: st.At}
+	}
+	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	return &m, nil
+}

@@ -1,0 +1,233 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// reconcileBatch is how many stale records Reconcile reads at a time.
+const reconcileBatch = 100
+
+// clockSlack widens the window in which ByKey looks for an abandoned
+// send's records, for instances whose clocks (or whose database's) differ
+// a little. Earlier records of the same key are harmless to include: they
+// failed (which freed the key) and are skipped.
+const clockSlack = time.Minute
+
+// ReconcileResult counts what one Reconcile pass settled.
+type ReconcileResult struct {
+	// Refunded counts records still pending (the vendor was never called)
+	// moved to failed, their charge refunded.
+	Refunded int
+	// Unknown counts records left attempting (the vendor may have the
+	// message) moved to unknown, their charge kept.
+	Unknown int
+}
+
+// Reconcile settles the records of sends whose holder died (a crash, a
+// killed process, a lost goroutine): every record still pending or
+// attempting that has not moved for the settle threshold
+// (WithSettleAfter). A pending one is refunded and marked failed, since
+// the vendor was never called; an attempting one becomes unknown and
+// keeps its charge, since the vendor may have the message. An unknown
+// one's idempotency key is completed with its receipt, so a repeat of
+// the key gets that receipt and never a second send; a failed one's key
+// is left to its lease, after which a repeat sends afresh.
+//
+// Each record is settled exactly once, however many instances reconcile
+// the same store at once: the store moves a record only along CanMove,
+// and the refund is part of the move. Observers get EventFailed or
+// EventUnknown with the record's receipt and a nil Envelope.
+//
+// Reconcile runs until no stale record is left or ctx ends; run it at
+// start and then periodically (the gateway does, every half threshold).
+// Without a MessageStore it is Unavailable.
+func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
+	const op = "notify.Reconcile"
+	var res ReconcileResult
+	if n.messages == nil {
+		return res, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no message store is configured")}
+	}
+	seen := make(map[string]bool)
+	for {
+		cutoff := n.now().Add(-n.settleAfter)
+		stale, err := n.messages.Stale(ctx, cutoff, reconcileBatch)
+		if err != nil {
+			return res, storeFailure(op, "messages", err)
+		}
+		progress := false
+		for _, m := range stale {
+			if seen[m.ID] {
+				continue // a record a failing store could not move
+			}
+			seen[m.ID] = true
+			progress = true
+			after, err := n.settleAbandoned(ctx, m)
+			if err != nil {
+				return res, storeFailure(op, "messages", err)
+			}
+			if after == nil {
+				continue // another instance settled it
+			}
+			switch after.State {
+			case StateFailed:
+				res.Refunded++
+			case StateUnknown:
+				res.Unknown++
+				n.completeKey(ctx, after)
+			}
+		}
+		if len(stale) < reconcileBatch || !progress {
+			return res, nil
+		}
+	}
+}
+
+// settleAbandoned settles one record whose holder is presumed dead: a
+// pending one to failed (refunded), an attempting one to unknown. It
+// returns the record after the move, or nil when the record was no longer
+// open (someone else moved it first); observers hear of the move.
+func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, error) {
+	u := MessageUpdate{At: n.now()}
+	var err error
+	switch m.State {
+	case StatePending:
+		u.State, u.ErrorCode = StateFailed, CodeUnavailable
+		err = errors.New("the send was abandoned before its vendor was called; the charge was refunded")
+	case StateAttempting:
+		u.State, u.ErrorCode = StateUnknown, CodeOutcomeUnknown
+		err = errors.New("the send was abandoned while its vendor was being called, which may have the message; the charge stands")
+	default:
+		return nil, nil
+	}
+	u.Error = err.Error()
+	after, merr := n.move(ctx, m.Account, m.ID, u)
+	if CodeOf(merr) == CodeConflict {
+		return nil, nil
+	}
+	if merr != nil {
+		return nil, merr
+	}
+	r := after.Receipt()
+	n.observe(ctx, Event{Type: eventOf(r.Status), Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}})
+	return after, nil
+}
+
+// completeKey completes the idempotency key of a settled record with the
+// receipt a repeat should get. A key already completed (by a repeat that
+// settled it first) or gone is left as it is.
+func (n *Notifier) completeKey(ctx context.Context, m *Message) {
+	if n.idem == nil || m.IdempotencyKey == "" {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	siblings, err := n.messages.ByKey(sctx, m.Account, m.IdempotencyKey, m.CreatedAt.Add(-clockSlack))
+	if err != nil {
+		return // the key keeps its lease; a repeat after it settles the key itself
+	}
+	if r := keyReceipt(n.newID, siblings); r != nil {
+		_ = n.idem.Complete(sctx, m.Account, m.IdempotencyKey, r)
+	}
+}
+
+// settleKey settles the sends of an idempotency key whose reservation
+// was abandoned, before anything is sent with the key again: it finds the
+// key's records opened since the reservation, settles the open ones, and
+// returns the receipt a repeat gets (nil when none of them went out or
+// may have, so the caller sends afresh). An error means the records could
+// not be read or settled, and nothing may be sent.
+func (n *Notifier) settleKey(ctx context.Context, account, key string, since time.Time) (*Receipt, error) {
+	msgs, err := n.messages.ByKey(ctx, account, key, since.Add(-clockSlack))
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range msgs {
+		if !m.State.Open() {
+			continue
+		}
+		after, err := n.settleAbandoned(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		if after == nil { // moved meanwhile: read it as it is now
+			if after, err = n.messages.Message(ctx, account, m.ID); err != nil {
+				return nil, err
+			}
+		}
+		msgs[i] = after
+	}
+	return keyReceipt(n.newID, msgs), nil
+}
+
+// keyReceipt is the receipt that answers a repeat of the key whose sends
+// msgs are: the last one that went out or may have (a leg of a dual OTP
+// is combined with its sibling), or nil when each failed.
+func keyReceipt(newID func() string, msgs []*Message) *Receipt {
+	var last *Message
+	for _, m := range msgs {
+		if m.State != StateFailed {
+			last = m
+		}
+	}
+	switch {
+	case last == nil:
+		return nil
+	case last.Request != KindOTP:
+		return last.Receipt()
+	}
+	// The legs of one dual OTP were opened together; a failed leg belongs
+	// to the same request when it was opened within the slack.
+	var legs [2]*Receipt
+	for _, m := range msgs {
+		if m.Request != KindOTP || m.CreatedAt.Sub(last.CreatedAt).Abs() > clockSlack {
+			continue
+		}
+		i := 0
+		if m.Kind == KindChat {
+			i = 1
+		}
+		legs[i] = m.Receipt()
+	}
+	for i, kind := range [2]Kind{KindSMS, KindChat} {
+		if legs[i] == nil {
+			legs[i] = &Receipt{Account: last.Account, Kind: kind, Status: StatusFailed,
+				Cost: Money{Currency: last.Charge.Currency}, ErrorCode: CodeUnavailable, Error: "this leg was not sent"}
+		}
+	}
+	r := combineOTP(newID(), last.Account, legs)
+	r.Domain, r.IdempotencyKey, r.Metered, r.CreatedAt = last.Domain, last.IdempotencyKey, last.Metered, last.CreatedAt
+	if r.Status == StatusUnknown {
+		r.ErrorCode, r.Error = CodeOutcomeUnknown, "the outcome of a leg is unknown"
+	}
+	return r
+}
+
+// Message returns the record of the account's message id: status, cost,
+// provider and the provider's message ID, the time of each state, and the
+// error of a failed or unknown one. A message of another account, or one
+// the store no longer keeps, is NotFound; so is any message when no
+// MessageStore is configured.
+func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, error) {
+	const op = "notify.Message"
+	acct, err := n.account(ctx, op, account)
+	if err != nil {
+		return nil, err
+	}
+	if n.messages == nil {
+		return nil, &Error{Code: CodeNotFound, Op: op, Err: errors.New("no message store is configured")}
+	}
+	if id == "" {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "id", Message: "is required"}}}
+	}
+	m, err := n.messages.Message(ctx, acct.ID, id)
+	if CodeOf(err) == CodeNotFound {
+		return nil, &Error{Code: CodeNotFound, Op: op, Err: fmt.Errorf("no message %q", id)}
+	}
+	if err != nil {
+		return nil, storeFailure(op, "messages", err)
+	}
+	return m, nil
+}

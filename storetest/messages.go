@@ -1,0 +1,475 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// MessagesHarness connects RunMessages to one MessageStore.
+type MessagesHarness struct {
+	// New returns an empty store that charges a wallet, and fund, which
+	// opens an account's wallet in that store with an opening balance in
+	// rupees. Empty: Stale must see only the subtest's records. It
+	// releases the store with t.Cleanup. Required.
+	New func(t *testing.T) (s notify.MessageStore, fund func(t *testing.T, account string, opening notify.Money))
+}
+
+// RunMessages checks a notify.MessageStore:
+//
+//   - Open writes a pending record, every field intact, with its charge
+//     debited; a second Open of the ID is Conflict and charges nothing;
+//     a short wallet is InsufficientFunds and writes no record;
+//   - a record without a charge needs no wallet;
+//   - Move follows notify.CanMove and nothing else, keeps the history of
+//     states with their times, and returns the record as it stands with
+//     Conflict for a forbidden move;
+//   - a move into failed refunds the charge, exactly once, from pending,
+//     attempting or unknown; of 64 goroutines failing one record at once
+//     exactly one moves it and one refund is made;
+//   - a record belongs to its account: another account's Message and
+//     Move are NotFound;
+//   - ByKey finds the account's records of a key opened since a time,
+//     oldest first; Stale finds open records that last moved before a
+//     cutoff, least recently moved first, up to the limit.
+func RunMessages(t *testing.T, h MessagesHarness) {
+	t.Helper()
+	if h.New == nil {
+		t.Fatal("storetest: MessagesHarness needs New")
+	}
+	runAll(t, []subtest{
+		{"OpenAndRead", func(t *testing.T) { testOpenAndRead(t, h) }},
+		{"OpenTwice", func(t *testing.T) { testOpenTwice(t, h) }},
+		{"OpenShort", func(t *testing.T) { testOpenShort(t, h) }},
+		{"OpenUnmetered", func(t *testing.T) { testOpenUnmetered(t, h) }},
+		{"Lifecycle", func(t *testing.T) { testLifecycle(t, h) }},
+		{"ForbiddenMoves", func(t *testing.T) { testForbiddenMoves(t, h) }},
+		{"FailRefundsOnce", func(t *testing.T) { testFailRefundsOnce(t, h) }},
+		{"UnknownSettles", func(t *testing.T) { testUnknownSettles(t, h) }},
+		{"RecordsPerAccount", func(t *testing.T) { testRecordsPerAccount(t, h) }},
+		{"ByKey", func(t *testing.T) { testByKey(t, h) }},
+		{"Stale", func(t *testing.T) { testStale(t, h) }},
+		{"ConcurrentFail", func(t *testing.T) { testConcurrentFail(t, h) }},
+	})
+}
+
+// msgEpoch dates the suite's records: whole microseconds, UTC.
+var msgEpoch = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
+
+func rupees(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
+
+func newMessages(t *testing.T, h MessagesHarness) (notify.MessageStore, func(t *testing.T, account string, opening notify.Money)) {
+	t.Helper()
+	s, fund := h.New(t)
+	if s == nil || fund == nil {
+		t.Fatal("MessagesHarness.New returned nil")
+	}
+	if s.Wallet() == nil {
+		t.Fatal("MessagesHarness.New returned a store that charges no wallet")
+	}
+	return s, fund
+}
+
+// sampleMessage returns a record with every field Open takes set.
+func sampleMessage(account string, charge int64, at time.Time) *notify.Message {
+	return &notify.Message{
+		ID: newName("msg"), Account: account, Kind: notify.KindChat, Request: notify.KindOTP,
+		To: "9876543210", Provider: "cloudchat", IdempotencyKey: newName("key"),
+		Domain: "shop.example", Units: 2, Metered: charge > 0, Charge: rupees(charge),
+		CreatedAt: at, UpdatedAt: at,
+	}
+}
+
+func openMessage(t *testing.T, s notify.MessageStore, m *notify.Message) notify.Balance {
+	t.Helper()
+	b, err := s.Open(context.Background(), m)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", m.ID, err)
+	}
+	return b
+}
+
+func moveMessage(t *testing.T, s notify.MessageStore, m *notify.Message, u notify.MessageUpdate) *notify.Message {
+	t.Helper()
+	got, err := s.Move(context.Background(), m.Account, m.ID, u)
+	if err != nil {
+		t.Fatalf("Move(%s to %s): %v", m.ID, u.State, err)
+	}
+	if got == nil || got.State != u.State {
+		t.Fatalf("Move(%s to %s) returned %+v", m.ID, u.State, got)
+	}
+	return got
+}
+
+func readMessage(t *testing.T, s notify.MessageStore, account, id string) *notify.Message {
+	t.Helper()
+	m, err := s.Message(context.Background(), account, id)
+	if err != nil {
+		t.Fatalf("Message(%s): %v", id, err)
+	}
+	return m
+}
+
+func wantWallet(t *testing.T, s notify.MessageStore, account string, minor int64) {
+	t.Helper()
+	b, err := s.Wallet().Balance(context.Background(), account)
+	if err != nil {
+		t.Fatalf("Balance(%s): %v", account, err)
+	}
+	if b.Available.Minor != minor {
+		t.Fatalf("balance of %s = %d, want %d", account, b.Available.Minor, minor)
+	}
+}
+
+// diffMessage describes how got differs from want, or returns "".
+func diffMessage(got, want *notify.Message) string {
+	var d []string
+	field := func(name string, g, w any) {
+		if g != w {
+			d = append(d, fmt.Sprintf("%s = %v, want %v", name, g, w))
+		}
+	}
+	field("ID", got.ID, want.ID)
+	field("Account", got.Account, want.Account)
+	field("Kind", got.Kind, want.Kind)
+	field("Request", got.Request, want.Request)
+	field("To", got.To, want.To)
+	field("State", got.State, want.State)
+	field("Provider", got.Provider, want.Provider)
+	field("ProviderMessageID", got.ProviderMessageID, want.ProviderMessageID)
+	field("Gateway", got.Gateway, want.Gateway)
+	field("IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey)
+	field("Domain", got.Domain, want.Domain)
+	field("Units", got.Units, want.Units)
+	field("Metered", got.Metered, want.Metered)
+	field("Charge", got.Charge, want.Charge)
+	field("Attempts", got.Attempts, want.Attempts)
+	field("ErrorCode", got.ErrorCode, want.ErrorCode)
+	field("Error", got.Error, want.Error)
+	field("Note", got.Note, want.Note)
+	if !got.CreatedAt.Equal(want.CreatedAt) {
+		d = append(d, fmt.Sprintf("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt))
+	}
+	if !got.UpdatedAt.Equal(want.UpdatedAt) {
+		d = append(d, fmt.Sprintf("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt))
+	}
+	if !slices.EqualFunc(got.History, want.History, func(a, b notify.StateChange) bool {
+		return a.State == b.State && a.At.Equal(b.At)
+	}) {
+		d = append(d, fmt.Sprintf("History = %v, want %v", got.History, want.History))
+	}
+	return strings.Join(d, "; ")
+}
+
+func testOpenAndRead(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	if b := openMessage(t, s, m); b.Available.Minor != 900 {
+		t.Fatalf("Open returned balance %d, want 900", b.Available.Minor)
+	}
+	wantWallet(t, s, acct, 900)
+	want := *m
+	want.State = notify.StatePending
+	want.History = []notify.StateChange{{State: notify.StatePending, At: msgEpoch}}
+	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
+		t.Fatalf("the record read back differs: %s", d)
+	}
+	// The store keeps no caller memory, and hands out copies.
+	m.To = "changed"
+	got := readMessage(t, s, acct, m.ID)
+	got.History[0].State = "changed"
+	if again := readMessage(t, s, acct, m.ID); again.To != want.To || again.History[0].State != notify.StatePending {
+		t.Fatalf("the stored record changed with the caller's copy: %+v", again)
+	}
+}
+
+func testOpenTwice(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, m)
+	_, err := s.Open(context.Background(), m)
+	wantCode(t, "a second Open of one ID", err, notify.CodeConflict)
+	wantWallet(t, s, acct, 900)
+}
+
+func testOpenShort(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(50))
+	m := sampleMessage(acct, 100, msgEpoch)
+	_, err := s.Open(context.Background(), m)
+	wantCode(t, "Open beyond the balance", err, notify.CodeInsufficientFunds)
+	wantShownToSender(t, "Open beyond the balance", err)
+	_, err = s.Message(context.Background(), acct, m.ID)
+	wantCode(t, "Message of a record refused for want of funds", err, notify.CodeNotFound)
+	wantWallet(t, s, acct, 50)
+	_, err = s.Open(context.Background(), sampleMessage(newName("nowallet"), 100, msgEpoch))
+	wantCode(t, "Open charging an account without a wallet", err, notify.CodeNotFound)
+}
+
+func testOpenUnmetered(t *testing.T, h MessagesHarness) {
+	s, _ := newMessages(t, h)
+	acct := newName("acct") // no wallet: nothing to charge
+	m := sampleMessage(acct, 0, msgEpoch)
+	openMessage(t, s, m)
+	if got := readMessage(t, s, acct, m.ID); got.State != notify.StatePending || got.Charge.Minor != 0 {
+		t.Fatalf("unmetered record = %+v", got)
+	}
+}
+
+func testLifecycle(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, m)
+	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: t1})
+	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: t2,
+		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: notify.GatewayQR, Attempts: 2, Note: "failed over"})
+	want := *m
+	want.State, want.UpdatedAt = notify.StateSent, t2
+	want.Provider, want.ProviderMessageID, want.Gateway, want.Attempts, want.Note = "qrchat", "wamid.1", notify.GatewayQR, 2, "failed over"
+	want.History = []notify.StateChange{{State: notify.StatePending, At: msgEpoch},
+		{State: notify.StateAttempting, At: t1}, {State: notify.StateSent, At: t2}}
+	if d := diffMessage(got, &want); d != "" {
+		t.Fatalf("Move returned a record that differs: %s", d)
+	}
+	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
+		t.Fatalf("the record read back differs: %s", d)
+	}
+	if c := got.Cost(); c.Minor != 100 {
+		t.Fatalf("a sent record costs %d, want its charge", c.Minor)
+	}
+	wantWallet(t, s, acct, 900)
+}
+
+func testForbiddenMoves(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	ctx := context.Background()
+	pending := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, pending)
+	sent := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, sent)
+	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch})
+	for _, tt := range []struct {
+		m    *notify.Message
+		from notify.MessageState
+		to   notify.MessageState
+	}{
+		{pending, notify.StatePending, notify.StateSent},
+		{pending, notify.StatePending, notify.StateUnknown},
+		{pending, notify.StatePending, notify.StatePending},
+		{sent, notify.StateSent, notify.StateAttempting},
+		{sent, notify.StateSent, notify.StateFailed},
+		{sent, notify.StateSent, notify.StateUnknown},
+	} {
+		got, err := s.Move(ctx, acct, tt.m.ID, notify.MessageUpdate{State: tt.to, At: msgEpoch.Add(time.Hour), Error: "must not stick"})
+		wantCode(t, fmt.Sprintf("Move from %s to %s", tt.from, tt.to), err, notify.CodeConflict)
+		if got == nil || got.State != tt.from {
+			t.Fatalf("Move from %s to %s returned %+v, want the record as it stands", tt.from, tt.to, got)
+		}
+		if now := readMessage(t, s, acct, tt.m.ID); now.State != tt.from || now.Error != "" {
+			t.Fatalf("a refused move from %s to %s changed the record: %+v", tt.from, tt.to, now)
+		}
+	}
+	wantWallet(t, s, acct, 800)
+}
+
+func testFailRefundsOnce(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	fromPending := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, fromPending)
+	fromAttempting := sampleMessage(acct, 250, msgEpoch)
+	openMessage(t, s, fromAttempting)
+	wantWallet(t, s, acct, 650)
+	got := moveMessage(t, s, fromPending, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch,
+		ErrorCode: notify.CodeUnavailable, Error: "vendor down"})
+	if got.ErrorCode != notify.CodeUnavailable || got.Error != "vendor down" || got.Cost().Minor != 0 {
+		t.Fatalf("failed record = %+v, cost %v", got, got.Cost())
+	}
+	wantWallet(t, s, acct, 750)
+	moveMessage(t, s, fromAttempting, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, fromAttempting, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+	wantWallet(t, s, acct, 1000)
+	for _, m := range []*notify.Message{fromPending, fromAttempting} {
+		_, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+		wantCode(t, "a second move into failed", err, notify.CodeConflict)
+	}
+	wantWallet(t, s, acct, 1000)
+}
+
+func testUnknownSettles(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	toFailed, toSent := sampleMessage(acct, 100, msgEpoch), sampleMessage(acct, 100, msgEpoch)
+	for _, m := range []*notify.Message{toFailed, toSent} {
+		openMessage(t, s, m)
+		moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+		got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateUnknown, At: msgEpoch,
+			ErrorCode: notify.CodeOutcomeUnknown, Error: "timeout"})
+		if got.Cost().Minor != 100 {
+			t.Fatalf("an unknown record costs %v, want its charge", got.Cost())
+		}
+	}
+	wantWallet(t, s, acct, 800)
+	moveMessage(t, s, toFailed, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+	moveMessage(t, s, toSent, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, ProviderMessageID: "pm"})
+	wantWallet(t, s, acct, 900)
+}
+
+func testRecordsPerAccount(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct, other := newName("acct"), newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, m)
+	_, err := s.Message(context.Background(), other, m.ID)
+	wantCode(t, "Message of another account's record", err, notify.CodeNotFound)
+	_, err = s.Move(context.Background(), other, m.ID, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+	wantCode(t, "Move of another account's record", err, notify.CodeNotFound)
+	_, err = s.Message(context.Background(), acct, newName("missing"))
+	wantCode(t, "Message of a missing record", err, notify.CodeNotFound)
+	wantWallet(t, s, acct, 900)
+}
+
+func testByKey(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct, other := newName("acct"), newName("acct")
+	fund(t, acct, rupees(1000))
+	fund(t, other, rupees(1000))
+	key := newName("key")
+	var mine []*notify.Message
+	for i := 0; i < 3; i++ {
+		m := sampleMessage(acct, 10, msgEpoch.Add(time.Duration(2-i)*time.Minute)) // opened newest first
+		m.IdempotencyKey = key
+		openMessage(t, s, m)
+		mine = append(mine, m)
+	}
+	elsewhere := sampleMessage(other, 10, msgEpoch)
+	elsewhere.IdempotencyKey = key
+	openMessage(t, s, elsewhere)
+	openMessage(t, s, sampleMessage(acct, 10, msgEpoch)) // another key
+
+	got, err := s.ByKey(context.Background(), acct, key, msgEpoch.Add(time.Minute))
+	if err != nil {
+		t.Fatalf("ByKey: %v", err)
+	}
+	ids := func(ms []*notify.Message) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	if want := []string{mine[1].ID, mine[0].ID}; !slices.Equal(ids(got), want) {
+		t.Fatalf("ByKey since a minute in = %v, want %v (oldest first, none older)", ids(got), want)
+	}
+	if got, err := s.ByKey(context.Background(), acct, newName("unused"), msgEpoch); err != nil || len(got) != 0 {
+		t.Fatalf("ByKey of an unused key = %v, %v", ids(got), err)
+	}
+}
+
+func testStale(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
+	newAt := func(min int) *notify.Message {
+		m := sampleMessage(acct, 10, at(min))
+		openMessage(t, s, m)
+		return m
+	}
+	attempting := newAt(0)
+	moveMessage(t, s, attempting, notify.MessageUpdate{State: notify.StateAttempting, At: at(2)})
+	pending := newAt(1)
+	sent := newAt(0)
+	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateAttempting, At: at(0)})
+	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateSent, At: at(0)})
+	unknown := newAt(0)
+	moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateAttempting, At: at(0)})
+	moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateUnknown, At: at(0)})
+	newAt(10) // recent
+
+	ctx := context.Background()
+	got, err := s.Stale(ctx, at(5), 10)
+	if err != nil {
+		t.Fatalf("Stale: %v", err)
+	}
+	var ids []string
+	for _, m := range got {
+		ids = append(ids, m.ID)
+	}
+	if want := []string{pending.ID, attempting.ID}; !slices.Equal(ids, want) {
+		t.Fatalf("Stale = %v, want the pending then the attempting record %v", ids, want)
+	}
+	if got[1].State != notify.StateAttempting || !got[1].UpdatedAt.Equal(at(2)) {
+		t.Fatalf("Stale returned %+v", got[1])
+	}
+	if got, err := s.Stale(ctx, at(5), 1); err != nil || len(got) != 1 || got[0].ID != pending.ID {
+		t.Fatalf("Stale with limit 1 = %v, %v", got, err)
+	}
+	if got, err := s.Stale(ctx, at(1), 10); err != nil || len(got) != 0 {
+		t.Fatalf("Stale before anything moved = %v, %v", got, err)
+	}
+}
+
+func testConcurrentFail(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, m)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		moved    int
+		failures []error
+	)
+	start := make(chan struct{})
+	for g := 0; g < Goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+			mu.Lock()
+			defer mu.Unlock()
+			switch notify.CodeOf(err) {
+			case "":
+				moved++
+			case notify.CodeConflict:
+			default:
+				failures = append(failures, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range failures {
+		t.Errorf("Move: %v, want success or Conflict", err)
+	}
+	if moved != 1 {
+		t.Fatalf("%d of %d goroutines moved the record, want exactly 1", moved, Goroutines)
+	}
+	wantWallet(t, s, acct, 1000)
+	if got := readMessage(t, s, acct, m.ID); len(got.History) != 2 {
+		t.Fatalf("history after concurrent fails = %v, want pending and failed", got.History)
+	}
+}
