@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,9 +8,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,53 +50,11 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 	var releaseOnce sync.Once
 	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
 
-	bin := filepath.Join(t.TempDir(), "gateway")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	const key = "sigterm-test-key-0123456789"
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "NOTIFY_ADDR=127.0.0.1:0", "NOTIFY_API_KEY="+key, "NOTIFY_BALANCE=1000",
+	gw := startProcess(t, buildGateway(t), "NOTIFY_API_KEY="+key, "NOTIFY_BALANCE=1000",
 		"NOTIFY_SMS_URL="+gate.URL, "NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL="+dbURL,
 		"NOTIFY_RATE_LIMIT=1000")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-		}
-	})
-	addrCh, closedCh := make(chan string, 1), make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		closed := false
-		for sc.Scan() {
-			line := sc.Text()
-			if i := strings.Index(line, "listening on http://"); i >= 0 {
-				addrCh <- strings.TrimSuffix(line[i+len("listening on "):], "/api/v1")
-			}
-			if strings.Contains(line, "listener closed") && !closed {
-				closed = true
-				close(closedCh)
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	var base string
-	select {
-	case base = <-addrCh:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the gateway never said where it listens")
-	}
+	base := gw.base
 
 	type result struct {
 		status int
@@ -138,23 +92,17 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("only %d sends reached the vendor", arrived.Load())
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := gw.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-closedCh:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the gateway did not close its listener after SIGTERM")
-	}
+	gw.out.waitForWithin(t, "listener closed", 30*time.Second)
 	releaseOnce.Do(func() { close(release) })
 	wg.Wait()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("the gateway exited with %v", err)
-		}
-	case <-time.After(60 * time.Second):
+	if !gw.wait(60 * time.Second) {
 		t.Fatal("the gateway did not exit")
+	}
+	if gw.err != nil {
+		t.Fatalf("the gateway exited with %v", gw.err)
 	}
 
 	answered := map[string]bool{}

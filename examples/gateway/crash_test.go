@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+)
+
+// process is the built gateway binary running as a process of its own.
+type process struct {
+	cmd  *exec.Cmd
+	out  *lines
+	base string        // http://host:port
+	done chan struct{} // closed when the process has exited
+	err  error         // how it exited, once done is closed
+}
+
+// buildGateway builds the gateway binary into the test's temporary
+// directory.
+func buildGateway(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gateway")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startProcess runs bin on a free loopback port with env added to the
+// test's environment, and returns once it listens. The process is killed
+// at the end of the test if it still runs.
+func startProcess(t *testing.T, bin string, env ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(bin), out: newLines(), done: make(chan struct{})}
+	p.cmd.Env = append(append(os.Environ(), "NOTIFY_ADDR=127.0.0.1:0"), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.kill(t) })
+	line := p.out.waitFor(t, "listening on ")
+	p.base = strings.TrimSuffix(line[strings.Index(line, "http://"):], "/api/v1")
+	return p
+}
+
+// kill kills the process with SIGKILL, as a crash would, and waits for it.
+func (p *process) kill(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Kill()
+	if !p.wait(10 * time.Second) {
+		t.Error("the gateway did not die")
+	}
+}
+
+// wait reports whether the process exited within d.
+func (p *process) wait(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// crashVendor stands in front of the fake SMS vendor. Every request is
+// received (its number counted) as it arrives and handed to the vendor,
+// which takes it or, when refusing, answers that its wallet is empty
+// (status_code 416, a certain refusal). The vendor's answer is passed on
+// after latency, except that from holdAfter arrivals on it is held until
+// the caller hangs up: a vendor that has the message while the gateway
+// cannot learn its answer.
+type crashVendor struct {
+	vendor    *smsgatewaytest.Server
+	proxy     *httputil.ReverseProxy
+	latency   time.Duration
+	holdAfter int32
+
+	arrivals atomic.Int32
+	holding  atomic.Int32
+	held     chan struct{} // one value per held request
+
+	mu       sync.Mutex
+	received map[string]int // number -> requests that carried it
+}
+
+var testNumber = regexp.MustCompile(`98\d{8}`)
+
+func newCrashVendor(t *testing.T, refuse bool, holdAfter int32) (*crashVendor, *httptest.Server) {
+	v := &crashVendor{
+		vendor:    smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1", Balance: 1 << 40}),
+		latency:   200 * time.Millisecond,
+		holdAfter: holdAfter,
+		held:      make(chan struct{}, 1024),
+		received:  map[string]int{},
+	}
+	t.Cleanup(v.vendor.Close)
+	if refuse {
+		v.vendor.SetBalance(0)
+	}
+	target, _ := url.Parse(v.vendor.URL)
+	v.proxy = httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(v.serve))
+	t.Cleanup(srv.Close)
+	return v, srv
+}
+
+func (v *crashVendor) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	v.mu.Lock()
+	for _, n := range testNumber.FindAllString(string(body), -1) {
+		v.received[n]++
+	}
+	v.mu.Unlock()
+	hold := v.arrivals.Add(1) > v.holdAfter
+
+	answer := httptest.NewRecorder()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	v.proxy.ServeHTTP(answer, r.Clone(context.WithoutCancel(r.Context())))
+
+	wait := time.NewTimer(v.latency)
+	defer wait.Stop()
+	if hold {
+		v.holding.Add(1)
+		v.held <- struct{}{}
+		<-r.Context().Done() // the gateway died
+		return
+	}
+	select {
+	case <-wait.C:
+	case <-r.Context().Done():
+		return
+	}
+	for k, vs := range answer.Header() {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(answer.Code)
+	_, _ = w.Write(answer.Body.Bytes())
+}
+
+// numbers returns how many requests carried each number.
+func (v *crashVendor) numbers() map[string]int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[string]int, len(v.received))
+	for k, n := range v.received {
+		out[k] = n
+	}
+	return out
+}
+
+// TestKill9UnderLoad runs the built gateway on PostgreSQL, kills it with
+// SIGKILL while 40 clients send, restarts it and lets its reconciler
+// settle what the dead process left; then every idempotency key is sent
+// again. Money must follow what the vendor got, every charge must have
+// its record, and no message may go out twice or answer 409.
+func TestKill9UnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the gateway binary")
+	}
+	bin := buildGateway(t)
+	t.Run("accepting vendor", func(t *testing.T) { crashUnderLoad(t, bin, false) })
+	t.Run("refusing vendor", func(t *testing.T) { crashUnderLoad(t, bin, true) })
+}
+
+const (
+	crashRequests = 400
+	crashClients  = 40
+	crashKey      = "crash-test-key-0123456789"
+)
+
+func crashRequest(base string, i int) *http.Request {
+	body := fmt.Sprintf(`{"to":"98%08d","message":"order %d has shipped"}`, i, i)
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/sms", strings.NewReader(body))
+	req.Header.Set("Authorization", crashKey)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("crash-%d", i))
+	return req
+}
+
+type crashAnswer struct {
+	status int
+	code   string // error.code
+	id     string // message_id
+}
+
+func sendCrashRequest(client *http.Client, base string, i int) (crashAnswer, error) {
+	resp, err := client.Do(crashRequest(base, i))
+	if err != nil {
+		return crashAnswer{}, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		MessageID string `json:"message_id"`
+		Error     struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	return crashAnswer{status: resp.StatusCode, code: out.Error.Code, id: out.MessageID}, err
+}
+
+func crashUnderLoad(t *testing.T, bin string, refuse bool) {
+	dbURL := schemaURL(t)
+	// The vendor holds every answer from the 150th request on. Once the
+	// 40 clients all wait on held answers, no send is anywhere but at the
+	// vendor: the kill is then sure to leave exactly those 40 in flight.
+	vendor, gate := newCrashVendor(t, refuse, 150)
+	env := []string{"NOTIFY_API_KEY=" + crashKey, "NOTIFY_BALANCE=1000", "NOTIFY_SMS_URL=" + gate.URL,
+		"NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL=" + dbURL, "NOTIFY_RATE_LIMIT=100000",
+		"NOTIFY_SETTLE_AFTER=10s"}
+	first := startProcess(t, bin, env...)
+
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range crashClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < crashRequests; i = int(next.Add(1)) - 1 {
+				if _, err := sendCrashRequest(client, first.base, i); err != nil {
+					return // the gateway died
+				}
+			}
+		}()
+	}
+	deadline := time.After(2 * time.Minute)
+	for range crashClients {
+		select {
+		case <-vendor.held:
+		case <-deadline:
+			t.Fatalf("only %d sends reached the holding vendor", vendor.holding.Load())
+		}
+	}
+	first.kill(t)
+	wg.Wait()
+	client.CloseIdleConnections()
+	got := vendor.numbers()
+
+	// The restarted gateway settles the abandoned sends once they are
+	// older than NOTIFY_SETTLE_AFTER.
+	second := startProcess(t, bin, env...)
+	ctx := context.Background()
+	store, err := pgstore.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for settled := false; !settled; {
+		second.out.waitForWithin(t, "abandoned sends settled", time.Minute)
+		open, err := store.Stale(ctx, time.Now().Add(time.Hour), crashRequests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		settled = len(open) == 0
+	}
+
+	records, price := auditCrash(t, store, got)
+	unknown := 0
+	for _, m := range records {
+		if m.State == notify.StateUnknown {
+			unknown++
+		}
+	}
+	if unknown != crashClients {
+		t.Errorf("%d messages are unknown, want the %d held at the vendor", unknown, crashClients)
+	}
+
+	// Every key again, the vendor answering at once: nothing goes out
+	// twice and nothing answers 409.
+	vendor.holdAfter, vendor.latency = 1<<30, 0
+	replays := make([]crashAnswer, crashRequests)
+	var replay sync.WaitGroup
+	var failed atomic.Int32
+	for c := range crashClients {
+		replay.Add(1)
+		go func() {
+			defer replay.Done()
+			for i := c; i < crashRequests; i += crashClients {
+				a, err := sendCrashRequest(client, second.base, i)
+				if err != nil {
+					failed.Add(1)
+					t.Errorf("replay %d: %v", i, err)
+				}
+				replays[i] = a
+			}
+		}()
+	}
+	replay.Wait()
+	after := vendor.numbers()
+	for i, a := range replays {
+		number := fmt.Sprintf("98%08d", i)
+		if a.status == http.StatusConflict {
+			t.Errorf("replay %d answered 409 %s", i, a.code)
+		}
+		if m := records[number]; m != nil && m.State != notify.StateFailed {
+			if after[number] != got[number] {
+				t.Errorf("%s (%s before the replay) went to the vendor again", number, m.State)
+			}
+			if a.id != "" && a.id != m.ID {
+				t.Errorf("replay %d answered message %s, not its record %s", i, a.id, m.ID)
+			}
+		}
+		if !refuse && after[number] != 1 {
+			t.Errorf("%s reached the vendor %d times", number, after[number])
+		}
+	}
+	final, _ := auditCrash(t, store, after)
+	standing := int64(0)
+	for _, m := range final {
+		standing += m.Cost().Minor
+	}
+	want := int64(crashRequests) * price
+	if refuse {
+		want = int64(crashClients) * price
+	}
+	if standing != want {
+		t.Errorf("%d paise stay charged, want %d", standing, want)
+	}
+	t.Logf("killed with %d held; %d records, %d unknown; vendor got %d numbers, then %d", vendor.holding.Load(), len(records), unknown, len(got), len(after))
+}
+
+// auditCrash checks the ledger against the records and the vendor: every
+// charge has a record; a record is settled (sent, failed or unknown);
+// a sent or unknown one stays charged, a failed one is refunded; a sent
+// one reached the vendor; a failed one did not (accepting vendor) and
+// any that reached the refusing vendor was refused; an unknown one
+// reached the vendor. It returns the records by number and the price.
+func auditCrash(t *testing.T, store *pgstore.Store, received map[string]int) (map[string]*notify.Message, int64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := store.CheckLedger(ctx, demoAccount); err != nil {
+		t.Fatalf("ledger: %v", err)
+	}
+	entries, err := store.Ledger(ctx, demoAccount, 0, 100*crashRequests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	debits, refunds := map[string]int64{}, map[string]int64{}
+	price := int64(0)
+	for _, e := range entries {
+		if id, ok := strings.CutPrefix(e.Ref, "refund:"); ok {
+			refunds[id] += e.Amount.Minor
+		} else if e.Amount.Minor < 0 {
+			debits[e.Ref] -= e.Amount.Minor
+			price = -e.Amount.Minor
+		}
+	}
+	records := map[string]*notify.Message{}
+	for id, charged := range debits {
+		m, err := store.Message(ctx, demoAccount, id)
+		if err != nil {
+			t.Fatalf("charge %s has no record: %v", id, err)
+		}
+		if charged != price || m.Charge.Minor != price {
+			t.Errorf("message %s: charged %d, record says %d; price %d", id, charged, m.Charge.Minor, price)
+		}
+		if prev := records[m.To]; prev != nil && prev.State != notify.StateFailed && m.State != notify.StateFailed {
+			t.Errorf("%s has two live records: %s (%s) and %s (%s)", m.To, prev.ID, prev.State, m.ID, m.State)
+		}
+		if records[m.To] == nil || m.State != notify.StateFailed {
+			records[m.To] = m
+		}
+		switch m.State {
+		case notify.StateSent, notify.StateUnknown:
+			if refunds[id] != 0 {
+				t.Errorf("%s message %s was refunded", m.State, id)
+			}
+			if received[m.To] == 0 {
+				t.Errorf("%s message %s (%s) never reached the vendor", m.State, id, m.To)
+			}
+		case notify.StateFailed:
+			if refunds[id] != charged {
+				t.Errorf("failed message %s: refunded %d of %d", id, refunds[id], charged)
+			}
+		default:
+			t.Errorf("message %s is still %s", id, m.State)
+		}
+	}
+	return records, price
+}
