@@ -24,6 +24,26 @@ func TestChaosMemstore(t *testing.T) {
 	}
 	Run(t, Stores{
 		Wallet: w, Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
+		Log: memstore.NewDeliveryLog(4 * sends), Messages: memstore.NewMessages(w),
+		Account: "chaos", Opening: opening,
+	}, Config{Sends: sends})
+}
+
+// TestChaosMemstoreWithoutRecords runs without a MessageStore: money moves
+// through the wallet alone, and nothing crashes.
+func TestChaosMemstoreWithoutRecords(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", VendorID: "CHAOS", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	sends := Sizes(5000)
+	opening := notify.Money{Minor: int64(sends) * 20, Currency: notify.INR()}
+	w := memstore.NewWallet()
+	if err := w.Open("chaos", opening); err != nil {
+		t.Fatal(err)
+	}
+	Run(t, Stores{
+		Wallet: w, Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
 		Log: memstore.NewDeliveryLog(4 * sends), Account: "chaos", Opening: opening,
 	}, Config{Sends: sends})
 }
@@ -43,7 +63,7 @@ func TestChaosPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	Run(t, Stores{
-		Wallet: store, Accounts: store, Idempotency: store, Log: store,
+		Wallet: store, Accounts: store, Idempotency: store, Log: store, Messages: store,
 		Account: "chaos", Opening: opening,
 	}, Config{Sends: sends})
 	if err := store.CheckLedger(ctx, "chaos"); err != nil {
