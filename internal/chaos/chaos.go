@@ -71,7 +71,7 @@ type Stores struct {
 	// (it must charge Wallet); the run then crashes sends and reconciles.
 	Messages notify.MessageStore
 	Account  string
-	Opening     notify.Money
+	Opening  notify.Money
 }
 
 // Config sizes a run.
