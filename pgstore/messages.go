@@ -74,12 +74,8 @@ func (s *Store) Open(ctx context.Context, m *notify.Message) (notify.Balance, er
 	if err != nil {
 		return notify.Balance{}, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: open message: %w", err))
 	}
-	var (
-		code, symbol      *string
-		exponent          *int
-		before, after     *int64
-		duplicate, stored bool
-	)
+	var after *int64
+	var stored bool
 	cur := m.Charge.Currency
 	// Not repeated after a lost connection: a repeat of a run that
 	// committed would answer Conflict.
@@ -88,26 +84,44 @@ func (s *Store) Open(ctx context.Context, m *notify.Message) (notify.Balance, er
 			m.To, m.Provider, m.ProviderMessageID, string(m.Gateway), m.IdempotencyKey, m.Domain,
 			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
 			m.Attempts, string(m.ErrorCode), m.Error, m.Note, history, m.CreatedAt).
-			Scan(&code, &symbol, &exponent, &before, &after, &duplicate, &stored)
+			Scan(&after, &stored)
 	})
 	switch {
-	case pgCode(err) == stateUniqueViolation || (err == nil && duplicate):
+	case pgCode(err) == stateUniqueViolation:
 		return notify.Balance{}, notify.Errorf(notify.CodeConflict, "pgstore: message %q is recorded already", m.ID)
 	case err != nil:
 		return notify.Balance{}, s.fail(ctx, "open message", err)
 	case stored && after != nil:
-		return notify.Balance{Account: m.Account, Available: notify.Money{Minor: *after,
-			Currency: notify.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}}}, nil
+		// The debit matched the wallet's currency code and exponent.
+		return notify.Balance{Account: m.Account, Available: notify.Money{Minor: *after, Currency: cur}}, nil
 	case stored:
 		return notify.Balance{}, nil // no charge
+	}
+	return notify.Balance{}, s.openRefused(ctx, m)
+}
+
+// openRefused says why Open wrote nothing, reading what refused it.
+func (s *Store) openRefused(ctx context.Context, m *notify.Message) error {
+	var code *string
+	var exponent *int
+	var duplicate bool
+	err := s.do(ctx, repeatable, func() error {
+		return s.pool.QueryRow(ctx, s.q.openRefusal, m.ID, m.Account).Scan(&code, &exponent, &duplicate)
+	})
+	cur := m.Charge.Currency
+	switch {
+	case err != nil:
+		return s.fail(ctx, "open message", err)
+	case duplicate:
+		return notify.Errorf(notify.CodeConflict, "pgstore: message %q is recorded already", m.ID)
 	case code == nil:
-		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "pgstore: open message: no wallet for account %q", m.Account)
+		return notify.Errorf(notify.CodeNotFound, "pgstore: open message: no wallet for account %q", m.Account)
 	case *code != cur.Code || *exponent != cur.Exponent:
-		return notify.Balance{}, &notify.Error{Code: notify.CodeInvalidArgument,
+		return &notify.Error{Code: notify.CodeInvalidArgument,
 			Err:    fmt.Errorf("pgstore: open message: wallet of %q is in %s, not %q", m.Account, *code, cur.Code),
 			Fields: []notify.FieldError{{Field: "charge", Message: "must be in the wallet's currency " + *code}}}
 	}
-	return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
+	return notify.Errorf(notify.CodeInsufficientFunds,
 		"charge of %s: the balance of account %q is short", m.Charge.Decimal(), m.Account)
 }
 
@@ -124,11 +138,15 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 	if err != nil {
 		return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: move message: %w", err))
 	}
+	query, args := s.q.moveMessage, []any{id, account, string(u.State), from, u.At,
+		u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
+		u.Error, u.Note, step}
+	if u.State == notify.StateFailed {
+		query, args = s.q.failMessage, append(args, refundPrefix+id)
+	}
 	var m *notify.Message
 	err = s.do(ctx, onceOnly, func() (err error) {
-		m, err = scanMessage(s.pool.QueryRow(ctx, s.q.moveMessage, id, account, string(u.State), from, u.At,
-			u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
-			u.Error, u.Note, step, refundPrefix+id))
+		m, err = scanMessage(s.pool.QueryRow(ctx, query, args...))
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {

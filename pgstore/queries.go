@@ -11,7 +11,7 @@ type queries struct {
 
 	record, receipt string
 
-	openMessage, moveMessage, message, messagesByKey, staleMessages, cleanupMessages string
+	openMessage, openRefusal, moveMessage, failMessage, message, messagesByKey, staleMessages, cleanupMessages string
 
 	putTemplate, template, deleteTemplate, templates string
 
@@ -27,6 +27,19 @@ type queries struct {
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at`
+
+// moveSet is the SET list of a move: the new state and time, the
+// update's non-empty fields, and the step appended to the history ($5 to
+// $13).
+const moveSet = `state = $3, updated_at = $5,
+		provider = COALESCE(NULLIF($6, ''), provider),
+		provider_message_id = COALESCE(NULLIF($7, ''), provider_message_id),
+		gateway = COALESCE(NULLIF($8, ''), gateway),
+		attempts = CASE WHEN $9 <> 0 THEN $9 ELSE attempts END,
+		error_code = COALESCE(NULLIF($10, ''), error_code),
+		error = COALESCE(NULLIF($11, ''), error),
+		note = COALESCE(NULLIF($12, ''), note),
+		history = history || $13::jsonb`
 
 func buildQueries(qualifier, prefix string) queries {
 	x := func(sql string) string { return expand(sql, qualifier, prefix) }
@@ -166,19 +179,13 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// openMessage writes a record and, when it has a charge ($13 > 0),
 		// debits it under ref id, in one statement: the record's INSERT
 		// runs only from the ledger row's RETURNING, so neither exists
-		// without the other. A duplicate ID finds dup (or, racing, fails
-		// on a unique key and the statement rolls back); the answer's
-		// columns tell the other refusals apart as queries.move's do.
-		openMessage: x(`WITH w AS (
-	SELECT currency_code, currency_symbol, currency_exponent, balance
-	FROM {{s}}{{p}}wallets WHERE account = $2
-), dup AS (
-	SELECT 1 FROM {{s}}{{p}}messages WHERE id = $1
-), upd AS (
+		// without the other, and a duplicate ID fails the INSERT on the
+		// primary key, which rolls the whole statement back. When nothing
+		// was written the caller asks openRefusal why.
+		openMessage: x(`WITH upd AS (
 	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
 	WHERE $13 > 0 AND account = $2 AND balance >= $13
 	  AND currency_code = $14 AND currency_exponent = $16
-	  AND NOT EXISTS (SELECT 1 FROM dup)
 	RETURNING balance
 ), led AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
@@ -188,35 +195,35 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
 		$17, $18, $19, $20, $21, $22, $22
-	WHERE NOT EXISTS (SELECT 1 FROM dup) AND ($13 = 0 OR EXISTS (SELECT 1 FROM led))
+	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )
-SELECT (SELECT currency_code FROM w), (SELECT currency_symbol FROM w),
-	(SELECT currency_exponent FROM w), (SELECT balance FROM w),
-	(SELECT balance_after FROM led), EXISTS (SELECT 1 FROM dup), EXISTS (SELECT 1 FROM rec)`),
+SELECT (SELECT balance_after FROM led), EXISTS (SELECT 1 FROM rec)`),
+
+		// openRefusal tells why openMessage wrote nothing: the wallet (or
+		// none) and whether the ID is recorded already.
+		openRefusal: x(`SELECT (SELECT currency_code FROM {{s}}{{p}}wallets WHERE account = $2),
+	(SELECT currency_exponent FROM {{s}}{{p}}wallets WHERE account = $2),
+	EXISTS (SELECT 1 FROM {{s}}{{p}}messages WHERE id = $1)`),
 
 		// moveMessage moves a record whose state is one of $4 (the states
-		// notify.CanMove lets reach $3) and, when it moves into failed
-		// with a charge, credits the charge back under ref $14, in one
-		// statement. A concurrent move of the same record waits for the
-		// row lock and then re-checks the state, so of two racing moves
-		// CanMove forbids together only one applies.
-		moveMessage: x(`WITH m AS (
-	UPDATE {{s}}{{p}}messages SET state = $3, updated_at = $5,
-		provider = COALESCE(NULLIF($6, ''), provider),
-		provider_message_id = COALESCE(NULLIF($7, ''), provider_message_id),
-		gateway = COALESCE(NULLIF($8, ''), gateway),
-		attempts = CASE WHEN $9 <> 0 THEN $9 ELSE attempts END,
-		error_code = COALESCE(NULLIF($10, ''), error_code),
-		error = COALESCE(NULLIF($11, ''), error),
-		note = COALESCE(NULLIF($12, ''), note),
-		history = history || $13::jsonb
+		// notify.CanMove lets reach $3). A concurrent move of the same
+		// record waits for the row lock and then re-checks the state, so
+		// of two racing moves CanMove forbids together only one applies.
+		moveMessage: x(`UPDATE {{s}}{{p}}messages SET ` + moveSet + `
+WHERE id = $1 AND account = $2 AND state = ANY($4)
+RETURNING ` + messageColumns),
+
+		// failMessage is moveMessage into failed ($3), which also credits
+		// the record's charge back under ref $14 in the same statement.
+		failMessage: x(`WITH m AS (
+	UPDATE {{s}}{{p}}messages SET ` + moveSet + `
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
 	RETURNING ` + messageColumns + `
 ), w AS (
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + m.charge
 	FROM m
-	WHERE wl.account = m.account AND m.state = 'failed' AND m.charge > 0
+	WHERE wl.account = m.account AND m.charge > 0
 	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $14)
 	RETURNING wl.balance, m.charge
 ), l AS (
