@@ -342,8 +342,8 @@ func (n *Notifier) markAttempting(ctx context.Context, env *Envelope) error {
 	if n.messages == nil {
 		return nil
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
+	sctx := detached(ctx)
+	defer sctx.release()
 	_, err := n.messages.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: StateAttempting, At: n.now()})
 	if err != nil {
 		return &StoreError{Store: "messages", Err: err}
@@ -390,6 +390,15 @@ func sameInstant(a, b time.Time) bool {
 	return a.Sub(b).Abs() < time.Microsecond
 }
 
+// detached returns the context of a store call that must complete even
+// when the caller has gone: ctx's values without its cancellation, bounded
+// by settleTimeout. An attemptCtx, which pays for a timer only when a
+// store waits on Done (a database does; memstore only asks Err). The
+// caller releases it.
+func detached(ctx context.Context) *attemptCtx {
+	return newAttemptCtx(context.WithoutCancel(ctx), time.Now().Add(settleTimeout))
+}
+
 // settleRetry runs fn, each time under its own settleTimeout detached
 // from ctx, up to three times while it fails with a code that may pass
 // (Unavailable, DeadlineExceeded, Internal). fn must be idempotent.
@@ -397,9 +406,9 @@ func settleRetry(ctx context.Context, fn func(context.Context) error) error {
 	base := context.WithoutCancel(ctx)
 	var err error
 	for try := 0; try < 3; try++ {
-		sctx, cancel := context.WithTimeout(base, settleTimeout)
+		sctx := newAttemptCtx(base, time.Now().Add(settleTimeout))
 		err = fn(sctx)
-		cancel()
+		sctx.release()
 		if err == nil {
 			return nil
 		}

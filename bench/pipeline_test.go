@@ -15,7 +15,7 @@ import (
 // newPipeline wires what one send through the whole pipeline costs:
 // validation and normalisation by the SMS channel, pricing, a debit on
 // memstore, delivery to memprovider and a receipt.
-func newPipeline(b *testing.B) (*notify.Notifier, *memprovider.Provider) {
+func newPipeline(b *testing.B, opts ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
 	b.Helper()
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}); err != nil {
@@ -32,7 +32,11 @@ func newPipeline(b *testing.B) (*notify.Notifier, *memprovider.Provider) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()))
+	all := []notify.Option{notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR())}
+	for _, o := range opts {
+		all = append(all, o(w))
+	}
+	n, err := notify.New(accounts, all...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,7 +49,23 @@ func pipelineRequest() *notify.SMSRequest {
 }
 
 func BenchmarkPipelineSendSMS(b *testing.B) {
-	n, p := newPipeline(b)
+	benchmarkPipeline(b, newPipeline)
+}
+
+// BenchmarkPipelineSendSMSRecords is BenchmarkPipelineSendSMS with a
+// memstore.Messages: each send's record opened with its charge, moved to
+// attempting before the vendor call and to sent after it.
+func BenchmarkPipelineSendSMSRecords(b *testing.B) {
+	benchmarkPipeline(b, func(b *testing.B, _ ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
+		return newPipeline(b, func(w *memstore.Wallet) notify.Option {
+			// Keep as many settled records as the wallet keeps refs.
+			return notify.WithMessageStore(memstore.NewMessages(w, memstore.WithMessageCapacity(1<<16)))
+		})
+	})
+}
+
+func benchmarkPipeline(b *testing.B, build func(*testing.B, ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider)) {
+	n, p := build(b)
 	ctx := context.Background()
 	req := pipelineRequest()
 	b.ReportAllocs()
