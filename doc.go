@@ -14,7 +14,9 @@
 //     share; idempotent replays never count.
 //  3. Charge: the WalletStore debits the price, with the message ID as
 //     reference. A short wallet is CodeInsufficientFunds and no provider is
-//     called.
+//     called. With a MessageStore (WithMessageStore) the message's durable
+//     record is written in the same step (StatePending), and moved to
+//     StateAttempting before the vendor is called.
 //  4. Deliver: the Channel hands the Envelope to its Provider under a
 //     per-attempt timeout. The answer is one of three outcomes (Outcome):
 //     accepted (sent, charged); certainly not accepted (temporary refusals
@@ -24,7 +26,9 @@
 //     and CodeOutcomeUnknown). A context that ends before the vendor call
 //     cancels the send and refunds it; once the call is in flight, its
 //     outcome decides.
-//  5. Record: the Receipt goes to the DeliveryLog and to Observers.
+//  5. Settle: the record moves to sent, failed (refunded in the same
+//     step) or unknown; the Receipt goes to the DeliveryLog, if any, and to
+//     Observers. Notifier.Message reads a record.
 //
 // The root package holds the types and interfaces; implementations live in
 // sub-packages and are wired explicitly, as database/sql is with its
@@ -55,13 +59,24 @@
 // it through wrapping. Context errors keep errors.Is(err, context.Canceled)
 // and errors.Is(err, context.DeadlineExceeded) true.
 //
+// # Crashes
+//
+// A process that dies mid-send leaves its records pending or attempting.
+// Notifier.Reconcile, run at start and periodically, settles those older
+// than the settle threshold (WithSettleAfter): pending ones are refunded
+// and failed (the vendor was never called), attempting ones become
+// unknown and keep their charge (the vendor may have the message), each
+// exactly once however many instances reconcile one store.
+//
 // # Idempotency
 //
 // A request with an IdempotencyKey that repeats while the IdempotencyStore
 // remembers the key returns the first Receipt without sending or charging
 // again, whether it was sent or its outcome is unknown (then with the same
 // CodeOutcomeUnknown error); only a send that certainly went nowhere frees
-// the key. The fingerprint is taken after normalisation, so two spellings
+// the key. A send holds its key for the IdempotencyStore's lease, not its
+// retention: after the lease a repeat settles what a dead holder left and
+// answers with it. The fingerprint is taken after normalisation, so two spellings
 // of one number are one request; the same key with a different request is
 // CodeConflict.
 package notify

@@ -156,3 +156,61 @@ func ExampleNotifier_SendSMS_outcomeUnknown() {
 	// outcome_unknown unknown 0.25 INR
 	// outcome_unknown true 1
 }
+
+// With a MessageStore every send leaves a durable record, written with
+// its charge; Message reads it back.
+func ExampleNotifier_Message() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(wal)))
+
+	ctx := context.Background()
+	r, _ := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
+	m, err := n.Message(ctx, "acme", r.MessageID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, step := range m.History {
+		fmt.Print(step.State, " ")
+	}
+	fmt.Println("| cost", m.Cost(), "via", m.Provider)
+	// Output: pending attempting sent | cost 0.25 INR via mem
+}
+
+// Reconcile settles what a crashed process left: here a send whose
+// process died while its vendor call was in flight (its record stays
+// attempting). Once the record is older than the settle threshold, a
+// Notifier over the same stores marks it unknown, keeping its charge.
+func ExampleNotifier_Reconcile() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	records := memstore.NewMessages(wal)
+	ctx := context.Background()
+
+	// What the dead process left: a record charged and moved to attempting.
+	opened := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	_, _ = records.Open(ctx, &notify.Message{ID: "m-1", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS,
+		To: "9876543210", Metered: true, Charge: notify.Money{Minor: 25, Currency: notify.INR()}, CreatedAt: opened})
+	_, _ = records.Move(ctx, "acme", "m-1", notify.MessageUpdate{State: notify.StateAttempting, At: opened})
+
+	// The restarted process, three minutes later.
+	later := func() time.Time { return opened.Add(3 * time.Minute) }
+	n, _ := notify.New(accounts, notify.WithWallet(wal, wallet.DefaultINR()), notify.WithMessageStore(records),
+		notify.WithSettleAfter(2*time.Minute), notify.WithClock(later))
+	res, err := n.Reconcile(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, _ := n.Message(ctx, "acme", "m-1")
+	b, _ := n.Balance(ctx, "acme")
+	fmt.Printf("refunded %d, unknown %d; m-1 is %s, balance %s\n", res.Refunded, res.Unknown, m.State, b.Available)
+	// Output: refunded 0, unknown 1; m-1 is unknown, balance 99.75 INR
+}

@@ -1,5 +1,6 @@
 // Package memstore keeps every store of notify in memory: a WalletStore,
-// an AccountStore, an IdempotencyStore, a DeliveryLog, a TemplateStore,
+// an AccountStore, an IdempotencyStore, a MessageStore (Messages, which
+// charges a Wallet), a DeliveryLog, a TemplateStore,
 // and two Limiters: RateLimit, a token bucket for the per-account rate
 // limit, and WindowLimit, a sliding window for the per-recipient OTP
 // throttle. It is for development, tests and single-process deployments:
@@ -16,8 +17,8 @@
 //	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}, "secret-key")
 //	n, _ := notify.New(accounts,
 //		notify.WithWallet(w, wallet.DefaultINR()),
+//		notify.WithMessageStore(memstore.NewMessages(w)), // records, charged with w
 //		notify.WithIdempotency(memstore.NewIdempotency(24*time.Hour)),
-//		notify.WithDeliveryLog(memstore.NewDeliveryLog(10000)),
 //	)
 //
 // The limits are optional, and their parameters have no defaults:
@@ -30,7 +31,9 @@
 // Memory: the Wallet remembers every debit and credit ref it has seen,
 // because a ref must deduplicate retries for as long as one can arrive
 // (bound it with WithRefRetention); the IdempotencyStore forgets entries
-// after its TTL; the DeliveryLog keeps a fixed number of receipts; the
+// after its TTL; Messages keeps every open record and about the latest
+// 100,000 settled ones (WithMessageCapacity); the DeliveryLog keeps a
+// fixed number of receipts; the
 // limiters forget a key once its budget is whole again, so they hold the
 // keys active within one window (one burst time for RateLimit).
 package memstore

@@ -1,13 +1,15 @@
 // Package pgstore keeps notify's stores in PostgreSQL, so that several
 // processes (gateway instances, replicas of an app that embeds notify)
-// share one wallet, one ledger, one idempotency table, one delivery log,
+// share one wallet, one ledger, one idempotency table, one set of message
+// records, one delivery log,
 // one set of accounts and API keys, one set of custom templates, and the
 // budgets of the rate limit and the OTP throttle, with the guarantees one
 // process has: a balance never negative, no ref charged twice, no budget
 // overspent, nothing half-done after a crash.
 //
 // One *Store implements notify.WalletStore, notify.AccountStore,
-// notify.IdempotencyStore, notify.DeliveryLog and notify.TemplateStore,
+// notify.IdempotencyStore, notify.MessageStore, notify.DeliveryLog and
+// notify.TemplateStore,
 // and makes notify.Limiters (Store.RateLimit, Store.WindowLimit):
 //
 //	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
@@ -19,7 +21,7 @@
 //	n, err := notify.New(store,
 //		notify.WithWallet(store, prices),
 //		notify.WithIdempotency(store),
-//		notify.WithDeliveryLog(store),
+//		notify.WithMessageStore(store),
 //		notify.WithRateLimit(rate), notify.WithOTPThrottle(otp),
 //		notify.WithChannel(smsChannel))
 //
@@ -52,6 +54,21 @@
 // rows too, so balance = opening + sum(ledger) always; CheckLedger proves
 // it for an account.
 //
+// # Message records
+//
+// As notify.MessageStore, the Store writes each message's record in the
+// statement that debits its charge: the record's INSERT runs from the
+// ledger row's RETURNING, so a record exists if and only if its money
+// moved, whatever fails when. Each move is one conditional UPDATE whose
+// WHERE holds the states notify.CanMove allows, so the state machine is
+// checked under the row's lock, and two instances that settle one record
+// at once (two reconcilers, a reconciler and a late holder) apply one
+// move and the other gets Conflict; a move into failed credits the
+// refund in the same statement. A send with records costs three
+// committed statements (open, attempting, its outcome) where a send
+// without costs one debit and one receipt. Records still pending or
+// attempting are indexed apart, so the reconciler's scan reads only them.
+//
 // # Limits
 //
 // Store.RateLimit makes a token bucket (burst units at once, one more
@@ -69,9 +86,12 @@
 //
 // # Expiry
 //
-// Idempotency keys live WithIdempotencyTTL (default 24h) and receipts
-// WithDeliveryTTL (default 30 days). Reads ignore expired rows; Cleanup
-// deletes them, and the limiters' rows that count nothing any more (a
+// Idempotency keys live WithIdempotencyTTL (default 24h), and a
+// reservation holds its key for WithIdempotencyLease (default 2m);
+// receipts live WithDeliveryTTL (default 30 days), and so do message
+// records once settled (by the time of their last move; open records are
+// never deleted). Reads ignore expired idempotency keys and receipts;
+// Cleanup deletes them, settled records past the TTL, and the limiters' rows that count nothing any more (a
 // full bucket, a window whose units have all left it), and should be run
 // periodically (for example hourly) by any instance.
 //

@@ -180,6 +180,10 @@ func row(c comparison, res map[string][]float64) {
 		fmt.Printf("| %-58s | %14s | %14s | %7s | %8s | %-4s |\n", c.what, "no result", "", "", "", "?")
 		return
 	}
+	if c.theirs.bench == "" && c.target == 0 {
+		fmt.Printf("| %-58s | %14s | %14s | %7s | %8s | %-4s |\n", c.what, num(ours), "-", "-", "-", "-")
+		return
+	}
 	if c.theirs.bench == "" {
 		met := ours <= c.target
 		cmp := "<="
