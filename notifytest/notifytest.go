@@ -31,10 +31,13 @@ const (
 type Kit struct {
 	Notifier *notify.Notifier
 	// Account is the funded account requests should name (AccountID).
-	Account   *notify.Account
-	Accounts  *memstore.Accounts
-	Wallet    *memstore.Wallet
-	Log       *memstore.DeliveryLog
+	Account  *notify.Account
+	Accounts *memstore.Accounts
+	Wallet   *memstore.Wallet
+	Log      *memstore.DeliveryLog
+	// Messages keeps every message's record (Notifier.Message reads it),
+	// charged with Wallet.
+	Messages  *memstore.Messages
 	Templates *memstore.Templates
 	// Renderer renders the stock templates and the account's custom ones.
 	Renderer *template.Renderer
@@ -112,6 +115,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 	k.Account = &acct
 	must(t, k.Accounts.Add(k.Account, APIKey))
 	must(t, k.Wallet.Open(acct.ID, notify.Money{Minor: c.balance, Currency: acct.Currency}))
+	k.Messages = memstore.NewMessages(k.Wallet)
 	var err error
 	k.Renderer, err = template.New(k.Templates)
 	must(t, err)
@@ -128,6 +132,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 		notify.WithWallet(k.Wallet, c.prices),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
 		notify.WithDeliveryLog(k.Log),
+		notify.WithMessageStore(k.Messages),
 		// Fast retries: tests should not wait for production backoff.
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}),
 	}

@@ -48,7 +48,7 @@ func Example() {
 	n, err := notify.New(store,
 		notify.WithWallet(store, wallet.DefaultINR()),
 		notify.WithIdempotency(store),
-		notify.WithDeliveryLog(store),
+		notify.WithMessageStore(store),
 		notify.WithChannel(ch))
 	if err != nil {
 		log.Fatal(err)

@@ -76,7 +76,7 @@ func run(ctx context.Context, out io.Writer) error {
 		notify.WithChannel(emailCh),
 		notify.WithWallet(wal, wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(24*time.Hour)),
-		notify.WithDeliveryLog(memstore.NewDeliveryLog(1000)),
+		notify.WithMessageStore(memstore.NewMessages(wal)),
 	)
 	if err != nil {
 		return err
