@@ -271,28 +271,15 @@ const cleanupEvery = 10 * time.Minute
 // cleanEvery runs db.Cleanup every period until the returned function is
 // called, which stops it and closes db.
 func cleanEvery(db *pgstore.Store, period time.Duration, logger *slog.Logger) (closeDB func()) {
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if n, err := db.Cleanup(ctx); err != nil && ctx.Err() == nil {
-					logger.Warn("cleaning expired rows failed; will try again", "error", err)
-				} else if n > 0 {
-					logger.Info("expired rows deleted", "rows", n)
-				}
-			}
+	stop := every(period, false, func(ctx context.Context) {
+		if n, err := db.Cleanup(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("cleaning expired rows failed; will try again", "error", err)
+		} else if n > 0 {
+			logger.Info("expired rows deleted", "rows", n)
 		}
-	}()
+	})
 	return func() {
 		stop()
-		<-done
 		db.Close()
 	}
 }
@@ -300,24 +287,36 @@ func cleanEvery(db *pgstore.Store, period time.Duration, logger *slog.Logger) (c
 // reconcileEvery runs n.Reconcile at once and then every period until the
 // returned function is called, which stops it and waits for it.
 func reconcileEvery(n *notify.Notifier, period time.Duration, logger *slog.Logger) (stop func()) {
+	return every(period, true, func(ctx context.Context) {
+		res, err := n.Reconcile(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Warn("settling abandoned sends failed; will try again", "error", err)
+		case res.Refunded+res.Unknown > 0:
+			logger.Info("abandoned sends settled", "refunded", res.Refunded, "unknown", res.Unknown)
+		}
+	})
+}
+
+// every runs fn every period on a goroutine of its own (and once at
+// start when now is set) until the returned function is called, which
+// cancels fn's context and waits for it to return.
+func every(period time.Duration, now bool, fn func(context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		t := time.NewTicker(period)
 		defer t.Stop()
+		if now {
+			fn(ctx)
+		}
 		for {
-			res, err := n.Reconcile(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				logger.Warn("settling abandoned sends failed; will try again", "error", err)
-			case res.Refunded+res.Unknown > 0:
-				logger.Info("abandoned sends settled", "refunded", res.Refunded, "unknown", res.Unknown)
-			}
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				fn(ctx)
 			}
 		}
 	}()

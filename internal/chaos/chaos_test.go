@@ -10,6 +10,16 @@ import (
 )
 
 func TestChaosMemstore(t *testing.T) {
+	runMemstore(t, true)
+}
+
+// TestChaosMemstoreWithoutRecords runs without a MessageStore: money moves
+// through the wallet alone, and nothing crashes.
+func TestChaosMemstoreWithoutRecords(t *testing.T) {
+	runMemstore(t, false)
+}
+
+func runMemstore(t *testing.T, records bool) {
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", VendorID: "CHAOS", Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
@@ -22,30 +32,14 @@ func TestChaosMemstore(t *testing.T) {
 	if err := w.Open("chaos", opening); err != nil {
 		t.Fatal(err)
 	}
-	Run(t, Stores{
-		Wallet: w, Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
-		Log: memstore.NewDeliveryLog(4 * sends), Messages: memstore.NewMessages(w),
-		Account: "chaos", Opening: opening,
-	}, Config{Sends: sends})
-}
-
-// TestChaosMemstoreWithoutRecords runs without a MessageStore: money moves
-// through the wallet alone, and nothing crashes.
-func TestChaosMemstoreWithoutRecords(t *testing.T) {
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", VendorID: "CHAOS", Currency: notify.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	sends := Sizes(5000)
-	opening := notify.Money{Minor: int64(sends) * 20, Currency: notify.INR()}
-	w := memstore.NewWallet()
-	if err := w.Open("chaos", opening); err != nil {
-		t.Fatal(err)
-	}
-	Run(t, Stores{
+	s := Stores{
 		Wallet: w, Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
 		Log: memstore.NewDeliveryLog(4 * sends), Account: "chaos", Opening: opening,
-	}, Config{Sends: sends})
+	}
+	if records {
+		s.Messages = memstore.NewMessages(w)
+	}
+	Run(t, s, Config{Sends: sends})
 }
 
 func TestChaosPostgres(t *testing.T) {
