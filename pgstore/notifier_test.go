@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
@@ -245,5 +246,64 @@ func TestTwoNotifiersIdempotency(t *testing.T) {
 	checkLedger(t, a.store, "acme")
 	if got := a.prov.Len() + b.prov.Len(); got != 1 {
 		t.Fatalf("%d messages went out", got)
+	}
+}
+
+// TestReconcilersShareTheWork has three instances reconcile one database
+// at once, over records that dead senders left pending and attempting:
+// each record is settled by exactly one of them, pending ones refunded
+// once, and the books balance.
+func TestReconcilersShareTheWork(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	ctx := context.Background()
+	seed := pgstoretest.Store(t, schema)
+	must(t, seed.PutAccount(ctx, &notify.Account{ID: "acme", Currency: notify.INR()}))
+	const records = 60
+	opening := inr(records * smsPrice)
+	must(t, seed.OpenWallet(ctx, "acme", opening))
+	dead := time.Now().Add(-time.Hour)
+	for i := range records {
+		m := &notify.Message{ID: fmt.Sprintf("dead-%d", i), Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS,
+			To: "9876543210", Metered: true, Charge: inr(smsPrice), CreatedAt: dead}
+		if _, err := seed.Open(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 { // the vendor was being called when its sender died
+			if _, err := seed.Move(ctx, "acme", m.ID, notify.MessageUpdate{State: notify.StateAttempting, At: dead}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	var mu sync.Mutex
+	var total notify.ReconcileResult
+	var wg sync.WaitGroup
+	for i := range 3 {
+		s := pgstoretest.Store(t, schema)
+		n, err := notify.New(s, notify.WithWallet(s, wallet.DefaultINR()), notify.WithMessageStore(s))
+		must(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := n.Reconcile(ctx)
+			if err != nil {
+				t.Errorf("instance %d: %v", i, err)
+			}
+			mu.Lock()
+			total.Refunded += res.Refunded
+			total.Unknown += res.Unknown
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if want := (notify.ReconcileResult{Refunded: records / 2, Unknown: records / 2}); total != want {
+		t.Errorf("the instances settled %+v together, want %+v", total, want)
+	}
+	wantBalance(t, seed, "acme", records/2*smsPrice) // the pending half refunded, once
+	if err := seed.CheckLedger(ctx, "acme"); err != nil {
+		t.Error(err)
+	}
+	if open, err := seed.Stale(ctx, time.Now().Add(time.Hour), records); err != nil || len(open) != 0 {
+		t.Errorf("open records left: %d, %v", len(open), err)
 	}
 }
