@@ -184,8 +184,9 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	}
 }
 
-// blockingVendor takes each message, tells the test, and answers only
-// when released: a process that dies while it waits never hears back.
+// blockingVendor takes the first message, tells the test, and answers
+// only when released: a process that dies while it waits never hears
+// back. Later messages are counted and answered at once.
 type blockingVendor struct {
 	took    chan *notify.Envelope
 	release chan struct{}
@@ -195,7 +196,9 @@ type blockingVendor struct {
 func newBlockingVendor(t *testing.T, p *memprovider.Provider) *blockingVendor {
 	v := &blockingVendor{took: make(chan *notify.Envelope, 16), release: make(chan struct{})}
 	p.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-		v.calls.Add(1)
+		if v.calls.Add(1) > 1 {
+			return &notify.Result{}, nil // a second send: counted, so the test fails rather than hangs
+		}
 		v.took <- env
 		<-v.release
 		return &notify.Result{}, nil
@@ -433,5 +436,102 @@ func TestMessageStoreMustChargeTheWallet(t *testing.T) {
 	}
 	if _, err := notify.New(accounts, notify.WithMessageStore(memstore.NewMessages(nil))); err != nil {
 		t.Fatalf("unmetered records: %v", err)
+	}
+}
+
+// TestAbandonedKeyWithoutRecordsIsNeverSentAgain: without a MessageStore
+// nothing says whether a dead holder's send went out, so a repeat after
+// the lease must not send it again; it answers an unknown outcome.
+func TestAbandonedKeyWithoutRecordsIsNeverSentAgain(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	wal := memstore.NewWallet()
+	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{t: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	idem := memstore.NewIdempotency(time.Hour, memstore.WithClock(clock.now), memstore.WithLease(settleAfter))
+	p := memprovider.New("memsms")
+	instance := func() *notify.Notifier {
+		n, err := notify.New(accounts,
+			notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: p}),
+			notify.WithWallet(wal, flatPricer{}),
+			notify.WithIdempotency(idem),
+			notify.WithClock(clock.now),
+			notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	first := instance()
+	v := newBlockingVendor(t, p)
+	req := sms("hello")
+	req.IdempotencyKey = "order-9"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = first.SendSMS(context.Background(), req)
+	}()
+	t.Cleanup(func() { close(v.release); <-done })
+	select {
+	case <-v.took:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the vendor never got the message")
+	}
+
+	// The holder is as good as dead; another instance repeats the key
+	// after the lease.
+	clock.advance(settleAfter + time.Second)
+	again, err := instance().SendSMS(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.Status != notify.StatusUnknown {
+		t.Fatalf("repeat of an abandoned key = %+v, %v; want an unknown outcome", again, err)
+	}
+	if got := v.calls.Load(); got != 1 {
+		t.Fatalf("the vendor got %d messages, want 1", got)
+	}
+	// The answer sticks: the next repeat is a plain replay.
+	if _, err := instance().SendSMS(context.Background(), req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || v.calls.Load() != 1 {
+		t.Fatalf("second repeat: %v (vendor got %d)", err, v.calls.Load())
+	}
+}
+
+// TestRefusalAfterTheReconcilerIsRefunded: a send so slow that a
+// reconciler took it for dead and settled it as unknown, and then
+// certainly refused by its vendor, is refunded after all (unknown ->
+// failed): no money is kept for a message the vendor refused.
+func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
+	r := newRecordRig(t, nil)
+	took, release := make(chan struct{}), make(chan struct{})
+	r.sms.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+		close(took)
+		<-release
+		return nil, notify.Errorf(notify.CodeRejected, "number blocked")
+	})
+	type answer struct {
+		rc  *notify.Receipt
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		rc, err := r.n.SendSMS(context.Background(), sms("hello"))
+		done <- answer{rc, err}
+	}()
+	<-took
+	r.clock.advance(settleAfter + time.Second)
+	if res, err := r.instance(t).Reconcile(context.Background()); err != nil || res.Unknown != 1 {
+		t.Fatalf("Reconcile = %+v, %v", res, err)
+	}
+	close(release)
+	a := <-done
+	if notify.CodeOf(a.err) != notify.CodeRejected || a.rc.Status != notify.StatusFailed || a.rc.Cost.Minor != 0 {
+		t.Fatalf("refusal after reconciling = %+v, %v; want failed, refunded", a.rc, a.err)
+	}
+	m := r.message(t, a.rc.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateFailed)
+	if r.balance(t) != opening {
+		t.Fatalf("balance %d, want %d", r.balance(t), opening)
 	}
 }

@@ -282,8 +282,10 @@ func (n *Notifier) checkMessageWallet() (err error) {
 }
 
 // New returns a Notifier that finds accounts in accounts. Channels, the
-// wallet, idempotency, the delivery log and observers are optional and
-// added with options; a kind without a channel fails with CodeUnavailable.
+// wallet, idempotency, message records, the delivery log and observers
+// are optional and added with options; a kind without a channel fails
+// with CodeUnavailable. A MessageStore that charges another wallet than
+// WithWallet's is refused.
 func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 	if nilness.Is(accounts) {
 		return nil, errors.New("notify.New: nil AccountStore")

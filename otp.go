@@ -55,7 +55,7 @@ func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, erro
 	if req.IdempotencyKey == "" || n.idem == nil {
 		return run()
 	}
-	return n.idempotent(ctx, op, acct, req.IdempotencyKey, fingerprintOf(req), run)
+	return n.idempotent(ctx, op, acct, KindOTP, req.IdempotencyKey, fingerprintOf(req), run)
 }
 
 // otpLeg is one leg of a dual OTP: prepared, or skipped with the reason.

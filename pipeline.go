@@ -47,7 +47,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 	}
 	// The key is looked up first: a repeat gets the first receipt without
 	// being prepared again (see fingerprintOf).
-	return n.idempotent(ctx, op, acct, key, fingerprintOf(req), run)
+	return n.idempotent(ctx, op, acct, req.Kind(), key, fingerprintOf(req), run)
 }
 
 // prepare validates, normalises and prices req: every check that can fail
@@ -82,7 +82,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 // accepted, or whose outcome is unknown, returns the first receipt (and,
 // for an unknown one, its error again) and never sends twice; only a send
 // that certainly went nowhere frees the key for another try.
-func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
+func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, kind Kind, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
 	res, err := n.idem.Reserve(ctx, acct.ID, key, fp)
 	if err != nil {
 		return nil, storeFailure(op, "idempotency", err)
@@ -90,23 +90,26 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 	if res.Receipt != nil {
 		return res.Receipt, replayError(op, res.Receipt)
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	if !res.Abandoned.IsZero() && n.messages != nil {
+	if !res.Abandoned.IsZero() {
 		// The key's last holder died mid-send: settle what it left first,
 		// and answer with its receipt if its message went out or may have.
 		// Until that is known nothing is sent, and the key stays held
 		// until its lease runs out.
-		prev, err := n.settleKey(ctx, acct.ID, key, res.Abandoned)
+		prev, err := n.settleKey(ctx, acct, kind, key, res.Abandoned)
 		if err != nil {
 			return nil, storeFailure(op, "messages", err)
 		}
 		if prev != nil {
+			sctx := detached(ctx)
+			defer sctx.release()
 			_ = n.idem.Complete(sctx, acct.ID, key, prev)
 			return prev, replayError(op, prev)
 		}
 	}
 	r, sendErr := fn()
+	// The key is settled even when the caller has gone meanwhile.
+	sctx := detached(ctx)
+	defer sctx.release()
 	if r == nil || r.Status == StatusFailed {
 		// Nothing went out, so the key is freed for a retry; money stays
 		// taken only when the refund failed, which the receipt says (the
@@ -144,8 +147,12 @@ func replayError(op string, r *Receipt) error {
 	if r.Status != StatusUnknown {
 		return nil
 	}
+	what := "message " + r.MessageID
+	if r.MessageID == "" {
+		what = "an abandoned send"
+	}
 	return &Error{Code: CodeOutcomeUnknown, Op: op, Provider: r.Provider,
-		Err: fmt.Errorf("a repeat of message %s, whose outcome is unknown: %s", r.MessageID, r.Error)}
+		Err: fmt.Errorf("a repeat of %s, whose outcome is unknown: %s", what, r.Error)}
 }
 
 // dispatch charges, delivers, settles and records one prepared message.
@@ -235,11 +242,6 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 			if charged && err == nil {
 				n.readBalance(ctx, acct, r)
 			}
-		case m != nil && m.State == StateUnknown:
-			// Settled as unknown by a reconciler that took this send for
-			// dead; it cannot be failed from here but a delivery report can.
-			r.Status, r.Cost = StatusUnknown, env.Price
-			r.Note = joinNote(r.Note, "the record was settled as unknown while the send was slow")
 		default:
 			r.Cost = env.Price
 			e.Err = fmt.Errorf("%w; the refund of %s is left to the reconciler: %v", e.Err, env.Price, err)
@@ -261,8 +263,8 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 // readBalance sets r.Balance to the account's balance after a refund that
 // the MessageStore made.
 func (n *Notifier) readBalance(ctx context.Context, acct *Account, r *Receipt) {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
+	sctx := detached(ctx)
+	defer sctx.release()
 	if b, err := n.wallet.Balance(sctx, acct.ID); err == nil {
 		r.Balance = b.Available
 	}
@@ -399,14 +401,13 @@ func detached(ctx context.Context) *attemptCtx {
 	return newAttemptCtx(context.WithoutCancel(ctx), time.Now().Add(settleTimeout))
 }
 
-// settleRetry runs fn, each time under its own settleTimeout detached
-// from ctx, up to three times while it fails with a code that may pass
+// settleRetry runs fn, each time under a context of its own (detached),
+// up to three times while it fails with a code that may pass
 // (Unavailable, DeadlineExceeded, Internal). fn must be idempotent.
 func settleRetry(ctx context.Context, fn func(context.Context) error) error {
-	base := context.WithoutCancel(ctx)
 	var err error
 	for try := 0; try < 3; try++ {
-		sctx := newAttemptCtx(base, time.Now().Add(settleTimeout))
+		sctx := detached(ctx)
 		err = fn(sctx)
 		sctx.release()
 		if err == nil {

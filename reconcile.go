@@ -122,8 +122,8 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 	if n.idem == nil || m.IdempotencyKey == "" {
 		return
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
+	sctx := detached(ctx)
+	defer sctx.release()
 	siblings, err := n.messages.ByKey(sctx, m.Account, m.IdempotencyKey, m.CreatedAt.Add(-clockSlack))
 	if err != nil {
 		return // the key keeps its lease; a repeat after it settles the key itself
@@ -138,8 +138,17 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 // key's records opened since the reservation, settles the open ones, and
 // returns the receipt a repeat gets (nil when none of them went out or
 // may have, so the caller sends afresh). An error means the records could
-// not be read or settled, and nothing may be sent.
-func (n *Notifier) settleKey(ctx context.Context, account, key string, since time.Time) (*Receipt, error) {
+// not be read or settled, and nothing may be sent. Without a
+// MessageStore nothing says what the dead holder did, so the answer is
+// an unknown outcome: the send of a kind request may have gone out.
+func (n *Notifier) settleKey(ctx context.Context, acct *Account, kind Kind, key string, since time.Time) (*Receipt, error) {
+	if n.messages == nil {
+		return &Receipt{Account: acct.ID, Kind: kind, Status: StatusUnknown, IdempotencyKey: key,
+			CreatedAt: since, Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOutcomeUnknown,
+			Error: "an earlier send with this idempotency key stopped mid-way (its process died) and may have gone out; " +
+				"nothing records whether it did (no message store), so it is not sent again"}, nil
+	}
+	account := acct.ID
 	msgs, err := n.messages.ByKey(ctx, account, key, since.Add(-clockSlack))
 	if err != nil {
 		return nil, err

@@ -60,8 +60,9 @@ type AccountStore interface {
 // the client may try again with the same key.
 type IdempotencyStore interface {
 	// Reserve claims key for one send. The caller holds the key when the
-	// answer's Receipt is nil: the key was free, or its reservation's
-	// lease ran out (Abandoned then says when that reservation was made).
+	// answer's Receipt is nil: the key was free, or a reservation of the
+	// same fingerprint had its lease run out (Abandoned then says when
+	// that reservation was made).
 	// A completed send with the key and the same fingerprint answers its
 	// receipt. Conflict when the fingerprint differs or another send with
 	// the key is still within its lease.
@@ -86,7 +87,8 @@ type Reservation struct {
 	// reservation's lease ran out before it was completed or released: the
 	// time that reservation was made. Its send may have gone out, so the
 	// Notifier looks for its message records (MessageStore.ByKey) and
-	// settles them before it sends anything.
+	// settles them before it sends anything; without a MessageStore it
+	// answers an unknown outcome and sends nothing.
 	Abandoned time.Time
 }
 

@@ -100,10 +100,10 @@ func NewIdempotency(ttl time.Duration, opts ...IdempotencyOption) *Idempotency {
 
 // Reserve claims key for one send, as notify.IdempotencyStore documents:
 // the caller holds the key when the answer has no Receipt (with Abandoned
-// set when it took over a reservation whose lease ran out); the first
-// receipt when a send with the key completed with the same fingerprint;
-// Conflict when the fingerprint differs or the key is reserved within its
-// lease. An empty account or key is InvalidArgument.
+// set when it took over a reservation of the same fingerprint whose lease
+// ran out); the first receipt when a send with the key completed with the
+// same fingerprint; Conflict when the fingerprint differs or the key is
+// reserved within its lease. An empty account or key is InvalidArgument.
 func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint string) (notify.Reservation, error) {
 	if err := s.check(ctx, "reserve", account, key); err != nil {
 		return notify.Reservation{}, err
@@ -116,10 +116,10 @@ func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint str
 	var res notify.Reservation
 	if e, ok := s.entries[k]; ok && e.expires.After(now) {
 		switch {
-		case e.receipt == nil && !e.leaseEnd.After(now):
-			res.Abandoned = e.reserved // taken over below
 		case e.fingerprint != fingerprint:
 			return res, notify.Errorf(notify.CodeConflict, "idempotency key %q was used with another request", key)
+		case e.receipt == nil && !e.leaseEnd.After(now):
+			res.Abandoned = e.reserved // taken over below
 		case e.receipt == nil:
 			return res, notify.Errorf(notify.CodeConflict, "a send with idempotency key %q is in flight", key)
 		default:

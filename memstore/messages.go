@@ -136,9 +136,9 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 	sh := s.shard(id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	rec, ok := sh.records[id]
-	if !ok || rec.Account != account {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no message %q", id)
+	rec, err := sh.lookup(account, id)
+	if err != nil {
+		return nil, err
 	}
 	if !notify.CanMove(rec.State, u.State) {
 		return cloneMessage(rec), notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
@@ -212,6 +212,16 @@ func (s *Messages) dropKey(k idemKey, id string) {
 	s.byKey[k] = ids
 }
 
+// lookup returns the account's record id, or NotFound (also for another
+// account's record). Called with sh.mu held.
+func (sh *messageShard) lookup(account, id string) (*notify.Message, error) {
+	rec, ok := sh.records[id]
+	if !ok || rec.Account != account {
+		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no message %q", id)
+	}
+	return rec, nil
+}
+
 // Message returns a copy of the account's record id, or NotFound.
 func (s *Messages) Message(ctx context.Context, account, id string) (*notify.Message, error) {
 	if err := ctx.Err(); err != nil {
@@ -220,9 +230,9 @@ func (s *Messages) Message(ctx context.Context, account, id string) (*notify.Mes
 	sh := s.shard(id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	rec, ok := sh.records[id]
-	if !ok || rec.Account != account {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no message %q", id)
+	rec, err := sh.lookup(account, id)
+	if err != nil {
+		return nil, err
 	}
 	return cloneMessage(rec), nil
 }

@@ -136,15 +136,16 @@ SELECT (SELECT account FROM ins),
 		revokeKey: x(`DELETE FROM {{s}}{{p}}api_keys WHERE key_hash = $1`),
 
 		// reserve claims a key unless an entry holds it: a completed one
-		// within its retention, or a reservation within its lease. A
-		// reservation whose lease ran out is taken over in place, and
+		// within its retention, or a reservation within its lease or of
+		// another fingerprint. A reservation of the same fingerprint
+		// whose lease ran out is taken over in place, and
 		// abandoned answers when it was made (read before the takeover,
 		// from the statement's snapshot). The second branch reads the
 		// entry that won, in the same snapshot; when that entry committed
 		// after the snapshot it returns no row and the caller asks again.
 		reserve: x(`WITH abandoned AS (
 	SELECT created_at FROM {{s}}{{p}}idempotency
-	WHERE account = $1 AND key_hash = $2 AND receipt IS NULL
+	WHERE account = $1 AND key_hash = $2 AND receipt IS NULL AND fingerprint = $3
 	  AND expires_at > $4 AND lease_until <= $4
 ), ins AS (
 	INSERT INTO {{s}}{{p}}idempotency AS i
@@ -153,7 +154,8 @@ SELECT (SELECT account FROM ins),
 	ON CONFLICT (account, key_hash) DO UPDATE SET
 		fingerprint = EXCLUDED.fingerprint, receipt = NULL, created_at = EXCLUDED.created_at,
 		expires_at = EXCLUDED.expires_at, lease_until = EXCLUDED.lease_until
-	WHERE i.expires_at <= $4 OR (i.receipt IS NULL AND i.lease_until <= $4)
+	WHERE i.expires_at <= $4
+	   OR (i.receipt IS NULL AND i.lease_until <= $4 AND i.fingerprint = EXCLUDED.fingerprint)
 	RETURNING 1
 )
 SELECT true, NULL::text, NULL::jsonb, (SELECT created_at FROM abandoned) FROM ins

@@ -20,8 +20,8 @@ const reserveRetries = 5
 
 // Reserve claims key for one send of the account, as
 // notify.IdempotencyStore documents: no Receipt when the caller now holds
-// the key (with Abandoned set when it took over a reservation whose lease,
-// WithIdempotencyLease, ran out); the first receipt when a send with the
+// the key (with Abandoned set when it took over a reservation of the same
+// fingerprint whose lease, WithIdempotencyLease, ran out); the first receipt when a send with the
 // key and the same fingerprint completed within the idempotency TTL;
 // Conflict when the fingerprint differs or a send with the key is within
 // its lease. Keys are stored as their SHA-256, so any length is accepted.
@@ -164,7 +164,8 @@ func (s *Store) Receipt(ctx context.Context, account, messageID string) (*notify
 const cleanupBatch = 5000
 
 // Cleanup deletes idempotency entries and receipts whose TTL has passed,
-// and the limiters' rows that count nothing any more (full buckets,
+// message records settled longer than the delivery TTL ago (open ones are
+// kept for the reconciler), and the limiters' rows that count nothing any more (full buckets,
 // windows whose units have all left), and returns how many rows it
 // removed. Expired rows are already ignored by every read, so Cleanup only
 // reclaims space; run it periodically from one or several instances

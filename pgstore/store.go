@@ -122,9 +122,9 @@ func WithClock(now func() time.Time) Option {
 
 // Store keeps every store of notify in PostgreSQL: it implements
 // notify.WalletStore, notify.AccountStore, notify.IdempotencyStore,
-// notify.DeliveryLog and notify.TemplateStore, so several processes that
-// share the database share one wallet, one idempotency table and one
-// delivery log, with the same guarantees as one process. Its RateLimit and
+// notify.MessageStore, notify.DeliveryLog and notify.TemplateStore, so
+// several processes that share the database share one wallet, one
+// idempotency table, one set of message records and one delivery log, with the same guarantees as one process. Its RateLimit and
 // WindowLimit make notify.Limiters whose budgets those processes share.
 //
 // A Store is safe for concurrent use. Its tables must exist: call Migrate

@@ -36,8 +36,9 @@ type IdempotencyHarness struct {
 //     receipt; releasing an unknown key is no error;
 //   - keys belong to accounts: the same key on two accounts is two keys;
 //   - a reservation holds its key for the lease, and not after: then
-//     Reserve takes the key over and reports when the abandoned
-//     reservation was made; a completed key is not abandoned;
+//     Reserve with the same fingerprint takes the key over and reports
+//     when the abandoned reservation was made, and with another one is
+//     still Conflict; a completed key is not abandoned;
 //   - Complete works on a reservation whose lease ran out;
 //   - receipts expire after the TTL, and not before;
 //   - of 64 goroutines reserving one key at once, exactly one gets it.
@@ -243,7 +244,11 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 	_, err := s.Reserve(context.Background(), acct, key, "fp")
 	wantCode(t, "Reserve a second before the lease runs out", err, notify.CodeConflict)
 	c.advance(2 * time.Second)
-	r, err := s.Reserve(context.Background(), acct, key, "other fp")
+	// Another request never takes the key over: the abandoned send may
+	// have gone out, and its repeat must find it.
+	_, err = s.Reserve(context.Background(), acct, key, "other fp")
+	wantCode(t, "Reserve with another fingerprint after the lease", err, notify.CodeConflict)
+	r, err := s.Reserve(context.Background(), acct, key, "fp")
 	if err != nil || r.Receipt != nil {
 		t.Fatalf("Reserve after the lease = %+v, %v; want the key", r, err)
 	}
@@ -251,7 +256,7 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 		t.Fatalf("Reserve after the lease: Abandoned = %v, want the first reservation's time %v", r.Abandoned, reservedAt)
 	}
 	// The new holder has a lease of its own.
-	_, err = s.Reserve(context.Background(), acct, key, "other fp")
+	_, err = s.Reserve(context.Background(), acct, key, "fp")
 	wantCode(t, "Reserve of a key taken over", err, notify.CodeConflict)
 
 	// A completed key is not a reservation: no lease, no abandonment.

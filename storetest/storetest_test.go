@@ -110,12 +110,12 @@ func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (noti
 	var res notify.Reservation
 	if e, ok := s.m[s.key(account, key)]; ok && (s.defect == "no-expiry" || e.expires.After(now)) {
 		switch {
+		case e.fp != fp && s.defect != "no-fingerprint":
+			return res, notify.Errorf(notify.CodeConflict, "other request")
 		case e.r == nil && !e.leaseEnd.After(now) && s.defect != "no-lease":
 			if s.defect != "silent-takeover" {
 				res.Abandoned = e.reserved
 			}
-		case e.fp != fp && s.defect != "no-fingerprint":
-			return res, notify.Errorf(notify.CodeConflict, "other request")
 		case e.r == nil:
 			return res, notify.Errorf(notify.CodeConflict, "in flight")
 		default:

@@ -93,10 +93,12 @@ func (p *process) wait(d time.Duration) bool {
 // the caller hangs up: a vendor that has the message while the gateway
 // cannot learn its answer.
 type crashVendor struct {
-	vendor    *smsgatewaytest.Server
-	proxy     *httputil.ReverseProxy
-	latency   time.Duration
-	holdAfter int32
+	vendor *smsgatewaytest.Server
+	proxy  *httputil.ReverseProxy
+	// latency and holdAfter change between the crash and the replay,
+	// while the gate serves.
+	latency   atomic.Int64 // a time.Duration
+	holdAfter atomic.Int32
 
 	arrivals atomic.Int32
 	holding  atomic.Int32
@@ -110,12 +112,12 @@ var testNumber = regexp.MustCompile(`98\d{8}`)
 
 func newCrashVendor(t *testing.T, refuse bool, holdAfter int32) (*crashVendor, *httptest.Server) {
 	v := &crashVendor{
-		vendor:    smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1", Balance: 1 << 40}),
-		latency:   200 * time.Millisecond,
-		holdAfter: holdAfter,
-		held:      make(chan struct{}, 1024),
-		received:  map[string]int{},
+		vendor:   smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1", Balance: 1 << 40}),
+		held:     make(chan struct{}, 1024),
+		received: map[string]int{},
 	}
+	v.latency.Store(int64(200 * time.Millisecond))
+	v.holdAfter.Store(holdAfter)
 	t.Cleanup(v.vendor.Close)
 	if refuse {
 		v.vendor.SetBalance(0)
@@ -137,13 +139,13 @@ func (v *crashVendor) serve(w http.ResponseWriter, r *http.Request) {
 		v.received[n]++
 	}
 	v.mu.Unlock()
-	hold := v.arrivals.Add(1) > v.holdAfter
+	hold := v.arrivals.Add(1) > v.holdAfter.Load()
 
 	answer := httptest.NewRecorder()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	v.proxy.ServeHTTP(answer, r.Clone(context.WithoutCancel(r.Context())))
 
-	wait := time.NewTimer(v.latency)
+	wait := time.NewTimer(time.Duration(v.latency.Load()))
 	defer wait.Stop()
 	if hold {
 		v.holding.Add(1)
@@ -294,7 +296,8 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 
 	// Every key again, the vendor answering at once: nothing goes out
 	// twice and nothing answers 409.
-	vendor.holdAfter, vendor.latency = 1<<30, 0
+	vendor.holdAfter.Store(1 << 30)
+	vendor.latency.Store(0)
 	replays := make([]crashAnswer, crashRequests)
 	var replay sync.WaitGroup
 	var failed atomic.Int32
