@@ -5,11 +5,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,6 +77,13 @@ type simpleIdem struct {
 	now    func() time.Time
 	mu     sync.Mutex
 	m      map[string]*idemEntry
+
+	// The racy-reserve defect holds the first caller that found a key
+	// free until a second one has found it free too, so that the race it
+	// stands for always happens (bounded, should only one caller come).
+	racyOnce    sync.Once
+	racyGate    chan struct{}
+	racyReaders atomic.Int32
 }
 
 func (s *simpleIdem) key(account, key string) string {
@@ -95,7 +102,16 @@ func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (noti
 		s.mu.Lock()
 		e, ok := s.m[s.key(account, key)]
 		s.mu.Unlock()
-		runtime.Gosched()
+		if !ok {
+			s.racyOnce.Do(func() { s.racyGate = make(chan struct{}) })
+			if s.racyReaders.Add(1) == 2 {
+				close(s.racyGate)
+			}
+			select {
+			case <-s.racyGate:
+			case <-time.After(time.Second):
+			}
+		}
 		if ok {
 			return notify.Reservation{Receipt: e.r}, notify.Errorf(notify.CodeConflict, "simple: taken")
 		}
