@@ -8,17 +8,21 @@ import (
 // MessageState is where a message's durable record stands. A record moves
 // only forward, along the edges CanMove allows:
 //
-//	pending ──> attempting ──> sent
-//	   │            │  │
-//	   │            │  └─────> unknown ──> sent | failed
+//	pending ──> attempting ──> sent ──> delivered ──> read
+//	   │            │  │        │  └───────────────────^
+//	   │            │  │        └─────> failed (reported)
+//	   │            │  └─────> unknown ──> sent | delivered | read | failed
 //	   └────────────┴────────> failed
 //
 // pending: written, and charged when metered, in one step; the vendor has
 // not been called. attempting: written before the first vendor call; the
 // vendor may have the message from here on. sent: a vendor accepted it.
-// failed: certainly not accepted; the charge was refunded in the same
-// step. unknown: the vendor may have it; the charge stands until a
-// delivery report or an operator settles it.
+// failed: certainly not accepted, or reported undelivered after it was;
+// the charge was refunded in the same step unless the refund policy kept
+// it (Message.Refunded says which). unknown: the vendor may have it; the
+// charge stands until a delivery report or an operator settles it.
+// delivered and read: the vendor's delivery reports (Notifier.Report) say
+// the message reached the recipient, and that the recipient read it.
 type MessageState string
 
 // The message states.
@@ -28,7 +32,13 @@ const (
 	StateSent       MessageState = "sent"
 	StateFailed     MessageState = "failed"
 	StateUnknown    MessageState = "unknown"
+	StateDelivered  MessageState = "delivered"
+	StateRead       MessageState = "read"
 )
+
+// MessageStates lists every state, in the order a message meets them.
+var MessageStates = []MessageState{StatePending, StateAttempting, StateSent, StateUnknown,
+	StateDelivered, StateRead, StateFailed}
 
 // CanMove reports whether a record may move from state from to state to.
 // It is the one definition of the state machine: every MessageStore
@@ -40,9 +50,36 @@ func CanMove(from, to MessageState) bool {
 	case StateAttempting:
 		return to == StateSent || to == StateFailed || to == StateUnknown
 	case StateUnknown:
-		return to == StateSent || to == StateFailed
+		return to == StateSent || to == StateDelivered || to == StateRead || to == StateFailed
+	case StateSent:
+		return to == StateDelivered || to == StateRead || to == StateFailed
+	case StateDelivered:
+		return to == StateRead
 	}
 	return false
+}
+
+// CanBackfill reports whether a report of state to that reaches a record
+// already further along, in state from, is kept as a step of the record's
+// history without moving it: a delivered report after the read one (the
+// vendor's reports arrive out of order), or a sent one after either. A
+// record keeps such a step once, and never goes back.
+func CanBackfill(from, to MessageState) bool {
+	return deliveryRank(to) > 0 && deliveryRank(to) < deliveryRank(from)
+}
+
+// deliveryRank orders the states of an accepted message: sent, delivered,
+// read; zero for the others.
+func deliveryRank(s MessageState) int {
+	switch s {
+	case StateSent:
+		return 1
+	case StateDelivered:
+		return 2
+	case StateRead:
+		return 3
+	}
+	return 0
 }
 
 // Open reports whether s is a state a live send passes through (pending or
@@ -53,7 +90,7 @@ func (s MessageState) Open() bool { return s == StatePending || s == StateAttemp
 // status is the receipt status of a record in state s.
 func (s MessageState) status() Status {
 	switch s {
-	case StateSent:
+	case StateSent, StateDelivered, StateRead:
 		return StatusSent
 	case StateFailed:
 		return StatusFailed
@@ -98,10 +135,17 @@ type Message struct {
 	Charge Money
 	// Attempts counts vendor attempts, retries included.
 	Attempts int
-	// ErrorCode and Error say why a failed or unknown record is so.
-	ErrorCode Code
-	Error     string
-	Note      string
+	// ErrorCode and Error say why a failed or unknown record is so;
+	// VendorCode is the vendor's own error code from a delivery report
+	// (131047, say), when it gave one.
+	ErrorCode  Code
+	Error      string
+	VendorCode string
+	Note       string
+	// Refunded reports that the charge was credited back, when the record
+	// moved to failed (a failure reported after acceptance may keep it:
+	// see RefundPolicy).
+	Refunded bool
 	// History lists the states the record entered, with when, oldest
 	// first; the first entry is pending.
 	History []StateChange
@@ -111,10 +155,10 @@ type Message struct {
 	UpdatedAt time.Time
 }
 
-// Cost is what stays charged for the message: zero once it failed (the
-// charge was refunded when it moved to failed), the charge otherwise.
+// Cost is what stays charged for the message: zero once it was refunded,
+// the charge otherwise.
 func (m *Message) Cost() Money {
-	if m.State == StateFailed {
+	if m.Refunded {
 		return Money{Currency: m.Charge.Currency}
 	}
 	return m.Charge
@@ -156,7 +200,12 @@ type MessageUpdate struct {
 	Attempts          int
 	ErrorCode         Code
 	Error             string
+	VendorCode        string
 	Note              string
+	// KeepCharge, on a move into StateFailed, keeps the charge instead of
+	// refunding it (a failure reported after the vendor billed the
+	// message).
+	KeepCharge bool
 }
 
 // MessageStore keeps the durable record of every message and moves the
@@ -192,10 +241,14 @@ type MessageStore interface {
 	// from the record's current state, appends the step to its history
 	// and sets u's fields; a move into StateFailed of a record with a
 	// charge credits the charge back under ref "refund:<id>" in the same
-	// atomic step. It returns the record after the move. A move CanMove
-	// forbids is Conflict and changes nothing, and its *Message is the
-	// record as it stands (so a caller learns who moved it first); a
-	// missing record is NotFound.
+	// atomic step and sets Refunded, unless u.KeepCharge. It returns the
+	// record after the move. When CanMove forbids the move but
+	// CanBackfill allows it and the history has no step in u.State yet,
+	// Move adds that step, placed by its time, and changes nothing else:
+	// the returned record's State then differs from u.State. Any other
+	// move is Conflict and changes nothing, and its *Message is the record
+	// as it stands (so a caller learns who moved it first); a missing
+	// record is NotFound.
 	Move(ctx context.Context, account, id string, u MessageUpdate) (*Message, error)
 
 	// Message returns the account's record id, or NotFound: a record of
@@ -205,6 +258,12 @@ type MessageStore interface {
 	// ByKey returns the account's records opened with idempotency key key
 	// at or after since, oldest first.
 	ByKey(ctx context.Context, account, key string, since time.Time) ([]*Message, error)
+
+	// ByProviderID returns the records of any account that provider
+	// accepted under its message ID id, oldest first (several when one
+	// vendor request carried several recipients). Delivery reports find
+	// their records through it.
+	ByProviderID(ctx context.Context, provider, id string) ([]*Message, error)
 
 	// Stale returns up to limit records of any account in an open state
 	// (pending or attempting) that last moved before cutoff, least

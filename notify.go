@@ -20,6 +20,7 @@ type Notifier struct {
 	deliveries       DeliveryLog
 	messages         MessageStore // nil: no durable records
 	settleAfter      time.Duration
+	refundPolicy     RefundPolicy
 	observers        []Observer
 	rate             Limiter // per account; nil: none
 	otpThrottle      Limiter // per account and recipient; nil: none
@@ -298,7 +299,8 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 		now:      time.Now,
 		newID:    newMessageID,
 
-		settleAfter: DefaultSettleAfter,
+		settleAfter:  DefaultSettleAfter,
+		refundPolicy: DefaultRefundPolicy,
 	}
 	for i, opt := range opts {
 		if opt == nil {

@@ -20,9 +20,15 @@ const (
 	// EventUnknown: the vendor may have the message (CodeOutcomeUnknown);
 	// the charge stands.
 	EventUnknown
+	// EventDelivered: a delivery report says the message reached the
+	// recipient (Notifier.Report).
+	EventDelivered
+	// EventRead: a delivery report says the recipient read the message.
+	EventRead
 )
 
-// String returns "accepted", "sent", "failed" or "unknown".
+// String returns "accepted", "sent", "failed", "unknown", "delivered" or
+// "read".
 func (t EventType) String() string {
 	switch t {
 	case EventAccepted:
@@ -33,6 +39,10 @@ func (t EventType) String() string {
 		return "failed"
 	case EventUnknown:
 		return "unknown"
+	case EventDelivered:
+		return "delivered"
+	case EventRead:
+		return "read"
 	}
 	return "EventType(" + strconv.Itoa(int(t)) + ")"
 }
@@ -43,12 +53,20 @@ func (t EventType) String() string {
 // A dual OTP (SendOTP) gives each leg's events, with its envelope, and
 // then one event for the combined receipt (Kind KindOTP), whose Envelope
 // is nil.
+//
+// Events after the send come from Notifier.Report (Report set, Envelope
+// nil): EventDelivered and EventRead, EventFailed for a message reported
+// undelivered after its vendor accepted it (Receipt.Cost says whether the
+// charge was kept), and EventSent for an unknown one reported sent.
+// Notifier.Reconcile's events have a nil Envelope too.
 type Event struct {
 	Type EventType
 	// Envelope is the message; nil for a dual OTP's combined receipt.
 	Envelope *Envelope
-	// Receipt is set for EventSent, EventFailed and EventUnknown.
+	// Receipt is set for every event but EventAccepted.
 	Receipt *Receipt
+	// Report is the delivery report behind an event of Notifier.Report.
+	Report *DeliveryReport
 	// Err is the failure, for EventFailed and EventUnknown.
 	Err error
 }

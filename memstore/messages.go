@@ -34,9 +34,13 @@ type Messages struct {
 	shardCap int
 	shards   [messageShards]messageShard
 
-	keyMu sync.Mutex
-	byKey map[idemKey][]string // message IDs, in the order they were opened
+	keyMu      sync.Mutex
+	byKey      map[idemKey][]string     // message IDs, in the order they were opened
+	byProvider map[providerKey][]string // message IDs, in the order the vendor accepted them
 }
+
+// providerKey names a message at its provider.
+type providerKey struct{ provider, id string }
 
 type messageShard struct {
 	mu      sync.Mutex
@@ -63,7 +67,8 @@ func WithMessageCapacity(n int) MessagesOption {
 // keeps records of unmetered sends only, and a record with a charge is
 // InvalidArgument.
 func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
-	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: make(map[idemKey][]string)}
+	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: make(map[idemKey][]string),
+		byProvider: make(map[providerKey][]string)}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
 		o(s)
@@ -118,12 +123,16 @@ func (s *Messages) Open(ctx context.Context, m *notify.Message) (notify.Balance,
 		}
 	}
 	sh.records[m.ID] = rec
+	s.keyMu.Lock()
 	if m.IdempotencyKey != "" {
-		s.keyMu.Lock()
 		k := idemKey{m.Account, m.IdempotencyKey}
 		s.byKey[k] = append(s.byKey[k], m.ID)
-		s.keyMu.Unlock()
 	}
+	if m.ProviderMessageID != "" {
+		k := providerKey{m.Provider, m.ProviderMessageID}
+		s.byProvider[k] = append(s.byProvider[k], m.ID)
+	}
+	s.keyMu.Unlock()
 	return b, nil
 }
 
@@ -141,18 +150,44 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 		return nil, err
 	}
 	if !notify.CanMove(rec.State, u.State) {
+		if notify.CanBackfill(rec.State, u.State) && !inHistory(rec, u.State) {
+			backfill(rec, notify.StateChange{State: u.State, At: u.At})
+			return cloneMessage(rec), nil
+		}
 		return cloneMessage(rec), notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
 	}
-	if u.State == notify.StateFailed && rec.Charge.Minor > 0 {
+	refund := u.State == notify.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
+	if refund {
 		if _, err := s.wallet.Credit(ctx, account, rec.Charge, "refund:"+id); err != nil {
 			return nil, err
 		}
 	}
+	hadProviderID := rec.ProviderMessageID != ""
 	applyUpdate(rec, u)
+	rec.Refunded = rec.Refunded || refund
+	if !hadProviderID && rec.ProviderMessageID != "" {
+		s.keyMu.Lock()
+		k := providerKey{rec.Provider, rec.ProviderMessageID}
+		s.byProvider[k] = append(s.byProvider[k], id)
+		s.keyMu.Unlock()
+	}
 	if !u.State.Open() && rec.History[len(rec.History)-2].State.Open() {
 		s.settle(sh, id)
 	}
 	return cloneMessage(rec), nil
+}
+
+func inHistory(rec *notify.Message, st notify.MessageState) bool {
+	return slices.ContainsFunc(rec.History, func(c notify.StateChange) bool { return c.State == st })
+}
+
+// backfill adds step to rec's history, before the first later step.
+func backfill(rec *notify.Message, step notify.StateChange) {
+	i := slices.IndexFunc(rec.History, func(c notify.StateChange) bool { return c.At.After(step.At) })
+	if i < 0 {
+		i = len(rec.History)
+	}
+	rec.History = slices.Insert(rec.History, i, step)
 }
 
 // applyUpdate moves rec to u.State and sets u's non-empty fields.
@@ -168,6 +203,7 @@ func applyUpdate(rec *notify.Message, u notify.MessageUpdate) {
 	set(&rec.Provider, u.Provider)
 	set(&rec.ProviderMessageID, u.ProviderMessageID)
 	set(&rec.Error, u.Error)
+	set(&rec.VendorCode, u.VendorCode)
 	set(&rec.Note, u.Note)
 	if u.Gateway != "" {
 		rec.Gateway = u.Gateway
@@ -190,9 +226,7 @@ func (s *Messages) settle(sh *messageShard, id string) {
 		sh.head++
 		if rec, ok := sh.records[old]; ok {
 			delete(sh.records, old)
-			if rec.IdempotencyKey != "" {
-				s.dropKey(idemKey{rec.Account, rec.IdempotencyKey}, old)
-			}
+			s.dropKeys(rec)
 		}
 	}
 	if sh.head > 1024 && sh.head*2 > len(sh.settled) {
@@ -201,15 +235,25 @@ func (s *Messages) settle(sh *messageShard, id string) {
 	}
 }
 
-func (s *Messages) dropKey(k idemKey, id string) {
+// dropKeys removes a forgotten record from the indexes.
+func (s *Messages) dropKeys(rec *notify.Message) {
 	s.keyMu.Lock()
 	defer s.keyMu.Unlock()
-	ids := slices.DeleteFunc(s.byKey[k], func(x string) bool { return x == id })
+	if rec.IdempotencyKey != "" {
+		dropID(s.byKey, idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
+	}
+	if rec.ProviderMessageID != "" {
+		dropID(s.byProvider, providerKey{rec.Provider, rec.ProviderMessageID}, rec.ID)
+	}
+}
+
+func dropID[K comparable](index map[K][]string, k K, id string) {
+	ids := slices.DeleteFunc(index[k], func(x string) bool { return x == id })
 	if len(ids) == 0 {
-		delete(s.byKey, k)
+		delete(index, k)
 		return
 	}
-	s.byKey[k] = ids
+	index[k] = ids
 }
 
 // lookup returns the account's record id, or NotFound (also for another
@@ -251,6 +295,28 @@ func (s *Messages) ByKey(ctx context.Context, account, key string, since time.Ti
 		if m, err := s.Message(ctx, account, id); err == nil && !m.CreatedAt.Before(since) {
 			out = append(out, m)
 		}
+	}
+	slices.SortStableFunc(out, func(a, b *notify.Message) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// ByProviderID returns copies of the records provider accepted under its
+// message ID id, oldest first.
+func (s *Messages) ByProviderID(ctx context.Context, provider, id string) ([]*notify.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("messages by provider ID", err)
+	}
+	s.keyMu.Lock()
+	ids := slices.Clone(s.byProvider[providerKey{provider, id}])
+	s.keyMu.Unlock()
+	var out []*notify.Message
+	for _, mid := range ids {
+		sh := s.shard(mid)
+		sh.mu.Lock()
+		if rec, ok := sh.records[mid]; ok {
+			out = append(out, cloneMessage(rec))
+		}
+		sh.mu.Unlock()
 	}
 	slices.SortStableFunc(out, func(a, b *notify.Message) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil

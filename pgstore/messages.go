@@ -26,19 +26,25 @@ const staleLimit = 10_000
 // moveFrom lists, for each target state, the states notify.CanMove lets
 // reach it: Move's UPDATE applies only from one of them, so the state
 // machine is checked under the row's lock without a second round trip.
-var moveFrom = func() map[notify.MessageState][]string {
-	all := []notify.MessageState{notify.StatePending, notify.StateAttempting,
-		notify.StateSent, notify.StateFailed, notify.StateUnknown}
+var moveFrom = statesFrom(notify.CanMove)
+
+// backfillFrom lists, for each state, the states notify.CanBackfill lets
+// a report of it reach as a history step.
+var backfillFrom = statesFrom(notify.CanBackfill)
+
+// statesFrom lists, for each target state, the states from which rule
+// allows it.
+func statesFrom(rule func(from, to notify.MessageState) bool) map[notify.MessageState][]string {
 	out := make(map[notify.MessageState][]string)
-	for _, to := range all {
-		for _, from := range all {
-			if notify.CanMove(from, to) {
+	for _, to := range notify.MessageStates {
+		for _, from := range notify.MessageStates {
+			if rule(from, to) {
 				out[to] = append(out[to], string(from))
 			}
 		}
 	}
 	return out
-}()
+}
 
 // Wallet returns the store itself: records and their money live in the
 // same database, and each record moves with its money in one statement.
@@ -126,9 +132,10 @@ func (s *Store) openRefused(ctx context.Context, m *notify.Message) error {
 }
 
 // Move moves the record along notify.CanMove, refunding its charge in the
-// same statement when it moves into failed, as notify.MessageStore
-// documents. A move whose answer was lost (Unavailable) may have applied:
-// a repeat then answers Conflict with the record in u.State.
+// same statement when it moves into failed (unless u.KeepCharge), or adds
+// a step notify.CanBackfill allows, as notify.MessageStore documents. A
+// move whose answer was lost (Unavailable) may have applied: a repeat
+// then answers Conflict with the record in u.State.
 func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
 	from := moveFrom[u.State]
 	if from == nil {
@@ -140,8 +147,8 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 	}
 	query, args := s.q.moveMessage, []any{id, account, string(u.State), from, u.At,
 		u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
-		u.Error, u.Note, step}
-	if u.State == notify.StateFailed {
+		u.Error, u.Note, step, u.VendorCode}
+	if u.State == notify.StateFailed && !u.KeepCharge {
 		query, args = s.q.failMessage, append(args, refundPrefix+id)
 	}
 	var m *notify.Message
@@ -149,6 +156,13 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 		m, err = scanMessage(s.pool.QueryRow(ctx, query, args...))
 		return err
 	})
+	if errors.Is(err, pgx.ErrNoRows) && backfillFrom[u.State] != nil {
+		err = s.do(ctx, onceOnly, func() (err error) {
+			m, err = scanMessage(s.pool.QueryRow(ctx, s.q.backfillMessage, id, account, step,
+				backfillFrom[u.State], `[{"state":"`+string(u.State)+`"}]`))
+			return err
+		})
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		cur, err := s.Message(ctx, account, id)
 		if err != nil {
@@ -183,6 +197,12 @@ func (s *Store) Message(ctx context.Context, account, id string) (*notify.Messag
 // or after since, oldest first.
 func (s *Store) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
 	return s.messages(ctx, "messages by key", s.q.messagesByKey, account, key, since)
+}
+
+// ByProviderID returns the records provider accepted under its message ID
+// id, of any account, oldest first, through an index of provider IDs.
+func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*notify.Message, error) {
+	return s.messages(ctx, "messages by provider ID", s.q.messagesByProvider, provider, id)
 }
 
 // Stale returns up to limit (at most 10,000) records of any account still
@@ -239,7 +259,7 @@ func scanMessage(row pgx.Row) (*notify.Message, error) {
 	err := row.Scan(&m.ID, &m.Account, &kind, &request, &m.To, &state, &m.Provider,
 		&m.ProviderMessageID, &gw, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
 		&charge, &code, &symbol, &exponent, &m.Attempts, &errCode, &m.Error, &m.Note,
-		&history, &m.CreatedAt, &m.UpdatedAt)
+		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded)
 	if err != nil {
 		return nil, err
 	}

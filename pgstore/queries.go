@@ -11,7 +11,8 @@ type queries struct {
 
 	record, receipt string
 
-	openMessage, openRefusal, moveMessage, failMessage, message, messagesByKey, staleMessages, cleanupMessages string
+	openMessage, openRefusal, moveMessage, failMessage, backfillMessage, message, messagesByKey,
+	messagesByProvider, staleMessages, cleanupMessages string
 
 	putTemplate, template, deleteTemplate, templates string
 
@@ -26,11 +27,12 @@ type queries struct {
 // scanMessage reads them.
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
-	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at`
+	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
+	vendor_code, refunded`
 
 // moveSet is the SET list of a move: the new state and time, the
 // update's non-empty fields, and the step appended to the history ($5 to
-// $13).
+// $14).
 const moveSet = `state = $3, updated_at = $5,
 		provider = COALESCE(NULLIF($6, ''), provider),
 		provider_message_id = COALESCE(NULLIF($7, ''), provider_message_id),
@@ -39,6 +41,7 @@ const moveSet = `state = $3, updated_at = $5,
 		error_code = COALESCE(NULLIF($10, ''), error_code),
 		error = COALESCE(NULLIF($11, ''), error),
 		note = COALESCE(NULLIF($12, ''), note),
+		vendor_code = COALESCE(NULLIF($14, ''), vendor_code),
 		history = history || $13::jsonb`
 
 func buildQueries(qualifier, prefix string) queries {
@@ -196,7 +199,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22
+		$17, $18, $19, $20, $21, $22, $22, '', false
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )
@@ -217,27 +220,43 @@ WHERE id = $1 AND account = $2 AND state = ANY($4)
 RETURNING ` + messageColumns),
 
 		// failMessage is moveMessage into failed ($3), which also credits
-		// the record's charge back under ref $14 in the same statement.
+		// the record's charge back under ref $15 in the same statement and
+		// marks it refunded.
 		failMessage: x(`WITH m AS (
-	UPDATE {{s}}{{p}}messages SET ` + moveSet + `
+	UPDATE {{s}}{{p}}messages SET ` + moveSet + `, refunded = charge > 0
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
 	RETURNING ` + messageColumns + `
 ), w AS (
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + m.charge
 	FROM m
 	WHERE wl.account = m.account AND m.charge > 0
-	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $14)
+	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $15)
 	RETURNING wl.balance, m.charge
 ), l AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
-	SELECT $2, $14, charge, balance FROM w
+	SELECT $2, $15, charge, balance FROM w
 )
 SELECT ` + messageColumns + ` FROM m`),
+
+		// backfillMessage adds the step $3 (a one-element JSON array) to
+		// the history of a record whose state is one of $4 (the states
+		// notify.CanBackfill lets a report of the step's state reach) and
+		// whose history has no step like $5 yet, keeping the history in
+		// time order; the state stays.
+		backfillMessage: x(`UPDATE {{s}}{{p}}messages SET history = (
+	SELECT jsonb_agg(e ORDER BY (e->>'at')::timestamptz, n)
+	FROM jsonb_array_elements(history || $3::jsonb) WITH ORDINALITY AS t(e, n))
+WHERE id = $1 AND account = $2 AND state = ANY($4) AND NOT history @> $5::jsonb
+RETURNING ` + messageColumns),
 
 		message: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2`),
 
 		messagesByKey: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages
 WHERE account = $1 AND idempotency_key = $2 AND idempotency_key <> '' AND created_at >= $3
+ORDER BY created_at, id`),
+
+		messagesByProvider: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages
+WHERE provider_message_id = $2 AND provider = $1 AND provider_message_id <> ''
 ORDER BY created_at, id`),
 
 		staleMessages: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages

@@ -1,0 +1,284 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// DeliveryReport is a vendor's word on a message it accepted: that it was
+// sent on, delivered, read, or that it failed. Webhook receivers (in each
+// provider's package) turn the vendor's callbacks into reports and hand
+// them to Notifier.Report.
+//
+// A report names its message by Provider and ProviderMessageID, or, when
+// the vendor echoes a reference the provider gave it, by Account and
+// MessageID (see MessageRef); the reference also finds a message whose
+// send had an unknown outcome, whose vendor ID was never learned.
+type DeliveryReport struct {
+	// Provider is the Name of the provider that sent the message, as the
+	// record has it. Required.
+	Provider string
+	// ProviderMessageID is the vendor's ID of the message.
+	ProviderMessageID string
+	// Account and MessageID name the message by its own ID, when the
+	// vendor echoed the provider's reference (ParseMessageRef).
+	Account   string
+	MessageID string
+	// To, when set, is the recipient the report is about: of several
+	// records that share one vendor ID (one request to several
+	// recipients), only the one sent to To is meant. Phone numbers match
+	// on their last ten digits, e-mail addresses without regard to case.
+	To string
+	// State is StateSent, StateDelivered, StateRead or StateFailed.
+	State MessageState
+	// At is when the vendor says it happened; zero means now.
+	At time.Time
+	// VendorCode and Error are the vendor's error code and text, for a
+	// failure.
+	VendorCode string
+	Error      string
+}
+
+// ReportResult says what a report did.
+type ReportResult struct {
+	// Messages are the records the report named, after it.
+	Messages []*Message
+	// Moved counts the records the report moved to a new state; zero for
+	// a repeated or outrun report, which changes nothing (or adds only a
+	// step to the history, see CanBackfill).
+	Moved int
+}
+
+// Reporter takes delivery reports; *Notifier is one. Webhook receivers
+// depend on this rather than on the Notifier, so that tests can watch
+// what they report.
+type Reporter interface {
+	Report(ctx context.Context, r *DeliveryReport) (*ReportResult, error)
+}
+
+// RefundPolicy reports whether a message that a vendor accepted and later
+// reported failed (r) gets its charge back. It is asked once per record,
+// when the record moves to failed. A message whose send had an unknown
+// outcome is asked too: the report is the first word on it.
+type RefundPolicy func(m *Message, r *DeliveryReport) bool
+
+// DefaultRefundPolicy refunds every failure reported after acceptance
+// except an SMS's: SMS vendors bill a message when they submit it to the
+// operator, so an undelivered SMS was paid for (Indian bulk SMS vendors
+// do); chat vendors bill only what they deliver (the cloud API does not
+// bill a message it reports failed), and e-mail is not billed per message.
+// The report reaches an SMS only after its submission, so an SMS with an
+// unknown outcome that a report names keeps its charge too.
+func DefaultRefundPolicy(m *Message, _ *DeliveryReport) bool { return m.Kind != KindSMS }
+
+// WithRefundPolicy sets the policy for failures reported after acceptance
+// (Notifier.Report). Default: DefaultRefundPolicy.
+func WithRefundPolicy(p RefundPolicy) Option {
+	return func(n *Notifier) error {
+		if p == nil {
+			return errors.New("WithRefundPolicy: nil policy")
+		}
+		n.refundPolicy = p
+		return nil
+	}
+}
+
+// MessageRef returns the reference a provider gives a vendor that echoes
+// one in its reports (the cloud API's biz_opaque_callback_data), so that
+// a report can name the message even when the send's answer was lost.
+// It carries no secret: a receiver trusts it only in a report whose
+// authenticity it checked.
+func MessageRef(account, messageID string) string {
+	return url.Values{"a": {account}, "m": {messageID}}.Encode()
+}
+
+// ParseMessageRef reads a reference MessageRef wrote; ok is false for
+// anything else.
+func ParseMessageRef(ref string) (account, messageID string, ok bool) {
+	v, err := url.ParseQuery(ref)
+	if err != nil || len(v["a"]) != 1 || len(v["m"]) != 1 || v.Get("a") == "" || v.Get("m") == "" {
+		return "", "", false
+	}
+	return v.Get("a"), v.Get("m"), true
+}
+
+// Report applies a vendor's delivery report to the records it names.
+// A record moves only forward along CanMove: sent, then delivered, then
+// read, or failed; an unknown one is settled by the first report that
+// names it. A report that arrives late, twice or out of order changes
+// nothing, except that a step the record passed without (delivered,
+// after read) joins its history (CanBackfill). So a report may be
+// repeated safely: money moves at most once per record.
+//
+// A failed report moves the record to failed with ErrorCode
+// CodeRejected, the vendor's code and text, and refunds the charge when
+// the RefundPolicy says so (WithRefundPolicy). Observers get EventSent
+// (an unknown record reported sent), EventDelivered, EventRead or
+// EventFailed, with the record's receipt and the report.
+//
+// Errors: InvalidArgument for a report without Provider, without a name
+// for its message, or with another State; NotFound when no record
+// matches (a report of a message sent elsewhere, or forgotten: receivers
+// acknowledge these and count them); Unavailable without a MessageStore,
+// and when a record named is still being sent (pending or attempting: the
+// report must come again later, as vendors do when a webhook is not
+// acknowledged); a store's failure as the store reported it.
+func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult, error) {
+	const op = "notify.Report"
+	if err := checkReport(r); err != nil {
+		return nil, wrap(op, "", CodeInvalidArgument, err)
+	}
+	if n.messages == nil {
+		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no message store is configured")}
+	}
+	recs, err := n.reported(ctx, r)
+	if err != nil {
+		return nil, storeFailure(op, "messages", err)
+	}
+	if len(recs) == 0 {
+		return nil, &Error{Code: CodeNotFound, Op: op, Provider: r.Provider,
+			Err: errors.New("no message matches the report")}
+	}
+	res := &ReportResult{Messages: make([]*Message, 0, len(recs))}
+	for _, m := range recs {
+		if m.State.Open() {
+			return nil, &Error{Code: CodeUnavailable, Op: op, Provider: r.Provider,
+				Err: fmt.Errorf("message %s is still being sent; report it again later", m.ID)}
+		}
+		after, moved, err := n.applyReport(ctx, m, r)
+		if err != nil {
+			return nil, storeFailure(op, "messages", err)
+		}
+		res.Messages = append(res.Messages, after)
+		if moved {
+			res.Moved++
+		}
+	}
+	return res, nil
+}
+
+func checkReport(r *DeliveryReport) error {
+	var fe FieldErrors
+	if r == nil {
+		return errors.New("nil report")
+	}
+	if r.Provider == "" {
+		fe.Add("provider", "is required")
+	}
+	if r.ProviderMessageID == "" && (r.Account == "" || r.MessageID == "") {
+		fe.Add("provider_message_id", "is required unless account and message_id are given")
+	}
+	switch r.State {
+	case StateSent, StateDelivered, StateRead, StateFailed:
+	default:
+		fe.Addf("state", "must be sent, delivered, read or failed, not %q", r.State)
+	}
+	return fe.Err()
+}
+
+// reported returns the records r names: by the message's own ID when the
+// report carries it, else by the provider's ID; only records sent by
+// r.Provider (and to r.To, when set) count.
+func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message, error) {
+	var recs []*Message
+	if r.Account != "" && r.MessageID != "" {
+		m, err := n.messages.Message(ctx, r.Account, r.MessageID)
+		switch {
+		case CodeOf(err) == CodeNotFound:
+		case err != nil:
+			return nil, err
+		case r.ProviderMessageID == "" || m.ProviderMessageID == "" || m.ProviderMessageID == r.ProviderMessageID:
+			recs = append(recs, m)
+		}
+	} else {
+		var err error
+		if recs, err = n.messages.ByProviderID(ctx, r.Provider, r.ProviderMessageID); err != nil {
+			return nil, err
+		}
+	}
+	out := recs[:0]
+	for _, m := range recs {
+		// A record another provider accepted (the auto gateway fell over)
+		// is not this provider's to report on.
+		if m.Provider == r.Provider && (r.To == "" || sameRecipient(m.To, r.To)) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// applyReport moves one record as r says, and tells observers when it
+// moved. moved is false when the record was there already or further.
+func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryReport) (after *Message, moved bool, err error) {
+	u := MessageUpdate{State: r.State, At: r.At, ProviderMessageID: r.ProviderMessageID}
+	if u.At.IsZero() {
+		u.At = n.now()
+	}
+	var failure *Error
+	if r.State == StateFailed {
+		text := r.Error
+		if text == "" {
+			text = "the vendor reported the message undelivered"
+		}
+		failure = &Error{Code: CodeRejected, Op: "notify.Report", Provider: r.Provider, Err: errors.New(text)}
+		u.ErrorCode, u.Error, u.VendorCode = CodeRejected, failure.Error(), r.VendorCode
+		u.KeepCharge = !n.refundPolicy(m, r)
+	}
+	after, err = n.messages.Move(ctx, m.Account, m.ID, u)
+	if CodeOf(err) == CodeConflict && after != nil {
+		return after, false, nil // repeated or outrun: nothing to do
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if after.State != r.State {
+		return after, false, nil // a step added to the history only
+	}
+	e := Event{Type: reportEvent(r.State), Receipt: after.Receipt(), Report: r}
+	if failure != nil {
+		e.Err = failure
+	}
+	n.observe(ctx, e)
+	return after, true, nil
+}
+
+func reportEvent(s MessageState) EventType {
+	switch s {
+	case StateDelivered:
+		return EventDelivered
+	case StateRead:
+		return EventRead
+	case StateFailed:
+		return EventFailed
+	}
+	return EventSent
+}
+
+// sameRecipient reports whether a report's recipient is the record's:
+// e-mail addresses equal without regard to case, phone numbers equal in
+// their last ten digits (vendors report them with or without the country
+// code).
+func sameRecipient(recorded, reported string) bool {
+	if strings.Contains(recorded, "@") {
+		return strings.EqualFold(recorded, reported)
+	}
+	a, b := digits(recorded), digits(reported)
+	const national = 10
+	if len(a) < national || len(b) < national {
+		return a == b
+	}
+	return a[len(a)-national:] == b[len(b)-national:]
+}
+
+func digits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
