@@ -282,3 +282,24 @@ func digits(s string) string {
 		return -1
 	}, s)
 }
+
+// WebhookStats counts what a provider's webhook receiver did with the
+// requests it got (each receiver's Stats method).
+type WebhookStats struct {
+	// Reports counts reports that named a message (applied, repeated or
+	// outrun alike).
+	Reports uint64
+	// Unmatched counts reports of messages no record has: acknowledged,
+	// since a vendor retries an unacknowledged report for days.
+	Unmatched uint64
+	// Ignored counts report entries the receiver does not act on (a
+	// status it has no state for).
+	Ignored uint64
+	// Refused counts requests refused as not the vendor's (401).
+	Refused uint64
+	// Malformed counts bodies that could not be read (400, 413).
+	Malformed uint64
+	// Failed counts requests answered 503 because a report could not be
+	// applied yet; the vendor sends them again.
+	Failed uint64
+}

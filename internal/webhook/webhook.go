@@ -73,25 +73,8 @@ func signed(h func() hash.Hash, body []byte, secret, hexMAC string) bool {
 	return hmac.Equal(got, mac.Sum(nil))
 }
 
-// Stats counts what a receiver did with the requests it got.
-type Stats struct {
-	// Reports counts reports that named a message (applied, repeated or
-	// outrun alike).
-	Reports uint64
-	// Unmatched counts reports of messages no record has: acknowledged,
-	// since a vendor retries an unacknowledged report for days.
-	Unmatched uint64
-	// Ignored counts report entries the receiver does not act on (a
-	// status it has no state for).
-	Ignored uint64
-	// Refused counts requests refused as not the vendor's (401).
-	Refused uint64
-	// Malformed counts bodies that could not be read (400, 413).
-	Malformed uint64
-	// Failed counts requests answered 503 because a report could not be
-	// applied yet; the vendor sends them again.
-	Failed uint64
-}
+// Stats is notify.WebhookStats, which receivers return.
+type Stats = notify.WebhookStats
 
 // Counter keeps a receiver's Stats; the zero value is ready.
 type Counter struct {
