@@ -35,6 +35,13 @@ type MessagesHarness struct {
 //     exactly one moves it and one refund is made;
 //   - a record belongs to its account: another account's Message and
 //     Move are NotFound;
+//   - after sent, a record moves on with delivery reports (delivered,
+//     read, failed) and never back; a failure keeps the charge when the
+//     move says so (KeepCharge), and Refunded tells which; a report of
+//     a state the record passed without is kept as a step of the history,
+//     in time order, once (notify.CanBackfill);
+//   - ByProviderID finds the records a provider accepted under an ID,
+//     of every account, oldest first;
 //   - ByKey finds the account's records of a key opened since a time,
 //     oldest first; Stale finds open records that last moved before a
 //     cutoff, least recently moved first, up to the limit.
@@ -56,6 +63,11 @@ func RunMessages(t *testing.T, h MessagesHarness) {
 		{"ByKey", func(t *testing.T) { testByKey(t, h) }},
 		{"Stale", func(t *testing.T) { testStale(t, h) }},
 		{"ConcurrentFail", func(t *testing.T) { testConcurrentFail(t, h) }},
+		{"DeliveryReports", func(t *testing.T) { testDeliveryReports(t, h) }},
+		{"ReportedFailure", func(t *testing.T) { testReportedFailure(t, h) }},
+		{"Backfill", func(t *testing.T) { testBackfill(t, h) }},
+		{"AfterRead", func(t *testing.T) { testAfterRead(t, h) }},
+		{"ByProviderID", func(t *testing.T) { testByProviderID(t, h) }},
 	})
 }
 
@@ -153,6 +165,8 @@ func diffMessage(got, want *notify.Message) string {
 	field("ErrorCode", got.ErrorCode, want.ErrorCode)
 	field("Error", got.Error, want.Error)
 	field("Note", got.Note, want.Note)
+	field("VendorCode", got.VendorCode, want.VendorCode)
+	field("Refunded", got.Refunded, want.Refunded)
 	if !got.CreatedAt.Equal(want.CreatedAt) {
 		d = append(d, fmt.Sprintf("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt))
 	}
@@ -274,8 +288,9 @@ func testForbiddenMoves(t *testing.T, h MessagesHarness) {
 		{pending, notify.StatePending, notify.StateUnknown},
 		{pending, notify.StatePending, notify.StatePending},
 		{sent, notify.StateSent, notify.StateAttempting},
-		{sent, notify.StateSent, notify.StateFailed},
+		{sent, notify.StateSent, notify.StatePending},
 		{sent, notify.StateSent, notify.StateUnknown},
+		{sent, notify.StateSent, notify.StateSent},
 	} {
 		got, err := s.Move(ctx, acct, tt.m.ID, notify.MessageUpdate{State: tt.to, At: msgEpoch.Add(time.Hour), Error: "must not stick"})
 		wantCode(t, fmt.Sprintf("Move from %s to %s", tt.from, tt.to), err, notify.CodeConflict)

@@ -1,0 +1,209 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+)
+
+// sentMessage opens a record with a charge of 100 and moves it to sent
+// under provider ID pmid, a minute after msgEpoch.
+func sentMessage(t *testing.T, s notify.MessageStore, account, pmid string) *notify.Message {
+	t.Helper()
+	m := sampleMessage(account, 100, msgEpoch)
+	openMessage(t, s, m)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch.Add(time.Minute), ProviderMessageID: pmid})
+	return m
+}
+
+func states(m *notify.Message) []notify.MessageState {
+	out := make([]notify.MessageState, len(m.History))
+	for i, c := range m.History {
+		out[i] = c.State
+	}
+	return out
+}
+
+func testDeliveryReports(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sentMessage(t, s, acct, newName("pm"))
+	delivered := msgEpoch.Add(2 * time.Minute)
+	read := msgEpoch.Add(3 * time.Minute)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateDelivered, At: delivered})
+	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateRead, At: read})
+	want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateSent,
+		notify.StateDelivered, notify.StateRead}
+	if !slices.Equal(states(got), want) || !got.History[3].At.Equal(delivered) || !got.History[4].At.Equal(read) {
+		t.Fatalf("history = %v, want %v with the reports' times", got.History, want)
+	}
+	if got.Cost().Minor != 100 || got.Refunded {
+		t.Fatalf("a read record costs %v (refunded %v), want its charge", got.Cost(), got.Refunded)
+	}
+	for _, to := range []notify.MessageState{notify.StateFailed, notify.StateRead, notify.StateSent, notify.StateUnknown} {
+		after, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: to, At: read.Add(time.Minute), Error: "must not stick"})
+		wantCode(t, "Move of a read record to "+string(to), err, notify.CodeConflict)
+		if after == nil || after.State != notify.StateRead || len(after.History) != 5 {
+			t.Fatalf("Move of a read record to %s returned %+v, want it as it stands", to, after)
+		}
+	}
+	wantWallet(t, s, acct, 900)
+
+	// An unknown record is settled by a report either way.
+	unknown := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, unknown)
+	moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateUnknown, At: msgEpoch})
+	got = moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateDelivered, At: delivered, ProviderMessageID: "late-id"})
+	if got.ProviderMessageID != "late-id" || got.Cost().Minor != 100 {
+		t.Fatalf("unknown reported delivered = %+v, want the report's ID and the charge kept", got)
+	}
+	wantWallet(t, s, acct, 800)
+}
+
+func testReportedFailure(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	kept := sentMessage(t, s, acct, newName("pm"))
+	refunded := sentMessage(t, s, acct, newName("pm"))
+	wantWallet(t, s, acct, 800)
+
+	got := moveMessage(t, s, kept, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch.Add(time.Hour),
+		ErrorCode: notify.CodeRejected, Error: "undelivered", VendorCode: "DND", KeepCharge: true})
+	if got.Refunded || got.Cost().Minor != 100 || got.VendorCode != "DND" || got.Error != "undelivered" {
+		t.Fatalf("failed, charge kept = %+v (cost %v)", got, got.Cost())
+	}
+	if again := readMessage(t, s, acct, kept.ID); again.Refunded || again.VendorCode != "DND" {
+		t.Fatalf("read back: %+v", again)
+	}
+	wantWallet(t, s, acct, 800)
+
+	got = moveMessage(t, s, refunded, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch.Add(time.Hour),
+		ErrorCode: notify.CodeRejected, VendorCode: "131047"})
+	if !got.Refunded || got.Cost().Minor != 0 || got.VendorCode != "131047" {
+		t.Fatalf("failed and refunded = %+v (cost %v)", got, got.Cost())
+	}
+	if again := readMessage(t, s, acct, refunded.ID); !again.Refunded {
+		t.Fatalf("read back: Refunded is false")
+	}
+	wantWallet(t, s, acct, 900)
+	for _, m := range []*notify.Message{kept, refunded} {
+		for _, to := range []notify.MessageState{notify.StateFailed, notify.StateDelivered, notify.StateRead} {
+			_, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: to, At: msgEpoch.Add(2 * time.Hour)})
+			wantCode(t, "Move of a failed record to "+string(to), err, notify.CodeConflict)
+		}
+	}
+	wantWallet(t, s, acct, 900)
+}
+
+func testBackfill(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sentMessage(t, s, acct, newName("pm"))
+	delivered, read := msgEpoch.Add(2*time.Minute), msgEpoch.Add(3*time.Minute)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateRead, At: read})
+	got, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateDelivered, At: delivered, Error: "must not stick"})
+	if err != nil {
+		t.Fatalf("delivered after read: %v", err)
+	}
+	want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateSent,
+		notify.StateDelivered, notify.StateRead}
+	if got.State != notify.StateRead || !slices.Equal(states(got), want) || !got.History[3].At.Equal(delivered) || got.Error != "" {
+		t.Fatalf("delivered after read: %+v, want read with delivered in its history, in time order", got)
+	}
+	if !got.UpdatedAt.Equal(read) {
+		t.Fatalf("a backfilled step moved UpdatedAt to %v", got.UpdatedAt)
+	}
+	if again := readMessage(t, s, acct, m.ID); !slices.Equal(states(again), want) {
+		t.Fatalf("read back: history %v", again.History)
+	}
+	_, err = s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateDelivered, At: delivered})
+	wantCode(t, "a second delivered after read", err, notify.CodeConflict)
+	_, err = s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateSent, At: delivered})
+	wantCode(t, "sent after read, with sent in the history", err, notify.CodeConflict)
+	if again := readMessage(t, s, acct, m.ID); len(again.History) != 5 {
+		t.Fatalf("refused steps were kept: %v", again.History)
+	}
+	wantWallet(t, s, acct, 900)
+}
+
+// testAfterRead: an unknown record read before any other report takes a
+// late sent step, then a late delivered one, each in its place.
+func testAfterRead(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	openMessage(t, s, m)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateUnknown, At: msgEpoch.Add(time.Second)})
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateRead, At: msgEpoch.Add(3 * time.Minute)})
+	for _, st := range []notify.MessageState{notify.StateSent, notify.StateDelivered} {
+		at := msgEpoch.Add(time.Minute)
+		if st == notify.StateDelivered {
+			at = msgEpoch.Add(2 * time.Minute)
+		}
+		if got, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: st, At: at}); err != nil || got.State != notify.StateRead {
+			t.Fatalf("%s after read: %+v, %v", st, got, err)
+		}
+	}
+	want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateUnknown,
+		notify.StateSent, notify.StateDelivered, notify.StateRead}
+	if got := readMessage(t, s, acct, m.ID); !slices.Equal(states(got), want) {
+		t.Fatalf("history %v, want %v", got.History, want)
+	}
+	wantWallet(t, s, acct, 900)
+}
+
+func testByProviderID(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct, other := newName("acct"), newName("acct")
+	fund(t, acct, rupees(1000))
+	fund(t, other, rupees(1000))
+	pmid := newName("pm")
+	first := sentMessage(t, s, acct, pmid)
+	// The same vendor ID at another provider is another message.
+	elsewhere := sampleMessage(acct, 100, msgEpoch)
+	elsewhere.Provider = "qrchat"
+	openMessage(t, s, elsewhere)
+	moveMessage(t, s, elsewhere, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, elsewhere, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, ProviderMessageID: pmid})
+	// A record opened with its vendor ID, of another account, later.
+	second := sampleMessage(other, 0, msgEpoch.Add(time.Second))
+	second.ProviderMessageID = pmid
+	openMessage(t, s, second)
+
+	got, err := s.ByProviderID(context.Background(), "cloudchat", pmid)
+	if err != nil {
+		t.Fatalf("ByProviderID: %v", err)
+	}
+	if len(got) != 2 || got[0].ID != first.ID || got[1].ID != second.ID {
+		t.Fatalf("ByProviderID = %v, want [%s %s]", ids(got), first.ID, second.ID)
+	}
+	if got[0].State != notify.StateSent || got[0].Account != acct {
+		t.Fatalf("ByProviderID returned %+v", got[0])
+	}
+	if got, err := s.ByProviderID(context.Background(), "qrchat", pmid); err != nil || len(got) != 1 || got[0].ID != elsewhere.ID {
+		t.Fatalf("ByProviderID(qrchat) = %v, %v", ids(got), err)
+	}
+	for _, id := range []string{newName("pm"), ""} {
+		if got, err := s.ByProviderID(context.Background(), "cloudchat", id); err != nil || len(got) != 0 {
+			t.Fatalf("ByProviderID(%q) = %v, %v, want none", id, ids(got), err)
+		}
+	}
+}
+
+func ids(ms []*notify.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
