@@ -40,8 +40,11 @@ type recordRig struct {
 	idem     *memstore.Idempotency
 	clock    *testClock
 	sms      *memprovider.Provider
+	chat     *memprovider.Provider
 	events   *eventLog
-	n        *notify.Notifier
+	// options are added to every instance's.
+	options []notify.Option
+	n       *notify.Notifier
 }
 
 const settleAfter = time.Minute
@@ -53,6 +56,7 @@ func newRecordRig(t *testing.T, wrap func(notify.MessageStore) notify.MessageSto
 		wallet:   memstore.NewWallet(),
 		clock:    &testClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)},
 		sms:      memprovider.New("memsms"),
+		chat:     memprovider.New("memchat"),
 	}
 	if err := r.accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
@@ -74,8 +78,9 @@ func newRecordRig(t *testing.T, wrap func(notify.MessageStore) notify.MessageSto
 func (r *recordRig) instance(t *testing.T) *notify.Notifier {
 	t.Helper()
 	r.events = &eventLog{}
-	n, err := notify.New(r.accounts,
+	n, err := notify.New(r.accounts, append([]notify.Option{
 		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
+		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
 		notify.WithWallet(r.wallet, flatPricer{}),
 		notify.WithMessageStore(r.messages),
 		notify.WithIdempotency(r.idem),
@@ -83,7 +88,7 @@ func (r *recordRig) instance(t *testing.T) *notify.Notifier {
 		notify.WithClock(r.clock.now),
 		notify.WithObserver(r.events),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
-	)
+	}, r.options...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

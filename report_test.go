@@ -1,0 +1,306 @@
+package notify_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+)
+
+// reportEvents keeps the events of Notifier.Report, as "type:state".
+type reportEvents struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (l *reportEvents) Observe(_ context.Context, e notify.Event) {
+	if e.Report == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, e.Type.String()+":"+string(e.Receipt.Status))
+}
+
+func (l *reportEvents) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.got, ",")
+}
+
+func newReportRig(t *testing.T, opts ...notify.Option) (*recordRig, *reportEvents) {
+	t.Helper()
+	r := newRecordRig(t, nil)
+	ev := &reportEvents{}
+	r.options = append(opts, notify.WithObserver(ev))
+	r.n = r.instance(t)
+	return r, ev
+}
+
+func chatTo(msg string) *notify.ChatRequest {
+	return &notify.ChatRequest{Account: "acme", To: "9876543210", Message: msg}
+}
+
+func report(t *testing.T, n *notify.Notifier, rep *notify.DeliveryReport) *notify.ReportResult {
+	t.Helper()
+	res, err := n.Report(context.Background(), rep)
+	if err != nil {
+		t.Fatalf("Report(%+v): %v", rep, err)
+	}
+	return res
+}
+
+func TestReportMovesForwardOnly(t *testing.T) {
+	r, ev := newReportRig(t)
+	ctx := context.Background()
+	sent, err := r.n.SendSMS(ctx, sms("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := r.clock.now().Add(time.Minute)
+	byVendorID := func(st notify.MessageState, at time.Time) *notify.DeliveryReport {
+		return &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: sent.ProviderMessageID, State: st, At: at}
+	}
+	if res := report(t, r.n, byVendorID(notify.StateDelivered, at)); res.Moved != 1 || len(res.Messages) != 1 ||
+		res.Messages[0].State != notify.StateDelivered {
+		t.Fatalf("delivered: %+v", res)
+	}
+	// Repeated: nothing moves.
+	if res := report(t, r.n, byVendorID(notify.StateDelivered, at)); res.Moved != 0 || res.Messages[0].State != notify.StateDelivered {
+		t.Fatalf("delivered again: %+v", res)
+	}
+	report(t, r.n, byVendorID(notify.StateRead, at.Add(time.Minute)))
+	// Outrun: a sent report after read, and a failure after read.
+	report(t, r.n, byVendorID(notify.StateSent, at))
+	if res := report(t, r.n, byVendorID(notify.StateFailed, at.Add(2*time.Minute))); res.Moved != 0 {
+		t.Fatalf("failed after read moved it: %+v", res)
+	}
+	m := r.message(t, sent.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateDelivered, notify.StateRead)
+	if !m.History[3].At.Equal(at) || m.Cost().Minor != 25 || m.Error != "" {
+		t.Fatalf("record after reports: %+v", m)
+	}
+	if got := r.balance(t); got != opening-25 {
+		t.Fatalf("balance = %d, want %d", got, opening-25)
+	}
+	if got, want := ev.String(), "delivered:sent,read:sent"; got != want {
+		t.Fatalf("events = %q, want %q", got, want)
+	}
+}
+
+func TestReportOutOfOrderKeepsEachTime(t *testing.T) {
+	r, ev := newReportRig(t)
+	sent, err := r.n.SendChat(context.Background(), chatTo("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, delivered := r.clock.now().Add(2*time.Minute), r.clock.now().Add(time.Minute)
+	for _, rep := range []struct {
+		st notify.MessageState
+		at time.Time
+	}{{notify.StateRead, read}, {notify.StateDelivered, delivered}, {notify.StateDelivered, delivered}} {
+		report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: sent.ProviderMessageID, State: rep.st, At: rep.at})
+	}
+	m := r.message(t, sent.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateDelivered, notify.StateRead)
+	if !m.History[3].At.Equal(delivered) || !m.History[4].At.Equal(read) {
+		t.Fatalf("history = %v, want delivered at %v and read at %v", m.History, delivered, read)
+	}
+	if got, want := ev.String(), "read:sent"; got != want {
+		t.Fatalf("events = %q, want %q (a backfilled step is not news)", got, want)
+	}
+}
+
+func TestReportedChatFailureIsRefundedOnce(t *testing.T) {
+	r, ev := newReportRig(t)
+	sent, err := r.n.SendChat(context.Background(), chatTo("outside the window"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.balance(t); got != opening-40 {
+		t.Fatalf("balance after the send = %d", got)
+	}
+	rep := &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: sent.ProviderMessageID,
+		State: notify.StateFailed, VendorCode: "131047", Error: "Re-engagement message"}
+	for range 3 {
+		report(t, r.n, rep)
+	}
+	m := r.message(t, sent.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateFailed)
+	if !m.Refunded || m.Cost().Minor != 0 || m.VendorCode != "131047" || m.ErrorCode != notify.CodeRejected ||
+		!strings.Contains(m.Error, "Re-engagement message") {
+		t.Fatalf("record = %+v", m)
+	}
+	if got := r.balance(t); got != opening {
+		t.Fatalf("balance = %d, want %d: refunded exactly once", got, opening)
+	}
+	if got, want := ev.String(), "failed:failed"; got != want {
+		t.Fatalf("events = %q, want %q", got, want)
+	}
+}
+
+func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
+	r, _ := newReportRig(t)
+	sent, err := r.n.SendSMS(context.Background(), sms("to a DND number"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: sent.ProviderMessageID, State: notify.StateFailed, VendorCode: "DND"}
+	report(t, r.n, rep)
+	if m := r.message(t, sent.MessageID); m.State != notify.StateFailed || m.Refunded || m.Cost().Minor != 25 {
+		t.Fatalf("record = %+v (cost %v)", m, m.Cost())
+	}
+	if got := r.balance(t); got != opening-25 {
+		t.Fatalf("balance = %d, want the charge kept", got)
+	}
+
+	// An app whose SMS vendor refunds undelivered messages says so.
+	var asked []notify.MessageState
+	r2, _ := newReportRig(t, notify.WithRefundPolicy(func(m *notify.Message, _ *notify.DeliveryReport) bool {
+		asked = append(asked, m.State)
+		return true
+	}))
+	sent, err = r2.n.SendSMS(context.Background(), sms("to a DND number"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.ProviderMessageID = sent.ProviderMessageID
+	report(t, r2.n, rep)
+	report(t, r2.n, rep)
+	if got := r2.balance(t); got != opening {
+		t.Fatalf("balance = %d, want the charge refunded once", got)
+	}
+	if len(asked) != 2 || asked[0] != notify.StateSent {
+		t.Fatalf("policy asked for %v; want it asked per report of a sent record", asked)
+	}
+}
+
+func TestReportSettlesUnknown(t *testing.T) {
+	r, ev := newReportRig(t)
+	ctx := context.Background()
+	r.chat.FailNext(2, notify.CodeOutcomeUnknown)
+	delivered, err := r.n.SendChat(ctx, chatTo("lost answer 1"))
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Fatalf("send: %v", err)
+	}
+	failed, err := r.n.SendChat(ctx, chatTo("lost answer 2"))
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Fatalf("send: %v", err)
+	}
+	if got := r.balance(t); got != opening-80 {
+		t.Fatalf("balance = %d: unknown outcomes keep their charge", got)
+	}
+	// The vendor ID was never learned: the reports name the messages by
+	// the reference the provider gave the vendor.
+	ref := func(id string, st notify.MessageState) *notify.DeliveryReport {
+		acct, mid, ok := notify.ParseMessageRef(notify.MessageRef("acme", id))
+		if !ok {
+			t.Fatal("ParseMessageRef refused MessageRef's reference")
+		}
+		return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: "wamid." + id, Account: acct, MessageID: mid, State: st}
+	}
+	report(t, r.n, ref(delivered.MessageID, notify.StateDelivered))
+	report(t, r.n, ref(failed.MessageID, notify.StateFailed))
+
+	m := r.message(t, delivered.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateDelivered)
+	if m.Cost().Minor != 40 || m.ProviderMessageID != "wamid."+delivered.MessageID {
+		t.Fatalf("unknown reported delivered = %+v", m)
+	}
+	m = r.message(t, failed.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateFailed)
+	if !m.Refunded || m.Cost().Minor != 0 {
+		t.Fatalf("unknown reported failed = %+v", m)
+	}
+	if got := r.balance(t); got != opening-40 {
+		t.Fatalf("balance = %d, want %d: the delivered one charged, the failed one refunded", got, opening-40)
+	}
+	if got, want := ev.String(), "delivered:sent,failed:failed"; got != want {
+		t.Fatalf("events = %q, want %q", got, want)
+	}
+}
+
+func TestReportRefusals(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	sent, err := r.n.SendSMS(ctx, sms("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := sent.ProviderMessageID
+	for _, tt := range []struct {
+		name string
+		rep  *notify.DeliveryReport
+		code notify.Code
+	}{
+		{"nil", nil, notify.CodeInvalidArgument},
+		{"no provider", &notify.DeliveryReport{ProviderMessageID: pm, State: notify.StateDelivered}, notify.CodeInvalidArgument},
+		{"no message named", &notify.DeliveryReport{Provider: "memsms", State: notify.StateDelivered}, notify.CodeInvalidArgument},
+		{"a state reports cannot set", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, State: notify.StateUnknown}, notify.CodeInvalidArgument},
+		{"unknown vendor ID", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "nope", State: notify.StateDelivered}, notify.CodeNotFound},
+		{"another provider", &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: notify.StateDelivered}, notify.CodeNotFound},
+		{"another recipient", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, To: "919999999999", State: notify.StateDelivered}, notify.CodeNotFound},
+		{"another account's message", &notify.DeliveryReport{Provider: "memsms", Account: "other", MessageID: sent.MessageID, State: notify.StateDelivered}, notify.CodeNotFound},
+		{"the reference of another vendor ID", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "other", Account: "acme", MessageID: sent.MessageID, State: notify.StateDelivered}, notify.CodeNotFound},
+	} {
+		_, err := r.n.Report(ctx, tt.rep)
+		if notify.CodeOf(err) != tt.code {
+			t.Errorf("%s: %v, want %s", tt.name, err, tt.code)
+		}
+	}
+	if m := r.message(t, sent.MessageID); m.State != notify.StateSent {
+		t.Fatalf("refused reports moved the record to %s", m.State)
+	}
+	// The recipient with its country code is the same recipient.
+	if res := report(t, r.n, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, To: "+91 98765 43210", State: notify.StateDelivered}); res.Moved != 1 {
+		t.Fatalf("report with the country code: %+v", res)
+	}
+
+	n, err := notify.New(memstore.NewAccounts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Report(ctx, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, State: notify.StateDelivered}); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("without a MessageStore: %v, want Unavailable", err)
+	}
+}
+
+// A report that outruns the send's own answer finds the record still
+// attempting: it is Unavailable, so the receiver asks the vendor to send
+// it again, and then it applies.
+func TestReportWhileSending(t *testing.T) {
+	r, _ := newReportRig(t)
+	v := newBlockingVendor(t, r.chat)
+	done := make(chan *notify.Receipt, 1)
+	go func() {
+		rc, _ := r.n.SendChat(context.Background(), chatTo("slow answer"))
+		done <- rc
+	}()
+	env := <-v.took
+	rep := &notify.DeliveryReport{Provider: "memchat", Account: "acme", MessageID: env.ID, State: notify.StateDelivered}
+	if _, err := r.n.Report(context.Background(), rep); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("report while attempting: %v, want Unavailable", err)
+	}
+	close(v.release)
+	rc := <-done
+	rep.ProviderMessageID = rc.ProviderMessageID
+	if res := report(t, r.n, rep); res.Moved != 1 {
+		t.Fatalf("report after the answer: %+v", res)
+	}
+}
+
+func TestParseMessageRef(t *testing.T) {
+	for _, ref := range []string{"", "a=acme", "m=id", "a=&m=id", "a=x&a=y&m=id", "%zz", "wamid.HBgL"} {
+		if _, _, ok := notify.ParseMessageRef(ref); ok {
+			t.Errorf("ParseMessageRef(%q) accepted it", ref)
+		}
+	}
+	a, m, ok := notify.ParseMessageRef(notify.MessageRef("acme & co", "id=1"))
+	if !ok || a != "acme & co" || m != "id=1" {
+		t.Fatalf("round trip = %q, %q, %v", a, m, ok)
+	}
+}
