@@ -192,6 +192,9 @@ func splitEndpoint(raw string) (root, version, phone string) {
 func (p *Provider) Name() string { return p.name }
 
 // The request body; see the package documentation.
+// maxCallbackData is the vendor's bound on biz_opaque_callback_data.
+const maxCallbackData = 512
+
 type message struct {
 	MessagingProduct string        `json:"messaging_product"`
 	RecipientType    string        `json:"recipient_type"`
@@ -202,7 +205,8 @@ type message struct {
 	Document         *mediaBody    `json:"document,omitempty"`
 	Image            *mediaBody    `json:"image,omitempty"`
 	Video            *mediaBody    `json:"video,omitempty"`
-	// CallbackData comes back in status webhooks: the notify message ID.
+	// CallbackData comes back in status webhooks: notify.MessageRef of
+	// the message, which names it even when the send's answer was lost.
 	CallbackData string `json:"biz_opaque_callback_data,omitempty"`
 }
 
@@ -254,8 +258,10 @@ func (p *Provider) build(env *notify.Envelope) (*message, error) {
 		return nil, notify.InvalidField("to", "cloudchat: must be a phone number")
 	}
 	m := &message{MessagingProduct: "whatsapp", RecipientType: "individual", To: to}
-	if len(env.ID) <= 512 {
-		m.CallbackData = env.ID
+	if env.Account != nil && env.ID != "" {
+		if ref := notify.MessageRef(env.Account.ID, env.ID); len(ref) <= maxCallbackData {
+			m.CallbackData = ref
+		}
 	}
 	c := env.Chat
 	switch {

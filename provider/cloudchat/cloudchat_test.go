@@ -20,6 +20,7 @@ import (
 func chatEnv(to string, m *notify.ChatMessage) *notify.Envelope {
 	m.Gateway = notify.GatewayCloud
 	return &notify.Envelope{ID: "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f", Kind: notify.KindChat, To: to,
+		Account: &notify.Account{ID: "acme"},
 		Provider: "cloudchat", Units: 1, Chat: m}
 }
 
@@ -69,12 +70,12 @@ func TestWireFormat(t *testing.T) {
 			if !strings.HasPrefix(res.ProviderMessageID, "wamid.") || res.Gateway != notify.GatewayCloud || res.Provider != "cloudchat" {
 				t.Fatalf("result %+v", res)
 			}
-			got := vendor.last()
+			got := vendor.Last()
 			if got["messaging_product"] != "whatsapp" || got["recipient_type"] != "individual" || got["to"] != "919876543210" {
 				t.Fatalf("envelope fields: %v", got)
 			}
-			if got["biz_opaque_callback_data"] != "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f" {
-				t.Errorf("callback data = %v, want the message ID", got["biz_opaque_callback_data"])
+			if got["biz_opaque_callback_data"] != notify.MessageRef("acme", "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f") {
+				t.Errorf("callback data = %v, want the message's reference", got["biz_opaque_callback_data"])
 			}
 			var want map[string]any
 			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
@@ -102,25 +103,27 @@ func TestVendorErrors(t *testing.T) {
 		contains   string
 		retryAfter time.Duration
 	}{
-		{name: "throughput", err: graphErr{400, 130429, "(#130429) Rate limit hit", ""}, code: notify.CodeRateLimited, contains: "130429"},
-		{name: "pair rate", err: graphErr{400, 131056, "(#131056) (Business Account, Consumer Account) pair rate limit hit", ""},
+		{name: "throughput", err: gerr(400, 130429, "(#130429) Rate limit hit", ""), code: notify.CodeRateLimited, contains: "130429"},
+		{name: "pair rate", err: gerr(400, 131056, "(#131056) (Business Account, Consumer Account) pair rate limit hit", ""),
 			code: notify.CodeRateLimited, retryAfter: 6 * time.Second},
-		{name: "spam rate", err: graphErr{400, 131048, "(#131048) Spam rate limit hit", ""}, code: notify.CodeRateLimited},
-		{name: "bad token", err: graphErr{401, 190, "Error validating access token: Session has expired", ""},
+		{name: "spam rate", err: gerr(400, 131048, "(#131048) Spam rate limit hit", ""), code: notify.CodeRateLimited},
+		{name: "bad token", err: gerr(401, 190, "Error validating access token: Session has expired", ""),
 			code: notify.CodeRejected, contains: "Config.Token"},
-		{name: "undeliverable", err: graphErr{400, 131026, "(#131026) Message Undeliverable", ""}, code: notify.CodeRejected, contains: "undeliverable"},
+		{name: "undeliverable", err: gerr(400, 131026, "(#131026) Message Undeliverable", ""), code: notify.CodeRejected, contains: "undeliverable"},
 		{name: "something went wrong", err: somethingWentWrong, code: notify.CodeOutcomeUnknown, contains: "does not say whether the message was sent"},
-		{name: "API unknown", err: graphErr{400, 1, "An unknown error occurred", ""}, code: notify.CodeOutcomeUnknown, contains: "code 1,"},
+		{name: "API unknown", err: gerr(400, 1, "An unknown error occurred", ""), code: notify.CodeOutcomeUnknown, contains: "code 1,"},
 		{name: "service unavailable", err: serviceUnavailable, code: notify.CodeUnavailable},
-		{name: "API service down", err: graphErr{503, 2, "Service temporarily unavailable", ""}, code: notify.CodeUnavailable},
-		{name: "server temporarily unavailable", err: graphErr{503, 133004, "(#133004) Server temporarily unavailable", ""}, code: notify.CodeUnavailable},
-		{name: "unknown code on 5xx", err: graphErr{502, 999999, "proxy trouble", ""}, code: notify.CodeOutcomeUnknown},
-		{name: "unknown code on 4xx", err: graphErr{400, 999999, "something odd", ""}, code: notify.CodeRejected},
-		{name: "permission", err: graphErr{403, 10, "(#10) Application does not have permission for this action", ""},
+		{name: "API service down", err: gerr(503, 2, "Service temporarily unavailable", ""), code: notify.CodeUnavailable},
+		{name: "server temporarily unavailable", err: gerr(503, 133004, "(#133004) Server temporarily unavailable", ""), code: notify.CodeUnavailable},
+		{name: "unknown code on 5xx", err: gerr(502, 999999, "proxy trouble", ""), code: notify.CodeOutcomeUnknown},
+		{name: "unknown code on 4xx", err: gerr(400, 999999, "something odd", ""), code: notify.CodeRejected},
+		{name: "permission", err: gerr(403, 10, "(#10) Application does not have permission for this action", ""),
 			code: notify.CodeRejected, contains: "PhoneNumberID"},
-		// Real answers of the fake's own validation:
-		{name: "outside 24h window", to: "9000000001", msg: &notify.ChatMessage{Text: "hello"},
+		// The vendor reports 131047 in a status webhook, but documents it as
+		// an answer too.
+		{name: "outside 24h window", err: gerr(400, 131047, "(#131047) Re-engagement message", ""),
 			code: notify.CodeRejected, contains: "only a template message can be sent"},
+		// Real answers of the fake's own validation:
 		{name: "template does not exist", msg: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "nope", Params: []string{"x"}}},
 			code: notify.CodeRejected, contains: "132001"},
 		{name: "template parameter mismatch", msg: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order_confirmed", Params: []string{"x"}}},
@@ -130,8 +133,8 @@ func TestVendorErrors(t *testing.T) {
 	p := newProvider(t, vendor, testToken)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.err.code != 0 {
-				vendor.failNextWith(tt.err)
+			if tt.err.Code != 0 {
+				vendor.FailNextWith(tt.err)
 			}
 			to, msg := tt.to, tt.msg
 			if to == "" {
@@ -140,7 +143,7 @@ func TestVendorErrors(t *testing.T) {
 			if msg == nil {
 				msg = &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}
 			}
-			before := vendor.count()
+			before := vendor.Count()
 			_, err := p.Send(context.Background(), chatEnv(to, msg))
 			if got := notify.CodeOf(err); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
@@ -161,7 +164,7 @@ func TestVendorErrors(t *testing.T) {
 			if errors.As(err, &e) && e.RetryAfter != tt.retryAfter {
 				t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tt.retryAfter)
 			}
-			if vendor.count() != before {
+			if vendor.Count() != before {
 				t.Error("the vendor accepted a message it refused")
 			}
 		})
@@ -240,22 +243,22 @@ func TestNonJSONErrors(t *testing.T) {
 func TestProxy502IsUnknown(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
-	for _, ft := range []fault{{proxy: http.StatusBadGateway}, {proxy: http.StatusGatewayTimeout, accept: true}} {
-		posts, accepted := vendor.requests(), vendor.count()
-		vendor.failNextWithFault(ft)
+	for _, ft := range []fault{{Proxy: http.StatusBadGateway}, {Proxy: http.StatusGatewayTimeout, Accept: true}} {
+		posts, accepted := vendor.Requests(), vendor.Count()
+		vendor.FailNextWithFault(ft)
 		_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
 		if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
-			t.Errorf("proxy %d: %v, want an unknown outcome", ft.proxy, err)
+			t.Errorf("proxy %d: %v, want an unknown outcome", ft.Proxy, err)
 		}
-		if got := vendor.requests() - posts; got != 1 {
-			t.Errorf("proxy %d: the fake got %d requests, want exactly 1", ft.proxy, got)
+		if got := vendor.Requests() - posts; got != 1 {
+			t.Errorf("proxy %d: the fake got %d requests, want exactly 1", ft.Proxy, got)
 		}
 		want := 0
-		if ft.accept {
+		if ft.Accept {
 			want = 1
 		}
-		if got := vendor.count() - accepted; got != want {
-			t.Errorf("proxy %d: the vendor accepted %d messages, want %d", ft.proxy, got, want)
+		if got := vendor.Count() - accepted; got != want {
+			t.Errorf("proxy %d: the vendor accepted %d messages, want %d", ft.Proxy, got, want)
 		}
 	}
 }
@@ -266,7 +269,7 @@ func TestCloud131000IsUnknown(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
 	e := somethingWentWrong
-	vendor.failNextWithFault(fault{graph: &e, accept: true})
+	vendor.FailNextWithFault(fault{Graph: &e, Accept: true})
 	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}))
 	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("131000: %v, want outcome_unknown", err)
@@ -274,8 +277,8 @@ func TestCloud131000IsUnknown(t *testing.T) {
 	if !strings.Contains(err.Error(), "131000") || !strings.Contains(err.Error(), "AbCdEfGh123") || strings.Contains(err.Error(), "482915") {
 		t.Errorf("131000: message %q lacks the code or trace ID, or holds the OTP", err)
 	}
-	if vendor.requests() != 1 || vendor.count() != 1 {
-		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.requests(), vendor.count())
+	if vendor.Requests() != 1 || vendor.Count() != 1 {
+		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.Requests(), vendor.Count())
 	}
 }
 
@@ -284,13 +287,13 @@ func TestCloud131000IsUnknown(t *testing.T) {
 func TestCloud131016IsRetryable(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
-	vendor.failNextWith(serviceUnavailable)
+	vendor.FailNextWith(serviceUnavailable)
 	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
 	if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("131016: %v, want a retryable unavailable", err)
 	}
-	if vendor.requests() != 1 || vendor.count() != 0 {
-		t.Fatalf("the fake got %d requests and accepted %d, want 1 and 0", vendor.requests(), vendor.count())
+	if vendor.Requests() != 1 || vendor.Count() != 0 {
+		t.Fatalf("the fake got %d requests and accepted %d, want 1 and 0", vendor.Requests(), vendor.Count())
 	}
 }
 
@@ -299,13 +302,13 @@ func TestCloud131016IsRetryable(t *testing.T) {
 func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
-	vendor.failNextWithFault(fault{lose: true})
+	vendor.FailNextWithFault(fault{Lose: true})
 	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
 	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
 		t.Fatalf("lost answer: %v, want an unknown outcome", err)
 	}
-	if vendor.requests() != 1 || vendor.count() != 1 {
-		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.requests(), vendor.count())
+	if vendor.Requests() != 1 || vendor.Count() != 1 {
+		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.Requests(), vendor.Count())
 	}
 	// The vendor works again.
 	if _, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err != nil {
@@ -368,7 +371,7 @@ func TestBadEnvelopes(t *testing.T) {
 	if _, err := p.Send(context.Background(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("nil envelope: %v", err)
 	}
-	if vendor.count() != 0 {
+	if vendor.Count() != 0 {
 		t.Error("a bad envelope reached the vendor")
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 	"github.com/notifykit/notify/provider/providertest"
 )
 
@@ -30,25 +31,25 @@ func TestConformance(t *testing.T) {
 				// 131016 is documented as the service being down for a
 				// while: certainly not taken. 131000 would not do: it
 				// does not say whether the message was sent.
-				vendor.failNextWith(serviceUnavailable)
+				vendor.FailNextWith(serviceUnavailable)
 			case providertest.RateLimited:
-				vendor.failNextWith(throughputHit)
+				vendor.FailNextWith(throughputHit)
 			case providertest.Permanent:
-				vendor.failNextWith(undeliverable)
+				vendor.FailNextWith(undeliverable)
 			case providertest.AnswerLost:
 				// Take the message, then drop the connection.
-				vendor.failNextWithFault(fault{lose: true})
+				vendor.FailNextWithFault(fault{Lose: true})
 			default:
 				return false
 			}
 			return true
 		},
-		SetLatency: vendor.setLatency,
-		Received:   vendor.count,
+		SetLatency: vendor.SetLatency,
+		Received:   vendor.Count,
 	})
 }
 
-func newProvider(t *testing.T, vendor *fakeGraph, token string) *cloudchat.Provider {
+func newProvider(t *testing.T, vendor *cloudchattest.Server, token string) *cloudchat.Provider {
 	t.Helper()
 	p, err := cloudchat.New(cloudchat.Config{
 		BaseURL: vendor.URL, PhoneNumberID: testPhoneID, Token: token, HTTPClient: vendor.Client(),
