@@ -244,7 +244,8 @@ type MessageStore interface {
 	// atomic step and sets Refunded, unless u.KeepCharge. It returns the
 	// record after the move. When CanMove forbids the move but
 	// CanBackfill allows it and the history has no step in u.State yet,
-	// Move adds that step, placed by its time, and changes nothing else:
+	// Move adds that step, before the first step of a state further
+	// along, and changes nothing else:
 	// the returned record's State then differs from u.State. Any other
 	// move is Conflict and changes nothing, and its *Message is the record
 	// as it stands (so a caller learns who moved it first); a missing

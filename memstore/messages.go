@@ -181,9 +181,11 @@ func inHistory(rec *notify.Message, st notify.MessageState) bool {
 	return slices.ContainsFunc(rec.History, func(c notify.StateChange) bool { return c.State == st })
 }
 
-// backfill adds step to rec's history, before the first later step.
+// backfill adds step to rec's history, before the first step of a state
+// further along (clocks of vendor and host differ, so the states' order
+// places it, not the times).
 func backfill(rec *notify.Message, step notify.StateChange) {
-	i := slices.IndexFunc(rec.History, func(c notify.StateChange) bool { return c.At.After(step.At) })
+	i := slices.IndexFunc(rec.History, func(c notify.StateChange) bool { return notify.CanBackfill(c.State, step.State) })
 	if i < 0 {
 		i = len(rec.History)
 	}

@@ -241,11 +241,15 @@ SELECT ` + messageColumns + ` FROM m`),
 		// backfillMessage adds the step $3 (a one-element JSON array) to
 		// the history of a record whose state is one of $4 (the states
 		// notify.CanBackfill lets a report of the step's state reach) and
-		// whose history has no step like $5 yet, keeping the history in
-		// time order; the state stays.
+		// whose history has no step like $5 yet, before the history's
+		// first step in one of $4; the state stays.
 		backfillMessage: x(`UPDATE {{s}}{{p}}messages SET history = (
-	SELECT jsonb_agg(e ORDER BY (e->>'at')::timestamptz, n)
-	FROM jsonb_array_elements(history || $3::jsonb) WITH ORDINALITY AS t(e, n))
+	SELECT jsonb_agg(e ORDER BY k) FROM (
+		SELECT e, 2 * n AS k FROM jsonb_array_elements(history) WITH ORDINALITY AS t(e, n)
+		UNION ALL
+		SELECT $3::jsonb -> 0, 2 * (SELECT min(n) FROM jsonb_array_elements(history) WITH ORDINALITY AS t(e, n)
+			WHERE e ->> 'state' = ANY($4)) - 1
+	) AS steps)
 WHERE id = $1 AND account = $2 AND state = ANY($4) AND NOT history @> $5::jsonb
 RETURNING ` + messageColumns),
 

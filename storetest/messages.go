@@ -39,7 +39,7 @@ type MessagesHarness struct {
 //     read, failed) and never back; a failure keeps the charge when the
 //     move says so (KeepCharge), and Refunded tells which; a report of
 //     a state the record passed without is kept as a step of the history,
-//     in time order, once (notify.CanBackfill);
+//     before the steps further along, once (notify.CanBackfill);
 //   - ByProviderID finds the records a provider accepted under an ID,
 //     of every account, oldest first;
 //   - ByKey finds the account's records of a key opened since a time,

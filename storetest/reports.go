@@ -107,7 +107,9 @@ func testBackfill(t *testing.T, h MessagesHarness) {
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sentMessage(t, s, acct, newName("pm"))
-	delivered, read := msgEpoch.Add(2*time.Minute), msgEpoch.Add(3*time.Minute)
+	// The vendor's clock is behind the host's: the step goes where its
+	// state belongs, whatever its time.
+	delivered, read := msgEpoch.Add(-time.Hour), msgEpoch.Add(3*time.Minute)
 	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateRead, At: read})
 	got, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateDelivered, At: delivered, Error: "must not stick"})
 	if err != nil {
@@ -116,7 +118,7 @@ func testBackfill(t *testing.T, h MessagesHarness) {
 	want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateSent,
 		notify.StateDelivered, notify.StateRead}
 	if got.State != notify.StateRead || !slices.Equal(states(got), want) || !got.History[3].At.Equal(delivered) || got.Error != "" {
-		t.Fatalf("delivered after read: %+v, want read with delivered in its history, in time order", got)
+		t.Fatalf("delivered after read: %+v, want read with delivered in its history, before read", got)
 	}
 	if !got.UpdatedAt.Equal(read) {
 		t.Fatalf("a backfilled step moved UpdatedAt to %v", got.UpdatedAt)

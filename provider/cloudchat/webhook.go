@@ -1,0 +1,195 @@
+package cloudchat
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/webhook"
+)
+
+// WebhookConfig configures a Webhook.
+type WebhookConfig struct {
+	// Reporter takes the reports, usually the *notify.Notifier. Required.
+	Reporter notify.Reporter
+	// AppSecret is the app's secret, with which the vendor signs every
+	// notification (X-Hub-Signature-256). Required.
+	AppSecret string
+	// VerifyToken is the token set in the app's webhook configuration,
+	// which the vendor's subscription handshake repeats. Empty: the
+	// handshake is refused (a webhook subscribed already keeps working).
+	VerifyToken string
+	// Provider is the Name of the Provider that sends the messages
+	// reported on. Default "cloudchat", New's default.
+	Provider string
+	// MaxBody bounds a notification's body. Default 1 MiB.
+	MaxBody int64
+}
+
+// Webhook receives the cloud API's webhooks: the subscription handshake
+// and the status notifications of messages sent, which it turns into
+// notify.DeliveryReports. Mount it at the callback URL of the app's
+// webhook configuration; create it with NewWebhook. It is safe for
+// concurrent use.
+type Webhook struct {
+	cfg   WebhookConfig
+	count webhook.Counter
+}
+
+// NewWebhook returns a Webhook for cfg. It fails when Reporter or
+// AppSecret is missing, naming the field.
+func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
+	switch {
+	case cfg.Reporter == nil:
+		return nil, errors.New("cloudchat: WebhookConfig.Reporter is required")
+	case cfg.AppSecret == "":
+		return nil, errors.New("cloudchat: WebhookConfig.AppSecret is required: the vendor signs notifications with it")
+	}
+	if cfg.Provider == "" {
+		cfg.Provider = DefaultName
+	}
+	return &Webhook{cfg: cfg}, nil
+}
+
+// Stats returns what the webhook did so far.
+func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
+
+// ServeHTTP answers the handshake (GET) and takes notifications (POST),
+// as the package documentation describes.
+func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		h.handshake(w, r)
+	case http.MethodPost:
+		h.notification(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// handshake answers the vendor's subscription check with its challenge,
+// when it carries the verify token.
+func (h *Webhook) handshake(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("hub.mode") != "subscribe" || !webhook.Equal(q.Get("hub.verify_token"), h.cfg.VerifyToken) {
+		h.count.Refuse(w)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(q.Get("hub.challenge")))
+}
+
+// notification checks a notification's signature and reports its
+// statuses.
+func (h *Webhook) notification(w http.ResponseWriter, r *http.Request) {
+	body, err := webhook.ReadBody(r, h.cfg.MaxBody)
+	if err != nil {
+		h.count.Malformed(w, err)
+		return
+	}
+	sig, ok := strings.CutPrefix(r.Header.Get("X-Hub-Signature-256"), "sha256=")
+	if !ok || !webhook.SignedSHA256(body, h.cfg.AppSecret, sig) {
+		h.count.Refuse(w)
+		return
+	}
+	var n notification
+	if err := json.Unmarshal(body, &n); err != nil {
+		h.count.Malformed(w, err)
+		return
+	}
+	h.count.Deliver(r.Context(), w, h.cfg.Reporter, h.reports(&n))
+}
+
+// notification is the part of a webhook body that carries statuses.
+type notification struct {
+	Object string `json:"object"`
+	Entry  []struct {
+		Changes []struct {
+			Field string `json:"field"`
+			Value struct {
+				Statuses []statusEntry `json:"statuses"`
+			} `json:"value"`
+		} `json:"changes"`
+	} `json:"entry"`
+}
+
+type statusEntry struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	Timestamp    string `json:"timestamp"`
+	RecipientID  string `json:"recipient_id"`
+	CallbackData string `json:"biz_opaque_callback_data"`
+	Errors       []struct {
+		Code      int    `json:"code"`
+		Title     string `json:"title"`
+		Message   string `json:"message"`
+		ErrorData struct {
+			Details string `json:"details"`
+		} `json:"error_data"`
+	} `json:"errors"`
+}
+
+// reportedStates maps the vendor's statuses to states; the others
+// (deleted, warning) are not about delivery and are ignored.
+var reportedStates = map[string]notify.MessageState{
+	"sent":      notify.StateSent,
+	"delivered": notify.StateDelivered,
+	"read":      notify.StateRead,
+	"played":    notify.StateRead, // a voice message was listened to
+	"failed":    notify.StateFailed,
+}
+
+// reports turns n's statuses into reports, counting those it ignores.
+func (h *Webhook) reports(n *notification) []*notify.DeliveryReport {
+	var out []*notify.DeliveryReport
+	ignored := 0
+	for _, e := range n.Entry {
+		for _, c := range e.Changes {
+			if c.Field != "messages" {
+				continue
+			}
+			for _, st := range c.Value.Statuses {
+				r := h.report(&st)
+				if r == nil {
+					ignored++
+					continue
+				}
+				out = append(out, r)
+			}
+		}
+	}
+	h.count.Ignore(ignored)
+	return out
+}
+
+func (h *Webhook) report(st *statusEntry) *notify.DeliveryReport {
+	state, ok := reportedStates[st.Status]
+	if !ok || st.ID == "" {
+		return nil
+	}
+	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: st.ID, To: st.RecipientID, State: state}
+	if sec, err := strconv.ParseInt(st.Timestamp, 10, 64); err == nil && sec > 0 {
+		r.At = time.Unix(sec, 0).UTC()
+	}
+	if acct, id, ok := notify.ParseMessageRef(st.CallbackData); ok {
+		r.Account, r.MessageID = acct, id
+	}
+	if len(st.Errors) > 0 {
+		e := st.Errors[0]
+		r.VendorCode = strconv.Itoa(e.Code)
+		text := e.Title
+		if text == "" {
+			text = e.Message
+		}
+		if d := e.ErrorData.Details; d != "" {
+			text += ": " + d
+		}
+		r.Error = "cloudchat: " + strings.TrimSpace(text) + " (code " + r.VendorCode + ")"
+	}
+	return r
+}

@@ -1,0 +1,350 @@
+package cloudchat_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
+	"github.com/notifykit/notify/wallet"
+)
+
+const (
+	verifyToken = "verify-me-3c9a"
+	outside     = "9000000001" // never wrote in: outside the window
+)
+
+// reportLoop is the whole loop over real HTTP: a Notifier sending chat
+// through a cloudchat Provider to the fake vendor, whose status webhooks
+// reach a Webhook on its own server.
+type reportLoop struct {
+	n        *notify.Notifier
+	wallet   *memstore.Wallet
+	vendor   *cloudchattest.Server
+	receiver *httptest.Server
+	hook     *cloudchat.Webhook
+}
+
+func newReportLoop(t *testing.T) *reportLoop {
+	t.Helper()
+	mux := http.NewServeMux()
+	receiver := httptest.NewServer(mux)
+	t.Cleanup(receiver.Close)
+	l := &reportLoop{receiver: receiver, wallet: memstore.NewWallet(),
+		vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := chat.New(chat.Config{Cloud: newProvider(t, l.vendor, testToken)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.n, err = notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(l.wallet, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(l.wallet)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.hook, err = cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.n, AppSecret: testSecret, VerifyToken: verifyToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/webhooks/cloudchat", l.hook)
+	return l
+}
+
+func (l *reportLoop) send(t *testing.T, to string) *notify.Receipt {
+	t.Helper()
+	r, err := l.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: to, Message: "Your order shipped"})
+	if err != nil {
+		t.Fatalf("send to %s: %v", to, err)
+	}
+	return r
+}
+
+func (l *reportLoop) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := l.wallet.Balance(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Available.Minor
+}
+
+func (l *reportLoop) message(t *testing.T, id string) *notify.Message {
+	t.Helper()
+	m, err := l.n.Message(context.Background(), "acme", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// post sends body to the receiver with the signature header sig (none
+// when empty) and returns the status.
+func (l *reportLoop) post(t *testing.T, body []byte, sig string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, l.receiver.URL+"/webhooks/cloudchat", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig != "" {
+		req.Header.Set("X-Hub-Signature-256", sig)
+	}
+	resp, err := l.receiver.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs ...cloudchattest.Error) cloudchattest.Status {
+	t.Helper()
+	st, ok := l.vendor.StatusOf(r.ProviderMessageID, status, errs...)
+	if !ok {
+		t.Fatalf("the vendor has no message %s", r.ProviderMessageID)
+	}
+	return st
+}
+
+func historyOf(m *notify.Message) string {
+	var s []string
+	for _, c := range m.History {
+		s = append(s, string(c.State))
+	}
+	return strings.Join(s, ",")
+}
+
+// TestWebhookOutsideWindowFailsAndRefunds is the vendor's own behaviour:
+// free text outside the window is accepted with 200, charged, and
+// reported failed later; the report refunds it, once.
+func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
+	l := newReportLoop(t)
+	opening := l.balance(t)
+	inside := l.send(t, "9876543210")
+	out := l.send(t, outside)
+	if out.Status != notify.StatusSent || l.balance(t) != opening-2*inside.Cost.Minor {
+		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.balance(t))
+	}
+	if err := l.vendor.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if m := l.message(t, inside.MessageID); m.State != notify.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
+		t.Fatalf("inside the window: %s (%s)", m.State, historyOf(m))
+	}
+	m := l.message(t, out.MessageID)
+	if m.State != notify.StateFailed || m.VendorCode != "131047" || !m.Refunded || !strings.Contains(m.Error, "Re-engagement") {
+		t.Fatalf("outside the window: %+v", m)
+	}
+	if got := l.balance(t); got != opening-inside.Cost.Minor {
+		t.Fatalf("balance = %d, want %d: the failed message refunded", got, opening-inside.Cost.Minor)
+	}
+	// The vendor retries a webhook it thinks went unanswered: the replay
+	// changes nothing.
+	failed := l.status(t, out, "failed", cloudchattest.ReEngagement)
+	body := cloudchattest.Payload(testPhoneID, failed)
+	for range 2 {
+		if code := l.post(t, body, cloudchattest.Sign(testSecret, body)); code != http.StatusOK {
+			t.Fatalf("replay: %d", code)
+		}
+	}
+	if got := l.balance(t); got != opening-inside.Cost.Minor {
+		t.Fatalf("balance after replays = %d: refunded more than once", got)
+	}
+	if s := l.hook.Stats(); s.Reports != 5 || s.Refused != 0 || s.Unmatched != 0 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestWebhookRefusesForgeries(t *testing.T) {
+	l := newReportLoop(t)
+	opening := l.balance(t)
+	out := l.send(t, outside)
+	body := cloudchattest.Payload(testPhoneID, l.status(t, out, "failed", cloudchattest.ReEngagement))
+	other := cloudchattest.Payload(testPhoneID, l.status(t, out, "delivered"))
+	for name, sig := range map[string]string{
+		"no signature":           "",
+		"wrong secret":           cloudchattest.Sign("not-the-secret", body),
+		"another body's":         cloudchattest.Sign(testSecret, other),
+		"without the prefix":     strings.TrimPrefix(cloudchattest.Sign(testSecret, body), "sha256="),
+		"sha1 prefix":            "sha1=" + strings.TrimPrefix(cloudchattest.Sign(testSecret, body), "sha256="),
+		"not hex":                "sha256=zz",
+		"a truncated signature":  cloudchattest.Sign(testSecret, body)[:40],
+		"an empty secret's HMAC": cloudchattest.Sign("", body),
+	} {
+		if code := l.post(t, body, sig); code != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401", name, code)
+		}
+	}
+	if m := l.message(t, out.MessageID); m.State != notify.StateSent {
+		t.Fatalf("a forged report moved the message to %s", m.State)
+	}
+	if got := l.balance(t); got != opening-out.Cost.Minor {
+		t.Fatalf("balance = %d: a forged report moved money", got)
+	}
+	if s := l.hook.Stats(); s.Refused != 8 || s.Reports != 0 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestWebhookOutOfOrderAndUnknownIDs(t *testing.T) {
+	l := newReportLoop(t)
+	r := l.send(t, "9876543210")
+	ctx := context.Background()
+	read := l.status(t, r, "read")
+	delivered := l.status(t, r, "delivered")
+	delivered.Timestamp = read.Timestamp.Add(-time.Minute)
+	stranger := cloudchattest.Status{ID: "wamid.NOT-OURS", Status: "delivered", Timestamp: time.Now(), RecipientID: "919876543210"}
+	deleted := l.status(t, r, "deleted")
+	if err := l.vendor.Post(ctx, read, stranger, deleted); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.vendor.Post(ctx, delivered); err != nil {
+		t.Fatal(err)
+	}
+	m := l.message(t, r.MessageID)
+	if m.State != notify.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
+		t.Fatalf("read before delivered: %s (%s)", m.State, historyOf(m))
+	}
+	if !m.History[3].At.Equal(delivered.Timestamp.Truncate(time.Second)) {
+		t.Fatalf("delivered at %v, want the vendor's timestamp %v", m.History[3].At, delivered.Timestamp)
+	}
+	if s := l.hook.Stats(); s.Unmatched != 1 || s.Ignored != 1 || s.Reports != 2 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+// TestWebhookSettlesAnUnknownSend: the vendor took the message and the
+// answer was lost, so its wamid was never learned; the status names it
+// by the callback data the provider sent.
+func TestWebhookSettlesAnUnknownSend(t *testing.T) {
+	l := newReportLoop(t)
+	opening := l.balance(t)
+	l.vendor.FailNextWithFault(fault{Lose: true})
+	r, err := l.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hello"})
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Fatalf("lost answer: %v", err)
+	}
+	taken := l.vendor.Accepted()
+	if len(taken) != 1 {
+		t.Fatalf("the vendor took %d messages", len(taken))
+	}
+	st, _ := l.vendor.StatusOf(taken[0].ID, "delivered")
+	if err := l.vendor.Post(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	m := l.message(t, r.MessageID)
+	if m.State != notify.StateDelivered || m.ProviderMessageID != taken[0].ID || historyOf(m) != "pending,attempting,unknown,delivered" {
+		t.Fatalf("unknown reported delivered: %+v", m)
+	}
+	if got := l.balance(t); got != opening-r.Cost.Minor {
+		t.Fatalf("balance = %d: a delivered message keeps its charge", got)
+	}
+}
+
+func TestWebhookHandshake(t *testing.T) {
+	l := newReportLoop(t)
+	get := func(q url.Values) (int, string) {
+		resp, err := l.receiver.Client().Get(l.receiver.URL + "/webhooks/cloudchat?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.String()
+	}
+	if code, body := get(url.Values{"hub.mode": {"subscribe"}, "hub.verify_token": {verifyToken}, "hub.challenge": {"1158201444"}}); code != 200 || body != "1158201444" {
+		t.Fatalf("handshake: %d %q", code, body)
+	}
+	for name, q := range map[string]url.Values{
+		"wrong token": {"hub.mode": {"subscribe"}, "hub.verify_token": {"guess"}, "hub.challenge": {"1"}},
+		"no token":    {"hub.mode": {"subscribe"}, "hub.challenge": {"1"}},
+		"wrong mode":  {"hub.mode": {"unsubscribe"}, "hub.verify_token": {verifyToken}, "hub.challenge": {"1"}},
+	} {
+		if code, body := get(q); code != http.StatusUnauthorized || body == "1" {
+			t.Errorf("%s: %d %q, want 401 without the challenge", name, code, body)
+		}
+	}
+	// Without a verify token configured, no handshake succeeds.
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.n, AppSecret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?hub.mode=subscribe&hub.verify_token=&hub.challenge=1", nil))
+	if rec.Code != http.StatusUnauthorized {
+		t.Fatalf("handshake without a configured token: %d", rec.Code)
+	}
+}
+
+func TestWebhookBadRequests(t *testing.T) {
+	l := newReportLoop(t)
+	notJSON := []byte(`{"object":`)
+	if code := l.post(t, notJSON, cloudchattest.Sign(testSecret, notJSON)); code != http.StatusBadRequest {
+		t.Errorf("malformed: %d, want 400", code)
+	}
+	huge := bytes.Repeat([]byte("x"), 1<<20+1)
+	if code := l.post(t, huge, cloudchattest.Sign(testSecret, huge)); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized: %d, want 413", code)
+	}
+	req, _ := http.NewRequest(http.MethodPut, l.receiver.URL+"/webhooks/cloudchat", nil)
+	resp, err := l.receiver.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST" {
+		t.Errorf("PUT: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if s := l.hook.Stats(); s.Malformed != 2 {
+		t.Fatalf("stats = %+v", s)
+	}
+	for name, cfg := range map[string]cloudchat.WebhookConfig{
+		"Reporter":  {AppSecret: testSecret},
+		"AppSecret": {Reporter: l.n},
+	} {
+		if _, err := cloudchat.NewWebhook(cfg); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("NewWebhook without %s: %v", name, err)
+		}
+	}
+}
+
+// TestWebhookStoreTroubleAsksForARetry: a report that cannot be applied
+// now is answered 503, so the vendor sends it again.
+func TestWebhookStoreTroubleAsksForARetry(t *testing.T) {
+	rep := notify.Reporter(reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) {
+		return nil, notify.Errorf(notify.CodeUnavailable, "database down")
+	}))
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: rep, AppSecret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := cloudchattest.Payload(testPhoneID, cloudchattest.Status{ID: "wamid.X", Status: "delivered", Timestamp: time.Now(), RecipientID: "919876543210"})
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+	req.Header.Set("X-Hub-Signature-256", cloudchattest.Sign(testSecret, body))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || h.Stats().Failed != 1 {
+		t.Fatalf("store down: %d, stats %+v", rec.Code, h.Stats())
+	}
+}
+
+type reporterFunc func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error)
+
+func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
+	return f(ctx, r)
+}
