@@ -20,7 +20,7 @@ import (
 func chatEnv(to string, m *notify.ChatMessage) *notify.Envelope {
 	m.Gateway = notify.GatewayCloud
 	return &notify.Envelope{ID: "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f", Kind: notify.KindChat, To: to,
-		Account: &notify.Account{ID: "acme"},
+		Account:  &notify.Account{ID: "acme"},
 		Provider: "cloudchat", Units: 1, Chat: m}
 }
 
