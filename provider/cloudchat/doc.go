@@ -71,4 +71,41 @@
 //
 // Error messages carry the vendor's message, code and fbtrace_id (for
 // support requests) but never the token or the envelope's OTP.
+//
+// # Delivery reports
+//
+// The vendor's 200 is not a delivery: it reports what became of each
+// message later, in status webhooks, and some refusals come only that way
+// (free text outside the customer service window is answered 200 and
+// reported failed with 131047; a number that cannot receive messages,
+// 131026, too). Webhook takes them:
+//
+//	GET  {callback}?hub.mode=subscribe&hub.verify_token={VerifyToken}&hub.challenge={n}
+//	     the subscription handshake: answered 200 with the challenge when
+//	     the token is WebhookConfig.VerifyToken, else 401
+//	POST {callback}   X-Hub-Signature-256: sha256={hex HMAC-SHA256 of the raw body, keyed by the app secret}
+//	     {"object": "whatsapp_business_account", "entry": [{"changes": [{"field": "messages",
+//	       "value": {"statuses": [{"id": "wamid...", "status": "sent" | "delivered" | "read" | "failed",
+//	       "timestamp": "<unix seconds>", "recipient_id": "91XXXXXXXXXX",
+//	       "biz_opaque_callback_data": "...", "errors": [{"code", "title", "error_data": {"details"}}]}]}}]}]}
+//
+// A notification whose signature is missing or wrong is refused with 401
+// before its body is read as JSON, and changes nothing; the signature is
+// compared in constant time. Each status becomes a notify.DeliveryReport
+// (sent, delivered, read, failed; "played" counts as read; others, such
+// as deleted, are ignored) handed to WebhookConfig.Reporter, usually the
+// Notifier: the message moves on, a failure is refunded as the
+// Notifier's RefundPolicy says (chat failures are, by default), and a
+// repeated or late report changes nothing. Each message is sent with
+// notify.MessageRef as its biz_opaque_callback_data, which the vendor
+// echoes, so a status also names a message whose send had an unknown
+// outcome (its wamid never reached us).
+//
+// Answers: 200 once every status was taken, including statuses of
+// messages no record has (counted in Stats().Unmatched: a vendor retries
+// unacknowledged webhooks for days); 400 for a body that is not JSON, 413
+// for one over WebhookConfig.MaxBody; 503 when a report could not be
+// applied now (the store failed, or the message's own send has not
+// finished), so that the vendor sends it again. Package cloudchattest is
+// a fake vendor that posts these webhooks.
 package cloudchat

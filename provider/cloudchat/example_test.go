@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/wallet"
 )
 
 func Example() {
@@ -39,4 +41,34 @@ func Example() {
 	// Output:
 	// POST /v21.0/106540352242922/messages true
 	// wamid.EXAMPLE
+}
+
+// ExampleWebhook mounts the status webhook beside a Notifier that keeps
+// message records (notify.WithMessageStore), which reports need.
+func ExampleWebhook() {
+	accounts := memstore.NewAccounts()
+	w := memstore.NewWallet()
+	n, err := notify.New(accounts, notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(w)))
+	if err != nil {
+		panic(err)
+	}
+	hook, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{
+		Reporter:    n,
+		AppSecret:   "the app secret",      // from the app's dashboard
+		VerifyToken: "a token of your own", // as set in the webhook configuration
+	})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/webhooks/cloudchat", hook)
+
+	// The vendor's subscription handshake.
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet,
+		"/webhooks/cloudchat?hub.mode=subscribe&hub.verify_token=a+token+of+your+own&hub.challenge=1158201444", nil))
+	fmt.Println(rec.Code, rec.Body.String())
+	// Output:
+	// 200 1158201444
 }
