@@ -23,16 +23,18 @@ type messageJSON struct {
 	Gateway           string `json:"gateway,omitempty"`
 	Units             int    `json:"units,omitempty"`
 	Metered           bool   `json:"metered"`
-	// Cost is what stays charged (zero once failed: refunded); Charged is
-	// what was debited when the message was opened.
+	// Cost is what stays charged (zero once refunded); Charged is what was
+	// debited when the message was opened.
 	Cost           string          `json:"cost"`
 	CostMinor      int64           `json:"cost_minor"`
 	Charged        string          `json:"charged"`
 	ChargedMinor   int64           `json:"charged_minor"`
+	Refunded       bool            `json:"refunded"`
 	Currency       currencyJSON    `json:"currency"`
 	Attempts       int             `json:"attempts"`
 	ErrorCode      string          `json:"error_code,omitempty"`
 	Error          string          `json:"error,omitempty"`
+	VendorCode     string          `json:"vendor_code,omitempty"`
 	Note           string          `json:"note,omitempty"`
 	IdempotencyKey string          `json:"idempotency_key,omitempty"`
 	Domain         string          `json:"domain,omitempty"`
@@ -59,6 +61,7 @@ func toMessageJSON(m *notify.Message) messageJSON {
 		Status: string(m.State), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
 		Gateway: string(m.Gateway), Units: m.Units, Metered: m.Metered,
 		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,
+		Refunded: m.Refunded, VendorCode: m.VendorCode,
 		Currency: currencyJSON{Code: cur.Code, Symbol: cur.Symbol, Exponent: cur.Exponent},
 		Attempts: m.Attempts, ErrorCode: string(m.ErrorCode), Error: m.Error, Note: m.Note,
 		IdempotencyKey: m.IdempotencyKey, Domain: m.Domain,
