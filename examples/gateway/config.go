@@ -60,6 +60,12 @@ type config struct {
 	// operator-registered dlt_template_id with its dlt_entity_id, as the
 	// API documents the route.
 	dltStrict bool
+	// cloudAppSecret is NOTIFY_CLOUD_APP_SECRET: the app secret the cloud
+	// API signs its status webhooks with. Set: /webhooks/cloudchat is
+	// mounted. cloudVerifyToken is NOTIFY_CLOUD_VERIFY_TOKEN, the token of
+	// the webhook's subscription handshake.
+	cloudAppSecret   string
+	cloudVerifyToken string
 	// settleAfter is NOTIFY_SETTLE_AFTER (default 2m): how long a send may
 	// stay unfinished before the reconciler settles it as abandoned, and
 	// the lease of an idempotency key's reservation.
@@ -78,6 +84,9 @@ func loadConfig(env func(string) string) (*config, error) {
 		cloudURL:   get("NOTIFY_CLOUD_URL"),
 		cloudToken: get("NOTIFY_CLOUD_TOKEN"),
 		cloudPhone: get("NOTIFY_CLOUD_PHONE_ID"),
+
+		cloudAppSecret:   get("NOTIFY_CLOUD_APP_SECRET"),
+		cloudVerifyToken: get("NOTIFY_CLOUD_VERIFY_TOKEN"),
 		qrURL:      get("NOTIFY_QR_URL"),
 		qrKey:      get("NOTIFY_QR_KEY"),
 		qrSession:  get("NOTIFY_QR_SESSION"),
@@ -161,6 +170,12 @@ func loadConfig(env func(string) string) (*config, error) {
 		if c.cloudToken == "" || c.cloudPhone == "" {
 			return nil, fmt.Errorf("NOTIFY_CLOUD_TOKEN and NOTIFY_CLOUD_PHONE_ID are both needed for the cloud chat gateway")
 		}
+	}
+	if (c.cloudAppSecret != "" || c.cloudVerifyToken != "") && c.cloudToken == "" {
+		return nil, fmt.Errorf("NOTIFY_CLOUD_APP_SECRET and NOTIFY_CLOUD_VERIFY_TOKEN take the cloud gateway's reports: set NOTIFY_CLOUD_TOKEN and NOTIFY_CLOUD_PHONE_ID too")
+	}
+	if c.cloudVerifyToken != "" && c.cloudAppSecret == "" {
+		return nil, fmt.Errorf("NOTIFY_CLOUD_VERIFY_TOKEN: set NOTIFY_CLOUD_APP_SECRET too; without it no status webhook is taken")
 	}
 	if c.qrURL != "" || c.qrKey != "" || c.qrSession != "" {
 		if c.qrURL == "" || c.qrSession == "" {

@@ -215,10 +215,15 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if err != nil {
 		return err
 	}
-	h, err := httpapi.New(n, st.accounts, httpapi.WithLogger(logger))
+	api, err := httpapi.New(n, st.accounts, httpapi.WithLogger(logger))
 	if err != nil {
 		return err
 	}
+	hooks, hookPaths, err := webhooks(cfg, n)
+	if err != nil {
+		return err
+	}
+	h := withWebhooks(api, hooks)
 	// Sends a crash left unfinished are settled now and then every half
 	// threshold, so none waits much longer than the threshold.
 	closers = append(closers, reconcileEvery(n, cfg.settleAfter/2, logger))
@@ -243,6 +248,9 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// requests in flight finish and no new one is accepted.
 	srv.RegisterOnShutdown(func() { logger.Info("listener closed; finishing the requests in flight") })
 	printBanner(stdout, cfg, st, bal.Available, "http://"+ln.Addr().String()+httpapi.BasePath, smtpInfo)
+	for _, p := range hookPaths {
+		fmt.Fprintf(stdout, "delivery reports: %s\n", p)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

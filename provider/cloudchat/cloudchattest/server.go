@@ -112,8 +112,9 @@ type Server struct {
 	*httptest.Server
 	cfg Config
 
-	mu       sync.Mutex
-	posts    int // message requests that reached the fake
+	mu         sync.Mutex
+	webhookURL string
+	posts      int // message requests that reached the fake
 	accepted []Message
 	flushed  int // accepted messages whose statuses Flush posted
 	fault    *Fault
@@ -135,7 +136,7 @@ func NewServer(cfg Config) *Server {
 	if cfg.Window == nil {
 		cfg.Window = DefaultWindow
 	}
-	s := &Server{cfg: cfg, window: make(map[string]bool)}
+	s := &Server{cfg: cfg, window: make(map[string]bool), webhookURL: cfg.WebhookURL}
 	for _, to := range cfg.Window {
 		s.window[to] = true
 	}
@@ -445,12 +446,23 @@ func (s *Server) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Post posts one status webhook carrying sts to Config.WebhookURL,
+// SetWebhookURL changes where status webhooks go (Config.WebhookURL),
+// for a receiver started after the Server.
+func (s *Server) SetWebhookURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhookURL = u
+}
+
+// Post posts one status webhook carrying sts to the webhook URL,
 // signed with Config.AppSecret, and returns the receiver's answer as an
 // error unless it is 200.
 func (s *Server) Post(ctx context.Context, sts ...Status) error {
 	body := Payload(s.cfg.PhoneNumberID, sts...)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.WebhookURL, bytes.NewReader(body))
+	s.mu.Lock()
+	target := s.webhookURL
+	s.mu.Unlock()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
+)
+
+const (
+	cloudToken  = "cloud-token-4b2e"
+	cloudSecret = "cloud-app-secret-91d0"
+)
+
+// reportingGateway is the gateway sending chat through the fake cloud
+// vendor, whose status webhooks reach the gateway's /webhooks/cloudchat.
+func reportingGateway(t *testing.T, extra map[string]string) (*gateway, *cloudchattest.Server, string) {
+	t.Helper()
+	vendor := cloudchattest.NewServer(cloudchattest.Config{Token: cloudToken, AppSecret: cloudSecret})
+	t.Cleanup(vendor.Close)
+	env := map[string]string{
+		"NOTIFY_CLOUD_URL": vendor.URL, "NOTIFY_CLOUD_TOKEN": cloudToken,
+		"NOTIFY_CLOUD_PHONE_ID":   cloudchattest.DefaultPhoneNumberID,
+		"NOTIFY_CLOUD_APP_SECRET": cloudSecret, "NOTIFY_CLOUD_VERIFY_TOKEN": "verify-7e1f",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	g := start(t, env)
+	g.out.waitFor(t, "delivery reports: GET, POST /webhooks/cloudchat")
+	hook := strings.TrimSuffix(g.base, "/api/v1") + "/webhooks/cloudchat"
+	vendor.SetWebhookURL(hook)
+	return g, vendor, hook
+}
+
+func (g *gateway) record(t *testing.T, id string) map[string]any {
+	t.Helper()
+	a := g.curl(t, http.MethodGet, "/messages/"+id, map[string]string{"Authorization": g.key}, "")
+	if a.status != 200 {
+		t.Fatalf("GET /messages/%s: %d %s", id, a.status, a.raw)
+	}
+	return a.body["data"].(map[string]any)
+}
+
+func historyStates(rec map[string]any) string {
+	var s []string
+	for _, h := range rec["history"].([]any) {
+		s = append(s, h.(map[string]any)["status"].(string))
+	}
+	return strings.Join(s, ",")
+}
+
+// TestGatewayReportRefundsOutsideTheWindow: free text to a number
+// outside the 24-hour window is accepted by the cloud vendor with 200,
+// charged, and reported failed (131047) in a signed webhook; the message
+// then shows failed with the vendor's code, and the charge is refunded,
+// once, however often the vendor sends the webhook.
+func TestGatewayReportRefundsOutsideTheWindow(t *testing.T) {
+	g, vendor, hook := reportingGateway(t, nil)
+	before := g.balanceMinor(t)
+	a := g.post(t, "/messenger/send", g.key, `{"gateway":"cloud","to":"9000000001","message":"Your order shipped"}`)
+	if a.status != 200 || a.body["status"] != "sent" {
+		t.Fatalf("send: %d %s", a.status, a.raw)
+	}
+	id := a.body["message_id"].(string)
+	cost := int64(a.body["cost_minor"].(float64))
+	if cost <= 0 || g.balanceMinor(t) != before-cost {
+		t.Fatalf("the send was not charged: cost %d, balance %d", cost, g.balanceMinor(t))
+	}
+	if err := vendor.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := g.record(t, id)
+	if rec["status"] != "failed" || rec["vendor_code"] != "131047" || rec["refunded"] != true ||
+		rec["cost_minor"] != 0.0 || historyStates(rec) != "pending,attempting,sent,failed" {
+		t.Fatalf("record after the report: %v", rec)
+	}
+	if got := g.balanceMinor(t); got != before {
+		t.Fatalf("balance = %d, want %d: refunded", got, before)
+	}
+
+	// The vendor sends the webhook again: nothing changes.
+	st, _ := vendor.StatusOf(vendor.Accepted()[0].ID, "failed", cloudchattest.ReEngagement)
+	if err := vendor.Post(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.balanceMinor(t); got != before {
+		t.Fatalf("balance after a replay = %d, want %d", got, before)
+	}
+
+	// A forgery is refused and changes nothing.
+	body := cloudchattest.Payload(cloudchattest.DefaultPhoneNumberID, st)
+	req, _ := http.NewRequest(http.MethodPost, hook, bytes.NewReader(body))
+	req.Header.Set("X-Hub-Signature-256", cloudchattest.Sign("guessed", body))
+	resp, err := g.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("forged webhook: %d, want 401", resp.StatusCode)
+	}
+
+	// The subscription handshake.
+	resp, err = g.client.Get(hook + "?hub.mode=subscribe&hub.verify_token=verify-7e1f&hub.challenge=8841")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(got) != "8841" {
+		t.Fatalf("handshake: %d %q", resp.StatusCode, got)
+	}
+}
+
+// TestGatewayReportDelivered: inside the window the vendor reports the
+// message sent and delivered; the record follows and keeps its charge.
+func TestGatewayReportDelivered(t *testing.T) {
+	g, vendor, _ := reportingGateway(t, nil)
+	a := g.post(t, "/messenger/send", g.key, `{"gateway":"cloud","to":"9876543210","message":"Your order shipped"}`)
+	if a.status != 200 {
+		t.Fatalf("send: %d %s", a.status, a.raw)
+	}
+	if err := vendor.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := g.record(t, a.body["message_id"].(string))
+	if rec["status"] != "delivered" || rec["refunded"] != false || rec["cost_minor"] != a.body["cost_minor"] ||
+		historyStates(rec) != "pending,attempting,sent,delivered" {
+		t.Fatalf("record: %v", rec)
+	}
+}
+
+// TestGatewayWebhooksNeedTheirSecrets: without a secret no receiver is
+// mounted, and the path is the API's 404.
+func TestGatewayWebhooksNeedTheirSecrets(t *testing.T) {
+	g := start(t, map[string]string{})
+	resp, err := g.client.Post(strings.TrimSuffix(g.base, "/api/v1")+"/webhooks/cloudchat", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("unmounted webhook: %d, want 404", resp.StatusCode)
+	}
+	if strings.Contains(g.out.text(), "delivery reports:") {
+		t.Fatalf("the banner names webhooks that are not mounted:\n%s", g.out.text())
+	}
+}

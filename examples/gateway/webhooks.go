@@ -1,0 +1,49 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/cloudchat"
+)
+
+// webhookPrefix is where the vendors' delivery-report webhooks live,
+// beside the API.
+const webhookPrefix = "/webhooks/"
+
+// webhooks returns the receivers of the vendors' delivery reports that
+// the configuration enables, each mounted only when its secret is set,
+// and the paths mounted (for the banner); nil when none is.
+func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
+	mux := http.NewServeMux()
+	var paths []string
+	if cfg.cloudAppSecret != "" {
+		hook, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: n,
+			AppSecret: cfg.cloudAppSecret, VerifyToken: cfg.cloudVerifyToken})
+		if err != nil {
+			return nil, nil, err
+		}
+		mux.Handle(webhookPrefix+"cloudchat", hook)
+		paths = append(paths, "GET, POST "+webhookPrefix+"cloudchat")
+	}
+	if len(paths) == 0 {
+		return nil, nil, nil
+	}
+	return mux, paths, nil
+}
+
+// withWebhooks routes the webhook paths to hooks and every other path to
+// api, whose own 404 and 405 answers stay as they are.
+func withWebhooks(api, hooks http.Handler) http.Handler {
+	if hooks == nil {
+		return api
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, webhookPrefix) {
+			hooks.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
