@@ -87,10 +87,10 @@ func loadConfig(env func(string) string) (*config, error) {
 
 		cloudAppSecret:   get("NOTIFY_CLOUD_APP_SECRET"),
 		cloudVerifyToken: get("NOTIFY_CLOUD_VERIFY_TOKEN"),
-		qrURL:      get("NOTIFY_QR_URL"),
-		qrKey:      get("NOTIFY_QR_KEY"),
-		qrSession:  get("NOTIFY_QR_SESSION"),
-		database:   get("NOTIFY_DATABASE_URL"),
+		qrURL:            get("NOTIFY_QR_URL"),
+		qrKey:            get("NOTIFY_QR_KEY"),
+		qrSession:        get("NOTIFY_QR_SESSION"),
+		database:         get("NOTIFY_DATABASE_URL"),
 	}
 	if c.addr == "" {
 		c.addr = "127.0.0.1:8080"

@@ -115,11 +115,11 @@ type Server struct {
 	mu         sync.Mutex
 	webhookURL string
 	posts      int // message requests that reached the fake
-	accepted []Message
-	flushed  int // accepted messages whose statuses Flush posted
-	fault    *Fault
-	latency  time.Duration
-	window   map[string]bool
+	accepted   []Message
+	flushed    int // accepted messages whose statuses Flush posted
+	fault      *Fault
+	latency    time.Duration
+	window     map[string]bool
 }
 
 // NewServer starts a Server; Close stops it.
