@@ -142,6 +142,14 @@ type Message struct {
 	Error      string
 	VendorCode string
 	Note       string
+	// Resend is what is sent again through the QR gateway when a delivery
+	// report says the cloud gateway failed for a reason it can overcome
+	// (DeliveryReport.Failover): the JSON of the ChatRequest. It is kept
+	// only for chat messages of GatewayAuto sent first through the cloud
+	// gateway whose content the QR gateway can carry and that carry no
+	// one-time code (a code resent minutes later is of no use, and a
+	// record must not keep one). Empty for every other message.
+	Resend []byte
 	// Refunded reports that the charge was credited back, when the record
 	// moved to failed (a failure reported after acceptance may keep it:
 	// see RefundPolicy).

@@ -19,6 +19,9 @@ type prepared struct {
 	ch  Channel
 	env *Envelope
 	via Kind // the request's kind, when it differs from env.Kind (KindOTP)
+	// resend is the record's Message.Resend; note its first Note.
+	resend []byte
+	note   string
 }
 
 // send runs one request through the whole pipeline: idempotency, prepare,
@@ -75,7 +78,11 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 			return prepared{}, wrap(op, "", CodeInternal, err)
 		}
 	}
-	return prepared{ch: ch, env: env}, nil
+	p := prepared{ch: ch, env: env}
+	if cr, ok := req.(*ChatRequest); ok && n.messages != nil {
+		p.resend = resendOf(cr, env)
+	}
+	return p, nil
 }
 
 // idempotent runs fn once per (account, key). A repeat of a send that was
@@ -314,7 +321,8 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	now := n.now()
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
-		Units: env.Units, Metered: n.wallet != nil, CreatedAt: now, UpdatedAt: now}
+		Units: env.Units, Metered: n.wallet != nil, Resend: p.resend, Note: p.note,
+		CreatedAt: now, UpdatedAt: now}
 	if m.Request == "" {
 		m.Request = env.Kind
 	}

@@ -50,7 +50,12 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 			fe.Add("to", "is required")
 		}
 		env.To, env.Domain = r.To, r.Domain
-		env.Chat = &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: r.OTP, Text: r.Message}
+		env.Chat = &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: r.OTP, Text: r.Message,
+			Auto: r.Gateway == "" || r.Gateway == notify.GatewayAuto}
+		if r.Gateway == notify.GatewayQR {
+			env.Chat.Gateway = notify.GatewayQR
+		}
+		env.CarriesOTP = r.OTP != ""
 	default:
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "test channel: unsupported request %T", req)
 	}

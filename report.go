@@ -41,6 +41,12 @@ type DeliveryReport struct {
 	// failure.
 	VendorCode string
 	Error      string
+	// Failover, on a failed report, says that the other chat gateway can
+	// overcome the failure (the cloud API's 131047: outside the 24-hour
+	// window); the receiver that knows the vendor's codes sets it. A chat
+	// message sent with GatewayAuto through the cloud gateway is then sent
+	// once more, through the QR gateway (see Notifier.Report).
+	Failover bool
 }
 
 // ReportResult says what a report did.
@@ -51,6 +57,9 @@ type ReportResult struct {
 	// a repeated or outrun report, which changes nothing (or adds only a
 	// step to the history, see CanBackfill).
 	Moved int
+	// Failovers are the receipts of the messages the report sent again
+	// through the QR gateway (DeliveryReport.Failover).
+	Failovers []*Receipt
 }
 
 // Reporter takes delivery reports; *Notifier is one. Webhook receivers
@@ -120,6 +129,17 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // (an unknown record reported sent), EventDelivered, EventRead or
 // EventFailed, with the record's receipt and the report.
 //
+// Failover: when a failed report says the QR gateway can overcome the
+// failure (Failover) and the message is a chat message sent with
+// GatewayAuto through the cloud gateway (Message.Resend), the message is
+// sent once more through the QR gateway as a new message, priced for that
+// route and charged (the failed one having been refunded), recorded with
+// a Note naming the first and keyed "failover:<first message ID>", so
+// that it goes out once however many reports arrive (with an
+// IdempotencyStore; without one, only the report that failed the message
+// sends it). Its receipt is in ReportResult.Failovers; a failover that a
+// temporary refusal stopped is Unavailable, so that the report comes again.
+//
 // Errors: InvalidArgument for a report without Provider, without a name
 // for its message, or with another State; NotFound when no record
 // matches (a report of a message sent elsewhere, or forgotten: receivers
@@ -156,6 +176,13 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 		res.Messages = append(res.Messages, after)
 		if moved {
 			res.Moved++
+		}
+		rc, err := n.failover(ctx, after, r, moved)
+		if rc != nil {
+			res.Failovers = append(res.Failovers, rc)
+		}
+		if err != nil {
+			return res, err
 		}
 	}
 	return res, nil

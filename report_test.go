@@ -304,3 +304,123 @@ func TestParseMessageRef(t *testing.T) {
 		t.Fatalf("round trip = %q, %q, %v", a, m, ok)
 	}
 }
+
+// lastGateway is the chat gateway of the last message the provider got.
+func lastGateway(t *testing.T, r *recordRig) notify.ChatGateway {
+	t.Helper()
+	sent := r.chat.Sent()
+	if len(sent) == 0 {
+		t.Fatal("no chat message was sent")
+	}
+	return sent[len(sent)-1].Chat.Gateway
+}
+
+func failedOutsideWindow(pmid string) *notify.DeliveryReport {
+	return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pmid, State: notify.StateFailed,
+		VendorCode: "131047", Error: "Re-engagement message", Failover: true}
+}
+
+// TestReportFailover: a chat message of the auto gateway that the cloud
+// gateway reports failed for a reason the QR gateway overcomes is sent
+// once more through the QR gateway, priced for it, however many reports
+// arrive.
+func TestReportFailover(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := failedOutsideWindow(first.ProviderMessageID)
+	res := report(t, r.n, rep)
+	if len(res.Failovers) != 1 {
+		t.Fatalf("failovers = %d, want 1", len(res.Failovers))
+	}
+	again := res.Failovers[0]
+	if again.Status != notify.StatusSent || again.Cost.Minor != 10 || lastGateway(t, r) != notify.GatewayQR {
+		t.Fatalf("failover receipt %+v via %s", again, lastGateway(t, r))
+	}
+	m := r.message(t, again.MessageID)
+	if m.IdempotencyKey != "failover:"+first.MessageID || !strings.Contains(m.Note, first.MessageID) ||
+		m.Charge.Minor != 10 || len(m.Resend) != 0 {
+		t.Fatalf("failover record = %+v", m)
+	}
+	if got := r.balance(t); got != opening-10 {
+		t.Fatalf("balance = %d, want %d: the cloud message refunded, the QR one charged", got, opening-10)
+	}
+	// The vendor sends the report again, twice: the failover is not.
+	for range 2 {
+		res := report(t, r.n, rep)
+		if len(res.Failovers) != 1 || res.Failovers[0].MessageID != again.MessageID {
+			t.Fatalf("repeat: %+v", res.Failovers)
+		}
+	}
+	if got := len(r.chat.Sent()); got != 2 {
+		t.Fatalf("the provider got %d messages, want 2: the first and one failover", got)
+	}
+	if got := r.balance(t); got != opening-10 {
+		t.Fatalf("balance after repeats = %d", got)
+	}
+}
+
+func TestReportFailoverOnlyWhereItHelps(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	for name, tt := range map[string]struct {
+		req *notify.ChatRequest
+		rep func(pmid string) *notify.DeliveryReport
+	}{
+		"a code the QR gateway cannot overcome": {chatTo("hi"), func(pm string) *notify.DeliveryReport {
+			rep := failedOutsideWindow(pm)
+			rep.Failover, rep.VendorCode = false, "131026"
+			return rep
+		}},
+		"the cloud gateway chosen by the request": {&notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi", Gateway: notify.GatewayCloud}, failedOutsideWindow},
+		"a one-time code":                         {&notify.ChatRequest{Account: "acme", To: "9876543210", OTP: "482915"}, failedOutsideWindow},
+		"a delivered report": {chatTo("hi"), func(pm string) *notify.DeliveryReport {
+			return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: notify.StateDelivered, Failover: true}
+		}},
+	} {
+		sent, err := r.n.SendChat(ctx, tt.req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		before := len(r.chat.Sent())
+		if res := report(t, r.n, tt.rep(sent.ProviderMessageID)); len(res.Failovers) != 0 {
+			t.Errorf("%s: sent again: %+v", name, res.Failovers[0])
+		}
+		if len(r.chat.Sent()) != before {
+			t.Errorf("%s: the provider got another message", name)
+		}
+		m := r.message(t, sent.MessageID)
+		if tt.req.OTP != "" && len(m.Resend) != 0 {
+			t.Errorf("%s: the record keeps the request with its code: %s", name, m.Resend)
+		}
+	}
+}
+
+// TestReportFailoverRefusedForNow: the QR gateway is down; the report is
+// Unavailable, so the vendor sends it again, and then the failover goes.
+func TestReportFailoverRefusedForNow(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.chat.FailNext(1, notify.CodeUnavailable)
+	res, err := r.n.Report(ctx, failedOutsideWindow(first.ProviderMessageID))
+	if notify.CodeOf(err) != notify.CodeUnavailable || res == nil || res.Moved != 1 {
+		t.Fatalf("report while the QR gateway is down: %+v, %v", res, err)
+	}
+	if m := r.message(t, first.MessageID); m.State != notify.StateFailed || !m.Refunded {
+		t.Fatalf("the first message: %+v", m)
+	}
+	res = report(t, r.n, failedOutsideWindow(first.ProviderMessageID))
+	if res.Moved != 0 || len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StatusSent {
+		t.Fatalf("the report again: %+v", res)
+	}
+	if got := r.balance(t); got != opening-10 {
+		t.Fatalf("balance = %d", got)
+	}
+}

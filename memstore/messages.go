@@ -353,6 +353,7 @@ func (s *Messages) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*n
 func cloneMessage(m *notify.Message) *notify.Message {
 	c := *m
 	c.History = slices.Clone(m.History)
+	c.Resend = slices.Clone(m.Resend)
 	return &c
 }
 

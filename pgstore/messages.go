@@ -89,7 +89,7 @@ func (s *Store) Open(ctx context.Context, m *notify.Message) (notify.Balance, er
 		return s.pool.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
 			m.To, m.Provider, m.ProviderMessageID, string(m.Gateway), m.IdempotencyKey, m.Domain,
 			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
-			m.Attempts, string(m.ErrorCode), m.Error, m.Note, history, m.CreatedAt).
+			m.Attempts, string(m.ErrorCode), m.Error, m.Note, history, m.CreatedAt, m.Resend).
 			Scan(&after, &stored)
 	})
 	switch {
@@ -259,7 +259,7 @@ func scanMessage(row pgx.Row) (*notify.Message, error) {
 	err := row.Scan(&m.ID, &m.Account, &kind, &request, &m.To, &state, &m.Provider,
 		&m.ProviderMessageID, &gw, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
 		&charge, &code, &symbol, &exponent, &m.Attempts, &errCode, &m.Error, &m.Note,
-		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded)
+		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ type queries struct {
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
-	vendor_code, refunded`
+	vendor_code, refunded, resend`
 
 // moveSet is the SET list of a move: the new state and time, the
 // update's non-empty fields, and the step appended to the history ($5 to
@@ -199,7 +199,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22, '', false
+		$17, $18, $19, $20, $21, $22, $22, '', false, $23
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )

@@ -93,6 +93,7 @@ func sampleMessage(account string, charge int64, at time.Time) *notify.Message {
 	return &notify.Message{
 		ID: newName("msg"), Account: account, Kind: notify.KindChat, Request: notify.KindOTP,
 		To: "9876543210", Provider: "cloudchat", IdempotencyKey: newName("key"),
+		Resend: []byte(`{"to":"9876543210","message":"hello"}`),
 		Domain: "shop.example", Units: 2, Metered: charge > 0, Charge: rupees(charge),
 		CreatedAt: at, UpdatedAt: at,
 	}
@@ -167,6 +168,7 @@ func diffMessage(got, want *notify.Message) string {
 	field("Note", got.Note, want.Note)
 	field("VendorCode", got.VendorCode, want.VendorCode)
 	field("Refunded", got.Refunded, want.Refunded)
+	field("Resend", string(got.Resend), string(want.Resend))
 	if !got.CreatedAt.Equal(want.CreatedAt) {
 		d = append(d, fmt.Sprintf("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt))
 	}

@@ -101,6 +101,13 @@
 // echoes, so a status also names a message whose send had an unknown
 // outcome (its wamid never reached us).
 //
+// A failure the QR gateway can overcome (131047, outside the window;
+// 131049, the vendor's per-recipient marketing limit; 130472, an
+// experiment) is reported with Failover set, so that a message sent with
+// the auto gateway goes once more through the QR gateway (see
+// notify.Notifier.Report); failoverCodes in webhook.go is the list, with
+// the reasons.
+//
 // Answers: 200 once every status was taken, including statuses of
 // messages no record has (counted in Stats().Unmatched: a vendor retries
 // unacknowledged webhooks for days); 400 for a body that is not JSON, 413

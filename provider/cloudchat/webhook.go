@@ -144,6 +144,29 @@ var reportedStates = map[string]notify.MessageState{
 	"failed":    notify.StateFailed,
 }
 
+// failoverCodes are the cloud API's failure codes, reported after it
+// accepted a message, that the QR gateway can overcome, so that a message
+// of the auto gateway is sent again through it
+// (notify.DeliveryReport.Failover). From the vendor's error-code
+// reference:
+var failoverCodes = map[int]string{
+	// Re-engagement message: more than 24 hours have passed since the
+	// recipient last wrote, so only a template may go; a QR session is
+	// not bound by the window.
+	131047: "outside the 24-hour customer service window",
+	// Not delivered to maintain healthy ecosystem engagement: the
+	// vendor's per-recipient limit on business marketing messages.
+	131049: "held back by the vendor's per-recipient marketing limit",
+	// The recipient's number is part of an experiment that drops business
+	// messages.
+	130472: "the recipient is part of the vendor's experiment",
+}
+
+// Codes the QR gateway cannot overcome stay failed: 131026 (the number
+// cannot receive messages), 131050 (the recipient stopped marketing
+// messages: their wish), 131051 (an unsupported message type), and the
+// rest.
+
 // reports turns n's statuses into reports, counting those it ignores.
 func (h *Webhook) reports(n *notification) []*notify.DeliveryReport {
 	var out []*notify.DeliveryReport
@@ -190,6 +213,7 @@ func (h *Webhook) report(st *statusEntry) *notify.DeliveryReport {
 			text += ": " + d
 		}
 		r.Error = "cloudchat: " + strings.TrimSpace(text) + " (code " + r.VendorCode + ")"
+		_, r.Failover = failoverCodes[e.Code]
 	}
 	return r
 }
