@@ -114,7 +114,11 @@ type ChatMessage struct {
 	// Auto reports whether the request asked for GatewayAuto, allowing a
 	// failover to the other gateway.
 	Auto bool
-	Type ChatType
+	// Fallback reports, under Auto, that the other gateway is configured
+	// and can carry the content: only then does the Notifier keep the
+	// request for a failover after a late failure (Message.Resend).
+	Fallback bool
+	Type     ChatType
 	// Text is the message body, or the caption of Media.
 	Text string
 	// OTP is the code of an OTP message, if any.

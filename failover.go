@@ -16,11 +16,11 @@ const failoverKeyPrefix = "failover:"
 // gateway after a late failure of the cloud gateway (Message.Resend), or
 // nil when no such failover could happen: the request did not leave the
 // gateway to the Notifier (GatewayAuto), goes first to the QR gateway,
-// carries a one-time code, or is a cloud template with no text form.
+// which is not configured or cannot carry it (ChatMessage.Fallback), or
+// carries a one-time code.
 func resendOf(req *ChatRequest, env *Envelope) []byte {
 	c := env.Chat
-	if c == nil || !c.Auto || c.Gateway != GatewayCloud || env.CarriesOTP || req.OTP != "" ||
-		(c.Template != nil && c.Text == "") {
+	if c == nil || !c.Auto || !c.Fallback || c.Gateway != GatewayCloud || env.CarriesOTP || req.OTP != "" {
 		return nil
 	}
 	again := *req

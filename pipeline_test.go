@@ -52,6 +52,7 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 		env.To, env.Domain = r.To, r.Domain
 		env.Chat = &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: r.OTP, Text: r.Message,
 			Auto: r.Gateway == "" || r.Gateway == notify.GatewayAuto}
+		env.Chat.Fallback = env.Chat.Auto
 		if r.Gateway == notify.GatewayQR {
 			env.Chat.Gateway = notify.GatewayQR
 		}

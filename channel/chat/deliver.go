@@ -72,10 +72,13 @@ func (c *Channel) why(env *notify.Envelope) string {
 	}
 }
 
-// carries reports whether gw can send env's content: the QR gateway
-// cannot send a cloud template that has no text form.
-func carries(env *notify.Envelope, gw notify.ChatGateway) bool {
-	return gw != notify.GatewayQR || env.Chat.Template == nil || env.Chat.Text != ""
+// carries reports whether gw can send env's content.
+func carries(env *notify.Envelope, gw notify.ChatGateway) bool { return carriesTo(env.Chat, gw) }
+
+// carriesTo reports whether gw can send msg: the QR gateway cannot send a
+// cloud template that has no text form.
+func carriesTo(msg *notify.ChatMessage, gw notify.ChatGateway) bool {
+	return gw != notify.GatewayQR || msg.Template == nil || msg.Text != ""
 }
 
 // envFor returns the envelope for gateway gw: env itself for the gateway

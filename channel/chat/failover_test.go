@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 )
 
 func prepare(t *testing.T, r *rig, acct *notify.Account, req *notify.ChatRequest) *notify.Envelope {
@@ -132,5 +133,30 @@ func TestNoFailoverWhenContextEnds(t *testing.T) {
 	}
 	if r.qr.Len() != 0 {
 		t.Fatal("fell over after the context ended")
+	}
+}
+
+// TestFallbackMark: Prepare marks the messages whose other gateway is
+// configured and can carry them, for which the Notifier keeps what a late
+// failover needs.
+func TestFallbackMark(t *testing.T) {
+	both := newRig(t, nil)
+	cloudOnly := newRig(t, func(c *chat.Config) { c.QR = nil })
+	explicit := shapeMedia()
+	explicit.Gateway = notify.GatewayCloud
+	for _, tt := range []struct {
+		name string
+		r    *rig
+		req  *notify.ChatRequest
+		want bool
+	}{
+		{"auto with both gateways", both, shapeMedia(), true},
+		{"auto with the cloud gateway alone", cloudOnly, shapeMedia(), false},
+		{"a gateway chosen by the request", both, explicit, false},
+		{"a cloud template without text", both, func() *notify.ChatRequest { r := shapeCloud(); r.Gateway = ""; return r }(), false},
+	} {
+		if got := prepare(t, tt.r, account(notify.GatewayCloud), tt.req).Chat.Fallback; got != tt.want {
+			t.Errorf("%s: Fallback = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -143,6 +143,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, err
 	}
 	msg.Gateway, msg.Auto = gw, requested == notify.GatewayAuto
+	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw))
 	return &notify.Envelope{
 		Kind:     notify.KindChat,
 		To:       to,

@@ -348,3 +348,38 @@ type reporterFunc func(context.Context, *notify.DeliveryReport) (*notify.ReportR
 func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
 	return f(ctx, r)
 }
+
+// TestWebhookMarksFailover: the report of a failure the QR gateway can
+// overcome says so; others do not.
+func TestWebhookMarksFailover(t *testing.T) {
+	var got []*notify.DeliveryReport
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
+		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
+			got = append(got, r)
+			return &notify.ReportResult{}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Unix(1_764_000_000, 0)
+	st := func(id string, e cloudchattest.Error) cloudchattest.Status {
+		return cloudchattest.Status{ID: id, Status: "failed", Timestamp: at, RecipientID: "919876543210",
+			CallbackData: notify.MessageRef("acme", "m-"+id), Errors: []cloudchattest.Error{e}}
+	}
+	body := cloudchattest.Payload(testPhoneID, st("a", cloudchattest.ReEngagement), st("b", cloudchattest.Undeliverable))
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+	req.Header.Set("X-Hub-Signature-256", cloudchattest.Sign(testSecret, body))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 || len(got) != 2 {
+		t.Fatalf("%d, %d reports", rec.Code, len(got))
+	}
+	a, b := got[0], got[1]
+	if !a.Failover || a.VendorCode != "131047" || a.State != notify.StateFailed || a.Account != "acme" ||
+		a.MessageID != "m-a" || a.ProviderMessageID != "a" || a.To != "919876543210" || !a.At.Equal(at) || a.Provider != "cloudchat" {
+		t.Fatalf("131047 report = %+v", a)
+	}
+	if b.Failover || b.VendorCode != "131026" {
+		t.Fatalf("131026 report = %+v", b)
+	}
+}
