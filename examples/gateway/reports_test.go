@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
@@ -149,5 +152,95 @@ func TestGatewayWebhooksNeedTheirSecrets(t *testing.T) {
 	}
 	if strings.Contains(g.out.text(), "delivery reports:") {
 		t.Fatalf("the banner names webhooks that are not mounted:\n%s", g.out.text())
+	}
+}
+
+// qrStub is the smallest QR-session gateway the qrchat provider works
+// with: a WORKING session and sendText, which it records.
+type qrStub struct {
+	*httptest.Server
+	mu   sync.Mutex
+	sent []map[string]any
+}
+
+func newQRStub(t *testing.T) *qrStub {
+	q := &qrStub{}
+	q.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "qr-key-1" {
+			http.Error(w, `{"message":"Unauthorized"}`, http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/api/sessions/default":
+			_, _ = io.WriteString(w, `{"name":"default","status":"WORKING"}`)
+		case r.Method == http.MethodPost && r.URL.Path == "/api/sendText":
+			var body map[string]any
+			if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body["session"] != "default" || body["chatId"] == nil {
+				http.Error(w, `{"message":"bad request"}`, http.StatusBadRequest)
+				return
+			}
+			q.mu.Lock()
+			q.sent = append(q.sent, body)
+			n := len(q.sent)
+			q.mu.Unlock()
+			_, _ = io.WriteString(w, `{"id":{"fromMe":true,"remote":"`+body["chatId"].(string)+`","id":"3EB0`+strings.Repeat("A", n)+`","_serialized":"true_`+body["chatId"].(string)+`_3EB0`+strings.Repeat("A", n)+`"}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(q.Close)
+	return q
+}
+
+func (q *qrStub) messages() []map[string]any {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]map[string]any(nil), q.sent...)
+}
+
+// TestGatewayReportFailsOverToQR: with the auto gateway, a message the
+// cloud vendor reports failed outside the window is refunded and sent
+// once more through the QR gateway, charged at its price, however often
+// the vendor repeats the report.
+func TestGatewayReportFailsOverToQR(t *testing.T) {
+	qr := newQRStub(t)
+	g, vendor, _ := reportingGateway(t, map[string]string{
+		"NOTIFY_QR_URL": qr.URL, "NOTIFY_QR_KEY": "qr-key-1", "NOTIFY_QR_SESSION": "default"})
+	before := g.balanceMinor(t)
+	a := g.post(t, "/messenger/send", g.key, `{"to":"9000000001","message":"Your order shipped"}`)
+	if a.status != 200 || a.body["gateway"] != "cloud" {
+		t.Fatalf("send: %d %s", a.status, a.raw)
+	}
+	if err := vendor.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := g.record(t, a.body["message_id"].(string))
+	if rec["status"] != "failed" || rec["vendor_code"] != "131047" || rec["refunded"] != true {
+		t.Fatalf("the cloud message: %v", rec)
+	}
+	sent := qr.messages()
+	if len(sent) != 1 || sent[0]["chatId"] != "919000000001@c.us" || sent[0]["text"] != "Your order shipped" {
+		t.Fatalf("the QR gateway got %v, want the message once", sent)
+	}
+	// Another message through the QR gateway alone tells its price.
+	q := g.post(t, "/messenger/send", g.key, `{"gateway":"qr","to":"9876543210","message":"Your order shipped"}`)
+	if q.status != 200 {
+		t.Fatalf("qr send: %d %s", q.status, q.raw)
+	}
+	qrPrice := int64(q.body["cost_minor"].(float64))
+	if got := g.balanceMinor(t); got != before-2*qrPrice {
+		t.Fatalf("balance = %d, want %d: the cloud message refunded, the failover charged at the QR price", got, before-2*qrPrice)
+	}
+	// The vendor repeats its report: nothing is sent or charged again.
+	st, _ := vendor.StatusOf(vendor.Accepted()[0].ID, "failed", cloudchattest.ReEngagement)
+	if err := vendor.Post(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(qr.messages()); got != 2 {
+		t.Fatalf("the QR gateway got %d messages, want 2", got)
+	}
+	if got := g.balanceMinor(t); got != before-2*qrPrice {
+		t.Fatalf("balance after a repeated report = %d", got)
 	}
 }
