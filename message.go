@@ -214,6 +214,12 @@ type MessageUpdate struct {
 	// refunding it (a failure reported after the vendor billed the
 	// message).
 	KeepCharge bool
+	// Reprice, on a move into StateSent, lowers the record's Charge to it
+	// when it is positive and lower, and credits the difference back under
+	// ref "adjust:<id>" in the same step: a chat message that fell over to
+	// a cheaper gateway costs what that gateway costs, and a later refund
+	// gives back only that.
+	Reprice Money
 }
 
 // MessageStore keeps the durable record of every message and moves the
@@ -249,8 +255,9 @@ type MessageStore interface {
 	// from the record's current state, appends the step to its history
 	// and sets u's fields; a move into StateFailed of a record with a
 	// charge credits the charge back under ref "refund:<id>" in the same
-	// atomic step and sets Refunded, unless u.KeepCharge. It returns the
-	// record after the move. When CanMove forbids the move but
+	// atomic step and sets Refunded, unless u.KeepCharge; a move into
+	// StateSent with u.Reprice lowers the charge as MessageUpdate.Reprice
+	// says, in the same step. It returns the record after the move. When CanMove forbids the move but
 	// CanBackfill allows it and the history has no step in u.State yet,
 	// Move adds that step, before the first step of a state further
 	// along, and changes nothing else:

@@ -211,9 +211,13 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		r.Gateway = res.Gateway
 		r.Note = res.Note
 		r.Cost = env.Price
-		n.finish(ctx, env, r, StateSent)
+		var reprice Money
 		if charged && env.Chat != nil && res.Gateway != "" && res.Gateway != env.Chat.Gateway {
-			n.repriceFailover(ctx, acct, env, res.Gateway, r)
+			reprice = n.cheaperPrice(acct, env, res.Gateway)
+		}
+		m := n.finish(ctx, env, r, StateSent, reprice)
+		if reprice.Minor > 0 {
+			n.adjust(ctx, acct, env, m, res.Gateway, reprice, r)
 		}
 		n.report(ctx, env, r, nil)
 		return r, nil
@@ -224,7 +228,13 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		r.Status = StatusUnknown
 		r.Cost = env.Price
 		r.ErrorCode, r.Error = CodeOf(e), e.Error()
-		n.finish(ctx, env, r, StateUnknown)
+		var pe *Error
+		if errors.As(derr, &pe) && pe.Provider != "" {
+			// The provider that may have it, not the one Prepare chose:
+			// its reports must find the record (a chat failover).
+			r.Provider = pe.Provider
+		}
+		n.finish(ctx, env, r, StateUnknown, Money{})
 		n.report(ctx, env, r, e)
 		return r, e
 	}
@@ -365,16 +375,18 @@ func (n *Notifier) markAttempting(ctx context.Context, env *Envelope) error {
 // state. A record that cannot be written stays attempting, and the
 // reconciler makes it unknown: the charge stands either way, which is
 // right for both.
-func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState) {
+func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice Money) *Message {
 	if n.messages == nil {
-		return
+		return nil
 	}
 	m, err := n.move(ctx, env.Account.ID, env.ID, MessageUpdate{State: to, At: n.now(),
 		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
-		Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error, Note: r.Note})
+		Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error, Note: r.Note, Reprice: reprice})
 	if err != nil && (m == nil || m.State != to) {
 		r.Note = joinNote(r.Note, "message record: "+err.Error())
+		return nil
 	}
+	return m
 }
 
 // move applies u to the record, detached from the caller's context, and
@@ -457,18 +469,33 @@ func (n *Notifier) charge(ctx context.Context, acct *Account, env *Envelope) (Mo
 	return Money{}, false, err
 }
 
-// repriceFailover settles a chat message that a failover delivered through
-// another gateway than the one it was priced for: when that gateway is
-// cheaper, the difference is credited back under ref "adjust:<id>", so the
-// message costs what its route cost. A dearer gateway is not charged extra:
-// the caller agreed to the first price, and asking for more after delivery
-// could fail for want of funds.
-func (n *Notifier) repriceFailover(ctx context.Context, acct *Account, env *Envelope, used ChatGateway, r *Receipt) {
+// cheaperPrice returns the price of env through the gateway used, when
+// a chat failover delivered it through a gateway cheaper than the one it
+// was priced and charged for; zero otherwise. A dearer gateway is not
+// charged extra: the caller agreed to the first price, and asking for
+// more after delivery could fail for want of funds.
+func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used ChatGateway) Money {
 	alt, chat := *env, *env.Chat
 	chat.Gateway = used
 	alt.Chat = &chat
 	price, err := n.pricer.Price(acct, &alt)
-	if err != nil || price.Minor >= env.Price.Minor {
+	if err != nil || price.Minor >= env.Price.Minor || price.Minor <= 0 {
+		return Money{}
+	}
+	return price
+}
+
+// adjust makes the message cost price: the difference from what was
+// charged is credited back under ref "adjust:<id>". With a MessageStore the
+// record's move into sent (m, nil if it failed) did it, in the same step
+// as lowering the record's charge, so that a later refund gives back only
+// the new price; without one the wallet does it here.
+func (n *Notifier) adjust(ctx context.Context, acct *Account, env *Envelope, m *Message, used ChatGateway, price Money, r *Receipt) {
+	if n.messages != nil {
+		if m != nil && m.Charge.Minor == price.Minor {
+			r.Cost = price
+			n.readBalance(ctx, acct, r)
+		}
 		return
 	}
 	diff := Money{Minor: env.Price.Minor - price.Minor, Currency: env.Price.Currency}

@@ -424,3 +424,29 @@ func TestReportFailoverRefusedForNow(t *testing.T) {
 		t.Fatalf("balance = %d", got)
 	}
 }
+
+// TestReportAfterACheaperFailoverRefundsWhatStands: a chat message priced
+// for the cloud gateway that fell over to the cheaper QR gateway costs
+// the QR price (the difference credited when it was sent, in the same
+// step as its record); a reported failure then refunds that price, not
+// the first one.
+func TestReportAfterACheaperFailoverRefundsWhatStands(t *testing.T) {
+	r, _ := newReportRig(t)
+	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		return &notify.Result{Gateway: notify.GatewayQR, ProviderMessageID: "qr-1"}, nil
+	})
+	sent, err := r.n.SendChat(context.Background(), chatTo("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent.Cost.Minor != 10 || sent.Balance.Minor != opening-10 {
+		t.Fatalf("receipt after a failover: cost %d, balance %d", sent.Cost.Minor, sent.Balance.Minor)
+	}
+	if m := r.message(t, sent.MessageID); m.Charge.Minor != 10 {
+		t.Fatalf("record charge = %d, want the QR price", m.Charge.Minor)
+	}
+	report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: "qr-1", State: notify.StateFailed})
+	if got := r.balance(t); got != opening {
+		t.Fatalf("balance = %d, want %d: refunded what stood, no more", got, opening)
+	}
+}

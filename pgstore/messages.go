@@ -16,6 +16,10 @@ import (
 // writes it ("refund:<message ID>").
 const refundPrefix = "refund:"
 
+// adjustPrefix is the ledger ref prefix of a price adjustment after a
+// chat failover to a cheaper gateway ("adjust:<message ID>").
+const adjustPrefix = "adjust:"
+
 // maxMessageIDLen bounds a message ID so that its refund ref still fits
 // in a ledger ref.
 const maxMessageIDLen = maxRefLen - len(refundPrefix)
@@ -148,8 +152,11 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 	query, args := s.q.moveMessage, []any{id, account, string(u.State), from, u.At,
 		u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
 		u.Error, u.Note, step, u.VendorCode}
-	if u.State == notify.StateFailed && !u.KeepCharge {
+	switch {
+	case u.State == notify.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, refundPrefix+id)
+	case u.State == notify.StateSent && u.Reprice.Minor > 0:
+		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, adjustPrefix+id)
 	}
 	var m *notify.Message
 	err = s.do(ctx, onceOnly, func() (err error) {

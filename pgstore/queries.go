@@ -11,7 +11,7 @@ type queries struct {
 
 	record, receipt string
 
-	openMessage, openRefusal, moveMessage, failMessage, backfillMessage, message, messagesByKey,
+	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, message, messagesByKey,
 	messagesByProvider, staleMessages, cleanupMessages string
 
 	putTemplate, template, deleteTemplate, templates string
@@ -235,6 +235,32 @@ RETURNING ` + messageColumns),
 ), l AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
 	SELECT $2, $15, charge, balance FROM w
+)
+SELECT ` + messageColumns + ` FROM m`),
+
+		// repriceMessage is moveMessage into sent ($3) that also lowers the
+		// charge to $15 when that is lower, crediting the difference back
+		// under ref $16 in the same statement. old reads the charge the
+		// statement's snapshot has (a row lock there would skip the row
+		// the update changes); only this move into sent changes a charge,
+		// and the state check lets it happen once, so the snapshot's is
+		// the charge the update replaces.
+		repriceMessage: x(`WITH old AS (
+	SELECT charge FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2
+), m AS (
+	UPDATE {{s}}{{p}}messages SET ` + moveSet + `,
+		charge = CASE WHEN $15 > 0 AND $15 < charge THEN $15 ELSE charge END
+	WHERE id = $1 AND account = $2 AND state = ANY($4)
+	RETURNING ` + messageColumns + `
+), w AS (
+	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + (old.charge - m.charge)
+	FROM m, old
+	WHERE wl.account = m.account AND old.charge > m.charge
+	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $16)
+	RETURNING wl.balance, old.charge - m.charge AS diff
+), l AS (
+	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
+	SELECT $2, $16, diff, balance FROM w
 )
 SELECT ` + messageColumns + ` FROM m`),
 

@@ -40,6 +40,8 @@ type MessagesHarness struct {
 //     move says so (KeepCharge), and Refunded tells which; a report of
 //     a state the record passed without is kept as a step of the history,
 //     before the steps further along, once (notify.CanBackfill);
+//   - a move into sent may lower the charge (Reprice), crediting the
+//     difference in the same step; a later refund gives back the rest;
 //   - ByProviderID finds the records a provider accepted under an ID,
 //     of every account, oldest first;
 //   - ByKey finds the account's records of a key opened since a time,
@@ -68,6 +70,7 @@ func RunMessages(t *testing.T, h MessagesHarness) {
 		{"Backfill", func(t *testing.T) { testBackfill(t, h) }},
 		{"AfterRead", func(t *testing.T) { testAfterRead(t, h) }},
 		{"ByProviderID", func(t *testing.T) { testByProviderID(t, h) }},
+		{"Reprice", func(t *testing.T) { testReprice(t, h) }},
 	})
 }
 

@@ -209,3 +209,35 @@ func ids(ms []*notify.Message) []string {
 	}
 	return out
 }
+
+// testReprice: a move into sent with a lower price lowers the charge and
+// credits the difference once; a later refund gives back only the new
+// charge.
+func testReprice(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 35, msgEpoch)
+	openMessage(t, s, m)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	wantWallet(t, s, acct, 965)
+	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: rupees(10)})
+	if got.Charge.Minor != 10 || got.Cost().Minor != 10 {
+		t.Fatalf("repriced record: charge %v, cost %v", got.Charge, got.Cost())
+	}
+	if again := readMessage(t, s, acct, m.ID); again.Charge.Minor != 10 || again.Charge.Currency.Code != "INR" {
+		t.Fatalf("read back: charge %v", again.Charge)
+	}
+	wantWallet(t, s, acct, 990)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch.Add(time.Hour)})
+	wantWallet(t, s, acct, 1000)
+
+	// A price that is not lower changes nothing.
+	dear := sampleMessage(acct, 35, msgEpoch)
+	openMessage(t, s, dear)
+	moveMessage(t, s, dear, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	if got := moveMessage(t, s, dear, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: rupees(50)}); got.Charge.Minor != 35 {
+		t.Fatalf("a dearer price changed the charge to %v", got.Charge)
+	}
+	wantWallet(t, s, acct, 965)
+}

@@ -1,0 +1,240 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/memprovider"
+)
+
+// story is what the vendors report about one message they took.
+type story struct {
+	account, id string
+	kind        notify.Kind
+	provider    string
+	states      []notify.MessageState // in the order the reports are written
+	failover    bool                  // a failed report the QR gateway can overcome
+	// unmatched: the record names another provider than the one that took
+	// the message, so the reports cannot find it (a send that fell over to
+	// the QR gateway and then crashed, or whose provider panicked: the
+	// record cannot know who has it) and change nothing.
+	unmatched bool
+	before    notify.MessageState
+}
+
+// posted is one report as the run sends it.
+type posted struct {
+	rep      *notify.DeliveryReport
+	notFound bool // forged, or of an unmatched story
+}
+
+// reportRetries bounds the passes over reports that asked to come again
+// (a failover the QR gateway refused for now), as a vendor would resend.
+const reportRetries = 5
+
+// reports is the delivery-report phase of a run with message records:
+// every message a vendor took gets a story (delivered then read, read
+// before delivered, sent then delivered, failed, or nothing), each report
+// is sent one to three times, all of them shuffled and taken by 16
+// goroutines at once, so that duplicates race; forged reports (messages
+// no vendor issued, another provider's message, another account's) go
+// with them and must all be NotFound. It returns the messages a report
+// failed.
+func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovider.Provider, seed [32]byte) map[string]bool {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(seed[3]), 7))
+	ctx := context.Background()
+	var stories []*story
+	var all []posted
+	for _, p := range providers {
+		for _, env := range p.Sent() {
+			st := &story{account: env.Account.ID, id: env.ID, kind: env.Kind, provider: p.Name()}
+			switch x := r.IntN(10); {
+			case x < 4:
+				st.states = []notify.MessageState{notify.StateDelivered, notify.StateRead}
+			case x < 6:
+				st.states = []notify.MessageState{notify.StateRead, notify.StateDelivered}
+			case x < 7:
+				st.states = []notify.MessageState{notify.StateSent, notify.StateDelivered}
+			case x < 9:
+				st.states = []notify.MessageState{notify.StateFailed}
+				st.failover = env.Kind == notify.KindChat && r.IntN(2) == 0
+			}
+			stories = append(stories, st)
+			m, err := s.Messages.Message(ctx, st.account, st.id)
+			if err != nil {
+				t.Fatalf("message %s a vendor took has no record: %v", st.id, err)
+			}
+			st.unmatched, st.before = m.Provider != st.provider, m.State
+			for _, state := range st.states {
+				rep := &notify.DeliveryReport{Provider: st.provider, State: state}
+				if m.ProviderMessageID != "" && r.IntN(2) == 0 {
+					rep.ProviderMessageID = m.ProviderMessageID
+				} else {
+					rep.Account, rep.MessageID = st.account, st.id
+				}
+				if state == notify.StateFailed {
+					rep.VendorCode, rep.Error, rep.Failover = "131047", "Re-engagement message", st.failover
+				}
+				for range 1 + r.IntN(3) {
+					all = append(all, posted{rep: rep, notFound: st.unmatched})
+				}
+			}
+		}
+	}
+	forged := forgeries(stories, s.Account)
+	for _, rep := range forged {
+		all = append(all, posted{rep: rep, notFound: true})
+	}
+	// Reports of one message keep their order only as far as the shuffle
+	// leaves it: out of order is the point.
+	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+
+	var mu sync.Mutex
+	failed := map[string]bool{}
+	var again []posted
+	for pass := 0; len(all) > 0; pass++ {
+		if pass > reportRetries {
+			t.Errorf("%d reports still asked to come again after %d passes", len(all), reportRetries)
+			break
+		}
+		again = again[:0]
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(all) {
+						return
+					}
+					p := all[i]
+					rep := p.rep
+					res, err := n.Report(ctx, rep)
+					mu.Lock()
+					switch {
+					case p.notFound:
+						if notify.CodeOf(err) != notify.CodeNotFound {
+							t.Errorf("report %+v matched a record: %v, want NotFound", rep, err)
+						}
+					case notify.IsRetryable(err):
+						again = append(again, p) // a failover refused for now: the vendor resends
+					case err != nil:
+						t.Errorf("report %+v: %v", rep, err)
+					}
+					if res != nil && rep.State == notify.StateFailed {
+						for _, m := range res.Messages {
+							if m.State == notify.StateFailed {
+								failed[m.ID] = true
+							}
+						}
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		all = slices.Clone(again)
+	}
+	unmatched := checkStories(t, s, stories)
+	// A failover goes out once per message, however many reports.
+	failovers := map[string]int{}
+	for _, p := range providers {
+		for _, env := range p.Sent() {
+			if id, ok := strings.CutPrefix(env.IdempotencyKey, "failover:"); ok {
+				if failovers[id]++; failovers[id] > 1 {
+					t.Errorf("message %s was sent again %d times", id, failovers[id])
+				}
+			}
+		}
+	}
+	if len(failovers) == 0 {
+		t.Error("no failed report sent a message again through the QR gateway")
+	}
+	t.Logf("%d messages reported on (%d that no report can find), %d failed by a report (%d sent again), %d forged reports refused",
+		len(stories), unmatched, len(failed), len(failovers), len(forged))
+	return failed
+}
+
+// forgeries are reports that must match nothing: messages no vendor
+// issued, a real message reported by a provider that did not send it, and
+// a real message under another account.
+func forgeries(stories []*story, account string) []*notify.DeliveryReport {
+	var out []*notify.DeliveryReport
+	for i, st := range stories {
+		if i%7 != 0 {
+			continue
+		}
+		other := "sms"
+		if st.provider == "sms" {
+			other = "email"
+		}
+		out = append(out,
+			&notify.DeliveryReport{Provider: st.provider, Account: account, MessageID: fmt.Sprintf("forged-%d", i), State: notify.StateFailed},
+			&notify.DeliveryReport{Provider: st.provider, ProviderMessageID: fmt.Sprintf("never-issued-%d", i), State: notify.StateDelivered},
+			&notify.DeliveryReport{Provider: other, Account: st.account, MessageID: st.id, State: notify.StateFailed},
+			&notify.DeliveryReport{Provider: st.provider, Account: "not-" + st.account, MessageID: st.id, State: notify.StateFailed},
+		)
+	}
+	return out
+}
+
+// checkStories holds every record to its story: it ends where its
+// reports lead, its history holds each reported state once, and a
+// reported failure is refunded as the default policy says (every kind but
+// SMS). It returns how many stories were unmatched.
+func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
+	t.Helper()
+	for _, st := range stories {
+		m, err := s.Messages.Message(context.Background(), st.account, st.id)
+		if err != nil {
+			t.Errorf("message %s: %v", st.id, err)
+			continue
+		}
+		want := st.before // no reports, or none it could be found by
+		switch {
+		case st.unmatched:
+			unmatched++
+		case slices.Contains(st.states, notify.StateFailed):
+			want = notify.StateFailed
+		case slices.Contains(st.states, notify.StateRead):
+			want = notify.StateRead
+		case slices.Contains(st.states, notify.StateDelivered):
+			want = notify.StateDelivered
+		}
+		if m.State != want {
+			t.Errorf("message %s reported %v is %s, want %s", st.id, st.states, m.State, want)
+			continue
+		}
+		seen := map[notify.MessageState]int{}
+		for _, c := range m.History {
+			seen[c.State]++
+		}
+		for state, times := range seen {
+			if times > 1 {
+				t.Errorf("message %s has %d steps %s: %v", st.id, times, state, m.History)
+			}
+		}
+		for _, state := range st.states {
+			if seen[state] != 1 && !st.unmatched {
+				t.Errorf("message %s reported %s lacks that step: %v", st.id, state, m.History)
+			}
+		}
+		if want == notify.StateFailed && m.Refunded != (st.kind != notify.KindSMS) {
+			t.Errorf("%s message %s reported failed: refunded %v", st.kind, st.id, m.Refunded)
+		}
+		if want != notify.StateFailed && m.Refunded {
+			t.Errorf("message %s is %s but refunded", st.id, m.State)
+		}
+	}
+	return unmatched
+}
