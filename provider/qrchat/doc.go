@@ -73,4 +73,83 @@
 //
 // Error messages never contain the API key, the OTP or the media URL's
 // query.
+//
+// # Delivery reports
+//
+// The gateway's answer to a send says only that its engine took the
+// message. What became of it comes later, in "message.ack" webhook
+// events, which Webhook turns into notify.DeliveryReports for
+// WebhookConfig.Reporter, usually the Notifier. Configure the session's
+// webhook on the gateway (config.webhooks of the session, or the
+// WHATSAPP_HOOK_* variables) with the event and an HMAC key:
+//
+//	{"url": "https://app.example.com/webhooks/waha", "events": ["message.ack"], "hmac": {"key": "{WebhookConfig.Secret}"}}
+//
+// The gateway then posts each event on its own:
+//
+//	POST {url}   X-Webhook-Hmac: {hex HMAC-SHA512 of the raw body, keyed by hmac.key}
+//	             X-Webhook-Hmac-Algorithm: sha512
+//	{"id": "evt_...", "timestamp": {Unix milliseconds}, "event": "message.ack",
+//	 "session": "default", "engine": "WEBJS" | "NOWEB" | "GOWS", "me": {...},
+//	 "payload": {"id": "true_91XXXXXXXXXX@c.us_3EB0...", "from", "to", "participant",
+//	   "fromMe": true, "ack": -1 | 0 | 1 | 2 | 3 | 4,
+//	   "ackName": "ERROR" | "PENDING" | "SERVER" | "DEVICE" | "READ" | "PLAYED",
+//	   "error": {"code", "reason", ...} (newer gateways, on ERROR)}}
+//
+// Ack levels become states (ackName stands in for a missing ack):
+//
+//	1 SERVER             sent: the network's server has the message
+//	2 DEVICE             delivered
+//	3 READ, 4 PLAYED     read
+//	-1 ERROR             failed, with VendorCode "ack:-1" and the payload's
+//	                     error as its text (else "the gateway reported an
+//	                     error delivering the message"); the Notifier
+//	                     refunds it as its RefundPolicy says (chat failures
+//	                     are refunded by default)
+//	0 PENDING, others    ignored
+//
+// Only acks of messages the session sent (fromMe) are reports. Other
+// events (message.ack.group among them: the provider sends to no group),
+// and events of sessions other than WebhookConfig.Session when it is set,
+// are acknowledged and ignored. A report's time is the event's timestamp
+// (seconds are accepted too; without one, the time it arrives); the
+// payload's own timestamp, the message's, is not read. Its recipient is
+// the chat of the message ID when that is a phone chat (not a group, not
+// a @lid address), so that it names only the message sent to that
+// number; "from" is not read, since WEBJS puts the session's own number
+// there.
+//
+// The gateway names a message by its serialized ID,
+// <fromMe>_<chat>_<id>, whatever its engine, while the record keeps what
+// the send answered (see Results and errors): the same serialized ID with
+// WEBJS, the bare <id> with NOWEB and GOWS. So a report is handed over
+// under the serialized ID first and, when no record has that, once more
+// under the bare ID. The reverse cannot be done (a bare ID does not say
+// its chat), which is why the provider keeps the ID exactly as the send
+// answered it. The gateway echoes no reference of ours, so the acks of a
+// message whose send had an unknown outcome (no ID in its record) are
+// unmatched: it stays unknown until an operator settles it.
+//
+// With WebhookConfig.Secret set, an event without X-Webhook-Hmac of its
+// very body under the key (compared in constant time; an
+// X-Webhook-Hmac-Algorithm other than sha512 cannot be checked and is
+// refused too) is answered 401 before its body is read as JSON, and
+// changes nothing. Without a Secret the receiver takes every request
+// UNAUTHENTICATED: anyone who can reach it can mark messages delivered,
+// read or failed, and a failed message is refunded. Set the same key, 32
+// random bytes or more, on both sides, or mount the receiver only where
+// nothing but the gateway can reach it. The signature covers the body but
+// no time, so a captured event can be sent again; that changes nothing:
+// a record moves only forward and money moves at most once (see
+// notify.Notifier.Report).
+//
+// Answers: 200 once the report was taken, for the ack of a message no
+// record has (counted in Stats().Unmatched; it is not retried) and for an
+// event ignored (Stats().Ignored); 400 for a body that is not a JSON
+// event, 413 for one over WebhookConfig.MaxBody (1 MiB), 405 for a method
+// other than POST; 503 when the report could not be applied now (the
+// store failed, or the message's own send is still running), so that the
+// gateway sends the event again, as it does for an answer of 5xx or
+// none (WAHA: 15 attempts, 2 seconds apart, by default). The secret never
+// appears in answers or errors.
 package qrchat

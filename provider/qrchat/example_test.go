@@ -2,13 +2,19 @@ package qrchat_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha512"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/wallet"
 )
 
 func Example() {
@@ -42,4 +48,48 @@ func Example() {
 	// Output:
 	// default 919876543210@c.us Your order shipped
 	// true_919876543210@c.us_3EB0EXAMPLE
+}
+
+// ExampleNewWebhook mounts the gateway's message.ack receiver beside a
+// Notifier that keeps message records (notify.WithMessageStore), which
+// reports need. The session's webhook is configured on the gateway with
+// the same key: {"url": "https://app.example.com/webhooks/waha",
+// "events": ["message.ack"], "hmac": {"key": "..."}}.
+func ExampleNewWebhook() {
+	accounts := memstore.NewAccounts()
+	w := memstore.NewWallet()
+	n, err := notify.New(accounts, notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(w)))
+	if err != nil {
+		panic(err)
+	}
+	const key = "the webhook's hmac key" // 32 random bytes or more in production
+	hook, err := qrchat.NewWebhook(qrchat.WebhookConfig{Reporter: n, Secret: key})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/webhooks/waha", hook)
+
+	// The gateway reports a message this Notifier never sent: the event is
+	// acknowledged, so that the gateway does not send it again, and counted.
+	body := `{"id":"evt_01k7a0b1c2d3e4f5g6h7j8k9m0","timestamp":1760022600123,"event":"message.ack",` +
+		`"session":"default","engine":"WEBJS","payload":{"id":"true_919876543210@c.us_3EB0EXAMPLE",` +
+		`"from":"919000000000@c.us","to":"919876543210@c.us","fromMe":true,"ack":3,"ackName":"READ"}}`
+	mac := hmac.New(sha512.New, []byte(key))
+	mac.Write([]byte(body))
+	req := httptest.NewRequest(http.MethodPost, "/webhooks/waha", strings.NewReader(body))
+	req.Header.Set("X-Webhook-Hmac", hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-Webhook-Hmac-Algorithm", "sha512")
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, "unmatched:", hook.Stats().Unmatched)
+
+	// Without the signature, nothing is taken.
+	rec = httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/webhooks/waha", strings.NewReader(body)))
+	fmt.Println(rec.Code, "refused:", hook.Stats().Refused)
+	// Output:
+	// 200 unmatched: 1
+	// 401 refused: 1
 }

@@ -1,13 +1,18 @@
 package qrchat_test
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha512"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +28,9 @@ const (
 
 // sent is a message the fake gateway accepted.
 type sent struct {
+	// ID is the engine's bare message ID; WAHA serializes it as
+	// true_<ChatID>_<ID>.
+	ID      string
 	Path    string
 	ChatID  string
 	Text    string
@@ -49,6 +57,11 @@ type fakeWAHA struct {
 	fail        providertest.Failure
 	failRaw     *rawReply
 	latency     time.Duration
+
+	hookURL string    // where events are posted (setWebhook)
+	hookKey string    // the webhook's hmac.key; empty signs nothing
+	events  int       // events built, for their IDs
+	clock   time.Time // the last event's time, so that each is later
 }
 
 type rawReply struct {
@@ -199,8 +212,9 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
+	n := len(f.accepted) + 1
+	s.ID = fmt.Sprintf("3EB0%016X", n)
 	f.accepted = append(f.accepted, s)
-	n := len(f.accepted)
 	engine := f.engine
 	f.mu.Unlock()
 	switch {
@@ -215,7 +229,7 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		conn.Close()
 		return
 	}
-	id := fmt.Sprintf("3EB0%016X", n)
+	id := s.ID
 	switch engine {
 	case "NOWEB":
 		reply(w, 201, map[string]any{"key": map[string]any{"remoteJid": strings.Replace(in.ChatID, "c.us", "s.whatsapp.net", 1), "fromMe": true, "id": id},
@@ -327,4 +341,176 @@ func (f *fakeWAHA) last() sent {
 		return sent{}
 	}
 	return f.accepted[len(f.accepted)-1]
+}
+
+// The fake's webhooks: WAHA posts one event per request to each URL of
+// the session's config.webhooks, as JSON, and, when the webhook has an
+// hmac.key, signs the body: X-Webhook-Hmac is the hex HMAC-SHA512 of the
+// raw body under the key, X-Webhook-Hmac-Algorithm is sha512. The fake
+// posts only when a test asks (ack, deliver, post), synchronously, so
+// that a test knows the receiver's answer before it looks at a record.
+
+// fakeMe is the session's own account, as WAHA's "me" shows it.
+var fakeMe = map[string]any{"id": "919000000000@c.us", "pushName": "Acme"}
+
+// fakeAckNames are WAHA's names of the ack levels.
+var fakeAckNames = map[int]string{-1: "ERROR", 0: "PENDING", 1: "SERVER", 2: "DEVICE", 3: "READ", 4: "PLAYED"}
+
+// setWebhook configures the session's webhook: events go to url, signed
+// with key (the webhook's hmac.key) when it is not empty.
+func (f *fakeWAHA) setWebhook(url, key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hookURL, f.hookKey = url, key
+}
+
+// message returns the accepted message that id names: its serialized
+// (true_<chat>_<id>) or bare ID.
+func (f *fakeWAHA) message(t *testing.T, id string) sent {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.accepted {
+		if id == s.ID || id == "true_"+s.ChatID+"_"+s.ID {
+			return s
+		}
+	}
+	t.Fatalf("the fake gateway accepted no message %q", id)
+	return sent{}
+}
+
+// ackEvent returns the message.ack event at level for the accepted
+// message id names, as the current engine writes it; edit, when given,
+// changes the payload before it is encoded.
+func (f *fakeWAHA) ackEvent(t *testing.T, id string, level int, edit ...func(payload map[string]any)) []byte {
+	t.Helper()
+	s := f.message(t, id)
+	return f.ackEventFor(s.ChatID, s.ID, level, edit...)
+}
+
+// ackEventFor is ackEvent for any message the session sent to chatID
+// under the bare ID id, accepted through the fake or not.
+func (f *fakeWAHA) ackEventFor(chatID, id string, level int, edit ...func(payload map[string]any)) []byte {
+	f.mu.Lock()
+	engine := f.engine
+	f.mu.Unlock()
+	ser := "true_" + chatID + "_" + id
+	name, ok := fakeAckNames[level]
+	if !ok {
+		name = "UNKNOWN"
+	}
+	var p map[string]any
+	switch engine {
+	case "NOWEB", "GOWS":
+		// The engine's update names the chat as "from"; "to" is set only
+		// for group messages.
+		p = map[string]any{"id": ser, "from": chatID, "to": nil, "participant": nil,
+			"fromMe": true, "ack": level, "ackName": name}
+	default:
+		// WEBJS sends the whole message, with the time it was sent (not
+		// the time of the ack) as its timestamp.
+		p = map[string]any{"id": ser, "timestamp": 1760022498, "from": fakeMe["id"], "fromMe": true,
+			"source": "api", "to": chatID, "participant": nil, "body": "", "hasMedia": false,
+			"ack": level, "ackName": name,
+			"_data": map[string]any{"id": map[string]any{"fromMe": true, "remote": chatID, "id": id, "_serialized": ser},
+				"ack": level, "type": "chat"}}
+	}
+	for _, e := range edit {
+		e(p)
+	}
+	return f.envelope("message.ack", p)
+}
+
+// envelope wraps payload as WAHA wraps every event: a lower-case ULID
+// event ID, the event's time in Unix milliseconds, the session, its
+// account and the engine.
+func (f *fakeWAHA) envelope(event string, payload any) []byte {
+	f.mu.Lock()
+	f.events++
+	n := f.events
+	now := time.Now().Truncate(time.Millisecond)
+	if !now.After(f.clock) {
+		now = f.clock.Add(time.Millisecond)
+	}
+	f.clock = now
+	engine := f.engine
+	f.mu.Unlock()
+	body, err := json.Marshal(map[string]any{
+		"id":          fmt.Sprintf("evt_01k%023d", n),
+		"timestamp":   now.UnixMilli(),
+		"event":       event,
+		"session":     testSession,
+		"metadata":    map[string]string{},
+		"me":          fakeMe,
+		"payload":     payload,
+		"engine":      engine,
+		"environment": map[string]any{"version": "2025.9.1", "engine": engine, "tier": "CORE", "browser": nil},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return body
+}
+
+// headers returns the headers WAHA sends with body: the HMAC pair when
+// the webhook has a key.
+func (f *fakeWAHA) headers(body []byte) http.Header {
+	f.mu.Lock()
+	key, n := f.hookKey, f.events
+	f.mu.Unlock()
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "WAHA/2025.9.1")
+	h.Set("X-Webhook-Request-Id", fmt.Sprintf("req_01k%023d", n))
+	h.Set("X-Webhook-Timestamp", strconv.FormatInt(time.Now().UnixMilli(), 10))
+	if key != "" {
+		h.Set("X-Webhook-Hmac", wahaHMAC(key, body))
+		h.Set("X-Webhook-Hmac-Algorithm", "sha512")
+	}
+	return h
+}
+
+// wahaHMAC is WAHA's signature of body under key: the hex HMAC-SHA512.
+func wahaHMAC(key string, body []byte) string {
+	m := hmac.New(sha512.New, []byte(key))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// post sends body to the webhook URL with hdr, over HTTP, and returns the
+// receiver's status.
+func (f *fakeWAHA) post(t *testing.T, body []byte, hdr http.Header) int {
+	t.Helper()
+	f.mu.Lock()
+	target := f.hookURL
+	f.mu.Unlock()
+	if target == "" {
+		t.Fatal("the fake gateway has no webhook: call setWebhook")
+	}
+	req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = hdr
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("posting the event: %v", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// deliver posts body as WAHA does, signed when the webhook has a key.
+func (f *fakeWAHA) deliver(t *testing.T, body []byte) int {
+	t.Helper()
+	return f.post(t, body, f.headers(body))
+}
+
+// ack posts the message.ack event at level for the accepted message id
+// names and returns the receiver's status.
+func (f *fakeWAHA) ack(t *testing.T, id string, level int) int {
+	t.Helper()
+	return f.deliver(t, f.ackEvent(t, id, level))
 }

@@ -1,0 +1,387 @@
+package qrchat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/webhook"
+)
+
+// The gateway's webhook headers: the hex HMAC of the raw body, keyed by
+// the webhook's hmac.key, and the name of its hash, always sha512.
+const (
+	hmacHeader          = "X-Webhook-Hmac"
+	hmacAlgorithmHeader = "X-Webhook-Hmac-Algorithm"
+)
+
+// WebhookConfig configures a Webhook.
+type WebhookConfig struct {
+	// Reporter takes the reports, usually the *notify.Notifier (which
+	// needs a message store: notify.WithMessageStore). Required.
+	Reporter notify.Reporter
+	// Provider is the Name of the Provider that sent the messages the
+	// gateway reports on, as the records keep it (Config.Name). Default
+	// "qrchat" (DefaultName), New's default.
+	Provider string
+	// Secret is the HMAC key of the gateway's webhook configuration
+	// (config.webhooks[].hmac.key): every request must then carry
+	// X-Webhook-Hmac, the hex HMAC-SHA512 of its body under this key, or
+	// it is refused with 401. It never appears in errors or answers.
+	//
+	// Empty: requests are accepted WITHOUT ANY AUTHENTICATION. Anyone who
+	// can reach the URL can then mark messages delivered, read or failed,
+	// and a failure refunds the message's charge. Leave it empty only
+	// when nothing but the gateway can reach the receiver (a private
+	// network), and prefer a key of 32 random bytes or more. Default
+	// empty.
+	Secret string
+	// Session, when set, is the only gateway session whose events are
+	// taken; events of other sessions are acknowledged and counted as
+	// ignored (Stats().Ignored). It must then be a valid session name
+	// (letters, digits, '-' and '_'). Default empty: every session.
+	Session string
+	// MaxBody bounds a request's body; a larger one is answered 413.
+	// Default 1 MiB.
+	MaxBody int64
+}
+
+// Webhook receives the gateway's "message.ack" webhook events and turns
+// them into notify.DeliveryReports for WebhookConfig.Reporter; see the
+// package documentation's "Delivery reports". Mount it at the URL of the
+// session's webhook configuration; create it with NewWebhook. It is safe
+// for concurrent use and holds no goroutines.
+type Webhook struct {
+	cfg   WebhookConfig
+	rep   notify.Reporter // cfg.Reporter, trying each ID a record may keep
+	count webhook.Counter
+}
+
+// NewWebhook returns a Webhook for cfg. It fails, naming the field but
+// never repeating the secret, when Reporter is missing, Secret contains
+// control characters (a pasted line break, which no signature would ever
+// match), or Session is set but not a valid session name. An empty Secret
+// is not an error, but leaves the receiver unauthenticated (see
+// WebhookConfig.Secret).
+func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
+	switch {
+	case cfg.Reporter == nil:
+		return nil, errors.New("qrchat: WebhookConfig.Reporter is required")
+	case strings.IndexFunc(cfg.Secret, unicode.IsControl) >= 0:
+		return nil, errors.New("qrchat: WebhookConfig.Secret must not contain control characters such as line breaks")
+	case cfg.Session != "" && !sessionName(cfg.Session):
+		return nil, errors.New("qrchat: WebhookConfig.Session must be 1-64 letters, digits, '-' or '_'")
+	}
+	if cfg.Provider == "" {
+		cfg.Provider = DefaultName
+	}
+	return &Webhook{cfg: cfg, rep: candidateReporter{cfg.Reporter}}, nil
+}
+
+// Stats returns what the webhook did so far.
+func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
+
+// ServeHTTP takes one webhook event (POST; other methods are answered
+// 405 with an Allow header). It answers 413 for a body over MaxBody, 401
+// when a Secret is set and the signature is missing or wrong (before the
+// body is read as JSON, and reporting nothing), 400 for a body that is
+// not a JSON event, 503 when the report could not be applied now (the
+// gateway retries), and 200 otherwise: for a report taken, for one of a
+// message no record has (Stats().Unmatched), and for an event it does
+// not act on (Stats().Ignored).
+func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := webhook.ReadBody(r, h.cfg.MaxBody)
+	if err != nil {
+		h.count.Malformed(w, err)
+		return
+	}
+	if h.cfg.Secret != "" && !h.signed(r.Header, body) {
+		h.count.Refuse(w)
+		return
+	}
+	var ev event
+	if err := json.Unmarshal(body, &ev); err != nil {
+		h.count.Malformed(w, err)
+		return
+	}
+	rep, err := h.report(&ev)
+	if err != nil {
+		h.count.Malformed(w, err)
+		return
+	}
+	if rep == nil {
+		h.count.Ignore(1)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	h.count.Deliver(r.Context(), w, h.rep, []*notify.DeliveryReport{rep})
+}
+
+// signed reports whether the request carries the gateway's signature of
+// body: X-Webhook-Hmac, the hex HMAC-SHA512 of the raw body under the
+// secret, compared in constant time. An X-Webhook-Hmac-Algorithm other
+// than sha512 cannot be checked, so it is refused.
+func (h *Webhook) signed(hdr http.Header, body []byte) bool {
+	if alg := hdr.Get(hmacAlgorithmHeader); alg != "" && !strings.EqualFold(strings.TrimSpace(alg), "sha512") {
+		return false
+	}
+	return webhook.SignedSHA512(body, h.cfg.Secret, strings.TrimSpace(hdr.Get(hmacHeader)))
+}
+
+// event is the envelope of every webhook event; payload is read only for
+// message.ack.
+type event struct {
+	Event     string          `json:"event"`
+	Session   string          `json:"session"`
+	Timestamp json.Number     `json:"timestamp"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// ackPayload is the payload of message.ack; the engines send more, but
+// at least these.
+type ackPayload struct {
+	ID      json.RawMessage `json:"id"`
+	To      string          `json:"to"`
+	FromMe  bool            `json:"fromMe"`
+	Ack     *int            `json:"ack"`
+	AckName string          `json:"ackName"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// Ack levels of the gateway (WAMessageAck).
+const (
+	ackError   = -1
+	ackPending = 0
+	ackServer  = 1
+	ackDevice  = 2
+	ackRead    = 3
+	ackPlayed  = 4
+)
+
+// ackNames are the names of the ack levels, which the payload's ackName
+// carries; they stand in for a missing ack number.
+var ackNames = map[string]int{
+	"ERROR": ackError, "PENDING": ackPending, "SERVER": ackServer,
+	"DEVICE": ackDevice, "READ": ackRead, "PLAYED": ackPlayed,
+}
+
+// ackStates maps ack levels to the states they report. PENDING (the
+// message is still on the phone) has none, nor has any other level.
+var ackStates = map[int]notify.MessageState{
+	ackServer: notify.StateSent,      // the chat network's server has it
+	ackDevice: notify.StateDelivered, // the recipient's device has it
+	ackRead:   notify.StateRead,
+	ackPlayed: notify.StateRead, // a voice or video message was played
+	ackError:  notify.StateFailed,
+}
+
+// errorText is the failure text of an ERROR ack without one of its own.
+const errorText = "the gateway reported an error delivering the message"
+
+// report turns ev into a report, or nil for an event the receiver does
+// not act on: another event, another session, an ack of a message the
+// session received rather than sent, or an ack level without a state.
+// The error is for a message.ack payload that is not JSON of its shape.
+func (h *Webhook) report(ev *event) (*notify.DeliveryReport, error) {
+	if ev.Event != "message.ack" || (h.cfg.Session != "" && ev.Session != h.cfg.Session) {
+		return nil, nil
+	}
+	var p ackPayload
+	if len(ev.Payload) > 0 {
+		if err := json.Unmarshal(ev.Payload, &p); err != nil {
+			return nil, err
+		}
+	}
+	id := idOf(p.ID)
+	if !p.FromMe || id == "" {
+		return nil, nil
+	}
+	level, ok := 0, false
+	if p.Ack != nil {
+		level, ok = *p.Ack, true
+	} else {
+		level, ok = ackNames[strings.ToUpper(p.AckName)]
+	}
+	state, known := ackStates[level]
+	if !ok || !known {
+		return nil, nil
+	}
+	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: id, State: state,
+		To: recipient(id, p.To), At: eventTime(ev.Timestamp)}
+	if state == notify.StateFailed {
+		r.VendorCode = "ack:" + strconv.Itoa(level)
+		text := ackErrorText(p.Error)
+		if text == "" {
+			text = errorText
+		}
+		r.Error = "qrchat: " + text
+	}
+	return r, nil
+}
+
+// eventTime reads the event's timestamp: Unix milliseconds, as the
+// gateway writes it, or seconds for a value too small to be milliseconds
+// of this century. Zero (the Notifier's now) when it is missing or
+// absurd.
+func eventTime(n json.Number) time.Time {
+	v, err := n.Int64()
+	if err != nil {
+		f, ferr := n.Float64()
+		if ferr != nil || f < 0 || f > 1e15 {
+			return time.Time{}
+		}
+		v = int64(f)
+	}
+	switch {
+	case v <= 0 || v > 1e15: // beyond the year 30000 in milliseconds
+		return time.Time{}
+	case v < 1e12: // before September 2001 in milliseconds: seconds
+		return time.Unix(v, 0).UTC()
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+// ackErrorText reads the failure detail of an ERROR ack: a string, or an
+// object with a reason (or message) and a code, as newer gateways send
+// ({"code": "463", "reason": "account_restricted", ...}).
+func ackErrorText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return cleanText(s)
+	}
+	var o struct {
+		Code    json.RawMessage `json:"code"`
+		Reason  string          `json:"reason"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	text := o.Reason
+	if text == "" {
+		text = o.Message
+	}
+	code := ""
+	if json.Unmarshal(o.Code, &s) == nil {
+		code = s
+	} else if n := strings.TrimSpace(string(o.Code)); n != "" && n != "null" {
+		code = n
+	}
+	code = cleanText(code)
+	switch {
+	case text != "" && code != "":
+		return cleanText(text) + " (code " + code + ")"
+	case code != "":
+		return "code " + code
+	}
+	return cleanText(text)
+}
+
+// cleanText makes gateway text fit for an error message: valid UTF-8,
+// no control characters, clipped.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return clip(strings.TrimSpace(s))
+}
+
+// recipient returns the phone number a message of ours went to, digits
+// only: the chat of its serialized ID (<fromMe>_<chat>_<id>), which is
+// the recipient's for a message we sent in every engine, else the
+// payload's "to". It is "" when neither is a phone chat (a group, or a
+// @lid address whose digits are not a number), so that the report then
+// names the message by its ID alone.
+func recipient(id, to string) string {
+	if _, chat, _, ok := splitID(id); ok {
+		if n := phoneOf(chat); n != "" {
+			return n
+		}
+	}
+	return phoneOf(to)
+}
+
+// phoneOf returns the number of a phone chat ID (91XXXXXXXXXX@c.us, or
+// @s.whatsapp.net, perhaps with a device suffix), or "".
+func phoneOf(chat string) string {
+	user, server, ok := strings.Cut(chat, "@")
+	if !ok || (server != "c.us" && server != "s.whatsapp.net") {
+		return ""
+	}
+	user, _, _ = strings.Cut(user, ":")
+	if len(user) < 8 || len(user) > 15 || !digits(user) {
+		return ""
+	}
+	return user
+}
+
+// splitID splits the gateway's serialized message ID,
+// <true|false>_<chat>_<id>, with a fourth part (the participant) for
+// group messages.
+func splitID(id string) (fromMe bool, chat, bare string, ok bool) {
+	parts := strings.Split(id, "_")
+	if len(parts) < 3 || len(parts) > 4 || (parts[0] != "true" && parts[0] != "false") ||
+		!strings.Contains(parts[1], "@") || parts[2] == "" {
+		return false, "", "", false
+	}
+	return parts[0] == "true", parts[1], parts[2], true
+}
+
+// candidateIDs lists the IDs under which a record may keep the message
+// the gateway names id, in the order to try them: id as the gateway
+// sends it (the WEBJS engine's send answer is the same serialized ID),
+// then, for a serialized ID, its bare message ID (the NOWEB and GOWS
+// engines answer a send with that alone). A bare id has no other form:
+// the chat it would need is not in it.
+func candidateIDs(id string) []string {
+	if _, _, bare, ok := splitID(id); ok && bare != id {
+		return []string{id, bare}
+	}
+	return []string{id}
+}
+
+// candidateReporter hands a report to rep under each ID a record may
+// keep for its message (candidateIDs), in order, and returns the first
+// answer that is not NotFound; the last NotFound when none matched. The
+// report that matches carries the ID the record has.
+type candidateReporter struct{ rep notify.Reporter }
+
+func (c candidateReporter) Report(ctx context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
+	var (
+		res *notify.ReportResult
+		err error
+	)
+	for i, id := range candidateIDs(r.ProviderMessageID) {
+		try := r
+		if i > 0 {
+			cp := *r
+			cp.ProviderMessageID = id
+			try = &cp
+		}
+		res, err = c.rep.Report(ctx, try)
+		if notify.CodeOf(err) != notify.CodeNotFound {
+			return res, err
+		}
+	}
+	return res, err
+}
+
+var _ http.Handler = (*Webhook)(nil)
