@@ -66,6 +66,9 @@ type config struct {
 	// the webhook's subscription handshake.
 	cloudAppSecret   string
 	cloudVerifyToken string
+	// qrWebhookSecret is NOTIFY_QR_WEBHOOK_SECRET: the HMAC key of the QR
+	// gateway's webhook (hmac.key). Set: /webhooks/qrchat is mounted.
+	qrWebhookSecret string
 	// settleAfter is NOTIFY_SETTLE_AFTER (default 2m): how long a send may
 	// stay unfinished before the reconciler settles it as abandoned, and
 	// the lease of an idempotency key's reservation.
@@ -87,6 +90,7 @@ func loadConfig(env func(string) string) (*config, error) {
 
 		cloudAppSecret:   get("NOTIFY_CLOUD_APP_SECRET"),
 		cloudVerifyToken: get("NOTIFY_CLOUD_VERIFY_TOKEN"),
+		qrWebhookSecret:  get("NOTIFY_QR_WEBHOOK_SECRET"),
 		qrURL:            get("NOTIFY_QR_URL"),
 		qrKey:            get("NOTIFY_QR_KEY"),
 		qrSession:        get("NOTIFY_QR_SESSION"),
@@ -176,6 +180,9 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 	if c.cloudVerifyToken != "" && c.cloudAppSecret == "" {
 		return nil, fmt.Errorf("NOTIFY_CLOUD_VERIFY_TOKEN: set NOTIFY_CLOUD_APP_SECRET too; without it no status webhook is taken")
+	}
+	if c.qrWebhookSecret != "" && c.qrURL == "" {
+		return nil, fmt.Errorf("NOTIFY_QR_WEBHOOK_SECRET takes the QR gateway's reports: set NOTIFY_QR_URL and NOTIFY_QR_SESSION too")
 	}
 	if c.qrURL != "" || c.qrKey != "" || c.qrSession != "" {
 		if c.qrURL == "" || c.qrSession == "" {

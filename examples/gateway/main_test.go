@@ -330,16 +330,17 @@ func TestGatewayChosenKeyIsNotPrinted(t *testing.T) {
 
 func TestGatewayConfigErrors(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"bad balance":                          {"NOTIFY_BALANCE": "1e3"},
-		"negative balance":                     {"NOTIFY_BALANCE": "-5"},
-		"too precise":                          {"NOTIFY_BALANCE": "1.005"},
-		"bad addr":                             {"NOTIFY_ADDR": "8080"},
-		"short key":                            {"NOTIFY_API_KEY": "abc"},
-		"sms url only":                         {"NOTIFY_SMS_URL": "https://sms.example"},
-		"cloud token only":                     {"NOTIFY_CLOUD_TOKEN": "t"},
-		"qr key only":                          {"NOTIFY_QR_KEY": "k"},
-		"smtp url":                             {"NOTIFY_SMTP_URL": "http://user:secretpw@mail.example"},
-		"app secret without the cloud gateway": {"NOTIFY_CLOUD_APP_SECRET": "secretpw"},
+		"bad balance":                           {"NOTIFY_BALANCE": "1e3"},
+		"negative balance":                      {"NOTIFY_BALANCE": "-5"},
+		"too precise":                           {"NOTIFY_BALANCE": "1.005"},
+		"bad addr":                              {"NOTIFY_ADDR": "8080"},
+		"short key":                             {"NOTIFY_API_KEY": "abc"},
+		"sms url only":                          {"NOTIFY_SMS_URL": "https://sms.example"},
+		"cloud token only":                      {"NOTIFY_CLOUD_TOKEN": "t"},
+		"qr key only":                           {"NOTIFY_QR_KEY": "k"},
+		"smtp url":                              {"NOTIFY_SMTP_URL": "http://user:secretpw@mail.example"},
+		"app secret without the cloud gateway":  {"NOTIFY_CLOUD_APP_SECRET": "secretpw"},
+		"qr webhook secret without the gateway": {"NOTIFY_QR_WEBHOOK_SECRET": "secretpw"},
 		"verify token without the app secret": {"NOTIFY_CLOUD_TOKEN": "t", "NOTIFY_CLOUD_PHONE_ID": "1",
 			"NOTIFY_CLOUD_VERIFY_TOKEN": "secretpw"},
 	} {

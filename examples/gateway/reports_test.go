@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha512"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 )
@@ -242,5 +247,67 @@ func TestGatewayReportFailsOverToQR(t *testing.T) {
 	}
 	if got := g.balanceMinor(t); got != before-2*qrPrice {
 		t.Fatalf("balance after a repeated report = %d", got)
+	}
+}
+
+// postQRAck posts the QR gateway's message.ack event for id to the
+// gateway, signed with secret, and returns the status.
+func postQRAck(t *testing.T, g *gateway, secret, id string, ack int) int {
+	t.Helper()
+	body := []byte(`{"id":"evt_01jk","timestamp":` + strconv.FormatInt(time.Now().UnixMilli(), 10) +
+		`,"event":"message.ack","session":"default","engine":"WEBJS","payload":{"id":"` + id +
+		`","fromMe":true,"ack":` + strconv.Itoa(ack) + `}}`)
+	mac := hmac.New(sha512.New, []byte(secret))
+	mac.Write(body)
+	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(g.base, "/api/v1")+"/webhooks/qrchat", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Webhook-Hmac", hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-Webhook-Hmac-Algorithm", "sha512")
+	resp, err := g.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestGatewayQRReports: the QR gateway's signed acks reach the gateway's
+// /webhooks/qrchat; read moves the record, an error ack fails and refunds
+// it, and an event signed with another key is refused.
+func TestGatewayQRReports(t *testing.T) {
+	qr := newQRStub(t)
+	g := start(t, map[string]string{"NOTIFY_QR_URL": qr.URL, "NOTIFY_QR_KEY": "qr-key-1",
+		"NOTIFY_QR_SESSION": "default", "NOTIFY_QR_WEBHOOK_SECRET": "qr-hook-secret-3f"})
+	g.out.waitFor(t, "delivery reports: POST /webhooks/qrchat")
+	before := g.balanceMinor(t)
+	send := func() (string, string) {
+		a := g.post(t, "/messenger/send", g.key, `{"gateway":"qr","to":"9876543210","message":"Your order shipped"}`)
+		if a.status != 200 {
+			t.Fatalf("send: %d %s", a.status, a.raw)
+		}
+		return a.body["message_id"].(string), a.body["provider_message_id"].(string)
+	}
+	read, readPM := send()
+	failed, failedPM := send()
+	if code := postQRAck(t, g, "guessed-key", readPM, 3); code != http.StatusUnauthorized {
+		t.Fatalf("forged ack: %d", code)
+	}
+	for _, ack := range []struct {
+		pm  string
+		ack int
+	}{{readPM, 3}, {readPM, 2}, {failedPM, -1}, {failedPM, -1}} {
+		if code := postQRAck(t, g, "qr-hook-secret-3f", ack.pm, ack.ack); code != 200 {
+			t.Fatalf("ack %d of %s: %d", ack.ack, ack.pm, code)
+		}
+	}
+	if rec := g.record(t, read); rec["status"] != "read" || historyStates(rec) != "pending,attempting,sent,delivered,read" {
+		t.Fatalf("read message: %v", rec)
+	}
+	rec := g.record(t, failed)
+	if rec["status"] != "failed" || rec["refunded"] != true || rec["vendor_code"] != "ack:-1" {
+		t.Fatalf("failed message: %v", rec)
+	}
+	if got, want := g.balanceMinor(t), before-int64(g.record(t, read)["cost_minor"].(float64)); got != want {
+		t.Fatalf("balance = %d, want %d: the failed one refunded once", got, want)
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/qrchat"
 )
 
 // webhookPrefix is where the vendors' delivery-report webhooks live,
@@ -22,10 +24,18 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 		hook, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: n,
 			AppSecret: cfg.cloudAppSecret, VerifyToken: cfg.cloudVerifyToken})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("NOTIFY_CLOUD_APP_SECRET: %w", err)
 		}
 		mux.Handle(webhookPrefix+"cloudchat", hook)
 		paths = append(paths, "GET, POST "+webhookPrefix+"cloudchat")
+	}
+	if cfg.qrWebhookSecret != "" {
+		hook, err := qrchat.NewWebhook(qrchat.WebhookConfig{Reporter: n, Secret: cfg.qrWebhookSecret, Session: cfg.qrSession})
+		if err != nil {
+			return nil, nil, fmt.Errorf("NOTIFY_QR_WEBHOOK_SECRET: %w", err)
+		}
+		mux.Handle(webhookPrefix+"qrchat", hook)
+		paths = append(paths, "POST "+webhookPrefix+"qrchat")
 	}
 	if len(paths) == 0 {
 		return nil, nil, nil
