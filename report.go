@@ -70,9 +70,12 @@ type Reporter interface {
 }
 
 // RefundPolicy reports whether a message that a vendor accepted and later
-// reported failed (r) gets its charge back. It is asked once per record,
-// when the record moves to failed. A message whose send had an unknown
-// outcome is asked too: the report is the first word on it.
+// reported failed (r) gets its charge back. It is asked for every failed
+// report of a record not yet failed (m as it stands), and the answer
+// counts only for the report that moves the record, once: a repeated
+// report changes nothing. A message whose send had an unknown outcome is
+// asked too: the report is the first word on it. It must be quick and
+// safe for concurrent use.
 type RefundPolicy func(m *Message, r *DeliveryReport) bool
 
 // DefaultRefundPolicy refunds every failure reported after acceptance
