@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	smschannel "github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -213,4 +214,29 @@ func ExampleNotifier_Reconcile() {
 	b, _ := n.Balance(ctx, "acme")
 	fmt.Printf("refunded %d, unknown %d; m-1 is %s, balance %s\n", res.Refunded, res.Unknown, m.State, b.Available)
 	// Output: refunded 0, unknown 1; m-1 is unknown, balance 99.75 INR
+}
+
+// Report takes a vendor's delivery reports; a webhook receiver such as
+// cloudchat.Webhook calls it. Here a chat message the vendor accepted is
+// reported failed (outside the 24-hour window): the record says so and
+// the charge comes back, once, however often the report is repeated.
+func ExampleNotifier_Report() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("cloudchat")})
+	n, _ := notify.New(accounts, notify.WithChannel(chatCh), notify.WithWallet(wal, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(wal)))
+
+	ctx := context.Background()
+	r, _ := n.SendChat(ctx, &notify.ChatRequest{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
+	for range 2 {
+		_, _ = n.Report(ctx, &notify.DeliveryReport{Provider: r.Provider, ProviderMessageID: r.ProviderMessageID,
+			State: notify.StateFailed, VendorCode: "131047", Error: "Re-engagement message"})
+	}
+	m, _ := n.Message(ctx, "acme", r.MessageID)
+	b, _ := n.Balance(ctx, "acme")
+	fmt.Println(m.State, m.VendorCode, "refunded:", m.Refunded, "balance:", b.Available)
+	// Output: failed 131047 refunded: true balance: 100.00 INR
 }
