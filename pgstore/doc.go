@@ -64,7 +64,12 @@
 // checked under the row's lock, and two instances that settle one record
 // at once (two reconcilers, a reconciler and a late holder) apply one
 // move and the other gets Conflict; a move into failed credits the
-// refund in the same statement. A send with records costs three
+// refund in the same statement (unless the move keeps the charge), and
+// a move into sent after a chat failover to a cheaper gateway lowers the
+// charge and credits the difference in the same statement. Delivery
+// reports find records through an index of provider message IDs; a
+// report that arrives out of order adds its step to the history in one
+// conditional UPDATE, which a repeat finds done. A send with records costs three
 // committed statements (open, attempting, its outcome) where a send
 // without costs one debit and one receipt. Records still pending or
 // attempting are indexed apart, so the reconciler's scan reads only them.
