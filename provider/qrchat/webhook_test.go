@@ -443,11 +443,10 @@ func TestWebhookBadRequests(t *testing.T) {
 // recorder is a Reporter that keeps the reports it gets and knows the
 // messages in known (by provider ID): others are NotFound.
 type recorder struct {
-	mu     sync.Mutex
-	known  map[string]bool
-	err    error
-	got    []notify.DeliveryReport
-	answer *notify.ReportResult
+	mu    sync.Mutex
+	known map[string]bool
+	err   error
+	got   []notify.DeliveryReport
 }
 
 func (r *recorder) Report(_ context.Context, d *notify.DeliveryReport) (*notify.ReportResult, error) {
