@@ -311,3 +311,17 @@ func Cause(err error) string {
 	}
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
+
+// Clip shortens vendor text to a sane length for an error message (300
+// bytes and "..."), without splitting a UTF-8 sequence.
+func Clip(s string) string {
+	const max = 300
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}

@@ -112,10 +112,10 @@ func describe(a *apiError, otp string) string {
 	if msg == "" {
 		msg = a.UserMessage
 	}
-	b.WriteString(clip(msg))
+	b.WriteString(vendorhttp.Clip(msg))
 	if d := a.ErrorData.Details; d != "" && !strings.Contains(msg, d) {
 		b.WriteString(": ")
-		b.WriteString(clip(d))
+		b.WriteString(vendorhttp.Clip(d))
 	}
 	b.WriteString(" (code ")
 	b.WriteString(strconv.Itoa(a.Code))
@@ -125,7 +125,7 @@ func describe(a *apiError, otp string) string {
 	}
 	if a.FBTraceID != "" {
 		b.WriteString(", fbtrace_id ")
-		b.WriteString(clip(a.FBTraceID))
+		b.WriteString(vendorhttp.Clip(a.FBTraceID))
 	}
 	b.WriteString(")")
 	s := b.String()
@@ -133,19 +133,6 @@ func describe(a *apiError, otp string) string {
 		s = strings.ReplaceAll(s, otp, "[otp]")
 	}
 	return s
-}
-
-// clip shortens vendor text to a sane length for an error message.
-func clip(s string) string {
-	const max = 300
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-		cut--
-	}
-	return s[:cut] + "..."
 }
 
 // retryAfter reads a Retry-After header in seconds.

@@ -397,7 +397,7 @@ func (p *Provider) checkSession(ctx context.Context) error {
 		case "STOPPED", "FAILED":
 			hint = "; restart it"
 		}
-		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, clip(st), hint)
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, vendorhttp.Clip(st), hint)
 	}
 	return nil
 }
@@ -439,7 +439,7 @@ func (p *Provider) classify(status int, header http.Header, data []byte, otp str
 	}
 	switch {
 	case sessionState != "" && sessionState != "WORKING":
-		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, clip(sessionState), msg)
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, vendorhttp.Clip(sessionState), msg)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return notify.Errorf(notify.CodeRejected, "qrchat: HTTP %d: the gateway refused the API key (check qrchat Config.APIKey)%s", status, msg)
 	case status == http.StatusTooManyRequests:
@@ -489,7 +489,7 @@ func errorMessage(data []byte) (msg, sessionState string) {
 	if len(b.Expected) > 0 && b.Status != "" {
 		sessionState = b.Status
 	}
-	return clip(strings.Join(parts, "; ")), sessionState
+	return vendorhttp.Clip(strings.Join(parts, "; ")), sessionState
 }
 
 // messageID finds the message ID in a send answer, whatever the engine.
@@ -538,19 +538,6 @@ func idOf(raw json.RawMessage) string {
 		return o.ID
 	}
 	return ""
-}
-
-// clip shortens gateway text for an error message.
-func clip(s string) string {
-	const max = 300
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "..."
 }
 
 // Interface guards

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
 )
 
@@ -301,7 +302,7 @@ func cleanText(s string) string {
 		}
 		return r
 	}, s)
-	return clip(strings.TrimSpace(s))
+	return vendorhttp.Clip(strings.TrimSpace(s))
 }
 
 // recipient returns the phone number a message of ours went to, digits
