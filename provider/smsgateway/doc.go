@@ -77,6 +77,49 @@
 // answer) is CodeUnavailable for it; an answer without a readable wallet
 // figure is CodeInternal.
 //
+// # Delivery reports
+//
+// The vendor's answer says it took the SMS, not that the operator
+// delivered it; its delivery-report (DLR) callback says that later.
+// Webhook takes the callbacks. The vendor's public documentation does
+// not describe the callback's fields, so the receiver reads the common
+// shape of Indian bulk-SMS DLRs, tolerant in form, strict in meaning:
+//
+//	POST {callback URL}   a JSON object, an array of them, or {"data": [...]}
+//	                      (or a form body; or GET with the same as query
+//	                      parameters), each with
+//	request_id            the send's request_id (the Result's
+//	                      ProviderMessageID): required
+//	number                the recipient (mobile, phone, to), 10 digits or
+//	                      with the country code; it tells apart the
+//	                      numbers of one request
+//	status                DELIVERED, DELIVRD, SUCCESS              delivered
+//	                      SENT, SUBMITTED, ACCEPTED                sent
+//	                      FAILED, UNDELIVERED, UNDELIV, REJECTED,
+//	                      REJECTD, EXPIRED, EXPIRD, DND, NDNC,
+//	                      BLOCKED, BLACKLISTED, INVALID            failed
+//	                      anything else (PENDING, QUEUED, ...)     ignored
+//	error_code, description (code, reason, error, message)   the failure's
+//	                      code and text: VendorCode "STATUS:code"
+//	delivered_at          "2006-01-02 15:04:05" in IST (the vendor's
+//	                      zone, assumed when none is given), RFC 3339, or
+//	                      Unix seconds or milliseconds (time, timestamp)
+//
+// Field names are read without regard to case. The vendor signs nothing,
+// so the callback URL carries a secret token as its last path segment
+// (https://<host>/webhooks/smsgateway/<token>), compared in constant
+// time; a wrong or missing token is 401 before the body is read, and
+// changes nothing. A body that cannot be read, or a report without a
+// request_id, is 400; a body over WebhookConfig.MaxBody is 413; a report
+// of an unknown request ID is acknowledged (200) and counted
+// (Stats().Unmatched); a report that cannot be applied now is 503, so that
+// the vendor calls again.
+//
+// An undelivered SMS keeps its charge by default: the vendor bills the
+// submission (see notify.DefaultRefundPolicy, and
+// notify.WithRefundPolicy where your vendor refunds).
+//
 // Package smsgatewaytest has a fake vendor, on httptest, that checks
-// requests the way the vendor does and answers with its bodies.
+// requests the way the vendor does and answers with its bodies, and posts
+// delivery reports when a test asks (Server.Report).
 package smsgateway
