@@ -69,6 +69,10 @@ type config struct {
 	// qrWebhookSecret is NOTIFY_QR_WEBHOOK_SECRET: the HMAC key of the QR
 	// gateway's webhook (hmac.key). Set: /webhooks/qrchat is mounted.
 	qrWebhookSecret string
+	// smsWebhookToken is NOTIFY_SMS_WEBHOOK_TOKEN: the secret last segment
+	// of the SMS vendor's delivery-report callback URL. Set:
+	// /webhooks/smsgateway/{token} is mounted.
+	smsWebhookToken string
 	// settleAfter is NOTIFY_SETTLE_AFTER (default 2m): how long a send may
 	// stay unfinished before the reconciler settles it as abandoned, and
 	// the lease of an idempotency key's reservation.
@@ -91,6 +95,7 @@ func loadConfig(env func(string) string) (*config, error) {
 		cloudAppSecret:   get("NOTIFY_CLOUD_APP_SECRET"),
 		cloudVerifyToken: get("NOTIFY_CLOUD_VERIFY_TOKEN"),
 		qrWebhookSecret:  get("NOTIFY_QR_WEBHOOK_SECRET"),
+		smsWebhookToken:  get("NOTIFY_SMS_WEBHOOK_TOKEN"),
 		qrURL:            get("NOTIFY_QR_URL"),
 		qrKey:            get("NOTIFY_QR_KEY"),
 		qrSession:        get("NOTIFY_QR_SESSION"),
@@ -180,6 +185,9 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 	if c.cloudVerifyToken != "" && c.cloudAppSecret == "" {
 		return nil, fmt.Errorf("NOTIFY_CLOUD_VERIFY_TOKEN: set NOTIFY_CLOUD_APP_SECRET too; without it no status webhook is taken")
+	}
+	if c.smsWebhookToken != "" && c.smsURL == "" {
+		return nil, fmt.Errorf("NOTIFY_SMS_WEBHOOK_TOKEN takes the SMS vendor's delivery reports: set NOTIFY_SMS_URL and NOTIFY_SMS_KEY too")
 	}
 	if c.qrWebhookSecret != "" && c.qrURL == "" {
 		return nil, fmt.Errorf("NOTIFY_QR_WEBHOOK_SECRET takes the QR gateway's reports: set NOTIFY_QR_URL and NOTIFY_QR_SESSION too")

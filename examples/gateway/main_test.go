@@ -341,6 +341,9 @@ func TestGatewayConfigErrors(t *testing.T) {
 		"smtp url":                              {"NOTIFY_SMTP_URL": "http://user:secretpw@mail.example"},
 		"app secret without the cloud gateway":  {"NOTIFY_CLOUD_APP_SECRET": "secretpw"},
 		"qr webhook secret without the gateway": {"NOTIFY_QR_WEBHOOK_SECRET": "secretpw"},
+		"sms webhook token without the vendor":  {"NOTIFY_SMS_WEBHOOK_TOKEN": "secretpw-secretpw"},
+		"short sms webhook token": {"NOTIFY_SMS_URL": "https://sms.example", "NOTIFY_SMS_KEY": "k",
+			"NOTIFY_SMS_WEBHOOK_TOKEN": "secretpw"},
 		"verify token without the app secret": {"NOTIFY_CLOUD_TOKEN": "t", "NOTIFY_CLOUD_PHONE_ID": "1",
 			"NOTIFY_CLOUD_VERIFY_TOKEN": "secretpw"},
 	} {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
+	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
 
 const (
@@ -309,5 +310,51 @@ func TestGatewayQRReports(t *testing.T) {
 	}
 	if got, want := g.balanceMinor(t), before-int64(g.record(t, read)["cost_minor"].(float64)); got != want {
 		t.Fatalf("balance = %d, want %d: the failed one refunded once", got, want)
+	}
+}
+
+// TestGatewaySMSReports: the SMS vendor's delivery reports reach the
+// gateway's /webhooks/smsgateway/{token}: delivered moves the record, an
+// undelivered one fails it and keeps the charge (the vendor billed it),
+// and a wrong token is refused.
+func TestGatewaySMSReports(t *testing.T) {
+	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1"})
+	t.Cleanup(vendor.Close)
+	const token = "sms-dlr-token-8d2f6a"
+	g := start(t, map[string]string{"NOTIFY_SMS_URL": vendor.URL, "NOTIFY_SMS_KEY": "vendor-key-1",
+		"NOTIFY_SMS_WEBHOOK_TOKEN": token})
+	line := g.out.waitFor(t, "delivery reports: GET, POST /webhooks/smsgateway/")
+	if strings.Contains(line, token) || strings.Contains(g.out.text(), token) {
+		t.Fatalf("the banner prints the token: %s", line)
+	}
+	root := strings.TrimSuffix(g.base, "/api/v1") + "/webhooks/smsgateway/"
+	send := func() (string, string) {
+		a := g.post(t, "/sms", g.key, `{"to":"9876543210","message":"Your order shipped"}`)
+		if a.status != 200 {
+			t.Fatalf("send: %d %s", a.status, a.raw)
+		}
+		return a.body["message_id"].(string), a.body["provider_message_id"].(string)
+	}
+	delivered, deliveredPM := send()
+	undelivered, undeliveredPM := send()
+	before := g.balanceMinor(t)
+	ctx := context.Background()
+	if err := vendor.Report(ctx, root+"not-the-token-123456", deliveredPM, "DELIVERED", "", ""); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("a wrong token: %v, want 401", err)
+	}
+	if err := vendor.Report(ctx, root+token, deliveredPM, "DELIVERED", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := vendor.Report(ctx, root+token, undeliveredPM, "UNDELIVERED", "DND", "do-not-disturb"); err != nil {
+		t.Fatal(err)
+	}
+	if rec := g.record(t, delivered); rec["status"] != "delivered" {
+		t.Fatalf("delivered: %v", rec)
+	}
+	if rec := g.record(t, undelivered); rec["status"] != "failed" || rec["refunded"] != false || rec["vendor_code"] != "UNDELIVERED:DND" {
+		t.Fatalf("undelivered: %v", rec)
+	}
+	if got := g.balanceMinor(t); got != before {
+		t.Fatalf("balance = %d, want %d: an undelivered SMS keeps its charge", got, before)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/provider/smsgateway"
 )
 
 // webhookPrefix is where the vendors' delivery-report webhooks live,
@@ -36,6 +37,15 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 		}
 		mux.Handle(webhookPrefix+"qrchat", hook)
 		paths = append(paths, "POST "+webhookPrefix+"qrchat")
+	}
+	if cfg.smsWebhookToken != "" {
+		hook, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: n, Token: cfg.smsWebhookToken})
+		if err != nil {
+			return nil, nil, fmt.Errorf("NOTIFY_SMS_WEBHOOK_TOKEN: %w", err)
+		}
+		mux.Handle("POST "+webhookPrefix+"smsgateway/{token}", hook)
+		mux.Handle("GET "+webhookPrefix+"smsgateway/{token}", hook)
+		paths = append(paths, "GET, POST "+webhookPrefix+"smsgateway/$NOTIFY_SMS_WEBHOOK_TOKEN")
 	}
 	if len(paths) == 0 {
 		return nil, nil, nil
