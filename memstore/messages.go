@@ -34,9 +34,8 @@ type Messages struct {
 	shardCap int
 	shards   [messageShards]messageShard
 
-	keyMu      sync.Mutex
-	byKey      map[idemKey][]string     // message IDs, in the order they were opened
-	byProvider map[providerKey][]string // message IDs, in the order the vendor accepted them
+	byKey      *msgIndex[idemKey]     // message IDs, in the order they were opened
+	byProvider *msgIndex[providerKey] // message IDs, in the order the vendor accepted them
 }
 
 // providerKey names a message at its provider.
@@ -67,8 +66,8 @@ func WithMessageCapacity(n int) MessagesOption {
 // keeps records of unmetered sends only, and a record with a charge is
 // InvalidArgument.
 func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
-	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: make(map[idemKey][]string),
-		byProvider: make(map[providerKey][]string)}
+	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex[idemKey](),
+		byProvider: newMsgIndex[providerKey]()}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
 		o(s)
@@ -123,16 +122,12 @@ func (s *Messages) Open(ctx context.Context, m *notify.Message) (notify.Balance,
 		}
 	}
 	sh.records[m.ID] = rec
-	s.keyMu.Lock()
 	if m.IdempotencyKey != "" {
-		k := idemKey{m.Account, m.IdempotencyKey}
-		s.byKey[k] = append(s.byKey[k], m.ID)
+		s.byKey.add(idemKey{m.Account, m.IdempotencyKey}, m.ID)
 	}
 	if m.ProviderMessageID != "" {
-		k := providerKey{m.Provider, m.ProviderMessageID}
-		s.byProvider[k] = append(s.byProvider[k], m.ID)
+		s.byProvider.add(providerKey{m.Provider, m.ProviderMessageID}, m.ID)
 	}
-	s.keyMu.Unlock()
 	return b, nil
 }
 
@@ -173,10 +168,7 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 	applyUpdate(rec, u)
 	rec.Refunded = rec.Refunded || refund
 	if !hadProviderID && rec.ProviderMessageID != "" {
-		s.keyMu.Lock()
-		k := providerKey{rec.Provider, rec.ProviderMessageID}
-		s.byProvider[k] = append(s.byProvider[k], id)
-		s.keyMu.Unlock()
+		s.byProvider.add(providerKey{rec.Provider, rec.ProviderMessageID}, id)
 	}
 	if !u.State.Open() && rec.History[len(rec.History)-2].State.Open() {
 		s.settle(sh, id)
@@ -246,23 +238,12 @@ func (s *Messages) settle(sh *messageShard, id string) {
 
 // dropKeys removes a forgotten record from the indexes.
 func (s *Messages) dropKeys(rec *notify.Message) {
-	s.keyMu.Lock()
-	defer s.keyMu.Unlock()
 	if rec.IdempotencyKey != "" {
-		dropID(s.byKey, idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
+		s.byKey.drop(idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
 	}
 	if rec.ProviderMessageID != "" {
-		dropID(s.byProvider, providerKey{rec.Provider, rec.ProviderMessageID}, rec.ID)
+		s.byProvider.drop(providerKey{rec.Provider, rec.ProviderMessageID}, rec.ID)
 	}
-}
-
-func dropID[K comparable](index map[K][]string, k K, id string) {
-	ids := slices.DeleteFunc(index[k], func(x string) bool { return x == id })
-	if len(ids) == 0 {
-		delete(index, k)
-		return
-	}
-	index[k] = ids
 }
 
 // lookup returns the account's record id, or NotFound (also for another
@@ -296,9 +277,7 @@ func (s *Messages) ByKey(ctx context.Context, account, key string, since time.Ti
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by key", err)
 	}
-	s.keyMu.Lock()
-	ids := slices.Clone(s.byKey[idemKey{account, key}])
-	s.keyMu.Unlock()
+	ids := s.byKey.get(idemKey{account, key})
 	var out []*notify.Message
 	for _, id := range ids {
 		if m, err := s.Message(ctx, account, id); err == nil && !m.CreatedAt.Before(since) {
@@ -315,9 +294,7 @@ func (s *Messages) ByProviderID(ctx context.Context, provider, id string) ([]*no
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by provider ID", err)
 	}
-	s.keyMu.Lock()
-	ids := slices.Clone(s.byProvider[providerKey{provider, id}])
-	s.keyMu.Unlock()
+	ids := s.byProvider.get(providerKey{provider, id})
 	var out []*notify.Message
 	for _, mid := range ids {
 		sh := s.shard(mid)
