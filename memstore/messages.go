@@ -66,8 +66,8 @@ func WithMessageCapacity(n int) MessagesOption {
 // keeps records of unmetered sends only, and a record with a charge is
 // InvalidArgument.
 func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
-	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex[idemKey](),
-		byProvider: newMsgIndex[providerKey]()}
+	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(func(seed maphash.Seed, k idemKey) uint64 { return maphash.String(seed, k.key) }),
+		byProvider: newMsgIndex(func(seed maphash.Seed, k providerKey) uint64 { return maphash.String(seed, k.id) })}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
 		o(s)
