@@ -430,6 +430,15 @@ func (a *auditMessages) Move(ctx context.Context, account, id string, u notify.M
 	}
 	m, err := a.MessageStore.Move(ctx, account, id, u)
 	if err == nil && u.State == notify.StateFailed && m.Refunded {
+		a.w.mu.Lock()
+		_, known := a.w.debits[id]
+		a.w.mu.Unlock()
+		if !known {
+			// Open's answer was lost (a client that hung up mid-statement)
+			// and the pipeline failed the record at once: the record
+			// proves the debit, which Open makes with it or not at all.
+			a.w.note(a.w.debits, id, m.Charge, notify.Balance{}, nil)
+		}
 		a.w.note(a.w.credits, "refund:"+id, m.Charge, notify.Balance{}, nil)
 	}
 	if err == nil && u.State == notify.StateSent && u.Reprice.Minor > 0 {
