@@ -120,7 +120,9 @@ type Message struct {
 	To    string
 	State MessageState
 	// Provider is the provider chosen in Prepare, then the one that
-	// accepted; ProviderMessageID is that provider's ID of the message.
+	// accepted or may have the message (after a chat failover, the
+	// second); ProviderMessageID is that provider's ID of the message,
+	// which delivery reports find it by (MessageStore.ByProviderID).
 	Provider          string
 	ProviderMessageID string
 	// Gateway is the chat gateway that delivered, for chat messages.
