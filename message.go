@@ -217,11 +217,11 @@ type MessageUpdate struct {
 	// message).
 	KeepCharge bool
 	// Reprice, on a move into StateSent, lowers the record's Charge to it
-	// when it is positive and lower, and credits the difference back under
-	// ref "adjust:<id>" in the same step: a chat message that fell over to
-	// a cheaper gateway costs what that gateway costs, and a later refund
-	// gives back only that.
-	Reprice Money
+	// when it is lower (zero included), and credits the difference back
+	// under ref "adjust:<id>" in the same step: a chat message that fell
+	// over to a cheaper gateway costs what that gateway costs, and a later
+	// refund gives back only that. Nil: the charge stays.
+	Reprice *Money
 }
 
 // MessageStore keeps the durable record of every message and moves the

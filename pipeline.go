@@ -211,13 +211,13 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		r.Gateway = res.Gateway
 		r.Note = res.Note
 		r.Cost = env.Price
-		var reprice Money
+		var reprice *Money
 		if charged && env.Chat != nil && res.Gateway != "" && res.Gateway != env.Chat.Gateway {
 			reprice = n.cheaperPrice(acct, env, res.Gateway)
 		}
 		m := n.finish(ctx, env, r, StateSent, reprice)
-		if reprice.Minor > 0 {
-			n.adjust(ctx, acct, env, m, res.Gateway, reprice, r)
+		if reprice != nil {
+			n.adjust(ctx, acct, env, m, res.Gateway, *reprice, r)
 		}
 		n.report(ctx, env, r, nil)
 		return r, nil
@@ -234,7 +234,7 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 			// its reports must find the record (a chat failover).
 			r.Provider = pe.Provider
 		}
-		n.finish(ctx, env, r, StateUnknown, Money{})
+		n.finish(ctx, env, r, StateUnknown, nil)
 		n.report(ctx, env, r, e)
 		return r, e
 	}
@@ -375,7 +375,7 @@ func (n *Notifier) markAttempting(ctx context.Context, env *Envelope) error {
 // state. A record that cannot be written stays attempting, and the
 // reconciler makes it unknown: the charge stands either way, which is
 // right for both.
-func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice Money) *Message {
+func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) *Message {
 	if n.messages == nil {
 		return nil
 	}
@@ -471,18 +471,18 @@ func (n *Notifier) charge(ctx context.Context, acct *Account, env *Envelope) (Mo
 
 // cheaperPrice returns the price of env through the gateway used, when
 // a chat failover delivered it through a gateway cheaper than the one it
-// was priced and charged for; zero otherwise. A dearer gateway is not
+// was priced and charged for; nil otherwise. A dearer gateway is not
 // charged extra: the caller agreed to the first price, and asking for
 // more after delivery could fail for want of funds.
-func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used ChatGateway) Money {
+func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used ChatGateway) *Money {
 	alt, chat := *env, *env.Chat
 	chat.Gateway = used
 	alt.Chat = &chat
 	price, err := n.pricer.Price(acct, &alt)
-	if err != nil || price.Minor >= env.Price.Minor || price.Minor <= 0 {
-		return Money{}
+	if err != nil || price.Minor < 0 || price.Minor >= env.Price.Minor {
+		return nil
 	}
-	return price
+	return &price
 }
 
 // adjust makes the message cost price: the difference from what was

@@ -157,7 +157,7 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 			return nil, err
 		}
 	}
-	if u.State == notify.StateSent && u.Reprice.Minor > 0 && u.Reprice.Minor < rec.Charge.Minor {
+	if u.State == notify.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0 && u.Reprice.Minor < rec.Charge.Minor {
 		diff := notify.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, "adjust:"+id); err != nil {
 			return nil, err

@@ -155,7 +155,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 	switch {
 	case u.State == notify.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, refundPrefix+id)
-	case u.State == notify.StateSent && u.Reprice.Minor > 0:
+	case u.State == notify.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0:
 		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, adjustPrefix+id)
 	}
 	var m *notify.Message

@@ -239,7 +239,7 @@ RETURNING ` + messageColumns),
 SELECT ` + messageColumns + ` FROM m`),
 
 		// repriceMessage is moveMessage into sent ($3) that also lowers the
-		// charge to $15 when that is lower, crediting the difference back
+		// charge to $15 when that is lower (zero included), crediting the difference back
 		// under ref $16 in the same statement. old reads the charge the
 		// statement's snapshot has (a row lock there would skip the row
 		// the update changes); only this move into sent changes a charge,
@@ -249,7 +249,7 @@ SELECT ` + messageColumns + ` FROM m`),
 	SELECT charge FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2
 ), m AS (
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `,
-		charge = CASE WHEN $15 > 0 AND $15 < charge THEN $15 ELSE charge END
+		charge = CASE WHEN $15 >= 0 AND $15 < charge THEN $15 ELSE charge END
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
 	RETURNING ` + messageColumns + `
 ), w AS (

@@ -221,7 +221,8 @@ func testReprice(t *testing.T, h MessagesHarness) {
 	openMessage(t, s, m)
 	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
 	wantWallet(t, s, acct, 965)
-	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: rupees(10)})
+	ten := rupees(10)
+	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: &ten})
 	if got.Charge.Minor != 10 || got.Cost().Minor != 10 {
 		t.Fatalf("repriced record: charge %v, cost %v", got.Charge, got.Cost())
 	}
@@ -236,8 +237,19 @@ func testReprice(t *testing.T, h MessagesHarness) {
 	dear := sampleMessage(acct, 35, msgEpoch)
 	openMessage(t, s, dear)
 	moveMessage(t, s, dear, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
-	if got := moveMessage(t, s, dear, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: rupees(50)}); got.Charge.Minor != 35 {
+	fifty := rupees(50)
+	if got := moveMessage(t, s, dear, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: &fifty}); got.Charge.Minor != 35 {
 		t.Fatalf("a dearer price changed the charge to %v", got.Charge)
+	}
+	wantWallet(t, s, acct, 965)
+
+	// A free gateway gives the whole charge back.
+	free := sampleMessage(acct, 35, msgEpoch)
+	openMessage(t, s, free)
+	moveMessage(t, s, free, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
+	zero := rupees(0)
+	if got := moveMessage(t, s, free, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, Reprice: &zero}); got.Charge.Minor != 0 || got.Cost().Minor != 0 {
+		t.Fatalf("a free price left the charge at %v", got.Charge)
 	}
 	wantWallet(t, s, acct, 965)
 }

@@ -441,7 +441,7 @@ func (a *auditMessages) Move(ctx context.Context, account, id string, u notify.M
 		}
 		a.w.note(a.w.credits, "refund:"+id, m.Charge, notify.Balance{}, nil)
 	}
-	if err == nil && u.State == notify.StateSent && u.Reprice.Minor > 0 {
+	if err == nil && u.State == notify.StateSent && u.Reprice != nil {
 		a.w.mu.Lock()
 		charged := a.w.debits[id]
 		a.w.mu.Unlock()
