@@ -80,40 +80,87 @@
 // # Delivery reports
 //
 // The vendor's answer says it took the SMS, not that the operator
-// delivered it; its delivery-report (DLR) callback says that later.
-// Webhook takes the callbacks. The vendor's public documentation does
-// not describe the callback's fields, so the receiver reads the common
-// shape of Indian bulk-SMS DLRs, tolerant in form, strict in meaning:
+// delivered it; its delivery-report (DLR) webhook says that later, and
+// Webhook takes it. The vendor documents the webhook's transport
+// (https://docs.fast2sms.com/reference/sms-webhook): a POST with a JSON
+// or form (URL-encoded) body, or a GET (PUT may be chosen too), to a URL
+// set in its dashboard, with a "Standard" body the account owner composes
+// from the vendor's variables, or the fixed "CleverTap" template. The
+// stored copy of that page consulted for this package did not include
+// the variables' table, so the fields below follow the public client
+// code that reads the vendor's webhook
+// (https://github.com/itxshakil/laravel-fast2sms, docs/webhooks.md:
+// request_id, mobile, status delivered or failed,
+// status_description, failure_reason, delivery_timestamp, post_attempt;
+// CleverTap's {"statuses": [{"msgId", "status", "timestamp",
+// "description"}]}) and the vendor's delivery-report API (mobile, status,
+// status_description, delivery_time). Compose the Standard body with
+// request_id, mobile, status, failure_reason and delivery_timestamp.
+// The receiver is tolerant in form and strict in meaning; it accepts:
 //
-//	POST {callback URL}   a JSON object, an array of them, or {"data": [...]}
-//	                      (or a form body; or GET with the same as query
-//	                      parameters), each with
-//	request_id            the send's request_id (the Result's
-//	                      ProviderMessageID): required
-//	number                the recipient (mobile, phone, to), 10 digits or
-//	                      with the country code; it tells apart the
-//	                      numbers of one request
-//	status                DELIVERED, DELIVRD, SUCCESS              delivered
-//	                      SENT, SUBMITTED, ACCEPTED                sent
-//	                      FAILED, UNDELIVERED, UNDELIV, REJECTED,
-//	                      REJECTD, EXPIRED, EXPIRD, DND, NDNC,
-//	                      BLOCKED, BLACKLISTED, INVALID            failed
-//	                      anything else (PENDING, QUEUED, ...)     ignored
-//	error_code, description (code, reason, error, message)   the failure's
-//	                      code and text: VendorCode "STATUS:code"
-//	delivered_at          "2006-01-02 15:04:05" in IST (the vendor's
-//	                      zone, assumed when none is given), RFC 3339, or
-//	                      Unix seconds or milliseconds (time, timestamp)
+//	GET                   the report in the query parameters
+//	POST, PUT             a JSON object, an array of them, or objects
+//	                      wrapping them under data, reports, statuses or
+//	                      delivery_status (a wrapped report lacking its
+//	                      request_id takes the wrapper's; a wrapper may
+//	                      hold its JSON as a string); JSON is recognised
+//	                      by its first character, whatever the
+//	                      Content-Type (the vendor's "Raw JSON" form
+//	                      transform); else a form body, one report, or a
+//	                      form field data holding JSON; an empty body
+//	                      takes the report from the query. XML is 400.
 //
-// Field names are read without regard to case. The vendor signs nothing,
-// so the callback URL carries a secret token as its last path segment
-// (https://<host>/webhooks/smsgateway/<token>), compared in constant
-// time; a wrong or missing token is 401 before the body is read, and
-// changes nothing. A body that cannot be read, or a report without a
-// request_id, is 400; a body over WebhookConfig.MaxBody is 413; a report
-// of an unknown request ID is acknowledged (200) and counted
-// (Stats().Unmatched); a report that cannot be applied now is 503, so that
-// the vendor calls again.
+// Field names are read without regard to case; numbers and strings alike.
+// Each report is read from the first of these names it has:
+//
+//	request_id, requestid, msgId     the send's request_id (the Result's
+//	                                 ProviderMessageID): required
+//	mobile, number, recipient_id,    the recipient, 10 digits or with the
+//	msisdn, phone, to                country code: DeliveryReport.To, so
+//	                                 that the numbers of one request are
+//	                                 told apart (notify matches the last
+//	                                 ten digits); without it, the report
+//	                                 names every record of the request
+//	status, dlr_status,              the status, in the table below
+//	delivery_status
+//	error_code, err_code,            a failure's code: VendorCode is
+//	status_code, code                "STATUS:code", or "STATUS" without
+//	failure_reason,                  a failure's text: Error is
+//	status_description,              "smsgateway: " and it
+//	description, reason, error
+//	delivery_timestamp,              when it happened (a report of sent
+//	delivery_time, delivered_at,     tries sent_timestamp, sent_time
+//	done_date, timestamp, time       first): Unix seconds or
+//	                                 milliseconds, RFC 3339, or
+//	                                 "2006-01-02 15:04:05" (or with a T)
+//	                                 in IST, UTC+05:30, the vendor's zone,
+//	                                 assumed when none is given; missing
+//	                                 or unreadable, the Notifier's now
+//
+// The statuses, in any letter case (the vendor sends delivered and
+// failed; the others are the operators' words other Indian DLRs pass
+// on):
+//
+//	DELIVERED, DELIVRD, SUCCESS                        delivered
+//	SENT, SUBMITTED, ACCEPTED, ENROUTE                 sent
+//	FAILED, FAIL, UNDELIVERED, UNDELIV, UNDELIVERABLE,
+//	REJECTED, REJECTD, EXPIRED, EXPIRD, DELETED, DND,
+//	NDNC, BLOCKED, BLACKLISTED, INVALID                failed
+//	anything else (PENDING, QUEUED, UNKNOWN, ...)      ignored, counted
+//	                                                   in Stats().Ignored
+//
+// The vendor signs nothing, so the callback URL carries a secret token as
+// its last path segment (https://<host>/webhooks/smsgateway/<token>, or
+// a ServeMux pattern's {token}), compared in constant time; a wrong or
+// missing token is 401 before the body is read, and reports nothing. A
+// method other than GET, POST and PUT is 405. A body that cannot be read,
+// or a report without a request_id, is 400 (nothing of that callback is
+// reported); a body over WebhookConfig.MaxBody is 413; a report of an
+// unknown request ID (or of another number) is acknowledged (200) and
+// counted (Stats().Unmatched); a report that cannot be applied now (a
+// store failure, a message still being sent) is 503, so that the vendor
+// calls again. Reports are applied as notify.Notifier.Report applies
+// them: a repeated, late or out-of-order report changes nothing.
 //
 // An undelivered SMS keeps its charge by default: the vendor bills the
 // submission (see notify.DefaultRefundPolicy, and
@@ -121,5 +168,6 @@
 //
 // Package smsgatewaytest has a fake vendor, on httptest, that checks
 // requests the way the vendor does and answers with its bodies, and posts
-// delivery reports when a test asks (Server.Report).
+// delivery reports to the receiver under test when a test asks
+// (Server.ReportNumber, Server.FlushDLRs with Config.AutoDLR).
 package smsgateway

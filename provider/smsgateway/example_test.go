@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
@@ -64,4 +66,68 @@ func ExampleNewWebhook() {
 		strings.NewReader(`{"request_id":"r1","status":"DELIVERED"}`)))
 	fmt.Println(rec.Code)
 	// Output: 401
+}
+
+// ExampleWebhook is the whole loop: an SMS goes out through the provider
+// to the fake vendor, whose delivery report reaches the receiver over
+// HTTP and moves the message's record to delivered, at the vendor's time.
+func ExampleWebhook() {
+	const token = "3q9xkz1v7b2m5n8c4t6w" // the secret of the callback URL
+	mux := http.NewServeMux()
+	receiver := httptest.NewServer(mux)
+	defer receiver.Close()
+
+	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "demo-key",
+		DLRURL: receiver.URL + "/webhooks/smsgateway/" + token, // what the vendor's dashboard is given
+		Now:    func() time.Time { return time.Date(2026, 11, 25, 8, 30, 5, 0, time.UTC) }})
+	defer vendor.Close()
+	p, err := smsgateway.New(smsgateway.Config{APIKey: "demo-key", BaseURL: vendor.URL})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	ch, err := sms.New(sms.Config{Provider: p})
+	if err != nil {
+		panic(err)
+	}
+
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
+		panic(err)
+	}
+	w := memstore.NewWallet()
+	if err := w.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+		panic(err)
+	}
+	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(w)))
+	if err != nil {
+		panic(err)
+	}
+	hook, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: n, Token: token})
+	if err != nil {
+		panic(err)
+	}
+	mux.Handle("POST /webhooks/smsgateway/{token}", hook)
+	mux.Handle("GET /webhooks/smsgateway/{token}", hook)
+
+	ctx := context.Background()
+	rc, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped"})
+	if err != nil {
+		panic(err)
+	}
+	// The vendor posts {"request_id", "mobile", "status": "delivered",
+	// "delivery_time": "2026-11-25 14:00:05" (IST), ...}.
+	fmt.Println(vendor.ReportNumber(ctx, rc.ProviderMessageID, "9876543210", "delivered"))
+
+	m, err := n.Message(ctx, "acme", rc.MessageID)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(m.State, m.History[len(m.History)-1].At)
+	fmt.Printf("%+v\n", hook.Stats())
+	// Output:
+	// <nil>
+	// delivered 2026-11-25 08:30:05 +0000 UTC
+	// {Reports:1 Unmatched:0 Ignored:0 Refused:0 Malformed:0 Failed:0}
 }

@@ -1,6 +1,7 @@
 package smsgateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"mime"
@@ -24,32 +25,36 @@ type WebhookConfig struct {
 	// Reporter takes the reports, usually the *notify.Notifier (which
 	// needs a message store: notify.WithMessageStore). Required.
 	Reporter notify.Reporter
-	// Token is the secret in the callback URL the vendor is given
-	// (https://<host>/<path>/<Token>): the vendor signs nothing, so the
-	// token is the receiver's authentication. At least 16 bytes, without
-	// '/' or spaces; use 32 random bytes, base32 or hex. Required.
-	Token string
 	// Provider is the Name of the Provider that sent the messages, as the
-	// records keep it (Config.Name). Default "smsgateway" (DefaultName).
+	// records keep it (Config.Name). Default DefaultName ("smsgateway"),
+	// the default of Config.Name.
 	Provider string
+	// Token is the secret in the callback URL the vendor is given
+	// (https://<host>/webhooks/smsgateway/<Token>): the vendor signs
+	// nothing, so the token is the receiver's only authentication. At
+	// least 16 bytes, without '/', spaces or control characters; use 32
+	// random bytes in hex or base32. It never appears in errors. Required.
+	Token string
 	// MaxBody bounds a callback's body; a larger one is answered 413.
-	// Default 1 MiB.
+	// Zero or less: 1 MiB.
 	MaxBody int64
 }
 
-// Webhook receives the vendor's delivery-report callbacks and turns them
-// into notify.DeliveryReports for WebhookConfig.Reporter; see the package
-// documentation's "Delivery reports". Create it with NewWebhook and mount
-// it at a path whose last segment is the token (or under a ServeMux
-// pattern with a {token} wildcard). It is safe for concurrent use.
+// Webhook receives the vendor's delivery-report (DLR) callbacks and turns
+// them into notify.DeliveryReports for WebhookConfig.Reporter; the
+// package documentation's "Delivery reports" says what it reads and how
+// it answers. Create it with NewWebhook and mount it at a path whose last
+// segment is the token, such as POST /webhooks/smsgateway/{token} on a
+// ServeMux (the {token} wildcard is read when the pattern has it). It
+// keeps no state but its counts, and is safe for concurrent use.
 type Webhook struct {
 	cfg   WebhookConfig
 	count webhook.Counter
 }
 
-// NewWebhook returns a Webhook for cfg. It fails when Reporter is
-// missing or Token is too short or holds '/', spaces or control
-// characters, naming the field but never repeating the token.
+// NewWebhook returns a Webhook for cfg. It fails, naming the field but
+// never repeating the token, when Reporter is missing or Token is shorter
+// than 16 bytes or holds '/', spaces or control characters.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	switch {
 	case cfg.Reporter == nil:
@@ -65,18 +70,27 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	return &Webhook{cfg: cfg}, nil
 }
 
-// Stats returns what the webhook did so far.
+// Stats returns what the webhook did so far: reports applied (or
+// repeated), unmatched, ignored, refused, malformed and failed.
 func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 
-// ServeHTTP takes one callback (POST with a JSON or form body, or GET
-// with query parameters). It answers 401 when the token is missing or
-// wrong (compared in constant time, before the body is read), 405 for
-// another method, 413 for a body over MaxBody, 400 for one that cannot
-// be read, 503 when a report could not be applied now (the vendor calls
-// again), and 200 otherwise, for reports of unknown messages too.
+// allowedMethods are the methods the vendor's webhook settings offer.
+const allowedMethods = "GET, POST, PUT"
+
+// ServeHTTP takes one callback: POST or PUT with a JSON or form body, or
+// GET with query parameters. It answers 405 (with Allow) for another
+// method; 401 when the token is missing or wrong, compared in constant
+// time before the body is read, reporting nothing; 413 for a body over
+// MaxBody; 400 for one that cannot be read or a report without a
+// request_id; 503 when the Reporter could not apply a report now (a store
+// failure, a message still being sent), so that the vendor calls again;
+// and 200 otherwise, for reports of unknown request IDs (counted
+// Unmatched) and statuses that say nothing final (counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost && r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET, POST")
+	switch r.Method {
+	case http.MethodGet, http.MethodPost, http.MethodPut:
+	default:
+		w.Header().Set("Allow", allowedMethods)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
@@ -100,7 +114,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // tokenOf is the request's token: the {token} wildcard of a ServeMux
-// pattern, else the last segment of the path.
+// pattern, else the last segment of the path (a trailing slash aside).
 func tokenOf(r *http.Request) string {
 	if t := r.PathValue("token"); t != "" {
 		return t
@@ -109,39 +123,75 @@ func tokenOf(r *http.Request) string {
 	return p[strings.LastIndexByte(p, '/')+1:]
 }
 
-// entry is one report as the vendor sent it, its field names in lower
-// case.
+// entry is one report as the vendor sent it: its scalar fields, names in
+// lower case, values as strings.
 type entry map[string]string
 
-// entries reads the callback's reports: the query of a GET; a POST body
-// of JSON (one object, an array of them, or an object whose "data" or
-// "reports" holds them) or a form. An entry without a request ID is an
-// error: nothing could match it.
+// The names each field of a report goes by, in order of preference: the
+// vendor's Standard webhook variables first (request_id, mobile, status,
+// failure_reason, status_description, delivery_timestamp, delivery_time),
+// then the CleverTap template's (msgId, description, timestamp) and the
+// names other Indian DLRs use.
+var (
+	idFields     = []string{"request_id", "requestid", "msgid"}
+	numberFields = []string{"mobile", "number", "recipient_id", "msisdn", "phone", "to"}
+	statusFields = []string{"status", "dlr_status", "delivery_status"}
+	codeFields   = []string{"error_code", "err_code", "status_code", "code"}
+	textFields   = []string{"failure_reason", "status_description", "description", "reason", "error"}
+	timeFields   = []string{"delivery_timestamp", "delivery_time", "delivered_at", "done_date", "timestamp", "time"}
+	// sentTimeFields come first for a report of the sent state.
+	sentTimeFields = []string{"sent_timestamp", "sent_time"}
+)
+
+// wrapperFields hold a list of reports (or one) inside a JSON callback:
+// {"data": [...]}, the CleverTap template's {"statuses": [...]}, the
+// delivery-report API's {"delivery_status": [...]}.
+var wrapperFields = []string{"data", "reports", "statuses", "delivery_status"}
+
+// maxDepth bounds how deep reports may be wrapped.
+const maxDepth = 3
+
+// entries reads the callback's reports: the query of a GET, and the body
+// of a POST or PUT (or its query, when the body is empty). An entry
+// without a request ID is an error: nothing could match it, and a
+// receiver that is sent what it cannot read says so.
 func (h *Webhook) entries(r *http.Request) ([]entry, error) {
 	if r.Method == http.MethodGet {
-		return checkEntries([]entry{formEntry(r.URL.Query())})
+		return checkEntries(formEntries(r.URL.Query()))
 	}
 	body, err := webhook.ReadBody(r, h.cfg.MaxBody)
 	if err != nil {
 		return nil, err
 	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/x-www-form-urlencoded" {
-		q, err := url.ParseQuery(string(body))
-		if err != nil {
-			return nil, err
-		}
-		return checkEntries([]entry{formEntry(q)})
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return checkEntries(formEntries(r.URL.Query()))
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, err
-	}
-	list, err := jsonEntries(raw, 0)
+	list, err := bodyEntries(r.Header.Get("Content-Type"), body)
 	if err != nil {
 		return nil, err
 	}
 	return checkEntries(list)
+}
+
+// bodyEntries reads a non-empty body: JSON when it looks like JSON,
+// whatever its Content-Type (the vendor's "Raw JSON" payload transform
+// sends JSON as a form), else a form.
+func bodyEntries(contentType string, body []byte) ([]entry, error) {
+	ct, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case body[0] == '{' || body[0] == '[':
+		return jsonEntries(body)
+	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
+		return nil, errors.New("the body is not a JSON object or array")
+	case body[0] == '<' || strings.HasSuffix(ct, "/xml") || strings.HasSuffix(ct, "+xml"):
+		return nil, errors.New("XML callbacks are not read: choose JSON or Form URL Encoded in the vendor's webhook settings")
+	}
+	q, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, err
+	}
+	return formEntries(q), nil
 }
 
 func checkEntries(list []entry) ([]entry, error) {
@@ -149,79 +199,142 @@ func checkEntries(list []entry) ([]entry, error) {
 		return nil, errors.New("no report in the callback")
 	}
 	for _, e := range list {
-		if e.get("request_id") == "" {
+		if e.get(idFields...) == "" {
 			return nil, errors.New("a report without a request_id")
 		}
 	}
 	return list, nil
 }
 
-func formEntry(q url.Values) entry {
+// formEntries reads a form or query: one report of its first values,
+// unless a wrapper field holds JSON (a form carrying data=[...]).
+func formEntries(q url.Values) []entry {
 	e := entry{}
 	for k, v := range q {
 		if len(v) > 0 {
-			e[strings.ToLower(k)] = v[0]
+			e.set(k, strings.TrimSpace(v[0]))
 		}
 	}
-	return e
+	for _, k := range wrapperFields {
+		if s := e[k]; strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{") {
+			if list, err := jsonEntries([]byte(s)); err == nil {
+				return list
+			}
+		}
+	}
+	if len(e) == 0 {
+		return nil
+	}
+	return []entry{e}
 }
 
-// jsonEntries reads a JSON callback: an object, an array of objects, or
-// an object wrapping them under "data" or "reports" (one level deep).
-func jsonEntries(raw json.RawMessage, depth int) ([]entry, error) {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) == nil {
-		var out []entry
-		for _, item := range list {
-			e, err := jsonEntry(item)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
-		}
-		return out, nil
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, errors.New("a callback must be a JSON object or array")
-	}
-	if depth == 0 {
-		for k, v := range obj {
-			if k := strings.ToLower(k); k == "data" || k == "reports" {
-				return jsonEntries(v, 1)
-			}
-		}
-	}
-	e, err := jsonEntry(raw)
-	if err != nil {
+// jsonEntries reads a JSON callback: a report object, an array of them,
+// or an object wrapping them (wrapperFields), up to maxDepth levels.
+func jsonEntries(body []byte) ([]entry, error) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	return []entry{e}, nil
+	if d.More() {
+		return nil, errors.New("more than one JSON value in the body")
+	}
+	var out []entry
+	if err := walk(v, "", 0, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// jsonEntry reads one report object; numbers and strings alike become
-// strings (vendors send request IDs and codes as either).
-func jsonEntry(raw json.RawMessage) (entry, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, errors.New("a report must be a JSON object")
-	}
-	e := entry{}
-	for k, v := range obj {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			var n json.Number
-			if json.Unmarshal(v, &n) != nil {
-				continue // objects, arrays, null: not a field we read
+// walk appends the reports in v; id is the request ID of the object that
+// wraps v, which a wrapped report without its own inherits.
+func walk(v any, id string, depth int, out *[]entry) error {
+	switch v := v.(type) {
+	case []any:
+		for _, item := range v {
+			if _, ok := item.(map[string]any); !ok {
+				return errors.New("a report must be a JSON object")
 			}
-			s = n.String()
+			if err := walk(item, id, depth, out); err != nil {
+				return err
+			}
 		}
-		e[strings.ToLower(k)] = strings.TrimSpace(s)
+		return nil
+	case map[string]any:
+		e := entry{}
+		for k, val := range v {
+			switch val := val.(type) {
+			case string:
+				e.set(k, strings.TrimSpace(val))
+			case json.Number:
+				e.set(k, val.String())
+			}
+		}
+		if e.get(idFields...) == "" && id != "" {
+			e["request_id"] = id
+		}
+		if depth < maxDepth {
+			for _, k := range wrapperFields {
+				inner, ok := field(v, k)
+				if !ok {
+					continue
+				}
+				if s, isString := inner.(string); isString {
+					// A wrapper holding JSON as a string: {"data": "[...]"}.
+					s = strings.TrimSpace(s)
+					if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
+						continue
+					}
+					d := json.NewDecoder(strings.NewReader(s))
+					d.UseNumber()
+					if d.Decode(&inner) != nil {
+						return errors.New("a wrapped report list that is not JSON")
+					}
+				}
+				// A list is always reports; an object is a wrapped report
+				// unless v has a status of its own (then v is the report).
+				switch inner.(type) {
+				case []any:
+					return walk(inner, e.get(idFields...), depth+1, out)
+				case map[string]any:
+					if e.get(statusFields...) == "" {
+						return walk(inner, e.get(idFields...), depth+1, out)
+					}
+				}
+			}
+		}
+		*out = append(*out, e)
+		return nil
 	}
-	return e, nil
+	return errors.New("a callback must be a JSON object or array")
 }
 
-// get returns the first of names the entry has.
+// field returns v's field named k in any letter case, the exact name
+// first.
+func field(v map[string]any, k string) (any, bool) {
+	if x, ok := v[k]; ok {
+		return x, true
+	}
+	for name, x := range v {
+		if strings.EqualFold(name, k) {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// set records a field under its lower-case name; a name already in lower
+// case wins over another spelling of it.
+func (e entry) set(k, v string) {
+	lk := strings.ToLower(k)
+	if _, taken := e[lk]; taken && lk != k {
+		return
+	}
+	e[lk] = v
+}
+
+// get returns the first of names the entry has a value for.
 func (e entry) get(names ...string) string {
 	for _, n := range names {
 		if v := e[n]; v != "" {
@@ -231,35 +344,49 @@ func (e entry) get(names ...string) string {
 	return ""
 }
 
-// dlrStates maps the vendor's delivery statuses (upper case, as operators
-// write them) to states. Any other status (PENDING, QUEUED, UNKNOWN,
-// ...) says nothing final and is ignored.
+// dlrStates is the one table of the vendor's delivery statuses (read
+// without regard to case) and the states they report. The vendor's
+// Standard webhook says delivered or failed; the rest are the operators'
+// SMPP words other Indian DLRs pass on. Any other status (PENDING,
+// QUEUED, UNKNOWN, ...) says nothing final: the report is ignored and
+// counted (Stats().Ignored).
 var dlrStates = map[string]notify.MessageState{
+	// Delivered to the handset.
 	"DELIVERED": notify.StateDelivered, "DELIVRD": notify.StateDelivered, "SUCCESS": notify.StateDelivered,
+	// Handed on to the operator, not yet delivered.
 	"SENT": notify.StateSent, "SUBMITTED": notify.StateSent, "ACCEPTED": notify.StateSent,
-	"FAILED": notify.StateFailed, "UNDELIVERED": notify.StateFailed, "UNDELIV": notify.StateFailed,
-	"REJECTED": notify.StateFailed, "REJECTD": notify.StateFailed, "EXPIRED": notify.StateFailed,
-	"EXPIRD": notify.StateFailed, "DND": notify.StateFailed, "BLOCKED": notify.StateFailed,
-	"BLACKLISTED": notify.StateFailed, "INVALID": notify.StateFailed, "NDNC": notify.StateFailed,
+	"ENROUTE": notify.StateSent,
+	// Final failures: VendorCode is the status (and the vendor's code).
+	"FAILED": notify.StateFailed, "FAIL": notify.StateFailed,
+	"UNDELIVERED": notify.StateFailed, "UNDELIV": notify.StateFailed, "UNDELIVERABLE": notify.StateFailed,
+	"REJECTED": notify.StateFailed, "REJECTD": notify.StateFailed,
+	"EXPIRED": notify.StateFailed, "EXPIRD": notify.StateFailed, "DELETED": notify.StateFailed,
+	"DND": notify.StateFailed, "NDNC": notify.StateFailed,
+	"BLOCKED": notify.StateFailed, "BLACKLISTED": notify.StateFailed, "INVALID": notify.StateFailed,
 }
 
 // report turns one entry into a report, or nil for a status that says
 // nothing final.
 func (h *Webhook) report(e entry) *notify.DeliveryReport {
-	status := strings.ToUpper(e.get("status", "dlr_status", "delivery_status"))
+	status := strings.ToUpper(e.get(statusFields...))
 	state, ok := dlrStates[status]
 	if !ok {
 		return nil
 	}
-	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: e.get("request_id"),
-		To: e.get("number", "mobile", "phone", "to"), State: state,
-		At: dlrTime(e.get("delivered_at", "delivery_time", "time", "timestamp"))}
+	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: e.get(idFields...),
+		To: e.get(numberFields...), State: state}
+	if state == notify.StateSent {
+		r.At = e.time(sentTimeFields...)
+	}
+	if r.At.IsZero() {
+		r.At = e.time(timeFields...)
+	}
 	if state == notify.StateFailed {
 		r.VendorCode = status
-		if code := e.get("error_code", "status_code", "code"); code != "" {
+		if code := e.get(codeFields...); code != "" {
 			r.VendorCode += ":" + vendorhttp.Clip(code)
 		}
-		text := vendorhttp.Clip(e.get("description", "reason", "error", "message"))
+		text := vendorhttp.Clip(e.get(textFields...))
 		if text == "" {
 			text = "the operator reported the SMS " + strings.ToLower(status)
 		}
@@ -268,18 +395,34 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 	return r
 }
 
-// ist is Indian Standard Time: the vendor's times carry no zone.
+// time returns the first of names whose value is a time dlrTime reads;
+// zero (the Notifier's now) when none is.
+func (e entry) time(names ...string) time.Time {
+	for _, n := range names {
+		if t := dlrTime(e[n]); !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// ist is Indian Standard Time, the vendor's zone, without a tzdata
+// dependence: a time without an offset is read in it.
 var ist = time.FixedZone("IST", 5*3600+1800)
 
-// dlrTime reads a report's time: "2006-01-02 15:04:05" in IST, RFC 3339,
-// or Unix seconds (or milliseconds). Zero (the Notifier's now) when it
-// is missing or unreadable.
+// dlrTime reads a report's time: Unix seconds (or milliseconds), RFC
+// 3339, or "2006-01-02 15:04:05" (a T between date and time, and
+// fractional seconds, allowed) in IST. Zero when s is empty, not
+// positive or unreadable.
 func dlrTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-		if n > 1e12 {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		switch {
+		case n <= 0:
+			return time.Time{}
+		case n > 1e12:
 			return time.UnixMilli(n).UTC()
 		}
 		return time.Unix(n, 0).UTC()
@@ -287,8 +430,10 @@ func dlrTime(s string) time.Time {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.UTC()
 	}
-	if t, err := time.ParseInLocation(time.DateTime, s, ist); err == nil {
-		return t.UTC()
+	for _, layout := range []string{time.DateTime, "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, ist); err == nil {
+			return t.UTC()
+		}
 	}
 	return time.Time{}
 }

@@ -1,11 +1,17 @@
 package smsgateway_test
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,9 +25,13 @@ import (
 
 const dlrToken = "dlr-token-5c0e9a1f7b"
 
+// vendorClock is the fake vendor's clock: its reports say 14:00:05 IST,
+// 08:30:05 UTC.
+var vendorClock = time.Date(2026, 11, 25, 8, 30, 5, 0, time.UTC)
+
 // dlrLoop is the whole loop over real HTTP: a Notifier sending SMS
 // through the provider to the fake vendor, whose delivery reports reach
-// a Webhook on its own server.
+// a Webhook on a server of its own.
 type dlrLoop struct {
 	n        *notify.Notifier
 	wallet   *memstore.Wallet
@@ -32,11 +42,17 @@ type dlrLoop struct {
 	base     string // the receiver's root
 }
 
-func newDLRLoop(t *testing.T, opts ...notify.Option) *dlrLoop {
+// newDLRLoop starts the loop; auto is the fake's Config.AutoDLR.
+func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 	t.Helper()
-	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key"})
-	t.Cleanup(vendor.Close)
-	p, err := smsgateway.New(smsgateway.Config{BaseURL: vendor.URL, APIKey: "vendor-key", HTTPClient: vendor.Client()})
+	mux := http.NewServeMux()
+	receiver := httptest.NewServer(mux)
+	t.Cleanup(receiver.Close)
+	l := &dlrLoop{base: receiver.URL, callback: receiver.URL + "/webhooks/smsgateway/" + dlrToken}
+	l.vendor = smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key", DLRURL: l.callback,
+		AutoDLR: auto, Now: func() time.Time { return vendorClock }})
+	t.Cleanup(l.vendor.Close)
+	p, err := smsgateway.New(smsgateway.Config{BaseURL: l.vendor.URL, APIKey: "vendor-key", HTTPClient: l.vendor.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +64,7 @@ func newDLRLoop(t *testing.T, opts ...notify.Option) *dlrLoop {
 	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
 		t.Fatal(err)
 	}
-	l := &dlrLoop{wallet: memstore.NewWallet(), vendor: vendor}
+	l.wallet = memstore.NewWallet()
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +78,10 @@ func newDLRLoop(t *testing.T, opts ...notify.Option) *dlrLoop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/smsgateway/{token}", l.hook)
 	mux.Handle("GET /webhooks/smsgateway/{token}", l.hook)
-	receiver := httptest.NewServer(mux)
-	t.Cleanup(receiver.Close)
-	l.base = receiver.URL
-	l.callback = receiver.URL + "/webhooks/smsgateway/" + dlrToken
+	// Mounted without a wildcard, the token is the path's last segment.
+	mux.Handle("/bare/", l.hook)
 	return l
 }
 
@@ -102,226 +115,609 @@ func (l *dlrLoop) message(t *testing.T, id string) *notify.Message {
 // post sends body with content type ct to url and returns the status.
 func post(t *testing.T, url, ct, body string) int {
 	t.Helper()
-	resp, err := http.Post(url, ct, strings.NewReader(body))
+	return do(t, http.MethodPost, url, ct, body)
+}
+
+func do(t *testing.T, method, url, ct, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode
 }
 
-func TestDLRDelivered(t *testing.T) {
-	l := newDLRLoop(t)
-	r := l.send(t, "9876543210")
+// TestDLRWholeLoop: an SMS sent through the provider is accepted by the
+// fake vendor, whose DELIVERED report, posted over HTTP in the vendor's
+// format, moves the record to delivered at the vendor's time; the charge
+// stays. Nothing arrives before the test lets it.
+func TestDLRWholeLoop(t *testing.T) {
+	l := newDLRLoop(t, "delivered")
+	r := l.send(t, "98765 43210")
 	before := l.balance(t)
-	if err := l.vendor.Report(context.Background(), l.callback, r.ProviderMessageID, "DELIVERED", "", ""); err != nil {
-		t.Fatal(err)
+	if got := l.vendor.PendingDLRs(); got != 1 {
+		t.Fatalf("the vendor queued %d reports, want 1", got)
+	}
+	if m := l.message(t, r.MessageID); m.State != notify.StateSent {
+		t.Fatalf("before the report: %s", m.State)
+	}
+	posted, err := l.vendor.FlushDLRs(context.Background())
+	if err != nil || posted != 1 {
+		t.Fatalf("FlushDLRs = %d, %v", posted, err)
 	}
 	m := l.message(t, r.MessageID)
-	if m.State != notify.StateDelivered || m.Refunded || l.balance(t) != before {
-		t.Fatalf("delivered: %+v, balance %d (was %d)", m, l.balance(t), before)
+	last := m.History[len(m.History)-1]
+	if m.State != notify.StateDelivered || last.State != notify.StateDelivered || !last.At.Equal(vendorClock) {
+		t.Fatalf("after the report: %s, last step %+v; want delivered at %v", m.State, last, vendorClock)
 	}
-	// The vendor's time, written in IST without a zone, is kept as such.
-	at := m.History[len(m.History)-1].At
-	if d := time.Since(at); d < -time.Second || d > time.Minute {
-		t.Fatalf("delivered at %v, want about now (the vendor's IST time read as IST)", at)
+	if m.Refunded || l.balance(t) != before {
+		t.Fatalf("a delivered SMS: refunded %v, balance %d (was %d)", m.Refunded, l.balance(t), before)
 	}
-	if s := l.hook.Stats(); s.Reports != 1 {
+	if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 1}) {
 		t.Fatalf("stats = %+v", s)
+	}
+
+	// The same through ReportNumber, with the number as the vendor may
+	// write it, with the country code.
+	r2 := l.send(t, "9812345678")
+	if _, err := l.vendor.FlushDLRs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r3 := l.send(t, "9000000001")
+	if err := l.vendor.ReportNumber(context.Background(), r3.ProviderMessageID, "919000000001", "DELIVERED"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{r2.MessageID, r3.MessageID} {
+		if m := l.message(t, id); m.State != notify.StateDelivered || !m.History[len(m.History)-1].At.Equal(vendorClock) {
+			t.Fatalf("%s: %s at %v", id, m.State, m.History[len(m.History)-1].At)
+		}
 	}
 }
 
 // TestDLRUndeliveredKeepsTheCharge: SMS vendors bill the submission, so
-// by default an undelivered SMS keeps its charge; a policy that refunds
-// does so once, however often the report comes.
+// by default an undelivered SMS fails and keeps its charge; a delivered
+// report after it changes nothing.
 func TestDLRUndeliveredKeepsTheCharge(t *testing.T) {
-	l := newDLRLoop(t)
+	l := newDLRLoop(t, "")
+	ctx := context.Background()
 	r := l.send(t, "9876543210")
 	before := l.balance(t)
-	if err := l.vendor.Report(context.Background(), l.callback, r.ProviderMessageID, "UNDELIVERED", "DND", "number in the do-not-disturb registry"); err != nil {
+	if r.Cost.Minor <= 0 {
+		t.Fatalf("the SMS cost %d: nothing to keep", r.Cost.Minor)
+	}
+	if err := l.vendor.ReportNumber(ctx, r.ProviderMessageID, "9876543210", "undelivered"); err != nil {
 		t.Fatal(err)
 	}
 	m := l.message(t, r.MessageID)
-	if m.State != notify.StateFailed || m.Refunded || m.VendorCode != "UNDELIVERED:DND" ||
-		!strings.Contains(m.Error, "do-not-disturb") || l.balance(t) != before {
+	if m.State != notify.StateFailed || m.Refunded || m.VendorCode != "UNDELIVERED" ||
+		!strings.Contains(m.Error, "the handset could not be reached") || l.balance(t) != before {
 		t.Fatalf("undelivered: %+v, balance %d (was %d)", m, l.balance(t), before)
 	}
-	// A delivered report after it changes nothing.
-	if err := l.vendor.Report(context.Background(), l.callback, r.ProviderMessageID, "DELIVERED", "", ""); err != nil {
+	steps := len(m.History)
+	if err := l.vendor.ReportNumber(ctx, r.ProviderMessageID, "9876543210", "delivered"); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateFailed {
-		t.Fatalf("a delivered report after the failure moved it to %s", m.State)
+	if m := l.message(t, r.MessageID); m.State != notify.StateFailed || len(m.History) != steps || m.Refunded {
+		t.Fatalf("a delivered report after the failure: %s, %d steps (was %d)", m.State, len(m.History), steps)
 	}
 
-	refunding := newDLRLoop(t, notify.WithRefundPolicy(func(*notify.Message, *notify.DeliveryReport) bool { return true }))
-	r = refunding.send(t, "9876543210")
-	opening := refunding.balance(t) + r.Cost.Minor
-	for range 2 {
-		if err := refunding.vendor.Report(context.Background(), refunding.callback, r.ProviderMessageID, "FAILED", "", ""); err != nil {
-			t.Fatal(err)
-		}
+	// The common DLR shape (Report): the code joins the status.
+	r2 := l.send(t, "9812345678")
+	if err := l.vendor.Report(ctx, l.callback, r2.ProviderMessageID, "UNDELIVERED", "DND", "number in the do-not-disturb registry"); err != nil {
+		t.Fatal(err)
 	}
-	if got := refunding.balance(t); got != opening {
-		t.Fatalf("balance = %d, want %d: refunded once", got, opening)
+	if m := l.message(t, r2.MessageID); m.State != notify.StateFailed || m.VendorCode != "UNDELIVERED:DND" ||
+		!strings.Contains(m.Error, "do-not-disturb") || m.Refunded {
+		t.Fatalf("undelivered with a code: %+v", m)
 	}
 }
 
-func TestDLRRefusesWrongTokens(t *testing.T) {
-	l := newDLRLoop(t)
+// TestDLRRefundPolicyRefundsOnce: where the vendor refunds, a policy that
+// refunds does so once, however often the failure is reported.
+func TestDLRRefundPolicyRefundsOnce(t *testing.T) {
+	l := newDLRLoop(t, "", notify.WithRefundPolicy(func(*notify.Message, *notify.DeliveryReport) bool { return true }))
+	opening := l.balance(t)
 	r := l.send(t, "9876543210")
-	body := `[{"request_id":"` + r.ProviderMessageID + `","number":"9876543210","status":"UNDELIVERED"}]`
+	if l.balance(t) != opening-r.Cost.Minor || r.Cost.Minor <= 0 {
+		t.Fatalf("balance %d after a send of %d from %d", l.balance(t), r.Cost.Minor, opening)
+	}
+	for range 2 {
+		if err := l.vendor.ReportNumber(context.Background(), r.ProviderMessageID, "9876543210", "failed"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := l.message(t, r.MessageID); m.State != notify.StateFailed || !m.Refunded {
+		t.Fatalf("failed: %+v", m)
+	}
+	if got := l.balance(t); got != opening {
+		t.Fatalf("balance = %d, want %d: refunded once", got, opening)
+	}
+	if s := l.hook.Stats(); s.Reports != 2 || s.Failed != 0 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+// TestDLRRepeatedReportChangesNothing: vendors send a report again when
+// unsure it arrived; the second changes nothing.
+func TestDLRRepeatedReportChangesNothing(t *testing.T) {
+	l := newDLRLoop(t, "")
+	r := l.send(t, "9876543210")
+	before := l.balance(t)
+	var first *notify.Message
+	for i := range 2 {
+		if err := l.vendor.ReportNumber(context.Background(), r.ProviderMessageID, "9876543210", "delivered"); err != nil {
+			t.Fatal(err)
+		}
+		m := l.message(t, r.MessageID)
+		if i == 0 {
+			first = m
+			continue
+		}
+		if !reflect.DeepEqual(m, first) {
+			t.Fatalf("a repeated report changed the record:\n%+v\nwas\n%+v", m, first)
+		}
+	}
+	if first.State != notify.StateDelivered || l.balance(t) != before {
+		t.Fatalf("delivered: %s, balance %d (was %d)", first.State, l.balance(t), before)
+	}
+}
+
+// TestDLRRefusesWrongTokens: without the token, nothing is reported.
+func TestDLRRefusesWrongTokens(t *testing.T) {
+	l := newDLRLoop(t, "")
+	r := l.send(t, "9876543210")
+	before := l.message(t, r.MessageID)
+	body := `{"request_id":"` + r.ProviderMessageID + `","mobile":"9876543210","status":"failed"}`
 	for name, url := range map[string]string{
-		"wrong token":     l.base + "/webhooks/smsgateway/dlr-token-5c0e9a1f7c",
-		"a prefix of it":  l.base + "/webhooks/smsgateway/dlr-token-5c0e",
-		"longer":          l.callback + "x",
-		"in the query":    l.base + "/webhooks/smsgateway/x?token=" + dlrToken,
-		"case changed":    l.base + "/webhooks/smsgateway/" + strings.ToUpper(dlrToken),
-		"empty last part": l.base + "/webhooks/smsgateway/%20",
+		"wrong token":         l.base + "/webhooks/smsgateway/dlr-token-5c0e9a1f7c",
+		"a prefix of it":      l.base + "/webhooks/smsgateway/dlr-token-5c0e",
+		"longer":              l.callback + "x",
+		"in the query":        l.base + "/webhooks/smsgateway/x?token=" + dlrToken,
+		"case changed":        l.base + "/webhooks/smsgateway/" + strings.ToUpper(dlrToken),
+		"empty last part":     l.base + "/webhooks/smsgateway/%20",
+		"missing":             l.base + "/bare/",
+		"not the last part":   l.base + "/bare/" + dlrToken + "/x",
+		"bare, wrong":         l.base + "/bare/dlr-token-5c0e9a1f7c",
+		"in the query, bare ": l.base + "/bare/?token=" + dlrToken,
 	} {
 		if code := post(t, url, "application/json", body); code != http.StatusUnauthorized {
 			t.Errorf("%s: %d, want 401", name, code)
 		}
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateSent {
-		t.Fatalf("a report with a wrong token moved the message to %s", m.State)
+	if code := do(t, http.MethodGet, l.base+"/bare/?request_id="+r.ProviderMessageID+"&status=failed", "", ""); code != http.StatusUnauthorized {
+		t.Errorf("GET without a token: %d, want 401", code)
 	}
-	// Mounted without a ServeMux wildcard, the token is the path's last
-	// segment.
-	rec := httptest.NewRecorder()
-	l.hook.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/dlr/", strings.NewReader(body)))
-	if rec.Code != http.StatusUnauthorized {
-		t.Fatalf("no token: %d", rec.Code)
+	err := l.vendor.Report(context.Background(), l.base+"/webhooks/smsgateway/not-the-token-123456", r.ProviderMessageID, "UNDELIVERED", "", "")
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("the vendor's post with a wrong token: %v, want 401", err)
 	}
-	if s := l.hook.Stats(); s.Refused != 7 || s.Reports != 0 {
+	if m := l.message(t, r.MessageID); !reflect.DeepEqual(m, before) {
+		t.Fatalf("refused reports changed the record: %+v", m)
+	}
+	if s := l.hook.Stats(); s != (notify.WebhookStats{Refused: 12}) {
 		t.Fatalf("stats = %+v", s)
 	}
-}
-
-func TestDLRForms(t *testing.T) {
-	l := newDLRLoop(t)
-	a, b, c := l.send(t, "9876543210"), l.send(t, "9812345678"), l.send(t, "9000000001")
-	// A GET with query parameters, a form POST, and an object wrapping a
-	// list: what vendors send.
-	resp, err := http.Get(l.callback + "?request_id=" + a.ProviderMessageID + "&number=919876543210&status=DELIVRD&delivered_at=1764050000")
-	if err != nil {
-		t.Fatal(err)
+	// The right token, on the bare mount too.
+	if code := post(t, l.base+"/bare/"+dlrToken, "application/json", body); code != http.StatusOK {
+		t.Fatalf("the right token: %d", code)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET: %d", resp.StatusCode)
-	}
-	if code := post(t, l.callback, "application/x-www-form-urlencoded", "Request_ID="+b.ProviderMessageID+"&Status=Delivered"); code != 200 {
-		t.Fatalf("form: %d", code)
-	}
-	if code := post(t, l.callback, "application/json", `{"data":[{"request_id":"`+c.ProviderMessageID+`","status":"EXPIRED","error_code":17}]}`); code != 200 {
-		t.Fatalf("wrapped: %d", code)
-	}
-	ma := l.message(t, a.MessageID)
-	if ma.State != notify.StateDelivered || !ma.History[len(ma.History)-1].At.Equal(time.Unix(1764050000, 0)) {
-		t.Fatalf("GET report: %+v", ma)
-	}
-	if m := l.message(t, b.MessageID); m.State != notify.StateDelivered {
-		t.Fatalf("form report: %s", m.State)
-	}
-	if m := l.message(t, c.MessageID); m.State != notify.StateFailed || m.VendorCode != "EXPIRED:17" {
-		t.Fatalf("wrapped report: %+v", m)
+	if m := l.message(t, r.MessageID); m.State != notify.StateFailed {
+		t.Fatalf("with the right token: %s", m.State)
 	}
 }
 
-func TestDLRUnknownIgnoredAndBad(t *testing.T) {
-	l := newDLRLoop(t)
-	if code := post(t, l.callback, "application/json", `{"request_id":"never-issued","number":"9876543210","status":"DELIVERED"}`); code != 200 {
+// TestDLRUnknownRequestID: a report of a message no record has is
+// acknowledged (the vendor would send it for days) and counted.
+func TestDLRUnknownRequestID(t *testing.T) {
+	l := newDLRLoop(t, "")
+	r := l.send(t, "9876543210")
+	if code := post(t, l.callback, "application/json", `{"request_id":"never-issued","mobile":"9876543210","status":"delivered"}`); code != http.StatusOK {
 		t.Fatalf("unknown request ID: %d", code)
 	}
-	if code := post(t, l.callback, "application/json", `{"request_id":"x","status":"PENDING"}`); code != 200 {
-		t.Fatalf("pending: %d", code)
+	// Another number under a known request ID matches nothing either.
+	if code := post(t, l.callback, "application/json", `{"request_id":"`+r.ProviderMessageID+`","mobile":"9812345678","status":"failed"}`); code != http.StatusOK {
+		t.Fatalf("another number: %d", code)
 	}
-	for name, body := range map[string]string{
-		"not JSON":        `{"request_id":`,
-		"no request ID":   `{"status":"DELIVERED"}`,
-		"empty list":      `[]`,
-		"a list of lists": `[[1]]`,
-		"a string":        `"DELIVERED"`,
-	} {
-		if code := post(t, l.callback, "application/json", body); code != http.StatusBadRequest {
-			t.Errorf("%s: %d, want 400", name, code)
-		}
-	}
-	if code := post(t, l.callback, "application/json", `[`+strings.Repeat(" ", 1<<20)+`]`); code != http.StatusRequestEntityTooLarge {
-		t.Errorf("oversized: %d, want 413", code)
-	}
-	req, _ := http.NewRequest(http.MethodPut, l.callback, nil)
-	rec := httptest.NewRecorder()
-	l.hook.ServeHTTP(rec, req)
-	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, POST" {
-		t.Errorf("PUT: %d, Allow %q", rec.Code, rec.Header().Get("Allow"))
-	}
-	if s := l.hook.Stats(); s.Unmatched != 1 || s.Ignored != 1 || s.Malformed != 6 {
+	if s := l.hook.Stats(); s != (notify.WebhookStats{Unmatched: 2}) {
 		t.Fatalf("stats = %+v", s)
 	}
-	for name, cfg := range map[string]smsgateway.WebhookConfig{
-		"Reporter": {Token: dlrToken},
-		"Token":    {Reporter: l.n, Token: "short"},
-	} {
-		if _, err := smsgateway.NewWebhook(cfg); err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("NewWebhook without a good %s: %v", name, err)
-		}
-	}
-	if _, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: l.n, Token: "a/b/c/d/e/f/g/h/i/j"}); err == nil || strings.Contains(err.Error(), "a/b") {
-		t.Errorf("a token with slashes: %v", err)
+	if m := l.message(t, r.MessageID); m.State != notify.StateSent {
+		t.Fatalf("the record moved to %s", m.State)
 	}
 }
 
 // TestDLRTellsRecipientsApart: one vendor request to several numbers has
-// one request ID; each report names its number, and moves only that
-// number's record.
+// one request ID; each report names its number and moves only that
+// number's record. The provider sends one number a request, so the
+// records are written as a send to two numbers would leave them.
 func TestDLRTellsRecipientsApart(t *testing.T) {
-	l := newDLRLoop(t)
+	l := newDLRLoop(t, "")
 	ctx := context.Background()
+	req, err := http.NewRequest(http.MethodPost, l.vendor.URL+"/dev/bulkV2",
+		strings.NewReader(`{"route":"q","message":"Sale today","language":"english","numbers":"9876543210,9812345678"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("authorization", "vendor-key")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := l.vendor.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sent := l.vendor.Sent()
+	if len(sent) != 1 || len(sent[0].Numbers) != 2 {
+		t.Fatalf("the vendor has %+v", sent)
+	}
+	shared := sent[0].RequestID
 	now := time.Now()
 	for _, m := range []*notify.Message{
-		{ID: "m-1", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9876543210", Provider: "smsgateway", CreatedAt: now},
-		{ID: "m-2", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9812345678", Provider: "smsgateway", CreatedAt: now},
+		{ID: "m-1", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9876543210", Provider: smsgateway.DefaultName, CreatedAt: now},
+		{ID: "m-2", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9812345678", Provider: smsgateway.DefaultName, CreatedAt: now},
 	} {
 		if _, err := l.records.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 		for _, st := range []notify.MessageState{notify.StateAttempting, notify.StateSent} {
-			if _, err := l.records.Move(ctx, "acme", m.ID, notify.MessageUpdate{State: st, At: now, ProviderMessageID: "req-shared"}); err != nil {
+			if _, err := l.records.Move(ctx, "acme", m.ID, notify.MessageUpdate{State: st, At: now, ProviderMessageID: shared}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	err := smsgatewaytest.PostDLR(ctx, l.callback,
-		smsgatewaytest.DLR{RequestID: "req-shared", Number: "919812345678", Status: "UNDELIVERED"},
-		smsgatewaytest.DLR{RequestID: "req-shared", Number: "9876543210", Status: "DELIVERED"})
-	if err != nil {
+	if err := l.vendor.ReportNumber(ctx, shared, "919812345678", "expired"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.vendor.ReportNumber(ctx, shared, "9876543210", "delivered"); err != nil {
 		t.Fatal(err)
 	}
 	if m := l.message(t, "m-1"); m.State != notify.StateDelivered {
 		t.Fatalf("m-1 is %s, want delivered", m.State)
 	}
-	if m := l.message(t, "m-2"); m.State != notify.StateFailed {
-		t.Fatalf("m-2 is %s, want failed", m.State)
+	if m := l.message(t, "m-2"); m.State != notify.StateFailed || m.VendorCode != "EXPIRED" {
+		t.Fatalf("m-2 is %s (%s), want failed, EXPIRED", m.State, m.VendorCode)
+	}
+}
+
+// recorder is a Reporter that keeps the reports it is given.
+type recorder struct {
+	mu      sync.Mutex
+	reports []notify.DeliveryReport
+}
+
+func (r *recorder) Report(_ context.Context, rep *notify.DeliveryReport) (*notify.ReportResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reports = append(r.reports, *rep)
+	return &notify.ReportResult{}, nil
+}
+
+func (r *recorder) take() []notify.DeliveryReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.reports
+	r.reports = nil
+	return out
+}
+
+// newRecordingHook serves a Webhook on a server of its own, mounted as
+// the gateway mounts it, and returns its callback URL.
+func newRecordingHook(t *testing.T, cfg smsgateway.WebhookConfig) (*smsgateway.Webhook, *recorder, string) {
+	t.Helper()
+	rec := &recorder{}
+	cfg.Reporter = rec
+	if cfg.Token == "" {
+		cfg.Token = dlrToken
+	}
+	h, err := smsgateway.NewWebhook(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/webhooks/smsgateway/{token}", h)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return h, rec, srv.URL + "/webhooks/smsgateway/" + cfg.Token
+}
+
+// TestDLRReadsTheVendorsShapes checks the reports each accepted form of
+// callback becomes, field by field.
+func TestDLRReadsTheVendorsShapes(t *testing.T) {
+	_, rec, callback := newRecordingHook(t, smsgateway.WebhookConfig{})
+	unix := vendorClock.Unix()
+	const form = "application/x-www-form-urlencoded"
+	delivered := func(id, to string, at time.Time) notify.DeliveryReport {
+		return notify.DeliveryReport{Provider: "smsgateway", ProviderMessageID: id, To: to, State: notify.StateDelivered, At: at}
+	}
+	standard := fmt.Sprintf(`{"request_id":"r1","route":"dlt_manual","channel":"sms","mobile":"9876543210","status":"delivered",`+
+		`"status_description":"Delivered successfully","delivery_time":"2026-11-25 14:00:05","delivery_timestamp":%d,`+
+		`"sms_count":1,"amount_debited":"0.25","post_attempt":1}`, unix)
+	tests := []struct {
+		name, method, query, ct, body string
+		want                          []notify.DeliveryReport
+	}{
+		{"the vendor's Standard webhook", "POST", "", "application/json", standard,
+			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
+		{"a time in IST without a zone", "POST", "", "application/json",
+			`{"request_id":"r1","mobile":"9876543210","status":"DELIVERED","delivery_time":"2026-11-25 14:00:05"}`,
+			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
+		{"a time in IST with a T", "POST", "", "application/json",
+			`{"request_id":"r1","mobile":"9876543210","status":"DELIVERED","delivery_time":"2026-11-25T14:00:05"}`,
+			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
+		{"a time with its offset", "POST", "", "application/json",
+			`{"request_id":"r1","status":"delivered","delivered_at":"2026-11-25T08:30:05Z"}`,
+			[]notify.DeliveryReport{delivered("r1", "", vendorClock)}},
+		{"Unix milliseconds", "POST", "", "application/json",
+			fmt.Sprintf(`{"request_id":"r1","status":"delivered","delivery_timestamp":%d}`, vendorClock.UnixMilli()+250),
+			[]notify.DeliveryReport{delivered("r1", "", vendorClock.Add(250*time.Millisecond))}},
+		{"an unreadable time is now", "POST", "", "application/json",
+			`{"request_id":"r1","status":"delivered","delivery_time":"yesterday","delivery_timestamp":0}`,
+			[]notify.DeliveryReport{delivered("r1", "", time.Time{})}},
+		{"a failure with the vendor's reason", "POST", "", "application/json",
+			`{"request_id":"r1","mobile":"919876543210","status":"failed","status_description":"failed","failure_reason":"Number is registered in DND"}`,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", To: "919876543210", State: notify.StateFailed,
+				VendorCode: "FAILED", Error: "smsgateway: Number is registered in DND"}}},
+		{"a failure with a code", "POST", "", "application/json",
+			`{"request_id":"r1","number":"9876543210","status":"UNDELIV","error_code":1,"description":"Absent subscriber"}`,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", To: "9876543210", State: notify.StateFailed,
+				VendorCode: "UNDELIV:1", Error: "smsgateway: Absent subscriber"}}},
+		{"a failure without a reason", "POST", "", "application/json",
+			`{"request_id":"r1","status":"expired"}`,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", State: notify.StateFailed,
+				VendorCode: "EXPIRED", Error: "smsgateway: the operator reported the SMS expired"}}},
+		{"sent, at its sent time", "POST", "", "application/json",
+			`{"request_id":"r1","status":"submitted","sent_time":"2026-11-25 14:00:05","delivery_time":"2026-11-25 14:09:00"}`,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", State: notify.StateSent, At: vendorClock}}},
+		{"the CleverTap template", "POST", "", "application/json",
+			fmt.Sprintf(`{"payloadVersion":"1","statuses":[{"msgId":"r2","status":"delivered","timestamp":"%d","description":"Delivered successfully"}]}`, unix),
+			[]notify.DeliveryReport{delivered("r2", "", vendorClock)}},
+		{"a list, one report for each number", "POST", "", "application/json",
+			`[{"request_id":"r3","mobile":"9876543210","status":"delivered"},{"request_id":"r3","mobile":"9812345678","status":"rejected","reason":"Blocked by the operator"}]`,
+			[]notify.DeliveryReport{delivered("r3", "9876543210", time.Time{}), {Provider: "smsgateway", ProviderMessageID: "r3",
+				To: "9812345678", State: notify.StateFailed, VendorCode: "REJECTED", Error: "smsgateway: Blocked by the operator"}}},
+		{"wrapped, the request ID outside", "POST", "", "application/json",
+			`{"return":true,"data":[{"request_id":"r4","delivery_status":[{"mobile":"9876543210","status":"Delivered"},{"mobile":"9812345678","status":"Pending"}]}]}`,
+			[]notify.DeliveryReport{delivered("r4", "9876543210", time.Time{})}},
+		{"names in any case", "POST", "", "application/json",
+			`{"Request_ID":"r9","Mobile":"9876543210","STATUS":"Delivered"}`,
+			[]notify.DeliveryReport{delivered("r9", "9876543210", time.Time{})}},
+		{"a form", "POST", "", form,
+			"request_id=r5&mobile=9876543210&status=failed&failure_reason=Rejected+by+operator",
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r5", To: "9876543210", State: notify.StateFailed,
+				VendorCode: "FAILED", Error: "smsgateway: Rejected by operator"}}},
+		{"raw JSON sent as a form", "POST", "", form, standard,
+			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
+		{"a form field holding JSON", "POST", "", form,
+			"data=" + url.QueryEscape(`[{"request_id":"r6","mobile":"9876543210","status":"delivered"}]`),
+			[]notify.DeliveryReport{delivered("r6", "9876543210", time.Time{})}},
+		{"JSON without a content type", "POST", "", "", standard,
+			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
+		{"GET", "GET", fmt.Sprintf("?request_id=r7&mobile=9876543210&status=delivered&delivery_timestamp=%d", unix), "", "",
+			[]notify.DeliveryReport{delivered("r7", "9876543210", vendorClock)}},
+		{"PUT", "PUT", "", "application/json", standard,
+			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
+		{"POST with the report in the query", "POST", "?request_id=r8&status=delivered", "", "",
+			[]notify.DeliveryReport{delivered("r8", "", time.Time{})}},
+		{"a status that says nothing final", "POST", "", "application/json",
+			`{"request_id":"r1","status":"pending"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code := do(t, tt.method, callback+tt.query, tt.ct, tt.body); code != http.StatusOK {
+				t.Fatalf("HTTP %d", code)
+			}
+			got := rec.take()
+			for i := range got {
+				if !got[i].At.IsZero() && got[i].At.Location() != time.UTC {
+					t.Errorf("report %d: At %v is not in UTC", i, got[i].At)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("reports:\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDLRStatusTable checks the statuses the package documents, in any
+// letter case.
+func TestDLRStatusTable(t *testing.T) {
+	h, rec, callback := newRecordingHook(t, smsgateway.WebhookConfig{Provider: "sms-2"})
+	table := map[notify.MessageState][]string{
+		notify.StateDelivered: {"DELIVERED", "DELIVRD", "SUCCESS", "delivered"},
+		notify.StateSent:      {"SENT", "SUBMITTED", "ACCEPTED", "ENROUTE", "submitted"},
+		notify.StateFailed: {"FAILED", "FAIL", "UNDELIVERED", "UNDELIV", "UNDELIVERABLE", "REJECTED", "REJECTD",
+			"EXPIRED", "EXPIRD", "DELETED", "DND", "NDNC", "BLOCKED", "BLACKLISTED", "INVALID", "Undelivered", "dnd"},
+		"": {"PENDING", "QUEUED", "UNKNOWN", "ACCEPTD", "BUFFERED", ""},
+	}
+	ignored := 0
+	for want, statuses := range table {
+		for _, status := range statuses {
+			body, _ := json.Marshal(map[string]string{"request_id": "r1", "status": status})
+			if code := post(t, callback, "application/json", string(body)); code != http.StatusOK {
+				t.Fatalf("%q: HTTP %d", status, code)
+			}
+			got := rec.take()
+			if want == "" {
+				ignored++
+				if len(got) != 0 {
+					t.Errorf("%q: reported %+v, want it ignored", status, got)
+				}
+				continue
+			}
+			if len(got) != 1 || got[0].State != want || got[0].Provider != "sms-2" {
+				t.Errorf("%q: %+v, want %s", status, got, want)
+				continue
+			}
+			if want == notify.StateFailed && (got[0].VendorCode != strings.ToUpper(status) || got[0].Error == "") {
+				t.Errorf("%q: VendorCode %q, Error %q", status, got[0].VendorCode, got[0].Error)
+			}
+		}
+	}
+	if s := h.Stats(); s.Ignored != uint64(ignored) {
+		t.Fatalf("stats = %+v, want %d ignored", s, ignored)
+	}
+}
+
+// TestDLRRefusesWhatItCannotRead: bodies that cannot be read are 400,
+// too large 413, other methods 405; none reaches the Reporter.
+func TestDLRRefusesWhatItCannotRead(t *testing.T) {
+	h, rec, callback := newRecordingHook(t, smsgateway.WebhookConfig{})
+	const form = "application/x-www-form-urlencoded"
+	tests := []struct{ name, ct, body string }{
+		{"not JSON", "application/json", `{"request_id":`},
+		{"JSON of another kind", "application/json", `"DELIVERED"`},
+		{"a JSON content type, a form body", "application/json", `request_id=r1&status=delivered`},
+		{"two JSON values", "application/json", `{"request_id":"r1","status":"delivered"} {}`},
+		{"no request ID", "application/json", `{"mobile":"9876543210","status":"DELIVERED"}`},
+		{"one report of two without a request ID", "application/json", `[{"request_id":"r1","status":"delivered"},{"status":"delivered"}]`},
+		{"an empty list", "application/json", `[]`},
+		{"an empty wrapped list", "application/json", `{"data":[]}`},
+		{"a list of lists", "application/json", `[[1]]`},
+		{"a list of strings", "application/json", `["r1"]`},
+		{"a wrapped string that is not JSON", "application/json", `{"data":"[nope"}`},
+		{"a form without a request ID", form, `mobile=9876543210&status=delivered`},
+		{"a broken form", form, `request_id=%zz`},
+		{"XML", "application/xml", `<dlr><request_id>r1</request_id></dlr>`},
+		{"an empty body", "application/json", ``},
+	}
+	for _, tt := range tests {
+		if code := post(t, callback, tt.ct, tt.body); code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", tt.name, code)
+		}
+	}
+	if code := do(t, http.MethodGet, callback, "", ""); code != http.StatusBadRequest {
+		t.Errorf("GET without a query: %d, want 400", code)
+	}
+	if code := post(t, callback, "application/json", `[`+strings.Repeat(" ", 1<<20)+`]`); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("over the default 1 MiB: %d, want 413", code)
+	}
+	for _, m := range []string{http.MethodPatch, http.MethodDelete, http.MethodHead} {
+		req, err := http.NewRequest(m, callback, strings.NewReader(`{"request_id":"r1","status":"delivered"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST, PUT" {
+			t.Errorf("%s: %d, Allow %q", m, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+	if got := rec.take(); len(got) != 0 {
+		t.Fatalf("reported %+v", got)
+	}
+	if s := h.Stats(); s != (notify.WebhookStats{Malformed: uint64(len(tests)) + 2}) {
+		t.Fatalf("stats = %+v", s)
+	}
+
+	small, rec, callback := newRecordingHook(t, smsgateway.WebhookConfig{MaxBody: 64})
+	if code := post(t, callback, "application/json", `{"request_id":"r1","status":"delivered"}`); code != http.StatusOK {
+		t.Fatalf("under MaxBody: %d", code)
+	}
+	if code := post(t, callback, "application/json", `{"request_id":"r1","status":"delivered","mobile":"9876543210","x":"yy"}`); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("over MaxBody: %d, want 413", code)
+	}
+	if got := rec.take(); len(got) != 1 || small.Stats().Malformed != 1 {
+		t.Fatalf("with MaxBody 64: %+v, %+v", got, small.Stats())
 	}
 }
 
 // TestDLRStoreTroubleAsksForARetry: a report that cannot be applied now
-// is 503, so that the vendor calls again.
+// is 503, so that the vendor calls again; the fake vendor keeps it and
+// posts it again on the next flush.
 func TestDLRStoreTroubleAsksForARetry(t *testing.T) {
+	var down = true
+	var mu sync.Mutex
+	var attempts []int
 	h, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Token: dlrToken,
-		Reporter: reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) {
-			return nil, notify.Errorf(notify.CodeUnavailable, "database down")
+		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if down {
+				return nil, notify.Errorf(notify.CodeUnavailable, "database down")
+			}
+			return &notify.ReportResult{}, nil
 		})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/dlr/"+dlrToken,
-		bytes.NewReader([]byte(`{"request_id":"r","status":"DELIVERED"}`))))
-	if rec.Code != http.StatusServiceUnavailable || h.Stats().Failed != 1 {
-		t.Fatalf("store down: %d, %+v", rec.Code, h.Stats())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var d struct {
+			PostAttempt int `json:"post_attempt"`
+		}
+		_ = json.Unmarshal(body, &d)
+		mu.Lock()
+		attempts = append(attempts, d.PostAttempt)
+		mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key", DLRURL: srv.URL + "/dlr/" + dlrToken, AutoDLR: "delivered"})
+	t.Cleanup(vendor.Close)
+	p, err := smsgateway.New(smsgateway.Config{BaseURL: vendor.URL, APIKey: "vendor-key", HTTPClient: vendor.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Send(t.Context(), envelope(0)); err != nil {
+		t.Fatal(err)
+	}
+	posted, err := vendor.FlushDLRs(t.Context())
+	var ce *smsgatewaytest.CallbackError
+	if posted != 0 || !errors.As(err, &ce) || ce.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("store down: posted %d, %v; want a 503", posted, err)
+	}
+	if s := h.Stats(); s.Failed != 1 || s.Reports != 0 || vendor.PendingDLRs() != 1 {
+		t.Fatalf("store down: %+v, %d pending", s, vendor.PendingDLRs())
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	if posted, err := vendor.FlushDLRs(t.Context()); posted != 1 || err != nil {
+		t.Fatalf("store back: posted %d, %v", posted, err)
+	}
+	if s := h.Stats(); s.Failed != 1 || s.Reports != 1 || vendor.PendingDLRs() != 0 {
+		t.Fatalf("store back: %+v, %d pending", s, vendor.PendingDLRs())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(attempts, []int{1, 2}) {
+		t.Fatalf("post_attempt %v, want [1 2]", attempts)
+	}
+}
+
+// TestNewWebhookChecksItsConfig: errors name the field, never the token.
+func TestNewWebhookChecksItsConfig(t *testing.T) {
+	rep := reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) { return nil, nil })
+	for name, cfg := range map[string]smsgateway.WebhookConfig{
+		"Reporter": {Token: dlrToken},
+		"Token":    {Reporter: rep, Token: "short-secret"},
+	} {
+		if _, err := smsgateway.NewWebhook(cfg); err == nil || !strings.Contains(err.Error(), "WebhookConfig."+name) ||
+			(cfg.Token != "" && strings.Contains(err.Error(), cfg.Token)) {
+			t.Errorf("NewWebhook without a good %s: %v", name, err)
+		}
+	}
+	for _, token := range []string{"secret/with/slashes/1234", "secret with spaces 1234", "secret\nwith a line break"} {
+		if _, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: rep, Token: token}); err == nil ||
+			!strings.Contains(err.Error(), "WebhookConfig.Token") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("token %q: %v", token, err)
+		}
+	}
+	if _, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: rep, Token: "0123456789abcdef"}); err != nil {
+		t.Errorf("a 16-byte token: %v", err)
 	}
 }
 

@@ -27,16 +27,30 @@
 //   - BreakNext: the vendor accepts the message and the connection drops
 //     before the answer.
 //
+// The fake posts delivery reports (DLRs) to the receiver under test, over
+// real HTTP and only when a test asks, so that a test decides when they
+// arrive: ReportNumber posts one now; with Config.AutoDLR every accepted
+// send queues one per number, which FlushDLRs posts. Both post to
+// Config.DLRURL, in the shape of the vendor's Standard webhook (see
+// ReportNumber). Report and PostDLR post to any URL, as a JSON array in a
+// generic Indian DLR shape (number, status, error_code, description,
+// delivered_at), which smsgateway.Webhook reads too.
+//
 // A Server is safe for concurrent use. It is for tests only.
 package smsgatewaytest
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,6 +167,23 @@ type Config struct {
 	// Templates are the DLT templates registered with the vendor; their
 	// senders are the approved DLT senders. Default none.
 	Templates []Template
+	// DLRURL is the callback URL of the delivery-report receiver under
+	// test, its token included (http://127.0.0.1:port/webhooks/smsgateway/
+	// <token>): where ReportNumber and FlushDLRs post. It must be an
+	// http(s) URL. Default none: ReportNumber fails.
+	DLRURL string
+	// AutoDLR, when set, is the status (delivered, undelivered, ...) of the
+	// report the fake queues for each number of each send it accepts,
+	// including one whose answer is then lost (FailNextHTTPAfterAccept,
+	// BreakNext), as the vendor reports every message it took. The queue
+	// is posted only by FlushDLRs: the vendor reports after its answer,
+	// and a report that reached the receiver while the message was still
+	// being sent would be answered 503. It needs DLRURL. Default "":
+	// nothing is queued.
+	AutoDLR string
+	// Now is the fake's clock, for the times in its reports. Default
+	// time.Now.
+	Now func() time.Time
 }
 
 // Sent is a message the fake accepted.
@@ -197,13 +228,33 @@ type Server struct {
 	breakNext  bool
 	latency    time.Duration
 	ids        map[string]bool
+
+	dlrURL   string
+	autoDLR  string
+	now      func() time.Time
+	pending  []vendorDLR    // queued by AutoDLR, oldest first
+	attempts map[string]int // posts per request ID and number
+	flushMu  sync.Mutex     // one FlushDLRs at a time
 }
 
 // NewServer starts a fake vendor on a loopback port. It panics when
-// cfg.APIKey is empty, as httptest.NewServer panics when it cannot listen.
+// cfg.APIKey is empty, DLRURL is not an http(s) URL, or AutoDLR is set
+// without DLRURL, as httptest.NewServer panics when it cannot listen.
 func NewServer(cfg Config) *Server {
 	if cfg.APIKey == "" {
 		panic("smsgatewaytest: Config.APIKey is required")
+	}
+	if cfg.DLRURL != "" {
+		u, err := url.Parse(cfg.DLRURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			panic("smsgatewaytest: Config.DLRURL must be an http(s) URL")
+		}
+	}
+	if cfg.AutoDLR != "" && cfg.DLRURL == "" {
+		panic("smsgatewaytest: Config.AutoDLR needs Config.DLRURL")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.Balance == 0 {
 		cfg.Balance = 100000
@@ -218,6 +269,10 @@ func NewServer(cfg Config) *Server {
 		templates: make(map[string]Template, len(cfg.Templates)),
 		senders:   make(map[string]bool),
 		ids:       make(map[string]bool),
+		dlrURL:    cfg.DLRURL,
+		autoDLR:   cfg.AutoDLR,
+		now:       cfg.Now,
+		attempts:  make(map[string]int),
 	}
 	for _, t := range cfg.Templates {
 		s.templates[t.ID] = t
@@ -375,6 +430,12 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	s.balance -= msg.Cost
 	msg.RequestID = s.newID()
 	s.sent = append(s.sent, msg)
+	if s.autoDLR != "" {
+		at := s.now()
+		for _, n := range msg.Numbers {
+			s.pending = append(s.pending, s.vendorDLR(msg, n, s.autoDLR, at))
+		}
+	}
 	if brk {
 		s.breakNext = false
 	}
@@ -631,4 +692,190 @@ func drop(w http.ResponseWriter) {
 		}
 	}
 	panic(http.ErrAbortHandler) // net/http closes the connection
+}
+
+// vendorDLR is a delivery report in the shape of the vendor's Standard
+// webhook: one JSON object per number, posted as its own request.
+type vendorDLR struct {
+	RequestID string `json:"request_id"`
+	Route     string `json:"route"`
+	Channel   string `json:"channel"`
+	Mobile    string `json:"mobile"`
+	// Status is in lower case: delivered, failed, ...
+	Status            string `json:"status"`
+	StatusDescription string `json:"status_description"`
+	FailureReason     string `json:"failure_reason,omitempty"`
+	// DeliveryTime is "2006-01-02 15:04:05" in IST; DeliveryTimestamp is
+	// the same in Unix seconds.
+	DeliveryTime      string `json:"delivery_time"`
+	DeliveryTimestamp int64  `json:"delivery_timestamp"`
+	SMSCount          int    `json:"sms_count"`
+	// AmountDebited is what the number cost, in rupees.
+	AmountDebited string `json:"amount_debited"`
+	PostAttempt   int    `json:"post_attempt"`
+}
+
+// failureReasons are the texts the fake gives the failures it reports.
+var failureReasons = map[string]string{
+	"undelivered": "Undelivered: the handset could not be reached",
+	"dnd":         "Number is registered in DND",
+	"expired":     "Validity expired before delivery",
+	"rejected":    "Rejected by the operator",
+	"blocked":     "Number is blocked",
+}
+
+// vendorDLR builds the report of m to number with status at at.
+func (s *Server) vendorDLR(m Sent, number, status string, at time.Time) vendorDLR {
+	status = strings.ToLower(status)
+	d := vendorDLR{RequestID: m.RequestID, Route: m.Route, Channel: "sms", Mobile: number, Status: status,
+		StatusDescription: status, DeliveryTime: at.In(ist).Format(time.DateTime), DeliveryTimestamp: at.Unix(),
+		SMSCount: m.Parts}
+	cost := int64(m.Parts) * s.price
+	d.AmountDebited = fmt.Sprintf("%d.%02d", cost/100, cost%100)
+	switch status {
+	case "delivered":
+		d.StatusDescription = "Delivered successfully"
+	case "sent", "submitted", "pending", "queued":
+	default:
+		d.FailureReason = failureReasons[status]
+		if d.FailureReason == "" {
+			d.FailureReason = "Delivery failed"
+		}
+	}
+	return d
+}
+
+// CallbackError is the error of a post the receiver answered with a
+// status other than 2xx.
+type CallbackError struct {
+	StatusCode int
+	Status     string // such as "401 Unauthorized"
+}
+
+// Error says what the receiver answered.
+func (e *CallbackError) Error() string {
+	return "smsgatewaytest: the delivery-report receiver answered " + e.Status
+}
+
+// ReportNumber posts, now, to Config.DLRURL, the vendor's delivery report
+// of the message the fake accepted under requestID to number (its 10
+// digits, or with the country code before them), with status (delivered,
+// undelivered, failed, expired, dnd, ... sent in lower case). The body is
+// one JSON object, in the shape of the vendor's Standard webhook:
+//
+//	{"request_id", "route", "channel": "sms", "mobile", "status",
+//	 "status_description", "failure_reason" (for a failure),
+//	 "delivery_time": "2006-01-02 15:04:05" in IST,
+//	 "delivery_timestamp": Unix seconds, "sms_count", "amount_debited",
+//	 "post_attempt": 1, 2, ... for each post of the same report}
+//
+// with times from Config.Now. It returns a *CallbackError when the
+// receiver answered other than 2xx, and an error when DLRURL is not set,
+// the fake accepted no such message, or the post failed (never naming the
+// URL, which holds the receiver's token).
+func (s *Server) ReportNumber(ctx context.Context, requestID, number, status string) error {
+	if s.dlrURL == "" {
+		return errors.New("smsgatewaytest: Config.DLRURL is not set")
+	}
+	s.mu.Lock()
+	var d *vendorDLR
+	for _, m := range s.sent {
+		if m.RequestID != requestID {
+			continue
+		}
+		for _, n := range m.Numbers {
+			if lastTen(n) == lastTen(number) {
+				v := s.vendorDLR(m, n, status, s.now())
+				d = &v
+			}
+		}
+	}
+	s.mu.Unlock()
+	if d == nil {
+		return fmt.Errorf("smsgatewaytest: no message to %s was accepted under request ID %q", number, requestID)
+	}
+	return s.postVendorDLR(ctx, *d)
+}
+
+// FlushDLRs posts the reports AutoDLR queued, oldest first, each as its
+// own request to Config.DLRURL, as ReportNumber does. It stops at the
+// first that fails (a *CallbackError for an answer other than 2xx), which
+// stays queued with those after it, as the vendor keeps a report the
+// receiver did not take; posted counts the reports taken. Calls of
+// FlushDLRs run one at a time.
+func (s *Server) FlushDLRs(ctx context.Context) (posted int, err error) {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	for {
+		s.mu.Lock()
+		if len(s.pending) == 0 {
+			s.mu.Unlock()
+			return posted, nil
+		}
+		d := s.pending[0]
+		s.mu.Unlock()
+		if err := s.postVendorDLR(ctx, d); err != nil {
+			return posted, err
+		}
+		s.mu.Lock()
+		s.pending = s.pending[1:]
+		s.mu.Unlock()
+		posted++
+	}
+}
+
+// PendingDLRs returns how many reports AutoDLR queued that FlushDLRs has
+// not posted.
+func (s *Server) PendingDLRs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+// postVendorDLR posts d to DLRURL, counting the attempt in post_attempt.
+func (s *Server) postVendorDLR(ctx context.Context, d vendorDLR) error {
+	s.mu.Lock()
+	key := d.RequestID + "/" + d.Mobile
+	s.attempts[key]++
+	d.PostAttempt = s.attempts[key]
+	s.mu.Unlock()
+	body, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.dlrURL, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("smsgatewaytest: Config.DLRURL cannot be requested")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		// *url.Error names the URL, and the URL holds the token.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("smsgatewaytest: posting the delivery report: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &CallbackError{StatusCode: resp.StatusCode, Status: resp.Status}
+	}
+	return nil
+}
+
+// lastTen returns the last ten digits of a number (all of them when it
+// has fewer).
+func lastTen(n string) string {
+	d := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, n)
+	if len(d) > 10 {
+		d = d[len(d)-10:]
+	}
+	return d
 }

@@ -1,13 +1,19 @@
 package smsgatewaytest_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
@@ -196,4 +202,214 @@ func mustRequest(t *testing.T, s *smsgatewaytest.Server) *http.Request {
 	req.Header.Set("authorization", key)
 	req.Header.Set("Content-Type", "application/json")
 	return req
+}
+
+// dlrReceiver stands in for the delivery-report receiver under test: it
+// keeps what the fake posts and answers status.
+type dlrReceiver struct {
+	mu      sync.Mutex
+	status  int
+	reports []map[string]any
+	types   []string
+	srv     *httptest.Server
+}
+
+const dlrSecret = "receiver-token-7f3a9c2e51"
+
+func newDLRReceiver(t *testing.T) (*dlrReceiver, string) {
+	t.Helper()
+	rc := &dlrReceiver{status: http.StatusOK}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		if r.Method != http.MethodPost || r.URL.Path != "/dlr/"+dlrSecret || json.NewDecoder(r.Body).Decode(&m) != nil {
+			http.Error(w, "unexpected request", http.StatusTeapot)
+			return
+		}
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.reports = append(rc.reports, m)
+		rc.types = append(rc.types, r.Header.Get("Content-Type"))
+		w.WriteHeader(rc.status)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc, rc.srv.URL + "/dlr/" + dlrSecret
+}
+
+func (rc *dlrReceiver) answer(status int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.status = status
+}
+
+func (rc *dlrReceiver) taken() []map[string]any {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]map[string]any(nil), rc.reports...)
+}
+
+// send makes the fake accept a message to numbers and returns its request
+// ID.
+func send(t *testing.T, s *smsgatewaytest.Server, numbers string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/dev/bulkV2",
+		strings.NewReader(`{"route":"q","message":"Sale today","language":"english","numbers":"`+numbers+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("authorization", key)
+	req.Header.Set("Content-Type", "application/json")
+	if ret, code, _ := do(t, s, req); !ret {
+		t.Fatalf("send: status_code %d", code)
+	}
+	sent := s.Sent()
+	return sent[len(sent)-1].RequestID
+}
+
+var dlrClock = time.Date(2026, 11, 25, 8, 30, 5, 0, time.UTC) // 14:00:05 IST
+
+// TestReportNumber: the fake posts the vendor's report of one number,
+// over HTTP, in the shape of its Standard webhook, and says what the
+// receiver answered, never naming the receiver's URL.
+func TestReportNumber(t *testing.T) {
+	rc, dlrURL := newDLRReceiver(t)
+	s := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: key, DLRURL: dlrURL, Now: func() time.Time { return dlrClock }})
+	defer s.Close()
+	ctx := context.Background()
+	id := send(t, s, "9876543210,9812345678")
+	if err := s.ReportNumber(ctx, id, "+91 98123 45678", "DELIVERED"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReportNumber(ctx, id, "9876543210", "dnd"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReportNumber(ctx, id, "9876543210", "dnd"); err != nil {
+		t.Fatal(err)
+	}
+	got := rc.taken()
+	want := []map[string]any{
+		{"request_id": id, "route": "q", "channel": "sms", "mobile": "9812345678", "status": "delivered",
+			"status_description": "Delivered successfully", "delivery_time": "2026-11-25 14:00:05",
+			"delivery_timestamp": float64(dlrClock.Unix()), "sms_count": float64(1), "amount_debited": "0.25", "post_attempt": float64(1)},
+		{"request_id": id, "route": "q", "channel": "sms", "mobile": "9876543210", "status": "dnd",
+			"status_description": "dnd", "failure_reason": "Number is registered in DND", "delivery_time": "2026-11-25 14:00:05",
+			"delivery_timestamp": float64(dlrClock.Unix()), "sms_count": float64(1), "amount_debited": "0.25", "post_attempt": float64(1)},
+	}
+	if len(got) != 3 || !reflect.DeepEqual(got[:2], want) || got[2]["post_attempt"] != float64(2) {
+		t.Fatalf("posted:\n%v\nwant\n%v\nand the second dnd with post_attempt 2", got, want)
+	}
+	for _, ct := range rc.types {
+		if ct != "application/json" {
+			t.Fatalf("Content-Type %q", ct)
+		}
+	}
+
+	// Only what the fake accepted is reported.
+	for name, err := range map[string]error{
+		"an unknown request ID": s.ReportNumber(ctx, "not-issued", "9876543210", "delivered"),
+		"another number":        s.ReportNumber(ctx, id, "9000000001", "delivered"),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if len(rc.taken()) != 3 {
+		t.Fatalf("posted %d reports, want 3", len(rc.taken()))
+	}
+
+	// An answer other than 2xx is a *CallbackError; no error names the URL.
+	rc.answer(http.StatusUnauthorized)
+	err := s.ReportNumber(ctx, id, "9876543210", "delivered")
+	var ce *smsgatewaytest.CallbackError
+	if !errors.As(err, &ce) || ce.StatusCode != http.StatusUnauthorized || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("a 401: %v", err)
+	}
+	rc.answer(http.StatusNoContent)
+	if err := s.ReportNumber(ctx, id, "9876543210", "delivered"); err != nil {
+		t.Fatalf("a 204: %v", err)
+	}
+	rc.srv.Close()
+	err = s.ReportNumber(ctx, id, "9876543210", "delivered")
+	if err == nil || errors.As(err, &ce) {
+		t.Fatalf("a closed receiver: %v", err)
+	}
+	for _, e := range []error{err, ce} {
+		if strings.Contains(e.Error(), dlrSecret) {
+			t.Fatalf("an error names the token: %v", e)
+		}
+	}
+
+	plain := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: key})
+	defer plain.Close()
+	if err := plain.ReportNumber(ctx, send(t, plain, "9876543210"), "9876543210", "delivered"); err == nil {
+		t.Fatal("ReportNumber without DLRURL: no error")
+	}
+}
+
+// TestAutoDLR: with AutoDLR the fake queues a report for each number of
+// each message it accepts, lost answers included, and posts them only
+// when FlushDLRs is called; a report the receiver refuses stays queued.
+func TestAutoDLR(t *testing.T) {
+	rc, dlrURL := newDLRReceiver(t)
+	s := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: key, DLRURL: dlrURL, AutoDLR: "DELIVERED",
+		Now: func() time.Time { return dlrClock }})
+	defer s.Close()
+	ctx := context.Background()
+	first := send(t, s, "9876543210,9812345678")
+	s.BreakNext()
+	if resp, err := s.Client().Do(mustRequest(t, s)); err == nil {
+		resp.Body.Close()
+		t.Fatal("BreakNext: an answer")
+	}
+	lost := s.Sent()[1].RequestID
+	s.FailNext(smsgatewaytest.InvalidNumbers) // refused: nothing to report
+	if ret, _, _ := do(t, s, mustRequest(t, s)); ret {
+		t.Fatal("FailNext: accepted")
+	}
+	if got := s.PendingDLRs(); got != 3 || len(rc.taken()) != 0 {
+		t.Fatalf("%d queued, %d posted; want 3 queued, none posted", got, len(rc.taken()))
+	}
+
+	rc.answer(http.StatusServiceUnavailable)
+	posted, err := s.FlushDLRs(ctx)
+	var ce *smsgatewaytest.CallbackError
+	if posted != 0 || !errors.As(err, &ce) || ce.StatusCode != http.StatusServiceUnavailable || s.PendingDLRs() != 3 {
+		t.Fatalf("a 503: posted %d, %v, %d queued", posted, err, s.PendingDLRs())
+	}
+	rc.answer(http.StatusOK)
+	if posted, err := s.FlushDLRs(ctx); posted != 3 || err != nil || s.PendingDLRs() != 0 {
+		t.Fatalf("flush: posted %d, %v, %d queued", posted, err, s.PendingDLRs())
+	}
+	if posted, err := s.FlushDLRs(ctx); posted != 0 || err != nil {
+		t.Fatalf("an empty flush: posted %d, %v", posted, err)
+	}
+	var got []string
+	for _, r := range rc.taken() {
+		got = append(got, fmt.Sprintf("%s %s %s %v", r["request_id"], r["mobile"], r["status"], r["post_attempt"]))
+	}
+	want := []string{
+		first + " 9876543210 delivered 1", // refused with the 503
+		first + " 9876543210 delivered 2",
+		first + " 9812345678 delivered 1",
+		lost + " 9876543210 delivered 1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("posted\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestDLRConfigPanics(t *testing.T) {
+	for name, cfg := range map[string]smsgatewaytest.Config{
+		"a DLRURL that is not http": {APIKey: key, DLRURL: "ftp://example.com/dlr"},
+		"a relative DLRURL":         {APIKey: key, DLRURL: "/dlr/token"},
+		"AutoDLR without DLRURL":    {APIKey: key, AutoDLR: "delivered"},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			smsgatewaytest.NewServer(cfg).Close()
+		}()
+	}
 }
