@@ -323,7 +323,7 @@ func TestGatewaySMSReports(t *testing.T) {
 	const token = "sms-dlr-token-8d2f6a"
 	g := start(t, map[string]string{"NOTIFY_SMS_URL": vendor.URL, "NOTIFY_SMS_KEY": "vendor-key-1",
 		"NOTIFY_SMS_WEBHOOK_TOKEN": token})
-	line := g.out.waitFor(t, "delivery reports: GET, POST /webhooks/smsgateway/")
+	line := g.out.waitFor(t, "delivery reports: GET, POST, PUT /webhooks/smsgateway/")
 	if strings.Contains(line, token) || strings.Contains(g.out.text(), token) {
 		t.Fatalf("the banner prints the token: %s", line)
 	}

@@ -43,9 +43,11 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("NOTIFY_SMS_WEBHOOK_TOKEN: %w", err)
 		}
-		mux.Handle("POST "+webhookPrefix+"smsgateway/{token}", hook)
-		mux.Handle("GET "+webhookPrefix+"smsgateway/{token}", hook)
-		paths = append(paths, "GET, POST "+webhookPrefix+"smsgateway/$NOTIFY_SMS_WEBHOOK_TOKEN")
+		// The methods the vendor's webhook settings offer.
+		for _, method := range []string{"GET", "POST", "PUT"} {
+			mux.Handle(method+" "+webhookPrefix+"smsgateway/{token}", hook)
+		}
+		paths = append(paths, "GET, POST, PUT "+webhookPrefix+"smsgateway/$NOTIFY_SMS_WEBHOOK_TOKEN")
 	}
 	if len(paths) == 0 {
 		return nil, nil, nil
