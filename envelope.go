@@ -171,7 +171,10 @@ type Status string
 const (
 	// StatusSent: the provider accepted the message.
 	StatusSent Status = "sent"
-	// StatusFailed: the message was not accepted; any charge was refunded.
+	// StatusFailed: the message was not accepted, and any charge was
+	// refunded; or, on a record's receipt, a delivery report failed it
+	// after acceptance (Message.Refunded says whether the charge came
+	// back).
 	StatusFailed Status = "failed"
 	// StatusUnknown: the vendor may have the message (see
 	// CodeOutcomeUnknown); the charge stands until a delivery report or an
@@ -200,9 +203,11 @@ type Receipt struct {
 	// Units is the number of billable units (SMS segments, otherwise 1).
 	Units int
 	// Cost is what stays charged: the price on success (the cheaper
-	// gateway's, after a chat failover to it) and on an unknown outcome,
-	// zero on failure (the charge was refunded) and for unmetered sending. When a refund itself failed,
-	// Cost is the price still held and Error says so.
+	// gateway's, after a chat failover to it) and on an unknown outcome;
+	// zero on failure (the charge was refunded) and for unmetered sending.
+	// When a refund itself failed, Cost is the price still held and Error
+	// says so; a record's receipt after a failure a delivery report brought
+	// keeps the charge when the refund policy kept it.
 	Cost Money
 	// Balance is the wallet balance after the send; Metered is false when
 	// no wallet is configured, and Balance is then zero.

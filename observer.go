@@ -15,7 +15,9 @@ const (
 	EventAccepted EventType = iota + 1
 	// EventSent: a provider accepted the message.
 	EventSent
-	// EventFailed: the message failed for good; any charge was refunded.
+	// EventFailed: the message failed for good; its charge was refunded,
+	// unless a delivery report failed it after acceptance and the refund
+	// policy kept the charge (Receipt.Cost says which).
 	EventFailed
 	// EventUnknown: the vendor may have the message (CodeOutcomeUnknown);
 	// the charge stands.

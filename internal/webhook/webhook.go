@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/notifykit/notify"
 )
@@ -106,12 +107,23 @@ func (c *Counter) Malformed(w http.ResponseWriter, err error) {
 // Ignore counts n entries the receiver skipped.
 func (c *Counter) Ignore(n int) { c.ignored.Add(uint64(n)) }
 
+// ReportTimeout bounds the work of one webhook request's reports (a
+// failover send included).
+const ReportTimeout = 30 * time.Second
+
 // Deliver hands reports to rep in order and answers the vendor: 200 when
 // every report was taken (or named no message), 503 when one could not
 // be applied now (a store failure, a message still being sent), so that
 // the vendor sends the request again; the reports already taken are
 // repeats then, which change nothing.
+//
+// The reports run detached from the vendor's connection, within
+// ReportTimeout: a vendor that hangs up (its webhook timeout) must not
+// cut a refund or a failover send short halfway; it sends the request
+// again, and the repeat finds the work done.
 func (c *Counter) Deliver(ctx context.Context, w http.ResponseWriter, rep notify.Reporter, reports []*notify.DeliveryReport) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReportTimeout)
+	defer cancel()
 	for _, r := range reports {
 		_, err := rep.Report(ctx, r)
 		switch notify.CodeOf(err) {
