@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/notifykit/notify/internal/phone"
 )
 
 // DeliveryReport is a vendor's word on a message it accepted: that it was
@@ -30,8 +32,9 @@ type DeliveryReport struct {
 	MessageID string
 	// To, when set, is the recipient the report is about: of several
 	// records that share one vendor ID (one request to several
-	// recipients), only the one sent to To is meant. Phone numbers match
-	// on their last ten digits, e-mail addresses without regard to case.
+	// recipients), only the one sent to To is meant. Mobile numbers match
+	// once normalised (+91, 91 or 0 before them is the same number),
+	// e-mail addresses without regard to case.
 	To string
 	// State is StateSent, StateDelivered, StateRead or StateFailed.
 	State MessageState
@@ -289,28 +292,18 @@ func reportEvent(s MessageState) EventType {
 }
 
 // sameRecipient reports whether a report's recipient is the record's:
-// e-mail addresses equal without regard to case, phone numbers equal in
-// their last ten digits (vendors report them with or without the country
-// code).
+// e-mail addresses equal without regard to case, mobile numbers equal
+// once normalised (vendors report them with or without the country code).
 func sameRecipient(recorded, reported string) bool {
 	if strings.Contains(recorded, "@") {
 		return strings.EqualFold(recorded, reported)
 	}
-	a, b := digits(recorded), digits(reported)
-	const national = 10
-	if len(a) < national || len(b) < national {
-		return a == b
+	a, errA := phone.Normalize(recorded)
+	b, errB := phone.Normalize(reported)
+	if errA != nil || errB != nil {
+		return recorded == reported
 	}
-	return a[len(a)-national:] == b[len(b)-national:]
-}
-
-func digits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
+	return a == b
 }
 
 // WebhookStats counts what a provider's webhook receiver did with the
