@@ -19,9 +19,11 @@ type prepared struct {
 	ch  Channel
 	env *Envelope
 	via Kind // the request's kind, when it differs from env.Kind (KindOTP)
-	// resend is the record's Message.Resend; note its first Note.
-	resend []byte
-	note   string
+	// chat is the request of a chat send, from which open derives what a
+	// late failover would send (Message.Resend); note is the record's
+	// first Note.
+	chat *ChatRequest
+	note string
 }
 
 // send runs one request through the whole pipeline: idempotency, prepare,
@@ -79,9 +81,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 		}
 	}
 	p := prepared{ch: ch, env: env}
-	if cr, ok := req.(*ChatRequest); ok && n.messages != nil {
-		p.resend = resendOf(cr, env)
-	}
+	p.chat, _ = req.(*ChatRequest)
 	return p, nil
 }
 
@@ -331,8 +331,10 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	now := n.now()
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
-		Units: env.Units, Metered: n.wallet != nil, Resend: p.resend, Note: p.note,
-		CreatedAt: now, UpdatedAt: now}
+		Units: env.Units, Metered: n.wallet != nil, Note: p.note, CreatedAt: now, UpdatedAt: now}
+	if p.chat != nil {
+		m.Resend = resendOf(p.chat, env)
+	}
 	if m.Request == "" {
 		m.Request = env.Kind
 	}
