@@ -7,10 +7,15 @@
 //	GET  {BaseURL}/api/sessions/{session}   {"name", "status": "WORKING" | "STARTING" | "SCAN_QR_CODE" | "STOPPED" | "FAILED", ...}
 //	POST {BaseURL}/api/sendText             {"session", "chatId": "91XXXXXXXXXX@c.us", "text"}
 //	POST {BaseURL}/api/sendImage            {"session", "chatId", "file": {"mimetype", "filename", "data"}, "caption"}
-//	POST {BaseURL}/api/sendFile             (the same, for documents and other files)
+//	POST {BaseURL}/api/sendVideo            {"session", "chatId", "file": {...}, "caption", "asNote": false, "convert": false}
+//	POST {BaseURL}/api/sendFile             (as sendImage, for documents and other files)
 //
 // where {BaseURL} is the gateway's root; Config.BaseURL may also be given
 // with /api or a send endpoint after it, which is then not repeated.
+//
+// Media go by kind: images to sendImage, videos to sendVideo (a playable
+// video, not a round video note, not converted), documents and anything
+// else to sendFile, where they arrive as documents.
 //
 // # Session state
 //

@@ -136,6 +136,8 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		ChatID  string `json:"chatId"`
 		Text    string `json:"text"`
 		Caption string `json:"caption"`
+		AsNote  *bool  `json:"asNote"`
+		Convert *bool  `json:"convert"`
 		File    *struct {
 			MIMEType string `json:"mimetype"`
 			Filename string `json:"filename"`
@@ -167,7 +169,7 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 			badRequest(w, "text should not be empty")
 			return
 		}
-	case "/api/sendFile", "/api/sendImage":
+	case "/api/sendFile", "/api/sendImage", "/api/sendVideo":
 		if in.File == nil || in.File.MIMEType == "" || (in.File.Data == "") == (in.File.URL == "") {
 			badRequest(w, "file must have a mimetype and either data or url")
 			return
@@ -184,6 +186,18 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/sendImage" && !strings.HasPrefix(in.File.MIMEType, "image/") {
 			badRequest(w, "sendImage needs an image mimetype")
 			return
+		}
+		if r.URL.Path == "/api/sendVideo" {
+			// MessageVideoRequest: convert is required; asNote sends a
+			// round video note, which the provider never wants.
+			if in.Convert == nil || in.AsNote == nil || *in.AsNote {
+				badRequest(w, "convert must be a boolean value", "asNote must be false for a plain video")
+				return
+			}
+			if !strings.HasPrefix(in.File.MIMEType, "video/") {
+				badRequest(w, "sendVideo needs a video mimetype")
+				return
+			}
 		}
 		s.MIME, s.Name, s.Data = in.File.MIMEType, in.File.Filename, data
 	default:

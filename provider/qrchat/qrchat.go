@@ -45,7 +45,8 @@ type Resolver interface {
 type Config struct {
 	// BaseURL is where the gateway is: its root, such as
 	// http://waha:3000, under which the provider calls /api/sendText,
-	// /api/sendImage, /api/sendFile and /api/sessions/{session}. The same
+	// /api/sendImage, /api/sendVideo, /api/sendFile and
+	// /api/sessions/{session}. The same
 	// root followed by /api, or by one of those send endpoints
 	// (http://waha:3000/api/sendText), is accepted too and means that
 	// root. A trailing slash makes no difference. It must be an absolute
@@ -169,11 +170,11 @@ func New(cfg Config) (*Provider, error) {
 
 // rootOf returns the root that the gateway's paths (/api/...) are appended
 // to: raw without a trailing slash and without a trailing /api or
-// /api/sendText, /api/sendImage or /api/sendFile, so that a URL copied
+// /api/sendText, /api/sendImage, /api/sendVideo or /api/sendFile, so that a URL copied
 // from the gateway's documentation does not get the path twice.
 func rootOf(raw string) string {
 	root := strings.TrimRight(raw, "/")
-	for _, suffix := range []string{"/api/sendText", "/api/sendImage", "/api/sendFile", "/api"} {
+	for _, suffix := range []string{"/api/sendText", "/api/sendImage", "/api/sendVideo", "/api/sendFile", "/api"} {
 		if n := len(root) - len(suffix); n >= 0 && strings.EqualFold(root[n:], suffix) {
 			return strings.TrimRight(root[:n], "/")
 		}
@@ -215,12 +216,34 @@ type fileBody struct {
 	Data     string `json:"data"`
 }
 
+// sendBody is the body of every send: MessageTextRequest (text),
+// MessageImageRequest and MessageFileRequest (file, caption) and
+// MessageVideoRequest (file, caption, asNote, convert) of WAHA's
+// src/structures/chatting.dto.ts.
 type sendBody struct {
 	Session string    `json:"session"`
 	ChatID  string    `json:"chatId"`
 	Text    string    `json:"text,omitempty"`
 	File    *fileBody `json:"file,omitempty"`
 	Caption string    `json:"caption,omitempty"`
+	// AsNote and Convert are set, to false, for videos only: a plain
+	// video (not a round "video note"), sent as it is (the media check
+	// made sure it is a video).
+	AsNote  *bool `json:"asNote,omitempty"`
+	Convert *bool `json:"convert,omitempty"`
+}
+
+// sendPath returns the endpoint for media of kind: images and videos
+// have their own, so that they arrive as an image or a playable video;
+// documents and anything else go as files.
+func sendPath(kind notify.MediaKind) string {
+	switch kind {
+	case notify.MediaImage:
+		return "/api/sendImage"
+	case notify.MediaVideo:
+		return "/api/sendVideo"
+	}
+	return "/api/sendFile"
 }
 
 // chatID returns the gateway's chat ID of a recipient.
@@ -271,9 +294,10 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 			return nil, err
 		}
 		body.File, body.Caption = f, c.Text
-		path = "/api/sendFile"
-		if c.Media.Kind == notify.MediaImage {
-			path = "/api/sendImage"
+		path = sendPath(c.Media.Kind)
+		if c.Media.Kind == notify.MediaVideo {
+			no := false
+			body.AsNote, body.Convert = &no, &no
 		}
 	} else {
 		body.Text = c.Text

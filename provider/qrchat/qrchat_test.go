@@ -59,6 +59,9 @@ type mediaServer struct {
 var (
 	pdfBytes = []byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
 	pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0}, 32)...)
+	// mp4Bytes starts as an MP4 file does (an ftyp box), which
+	// http.DetectContentType reads as video/mp4.
+	mp4Bytes = append([]byte("\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"), bytes.Repeat([]byte{1}, 64)...)
 )
 
 func newMediaServer(t *testing.T) *mediaServer {
@@ -71,6 +74,8 @@ func newMediaServer(t *testing.T) *mediaServer {
 			w.Write(pdfBytes)
 		case "/photo.png":
 			w.Write(pngBytes)
+		case "/clip.mp4":
+			w.Write(mp4Bytes)
 		case "/login.html":
 			w.Write([]byte("<!DOCTYPE html><html><body>Sign in</body></html>"))
 		case "/big.pdf":
@@ -135,6 +140,24 @@ func TestSendMedia(t *testing.T) {
 	got = gw.last()
 	if got.Path != "/api/sendImage" || got.MIME != "image/png" || !bytes.Equal(got.Data, pngBytes) {
 		t.Fatalf("image: gateway received %+v", got)
+	}
+}
+
+// TestSendVideo: a video goes to /api/sendVideo, with WAHA's video body
+// (asNote and convert false), so that it arrives as a playable video; it
+// used to go to /api/sendFile and arrive as a document.
+func TestSendVideo(t *testing.T) {
+	gw := newFakeWAHA(t)
+	m := newMediaServer(t)
+	p := newProvider(t, gw, mediaConfig(m, 0))
+	res, err := p.Send(context.Background(), mediaEnv(m.url("/clip.mp4"), notify.MediaVideo, "clip.mp4", "video/mp4", "Watch this"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gw.last()
+	if res.ProviderMessageID == "" || got.Path != "/api/sendVideo" || got.MIME != "video/mp4" || got.Name != "clip.mp4" ||
+		got.Caption != "Watch this" || !bytes.Equal(got.Data, mp4Bytes) {
+		t.Fatalf("video: gateway received %+v, want it on /api/sendVideo", got)
 	}
 }
 
