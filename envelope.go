@@ -127,17 +127,58 @@ type ChatMessage struct {
 	Media    *ChatMedia
 }
 
-// ChatTemplate is a cloud-channel template message.
+// ChatTemplate is a cloud-channel template message: the approved
+// template's name and language and the values of its variables. A
+// template takes either positional parameters (Params) or named ones
+// (NamedParams), as it was approved; giving both is an error of the
+// provider.
 type ChatTemplate struct {
 	Name string
 	// Language is the template's language code, such as en_US.
 	Language string
 	// Params are the positional body parameters, {{1}}, {{2}}, ...
 	Params []string
+	// NamedParams are the body parameters of a template approved with
+	// named parameters ({{first_name}}), by name: lower-case letters,
+	// digits and '_'.
+	NamedParams map[string]string
+	// HeaderText fills the one variable of a text header, if the template
+	// has one. HeaderName is that variable's name in a template with named
+	// parameters; empty for a positional {{1}}.
+	HeaderText string
+	HeaderName string
 	// HeaderURL is the media header's public HTTPS URL, if any, of kind
-	// HeaderKind.
+	// HeaderKind. A template has a text or a media header, not both.
 	HeaderURL  string
 	HeaderKind MediaKind
+	// Buttons fill the variables of the template's buttons, by index.
+	Buttons []TemplateButton
+}
+
+// ButtonKind is the kind of a template button that takes a value.
+type ButtonKind string
+
+// The button kinds.
+const (
+	// ButtonURL fills the variable suffix of a URL button. The OTP button
+	// of an authentication template (copy code or one-tap) is sent as a
+	// URL button whose value is the code.
+	ButtonURL ButtonKind = "url"
+	// ButtonQuickReply sets the payload a quick-reply button returns
+	// when tapped.
+	ButtonQuickReply ButtonKind = "quick_reply"
+	// ButtonCopyCode sets the coupon code of a copy-code button of a
+	// marketing template.
+	ButtonCopyCode ButtonKind = "copy_code"
+)
+
+// TemplateButton is the value of one button of a template.
+type TemplateButton struct {
+	Kind ButtonKind
+	// Index is the button's position in the template, 0 to 9.
+	Index int
+	// Value is the URL suffix, the quick-reply payload or the code.
+	Value string
 }
 
 // ChatMedia is a file sent by URL.

@@ -37,8 +37,8 @@ type config struct {
 	smsKey string // NOTIFY_SMS_KEY: the vendor's API key
 	// cloudURL is NOTIFY_CLOUD_URL: the cloud messaging API's root
 	// (https://graph.facebook.com, the default when empty), the root with
-	// the version (https://graph.facebook.com/v21.0), or the messages
-	// endpoint (https://graph.facebook.com/v21.0/{phone number ID}/messages)
+	// the version (https://graph.facebook.com/v25.0), or the messages
+	// endpoint (https://graph.facebook.com/v25.0/{phone number ID}/messages)
 	// whose phone number ID is NOTIFY_CLOUD_PHONE_ID (see
 	// cloudchat.Config.BaseURL).
 	cloudURL   string
@@ -168,7 +168,7 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 	for _, u := range []struct{ name, value, want string }{
 		{"NOTIFY_SMS_URL", c.smsURL, "the bulk SMS endpoint, such as https://www.fast2sms.com/dev/bulkV2, or the vendor's base URL, such as https://www.fast2sms.com"},
-		{"NOTIFY_CLOUD_URL", c.cloudURL, "the API's root, such as https://graph.facebook.com, optionally with the version (/v21.0) or as the whole messages endpoint"},
+		{"NOTIFY_CLOUD_URL", c.cloudURL, "the API's root, such as https://graph.facebook.com, optionally with the version (/v25.0) or as the whole messages endpoint"},
 		{"NOTIFY_QR_URL", c.qrURL, "the gateway's root, such as http://waha:3000, optionally with /api or a send endpoint such as /api/sendText"},
 	} {
 		if err := checkVendorURL(u.name, u.value, u.want); err != nil {

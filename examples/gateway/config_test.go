@@ -146,7 +146,7 @@ func TestVendorURLSettings(t *testing.T) {
 	}
 	for k, vs := range map[string][]string{
 		"NOTIFY_SMS_URL":   {"https://www.fast2sms.com", "https://www.fast2sms.com/dev/bulkV2", "http://127.0.0.1:9000/"},
-		"NOTIFY_CLOUD_URL": {"", "https://graph.facebook.com", "https://graph.facebook.com/v21.0/106540352242922/messages"},
+		"NOTIFY_CLOUD_URL": {"", "https://graph.facebook.com", "https://graph.facebook.com/v25.0/106540352242922/messages"},
 		"NOTIFY_QR_URL":    {"http://waha:3000", "http://waha:3000/api/sendText"},
 	} {
 		for _, v := range vs {

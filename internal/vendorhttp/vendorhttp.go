@@ -286,6 +286,15 @@ func Unknownf(name, format string, args ...any) *notify.Error {
 		Err: &unknownError{msg: name + ": " + fmt.Sprintf(format, args...)}}
 }
 
+// UnknownCause is Unknownf for an answer the vendor explained in an error
+// of its own, such as a catch-all error object: the cause stays reachable
+// with errors.As. The message is the cause's text (which names the
+// vendor), followed by why the message is not retried.
+func UnknownCause(cause error) *notify.Error {
+	return &notify.Error{Code: notify.CodeOutcomeUnknown,
+		Err: &unknownError{msg: cause.Error(), cause: cause}}
+}
+
 // ReadOnly classifies err for a request that sends nothing, such as a
 // session-status or balance query: whatever became of it, the vendor has
 // no message, so an unknown outcome becomes CodeUnavailable, with the same

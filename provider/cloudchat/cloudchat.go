@@ -18,7 +18,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultBaseURL     = "https://graph.facebook.com"
-	DefaultVersion     = "v21.0"
+	DefaultVersion     = "v25.0"
 	DefaultName        = "cloudchat"
 	DefaultCountryCode = "91"
 	DefaultTimeout     = 30 * time.Second
@@ -40,10 +40,10 @@ type Config struct {
 	//   - its root, such as https://graph.facebook.com, under which the
 	//     provider calls /{Version}/{PhoneNumberID}/messages (Send) and
 	//     /{Version}/{PhoneNumberID} (CheckHealth);
-	//   - the root with the version, https://graph.facebook.com/v21.0;
+	//   - the root with the version, https://graph.facebook.com/v25.0;
 	//   - the root with the version and phone number ID, or the whole
 	//     messages endpoint as the vendor documents it,
-	//     https://graph.facebook.com/v21.0/{PhoneNumberID}/messages.
+	//     https://graph.facebook.com/v25.0/{PhoneNumberID}/messages.
 	//
 	// A version in the URL is the one used when Version is empty, and must
 	// equal Version otherwise; a phone number ID in the URL must equal
@@ -53,7 +53,7 @@ type Config struct {
 	// (https://graph.facebook.com).
 	BaseURL string
 	// Version is the API version path segment. Default: the version in
-	// BaseURL if it has one, else DefaultVersion (v21.0).
+	// BaseURL if it has one, else DefaultVersion (v25.0).
 	Version string
 	// CountryCode is put before the 10-digit national numbers of
 	// envelopes. Default "91".
@@ -89,7 +89,7 @@ func digits(s string) bool {
 	return true
 }
 
-// validVersion accepts "v21" and "v21.0".
+// validVersion accepts "v25" and "v25.0".
 func validVersion(v string) bool {
 	major, minor, dot := strings.Cut(strings.TrimPrefix(v, "v"), ".")
 	return strings.HasPrefix(v, "v") && digits(major) && len(major) <= 3 &&
@@ -138,7 +138,7 @@ func New(cfg Config) (*Provider, error) {
 		problems = append(problems, "Token must not contain control characters such as line breaks")
 	}
 	if !validVersion(cfg.Version) {
-		problems = append(problems, "Version must look like v21.0")
+		problems = append(problems, "Version must look like v25.0")
 	}
 	if !digits(cfg.CountryCode) || len(cfg.CountryCode) > 4 {
 		problems = append(problems, "CountryCode must be 1-4 digits")
@@ -221,29 +221,6 @@ type mediaBody struct {
 	Filename string `json:"filename,omitempty"`
 }
 
-type templateBody struct {
-	Name       string      `json:"name"`
-	Language   language    `json:"language"`
-	Components []component `json:"components,omitempty"`
-}
-
-type language struct {
-	Code string `json:"code"`
-}
-
-type component struct {
-	Type       string      `json:"type"`
-	Parameters []parameter `json:"parameters"`
-}
-
-type parameter struct {
-	Type     string     `json:"type"`
-	Text     string     `json:"text,omitempty"`
-	Image    *mediaBody `json:"image,omitempty"`
-	Document *mediaBody `json:"document,omitempty"`
-	Video    *mediaBody `json:"video,omitempty"`
-}
-
 // build turns env into the request body, or an InvalidArgument error.
 func (p *Provider) build(env *notify.Envelope) (*message, error) {
 	if env == nil || env.Chat == nil {
@@ -266,36 +243,9 @@ func (p *Provider) build(env *notify.Envelope) (*message, error) {
 	c := env.Chat
 	switch {
 	case c.Template != nil:
-		t := c.Template
-		if t.Name == "" {
-			return nil, notify.InvalidField("template_name", "cloudchat: a template needs a name")
-		}
-		lang := t.Language
-		if lang == "" {
-			lang = "en_US"
-		}
-		tb := &templateBody{Name: t.Name, Language: language{Code: lang}}
-		if t.HeaderURL != "" {
-			h := parameter{Type: string(t.HeaderKind)}
-			link := &mediaBody{Link: t.HeaderURL}
-			switch t.HeaderKind {
-			case notify.MediaDocument:
-				h.Document = link
-			case notify.MediaVideo:
-				h.Video = link
-			case notify.MediaImage, "":
-				h.Type, h.Image = string(notify.MediaImage), link
-			default:
-				return nil, notify.InvalidField("header_url", fmt.Sprintf("cloudchat: unknown header kind %q", t.HeaderKind))
-			}
-			tb.Components = append(tb.Components, component{Type: "header", Parameters: []parameter{h}})
-		}
-		if len(t.Params) > 0 {
-			body := component{Type: "body", Parameters: make([]parameter, len(t.Params))}
-			for i, v := range t.Params {
-				body.Parameters[i] = parameter{Type: "text", Text: v}
-			}
-			tb.Components = append(tb.Components, body)
+		tb, err := templateOf(c.Template)
+		if err != nil {
+			return nil, err
 		}
 		m.Type, m.Template = "template", tb
 	case c.Media != nil:

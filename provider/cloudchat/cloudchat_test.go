@@ -416,15 +416,15 @@ func TestBaseURLForms(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, tt := range []struct{ base, version, want string }{
-		{srv.URL, "", "/v21.0/" + testPhoneID},
+		{srv.URL, "", "/v25.0/" + testPhoneID},
 		{srv.URL + "/", "v20.0", "/v20.0/" + testPhoneID},
 		{srv.URL + "/v19.0", "", "/v19.0/" + testPhoneID},
 		{srv.URL + "/v19.0/", "v19.0", "/v19.0/" + testPhoneID},
-		{srv.URL + "/v21.0/" + testPhoneID, "", "/v21.0/" + testPhoneID},
-		{srv.URL + "/v21.0/" + testPhoneID + "/messages", "", "/v21.0/" + testPhoneID},
+		{srv.URL + "/v25.0/" + testPhoneID, "", "/v25.0/" + testPhoneID},
+		{srv.URL + "/v25.0/" + testPhoneID + "/messages", "", "/v25.0/" + testPhoneID},
 		{srv.URL + "/v18.0/" + testPhoneID + "/messages/", "", "/v18.0/" + testPhoneID},
-		{srv.URL + "/graph-proxy", "", "/graph-proxy/v21.0/" + testPhoneID},
-		{srv.URL + "/graph-proxy/v21.0/" + testPhoneID + "/messages", "", "/graph-proxy/v21.0/" + testPhoneID},
+		{srv.URL + "/graph-proxy", "", "/graph-proxy/v25.0/" + testPhoneID},
+		{srv.URL + "/graph-proxy/v25.0/" + testPhoneID + "/messages", "", "/graph-proxy/v25.0/" + testPhoneID},
 	} {
 		p, err := cloudchat.New(cloudchat.Config{BaseURL: tt.base, Version: tt.version, PhoneNumberID: testPhoneID,
 			Token: testToken, HTTPClient: srv.Client()})
@@ -447,8 +447,8 @@ func TestBaseURLForms(t *testing.T) {
 	// A URL that names another version or phone number ID than the
 	// configuration is a mistake to report, not to guess at.
 	for _, cfg := range []cloudchat.Config{
-		{BaseURL: srv.URL + "/v19.0/" + testPhoneID + "/messages", Version: "v21.0", PhoneNumberID: testPhoneID, Token: testToken},
-		{BaseURL: srv.URL + "/v21.0/999/messages", PhoneNumberID: testPhoneID, Token: testToken},
+		{BaseURL: srv.URL + "/v19.0/" + testPhoneID + "/messages", Version: "v25.0", PhoneNumberID: testPhoneID, Token: testToken},
+		{BaseURL: srv.URL + "/v25.0/999/messages", PhoneNumberID: testPhoneID, Token: testToken},
 	} {
 		if _, err := cloudchat.New(cfg); err == nil || strings.Contains(err.Error(), testToken) {
 			t.Errorf("New(%s, Version %q): %v, want an error", cfg.BaseURL, cfg.Version, err)

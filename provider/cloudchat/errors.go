@@ -11,7 +11,60 @@ import (
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
 
-// apiError is the vendor's error object.
+// Error is the vendor's error object, as it answered a send or a health
+// check. The *notify.Error a Provider returns wraps it, so an app reaches
+// the vendor's code with errors.As, to act on it without parsing text:
+//
+//	var ce *cloudchat.Error
+//	if errors.As(err, &ce) && ce.Code == 131047 { ... }
+//
+// Its fields hold the vendor's text with the message's OTP replaced by
+// "[otp]"; the access token is never in them.
+type Error struct {
+	// HTTPStatus is the status of the vendor's answer.
+	HTTPStatus int
+	// Code and Subcode are the vendor's error code and subcode (0 when it
+	// gave none), such as 131047 or 132000.
+	Code    int
+	Subcode int
+	// Type is the vendor's error type, such as OAuthException.
+	Type string
+	// Message is the vendor's message (its user message when it gave no
+	// other); Details is error_data.details.
+	Message string
+	Details string
+	// TraceID is fbtrace_id, which the vendor's support asks for.
+	TraceID string
+
+	hint string // what the code means for the reader, if known here
+}
+
+// Error formats the error as "cloudchat: message: details (code C,
+// subcode S, fbtrace_id T)" followed by a hint when the code is known.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("cloudchat: ")
+	b.WriteString(vendorhttp.Clip(e.Message))
+	if e.Details != "" && !strings.Contains(e.Message, e.Details) {
+		b.WriteString(": ")
+		b.WriteString(vendorhttp.Clip(e.Details))
+	}
+	b.WriteString(" (code ")
+	b.WriteString(strconv.Itoa(e.Code))
+	if e.Subcode != 0 {
+		b.WriteString(", subcode ")
+		b.WriteString(strconv.Itoa(e.Subcode))
+	}
+	if e.TraceID != "" {
+		b.WriteString(", fbtrace_id ")
+		b.WriteString(vendorhttp.Clip(e.TraceID))
+	}
+	b.WriteString(")")
+	b.WriteString(e.hint)
+	return b.String()
+}
+
+// apiError is the vendor's error object on the wire.
 type apiError struct {
 	Message     string `json:"message"`
 	Type        string `json:"type"`
@@ -29,11 +82,12 @@ type apiError struct {
 // same recipient (the pair rate limit, code 131056).
 const pairRateWait = 6 * time.Second
 
-// classify turns an error answer (not 2xx) into a *notify.Error. otp, when
-// set, is removed from the vendor's text in case the vendor quotes the
-// message. Only the vendor's error object with a code that says the
-// message was not taken is a certain refusal; a 5xx without one (a proxy's
-// page, an empty body, an unknown code) is CodeOutcomeUnknown.
+// classify turns an error answer (not 2xx) into a *notify.Error, which
+// wraps an *Error when the vendor sent its error object. otp, when set, is
+// removed from the vendor's text in case the vendor quotes the message.
+// Only the vendor's error object with a code that says the message was
+// not taken is a certain refusal; a 5xx without one (a proxy's page, an
+// empty body, an unknown code) is CodeOutcomeUnknown.
 func classify(status int, header http.Header, data []byte, otp string) *notify.Error {
 	var body struct {
 		Error *apiError `json:"error"`
@@ -51,11 +105,11 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 	}
 	a := body.Error
 	code, hint := codeOf(status, a.Code)
-	desc := describe(a, otp)
+	ce := newError(status, a, otp, hint)
 	if code == notify.CodeOutcomeUnknown {
-		return vendorhttp.Unknownf("cloudchat", "%s%s", desc, hint)
+		return vendorhttp.UnknownCause(ce)
 	}
-	e := notify.Errorf(code, "cloudchat: %s%s", desc, hint)
+	e := &notify.Error{Code: code, Err: ce}
 	if code == notify.CodeRateLimited {
 		e.RetryAfter = retryAfter(header)
 		if a.Code == 131056 && e.RetryAfter < pairRateWait {
@@ -63,6 +117,23 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 		}
 	}
 	return e
+}
+
+// newError makes the *Error of an error object, with otp removed from
+// the vendor's text.
+func newError(status int, a *apiError, otp, hint string) *Error {
+	msg := a.Message
+	if msg == "" {
+		msg = a.UserMessage
+	}
+	redact := func(s string) string {
+		if otp == "" {
+			return s
+		}
+		return strings.ReplaceAll(s, otp, "[otp]")
+	}
+	return &Error{HTTPStatus: status, Code: a.Code, Subcode: a.Subcode, Type: a.Type,
+		Message: redact(msg), Details: redact(a.ErrorData.Details), TraceID: a.FBTraceID, hint: hint}
 }
 
 // codeOf maps a vendor error code (and the HTTP status, for codes not
@@ -75,11 +146,13 @@ func codeOf(status, code int) (notify.Code, string) {
 		return notify.CodeRateLimited, ""
 	case 131047:
 		return notify.CodeRejected, " (more than 24 hours since the recipient last wrote: only a template message can be sent; use template_name or template_slug)"
+	case 131008:
+		return notify.CodeRejected, " (a required parameter is missing: an authentication template needs the code in its OTP button too)"
 	case 132000:
 		return notify.CodeRejected, " (the number of template parameters does not match the approved template)"
 	case 132001:
 		return notify.CodeRejected, " (no approved template with this name and language: check template_name and language)"
-	case 132005, 132007, 132012, 132015, 132016:
+	case 132005, 132007, 132012, 132015, 132016, 132018:
 		return notify.CodeRejected, " (the template was refused: check that it is approved and that the parameters match it)"
 	case 190:
 		return notify.CodeRejected, " (the access token is invalid or expired: check cloudchat Config.Token)"
@@ -103,36 +176,6 @@ func codeOf(status, code int) (notify.Code, string) {
 		return notify.CodeOutcomeUnknown, ""
 	}
 	return notify.CodeRejected, ""
-}
-
-// describe formats the vendor's error for a message, without secrets.
-func describe(a *apiError, otp string) string {
-	var b strings.Builder
-	msg := a.Message
-	if msg == "" {
-		msg = a.UserMessage
-	}
-	b.WriteString(vendorhttp.Clip(msg))
-	if d := a.ErrorData.Details; d != "" && !strings.Contains(msg, d) {
-		b.WriteString(": ")
-		b.WriteString(vendorhttp.Clip(d))
-	}
-	b.WriteString(" (code ")
-	b.WriteString(strconv.Itoa(a.Code))
-	if a.Subcode != 0 {
-		b.WriteString(", subcode ")
-		b.WriteString(strconv.Itoa(a.Subcode))
-	}
-	if a.FBTraceID != "" {
-		b.WriteString(", fbtrace_id ")
-		b.WriteString(vendorhttp.Clip(a.FBTraceID))
-	}
-	b.WriteString(")")
-	s := b.String()
-	if otp != "" {
-		s = strings.ReplaceAll(s, otp, "[otp]")
-	}
-	return s
 }
 
 // retryAfter reads a Retry-After header in seconds.

@@ -39,7 +39,7 @@ func Example() {
 	}
 	fmt.Println(res.ProviderMessageID)
 	// Output:
-	// POST /v21.0/106540352242922/messages true
+	// POST /v25.0/106540352242922/messages true
 	// wamid.EXAMPLE
 }
 

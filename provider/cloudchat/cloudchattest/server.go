@@ -32,17 +32,45 @@ import (
 // The defaults of Config.
 const (
 	DefaultPhoneNumberID = "106540352242922"
-	DefaultVersion       = "v21.0"
+	DefaultVersion       = "v25.0"
 	// DefaultWABAID is the business account ID in the webhooks' entry.
 	DefaultWABAID = "102290129340398"
 )
 
-// DefaultTemplates are the approved templates, "name/language" to the
-// number of body parameters, unless Config.Templates says otherwise.
-var DefaultTemplates = map[string]int{
-	"order_confirmed/en_US": 2,
-	"standard_otp/en_US":    1,
-	"invoice_ready/en":      1,
+// Template is an approved template as the fake knows it: what the
+// vendor checks a template message against.
+type Template struct {
+	// Category is AUTHENTICATION, UTILITY or MARKETING.
+	Category string
+	// Body is the number of positional body parameters; Named lists the
+	// parameter names of a template approved with named parameters.
+	Body  int
+	Named []string
+	// Header is the header's kind: "" (none or static), "text" (one
+	// variable), "image", "document" or "video".
+	Header string
+	// Buttons are the template's buttons that take a value, by index:
+	// "url" (a URL with a variable, and the OTP button of an
+	// AUTHENTICATION template, which the vendor stores as a URL button),
+	// "quick_reply" (its payload may be left out) or "copy_code".
+	Buttons map[int]string
+}
+
+// DefaultTemplates are the approved templates, by "name/language", unless
+// Config.Templates says otherwise.
+var DefaultTemplates = map[string]Template{
+	"order_confirmed/en_US": {Category: "UTILITY", Body: 2},
+	"standard_otp/en_US":    {Category: "UTILITY", Body: 1, Header: "image"},
+	"invoice_ready/en":      {Category: "UTILITY", Body: 1, Header: "document"},
+	// An authentication template with a copy-code (or one-tap) button:
+	// its body is the vendor's preset "{{1}} is your verification code."
+	"otp_code/en_US": {Category: "AUTHENTICATION", Body: 1, Buttons: map[int]string{0: "url"}},
+	"otp_code/hi":    {Category: "AUTHENTICATION", Body: 1, Buttons: map[int]string{0: "url"}},
+	// A template approved with named parameters, a text header, a URL
+	// button with a variable and a quick-reply button.
+	"order_shipped/en_US": {Category: "UTILITY", Named: []string{"customer_name", "order_id"}, Header: "text",
+		Buttons: map[int]string{0: "url", 1: "quick_reply"}},
+	"summer_sale/en_US": {Category: "MARKETING", Body: 1, Buttons: map[int]string{0: "copy_code"}},
 }
 
 // DefaultWindow are the recipients who wrote in the last 24 hours, unless
@@ -58,7 +86,7 @@ type Config struct {
 	PhoneNumberID string
 	Version       string
 	// Templates are the approved templates; nil: DefaultTemplates.
-	Templates map[string]int
+	Templates map[string]Template
 	// Window lists the recipients (country code and number) to whom free
 	// text may go; nil: DefaultWindow.
 	Window []string
@@ -277,41 +305,12 @@ func (s *Server) validate(m map[string]any) (Error, bool) {
 		name, _ := obj["name"].(string)
 		lang, _ := obj["language"].(map[string]any)
 		code, _ := lang["code"].(string)
-		want, ok := s.cfg.Templates[name+"/"+code]
+		tpl, ok := s.cfg.Templates[name+"/"+code]
 		if !ok {
 			return Error{404, 132001, "(#132001) Template name does not exist in the translation", fmt.Sprintf("template name (%s) does not exist in %s", name, code)}, true
 		}
-		got := 0
 		comps, _ := obj["components"].([]any)
-		for _, c := range comps {
-			cm, _ := c.(map[string]any)
-			params, _ := cm["parameters"].([]any)
-			switch cm["type"] {
-			case "body":
-				for _, p := range params {
-					pm, _ := p.(map[string]any)
-					if pm["type"] != "text" || pm["text"] == "" {
-						return Error{400, 132012, "(#132012) Parameter format does not match format in the created template", "body parameters must be text"}, true
-					}
-					got++
-				}
-			case "header":
-				if len(params) != 1 {
-					return invalidParam("a header takes one parameter"), true
-				}
-				pm, _ := params[0].(map[string]any)
-				kind, _ := pm["type"].(string)
-				media, _ := pm[kind].(map[string]any)
-				if link, _ := media["link"].(string); !strings.HasPrefix(link, "https://") {
-					return invalidParam("header media needs an https link"), true
-				}
-			default:
-				return invalidParam("unknown component type"), true
-			}
-		}
-		if got != want {
-			return Error{400, 132000, "(#132000) Number of parameters does not match the expected number of params", fmt.Sprintf("body: number of localizable_params (%d) does not match the expected number of params (%d)", got, want)}, true
-		}
+		return checkTemplate(tpl, comps)
 	default:
 		return invalidParam("unsupported message type " + typ), true
 	}
