@@ -75,6 +75,14 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 	var fe notify.FieldErrors
 	rules.Check(&fe, r) // to, reply_to, purpose, from_name, domain; subject and message shapes
+	// from_name's tag is the header rule it shares with subject; a display
+	// name also refuses invisible and bidirectional characters and
+	// encoded words, which the subject (always encoded when sent) need not.
+	if r.FromName != "" && !fe.Has("from_name") {
+		if why := rules.DisplayName(r.FromName); why != "" {
+			fe.Add("from_name", why)
+		}
+	}
 
 	// Addresses are checked with surrounding spaces allowed, and sent
 	// without them.

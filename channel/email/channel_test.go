@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/template"
 )
@@ -310,6 +311,7 @@ func FuzzHeaderChecks(f *testing.F) {
 	f.Add("a@example.com\r\nBcc: x@y.z", "Hi\nBcc: x", "A\rB", "r@example.com\x00")
 	f.Add("\"a b\"@example.com", "₹ off", "Café", "")
 	f.Add("Asha <a@example.com>", " ", "\t", "x@[1.2.3.4]")
+	f.Add("victim@exa\u00a0mple.com", "Hi", "=?utf-8?q?x=0D=0ABcc:evil@example.com?=", "d\u202e@example.com")
 	c := newChannel(f)
 	f.Fuzz(func(t *testing.T, to, subject, fromName, replyTo string) {
 		req := &notify.EmailRequest{To: to, Subject: subject, FromName: fromName, ReplyTo: replyTo, Message: "<p>x</p>"}
@@ -327,6 +329,16 @@ func FuzzHeaderChecks(f *testing.F) {
 		}
 		if strings.ContainsAny(env.To, "<>, ") || strings.Count(env.To, "@") < 1 {
 			t.Errorf("to %q is not a bare address", env.To)
+		}
+		// The one character rule of addresses and display names holds
+		// for whatever Prepare lets through.
+		for name, why := range map[string]string{
+			"to": rules.AddressChars(env.To), "reply_to": rules.AddressChars(env.Email.ReplyTo),
+			"from_name": rules.DisplayName(env.Email.FromName),
+		} {
+			if why != "" {
+				t.Errorf("%s passed Prepare but %s", name, why)
+			}
 		}
 	})
 }

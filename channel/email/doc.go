@@ -9,7 +9,15 @@
 //     by net/mail. Display names ("Asha <asha@example.com>"), angle
 //     brackets, lists, address literals and single-label domains are
 //     refused, so that the address the caller sees is the one that
-//     receives; surrounding spaces are removed.
+//     receives; surrounding ASCII spaces are removed. Characters that
+//     show as nothing or as something else are refused anywhere in it:
+//     control and format characters (category Cf, such as U+200B ZERO
+//     WIDTH SPACE), bidirectional controls (U+202A-U+202E, U+2066-U+2069,
+//     U+200E, U+200F, U+061C), line and paragraph separators, and white
+//     space of any kind (U+00A0 NO-BREAK SPACE, ...), so that
+//     "victim@exa\u00a0mple.com" cannot reach a mailbox other than the
+//     one a receipt shows. Internationalised addresses such as
+//     user@bücher.example or user@例え.jp are allowed.
 //   - subject is required unless template_slug is given; then the
 //     template supplies it, and a non-empty subject overrides it. At most
 //     MaxSubjectLen bytes.
@@ -22,8 +30,13 @@
 //     text form gets one from HTMLToText. variables are used only with a
 //     template.
 //   - from_name replaces the configured sender name: at most
-//     MaxFromNameLen characters.
-//   - reply_to is an optional bare address, like to.
+//     MaxFromNameLen characters, without control, bidirectional or
+//     invisible format characters (the joiners U+200C and U+200D, which
+//     Indic and Persian names need, are allowed), and without anything
+//     shaped like an RFC 2047 encoded word ("=?" followed by "?=", such
+//     as "=?utf-8?q?x=0D=0ABcc:evil@example.com?="), which some readers
+//     would decode into other text.
+//   - reply_to is an optional bare address, with the same rules as to.
 //   - purpose is otp, invoice, notification or campaign, or empty for the
 //     default. It selects the provider's SMTP configuration and the price;
 //     campaign mail is Promotional (and carries List-Unsubscribe headers),

@@ -15,8 +15,9 @@ const (
 )
 
 // mailbox is the rule for an e-mail address field: a bare address such as
-// name@example.com (surrounding spaces allowed; the channel trims them),
-// as net/mail parses it, whose domain has at least two labels. Display
+// name@example.com (surrounding ASCII spaces allowed; the channel trims
+// them), as net/mail parses it, whose characters keep AddressChars and
+// whose domain has at least two labels. Display
 // names, angle brackets, address literals and single-label domains such
 // as localhost are refused: they do not reach a public mailbox, or they
 // let one field name two addresses.
@@ -24,10 +25,18 @@ func mailbox(s string) string {
 	if strings.ContainsAny(s, "\r\n\x00") {
 		return "must not contain CR, LF or NUL"
 	}
-	s = strings.TrimSpace(s)
+	// Only ASCII spaces may surround the address (the channel trims
+	// them); every other invisible or space character is refused
+	// anywhere, by the one character rule of addresses.
+	// (ASCII spaces inside are left to the parser, whose messages say
+	// more, and refused by it.)
+	s = strings.Trim(s, " ")
+	if why := firstUnsafe(s, asciiSpace); why != "" {
+		return why
+	}
 	a, err := mail.ParseAddress(s)
 	switch {
-	case err != nil || hasControl(s):
+	case err != nil:
 		return "must be an e-mail address such as name@example.com"
 	case a.Name != "" || a.Address != s:
 		return "must be a bare address such as name@example.com, without a display name or angle brackets"

@@ -38,6 +38,7 @@ var custom = map[string]rule{
 	"text":         Text,
 	"mailbox":      mailbox,
 	"header":       Header,
+	"displayname":  DisplayName,
 	"filename":     fileName,
 	"templatename": templateName,
 	"notblank":     notBlank,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/rules"
 )
 
 // Encryption is how a connection to the SMTP server is protected.
@@ -172,7 +173,9 @@ func (s Server) settings() (*settings, error) {
 		bad("Username and Password must not contain CR, LF or NUL")
 	}
 	st := &settings{Server: s}
-	if a, err := mail.ParseAddress(s.From); err != nil || a.Name != "" || a.Address != s.From {
+	if why := rules.AddressChars(s.From); why != "" && s.From != "" {
+		bad("From %s", why)
+	} else if a, err := mail.ParseAddress(s.From); err != nil || a.Name != "" || a.Address != s.From {
 		bad("From %q must be a bare address such as noreply@example.com", s.From)
 	} else {
 		st.fromAddr = a.Address
@@ -180,6 +183,8 @@ func (s Server) settings() (*settings, error) {
 	}
 	if hasCRLF(s.FromName) {
 		bad("FromName must not contain CR, LF or NUL")
+	} else if why := rules.DisplayName(s.FromName); why != "" {
+		bad("FromName %s", why)
 	}
 	if s.Helo == "" {
 		st.Helo = "localhost"

@@ -18,6 +18,14 @@
 // (see message.go), and its send timeout adds a goroutine and an RSET
 // round trip to every message; deadlines on the connection replace it.
 //
+// Send checks each envelope itself, for callers that build envelopes
+// without the e-mail channel, with the channel's own character rule:
+// addresses (to, reply_to, and the configured From) refuse control,
+// format, bidirectional and space characters anywhere (U+00A0, U+200B,
+// U+202E, ...), and display names refuse control, bidirectional and
+// invisible characters and anything shaped like an RFC 2047 encoded
+// word. A refused envelope is InvalidArgument naming the field.
+//
 // Errors follow notify.Provider's three outcomes. What decides between
 // "certainly not accepted" and "unknown" is whether the final dot of DATA
 // (CRLF "." CRLF) was written: before it the server cannot have the

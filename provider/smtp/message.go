@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/rules"
 )
 
 // The message is built here rather than by go-simple-mail's Email type:
@@ -41,18 +42,18 @@ func checkEnvelope(env *notify.Envelope) error {
 		return notify.InvalidField("message", "the envelope has no e-mail content")
 	}
 	var fe notify.FieldErrors
-	if !isBareAddress(env.To) {
-		fe.Add("to", "must be a bare e-mail address such as name@example.com")
-	}
+	checkAddress(&fe, "to", env.To)
 	m := env.Email
-	if m.ReplyTo != "" && !isBareAddress(m.ReplyTo) {
-		fe.Add("reply_to", "must be a bare e-mail address such as name@example.com")
+	if m.ReplyTo != "" {
+		checkAddress(&fe, "reply_to", m.ReplyTo)
 	}
 	if hasCRLF(m.Subject) {
 		fe.Add("subject", "must not contain CR, LF or NUL")
 	}
 	if hasCRLF(m.FromName) {
 		fe.Add("from_name", "must not contain CR, LF or NUL")
+	} else if why := rules.DisplayName(m.FromName); why != "" {
+		fe.Add("from_name", why)
 	}
 	if m.HTML == "" && m.Text == "" {
 		fe.Add("message", "the e-mail has no body")
@@ -60,8 +61,21 @@ func checkEnvelope(env *notify.Envelope) error {
 	return fe.Err()
 }
 
+// checkAddress adds to fe why s is not a bare address whose characters
+// keep rules.AddressChars, the rule the e-mail channel applies too.
+func checkAddress(fe *notify.FieldErrors, field, s string) {
+	switch {
+	case hasCRLF(s):
+		fe.Add(field, "must not contain CR, LF or NUL")
+	case rules.AddressChars(s) != "":
+		fe.Add(field, rules.AddressChars(s))
+	case !isBareAddress(s):
+		fe.Add(field, "must be a bare e-mail address such as name@example.com")
+	}
+}
+
 func isBareAddress(s string) bool {
-	if s == "" || hasCRLF(s) {
+	if s == "" || hasCRLF(s) || rules.AddressChars(s) != "" {
 		return false
 	}
 	a, err := mail.ParseAddress(s)

@@ -791,6 +791,14 @@ func TestInvalidEnvelope(t *testing.T) {
 		{"LF in subject", func(e *notify.Envelope) { e.Email.Subject = "Hi\nBcc: x@evil.example" }, "subject"},
 		{"NUL in subject", func(e *notify.Envelope) { e.Email.Subject = "Hi\x00" }, "subject"},
 		{"LF in from_name", func(e *notify.Envelope) { e.Email.FromName = "Shop\nBcc: x@evil.example" }, "from_name"},
+		// The character rule of the e-mail channel (internal/rules), for
+		// callers that build envelopes themselves.
+		{"NBSP in to", func(e *notify.Envelope) { e.To = "victim@exa\u00a0mple.com" }, "to"},
+		{"zero-width space in to", func(e *notify.Envelope) { e.To = "vic\u200btim@example.com" }, "to"},
+		{"RLO in to", func(e *notify.Envelope) { e.To = "victim\u202e@example.com" }, "to"},
+		{"line separator in reply_to", func(e *notify.Envelope) { e.Email.ReplyTo = "a@example.com\u2029" }, "reply_to"},
+		{"encoded word in from_name", func(e *notify.Envelope) { e.Email.FromName = "=?utf-8?q?x=0D=0ABcc:evil@example.com?=" }, "from_name"},
+		{"bidi isolate in from_name", func(e *notify.Envelope) { e.Email.FromName = "Shop\u2068" }, "from_name"},
 		{"no body", func(e *notify.Envelope) { e.Email.HTML, e.Email.Text = "", "" }, "message"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -819,6 +827,8 @@ func TestConfigErrors(t *testing.T) {
 		{"no from", func(c *smtp.Config) { c.Default.From = "" }, "From"},
 		{"from with name", func(c *smtp.Config) { c.Default.From = "Shop <noreply@shop.example>" }, "From"},
 		{"from name with LF", func(c *smtp.Config) { c.Default.FromName = "Shop\nBcc: x" }, "FromName"},
+		{"from name with an encoded word", func(c *smtp.Config) { c.Default.FromName = "=?utf-8?b?QmFuaw==?=" }, "FromName"},
+		{"from with NBSP", func(c *smtp.Config) { c.Default.From = "noreply@shop\u00a0example" }, "From must not contain space characters"},
 		{"bad port", func(c *smtp.Config) { c.Default.Port = 70000 }, "Port"},
 		{"bad encryption", func(c *smtp.Config) { c.Default.Encryption = 9 }, "Encryption"},
 		{"bad auth", func(c *smtp.Config) { c.Default.Auth = "CRAM-MD5" }, "Auth"},
