@@ -60,13 +60,17 @@
 //	written whole                                          CodeUnavailable
 //	HTTP 429                                               CodeRateLimited
 //	API key refused (401, 403), other 4xx                  CodeRejected
+//	HTTP 500 with an engine error known to refuse the
+//	recipient before sending (invalid wid, no LID for
+//	the number, a recipient with a device part; the
+//	table engineRefusals in engine.go, with sources)       CodeRejected
 //	media refused by the guard, too large, wrong type,
 //	or answered 4xx by its server                          CodeRejected
 //	media server down or 5xx (before the send)             CodeUnavailable
 //	an envelope that cannot be sent                        CodeInvalidArgument
-//	HTTP 5xx: the gateway reports its engine's failures
-//	as 500 (the engine may have sent the message before
-//	it failed), and a proxy's 502 or 504 page says
+//	other HTTP 5xx: the gateway reports its engine's
+//	failures as 500 (the engine may have sent the message
+//	before it failed), and a proxy's 502 or 504 page says
 //	nothing of the gateway behind it                       CodeOutcomeUnknown
 //	no complete answer after the request was written (a
 //	timeout, a reset, an answer cut short), a 2xx

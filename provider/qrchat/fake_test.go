@@ -69,6 +69,10 @@ type rawReply struct {
 	contentType string
 	body        string
 	accept      bool // the engine took the message before this answer
+	// engine, when set, is an engine error's message: the answer is
+	// WAHA's HTTP 500 for it, built from the request (status and body
+	// are not used).
+	engine string
 }
 
 var chatIDRE = regexp.MustCompile(`^[0-9]{8,15}@c\.us$`)
@@ -208,6 +212,9 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	fail, failRaw := f.fail, f.failRaw
 	f.fail, f.failRaw = 0, nil
 	f.mu.Unlock()
+	if failRaw != nil && failRaw.engine != "" {
+		failRaw = engineError(r, raw, failRaw)
+	}
 	switch {
 	case failRaw != nil && !failRaw.accept:
 		failRaw.write(w)
@@ -294,6 +301,39 @@ func (f *fakeWAHA) failNextRaw(status int, body string) {
 // engine fails after sending.
 func (f *fakeWAHA) failNextRawAfterAccept(status int, body string) {
 	f.setRaw(rawReply{status: status, contentType: "application/json", body: body, accept: true})
+}
+
+// failNextEngine makes the gateway's engine fail the next valid message
+// with msg, after it sent the message when accept is set, and the gateway
+// answer as WAHA does (engineError).
+func (f *fakeWAHA) failNextEngine(msg string, accept bool) {
+	f.setRaw(rawReply{engine: msg, accept: accept})
+}
+
+// engineError is WAHA's answer to an engine error (an exception that is
+// not an HTTP one): HTTP 500 with the exception, an echo of the request
+// and the version, as its exception filter writes it (the shape seen in
+// devlikeapro/waha#1349, #1449, #1714, #1905).
+func engineError(r *http.Request, raw []byte, rr *rawReply) *rawReply {
+	var echo any
+	if json.Unmarshal(raw, &echo) != nil {
+		echo = string(raw)
+	}
+	body, err := json.Marshal(map[string]any{
+		"statusCode": 500,
+		"timestamp":  "2025-09-03T10:00:45.551Z",
+		"exception": map[string]any{
+			"message": rr.engine,
+			"name":    "Error",
+			"stack":   "Error: " + rr.engine + "\n    at WhatsappSessionWebJSCore.sendText (/app/dist/core/engines/webjs/session.webjs.core.js:612:29)",
+		},
+		"request": map[string]any{"path": r.URL.Path, "method": r.Method, "body": echo, "query": map[string]any{}},
+		"version": map[string]any{"version": "2025.9.1", "engine": "WEBJS", "tier": "PLUS", "browser": "/usr/bin/chromium"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return &rawReply{status: 500, contentType: "application/json; charset=utf-8", body: string(body), accept: rr.accept}
 }
 
 // failNextProxy makes a proxy in front of the gateway answer the next valid

@@ -453,6 +453,8 @@ func (p *Provider) do(ctx context.Context, method, path string, body []byte) (in
 // unknown) is a certain refusal; a 5xx is not: the gateway reports its
 // engine's failures as HTTP 500, and the engine may have sent the message
 // before it failed, and a proxy's 502 or 504 says nothing of the gateway.
+// The exceptions are the engine errors of engineRefusals, which refuse the
+// recipient before anything is sent.
 func (p *Provider) classify(status int, header http.Header, data []byte, otp string) *notify.Error {
 	msg, sessionState := errorMessage(data)
 	if otp != "" {
@@ -474,6 +476,14 @@ func (p *Provider) classify(status int, header http.Header, data []byte, otp str
 		return e
 	case status == http.StatusNotFound && sessionState == "":
 		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP 404 (unknown session or endpoint)%s", msg)
+	case status == http.StatusInternalServerError && msg != "":
+		// WAHA's engine errors: a known refusal of the recipient is
+		// certain (see engineRefusals); any other may come after the
+		// engine sent the message.
+		if why, ok := refusedByEngine(msg); ok {
+			return notify.Errorf(notify.CodeRejected, "qrchat: HTTP 500: the gateway's engine refused the recipient (%s)%s", why, msg)
+		}
+		return vendorhttp.Unknownf("qrchat", "HTTP %d%s", status, msg)
 	case status >= 500:
 		return vendorhttp.Unknownf("qrchat", "HTTP %d%s", status, msg)
 	}

@@ -284,7 +284,7 @@ func TestGatewayErrors(t *testing.T) {
 	}{
 		{"exception echoes the request", 500,
 			`{"statusCode":500,"timestamp":"2025-09-03T10:00:45.551Z","exception":{"message":"Evaluation failed: Error: wid error: invalid wid","name":"Error"},"request":{"path":"/api/sendText","method":"POST","body":{"text":"482915 is your code"}}}`,
-			notify.CodeOutcomeUnknown, "invalid wid"},
+			notify.CodeRejected, "invalid wid"},
 		{"bad gateway html", 502, `<html>502 Bad Gateway</html>`, notify.CodeOutcomeUnknown, "HTTP 502"},
 		{"session error on a 500", 500, `{"error":"Session status is not as expected","session":"default","status":"STOPPED","expected":["WORKING"]}`, notify.CodeUnavailable, "STOPPED"},
 		{"validation", 400, `{"statusCode":400,"message":["text should not be empty"],"error":"Bad Request"}`, notify.CodeRejected, "text should not be empty"},
