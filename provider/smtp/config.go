@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -84,7 +85,13 @@ type Server struct {
 	// FromName is the sender's display name; an envelope's FromName
 	// overrides it. Default none.
 	FromName string
-	// Helo is the name the client gives in EHLO. Default "localhost".
+	// Helo is the name the client gives in EHLO: a host name such as
+	// mail.example.com (letters, digits and hyphens in dot-separated
+	// labels) or an address literal such as [192.0.2.1]; New refuses
+	// anything else. Default: the machine's host name (os.Hostname), or
+	// "localhost" when that fails or is not a valid host name. Some
+	// receivers check that it names the sending host; set it to the
+	// relay-facing name when the machine's own is not public.
 	Helo string
 	// ConnectTimeout bounds dialling, TLS and login. Default 10s.
 	ConnectTimeout time.Duration
@@ -187,9 +194,9 @@ func (s Server) settings() (*settings, error) {
 		bad("FromName %s", why)
 	}
 	if s.Helo == "" {
-		st.Helo = "localhost"
-	} else if strings.ContainsAny(s.Helo, "\r\n\x00 ") {
-		bad("Helo %q is not a host name", s.Helo)
+		st.Helo = defaultHelo(os.Hostname)
+	} else if !validHelo(s.Helo) {
+		bad("Helo %q is not a host name such as mail.example.com or an address literal such as [192.0.2.1]", s.Helo)
 	}
 	if s.ConnectTimeout < 0 || s.SendTimeout < 0 {
 		bad("timeouts must not be negative")
@@ -263,3 +270,49 @@ func isLoopback(host string) bool {
 }
 
 func hasCRLF(s string) bool { return strings.ContainsAny(s, "\r\n\x00") }
+
+// defaultHelo returns the EHLO name used when Server.Helo is empty: the
+// host name that hostname (os.Hostname) reports when it is a valid host
+// name, else "localhost".
+func defaultHelo(hostname func() (string, error)) string {
+	if h, err := hostname(); err == nil && isHostName(h) {
+		return h
+	}
+	return "localhost"
+}
+
+// validHelo reports whether s may follow EHLO (RFC 5321 4.1.1.1): a
+// host name, or an address literal in brackets.
+func validHelo(s string) bool {
+	if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		lit := s[1 : len(s)-1]
+		if v6, ok := strings.CutPrefix(lit, "IPv6:"); ok {
+			ip := net.ParseIP(v6)
+			return ip != nil && strings.Contains(v6, ":")
+		}
+		ip := net.ParseIP(lit)
+		return ip != nil && ip.To4() != nil && !strings.Contains(lit, ":")
+	}
+	return isHostName(s)
+}
+
+// isHostName reports whether s is a DNS host name: at most 253
+// characters of dot-separated labels of 1-63 letters, digits and
+// hyphens, none starting or ending with a hyphen.
+func isHostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(s, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}

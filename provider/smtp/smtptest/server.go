@@ -33,6 +33,8 @@ type Message struct {
 	// Header is Data's header as parsed by net/mail, or nil when Data has
 	// no parseable header.
 	Header mail.Header
+	// Helo is the name the client gave in EHLO (or HELO).
+	Helo string
 	// AuthUser is the username the client authenticated as, or "".
 	AuthUser string
 	// TLS reports whether the message arrived over TLS (STARTTLS or

@@ -115,6 +115,7 @@ func (ss *session) Data(r io.Reader) error {
 		From:     ss.from,
 		To:       ss.to,
 		Data:     buf.Bytes(),
+		Helo:     ss.c.Hostname(),
 		AuthUser: ss.authUser,
 		TLS:      isTLS,
 	}
