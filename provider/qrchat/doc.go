@@ -43,6 +43,27 @@
 // sniffed (a PDF must look like a PDF, an image like an image) and sent as
 // base64 "data"; the gateway never sees the URL.
 //
+// # Editions
+//
+// WAHA comes as Core, the free edition, and Plus. Core sends text only:
+// it answers every image, video or document with HTTP 422 ("The feature
+// is available only in Plus version ..."). Config.Edition says which one
+// the gateway runs (EditionPlus by default). For EditionCore,
+// Config.CoreMedia chooses what becomes of an envelope with media:
+//
+//   - MediaRefuse (the default) refuses it in Send before anything is
+//     fetched or sent: CodeInvalidArgument on media_url, so nothing is
+//     charged. The provider sees no request before Send, so this is the
+//     earliest place; Provider.SupportsMedia (false for Core) lets the
+//     chat channel refuse media for this gateway when it prepares a send.
+//   - MediaAsLink sends the caption and, on a line of its own, the media
+//     URL as text through /api/sendText with "linkPreview": false (a
+//     preview would have the gateway fetch the URL from inside the
+//     operator's network). The file is not fetched.
+//
+// A provider left at EditionPlus in front of a Core gateway gets the 422
+// as CodeRejected, telling the operator to set EditionCore.
+//
 // # Results and errors
 //
 // The message ID of the answer is the Result's ProviderMessageID: "id" as a
@@ -59,7 +80,9 @@
 //	question, a network failure before the request was
 //	written whole                                          CodeUnavailable
 //	HTTP 429                                               CodeRateLimited
-//	API key refused (401, 403), other 4xx                  CodeRejected
+//	API key refused (401, 403), other 4xx, media on a
+//	Core gateway (422 "available only in Plus version")    CodeRejected
+//	media on an EditionCore provider with MediaRefuse      CodeInvalidArgument
 //	HTTP 500 with an engine error known to refuse the
 //	recipient before sending (invalid wid, no LID for
 //	the number, a recipient with a device part; the

@@ -50,6 +50,60 @@ func Example() {
 	// true_919876543210@c.us_3EB0EXAMPLE
 }
 
+// ExampleProvider_SupportsMedia configures providers for a gateway that
+// runs WAHA Core, the free edition, which sends no media: one refuses
+// media envelopes before anything is sent (MediaRefuse, the default), the
+// other sends the caption and the media URL as text (MediaAsLink).
+func ExampleProvider_SupportsMedia() {
+	// A stand-in for a WAHA Core gateway.
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/sessions/default":
+			fmt.Fprint(w, `{"name":"default","status":"WORKING"}`)
+		case "/api/sendText":
+			var in struct {
+				Text        string `json:"text"`
+				LinkPreview bool   `json:"linkPreview"`
+			}
+			json.NewDecoder(r.Body).Decode(&in)
+			fmt.Printf("sendText %q linkPreview=%v\n", in.Text, in.LinkPreview)
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"id":"true_919876543210@c.us_3EB0EXAMPLE"}`)
+		default: // sendImage, sendVideo, sendFile
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"statusCode":422,"message":"The feature is available only in Plus version for 'WEBJS' engine. Check this out: https://waha.devlike.pro/","error":"Unprocessable Entity"}`)
+		}
+	}))
+	defer gw.Close()
+
+	invoice := &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Chat: &notify.ChatMessage{
+		Gateway: notify.GatewayQR, Text: "Your invoice",
+		Media: &notify.ChatMedia{URL: "https://cdn.example.com/inv-7.pdf", Kind: notify.MediaDocument, FileName: "inv-7.pdf"},
+	}}
+
+	refuse, err := qrchat.New(qrchat.Config{BaseURL: gw.URL, APIKey: "key", Edition: qrchat.EditionCore})
+	if err != nil {
+		panic(err)
+	}
+	_, err = refuse.Send(context.Background(), invoice)
+	fmt.Println("refuse:", refuse.SupportsMedia(), notify.CodeOf(err))
+
+	link, err := qrchat.New(qrchat.Config{BaseURL: gw.URL, APIKey: "key",
+		Edition: qrchat.EditionCore, CoreMedia: qrchat.MediaAsLink})
+	if err != nil {
+		panic(err)
+	}
+	res, err := link.Send(context.Background(), invoice)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("link:", link.SupportsMedia(), res.ProviderMessageID)
+	// Output:
+	// refuse: false invalid_argument
+	// sendText "Your invoice\nhttps://cdn.example.com/inv-7.pdf" linkPreview=false
+	// link: false true_919876543210@c.us_3EB0EXAMPLE
+}
+
 // ExampleNewWebhook mounts the gateway's message.ack receiver beside a
 // Notifier that keeps message records (notify.WithMessageStore), which
 // reports need. The session's webhook is configured on the gateway with

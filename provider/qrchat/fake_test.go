@@ -35,9 +35,11 @@ type sent struct {
 	ChatID  string
 	Text    string
 	Caption string
-	MIME    string
-	Name    string
-	Data    []byte
+	// LinkPreview is the text's linkPreview; nil when the body had none.
+	LinkPreview *bool
+	MIME        string
+	Name        string
+	Data        []byte
 }
 
 // fakeWAHA behaves like a WAHA-style gateway: key, session state, request
@@ -57,6 +59,7 @@ type fakeWAHA struct {
 	fail        providertest.Failure
 	failRaw     *rawReply
 	latency     time.Duration
+	core        bool // WAHA Core: media are "available only in Plus version"
 
 	hookURL string    // where events are posted (setWebhook)
 	hookKey string    // the webhook's hmac.key; empty signs nothing
@@ -136,13 +139,14 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	f.posts++
 	f.mu.Unlock()
 	var in struct {
-		Session string `json:"session"`
-		ChatID  string `json:"chatId"`
-		Text    string `json:"text"`
-		Caption string `json:"caption"`
-		AsNote  *bool  `json:"asNote"`
-		Convert *bool  `json:"convert"`
-		File    *struct {
+		Session     string `json:"session"`
+		ChatID      string `json:"chatId"`
+		Text        string `json:"text"`
+		Caption     string `json:"caption"`
+		LinkPreview *bool  `json:"linkPreview"`
+		AsNote      *bool  `json:"asNote"`
+		Convert     *bool  `json:"convert"`
+		File        *struct {
 			MIMEType string `json:"mimetype"`
 			Filename string `json:"filename"`
 			Data     string `json:"data"`
@@ -166,7 +170,7 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, "chatId must be a phone number followed by @c.us")
 		return
 	}
-	s := sent{Path: r.URL.Path, ChatID: in.ChatID, Text: in.Text, Caption: in.Caption}
+	s := sent{Path: r.URL.Path, ChatID: in.ChatID, Text: in.Text, Caption: in.Caption, LinkPreview: in.LinkPreview}
 	switch r.URL.Path {
 	case "/api/sendText":
 		if in.Text == "" {
@@ -174,6 +178,17 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case "/api/sendFile", "/api/sendImage", "/api/sendVideo":
+		f.mu.Lock()
+		core := f.core
+		f.mu.Unlock()
+		if core {
+			// WAHA Core's engines throw AvailableInPlusVersion from
+			// sendImage, sendFile and sendVideo, after the session
+			// check; Nest answers it as an UnprocessableEntityException.
+			reply(w, 422, map[string]any{"statusCode": 422, "error": "Unprocessable Entity",
+				"message": "The feature is available only in Plus version for 'WEBJS' engine. Check this out: https://waha.devlike.pro/"})
+			return
+		}
 		if in.File == nil || in.File.MIMEType == "" || (in.File.Data == "") == (in.File.URL == "") {
 			badRequest(w, "file must have a mimetype and either data or url")
 			return
@@ -362,6 +377,13 @@ func (f *fakeWAHA) setLatency(d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.latency = d
+}
+
+// setCore makes the fake WAHA Core (true) or WAHA Plus (false).
+func (f *fakeWAHA) setCore(core bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.core = core
 }
 
 func (f *fakeWAHA) setStatus(s string) {

@@ -35,6 +35,42 @@ const (
 // maxResponse bounds how much of a gateway answer is read.
 const maxResponse = 1 << 20
 
+// Edition is the WAHA edition the gateway runs, which decides whether it
+// can send media.
+type Edition string
+
+// The editions.
+const (
+	// EditionPlus is WAHA Plus, which sends images, videos and documents.
+	EditionPlus Edition = "plus"
+	// EditionCore is WAHA Core, the free edition: it sends text only and
+	// answers every image, video or document with HTTP 422 ("... is
+	// available only in Plus version"). What a Core provider does with a
+	// media envelope is Config.CoreMedia.
+	EditionCore Edition = "core"
+)
+
+// CoreMediaMode is what a provider for WAHA Core (EditionCore) does with
+// an envelope that has media.
+type CoreMediaMode string
+
+// The modes of Config.CoreMedia.
+const (
+	// MediaRefuse refuses every media envelope in Send before anything
+	// is fetched or sent: CodeInvalidArgument naming media_url, so that
+	// nothing is charged. The chat channel can tell beforehand with
+	// Provider.SupportsMedia.
+	MediaRefuse CoreMediaMode = "refuse"
+	// MediaAsLink sends a media envelope as text through /api/sendText:
+	// the caption, a line break and the media URL as the envelope has it
+	// (its query included: it must be fit for the recipient to open).
+	// The file is not fetched, and the text is sent with linkPreview
+	// false, so that the gateway does not fetch the URL either (a link
+	// preview would make it fetch from inside the operator's network);
+	// the recipient's app opens it.
+	MediaAsLink CoreMediaMode = "link"
+)
+
 // Resolver looks up host names for the media fetch; *net.Resolver
 // implements it.
 type Resolver interface {
@@ -71,6 +107,17 @@ type Config struct {
 	// is asked again; negative asks before every send. Default 10s.
 	StatusTTL time.Duration
 
+	// Edition is the WAHA edition of the gateway: EditionPlus or
+	// EditionCore. A Plus provider whose gateway answers a media send
+	// with WAHA Core's HTTP 422 ("available only in Plus version") gets
+	// CodeRejected with a message that says to set EditionCore. Default
+	// EditionPlus.
+	Edition Edition
+	// CoreMedia is what an EditionCore provider does with media
+	// envelopes: MediaRefuse or MediaAsLink. It is not used with
+	// EditionPlus. Default MediaRefuse.
+	CoreMedia CoreMediaMode
+
 	// MediaMaxBytes is the largest media file fetched. Default 16 MiB.
 	MediaMaxBytes int64
 	// MediaTimeout bounds each media fetch. Default 30s.
@@ -99,6 +146,8 @@ type Provider struct {
 	client  *http.Client
 	ttl     time.Duration
 	guard   *netguard.Guard
+	edition Edition
+	coreMed CoreMediaMode
 
 	mu        sync.Mutex
 	workingTo time.Time // the session was WORKING; trusted until then
@@ -129,6 +178,12 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.MediaTimeout <= 0 {
 		cfg.MediaTimeout = DefaultMediaTimeout
 	}
+	if cfg.Edition == "" {
+		cfg.Edition = EditionPlus
+	}
+	if cfg.CoreMedia == "" {
+		cfg.CoreMedia = MediaRefuse
+	}
 	var problems []string
 	u, err := url.Parse(cfg.BaseURL)
 	if cfg.BaseURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
@@ -142,6 +197,12 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if !digits(cfg.CountryCode) || len(cfg.CountryCode) > 4 {
 		problems = append(problems, "CountryCode must be 1-4 digits")
+	}
+	if cfg.Edition != EditionPlus && cfg.Edition != EditionCore {
+		problems = append(problems, `Edition must be EditionPlus ("plus") or EditionCore ("core")`)
+	}
+	if cfg.CoreMedia != MediaRefuse && cfg.CoreMedia != MediaAsLink {
+		problems = append(problems, `CoreMedia must be MediaRefuse ("refuse") or MediaAsLink ("link")`)
 	}
 	if len(problems) > 0 {
 		return nil, errors.New("qrchat: " + strings.Join(problems, "; "))
@@ -158,6 +219,8 @@ func New(cfg Config) (*Provider, error) {
 		cc:      cfg.CountryCode,
 		client:  cfg.HTTPClient,
 		ttl:     cfg.StatusTTL,
+		edition: cfg.Edition,
+		coreMed: cfg.CoreMedia,
 		guard: netguard.New(netguard.Config{
 			Resolver:  resolver,
 			Allow:     cfg.AllowMediaAddr,
@@ -210,6 +273,14 @@ func digits(s string) bool {
 // Name returns Config.Name.
 func (p *Provider) Name() string { return p.name }
 
+// SupportsMedia reports whether the provider sends media as attachments:
+// true for EditionPlus, false for EditionCore, whose provider refuses
+// media envelopes (MediaRefuse) or sends them as links (MediaAsLink). It
+// asks the gateway nothing, so a caller such as the chat channel may use
+// it when it prepares a send, before anything is charged. Safe for
+// concurrent use.
+func (p *Provider) SupportsMedia() bool { return p.edition != EditionCore }
+
 type fileBody struct {
 	MIMEType string `json:"mimetype"`
 	Filename string `json:"filename,omitempty"`
@@ -226,6 +297,8 @@ type sendBody struct {
 	Text    string    `json:"text,omitempty"`
 	File    *fileBody `json:"file,omitempty"`
 	Caption string    `json:"caption,omitempty"`
+	// LinkPreview is set, to false, for media sent as links (MediaAsLink).
+	LinkPreview *bool `json:"linkPreview,omitempty"`
 	// AsNote and Convert are set, to false, for videos only: a plain
 	// video (not a round "video note"), sent as it is (the media check
 	// made sure it is a video).
@@ -279,6 +352,14 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	case c.Media != nil && c.Media.URL == "":
 		return nil, notify.InvalidField("media_url", "qrchat: is required for a media message")
 	}
+	media := c.Media
+	text := c.Text
+	if media != nil && p.edition == EditionCore {
+		if p.coreMed != MediaAsLink {
+			return nil, notify.InvalidField("media_url", "qrchat: the QR gateway runs WAHA Core, which sends no images, videos or documents (qrchat Config.Edition); send the message without media_url or through the cloud gateway")
+		}
+		text, media = mediaLinkText(c.Text, media.URL), nil
+	}
 	chatID, err := p.chatID(env.To)
 	if err != nil {
 		return nil, err
@@ -288,19 +369,23 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	body := sendBody{Session: p.session, ChatID: chatID}
 	path := "/api/sendText"
-	if c.Media != nil {
-		f, err := p.fetch(ctx, c.Media)
+	switch {
+	case media != nil:
+		f, err := p.fetch(ctx, media)
 		if err != nil {
 			return nil, err
 		}
-		body.File, body.Caption = f, c.Text
-		path = sendPath(c.Media.Kind)
-		if c.Media.Kind == notify.MediaVideo {
+		body.File, body.Caption = f, text
+		path = sendPath(media.Kind)
+		if media.Kind == notify.MediaVideo {
 			no := false
 			body.AsNote, body.Convert = &no, &no
 		}
-	} else {
-		body.Text = c.Text
+	case c.Media != nil: // a link to the media (MediaAsLink)
+		no := false
+		body.Text, body.LinkPreview = text, &no
+	default:
+		body.Text = text
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -323,6 +408,15 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, vendorhttp.Unknownf("qrchat", "HTTP %d without a message ID", status)
 	}
 	return &notify.Result{Provider: p.name, ProviderMessageID: id, Gateway: notify.GatewayQR}, nil
+}
+
+// mediaLinkText is the text that stands for media on WAHA Core
+// (MediaAsLink): the caption, then the URL on a line of its own.
+func mediaLinkText(caption, url string) string {
+	if caption == "" {
+		return url
+	}
+	return caption + "\n" + url
 }
 
 // notSent is the error of a send that ended with ctx before the message
@@ -474,6 +568,9 @@ func (p *Provider) classify(status int, header http.Header, data []byte, otp str
 			e.RetryAfter = time.Duration(n) * time.Second
 		}
 		return e
+	case status == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(msg), "only in plus version"):
+		// WAHA Core's answer to media (AvailableInPlusVersion).
+		return notify.Errorf(notify.CodeRejected, "qrchat: HTTP 422: the gateway runs WAHA Core, which sends no media; set qrchat Config.Edition to EditionCore, and Config.CoreMedia to refuse media or send them as links%s", msg)
 	case status == http.StatusNotFound && sessionState == "":
 		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP 404 (unknown session or endpoint)%s", msg)
 	case status == http.StatusInternalServerError && msg != "":
