@@ -5,6 +5,8 @@
 // Requests carry the key in X-Api-Key and name the session:
 //
 //	GET  {BaseURL}/api/sessions/{session}   {"name", "status": "WORKING" | "STARTING" | "SCAN_QR_CODE" | "STOPPED" | "FAILED", ...}
+//	GET  {BaseURL}/api/contacts/check-exists?phone=91XXXXXXXXXX&session={session}
+//	                                        {"numberExists": true, "chatId": "91XXXXXXXXXX@c.us"} (Config.CheckNumber only)
 //	POST {BaseURL}/api/sendText             {"session", "chatId": "91XXXXXXXXXX@c.us", "text"}
 //	POST {BaseURL}/api/sendImage            {"session", "chatId", "file": {"mimetype", "filename", "data"}, "caption"}
 //	POST {BaseURL}/api/sendVideo            {"session", "chatId", "file": {...}, "caption", "asNote": false, "convert": false}
@@ -42,6 +44,18 @@
 // Config.MediaMaxBytes and the fetch to Config.MediaTimeout. The bytes are
 // sniffed (a PDF must look like a PDF, an image like an image) and sent as
 // base64 "data"; the gateway never sees the URL.
+//
+// # Number check
+//
+// The gateway takes a message for a number that is not on the chat
+// network and reports success; the message is never delivered. With
+// Config.CheckNumber (off by default: it costs a request per send) the
+// provider asks check-exists first: a number that does not exist is
+// CodeRejected on the field "to" and nothing is sent (certainly not
+// accepted, so refunded); a check that fails is CodeUnavailable and
+// nothing is sent. The message goes to the chatId of the answer, which
+// may differ from the number's (the network keeps some countries'
+// numbers in another form).
 //
 // # Editions
 //
@@ -83,6 +97,8 @@
 //	API key refused (401, 403), other 4xx, media on a
 //	Core gateway (422 "available only in Plus version")    CodeRejected
 //	media on an EditionCore provider with MediaRefuse      CodeInvalidArgument
+//	number not on the network (Config.CheckNumber)         CodeRejected, field "to"
+//	number check failed (no answer, 5xx, unreadable)       CodeUnavailable
 //	HTTP 500 with an engine error known to refuse the
 //	recipient before sending (invalid wid, no LID for
 //	the number, a recipient with a device part; the

@@ -59,7 +59,11 @@ type fakeWAHA struct {
 	fail        providertest.Failure
 	failRaw     *rawReply
 	latency     time.Duration
-	core        bool // WAHA Core: media are "available only in Plus version"
+	core        bool              // WAHA Core: media are "available only in Plus version"
+	missing     map[string]bool   // numbers check-exists says are not on the network
+	remap       map[string]string // numbers check-exists names another chat ID for
+	checks      int               // check-exists questions
+	captured    []capturedRequest // every request, for golden files
 
 	hookURL string    // where events are posted (setWebhook)
 	hookKey string    // the webhook's hmac.key; empty signs nothing
@@ -72,13 +76,16 @@ type rawReply struct {
 	contentType string
 	body        string
 	accept      bool // the engine took the message before this answer
+	// check makes it the answer to the next check-exists question
+	// instead of the next message.
+	check bool
 	// engine, when set, is an engine error's message: the answer is
 	// WAHA's HTTP 500 for it, built from the request (status and body
 	// are not used).
 	engine string
 }
 
-var chatIDRE = regexp.MustCompile(`^[0-9]{8,15}@c\.us$`)
+var chatIDRE = regexp.MustCompile(`^([0-9]{8,15}@c\.us|[0-9]{8,20}@lid)$`)
 
 func newFakeWAHA(t *testing.T) *fakeWAHA {
 	f := &fakeWAHA{status: "WORKING", engine: "WEBJS"}
@@ -118,6 +125,13 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	status := f.status
 	f.mu.Unlock()
+	f.mu.Lock()
+	f.captured = append(f.captured, capturedRequest{Method: r.Method, Target: r.URL.RequestURI(), Body: raw})
+	f.mu.Unlock()
+	if r.Method == http.MethodGet && r.URL.Path == "/api/contacts/check-exists" {
+		f.checkExists(w, r, status)
+		return
+	}
 	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/sessions/") {
 		f.mu.Lock()
 		f.sessionGets++
@@ -225,7 +239,12 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	fail, failRaw := f.fail, f.failRaw
-	f.fail, f.failRaw = 0, nil
+	f.fail = 0
+	if failRaw != nil && failRaw.check {
+		failRaw = nil // for the next check-exists question
+	} else {
+		f.failRaw = nil
+	}
 	f.mu.Unlock()
 	if failRaw != nil && failRaw.engine != "" {
 		failRaw = engineError(r, raw, failRaw)
@@ -281,6 +300,93 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 			"timestamp": 1760022498, "from": "919000000000@c.us", "to": in.ChatID, "fromMe": true, "body": in.Text,
 		})
 	}
+}
+
+// capturedRequest is a request as the fake received it.
+type capturedRequest struct {
+	Method string
+	Target string // path and query
+	Body   []byte
+}
+
+// checkExists answers GET /api/contacts/check-exists?phone=...&session=...
+// as WAHA's ContactsController does: CheckNumberStatusQuery in, and
+// WANumberExistResult out, {"numberExists": bool, "chatId": "..."} with
+// chatId only for a number that exists; the session must be WORKING.
+func (f *fakeWAHA) checkExists(w http.ResponseWriter, r *http.Request, status string) {
+	q := r.URL.Query()
+	phone, session := q.Get("phone"), q.Get("session")
+	if session != testSession {
+		reply(w, 404, map[string]any{"statusCode": 404, "message": "Session not found", "error": "Not Found"})
+		return
+	}
+	if status != "WORKING" {
+		reply(w, 422, map[string]any{"error": "Session status is not as expected. Try again later or restart the session",
+			"session": session, "status": status, "expected": []string{"WORKING"}})
+		return
+	}
+	if !regexp.MustCompile(`^[0-9]{8,15}$`).MatchString(phone) {
+		badRequest(w, "phone must be the number's digits, with its country code")
+		return
+	}
+	f.mu.Lock()
+	f.checks++
+	missing, other := f.missing[phone], f.remap[phone]
+	failRaw := f.failRaw
+	if failRaw != nil && failRaw.check {
+		f.failRaw = nil
+	}
+	f.mu.Unlock()
+	switch {
+	case failRaw != nil && failRaw.check:
+		failRaw.write(w)
+	case missing:
+		reply(w, 200, map[string]any{"numberExists": false})
+	case other != "":
+		reply(w, 200, map[string]any{"numberExists": true, "chatId": other})
+	default:
+		reply(w, 200, map[string]any{"numberExists": true, "chatId": phone + "@c.us"})
+	}
+}
+
+// setMissing makes check-exists say that phone is not on the network.
+func (f *fakeWAHA) setMissing(phone string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.missing == nil {
+		f.missing = map[string]bool{}
+	}
+	f.missing[phone] = true
+}
+
+// setRemap makes check-exists name chatID for phone.
+func (f *fakeWAHA) setRemap(phone, chatID string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.remap == nil {
+		f.remap = map[string]string{}
+	}
+	f.remap[phone] = chatID
+}
+
+// failNextCheck makes the next check-exists question fail with status and
+// a JSON body.
+func (f *fakeWAHA) failNextCheck(status int, body string) {
+	f.setRaw(rawReply{status: status, contentType: "application/json", body: body, check: true})
+}
+
+// checkCount returns how many check-exists questions the fake answered.
+func (f *fakeWAHA) checkCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checks
+}
+
+// requestsSeen returns the requests the fake received, in order.
+func (f *fakeWAHA) requestsSeen() []capturedRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]capturedRequest(nil), f.captured...)
 }
 
 func (r *rawReply) write(w http.ResponseWriter) {

@@ -113,6 +113,18 @@ type Config struct {
 	// CodeRejected with a message that says to set EditionCore. Default
 	// EditionPlus.
 	Edition Edition
+	// CheckNumber, when true, asks the gateway whether the recipient's
+	// number is on the chat network before each send (GET
+	// /api/contacts/check-exists?phone=...&session=..., one more request
+	// per send). A number that is not is CodeRejected on the field "to",
+	// and nothing is sent; a check that fails (no answer, a 5xx, an
+	// unreadable answer) is CodeUnavailable, and nothing is sent either;
+	// a refused API key is CodeRejected. The send goes to the chat ID the
+	// answer names, which may differ from the number's own (the network
+	// keeps some countries' numbers in another form). Default false: the
+	// gateway takes a message for a number that is not on the network
+	// and it is never delivered (devlikeapro/waha#2083).
+	CheckNumber bool
 	// CoreMedia is what an EditionCore provider does with media
 	// envelopes: MediaRefuse or MediaAsLink. It is not used with
 	// EditionPlus. Default MediaRefuse.
@@ -148,6 +160,7 @@ type Provider struct {
 	guard   *netguard.Guard
 	edition Edition
 	coreMed CoreMediaMode
+	check   bool
 
 	mu        sync.Mutex
 	workingTo time.Time // the session was WORKING; trusted until then
@@ -221,6 +234,7 @@ func New(cfg Config) (*Provider, error) {
 		ttl:     cfg.StatusTTL,
 		edition: cfg.Edition,
 		coreMed: cfg.CoreMedia,
+		check:   cfg.CheckNumber,
 		guard: netguard.New(netguard.Config{
 			Resolver:  resolver,
 			Allow:     cfg.AllowMediaAddr,
@@ -366,6 +380,11 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	if err := p.ensureWorking(ctx); err != nil {
 		return nil, err
+	}
+	if p.check {
+		if chatID, err = p.checkNumber(ctx, chatID); err != nil {
+			return nil, err
+		}
 	}
 	body := sendBody{Session: p.session, ChatID: chatID}
 	path := "/api/sendText"
@@ -518,6 +537,65 @@ func (p *Provider) checkSession(ctx context.Context) error {
 		return notify.Errorf(notify.CodeUnavailable, "qrchat: session %q is %s, not WORKING%s", p.session, vendorhttp.Clip(st), hint)
 	}
 	return nil
+}
+
+// checkNumber asks the gateway whether the number of chatID is on the
+// chat network (Config.CheckNumber) and returns the chat ID to send to.
+// The question sends no message, so every failure is a certain refusal.
+// The answer is WANumberExistResult of WAHA's
+// src/structures/chatting.dto.ts: {"numberExists": bool, "chatId":
+// "..."}, chatId absent when the number does not exist.
+func (p *Provider) checkNumber(ctx context.Context, chatID string) (string, error) {
+	phone := strings.TrimSuffix(chatID, "@c.us")
+	q := url.Values{"phone": {phone}, "session": {p.session}}
+	status, header, answer, err := p.do(ctx, http.MethodGet, "/api/contacts/check-exists?"+q.Encode(), nil)
+	if err != nil {
+		return "", vendorhttp.ReadOnly(err)
+	}
+	if status < 200 || status > 299 {
+		e := p.classify(status, header, answer, "")
+		if e.Code != notify.CodeRejected || (status != http.StatusUnauthorized && status != http.StatusForbidden) {
+			msg, _ := errorMessage(answer)
+			if msg != "" {
+				msg = ": " + msg
+			}
+			e = notify.Errorf(notify.CodeUnavailable, "qrchat: checking the number failed: HTTP %d%s", status, msg)
+		}
+		return "", vendorhttp.ReadOnly(e)
+	}
+	var r struct {
+		NumberExists *bool  `json:"numberExists"`
+		ChatID       string `json:"chatId"`
+	}
+	if json.Unmarshal(answer, &r) != nil || r.NumberExists == nil {
+		return "", notify.Errorf(notify.CodeUnavailable, "qrchat: checking the number failed: unreadable answer")
+	}
+	if !*r.NumberExists {
+		return "", &notify.Error{Code: notify.CodeRejected, Fields: []notify.FieldError{{Field: "to",
+			Message: "qrchat: the number is not on the chat network (the gateway's check-exists said so); nothing was sent"}}}
+	}
+	if id, ok := checkedChatID(r.ChatID); ok {
+		return id, nil
+	}
+	return chatID, nil
+}
+
+// checkedChatID returns the chat ID a check-exists answer names, in the
+// form sends take, when it is one the provider can send to: digits at
+// c.us (s.whatsapp.net, the NOWEB and GOWS form, is the same address) or
+// at lid.
+func checkedChatID(id string) (string, bool) {
+	user, server, ok := strings.Cut(id, "@")
+	if !ok || !digits(user) {
+		return "", false
+	}
+	switch server {
+	case "c.us", "s.whatsapp.net":
+		return user + "@c.us", true
+	case "lid":
+		return id, true
+	}
+	return "", false
 }
 
 // CheckHealth implements notify.HealthChecker: nil when the session is
