@@ -103,10 +103,23 @@ type Server struct {
 	// with ServerName set to Host.
 	TLSConfig *tls.Config
 	// ListUnsubscribeURL is the HTTPS one-click unsubscribe address put in
-	// campaign mail's List-Unsubscribe header (RFC 8058), with every
-	// "{email}" replaced by the query-escaped recipient. Campaign mail
-	// needs it or ListUnsubscribeMailto. Default none.
+	// campaign mail's List-Unsubscribe header (RFC 8058). Every "{token}"
+	// in it is replaced by the recipient's unsubscribe token (see
+	// UnsubscribeSecret), which is URL-safe; every "{email}" by the
+	// query-escaped recipient address, which anybody could put in a URL
+	// to unsubscribe somebody else: prefer {token}. Campaign mail needs
+	// it or ListUnsubscribeMailto. Default none.
 	ListUnsubscribeURL string
+	// UnsubscribeSecret is the key of the unsubscribe tokens that replace
+	// "{token}" in ListUnsubscribeURL: at least MinUnsubscribeSecretLen
+	// (32) random bytes, kept as secret as a password; the host
+	// application's unsubscribe endpoint checks tokens with the same
+	// secret through VerifyUnsubscribeToken. When it is set,
+	// ListUnsubscribeURL must use {token} and must not use {email} (a
+	// plain address is forgeable, which the secret is there to prevent);
+	// {token} without it is refused too. Empty means not set. It never
+	// appears in errors. Default none.
+	UnsubscribeSecret []byte
 	// ListUnsubscribeMailto is an address (bare, or a mailto: URL with a
 	// subject) put in campaign mail's List-Unsubscribe header. Default
 	// none.
@@ -139,6 +152,9 @@ type settings struct {
 	tls        *tls.Config
 	unsubURL   string
 	unsubMail  string // mailto: URL
+	// unsubKeys make the tokens of "{token}"; nil without
+	// UnsubscribeSecret.
+	unsubKeys *tokenKeys
 }
 
 func (s Server) settings() (*settings, error) {
@@ -208,11 +224,27 @@ func (s Server) settings() (*settings, error) {
 		st.SendTimeout = 30 * time.Second
 	}
 	if s.ListUnsubscribeURL != "" {
-		u, err := url.Parse(strings.ReplaceAll(s.ListUnsubscribeURL, "{email}", "x"))
+		u, err := url.Parse(strings.NewReplacer("{email}", "x", "{token}", "x").Replace(s.ListUnsubscribeURL))
 		if err != nil || u.Scheme != "https" || u.Host == "" || strings.ContainsAny(s.ListUnsubscribeURL, "\r\n\x00<> ,") {
 			bad("ListUnsubscribeURL %q must be an https URL", s.ListUnsubscribeURL)
 		}
 		st.unsubURL = s.ListUnsubscribeURL
+	}
+	hasToken := strings.Contains(s.ListUnsubscribeURL, "{token}")
+	switch {
+	case len(s.UnsubscribeSecret) > 0:
+		k, err := newTokenKeys(s.UnsubscribeSecret)
+		if err != nil {
+			bad("UnsubscribeSecret must be at least %d bytes, not %d", MinUnsubscribeSecretLen, len(s.UnsubscribeSecret))
+		}
+		st.unsubKeys = k
+		if strings.Contains(s.ListUnsubscribeURL, "{email}") {
+			bad("ListUnsubscribeURL must not use {email} when UnsubscribeSecret is set: anybody can put a plain address in a URL; use {token}")
+		} else if !hasToken {
+			bad("UnsubscribeSecret is set but ListUnsubscribeURL has no {token} to use it")
+		}
+	case hasToken:
+		bad("ListUnsubscribeURL uses {token}, which needs UnsubscribeSecret")
 	}
 	if m := s.ListUnsubscribeMailto; m != "" {
 		if !strings.HasPrefix(strings.ToLower(m), "mailto:") {

@@ -18,6 +18,21 @@
 // (see message.go), and its send timeout adds a goroutine and an RSET
 // round trip to every message; deadlines on the connection replace it.
 //
+// # Unsubscribe links
+//
+// Campaign mail carries List-Unsubscribe, and List-Unsubscribe-Post for
+// one-click unsubscribe (RFC 8058) when Server.ListUnsubscribeURL is set.
+// The URL should name the recipient by "{token}", with
+// Server.UnsubscribeSecret set: an opaque token (see UnsubscribeToken)
+// that hides the address and that nobody without the secret can make.
+// The host application's endpoint gets the address back with
+// VerifyUnsubscribeToken and records it; see its example. The older
+// "{email}" placeholder puts the plain address in the URL, which anybody
+// can write for somebody else's address; New refuses it when a secret is
+// set.
+//
+// # Checks
+//
 // Send checks each envelope itself, for callers that build envelopes
 // without the e-mail channel, with the channel's own character rule:
 // addresses (to, reply_to, and the configured From) refuse control,

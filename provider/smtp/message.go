@@ -69,6 +69,8 @@ func checkAddress(fe *notify.FieldErrors, field, s string) {
 		fe.Add(field, "must not contain CR, LF or NUL")
 	case rules.AddressChars(s) != "":
 		fe.Add(field, rules.AddressChars(s))
+	case len(s) > maxTokenAddress:
+		fe.Addf(field, "must be at most %d bytes, the longest address SMTP carries", maxTokenAddress)
 	case !isBareAddress(s):
 		fe.Add(field, "must be a bare e-mail address such as name@example.com")
 	}
@@ -142,7 +144,7 @@ func build(buf []byte, st *settings, env *notify.Envelope, now time.Time) (messa
 		}
 		var targets []string
 		if st.unsubURL != "" {
-			targets = append(targets, "<"+strings.ReplaceAll(st.unsubURL, "{email}", url.QueryEscape(env.To))+">")
+			targets = append(targets, "<"+unsubscribeURL(st, env.To)+">")
 		}
 		if st.unsubMail != "" {
 			targets = append(targets, "<"+st.unsubMail+">")
@@ -419,4 +421,15 @@ func appendHeader(b []byte, name, value string) []byte {
 		value = value[j:]
 	}
 	return append(b, "\r\n"...)
+}
+
+// unsubscribeURL fills the placeholders of st's ListUnsubscribeURL for
+// the recipient to.
+func unsubscribeURL(st *settings, to string) string {
+	u := st.unsubURL
+	if st.unsubKeys != nil {
+		// The token is base64url: nothing in it needs escaping.
+		return strings.ReplaceAll(u, "{token}", st.unsubKeys.token(to))
+	}
+	return strings.ReplaceAll(u, "{email}", url.QueryEscape(to))
 }
