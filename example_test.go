@@ -225,7 +225,7 @@ func ExampleNotifier_Report() {
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
-	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("cloudchat")})
+	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("cloudchat"), CloudOTPTemplate: "otp_code"})
 	n, _ := notify.New(accounts, notify.WithChannel(chatCh), notify.WithWallet(wal, wallet.DefaultINR()),
 		notify.WithMessageStore(memstore.NewMessages(wal)))
 

@@ -163,7 +163,7 @@ func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
-	chatCh, err := chat.New(chat.Config{Cloud: e.cloud, QR: e.qr, Renderer: renderer, Resolver: publicDNS{}})
+	chatCh, err := chat.New(chat.Config{Cloud: e.cloud, QR: e.qr, Renderer: renderer, Resolver: publicDNS{}, CloudOTPTemplate: "otp_code"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	smsCh, _ := sms.New(sms.Config{Provider: providers[0], Renderer: renderer})
-	chatCh, _ := chat.New(chat.Config{Cloud: providers[1], QR: providers[2], Renderer: renderer, Resolver: publicDNS{}})
+	chatCh, _ := chat.New(chat.Config{Cloud: providers[1], QR: providers[2], Renderer: renderer, Resolver: publicDNS{}, CloudOTPTemplate: "otp_code"})
 	mailCh, _ := email.New(email.Config{Provider: providers[3], Renderer: renderer})
 	// The OTP throttle's window keeps per-recipient state: it is in the
 	// soak so that its memory is measured too, on the test's clock.

@@ -26,6 +26,12 @@ const (
 	APIKey    = "test-api-key"
 )
 
+// CloudOTPTemplate is the authentication template the kit's chat channel
+// sends one-time codes through on the cloud gateway (chat
+// Config.CloudOTPTemplate): an OTP captured by Kit.Cloud carries it, with
+// the code in its body and its button.
+const CloudOTPTemplate = "otp_code"
+
 // Kit is a Notifier wired for tests, with every part exposed. Create it with
 // New; it needs no cleanup.
 type Kit struct {
@@ -121,7 +127,8 @@ func New(t testing.TB, opts ...Option) *Kit {
 	must(t, err)
 	smsCh, err := sms.New(sms.Config{Provider: k.SMS, Renderer: k.Renderer})
 	must(t, err)
-	chatCh, err := chat.New(chat.Config{Cloud: k.Cloud, QR: k.QR, Renderer: k.Renderer, Resolver: c.resolver})
+	chatCh, err := chat.New(chat.Config{Cloud: k.Cloud, QR: k.QR, Renderer: k.Renderer, Resolver: c.resolver,
+		CloudOTPTemplate: CloudOTPTemplate})
 	must(t, err)
 	emailCh, err := email.New(email.Config{Provider: k.Email, Renderer: k.Renderer})
 	must(t, err)

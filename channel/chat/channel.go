@@ -56,14 +56,25 @@ type Config struct {
 	// and the brand (possibly empty). It must not fail or keep the code.
 	// Default DefaultOTPText.
 	OTPText func(code, action, brand string) string
-	// CloudOTPSlug, when set, sends OTP messages (shape a, and the chat leg
-	// of the dual OTP) through the cloud gateway as the cloud form of this
-	// template (through CloudTemplates, with OTP, ACTION and BRAND_NAME),
-	// because the cloud channel delivers free text only within 24 hours of
-	// the recipient's last message. The template must be registered with
-	// the cloud channel; "standard-otp" maps to standard_otp. The QR
-	// gateway still gets the OTPText message. Default "": free text.
-	CloudOTPSlug string
+	// CloudOTPTemplate is the name of the approved authentication
+	// template the cloud gateway sends one-time codes through. The vendor
+	// allows codes only in authentication templates, whose OTP button
+	// (copy code or one-tap) must carry the code too. An OTP message, the
+	// chat leg of the dual OTP, and a template_slug message whose
+	// variables carry an OTP go to the cloud gateway as this template,
+	// with the code in its body and in its button; the QR gateway gets
+	// their text. template_name naming this template gets the same
+	// treatment from otp.
+	//
+	// Without it the cloud gateway never carries a code (free text is
+	// refused outside the 24-hour window, i.e. to most recipients): under
+	// auto such a message goes to the QR gateway, an explicit gateway
+	// "cloud" is Unavailable, and New refuses a Cloud provider without a
+	// QR one. Default "".
+	CloudOTPTemplate string
+	// CloudOTPLanguage is the language CloudOTPTemplate was approved in,
+	// such as en_US; a request's language overrides it. Default en_US.
+	CloudOTPLanguage string
 }
 
 // Channel is the chat channel. It implements notify.Channel for
@@ -75,11 +86,14 @@ type Channel struct {
 	cloudTmpl CloudTemplater
 	guard     *netguard.Guard
 	otpText   func(code, action, brand string) string
-	otpSlug   string
+	otpName   string // CloudOTPTemplate
+	otpLang   string // CloudOTPLanguage, normalised
 }
 
 // New returns a Channel for cfg. It fails when neither Cloud nor QR is
-// set.
+// set, when Cloud is set without QR or CloudOTPTemplate (the cloud gateway
+// could not carry a one-time code), and on a CloudOTPTemplate or
+// CloudOTPLanguage that is not a template name or a language code.
 func New(cfg Config) (*Channel, error) {
 	// A typed nil (the nil *cloudchat.Provider of a constructor that
 	// failed, say) is refused here rather than panicking at the first send.
@@ -98,7 +112,7 @@ func New(cfg Config) (*Channel, error) {
 		renderer:  cfg.Renderer,
 		cloudTmpl: cfg.CloudTemplates,
 		otpText:   cfg.OTPText,
-		otpSlug:   cfg.CloudOTPSlug,
+		otpName:   cfg.CloudOTPTemplate,
 	}
 	if c.cloudTmpl == nil {
 		if ct, ok := cfg.Renderer.(CloudTemplater); ok {
@@ -108,8 +122,8 @@ func New(cfg Config) (*Channel, error) {
 	if c.otpText == nil {
 		c.otpText = DefaultOTPText
 	}
-	if c.otpSlug != "" && c.cloudTmpl == nil {
-		return nil, errors.New("chat: Config.CloudOTPSlug needs CloudTemplates (or a Renderer that implements CloudTemplater)")
+	if err := c.otpConfig(cfg); err != nil {
+		return nil, err
 	}
 	var r netguard.Resolver
 	if cfg.Resolver != nil {

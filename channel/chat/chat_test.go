@@ -41,6 +41,8 @@ func TestShapes(t *testing.T) {
 	cloudTmpl := &notify.ChatTemplate{Name: "order_confirmed", Language: "en_US",
 		Params: []string{"Asha", "A-1042", "₹1,499.00", "14/03/2026", "https://shop.example.com/o/A-1042", "Acme"}}
 	named := &notify.ChatTemplate{Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"}}
+	authTmpl := &notify.ChatTemplate{Name: "otp_code", Language: "en_US", Params: []string{"482915"},
+		Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 0, Value: "482915"}}}
 	media := &notify.ChatMedia{URL: "https://cdn.example.com/inv/INV-7.pdf?sig=abc", Kind: notify.MediaDocument,
 		FileName: "INV-7.pdf", MIMEType: "application/pdf"}
 
@@ -60,9 +62,9 @@ func TestShapes(t *testing.T) {
 		cloud, qr, autoCloud, autoQR want
 	}{
 		{name: "a otp", req: shapeOTP,
-			cloud:     want{gateway: notify.GatewayCloud, text: otpText, otp: "482915"},
+			cloud:     want{gateway: notify.GatewayCloud, text: otpText, otp: "482915", template: authTmpl},
 			qr:        want{gateway: notify.GatewayQR, text: otpText, otp: "482915"},
-			autoCloud: want{gateway: notify.GatewayCloud, text: otpText, otp: "482915", note: "the account's primary"},
+			autoCloud: want{gateway: notify.GatewayCloud, text: otpText, otp: "482915", template: authTmpl, note: "the account's primary"},
 			autoQR:    want{gateway: notify.GatewayQR, text: otpText, otp: "482915", note: "the account's primary"},
 		},
 		{name: "b template", req: shapeTemplate,
@@ -290,13 +292,24 @@ func TestCloudTemplateDetails(t *testing.T) {
 	if got := env.Chat.Template; !reflect.DeepEqual(got.Params, []string{"482915"}) || got.HeaderKind != notify.MediaImage || env.Chat.OTP != "482915" {
 		t.Fatalf("otp template: %+v", got)
 	}
-	// template_slug with language: the slug's cloud mapping in that language.
+	// template_slug with a code and a language: the authentication
+	// template in that language, not the slug's own cloud form.
 	env, err = r.ch.Prepare(context.Background(), acct, &notify.ChatRequest{To: "9876543210", Gateway: notify.GatewayCloud,
 		TemplateSlug: "standard-otp", OTP: "482915", Language: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := env.Chat.Template; got == nil || got.Name != "standard_otp" || got.Language != "hi" || got.Params[0] != "482915" {
+	if got := env.Chat.Template; got == nil || got.Name != "otp_code" || got.Language != "hi" || got.Params[0] != "482915" || len(got.Buttons) != 1 {
+		t.Fatalf("slug on cloud: %+v", got)
+	}
+	// template_slug without a code and a language: the slug's cloud
+	// mapping in that language.
+	env, err = r.ch.Prepare(context.Background(), acct, &notify.ChatRequest{To: "9876543210", Gateway: notify.GatewayCloud,
+		TemplateSlug: "order-confirmed", Language: "hi", Variables: shapeTemplate().Variables})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Chat.Template; got == nil || got.Name != "order_confirmed" || got.Language != "hi" || got.Params[0] != "Asha" {
 		t.Fatalf("slug on cloud: %+v", got)
 	}
 	// template_name and template_slug on qr: the slug is used.
@@ -388,13 +401,18 @@ func hasField(err error, field string) bool {
 	return false
 }
 
-// TestCloudOTPSlug: OTPs go to the cloud gateway as a template, to the QR
-// gateway as text.
-func TestCloudOTPSlug(t *testing.T) {
-	r := newRig(t, func(c *chat.Config) { c.CloudOTPSlug = "standard-otp" })
+// TestCloudOTPTemplate: one-time codes go to the cloud gateway only as
+// the configured authentication template, with the code in its body and
+// its OTP button; the QR gateway gets the text.
+func TestCloudOTPTemplate(t *testing.T) {
+	r := newRig(t, func(c *chat.Config) { c.CloudOTPTemplate = "otp_code" })
+	auth := func(lang string) *notify.ChatTemplate {
+		return &notify.ChatTemplate{Name: "otp_code", Language: lang, Params: []string{"482915"},
+			Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 0, Value: "482915"}}}
+	}
 	env := prepare(t, r, account(notify.GatewayCloud), shapeOTP())
-	want := &notify.ChatTemplate{Name: "standard_otp", Language: "en_US", Params: []string{"482915", "login", "Acme"}}
-	if !reflect.DeepEqual(env.Chat.Template, want) || env.Chat.Text != otpText || env.Chat.OTP != "482915" {
+	if !reflect.DeepEqual(env.Chat.Template, auth("en_US")) || env.Chat.Text != otpText || env.Chat.OTP != "482915" ||
+		env.Chat.Gateway != notify.GatewayCloud || !env.CarriesOTP {
 		t.Fatalf("chat %+v, template %+v", env.Chat, env.Chat.Template)
 	}
 	r.cloud.FailNext(1, notify.CodeUnavailable)
@@ -405,16 +423,79 @@ func TestCloudOTPSlug(t *testing.T) {
 	if got := r.qr.Sent()[0].Chat; got.Template != nil || got.Text != otpText {
 		t.Fatalf("QR got %+v", got)
 	}
+
+	// The request's language wins over the configured one.
 	req := shapeOTP()
+	req.Language = "hi"
+	if env := prepare(t, r, account(notify.GatewayCloud), req); !reflect.DeepEqual(env.Chat.Template, auth("hi")) {
+		t.Fatalf("language: %+v", env.Chat.Template)
+	}
+	// A template_slug whose variables carry a code: the authentication
+	// template for the cloud gateway, the rendered text for QR.
+	env = prepare(t, r, account(notify.GatewayCloud), &notify.ChatRequest{To: "9876543210", TemplateSlug: "standard-otp",
+		Variables: notify.Vars{"OTP": "482915"}})
+	if !reflect.DeepEqual(env.Chat.Template, auth("en_US")) || !strings.Contains(env.Chat.Text, "482915") {
+		t.Fatalf("slug with a code: %+v %q", env.Chat.Template, env.Chat.Text)
+	}
+	// template_name naming the authentication template takes otp.
+	env = prepare(t, r, account(""), &notify.ChatRequest{To: "9876543210", TemplateName: "otp_code", OTP: "482915"})
+	if !reflect.DeepEqual(env.Chat.Template, auth("en_US")) {
+		t.Fatalf("template_name otp_code: %+v", env.Chat.Template)
+	}
+	if _, err := r.ch.Prepare(context.Background(), account(""), &notify.ChatRequest{To: "9876543210", TemplateName: "otp_code"}); !hasField(err, "otp") {
+		t.Fatalf("template_name otp_code without otp: %v", err)
+	}
+	req = shapeOTP()
 	req.Gateway = notify.GatewayQR
 	if env := prepare(t, r, account(""), req); env.Chat.Template != nil {
 		t.Fatal("explicit qr got a template")
 	}
-	bad := newRig(t, func(c *chat.Config) { c.CloudOTPSlug = "no-such-slug" })
-	if _, err := bad.ch.Prepare(context.Background(), account(""), shapeOTP()); notify.CodeOf(err) != notify.CodeInternal {
-		t.Fatalf("unknown CloudOTPSlug: %v, want Internal", err)
+
+	for _, bad := range []chat.Config{
+		{QR: r.qr, CloudOTPTemplate: "OTP Code"},
+		{QR: r.qr, CloudOTPTemplate: "otp_code", CloudOTPLanguage: "english"},
+	} {
+		if _, err := chat.New(bad); err == nil {
+			t.Errorf("New(%+v) accepted", bad)
+		}
 	}
-	if _, err := chat.New(chat.Config{QR: r.qr, CloudOTPSlug: "standard-otp"}); err == nil {
-		t.Fatal("CloudOTPSlug without a templater accepted")
+}
+
+// TestCloudNeverCarriesFreeTextCodes: without an authentication template
+// the cloud gateway carries no code: auto sends it by QR (also when the
+// account's primary is cloud), an explicit cloud is Unavailable, and a
+// cloud-only channel cannot be made.
+func TestCloudNeverCarriesFreeTextCodes(t *testing.T) {
+	r := newRig(t, func(c *chat.Config) { c.CloudOTPTemplate = "" })
+	for _, req := range []*notify.ChatRequest{shapeOTP(),
+		{To: "9876543210", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482915"}}} {
+		env := prepare(t, r, account(notify.GatewayCloud), req)
+		if env.Chat.Gateway != notify.GatewayQR || env.Chat.Template != nil || env.Chat.Fallback {
+			t.Fatalf("auto with cloud primary: gateway %s, template %+v, fallback %v", env.Chat.Gateway, env.Chat.Template, env.Chat.Fallback)
+		}
+		// The QR gateway failing for now does not fall over to cloud.
+		r.qr.FailNext(1, notify.CodeUnavailable)
+		if _, err := r.ch.Deliver(context.Background(), env); notify.CodeOf(err) != notify.CodeUnavailable {
+			t.Fatalf("deliver: %v", err)
+		}
+		if n := len(r.cloud.Sent()); n != 0 {
+			t.Fatalf("the cloud gateway got %d messages", n)
+		}
+	}
+	req := shapeOTP()
+	req.Gateway = notify.GatewayCloud
+	_, err := r.ch.Prepare(context.Background(), account(""), req)
+	if notify.CodeOf(err) != notify.CodeUnavailable || !strings.Contains(err.Error(), "CloudOTPTemplate") {
+		t.Fatalf("explicit cloud: %v", err)
+	}
+	if _, err := chat.New(chat.Config{Cloud: r.cloud}); err == nil || !strings.Contains(err.Error(), "CloudOTPTemplate") {
+		t.Fatalf("cloud-only without a template: %v", err)
+	}
+	if _, err := chat.New(chat.Config{Cloud: r.cloud, CloudOTPTemplate: "otp_code"}); err != nil {
+		t.Fatal(err)
+	}
+	// Free text without a code still goes to cloud.
+	if env := prepare(t, r, account(notify.GatewayCloud), &notify.ChatRequest{To: "9876543210", Message: "hi"}); env.Chat.Gateway != notify.GatewayCloud {
+		t.Fatalf("free text: %s", env.Chat.Gateway)
 	}
 }

@@ -67,18 +67,28 @@ func (c *Channel) why(env *notify.Envelope) string {
 		return fmt.Sprintf("sent by the %s gateway, the account's primary", gw)
 	case env.Chat.Template != nil && env.Chat.Text == "":
 		return fmt.Sprintf("sent by the %s gateway: cloud templates need it (the account's primary is %s)", gw, primary)
+	case c.provider(primary) != nil && !carries(env, primary):
+		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, sends one-time codes only through an authentication template, and none is configured", gw, primary)
 	default:
 		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, is not configured", gw, primary)
 	}
 }
 
 // carries reports whether gw can send env's content.
-func carries(env *notify.Envelope, gw notify.ChatGateway) bool { return carriesTo(env.Chat, gw) }
+func carries(env *notify.Envelope, gw notify.ChatGateway) bool {
+	return carriesTo(env.Chat, gw, env.CarriesOTP)
+}
 
-// carriesTo reports whether gw can send msg: the QR gateway cannot send a
-// cloud template that has no text form.
-func carriesTo(msg *notify.ChatMessage, gw notify.ChatGateway) bool {
-	return gw != notify.GatewayQR || msg.Template == nil || msg.Text != ""
+// carriesTo reports whether gw can send msg, which carries a one-time code
+// when otp is set: the QR gateway cannot send a cloud template that has no
+// text form, and the cloud gateway sends a code only in a template (the
+// configured authentication template, or the caller's template_name),
+// never as free text.
+func carriesTo(msg *notify.ChatMessage, gw notify.ChatGateway, otp bool) bool {
+	if gw == notify.GatewayCloud {
+		return !otp || msg.Template != nil
+	}
+	return msg.Template == nil || msg.Text != ""
 }
 
 // envFor returns the envelope for gateway gw: env itself for the gateway

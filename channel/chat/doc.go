@@ -19,9 +19,9 @@
 //  3. otp: a priority authentication message, formatted by Config.OTPText
 //     from the code, the action and the brand (default: the account's
 //     name): "*482915* is your Acme login code. For your security, do not
-//     share this code with anyone." With Config.CloudOTPSlug set, the cloud
-//     gateway sends that template's cloud form instead, since the cloud
-//     channel delivers free text only inside the 24-hour window.
+//     share this code with anyone." The QR gateway sends that text; the
+//     cloud gateway sends the code only in Config.CloudOTPTemplate (see
+//     One-time codes on the cloud gateway).
 //  4. message: the text as it is (at most 4096 characters).
 //
 // A request with none of them is InvalidArgument on "message". Fields of
@@ -45,13 +45,32 @@
 // Notifier credits the difference back, and it never charges more. An explicit gateway whose provider is not configured is
 // CodeUnavailable, before anything is charged.
 //
+// # One-time codes on the cloud gateway
+//
+// The cloud vendor takes one-time codes only in an approved
+// authentication template, whose body is its preset "{{1}} is your
+// verification code." and whose OTP button (copy code or one-tap) carries
+// the code too; free text reaches only recipients who wrote in the last
+// 24 hours. So a message that carries a code (an otp request, the chat leg
+// of the dual OTP, a template_slug whose variables give OTP) goes to the
+// cloud gateway only as Config.CloudOTPTemplate, in CloudOTPLanguage or
+// the request's language, with the code in its body and its button; the
+// QR gateway gets the text. Without that template the cloud gateway
+// carries no code: under auto such a message goes by the QR gateway (and
+// never falls over to cloud), an explicit gateway cloud is
+// CodeUnavailable, and New refuses a Cloud provider with no QR provider.
+// template_name naming the authentication template needs otp; another
+// template_name with otp is sent as the caller named it.
+//
 // # Templates
 //
 //   - template_name names a template registered with the cloud channel:
 //     it is sent through the cloud gateway with language (default en_US)
 //     and the positional variables "1", "2", ... (or a JSON array) as body
 //     parameters; an otp with no variables is the single parameter. Named
-//     variables are refused. header_url, for templates with a media
+//     variables are refused: a template with named parameters, text
+//     headers or button values is built as a notify.ChatTemplate (by a
+//     Config.CloudTemplates, or by an app calling the provider). header_url, for templates with a media
 //     header, is a document (.pdf), a video (.mp4, .3gp) or an image (any
 //     other path). Under auto, template_name pins the cloud gateway, since
 //     the QR gateway cannot send cloud templates; with gateway qr it is

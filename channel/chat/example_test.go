@@ -27,7 +27,10 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	ch, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer})
+	ch, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer,
+		// One-time codes go to the cloud gateway only in this approved
+		// authentication template.
+		CloudOTPTemplate: "otp_code", CloudOTPLanguage: "en_US"})
 	if err != nil {
 		panic(err)
 	}
@@ -41,7 +44,7 @@ func ExampleNew() {
 func ExampleChannel_Deliver() {
 	cloud, qr := memprovider.New("cloud"), memprovider.New("qr")
 	cloud.FailNext(1, notify.CodeUnavailable)
-	ch, _ := chat.New(chat.Config{Cloud: cloud, QR: qr})
+	ch, _ := chat.New(chat.Config{Cloud: cloud, QR: qr, CloudOTPTemplate: "otp_code"})
 	acct := &notify.Account{ID: "acme", Name: "Acme", PrimaryGateway: notify.GatewayCloud}
 
 	env, err := ch.Prepare(context.Background(), acct, &notify.ChatRequest{To: "+91 98765 43210", OTP: "482915", Action: "login"})

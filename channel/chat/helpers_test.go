@@ -43,7 +43,7 @@ type rig struct {
 }
 
 // newRig returns a channel over two capture providers, the stock
-// templates and the fake DNS. edit may change the config (nil the
+// templates, the fake DNS and the authentication template otp_code. edit may change the config (nil the
 // providers, for instance).
 func newRig(t testing.TB, edit func(*chat.Config)) *rig {
 	t.Helper()
@@ -52,7 +52,7 @@ func newRig(t testing.TB, edit func(*chat.Config)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := chat.Config{Cloud: r.cloud, QR: r.qr, Renderer: renderer, Resolver: testDNS()}
+	cfg := chat.Config{Cloud: r.cloud, QR: r.qr, Renderer: renderer, Resolver: testDNS(), CloudOTPTemplate: "otp_code"}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -58,7 +58,7 @@ func newStack(t testing.TB, primary notify.ChatGateway, opts ...notify.Option) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	chatCh, err := chat.New(chat.Config{Cloud: s.cloudP, QR: s.qrP, Resolver: testDNS()})
+	chatCh, err := chat.New(chat.Config{Cloud: s.cloudP, QR: s.qrP, Resolver: testDNS(), CloudOTPTemplate: "otp_code"})
 	if err != nil {
 		t.Fatal(err)
 	}

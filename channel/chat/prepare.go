@@ -97,24 +97,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	case r.OTP != "":
 		msg.Text = c.otpText(r.OTP, action, brand)
 		msg.OTP = r.OTP
-		if c.otpSlug != "" && requested != notify.GatewayQR && c.cloud != nil {
-			vars := notify.Vars{"OTP": r.OTP, "ACTION": action, "BRAND_NAME": brand}
-			if brand == "" {
-				delete(vars, "BRAND_NAME")
-			}
-			t, err := c.cloudTmpl.CloudTemplate(ctx, acct, c.otpSlug, vars)
-			if err != nil {
-				// A configuration problem, not the caller's.
-				return nil, notify.Errorf(notify.CodeInternal, "chat: Config.CloudOTPSlug %q: %v", c.otpSlug, err)
-			}
-			if lang != "" {
-				t.Language = lang
-			}
-			if t.Language == "" {
-				t.Language = "en_US"
-			}
-			msg.Template = t
-		}
+		msg.Template = c.authTemplate(r.OTP, lang, requested)
 	case r.Message != "":
 		switch {
 		case !utf8.ValidString(r.Message) || strings.TrimSpace(r.Message) == "":
@@ -138,31 +121,36 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		class, msg.Type = notify.Promotional, notify.ChatPromotional
 	}
 
-	gw, err := c.resolve(acct, requested, msg)
+	// An OTP message, or a template filled with a code.
+	carriesOTP := msg.OTP != "" || (msg.Media == nil && strings.TrimSpace(r.Variables["OTP"]) != "")
+	gw, err := c.resolve(acct, requested, msg, carriesOTP)
 	if err != nil {
 		return nil, err
 	}
 	msg.Gateway, msg.Auto = gw, requested == notify.GatewayAuto
-	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw))
+	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw), carriesOTP)
 	return &notify.Envelope{
-		Kind:     notify.KindChat,
-		To:       to,
-		Provider: c.provider(gw).Name(),
-		Units:    1,
-		Class:    class,
-		Domain:   r.Domain,
-		Chat:     msg,
-		// An OTP message, or a template filled with a code.
-		CarriesOTP: msg.OTP != "" || (msg.Media == nil && strings.TrimSpace(r.Variables["OTP"]) != ""),
+		Kind:       notify.KindChat,
+		To:         to,
+		Provider:   c.provider(gw).Name(),
+		Units:      1,
+		Class:      class,
+		Domain:     r.Domain,
+		Chat:       msg,
+		CarriesOTP: carriesOTP,
 	}, nil
 }
 
-// resolve picks the gateway of a prepared message.
-func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, msg *notify.ChatMessage) (notify.ChatGateway, error) {
+// resolve picks the gateway of a prepared message; otp reports that it
+// carries a one-time code.
+func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, msg *notify.ChatMessage, otp bool) (notify.ChatGateway, error) {
 	cloudOnly := msg.Template != nil && msg.Text == ""
 	if requested != notify.GatewayAuto {
 		if c.provider(requested) == nil {
 			return "", notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", requested)
+		}
+		if !carriesTo(msg, requested, otp) {
+			return "", errNoOTPTemplate
 		}
 		return requested, nil
 	}
@@ -170,14 +158,22 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 	if cloudOnly {
 		gw = notify.GatewayCloud
 	}
-	if c.provider(gw) == nil {
+	if c.provider(gw) == nil || !carriesTo(msg, gw, otp) {
 		if cloudOnly {
 			return "", notify.Errorf(notify.CodeUnavailable, "chat: template_name needs the cloud gateway, which is not configured")
 		}
 		gw = other(gw)
+		if c.provider(gw) == nil || !carriesTo(msg, gw, otp) {
+			return "", errNoOTPTemplate // New makes sure the QR gateway is there otherwise
+		}
 	}
 	return gw, nil
 }
+
+// errNoOTPTemplate is the error of a one-time code for the cloud gateway
+// when no authentication template is configured.
+var errNoOTPTemplate = notify.Errorf(notify.CodeUnavailable,
+	"chat: the cloud gateway sends one-time codes only through an authentication template, and none is configured (chat Config.CloudOTPTemplate); use gateway qr or auto")
 
 // template fills msg for template_slug / template_name and returns the
 // template's price class. Validation problems go to fe; other errors are
@@ -191,7 +187,15 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.
 		fe.Add("template_name", "cloud templates need gateway cloud or auto; on the qr gateway use template_slug or message")
 		return "", nil
 	}
-	if useName {
+	if useName && r.TemplateName == c.otpName {
+		// The configured authentication template: the code fills its
+		// body and its OTP button.
+		if r.OTP == "" {
+			fe.Add("otp", "is required: template_name is the authentication template one-time codes go through")
+			return "", nil
+		}
+		msg.Template, msg.OTP = c.authTemplate(r.OTP, lang, requested), r.OTP
+	} else if useName {
 		params := positionalParams(r.Variables, r.OTP, fe)
 		t := &notify.ChatTemplate{Name: r.TemplateName, Language: lang, Params: params}
 		if t.Language == "" {
@@ -220,6 +224,12 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.
 	msg.Text = rendered.Text
 	if r.OTP != "" {
 		msg.OTP = r.OTP
+	}
+	if code := strings.TrimSpace(vars["OTP"]); msg.Template == nil && code != "" {
+		// A code goes to the cloud gateway only in the authentication
+		// template, whatever the slug's own cloud form.
+		msg.Template = c.authTemplate(code, lang, requested)
+		return rendered.Class, nil
 	}
 	if msg.Template == nil && requested != notify.GatewayQR && c.cloud != nil && c.cloudTmpl != nil {
 		t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)

@@ -61,6 +61,9 @@ func run(ctx context.Context, out io.Writer) error {
 		Cloud:    logprovider.New(logger, "cloud-log"),
 		QR:       logprovider.New(logger, "qr-log"),
 		Renderer: renderer,
+		// The approved authentication template one-time codes go through
+		// on the cloud gateway (the vendor takes them in no other form).
+		CloudOTPTemplate: "otp_code",
 	})
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestSMTPServerFromURL(t *testing.T) {
 			t.Errorf("%s: %v", c.url, err)
 			continue
 		}
-		if got != c.want {
+		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.url, got, c.want)
 		}
 	}

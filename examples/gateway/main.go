@@ -173,6 +173,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 
 	// Chat: both gateways, each a vendor or a log.
 	var cloud notify.Provider = logprovider.New(logger, "cloud-log")
+	otpTemplate := cfg.cloudOTPTemplate
+	if otpTemplate == "" && cfg.cloudToken == "" {
+		otpTemplate = "otp_code" // the logging stand-in shows codes as the template would carry them
+	}
 	if cfg.cloudToken != "" {
 		cloud, err = cloudchat.New(cloudchat.Config{BaseURL: cfg.cloudURL, Token: cfg.cloudToken, PhoneNumberID: cfg.cloudPhone})
 		if err != nil {
@@ -186,7 +190,8 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 			return fmt.Errorf("NOTIFY_QR_*: %w", err)
 		}
 	}
-	chatCh, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer, Resolver: d.resolver})
+	chatCh, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer, Resolver: d.resolver,
+		CloudOTPTemplate: otpTemplate, CloudOTPLanguage: cfg.cloudOTPLanguage})
 	if err != nil {
 		return err
 	}

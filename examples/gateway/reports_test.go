@@ -35,6 +35,7 @@ func reportingGateway(t *testing.T, extra map[string]string) (*gateway, *cloudch
 		"NOTIFY_CLOUD_URL": vendor.URL, "NOTIFY_CLOUD_TOKEN": cloudToken,
 		"NOTIFY_CLOUD_PHONE_ID":   cloudchattest.DefaultPhoneNumberID,
 		"NOTIFY_CLOUD_APP_SECRET": cloudSecret, "NOTIFY_CLOUD_VERIFY_TOKEN": "verify-7e1f",
+		"NOTIFY_CLOUD_OTP_TEMPLATE": "otp_code",
 	}
 	for k, v := range extra {
 		env[k] = v

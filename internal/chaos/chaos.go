@@ -146,7 +146,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chatCh, err := chat.New(chat.Config{Cloud: cloudP, QR: qrP})
+	chatCh, err := chat.New(chat.Config{Cloud: cloudP, QR: qrP, CloudOTPTemplate: "otp_code"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,16 +16,48 @@
 // and one of:
 //
 //   - text: {"body", "preview_url": false} for Envelope.Chat.Text;
-//   - template: {"name", "language": {"code"}, "components": [...]}, with a
-//     "body" component of positional text parameters and, when the
-//     template has a media header, a "header" component with the image,
-//     document or video link;
+//   - template: {"name", "language": {"code"}, "components": [...]} for
+//     Envelope.Chat.Template (see Templates below);
 //   - document: {"link", "caption", "filename"} and image / video:
 //     {"link", "caption"}, for Envelope.Chat.Media. The vendor fetches the
 //     link itself, from its own network, so no file passes through here.
 //
 // A success answers {"messages": [{"id": "wamid..."}]}; that ID is the
 // Result's ProviderMessageID.
+//
+// The API version is Config.Version, default DefaultVersion (v25.0): the
+// vendor retires each version about two years after its release, so an
+// app that pins one must move on with it.
+//
+// # Templates
+//
+// A notify.ChatTemplate becomes the components the vendor documents
+// (cloud-api/guides/send-message-templates; testdata/requests holds the
+// exact bodies, with each source named in golden_test.go):
+//
+//   - "header": one parameter, text (HeaderText, named by HeaderName in a
+//     template approved with named parameters) or the image, document or
+//     video link of HeaderURL;
+//   - "body": Params as positional text parameters ({{1}}, {{2}}, ...), or
+//     NamedParams as text parameters with "parameter_name", in the order
+//     of their names;
+//   - one "button" component per TemplateButton: {"sub_type": "url" |
+//     "quick_reply" | "copy_code", "index": "<n>", "parameters": [...]}
+//     with a text, payload or coupon_code parameter.
+//
+// An authentication template, the only kind the vendor lets carry a
+// one-time code, has a body of one parameter, the code, and an OTP button
+// (copy code or one-tap) that needs the code too, as a URL button at
+// index 0; without it the vendor answers 131008 "Button at index 0 of type
+// Url requires a parameter". The chat channel builds it (chat
+// Config.CloudOTPTemplate).
+//
+// Values the vendor would refuse are refused before the request as
+// CodeInvalidArgument naming the field: an empty parameter, one with a
+// line break, a tab or more than four spaces in a row, Params and
+// NamedParams together, a name that is not lower-case letters, digits and
+// '_', a button index outside 0-9 or given twice, an empty URL suffix, a
+// quick-reply payload over 128 characters, a coupon code over 15.
 //
 // # Errors
 //
@@ -45,8 +77,10 @@
 //	                                  whether the message was sent
 //	131047                            CodeRejected: outside the 24-hour
 //	                                  customer service window; send a template
+//	131008                            CodeRejected: a required parameter is
+//	                                  missing (an OTP button's code)
 //	132000, 132001, 132005, 132007,   CodeRejected: the template does not
-//	132012, 132015, 132016            exist, or does not match the parameters
+//	132012, 132015, 132016, 132018    exist, or does not match the parameters
 //	190                               CodeRejected: bad or expired token
 //	10, 200, 131005                   CodeRejected: the token lacks permission
 //	131026 and other codes on a 4xx   CodeRejected
@@ -69,8 +103,11 @@
 // any I/O. CheckHealth sends nothing, so its failures that would be of
 // unknown outcome for a send are CodeUnavailable.
 //
-// Error messages carry the vendor's message, code and fbtrace_id (for
-// support requests) but never the token or the envelope's OTP.
+// An answer with the vendor's error object is also an *Error, wrapped by
+// the *notify.Error: errors.As reaches its Code, Subcode, TraceID and
+// text, so an app can act on a code without parsing messages. Error
+// messages carry the vendor's message, code and fbtrace_id (for support
+// requests) but never the token or the envelope's OTP.
 //
 // # Delivery reports
 //

@@ -48,7 +48,7 @@ func newReportLoop(t *testing.T) *reportLoop {
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	ch, err := chat.New(chat.Config{Cloud: newProvider(t, l.vendor, testToken)})
+	ch, err := chat.New(chat.Config{Cloud: newProvider(t, l.vendor, testToken), CloudOTPTemplate: "otp_code"})
 	if err != nil {
 		t.Fatal(err)
 	}

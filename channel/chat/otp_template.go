@@ -1,0 +1,61 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/notifykit/notify"
+)
+
+// otpConfig checks and keeps the cloud OTP template of cfg.
+func (c *Channel) otpConfig(cfg Config) error {
+	if cfg.CloudOTPTemplate == "" {
+		if cfg.Cloud != nil && cfg.QR == nil {
+			return errors.New("chat: Config.Cloud needs CloudOTPTemplate, the authentication template one-time codes go through (the cloud vendor refuses codes in free text and other templates), or a QR provider to carry them")
+		}
+		return nil
+	}
+	if !templateName(cfg.CloudOTPTemplate) {
+		return fmt.Errorf("chat: Config.CloudOTPTemplate %q is not a template name (lower-case letters, digits and '_')", cfg.CloudOTPTemplate)
+	}
+	c.otpLang = "en_US"
+	if cfg.CloudOTPLanguage != "" {
+		lang, ok := normalLanguage(cfg.CloudOTPLanguage)
+		if !ok {
+			return fmt.Errorf("chat: Config.CloudOTPLanguage %q is not a language code such as en_US", cfg.CloudOTPLanguage)
+		}
+		c.otpLang = lang
+	}
+	return nil
+}
+
+// authTemplate returns the cloud form of a message that carries code: the
+// authentication template with the code as its one body parameter and as
+// the value of its OTP button, which the vendor sends as a URL button at
+// index 0 whether it shows "copy code" or one-tap autofill. lang, when
+// set, overrides the configured language. It returns nil when no
+// template is configured or the message does not go to the cloud gateway.
+func (c *Channel) authTemplate(code, lang string, requested notify.ChatGateway) *notify.ChatTemplate {
+	if c.otpName == "" || c.cloud == nil || requested == notify.GatewayQR || code == "" {
+		return nil
+	}
+	if lang == "" {
+		lang = c.otpLang
+	}
+	return &notify.ChatTemplate{Name: c.otpName, Language: lang, Params: []string{code},
+		Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 0, Value: code}}}
+}
+
+// templateName reports whether s can name a cloud template: 1 to 512
+// lower-case letters, digits and '_'.
+func templateName(s string) bool {
+	if s == "" || len(s) > 512 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
