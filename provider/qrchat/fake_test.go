@@ -64,6 +64,7 @@ type fakeWAHA struct {
 	remap       map[string]string // numbers check-exists names another chat ID for
 	checks      int               // check-exists questions
 	captured    []capturedRequest // every request, for golden files
+	aborted     chan string       // paths of requests whose body was cut short
 
 	hookURL string    // where events are posted (setWebhook)
 	hookKey string    // the webhook's hmac.key; empty signs nothing
@@ -88,7 +89,7 @@ type rawReply struct {
 var chatIDRE = regexp.MustCompile(`^([0-9]{8,15}@c\.us|[0-9]{8,20}@lid)$`)
 
 func newFakeWAHA(t *testing.T) *fakeWAHA {
-	f := &fakeWAHA{status: "WORKING", engine: "WEBJS"}
+	f := &fakeWAHA{status: "WORKING", engine: "WEBJS", aborted: make(chan string, 16)}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
@@ -105,7 +106,16 @@ func badRequest(w http.ResponseWriter, msgs ...string) {
 }
 
 func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		// The body never came whole (the client cut it short): WAHA's
+		// body parser fails the request, and nothing is sent.
+		select {
+		case f.aborted <- r.URL.Path:
+		default:
+		}
+		return
+	}
 	f.mu.Lock()
 	latency := f.latency
 	f.mu.Unlock()

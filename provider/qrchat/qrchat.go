@@ -3,7 +3,6 @@ package qrchat
 import (
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -150,17 +149,18 @@ type Config struct {
 // Provider sends chat envelopes through a QR-session gateway. Create one
 // with New; it is safe for concurrent use and holds no goroutines.
 type Provider struct {
-	name    string
-	base    string
-	key     string
-	session string
-	cc      string
-	client  *http.Client
-	ttl     time.Duration
-	guard   *netguard.Guard
-	edition Edition
-	coreMed CoreMediaMode
-	check   bool
+	name     string
+	base     string
+	key      string
+	session  string
+	cc       string
+	client   *http.Client
+	ttl      time.Duration
+	guard    *netguard.Guard
+	maxMedia int64
+	edition  Edition
+	coreMed  CoreMediaMode
+	check    bool
 
 	mu        sync.Mutex
 	workingTo time.Time // the session was WORKING; trusted until then
@@ -225,16 +225,17 @@ func New(cfg Config) (*Provider, error) {
 		resolver = cfg.Resolver
 	}
 	return &Provider{
-		name:    cfg.Name,
-		base:    rootOf(cfg.BaseURL),
-		key:     cfg.APIKey,
-		session: cfg.Session,
-		cc:      cfg.CountryCode,
-		client:  cfg.HTTPClient,
-		ttl:     cfg.StatusTTL,
-		edition: cfg.Edition,
-		coreMed: cfg.CoreMedia,
-		check:   cfg.CheckNumber,
+		name:     cfg.Name,
+		base:     rootOf(cfg.BaseURL),
+		key:      cfg.APIKey,
+		session:  cfg.Session,
+		cc:       cfg.CountryCode,
+		client:   cfg.HTTPClient,
+		ttl:      cfg.StatusTTL,
+		edition:  cfg.Edition,
+		coreMed:  cfg.CoreMedia,
+		check:    cfg.CheckNumber,
+		maxMedia: cfg.MediaMaxBytes,
 		guard: netguard.New(netguard.Config{
 			Resolver:  resolver,
 			Allow:     cfg.AllowMediaAddr,
@@ -388,32 +389,46 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	}
 	body := sendBody{Session: p.session, ChatID: chatID}
 	path := "/api/sendText"
+	var (
+		status int
+		header http.Header
+		answer []byte
+	)
 	switch {
 	case media != nil:
-		f, err := p.fetch(ctx, media)
+		ms, err := p.openMedia(ctx, media)
 		if err != nil {
 			return nil, err
 		}
-		body.File, body.Caption = f, text
+		body.File = &fileBody{MIMEType: ms.mime, Filename: media.FileName}
+		body.Caption = text
 		path = sendPath(media.Kind)
 		if media.Kind == notify.MediaVideo {
 			no := false
 			body.AsNote, body.Convert = &no, &no
 		}
-	case c.Media != nil: // a link to the media (MediaAsLink)
-		no := false
-		body.Text, body.LinkPreview = text, &no
+		status, header, answer, err = p.sendMedia(ctx, path, body, ms)
+		if err != nil {
+			if notify.OutcomeOf(err) == notify.OutcomeUnknown {
+				p.forget() // the gateway may be in trouble: ask again next time
+			}
+			return nil, err
+		}
 	default:
+		if c.Media != nil { // a link to the media (MediaAsLink)
+			no := false
+			body.LinkPreview = &no
+		}
 		body.Text = text
-	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
-	}
-	status, header, answer, err := p.do(ctx, http.MethodPost, path, data)
-	if err != nil {
-		p.forget() // the gateway may be in trouble: ask again next time
-		return nil, err
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
+		}
+		status, header, answer, err = p.do(ctx, http.MethodPost, path, data)
+		if err != nil {
+			p.forget() // the gateway may be in trouble: ask again next time
+			return nil, err
+		}
 	}
 	if status < 200 || status > 299 {
 		e := p.classify(status, header, answer, c.OTP)
@@ -442,39 +457,6 @@ func mediaLinkText(caption, url string) string {
 // was sent: certainly not accepted, with the context's error visible.
 func notSent(cerr error) error {
 	return &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("qrchat: not sent: %w", cerr)}
-}
-
-// fetch downloads the media through the guard and checks that its bytes
-// match the expected kind. It runs before the message is sent, so every
-// error is a certain refusal.
-func (p *Provider) fetch(ctx context.Context, m *notify.ChatMedia) (*fileBody, error) {
-	f, err := p.guard.Fetch(ctx, m.URL)
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, notSent(cerr)
-		}
-		if notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
-			err = notify.WithCode(notify.CodeUnavailable, err)
-		}
-		return nil, fmt.Errorf("qrchat: media_url: %w", err)
-	}
-	sniffed := http.DetectContentType(f.Data)
-	mime := m.MIMEType
-	switch {
-	case m.Kind == notify.MediaImage && !strings.HasPrefix(sniffed, "image/"):
-		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return an image (it looks like %s)", sniffed)
-	case m.Kind == notify.MediaVideo && !strings.HasPrefix(sniffed, "video/") && sniffed != "application/octet-stream":
-		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a video (it looks like %s)", sniffed)
-	case mime == "application/pdf" && sniffed != "application/pdf":
-		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a PDF (it looks like %s)", sniffed)
-	}
-	if m.Kind == notify.MediaImage {
-		mime = sniffed // the bytes say which image format it really is
-	}
-	if mime == "" {
-		mime = sniffed
-	}
-	return &fileBody{MIMEType: mime, Filename: m.FileName, Data: base64.StdEncoding.EncodeToString(f.Data)}, nil
 }
 
 // ensureWorking returns nil when the session is known to be WORKING.

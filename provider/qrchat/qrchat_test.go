@@ -80,6 +80,14 @@ func newMediaServer(t *testing.T) *mediaServer {
 			w.Write([]byte("<!DOCTYPE html><html><body>Sign in</body></html>"))
 		case "/big.pdf":
 			w.Write(append(append([]byte{}, pdfBytes...), bytes.Repeat([]byte("x"), 4096)...))
+		case "/cut.pdf":
+			// The source fails after the first 64 KiB: the send has
+			// started by then.
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(pdfBytes)
+			w.Write(bytes.Repeat([]byte("x"), 64<<10))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // net/http drops the connection
 		case "/busy.pdf":
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 		default:
@@ -198,6 +206,38 @@ func TestMediaFailures(t *testing.T) {
 	}
 	if gw.count() != 0 {
 		t.Fatalf("the gateway received %d messages", gw.count())
+	}
+}
+
+// TestMediaCutMidStream: the media are streamed into the send, so the
+// source can fail after the request to the gateway has started. The
+// provider then cuts the request short, the gateway never gets a whole
+// body and takes nothing: a certain, temporary refusal.
+func TestMediaCutMidStream(t *testing.T) {
+	gw := newFakeWAHA(t)
+	m := newMediaServer(t)
+	p := newProvider(t, gw, mediaConfig(m, 0))
+	_, err := p.Send(context.Background(), mediaEnv(m.url("/cut.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", ""))
+	if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.OutcomeNotAccepted || !notify.IsRetryable(err) {
+		t.Fatalf("got %v (%s), want a retryable Unavailable", err, notify.CodeOf(err))
+	}
+	if strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("the error repeats the media URL's query: %v", err)
+	}
+	select {
+	case path := <-gw.aborted:
+		if path != "/api/sendFile" {
+			t.Errorf("the cut request went to %s", path)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gateway never saw the cut request")
+	}
+	if gw.count() != 0 {
+		t.Fatalf("the gateway took %d messages", gw.count())
+	}
+	// The next send works.
+	if _, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", "")); err != nil {
+		t.Fatal(err)
 	}
 }
 
