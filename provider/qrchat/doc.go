@@ -41,9 +41,24 @@
 // link-local, CGNAT, unspecified, multicast and reserved ranges are
 // refused, so DNS rebinding cannot get around the channel's URL check), no
 // proxy is used, redirects are re-checked, the body is limited to
-// Config.MediaMaxBytes and the fetch to Config.MediaTimeout. The bytes are
-// sniffed (a PDF must look like a PDF, an image like an image) and sent as
-// base64 "data"; the gateway never sees the URL.
+// Config.MediaMaxBytes and the fetch to Config.MediaTimeout. The first 512
+// bytes are sniffed (a PDF must look like a PDF, an image like an image)
+// before anything is sent; the file then goes as base64 "data"; the
+// gateway never sees the URL.
+//
+// The file is streamed: the request's JSON body is written as the media
+// arrive (through an io.Pipe, base64-encoded on the way, sent with
+// chunked transfer encoding), so a send holds a few 32 KiB buffers and
+// never the whole file or its base64 copy, whatever its size. Eight
+// concurrent sends of 16 MiB files peak at a few MiB of heap, where
+// reading each file whole peaked at about 600 MiB
+// (BenchmarkMediaPeakHeap, stream and whole). No memory budget is needed
+// between sends for that reason. A source that fails (or a file that
+// turns out larger than the limit) after the request has started makes
+// the provider abort the request before its last chunk: the gateway
+// never receives a whole body, cannot parse it and takes nothing, so the
+// send is certainly not accepted (the media's error: CodeUnavailable, or
+// CodeRejected for the size).
 //
 // # Number check
 //
@@ -105,7 +120,9 @@
 //	table engineRefusals in engine.go, with sources)       CodeRejected
 //	media refused by the guard, too large, wrong type,
 //	or answered 4xx by its server                          CodeRejected
-//	media server down or 5xx (before the send)             CodeUnavailable
+//	media server down or 5xx (before the send), or its
+//	body failing while it is streamed (the request is
+//	aborted before it is whole)                            CodeUnavailable
 //	an envelope that cannot be sent                        CodeInvalidArgument
 //	other HTTP 5xx: the gateway reports its engine's
 //	failures as 500 (the engine may have sent the message
