@@ -147,7 +147,9 @@ type Config struct {
 }
 
 // Provider sends chat envelopes through a QR-session gateway. Create one
-// with New; it is safe for concurrent use and holds no goroutines.
+// with New; it is safe for concurrent use. It holds no goroutines
+// between calls: a media send runs one, which writes the request's body
+// as the file arrives, and ends it before Send returns.
 type Provider struct {
 	name     string
 	base     string
