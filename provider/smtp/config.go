@@ -124,6 +124,9 @@ type Server struct {
 	// subject) put in campaign mail's List-Unsubscribe header. Default
 	// none.
 	ListUnsubscribeMailto string
+	// DKIM signs the mail of this configuration when set; see DKIM.
+	// Default off.
+	DKIM DKIM
 }
 
 // Config configures a Provider.
@@ -155,6 +158,8 @@ type settings struct {
 	// unsubKeys make the tokens of "{token}"; nil without
 	// UnsubscribeSecret.
 	unsubKeys *tokenKeys
+	// dkim signs messages; nil when DKIM is off.
+	dkim *dkimSigner
 }
 
 func (s Server) settings() (*settings, error) {
@@ -203,6 +208,11 @@ func (s Server) settings() (*settings, error) {
 	} else {
 		st.fromAddr = a.Address
 		st.fromDomain = a.Address[strings.LastIndexByte(a.Address, '@')+1:]
+	}
+	var dkimErrs []string
+	st.dkim, dkimErrs = newDKIMSigner(s.DKIM, st.fromDomain)
+	for _, e := range dkimErrs {
+		bad("%s", e)
 	}
 	if hasCRLF(s.FromName) {
 		bad("FromName must not contain CR, LF or NUL")

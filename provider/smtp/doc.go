@@ -18,6 +18,21 @@
 // (see message.go), and its send timeout adds a goroutine and an RSET
 // round trip to every message; deadlines on the connection replace it.
 //
+// # DKIM and EHLO
+//
+// Server.DKIM signs every message of a configuration (RFC 6376,
+// rsa-sha256, relaxed/relaxed) with a key for the From domain or a
+// parent of it. The signature covers From, To, Subject, Date,
+// Message-ID, MIME-Version, Content-Type and, when present, Reply-To,
+// Content-Transfer-Encoding, List-Unsubscribe and List-Unsubscribe-Post,
+// as RFC 8058 requires for one-click unsubscribe. It is off by default;
+// New refuses a malformed, non-RSA or short key, or a domain that does
+// not match From, naming the field and never showing the key. See
+// ExampleDKIM.
+//
+// Server.Helo is the EHLO name; by default the machine's host name, or
+// "localhost" when that is not a valid host name.
+//
 // # Unsubscribe links
 //
 // Campaign mail carries List-Unsubscribe, and List-Unsubscribe-Post for

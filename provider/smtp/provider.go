@@ -141,6 +141,12 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
+	if r.st.dkim != nil {
+		if msg.data, err = r.st.dkim.sign(msg.data); err != nil {
+			// Nothing was sent: a certain refusal, not retried, refunded.
+			return nil, wrapCode(rejected, fmt.Errorf("smtp: DKIM signing for %s failed: %w", r.st.dkim.domain, err))
+		}
+	}
 
 	fresh := false
 	for {
