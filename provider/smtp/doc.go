@@ -67,6 +67,8 @@
 //	250 to the final dot                            (Result)             accepted
 //	bad envelope (address, header injection)        InvalidArgument      not accepted
 //	campaign mail, no List-Unsubscribe configured   Rejected             not accepted
+//	DKIM signing failed (not seen with a key New    Rejected             not accepted
+//	  accepted)
 //	4xx reply at any stage (421 included)           Unavailable          not accepted, retried
 //	5xx reply at any stage (login refused too)      Rejected             not accepted
 //	dial, TLS, login or network failure before      Unavailable          not accepted, retried

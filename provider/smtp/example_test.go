@@ -26,7 +26,8 @@ func Example() {
 	}
 	bulk := relay
 	bulk.From = "news@acme.example"
-	bulk.ListUnsubscribeURL = "https://acme.example/unsubscribe?e={email}"
+	bulk.ListUnsubscribeURL = "https://acme.example/unsubscribe?t={token}" // see ExampleVerifyUnsubscribeToken
+	bulk.UnsubscribeSecret = []byte("example-secret-do-not-use-0123456789")
 	bulk.ListUnsubscribeMailto = "unsubscribe@acme.example"
 
 	p, err := smtp.New(smtp.Config{
@@ -58,6 +59,6 @@ func Example() {
 	fmt.Println("connections:", srv.Connections())
 	// Output:
 	// <msg-otp@acme.example> from noreply@acme.example, over TLS true, List-Unsubscribe ""
-	// <msg-campaign@acme.example> from news@acme.example, over TLS true, List-Unsubscribe "<https://acme.example/unsubscribe?e=asha%40example.com>, <mailto:unsubscribe@acme.example>"
+	// <msg-campaign@acme.example> from news@acme.example, over TLS true, List-Unsubscribe "<https://acme.example/unsubscribe?t=AV1U2mINXzVz650HOxBb-Qh6mP_li6V_PEEIA5UIy8mL>, <mailto:unsubscribe@acme.example>"
 	// connections: 1
 }

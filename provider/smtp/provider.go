@@ -106,7 +106,7 @@ func (p *Provider) route(purpose notify.EmailPurpose) *route {
 //
 //   - certainly not accepted: a bad envelope is InvalidArgument; campaign
 //     mail without ListUnsubscribeURL or ListUnsubscribeMailto in its
-//     configuration is Rejected; a 4xx reply at any stage, or a failure
+//     configuration, or a failed DKIM signature, is Rejected; a 4xx reply at any stage, or a failure
 //     before the final dot of DATA was written (dial, TLS, login, the
 //     MAIL, RCPT and DATA commands, the connection lost while writing the
 //     message, ctx ending meanwhile, the provider closed), is
