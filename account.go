@@ -19,6 +19,12 @@ type Account struct {
 	// DLTTemplates are the operator-registered SMS templates of the account,
 	// used by the dlt route.
 	DLTTemplates []DLTTemplate
+	// SenderIDs, when set, are the only SMS sender headers the account may
+	// use (its VendorID and its DLT headers, say): a sender_id outside the
+	// list is refused, so that one account cannot send under another's
+	// (a bank's) header. Compared without regard to case. Empty: any
+	// header the SMS rules accept. Default empty.
+	SenderIDs []string
 	// PricePlan names the price list that applies; empty means the default.
 	PricePlan string
 	// Disabled accounts are refused with CodePermissionDenied.
@@ -32,6 +38,11 @@ type DLTTemplate struct {
 	ID       string
 	EntityID string
 	Content  string
+	// MessageID is the template's ID in the SMS vendor's DLT manager
+	// (where the vendor has one, such as Fast2SMS's Message ID). Set, the
+	// vendor is sent that ID and the values of the template's {#var#}
+	// slots rather than the whole text (its dlt route). Default "".
+	MessageID string
 }
 
 // FindDLTTemplate returns the registered DLT template with the given ID.

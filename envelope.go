@@ -73,8 +73,12 @@ type SMSMessage struct {
 	DLTEntityID   string
 	// DLTValues are the values of the DLT template's {#var#} slots, in order.
 	DLTValues []string
-	Encoding  SMSEncoding
-	Segments  int
+	// DLTMessageID is the registered template's ID in the vendor's DLT
+	// manager (notify.DLTTemplate.MessageID), when it has one: a provider
+	// may send it with DLTValues instead of Text.
+	DLTMessageID string
+	Encoding     SMSEncoding
+	Segments     int
 }
 
 // EmailMessage is the content of an e-mail envelope. From addresses come

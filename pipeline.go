@@ -166,17 +166,33 @@ func replayError(op string, r *Receipt) error {
 // Its receipt's status is the outcome: sent, failed (refunded) or unknown
 // (charged).
 func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p prepared) (*Receipt, error) {
+	r, charged, err := n.begin(ctx, op, acct, p)
+	if r == nil || err != nil {
+		return r, err
+	}
+	// Deliver, with retries of certain, temporary refusals.
+	res, attempts, outcome, derr := n.deliver(ctx, p.ch, p.env)
+	return n.settle(ctx, op, acct, p.env, r, charged, res, attempts, outcome, derr)
+}
+
+// begin charges p and opens its record, then marks it attempting: what
+// comes before the vendor call. It returns the receipt to fill and whether
+// money moved. A nil receipt and an error: nothing was charged or
+// written. A receipt and an error: the record could not be marked
+// attempting, so the vendor must not be called; the receipt is settled
+// (failed, refunded) and reported.
+func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepared) (*Receipt, bool, error) {
 	env := p.env
 	env.ID = n.newID()
 
 	// Charge and open the record: a caller that has gone already gets
 	// nothing charged.
 	if err := ctx.Err(); err != nil && (n.wallet != nil || n.messages != nil) {
-		return nil, wrap(op, "", CodeCanceled, err)
+		return nil, false, wrap(op, "", CodeCanceled, err)
 	}
 	balance, charged, err := n.open(ctx, op, acct, p)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	n.observe(ctx, Event{Type: EventAccepted, Envelope: env})
 
@@ -195,11 +211,17 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 	}
 	if err := n.markAttempting(ctx, env); err != nil {
 		// The vendor was not called: a certain non-acceptance.
-		return n.fail(ctx, acct, env, r, charged, wrap(op, env.Provider, CodeUnavailable, err))
+		r, err := n.fail(ctx, acct, env, r, charged, wrap(op, env.Provider, CodeUnavailable, err))
+		return r, charged, err
 	}
+	return r, charged, nil
+}
 
-	// Deliver, with retries of certain, temporary refusals.
-	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env)
+// settle finishes r, the receipt of env, by the outcome of its delivery:
+// sent (the charge stands, less what a cheaper failover saves), unknown
+// (the charge stands, nothing retries it) or not accepted (refunded once).
+func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *Envelope, r *Receipt, charged bool,
+	res *Result, attempts int, outcome Outcome, derr error) (*Receipt, error) {
 	r.Attempts = attempts
 	switch outcome {
 	case OutcomeAccepted:
@@ -551,43 +573,55 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 // before an attempt stops the send there: the vendor was not called again,
 // so that is a certain non-acceptance.
 func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, Outcome, error) {
+	var res *Result
+	attempts, outcome, err := n.retrying(ctx, env.Provider, func(ctx context.Context, timeout time.Duration) (err error) {
+		res, err = attemptDeliver(ctx, ch, env, timeout)
+		return err
+	})
+	return res, attempts, outcome, err
+}
+
+// retrying makes attempts through provider's attempt function, with the
+// retry policy deliver describes, and returns how many it made, the
+// outcome and the last error.
+func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx context.Context, timeout time.Duration) error) (int, Outcome, error) {
 	timeout := n.timeout
-	if d, ok := n.providerTimeouts[env.Provider]; ok {
+	if d, ok := n.providerTimeouts[provider]; ok {
 		timeout = d
 	}
 	var last error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, attempt - 1, OutcomeNotAccepted, contextError(cerr, last)
+			return attempt - 1, OutcomeNotAccepted, contextError(cerr, last)
 		}
-		res, err := attemptDeliver(ctx, ch, env, timeout)
+		err := try(ctx, timeout)
 		switch OutcomeOf(err) {
 		case OutcomeAccepted:
-			return res, attempt, OutcomeAccepted, nil
+			return attempt, OutcomeAccepted, nil
 		case OutcomeUnknown:
-			return nil, attempt, OutcomeUnknown, err
+			return attempt, OutcomeUnknown, err
 		}
 		last = err
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, attempt, OutcomeNotAccepted, contextError(cerr, err)
+			return attempt, OutcomeNotAccepted, contextError(cerr, err)
 		}
 		// Certainly not accepted here, so IsRetryable comes down to
 		// whether the code is temporary.
 		if attempt >= n.retry.MaxAttempts || !CodeOf(err).Temporary() {
-			return nil, attempt, OutcomeNotAccepted, err
+			return attempt, OutcomeNotAccepted, err
 		}
 		delay := n.backoff(attempt, err)
 		if delay < 0 {
-			return nil, attempt, OutcomeNotAccepted, err
+			return attempt, OutcomeNotAccepted, err
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
-			return nil, attempt, OutcomeNotAccepted, err // the retry could not finish in time
+			return attempt, OutcomeNotAccepted, err // the retry could not finish in time
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, attempt, OutcomeNotAccepted, contextError(ctx.Err(), err)
+			return attempt, OutcomeNotAccepted, contextError(ctx.Err(), err)
 		case <-t.C:
 		}
 	}
@@ -599,14 +633,8 @@ func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Res
 // the request before it went wrong. The Internal cause tells the HTTP
 // adapter to keep the details for the log.
 func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time.Duration) (res *Result, err error) {
-	if timeout > 0 {
-		deadline := time.Now().Add(timeout)
-		if dl, ok := ctx.Deadline(); !ok || dl.After(deadline) {
-			actx := newAttemptCtx(ctx, deadline)
-			defer actx.release()
-			ctx = actx
-		}
-	}
+	ctx, release := attemptContext(ctx, timeout)
+	defer release()
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
@@ -616,13 +644,31 @@ func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time
 	if err == nil && (res == nil || res.ProviderMessageID == "") {
 		return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
 	}
+	return res, attemptError(ctx, err)
+}
+
+// attemptContext bounds one attempt by timeout, when that ends before
+// ctx does.
+func attemptContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+	if timeout > 0 {
+		deadline := time.Now().Add(timeout)
+		if dl, ok := ctx.Deadline(); !ok || dl.After(deadline) {
+			actx := newAttemptCtx(ctx, deadline)
+			return actx, actx.release
+		}
+	}
+	return ctx, func() {}
+}
+
+// attemptError keeps both causes when the attempt timed out and the
+// provider returned an error of its own that does not say the vendor
+// refused.
+func attemptError(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil && OutcomeOf(err) == OutcomeUnknown &&
 		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-		// The attempt timed out and the provider returned an error of its
-		// own that does not say the vendor refused: keep both.
-		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		return fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}
-	return res, err
+	return err
 }
 
 func safePrepare(ctx context.Context, ch Channel, acct *Account, req Request) (env *Envelope, err error) {

@@ -126,11 +126,14 @@ func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*notify.Acc
 	return acct.(*notify.Account), nil
 }
 
-// cloneAccount copies a, its slice included.
+// cloneAccount copies a, its slices included.
 func cloneAccount(a *notify.Account) *notify.Account {
 	c := *a
 	if a.DLTTemplates != nil {
 		c.DLTTemplates = slices.Clone(a.DLTTemplates)
+	}
+	if a.SenderIDs != nil {
+		c.SenderIDs = slices.Clone(a.SenderIDs)
 	}
 	return &c
 }

@@ -17,9 +17,10 @@ import (
 // dltJSON is the stored form of a notify.DLTTemplate; its own tags keep
 // the column's format independent of Go field names.
 type dltJSON struct {
-	ID       string `json:"id"`
-	EntityID string `json:"entity_id"`
-	Content  string `json:"content"`
+	ID        string `json:"id"`
+	EntityID  string `json:"entity_id"`
+	Content   string `json:"content"`
+	MessageID string `json:"message_id,omitempty"`
 }
 
 // PutAccount creates the account, or replaces every field of an existing
@@ -45,7 +46,7 @@ func (s *Store) PutAccount(ctx context.Context, acct *notify.Account, apiKeys ..
 	if acct.DLTTemplates != nil {
 		ts := make([]dltJSON, len(acct.DLTTemplates))
 		for i, t := range acct.DLTTemplates {
-			ts[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content}
+			ts[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
 		}
 		var err error
 		if dlt, err = json.Marshal(ts); err != nil {
@@ -65,7 +66,7 @@ func (s *Store) putAccount(ctx context.Context, acct *notify.Account, dlt []byte
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name, acct.VendorID,
 		acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-		string(acct.PrimaryGateway), dlt, acct.PricePlan, acct.Disabled); err != nil {
+		string(acct.PrimaryGateway), dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs); err != nil {
 		return s.fail(ctx, "put account", err)
 	}
 	for _, k := range apiKeys {
@@ -309,7 +310,7 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*notify.Account, error) {
 	var gateway string
 	var dlt []byte
 	dest := []any{&a.ID, &a.Name, &a.VendorID, &a.Currency.Code, &a.Currency.Symbol,
-		&a.Currency.Exponent, &gateway, &dlt, &a.PricePlan, &a.Disabled}
+		&a.Currency.Exponent, &gateway, &dlt, &a.PricePlan, &a.Disabled, &a.SenderIDs}
 	if keyHash != nil {
 		dest = append([]any{keyHash}, dest...)
 	}
@@ -324,7 +325,7 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*notify.Account, error) {
 		}
 		a.DLTTemplates = make([]notify.DLTTemplate, len(ts))
 		for i, t := range ts {
-			a.DLTTemplates[i] = notify.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content}
+			a.DLTTemplates[i] = notify.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
 		}
 	}
 	return &a, nil

@@ -105,22 +105,22 @@ WHERE l.account = $1 AND l.id > $2 ORDER BY l.id LIMIT $3`),
 
 		putAccount: x(`INSERT INTO {{s}}{{p}}accounts
 	(id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
-	 primary_gateway, dlt_templates, price_plan, disabled)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	 primary_gateway, dlt_templates, price_plan, disabled, sender_ids)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (id) DO UPDATE SET
 	name = EXCLUDED.name, vendor_id = EXCLUDED.vendor_id,
 	currency_code = EXCLUDED.currency_code, currency_symbol = EXCLUDED.currency_symbol,
 	currency_exponent = EXCLUDED.currency_exponent, primary_gateway = EXCLUDED.primary_gateway,
 	dlt_templates = EXCLUDED.dlt_templates, price_plan = EXCLUDED.price_plan,
-	disabled = EXCLUDED.disabled, updated_at = now()`),
+	disabled = EXCLUDED.disabled, sender_ids = EXCLUDED.sender_ids, updated_at = now()`),
 
 		account: x(`SELECT id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
-	primary_gateway, dlt_templates, price_plan, disabled
+	primary_gateway, dlt_templates, price_plan, disabled, sender_ids
 FROM {{s}}{{p}}accounts WHERE id = $1`),
 
 		accountByKey: x(`SELECT k.key_hash, a.id, a.name, a.vendor_id, a.currency_code,
 	a.currency_symbol, a.currency_exponent, a.primary_gateway, a.dlt_templates,
-	a.price_plan, a.disabled
+	a.price_plan, a.disabled, a.sender_ids
 FROM {{s}}{{p}}api_keys k JOIN {{s}}{{p}}accounts a ON a.id = k.account
 WHERE k.key_hash = $1`),
 

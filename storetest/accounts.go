@@ -64,8 +64,9 @@ func fullAccount() *notify.Account {
 		PrimaryGateway: notify.GatewayQR,
 		DLTTemplates: []notify.DLTTemplate{
 			{ID: "1107160000000000001", EntityID: "1101160000000000001", Content: "Your OTP is {#var#}. Do not share it."},
-			{ID: "1107160000000000002", EntityID: "1101160000000000001", Content: "Order {#var#} has shipped."},
+			{ID: "1107160000000000002", EntityID: "1101160000000000001", Content: "Order {#var#} has shipped.", MessageID: "164725"},
 		},
+		SenderIDs: []string{"ACMEST", "ACMEIN"},
 		PricePlan: "gold",
 	}
 }
@@ -73,7 +74,7 @@ func fullAccount() *notify.Account {
 func newKey() string { return newName("key") + newName("") }
 
 // diffAccount describes how got differs from want, or returns "". A nil
-// and an empty DLTTemplates are the same.
+// and an empty DLTTemplates (or SenderIDs) are the same.
 func diffAccount(got, want *notify.Account) string {
 	if got == nil {
 		return "nil account"
@@ -94,12 +95,16 @@ func diffAccount(got, want *notify.Account) string {
 	if !slices.Equal(got.DLTTemplates, want.DLTTemplates) {
 		d = append(d, fmt.Sprintf("DLTTemplates = %+v, want %+v", got.DLTTemplates, want.DLTTemplates))
 	}
+	if !slices.Equal(got.SenderIDs, want.SenderIDs) {
+		d = append(d, fmt.Sprintf("SenderIDs = %v, want %v", got.SenderIDs, want.SenderIDs))
+	}
 	return strings.Join(d, "; ")
 }
 
 func cloneAccount(a *notify.Account) *notify.Account {
 	c := *a
 	c.DLTTemplates = slices.Clone(a.DLTTemplates)
+	c.SenderIDs = slices.Clone(a.SenderIDs)
 	return &c
 }
 
@@ -202,6 +207,7 @@ func testAccountCopies(t *testing.T, h AccountsHarness) {
 	// contract forbids changing them, so there is nothing to test there.)
 	fixture.Name = "changed by the caller"
 	fixture.DLTTemplates[0].Content = "changed by the caller"
+	fixture.SenderIDs[0] = "CHANGED"
 
 	ctx := context.Background()
 	for _, lookup := range []func() (*notify.Account, error){

@@ -59,6 +59,7 @@ func (s *simpleAccounts) out(a *notify.Account) *notify.Account {
 	}
 	c := *a
 	c.DLTTemplates = slices.Clone(a.DLTTemplates)
+	c.SenderIDs = slices.Clone(a.SenderIDs)
 	return &c
 }
 

@@ -140,6 +140,9 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	} else if sender != "" {
 		checkSender(&fe, sender, senderDefaulted)
 	}
+	if !fe.Has("sender_id") {
+		checkAllowedSender(&fe, acct, sender)
+	}
 
 	// The envelope and its content are allocated together: one allocation
 	// per send instead of two.
@@ -325,7 +328,7 @@ func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify
 		fe.Addf("dlt_entity_id", "%s is not the entity registered with template %s", rules.Clip(entity), rules.Clip(id))
 		return
 	}
-	msg.DLTTemplateID, msg.DLTEntityID = tpl.ID, tpl.EntityID
+	msg.DLTTemplateID, msg.DLTEntityID, msg.DLTMessageID = tpl.ID, tpl.EntityID, tpl.MessageID
 	if !textOK {
 		return
 	}
@@ -415,6 +418,21 @@ func checkSender(fe *notify.FieldErrors, sender string, defaulted bool) {
 	}
 }
 
+// checkAllowedSender refuses a sender header the account has not declared
+// (notify.Account.SenderIDs), so that one account cannot send under
+// another's header.
+func checkAllowedSender(fe *notify.FieldErrors, acct *notify.Account, sender string) {
+	if len(acct.SenderIDs) == 0 || sender == "" {
+		return
+	}
+	for _, id := range acct.SenderIDs {
+		if strings.EqualFold(id, sender) {
+			return
+		}
+	}
+	fe.Addf("sender_id", "%s is not one of the account's sender IDs (%s)", rules.Clip(sender), strings.Join(acct.SenderIDs, ", "))
+}
+
 // checkText reports text that cannot be sent as an SMS.
 func checkText(fe *notify.FieldErrors, text string) bool {
 	if !utf8.ValidString(text) {
@@ -446,6 +464,38 @@ func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Re
 	return c.provider.Send(ctx, env)
 }
 
+// MaxBatch implements notify.BatchDeliverer: the provider's MaxBatch when
+// it is a notify.BatchSender, else 1.
+func (c *Channel) MaxBatch() int {
+	if b, ok := c.provider.(notify.BatchSender); ok {
+		return max(1, b.MaxBatch())
+	}
+	return 1
+}
+
+// DeliverBatch implements notify.BatchDeliverer: envs, which differ only
+// in their recipients, go to the provider in one SendBatch call when it is
+// a notify.BatchSender; otherwise envs must be one envelope, sent with
+// Send.
+func (c *Channel) DeliverBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
+	for _, env := range envs {
+		if env == nil || env.SMS == nil {
+			return nil, notify.Errorf(notify.CodeInternal, "sms: DeliverBatch needs SMS envelopes")
+		}
+	}
+	if b, ok := c.provider.(notify.BatchSender); ok {
+		return b.SendBatch(ctx, envs)
+	}
+	if len(envs) != 1 {
+		return nil, notify.Errorf(notify.CodeInternal, "sms: provider %s sends one message at a time, not %d", c.providerName, len(envs))
+	}
+	res, err := c.provider.Send(ctx, envs[0])
+	if err != nil {
+		return nil, err
+	}
+	return []*notify.Result{res}, nil
+}
+
 // CheckHealth implements notify.HealthChecker by asking the provider, when
 // it can tell; a provider that cannot is taken as healthy.
 func (c *Channel) CheckHealth(ctx context.Context) error {
@@ -460,6 +510,7 @@ func (c *Channel) String() string { return fmt.Sprintf("sms channel via %s", c.p
 
 // Interface guards
 var (
-	_ notify.Channel       = (*Channel)(nil)
-	_ notify.HealthChecker = (*Channel)(nil)
+	_ notify.BatchDeliverer = (*Channel)(nil)
+	_ notify.Channel        = (*Channel)(nil)
+	_ notify.HealthChecker  = (*Channel)(nil)
 )

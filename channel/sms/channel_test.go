@@ -394,3 +394,50 @@ func TestNew(t *testing.T) {
 		t.Errorf("e-mail request: %v", err)
 	}
 }
+
+// TestAllowedSenderIDs: an account that declares its sender headers can
+// use those (in any case) and no other, on every route that takes one.
+func TestAllowedSenderIDs(t *testing.T) {
+	ch, _ := newChannel(t, sms.Config{})
+	acct := testAccount()
+	acct.SenderIDs = []string{"ACMECO", "ACMEIN"}
+	ctx := context.Background()
+	for _, ok := range []*notify.SMSRequest{
+		{To: "9876543210", Message: "hello"},                     // the default, the vendor ID
+		{To: "9876543210", Message: "hello", SenderID: "acmein"}, // case does not matter
+		{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, SenderID: "ACMEIN",
+			Message: "Dear Asha, your order A-1 has shipped. - ACMECO"},
+	} {
+		if _, err := ch.Prepare(ctx, acct, ok); err != nil {
+			t.Errorf("%+v: %v", ok, err)
+		}
+	}
+	for _, bad := range []*notify.SMSRequest{
+		{To: "9876543210", Message: "hello", SenderID: "HDFCBK"},
+		{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, SenderID: "HDFCBK",
+			Message: "Dear Asha, your order A-1 has shipped. - ACMECO"},
+	} {
+		_, err := ch.Prepare(ctx, acct, bad)
+		if !hasField(err, "sender_id") || !strings.Contains(err.Error(), "not one of the account's sender IDs") {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+	// Without a list any valid header goes, as before.
+	acct.SenderIDs = nil
+	if _, err := ch.Prepare(ctx, acct, &notify.SMSRequest{To: "9876543210", Message: "hello", SenderID: "HDFCBK"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hasField(err error, field string) bool {
+	var e *notify.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	for _, f := range e.Fields {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}

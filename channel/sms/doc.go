@@ -16,18 +16,30 @@
 //     may be left out, and then comes from the registered template. The
 //     sender header must be 6 letters. A template ID the account has not
 //     registered is refused, because its text cannot be checked before the
-//     message is charged, unless Config.AllowUnregisteredDLT is set.
+//     message is charged, unless Config.AllowUnregisteredDLT is set. A
+//     registered template with the vendor's Message ID
+//     (notify.DLTTemplate.MessageID) sets Envelope.SMS.DLTMessageID, so
+//     that a provider may send the ID and the values instead of the text.
 //
 // # Common rules
 //
 // The recipient is an Indian mobile number: 10 digits starting 6-9, with
 // +91, 91 or 0 prefixes, spaces and dashes removed. sender_id defaults to
-// the account's VendorID. A text longer than Config.MaxSegments segments
+// the account's VendorID; an account that lists its sender headers
+// (notify.Account.SenderIDs) may use only those, in any letter case, so
+// that one account cannot send under another's header. A text longer than Config.MaxSegments segments
 // (default 10) is refused; see Segments for how they are counted.
 // Envelope.Units is the number of segments, so the price is per segment.
 // With template_slug the body is rendered by Config.Renderer from the
 // template's SMS form. Envelope.Class is the rendered template's class, or
 // Transactional; price lists tell routes apart by Envelope.SMS.Route.
+//
+// # Bulk sends
+//
+// The Channel implements notify.BatchDeliverer: when its provider is a
+// notify.BatchSender (provider/smsgateway is), notify.Notifier.SendSMSBulk
+// sends one text to many numbers in one vendor call per batch of
+// MaxBatch; with any other provider it sends them one by one.
 //
 // Prepare reports every bad field at once, as a notify.CodeInvalidArgument
 // *notify.Error with the HTTP API's JSON field names (docs/api.md); nothing is charged then.

@@ -16,6 +16,8 @@ const (
 	entityID   = "1101456789012345678"
 	tplContent = "Your OTP for {#var#} is {#var#}. - ACMECO"
 	testOTP    = "482913"
+	// tplMessageID is the template's ID in the vendor's DLT manager.
+	tplMessageID = "164725"
 )
 
 func newVendor(t *testing.T) *smsgatewaytest.Server {
@@ -24,7 +26,7 @@ func newVendor(t *testing.T) *smsgatewaytest.Server {
 		APIKey:    testKey,
 		Balance:   500000,
 		PartPrice: 25,
-		Templates: []smsgatewaytest.Template{{ID: tplID, EntityID: entityID, Sender: "ACMECO", Content: tplContent}},
+		Templates: []smsgatewaytest.Template{{ID: tplID, EntityID: entityID, Sender: "ACMECO", Content: tplContent, MessageID: tplMessageID}},
 	})
 	t.Cleanup(v.Close)
 	return v

@@ -15,12 +15,22 @@
 //
 //	sms  {"route": "q", "message", "language": "english"|"unicode", "flash", "numbers"}
 //	otp  {"route": "otp", "variables_values": code, "flash", "numbers"}
-//	dlt  {"route": "dlt_manual", "sender_id", "message", "template_id", "entity_id", "flash", "numbers"}
+//	dlt  {"route": "dlt", "sender_id", "message": Message ID, "variables_values": "v1|v2", "flash", "numbers"}
+//	     when the account's registered template has the vendor's Message ID
+//	     (notify.DLTTemplate.MessageID, from the vendor's DLT manager);
+//	     otherwise {"route": "dlt_manual", "sender_id", "message",
+//	     "template_id", "entity_id", "flash", "numbers"} with the whole text
 //
-// numbers is the 10-digit recipient (the vendor takes several, comma
-// separated; a Send has one). language is "unicode" when the text needs
+// numbers is the 10-digit recipient; SendBatch (notify.BatchSender, used
+// by notify.Notifier.SendSMSBulk) puts up to Config.MaxBatch numbers in
+// one request, comma-separated, as the vendor takes them, and every
+// recipient's record gets the request's request_id (the delivery reports
+// tell them apart by number). language is "unicode" when the text needs
 // UCS-2 (see sms.Segments), else "english". On the otp route the vendor
 // sends its own OTP text around the code; the envelope's Text is not sent.
+// A DLT value holding '|' cannot go on the dlt route and is
+// CodeInvalidArgument. testdata/requests holds the bodies, each with the
+// vendor's page that documents it (golden_test.go).
 //
 // The vendor answers {"return": true, "request_id": "...", "message":
 // ["SMS sent successfully."]}, and request_id becomes the Result's

@@ -29,6 +29,10 @@ const (
 	// DefaultTimeout bounds one request of the default HTTP client; the
 	// caller's context bounds it too.
 	DefaultTimeout = 15 * time.Second
+	// DefaultMaxBatch is how many numbers one request carries at most in
+	// SendBatch. The vendor documents no bound; a thousand keeps a request
+	// near 11 KB.
+	DefaultMaxBatch = 1000
 )
 
 // The vendor's paths under BaseURL.
@@ -74,6 +78,9 @@ type Config struct {
 	// Flash sends every message as a flash SMS (shown at once, not
 	// stored). Default false.
 	Flash bool
+	// MaxBatch is the most numbers SendBatch puts in one request. Default
+	// DefaultMaxBatch (1000); lower it if the vendor refuses long lists.
+	MaxBatch int
 }
 
 // Provider sends SMS envelopes through the bulk API. Create one with New;
@@ -83,6 +90,7 @@ type Provider struct {
 	base     string
 	key      string
 	flash    int
+	maxBatch int
 	client   *http.Client
 	ownsConn bool // client was made by New, so Close may release it
 	closed   atomic.Bool
@@ -108,11 +116,18 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
+	if cfg.MaxBatch < 0 {
+		return nil, errors.New("smsgateway: Config.MaxBatch must not be negative")
+	}
+	if cfg.MaxBatch == 0 {
+		cfg.MaxBatch = DefaultMaxBatch
+	}
 	p := &Provider{
-		name:   cfg.Name,
-		base:   baseOf(cfg.BaseURL),
-		key:    cfg.APIKey,
-		client: cfg.HTTPClient,
+		name:     cfg.Name,
+		base:     baseOf(cfg.BaseURL),
+		key:      cfg.APIKey,
+		maxBatch: cfg.MaxBatch,
+		client:   cfg.HTTPClient,
 	}
 	if cfg.Flash {
 		p.flash = 1
@@ -195,18 +210,78 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
+	id, err := p.post(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	return &notify.Result{Provider: p.name, ProviderMessageID: id}, nil
+}
+
+// post sends one request and returns the vendor's request_id.
+func (p *Provider) post(ctx context.Context, body *sendRequest) (string, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: the envelope cannot be encoded as a request: %v", err)
+		return "", notify.Errorf(notify.CodeInvalidArgument, "smsgateway: the envelope cannot be encoded as a request: %v", err)
 	}
 	var out response
 	if err := p.call(ctx, sendPath, data, &out); err != nil {
-		return nil, err
+		return "", err
 	}
 	if out.RequestID == "" {
-		return nil, vendorhttp.Unknownf("smsgateway", "the vendor reported success without a request_id")
+		return "", vendorhttp.Unknownf("smsgateway", "the vendor reported success without a request_id")
 	}
-	return &notify.Result{Provider: p.name, ProviderMessageID: out.RequestID}, nil
+	return out.RequestID, nil
+}
+
+// MaxBatch implements notify.BatchSender: Config.MaxBatch.
+func (p *Provider) MaxBatch() int { return p.maxBatch }
+
+// SendBatch implements notify.BatchSender: it sends envs, the same SMS to
+// several numbers, in one request whose numbers are comma-separated, as
+// the vendor takes them, and returns the vendor's request_id as every
+// envelope's ProviderMessageID (its delivery reports tell the numbers
+// apart). Envelopes whose content differs, more than MaxBatch of them, or
+// a number given twice are CodeInvalidArgument, with nothing sent; errors
+// are otherwise Send's, for the whole batch.
+func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("smsgateway: not sent: %w", err)}
+	}
+	if len(envs) == 0 || len(envs) > p.maxBatch {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: a batch is 1 to %d envelopes, got %d", p.maxBatch, len(envs))
+	}
+	body, err := p.body(envs[0])
+	if err != nil {
+		return nil, err
+	}
+	numbers := make([]string, len(envs))
+	seen := make(map[string]bool, len(envs))
+	for i, env := range envs {
+		b, err := p.body(env)
+		if err != nil {
+			return nil, err
+		}
+		same := *b
+		same.Numbers = body.Numbers
+		if same != *body {
+			return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: envelope %d of the batch differs from the first in more than its number", i)
+		}
+		if seen[b.Numbers] {
+			return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: number %s is twice in the batch", b.Numbers)
+		}
+		seen[b.Numbers] = true
+		numbers[i] = b.Numbers
+	}
+	body.Numbers = strings.Join(numbers, ",")
+	id, err := p.post(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*notify.Result, len(envs))
+	for i := range out {
+		out[i] = &notify.Result{Provider: p.name, ProviderMessageID: id}
+	}
+	return out, nil
 }
 
 // body builds the request for env's route.
@@ -221,21 +296,34 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 		fe.Add("to", err.Error())
 	}
 	req := &sendRequest{Flash: p.flash, Numbers: number}
-	switch m.Route {
-	case notify.RouteSMS, "":
+	switch {
+	case m.Route == notify.RouteSMS || m.Route == "":
 		req.Route = "q"
 		if strings.TrimSpace(m.Text) == "" {
 			fe.Add("message", "is required")
 		}
 		req.Message = m.Text
 		req.Language = language(m)
-	case notify.RouteOTP:
+	case m.Route == notify.RouteOTP:
 		req.Route = "otp"
 		if !notify.ValidOTP(m.OTP) {
 			fe.Add("message", "the otp route needs a numeric OTP of 4-8 digits")
 		}
 		req.VariablesValues = m.OTP
-	case notify.RouteDLT:
+	case m.Route == notify.RouteDLT && m.DLTMessageID != "":
+		// The vendor's own DLT route: the template by its Message ID in
+		// the vendor's DLT manager, and its values.
+		req.Route, req.SenderID, req.Message = "dlt", m.SenderID, m.DLTMessageID
+		if m.SenderID == "" {
+			fe.Add("sender_id", "is required on the dlt route")
+		}
+		for i, v := range m.DLTValues {
+			if strings.Contains(v, "|") {
+				fe.Addf("message", "DLT value %d holds '|', which the vendor's dlt route uses to separate values", i+1)
+			}
+		}
+		req.VariablesValues = strings.Join(m.DLTValues, "|")
+	case m.Route == notify.RouteDLT:
 		req.Route = "dlt_manual"
 		req.SenderID, req.Message = m.SenderID, m.Text
 		req.TemplateID, req.EntityID = m.DLTTemplateID, m.DLTEntityID
@@ -458,6 +546,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 
 // Interface guards
 var (
+	_ notify.BatchSender   = (*Provider)(nil)
 	_ notify.Provider      = (*Provider)(nil)
 	_ notify.HealthChecker = (*Provider)(nil)
 	_ io.Closer            = (*Provider)(nil)

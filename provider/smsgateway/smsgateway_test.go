@@ -26,6 +26,8 @@ func TestSendWireFormat(t *testing.T) {
 		SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "आपका ऑर्डर भेज दिया गया है।"}} // no Encoding: the provider works it out
 	long := &notify.Envelope{Kind: notify.KindSMS, To: "9123456789",
 		SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: strings.Repeat("a", 161), Encoding: notify.GSM7, Segments: 2}}
+	byMessageID := envelope(2)
+	byMessageID.SMS.DLTMessageID = tplMessageID
 	tests := []struct {
 		name string
 		env  *notify.Envelope
@@ -37,6 +39,9 @@ func TestSendWireFormat(t *testing.T) {
 			VariablesValues: testOTP, Parts: 1, Cost: 25}},
 		{"dlt route", envelope(2), smsgatewaytest.Sent{Route: "dlt_manual", Numbers: []string{"9876500002"},
 			Message: "Your OTP for login is 482913. - ACMECO", SenderID: "ACMECO", TemplateID: tplID, EntityID: entityID,
+			Parts: 1, Cost: 25}},
+		{"dlt route by the vendor's message ID", byMessageID, smsgatewaytest.Sent{Route: "dlt", Numbers: []string{"9876500002"},
+			Message: "Your OTP for login is 482913. - ACMECO", VariablesValues: "login|" + testOTP, SenderID: "ACMECO", TemplateID: tplID,
 			Parts: 1, Cost: 25}},
 		{"Hindi goes as unicode", hindi, smsgatewaytest.Sent{Route: "q", Numbers: []string{"9123456789"},
 			Message: "आपका ऑर्डर भेज दिया गया है।", Language: "unicode", Parts: 1, Cost: 25}},

@@ -10,7 +10,8 @@
 // bodies: {"return": true, "request_id", "message": ["SMS sent
 // successfully."]} on success, {"return": false, "status_code", "message"}
 // with HTTP 400 (401 for a bad key) on error. It implements the routes q,
-// otp and dlt_manual of POST /dev/bulkV2 and the wallet call, POST
+// otp, dlt (a template by its DLT-manager Message ID, Template.MessageID,
+// and its values joined by '|') and dlt_manual of POST /dev/bulkV2 and the wallet call, POST
 // /dev/wallet (or GET with ?authorization=). Each accepted message is
 // charged to the fake's wallet: Config.PartPrice per segment and number.
 //
@@ -76,6 +77,7 @@ const (
 	DisabledKey       = 413
 	LowBalance        = 416
 	UseUnicode        = 417
+	InvalidMessageID  = 424
 	InvalidTemplate   = 425
 	Spamming          = 995
 	NumericOTPOnly    = 997
@@ -120,7 +122,7 @@ func Message(code int) string {
 		return "You don't have sufficient wallet balance"
 	case UseUnicode:
 		return "Use english letters or change language to unicode"
-	case 424:
+	case InvalidMessageID:
 		return "Invalid Message ID"
 	case InvalidTemplate:
 		return "Invalid Template"
@@ -148,6 +150,10 @@ func Message(code int) string {
 type Template struct {
 	ID       string
 	EntityID string
+	// MessageID is the template's ID in the vendor's DLT manager, which
+	// the dlt route names it by. Default "": the template can be sent on
+	// dlt_manual only.
+	MessageID string
 	// Sender is the 6-letter header the template is approved for.
 	Sender string
 	// Content is the approved text with {#var#} slots.
@@ -189,7 +195,8 @@ type Config struct {
 // Sent is a message the fake accepted.
 type Sent struct {
 	RequestID string
-	// Route is q, otp or dlt_manual.
+	// Route is q, otp, dlt or dlt_manual. On dlt, Message is the text the
+	// template and values make and TemplateID the template's DLT ID.
 	Route   string
 	Numbers []string
 	// Message is the text (the code on the otp route is in
@@ -216,7 +223,9 @@ type Server struct {
 	key       string
 	price     int64
 	templates map[string]Template
-	senders   map[string]bool
+	// byMessageID holds the templates with a MessageID, by it.
+	byMessageID map[string]Template
+	senders     map[string]bool
 
 	mu         sync.Mutex
 	balance    int64
@@ -263,19 +272,23 @@ func NewServer(cfg Config) *Server {
 		cfg.PartPrice = 25
 	}
 	s := &Server{
-		key:       cfg.APIKey,
-		price:     cfg.PartPrice,
-		balance:   cfg.Balance,
-		templates: make(map[string]Template, len(cfg.Templates)),
-		senders:   make(map[string]bool),
-		ids:       make(map[string]bool),
-		dlrURL:    cfg.DLRURL,
-		autoDLR:   cfg.AutoDLR,
-		now:       cfg.Now,
-		attempts:  make(map[string]int),
+		key:         cfg.APIKey,
+		price:       cfg.PartPrice,
+		balance:     cfg.Balance,
+		templates:   make(map[string]Template, len(cfg.Templates)),
+		byMessageID: make(map[string]Template),
+		senders:     make(map[string]bool),
+		ids:         make(map[string]bool),
+		dlrURL:      cfg.DLRURL,
+		autoDLR:     cfg.AutoDLR,
+		now:         cfg.Now,
+		attempts:    make(map[string]int),
 	}
 	for _, t := range cfg.Templates {
 		s.templates[t.ID] = t
+		if t.MessageID != "" {
+			s.byMessageID[t.MessageID] = t
+		}
 		s.senders[t.Sender] = true
 	}
 	mux := http.NewServeMux()
@@ -465,7 +478,7 @@ func (s *Server) check(in request) (Sent, int) {
 	switch in.Route {
 	case "":
 		return msg, RouteMissing
-	case "q", "otp", "dlt_manual":
+	case "q", "otp", "dlt_manual", "dlt":
 	default:
 		return msg, InvalidRoute
 	}
@@ -526,6 +539,36 @@ func (s *Server) check(in request) (Sent, int) {
 			return msg, InvalidTemplate
 		}
 		_, msg.Parts, _ = sms.Segments(in.Message)
+	case "dlt":
+		// The vendor's own DLT route: message is the template's Message
+		// ID in its DLT manager, variables_values its {#var#} values
+		// joined by '|' (docs.fast2sms.com/reference/dlt-sms-single).
+		if in.SenderID == "" {
+			return msg, SenderMissing
+		}
+		if !s.senders[in.SenderID] {
+			return msg, InvalidSender
+		}
+		if in.Message == "" {
+			return msg, MessageMissing
+		}
+		t, ok := s.byMessageID[in.Message]
+		if !ok {
+			return msg, InvalidMessageID
+		}
+		if t.Sender != in.SenderID {
+			return msg, InvalidSender
+		}
+		var values []string
+		if strings.Contains(t.Content, dlt.Placeholder) || in.VariablesValues != "" {
+			values = strings.Split(in.VariablesValues, "|")
+		}
+		text, err := dlt.Fill(t.Content, values)
+		if err != nil {
+			return msg, InvalidTemplate
+		}
+		msg.TemplateID, msg.Message = t.ID, text
+		_, msg.Parts, _ = sms.Segments(text)
 	}
 	return msg, 0
 }

@@ -1,0 +1,301 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"strconv"
+	"time"
+)
+
+// MaxBulkRecipients is the most recipients one BulkSMSRequest may name.
+const MaxBulkRecipients = 10000
+
+// BulkSMSRequest sends one SMS to many recipients (SendSMSBulk).
+type BulkSMSRequest struct {
+	// Message is what every recipient gets: an SMSRequest whose To is
+	// empty. Its Account and IdempotencyKey are the bulk request's. The
+	// otp route, and a template filled with an OTP, are refused: a
+	// one-time code goes to one recipient (SendSMS, SendOTP).
+	Message SMSRequest
+	// To are the recipients, 1 to MaxBulkRecipients, in the forms SMSRequest.To
+	// takes. A number given twice (once normalised) is refused.
+	To []string
+}
+
+func (r *BulkSMSRequest) fingerprint(h hash.Hash) {
+	writeFields(h, "sms-bulk", strconv.Itoa(len(r.To)))
+	for _, to := range r.To {
+		writeFields(h, mobileKey(to))
+	}
+	r.Message.fingerprint(h)
+}
+
+// BatchSender is an optional interface of providers that send one message
+// to several recipients in one vendor call, such as an SMS vendor that
+// takes a comma-separated list of numbers.
+//
+// SendBatch sends envs, which differ only in To and ID, in one call, and
+// makes one attempt (the Notifier retries). Its outcome is one for all of
+// them: on success one Result per envelope, in order, each with the
+// vendor's ID (which several may share: reports tell them apart by
+// number); an error is the outcome of every envelope, classified as for
+// Send. MaxBatch is the most envelopes SendBatch takes at once, at least
+// 1. Both must be safe for concurrent use.
+type BatchSender interface {
+	MaxBatch() int
+	SendBatch(ctx context.Context, envs []*Envelope) ([]*Result, error)
+}
+
+// BatchDeliverer is BatchSender for channels: a channel whose provider can
+// send in batches implements it (channel/sms does), and SendSMSBulk then
+// makes one vendor call per batch instead of one per recipient.
+type BatchDeliverer interface {
+	MaxBatch() int
+	DeliverBatch(ctx context.Context, envs []*Envelope) ([]*Result, error)
+}
+
+// SendSMSBulk sends one SMS to every number of req.To, in as few vendor
+// calls as the SMS channel's provider allows (BatchSender; one call per
+// recipient otherwise), charging and recording each recipient as its own
+// message.
+//
+// Every recipient is prepared first: bad input (a bad number is named
+// "to.<i>", its index in To; a number repeated, the same) is one
+// InvalidArgument error with nothing sent or charged. The request counts
+// once against the account's rate limit. Then each recipient is charged
+// and recorded, in order; one that cannot be (the balance ran out) gets a
+// failed receipt and is not sent. Each batch's outcome settles each of
+// its recipients as SendSMS would: accepted (sent), certainly not
+// accepted (retried while temporary, then refunded) or unknown (charged,
+// never retried). Delivery reports then move each recipient's record on
+// its own.
+//
+// The receipt (Kind KindSMS, To empty) has one leg per recipient, in the
+// order of To, each recorded in the delivery log and passed to observers
+// as SendSMS's would be; the bulk receipt itself is returned and kept for
+// its idempotency key, not logged. Its Cost and Units are the legs' sums,
+// its Status StatusSent when any leg was accepted, else StatusUnknown when
+// any leg's outcome is unknown, else StatusFailed. Without an accepted
+// leg, SendSMSBulk returns the receipt and the first unknown leg's error,
+// else the first failed one's. A repeat of the idempotency key returns
+// the first receipt: recipients that failed are sent again only under a
+// new key.
+func (n *Notifier) SendSMSBulk(ctx context.Context, req *BulkSMSRequest) (*Receipt, error) {
+	const op = "notify.SendSMSBulk"
+	if err := checkBulk(req); err != nil {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Err: err}
+	}
+	acct, err := n.account(ctx, op, req.Message.Account)
+	if err != nil {
+		return nil, err
+	}
+	run := func() (*Receipt, error) {
+		ps, err := n.prepareBulk(ctx, op, acct, req)
+		if err != nil {
+			return nil, err // no receipt: the key is released
+		}
+		undo, err := n.admit(ctx, op, acct)
+		if err != nil {
+			return nil, err
+		}
+		r, err := n.dispatchBulk(ctx, op, acct, ps)
+		undo.unless(r)
+		return r, err
+	}
+	if req.Message.IdempotencyKey == "" || n.idem == nil {
+		return run()
+	}
+	return n.idempotent(ctx, op, acct, KindSMS, req.Message.IdempotencyKey, fingerprintOf(req), run)
+}
+
+// checkBulk checks what no channel can: the request's shape.
+func checkBulk(req *BulkSMSRequest) error {
+	switch {
+	case req == nil:
+		return errors.New("nil request")
+	case len(req.To) == 0:
+		return errors.New("to: at least one recipient is required")
+	case len(req.To) > MaxBulkRecipients:
+		return fmt.Errorf("to: at most %d recipients, got %d", MaxBulkRecipients, len(req.To))
+	case req.Message.To != "":
+		return errors.New("message.to must be empty: the recipients are in to")
+	case req.Message.Route == RouteOTP:
+		return errors.New("route: a one-time code goes to one recipient; use SendSMS or SendOTP")
+	}
+	return nil
+}
+
+// prepareBulk prepares one message per recipient. Bad recipients are
+// reported together, by index; any other bad field is the message's and
+// is reported once.
+func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req *BulkSMSRequest) ([]prepared, error) {
+	ps := make([]prepared, len(req.To))
+	var bad FieldErrors
+	seen := make(map[string]int, len(req.To))
+	for i, to := range req.To {
+		msg := req.Message
+		msg.To = to
+		p, err := n.prepare(ctx, op, acct, &msg)
+		if err != nil {
+			if f, ok := onlyField(err, "to"); ok {
+				bad.Addf("to."+strconv.Itoa(i), "%s", f.Message)
+				continue
+			}
+			return nil, err
+		}
+		if p.env.CarriesOTP {
+			return nil, &Error{Code: CodeInvalidArgument, Op: op,
+				Err: errors.New("the message carries a one-time code, which goes to one recipient; use SendSMS or SendOTP")}
+		}
+		if j, dup := seen[p.env.To]; dup {
+			bad.Addf("to."+strconv.Itoa(i), "repeats to.%d", j)
+			continue
+		}
+		seen[p.env.To] = i
+		ps[i] = p
+	}
+	if err := bad.Err(); err != nil {
+		return nil, wrap(op, "", CodeInvalidArgument, err)
+	}
+	return ps, nil
+}
+
+// onlyField returns the one field error of an InvalidArgument err when
+// every field it names is field.
+func onlyField(err error, field string) (FieldError, bool) {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidArgument || len(e.Fields) == 0 {
+		return FieldError{}, false
+	}
+	for _, f := range e.Fields {
+		if f.Field != field {
+			return FieldError{}, false
+		}
+	}
+	return e.Fields[0], true
+}
+
+// bulkLeg is one recipient of a bulk send on its way.
+type bulkLeg struct {
+	p       prepared
+	r       *Receipt
+	charged bool
+}
+
+// dispatchBulk charges and records every recipient, delivers them in
+// batches and settles each.
+func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, ps []prepared) (*Receipt, error) {
+	receipts := make([]*Receipt, len(ps))
+	legs := make([]bulkLeg, 0, len(ps))
+	for i, p := range ps {
+		r, charged, err := n.begin(ctx, op, acct, p)
+		switch {
+		case r == nil: // nothing charged: no funds, a store down, the caller gone
+			r = skippedLeg(acct, KindSMS, err)
+			r.To = p.env.To
+		case err == nil:
+			legs = append(legs, bulkLeg{p: p, r: r, charged: charged})
+		}
+		receipts[i] = r
+	}
+	size := 1
+	bd, batches := ps[0].ch.(BatchDeliverer)
+	if batches {
+		size = max(1, bd.MaxBatch())
+	}
+	for start := 0; start < len(legs); start += size {
+		batch := legs[start:min(start+size, len(legs))]
+		envs := make([]*Envelope, len(batch))
+		for i, l := range batch {
+			envs[i] = l.p.env
+		}
+		var results []*Result
+		attempts, outcome, derr := n.retrying(ctx, envs[0].Provider, func(ctx context.Context, timeout time.Duration) (err error) {
+			if batches {
+				results, err = attemptBatch(ctx, bd, envs, timeout)
+				return err
+			}
+			var res *Result
+			res, err = attemptDeliver(ctx, ps[0].ch, envs[0], timeout)
+			results = []*Result{res}
+			return err
+		})
+		for i, l := range batch {
+			var res *Result
+			if outcome == OutcomeAccepted {
+				res = results[i]
+			}
+			// settle fills l.r, which receipts holds, and reports it.
+			_, _ = n.settle(ctx, op, acct, l.p.env, l.r, l.charged, res, attempts, outcome, derr)
+		}
+	}
+	r, err := combineBulk(n.newID(), acct, receipts)
+	if n.wallet != nil {
+		n.readBalance(ctx, acct, r)
+	}
+	return r, err
+}
+
+// attemptBatch makes one batch attempt under the attempt timeout, as
+// attemptDeliver does for one message.
+func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, timeout time.Duration) (res []*Result, err error) {
+	ctx, release := attemptContext(ctx, timeout)
+	defer release()
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
+		}
+	}()
+	res, err = bd.DeliverBatch(ctx, envs)
+	if err == nil {
+		if len(res) != len(envs) {
+			return nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider reported %d results for a batch of %d", len(res), len(envs))}
+		}
+		for _, r := range res {
+			if r == nil || r.ProviderMessageID == "" {
+				return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
+			}
+		}
+	}
+	return res, attemptError(ctx, err)
+}
+
+// combineBulk makes the receipt of a bulk send from its legs.
+func combineBulk(id string, acct *Account, legs []*Receipt) (*Receipt, error) {
+	r := &Receipt{MessageID: id, Account: acct.ID, Kind: KindSMS, Status: StatusFailed, Legs: legs,
+		Cost: Money{Currency: acct.Currency}}
+	var firstUnknown, firstFailed *Receipt
+	for _, l := range legs {
+		r.Units += l.Units
+		r.Attempts += l.Attempts
+		r.Cost.Minor += l.Cost.Minor
+		r.Metered = r.Metered || l.Metered
+		if l.CreatedAt.After(r.CreatedAt) {
+			r.CreatedAt = l.CreatedAt
+		}
+		switch l.Status {
+		case StatusSent:
+			r.Status = StatusSent
+		case StatusUnknown:
+			if firstUnknown == nil {
+				firstUnknown = l
+			}
+		default:
+			if firstFailed == nil {
+				firstFailed = l
+			}
+		}
+	}
+	if r.Status == StatusSent {
+		return r, nil
+	}
+	first := firstFailed
+	if firstUnknown != nil {
+		r.Status, first = StatusUnknown, firstUnknown
+	}
+	r.ErrorCode, r.Error = first.ErrorCode, first.Error
+	return r, &Error{Code: first.ErrorCode, Op: "notify.SendSMSBulk",
+		Err: fmt.Errorf("no recipient was sent: the first %s: %s", first.Status, first.Error)}
+}
