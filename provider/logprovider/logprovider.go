@@ -87,21 +87,25 @@ func attrs(provider, id string, env *notify.Envelope) []slog.Attr {
 	if env.Domain != "" {
 		a = append(a, slog.String("domain", env.Domain))
 	}
+	// A message that carries a code (Envelope.CarriesOTP) may hold it
+	// anywhere, declared or not: a template variable fills the text, a
+	// subject, a value. Every run of OTP-length digits in it is masked.
+	otpish := env.CarriesOTP
 	switch {
 	case env.SMS != nil:
-		a = append(a, smsAttr(env.SMS))
+		a = append(a, smsAttr(env.SMS, otpish))
 	case env.Email != nil:
-		a = append(a, emailAttr(env.Email))
+		a = append(a, emailAttr(env.Email, otpish))
 	case env.Chat != nil:
-		a = append(a, chatAttr(env.Chat))
+		a = append(a, chatAttr(env.Chat, otpish))
 	}
 	return a
 }
 
-func smsAttr(m *notify.SMSMessage) slog.Attr {
+func smsAttr(m *notify.SMSMessage, otpish bool) slog.Attr {
 	// On the dlt route a code can sit in the template values without being
 	// declared as the OTP.
-	digits := m.Route == notify.RouteDLT
+	digits := otpish || m.Route == notify.RouteDLT
 	a := []any{
 		slog.String("route", string(m.Route)),
 		slog.String("sender_id", m.SenderID),
@@ -126,10 +130,10 @@ func smsAttr(m *notify.SMSMessage) slog.Attr {
 	return slog.Group("sms", a...)
 }
 
-func emailAttr(m *notify.EmailMessage) slog.Attr {
+func emailAttr(m *notify.EmailMessage, otpish bool) slog.Attr {
 	// OTP mail carries its code in the subject or body without an OTP
 	// field; bodies are not logged at all.
-	digits := m.Purpose == notify.PurposeOTP
+	digits := otpish || m.Purpose == notify.PurposeOTP
 	a := []any{
 		slog.String("purpose", string(m.Purpose)),
 		slog.String("subject", Redact(m.Subject, "", digits)),
@@ -145,12 +149,12 @@ func emailAttr(m *notify.EmailMessage) slog.Attr {
 	return slog.Group("email", a...)
 }
 
-func chatAttr(m *notify.ChatMessage) slog.Attr {
+func chatAttr(m *notify.ChatMessage, otpish bool) slog.Attr {
 	a := []any{
 		slog.String("gateway", string(m.Gateway)),
 		slog.String("type", string(m.Type)),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
-		slog.String("text", Redact(m.Text, m.OTP, false)),
+		slog.String("text", Redact(m.Text, m.OTP, otpish)),
 	}
 	if m.Auto {
 		a = append(a, slog.Bool("auto", true))
@@ -159,16 +163,7 @@ func chatAttr(m *notify.ChatMessage) slog.Attr {
 		a = append(a, slog.String("otp", Mask))
 	}
 	if t := m.Template; t != nil {
-		// A template's OTP parameter is not always declared in m.OTP.
-		g := []any{
-			slog.String("name", t.Name),
-			slog.String("language", t.Language),
-			slog.Any("params", redactAll(t.Params, m.OTP, true)),
-		}
-		if t.HeaderURL != "" {
-			g = append(g, slog.String("header_url", stripQuery(t.HeaderURL)), slog.String("header_kind", string(t.HeaderKind)))
-		}
-		a = append(a, slog.Group("template", g...))
+		a = append(a, templateAttr(t, m.OTP))
 	}
 	if md := m.Media; md != nil {
 		a = append(a, slog.Group("media",
@@ -179,6 +174,36 @@ func chatAttr(m *notify.ChatMessage) slog.Attr {
 		))
 	}
 	return slog.Group("chat", a...)
+}
+
+// templateAttr describes a cloud template. Its values are always masked
+// for OTP-length digits: a template's code is not always declared in
+// ChatMessage.OTP.
+func templateAttr(t *notify.ChatTemplate, otp string) slog.Attr {
+	g := []any{
+		slog.String("name", t.Name),
+		slog.String("language", t.Language),
+	}
+	if len(t.Params) > 0 {
+		g = append(g, slog.Any("params", redactAll(t.Params, otp, true)))
+	}
+	if len(t.NamedParams) > 0 {
+		named := make(map[string]string, len(t.NamedParams))
+		for k, v := range t.NamedParams {
+			named[k] = Redact(v, otp, true)
+		}
+		g = append(g, slog.Any("named_params", named))
+	}
+	if t.HeaderText != "" {
+		g = append(g, slog.String("header_text", Redact(t.HeaderText, otp, true)))
+	}
+	if t.HeaderURL != "" {
+		g = append(g, slog.String("header_url", stripQuery(t.HeaderURL)), slog.String("header_kind", string(t.HeaderKind)))
+	}
+	for _, b := range t.Buttons {
+		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+Redact(b.Value, otp, true)))
+	}
+	return slog.Group("template", g...)
 }
 
 // stripQuery drops the query and fragment of a URL, where signed links

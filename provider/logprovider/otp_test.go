@@ -1,0 +1,69 @@
+package logprovider_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/template"
+)
+
+// TestNoCodeInTheLog sends one-time codes every way a request can carry
+// them (declared, or as a template variable), through the real channels
+// into the log provider, and finds none of them in the log.
+func TestNoCodeInTheLog(t *testing.T) {
+	buf := &lockedBuffer{}
+	p := logprovider.New(slog.New(slog.NewJSONHandler(buf, nil)), "log")
+	renderer, err := template.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smsCh, err := sms.New(sms.Config{Provider: p, Renderer: renderer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chatCh, err := chat.New(chat.Config{Cloud: p, QR: p, Renderer: renderer, CloudOTPTemplate: "otp_code"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emailCh, err := email.New(email.Config{Provider: p, Renderer: renderer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	account := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	vars := notify.Vars{"OTP": code}
+	for _, tc := range []struct {
+		ch  notify.Channel
+		req notify.Request
+	}{
+		{smsCh, &notify.SMSRequest{To: "9876543210", Message: code, Route: notify.RouteOTP}},
+		{smsCh, &notify.SMSRequest{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars}},
+		{chatCh, &notify.ChatRequest{To: "9876543210", OTP: code, Gateway: notify.GatewayQR}},
+		{chatCh, &notify.ChatRequest{To: "9876543210", OTP: code, Gateway: notify.GatewayCloud}},
+		{chatCh, &notify.ChatRequest{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars, Gateway: notify.GatewayQR}},
+		{chatCh, &notify.ChatRequest{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars, Gateway: notify.GatewayCloud}},
+		{emailCh, &notify.EmailRequest{To: "riya@example.com", TemplateSlug: "standard-otp", Variables: vars}},
+	} {
+		env, err := tc.ch.Prepare(context.Background(), account, tc.req)
+		if err != nil {
+			t.Fatalf("%T %+v: %v", tc.req, tc.req, err)
+		}
+		env.Account = account
+		if _, err := tc.ch.Deliver(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := buf.String()
+	if n := strings.Count(out, "\n"); n != 7 {
+		t.Fatalf("%d records, want 7:\n%s", n, out)
+	}
+	if strings.Contains(out, code) {
+		t.Fatalf("the log shows the code:\n%s", out)
+	}
+}
