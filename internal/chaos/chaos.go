@@ -558,6 +558,10 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 		}
 		r, err := s.Log.Receipt(ctx, s.Account, id)
 		switch {
+		case err != nil && refunded:
+			// A debit whose answer was lost with the caller's context and
+			// that open undid at once (Notifier.charge): the send never
+			// began, so there is no receipt, and no money stays taken.
 		case err != nil:
 			t.Errorf("charged message %s has no receipt in the delivery log: %v", id, err)
 		case refunded && r.Status != notify.StatusFailed:
