@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -58,10 +60,28 @@ type config struct {
 	qrURL     string
 	qrKey     string // NOTIFY_QR_KEY
 	qrSession string // NOTIFY_QR_SESSION
-	database  string // NOTIFY_DATABASE_URL
-	rate      int    // NOTIFY_RATE_LIMIT: sends per second per account
-	otpMax    int    // NOTIFY_OTP_LIMIT: codes per recipient per otpWindow; 0: off
-	otpWindow time.Duration
+	// qrEdition is NOTIFY_QR_EDITION (plus, the default, or core) and
+	// qrCoreMedia NOTIFY_QR_CORE_MEDIA (refuse, the default, or link):
+	// what a WAHA Core gateway does with media (qrchat.Config.CoreMedia).
+	qrEdition   qrchat.Edition
+	qrCoreMedia qrchat.CoreMediaMode
+	// qrCheckNumber is NOTIFY_QR_CHECK_NUMBER=on: ask the gateway whether
+	// the number is on the network before each send.
+	qrCheckNumber bool
+	// smtpHelo is NOTIFY_SMTP_HELO, the EHLO name (default: the host name).
+	smtpHelo string
+	// dkim is NOTIFY_DKIM_DOMAIN, NOTIFY_DKIM_SELECTOR and the key read
+	// from the PEM file NOTIFY_DKIM_KEY_FILE: campaign and other mail is
+	// signed when all three are set.
+	dkim smtp.DKIM
+	// unsubscribeSecret is NOTIFY_UNSUBSCRIBE_SECRET, hex of at least 32
+	// bytes (openssl rand -hex 32): unsubscribe URLs then carry an HMAC
+	// token ({token}) instead of the address.
+	unsubscribeSecret []byte
+	database          string // NOTIFY_DATABASE_URL
+	rate              int    // NOTIFY_RATE_LIMIT: sends per second per account
+	otpMax            int    // NOTIFY_OTP_LIMIT: codes per recipient per otpWindow; 0: off
+	otpWindow         time.Duration
 	// dltStrict is NOTIFY_DLT=strict: the dlt route takes only the DLT
 	// templates the demo account has registered. Unset or "spec": any
 	// operator-registered dlt_template_id with its dlt_entity_id, as the
@@ -207,6 +227,12 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 	if c.qrWebhookSecret != "" && c.qrURL == "" {
 		return nil, fmt.Errorf("NOTIFY_QR_WEBHOOK_SECRET takes the QR gateway's reports: set NOTIFY_QR_URL and NOTIFY_QR_SESSION too")
+	}
+	if err := c.loadQROptions(get); err != nil {
+		return nil, err
+	}
+	if err := c.loadMailOptions(get); err != nil {
+		return nil, err
 	}
 	if c.qrURL != "" || c.qrKey != "" || c.qrSession != "" {
 		if c.qrURL == "" || c.qrSession == "" {

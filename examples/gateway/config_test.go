@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/notifykit/notify/provider/qrchat"
 	"net/url"
 	"reflect"
 	"strings"
@@ -166,6 +167,47 @@ func TestVendorURLSettings(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), k) || strings.Contains(err.Error(), "secretkey") {
 				t.Errorf("%s=%s: %v, want an error naming the variable without the value", k, v, err)
 			}
+		}
+	}
+}
+
+// TestVendorOptions: the QR edition, the number check and the mail
+// options reach their providers' configuration; bad values and options
+// without their vendor are refused, naming the variable and never showing
+// the secret.
+func TestVendorOptions(t *testing.T) {
+	load := func(env map[string]string) (*config, error) {
+		return loadConfig(func(k string) string { return env[k] })
+	}
+	qr := map[string]string{"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "default",
+		"NOTIFY_QR_EDITION": "Core", "NOTIFY_QR_CORE_MEDIA": "link", "NOTIFY_QR_CHECK_NUMBER": "on"}
+	c, err := load(qr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.qrEdition != qrchat.EditionCore || c.qrCoreMedia != qrchat.MediaAsLink || !c.qrCheckNumber {
+		t.Fatalf("qr options: %v %v %v", c.qrEdition, c.qrCoreMedia, c.qrCheckNumber)
+	}
+	secret := strings.Repeat("ab", 32)
+	mail := map[string]string{"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_SMTP_HELO": "mx.example.com",
+		"NOTIFY_UNSUBSCRIBE_SECRET": secret}
+	if c, err = load(mail); err != nil || c.smtpHelo != "mx.example.com" || len(c.unsubscribeSecret) != 32 {
+		t.Fatalf("mail options: %v %+v", err, c)
+	}
+	for name, env := range map[string]map[string]string{
+		"edition":          {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_EDITION": "pro"},
+		"core media":       {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CORE_MEDIA": "link"},
+		"check number":     {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CHECK_NUMBER": "maybe"},
+		"qr without url":   {"NOTIFY_QR_CHECK_NUMBER": "on"},
+		"short secret":     {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_UNSUBSCRIBE_SECRET": "abcd"},
+		"secret not hex":   {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_UNSUBSCRIBE_SECRET": strings.Repeat("zz", 32)},
+		"dkim incomplete":  {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_DKIM_DOMAIN": "example.com"},
+		"dkim key missing": {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_DKIM_DOMAIN": "example.com", "NOTIFY_DKIM_SELECTOR": "s1", "NOTIFY_DKIM_KEY_FILE": "/nonexistent/key.pem"},
+		"mail without url": {"NOTIFY_SMTP_HELO": "mx.example.com"},
+	} {
+		_, err := load(env)
+		if err == nil || !strings.Contains(err.Error(), "NOTIFY_") || strings.Contains(err.Error(), "zzzz") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

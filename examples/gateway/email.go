@@ -79,7 +79,11 @@ func mailer(cfg *config, logger *slog.Logger) (*smtp.Provider, string, func(), e
 		if srv, err = smtpServer(cfg.smtpURL); err != nil {
 			return nil, "", nil, err
 		}
+		srv.Helo, srv.DKIM, srv.UnsubscribeSecret = cfg.smtpHelo, cfg.dkim, cfg.unsubscribeSecret
 		info = fmt.Sprintf("SMTP server %s:%d (%s)", srv.Host, srv.Port, srv.Encryption)
+		if cfg.dkim.Domain != "" {
+			info += ", DKIM-signed for " + cfg.dkim.Domain
+		}
 	} else {
 		dev, err := smtptest.Start(smtptest.WithOnMessage(logSMTP(logger)), smtptest.WithRetain(100))
 		if err != nil {

@@ -185,7 +185,8 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	var qr notify.Provider = logprovider.New(logger, "qr-log")
 	if cfg.qrURL != "" {
-		qr, err = qrchat.New(qrchat.Config{BaseURL: cfg.qrURL, APIKey: cfg.qrKey, Session: cfg.qrSession})
+		qr, err = qrchat.New(qrchat.Config{BaseURL: cfg.qrURL, APIKey: cfg.qrKey, Session: cfg.qrSession,
+			Edition: cfg.qrEdition, CoreMedia: cfg.qrCoreMedia, CheckNumber: cfg.qrCheckNumber})
 		if err != nil {
 			return fmt.Errorf("NOTIFY_QR_*: %w", err)
 		}
