@@ -33,7 +33,10 @@
 //
 // gateway is cloud, qr or auto (the default). auto is the account's
 // primary gateway (notify.Account.PrimaryChatGateway), or the other one
-// when the primary has no provider configured; Envelope.Chat.Gateway is
+// when the primary has no provider configured, or cannot carry the
+// message (a file, when the QR provider reports with SupportsMedia that it
+// cannot attach files, as qrchat on WAHA Core does; a one-time code, see
+// above); Envelope.Chat.Gateway is
 // the resolved gateway and Envelope.Chat.Auto is set. Under auto, a
 // certain, temporary refusal by the first gateway (notify.IsRetryable:
 // Unavailable or RateLimited, the message was not accepted) falls over to

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/provider/memprovider"
 )
 
 func prepare(t *testing.T, r *rig, acct *notify.Account, req *notify.ChatRequest) *notify.Envelope {
@@ -158,5 +159,30 @@ func TestFallbackMark(t *testing.T) {
 		if got := prepare(t, tt.r, account(notify.GatewayCloud), tt.req).Chat.Fallback; got != tt.want {
 			t.Errorf("%s: Fallback = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// coreQR is a QR provider that cannot attach files, as qrchat on WAHA
+// Core reports with SupportsMedia.
+type coreQR struct{ *memprovider.Provider }
+
+func (coreQR) SupportsMedia() bool { return false }
+
+// TestMediaAvoidsACoreQRGateway: under auto, a file for an account whose
+// primary is a QR gateway that cannot attach files goes by the cloud
+// gateway; text still goes by QR, and an explicit qr is left to the
+// provider's own choice (refuse or link).
+func TestMediaAvoidsACoreQRGateway(t *testing.T) {
+	r := newRig(t, func(c *chat.Config) { c.QR = coreQR{memprovider.New("qr-core")} })
+	if env := prepare(t, r, account(notify.GatewayQR), shapeMedia()); env.Chat.Gateway != notify.GatewayCloud {
+		t.Fatalf("media under auto: %s", env.Chat.Gateway)
+	}
+	if env := prepare(t, r, account(notify.GatewayQR), &notify.ChatRequest{To: "9876543210", Message: "hi"}); env.Chat.Gateway != notify.GatewayQR {
+		t.Fatalf("text under auto: %s", env.Chat.Gateway)
+	}
+	req := shapeMedia()
+	req.Gateway = notify.GatewayQR
+	if env := prepare(t, r, account(notify.GatewayQR), req); env.Chat.Gateway != notify.GatewayQR {
+		t.Fatalf("explicit qr: %s", env.Chat.Gateway)
 	}
 }

@@ -155,7 +155,9 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 		return requested, nil
 	}
 	gw := acct.PrimaryChatGateway()
-	if cloudOnly {
+	if cloudOnly || (msg.Media != nil && gw == notify.GatewayQR && c.cloud != nil && !attaches(c.qr)) {
+		// A QR gateway that cannot attach files (WAHA Core) would refuse
+		// the file or send a link: the cloud gateway attaches it.
 		gw = notify.GatewayCloud
 	}
 	if c.provider(gw) == nil || !carriesTo(msg, gw, otp) {
@@ -168,6 +170,13 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 		}
 	}
 	return gw, nil
+}
+
+// attaches reports whether p sends media as attachments: a provider that
+// says otherwise with SupportsMedia (qrchat on WAHA Core) does not.
+func attaches(p notify.Provider) bool {
+	m, ok := p.(interface{ SupportsMedia() bool })
+	return !ok || m.SupportsMedia()
 }
 
 // errNoOTPTemplate is the error of a one-time code for the cloud gateway
