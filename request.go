@@ -118,7 +118,7 @@ type EmailRequest struct {
 	Variables    Vars   `json:"variables"`
 	// FromName is the sender's display name, at most 100 characters;
 	// default the SMTP setup's.
-	FromName string `json:"from_name" validate:"omitempty,header,max=100"`
+	FromName string `json:"from_name" validate:"omitempty,displayname,max=100"`
 	// ReplyTo is an address for replies, as To.
 	ReplyTo string `json:"reply_to" validate:"omitempty,mailbox"`
 	// Purpose selects the SMTP configuration and price: otp, invoice,

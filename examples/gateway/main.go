@@ -65,10 +65,12 @@ import (
 // demoAccount is the account the API key belongs to.
 const demoAccount = "demo"
 
-// The demo account's registered DLT template and principal entity.
+// The demo account's registered DLT template and principal entity, and
+// its DLT sender header.
 const (
 	demoDLTTemplate = "1107161234567890123"
 	demoDLTEntity   = "1201161234567890123"
+	demoDLTHeader   = "ACMEIN"
 )
 
 // shutdownGrace bounds how long in-flight requests may take after a
@@ -127,6 +129,9 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 
 	acct := &notify.Account{ID: demoAccount, Name: "Demo account", VendorID: "NOTIFY",
 		Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud,
+		// Its sender headers: its vendor ID and its DLT header; any other
+		// sender_id is refused.
+		SenderIDs: []string{"NOTIFY", demoDLTHeader},
 		// One registered DLT template, so that the dlt route can be tried.
 		DLTTemplates: []notify.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
 			Content: "Dear {#var#}, your order {#var#} has shipped."}}}

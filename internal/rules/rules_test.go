@@ -50,7 +50,7 @@ func TestCheckNamesFieldsAndRules(t *testing.T) {
 				"domain": "at most 253 characters", "brand": "bidirectional"}},
 		{"email required unless", &notify.EmailRequest{To: "Desk <d@example.com>", FromName: "x\r\nBcc: y"},
 			map[string]string{"to": "bare address", "subject": "is required unless template_slug is given",
-				"message": "is required unless template_slug is given", "from_name": "CR, LF or NUL"}},
+				"message": "is required unless template_slug is given", "from_name": "control characters (U+000D"}},
 		{"email blank subject", &notify.EmailRequest{To: "a@example.com", Subject: "  ", Message: "hi", ReplyTo: "x@localhost"},
 			map[string]string{"subject": "must not be blank", "reply_to": "domain name such as example.com"}},
 		{"chat", &notify.ChatRequest{To: "9876543210", OTP: "12ab", Gateway: "sms", Type: "bulk", TemplateName: "Bad Name", FileName: "../x.pdf", Domain: "a\nb"},
