@@ -46,6 +46,9 @@ type config struct {
 	cloudURL   string
 	cloudToken string // NOTIFY_CLOUD_TOKEN
 	cloudPhone string // NOTIFY_CLOUD_PHONE_ID
+	// cloudVersion is NOTIFY_CLOUD_VERSION, the API version such as v25.0;
+	// default the one in NOTIFY_CLOUD_URL, else cloudchat.DefaultVersion.
+	cloudVersion string
 	// cloudOTPTemplate is NOTIFY_CLOUD_OTP_TEMPLATE: the approved
 	// authentication template one-time codes go through on the cloud
 	// gateway, in cloudOTPLanguage (NOTIFY_CLOUD_OTP_LANGUAGE, default
@@ -118,6 +121,8 @@ func loadConfig(env func(string) string) (*config, error) {
 		cloudURL:   get("NOTIFY_CLOUD_URL"),
 		cloudToken: get("NOTIFY_CLOUD_TOKEN"),
 		cloudPhone: get("NOTIFY_CLOUD_PHONE_ID"),
+
+		cloudVersion: get("NOTIFY_CLOUD_VERSION"),
 
 		cloudOTPTemplate: get("NOTIFY_CLOUD_OTP_TEMPLATE"),
 		cloudOTPLanguage: get("NOTIFY_CLOUD_OTP_LANGUAGE"),
@@ -205,7 +210,7 @@ func loadConfig(env func(string) string) (*config, error) {
 			return nil, err
 		}
 	}
-	if c.cloudURL != "" || c.cloudToken != "" || c.cloudPhone != "" {
+	if c.cloudURL != "" || c.cloudToken != "" || c.cloudPhone != "" || c.cloudVersion != "" {
 		if c.cloudToken == "" || c.cloudPhone == "" {
 			return nil, fmt.Errorf("NOTIFY_CLOUD_TOKEN and NOTIFY_CLOUD_PHONE_ID are both needed for the cloud chat gateway")
 		}

@@ -183,7 +183,8 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		otpTemplate = "otp_code" // the logging stand-in shows codes as the template would carry them
 	}
 	if cfg.cloudToken != "" {
-		cloud, err = cloudchat.New(cloudchat.Config{BaseURL: cfg.cloudURL, Token: cfg.cloudToken, PhoneNumberID: cfg.cloudPhone})
+		cloud, err = cloudchat.New(cloudchat.Config{BaseURL: cfg.cloudURL, Token: cfg.cloudToken, PhoneNumberID: cfg.cloudPhone,
+			Version: cfg.cloudVersion})
 		if err != nil {
 			return fmt.Errorf("NOTIFY_CLOUD_*: %w", err)
 		}
