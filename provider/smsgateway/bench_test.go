@@ -1,0 +1,75 @@
+package smsgateway_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/smsgateway"
+	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/wallet"
+)
+
+// BenchmarkBulkSMS sends one text to 1,000 numbers through the Notifier,
+// the provider and the fake vendor over loopback, with wallet and message
+// records: as one bulk send (one vendor call) and, the baseline, as 1,000
+// SendSMS calls. It reports wall time per 1,000 recipients (ns/op) and the
+// vendor calls each took (calls/op).
+func BenchmarkBulkSMS(b *testing.B) {
+	const recipients = 1000
+	to := make([]string, recipients)
+	for i := range to {
+		to[i] = fmt.Sprintf("98%08d", i)
+	}
+	setup := func(b *testing.B) (*notify.Notifier, *smsgatewaytest.Server) {
+		vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: testKey, Balance: 1 << 50})
+		b.Cleanup(vendor.Close)
+		p, err := smsgateway.New(smsgateway.Config{BaseURL: vendor.URL, APIKey: testKey, HTTPClient: vendor.Client()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ch, err := sms.New(sms.Config{Provider: p})
+		if err != nil {
+			b.Fatal(err)
+		}
+		accounts := memstore.NewAccounts()
+		if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
+			b.Fatal(err)
+		}
+		w := memstore.NewWallet()
+		if err := w.Open("acme", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
+			b.Fatal(err)
+		}
+		n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
+			notify.WithMessageStore(memstore.NewMessages(w)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n, vendor
+	}
+	ctx := context.Background()
+	b.Run("bulk", func(b *testing.B) {
+		n, vendor := setup(b)
+		for b.Loop() {
+			r, err := n.SendSMSBulk(ctx, &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "Sale ends tonight"}, To: to})
+			if err != nil || r.Status != notify.StatusSent {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(vendor.Requests())/float64(b.N), "calls/op")
+	})
+	b.Run("singles", func(b *testing.B) {
+		n, vendor := setup(b)
+		for b.Loop() {
+			for _, number := range to {
+				if _, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: number, Message: "Sale ends tonight"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(vendor.Requests())/float64(b.N), "calls/op")
+	})
+}
