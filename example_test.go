@@ -240,3 +240,31 @@ func ExampleNotifier_Report() {
 	fmt.Println(m.State, m.VendorCode, "refunded:", m.Refunded, "balance:", b.Available)
 	// Output: failed 131047 refunded: true balance: 100.00 INR
 }
+
+// SendSMSBulk sends one text to many numbers, each charged and recorded on
+// its own; with provider/smsgateway each batch is one vendor call.
+func ExampleNotifier_SendSMSBulk() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", VendorID: "ACMEST", Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("sms")})
+	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
+		notify.WithMessageStore(memstore.NewMessages(wal)))
+
+	r, err := n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
+		Message: notify.SMSRequest{Account: "acme", Message: "Our sale ends tonight."},
+		To:      []string{"+91 98765 43210", "9876543211"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, leg := range r.Legs {
+		fmt.Println(leg.To, leg.Status, leg.Cost)
+	}
+	fmt.Println("total", r.Cost, "balance", r.Balance)
+	// Output:
+	// 9876543210 sent 0.25 INR
+	// 9876543211 sent 0.25 INR
+	// total 0.50 INR balance 99.50 INR
+}

@@ -2,6 +2,7 @@ package cloudchat_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -71,4 +72,59 @@ func ExampleWebhook() {
 	fmt.Println(rec.Code, rec.Body.String())
 	// Output:
 	// 200 1158201444
+}
+
+// ExampleError reads the vendor's own code from a failed send, here an
+// authentication template sent without its OTP button's code.
+func ExampleError() {
+	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"message":"(#131008) Required parameter is missing","type":"OAuthException","code":131008,`+
+			`"error_data":{"messaging_product":"whatsapp","details":"Button at index 0 of type Url requires a parameter"},"fbtrace_id":"AbCdEf"}}`)
+	}))
+	defer vendor.Close()
+	p, err := cloudchat.New(cloudchat.Config{BaseURL: vendor.URL, PhoneNumberID: "106540352242922", Token: "access-token"})
+	if err != nil {
+		panic(err)
+	}
+	_, err = p.Send(context.Background(), &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: "482915", Template: &notify.ChatTemplate{
+			Name: "otp_code", Language: "en_US", Params: []string{"482915"}}}})
+
+	var ce *cloudchat.Error
+	if errors.As(err, &ce) {
+		fmt.Println(ce.Code, ce.Details, ce.TraceID)
+	}
+	fmt.Println(notify.CodeOf(err))
+	// Output:
+	// 131008 Button at index 0 of type Url requires a parameter AbCdEf
+	// rejected
+}
+
+// A template with named parameters, a text header, a URL button with a
+// variable and a quick-reply button, as notify.ChatTemplate carries it.
+func ExampleProvider_Send_namedTemplate() {
+	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"messages":[{"id":"wamid.NAMED"}]}`)
+	}))
+	defer vendor.Close()
+	p, err := cloudchat.New(cloudchat.Config{BaseURL: vendor.URL, PhoneNumberID: "106540352242922", Token: "access-token"})
+	if err != nil {
+		panic(err)
+	}
+	res, err := p.Send(context.Background(), &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Template: &notify.ChatTemplate{
+			Name: "order_shipped", Language: "en_US",
+			NamedParams: map[string]string{"customer_name": "Asha", "order_id": "A-1042"},
+			HeaderText:  "A-1042",
+			Buttons: []notify.TemplateButton{
+				{Kind: notify.ButtonURL, Index: 0, Value: "track/A-1042"},
+				{Kind: notify.ButtonQuickReply, Index: 1, Value: "stop-updates"},
+			},
+		}}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.ProviderMessageID)
+	// Output: wamid.NAMED
 }
