@@ -35,6 +35,57 @@ type File struct {
 // Messages name the host but never the whole URL, nor an address the host
 // resolved to.
 func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
+	b, err := g.Open(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	data, err := io.ReadAll(b)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Data: data, ContentType: b.ContentType}, nil
+}
+
+// Body is a response body being fetched through the guard (Open). Read
+// returns at most Config.MaxBytes in all: reading past them is the
+// CodeRejected error of a file over the limit; a failed read is
+// classified as Fetch's errors are. The caller must Close it.
+type Body struct {
+	// ContentType is the response's Content-Type header, possibly empty.
+	ContentType string
+	// Host is the URL's host, for messages.
+	Host string
+
+	ctx  context.Context
+	g    *Guard
+	body io.ReadCloser
+	left int64 // bytes the limit still allows
+}
+
+// Read reads the body, within the limit.
+func (b *Body) Read(p []byte) (int, error) {
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.body.Read(p)
+	if int64(n) > b.left {
+		return 0, b.g.tooLarge(b.Host)
+	}
+	b.left -= int64(n)
+	if err != nil && err != io.EOF {
+		err = b.g.fetchErr(b.ctx, b.Host, err)
+	}
+	return n, err
+}
+
+// Close closes the body.
+func (b *Body) Close() error { return b.body.Close() }
+
+// Open is Fetch without the reading: it checks raw, GETs it and returns
+// the body of a 2xx answer whose declared length is within the limit, for
+// the caller to stream. Errors are Fetch's.
+func (g *Guard) Open(ctx context.Context, raw string) (*Body, error) {
 	host, err := checkSyntax(raw)
 	if err != nil {
 		return nil, notify.WithCode(notify.CodeRejected, err)
@@ -51,25 +102,21 @@ func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
 	if err != nil {
 		return nil, g.fetchErr(ctx, host, err)
 	}
-	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		resp.Body.Close()
 		return nil, notify.Errorf(notify.CodeUnavailable, "fetching media from %q: HTTP %d", host, resp.StatusCode)
 	default:
+		resp.Body.Close()
 		return nil, notify.Errorf(notify.CodeRejected, "fetching media from %q: HTTP %d", host, resp.StatusCode)
 	}
 	if resp.ContentLength > g.cfg.MaxBytes {
+		resp.Body.Close()
 		return nil, g.tooLarge(host)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxBytes+1))
-	if err != nil {
-		return nil, g.fetchErr(ctx, host, err)
-	}
-	if int64(len(data)) > g.cfg.MaxBytes {
-		return nil, g.tooLarge(host)
-	}
-	return &File{Data: data, ContentType: resp.Header.Get("Content-Type")}, nil
+	return &Body{ContentType: resp.Header.Get("Content-Type"), Host: host,
+		ctx: ctx, g: g, body: resp.Body, left: g.cfg.MaxBytes}, nil
 }
 
 func (g *Guard) tooLarge(host string) error {

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -25,13 +23,12 @@ import (
 const sniffLen = 512
 
 // mediaStream is a media file being fetched: its first bytes, read and
-// sniffed, and the rest of its body, still to come.
+// sniffed, and the rest of its body, still to come, within the size limit
+// (internal/netguard.Body).
 type mediaStream struct {
-	host string
 	mime string
 	head []byte
-	rest io.ReadCloser
-	max  int64
+	rest *netguard.Body
 }
 
 // openMedia starts fetching m through the guard and checks, from the
@@ -39,40 +36,15 @@ type mediaStream struct {
 // message is sent, so every error is a certain refusal. The caller
 // closes the stream's rest.
 func (p *Provider) openMedia(ctx context.Context, m *notify.ChatMedia) (*mediaStream, error) {
-	host := ""
-	if u, err := url.Parse(m.URL); err == nil {
-		host = u.Hostname()
-	}
-	if err := p.guard.CheckURL(ctx, m.URL); err != nil {
-		return nil, p.mediaErr(ctx, host, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL, nil)
+	body, err := p.guard.Open(ctx, m.URL)
 	if err != nil {
-		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url on %q: cannot build the request", host)
-	}
-	req.Header.Set("Accept", "*/*")
-	resp, err := p.guard.Client().Do(req)
-	if err != nil {
-		return nil, p.mediaErr(ctx, host, err)
-	}
-	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		resp.Body.Close()
-		return nil, notify.Errorf(notify.CodeUnavailable, "qrchat: media_url: fetching media from %q: HTTP %d", host, resp.StatusCode)
-	default:
-		resp.Body.Close()
-		return nil, notify.Errorf(notify.CodeRejected, "qrchat: media_url: fetching media from %q: HTTP %d", host, resp.StatusCode)
-	}
-	if resp.ContentLength > p.maxMedia {
-		resp.Body.Close()
-		return nil, p.tooLarge(host)
+		return nil, mediaErr(ctx, err)
 	}
 	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(resp.Body, head)
+	n, err := io.ReadFull(body, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		resp.Body.Close()
-		return nil, p.mediaErr(ctx, host, err)
+		body.Close()
+		return nil, mediaErr(ctx, err)
 	}
 	head = head[:n]
 	sniffed := http.DetectContentType(head)
@@ -87,7 +59,7 @@ func (p *Provider) openMedia(ctx context.Context, m *notify.ChatMedia) (*mediaSt
 		refusal = notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a PDF (it looks like %s)", sniffed)
 	}
 	if refusal != nil {
-		resp.Body.Close()
+		body.Close()
 		return nil, refusal
 	}
 	if m.Kind == notify.MediaImage {
@@ -96,38 +68,18 @@ func (p *Provider) openMedia(ctx context.Context, m *notify.ChatMedia) (*mediaSt
 	if mime == "" {
 		mime = sniffed
 	}
-	return &mediaStream{host: host, mime: mime, head: head, rest: resp.Body, max: p.maxMedia}, nil
+	return &mediaStream{mime: mime, head: head, rest: body}, nil
 }
 
-func (p *Provider) tooLarge(host string) error {
-	return notify.Errorf(notify.CodeRejected, "qrchat: media_url: media from %q is larger than the limit of %d bytes", host, p.maxMedia)
-}
-
-// mediaErr classifies a failed media fetch as internal/netguard's Fetch
-// does: the guard's refusal is CodeRejected, an ended ctx is not sent
-// (errors.Is sees it), anything else CodeUnavailable, without the URL
-// (its query may hold a token) or the address the host resolved to.
-func (p *Provider) mediaErr(ctx context.Context, host string, err error) error {
+// mediaErr is a failed media fetch: internal/netguard classifies it (the
+// guard's refusal or a file over the limit is CodeRejected, anything else
+// CodeUnavailable, without the URL or the address the host resolved to);
+// an ended ctx is not sent, with errors.Is seeing it.
+func mediaErr(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return notSent(cerr)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	var ge *netguard.Error
-	if errors.As(err, &ge) {
-		return notify.WithCode(notify.CodeRejected, fmt.Errorf("qrchat: media_url: %w", ge))
-	}
-	if notify.CodeOf(err) == notify.CodeUnavailable {
-		return fmt.Errorf("qrchat: media_url: %w", err) // a failed lookup, worded for the client
-	}
-	msg := err.Error()
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		msg = oe.Op + ": " + oe.Err.Error()
-	}
-	return notify.Errorf(notify.CodeUnavailable, "qrchat: media_url: fetching media from %q: %s", host, msg)
+	return fmt.Errorf("qrchat: media_url: %w", err)
 }
 
 // errAbandoned ends a body the transport stopped reading.
@@ -254,14 +206,9 @@ func (p *Provider) writeBody(pw *io.PipeWriter, prefix, suffix string, ms *media
 	if _, werr = enc.Write(ms.head); werr != nil {
 		return false, nil, werr
 	}
-	total := int64(len(ms.head))
 	buf := make([]byte, 32<<10)
 	for {
-		n, rerr := ms.rest.Read(buf)
-		total += int64(n)
-		if total > ms.max {
-			return false, p.tooLarge(ms.host), nil
-		}
+		n, rerr := ms.rest.Read(buf) // within the size limit
 		if n > 0 {
 			if _, werr = enc.Write(buf[:n]); werr != nil {
 				return false, nil, werr
@@ -271,7 +218,7 @@ func (p *Provider) writeBody(pw *io.PipeWriter, prefix, suffix string, ms *media
 			break
 		}
 		if rerr != nil {
-			return false, notify.Errorf(notify.CodeUnavailable, "qrchat: media_url: fetching media from %q failed before it was whole: %s", ms.host, vendorhttp.Cause(rerr)), nil
+			return false, fmt.Errorf("qrchat: media_url: before the file was whole: %w", rerr), nil
 		}
 	}
 	if werr = enc.Close(); werr != nil {

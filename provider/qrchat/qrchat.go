@@ -151,18 +151,17 @@ type Config struct {
 // between calls: a media send runs one, which writes the request's body
 // as the file arrives, and ends it before Send returns.
 type Provider struct {
-	name     string
-	base     string
-	key      string
-	session  string
-	cc       string
-	client   *http.Client
-	ttl      time.Duration
-	guard    *netguard.Guard
-	maxMedia int64
-	edition  Edition
-	coreMed  CoreMediaMode
-	check    bool
+	name    string
+	base    string
+	key     string
+	session string
+	cc      string
+	client  *http.Client
+	ttl     time.Duration
+	guard   *netguard.Guard
+	edition Edition
+	coreMed CoreMediaMode
+	check   bool
 
 	mu        sync.Mutex
 	workingTo time.Time // the session was WORKING; trusted until then
@@ -227,17 +226,16 @@ func New(cfg Config) (*Provider, error) {
 		resolver = cfg.Resolver
 	}
 	return &Provider{
-		name:     cfg.Name,
-		base:     rootOf(cfg.BaseURL),
-		key:      cfg.APIKey,
-		session:  cfg.Session,
-		cc:       cfg.CountryCode,
-		client:   cfg.HTTPClient,
-		ttl:      cfg.StatusTTL,
-		edition:  cfg.Edition,
-		coreMed:  cfg.CoreMedia,
-		check:    cfg.CheckNumber,
-		maxMedia: cfg.MediaMaxBytes,
+		name:    cfg.Name,
+		base:    rootOf(cfg.BaseURL),
+		key:     cfg.APIKey,
+		session: cfg.Session,
+		cc:      cfg.CountryCode,
+		client:  cfg.HTTPClient,
+		ttl:     cfg.StatusTTL,
+		edition: cfg.Edition,
+		coreMed: cfg.CoreMedia,
+		check:   cfg.CheckNumber,
 		guard: netguard.New(netguard.Config{
 			Resolver:  resolver,
 			Allow:     cfg.AllowMediaAddr,
