@@ -519,14 +519,8 @@ func (s *Server) check(in request) (Sent, int) {
 		}
 		msg.Parts = 1
 	case "dlt_manual":
-		if in.SenderID == "" {
-			return msg, SenderMissing
-		}
-		if !s.senders[in.SenderID] {
-			return msg, InvalidSender
-		}
-		if in.Message == "" {
-			return msg, MessageMissing
+		if code := s.checkDLTBasics(in); code != 0 {
+			return msg, code
 		}
 		t, ok := s.templates[in.TemplateID]
 		if !ok || (in.EntityID != "" && in.EntityID != t.EntityID) {
@@ -543,14 +537,8 @@ func (s *Server) check(in request) (Sent, int) {
 		// The vendor's own DLT route: message is the template's Message
 		// ID in its DLT manager, variables_values its {#var#} values
 		// joined by '|' (docs.fast2sms.com/reference/dlt-sms-single).
-		if in.SenderID == "" {
-			return msg, SenderMissing
-		}
-		if !s.senders[in.SenderID] {
-			return msg, InvalidSender
-		}
-		if in.Message == "" {
-			return msg, MessageMissing
+		if code := s.checkDLTBasics(in); code != 0 {
+			return msg, code
 		}
 		t, ok := s.byMessageID[in.Message]
 		if !ok {
@@ -571,6 +559,20 @@ func (s *Server) check(in request) (Sent, int) {
 		_, msg.Parts, _ = sms.Segments(text)
 	}
 	return msg, 0
+}
+
+// checkDLTBasics checks what both DLT routes need first, in the vendor's
+// order: an approved sender and a message.
+func (s *Server) checkDLTBasics(in request) int {
+	switch {
+	case in.SenderID == "":
+		return SenderMissing
+	case !s.senders[in.SenderID]:
+		return InvalidSender
+	case in.Message == "":
+		return MessageMissing
+	}
+	return 0
 }
 
 func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
