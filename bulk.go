@@ -81,7 +81,10 @@ type BatchDeliverer interface {
 // leg, SendSMSBulk returns the receipt and the first unknown leg's error,
 // else the first failed one's. A repeat of the idempotency key returns
 // the first receipt: recipients that failed are sent again only under a
-// new key.
+// new key. If the process died mid-way, a repeat after the key's lease
+// settles what it left and answers with the record of one recipient that
+// went out or may have (never a second send); the other recipients'
+// records are read with Notifier.Message.
 func (n *Notifier) SendSMSBulk(ctx context.Context, req *BulkSMSRequest) (*Receipt, error) {
 	const op = "notify.SendSMSBulk"
 	if err := checkBulk(req); err != nil {

@@ -150,7 +150,7 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 			return "", notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", requested)
 		}
 		if !carriesTo(msg, requested, otp) {
-			return "", errNoOTPTemplate
+			return "", errNoOTPTemplate()
 		}
 		return requested, nil
 	}
@@ -166,7 +166,7 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 		}
 		gw = other(gw)
 		if c.provider(gw) == nil || !carriesTo(msg, gw, otp) {
-			return "", errNoOTPTemplate // New makes sure the QR gateway is there otherwise
+			return "", errNoOTPTemplate() // New makes sure the QR gateway is there otherwise
 		}
 	}
 	return gw, nil
@@ -181,8 +181,10 @@ func attaches(p notify.Provider) bool {
 
 // errNoOTPTemplate is the error of a one-time code for the cloud gateway
 // when no authentication template is configured.
-var errNoOTPTemplate = notify.Errorf(notify.CodeUnavailable,
-	"chat: the cloud gateway sends one-time codes only through an authentication template, and none is configured (chat Config.CloudOTPTemplate); use gateway qr or auto")
+func errNoOTPTemplate() error {
+	return notify.Errorf(notify.CodeUnavailable,
+		"chat: the cloud gateway sends one-time codes only through an authentication template, and none is configured (chat Config.CloudOTPTemplate); use gateway qr or auto")
+}
 
 // template fills msg for template_slug / template_name and returns the
 // template's price class. Validation problems go to fe; other errors are
