@@ -244,8 +244,10 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, p
 // attemptBatch makes one batch attempt under the attempt timeout, as
 // attemptDeliver does for one message.
 func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, timeout time.Duration) (res []*Result, err error) {
-	ctx, release := attemptContext(ctx, timeout)
-	defer release()
+	if actx := attemptContext(ctx, timeout); actx != nil {
+		defer actx.release()
+		ctx = actx
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}

@@ -633,8 +633,10 @@ func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx c
 // the request before it went wrong. The Internal cause tells the HTTP
 // adapter to keep the details for the log.
 func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time.Duration) (res *Result, err error) {
-	ctx, release := attemptContext(ctx, timeout)
-	defer release()
+	if actx := attemptContext(ctx, timeout); actx != nil {
+		defer actx.release()
+		ctx = actx
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
@@ -647,17 +649,16 @@ func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time
 	return res, attemptError(ctx, err)
 }
 
-// attemptContext bounds one attempt by timeout, when that ends before
-// ctx does.
-func attemptContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+// attemptContext returns ctx bounded by timeout, when that ends before
+// ctx does, for the caller to release; nil otherwise.
+func attemptContext(ctx context.Context, timeout time.Duration) *attemptCtx {
 	if timeout > 0 {
 		deadline := time.Now().Add(timeout)
 		if dl, ok := ctx.Deadline(); !ok || dl.After(deadline) {
-			actx := newAttemptCtx(ctx, deadline)
-			return actx, actx.release
+			return newAttemptCtx(ctx, deadline)
 		}
 	}
-	return ctx, func() {}
+	return nil
 }
 
 // attemptError keeps both causes when the attempt timed out and the
