@@ -242,29 +242,22 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, p
 }
 
 // attemptBatch makes one batch attempt under the attempt timeout, as
-// attemptDeliver does for one message.
-func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, timeout time.Duration) (res []*Result, err error) {
-	if actx := attemptContext(ctx, timeout); actx != nil {
-		defer actx.release()
-		ctx = actx
+// attemptDeliver does for one message: a success must name every
+// envelope's message.
+func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, timeout time.Duration) ([]*Result, error) {
+	res, err := attempt(ctx, timeout, func(ctx context.Context) ([]*Result, error) { return bd.DeliverBatch(ctx, envs) })
+	if err != nil {
+		return nil, err
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
-		}
-	}()
-	res, err = bd.DeliverBatch(ctx, envs)
-	if err == nil {
-		if len(res) != len(envs) {
-			return nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider reported %d results for a batch of %d", len(res), len(envs))}
-		}
-		for _, r := range res {
-			if r == nil || r.ProviderMessageID == "" {
-				return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
-			}
+	if len(res) != len(envs) {
+		return nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider reported %d results for a batch of %d", len(res), len(envs))}
+	}
+	for _, r := range res {
+		if r == nil || r.ProviderMessageID == "" {
+			return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
 		}
 	}
-	return res, attemptError(ctx, err)
+	return res, nil
 }
 
 // combineBulk makes the receipt of a bulk send from its legs.

@@ -627,25 +627,33 @@ func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx c
 	}
 }
 
-// attemptDeliver makes one attempt under the attempt timeout. A panic, or
-// a success without a message ID, is a bug of the provider's: CodeInternal,
-// which OutcomeOf reads as unknown, since the provider may have written
-// the request before it went wrong. The Internal cause tells the HTTP
-// adapter to keep the details for the log.
-func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time.Duration) (res *Result, err error) {
+// attemptDeliver makes one attempt under the attempt timeout (attempt).
+// A success without a message ID is a bug of the provider's: CodeInternal,
+// which OutcomeOf reads as unknown.
+func attemptDeliver(ctx context.Context, ch Channel, env *Envelope, timeout time.Duration) (*Result, error) {
+	res, err := attempt(ctx, timeout, func(ctx context.Context) (*Result, error) { return ch.Deliver(ctx, env) })
+	if err == nil && (res == nil || res.ProviderMessageID == "") {
+		return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
+	}
+	return res, err
+}
+
+// attempt makes one call under the attempt timeout. A panic is a bug of
+// the provider's: CodeInternal, which OutcomeOf reads as unknown, since
+// the provider may have written the request before it went wrong. The
+// Internal cause tells the HTTP adapter to keep the details for the log.
+func attempt[T any](ctx context.Context, timeout time.Duration, call func(context.Context) (T, error)) (res T, err error) {
 	if actx := attemptContext(ctx, timeout); actx != nil {
 		defer actx.release()
 		ctx = actx
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
+			var none T
+			res, err = none, &Error{Code: CodeInternal, Err: fmt.Errorf("provider panicked: %v", p)}
 		}
 	}()
-	res, err = ch.Deliver(ctx, env)
-	if err == nil && (res == nil || res.ProviderMessageID == "") {
-		return nil, &Error{Code: CodeInternal, Err: errors.New("provider reported success without a message ID")}
-	}
+	res, err = call(ctx)
 	return res, attemptError(ctx, err)
 }
 
