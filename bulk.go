@@ -64,10 +64,13 @@ type BatchDeliverer interface {
 // Every recipient is prepared first: bad input (a bad number is named
 // "to.<i>", its index in To; a number repeated, the same) is one
 // InvalidArgument error with nothing sent or charged. The request counts
-// once against the account's rate limit. Then each recipient is charged
-// and recorded, in order; one that cannot be (the balance ran out) gets a
-// failed receipt and is not sent. Each batch's outcome settles each of
-// its recipients as SendSMS would: accepted (sent), certainly not
+// once against the account's rate limit. Then, batch by batch, each
+// recipient is charged and recorded, in order, right before its batch
+// goes; one that cannot be (the balance ran out) gets a failed receipt
+// and is not sent. A caller that hangs up stops the batches not yet sent
+// (nothing of them is charged); a process that dies leaves only the
+// batch on its way to the reconciler. Each batch's outcome settles each
+// of its recipients as SendSMS would: accepted (sent), certainly not
 // accepted (retried while temporary, then refunded) or unknown (charged,
 // never retried). Delivery reports then move each recipient's record on
 // its own.
@@ -182,37 +185,43 @@ func onlyField(err error, field string) (FieldError, bool) {
 
 // bulkLeg is one recipient of a bulk send on its way.
 type bulkLeg struct {
-	p       prepared
+	env     *Envelope
 	r       *Receipt
 	charged bool
 }
 
-// dispatchBulk charges and records every recipient, delivers them in
-// batches and settles each.
+// dispatchBulk sends the recipients batch by batch. Each recipient is
+// charged, recorded and marked attempting just before its batch goes, so
+// that a record waits in pending or attempting only while its own batch
+// is on its way: a crash between batches leaves the rest unopened, not
+// unknown, and no record outlives the settle threshold waiting for a
+// batch of its own.
 func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, ps []prepared) (*Receipt, error) {
-	receipts := make([]*Receipt, len(ps))
-	legs := make([]bulkLeg, 0, len(ps))
-	for i, p := range ps {
-		r, charged, err := n.begin(ctx, op, acct, p)
-		switch {
-		case r == nil: // nothing charged: no funds, a store down, the caller gone
-			r = skippedLeg(acct, KindSMS, err)
-			r.To = p.env.To
-		case err == nil:
-			legs = append(legs, bulkLeg{p: p, r: r, charged: charged})
-		}
-		receipts[i] = r
-	}
 	size := 1
 	bd, batches := ps[0].ch.(BatchDeliverer)
 	if batches {
 		size = max(1, bd.MaxBatch())
 	}
-	for start := 0; start < len(legs); start += size {
-		batch := legs[start:min(start+size, len(legs))]
-		envs := make([]*Envelope, len(batch))
-		for i, l := range batch {
-			envs[i] = l.p.env
+	receipts := make([]*Receipt, len(ps))
+	legs := make([]bulkLeg, 0, min(size, len(ps)))
+	envs := make([]*Envelope, 0, min(size, len(ps)))
+	for start := 0; start < len(ps); start += size {
+		legs, envs = legs[:0], envs[:0]
+		for i := start; i < min(start+size, len(ps)); i++ {
+			p := ps[i]
+			r, charged, err := n.begin(ctx, op, acct, p)
+			switch {
+			case r == nil: // nothing charged: no funds, a store down, the caller gone
+				r = skippedLeg(acct, KindSMS, err)
+				r.To = p.env.To
+			case err == nil:
+				legs = append(legs, bulkLeg{env: p.env, r: r, charged: charged})
+				envs = append(envs, p.env)
+			}
+			receipts[i] = r
+		}
+		if len(legs) == 0 {
+			continue
 		}
 		var results []*Result
 		attempts, outcome, derr := n.retrying(ctx, envs[0].Provider, func(ctx context.Context, timeout time.Duration) (err error) {
@@ -225,13 +234,13 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, p
 			results = []*Result{res}
 			return err
 		})
-		for i, l := range batch {
+		for i, l := range legs {
 			var res *Result
 			if outcome == OutcomeAccepted {
 				res = results[i]
 			}
 			// settle fills l.r, which receipts holds, and reports it.
-			_, _ = n.settle(ctx, op, acct, l.p.env, l.r, l.charged, res, attempts, outcome, derr)
+			_, _ = n.settle(ctx, op, acct, l.env, l.r, l.charged, res, attempts, outcome, derr)
 		}
 	}
 	r, err := combineBulk(n.newID(), acct, receipts)
