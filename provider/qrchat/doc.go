@@ -195,15 +195,13 @@
 // message whose send had an unknown outcome (no ID in its record) are
 // unmatched: it stays unknown until an operator settles it.
 //
-// With WebhookConfig.Secret set, an event without X-Webhook-Hmac of its
-// very body under the key (compared in constant time; an
-// X-Webhook-Hmac-Algorithm other than sha512 cannot be checked and is
-// refused too) is answered 401 before its body is read as JSON, and
-// changes nothing. Without a Secret the receiver takes every request
-// UNAUTHENTICATED: anyone who can reach it can mark messages delivered,
-// read or failed, and a failed message is refunded. Set the same key, 32
-// random bytes or more, on both sides, or mount the receiver only where
-// nothing but the gateway can reach it. The signature covers the body but
+// WebhookConfig.Secret is required: a failed message is refunded, so an
+// unauthenticated receiver would let anyone who reaches it give messages
+// away. An event without X-Webhook-Hmac of its very body under the key
+// (compared in constant time; an X-Webhook-Hmac-Algorithm other than
+// sha512 cannot be checked and is refused too) is answered 401 before its
+// body is read as JSON, and changes nothing. Set the same key, 32 random
+// bytes or more, on both sides. The signature covers the body but
 // no time, so a captured event can be sent again; that changes nothing:
 // a record moves only forward and money moves at most once (see
 // notify.Notifier.Report).

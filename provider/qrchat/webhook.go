@@ -32,16 +32,12 @@ type WebhookConfig struct {
 	// "qrchat" (DefaultName), New's default.
 	Provider string
 	// Secret is the HMAC key of the gateway's webhook configuration
-	// (config.webhooks[].hmac.key): every request must then carry
+	// (config.webhooks[].hmac.key): every request must carry
 	// X-Webhook-Hmac, the hex HMAC-SHA512 of its body under this key, or
-	// it is refused with 401. It never appears in errors or answers.
-	//
-	// Empty: requests are accepted WITHOUT ANY AUTHENTICATION. Anyone who
-	// can reach the URL can then mark messages delivered, read or failed,
-	// and a failure refunds the message's charge. Leave it empty only
-	// when nothing but the gateway can reach the receiver (a private
-	// network), and prefer a key of 32 random bytes or more. Default
-	// empty.
+	// it is refused with 401. A report can refund a message, so an
+	// unauthenticated receiver would let anyone who reaches it give
+	// messages away: the key is required. Use 32 random bytes or more. It
+	// never appears in errors or answers.
 	Secret string
 	// Session, when set, is the only gateway session whose events are
 	// taken; events of other sessions are acknowledged and counted as
@@ -65,15 +61,15 @@ type Webhook struct {
 }
 
 // NewWebhook returns a Webhook for cfg. It fails, naming the field but
-// never repeating the secret, when Reporter is missing, Secret contains
-// control characters (a pasted line break, which no signature would ever
-// match), or Session is set but not a valid session name. An empty Secret
-// is not an error, but leaves the receiver unauthenticated (see
-// WebhookConfig.Secret).
+// never repeating the secret, when Reporter or Secret is missing, Secret
+// contains control characters (a pasted line break, which no signature
+// would ever match), or Session is set but not a valid session name.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	switch {
 	case cfg.Reporter == nil:
 		return nil, errors.New("qrchat: WebhookConfig.Reporter is required")
+	case cfg.Secret == "":
+		return nil, errors.New("qrchat: WebhookConfig.Secret is required: a report can refund a message, so the gateway must sign its events (hmac.key)")
 	case strings.IndexFunc(cfg.Secret, unicode.IsControl) >= 0:
 		return nil, errors.New("qrchat: WebhookConfig.Secret must not contain control characters such as line breaks")
 	case cfg.Session != "" && !sessionName(cfg.Session):
@@ -90,7 +86,7 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 
 // ServeHTTP takes one webhook event (POST; other methods are answered
 // 405 with an Allow header). It answers 413 for a body over MaxBody, 401
-// when a Secret is set and the signature is missing or wrong (before the
+// when the signature is missing or wrong (before the
 // body is read as JSON, and reporting nothing), 400 for a body that is
 // not a JSON event, 503 when the report could not be applied now (the
 // gateway retries), and 200 otherwise: for a report taken, for one of a
@@ -107,7 +103,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.count.Malformed(w, err)
 		return
 	}
-	if h.cfg.Secret != "" && !h.signed(r.Header, body) {
+	if !h.signed(r.Header, body) {
 		h.count.Refuse(w)
 		return
 	}

@@ -362,19 +362,6 @@ func TestWebhookUnknownAndIgnoredEvents(t *testing.T) {
 	}
 }
 
-// TestWebhookWithoutSecret: without a secret the receiver takes unsigned
-// events (the documented, unauthenticated mode).
-func TestWebhookWithoutSecret(t *testing.T) {
-	l := newAckLoop(t, "")
-	rc := l.send(t)
-	if code := l.gw.ack(t, rc.ProviderMessageID, 2); code != http.StatusOK {
-		t.Fatalf("unsigned: %d", code)
-	}
-	if m := l.message(t, rc.MessageID); m.State != notify.StateDelivered {
-		t.Fatalf("unsigned DEVICE ack: %s", m.State)
-	}
-}
-
 // TestWebhookBadRequests: bodies that are not events are 400, bodies
 // over MaxBody 413, other methods 405; none reaches the Reporter.
 func TestWebhookBadRequests(t *testing.T) {
@@ -429,13 +416,17 @@ func TestWebhookBadRequests(t *testing.T) {
 		t.Errorf("the Reporter got %d reports, want 1", len(rep.calls()))
 	}
 
-	for field, cfg := range map[string]qrchat.WebhookConfig{
-		"Reporter": {Secret: hookKey},
-		"Session":  {Reporter: rep, Secret: hookKey, Session: "no spaces allowed"},
-		"Secret":   {Reporter: rep, Secret: hookKey + "\n"},
+	for _, bad := range []struct {
+		field string
+		cfg   qrchat.WebhookConfig
+	}{
+		{"Reporter", qrchat.WebhookConfig{Secret: hookKey}},
+		{"Session", qrchat.WebhookConfig{Reporter: rep, Secret: hookKey, Session: "no spaces allowed"}},
+		{"Secret", qrchat.WebhookConfig{Reporter: rep, Secret: hookKey + "\n"}},
+		{"Secret", qrchat.WebhookConfig{Reporter: rep}}, // none: a receiver anyone could use to refund messages
 	} {
-		if _, err := qrchat.NewWebhook(cfg); err == nil || !strings.Contains(err.Error(), field) || strings.Contains(err.Error(), hookKey) {
-			t.Errorf("NewWebhook without a good %s: %v", field, err)
+		if _, err := qrchat.NewWebhook(bad.cfg); err == nil || !strings.Contains(err.Error(), bad.field) || strings.Contains(err.Error(), hookKey) {
+			t.Errorf("NewWebhook without a good %s: %v", bad.field, err)
 		}
 	}
 }
