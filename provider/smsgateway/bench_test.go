@@ -6,11 +6,9 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
-	"github.com/notifykit/notify/wallet"
 )
 
 // BenchmarkBulkSMS sends one text to 1,000 numbers through the Notifier,
@@ -31,23 +29,11 @@ func BenchmarkBulkSMS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ch, err := sms.New(sms.Config{Provider: p})
-		if err != nil {
-			b.Fatal(err)
-		}
-		accounts := memstore.NewAccounts()
-		if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
-			b.Fatal(err)
-		}
 		w := memstore.NewWallet()
 		if err := w.Open("acme", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
 			b.Fatal(err)
 		}
-		n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
-			notify.WithMessageStore(memstore.NewMessages(w)))
-		if err != nil {
-			b.Fatal(err)
-		}
+		n := newNotifier(b, p, w, memstore.NewMessages(w))
 		return n, vendor
 	}
 	ctx := context.Background()

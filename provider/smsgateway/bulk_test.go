@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
-	"github.com/notifykit/notify/wallet"
 )
 
 // TestBulkOneCallManyRecords: a bulk send to 25 numbers is one vendor
@@ -77,7 +75,7 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := l.withProvider(t, p)
+	n := newNotifier(t, p, l.wallet, l.records)
 	to := make([]string, 10)
 	for i := range to {
 		to[i] = fmt.Sprintf("98765%05d", i)
@@ -216,23 +214,4 @@ func TestBulkIdempotent(t *testing.T) {
 	if _, err := l.n.SendSMSBulk(context.Background(), req); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("the key with other recipients: %v", err)
 	}
-}
-
-// withProvider returns a Notifier over the loop's stores and p.
-func (l *dlrLoop) withProvider(t *testing.T, p notify.Provider) *notify.Notifier {
-	t.Helper()
-	ch, err := sms.New(sms.Config{Provider: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
-		t.Fatal(err)
-	}
-	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(l.wallet, wallet.DefaultINR()),
-		notify.WithMessageStore(l.records))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

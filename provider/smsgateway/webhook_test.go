@@ -56,24 +56,12 @@ func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := sms.New(sms.Config{Provider: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
-		t.Fatal(err)
-	}
 	l.wallet = memstore.NewWallet()
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	l.records = memstore.NewMessages(l.wallet)
-	l.n, err = notify.New(accounts, append([]notify.Option{notify.WithChannel(ch),
-		notify.WithWallet(l.wallet, wallet.DefaultINR()), notify.WithMessageStore(l.records)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l.n = newNotifier(t, p, l.wallet, l.records, opts...)
 	l.hook, err = smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: l.n, Token: dlrToken})
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +71,26 @@ func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 	// Mounted without a wildcard, the token is the path's last segment.
 	mux.Handle("/bare/", l.hook)
 	return l
+}
+
+// newNotifier returns a Notifier sending SMS through p for the account
+// "acme" (vendor ID ACMEIN), charging w and recording in records.
+func newNotifier(tb testing.TB, p notify.Provider, w *memstore.Wallet, records *memstore.Messages, opts ...notify.Option) *notify.Notifier {
+	tb.Helper()
+	ch, err := sms.New(sms.Config{Provider: p})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
+		tb.Fatal(err)
+	}
+	n, err := notify.New(accounts, append([]notify.Option{notify.WithChannel(ch),
+		notify.WithWallet(w, wallet.DefaultINR()), notify.WithMessageStore(records)}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 func (l *dlrLoop) send(t *testing.T, to string) *notify.Receipt {
