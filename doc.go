@@ -46,6 +46,12 @@
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;
 //   - notifytest: a one-call test kit for applications.
 //
+// Beyond the one-message calls (SendSMS, SendOTP, SendEmail, SendChat),
+// SendSMSBulk sends one text to many numbers, each its own charged record,
+// in one vendor call per batch where the provider is a BatchSender; and
+// Report takes the vendors' delivery reports, which move a record on after
+// the send (delivered, read, or failed and refunded by the RefundPolicy).
+//
 // # Money
 //
 // Money is an int64 count of minor units (paise) and a Currency; no float
