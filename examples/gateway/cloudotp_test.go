@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 )
 
 // TestGatewayOTPByAuthenticationTemplate: an OTP for the cloud gateway
@@ -59,5 +61,19 @@ func TestGatewayCloudNeedsAnOTPRoute(t *testing.T) {
 	cfg["NOTIFY_CLOUD_OTP_LANGUAGE"] = "hi"
 	if _, err := loadConfig(func(k string) string { return cfg[k] }); err == nil || !strings.Contains(err.Error(), "NOTIFY_CLOUD_OTP_LANGUAGE") {
 		t.Fatalf("language without the template: %v", err)
+	}
+}
+
+// TestGatewayCloudVersion: NOTIFY_CLOUD_VERSION picks the API version the
+// requests go to (a vendor that serves only v24.0 takes them).
+func TestGatewayCloudVersion(t *testing.T) {
+	vendor := cloudchattest.NewServer(cloudchattest.Config{Token: cloudToken, Version: "v24.0"})
+	t.Cleanup(vendor.Close)
+	g := start(t, map[string]string{"NOTIFY_CLOUD_URL": vendor.URL, "NOTIFY_CLOUD_TOKEN": cloudToken,
+		"NOTIFY_CLOUD_PHONE_ID": cloudchattest.DefaultPhoneNumberID, "NOTIFY_CLOUD_VERSION": "v24.0",
+		"NOTIFY_CLOUD_OTP_TEMPLATE": "otp_code"})
+	a := g.post(t, "/messenger/send", g.key, `{"gateway":"cloud","to":"9876543210","message":"hi"}`)
+	if a.status != 200 || len(vendor.Accepted()) != 1 {
+		t.Fatalf("send: %d %s", a.status, a.raw)
 	}
 }
