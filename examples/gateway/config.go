@@ -103,6 +103,14 @@ type config struct {
 	// of the SMS vendor's delivery-report callback URL. Set:
 	// /webhooks/smsgateway/{token} is mounted.
 	smsWebhookToken string
+	// adminKey is NOTIFY_ADMIN_KEY: the key of the admin API (/admin/v1)
+	// and, with real vendors, of the outbox. Empty: the admin API is not
+	// mounted.
+	adminKey string
+	// outbox is whether GET /outbox shows the messages sent: NOTIFY_OUTBOX
+	// on or off; unset, on only when no real vendor is configured (the
+	// in-process SMTP server and the logging providers).
+	outbox bool
 	// settleAfter is NOTIFY_SETTLE_AFTER (default 2m): how long a send may
 	// stay unfinished before the reconciler settles it as abandoned, and
 	// the lease of an idempotency key's reservation.
@@ -199,6 +207,9 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 
 	if err := pair("NOTIFY_SMS_URL", c.smsURL, "NOTIFY_SMS_KEY", c.smsKey); err != nil {
+		return nil, err
+	}
+	if err := c.loadOperatorOptions(get); err != nil {
 		return nil, err
 	}
 	for _, u := range []struct{ name, value, want string }{
@@ -331,4 +342,30 @@ func newKey() (string, error) {
 		return "", fmt.Errorf("generating an API key: %v", err)
 	}
 	return "nk_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
+}
+
+// loadOperatorOptions reads NOTIFY_ADMIN_KEY and NOTIFY_OUTBOX.
+func (c *config) loadOperatorOptions(get func(string) string) error {
+	c.adminKey = get("NOTIFY_ADMIN_KEY")
+	if c.adminKey != "" && (len(c.adminKey) < 32 || strings.ContainsAny(c.adminKey, " \t\r\n")) {
+		return fmt.Errorf("NOTIFY_ADMIN_KEY: must be at least 32 characters without spaces (openssl rand -hex 32)")
+	}
+	switch v := get("NOTIFY_OUTBOX"); v {
+	case "":
+		c.outbox = !c.realVendors()
+	case "on":
+		c.outbox = true
+	case "off":
+	default:
+		return fmt.Errorf("NOTIFY_OUTBOX: want on or off")
+	}
+	if c.outbox && c.realVendors() && c.adminKey == "" {
+		return fmt.Errorf("NOTIFY_OUTBOX=on with real vendors shows real people's messages: set NOTIFY_ADMIN_KEY, which the outbox then requires")
+	}
+	return nil
+}
+
+// realVendors reports whether any message would reach a real vendor.
+func (c *config) realVendors() bool {
+	return c.smsURL != "" || c.cloudToken != "" || c.qrURL != "" || c.smtpURL != nil
 }

@@ -70,7 +70,7 @@ func smtpServer(u *url.URL) (smtp.Server, error) {
 // a function that releases what it opened: the provider's connections and,
 // without NOTIFY_SMTP_URL, the in-process SMTP server whose messages are
 // logged.
-func mailer(cfg *config, logger *slog.Logger) (*smtp.Provider, string, func(), error) {
+func mailer(cfg *config, logger *slog.Logger, box *outbox) (*smtp.Provider, string, func(), error) {
 	var srv smtp.Server
 	var info string
 	closeDev := func() {}
@@ -85,7 +85,10 @@ func mailer(cfg *config, logger *slog.Logger) (*smtp.Provider, string, func(), e
 			info += ", DKIM-signed for " + cfg.dkim.Domain
 		}
 	} else {
-		dev, err := smtptest.Start(smtptest.WithOnMessage(logSMTP(logger)), smtptest.WithRetain(100))
+		dev, err := smtptest.Start(smtptest.WithOnMessage(func(m smtptest.Message) {
+			logSMTP(logger)(m)
+			box.received(m)
+		}), smtptest.WithRetain(100))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("starting the development SMTP server: %w", err)
 		}
@@ -102,17 +105,18 @@ func mailer(cfg *config, logger *slog.Logger) (*smtp.Provider, string, func(), e
 	return p, info, func() { _ = p.Close(); closeDev() }, nil
 }
 
-// emailChannel returns the e-mail channel, a line describing where mail
-// goes, and a function that releases what it opened.
-func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger) (notify.Channel, string, func(), error) {
-	p, info, closeMail, err := mailer(cfg, logger)
+// emailChannel returns the e-mail channel, its provider, a line describing
+// where mail goes, and a function that releases what it opened. The
+// in-process SMTP server hands what it receives to box.
+func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger, box *outbox) (notify.Channel, *smtp.Provider, string, func(), error) {
+	p, info, closeMail, err := mailer(cfg, logger, box)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
 	ch, err := email.New(email.Config{Provider: p, Renderer: renderer})
 	if err != nil {
 		closeMail()
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
-	return ch, info, closeMail, nil
+	return ch, p, info, closeMail, nil
 }

@@ -55,16 +55,26 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 	return mux, paths, nil
 }
 
-// withWebhooks routes the webhook paths to hooks and every other path to
-// api, whose own 404 and 405 answers stay as they are.
-func withWebhooks(api, hooks http.Handler) http.Handler {
-	if hooks == nil {
+// route is a handler mounted beside the API: it serves the requests
+// whose path is prefix or, when prefix ends in "/", starts with it.
+type route struct {
+	prefix string
+	h      http.Handler
+}
+
+// withRoutes sends each request to the first route whose prefix matches
+// its path and every other one to api, whose own 404 and 405 answers stay
+// as they are (it does not clean paths, as a ServeMux would).
+func withRoutes(api http.Handler, routes []route) http.Handler {
+	if len(routes) == 0 {
 		return api
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, webhookPrefix) {
-			hooks.ServeHTTP(w, r)
-			return
+		for _, rt := range routes {
+			if r.URL.Path == rt.prefix || strings.HasSuffix(rt.prefix, "/") && strings.HasPrefix(r.URL.Path, rt.prefix) {
+				rt.h.ServeHTTP(w, r)
+				return
+			}
 		}
 		api.ServeHTTP(w, r)
 	})

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/pgstore"
+)
+
+// stores are the stores of the Notifier, in memory or in PostgreSQL.
+type stores struct {
+	accounts  notify.AccountStore
+	wallet    notify.WalletStore
+	idem      notify.IdempotencyStore
+	messages  notify.MessageStore
+	templates notify.TemplateStore
+	// rate and otp are the per-account rate limit and the per-recipient
+	// OTP throttle; otp is nil when NOTIFY_OTP_LIMIT is off.
+	rate  notify.Limiter
+	otp   notify.Limiter
+	close func()
+	// keyKept says the demo account kept the key it had in the database,
+	// so cfg.apiKey (a random key) was not stored and must not be shown.
+	keyKept bool
+	// walletKept says the demo wallet was already in the database, so
+	// NOTIFY_BALANCE did not set its balance.
+	walletKept bool
+}
+
+// cleanupEvery is how often the gateway deletes expired rows from
+// PostgreSQL: idempotency keys, receipts and the limits' dead rows.
+const cleanupEvery = 10 * time.Minute
+
+// cleanEvery runs db.Cleanup every period until the returned function is
+// called, which stops it and closes db.
+func cleanEvery(db *pgstore.Store, period time.Duration, logger *slog.Logger) (closeDB func()) {
+	stop := every(period, false, func(ctx context.Context) {
+		if n, err := db.Cleanup(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("cleaning expired rows failed; will try again", "error", err)
+		} else if n > 0 {
+			logger.Info("expired rows deleted", "rows", n)
+		}
+	})
+	return func() {
+		stop()
+		db.Close()
+	}
+}
+
+// openStores opens the stores and provisions the demo account and its
+// wallet: PostgreSQL when NOTIFY_DATABASE_URL is set, else memory.
+func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *slog.Logger) (*stores, error) {
+	if cfg.database == "" {
+		accounts := memstore.NewAccounts()
+		if err := accounts.Add(acct, cfg.apiKey); err != nil {
+			return nil, err
+		}
+		// A gateway runs for long: bound the refs the wallet remembers. A
+		// charge's ref only needs remembering while the Notifier may still
+		// retry it, seconds at most.
+		w := memstore.NewWallet(memstore.WithRefRetention(1 << 16))
+		if err := w.Open(acct.ID, cfg.balance); err != nil {
+			return nil, err
+		}
+		st := &stores{
+			accounts:  accounts,
+			wallet:    w,
+			idem:      memstore.NewIdempotency(24*time.Hour, memstore.WithLease(cfg.settleAfter)),
+			messages:  memstore.NewMessages(w),
+			templates: memstore.NewTemplates(),
+			close:     func() {},
+		}
+		// Bursts of twice the rate.
+		var err error
+		if st.rate, err = memstore.NewRateLimit(float64(cfg.rate), 2*cfg.rate); err != nil {
+			return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %w", err)
+		}
+		if cfg.otpMax > 0 {
+			if st.otp, err = memstore.NewWindowLimit(cfg.otpMax, cfg.otpWindow); err != nil {
+				return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %w", err)
+			}
+		}
+		return st, nil
+	}
+	// Several instances may share one database: each provisions the demo
+	// account, and the wallet is opened only once (Conflict afterwards).
+	db, err := pgstore.Open(ctx, cfg.database, pgstore.WithIdempotencyLease(cfg.settleAfter))
+	if err != nil {
+		return nil, storeError("connecting", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, storeError("migrate", err)
+	}
+	if err := db.PutAccount(ctx, acct); err != nil {
+		db.Close()
+		return nil, storeError("provisioning the demo account", err)
+	}
+	st := &stores{accounts: db, wallet: db, idem: db, messages: db, templates: db}
+	// The account outlives this process, and so would every key it was
+	// given: a chosen key replaces the others, and a random one is
+	// stored only when the account has none, or each start would leave
+	// one more valid key behind.
+	if cfg.keyChosen {
+		err = db.ReplaceAPIKeys(ctx, acct.ID, cfg.apiKey)
+	} else {
+		var added bool
+		added, err = db.AddAPIKeyIfNone(ctx, acct.ID, cfg.apiKey)
+		st.keyKept = !added
+	}
+	if err != nil {
+		db.Close()
+		return nil, storeError("setting the demo account's API key", err)
+	}
+	if err := db.OpenWallet(ctx, acct.ID, cfg.balance); err != nil {
+		if notify.CodeOf(err) != notify.CodeConflict {
+			db.Close()
+			return nil, storeError("opening the demo wallet", err)
+		}
+		st.walletKept = true
+	}
+	// The limits live in the database too, so instances share one budget.
+	if st.rate, err = db.RateLimit("rate", float64(cfg.rate), 2*cfg.rate); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %s", withoutPackage(err))
+	}
+	if cfg.otpMax > 0 {
+		if st.otp, err = db.WindowLimit("otp", cfg.otpMax, cfg.otpWindow); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %s", withoutPackage(err))
+		}
+	}
+	st.close = cleanEvery(db, cleanupEvery, logger)
+	return st, nil
+}
+
+// storeError is a failed step of setting up the stores, as the person
+// starting the gateway should read it: the variable to look at, the step
+// and the store's own words without the package prefixes, which name code
+// they never see. The cause stays in the chain, for errors.Is and
+// notify.CodeOf.
+func storeError(step string, err error) error {
+	v := "NOTIFY_DATABASE_URL: "
+	if notify.CodeOf(err) == notify.CodeCanceled {
+		v = "" // a signal during the start, not the database's fault
+	}
+	return &userError{text: v + step + ": " + withoutPackage(err), err: err}
+}
+
+// withoutPackage returns err's text without the "pgstore: " prefixes that
+// the store puts before its own words.
+func withoutPackage(err error) string {
+	return strings.ReplaceAll(err.Error(), "pgstore: ", "")
+}
+
+// userError is an error whose text was reworded for the gateway's user; it
+// unwraps to the original.
+type userError struct {
+	text string
+	err  error
+}
+
+func (e *userError) Error() string { return e.text }
+func (e *userError) Unwrap() error { return e.err }
