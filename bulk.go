@@ -102,7 +102,7 @@ func (n *Notifier) SendSMSBulk(ctx context.Context, req *BulkSMSRequest) (*Recei
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
-		undo, err := n.admit(ctx, op, acct)
+		undo, err := n.admit(ctx, op, acct, KindSMS)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,16 @@ import (
 	"time"
 )
 
+// The causes of a limit's refusal (an *Error with CodeRateLimited):
+// errors.Is tells which limit refused a send.
+var (
+	// ErrRateLimited: the account's rate limit (WithRateLimit).
+	ErrRateLimited = errors.New("too many sends for this account")
+	// ErrOTPThrottled: the per-recipient throttle on one-time codes
+	// (WithOTPThrottle).
+	ErrOTPThrottled = errors.New("too many one-time codes to this recipient")
+)
+
 // admission is what admit took from the Notifier's limits for one send:
 // the units to give back if the send went nowhere. A nil *admission took
 // nothing.
@@ -22,15 +32,16 @@ type admission struct {
 // a one-time code, the per-recipient OTP throttle. It runs after Prepare
 // (a bad request is refused as such, never as rate limited) and inside the
 // idempotency reservation (a replay never counts). A dual OTP passes both
-// legs and counts once.
-func (n *Notifier) admit(ctx context.Context, op string, acct *Account, envs ...*Envelope) (*admission, error) {
+// legs and counts once. A refusal is told to the observers (EventRefused)
+// as a request of kind.
+func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
 	if n.rate == nil && n.otpThrottle == nil {
 		return nil, nil
 	}
 	a := &admission{n: n, ctx: ctx, at: n.now()}
 	if n.rate != nil {
 		if err := n.rate.Take(ctx, acct.ID, a.at); err != nil {
-			return nil, limitError(op, "too many sends for this account", err)
+			return nil, n.refused(ctx, acct, kind, envs, limitError(op, ErrRateLimited, err))
 		}
 		a.rateKey = acct.ID
 	}
@@ -42,7 +53,7 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, envs ...
 			key := acct.ID + "\x00" + env.To
 			if err := n.otpThrottle.Take(ctx, key, a.at); err != nil {
 				a.giveBack()
-				return nil, limitError(op, "too many one-time codes to this recipient", err)
+				return nil, n.refused(ctx, acct, kind, envs, limitError(op, ErrOTPThrottled, err))
 			}
 			a.otpKey = key
 			break
@@ -80,15 +91,38 @@ func (a *admission) giveBack() {
 }
 
 // limitError words a Limiter's refusal for the caller, keeping its
-// RetryAfter; any other Limiter error is the store failing.
-func limitError(op, what string, err error) error {
+// RetryAfter, with cause (ErrRateLimited, ErrOTPThrottled) in its chain;
+// any other Limiter error is the store failing.
+func limitError(op string, cause, err error) error {
 	var e *Error
 	if errors.As(err, &e) && e.Code == CodeRateLimited {
 		limit := "the limit is reached"
 		if e.Err != nil {
 			limit = e.Err.Error()
 		}
-		return &Error{Code: CodeRateLimited, Op: op, RetryAfter: e.RetryAfter, Err: fmt.Errorf("%s: %s", what, limit)}
+		return &Error{Code: CodeRateLimited, Op: op, RetryAfter: e.RetryAfter, Err: fmt.Errorf("%w: %s", cause, limit)}
 	}
 	return storeFailure(op, "limits", err)
+}
+
+// refused tells the observers of a refusal by a limit (EventRefused) and
+// returns err; a store's failure to answer is no refusal and is only
+// returned.
+func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs []*Envelope, err error) error {
+	if len(n.observers) == 0 || CodeOf(err) != CodeRateLimited {
+		return err
+	}
+	r := &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed, Cost: Money{Currency: acct.Currency},
+		ErrorCode: CodeRateLimited, Error: err.Error()}
+	var env *Envelope
+	for _, e := range envs {
+		if e != nil && r.To == "" {
+			r.To = e.To
+		}
+	}
+	if len(envs) == 1 {
+		env = envs[0]
+	}
+	n.observe(ctx, Event{Type: EventRefused, Envelope: env, Receipt: r, Err: err})
+	return err
 }

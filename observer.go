@@ -27,10 +27,19 @@ const (
 	EventDelivered
 	// EventRead: a delivery report says the recipient read the message.
 	EventRead
+	// EventRefused: a limit refused the send before anything was charged
+	// or sent (WithRateLimit, WithOTPThrottle). Err is the *Error with
+	// CodeRateLimited, whose cause is ErrRateLimited or ErrOTPThrottled
+	// (errors.Is tells which); Receipt has the request's Kind (KindOTP for
+	// a dual OTP), Account and To (empty for a bulk send), Status
+	// StatusFailed and no MessageID, since no message was made; it is not
+	// recorded in the delivery log. Envelope is the refused message, nil
+	// for a dual OTP and a bulk send.
+	EventRefused
 )
 
-// String returns "accepted", "sent", "failed", "unknown", "delivered" or
-// "read".
+// String returns "accepted", "sent", "failed", "unknown", "delivered",
+// "read" or "refused".
 func (t EventType) String() string {
 	switch t {
 	case EventAccepted:
@@ -45,6 +54,8 @@ func (t EventType) String() string {
 		return "delivered"
 	case EventRead:
 		return "read"
+	case EventRefused:
+		return "refused"
 	}
 	return "EventType(" + strconv.Itoa(int(t)) + ")"
 }
@@ -61,6 +72,10 @@ func (t EventType) String() string {
 // undelivered after its vendor accepted it (Receipt.Cost says whether the
 // charge was kept), and EventSent for an unknown one reported sent.
 // Notifier.Reconcile's events have a nil Envelope too.
+//
+// Money: an EventAccepted debited Envelope.Price; every later event says
+// in Refund what it credited back, so that what a message costs in the
+// end is Envelope.Price less the Refunds of its events.
 type Event struct {
 	Type EventType
 	// Envelope is the message; nil for a dual OTP's combined receipt.
@@ -69,8 +84,16 @@ type Event struct {
 	Receipt *Receipt
 	// Report is the delivery report behind an event of Notifier.Report.
 	Report *DeliveryReport
-	// Err is the failure, for EventFailed and EventUnknown.
+	// Err is the failure, for EventFailed, EventUnknown and EventRefused.
 	Err error
+	// Refund is what this event's step credited back to the account: the
+	// charge of a send that failed (EventFailed with Receipt.Cost zero),
+	// the price cut of a chat failover through a cheaper gateway
+	// (EventSent), the charge of a message a delivery report failed when
+	// the RefundPolicy refunds it, or of a send Notifier.Reconcile found
+	// abandoned before its vendor was called. Zero otherwise, and always
+	// for a dual OTP's combined receipt (its legs' events carry theirs).
+	Refund Money
 }
 
 // Observer receives delivery events, synchronously, on the sending

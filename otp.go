@@ -44,7 +44,7 @@ func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, erro
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
-		undo, err := n.admit(ctx, op, acct, legs[0].p.env, legs[1].p.env)
+		undo, err := n.admit(ctx, op, acct, KindOTP, legs[0].p.env, legs[1].p.env)
 		if err != nil {
 			return nil, err
 		}

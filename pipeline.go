@@ -39,7 +39,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
-		undo, err := n.admit(ctx, op, acct, p.env)
+		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +318,12 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 		r.Error = err.Error()
 	}
 	n.record(ctx, r)
-	n.observe(ctx, Event{Type: eventOf(r.Status), Envelope: env, Receipt: r, Err: err})
+	e := Event{Type: eventOf(r.Status), Envelope: env, Receipt: r, Err: err}
+	if env != nil && env.Price.Minor > r.Cost.Minor {
+		// What was charged and no longer is: a refund, a failover's price cut.
+		e.Refund = Money{Minor: env.Price.Minor - r.Cost.Minor, Currency: env.Price.Currency}
+	}
+	n.observe(ctx, e)
 }
 
 // eventOf is the event that reports a receipt of status s.

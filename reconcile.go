@@ -111,7 +111,11 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 		return nil, merr
 	}
 	r := after.Receipt()
-	n.observe(ctx, Event{Type: eventOf(r.Status), Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}})
+	e := Event{Type: eventOf(r.Status), Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}}
+	if after.Refunded && !m.Refunded {
+		e.Refund = m.Charge
+	}
+	n.observe(ctx, e)
 	return after, nil
 }
 

@@ -275,6 +275,9 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 	if failure != nil {
 		e.Err = failure
 	}
+	if after.Refunded && !m.Refunded {
+		e.Refund = m.Charge
+	}
 	n.observe(ctx, e)
 	return after, true, nil
 }
