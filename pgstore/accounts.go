@@ -42,20 +42,30 @@ func (s *Store) PutAccount(ctx context.Context, acct *notify.Account, apiKeys ..
 	if err := fe.Err(); err != nil {
 		return err
 	}
-	var dlt []byte
-	if acct.DLTTemplates != nil {
-		ts := make([]dltJSON, len(acct.DLTTemplates))
-		for i, t := range acct.DLTTemplates {
-			ts[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
-		}
-		var err error
-		if dlt, err = json.Marshal(ts); err != nil {
-			return notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: put account: %w", err))
-		}
+	dlt, err := dltColumn("put account", acct)
+	if err != nil {
+		return err
 	}
 	// The transaction is an upsert plus key inserts that accept their own
 	// keys, so running it again after a lost connection is harmless.
 	return s.do(ctx, repeatable, func() error { return s.putAccount(ctx, acct, dlt, apiKeys) })
+}
+
+// dltColumn is the stored form of the account's DLT templates: JSON, or
+// NULL for none.
+func dltColumn(what string, acct *notify.Account) ([]byte, error) {
+	if acct.DLTTemplates == nil {
+		return nil, nil
+	}
+	ts := make([]dltJSON, len(acct.DLTTemplates))
+	for i, t := range acct.DLTTemplates {
+		ts[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+	}
+	dlt, err := json.Marshal(ts)
+	if err != nil {
+		return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: %s: %w", what, err))
+	}
+	return dlt, nil
 }
 
 func (s *Store) putAccount(ctx context.Context, acct *notify.Account, dlt []byte, apiKeys []string) error {

@@ -1,0 +1,290 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"slices"
+	"strings"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/adminapi/adminstore"
+)
+
+// Admin puts the in-memory stores of one process together as an
+// adminstore.Store, for the admin API (package adminapi). It is for
+// development and tests, like every store of this package. Make one with
+// NewAdmin. An Admin is safe for concurrent use.
+type Admin struct {
+	accounts  *Accounts
+	wallet    *Wallet
+	messages  *Messages
+	templates *Templates
+}
+
+// NewAdmin returns an Admin over the stores the Notifier uses, so that a
+// change made through it (a disabled account, a replaced key, a top-up)
+// applies to the next send. All four are required: a nil one is
+// InvalidArgument.
+func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Messages, templates *Templates) (*Admin, error) {
+	if accounts == nil || wallet == nil || messages == nil || templates == nil {
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: new admin: every store is required")
+	}
+	return &Admin{accounts: accounts, wallet: wallet, messages: messages, templates: templates}, nil
+}
+
+// Account returns the account with the ID, or NotFound.
+func (a *Admin) Account(ctx context.Context, id string) (*notify.Account, error) {
+	return a.accounts.Account(ctx, id)
+}
+
+// CreateAccount adds acct with apiKey to Accounts and opens its wallet
+// with the opening balance, as adminstore.Store documents. An ID that has
+// a wallet already is Conflict, and the account is then not added.
+func (a *Admin) CreateAccount(ctx context.Context, acct *notify.Account, apiKey string, opening notify.Money) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError("create account", err)
+	}
+	if apiKey == "" {
+		return notify.InvalidField("api_key", "must not be empty")
+	}
+	if err := a.accounts.Add(acct, apiKey); err != nil {
+		return err
+	}
+	if err := a.wallet.Open(acct.ID, opening); err != nil {
+		a.accounts.remove(acct.ID)
+		return err
+	}
+	return nil
+}
+
+// Accounts returns up to limit accounts with an ID after after, in byte
+// order. It reads every account (this store is for small numbers).
+func (a *Admin) Accounts(ctx context.Context, after string, limit int) ([]*notify.Account, error) {
+	return a.accounts.list(ctx, after, limit)
+}
+
+// UpdateAccount changes the account through update, as adminstore.Store
+// documents.
+func (a *Admin) UpdateAccount(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error) {
+	return a.accounts.UpdateFunc(ctx, id, update)
+}
+
+// ReplaceAPIKeys makes apiKeys the account's only keys.
+func (a *Admin) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error {
+	return a.accounts.ReplaceAPIKeys(ctx, account, apiKeys...)
+}
+
+// Balance returns the account's balance, or NotFound.
+func (a *Admin) Balance(ctx context.Context, account string) (notify.Balance, error) {
+	return a.wallet.Balance(ctx, account)
+}
+
+// Credit adds amount under ref, as Wallet.Credit does.
+func (a *Admin) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return a.wallet.Credit(ctx, account, amount, ref)
+}
+
+// LedgerPage returns up to limit of the entries Wallet.Ledger remembers
+// with a Seq greater than after. Entries carry no time.
+func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]adminstore.LedgerEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("ledger", err)
+	}
+	entries, _, err := a.wallet.Ledger(account)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		return []adminstore.LedgerEntry{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	i, _ := slices.BinarySearchFunc(entries, after, func(e Entry, after int64) int {
+		return cmp.Compare(int64(e.Seq), after)
+	})
+	if i < len(entries) && int64(entries[i].Seq) == after {
+		i++
+	}
+	entries = entries[i:]
+	if limit >= 0 && len(entries) > limit {
+		entries = entries[:limit]
+	}
+	out := make([]adminstore.LedgerEntry, len(entries))
+	for i, e := range entries {
+		amount := e.Amount
+		if e.Kind == Debit {
+			amount.Minor = -amount.Minor
+		}
+		out[i] = adminstore.LedgerEntry{Seq: int64(e.Seq), Ref: e.Ref, Amount: amount, Balance: e.Balance}
+	}
+	return out, nil
+}
+
+// AccountMessages returns up to limit of the account's records older than
+// before, newest first, by Messages.ByAccount.
+func (a *Admin) AccountMessages(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+	return a.messages.ByAccount(ctx, account, before, limit)
+}
+
+// Template returns the account's custom template, or NotFound.
+func (a *Admin) Template(ctx context.Context, account, slug string) (*notify.Template, error) {
+	return a.templates.Template(ctx, account, slug)
+}
+
+// PutTemplate creates or replaces the account's template t.Slug.
+func (a *Admin) PutTemplate(ctx context.Context, account string, t *notify.Template) error {
+	return a.templates.PutTemplate(ctx, account, t)
+}
+
+// DeleteTemplate removes the account's template, or returns NotFound.
+func (a *Admin) DeleteTemplate(ctx context.Context, account, slug string) error {
+	return a.templates.DeleteTemplate(ctx, account, slug)
+}
+
+// Templates lists the account's templates by slug.
+func (a *Admin) Templates(ctx context.Context, account string) ([]*notify.Template, error) {
+	return a.templates.Templates(ctx, account)
+}
+
+// list returns up to limit accounts with an ID after after, by ID.
+func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*notify.Account, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("accounts", err)
+	}
+	var out []*notify.Account
+	a.byID.Range(func(k, v any) bool {
+		if k.(string) > after {
+			out = append(out, v.(*notify.Account))
+		}
+		return true
+	})
+	slices.SortFunc(out, func(x, y *notify.Account) int { return strings.Compare(x.ID, y.ID) })
+	if limit >= 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// UpdateFunc calls update with a copy of the account and stores the
+// result, keeping the account's API keys; updates of the store run one
+// after the other, so none is lost. An error of update is returned as it
+// is and changes nothing; update must not change the ID
+// (InvalidArgument). An unknown account is NotFound. It returns the
+// stored account, which callers must not modify.
+func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("update account", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, ok := a.byID.Load(id)
+	if !ok {
+		return nil, notify.Errorf(notify.CodeNotFound, "memstore: update account: no account %q", id)
+	}
+	c := cloneAccount(v.(*notify.Account))
+	if err := update(c); err != nil {
+		return nil, err
+	}
+	if c.ID != id {
+		return nil, notify.InvalidField("id", "cannot be changed")
+	}
+	c = cloneAccount(c) // update may keep c's slices
+	a.byID.Store(id, c)
+	return c, nil
+}
+
+// ReplaceAPIKeys makes apiKeys the account's only keys: every other key
+// of the account stops authenticating before it returns. An unknown
+// account is NotFound, an empty key InvalidArgument, a key of another
+// account Conflict; on error nothing changes. It reads every key of the
+// store.
+func (a *Accounts) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError("replace API keys", err)
+	}
+	digests := make([][sha256.Size]byte, 0, len(apiKeys))
+	for i, k := range apiKeys {
+		if k == "" {
+			return notify.Errorf(notify.CodeInvalidArgument, "memstore: replace API keys of %q: API key %d is empty", account, i)
+		}
+		digests = append(digests, sha256.Sum256([]byte(k)))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.byID.Load(account); !ok {
+		return notify.Errorf(notify.CodeNotFound, "memstore: replace API keys: no account %q", account)
+	}
+	for i, d := range digests {
+		if v, ok := a.byKey.Load(d); ok && v.(*apiKeyRecord).account != account {
+			return notify.Errorf(notify.CodeConflict, "memstore: replace API keys of %q: API key %d belongs to another account", account, i)
+		}
+	}
+	a.byKey.Range(func(k, v any) bool {
+		if v.(*apiKeyRecord).account == account && !slices.Contains(digests, k.([sha256.Size]byte)) {
+			a.byKey.Delete(k)
+		}
+		return true
+	})
+	for _, d := range digests {
+		a.byKey.Store(d, &apiKeyRecord{digest: d, account: account})
+	}
+	return nil
+}
+
+// remove forgets the account and its keys.
+func (a *Accounts) remove(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.byID.Delete(id)
+	a.byKey.Range(func(k, v any) bool {
+		if v.(*apiKeyRecord).account == id {
+			a.byKey.Delete(k)
+		}
+		return true
+	})
+}
+
+// ByAccount returns copies of up to limit of the account's records that
+// are older than before (all of them for the zero cursor), newest first:
+// by CreatedAt descending, then ID descending. It scans every record the
+// store keeps (a bounded number: WithMessageCapacity) and holds at most
+// limit of them at a time.
+func (s *Messages) ByAccount(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("messages by account", err)
+	}
+	if limit <= 0 {
+		return []*notify.Message{}, nil
+	}
+	newer := func(x, y *notify.Message) int { // newest first
+		return cmp.Or(y.CreatedAt.Compare(x.CreatedAt), strings.Compare(y.ID, x.ID))
+	}
+	// top keeps the limit newest records seen so far, newest first.
+	top := make([]*notify.Message, 0, min(limit, 1024))
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for _, rec := range sh.records {
+			if rec.Account != account || !before.Older(rec) {
+				continue
+			}
+			if len(top) == limit && newer(rec, top[len(top)-1]) >= 0 {
+				continue
+			}
+			j, _ := slices.BinarySearchFunc(top, rec, newer)
+			if len(top) == limit {
+				top = top[:limit-1]
+			}
+			top = slices.Insert(top, j, rec)
+		}
+		for j, rec := range top {
+			if rec.Account == account && s.shard(rec.ID) == sh {
+				top[j] = cloneMessage(rec) // copy under the shard's lock
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return top, nil
+}
+
+// Interface guards
+var _ adminstore.Store = (*Admin)(nil)

@@ -1,0 +1,207 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/adminapi/adminstore"
+)
+
+// The statements of the admin API run seldom, so they are expanded at
+// each call rather than built once in New like the frequent ones.
+
+// CreateAccount stores a new account with one API key and opens its
+// wallet with the opening balance, in one transaction, as
+// adminstore.Store documents: an ID that has an account or a wallet
+// already is Conflict, as is a key of another account, and nothing is
+// then written. Only the key's SHA-256 is stored. It is not repeated
+// after a lost connection (a repeat of a run that committed would answer
+// Conflict): Unavailable leaves the outcome unknown, and Account tells it.
+func (s *Store) CreateAccount(ctx context.Context, acct *notify.Account, apiKey string, opening notify.Money) error {
+	var fe notify.FieldErrors
+	if acct == nil || acct.ID == "" {
+		fe.Add("id", "is required")
+	}
+	if apiKey == "" {
+		fe.Add("api_key", "must not be empty")
+	}
+	if opening.Minor < 0 {
+		fe.Add("opening", "must not be negative")
+	}
+	if opening.Currency.Code == "" {
+		fe.Add("currency.code", "is required")
+	}
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	dlt, err := dltColumn("create account", acct)
+	if err != nil {
+		return err
+	}
+	return s.do(ctx, onceOnly, func() error {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return s.fail(ctx, "create account", err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		_, err = tx.Exec(ctx, expand(`INSERT INTO {{s}}{{p}}accounts
+	(id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
+	 primary_gateway, dlt_templates, price_plan, disabled, sender_ids)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, s.qualifier(), s.prefix),
+			acct.ID, acct.Name, acct.VendorID, acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
+			string(acct.PrimaryGateway), dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs)
+		if pgCode(err) == stateUniqueViolation {
+			return notify.Errorf(notify.CodeConflict, "pgstore: create account: the ID %q is taken", acct.ID)
+		}
+		if err != nil {
+			return s.fail(ctx, "create account", err)
+		}
+		if err := s.addKey(ctx, tx, acct.ID, apiKey); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, s.q.openWallet, acct.ID, opening.Currency.Code,
+			opening.Currency.Symbol, opening.Currency.Exponent, opening.Minor)
+		if err != nil {
+			return s.fail(ctx, "create account", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return notify.Errorf(notify.CodeConflict, "pgstore: create account: %q has a wallet already", acct.ID)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return s.fail(ctx, "create account", err)
+		}
+		return nil
+	})
+}
+
+// Accounts returns up to limit accounts whose ID sorts after after in
+// byte order, in that order, through an index of the IDs in that order.
+func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*notify.Account, error) {
+	if limit <= 0 {
+		return []*notify.Account{}, nil
+	}
+	q := expand(`SELECT id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
+	primary_gateway, dlt_templates, price_plan, disabled, sender_ids
+FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`, s.qualifier(), s.prefix)
+	out := []*notify.Account{}
+	err := s.do(ctx, repeatable, func() error {
+		out = out[:0]
+		rows, err := s.pool.Query(ctx, q, after, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			a, err := scanAccount(rows, nil)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.fail(ctx, "accounts", err)
+	}
+	return out, nil
+}
+
+// UpdateAccount changes the account through update in one transaction
+// that holds the account's row, so concurrent updates apply one after the
+// other, as adminstore.Store documents. update may run more than once
+// when the connection is lost, each time on a fresh copy; it must not
+// change the ID (InvalidArgument). An unknown account is NotFound.
+func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error) {
+	var out *notify.Account
+	err := s.do(ctx, repeatable, func() error {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return s.fail(ctx, "update account", err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		a, err := scanAccount(tx.QueryRow(ctx, s.q.account+" FOR UPDATE", id), nil)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notify.Errorf(notify.CodeNotFound, "pgstore: update account: no account %q", id)
+		}
+		if err != nil {
+			return s.fail(ctx, "update account", err)
+		}
+		if err := update(a); err != nil {
+			return err
+		}
+		if a.ID != id {
+			return notify.InvalidField("id", "cannot be changed")
+		}
+		dlt, err := dltColumn("update account", a)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.q.putAccount, a.ID, a.Name, a.VendorID,
+			a.Currency.Code, a.Currency.Symbol, a.Currency.Exponent,
+			string(a.PrimaryGateway), dlt, a.PricePlan, a.Disabled, a.SenderIDs); err != nil {
+			return s.fail(ctx, "update account", err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return s.fail(ctx, "update account", err)
+		}
+		out = a
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// LedgerPage returns up to limit entries of the account's ledger after
+// Seq after, as Ledger does, for the admin API.
+func (s *Store) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]adminstore.LedgerEntry, error) {
+	if limit <= 0 {
+		return []adminstore.LedgerEntry{}, nil
+	}
+	entries, err := s.Ledger(ctx, account, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]adminstore.LedgerEntry, len(entries))
+	for i, e := range entries {
+		out[i] = adminstore.LedgerEntry{Seq: e.ID, Ref: e.Ref, Amount: e.Amount, Balance: e.BalanceAfter, At: e.CreatedAt.UTC()}
+	}
+	return out, nil
+}
+
+// AccountMessages returns up to limit of the account's records older
+// than before, newest first (by created_at, then ID in byte order), as
+// adminstore.Store documents, through an index in that order.
+func (s *Store) AccountMessages(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+	if limit <= 0 {
+		return []*notify.Message{}, nil
+	}
+	const order = ` ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT `
+	if before.IsZero() {
+		q := expand(`SELECT `+messageColumns+` FROM {{s}}{{p}}messages WHERE account = $1`+order+`$2`,
+			s.qualifier(), s.prefix)
+		return s.accountMessages(ctx, q, account, limit)
+	}
+	q := expand(`SELECT `+messageColumns+` FROM {{s}}{{p}}messages
+WHERE account = $1 AND created_at <= $2 AND (created_at < $2 OR id COLLATE "C" < $3)`+order+`$4`,
+		s.qualifier(), s.prefix)
+	return s.accountMessages(ctx, q, account, before.CreatedAt, before.ID, limit)
+}
+
+func (s *Store) accountMessages(ctx context.Context, q string, args ...any) ([]*notify.Message, error) {
+	out, err := s.messages(ctx, "messages of account", q, args...)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []*notify.Message{}
+	}
+	return out, nil
+}
+
+// Interface guard
+var _ adminstore.Store = (*Store)(nil)
