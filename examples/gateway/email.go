@@ -70,7 +70,7 @@ func smtpServer(u *url.URL) (smtp.Server, error) {
 // a function that releases what it opened: the provider's connections and,
 // without NOTIFY_SMTP_URL, the in-process SMTP server whose messages are
 // logged.
-func mailer(cfg *config, logger *slog.Logger, box *outbox) (*smtp.Provider, string, func(), error) {
+func mailer(cfg *config, logger *slog.Logger, box *devOutbox) (*smtp.Provider, string, func(), error) {
 	var srv smtp.Server
 	var info string
 	closeDev := func() {}
@@ -108,7 +108,7 @@ func mailer(cfg *config, logger *slog.Logger, box *outbox) (*smtp.Provider, stri
 // emailChannel returns the e-mail channel, its provider, a line describing
 // where mail goes, and a function that releases what it opened. The
 // in-process SMTP server hands what it receives to box.
-func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger, box *outbox) (notify.Channel, *smtp.Provider, string, func(), error) {
+func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger, box *devOutbox) (notify.Channel, *smtp.Provider, string, func(), error) {
 	p, info, closeMail, err := mailer(cfg, logger, box)
 	if err != nil {
 		return nil, nil, "", nil, err

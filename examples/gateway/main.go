@@ -51,6 +51,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/qrchat"
@@ -185,7 +186,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 
 	// The outbox shows what was sent; nil when NOTIFY_OUTBOX is off.
-	box := newOutbox(cfg)
+	box, err := newOutbox(cfg, logger)
+	if err != nil {
+		return err
+	}
 
 	// E-mail: a real SMTP server, or the in-process one.
 	emailCh, mail, smtpInfo, closeMail, err := emailChannel(cfg, renderer, logger, box)
@@ -260,7 +264,13 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// net/http runs this once the listeners are closed: from here on the
 	// requests in flight finish and no new one is accepted.
 	srv.RegisterOnShutdown(func() { logger.Info("listener closed; finishing the requests in flight") })
+	// The outbox's event streams never go idle: end them, or Shutdown
+	// would wait for them until its grace ran out.
+	srv.RegisterOnShutdown(box.close)
 	printBanner(stdout, cfg, st, bal.Available, "http://"+ln.Addr().String()+httpapi.BasePath, smtpInfo)
+	if box != nil {
+		fmt.Fprintf(stdout, "outbox: http://%s%s (what was sent, live)\n", ln.Addr(), outbox.DefaultBasePath)
+	}
 	for _, p := range hookPaths {
 		fmt.Fprintf(stdout, "delivery reports: %s\n", p)
 	}

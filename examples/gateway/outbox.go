@@ -1,26 +1,99 @@
 package main
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strings"
+
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
 
-// outbox is the development outbox, GET /outbox; nil when off.
-type outbox struct{}
-
-// newOutbox returns the outbox, or nil when cfg turns it off.
-func newOutbox(cfg *config) *outbox {
-	if !cfg.outbox {
-		return nil
-	}
-	return &outbox{}
+// devOutbox is the development outbox, GET /outbox: the messages the
+// gateway sent, as their recipients would see them. Its methods do nothing
+// on a nil *devOutbox (NOTIFY_OUTBOX off).
+type devOutbox struct {
+	box    *outbox.Outbox
+	logger *slog.Logger
 }
 
-// received takes a message the in-process SMTP server received.
-func (b *outbox) received(m smtptest.Message) {}
+// newOutbox returns the outbox, or nil when cfg turns it off.
+func newOutbox(cfg *config, logger *slog.Logger) (*devOutbox, error) {
+	if !cfg.outbox {
+		return nil, nil
+	}
+	box, err := outbox.New()
+	if err != nil {
+		return nil, err
+	}
+	return &devOutbox{box: box, logger: logger}, nil
+}
+
+// received shows a message the in-process SMTP server received as it
+// arrived: headers, parts and attachments.
+func (b *devOutbox) received(m smtptest.Message) {
+	if b == nil {
+		return
+	}
+	if err := b.box.AddMail(m.Data, m.To); err != nil {
+		b.logger.Warn("outbox: received mail not shown", "error", err)
+	}
+}
 
 // options are the Notifier options that feed the outbox.
-func (b *outbox) options() []notify.Option { return nil }
+func (b *devOutbox) options() []notify.Option {
+	if b == nil {
+		return nil
+	}
+	return []notify.Option{notify.WithObserver(b.box)}
+}
 
-// routes are /outbox and what its page loads.
-func (b *outbox) routes(cfg *config) []route { return nil }
+// routes are /outbox and what its page loads. With real vendors the
+// outbox shows real people's messages: it then asks for the admin key, as
+// the password of HTTP basic authentication (which a browser prompts for)
+// or as a bearer token.
+func (b *devOutbox) routes(cfg *config) []route {
+	if b == nil {
+		return nil
+	}
+	var h http.Handler = b.box
+	if cfg.realVendors() {
+		h = requireKey(cfg.adminKey, "notify outbox", h)
+	}
+	return []route{{outbox.DefaultBasePath, h}, {outbox.DefaultBasePath + "/", h}}
+}
+
+// close ends the outbox's event streams, which an http.Server's Shutdown
+// would otherwise wait for.
+func (b *devOutbox) close() {
+	if b != nil {
+		b.box.Close()
+	}
+}
+
+// requireKey serves h only to requests that carry key, as a bearer token
+// or as the password of basic authentication (any user name); others get
+// 401 with a challenge the browser answers with a prompt. Keys are
+// compared by digest in constant time, so neither their content nor
+// their length leaks through timing.
+func requireKey(key, realm string, h http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(key))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := "", false
+		if _, pass, basic := r.BasicAuth(); basic {
+			got, ok = pass, true
+		} else if tok, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); bearer {
+			got, ok = tok, true
+		}
+		sum := sha256.Sum256([]byte(got))
+		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Basic realm="`+realm+`", charset="UTF-8"`)
+			http.Error(w, "401 unauthorized: the admin key (NOTIFY_ADMIN_KEY) is required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,237 @@
+package outbox
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/wallet"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// keepAlive is how often an idle event stream gets a comment, so that
+// proxies and browsers do not drop it.
+const keepAlive = 25 * time.Second
+
+// pages holds the parsed templates and the static assets.
+type pages struct {
+	base   string
+	tmpl   *template.Template
+	static http.Handler
+}
+
+func newPages(base string) (*pages, error) {
+	funcs := template.FuncMap{
+		"money":    func(m notify.Money) string { return wallet.Format(m) },
+		"clock":    func(t time.Time) string { return t.Format("15:04:05") },
+		"stamp":    func(t time.Time) string { return t.Format(time.RFC3339) },
+		"segments": segments,
+		"pair":     func(text string, m *Message) textOf { return textOf{text, m} },
+		"named":    sortedParams,
+		"add1":     func(i int) int { return i + 1 },
+		"filename": mediaName,
+	}
+	t, err := template.New("outbox").Funcs(funcs).ParseFS(assets, "assets/*.html")
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		return nil, err
+	}
+	return &pages{base: base, tmpl: t,
+		static: http.StripPrefix(base+"/assets/", http.FileServer(http.FS(sub)))}, nil
+}
+
+// view is what the page templates read.
+type view struct {
+	Base     string
+	To       string
+	Kind     string
+	Kinds    []string
+	Query    string
+	Messages []*Message
+	Selected *Message
+}
+
+// ServeHTTP serves the page and its parts under the base path (see the
+// package doc); other paths are 404, methods other than GET and HEAD 405.
+func (o *Outbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, o.base)
+	switch {
+	case !ok:
+		http.NotFound(w, r)
+	case rest == "" || rest == "/":
+		o.render(w, r, "page")
+	case rest == "/list":
+		o.render(w, r, "list")
+	case rest == "/events":
+		o.events(w, r)
+	case strings.HasPrefix(rest, "/mail/"):
+		o.mailHTML(w, r, strings.TrimPrefix(rest, "/mail/"))
+	case strings.HasPrefix(rest, "/assets/") && path.Clean(rest) == rest:
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		o.page.static.ServeHTTP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// render writes the page, or its list alone, for the request's filter.
+func (o *Outbox) render(w http.ResponseWriter, r *http.Request, name string) {
+	q := r.URL.Query()
+	v := view{Base: o.base, To: q.Get("to"), Kind: q.Get("kind"),
+		Kinds: []string{string(notify.KindSMS), string(notify.KindEmail), string(notify.KindChat)}}
+	keep := url.Values{}
+	for _, k := range []string{"to", "kind"} {
+		if q.Get(k) != "" {
+			keep.Set(k, q.Get(k))
+		}
+	}
+	v.Query = keep.Encode()
+	for _, m := range o.Messages(Filter{To: v.To, Kind: notify.Kind(v.Kind)}) {
+		v.Messages = append(v.Messages, &m)
+	}
+	if id := q.Get("id"); id != "" {
+		if m, ok := o.Message(id); ok {
+			v.Selected = &m
+		}
+	}
+	var buf bytes.Buffer
+	if err := o.page.tmpl.ExecuteTemplate(&buf, name, &v); err != nil {
+		http.Error(w, "outbox: rendering failed", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	// The page runs only its own script; e-mail HTML lives in a frame of
+	// its own, served by mailHTML.
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	_, _ = w.Write(buf.Bytes())
+}
+
+// mailHTML serves an e-mail's HTML part for the page's iframe, codes
+// masked unless ?reveal=1. The frame is sandboxed without scripts by the
+// page and by this answer's policy, so mail HTML cannot run code or reach
+// the page; it may load images, as a mail client would.
+func (o *Outbox) mailHTML(w http.ResponseWriter, r *http.Request, id string) {
+	m, ok := o.Message(id)
+	if !ok || m.Email == nil || m.Email.HTML == "" {
+		http.NotFound(w, r)
+		return
+	}
+	body := m.Email.HTML
+	if r.URL.Query().Get("reveal") != "1" {
+		body = maskHTML(body, &m)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline' https:; "+
+		"font-src https: data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'; "+
+		"sandbox allow-same-origin allow-popups allow-popups-to-escape-sandbox")
+	_, _ = w.Write([]byte(body))
+}
+
+// events streams "change" events, one after any number of changes, until
+// the client leaves or Close is called.
+func (o *Outbox) events(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	select {
+	case <-o.closed:
+		w.WriteHeader(http.StatusNoContent) // EventSource does not reconnect after a 204
+		return
+	default:
+	}
+	changed, stop := o.subscribe()
+	defer stop()
+	// The client retries 2s after a drop; "ready" lets it catch up on what
+	// changed while it was away.
+	if _, err := w.Write([]byte("retry: 2000\nevent: ready\ndata: {}\n\n")); err != nil || rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		var msg string
+		select {
+		case <-r.Context().Done():
+			return
+		case <-o.closed:
+			return
+		case <-changed:
+			msg = "event: change\ndata: {}\n\n"
+		case <-tick.C:
+			msg = ": keep-alive\n\n"
+		}
+		if _, err := w.Write([]byte(msg)); err != nil || rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// textOf is a text to show with the message it belongs to, whose codes
+// it masks.
+type textOf struct {
+	Text string
+	M    *Message
+}
+
+// param is a template variable as the page shows it.
+type param struct{ Name, Value string }
+
+// sortedParams returns a template's variables: positional ones as {{1}},
+// {{2}}, ..., named ones by name.
+func sortedParams(t *notify.ChatTemplate) []param {
+	var out []param
+	for i, p := range t.Params {
+		out = append(out, param{"{{" + strconv.Itoa(i+1) + "}}", p})
+	}
+	names := make([]string, 0, len(t.NamedParams))
+	for k := range t.NamedParams {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		out = append(out, param{"{{" + k + "}}", t.NamedParams[k]})
+	}
+	return out
+}
+
+// mediaName is the file name of a chat file: its own, else the URL's last
+// path segment.
+func mediaName(m *notify.ChatMedia) string {
+	if m.FileName != "" {
+		return m.FileName
+	}
+	if u, err := url.Parse(m.URL); err == nil && path.Base(u.Path) != "/" && path.Base(u.Path) != "." {
+		return path.Base(u.Path)
+	}
+	return m.URL
+}
