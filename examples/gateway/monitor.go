@@ -1,21 +1,183 @@
 package main
 
 import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
 	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/metrics"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// monitor holds the gateway's health and metrics endpoints.
-type monitor struct{}
+// The monitoring endpoints, at the server's root beside the API. They
+// take no API key: an orchestrator's probes and a Prometheus server call
+// them. /metrics takes a bearer token when NOTIFY_METRICS_TOKEN is set.
+const (
+	healthzPath = "/healthz"
+	readyzPath  = "/readyz"
+	metricsPath = "/metrics"
+)
 
-// newMonitor reads the monitoring configuration.
+// checkTimeout bounds each readiness check: a probe answers within it
+// even when a vendor hangs.
+const checkTimeout = 2 * time.Second
+
+// monitor holds the gateway's health and metrics endpoints: the metrics
+// registry of its own (never the global one), the Observer that feeds
+// it, and the optional token /metrics asks for.
+type monitor struct {
+	reg    *prometheus.Registry
+	obs    *metrics.Observer
+	token  string
+	logger *slog.Logger
+}
+
+// newMonitor reads the monitoring configuration: NOTIFY_METRICS_TOKEN,
+// when set, is the bearer token GET /metrics requires; unset, /metrics is
+// open, as a Prometheus endpoint usually is on a private port (it shows
+// counts by kind, provider and currency, never a recipient or an account).
 func newMonitor(env func(string) string, logger *slog.Logger) (*monitor, error) {
-	return &monitor{}, nil
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	obs, err := metrics.New(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &monitor{reg: reg, obs: obs, token: strings.TrimSpace(env("NOTIFY_METRICS_TOKEN")), logger: logger}, nil
 }
 
 // options are the Notifier options that feed the metrics.
-func (m *monitor) options() []notify.Option { return nil }
+func (m *monitor) options() []notify.Option { return []notify.Option{notify.WithObserver(m.obs)} }
 
 // routes are /healthz, /readyz and /metrics.
-func (m *monitor) routes(st *stores, providers []notify.Provider) []route { return nil }
+func (m *monitor) routes(st *stores, providers []notify.Provider) []route {
+	checks := readinessChecks(st, providers)
+	prom := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)})
+	return []route{
+		{healthzPath, getOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeMonitorJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+		}))},
+		{readyzPath, getOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			m.ready(w, r, checks)
+		}))},
+		{metricsPath, getOnly(m.authorized(prom))},
+	}
+}
+
+// check is one readiness check: a store or a provider that can tell
+// whether it answers.
+type check struct {
+	name string
+	hc   notify.HealthChecker
+}
+
+// readinessChecks lists what /readyz asks: each distinct store that is a
+// notify.HealthChecker (PostgreSQL; the memory stores are always ready)
+// and each provider that is one (a provider without it is assumed
+// healthy, as notify.HealthChecker says).
+func readinessChecks(st *stores, providers []notify.Provider) []check {
+	var out []check
+	seen := map[notify.HealthChecker]bool{}
+	for _, s := range []any{st.accounts, st.wallet, st.idem, st.messages, st.templates, st.rate, st.otp} {
+		if hc, ok := s.(notify.HealthChecker); ok && !seen[hc] {
+			seen[hc] = true
+			out = append(out, check{name: "database", hc: hc})
+		}
+	}
+	for _, p := range providers {
+		if hc, ok := p.(notify.HealthChecker); ok && p != nil && !seen[hc] {
+			seen[hc] = true
+			out = append(out, check{name: "provider " + p.Name(), hc: hc})
+		}
+	}
+	return out
+}
+
+// ready runs every check at once, each bounded by checkTimeout, and
+// answers 200 when all pass, else 503 naming each failure by its error
+// code (the error itself, which may carry a vendor's URL, goes to the
+// log).
+func (m *monitor) ready(w http.ResponseWriter, r *http.Request, checks []check) {
+	results := make(map[string]string, len(checks))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, c := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
+			defer cancel()
+			res := "ok"
+			if err := safeCheck(ctx, c.hc); err != nil {
+				res = string(notify.CodeOf(err))
+				m.logger.WarnContext(r.Context(), "readiness check failed", "check", c.name, "error", err)
+			}
+			mu.Lock()
+			results[c.name] = res
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	status, word := http.StatusOK, "ready"
+	for _, res := range results {
+		if res != "ok" {
+			status, word = http.StatusServiceUnavailable, "unavailable"
+		}
+	}
+	writeMonitorJSON(w, status, map[string]any{"status": word, "checks": results})
+}
+
+// safeCheck runs one check; a panic is a failure, not a dead probe.
+func safeCheck(ctx context.Context, hc notify.HealthChecker) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = notify.Errorf(notify.CodeInternal, "health check panicked: %v", p)
+		}
+	}()
+	return hc.CheckHealth(ctx)
+}
+
+// authorized asks for the bearer token when one is configured.
+func (m *monitor) authorized(next http.Handler) http.Handler {
+	if m.token == "" {
+		return next
+	}
+	want := []byte("Bearer " + m.token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			writeMonitorJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]string{
+				"code": string(notify.CodeUnauthenticated), "message": "GET /metrics needs the NOTIFY_METRICS_TOKEN bearer token"}})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// getOnly answers 405 to anything but GET and HEAD.
+func getOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeMonitorJSON(w, http.StatusMethodNotAllowed, map[string]any{"error": map[string]string{
+				"code": "method_not_allowed", "message": r.Method + " is not allowed here; use GET"}})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeMonitorJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
