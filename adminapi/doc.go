@@ -1,0 +1,62 @@
+// Package adminapi is the admin API of notify: an http.Handler, served
+// under BasePath (/admin/v1), with which an operator manages accounts,
+// their keys, wallets, DLT templates and custom templates, and reads
+// their ledgers and message records. It works on any adminstore.Store:
+// memstore.Admin (one process, in memory) and *pgstore.Store.
+//
+// # Routes
+//
+//	POST   /admin/v1/accounts                                  create an account (201; its API key once)
+//	GET    /admin/v1/accounts?limit=&after=                    list accounts by ID
+//	GET    /admin/v1/accounts/{id}                             an account, with its balance
+//	POST   /admin/v1/accounts/{id}/disable                     refuse its sends (403 permission_denied)
+//	POST   /admin/v1/accounts/{id}/enable                      accept them again
+//	POST   /admin/v1/accounts/{id}/rotate-key                  a new API key; every old one stops at once
+//	POST   /admin/v1/accounts/{id}/topups                      credit the wallet, once per reference
+//	GET    /admin/v1/accounts/{id}/ledger?limit=&after=        the wallet's movements, oldest first
+//	GET    /admin/v1/accounts/{id}/messages?limit=&after=      message records, newest first
+//	GET    /admin/v1/accounts/{id}/dlt-templates               the DLT templates
+//	PUT    /admin/v1/accounts/{id}/dlt-templates/{template}    register one (add or replace by ID)
+//	DELETE /admin/v1/accounts/{id}/dlt-templates/{template}    remove one (404 when missing)
+//	GET    /admin/v1/accounts/{id}/templates                   the custom templates, by slug
+//	PUT    /admin/v1/accounts/{id}/templates/{slug}            register one; it must compile (template.Check)
+//	DELETE /admin/v1/accounts/{id}/templates/{slug}            remove one (404 when missing)
+//
+// docs/admin.md gives every request and answer.
+//
+// # Contract
+//
+// Every request needs "Authorization: Bearer <admin key>"; the key is
+// compared in constant time, over SHA-256 digests, and a missing or wrong
+// one is 401 unauthenticated, before the path is looked at. Answers are
+// JSON in the public API's shapes: {"success":true,"data":{...}} and
+// {"success":false,"error":{"code","message","fields"}}, with the status
+// of httpapi.StatusOf: 400 invalid_argument naming each bad field and
+// its rule, 404 not_found for an unknown account (or template, or path),
+// 405 method_not_allowed (with Allow), 409 conflict, 413
+// request_too_large (bodies over MaxBodyBytes, 64 KiB), 415
+// unsupported_media_type (a body not sent as application/json), 500
+// internal and 503 unavailable when the store fails (details only in the
+// log). Unknown JSON fields are refused (400 naming the field): a
+// misspelt field must not be dropped silently. Money is written as the
+// public API writes balances: a decimal string and an integer of minor
+// units ("balance":"100.00","balance_minor":10000) with a currency
+// object; it is read as "amount":"100.00" or "amount_minor":10000.
+//
+// Lists take ?limit= (DefaultLimit 50, 1 to MaxLimit 500; anything else
+// is 400) and ?after=, an opaque cursor: the "next" of the page before,
+// present only when more may follow.
+//
+// A top-up credits the wallet under the ref TopUpRefPrefix+reference, so
+// the wallet's ref rules make it idempotent: the same reference and
+// amount again credits nothing and answers the same balance; the same
+// reference with another amount is 409 conflict.
+//
+// A created or rotated API key is made with crypto/rand, answered once
+// and never stored: the store keeps only its hash. Every request gets a
+// random ID, answered as X-Request-ID; every change (account.create,
+// account.disable, account.enable, account.rotate_key, wallet.topup,
+// dlt_template.put, dlt_template.delete, template.put, template.delete)
+// is logged at Info with that ID, the action and the account, and never
+// with a key.
+package adminapi

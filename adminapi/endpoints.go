@@ -1,0 +1,663 @@
+package adminapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/template"
+)
+
+// Limits of the fields the API stores.
+const (
+	maxIDLen      = 64
+	maxTextLen    = 200
+	maxRefLen     = 128
+	maxSenderIDs  = 100
+	maxDLTs       = 1000
+	maxDLTContent = 2000
+)
+
+// validID reports whether s is 1 to max of letters, digits, '.', '_' and
+// '-', starting with a letter or digit.
+func validID(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
+
+const idRule = "must be 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit"
+
+// account loads the path's account; false when the answer is written.
+func (q *request) account() (*notify.Account, bool) {
+	id := q.r.PathValue("id")
+	a, err := q.h.store.Account(q.ctx(), id)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		q.noAccount(id)
+		return nil, false
+	}
+	if err != nil {
+		q.fail(err, "")
+		return nil, false
+	}
+	return a, true
+}
+
+// withBalance adds the wallet's balance to an account's JSON, when the
+// wallet answers.
+func (q *request) withBalance(a *notify.Account) accountJSON {
+	out := accountOf(a)
+	if b, err := q.h.store.Balance(q.ctx(), a.ID); err == nil {
+		d, m := b.Available.Decimal(), b.Available.Minor
+		out.Balance, out.BalanceMinor = &d, &m
+	}
+	return out
+}
+
+type dltIn struct {
+	ID        string `json:"id"`
+	EntityID  string `json:"entity_id"`
+	Content   string `json:"content"`
+	MessageID string `json:"message_id"`
+}
+
+// checkDLT validates a DLT template; field is the JSON path before the
+// field names ("" or "dlt_templates[0].").
+func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
+	if !validID(t.ID, maxIDLen) {
+		fe.Add(field+"id", idRule)
+	}
+	if len(t.EntityID) > maxIDLen {
+		fe.Addf(field+"entity_id", "must be at most %d bytes", maxIDLen)
+	}
+	if len(t.MessageID) > maxIDLen {
+		fe.Addf(field+"message_id", "must be at most %d bytes", maxIDLen)
+	}
+	switch {
+	case strings.TrimSpace(t.Content) == "":
+		fe.Add(field+"content", "is required")
+	case !utf8.ValidString(t.Content):
+		fe.Add(field+"content", "must be valid UTF-8")
+	case utf8.RuneCountInString(t.Content) > maxDLTContent:
+		fe.Addf(field+"content", "must be at most %d characters", maxDLTContent)
+	}
+}
+
+func (t dltIn) template() notify.DLTTemplate {
+	return notify.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+}
+
+// money reads an amount given as a decimal string or in minor units,
+// exactly one of them.
+func money(decimal string, minor *int64, field string, c notify.Currency, required bool, fe *notify.FieldErrors) notify.Money {
+	switch {
+	case decimal != "" && minor != nil:
+		fe.Add(field, "give "+field+" or "+field+"_minor, not both")
+	case decimal != "":
+		m, err := notify.ParseMoney(decimal, c)
+		if err != nil {
+			fe.Addf(field, "must be a plain decimal with at most %d decimal places, such as \"100.50\"", c.Exponent)
+		}
+		return m
+	case minor != nil:
+		return notify.Money{Minor: *minor, Currency: c}
+	case required:
+		fe.Add(field, "is required (or "+field+"_minor)")
+	}
+	return notify.Money{Currency: c}
+}
+
+type createIn struct {
+	ID                  string   `json:"id"`
+	Name                string   `json:"name"`
+	VendorID            string   `json:"vendor_id"`
+	Currency            string   `json:"currency"`
+	PrimaryGateway      string   `json:"primary_gateway"`
+	PricePlan           string   `json:"price_plan"`
+	SenderIDs           []string `json:"sender_ids"`
+	DLTTemplates        []dltIn  `json:"dlt_templates"`
+	Disabled            bool     `json:"disabled"`
+	OpeningBalance      string   `json:"opening_balance"`
+	OpeningBalanceMinor *int64   `json:"opening_balance_minor"`
+}
+
+// createAccount: POST /accounts.
+func (q *request) createAccount() {
+	var in createIn
+	if !q.decode(&in) {
+		return
+	}
+	var fe notify.FieldErrors
+	if !validID(in.ID, maxIDLen) {
+		fe.Add("id", idRule)
+	}
+	if in.Name == "" {
+		in.Name = in.ID
+	}
+	for _, f := range []struct{ name, v string }{{"name", in.Name}, {"vendor_id", in.VendorID}, {"price_plan", in.PricePlan}} {
+		if len(f.v) > maxTextLen || !utf8.ValidString(f.v) {
+			fe.Addf(f.name, "must be valid UTF-8 of at most %d bytes", maxTextLen)
+		}
+	}
+	cur := notify.INR()
+	if in.Currency != "" && in.Currency != cur.Code {
+		fe.Add("currency", "must be INR, the only currency this API knows (or left out)")
+	}
+	switch notify.ChatGateway(in.PrimaryGateway) {
+	case "", notify.GatewayCloud, notify.GatewayQR:
+	default:
+		fe.Add("primary_gateway", "must be cloud or qr (or left out: cloud)")
+	}
+	if len(in.SenderIDs) > maxSenderIDs {
+		fe.Addf("sender_ids", "must have at most %d entries", maxSenderIDs)
+	}
+	for i, s := range in.SenderIDs {
+		if s == "" || len(s) > maxIDLen {
+			fe.Addf(fmt.Sprintf("sender_ids[%d]", i), "must have 1 to %d bytes", maxIDLen)
+		}
+	}
+	if len(in.DLTTemplates) > maxDLTs {
+		fe.Addf("dlt_templates", "must have at most %d entries", maxDLTs)
+	}
+	acct := &notify.Account{ID: in.ID, Name: in.Name, VendorID: in.VendorID, Currency: cur,
+		PrimaryGateway: notify.ChatGateway(in.PrimaryGateway), PricePlan: in.PricePlan,
+		SenderIDs: in.SenderIDs, Disabled: in.Disabled}
+	for i, t := range in.DLTTemplates {
+		checkDLT(t, fmt.Sprintf("dlt_templates[%d].", i), &fe)
+		if slices.ContainsFunc(acct.DLTTemplates, func(d notify.DLTTemplate) bool { return d.ID == t.ID }) {
+			fe.Addf(fmt.Sprintf("dlt_templates[%d].id", i), "is given twice")
+		}
+		acct.DLTTemplates = append(acct.DLTTemplates, t.template())
+	}
+	opening := money(in.OpeningBalance, in.OpeningBalanceMinor, "opening_balance", cur, false, &fe)
+	if opening.Minor < 0 {
+		fe.Add("opening_balance", "must not be negative")
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	key := newAPIKey()
+	err := q.h.store.CreateAccount(q.ctx(), acct, key, opening)
+	if notify.CodeOf(err) == notify.CodeConflict {
+		q.fail(err, fmt.Sprintf("account %q exists already", in.ID))
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("account.create", acct.ID, "opening_minor", opening.Minor, "disabled", acct.Disabled)
+	out := accountOf(acct)
+	d := opening.Decimal()
+	out.Balance, out.BalanceMinor, out.APIKey = &d, &opening.Minor, key
+	q.w.Header().Set("Location", BasePath+"/accounts/"+acct.ID)
+	writeOK(q.w, http.StatusCreated, out)
+}
+
+type accountsPage struct {
+	Accounts []accountJSON `json:"accounts"`
+	Next     string        `json:"next,omitempty"`
+}
+
+// listAccounts: GET /accounts.
+func (q *request) listAccounts() {
+	var fe notify.FieldErrors
+	query := q.r.URL.Query()
+	limit := page(query, &fe)
+	after := ""
+	if s := query.Get("after"); s != "" {
+		after, _ = decodeCursor(s, &fe)
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	as, err := q.h.store.Accounts(q.ctx(), after, limit+1)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := accountsPage{Accounts: []accountJSON{}}
+	if len(as) > limit {
+		as = as[:limit]
+		out.Next = encodeCursor(as[len(as)-1].ID)
+	}
+	for _, a := range as {
+		out.Accounts = append(out.Accounts, accountOf(a))
+	}
+	writeOK(q.w, http.StatusOK, out)
+}
+
+// getAccount: GET /accounts/{id}.
+func (q *request) getAccount() {
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	writeOK(q.w, http.StatusOK, q.withBalance(a))
+}
+
+func (q *request) disable() { q.setDisabled(true) }
+func (q *request) enable()  { q.setDisabled(false) }
+
+// setDisabled: POST /accounts/{id}/disable and /enable. Repeating one is
+// harmless.
+func (q *request) setDisabled(disabled bool) {
+	id := q.r.PathValue("id")
+	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+		a.Disabled = disabled
+		return nil
+	})
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		q.noAccount(id)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	action := "account.enable"
+	if disabled {
+		action = "account.disable"
+	}
+	q.changed(action, id)
+	writeOK(q.w, http.StatusOK, q.withBalance(a))
+}
+
+type rotateOut struct {
+	Account string `json:"account"`
+	APIKey  string `json:"api_key"`
+}
+
+// rotateKey: POST /accounts/{id}/rotate-key. The new key is in this
+// answer only; every earlier key of the account stops working.
+func (q *request) rotateKey() {
+	id := q.r.PathValue("id")
+	key := newAPIKey()
+	err := q.h.store.ReplaceAPIKeys(q.ctx(), id, key)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		q.noAccount(id)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("account.rotate_key", id)
+	writeOK(q.w, http.StatusOK, rotateOut{Account: id, APIKey: key})
+}
+
+type topUpIn struct {
+	Amount      string `json:"amount"`
+	AmountMinor *int64 `json:"amount_minor"`
+	Reference   string `json:"reference"`
+}
+
+// topUp: POST /accounts/{id}/topups. The reference makes it idempotent.
+func (q *request) topUp() {
+	var in topUpIn
+	if !q.decode(&in) {
+		return
+	}
+	id := q.r.PathValue("id")
+	bal, err := q.h.store.Balance(q.ctx(), id)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		q.noAccount(id)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	cur := bal.Available.Currency
+	var fe notify.FieldErrors
+	amount := money(in.Amount, in.AmountMinor, "amount", cur, true, &fe)
+	if !fe.Has("amount") && amount.Minor <= 0 {
+		fe.Add("amount", "must be more than zero")
+	}
+	if !validRef(in.Reference) {
+		fe.Addf("reference", "must be 1 to %d printable ASCII characters without spaces", maxRefLen)
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	b, err := q.h.store.Credit(q.ctx(), id, amount, TopUpRefPrefix+in.Reference)
+	switch notify.CodeOf(err) {
+	case "":
+	case notify.CodeConflict:
+		q.fail(err, fmt.Sprintf("reference %q was used for another top-up amount", in.Reference))
+		return
+	case notify.CodeNotFound:
+		q.noAccount(id)
+		return
+	default:
+		q.fail(err, "")
+		return
+	}
+	q.changed("wallet.topup", id, "reference", in.Reference, "amount_minor", amount.Minor,
+		"balance_minor", b.Available.Minor)
+	writeOK(q.w, http.StatusOK, topUpJSON{
+		balanceJSON: balanceJSON{Account: id, Balance: b.Available.Decimal(), BalanceMinor: b.Available.Minor,
+			Currency: currencyOf(b.Available.Currency)},
+		Reference: in.Reference, Amount: amount.Decimal(), AmountMinor: amount.Minor})
+}
+
+func validRef(s string) bool {
+	if s == "" || len(s) > maxRefLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// ledger: GET /accounts/{id}/ledger, oldest first.
+func (q *request) ledger() {
+	var fe notify.FieldErrors
+	query := q.r.URL.Query()
+	limit := page(query, &fe)
+	after := ledgerCursor(query, &fe)
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	entries, err := q.h.store.LedgerPage(q.ctx(), a.ID, after, limit+1)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := ledgerJSON{Account: a.ID, Entries: []ledgerEntryJSON{}}
+	if len(entries) > limit {
+		entries = entries[:limit]
+		out.Next = encodeCursor(strconv.FormatInt(entries[len(entries)-1].Seq, 10))
+	}
+	for _, e := range entries {
+		kind, amount := "credit", e.Amount
+		if amount.Minor < 0 {
+			kind, amount.Minor = "debit", -amount.Minor
+		}
+		if out.Currency == nil {
+			c := currencyOf(e.Amount.Currency)
+			out.Currency = &c
+		}
+		out.Entries = append(out.Entries, ledgerEntryJSON{Seq: e.Seq, Kind: kind, Ref: e.Ref,
+			Amount: amount.Decimal(), AmountMinor: amount.Minor, Balance: e.Balance.Decimal(),
+			BalanceMinor: e.Balance.Minor, At: timeText(e.At)})
+	}
+	writeOK(q.w, http.StatusOK, out)
+}
+
+type messagesPage struct {
+	Account  string        `json:"account"`
+	Messages []messageJSON `json:"messages"`
+	Next     string        `json:"next,omitempty"`
+}
+
+// messages: GET /accounts/{id}/messages, newest first.
+func (q *request) messages() {
+	var fe notify.FieldErrors
+	query := q.r.URL.Query()
+	limit := page(query, &fe)
+	before := messageCursor(query, &fe)
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	ms, err := q.h.store.AccountMessages(q.ctx(), a.ID, before, limit+1)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := messagesPage{Account: a.ID, Messages: []messageJSON{}}
+	if len(ms) > limit {
+		ms = ms[:limit]
+		out.Next = nextMessageCursor(ms[len(ms)-1])
+	}
+	for _, m := range ms {
+		out.Messages = append(out.Messages, messageOf(m))
+	}
+	writeOK(q.w, http.StatusOK, out)
+}
+
+type dltPage struct {
+	Account      string    `json:"account"`
+	DLTTemplates []dltJSON `json:"dlt_templates"`
+}
+
+// listDLT: GET /accounts/{id}/dlt-templates.
+func (q *request) listDLT() {
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	writeOK(q.w, http.StatusOK, dltPage{Account: a.ID, DLTTemplates: dltsOf(a.DLTTemplates)})
+}
+
+type dltBody struct {
+	EntityID  string `json:"entity_id"`
+	Content   string `json:"content"`
+	MessageID string `json:"message_id"`
+}
+
+// putDLT: PUT /accounts/{id}/dlt-templates/{template}: add, or replace
+// the template with that ID.
+func (q *request) putDLT() {
+	var in dltBody
+	if !q.decode(&in) {
+		return
+	}
+	t := dltIn{ID: q.r.PathValue("template"), EntityID: in.EntityID, Content: in.Content, MessageID: in.MessageID}
+	var fe notify.FieldErrors
+	checkDLT(t, "", &fe)
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	id := q.r.PathValue("id")
+	replaced := false
+	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+		i := slices.IndexFunc(a.DLTTemplates, func(d notify.DLTTemplate) bool { return d.ID == t.ID })
+		if replaced = i >= 0; replaced {
+			a.DLTTemplates[i] = t.template()
+			return nil
+		}
+		if len(a.DLTTemplates) >= maxDLTs {
+			return notify.InvalidField("id", fmt.Sprintf("the account has %d DLT templates, the most it may have", maxDLTs))
+		}
+		a.DLTTemplates = append(a.DLTTemplates, t.template())
+		return nil
+	})
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		q.noAccount(id)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("dlt_template.put", id, "template", t.ID, "replaced", replaced)
+	status := http.StatusCreated
+	if replaced {
+		status = http.StatusOK
+	}
+	writeOK(q.w, status, dltPage{Account: a.ID, DLTTemplates: dltsOf(a.DLTTemplates)})
+}
+
+// errNoTemplate is update's error when the DLT template is missing.
+var errNoTemplate = errors.New("no such DLT template")
+
+// deleteDLT: DELETE /accounts/{id}/dlt-templates/{template}.
+func (q *request) deleteDLT() {
+	id, tid := q.r.PathValue("id"), q.r.PathValue("template")
+	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+		i := slices.IndexFunc(a.DLTTemplates, func(d notify.DLTTemplate) bool { return d.ID == tid })
+		if i < 0 {
+			return errNoTemplate
+		}
+		a.DLTTemplates = slices.Delete(a.DLTTemplates, i, i+1)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoTemplate):
+		writeError(q.w, notify.CodeNotFound, fmt.Sprintf("account %q has no DLT template %q", id, tid), nil)
+		return
+	case notify.CodeOf(err) == notify.CodeNotFound:
+		q.noAccount(id)
+		return
+	case err != nil:
+		q.fail(err, "")
+		return
+	}
+	q.changed("dlt_template.delete", id, "template", tid)
+	writeOK(q.w, http.StatusOK, dltPage{Account: a.ID, DLTTemplates: dltsOf(a.DLTTemplates)})
+}
+
+type templatesPage struct {
+	Account   string         `json:"account"`
+	Templates []templateJSON `json:"templates"`
+}
+
+// listTemplates: GET /accounts/{id}/templates.
+func (q *request) listTemplates() {
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	ts, err := q.h.store.Templates(q.ctx(), a.ID)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := templatesPage{Account: a.ID, Templates: []templateJSON{}}
+	for _, t := range ts {
+		out.Templates = append(out.Templates, templateOf(t))
+	}
+	writeOK(q.w, http.StatusOK, out)
+}
+
+type templateIn struct {
+	Variables    []string `json:"variables"`
+	Class        string   `json:"class"`
+	Chat         string   `json:"chat"`
+	SMS          string   `json:"sms"`
+	EmailSubject string   `json:"email_subject"`
+	EmailHTML    string   `json:"email_html"`
+	EmailText    string   `json:"email_text"`
+}
+
+// putTemplate: PUT /accounts/{id}/templates/{slug}: create or replace a
+// custom template, which must compile (template.Check).
+func (q *request) putTemplate() {
+	var in templateIn
+	if !q.decode(&in) {
+		return
+	}
+	t := &notify.Template{Slug: q.r.PathValue("slug"), Variables: in.Variables, Class: notify.PriceClass(in.Class),
+		Chat: in.Chat, SMS: in.SMS, EmailSubject: in.EmailSubject, EmailHTML: in.EmailHTML, EmailText: in.EmailText}
+	if err := template.Check(t); err != nil {
+		field, rule := templateField(err)
+		q.fail(notify.InvalidField(field, rule), "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	_, err := q.h.store.Template(q.ctx(), a.ID, t.Slug)
+	replaced := err == nil
+	if err != nil && notify.CodeOf(err) != notify.CodeNotFound {
+		q.fail(err, "")
+		return
+	}
+	if err := q.h.store.PutTemplate(q.ctx(), a.ID, t); err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("template.put", a.ID, "template", t.Slug, "replaced", replaced)
+	status := http.StatusCreated
+	if replaced {
+		status = http.StatusOK
+	}
+	writeOK(q.w, status, templateOf(t))
+}
+
+// templateField names the field a template.Check error is about, and
+// its rule.
+func templateField(err error) (field, rule string) {
+	msg := err.Error()
+	var e *notify.Error
+	if errors.As(err, &e) && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	// "template: custom template "slug": rest"
+	if i := strings.Index(msg, `": `); i >= 0 && strings.HasPrefix(msg, "template: custom template ") {
+		msg = msg[i+3:]
+	} else {
+		msg = strings.TrimPrefix(msg, "template: ")
+	}
+	for _, b := range []struct{ prefix, field string }{
+		{"chat: ", "chat"}, {"sms: ", "sms"}, {"email.subject: ", "email_subject"},
+		{"email.html: ", "email_html"}, {"email.text: ", "email_text"},
+	} {
+		if rest, ok := strings.CutPrefix(msg, b.prefix); ok {
+			return b.field, rest
+		}
+	}
+	switch {
+	case strings.HasPrefix(msg, "bad slug"):
+		return "slug", msg
+	case strings.HasPrefix(msg, "class"):
+		return "class", msg
+	case strings.Contains(msg, "variable"):
+		return "variables", msg
+	case strings.HasPrefix(msg, "an e-mail subject"):
+		return "email_subject", msg
+	}
+	return "body", msg
+}
+
+// deleteTemplate: DELETE /accounts/{id}/templates/{slug}.
+func (q *request) deleteTemplate() {
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	slug := q.r.PathValue("slug")
+	err := q.h.store.DeleteTemplate(q.ctx(), a.ID, slug)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		writeError(q.w, notify.CodeNotFound, fmt.Sprintf("account %q has no template %q", a.ID, slug), nil)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("template.delete", a.ID, "template", slug)
+	writeOK(q.w, http.StatusOK, map[string]string{"account": a.ID, "deleted": slug})
+}

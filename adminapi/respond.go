@@ -1,0 +1,245 @@
+package adminapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/httpapi"
+)
+
+// errorBody is the shape of every error answer, the public API's.
+type errorBody struct {
+	Success bool      `json:"success"`
+	Error   errorInfo `json:"error"`
+}
+
+type errorInfo struct {
+	Code    notify.Code       `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// okBody is the shape of every successful answer.
+type okBody struct {
+	Success bool `json:"success"`
+	Data    any  `json:"data"`
+}
+
+// writeJSON writes v with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"success":false,"error":{"code":"internal","message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func writeOK(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, okBody{Success: true, Data: data})
+}
+
+// writeError answers code with message; an InvalidArgument err's fields
+// are listed.
+func writeError(w http.ResponseWriter, code notify.Code, message string, err error) {
+	body := errorBody{Error: errorInfo{Code: code, Message: message}}
+	var e *notify.Error
+	if errors.As(err, &e) && len(e.Fields) > 0 {
+		body.Error.Fields = make(map[string]string, len(e.Fields))
+		for _, f := range e.Fields {
+			if prev, ok := body.Error.Fields[f.Field]; ok {
+				body.Error.Fields[f.Field] = prev + "; " + f.Message
+			} else {
+				body.Error.Fields[f.Field] = f.Message
+			}
+		}
+	}
+	writeJSON(w, httpapi.StatusOf(code), body)
+}
+
+// fieldsMessage is the message of an InvalidArgument error: its fields
+// and rules, as the public API words them.
+func fieldsMessage(err error) string {
+	var e *notify.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return "invalid request"
+	}
+	var sb strings.Builder
+	sb.WriteString("invalid request: ")
+	for i, f := range e.Fields {
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		sb.WriteString(f.Field)
+		sb.WriteString(" ")
+		sb.WriteString(f.Message)
+	}
+	return sb.String()
+}
+
+type currencyJSON struct {
+	Code     string `json:"code"`
+	Symbol   string `json:"symbol"`
+	Exponent int    `json:"exponent"`
+}
+
+func currencyOf(c notify.Currency) currencyJSON {
+	return currencyJSON{Code: c.Code, Symbol: c.Symbol, Exponent: c.Exponent}
+}
+
+type dltJSON struct {
+	ID        string `json:"id"`
+	EntityID  string `json:"entity_id"`
+	Content   string `json:"content"`
+	MessageID string `json:"message_id,omitempty"`
+}
+
+type accountJSON struct {
+	ID             string       `json:"id"`
+	Name           string       `json:"name"`
+	VendorID       string       `json:"vendor_id"`
+	Currency       currencyJSON `json:"currency"`
+	PrimaryGateway string       `json:"primary_gateway"`
+	PricePlan      string       `json:"price_plan"`
+	SenderIDs      []string     `json:"sender_ids"`
+	Disabled       bool         `json:"disabled"`
+	DLTTemplates   []dltJSON    `json:"dlt_templates"`
+	// Balance and BalanceMinor are set when the account has a wallet.
+	Balance      *string `json:"balance,omitempty"`
+	BalanceMinor *int64  `json:"balance_minor,omitempty"`
+	// APIKey is set once: in the answer that made the key.
+	APIKey string `json:"api_key,omitempty"`
+}
+
+func accountOf(a *notify.Account) accountJSON {
+	out := accountJSON{ID: a.ID, Name: a.Name, VendorID: a.VendorID, Currency: currencyOf(a.Currency),
+		PrimaryGateway: string(a.PrimaryGateway), PricePlan: a.PricePlan, SenderIDs: []string{},
+		Disabled: a.Disabled, DLTTemplates: dltsOf(a.DLTTemplates)}
+	out.SenderIDs = append(out.SenderIDs, a.SenderIDs...)
+	return out
+}
+
+func dltsOf(ts []notify.DLTTemplate) []dltJSON {
+	out := make([]dltJSON, len(ts))
+	for i, t := range ts {
+		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+	}
+	return out
+}
+
+// balanceJSON is a balance as the public API's /balance writes it.
+type balanceJSON struct {
+	Account      string       `json:"account"`
+	Balance      string       `json:"balance"`
+	BalanceMinor int64        `json:"balance_minor"`
+	Currency     currencyJSON `json:"currency"`
+}
+
+type topUpJSON struct {
+	balanceJSON
+	Reference   string `json:"reference"`
+	Amount      string `json:"amount"`
+	AmountMinor int64  `json:"amount_minor"`
+}
+
+type ledgerEntryJSON struct {
+	Seq          int64  `json:"seq"`
+	Kind         string `json:"kind"`
+	Ref          string `json:"ref"`
+	Amount       string `json:"amount"`
+	AmountMinor  int64  `json:"amount_minor"`
+	Balance      string `json:"balance"`
+	BalanceMinor int64  `json:"balance_minor"`
+	At           string `json:"at,omitempty"`
+}
+
+type ledgerJSON struct {
+	Account  string            `json:"account"`
+	Currency *currencyJSON     `json:"currency,omitempty"`
+	Entries  []ledgerEntryJSON `json:"entries"`
+	Next     string            `json:"next,omitempty"`
+}
+
+type stepJSON struct {
+	Status string `json:"status"`
+	At     string `json:"at"`
+}
+
+type messageJSON struct {
+	MessageID         string       `json:"message_id"`
+	Channel           string       `json:"channel"`
+	Request           string       `json:"request,omitempty"`
+	To                string       `json:"to"`
+	Status            string       `json:"status"`
+	Provider          string       `json:"provider,omitempty"`
+	ProviderMessageID string       `json:"provider_message_id,omitempty"`
+	Gateway           string       `json:"gateway,omitempty"`
+	Units             int          `json:"units,omitempty"`
+	Metered           bool         `json:"metered"`
+	Cost              string       `json:"cost"`
+	CostMinor         int64        `json:"cost_minor"`
+	Charged           string       `json:"charged"`
+	ChargedMinor      int64        `json:"charged_minor"`
+	Refunded          bool         `json:"refunded"`
+	Currency          currencyJSON `json:"currency"`
+	Attempts          int          `json:"attempts"`
+	ErrorCode         string       `json:"error_code,omitempty"`
+	Error             string       `json:"error,omitempty"`
+	VendorCode        string       `json:"vendor_code,omitempty"`
+	Note              string       `json:"note,omitempty"`
+	IdempotencyKey    string       `json:"idempotency_key,omitempty"`
+	Domain            string       `json:"domain,omitempty"`
+	History           []stepJSON   `json:"history"`
+	CreatedAt         string       `json:"created_at"`
+	UpdatedAt         string       `json:"updated_at"`
+}
+
+func messageOf(m *notify.Message) messageJSON {
+	cost := m.Cost()
+	out := messageJSON{MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: m.To,
+		Status: string(m.State), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
+		Gateway: string(m.Gateway), Units: m.Units, Metered: m.Metered,
+		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,
+		Refunded: m.Refunded, Currency: currencyOf(m.Charge.Currency), Attempts: m.Attempts,
+		ErrorCode: string(m.ErrorCode), Error: m.Error, VendorCode: m.VendorCode, Note: m.Note,
+		IdempotencyKey: m.IdempotencyKey, Domain: m.Domain, History: make([]stepJSON, len(m.History)),
+		CreatedAt: timeText(m.CreatedAt), UpdatedAt: timeText(m.UpdatedAt)}
+	for i, st := range m.History {
+		out.History[i] = stepJSON{Status: string(st.State), At: timeText(st.At)}
+	}
+	return out
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+type templateJSON struct {
+	Slug         string   `json:"slug"`
+	Variables    []string `json:"variables"`
+	Class        string   `json:"class"`
+	Chat         string   `json:"chat,omitempty"`
+	SMS          string   `json:"sms,omitempty"`
+	EmailSubject string   `json:"email_subject,omitempty"`
+	EmailHTML    string   `json:"email_html,omitempty"`
+	EmailText    string   `json:"email_text,omitempty"`
+}
+
+func templateOf(t *notify.Template) templateJSON {
+	out := templateJSON{Slug: t.Slug, Variables: []string{}, Class: string(t.Class), Chat: t.Chat, SMS: t.SMS,
+		EmailSubject: t.EmailSubject, EmailHTML: t.EmailHTML, EmailText: t.EmailText}
+	out.Variables = append(out.Variables, t.Variables...)
+	if out.Class == "" {
+		out.Class = string(notify.Transactional)
+	}
+	return out
+}
