@@ -2,10 +2,19 @@ package main
 
 import (
 	"log/slog"
+
+	"github.com/notifykit/notify/adminapi"
 )
 
 // adminRoutes mounts the admin API at /admin/v1 when NOTIFY_ADMIN_KEY is
-// set; none otherwise.
+// set; none otherwise, so /admin/v1 then answers the API's 404.
 func adminRoutes(cfg *config, st *stores, logger *slog.Logger) ([]route, error) {
-	return nil, nil
+	if cfg.adminKey == "" {
+		return nil, nil
+	}
+	h, err := adminapi.New(st.admin, cfg.adminKey, adminapi.WithLogger(logger.With("component", "admin")))
+	if err != nil {
+		return nil, err
+	}
+	return []route{{adminapi.BasePath + "/", h}}, nil
 }

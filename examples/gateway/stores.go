@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/pgstore"
 )
@@ -19,6 +20,9 @@ type stores struct {
 	idem      notify.IdempotencyStore
 	messages  notify.MessageStore
 	templates notify.TemplateStore
+	// admin is what the admin API (NOTIFY_ADMIN_KEY) manages: the same
+	// accounts, wallets, records and templates.
+	admin adminapi.Store
 	// rate and otp are the per-account rate limit and the per-recipient
 	// OTP throttle; otp is nil when NOTIFY_OTP_LIMIT is off.
 	rate  notify.Limiter
@@ -67,16 +71,21 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		if err := w.Open(acct.ID, cfg.balance); err != nil {
 			return nil, err
 		}
+		msgs, templates := memstore.NewMessages(w), memstore.NewTemplates()
+		admin, err := memstore.NewAdmin(accounts, w, msgs, templates)
+		if err != nil {
+			return nil, err
+		}
 		st := &stores{
 			accounts:  accounts,
 			wallet:    w,
 			idem:      memstore.NewIdempotency(24*time.Hour, memstore.WithLease(cfg.settleAfter)),
-			messages:  memstore.NewMessages(w),
-			templates: memstore.NewTemplates(),
+			messages:  msgs,
+			templates: templates,
+			admin:     admin,
 			close:     func() {},
 		}
 		// Bursts of twice the rate.
-		var err error
 		if st.rate, err = memstore.NewRateLimit(float64(cfg.rate), 2*cfg.rate); err != nil {
 			return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %w", err)
 		}
@@ -101,7 +110,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		db.Close()
 		return nil, storeError("provisioning the demo account", err)
 	}
-	st := &stores{accounts: db, wallet: db, idem: db, messages: db, templates: db}
+	st := &stores{accounts: db, wallet: db, idem: db, messages: db, templates: db, admin: db}
 	// The account outlives this process, and so would every key it was
 	// given: a chosen key replaces the others, and a random one is
 	// stored only when the account has none, or each start would leave
