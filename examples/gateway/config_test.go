@@ -211,3 +211,44 @@ func TestVendorOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestOperatorOptions(t *testing.T) {
+	key := strings.Repeat("a", 32)
+	vendor := map[string]string{"NOTIFY_SMS_URL": "https://www.fast2sms.com/dev/bulkV2", "NOTIFY_SMS_KEY": "k"}
+	with := func(base map[string]string, kv ...string) func(string) string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for name, c := range map[string]struct {
+		env    func(string) string
+		outbox bool
+		err    string
+	}{
+		"dev default":            {env: with(nil), outbox: true},
+		"dev off":                {env: with(nil, "NOTIFY_OUTBOX", "off")},
+		"vendor default":         {env: with(vendor)},
+		"vendor on with key":     {env: with(vendor, "NOTIFY_OUTBOX", "on", "NOTIFY_ADMIN_KEY", key), outbox: true},
+		"vendor on without key":  {env: with(vendor, "NOTIFY_OUTBOX", "on"), err: "NOTIFY_ADMIN_KEY"},
+		"bad value":              {env: with(nil, "NOTIFY_OUTBOX", "yes"), err: "NOTIFY_OUTBOX: want on or off"},
+		"short admin key":        {env: with(nil, "NOTIFY_ADMIN_KEY", "short-key-1234"), err: "NOTIFY_ADMIN_KEY: must be at least 32"},
+		"admin key with a space": {env: with(nil, "NOTIFY_ADMIN_KEY", key+" x"), err: "NOTIFY_ADMIN_KEY"},
+	} {
+		cfg, err := loadConfig(c.env)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), key) {
+				t.Errorf("%s: %v, want an error with %q that does not repeat the key", name, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", name, err)
+		case cfg.outbox != c.outbox:
+			t.Errorf("%s: outbox %v, want %v", name, cfg.outbox, c.outbox)
+		}
+	}
+}
