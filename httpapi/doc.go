@@ -47,7 +47,9 @@
 // Every response the Handler writes is JSON: {"success": true, ...} with
 // the receipt, or {"success": false, "error": {"code", "message",
 // "fields"}} with the HTTP status given by StatusOf. Every response
-// carries an X-Request-ID. Paths are matched exactly: one that is not
+// carries an X-Request-ID (the client's, when sane, else a new one), which
+// a send's context carries too (RequestID; NewLogHandler adds it to log
+// records). Paths are matched exactly: one that is not
 // clean ("//sms", "/api/v1/./sms", a trailing slash) is a 404, not
 // ServeMux's redirect. A request line and headers over WithMaxHeaderBytes
 // (64 KiB) are a 431; the http.Server's own MaxHeaderBytes must be larger,

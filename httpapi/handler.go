@@ -44,9 +44,12 @@ type Handler struct {
 type Option func(*Handler) error
 
 // WithLogger sets the logger of the access log: one record per request
-// with method, path, status, duration, account, request ID and, for
-// errors, the error code. API keys, request bodies and OTP codes are never
-// logged. Default: no access log.
+// with method, path, status, duration, account, request ID, the message
+// ID of a send that made one (message_id) and, for errors, the error
+// code. API keys, request bodies and OTP codes are never logged. Sends
+// run with a context that carries the request ID (RequestID), so that a
+// logger whose handler is wrapped by NewLogHandler names the request on
+// the lines providers and observers log. Default: no access log.
 func WithLogger(l *slog.Logger) Option {
 	return func(h *Handler) error {
 		if l == nil {
@@ -228,15 +231,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Duration("duration", time.Since(start)),
 			slog.String("account", x.account),
 			slog.String("request_id", x.id),
-			slog.String("code", string(x.code)),
-			slog.String("detail", x.detail),
+			{}, {}, {},
 		}
-		n := len(attrs)
-		if x.detail == "" {
-			n--
-			if x.code == "" {
-				n--
-			}
+		n := len(attrs) - 3
+		// The optional ones, only when set: the message the request made,
+		// and what went wrong.
+		if x.message != "" {
+			attrs[n] = slog.String("message_id", x.message)
+			n++
+		}
+		if x.code != "" || x.detail != "" {
+			attrs[n] = slog.String("code", string(x.code))
+			n++
+		}
+		if x.detail != "" {
+			attrs[n] = slog.String("detail", x.detail)
+			n++
 		}
 		h.log.LogAttrs(r.Context(), level, "http request", attrs[:n]...)
 	}
@@ -294,12 +304,13 @@ type exchange struct {
 	account string
 	code    notify.Code // error code of an error response
 	detail  string      // internal error detail, for the log only
+	message string      // the message ID of a send's receipt, for the log
 	body    []byte
 	out     []byte
 }
 
 func (x *exchange) reset(w http.ResponseWriter) {
-	x.w, x.status, x.account, x.code, x.detail = w, 0, "", "", ""
+	x.w, x.status, x.account, x.code, x.detail, x.message = w, 0, "", "", "", ""
 	x.body, x.out = x.body[:0], x.out[:0]
 }
 
@@ -585,13 +596,17 @@ func headerMeta(r *http.Request) meta {
 
 // sendContext is the context of a send: detached from the client's
 // connection (a hang-up must not cut a vendor call short and leave its
-// outcome unknown) and bounded by the handler's send timeout.
-func (h *Handler) sendContext(r *http.Request) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(r.Context()), h.timeout)
+// outcome unknown), bounded by the handler's send timeout, and carrying
+// the request's ID for whoever logs with it (RequestID).
+func (h *Handler) sendContext(x *exchange, r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(withRequestID(context.WithoutCancel(r.Context()), x.id), h.timeout)
 }
 
 // finish answers the outcome of a send.
 func finish(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
+	if rec != nil {
+		x.message = rec.MessageID
+	}
 	if err != nil {
 		writeErr(x, r, err, rec)
 		return
@@ -610,7 +625,7 @@ func (h *Handler) sendSMS(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	req.Account = acct.ID
-	ctx, cancel := h.sendContext(r)
+	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	rec, err := h.n.SendSMS(ctx, req)
 	finish(x, r, rec, err)
@@ -626,7 +641,7 @@ func (h *Handler) sendOTP(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	req.Account = acct.ID
-	ctx, cancel := h.sendContext(r)
+	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	rec, err := h.n.SendOTP(ctx, req)
 	finish(x, r, rec, err)
@@ -642,7 +657,7 @@ func (h *Handler) sendEmail(x *exchange, r *http.Request, acct *notify.Account) 
 		return
 	}
 	req.Account = acct.ID
-	ctx, cancel := h.sendContext(r)
+	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	rec, err := h.n.SendEmail(ctx, req)
 	finish(x, r, rec, err)
@@ -658,7 +673,7 @@ func (h *Handler) sendChat(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	req.Account = acct.ID
-	ctx, cancel := h.sendContext(r)
+	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	rec, err := h.n.SendChat(ctx, req)
 	finish(x, r, rec, err)

@@ -205,7 +205,12 @@ func handlerName(e ast.Expr) string {
 // mux.HandleFunc(...).
 func isRegistration(call *ast.CallExpr) bool {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
-	return ok && (sel.Sel.Name == "Handle" || sel.Sel.Name == "HandleFunc") && len(call.Args) == 2
+	if !ok || (sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc") || len(call.Args) != 2 {
+		return false
+	}
+	// slog.Handler's Handle(ctx, record) registers nothing.
+	id, isIdent := call.Args[0].(*ast.Ident)
+	return !isIdent || id.Name != "ctx"
 }
 
 // servedRoutes reads the routes the Handler registers from this package's
