@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi/adminstore"
@@ -20,6 +21,21 @@ type Admin struct {
 	wallet    *Wallet
 	messages  *Messages
 	templates *Templates
+
+	// credits remembers every ref Credit took, for the life of the
+	// process: the wallet forgets old refs (WithRefRetention) and a top-up
+	// repeated after that would credit twice. Top-ups are few, made by
+	// operators, so keeping them all is cheap.
+	mu      sync.Mutex
+	credits map[creditKey]creditRecord
+}
+
+type creditKey struct{ account, ref string }
+
+// creditRecord is a credit as Credit answered it.
+type creditRecord struct {
+	amount  notify.Money
+	balance notify.Balance
 }
 
 // NewAdmin returns an Admin over the stores the Notifier uses, so that a
@@ -30,7 +46,8 @@ func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Messages, templates 
 	if accounts == nil || wallet == nil || messages == nil || templates == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: new admin: every store is required")
 	}
-	return &Admin{accounts: accounts, wallet: wallet, messages: messages, templates: templates}, nil
+	return &Admin{accounts: accounts, wallet: wallet, messages: messages, templates: templates,
+		credits: make(map[creditKey]creditRecord)}, nil
 }
 
 // Account returns the account with the ID, or NotFound.
@@ -80,9 +97,33 @@ func (a *Admin) Balance(ctx context.Context, account string) (notify.Balance, er
 	return a.wallet.Balance(ctx, account)
 }
 
-// Credit adds amount under ref, as Wallet.Credit does.
+// Credit adds amount under ref, as Wallet.Credit does, and remembers the
+// ref for as long as the Admin lives, however few refs the wallet keeps:
+// the same ref and amount again answers the balance recorded with it and
+// moves nothing; another amount is Conflict.
 func (a *Admin) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
-	return a.wallet.Credit(ctx, account, amount, ref)
+	key := creditKey{account, ref}
+	a.mu.Lock()
+	rec, seen := a.credits[key]
+	a.mu.Unlock()
+	if seen {
+		if rec.amount != amount {
+			return notify.Balance{}, notify.Errorf(notify.CodeConflict,
+				"memstore: credit %q: ref %q was recorded with another amount", account, ref)
+		}
+		return rec.balance, nil
+	}
+	// Two first calls with one ref both reach the wallet, which still
+	// remembers the ref and credits once.
+	bal, err := a.wallet.Credit(ctx, account, amount, ref)
+	if err == nil {
+		a.mu.Lock()
+		if _, ok := a.credits[key]; !ok {
+			a.credits[key] = creditRecord{amount, bal}
+		}
+		a.mu.Unlock()
+	}
+	return bal, err
 }
 
 // LedgerPage returns up to limit of the entries Wallet.Ledger remembers

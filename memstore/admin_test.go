@@ -1,6 +1,8 @@
 package memstore_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/notifykit/notify"
@@ -26,5 +28,39 @@ func TestAdminConformance(t *testing.T) {
 func TestNewAdminNeedsEveryStore(t *testing.T) {
 	if _, err := memstore.NewAdmin(memstore.NewAccounts(), nil, nil, nil); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("NewAdmin with nil stores: %v, want InvalidArgument", err)
+	}
+}
+
+// A top-up reference holds for the life of the Admin, even after the
+// wallet forgot it among many later refs.
+func TestAdminCreditOutlivesWalletRetention(t *testing.T) {
+	ctx := context.Background()
+	accounts, w := memstore.NewAccounts(), memstore.NewWallet(memstore.WithRefRetention(4))
+	a, err := memstore.NewAdmin(accounts, w, memstore.NewMessages(w), memstore.NewTemplates())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inr := func(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
+	if err := a.CreateAccount(ctx, &notify.Account{ID: "acme", Currency: notify.INR()}, "acme-key-0123456789", inr(0)); err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.Credit(ctx, "acme", inr(500), "topup:inv-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := w.Debit(ctx, "acme", inr(1), fmt.Sprint("msg-", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := a.Credit(ctx, "acme", inr(500), "topup:inv-1")
+	if err != nil || again != first {
+		t.Fatalf("repeat: %+v %v, want %+v", again, err, first)
+	}
+	if bal, _ := a.Balance(ctx, "acme"); bal.Available.Minor != 480 {
+		t.Fatalf("balance %d, want 480: the repeat credited again", bal.Available.Minor)
+	}
+	if _, err := a.Credit(ctx, "acme", inr(600), "topup:inv-1"); notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("another amount: %v, want Conflict", err)
 	}
 }
