@@ -44,23 +44,25 @@ func TestAdminCreditOutlivesWalletRetention(t *testing.T) {
 	if err := a.CreateAccount(ctx, &notify.Account{ID: "acme", Currency: notify.INR()}, "acme-key-0123456789", inr(0)); err != nil {
 		t.Fatal(err)
 	}
-	first, err := a.Credit(ctx, "acme", inr(500), "topup:inv-1")
+	first, err := a.Credit(ctx, "acme", inr(1000), "topup:inv-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 20 {
+	// 400 refs over the wallet's 16 shards of two generations of one ref
+	// each: the top-up's ref is long forgotten by the wallet.
+	for i := range 400 {
 		if _, err := w.Debit(ctx, "acme", inr(1), fmt.Sprint("msg-", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	again, err := a.Credit(ctx, "acme", inr(500), "topup:inv-1")
+	again, err := a.Credit(ctx, "acme", inr(1000), "topup:inv-1")
 	if err != nil || again != first {
 		t.Fatalf("repeat: %+v %v, want %+v", again, err, first)
 	}
-	if bal, _ := a.Balance(ctx, "acme"); bal.Available.Minor != 480 {
-		t.Fatalf("balance %d, want 480: the repeat credited again", bal.Available.Minor)
+	if bal, _ := a.Balance(ctx, "acme"); bal.Available.Minor != 600 {
+		t.Fatalf("balance %d, want 600: the repeat credited again", bal.Available.Minor)
 	}
-	if _, err := a.Credit(ctx, "acme", inr(600), "topup:inv-1"); notify.CodeOf(err) != notify.CodeConflict {
+	if _, err := a.Credit(ctx, "acme", inr(900), "topup:inv-1"); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("another amount: %v, want Conflict", err)
 	}
 }
