@@ -14,6 +14,24 @@
 // E-mail bodies are logged by length only. API keys never reach a
 // provider, so they cannot reach the log either.
 //
+// # The masking rule
+//
+// One rule decides what of a message any log may show, here and in the
+// logs of a host that uses this package's helpers:
+//
+//   - secrets and one-time codes: always masked (Mask), in every mode;
+//   - recipients: partly (MaskRecipient keeps the ends of a number and the
+//     domain of an address);
+//   - message text (SMS and chat text, e-mail subjects, template values):
+//     as sent, codes masked (Redact), in Dev mode; never in Production
+//     mode, where only its length is logged and the text is Withheld.
+//
+// A Provider follows it in the Mode given by WithMode (default Dev).
+// Mode.ReplaceAttr applies the same rule to the records of any slog
+// handler (slog.HandlerOptions.ReplaceAttr), so that a host in Production
+// mode withholds content whoever logs it. A host is in Production mode
+// when any message can reach a real recipient.
+//
 // The log stands for the vendor, so the outcomes of a send (see
 // notify.Provider) are:
 //

@@ -21,17 +21,29 @@ const Mask = "******"
 type Provider struct {
 	logger *slog.Logger
 	name   string
+	mode   Mode
 	seq    atomic.Uint64
 }
+
+// Option configures a Provider.
+type Option func(*Provider)
+
+// WithMode sets how much of each message's content the log shows (see
+// Mode). Default: Dev, message text as sent, codes masked.
+func WithMode(m Mode) Option { return func(p *Provider) { p.mode = m } }
 
 // New returns a Provider called name that logs through logger. A nil
 // logger means slog.Default() at the time of each send; an empty name
 // means "logprovider".
-func New(logger *slog.Logger, name string) *Provider {
+func New(logger *slog.Logger, name string, opts ...Option) *Provider {
 	if name == "" {
 		name = "logprovider"
 	}
-	return &Provider{logger: logger, name: name}
+	p := &Provider{logger: logger, name: name}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
 }
 
 // Name returns the name given to New.
@@ -63,13 +75,14 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		logger = slog.Default()
 	}
 	if logger.Enabled(ctx, slog.LevelInfo) {
-		logger.LogAttrs(ctx, slog.LevelInfo, "notify message", attrs(p.name, id, env)...)
+		logger.LogAttrs(ctx, slog.LevelInfo, "notify message", attrs(p.name, id, env, p.mode)...)
 	}
 	return &notify.Result{Provider: p.name, ProviderMessageID: id}, nil
 }
 
-// attrs describes env for the log, with every secret masked.
-func attrs(provider, id string, env *notify.Envelope) []slog.Attr {
+// attrs describes env for the log, with every secret masked and, in
+// Production mode, no content.
+func attrs(provider, id string, env *notify.Envelope, mode Mode) []slog.Attr {
 	a := make([]slog.Attr, 0, 10)
 	a = append(a,
 		slog.String("provider", provider),
@@ -93,16 +106,16 @@ func attrs(provider, id string, env *notify.Envelope) []slog.Attr {
 	otpish := env.CarriesOTP
 	switch {
 	case env.SMS != nil:
-		a = append(a, smsAttr(env.SMS, otpish))
+		a = append(a, smsAttr(env.SMS, otpish, mode))
 	case env.Email != nil:
-		a = append(a, emailAttr(env.Email, otpish))
+		a = append(a, emailAttr(env.Email, otpish, mode))
 	case env.Chat != nil:
-		a = append(a, chatAttr(env.Chat, otpish))
+		a = append(a, chatAttr(env.Chat, otpish, mode))
 	}
 	return a
 }
 
-func smsAttr(m *notify.SMSMessage, otpish bool) slog.Attr {
+func smsAttr(m *notify.SMSMessage, otpish bool, mode Mode) slog.Attr {
 	// On the dlt route a code can sit in the template values without being
 	// declared as the OTP.
 	digits := otpish || m.Route == notify.RouteDLT
@@ -110,7 +123,7 @@ func smsAttr(m *notify.SMSMessage, otpish bool) slog.Attr {
 		slog.String("route", string(m.Route)),
 		slog.String("sender_id", m.SenderID),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
-		slog.String("text", Redact(m.Text, m.OTP, digits)),
+		slog.String("text", mode.content(Redact(m.Text, m.OTP, digits))),
 	}
 	if m.OTP != "" {
 		a = append(a, slog.String("otp", Mask))
@@ -125,18 +138,18 @@ func smsAttr(m *notify.SMSMessage, otpish bool) slog.Attr {
 		a = append(a, slog.String("dlt_template_id", m.DLTTemplateID), slog.String("dlt_entity_id", m.DLTEntityID))
 	}
 	if len(m.DLTValues) > 0 {
-		a = append(a, slog.Any("dlt_values", redactAll(m.DLTValues, m.OTP, digits)))
+		a = append(a, contentList("dlt_values", m.DLTValues, m.OTP, digits, mode))
 	}
 	return slog.Group("sms", a...)
 }
 
-func emailAttr(m *notify.EmailMessage, otpish bool) slog.Attr {
+func emailAttr(m *notify.EmailMessage, otpish bool, mode Mode) slog.Attr {
 	// OTP mail carries its code in the subject or body without an OTP
 	// field; bodies are not logged at all.
 	digits := otpish || m.Purpose == notify.PurposeOTP
 	a := []any{
 		slog.String("purpose", string(m.Purpose)),
-		slog.String("subject", Redact(m.Subject, "", digits)),
+		slog.String("subject", mode.content(Redact(m.Subject, "", digits))),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
 		slog.Int("html_len", utf8.RuneCountInString(m.HTML)),
 	}
@@ -149,12 +162,12 @@ func emailAttr(m *notify.EmailMessage, otpish bool) slog.Attr {
 	return slog.Group("email", a...)
 }
 
-func chatAttr(m *notify.ChatMessage, otpish bool) slog.Attr {
+func chatAttr(m *notify.ChatMessage, otpish bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("gateway", string(m.Gateway)),
 		slog.String("type", string(m.Type)),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
-		slog.String("text", Redact(m.Text, m.OTP, otpish)),
+		slog.String("text", mode.content(Redact(m.Text, m.OTP, otpish))),
 	}
 	if m.Auto {
 		a = append(a, slog.Bool("auto", true))
@@ -163,7 +176,7 @@ func chatAttr(m *notify.ChatMessage, otpish bool) slog.Attr {
 		a = append(a, slog.String("otp", Mask))
 	}
 	if t := m.Template; t != nil {
-		a = append(a, templateAttr(t, m.OTP))
+		a = append(a, templateAttr(t, m.OTP, mode))
 	}
 	if md := m.Media; md != nil {
 		a = append(a, slog.Group("media",
@@ -179,15 +192,18 @@ func chatAttr(m *notify.ChatMessage, otpish bool) slog.Attr {
 // templateAttr describes a cloud template. Its values are always masked
 // for OTP-length digits: a template's code is not always declared in
 // ChatMessage.OTP.
-func templateAttr(t *notify.ChatTemplate, otp string) slog.Attr {
+func templateAttr(t *notify.ChatTemplate, otp string, mode Mode) slog.Attr {
 	g := []any{
 		slog.String("name", t.Name),
 		slog.String("language", t.Language),
 	}
 	if len(t.Params) > 0 {
-		g = append(g, slog.Any("params", redactAll(t.Params, otp, true)))
+		g = append(g, contentList("params", t.Params, otp, true, mode))
 	}
-	if len(t.NamedParams) > 0 {
+	switch {
+	case len(t.NamedParams) > 0 && mode == Production:
+		g = append(g, slog.String("named_params", Withheld))
+	case len(t.NamedParams) > 0:
 		named := make(map[string]string, len(t.NamedParams))
 		for k, v := range t.NamedParams {
 			named[k] = Redact(v, otp, true)
@@ -195,13 +211,13 @@ func templateAttr(t *notify.ChatTemplate, otp string) slog.Attr {
 		g = append(g, slog.Any("named_params", named))
 	}
 	if t.HeaderText != "" {
-		g = append(g, slog.String("header_text", Redact(t.HeaderText, otp, true)))
+		g = append(g, slog.String("header_text", mode.content(Redact(t.HeaderText, otp, true))))
 	}
 	if t.HeaderURL != "" {
 		g = append(g, slog.String("header_url", stripQuery(t.HeaderURL)), slog.String("header_kind", string(t.HeaderKind)))
 	}
 	for _, b := range t.Buttons {
-		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+Redact(b.Value, otp, true)))
+		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+mode.content(Redact(b.Value, otp, true))))
 	}
 	return slog.Group("template", g...)
 }
@@ -215,6 +231,15 @@ func stripQuery(s string) string {
 	}
 	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
 	return u.String()
+}
+
+// contentList logs a list of message values under key: redacted in Dev,
+// Withheld in Production.
+func contentList(key string, values []string, otp string, digits bool, mode Mode) slog.Attr {
+	if mode == Production {
+		return slog.String(key, Withheld)
+	}
+	return slog.Any(key, redactAll(values, otp, digits))
 }
 
 func redactAll(values []string, otp string, digits bool) []string {
