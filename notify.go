@@ -143,7 +143,8 @@ func WithSettleAfter(d time.Duration) Option {
 // WithRateLimit limits each account's sends through l, keyed by the
 // account ID (memstore.NewRateLimit for one process, pgstore's for
 // instances sharing a budget). A send beyond it fails with
-// CodeRateLimited and Error.RetryAfter, before anything is charged. Only
+// CodeRateLimited and Error.RetryAfter, before anything is charged; its
+// cause is ErrRateLimited, and observers hear of it (EventRefused). Only
 // valid requests count, once each (a dual OTP once for both legs);
 // idempotent replays and sends that certainly went nowhere do not.
 // Default: no limit.
@@ -164,7 +165,8 @@ func WithRateLimit(l Limiter) Option {
 // route, a chat OTP, e-mail of purpose otp, any template with an OTP
 // variable), and a dual OTP counts once; replays and sends that certainly went nowhere do not. A
 // send beyond it fails with CodeRateLimited and Error.RetryAfter, before
-// anything is charged. Keying by account as well keeps one account from
+// anything is charged; its cause is ErrOTPThrottled, and observers hear of
+// it (EventRefused). Keying by account as well keeps one account from
 // locking a number out of another's codes. Default: no throttle.
 func WithOTPThrottle(l Limiter) Option {
 	return func(n *Notifier) error {
