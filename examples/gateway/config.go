@@ -111,6 +111,11 @@ type config struct {
 	// on or off; unset, on only when no real vendor is configured (the
 	// in-process SMTP server and the logging providers).
 	outbox bool
+	// logFormat is NOTIFY_LOG_FORMAT: text (the default) or json.
+	logFormat string
+	// metricsToken is NOTIFY_METRICS_TOKEN: the bearer token GET /metrics
+	// asks for; empty, /metrics is open.
+	metricsToken string
 	// settleAfter is NOTIFY_SETTLE_AFTER (default 2m): how long a send may
 	// stay unfinished before the reconciler settles it as abandoned, and
 	// the lease of an idempotency key's reservation.
@@ -344,8 +349,20 @@ func newKey() (string, error) {
 	return "nk_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
 }
 
-// loadOperatorOptions reads NOTIFY_ADMIN_KEY and NOTIFY_OUTBOX.
+// loadOperatorOptions reads NOTIFY_ADMIN_KEY, NOTIFY_OUTBOX,
+// NOTIFY_LOG_FORMAT and NOTIFY_METRICS_TOKEN.
 func (c *config) loadOperatorOptions(get func(string) string) error {
+	switch c.logFormat = get("NOTIFY_LOG_FORMAT"); c.logFormat {
+	case "":
+		c.logFormat = "text"
+	case "text", "json":
+	default:
+		return fmt.Errorf("NOTIFY_LOG_FORMAT: want text or json")
+	}
+	c.metricsToken = get("NOTIFY_METRICS_TOKEN")
+	if c.metricsToken != "" && (len(c.metricsToken) < 16 || strings.ContainsAny(c.metricsToken, " \t\r\n")) {
+		return fmt.Errorf("NOTIFY_METRICS_TOKEN: must be at least 16 characters without spaces")
+	}
 	c.adminKey = get("NOTIFY_ADMIN_KEY")
 	if c.adminKey != "" && (len(c.adminKey) < 32 || strings.ContainsAny(c.adminKey, " \t\r\n")) {
 		return fmt.Errorf("NOTIFY_ADMIN_KEY: must be at least 32 characters without spaces (openssl rand -hex 32)")

@@ -238,6 +238,8 @@ func TestOperatorOptions(t *testing.T) {
 		"bad value":              {env: with(nil, "NOTIFY_OUTBOX", "yes"), err: "NOTIFY_OUTBOX: want on or off"},
 		"short admin key":        {env: with(nil, "NOTIFY_ADMIN_KEY", "short-key-1234"), err: "NOTIFY_ADMIN_KEY: must be at least 32"},
 		"admin key with a space": {env: with(nil, "NOTIFY_ADMIN_KEY", key+" x"), err: "NOTIFY_ADMIN_KEY"},
+		"short metrics token":    {env: with(nil, "NOTIFY_METRICS_TOKEN", "scrape"), err: "NOTIFY_METRICS_TOKEN: must be at least 16"},
+		"log format":             {env: with(nil, "NOTIFY_LOG_FORMAT", "xml"), err: "NOTIFY_LOG_FORMAT: want text or json"},
 	} {
 		cfg, err := loadConfig(c.env)
 		switch {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/provider/logprovider"
@@ -12,7 +10,7 @@ import (
 
 // newLogger returns the gateway's logger, writing to stdout in the format
 // NOTIFY_LOG_FORMAT names: text (the default, slog's key=value lines) or
-// json (one JSON object a line); anything else is a configuration error.
+// json (one JSON object a line).
 //
 // Every record follows logprovider's masking rule: secrets and one-time
 // codes always masked, recipients partly, message content as sent in dev
@@ -20,20 +18,15 @@ import (
 // (config.realVendors). Every record logged within an API request names
 // it (request_id; httpapi.NewLogHandler), and the records of a message
 // name it (message_id).
-func newLogger(env func(string) string, stdout io.Writer) (*slog.Logger, error) {
+func newLogger(cfg *config, stdout io.Writer) *slog.Logger {
 	mode := logprovider.Dev
-	if cfg, err := loadConfig(env); err == nil && cfg.realVendors() {
+	if cfg.realVendors() {
 		mode = logprovider.Production
 	}
 	opts := &slog.HandlerOptions{ReplaceAttr: mode.ReplaceAttr}
-	var h slog.Handler
-	switch strings.TrimSpace(env("NOTIFY_LOG_FORMAT")) {
-	case "", "text":
-		h = slog.NewTextHandler(stdout, opts)
-	case "json":
+	var h slog.Handler = slog.NewTextHandler(stdout, opts)
+	if cfg.logFormat == "json" {
 		h = slog.NewJSONHandler(stdout, opts)
-	default:
-		return nil, fmt.Errorf("NOTIFY_LOG_FORMAT: want text or json")
 	}
-	return slog.New(httpapi.NewLogHandler(h)), nil
+	return slog.New(httpapi.NewLogHandler(h))
 }

@@ -104,10 +104,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(env, stdout)
-	if err != nil {
-		return err
-	}
+	logger := newLogger(cfg, stdout)
 
 	acct := &notify.Account{ID: demoAccount, Name: "Demo account", VendorID: "NOTIFY",
 		Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud,
@@ -211,7 +208,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if st.otp != nil {
 		opts = append(opts, notify.WithOTPThrottle(st.otp))
 	}
-	mon, err := newMonitor(env, logger)
+	mon, err := newMonitor(cfg, logger)
 	if err != nil {
 		return err
 	}

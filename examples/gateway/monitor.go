@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,14 +42,14 @@ type monitor struct {
 // when set, is the bearer token GET /metrics requires; unset, /metrics is
 // open, as a Prometheus endpoint usually is on a private port (it shows
 // counts by kind, provider and currency, never a recipient or an account).
-func newMonitor(env func(string) string, logger *slog.Logger) (*monitor, error) {
+func newMonitor(cfg *config, logger *slog.Logger) (*monitor, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	obs, err := metrics.New(reg)
 	if err != nil {
 		return nil, err
 	}
-	return &monitor{reg: reg, obs: obs, token: strings.TrimSpace(env("NOTIFY_METRICS_TOKEN")), logger: logger}, nil
+	return &monitor{reg: reg, obs: obs, token: cfg.metricsToken, logger: logger}, nil
 }
 
 // options are the Notifier options that feed the metrics.
@@ -145,21 +143,12 @@ func safeCheck(ctx context.Context, hc notify.HealthChecker) (err error) {
 	return hc.CheckHealth(ctx)
 }
 
-// authorized asks for the bearer token when one is configured.
+// authorized asks for the token when one is configured.
 func (m *monitor) authorized(next http.Handler) http.Handler {
 	if m.token == "" {
 		return next
 	}
-	want := []byte("Bearer " + m.token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
-			writeMonitorJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]string{
-				"code": string(notify.CodeUnauthenticated), "message": "GET /metrics needs the NOTIFY_METRICS_TOKEN bearer token"}})
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return requireKey(m.token, "NOTIFY_METRICS_TOKEN", "metrics", next)
 }
 
 // getOnly answers 405 to anything but GET and HEAD.

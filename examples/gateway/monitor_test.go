@@ -178,7 +178,7 @@ func TestMonitorReadyzNamesAFailingProvider(t *testing.T) {
 }
 
 func TestMonitorMetricsToken(t *testing.T) {
-	g := start(t, map[string]string{"NOTIFY_METRICS_TOKEN": "scrape-token-1"})
+	g := start(t, map[string]string{"NOTIFY_METRICS_TOKEN": "scrape-token-0001"})
 	status, hdr, raw := g.monGet(t, http.MethodGet, metricsPath, map[string]string{"Authorization": "Bearer wrong"})
 	if status != 401 || hdr.Get("WWW-Authenticate") == "" || strings.Contains(raw, "notify_") {
 		t.Fatalf("GET /metrics with a wrong token: %d %s", status, raw)
@@ -186,7 +186,7 @@ func TestMonitorMetricsToken(t *testing.T) {
 	if status, _, _ := g.monGet(t, http.MethodGet, metricsPath, nil); status != 401 {
 		t.Fatalf("GET /metrics without a token: %d", status)
 	}
-	g.scrape(t, map[string]string{"Authorization": "Bearer scrape-token-1"})
+	g.scrape(t, map[string]string{"Authorization": "Bearer scrape-token-0001"})
 	// The probes stay open.
 	if status, _ := g.monJSON(t, readyzPath); status != 200 {
 		t.Errorf("readyz with a metrics token: %d", status)

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/outbox"
@@ -61,7 +58,7 @@ func (b *devOutbox) routes(cfg *config) []route {
 	}
 	var h http.Handler = b.box
 	if cfg.realVendors() {
-		h = requireKey(cfg.adminKey, "notify outbox", h)
+		h = requireKey(cfg.adminKey, "NOTIFY_ADMIN_KEY", "notify outbox", h)
 	}
 	return []route{{outbox.DefaultBasePath, h}, {outbox.DefaultBasePath + "/", h}}
 }
@@ -72,28 +69,4 @@ func (b *devOutbox) close() {
 	if b != nil {
 		b.box.Close()
 	}
-}
-
-// requireKey serves h only to requests that carry key, as a bearer token
-// or as the password of basic authentication (any user name); others get
-// 401 with a challenge the browser answers with a prompt. Keys are
-// compared by digest in constant time, so neither their content nor
-// their length leaks through timing.
-func requireKey(key, realm string, h http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(key))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := "", false
-		if _, pass, basic := r.BasicAuth(); basic {
-			got, ok = pass, true
-		} else if tok, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); bearer {
-			got, ok = tok, true
-		}
-		sum := sha256.Sum256([]byte(got))
-		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Basic realm="`+realm+`", charset="UTF-8"`)
-			http.Error(w, "401 unauthorized: the admin key (NOTIFY_ADMIN_KEY) is required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
