@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/template"
 )
 
@@ -411,7 +413,7 @@ func (q *request) ledger() {
 
 type messagesPage struct {
 	Account  string        `json:"account"`
-	Messages []messageJSON `json:"messages"`
+	Messages []json.RawMessage `json:"messages"`
 	Next     string        `json:"next,omitempty"`
 }
 
@@ -434,13 +436,13 @@ func (q *request) messages() {
 		q.fail(err, "")
 		return
 	}
-	out := messagesPage{Account: a.ID, Messages: []messageJSON{}}
+	out := messagesPage{Account: a.ID, Messages: []json.RawMessage{}}
 	if len(ms) > limit {
 		ms = ms[:limit]
 		out.Next = nextMessageCursor(ms[len(ms)-1])
 	}
 	for _, m := range ms {
-		out.Messages = append(out.Messages, messageOf(m))
+		out.Messages = append(out.Messages, httpapi.EncodeMessage(m))
 	}
 	writeOK(q.w, http.StatusOK, out)
 }

@@ -166,56 +166,6 @@ type ledgerJSON struct {
 	Next     string            `json:"next,omitempty"`
 }
 
-type stepJSON struct {
-	Status string `json:"status"`
-	At     string `json:"at"`
-}
-
-type messageJSON struct {
-	MessageID         string       `json:"message_id"`
-	Channel           string       `json:"channel"`
-	Request           string       `json:"request,omitempty"`
-	To                string       `json:"to"`
-	Status            string       `json:"status"`
-	Provider          string       `json:"provider,omitempty"`
-	ProviderMessageID string       `json:"provider_message_id,omitempty"`
-	Gateway           string       `json:"gateway,omitempty"`
-	Units             int          `json:"units,omitempty"`
-	Metered           bool         `json:"metered"`
-	Cost              string       `json:"cost"`
-	CostMinor         int64        `json:"cost_minor"`
-	Charged           string       `json:"charged"`
-	ChargedMinor      int64        `json:"charged_minor"`
-	Refunded          bool         `json:"refunded"`
-	Currency          currencyJSON `json:"currency"`
-	Attempts          int          `json:"attempts"`
-	ErrorCode         string       `json:"error_code,omitempty"`
-	Error             string       `json:"error,omitempty"`
-	VendorCode        string       `json:"vendor_code,omitempty"`
-	Note              string       `json:"note,omitempty"`
-	IdempotencyKey    string       `json:"idempotency_key,omitempty"`
-	Domain            string       `json:"domain,omitempty"`
-	History           []stepJSON   `json:"history"`
-	CreatedAt         string       `json:"created_at"`
-	UpdatedAt         string       `json:"updated_at"`
-}
-
-func messageOf(m *notify.Message) messageJSON {
-	cost := m.Cost()
-	out := messageJSON{MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: m.To,
-		Status: string(m.State), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
-		Gateway: string(m.Gateway), Units: m.Units, Metered: m.Metered,
-		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,
-		Refunded: m.Refunded, Currency: currencyOf(m.Charge.Currency), Attempts: m.Attempts,
-		ErrorCode: string(m.ErrorCode), Error: m.Error, VendorCode: m.VendorCode, Note: m.Note,
-		IdempotencyKey: m.IdempotencyKey, Domain: m.Domain, History: make([]stepJSON, len(m.History)),
-		CreatedAt: timeText(m.CreatedAt), UpdatedAt: timeText(m.UpdatedAt)}
-	for i, st := range m.History {
-		out.History[i] = stepJSON{Status: string(st.State), At: timeText(st.At)}
-	}
-	return out
-}
-
 func timeText(t time.Time) string {
 	if t.IsZero() {
 		return ""

@@ -54,6 +54,18 @@ type stateStepJSON struct {
 	At     time.Time `json:"at"`
 }
 
+// EncodeMessage returns the JSON wire form of a message record, as GET
+// /messages/{id} answers it in "data" (docs/api.md): its state, what it
+// cost, who carried it and when each state was reached. Other adapters
+// (the admin API) answer records in the same form.
+func EncodeMessage(m *notify.Message) json.RawMessage {
+	b, err := json.Marshal(toMessageJSON(m))
+	if err != nil { // strings, numbers and times only: cannot fail
+		panic("httpapi: encoding a message record: " + err.Error())
+	}
+	return b
+}
+
 func toMessageJSON(m *notify.Message) messageJSON {
 	cost, cur := m.Cost(), m.Charge.Currency
 	out := messageJSON{
@@ -84,9 +96,9 @@ func (h *Handler) message(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	body, err := json.Marshal(struct {
-		Success bool        `json:"success"`
-		Data    messageJSON `json:"data"`
-	}{true, toMessageJSON(m)})
+		Success bool            `json:"success"`
+		Data    json.RawMessage `json:"data"`
+	}{true, EncodeMessage(m)})
 	if err != nil {
 		writeErr(x, r, notify.WithCode(notify.CodeInternal, err), nil)
 		return
