@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,29 +11,11 @@ const testAdminKey = "admin-key-0123456789-0123456789-abcdef"
 // admin sends a request to the admin API of g with the admin key.
 func (g *gateway) admin(t *testing.T, method, path, body string) *answer {
 	t.Helper()
-	var rd io.Reader
+	hdr := map[string]string{"Authorization": "Bearer " + testAdminKey}
 	if body != "" {
-		rd = strings.NewReader(body)
+		hdr["Content-Type"] = "application/json"
 	}
-	req, err := http.NewRequest(method, strings.TrimSuffix(g.base, "/api/v1")+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testAdminKey)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := g.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	a := &answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
-	if err := json.Unmarshal(raw, &a.body); err != nil {
-		t.Fatalf("%s %s: not JSON: %s", method, path, raw)
-	}
-	return a
+	return g.json(t, g.send(t, method, g.root()+path, hdr, body))
 }
 
 func adminData(a *answer) map[string]any { d, _ := a.body["data"].(map[string]any); return d }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
 
@@ -151,15 +152,18 @@ type answer struct {
 	body   map[string]any
 }
 
-// curl sends one request the way curl would: method, path, headers and a
-// raw body.
-func (g *gateway) curl(t *testing.T, method, path string, hdr map[string]string, body string) *answer {
+// root is the gateway's root URL: the API's base URL without BasePath.
+func (g *gateway) root() string { return strings.TrimSuffix(g.base, httpapi.BasePath) }
+
+// send sends one request the way curl would (method, URL, headers and a
+// raw body) and returns the answer, its body parsed when it is JSON.
+func (g *gateway) send(t *testing.T, method, url string, hdr map[string]string, body string) *answer {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, g.base+path, rd)
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +172,29 @@ func (g *gateway) curl(t *testing.T, method, path string, hdr map[string]string,
 	}
 	resp, err := g.client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the answer: %v", method, url, err)
+	}
 	a := &answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
-	if err := json.Unmarshal(raw, &a.body); err != nil {
-		t.Fatalf("%s %s: not JSON: %s", method, path, raw)
+	_ = json.Unmarshal(raw, &a.body)
+	return a
+}
+
+// curl is send to a path of the API, whose answers are all JSON.
+func (g *gateway) curl(t *testing.T, method, path string, hdr map[string]string, body string) *answer {
+	t.Helper()
+	return g.json(t, g.send(t, method, g.base+path, hdr, body))
+}
+
+// json fails the test unless a's body is a JSON object.
+func (g *gateway) json(t *testing.T, a *answer) *answer {
+	t.Helper()
+	if a.body == nil {
+		t.Fatalf("not a JSON object: %d %s", a.status, a.raw)
 	}
 	return a
 }

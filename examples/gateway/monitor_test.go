@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,27 +15,12 @@ import (
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
 
-// monGet sends GET to path at the server's root (not under the API) and
-// returns the status, the headers and the body.
+// monGet sends a request to path at the server's root (not under the
+// API) and returns the status, the headers and the body.
 func (g *gateway) monGet(t *testing.T, method, path string, hdr map[string]string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, strings.TrimSuffix(g.base, httpapi.BasePath)+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := g.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(raw)
+	a := g.send(t, method, g.root()+path, hdr, "")
+	return a.status, a.header, a.raw
 }
 
 // monJSON is monGet for a JSON answer.

@@ -16,9 +16,7 @@ import (
 )
 
 // outboxURL is the gateway's outbox page.
-func (g *gateway) outboxURL() string {
-	return strings.TrimSuffix(g.base, "/api/v1") + "/outbox"
-}
+func (g *gateway) outboxURL() string { return g.root() + "/outbox" }
 
 // browser returns a headless Chromium for the test, or skips it with
 // instructions when none is installed (NOTIFY_REQUIRE_BROWSER=1, set by
@@ -173,8 +171,8 @@ func TestOutboxWithRealVendors(t *testing.T) {
 	real := map[string]string{"NOTIFY_SMS_URL": vendor.URL, "NOTIFY_SMS_KEY": "vendor-key-1"}
 
 	g := start(t, real)
-	if res := get(t, g, g.outboxURL(), nil); res.StatusCode != http.StatusNotFound {
-		t.Fatalf("outbox with real vendors and NOTIFY_OUTBOX unset: %d", res.StatusCode)
+	if a := g.send(t, http.MethodGet, g.outboxURL(), nil, ""); a.status != http.StatusNotFound {
+		t.Fatalf("outbox with real vendors and NOTIFY_OUTBOX unset: %d", a.status)
 	}
 
 	key := strings.Repeat("k", 40)
@@ -193,16 +191,16 @@ func TestOutboxWithRealVendors(t *testing.T) {
 		"bearer":     {map[string]string{"Authorization": "Bearer " + key}, http.StatusOK},
 		"basic auth": {map[string]string{"Authorization": basic("admin", key)}, http.StatusOK},
 	} {
-		res := get(t, g, g.outboxURL(), c.hdr)
-		if res.StatusCode != c.want {
-			t.Errorf("%s: %d, want %d", name, res.StatusCode, c.want)
+		a := g.send(t, http.MethodGet, g.outboxURL(), c.hdr, "")
+		if a.status != c.want {
+			t.Errorf("%s: %d, want %d", name, a.status, c.want)
 		}
-		if c.want == http.StatusUnauthorized && !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Basic ") {
+		if c.want == http.StatusUnauthorized && !strings.HasPrefix(a.header.Get("WWW-Authenticate"), "Basic ") {
 			t.Errorf("%s: no basic challenge for the browser", name)
 		}
 	}
-	if res := get(t, g, g.outboxURL()+"/events", nil); res.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("event stream without the key: %d", res.StatusCode)
+	if a := g.send(t, http.MethodGet, g.outboxURL()+"/events", nil, ""); a.status != http.StatusUnauthorized {
+		t.Fatalf("event stream without the key: %d", a.status)
 	}
 }
 
@@ -210,7 +208,10 @@ func TestOutboxWithRealVendors(t *testing.T) {
 // idle, so a graceful shutdown would wait out its whole grace for it.
 func TestOutboxStreamDoesNotHoldShutdown(t *testing.T) {
 	g := start(t, map[string]string{})
-	res := get(t, g, g.outboxURL()+"/events", nil)
+	res, err := g.client.Get(g.outboxURL() + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer res.Body.Close()
 	line, err := bufio.NewReader(res.Body).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "retry:") {
@@ -221,24 +222,6 @@ func TestOutboxStreamDoesNotHoldShutdown(t *testing.T) {
 	if d := time.Since(began); d > shutdownGrace/2 {
 		t.Fatalf("shutdown took %s with a stream open", d)
 	}
-}
-
-// get sends a GET with hdr; the caller closes the body if it reads it.
-func get(t *testing.T, g *gateway, url string, hdr map[string]string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := g.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { res.Body.Close() })
-	return res
 }
 
 func basic(user, pass string) string {
