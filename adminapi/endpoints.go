@@ -412,9 +412,9 @@ func (q *request) ledger() {
 }
 
 type messagesPage struct {
-	Account  string        `json:"account"`
+	Account  string            `json:"account"`
 	Messages []json.RawMessage `json:"messages"`
-	Next     string        `json:"next,omitempty"`
+	Next     string            `json:"next,omitempty"`
 }
 
 // messages: GET /accounts/{id}/messages, newest first.
