@@ -8,8 +8,11 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/metrics"
+	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/wallet"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // newPipeline wires what one send through the whole pipeline costs:
@@ -61,6 +64,30 @@ func BenchmarkPipelineSendSMSRecords(b *testing.B) {
 			// Keep as many settled records as the wallet keeps refs.
 			return notify.WithMessageStore(memstore.NewMessages(w, memstore.WithMessageCapacity(1<<16)))
 		})
+	})
+}
+
+// BenchmarkPipelineSendSMSMetrics is BenchmarkPipelineSendSMS with the
+// Prometheus Observer of package metrics counting every send and charge.
+func BenchmarkPipelineSendSMSMetrics(b *testing.B) {
+	obs, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkPipeline(b, func(b *testing.B, _ ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
+		return newPipeline(b, func(*memstore.Wallet) notify.Option { return notify.WithObserver(obs) })
+	})
+}
+
+// BenchmarkPipelineSendSMSOutbox is BenchmarkPipelineSendSMS with the
+// development outbox keeping every message (its newest 500).
+func BenchmarkPipelineSendSMSOutbox(b *testing.B) {
+	box, err := outbox.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkPipeline(b, func(b *testing.B, _ ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
+		return newPipeline(b, func(*memstore.Wallet) notify.Option { return notify.WithObserver(box) })
 	})
 }
 

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -303,13 +304,15 @@ func (o *Outbox) add(m Message) {
 	o.wake()
 }
 
-// remove forgets en; o.mu is held.
+// remove forgets en; o.mu is held. The oldest goes in constant time
+// (the slice's array is reclaimed as append moves it); any other, only
+// replaced by a message of the same ID, by a shift.
 func (o *Outbox) remove(en *entry) {
-	for i, x := range o.order {
-		if x == en {
-			o.order = append(o.order[:i:i], o.order[i+1:]...)
-			break
-		}
+	if len(o.order) > 0 && o.order[0] == en {
+		o.order[0] = nil // not kept alive by the array
+		o.order = o.order[1:]
+	} else if i := slices.Index(o.order, en); i >= 0 {
+		o.order = slices.Delete(o.order, i, i+1)
 	}
 	delete(o.byID, en.m.ID)
 	o.bytes -= en.size
