@@ -59,6 +59,36 @@ func jsonType(kind string) string {
 	return "number (an integer)"
 }
 
+// pageQuery reads a list's ?limit= and its ?after= cursor, which cursor
+// decodes (the zero C when absent). A bad one is answered 400, and ok is
+// false.
+func pageQuery[C any](q *request, cursor func(raw string, fe *notify.FieldErrors) C) (limit int, after C, ok bool) {
+	var fe notify.FieldErrors
+	query := q.r.URL.Query()
+	limit = page(query, &fe)
+	if s := query.Get("after"); s != "" {
+		if raw, decoded := decodeCursor(s, &fe); decoded {
+			after = cursor(raw, &fe)
+		}
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return 0, after, false
+	}
+	return limit, after, true
+}
+
+// onePage cuts items, fetched one over limit so as to learn whether more
+// follow, to limit, and returns the next page's cursor (next of the last
+// item kept), or "" on the last page.
+func onePage[T any](items []T, limit int, next func(T) string) ([]T, string) {
+	if len(items) <= limit {
+		return items, ""
+	}
+	items = items[:limit]
+	return items, next(items[len(items)-1])
+}
+
 // page reads ?limit=: DefaultLimit when absent, else 1 to MaxLimit.
 func page(query url.Values, fe *notify.FieldErrors) int {
 	s := query.Get("limit")
@@ -81,25 +111,23 @@ func encodeCursor(s string) string { return base64.RawURLEncoding.EncodeToString
 func decodeCursor(s string, fe *notify.FieldErrors) (string, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) == 0 {
-		fe.Add("after", "is not a cursor this endpoint gave (use the next of a page)")
+		fe.Add("after", notACursor)
 		return "", false
 	}
 	return string(b), true
 }
 
+// notACursor is the complaint about an ?after= no page gave.
+const notACursor = "is not a cursor this endpoint gave (use the next of a page)"
+
+// accountCursor reads ?after= of the accounts: an account's ID.
+func accountCursor(raw string, _ *notify.FieldErrors) string { return raw }
+
 // ledgerCursor reads ?after= of the ledger: an entry's Seq.
-func ledgerCursor(query url.Values, fe *notify.FieldErrors) int64 {
-	s := query.Get("after")
-	if s == "" {
-		return 0
-	}
-	raw, ok := decodeCursor(s, fe)
-	if !ok {
-		return 0
-	}
+func ledgerCursor(raw string, fe *notify.FieldErrors) int64 {
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 {
-		fe.Add("after", "is not a cursor this endpoint gave (use the next of a page)")
+		fe.Add("after", notACursor)
 		return 0
 	}
 	return n
@@ -107,19 +135,11 @@ func ledgerCursor(query url.Values, fe *notify.FieldErrors) int64 {
 
 // messageCursor reads ?after= of the messages: a record's creation time
 // and ID.
-func messageCursor(query url.Values, fe *notify.FieldErrors) adminstore.MessageCursor {
-	s := query.Get("after")
-	if s == "" {
-		return adminstore.MessageCursor{}
-	}
-	raw, ok := decodeCursor(s, fe)
-	if !ok {
-		return adminstore.MessageCursor{}
-	}
+func messageCursor(raw string, fe *notify.FieldErrors) adminstore.MessageCursor {
 	at, id, ok := strings.Cut(raw, " ")
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if !ok || err != nil || id == "" {
-		fe.Add("after", "is not a cursor this endpoint gave (use the next of a page)")
+		fe.Add("after", notACursor)
 		return adminstore.MessageCursor{}
 	}
 	return adminstore.MessageCursor{CreatedAt: t, ID: id}

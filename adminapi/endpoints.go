@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/adminapi/adminstore"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/template"
 )
@@ -217,15 +218,8 @@ type accountsPage struct {
 
 // listAccounts: GET /accounts.
 func (q *request) listAccounts() {
-	var fe notify.FieldErrors
-	query := q.r.URL.Query()
-	limit := page(query, &fe)
-	after := ""
-	if s := query.Get("after"); s != "" {
-		after, _ = decodeCursor(s, &fe)
-	}
-	if err := fe.Err(); err != nil {
-		q.fail(err, "")
+	limit, after, ok := pageQuery(q, accountCursor)
+	if !ok {
 		return
 	}
 	as, err := q.h.store.Accounts(q.ctx(), after, limit+1)
@@ -234,10 +228,7 @@ func (q *request) listAccounts() {
 		return
 	}
 	out := accountsPage{Accounts: []accountJSON{}}
-	if len(as) > limit {
-		as = as[:limit]
-		out.Next = encodeCursor(as[len(as)-1].ID)
-	}
+	as, out.Next = onePage(as, limit, func(a *notify.Account) string { return encodeCursor(a.ID) })
 	for _, a := range as {
 		out.Accounts = append(out.Accounts, accountOf(a))
 	}
@@ -373,12 +364,8 @@ func validRef(s string) bool {
 
 // ledger: GET /accounts/{id}/ledger, oldest first.
 func (q *request) ledger() {
-	var fe notify.FieldErrors
-	query := q.r.URL.Query()
-	limit := page(query, &fe)
-	after := ledgerCursor(query, &fe)
-	if err := fe.Err(); err != nil {
-		q.fail(err, "")
+	limit, after, ok := pageQuery(q, ledgerCursor)
+	if !ok {
 		return
 	}
 	a, ok := q.account()
@@ -391,10 +378,9 @@ func (q *request) ledger() {
 		return
 	}
 	out := ledgerJSON{Account: a.ID, Entries: []ledgerEntryJSON{}}
-	if len(entries) > limit {
-		entries = entries[:limit]
-		out.Next = encodeCursor(strconv.FormatInt(entries[len(entries)-1].Seq, 10))
-	}
+	entries, out.Next = onePage(entries, limit, func(e adminstore.LedgerEntry) string {
+		return encodeCursor(strconv.FormatInt(e.Seq, 10))
+	})
 	for _, e := range entries {
 		kind, amount := "credit", e.Amount
 		if amount.Minor < 0 {
@@ -419,12 +405,8 @@ type messagesPage struct {
 
 // messages: GET /accounts/{id}/messages, newest first.
 func (q *request) messages() {
-	var fe notify.FieldErrors
-	query := q.r.URL.Query()
-	limit := page(query, &fe)
-	before := messageCursor(query, &fe)
-	if err := fe.Err(); err != nil {
-		q.fail(err, "")
+	limit, before, ok := pageQuery(q, messageCursor)
+	if !ok {
 		return
 	}
 	a, ok := q.account()
@@ -437,10 +419,7 @@ func (q *request) messages() {
 		return
 	}
 	out := messagesPage{Account: a.ID, Messages: []json.RawMessage{}}
-	if len(ms) > limit {
-		ms = ms[:limit]
-		out.Next = nextMessageCursor(ms[len(ms)-1])
-	}
+	ms, out.Next = onePage(ms, limit, nextMessageCursor)
 	for _, m := range ms {
 		out.Messages = append(out.Messages, httpapi.EncodeMessage(m))
 	}
