@@ -6,11 +6,13 @@
 // ("98xxxxxx10", "r***@example.com"), route, purpose or gateway, IDs,
 // lengths and, for SMS and chat, the text. A declared OTP never reaches
 // the log: the envelope's OTP (SMS.OTP, Chat.OTP) is replaced by "******"
-// wherever it occurs, and where a code can travel without being declared
-// (DLT template text and values, chat template parameters, the subject of
-// OTP e-mail) every run of 4 to 8 digits is masked too. A code written
-// into the free text of a plain SMS or chat message without being
-// declared cannot be told from other numbers and is logged as is.
+// wherever it occurs, and in a message that may carry a code it did not
+// declare (one that carries a code, an SMS on the dlt route, a chat
+// template, OTP e-mail) every run of 4 to 8 digits is masked too, in
+// every field of the message alike: its text, template values, header
+// and buttons. A code written into the free text of a plain SMS or chat
+// message without being declared cannot be told from other numbers and
+// is logged as is, as are the order numbers of such messages.
 // E-mail bodies are logged by length only. API keys never reach a
 // provider, so they cannot reach the log either.
 //

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/mask"
 )
 
 // Mask replaces an OTP code in logged text.
@@ -100,25 +101,21 @@ func attrs(provider, id string, env *notify.Envelope, mode Mode) []slog.Attr {
 	if env.Domain != "" {
 		a = append(a, slog.String("domain", env.Domain))
 	}
-	// A message that carries a code (Envelope.CarriesOTP) may hold it
-	// anywhere, declared or not: a template variable fills the text, a
-	// subject, a value. Every run of OTP-length digits in it is masked.
-	otpish := env.CarriesOTP
+	// A message that may hold a code it did not declare has every run of
+	// OTP-length digits masked, in every field alike (mask.Digits).
+	digits := mask.Digits(env)
 	switch {
 	case env.SMS != nil:
-		a = append(a, smsAttr(env.SMS, otpish, mode))
+		a = append(a, smsAttr(env.SMS, digits, mode))
 	case env.Email != nil:
-		a = append(a, emailAttr(env.Email, otpish, mode))
+		a = append(a, emailAttr(env.Email, digits, mode))
 	case env.Chat != nil:
-		a = append(a, chatAttr(env.Chat, otpish, mode))
+		a = append(a, chatAttr(env.Chat, digits, mode))
 	}
 	return a
 }
 
-func smsAttr(m *notify.SMSMessage, otpish bool, mode Mode) slog.Attr {
-	// On the dlt route a code can sit in the template values without being
-	// declared as the OTP.
-	digits := otpish || m.Route == notify.RouteDLT
+func smsAttr(m *notify.SMSMessage, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("route", string(m.Route)),
 		slog.String("sender_id", m.SenderID),
@@ -143,10 +140,9 @@ func smsAttr(m *notify.SMSMessage, otpish bool, mode Mode) slog.Attr {
 	return slog.Group("sms", a...)
 }
 
-func emailAttr(m *notify.EmailMessage, otpish bool, mode Mode) slog.Attr {
-	// OTP mail carries its code in the subject or body without an OTP
-	// field; bodies are not logged at all.
-	digits := otpish || m.Purpose == notify.PurposeOTP
+// emailAttr describes an e-mail; bodies are not logged at all, only
+// their lengths.
+func emailAttr(m *notify.EmailMessage, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("purpose", string(m.Purpose)),
 		slog.String("subject", mode.content(Redact(m.Subject, "", digits))),
@@ -162,12 +158,12 @@ func emailAttr(m *notify.EmailMessage, otpish bool, mode Mode) slog.Attr {
 	return slog.Group("email", a...)
 }
 
-func chatAttr(m *notify.ChatMessage, otpish bool, mode Mode) slog.Attr {
+func chatAttr(m *notify.ChatMessage, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("gateway", string(m.Gateway)),
 		slog.String("type", string(m.Type)),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
-		slog.String("text", mode.content(Redact(m.Text, m.OTP, otpish))),
+		slog.String("text", mode.content(Redact(m.Text, m.OTP, digits))),
 	}
 	if m.Auto {
 		a = append(a, slog.Bool("auto", true))
@@ -176,7 +172,7 @@ func chatAttr(m *notify.ChatMessage, otpish bool, mode Mode) slog.Attr {
 		a = append(a, slog.String("otp", Mask))
 	}
 	if t := m.Template; t != nil {
-		a = append(a, templateAttr(t, m.OTP, mode))
+		a = append(a, templateAttr(t, m.OTP, digits, mode))
 	}
 	if md := m.Media; md != nil {
 		a = append(a, slog.Group("media",
@@ -189,16 +185,15 @@ func chatAttr(m *notify.ChatMessage, otpish bool, mode Mode) slog.Attr {
 	return slog.Group("chat", a...)
 }
 
-// templateAttr describes a cloud template. Its values are always masked
-// for OTP-length digits: a template's code is not always declared in
-// ChatMessage.OTP.
-func templateAttr(t *notify.ChatTemplate, otp string, mode Mode) slog.Attr {
+// templateAttr describes a cloud template, its values masked as the rest
+// of the message.
+func templateAttr(t *notify.ChatTemplate, otp string, digits bool, mode Mode) slog.Attr {
 	g := []any{
 		slog.String("name", t.Name),
 		slog.String("language", t.Language),
 	}
 	if len(t.Params) > 0 {
-		g = append(g, contentList("params", t.Params, otp, true, mode))
+		g = append(g, contentList("params", t.Params, otp, digits, mode))
 	}
 	switch {
 	case len(t.NamedParams) > 0 && mode == Production:
@@ -206,18 +201,18 @@ func templateAttr(t *notify.ChatTemplate, otp string, mode Mode) slog.Attr {
 	case len(t.NamedParams) > 0:
 		named := make(map[string]string, len(t.NamedParams))
 		for k, v := range t.NamedParams {
-			named[k] = Redact(v, otp, true)
+			named[k] = Redact(v, otp, digits)
 		}
 		g = append(g, slog.Any("named_params", named))
 	}
 	if t.HeaderText != "" {
-		g = append(g, slog.String("header_text", mode.content(Redact(t.HeaderText, otp, true))))
+		g = append(g, slog.String("header_text", mode.content(Redact(t.HeaderText, otp, digits))))
 	}
 	if t.HeaderURL != "" {
 		g = append(g, slog.String("header_url", stripQuery(t.HeaderURL)), slog.String("header_kind", string(t.HeaderKind)))
 	}
 	for _, b := range t.Buttons {
-		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+mode.content(Redact(b.Value, otp, true))))
+		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+mode.content(Redact(b.Value, otp, digits))))
 	}
 	return slog.Group("template", g...)
 }
@@ -253,36 +248,11 @@ func redactAll(values []string, otp string, digits bool) []string {
 // Redact returns text with every occurrence of otp replaced by Mask and,
 // when digits is true, every run of 4 to 8 ASCII digits (the length of an
 // OTP) replaced by Mask as well. Longer runs, such as phone numbers, are
-// kept. An empty otp masks nothing by itself.
+// kept. An empty otp masks nothing by itself. The development outbox
+// hides the same spans (they come from one rule).
 func Redact(text, otp string, digits bool) string {
-	if otp != "" {
-		text = strings.ReplaceAll(text, otp, Mask)
-	}
-	if !digits {
-		return text
-	}
-	var b strings.Builder
-	for i := 0; i < len(text); {
-		j := i
-		for j < len(text) && isDigit(text[j]) {
-			j++
-		}
-		if j == i {
-			b.WriteByte(text[i])
-			i++
-			continue
-		}
-		if n := j - i; n >= 4 && n <= 8 {
-			b.WriteString(Mask)
-		} else {
-			b.WriteString(text[i:j])
-		}
-		i = j
-	}
-	return b.String()
+	return mask.Replace(text, otp, digits, Mask)
 }
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // MaskRecipient hides most of a recipient: a number keeps its first two
 // and last two characters ("9876543210" becomes "98xxxxxx10"), an e-mail

@@ -75,3 +75,27 @@ func TestReplaceAttrMasksAnyHandlersRecords(t *testing.T) {
 		t.Error("Mode.String")
 	}
 }
+
+// TestDigitsMaskedAlikeInEveryField: an order number is hidden in every
+// field of a message that may hold an undeclared code (a chat template:
+// its text, values, header and buttons) and in none of a message that
+// cannot (chat text), never in some fields and not in others.
+func TestDigitsMaskedAlikeInEveryField(t *testing.T) {
+	template := &notify.Envelope{ID: "m1", Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order 4711 has shipped",
+			Template: &notify.ChatTemplate{Name: "order_update", Params: []string{"4711"}, HeaderText: "Order 4711",
+				NamedParams: map[string]string{"order": "4711"},
+				Buttons:     []notify.TemplateButton{{Index: 0, Kind: notify.ButtonURL, Value: "o/4711"}}}}}
+	text := &notify.Envelope{ID: "m2", Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Order 4711 has shipped"}}
+	for env, want := range map[*notify.Envelope]int{template: 0, text: 1} {
+		var buf bytes.Buffer
+		p := logprovider.New(slog.New(slog.NewJSONHandler(&buf, nil)), "log")
+		if _, err := p.Send(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(buf.String(), "4711"); got != want {
+			t.Errorf("%s: the order number is shown %d times, want %d:\n%s", env.ID, got, want, buf.String())
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package mask_test
+
+import (
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/mask"
+)
+
+func TestReplace(t *testing.T) {
+	for _, c := range []struct {
+		text, otp string
+		digits    bool
+		want      string
+	}{
+		{"code 482915 ok", "482915", false, "code # ok"},
+		{"code 482915, order 4711", "", true, "code #, order #"},
+		{"order 4711", "", false, "order 4711"},
+		{"call 9876543210 or 123", "", true, "call 9876543210 or 123"}, // 10 and 3 digits: not codes
+		{"9912345", "1234", false, "99#5"},                             // the code inside a longer run
+		{"99123455", "1234", true, "99#55"},                            // runs split by the code are too short
+		{"1234123456789", "1234", true, "###"},                         // what is left after the codes, 56789, is a run of 5
+		{"", "1234", true, ""},
+	} {
+		if got := mask.Replace(c.text, c.otp, c.digits, "#"); got != c.want {
+			t.Errorf("Replace(%q, %q, %v) = %q, want %q", c.text, c.otp, c.digits, got, c.want)
+		}
+	}
+}
+
+func TestDigits(t *testing.T) {
+	for name, c := range map[string]struct {
+		env  notify.Envelope
+		want bool
+	}{
+		"carries a code":  {notify.Envelope{CarriesOTP: true, SMS: &notify.SMSMessage{}}, true},
+		"sms text":        {notify.Envelope{SMS: &notify.SMSMessage{Route: notify.RouteSMS}}, false},
+		"sms dlt":         {notify.Envelope{SMS: &notify.SMSMessage{Route: notify.RouteDLT}}, true},
+		"chat text":       {notify.Envelope{Chat: &notify.ChatMessage{Text: "hi"}}, false},
+		"chat template":   {notify.Envelope{Chat: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order"}}}, true},
+		"e-mail":          {notify.Envelope{Email: &notify.EmailMessage{Purpose: notify.PurposeNotification}}, false},
+		"e-mail otp":      {notify.Envelope{Email: &notify.EmailMessage{Purpose: notify.PurposeOTP}}, true},
+		"nothing to show": {notify.Envelope{}, false},
+	} {
+		if got := mask.Digits(&c.env); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}
