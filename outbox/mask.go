@@ -1,6 +1,10 @@
 package outbox
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/notifykit/notify/internal/mask"
+)
 
 // segment is a piece of a message's text: plain, or a one-time code that
 // the page masks until clicked.
@@ -9,49 +13,10 @@ type segment struct {
 	Code bool
 }
 
-// Bounds of what counts as a one-time code in a message that carries one
-// but whose code the channel did not name (an OTP variable of a template):
-// a run of this many digits, not part of a longer run.
-const (
-	minCodeDigits = 4
-	maxCodeDigits = 8
-)
-
-// codeSpans returns the byte ranges of text that hold m's one-time code:
-// every occurrence of m.OTP, and, since a template may have put the code
-// anywhere, every run of 4 to 8 digits when m carries a code.
-func codeSpans(text string, m *Message) [][2]int {
-	if !m.CarriesOTP && m.OTP == "" {
-		return nil
-	}
-	var spans [][2]int
-	for i := 0; i < len(text); {
-		if m.OTP != "" && strings.HasPrefix(text[i:], m.OTP) {
-			spans = append(spans, [2]int{i, i + len(m.OTP)})
-			i += len(m.OTP)
-			continue
-		}
-		if isDigit(text[i]) && (i == 0 || !isDigit(text[i-1])) {
-			j := i
-			for j < len(text) && isDigit(text[j]) {
-				j++
-			}
-			if n := j - i; m.CarriesOTP && n >= minCodeDigits && n <= maxCodeDigits {
-				spans = append(spans, [2]int{i, j})
-			}
-			i = j
-			continue
-		}
-		i++
-	}
-	return spans
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// segments splits text into plain pieces and the codes codeSpans finds.
+// segments splits text into plain pieces and m's codes, found by the
+// rule the logs follow (package internal/mask).
 func segments(text string, m *Message) []segment {
-	spans := codeSpans(text, m)
+	spans := mask.CodeSpans(text, m.OTP, m.MaskedDigits)
 	if len(spans) == 0 {
 		return []segment{{Text: text}}
 	}
@@ -77,7 +42,7 @@ const codeMask = "••••••"
 // codeMask, leaving tags, attributes, styles and scripts alone (a colour
 // such as #123456 is not a code).
 func maskHTML(html string, m *Message) string {
-	if !m.CarriesOTP && m.OTP == "" {
+	if !m.MaskedDigits && m.OTP == "" {
 		return html
 	}
 	var b strings.Builder
@@ -115,11 +80,5 @@ func maskHTML(html string, m *Message) string {
 }
 
 func maskText(b *strings.Builder, text string, m *Message) {
-	at := 0
-	for _, sp := range codeSpans(text, m) {
-		b.WriteString(text[at:sp[0]])
-		b.WriteString(codeMask)
-		at = sp[1]
-	}
-	b.WriteString(text[at:])
+	b.WriteString(mask.Replace(text, m.OTP, m.MaskedDigits, codeMask))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/mask"
 )
 
 // Defaults of the options.
@@ -52,10 +53,12 @@ type Message struct {
 	Error     string
 	CreatedAt time.Time
 	UpdatedAt time.Time
-	// CarriesOTP says the message carries a one-time code, which the page
-	// masks; OTP is the code when the channel knows it.
-	CarriesOTP bool
-	OTP        string
+	// OTP is the message's declared one-time code, if any; MaskedDigits
+	// says every run of 4 to 8 digits of the message may be a code too
+	// (it carries one, a chat template, the SMS dlt route, OTP e-mail).
+	// The page hides both until clicked, by the rule the logs follow.
+	OTP          string
+	MaskedDigits bool
 
 	SMS   *notify.SMSMessage
 	Chat  *notify.ChatMessage
@@ -260,7 +263,7 @@ func nonEmpty(a, b string) string {
 func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 	m := Message{ID: env.ID, Kind: env.Kind, To: env.To, Provider: env.Provider,
 		Status: StatusSending, Price: env.Price, Cost: env.Price,
-		CreatedAt: now, UpdatedAt: now, CarriesOTP: env.CarriesOTP}
+		CreatedAt: now, UpdatedAt: now, MaskedDigits: mask.Digits(env)}
 	if env.Account != nil {
 		m.Account = env.Account.ID
 	}

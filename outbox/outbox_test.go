@@ -327,3 +327,26 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("after Close: %d", res.StatusCode)
 	}
 }
+
+// TestPageHidesWhatTheLogHides: the page hides a message's digits by the
+// logs' rule, in every field alike: all of a chat template's (its text,
+// values and buttons), none of a plain chat text's.
+func TestPageHidesWhatTheLogHides(t *testing.T) {
+	o := newOutbox(t)
+	accept(o, &notify.Envelope{ID: "tpl", Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order 4711 has shipped",
+			Template: &notify.ChatTemplate{Name: "order_update", Params: []string{"4711"},
+				Buttons: []notify.TemplateButton{{Index: 0, Kind: notify.ButtonURL, Value: "o/4711"}}}}})
+	accept(o, &notify.Envelope{ID: "txt", Kind: notify.KindChat, To: "9876543210",
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Order 4711 has shipped"}})
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	for id, hidden := range map[string]bool{"tpl": true, "txt": false} {
+		_, page := get(t, srv, "/outbox?id="+id)
+		detail := page[strings.Index(page, `<article`):]
+		all, asCode := strings.Count(detail, "4711"), strings.Count(detail, `data-code="4711"`)
+		if hidden && (all == 0 || all != asCode) || !hidden && (all == 0 || asCode != 0) {
+			t.Errorf("%s: 4711 appears %d times, %d of them hidden; want all hidden: %v\n%s", id, all, asCode, hidden, detail)
+		}
+	}
+}
