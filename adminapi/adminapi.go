@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi/adminstore"
@@ -30,6 +31,12 @@ const MinKeyLen = 32
 // MaxBodyBytes bounds a request body; a longer one is 413
 // request_too_large.
 const MaxBodyBytes = 64 << 10
+
+// ChangeTimeout bounds the store calls of one request. They run detached
+// from the client's connection: a client that hangs up mid-change does
+// not cut the change short, so it is made or not as the store answers,
+// and a retry (a top-up with the same reference) settles which.
+const ChangeTimeout = 30 * time.Second
 
 // Pagination: ?limit= defaults to DefaultLimit and may be 1 to MaxLimit.
 const (
@@ -119,7 +126,9 @@ func (h *Handler) routes() {
 		for m, fn := range rt.methods {
 			allow = append(allow, m)
 			h.mux.HandleFunc(m+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
-				fn(&request{h: h, w: w, r: r, id: requestID(w)})
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), ChangeTimeout)
+				defer cancel()
+				fn(&request{h: h, w: w, r: r, id: requestID(w), c: ctx})
 			})
 		}
 		allowed := strings.Join(slices.Sorted(slices.Values(allow)), ", ")
@@ -190,9 +199,14 @@ type request struct {
 	w  http.ResponseWriter
 	r  *http.Request
 	id string
+	c  context.Context
 }
 
-func (q *request) ctx() context.Context { return q.r.Context() }
+// ctx is the context of the request's store calls: detached from the
+// client's connection, so that a client that hangs up mid-change never
+// cuts a store call short (which would leave the change made or not, the
+// client not knowing which), and bounded by ChangeTimeout.
+func (q *request) ctx() context.Context { return q.c }
 
 // changed logs a change at Info.
 func (q *request) changed(action, account string, attrs ...any) {

@@ -526,3 +526,38 @@ func TestCustomTemplates(t *testing.T) {
 		}
 	})
 }
+
+// TestHangUpDoesNotCutAChange: a client that hangs up (its request's
+// context canceled) before the store is called still gets its top-up
+// made, once: the store calls run detached from the connection, so a
+// change is never left made-or-not by a hang-up, and the retry with the
+// same reference finds it.
+func TestHangUpDoesNotCutAChange(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		h, err := adminapi.New(b.store, adminKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, hangUp := context.WithCancel(context.Background())
+		hangUp()
+		req := httptest.NewRequestWithContext(ctx, "POST", "/admin/v1/accounts/acme/topups",
+			strings.NewReader(`{"amount_minor":500,"reference":"inv-7"}`))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("top-up of a client that hung up: %d %s", rec.Code, rec.Body)
+		}
+		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
+			t.Fatalf("balance %d, want 1500", bal.Available.Minor)
+		}
+		// The client's retry finds it made, and credits nothing more.
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":500,"reference":"inv-7"}`), 200, "")
+		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
+			t.Fatalf("balance after the retry %d, want 1500", bal.Available.Minor)
+		}
+	})
+}

@@ -47,6 +47,12 @@
 // is 400) and ?after=, an opaque cursor: the "next" of the page before,
 // present only when more may follow.
 //
+// Store calls run detached from the client's connection, bounded by
+// ChangeTimeout: a client that hangs up mid-change does not cut it short.
+// After a lost answer, repeat a top-up with the same reference (safe), or
+// read the account before creating it again; a rotated key whose answer
+// was lost is gone, so rotate again.
+//
 // A top-up credits the wallet under the ref TopUpRefPrefix+reference, so
 // the wallet's ref rules make it idempotent: the same reference and
 // amount again credits nothing and answers the same balance; the same
