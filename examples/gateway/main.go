@@ -10,7 +10,8 @@
 // real vendors and at PostgreSQL.
 //
 // With NOTIFY_DATABASE_URL the account, its keys and its wallet outlive
-// the process. NOTIFY_API_KEY is then the demo account's only key:
+// the process; the demo account is made on the first start, and later
+// starts keep it as it is (as the admin API left it). NOTIFY_API_KEY is then the demo account's only key:
 // starting with another one revokes the old one. Without NOTIFY_API_KEY
 // the first start chooses a random key and prints it, and later starts
 // keep that key (they cannot print it: only its digest is stored). The
@@ -27,6 +28,12 @@
 //	        checked against them before sending
 //
 // Any other value of NOTIFY_DLT is a configuration error.
+//
+// Beside the API it serves, at its root: the development outbox at
+// /outbox (NOTIFY_OUTBOX), the admin API at /admin/v1 (NOTIFY_ADMIN_KEY),
+// /healthz, /readyz and /metrics (NOTIFY_METRICS_TOKEN), and the vendors'
+// delivery-report webhooks under /webhooks/. NOTIFY_LOG_FORMAT=json writes
+// JSON logs.
 //
 // SIGINT or SIGTERM stop it gracefully: no new requests are accepted and
 // the sends in flight finish, each charged only with its receipt.

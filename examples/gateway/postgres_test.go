@@ -210,3 +210,29 @@ func TestGatewayBannerBalanceOnPostgres(t *testing.T) {
 		t.Errorf("restart: %q, want the ₹0.75 that remains", line)
 	}
 }
+
+// TestGatewayRestartKeepsAdminChanges: a restart on the same database
+// keeps the demo account as the admin API left it, not as the gateway
+// first made it.
+func TestGatewayRestartKeepsAdminChanges(t *testing.T) {
+	dbURL := schemaURL(t)
+	env := map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_ADMIN_KEY": testAdminKey, "NOTIFY_API_KEY": "chosen-key-0123456789"}
+	g := start(t, env)
+	if a := g.admin(t, "DELETE", "/admin/v1/accounts/demo/dlt-templates/"+demoDLTTemplate, ""); a.status != 200 {
+		t.Fatalf("deleting the demo DLT template: %d %s", a.status, a.raw)
+	}
+	if a := g.admin(t, "POST", "/admin/v1/accounts/demo/disable", ""); a.status != 200 {
+		t.Fatalf("disabling the demo account: %d %s", a.status, a.raw)
+	}
+	g.shutdown(t)
+
+	g = start(t, env)
+	a := g.admin(t, "GET", "/admin/v1/accounts/demo", "")
+	d := adminData(a)
+	if a.status != 200 || d["disabled"] != true || len(d["dlt_templates"].([]any)) != 0 {
+		t.Fatalf("after a restart the demo account is %s", a.raw)
+	}
+	if a := g.post(t, "/sms", "chosen-key-0123456789", `{"to":"9876543210","message":"hi"}`); a.status != 403 {
+		t.Fatalf("a send of the disabled demo account: %d %s", a.status, a.raw)
+	}
+}

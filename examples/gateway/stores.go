@@ -106,9 +106,18 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		db.Close()
 		return nil, storeError("migrate", err)
 	}
-	if err := db.PutAccount(ctx, acct); err != nil {
+	// The demo account is made on the first start only: later starts keep
+	// it as it is, so that what an operator changed through the admin API
+	// (disabled it, registered templates) outlives a restart.
+	if _, err := db.Account(ctx, acct.ID); notify.CodeOf(err) == notify.CodeNotFound {
+		err = db.PutAccount(ctx, acct)
+		if err != nil {
+			db.Close()
+			return nil, storeError("provisioning the demo account", err)
+		}
+	} else if err != nil {
 		db.Close()
-		return nil, storeError("provisioning the demo account", err)
+		return nil, storeError("reading the demo account", err)
 	}
 	st := &stores{accounts: db, wallet: db, idem: db, messages: db, templates: db, admin: db}
 	// The account outlives this process, and so would every key it was
