@@ -34,7 +34,9 @@ type DeliveryReport struct {
 	// records that share one vendor ID (one request to several
 	// recipients), only the one sent to To is meant. Mobile numbers match
 	// once normalised (+91, 91 or 0 before them is the same number),
-	// e-mail addresses without regard to case.
+	// e-mail addresses without regard to case. A report without To of a
+	// vendor ID shared by several recipients' records names none of them
+	// (Notifier.Report answers InvalidArgument).
 	To string
 	// State is StateSent, StateDelivered, StateRead or StateFailed.
 	State MessageState
@@ -147,7 +149,9 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // temporary refusal stopped is Unavailable, so that the report comes again.
 //
 // Errors: InvalidArgument for a report without Provider, without a name
-// for its message, or with another State; NotFound when no record
+// for its message, or with another State, and for one without To whose
+// vendor ID names messages to several recipients (a bulk send's: it
+// cannot tell which, and moves none); NotFound when no record
 // matches (a report of a message sent elsewhere, or forgotten: receivers
 // acknowledge these and count them); Unavailable without a MessageStore,
 // and when a record named is still being sent (pending or attempting: the
@@ -168,6 +172,12 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 	if len(recs) == 0 {
 		return nil, &Error{Code: CodeNotFound, Op: op, Provider: r.Provider,
 			Err: errors.New("no message matches the report")}
+	}
+	if r.To == "" && severalRecipients(recs) {
+		// One vendor request carried them all (a bulk send): a report
+		// that names no recipient cannot say whose message it is about.
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Provider: r.Provider,
+			Err: fmt.Errorf("the vendor's ID names %d messages to different recipients and the report names none", len(recs))}
 	}
 	res := &ReportResult{Messages: make([]*Message, 0, len(recs))}
 	for _, m := range recs {
@@ -192,6 +202,16 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 		}
 	}
 	return res, nil
+}
+
+// severalRecipients reports whether recs go to more than one recipient.
+func severalRecipients(recs []*Message) bool {
+	for _, m := range recs[1:] {
+		if !sameRecipient(m.To, recs[0].To) {
+			return true
+		}
+	}
+	return false
 }
 
 func checkReport(r *DeliveryReport) error {

@@ -130,7 +130,9 @@
 //	                                 that the numbers of one request are
 //	                                 told apart (notify matches the last
 //	                                 ten digits); without it, the report
-//	                                 names every record of the request
+//	                                 names the request's record, and one
+//	                                 of a request to several numbers is
+//	                                 ignored: it cannot say whose it is
 //	status, dlr_status,              the status, in the table below
 //	delivery_status
 //	error_code, err_code,            a failure's code: VendorCode is

@@ -350,6 +350,27 @@ func TestDLRUnknownRequestID(t *testing.T) {
 func TestDLRTellsRecipientsApart(t *testing.T) {
 	l := newDLRLoop(t, "")
 	ctx := context.Background()
+	shared := l.sharedBatch(t)
+	if err := l.vendor.ReportNumber(ctx, shared, "919812345678", "expired"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.vendor.ReportNumber(ctx, shared, "9876543210", "delivered"); err != nil {
+		t.Fatal(err)
+	}
+	if m := l.message(t, "m-1"); m.State != notify.StateDelivered {
+		t.Fatalf("m-1 is %s, want delivered", m.State)
+	}
+	if m := l.message(t, "m-2"); m.State != notify.StateFailed || m.VendorCode != "EXPIRED" {
+		t.Fatalf("m-2 is %s (%s), want failed, EXPIRED", m.State, m.VendorCode)
+	}
+}
+
+// sharedBatch has the vendor send one request to two numbers and opens
+// their records, m-1 (9876543210) and m-2 (9812345678), sent under the
+// request's shared ID, which it returns.
+func (l *dlrLoop) sharedBatch(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
 	req, err := http.NewRequest(http.MethodPost, l.vendor.URL+"/dev/bulkV2",
 		strings.NewReader(`{"route":"q","message":"Sale today","language":"english","numbers":"9876543210,9812345678"}`))
 	if err != nil {
@@ -381,17 +402,25 @@ func TestDLRTellsRecipientsApart(t *testing.T) {
 			}
 		}
 	}
-	if err := l.vendor.ReportNumber(ctx, shared, "919812345678", "expired"); err != nil {
+	return shared
+}
+
+// TestDLRWithoutNumberFailsNoneOfTheBatch: a report that names a batch's
+// request but no number cannot say which message failed; it moves none
+// (before, it failed and, with a refunding policy, refunded them all).
+func TestDLRWithoutNumberFailsNoneOfTheBatch(t *testing.T) {
+	l := newDLRLoop(t, "")
+	shared := l.sharedBatch(t)
+	if err := smsgatewaytest.PostDLR(context.Background(), l.callback, smsgatewaytest.DLR{RequestID: shared, Status: "FAILED"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.vendor.ReportNumber(ctx, shared, "9876543210", "delivered"); err != nil {
-		t.Fatal(err)
+	for _, id := range []string{"m-1", "m-2"} {
+		if m := l.message(t, id); m.State != notify.StateSent {
+			t.Fatalf("%s is %s after a report that names no number", id, m.State)
+		}
 	}
-	if m := l.message(t, "m-1"); m.State != notify.StateDelivered {
-		t.Fatalf("m-1 is %s, want delivered", m.State)
-	}
-	if m := l.message(t, "m-2"); m.State != notify.StateFailed || m.VendorCode != "EXPIRED" {
-		t.Fatalf("m-2 is %s (%s), want failed, EXPIRED", m.State, m.VendorCode)
+	if st := l.hook.Stats(); st.Reports != 0 || st.Ignored != 1 {
+		t.Fatalf("stats %+v, want the report ignored", st)
 	}
 }
 
