@@ -7,7 +7,7 @@
 //     userinfo, no IP literal in any spelling (dotted, integer, octal, hex,
 //     bracketed IPv6), no local-only names (localhost, *.local, single
 //     labels), and every address the name resolves to must be public.
-//   - Client and Fetch fetch through an http.Client that checks every
+//   - Client and Open fetch through an http.Client that checks every
 //     address again at dial time, and dials only the addresses it checked,
 //     so a name that resolves to a public address when CheckURL runs and to
 //     a private one a moment later (DNS rebinding) is still refused. The

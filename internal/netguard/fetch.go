@@ -12,45 +12,10 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// File is a fetched response body.
-type File struct {
-	// Data is the whole body, at most Config.MaxBytes long.
-	Data []byte
-	// ContentType is the response's Content-Type header, possibly empty.
-	ContentType string
-}
-
-// Fetch checks raw with CheckURL and GETs it through the guarded client,
-// reading at most Config.MaxBytes. Errors are *notify.Error, classified
-// for a provider that fetches a file before sending it (nothing was sent
-// yet, so every temporary failure is safe to retry):
-//
-//   - a URL or address the guard refuses (see CheckURL), a redirect it
-//     refuses, a body over the limit, or an HTTP 4xx answer: CodeRejected;
-//   - a failed DNS lookup other than "no such host" (see CheckURL),
-//     network errors, timeouts and HTTP 5xx or 429 answers:
-//     CodeUnavailable;
-//   - the end of ctx: ctx.Err() wrapped, so errors.Is sees it.
-//
-// Messages name the host but never the whole URL, nor an address the host
-// resolved to.
-func (g *Guard) Fetch(ctx context.Context, raw string) (*File, error) {
-	b, err := g.Open(ctx, raw)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	data, err := io.ReadAll(b)
-	if err != nil {
-		return nil, err
-	}
-	return &File{Data: data, ContentType: b.ContentType}, nil
-}
-
 // Body is a response body being fetched through the guard (Open). Read
 // returns at most Config.MaxBytes in all: reading past them is the
 // CodeRejected error of a file over the limit; a failed read is
-// classified as Fetch's errors are. The caller must Close it.
+// classified as Open's errors are. The caller must Close it.
 type Body struct {
 	// ContentType is the response's Content-Type header, possibly empty.
 	ContentType string
@@ -82,9 +47,21 @@ func (b *Body) Read(p []byte) (int, error) {
 // Close closes the body.
 func (b *Body) Close() error { return b.body.Close() }
 
-// Open is Fetch without the reading: it checks raw, GETs it and returns
-// the body of a 2xx answer whose declared length is within the limit, for
-// the caller to stream. Errors are Fetch's.
+// Open checks raw with CheckURL, GETs it through the guarded client and
+// returns the body of a 2xx answer whose declared length is within
+// Config.MaxBytes, for the caller to stream. Errors are *notify.Error,
+// classified for a provider that fetches a file before sending it
+// (nothing was sent yet, so every temporary failure is safe to retry):
+//
+//   - a URL or address the guard refuses (see CheckURL), a redirect it
+//     refuses, a body over the limit, or an HTTP 4xx answer: CodeRejected;
+//   - a failed DNS lookup other than "no such host" (see CheckURL),
+//     network errors, timeouts and HTTP 5xx or 429 answers:
+//     CodeUnavailable;
+//   - the end of ctx: ctx.Err() wrapped, so errors.Is sees it.
+//
+// Messages name the host but never the whole URL, nor an address the host
+// resolved to.
 func (g *Guard) Open(ctx context.Context, raw string) (*Body, error) {
 	host, err := checkSyntax(raw)
 	if err != nil {
