@@ -37,7 +37,7 @@ type Config struct {
 	// TLSConfig is the TLS client configuration of fetches, for example to
 	// trust a test server's certificate. Default nil: the system roots.
 	TLSConfig *tls.Config
-	// MaxBytes is the largest response body Fetch reads. Default 16 MiB.
+	// MaxBytes is the largest response body Open lets be read. Default 16 MiB.
 	MaxBytes int64
 	// MaxRedirects is how many redirects a fetch follows, each checked as
 	// a new URL. Default 3; negative follows none.
@@ -334,7 +334,7 @@ func (g *Guard) checkAddr(host string, a netip.Addr) error {
 
 // Client returns the guarded client: no proxy, every dialed address
 // checked, redirects re-checked and limited, Config.Timeout per request.
-// It does not limit body sizes; Fetch does. The client is shared: do not
+// It does not limit body sizes; Open does. The client is shared: do not
 // modify it.
 func (g *Guard) Client() *http.Client { return g.client }
 
