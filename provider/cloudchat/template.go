@@ -58,7 +58,8 @@ const (
 // templateOf builds the template object of t, or an InvalidArgument
 // error naming the field and the rule. The vendor refuses parameter text
 // with a line break, a tab or more than four spaces in a row (error 100 /
-// 132018), so such values are refused here, before a send is charged.
+// 132018), so such values are refused here, before any request: the
+// send is certainly not accepted, and the Notifier refunds its charge.
 func templateOf(t *notify.ChatTemplate) (*templateBody, error) {
 	var fe notify.FieldErrors
 	if t.Name == "" {
