@@ -277,10 +277,14 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 		m, err := n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
 			Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error})
 		switch {
-		case err == nil || (m != nil && m.State == StateFailed):
-			if charged && err == nil {
+		case err == nil:
+			if charged {
 				n.readBalance(ctx, acct, r)
 			}
+		case m != nil && m.State == StateFailed:
+			// Failed already, by a report or the reconciler: what stands
+			// is what that step left (a report may have kept the charge).
+			r.Cost = m.Cost()
 		default:
 			r.Cost = env.Price
 			e.Err = fmt.Errorf("%w; the refund of %s is left to the reconciler: %v", e.Err, env.Price, err)

@@ -175,13 +175,31 @@ func (n *Notifier) settleKey(ctx context.Context, acct *Account, kind Kind, key 
 	return keyReceipt(n.newID, msgs), nil
 }
 
+// wentOut reports whether the vendor has m or may have it: every state
+// but failed, and a failed record that was sent, or unknown, before a
+// delivery report failed it. Only a message certainly not accepted frees
+// its idempotency key.
+func (m *Message) wentOut() bool {
+	if m.State != StateFailed {
+		return true
+	}
+	for _, st := range m.History {
+		switch st.State {
+		case StateSent, StateUnknown, StateDelivered, StateRead:
+			return true
+		}
+	}
+	return false
+}
+
 // keyReceipt is the receipt that answers a repeat of the key whose sends
 // msgs are: the last one that went out or may have (a leg of a dual OTP
-// is combined with its sibling), or nil when each failed.
+// is combined with its sibling), or nil when each was certainly not
+// accepted.
 func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	var last *Message
 	for _, m := range msgs {
-		if m.State != StateFailed {
+		if m.wentOut() {
 			last = m
 		}
 	}

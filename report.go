@@ -76,9 +76,9 @@ type Reporter interface {
 
 // RefundPolicy reports whether a message that a vendor accepted and later
 // reported failed (r) gets its charge back. It is asked for every failed
-// report of a record not yet failed (m as it stands), and the answer
-// counts only for the report that moves the record, once: a repeated
-// report changes nothing. A message whose send had an unknown outcome is
+// report of a record (m as it stands, failed already for a repeated
+// report), and the answer counts only for the report that moves the
+// record, once: a repeated report changes nothing. A message whose send had an unknown outcome is
 // asked too: the report is the first word on it. It must be quick and
 // safe for concurrent use.
 type RefundPolicy func(m *Message, r *DeliveryReport) bool
@@ -179,12 +179,16 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Provider: r.Provider,
 			Err: fmt.Errorf("the vendor's ID names %d messages to different recipients and the report names none", len(recs))}
 	}
-	res := &ReportResult{Messages: make([]*Message, 0, len(recs))}
+	// All or none: a record still being sent makes the whole report come
+	// again later, before any record moves or is sent again.
 	for _, m := range recs {
 		if m.State.Open() {
 			return nil, &Error{Code: CodeUnavailable, Op: op, Provider: r.Provider,
 				Err: fmt.Errorf("message %s is still being sent; report it again later", m.ID)}
 		}
+	}
+	res := &ReportResult{Messages: make([]*Message, 0, len(recs))}
+	for _, m := range recs {
 		after, moved, err := n.applyReport(ctx, m, r)
 		if err != nil {
 			return nil, storeFailure(op, "messages", err)

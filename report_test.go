@@ -2,8 +2,10 @@ package notify_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -448,5 +450,125 @@ func TestReportAfterACheaperFailoverRefundsWhatStands(t *testing.T) {
 	report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: "qr-1", State: notify.StateFailed})
 	if got := r.balance(t); got != opening {
 		t.Fatalf("balance = %d, want %d: refunded what stood, no more", got, opening)
+	}
+}
+
+// failingComplete is an IdempotencyStore whose Complete fails, as a
+// process that dies between the send and completing its key does.
+type failingComplete struct {
+	notify.IdempotencyStore
+}
+
+func (f failingComplete) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
+	return errors.New("the process died before completing the key")
+}
+
+// A message the vendor accepted and later reported failed (the SMS was
+// billed, DefaultRefundPolicy keeps the charge) went out. A repeat of its
+// abandoned key must not send it again.
+func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
+	r := newRecordRig(t, nil)
+	r.options = append(r.options, notify.WithIdempotency(failingComplete{r.idem}))
+	n := r.instance(t)
+	ctx := context.Background()
+	req := sms("hello")
+	req.IdempotencyKey = "order-9"
+	rc, err := n.SendSMS(ctx, req)
+	if err != nil || rc.Status != notify.StatusSent {
+		t.Fatalf("send = %+v, %v", rc, err)
+	}
+	if _, err := n.Report(ctx, &notify.DeliveryReport{Provider: rc.Provider, ProviderMessageID: rc.ProviderMessageID,
+		State: notify.StateFailed, Error: "handset unreachable"}); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(settleAfter + time.Second)
+	again, err := n.SendSMS(ctx, req)
+	if err != nil || again.MessageID != rc.MessageID || again.Status != notify.StatusFailed {
+		t.Fatalf("repeat = %+v, %v; want the first message's receipt", again, err)
+	}
+	if got := r.sms.Len(); got != 1 {
+		t.Fatalf("the vendor got %d messages for one idempotency key, want 1 (balance %d, opening %d)", got, r.balance(t), opening)
+	}
+}
+
+// The vendor re-delivers a failed report after the idempotency retention
+// (vendors retry unacknowledged webhooks for days): the failover must not
+// go out a second time.
+func TestFailoverOnceBeyondRetention(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := failedOutsideWindow(first.ProviderMessageID)
+	if res := report(t, r.n, rep); len(res.Failovers) != 1 {
+		t.Fatalf("failovers = %d", len(res.Failovers))
+	}
+	r.clock.advance(2 * time.Hour) // the rig's idempotency retention is 1h
+	res := report(t, r.n, rep)
+	if len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StatusSent {
+		t.Fatalf("the repeat answers failovers %+v; want the one made", res.Failovers)
+	}
+	if got := len(r.chat.Sent()); got != 2 {
+		t.Fatalf("the provider got %d messages, want 2 (the first and one failover); balance %d", got, r.balance(t))
+	}
+}
+
+// A failed report of a message whose account was since disabled: no
+// failover can go, and sending the report again cannot change that; the
+// report must be taken, not answered with an error a receiver turns
+// into 503 (and the vendor into days of retries).
+func TestFailoverOfADisabledAccountIsNoRetry(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.accounts.Update(&notify.Account{ID: "acme", Currency: notify.INR(), Disabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.n.Report(ctx, failedOutsideWindow(first.ProviderMessageID))
+	if err != nil {
+		t.Fatalf("Report = %+v, %v (code %s): the vendor is told to send it again, forever", res, err, notify.CodeOf(err))
+	}
+}
+
+// reportWinsTheRace is a MessageStore on which a delivery report fails a
+// record, keeping its charge, just before the sender's own move to failed
+// arrives (the holder was slow, the reconciler had made it unknown).
+type reportWinsTheRace struct{ notify.MessageStore }
+
+func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if u.State == notify.StateFailed && !u.KeepCharge {
+		if _, err := s.MessageStore.Move(ctx, account, id, notify.MessageUpdate{State: notify.StateFailed, At: u.At,
+			ErrorCode: notify.CodeRejected, Error: "reported undelivered", KeepCharge: true}); err != nil {
+			return nil, err
+		}
+	}
+	return s.MessageStore.Move(ctx, account, id, u)
+}
+
+// TestFailKeepsWhatAReportKept: when the sender's move to failed finds
+// the record failed already with its charge kept, the receipt and the
+// observers say the charge stands, as the record and the wallet do.
+func TestFailKeepsWhatAReportKept(t *testing.T) {
+	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore { return reportWinsTheRace{s} })
+	var refunded atomic.Int64
+	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+		refunded.Add(e.Refund.Minor)
+	})))
+	r.n = r.instance(t)
+	r.sms.FailNext(1, notify.CodeRejected)
+	rc, err := r.n.SendSMS(context.Background(), sms("hello"))
+	if notify.CodeOf(err) != notify.CodeRejected {
+		t.Fatalf("send: %+v, %v", rc, err)
+	}
+	if got := r.balance(t); got != opening-25 || rc.Cost.Minor != 25 {
+		t.Fatalf("balance %d, receipt cost %d: want the charge standing in both", got, rc.Cost.Minor)
+	}
+	if got := refunded.Load(); got != 0 {
+		t.Fatalf("the events say %d came back", got)
 	}
 }
