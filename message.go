@@ -36,9 +36,12 @@ const (
 	StateRead       MessageState = "read"
 )
 
-// MessageStates lists every state, in the order a message meets them.
-var MessageStates = []MessageState{StatePending, StateAttempting, StateSent, StateUnknown,
-	StateDelivered, StateRead, StateFailed}
+// MessageStates returns every state, in the order a message meets them,
+// in a new slice.
+func MessageStates() []MessageState {
+	return []MessageState{StatePending, StateAttempting, StateSent, StateUnknown,
+		StateDelivered, StateRead, StateFailed}
+}
 
 // CanMove reports whether a record may move from state from to state to.
 // It is the one definition of the state machine: every MessageStore

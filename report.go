@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/notifykit/notify/internal/phone"
 )
 
 // DeliveryReport is a vendor's word on a message it accepted: that it was
@@ -325,12 +323,7 @@ func sameRecipient(recorded, reported string) bool {
 	if strings.Contains(recorded, "@") {
 		return strings.EqualFold(recorded, reported)
 	}
-	a, errA := phone.Normalize(recorded)
-	b, errB := phone.Normalize(reported)
-	if errA != nil || errB != nil {
-		return recorded == reported
-	}
-	return a == b
+	return mobileKey(recorded) == mobileKey(reported)
 }
 
 // WebhookStats counts what a provider's webhook receiver did with the

@@ -40,8 +40,9 @@ var backfillFrom = statesFrom(notify.CanBackfill)
 // allows it.
 func statesFrom(rule func(from, to notify.MessageState) bool) map[notify.MessageState][]string {
 	out := make(map[notify.MessageState][]string)
-	for _, to := range notify.MessageStates {
-		for _, from := range notify.MessageStates {
+	states := notify.MessageStates()
+	for _, to := range states {
+		for _, from := range states {
 			if rule(from, to) {
 				out[to] = append(out[to], string(from))
 			}
