@@ -211,7 +211,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, p
 			p := ps[i]
 			r, charged, err := n.begin(ctx, op, acct, p)
 			switch {
-			case r == nil: // nothing charged: no funds, a store down, the caller gone
+			case r == nil: // nothing charged (no funds, the caller gone), or a lost store answer the reconciler settles
 				r = skippedLeg(acct, KindSMS, err)
 				r.To = p.env.To
 			case err == nil:

@@ -146,8 +146,9 @@ func WithSettleAfter(d time.Duration) Option {
 // CodeRateLimited and Error.RetryAfter, before anything is charged; its
 // cause is ErrRateLimited, and observers hear of it (EventRefused). Only
 // valid requests count, once each (a dual OTP once for both legs);
-// idempotent replays and sends that certainly went nowhere do not.
-// Default: no limit.
+// idempotent replays and sends that certainly went nowhere do not, nor
+// do the failovers a delivery report sends (they stand for a message
+// that was counted). Default: no limit.
 func WithRateLimit(l Limiter) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(l) {

@@ -178,7 +178,10 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 // begin charges p and opens its record, then marks it attempting: what
 // comes before the vendor call. It returns the receipt to fill and whether
 // money moved. A nil receipt and an error: nothing was charged or
-// written. A receipt and an error: the record could not be marked
+// written, or, when the store's answer to the opening was lost, a record
+// with its charge may stand, failed and refunded at once if the store
+// answers again, else settled so by the reconciler (it never reached
+// the vendor). A receipt and an error: the record could not be marked
 // attempting, so the vendor must not be called; the receipt is settled
 // (failed, refunded) and reported.
 func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepared) (*Receipt, bool, error) {
