@@ -120,7 +120,7 @@ func smsAttr(m *notify.SMSMessage, digits bool, mode Mode) slog.Attr {
 		slog.String("route", string(m.Route)),
 		slog.String("sender_id", m.SenderID),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
-		slog.String("text", mode.content(Redact(m.Text, m.OTP, digits))),
+		slog.String("text", mode.redacted(m.Text, m.OTP, digits)),
 	}
 	if m.OTP != "" {
 		a = append(a, slog.String("otp", Mask))
@@ -145,7 +145,7 @@ func smsAttr(m *notify.SMSMessage, digits bool, mode Mode) slog.Attr {
 func emailAttr(m *notify.EmailMessage, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("purpose", string(m.Purpose)),
-		slog.String("subject", mode.content(Redact(m.Subject, "", digits))),
+		slog.String("subject", mode.redacted(m.Subject, "", digits)),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
 		slog.Int("html_len", utf8.RuneCountInString(m.HTML)),
 	}
@@ -163,7 +163,7 @@ func chatAttr(m *notify.ChatMessage, digits bool, mode Mode) slog.Attr {
 		slog.String("gateway", string(m.Gateway)),
 		slog.String("type", string(m.Type)),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
-		slog.String("text", mode.content(Redact(m.Text, m.OTP, digits))),
+		slog.String("text", mode.redacted(m.Text, m.OTP, digits)),
 	}
 	if m.Auto {
 		a = append(a, slog.Bool("auto", true))
@@ -206,13 +206,13 @@ func templateAttr(t *notify.ChatTemplate, otp string, digits bool, mode Mode) sl
 		g = append(g, slog.Any("named_params", named))
 	}
 	if t.HeaderText != "" {
-		g = append(g, slog.String("header_text", mode.content(Redact(t.HeaderText, otp, digits))))
+		g = append(g, slog.String("header_text", mode.redacted(t.HeaderText, otp, digits)))
 	}
 	if t.HeaderURL != "" {
 		g = append(g, slog.String("header_url", stripQuery(t.HeaderURL)), slog.String("header_kind", string(t.HeaderKind)))
 	}
 	for _, b := range t.Buttons {
-		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+mode.content(Redact(b.Value, otp, digits))))
+		g = append(g, slog.String("button_"+strconv.Itoa(b.Index), string(b.Kind)+": "+mode.redacted(b.Value, otp, digits)))
 	}
 	return slog.Group("template", g...)
 }

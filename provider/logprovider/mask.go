@@ -30,13 +30,14 @@ func (m Mode) String() string {
 	return "dev"
 }
 
-// content returns s, as a log in mode m may show message content: as
-// given in Dev, Withheld in Production.
-func (m Mode) content(s string) string {
+// redacted returns text as a log in mode m may show message content:
+// Redact(text, otp, digits) in Dev, Withheld in Production, without the
+// work of redacting what is withheld.
+func (m Mode) redacted(text, otp string, digits bool) string {
 	if m == Production {
 		return Withheld
 	}
-	return s
+	return Redact(text, otp, digits)
 }
 
 // ReplaceAttr applies the masking rule to an attribute of any record, as

@@ -250,16 +250,16 @@ func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*n
 	if len(envs) == 0 || len(envs) > p.maxBatch {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: a batch is 1 to %d envelopes, got %d", p.maxBatch, len(envs))
 	}
-	body, err := p.body(envs[0])
-	if err != nil {
-		return nil, err
-	}
+	var body *sendRequest
 	numbers := make([]string, len(envs))
 	seen := make(map[string]bool, len(envs))
 	for i, env := range envs {
 		b, err := p.body(env)
 		if err != nil {
 			return nil, err
+		}
+		if i == 0 {
+			body = b
 		}
 		same := *b
 		same.Numbers = body.Numbers

@@ -64,11 +64,12 @@ func checkEnvelope(env *notify.Envelope) error {
 // checkAddress adds to fe why s is not a bare address whose characters
 // keep rules.AddressChars, the rule the e-mail channel applies too.
 func checkAddress(fe *notify.FieldErrors, field, s string) {
+	bad := rules.AddressChars(s)
 	switch {
 	case hasCRLF(s):
 		fe.Add(field, "must not contain CR, LF or NUL")
-	case rules.AddressChars(s) != "":
-		fe.Add(field, rules.AddressChars(s))
+	case bad != "":
+		fe.Add(field, bad)
 	case len(s) > maxTokenAddress:
 		fe.Addf(field, "must be at most %d bytes, the longest address SMTP carries", maxTokenAddress)
 	case !isBareAddress(s):
