@@ -5,16 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
+	"github.com/notifykit/notify/internal/golden"
 	"path/filepath"
 	"testing"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/cloudchat"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/requests from the current requests")
 
 // TestRequestsGolden sends each shape through the strict fake and compares
 // the whole request body with testdata/requests/<name>.json. Each case
@@ -65,18 +62,8 @@ func TestRequestsGolden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			path := filepath.Join("testdata", "requests", tt.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to write it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("request body differs from %s (shape: %s):\n got %s\nwant %s", path, tt.source, got, want)
+			if !golden.Check(t, path, got) {
+				t.Logf("shape: %s", tt.source)
 			}
 		})
 	}

@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
+	"github.com/notifykit/notify/internal/golden"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // goldenRequests are the requests whose shape is kept in
 // testdata/golden/<name>.golden, each with the WAHA documentation page
@@ -90,22 +87,7 @@ func TestGoldenRequests(t *testing.T) {
 			}
 			got := goldenText(t, g.source, reqs[0])
 			file := filepath.Join("testdata", "golden", g.name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run the test with -update to write it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s: the request differs from %s:\n--- got\n%s\n--- want\n%s", g.name, file, got, want)
-			}
+			golden.Check(t, file, got)
 		})
 	}
 }

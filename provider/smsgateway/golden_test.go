@@ -1,22 +1,18 @@
 package smsgateway_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
+	"github.com/notifykit/notify/internal/golden"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/smsgateway"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/requests from the current requests")
 
 // TestRequestsGolden captures the body of each route's request and
 // compares it with testdata/requests/<name>.json; each case names the
@@ -64,18 +60,8 @@ func TestRequestsGolden(t *testing.T) {
 			got, _ := json.MarshalIndent(v, "", "  ")
 			got = append(got, '\n')
 			path := filepath.Join("testdata", "requests", tt.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to write it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("request body differs from %s (shape: %s):\n got %s\nwant %s", path, tt.source, got, want)
+			if !golden.Check(t, path, got) {
+				t.Logf("shape: %s", tt.source)
 			}
 		})
 	}

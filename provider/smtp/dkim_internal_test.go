@@ -1,7 +1,7 @@
 package smtp
 
 import (
-	"flag"
+	"github.com/notifykit/notify/internal/golden"
 	"os"
 	"regexp"
 	"strings"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/notifykit/notify"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestDKIMGolden: the signed header section of a campaign message built
 // with a fixed key, time and message ID, against
@@ -51,17 +49,6 @@ func TestDKIMGolden(t *testing.T) {
 	head = regexp.MustCompile(`t=\d+;`).ReplaceAllString(head, "t=<time>;")
 	head = regexp.MustCompile(`\r\n b=[A-Za-z0-9+/=]+(\r\n [A-Za-z0-9+/=]+)*`).ReplaceAllString(head, "\r\n b=<signature>")
 	got := strings.ReplaceAll(head, "\r\n", "\n") + "\n"
-	const golden = "testdata/dkim-signed-headers.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestDKIMGolden -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("signed headers:\n%s\nwant (%s):\n%s", got, golden, want)
-	}
+	const goldenFile = "testdata/dkim-signed-headers.golden"
+	golden.Check(t, goldenFile, []byte(got))
 }
