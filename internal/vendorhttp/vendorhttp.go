@@ -73,7 +73,13 @@ type Request struct {
 	// used. Default "the provider's base URL".
 	URLConfig string
 	// Body is sent as application/json when not nil.
-	Body   []byte
+	Body []byte
+	// Stream, when Body is nil, writes the JSON body as the request goes,
+	// with chunked transfer encoding, so that a body cut short is never
+	// complete and cannot be taken. An error Stream returns that is not
+	// one of writing to w (its source failed) ends the request, and Do
+	// returns it as it is: the vendor certainly has nothing.
+	Stream func(w io.Writer) error
 	Header http.Header
 	// Limit caps the answer's body; a longer answer is an error of unknown
 	// outcome. Default 1 MiB.
@@ -173,8 +179,14 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("%s: request not sent: %w", r.Name, cerr)}
 	}
 	var body io.Reader
-	if r.Body != nil {
+	var st *stream
+	switch {
+	case r.Body != nil:
 		body = bytes.NewReader(r.Body)
+	case r.Stream != nil:
+		st = startStream(r.Stream)
+		defer st.end() // on every early return; a second end is harmless
+		body = st.pr
 	}
 	w := NewWrites()
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), r.Method, r.URL, body)
@@ -197,10 +209,18 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 		req.Header[k] = vs
 	}
 	req.Header.Set("Accept", "application/json")
-	if r.Body != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if st != nil {
+		req.ContentLength = -1 // chunked: a body cut short is never complete
+	}
 	resp, err := client.Do(req)
+	if st != nil {
+		if whole, srcErr := st.end(); !whole {
+			return nil, cut(ctx, r.Name, resp, err, srcErr)
+		}
+	}
 	if err != nil {
 		if w.NotWritten() {
 			return nil, notSent(ctx, r.Name, err)

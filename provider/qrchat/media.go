@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
-	"sync"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
@@ -82,9 +79,6 @@ func mediaErr(ctx context.Context, err error) error {
 	return fmt.Errorf("qrchat: media_url: %w", err)
 }
 
-// errAbandoned ends a body the transport stopped reading.
-var errAbandoned = errors.New("qrchat: the request ended before its body was sent")
-
 // placeholder stands for the file's data in the body's JSON, which is
 // cut there so that the data can be streamed in.
 const placeholder = "qrchat-data-3f1c9a7e"
@@ -104,131 +98,54 @@ const placeholder = "qrchat-data-3f1c9a7e"
 // is certainly not accepted: the media's own error, CodeUnavailable or
 // CodeRejected, is returned. Only a body written whole may have reached
 // the gateway; then the usual rules apply (vendorhttp).
-func (p *Provider) sendMedia(ctx context.Context, path string, body sendBody, ms *mediaStream) (int, http.Header, []byte, error) {
+func (p *Provider) sendMedia(ctx context.Context, path string, body sendBody, ms *mediaStream) (*vendorhttp.Answer, error) {
 	defer ms.rest.Close()
 	body.File.Data = placeholder
 	data, err := json.Marshal(body)
 	if err != nil {
-		return 0, nil, nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
+		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
 	}
 	prefix, suffix, ok := strings.Cut(string(data), `"`+placeholder+`"`)
 	if !ok {
-		return 0, nil, nil, notify.Errorf(notify.CodeInternal, "qrchat: cannot build the request body")
+		return nil, notify.Errorf(notify.CodeInternal, "qrchat: cannot build the request body")
 	}
-	if cerr := ctx.Err(); cerr != nil {
-		return 0, nil, nil, notSent(cerr)
-	}
-
-	pr, pw := io.Pipe()
-	var (
-		wg        sync.WaitGroup
-		completed bool  // the whole body went to the transport
-		mediaErr  error // the media source failed
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		done, merr, werr := p.writeBody(pw, prefix, suffix, ms)
-		if werr == nil && merr == nil {
-			werr = pw.Close()
-		} else if merr != nil {
-			pw.CloseWithError(merr)
-		}
-		completed, mediaErr = done && werr == nil && merr == nil, merr
-	}()
-
-	w := vendorhttp.NewWrites()
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), http.MethodPost, p.base+path, pr)
-	if err != nil {
-		pr.CloseWithError(errAbandoned)
-		wg.Wait()
-		return 0, nil, nil, notify.Errorf(notify.CodeRejected, "qrchat: the request cannot be built (check qrchat Config.BaseURL): %s", vendorhttp.Cause(err))
-	}
-	req.ContentLength = -1 // chunked: a body cut short is never complete
-	if p.key != "" {
-		req.Header.Set("X-Api-Key", p.key)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.client.Do(req)
-	pr.CloseWithError(errAbandoned) // unblocks a body the transport stopped reading
-	wg.Wait()
-	if !completed {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		// The gateway never got the whole body.
-		if mediaErr != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return 0, nil, nil, notSent(cerr)
-			}
-			return 0, nil, nil, mediaErr
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return 0, nil, nil, notSent(cerr)
-		}
-		cause := "the gateway stopped reading the request"
-		if err != nil {
-			cause = vendorhttp.Cause(err)
-		}
-		return 0, nil, nil, notify.Errorf(notify.CodeUnavailable, "qrchat: request not sent whole: %s", cause)
-	}
-	if err != nil {
-		if w.NotWritten() {
-			if cerr := ctx.Err(); cerr != nil {
-				return 0, nil, nil, notSent(cerr)
-			}
-			return 0, nil, nil, notify.Errorf(notify.CodeUnavailable, "qrchat: request not sent: %s", vendorhttp.Cause(err))
-		}
-		return 0, nil, nil, vendorhttp.Unknown(ctx, "qrchat", "no answer", err)
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
-	if err == nil && len(answer) > maxResponse {
-		err = fmt.Errorf("answer over %d bytes", maxResponse)
-	}
-	if err != nil {
-		return 0, nil, nil, vendorhttp.Unknown(ctx, "qrchat", fmt.Sprintf("HTTP %d, and its answer could not be read whole", resp.StatusCode), err)
-	}
-	return resp.StatusCode, resp.Header, answer, nil
+	return vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "qrchat", Method: http.MethodPost, URL: p.base + path,
+		URLConfig: "qrchat Config.BaseURL", Header: p.header(), Limit: maxResponse,
+		Stream: func(w io.Writer) error { return writeBody(w, prefix, suffix, ms) }})
 }
 
-// writeBody writes the JSON body to pw: prefix, the file as a base64
-// string, suffix. done reports that all of it was written; merr is a
-// failure of the media (its source, or its size), werr one of pw (the
-// transport stopped reading).
-func (p *Provider) writeBody(pw *io.PipeWriter, prefix, suffix string, ms *mediaStream) (done bool, merr, werr error) {
-	bw := bufio.NewWriterSize(pw, 32<<10)
-	if _, werr = bw.WriteString(prefix + `"`); werr != nil {
-		return false, nil, werr
+// writeBody writes the JSON body to w: prefix, the file as a base64
+// string, suffix. It returns an error of w as it is, and a failure of the
+// media (its source, or its size) as the send's error.
+func writeBody(w io.Writer, prefix, suffix string, ms *mediaStream) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	if _, err := bw.WriteString(prefix + `"`); err != nil {
+		return err
 	}
 	enc := base64.NewEncoder(base64.StdEncoding, bw)
-	if _, werr = enc.Write(ms.head); werr != nil {
-		return false, nil, werr
+	if _, err := enc.Write(ms.head); err != nil {
+		return err
 	}
 	buf := make([]byte, 32<<10)
 	for {
 		n, rerr := ms.rest.Read(buf) // within the size limit
 		if n > 0 {
-			if _, werr = enc.Write(buf[:n]); werr != nil {
-				return false, nil, werr
+			if _, err := enc.Write(buf[:n]); err != nil {
+				return err
 			}
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return false, fmt.Errorf("qrchat: media_url: before the file was whole: %w", rerr), nil
+			return fmt.Errorf("qrchat: media_url: before the file was whole: %w", rerr)
 		}
 	}
-	if werr = enc.Close(); werr != nil {
-		return false, nil, werr
+	if err := enc.Close(); err != nil {
+		return err
 	}
-	if _, werr = bw.WriteString(`"` + suffix); werr != nil {
-		return false, nil, werr
+	if _, err := bw.WriteString(`"` + suffix); err != nil {
+		return err
 	}
-	if werr = bw.Flush(); werr != nil {
-		return false, nil, werr
-	}
-	return true, nil, nil
+	return bw.Flush()
 }

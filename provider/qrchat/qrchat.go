@@ -407,13 +407,14 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 			no := false
 			body.AsNote, body.Convert = &no, &no
 		}
-		status, header, answer, err = p.sendMedia(ctx, path, body, ms)
+		ans, err := p.sendMedia(ctx, path, body, ms)
 		if err != nil {
 			if notify.OutcomeOf(err) == notify.OutcomeUnknown {
 				p.forget() // the gateway may be in trouble: ask again next time
 			}
 			return nil, err
 		}
+		status, header, answer = ans.Status, ans.Header, ans.Body
 	default:
 		if c.Media != nil { // a link to the media (MediaAsLink)
 			no := false
@@ -589,16 +590,20 @@ func (p *Provider) CheckHealth(ctx context.Context) error { return p.checkSessio
 // request was certainly not written, CodeOutcomeUnknown once it may have
 // been).
 func (p *Provider) do(ctx context.Context, method, path string, body []byte) (int, http.Header, []byte, error) {
-	var hdr http.Header
-	if p.key != "" {
-		hdr = http.Header{"X-Api-Key": {p.key}}
-	}
 	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "qrchat", Method: method, URL: p.base + path,
-		URLConfig: "qrchat Config.BaseURL", Body: body, Header: hdr, Limit: maxResponse})
+		URLConfig: "qrchat Config.BaseURL", Body: body, Header: p.header(), Limit: maxResponse})
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	return ans.Status, ans.Header, ans.Body, nil
+}
+
+// header is what every request to the gateway carries: its API key.
+func (p *Provider) header() http.Header {
+	if p.key == "" {
+		return nil
+	}
+	return http.Header{"X-Api-Key": {p.key}}
 }
 
 // classify turns an error answer into a *notify.Error, with the
