@@ -322,6 +322,19 @@ func failedOutsideWindow(pmid string) *notify.DeliveryReport {
 		VendorCode: "131047", Error: "Re-engagement message", Failover: true}
 }
 
+// failoverCase sends a chat message by the cloud gateway under auto and
+// returns the rig and a report that fails it for a reason the QR gateway
+// overcomes.
+func failoverCase(t *testing.T) (*recordRig, *notify.DeliveryReport) {
+	t.Helper()
+	r, _ := newReportRig(t)
+	first, err := r.n.SendChat(context.Background(), chatTo("Your order shipped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, failedOutsideWindow(first.ProviderMessageID)
+}
+
 // TestReportFailover: a chat message of the auto gateway that the cloud
 // gateway reports failed for a reason the QR gateway overcomes is sent
 // once more through the QR gateway, priced for it, however many reports
@@ -495,13 +508,7 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 // (vendors retry unacknowledged webhooks for days): the failover must not
 // go out a second time.
 func TestFailoverOnceBeyondRetention(t *testing.T) {
-	r, _ := newReportRig(t)
-	ctx := context.Background()
-	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := failedOutsideWindow(first.ProviderMessageID)
+	r, rep := failoverCase(t)
 	if res := report(t, r.n, rep); len(res.Failovers) != 1 {
 		t.Fatalf("failovers = %d", len(res.Failovers))
 	}
@@ -520,16 +527,11 @@ func TestFailoverOnceBeyondRetention(t *testing.T) {
 // report must be taken, not answered with an error a receiver turns
 // into 503 (and the vendor into days of retries).
 func TestFailoverOfADisabledAccountIsNoRetry(t *testing.T) {
-	r, _ := newReportRig(t)
-	ctx := context.Background()
-	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, rep := failoverCase(t)
 	if err := r.accounts.Update(&notify.Account{ID: "acme", Currency: notify.INR(), Disabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.n.Report(ctx, failedOutsideWindow(first.ProviderMessageID))
+	res, err := r.n.Report(context.Background(), rep)
 	if err != nil {
 		t.Fatalf("Report = %+v, %v (code %s): the vendor is told to send it again, forever", res, err, notify.CodeOf(err))
 	}
