@@ -100,6 +100,10 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkMediaPeakHeap/stream", "peak-MiB"}, lowerIsBetter: true, target: 64},
 	{what: "QR media peak heap, streamed vs read whole", dir: "provider/qrchat", pattern: "MediaPeakHeap", time: "3x",
 		ours: figure{"BenchmarkMediaPeakHeap/stream", "peak-MiB"}, theirs: figure{"BenchmarkMediaPeakHeap/whole", "peak-MiB"}, lowerIsBetter: true},
+	{what: "send p95 during a forged-report flood vs without: unsigned", dir: "bench", pattern: "WebhookFlood", time: "3000x",
+		ours: figure{"BenchmarkWebhookFlood/unsigned", "flood-p95-µs"}, theirs: figure{"BenchmarkWebhookFlood/unsigned", "quiet-p95-µs"}, lowerIsBetter: true, target: 1.2},
+	{what: "send p95 during a forged-report flood vs without: bad MAC", dir: "bench", pattern: "WebhookFlood", time: "3000x",
+		ours: figure{"BenchmarkWebhookFlood/bad-signature", "flood-p95-µs"}, theirs: figure{"BenchmarkWebhookFlood/bad-signature", "quiet-p95-µs"}, lowerIsBetter: true, target: 1.2},
 	{what: "dual OTP latency, legs of 20 and 30 ms (x 30 ms)", dir: "channel/chat", pattern: "DualOTPLatency", time: "20x",
 		ours: figure{"BenchmarkDualOTPLatency/DualOTP", "x30ms"}, lowerIsBetter: true, target: 1.1},
 }
