@@ -110,10 +110,7 @@ func (n *Notifier) SendSMSBulk(ctx context.Context, req *BulkSMSRequest) (*Recei
 		undo.unless(r)
 		return r, err
 	}
-	if req.Message.IdempotencyKey == "" || n.idem == nil {
-		return run()
-	}
-	return n.idempotent(ctx, op, acct, KindSMS, req.Message.IdempotencyKey, fingerprintOf(req), run)
+	return n.keyed(ctx, op, acct, KindSMS, req.Message.IdempotencyKey, req, run)
 }
 
 // checkBulk checks what no channel can: the request's shape.

@@ -80,7 +80,11 @@ func WithWallet(store WalletStore, prices Pricer) Option {
 	}
 }
 
-// WithIdempotency enables idempotency keys. Without it, keys are ignored.
+// WithIdempotency enables idempotency keys: a repeat of a key within the
+// store's retention returns the first receipt and never sends twice.
+// Without it, a request that carries a key is refused with
+// CodeInvalidArgument naming idempotency_key (ignoring the key would send
+// a repeat twice).
 func WithIdempotency(store IdempotencyStore) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(store) {

@@ -52,10 +52,7 @@ func (n *Notifier) SendOTP(ctx context.Context, req *OTPRequest) (*Receipt, erro
 		undo.unless(r)
 		return r, err
 	}
-	if req.IdempotencyKey == "" || n.idem == nil {
-		return run()
-	}
-	return n.idempotent(ctx, op, acct, KindOTP, req.IdempotencyKey, fingerprintOf(req), run)
+	return n.keyed(ctx, op, acct, KindOTP, req.IdempotencyKey, req, run)
 }
 
 // otpLeg is one leg of a dual OTP: prepared, or skipped with the reason.

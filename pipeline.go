@@ -47,12 +47,23 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 		undo.unless(r)
 		return r, err
 	}
-	if key == "" || n.idem == nil {
-		return run()
+	return n.keyed(ctx, op, acct, req.Kind(), key, req, run)
+}
+
+// keyed runs fn under the caller's idempotency key, if the request has
+// one. The key is looked up first: a repeat gets the first receipt without
+// being prepared again (see fingerprintOf). A key on a Notifier without an
+// IdempotencyStore is refused, not ignored: its caller counts on a repeat
+// never sending twice.
+func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, kind Kind, key string, req fingerprinter, fn func() (*Receipt, error)) (*Receipt, error) {
+	switch {
+	case key == "":
+		return fn()
+	case n.idem == nil:
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "idempotency_key",
+			Message: "needs an idempotency store: configure the Notifier with notify.WithIdempotency"}}}
 	}
-	// The key is looked up first: a repeat gets the first receipt without
-	// being prepared again (see fingerprintOf).
-	return n.idempotent(ctx, op, acct, req.Kind(), key, fingerprintOf(req), run)
+	return n.idempotent(ctx, op, acct, kind, key, fingerprintOf(req), fn)
 }
 
 // prepare validates, normalises and prices req: every check that can fail

@@ -622,3 +622,59 @@ func TestUncertainChargeIsResolved(t *testing.T) {
 		t.Fatalf("err = %v, receipt = %+v", err, rc)
 	}
 }
+
+// A key on a Notifier that keeps no keys would be ignored, and a repeat
+// would send twice: it is refused instead, naming the field and the option,
+// before anything is charged or sent.
+func TestIdempotencyKeyNeedsAStore(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	wal := memstore.NewWallet()
+	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	smsP, chatP := memprovider.New("memsms"), memprovider.New("memchat")
+	n, err := notify.New(accounts,
+		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: smsP}),
+		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: chatP}),
+		notify.WithWallet(wal, flatPricer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	keyed := sms("hello")
+	keyed.IdempotencyKey = "k1"
+	sends := map[string]func() error{
+		"SendSMS": func() error { _, err := n.SendSMS(ctx, keyed); return err },
+		"SendOTP": func() error {
+			_, err := n.SendOTP(ctx, &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "k2"})
+			return err
+		},
+		"SendSMSBulk": func() error {
+			_, err := n.SendSMSBulk(ctx, &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi", IdempotencyKey: "k3"},
+				To: []string{"9876543210", "9876543211"}})
+			return err
+		},
+	}
+	for name, send := range sends {
+		err := send()
+		var e *notify.Error
+		if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument || len(e.Fields) != 1 ||
+			e.Fields[0].Field != "idempotency_key" || !strings.Contains(e.Fields[0].Message, "WithIdempotency") {
+			t.Errorf("%s with a key and no idempotency store: %v", name, err)
+		}
+	}
+	b, err := wal.Balance(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if smsP.Len()+chatP.Len() != 0 || b.Available.Minor != opening {
+		t.Fatalf("sent %d, balance %d: nothing may go out", smsP.Len()+chatP.Len(), b.Available.Minor)
+	}
+	// Without a key the same Notifier sends.
+	if _, err := n.SendSMS(ctx, sms("hello")); err != nil || smsP.Len() != 1 {
+		t.Fatalf("a send without a key: %v, sent %d", err, smsP.Len())
+	}
+}
