@@ -48,6 +48,38 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 }
 
+// defaultRetry is the RetryPolicy of a Notifier without WithRetry.
+var defaultRetry = RetryPolicy{MaxAttempts: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second}
+
+// orDefaults returns p with its zero fields set to their defaults.
+func (p RetryPolicy) orDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = defaultRetry.MaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = defaultRetry.BaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = defaultRetry.MaxDelay
+	}
+	return p
+}
+
+// Longest returns the longest one send can take under p (zero fields
+// counted as their defaults) when each attempt is bounded by
+// attemptTimeout: every attempt running out its time, and each wait
+// before a retry as long as MaxDelay allows (the cap of the backoff and of
+// a vendor's RetryAfter). The settle threshold (WithSettleAfter) must
+// exceed it. An attemptTimeout of zero or less leaves attempts bounded by
+// the caller's deadline alone, so there is no longest: Longest returns 0.
+func (p RetryPolicy) Longest(attemptTimeout time.Duration) time.Duration {
+	if attemptTimeout <= 0 {
+		return 0
+	}
+	p = p.orDefaults()
+	return time.Duration(p.MaxAttempts)*attemptTimeout + time.Duration(p.MaxAttempts-1)*p.MaxDelay
+}
+
 // Option configures a Notifier in New.
 type Option func(*Notifier) error
 
@@ -131,9 +163,12 @@ func WithMessageStore(store MessageStore) Option {
 // WithSettleAfter sets how long a send may take before its record, still
 // pending or attempting, is taken for the remains of a holder that died
 // and settled by Reconcile (or by a repeat of its idempotency key). It
-// must be longer than any send: the attempts and backoffs that
-// WithRetry and WithTimeout allow, within the callers' deadlines. Default
-// 2 minutes.
+// must be longer than any send: New refuses a threshold that does not
+// exceed RetryPolicy.Longest of the retry policy (WithRetry) and the
+// longest attempt timeout (WithTimeout, WithProviderTimeout), since a live
+// send would be settled as abandoned. With an attempt timeout of zero or
+// less, sends are bounded only by the callers' deadlines, which the
+// threshold must then exceed unchecked. Default 2 minutes.
 func WithSettleAfter(d time.Duration) Option {
 	return func(n *Notifier) error {
 		if d <= 0 {
@@ -201,15 +236,7 @@ func WithRetry(p RetryPolicy) Option {
 		if p.MaxAttempts < 0 || p.BaseDelay < 0 || p.MaxDelay < 0 {
 			return errors.New("WithRetry: negative values")
 		}
-		if p.MaxAttempts > 0 {
-			n.retry.MaxAttempts = p.MaxAttempts
-		}
-		if p.BaseDelay > 0 {
-			n.retry.BaseDelay = p.BaseDelay
-		}
-		if p.MaxDelay > 0 {
-			n.retry.MaxDelay = p.MaxDelay
-		}
+		n.retry = p.orDefaults()
 		return nil
 	}
 }
@@ -301,7 +328,7 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 	n := &Notifier{
 		accounts: accounts,
 		channels: make(map[Kind]Channel, 3),
-		retry:    RetryPolicy{MaxAttempts: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second},
+		retry:    defaultRetry,
 		timeout:  10 * time.Second,
 		now:      time.Now,
 		newID:    newMessageID,
@@ -320,7 +347,28 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 	if err := n.checkMessageWallet(); err != nil {
 		return nil, fmt.Errorf("notify.New: %w", err)
 	}
+	if err := n.checkSettleAfter(); err != nil {
+		return nil, fmt.Errorf("notify.New: %w", err)
+	}
 	return n, nil
+}
+
+// checkSettleAfter refuses a settle threshold that a live send can
+// outlast (see WithSettleAfter).
+func (n *Notifier) checkSettleAfter() error {
+	timeout := n.timeout
+	for _, d := range n.providerTimeouts {
+		if d <= 0 || timeout <= 0 {
+			return nil // bounded by the caller's deadline alone
+		}
+		timeout = max(timeout, d)
+	}
+	if longest := n.retry.Longest(timeout); longest > 0 && n.settleAfter <= longest {
+		return fmt.Errorf("WithSettleAfter: %v does not exceed the longest a send can take, %v "+
+			"(%d attempts of up to %v, and up to %v before each retry); raise it, or shorten WithTimeout or WithRetry",
+			n.settleAfter, longest, n.retry.MaxAttempts, timeout, n.retry.MaxDelay)
+	}
+	return nil
 }
 
 // SendSMS sends one SMS. On success it returns the receipt. On failure it

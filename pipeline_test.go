@@ -371,7 +371,10 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 		}
 	})
 	t.Run("no retry past the caller's deadline", func(t *testing.T) {
-		r := newRig(t, notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour}))
+		// An hour's backoff makes a send's longest two hours and more, which
+		// the settle threshold must exceed.
+		r := newRig(t, notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Hour, MaxDelay: time.Hour}),
+			notify.WithSettleAfter(3*time.Hour))
 		r.sms.FailNext(5, notify.CodeUnavailable)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -676,5 +679,38 @@ func TestIdempotencyKeyNeedsAStore(t *testing.T) {
 	// Without a key the same Notifier sends.
 	if _, err := n.SendSMS(ctx, sms("hello")); err != nil || smsP.Len() != 1 {
 		t.Fatalf("a send without a key: %v, sent %d", err, smsP.Len())
+	}
+}
+
+// The settle threshold must exceed the longest a send can take, computed
+// from the retry policy and the attempt timeouts, or live sends would be
+// settled as abandoned.
+func TestSettleAfterMustOutlastASend(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	if got, want := (notify.RetryPolicy{}).Longest(10*time.Second), 34*time.Second; got != want {
+		t.Fatalf("the default policy's longest send = %v, want %v (3 attempts of 10s, 2 waits of up to 2s)", got, want)
+	}
+	if got := (notify.RetryPolicy{MaxAttempts: 1}).Longest(0); got != 0 {
+		t.Fatalf("attempts bounded by the caller alone: longest = %v, want 0", got)
+	}
+	for _, c := range []struct {
+		name string
+		opts []notify.Option
+		ok   bool
+	}{
+		{"the defaults", nil, true},
+		{"just over the defaults' longest", []notify.Option{notify.WithSettleAfter(34*time.Second + 1)}, true},
+		{"the defaults' longest", []notify.Option{notify.WithSettleAfter(34 * time.Second)}, false},
+		{"a provider's longer timeout", []notify.Option{notify.WithProviderTimeout("slow", time.Minute)}, false},
+		{"fewer attempts", []notify.Option{notify.WithSettleAfter(11 * time.Second), notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1})}, true},
+		{"attempts bounded by the caller", []notify.Option{notify.WithSettleAfter(time.Second), notify.WithTimeout(0)}, true},
+	} {
+		_, err := notify.New(accounts, c.opts...)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok = %v", c.name, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "WithSettleAfter") {
+			t.Errorf("%s: the error must name the option: %v", c.name, err)
+		}
 	}
 }
