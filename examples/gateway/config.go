@@ -29,7 +29,7 @@ type config struct {
 	apiKey    string
 	keyChosen bool         // NOTIFY_API_KEY was set
 	balance   notify.Money // NOTIFY_BALANCE: the opening balance of a new wallet
-	smtpURL   *url.URL     // NOTIFY_SMTP_URL; nil: the in-process test server
+	smtp      *smtp.Server // NOTIFY_SMTP_URL; nil: the in-process test server
 	// smsURL is NOTIFY_SMS_URL: the Fast2SMS-style vendor's bulk SMS
 	// endpoint as the vendor documents it
 	// (https://www.fast2sms.com/dev/bulkV2), or its base URL
@@ -120,6 +120,9 @@ type config struct {
 	// stay unfinished before the reconciler settles it as abandoned, and
 	// the lease of an idempotency key's reservation.
 	settleAfter time.Duration
+	// attemptTimeout is NOTIFY_ATTEMPT_TIMEOUT (default 10s): how long
+	// one delivery attempt may take (notify.WithTimeout).
+	attemptTimeout time.Duration
 }
 
 // loadConfig reads the configuration. Errors name the variable and never
@@ -188,7 +191,11 @@ func loadConfig(env func(string) string) (*config, error) {
 			// url.Parse's error repeats the URL, password included.
 			return nil, fmt.Errorf("NOTIFY_SMTP_URL: want smtp://user:pass@host:port or smtps://user:pass@host:port")
 		}
-		c.smtpURL = u
+		srv, err := smtpServer(u)
+		if err != nil {
+			return nil, err
+		}
+		c.smtp = &srv
 	}
 
 	c.rate = 50
@@ -207,7 +214,7 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 
-	if c.settleAfter, err = parseSettleAfter(get("NOTIFY_SETTLE_AFTER")); err != nil {
+	if c.attemptTimeout, c.settleAfter, err = parseSendTimes(get("NOTIFY_ATTEMPT_TIMEOUT"), get("NOTIFY_SETTLE_AFTER")); err != nil {
 		return nil, err
 	}
 
@@ -285,20 +292,39 @@ func parseOTPLimit(s string) (int, time.Duration, error) {
 	return n, d, nil
 }
 
-// parseSettleAfter reads NOTIFY_SETTLE_AFTER: a Go duration from 10s to
-// 24h, or empty for notify.DefaultSettleAfter (2m). It must exceed the
-// longest a send can take (the attempt timeout, 10s by default, times
-// the attempts and their backoff), or live sends would be settled as
-// abandoned.
-func parseSettleAfter(s string) (time.Duration, error) {
-	if s == "" {
-		return notify.DefaultSettleAfter, nil
+// defaultAttemptTimeout is NOTIFY_ATTEMPT_TIMEOUT's default, the
+// Notifier's own.
+const defaultAttemptTimeout = 10 * time.Second
+
+// parseSendTimes reads NOTIFY_ATTEMPT_TIMEOUT, a Go duration from 1s to
+// 5m (default 10s), and NOTIFY_SETTLE_AFTER, one up to 24h (default
+// notify.DefaultSettleAfter, 2m). The threshold must exceed the longest a
+// send can take under the gateway's retry policy (the default one) with
+// that attempt timeout, or live sends would be settled as abandoned: the
+// rule is notify.RetryPolicy.Longest's, the one notify.New enforces.
+func parseSendTimes(attempt, settle string) (attemptTimeout, settleAfter time.Duration, err error) {
+	attemptTimeout, settleAfter = defaultAttemptTimeout, notify.DefaultSettleAfter
+	if attempt != "" {
+		d, err := time.ParseDuration(attempt)
+		if err != nil || d < time.Second || d > 5*time.Minute {
+			return 0, 0, fmt.Errorf("NOTIFY_ATTEMPT_TIMEOUT: want a Go duration from 1s to 5m, such as 10s")
+		}
+		attemptTimeout = d
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 10*time.Second || d > 24*time.Hour {
-		return 0, fmt.Errorf("NOTIFY_SETTLE_AFTER: want a Go duration from 10s to 24h, such as 2m")
+	longest := notify.RetryPolicy{}.Longest(attemptTimeout)
+	if settle != "" {
+		d, err := time.ParseDuration(settle)
+		if err != nil || d <= 0 || d > 24*time.Hour {
+			return 0, 0, fmt.Errorf("NOTIFY_SETTLE_AFTER: want a Go duration up to 24h, such as 2m")
+		}
+		settleAfter = d
 	}
-	return d, nil
+	if settleAfter <= longest {
+		return 0, 0, fmt.Errorf("NOTIFY_SETTLE_AFTER: %v does not exceed the longest a send can take, %v "+
+			"(3 attempts of NOTIFY_ATTEMPT_TIMEOUT, %v, and the backoff between them): raise it, or lower NOTIFY_ATTEMPT_TIMEOUT",
+			settleAfter, longest, attemptTimeout)
+	}
+	return attemptTimeout, settleAfter, nil
 }
 
 // parseDLT reads NOTIFY_DLT: "spec" or empty (the default) lets the dlt
@@ -384,5 +410,5 @@ func (c *config) loadOperatorOptions(get func(string) string) error {
 
 // realVendors reports whether any message would reach a real vendor.
 func (c *config) realVendors() bool {
-	return c.smsURL != "" || c.cloudToken != "" || c.qrURL != "" || c.smtpURL != nil
+	return c.smsURL != "" || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil
 }

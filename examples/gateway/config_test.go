@@ -16,9 +16,9 @@ func TestSMTPServerFromURL(t *testing.T) {
 		url  string
 		want smtp.Server
 	}{
-		{"smtp://mail.example.com:25", smtp.Server{Host: "mail.example.com", Port: 25, Encryption: smtp.EncryptionNone,
-			From: "notify@mail.example.com", FromName: "Notify", ListUnsubscribeMailto: "mailto:unsubscribe@mail.example.com"}},
-		{"smtp://me%40example.com:s3cret@mail.example.com:587?starttls=1", smtp.Server{Host: "mail.example.com", Port: 587,
+		{"smtp://mail.example.com:25?from=notify@shop.example", smtp.Server{Host: "mail.example.com", Port: 25, Encryption: smtp.EncryptionNone,
+			From: "notify@shop.example", FromName: "Notify", ListUnsubscribeMailto: "mailto:unsubscribe@shop.example"}},
+		{"smtp://me%40example.com:s3cret@mail.example.com:587?starttls=1&from=me@example.com", smtp.Server{Host: "mail.example.com", Port: 587,
 			Encryption: smtp.EncryptionSTARTTLS, Username: "me@example.com", Password: "s3cret", From: "me@example.com",
 			FromName: "Notify", ListUnsubscribeMailto: "mailto:unsubscribe@example.com"}},
 		{"smtps://apikey:pw@smtp.relay.example?from=alerts@shop.example&from_name=Shop&unsubscribe=https://shop.example/u?e={email}",
@@ -39,9 +39,27 @@ func TestSMTPServerFromURL(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.url, got, c.want)
 		}
 	}
-	u, _ := url.Parse("smtp://u:secretpw@mail.example.com:99999")
+	u, _ := url.Parse("smtp://u:secretpw@mail.example.com:99999?from=a@shop.example")
 	if _, err := smtpServer(u); err == nil || strings.Contains(err.Error(), "secretpw") {
 		t.Errorf("bad port: %v", err)
+	}
+	// Without from= mail would go out from an address the relay may not
+	// send for (notify@<relay host>): a start-up error naming the parameter.
+	for _, bad := range []string{
+		"smtp://me%40example.com:secretpw@mail.example.com:587?starttls=1",
+		"smtp://mail.example.com:25?from=",
+		"smtp://mail.example.com:25?from=not-an-address",
+		"smtp://mail.example.com:25?from=Shop%20%3Ca@shop.example%3E",
+	} {
+		_, err := loadConfig(func(k string) string {
+			if k == "NOTIFY_SMTP_URL" {
+				return bad
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), "NOTIFY_SMTP_URL: from=") || strings.Contains(err.Error(), "secretpw") {
+			t.Errorf("%s: %v, want an error naming from=", bad, err)
+		}
 	}
 }
 
@@ -189,7 +207,7 @@ func TestVendorOptions(t *testing.T) {
 		t.Fatalf("qr options: %v %v %v", c.qrEdition, c.qrCoreMedia, c.qrCheckNumber)
 	}
 	secret := strings.Repeat("ab", 32)
-	mail := map[string]string{"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_SMTP_HELO": "mx.example.com",
+	mail := map[string]string{"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_SMTP_HELO": "mx.example.com",
 		"NOTIFY_UNSUBSCRIBE_SECRET": secret}
 	if c, err = load(mail); err != nil || c.smtpHelo != "mx.example.com" || len(c.unsubscribeSecret) != 32 {
 		t.Fatalf("mail options: %v %+v", err, c)
@@ -199,10 +217,10 @@ func TestVendorOptions(t *testing.T) {
 		"core media":       {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CORE_MEDIA": "link"},
 		"check number":     {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CHECK_NUMBER": "maybe"},
 		"qr without url":   {"NOTIFY_QR_CHECK_NUMBER": "on"},
-		"short secret":     {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_UNSUBSCRIBE_SECRET": "abcd"},
-		"secret not hex":   {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_UNSUBSCRIBE_SECRET": strings.Repeat("zz", 32)},
-		"dkim incomplete":  {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_DKIM_DOMAIN": "example.com"},
-		"dkim key missing": {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25", "NOTIFY_DKIM_DOMAIN": "example.com", "NOTIFY_DKIM_SELECTOR": "s1", "NOTIFY_DKIM_KEY_FILE": "/nonexistent/key.pem"},
+		"short secret":     {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_UNSUBSCRIBE_SECRET": "abcd"},
+		"secret not hex":   {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_UNSUBSCRIBE_SECRET": strings.Repeat("zz", 32)},
+		"dkim incomplete":  {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_DKIM_DOMAIN": "example.com"},
+		"dkim key missing": {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_DKIM_DOMAIN": "example.com", "NOTIFY_DKIM_SELECTOR": "s1", "NOTIFY_DKIM_KEY_FILE": "/nonexistent/key.pem"},
 		"mail without url": {"NOTIFY_SMTP_HELO": "mx.example.com"},
 	} {
 		_, err := load(env)
@@ -251,6 +269,54 @@ func TestOperatorOptions(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		case cfg.outbox != c.outbox:
 			t.Errorf("%s: outbox %v, want %v", name, cfg.outbox, c.outbox)
+		}
+	}
+}
+
+// NOTIFY_SETTLE_AFTER must exceed the longest a send can take with the
+// attempt timeout NOTIFY_ATTEMPT_TIMEOUT: three attempts and the backoff
+// between them, computed as notify.New computes it.
+func TestSendTimeSettings(t *testing.T) {
+	load := func(attempt, settle string) (*config, error) {
+		return loadConfig(func(k string) string {
+			switch k {
+			case "NOTIFY_ATTEMPT_TIMEOUT":
+				return attempt
+			case "NOTIFY_SETTLE_AFTER":
+				return settle
+			}
+			return ""
+		})
+	}
+	for _, ok := range []struct {
+		attempt, settle string
+		want            [2]time.Duration
+	}{
+		{"", "", [2]time.Duration{10 * time.Second, 2 * time.Minute}},
+		{"", "35s", [2]time.Duration{10 * time.Second, 35 * time.Second}},
+		{"2s", "11s", [2]time.Duration{2 * time.Second, 11 * time.Second}},
+		{"1m", "5m", [2]time.Duration{time.Minute, 5 * time.Minute}},
+	} {
+		c, err := load(ok.attempt, ok.settle)
+		if err != nil {
+			t.Errorf("%q, %q: %v", ok.attempt, ok.settle, err)
+			continue
+		}
+		if c.attemptTimeout != ok.want[0] || c.settleAfter != ok.want[1] {
+			t.Errorf("%q, %q: %v, %v", ok.attempt, ok.settle, c.attemptTimeout, c.settleAfter)
+		}
+	}
+	for _, bad := range []struct{ attempt, settle, names string }{
+		{"", "10s", "NOTIFY_SETTLE_AFTER: 10s does not exceed the longest a send can take, 34s"},
+		{"", "34s", "NOTIFY_SETTLE_AFTER: 34s does not exceed"},
+		{"1m", "", "NOTIFY_SETTLE_AFTER: 2m0s does not exceed the longest a send can take, 3m4s"},
+		{"", "25h", "NOTIFY_SETTLE_AFTER"},
+		{"", "soon", "NOTIFY_SETTLE_AFTER"},
+		{"500ms", "", "NOTIFY_ATTEMPT_TIMEOUT"},
+		{"6m", "1h", "NOTIFY_ATTEMPT_TIMEOUT"},
+	} {
+		if _, err := load(bad.attempt, bad.settle); err == nil || !strings.Contains(err.Error(), bad.names) {
+			t.Errorf("%q, %q: %v, want an error with %q", bad.attempt, bad.settle, err, bad.names)
 		}
 	}
 }

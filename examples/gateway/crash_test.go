@@ -235,7 +235,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 	vendor, gate := newCrashVendor(t, refuse, 150)
 	env := []string{"NOTIFY_API_KEY=" + crashKey, "NOTIFY_BALANCE=1000", "NOTIFY_SMS_URL=" + gate.URL,
 		"NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL=" + dbURL, "NOTIFY_RATE_LIMIT=100000",
-		"NOTIFY_SETTLE_AFTER=10s"}
+		"NOTIFY_ATTEMPT_TIMEOUT=5s", "NOTIFY_SETTLE_AFTER=20s"}
 	first := startProcess(t, bin, env...)
 
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}

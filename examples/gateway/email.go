@@ -16,13 +16,14 @@ import (
 
 // smtpServer turns NOTIFY_SMTP_URL into the provider's configuration:
 //
-//	smtp://host:25                      no encryption
-//	smtp://user:pass@host:587?starttls=1
-//	smtps://user:pass@host:465          implicit TLS
+//	smtp://host:25?from=alerts@shop.example                      no encryption
+//	smtp://user:pass@host:587?starttls=1&from=alerts@shop.example
+//	smtps://user:pass@host:465?from=alerts@shop.example          implicit TLS
 //
-// Query parameters: starttls=1, from=<address> (default the user name when
-// it is an address, else notify@<host>), from_name=<name> (default
-// "Notify"), unsubscribe=<https URL or mailto:> for campaign mail (default
+// Query parameters (the README's configuration table lists them too):
+// from=<address>, required, since no default is an address the relay may
+// send for; starttls=1; from_name=<name> (default "Notify");
+// unsubscribe=<https URL or mailto:> for campaign mail (default
 // mailto:unsubscribe@<from domain>). Errors never repeat the password.
 func smtpServer(u *url.URL) (smtp.Server, error) {
 	q := u.Query()
@@ -46,11 +47,10 @@ func smtpServer(u *url.URL) (smtp.Server, error) {
 	}
 	s.From = q.Get("from")
 	if s.From == "" {
-		if _, err := mail.ParseAddress(s.Username); err == nil && strings.Contains(s.Username, "@") {
-			s.From = s.Username
-		} else {
-			s.From = "notify@" + s.Host
-		}
+		return s, fmt.Errorf("NOTIFY_SMTP_URL: from= is required: the address mail goes out from, such as ?from=alerts@shop.example")
+	}
+	if a, err := mail.ParseAddress(s.From); err != nil || a.Name != "" || a.Address != s.From {
+		return s, fmt.Errorf("NOTIFY_SMTP_URL: from= must be a bare e-mail address, such as alerts@shop.example (the name goes in from_name=)")
 	}
 	if n := q.Get("from_name"); n != "" {
 		s.FromName = n
@@ -74,11 +74,8 @@ func mailer(cfg *config, logger *slog.Logger, box *devOutbox) (*smtp.Provider, s
 	var srv smtp.Server
 	var info string
 	closeDev := func() {}
-	if cfg.smtpURL != nil {
-		var err error
-		if srv, err = smtpServer(cfg.smtpURL); err != nil {
-			return nil, "", nil, err
-		}
+	if cfg.smtp != nil {
+		srv = *cfg.smtp
 		srv.Helo, srv.DKIM, srv.UnsubscribeSecret = cfg.smtpHelo, cfg.dkim, cfg.unsubscribeSecret
 		info = fmt.Sprintf("SMTP server %s:%d (%s)", srv.Host, srv.Port, srv.Encryption)
 		if cfg.dkim.Domain != "" {

@@ -210,6 +210,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		notify.WithIdempotency(st.idem),
 		notify.WithMessageStore(st.messages),
 		notify.WithSettleAfter(cfg.settleAfter),
+		notify.WithTimeout(cfg.attemptTimeout),
 		notify.WithRateLimit(st.rate),
 	}
 	if st.otp != nil {
