@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/mask"
 )
 
 // Defaults of the options.
@@ -54,9 +53,13 @@ type Message struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// OTP is the message's declared one-time code, if any; MaskedDigits
-	// says every run of 4 to 8 digits of the message may be a code too
-	// (it carries one, a chat template, the SMS dlt route, OTP e-mail).
-	// The page hides both until clicked, by the rule the logs follow.
+	// says every run of 4 to 8 digits of the message may be a code too,
+	// because it carries one (Envelope.CarriesOTP), which a template may
+	// have put anywhere. The page hides both until clicked, by the logs'
+	// rule for codes (internal/mask), and nothing else: unlike the logs,
+	// which may be kept and read by others, it does not guess at codes a
+	// message did not declare, so a chat template's order number or year
+	// shows as sent.
 	OTP          string
 	MaskedDigits bool
 
@@ -263,7 +266,7 @@ func nonEmpty(a, b string) string {
 func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 	m := Message{ID: env.ID, Kind: env.Kind, To: env.To, Provider: env.Provider,
 		Status: StatusSending, Price: env.Price, Cost: env.Price,
-		CreatedAt: now, UpdatedAt: now, MaskedDigits: mask.Digits(env)}
+		CreatedAt: now, UpdatedAt: now, MaskedDigits: env.CarriesOTP}
 	if env.Account != nil {
 		m.Account = env.Account.ID
 	}

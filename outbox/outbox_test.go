@@ -328,25 +328,32 @@ func TestEventStream(t *testing.T) {
 	}
 }
 
-// TestPageHidesWhatTheLogHides: the page hides a message's digits by the
-// logs' rule, in every field alike: all of a chat template's (its text,
-// values and buttons), none of a plain chat text's.
-func TestPageHidesWhatTheLogHides(t *testing.T) {
+// TestPageHidesCodesOnly: the page hides a message's code, and in a
+// message that carries one every run of OTP-length digits, in every field
+// alike (a template may put the code anywhere); a chat template without a
+// code shows its order number and year as sent, as does plain text.
+func TestPageHidesCodesOnly(t *testing.T) {
 	o := newOutbox(t)
-	accept(o, &notify.Envelope{ID: "tpl", Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order 4711 has shipped",
-			Template: &notify.ChatTemplate{Name: "order_update", Params: []string{"4711"},
-				Buttons: []notify.TemplateButton{{Index: 0, Kind: notify.ButtonURL, Value: "o/4711"}}}}})
+	order := func(id string, carriesOTP bool, vars ...string) *notify.Envelope {
+		return &notify.Envelope{ID: id, Kind: notify.KindChat, To: "9876543210", CarriesOTP: carriesOTP,
+			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order 4711 of 2019 has shipped",
+				Template: &notify.ChatTemplate{Name: "order_update", Params: vars,
+					Buttons: []notify.TemplateButton{{Index: 0, Kind: notify.ButtonURL, Value: "o/4711"}}}}}
+	}
+	accept(o, order("tpl", false, "4711", "2019"))
+	accept(o, order("tpl-code", true, "4711", "2019", "482913"))
 	accept(o, &notify.Envelope{ID: "txt", Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Order 4711 has shipped"}})
+		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Order 4711 of 2019 has shipped"}})
 	srv := httptest.NewServer(o)
 	defer srv.Close()
-	for id, hidden := range map[string]bool{"tpl": true, "txt": false} {
+	for id, hidden := range map[string]bool{"tpl": false, "tpl-code": true, "txt": false} {
 		_, page := get(t, srv, "/outbox?id="+id)
 		detail := page[strings.Index(page, `<article`):]
-		all, asCode := strings.Count(detail, "4711"), strings.Count(detail, `data-code="4711"`)
-		if hidden && (all == 0 || all != asCode) || !hidden && (all == 0 || asCode != 0) {
-			t.Errorf("%s: 4711 appears %d times, %d of them hidden; want all hidden: %v\n%s", id, all, asCode, hidden, detail)
+		for _, digits := range []string{"4711", "2019"} {
+			all, asCode := strings.Count(detail, digits), strings.Count(detail, `data-code="`+digits+`"`)
+			if hidden && (all == 0 || all != asCode) || !hidden && (all == 0 || asCode != 0) {
+				t.Errorf("%s: %s appears %d times, %d of them hidden; want all hidden: %v\n%s", id, digits, all, asCode, hidden, detail)
+			}
 		}
 	}
 }

@@ -1,6 +1,9 @@
 // Package mask holds the rule that finds one-time codes in a message's
 // content, so that every place that shows content (the logging provider,
-// the development outbox, the gateway's SMTP log) hides the same digits.
+// the development outbox, the gateway's SMTP log) hides codes alike. The
+// logs also hide digits where a code may hide undeclared (Digits); the
+// outbox, a development page, hides only the codes of messages that
+// declare one (Envelope.CarriesOTP).
 package mask
 
 import (
