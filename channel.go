@@ -39,21 +39,36 @@ type Channel interface {
 //   - accepted: a Result with the vendor's message ID; the charge stands.
 //   - not accepted, for certain: an *Error with a code that says why
 //     (use Errorf or WithCode). The charge is refunded.
-//     CodeUnavailable: temporary (vendor down before taking the message,
-//     a 5xx whose body proves refusal, a network error before the request
-//     was written); retried. CodeRateLimited: the vendor asks to slow down;
-//     retried after Error.RetryAfter when it fits the deadline.
-//     CodeRejected: permanent refusal (bad number, bad template, bad key).
-//     CodeInvalidArgument: the envelope breaks a rule only the provider
-//     knows.
-//   - unknown: the request may have reached the vendor: its answer was
-//     lost or unreadable, the call timed out or was reset after the
-//     request was written, a 5xx or proxy error does not prove refusal.
-//     Return the error as it is (a bare error, a context error) or with
-//     CodeOutcomeUnknown. The charge stands and nothing retries it.
+//     CodeUnavailable: temporary (the vendor down or shedding load, a
+//     network error before the request was written); retried.
+//     CodeRateLimited: the vendor asks to slow down; retried after
+//     Error.RetryAfter when it fits the deadline. CodeRejected: permanent
+//     refusal (bad number, bad template, bad key). CodeInvalidArgument:
+//     the envelope breaks a rule only the provider knows.
+//   - unknown: the request may have reached the vendor and no answer of
+//     its own came back: the answer was lost, late or cut short, the call
+//     timed out or was reset after the request was written, or the answer
+//     is not the vendor's (below). Return the error as it is (a bare
+//     error, a context error) or with CodeOutcomeUnknown. The charge
+//     stands and nothing retries it.
+//
+// A vendor's own error answer is a certain refusal whatever its HTTP
+// status: an answer the vendor formed itself, in its documented error
+// format (an error body such as {"return": false, "status_code": 503,
+// "message": "busy"}, an error object, an SMTP reply of 4xx or 5xx to
+// MAIL, RCPT or the end of DATA), says that it did not take the message,
+// even on a 5xx and even with a code the provider does not know. Classify
+// it by its code; a code the provider does not know is CodeUnavailable on
+// a 5xx, CodeRateLimited on a 429, else CodeRejected. Only an answer that
+// is not the vendor's own (a proxy's error page, an empty, cut or
+// unreadable body, JSON of another shape) leaves the outcome unknown, as
+// does an answer in which the vendor itself says that it does not know
+// whether the message left (a relay reporting outcome_unknown, an engine
+// that failed mid-send). provider/providertest checks it (its failure
+// VendorErrorOn5xx).
 //
 // When ctx ends mid-call, return an error that says which of the last two
-// it was: a bare ctx.Err() is taken as unknown, so a provider that knows
+// outcomes it was: a bare ctx.Err() is taken as unknown, so a provider that knows
 // the request was never written wraps it as CodeUnavailable.
 //
 // Send may retain env (it is never changed after Deliver starts). It must

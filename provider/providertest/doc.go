@@ -32,8 +32,10 @@
 //     CodeInvalidArgument, all certainly not accepted and with nothing
 //     received by the vendor; a lost answer (AnswerLost: the vendor took
 //     the message, then the connection broke) is an unknown outcome,
-//     never retryable, with the message received exactly once; and the
-//     vendor works again for the next send;
+//     never retryable, with the message received exactly once; the
+//     vendor's own error answer on an HTTP 5xx, with a code the provider
+//     need not know (VendorErrorOn5xx), is a certain refusal, never an
+//     unknown outcome; and the vendor works again for the next send;
 //   - an envelope without content (SMS, Email and Chat nil) makes Send
 //     fail with CodeInvalidArgument or CodeRejected, or succeed with a
 //     ProviderMessageID (capture and log providers), never panic;

@@ -29,7 +29,7 @@ func ExampleHarness() {
 			case providertest.Permanent:
 				p.FailNext(1, notify.CodeRejected)
 			default:
-				return false // this fake cannot rate-limit or lose answers: those subtests are skipped
+				return false // this fake cannot rate-limit, lose answers or answer HTTP: those subtests are skipped
 			}
 			return true
 		},
@@ -41,7 +41,7 @@ func ExampleHarness() {
 }
 
 func ExampleFailure() {
-	for _, f := range []providertest.Failure{providertest.Temporary, providertest.Permanent, providertest.RateLimited, providertest.AnswerLost} {
+	for _, f := range []providertest.Failure{providertest.Temporary, providertest.Permanent, providertest.RateLimited, providertest.AnswerLost, providertest.VendorErrorOn5xx} {
 		fmt.Println(f)
 	}
 	// Output:
@@ -49,4 +49,5 @@ func ExampleFailure() {
 	// permanent
 	// rate-limited
 	// answer-lost
+	// vendor-error-on-5xx
 }

@@ -26,10 +26,11 @@ const acmeKey = "acme-key-5b1e77"
 
 // acmeProvider sends SMS through the acme API: POST /v1/sms with the key in
 // Authorization, {"to","text"} in, {"id"} out. Errors answer {"error",
-// "code"}; acme documents code "unavailable" (HTTP 503) as "not taken, try
-// later". So: 429 = rate limited; 503 with code "unavailable" =
-// unavailable; any other 5xx (a proxy's page, an internal error) proves
-// nothing and is an unknown outcome; 4xx = rejected.
+// "code"}. That body is acme's own answer: it took nothing, so it is a
+// certain refusal whatever the status and code (as notify.Provider says).
+// So: 429 = rate limited; a 5xx with acme's error body = unavailable
+// (temporary, retried); a 5xx without it (a proxy's page, an empty or cut
+// body) proves nothing and is an unknown outcome; 4xx = rejected.
 type acmeProvider struct {
 	base   string
 	key    string
@@ -72,9 +73,11 @@ func (p *acmeProvider) Send(ctx context.Context, env *notify.Envelope) (*notify.
 		Error string `json:"error"`
 		Code  string `json:"code"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<16)).Decode(&out); err != nil && resp.StatusCode < 300 {
+	decodeErr := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<16)).Decode(&out)
+	if decodeErr != nil && resp.StatusCode < 300 {
 		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: HTTP %d with an unreadable answer", resp.StatusCode)
 	}
+	own := decodeErr == nil && out.Error != "" // acme's own error body
 	switch {
 	case resp.StatusCode == http.StatusOK && out.ID != "":
 		return &notify.Result{Provider: p.Name(), ProviderMessageID: out.ID}, nil
@@ -86,10 +89,10 @@ func (p *acmeProvider) Send(ctx context.Context, env *notify.Envelope) (*notify.
 			e.RetryAfter = time.Duration(s) * time.Second
 		}
 		return nil, e
-	case resp.StatusCode >= 500 && out.Code == "unavailable":
-		return nil, notify.Errorf(notify.CodeUnavailable, "acme: HTTP %d: %s", resp.StatusCode, out.Error)
+	case resp.StatusCode >= 500 && own:
+		return nil, notify.Errorf(notify.CodeUnavailable, "acme: HTTP %d: %s (%s)", resp.StatusCode, out.Error, out.Code)
 	case resp.StatusCode >= 500:
-		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: HTTP %d, which does not say the message was refused", resp.StatusCode)
+		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "acme: HTTP %d without acme's error body, which does not say the message was refused", resp.StatusCode)
 	default:
 		return nil, notify.Errorf(notify.CodeRejected, "acme: HTTP %d: %s", resp.StatusCode, out.Error)
 	}
@@ -154,6 +157,10 @@ func (f *fakeAcme) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case providertest.Permanent:
 		reply(http.StatusBadRequest, map[string]string{"error": "number barred"})
+		return
+	case providertest.VendorErrorOn5xx:
+		// A code acme's documentation does not list.
+		reply(http.StatusInternalServerError, map[string]string{"error": "overloaded", "code": "E_BUSY"})
 		return
 	}
 	f.mu.Lock()

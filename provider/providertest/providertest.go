@@ -43,10 +43,22 @@ const (
 	// outcome (notify.OutcomeOf is OutcomeUnknown; never retryable), and
 	// the vendor must have received the message exactly once.
 	AnswerLost
+	// VendorErrorOn5xx: the vendor refuses the message with its own
+	// error answer, in its documented error format, on an HTTP 5xx and
+	// with an error code the provider need not know, such as
+	// {"return": false, "status_code": 503, "message": "busy"} on a 503.
+	// The vendor formed that answer and took nothing, so the provider
+	// must return a certain refusal (notify.OutcomeOf is
+	// OutcomeNotAccepted, never OutcomeUnknown) whatever the status, and
+	// the vendor receives nothing; see notify.Provider. Only an answer
+	// that is not the vendor's own (a proxy's page, an empty or cut body)
+	// leaves the outcome unknown. A fake whose vendor is not spoken to
+	// over HTTP reports false.
+	VendorErrorOn5xx
 )
 
-// String returns "temporary", "permanent", "rate-limited" or
-// "answer-lost".
+// String returns "temporary", "permanent", "rate-limited",
+// "answer-lost" or "vendor-error-on-5xx".
 func (f Failure) String() string {
 	switch f {
 	case Temporary:
@@ -57,6 +69,8 @@ func (f Failure) String() string {
 		return "rate-limited"
 	case AnswerLost:
 		return "answer-lost"
+	case VendorErrorOn5xx:
+		return "vendor-error-on-5xx"
 	}
 	return fmt.Sprintf("Failure(%d)", int(f))
 }
@@ -152,6 +166,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("RateLimited", func(t *testing.T) { s.testFailure(t, RateLimited) })
 	t.Run("PermanentFailure", func(t *testing.T) { s.testFailure(t, Permanent) })
 	t.Run("AnswerLost", func(t *testing.T) { s.testFailure(t, AnswerLost) })
+	t.Run("VendorErrorOn5xx", func(t *testing.T) { s.testFailure(t, VendorErrorOn5xx) })
 	t.Run("MissingContent", s.testMissingContent)
 	t.Run("Concurrent", s.testConcurrent)
 }
@@ -401,6 +416,11 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 	case Permanent:
 		if (code != notify.CodeRejected && code != notify.CodeInvalidArgument) || outcome != notify.OutcomeNotAccepted {
 			t.Errorf("permanent vendor failure gave code %q, outcome %v: want rejected or invalid_argument, not_accepted; error: %s", code, outcome, s.redact(err))
+		}
+	case VendorErrorOn5xx:
+		if outcome != notify.OutcomeNotAccepted {
+			t.Errorf("the vendor refused the message with its own error answer on a 5xx, but the error has code %q, outcome %v: want a certain refusal (outcome not_accepted), whatever the status; error: %s",
+				code, outcome, s.redact(err))
 		}
 	case AnswerLost:
 		// The vendor has the message: a refund or a retry would be wrong.

@@ -42,6 +42,8 @@ func (p *flawed) Send(ctx context.Context, env *notify.Envelope) (*notify.Result
 	if f := p.fail; f != 0 {
 		p.fail = 0
 		switch {
+		case f == providertest.VendorErrorOn5xx && p.defect == "vendor-error-as-unknown":
+			return nil, notify.Errorf(notify.CodeOutcomeUnknown, "flawed: HTTP 503 with an error code it does not know")
 		case f == providertest.AnswerLost:
 			p.got.Add(1) // the vendor took it; the answer is lost
 			if p.defect == "lost-as-unavailable" {
@@ -125,6 +127,7 @@ func TestSuiteCatchesDefects(t *testing.T) {
 		{"ignores-ctx", "though its context ended"},
 		{"bare-errors", "want a retryable error"},
 		{"lost-as-unavailable", "want outcome unknown"},
+		{"vendor-error-as-unknown", "want a certain refusal"},
 		{"leaks-secret", "contains Harness.Secrets[0]"},
 		{"leaks-in-failure", "contains Harness.Secrets[0]"},
 		{"panics", "Send panicked"},
