@@ -2,6 +2,7 @@ package smsgateway_test
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/notifykit/notify"
@@ -79,6 +80,10 @@ func TestConformance(t *testing.T) {
 				v.FailNext(smsgatewaytest.Spamming)
 			case providertest.AnswerLost:
 				v.BreakNext()
+			case providertest.VendorErrorOn5xx:
+				// The vendor sheds load: its own body, a code it does
+				// not document, on a 503.
+				v.RefuseNext(1, http.StatusServiceUnavailable, 503, "busy")
 			default:
 				return false
 			}

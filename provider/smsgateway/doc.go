@@ -40,10 +40,11 @@
 // # Errors
 //
 // Every error says whether the vendor may have the message
-// (notify.OutcomeOf), which decides refunds and retries. Only the vendor's
-// own error body, {"return": false, "status_code": N, "message": "..."}
-// (HTTP 400, or 401 for a bad key), proves that it refused the message; it
-// is classified by status_code, whatever the HTTP status:
+// (notify.OutcomeOf), which decides refunds and retries. The vendor's own
+// error body, {"return": false, "status_code": N, "message": "..."} (HTTP
+// 400, 401 for a bad key, or any other status), is its answer that it
+// took nothing: a certain refusal whatever the HTTP status, refunded,
+// classified by status_code:
 //
 //	412, 413        CodeRejected: the API key is wrong or disabled; the
 //	                message says to check Config.APIKey (never the key)
@@ -55,17 +56,21 @@
 //	406, 401        CodeRejected: the sender ID is not approved, or missing
 //	424, 425, 426   CodeRejected: the DLT template or its values
 //	500             CodeRejected: template or sender blacklisted at DLT
-//	other codes     CodeRejected (the request or the vendor account is
-//	                wrong: retrying cannot help), except on an HTTP 5xx:
-//	                a code the vendor does not document, or none, does not
-//	                say whether the message went out, so CodeOutcomeUnknown
+//	other codes     a code the vendor does not document, or none, by the
+//	                HTTP status: on a 5xx CodeUnavailable, a temporary
+//	                refusal that is retried (the vendor shedding load:
+//	                {"return": false, "status_code": 503, "message":
+//	                "busy"} on a 503); on a 429 CodeRateLimited, with
+//	                Retry-After; else CodeRejected (the request or the
+//	                vendor account is wrong: retrying cannot help)
 //
-// Any other answer is classified by its HTTP status:
+// Any other answer is not the vendor's, and is classified by its HTTP
+// status:
 //
 //	429                   CodeRateLimited, with Retry-After
 //	5xx                   CodeOutcomeUnknown: a proxy's 502 or 504 page, an
-//	                      empty or HTML body, JSON of another shape; the
-//	                      vendor may have taken the message behind it
+//	                      empty, HTML or cut body, JSON of another shape;
+//	                      the vendor may have taken the message behind it
 //	2xx                   CodeOutcomeUnknown: a success that cannot be read,
 //	                      or "return": true without a request_id
 //	other statuses        CodeRejected

@@ -1,6 +1,7 @@
 package smsgateway
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,9 +12,10 @@ import (
 
 // FuzzDecodeAnswer feeds arbitrary vendor answers to the decoder: it must
 // not panic, must classify every failure (a certain refusal or
-// CodeOutcomeUnknown), must succeed only on "return": true, must never
-// call a 5xx retryable unless the vendor's own error body says so, and
-// must keep error messages to one printable line.
+// CodeOutcomeUnknown), must succeed only on "return": true, must take the
+// vendor's own error body for a certain refusal whatever the status and
+// any other 5xx for an unknown outcome, and must keep error messages to
+// one printable line.
 func FuzzDecodeAnswer(f *testing.F) {
 	f.Add(200, []byte(`{"return": true, "request_id": "lwdtp7cjyqxvfe9", "message": ["SMS sent successfully."]}`))
 	f.Add(401, []byte(`{"return": false, "status_code": 412, "message": "Invalid Authentication, Check Authorization Key"}`))
@@ -23,6 +25,9 @@ func FuzzDecodeAnswer(f *testing.F) {
 	f.Add(502, []byte(``))
 	f.Add(500, []byte(`{"return": false, "status_code": 888, "message": "busy"}`))
 	f.Add(500, []byte(`{}`))
+	f.Add(503, []byte(`{"return": false, "status_code": 503, "message": "busy"}`))
+	f.Add(503, []byte(`{"return": false, "status_code": 503, "mess`))
+	f.Add(502, []byte(`{"status": "error", "message": "bad gateway"}`))
 	f.Add(200, []byte(`{"return": true, "wallet": "12.3456"}`))
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		var out response
@@ -40,8 +45,13 @@ func FuzzDecodeAnswer(f *testing.F) {
 		default:
 			t.Fatalf("code %q for %q", code, body)
 		}
-		if status >= 500 && notify.IsRetryable(err) && out.StatusCode != 416 && out.StatusCode != 995 {
-			t.Fatalf("HTTP %d with %q is retryable: %v", status, body, err)
+		var probe response
+		own := json.Unmarshal(body, &probe) == nil && (probe.Return != nil && !*probe.Return || probe.StatusCode != 0)
+		if own && notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+			t.Fatalf("HTTP %d with the vendor's error body %q is not a certain refusal: %v", status, body, err)
+		}
+		if !own && status >= 500 && notify.OutcomeOf(err) != notify.OutcomeUnknown {
+			t.Fatalf("HTTP %d with %q, not the vendor's error body, is certain: %v", status, body, err)
 		}
 		if strings.IndexFunc(err.Error(), unicode.IsControl) >= 0 {
 			t.Fatalf("error %q has control characters", err)

@@ -399,9 +399,10 @@ func (p *Provider) call(ctx context.Context, path string, data []byte, out *resp
 }
 
 // decodeAnswer decodes the vendor's answer into out and returns nil when
-// it says "return": true; otherwise the classified error. Only the
-// vendor's own error body ("return": false, or a status_code) proves that
-// it refused the message.
+// it says "return": true; otherwise the classified error. The vendor's
+// own error body ("return": false, or a status_code) is a certain refusal
+// whatever the HTTP status; only an answer that is not the vendor's leaves
+// the outcome unknown.
 func decodeAnswer(status int, header http.Header, raw []byte, out *response) error {
 	if err := json.Unmarshal(raw, out); err != nil {
 		return httpError(status, header, "is not the vendor's JSON")
@@ -410,7 +411,7 @@ func decodeAnswer(status int, header http.Header, raw []byte, out *response) err
 	case out.Return != nil && *out.Return:
 		return nil
 	case out.Return != nil || out.StatusCode != 0:
-		return vendorError(status, out.StatusCode, out.message())
+		return vendorError(status, header, out.StatusCode, out.message())
 	}
 	return httpError(status, header, "has no \"return\"")
 }
@@ -421,9 +422,7 @@ func httpError(status int, header http.Header, what string) error {
 	switch {
 	case status == http.StatusTooManyRequests:
 		e := notify.Errorf(notify.CodeRateLimited, "smsgateway: HTTP 429 too many requests")
-		if s, err := strconv.Atoi(header.Get("Retry-After")); err == nil && s > 0 {
-			e.RetryAfter = time.Duration(s) * time.Second
-		}
+		e.RetryAfter = retryAfter(header)
 		return e
 	case status >= 500:
 		// A proxy's 502 or 504 says nothing of what the vendor did
@@ -435,10 +434,21 @@ func httpError(status int, header http.Header, what string) error {
 	return notify.Errorf(notify.CodeRejected, "smsgateway: HTTP %d, and the answer %s", status, what)
 }
 
-// vendorError classifies the vendor's error answer by its status_code.
-// A code it documents is a certain refusal; an unknown code on a 5xx does
-// not say whether the message went out, so it is an unknown outcome.
-func vendorError(httpStatus, code int, msg string) error {
+// retryAfter reads a Retry-After header in seconds; 0 when there is none.
+func retryAfter(header http.Header) time.Duration {
+	if s, err := strconv.Atoi(header.Get("Retry-After")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 0
+}
+
+// vendorError classifies the vendor's own error answer. The vendor formed
+// it and took nothing, so it is a certain refusal whatever the HTTP
+// status: a code the vendor documents says which; one it does not
+// document, or none, is temporary on an HTTP 5xx (CodeUnavailable: the
+// vendor sheds load, as {"status_code": 503, "message": "busy"}), a rate
+// limit on a 429 and CodeRejected otherwise.
+func vendorError(httpStatus int, header http.Header, code int, msg string) error {
 	if msg == "" {
 		msg = "no message"
 	}
@@ -459,11 +469,15 @@ func vendorError(httpStatus, code int, msg string) error {
 		e.Err = fmt.Errorf("%w (the vendor account's settings)", e.Err)
 	case 401, 402, 403, 404, 405, 406, 407, 408, 410, 411, 417, 424, 425, 426, 500, 990, 997:
 	default:
-		if httpStatus >= 500 {
-			if code == 0 {
-				return vendorhttp.Unknownf("smsgateway", "HTTP %d with an error of no status_code: %s", httpStatus, msg)
+		switch {
+		case httpStatus >= 500:
+			e.Code = notify.CodeUnavailable
+			if code != 0 {
+				e.Err = fmt.Errorf("%w (HTTP %d)", e.Err, httpStatus)
 			}
-			return vendorhttp.Unknownf("smsgateway", "HTTP %d with vendor status %d, which it does not document: %s", httpStatus, code, msg)
+		case httpStatus == http.StatusTooManyRequests:
+			e.Code = notify.CodeRateLimited
+			e.RetryAfter = retryAfter(header)
 		}
 	}
 	return e

@@ -212,8 +212,9 @@ func TestEnvelopeChecks(t *testing.T) {
 	}
 }
 
-// TestHTTPFailures covers answers that are not the vendor's JSON, and the
-// vendor's error bodies on a 5xx.
+// TestHTTPFailures covers answers that are not the vendor's JSON (unknown
+// on a 5xx), and the vendor's error bodies on other statuses (certain
+// refusals, whatever the status).
 func TestHTTPFailures(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
@@ -238,8 +239,12 @@ func TestHTTPFailures(t *testing.T) {
 		{"429 with Retry-After", 429, map[string]string{"Retry-After": "3"}, `slow down`, notify.CodeRateLimited, 3 * time.Second, notify.OutcomeNotAccepted},
 		{"500 with an empty body", 500, nil, ``, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
 		{"503 with an empty JSON object", 503, nil, `{}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
-		{"vendor error with HTTP 500 and an unknown code", 500, nil, `{"return": false, "status_code": 888, "message": "busy"}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
-		{"vendor error with HTTP 502 and no code", 502, nil, `{"return": false, "message": "busy"}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"503 with the vendor's JSON cut short", 503, nil, `{"return": false, "status_code": 503, "mess`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"502 with JSON of another shape", 502, nil, `{"status": "error", "message": "bad gateway"}`, notify.CodeOutcomeUnknown, 0, notify.OutcomeUnknown},
+		{"vendor's busy answer on a 503", 503, nil, `{"return": false, "status_code": 503, "message": "busy"}`, notify.CodeUnavailable, 0, notify.OutcomeNotAccepted},
+		{"vendor error with HTTP 500 and an unknown code", 500, nil, `{"return": false, "status_code": 888, "message": "busy"}`, notify.CodeUnavailable, 0, notify.OutcomeNotAccepted},
+		{"vendor error with HTTP 502 and no code", 502, nil, `{"return": false, "message": "busy"}`, notify.CodeUnavailable, 0, notify.OutcomeNotAccepted},
+		{"vendor error with HTTP 429 and an unknown code", 429, map[string]string{"Retry-After": "4"}, `{"return": false, "status_code": 429, "message": "slow down"}`, notify.CodeRateLimited, 4 * time.Second, notify.OutcomeNotAccepted},
 		{"vendor's documented wallet error on a 503", 503, nil, `{"return": false, "status_code": 416, "message": "You don't have sufficient wallet balance"}`, notify.CodeUnavailable, 0, notify.OutcomeNotAccepted},
 		{"vendor's documented refusal on a 500", 500, nil, `{"return": false, "status_code": 411, "message": "Invalid Numbers"}`, notify.CodeRejected, 0, notify.OutcomeNotAccepted},
 	}

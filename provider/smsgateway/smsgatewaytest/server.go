@@ -19,6 +19,10 @@
 // slowed (SetLatency):
 //
 //   - FailNext: the vendor refuses the message with one of its error codes;
+//   - RefuseNext: the vendor refuses the next n messages, or all of them,
+//     with its own error body on an HTTP status of the test's choosing, as
+//     it does when it sheds load ({"return": false, "status_code": 503,
+//     "message": "busy"} on an HTTP 503);
 //   - FailNextHTTP: a proxy in front of the vendor answers an HTTP error
 //     with its own HTML page, and the vendor never sees the request;
 //   - FailNextHTTPAfterAccept: the vendor accepts (and charges) the message,
@@ -234,9 +238,15 @@ type Server struct {
 	failCode   int
 	failHTTP   int
 	acceptHTTP int // status of the proxy's page after the vendor accepts
-	breakNext  bool
-	latency    time.Duration
-	ids        map[string]bool
+	// refuseN sends are refused with the vendor's own body (RefuseNext);
+	// negative: every one.
+	refuseN      int
+	refuseStatus int
+	refuseCode   int
+	refuseMsg    string
+	breakNext    bool
+	latency      time.Duration
+	ids          map[string]bool
 
 	dlrURL   string
 	autoDLR  string
@@ -349,6 +359,20 @@ func (s *Server) FailNext(code int) {
 	s.failCode = code
 }
 
+// RefuseNext makes the vendor refuse the next n authorised send requests
+// (every one from now on when n is negative; RefuseNext(0, ...) ends it)
+// with its own error body, {"return": false, "status_code": code,
+// "message": message}, answered with HTTP status: the vendor formed that
+// answer and took nothing, whatever the status. Use it for the answers the
+// vendor gives outside its documented list, such as {"return": false,
+// "status_code": 503, "message": "busy"} on an HTTP 503 when it sheds
+// load. Nothing is accepted or charged, though Requests counts each.
+func (s *Server) RefuseNext(n, status, code int, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseN, s.refuseStatus, s.refuseCode, s.refuseMsg = n, status, code, message
+}
+
 // FailNextHTTP makes the next send request fail with an HTTP status and a
 // proxy's HTML error page instead of the vendor's JSON, as a proxy in
 // front of the vendor would (such as 502 or 503). The vendor does not see
@@ -415,6 +439,17 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	}
 	if code := s.auth(r); code != 0 {
 		fail(w, code)
+		return
+	}
+	s.mu.Lock()
+	refuse := s.refuseN != 0
+	status, code, message := s.refuseStatus, s.refuseCode, s.refuseMsg
+	if s.refuseN > 0 {
+		s.refuseN--
+	}
+	s.mu.Unlock()
+	if refuse {
+		reply(w, status, map[string]any{"return": false, "status_code": code, "message": message})
 		return
 	}
 	if failCode != 0 {

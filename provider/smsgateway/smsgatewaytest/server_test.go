@@ -185,6 +185,28 @@ func TestInjectedFailures(t *testing.T) {
 		t.Fatalf("after BreakNext: accepted %d of %d, balance %d", s.Accepted(), s.Requests(), s.Balance())
 	}
 
+	// The vendor's own refusals on a 503: for two requests, then for
+	// every one until told to stop. Nothing is taken or charged.
+	s.RefuseNext(2, http.StatusServiceUnavailable, 503, "busy")
+	for i := range 2 {
+		if ret, code, status := do(t, s, mustRequest(t, s)); ret || code != 503 || status != http.StatusServiceUnavailable {
+			t.Fatalf("RefuseNext(2), request %d: return %v, status_code %d, HTTP %d; want false, 503, 503", i, ret, code, status)
+		}
+	}
+	if ret, code, _ := do(t, s, mustRequest(t, s)); !ret {
+		t.Fatalf("the third request after RefuseNext(2): status_code %d, want it taken", code)
+	}
+	s.RefuseNext(-1, http.StatusServiceUnavailable, 503, "busy")
+	for i := range 3 {
+		if ret, code, _ := do(t, s, mustRequest(t, s)); ret || code != 503 {
+			t.Fatalf("RefuseNext(-1), request %d: return %v, status_code %d", i, ret, code)
+		}
+	}
+	s.RefuseNext(0, 0, 0, "")
+	if s.Accepted() != 3 || s.Requests() != 9 || s.Balance() != 25 {
+		t.Fatalf("after the refusals: accepted %d of %d, balance %d", s.Accepted(), s.Requests(), s.Balance())
+	}
+
 	// Each failure was for one request only.
 	ret, code, _ := do(t, s, mustRequest(t, s))
 	if !ret {
