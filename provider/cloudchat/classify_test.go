@@ -1,6 +1,7 @@
 package cloudchat
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,6 +18,8 @@ func FuzzClassify(f *testing.F) {
 	f.Add(400, []byte(`{"error":{"code":"131056"}}`))
 	f.Add(502, []byte(`<html><head><title>502 Bad Gateway</title></head></html>`))
 	f.Add(503, []byte(`{"error":{"message":"(#131016) Service unavailable","code":131016}}`))
+	f.Add(503, []byte(`{"error":{"message":"busy","code":999999}}`))
+	f.Add(503, []byte(`{"error":"busy"}`))
 	f.Add(400, []byte(`{"error":{"message":"An unknown error occurred","code":1}}`))
 	f.Fuzz(func(t *testing.T, status int, data []byte) {
 		h := http.Header{"Retry-After": {"3"}}
@@ -32,8 +35,16 @@ func FuzzClassify(f *testing.F) {
 		if e.RetryAfter < 0 {
 			t.Fatalf("negative RetryAfter")
 		}
-		// A 5xx is a certain refusal only with an error code that says so.
-		if status >= 500 && notify.OutcomeOf(e) == notify.OutcomeNotAccepted && !strings.Contains(string(data), `"error"`) {
+		// The vendor's error object is a certain refusal whatever the
+		// status; a 5xx without it is of unknown outcome.
+		var body struct {
+			Error *apiError `json:"error"`
+		}
+		own := json.Unmarshal(data, &body) == nil && body.Error != nil
+		if own && notify.OutcomeOf(e) != notify.OutcomeNotAccepted {
+			t.Fatalf("HTTP %d with the vendor's error object is not a certain refusal: %v", status, e)
+		}
+		if !own && status >= 500 && notify.OutcomeOf(e) != notify.OutcomeUnknown {
 			t.Fatalf("HTTP %d without the vendor's error object is certain: %v", status, e)
 		}
 	})

@@ -110,12 +110,13 @@ func TestVendorErrors(t *testing.T) {
 		{name: "bad token", err: gerr(401, 190, "Error validating access token: Session has expired", ""),
 			code: notify.CodeRejected, contains: "Config.Token"},
 		{name: "undeliverable", err: gerr(400, 131026, "(#131026) Message Undeliverable", ""), code: notify.CodeRejected, contains: "undeliverable"},
-		{name: "something went wrong", err: somethingWentWrong, code: notify.CodeOutcomeUnknown, contains: "does not say whether the message was sent"},
-		{name: "API unknown", err: gerr(400, 1, "An unknown error occurred", ""), code: notify.CodeOutcomeUnknown, contains: "code 1,"},
+		{name: "something went wrong", err: somethingWentWrong, code: notify.CodeUnavailable, contains: "the message was not sent; retried"},
+		{name: "API unknown", err: gerr(400, 1, "An unknown error occurred", ""), code: notify.CodeRejected, contains: "code 1,"},
+		{name: "API unknown on a 5xx", err: gerr(500, 1, "An unknown error occurred", ""), code: notify.CodeUnavailable, contains: "code 1,"},
 		{name: "service unavailable", err: serviceUnavailable, code: notify.CodeUnavailable},
 		{name: "API service down", err: gerr(503, 2, "Service temporarily unavailable", ""), code: notify.CodeUnavailable},
 		{name: "server temporarily unavailable", err: gerr(503, 133004, "(#133004) Server temporarily unavailable", ""), code: notify.CodeUnavailable},
-		{name: "unknown code on 5xx", err: gerr(502, 999999, "proxy trouble", ""), code: notify.CodeOutcomeUnknown},
+		{name: "unknown code on 5xx", err: gerr(503, 999999, "busy", ""), code: notify.CodeUnavailable, contains: "code 999999"},
 		{name: "unknown code on 4xx", err: gerr(400, 999999, "something odd", ""), code: notify.CodeRejected},
 		{name: "permission", err: gerr(403, 10, "(#10) Application does not have permission for this action", ""),
 			code: notify.CodeRejected, contains: "PhoneNumberID"},
@@ -263,22 +264,27 @@ func TestProxy502IsUnknown(t *testing.T) {
 	}
 }
 
-// TestCloud131000IsUnknown: "Something went wrong" is the vendor's
-// catch-all; it does not say the message was not sent (here it was).
-func TestCloud131000IsUnknown(t *testing.T) {
+// TestCloud131000IsARefusal: "Something went wrong" is the vendor's
+// catch-all, in its own error object, documented as "Message failed to
+// send due to an unknown error": a certain refusal, temporary, with the
+// vendor's error reachable; the HTTP 500 it comes with changes nothing.
+func TestCloud131000IsARefusal(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
-	e := somethingWentWrong
-	vendor.FailNextWithFault(fault{Graph: &e, Accept: true})
+	vendor.FailNextWith(somethingWentWrong)
 	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}))
-	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
-		t.Fatalf("131000: %v, want outcome_unknown", err)
+	if notify.OutcomeOf(err) != notify.OutcomeNotAccepted || !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("131000: %v, want a retryable unavailable", err)
+	}
+	var ce *cloudchat.Error
+	if !errors.As(err, &ce) || ce.Code != 131000 || ce.HTTPStatus != 500 {
+		t.Errorf("131000: the vendor's error is not reachable with errors.As: %+v", ce)
 	}
 	if !strings.Contains(err.Error(), "131000") || !strings.Contains(err.Error(), "AbCdEfGh123") || strings.Contains(err.Error(), "482915") {
 		t.Errorf("131000: message %q lacks the code or trace ID, or holds the OTP", err)
 	}
-	if vendor.Requests() != 1 || vendor.Count() != 1 {
-		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.Requests(), vendor.Count())
+	if vendor.Requests() != 1 || vendor.Count() != 0 {
+		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 0", vendor.Requests(), vendor.Count())
 	}
 }
 

@@ -29,8 +29,7 @@ func TestConformance(t *testing.T) {
 			switch f {
 			case providertest.Temporary:
 				// 131016 is documented as the service being down for a
-				// while: certainly not taken. 131000 would not do: it
-				// does not say whether the message was sent.
+				// while: certainly not taken.
 				vendor.FailNextWith(serviceUnavailable)
 			case providertest.RateLimited:
 				vendor.FailNextWith(throughputHit)
@@ -39,6 +38,9 @@ func TestConformance(t *testing.T) {
 			case providertest.AnswerLost:
 				// Take the message, then drop the connection.
 				vendor.FailNextWithFault(fault{Lose: true})
+			case providertest.VendorErrorOn5xx:
+				// The vendor's error object with a code not known here.
+				vendor.FailNextWith(gerr(503, 999999, "Service busy", ""))
 			default:
 				return false
 			}

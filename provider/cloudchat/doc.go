@@ -64,17 +64,19 @@
 // Every error says whether the vendor may have the message
 // (notify.OutcomeOf), which decides refunds and retries. Errors answer
 // {"error": {"message", "type", "code", "error_subcode", "error_data":
-// {"details"}, "fbtrace_id"}} and are classified by code, following the
-// vendor's error-code reference:
+// {"details"}, "fbtrace_id"}}. That error object is the vendor's own
+// answer: it took nothing, so it is a certain refusal whatever the HTTP
+// status, classified by code, following the vendor's error-code
+// reference:
 //
 //	130429, 131056, 131048, 4, 80007  CodeRateLimited (131056, the pair rate
 //	                                  limit, with RetryAfter 6s)
 //	2, 131016, 133004                 CodeUnavailable: the service is down
 //	                                  or overloaded for a while, the message
 //	                                  was not taken; retried
-//	1, 131000                         CodeOutcomeUnknown: "API Unknown" and
-//	                                  "Something went wrong" do not say
-//	                                  whether the message was sent
+//	131000                            CodeUnavailable: "Something went
+//	                                  wrong", documented as the message
+//	                                  failing to send, to be tried again
 //	131047                            CodeRejected: outside the 24-hour
 //	                                  customer service window; send a template
 //	131008                            CodeRejected: a required parameter is
@@ -83,15 +85,16 @@
 //	132012, 132015, 132016, 132018    exist, or does not match the parameters
 //	190                               CodeRejected: bad or expired token
 //	10, 200, 131005                   CodeRejected: the token lacks permission
-//	131026 and other codes on a 4xx   CodeRejected
+//	131026 and other codes on a 4xx   CodeRejected (1, "API Unknown", too)
 //	other codes on a 429              CodeRateLimited
-//	other codes on a 5xx              CodeOutcomeUnknown
+//	other codes on a 5xx              CodeUnavailable (1 too): a temporary
+//	                                  refusal, retried
 //
-// An answer without the error object (a proxy's HTML page, an empty body)
-// is CodeRateLimited on a 429 (with Retry-After), CodeOutcomeUnknown on a
-// 5xx (the vendor may have taken the message behind a proxy's 502 or 504),
-// and CodeRejected otherwise. A 2xx without a message ID is
-// CodeOutcomeUnknown.
+// An answer without the error object (a proxy's HTML page, an empty body,
+// JSON of another shape) is not the vendor's: CodeRateLimited on a 429
+// (with Retry-After), CodeOutcomeUnknown on a 5xx (the vendor may have
+// taken the message behind a proxy's 502 or 504), and CodeRejected
+// otherwise. A 2xx without a message ID is CodeOutcomeUnknown.
 //
 // A network failure before the request was written whole (a refused dial,
 // DNS, TLS, a context that ended first) is CodeUnavailable, certain and

@@ -85,9 +85,9 @@ const pairRateWait = 6 * time.Second
 // classify turns an error answer (not 2xx) into a *notify.Error, which
 // wraps an *Error when the vendor sent its error object. otp, when set, is
 // removed from the vendor's text in case the vendor quotes the message.
-// Only the vendor's error object with a code that says the message was
-// not taken is a certain refusal; a 5xx without one (a proxy's page, an
-// empty body, an unknown code) is CodeOutcomeUnknown.
+// The vendor's error object is its own answer: a certain refusal whatever
+// the HTTP status and code. Only a 5xx without it (a proxy's page, an
+// empty body, JSON of another shape) is CodeOutcomeUnknown.
 func classify(status int, header http.Header, data []byte, otp string) *notify.Error {
 	var body struct {
 		Error *apiError `json:"error"`
@@ -105,11 +105,7 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 	}
 	a := body.Error
 	code, hint := codeOf(status, a.Code)
-	ce := newError(status, a, otp, hint)
-	if code == notify.CodeOutcomeUnknown {
-		return vendorhttp.UnknownCause(ce)
-	}
-	e := &notify.Error{Code: code, Err: ce}
+	e := &notify.Error{Code: code, Err: newError(status, a, otp, hint)}
 	if code == notify.CodeRateLimited {
 		e.RetryAfter = retryAfter(header)
 		if a.Code == 131056 && e.RetryAfter < pairRateWait {
@@ -137,9 +133,8 @@ func newError(status int, a *apiError, otp, hint string) *Error {
 }
 
 // codeOf maps a vendor error code (and the HTTP status, for codes not
-// known here) to a notify code and a hint for the reader.
-// CodeOutcomeUnknown means the answer does not prove the message was not
-// taken.
+// known here) to a notify code and a hint for the reader. Every one is a
+// certain refusal: the vendor answered with its error object.
 func codeOf(status, code int) (notify.Code, string) {
 	switch code {
 	case 4, 80007, 130429, 131048, 131056:
@@ -164,16 +159,18 @@ func codeOf(status, code int) (notify.Code, string) {
 		// Documented as the service being down or overloaded for a
 		// while: the message was not taken.
 		return notify.CodeUnavailable, ""
-	case 1, 131000:
-		// Documented as an unknown error ("API Unknown", "Something went
-		// wrong"): the message may have been sent.
-		return notify.CodeOutcomeUnknown, " (the vendor's catch-all error does not say whether the message was sent)"
+	case 131000:
+		// "Something went wrong", documented as "Message failed to send
+		// due to an unknown error", to be tried again.
+		return notify.CodeUnavailable, " (the vendor's catch-all error: the message was not sent; retried)"
 	}
+	// Codes not known here, and 1 ("API Unknown": a bad request or a
+	// server error), by the status the vendor gave them.
 	switch {
 	case status == http.StatusTooManyRequests:
 		return notify.CodeRateLimited, ""
 	case status >= 500:
-		return notify.CodeOutcomeUnknown, ""
+		return notify.CodeUnavailable, ""
 	}
 	return notify.CodeRejected, ""
 }
