@@ -124,10 +124,15 @@
 //	body failing while it is streamed (the request is
 //	aborted before it is whole)                            CodeUnavailable
 //	an envelope that cannot be sent                        CodeInvalidArgument
+//	the gateway's own error answer on a 5xx other than
+//	500 (its JSON with that statusCode): an HTTP error it
+//	raised itself, before sending                          CodeUnavailable
+//	                                                       (501: CodeRejected)
 //	other HTTP 5xx: the gateway reports its engine's
-//	failures as 500 (the engine may have sent the message
-//	before it failed), and a proxy's 502 or 504 page says
-//	nothing of the gateway behind it                       CodeOutcomeUnknown
+//	failures as 500, an answer that it does not know
+//	(the engine may have sent the message before it
+//	failed), and a proxy's 502 or 504 page says nothing
+//	of the gateway behind it                               CodeOutcomeUnknown
 //	no complete answer after the request was written (a
 //	timeout, a reset, an answer cut short), a 2xx
 //	without a message ID                                   CodeOutcomeUnknown

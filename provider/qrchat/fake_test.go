@@ -275,6 +275,10 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	case fail == providertest.Permanent:
 		badRequest(w, "chatId: the number is not registered on the chat network")
 		return
+	case fail == providertest.VendorErrorOn5xx:
+		// An HTTP error the gateway raises itself, in its own body.
+		reply(w, http.StatusServiceUnavailable, map[string]any{"statusCode": 503, "message": "Service Unavailable", "error": "Service Unavailable"})
+		return
 	}
 	f.mu.Lock()
 	n := len(f.accepted) + 1
@@ -408,10 +412,11 @@ func (r *rawReply) write(w http.ResponseWriter) {
 // failNext makes the gateway fail the next valid message as the suite
 // asks: Temporary, the session dropped out (422); RateLimited, 429;
 // Permanent, a validation error (400); AnswerLost, the engine takes the
-// message and the connection drops. It reports false for other kinds.
+// message and the connection drops; VendorErrorOn5xx, an HTTP 503 the
+// gateway raises itself. It reports false for other kinds.
 func (f *fakeWAHA) failNext(kind providertest.Failure) bool {
 	switch kind {
-	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.AnswerLost:
+	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.AnswerLost, providertest.VendorErrorOn5xx:
 	default:
 		return false
 	}

@@ -608,12 +608,15 @@ func (p *Provider) header() http.Header {
 
 // classify turns an error answer into a *notify.Error, with the
 // gateway's message (never its echo of the request) and otp removed. The
-// gateway's answer about its session (the session is not WORKING, or is
-// unknown) is a certain refusal; a 5xx is not: the gateway reports its
+// gateway's own error answers are certain refusals, whatever the status:
+// its answer about its session (the session is not WORKING, or is
+// unknown), and an HTTP error it raised itself on a 5xx other than 500
+// (its JSON with that statusCode). A 500 is not: the gateway reports its
 // engine's failures as HTTP 500, and the engine may have sent the message
-// before it failed, and a proxy's 502 or 504 says nothing of the gateway.
-// The exceptions are the engine errors of engineRefusals, which refuse the
-// recipient before anything is sent.
+// before it failed, so that answer says the gateway does not know; the
+// exceptions are the engine errors of engineRefusals, which refuse the
+// recipient before anything is sent. A 5xx that is not the gateway's (a
+// proxy's 502 or 504 page) says nothing of the gateway behind it.
 func (p *Provider) classify(status int, header http.Header, data []byte, otp string) *notify.Error {
 	msg, sessionState := errorMessage(data)
 	if otp != "" {
@@ -646,10 +649,24 @@ func (p *Provider) classify(status int, header http.Header, data []byte, otp str
 			return notify.Errorf(notify.CodeRejected, "qrchat: HTTP 500: the gateway's engine refused the recipient (%s)%s", why, msg)
 		}
 		return vendorhttp.Unknownf("qrchat", "HTTP %d%s", status, msg)
+	case status == http.StatusNotImplemented && raisedBy(data, status):
+		return notify.Errorf(notify.CodeRejected, "qrchat: HTTP 501: the gateway's engine cannot do this%s", msg)
+	case status > 500 && raisedBy(data, status):
+		return notify.Errorf(notify.CodeUnavailable, "qrchat: HTTP %d from the gateway%s", status, msg)
 	case status >= 500:
 		return vendorhttp.Unknownf("qrchat", "HTTP %d%s", status, msg)
 	}
 	return notify.Errorf(notify.CodeRejected, "qrchat: HTTP %d%s", status, msg)
+}
+
+// raisedBy reports whether data is the error body the gateway writes for
+// an HTTP error it raised itself, {"statusCode": status, "message", ...},
+// rather than a page of something in front of it.
+func raisedBy(data []byte, status int) bool {
+	var b struct {
+		StatusCode int `json:"statusCode"`
+	}
+	return json.Unmarshal(data, &b) == nil && b.StatusCode == status
 }
 
 // errorMessage extracts the readable part of an error answer: "error" (a
