@@ -61,15 +61,17 @@ type Channel interface {
 // it by its code; a code the provider does not know is CodeUnavailable on
 // a 5xx, CodeRateLimited on a 429, else CodeRejected. Only an answer that
 // is not the vendor's own (a proxy's error page, an empty, cut or
-// unreadable body, JSON of another shape) leaves the outcome unknown, as
-// does an answer in which the vendor itself says that it does not know
-// whether the message left (a relay reporting outcome_unknown, an engine
-// that failed mid-send). provider/providertest checks it (its failure
-// VendorErrorOn5xx).
+// unreadable body, JSON of another shape) leaves the outcome unknown, and
+// so does one in which the vendor says that it does not know whether the
+// message left: a relay reporting an engine that failed mid-send, or a
+// remote gateway's outcome_unknown (its error format carries such codes
+// too, so there only the codes of a refusal are certain, and one the
+// provider does not know is not). provider/providertest checks the rule
+// (its failure VendorErrorOn5xx).
 //
-// When ctx ends mid-call, return an error that says which of the last two
-// outcomes it was: a bare ctx.Err() is taken as unknown, so a provider that knows
-// the request was never written wraps it as CodeUnavailable.
+// When ctx ends mid-call, return an error that says which of the last
+// two outcomes it was: a bare ctx.Err() is taken as unknown, so a provider
+// that knows the request was never written wraps it as CodeUnavailable.
 //
 // Send may retain env (it is never changed after Deliver starts). It must
 // not put secrets (keys, OTP codes, passwords) in errors. A successful
