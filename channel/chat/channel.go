@@ -91,9 +91,12 @@ type Channel struct {
 }
 
 // New returns a Channel for cfg. It fails when neither Cloud nor QR is
-// set, when Cloud is set without QR or CloudOTPTemplate (the cloud gateway
-// could not carry a one-time code), and on a CloudOTPTemplate or
-// CloudOTPLanguage that is not a template name or a language code.
+// set, and on a CloudOTPTemplate or CloudOTPLanguage that is not a
+// template name or a language code. Cloud without QR or CloudOTPTemplate
+// is a channel for templates, text and files: it refuses every message
+// that carries a one-time code, before anything is charged, with
+// CodeInvalidArgument naming CloudOTPTemplate (the cloud vendor takes
+// codes only in an authentication template).
 func New(cfg Config) (*Channel, error) {
 	// A typed nil (the nil *cloudchat.Provider of a constructor that
 	// failed, say) is refused here rather than panicking at the first send.

@@ -463,8 +463,9 @@ func TestCloudOTPTemplate(t *testing.T) {
 
 // TestCloudNeverCarriesFreeTextCodes: without an authentication template
 // the cloud gateway carries no code: auto sends it by QR (also when the
-// account's primary is cloud), an explicit cloud is Unavailable, and a
-// cloud-only channel cannot be made.
+// account's primary is cloud), an explicit cloud is InvalidArgument, and a
+// cloud-only channel refuses every message with a code, naming the
+// setting, and sends the rest.
 func TestCloudNeverCarriesFreeTextCodes(t *testing.T) {
 	r := newRig(t, func(c *chat.Config) { c.CloudOTPTemplate = "" })
 	for _, req := range []*notify.ChatRequest{shapeOTP(),
@@ -485,11 +486,23 @@ func TestCloudNeverCarriesFreeTextCodes(t *testing.T) {
 	req := shapeOTP()
 	req.Gateway = notify.GatewayCloud
 	_, err := r.ch.Prepare(context.Background(), account(""), req)
-	if notify.CodeOf(err) != notify.CodeUnavailable || !strings.Contains(err.Error(), "CloudOTPTemplate") {
+	if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "otp: ") || !strings.Contains(err.Error(), "CloudOTPTemplate") {
 		t.Fatalf("explicit cloud: %v", err)
 	}
-	if _, err := chat.New(chat.Config{Cloud: r.cloud}); err == nil || !strings.Contains(err.Error(), "CloudOTPTemplate") {
-		t.Fatalf("cloud-only without a template: %v", err)
+	cloudOnly := newRig(t, func(c *chat.Config) { c.QR, c.CloudOTPTemplate = nil, "" }).ch
+	for _, gw := range []notify.ChatGateway{notify.GatewayAuto, notify.GatewayCloud} {
+		for _, req := range []*notify.ChatRequest{shapeOTP(),
+			{To: "9876543210", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482915"}}} {
+			req.Gateway = gw
+			_, err := cloudOnly.Prepare(context.Background(), account(""), req)
+			if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "CloudOTPTemplate") ||
+				!strings.Contains(err.Error(), "NOTIFY_CLOUD_OTP_TEMPLATE") {
+				t.Fatalf("cloud-only, gateway %q, a code: %v", gw, err)
+			}
+		}
+	}
+	if env, err := cloudOnly.Prepare(context.Background(), account(""), &notify.ChatRequest{To: "9876543210", Message: "hi"}); err != nil || env.Chat.Gateway != notify.GatewayCloud {
+		t.Fatalf("cloud-only, free text: %v", err)
 	}
 	if _, err := chat.New(chat.Config{Cloud: r.cloud, CloudOTPTemplate: "otp_code"}); err != nil {
 		t.Fatal(err)

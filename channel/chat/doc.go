@@ -61,7 +61,9 @@
 // QR gateway gets the text. Without that template the cloud gateway
 // carries no code: under auto such a message goes by the QR gateway (and
 // never falls over to cloud), an explicit gateway cloud is
-// CodeUnavailable, and New refuses a Cloud provider with no QR provider.
+// CodeInvalidArgument naming CloudOTPTemplate, and so is every message
+// with a code on a channel with a Cloud provider and no QR provider,
+// which sends templates, text and files.
 // template_name naming the authentication template needs otp; another
 // template_name with otp is sent as the caller named it.
 //

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/notifykit/notify"
@@ -10,10 +9,7 @@ import (
 // otpConfig checks and keeps the cloud OTP template of cfg.
 func (c *Channel) otpConfig(cfg Config) error {
 	if cfg.CloudOTPTemplate == "" {
-		if cfg.Cloud != nil && cfg.QR == nil {
-			return errors.New("chat: Config.Cloud needs CloudOTPTemplate, the authentication template one-time codes go through (the cloud vendor refuses codes in free text and other templates), or a QR provider to carry them")
-		}
-		return nil
+		return nil // codes go by QR, or are refused (errNoOTPTemplate)
 	}
 	if !templateName(cfg.CloudOTPTemplate) {
 		return fmt.Errorf("chat: Config.CloudOTPTemplate %q is not a template name (lower-case letters, digits and '_')", cfg.CloudOTPTemplate)

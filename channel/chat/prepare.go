@@ -150,7 +150,7 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 			return "", notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", requested)
 		}
 		if !carriesTo(msg, requested, otp) {
-			return "", errNoOTPTemplate()
+			return "", errNoOTPTemplate(msg)
 		}
 		return requested, nil
 	}
@@ -166,7 +166,7 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 		}
 		gw = other(gw)
 		if c.provider(gw) == nil || !carriesTo(msg, gw, otp) {
-			return "", errNoOTPTemplate() // New makes sure the QR gateway is there otherwise
+			return "", errNoOTPTemplate(msg)
 		}
 	}
 	return gw, nil
@@ -179,11 +179,20 @@ func attaches(p notify.Provider) bool {
 	return !ok || m.SupportsMedia()
 }
 
-// errNoOTPTemplate is the error of a one-time code for the cloud gateway
-// when no authentication template is configured.
-func errNoOTPTemplate() error {
-	return notify.Errorf(notify.CodeUnavailable,
-		"chat: the cloud gateway sends one-time codes only through an authentication template, and none is configured (chat Config.CloudOTPTemplate); use gateway qr or auto")
+// errNoOTPTemplate is the error of a message with a one-time code that
+// only the cloud gateway could take when no authentication template is
+// configured. It is InvalidArgument, not a temporary failure: the same
+// request can never go until the configuration changes. It names the
+// field that carries the code, and the setting as the library and as the
+// example gateway spell it.
+func errNoOTPTemplate(msg *notify.ChatMessage) error {
+	field := "variables.OTP"
+	if msg.OTP != "" {
+		field = "otp"
+	}
+	return notify.InvalidField(field, "the cloud gateway sends one-time codes only through an approved authentication template, "+
+		"and none is configured (chat Config.CloudOTPTemplate; the gateway's NOTIFY_CLOUD_OTP_TEMPLATE): send the code by SMS, "+
+		"or by the QR gateway where one is configured")
 }
 
 // template fills msg for template_slug / template_name and returns the

@@ -44,21 +44,39 @@ func TestGatewayOTPByAuthenticationTemplate(t *testing.T) {
 	}
 }
 
-// TestGatewayCloudNeedsAnOTPRoute: with the real cloud API and neither an
-// authentication template nor a QR gateway, one-time codes could go
-// nowhere: the gateway does not start, and says what to set.
-func TestGatewayCloudNeedsAnOTPRoute(t *testing.T) {
-	cfg := map[string]string{"NOTIFY_CLOUD_TOKEN": "t", "NOTIFY_CLOUD_PHONE_ID": "106540352242922"}
-	_, err := loadConfig(func(k string) string { return cfg[k] })
-	if err == nil || !strings.Contains(err.Error(), "NOTIFY_CLOUD_OTP_TEMPLATE") || !strings.Contains(err.Error(), "NOTIFY_QR_URL") {
-		t.Fatalf("err = %v", err)
+// TestGatewayCloudWithoutAnOTPTemplate: the real cloud API with neither an
+// authentication template nor a QR gateway starts, sends templates and
+// text, and refuses only chat messages that carry a code, before anything
+// is charged, naming the field and the setting: the dual OTP too, whose
+// chat leg could not go. No log stands in for the missing QR gateway.
+func TestGatewayCloudWithoutAnOTPTemplate(t *testing.T) {
+	vendor := cloudchattest.NewServer(cloudchattest.Config{Token: cloudToken})
+	t.Cleanup(vendor.Close)
+	g := start(t, map[string]string{"NOTIFY_CLOUD_URL": vendor.URL, "NOTIFY_CLOUD_TOKEN": cloudToken,
+		"NOTIFY_CLOUD_PHONE_ID": cloudchattest.DefaultPhoneNumberID})
+	before := g.balanceMinor(t)
+	for _, c := range []struct{ path, body string }{
+		{"/messenger/send", `{"gateway":"cloud","to":"9000000001","otp":"482915","action":"login"}`},
+		{"/messenger/send", `{"to":"9000000001","otp":"482915"}`},
+		{"/messenger/send", `{"to":"9000000001","template_slug":"standard-otp","variables":{"OTP":"482915"}}`},
+		{"/send-otp", `{"to":"9000000001","otp":"482915"}`},
+	} {
+		a := g.post(t, c.path, g.key, c.body)
+		if a.status != 400 || errCode(a) != "invalid_argument" || !strings.Contains(a.raw, "NOTIFY_CLOUD_OTP_TEMPLATE") {
+			t.Errorf("%s %s: %d %s, want a 400 naming the setting", c.path, c.body, a.status, a.raw)
+		}
 	}
-	cfg["NOTIFY_CLOUD_OTP_TEMPLATE"] = "otp_code"
-	if _, err := loadConfig(func(k string) string { return cfg[k] }); err != nil {
-		t.Fatal(err)
+	if a := g.post(t, "/messenger/send", g.key, `{"gateway":"qr","to":"9000000001","message":"hi"}`); a.status == 200 {
+		t.Errorf("the QR gateway, which is not configured: %d %s", a.status, a.raw)
 	}
-	delete(cfg, "NOTIFY_CLOUD_OTP_TEMPLATE")
-	cfg["NOTIFY_CLOUD_OTP_LANGUAGE"] = "hi"
+	if n := len(vendor.Accepted()); n != 0 || g.balanceMinor(t) != before {
+		t.Fatalf("the vendor took %d messages; balance %d, was %d: refusals cost nothing", n, g.balanceMinor(t), before)
+	}
+	a := g.post(t, "/messenger/send", g.key, `{"to":"9000000001","template_name":"order_confirmed","language":"en_US","variables":{"1":"Asha","2":"4711"}}`)
+	if a.status != 200 || len(vendor.Accepted()) != 1 {
+		t.Fatalf("a template without a code: %d %s", a.status, a.raw)
+	}
+	cfg := map[string]string{"NOTIFY_CLOUD_TOKEN": "t", "NOTIFY_CLOUD_PHONE_ID": "106540352242922", "NOTIFY_CLOUD_OTP_LANGUAGE": "hi"}
 	if _, err := loadConfig(func(k string) string { return cfg[k] }); err == nil || !strings.Contains(err.Error(), "NOTIFY_CLOUD_OTP_LANGUAGE") {
 		t.Fatalf("language without the template: %v", err)
 	}

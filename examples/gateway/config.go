@@ -52,8 +52,9 @@ type config struct {
 	// cloudOTPTemplate is NOTIFY_CLOUD_OTP_TEMPLATE: the approved
 	// authentication template one-time codes go through on the cloud
 	// gateway, in cloudOTPLanguage (NOTIFY_CLOUD_OTP_LANGUAGE, default
-	// en_US). Empty with the real cloud API: codes go by the QR gateway,
-	// which must then be configured; with the logging stand-in, otp_code.
+	// en_US). Empty with the real cloud API: codes go by the QR gateway
+	// or, without one, chat messages that carry a code are refused (the
+	// rest go); with the logging stand-in, otp_code.
 	cloudOTPTemplate string
 	cloudOTPLanguage string
 	// qrURL is NOTIFY_QR_URL: the QR-session gateway's root
@@ -240,9 +241,6 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 	if c.cloudOTPLanguage != "" && c.cloudOTPTemplate == "" {
 		return nil, fmt.Errorf("NOTIFY_CLOUD_OTP_LANGUAGE is the language of NOTIFY_CLOUD_OTP_TEMPLATE: set that too")
-	}
-	if c.cloudToken != "" && c.cloudOTPTemplate == "" && c.qrURL == "" {
-		return nil, fmt.Errorf("NOTIFY_CLOUD_OTP_TEMPLATE: the cloud API takes one-time codes only in an approved authentication template; name yours, or set NOTIFY_QR_URL so that codes go by the QR gateway")
 	}
 	if (c.cloudAppSecret != "" || c.cloudVerifyToken != "") && c.cloudToken == "" {
 		return nil, fmt.Errorf("NOTIFY_CLOUD_APP_SECRET and NOTIFY_CLOUD_VERIFY_TOKEN take the cloud gateway's reports: set NOTIFY_CLOUD_TOKEN and NOTIFY_CLOUD_PHONE_ID too")

@@ -162,10 +162,13 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 
-	// Chat: both gateways, each a vendor or a log.
-	var cloud notify.Provider = logprovider.New(logger, "cloud-log")
+	// Chat: both gateways, each a vendor or a log. Once either is a real
+	// vendor, the other is a vendor or absent: a log would take real
+	// people's messages (codes above all) and charge for them.
+	var cloud, qr notify.Provider
 	otpTemplate := cfg.cloudOTPTemplate
-	if otpTemplate == "" && cfg.cloudToken == "" {
+	if cfg.cloudToken == "" && cfg.qrURL == "" {
+		cloud, qr = logprovider.New(logger, "cloud-log"), logprovider.New(logger, "qr-log")
 		otpTemplate = "otp_code" // the logging stand-in shows codes as the template would carry them
 	}
 	if cfg.cloudToken != "" {
@@ -175,7 +178,6 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 			return fmt.Errorf("NOTIFY_CLOUD_*: %w", err)
 		}
 	}
-	var qr notify.Provider = logprovider.New(logger, "qr-log")
 	if cfg.qrURL != "" {
 		qr, err = qrchat.New(qrchat.Config{BaseURL: cfg.qrURL, APIKey: cfg.qrKey, Session: cfg.qrSession,
 			Edition: cfg.qrEdition, CoreMedia: cfg.qrCoreMedia, CheckNumber: cfg.qrCheckNumber})
