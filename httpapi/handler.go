@@ -365,13 +365,12 @@ func writeErr(w http.ResponseWriter, req *http.Request, err error, r *notify.Rec
 	x, _ := w.(*exchange)
 	if x != nil {
 		x.code = code
-		var e *notify.Error
-		if x.detail == "" && (code == notify.CodeInternal || errors.As(err, &e) && internalCause(e) || storeCause(err) != nil) {
-			x.detail = err.Error()
+		if x.detail == "" {
+			x.detail = errorDetail(err, r) // what the answer does not show
 		}
 		buf = x.out[:0]
 	}
-	buf = appendError(buf, err, r)
+	buf = appendError(buf, err, r, w.Header().Get("X-Request-ID"))
 	var e *notify.Error
 	if code == notify.CodeRateLimited && errors.As(err, &e) && e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", itoa(retrySeconds(e.RetryAfter)))
@@ -449,7 +448,7 @@ func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) htt
 			// For the log only, and without the key, in case the store
 			// repeats its argument.
 			x.detail = strings.ReplaceAll(err.Error(), key, "<key>")
-			writeErr(x, r, notify.Errorf(code, "the account store failed"), nil)
+			writeErr(x, r, &notify.Error{Code: code, Err: &notify.StoreError{Store: "accounts", Err: errors.New("AccountByKey failed")}}, nil)
 			return
 		}
 		x.account = acct.ID
@@ -611,7 +610,8 @@ func finish(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 		writeErr(x, r, err, rec)
 		return
 	}
-	x.out = appendSuccess(x.out[:0], rec)
+	x.detail = errorDetail(nil, rec) // a note's or a leg's errors
+	x.out = appendSuccess(x.out[:0], rec, x.id)
 	writeJSON(x, http.StatusOK, x.out)
 }
 

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/errtext"
 )
 
 // Codes of errors that only the HTTP layer produces; they appear in error
@@ -157,8 +158,9 @@ func appendCurrency(b []byte, c notify.Currency) []byte {
 }
 
 // appendReceiptFields appends the fields of a receipt: identity, provider,
-// units, cost, and (when metered) the balance after.
-func appendReceiptFields(b []byte, r *notify.Receipt, leg bool) []byte {
+// units, cost, and (when metered) the balance after. id is the request's
+// ID, for the messages of failed legs.
+func appendReceiptFields(b []byte, r *notify.Receipt, leg bool, id string) []byte {
 	b = appendOptField(b, "message_id", r.MessageID)
 	b = appendField(b, "channel", string(r.Kind))
 	if !leg {
@@ -187,13 +189,13 @@ func appendReceiptFields(b []byte, r *notify.Receipt, leg bool) []byte {
 			b = appendCurrency(b, cur)
 		}
 	}
-	b = appendOptField(b, "note", r.Note)
-	b = appendLegs(b, r)
+	b = appendOptField(b, "note", errtext.PublicNote(r.Note))
+	b = appendLegs(b, r, id)
 	return b
 }
 
 // appendLegs appends the legs of a dual-channel OTP receipt, if any.
-func appendLegs(b []byte, r *notify.Receipt) []byte {
+func appendLegs(b []byte, r *notify.Receipt, id string) []byte {
 	if len(r.Legs) == 0 {
 		return b
 	}
@@ -209,12 +211,12 @@ func appendLegs(b []byte, r *notify.Receipt) []byte {
 		leg := *l
 		leg.Metered = r.Metered
 		leg.Legs = nil
-		b = appendReceiptFields(b, &leg, true)
+		b = appendReceiptFields(b, &leg, true, id)
 		if leg.Status != notify.StatusSent && leg.ErrorCode != "" {
 			b = appendKey(b, "error")
 			b = append(b, '{')
 			b = appendField(b, "code", string(leg.ErrorCode))
-			b = appendField(b, "message", legMessage(leg.ErrorCode, leg.Error))
+			b = appendField(b, "message", legMessage(leg.ErrorCode, leg.Error, id))
 			b = append(b, '}')
 		}
 		b = append(b, '}')
@@ -222,60 +224,66 @@ func appendLegs(b []byte, r *notify.Receipt) []byte {
 	return append(b, ']')
 }
 
-// legMessage shortens a leg's error text: the operation prefix says
-// nothing to an API client, and internal details stay in the log.
-func legMessage(code notify.Code, s string) string {
-	if code == notify.CodeInternal {
-		return "internal error"
+// legMessage is the message of a failed leg, whose error is known by its
+// code and text only: its cause, when errtext.ShownText allows it, else
+// the plain sentence of its code and the request ID (the text is logged,
+// see errorDetail).
+func legMessage(code notify.Code, s, id string) string {
+	if cause, ok := errtext.ShownText(code, s); ok {
+		return cause
 	}
-	s = strings.TrimPrefix(s, "notify.SendOTP: ")
-	prefix := ""
-	if rest, ok := strings.CutPrefix(s, "provider "); ok {
-		if name, after, ok := strings.Cut(rest, ": "); ok {
-			prefix, s = "provider "+name+": ", after
-		}
+	provider, cause := errtext.SplitText(code, s)
+	store := ""
+	if name, _, ok := strings.Cut(cause, " store: "); ok && !strings.Contains(name, " ") {
+		store = name
 	}
-	return prefix + strings.TrimPrefix(s, string(code)+": ")
+	return plainSentence(code, provider, store, false) + requestRef(id)
 }
 
-// appendSuccess appends the body of a successful send.
-func appendSuccess(b []byte, r *notify.Receipt) []byte {
+// recordError is the error text a message record is answered with (GET
+// /messages/{id}, and the admin API's message lists): its own words when
+// they are the caller's to act on, else the plain sentence of its code,
+// as in error answers (errtext.ShownText).
+func recordError(code notify.Code, s string) string {
+	if s == "" {
+		return ""
+	}
+	if _, ok := errtext.ShownText(code, s); !ok && code == notify.CodeOutcomeUnknown {
+		return "the vendor may have the message (its answer was lost or unclear)" // not "this answer"'s advice
+	}
+	return legMessage(code, s, "")
+}
+
+// appendSuccess appends the body of a successful send; id is the
+// request's ID.
+func appendSuccess(b []byte, r *notify.Receipt, id string) []byte {
 	b = append(b, `{"success":true`...)
-	b = appendReceiptFields(b, r, false)
+	b = appendReceiptFields(b, r, false, id)
 	return append(b, '}', '\n')
 }
 
-// errorMessage is the message of an error body: the cause without the
-// operation prefix, the provider named, field rules listed. Internal
-// details are not shown (they go to the log).
+// ownCodes are the codes only this adapter makes, in its own words.
+var ownCodes = [...]notify.Code{CodeMethodNotAllowed, CodeRequestTooLarge, CodeUnsupportedMediaType, CodeHeadersTooLarge}
+
+// shown reports whether an error answer may give err's own words: when
+// they tell the client what it did wrong (errtext.Shown, the rule the
+// admin API follows too). Every other error (internal, unavailable,
+// rejected, outcome_unknown, deadline_exceeded, canceled, and any error
+// of a store or a provider, whose words name hosts, ports, database users
+// and vendor accounts) is answered with a plain sentence and the request
+// ID, and logged in full (errorDetail).
+func shown(err error) bool { return errtext.Shown(err, ownCodes[:]...) }
+
+// errorMessage is the message of an error body: for an error the client
+// is to act on, the cause without the operation prefix, field rules
+// listed; for any other, a plain sentence, which appendError follows with
+// the request ID (the details are in the log under that ID).
 func errorMessage(err error) string {
 	var e *notify.Error
-	if !errors.As(err, &e) {
-		switch notify.CodeOf(err) {
-		case notify.CodeCanceled:
-			return "the request was canceled"
-		case notify.CodeDeadlineExceeded:
-			return "the deadline passed before the message was sent"
-		}
-		return "internal error"
-	}
-	if e.Code == notify.CodeInternal {
-		return "internal error"
-	}
-	if se := storeCause(err); se != nil {
-		// The store's words name its package and may name hosts; they
-		// go to the log.
-		return "the gateway's " + se.Store + " store is failing; nothing was sent, try again later"
-	}
-	if internalCause(e) {
-		return "the provider failed in an unexpected way after it may have sent the message"
+	if !shown(err) || !errors.As(err, &e) {
+		return plainMessage(err)
 	}
 	var sb strings.Builder
-	if e.Provider != "" {
-		sb.WriteString("provider ")
-		sb.WriteString(e.Provider)
-		sb.WriteString(": ")
-	}
 	if e.Err != nil {
 		sb.WriteString(e.Err.Error())
 	} else if len(e.Fields) == 0 {
@@ -297,6 +305,75 @@ func errorMessage(err error) string {
 	return sb.String()
 }
 
+// requestRef is what follows a plain sentence: the request ID, under
+// which the log has the details.
+func requestRef(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " (request " + id + ")"
+}
+
+// plainMessage is the sentence of an error whose own words are not shown.
+func plainMessage(err error) string {
+	store := ""
+	if se := storeCause(err); se != nil {
+		store = se.Store
+	}
+	var e *notify.Error
+	bug := errors.As(err, &e) && internalCause(e)
+	return plainSentence(notify.CodeOf(err), providerOf(err), store, bug)
+}
+
+// plainSentence says what failed in the service's terms (which store,
+// which provider: names the answers show anyway) and what the client may
+// do, never how. bug is an outcome_unknown caused by an Internal error.
+func plainSentence(code notify.Code, provider, store string, bug bool) string {
+	if store != "" && code != notify.CodeOutcomeUnknown && code != notify.CodeCanceled {
+		return "the gateway's " + store + " store is failing; nothing was sent, try again later"
+	}
+	who := "the provider"
+	if provider != "" {
+		who = "provider " + provider
+	}
+	switch code {
+	case notify.CodeUnavailable:
+		if provider == "" {
+			return "the gateway cannot send this message now (its channel or provider is unavailable or not configured); nothing was sent, try again later"
+		}
+		return who + " is unavailable; nothing was sent, try again later"
+	case notify.CodeRejected:
+		return who + " refused the message; it was not sent and any charge was refunded"
+	case notify.CodeOutcomeUnknown:
+		msg := unknownMessage
+		if bug {
+			msg += "; " + who + " failed in an unexpected way after it may have sent the message"
+		}
+		return msg
+	case notify.CodeDeadlineExceeded:
+		return "the deadline passed before the message was sent; any charge was refunded"
+	case notify.CodeCanceled:
+		return "the request was canceled"
+	}
+	if errtext.CallersFault(code) {
+		if provider != "" {
+			return who + ": " + defaultMessage(code)
+		}
+		return defaultMessage(code)
+	}
+	return "internal error"
+}
+
+// providerOf returns the provider an error names, or "".
+func providerOf(err error) string {
+	for c := err; c != nil; c = errors.Unwrap(c) {
+		if e, ok := c.(*notify.Error); ok && e.Provider != "" {
+			return e.Provider
+		}
+	}
+	return ""
+}
+
 // storeCause returns the StoreError behind err, or nil.
 func storeCause(err error) *notify.StoreError {
 	var se *notify.StoreError
@@ -307,11 +384,36 @@ func storeCause(err error) *notify.StoreError {
 }
 
 // internalCause reports whether e wraps an Internal *notify.Error, such as
-// the panicking provider behind an outcome_unknown: its details are a
-// bug's, for the log, not for the client.
+// the panicking provider behind an outcome_unknown.
 func internalCause(e *notify.Error) bool {
 	var inner *notify.Error
 	return errors.As(e.Err, &inner) && inner.Code == notify.CodeInternal
+}
+
+// errorDetail is what the log gets of what an answer does not show: err,
+// when its words are not shown; a note's store and vendor errors; the
+// errors of legs that are not shown. "" when the answer shows everything.
+func errorDetail(err error, r *notify.Receipt) string {
+	var parts []string
+	if err != nil && !shown(err) {
+		parts = append(parts, err.Error())
+	}
+	if r != nil {
+		if r.Note != errtext.PublicNote(r.Note) {
+			parts = append(parts, "note: "+r.Note)
+		}
+		for _, l := range r.Legs {
+			if l.Status != notify.StatusSent && l.Error != "" {
+				if _, ok := errtext.ShownText(l.ErrorCode, l.Error); !ok {
+					parts = append(parts, "leg "+string(l.Kind)+": "+l.Error)
+				}
+			}
+			if l.Note != errtext.PublicNote(l.Note) {
+				parts = append(parts, "leg "+string(l.Kind)+" note: "+l.Note)
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func defaultMessage(c notify.Code) string {
@@ -328,24 +430,23 @@ func defaultMessage(c notify.Code) string {
 		return "too many requests"
 	case notify.CodeConflict:
 		return "the idempotency key was used with another request"
-	case notify.CodeUnavailable:
-		return "the provider is unavailable"
-	case notify.CodeRejected:
-		return "the provider rejected the message"
+	case notify.CodeInvalidArgument:
+		return "the request is not valid"
 	}
 	return string(c)
 }
 
 // appendError appends an error body. r, when not nil, is the failed
-// receipt: its message ID and legs are included.
-func appendError(b []byte, err error, r *notify.Receipt) []byte {
+// receipt: its message ID and legs are included. id is the request's ID,
+// which the message of an error not shown in its own words ends with.
+func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
 	code := notify.CodeOf(err)
 	b = append(b, `{"success":false`...)
 	unknown := r != nil && r.Status == notify.StatusUnknown
 	switch {
 	case unknown:
 		// The whole receipt: the message exists, and its cost stays charged.
-		b = appendReceiptFields(b, r, false)
+		b = appendReceiptFields(b, r, false, id)
 	case r != nil:
 		b = appendOptField(b, "message_id", r.MessageID)
 		if r.Kind != "" {
@@ -359,12 +460,12 @@ func appendError(b []byte, err error, r *notify.Receipt) []byte {
 	b = append(b, '{')
 	b = appendField(b, "code", string(code))
 	msg := errorMessage(err)
-	if code == notify.CodeOutcomeUnknown {
-		msg = unknownMessage + msg
+	if !shown(err) {
+		msg += requestRef(id)
 	}
 	b = appendField(b, "message", msg)
 	var e *notify.Error
-	if errors.As(err, &e) && len(e.Fields) > 0 {
+	if errors.As(err, &e) && len(e.Fields) > 0 && shown(err) {
 		b = appendKey(b, "fields")
 		b = append(b, '{')
 		// A field named twice gets its rules joined: JSON objects should
@@ -396,15 +497,15 @@ func appendError(b []byte, err error, r *notify.Receipt) []byte {
 	}
 	b = append(b, '}')
 	if r != nil && !unknown {
-		b = appendLegs(b, r)
+		b = appendLegs(b, r, id)
 	}
 	return append(b, '}', '\n')
 }
 
-// unknownMessage opens the message of an outcome_unknown answer.
+// unknownMessage is the message of an outcome_unknown answer.
 const unknownMessage = "the vendor may have the message (its answer was lost or unclear): " +
 	"it stays charged and is not retried, and a repeat with the same Idempotency-Key is safe " +
-	"and returns this answer; cause: "
+	"and returns this answer"
 
 // retrySeconds rounds a wait up to whole seconds, at least 1, as
 // Retry-After needs.

@@ -1,0 +1,418 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/provider/smtp"
+	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/wallet"
+)
+
+// closedPort returns a loopback port nothing listens on: one that was
+// just listened on and closed.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// unreachableStore is a real pgstore whose pool points at a loopback port
+// nothing listens on, with a user and a database name no answer may show.
+func unreachableStore(t *testing.T) (s *pgstore.Store, port int) {
+	t.Helper()
+	port = closedPort(t)
+	cfg, err := pgxpool.ParseConfig(fmt.Sprintf("postgres://gatewayuser@127.0.0.1:%d/ledgerdb?sslmode=disable&connect_timeout=5", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s, err = pgstore.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, port
+}
+
+// wantNoInternals checks that an error answer shows none of leaks and
+// ends its message with the answer's request ID, and returns the message.
+func wantNoInternals(t *testing.T, what string, r *reply, leaks ...string) string {
+	t.Helper()
+	for _, leak := range leaks {
+		if strings.Contains(strings.ToLower(r.raw), strings.ToLower(leak)) {
+			t.Errorf("%s: the answer shows %q: %s", what, leak, r.raw)
+		}
+	}
+	msg, _ := r.body["error"].(map[string]any)["message"].(string)
+	if id := r.header.Get("X-Request-ID"); !strings.HasSuffix(msg, "(request "+id+")") {
+		t.Errorf("%s: the message does not end with the request ID %q: %q", what, id, msg)
+	}
+	return msg
+}
+
+// wantLogged checks that the log has each of details.
+func wantLogged(t *testing.T, what, logs string, details ...string) {
+	t.Helper()
+	for _, d := range details {
+		if !strings.Contains(logs, d) {
+			t.Errorf("%s: the log lacks %q:\n%s", what, d, logs)
+		}
+	}
+}
+
+// TestUnreachableDatabaseAnswersNoInternals: with a real pgstore whose
+// server cannot be reached, no answer shows the database's user, name,
+// host or port, or the store's package; each says which store failed and
+// gives the request ID, under which the log has the details.
+func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
+	store, port := unreachableStore(t)
+	leaks := []string{"gatewayuser", "ledgerdb", "127.0.0.1", strconv.Itoa(port), "pgstore", "dial", "refused"}
+	details := []string{"gatewayuser", strconv.Itoa(port)}
+
+	t.Run("every store", func(t *testing.T) {
+		var logs syncBuffer
+		ch, err := sms.New(sms.Config{Provider: memprovider.New("sms-mem")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := notify.New(store, notify.WithChannel(ch), notify.WithWallet(store, wallet.DefaultINR()),
+			notify.WithIdempotency(store), notify.WithMessageStore(store))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := httpapi.New(n, store, httpapi.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &testEnv{logs: &logs}
+		e.url, e.client = serve(t, h)
+		for _, c := range []struct{ method, path, body string }{
+			{"POST", "/api/v1/sms", `{"to":"9876543210","message":"hello"}`},
+			{"GET", "/api/v1/balance", ""},
+			{"GET", "/api/v1/messages/0b6a7c1e-1111-4222-8333-444455556666", ""},
+		} {
+			var r *reply
+			if c.method == "POST" {
+				r = e.post(t, c.path, c.body, nil)
+			} else {
+				r = e.do(t, c.method, c.path, nil, nil)
+			}
+			wantError(t, r, http.StatusServiceUnavailable, "unavailable")
+			if msg := wantNoInternals(t, c.path, r, leaks...); !strings.Contains(msg, "accounts store") {
+				t.Errorf("%s: the message does not say which store failed: %q", c.path, msg)
+			}
+		}
+		wantLogged(t, "every store", logs.String(), details...)
+	})
+
+	t.Run("all but the accounts", func(t *testing.T) {
+		e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithWallet(store, wallet.DefaultINR()),
+			notify.WithIdempotency(store), notify.WithMessageStore(store)})
+		for _, c := range []struct{ method, path, body string }{
+			{"POST", "/api/v1/sms", `{"to":"9876543210","message":"hello"}`},
+			{"POST", "/api/v1/send-otp", `{"to":"9876543210","otp":"482915"}`},
+			{"POST", "/api/v1/email/send", `{"to":"asha@example.com","subject":"Hi","message":"<p>Hello</p>"}`},
+			{"GET", "/api/v1/balance", ""},
+			{"GET", "/api/v1/messages/0b6a7c1e-1111-4222-8333-444455556666", ""},
+		} {
+			var r *reply
+			if c.method == "POST" {
+				r = e.post(t, c.path, c.body, map[string]string{"Idempotency-Key": "k-" + c.path})
+			} else {
+				r = e.do(t, c.method, c.path, nil, nil)
+			}
+			wantError(t, r, http.StatusServiceUnavailable, "unavailable")
+			if msg := wantNoInternals(t, c.path, r, leaks...); !strings.Contains(msg, " store is failing") {
+				t.Errorf("%s: the message does not say a store failed: %q", c.path, msg)
+			}
+		}
+		if n := e.sent(); n != 0 {
+			t.Errorf("%d sent", n)
+		}
+		wantLogged(t, "all but the accounts", e.logs.String(), details...)
+	})
+}
+
+// pgWords is how pgx names an unreachable server: what a store fake says.
+const pgWords = "failed to connect to `user=postgres database=notify host=127.0.0.1:5432`: dial error: connection refused"
+
+var pgLeaks = []string{"user=", "postgres", "database=", "127.0.0.1", ":5432", "pgstore", "dial"}
+
+// leakyWallet's Debit fails in pgx's words.
+type leakyWallet struct{ *memstore.Wallet }
+
+func (leakyWallet) Debit(context.Context, string, notify.Money, string) (notify.Balance, error) {
+	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: debit: %s", pgWords)
+}
+
+// leakyDeliveries fails every Record in pgx's words.
+type leakyDeliveries struct{ *memstore.DeliveryLog }
+
+func (leakyDeliveries) Record(context.Context, *notify.Receipt) error {
+	return notify.Errorf(notify.CodeUnavailable, "pgstore: record: %s", pgWords)
+}
+
+// leakyIdempotency fails every Complete in pgx's words: the message went
+// out, and the answer's note says the record failed.
+type leakyIdempotency struct{ *memstore.Idempotency }
+
+func (leakyIdempotency) Complete(context.Context, string, string, *notify.Receipt) error {
+	return notify.Errorf(notify.CodeInternal, "pgstore: complete: %s", pgWords)
+}
+
+// leakyMessages fails to move a record to sent, in pgx's words.
+type leakyMessages struct{ *memstore.Messages }
+
+func (m leakyMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if u.State == notify.StateSent {
+		return nil, notify.Errorf(notify.CodeInternal, "pgstore: move: %s", pgWords)
+	}
+	return m.Messages.Move(ctx, account, id, u)
+}
+
+// TestStoreWordsNeverAnswered: whatever a store says (here in pgx's words,
+// naming the user, database and address) stays out of every answer, those
+// of a sent message included (whose note says what failed after the
+// send), and goes to the log.
+func TestStoreWordsNeverAnswered(t *testing.T) {
+	const sendSMS = `{"to":"9876543210","message":"hello"}`
+	t.Run("wallet", func(t *testing.T) {
+		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
+			return []notify.Option{notify.WithWallet(leakyWallet{e.wallet}, wallet.DefaultINR())}
+		})
+		r := e.post(t, "/api/v1/sms", sendSMS, nil)
+		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
+		if msg := wantNoInternals(t, "wallet", r, pgLeaks...); !strings.Contains(msg, "wallet store") {
+			t.Errorf("the message does not name the wallet store: %q", msg)
+		}
+		wantLogged(t, "wallet", e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432")
+	})
+	for _, c := range []struct {
+		name string
+		opts func(*testEnv) []notify.Option
+		says string
+	}{
+		{"delivery log", func(e *testEnv) []notify.Option {
+			return []notify.Option{notify.WithDeliveryLog(leakyDeliveries{e.deliveries})}
+		}, "the delivery log could not be written"},
+		{"idempotency record", func(e *testEnv) []notify.Option {
+			return []notify.Option{notify.WithIdempotency(leakyIdempotency{memstore.NewIdempotency(time.Hour)})}
+		}, "the idempotency record could not be written"},
+		{"message record", func(e *testEnv) []notify.Option {
+			return []notify.Option{notify.WithMessageStore(leakyMessages{memstore.NewMessages(e.wallet)})}
+		}, "the message record could not be updated"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newTestEnvOf(t, openingBal, c.opts)
+			r := e.post(t, "/api/v1/sms", sendSMS, map[string]string{"Idempotency-Key": "k1"})
+			if r.status != http.StatusOK || r.body["success"] != true {
+				t.Fatalf("%d %s", r.status, r.raw)
+			}
+			for _, leak := range pgLeaks {
+				if strings.Contains(r.raw, leak) {
+					t.Errorf("the answer shows %q: %s", leak, r.raw)
+				}
+			}
+			if note, _ := r.body["note"].(string); !strings.Contains(note, c.says) {
+				t.Errorf("note %q, want it to say %q", note, c.says)
+			}
+			wantLogged(t, c.name, e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432", r.header.Get("X-Request-ID"))
+		})
+	}
+}
+
+// TestUnreachableRelayAnswersNoInternals: with the SMTP relay down (a
+// real smtp provider pointed at a loopback port nothing listens on), or
+// refusing the message in words that name its host, the answer names the
+// provider but not the relay's host, port or words, and gives the request
+// ID; the log has the details.
+func TestUnreachableRelayAnswersNoInternals(t *testing.T) {
+	const mail = `{"to":"asha@example.com","subject":"Hi","message":"<p>Hello</p>"}`
+	relay := func(t *testing.T, port int) *testEnv {
+		p, err := smtp.New(smtp.Config{Default: smtp.Server{Host: "127.0.0.1", Port: port, Encryption: smtp.EncryptionNone,
+			From: "shop@example.com", Helo: "gw.example.com", ConnectTimeout: 5 * time.Second, SendTimeout: 5 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		ch, err := email.New(email.Config{Provider: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newTestEnvFull(t, openingBal, []notify.Option{notify.WithChannel(ch)})
+	}
+
+	t.Run("down", func(t *testing.T) {
+		port := closedPort(t)
+		e := relay(t, port)
+		r := e.post(t, "/api/v1/email/send", mail, nil)
+		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
+		msg := wantNoInternals(t, "relay down", r, "127.0.0.1", strconv.Itoa(port), "dial", "refused", "connect to")
+		if !strings.Contains(msg, "provider smtp") {
+			t.Errorf("the message does not name the provider: %q", msg)
+		}
+		wantLogged(t, "relay down", e.logs.String(), "127.0.0.1:"+strconv.Itoa(port))
+		if got := e.minor(t, testAccount); got != openingBal {
+			t.Errorf("balance %d, want %d: refunded", got, openingBal)
+		}
+	})
+
+	t.Run("refusing", func(t *testing.T) {
+		srv, err := smtptest.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Close)
+		srv.RejectNext(554, "5.7.1 mx7.corp.internal: relaying denied for account 4471")
+		e := relay(t, srv.Port)
+		r := e.post(t, "/api/v1/email/send", mail, nil)
+		wantError(t, r, http.StatusBadGateway, "rejected")
+		wantNoInternals(t, "relay refusing", r, srv.Addr, strconv.Itoa(srv.Port), "mx7.corp.internal", "4471", "554")
+		wantLogged(t, "relay refusing", e.logs.String(), "mx7.corp.internal", srv.Addr)
+	})
+}
+
+// TestVendorWordsNeverAnswered: a vendor's words (addresses, URLs, its
+// accounts) stay out of an outcome_unknown answer, a failed leg of a sent
+// OTP, a chat failover's note and a message record; each goes to the log.
+func TestVendorWordsNeverAnswered(t *testing.T) {
+	const vendorWords = "Post \"https://api.vendor.internal:8443/v2/send?acct=AC7731\": read tcp 10.9.8.7:51234: connection reset by peer"
+	leaks := []string{"vendor.internal", "8443", "AC7731", "10.9.8.7", "read tcp"}
+
+	t.Run("outcome unknown", func(t *testing.T) {
+		e := newTestEnv(t)
+		e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+			return nil, errors.New(vendorWords)
+		})
+		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+		wantError(t, r, http.StatusAccepted, "outcome_unknown")
+		if msg := wantNoInternals(t, "unknown", r, leaks...); !strings.Contains(msg, "Idempotency-Key") {
+			t.Errorf("the message does not say what to do: %q", msg)
+		}
+		wantLogged(t, "unknown", e.logs.String(), "AC7731")
+	})
+
+	t.Run("failed leg", func(t *testing.T) {
+		e := newTestEnv(t)
+		e.cloud.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+			return nil, notify.Errorf(notify.CodeRejected, "cloudchat: %s", vendorWords)
+		})
+		r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482915"}`, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		for _, leak := range leaks {
+			if strings.Contains(r.raw, leak) {
+				t.Errorf("the answer shows %q: %s", leak, r.raw)
+			}
+		}
+		legs, _ := r.body["legs"].([]any)
+		if len(legs) != 2 {
+			t.Fatalf("legs: %s", r.raw)
+		}
+		leg := legs[1].(map[string]any)
+		msg, _ := leg["error"].(map[string]any)["message"].(string)
+		if id := r.header.Get("X-Request-ID"); !strings.Contains(msg, "(request "+id+")") || leg["success"] != false {
+			t.Errorf("failed leg %v: want a plain message with the request ID %s", leg, id)
+		}
+		wantLogged(t, "failed leg", e.logs.String(), "AC7731")
+	})
+
+	t.Run("failover note", func(t *testing.T) {
+		e := newTestEnv(t)
+		e.cloud.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+			return nil, notify.Errorf(notify.CodeUnavailable, "cloudchat: %s", vendorWords)
+		})
+		r := e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"hello","gateway":"auto"}`, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		for _, leak := range leaks {
+			if strings.Contains(r.raw, leak) {
+				t.Errorf("the answer shows %q: %s", leak, r.raw)
+			}
+		}
+		if note, _ := r.body["note"].(string); note != "sent by the qr gateway: the cloud gateway failed first" {
+			t.Errorf("note %q", note)
+		}
+		wantLogged(t, "failover note", e.logs.String(), "AC7731")
+	})
+
+	t.Run("message record", func(t *testing.T) {
+		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
+			return []notify.Option{notify.WithMessageStore(memstore.NewMessages(e.wallet))}
+		})
+		e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+			return nil, notify.Errorf(notify.CodeUnavailable, "smsgateway: %s", vendorWords)
+		})
+		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
+		wantNoInternals(t, "send", r, leaks...)
+		id, _ := r.body["message_id"].(string)
+		if id == "" {
+			t.Fatalf("no message ID: %s", r.raw)
+		}
+		rec := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+		if rec.status != http.StatusOK {
+			t.Fatalf("%d %s", rec.status, rec.raw)
+		}
+		d, _ := rec.body["data"].(map[string]any)
+		if d["status"] != "failed" || d["error_code"] != "unavailable" || d["error"] == "" || d["error"] == nil {
+			t.Fatalf("record %s", rec.raw)
+		}
+		for _, leak := range leaks {
+			if strings.Contains(rec.raw, leak) {
+				t.Errorf("the record shows %q: %s", leak, rec.raw)
+			}
+		}
+	})
+}
+
+// TestCallersFaultsKeepTheirWords: the errors a client is to act on are
+// answered as informatively as ever, without a request ID in the message.
+func TestCallersFaultsKeepTheirWords(t *testing.T) {
+	e := newTestEnvWith(t, 10)
+	for _, c := range []struct {
+		body, code string
+		status     int
+		says       string
+	}{
+		{`{"to":"98765","message":"hello"}`, "invalid_argument", 400, "to "},
+		{`{"to":"9876543210","message":"hello"}`, "insufficient_funds", 402, "0.25 INR"},
+	} {
+		r := e.post(t, "/api/v1/sms", c.body, nil)
+		wantError(t, r, c.status, c.code)
+		msg, _ := r.body["error"].(map[string]any)["message"].(string)
+		if !strings.Contains(msg, c.says) || strings.Contains(msg, "(request ") {
+			t.Errorf("%s: message %q, want it to say %q and no request ID", c.code, msg, c.says)
+		}
+	}
+}
