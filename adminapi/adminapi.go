@@ -20,6 +20,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi/adminstore"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/errtext"
 )
 
 // BasePath is the path under which the Handler serves.
@@ -128,7 +129,10 @@ func (h *Handler) routes() {
 			h.mux.HandleFunc(m+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
 				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), ChangeTimeout)
 				defer cancel()
-				fn(&request{h: h, w: w, r: r, id: requestID(w), c: ctx})
+				q := &request{h: h, w: w, r: r, id: requestID(w), c: ctx}
+				if q.pathKeys() {
+					fn(q)
+				}
 			})
 		}
 		allowed := strings.Join(slices.Sorted(slices.Values(allow)), ", ")
@@ -223,38 +227,54 @@ func argsToAttrs(args []any) []slog.Attr {
 	return out
 }
 
-// fail answers err: InvalidArgument with its fields; NotFound, Conflict
-// and the like with message (what the admin should know); a store failure
-// with a generic message, its details logged with the request ID.
+// fail answers err. An error the admin is to act on (errtext.Shown, the
+// public API's rule: its code says the request is at fault, and it is
+// not a store's own words) is answered with message, what the admin
+// should know, or for InvalidArgument its fields. Any other, a store
+// failing, is answered with a plain sentence and the request ID, and
+// logged in full under that ID: a store's words name its package, hosts,
+// ports and database users.
 func (q *request) fail(err error, message string) {
 	code := notify.CodeOf(err)
-	switch code {
-	case notify.CodeInvalidArgument:
-		if message == "" {
-			message = fieldsMessage(err)
+	if errtext.Shown(err) {
+		switch code {
+		case notify.CodeInvalidArgument:
+			if message == "" {
+				message = fieldsMessage(err)
+			}
+			writeError(q.w, code, message, err)
+			return
+		case notify.CodeNotFound, notify.CodeConflict, notify.CodePermissionDenied:
+			if message == "" {
+				message = string(code)
+			}
+			writeError(q.w, code, message, nil)
+			return
 		}
-		writeError(q.w, code, message, err)
-		return
-	case notify.CodeNotFound, notify.CodeConflict, notify.CodePermissionDenied:
-		if message == "" {
-			message = string(code)
-		}
-		writeError(q.w, code, message, nil)
-		return
-	case notify.CodeCanceled:
-		writeError(q.w, code, "the request was canceled", nil)
-		return
-	case notify.CodeDeadlineExceeded:
-		writeError(q.w, code, "the store did not answer in time", nil)
-		return
 	}
 	q.h.log.LogAttrs(q.ctx(), slog.LevelError, "admin request failed", slog.String("request_id", q.id),
 		slog.String("method", q.r.Method), slog.String("path", q.r.URL.Path), slog.Any("error", err))
-	if code == notify.CodeUnavailable {
-		writeError(q.w, code, "the store is unavailable; try again later (request "+q.id+")", nil)
-		return
+	code, message = plainAnswer(code)
+	writeError(q.w, code, message+" (request "+q.id+")", nil)
+}
+
+// plainAnswer is the code and sentence of an error not answered in its
+// own words: the codes the admin API answers keep theirs, any other is
+// internal.
+func plainAnswer(code notify.Code) (notify.Code, string) {
+	switch code {
+	case notify.CodeUnavailable:
+		return code, "the store is unavailable; try again later"
+	case notify.CodeDeadlineExceeded:
+		return code, "the store did not answer in time; try again later"
+	case notify.CodeCanceled:
+		return code, "the request was canceled"
+	case notify.CodeInvalidArgument:
+		return code, "the store refused a value of the request"
+	case notify.CodeNotFound, notify.CodeConflict, notify.CodePermissionDenied:
+		return code, string(code)
 	}
-	writeError(q.w, notify.CodeInternal, "internal error (request "+q.id+")", nil)
+	return notify.CodeInternal, "internal error"
 }
 
 // notFound answers 404 for the account.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi/adminstore"
@@ -110,7 +112,7 @@ func encodeCursor(s string) string { return base64.RawURLEncoding.EncodeToString
 
 func decodeCursor(s string, fe *notify.FieldErrors) (string, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) == 0 {
+	if err != nil || !validKey(string(b)) {
 		fe.Add("after", notACursor)
 		return "", false
 	}
@@ -147,4 +149,57 @@ func messageCursor(raw string, fe *notify.FieldErrors) adminstore.MessageCursor 
 
 func nextMessageCursor(m *notify.Message) string {
 	return encodeCursor(m.CreatedAt.UTC().Format(time.RFC3339Nano) + " " + m.ID)
+}
+
+// Every ID in a path ({id}, {template}, {slug}) and the text of every
+// cursor must be a key (validKey) before it is looked up in a store: a
+// store must not be handed what it cannot store (PostgreSQL refuses NUL
+// and invalid UTF-8 with "invalid byte sequence", a 500), and nothing the
+// API makes or gives has a control character. The stricter rules of what
+// the API creates (idRule, template.Check's slugs) are checked when it is
+// created; a lookup of an ID that is a key but was never made is 404.
+
+// maxKeyLen is the longest key, in bytes.
+const maxKeyLen = 255
+
+// keyRule is the complaint about a path ID that is not a key.
+const keyRule = "must be 1 to 255 bytes of valid UTF-8 without control characters"
+
+// pathParams are the wildcards of the routes, each answered by its name
+// when it is not a key.
+var pathParams = [...]string{"id", "template", "slug"}
+
+// validKey reports whether s is 1 to maxKeyLen bytes of valid UTF-8
+// without control characters (NUL among them).
+func validKey(s string) bool {
+	if s == "" || len(s) > maxKeyLen || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// validText reports whether s, a free text of a body (a name, a template
+// body), can be stored: valid UTF-8 without NUL. JSON decoding makes any
+// string valid UTF-8, but "\u0000" decodes to a NUL.
+func validText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// pathKeys checks the request's path IDs: true when each is a key, else
+// the answer is 400 naming each bad one, and false.
+func (q *request) pathKeys() bool {
+	var fe notify.FieldErrors
+	for _, name := range pathParams {
+		if v := q.r.PathValue(name); v != "" && !validKey(v) {
+			fe.Add(name, keyRule)
+		}
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return false
+	}
+	return true
 }

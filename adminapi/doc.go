@@ -36,9 +36,15 @@
 // 405 method_not_allowed (with Allow), 409 conflict, 413
 // request_too_large (bodies over MaxBodyBytes, 64 KiB), 415
 // unsupported_media_type (a body not sent as application/json), 500
-// internal and 503 unavailable when the store fails (details only in the
-// log). Unknown JSON fields are refused (400 naming the field): a
-// misspelt field must not be dropped silently. Money is written as the
+// internal and 503 unavailable when the store fails. A store's failure is
+// answered with a plain sentence ending with the request ID, never in the
+// store's words (which name hosts, ports and database users): those are
+// logged under the request ID, by the public API's rule (docs/api.md).
+// Unknown JSON fields are refused (400 naming the field): a misspelt
+// field must not be dropped silently. Every ID in a path ({id},
+// {template}, {slug}) and every cursor must be 1 to 255 bytes of valid
+// UTF-8 without control characters, and body texts must not hold NUL,
+// or the request is 400 naming the field before any store is asked. Money is written as the
 // public API writes balances: a decimal string and an integer of minor
 // units ("balance":"100.00","balance_minor":10000) with a currency
 // object; it is read as "amount":"100.00" or "amount_minor":10000.

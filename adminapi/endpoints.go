@@ -83,17 +83,17 @@ func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
 	if !validID(t.ID, maxIDLen) {
 		fe.Add(field+"id", idRule)
 	}
-	if len(t.EntityID) > maxIDLen {
-		fe.Addf(field+"entity_id", "must be at most %d bytes", maxIDLen)
+	if len(t.EntityID) > maxIDLen || t.EntityID != "" && !validKey(t.EntityID) {
+		fe.Addf(field+"entity_id", "must be at most %d bytes of valid UTF-8 without control characters", maxIDLen)
 	}
-	if len(t.MessageID) > maxIDLen {
-		fe.Addf(field+"message_id", "must be at most %d bytes", maxIDLen)
+	if len(t.MessageID) > maxIDLen || t.MessageID != "" && !validKey(t.MessageID) {
+		fe.Addf(field+"message_id", "must be at most %d bytes of valid UTF-8 without control characters", maxIDLen)
 	}
 	switch {
 	case strings.TrimSpace(t.Content) == "":
 		fe.Add(field+"content", "is required")
-	case !utf8.ValidString(t.Content):
-		fe.Add(field+"content", "must be valid UTF-8")
+	case !validText(t.Content):
+		fe.Add(field+"content", "must be valid UTF-8 without NUL characters")
 	case utf8.RuneCountInString(t.Content) > maxDLTContent:
 		fe.Addf(field+"content", "must be at most %d characters", maxDLTContent)
 	}
@@ -151,8 +151,8 @@ func (q *request) createAccount() {
 		in.Name = in.ID
 	}
 	for _, f := range []struct{ name, v string }{{"name", in.Name}, {"vendor_id", in.VendorID}, {"price_plan", in.PricePlan}} {
-		if len(f.v) > maxTextLen || !utf8.ValidString(f.v) {
-			fe.Addf(f.name, "must be valid UTF-8 of at most %d bytes", maxTextLen)
+		if len(f.v) > maxTextLen || !validText(f.v) {
+			fe.Addf(f.name, "must be valid UTF-8 without NUL characters, of at most %d bytes", maxTextLen)
 		}
 	}
 	cur := notify.INR()
@@ -168,8 +168,8 @@ func (q *request) createAccount() {
 		fe.Addf("sender_ids", "must have at most %d entries", maxSenderIDs)
 	}
 	for i, s := range in.SenderIDs {
-		if s == "" || len(s) > maxIDLen {
-			fe.Addf(fmt.Sprintf("sender_ids[%d]", i), "must have 1 to %d bytes", maxIDLen)
+		if len(s) > maxIDLen || !validKey(s) {
+			fe.Addf(fmt.Sprintf("sender_ids[%d]", i), "must be 1 to %d bytes of valid UTF-8 without control characters", maxIDLen)
 		}
 	}
 	if len(in.DLTTemplates) > maxDLTs {
@@ -561,6 +561,22 @@ func (q *request) putTemplate() {
 	}
 	t := &notify.Template{Slug: q.r.PathValue("slug"), Variables: in.Variables, Class: notify.PriceClass(in.Class),
 		Chat: in.Chat, SMS: in.SMS, EmailSubject: in.EmailSubject, EmailHTML: in.EmailHTML, EmailText: in.EmailText}
+	var fe notify.FieldErrors
+	for _, f := range []struct{ name, v string }{{"class", in.Class}, {"chat", in.Chat}, {"sms", in.SMS},
+		{"email_subject", in.EmailSubject}, {"email_html", in.EmailHTML}, {"email_text", in.EmailText}} {
+		if !validText(f.v) {
+			fe.Add(f.name, "must be valid UTF-8 without NUL characters")
+		}
+	}
+	for i, v := range in.Variables {
+		if !validText(v) {
+			fe.Add(fmt.Sprintf("variables[%d]", i), "must be valid UTF-8 without NUL characters")
+		}
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
 	if err := template.Check(t); err != nil {
 		field, rule := templateField(err)
 		q.fail(notify.InvalidField(field, rule), "")
