@@ -29,10 +29,11 @@
 // it, or from a transport that reports nothing, there is no proof that the
 // request was not written, and the outcome is unknown.
 //
-// What the answer means is for the provider to say: only a body in the
-// vendor's own error format that shows the message was not taken is a
-// certain refusal. Providers pass anything else (a 5xx or a proxy's error
-// page without such a body, a 2xx without a message ID) to Unknownf.
+// What the answer means is for the provider to say, by the rule of the
+// notify.Provider contract: an answer in the vendor's own error format is
+// a certain refusal whatever its HTTP status. Providers pass anything that
+// is not the vendor's own (a 5xx or a proxy's error page without such a
+// body, a 2xx without a message ID) to Unknownf.
 //
 // Messages never contain the request's URL (it may carry credentials) or
 // headers.
@@ -304,15 +305,6 @@ func Unknown(ctx context.Context, name, what string, err error) error {
 func Unknownf(name, format string, args ...any) *notify.Error {
 	return &notify.Error{Code: notify.CodeOutcomeUnknown,
 		Err: &unknownError{msg: name + ": " + fmt.Sprintf(format, args...)}}
-}
-
-// UnknownCause is Unknownf for an answer the vendor explained in an error
-// of its own, such as a catch-all error object: the cause stays reachable
-// with errors.As. The message is the cause's text (which names the
-// vendor), followed by why the message is not retried.
-func UnknownCause(cause error) *notify.Error {
-	return &notify.Error{Code: notify.CodeOutcomeUnknown,
-		Err: &unknownError{msg: cause.Error(), cause: cause}}
 }
 
 // ReadOnly classifies err for a request that sends nothing, such as a
