@@ -172,6 +172,69 @@ func TestAddressChars(t *testing.T) {
 	}
 }
 
+// IDN domains are converted to their A-labels by the one conversion the
+// channel's rule and provider/smtp share; a domain IDNA refuses is
+// refused by the rule, naming the rule, not echoing the value.
+func TestIDNDomains(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"user@bücher.example", "user@xn--bcher-kva.example"},
+		{"user@BÜCHER.Example", "user@xn--bcher-kva.example"},        // mapped as typed
+		{"रमेश@उदाहरण.भारत", "रमेश@xn--p1b6ci4b4b3a.xn--h2brj9c"},    // the local part is kept
+		{"user@例え。jp", "user@xn--r8jz45g.jp"},                        // ideographic full stop
+		{"user@faß.de", "user@xn--fa-hia.de"},                        // non-transitional (IDNA2008)
+		{"user@xn--bcher-kva.example", "user@xn--bcher-kva.example"}, // already an A-label
+		{"Asha.Rao@Example.COM", "Asha.Rao@Example.COM"},             // plain ASCII: as written
+		{"a@localhost", "a@localhost"},                               // shape is the rule's job, not the conversion's
+	} {
+		got, ok := ASCIIAddress(tc.in)
+		if !ok || got != tc.want {
+			t.Errorf("ASCIIAddress(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+		if tc.in == "a@localhost" {
+			continue
+		}
+		if why := mailbox(tc.in); why != "" {
+			t.Errorf("mailbox(%q) = %q, want it allowed", tc.in, why)
+		}
+	}
+	for _, s := range []string{
+		"user@bücher-.example",                         // hyphen at a label's edge
+		"user@xn--zz.example",                          // an A-label that does not decode
+		"user@xn--a.example",                           // decodes to a control character
+		"user@bü_cher.example",                         // not a letter, digit or hyphen (STD3)
+		"user@" + strings.Repeat("ü", 60) + ".example", // an A-label over 63 bytes
+	} {
+		if got, ok := ASCIIAddress(s); ok {
+			t.Errorf("ASCIIAddress(%q) = %q, want it refused", s, got)
+		}
+		why := mailbox(s)
+		if !strings.Contains(why, "valid internationalised domain name") {
+			t.Errorf("mailbox(%q) = %q, want the IDN rule", s, why)
+		}
+		if at := strings.LastIndexByte(s, '@'); strings.Contains(why, s[at+1:]) {
+			t.Errorf("mailbox(%q) echoes the domain: %q", s, why)
+		}
+	}
+	// Refused by the conversion, and by the rule before it gets there.
+	for _, s := range []string{"user@bücher..example", "user@a\u200db\u00fc.example"} {
+		if got, ok := ASCIIAddress(s); ok {
+			t.Errorf("ASCIIAddress(%q) = %q, want it refused", s, got)
+		}
+		if mailbox(s) == "" {
+			t.Errorf("mailbox(%q) allowed it", s)
+		}
+	}
+	// The length limit applies to the address as sent: 254 bytes with its
+	// domain in ASCII.
+	local := strings.Repeat("a", 254-len("@xn--bcher-kva.example"))
+	if why := mailbox(local + "@bücher.example"); why != "" {
+		t.Errorf("254 bytes once converted: %q", why)
+	}
+	if why := mailbox("a" + local + "@bücher.example"); !strings.Contains(why, "at most 254 characters once its domain is in ASCII") {
+		t.Errorf("255 bytes once converted: %q", why)
+	}
+}
+
 func TestDisplayName(t *testing.T) {
 	for _, s := range []string{
 		"Acme", "Café Ünïcode, \"Billing\"", "山田\u3000太郎", "Shop\u00a0Support",
