@@ -6,7 +6,10 @@
 // The server is built on github.com/emersion/go-smtp. Options turn on
 // AUTH (PLAIN and LOGIN against one username and password), STARTTLS or
 // implicit TLS with a self-signed certificate made at start (CertPool and
-// ClientTLSConfig let clients trust it). Knobs make it misbehave the way
+// ClientTLSConfig let clients trust it), and SMTPUTF8 (RFC 6531). Like a
+// real server, it refuses an address with non-ASCII characters (553
+// 5.6.7) unless it offers SMTPUTF8 (WithSMTPUTF8) and the transaction asks
+// for it; Message.UTF8 says whether one did. Knobs make it misbehave the way
 // real servers do: RejectNext answers the next message with a 4xx or 5xx
 // reply; DropNext, DropNextAt and DropAfter close connections in the
 // middle of a batch, before a message's data (certainly not accepted) or

@@ -40,6 +40,9 @@ type Message struct {
 	// TLS reports whether the message arrived over TLS (STARTTLS or
 	// implicit).
 	TLS bool
+	// UTF8 reports whether the client asked for SMTPUTF8 in MAIL FROM
+	// (RFC 6531), which only a server started WithSMTPUTF8 allows.
+	UTF8 bool
 }
 
 // Parse parses Data with net/mail, giving access to the body.
@@ -84,6 +87,7 @@ type config struct {
 	auth        bool
 	startTLS    bool
 	implicitTLS bool
+	smtputf8    bool
 	retain      int
 	onMessage   func(Message)
 }
@@ -103,6 +107,13 @@ func WithStartTLS() Option { return func(c *config) { c.startTLS = true } }
 // WithImplicitTLS makes the server speak TLS from the first byte (as on
 // port 465), with the same self-signed certificate as WithStartTLS.
 func WithImplicitTLS() Option { return func(c *config) { c.implicitTLS = true } }
+
+// WithSMTPUTF8 offers SMTPUTF8 (RFC 6531) in the reply to EHLO. With it,
+// the server takes addresses with non-ASCII characters in a transaction
+// whose MAIL FROM asks for SMTPUTF8; without it, or without the request,
+// it refuses them with 553 5.6.7, as a real server does: MAIL FROM for a
+// sender, RCPT TO for a recipient. Default off.
+func WithSMTPUTF8() Option { return func(c *config) { c.smtputf8 = true } }
 
 // WithAddr sets the address to listen on. Default "127.0.0.1:0", a free
 // loopback port.
@@ -190,6 +201,7 @@ func Start(opts ...Option) (*Server, error) {
 	srv.Domain = cfg.domain
 	srv.ErrorLog = log.New(io.Discard, "", 0) // dropped connections are the point of some tests
 	srv.AllowInsecureAuth = !cfg.startTLS
+	srv.EnableSMTPUTF8 = cfg.smtputf8
 	srv.ReadTimeout = time.Minute
 	srv.WriteTimeout = time.Minute
 	if cfg.startTLS || cfg.implicitTLS {

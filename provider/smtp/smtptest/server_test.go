@@ -159,6 +159,72 @@ func TestUntrustedCertificate(t *testing.T) {
 	}
 }
 
+// TestSMTPUTF8: without WithSMTPUTF8 the server neither offers SMTPUTF8
+// nor takes a non-ASCII address (553 5.6.7, the sender at MAIL FROM, a
+// recipient at RCPT TO), as a real server; with it, it takes them in a
+// transaction that asks for SMTPUTF8, and only then.
+func TestSMTPUTF8(t *testing.T) {
+	const utf8Addr = "रमेश@xn--p1b6ci4b4b3a.xn--h2brj9c"
+	// refused checks that a transaction without SMTPUTF8 cannot carry
+	// a non-ASCII address, and that the session survives it.
+	refused := func(t *testing.T, c *gosmtp.Client) {
+		t.Helper()
+		if err := c.Mail(utf8Addr, nil); smtpCode(err) != 553 {
+			t.Errorf("MAIL FROM a non-ASCII sender without SMTPUTF8: %v, want 553", err)
+		}
+		if err := c.Reset(); err != nil {
+			t.Fatalf("RSET: %v", err)
+		}
+		if err := c.Mail("a@example.com", nil); err != nil {
+			t.Fatalf("MAIL FROM: %v", err)
+		}
+		if err := c.Rcpt(utf8Addr, nil); smtpCode(err) != 553 {
+			t.Errorf("RCPT TO a non-ASCII recipient without SMTPUTF8: %v, want 553", err)
+		}
+		if err := c.Reset(); err != nil {
+			t.Fatalf("RSET: %v", err)
+		}
+	}
+
+	t.Run("off", func(t *testing.T) {
+		s := start(t)
+		c := dial(t, s)
+		if ok, _ := c.Extension("SMTPUTF8"); ok {
+			t.Error("the server offers SMTPUTF8 without WithSMTPUTF8")
+		}
+		refused(t, c)
+		if err := send(c, "a@example.com", "b@example.com", body); err != nil {
+			t.Fatalf("an ASCII message after the refusals: %v", err)
+		}
+		if m := s.Messages(); len(m) != 1 || m[0].UTF8 {
+			t.Errorf("messages %+v, want one without SMTPUTF8", m)
+		}
+	})
+	t.Run("on", func(t *testing.T) {
+		s := start(t, smtptest.WithSMTPUTF8())
+		c := dial(t, s)
+		if ok, _ := c.Extension("SMTPUTF8"); !ok {
+			t.Fatal("the server does not offer SMTPUTF8 with WithSMTPUTF8")
+		}
+		// Still refused when the transaction does not ask for it.
+		refused(t, c)
+		// SendMail asks for SMTPUTF8 for a non-ASCII address.
+		if err := c.SendMail(utf8Addr, []string{utf8Addr}, strings.NewReader(body)); err != nil {
+			t.Fatalf("send with SMTPUTF8: %v", err)
+		}
+		m := s.Messages()
+		if len(m) != 1 || !m[0].UTF8 || m[0].From != utf8Addr || len(m[0].To) != 1 || m[0].To[0] != utf8Addr {
+			t.Fatalf("messages %+v, want one with SMTPUTF8 from and to %s", m, utf8Addr)
+		}
+		if err := send(c, "a@example.com", "b@example.com", body); err != nil {
+			t.Fatal(err)
+		}
+		if m := s.Messages(); len(m) != 2 || m[1].UTF8 {
+			t.Error("SMTPUTF8 outlived its transaction")
+		}
+	})
+}
+
 func TestRejectNext(t *testing.T) {
 	s := start(t)
 	c := dial(t, s)

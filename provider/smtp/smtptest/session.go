@@ -12,6 +12,10 @@ import (
 var (
 	errAuthRequired = &gosmtp.SMTPError{Code: 530, EnhancedCode: gosmtp.EnhancedCode{5, 7, 0}, Message: "Authentication required"}
 	errNoRecipient  = &gosmtp.SMTPError{Code: 554, EnhancedCode: gosmtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
+	// RFC 6531 3.7.4.2's replies to a non-ASCII address in a transaction
+	// without SMTPUTF8.
+	errUTF8Sender    = &gosmtp.SMTPError{Code: 553, EnhancedCode: gosmtp.EnhancedCode{5, 6, 7}, Message: "Non-ASCII addresses not permitted for that sender without SMTPUTF8"}
+	errUTF8Recipient = &gosmtp.SMTPError{Code: 553, EnhancedCode: gosmtp.EnhancedCode{5, 6, 7}, Message: "Non-ASCII addresses not permitted for that recipient without SMTPUTF8"}
 )
 
 // session is one client's SMTP session; go-smtp calls it from the
@@ -22,6 +26,7 @@ type session struct {
 	authUser string
 	from     string
 	size     int64 // the client's SIZE, to size the buffer once
+	utf8     bool  // MAIL FROM asked for SMTPUTF8
 	to       []string
 	// dropOnReset closes the connection at the reset that follows the
 	// reply to the final dot (go-smtp resets the session after replying).
@@ -80,7 +85,11 @@ func (ss *session) Mail(from string, opts *gosmtp.MailOptions) error {
 	if err := ss.s.takeReject(StageMail); err != nil {
 		return err
 	}
-	ss.from = from
+	utf8 := opts != nil && opts.UTF8 // go-smtp refuses it unless WithSMTPUTF8
+	if !utf8 && !isASCII(from) {
+		return errUTF8Sender
+	}
+	ss.from, ss.utf8 = from, utf8
 	if opts != nil {
 		ss.size = opts.Size
 	}
@@ -94,6 +103,9 @@ func (ss *session) Rcpt(to string, _ *gosmtp.RcptOptions) error {
 	}
 	if err := ss.s.takeReject(StageRcpt); err != nil {
 		return err
+	}
+	if !ss.utf8 && !isASCII(to) {
+		return errUTF8Recipient
 	}
 	ss.to = append(ss.to, to)
 	return nil
@@ -118,6 +130,7 @@ func (ss *session) Data(r io.Reader) error {
 		Helo:     ss.c.Hostname(),
 		AuthUser: ss.authUser,
 		TLS:      isTLS,
+		UTF8:     ss.utf8,
 	}
 	ss.to = nil // the Message owns the slice now
 	if f := ss.s.cfg.onMessage; f != nil {
@@ -140,7 +153,7 @@ func (ss *session) Data(r io.Reader) error {
 }
 
 func (ss *session) Reset() {
-	ss.from, ss.to, ss.size = "", nil, 0
+	ss.from, ss.to, ss.size, ss.utf8 = "", nil, 0, false
 	if ss.dropOnReset {
 		ss.dropOnReset = false
 		_ = ss.c.Conn().Close()
@@ -148,6 +161,15 @@ func (ss *session) Reset() {
 }
 
 func (ss *session) Logout() error { return nil }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // loginServer is the server side of AUTH LOGIN, which go-sasl lacks: the
 // username (possibly as the initial response), then the password, each
