@@ -42,10 +42,11 @@ func BenchmarkBuild(b *testing.B) {
 		buf := make([]byte, 0, 4096)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := checkEnvelope(env); err != nil {
+			w, err := checkEnvelope(env)
+			if err != nil {
 				b.Fatal(err)
 			}
-			_, out, err := build(buf, st, env, time.Now())
+			_, out, err := build(buf, st, env, w, time.Now())
 			if err != nil {
 				b.Fatal(err)
 			}

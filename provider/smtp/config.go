@@ -80,7 +80,9 @@ type Server struct {
 	// refuses that otherwise. Default false.
 	AllowInsecureAuth bool
 	// From is the sender's bare address, used in MAIL FROM and the From
-	// header, and the domain of Message-IDs. Required.
+	// header, and the domain of Message-IDs, all with an internationalised
+	// domain in its ASCII form (xn--...). A non-ASCII local part needs a
+	// relay that offers SMTPUTF8. Required.
 	From string
 	// FromName is the sender's display name; an envelope's FromName
 	// overrides it. Default none.
@@ -121,8 +123,8 @@ type Server struct {
 	// appears in errors. Default none.
 	UnsubscribeSecret []byte
 	// ListUnsubscribeMailto is an address (bare, or a mailto: URL with a
-	// subject) put in campaign mail's List-Unsubscribe header. Default
-	// none.
+	// subject) put in campaign mail's List-Unsubscribe header, an
+	// internationalised domain in its ASCII form. Default none.
 	ListUnsubscribeMailto string
 	// DKIM signs the mail of this configuration when set; see DKIM.
 	// Default off.
@@ -150,11 +152,14 @@ type Config struct {
 type settings struct {
 	Server
 	addr       string
-	fromAddr   string // bare address
-	fromDomain string
-	tls        *tls.Config
-	unsubURL   string
-	unsubMail  string // mailto: URL
+	fromAddr   string // bare address, its domain in ASCII
+	fromDomain string // in ASCII
+	// fromUTF8 is set when From's local part is not ASCII: only a relay
+	// with SMTPUTF8 carries it.
+	fromUTF8  bool
+	tls       *tls.Config
+	unsubURL  string
+	unsubMail string // mailto: URL
 	// unsubKeys make the tokens of "{token}"; nil without
 	// UnsubscribeSecret.
 	unsubKeys *tokenKeys
@@ -205,9 +210,14 @@ func (s Server) settings() (*settings, error) {
 		bad("From %s", why)
 	} else if a, err := mail.ParseAddress(s.From); err != nil || a.Name != "" || a.Address != s.From {
 		bad("From %q must be a bare address such as noreply@example.com", s.From)
+	} else if ascii, ok := rules.ASCIIAddress(a.Address); !ok {
+		bad("From %q must have a valid internationalised domain name after the @, such as bücher.example", s.From)
 	} else {
-		st.fromAddr = a.Address
-		st.fromDomain = a.Address[strings.LastIndexByte(a.Address, '@')+1:]
+		// MAIL FROM, the From header and Message-IDs carry the domain
+		// in ASCII; a non-ASCII local part needs SMTPUTF8 of the relay.
+		st.fromAddr = ascii
+		st.fromDomain = ascii[strings.LastIndexByte(ascii, '@')+1:]
+		st.fromUTF8 = !isASCII(ascii)
 	}
 	var dkimErrs []string
 	st.dkim, dkimErrs = newDKIMSigner(s.DKIM, st.fromDomain)
@@ -265,6 +275,11 @@ func (s Server) settings() (*settings, error) {
 			bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", s.ListUnsubscribeMailto)
 		} else if _, err := mail.ParseAddress(u.Opaque); err != nil {
 			bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", s.ListUnsubscribeMailto)
+		} else if ascii, ok := rules.ASCIIAddress(u.Opaque); !ok {
+			bad("ListUnsubscribeMailto %q must have a valid internationalised domain name after the @", s.ListUnsubscribeMailto)
+		} else if rest, found := strings.CutPrefix(m[len("mailto:"):], u.Opaque); found {
+			// The header carries the domain in ASCII, as To and From do.
+			m = m[:len("mailto:")] + ascii + rest
 		}
 		st.unsubMail = m
 	}

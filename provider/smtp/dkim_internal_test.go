@@ -34,10 +34,11 @@ func TestDKIMGolden(t *testing.T) {
 	env := &notify.Envelope{ID: "golden-1", To: "asha@example.com", Email: &notify.EmailMessage{
 		Purpose: notify.PurposeCampaign, Subject: "Our monsoon sale", Text: "Everything is 20% off this week.\n",
 	}}
-	if err := checkEnvelope(env); err != nil {
+	w, err := checkEnvelope(env)
+	if err != nil {
 		t.Fatal(err)
 	}
-	msg, _, err := build(nil, st, env, time.Date(2025, 7, 1, 9, 30, 0, 0, time.FixedZone("IST", 5*3600+1800)))
+	msg, _, err := build(nil, st, env, w, time.Date(2025, 7, 1, 9, 30, 0, 0, time.FixedZone("IST", 5*3600+1800)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,13 @@
 // when there is HTML and text, 7bit or quoted-printable parts, RFC 2047
 // headers, a Message-ID per message, List-Unsubscribe and
 // List-Unsubscribe-Post for campaign mail) and uses go-simple-mail for the
-// SMTP transport: connecting, STARTTLS or implicit TLS, AUTH PLAIN or
-// LOGIN, and the MAIL, RCPT and DATA exchange. go-simple-mail's own
-// message builder costs more than the whole SMTP exchange on a fast link
-// (see message.go), and its send timeout adds a goroutine and an RSET
-// round trip to every message; deadlines on the connection replace it.
+// SMTP transport: AUTH PLAIN or LOGIN, and the MAIL, RCPT and DATA
+// exchange, over a connection the provider opened up to EHLO itself,
+// STARTTLS or implicit TLS included (see Internationalised addresses).
+// go-simple-mail's own message builder costs more than the whole SMTP
+// exchange on a fast link (see message.go), and its send timeout adds a
+// goroutine and an RSET round trip to every message; deadlines on the
+// connection replace it.
 //
 // # DKIM and EHLO
 //
@@ -32,6 +34,29 @@
 //
 // Server.Helo is the EHLO name; by default the machine's host name, or
 // "localhost" when that is not a valid host name.
+//
+// # Internationalised addresses
+//
+// Every address goes to the relay with its domain in ASCII: an
+// internationalised domain becomes its A-labels (user@bücher.example is
+// sent as user@xn--bcher-kva.example), in MAIL FROM, RCPT TO and the From,
+// To and Reply-To headers, so the message is well-formed on a relay
+// without SMTPUTF8. The conversion is golang.org/x/net/idna's Lookup
+// profile (UTS #46, non-transitional, as IDNA2008), the one the e-mail
+// channel's address rule uses; a domain it refuses is InvalidArgument
+// naming the field (New refuses such a From). Domains already in ASCII
+// are sent as written. Envelopes keep the address as the caller gave it,
+// and so do receipts and unsubscribe tokens.
+//
+// A local part that is not ASCII (रमेश@उदाहरण.भारत) has no ASCII form: it
+// needs SMTPUTF8 (RFC 6531). The provider reads the relay's extensions
+// itself (go-simple-mail, which adds SMTPUTF8 to MAIL FROM when the relay
+// offers it, does not say whether it did): it opens each connection up to
+// EHLO, over TLS when configured, and hands it to go-simple-mail. With
+// SMTPUTF8 such a message goes out with it; without, the send is refused
+// before MAIL FROM, a certain non-acceptance: InvalidArgument naming to or
+// reply_to, saying the relay does not offer SMTPUTF8, or Rejected for a
+// configured From, which only the configuration can fix.
 //
 // # Unsubscribe links
 //
@@ -66,6 +91,8 @@
 //	----------------------------------------------  -------------------  ------------
 //	250 to the final dot                            (Result)             accepted
 //	bad envelope (address, header injection)        InvalidArgument      not accepted
+//	non-ASCII local part in to or reply_to, relay   InvalidArgument      not accepted
+//	  without SMTPUTF8 (in From: Rejected)
 //	campaign mail, no List-Unsubscribe configured   Rejected             not accepted
 //	DKIM signing failed (not seen with a key New    Rejected             not accepted
 //	  accepted)

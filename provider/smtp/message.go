@@ -35,17 +35,29 @@ type message struct {
 	id string
 }
 
+// wire holds an envelope's addresses as they go to the relay: each
+// domain in ASCII (rules.ASCIIDomain), each local part as it is.
+type wire struct {
+	to, replyTo string
+	// utf8 lists the fields ("to", "reply_to") whose address keeps a
+	// non-ASCII local part, which only a relay with SMTPUTF8 carries
+	// (RFC 6531), in the envelope or in a header (RFC 6532).
+	utf8 []string
+}
+
 // checkEnvelope reports the first problem of env that would make a bad
-// or unsafe message, as an InvalidArgument error.
-func checkEnvelope(env *notify.Envelope) error {
+// or unsafe message, as an InvalidArgument error, and returns its
+// addresses as they go to the relay.
+func checkEnvelope(env *notify.Envelope) (wire, error) {
 	if env == nil || env.Email == nil {
-		return notify.InvalidField("message", "the envelope has no e-mail content")
+		return wire{}, notify.InvalidField("message", "the envelope has no e-mail content")
 	}
 	var fe notify.FieldErrors
-	checkAddress(&fe, "to", env.To)
+	var w wire
+	w.to = checkAddress(&fe, &w, "to", env.To)
 	m := env.Email
 	if m.ReplyTo != "" {
-		checkAddress(&fe, "reply_to", m.ReplyTo)
+		w.replyTo = checkAddress(&fe, &w, "reply_to", m.ReplyTo)
 	}
 	if hasCRLF(m.Subject) {
 		fe.Add("subject", "must not contain CR, LF or NUL")
@@ -58,12 +70,15 @@ func checkEnvelope(env *notify.Envelope) error {
 	if m.HTML == "" && m.Text == "" {
 		fe.Add("message", "the e-mail has no body")
 	}
-	return fe.Err()
+	return w, fe.Err()
 }
 
 // checkAddress adds to fe why s is not a bare address whose characters
-// keep rules.AddressChars, the rule the e-mail channel applies too.
-func checkAddress(fe *notify.FieldErrors, field, s string) {
+// keep rules.AddressChars and whose domain is a valid domain name, the
+// rules the e-mail channel applies too, and returns s as it goes to the
+// relay (rules.ASCIIAddress), noting field in w.utf8 when its local part
+// is not ASCII.
+func checkAddress(fe *notify.FieldErrors, w *wire, field, s string) string {
 	bad := rules.AddressChars(s)
 	switch {
 	case hasCRLF(s):
@@ -74,7 +89,21 @@ func checkAddress(fe *notify.FieldErrors, field, s string) {
 		fe.Addf(field, "must be at most %d bytes, the longest address SMTP carries", maxTokenAddress)
 	case !isBareAddress(s):
 		fe.Add(field, "must be a bare e-mail address such as name@example.com")
+	default:
+		a, ok := rules.ASCIIAddress(s)
+		switch {
+		case !ok:
+			fe.Add(field, "must have a valid internationalised domain name after the @, such as bücher.example")
+		case len(a) > maxTokenAddress:
+			fe.Addf(field, "must be at most %d bytes once its domain is in ASCII, the longest address SMTP carries", maxTokenAddress)
+		default:
+			if !isASCII(a) {
+				w.utf8 = append(w.utf8, field)
+			}
+			return a
+		}
 	}
+	return ""
 }
 
 func isBareAddress(s string) bool {
@@ -83,6 +112,15 @@ func isBareAddress(s string) bool {
 	}
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Name == "" && a.Address == s
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // messageID returns the Message-ID for env: the notify message ID when it
@@ -112,8 +150,9 @@ func isToken(s string) bool {
 }
 
 // build writes the whole message into buf and returns it as a string.
-// env must have passed checkEnvelope.
-func build(buf []byte, st *settings, env *notify.Envelope, now time.Time) (message, []byte, error) {
+// env must have passed checkEnvelope, which returned w. The address
+// headers carry the addresses as they go to the relay: domains in ASCII.
+func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time) (message, []byte, error) {
 	m := env.Email
 	id := messageID(env, st.fromDomain)
 	b := buf[:0]
@@ -129,9 +168,9 @@ func build(buf []byte, st *settings, env *notify.Envelope, now time.Time) (messa
 		name = m.FromName
 	}
 	b = appendHeader(b, "From", fromHeader(name, st.fromAddr))
-	b = appendHeader(b, "To", (&mail.Address{Address: env.To}).String())
-	if m.ReplyTo != "" {
-		b = appendHeader(b, "Reply-To", (&mail.Address{Address: m.ReplyTo}).String())
+	b = appendHeader(b, "To", (&mail.Address{Address: w.to}).String())
+	if w.replyTo != "" {
+		b = appendHeader(b, "Reply-To", (&mail.Address{Address: w.replyTo}).String())
 	}
 	b = appendHeader(b, "Subject", encodeText(m.Subject))
 	b = append(b, "MIME-Version: 1.0\r\n"...)

@@ -81,7 +81,7 @@ func TestBuildAllocs(t *testing.T) {
 	}}
 	buf := make([]byte, 0, 8192)
 	allocs := testing.AllocsPerRun(100, func() {
-		_, b, err := build(buf, st, env, time.Unix(1700000000, 0))
+		_, b, err := build(buf, st, env, wire{to: env.To}, time.Unix(1700000000, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,10 +114,11 @@ func FuzzBuild(f *testing.F) {
 		env := &notify.Envelope{ID: "fuzz-1", To: "asha@example.com", Email: &notify.EmailMessage{
 			Purpose: notify.EmailPurpose(purpose), Subject: subject, FromName: fromName, HTML: html, Text: text,
 		}}
-		if err := checkEnvelope(env); err != nil {
+		w, err := checkEnvelope(env)
+		if err != nil {
 			t.Fatalf("checkEnvelope: %v", err)
 		}
-		msg, _, err := build(nil, st, env, time.Unix(1700000000, 0))
+		msg, _, err := build(nil, st, env, w, time.Unix(1700000000, 0))
 		if err != nil {
 			t.Fatalf("build: %v", err)
 		}

@@ -81,7 +81,8 @@ func (s *pipeServer) serve(c net.Conn, script []step) {
 			}
 		}
 	}
-	if !say("220 pipe ESMTP") || !expect("EHLO") || !say("250 pipe") {
+	// Two EHLOs: the provider's own (greet), then go-simple-mail's.
+	if !say("220 pipe ESMTP") || !expect("EHLO") || !say("250 pipe") || !expect("EHLO") || !say("250 pipe") {
 		return
 	}
 	for _, st := range script {

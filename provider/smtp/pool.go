@@ -2,12 +2,10 @@ package smtp
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	mail "github.com/xhit/go-simple-mail/v2"
@@ -59,7 +57,10 @@ type conn struct {
 	track  *trackConn
 	// reused is set once the connection has carried a message.
 	reused bool
-	idleAt time.Time
+	// smtputf8 is set when the relay offers SMTPUTF8 (RFC 6531), which
+	// go-simple-mail then puts in every MAIL FROM.
+	smtputf8 bool
+	idleAt   time.Time
 }
 
 // get returns a connection for the caller's exclusive use, waiting for a
@@ -163,7 +164,14 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 	defer stop()
 
 	track := &trackConn{Conn: tcp}
-	var handshook atomic.Bool
+	// The provider opens the session itself, TLS included, to learn the
+	// relay's extensions (see greet); go-simple-mail goes on over the
+	// connection greet returns, as if it were in the clear.
+	session, ext, err := greet(track, st)
+	if err != nil {
+		_ = tcp.Close()
+		return nil, p.connectError(ctx, err)
+	}
 	srv := mail.NewSMTPClient()
 	srv.Host = st.Host
 	srv.Port = st.Port
@@ -186,36 +194,9 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 	default:
 		srv.Authentication = mail.AuthAuto
 	}
-	srv.CustomConn = track
-	switch st.Encryption {
-	case EncryptionNone:
-		srv.Encryption = mail.EncryptionNone
-	case EncryptionImplicitTLS, EncryptionSTARTTLS:
-		cfg := st.tls.Clone()
-		user := cfg.VerifyConnection
-		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
-			if user != nil {
-				if err := user(cs); err != nil {
-					return err
-				}
-			}
-			handshook.Store(true)
-			return nil
-		}
-		srv.TLSConfig = cfg
-		if st.Encryption == EncryptionImplicitTLS {
-			srv.Encryption = mail.EncryptionSSLTLS
-			srv.CustomConn = tls.Client(track, cfg)
-		} else {
-			srv.Encryption = mail.EncryptionSTARTTLS
-		}
-	}
+	srv.CustomConn = session
+	srv.Encryption = mail.EncryptionNone // TLS, when configured, is under session
 	client, err := srv.Connect()
-	if err == nil && st.Encryption != EncryptionNone && !handshook.Load() {
-		// go-simple-mail goes on in the clear when the server does not
-		// offer STARTTLS; that would expose the login and the mail.
-		err = errors.New("the server does not offer STARTTLS; refusing to continue in the clear")
-	}
 	if err != nil {
 		if client != nil && client.Client != nil {
 			_ = client.Close()
@@ -223,7 +204,7 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 		_ = tcp.Close()
 		return nil, p.connectError(ctx, err)
 	}
-	return &conn{client: client, tcp: tcp, track: track}, nil
+	return &conn{client: client, tcp: tcp, track: track, smtputf8: ext["SMTPUTF8"]}, nil
 }
 
 // send sends one message on c under ctx and the send timeout.

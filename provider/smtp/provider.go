@@ -94,7 +94,7 @@ func (p *Provider) route(purpose notify.EmailPurpose) *route {
 // Send sends env.Email to env.To through the configuration of its purpose,
 // making one attempt; the Notifier retries. The Result's
 // ProviderMessageID is the message's Message-ID without angle brackets,
-// "<notify message ID>@<From domain>".
+// "<notify message ID>@<From domain>", the domain in ASCII.
 //
 // A connection from the pool that turns out to be dead (the server closed
 // it while idle) is replaced once by a fresh one, only when the failure
@@ -104,7 +104,10 @@ func (p *Provider) route(purpose notify.EmailPurpose) *route {
 //
 // Errors follow notify.Provider's three outcomes:
 //
-//   - certainly not accepted: a bad envelope is InvalidArgument; campaign
+//   - certainly not accepted: a bad envelope is InvalidArgument, and so
+//     is a to or reply_to with a non-ASCII local part when the relay
+//     does not offer SMTPUTF8 (Rejected when it is the configured
+//     From), found before anything of the message is written; campaign
 //     mail without ListUnsubscribeURL or ListUnsubscribeMailto in its
 //     configuration, or a failed DKIM signature, is Rejected; a 4xx reply at any stage, or a failure
 //     before the final dot of DATA was written (dial, TLS, login, the
@@ -127,13 +130,14 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if p.closed.Load() {
 		return nil, wrapCode(unavailable, errClosed)
 	}
-	if err := checkEnvelope(env); err != nil {
+	w, err := checkEnvelope(env)
+	if err != nil {
 		return nil, err
 	}
 	r := p.route(env.Email.Purpose)
 
 	bp := p.bufs.Get().(*[]byte)
-	msg, b, err := build(*bp, r.st, env, time.Now())
+	msg, b, err := build(*bp, r.st, env, w, time.Now())
 	if cap(b) <= 64<<10 { // do not let one huge message pin memory
 		*bp = b[:0]
 		p.bufs.Put(bp)
@@ -156,7 +160,15 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		if err != nil {
 			return nil, err
 		}
-		sendErr, tainted := c.send(ctx, r.st, env.To, msg.data)
+		if !c.smtputf8 {
+			if err := needsSMTPUTF8(r.st, w); err != nil {
+				// Nothing of the message was written: the connection
+				// stays good.
+				r.pool.put(c, true)
+				return nil, err
+			}
+		}
+		sendErr, tainted := c.send(ctx, r.st, w.to, msg.data)
 		if sendErr == nil {
 			c.reused = true
 			r.pool.put(c, !tainted)
@@ -173,6 +185,28 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		}
 		return nil, err
 	}
+}
+
+// needsSMTPUTF8 returns the error for a message that a relay without
+// SMTPUTF8 cannot carry, or nil: a non-ASCII local part in the configured
+// From, to or reply_to (RFC 6531, 6532). A relay without SMTPUTF8 would
+// refuse it, or worse, take it and pass on a malformed message, so it is
+// refused before MAIL FROM, a certain non-acceptance: InvalidArgument on
+// the envelope's fields, which another address fixes, or Rejected for
+// From, which only the configuration (or the relay) can fix.
+func needsSMTPUTF8(st *settings, w wire) error {
+	const why = "has a non-ASCII local part, which needs SMTPUTF8 (RFC 6531), and the mail relay does not offer SMTPUTF8; nothing was sent"
+	if st.fromUTF8 {
+		return notify.Errorf(rejected, "smtp: the configured From address %s", why)
+	}
+	if len(w.utf8) == 0 {
+		return nil
+	}
+	var fe notify.FieldErrors
+	for _, f := range w.utf8 {
+		fe.Add(f, why)
+	}
+	return fe.Err()
 }
 
 // classify turns a failed send into the error to return, and says whether

@@ -800,6 +800,10 @@ func TestInvalidEnvelope(t *testing.T) {
 		{"encoded word in from_name", func(e *notify.Envelope) { e.Email.FromName = "=?utf-8?q?x=0D=0ABcc:evil@example.com?=" }, "from_name"},
 		{"bidi isolate in from_name", func(e *notify.Envelope) { e.Email.FromName = "Shop\u2068" }, "from_name"},
 		{"no body", func(e *notify.Envelope) { e.Email.HTML, e.Email.Text = "", "" }, "message"},
+		// Domains that IDNA refuses, which have no ASCII form to send.
+		{"bad IDN domain in to", func(e *notify.Envelope) { e.To = "a@bücher-.example" }, "to"},
+		{"undecodable A-label in to", func(e *notify.Envelope) { e.To = "a@xn--zz.example" }, "to"},
+		{"bad IDN domain in reply_to", func(e *notify.Envelope) { e.Email.ReplyTo = "a@bü_cher.example" }, "reply_to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := htmlEnvelope("a@example.com", notify.PurposeOTP)
@@ -829,6 +833,7 @@ func TestConfigErrors(t *testing.T) {
 		{"from name with LF", func(c *smtp.Config) { c.Default.FromName = "Shop\nBcc: x" }, "FromName"},
 		{"from name with an encoded word", func(c *smtp.Config) { c.Default.FromName = "=?utf-8?b?QmFuaw==?=" }, "FromName"},
 		{"from with NBSP", func(c *smtp.Config) { c.Default.From = "noreply@shop\u00a0example" }, "From must not contain space characters"},
+		{"from with a bad IDN domain", func(c *smtp.Config) { c.Default.From = "noreply@bücher-.example" }, "From"},
 		{"bad port", func(c *smtp.Config) { c.Default.Port = 70000 }, "Port"},
 		{"bad encryption", func(c *smtp.Config) { c.Default.Encryption = 9 }, "Encryption"},
 		{"bad auth", func(c *smtp.Config) { c.Default.Auth = "CRAM-MD5" }, "Auth"},
