@@ -38,6 +38,11 @@ func TestInvisibleCharacters(t *testing.T) {
 		{"RLO in from_name", "from_name", "bidirectional control characters (U+202E", func(r *notify.EmailRequest) { r.FromName = "Acme\u202eknaB" }},
 		{"zero-width space in from_name", "from_name", "invisible format characters (U+200B", func(r *notify.EmailRequest) { r.FromName = "Ac\u200bme" }},
 		{"tab in from_name", "from_name", "control characters", func(r *notify.EmailRequest) { r.FromName = "Acme\tBank" }},
+		// Internationalised domains must be ones IDNA accepts: the relay
+		// gets their ASCII form.
+		{"bad IDN domain in to", "to", "valid internationalised domain name", func(r *notify.EmailRequest) { r.To = "asha@bücher-.example" }},
+		{"undecodable A-label in to", "to", "valid internationalised domain name", func(r *notify.EmailRequest) { r.To = "asha@xn--zz.example" }},
+		{"bad IDN domain in reply_to", "reply_to", "valid internationalised domain name", func(r *notify.EmailRequest) { r.ReplyTo = "desk@bü_cher.example" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := ok

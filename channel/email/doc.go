@@ -17,7 +17,14 @@
 //     space of any kind (U+00A0 NO-BREAK SPACE, ...), so that
 //     "victim@exa\u00a0mple.com" cannot reach a mailbox other than the
 //     one a receipt shows. Internationalised addresses such as
-//     user@bücher.example or user@例え.jp are allowed.
+//     user@bücher.example or user@例え.jp are allowed: the domain must be
+//     one IDNA accepts (golang.org/x/net/idna's Lookup profile, UTS #46),
+//     which the provider sends in its ASCII form (xn--bcher-kva.example)
+//     while the envelope and the receipt keep it as given; at most 254
+//     bytes as given and with the domain in ASCII. A local part that is
+//     not ASCII (रमेश@उदाहरण.भारत) needs a relay with SMTPUTF8 (RFC 6531):
+//     provider/smtp refuses it, naming the field, when its relay lacks
+//     SMTPUTF8.
 //   - subject is required unless template_slug is given; then the
 //     template supplies it, and a non-empty subject overrides it. At most
 //     MaxSubjectLen bytes.

@@ -29,9 +29,11 @@ type stack struct {
 	wallet *memstore.Wallet
 }
 
-func newStack(t *testing.T) *stack {
+// newStack's SMTP server speaks STARTTLS and wants a login; opts add to
+// that.
+func newStack(t *testing.T, opts ...smtptest.Option) *stack {
 	t.Helper()
-	srv := smtptest.NewServer(smtptest.WithStartTLS(), smtptest.WithAuth("mailer", "pw-123456"))
+	srv := smtptest.NewServer(append([]smtptest.Option{smtptest.WithStartTLS(), smtptest.WithAuth("mailer", "pw-123456")}, opts...)...)
 	t.Cleanup(srv.Close)
 	p, err := smtp.New(smtp.Config{Default: smtp.Server{
 		Host: srv.Host, Port: srv.Port, Encryption: smtp.EncryptionSTARTTLS, TLSConfig: srv.ClientTLSConfig(),
@@ -260,4 +262,80 @@ func TestBadInputChargesNothing(t *testing.T) {
 	if s.srv.Received() != 0 || s.srv.Connections() != 0 {
 		t.Error("a bad request reached the SMTP server")
 	}
+}
+
+// TestInternationalisedAddresses, through the whole stack to a real
+// loopback relay: an IDN domain reaches a relay without SMTPUTF8 as
+// A-labels; a non-ASCII local part goes through a relay with SMTPUTF8 and
+// is refused on one without, naming the field, refunded and never sent;
+// a domain IDNA refuses is InvalidArgument naming the field, charged
+// nothing.
+func TestInternationalisedAddresses(t *testing.T) {
+	const utf8Local = "रमेश@उदाहरण.भारत"
+	send := func(s *stack, to string) (*notify.Receipt, error) {
+		return s.n.SendEmail(context.Background(), &notify.EmailRequest{
+			Account: "acme", To: to, ReplyTo: "desk@bücher.example", Subject: "Your order", Message: "It has shipped.",
+		})
+	}
+	t.Run("IDN domain, relay without SMTPUTF8", func(t *testing.T) {
+		s := newStack(t)
+		rc, err := send(s, "asha@bücher.example")
+		if err != nil {
+			t.Fatalf("SendEmail: %v", err)
+		}
+		msgs := s.srv.Messages()
+		if len(msgs) != 1 || len(msgs[0].To) != 1 || msgs[0].To[0] != "asha@xn--bcher-kva.example" || msgs[0].UTF8 {
+			t.Fatalf("messages %+v, want RCPT TO asha@xn--bcher-kva.example without SMTPUTF8", msgs)
+		}
+		to, _ := msgs[0].Header.AddressList("To")
+		reply, _ := msgs[0].Header.AddressList("Reply-To")
+		if len(to) != 1 || to[0].Address != "asha@xn--bcher-kva.example" || len(reply) != 1 || reply[0].Address != "desk@xn--bcher-kva.example" {
+			t.Errorf("To %q, Reply-To %q: want the domains as A-labels", msgs[0].Header.Get("To"), msgs[0].Header.Get("Reply-To"))
+		}
+		if rc.To != "asha@bücher.example" {
+			t.Errorf("receipt to %q, want the address as given", rc.To)
+		}
+	})
+	t.Run("non-ASCII local part, relay with SMTPUTF8", func(t *testing.T) {
+		s := newStack(t, smtptest.WithSMTPUTF8())
+		if _, err := send(s, utf8Local); err != nil {
+			t.Fatalf("SendEmail: %v", err)
+		}
+		msgs := s.srv.Messages()
+		if len(msgs) != 1 || !msgs[0].UTF8 || len(msgs[0].To) != 1 || msgs[0].To[0] != "रमेश@xn--p1b6ci4b4b3a.xn--h2brj9c" {
+			t.Fatalf("messages %+v, want SMTPUTF8 and RCPT TO रमेश@xn--p1b6ci4b4b3a.xn--h2brj9c", msgs)
+		}
+	})
+	t.Run("non-ASCII local part, relay without SMTPUTF8", func(t *testing.T) {
+		s := newStack(t)
+		rc, err := send(s, utf8Local)
+		var ne *notify.Error
+		if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument || len(ne.Fields) != 1 || ne.Fields[0].Field != "to" ||
+			!strings.Contains(ne.Fields[0].Message, "does not offer SMTPUTF8") {
+			t.Fatalf("SendEmail: %v, want InvalidArgument on to saying the relay lacks SMTPUTF8", err)
+		}
+		if rc == nil || rc.Status != notify.StatusFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
+			t.Errorf("receipt %+v, want failed after one attempt, refunded", rc)
+		}
+		if b := s.balance(t); b != opening {
+			t.Errorf("balance %d, want %d: the charge is refunded", b, opening)
+		}
+		if s.srv.Received() != 0 {
+			t.Error("the relay got the message")
+		}
+	})
+	t.Run("bad IDN domain", func(t *testing.T) {
+		s := newStack(t)
+		_, err := send(s, "asha@bücher-.example")
+		var ne *notify.Error
+		if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument || len(ne.Fields) != 1 || ne.Fields[0].Field != "to" {
+			t.Fatalf("SendEmail: %v, want InvalidArgument on to", err)
+		}
+		if b := s.balance(t); b != opening {
+			t.Errorf("balance %d, want %d", b, opening)
+		}
+		if s.srv.Connections() != 0 {
+			t.Error("a bad address reached the relay")
+		}
+	})
 }
