@@ -460,6 +460,66 @@ func TestOpenAPIRequestFields(t *testing.T) {
 	}
 }
 
+// TestOpenAPIAddressFormat checks that every e-mail address field (a
+// field of notify.EmailRequest under the mailbox rule) is documented as
+// "idn-email" (RFC 6531 addresses: the API takes internationalised ones),
+// and that no property claims the ASCII-only "email" format.
+func TestOpenAPIAddressFormat(t *testing.T) {
+	doc := loadOpenAPI(t)
+	paths := obj(t, doc, "paths", "")
+	var props map[string]any
+	for _, r := range servedRoutes(t) {
+		if r.method != http.MethodPost || r.handler != "sendEmail" {
+			continue
+		}
+		item, ok := paths[r.path].(map[string]any)
+		if !ok {
+			continue // TestOpenAPIRoutes reports it
+		}
+		op := obj(t, item, "post", r.path)
+		body := obj(t, op, "requestBody", r.path+".post")
+		media := obj(t, obj(t, body, "content", r.path), "application/json", r.path)
+		props, _ = resolve(t, doc, obj(t, media, "schema", r.path))["properties"].(map[string]any)
+		break
+	}
+	if props == nil {
+		t.Fatal("found no request schema of the e-mail route")
+	}
+	var addresses []string
+	for f := range reflect.TypeFor[notify.EmailRequest]().Fields() {
+		if slices.Contains(strings.Split(f.Tag.Get("validate"), ","), "mailbox") {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			addresses = append(addresses, name)
+		}
+	}
+	if len(addresses) < 2 {
+		t.Fatalf("found %d address fields in notify.EmailRequest (%v): the reader is broken", len(addresses), addresses)
+	}
+	for _, name := range addresses {
+		p, _ := props[name].(map[string]any)
+		if p["format"] != "idn-email" {
+			t.Errorf("e-mail request property %q has format %v, want idn-email", name, p["format"])
+		}
+	}
+	var walk func(where string, v any)
+	walk = func(where string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["format"] == "email" {
+				t.Errorf("%s has format email, which allows ASCII addresses only: use idn-email", where)
+			}
+			for k, e := range v {
+				walk(where+"."+k, e)
+			}
+		case []any:
+			for i, e := range v {
+				walk(where+"["+strconv.Itoa(i)+"]", e)
+			}
+		}
+	}
+	walk("openapi.json", doc)
+}
+
 // TestOpenAPIErrorCodes checks that the ErrorCode enum lists the codes
 // the API can answer: every notify code and every code of this package.
 func TestOpenAPIErrorCodes(t *testing.T) {
