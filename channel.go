@@ -44,7 +44,9 @@ type Channel interface {
 //     CodeRateLimited: the vendor asks to slow down; retried after
 //     Error.RetryAfter when it fits the deadline. CodeRejected: permanent
 //     refusal (bad number, bad template, bad key). CodeInvalidArgument:
-//     the envelope breaks a rule only the provider knows.
+//     the envelope breaks a rule only the provider knows; use
+//     InvalidField, whose field and rule the HTTP adapter shows the
+//     sender, so they name no host or vendor account.
 //   - unknown: the request may have reached the vendor and no answer of
 //     its own came back: the answer was lost, late or cut short, the call
 //     timed out or was reset after the request was written, or the answer

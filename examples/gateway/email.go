@@ -82,10 +82,12 @@ func mailer(cfg *config, logger *slog.Logger, box *devOutbox) (*smtp.Provider, s
 			info += ", DKIM-signed for " + cfg.dkim.Domain
 		}
 	} else {
+		// SMTPUTF8, as most relays offer it: addresses with non-ASCII
+		// local parts are shown in development rather than refused.
 		dev, err := smtptest.Start(smtptest.WithOnMessage(func(m smtptest.Message) {
 			logSMTP(logger)(m)
 			box.received(m)
-		}), smtptest.WithRetain(100))
+		}), smtptest.WithRetain(100), smtptest.WithSMTPUTF8())
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("starting the development SMTP server: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
 
 // lines is the gateway's stdout as seen by a test: every line is kept, and
@@ -472,5 +473,39 @@ func TestGatewayOTPLimit(t *testing.T) {
 		if a := off.post(t, "/send-otp", off.key, `{"to":"9876543210","otp":"482913"}`); a.status != 200 {
 			t.Fatalf("OTP %d without a throttle: %d %s", i, a.status, a.raw)
 		}
+	}
+}
+
+// TestGatewayDevMailTakesInternationalAddresses: the in-process SMTP
+// server offers SMTPUTF8, as most relays do, so a local part beyond ASCII
+// is sent in development, and an internationalised domain arrives in its
+// ASCII form. A relay without SMTPUTF8 gets nothing: the answer names the
+// field and the rule, and the charge is refunded.
+func TestGatewayDevMailTakesInternationalAddresses(t *testing.T) {
+	g := start(t, map[string]string{})
+	a := g.post(t, "/email/send", g.key, `{"to":"रमेश@उदाहरण.भारत","subject":"Hi","message":"Hello"}`)
+	if a.status != 200 {
+		t.Fatalf("send: %d %s", a.status, a.raw)
+	}
+	// The SMTP log line is written when the server has the message, which
+	// is before the provider's send returns.
+	if out := g.out.text(); !strings.Contains(out, `msg="smtp message received"`) || !strings.Contains(out, "xn--") {
+		t.Fatalf("the dev server's log:\n%s", out)
+	}
+
+	relay, err := smtptest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(relay.Close)
+	g = start(t, map[string]string{"NOTIFY_SMTP_URL": "smtp://" + relay.Addr + "?from=notify@shop.example"})
+	before := g.balanceMinor(t)
+	a = g.post(t, "/email/send", g.key, `{"to":"रमेश@example.in","subject":"Hi","message":"Hello"}`)
+	fields, _ := a.body["error"].(map[string]any)["fields"].(map[string]any)
+	if a.status != 400 || fields["to"] == nil || !strings.Contains(a.raw, "SMTPUTF8") || strings.Contains(a.raw, relay.Addr) {
+		t.Fatalf("a relay without SMTPUTF8: %d %s", a.status, a.raw)
+	}
+	if after := g.balanceMinor(t); after != before || len(relay.Messages()) != 0 {
+		t.Fatalf("balance %d, was %d; the relay got %d messages", after, before, len(relay.Messages()))
 	}
 }

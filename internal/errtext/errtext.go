@@ -53,8 +53,12 @@ func CallersFault(code notify.Code) bool {
 // adapter itself makes, such as httpapi.CodeMethodNotAllowed), and it
 // comes from neither a store (a *notify.StoreError in its chain), nor a
 // provider (a *notify.Error naming one: a relay's or vendor's words), nor
-// a text that names a package. Otherwise the answer is a plain sentence
-// with the request ID, and err goes to the log.
+// a text that names a package. A provider's InvalidArgument that is only
+// field rules (notify.InvalidField: a rule only the provider knows, such
+// as an address its relay cannot take) is shown: the Provider contract
+// has those words name the field and the rule, never the vendor's words.
+// Otherwise the answer is a plain sentence with the request ID, and err
+// goes to the log.
 func Shown(err error, own ...notify.Code) bool {
 	if err == nil {
 		return true
@@ -68,7 +72,7 @@ func Shown(err error, own ...notify.Code) bool {
 		return false
 	}
 	for c := err; c != nil; c = errors.Unwrap(c) {
-		if ne, ok := c.(*notify.Error); ok && ne.Provider != "" {
+		if ne, ok := c.(*notify.Error); ok && ne.Provider != "" && !fieldRulesOnly(ne) {
 			return false
 		}
 	}
@@ -77,6 +81,12 @@ func Shown(err error, own ...notify.Code) bool {
 		return e.Err == nil || !namesPackage(e.Err.Error())
 	}
 	return !namesPackage(err.Error())
+}
+
+// fieldRulesOnly reports whether e says nothing but which fields break
+// which rules.
+func fieldRulesOnly(e *notify.Error) bool {
+	return e.Code == notify.CodeInvalidArgument && e.Err == nil && len(e.Fields) > 0
 }
 
 // namesPackage reports whether a cause starts with a package name, after
