@@ -1,6 +1,7 @@
 package cloudchat
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -26,9 +27,21 @@ type WebhookConfig struct {
 	// Provider is the Name of the Provider that sends the messages
 	// reported on. Default "cloudchat", New's default.
 	Provider string
-	// MaxBody bounds a notification's body. Default 1 MiB.
+	// MaxBody bounds a notification's body; a larger one is answered
+	// 413, before it is read when its Content-Length says so. Default
+	// DefaultMaxBody.
 	MaxBody int64
 }
+
+// DefaultMaxBody is the default bound of a notification's body: the
+// vendor documents that webhook payloads can be up to 3 MB (Cloud API,
+// Webhooks: "Webhooks payloads can be up to 3MB"), taken as MiB so that
+// neither reading of "MB" is refused.
+const DefaultMaxBody = 3 << 20
+
+// signature is how the vendor signs a notification: X-Hub-Signature-256,
+// "sha256=" and the hex HMAC-SHA256 of the raw body under the app secret.
+var signature = webhook.Signature{Header: "X-Hub-Signature-256", Prefix: "sha256=", Hash: sha256.New, Size: sha256.Size}
 
 // Webhook receives the cloud API's webhooks: the subscription handshake
 // and the status notifications of messages sent, which it turns into
@@ -37,6 +50,7 @@ type WebhookConfig struct {
 // concurrent use.
 type Webhook struct {
 	cfg   WebhookConfig
+	body  webhook.Body
 	count webhook.Counter
 }
 
@@ -52,24 +66,26 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
 	}
-	return &Webhook{cfg: cfg}, nil
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	return &Webhook{cfg: cfg, body: webhook.Body{Signature: &signature, Secret: cfg.AppSecret, JSON: true, Max: cfg.MaxBody}}, nil
 }
 
 // Stats returns what the webhook did so far.
 func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 
 // ServeHTTP answers the handshake (GET) and takes notifications (POST),
-// as the package documentation describes.
+// as the package documentation describes; another method is 405.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet:
-		h.handshake(w, r)
-	case http.MethodPost:
-		h.notification(w, r)
-	default:
-		w.Header().Set("Allow", "GET, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !webhook.Allow(w, r, http.MethodGet, http.MethodPost) {
+		return
 	}
+	if r.Method == http.MethodGet {
+		h.handshake(w, r)
+		return
+	}
+	h.notification(w, r)
 }
 
 // handshake answers the vendor's subscription check with its challenge,
@@ -77,7 +93,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Webhook) handshake(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if q.Get("hub.mode") != "subscribe" || !webhook.Equal(q.Get("hub.verify_token"), h.cfg.VerifyToken) {
-		h.count.Refuse(w)
+		h.count.Refuse(w, r)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -85,16 +101,17 @@ func (h *Webhook) handshake(w http.ResponseWriter, r *http.Request) {
 }
 
 // notification checks a notification's signature and reports its
-// statuses.
+// statuses. What can be checked without the body is checked first
+// (webhook.Counter.Read): a notification without X-Hub-Signature-256 of
+// the vendor's shape ("sha256=" and 64 hex digits) is 401, one that is
+// not JSON 415, one whose Content-Length is over MaxBody 413, and one
+// that comes while forgeries have spent the process's budget of reading
+// unauthenticated bodies 503 (the vendor sends it again), all before a
+// byte of the body is read; then the body is read, within MaxBody, and
+// its signature checked (401).
 func (h *Webhook) notification(w http.ResponseWriter, r *http.Request) {
-	body, err := webhook.ReadBody(r, h.cfg.MaxBody)
-	if err != nil {
-		h.count.Malformed(w, err)
-		return
-	}
-	sig, ok := strings.CutPrefix(r.Header.Get("X-Hub-Signature-256"), "sha256=")
-	if !ok || !webhook.SignedSHA256(body, h.cfg.AppSecret, sig) {
-		h.count.Refuse(w)
+	body, ok := h.count.Read(w, r, &h.body)
+	if !ok {
 		return
 	}
 	var n notification

@@ -3,6 +3,7 @@ package cloudchat_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -297,7 +298,7 @@ func TestWebhookBadRequests(t *testing.T) {
 	if code := l.post(t, notJSON, cloudchattest.Sign(testSecret, notJSON)); code != http.StatusBadRequest {
 		t.Errorf("malformed: %d, want 400", code)
 	}
-	huge := bytes.Repeat([]byte("x"), 1<<20+1)
+	huge := bytes.Repeat([]byte("x"), cloudchat.DefaultMaxBody+1)
 	if code := l.post(t, huge, cloudchattest.Sign(testSecret, huge)); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized: %d, want 413", code)
 	}
@@ -381,5 +382,104 @@ func TestWebhookMarksFailover(t *testing.T) {
 	}
 	if b.Failover || b.VendorCode != "131026" {
 		t.Fatalf("131026 report = %+v", b)
+	}
+}
+
+// countingBody is a request body that counts the bytes read from it.
+type countingBody struct {
+	r    io.Reader
+	read int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
+
+// TestWebhookRefusesForgeriesUnread: a forged notification of 900 KiB
+// whose X-Hub-Signature-256 is missing or not of the vendor's shape is
+// 401 before a byte of its body is read, and so is one that is not JSON
+// (415) or that declares more than the vendor's 3 MB (413), however
+// signed; none reports anything.
+func TestWebhookRefusesForgeriesUnread(t *testing.T) {
+	var reported int
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
+		Reporter: reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) {
+			reported++
+			return &notify.ReportResult{}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 900 << 10
+	wellFormed := cloudchattest.Sign(testSecret, []byte("another body"))
+	for _, c := range []struct {
+		name, sig, ct string
+		length        int64
+		want          int
+	}{
+		{"no signature", "", "application/json", size, http.StatusUnauthorized},
+		{"garbage", "garbage", "application/json", size, http.StatusUnauthorized},
+		{"no prefix", strings.TrimPrefix(wellFormed, "sha256="), "application/json", size, http.StatusUnauthorized},
+		{"sha1", "sha1=" + strings.Repeat("ab", 20), "application/json", size, http.StatusUnauthorized},
+		{"truncated", wellFormed[:40], "application/json", size, http.StatusUnauthorized},
+		{"not hex", "sha256=" + strings.Repeat("zz", 32), "application/json", size, http.StatusUnauthorized},
+		{"not JSON", wellFormed, "application/x-www-form-urlencoded", size, http.StatusUnsupportedMediaType},
+		{"over 3 MB", wellFormed, "application/json", cloudchat.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
+	} {
+		body := &countingBody{r: bytes.NewReader(bytes.Repeat([]byte("x"), int(c.length)))}
+		req := httptest.NewRequest(http.MethodPost, "/webhooks/cloudchat", nil)
+		req.Body, req.ContentLength = body, c.length
+		req.Header.Set("Content-Type", c.ct)
+		if c.sig != "" {
+			req.Header.Set("X-Hub-Signature-256", c.sig)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.want || body.read != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.read, c.want)
+		}
+	}
+	if s := h.Stats(); reported != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
+		t.Fatalf("%d reported, stats %+v", reported, s)
+	}
+}
+
+// TestWebhookTakesTheVendorsLargestNotification: a signed notification
+// of 2 MiB, within the vendor's documented 3 MB, is taken over HTTP; a
+// well-formed signature of another body is 401 once the body was read.
+func TestWebhookTakesTheVendorsLargestNotification(t *testing.T) {
+	var got []*notify.DeliveryReport
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
+		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
+			got = append(got, r)
+			return &notify.ReportResult{}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	payload := cloudchattest.Payload(testPhoneID, cloudchattest.Status{ID: "wamid.BIG", Status: "delivered", Timestamp: time.Now(), RecipientID: "919876543210"})
+	body := append([]byte(`{"pad":"`+strings.Repeat("x", 2<<20)+`",`), payload[1:]...)
+	post := func(body []byte, sig string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Hub-Signature-256", sig)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(payload, cloudchattest.Sign(testSecret, body)); code != http.StatusUnauthorized {
+		t.Fatalf("another body's signature: %d, want 401", code)
+	}
+	if code := post(body, cloudchattest.Sign(testSecret, body)); code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
+		t.Fatalf("signed 2 MiB notification: %d, reports %+v", code, got)
 	}
 }

@@ -2,6 +2,7 @@ package qrchat
 
 import (
 	"context"
+	"crypto/sha512"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -44,10 +45,25 @@ type WebhookConfig struct {
 	// ignored (Stats().Ignored). It must then be a valid session name
 	// (letters, digits, '-' and '_'). Default empty: every session.
 	Session string
-	// MaxBody bounds a request's body; a larger one is answered 413.
-	// Default 1 MiB.
+	// MaxBody bounds a request's body; a larger one is answered 413,
+	// before it is read when its Content-Length says so. Default
+	// DefaultMaxBody.
 	MaxBody int64
 }
+
+// DefaultMaxBody is the default bound of an event's body, 1 MiB
+// (webhook.MaxBody). WAHA documents no bound. A message.ack event is an
+// envelope and one message's ack: kilobytes, with the raw message data
+// some engines attach (payload._data); 1 MiB leaves that ample room, and
+// a body that declares more is refused before it is read.
+const DefaultMaxBody = 1 << 20
+
+// signature is how the gateway signs an event: X-Webhook-Hmac, the hex
+// HMAC-SHA512 of the raw body under the webhook's hmac.key, with
+// X-Webhook-Hmac-Algorithm sha512 (absent is taken as sha512; another
+// hash cannot be checked, so it is refused).
+var signature = webhook.Signature{Header: hmacHeader, Hash: sha512.New, Size: sha512.Size,
+	AlgorithmHeader: hmacAlgorithmHeader, Algorithm: "sha512"}
 
 // Webhook receives the gateway's "message.ack" webhook events and turns
 // them into notify.DeliveryReports for WebhookConfig.Reporter; see the
@@ -57,6 +73,7 @@ type WebhookConfig struct {
 type Webhook struct {
 	cfg   WebhookConfig
 	rep   notify.Reporter // cfg.Reporter, trying each ID a record may keep
+	body  webhook.Body
 	count webhook.Counter
 }
 
@@ -78,33 +95,36 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
 	}
-	return &Webhook{cfg: cfg, rep: candidateReporter{cfg.Reporter}}, nil
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	return &Webhook{cfg: cfg, rep: candidateReporter{cfg.Reporter},
+		body: webhook.Body{Signature: &signature, Secret: cfg.Secret, JSON: true, Max: cfg.MaxBody}}, nil
 }
 
 // Stats returns what the webhook did so far.
 func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 
 // ServeHTTP takes one webhook event (POST; other methods are answered
-// 405 with an Allow header). It answers 413 for a body over MaxBody, 401
-// when the signature is missing or wrong (before the
-// body is read as JSON, and reporting nothing), 400 for a body that is
-// not a JSON event, 503 when the report could not be applied now (the
-// gateway retries), and 200 otherwise: for a report taken, for one of a
-// message no record has (Stats().Unmatched), and for an event it does
-// not act on (Stats().Ignored).
+// 405 with an Allow header). What can be checked without the body is
+// checked first, before a byte of it is read: 401 when X-Webhook-Hmac is
+// missing or not 128 hex digits, or X-Webhook-Hmac-Algorithm names
+// another hash than sha512; 415 for a Content-Type other than JSON (none
+// is taken); 413 for a Content-Length over MaxBody; 503 while forgeries
+// have spent the process's budget of reading unauthenticated bodies (see
+// webhook.Unverified; the gateway retries). Then the body is read,
+// within MaxBody (413), and its signature checked (401, reporting
+// nothing). Then: 400 for a body that is not a JSON event, 503 when the
+// report could not be applied now (the gateway retries), and 200
+// otherwise: for a report taken, for one of a message no record has
+// (Stats().Unmatched), and for an event it does not act on
+// (Stats().Ignored).
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !webhook.Allow(w, r, http.MethodPost) {
 		return
 	}
-	body, err := webhook.ReadBody(r, h.cfg.MaxBody)
-	if err != nil {
-		h.count.Malformed(w, err)
-		return
-	}
-	if !h.signed(r.Header, body) {
-		h.count.Refuse(w)
+	body, ok := h.count.Read(w, r, &h.body)
+	if !ok {
 		return
 	}
 	var ev event
@@ -123,17 +143,6 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.count.Deliver(r.Context(), w, h.rep, []*notify.DeliveryReport{rep})
-}
-
-// signed reports whether the request carries the gateway's signature of
-// body: X-Webhook-Hmac, the hex HMAC-SHA512 of the raw body under the
-// secret, compared in constant time. An X-Webhook-Hmac-Algorithm other
-// than sha512 cannot be checked, so it is refused.
-func (h *Webhook) signed(hdr http.Header, body []byte) bool {
-	if alg := hdr.Get(hmacAlgorithmHeader); alg != "" && !strings.EqualFold(strings.TrimSpace(alg), "sha512") {
-		return false
-	}
-	return webhook.SignedSHA512(body, h.cfg.Secret, strings.TrimSpace(hdr.Get(hmacHeader)))
 }
 
 // event is the envelope of every webhook event; payload is read only for

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -674,5 +675,61 @@ func TestWebhookStoreTroubleAsksForARetry(t *testing.T) {
 	}
 	if s := h.Stats(); s.Failed != 1 || s.Reports != 0 || rep.ids() != "true_919876543210@c.us_3EB0A" {
 		t.Fatalf("stats %+v, tried %q: an Unavailable answer is not NotFound, so no other ID is tried", s, rep.ids())
+	}
+}
+
+// countingBody is a request body that counts the bytes read from it.
+type countingBody struct {
+	r    io.Reader
+	read int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
+
+// TestWebhookRefusesForgeriesUnread: a forged event of 900 KiB whose
+// X-Webhook-Hmac is missing or not 128 hex digits, or whose
+// X-Webhook-Hmac-Algorithm is not sha512, is 401 before a byte of its
+// body is read; one that is not JSON is 415 and one declaring more than
+// MaxBody 413, however signed, unread too. None reports anything.
+func TestWebhookRefusesForgeriesUnread(t *testing.T) {
+	rep := &recorder{}
+	h, _ := newRecordedHook(t, rep, qrchat.WebhookConfig{})
+	const size = 900 << 10
+	wellFormed := wahaHMAC(hookKey, []byte("another body"))
+	for _, c := range []struct {
+		name, sig, algo, ct string
+		length              int64
+		want                int
+	}{
+		{"no signature", "", "sha512", "application/json", size, http.StatusUnauthorized},
+		{"garbage", "garbage", "sha512", "application/json", size, http.StatusUnauthorized},
+		{"truncated", wellFormed[:64], "sha512", "application/json", size, http.StatusUnauthorized},
+		{"not hex", strings.Repeat("zz", 64), "sha512", "application/json", size, http.StatusUnauthorized},
+		{"sha256", wellFormed, "sha256", "application/json", size, http.StatusUnauthorized},
+		{"not JSON", wellFormed, "sha512", "text/plain", size, http.StatusUnsupportedMediaType},
+		{"over MaxBody", wellFormed, "sha512", "application/json", qrchat.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
+	} {
+		body := &countingBody{r: bytes.NewReader(bytes.Repeat([]byte("x"), int(c.length)))}
+		req := httptest.NewRequest(http.MethodPost, "/webhooks/waha", nil)
+		req.Body, req.ContentLength = body, c.length
+		req.Header.Set("Content-Type", c.ct)
+		req.Header.Set("X-Webhook-Hmac-Algorithm", c.algo)
+		if c.sig != "" {
+			req.Header.Set("X-Webhook-Hmac", c.sig)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.want || body.read != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.read, c.want)
+		}
+	}
+	if s := h.Stats(); len(rep.calls()) != 0 || s.Refused != 5 || s.Malformed != 2 || s.Reports != 0 {
+		t.Fatalf("%d reported, stats %+v", len(rep.calls()), s)
 	}
 }

@@ -35,10 +35,20 @@ type WebhookConfig struct {
 	// least 16 bytes, without '/', spaces or control characters; use 32
 	// random bytes in hex or base32. It never appears in errors. Required.
 	Token string
-	// MaxBody bounds a callback's body; a larger one is answered 413.
-	// Zero or less: 1 MiB.
+	// MaxBody bounds a callback's body; a larger one is answered 413,
+	// before it is read when its Content-Length says so. Zero or less:
+	// DefaultMaxBody.
 	MaxBody int64
 }
+
+// DefaultMaxBody is the default bound of a callback's body, 1 MiB
+// (webhook.MaxBody). The vendor documents no bound. A callback carries
+// one report, or at most those of one bulk request: DefaultMaxBatch
+// numbers at a few hundred bytes each, some 300 KB; 1 MiB leaves room for
+// a verbose Standard body. The token is checked before the body is read,
+// so only the vendor (or a leaked token) can make the receiver read this
+// much.
+const DefaultMaxBody = 1 << 20
 
 // Webhook receives the vendor's delivery-report (DLR) callbacks and turns
 // them into notify.DeliveryReports for WebhookConfig.Reporter; the
@@ -49,6 +59,7 @@ type WebhookConfig struct {
 // keeps no state but its counts, and is safe for concurrent use.
 type Webhook struct {
 	cfg   WebhookConfig
+	body  webhook.Body // the vendor signs nothing: the token comes first
 	count webhook.Counter
 }
 
@@ -67,40 +78,36 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
 	}
-	return &Webhook{cfg: cfg}, nil
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	return &Webhook{cfg: cfg, body: webhook.Body{Max: cfg.MaxBody}}, nil
 }
 
 // Stats returns what the webhook did so far: reports applied (or
 // repeated), unmatched, ignored, refused, malformed and failed.
 func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 
-// allowedMethods are the methods the vendor's webhook settings offer.
-const allowedMethods = "GET, POST, PUT"
-
 // ServeHTTP takes one callback: POST or PUT with a JSON or form body, or
 // GET with query parameters. It answers 405 (with Allow) for another
 // method; 401 when the token is missing or wrong, compared in constant
-// time before the body is read, reporting nothing; 413 for a body over
-// MaxBody; 400 for one that cannot be read or a report without a
-// request_id; 503 when the Reporter could not apply a report now (a store
-// failure, a message still being sent), so that the vendor calls again;
-// and 200 otherwise, for reports of unknown request IDs (counted
-// Unmatched) and statuses that say nothing final (counted Ignored) too.
+// time before a byte of the body is read, reporting nothing; 413 for a
+// body over MaxBody (before it is read when its Content-Length says so);
+// 400 for one that cannot be read or a report without a request_id; 503
+// when the Reporter could not apply a report now (a store failure, a
+// message still being sent), so that the vendor calls again; and 200
+// otherwise, for reports of unknown request IDs (counted Unmatched) and
+// statuses that say nothing final (counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet, http.MethodPost, http.MethodPut:
-	default:
-		w.Header().Set("Allow", allowedMethods)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !webhook.Allow(w, r, http.MethodGet, http.MethodPost, http.MethodPut) {
 		return
 	}
 	if !webhook.Equal(tokenOf(r), h.cfg.Token) {
-		h.count.Refuse(w)
+		h.count.Refuse(w, r)
 		return
 	}
-	entries, err := h.entries(r)
-	if err != nil {
-		h.count.Malformed(w, err)
+	entries, ok := h.entries(w, r)
+	if !ok {
 		return
 	}
 	reports := make([]*notify.DeliveryReport, 0, len(entries))
@@ -154,24 +161,32 @@ const maxDepth = 3
 // entries reads the callback's reports: the query of a GET, and the body
 // of a POST or PUT (or its query, when the body is empty). An entry
 // without a request ID is an error: nothing could match it, and a
-// receiver that is sent what it cannot read says so.
-func (h *Webhook) entries(r *http.Request) ([]entry, error) {
+// receiver that is sent what it cannot read says so. It answers the
+// request when it reports false.
+func (h *Webhook) entries(w http.ResponseWriter, r *http.Request) ([]entry, bool) {
+	var (
+		list []entry
+		err  error
+	)
 	if r.Method == http.MethodGet {
-		return checkEntries(formEntries(r.URL.Query()))
+		list = formEntries(r.URL.Query())
+	} else {
+		body, ok := h.count.Read(w, r, &h.body)
+		if !ok {
+			return nil, false
+		}
+		if body = bytes.TrimSpace(body); len(body) == 0 {
+			list = formEntries(r.URL.Query())
+		} else if list, err = bodyEntries(r.Header.Get("Content-Type"), body); err != nil {
+			h.count.Malformed(w, err)
+			return nil, false
+		}
 	}
-	body, err := webhook.ReadBody(r, h.cfg.MaxBody)
-	if err != nil {
-		return nil, err
+	if list, err = checkEntries(list); err != nil {
+		h.count.Malformed(w, err)
+		return nil, false
 	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return checkEntries(formEntries(r.URL.Query()))
-	}
-	list, err := bodyEntries(r.Header.Get("Content-Type"), body)
-	if err != nil {
-		return nil, err
-	}
-	return checkEntries(list)
+	return list, true
 }
 
 // bodyEntries reads a non-empty body: JSON when it looks like JSON,

@@ -763,3 +763,48 @@ type reporterFunc func(context.Context, *notify.DeliveryReport) (*notify.ReportR
 func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
 	return f(ctx, r)
 }
+
+// countingBody is a request body that counts the bytes read from it.
+type countingBody struct {
+	r    io.Reader
+	read int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
+
+// TestDLRRefusesUnread: a callback of 900 KiB with a wrong token is 401,
+// and one with the right token declaring more than MaxBody is 413, both
+// before a byte of the body is read.
+func TestDLRRefusesUnread(t *testing.T) {
+	h, rec, _ := newRecordingHook(t, smsgateway.WebhookConfig{})
+	for _, c := range []struct {
+		name, token string
+		length      int64
+		want        int
+	}{
+		{"wrong token", "dlr-token-5c0e9a1f7c", 900 << 10, http.StatusUnauthorized},
+		{"over MaxBody", dlrToken, smsgateway.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
+	} {
+		body := &countingBody{r: strings.NewReader(strings.Repeat("x", int(c.length)))}
+		req := httptest.NewRequest(http.MethodPost, "/webhooks/smsgateway/"+c.token, nil)
+		req.Body, req.ContentLength = body, c.length
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != c.want || body.read != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, w.Code, body.read, c.want)
+		}
+	}
+	if got := rec.take(); len(got) != 0 {
+		t.Fatalf("reported %+v", got)
+	}
+	if s := h.Stats(); s != (notify.WebhookStats{Refused: 1, Malformed: 1}) {
+		t.Fatalf("stats = %+v", s)
+	}
+}
