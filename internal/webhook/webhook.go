@@ -103,7 +103,8 @@ type Body struct {
 	// Max bounds the body: the vendor's documented maximum, or MaxBody.
 	Max int64
 	// Budget, for a signed body, is what reading bodies not yet
-	// authenticated may cost; nil for Unverified, the process's.
+	// authenticated may cost (NewUnverified: each receiver its own); nil
+	// for no bound.
 	Budget *Budget
 }
 
@@ -157,11 +158,8 @@ func (c *Counter) Read(w http.ResponseWriter, r *http.Request, b *Body) ([]byte,
 		budget *Budget
 		taken  int64
 	)
-	if b.Signature != nil {
+	if b.Signature != nil && b.Budget != nil {
 		budget, taken = b.Budget, r.ContentLength
-		if budget == nil {
-			budget = Unverified
-		}
 		if taken < 0 {
 			taken = limit
 		}
@@ -190,21 +188,23 @@ func (c *Counter) Read(w http.ResponseWriter, r *http.Request, b *Body) ([]byte,
 	return body, true
 }
 
-// Unverified is the budget of every receiver in the process: the bytes
-// of signed bodies they may read before the signature says whether the
-// vendor sent them, UnverifiedRate a second, in bursts of up to
+// NewUnverified returns the budget a receiver of signed reports keeps
+// for the bytes of bodies it may read before the signature says whether
+// the vendor sent them: UnverifiedRate a second, in bursts of up to
 // UnverifiedBurst. A genuine body gives its bytes back, so the budget
 // bounds only what forgeries whose signature header has the right shape
 // can make the process read and hash; beyond it they, and any vendor
 // request that comes meanwhile, are answered 503 unread, and the vendor
 // sends again later (the cloud API for days, WAHA 15 times 2 s apart by
-// default). Measured with BenchmarkWebhookFlood (bench/), 130 forged
-// bodies of 900 KiB a second, all read and hashed, multiplied the p95 of
-// concurrent sends by about 4; with a budget of 8 MiB a second by about
-// 1.2, of 1 MiB a second by about 1.1.
-var Unverified = NewBudget(UnverifiedRate, UnverifiedBurst)
+// default). Each receiver has its own, so a flood of one vendor's
+// forgeries never holds back another's reports. Measured with
+// BenchmarkWebhookFlood (bench/), 130 forged bodies of 900 KiB a second,
+// all read and hashed, multiplied the p95 of concurrent sends by about 4;
+// with a budget of 8 MiB a second by about 1.2, of 1 MiB a second by
+// about 1.1.
+func NewUnverified() *Budget { return NewBudget(UnverifiedRate, UnverifiedBurst) }
 
-// The rate and burst of Unverified. The burst holds two of the largest
+// The rate and burst of NewUnverified. The burst holds two of the largest
 // bodies a vendor documents (the cloud API's 3 MB) with room to spare,
 // so that a genuine one always passes when no flood is on.
 const (

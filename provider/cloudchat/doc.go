@@ -150,9 +150,15 @@
 //
 // Answers: 200 once every status was taken, including statuses of
 // messages no record has (counted in Stats().Unmatched: a vendor retries
-// unacknowledged webhooks for days); 400 for a body that is not JSON, 413
-// for one over WebhookConfig.MaxBody; 503 when a report could not be
-// applied now (the store failed, or the message's own send has not
-// finished), so that the vendor sends it again. Package cloudchattest is
+// unacknowledged webhooks for days); 401, before a byte of the body is
+// read, for a notification whose X-Hub-Signature-256 is missing or not of
+// the vendor's shape, and after it for a wrong one; 400 for a body that
+// is not JSON, 415 for a Content-Type that is not JSON; 413 for one over
+// WebhookConfig.MaxBody (default 3 MiB, the vendor's documented largest),
+// refused unread when its Content-Length says so; 503 when a report could
+// not be applied now (the store failed, or the message's own send has not
+// finished), or while forged notifications with signatures of the right
+// shape have spent the receiver's budget of unauthenticated reading (1
+// MiB a second, in bursts of 8 MiB), so that the vendor sends it again. Package cloudchattest is
 // a fake vendor that posts these webhooks.
 package cloudchat

@@ -69,7 +69,8 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	return &Webhook{cfg: cfg, body: webhook.Body{Signature: &signature, Secret: cfg.AppSecret, JSON: true, Max: cfg.MaxBody}}, nil
+	return &Webhook{cfg: cfg, body: webhook.Body{Signature: &signature, Secret: cfg.AppSecret, JSON: true, Max: cfg.MaxBody,
+		Budget: webhook.NewUnverified()}}, nil
 }
 
 // Stats returns what the webhook did so far.
@@ -105,7 +106,7 @@ func (h *Webhook) handshake(w http.ResponseWriter, r *http.Request) {
 // (webhook.Counter.Read): a notification without X-Hub-Signature-256 of
 // the vendor's shape ("sha256=" and 64 hex digits) is 401, one that is
 // not JSON 415, one whose Content-Length is over MaxBody 413, and one
-// that comes while forgeries have spent the process's budget of reading
+// that comes while forgeries have spent this receiver's budget of reading
 // unauthenticated bodies 503 (the vendor sends it again), all before a
 // byte of the body is read; then the body is read, within MaxBody, and
 // its signature checked (401).

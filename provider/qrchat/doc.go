@@ -213,11 +213,15 @@
 //
 // Answers: 200 once the report was taken, for the ack of a message no
 // record has (counted in Stats().Unmatched; it is not retried) and for an
-// event ignored (Stats().Ignored); 400 for a body that is not a JSON
-// event, 413 for one over WebhookConfig.MaxBody (1 MiB), 405 for a method
-// other than POST; 503 when the report could not be applied now (the
-// store failed, or the message's own send is still running), so that the
-// gateway sends the event again, as it does for an answer of 5xx or
+// event ignored (Stats().Ignored); 401, before a byte of the body is
+// read, for an X-Webhook-Hmac that is missing or not 128 hex digits, and
+// after it for a wrong one; 400 for a body that is not a JSON event, 415
+// for a Content-Type that is not JSON, 413 for one over
+// WebhookConfig.MaxBody (1 MiB), 405 for a method other than POST; 503
+// when the report could not be applied now (the store failed, or the
+// message's own send is still running), or while forged events have
+// spent the receiver's budget of unauthenticated reading (1 MiB a second,
+// in bursts of 8 MiB), so that the gateway sends the event again, as it does for an answer of 5xx or
 // none (WAHA: 15 attempts, 2 seconds apart, by default). The secret never
 // appears in answers or errors.
 package qrchat

@@ -99,7 +99,8 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	return &Webhook{cfg: cfg, rep: candidateReporter{cfg.Reporter},
-		body: webhook.Body{Signature: &signature, Secret: cfg.Secret, JSON: true, Max: cfg.MaxBody}}, nil
+		body: webhook.Body{Signature: &signature, Secret: cfg.Secret, JSON: true, Max: cfg.MaxBody,
+			Budget: webhook.NewUnverified()}}, nil
 }
 
 // Stats returns what the webhook did so far.
@@ -111,8 +112,8 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // missing or not 128 hex digits, or X-Webhook-Hmac-Algorithm names
 // another hash than sha512; 415 for a Content-Type other than JSON (none
 // is taken); 413 for a Content-Length over MaxBody; 503 while forgeries
-// have spent the process's budget of reading unauthenticated bodies (see
-// webhook.Unverified; the gateway retries). Then the body is read,
+// have spent this receiver's budget of reading unauthenticated bodies, 1
+// MiB a second in bursts of 8 MiB (the gateway retries). Then the body is read,
 // within MaxBody (413), and its signature checked (401, reporting
 // nothing). Then: 400 for a body that is not a JSON event, 503 when the
 // report could not be applied now (the gateway retries), and 200
