@@ -227,18 +227,13 @@ func sendCrashRequest(client *http.Client, base string, i int) (crashAnswer, err
 	return crashAnswer{status: resp.StatusCode, code: out.Error.Code, id: out.MessageID}, err
 }
 
-func crashUnderLoad(t *testing.T, bin string, refuse bool) {
-	dbURL := schemaURL(t)
-	// The vendor holds every answer from the 150th request on. Once the
-	// 40 clients all wait on held answers, no send is anywhere but at the
-	// vendor: the kill is then sure to leave exactly those 40 in flight.
-	vendor, gate := newCrashVendor(t, refuse, 150)
-	env := []string{"NOTIFY_API_KEY=" + crashKey, "NOTIFY_BALANCE=1000", "NOTIFY_SMS_URL=" + gate.URL,
-		"NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL=" + dbURL, "NOTIFY_RATE_LIMIT=100000",
-		"NOTIFY_ATTEMPT_TIMEOUT=5s", "NOTIFY_SETTLE_AFTER=20s"}
-	first := startProcess(t, bin, env...)
-
-	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
+// killUnderLoad has crashClients clients send crashRequests requests to
+// first through client, and kills it with SIGKILL once every client holds
+// a send at vendor (which holds answers from its holdAfter-th request on),
+// so that exactly those are in flight; it returns when the clients have
+// stopped. answer, unless nil, sees each answer that came back before.
+func killUnderLoad(t *testing.T, client *http.Client, first *process, vendor *crashVendor, answer func(crashAnswer)) {
+	t.Helper()
 	var next atomic.Int32
 	var wg sync.WaitGroup
 	for range crashClients {
@@ -246,8 +241,12 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < crashRequests; i = int(next.Add(1)) - 1 {
-				if _, err := sendCrashRequest(client, first.base, i); err != nil {
+				a, err := sendCrashRequest(client, first.base, i)
+				if err != nil {
 					return // the gateway died
+				}
+				if answer != nil {
+					answer(a)
 				}
 			}
 		}()
@@ -263,17 +262,20 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 	first.kill(t)
 	wg.Wait()
 	client.CloseIdleConnections()
-	got := vendor.numbers()
+}
 
-	// The restarted gateway settles the abandoned sends once they are
-	// older than NOTIFY_SETTLE_AFTER.
+// restartSettled starts bin again with env, and returns it and a store on
+// dbURL (closed when the test ends) once its reconciler has settled every
+// send the dead process left open: those older than NOTIFY_SETTLE_AFTER.
+func restartSettled(t *testing.T, bin string, env []string, dbURL string) (*process, *pgstore.Store) {
+	t.Helper()
 	second := startProcess(t, bin, env...)
 	ctx := context.Background()
 	store, err := pgstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(store.Close)
 	for settled := false; !settled; {
 		second.out.waitForWithin(t, "abandoned sends settled", time.Minute)
 		open, err := store.Stale(ctx, time.Now().Add(time.Hour), crashRequests)
@@ -282,6 +284,24 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 		}
 		settled = len(open) == 0
 	}
+	return second, store
+}
+
+func crashUnderLoad(t *testing.T, bin string, refuse bool) {
+	dbURL := schemaURL(t)
+	// The vendor holds every answer from the 150th request on. Once the
+	// 40 clients all wait on held answers, no send is anywhere but at the
+	// vendor: the kill is then sure to leave exactly those 40 in flight.
+	vendor, gate := newCrashVendor(t, refuse, 150)
+	env := []string{"NOTIFY_API_KEY=" + crashKey, "NOTIFY_BALANCE=1000", "NOTIFY_SMS_URL=" + gate.URL,
+		"NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL=" + dbURL, "NOTIFY_RATE_LIMIT=100000",
+		"NOTIFY_ATTEMPT_TIMEOUT=5s", "NOTIFY_SETTLE_AFTER=20s"}
+	first := startProcess(t, bin, env...)
+
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
+	killUnderLoad(t, client, first, vendor, nil)
+	got := vendor.numbers()
+	second, store := restartSettled(t, bin, env, dbURL)
 
 	records, price := auditCrash(t, store, got)
 	unknown := 0

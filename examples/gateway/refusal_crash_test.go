@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/pgstore"
 )
 
 // TestKill9WithBusyVendor runs the built gateway on PostgreSQL against an
@@ -42,55 +40,15 @@ func TestKill9WithBusyVendor(t *testing.T) {
 	first := startProcess(t, bin, env...)
 
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
-	var next atomic.Int32
 	var refused atomic.Int32 // answers of 503 unavailable before the kill
-	var wg sync.WaitGroup
-	for range crashClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < crashRequests; i = int(next.Add(1)) - 1 {
-				a, err := sendCrashRequest(client, first.base, i)
-				if err != nil {
-					return // the gateway died
-				}
-				if a.status == http.StatusServiceUnavailable && a.code == string(notify.CodeUnavailable) {
-					refused.Add(1)
-				}
-			}
-		}()
-	}
-	deadline := time.After(2 * time.Minute)
-	for range crashClients {
-		select {
-		case <-vendor.held:
-		case <-deadline:
-			t.Fatalf("only %d sends reached the holding vendor", vendor.holding.Load())
+	killUnderLoad(t, client, first, vendor, func(a crashAnswer) {
+		if a.status == http.StatusServiceUnavailable && a.code == string(notify.CodeUnavailable) {
+			refused.Add(1)
 		}
-	}
-	first.kill(t)
-	wg.Wait()
-	client.CloseIdleConnections()
+	})
 	got := vendor.numbers()
 	unanswered := cut.numbers()
-
-	// The restarted gateway settles the abandoned sends once they are
-	// older than NOTIFY_SETTLE_AFTER.
-	second := startProcess(t, bin, env...)
-	ctx := context.Background()
-	store, err := pgstore.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	for settled := false; !settled; {
-		second.out.waitForWithin(t, "abandoned sends settled", time.Minute)
-		open, err := store.Stale(ctx, time.Now().Add(time.Hour), crashRequests)
-		if err != nil {
-			t.Fatal(err)
-		}
-		settled = len(open) == 0
-	}
+	_, store := restartSettled(t, bin, env, dbURL)
 
 	records, price := auditCrash(t, store, got)
 	unknown, standing := 0, int64(0)
