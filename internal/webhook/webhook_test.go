@@ -6,7 +6,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/webhook/webhooktest"
 )
 
 type reporterFunc func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error)
@@ -43,24 +43,6 @@ func TestDeliverOutlivesTheVendorsHangUp(t *testing.T) {
 		t.Fatalf("answer %d, report contexts %v: want both reports run with a live context", rec.Code, got)
 	}
 }
-
-// countingBody is a request body that counts the bytes read from it.
-type countingBody struct {
-	r    io.Reader
-	read atomic.Int64
-}
-
-func newCountingBody(n int) *countingBody {
-	return &countingBody{r: bytes.NewReader(bytes.Repeat([]byte("x"), n))}
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.read.Add(int64(n))
-	return n, err
-}
-
-func (b *countingBody) Close() error { return nil }
 
 const testSecret = "s3cret-key-for-tests"
 
@@ -96,7 +78,7 @@ func TestReadRefusesOnHeadersAlone(t *testing.T) {
 		{"over the bound", good, "application/json", 2 << 20, http.StatusRequestEntityTooLarge},
 		{"no signature, over the bound", "", "application/json", 2 << 20, http.StatusUnauthorized},
 	} {
-		body := newCountingBody(int(c.length))
+		body := webhooktest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/", nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", c.ct)
@@ -108,7 +90,7 @@ func TestReadRefusesOnHeadersAlone(t *testing.T) {
 		if _, ok := n.Read(rec, req, b); ok || rec.Code != c.want {
 			t.Errorf("%s: %d (taken %v), want %d", c.name, rec.Code, ok, c.want)
 		}
-		if got := body.read.Load(); got != 0 {
+		if got := body.BytesRead(); got != 0 {
 			t.Errorf("%s: %d bytes of the body read before the refusal, want none", c.name, got)
 		}
 		if rec.Header().Get("Connection") != "close" {
@@ -152,7 +134,7 @@ func TestReadTakesWhatTheVendorSends(t *testing.T) {
 		t.Errorf("a wrong MAC: %d (taken %v), want 401", rec.Code, ok)
 	}
 
-	long := newCountingBody(1 << 20)
+	long := webhooktest.NewBody(1 << 20)
 	req = httptest.NewRequest(http.MethodPost, "/", nil)
 	req.Body, req.ContentLength = long, -1
 	req.Header.Set("X-Hub-Signature-256", sign(body))
@@ -160,7 +142,7 @@ func TestReadTakesWhatTheVendorSends(t *testing.T) {
 	if _, ok := n.Read(rec, req, b); ok || rec.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("a chunked body past the bound: %d (taken %v), want 413", rec.Code, ok)
 	}
-	if got := long.read.Load(); got > b.Max+64<<10 {
+	if got := long.BytesRead(); got > b.Max+64<<10 {
 		t.Errorf("%d bytes read of a body past a bound of %d", got, b.Max)
 	}
 	if s := n.Stats(); s.Refused != 1 || s.Malformed != 1 {
@@ -257,7 +239,7 @@ func TestReadBudget(t *testing.T) {
 	var n Counter
 	read := func(body []byte, sig string, length int64) (int, int64) {
 		t.Helper()
-		cb := &countingBody{r: bytes.NewReader(body)}
+		cb := webhooktest.BodyOf(body)
 		req := httptest.NewRequest(http.MethodPost, "/", nil)
 		req.Body, req.ContentLength = cb, length
 		req.Header.Set("X-Hub-Signature-256", sig)
@@ -268,7 +250,7 @@ func TestReadBudget(t *testing.T) {
 		if rec.Code == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") == "" {
 			t.Error("a 503 without Retry-After")
 		}
-		return rec.Code, cb.read.Load()
+		return rec.Code, cb.BytesRead()
 	}
 	genuine := bytes.Repeat([]byte("g"), 600)
 	forged := bytes.Repeat([]byte("f"), 600)

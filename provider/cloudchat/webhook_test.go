@@ -3,7 +3,6 @@ package cloudchat_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
@@ -385,20 +385,6 @@ func TestWebhookMarksFailover(t *testing.T) {
 	}
 }
 
-// countingBody is a request body that counts the bytes read from it.
-type countingBody struct {
-	r    io.Reader
-	read int
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.read += n
-	return n, err
-}
-
-func (b *countingBody) Close() error { return nil }
-
 // TestWebhookRefusesForgeriesUnread: a forged notification of 900 KiB
 // whose X-Hub-Signature-256 is missing or not of the vendor's shape is
 // 401 before a byte of its body is read, and so is one that is not JSON
@@ -430,7 +416,7 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 		{"not JSON", wellFormed, "application/x-www-form-urlencoded", size, http.StatusUnsupportedMediaType},
 		{"over 3 MB", wellFormed, "application/json", cloudchat.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
 	} {
-		body := &countingBody{r: bytes.NewReader(bytes.Repeat([]byte("x"), int(c.length)))}
+		body := webhooktest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/cloudchat", nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", c.ct)
@@ -439,8 +425,8 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code != c.want || body.read != 0 {
-			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.read, c.want)
+		if rec.Code != c.want || body.BytesRead() != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.BytesRead(), c.want)
 		}
 	}
 	if s := h.Stats(); reported != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {

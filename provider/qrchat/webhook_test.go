@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/wallet"
@@ -678,20 +678,6 @@ func TestWebhookStoreTroubleAsksForARetry(t *testing.T) {
 	}
 }
 
-// countingBody is a request body that counts the bytes read from it.
-type countingBody struct {
-	r    io.Reader
-	read int
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.read += n
-	return n, err
-}
-
-func (b *countingBody) Close() error { return nil }
-
 // TestWebhookRefusesForgeriesUnread: a forged event of 900 KiB whose
 // X-Webhook-Hmac is missing or not 128 hex digits, or whose
 // X-Webhook-Hmac-Algorithm is not sha512, is 401 before a byte of its
@@ -715,7 +701,7 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 		{"not JSON", wellFormed, "sha512", "text/plain", size, http.StatusUnsupportedMediaType},
 		{"over MaxBody", wellFormed, "sha512", "application/json", qrchat.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
 	} {
-		body := &countingBody{r: bytes.NewReader(bytes.Repeat([]byte("x"), int(c.length)))}
+		body := webhooktest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/waha", nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", c.ct)
@@ -725,8 +711,8 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code != c.want || body.read != 0 {
-			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.read, c.want)
+		if rec.Code != c.want || body.BytesRead() != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.BytesRead(), c.want)
 		}
 	}
 	if s := h.Stats(); len(rep.calls()) != 0 || s.Refused != 5 || s.Malformed != 2 || s.Reports != 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
@@ -764,20 +765,6 @@ func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*no
 	return f(ctx, r)
 }
 
-// countingBody is a request body that counts the bytes read from it.
-type countingBody struct {
-	r    io.Reader
-	read int
-}
-
-func (b *countingBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.read += n
-	return n, err
-}
-
-func (b *countingBody) Close() error { return nil }
-
 // TestDLRRefusesUnread: a callback of 900 KiB with a wrong token is 401,
 // and one with the right token declaring more than MaxBody is 413, both
 // before a byte of the body is read.
@@ -791,14 +778,14 @@ func TestDLRRefusesUnread(t *testing.T) {
 		{"wrong token", "dlr-token-5c0e9a1f7c", 900 << 10, http.StatusUnauthorized},
 		{"over MaxBody", dlrToken, smsgateway.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
 	} {
-		body := &countingBody{r: strings.NewReader(strings.Repeat("x", int(c.length)))}
+		body := webhooktest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/smsgateway/"+c.token, nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
-		if w.Code != c.want || body.read != 0 {
-			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, w.Code, body.read, c.want)
+		if w.Code != c.want || body.BytesRead() != 0 {
+			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, w.Code, body.BytesRead(), c.want)
 		}
 	}
 	if got := rec.take(); len(got) != 0 {
