@@ -44,10 +44,11 @@
 // field must not be dropped silently. Every ID in a path ({id},
 // {template}, {slug}) and every cursor must be 1 to 255 bytes of valid
 // UTF-8 without control characters, and body texts must not hold NUL,
-// or the request is 400 naming the field before any store is asked. Money is written as the
-// public API writes balances: a decimal string and an integer of minor
-// units ("balance":"100.00","balance_minor":10000) with a currency
-// object; it is read as "amount":"100.00" or "amount_minor":10000.
+// or the request is 400 naming the field before any store is asked.
+// Money is written as the public API writes balances: a decimal string
+// and an integer of minor units ("balance":"100.00","balance_minor":10000)
+// with a currency object; it is read as "amount":"100.00" or
+// "amount_minor":10000.
 //
 // Lists take ?limit= (DefaultLimit 50, 1 to MaxLimit 500; anything else
 // is 400) and ?after=, an opaque cursor: the "next" of the page before,
