@@ -100,7 +100,7 @@ func checkDecodeErr(t *testing.T, body []byte, err error) {
 	if json.Unmarshal(body, &obj) != nil {
 		return
 	}
-	text := errorMessage(err)
+	text := errorMessage(err, shown(err))
 	for _, f := range e.Fields {
 		text += " " + f.Message
 	}

@@ -275,12 +275,13 @@ var ownCodes = [...]notify.Code{CodeMethodNotAllowed, CodeRequestTooLarge, CodeU
 func shown(err error) bool { return errtext.Shown(err, ownCodes[:]...) }
 
 // errorMessage is the message of an error body: for an error the client
-// is to act on, the cause without the operation prefix, field rules
-// listed; for any other, a plain sentence, which appendError follows with
-// the request ID (the details are in the log under that ID).
-func errorMessage(err error) string {
+// is to act on (show, from shown), the cause without the operation
+// prefix, field rules listed; for any other, a plain sentence, which
+// appendError follows with the request ID (the details are in the log
+// under that ID).
+func errorMessage(err error, show bool) string {
 	var e *notify.Error
-	if !shown(err) || !errors.As(err, &e) {
+	if !show || !errors.As(err, &e) {
 		return plainMessage(err)
 	}
 	var sb strings.Builder
@@ -459,13 +460,14 @@ func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
 	b = appendKey(b, "error")
 	b = append(b, '{')
 	b = appendField(b, "code", string(code))
-	msg := errorMessage(err)
-	if !shown(err) {
+	show := shown(err)
+	msg := errorMessage(err, show)
+	if !show {
 		msg += requestRef(id)
 	}
 	b = appendField(b, "message", msg)
 	var e *notify.Error
-	if errors.As(err, &e) && len(e.Fields) > 0 && shown(err) {
+	if show && errors.As(err, &e) && len(e.Fields) > 0 {
 		b = appendKey(b, "fields")
 		b = append(b, '{')
 		// A field named twice gets its rules joined: JSON objects should

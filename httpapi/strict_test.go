@@ -83,7 +83,7 @@ func TestStrictBodies(t *testing.T) {
 			if len(got) != len(c.fields) {
 				t.Errorf("fields %v, want exactly %v", e.Fields, c.fields)
 			}
-			msg := errorMessage(err)
+			msg := errorMessage(err, shown(err))
 			for f := range c.fields {
 				if !strings.Contains(msg, f+" ") {
 					t.Errorf("message %q does not name %q", msg, f)
