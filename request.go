@@ -67,7 +67,10 @@ type SMSRequest struct {
 	// message: at most 253 characters of text.
 	Domain string `json:"domain" validate:"omitempty,domain"`
 	// IdempotencyKey, when set, makes a repeat within the retention window
-	// return the first receipt without sending or charging again.
+	// return the first receipt without sending or charging again. It
+	// needs WithIdempotency: without it, a request with a key is refused
+	// (InvalidArgument on idempotency_key). The other requests' keys do
+	// the same.
 	IdempotencyKey string `json:"-"`
 }
 
