@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -169,11 +170,7 @@ func (v *crashVendor) serve(w http.ResponseWriter, r *http.Request) {
 func (v *crashVendor) numbers() map[string]int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := make(map[string]int, len(v.received))
-	for k, n := range v.received {
-		out[k] = n
-	}
-	return out
+	return maps.Clone(v.received)
 }
 
 // TestKill9UnderLoad runs the built gateway on PostgreSQL, kills it with

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -111,11 +112,7 @@ func (c *cutAnswers) serve(w http.ResponseWriter, r *http.Request) {
 func (c *cutAnswers) numbers() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int, len(c.unanswered))
-	for k, n := range c.unanswered {
-		out[k] = n
-	}
-	return out
+	return maps.Clone(c.unanswered)
 }
 
 // answerWriter notes whether an answer was written.
