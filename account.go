@@ -13,9 +13,9 @@ type Account struct {
 	VendorID string
 	// Currency is the currency of the account's wallet and prices.
 	Currency Currency
-	// PrimaryGateway is the chat gateway that GatewayAuto uses first:
-	// GatewayCloud or GatewayQR. Empty means GatewayCloud.
-	PrimaryGateway ChatGateway
+	// PrimaryGateway is the chat gateway that the chat channel's auto
+	// gateway uses first: "cloud" or "qr". Empty means "cloud".
+	PrimaryGateway string
 	// DLTTemplates are the operator-registered SMS templates of the account,
 	// used by the dlt route.
 	DLTTemplates []DLTTemplate
@@ -43,23 +43,4 @@ type DLTTemplate struct {
 	// vendor is sent that ID and the values of the template's {#var#}
 	// slots rather than the whole text (its dlt route). Default "".
 	MessageID string
-}
-
-// FindDLTTemplate returns the registered DLT template with the given ID.
-func (a *Account) FindDLTTemplate(id string) (DLTTemplate, bool) {
-	for _, t := range a.DLTTemplates {
-		if t.ID == id {
-			return t, true
-		}
-	}
-	return DLTTemplate{}, false
-}
-
-// PrimaryChatGateway returns PrimaryGateway, with the empty value read as
-// GatewayCloud.
-func (a *Account) PrimaryChatGateway() ChatGateway {
-	if a.PrimaryGateway == "" || a.PrimaryGateway == GatewayAuto {
-		return GatewayCloud
-	}
-	return a.PrimaryGateway
 }

@@ -4,33 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash"
 	"strconv"
 	"time"
 )
 
-// MaxBulkRecipients is the most recipients one BulkSMSRequest may name.
+// MaxBulkRecipients is the most recipients one Bulk request may name.
 const MaxBulkRecipients = 10000
-
-// BulkSMSRequest sends one SMS to many recipients (SendSMSBulk).
-type BulkSMSRequest struct {
-	// Message is what every recipient gets: an SMSRequest whose To is
-	// empty. Its Account and IdempotencyKey are the bulk request's. The
-	// otp route, and a template filled with an OTP, are refused: a
-	// one-time code goes to one recipient (SendSMS, SendOTP).
-	Message SMSRequest
-	// To are the recipients, 1 to MaxBulkRecipients, in the forms SMSRequest.To
-	// takes. A number given twice (once normalised) is refused.
-	To []string
-}
-
-func (r *BulkSMSRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "sms-bulk", strconv.Itoa(len(r.To)))
-	for _, to := range r.To {
-		writeFields(h, mobileKey(to))
-	}
-	r.Message.fingerprint(h)
-}
 
 // BatchSender is an optional interface of providers that send one message
 // to several recipients in one vendor call, such as an SMS vendor that
@@ -49,20 +28,20 @@ type BatchSender interface {
 }
 
 // BatchDeliverer is BatchSender for channels: a channel whose provider can
-// send in batches implements it (channel/sms does), and SendSMSBulk then
+// send in batches implements it (channel/sms does), and a Bulk request then
 // makes one vendor call per batch instead of one per recipient.
 type BatchDeliverer interface {
 	MaxBatch() int
 	DeliverBatch(ctx context.Context, envs []*Envelope) ([]*Result, error)
 }
 
-// SendSMSBulk sends one SMS to every number of req.To, in as few vendor
-// calls as the SMS channel's provider allows (BatchSender; one call per
-// recipient otherwise), charging and recording each recipient as its own
+// sendBulk sends a Bulk request to every recipient, in as few vendor
+// calls as its channel allows (BatchDeliverer; one call per recipient
+// otherwise), charging and recording each recipient as its own
 // message.
 //
 // Every recipient is prepared first: bad input (a bad number is named
-// "to.<i>", its index in To; a number repeated, the same) is one
+// "to.<i>", its index among the recipients; a number repeated, the same) is one
 // InvalidArgument error with nothing sent or charged. The request counts
 // once against the account's rate limit. Then, batch by batch, each
 // recipient is charged and recorded, in order, right before its batch
@@ -70,30 +49,26 @@ type BatchDeliverer interface {
 // and is not sent. A caller that hangs up stops the batches not yet sent
 // (nothing of them is charged); a process that dies leaves only the
 // batch on its way to the reconciler. Each batch's outcome settles each
-// of its recipients as SendSMS would: accepted (sent), certainly not
+// of its recipients as Send would: accepted (sent), certainly not
 // accepted (retried while temporary, then refunded) or unknown (charged,
 // never retried). Delivery reports then move each recipient's record on
 // its own.
 //
-// The receipt (Kind KindSMS, To empty) has one leg per recipient, in the
+// The receipt (Kind req.Kind(), To empty) has one leg per recipient, in the
 // order of To, each recorded in the delivery log and passed to observers
-// as SendSMS's would be; the bulk receipt itself is returned and kept for
+// as a single send's would be; the bulk receipt itself is returned and kept for
 // its idempotency key, not logged. Its Cost and Units are the legs' sums,
 // its Status StatusSent when any leg was accepted, else StatusUnknown when
 // any leg's outcome is unknown, else StatusFailed. Without an accepted
-// leg, SendSMSBulk returns the receipt and the first unknown leg's error,
+// leg, sendBulk returns the receipt and the first unknown leg's error,
 // else the first failed one's. A repeat of the idempotency key returns
 // the first receipt: recipients that failed are sent again only under a
 // new key. If the process died mid-way, a repeat after the key's lease
 // settles what it left and answers with the record of one recipient that
 // went out or may have (never a second send); the other recipients'
 // records are read with Notifier.Message.
-func (n *Notifier) SendSMSBulk(ctx context.Context, req *BulkSMSRequest) (*Receipt, error) {
-	const op = "notify.SendSMSBulk"
-	if err := checkBulk(req); err != nil {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Err: err}
-	}
-	acct, err := n.account(ctx, op, req.Message.Account)
+func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt, error) {
+	acct, err := n.account(ctx, op, req.AccountID())
 	if err != nil {
 		return nil, err
 	}
@@ -102,45 +77,36 @@ func (n *Notifier) SendSMSBulk(ctx context.Context, req *BulkSMSRequest) (*Recei
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
-		undo, err := n.admit(ctx, op, acct, KindSMS)
+		undo, err := n.admit(ctx, op, acct, req.Kind())
 		if err != nil {
 			return nil, err
 		}
-		r, err := n.dispatchBulk(ctx, op, acct, ps)
+		r, err := n.dispatchBulk(ctx, op, acct, req.Kind(), ps)
 		undo.unless(r)
 		return r, err
 	}
-	return n.keyed(ctx, op, acct, KindSMS, req.Message.IdempotencyKey, req, run)
-}
-
-// checkBulk checks what no channel can: the request's shape.
-func checkBulk(req *BulkSMSRequest) error {
-	switch {
-	case req == nil:
-		return errors.New("nil request")
-	case len(req.To) == 0:
-		return errors.New("to: at least one recipient is required")
-	case len(req.To) > MaxBulkRecipients:
-		return fmt.Errorf("to: at most %d recipients, got %d", MaxBulkRecipients, len(req.To))
-	case req.Message.To != "":
-		return errors.New("message.to must be empty: the recipients are in to")
-	case req.Message.Route == RouteOTP:
-		return errors.New("route: a one-time code goes to one recipient; use SendSMS or SendOTP")
-	}
-	return nil
+	return n.keyed(ctx, op, acct, req.Kind(), req.Key(), req, run)
 }
 
 // prepareBulk prepares one message per recipient. Bad recipients are
 // reported together, by index; any other bad field is the message's and
 // is reported once.
-func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req *BulkSMSRequest) ([]prepared, error) {
-	ps := make([]prepared, len(req.To))
+func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req Bulk) ([]prepared, error) {
+	reqs, err := req.Recipients()
+	switch {
+	case err != nil:
+		return nil, wrap(op, "", CodeInvalidArgument, err)
+	case len(reqs) == 0:
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to", Message: "at least one recipient is required"}}}
+	case len(reqs) > MaxBulkRecipients:
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to",
+			Message: fmt.Sprintf("at most %d recipients, got %d", MaxBulkRecipients, len(reqs))}}}
+	}
+	ps := make([]prepared, len(reqs))
 	var bad FieldErrors
-	seen := make(map[string]int, len(req.To))
-	for i, to := range req.To {
-		msg := req.Message
-		msg.To = to
-		p, err := n.prepare(ctx, op, acct, &msg)
+	seen := make(map[string]int, len(reqs))
+	for i, r := range reqs {
+		p, err := n.prepare(ctx, op, acct, r)
 		if err != nil {
 			if f, ok := onlyField(err, "to"); ok {
 				bad.Addf("to."+strconv.Itoa(i), "%s", f.Message)
@@ -150,7 +116,7 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 		}
 		if p.env.CarriesOTP {
 			return nil, &Error{Code: CodeInvalidArgument, Op: op,
-				Err: errors.New("the message carries a one-time code, which goes to one recipient; use SendSMS or SendOTP")}
+				Err: errors.New("the message carries a one-time code, which goes to one recipient; send it alone")}
 		}
 		if j, dup := seen[p.env.To]; dup {
 			bad.Addf("to."+strconv.Itoa(i), "repeats to.%d", j)
@@ -193,7 +159,7 @@ type bulkLeg struct {
 // is on its way: a crash between batches leaves the rest unopened, not
 // unknown, and no record outlives the settle threshold waiting for a
 // batch of its own.
-func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, ps []prepared) (*Receipt, error) {
+func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, kind Kind, ps []prepared) (*Receipt, error) {
 	size := 1
 	bd, batches := ps[0].ch.(BatchDeliverer)
 	if batches {
@@ -209,7 +175,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, p
 			r, charged, err := n.begin(ctx, op, acct, p)
 			switch {
 			case r == nil: // nothing charged (no funds, the caller gone), or a lost store answer the reconciler settles
-				r = skippedLeg(acct, KindSMS, err)
+				r = skippedLeg(acct, kind, err)
 				r.To = p.env.To
 			case err == nil:
 				legs = append(legs, bulkLeg{env: p.env, r: r, charged: charged})
@@ -240,7 +206,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, p
 			_, _ = n.settle(ctx, op, acct, l.env, l.r, l.charged, res, attempts, outcome, derr)
 		}
 	}
-	r, err := combineBulk(n.newID(), acct, receipts)
+	r, err := combineBulk(op, n.newID(), acct, kind, receipts)
 	if n.wallet != nil {
 		n.readBalance(ctx, acct, r)
 	}
@@ -267,8 +233,8 @@ func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, time
 }
 
 // combineBulk makes the receipt of a bulk send from its legs.
-func combineBulk(id string, acct *Account, legs []*Receipt) (*Receipt, error) {
-	r := &Receipt{MessageID: id, Account: acct.ID, Kind: KindSMS, Status: StatusFailed, Legs: legs,
+func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Receipt, error) {
+	r := &Receipt{MessageID: id, Account: acct.ID, Kind: kind, Status: StatusFailed, Legs: legs,
 		Cost: Money{Currency: acct.Currency}}
 	var firstUnknown, firstFailed *Receipt
 	for _, l := range legs {
@@ -300,6 +266,6 @@ func combineBulk(id string, acct *Account, legs []*Receipt) (*Receipt, error) {
 		r.Status, first = StatusUnknown, firstUnknown
 	}
 	r.ErrorCode, r.Error = first.ErrorCode, first.Error
-	return r, &Error{Code: first.ErrorCode, Op: "notify.SendSMSBulk",
+	return r, &Error{Code: first.ErrorCode, Op: op,
 		Err: fmt.Errorf("no recipient was sent: the first %s: %s", first.Status, first.Error)}
 }

@@ -13,13 +13,12 @@ import "time"
 type Envelope struct {
 	// ID is the message ID (a UUID), also the wallet reference of its charge.
 	ID string
-	// Kind is the channel kind; exactly the matching content field below is
-	// set.
+	// Kind is the channel kind; Content is of that channel's type.
 	Kind Kind
 	// Account is the sending account.
 	Account *Account
-	// To is the normalised recipient: a 10-digit mobile number or an e-mail
-	// address.
+	// To is the normalised recipient, in the channel's form: a mobile
+	// number, an e-mail address, a URL.
 	To string
 	// Provider is the name of the provider the channel chose in Prepare;
 	// per-provider timeouts are looked up by it.
@@ -40,160 +39,21 @@ type Envelope struct {
 	// Channels set it; the Notifier's OTP throttle counts these messages.
 	CarriesOTP bool
 
-	SMS   *SMSMessage
-	Email *EmailMessage
-	Chat  *ChatMessage
-}
+	// Route is the way within its channel the channel chose for the
+	// message, in the channel's words, which its price depends on: the
+	// SMS route, the chat gateway, the e-mail purpose. Empty when the
+	// channel has one way.
+	Route string
+	// Resend is what the record keeps so that the channel can send the
+	// message again after a delivery report fails it (ReportHandler):
+	// the channel's own encoding, nil for none. It must carry no secret,
+	// one-time codes included.
+	Resend []byte
 
-// SMSEncoding is the character set an SMS travels in.
-type SMSEncoding string
-
-// The SMS encodings.
-const (
-	// GSM7 is the GSM 03.38 7-bit alphabet: 160 characters in one segment,
-	// 153 per segment when concatenated.
-	GSM7 SMSEncoding = "gsm7"
-	// UCS2 is used as soon as one character is outside GSM 03.38: 70
-	// characters in one segment, 67 per segment when concatenated.
-	UCS2 SMSEncoding = "ucs2"
-)
-
-// SMSMessage is the content of an SMS envelope.
-type SMSMessage struct {
-	Route SMSRoute
-	// Text is the text as it will be delivered. On the otp route it is the
-	// rendered OTP text; providers with an OTP API may send OTP instead.
-	Text string
-	// OTP is the numeric code on the otp route.
-	OTP string
-	// SenderID is the sender header.
-	SenderID string
-	// DLTTemplateID and DLTEntityID are set on the dlt route.
-	DLTTemplateID string
-	DLTEntityID   string
-	// DLTValues are the values of the DLT template's {#var#} slots, in order.
-	DLTValues []string
-	// DLTMessageID is the registered template's ID in the vendor's DLT
-	// manager (notify.DLTTemplate.MessageID), when it has one: a provider
-	// may send it with DLTValues instead of Text.
-	DLTMessageID string
-	Encoding     SMSEncoding
-	Segments     int
-}
-
-// EmailMessage is the content of an e-mail envelope. From addresses come
-// from the provider's configuration for the purpose.
-type EmailMessage struct {
-	Purpose EmailPurpose
-	// FromName overrides the configured sender display name when set.
-	FromName string
-	// ReplyTo is a bare address, or empty.
-	ReplyTo string
-	Subject string
-	// HTML is the HTML body, or empty for a plain-text message.
-	HTML string
-	// Text is the plain-text body; for HTML mail, the generated alternative.
-	Text string
-}
-
-// MediaKind tells how an attached file is shown.
-type MediaKind string
-
-// The media kinds.
-const (
-	MediaDocument MediaKind = "document"
-	MediaImage    MediaKind = "image"
-	MediaVideo    MediaKind = "video"
-)
-
-// ChatMessage is the content of a chat envelope. Media, when set, is the
-// message (with Text as its caption); else Template, for gateways that
-// send cloud templates (Text may then hold the rendered text, for a
-// gateway without templates); else Text. Providers read them in that
-// order.
-type ChatMessage struct {
-	// Gateway is the gateway to use first: GatewayCloud or GatewayQR (the
-	// channel resolves GatewayAuto in Prepare). Failover records the other.
-	Gateway ChatGateway
-	// Auto reports whether the request asked for GatewayAuto, allowing a
-	// failover to the other gateway.
-	Auto bool
-	// Fallback reports, under Auto, that the other gateway is configured
-	// and can carry the content: only then does the Notifier keep the
-	// request for a failover after a late failure (Message.Resend).
-	Fallback bool
-	Type     ChatType
-	// Text is the message body, or the caption of Media.
-	Text string
-	// OTP is the code of an OTP message, if any.
-	OTP      string
-	Template *ChatTemplate
-	Media    *ChatMedia
-}
-
-// ChatTemplate is a cloud-channel template message: the approved
-// template's name and language and the values of its variables. A
-// template takes either positional parameters (Params) or named ones
-// (NamedParams), as it was approved; giving both is an error of the
-// provider.
-type ChatTemplate struct {
-	Name string
-	// Language is the template's language code, such as en_US.
-	Language string
-	// Params are the positional body parameters, {{1}}, {{2}}, ...
-	Params []string
-	// NamedParams are the body parameters of a template approved with
-	// named parameters ({{first_name}}), by name: lower-case letters,
-	// digits and '_'.
-	NamedParams map[string]string
-	// HeaderText fills the one variable of a text header, if the template
-	// has one. HeaderName is that variable's name in a template with named
-	// parameters; empty for a positional {{1}}.
-	HeaderText string
-	HeaderName string
-	// HeaderURL is the media header's public HTTPS URL, if any, of kind
-	// HeaderKind. A template has a text or a media header, not both.
-	HeaderURL  string
-	HeaderKind MediaKind
-	// Buttons fill the variables of the template's buttons, by index.
-	Buttons []TemplateButton
-}
-
-// ButtonKind is the kind of a template button that takes a value.
-type ButtonKind string
-
-// The button kinds.
-const (
-	// ButtonURL fills the variable suffix of a URL button. The OTP button
-	// of an authentication template (copy code or one-tap) is sent as a
-	// URL button whose value is the code.
-	ButtonURL ButtonKind = "url"
-	// ButtonQuickReply sets the payload a quick-reply button returns
-	// when tapped.
-	ButtonQuickReply ButtonKind = "quick_reply"
-	// ButtonCopyCode sets the coupon code of a copy-code button of a
-	// marketing template.
-	ButtonCopyCode ButtonKind = "copy_code"
-)
-
-// TemplateButton is the value of one button of a template.
-type TemplateButton struct {
-	Kind ButtonKind
-	// Index is the button's position in the template, 0 to 9.
-	Index int
-	// Value is the URL suffix, the quick-reply payload or the code.
-	Value string
-}
-
-// ChatMedia is a file sent by URL.
-type ChatMedia struct {
-	// URL is a public HTTPS URL, already checked by the channel.
-	URL      string
-	Kind     MediaKind
-	FileName string
-	// MIMEType is the type expected from the file name, such as
-	// application/pdf.
-	MIMEType string
+	// Content is the message itself, in the channel's own type:
+	// *sms.Message, *chat.Message, *email.Message, or a type of your own
+	// channel's. Providers type-assert it to the content they send.
+	Content any
 }
 
 // Result is what a provider reports for an accepted message.
@@ -203,8 +63,12 @@ type Result struct {
 	Provider string
 	// ProviderMessageID is the provider's ID of the message. Required.
 	ProviderMessageID string
-	// Gateway is the chat gateway that delivered, for chat messages.
-	Gateway ChatGateway
+	// Route names the way within the channel that took the message, when
+	// the provider or channel names one (the chat gateway); receipts and
+	// records show it as Gateway. When it differs from the Envelope's
+	// Route (a chat failover to the other gateway) the Notifier prices the
+	// message again for it and keeps the lower price.
+	Route string
 	// Note explains anything the caller should know, such as a failover.
 	Note string
 }
@@ -241,8 +105,9 @@ type Receipt struct {
 	// Provider and ProviderMessageID identify the message at the provider.
 	Provider          string
 	ProviderMessageID string
-	// Gateway is the chat gateway that delivered, for chat messages.
-	Gateway ChatGateway
+	// Gateway is the route within the channel that carried the message,
+	// when a provider named it (the chat gateway).
+	Gateway string
 	// Note explains a failover or anything else worth knowing.
 	Note string
 	// Units is the number of billable units (SMS segments, otherwise 1).

@@ -9,7 +9,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	smschannel "github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/wallet"
@@ -24,14 +24,14 @@ func Example() {
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()}) // ₹100.00
 
 	provider := memprovider.New("mem") // a real one: smsgateway.New(...)
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: provider})
+	smsCh, _ := sms.New(sms.Config{Provider: provider})
 	n, err := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 
-	r, err := n.SendSMS(context.Background(), &notify.SMSRequest{
+	r, err := n.Send(context.Background(), &sms.Request{
 		Account: "acme", To: "+91 98765 43210", Message: "Your order #4411 has shipped.",
 	})
 	if err != nil {
@@ -47,10 +47,10 @@ func Example() {
 func ExampleCodeOf() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, notify.WithChannel(smsCh))
 
-	_, err := n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "12345", Route: "fax"})
+	_, err := n.Send(context.Background(), &sms.Request{Account: "acme", To: "12345", Route: "fax"})
 	fmt.Println(notify.CodeOf(err))
 	var e *notify.Error
 	if errors.As(err, &e) {
@@ -100,12 +100,12 @@ func ExampleVars() {
 func ExampleObserverFunc() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, notify.WithChannel(smsCh),
 		notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
 			fmt.Println(e.Type, e.Envelope.Kind, e.Envelope.To)
 		})))
-	_, _ = n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hi"})
+	_, _ = n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	// Output:
 	// accepted sms 9876543210
 	// sent sms 9876543210
@@ -137,21 +137,21 @@ func ExampleOutcomeOf() {
 
 // A send whose outcome is unknown keeps its charge and is never retried;
 // repeating it with the same idempotency key returns the same receipt.
-func ExampleNotifier_SendSMS_outcomeUnknown() {
+func ExampleNotifier_Send_outcomeUnknown() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	vendor := memprovider.New("mem")
 	vendor.FailNext(1, notify.CodeOutcomeUnknown) // the vendor takes it; the answer is lost
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: vendor})
+	smsCh, _ := sms.New(sms.Config{Provider: vendor})
 	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)))
 
-	req := &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-4411"}
-	r, err := n.SendSMS(context.Background(), req)
+	req := &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-4411"}
+	r, err := n.Send(context.Background(), req)
 	fmt.Println(notify.CodeOf(err), r.Status, r.Cost)
-	again, err := n.SendSMS(context.Background(), req)
+	again, err := n.Send(context.Background(), req)
 	fmt.Println(notify.CodeOf(err), again.MessageID == r.MessageID, vendor.Len())
 	// Output:
 	// outcome_unknown unknown 0.25 INR
@@ -165,12 +165,12 @@ func ExampleNotifier_Message() {
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
 		notify.WithMessageStore(memstore.NewMessages(wal)))
 
 	ctx := context.Background()
-	r, _ := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
+	r, _ := n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
 	m, err := n.Message(ctx, "acme", r.MessageID)
 	if err != nil {
 		fmt.Println(err)
@@ -230,7 +230,7 @@ func ExampleNotifier_Report() {
 		notify.WithMessageStore(memstore.NewMessages(wal)))
 
 	ctx := context.Background()
-	r, _ := n.SendChat(ctx, &notify.ChatRequest{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
+	r, _ := n.Send(ctx, &chat.Request{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
 	for range 2 {
 		_, _ = n.Report(ctx, &notify.DeliveryReport{Provider: r.Provider, ProviderMessageID: r.ProviderMessageID,
 			State: notify.StateFailed, VendorCode: "131047", Error: "Re-engagement message"})
@@ -243,17 +243,17 @@ func ExampleNotifier_Report() {
 
 // SendSMSBulk sends one text to many numbers, each charged and recorded on
 // its own; with provider/smsgateway each batch is one vendor call.
-func ExampleNotifier_SendSMSBulk() {
+func ExampleNotifier_Send_bulk() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", VendorID: "ACMEST", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("sms")})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("sms")})
 	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
 		notify.WithMessageStore(memstore.NewMessages(wal)))
 
-	r, err := n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
-		Message: notify.SMSRequest{Account: "acme", Message: "Our sale ends tonight."},
+	r, err := n.Send(context.Background(), &sms.BulkRequest{
+		Message: sms.Request{Account: "acme", Message: "Our sale ends tonight."},
 		To:      []string{"+91 98765 43210", "9876543211"},
 	})
 	if err != nil {

@@ -2,8 +2,9 @@ package notify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+
+	"github.com/notifykit/notify/internal/nilness"
 )
 
 // failoverKeyPrefix makes the key of a late failover from the failed
@@ -14,36 +15,32 @@ import (
 // sending it again. One message is sent again at most once.
 const failoverKeyPrefix = "failover:"
 
-// resendOf returns what a record keeps to send req again through the QR
-// gateway after a late failure of the cloud gateway (Message.Resend), or
-// nil when no such failover could happen: the request did not leave the
-// gateway to the Notifier (GatewayAuto), goes first to the QR gateway,
-// which is not configured or cannot carry it (ChatMessage.Fallback), or
-// carries a one-time code.
-func resendOf(req *ChatRequest, env *Envelope) []byte {
-	c := env.Chat
-	if c == nil || !c.Auto || !c.Fallback || c.Gateway != GatewayCloud || env.CarriesOTP || req.OTP != "" {
-		return nil
-	}
-	again := *req
-	again.Gateway = "" // set when it is sent again
-	b, err := json.Marshal(&again)
-	if err != nil {
-		return nil // no failover for it; the send itself is unaffected
-	}
-	return b
+// ReportHandler is an optional interface of a Channel whose messages a
+// failed delivery report may bring to send again, another way: the chat
+// channel sends a cloud message the vendor could not deliver (131047,
+// outside the 24-hour window) once more through the QR gateway. The
+// Notifier calls it when a report with DeliveryReport.Failover moves a
+// record with a Resend (what the channel's Prepare kept in
+// Envelope.Resend) to failed, and sends what it returns as a new message:
+// priced, charged and recorded like any other, keyed so that it goes out
+// at most once.
+type ReportHandler interface {
+	// Failed returns the request that sends m again, with key as its
+	// idempotency key, after report r failed it; nil when m is not to be
+	// sent again. An error means m.Resend cannot be read.
+	Failed(ctx context.Context, m *Message, r *DeliveryReport, key string) (Request, error)
 }
 
-// failover sends m, which the cloud gateway reported failed for a reason
-// the QR gateway can overcome (r.Failover), once more through the QR
-// gateway as a new message: priced for that route, charged, recorded with
+// failover sends m, which a report failed for a reason another way of its
+// channel can overcome (r.Failover), once more, as the channel's
+// ReportHandler says, as a new message: priced for that route, charged, recorded with
 // a Note naming m, and keyed by "failover:<m.ID>" so that it goes out at
 // most once. It returns nil, nil when m is not to be sent again; the
 // receipt of the failover already made when there is one (it went out,
 // may have, or was refused for good).
 //
 // An error is one worth a later report: a certain, temporary refusal
-// (IsRetryable: the QR session is down, or not configured at all), or a
+// (IsRetryable: the other way is down, or not configured at all), or a
 // store failing; only with an IdempotencyStore, since without one only
 // the report that fails the message may send it (two instances taking a
 // repeated report at once could not tell each other's send). A failover
@@ -58,11 +55,17 @@ func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, 
 	if rc, err := n.failedOver(ctx, m, key); rc != nil || err != nil {
 		return rc, err
 	}
-	var req ChatRequest
-	if err := json.Unmarshal(m.Resend, &req); err != nil {
-		return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("message %s: its resend request cannot be read: %w", m.ID, err)}
+	rh, ok := n.channels[m.Kind].(ReportHandler)
+	if !ok {
+		return nil, nil
 	}
-	req.Account, req.Gateway, req.IdempotencyKey = m.Account, GatewayQR, key
+	req, err := rh.Failed(ctx, m, r, key)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("message %s: %w", m.ID, err)}
+	}
+	if nilness.Is(req) {
+		return nil, nil
+	}
 	acct, err := n.account(ctx, op, m.Account)
 	if err != nil {
 		if IsRetryable(err) || CodeOf(err) == CodeInternal {
@@ -71,18 +74,18 @@ func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, 
 		return nil, nil // a disabled or deleted account: no report can change that
 	}
 	run := func() (*Receipt, error) {
-		p, err := n.prepare(ctx, op, acct, &req)
+		p, err := n.prepare(ctx, op, acct, req)
 		if err != nil {
 			return nil, err
 		}
-		p.note = fmt.Sprintf("failover of message %s, which the %s gateway reported failed (%s)", m.ID, GatewayCloud, r.VendorCode)
+		p.note = fmt.Sprintf("failover of message %s, which %s reported failed (%s)", m.ID, m.Provider, r.VendorCode)
 		return n.dispatch(ctx, op, acct, p)
 	}
 	var rc *Receipt
 	if n.idem == nil {
 		rc, err = run()
 	} else {
-		rc, err = n.idempotent(ctx, op, acct, KindChat, req.IdempotencyKey, fingerprintOf(&req), run)
+		rc, err = n.idempotent(ctx, op, acct, req.Kind(), key, fingerprintOf(req), run)
 	}
 	if n.idem != nil && (IsRetryable(err) || CodeOf(err) == CodeInternal) {
 		return rc, err // the QR gateway or a store is down for now: report it again

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
 )
 
@@ -55,9 +59,9 @@ const otpKey = notifytest.AccountID + "\x00" + "9876543210"
 func TestIdempotentOTPReplaysDoNotCountAgainstTheThrottle(t *testing.T) {
 	throttle := newCountLimiter(5)
 	k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithOTPThrottle(throttle)))
-	req := &notify.OTPRequest{Account: notifytest.AccountID, To: "+91 98765 43210", OTP: "482913", IdempotencyKey: "login-1"}
+	req := &otp.Request{Account: notifytest.AccountID, To: "+91 98765 43210", OTP: "482913", IdempotencyKey: "login-1"}
 	for i := range 6 {
-		if _, err := k.Notifier.SendOTP(context.Background(), req); err != nil {
+		if _, err := k.Notifier.Send(context.Background(), req); err != nil {
 			t.Fatalf("replay %d: %v", i, err)
 		}
 	}
@@ -67,13 +71,13 @@ func TestIdempotentOTPReplaysDoNotCountAgainstTheThrottle(t *testing.T) {
 	for i := range 4 {
 		r := *req
 		r.IdempotencyKey = fmt.Sprint("login-", i+2)
-		if _, err := k.Notifier.SendOTP(context.Background(), &r); err != nil {
+		if _, err := k.Notifier.Send(context.Background(), &r); err != nil {
 			t.Fatalf("OTP %d: %v", i+2, err)
 		}
 	}
 	r := *req
 	r.IdempotencyKey = "login-6"
-	_, err := k.Notifier.SendOTP(context.Background(), &r)
+	_, err := k.Notifier.Send(context.Background(), &r)
 	var e *notify.Error
 	if notify.CodeOf(err) != notify.CodeRateLimited || !errors.As(err, &e) || e.RetryAfter != time.Minute {
 		t.Fatalf("sixth OTP: %v, want rate_limited with RetryAfter", err)
@@ -88,24 +92,24 @@ func TestEveryOTPCountsHoweverItIsSent(t *testing.T) {
 	acct := notifytest.AccountID
 	sends := map[string]func(n *notify.Notifier) error{
 		"otp route": func(n *notify.Notifier) error {
-			_, err := n.SendSMS(ctx, &notify.SMSRequest{Account: acct, To: "9876543210", Message: "482913", Route: notify.RouteOTP})
+			_, err := n.Send(ctx, &sms.Request{Account: acct, To: "9876543210", Message: "482913", Route: sms.RouteOTP})
 			return err
 		},
 		"SendOTP": func(n *notify.Notifier) error {
-			_, err := n.SendOTP(ctx, &notify.OTPRequest{Account: acct, To: "9876543210", OTP: "482913"})
+			_, err := n.Send(ctx, &otp.Request{Account: acct, To: "9876543210", OTP: "482913"})
 			return err
 		},
 		"chat otp": func(n *notify.Notifier) error {
-			_, err := n.SendChat(ctx, &notify.ChatRequest{Account: acct, To: "9876543210", OTP: "482913"})
+			_, err := n.Send(ctx, &chat.Request{Account: acct, To: "9876543210", OTP: "482913"})
 			return err
 		},
 		"sms template with variables.OTP": func(n *notify.Notifier) error {
-			_, err := n.SendSMS(ctx, &notify.SMSRequest{Account: acct, To: "9876543210", TemplateSlug: "standard-otp",
+			_, err := n.Send(ctx, &sms.Request{Account: acct, To: "9876543210", TemplateSlug: "standard-otp",
 				Variables: notify.Vars{"OTP": "482913"}})
 			return err
 		},
 		"chat template with variables.OTP": func(n *notify.Notifier) error {
-			_, err := n.SendChat(ctx, &notify.ChatRequest{Account: acct, To: "9876543210", TemplateSlug: "standard-otp",
+			_, err := n.Send(ctx, &chat.Request{Account: acct, To: "9876543210", TemplateSlug: "standard-otp",
 				Variables: notify.Vars{"OTP": "482913"}})
 			return err
 		},
@@ -129,7 +133,7 @@ func TestEveryOTPCountsHoweverItIsSent(t *testing.T) {
 		throttle := newCountLimiter(1)
 		k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithOTPThrottle(throttle)))
 		for range 2 {
-			if _, err := k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: acct, To: "9876543210", Message: "hello"}); err != nil {
+			if _, err := k.Notifier.Send(ctx, &sms.Request{Account: acct, To: "9876543210", Message: "hello"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -143,14 +147,14 @@ func TestInvalidRequestOverTheBudgetIsInvalid(t *testing.T) {
 	rate := newCountLimiter(1)
 	k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithOTPThrottle(throttle), notify.WithRateLimit(rate)))
 	ctx := context.Background()
-	if _, err := k.Notifier.SendOTP(ctx, &notify.OTPRequest{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}); err != nil {
+	if _, err := k.Notifier.Send(ctx, &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := k.Notifier.SendOTP(ctx, &notify.OTPRequest{Account: notifytest.AccountID, To: "9876543210", OTP: "12"})
+	_, err := k.Notifier.Send(ctx, &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "12"})
 	if notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("bad OTP over the budget: %v, want invalid_argument", err)
 	}
-	_, err = k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "12345", Message: "hi"})
+	_, err = k.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "12345", Message: "hi"})
 	if notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("bad number over the rate limit: %v, want invalid_argument", err)
 	}
@@ -163,9 +167,9 @@ func TestRefusedSendsDoNotCountUnknownOnesDo(t *testing.T) {
 	rate := newCountLimiter(100)
 	k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithOTPThrottle(throttle), notify.WithRateLimit(rate)))
 	ctx := context.Background()
-	req := &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210", Message: "482913", Route: notify.RouteOTP}
+	req := &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "482913", Route: sms.RouteOTP}
 	k.SMS.FailNext(1, notify.CodeRejected)
-	if _, err := k.Notifier.SendSMS(ctx, req); notify.CodeOf(err) != notify.CodeRejected {
+	if _, err := k.Notifier.Send(ctx, req); notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("refused send: %v", err)
 	}
 	if throttle.count(otpKey) != 0 || rate.count(notifytest.AccountID) != 0 {
@@ -174,7 +178,7 @@ func TestRefusedSendsDoNotCountUnknownOnesDo(t *testing.T) {
 	k.SMS.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 		return nil, notify.Errorf(notify.CodeOutcomeUnknown, "answer lost")
 	})
-	if _, err := k.Notifier.SendSMS(ctx, req); notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+	if _, err := k.Notifier.Send(ctx, req); notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("unknown send: %v", err)
 	}
 	if throttle.count(otpKey) != 1 || rate.count(notifytest.AccountID) != 1 {
@@ -189,12 +193,12 @@ func TestRateLimitIsANotifierOption(t *testing.T) {
 	k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithRateLimit(rate)))
 	ctx := context.Background()
 	for range 2 {
-		if _, err := k.Notifier.SendEmail(ctx, &notify.EmailRequest{Account: notifytest.AccountID, To: "a@example.com",
+		if _, err := k.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: "a@example.com",
 			Subject: "Hi", Message: "Hello"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := k.Notifier.SendEmail(ctx, &notify.EmailRequest{Account: notifytest.AccountID, To: "a@example.com",
+	_, err := k.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: "a@example.com",
 		Subject: "Hi", Message: "Hello"})
 	if notify.CodeOf(err) != notify.CodeRateLimited || len(k.SentEmail()) != 2 {
 		t.Fatalf("third send: %v, sent %d", err, len(k.SentEmail()))

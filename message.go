@@ -129,7 +129,7 @@ type Message struct {
 	Provider          string
 	ProviderMessageID string
 	// Gateway is the chat gateway that delivered, for chat messages.
-	Gateway ChatGateway
+	Gateway string
 	// IdempotencyKey is the request's key, if any; stores index it.
 	IdempotencyKey string
 	Domain         string
@@ -209,7 +209,7 @@ type MessageUpdate struct {
 	At                time.Time
 	Provider          string
 	ProviderMessageID string
-	Gateway           ChatGateway
+	Gateway           string
 	Attempts          int
 	ErrorCode         Code
 	Error             string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 )
@@ -141,7 +142,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	r := newRecordRig(t, nil)
 	ctx := context.Background()
 
-	sent, err := r.n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hello", Domain: "shop.example"})
+	sent, err := r.n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hello", Domain: "shop.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	}
 
 	r.sms.FailNext(1, notify.CodeRejected)
-	failed, err := r.n.SendSMS(ctx, sms("refused"))
+	failed, err := r.n.Send(ctx, smsReq("refused"))
 	if notify.CodeOf(err) != notify.CodeRejected || failed == nil {
 		t.Fatalf("refused send = %+v, %v", failed, err)
 	}
@@ -164,7 +165,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	}
 
 	r.sms.FailNext(1, notify.CodeOutcomeUnknown)
-	unknown, err := r.n.SendSMS(ctx, sms("lost answer"))
+	unknown, err := r.n.Send(ctx, smsReq("lost answer"))
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("lost answer: %v", err)
 	}
@@ -214,13 +215,13 @@ func newBlockingVendor(t *testing.T, p *memprovider.Provider) *blockingVendor {
 // crashDuringVendorCall starts a send that the vendor takes and never
 // answers, and returns once the vendor has it: from then on the sending
 // instance is as good as dead.
-func crashDuringVendorCall(t *testing.T, r *recordRig, req *notify.SMSRequest) (*notify.Envelope, *blockingVendor) {
+func crashDuringVendorCall(t *testing.T, r *recordRig, req *sms.Request) (*notify.Envelope, *blockingVendor) {
 	t.Helper()
 	v := newBlockingVendor(t, r.sms)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = r.n.SendSMS(context.Background(), req)
+		_, _ = r.n.Send(context.Background(), req)
 	}()
 	t.Cleanup(func() { close(v.release); <-done })
 	select {
@@ -234,7 +235,7 @@ func crashDuringVendorCall(t *testing.T, r *recordRig, req *notify.SMSRequest) (
 
 func TestReconcileSettlesACrashDuringTheVendorCall(t *testing.T) {
 	r := newRecordRig(t, nil)
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "order-1"
 	env, vendor := crashDuringVendorCall(t, r, req)
 	if got := r.balance(t); got != opening-25 {
@@ -265,7 +266,7 @@ func TestReconcileSettlesACrashDuringTheVendorCall(t *testing.T) {
 		t.Fatalf("second Reconcile = %+v, %v", res, err)
 	}
 	// A repeat of the key gets the record's receipt: no 409, no second send.
-	again, err := n2.SendSMS(ctx, req)
+	again, err := n2.Send(ctx, req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != env.ID {
 		t.Fatalf("repeat after reconciling = %+v, %v; want message %s, unknown", again, err, env.ID)
 	}
@@ -276,20 +277,20 @@ func TestReconcileSettlesACrashDuringTheVendorCall(t *testing.T) {
 
 func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 	r := newRecordRig(t, nil)
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "order-2"
 	env, vendor := crashDuringVendorCall(t, r, req)
 	n2 := r.instance(t)
 	ctx := context.Background()
 
 	// Within the lease the key is in flight.
-	if _, err := n2.SendSMS(ctx, req); notify.CodeOf(err) != notify.CodeConflict {
+	if _, err := n2.Send(ctx, req); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("repeat within the lease: %v, want Conflict", err)
 	}
 	// After it, the repeat settles what the dead holder left, without
 	// waiting for a reconciler, and answers with it.
 	r.clock.advance(settleAfter + time.Second)
-	again, err := n2.SendSMS(ctx, req)
+	again, err := n2.Send(ctx, req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != env.ID {
 		t.Fatalf("repeat after the lease = %+v, %v; want message %s, unknown", again, err, env.ID)
 	}
@@ -298,7 +299,7 @@ func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 	}
 	wantStates(t, r.message(t, env.ID), notify.StatePending, notify.StateAttempting, notify.StateUnknown)
 	// The key is completed: the next repeat is a plain replay.
-	if third, err := n2.SendSMS(ctx, req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || third.MessageID != env.ID {
+	if third, err := n2.Send(ctx, req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || third.MessageID != env.ID {
 		t.Fatalf("third repeat = %+v, %v", third, err)
 	}
 	if res, err := n2.Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
@@ -334,12 +335,12 @@ func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
 		stall.MessageStore = s
 		return stall
 	})
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "order-3"
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = r.n.SendSMS(context.Background(), req)
+		_, _ = r.n.Send(context.Background(), req)
 	}()
 	t.Cleanup(func() { close(stall.release); <-done })
 	id := <-stall.stalled
@@ -359,7 +360,7 @@ func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
 		t.Fatalf("a message never sent must be refunded: balance %d, record %+v", got, m)
 	}
 	// The key is left to its lease (over by now): a repeat sends afresh.
-	again, err := n2.SendSMS(context.Background(), req)
+	again, err := n2.Send(context.Background(), req)
 	if err != nil || again.MessageID == id || r.sms.Len() != 1 {
 		t.Fatalf("repeat after a refunded crash = %+v, %v (vendor got %d)", again, err, r.sms.Len())
 	}
@@ -393,7 +394,7 @@ func TestUncertainChargeIsNeverKept(t *testing.T) {
 			lost.MessageStore = s
 			return lost
 		})
-		rc, err := r.n.SendSMS(context.Background(), sms("hello"))
+		rc, err := r.n.Send(context.Background(), smsReq("hello"))
 		var se *notify.StoreError
 		if rc != nil || !errors.As(err, &se) || notify.CodeOf(err) != notify.CodeUnavailable {
 			t.Fatalf("failMoves=%v: send with a lost Open = %+v, %v", failMoves, rc, err)
@@ -473,12 +474,12 @@ func TestAbandonedKeyWithoutRecordsIsNeverSentAgain(t *testing.T) {
 	}
 	first := instance()
 	v := newBlockingVendor(t, p)
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "order-9"
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = first.SendSMS(context.Background(), req)
+		_, _ = first.Send(context.Background(), req)
 	}()
 	t.Cleanup(func() { close(v.release); <-done })
 	select {
@@ -490,7 +491,7 @@ func TestAbandonedKeyWithoutRecordsIsNeverSentAgain(t *testing.T) {
 	// The holder is as good as dead; another instance repeats the key
 	// after the lease.
 	clock.advance(settleAfter + time.Second)
-	again, err := instance().SendSMS(context.Background(), req)
+	again, err := instance().Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.Status != notify.StatusUnknown {
 		t.Fatalf("repeat of an abandoned key = %+v, %v; want an unknown outcome", again, err)
 	}
@@ -498,7 +499,7 @@ func TestAbandonedKeyWithoutRecordsIsNeverSentAgain(t *testing.T) {
 		t.Fatalf("the vendor got %d messages, want 1", got)
 	}
 	// The answer sticks: the next repeat is a plain replay.
-	if _, err := instance().SendSMS(context.Background(), req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || v.calls.Load() != 1 {
+	if _, err := instance().Send(context.Background(), req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || v.calls.Load() != 1 {
 		t.Fatalf("second repeat: %v (vendor got %d)", err, v.calls.Load())
 	}
 }
@@ -521,7 +522,7 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		rc, err := r.n.SendSMS(context.Background(), sms("hello"))
+		rc, err := r.n.Send(context.Background(), smsReq("hello"))
 		done <- answer{rc, err}
 	}()
 	<-took

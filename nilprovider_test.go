@@ -5,7 +5,7 @@ import (
 
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
-	smschannel "github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/smsgateway"
 )
 
@@ -15,7 +15,7 @@ import (
 func TestChannelsRefuseTypedNilProvider(t *testing.T) {
 	var failed *smsgateway.Provider // what a failed smsgateway.New returns
 	for name, build := range map[string]func() (any, error){
-		"sms":        func() (any, error) { return smschannel.New(smschannel.Config{Provider: failed}) },
+		"sms":        func() (any, error) { return sms.New(sms.Config{Provider: failed}) },
 		"email":      func() (any, error) { return email.New(email.Config{Provider: failed}) },
 		"chat cloud": func() (any, error) { return chat.New(chat.Config{Cloud: failed}) },
 		"chat qr":    func() (any, error) { return chat.New(chat.Config{QR: failed}) },

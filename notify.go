@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/notifykit/notify/internal/nilness"
 	"time"
+
+	"github.com/notifykit/notify/internal/nilness"
 )
 
 // Notifier sends messages through the pipeline of prepare, charge,
@@ -83,19 +84,19 @@ func (p RetryPolicy) Longest(attemptTimeout time.Duration) time.Duration {
 // Option configures a Notifier in New.
 type Option func(*Notifier) error
 
-// WithChannel registers ch for its Kind, replacing any earlier one.
+// WithChannel registers ch for its Kind, replacing any earlier one. Any
+// package may define a channel of any kind; requests of that kind go to it.
 func WithChannel(ch Channel) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(ch) {
 			return errors.New("WithChannel: nil channel")
 		}
-		switch k := ch.Kind(); k {
-		case KindSMS, KindEmail, KindChat:
-			n.channels[k] = ch
-			return nil
-		default:
-			return fmt.Errorf("WithChannel: unknown kind %q", k)
+		k := ch.Kind()
+		if k == "" {
+			return errors.New("WithChannel: the channel has an empty kind")
 		}
+		n.channels[k] = ch
+		return nil
 	}
 }
 
@@ -369,39 +370,6 @@ func (n *Notifier) checkSettleAfter() error {
 			n.settleAfter, longest, n.retry.MaxAttempts, timeout, n.retry.MaxDelay)
 	}
 	return nil
-}
-
-// SendSMS sends one SMS. On success it returns the receipt. On failure it
-// returns an *Error and, when the message got as far as a delivery attempt,
-// its receipt too: StatusFailed with the charge refunded when the vendor
-// certainly did not take it, or StatusUnknown with the charge kept and
-// CodeOutcomeUnknown when it may have (never retried; a repeat with the
-// same idempotency key returns that receipt and error again).
-//
-// A ctx that ends before the vendor is called cancels the send and
-// nothing stays charged; once the vendor call is in flight, its outcome
-// decides, as the provider reports it.
-func (n *Notifier) SendSMS(ctx context.Context, req *SMSRequest) (*Receipt, error) {
-	if req == nil {
-		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendSMS", Err: errors.New("nil request")}
-	}
-	return n.send(ctx, "notify.SendSMS", req)
-}
-
-// SendEmail sends one e-mail; results as for SendSMS.
-func (n *Notifier) SendEmail(ctx context.Context, req *EmailRequest) (*Receipt, error) {
-	if req == nil {
-		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendEmail", Err: errors.New("nil request")}
-	}
-	return n.send(ctx, "notify.SendEmail", req)
-}
-
-// SendChat sends one chat message; results as for SendSMS.
-func (n *Notifier) SendChat(ctx context.Context, req *ChatRequest) (*Receipt, error) {
-	if req == nil {
-		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendChat", Err: errors.New("nil request")}
-	}
-	return n.send(ctx, "notify.SendChat", req)
 }
 
 // Balance returns the account's wallet balance with its name filled in.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/otp"
 )
 
 // ledger follows the money the events say moved: what EventAccepted
@@ -44,14 +45,14 @@ func TestEventsAccountForEveryMinorUnit(t *testing.T) {
 	l := &ledger{}
 	r := newRig(t, notify.WithObserver(l))
 	ctx := context.Background()
-	if _, err := r.n.SendSMS(ctx, sms("hello")); err != nil {
+	if _, err := r.n.Send(ctx, smsReq("hello")); err != nil {
 		t.Fatal(err)
 	}
 	r.sms.FailNext(1, notify.CodeRejected)
-	if _, err := r.n.SendSMS(ctx, sms("refused by the vendor")); notify.CodeOf(err) != notify.CodeUnavailable && notify.CodeOf(err) != notify.CodeRejected {
+	if _, err := r.n.Send(ctx, smsReq("refused by the vendor")); notify.CodeOf(err) != notify.CodeUnavailable && notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("failed send: %v", err)
 	}
-	if _, err := r.n.SendOTP(ctx, &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"}); err != nil {
+	if _, err := r.n.Send(ctx, &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"}); err != nil {
 		t.Fatal(err)
 	}
 	spent := opening - r.balance(t)
@@ -70,11 +71,11 @@ func TestReportedFailureRefundIsInTheEvent(t *testing.T) {
 	l := &ledger{}
 	r, _ := newReportRig(t, notify.WithObserver(l))
 	ctx := context.Background()
-	chat, err := r.n.SendChat(ctx, chatTo("hello"))
+	chat, err := r.n.Send(ctx, chatTo("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := r.n.SendSMS(ctx, sms("hello"))
+	text, err := r.n.Send(ctx, smsReq("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,17 +100,17 @@ func TestRefusalsAreEvents(t *testing.T) {
 	r := newRig(t, notify.WithObserver(l),
 		notify.WithRateLimit(newCountLimiter(2)), notify.WithOTPThrottle(newCountLimiter(1)))
 	ctx := context.Background()
-	otp := &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"}
-	if _, err := r.n.SendOTP(ctx, otp); err != nil {
+	otp := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"}
+	if _, err := r.n.Send(ctx, otp); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.n.SendOTP(ctx, otp); notify.CodeOf(err) != notify.CodeRateLimited || !errors.Is(err, notify.ErrOTPThrottled) {
+	if _, err := r.n.Send(ctx, otp); notify.CodeOf(err) != notify.CodeRateLimited || !errors.Is(err, notify.ErrOTPThrottled) {
 		t.Fatalf("second OTP: %v, want the throttle's refusal", err)
 	}
-	if _, err := r.n.SendSMS(ctx, sms("one")); err != nil {
+	if _, err := r.n.Send(ctx, smsReq("one")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.n.SendSMS(ctx, sms("two")); notify.CodeOf(err) != notify.CodeRateLimited || !errors.Is(err, notify.ErrRateLimited) {
+	if _, err := r.n.Send(ctx, smsReq("two")); notify.CodeOf(err) != notify.CodeRateLimited || !errors.Is(err, notify.ErrRateLimited) {
 		t.Fatalf("third send: %v, want the rate limit's refusal", err)
 	}
 	if len(l.refused) != 2 {

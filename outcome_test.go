@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 )
@@ -67,7 +69,7 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRig(t, c.opts...)
 			ctx := c.setup(r)
-			rc, err := r.n.SendSMS(ctx, sms("hi"))
+			rc, err := r.n.Send(ctx, smsReq("hi"))
 			if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 				t.Fatalf("code = %q (%v), want outcome_unknown", notify.CodeOf(err), err)
 			}
@@ -108,14 +110,14 @@ func TestLostAnswerRetryWithSameKeySendsOnce(t *testing.T) {
 		mu.Unlock()
 		return nil, errors.New("read tcp: connection reset by peer") // after the vendor took it
 	})
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "order-42"
-	first, err := r.n.SendSMS(context.Background(), req)
+	first, err := r.n.Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first.Status != notify.StatusUnknown {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	for range 3 {
-		again, err := r.n.SendSMS(context.Background(), req)
+		again, err := r.n.Send(context.Background(), req)
 		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != first.MessageID || again.Status != notify.StatusUnknown {
 			t.Fatalf("repeat: %+v, %v", again, err)
 		}
@@ -131,12 +133,12 @@ func TestLostAnswerRetryWithSameKeySendsOnce(t *testing.T) {
 func TestRefusedSendFreesItsKey(t *testing.T) {
 	r := newRig(t)
 	r.sms.FailNext(3, notify.CodeUnavailable)
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "k"
-	if _, err := r.n.SendSMS(context.Background(), req); notify.CodeOf(err) != notify.CodeUnavailable {
+	if _, err := r.n.Send(context.Background(), req); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("first: %v", err)
 	}
-	rc, err := r.n.SendSMS(context.Background(), req)
+	rc, err := r.n.Send(context.Background(), req)
 	if err != nil || rc.Status != notify.StatusSent || r.sms.Len() != 1 || r.balance(t) != opening-25 {
 		t.Fatalf("retry: %+v, %v; sent %d, balance %d", rc, err, r.sms.Len(), r.balance(t))
 	}
@@ -147,17 +149,17 @@ func TestRefusedSendFreesItsKey(t *testing.T) {
 func TestIdempotencyFingerprintIsTakenAfterNormalisation(t *testing.T) {
 	k := notifytest.New(t)
 	ctx := context.Background()
-	first, err := k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "+91 98765 43210",
+	first, err := k.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "+91 98765 43210",
 		Message: "Your order shipped", IdempotencyKey: "ship-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210",
+	again, err := k.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543210",
 		Message: "Your order shipped", IdempotencyKey: "ship-1"})
 	if err != nil || again.MessageID != first.MessageID || len(k.SentSMS()) != 1 {
 		t.Fatalf("repeat: %+v, %v; sent %d", again, err, len(k.SentSMS()))
 	}
-	_, err = k.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543211",
+	_, err = k.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543211",
 		Message: "Your order shipped", IdempotencyKey: "ship-1"})
 	if notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("another number under the same key: %v, want conflict", err)
@@ -167,7 +169,7 @@ func TestIdempotencyFingerprintIsTakenAfterNormalisation(t *testing.T) {
 // TestSendOTPWithAFieldOnlyTheChatLegRejectsSendsNothing: both legs are
 // prepared before either is charged or sent.
 func TestSendOTPWithAFieldOnlyTheChatLegRejectsSendsNothing(t *testing.T) {
-	cases := map[string]*notify.OTPRequest{
+	cases := map[string]*otp.Request{
 		"unknown action": {To: "9876543210", OTP: "482913", Action: "launch-missiles"},
 		"brand of 45 characters": {To: "9876543210", OTP: "482913",
 			BrandName: strings.Repeat("b", 45)},
@@ -176,7 +178,7 @@ func TestSendOTPWithAFieldOnlyTheChatLegRejectsSendsNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			k := notifytest.New(t)
 			req.Account = notifytest.AccountID
-			rc, err := k.Notifier.SendOTP(context.Background(), req)
+			rc, err := k.Notifier.Send(context.Background(), req)
 			if notify.CodeOf(err) != notify.CodeInvalidArgument || rc != nil {
 				t.Fatalf("SendOTP = %+v, %v; want invalid_argument", rc, err)
 			}
@@ -197,8 +199,8 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 		return nil, errors.New("EOF after the request was written")
 	})
-	req := &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
-	rc, err := r.n.SendOTP(context.Background(), req)
+	req := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
+	rc, err := r.n.Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc.Status != notify.StatusUnknown || rc.Cost.Minor != 40 ||
 		rc.Legs[0].Status != notify.StatusFailed || rc.Legs[1].Status != notify.StatusUnknown {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
@@ -206,7 +208,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 	if r.balance(t) != opening-40 {
 		t.Fatalf("balance %d, want the chat leg's 40 kept", r.balance(t))
 	}
-	again, err := r.n.SendOTP(context.Background(), req)
+	again, err := r.n.Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != rc.MessageID || r.balance(t) != opening-40 {
 		t.Fatalf("repeat = %+v, %v, balance %d", again, err, r.balance(t))
 	}
@@ -233,7 +235,7 @@ func (l panickyLog) Record(ctx context.Context, r *notify.Receipt) error {
 func TestDualOTPContainsAPanicInALeg(t *testing.T) {
 	// The later WithDeliveryLog replaces the rig's own.
 	r := newRig(t, notify.WithDeliveryLog(panickyLog{memstore.NewDeliveryLog(10)}))
-	rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
+	rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
 	if err != nil || rc.Status != notify.StatusSent || rc.Legs[0].Status != notify.StatusSent ||
 		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
@@ -272,15 +274,15 @@ func TestRepeatIsAnsweredBeforePrepare(t *testing.T) {
 	r := newRig(t, notify.WithChannel(ch)) // replaces the rig's SMS channel
 	ch.provider = r.sms
 	r.sms.FailNext(1, notify.CodeOutcomeUnknown)
-	req := &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-1"}
-	first, err := r.n.SendSMS(context.Background(), req)
+	req := &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-1"}
+	first, err := r.n.Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first == nil {
 		t.Fatalf("first = %+v, %v; want outcome_unknown", first, err)
 	}
 	charged := r.balance(t)
 
 	ch.prepareErr = notify.Errorf(notify.CodeUnavailable, "the resolver is down")
-	again, err := r.n.SendSMS(context.Background(), req)
+	again, err := r.n.Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != first.MessageID {
 		t.Fatalf("repeat = %+v, %v; want the first receipt and outcome_unknown", again, err)
 	}
@@ -289,12 +291,12 @@ func TestRepeatIsAnsweredBeforePrepare(t *testing.T) {
 	}
 
 	// A request that cannot be prepared holds no key: fixed, it sends.
-	req2 := &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Hello", IdempotencyKey: "hello-1"}
-	if _, err := r.n.SendSMS(context.Background(), req2); notify.CodeOf(err) != notify.CodeUnavailable {
+	req2 := &sms.Request{Account: "acme", To: "9876543210", Message: "Hello", IdempotencyKey: "hello-1"}
+	if _, err := r.n.Send(context.Background(), req2); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("unpreparable send: %v", err)
 	}
 	ch.prepareErr = nil
-	if _, err := r.n.SendSMS(context.Background(), req2); err != nil {
+	if _, err := r.n.Send(context.Background(), req2); err != nil {
 		t.Fatalf("the same request once it can be prepared: %v", err)
 	}
 }

@@ -18,19 +18,15 @@ const settleTimeout = 5 * time.Second
 type prepared struct {
 	ch  Channel
 	env *Envelope
-	via Kind // the request's kind, when it differs from env.Kind (KindOTP)
-	// chat is the request of a chat send, from which open derives what a
-	// late failover would send (Message.Resend); note is the record's
-	// first Note.
-	chat *ChatRequest
+	via Kind // the request's kind, when it differs from env.Kind (a Composite's)
+	// note is the record's first Note.
 	note string
 }
 
 // send runs one request through the whole pipeline: idempotency, prepare,
 // limits, charge, deliver, settle, record.
 func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, error) {
-	accountID, key := req.common()
-	acct, err := n.account(ctx, op, accountID)
+	acct, err := n.account(ctx, op, req.AccountID())
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +43,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 		undo.unless(r)
 		return r, err
 	}
-	return n.keyed(ctx, op, acct, req.Kind(), key, req, run)
+	return n.keyed(ctx, op, acct, req.Kind(), req.Key(), req, run)
 }
 
 // keyed runs fn under the caller's idempotency key, if the request has
@@ -55,7 +51,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 // being prepared again (see fingerprintOf). A key on a Notifier without an
 // IdempotencyStore is refused, not ignored: its caller counts on a repeat
 // never sending twice.
-func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, kind Kind, key string, req fingerprinter, fn func() (*Receipt, error)) (*Receipt, error) {
+func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, kind Kind, key string, req Request, fn func() (*Receipt, error)) (*Receipt, error) {
 	switch {
 	case key == "":
 		return fn()
@@ -78,7 +74,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 	if err != nil {
 		return prepared{}, wrap(op, "", CodeInternal, err)
 	}
-	_, env.IdempotencyKey = req.common()
+	env.IdempotencyKey = req.Key()
 	env.Account = acct
 	if env.Kind == "" {
 		env.Kind = req.Kind()
@@ -91,9 +87,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 			return prepared{}, wrap(op, "", CodeInternal, err)
 		}
 	}
-	p := prepared{ch: ch, env: env}
-	p.chat, _ = req.(*ChatRequest)
-	return p, nil
+	return prepared{ch: ch, env: env}, nil
 }
 
 // idempotent runs fn once per (account, key). A repeat of a send that was
@@ -244,16 +238,16 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 			r.Provider = res.Provider
 		}
 		r.ProviderMessageID = res.ProviderMessageID
-		r.Gateway = res.Gateway
+		r.Gateway = res.Route
 		r.Note = res.Note
 		r.Cost = env.Price
 		var reprice *Money
-		if charged && env.Chat != nil && res.Gateway != "" && res.Gateway != env.Chat.Gateway {
-			reprice = n.cheaperPrice(acct, env, res.Gateway)
+		if charged && res.Route != "" && res.Route != env.Route {
+			reprice = n.cheaperPrice(acct, env, res.Route)
 		}
 		m := n.finish(ctx, env, r, StateSent, reprice)
 		if reprice != nil {
-			n.adjust(ctx, acct, env, m, res.Gateway, *reprice, r)
+			n.adjust(ctx, acct, env, m, res.Route, *reprice, r)
 		}
 		n.report(ctx, env, r, nil)
 		return r, nil
@@ -377,9 +371,7 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
 		Units: env.Units, Metered: n.wallet != nil, Note: p.note, CreatedAt: now, UpdatedAt: now}
-	if p.chat != nil {
-		m.Resend = resendOf(p.chat, env)
-	}
+	m.Resend = env.Resend
 	if m.Request == "" {
 		m.Request = env.Kind
 	}
@@ -516,15 +508,15 @@ func (n *Notifier) charge(ctx context.Context, acct *Account, env *Envelope) (Mo
 	return Money{}, false, err
 }
 
-// cheaperPrice returns the price of env through the gateway used, when
-// a chat failover delivered it through a gateway cheaper than the one it
-// was priced and charged for; nil otherwise. A dearer gateway is not
-// charged extra: the caller agreed to the first price, and asking for
-// more after delivery could fail for want of funds.
-func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used ChatGateway) *Money {
-	alt, chat := *env, *env.Chat
-	chat.Gateway = used
-	alt.Chat = &chat
+// cheaperPrice returns the price of env through the route used, when the
+// channel delivered it through a route (a chat failover to the other
+// gateway) cheaper than the one it was priced and charged for; nil
+// otherwise. A dearer route is not charged extra: the caller agreed to
+// the first price, and asking for more after delivery could fail for want
+// of funds.
+func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used string) *Money {
+	alt := *env
+	alt.Route = used
 	price, err := n.pricer.Price(acct, &alt)
 	if err != nil || price.Minor < 0 || price.Minor >= env.Price.Minor {
 		return nil
@@ -537,7 +529,7 @@ func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used ChatGateway) 
 // record's move into sent (m, nil if it failed) did it, in the same step
 // as lowering the record's charge, so that a later refund gives back only
 // the new price; without one the wallet does it here.
-func (n *Notifier) adjust(ctx context.Context, acct *Account, env *Envelope, m *Message, used ChatGateway, price Money, r *Receipt) {
+func (n *Notifier) adjust(ctx context.Context, acct *Account, env *Envelope, m *Message, used string, price Money, r *Receipt) {
 	if n.messages != nil {
 		if m != nil && m.Charge.Minor == price.Minor {
 			r.Cost = price
@@ -550,7 +542,7 @@ func (n *Notifier) adjust(ctx context.Context, acct *Account, env *Envelope, m *
 	defer cancel()
 	b, err := n.wallet.Credit(sctx, acct.ID, diff, "adjust:"+env.ID)
 	if err != nil {
-		r.Note = joinNote(r.Note, "price adjustment for the "+string(used)+" gateway failed: "+err.Error())
+		r.Note = joinNote(r.Note, "price adjustment for the "+used+" route failed: "+err.Error())
 		return
 	}
 	r.Cost, r.Balance = price, b.Available

@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -10,6 +11,10 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 )
@@ -32,7 +37,7 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 	env := &notify.Envelope{Kind: c.kind, Provider: c.provider.Name(), Units: 1, Class: notify.Transactional}
 	var fe notify.FieldErrors
 	switch r := req.(type) {
-	case *notify.SMSRequest:
+	case *sms.Request:
 		if r.To == "" {
 			fe.Add("to", "is required")
 		}
@@ -44,19 +49,25 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 		}
 		env.To, env.Domain = r.To, r.Domain
 		env.Units = 1 + len(r.Message)/160
-		env.SMS = &notify.SMSMessage{Route: r.Route, Text: r.Message, OTP: r.Message, SenderID: acct.VendorID}
-	case *notify.ChatRequest:
+		env.Content = &sms.Message{Route: r.Route, Text: r.Message, OTP: r.Message, SenderID: acct.VendorID}
+	case *chat.Request:
 		if r.To == "" {
 			fe.Add("to", "is required")
 		}
 		env.To, env.Domain = r.To, r.Domain
-		env.Chat = &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: r.OTP, Text: r.Message,
-			Auto: r.Gateway == "" || r.Gateway == notify.GatewayAuto}
-		env.Chat.Fallback = env.Chat.Auto
-		if r.Gateway == notify.GatewayQR {
-			env.Chat.Gateway = notify.GatewayQR
+		env.Content = &chat.Message{Gateway: chat.GatewayCloud, OTP: r.OTP, Text: r.Message,
+			Auto: r.Gateway == "" || r.Gateway == chat.GatewayAuto}
+		chat.MessageOf(env).Fallback = chat.MessageOf(env).Auto
+		if r.Gateway == chat.GatewayQR {
+			chat.MessageOf(env).Gateway = chat.GatewayQR
 		}
+		env.Route = string(chat.MessageOf(env).Gateway)
 		env.CarriesOTP = r.OTP != ""
+		if chat.MessageOf(env).Auto && env.Route == string(chat.GatewayCloud) && !env.CarriesOTP {
+			again := *r
+			again.Gateway = ""
+			env.Resend, _ = json.Marshal(&again) // what Failed sends again
+		}
 	default:
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "test channel: unsupported request %T", req)
 	}
@@ -64,6 +75,17 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 		return nil, err
 	}
 	return env, nil
+}
+
+// Failed implements notify.ReportHandler as the chat channel does: a
+// cloud message a report failed goes again through the QR gateway.
+func (c *testChannel) Failed(_ context.Context, m *notify.Message, _ *notify.DeliveryReport, key string) (notify.Request, error) {
+	var req chat.Request
+	if err := json.Unmarshal(m.Resend, &req); err != nil {
+		return nil, err
+	}
+	req.Account, req.Gateway, req.IdempotencyKey = m.Account, chat.GatewayQR, key
+	return &req, nil
 }
 
 func (c *testChannel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
@@ -78,7 +100,7 @@ func (flatPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Mone
 	per := int64(25)
 	if env.Kind == notify.KindChat {
 		per = 40
-		if env.Chat.Gateway == notify.GatewayQR {
+		if env.Route == string(chat.GatewayQR) {
 			per = 10
 		}
 	}
@@ -163,13 +185,13 @@ func (r *rig) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func sms(msg string) *notify.SMSRequest {
-	return &notify.SMSRequest{Account: "acme", To: "9876543210", Message: msg}
+func smsReq(msg string) *sms.Request {
+	return &sms.Request{Account: "acme", To: "9876543210", Message: msg}
 }
 
 func TestSendSuccess(t *testing.T) {
 	r := newRig(t)
-	rc, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hello", Domain: "shop.example"})
+	rc, err := r.n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hello", Domain: "shop.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,44 +223,44 @@ func TestSendRejectsBeforeCharging(t *testing.T) {
 		code notify.Code
 	}{
 		{"bad fields", func() error {
-			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme"})
+			_, err := r.n.Send(context.Background(), &sms.Request{Account: "acme"})
 			var e *notify.Error
 			if errors.As(err, &e) && len(e.Fields) != 2 {
 				t.Errorf("fields = %+v, want to and message", e.Fields)
 			}
 			return err
 		}, notify.CodeInvalidArgument},
-		{"nil request", func() error { _, err := r.n.SendSMS(context.Background(), nil); return err }, notify.CodeInvalidArgument},
+		{"nil request", func() error { _, err := r.n.Send(context.Background(), nil); return err }, notify.CodeInvalidArgument},
 		{"no account", func() error {
-			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{To: "9876543210", Message: "x"})
+			_, err := r.n.Send(context.Background(), &sms.Request{To: "9876543210", Message: "x"})
 			return err
 		}, notify.CodeInvalidArgument},
 		{"unknown account", func() error {
-			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "nobody", To: "9876543210", Message: "x"})
+			_, err := r.n.Send(context.Background(), &sms.Request{Account: "nobody", To: "9876543210", Message: "x"})
 			return err
 		}, notify.CodeNotFound},
 		{"disabled account", func() error {
-			_, err := r.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "off", To: "9876543210", Message: "x"})
+			_, err := r.n.Send(context.Background(), &sms.Request{Account: "off", To: "9876543210", Message: "x"})
 			return err
 		}, notify.CodePermissionDenied},
 		{"no e-mail channel", func() error {
-			_, err := r.n.SendEmail(context.Background(), &notify.EmailRequest{Account: "acme", To: "a@b.example", Message: "x"})
+			_, err := r.n.Send(context.Background(), &email.Request{Account: "acme", To: "a@b.example", Message: "x"})
 			return err
 		}, notify.CodeUnavailable},
 		{"insufficient funds", func() error {
-			_, err := r.n.SendSMS(context.Background(), sms(strings.Repeat("x", 160*41)))
+			_, err := r.n.Send(context.Background(), smsReq(strings.Repeat("x", 160*41)))
 			return err
 		}, notify.CodeInsufficientFunds},
 		{"canceled before", func() error {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			_, err := r.n.SendSMS(ctx, sms("x"))
+			_, err := r.n.Send(ctx, smsReq("x"))
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("errors.Is(err, context.Canceled) is false for %v", err)
 			}
 			return err
 		}, notify.CodeCanceled},
-		{"channel panics in Prepare", func() error { _, err := r.n.SendSMS(context.Background(), sms("panic now")); return err }, notify.CodeInternal},
+		{"channel panics in Prepare", func() error { _, err := r.n.Send(context.Background(), smsReq("panic now")); return err }, notify.CodeInternal},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -263,7 +285,7 @@ func TestSendRejectsBeforeCharging(t *testing.T) {
 func TestRetryThenSuccessChargesOnce(t *testing.T) {
 	r := newRig(t)
 	r.sms.FailNext(2, notify.CodeUnavailable)
-	rc, err := r.n.SendSMS(context.Background(), sms("hi"))
+	rc, err := r.n.Send(context.Background(), smsReq("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +316,7 @@ func TestFailuresAreRefundedOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRig(t)
 			c.setup(r)
-			rc, err := r.n.SendSMS(context.Background(), sms("hi"))
+			rc, err := r.n.Send(context.Background(), smsReq("hi"))
 			if got := notify.CodeOf(err); got != c.code {
 				t.Fatalf("code = %q (%v), want %q", got, err, c.code)
 			}
@@ -346,7 +368,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 				cancel()
 			}
 		})))
-		rc, err := r.n.SendSMS(ctx, sms("hi"))
+		rc, err := r.n.Send(ctx, smsReq("hi"))
 		if notify.CodeOf(err) != notify.CodeCanceled || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
@@ -362,7 +384,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 			<-hctx.Done()
 			return nil, notify.WithCode(notify.CodeUnavailable, hctx.Err()) // e.g. still dialing
 		})
-		_, err := r.n.SendSMS(ctx, sms("hi"))
+		_, err := r.n.Send(ctx, smsReq("hi"))
 		if notify.CodeOf(err) != notify.CodeCanceled || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
@@ -378,7 +400,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 		r.sms.FailNext(5, notify.CodeUnavailable)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		rc, err := r.n.SendSMS(ctx, sms("hi"))
+		rc, err := r.n.Send(ctx, smsReq("hi"))
 		if notify.CodeOf(err) != notify.CodeUnavailable || rc.Attempts != 1 {
 			t.Fatalf("err = %v, attempts = %d", err, rc.Attempts)
 		}
@@ -388,19 +410,19 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 func TestIdempotency(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "k1"
-	first, err := r.n.SendSMS(ctx, req)
+	first, err := r.n.Send(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := r.n.SendSMS(ctx, req)
+	again, err := r.n.Send(ctx, req)
 	if err != nil || again.MessageID != first.MessageID {
 		t.Fatalf("repeat = %+v, %v", again, err)
 	}
-	other := sms("another text")
+	other := smsReq("another text")
 	other.IdempotencyKey = "k1"
-	if _, err := r.n.SendSMS(ctx, other); notify.CodeOf(err) != notify.CodeConflict {
+	if _, err := r.n.Send(ctx, other); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("reused key with another body: %v", err)
 	}
 	if r.sms.Len() != 1 || r.balance(t) != opening-25 {
@@ -409,12 +431,12 @@ func TestIdempotency(t *testing.T) {
 
 	// A failed send frees its key: the retry sends.
 	r.sms.FailNext(1, notify.CodeRejected)
-	req2 := sms("retry me")
+	req2 := smsReq("retry me")
 	req2.IdempotencyKey = "k2"
-	if _, err := r.n.SendSMS(ctx, req2); notify.CodeOf(err) != notify.CodeRejected {
+	if _, err := r.n.Send(ctx, req2); notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("first try: %v", err)
 	}
-	if _, err := r.n.SendSMS(ctx, req2); err != nil {
+	if _, err := r.n.Send(ctx, req2); err != nil {
 		t.Fatalf("second try: %v", err)
 	}
 	if r.sms.Len() != 2 || r.balance(t) != opening-50 {
@@ -431,9 +453,9 @@ func TestIdempotencyUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := sms("once")
+			req := smsReq("once")
 			req.IdempotencyKey = "same"
-			rc, err := r.n.SendSMS(context.Background(), req)
+			rc, err := r.n.Send(context.Background(), req)
 			switch notify.CodeOf(err) {
 			case "":
 				ok.Add(1)
@@ -460,7 +482,7 @@ func TestIdempotencyUnderConcurrency(t *testing.T) {
 func TestDualOTP(t *testing.T) {
 	t.Run("both legs", func(t *testing.T) {
 		r := newRig(t)
-		rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913", BrandName: "Acme"})
+		rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", BrandName: "Acme"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -468,14 +490,14 @@ func TestDualOTP(t *testing.T) {
 			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != notify.StatusSent {
 			t.Fatalf("receipt = %+v", rc)
 		}
-		if s := r.sms.Sent(); len(s) != 1 || s[0].SMS.Route != notify.RouteOTP {
+		if s := r.sms.Sent(); len(s) != 1 || sms.MessageOf(s[0]).Route != sms.RouteOTP {
 			t.Fatalf("sms leg = %+v", s)
 		}
 	})
 	t.Run("one leg fails", func(t *testing.T) {
 		r := newRig(t)
 		r.chat.FailNext(1, notify.CodeRejected)
-		rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
+		rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +523,7 @@ func TestDualOTP(t *testing.T) {
 		r := newRig(t)
 		r.sms.FailNext(1, notify.CodeRejected)
 		r.chat.FailNext(1, notify.CodeRejected)
-		rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913"})
+		rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
 		if notify.CodeOf(err) != notify.CodeRejected || rc.Status != notify.StatusFailed || rc.Cost.Minor != 0 || r.balance(t) != opening {
 			t.Fatalf("err = %v, receipt = %+v", err, rc)
 		}
@@ -510,7 +532,7 @@ func TestDualOTP(t *testing.T) {
 
 func TestDualOTPNamesItsOwnFields(t *testing.T) {
 	r := newRig(t)
-	rc, err := r.n.SendOTP(context.Background(), &notify.OTPRequest{Account: "acme", To: "9876543210"})
+	rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210"})
 	var e *notify.Error
 	if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument || len(e.Fields) != 1 || e.Fields[0].Field != "otp" {
 		t.Fatalf("err = %v: the SMS leg's bad field must be named otp, as in the request", err)
@@ -523,13 +545,13 @@ func TestDualOTPNamesItsOwnFields(t *testing.T) {
 func TestFailoverToACheaperGatewayIsRepriced(t *testing.T) {
 	r := newRig(t)
 	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
-		return &notify.Result{Gateway: notify.GatewayQR, Note: "cloud unavailable: delivered by qr"}, nil
+		return &notify.Result{Route: string(chat.GatewayQR), Note: "cloud unavailable: delivered by qr"}, nil
 	})
-	rc, err := r.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi"})
+	rc, err := r.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Cost.Minor != 10 || rc.Balance.Minor != opening-10 || r.balance(t) != opening-10 || rc.Gateway != notify.GatewayQR {
+	if rc.Cost.Minor != 10 || rc.Balance.Minor != opening-10 || r.balance(t) != opening-10 || rc.Gateway != string(chat.GatewayQR) {
 		t.Fatalf("receipt = %+v, balance %d", rc, r.balance(t))
 	}
 	ledger, _, _ := r.wallet.Ledger("acme")
@@ -548,7 +570,7 @@ func TestUnmeteredAndBalance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := n.SendSMS(context.Background(), sms("free"))
+	rc, err := n.Send(context.Background(), smsReq("free"))
 	if err != nil || rc.Metered || rc.Cost.Minor != 0 {
 		t.Fatalf("receipt = %+v, %v", rc, err)
 	}
@@ -573,7 +595,7 @@ func (noIDProvider) Send(context.Context, *notify.Envelope) (*notify.Result, err
 
 func TestObserverPanicIsContained(t *testing.T) {
 	r := newRig(t, notify.WithObserver(notify.ObserverFunc(func(context.Context, notify.Event) { panic("observer bug") })))
-	if _, err := r.n.SendSMS(context.Background(), sms("hi")); err != nil {
+	if _, err := r.n.Send(context.Background(), smsReq("hi")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -611,7 +633,7 @@ func TestUncertainChargeIsResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.SendSMS(context.Background(), sms("hi")); notify.CodeOf(err) != notify.CodeUnavailable {
+	if _, err := n.Send(context.Background(), smsReq("hi")); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("err = %v", err)
 	}
 	if got := r.balance(t); got != opening || r.sms.Len() != 0 {
@@ -620,7 +642,7 @@ func TestUncertainChargeIsResolved(t *testing.T) {
 
 	fw.failCredit = true
 	r.sms.FailNext(1, notify.CodeRejected)
-	rc, err := n.SendSMS(context.Background(), sms("hi"))
+	rc, err := n.Send(context.Background(), smsReq("hi"))
 	if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "refund of 0.25 INR failed") || rc.Cost.Minor != 25 {
 		t.Fatalf("err = %v, receipt = %+v", err, rc)
 	}
@@ -647,16 +669,16 @@ func TestIdempotencyKeyNeedsAStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	keyed := sms("hello")
+	keyed := smsReq("hello")
 	keyed.IdempotencyKey = "k1"
 	sends := map[string]func() error{
-		"SendSMS": func() error { _, err := n.SendSMS(ctx, keyed); return err },
+		"SendSMS": func() error { _, err := n.Send(ctx, keyed); return err },
 		"SendOTP": func() error {
-			_, err := n.SendOTP(ctx, &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "k2"})
+			_, err := n.Send(ctx, &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "k2"})
 			return err
 		},
 		"SendSMSBulk": func() error {
-			_, err := n.SendSMSBulk(ctx, &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi", IdempotencyKey: "k3"},
+			_, err := n.Send(ctx, &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi", IdempotencyKey: "k3"},
 				To: []string{"9876543210", "9876543211"}})
 			return err
 		},
@@ -677,7 +699,7 @@ func TestIdempotencyKeyNeedsAStore(t *testing.T) {
 		t.Fatalf("sent %d, balance %d: nothing may go out", smsP.Len()+chatP.Len(), b.Available.Minor)
 	}
 	// Without a key the same Notifier sends.
-	if _, err := n.SendSMS(ctx, sms("hello")); err != nil || smsP.Len() != 1 {
+	if _, err := n.Send(ctx, smsReq("hello")); err != nil || smsP.Len() != 1 {
 		t.Fatalf("a send without a key: %v, sent %d", err, smsP.Len())
 	}
 }

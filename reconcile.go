@@ -193,9 +193,9 @@ func (m *Message) wentOut() bool {
 }
 
 // keyReceipt is the receipt that answers a repeat of the key whose sends
-// msgs are: the last one that went out or may have (a leg of a dual OTP
-// is combined with its sibling), or nil when each was certainly not
-// accepted.
+// msgs are: the last one that went out or may have (a part of a Composite
+// request is combined with its siblings, the parts opened with it), or
+// nil when each was certainly not accepted.
 func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	var last *Message
 	for _, m := range msgs {
@@ -206,29 +206,19 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	switch {
 	case last == nil:
 		return nil
-	case last.Request != KindOTP:
+	case last.Request == "" || last.Request == last.Kind:
 		return last.Receipt()
 	}
-	// The legs of one dual OTP were opened together; a failed leg belongs
-	// to the same request when it was opened within the slack.
-	var legs [2]*Receipt
+	// The parts of one composite request were opened together; a failed
+	// part belongs to the same request when it was opened within the
+	// slack. Parts are in the order they were opened.
+	var legs []*Receipt
 	for _, m := range msgs {
-		if m.Request != KindOTP || m.CreatedAt.Sub(last.CreatedAt).Abs() > clockSlack {
-			continue
-		}
-		i := 0
-		if m.Kind == KindChat {
-			i = 1
-		}
-		legs[i] = m.Receipt()
-	}
-	for i, kind := range [2]Kind{KindSMS, KindChat} {
-		if legs[i] == nil {
-			legs[i] = &Receipt{Account: last.Account, Kind: kind, Status: StatusFailed,
-				Cost: Money{Currency: last.Charge.Currency}, ErrorCode: CodeUnavailable, Error: "this leg was not sent"}
+		if m.Request == last.Request && m.CreatedAt.Sub(last.CreatedAt).Abs() <= clockSlack {
+			legs = append(legs, m.Receipt())
 		}
 	}
-	r := combineOTP(newID(), last.Account, legs)
+	r := combineLegs(newID(), last.Account, last.Request, legs)
 	r.Domain, r.IdempotencyKey, r.Metered, r.CreatedAt = last.Domain, last.IdempotencyKey, last.Metered, last.CreatedAt
 	if r.Status == StatusUnknown {
 		r.ErrorCode, r.Error = CodeOutcomeUnknown, "the outcome of a leg is unknown"

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/notifykit/notify/internal/fingerprint"
 )
 
 // DeliveryReport is a vendor's word on a message it accepted: that it was
@@ -323,7 +325,7 @@ func sameRecipient(recorded, reported string) bool {
 	if strings.Contains(recorded, "@") {
 		return strings.EqualFold(recorded, reported)
 	}
-	return mobileKey(recorded) == mobileKey(reported)
+	return fingerprint.Mobile(recorded) == fingerprint.Mobile(reported)
 }
 
 // WebhookStats counts what a provider's webhook receiver did with the

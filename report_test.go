@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/memstore"
 )
 
@@ -43,8 +44,8 @@ func newReportRig(t *testing.T, opts ...notify.Option) (*recordRig, *reportEvent
 	return r, ev
 }
 
-func chatTo(msg string) *notify.ChatRequest {
-	return &notify.ChatRequest{Account: "acme", To: "9876543210", Message: msg}
+func chatTo(msg string) *chat.Request {
+	return &chat.Request{Account: "acme", To: "9876543210", Message: msg}
 }
 
 func report(t *testing.T, n *notify.Notifier, rep *notify.DeliveryReport) *notify.ReportResult {
@@ -59,7 +60,7 @@ func report(t *testing.T, n *notify.Notifier, rep *notify.DeliveryReport) *notif
 func TestReportMovesForwardOnly(t *testing.T) {
 	r, ev := newReportRig(t)
 	ctx := context.Background()
-	sent, err := r.n.SendSMS(ctx, sms("hello"))
+	sent, err := r.n.Send(ctx, smsReq("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestReportMovesForwardOnly(t *testing.T) {
 
 func TestReportOutOfOrderKeepsEachTime(t *testing.T) {
 	r, ev := newReportRig(t)
-	sent, err := r.n.SendChat(context.Background(), chatTo("hi"))
+	sent, err := r.n.Send(context.Background(), chatTo("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestReportOutOfOrderKeepsEachTime(t *testing.T) {
 
 func TestReportedChatFailureIsRefundedOnce(t *testing.T) {
 	r, ev := newReportRig(t)
-	sent, err := r.n.SendChat(context.Background(), chatTo("outside the window"))
+	sent, err := r.n.Send(context.Background(), chatTo("outside the window"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestReportedChatFailureIsRefundedOnce(t *testing.T) {
 
 func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 	r, _ := newReportRig(t)
-	sent, err := r.n.SendSMS(context.Background(), sms("to a DND number"))
+	sent, err := r.n.Send(context.Background(), smsReq("to a DND number"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 		asked = append(asked, m.State)
 		return true
 	}))
-	sent, err = r2.n.SendSMS(context.Background(), sms("to a DND number"))
+	sent, err = r2.n.Send(context.Background(), smsReq("to a DND number"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +186,11 @@ func TestReportSettlesUnknown(t *testing.T) {
 	r, ev := newReportRig(t)
 	ctx := context.Background()
 	r.chat.FailNext(2, notify.CodeOutcomeUnknown)
-	delivered, err := r.n.SendChat(ctx, chatTo("lost answer 1"))
+	delivered, err := r.n.Send(ctx, chatTo("lost answer 1"))
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("send: %v", err)
 	}
-	failed, err := r.n.SendChat(ctx, chatTo("lost answer 2"))
+	failed, err := r.n.Send(ctx, chatTo("lost answer 2"))
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("send: %v", err)
 	}
@@ -229,7 +230,7 @@ func TestReportSettlesUnknown(t *testing.T) {
 func TestReportRefusals(t *testing.T) {
 	r, _ := newReportRig(t)
 	ctx := context.Background()
-	sent, err := r.n.SendSMS(ctx, sms("hello"))
+	sent, err := r.n.Send(ctx, smsReq("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestReportWhileSending(t *testing.T) {
 	v := newBlockingVendor(t, r.chat)
 	done := make(chan *notify.Receipt, 1)
 	go func() {
-		rc, _ := r.n.SendChat(context.Background(), chatTo("slow answer"))
+		rc, _ := r.n.Send(context.Background(), chatTo("slow answer"))
 		done <- rc
 	}()
 	env := <-v.took
@@ -308,13 +309,13 @@ func TestParseMessageRef(t *testing.T) {
 }
 
 // lastGateway is the chat gateway of the last message the provider got.
-func lastGateway(t *testing.T, r *recordRig) notify.ChatGateway {
+func lastGateway(t *testing.T, r *recordRig) chat.Gateway {
 	t.Helper()
 	sent := r.chat.Sent()
 	if len(sent) == 0 {
 		t.Fatal("no chat message was sent")
 	}
-	return sent[len(sent)-1].Chat.Gateway
+	return chat.MessageOf(sent[len(sent)-1]).Gateway
 }
 
 func failedOutsideWindow(pmid string) *notify.DeliveryReport {
@@ -328,7 +329,7 @@ func failedOutsideWindow(pmid string) *notify.DeliveryReport {
 func failoverCase(t *testing.T) (*recordRig, *notify.DeliveryReport) {
 	t.Helper()
 	r, _ := newReportRig(t)
-	first, err := r.n.SendChat(context.Background(), chatTo("Your order shipped"))
+	first, err := r.n.Send(context.Background(), chatTo("Your order shipped"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func failoverCase(t *testing.T) (*recordRig, *notify.DeliveryReport) {
 func TestReportFailover(t *testing.T) {
 	r, _ := newReportRig(t)
 	ctx := context.Background()
-	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
+	first, err := r.n.Send(ctx, chatTo("Your order shipped"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func TestReportFailover(t *testing.T) {
 		t.Fatalf("failovers = %d, want 1", len(res.Failovers))
 	}
 	again := res.Failovers[0]
-	if again.Status != notify.StatusSent || again.Cost.Minor != 10 || lastGateway(t, r) != notify.GatewayQR {
+	if again.Status != notify.StatusSent || again.Cost.Minor != 10 || lastGateway(t, r) != chat.GatewayQR {
 		t.Fatalf("failover receipt %+v via %s", again, lastGateway(t, r))
 	}
 	m := r.message(t, again.MessageID)
@@ -382,7 +383,7 @@ func TestReportFailoverOnlyWhereItHelps(t *testing.T) {
 	r, _ := newReportRig(t)
 	ctx := context.Background()
 	for name, tt := range map[string]struct {
-		req *notify.ChatRequest
+		req *chat.Request
 		rep func(pmid string) *notify.DeliveryReport
 	}{
 		"a code the QR gateway cannot overcome": {chatTo("hi"), func(pm string) *notify.DeliveryReport {
@@ -390,13 +391,13 @@ func TestReportFailoverOnlyWhereItHelps(t *testing.T) {
 			rep.Failover, rep.VendorCode = false, "131026"
 			return rep
 		}},
-		"the cloud gateway chosen by the request": {&notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi", Gateway: notify.GatewayCloud}, failedOutsideWindow},
-		"a one-time code":                         {&notify.ChatRequest{Account: "acme", To: "9876543210", OTP: "482915"}, failedOutsideWindow},
+		"the cloud gateway chosen by the request": {&chat.Request{Account: "acme", To: "9876543210", Message: "hi", Gateway: chat.GatewayCloud}, failedOutsideWindow},
+		"a one-time code":                         {&chat.Request{Account: "acme", To: "9876543210", OTP: "482915"}, failedOutsideWindow},
 		"a delivered report": {chatTo("hi"), func(pm string) *notify.DeliveryReport {
 			return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: notify.StateDelivered, Failover: true}
 		}},
 	} {
-		sent, err := r.n.SendChat(ctx, tt.req)
+		sent, err := r.n.Send(ctx, tt.req)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -419,7 +420,7 @@ func TestReportFailoverOnlyWhereItHelps(t *testing.T) {
 func TestReportFailoverRefusedForNow(t *testing.T) {
 	r, _ := newReportRig(t)
 	ctx := context.Background()
-	first, err := r.n.SendChat(ctx, chatTo("Your order shipped"))
+	first, err := r.n.Send(ctx, chatTo("Your order shipped"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,9 +449,9 @@ func TestReportFailoverRefusedForNow(t *testing.T) {
 func TestReportAfterACheaperFailoverRefundsWhatStands(t *testing.T) {
 	r, _ := newReportRig(t)
 	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
-		return &notify.Result{Gateway: notify.GatewayQR, ProviderMessageID: "qr-1"}, nil
+		return &notify.Result{Route: string(chat.GatewayQR), ProviderMessageID: "qr-1"}, nil
 	})
-	sent, err := r.n.SendChat(context.Background(), chatTo("hi"))
+	sent, err := r.n.Send(context.Background(), chatTo("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,9 +485,9 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 	r.options = append(r.options, notify.WithIdempotency(failingComplete{r.idem}))
 	n := r.instance(t)
 	ctx := context.Background()
-	req := sms("hello")
+	req := smsReq("hello")
 	req.IdempotencyKey = "order-9"
-	rc, err := n.SendSMS(ctx, req)
+	rc, err := n.Send(ctx, req)
 	if err != nil || rc.Status != notify.StatusSent {
 		t.Fatalf("send = %+v, %v", rc, err)
 	}
@@ -495,7 +496,7 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.clock.advance(settleAfter + time.Second)
-	again, err := n.SendSMS(ctx, req)
+	again, err := n.Send(ctx, req)
 	if err != nil || again.MessageID != rc.MessageID || again.Status != notify.StatusFailed {
 		t.Fatalf("repeat = %+v, %v; want the first message's receipt", again, err)
 	}
@@ -563,7 +564,7 @@ func TestFailKeepsWhatAReportKept(t *testing.T) {
 	})))
 	r.n = r.instance(t)
 	r.sms.FailNext(1, notify.CodeRejected)
-	rc, err := r.n.SendSMS(context.Background(), sms("hello"))
+	rc, err := r.n.Send(context.Background(), smsReq("hello"))
 	if notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("send: %+v, %v", rc, err)
 	}

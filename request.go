@@ -1,94 +1,72 @@
 package notify
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/internal/nilness"
 )
 
-// Request is a send request: *SMSRequest, *EmailRequest or *ChatRequest.
-// Channels receive one in Prepare and type-switch on it. The interface is
-// sealed; the dual-channel OTP (*OTPRequest) is split by SendOTP into an
-// SMS and a chat request.
+// Request is a send request. Any package may define one: the channel
+// packages define sms.Request, chat.Request and email.Request, and a
+// channel of your own defines its own. The Notifier hands a request to the
+// Channel registered for its Kind (WithChannel), which type-asserts it to
+// its own type.
 //
-// The request types declare their per-field rules as `validate` struct
-// tags (github.com/go-playground/validator/v10 syntax, with the custom
-// rules otp, text, mailbox, header, filename, templatename, notblank and
-// the alias domain); the channels check them and then the rules that need
-// code, such as normalising a mobile number (which checks it too). Their json tags are the HTTP API's field names, which errors use.
+// A request declares its per-field rules the way its channel checks them;
+// the channels of this module use `validate` struct tags
+// (github.com/go-playground/validator/v10) and json tags naming the HTTP
+// API's fields, which errors name.
 type Request interface {
-	// Kind is the channel kind the request is for.
+	// Kind is the kind of channel the request is for.
 	Kind() Kind
-	// common returns the fields every request shares.
-	common() (account, idempotencyKey string)
-	// fingerprint writes the request's content (see fingerprintOf).
-	fingerprint(h hash.Hash)
+	// AccountID is the ID of the sending account. Required.
+	AccountID() string
+	// Key is the request's idempotency key, or empty. With a key, a repeat
+	// within the retention window returns the first receipt without
+	// sending or charging again; it needs WithIdempotency (without it a
+	// request with a key is refused, InvalidArgument on idempotency_key).
+	Key() string
+	// Fingerprint writes the request's content into h: every field but the
+	// account and the key, with the recipient normalised (so that "+91
+	// 98765 43210" and "9876543210" are the same request). A reused key
+	// with another request is told apart by it. It must not fail or
+	// depend on anything but the request itself: a repeat is answered
+	// from the idempotency store before Prepare runs, so that it gets the
+	// first receipt even when preparing it again would now fail or differ.
+	Fingerprint(h hash.Hash)
 }
 
-// SMSRequest asks for one SMS.
-type SMSRequest struct {
-	// Account is the ID of the sending account. Required.
-	Account string `json:"-"`
-	// To is the recipient: 10 digits starting 6-9; +91, 91 and 0 prefixes,
-	// spaces and dashes are accepted and removed. Required. Its rule is
-	// the normalisation itself, in code: checking it apart would parse
-	// every number twice.
-	To string `json:"to"`
-	// Message is the text, or the numeric code on the otp route. Required
-	// unless TemplateSlug is set (on the otp route the code may then come
-	// from Variables["OTP"]).
-	Message string `json:"message"`
-	// SenderID is the sender header; default the account's VendorID.
-	SenderID string `json:"sender_id"`
-	// Route is sms (default), otp or dlt.
-	Route SMSRoute `json:"route" validate:"omitempty,oneof=sms otp dlt"`
-	// DLTTemplateID and DLTEntityID identify the operator-registered
-	// template on the dlt route (DLTTemplateID is required there). A
-	// template the account has registered is checked against the text
-	// and its entity ID is used when DLTEntityID is empty; see the SMS
-	// channel for one the account has not registered.
-	DLTTemplateID string `json:"dlt_template_id" validate:"omitempty,max=64,text"`
-	DLTEntityID   string `json:"dlt_entity_id" validate:"omitempty,max=64,text"`
-	// Brand is the brand named in the OTP text of the otp route; SendOTP
-	// sets it from OTPRequest.BrandName. At most 30 characters, the
-	// length of a DLT variable.
-	Brand string `json:"brand" validate:"omitempty,max=30,text"`
-	// TemplateSlug renders a stock or custom SMS template with Variables
-	// instead of Message.
-	TemplateSlug string `json:"template_slug"`
-	Variables    Vars   `json:"variables"`
-	// Domain is the calling application's domain, recorded with the
-	// message: at most 253 characters of text.
-	Domain string `json:"domain" validate:"omitempty,domain"`
-	// IdempotencyKey, when set, makes a repeat within the retention window
-	// return the first receipt without sending or charging again. It
-	// needs WithIdempotency: without it, a request with a key is refused
-	// (InvalidArgument on idempotency_key). The other requests' keys do
-	// the same.
-	IdempotencyKey string `json:"-"`
+// Composite is a request sent as several parts at once under one key and
+// one admission, such as the dual-channel OTP (package channel/otp): the
+// Notifier prepares every part first, counts the request once against
+// the limits, sends the parts concurrently, and answers one receipt of
+// Kind() whose Legs are the parts' receipts, in order. A part whose
+// channel is not configured (CodeUnavailable from Prepare) is skipped
+// while another part can go.
+type Composite interface {
+	Request
+	// Parts returns the parts, each a request of its own channel with
+	// the composite's account and key.
+	Parts() []Request
+	// PartField names, in the composite's own words, the field that
+	// part i's errors call field (the SMS part's "message" is the OTP's
+	// "otp", say); field itself when the names agree.
+	PartField(part int, field string) string
 }
 
-// OTPRequest asks for the dual-channel OTP: the same code by SMS and by
-// chat at once. SendOTP checks it as the SMS and chat requests it is
-// split into, so a bad field is named once, as the legs name it.
-type OTPRequest struct {
-	Account string `json:"-"`
-	// To is the recipient mobile number, as for SMSRequest.To. Required.
-	To string `json:"to"`
-	// OTP is the numeric code, 4-8 digits. Required.
-	OTP string `json:"otp"`
-	// BrandName is the brand or app name shown in both messages.
-	BrandName string `json:"brand_name"`
-	// Action is what the code is for (see ChatRequest.Action).
-	Action         string `json:"action"`
-	Domain         string `json:"domain"`
-	IdempotencyKey string `json:"-"`
+// Bulk is a request of one content to many recipients, such as
+// sms.BulkRequest: one key, one admission, one receipt whose Legs are the
+// recipients' receipts, in order. Its channel may deliver several
+// recipients in one vendor call (BatchDeliverer).
+type Bulk interface {
+	Request
+	// Recipients returns one request per recipient, in order, or an
+	// InvalidArgument error when the bulk request itself is malformed
+	// (no recipients, a rule of its own). At most MaxBulkRecipients.
+	Recipients() ([]Request, error)
 }
 
 // ValidOTP reports whether code is an OTP as notify sends them: 4 to 8
@@ -105,154 +83,35 @@ func ValidOTP(code string) bool {
 	return true
 }
 
-// EmailRequest asks for one e-mail.
-type EmailRequest struct {
-	Account string `json:"-"`
-	// To is the recipient: a bare address such as name@example.com whose
-	// domain has at least two labels. Required.
-	To string `json:"to" validate:"required,mailbox"`
-	// Subject is required unless TemplateSlug is set (the template then
-	// supplies it; a non-empty Subject overrides the template's).
-	Subject string `json:"subject" validate:"required_without=TemplateSlug,omitempty,notblank,header"`
-	// Message is the body, HTML or plain text. Required unless
-	// TemplateSlug is set.
-	Message      string `json:"message" validate:"required_without=TemplateSlug,omitempty,notblank"`
-	TemplateSlug string `json:"template_slug"`
-	Variables    Vars   `json:"variables"`
-	// FromName is the sender's display name, at most 100 characters;
-	// default the SMTP setup's.
-	FromName string `json:"from_name" validate:"omitempty,displayname,max=100"`
-	// ReplyTo is an address for replies, as To.
-	ReplyTo string `json:"reply_to" validate:"omitempty,mailbox"`
-	// Purpose selects the SMTP configuration and price: otp, invoice,
-	// notification or campaign; default the channel's.
-	Purpose        EmailPurpose `json:"purpose" validate:"omitempty,oneof=otp invoice notification campaign"`
-	Domain         string       `json:"domain" validate:"omitempty,domain"`
-	IdempotencyKey string       `json:"-"`
-}
-
-// ChatRequest asks for one chat message. When several contents
-// are present the first of MediaURL, TemplateSlug/TemplateName, OTP and
-// Message wins; see the chat channel's documentation for the full rule.
-type ChatRequest struct {
-	Account string `json:"-"`
-	// To is the recipient mobile number, as for SMSRequest.To. Required.
-	To string `json:"to"`
-	// OTP is a numeric code (4-8 digits) sent as a priority
-	// authentication message; it also fills a template's OTP variable.
-	OTP string `json:"otp" validate:"omitempty,otp"`
-	// Action is what the OTP is for: login, two-step verification,
-	// registration, password reset, transaction; default verification.
-	Action string `json:"action"`
-	// Brand is the brand or business name shown in the message, at most
-	// 60 characters.
-	Brand        string `json:"brand" validate:"omitempty,max=60,text"`
-	TemplateSlug string `json:"template_slug"`
-	Variables    Vars   `json:"variables"`
-	// Message is the direct body, or the caption under a media file.
-	Message string `json:"message"`
-	// Type is otp (transactional, default) or promotional.
-	Type ChatType `json:"type" validate:"omitempty,oneof=otp promotional"`
-	// Gateway is cloud, qr or auto (default).
-	Gateway ChatGateway `json:"gateway" validate:"omitempty,oneof=cloud qr auto"`
-	// TemplateName, Language (default en_US) and HeaderURL describe a cloud
-	// channel template.
-	TemplateName string `json:"template_name" validate:"omitempty,templatename"`
-	Language     string `json:"language"`
-	HeaderURL    string `json:"header_url"`
-	// MediaURL is a public HTTPS URL of a PDF or image to attach.
-	MediaURL string `json:"media_url"`
-	// FileName is the attachment's display name; default Document.pdf.
-	FileName       string `json:"file_name" validate:"omitempty,filename"`
-	Domain         string `json:"domain" validate:"omitempty,domain"`
-	IdempotencyKey string `json:"-"`
-}
-
-// Kind implements Request.
-func (*SMSRequest) Kind() Kind { return KindSMS }
-
-// Kind implements Request.
-func (*EmailRequest) Kind() Kind { return KindEmail }
-
-// Kind implements Request.
-func (*ChatRequest) Kind() Kind { return KindChat }
-
-func (r *SMSRequest) common() (string, string)   { return r.Account, r.IdempotencyKey }
-func (r *EmailRequest) common() (string, string) { return r.Account, r.IdempotencyKey }
-func (r *ChatRequest) common() (string, string)  { return r.Account, r.IdempotencyKey }
-
-// writeFields writes each field length-prefixed, so that no two different
-// field lists hash alike.
-func writeFields(h hash.Hash, fields ...string) {
-	var n [8]byte
-	for _, f := range fields {
-		l := len(f)
-		for i := range n {
-			n[i] = byte(l >> (8 * i))
-		}
-		h.Write(n[:])
-		h.Write([]byte(f))
-	}
-}
-
-// fingerprinter is a request that can be fingerprinted: the three send
-// requests and the dual OTP.
-type fingerprinter interface{ fingerprint(h hash.Hash) }
-
-// fingerprintOf returns a hex SHA-256 digest of a request's content: every
-// field but the account and the idempotency key, with the recipient
-// normalised (so "+91 98765 43210" and "9876543210", or an address with
-// and without surrounding spaces, are the same request). A reused key with
-// another request is told apart by it.
-//
-// It is taken from the request, not the prepared message, so that a
-// repeat is answered from the idempotency store before Prepare runs: a
-// repeat must get the first receipt even when preparing it again would
-// now fail or differ (a resolver down, a template edited), or a client
-// told "unavailable" could send again under a new key what the vendor
-// may already have.
-func fingerprintOf(r fingerprinter) string {
+// fingerprintOf returns a hex SHA-256 digest of a request's Fingerprint.
+func fingerprintOf(r Request) string {
 	h := sha256.New()
-	r.fingerprint(h)
+	r.Fingerprint(h)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// mobileKey is a number as the fingerprint sees it: normalised when it is
-// a mobile number, as given otherwise (it will be refused by Prepare).
-func mobileKey(s string) string {
-	if n, err := phone.Normalize(s); err == nil {
-		return n
+// Send sends req through the channel of its kind, or, for a Composite or
+// Bulk request, each of its parts. On success it returns the receipt. On
+// failure it returns an *Error and, when the message got as far as a
+// delivery attempt, its receipt too: StatusFailed with the charge
+// refunded when the vendor certainly did not take it, or StatusUnknown
+// with the charge kept and CodeOutcomeUnknown when it may have (never
+// retried; a repeat with the same idempotency key returns that receipt
+// and error again).
+//
+// A ctx that ends before the vendor is called cancels the send and
+// nothing stays charged; once the vendor call is in flight, its outcome
+// decides, as the provider reports it. Send is safe for concurrent use.
+func (n *Notifier) Send(ctx context.Context, req Request) (*Receipt, error) {
+	const op = "notify.Send"
+	if nilness.Is(req) {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
 	}
-	return s
-}
-
-// writeVars writes variables in key order.
-func writeVars(h hash.Hash, v Vars) {
-	keys := slices.Sorted(maps.Keys(v))
-	writeFields(h, strconv.Itoa(len(keys)))
-	for _, k := range keys {
-		writeFields(h, k, v[k])
+	switch r := req.(type) {
+	case Bulk:
+		return n.sendBulk(ctx, op, r)
+	case Composite:
+		return n.sendComposite(ctx, op, r)
 	}
-}
-
-func (r *SMSRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "sms", mobileKey(r.To), r.Message, r.SenderID, string(r.Route), r.DLTTemplateID, r.DLTEntityID,
-		r.Brand, r.TemplateSlug, r.Domain)
-	writeVars(h, r.Variables)
-}
-
-func (r *EmailRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "email", strings.TrimSpace(r.To), r.Subject, r.Message, r.TemplateSlug, r.FromName,
-		strings.TrimSpace(r.ReplyTo), string(r.Purpose), r.Domain)
-	writeVars(h, r.Variables)
-}
-
-func (r *ChatRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "chat", mobileKey(r.To), r.OTP, r.Action, r.Brand, r.TemplateSlug, r.Message, string(r.Type),
-		string(r.Gateway), r.TemplateName, r.Language, r.HeaderURL, r.MediaURL, r.FileName, r.Domain)
-	writeVars(h, r.Variables)
-}
-
-func (r *OTPRequest) fingerprint(h hash.Hash) {
-	writeFields(h, "otp", mobileKey(r.To), r.OTP, r.BrandName, r.Action, r.Domain)
+	return n.send(ctx, op, req)
 }

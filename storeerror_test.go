@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	smschannel "github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -38,7 +38,7 @@ func TestStoreFailureIsAStoreError(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithRateLimit(failingLimiter{tc.err})))
-			_, err := k.Notifier.SendSMS(context.Background(), &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
+			_, err := k.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
 			if notify.CodeOf(err) != tc.code {
 				t.Fatalf("code %q (%v), want %q", notify.CodeOf(err), err, tc.code)
 			}
@@ -61,11 +61,11 @@ func TestStoreFailureIsAStoreError(t *testing.T) {
 func ExampleStoreError() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	down := failingLimiter{notify.Errorf(notify.CodeUnavailable, "database unreachable")}
 	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithRateLimit(down))
 
-	_, err := n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "hi"})
+	_, err := n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	var se *notify.StoreError
 	if errors.As(err, &se) {
 		fmt.Printf("the %s store failed (%s); temporary: %v\n", se.Store, notify.CodeOf(err), notify.CodeOf(err).Temporary())

@@ -463,7 +463,7 @@ func TestDLTTemplates(t *testing.T) {
 			t.Fatalf("list: %s", r.raw)
 		}
 		a, _ := b.store.Account(context.Background(), "acme")
-		if tpl, ok := a.FindDLTTemplate("1107161"); !ok || tpl.Content != "Code {#var#}" {
+		if len(a.DLTTemplates) != 1 || a.DLTTemplates[0].ID != "1107161" || a.DLTTemplates[0].Content != "Code {#var#}" {
 			t.Fatalf("stored: %+v", a.DLTTemplates)
 		}
 		r = s.admin(t, "PUT", path+"/1107161", `{"content":""}`)

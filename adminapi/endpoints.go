@@ -12,6 +12,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi/adminstore"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/template"
 )
@@ -159,8 +160,8 @@ func (q *request) createAccount() {
 	if in.Currency != "" && in.Currency != cur.Code {
 		fe.Add("currency", "must be INR, the only currency this API knows (or left out)")
 	}
-	switch notify.ChatGateway(in.PrimaryGateway) {
-	case "", notify.GatewayCloud, notify.GatewayQR:
+	switch chat.Gateway(in.PrimaryGateway) {
+	case "", chat.GatewayCloud, chat.GatewayQR:
 	default:
 		fe.Add("primary_gateway", "must be cloud or qr (or left out: cloud)")
 	}
@@ -176,7 +177,7 @@ func (q *request) createAccount() {
 		fe.Addf("dlt_templates", "must have at most %d entries", maxDLTs)
 	}
 	acct := &notify.Account{ID: in.ID, Name: in.Name, VendorID: in.VendorID, Currency: cur,
-		PrimaryGateway: notify.ChatGateway(in.PrimaryGateway), PricePlan: in.PricePlan,
+		PrimaryGateway: in.PrimaryGateway, PricePlan: in.PricePlan,
 		SenderIDs: in.SenderIDs, Disabled: in.Disabled}
 	for i, t := range in.DLTTemplates {
 		checkDLT(t, fmt.Sprintf("dlt_templates[%d].", i), &fe)

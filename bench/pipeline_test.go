@@ -47,8 +47,8 @@ func newPipeline(b *testing.B, opts ...func(*memstore.Wallet) notify.Option) (*n
 }
 
 // pipelineRequest is the request BenchmarkPipelineSendSMS sends.
-func pipelineRequest() *notify.SMSRequest {
-	return &notify.SMSRequest{Account: "acme", To: "+91 98765 43210", Message: "Your order 4411 has shipped."}
+func pipelineRequest() *sms.Request {
+	return &sms.Request{Account: "acme", To: "+91 98765 43210", Message: "Your order 4411 has shipped."}
 }
 
 func BenchmarkPipelineSendSMS(b *testing.B) {
@@ -98,7 +98,7 @@ func benchmarkPipeline(b *testing.B, build func(*testing.B, ...func(*memstore.Wa
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := n.SendSMS(ctx, req); err != nil {
+		if _, err := n.Send(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 		if i++; i%4096 == 0 {

@@ -5,6 +5,10 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/phone"
 )
 
@@ -149,10 +153,35 @@ func sameNumber(x, y string) bool {
 	return err == nil && nx == ny
 }
 
-// meta is what a request takes from its headers.
-type meta struct {
-	idempotencyKey string // Idempotency-Key header
-	domain         string // X-Domain header
+// Header is what a send request's HTTP headers say, trimmed: the
+// Idempotency-Key and X-Domain headers. The built-in decoders use them
+// where the body leaves the idempotency key or the domain out (a key in
+// both must agree); a Decoder of your own should do the same.
+type Header struct {
+	IdempotencyKey string
+	Domain         string
+}
+
+// Decoder decodes the JSON body of a send endpoint into the request it
+// sends, for the account the request's API key named (set it as the
+// request's account). A bad body is an InvalidArgument *notify.Error
+// naming every bad field (notify.FieldErrors), which the handler answers
+// as it answers the built-in endpoints; the body is at most the
+// handler's WithMaxBodyBytes and is not retained by the handler after
+// the decoder returns, so a decoder must copy what it keeps. Decoders are
+// called concurrently.
+type Decoder func(body []byte, account string, h Header) (notify.Request, error)
+
+// decoder makes a Decoder of a typed one, so that a typed nil never
+// becomes a non-nil notify.Request.
+func decoder[R notify.Request](d func([]byte, string, Header) (R, error)) Decoder {
+	return func(body []byte, account string, h Header) (notify.Request, error) {
+		r, err := d(body, account, h)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 }
 
 // maxIdempotencyKey bounds the Idempotency-Key; longer keys are refused
@@ -162,16 +191,16 @@ const maxIdempotencyKey = 255
 // common resolves the fields every endpoint shares: the domain (body
 // domain/website, else X-Domain) and the idempotency key (header or body
 // idempotency_key).
-func common(fe *notify.FieldErrors, m meta, domain, website, key *value) (dom, idem string) {
+func common(fe *notify.FieldErrors, m Header, domain, website, key *value) (dom, idem string) {
 	dom = alias(fe, "domain", domain, "website", website, false, nil)
 	if dom == "" {
-		dom = m.domain
+		dom = m.Domain
 	}
 	body := key.str(fe, "idempotency_key", true)
 	switch {
 	case body == "":
-		idem = m.idempotencyKey
-	case m.idempotencyKey == "" || m.idempotencyKey == body:
+		idem = m.IdempotencyKey
+	case m.IdempotencyKey == "" || m.IdempotencyKey == body:
 		idem = body
 	default:
 		fe.Add("idempotency_key", "differs from the Idempotency-Key header: send one of them, or both with the same value")
@@ -303,17 +332,18 @@ func itoa(n int64) string {
 }
 
 // decodeSMS decodes the body of POST /sms and /sms/send.
-func decodeSMS(body []byte, m meta) (*notify.SMSRequest, error) {
+func decodeSMS(body []byte, account string, m Header) (*sms.Request, error) {
 	var w smsBody
 	if err := unmarshal(body, &w, smsKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
-	r := &notify.SMSRequest{
+	r := &sms.Request{
+		Account:       account,
 		To:            alias(&fe, "to", &w.To, "numbers", &w.Numbers, true, sameNumber),
 		Message:       alias(&fe, "message", &w.Message, "variables_values", &w.VariablesValues, true, nil),
 		SenderID:      w.SenderID.str(&fe, "sender_id", true),
-		Route:         notify.SMSRoute(alias(&fe, "route", &w.Route, "rout", &w.Rout, false, nil)),
+		Route:         sms.Route(alias(&fe, "route", &w.Route, "rout", &w.Rout, false, nil)),
 		DLTTemplateID: w.DLTTemplateID.str(&fe, "dlt_template_id", true),
 		DLTEntityID:   w.DLTEntityID.str(&fe, "dlt_entity_id", true),
 		Brand:         alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
@@ -328,13 +358,14 @@ func decodeSMS(body []byte, m meta) (*notify.SMSRequest, error) {
 }
 
 // decodeOTP decodes the body of POST /send-otp.
-func decodeOTP(body []byte, m meta) (*notify.OTPRequest, error) {
+func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 	var w otpBody
 	if err := unmarshal(body, &w, otpKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
-	r := &notify.OTPRequest{
+	r := &otp.Request{
+		Account:   account,
 		To:        w.To.str(&fe, "to", true),
 		OTP:       w.OTP.str(&fe, "otp", true),
 		BrandName: alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
@@ -348,13 +379,14 @@ func decodeOTP(body []byte, m meta) (*notify.OTPRequest, error) {
 }
 
 // decodeEmail decodes the body of POST /email/send.
-func decodeEmail(body []byte, m meta) (*notify.EmailRequest, error) {
+func decodeEmail(body []byte, account string, m Header) (*email.Request, error) {
 	var w emailBody
 	if err := unmarshal(body, &w, emailKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
-	r := &notify.EmailRequest{
+	r := &email.Request{
+		Account:      account,
 		To:           w.To.str(&fe, "to", false),
 		Subject:      w.Subject.str(&fe, "subject", false),
 		Message:      w.Message.str(&fe, "message", false),
@@ -362,7 +394,7 @@ func decodeEmail(body []byte, m meta) (*notify.EmailRequest, error) {
 		Variables:    w.Variables.get(&fe),
 		FromName:     w.FromName.str(&fe, "from_name", false),
 		ReplyTo:      w.ReplyTo.str(&fe, "reply_to", false),
-		Purpose:      notify.EmailPurpose(w.Purpose.str(&fe, "purpose", false)),
+		Purpose:      email.Purpose(w.Purpose.str(&fe, "purpose", false)),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	if err := fe.Err(); err != nil {
@@ -372,13 +404,14 @@ func decodeEmail(body []byte, m meta) (*notify.EmailRequest, error) {
 }
 
 // decodeChat decodes the body of POST /messenger/send and its aliases.
-func decodeChat(body []byte, m meta) (*notify.ChatRequest, error) {
+func decodeChat(body []byte, account string, m Header) (*chat.Request, error) {
 	var w chatBody
 	if err := unmarshal(body, &w, chatKeys); err != nil {
 		return nil, err
 	}
 	var fe notify.FieldErrors
-	r := &notify.ChatRequest{
+	r := &chat.Request{
+		Account:      account,
 		To:           w.To.str(&fe, "to", true),
 		OTP:          w.OTP.str(&fe, "otp", true),
 		Action:       w.Action.str(&fe, "action", false),
@@ -386,8 +419,8 @@ func decodeChat(body []byte, m meta) (*notify.ChatRequest, error) {
 		TemplateSlug: w.TemplateSlug.str(&fe, "template_slug", false),
 		Variables:    w.Variables.get(&fe),
 		Message:      w.Message.str(&fe, "message", true),
-		Type:         notify.ChatType(w.Type.str(&fe, "type", false)),
-		Gateway:      notify.ChatGateway(w.Gateway.str(&fe, "gateway", false)),
+		Type:         chat.Type(w.Type.str(&fe, "type", false)),
+		Gateway:      chat.Gateway(w.Gateway.str(&fe, "gateway", false)),
 		TemplateName: w.TemplateName.str(&fe, "template_name", false),
 		Language:     w.Language.str(&fe, "language", false),
 		HeaderURL:    w.HeaderURL.str(&fe, "header_url", false),

@@ -9,32 +9,33 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 func TestDecodeSMSFields(t *testing.T) {
 	cases := []struct {
 		body string
-		m    meta
-		want notify.SMSRequest
+		m    Header
+		want sms.Request
 	}{
-		{`{"to":"9876543210","message":"hi"}`, meta{}, notify.SMSRequest{To: "9876543210", Message: "hi"}},
-		{`{"numbers":9876543210,"variables_values":482915,"rout":"otp","website":"w.example"}`, meta{},
-			notify.SMSRequest{To: "9876543210", Message: "482915", Route: "otp", Domain: "w.example"}},
-		{`{"to":"9876543210","message":"x","dlt_template_id":1107161234567890123,"dlt_entity_id":"1201","sender_id":"ACMEIN","route":"dlt"}`, meta{},
-			notify.SMSRequest{To: "9876543210", Message: "x", DLTTemplateID: "1107161234567890123", DLTEntityID: "1201", SenderID: "ACMEIN", Route: "dlt"}},
-		{`{"to":"9876543210","message":"caf\u00e9 \"q\"","domain":null}`, meta{domain: "h.example", idempotencyKey: "k"},
-			notify.SMSRequest{To: "9876543210", Message: `café "q"`, Domain: "h.example", IdempotencyKey: "k"}},
-		{`{"to":"9876543210","numbers":"","message":"","variables_values":"v"}`, meta{},
-			notify.SMSRequest{To: "9876543210", Message: "v"}},
-		{`{"to":"9876543210","template_slug":"order-confirmed","variables":{"NAME":"A","N":7},"brand":"B","idempotency_key":"k"}`, meta{idempotencyKey: "k"},
-			notify.SMSRequest{To: "9876543210", TemplateSlug: "order-confirmed", Variables: notify.Vars{"NAME": "A", "N": "7"}, Brand: "B", IdempotencyKey: "k"}},
+		{`{"to":"9876543210","message":"hi"}`, Header{}, sms.Request{To: "9876543210", Message: "hi"}},
+		{`{"numbers":9876543210,"variables_values":482915,"rout":"otp","website":"w.example"}`, Header{},
+			sms.Request{To: "9876543210", Message: "482915", Route: "otp", Domain: "w.example"}},
+		{`{"to":"9876543210","message":"x","dlt_template_id":1107161234567890123,"dlt_entity_id":"1201","sender_id":"ACMEIN","route":"dlt"}`, Header{},
+			sms.Request{To: "9876543210", Message: "x", DLTTemplateID: "1107161234567890123", DLTEntityID: "1201", SenderID: "ACMEIN", Route: "dlt"}},
+		{`{"to":"9876543210","message":"caf\u00e9 \"q\"","domain":null}`, Header{Domain: "h.example", IdempotencyKey: "k"},
+			sms.Request{To: "9876543210", Message: `café "q"`, Domain: "h.example", IdempotencyKey: "k"}},
+		{`{"to":"9876543210","numbers":"","message":"","variables_values":"v"}`, Header{},
+			sms.Request{To: "9876543210", Message: "v"}},
+		{`{"to":"9876543210","template_slug":"order-confirmed","variables":{"NAME":"A","N":7},"brand":"B","idempotency_key":"k"}`, Header{IdempotencyKey: "k"},
+			sms.Request{To: "9876543210", TemplateSlug: "order-confirmed", Variables: notify.Vars{"NAME": "A", "N": "7"}, Brand: "B", IdempotencyKey: "k"}},
 		// Keys that match no field in any case are ignored; escapes and
 		// surrogate pairs decode.
-		{`{"to":"9876543210","message":"caf\u00e9 \ud83d\ude00","unknown":{"TO":1,"to":2},"Unknown":[{"x":1},{"x":2}]}`, meta{},
-			notify.SMSRequest{To: "9876543210", Message: "café 😀"}},
+		{`{"to":"9876543210","message":"caf\u00e9 \ud83d\ude00","unknown":{"TO":1,"to":2},"Unknown":[{"x":1},{"x":2}]}`, Header{},
+			sms.Request{To: "9876543210", Message: "café 😀"}},
 	}
 	for _, c := range cases {
-		got, err := decodeSMS([]byte(c.body), c.m)
+		got, err := decodeSMS([]byte(c.body), "", c.m)
 		if err != nil {
 			t.Errorf("%s: %v", c.body, err)
 			continue
@@ -47,7 +48,7 @@ func TestDecodeSMSFields(t *testing.T) {
 
 func TestDecodeErrorsNameFields(t *testing.T) {
 	cases := []struct {
-		decode func([]byte, meta) error
+		decode func([]byte, Header) error
 		body   string
 		fields []string
 	}{
@@ -58,7 +59,7 @@ func TestDecodeErrorsNameFields(t *testing.T) {
 		{chatErr, `{"to":{},"gateway":1,"type":false,"file_name":null,"media_url":0}`, []string{"to", "gateway", "type", "media_url"}},
 	}
 	for _, c := range cases {
-		err := c.decode([]byte(c.body), meta{})
+		err := c.decode([]byte(c.body), Header{})
 		var e *notify.Error
 		if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
 			t.Errorf("%s: %v", c.body, err)
@@ -79,10 +80,10 @@ func TestDecodeErrorsNameFields(t *testing.T) {
 	}
 }
 
-func smsErr(b []byte, m meta) error   { _, err := decodeSMS(b, m); return err }
-func otpErr(b []byte, m meta) error   { _, err := decodeOTP(b, m); return err }
-func emailErr(b []byte, m meta) error { _, err := decodeEmail(b, m); return err }
-func chatErr(b []byte, m meta) error  { _, err := decodeChat(b, m); return err }
+func smsErr(b []byte, m Header) error   { _, err := decodeSMS(b, "", m); return err }
+func otpErr(b []byte, m Header) error   { _, err := decodeOTP(b, "", m); return err }
+func emailErr(b []byte, m Header) error { _, err := decodeEmail(b, "", m); return err }
+func chatErr(b []byte, m Header) error  { _, err := decodeChat(b, "", m); return err }
 
 // checkDecodeErr holds for every decoder: no panic (the fuzzer sees one),
 // errors are InvalidArgument, and no error repeats a long value of the
@@ -148,7 +149,7 @@ func FuzzDecodeSMS(f *testing.F) {
 		f.Add([]byte(s), "")
 	}
 	f.Fuzz(func(t *testing.T, body []byte, key string) {
-		r, err := decodeSMS(body, meta{idempotencyKey: key})
+		r, err := decodeSMS(body, "", Header{IdempotencyKey: key})
 		checkDecodeErr(t, body, err)
 		if err == nil {
 			if r == nil || !utf8.ValidString(r.To) || !utf8.ValidString(r.Message) {
@@ -166,7 +167,7 @@ func FuzzDecodeOTP(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := decodeOTP(body, meta{})
+		r, err := decodeOTP(body, "", Header{})
 		checkDecodeErr(t, body, err)
 		if err == nil && r == nil {
 			t.Fatal("nil request without error")
@@ -179,7 +180,7 @@ func FuzzDecodeEmail(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := decodeEmail(body, meta{})
+		r, err := decodeEmail(body, "", Header{})
 		checkDecodeErr(t, body, err)
 		if err == nil && r == nil {
 			t.Fatal("nil request without error")
@@ -192,7 +193,7 @@ func FuzzDecodeChat(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := decodeChat(body, meta{})
+		r, err := decodeChat(body, "", Header{})
 		checkDecodeErr(t, body, err)
 		if err == nil && r == nil {
 			t.Fatal("nil request without error")

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	pathpkg "path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,8 @@ type Handler struct {
 	maxHead  int           // largest request head, in bytes (WithMaxHeaderBytes)
 	timeout  time.Duration // bound of a send detached from its request
 	root     http.Handler
+
+	sends []sendRoute // the send endpoints: the spec's, then WithRoute's
 
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -125,6 +128,53 @@ func WithSendTimeout(d time.Duration) Option {
 	}
 }
 
+// sendRoute is one send endpoint: POST BasePath+path, its body decoded by
+// decode and sent with Notifier.Send.
+type sendRoute struct {
+	path   string
+	body   string // the body's shape, for the OpenAPI test: sms, otp, email, chat; "" for WithRoute's
+	decode Decoder
+}
+
+// specRoutes are the send endpoints of the gateway API specification.
+func specRoutes() []sendRoute {
+	return []sendRoute{
+		{"/sms", "sms", decoder(decodeSMS)},
+		{"/sms/send", "sms", decoder(decodeSMS)},
+		{"/send-otp", "otp", decoder(decodeOTP)},
+		{"/email/send", "email", decoder(decodeEmail)},
+		{"/messenger/send", "chat", decoder(decodeChat)},
+		{"/messenger/send-otp", "chat", decoder(decodeChat)},
+		{"/send-messenger", "chat", decoder(decodeChat)},
+	}
+}
+
+// WithRoute adds the send endpoint POST BasePath+path, whose JSON body d
+// decodes into the request that is sent: the way a channel of your own
+// (or another body shape for a built-in one) joins the API. The endpoint
+// is authenticated, limited, detached and answered exactly as the
+// built-in ones are (the receipt's JSON, the error answers). path starts
+// with "/" and must not be one the handler has already.
+func WithRoute(path string, d Decoder) Option {
+	return func(h *Handler) error {
+		switch {
+		case d == nil:
+			return fmt.Errorf("WithRoute %q: nil decoder", path)
+		case !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " {}?#") || path != pathpkg.Clean(path):
+			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", path)
+		case path == "/balance" || strings.HasPrefix(path, "/messages/") || path == "/openapi.json":
+			return fmt.Errorf("WithRoute %q: the API has that endpoint already", path)
+		}
+		for _, rt := range h.sends {
+			if rt.path == path {
+				return fmt.Errorf("WithRoute %q: the API has that endpoint already", path)
+			}
+		}
+		h.sends = append(h.sends, sendRoute{path: path, decode: d})
+		return nil
+	}
+}
+
 // New returns a Handler that sends through n and authenticates API keys
 // with accounts (AccountByKey). Mount it at the server root, or anywhere
 // that leaves BasePath intact.
@@ -139,6 +189,7 @@ func New(n *notify.Notifier, accounts notify.AccountStore, opts ...Option) (*Han
 		maxBody:  1 << 20,
 		maxHead:  DefaultMaxHeaderBytes,
 		timeout:  30 * time.Second,
+		sends:    specRoutes(),
 	}
 	for _, opt := range opts {
 		if err := opt(h); err != nil {
@@ -163,13 +214,9 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST "+BasePath+path, h.authed(fn))
 		mux.Handle(BasePath+path, methodNotAllowed("POST"))
 	}
-	post("/sms", h.sendSMS)
-	post("/sms/send", h.sendSMS)
-	post("/send-otp", h.sendOTP)
-	post("/email/send", h.sendEmail)
-	post("/messenger/send", h.sendChat)
-	post("/messenger/send-otp", h.sendChat)
-	post("/send-messenger", h.sendChat)
+	for _, rt := range h.sends {
+		post(rt.path, h.sender(rt.decode))
+	}
 	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
 	mux.Handle("GET "+BasePath+"/messages/{id}", h.authed(h.message))
@@ -586,10 +633,10 @@ func isJSON(ct string) bool {
 	return true
 }
 
-func headerMeta(r *http.Request) meta {
-	return meta{
-		idempotencyKey: strings.TrimSpace(r.Header.Get("Idempotency-Key")),
-		domain:         strings.TrimSpace(r.Header.Get("X-Domain")),
+func headerMeta(r *http.Request) Header {
+	return Header{
+		IdempotencyKey: strings.TrimSpace(r.Header.Get("Idempotency-Key")),
+		Domain:         strings.TrimSpace(r.Header.Get("X-Domain")),
 	}
 }
 
@@ -615,68 +662,26 @@ func finish(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 	writeJSON(x, http.StatusOK, x.out)
 }
 
-func (h *Handler) sendSMS(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
+// sender is the handler of a send endpoint whose body d decodes.
+func (h *Handler) sender(d Decoder) func(*exchange, *http.Request, *notify.Account) {
+	return func(x *exchange, r *http.Request, acct *notify.Account) {
+		if !h.readBody(x, r) {
+			return
+		}
+		req, err := d(x.body, acct.ID, headerMeta(r))
+		if err != nil {
+			writeErr(x, r, err, nil)
+			return
+		}
+		if req == nil {
+			writeErr(x, r, &notify.Error{Code: notify.CodeInternal, Err: errors.New("httpapi: the decoder returned no request")}, nil)
+			return
+		}
+		ctx, cancel := h.sendContext(x, r)
+		defer cancel()
+		rec, err := h.n.Send(ctx, req)
+		finish(x, r, rec, err)
 	}
-	req, err := decodeSMS(x.body, headerMeta(r))
-	if err != nil {
-		writeErr(x, r, err, nil)
-		return
-	}
-	req.Account = acct.ID
-	ctx, cancel := h.sendContext(x, r)
-	defer cancel()
-	rec, err := h.n.SendSMS(ctx, req)
-	finish(x, r, rec, err)
-}
-
-func (h *Handler) sendOTP(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
-	req, err := decodeOTP(x.body, headerMeta(r))
-	if err != nil {
-		writeErr(x, r, err, nil)
-		return
-	}
-	req.Account = acct.ID
-	ctx, cancel := h.sendContext(x, r)
-	defer cancel()
-	rec, err := h.n.SendOTP(ctx, req)
-	finish(x, r, rec, err)
-}
-
-func (h *Handler) sendEmail(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
-	req, err := decodeEmail(x.body, headerMeta(r))
-	if err != nil {
-		writeErr(x, r, err, nil)
-		return
-	}
-	req.Account = acct.ID
-	ctx, cancel := h.sendContext(x, r)
-	defer cancel()
-	rec, err := h.n.SendEmail(ctx, req)
-	finish(x, r, rec, err)
-}
-
-func (h *Handler) sendChat(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
-	req, err := decodeChat(x.body, headerMeta(r))
-	if err != nil {
-		writeErr(x, r, err, nil)
-		return
-	}
-	req.Account = acct.ID
-	ctx, cancel := h.sendContext(x, r)
-	defer cancel()
-	rec, err := h.n.SendChat(ctx, req)
-	finish(x, r, rec, err)
 }
 
 func (h *Handler) balance(x *exchange, r *http.Request, acct *notify.Account) {

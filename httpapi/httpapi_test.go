@@ -485,8 +485,8 @@ func TestSMSSuccess(t *testing.T) {
 	if len(sent) != 1 {
 		t.Fatalf("%d sent", len(sent))
 	}
-	if env := sent[0]; env.To != "9876543210" || env.SMS.Text != "Hello there" || env.Domain != "shop.example" || env.SMS.SenderID != "ACMEIN" {
-		t.Errorf("envelope %+v %+v", env, env.SMS)
+	if env := sent[0]; env.To != "9876543210" || sms.MessageOf(env).Text != "Hello there" || env.Domain != "shop.example" || sms.MessageOf(env).SenderID != "ACMEIN" {
+		t.Errorf("envelope %+v %+v", env, sms.MessageOf(env))
 	}
 	if got := e.minor(t, testAccount); got != openingBal-25 {
 		t.Errorf("wallet %d", got)
@@ -526,25 +526,31 @@ func TestChatPathsAndShapes(t *testing.T) {
 	}{
 		// (a) OTP: a numeric otp keeps its digits.
 		{`{"to":"9876543210","otp":482915,"action":"login","brand":"Acme"}`,
-			func(env *notify.Envelope) bool { return env.Chat.OTP == "482915" }, 35},
+			func(env *notify.Envelope) bool { return chat.MessageOf(env).OTP == "482915" }, 35},
 		// (b) Template by slug, as an object and as name/value pairs.
 		{`{"to":"9876543210","template_slug":"order-confirmed",` + order + `}`,
-			func(env *notify.Envelope) bool { return env.Chat.Template != nil || env.Chat.Text != "" }, 35},
+			func(env *notify.Envelope) bool {
+				return chat.MessageOf(env).Template != nil || chat.MessageOf(env).Text != ""
+			}, 35},
 		{`{"to":"9876543210","template_slug":"order-confirmed","variables":[{"name":"NAME","value":"Asha"},{"name":"ORDER_ID","value":4711},{"name":"AMOUNT","value":"₹499"},{"name":"DELIVERY_DATE","value":"12/08/2025"},{"name":"LINK","value":"https://shop.example/o/4711"}]}`,
-			func(env *notify.Envelope) bool { return env.Chat.Template != nil || env.Chat.Text != "" }, 35},
+			func(env *notify.Envelope) bool {
+				return chat.MessageOf(env).Template != nil || chat.MessageOf(env).Text != ""
+			}, 35},
 		// (c) Media with a caption, on the QR gateway at the promotional rate.
 		{`{"to":"9876543210","message":"Your invoice","media_url":"https://cdn.example.com/i.pdf","file_name":"Invoice.pdf","type":"promotional","gateway":"qr"}`,
 			func(env *notify.Envelope) bool {
-				return env.Chat.Media != nil && env.Chat.Media.URL == "https://cdn.example.com/i.pdf" && env.Chat.Text == "Your invoice"
+				return chat.MessageOf(env).Media != nil && chat.MessageOf(env).Media.URL == "https://cdn.example.com/i.pdf" && chat.MessageOf(env).Text == "Your invoice"
 			}, 20},
 		// (d) Cloud template with positional variables.
 		{`{"gateway":"cloud","to":"9876543210","template_name":"order_update","language":"en","variables":["Asha","4711"]}`,
 			func(env *notify.Envelope) bool {
-				return env.Chat.Template != nil && env.Chat.Template.Name == "order_update" && len(env.Chat.Template.Params) == 2
+				return chat.MessageOf(env).Template != nil && chat.MessageOf(env).Template.Name == "order_update" && len(chat.MessageOf(env).Template.Params) == 2
 			}, 35},
 		// Plain text, through the website alias.
 		{`{"to":"9876543210","message":"hello","website":"w.example"}`,
-			func(env *notify.Envelope) bool { return env.Chat.Text == "hello" && env.Domain == "w.example" }, 35},
+			func(env *notify.Envelope) bool {
+				return chat.MessageOf(env).Text == "hello" && env.Domain == "w.example"
+			}, 35},
 	}
 	paths := []string{"/api/v1/messenger/send", "/api/v1/messenger/send-otp", "/api/v1/send-messenger"}
 	for _, p := range paths {
@@ -580,7 +586,7 @@ func TestEmail(t *testing.T) {
 	if r.status != 200 || r.body["channel"] != "email" || r.body["cost"] != "0.10" {
 		t.Fatalf("%d %s", r.status, r.raw)
 	}
-	if m := e.mail.Sent()[0].Email; m.Subject != "Hi" || m.Purpose != notify.PurposeInvoice {
+	if m := email.MessageOf(e.mail.Sent()[0]); m.Subject != "Hi" || m.Purpose != email.PurposeInvoice {
 		t.Errorf("%+v", m)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // two keys, a key in another case, invalid text turned into U+FFFD) is an
 // InvalidArgument error naming the key's path.
 func TestStrictBodies(t *testing.T) {
-	type dec = func([]byte, meta) error
+	type dec = func([]byte, Header) error
 	cases := []struct {
 		name   string
 		decode dec
@@ -66,7 +66,7 @@ func TestStrictBodies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.decode([]byte(c.body), meta{})
+			err := c.decode([]byte(c.body), Header{})
 			var e *notify.Error
 			if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
 				t.Fatalf("%q: got %v, want an invalid_argument error", c.body, err)
@@ -102,12 +102,12 @@ func TestStrictAccepts(t *testing.T) {
 		` {"to":"9876543210","message":"x","template_slug":null,"variables":{"NAME":"a","name":"b"}} `,
 		`{"to":"9876543210","message":"x","n":-1.5e+3,"b":[true,false,null],"e":{},"a":[]}`,
 	} {
-		if err := smsErr([]byte(body), meta{}); err != nil {
+		if err := smsErr([]byte(body), Header{}); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
 	}
 	pairs := `{"to":"9876543210","template_slug":"x","variables":[{"name":"A","value":1},{"name":"B","value":"2","note":"n"}]}`
-	if _, err := decodeChat([]byte(pairs), meta{}); err != nil {
+	if _, err := decodeChat([]byte(pairs), "", Header{}); err != nil {
 		t.Errorf("%s: %v", pairs, err)
 	}
 }
@@ -121,7 +121,7 @@ func TestStrictLargeObjects(t *testing.T) {
 		fmt.Fprintf(&sb, `,"k%d":%d`, i, i)
 	}
 	sb.WriteString(`,"k500":0}`)
-	err := smsErr([]byte(sb.String()), meta{})
+	err := smsErr([]byte(sb.String()), Header{})
 	var e *notify.Error
 	if !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "k500" {
 		t.Fatalf("1000 keys and k500 twice: %v", err)
@@ -133,13 +133,13 @@ func TestStrictLargeObjects(t *testing.T) {
 		sb.WriteString(`,"to":"9876543210"`)
 	}
 	sb.WriteString(`}`)
-	err = smsErr([]byte(sb.String()), meta{})
+	err = smsErr([]byte(sb.String()), Header{})
 	if !errors.As(err, &e) || len(e.Fields) != maxStrictErrors+1 || e.Fields[maxStrictErrors].Field != "body" {
 		t.Fatalf("100 duplicates: %d fields, want %d ending in body: %v", len(e.Fields), maxStrictErrors+1, err)
 	}
 
 	long := strings.Repeat("é", 100)
-	err = smsErr([]byte(`{"to":"9876543210","message":"x","`+long+`":1,"`+long+`":2}`), meta{})
+	err = smsErr([]byte(`{"to":"9876543210","message":"x","`+long+`":1,"`+long+`":2}`), Header{})
 	if !errors.As(err, &e) || len(e.Fields) != 1 {
 		t.Fatalf("long duplicate key: %v", err)
 	}
@@ -280,7 +280,7 @@ func BenchmarkDecodeSMS(b *testing.B) {
 	body := []byte(`{"to":"9876543210","message":"Your order 4711 has shipped and will arrive tomorrow.","sender_id":"ACMEIN","route":"sms","domain":"shop.example"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodeSMS(body, meta{}); err != nil {
+		if _, err := decodeSMS(body, "", Header{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
-	smschannel "github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/metrics"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -31,14 +31,14 @@ func Example() {
 	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
-	smsCh, _ := smschannel.New(smschannel.Config{Provider: memprovider.New("mem")})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, err := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
 		notify.WithObserver(obs))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	_, _ = n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
+	_, _ = n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
 
 	// What GET /metrics would answer (http.Handle("/metrics", h) in an
 	// application).

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/metrics"
 	"github.com/notifykit/notify/notifytest"
@@ -70,22 +73,22 @@ func want(t *testing.T, reg prometheus.Gatherer, v float64, name string, labels 
 	}
 }
 
-func sms(msg string) *notify.SMSRequest {
-	return &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210", Message: msg}
+func smsReq(msg string) *sms.Request {
+	return &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: msg}
 }
 
 func TestSendsAndMoney(t *testing.T) {
 	k, reg := kit(t)
 	ctx := context.Background()
-	if _, err := k.Notifier.SendSMS(ctx, sms("hello")); err != nil {
+	if _, err := k.Notifier.Send(ctx, smsReq("hello")); err != nil {
 		t.Fatal(err)
 	}
 	k.SMS.FailNext(1, notify.CodeRejected)
-	if _, err := k.Notifier.SendSMS(ctx, sms("refused")); err == nil {
+	if _, err := k.Notifier.Send(ctx, smsReq("refused")); err == nil {
 		t.Fatal("a refused send succeeded")
 	}
 	// A dual OTP: one sms and one chat message, not a third for the pair.
-	if _, err := k.Notifier.SendOTP(ctx, &notify.OTPRequest{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}); err != nil {
+	if _, err := k.Notifier.Send(ctx, &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}); err != nil {
 		t.Fatal(err)
 	}
 	want(t, reg, 2, "notify_sends_total", "kind", "sms", "outcome", "sent", "provider", "sms")
@@ -112,11 +115,11 @@ func TestReportsAndLatency(t *testing.T) {
 	k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithObserver(obs),
 		notify.WithClock(func() time.Time { return clock })))
 	ctx := context.Background()
-	chat, err := k.Notifier.SendChat(ctx, &notify.ChatRequest{Account: notifytest.AccountID, To: "9876543210", Message: "hello"})
+	chat, err := k.Notifier.Send(ctx, &chat.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := k.Notifier.SendSMS(ctx, sms("hello"))
+	text, err := k.Notifier.Send(ctx, smsReq("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,11 +166,11 @@ func TestRefusals(t *testing.T) {
 	k, reg := kit(t, notifytest.WithNotifierOptions(
 		notify.WithRateLimit(window(t, 1)), notify.WithOTPThrottle(window(t, 1))))
 	ctx := context.Background()
-	otp := &notify.OTPRequest{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}
-	if _, err := k.Notifier.SendOTP(ctx, otp); err != nil {
+	otp := &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}
+	if _, err := k.Notifier.Send(ctx, otp); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := k.Notifier.SendSMS(ctx, sms("over the limit")); notify.CodeOf(err) != notify.CodeRateLimited {
+	if _, err := k.Notifier.Send(ctx, smsReq("over the limit")); notify.CodeOf(err) != notify.CodeRateLimited {
 		t.Fatalf("second send: %v", err)
 	}
 	want(t, reg, 1, "notify_refusals_total", "kind", "sms", "reason", "rate_limited")
@@ -179,9 +182,9 @@ func TestRefusals(t *testing.T) {
 func TestOTPThrottleRefusal(t *testing.T) {
 	k, reg := kit(t, notifytest.WithNotifierOptions(notify.WithOTPThrottle(window(t, 1))))
 	ctx := context.Background()
-	otp := &notify.OTPRequest{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}
+	otp := &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}
 	for range 2 {
-		_, _ = k.Notifier.SendOTP(ctx, otp)
+		_, _ = k.Notifier.Send(ctx, otp)
 	}
 	want(t, reg, 1, "notify_refusals_total", "kind", "otp", "reason", "otp_throttled")
 }

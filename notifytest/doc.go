@@ -9,7 +9,7 @@
 //		app.Signup(ctx, "98765 43210")
 //
 //		msg := kit.LastSMS(t)
-//		if msg.To != "9876543210" || msg.SMS.Route != notify.RouteOTP { ... }
+//		if msg.To != "9876543210" || msg.SMS.Route != sms.RouteOTP { ... }
 //		kit.AssertBalance(t, notifytest.DefaultBalance-msg.Price.Minor)
 //	}
 //

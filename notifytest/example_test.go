@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
 )
 
@@ -15,15 +16,15 @@ func Example() {
 	t := &testing.T{} // in a real test, the *testing.T of the test function
 	kit := notifytest.New(t)
 
-	rc, err := kit.Notifier.SendOTP(context.Background(), &notify.OTPRequest{
+	rc, err := kit.Notifier.Send(context.Background(), &otp.Request{
 		Account: notifytest.AccountID, To: "98765 43210", OTP: "482913", BrandName: "Acme",
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	sms := kit.LastSMS(t)
-	fmt.Println(sms.To, sms.SMS.Route, sms.SMS.OTP)
+	env := kit.LastSMS(t)
+	fmt.Println(env.To, sms.MessageOf(env).Route, sms.MessageOf(env).OTP)
 	fmt.Println(len(rc.Legs), "legs,", rc.Status)
 	fmt.Println("charged", rc.Cost.Minor == notifytest.DefaultBalance-kit.Balance(t))
 	// Output:

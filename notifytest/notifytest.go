@@ -100,7 +100,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 	c := config{
 		balance: DefaultBalance,
 		account: notify.Account{ID: AccountID, Name: "Test Co", VendorID: "TESTCO",
-			Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud},
+			Currency: notify.INR(), PrimaryGateway: string(chat.GatewayCloud)},
 		prices:   wallet.DefaultINR(),
 		resolver: publicResolver{},
 	}

@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
 )
 
@@ -12,48 +16,48 @@ func TestKitSendsAndCharges(t *testing.T) {
 	kit := notifytest.New(t)
 	ctx := context.Background()
 
-	rc, err := kit.Notifier.SendSMS(ctx, &notify.SMSRequest{Account: notifytest.AccountID, To: "+91 98765 43210", Message: "Your parcel is out for delivery."})
+	rc, err := kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "+91 98765 43210", Message: "Your parcel is out for delivery."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	msg := kit.LastSMS(t)
-	if msg.To != "9876543210" || msg.SMS.SenderID != "TESTCO" || msg.ID != rc.MessageID {
+	if msg.To != "9876543210" || sms.MessageOf(msg).SenderID != "TESTCO" || msg.ID != rc.MessageID {
 		t.Fatalf("captured %+v", msg)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance-rc.Cost.Minor)
 
-	otp, err := kit.Notifier.SendOTP(ctx, &notify.OTPRequest{Account: notifytest.AccountID, To: "9876543210", OTP: "482913", BrandName: "Acme"})
+	otp, err := kit.Notifier.Send(ctx, &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913", BrandName: "Acme"})
 	if err != nil || len(otp.Legs) != 2 {
 		t.Fatalf("dual OTP: %+v, %v", otp, err)
 	}
 	kit.AssertSent(t, notify.KindSMS, 2)
 	kit.AssertSent(t, notify.KindChat, 1)
-	if c := kit.LastChat(t); c.Chat.OTP != "482913" {
-		t.Fatalf("chat leg = %+v", c.Chat)
+	if c := kit.LastChat(t); chat.MessageOf(c).OTP != "482913" {
+		t.Fatalf("chat leg = %+v", chat.MessageOf(c))
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance-rc.Cost.Minor-otp.Cost.Minor)
 
-	if _, err := kit.Notifier.SendChat(ctx, &notify.ChatRequest{Account: notifytest.AccountID, To: "9876543210",
+	if _, err := kit.Notifier.Send(ctx, &chat.Request{Account: notifytest.AccountID, To: "9876543210",
 		Message: "Your invoice", MediaURL: "https://files.example.com/inv-42.pdf"}); err != nil {
 		t.Fatal(err)
 	}
-	if m := kit.LastChat(t).Chat.Media; m == nil || m.Kind != notify.MediaDocument || m.FileName != "Document.pdf" {
+	if m := chat.MessageOf(kit.LastChat(t)).Media; m == nil || m.Kind != chat.MediaDocument || m.FileName != "Document.pdf" {
 		t.Fatalf("media = %+v", m)
 	}
 
-	if _, err := kit.Notifier.SendEmail(ctx, &notify.EmailRequest{Account: notifytest.AccountID, To: "asha@example.com",
+	if _, err := kit.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: "asha@example.com",
 		TemplateSlug: "wallet-credited", Variables: notify.Vars{"NAME": "Asha", "AMOUNT": "Rs 500", "BALANCE": "Rs 1,500"}}); err != nil {
 		t.Fatal(err)
 	}
-	if m := kit.LastEmail(t); m.To != "asha@example.com" || m.Email.Subject == "" || m.Email.HTML == "" || m.Email.Text == "" {
-		t.Fatalf("e-mail = %+v", m.Email)
+	if m := kit.LastEmail(t); m.To != "asha@example.com" || email.MessageOf(m).Subject == "" || email.MessageOf(m).HTML == "" || email.MessageOf(m).Text == "" {
+		t.Fatalf("e-mail = %+v", email.MessageOf(m))
 	}
 	kit.AssertSent(t, notify.KindEmail, 1)
 }
 
 func TestKitOptionsAndFailures(t *testing.T) {
 	kit := notifytest.New(t, notifytest.WithBalance(10))
-	_, err := kit.Notifier.SendSMS(context.Background(), &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
+	_, err := kit.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
 	if notify.CodeOf(err) != notify.CodeInsufficientFunds {
 		t.Fatalf("err = %v", err)
 	}
@@ -61,7 +65,7 @@ func TestKitOptionsAndFailures(t *testing.T) {
 
 	kit = notifytest.New(t)
 	kit.SMS.FailNext(1, notify.CodeRejected)
-	_, err = kit.Notifier.SendSMS(context.Background(), &notify.SMSRequest{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
+	_, err = kit.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
 	if notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("err = %v", err)
 	}

@@ -34,7 +34,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your parcel ships today"}); err != nil {
+	if _, err := n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "Your parcel ships today"}); err != nil {
 		log.Fatal(err)
 	}
 

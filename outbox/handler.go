@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -208,7 +209,7 @@ type param struct{ Name, Value string }
 
 // sortedParams returns a template's variables: positional ones as {{1}},
 // {{2}}, ..., named ones by name.
-func sortedParams(t *notify.ChatTemplate) []param {
+func sortedParams(t *chat.Template) []param {
 	var out []param
 	for i, p := range t.Params {
 		out = append(out, param{"{{" + strconv.Itoa(i+1) + "}}", p})
@@ -226,7 +227,7 @@ func sortedParams(t *notify.ChatTemplate) []param {
 
 // mediaName is the file name of a chat file: its own, else the URL's last
 // path segment.
-func mediaName(m *notify.ChatMedia) string {
+func mediaName(m *chat.Media) string {
 	if m.FileName != "" {
 		return m.FileName
 	}

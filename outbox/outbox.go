@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // Defaults of the options.
@@ -63,8 +66,8 @@ type Message struct {
 	OTP          string
 	MaskedDigits bool
 
-	SMS   *notify.SMSMessage
-	Chat  *notify.ChatMessage
+	SMS   *sms.Message
+	Chat  *chat.Message
 	Email *Mail
 }
 
@@ -271,11 +274,11 @@ func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 		m.Account = env.Account.ID
 	}
 	switch {
-	case env.SMS != nil:
-		s := *env.SMS
+	case sms.MessageOf(env) != nil:
+		s := *sms.MessageOf(env)
 		m.SMS, m.OTP = &s, s.OTP
-	case env.Chat != nil:
-		c := *env.Chat
+	case chat.MessageOf(env) != nil:
+		c := *chat.MessageOf(env)
 		if c.Template != nil {
 			t := *c.Template
 			c.Template = &t
@@ -285,8 +288,8 @@ func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 			c.Media = &md
 		}
 		m.Chat, m.OTP = &c, c.OTP
-	case env.Email != nil:
-		e := env.Email
+	case email.MessageOf(env) != nil:
+		e := email.MessageOf(env)
 		m.Email = &Mail{Subject: e.Subject, FromName: e.FromName, ReplyTo: e.ReplyTo, HTML: e.HTML, Text: e.Text}
 	}
 	return m

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/outbox"
 )
 
@@ -29,8 +32,8 @@ var acct = &notify.Account{ID: "acme"}
 func smsEnvelope(id, to, text, otp string) *notify.Envelope {
 	return &notify.Envelope{ID: id, Kind: notify.KindSMS, Account: acct, To: to, Provider: "sms-log",
 		Price: notify.Money{Minor: 25, Currency: notify.INR()}, CarriesOTP: otp != "",
-		SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: text, OTP: otp, SenderID: "NOTIFY",
-			Encoding: notify.GSM7, Segments: 1}}
+		Content: &sms.Message{Route: sms.RouteSMS, Text: text, OTP: otp, SenderID: "NOTIFY",
+			Encoding: sms.GSM7, Segments: 1}}
 }
 
 func accept(o *outbox.Outbox, env *notify.Envelope) {
@@ -72,7 +75,7 @@ func TestStatusFollowsEvents(t *testing.T) {
 func TestFilterAndOrder(t *testing.T) {
 	o := newOutbox(t)
 	accept(o, smsEnvelope("a", "9876543210", "one", ""))
-	accept(o, &notify.Envelope{ID: "b", Kind: notify.KindEmail, To: "Ravi@Example.com", Email: &notify.EmailMessage{Subject: "hi"}})
+	accept(o, &notify.Envelope{ID: "b", Kind: notify.KindEmail, To: "Ravi@Example.com", Content: &email.Message{Subject: "hi"}})
 	accept(o, smsEnvelope("c", "9123456789", "three", ""))
 	ids := func(f outbox.Filter) string {
 		var s []string
@@ -156,7 +159,7 @@ const receivedMail = "Date: Mon, 23 Nov 2026 10:00:00 +0000\r\n" +
 func TestAddMailMatchesItsMessage(t *testing.T) {
 	o := newOutbox(t)
 	accept(o, &notify.Envelope{ID: "m2", Kind: notify.KindEmail, To: "ravi@example.com", CarriesOTP: true,
-		Email: &notify.EmailMessage{Subject: "Your code", HTML: "<p>prepared</p>", Text: "prepared"}})
+		Content: &email.Message{Subject: "Your code", HTML: "<p>prepared</p>", Text: "prepared"}})
 	if err := o.AddMail([]byte(receivedMail), []string{"ravi@example.com"}); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +230,7 @@ func TestPageMasksCodes(t *testing.T) {
 	o := newOutbox(t)
 	accept(o, smsEnvelope("otp1", "9876543210", "482915 is your code. Ref 12", "482915"))
 	accept(o, &notify.Envelope{ID: "m2", Kind: notify.KindEmail, To: "ravi@example.com", CarriesOTP: true,
-		Email: &notify.EmailMessage{Subject: "Your code", HTML: "x", Text: "x"}})
+		Content: &email.Message{Subject: "Your code", HTML: "x", Text: "x"}})
 	if err := o.AddMail([]byte(receivedMail), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -336,14 +339,14 @@ func TestPageHidesCodesOnly(t *testing.T) {
 	o := newOutbox(t)
 	order := func(id string, carriesOTP bool, vars ...string) *notify.Envelope {
 		return &notify.Envelope{ID: id, Kind: notify.KindChat, To: "9876543210", CarriesOTP: carriesOTP,
-			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order 4711 of 2019 has shipped",
-				Template: &notify.ChatTemplate{Name: "order_update", Params: vars,
-					Buttons: []notify.TemplateButton{{Index: 0, Kind: notify.ButtonURL, Value: "o/4711"}}}}}
+			Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order 4711 of 2019 has shipped",
+				Template: &chat.Template{Name: "order_update", Params: vars,
+					Buttons: []chat.Button{{Index: 0, Kind: chat.ButtonURL, Value: "o/4711"}}}}}
 	}
 	accept(o, order("tpl", false, "4711", "2019"))
 	accept(o, order("tpl-code", true, "4711", "2019", "482913"))
 	accept(o, &notify.Envelope{ID: "txt", Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Order 4711 of 2019 has shipped"}})
+		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Order 4711 of 2019 has shipped"}})
 	srv := httptest.NewServer(o)
 	defer srv.Close()
 	for id, hidden := range map[string]bool{"tpl": false, "tpl-code": true, "txt": false} {

@@ -327,7 +327,7 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*notify.Account, error) {
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	a.PrimaryGateway = notify.ChatGateway(gateway)
+	a.PrimaryGateway = gateway
 	if dlt != nil {
 		var ts []dltJSON
 		if err := json.Unmarshal(dlt, &ts); err != nil {

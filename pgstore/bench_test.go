@@ -172,7 +172,7 @@ func BenchmarkPipelineSend(b *testing.B) {
 				if i%4096 == 0 {
 					p.Reset() // the capture buffer is for tests; keep memory flat
 				}
-				_, err := n.SendSMS(ctx, &notify.SMSRequest{Account: fmt.Sprintf("send-%d", g), To: "9876543210", Message: "Your order has shipped."})
+				_, err := n.Send(ctx, &sms.Request{Account: fmt.Sprintf("send-%d", g), To: "9876543210", Message: "Your order has shipped."})
 				return err
 			}
 			bare := func(g, i int) error {

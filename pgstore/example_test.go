@@ -53,7 +53,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	r, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Hello"})
+	r, err := n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Hello"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -272,7 +272,7 @@ func scanMessage(row pgx.Row) (*notify.Message, error) {
 		return nil, err
 	}
 	m.Kind, m.Request, m.State = notify.Kind(kind), notify.Kind(request), notify.MessageState(state)
-	m.Gateway, m.ErrorCode = notify.ChatGateway(gw), notify.Code(errCode)
+	m.Gateway, m.ErrorCode = gw, notify.Code(errCode)
 	m.Charge = notify.Money{Minor: charge, Currency: notify.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	var steps []stateChangeJSON
 	if err := json.Unmarshal(history, &steps); err != nil {

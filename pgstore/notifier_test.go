@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -23,13 +24,13 @@ type smsChannel struct{ p notify.Provider }
 func (c smsChannel) Kind() notify.Kind { return notify.KindSMS }
 
 func (c smsChannel) Prepare(_ context.Context, _ *notify.Account, req notify.Request) (*notify.Envelope, error) {
-	r, ok := req.(*notify.SMSRequest)
+	r, ok := req.(*sms.Request)
 	if !ok {
 		return nil, notify.Errorf(notify.CodeInternal, "smsChannel: %T is not an SMS request", req)
 	}
 	return &notify.Envelope{Kind: notify.KindSMS, To: r.To, Provider: c.p.Name(), Units: 1,
-		Class: notify.Transactional,
-		SMS:   &notify.SMSMessage{Route: notify.RouteSMS, Text: r.Message, Encoding: notify.GSM7, Segments: 1}}, nil
+		Class:   notify.Transactional,
+		Content: &sms.Message{Route: sms.RouteSMS, Text: r.Message, Encoding: sms.GSM7, Segments: 1}}, nil
 }
 
 func (c smsChannel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
@@ -100,7 +101,7 @@ func TestTwoNotifiers(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range jobs {
-					r, err := inst.n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210",
+					r, err := inst.n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210",
 						Message: fmt.Sprintf("hello %d", i)})
 					mu.Lock()
 					outcomes = append(outcomes, outcome{r, err})
@@ -206,8 +207,8 @@ func TestTwoNotifiersIdempotency(t *testing.T) {
 	must(t, a.store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}))
 	must(t, a.store.OpenWallet(ctx, "acme", inr(1000)))
 
-	req := func() *notify.SMSRequest {
-		return &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "once", IdempotencyKey: "order-42"}
+	req := func() *sms.Request {
+		return &sms.Request{Account: "acme", To: "9876543210", Message: "once", IdempotencyKey: "order-42"}
 	}
 	const callers = 16
 	results := make([]outcome, callers)
@@ -217,7 +218,7 @@ func TestTwoNotifiersIdempotency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := inst.n.SendSMS(ctx, req())
+			r, err := inst.n.Send(ctx, req())
 			results[i] = outcome{r, err}
 		}()
 	}
@@ -236,7 +237,7 @@ func TestTwoNotifiersIdempotency(t *testing.T) {
 	}
 	// Afterwards both instances answer with the first receipt.
 	for _, inst := range []instance{a, b} {
-		r, err := inst.n.SendSMS(ctx, req())
+		r, err := inst.n.Send(ctx, req())
 		must(t, err)
 		if !ids[r.MessageID] {
 			t.Fatalf("repeat got message %s", r.MessageID)

@@ -267,7 +267,7 @@ func (j *receiptJSON) receipt() *notify.Receipt {
 	r := &notify.Receipt{
 		MessageID: j.MessageID, Account: j.Account, Kind: notify.Kind(j.Kind), To: j.To,
 		Status: notify.Status(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
-		Gateway: notify.ChatGateway(j.Gateway), Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
+		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
 		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
 		ErrorCode: notify.Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,
 		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
@@ -19,7 +20,7 @@ func TestAccounts(t *testing.T) {
 	ctx := context.Background()
 	acct := &notify.Account{
 		ID: "acme", Name: "Acme Ltd", VendorID: "ACMEIN", Currency: notify.INR(),
-		PrimaryGateway: notify.GatewayQR, PricePlan: "gold",
+		PrimaryGateway: string(chat.GatewayQR), PricePlan: "gold",
 		DLTTemplates: []notify.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Your code is {#var#}"}},
 	}
 	must(t, s.PutAccount(ctx, acct, "key-one-secret", "key-two-secret"))
@@ -98,7 +99,7 @@ func sampleReceipt(id string) *notify.Receipt {
 				Provider: "smsgateway", ProviderMessageID: "p1", Units: 1, Cost: inr(20), Balance: inr(960),
 				Metered: true, Attempts: 1, CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
 			{MessageID: id + "-chat", Account: "acme", Kind: notify.KindChat, Status: notify.StatusFailed,
-				Gateway: notify.GatewayCloud, ErrorCode: notify.CodeRejected, Error: "rejected", Units: 1,
+				Gateway: string(chat.GatewayCloud), ErrorCode: notify.CodeRejected, Error: "rejected", Units: 1,
 				Cost: inr(0), Balance: inr(960), Metered: true, Attempts: 2,
 				CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
 		},

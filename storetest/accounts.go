@@ -61,7 +61,7 @@ func fullAccount() *notify.Account {
 		Name:           "Acme Stores",
 		VendorID:       "ACMEST",
 		Currency:       notify.INR(),
-		PrimaryGateway: notify.GatewayQR,
+		PrimaryGateway: "qr",
 		DLTTemplates: []notify.DLTTemplate{
 			{ID: "1107160000000000001", EntityID: "1101160000000000001", Content: "Your OTP is {#var#}. Do not share it."},
 			{ID: "1107160000000000002", EntityID: "1101160000000000001", Content: "Order {#var#} has shipped.", MessageID: "164725"},

@@ -255,10 +255,10 @@ func testLifecycle(t *testing.T, h MessagesHarness) {
 	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
 	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: t1})
 	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: t2,
-		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: notify.GatewayQR, Attempts: 2, Note: "failed over"})
+		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: "qr", Attempts: 2, Note: "failed over"})
 	want := *m
 	want.State, want.UpdatedAt = notify.StateSent, t2
-	want.Provider, want.ProviderMessageID, want.Gateway, want.Attempts, want.Note = "qrchat", "wamid.1", notify.GatewayQR, 2, "failed over"
+	want.Provider, want.ProviderMessageID, want.Gateway, want.Attempts, want.Note = "qrchat", "wamid.1", "qr", 2, "failed over"
 	want.History = []notify.StateChange{{State: notify.StatePending, At: msgEpoch},
 		{State: notify.StateAttempting, At: t1}, {State: notify.StateSent, At: t2}}
 	if d := diffMessage(got, &want); d != "" {

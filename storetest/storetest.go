@@ -68,7 +68,7 @@ func sampleReceipt(account string) *notify.Receipt {
 		}
 	}
 	failed := leg(notify.KindChat, notify.StatusFailed)
-	failed.Gateway = notify.GatewayQR
+	failed.Gateway = "qr"
 	failed.ErrorCode = notify.CodeUnavailable
 	failed.Error = "unavailable: session down"
 	failed.Cost = notify.Money{Currency: inr}
@@ -80,7 +80,7 @@ func sampleReceipt(account string) *notify.Receipt {
 		Status:            notify.StatusSent,
 		Provider:          "smsgateway",
 		ProviderMessageID: "pm-1",
-		Gateway:           notify.GatewayCloud,
+		Gateway:           "cloud",
 		Note:              "chat leg failed over",
 		Units:             2,
 		Cost:              notify.Money{Minor: 40, Currency: inr},

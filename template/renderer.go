@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 )
 
 // Renderer renders the stock catalogue and the custom templates of each
@@ -67,7 +68,7 @@ func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Ac
 // It looks templates up and validates variables as Render does, with the
 // same errors. The result is the caller's; HeaderURL and HeaderKind are
 // left empty for the channel to fill.
-func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*notify.ChatTemplate, error) {
+func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*chat.Template, error) {
 	t, err := r.lookup(ctx, acct, slug)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 )
 
 // tmpl is a compiled template, stock or custom. It is immutable once
@@ -184,7 +185,7 @@ func (b *body) htmlText(vals []string) string {
 
 // cloud maps the resolved values to a cloud template message. Cloud
 // parameters may not hold runs of spaces, so runs are collapsed.
-func (t *tmpl) cloud(vals []string) *notify.ChatTemplate {
+func (t *tmpl) cloud(vals []string) *chat.Template {
 	params := make([]string, len(vals))
 	for i, v := range vals {
 		if strings.Contains(v, "  ") {
@@ -192,5 +193,5 @@ func (t *tmpl) cloud(vals []string) *notify.ChatTemplate {
 		}
 		params[i] = v
 	}
-	return &notify.ChatTemplate{Name: t.cloudName, Language: t.cloudLang, Params: params}
+	return &chat.Template{Name: t.cloudName, Language: t.cloudLang, Params: params}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -40,9 +41,9 @@ func ExamplePriceList_Price() {
 	prices := wallet.DefaultINR()
 	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
 	env := &notify.Envelope{
-		Kind:  notify.KindSMS,
-		Units: 2, // two segments
-		SMS:   &notify.SMSMessage{Route: notify.RouteDLT},
+		Kind:    notify.KindSMS,
+		Units:   2, // two segments
+		Content: &sms.Message{Route: sms.RouteDLT},
 	}
 	price, err := prices.Price(acct, env)
 	if err != nil {

@@ -5,6 +5,9 @@ import (
 	"strconv"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // PriceList prices messages in one currency. Every price is a count of the
@@ -28,28 +31,28 @@ type PriceList struct {
 
 // SMSPrices are per-segment SMS prices in minor units, one per route.
 type SMSPrices struct {
-	// Plain is the price on notify.RouteSMS, the default non-DLT route.
+	// Plain is the price on sms.RouteSMS, the default non-DLT route.
 	Plain int64
-	// OTP is the price on notify.RouteOTP.
+	// OTP is the price on sms.RouteOTP.
 	OTP int64
-	// DLT is the price on notify.RouteDLT.
+	// DLT is the price on sms.RouteDLT.
 	DLT int64
 }
 
 // ChatPrices are chat prices in minor units per message, one set per
 // gateway.
 type ChatPrices struct {
-	// Cloud prices messages sent through notify.GatewayCloud.
+	// Cloud prices messages sent through chat.GatewayCloud.
 	Cloud ChatRates
-	// QR prices messages sent through notify.GatewayQR.
+	// QR prices messages sent through chat.GatewayQR.
 	QR ChatRates
 }
 
-// ChatRates are the prices of one chat gateway, by notify.ChatType.
+// ChatRates are the prices of one chat gateway, by chat.Type.
 type ChatRates struct {
-	// OTP is the transactional rate (notify.ChatOTP, the default type).
+	// OTP is the transactional rate (chat.TypeOTP, the default type).
 	OTP int64
-	// Promotional is the rate of notify.ChatPromotional messages and of
+	// Promotional is the rate of chat.TypePromotional messages and of
 	// messages whose Envelope.Class is notify.Promotional.
 	Promotional int64
 }
@@ -123,65 +126,53 @@ func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Mo
 // unitPrice returns the price of one billable unit of env.
 func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64, error) {
 	switch env.Kind {
-	case notify.KindSMS:
-		route := notify.RouteSMS
-		if env.SMS != nil && env.SMS.Route != "" {
-			route = env.SMS.Route
+	case sms.Kind:
+		route := sms.Route(env.Route)
+		if route == "" {
+			route = sms.RouteSMS
 		}
 		switch route {
-		case notify.RouteSMS:
+		case sms.RouteSMS:
 			return p.SMS.Plain, nil
-		case notify.RouteOTP:
+		case sms.RouteOTP:
 			return p.SMS.OTP, nil
-		case notify.RouteDLT:
+		case sms.RouteDLT:
 			return p.SMS.DLT, nil
 		}
 		return 0, notify.Errorf(notify.CodeInternal, "wallet: no SMS price for route %q", route)
 
-	case notify.KindChat:
-		gw, typ := notify.GatewayAuto, notify.ChatOTP
-		if env.Chat != nil {
-			gw = env.Chat.Gateway
-			if env.Chat.Type != "" {
-				typ = env.Chat.Type
-			}
-		}
-		if gw == "" || gw == notify.GatewayAuto {
-			gw = acct.PrimaryChatGateway()
-		}
-		if env.Class == notify.Promotional {
-			typ = notify.ChatPromotional
+	case chat.Kind:
+		gw := chat.Gateway(env.Route)
+		if gw == "" || gw == chat.GatewayAuto {
+			gw = chat.PrimaryGateway(acct)
 		}
 		var rates ChatRates
 		switch gw {
-		case notify.GatewayCloud:
+		case chat.GatewayCloud:
 			rates = p.Chat.Cloud
-		case notify.GatewayQR:
+		case chat.GatewayQR:
 			rates = p.Chat.QR
 		default:
 			return 0, notify.Errorf(notify.CodeInternal, "wallet: no chat price for gateway %q", gw)
 		}
-		switch typ {
-		case notify.ChatOTP:
-			return rates.OTP, nil
-		case notify.ChatPromotional:
+		if env.Class == notify.Promotional {
 			return rates.Promotional, nil
 		}
-		return 0, notify.Errorf(notify.CodeInternal, "wallet: no chat price for type %q", typ)
+		return rates.OTP, nil
 
-	case notify.KindEmail:
-		purpose := notify.PurposeNotification
-		if env.Email != nil && env.Email.Purpose != "" {
-			purpose = env.Email.Purpose
+	case email.Kind:
+		purpose := email.Purpose(env.Route)
+		if purpose == "" {
+			purpose = email.PurposeNotification
 		}
 		switch purpose {
-		case notify.PurposeOTP:
+		case email.PurposeOTP:
 			return p.Email.OTP, nil
-		case notify.PurposeInvoice:
+		case email.PurposeInvoice:
 			return p.Email.Invoice, nil
-		case notify.PurposeNotification:
+		case email.PurposeNotification:
 			return p.Email.Notification, nil
-		case notify.PurposeCampaign:
+		case email.PurposeCampaign:
 			return p.Email.Campaign, nil
 		}
 		return 0, notify.Errorf(notify.CodeInternal, "wallet: no e-mail price for purpose %q", purpose)

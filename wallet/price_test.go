@@ -6,27 +6,30 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 func inrAccount() *notify.Account {
 	return &notify.Account{ID: "acme", Currency: notify.INR()}
 }
 
-func smsEnv(route notify.SMSRoute, segments int) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindSMS, Units: segments, SMS: &notify.SMSMessage{Route: route, Segments: segments}}
+func smsEnv(route sms.Route, segments int) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindSMS, Units: segments, Content: &sms.Message{Route: route, Segments: segments}}
 }
 
-func chatEnv(gw notify.ChatGateway, typ notify.ChatType, class notify.PriceClass) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindChat, Units: 1, Class: class, Chat: &notify.ChatMessage{Gateway: gw, Type: typ}}
+func chatEnv(gw chat.Gateway, typ chat.Type, class notify.PriceClass) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindChat, Units: 1, Class: class, Content: &chat.Message{Gateway: gw, Type: typ}}
 }
 
-func emailEnv(p notify.EmailPurpose) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindEmail, Units: 1, Email: &notify.EmailMessage{Purpose: p}}
+func emailEnv(p email.Purpose) *notify.Envelope {
+	return &notify.Envelope{Kind: notify.KindEmail, Units: 1, Content: &email.Message{Purpose: p}}
 }
 
 func TestPriceDefaultINR(t *testing.T) {
 	qrAcct := inrAccount()
-	qrAcct.PrimaryGateway = notify.GatewayQR
+	qrAcct.PrimaryGateway = string(chat.GatewayQR)
 	tests := []struct {
 		name string
 		acct *notify.Account
@@ -34,26 +37,26 @@ func TestPriceDefaultINR(t *testing.T) {
 		want int64
 	}{
 		{"sms default route", inrAccount(), smsEnv("", 1), 25},
-		{"sms route, 3 segments", inrAccount(), smsEnv(notify.RouteSMS, 3), 75},
-		{"otp route", inrAccount(), smsEnv(notify.RouteOTP, 1), 20},
-		{"dlt route, 2 segments", inrAccount(), smsEnv(notify.RouteDLT, 2), 36},
+		{"sms route, 3 segments", inrAccount(), smsEnv(sms.RouteSMS, 3), 75},
+		{"otp route", inrAccount(), smsEnv(sms.RouteOTP, 1), 20},
+		{"dlt route, 2 segments", inrAccount(), smsEnv(sms.RouteDLT, 2), 36},
 		{"sms without content counts as route sms", inrAccount(), &notify.Envelope{Kind: notify.KindSMS, Units: 2}, 50},
-		{"zero units count as one", inrAccount(), smsEnv(notify.RouteSMS, 0), 25},
-		{"cloud otp", inrAccount(), chatEnv(notify.GatewayCloud, notify.ChatOTP, ""), 35},
-		{"cloud default type", inrAccount(), chatEnv(notify.GatewayCloud, "", ""), 35},
-		{"cloud promotional type", inrAccount(), chatEnv(notify.GatewayCloud, notify.ChatPromotional, ""), 90},
-		{"cloud promotional class", inrAccount(), chatEnv(notify.GatewayCloud, notify.ChatOTP, notify.Promotional), 90},
-		{"qr otp", inrAccount(), chatEnv(notify.GatewayQR, notify.ChatOTP, notify.Transactional), 10},
-		{"qr promotional", inrAccount(), chatEnv(notify.GatewayQR, notify.ChatPromotional, ""), 20},
-		{"auto uses cloud by default", inrAccount(), chatEnv(notify.GatewayAuto, "", ""), 35},
+		{"zero units count as one", inrAccount(), smsEnv(sms.RouteSMS, 0), 25},
+		{"cloud otp", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypeOTP, ""), 35},
+		{"cloud default type", inrAccount(), chatEnv(chat.GatewayCloud, "", ""), 35},
+		{"cloud promotional type", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypePromotional, ""), 90},
+		{"cloud promotional class", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypeOTP, notify.Promotional), 90},
+		{"qr otp", inrAccount(), chatEnv(chat.GatewayQR, chat.TypeOTP, notify.Transactional), 10},
+		{"qr promotional", inrAccount(), chatEnv(chat.GatewayQR, chat.TypePromotional, ""), 20},
+		{"auto uses cloud by default", inrAccount(), chatEnv(chat.GatewayAuto, "", ""), 35},
 		{"empty gateway uses the primary", qrAcct, chatEnv("", "", ""), 10},
-		{"auto uses the primary", qrAcct, chatEnv(notify.GatewayAuto, notify.ChatPromotional, ""), 20},
+		{"auto uses the primary", qrAcct, chatEnv(chat.GatewayAuto, chat.TypePromotional, ""), 20},
 		{"chat without content", inrAccount(), &notify.Envelope{Kind: notify.KindChat, Units: 1}, 35},
-		{"email otp", inrAccount(), emailEnv(notify.PurposeOTP), 10},
-		{"email invoice", inrAccount(), emailEnv(notify.PurposeInvoice), 10},
-		{"email notification", inrAccount(), emailEnv(notify.PurposeNotification), 8},
+		{"email otp", inrAccount(), emailEnv(email.PurposeOTP), 10},
+		{"email invoice", inrAccount(), emailEnv(email.PurposeInvoice), 10},
+		{"email notification", inrAccount(), emailEnv(email.PurposeNotification), 8},
 		{"email no purpose", inrAccount(), emailEnv(""), 8},
-		{"email campaign", inrAccount(), emailEnv(notify.PurposeCampaign), 5},
+		{"email campaign", inrAccount(), emailEnv(email.PurposeCampaign), 5},
 	}
 	prices := DefaultINR()
 	for _, tt := range tests {
@@ -92,12 +95,12 @@ func TestPriceErrors(t *testing.T) {
 		{"other exponent", DefaultINR(), &notify.Account{ID: "x", Currency: inr0}, smsEnv("", 1), []string{"exponent 2", "exponent 0"}},
 		{"unknown route", DefaultINR(), inrAccount(), smsEnv("flash", 1), []string{`route "flash"`}},
 		{"unknown gateway", DefaultINR(), inrAccount(), chatEnv("pigeon", "", ""), []string{`gateway "pigeon"`}},
-		{"unknown chat type", DefaultINR(), inrAccount(), chatEnv(notify.GatewayCloud, "bulk", ""), []string{`type "bulk"`}},
+		{"unknown chat type", DefaultINR(), inrAccount(), chatEnv(chat.GatewayCloud, "bulk", ""), []string{`type "bulk"`}},
 		{"unknown purpose", DefaultINR(), inrAccount(), emailEnv("spam"), []string{`purpose "spam"`}},
 		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: notify.KindOTP}, []string{`kind "otp"`}},
 		{"empty kind", DefaultINR(), inrAccount(), &notify.Envelope{}, []string{`kind ""`}},
-		{"negative price", negative, inrAccount(), smsEnv(notify.RouteOTP, 1), []string{"negative"}},
-		{"overflow", huge, inrAccount(), smsEnv(notify.RouteSMS, 3), []string{"overflows"}},
+		{"negative price", negative, inrAccount(), smsEnv(sms.RouteOTP, 1), []string{"negative"}},
+		{"overflow", huge, inrAccount(), smsEnv(sms.RouteSMS, 3), []string{"overflows"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

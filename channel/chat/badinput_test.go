@@ -7,21 +7,23 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // TestBadInput: every case is InvalidArgument naming the field.
 func TestBadInput(t *testing.T) {
-	ok := func(edit func(r *notify.ChatRequest)) *notify.ChatRequest {
-		r := &notify.ChatRequest{To: "9876543210", Message: "hi"}
+	ok := func(edit func(r *chat.Request)) *chat.Request {
+		r := &chat.Request{To: "9876543210", Message: "hi"}
 		edit(r)
 		return r
 	}
-	media := func(u string) *notify.ChatRequest {
-		return ok(func(r *notify.ChatRequest) { r.MediaURL = u })
+	media := func(u string) *chat.Request {
+		return ok(func(r *chat.Request) { r.MediaURL = u })
 	}
 	tests := []struct {
 		name  string
-		req   *notify.ChatRequest
+		req   *chat.Request
 		field string
 		msg   string // substring of the field's message
 	}{
@@ -40,42 +42,42 @@ func TestBadInput(t *testing.T) {
 		{"media resolves to 169.254.x", media("https://metadata.example.com/a.pdf"), "media_url", "link-local"},
 		{"media resolves to CGNAT", media("https://cgnat.example.com/a.pdf"), "media_url", "CGNAT"},
 		{"media does not resolve", media("https://nx.example.com/a.pdf"), "media_url", "does not resolve"},
-		{"header_url loopback", &notify.ChatRequest{To: "9876543210", Gateway: notify.GatewayCloud, TemplateName: "x",
+		{"header_url loopback", &chat.Request{To: "9876543210", Gateway: chat.GatewayCloud, TemplateName: "x",
 			HeaderURL: "https://loop.example.com/h.png"}, "header_url", "loopback"},
-		{"header_url http", &notify.ChatRequest{To: "9876543210", TemplateName: "x",
+		{"header_url http", &chat.Request{To: "9876543210", TemplateName: "x",
 			HeaderURL: "http://cdn.example.com/h.png"}, "header_url", "https"},
-		{"unknown gateway", ok(func(r *notify.ChatRequest) { r.Gateway = "sms" }), "gateway", "cloud, qr or auto"},
-		{"unknown type", ok(func(r *notify.ChatRequest) { r.Type = "marketing" }), "type", "otp or promotional"},
-		{"unknown action", ok(func(r *notify.ChatRequest) { r.Action = "unlock" }), "action", "login"},
-		{"bad otp", &notify.ChatRequest{To: "9876543210", OTP: "12ab"}, "otp", "4 to 8 digits"},
-		{"short otp", &notify.ChatRequest{To: "9876543210", OTP: "123"}, "otp", "4 to 8 digits"},
-		{"cloud send without a template", &notify.ChatRequest{Gateway: notify.GatewayCloud, To: "9876543210",
+		{"unknown gateway", ok(func(r *chat.Request) { r.Gateway = "sms" }), "gateway", "cloud, qr or auto"},
+		{"unknown type", ok(func(r *chat.Request) { r.Type = "marketing" }), "type", "otp or promotional"},
+		{"unknown action", ok(func(r *chat.Request) { r.Action = "unlock" }), "action", "login"},
+		{"bad otp", &chat.Request{To: "9876543210", OTP: "12ab"}, "otp", "4 to 8 digits"},
+		{"short otp", &chat.Request{To: "9876543210", OTP: "123"}, "otp", "4 to 8 digits"},
+		{"cloud send without a template", &chat.Request{Gateway: chat.GatewayCloud, To: "9876543210",
 			Language: "en_US", Variables: notify.Vars{"1": "Asha"}}, "message", "is required"},
-		{"nothing to send", &notify.ChatRequest{To: "9876543210"}, "message", "is required"},
-		{"template_name on qr", &notify.ChatRequest{Gateway: notify.GatewayQR, To: "9876543210", TemplateName: "order_confirmed"},
+		{"nothing to send", &chat.Request{To: "9876543210"}, "message", "is required"},
+		{"template_name on qr", &chat.Request{Gateway: chat.GatewayQR, To: "9876543210", TemplateName: "order_confirmed"},
 			"template_name", "gateway cloud"},
-		{"template_name named variables", &notify.ChatRequest{To: "9876543210", TemplateName: "order_confirmed",
+		{"template_name named variables", &chat.Request{To: "9876543210", TemplateName: "order_confirmed",
 			Variables: notify.Vars{"NAME": "Asha"}}, "variables", "positional"},
-		{"template_name gap", &notify.ChatRequest{To: "9876543210", TemplateName: "order_confirmed",
+		{"template_name gap", &chat.Request{To: "9876543210", TemplateName: "order_confirmed",
 			Variables: notify.Vars{"1": "Asha", "3": "x"}}, "variables", "without gaps"},
-		{"template_name bad", &notify.ChatRequest{To: "9876543210", TemplateName: "Order Confirmed"}, "template_name", "lower-case"},
-		{"unknown slug", &notify.ChatRequest{To: "9876543210", TemplateSlug: "order-confirmd"}, "template_slug", ""},
-		{"slug missing variable", &notify.ChatRequest{To: "9876543210", TemplateSlug: "order-confirmed",
+		{"template_name bad", &chat.Request{To: "9876543210", TemplateName: "Order Confirmed"}, "template_name", "lower-case"},
+		{"unknown slug", &chat.Request{To: "9876543210", TemplateSlug: "order-confirmd"}, "template_slug", ""},
+		{"slug missing variable", &chat.Request{To: "9876543210", TemplateSlug: "order-confirmed",
 			Variables: notify.Vars{"NAME": "Asha"}}, "variables.ORDER_ID", ""},
-		{"otp contradicts variables.OTP", &notify.ChatRequest{To: "9876543210", TemplateSlug: "standard-otp", OTP: "1234",
+		{"otp contradicts variables.OTP", &chat.Request{To: "9876543210", TemplateSlug: "standard-otp", OTP: "1234",
 			Variables: notify.Vars{"OTP": "5678"}}, "otp", "differs"},
-		{"bad number", ok(func(r *notify.ChatRequest) { r.To = "12345" }), "to", ""},
-		{"no number", ok(func(r *notify.ChatRequest) { r.To = "" }), "to", "required"},
-		{"bad language", ok(func(r *notify.ChatRequest) { r.Language = "english" }), "language", ""},
-		{"file name with path", ok(func(r *notify.ChatRequest) {
+		{"bad number", ok(func(r *chat.Request) { r.To = "12345" }), "to", ""},
+		{"no number", ok(func(r *chat.Request) { r.To = "" }), "to", "required"},
+		{"bad language", ok(func(r *chat.Request) { r.Language = "english" }), "language", ""},
+		{"file name with path", ok(func(r *chat.Request) {
 			r.MediaURL, r.FileName = "https://cdn.example.com/a.pdf", "../../etc/passwd"
 		}), "file_name", "without a path"},
-		{"brand with newline", ok(func(r *notify.ChatRequest) { r.Brand = "Acme\nBank" }), "brand", ""},
-		{"caption too long", ok(func(r *notify.ChatRequest) {
+		{"brand with newline", ok(func(r *chat.Request) { r.Brand = "Acme\nBank" }), "brand", ""},
+		{"caption too long", ok(func(r *chat.Request) {
 			r.MediaURL, r.Message = "https://cdn.example.com/a.pdf", strings.Repeat("x", 1025)
 		}), "message", "caption"},
-		{"message too long", ok(func(r *notify.ChatRequest) { r.Message = strings.Repeat("x", 4097) }), "message", "4096"},
-		{"message blank", ok(func(r *notify.ChatRequest) { r.Message = "  \n" }), "message", "non-empty"},
+		{"message too long", ok(func(r *chat.Request) { r.Message = strings.Repeat("x", 4097) }), "message", "4096"},
+		{"message blank", ok(func(r *chat.Request) { r.Message = "  \n" }), "message", "non-empty"},
 	}
 	r := newRig(t, nil)
 	for _, tt := range tests {
@@ -110,7 +112,7 @@ func TestBadInput(t *testing.T) {
 // TestBadInputEveryField: one request with several bad fields names each.
 func TestBadInputEveryField(t *testing.T) {
 	r := newRig(t, nil)
-	_, err := r.ch.Prepare(context.Background(), account(""), &notify.ChatRequest{To: "1", Gateway: "x", Type: "y", Action: "z",
+	_, err := r.ch.Prepare(context.Background(), account(""), &chat.Request{To: "1", Gateway: "x", Type: "y", Action: "z",
 		MediaURL: "http://cdn.example.com/a.pdf"})
 	for _, f := range []string{"to", "gateway", "type", "action", "media_url"} {
 		if !hasField(err, f) {
@@ -138,7 +140,7 @@ func TestVariablesShape(t *testing.T) {
 
 func TestWrongRequestType(t *testing.T) {
 	r := newRig(t, nil)
-	if _, err := r.ch.Prepare(context.Background(), account(""), &notify.SMSRequest{To: "9876543210", Message: "hi"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := r.ch.Prepare(context.Background(), account(""), &sms.Request{To: "9876543210", Message: "hi"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("SMS request: %v", err)
 	}
 	if _, err := r.ch.Deliver(context.Background(), &notify.Envelope{Kind: notify.KindChat}); notify.CodeOf(err) != notify.CodeInvalidArgument {
@@ -155,9 +157,9 @@ func FuzzPrepare(f *testing.F) {
 	f.Add("0", "1", "x", "\n", "../", "A B", "english", "http://x", "https://0x7f.1/", "auto")
 	r := newRig(f, nil)
 	f.Fuzz(func(t *testing.T, to, otp, action, brand, slug, name, lang, header, media, gateway string) {
-		env, err := r.ch.Prepare(context.Background(), account(notify.GatewayCloud), &notify.ChatRequest{
+		env, err := r.ch.Prepare(context.Background(), account(chat.GatewayCloud), &chat.Request{
 			To: to, OTP: otp, Action: action, Brand: brand, TemplateSlug: slug, TemplateName: name, Language: lang,
-			HeaderURL: header, MediaURL: media, Gateway: notify.ChatGateway(gateway), Message: "m",
+			HeaderURL: header, MediaURL: media, Gateway: chat.Gateway(gateway), Message: "m",
 		})
 		if err != nil {
 			if c := notify.CodeOf(err); c != notify.CodeInvalidArgument && c != notify.CodeUnavailable {
@@ -165,7 +167,7 @@ func FuzzPrepare(f *testing.F) {
 			}
 			return
 		}
-		if env.Chat == nil || env.Provider == "" || len(env.To) != 10 {
+		if chat.MessageOf(env) == nil || env.Provider == "" || len(env.To) != 10 {
 			t.Fatalf("incomplete envelope %+v", env)
 		}
 	})

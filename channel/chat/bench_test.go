@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 )
 
 // BenchmarkDualOTPLatency measures the dual-channel OTP with an SMS
@@ -16,7 +17,7 @@ import (
 //	go test -run XXX -bench DualOTPLatency -benchtime 20x -count 6 ./channel/chat/
 func BenchmarkDualOTPLatency(b *testing.B) {
 	const smsLatency, chatLatency = 20 * time.Millisecond, 30 * time.Millisecond
-	s := newStack(b, notify.GatewayCloud)
+	s := newStack(b, chat.GatewayCloud)
 	s.smsP.SetLatency(smsLatency)
 	s.cloudP.SetLatency(chatLatency)
 	ctx := context.Background()
@@ -27,7 +28,7 @@ func BenchmarkDualOTPLatency(b *testing.B) {
 	b.Run("DualOTP", func(b *testing.B) {
 		start := time.Now()
 		for b.Loop() {
-			r, err := s.n.SendOTP(ctx, otpReq())
+			r, err := s.n.Send(ctx, otpReq())
 			if err != nil || r.Legs[0].Status != notify.StatusSent || r.Legs[1].Status != notify.StatusSent {
 				b.Fatalf("SendOTP: %v", err)
 			}
@@ -37,7 +38,7 @@ func BenchmarkDualOTPLatency(b *testing.B) {
 	b.Run("ChatLegAlone", func(b *testing.B) {
 		start := time.Now()
 		for b.Loop() {
-			if _, err := s.n.SendChat(ctx, &notify.ChatRequest{Account: "acme", To: "9876543210", OTP: "482915"}); err != nil {
+			if _, err := s.n.Send(ctx, &chat.Request{Account: "acme", To: "9876543210", OTP: "482915"}); err != nil {
 				b.Fatal(err)
 			}
 		}

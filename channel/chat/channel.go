@@ -28,7 +28,7 @@ type Resolver interface {
 // template message. *template.Renderer implements it. It must be safe for
 // concurrent use; errors are as for notify.TemplateRenderer.Render.
 type CloudTemplater interface {
-	CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*notify.ChatTemplate, error)
+	CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*Template, error)
 }
 
 // Config configures a Channel.
@@ -140,23 +140,35 @@ func New(cfg Config) (*Channel, error) {
 func (c *Channel) Kind() notify.Kind { return notify.KindChat }
 
 // provider returns the provider of a gateway, or nil.
-func (c *Channel) provider(gw notify.ChatGateway) notify.Provider {
+func (c *Channel) provider(gw Gateway) notify.Provider {
 	switch gw {
-	case notify.GatewayCloud:
+	case GatewayCloud:
 		return c.cloud
-	case notify.GatewayQR:
+	case GatewayQR:
 		return c.qr
 	}
 	return nil
 }
 
 // other returns the gateway that is not gw.
-func other(gw notify.ChatGateway) notify.ChatGateway {
-	if gw == notify.GatewayCloud {
-		return notify.GatewayQR
+func other(gw Gateway) Gateway {
+	if gw == GatewayCloud {
+		return GatewayQR
 	}
-	return notify.GatewayCloud
+	return GatewayCloud
 }
 
 // Interface guards
 var _ notify.Channel = (*Channel)(nil)
+
+// PrimaryGateway returns the account's primary chat gateway, the one
+// GatewayAuto tries first: acct.PrimaryGateway, with an empty or auto
+// value read as GatewayCloud.
+func PrimaryGateway(acct *notify.Account) Gateway {
+	switch gw := Gateway(acct.PrimaryGateway); gw {
+	case "", GatewayAuto:
+		return GatewayCloud
+	default:
+		return gw
+	}
+}

@@ -8,8 +8,8 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// Deliver hands env to the provider of env.Chat.Gateway, once. Under the
-// auto gateway (env.Chat.Auto), a certain, temporary refusal by that
+// Deliver hands env to the provider of MessageOf(env).Gateway, once. Under the
+// auto gateway (MessageOf(env).Auto), a certain, temporary refusal by that
 // provider (notify.IsRetryable: Unavailable or RateLimited, the message
 // was not accepted) is followed by one attempt through the other gateway,
 // when it is configured and can carry the content; a permanent failure, an
@@ -21,10 +21,10 @@ import (
 // both gateways fail, the error carries the second failure's code and
 // names both. Deliver never modifies env; the other gateway gets a copy.
 func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if env == nil || env.Chat == nil {
+	if env == nil || MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "chat: the envelope has no chat content")
 	}
-	first := env.Chat.Gateway
+	first := MessageOf(env).Gateway
 	p := c.provider(first)
 	if p == nil {
 		return nil, notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", first)
@@ -35,7 +35,7 @@ func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Re
 	}
 	second := other(first)
 	op := c.provider(second)
-	if !env.Chat.Auto || op == nil || !notify.IsRetryable(err) || ctx.Err() != nil || !carries(env, second) {
+	if !MessageOf(env).Auto || op == nil || !notify.IsRetryable(err) || ctx.Err() != nil || !carries(env, second) {
 		return nil, err
 	}
 	res, err2 := op.Send(ctx, c.envFor(env, second, op))
@@ -54,18 +54,18 @@ func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Re
 
 // why explains the choice of the first gateway under auto.
 func (c *Channel) why(env *notify.Envelope) string {
-	if !env.Chat.Auto {
+	if !MessageOf(env).Auto {
 		return ""
 	}
-	gw := env.Chat.Gateway
-	primary := notify.GatewayCloud
+	gw := MessageOf(env).Gateway
+	primary := GatewayCloud
 	if env.Account != nil {
-		primary = env.Account.PrimaryChatGateway()
+		primary = PrimaryGateway(env.Account)
 	}
 	switch {
 	case gw == primary:
 		return fmt.Sprintf("sent by the %s gateway, the account's primary", gw)
-	case env.Chat.Template != nil && env.Chat.Text == "":
+	case MessageOf(env).Template != nil && MessageOf(env).Text == "":
 		return fmt.Sprintf("sent by the %s gateway: cloud templates need it (the account's primary is %s)", gw, primary)
 	case c.provider(primary) != nil && !carries(env, primary):
 		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, sends one-time codes only through an authentication template, and none is configured", gw, primary)
@@ -75,8 +75,8 @@ func (c *Channel) why(env *notify.Envelope) string {
 }
 
 // carries reports whether gw can send env's content.
-func carries(env *notify.Envelope, gw notify.ChatGateway) bool {
-	return carriesTo(env.Chat, gw, env.CarriesOTP)
+func carries(env *notify.Envelope, gw Gateway) bool {
+	return carriesTo(MessageOf(env), gw, env.CarriesOTP)
 }
 
 // carriesTo reports whether gw can send msg, which carries a one-time code
@@ -84,8 +84,8 @@ func carries(env *notify.Envelope, gw notify.ChatGateway) bool {
 // text form, and the cloud gateway sends a code only in a template (the
 // configured authentication template, or the caller's template_name),
 // never as free text.
-func carriesTo(msg *notify.ChatMessage, gw notify.ChatGateway, otp bool) bool {
-	if gw == notify.GatewayCloud {
+func carriesTo(msg *Message, gw Gateway, otp bool) bool {
+	if gw == GatewayCloud {
 		return !otp || msg.Template != nil
 	}
 	return msg.Template == nil || msg.Text != ""
@@ -94,23 +94,24 @@ func carriesTo(msg *notify.ChatMessage, gw notify.ChatGateway, otp bool) bool {
 // envFor returns the envelope for gateway gw: env itself for the gateway
 // it was prepared for, else a copy naming gw and its provider; for the QR
 // gateway, without the cloud template (its text form is sent).
-func (c *Channel) envFor(env *notify.Envelope, gw notify.ChatGateway, p notify.Provider) *notify.Envelope {
-	if gw == env.Chat.Gateway && (gw != notify.GatewayQR || env.Chat.Template == nil) {
+func (c *Channel) envFor(env *notify.Envelope, gw Gateway, p notify.Provider) *notify.Envelope {
+	if gw == MessageOf(env).Gateway && (gw != GatewayQR || MessageOf(env).Template == nil) {
 		return env
 	}
 	cp := *env
-	msg := *env.Chat
-	cp.Chat = &msg
+	msg := *MessageOf(env)
+	cp.Content = &msg
+	cp.Route = string(gw)
 	cp.Provider = p.Name()
 	msg.Gateway = gw
-	if gw == notify.GatewayQR {
+	if gw == GatewayQR {
 		msg.Template = nil
 	}
 	return &cp
 }
 
 // result completes a provider's Result.
-func result(res *notify.Result, p notify.Provider, gw notify.ChatGateway, note string) (*notify.Result, error) {
+func result(res *notify.Result, p notify.Provider, gw Gateway, note string) (*notify.Result, error) {
 	if res == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "chat: provider %s reported success without a result", p.Name())
 	}
@@ -118,7 +119,7 @@ func result(res *notify.Result, p notify.Provider, gw notify.ChatGateway, note s
 	if out.Provider == "" {
 		out.Provider = p.Name()
 	}
-	out.Gateway = gw
+	out.Route = string(gw)
 	if note != "" {
 		if out.Note != "" {
 			note += "; " + out.Note

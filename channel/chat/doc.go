@@ -74,7 +74,7 @@
 //     and the positional variables "1", "2", ... (or a JSON array) as body
 //     parameters; an otp with no variables is the single parameter. Named
 //     variables are refused: a template with named parameters, text
-//     headers or button values is built as a notify.ChatTemplate (by a
+//     headers or button values is built as a Template (by a
 //     Config.CloudTemplates, or by an app calling the provider). header_url, for templates with a media
 //     header, is a document (.pdf), a video (.mp4, .3gp) or an image (any
 //     other path). Under auto, template_name pins the cloud gateway, since

@@ -111,8 +111,8 @@ func TestMediaRebindingEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		acct := account(notify.GatewayQR)
-		env, err := ch.Prepare(context.Background(), acct, &notify.ChatRequest{To: "9876543210", MediaURL: mediaURL, Message: "Invoice"})
+		acct := account(chat.GatewayQR)
+		env, err := ch.Prepare(context.Background(), acct, &chat.Request{To: "9876543210", MediaURL: mediaURL, Message: "Invoice"})
 		if err != nil {
 			t.Fatalf("Prepare: %v (the name is public at check time)", err)
 		}

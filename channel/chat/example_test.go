@@ -45,20 +45,20 @@ func ExampleChannel_Deliver() {
 	cloud, qr := memprovider.New("cloud"), memprovider.New("qr")
 	cloud.FailNext(1, notify.CodeUnavailable)
 	ch, _ := chat.New(chat.Config{Cloud: cloud, QR: qr, CloudOTPTemplate: "otp_code"})
-	acct := &notify.Account{ID: "acme", Name: "Acme", PrimaryGateway: notify.GatewayCloud}
+	acct := &notify.Account{ID: "acme", Name: "Acme", PrimaryGateway: string(chat.GatewayCloud)}
 
-	env, err := ch.Prepare(context.Background(), acct, &notify.ChatRequest{To: "+91 98765 43210", OTP: "482915", Action: "login"})
+	env, err := ch.Prepare(context.Background(), acct, &chat.Request{To: "+91 98765 43210", OTP: "482915", Action: "login"})
 	if err != nil {
 		panic(err)
 	}
 	env.Account = acct // the Notifier fills it
-	fmt.Println(env.To, env.Chat.Gateway, env.Chat.Text)
+	fmt.Println(env.To, chat.MessageOf(env).Gateway, chat.MessageOf(env).Text)
 
 	res, err := ch.Deliver(context.Background(), env)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(res.Gateway, res.Provider)
+	fmt.Println(res.Route, res.Provider)
 	// Output:
 	// 9876543210 cloud *482915* is your Acme login code. For your security, do not share this code with anyone.
 	// qr qr
@@ -67,7 +67,7 @@ func ExampleChannel_Deliver() {
 // Bad input names every bad field.
 func ExampleChannel_Prepare_badInput() {
 	ch, _ := chat.New(chat.Config{QR: memprovider.New("qr")})
-	_, err := ch.Prepare(context.Background(), &notify.Account{ID: "acme"}, &notify.ChatRequest{
+	_, err := ch.Prepare(context.Background(), &notify.Account{ID: "acme"}, &chat.Request{
 		To: "98765", Gateway: "sms", MediaURL: "http://cdn.example.com/invoice.pdf",
 	})
 	for _, f := range err.(*notify.Error).Fields {

@@ -12,7 +12,7 @@ import (
 	"github.com/notifykit/notify/provider/memprovider"
 )
 
-func prepare(t *testing.T, r *rig, acct *notify.Account, req *notify.ChatRequest) *notify.Envelope {
+func prepare(t *testing.T, r *rig, acct *notify.Account, req *chat.Request) *notify.Envelope {
 	t.Helper()
 	env, err := r.ch.Prepare(context.Background(), acct, req)
 	if err != nil {
@@ -25,31 +25,31 @@ func prepare(t *testing.T, r *rig, acct *notify.Account, req *notify.ChatRequest
 func TestFailover(t *testing.T) {
 	tests := []struct {
 		name      string
-		primary   notify.ChatGateway
-		requested notify.ChatGateway
-		req       func() *notify.ChatRequest
+		primary   chat.Gateway
+		requested chat.Gateway
+		req       func() *chat.Request
 		failCloud notify.Code // injected into the next send of each provider
 		failQR    notify.Code
-		gateway   notify.ChatGateway // delivered by; "" = Deliver fails
-		code      notify.Code        // Deliver's code when it fails
+		gateway   chat.Gateway // delivered by; "" = Deliver fails
+		code      notify.Code  // Deliver's code when it fails
 		note      string
 	}{
-		{name: "temporary on cloud falls over to qr", primary: notify.GatewayCloud, req: shapeOTP,
-			failCloud: notify.CodeUnavailable, gateway: notify.GatewayQR, note: "the cloud gateway failed first"},
-		{name: "rate limit on qr falls over to cloud", primary: notify.GatewayQR, req: shapeOTP,
-			failQR: notify.CodeRateLimited, gateway: notify.GatewayCloud, note: "the qr gateway failed first"},
-		{name: "cloud template falls over as text", primary: notify.GatewayCloud, req: shapeTemplate,
-			failCloud: notify.CodeUnavailable, gateway: notify.GatewayQR},
-		{name: "permanent failure does not fall over", primary: notify.GatewayCloud, req: shapeOTP,
+		{name: "temporary on cloud falls over to qr", primary: chat.GatewayCloud, req: shapeOTP,
+			failCloud: notify.CodeUnavailable, gateway: chat.GatewayQR, note: "the cloud gateway failed first"},
+		{name: "rate limit on qr falls over to cloud", primary: chat.GatewayQR, req: shapeOTP,
+			failQR: notify.CodeRateLimited, gateway: chat.GatewayCloud, note: "the qr gateway failed first"},
+		{name: "cloud template falls over as text", primary: chat.GatewayCloud, req: shapeTemplate,
+			failCloud: notify.CodeUnavailable, gateway: chat.GatewayQR},
+		{name: "permanent failure does not fall over", primary: chat.GatewayCloud, req: shapeOTP,
 			failCloud: notify.CodeRejected, code: notify.CodeRejected},
-		{name: "explicit gateway does not fall over", primary: notify.GatewayCloud, requested: notify.GatewayCloud, req: shapeOTP,
+		{name: "explicit gateway does not fall over", primary: chat.GatewayCloud, requested: chat.GatewayCloud, req: shapeOTP,
 			failCloud: notify.CodeUnavailable, code: notify.CodeUnavailable},
-		{name: "template_name cannot go to qr", primary: notify.GatewayQR, req: func() *notify.ChatRequest {
+		{name: "template_name cannot go to qr", primary: chat.GatewayQR, req: func() *chat.Request {
 			r := shapeCloud()
 			r.Gateway = ""
 			return r
 		}, failCloud: notify.CodeUnavailable, code: notify.CodeUnavailable},
-		{name: "both fail", primary: notify.GatewayCloud, req: shapeMedia,
+		{name: "both fail", primary: chat.GatewayCloud, req: shapeMedia,
 			failCloud: notify.CodeUnavailable, failQR: notify.CodeRejected, code: notify.CodeRejected},
 	}
 	for _, tt := range tests {
@@ -67,9 +67,9 @@ func TestFailover(t *testing.T) {
 			}
 			acct := account(tt.primary)
 			env := prepare(t, r, acct, req)
-			before := *env.Chat
+			before := *chat.MessageOf(env)
 			res, err := r.ch.Deliver(context.Background(), env)
-			if *env.Chat != before {
+			if *chat.MessageOf(env) != before {
 				t.Error("Deliver modified the envelope")
 			}
 			if tt.gateway == "" {
@@ -85,17 +85,17 @@ func TestFailover(t *testing.T) {
 				t.Fatalf("Deliver: %v", err)
 			}
 			prov := r.cloud
-			if tt.gateway == notify.GatewayQR {
+			if tt.gateway == chat.GatewayQR {
 				prov = r.qr
 			}
-			if res.Gateway != tt.gateway || res.Provider != prov.Name() || prov.Len() != 1 || !strings.Contains(res.Note, tt.note) {
+			if res.Route != string(tt.gateway) || res.Provider != prov.Name() || prov.Len() != 1 || !strings.Contains(res.Note, tt.note) {
 				t.Fatalf("result %+v (sent %d), want gateway %s and note %q", res, prov.Len(), tt.gateway, tt.note)
 			}
 			got := prov.Sent()[0]
-			if got.Chat.Gateway != tt.gateway || got.Provider != prov.Name() {
-				t.Errorf("the failover envelope says %s/%s", got.Chat.Gateway, got.Provider)
+			if chat.MessageOf(got).Gateway != tt.gateway || got.Provider != prov.Name() {
+				t.Errorf("the failover envelope says %s/%s", chat.MessageOf(got).Gateway, got.Provider)
 			}
-			if tt.gateway == notify.GatewayQR && got.Chat.Template != nil {
+			if tt.gateway == chat.GatewayQR && chat.MessageOf(got).Template != nil {
 				t.Error("the QR gateway got a cloud template")
 			}
 		})
@@ -108,7 +108,7 @@ func TestFailoverErrorNamesBoth(t *testing.T) {
 	r := newRig(t, nil)
 	r.cloud.FailNext(1, notify.CodeUnavailable)
 	r.qr.FailNext(1, notify.CodeRateLimited)
-	env := prepare(t, r, account(notify.GatewayCloud), shapeOTP())
+	env := prepare(t, r, account(chat.GatewayCloud), shapeOTP())
 	_, err := r.ch.Deliver(context.Background(), env)
 	var e *notify.Error
 	if !errors.As(err, &e) || e.Code != notify.CodeRateLimited || e.Provider != "qr-mem" ||
@@ -125,7 +125,7 @@ func TestFailoverErrorNamesBoth(t *testing.T) {
 func TestNoFailoverWhenContextEnds(t *testing.T) {
 	r := newRig(t, nil)
 	r.cloud.SetLatency(time.Second)
-	env := prepare(t, r, account(notify.GatewayCloud), shapeOTP())
+	env := prepare(t, r, account(chat.GatewayCloud), shapeOTP())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	_, err := r.ch.Deliver(ctx, env)
@@ -144,19 +144,19 @@ func TestFallbackMark(t *testing.T) {
 	both := newRig(t, nil)
 	cloudOnly := newRig(t, func(c *chat.Config) { c.QR = nil })
 	explicit := shapeMedia()
-	explicit.Gateway = notify.GatewayCloud
+	explicit.Gateway = chat.GatewayCloud
 	for _, tt := range []struct {
 		name string
 		r    *rig
-		req  *notify.ChatRequest
+		req  *chat.Request
 		want bool
 	}{
 		{"auto with both gateways", both, shapeMedia(), true},
 		{"auto with the cloud gateway alone", cloudOnly, shapeMedia(), false},
 		{"a gateway chosen by the request", both, explicit, false},
-		{"a cloud template without text", both, func() *notify.ChatRequest { r := shapeCloud(); r.Gateway = ""; return r }(), false},
+		{"a cloud template without text", both, func() *chat.Request { r := shapeCloud(); r.Gateway = ""; return r }(), false},
 	} {
-		if got := prepare(t, tt.r, account(notify.GatewayCloud), tt.req).Chat.Fallback; got != tt.want {
+		if got := chat.MessageOf(prepare(t, tt.r, account(chat.GatewayCloud), tt.req)).Fallback; got != tt.want {
 			t.Errorf("%s: Fallback = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -174,15 +174,15 @@ func (coreQR) SupportsMedia() bool { return false }
 // provider's own choice (refuse or link).
 func TestMediaAvoidsACoreQRGateway(t *testing.T) {
 	r := newRig(t, func(c *chat.Config) { c.QR = coreQR{memprovider.New("qr-core")} })
-	if env := prepare(t, r, account(notify.GatewayQR), shapeMedia()); env.Chat.Gateway != notify.GatewayCloud {
-		t.Fatalf("media under auto: %s", env.Chat.Gateway)
+	if env := prepare(t, r, account(chat.GatewayQR), shapeMedia()); chat.MessageOf(env).Gateway != chat.GatewayCloud {
+		t.Fatalf("media under auto: %s", chat.MessageOf(env).Gateway)
 	}
-	if env := prepare(t, r, account(notify.GatewayQR), &notify.ChatRequest{To: "9876543210", Message: "hi"}); env.Chat.Gateway != notify.GatewayQR {
-		t.Fatalf("text under auto: %s", env.Chat.Gateway)
+	if env := prepare(t, r, account(chat.GatewayQR), &chat.Request{To: "9876543210", Message: "hi"}); chat.MessageOf(env).Gateway != chat.GatewayQR {
+		t.Fatalf("text under auto: %s", chat.MessageOf(env).Gateway)
 	}
 	req := shapeMedia()
-	req.Gateway = notify.GatewayQR
-	if env := prepare(t, r, account(notify.GatewayQR), req); env.Chat.Gateway != notify.GatewayQR {
-		t.Fatalf("explicit qr: %s", env.Chat.Gateway)
+	req.Gateway = chat.GatewayQR
+	if env := prepare(t, r, account(chat.GatewayQR), req); chat.MessageOf(env).Gateway != chat.GatewayQR {
+		t.Fatalf("explicit qr: %s", chat.MessageOf(env).Gateway)
 	}
 }

@@ -63,6 +63,6 @@ func newRig(t testing.TB, edit func(*chat.Config)) *rig {
 	return r
 }
 
-func account(primary notify.ChatGateway) *notify.Account {
-	return &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR(), PrimaryGateway: primary}
+func account(primary chat.Gateway) *notify.Account {
+	return &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR(), PrimaryGateway: string(primary)}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -40,10 +41,10 @@ type stack struct {
 	wallet            *memstore.Wallet
 	smsP, cloudP, qrP *memprovider.Provider
 	opening           int64
-	primary           notify.ChatGateway
+	primary           chat.Gateway
 }
 
-func newStack(t testing.TB, primary notify.ChatGateway, opts ...notify.Option) *stack {
+func newStack(t testing.TB, primary chat.Gateway, opts ...notify.Option) *stack {
 	t.Helper()
 	s := &stack{
 		wallet: memstore.NewWallet(), smsP: memprovider.New("sms-mem"),
@@ -92,8 +93,8 @@ func (s *stack) ledger(t *testing.T) (debits, credits map[string]int64, balance 
 	return debits, credits, bal.Minor
 }
 
-func otpReq() *notify.OTPRequest {
-	return &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482915", BrandName: "ShopX", Action: "login"}
+func otpReq() *otp.Request {
+	return &otp.Request{Account: "acme", To: "9876543210", OTP: "482915", BrandName: "ShopX", Action: "login"}
 }
 
 // Stock prices (paise): SMS otp route 20 per segment; chat otp 35 cloud, 10 QR.
@@ -104,8 +105,8 @@ const (
 )
 
 func TestDualOTPBothLegs(t *testing.T) {
-	s := newStack(t, notify.GatewayCloud)
-	r, err := s.n.SendOTP(context.Background(), otpReq())
+	s := newStack(t, chat.GatewayCloud)
+	r, err := s.n.Send(context.Background(), otpReq())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,17 +115,17 @@ func TestDualOTPBothLegs(t *testing.T) {
 	}
 	smsLeg, chatLeg := r.Legs[0], r.Legs[1]
 	if smsLeg.Kind != notify.KindSMS || smsLeg.Status != notify.StatusSent || chatLeg.Kind != notify.KindChat ||
-		chatLeg.Status != notify.StatusSent || chatLeg.Gateway != notify.GatewayCloud {
+		chatLeg.Status != notify.StatusSent || chatLeg.Gateway != string(chat.GatewayCloud) {
 		t.Fatalf("legs %+v %+v", smsLeg, chatLeg)
 	}
 	if r.Cost.Minor != smsOTPPrice+cloudOTPPrice || r.Balance.Minor != s.opening-smsOTPPrice-cloudOTPPrice {
 		t.Fatalf("cost %v balance %v", r.Cost, r.Balance)
 	}
 	// brand_name reaches both messages.
-	if txt := s.smsP.Sent()[0].SMS.Text; !strings.Contains(txt, "ShopX") {
+	if txt := sms.MessageOf(s.smsP.Sent()[0]).Text; !strings.Contains(txt, "ShopX") {
 		t.Errorf("SMS text %q lacks the brand", txt)
 	}
-	if txt := s.cloudP.Sent()[0].Chat.Text; txt != "*482915* is your ShopX login code. For your security, do not share this code with anyone." {
+	if txt := chat.MessageOf(s.cloudP.Sent()[0]).Text; txt != "*482915* is your ShopX login code. For your security, do not share this code with anyone." {
 		t.Errorf("chat text %q", txt)
 	}
 }
@@ -142,9 +143,9 @@ func TestDualOTPOneLegFails(t *testing.T) {
 		{"sms leg rejected", func(s *stack) { s.smsP.FailNext(1, notify.CodeRejected) }, 0, cloudOTPPrice},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newStack(t, notify.GatewayCloud)
+			s := newStack(t, chat.GatewayCloud)
 			tt.fail(s)
-			r, err := s.n.SendOTP(context.Background(), otpReq())
+			r, err := s.n.Send(context.Background(), otpReq())
 			if err != nil {
 				t.Fatalf("SendOTP: %v (one leg was delivered)", err)
 			}
@@ -173,14 +174,14 @@ func TestDualOTPOneLegFails(t *testing.T) {
 // TestDualOTPChatFailover: under auto the chat leg falls over to the QR
 // gateway, and the receipt says so.
 func TestDualOTPChatFailover(t *testing.T) {
-	s := newStack(t, notify.GatewayCloud)
+	s := newStack(t, chat.GatewayCloud)
 	s.cloudP.FailNext(1, notify.CodeUnavailable)
-	r, err := s.n.SendOTP(context.Background(), otpReq())
+	r, err := s.n.Send(context.Background(), otpReq())
 	if err != nil {
 		t.Fatal(err)
 	}
 	chatLeg := r.Legs[1]
-	if chatLeg.Status != notify.StatusSent || chatLeg.Gateway != notify.GatewayQR || chatLeg.Provider != "qr-mem" ||
+	if chatLeg.Status != notify.StatusSent || chatLeg.Gateway != string(chat.GatewayQR) || chatLeg.Provider != "qr-mem" ||
 		!strings.Contains(chatLeg.Note, "the cloud gateway failed first") {
 		t.Fatalf("chat leg %+v", chatLeg)
 	}
@@ -193,13 +194,13 @@ func TestDualOTPChatFailover(t *testing.T) {
 
 // TestBadInputChargesNothing: a refused request moves no money.
 func TestBadInputChargesNothing(t *testing.T) {
-	s := newStack(t, notify.GatewayCloud)
-	for _, req := range []*notify.ChatRequest{
+	s := newStack(t, chat.GatewayCloud)
+	for _, req := range []*chat.Request{
 		{Account: "acme", To: "9876543210", MediaURL: "https://loop.example.com/a.pdf"},
 		{Account: "acme", To: "9876543210", Message: "hi", Gateway: "sms"},
 		{Account: "acme", To: "9876543210"},
 	} {
-		r, err := s.n.SendChat(context.Background(), req)
+		r, err := s.n.Send(context.Background(), req)
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || r != nil {
 			t.Fatalf("SendChat = %v, %v; want InvalidArgument and no receipt", r, err)
 		}
@@ -211,17 +212,17 @@ func TestBadInputChargesNothing(t *testing.T) {
 
 // TestSendChatPrices: the price follows the gateway and the type.
 func TestSendChatPrices(t *testing.T) {
-	s := newStack(t, notify.GatewayQR)
+	s := newStack(t, chat.GatewayQR)
 	for _, tt := range []struct {
-		req  *notify.ChatRequest
+		req  *chat.Request
 		cost int64
 	}{
-		{&notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi"}, 10},
-		{&notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi", Type: notify.ChatPromotional}, 20},
-		{&notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi", Gateway: notify.GatewayCloud}, 35},
-		{&notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hi", Gateway: notify.GatewayCloud, Type: notify.ChatPromotional}, 90},
+		{&chat.Request{Account: "acme", To: "9876543210", Message: "hi"}, 10},
+		{&chat.Request{Account: "acme", To: "9876543210", Message: "hi", Type: chat.TypePromotional}, 20},
+		{&chat.Request{Account: "acme", To: "9876543210", Message: "hi", Gateway: chat.GatewayCloud}, 35},
+		{&chat.Request{Account: "acme", To: "9876543210", Message: "hi", Gateway: chat.GatewayCloud, Type: chat.TypePromotional}, 90},
 	} {
-		r, err := s.n.SendChat(context.Background(), tt.req)
+		r, err := s.n.Send(context.Background(), tt.req)
 		if err != nil || r.Cost.Minor != tt.cost {
 			t.Errorf("%s/%s: cost %v, err %v; want %d", tt.req.Gateway, tt.req.Type, r.Cost, err, tt.cost)
 		}

@@ -2,8 +2,6 @@ package chat
 
 import (
 	"fmt"
-
-	"github.com/notifykit/notify"
 )
 
 // otpConfig checks and keeps the cloud OTP template of cfg.
@@ -31,15 +29,15 @@ func (c *Channel) otpConfig(cfg Config) error {
 // index 0 whether it shows "copy code" or one-tap autofill. lang, when
 // set, overrides the configured language. It returns nil when no
 // template is configured or the message does not go to the cloud gateway.
-func (c *Channel) authTemplate(code, lang string, requested notify.ChatGateway) *notify.ChatTemplate {
-	if c.otpName == "" || c.cloud == nil || requested == notify.GatewayQR || code == "" {
+func (c *Channel) authTemplate(code, lang string, requested Gateway) *Template {
+	if c.otpName == "" || c.cloud == nil || requested == GatewayQR || code == "" {
 		return nil
 	}
 	if lang == "" {
 		lang = c.otpLang
 	}
-	return &notify.ChatTemplate{Name: c.otpName, Language: lang, Params: []string{code},
-		Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 0, Value: code}}}
+	return &Template{Name: c.otpName, Language: lang, Params: []string{code},
+		Buttons: []Button{{Kind: ButtonURL, Index: 0, Value: code}}}
 }
 
 // templateName reports whether s can name a cloud template: 1 to 512

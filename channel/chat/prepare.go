@@ -15,7 +15,7 @@ import (
 	"github.com/notifykit/notify/internal/rules"
 )
 
-// Prepare validates and normalises a *notify.ChatRequest for acct as the
+// Prepare validates and normalises a *Request for acct as the
 // package documentation describes: it picks the content by precedence,
 // formats or renders it, checks media URLs and resolves the gateway. It
 // returns the envelope with Kind, To, Provider (the resolved gateway's
@@ -25,7 +25,7 @@ import (
 // context's end are returned as they are. Prepare has no side effects
 // other than DNS lookups and does not retain req.
 func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
-	r, ok := req.(*notify.ChatRequest)
+	r, ok := req.(*Request)
 	if !ok || r == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "chat: the chat channel cannot send %T", req)
 	}
@@ -42,11 +42,11 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	rules.Check(&fe, r) // otp, brand, type, gateway, template_name, file_name, domain
 	requested := r.Gateway
 	if requested == "" {
-		requested = notify.GatewayAuto
+		requested = GatewayAuto
 	}
 	typ := r.Type
 	if typ == "" {
-		typ = notify.ChatOTP
+		typ = TypeOTP
 	}
 	action := normalAction(r.Action)
 	if action == "" {
@@ -80,7 +80,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		}
 	}
 
-	msg := &notify.ChatMessage{Type: typ}
+	msg := &Message{Type: typ}
 	var tmplClass notify.PriceClass
 	switch {
 	case r.MediaURL != "":
@@ -114,11 +114,11 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 
 	class := notify.Transactional
-	if typ == notify.ChatPromotional {
+	if typ == TypePromotional {
 		class = notify.Promotional
 	}
 	if tmplClass == notify.Promotional {
-		class, msg.Type = notify.Promotional, notify.ChatPromotional
+		class, msg.Type = notify.Promotional, TypePromotional
 	}
 
 	// An OTP message, or a template filled with a code.
@@ -127,25 +127,27 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if err != nil {
 		return nil, err
 	}
-	msg.Gateway, msg.Auto = gw, requested == notify.GatewayAuto
+	msg.Gateway, msg.Auto = gw, requested == GatewayAuto
 	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw), carriesOTP)
 	return &notify.Envelope{
 		Kind:       notify.KindChat,
 		To:         to,
 		Provider:   c.provider(gw).Name(),
+		Route:      string(gw),
 		Units:      1,
 		Class:      class,
 		Domain:     r.Domain,
-		Chat:       msg,
+		Resend:     resendOf(r, msg, carriesOTP),
+		Content:    msg,
 		CarriesOTP: carriesOTP,
 	}, nil
 }
 
 // resolve picks the gateway of a prepared message; otp reports that it
 // carries a one-time code.
-func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, msg *notify.ChatMessage, otp bool) (notify.ChatGateway, error) {
+func (c *Channel) resolve(acct *notify.Account, requested Gateway, msg *Message, otp bool) (Gateway, error) {
 	cloudOnly := msg.Template != nil && msg.Text == ""
-	if requested != notify.GatewayAuto {
+	if requested != GatewayAuto {
 		if c.provider(requested) == nil {
 			return "", notify.Errorf(notify.CodeUnavailable, "chat: the %s gateway is not configured", requested)
 		}
@@ -154,11 +156,11 @@ func (c *Channel) resolve(acct *notify.Account, requested notify.ChatGateway, ms
 		}
 		return requested, nil
 	}
-	gw := acct.PrimaryChatGateway()
-	if cloudOnly || (msg.Media != nil && gw == notify.GatewayQR && c.cloud != nil && !attaches(c.qr)) {
+	gw := PrimaryGateway(acct)
+	if cloudOnly || (msg.Media != nil && gw == GatewayQR && c.cloud != nil && !attaches(c.qr)) {
 		// A QR gateway that cannot attach files (WAHA Core) would refuse
 		// the file or send a link: the cloud gateway attaches it.
-		gw = notify.GatewayCloud
+		gw = GatewayCloud
 	}
 	if c.provider(gw) == nil || !carriesTo(msg, gw, otp) {
 		if cloudOnly {
@@ -185,7 +187,7 @@ func attaches(p notify.Provider) bool {
 // request can never go until the configuration changes. It names the
 // field that carries the code, and the setting as the library and as the
 // example gateway spell it.
-func errNoOTPTemplate(msg *notify.ChatMessage) error {
+func errNoOTPTemplate(msg *Message) error {
 	field := "variables.OTP"
 	if msg.OTP != "" {
 		field = "otp"
@@ -198,12 +200,12 @@ func errNoOTPTemplate(msg *notify.ChatMessage) error {
 // template fills msg for template_slug / template_name and returns the
 // template's price class. Validation problems go to fe; other errors are
 // returned.
-func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.ChatRequest, requested notify.ChatGateway,
-	action, lang string, brandGiven bool, brand string, msg *notify.ChatMessage, fe *notify.FieldErrors) (notify.PriceClass, error) {
+func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request, requested Gateway,
+	action, lang string, brandGiven bool, brand string, msg *Message, fe *notify.FieldErrors) (notify.PriceClass, error) {
 	// template_name is for the cloud gateway; it is used when the message
 	// can go that way.
-	useName := r.TemplateName != "" && requested != notify.GatewayQR && (c.cloud != nil || r.TemplateSlug == "")
-	if r.TemplateName != "" && requested == notify.GatewayQR && r.TemplateSlug == "" {
+	useName := r.TemplateName != "" && requested != GatewayQR && (c.cloud != nil || r.TemplateSlug == "")
+	if r.TemplateName != "" && requested == GatewayQR && r.TemplateSlug == "" {
 		fe.Add("template_name", "cloud templates need gateway cloud or auto; on the qr gateway use template_slug or message")
 		return "", nil
 	}
@@ -217,7 +219,7 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.
 		msg.Template, msg.OTP = c.authTemplate(r.OTP, lang, requested), r.OTP
 	} else if useName {
 		params := positionalParams(r.Variables, r.OTP, fe)
-		t := &notify.ChatTemplate{Name: r.TemplateName, Language: lang, Params: params}
+		t := &Template{Name: r.TemplateName, Language: lang, Params: params}
 		if t.Language == "" {
 			t.Language = "en_US"
 		}
@@ -251,7 +253,7 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *notify.
 		msg.Template = c.authTemplate(code, lang, requested)
 		return rendered.Class, nil
 	}
-	if msg.Template == nil && requested != notify.GatewayQR && c.cloud != nil && c.cloudTmpl != nil {
+	if msg.Template == nil && requested != GatewayQR && c.cloud != nil && c.cloudTmpl != nil {
 		t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)
 		if err != nil {
 			return "", mergeInvalid(err, fe)
@@ -282,7 +284,7 @@ func mergeInvalid(err error, fe *notify.FieldErrors) error {
 // slugVars copies the request's variables and fills OTP, ACTION and
 // BRAND_NAME from the request's fields unless the variables give them.
 // It reports an otp that contradicts variables.OTP.
-func slugVars(r *notify.ChatRequest, action string, brandGiven bool, brand string) (notify.Vars, bool) {
+func slugVars(r *Request, action string, brandGiven bool, brand string) (notify.Vars, bool) {
 	vars := make(notify.Vars, len(r.Variables)+3)
 	for k, v := range r.Variables {
 		vars[k] = v
@@ -333,21 +335,21 @@ func positionalParams(vars notify.Vars, otp string, fe *notify.FieldErrors) []st
 }
 
 // headerKind tells a template header's media kind from its URL's path.
-func headerKind(raw string) notify.MediaKind {
+func headerKind(raw string) MediaKind {
 	if raw == "" {
 		return ""
 	}
 	switch extOfURL(raw) {
 	case "pdf":
-		return notify.MediaDocument
+		return MediaDocument
 	case "mp4", "3gp":
-		return notify.MediaVideo
+		return MediaVideo
 	}
-	return notify.MediaImage
+	return MediaImage
 }
 
 // mediaFor builds the media of a message from media_url and file_name.
-func mediaFor(raw, name string) *notify.ChatMedia {
+func mediaFor(raw, name string) *Media {
 	urlExt := extOfURL(raw)
 	kindExt := urlExt
 	if name != "" {
@@ -355,13 +357,13 @@ func mediaFor(raw, name string) *notify.ChatMedia {
 			kindExt = e
 		}
 	}
-	m := &notify.ChatMedia{URL: raw, Kind: notify.MediaDocument, FileName: name}
+	m := &Media{URL: raw, Kind: MediaDocument, FileName: name}
 	if imageMIME(kindExt) != "" {
-		m.Kind = notify.MediaImage
+		m.Kind = MediaImage
 	}
 	if m.FileName == "" {
 		switch {
-		case m.Kind == notify.MediaImage:
+		case m.Kind == MediaImage:
 			m.FileName = "Image." + kindExt
 		case urlExt != "pdf" && docMIME(urlExt) != "":
 			m.FileName = "Document." + urlExt

@@ -17,7 +17,7 @@ const (
 	// 5322 allows.
 	MaxSubjectLen = 998
 	// MaxFromNameLen is the longest from_name, in characters; the rule
-	// itself is the from_name tag of notify.EmailRequest.
+	// itself is the from_name tag of Request.
 	MaxFromNameLen = 100
 	// MaxMessageLen is the longest message body, in bytes.
 	MaxMessageLen = 1 << 20
@@ -59,14 +59,14 @@ func New(cfg Config) (*Channel, error) {
 // Kind returns notify.KindEmail.
 func (c *Channel) Kind() notify.Kind { return notify.KindEmail }
 
-// Prepare validates and normalises an *notify.EmailRequest for acct and
+// Prepare validates and normalises an *Request for acct and
 // renders its template, as the package documentation describes. It
 // returns the envelope with Kind, To, Provider, Units (1), Class, Domain
 // and Email set. Every bad field is reported in one InvalidArgument
 // error; a failing renderer's other errors are returned as they are.
 // Prepare has no side effects and does not retain req.
 func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
-	r, ok := req.(*notify.EmailRequest)
+	r, ok := req.(*Request)
 	if !ok || r == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "email: the e-mail channel cannot send %T", req)
 	}
@@ -88,7 +88,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	// without them.
 	to, replyTo := strings.TrimSpace(r.To), strings.TrimSpace(r.ReplyTo)
 	purpose := r.Purpose
-	msg := &notify.EmailMessage{Purpose: purpose, FromName: r.FromName, ReplyTo: replyTo}
+	msg := &Message{Purpose: purpose, FromName: r.FromName, ReplyTo: replyTo}
 	if r.Subject != "" && !fe.Has("subject") && checkSubject(&fe, "subject", r.Subject) {
 		msg.Subject = r.Subject
 	}
@@ -105,7 +105,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, err
 	}
 	class := notify.Transactional
-	if purpose == notify.PurposeCampaign {
+	if purpose == PurposeCampaign {
 		class = notify.Promotional
 	}
 	return &notify.Envelope{
@@ -114,17 +114,18 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Provider: c.providerName,
 		Units:    1,
 		Class:    class,
+		Route:    string(purpose),
 		Domain:   r.Domain,
-		Email:    msg,
+		Content:  msg,
 		// OTP mail, or a template filled with a code.
-		CarriesOTP: r.Purpose == notify.PurposeOTP ||
+		CarriesOTP: r.Purpose == PurposeOTP ||
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),
 	}, nil
 }
 
 // renderTemplate fills msg from the request's template. A subject given
 // in the request overrides the template's.
-func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *notify.EmailRequest, msg *notify.EmailMessage) error {
+func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request, msg *Message) error {
 	if c.renderer == nil {
 		fe.Add("template_slug", "templates are not configured on this e-mail channel")
 		return nil
@@ -167,7 +168,7 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, ac
 // checkBody checks a direct message, present and not blank (its tag says
 // so), and puts it in msg as HTML with a generated text alternative, or as
 // plain text.
-func checkBody(fe *notify.FieldErrors, body string, msg *notify.EmailMessage) {
+func checkBody(fe *notify.FieldErrors, body string, msg *Message) {
 	switch {
 	case len(body) > MaxMessageLen:
 		fe.Addf("message", "must be at most %d bytes", MaxMessageLen)
@@ -209,7 +210,7 @@ func checkSubject(fe *notify.FieldErrors, field, s string) bool {
 // Deliver hands env to the provider, once: the Notifier retries. The
 // Result names the provider when the provider left it empty.
 func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if env == nil || env.Email == nil {
+	if env == nil || MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "email: Deliver got an envelope without e-mail content")
 	}
 	res, err := c.provider.Send(ctx, env)

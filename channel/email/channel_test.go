@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/template"
@@ -30,7 +31,7 @@ func newChannel(t testing.TB) *email.Channel {
 	return c
 }
 
-func prepare(t *testing.T, c *email.Channel, req *notify.EmailRequest) *notify.Envelope {
+func prepare(t *testing.T, c *email.Channel, req *email.Request) *notify.Envelope {
 	t.Helper()
 	env, err := c.Prepare(context.Background(), testAcct, req)
 	if err != nil {
@@ -65,22 +66,22 @@ func TestNew(t *testing.T) {
 
 func TestPrepareHTML(t *testing.T) {
 	c := newChannel(t)
-	env := prepare(t, c, &notify.EmailRequest{
+	env := prepare(t, c, &email.Request{
 		Account:  "acme",
 		To:       "  asha@example.com ",
 		Subject:  "Your invoice",
 		Message:  `<p>Hello Asha,</p><p>Your invoice is <a href="https://acme.example/i/42">ready</a>.</p>`,
 		FromName: "Acme Billing",
 		ReplyTo:  "billing@acme.example",
-		Purpose:  notify.PurposeInvoice,
+		Purpose:  email.PurposeInvoice,
 		Domain:   "shop.acme.example",
 	})
 	if env.Kind != notify.KindEmail || env.To != "asha@example.com" || env.Provider != "capture" ||
 		env.Units != 1 || env.Class != notify.Transactional || env.Domain != "shop.acme.example" {
 		t.Errorf("envelope %+v", env)
 	}
-	m := env.Email
-	if m.Purpose != notify.PurposeInvoice || m.FromName != "Acme Billing" || m.ReplyTo != "billing@acme.example" || m.Subject != "Your invoice" {
+	m := email.MessageOf(env)
+	if m.Purpose != email.PurposeInvoice || m.FromName != "Acme Billing" || m.ReplyTo != "billing@acme.example" || m.Subject != "Your invoice" {
 		t.Errorf("email %+v", m)
 	}
 	if !strings.HasPrefix(m.HTML, "<p>Hello Asha") {
@@ -93,22 +94,22 @@ func TestPrepareHTML(t *testing.T) {
 
 func TestPreparePlainText(t *testing.T) {
 	c := newChannel(t)
-	env := prepare(t, c, &notify.EmailRequest{To: "a@example.com", Subject: "Hi", Message: "Plain text, a < b."})
-	if env.Email.HTML != "" || env.Email.Text != "Plain text, a < b." {
-		t.Errorf("plain text became %+v", env.Email)
+	env := prepare(t, c, &email.Request{To: "a@example.com", Subject: "Hi", Message: "Plain text, a < b."})
+	if email.MessageOf(env).HTML != "" || email.MessageOf(env).Text != "Plain text, a < b." {
+		t.Errorf("plain text became %+v", email.MessageOf(env))
 	}
-	if env.Email.Purpose != "" || env.Class != notify.Transactional {
-		t.Errorf("default purpose: %q, class %q", env.Email.Purpose, env.Class)
+	if email.MessageOf(env).Purpose != "" || env.Class != notify.Transactional {
+		t.Errorf("default purpose: %q, class %q", email.MessageOf(env).Purpose, env.Class)
 	}
 }
 
 func TestPrepareClassByPurpose(t *testing.T) {
 	c := newChannel(t)
-	for purpose, want := range map[notify.EmailPurpose]notify.PriceClass{
-		"": notify.Transactional, notify.PurposeOTP: notify.Transactional, notify.PurposeInvoice: notify.Transactional,
-		notify.PurposeNotification: notify.Transactional, notify.PurposeCampaign: notify.Promotional,
+	for purpose, want := range map[email.Purpose]notify.PriceClass{
+		"": notify.Transactional, email.PurposeOTP: notify.Transactional, email.PurposeInvoice: notify.Transactional,
+		email.PurposeNotification: notify.Transactional, email.PurposeCampaign: notify.Promotional,
 	} {
-		env := prepare(t, c, &notify.EmailRequest{To: "a@example.com", Subject: "S", Message: "m", Purpose: purpose})
+		env := prepare(t, c, &email.Request{To: "a@example.com", Subject: "S", Message: "m", Purpose: purpose})
 		if env.Class != want {
 			t.Errorf("purpose %q: class %q, want %q", purpose, env.Class, want)
 		}
@@ -117,10 +118,10 @@ func TestPrepareClassByPurpose(t *testing.T) {
 
 func TestPrepareTemplate(t *testing.T) {
 	c := newChannel(t)
-	env := prepare(t, c, &notify.EmailRequest{
-		To: "a@example.com", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"}, Purpose: notify.PurposeOTP,
+	env := prepare(t, c, &email.Request{
+		To: "a@example.com", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"}, Purpose: email.PurposeOTP,
 	})
-	m := env.Email
+	m := email.MessageOf(env)
 	if m.Subject != "Your Acme verification code" {
 		t.Errorf("Subject = %q", m.Subject)
 	}
@@ -129,17 +130,17 @@ func TestPrepareTemplate(t *testing.T) {
 	}
 
 	// A subject in the request overrides the template's.
-	env = prepare(t, c, &notify.EmailRequest{
+	env = prepare(t, c, &email.Request{
 		To: "a@example.com", Subject: "Sign in to Acme", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"},
 	})
-	if env.Email.Subject != "Sign in to Acme" {
-		t.Errorf("Subject = %q, want the request's", env.Email.Subject)
+	if email.MessageOf(env).Subject != "Sign in to Acme" {
+		t.Errorf("Subject = %q, want the request's", email.MessageOf(env).Subject)
 	}
 	// The template wins over message.
-	env = prepare(t, c, &notify.EmailRequest{
+	env = prepare(t, c, &email.Request{
 		To: "a@example.com", Message: "ignored", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"},
 	})
-	if strings.Contains(env.Email.Text, "ignored") {
+	if strings.Contains(email.MessageOf(env).Text, "ignored") {
 		t.Error("message was used though template_slug was given")
 	}
 }
@@ -169,7 +170,7 @@ func TestPrepareTemplateShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			env, err := c.Prepare(context.Background(), testAcct, &notify.EmailRequest{To: "a@example.com", TemplateSlug: "x"})
+			env, err := c.Prepare(context.Background(), testAcct, &email.Request{To: "a@example.com", TemplateSlug: "x"})
 			if tc.want != nil {
 				if got := fields(t, err); !slices.Equal(got, tc.want) {
 					t.Errorf("bad fields %v, want %v", got, tc.want)
@@ -179,8 +180,8 @@ func TestPrepareTemplateShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if env.Email.Text != tc.wantTx {
-				t.Errorf("Text = %q, want %q", env.Email.Text, tc.wantTx)
+			if email.MessageOf(env).Text != tc.wantTx {
+				t.Errorf("Text = %q, want %q", email.MessageOf(env).Text, tc.wantTx)
 			}
 		})
 	}
@@ -189,41 +190,41 @@ func TestPrepareTemplateShapes(t *testing.T) {
 // TestBadInput covers each bad input of issue 6: InvalidArgument naming
 // the field (nothing is charged: see the Notifier tests).
 func TestBadInput(t *testing.T) {
-	ok := notify.EmailRequest{To: "a@example.com", Subject: "Hello", Message: "<p>Hi</p>"}
+	ok := email.Request{To: "a@example.com", Subject: "Hello", Message: "<p>Hi</p>"}
 	for _, tc := range []struct {
 		name string
-		edit func(r *notify.EmailRequest)
+		edit func(r *email.Request)
 		want []string
 	}{
-		{"missing to", func(r *notify.EmailRequest) { r.To = "" }, []string{"to"}},
-		{"malformed to", func(r *notify.EmailRequest) { r.To = "asha.example.com" }, []string{"to"}},
-		{"to with display name", func(r *notify.EmailRequest) { r.To = "Asha <a@example.com>" }, []string{"to"}},
-		{"to in angle brackets", func(r *notify.EmailRequest) { r.To = "<a@example.com>" }, []string{"to"}},
-		{"two recipients", func(r *notify.EmailRequest) { r.To = "a@example.com, b@example.com" }, []string{"to"}},
-		{"to without a dot", func(r *notify.EmailRequest) { r.To = "root@localhost" }, []string{"to"}},
-		{"to with an address literal", func(r *notify.EmailRequest) { r.To = "a@[192.0.2.1]" }, []string{"to"}},
-		{"to too long", func(r *notify.EmailRequest) { r.To = strings.Repeat("a", 250) + "@example.com" }, []string{"to"}},
-		{"subject missing", func(r *notify.EmailRequest) { r.Subject = "" }, []string{"subject"}},
-		{"subject blank", func(r *notify.EmailRequest) { r.Subject = "   " }, []string{"subject"}},
-		{"subject too long", func(r *notify.EmailRequest) { r.Subject = strings.Repeat("s", 999) }, []string{"subject"}},
-		{"subject with a control character", func(r *notify.EmailRequest) { r.Subject = "Hi\x1b[31m" }, []string{"subject"}},
-		{"from_name too long", func(r *notify.EmailRequest) { r.FromName = strings.Repeat("n", 101) }, []string{"from_name"}},
-		{"unknown purpose", func(r *notify.EmailRequest) { r.Purpose = "newsletter" }, []string{"purpose"}},
-		{"neither message nor template_slug", func(r *notify.EmailRequest) { r.Message = "" }, []string{"message"}},
-		{"blank message", func(r *notify.EmailRequest) { r.Message = " \n " }, []string{"message"}},
-		{"message with NUL", func(r *notify.EmailRequest) { r.Message = "a\x00b" }, []string{"message"}},
-		{"message not UTF-8", func(r *notify.EmailRequest) { r.Message = "a\xffb" }, []string{"message"}},
-		{"message too long", func(r *notify.EmailRequest) { r.Message = strings.Repeat("m", email.MaxMessageLen+1) }, []string{"message"}},
-		{"reply_to not an address", func(r *notify.EmailRequest) { r.ReplyTo = "reply here" }, []string{"reply_to"}},
-		{"reply_to with display name", func(r *notify.EmailRequest) { r.ReplyTo = "Desk <d@example.com>" }, []string{"reply_to"}},
-		{"unknown template", func(r *notify.EmailRequest) { r.TemplateSlug = "no-such-template" }, []string{"template_slug"}},
-		{"variables of the wrong shape", func(r *notify.EmailRequest) {
+		{"missing to", func(r *email.Request) { r.To = "" }, []string{"to"}},
+		{"malformed to", func(r *email.Request) { r.To = "asha.example.com" }, []string{"to"}},
+		{"to with display name", func(r *email.Request) { r.To = "Asha <a@example.com>" }, []string{"to"}},
+		{"to in angle brackets", func(r *email.Request) { r.To = "<a@example.com>" }, []string{"to"}},
+		{"two recipients", func(r *email.Request) { r.To = "a@example.com, b@example.com" }, []string{"to"}},
+		{"to without a dot", func(r *email.Request) { r.To = "root@localhost" }, []string{"to"}},
+		{"to with an address literal", func(r *email.Request) { r.To = "a@[192.0.2.1]" }, []string{"to"}},
+		{"to too long", func(r *email.Request) { r.To = strings.Repeat("a", 250) + "@example.com" }, []string{"to"}},
+		{"subject missing", func(r *email.Request) { r.Subject = "" }, []string{"subject"}},
+		{"subject blank", func(r *email.Request) { r.Subject = "   " }, []string{"subject"}},
+		{"subject too long", func(r *email.Request) { r.Subject = strings.Repeat("s", 999) }, []string{"subject"}},
+		{"subject with a control character", func(r *email.Request) { r.Subject = "Hi\x1b[31m" }, []string{"subject"}},
+		{"from_name too long", func(r *email.Request) { r.FromName = strings.Repeat("n", 101) }, []string{"from_name"}},
+		{"unknown purpose", func(r *email.Request) { r.Purpose = "newsletter" }, []string{"purpose"}},
+		{"neither message nor template_slug", func(r *email.Request) { r.Message = "" }, []string{"message"}},
+		{"blank message", func(r *email.Request) { r.Message = " \n " }, []string{"message"}},
+		{"message with NUL", func(r *email.Request) { r.Message = "a\x00b" }, []string{"message"}},
+		{"message not UTF-8", func(r *email.Request) { r.Message = "a\xffb" }, []string{"message"}},
+		{"message too long", func(r *email.Request) { r.Message = strings.Repeat("m", email.MaxMessageLen+1) }, []string{"message"}},
+		{"reply_to not an address", func(r *email.Request) { r.ReplyTo = "reply here" }, []string{"reply_to"}},
+		{"reply_to with display name", func(r *email.Request) { r.ReplyTo = "Desk <d@example.com>" }, []string{"reply_to"}},
+		{"unknown template", func(r *email.Request) { r.TemplateSlug = "no-such-template" }, []string{"template_slug"}},
+		{"variables of the wrong shape", func(r *email.Request) {
 			r.TemplateSlug, r.Variables = "standard-otp", notify.Vars{"OTP": "not-digits"}
 		}, []string{"variables.OTP"}},
-		{"missing variable", func(r *notify.EmailRequest) { r.TemplateSlug, r.Variables = "standard-otp", nil }, []string{"variables.OTP"}},
-		{"bad domain", func(r *notify.EmailRequest) { r.Domain = "shop\x00.example" }, []string{"domain"}},
-		{"everything at once", func(r *notify.EmailRequest) {
-			*r = notify.EmailRequest{To: "nope", Subject: "a\nb", FromName: "x\ry", ReplyTo: "bad", Purpose: "spam"}
+		{"missing variable", func(r *email.Request) { r.TemplateSlug, r.Variables = "standard-otp", nil }, []string{"variables.OTP"}},
+		{"bad domain", func(r *email.Request) { r.Domain = "shop\x00.example" }, []string{"domain"}},
+		{"everything at once", func(r *email.Request) {
+			*r = email.Request{To: "nope", Subject: "a\nb", FromName: "x\ry", ReplyTo: "bad", Purpose: "spam"}
 		}, []string{"to", "subject", "message", "from_name", "reply_to", "purpose"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,21 +245,21 @@ func TestBadInput(t *testing.T) {
 // whatever else the value holds.
 func TestHeaderInjection(t *testing.T) {
 	payloads := []string{"\r\nBcc: x@evil.example", "\nBcc: x@evil.example", "\rBcc: x@evil.example", "\x00", "\r\n\r\n<p>body</p>", "%0d%0a\n"}
-	set := map[string]func(r *notify.EmailRequest, v string){
-		"to":        func(r *notify.EmailRequest, v string) { r.To = "a@example.com" + v },
-		"subject":   func(r *notify.EmailRequest, v string) { r.Subject = "Hello" + v },
-		"from_name": func(r *notify.EmailRequest, v string) { r.FromName = "Acme" + v },
-		"reply_to":  func(r *notify.EmailRequest, v string) { r.ReplyTo = "r@example.com" + v },
+	set := map[string]func(r *email.Request, v string){
+		"to":        func(r *email.Request, v string) { r.To = "a@example.com" + v },
+		"subject":   func(r *email.Request, v string) { r.Subject = "Hello" + v },
+		"from_name": func(r *email.Request, v string) { r.FromName = "Acme" + v },
+		"reply_to":  func(r *email.Request, v string) { r.ReplyTo = "r@example.com" + v },
 	}
 	c := newChannel(t)
 	for field, edit := range set {
 		for i, p := range payloads {
 			t.Run(fmt.Sprintf("%s/%d", field, i), func(t *testing.T) {
-				req := notify.EmailRequest{To: "a@example.com", Subject: "Hello", Message: "Hi"}
+				req := email.Request{To: "a@example.com", Subject: "Hello", Message: "Hi"}
 				edit(&req, p)
 				env, err := c.Prepare(context.Background(), testAcct, &req)
 				if err == nil {
-					t.Fatalf("Prepare accepted %q in %s: %+v", p, field, env.Email)
+					t.Fatalf("Prepare accepted %q in %s: %+v", p, field, email.MessageOf(env))
 				}
 				if got := fields(t, err); !slices.Equal(got, []string{field}) {
 					t.Errorf("bad fields %v, want [%s]", got, field)
@@ -270,17 +271,17 @@ func TestHeaderInjection(t *testing.T) {
 
 func TestPrepareWrongRequest(t *testing.T) {
 	c := newChannel(t)
-	if _, err := c.Prepare(context.Background(), testAcct, &notify.SMSRequest{To: "9876543210", Message: "x"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := c.Prepare(context.Background(), testAcct, &sms.Request{To: "9876543210", Message: "x"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("SMS request: %v", err)
 	}
-	if _, err := c.Prepare(context.Background(), nil, &notify.EmailRequest{}); notify.CodeOf(err) != notify.CodeInternal {
+	if _, err := c.Prepare(context.Background(), nil, &email.Request{}); notify.CodeOf(err) != notify.CodeInternal {
 		t.Errorf("nil account: %v", err)
 	}
 	if _, err := c.Deliver(context.Background(), &notify.Envelope{}); notify.CodeOf(err) != notify.CodeInternal {
 		t.Errorf("Deliver without content: %v", err)
 	}
 	noTemplates, _ := email.New(email.Config{Provider: memprovider.New("capture")})
-	_, err := noTemplates.Prepare(context.Background(), testAcct, &notify.EmailRequest{To: "a@example.com", TemplateSlug: "standard-otp"})
+	_, err := noTemplates.Prepare(context.Background(), testAcct, &email.Request{To: "a@example.com", TemplateSlug: "standard-otp"})
 	if got := fields(t, err); !slices.Equal(got, []string{"template_slug"}) {
 		t.Errorf("template without a renderer: %v", err)
 	}
@@ -292,7 +293,7 @@ func TestDeliver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := prepare(t, c, &notify.EmailRequest{To: "a@example.com", Subject: "S", Message: "m"})
+	env := prepare(t, c, &email.Request{To: "a@example.com", Subject: "S", Message: "m"})
 	env.ID = "msg-1"
 	res, err := c.Deliver(context.Background(), env)
 	if err != nil || res.Provider != "capture" || res.ProviderMessageID == "" {
@@ -314,7 +315,7 @@ func FuzzHeaderChecks(f *testing.F) {
 	f.Add("victim@exa\u00a0mple.com", "Hi", "=?utf-8?q?x=0D=0ABcc:evil@example.com?=", "d\u202e@example.com")
 	c := newChannel(f)
 	f.Fuzz(func(t *testing.T, to, subject, fromName, replyTo string) {
-		req := &notify.EmailRequest{To: to, Subject: subject, FromName: fromName, ReplyTo: replyTo, Message: "<p>x</p>"}
+		req := &email.Request{To: to, Subject: subject, FromName: fromName, ReplyTo: replyTo, Message: "<p>x</p>"}
 		env, err := c.Prepare(context.Background(), testAcct, req)
 		if err != nil {
 			if notify.CodeOf(err) != notify.CodeInvalidArgument {
@@ -322,7 +323,7 @@ func FuzzHeaderChecks(f *testing.F) {
 			}
 			return
 		}
-		for name, v := range map[string]string{"to": env.To, "subject": env.Email.Subject, "from_name": env.Email.FromName, "reply_to": env.Email.ReplyTo} {
+		for name, v := range map[string]string{"to": env.To, "subject": email.MessageOf(env).Subject, "from_name": email.MessageOf(env).FromName, "reply_to": email.MessageOf(env).ReplyTo} {
 			if strings.ContainsAny(v, "\r\n\x00") {
 				t.Errorf("%s %q holds CR, LF or NUL", name, v)
 			}
@@ -333,8 +334,8 @@ func FuzzHeaderChecks(f *testing.F) {
 		// The one character rule of addresses and display names holds
 		// for whatever Prepare lets through.
 		for name, why := range map[string]string{
-			"to": rules.AddressChars(env.To), "reply_to": rules.AddressChars(env.Email.ReplyTo),
-			"from_name": rules.DisplayName(env.Email.FromName),
+			"to": rules.AddressChars(env.To), "reply_to": rules.AddressChars(email.MessageOf(env).ReplyTo),
+			"from_name": rules.DisplayName(email.MessageOf(env).FromName),
 		} {
 			if why != "" {
 				t.Errorf("%s passed Prepare but %s", name, why)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 )
 
 // TestInvisibleCharacters: addresses refuse control, format, space-like
@@ -18,31 +19,31 @@ import (
 // name.
 func TestInvisibleCharacters(t *testing.T) {
 	c := newChannel(t)
-	ok := notify.EmailRequest{To: "a@example.com", Subject: "Hello", Message: "Hi"}
+	ok := email.Request{To: "a@example.com", Subject: "Hello", Message: "Hi"}
 	for _, tc := range []struct {
 		name, field, want string
-		edit              func(r *notify.EmailRequest)
+		edit              func(r *email.Request)
 	}{
-		{"NBSP in to", "to", "space characters (U+00A0", func(r *notify.EmailRequest) { r.To = "victim@exa\u00a0mple.com" }},
-		{"NBSP at the edge of to", "to", "space characters (U+00A0", func(r *notify.EmailRequest) { r.To = "victim@example.com\u00a0" }},
-		{"zero-width space in to", "to", "invisible format characters (U+200B", func(r *notify.EmailRequest) { r.To = "vic\u200btim@example.com" }},
-		{"line separator in to", "to", "line or paragraph separators (U+2028", func(r *notify.EmailRequest) { r.To = "victim@example.com\u2028" }},
-		{"RLO in to", "to", "bidirectional control characters (U+202E", func(r *notify.EmailRequest) { r.To = "victim\u202e@example.com" }},
-		{"isolate in to", "to", "bidirectional control characters (U+2066", func(r *notify.EmailRequest) { r.To = "victim@\u2066example.com" }},
-		{"ALM in to", "to", "bidirectional control characters (U+061C", func(r *notify.EmailRequest) { r.To = "victim@example.com\u061c" }},
-		{"tab in to", "to", "control characters (U+0009", func(r *notify.EmailRequest) { r.To = "victim@example.com\t" }},
-		{"NBSP in reply_to", "reply_to", "space characters (U+00A0", func(r *notify.EmailRequest) { r.ReplyTo = "desk@exa\u00a0mple.com" }},
-		{"LRM in reply_to", "reply_to", "bidirectional control characters (U+200E", func(r *notify.EmailRequest) { r.ReplyTo = "desk\u200e@example.com" }},
-		{"encoded word in from_name", "from_name", "encoded word", func(r *notify.EmailRequest) { r.FromName = "=?utf-8?q?x=0D=0ABcc:evil@example.com?=" }},
-		{"encoded word in from_name, upper case", "from_name", "encoded word", func(r *notify.EmailRequest) { r.FromName = "Acme =?UTF-8?B?QmNjOiBldmlsQGV4YW1wbGUuY29t?=" }},
-		{"RLO in from_name", "from_name", "bidirectional control characters (U+202E", func(r *notify.EmailRequest) { r.FromName = "Acme\u202eknaB" }},
-		{"zero-width space in from_name", "from_name", "invisible format characters (U+200B", func(r *notify.EmailRequest) { r.FromName = "Ac\u200bme" }},
-		{"tab in from_name", "from_name", "control characters", func(r *notify.EmailRequest) { r.FromName = "Acme\tBank" }},
+		{"NBSP in to", "to", "space characters (U+00A0", func(r *email.Request) { r.To = "victim@exa\u00a0mple.com" }},
+		{"NBSP at the edge of to", "to", "space characters (U+00A0", func(r *email.Request) { r.To = "victim@example.com\u00a0" }},
+		{"zero-width space in to", "to", "invisible format characters (U+200B", func(r *email.Request) { r.To = "vic\u200btim@example.com" }},
+		{"line separator in to", "to", "line or paragraph separators (U+2028", func(r *email.Request) { r.To = "victim@example.com\u2028" }},
+		{"RLO in to", "to", "bidirectional control characters (U+202E", func(r *email.Request) { r.To = "victim\u202e@example.com" }},
+		{"isolate in to", "to", "bidirectional control characters (U+2066", func(r *email.Request) { r.To = "victim@\u2066example.com" }},
+		{"ALM in to", "to", "bidirectional control characters (U+061C", func(r *email.Request) { r.To = "victim@example.com\u061c" }},
+		{"tab in to", "to", "control characters (U+0009", func(r *email.Request) { r.To = "victim@example.com\t" }},
+		{"NBSP in reply_to", "reply_to", "space characters (U+00A0", func(r *email.Request) { r.ReplyTo = "desk@exa\u00a0mple.com" }},
+		{"LRM in reply_to", "reply_to", "bidirectional control characters (U+200E", func(r *email.Request) { r.ReplyTo = "desk\u200e@example.com" }},
+		{"encoded word in from_name", "from_name", "encoded word", func(r *email.Request) { r.FromName = "=?utf-8?q?x=0D=0ABcc:evil@example.com?=" }},
+		{"encoded word in from_name, upper case", "from_name", "encoded word", func(r *email.Request) { r.FromName = "Acme =?UTF-8?B?QmNjOiBldmlsQGV4YW1wbGUuY29t?=" }},
+		{"RLO in from_name", "from_name", "bidirectional control characters (U+202E", func(r *email.Request) { r.FromName = "Acme\u202eknaB" }},
+		{"zero-width space in from_name", "from_name", "invisible format characters (U+200B", func(r *email.Request) { r.FromName = "Ac\u200bme" }},
+		{"tab in from_name", "from_name", "control characters", func(r *email.Request) { r.FromName = "Acme\tBank" }},
 		// Internationalised domains must be ones IDNA accepts: the relay
 		// gets their ASCII form.
-		{"bad IDN domain in to", "to", "valid internationalised domain name", func(r *notify.EmailRequest) { r.To = "asha@bücher-.example" }},
-		{"undecodable A-label in to", "to", "valid internationalised domain name", func(r *notify.EmailRequest) { r.To = "asha@xn--zz.example" }},
-		{"bad IDN domain in reply_to", "reply_to", "valid internationalised domain name", func(r *notify.EmailRequest) { r.ReplyTo = "desk@bü_cher.example" }},
+		{"bad IDN domain in to", "to", "valid internationalised domain name", func(r *email.Request) { r.To = "asha@bücher-.example" }},
+		{"undecodable A-label in to", "to", "valid internationalised domain name", func(r *email.Request) { r.To = "asha@xn--zz.example" }},
+		{"bad IDN domain in reply_to", "reply_to", "valid internationalised domain name", func(r *email.Request) { r.ReplyTo = "desk@bü_cher.example" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := ok
@@ -62,15 +63,15 @@ func TestInvisibleCharacters(t *testing.T) {
 		req := ok
 		req.To, req.ReplyTo, req.FromName = to, to, "मेरी दुकान\u00a0Store"
 		env := prepare(t, c, &req)
-		if env.To != to || env.Email.ReplyTo != to {
-			t.Errorf("IDN address %q became to %q, reply_to %q", to, env.To, env.Email.ReplyTo)
+		if env.To != to || email.MessageOf(env).ReplyTo != to {
+			t.Errorf("IDN address %q became to %q, reply_to %q", to, env.To, email.MessageOf(env).ReplyTo)
 		}
 	}
 }
 
 func TestLookAlikeAddressNeverSent(t *testing.T) {
 	s := newStack(t)
-	_, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+	_, err := s.n.Send(context.Background(), &email.Request{
 		Account: "acme", To: "victim@exa\u00a0mple.com", Subject: "Your receipt", Message: "Hello",
 	})
 	var ne *notify.Error

@@ -36,7 +36,7 @@ func Example() {
 	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()})
 	n, _ := notify.New(accounts, notify.WithChannel(ch))
 
-	rc, err := n.SendEmail(context.Background(), &notify.EmailRequest{
+	rc, err := n.Send(context.Background(), &email.Request{
 		Account: "acme",
 		To:      "asha@example.com",
 		Subject: "Welcome to Acme",

@@ -111,14 +111,14 @@ func bodies(t *testing.T, m smtptest.Message) map[string]string {
 
 func TestSendThroughSMTP(t *testing.T) {
 	s := newStack(t)
-	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+	rc, err := s.n.Send(context.Background(), &email.Request{
 		Account:  "acme",
 		To:       "asha@example.com",
 		Subject:  "Your invoice is ready",
 		Message:  `<h1>Invoice 42</h1><p>Pay <a href="https://acme.example/pay/42">here</a>.</p>`,
 		FromName: "Acme Billing",
 		ReplyTo:  "billing@acme.example",
-		Purpose:  notify.PurposeInvoice,
+		Purpose:  email.PurposeInvoice,
 	})
 	if err != nil {
 		t.Fatalf("SendEmail: %v", err)
@@ -161,8 +161,8 @@ func TestSendThroughSMTP(t *testing.T) {
 
 func TestSendCampaignTemplate(t *testing.T) {
 	s := newStack(t)
-	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
-		Account: "acme", To: "asha@example.com", TemplateSlug: "promo-discount", Purpose: notify.PurposeCampaign,
+	rc, err := s.n.Send(context.Background(), &email.Request{
+		Account: "acme", To: "asha@example.com", TemplateSlug: "promo-discount", Purpose: email.PurposeCampaign,
 		Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://acme.example/sale"},
 	})
 	if err != nil {
@@ -191,8 +191,8 @@ func TestSendCampaignTemplate(t *testing.T) {
 func TestTemporaryThenSuccess(t *testing.T) {
 	s := newStack(t)
 	s.srv.RejectNext(451, "4.3.0 Try again later")
-	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
-		Account: "acme", To: "a@example.com", Subject: "Code", Message: "Your code is 4829", Purpose: notify.PurposeOTP,
+	rc, err := s.n.Send(context.Background(), &email.Request{
+		Account: "acme", To: "a@example.com", Subject: "Code", Message: "Your code is 4829", Purpose: email.PurposeOTP,
 	})
 	if err != nil {
 		t.Fatalf("SendEmail: %v", err)
@@ -212,7 +212,7 @@ func TestTemporaryThenSuccess(t *testing.T) {
 func TestPermanentFailureRefunded(t *testing.T) {
 	s := newStack(t)
 	s.srv.RejectNext(550, "5.1.1 No such user here")
-	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+	rc, err := s.n.Send(context.Background(), &email.Request{
 		Account: "acme", To: "nobody@example.com", Subject: "Hi", Message: "Hello",
 	})
 	if notify.CodeOf(err) != notify.CodeRejected {
@@ -235,7 +235,7 @@ func TestPermanentFailureRefunded(t *testing.T) {
 func TestLostReplyNotRetried(t *testing.T) {
 	s := newStack(t)
 	s.srv.DropNextAtDataEnd()
-	rc, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{Account: "acme", To: "a@example.com", Subject: "Hi", Message: "Hello"})
+	rc, err := s.n.Send(context.Background(), &email.Request{Account: "acme", To: "a@example.com", Subject: "Hi", Message: "Hello"})
 	if err == nil {
 		t.Fatal("SendEmail succeeded though the server hung up before replying")
 	}
@@ -249,7 +249,7 @@ func TestLostReplyNotRetried(t *testing.T) {
 
 func TestBadInputChargesNothing(t *testing.T) {
 	s := newStack(t)
-	_, err := s.n.SendEmail(context.Background(), &notify.EmailRequest{
+	_, err := s.n.Send(context.Background(), &email.Request{
 		Account: "acme", To: "a@example.com", Subject: "Hi\r\nBcc: everyone@example.com", Message: "Hello",
 	})
 	var ne *notify.Error
@@ -273,7 +273,7 @@ func TestBadInputChargesNothing(t *testing.T) {
 func TestInternationalisedAddresses(t *testing.T) {
 	const utf8Local = "रमेश@उदाहरण.भारत"
 	send := func(s *stack, to string) (*notify.Receipt, error) {
-		return s.n.SendEmail(context.Background(), &notify.EmailRequest{
+		return s.n.Send(context.Background(), &email.Request{
 			Account: "acme", To: to, ReplyTo: "desk@bücher.example", Subject: "Your order", Message: "It has shipped.",
 		})
 	}

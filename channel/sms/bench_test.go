@@ -21,11 +21,11 @@ func BenchmarkPrepare(b *testing.B) {
 	acct := testAccount()
 	reqs := []struct {
 		name string
-		req  notify.SMSRequest
+		req  sms.Request
 	}{
-		{"sms", notify.SMSRequest{To: "+91 98765 43210", Message: "Your parcel is out for delivery today."}},
-		{"otp", notify.SMSRequest{To: "9876543210", Message: "482913", Route: notify.RouteOTP, Brand: "ShopKart"}},
-		{"dlt", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+		{"sms", sms.Request{To: "+91 98765 43210", Message: "Your parcel is out for delivery today."}},
+		{"otp", sms.Request{To: "9876543210", Message: "482913", Route: sms.RouteOTP, Brand: "ShopKart"}},
+		{"dlt", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 			Message: "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO"}},
 	}
 	for _, r := range reqs {
@@ -42,7 +42,7 @@ func BenchmarkPrepare(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			benchSink = &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Provider: "mem", Units: 1,
-				SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: reqs[0].req.Message}}
+				Content: &sms.Message{Route: sms.RouteSMS, Text: reqs[0].req.Message}}
 		}
 	})
 }

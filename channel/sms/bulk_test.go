@@ -38,8 +38,8 @@ func TestBulkWithoutBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.FailNext(1, notify.CodeRejected) // the first recipient's send, for good
-	r, err := n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
-		Message: notify.SMSRequest{Account: "acme", Message: "Sale"}, To: []string{"9876543210", "9876543211", "9876543212"}})
+	r, err := n.Send(context.Background(), &sms.BulkRequest{
+		Message: sms.Request{Account: "acme", Message: "Sale"}, To: []string{"9876543210", "9876543211", "9876543212"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 		if hangUp {
 			b.hangUp = cancel
 		}
-		r, _ := n.SendSMSBulk(ctx, &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "Sale"},
+		r, _ := n.Send(ctx, &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale"},
 			To: []string{"9876543210", "9876543211", "9876543212", "9876543213", "9876543214"}})
 		cancel()
 		bal, _ := w.Balance(context.Background(), "acme")

@@ -103,14 +103,14 @@ func New(cfg Config) (*Channel, error) {
 // Kind returns notify.KindSMS.
 func (c *Channel) Kind() notify.Kind { return notify.KindSMS }
 
-// Prepare validates and normalises an *notify.SMSRequest for acct, renders
+// Prepare validates and normalises an *Request for acct, renders
 // its template and checks its DLT text, as the package documentation
 // describes. It returns the envelope with Kind, To, Provider, Units
 // (segments), Class, Domain and SMS set. Every bad field is reported in one
 // InvalidArgument error; a failing renderer's other errors are returned as
 // they are. Prepare has no side effects and does not retain req.
 func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
-	r, ok := req.(*notify.SMSRequest)
+	r, ok := req.(*Request)
 	if !ok || r == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "sms: the SMS channel cannot send %T", req)
 	}
@@ -128,14 +128,14 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	route := r.Route
 	if route == "" {
-		route = notify.RouteSMS
+		route = RouteSMS
 	}
 
 	sender, senderDefaulted := r.SenderID, false
 	if sender == "" {
 		sender, senderDefaulted = acct.VendorID, true
 	}
-	if route == notify.RouteDLT {
+	if route == RouteDLT {
 		sender = checkDLTHeader(&fe, sender, senderDefaulted)
 	} else if sender != "" {
 		checkSender(&fe, sender, senderDefaulted)
@@ -148,7 +148,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	// per send instead of two.
 	prepared := &struct {
 		env notify.Envelope
-		msg notify.SMSMessage
+		msg Message
 	}{}
 	msg := &prepared.msg
 	msg.Route, msg.SenderID = route, sender
@@ -156,7 +156,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	var text string
 	textOK := true // false once a problem with the text is reported
 
-	if route == notify.RouteOTP {
+	if route == RouteOTP {
 		text, textOK, err = c.otp(ctx, &fe, acct, r, msg)
 	} else {
 		text, class, textOK, err = c.body(ctx, &fe, acct, r)
@@ -168,11 +168,11 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if textOK {
 		textOK = checkText(&fe, text)
 	}
-	if route == notify.RouteDLT {
+	if route == RouteDLT {
 		c.dltIDs(&fe, acct, r, msg, text, textOK)
 	}
 
-	var enc notify.SMSEncoding
+	var enc Encoding
 	var segments int
 	if textOK {
 		enc, segments, _ = Segments(text)
@@ -190,10 +190,11 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Provider: c.providerName,
 		Units:    segments,
 		Class:    class,
+		Route:    string(route),
 		Domain:   r.Domain,
-		SMS:      msg,
+		Content:  msg,
 		// The otp route, or any template filled with a code.
-		CarriesOTP: route == notify.RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
+		CarriesOTP: route == RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
 	}
 	return &prepared.env, nil
 }
@@ -201,7 +202,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 // body returns the text of an sms- or dlt-route message: the rendered
 // template, or Message. textOK is false when a problem with the text was
 // reported; err is a renderer failure other than bad input.
-func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest) (text string, class notify.PriceClass, textOK bool, err error) {
+func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request) (text string, class notify.PriceClass, textOK bool, err error) {
 	class = notify.Transactional
 	if r.TemplateSlug == "" {
 		if strings.TrimSpace(r.Message) == "" {
@@ -253,7 +254,7 @@ func (c *Channel) render(ctx context.Context, fe *notify.FieldErrors, acct *noti
 // the text: the rendered template, or Config.OTPText. With a template, the
 // code may come from variables.OTP instead of message, and fills OTP (and
 // BRAND_NAME, when not given) of the template.
-func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest, msg *notify.SMSMessage) (string, bool, error) {
+func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request, msg *Message) (string, bool, error) {
 	code := strings.TrimSpace(r.Message)
 	if code == "" && r.TemplateSlug != "" {
 		code = strings.TrimSpace(r.Variables["OTP"])
@@ -302,7 +303,7 @@ func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.
 // dltIDs resolves the template and entity IDs of a dlt-route message into
 // msg and, when the text is usable, checks it against the registered
 // template.
-func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify.SMSRequest, msg *notify.SMSMessage, text string, textOK bool) {
+func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *Request, msg *Message, text string, textOK bool) {
 	id := strings.TrimSpace(r.DLTTemplateID)
 	entity := strings.TrimSpace(r.DLTEntityID)
 	if fe.Has("dlt_template_id") || fe.Has("dlt_entity_id") {
@@ -312,7 +313,7 @@ func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *notify
 		fe.Add("dlt_template_id", "is required on the dlt route"+registered(acct))
 		return
 	}
-	tpl, ok := acct.FindDLTTemplate(id)
+	tpl, ok := findDLTTemplate(acct, id)
 	if !ok {
 		switch {
 		case !c.unregistered:
@@ -448,8 +449,8 @@ func checkText(fe *notify.FieldErrors, text string) bool {
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
 
-func encodingName(enc notify.SMSEncoding) string {
-	if enc == notify.UCS2 {
+func encodingName(enc Encoding) string {
+	if enc == UCS2 {
 		return "UCS-2"
 	}
 	return "GSM-7"
@@ -458,7 +459,7 @@ func encodingName(enc notify.SMSEncoding) string {
 // Deliver hands env to the provider, once; the Notifier retries. The
 // provider's result and error are returned as they are.
 func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if env == nil || env.SMS == nil {
+	if env == nil || MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "sms: Deliver needs an SMS envelope")
 	}
 	return c.provider.Send(ctx, env)
@@ -479,7 +480,7 @@ func (c *Channel) MaxBatch() int {
 // Send.
 func (c *Channel) DeliverBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
 	for _, env := range envs {
-		if env == nil || env.SMS == nil {
+		if env == nil || MessageOf(env) == nil {
 			return nil, notify.Errorf(notify.CodeInternal, "sms: DeliverBatch needs SMS envelopes")
 		}
 	}
@@ -514,3 +515,14 @@ var (
 	_ notify.Channel        = (*Channel)(nil)
 	_ notify.HealthChecker  = (*Channel)(nil)
 )
+
+// findDLTTemplate returns the account's registered DLT template with the
+// given ID.
+func findDLTTemplate(acct *notify.Account, id string) (notify.DLTTemplate, bool) {
+	for _, t := range acct.DLTTemplates {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return notify.DLTTemplate{}, false
+}

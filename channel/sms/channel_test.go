@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/template"
@@ -51,78 +52,78 @@ func TestPrepareRoutes(t *testing.T) {
 	ch, _ := newChannel(t, sms.Config{Renderer: renderer})
 	tests := []struct {
 		name  string
-		req   notify.SMSRequest
-		want  notify.SMSMessage
+		req   sms.Request
+		want  sms.Message
 		to    string
 		class notify.PriceClass
 	}{
 		{
 			name: "sms route by default, sender from the vendor ID",
-			req:  notify.SMSRequest{To: "+91 98765-43210", Message: "Your parcel is out for delivery."},
-			want: notify.SMSMessage{Route: notify.RouteSMS, Text: "Your parcel is out for delivery.", SenderID: "ACMECO",
-				Encoding: notify.GSM7, Segments: 1},
+			req:  sms.Request{To: "+91 98765-43210", Message: "Your parcel is out for delivery."},
+			want: sms.Message{Route: sms.RouteSMS, Text: "Your parcel is out for delivery.", SenderID: "ACMECO",
+				Encoding: sms.GSM7, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "sms route, own sender, Hindi",
-			req:  notify.SMSRequest{To: "09876543210", Message: "आपका पार्सल आज पहुंचेगा।", SenderID: "SHOP1", Route: notify.RouteSMS},
-			want: notify.SMSMessage{Route: notify.RouteSMS, Text: "आपका पार्सल आज पहुंचेगा।", SenderID: "SHOP1",
-				Encoding: notify.UCS2, Segments: 1},
+			req:  sms.Request{To: "09876543210", Message: "आपका पार्सल आज पहुंचेगा।", SenderID: "SHOP1", Route: sms.RouteSMS},
+			want: sms.Message{Route: sms.RouteSMS, Text: "आपका पार्सल आज पहुंचेगा।", SenderID: "SHOP1",
+				Encoding: sms.UCS2, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "sms route, two segments",
-			req:  notify.SMSRequest{To: "9876543210", Message: strings.Repeat("x", 161)},
-			want: notify.SMSMessage{Route: notify.RouteSMS, Text: strings.Repeat("x", 161), SenderID: "ACMECO",
-				Encoding: notify.GSM7, Segments: 2},
+			req:  sms.Request{To: "9876543210", Message: strings.Repeat("x", 161)},
+			want: sms.Message{Route: sms.RouteSMS, Text: strings.Repeat("x", 161), SenderID: "ACMECO",
+				Encoding: sms.GSM7, Segments: 2},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "otp route with the request's brand",
-			req:  notify.SMSRequest{To: "919876543210", Message: "482913", Route: notify.RouteOTP, Brand: "ShopKart"},
-			want: notify.SMSMessage{Route: notify.RouteOTP, OTP: "482913", SenderID: "ACMECO",
+			req:  sms.Request{To: "919876543210", Message: "482913", Route: sms.RouteOTP, Brand: "ShopKart"},
+			want: sms.Message{Route: sms.RouteOTP, OTP: "482913", SenderID: "ACMECO",
 				Text:     "482913 is your ShopKart verification code. Do not share it with anyone.",
-				Encoding: notify.GSM7, Segments: 1},
+				Encoding: sms.GSM7, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "otp route, brand defaults to the account name",
-			req:  notify.SMSRequest{To: "9876543210", Message: "4829", Route: notify.RouteOTP},
-			want: notify.SMSMessage{Route: notify.RouteOTP, OTP: "4829", SenderID: "ACMECO",
+			req:  sms.Request{To: "9876543210", Message: "4829", Route: sms.RouteOTP},
+			want: sms.Message{Route: sms.RouteOTP, OTP: "4829", SenderID: "ACMECO",
 				Text:     "4829 is your Acme verification code. Do not share it with anyone.",
-				Encoding: notify.GSM7, Segments: 1},
+				Encoding: sms.GSM7, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "otp route with a stock template",
-			req: notify.SMSRequest{To: "9876543210", Message: "48291375", Route: notify.RouteOTP,
+			req: sms.Request{To: "9876543210", Message: "48291375", Route: sms.RouteOTP,
 				TemplateSlug: "standard-otp", Variables: notify.Vars{"ACTION": "login"}},
-			want: notify.SMSMessage{Route: notify.RouteOTP, OTP: "48291375", SenderID: "ACMECO",
+			want: sms.Message{Route: sms.RouteOTP, OTP: "48291375", SenderID: "ACMECO",
 				Text:     "48291375 is your Acme login code. Never share it with anyone.",
-				Encoding: notify.GSM7, Segments: 1},
+				Encoding: sms.GSM7, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "dlt route, entity from the registered template",
-			req: notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+			req: sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 				Message: "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO", Domain: "shop.example.in"},
-			want: notify.SMSMessage{Route: notify.RouteDLT, SenderID: "ACMECO", DLTTemplateID: otpTplID, DLTEntityID: entityID,
+			want: sms.Message{Route: sms.RouteDLT, SenderID: "ACMECO", DLTTemplateID: otpTplID, DLTEntityID: entityID,
 				Text:      "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO",
-				DLTValues: []string{"login", "482913"}, Encoding: notify.GSM7, Segments: 1},
+				DLTValues: []string{"login", "482913"}, Encoding: sms.GSM7, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "dlt route, both IDs and a lower-case header",
-			req: notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, DLTEntityID: entityID,
+			req: sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: orderTplID, DLTEntityID: entityID,
 				SenderID: "acmeco", Message: "Dear Asha, your order A-1042 has shipped. - ACMECO"},
-			want: notify.SMSMessage{Route: notify.RouteDLT, SenderID: "ACMECO", DLTTemplateID: orderTplID, DLTEntityID: entityID,
+			want: sms.Message{Route: sms.RouteDLT, SenderID: "ACMECO", DLTTemplateID: orderTplID, DLTEntityID: entityID,
 				Text:      "Dear Asha, your order A-1042 has shipped. - ACMECO",
-				DLTValues: []string{"Asha", "A-1042"}, Encoding: notify.GSM7, Segments: 1},
+				DLTValues: []string{"Asha", "A-1042"}, Encoding: sms.GSM7, Segments: 1},
 			to: "9876543210", class: notify.Transactional,
 		},
 		{
 			name: "sms route with a promotional stock template",
-			req: notify.SMSRequest{To: "9876543210", TemplateSlug: "promo-discount",
+			req: sms.Request{To: "9876543210", TemplateSlug: "promo-discount",
 				Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://shop.example.in"}},
 			to: "9876543210", class: notify.Promotional,
 		},
@@ -135,17 +136,17 @@ func TestPrepareRoutes(t *testing.T) {
 				t.Fatalf("Prepare: %v", err)
 			}
 			if env.Kind != notify.KindSMS || env.To != tt.to || env.Provider != "mem" || env.Class != tt.class ||
-				env.Domain != tt.req.Domain || env.SMS == nil || env.Units != env.SMS.Segments {
+				env.Domain != tt.req.Domain || sms.MessageOf(env) == nil || env.Units != sms.MessageOf(env).Segments {
 				t.Fatalf("envelope = %+v", env)
 			}
 			if tt.want.Route == "" { // only the class and the rendering are of interest
-				if env.SMS.Text == "" || env.SMS.Route != notify.RouteSMS {
-					t.Fatalf("SMS = %+v", env.SMS)
+				if sms.MessageOf(env).Text == "" || sms.MessageOf(env).Route != sms.RouteSMS {
+					t.Fatalf("SMS = %+v", sms.MessageOf(env))
 				}
 				return
 			}
-			if !reflect.DeepEqual(*env.SMS, tt.want) {
-				t.Fatalf("SMS = %+v\nwant  %+v", *env.SMS, tt.want)
+			if !reflect.DeepEqual(*sms.MessageOf(env), tt.want) {
+				t.Fatalf("SMS = %+v\nwant  %+v", *sms.MessageOf(env), tt.want)
 			}
 		})
 	}
@@ -158,72 +159,72 @@ func TestPrepareBadInput(t *testing.T) {
 	good := "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO"
 	tests := []struct {
 		name   string
-		req    notify.SMSRequest
+		req    sms.Request
 		acct   func(*notify.Account)
 		fields map[string]string // field -> part of its message
 	}{
-		{"9-digit number", notify.SMSRequest{To: "987654321", Message: "hi"},
+		{"9-digit number", sms.Request{To: "987654321", Message: "hi"},
 			nil, map[string]string{"to": "10 digits, found 9"}},
-		{"11-digit number", notify.SMSRequest{To: "98765432101", Message: "hi"},
+		{"11-digit number", sms.Request{To: "98765432101", Message: "hi"},
 			nil, map[string]string{"to": "10 digits, found 11"}},
-		{"letters in the number", notify.SMSRequest{To: "98765abc10", Message: "hi"},
+		{"letters in the number", sms.Request{To: "98765abc10", Message: "hi"},
 			nil, map[string]string{"to": "only digits"}},
-		{"number starting 5", notify.SMSRequest{To: "5876543210", Message: "hi"},
+		{"number starting 5", sms.Request{To: "5876543210", Message: "hi"},
 			nil, map[string]string{"to": "start with 6, 7, 8 or 9"}},
-		{"number starting 0 after the prefix", notify.SMSRequest{To: "+91 0876543210", Message: "hi"},
+		{"number starting 0 after the prefix", sms.Request{To: "+91 0876543210", Message: "hi"},
 			nil, map[string]string{"to": "start with 6, 7, 8 or 9"}},
-		{"missing number", notify.SMSRequest{Message: "hi"},
+		{"missing number", sms.Request{Message: "hi"},
 			nil, map[string]string{"to": "required"}},
-		{"empty message", notify.SMSRequest{To: "9876543210"},
+		{"empty message", sms.Request{To: "9876543210"},
 			nil, map[string]string{"message": "is required"}},
-		{"blank message", notify.SMSRequest{To: "9876543210", Message: " \n\t"},
+		{"blank message", sms.Request{To: "9876543210", Message: " \n\t"},
 			nil, map[string]string{"message": "is required"}},
-		{"unknown route", notify.SMSRequest{To: "9876543210", Message: "hi", Route: "promo"},
+		{"unknown route", sms.Request{To: "9876543210", Message: "hi", Route: "promo"},
 			nil, map[string]string{"route": `must be sms, otp or dlt, not "promo"`}},
-		{"non-numeric OTP", notify.SMSRequest{To: "9876543210", Message: "48a913", Route: notify.RouteOTP},
+		{"non-numeric OTP", sms.Request{To: "9876543210", Message: "48a913", Route: sms.RouteOTP},
 			nil, map[string]string{"message": "4-8 digits, and it contains other characters"}},
-		{"3-digit OTP", notify.SMSRequest{To: "9876543210", Message: "482", Route: notify.RouteOTP},
+		{"3-digit OTP", sms.Request{To: "9876543210", Message: "482", Route: sms.RouteOTP},
 			nil, map[string]string{"message": "4-8 digits, found 3"}},
-		{"9-digit OTP", notify.SMSRequest{To: "9876543210", Message: "482913751", Route: notify.RouteOTP},
+		{"9-digit OTP", sms.Request{To: "9876543210", Message: "482913751", Route: sms.RouteOTP},
 			nil, map[string]string{"message": "4-8 digits, found 9"}},
-		{"missing OTP", notify.SMSRequest{To: "9876543210", Route: notify.RouteOTP},
+		{"missing OTP", sms.Request{To: "9876543210", Route: sms.RouteOTP},
 			nil, map[string]string{"message": "the OTP code"}},
-		{"brand with a newline", notify.SMSRequest{To: "9876543210", Message: "4829", Route: notify.RouteOTP, Brand: "Acme\nFake"},
+		{"brand with a newline", sms.Request{To: "9876543210", Message: "4829", Route: sms.RouteOTP, Brand: "Acme\nFake"},
 			nil, map[string]string{"brand": "control characters"}},
-		{"dlt without IDs", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT},
+		{"dlt without IDs", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT},
 			nil, map[string]string{"dlt_template_id": "is required on the dlt route (registered: " + otpTplID}},
-		{"dlt without IDs, nothing registered", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT},
+		{"dlt without IDs, nothing registered", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT},
 			func(a *notify.Account) { a.DLTTemplates = nil }, map[string]string{"dlt_template_id": "no registered DLT templates"}},
-		{"7-character DLT header", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT, DLTTemplateID: otpTplID, SenderID: "ACMECOS"},
+		{"7-character DLT header", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID, SenderID: "ACMECOS"},
 			nil, map[string]string{"sender_id": "6-letter DLT header on the dlt route, found 7 characters"}},
-		{"DLT header with a digit", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT, DLTTemplateID: otpTplID, SenderID: "ACME01"},
+		{"DLT header with a digit", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID, SenderID: "ACME01"},
 			nil, map[string]string{"sender_id": "letters A-Z only"}},
-		{"default DLT header too long", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT, DLTTemplateID: otpTplID},
+		{"default DLT header too long", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID},
 			func(a *notify.Account) { a.VendorID = "ACMESHOP" }, map[string]string{"sender_id": "found 8 characters (the default, the account's vendor ID)"}},
-		{"text does not match the DLT template", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+		{"text does not match the DLT template", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 			Message: "Your OTP for login is 482913. It is valid for 15 minutes. - ACMECO"},
 			nil, map[string]string{"message": `does not match DLT template "` + otpTplID + `": text differs from the template at character 48: expected "0 minutes. - ACMECO", found "5 minutes. - ACMECO"`}},
-		{"DLT value over 30 characters", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+		{"DLT value over 30 characters", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 			Message: "Your OTP for " + strings.Repeat("l", 31) + " is 482913. It is valid for 10 minutes. - ACMECO"},
 			nil, map[string]string{"message": "value 1 (at character 14) is 31 characters, over the limit of 30"}},
-		{"DLT template not registered", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT, DLTTemplateID: "1107000000000000000", DLTEntityID: entityID},
+		{"DLT template not registered", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: "1107000000000000000", DLTEntityID: entityID},
 			nil, map[string]string{"dlt_template_id": `"1107000000000000000" is not registered on the account`}},
-		{"DLT entity differs from the registered one", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT, DLTTemplateID: otpTplID, DLTEntityID: "1101000000000000000"},
+		{"DLT entity differs from the registered one", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID, DLTEntityID: "1101000000000000000"},
 			nil, map[string]string{"dlt_entity_id": "is not the entity registered with template"}},
-		{"more than 10 segments", notify.SMSRequest{To: "9876543210", Message: strings.Repeat("a", 153*10+1)},
+		{"more than 10 segments", sms.Request{To: "9876543210", Message: strings.Repeat("a", 153*10+1)},
 			nil, map[string]string{"message": "is 11 segments long (GSM-7), over the limit of 10"}},
-		{"more than 10 UCS-2 segments", notify.SMSRequest{To: "9876543210", Message: strings.Repeat("क", 67*10+1)},
+		{"more than 10 UCS-2 segments", sms.Request{To: "9876543210", Message: strings.Repeat("क", 67*10+1)},
 			nil, map[string]string{"message": "is 11 segments long (UCS-2), over the limit of 10"}},
-		{"invalid UTF-8", notify.SMSRequest{To: "9876543210", Message: "hi \xff"},
+		{"invalid UTF-8", sms.Request{To: "9876543210", Message: "hi \xff"},
 			nil, map[string]string{"message": "valid UTF-8"}},
-		{"sender ID too long", notify.SMSRequest{To: "9876543210", Message: "hi", SenderID: "ACMESHOPPING1"},
+		{"sender ID too long", sms.Request{To: "9876543210", Message: "hi", SenderID: "ACMESHOPPING1"},
 			nil, map[string]string{"sender_id": "at most 11 letters and digits"}},
-		{"template without a renderer", notify.SMSRequest{To: "9876543210", TemplateSlug: "standard-otp"},
+		{"template without a renderer", sms.Request{To: "9876543210", TemplateSlug: "standard-otp"},
 			nil, map[string]string{"template_slug": "templates are not configured"}},
-		{"every field at once", notify.SMSRequest{To: "12345", Route: "fax", SenderID: "not valid!", Domain: "a\nb"},
+		{"every field at once", sms.Request{To: "12345", Route: "fax", SenderID: "not valid!", Domain: "a\nb"},
 			nil, map[string]string{"to": "10 digits", "route": "must be sms, otp or dlt", "sender_id": "letters and digits",
 				"domain": "control characters", "message": "is required"}},
-		{"dlt route, every field at once", notify.SMSRequest{To: "98765", Route: notify.RouteDLT, SenderID: "ACMECOS"},
+		{"dlt route, every field at once", sms.Request{To: "98765", Route: sms.RouteDLT, SenderID: "ACMECOS"},
 			nil, map[string]string{"to": "10 digits", "sender_id": "found 7", "message": "is required", "dlt_template_id": "is required"}},
 	}
 	for _, tt := range tests {
@@ -235,7 +236,7 @@ func TestPrepareBadInput(t *testing.T) {
 			req := tt.req
 			env, err := ch.Prepare(t.Context(), acct, &req)
 			if err == nil {
-				t.Fatalf("Prepare accepted it: %+v", env.SMS)
+				t.Fatalf("Prepare accepted it: %+v", sms.MessageOf(env))
 			}
 			var ne *notify.Error
 			if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument {
@@ -263,7 +264,7 @@ func TestPrepareBadInput(t *testing.T) {
 func TestPrepareNeverLeaksTheOTP(t *testing.T) {
 	ch, _ := newChannel(t, sms.Config{})
 	for _, code := range []string{"48a913", "123456789", "12"} {
-		_, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Message: code, Route: notify.RouteOTP})
+		_, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: code, Route: sms.RouteOTP})
 		if err == nil || strings.Contains(err.Error(), code) {
 			t.Errorf("error for a bad OTP: %v", err)
 		}
@@ -273,17 +274,17 @@ func TestPrepareNeverLeaksTheOTP(t *testing.T) {
 func TestAllowUnregisteredDLT(t *testing.T) {
 	ch, _ := newChannel(t, sms.Config{AllowUnregisteredDLT: true})
 	text := "Any text the operator will check. - ACMECO"
-	env, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Message: text,
-		Route: notify.RouteDLT, DLTTemplateID: "1107000000000000000", DLTEntityID: entityID})
+	env, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: text,
+		Route: sms.RouteDLT, DLTTemplateID: "1107000000000000000", DLTEntityID: entityID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env.SMS.DLTTemplateID != "1107000000000000000" || env.SMS.DLTEntityID != entityID || env.SMS.DLTValues != nil || env.SMS.Text != text {
-		t.Fatalf("SMS = %+v", env.SMS)
+	if sms.MessageOf(env).DLTTemplateID != "1107000000000000000" || sms.MessageOf(env).DLTEntityID != entityID || sms.MessageOf(env).DLTValues != nil || sms.MessageOf(env).Text != text {
+		t.Fatalf("SMS = %+v", sms.MessageOf(env))
 	}
 	// Without the entity the message cannot be sent at all.
-	_, err = ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Message: text,
-		Route: notify.RouteDLT, DLTTemplateID: "1107000000000000000"})
+	_, err = ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: text,
+		Route: sms.RouteDLT, DLTTemplateID: "1107000000000000000"})
 	if err == nil || !strings.Contains(err.Error(), "dlt_entity_id: is required") {
 		t.Fatalf("error = %v", err)
 	}
@@ -308,7 +309,7 @@ func (s *stubRenderer) Render(_ context.Context, kind notify.Kind, _ *notify.Acc
 func TestPrepareRendererErrors(t *testing.T) {
 	down := &stubRenderer{err: notify.Errorf(notify.CodeUnavailable, "template store down")}
 	ch, _ := newChannel(t, sms.Config{Renderer: down})
-	_, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", TemplateSlug: "custom"})
+	_, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", TemplateSlug: "custom"})
 	if notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("renderer failure: %v, want it passed on", err)
 	}
@@ -316,7 +317,7 @@ func TestPrepareRendererErrors(t *testing.T) {
 	bad := &stubRenderer{err: &notify.Error{Code: notify.CodeInvalidArgument,
 		Fields: []notify.FieldError{{Field: "variables.NAME", Message: "is required"}}}}
 	ch, _ = newChannel(t, sms.Config{Renderer: bad})
-	_, err = ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "123", TemplateSlug: "custom"})
+	_, err = ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "123", TemplateSlug: "custom"})
 	var ne *notify.Error
 	if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument || len(ne.Fields) != 2 {
 		t.Fatalf("error = %v, want the renderer's field and the number's", err)
@@ -324,7 +325,7 @@ func TestPrepareRendererErrors(t *testing.T) {
 
 	empty := &stubRenderer{rendered: &notify.Rendered{Slug: "mail-only"}}
 	ch, _ = newChannel(t, sms.Config{Renderer: empty})
-	_, err = ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", TemplateSlug: "mail-only"})
+	_, err = ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", TemplateSlug: "mail-only"})
 	if err == nil || !strings.Contains(err.Error(), "has no SMS text") {
 		t.Fatalf("error = %v", err)
 	}
@@ -334,12 +335,12 @@ func TestPrepareOTPTemplateVariables(t *testing.T) {
 	stub := &stubRenderer{rendered: &notify.Rendered{Text: "code"}}
 	ch, _ := newChannel(t, sms.Config{Renderer: stub})
 	// The code may come from variables.OTP alone.
-	env, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Route: notify.RouteOTP,
+	env, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Route: sms.RouteOTP,
 		TemplateSlug: "otp", Variables: notify.Vars{"OTP": "55667788"}})
-	if err != nil || env.SMS.OTP != "55667788" || stub.gotVars["BRAND_NAME"] != "Acme" {
+	if err != nil || sms.MessageOf(env).OTP != "55667788" || stub.gotVars["BRAND_NAME"] != "Acme" {
 		t.Fatalf("Prepare = %+v, %v; vars %v", env, err, stub.gotVars)
 	}
-	_, err = ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Route: notify.RouteOTP,
+	_, err = ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Route: sms.RouteOTP,
 		Message: "1234", TemplateSlug: "otp", Variables: notify.Vars{"OTP": "4321"}})
 	if err == nil || !strings.Contains(err.Error(), "variables.OTP: differs") {
 		t.Fatalf("error = %v", err)
@@ -348,15 +349,15 @@ func TestPrepareOTPTemplateVariables(t *testing.T) {
 
 func TestCustomOTPText(t *testing.T) {
 	ch, _ := newChannel(t, sms.Config{OTPText: func(code, brand string) string { return brand + ": " + code }})
-	env, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Message: "1234", Route: notify.RouteOTP})
-	if err != nil || env.SMS.Text != "Acme: 1234" {
+	env, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: "1234", Route: sms.RouteOTP})
+	if err != nil || sms.MessageOf(env).Text != "Acme: 1234" {
 		t.Fatalf("Prepare = %+v, %v", env, err)
 	}
 }
 
 func TestDeliverCallsTheProviderOnce(t *testing.T) {
 	ch, p := newChannel(t, sms.Config{})
-	env, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Message: "hello"})
+	env, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,10 +388,10 @@ func TestNew(t *testing.T) {
 	if ch.Kind() != notify.KindSMS {
 		t.Error("Kind is not sms")
 	}
-	if _, err := ch.Prepare(t.Context(), testAccount(), &notify.SMSRequest{To: "9876543210", Message: strings.Repeat("a", 161)}); err == nil {
+	if _, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: strings.Repeat("a", 161)}); err == nil {
 		t.Error("MaxSegments 1 let two segments through")
 	}
-	if _, err := ch.Prepare(t.Context(), testAccount(), &notify.EmailRequest{To: "a@b.c"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := ch.Prepare(t.Context(), testAccount(), &email.Request{To: "a@b.c"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("e-mail request: %v", err)
 	}
 }
@@ -402,19 +403,19 @@ func TestAllowedSenderIDs(t *testing.T) {
 	acct := testAccount()
 	acct.SenderIDs = []string{"ACMECO", "ACMEIN"}
 	ctx := context.Background()
-	for _, ok := range []*notify.SMSRequest{
+	for _, ok := range []*sms.Request{
 		{To: "9876543210", Message: "hello"},                     // the default, the vendor ID
 		{To: "9876543210", Message: "hello", SenderID: "acmein"}, // case does not matter
-		{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, SenderID: "ACMEIN",
+		{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: orderTplID, SenderID: "ACMEIN",
 			Message: "Dear Asha, your order A-1 has shipped. - ACMECO"},
 	} {
 		if _, err := ch.Prepare(ctx, acct, ok); err != nil {
 			t.Errorf("%+v: %v", ok, err)
 		}
 	}
-	for _, bad := range []*notify.SMSRequest{
+	for _, bad := range []*sms.Request{
 		{To: "9876543210", Message: "hello", SenderID: "HDFCBK"},
-		{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, SenderID: "HDFCBK",
+		{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: orderTplID, SenderID: "HDFCBK",
 			Message: "Dear Asha, your order A-1 has shipped. - ACMECO"},
 	} {
 		_, err := ch.Prepare(ctx, acct, bad)
@@ -424,7 +425,7 @@ func TestAllowedSenderIDs(t *testing.T) {
 	}
 	// Without a list any valid header goes, as before.
 	acct.SenderIDs = nil
-	if _, err := ch.Prepare(ctx, acct, &notify.SMSRequest{To: "9876543210", Message: "hello", SenderID: "HDFCBK"}); err != nil {
+	if _, err := ch.Prepare(ctx, acct, &sms.Request{To: "9876543210", Message: "hello", SenderID: "HDFCBK"}); err != nil {
 		t.Fatal(err)
 	}
 }

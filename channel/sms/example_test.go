@@ -35,13 +35,13 @@ func ExampleNew() {
 		DLTTemplates: []notify.DLTTemplate{{ID: "1107161234567890123", EntityID: "1101456789012345678",
 			Content: "Your OTP for {#var#} is {#var#}. - ACMECO"}}}
 
-	env, err := ch.Prepare(context.Background(), acct, &notify.SMSRequest{
-		To: "+91 98765 43210", Route: notify.RouteDLT, DLTTemplateID: "1107161234567890123",
+	env, err := ch.Prepare(context.Background(), acct, &sms.Request{
+		To: "+91 98765 43210", Route: sms.RouteDLT, DLTTemplateID: "1107161234567890123",
 		Message: "Your OTP for login is 482913. - ACMECO",
 	})
-	fmt.Println(env.To, env.SMS.SenderID, env.SMS.DLTEntityID, env.SMS.DLTValues, env.Units, err)
+	fmt.Println(env.To, sms.MessageOf(env).SenderID, sms.MessageOf(env).DLTEntityID, sms.MessageOf(env).DLTValues, env.Units, err)
 
-	_, err = ch.Prepare(context.Background(), acct, &notify.SMSRequest{To: "98765", Route: notify.RouteOTP, Message: "12"})
+	_, err = ch.Prepare(context.Background(), acct, &sms.Request{To: "98765", Route: sms.RouteOTP, Message: "12"})
 	fmt.Println(err)
 	// Output:
 	// 9876543210 ACMECO 1101456789012345678 [login 482913] 1 <nil>

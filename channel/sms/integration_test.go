@@ -66,26 +66,26 @@ func TestSendEveryRoute(t *testing.T) {
 	s := newStack(t)
 	tests := []struct {
 		name  string
-		req   notify.SMSRequest
+		req   sms.Request
 		want  smsgatewaytest.Sent // RequestID, Numbers and Cost are checked apart
 		units int
 		price int64 // per segment
 	}{
-		{"sms", notify.SMSRequest{To: "+91 98765 43210", Message: "Your parcel is out for delivery."},
+		{"sms", sms.Request{To: "+91 98765 43210", Message: "Your parcel is out for delivery."},
 			smsgatewaytest.Sent{Route: "q", Message: "Your parcel is out for delivery.", Language: "english", Parts: 1}, 1, 25},
-		{"sms, Hindi over two segments", notify.SMSRequest{To: "9876543210", Message: strings.Repeat("नमस्ते ", 12)},
+		{"sms, Hindi over two segments", sms.Request{To: "9876543210", Message: strings.Repeat("नमस्ते ", 12)},
 			smsgatewaytest.Sent{Route: "q", Message: strings.Repeat("नमस्ते ", 12), Language: "unicode", Parts: 2}, 2, 25},
-		{"sms from a stock template", notify.SMSRequest{To: "9876543210", TemplateSlug: "order-confirmed",
+		{"sms from a stock template", sms.Request{To: "9876543210", TemplateSlug: "order-confirmed",
 			Variables: notify.Vars{"NAME": "Asha", "ORDER_ID": "A-1042", "AMOUNT": "499.00", "DELIVERY_DATE": "12/06/2030",
 				"LINK": "https://shop.example.in/o/A-1042"}},
 			smsgatewaytest.Sent{Route: "q", Language: "english", Parts: 1}, 1, 25},
-		{"otp", notify.SMSRequest{To: "9876543210", Message: "482913", Route: notify.RouteOTP, Brand: "ShopKart"},
+		{"otp", sms.Request{To: "9876543210", Message: "482913", Route: sms.RouteOTP, Brand: "ShopKart"},
 			smsgatewaytest.Sent{Route: "otp", VariablesValues: "482913", Parts: 1}, 1, 20},
-		{"dlt, entity from the account", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+		{"dlt, entity from the account", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 			Message: "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO"},
 			smsgatewaytest.Sent{Route: "dlt_manual", Message: "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO",
 				SenderID: "ACMECO", TemplateID: otpTplID, EntityID: entityID, Parts: 1}, 1, 18},
-		{"dlt, both IDs", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: orderTplID, DLTEntityID: entityID,
+		{"dlt, both IDs", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: orderTplID, DLTEntityID: entityID,
 			Message: "Dear Asha, your order A-1042 has shipped. - ACMECO", Domain: "shop.example.in"},
 			smsgatewaytest.Sent{Route: "dlt_manual", Message: "Dear Asha, your order A-1042 has shipped. - ACMECO",
 				SenderID: "ACMECO", TemplateID: orderTplID, EntityID: entityID, Parts: 1}, 1, 18},
@@ -96,7 +96,7 @@ func TestSendEveryRoute(t *testing.T) {
 			sentBefore := len(s.vendor.Sent())
 			req := tt.req
 			req.Account = "acme"
-			r, err := s.n.SendSMS(t.Context(), &req)
+			r, err := s.n.Send(t.Context(), &req)
 			if err != nil {
 				t.Fatalf("SendSMS: %v", err)
 			}
@@ -138,29 +138,29 @@ func TestSendBadInputChargesNothing(t *testing.T) {
 	good := "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO"
 	tests := []struct {
 		name  string
-		req   notify.SMSRequest
+		req   sms.Request
 		field string
 	}{
-		{"9-digit number", notify.SMSRequest{To: "987654321", Message: "hi"}, "to"},
-		{"11-digit number", notify.SMSRequest{To: "98765432101", Message: "hi"}, "to"},
-		{"letters in the number", notify.SMSRequest{To: "98765abc10", Message: "hi"}, "to"},
-		{"number starting 0-5", notify.SMSRequest{To: "4876543210", Message: "hi"}, "to"},
-		{"empty message", notify.SMSRequest{To: "9876543210"}, "message"},
-		{"unknown route", notify.SMSRequest{To: "9876543210", Message: "hi", Route: "transactional"}, "route"},
-		{"non-numeric OTP", notify.SMSRequest{To: "9876543210", Message: "abcd", Route: notify.RouteOTP}, "message"},
-		{"3-digit OTP", notify.SMSRequest{To: "9876543210", Message: "123", Route: notify.RouteOTP}, "message"},
-		{"dlt without IDs", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT}, "dlt_template_id"},
-		{"7-character DLT header", notify.SMSRequest{To: "9876543210", Message: good, Route: notify.RouteDLT,
+		{"9-digit number", sms.Request{To: "987654321", Message: "hi"}, "to"},
+		{"11-digit number", sms.Request{To: "98765432101", Message: "hi"}, "to"},
+		{"letters in the number", sms.Request{To: "98765abc10", Message: "hi"}, "to"},
+		{"number starting 0-5", sms.Request{To: "4876543210", Message: "hi"}, "to"},
+		{"empty message", sms.Request{To: "9876543210"}, "message"},
+		{"unknown route", sms.Request{To: "9876543210", Message: "hi", Route: "transactional"}, "route"},
+		{"non-numeric OTP", sms.Request{To: "9876543210", Message: "abcd", Route: sms.RouteOTP}, "message"},
+		{"3-digit OTP", sms.Request{To: "9876543210", Message: "123", Route: sms.RouteOTP}, "message"},
+		{"dlt without IDs", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT}, "dlt_template_id"},
+		{"7-character DLT header", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT,
 			DLTTemplateID: otpTplID, SenderID: "ACMECOS"}, "sender_id"},
-		{"text off the DLT template", notify.SMSRequest{To: "9876543210", Route: notify.RouteDLT, DLTTemplateID: otpTplID,
+		{"text off the DLT template", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 			Message: "Your OTP for login is 482913. Valid for 10 minutes. - ACMECO"}, "message"},
-		{"more than 10 segments", notify.SMSRequest{To: "9876543210", Message: strings.Repeat("x", 1531)}, "message"},
+		{"more than 10 segments", sms.Request{To: "9876543210", Message: strings.Repeat("x", 1531)}, "message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := tt.req
 			req.Account = "acme"
-			r, err := s.n.SendSMS(t.Context(), &req)
+			r, err := s.n.Send(t.Context(), &req)
 			var e *notify.Error
 			if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
 				t.Fatalf("SendSMS = %+v, %v; want invalid_argument", r, err)
@@ -184,7 +184,7 @@ func TestSendBadInputChargesNothing(t *testing.T) {
 func TestSendVendorFailures(t *testing.T) {
 	s := newStack(t)
 	send := func() (*notify.Receipt, error) {
-		return s.n.SendSMS(t.Context(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Hello"})
+		return s.n.Send(t.Context(), &sms.Request{Account: "acme", To: "9876543210", Message: "Hello"})
 	}
 
 	// A permanent refusal: not retried, refunded.

@@ -5,14 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/notifykit/notify"
 )
 
-// The brand limit is declared on notify.SMSRequest's tag and used here
+// The brand limit is declared on Request's tag and used here
 // for the account name that stands in for a missing brand: one number.
 func TestMaxBrandLenIsTheTag(t *testing.T) {
-	f, _ := reflect.TypeFor[notify.SMSRequest]().FieldByName("Brand")
+	f, _ := reflect.TypeFor[Request]().FieldByName("Brand")
 	if want := "max=" + strconv.Itoa(maxBrandLen); !strings.Contains(f.Tag.Get("validate"), want) {
 		t.Errorf("Brand's tag %q lacks %s", f.Tag.Get("validate"), want)
 	}

@@ -2,8 +2,6 @@ package sms
 
 import (
 	"unicode/utf8"
-
-	"github.com/notifykit/notify"
 )
 
 // Segment sizes of GSM 03.38 and UCS-2 messages. A concatenated message
@@ -79,7 +77,7 @@ func gsmSeptets(r rune) int {
 // is one segment.
 //
 // Segments does not allocate and is safe for concurrent use.
-func Segments(text string) (enc notify.SMSEncoding, segments, units int) {
+func Segments(text string) (enc Encoding, segments, units int) {
 	// One pass finds the encoding and both lengths; parts are packed one
 	// character at a time only when a two-unit character could straddle a
 	// boundary, which is rare.
@@ -126,17 +124,17 @@ func Segments(text string) (enc notify.SMSEncoding, segments, units int) {
 	}
 	switch {
 	case gsm && septets <= gsmSingle:
-		return notify.GSM7, 1, septets
+		return GSM7, 1, septets
 	case gsm && !ext:
-		return notify.GSM7, (septets + gsmPart - 1) / gsmPart, septets
+		return GSM7, (septets + gsmPart - 1) / gsmPart, septets
 	case gsm:
-		return notify.GSM7, packParts(text, gsmPart, true), septets
+		return GSM7, packParts(text, gsmPart, true), septets
 	case ucs <= ucsSingle:
-		return notify.UCS2, 1, ucs
+		return UCS2, 1, ucs
 	case !pairs:
-		return notify.UCS2, (ucs + ucsPart - 1) / ucsPart, ucs
+		return UCS2, (ucs + ucsPart - 1) / ucsPart, ucs
 	}
-	return notify.UCS2, packParts(text, ucsPart, false), ucs
+	return UCS2, packParts(text, ucsPart, false), ucs
 }
 
 // packParts counts the parts of size units each that text fills when no

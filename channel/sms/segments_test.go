@@ -6,7 +6,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 )
 
@@ -15,41 +14,41 @@ func TestSegments(t *testing.T) {
 	tests := []struct {
 		name     string
 		text     string
-		enc      notify.SMSEncoding
+		enc      sms.Encoding
 		segments int
 		units    int
 	}{
-		{"empty", "", notify.GSM7, 1, 0},
-		{"plain", "Your OTP is 482913", notify.GSM7, 1, 18},
-		{"exactly 160", r("a", 160), notify.GSM7, 1, 160},
-		{"161", r("a", 161), notify.GSM7, 2, 161},
-		{"153*2", r("a", 306), notify.GSM7, 2, 306},
-		{"153*2+1", r("a", 307), notify.GSM7, 3, 307},
-		{"153*10", r("a", 1530), notify.GSM7, 10, 1530},
-		{"153*10+1", r("a", 1531), notify.GSM7, 11, 1531},
-		{"GSM accented letters", "Café £5 ¥ § ¿Ñü? Δ Ω @ _ $", notify.GSM7, 1, 26},
-		{"extension chars count 2", "^{}\\[~]|€\f", notify.GSM7, 1, 20},
-		{"80 braces fill one segment", r("{", 80), notify.GSM7, 1, 160},
-		{"81 braces", r("{", 81), notify.GSM7, 2, 162},
+		{"empty", "", sms.GSM7, 1, 0},
+		{"plain", "Your OTP is 482913", sms.GSM7, 1, 18},
+		{"exactly 160", r("a", 160), sms.GSM7, 1, 160},
+		{"161", r("a", 161), sms.GSM7, 2, 161},
+		{"153*2", r("a", 306), sms.GSM7, 2, 306},
+		{"153*2+1", r("a", 307), sms.GSM7, 3, 307},
+		{"153*10", r("a", 1530), sms.GSM7, 10, 1530},
+		{"153*10+1", r("a", 1531), sms.GSM7, 11, 1531},
+		{"GSM accented letters", "Café £5 ¥ § ¿Ñü? Δ Ω @ _ $", sms.GSM7, 1, 26},
+		{"extension chars count 2", "^{}\\[~]|€\f", sms.GSM7, 1, 20},
+		{"80 braces fill one segment", r("{", 80), sms.GSM7, 1, 160},
+		{"81 braces", r("{", 81), sms.GSM7, 2, 162},
 		// 152 septets then '{': the escape pair cannot straddle the
 		// boundary, so part one holds 152 and the pair opens part two.
-		{"extension char at a part boundary", r("a", 152) + "{" + r("a", 8), notify.GSM7, 2, 162},
-		{"extension chars fill parts unevenly", r("€", 154), notify.GSM7, 3, 308},
-		{"backtick is not GSM", "a`b", notify.UCS2, 1, 3},
-		{"tab is not GSM", "a\tb", notify.UCS2, 1, 3},
-		{"one Hindi letter switches", r("a", 69) + "क", notify.UCS2, 1, 70},
-		{"Hindi 70", r("क", 70), notify.UCS2, 1, 70},
-		{"Hindi 71", r("क", 71), notify.UCS2, 2, 71},
-		{"Hindi sentence", "आपका OTP 482913 है। इसे किसी के साथ साझा न करें।", notify.UCS2, 1, 48},
-		{"UCS-2 67*2", r("क", 134), notify.UCS2, 2, 134},
-		{"UCS-2 67*2+1", r("क", 135), notify.UCS2, 3, 135},
-		{"emoji counts 2", "Hi 😀", notify.UCS2, 1, 5},
-		{"35 emoji fill one segment", r("😀", 35), notify.UCS2, 1, 70},
-		{"36 emoji", r("😀", 36), notify.UCS2, 2, 72},
+		{"extension char at a part boundary", r("a", 152) + "{" + r("a", 8), sms.GSM7, 2, 162},
+		{"extension chars fill parts unevenly", r("€", 154), sms.GSM7, 3, 308},
+		{"backtick is not GSM", "a`b", sms.UCS2, 1, 3},
+		{"tab is not GSM", "a\tb", sms.UCS2, 1, 3},
+		{"one Hindi letter switches", r("a", 69) + "क", sms.UCS2, 1, 70},
+		{"Hindi 70", r("क", 70), sms.UCS2, 1, 70},
+		{"Hindi 71", r("क", 71), sms.UCS2, 2, 71},
+		{"Hindi sentence", "आपका OTP 482913 है। इसे किसी के साथ साझा न करें।", sms.UCS2, 1, 48},
+		{"UCS-2 67*2", r("क", 134), sms.UCS2, 2, 134},
+		{"UCS-2 67*2+1", r("क", 135), sms.UCS2, 3, 135},
+		{"emoji counts 2", "Hi 😀", sms.UCS2, 1, 5},
+		{"35 emoji fill one segment", r("😀", 35), sms.UCS2, 1, 70},
+		{"36 emoji", r("😀", 36), sms.UCS2, 2, 72},
 		// 66 units then an emoji: the surrogate pair moves to part two.
-		{"surrogate pair at a part boundary", r("क", 66) + "😀" + r("क", 3), notify.UCS2, 2, 71},
-		{"extension chars in UCS-2 count 1", r("{", 70) + "क", notify.UCS2, 2, 71},
-		{"invalid UTF-8", "ok\xff", notify.UCS2, 1, 3},
+		{"surrogate pair at a part boundary", r("क", 66) + "😀" + r("क", 3), sms.UCS2, 2, 71},
+		{"extension chars in UCS-2 count 1", r("{", 70) + "क", sms.UCS2, 2, 71},
+		{"invalid UTF-8", "ok\xff", sms.UCS2, 1, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +92,7 @@ func FuzzSegments(f *testing.F) {
 
 // referenceSegments is the plain-spoken version of Segments: find the
 // encoding, then fill parts character by character.
-func referenceSegments(text string) (notify.SMSEncoding, int, int) {
+func referenceSegments(text string) (sms.Encoding, int, int) {
 	const basic = "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?" +
 		"¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
 	const ext = "\f^{}\\[~]|€"
@@ -109,9 +108,9 @@ func referenceSegments(text string) (notify.SMSEncoding, int, int) {
 			gsm = false
 		}
 	}
-	enc, single, part := notify.GSM7, 160, 153
+	enc, single, part := sms.GSM7, 160, 153
 	if !gsm {
-		enc, single, part = notify.UCS2, 70, 67
+		enc, single, part = sms.UCS2, 70, 67
 		widths = widths[:0]
 		for _, r := range text {
 			if r == utf8.RuneError {

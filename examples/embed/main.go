@@ -20,6 +20,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/logprovider"
@@ -101,33 +102,33 @@ func run(ctx context.Context, out io.Writer) error {
 			what, r.Status, via, wallet.Format(r.Cost), wallet.Format(r.Balance))
 	}
 
-	r, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "+91 98765 43210",
+	r, err := n.Send(ctx, &sms.Request{Account: "acme", To: "+91 98765 43210",
 		Message: "Your order #4411 has shipped."})
 	print("sms", r, err)
 
-	r, err = n.SendChat(ctx, &notify.ChatRequest{Account: "acme", To: "9876543210",
+	r, err = n.Send(ctx, &chat.Request{Account: "acme", To: "9876543210",
 		TemplateSlug: "order-confirmed",
 		Variables: notify.Vars{"NAME": "Asha", "ORDER_ID": "4411", "AMOUNT": "Rs 1,499",
 			"DELIVERY_DATE": "28/11/2026", "LINK": "https://acme.example/orders/4411"}})
 	print("chat template", r, err)
 
-	r, err = n.SendEmail(ctx, &notify.EmailRequest{Account: "acme", To: "asha@example.com",
-		TemplateSlug: "invoice-generated", Purpose: notify.PurposeInvoice,
+	r, err = n.Send(ctx, &email.Request{Account: "acme", To: "asha@example.com",
+		TemplateSlug: "invoice-generated", Purpose: email.PurposeInvoice,
 		Variables: notify.Vars{"NAME": "Asha", "INVOICE_NO": "INV-2026-0042", "AMOUNT": "Rs 1,499",
 			"DUE_DATE": "30/11/2026", "LINK": "https://acme.example/invoices/42"}})
 	print("email", r, err)
 
-	r, err = n.SendOTP(ctx, &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913",
+	r, err = n.Send(ctx, &otp.Request{Account: "acme", To: "9876543210", OTP: "482913",
 		BrandName: "Acme", IdempotencyKey: "signup-42"})
 	print("dual otp", r, err)
 
 	// The same idempotency key again: the first receipt, no second charge.
-	r, err = n.SendOTP(ctx, &notify.OTPRequest{Account: "acme", To: "9876543210", OTP: "482913",
+	r, err = n.Send(ctx, &otp.Request{Account: "acme", To: "9876543210", OTP: "482913",
 		BrandName: "Acme", IdempotencyKey: "signup-42"})
 	print("dual otp again", r, err)
 
 	// Bad input is refused before anything is charged.
-	_, err = n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "12345", Message: ""})
+	_, err = n.Send(ctx, &sms.Request{Account: "acme", To: "12345", Message: ""})
 	print("bad sms", nil, err)
 
 	b, err := n.Balance(ctx, "acme")

@@ -17,7 +17,7 @@ func TestRun(t *testing.T) {
 		"sms            sent via sms-log, cost ₹0.25, balance ₹99.75",
 		"chat template  sent via cloud-log",
 		"dual otp       sent via sms-log+cloud-log",
-		"bad sms        failed: notify.SendSMS: invalid_argument: to: must be 10 digits, found 5; message: is required",
+		"bad sms        failed: notify.Send: invalid_argument: to: must be 10 digits, found 5; message: is required",
 		"email          sent via email-log, cost ₹0.10",
 		"balance of Acme Stores: ₹98.75",
 	} {

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/notifykit/notify/provider/qrchat"
 	"net/url"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notifykit/notify/provider/qrchat"
 
 	"github.com/notifykit/notify/provider/smtp"
 )

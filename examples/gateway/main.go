@@ -114,7 +114,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	logger := newLogger(cfg, stdout)
 
 	acct := &notify.Account{ID: demoAccount, Name: "Demo account", VendorID: "NOTIFY",
-		Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud,
+		Currency: notify.INR(), PrimaryGateway: string(chat.GatewayCloud),
 		// Its sender headers: its vendor ID and its DLT header; any other
 		// sender_id is refused.
 		SenderIDs: []string{"NOTIFY", demoDLTHeader},

@@ -65,6 +65,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/wallet"
@@ -107,7 +108,7 @@ func Sizes(def int) int {
 type op struct {
 	key    string
 	req    notify.Request
-	otp    *notify.OTPRequest
+	otp    *otp.Request
 	cancel time.Duration // >0: cancel the context after this long
 }
 
@@ -236,14 +237,14 @@ func plan(seed [32]byte, account string, cfg Config) []*op {
 		to := fmt.Sprintf("9%09d", r.IntN(1_000_000_000))
 		switch k := r.IntN(10); {
 		case k < 3:
-			o.req = &notify.SMSRequest{Account: account, To: to, Message: strings.Repeat("Your order has shipped. ", 1+r.IntN(12)), IdempotencyKey: o.key}
+			o.req = &sms.Request{Account: account, To: to, Message: strings.Repeat("Your order has shipped. ", 1+r.IntN(12)), IdempotencyKey: o.key}
 		case k < 6:
-			o.req = &notify.ChatRequest{Account: account, To: to, Message: "Your invoice is ready.", IdempotencyKey: o.key}
+			o.req = &chat.Request{Account: account, To: to, Message: "Your invoice is ready.", IdempotencyKey: o.key}
 		case k < 8:
-			o.req = &notify.EmailRequest{Account: account, To: fmt.Sprintf("user%d@example.com", r.IntN(1000)),
-				Subject: "Your receipt", Message: "<p>Thank you for your order.</p>", Purpose: notify.PurposeInvoice, IdempotencyKey: o.key}
+			o.req = &email.Request{Account: account, To: fmt.Sprintf("user%d@example.com", r.IntN(1000)),
+				Subject: "Your receipt", Message: "<p>Thank you for your order.</p>", Purpose: email.PurposeInvoice, IdempotencyKey: o.key}
 		default:
-			o.otp = &notify.OTPRequest{Account: account, To: to, OTP: fmt.Sprintf("%06d", r.IntN(1_000_000)), IdempotencyKey: o.key}
+			o.otp = &otp.Request{Account: account, To: to, OTP: fmt.Sprintf("%06d", r.IntN(1_000_000)), IdempotencyKey: o.key}
 		}
 		ops = append(ops, o)
 	}
@@ -305,13 +306,13 @@ func send(n *notify.Notifier, o *op) outcome {
 	var err error
 	switch req := o.req.(type) {
 	case nil:
-		r, err = n.SendOTP(ctx, o.otp)
-	case *notify.SMSRequest:
-		r, err = n.SendSMS(ctx, req)
-	case *notify.ChatRequest:
-		r, err = n.SendChat(ctx, req)
-	case *notify.EmailRequest:
-		r, err = n.SendEmail(ctx, req)
+		r, err = n.Send(ctx, o.otp)
+	case *sms.Request:
+		r, err = n.Send(ctx, req)
+	case *chat.Request:
+		r, err = n.Send(ctx, req)
+	case *email.Request:
+		r, err = n.Send(ctx, req)
 	}
 	return outcome{op: o, receipt: r, err: err}
 }

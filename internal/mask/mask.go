@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // Bounds of a run of digits taken for a one-time code: OTPs are 4 to 8
@@ -30,12 +33,12 @@ func Digits(env *notify.Envelope) bool {
 	switch {
 	case env.CarriesOTP:
 		return true
-	case env.SMS != nil:
-		return env.SMS.Route == notify.RouteDLT
-	case env.Chat != nil:
-		return env.Chat.Template != nil
-	case env.Email != nil:
-		return env.Email.Purpose == notify.PurposeOTP
+	case sms.MessageOf(env) != nil:
+		return sms.MessageOf(env).Route == sms.RouteDLT
+	case chat.MessageOf(env) != nil:
+		return chat.MessageOf(env).Template != nil
+	case email.MessageOf(env) != nil:
+		return email.MessageOf(env).Purpose == email.PurposeOTP
 	}
 	return false
 }

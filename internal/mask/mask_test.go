@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/mask"
 )
 
@@ -33,13 +36,13 @@ func TestDigits(t *testing.T) {
 		env  notify.Envelope
 		want bool
 	}{
-		"carries a code":  {notify.Envelope{CarriesOTP: true, SMS: &notify.SMSMessage{}}, true},
-		"sms text":        {notify.Envelope{SMS: &notify.SMSMessage{Route: notify.RouteSMS}}, false},
-		"sms dlt":         {notify.Envelope{SMS: &notify.SMSMessage{Route: notify.RouteDLT}}, true},
-		"chat text":       {notify.Envelope{Chat: &notify.ChatMessage{Text: "hi"}}, false},
-		"chat template":   {notify.Envelope{Chat: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order"}}}, true},
-		"e-mail":          {notify.Envelope{Email: &notify.EmailMessage{Purpose: notify.PurposeNotification}}, false},
-		"e-mail otp":      {notify.Envelope{Email: &notify.EmailMessage{Purpose: notify.PurposeOTP}}, true},
+		"carries a code":  {notify.Envelope{CarriesOTP: true, Content: &sms.Message{}}, true},
+		"sms text":        {notify.Envelope{Content: &sms.Message{Route: sms.RouteSMS}}, false},
+		"sms dlt":         {notify.Envelope{Content: &sms.Message{Route: sms.RouteDLT}}, true},
+		"chat text":       {notify.Envelope{Content: &chat.Message{Text: "hi"}}, false},
+		"chat template":   {notify.Envelope{Content: &chat.Message{Template: &chat.Template{Name: "order"}}}, true},
+		"e-mail":          {notify.Envelope{Content: &email.Message{Purpose: email.PurposeNotification}}, false},
+		"e-mail otp":      {notify.Envelope{Content: &email.Message{Purpose: email.PurposeOTP}}, true},
 		"nothing to show": {notify.Envelope{}, false},
 	} {
 		if got := mask.Digits(&c.env); got != c.want {

@@ -124,7 +124,7 @@ func message(t reflect.Type, f validator.FieldError) string {
 }
 
 // stringOf returns the failed field's value when it is a string or of a
-// string type (notify.SMSRoute, ...), else "".
+// string type (sms.Route, ...), else "".
 func stringOf(f validator.FieldError) string {
 	if v := reflect.ValueOf(f.Value()); v.Kind() == reflect.String {
 		return v.String()

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
 
@@ -223,7 +224,7 @@ type mediaBody struct {
 
 // build turns env into the request body, or an InvalidArgument error.
 func (p *Provider) build(env *notify.Envelope) (*message, error) {
-	if env == nil || env.Chat == nil {
+	if env == nil || chat.MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "cloudchat: the envelope has no chat content")
 	}
 	to := env.To
@@ -240,7 +241,7 @@ func (p *Provider) build(env *notify.Envelope) (*message, error) {
 			m.CallbackData = ref
 		}
 	}
-	c := env.Chat
+	c := chat.MessageOf(env)
 	switch {
 	case c.Template != nil:
 		tb, err := templateOf(c.Template)
@@ -254,9 +255,9 @@ func (p *Provider) build(env *notify.Envelope) (*message, error) {
 		}
 		mb := &mediaBody{Link: c.Media.URL, Caption: c.Text}
 		switch c.Media.Kind {
-		case notify.MediaImage:
+		case chat.MediaImage:
 			m.Type, m.Image = "image", mb
-		case notify.MediaVideo:
+		case chat.MediaVideo:
 			m.Type, m.Video = "video", mb
 		default:
 			mb.Filename = c.Media.FileName
@@ -291,8 +292,8 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, err
 	}
 	otp := ""
-	if env.Chat != nil {
-		otp = env.Chat.OTP
+	if chat.MessageOf(env) != nil {
+		otp = chat.MessageOf(env).OTP
 	}
 	if status < 200 || status > 299 {
 		return nil, classify(status, header, data, otp)
@@ -307,7 +308,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		// way, so this must not be retried.
 		return nil, vendorhttp.Unknownf("cloudchat", "HTTP %d without a message ID", status)
 	}
-	return &notify.Result{Provider: p.name, ProviderMessageID: out.Messages[0].ID, Gateway: notify.GatewayCloud}, nil
+	return &notify.Result{Provider: p.name, ProviderMessageID: out.Messages[0].ID, Route: string(chat.GatewayCloud)}, nil
 }
 
 // CheckHealth implements notify.HealthChecker: it reads the sending phone

@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
 )
 
-func chatEnv(to string, m *notify.ChatMessage) *notify.Envelope {
-	m.Gateway = notify.GatewayCloud
+func chatEnv(to string, m *chat.Message) *notify.Envelope {
+	m.Gateway = chat.GatewayCloud
 	return &notify.Envelope{ID: "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f", Kind: notify.KindChat, To: to,
 		Account:  &notify.Account{ID: "acme"},
-		Provider: "cloudchat", Units: 1, Chat: m}
+		Provider: "cloudchat", Route: string(chat.GatewayCloud), Units: 1, Content: m}
 }
 
 // TestWireFormat sends each content shape and checks the body the vendor
@@ -31,32 +32,32 @@ func TestWireFormat(t *testing.T) {
 	p := newProvider(t, vendor, testToken)
 	tests := []struct {
 		name string
-		msg  *notify.ChatMessage
+		msg  *chat.Message
 		want string // JSON the vendor must have received (subset of fields)
 	}{
-		{"text", &notify.ChatMessage{Text: "Your order shipped"},
+		{"text", &chat.Message{Text: "Your order shipped"},
 			`{"type":"text","text":{"preview_url":false,"body":"Your order shipped"}}`},
-		{"document", &notify.ChatMessage{Text: "Your invoice", Media: &notify.ChatMedia{
-			URL: "https://cdn.example.com/inv.pdf", Kind: notify.MediaDocument, FileName: "INV-7.pdf", MIMEType: "application/pdf"}},
+		{"document", &chat.Message{Text: "Your invoice", Media: &chat.Media{
+			URL: "https://cdn.example.com/inv.pdf", Kind: chat.MediaDocument, FileName: "INV-7.pdf", MIMEType: "application/pdf"}},
 			`{"type":"document","document":{"link":"https://cdn.example.com/inv.pdf","caption":"Your invoice","filename":"INV-7.pdf"}}`},
-		{"image", &notify.ChatMessage{Text: "Look", Media: &notify.ChatMedia{
-			URL: "https://cdn.example.com/a.jpg", Kind: notify.MediaImage, FileName: "a.jpg", MIMEType: "image/jpeg"}},
+		{"image", &chat.Message{Text: "Look", Media: &chat.Media{
+			URL: "https://cdn.example.com/a.jpg", Kind: chat.MediaImage, FileName: "a.jpg", MIMEType: "image/jpeg"}},
 			`{"type":"image","image":{"link":"https://cdn.example.com/a.jpg","caption":"Look"}}`},
-		{"video", &notify.ChatMessage{Media: &notify.ChatMedia{
-			URL: "https://cdn.example.com/a.mp4", Kind: notify.MediaVideo, FileName: "a.mp4", MIMEType: "video/mp4"}},
+		{"video", &chat.Message{Media: &chat.Media{
+			URL: "https://cdn.example.com/a.mp4", Kind: chat.MediaVideo, FileName: "a.mp4", MIMEType: "video/mp4"}},
 			`{"type":"video","video":{"link":"https://cdn.example.com/a.mp4"}}`},
-		{"template", &notify.ChatMessage{Template: &notify.ChatTemplate{
+		{"template", &chat.Message{Template: &chat.Template{
 			Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"}}},
 			`{"type":"template","template":{"name":"order_confirmed","language":{"code":"en_US"},"components":[
 				{"type":"body","parameters":[{"type":"text","text":"Asha"},{"type":"text","text":"A-1042"}]}]}}`},
-		{"template with document header", &notify.ChatMessage{Template: &notify.ChatTemplate{
+		{"template with document header", &chat.Message{Template: &chat.Template{
 			Name: "invoice_ready", Language: "en", Params: []string{"INV-7"},
-			HeaderURL: "https://cdn.example.com/inv.pdf", HeaderKind: notify.MediaDocument}},
+			HeaderURL: "https://cdn.example.com/inv.pdf", HeaderKind: chat.MediaDocument}},
 			`{"type":"template","template":{"name":"invoice_ready","language":{"code":"en"},"components":[
 				{"type":"header","parameters":[{"type":"document","document":{"link":"https://cdn.example.com/inv.pdf"}}]},
 				{"type":"body","parameters":[{"type":"text","text":"INV-7"}]}]}}`},
-		{"template default language, image header", &notify.ChatMessage{Template: &notify.ChatTemplate{
-			Name: "standard_otp", Params: []string{"482915"}, HeaderURL: "https://cdn.example.com/logo.png", HeaderKind: notify.MediaImage}},
+		{"template default language, image header", &chat.Message{Template: &chat.Template{
+			Name: "standard_otp", Params: []string{"482915"}, HeaderURL: "https://cdn.example.com/logo.png", HeaderKind: chat.MediaImage}},
 			`{"type":"template","template":{"name":"standard_otp","language":{"code":"en_US"},"components":[
 				{"type":"header","parameters":[{"type":"image","image":{"link":"https://cdn.example.com/logo.png"}}]},
 				{"type":"body","parameters":[{"type":"text","text":"482915"}]}]}}`},
@@ -67,7 +68,7 @@ func TestWireFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(res.ProviderMessageID, "wamid.") || res.Gateway != notify.GatewayCloud || res.Provider != "cloudchat" {
+			if !strings.HasPrefix(res.ProviderMessageID, "wamid.") || res.Route != string(chat.GatewayCloud) || res.Provider != "cloudchat" {
 				t.Fatalf("result %+v", res)
 			}
 			got := vendor.Last()
@@ -98,7 +99,7 @@ func TestVendorErrors(t *testing.T) {
 		name       string
 		err        graphErr
 		to         string // default in the 24h window
-		msg        *notify.ChatMessage
+		msg        *chat.Message
 		code       notify.Code
 		contains   string
 		retryAfter time.Duration
@@ -125,9 +126,9 @@ func TestVendorErrors(t *testing.T) {
 		{name: "outside 24h window", err: gerr(400, 131047, "(#131047) Re-engagement message", ""),
 			code: notify.CodeRejected, contains: "only a template message can be sent"},
 		// Real answers of the fake's own validation:
-		{name: "template does not exist", msg: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "nope", Params: []string{"x"}}},
+		{name: "template does not exist", msg: &chat.Message{Template: &chat.Template{Name: "nope", Params: []string{"x"}}},
 			code: notify.CodeRejected, contains: "132001"},
-		{name: "template parameter mismatch", msg: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order_confirmed", Params: []string{"x"}}},
+		{name: "template parameter mismatch", msg: &chat.Message{Template: &chat.Template{Name: "order_confirmed", Params: []string{"x"}}},
 			code: notify.CodeRejected, contains: "132000"},
 	}
 	vendor := newFakeGraph(t)
@@ -142,7 +143,7 @@ func TestVendorErrors(t *testing.T) {
 				to = "9876543210"
 			}
 			if msg == nil {
-				msg = &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}
+				msg = &chat.Message{Text: "482915 is your code", OTP: "482915"}
 			}
 			before := vendor.Count()
 			_, err := p.Send(context.Background(), chatEnv(to, msg))
@@ -175,7 +176,7 @@ func TestVendorErrors(t *testing.T) {
 func TestWrongToken(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, "EAAG-wrong-token-000")
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "190") {
 		t.Fatalf("got %v, want Rejected with code 190", err)
 	}
@@ -218,7 +219,7 @@ func TestNonJSONErrors(t *testing.T) {
 			w.Write([]byte(tt.body))
 		}))
 		p, _ := cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
-		_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+		_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 		sent := hits.Load()
 		health := p.CheckHealth(context.Background())
 		srv.Close()
@@ -247,7 +248,7 @@ func TestProxy502IsUnknown(t *testing.T) {
 	for _, ft := range []fault{{Proxy: http.StatusBadGateway}, {Proxy: http.StatusGatewayTimeout, Accept: true}} {
 		posts, accepted := vendor.Requests(), vendor.Count()
 		vendor.FailNextWithFault(ft)
-		_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+		_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 		if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
 			t.Errorf("proxy %d: %v, want an unknown outcome", ft.Proxy, err)
 		}
@@ -272,7 +273,7 @@ func TestCloud131000IsARefusal(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
 	vendor.FailNextWith(somethingWentWrong)
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "482915 is your code", OTP: "482915"}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "482915 is your code", OTP: "482915"}))
 	if notify.OutcomeOf(err) != notify.OutcomeNotAccepted || !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("131000: %v, want a retryable unavailable", err)
 	}
@@ -294,7 +295,7 @@ func TestCloud131016IsRetryable(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
 	vendor.FailNextWith(serviceUnavailable)
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("131016: %v, want a retryable unavailable", err)
 	}
@@ -309,7 +310,7 @@ func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
 	vendor.FailNextWithFault(fault{Lose: true})
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
 		t.Fatalf("lost answer: %v, want an unknown outcome", err)
 	}
@@ -317,7 +318,7 @@ func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
 		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.Requests(), vendor.Count())
 	}
 	// The vendor works again.
-	if _, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err != nil {
+	if _, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -334,7 +335,7 @@ func TestTransportErrors(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	p, _ := cloudchat.New(cloudchat.Config{BaseURL: "http://" + addr, PhoneNumberID: testPhoneID, Token: testToken})
-	_, err = p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	_, err = p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
 	}
@@ -342,7 +343,7 @@ func TestTransportErrors(t *testing.T) {
 	// A context that ended before Send: nothing was sent.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = p.Send(ctx, chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	_, err = p.Send(ctx, chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if !notify.IsRetryable(err) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("ended context: %v, want Unavailable wrapping context.Canceled", err)
 	}
@@ -353,7 +354,7 @@ func TestTransportErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	p, _ = cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
-	_, err = p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"}))
+	_, err = p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if notify.OutcomeOf(err) != notify.OutcomeUnknown || !strings.Contains(err.Error(), "without a message ID") {
 		t.Fatalf("200 without an ID: %v, want an unknown outcome", err)
 	}
@@ -364,10 +365,10 @@ func TestBadEnvelopes(t *testing.T) {
 	p := newProvider(t, vendor, testToken)
 	for name, env := range map[string]*notify.Envelope{
 		"nil chat":          {Kind: notify.KindChat, To: "9876543210"},
-		"empty chat":        chatEnv("9876543210", &notify.ChatMessage{}),
-		"bad number":        chatEnv("98765-43210", &notify.ChatMessage{Text: "hi"}),
-		"nameless":          chatEnv("9876543210", &notify.ChatMessage{Template: &notify.ChatTemplate{}}),
-		"media without url": chatEnv("9876543210", &notify.ChatMessage{Media: &notify.ChatMedia{Kind: notify.MediaImage}}),
+		"empty chat":        chatEnv("9876543210", &chat.Message{}),
+		"bad number":        chatEnv("98765-43210", &chat.Message{Text: "hi"}),
+		"nameless":          chatEnv("9876543210", &chat.Message{Template: &chat.Template{}}),
+		"media without url": chatEnv("9876543210", &chat.Message{Media: &chat.Media{Kind: chat.MediaImage}}),
 	} {
 		_, err := p.Send(context.Background(), env)
 		if notify.CodeOf(err) != notify.CodeInvalidArgument {
@@ -437,7 +438,7 @@ func TestBaseURLForms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.base, err)
 		}
-		if _, err := p.Send(t.Context(), chatEnv("9876543210", &notify.ChatMessage{Text: "hi"})); err != nil {
+		if _, err := p.Send(t.Context(), chatEnv("9876543210", &chat.Message{Text: "hi"})); err != nil {
 			t.Fatalf("%s: Send: %v", tt.base, err)
 		}
 		if got := <-paths; got != tt.want+"/messages" {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 	"github.com/notifykit/notify/provider/providertest"
@@ -20,7 +21,7 @@ func TestConformance(t *testing.T) {
 			return &notify.Envelope{
 				Kind: notify.KindChat, To: "9876543210", Provider: p.Name(), Units: 1,
 				Class: notify.Transactional,
-				Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Type: notify.ChatOTP, OTP: otp,
+				Content: &chat.Message{Gateway: chat.GatewayCloud, Type: chat.TypeOTP, OTP: otp,
 					Text: otp + " is your Acme login code. Do not share it."},
 			}
 		},

@@ -31,7 +31,7 @@
 //
 // # Templates
 //
-// A notify.ChatTemplate becomes the components the vendor documents
+// A chat.Template becomes the components the vendor documents
 // (cloud-api/guides/send-message-templates; testdata/requests holds the
 // exact bodies, with each source named in golden_test.go):
 //

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/wallet"
@@ -31,7 +32,7 @@ func Example() {
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{
 		Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Template: &notify.ChatTemplate{
+		Content: &chat.Message{Gateway: chat.GatewayCloud, Template: &chat.Template{
 			Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"},
 		}},
 	})
@@ -88,7 +89,7 @@ func ExampleError() {
 		panic(err)
 	}
 	_, err = p.Send(context.Background(), &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, OTP: "482915", Template: &notify.ChatTemplate{
+		Content: &chat.Message{Gateway: chat.GatewayCloud, OTP: "482915", Template: &chat.Template{
 			Name: "otp_code", Language: "en_US", Params: []string{"482915"}}}})
 
 	var ce *cloudchat.Error
@@ -102,7 +103,7 @@ func ExampleError() {
 }
 
 // A template with named parameters, a text header, a URL button with a
-// variable and a quick-reply button, as notify.ChatTemplate carries it.
+// variable and a quick-reply button, as chat.Template carries it.
 func ExampleProvider_Send_namedTemplate() {
 	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"messages":[{"id":"wamid.NAMED"}]}`)
@@ -113,13 +114,13 @@ func ExampleProvider_Send_namedTemplate() {
 		panic(err)
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Template: &notify.ChatTemplate{
+		Content: &chat.Message{Gateway: chat.GatewayCloud, Template: &chat.Template{
 			Name: "order_shipped", Language: "en_US",
 			NamedParams: map[string]string{"customer_name": "Asha", "order_id": "A-1042"},
 			HeaderText:  "A-1042",
-			Buttons: []notify.TemplateButton{
-				{Kind: notify.ButtonURL, Index: 0, Value: "track/A-1042"},
-				{Kind: notify.ButtonQuickReply, Index: 1, Value: "stop-updates"},
+			Buttons: []chat.Button{
+				{Kind: chat.ButtonURL, Index: 0, Value: "track/A-1042"},
+				{Kind: chat.ButtonQuickReply, Index: 1, Value: "stop-updates"},
 			},
 		}}})
 	if err != nil {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/notifykit/notify/internal/golden"
 	"path/filepath"
 	"testing"
+
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/internal/golden"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/cloudchat"
@@ -23,33 +25,33 @@ func TestRequestsGolden(t *testing.T) {
 		name string
 		// source is the vendor's documentation of the shape.
 		source string
-		msg    *notify.ChatMessage
+		msg    *chat.Message
 	}{
 		{"text", "cloud-api/reference/messages#text-object",
-			&notify.ChatMessage{Text: "Your order A-1042 has shipped."}},
+			&chat.Message{Text: "Your order A-1042 has shipped."}},
 		{"document", "cloud-api/reference/messages#media-object (document: link, caption, filename)",
-			&notify.ChatMessage{Text: "Your invoice", Media: &notify.ChatMedia{
-				URL: "https://cdn.example.com/inv.pdf", Kind: notify.MediaDocument, FileName: "INV-7.pdf", MIMEType: "application/pdf"}}},
+			&chat.Message{Text: "Your invoice", Media: &chat.Media{
+				URL: "https://cdn.example.com/inv.pdf", Kind: chat.MediaDocument, FileName: "INV-7.pdf", MIMEType: "application/pdf"}}},
 		{"video", "cloud-api/reference/messages#media-object (video: link, caption)",
-			&notify.ChatMessage{Text: "How to return", Media: &notify.ChatMedia{
-				URL: "https://cdn.example.com/a.mp4", Kind: notify.MediaVideo, FileName: "a.mp4", MIMEType: "video/mp4"}}},
+			&chat.Message{Text: "How to return", Media: &chat.Media{
+				URL: "https://cdn.example.com/a.mp4", Kind: chat.MediaVideo, FileName: "a.mp4", MIMEType: "video/mp4"}}},
 		{"template-positional", "cloud-api/guides/send-message-templates (positional body parameters)",
-			&notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"}}}},
+			&chat.Message{Template: &chat.Template{Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"}}}},
 		{"template-document-header", "cloud-api/guides/send-message-templates (media header parameter)",
-			&notify.ChatMessage{Template: &notify.ChatTemplate{Name: "invoice_ready", Language: "en", Params: []string{"INV-7"},
-				HeaderURL: "https://cdn.example.com/inv.pdf", HeaderKind: notify.MediaDocument}}},
+			&chat.Message{Template: &chat.Template{Name: "invoice_ready", Language: "en", Params: []string{"INV-7"},
+				HeaderURL: "https://cdn.example.com/inv.pdf", HeaderKind: chat.MediaDocument}}},
 		{"authentication-otp", "business-management-api/authentication-templates, \"Sending authentication templates\": the code in the body and in the button component, sub_type url, index \"0\" (copy code and one-tap alike)",
-			&notify.ChatMessage{OTP: "482915", Template: &notify.ChatTemplate{Name: "otp_code", Language: "en_US", Params: []string{"482915"},
-				Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 0, Value: "482915"}}}}},
+			&chat.Message{OTP: "482915", Template: &chat.Template{Name: "otp_code", Language: "en_US", Params: []string{"482915"},
+				Buttons: []chat.Button{{Kind: chat.ButtonURL, Index: 0, Value: "482915"}}}}},
 		{"template-named", "cloud-api/guides/send-message-templates (named parameters: parameter_name; text header; URL and quick-reply button parameters)",
-			&notify.ChatMessage{Template: &notify.ChatTemplate{Name: "order_shipped", Language: "en_US",
+			&chat.Message{Template: &chat.Template{Name: "order_shipped", Language: "en_US",
 				NamedParams: map[string]string{"order_id": "A-1042", "customer_name": "Asha"},
 				HeaderText:  "A-1042",
-				Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 0, Value: "track/A-1042"},
-					{Kind: notify.ButtonQuickReply, Index: 1, Value: "stop-updates"}}}}},
+				Buttons: []chat.Button{{Kind: chat.ButtonURL, Index: 0, Value: "track/A-1042"},
+					{Kind: chat.ButtonQuickReply, Index: 1, Value: "stop-updates"}}}}},
 		{"template-coupon", "cloud-api/guides/send-message-templates (copy code button: coupon_code parameter)",
-			&notify.ChatMessage{Template: &notify.ChatTemplate{Name: "summer_sale", Language: "en_US", Params: []string{"25%"},
-				Buttons: []notify.TemplateButton{{Kind: notify.ButtonCopyCode, Index: 0, Value: "SUMMER25"}}}}},
+			&chat.Message{Template: &chat.Template{Name: "summer_sale", Language: "en_US", Params: []string{"25%"},
+				Buttons: []chat.Button{{Kind: chat.ButtonCopyCode, Index: 0, Value: "SUMMER25"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,8 +78,8 @@ func TestRequestsGolden(t *testing.T) {
 func TestAuthenticationTemplateNeedsItsButton(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{OTP: "482915",
-		Template: &notify.ChatTemplate{Name: "otp_code", Language: "en_US", Params: []string{"482915"}}}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{OTP: "482915",
+		Template: &chat.Template{Name: "otp_code", Language: "en_US", Params: []string{"482915"}}}))
 	var ce *cloudchat.Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a *cloudchat.Error inside", err)
@@ -100,28 +102,28 @@ func TestTemplateValuesRefused(t *testing.T) {
 	p := newProvider(t, vendor, testToken)
 	tests := []struct {
 		name  string
-		tmpl  notify.ChatTemplate
+		tmpl  chat.Template
 		field string
 	}{
-		{"line break", notify.ChatTemplate{Name: "order_confirmed", Params: []string{"Asha\nBcc", "A-1"}}, "variables.1"},
-		{"tab", notify.ChatTemplate{Name: "order_confirmed", Params: []string{"Asha", "A\t1"}}, "variables.2"},
-		{"five spaces", notify.ChatTemplate{Name: "order_confirmed", Params: []string{"Asha     x", "A-1"}}, "variables.1"},
-		{"empty", notify.ChatTemplate{Name: "order_confirmed", Params: []string{" ", "A-1"}}, "variables.1"},
-		{"both kinds", notify.ChatTemplate{Name: "order_shipped", Params: []string{"x"}, NamedParams: map[string]string{"order_id": "1"}}, "variables"},
-		{"bad name", notify.ChatTemplate{Name: "order_shipped", NamedParams: map[string]string{"Order-ID": "1"}}, "variables"},
-		{"button index", notify.ChatTemplate{Name: "otp_code", Params: []string{"1"}, Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL, Index: 10, Value: "1"}}}, "buttons.0"},
-		{"button twice", notify.ChatTemplate{Name: "otp_code", Params: []string{"1"}, Buttons: []notify.TemplateButton{
-			{Kind: notify.ButtonURL, Value: "1"}, {Kind: notify.ButtonURL, Value: "1"}}}, "buttons.1"},
-		{"button kind", notify.ChatTemplate{Name: "otp_code", Params: []string{"1"}, Buttons: []notify.TemplateButton{{Kind: "call", Value: "1"}}}, "buttons.0"},
-		{"empty url value", notify.ChatTemplate{Name: "otp_code", Params: []string{"1"}, Buttons: []notify.TemplateButton{{Kind: notify.ButtonURL}}}, "buttons.0"},
-		{"long coupon", notify.ChatTemplate{Name: "summer_sale", Params: []string{"1"}, Buttons: []notify.TemplateButton{{Kind: notify.ButtonCopyCode, Value: "SUMMER2025SPECIAL"}}}, "buttons.0"},
-		{"two headers", notify.ChatTemplate{Name: "order_shipped", HeaderText: "x", HeaderURL: "https://cdn.example.com/a.png"}, "header_url"},
-		{"no name", notify.ChatTemplate{Params: []string{"1"}}, "template_name"},
+		{"line break", chat.Template{Name: "order_confirmed", Params: []string{"Asha\nBcc", "A-1"}}, "variables.1"},
+		{"tab", chat.Template{Name: "order_confirmed", Params: []string{"Asha", "A\t1"}}, "variables.2"},
+		{"five spaces", chat.Template{Name: "order_confirmed", Params: []string{"Asha     x", "A-1"}}, "variables.1"},
+		{"empty", chat.Template{Name: "order_confirmed", Params: []string{" ", "A-1"}}, "variables.1"},
+		{"both kinds", chat.Template{Name: "order_shipped", Params: []string{"x"}, NamedParams: map[string]string{"order_id": "1"}}, "variables"},
+		{"bad name", chat.Template{Name: "order_shipped", NamedParams: map[string]string{"Order-ID": "1"}}, "variables"},
+		{"button index", chat.Template{Name: "otp_code", Params: []string{"1"}, Buttons: []chat.Button{{Kind: chat.ButtonURL, Index: 10, Value: "1"}}}, "buttons.0"},
+		{"button twice", chat.Template{Name: "otp_code", Params: []string{"1"}, Buttons: []chat.Button{
+			{Kind: chat.ButtonURL, Value: "1"}, {Kind: chat.ButtonURL, Value: "1"}}}, "buttons.1"},
+		{"button kind", chat.Template{Name: "otp_code", Params: []string{"1"}, Buttons: []chat.Button{{Kind: "call", Value: "1"}}}, "buttons.0"},
+		{"empty url value", chat.Template{Name: "otp_code", Params: []string{"1"}, Buttons: []chat.Button{{Kind: chat.ButtonURL}}}, "buttons.0"},
+		{"long coupon", chat.Template{Name: "summer_sale", Params: []string{"1"}, Buttons: []chat.Button{{Kind: chat.ButtonCopyCode, Value: "SUMMER2025SPECIAL"}}}, "buttons.0"},
+		{"two headers", chat.Template{Name: "order_shipped", HeaderText: "x", HeaderURL: "https://cdn.example.com/a.png"}, "header_url"},
+		{"no name", chat.Template{Params: []string{"1"}}, "template_name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tmpl := tt.tmpl
-			_, err := p.Send(context.Background(), chatEnv("9876543210", &notify.ChatMessage{Template: &tmpl}))
+			_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Template: &tmpl}))
 			var e *notify.Error
 			if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
 				t.Fatalf("err = %v, want invalid_argument", err)

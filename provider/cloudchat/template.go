@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 )
 
 // The template object of a message body, as the vendor documents it
@@ -60,7 +61,7 @@ const (
 // with a line break, a tab or more than four spaces in a row (error 100 /
 // 132018), so such values are refused here, before any request: the
 // send is certainly not accepted, and the Notifier refunds its charge.
-func templateOf(t *notify.ChatTemplate) (*templateBody, error) {
+func templateOf(t *chat.Template) (*templateBody, error) {
 	var fe notify.FieldErrors
 	if t.Name == "" {
 		fe.Add("template_name", "cloudchat: a template needs a name")
@@ -102,7 +103,7 @@ func templateOf(t *notify.ChatTemplate) (*templateBody, error) {
 }
 
 // header returns the header parameter of t, if it has one.
-func header(t *notify.ChatTemplate, fe *notify.FieldErrors) (parameter, bool) {
+func header(t *chat.Template, fe *notify.FieldErrors) (parameter, bool) {
 	switch {
 	case t.HeaderText != "" && t.HeaderURL != "":
 		fe.Add("header_url", "cloudchat: a template has a text or a media header, not both")
@@ -117,12 +118,12 @@ func header(t *notify.ChatTemplate, fe *notify.FieldErrors) (parameter, bool) {
 		h := parameter{Type: string(t.HeaderKind)}
 		link := &mediaBody{Link: t.HeaderURL}
 		switch t.HeaderKind {
-		case notify.MediaDocument:
+		case chat.MediaDocument:
 			h.Document = link
-		case notify.MediaVideo:
+		case chat.MediaVideo:
 			h.Video = link
-		case notify.MediaImage, "":
-			h.Type, h.Image = string(notify.MediaImage), link
+		case chat.MediaImage, "":
+			h.Type, h.Image = string(chat.MediaImage), link
 		default:
 			fe.Add("header_url", fmt.Sprintf("cloudchat: unknown header kind %q", t.HeaderKind))
 		}
@@ -134,7 +135,7 @@ func header(t *notify.ChatTemplate, fe *notify.FieldErrors) (parameter, bool) {
 // bodyParams returns the body parameters of t: positional, or named in
 // the order of their names (the vendor matches them by name; the order
 // keeps requests reproducible).
-func bodyParams(t *notify.ChatTemplate, fe *notify.FieldErrors) []parameter {
+func bodyParams(t *chat.Template, fe *notify.FieldErrors) []parameter {
 	if len(t.Params) > 0 && len(t.NamedParams) > 0 {
 		fe.Add("variables", "cloudchat: a template takes positional or named parameters, not both")
 		return nil
@@ -164,22 +165,22 @@ func bodyParams(t *notify.ChatTemplate, fe *notify.FieldErrors) []parameter {
 }
 
 // buttonParam returns the parameter of one button.
-func buttonParam(b notify.TemplateButton, field string, fe *notify.FieldErrors) (parameter, bool) {
+func buttonParam(b chat.Button, field string, fe *notify.FieldErrors) (parameter, bool) {
 	n := len([]rune(b.Value))
 	switch b.Kind {
-	case notify.ButtonURL:
+	case chat.ButtonURL:
 		if b.Value == "" || n > maxURLSuffix || strings.ContainsAny(b.Value, " \t\r\n") {
 			fe.Addf(field, "cloudchat: a URL button's value is 1 to %d characters without spaces", maxURLSuffix)
 			return parameter{}, false
 		}
 		return parameter{Type: "text", Text: b.Value}, true
-	case notify.ButtonQuickReply:
+	case chat.ButtonQuickReply:
 		if b.Value == "" || n > maxPayload {
 			fe.Addf(field, "cloudchat: a quick-reply payload is 1 to %d characters", maxPayload)
 			return parameter{}, false
 		}
 		return parameter{Type: "payload", Payload: b.Value}, true
-	case notify.ButtonCopyCode:
+	case chat.ButtonCopyCode:
 		if b.Value == "" || n > maxCoupon {
 			fe.Addf(field, "cloudchat: a copy-code button's code is 1 to %d characters", maxCoupon)
 			return parameter{}, false

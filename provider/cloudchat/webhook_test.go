@@ -43,7 +43,7 @@ func newReportLoop(t *testing.T) *reportLoop {
 	l := &reportLoop{receiver: receiver, wallet: memstore.NewWallet(),
 		vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: notify.GatewayCloud}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: string(chat.GatewayCloud)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
@@ -68,7 +68,7 @@ func newReportLoop(t *testing.T) *reportLoop {
 
 func (l *reportLoop) send(t *testing.T, to string) *notify.Receipt {
 	t.Helper()
-	r, err := l.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: to, Message: "Your order shipped"})
+	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: to, Message: "Your order shipped"})
 	if err != nil {
 		t.Fatalf("send to %s: %v", to, err)
 	}
@@ -235,7 +235,7 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	l := newReportLoop(t)
 	opening := l.balance(t)
 	l.vendor.FailNextWithFault(fault{Lose: true})
-	r, err := l.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: "9876543210", Message: "hello"})
+	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hello"})
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("lost answer: %v", err)
 	}

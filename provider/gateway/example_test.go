@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/gateway"
 )
 
@@ -27,10 +28,10 @@ func ExampleNew() {
 		return
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{
-		ID:   "7f9e2c1a-local",
-		Kind: notify.KindSMS,
-		To:   "9876543210",
-		SMS:  &notify.SMSMessage{Route: notify.RouteSMS, Text: "Your order has shipped"},
+		ID:      "7f9e2c1a-local",
+		Kind:    notify.KindSMS,
+		To:      "9876543210",
+		Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order has shipped"},
 	})
 	if err != nil {
 		fmt.Println(err)

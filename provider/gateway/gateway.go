@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
 
@@ -125,7 +128,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return &notify.Result{
 			Provider:          p.name,
 			ProviderMessageID: res.MessageID,
-			Gateway:           notify.ChatGateway(res.Gateway),
+			Route:             res.Gateway,
 			Note:              res.Note,
 		}, nil
 	}
@@ -455,22 +458,22 @@ func request(env *notify.Envelope) (string, []byte, error) {
 	var path string
 	var v any
 	switch {
-	case env.Kind == notify.KindSMS && env.SMS != nil:
-		m := env.SMS
+	case env.Kind == notify.KindSMS && sms.MessageOf(env) != nil:
+		m := sms.MessageOf(env)
 		b := smsBody{To: env.To, Message: m.Text, Route: string(m.Route), SenderID: m.SenderID, Domain: env.Domain}
 		switch m.Route {
-		case notify.RouteOTP:
+		case sms.RouteOTP:
 			// The remote renders its own OTP text from the code.
 			b.Message = m.OTP
-		case notify.RouteDLT:
+		case sms.RouteDLT:
 			b.DLTTemplateID, b.DLTEntityID = m.DLTTemplateID, m.DLTEntityID
 		}
 		if b.Message == "" {
 			return "", nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: the SMS envelope has no text")
 		}
 		path, v = "/sms", b
-	case env.Kind == notify.KindChat && env.Chat != nil:
-		m := env.Chat
+	case env.Kind == notify.KindChat && chat.MessageOf(env) != nil:
+		m := chat.MessageOf(env)
 		b := chatBody{To: env.To, Gateway: string(m.Gateway), Type: string(m.Type), Domain: env.Domain}
 		switch {
 		case m.Template != nil:
@@ -491,8 +494,8 @@ func request(env *notify.Envelope) (string, []byte, error) {
 			}
 		}
 		path, v = "/messenger/send", b
-	case env.Kind == notify.KindEmail && env.Email != nil:
-		m := env.Email
+	case env.Kind == notify.KindEmail && email.MessageOf(env) != nil:
+		m := email.MessageOf(env)
 		b := emailBody{To: env.To, Subject: m.Subject, Message: m.HTML, FromName: m.FromName,
 			ReplyTo: m.ReplyTo, Purpose: string(m.Purpose), Domain: env.Domain}
 		if b.Message == "" {

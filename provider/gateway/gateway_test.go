@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/gateway"
 	"github.com/notifykit/notify/provider/providertest"
 )
@@ -186,17 +189,17 @@ func acct() *notify.Account {
 
 func smsEnv(i int) *notify.Envelope {
 	return &notify.Envelope{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: notify.KindSMS, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
-		SMS: &notify.SMSMessage{Route: notify.RouteOTP, OTP: "482915", Text: "482915 is your code", Segments: 1}}
+		Content: &sms.Message{Route: sms.RouteOTP, OTP: "482915", Text: "482915 is your code", Segments: 1}}
 }
 
 func chatEnv(i int) *notify.Envelope {
 	return &notify.Envelope{Kind: notify.KindChat, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Type: notify.ChatOTP, Text: fmt.Sprintf("hello %d", i)}}
+		Content: &chat.Message{Gateway: chat.GatewayQR, Type: chat.TypeOTP, Text: fmt.Sprintf("hello %d", i)}}
 }
 
 func emailEnv(i int) *notify.Envelope {
 	return &notify.Envelope{Kind: notify.KindEmail, Account: acct(), To: "asha@example.com", Provider: "remote", Units: 1,
-		Email: &notify.EmailMessage{Subject: "Hi", Text: fmt.Sprintf("body %d", i)}}
+		Content: &email.Message{Subject: "Hi", Text: fmt.Sprintf("body %d", i)}}
 }
 
 func TestConformance(t *testing.T) {
@@ -248,27 +251,27 @@ func TestRequestMapping(t *testing.T) {
 		{"sms otp route sends the code", smsEnv(0), "/api/v1/sms",
 			map[string]any{"to": "9876543210", "message": "482915", "route": "otp"}},
 		{"sms text", &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Domain: "shop.example",
-			SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "Your order shipped", SenderID: "ACMEIN"}}, "/api/v1/sms",
+			Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order shipped", SenderID: "ACMEIN"}}, "/api/v1/sms",
 			map[string]any{"to": "9876543210", "message": "Your order shipped", "route": "sms", "sender_id": "ACMEIN", "domain": "shop.example"}},
 		{"sms dlt", &notify.Envelope{Kind: notify.KindSMS, To: "9876543210",
-			SMS: &notify.SMSMessage{Route: notify.RouteDLT, Text: "Dear A, order 1 shipped", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}, "/api/v1/sms",
+			Content: &sms.Message{Route: sms.RouteDLT, Text: "Dear A, order 1 shipped", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}, "/api/v1/sms",
 			map[string]any{"to": "9876543210", "message": "Dear A, order 1 shipped", "route": "dlt", "sender_id": "ACMEIN", "dlt_template_id": "1107", "dlt_entity_id": "1201"}},
 		{"chat text", chatEnv(7), "/api/v1/messenger/send",
 			map[string]any{"to": "9876543210", "gateway": "qr", "type": "otp", "message": "hello 7"}},
 		{"chat cloud template", &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
-			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Type: notify.ChatPromotional, Text: "ignored",
-				Template: &notify.ChatTemplate{Name: "promo_discount", Language: "en", Params: []string{"Asha", "20%"}, HeaderURL: "https://cdn.example.com/h.jpg"}}},
+			Content: &chat.Message{Gateway: chat.GatewayCloud, Type: chat.TypePromotional, Text: "ignored",
+				Template: &chat.Template{Name: "promo_discount", Language: "en", Params: []string{"Asha", "20%"}, HeaderURL: "https://cdn.example.com/h.jpg"}}},
 			"/api/v1/messenger/send",
 			map[string]any{"to": "9876543210", "gateway": "cloud", "type": "promotional", "template_name": "promo_discount",
 				"language": "en", "variables": []any{"Asha", "20%"}, "header_url": "https://cdn.example.com/h.jpg"}},
 		{"chat media", &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
-			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Type: notify.ChatOTP, Text: "Your invoice",
-				Media: &notify.ChatMedia{URL: "https://cdn.example.com/i.pdf", Kind: notify.MediaDocument, FileName: "Invoice.pdf"}}},
+			Content: &chat.Message{Gateway: chat.GatewayCloud, Type: chat.TypeOTP, Text: "Your invoice",
+				Media: &chat.Media{URL: "https://cdn.example.com/i.pdf", Kind: chat.MediaDocument, FileName: "Invoice.pdf"}}},
 			"/api/v1/messenger/send",
 			map[string]any{"to": "9876543210", "gateway": "cloud", "type": "otp", "message": "Your invoice",
 				"media_url": "https://cdn.example.com/i.pdf", "file_name": "Invoice.pdf"}},
 		{"email html", &notify.Envelope{Kind: notify.KindEmail, To: "asha@example.com",
-			Email: &notify.EmailMessage{Subject: "Invoice", HTML: "<p>Hi</p>", Text: "Hi", FromName: "Acme", ReplyTo: "help@example.com", Purpose: notify.PurposeInvoice}},
+			Content: &email.Message{Subject: "Invoice", HTML: "<p>Hi</p>", Text: "Hi", FromName: "Acme", ReplyTo: "help@example.com", Purpose: email.PurposeInvoice}},
 			"/api/v1/email/send",
 			map[string]any{"to": "asha@example.com", "subject": "Invoice", "message": "<p>Hi</p>", "from_name": "Acme", "reply_to": "help@example.com", "purpose": "invoice"}},
 		{"email text", emailEnv(3), "/api/v1/email/send",
@@ -282,7 +285,7 @@ func TestRequestMapping(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.ProviderMessageID == "" || !strings.HasPrefix(res.ProviderMessageID, "remote-") || res.Provider != "remote" ||
-				res.Gateway != notify.GatewayQR || res.Note != "n" {
+				res.Route != string(chat.GatewayQR) || res.Note != "n" {
 				t.Errorf("result %+v", res)
 			}
 			got := f.lastRequest()

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/gateway"
 )
 
@@ -185,7 +188,7 @@ func TestNoRetryAcrossHopForUnknown(t *testing.T) {
 			local := newLocalFor(t, f.url(), testKey, 3)
 			lb := local.balance(t)
 			f.failWith(tc.r, tc.r, tc.r) // what a retry would get, too
-			rec, err := local.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "local", To: "9876543210", Message: "once only"})
+			rec, err := local.n.Send(context.Background(), &sms.Request{Account: "local", To: "9876543210", Message: "once only"})
 			if req, _ := f.counts(); req != 1 {
 				t.Errorf("the remote got the message %d times, want once", req)
 			}
@@ -204,7 +207,7 @@ func TestNoRetryAcrossHopForUnknown(t *testing.T) {
 		f := newFakeRemote(t)
 		local := newLocalFor(t, f.url(), testKey, 3)
 		f.failWith(reply{status: 503, body: errBody("unavailable", "provider sms-mem: down")})
-		rec, err := local.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "local", To: "9876543210", Message: "again"})
+		rec, err := local.n.Send(context.Background(), &sms.Request{Account: "local", To: "9876543210", Message: "again"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,9 +330,9 @@ func TestBadEnvelopeIsCertain(t *testing.T) {
 	p := newProvider(t, f.url())
 	for _, env := range []*notify.Envelope{
 		nil,
-		{Kind: notify.KindSMS, To: "9876543210", SMS: &notify.SMSMessage{Route: notify.RouteSMS}},
-		{Kind: notify.KindChat, To: "9876543210", Chat: &notify.ChatMessage{}},
-		{Kind: notify.KindEmail, To: "a@example.com", Email: &notify.EmailMessage{Subject: "x"}},
+		{Kind: notify.KindSMS, To: "9876543210", Content: &sms.Message{Route: sms.RouteSMS}},
+		{Kind: notify.KindChat, To: "9876543210", Content: &chat.Message{}},
+		{Kind: notify.KindEmail, To: "a@example.com", Content: &email.Message{Subject: "x"}},
 		{Kind: notify.KindSMS, To: "9876543210"},
 	} {
 		_, err := p.Send(context.Background(), env)

@@ -157,12 +157,12 @@ func TestRoundTrip(t *testing.T) {
 	local := newLocal(t, remote.url)
 
 	t.Run("sms", func(t *testing.T) {
-		rec, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "+91 98765 43210", Message: "Your order has shipped", Domain: "shop.example"})
+		rec, err := local.n.Send(ctx, &sms.Request{Account: "local", To: "+91 98765 43210", Message: "Your order has shipped", Domain: "shop.example"})
 		must(t, err)
 		sent := remote.sms.Sent()
 		env := sent[len(sent)-1]
-		if env.To != "9876543210" || env.SMS.Text != "Your order has shipped" || env.SMS.SenderID != "ACMEIN" || env.Domain != "shop.example" {
-			t.Errorf("remote envelope %+v %+v", env, env.SMS)
+		if env.To != "9876543210" || sms.MessageOf(env).Text != "Your order has shipped" || sms.MessageOf(env).SenderID != "ACMEIN" || env.Domain != "shop.example" {
+			t.Errorf("remote envelope %+v %+v", env, sms.MessageOf(env))
 		}
 		// The local receipt names the remote message, which the remote logged.
 		if rec.Provider != "remote-gateway" || rec.ProviderMessageID != env.ID {
@@ -178,62 +178,62 @@ func TestRoundTrip(t *testing.T) {
 	})
 
 	t.Run("sms otp route", func(t *testing.T) {
-		_, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "9876543210", Message: "482915", Route: notify.RouteOTP})
+		_, err := local.n.Send(ctx, &sms.Request{Account: "local", To: "9876543210", Message: "482915", Route: sms.RouteOTP})
 		must(t, err)
 		sent := remote.sms.Sent()
-		if env := sent[len(sent)-1]; env.SMS.Route != notify.RouteOTP || env.SMS.OTP != "482915" {
-			t.Errorf("remote envelope %+v", env.SMS)
+		if env := sent[len(sent)-1]; sms.MessageOf(env).Route != sms.RouteOTP || sms.MessageOf(env).OTP != "482915" {
+			t.Errorf("remote envelope %+v", sms.MessageOf(env))
 		}
 	})
 
 	t.Run("chat text and cloud template", func(t *testing.T) {
-		_, err := local.n.SendChat(ctx, &notify.ChatRequest{Account: "local", To: "9876543210", Message: "hello", Gateway: notify.GatewayCloud})
+		_, err := local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", Message: "hello", Gateway: chat.GatewayCloud})
 		must(t, err)
-		_, err = local.n.SendChat(ctx, &notify.ChatRequest{Account: "local", To: "9876543210", TemplateName: "order_update",
+		_, err = local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", TemplateName: "order_update",
 			Language: "en", Variables: notify.Vars{"1": "Asha", "2": "4711"}})
 		must(t, err)
-		_, err = local.n.SendChat(ctx, &notify.ChatRequest{Account: "local", To: "9876543210", Message: "Invoice",
+		_, err = local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", Message: "Invoice",
 			MediaURL: "https://cdn.example.com/i.pdf", FileName: "Invoice.pdf"})
 		must(t, err)
 		sent := remote.cloud.Sent()
 		if len(sent) != 3 {
 			t.Fatalf("%d chat messages at the remote", len(sent))
 		}
-		if sent[0].Chat.Text != "hello" {
-			t.Errorf("text %+v", sent[0].Chat)
+		if chat.MessageOf(sent[0]).Text != "hello" {
+			t.Errorf("text %+v", chat.MessageOf(sent[0]))
 		}
-		if tp := sent[1].Chat.Template; tp == nil || tp.Name != "order_update" || len(tp.Params) != 2 || tp.Params[1] != "4711" {
-			t.Errorf("template %+v", sent[1].Chat)
+		if tp := chat.MessageOf(sent[1]).Template; tp == nil || tp.Name != "order_update" || len(tp.Params) != 2 || tp.Params[1] != "4711" {
+			t.Errorf("template %+v", chat.MessageOf(sent[1]))
 		}
-		if m := sent[2].Chat.Media; m == nil || m.URL != "https://cdn.example.com/i.pdf" || m.FileName != "Invoice.pdf" || sent[2].Chat.Text != "Invoice" {
-			t.Errorf("media %+v", sent[2].Chat)
+		if m := chat.MessageOf(sent[2]).Media; m == nil || m.URL != "https://cdn.example.com/i.pdf" || m.FileName != "Invoice.pdf" || chat.MessageOf(sent[2]).Text != "Invoice" {
+			t.Errorf("media %+v", chat.MessageOf(sent[2]))
 		}
 	})
 
 	t.Run("email html and template", func(t *testing.T) {
-		_, err := local.n.SendEmail(ctx, &notify.EmailRequest{Account: "local", To: "asha@example.com", Subject: "Welcome",
-			Message: "<p>Hello <b>Asha</b></p>", FromName: "Acme", ReplyTo: "help@example.com", Purpose: notify.PurposeInvoice})
+		_, err := local.n.Send(ctx, &email.Request{Account: "local", To: "asha@example.com", Subject: "Welcome",
+			Message: "<p>Hello <b>Asha</b></p>", FromName: "Acme", ReplyTo: "help@example.com", Purpose: email.PurposeInvoice})
 		must(t, err)
-		_, err = local.n.SendEmail(ctx, &notify.EmailRequest{Account: "local", To: "asha@example.com", TemplateSlug: "payment-receipt",
+		_, err = local.n.Send(ctx, &email.Request{Account: "local", To: "asha@example.com", TemplateSlug: "payment-receipt",
 			Variables: notify.Vars{"NAME": "Asha", "AMOUNT": "₹499.00", "PAYMENT_ID": "pay_81", "DATE": "10/08/2025", "LINK": "https://shop.example/r/81"}})
 		must(t, err)
 		sent := remote.mail.Sent()
 		if len(sent) != 2 {
 			t.Fatalf("%d e-mails at the remote", len(sent))
 		}
-		m := sent[0].Email
+		m := email.MessageOf(sent[0])
 		if sent[0].To != "asha@example.com" || m.Subject != "Welcome" || m.HTML != "<p>Hello <b>Asha</b></p>" || m.Text == "" ||
-			m.FromName != "Acme" || m.ReplyTo != "help@example.com" || m.Purpose != notify.PurposeInvoice {
+			m.FromName != "Acme" || m.ReplyTo != "help@example.com" || m.Purpose != email.PurposeInvoice {
 			t.Errorf("remote e-mail %+v", m)
 		}
-		if m := sent[1].Email; m.Subject != "Payment received: ₹499.00 (ID pay_81)" || !strings.Contains(m.HTML, "pay_81") {
+		if m := email.MessageOf(sent[1]); m.Subject != "Payment received: ₹499.00 (ID pay_81)" || !strings.Contains(m.HTML, "pay_81") {
 			t.Errorf("templated e-mail %+v", m)
 		}
 	})
 
 	t.Run("retried envelope is sent once", func(t *testing.T) {
 		env := &notify.Envelope{ID: "11111111-2222-4333-8444-555555555555", Kind: notify.KindSMS, To: "9876543210",
-			SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "once only"}}
+			Content: &sms.Message{Route: sms.RouteSMS, Text: "once only"}}
 		before, bal := remote.sms.Len(), remote.balance(t)
 		r1, err := local.p.Send(ctx, env)
 		must(t, err)
@@ -247,7 +247,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("remote refusal is refunded on both sides", func(t *testing.T) {
 		remote.sms.FailNext(1, notify.CodeRejected)
 		lb, rb := local.balance(t), remote.balance(t)
-		rec, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "9876543210", Message: "x"})
+		rec, err := local.n.Send(ctx, &sms.Request{Account: "local", To: "9876543210", Message: "x"})
 		if notify.CodeOf(err) != notify.CodeRejected || rec == nil || rec.Status != notify.StatusFailed {
 			t.Fatalf("got %v, %+v", err, rec)
 		}
@@ -259,7 +259,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("remote outage is retried once it recovers", func(t *testing.T) {
 		remote.sms.FailNext(1, notify.CodeUnavailable)
 		before := remote.sms.Len()
-		rec, err := local.n.SendSMS(ctx, &notify.SMSRequest{Account: "local", To: "9876543210", Message: "retry me"})
+		rec, err := local.n.Send(ctx, &sms.Request{Account: "local", To: "9876543210", Message: "retry me"})
 		must(t, err)
 		if rec.Attempts != 2 || remote.sms.Len() != before+1 {
 			t.Errorf("attempts %d, %d sent", rec.Attempts, remote.sms.Len()-before)
@@ -269,7 +269,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("remote field errors come back as fields", func(t *testing.T) {
 		// Unregistered at the remote: its DLT check refuses the template.
 		env := &notify.Envelope{ID: "21111111-2222-4333-8444-555555555555", Kind: notify.KindSMS, To: "9876543210",
-			SMS: &notify.SMSMessage{Route: notify.RouteDLT, Text: "Dear Asha", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}
+			Content: &sms.Message{Route: sms.RouteDLT, Text: "Dear Asha", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}
 		_, err := local.p.Send(ctx, env)
 		var e *notify.Error
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || !errorsAs(err, &e) || len(e.Fields) == 0 || e.Fields[0].Field != "dlt_template_id" {
@@ -290,7 +290,7 @@ func TestRoundTripRemoteWalletEmpty(t *testing.T) {
 	remote := newRemote(t, 0)
 	local := newLocal(t, remote.url)
 	lb := local.balance(t)
-	_, err := local.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "local", To: "9876543210", Message: "x"})
+	_, err := local.n.Send(context.Background(), &sms.Request{Account: "local", To: "9876543210", Message: "x"})
 	if notify.CodeOf(err) != notify.CodeRejected || local.balance(t) != lb || remote.sms.Len() != 0 {
 		t.Fatalf("got %v, local charged %d, %d sent", err, lb-local.balance(t), remote.sms.Len())
 	}

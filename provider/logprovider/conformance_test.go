@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/providertest"
 )
@@ -18,7 +19,7 @@ func TestConformance(t *testing.T) {
 		Envelope: func(int) *notify.Envelope {
 			return &notify.Envelope{
 				Kind: notify.KindSMS, To: "9876543210", Account: acct, Units: 1,
-				SMS: &notify.SMSMessage{Route: notify.RouteOTP, OTP: code, Text: code + " is your code."},
+				Content: &sms.Message{Route: sms.RouteOTP, OTP: code, Text: code + " is your code."},
 			}
 		},
 		Secrets: []string{code},

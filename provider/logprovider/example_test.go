@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/logprovider"
 )
 
@@ -25,8 +26,8 @@ func Example() {
 		ID:   "3f1c2a9e-0000-4000-8000-000000000001",
 		Kind: notify.KindSMS,
 		To:   "9876543210",
-		SMS: &notify.SMSMessage{
-			Route: notify.RouteOTP, OTP: "482915", SenderID: "NTFYKT",
+		Content: &sms.Message{
+			Route: sms.RouteOTP, OTP: "482915", SenderID: "NTFYKT",
 			Text: "482915 is your login code.",
 		},
 	}

@@ -11,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/mask"
 )
 
@@ -105,17 +108,17 @@ func attrs(provider, id string, env *notify.Envelope, mode Mode) []slog.Attr {
 	// OTP-length digits masked, in every field alike (mask.Digits).
 	digits := mask.Digits(env)
 	switch {
-	case env.SMS != nil:
-		a = append(a, smsAttr(env.SMS, digits, mode))
-	case env.Email != nil:
-		a = append(a, emailAttr(env.Email, digits, mode))
-	case env.Chat != nil:
-		a = append(a, chatAttr(env.Chat, digits, mode))
+	case sms.MessageOf(env) != nil:
+		a = append(a, smsAttr(sms.MessageOf(env), digits, mode))
+	case email.MessageOf(env) != nil:
+		a = append(a, emailAttr(email.MessageOf(env), digits, mode))
+	case chat.MessageOf(env) != nil:
+		a = append(a, chatAttr(chat.MessageOf(env), digits, mode))
 	}
 	return a
 }
 
-func smsAttr(m *notify.SMSMessage, digits bool, mode Mode) slog.Attr {
+func smsAttr(m *sms.Message, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("route", string(m.Route)),
 		slog.String("sender_id", m.SenderID),
@@ -142,7 +145,7 @@ func smsAttr(m *notify.SMSMessage, digits bool, mode Mode) slog.Attr {
 
 // emailAttr describes an e-mail; bodies are not logged at all, only
 // their lengths.
-func emailAttr(m *notify.EmailMessage, digits bool, mode Mode) slog.Attr {
+func emailAttr(m *email.Message, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("purpose", string(m.Purpose)),
 		slog.String("subject", mode.redacted(m.Subject, "", digits)),
@@ -158,7 +161,7 @@ func emailAttr(m *notify.EmailMessage, digits bool, mode Mode) slog.Attr {
 	return slog.Group("email", a...)
 }
 
-func chatAttr(m *notify.ChatMessage, digits bool, mode Mode) slog.Attr {
+func chatAttr(m *chat.Message, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("gateway", string(m.Gateway)),
 		slog.String("type", string(m.Type)),
@@ -187,7 +190,7 @@ func chatAttr(m *notify.ChatMessage, digits bool, mode Mode) slog.Attr {
 
 // templateAttr describes a cloud template, its values masked as the rest
 // of the message.
-func templateAttr(t *notify.ChatTemplate, otp string, digits bool, mode Mode) slog.Attr {
+func templateAttr(t *chat.Template, otp string, digits bool, mode Mode) slog.Attr {
 	g := []any{
 		slog.String("name", t.Name),
 		slog.String("language", t.Language),

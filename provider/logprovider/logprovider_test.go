@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/logprovider"
 )
 
@@ -85,9 +88,9 @@ func TestRecords(t *testing.T) {
 			name: "sms otp route",
 			env: &notify.Envelope{
 				ID: "m-1", Kind: notify.KindSMS, To: "9876543210", Account: acct, Units: 1,
-				SMS: &notify.SMSMessage{
-					Route: notify.RouteOTP, OTP: code, SenderID: "NTFYKT",
-					Text: code + " is your code. Do not share " + code + ".", Encoding: notify.GSM7, Segments: 1,
+				Content: &sms.Message{
+					Route: sms.RouteOTP, OTP: code, SenderID: "NTFYKT",
+					Text: code + " is your code. Do not share " + code + ".", Encoding: sms.GSM7, Segments: 1,
 				},
 			},
 			want: map[string]any{
@@ -103,8 +106,8 @@ func TestRecords(t *testing.T) {
 			name: "sms dlt route with an undeclared code",
 			env: &notify.Envelope{
 				Kind: notify.KindSMS, To: "9876543210",
-				SMS: &notify.SMSMessage{
-					Route: notify.RouteDLT, Text: "Dear user, 7731 is your OTP for order 98765432101.",
+				Content: &sms.Message{
+					Route: sms.RouteDLT, Text: "Dear user, 7731 is your OTP for order 98765432101.",
 					DLTTemplateID: "1107000000000000001", DLTEntityID: "1101000000000000001",
 					DLTValues: []string{"7731", "98765432101"},
 				},
@@ -120,7 +123,7 @@ func TestRecords(t *testing.T) {
 			name: "sms route keeps ordinary numbers",
 			env: &notify.Envelope{
 				Kind: notify.KindSMS, To: "9876543210",
-				SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "Order 4711 shipped."},
+				Content: &sms.Message{Route: sms.RouteSMS, Text: "Order 4711 shipped."},
 			},
 			want: map[string]any{"sms.text": "Order 4711 shipped."},
 		},
@@ -128,8 +131,8 @@ func TestRecords(t *testing.T) {
 			name: "email otp purpose",
 			env: &notify.Envelope{
 				Kind: notify.KindEmail, To: "riya@example.com",
-				Email: &notify.EmailMessage{
-					Purpose: notify.PurposeOTP, Subject: "Your code " + code, ReplyTo: "help@example.com",
+				Content: &email.Message{
+					Purpose: email.PurposeOTP, Subject: "Your code " + code, ReplyTo: "help@example.com",
 					HTML: "<p>Use " + code + "</p>", Text: "Use " + code,
 				},
 			},
@@ -144,11 +147,11 @@ func TestRecords(t *testing.T) {
 			name: "chat template with otp",
 			env: &notify.Envelope{
 				Kind: notify.KindChat, To: "9876543210",
-				Chat: &notify.ChatMessage{
-					Gateway: notify.GatewayCloud, Type: notify.ChatOTP, OTP: code, Auto: true,
-					Template: &notify.ChatTemplate{
+				Content: &chat.Message{
+					Gateway: chat.GatewayCloud, Type: chat.TypeOTP, OTP: code, Auto: true,
+					Template: &chat.Template{
 						Name: "otp_login", Language: "en_US", Params: []string{code, "Acme"},
-						HeaderURL: "https://cdn.example.com/h.png?sig=topsecret", HeaderKind: notify.MediaImage,
+						HeaderURL: "https://cdn.example.com/h.png?sig=topsecret", HeaderKind: chat.MediaImage,
 					},
 				},
 			},
@@ -163,10 +166,10 @@ func TestRecords(t *testing.T) {
 			name: "chat media",
 			env: &notify.Envelope{
 				Kind: notify.KindChat, To: "9876543210",
-				Chat: &notify.ChatMessage{
-					Gateway: notify.GatewayQR, Text: "Invoice attached",
-					Media: &notify.ChatMedia{
-						URL: "https://user:pw@files.example.com/inv.pdf?token=abc#x", Kind: notify.MediaDocument,
+				Content: &chat.Message{
+					Gateway: chat.GatewayQR, Text: "Invoice attached",
+					Media: &chat.Media{
+						URL: "https://user:pw@files.example.com/inv.pdf?token=abc#x", Kind: chat.MediaDocument,
 						FileName: "inv.pdf", MIMEType: "application/pdf",
 					},
 				},

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/logprovider"
 )
 
@@ -17,13 +20,13 @@ import (
 func TestProductionModeWithholdsContent(t *testing.T) {
 	envs := []*notify.Envelope{
 		{ID: "m1", Kind: notify.KindSMS, To: "9876543210", CarriesOTP: true,
-			SMS: &notify.SMSMessage{Route: notify.RouteOTP, Text: "Your code 482913 for Acme", OTP: "482913"}},
+			Content: &sms.Message{Route: sms.RouteOTP, Text: "Your code 482913 for Acme", OTP: "482913"}},
 		{ID: "m2", Kind: notify.KindChat, To: "9876543210",
-			Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order Acme-77 shipped",
-				Template: &notify.ChatTemplate{Name: "order", Params: []string{"Acme-77"}, NamedParams: map[string]string{"who": "Riya"},
-					HeaderText: "Acme order", Buttons: []notify.TemplateButton{{Index: 0, Kind: "url", Value: "track/Acme-77"}}}}},
+			Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order Acme-77 shipped",
+				Template: &chat.Template{Name: "order", Params: []string{"Acme-77"}, NamedParams: map[string]string{"who": "Riya"},
+					HeaderText: "Acme order", Buttons: []chat.Button{{Index: 0, Kind: "url", Value: "track/Acme-77"}}}}},
 		{ID: "m3", Kind: notify.KindEmail, To: "riya@example.com",
-			Email: &notify.EmailMessage{Subject: "Acme receipt", Text: "body Acme"}},
+			Content: &email.Message{Subject: "Acme receipt", Text: "body Acme"}},
 	}
 	for _, mode := range []logprovider.Mode{logprovider.Dev, logprovider.Production} {
 		var buf bytes.Buffer
@@ -82,12 +85,12 @@ func TestReplaceAttrMasksAnyHandlersRecords(t *testing.T) {
 // cannot (chat text), never in some fields and not in others.
 func TestDigitsMaskedAlikeInEveryField(t *testing.T) {
 	template := &notify.Envelope{ID: "m1", Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayCloud, Text: "Order 4711 has shipped",
-			Template: &notify.ChatTemplate{Name: "order_update", Params: []string{"4711"}, HeaderText: "Order 4711",
+		Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order 4711 has shipped",
+			Template: &chat.Template{Name: "order_update", Params: []string{"4711"}, HeaderText: "Order 4711",
 				NamedParams: map[string]string{"order": "4711"},
-				Buttons:     []notify.TemplateButton{{Index: 0, Kind: notify.ButtonURL, Value: "o/4711"}}}}}
+				Buttons:     []chat.Button{{Index: 0, Kind: chat.ButtonURL, Value: "o/4711"}}}}}
 	text := &notify.Envelope{ID: "m2", Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Order 4711 has shipped"}}
+		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Order 4711 has shipped"}}
 	for env, want := range map[*notify.Envelope]int{template: 0, text: 1} {
 		var buf bytes.Buffer
 		p := logprovider.New(slog.New(slog.NewJSONHandler(&buf, nil)), "log")

@@ -42,13 +42,13 @@ func TestNoCodeInTheLog(t *testing.T) {
 		ch  notify.Channel
 		req notify.Request
 	}{
-		{smsCh, &notify.SMSRequest{To: "9876543210", Message: code, Route: notify.RouteOTP}},
-		{smsCh, &notify.SMSRequest{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars}},
-		{chatCh, &notify.ChatRequest{To: "9876543210", OTP: code, Gateway: notify.GatewayQR}},
-		{chatCh, &notify.ChatRequest{To: "9876543210", OTP: code, Gateway: notify.GatewayCloud}},
-		{chatCh, &notify.ChatRequest{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars, Gateway: notify.GatewayQR}},
-		{chatCh, &notify.ChatRequest{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars, Gateway: notify.GatewayCloud}},
-		{emailCh, &notify.EmailRequest{To: "riya@example.com", TemplateSlug: "standard-otp", Variables: vars}},
+		{smsCh, &sms.Request{To: "9876543210", Message: code, Route: sms.RouteOTP}},
+		{smsCh, &sms.Request{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars}},
+		{chatCh, &chat.Request{To: "9876543210", OTP: code, Gateway: chat.GatewayQR}},
+		{chatCh, &chat.Request{To: "9876543210", OTP: code, Gateway: chat.GatewayCloud}},
+		{chatCh, &chat.Request{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars, Gateway: chat.GatewayQR}},
+		{chatCh, &chat.Request{To: "9876543210", TemplateSlug: "standard-otp", Variables: vars, Gateway: chat.GatewayCloud}},
+		{emailCh, &email.Request{To: "riya@example.com", TemplateSlug: "standard-otp", Variables: vars}},
 	} {
 		env, err := tc.ch.Prepare(context.Background(), account, tc.req)
 		if err != nil {

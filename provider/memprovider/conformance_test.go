@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/provider/providertest"
 )
@@ -39,11 +40,11 @@ func otpEnvelope(code string) *notify.Envelope {
 		Provider: "mem",
 		Units:    1,
 		Account:  &notify.Account{ID: "acct-1", VendorID: "NTFYKT"},
-		SMS: &notify.SMSMessage{
-			Route:    notify.RouteOTP,
+		Content: &sms.Message{
+			Route:    sms.RouteOTP,
 			OTP:      code,
 			Text:     code + " is your verification code.",
-			Encoding: notify.GSM7,
+			Encoding: sms.GSM7,
 			Segments: 1,
 		},
 	}

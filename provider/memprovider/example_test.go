@@ -6,15 +6,16 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 )
 
 func Example() {
 	p := memprovider.New("sms-test")
 	env := &notify.Envelope{
-		Kind: notify.KindSMS,
-		To:   "9876543210",
-		SMS:  &notify.SMSMessage{Route: notify.RouteSMS, Text: "Your order has shipped."},
+		Kind:    notify.KindSMS,
+		To:      "9876543210",
+		Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order has shipped."},
 	}
 	res, err := p.Send(context.Background(), env)
 	if err != nil {
@@ -23,7 +24,7 @@ func Example() {
 	}
 	fmt.Println(res.Provider, res.ProviderMessageID)
 	for _, e := range p.Sent() {
-		fmt.Println(e.To, e.SMS.Text)
+		fmt.Println(e.To, sms.MessageOf(e).Text)
 	}
 	// Output:
 	// sms-test mem-1
@@ -33,7 +34,7 @@ func Example() {
 func ExampleProvider_FailNext() {
 	p := memprovider.New("sms-test")
 	p.FailNext(1, notify.CodeUnavailable)
-	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", SMS: &notify.SMSMessage{Text: "hi"}}
+	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Content: &sms.Message{Text: "hi"}}
 
 	_, err := p.Send(context.Background(), env)
 	fmt.Println(notify.CodeOf(err), notify.IsRetryable(err), p.Len())
@@ -53,7 +54,7 @@ func ExampleProvider_FailNext() {
 
 func ExampleProvider_Wait() {
 	p := memprovider.New("sms-test")
-	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", SMS: &notify.SMSMessage{Text: "hi"}}
+	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Content: &sms.Message{Text: "hi"}}
 	go func() { _, _ = p.Send(context.Background(), env) }()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -76,7 +77,7 @@ func ExampleProvider_SetHandler() {
 		return &notify.Result{}, nil
 	})
 	for _, to := range []string{"9000000000", "9876543210"} {
-		env := &notify.Envelope{Kind: notify.KindSMS, To: to, SMS: &notify.SMSMessage{Text: "hi"}}
+		env := &notify.Envelope{Kind: notify.KindSMS, To: to, Content: &sms.Message{Text: "hi"}}
 		res, err := p.Send(context.Background(), env)
 		if err != nil {
 			fmt.Println(to, notify.CodeOf(err))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/provider/providertest"
 )
@@ -17,9 +18,9 @@ func ExampleHarness() {
 		Provider: p,
 		Envelope: func(i int) *notify.Envelope {
 			return &notify.Envelope{
-				Kind: notify.KindSMS,
-				To:   fmt.Sprintf("98765%05d", i),
-				SMS:  &notify.SMSMessage{Route: notify.RouteSMS, Text: "hello"},
+				Kind:    notify.KindSMS,
+				To:      fmt.Sprintf("98765%05d", i),
+				Content: &sms.Message{Route: sms.RouteSMS, Text: "hello"},
 			}
 		},
 		FailNext: func(f providertest.Failure) bool {

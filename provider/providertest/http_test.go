@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/providertest"
 )
 
@@ -40,7 +41,7 @@ type acmeProvider struct {
 func (p *acmeProvider) Name() string { return "acme" }
 
 func (p *acmeProvider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if env.SMS == nil {
+	if sms.MessageOf(env) == nil {
 		return nil, notify.InvalidField("message", "acme sends SMS only")
 	}
 	if err := ctx.Err(); err != nil {
@@ -48,7 +49,7 @@ func (p *acmeProvider) Send(ctx context.Context, env *notify.Envelope) (*notify.
 		// error for errors.Is.
 		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("acme: not sent: %w", err)}
 	}
-	body, err := json.Marshal(map[string]string{"to": env.To, "text": env.SMS.Text})
+	body, err := json.Marshal(map[string]string{"to": env.To, "text": sms.MessageOf(env).Text})
 	if err != nil {
 		// Before any I/O: certainly not accepted.
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "acme: the envelope cannot be encoded: %v", err)
@@ -205,7 +206,7 @@ func TestHTTPReferenceHarness(t *testing.T) {
 		Envelope: func(i int) *notify.Envelope {
 			return &notify.Envelope{
 				Kind: notify.KindSMS, To: "9876543210", Provider: "acme", Units: 1,
-				SMS: &notify.SMSMessage{Route: notify.RouteOTP, OTP: "482915", Text: "482915 is your code."},
+				Content: &sms.Message{Route: sms.RouteOTP, OTP: "482915", Text: "482915 is your code."},
 			}
 		},
 		Secrets:    []string{acmeKey, "482915"},
@@ -220,7 +221,7 @@ func TestHTTPReferenceHarness(t *testing.T) {
 func TestHTTPReferenceWrongKey(t *testing.T) {
 	vendor := newFakeAcme(t)
 	p := &acmeProvider{base: vendor.URL, key: "wrong-key", client: vendor.Client()}
-	_, err := p.Send(t.Context(), &notify.Envelope{To: "9876543210", SMS: &notify.SMSMessage{Text: "hi"}})
+	_, err := p.Send(t.Context(), &notify.Envelope{To: "9876543210", Content: &sms.Message{Text: "hi"}})
 	if notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("wrong key: %v, want rejected", err)
 	}

@@ -440,7 +440,7 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 
 func (s *suite) testMissingContent(t *testing.T) {
 	env := s.envelope(t)
-	env.SMS, env.Email, env.Chat = nil, nil, nil
+	env.Content = nil
 	ctx, cancel := context.WithTimeout(t.Context(), sendLimit)
 	defer cancel()
 	res, err, _ := s.send(t, ctx, env)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/provider/providertest"
 )
@@ -62,15 +63,15 @@ func (p *flawed) Send(ctx context.Context, env *notify.Envelope) (*notify.Result
 	}
 	switch p.defect {
 	case "leaks-secret":
-		if env.SMS == nil {
+		if sms.MessageOf(env) == nil {
 			return nil, notify.Errorf(notify.CodeInvalidArgument, "flawed: no content, key %s", secret)
 		}
 	case "panics":
-		if env.SMS == nil {
+		if sms.MessageOf(env) == nil {
 			panic("flawed: nil content")
 		}
 	}
-	if env.SMS == nil {
+	if sms.MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "flawed: no content")
 	}
 	n := p.n.Add(1)
@@ -87,9 +88,9 @@ func (p *flawed) Send(ctx context.Context, env *notify.Envelope) (*notify.Result
 
 func envelope(int) *notify.Envelope {
 	return &notify.Envelope{
-		Kind: notify.KindSMS,
-		To:   "9876543210",
-		SMS:  &notify.SMSMessage{Route: notify.RouteSMS, Text: "hello"},
+		Kind:    notify.KindSMS,
+		To:      "9876543210",
+		Content: &sms.Message{Route: sms.RouteSMS, Text: "hello"},
 	}
 }
 

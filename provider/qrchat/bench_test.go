@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/qrchat"
 )
 
@@ -66,7 +66,7 @@ func BenchmarkMediaPeakHeap(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		env := mediaEnv(mediaURL, notify.MediaDocument, "big.pdf", "application/pdf", "Your file")
+		env := mediaEnv(mediaURL, chat.MediaDocument, "big.pdf", "application/pdf", "Your file")
 		measurePeak(b, func() error {
 			_, err := p.Send(context.Background(), env)
 			return err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
 )
@@ -18,7 +19,7 @@ func TestConformance(t *testing.T) {
 			otp := fmt.Sprintf("%06d", 482915+i)
 			return &notify.Envelope{
 				Kind: notify.KindChat, To: "9876543210", Provider: p.Name(), Units: 1, Class: notify.Transactional,
-				Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Type: notify.ChatOTP, OTP: otp,
+				Content: &chat.Message{Gateway: chat.GatewayQR, Type: chat.TypeOTP, OTP: otp,
 					Text: otp + " is your Acme login code. Do not share it."},
 			}
 		},

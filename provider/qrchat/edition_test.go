@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/qrchat"
 )
 
@@ -23,7 +24,7 @@ func TestCoreRefusesMedia(t *testing.T) {
 	if p.SupportsMedia() {
 		t.Fatal("a Core provider says it supports media")
 	}
-	for _, kind := range []notify.MediaKind{notify.MediaImage, notify.MediaVideo, notify.MediaDocument} {
+	for _, kind := range []chat.MediaKind{chat.MediaImage, chat.MediaVideo, chat.MediaDocument} {
 		_, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), kind, "a.pdf", "application/pdf", "caption"))
 		var ne *notify.Error
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &ne) || len(ne.Fields) != 1 ||
@@ -58,7 +59,7 @@ func TestCoreMediaAsLink(t *testing.T) {
 		{"Your invoice", "Your invoice\n" + m.url("/invoice.pdf")},
 		{"", m.url("/invoice.pdf")},
 	} {
-		res, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", tt.caption))
+		res, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", tt.caption))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,9 +86,9 @@ func TestPlusProviderOnCoreGateway(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		path string
-		kind notify.MediaKind
+		kind chat.MediaKind
 		mime string
-	}{{"/photo.png", notify.MediaImage, "image/png"}, {"/clip.mp4", notify.MediaVideo, "video/mp4"}, {"/invoice.pdf", notify.MediaDocument, "application/pdf"}} {
+	}{{"/photo.png", chat.MediaImage, "image/png"}, {"/clip.mp4", chat.MediaVideo, "video/mp4"}, {"/invoice.pdf", chat.MediaDocument, "application/pdf"}} {
 		_, err := p.Send(context.Background(), mediaEnv(m.url(tt.path), tt.kind, "f", tt.mime, ""))
 		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.OutcomeNotAccepted ||
 			!strings.Contains(err.Error(), "EditionCore") || !strings.Contains(err.Error(), "Plus version") {

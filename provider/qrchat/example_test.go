@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/wallet"
@@ -39,7 +40,7 @@ func Example() {
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{
 		Kind: notify.KindChat, To: "9876543210",
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: "Your order shipped"},
+		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Your order shipped"},
 	})
 	if err != nil {
 		panic(err)
@@ -76,9 +77,9 @@ func ExampleProvider_SupportsMedia() {
 	}))
 	defer gw.Close()
 
-	invoice := &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Chat: &notify.ChatMessage{
-		Gateway: notify.GatewayQR, Text: "Your invoice",
-		Media: &notify.ChatMedia{URL: "https://cdn.example.com/inv-7.pdf", Kind: notify.MediaDocument, FileName: "inv-7.pdf"},
+	invoice := &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Content: &chat.Message{
+		Gateway: chat.GatewayQR, Text: "Your invoice",
+		Media: &chat.Media{URL: "https://cdn.example.com/inv-7.pdf", Kind: chat.MediaDocument, FileName: "inv-7.pdf"},
 	}}
 
 	refuse, err := qrchat.New(qrchat.Config{BaseURL: gw.URL, APIKey: "key", Edition: qrchat.EditionCore})

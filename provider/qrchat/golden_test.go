@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/notifykit/notify/internal/golden"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/internal/golden"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
@@ -49,9 +51,9 @@ func TestGoldenRequests(t *testing.T) {
 	ctx := context.Background()
 	for _, env := range []*notify.Envelope{
 		textEnv("Your order shipped", ""),
-		mediaEnv(m.url("/photo.png"), notify.MediaImage, "photo.png", "image/png", "Your photo"),
-		mediaEnv(m.url("/clip.mp4"), notify.MediaVideo, "clip.mp4", "video/mp4", "Watch this"),
-		mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice"),
+		mediaEnv(m.url("/photo.png"), chat.MediaImage, "photo.png", "image/png", "Your photo"),
+		mediaEnv(m.url("/clip.mp4"), chat.MediaVideo, "clip.mp4", "video/mp4", "Watch this"),
+		mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice"),
 	} {
 		if _, err := p.Send(ctx, env); err != nil {
 			t.Fatal(err)
@@ -61,7 +63,7 @@ func TestGoldenRequests(t *testing.T) {
 	core.setCore(true)
 	cfg = mediaConfig(m, 0)
 	cfg.Edition, cfg.CoreMedia = qrchat.EditionCore, qrchat.MediaAsLink
-	if _, err := newProvider(t, core, cfg).Send(ctx, mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice")); err != nil {
+	if _, err := newProvider(t, core, cfg).Send(ctx, mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice")); err != nil {
 		t.Fatal(err)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
@@ -32,7 +33,7 @@ type mediaStream struct {
 // first bytes, that they match the expected kind. It runs before the
 // message is sent, so every error is a certain refusal. The caller
 // closes the stream's rest.
-func (p *Provider) openMedia(ctx context.Context, m *notify.ChatMedia) (*mediaStream, error) {
+func (p *Provider) openMedia(ctx context.Context, m *chat.Media) (*mediaStream, error) {
 	body, err := p.guard.Open(ctx, m.URL)
 	if err != nil {
 		return nil, mediaErr(ctx, err)
@@ -48,9 +49,9 @@ func (p *Provider) openMedia(ctx context.Context, m *notify.ChatMedia) (*mediaSt
 	mime := m.MIMEType
 	var refusal error
 	switch {
-	case m.Kind == notify.MediaImage && !strings.HasPrefix(sniffed, "image/"):
+	case m.Kind == chat.MediaImage && !strings.HasPrefix(sniffed, "image/"):
 		refusal = notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return an image (it looks like %s)", sniffed)
-	case m.Kind == notify.MediaVideo && !strings.HasPrefix(sniffed, "video/") && sniffed != "application/octet-stream":
+	case m.Kind == chat.MediaVideo && !strings.HasPrefix(sniffed, "video/") && sniffed != "application/octet-stream":
 		refusal = notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a video (it looks like %s)", sniffed)
 	case mime == "application/pdf" && sniffed != "application/pdf":
 		refusal = notify.Errorf(notify.CodeRejected, "qrchat: media_url did not return a PDF (it looks like %s)", sniffed)
@@ -59,7 +60,7 @@ func (p *Provider) openMedia(ctx context.Context, m *notify.ChatMedia) (*mediaSt
 		body.Close()
 		return nil, refusal
 	}
-	if m.Kind == notify.MediaImage {
+	if m.Kind == chat.MediaImage {
 		mime = sniffed // the bytes say which image format it really is
 	}
 	if mime == "" {

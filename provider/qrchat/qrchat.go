@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
@@ -324,11 +325,11 @@ type sendBody struct {
 // sendPath returns the endpoint for media of kind: images and videos
 // have their own, so that they arrive as an image or a playable video;
 // documents and anything else go as files.
-func sendPath(kind notify.MediaKind) string {
+func sendPath(kind chat.MediaKind) string {
 	switch kind {
-	case notify.MediaImage:
+	case chat.MediaImage:
 		return "/api/sendImage"
-	case notify.MediaVideo:
+	case chat.MediaVideo:
 		return "/api/sendVideo"
 	}
 	return "/api/sendFile"
@@ -355,10 +356,10 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		// error visible.
 		return nil, notSent(err)
 	}
-	if env == nil || env.Chat == nil {
+	if env == nil || chat.MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope has no chat content")
 	}
-	c := env.Chat
+	c := chat.MessageOf(env)
 	switch {
 	case c.Template != nil:
 		return nil, notify.InvalidField("template_name", "qrchat: cloud templates need the cloud gateway")
@@ -403,7 +404,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		body.File = &fileBody{MIMEType: ms.mime, Filename: media.FileName}
 		body.Caption = text
 		path = sendPath(media.Kind)
-		if media.Kind == notify.MediaVideo {
+		if media.Kind == chat.MediaVideo {
 			no := false
 			body.AsNote, body.Convert = &no, &no
 		}
@@ -442,7 +443,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if id == "" {
 		return nil, vendorhttp.Unknownf("qrchat", "HTTP %d without a message ID", status)
 	}
-	return &notify.Result{Provider: p.name, ProviderMessageID: id, Gateway: notify.GatewayQR}, nil
+	return &notify.Result{Provider: p.name, ProviderMessageID: id, Route: string(chat.GatewayQR)}, nil
 }
 
 // mediaLinkText is the text that stands for media on WAHA Core

@@ -16,19 +16,20 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
 )
 
 func textEnv(text, otp string) *notify.Envelope {
 	return &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Provider: "qrchat", Units: 1,
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: text, OTP: otp}}
+		Content: &chat.Message{Gateway: chat.GatewayQR, Text: text, OTP: otp}}
 }
 
-func mediaEnv(u string, kind notify.MediaKind, name, mime, caption string) *notify.Envelope {
+func mediaEnv(u string, kind chat.MediaKind, name, mime, caption string) *notify.Envelope {
 	return &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Provider: "qrchat", Units: 1,
-		Chat: &notify.ChatMessage{Gateway: notify.GatewayQR, Text: caption,
-			Media: &notify.ChatMedia{URL: u, Kind: kind, FileName: name, MIMEType: mime}}}
+		Content: &chat.Message{Gateway: chat.GatewayQR, Text: caption,
+			Media: &chat.Media{URL: u, Kind: kind, FileName: name, MIMEType: mime}}}
 }
 
 func TestSendTextAndEngines(t *testing.T) {
@@ -40,7 +41,7 @@ func TestSendTextAndEngines(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", engine, err)
 		}
-		if !strings.HasPrefix(res.ProviderMessageID, prefix) || res.Gateway != notify.GatewayQR || res.Provider != "qrchat" {
+		if !strings.HasPrefix(res.ProviderMessageID, prefix) || res.Route != string(chat.GatewayQR) || res.Provider != "qrchat" {
 			t.Errorf("%s: result %+v, want an ID starting %q", engine, res, prefix)
 		}
 		got := gw.last()
@@ -131,7 +132,7 @@ func TestSendMedia(t *testing.T) {
 	m := newMediaServer(t)
 	p := newProvider(t, gw, mediaConfig(m, 0))
 
-	res, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice"))
+	res, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestSendMedia(t *testing.T) {
 	}
 
 	// The file name says .jpg but the bytes are PNG: the bytes win.
-	if _, err := p.Send(context.Background(), mediaEnv(m.url("/photo.png"), notify.MediaImage, "photo.jpg", "image/jpeg", "")); err != nil {
+	if _, err := p.Send(context.Background(), mediaEnv(m.url("/photo.png"), chat.MediaImage, "photo.jpg", "image/jpeg", "")); err != nil {
 		t.Fatal(err)
 	}
 	got = gw.last()
@@ -158,7 +159,7 @@ func TestSendVideo(t *testing.T) {
 	gw := newFakeWAHA(t)
 	m := newMediaServer(t)
 	p := newProvider(t, gw, mediaConfig(m, 0))
-	res, err := p.Send(context.Background(), mediaEnv(m.url("/clip.mp4"), notify.MediaVideo, "clip.mp4", "video/mp4", "Watch this"))
+	res, err := p.Send(context.Background(), mediaEnv(m.url("/clip.mp4"), chat.MediaVideo, "clip.mp4", "video/mp4", "Watch this"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,17 +180,17 @@ func TestMediaFailures(t *testing.T) {
 		code notify.Code
 		want string
 	}{
-		{"html instead of pdf", mediaEnv(m.url("/login.html"), notify.MediaDocument, "a.pdf", "application/pdf", ""), 0,
+		{"html instead of pdf", mediaEnv(m.url("/login.html"), chat.MediaDocument, "a.pdf", "application/pdf", ""), 0,
 			notify.CodeRejected, "did not return a PDF"},
-		{"html instead of image", mediaEnv(m.url("/login.html"), notify.MediaImage, "a.png", "image/png", ""), 0,
+		{"html instead of image", mediaEnv(m.url("/login.html"), chat.MediaImage, "a.png", "image/png", ""), 0,
 			notify.CodeRejected, "did not return an image"},
-		{"too large", mediaEnv(m.url("/big.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", ""), 1024,
+		{"too large", mediaEnv(m.url("/big.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", ""), 1024,
 			notify.CodeRejected, "larger than the limit of 1024 bytes"},
-		{"not found", mediaEnv(m.url("/missing.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", ""), 0,
+		{"not found", mediaEnv(m.url("/missing.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", ""), 0,
 			notify.CodeRejected, "HTTP 404"},
-		{"media server busy", mediaEnv(m.url("/busy.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", ""), 0,
+		{"media server busy", mediaEnv(m.url("/busy.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", ""), 0,
 			notify.CodeUnavailable, "HTTP 503"},
-		{"http URL", mediaEnv("http://media.example.com/a.pdf", notify.MediaDocument, "a.pdf", "application/pdf", ""), 0,
+		{"http URL", mediaEnv("http://media.example.com/a.pdf", chat.MediaDocument, "a.pdf", "application/pdf", ""), 0,
 			notify.CodeRejected, "https"},
 	}
 	for _, tt := range tests {
@@ -217,7 +218,7 @@ func TestMediaCutMidStream(t *testing.T) {
 	gw := newFakeWAHA(t)
 	m := newMediaServer(t)
 	p := newProvider(t, gw, mediaConfig(m, 0))
-	_, err := p.Send(context.Background(), mediaEnv(m.url("/cut.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", ""))
+	_, err := p.Send(context.Background(), mediaEnv(m.url("/cut.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", ""))
 	if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.OutcomeNotAccepted || !notify.IsRetryable(err) {
 		t.Fatalf("got %v (%s), want a retryable Unavailable", err, notify.CodeOf(err))
 	}
@@ -236,7 +237,7 @@ func TestMediaCutMidStream(t *testing.T) {
 		t.Fatalf("the gateway took %d messages", gw.count())
 	}
 	// The next send works.
-	if _, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", "")); err != nil {
+	if _, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", "")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -250,7 +251,7 @@ func TestMediaDefaultGuardBlocksLoopback(t *testing.T) {
 	cfg := mediaConfig(m, 0)
 	cfg.AllowMediaAddr = nil // the production setting
 	p := newProvider(t, gw, cfg)
-	_, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), notify.MediaDocument, "a.pdf", "application/pdf", ""))
+	_, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", ""))
 	if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("got %v, want Rejected naming loopback", err)
 	}
@@ -483,9 +484,9 @@ func TestBadEnvelopes(t *testing.T) {
 	for name, env := range map[string]*notify.Envelope{
 		"nil chat":          {Kind: notify.KindChat, To: "9876543210"},
 		"empty":             textEnv("", ""),
-		"cloud template":    {Kind: notify.KindChat, To: "9876543210", Chat: &notify.ChatMessage{Template: &notify.ChatTemplate{Name: "x"}}},
-		"media without url": mediaEnv("", notify.MediaDocument, "a.pdf", "application/pdf", ""),
-		"bad number":        {Kind: notify.KindChat, To: "98765x43210", Chat: &notify.ChatMessage{Text: "hi"}},
+		"cloud template":    {Kind: notify.KindChat, To: "9876543210", Content: &chat.Message{Template: &chat.Template{Name: "x"}}},
+		"media without url": mediaEnv("", chat.MediaDocument, "a.pdf", "application/pdf", ""),
+		"bad number":        {Kind: notify.KindChat, To: "98765x43210", Content: &chat.Message{Text: "hi"}},
 	} {
 		if _, err := p.Send(context.Background(), env); notify.CodeOf(err) != notify.CodeInvalidArgument {
 			t.Errorf("%s: %v, want InvalidArgument", name, err)

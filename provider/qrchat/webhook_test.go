@@ -42,7 +42,7 @@ func newAckLoop(t *testing.T, secret string) *ackLoop {
 	t.Helper()
 	l := &ackLoop{wallet: memstore.NewWallet(), gw: newFakeWAHA(t)}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: notify.GatewayQR}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: string(chat.GatewayQR)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
@@ -71,8 +71,8 @@ func newAckLoop(t *testing.T, secret string) *ackLoop {
 
 func (l *ackLoop) send(t *testing.T) *notify.Receipt {
 	t.Helper()
-	r, err := l.n.SendChat(context.Background(), &notify.ChatRequest{Account: "acme", To: "9876543210",
-		Message: "Your order shipped", Gateway: notify.GatewayQR})
+	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210",
+		Message: "Your order shipped", Gateway: chat.GatewayQR})
 	if err != nil {
 		t.Fatalf("send: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
@@ -40,7 +41,7 @@ func BenchmarkBulkSMS(b *testing.B) {
 	b.Run("bulk", func(b *testing.B) {
 		n, vendor := setup(b)
 		for b.Loop() {
-			r, err := n.SendSMSBulk(ctx, &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "Sale ends tonight"}, To: to})
+			r, err := n.Send(ctx, &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale ends tonight"}, To: to})
 			if err != nil || r.Status != notify.StatusSent {
 				b.Fatal(err)
 			}
@@ -51,7 +52,7 @@ func BenchmarkBulkSMS(b *testing.B) {
 		n, vendor := setup(b)
 		for b.Loop() {
 			for _, number := range to {
-				if _, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: number, Message: "Sale ends tonight"}); err != nil {
+				if _, err := n.Send(ctx, &sms.Request{Account: "acme", To: number, Message: "Sale ends tonight"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
@@ -25,8 +26,8 @@ func TestBulkOneCallManyRecords(t *testing.T) {
 	for i := range to {
 		to[i] = fmt.Sprintf("+91 98765 %05d", i)
 	}
-	r, err := l.n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
-		Message: notify.SMSRequest{Account: "acme", Message: "Sale ends tonight"}, To: to})
+	r, err := l.n.Send(context.Background(), &sms.BulkRequest{
+		Message: sms.Request{Account: "acme", Message: "Sale ends tonight"}, To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +85,8 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	// The first batch is refused for good (an unapproved sender), the
 	// second's answer is lost after the vendor took it, the third goes.
 	l.vendor.FailNext(smsgatewaytest.InvalidSender)
-	r, err := n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
-		Message: notify.SMSRequest{Account: "acme", Message: "Sale ends tonight"}, To: to})
+	r, err := n.Send(context.Background(), &sms.BulkRequest{
+		Message: sms.Request{Account: "acme", Message: "Sale ends tonight"}, To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +106,8 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 
 	// A lost answer: every recipient of the batch is unknown and charged.
 	l.vendor.BreakNext()
-	r, err = n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
-		Message: notify.SMSRequest{Account: "acme", Message: "Last call"}, To: to[:3]})
+	r, err = n.Send(context.Background(), &sms.BulkRequest{
+		Message: sms.Request{Account: "acme", Message: "Last call"}, To: to[:3]})
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StatusUnknown {
 		t.Fatalf("lost answer: %v %+v", err, r)
 	}
@@ -127,25 +128,25 @@ func TestBulkRefusals(t *testing.T) {
 	before := l.balance(t)
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
-		req    *notify.BulkSMSRequest
+		req    *sms.BulkRequest
 		fields []string
 		text   string
 	}{
-		"bad numbers": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi"},
+		"bad numbers": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"},
 			To: []string{"9876543210", "12345", "9876543211", "banana"}}, fields: []string{"to.1", "to.3"}},
-		"repeated number": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi"},
+		"repeated number": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"},
 			To: []string{"9876543210", "+91 98765 43210"}}, fields: []string{"to.1"}},
-		"bad message": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: " "},
+		"bad message": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: " "},
 			To: []string{"9876543210"}}, fields: []string{"message"}},
-		"otp route": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "482913", Route: notify.RouteOTP}, To: []string{"9876543210"}}, text: "one recipient"},
-		"otp in a template": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "Your code",
+		"otp route": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "482913", Route: sms.RouteOTP}, To: []string{"9876543210"}}, text: "one recipient"},
+		"otp in a template": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Your code",
 			Variables: notify.Vars{"OTP": "482913"}}, To: []string{"9876543210"}}, text: "one recipient"},
-		"no recipients": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi"}}, text: "at least one"},
-		"to in message": {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi", To: "9876543210"}, To: []string{"9876543211"}}, text: "must be empty"},
-		"too many":      {req: &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "hi"}, To: make([]string, notify.MaxBulkRecipients+1)}, text: "at most"},
+		"no recipients": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"}}, text: "at least one"},
+		"to in message": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi", To: "9876543210"}, To: []string{"9876543211"}}, text: "must be empty"},
+		"too many":      {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"}, To: make([]string, notify.MaxBulkRecipients+1)}, text: "at most"},
 		"nil":           {req: nil, text: "nil"},
 	} {
-		_, err := l.n.SendSMSBulk(ctx, tc.req)
+		_, err := l.n.Send(ctx, tc.req)
 		var e *notify.Error
 		if !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument {
 			t.Errorf("%s: %v", name, err)
@@ -177,8 +178,8 @@ func TestBulkRunsOutOfMoney(t *testing.T) {
 	for i := range to {
 		to[i] = fmt.Sprintf("98765%05d", i)
 	}
-	r, err := l.n.SendSMSBulk(context.Background(), &notify.BulkSMSRequest{
-		Message: notify.SMSRequest{Account: "acme", Message: "Sale"}, To: to})
+	r, err := l.n.Send(context.Background(), &sms.BulkRequest{
+		Message: sms.Request{Account: "acme", Message: "Sale"}, To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,18 +201,18 @@ func TestBulkRunsOutOfMoney(t *testing.T) {
 // sends nothing.
 func TestBulkIdempotent(t *testing.T) {
 	l := newDLRLoop(t, "", notify.WithIdempotency(memstore.NewIdempotency(time.Hour)))
-	req := &notify.BulkSMSRequest{Message: notify.SMSRequest{Account: "acme", Message: "Sale", IdempotencyKey: "camp-7"},
+	req := &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale", IdempotencyKey: "camp-7"},
 		To: []string{"9876543210", "9876543211"}}
-	first, err := l.n.SendSMSBulk(context.Background(), req)
+	first, err := l.n.Send(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := l.n.SendSMSBulk(context.Background(), req)
+	again, err := l.n.Send(context.Background(), req)
 	if err != nil || again.MessageID != first.MessageID || len(again.Legs) != 2 || l.vendor.Requests() != 1 {
 		t.Fatalf("repeat: %v %+v, vendor calls %d", err, again, l.vendor.Requests())
 	}
 	req.To = req.To[:1]
-	if _, err := l.n.SendSMSBulk(context.Background(), req); notify.CodeOf(err) != notify.CodeConflict {
+	if _, err := l.n.Send(context.Background(), req); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("the key with other recipients: %v", err)
 	}
 }

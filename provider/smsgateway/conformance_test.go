@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
@@ -48,15 +49,15 @@ func envelope(i int) *notify.Envelope {
 		Class: notify.Transactional}
 	switch i % 3 {
 	case 0:
-		env.SMS = &notify.SMSMessage{Route: notify.RouteSMS, Text: fmt.Sprintf("Order %d has shipped.", i),
-			SenderID: "ACMECO", Encoding: notify.GSM7, Segments: 1}
+		env.Content = &sms.Message{Route: sms.RouteSMS, Text: fmt.Sprintf("Order %d has shipped.", i),
+			SenderID: "ACMECO", Encoding: sms.GSM7, Segments: 1}
 	case 1:
-		env.SMS = &notify.SMSMessage{Route: notify.RouteOTP, OTP: testOTP, SenderID: "ACMECO",
-			Text: testOTP + " is your Acme verification code.", Encoding: notify.GSM7, Segments: 1}
+		env.Content = &sms.Message{Route: sms.RouteOTP, OTP: testOTP, SenderID: "ACMECO",
+			Text: testOTP + " is your Acme verification code.", Encoding: sms.GSM7, Segments: 1}
 	default:
-		env.SMS = &notify.SMSMessage{Route: notify.RouteDLT, Text: "Your OTP for login is " + testOTP + ". - ACMECO",
+		env.Content = &sms.Message{Route: sms.RouteDLT, Text: "Your OTP for login is " + testOTP + ". - ACMECO",
 			SenderID: "ACMECO", DLTTemplateID: tplID, DLTEntityID: entityID, DLTValues: []string{"login", testOTP},
-			Encoding: notify.GSM7, Segments: 1}
+			Encoding: sms.GSM7, Segments: 1}
 	}
 	return env
 }

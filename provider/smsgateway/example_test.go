@@ -28,7 +28,7 @@ func Example() {
 
 	ctx := context.Background()
 	_, err = p.Send(ctx, &notify.Envelope{Kind: notify.KindSMS, To: "9876543210",
-		SMS: &notify.SMSMessage{Route: notify.RouteOTP, OTP: "482913", Text: "482913 is your code."}})
+		Content: &sms.Message{Route: sms.RouteOTP, OTP: "482913", Text: "482913 is your code."}})
 	fmt.Println(err)
 
 	sent := vendor.Sent()[0]
@@ -112,7 +112,7 @@ func ExampleWebhook() {
 	mux.Handle("GET /webhooks/smsgateway/{token}", hook)
 
 	ctx := context.Background()
-	rc, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped"})
+	rc, err := n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped"})
 	if err != nil {
 		panic(err)
 	}

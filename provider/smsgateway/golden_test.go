@@ -3,12 +3,14 @@ package smsgateway_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/notifykit/notify/internal/golden"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/golden"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/smsgateway"
@@ -30,7 +32,7 @@ func TestRequestsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	byMessageID := envelope(2)
-	byMessageID.SMS.DLTMessageID = tplMessageID
+	sms.MessageOf(byMessageID).DLTMessageID = tplMessageID
 	second := envelope(0)
 	second.To = "9876500009"
 	tests := []struct {

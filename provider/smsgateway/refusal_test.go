@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 )
 
@@ -67,7 +68,7 @@ func TestBusyRefusalsChargeNothing(t *testing.T) {
 	ctx := context.Background()
 	const sends = 5
 	for i := range sends {
-		r, err := n.SendSMS(ctx, &notify.SMSRequest{Account: "acme", To: fmt.Sprintf("98765%05d", i), Message: "Your order shipped"})
+		r, err := n.Send(ctx, &sms.Request{Account: "acme", To: fmt.Sprintf("98765%05d", i), Message: "Your order shipped"})
 		if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
 			t.Errorf("send %d: %v (code %q), want unavailable, not accepted", i, err, notify.CodeOf(err))
 		}

@@ -286,10 +286,10 @@ func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*n
 
 // body builds the request for env's route.
 func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
-	if env == nil || env.SMS == nil {
+	if env == nil || sms.MessageOf(env) == nil {
 		return nil, notify.InvalidField("message", "smsgateway sends SMS envelopes only")
 	}
-	m := env.SMS
+	m := sms.MessageOf(env)
 	var fe notify.FieldErrors
 	number, err := phone.Normalize(env.To)
 	if err != nil {
@@ -297,20 +297,20 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 	}
 	req := &sendRequest{Flash: p.flash, Numbers: number}
 	switch {
-	case m.Route == notify.RouteSMS || m.Route == "":
+	case m.Route == sms.RouteSMS || m.Route == "":
 		req.Route = "q"
 		if strings.TrimSpace(m.Text) == "" {
 			fe.Add("message", "is required")
 		}
 		req.Message = m.Text
 		req.Language = language(m)
-	case m.Route == notify.RouteOTP:
+	case m.Route == sms.RouteOTP:
 		req.Route = "otp"
 		if !notify.ValidOTP(m.OTP) {
 			fe.Add("message", "the otp route needs a numeric OTP of 4-8 digits")
 		}
 		req.VariablesValues = m.OTP
-	case m.Route == notify.RouteDLT && m.DLTMessageID != "":
+	case m.Route == sms.RouteDLT && m.DLTMessageID != "":
 		// The vendor's own DLT route: the template by its Message ID in
 		// the vendor's DLT manager, and its values.
 		req.Route, req.SenderID, req.Message = "dlt", m.SenderID, m.DLTMessageID
@@ -323,7 +323,7 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 			}
 		}
 		req.VariablesValues = strings.Join(m.DLTValues, "|")
-	case m.Route == notify.RouteDLT:
+	case m.Route == sms.RouteDLT:
 		req.Route = "dlt_manual"
 		req.SenderID, req.Message = m.SenderID, m.Text
 		req.TemplateID, req.EntityID = m.DLTTemplateID, m.DLTEntityID
@@ -349,12 +349,12 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 }
 
 // language is the vendor's name for the encoding the text needs.
-func language(m *notify.SMSMessage) string {
+func language(m *sms.Message) string {
 	enc := m.Encoding
 	if enc == "" {
 		enc, _, _ = sms.Segments(m.Text)
 	}
-	if enc == notify.UCS2 {
+	if enc == sms.UCS2 {
 		return "unicode"
 	}
 	return "english"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
@@ -23,11 +24,11 @@ func TestSendWireFormat(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
 	hindi := &notify.Envelope{Kind: notify.KindSMS, To: "9123456789",
-		SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "आपका ऑर्डर भेज दिया गया है।"}} // no Encoding: the provider works it out
+		Content: &sms.Message{Route: sms.RouteSMS, Text: "आपका ऑर्डर भेज दिया गया है।"}} // no Encoding: the provider works it out
 	long := &notify.Envelope{Kind: notify.KindSMS, To: "9123456789",
-		SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: strings.Repeat("a", 161), Encoding: notify.GSM7, Segments: 2}}
+		Content: &sms.Message{Route: sms.RouteSMS, Text: strings.Repeat("a", 161), Encoding: sms.GSM7, Segments: 2}}
 	byMessageID := envelope(2)
-	byMessageID.SMS.DLTMessageID = tplMessageID
+	sms.MessageOf(byMessageID).DLTMessageID = tplMessageID
 	tests := []struct {
 		name string
 		env  *notify.Envelope
@@ -162,11 +163,11 @@ func TestVendorChecks(t *testing.T) {
 		env  *notify.Envelope
 		want string
 	}{
-		{"unapproved sender", bad(func(e *notify.Envelope) { e.SMS.SenderID = "OTHERS" }), "406"},
-		{"unknown template", bad(func(e *notify.Envelope) { e.SMS.DLTTemplateID = "1107000000000000000" }), "425"},
-		{"text off the template", bad(func(e *notify.Envelope) { e.SMS.Text = "Your OTP is 1234. - ACMECO" }), "425"},
+		{"unapproved sender", bad(func(e *notify.Envelope) { sms.MessageOf(e).SenderID = "OTHERS" }), "406"},
+		{"unknown template", bad(func(e *notify.Envelope) { sms.MessageOf(e).DLTTemplateID = "1107000000000000000" }), "425"},
+		{"text off the template", bad(func(e *notify.Envelope) { sms.MessageOf(e).Text = "Your OTP is 1234. - ACMECO" }), "425"},
 		{"english text that needs unicode", &notify.Envelope{To: "9876543210",
-			SMS: &notify.SMSMessage{Route: notify.RouteSMS, Text: "नमस्ते", Encoding: notify.GSM7}}, "417"},
+			Content: &sms.Message{Route: sms.RouteSMS, Text: "नमस्ते", Encoding: sms.GSM7}}, "417"},
 	}
 	for _, tt := range tests {
 		_, err := p.Send(t.Context(), tt.env)
@@ -194,11 +195,11 @@ func TestEnvelopeChecks(t *testing.T) {
 	}{
 		{"no SMS content", &notify.Envelope{To: "9876543210"}, "message"},
 		{"nil envelope", nil, "message"},
-		{"short number", &notify.Envelope{To: "98765", SMS: &notify.SMSMessage{Text: "hi"}}, "to"},
-		{"empty text", &notify.Envelope{To: "9876543210", SMS: &notify.SMSMessage{Route: notify.RouteSMS}}, "message"},
-		{"otp route without a numeric code", &notify.Envelope{To: "9876543210", SMS: &notify.SMSMessage{Route: notify.RouteOTP, OTP: "12ab"}}, "message"},
-		{"dlt route without IDs", &notify.Envelope{To: "9876543210", SMS: &notify.SMSMessage{Route: notify.RouteDLT, Text: "x", SenderID: "ACMECO"}}, "dlt_template_id"},
-		{"unknown route", &notify.Envelope{To: "9876543210", SMS: &notify.SMSMessage{Route: "voice", Text: "x"}}, "route"},
+		{"short number", &notify.Envelope{To: "98765", Content: &sms.Message{Text: "hi"}}, "to"},
+		{"empty text", &notify.Envelope{To: "9876543210", Content: &sms.Message{Route: sms.RouteSMS}}, "message"},
+		{"otp route without a numeric code", &notify.Envelope{To: "9876543210", Content: &sms.Message{Route: sms.RouteOTP, OTP: "12ab"}}, "message"},
+		{"dlt route without IDs", &notify.Envelope{To: "9876543210", Content: &sms.Message{Route: sms.RouteDLT, Text: "x", SenderID: "ACMECO"}}, "dlt_template_id"},
+		{"unknown route", &notify.Envelope{To: "9876543210", Content: &sms.Message{Route: "voice", Text: "x"}}, "route"},
 	}
 	for _, tt := range tests {
 		_, err := p.Send(t.Context(), tt.env)

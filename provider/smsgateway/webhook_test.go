@@ -96,7 +96,7 @@ func newNotifier(tb testing.TB, p notify.Provider, w *memstore.Wallet, records *
 
 func (l *dlrLoop) send(t *testing.T, to string) *notify.Receipt {
 	t.Helper()
-	r, err := l.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: to, Message: "Your order shipped"})
+	r, err := l.n.Send(context.Background(), &sms.Request{Account: "acme", To: to, Message: "Your order shipped"})
 	if err != nil {
 		t.Fatal(err)
 	}

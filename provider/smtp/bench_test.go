@@ -16,7 +16,7 @@ import (
 	gosmtp "github.com/emersion/go-smtp"
 	mail "github.com/xhit/go-simple-mail/v2"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
@@ -69,7 +69,7 @@ func sampleMessage(b *testing.B) []byte {
 	b.Helper()
 	srv := startServer(b)
 	p := newProvider(b, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
-	if _, err := p.Send(context.Background(), htmlEnvelope("asha@example.com", notify.PurposeNotification)); err != nil {
+	if _, err := p.Send(context.Background(), htmlEnvelope("asha@example.com", email.PurposeNotification)); err != nil {
 		b.Fatal(err)
 	}
 	return srv.Messages()[0].Data
@@ -176,7 +176,7 @@ func BenchmarkThroughput(b *testing.B) {
 			defer cancel()
 			for b.Loop() {
 				parallel(b, func(_, i int) error {
-					env := htmlEnvelope("asha@example.com", notify.PurposeNotification)
+					env := htmlEnvelope("asha@example.com", email.PurposeNotification)
 					env.ID = "bench-" + strconv.Itoa(i)
 					_, err := p.Send(ctx, env)
 					return err

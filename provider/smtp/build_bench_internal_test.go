@@ -8,6 +8,7 @@ import (
 	mail "github.com/xhit/go-simple-mail/v2"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 )
 
 // BenchmarkBuild compares building one message of 1 KB HTML with its text
@@ -38,7 +39,7 @@ func BenchmarkBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		env := &notify.Envelope{ID: "3f1c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6", To: "asha@example.com",
-			Email: &notify.EmailMessage{Subject: "Your order has shipped", HTML: html, Text: text}}
+			Content: &email.Message{Subject: "Your order has shipped", HTML: html, Text: text}}
 		buf := make([]byte, 0, 4096)
 		b.ReportAllocs()
 		for b.Loop() {

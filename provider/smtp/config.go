@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/rules"
 )
 
@@ -141,7 +141,7 @@ type Config struct {
 	// through a fast transactional relay, campaigns through a bulk one).
 	// Each entry is complete: nothing is inherited from Default. Default
 	// none.
-	Purposes map[notify.EmailPurpose]Server
+	Purposes map[email.Purpose]Server
 	// PoolSize is the number of connections kept open per distinct
 	// configuration; at most that many messages of one configuration are
 	// in flight at once, the rest wait for a connection. Default 4.

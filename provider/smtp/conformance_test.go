@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
@@ -30,7 +31,7 @@ func TestConformance(t *testing.T) {
 			providertest.Run(t, providertest.Harness{
 				Provider: p,
 				Envelope: func(i int) *notify.Envelope {
-					return htmlEnvelope(fmt.Sprintf("user%d@example.com", i), notify.PurposeNotification)
+					return htmlEnvelope(fmt.Sprintf("user%d@example.com", i), email.PurposeNotification)
 				},
 				Secrets: []string{testPassword},
 				FailNext: func(f providertest.Failure) bool {

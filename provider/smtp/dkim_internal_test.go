@@ -1,12 +1,14 @@
 package smtp
 
 import (
-	"github.com/notifykit/notify/internal/golden"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/internal/golden"
 
 	"github.com/notifykit/notify"
 )
@@ -31,8 +33,8 @@ func TestDKIMGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &notify.Envelope{ID: "golden-1", To: "asha@example.com", Email: &notify.EmailMessage{
-		Purpose: notify.PurposeCampaign, Subject: "Our monsoon sale", Text: "Everything is 20% off this week.\n",
+	env := &notify.Envelope{ID: "golden-1", To: "asha@example.com", Content: &email.Message{
+		Purpose: email.PurposeCampaign, Subject: "Our monsoon sale", Text: "Everything is 20% off this week.\n",
 	}}
 	w, err := checkEnvelope(env)
 	if err != nil {

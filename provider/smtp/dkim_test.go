@@ -19,7 +19,7 @@ import (
 
 	"github.com/toorop/go-dkim"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 )
 
@@ -210,12 +210,12 @@ func TestDKIMOnTheWire(t *testing.T) {
 		return errors.Join(err, ierr)
 	}
 
-	for _, purpose := range []notify.EmailPurpose{notify.PurposeCampaign, notify.PurposeOTP} {
+	for _, purpose := range []email.Purpose{email.PurposeCampaign, email.PurposeOTP} {
 		t.Run(string(purpose), func(t *testing.T) {
 			before := srv.Received()
 			env := htmlEnvelope("asha@example.com", purpose)
 			env.ID = "dkim-" + string(purpose)
-			env.Email.ReplyTo = "desk@shop.example"
+			email.MessageOf(env).ReplyTo = "desk@shop.example"
 			send(t, p, env)
 			data := srv.Messages()[before].Data
 			if err := verify(t, data); err != nil {
@@ -226,7 +226,7 @@ func TestDKIMOnTheWire(t *testing.T) {
 				t.Errorf("d=%s s=%s t=%s", sig.tags["d"], sig.tags["s"], sig.tags["t"])
 			}
 			want := []string{"from", "to", "subject", "date", "message-id", "reply-to", "mime-version", "content-type"}
-			if purpose == notify.PurposeCampaign {
+			if purpose == email.PurposeCampaign {
 				want = append(want, "list-unsubscribe", "list-unsubscribe-post")
 			}
 			if got := sig.headers(); !slices.Equal(got, want) {
@@ -235,7 +235,7 @@ func TestDKIMOnTheWire(t *testing.T) {
 			if strings.Contains(sig.raw, string(key[40:80])) {
 				t.Error("the signature field shows the private key")
 			}
-			if purpose != notify.PurposeCampaign {
+			if purpose != email.PurposeCampaign {
 				return
 			}
 			// Each List-Unsubscribe field is covered: a changed one fails.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
@@ -52,7 +53,7 @@ func ExampleDKIM() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err = p.Send(ctx, &notify.Envelope{ID: "msg-1", To: "asha@example.com",
-		Email: &notify.EmailMessage{Purpose: notify.PurposeCampaign, Subject: "Monsoon sale", Text: "20% off."}})
+		Content: &email.Message{Purpose: email.PurposeCampaign, Subject: "Monsoon sale", Text: "20% off."}})
 	if err != nil {
 		fmt.Println(err)
 		return

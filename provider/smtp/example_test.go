@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
@@ -32,7 +33,7 @@ func Example() {
 
 	p, err := smtp.New(smtp.Config{
 		Default:  relay,
-		Purposes: map[notify.EmailPurpose]smtp.Server{notify.PurposeCampaign: bulk},
+		Purposes: map[email.Purpose]smtp.Server{email.PurposeCampaign: bulk},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -42,10 +43,10 @@ func Example() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, purpose := range []notify.EmailPurpose{notify.PurposeOTP, notify.PurposeCampaign} {
+	for _, purpose := range []email.Purpose{email.PurposeOTP, email.PurposeCampaign} {
 		_, err := p.Send(ctx, &notify.Envelope{
 			ID: "msg-" + string(purpose), Kind: notify.KindEmail, To: "asha@example.com",
-			Email: &notify.EmailMessage{Purpose: purpose, Subject: "Hello", Text: "Hello Asha."},
+			Content: &email.Message{Purpose: purpose, Subject: "Hello", Text: "Hello Asha."},
 		})
 		if err != nil {
 			fmt.Println(err)

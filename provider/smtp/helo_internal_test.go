@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
 
@@ -75,7 +76,7 @@ func TestHeloOnTheWire(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		_, err = p.Send(ctx, &notify.Envelope{ID: "helo-" + tc.want, To: "a@example.com",
-			Email: &notify.EmailMessage{Subject: "Hi", Text: "Hi"}})
+			Content: &email.Message{Subject: "Hi", Text: "Hi"}})
 		cancel()
 		_ = p.Close()
 		if err != nil {

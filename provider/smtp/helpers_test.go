@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
@@ -47,7 +48,7 @@ var htmlBody = "<html><body><h1>Your order has shipped</h1>" +
 	strings.Repeat("<p>Thank you for shopping with us. Your parcel is on its way and will arrive soon.</p>\n", 10) +
 	"<p><a href=\"https://shop.example/track\">Track it</a></p></body></html>"
 
-func htmlEnvelope(to string, purpose notify.EmailPurpose) *notify.Envelope {
+func htmlEnvelope(to string, purpose email.Purpose) *notify.Envelope {
 	return &notify.Envelope{
 		Kind:     notify.KindEmail,
 		To:       to,
@@ -55,7 +56,7 @@ func htmlEnvelope(to string, purpose notify.EmailPurpose) *notify.Envelope {
 		Units:    1,
 		Class:    notify.Transactional,
 		Account:  &notify.Account{ID: "acct-1", Name: "Shop"},
-		Email: &notify.EmailMessage{
+		Content: &email.Message{
 			Purpose: purpose,
 			Subject: "Your order has shipped",
 			HTML:    htmlBody,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
@@ -41,9 +42,9 @@ func TestIDNDomainsGoInASCII(t *testing.T) {
 			cfg.From = "noreply@Bücher.example"
 			cfg.ListUnsubscribeMailto = "mailto:unsubscribe@bücher.example?subject=stop"
 			p := newProvider(t, smtp.Config{Default: cfg})
-			env := htmlEnvelope("asha@उदाहरण.भारत", notify.PurposeInvoice)
+			env := htmlEnvelope("asha@उदाहरण.भारत", email.PurposeInvoice)
 			env.ID = "idn-1"
-			env.Email.ReplyTo = "desk@bücher.example"
+			email.MessageOf(env).ReplyTo = "desk@bücher.example"
 			res := send(t, p, env)
 
 			msgs := srv.Messages()
@@ -72,7 +73,7 @@ func TestIDNDomainsGoInASCII(t *testing.T) {
 				t.Errorf("ProviderMessageID %q, want the Message-ID in the From domain's ASCII form", res.ProviderMessageID)
 			}
 			// Campaign mail adds the configured unsubscribe address.
-			send(t, p, htmlEnvelope("asha@उदाहरण.भारत", notify.PurposeCampaign))
+			send(t, p, htmlEnvelope("asha@उदाहरण.भारत", email.PurposeCampaign))
 			msgs = srv.Messages()
 			if len(msgs) != 2 {
 				t.Fatalf("server got %d messages", len(msgs))
@@ -103,8 +104,8 @@ func TestNonASCIILocalPart(t *testing.T) {
 			t.Run("relay with SMTPUTF8", func(t *testing.T) {
 				srv := startServer(t, append([]smtptest.Option{smtptest.WithSMTPUTF8()}, e.opts...)...)
 				p := newProvider(t, smtp.Config{Default: serverConfig(srv, e.enc)})
-				env := htmlEnvelope(to, notify.PurposeOTP)
-				env.Email.ReplyTo = "डेस्क@bücher.example"
+				env := htmlEnvelope(to, email.PurposeOTP)
+				email.MessageOf(env).ReplyTo = "डेस्क@bücher.example"
 				send(t, p, env)
 				msgs := srv.Messages()
 				if len(msgs) != 1 {
@@ -130,9 +131,9 @@ func TestNonASCIILocalPart(t *testing.T) {
 					edit  func(*notify.Envelope)
 				}{
 					{"to", func(env *notify.Envelope) { env.To = to }},
-					{"reply_to", func(env *notify.Envelope) { env.Email.ReplyTo = "डेस्क@example.com" }},
+					{"reply_to", func(env *notify.Envelope) { email.MessageOf(env).ReplyTo = "डेस्क@example.com" }},
 				} {
-					env := htmlEnvelope("asha@example.com", notify.PurposeOTP)
+					env := htmlEnvelope("asha@example.com", email.PurposeOTP)
 					tc.edit(env)
 					err := sendErr(t, p, env)
 					var ne *notify.Error
@@ -147,7 +148,7 @@ func TestNonASCIILocalPart(t *testing.T) {
 				if srv.Received() != 0 {
 					t.Errorf("the server got %d messages", srv.Received())
 				}
-				send(t, p, htmlEnvelope("asha@example.com", notify.PurposeOTP))
+				send(t, p, htmlEnvelope("asha@example.com", email.PurposeOTP))
 				if srv.Received() != 1 || srv.Connections() != 1 {
 					t.Errorf("%d messages over %d connections, want the next message on the same connection", srv.Received(), srv.Connections())
 				}
@@ -157,7 +158,7 @@ func TestNonASCIILocalPart(t *testing.T) {
 				cfg := serverConfig(srv, e.enc)
 				cfg.From = "सूचना@shop.example"
 				p := newProvider(t, smtp.Config{Default: cfg})
-				err := sendErr(t, p, htmlEnvelope("asha@example.com", notify.PurposeOTP))
+				err := sendErr(t, p, htmlEnvelope("asha@example.com", email.PurposeOTP))
 				if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "From") || !strings.Contains(err.Error(), "does not offer SMTPUTF8") {
 					t.Errorf("%v (code %q), want Rejected naming From and SMTPUTF8", err, notify.CodeOf(err))
 				}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/rules"
 )
 
@@ -49,13 +50,13 @@ type wire struct {
 // or unsafe message, as an InvalidArgument error, and returns its
 // addresses as they go to the relay.
 func checkEnvelope(env *notify.Envelope) (wire, error) {
-	if env == nil || env.Email == nil {
+	if env == nil || email.MessageOf(env) == nil {
 		return wire{}, notify.InvalidField("message", "the envelope has no e-mail content")
 	}
 	var fe notify.FieldErrors
 	var w wire
 	w.to = checkAddress(&fe, &w, "to", env.To)
-	m := env.Email
+	m := email.MessageOf(env)
 	if m.ReplyTo != "" {
 		w.replyTo = checkAddress(&fe, &w, "reply_to", m.ReplyTo)
 	}
@@ -153,7 +154,7 @@ func isToken(s string) bool {
 // env must have passed checkEnvelope, which returned w. The address
 // headers carry the addresses as they go to the relay: domains in ASCII.
 func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time) (message, []byte, error) {
-	m := env.Email
+	m := email.MessageOf(env)
 	id := messageID(env, st.fromDomain)
 	b := buf[:0]
 
@@ -175,7 +176,7 @@ func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time
 	b = appendHeader(b, "Subject", encodeText(m.Subject))
 	b = append(b, "MIME-Version: 1.0\r\n"...)
 
-	if m.Purpose == notify.PurposeCampaign {
+	if m.Purpose == email.PurposeCampaign {
 		if st.unsubURL == "" && st.unsubMail == "" {
 			// A gap in the configuration, found before any I/O: a certain
 			// refusal, not retried, refunded.

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/rules"
 )
 
@@ -75,7 +76,7 @@ func TestEncodeText(t *testing.T) {
 
 func TestBuildAllocs(t *testing.T) {
 	st := testSettings(t)
-	env := &notify.Envelope{ID: "3f1c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6", To: "asha@example.com", Email: &notify.EmailMessage{
+	env := &notify.Envelope{ID: "3f1c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6", To: "asha@example.com", Content: &email.Message{
 		Subject: "Your order has shipped", HTML: strings.Repeat("<p>Thank you for shopping with us.</p>\n", 28),
 		Text: strings.Repeat("Thank you for shopping with us.\n", 28),
 	}}
@@ -111,8 +112,8 @@ func FuzzBuild(f *testing.F) {
 		if html == "" && text == "" {
 			t.Skip("no body")
 		}
-		env := &notify.Envelope{ID: "fuzz-1", To: "asha@example.com", Email: &notify.EmailMessage{
-			Purpose: notify.EmailPurpose(purpose), Subject: subject, FromName: fromName, HTML: html, Text: text,
+		env := &notify.Envelope{ID: "fuzz-1", To: "asha@example.com", Content: &email.Message{
+			Purpose: email.Purpose(purpose), Subject: subject, FromName: fromName, HTML: html, Text: text,
 		}}
 		w, err := checkEnvelope(env)
 		if err != nil {

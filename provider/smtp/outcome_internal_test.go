@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 )
 
 // These tests drive the provider against a scripted SMTP server over
@@ -144,8 +145,8 @@ func pipeEnvelope(id string) *notify.Envelope {
 		ID:   id,
 		Kind: notify.KindEmail,
 		To:   "a@example.com",
-		Email: &notify.EmailMessage{
-			Purpose: notify.PurposeOTP,
+		Content: &email.Message{
+			Purpose: email.PurposeOTP,
 			Subject: "Your code",
 			Text:    strings.Repeat("Your code is in the app. ", 20),
 		},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 )
 
 // Provider sends e-mail envelopes over SMTP with pooled keep-alive
@@ -18,7 +19,7 @@ import (
 type Provider struct {
 	name     string
 	def      *route
-	purposes map[notify.EmailPurpose]*route
+	purposes map[email.Purpose]*route
 	pools    []*pool
 	closed   atomic.Bool
 	bufs     sync.Pool // *[]byte message buffers
@@ -43,7 +44,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p := &Provider{
 		name:     cfg.Name,
-		purposes: make(map[notify.EmailPurpose]*route, len(cfg.Purposes)),
+		purposes: make(map[email.Purpose]*route, len(cfg.Purposes)),
 	}
 	if p.name == "" {
 		p.name = "smtp"
@@ -70,7 +71,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	for purpose, s := range cfg.Purposes {
 		switch purpose {
-		case notify.PurposeOTP, notify.PurposeInvoice, notify.PurposeNotification, notify.PurposeCampaign:
+		case email.PurposeOTP, email.PurposeInvoice, email.PurposeNotification, email.PurposeCampaign:
 		default:
 			return nil, fmt.Errorf("smtp: Purposes: unknown purpose %q", string(purpose))
 		}
@@ -84,14 +85,14 @@ func New(cfg Config) (*Provider, error) {
 // Name returns the configured name, "smtp" by default.
 func (p *Provider) Name() string { return p.name }
 
-func (p *Provider) route(purpose notify.EmailPurpose) *route {
+func (p *Provider) route(purpose email.Purpose) *route {
 	if r, ok := p.purposes[purpose]; ok {
 		return r
 	}
 	return p.def
 }
 
-// Send sends env.Email to env.To through the configuration of its purpose,
+// Send sends email.MessageOf(env) to env.To through the configuration of its purpose,
 // making one attempt; the Notifier retries. The Result's
 // ProviderMessageID is the message's Message-ID without angle brackets,
 // "<notify message ID>@<From domain>", the domain in ASCII.
@@ -134,7 +135,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
-	r := p.route(env.Email.Purpose)
+	r := p.route(email.MessageOf(env).Purpose)
 
 	bp := p.bufs.Get().(*[]byte)
 	msg, b, err := build(*bp, r.st, env, w, time.Now())

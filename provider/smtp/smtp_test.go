@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
@@ -120,11 +121,11 @@ func crlf(s string) string {
 func TestMessageContents(t *testing.T) {
 	srv := startServer(t)
 	p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
-	env := htmlEnvelope("asha@example.com", notify.PurposeInvoice)
+	env := htmlEnvelope("asha@example.com", email.PurposeInvoice)
 	env.ID = "0b6d7c1e-8f3a-4c55-9a1e-2f4b6c8d0e12"
-	env.Email.FromName = "Café Ünïcode, Billing"
-	env.Email.ReplyTo = "billing@shop.example"
-	env.Email.Subject = "Invoice №42 — ₹1,234.50 due " + strings.Repeat("soon ", 30)
+	email.MessageOf(env).FromName = "Café Ünïcode, Billing"
+	email.MessageOf(env).ReplyTo = "billing@shop.example"
+	email.MessageOf(env).Subject = "Invoice №42 — ₹1,234.50 due " + strings.Repeat("soon ", 30)
 	res := send(t, p, env)
 
 	if res.ProviderMessageID != env.ID+"@shop.example" || res.Provider != "smtp" {
@@ -141,8 +142,8 @@ func TestMessageContents(t *testing.T) {
 	pm := parse(t, m)
 	h := pm.msg.Header
 	from, err := h.AddressList("From")
-	if err != nil || len(from) != 1 || from[0].Name != env.Email.FromName || from[0].Address != "noreply@shop.example" {
-		t.Errorf("From = %q (%v), want %q <noreply@shop.example>", h.Get("From"), err, env.Email.FromName)
+	if err != nil || len(from) != 1 || from[0].Name != email.MessageOf(env).FromName || from[0].Address != "noreply@shop.example" {
+		t.Errorf("From = %q (%v), want %q <noreply@shop.example>", h.Get("From"), err, email.MessageOf(env).FromName)
 	}
 	to, err := h.AddressList("To")
 	if err != nil || len(to) != 1 || to[0].Address != "asha@example.com" {
@@ -152,8 +153,8 @@ func TestMessageContents(t *testing.T) {
 	if err != nil || len(rt) != 1 || rt[0].Address != "billing@shop.example" {
 		t.Errorf("Reply-To = %q", h.Get("Reply-To"))
 	}
-	if got := decodeHeader(t, h.Get("Subject")); got != env.Email.Subject {
-		t.Errorf("Subject = %q\nwant      %q", got, env.Email.Subject)
+	if got := decodeHeader(t, h.Get("Subject")); got != email.MessageOf(env).Subject {
+		t.Errorf("Subject = %q\nwant      %q", got, email.MessageOf(env).Subject)
 	}
 	if got := h.Get("Message-ID"); got != "<"+res.ProviderMessageID+">" {
 		t.Errorf("Message-ID = %q, want <%s>", got, res.ProviderMessageID)
@@ -167,10 +168,10 @@ func TestMessageContents(t *testing.T) {
 	if pm.ctype != "multipart/alternative" {
 		t.Fatalf("Content-Type %q, want multipart/alternative", pm.ctype)
 	}
-	if got := pm.parts["text/html"]; got != crlf(env.Email.HTML) {
+	if got := pm.parts["text/html"]; got != crlf(email.MessageOf(env).HTML) {
 		t.Errorf("HTML part = %q", got)
 	}
-	if got := pm.parts["text/plain"]; got != crlf(env.Email.Text) {
+	if got := pm.parts["text/plain"]; got != crlf(email.MessageOf(env).Text) {
 		t.Errorf("text part = %q", got)
 	}
 	if v := h.Get("List-Unsubscribe") + h.Get("List-Unsubscribe-Post"); v != "" {
@@ -194,8 +195,8 @@ func TestBodies(t *testing.T) {
 		{"html only", "<p>Hi</p>", "", "text/html", "7bit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := htmlEnvelope("a@example.com", notify.PurposeNotification)
-			env.Email.HTML, env.Email.Text = tc.html, tc.text
+			env := htmlEnvelope("a@example.com", email.PurposeNotification)
+			email.MessageOf(env).HTML, email.MessageOf(env).Text = tc.html, tc.text
 			before := srv.Received()
 			send(t, p, env)
 			m := srv.Messages()[before]
@@ -231,13 +232,13 @@ func TestCampaignHeaders(t *testing.T) {
 	def.ListUnsubscribeURL = "https://shop.example/unsubscribe?e={email}"
 	def.ListUnsubscribeMailto = "unsubscribe@shop.example?subject=unsubscribe"
 	p := newProvider(t, smtp.Config{Default: def})
-	for _, purpose := range []notify.EmailPurpose{notify.PurposeCampaign, notify.PurposeOTP, notify.PurposeInvoice, notify.PurposeNotification, ""} {
+	for _, purpose := range []email.Purpose{email.PurposeCampaign, email.PurposeOTP, email.PurposeInvoice, email.PurposeNotification, ""} {
 		t.Run(string(purpose), func(t *testing.T) {
 			before := srv.Received()
 			send(t, p, htmlEnvelope("a+b@example.com", purpose))
 			h := parse(t, srv.Messages()[before]).msg.Header
 			lu, lup := h.Get("List-Unsubscribe"), h.Get("List-Unsubscribe-Post")
-			if purpose != notify.PurposeCampaign {
+			if purpose != email.PurposeCampaign {
 				if lu != "" || lup != "" {
 					t.Errorf("%q mail carries List-Unsubscribe %q, Post %q", purpose, lu, lup)
 				}
@@ -258,7 +259,7 @@ func TestCampaignHeaders(t *testing.T) {
 		cfg.ListUnsubscribeMailto = "unsubscribe@shop.example"
 		p := newProvider(t, smtp.Config{Default: cfg})
 		before := srv.Received()
-		send(t, p, htmlEnvelope("a@example.com", notify.PurposeCampaign))
+		send(t, p, htmlEnvelope("a@example.com", email.PurposeCampaign))
 		h := parse(t, srv.Messages()[before]).msg.Header
 		if lu := h.Get("List-Unsubscribe"); lu != "<mailto:unsubscribe@shop.example>" {
 			t.Errorf("List-Unsubscribe = %q", lu)
@@ -271,7 +272,7 @@ func TestCampaignHeaders(t *testing.T) {
 	t.Run("not configured", func(t *testing.T) {
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
 		before := srv.Received()
-		err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeCampaign))
+		err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeCampaign))
 		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.OutcomeNotAccepted ||
 			!strings.Contains(err.Error(), "ListUnsubscribe") {
 			t.Errorf("campaign without unsubscribe configuration: %v (code %q)", err, notify.CodeOf(err))
@@ -288,10 +289,10 @@ func TestPurposes(t *testing.T) {
 	def := serverConfig(bulk, smtp.EncryptionNone)
 	otp := serverConfig(fast, smtp.EncryptionNone)
 	otp.From, otp.FromName = "otp@auth.example", "Login codes"
-	p := newProvider(t, smtp.Config{Default: def, Purposes: map[notify.EmailPurpose]smtp.Server{notify.PurposeOTP: otp}})
+	p := newProvider(t, smtp.Config{Default: def, Purposes: map[email.Purpose]smtp.Server{email.PurposeOTP: otp}})
 
-	res := send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
-	send(t, p, htmlEnvelope("a@example.com", notify.PurposeInvoice))
+	res := send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
+	send(t, p, htmlEnvelope("a@example.com", email.PurposeInvoice))
 	send(t, p, htmlEnvelope("a@example.com", ""))
 	if fast.Received() != 1 || bulk.Received() != 2 {
 		t.Fatalf("otp server got %d, default server %d; want 1 and 2", fast.Received(), bulk.Received())
@@ -325,7 +326,7 @@ func TestTLSAndAuth(t *testing.T) {
 			cfg.Auth, cfg.Username, cfg.Password = tc.auth, "mailer", testPassword
 			p := newProvider(t, smtp.Config{Default: cfg})
 			for range 3 {
-				send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+				send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 			}
 			for _, m := range srv.Messages() {
 				if !m.TLS || m.AuthUser != "mailer" {
@@ -340,7 +341,7 @@ func TestTLSAndAuth(t *testing.T) {
 				cfg := cfg
 				cfg.Password = testPassword + "-wrong"
 				p := newProvider(t, smtp.Config{Default: cfg})
-				err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+				err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 				if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "535") {
 					t.Errorf("wrong password: %v (code %q), want rejected with the 535 reply", err, notify.CodeOf(err))
 				}
@@ -352,7 +353,7 @@ func TestTLSAndAuth(t *testing.T) {
 				cfg := cfg
 				cfg.TLSConfig = nil // system roots do not know the test CA
 				p := newProvider(t, smtp.Config{Default: cfg})
-				err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+				err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 				if !strings.Contains(err.Error(), "certificate") {
 					t.Errorf("untrusted certificate: %v", err)
 				}
@@ -367,7 +368,7 @@ func TestSTARTTLSNotOffered(t *testing.T) {
 	cfg.TLSConfig = &tls.Config{ServerName: "127.0.0.1"}
 	cfg.Username, cfg.Password = "mailer", testPassword
 	p := newProvider(t, smtp.Config{Default: cfg})
-	err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+	err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 	if !strings.Contains(err.Error(), "STARTTLS") {
 		t.Errorf("server without STARTTLS: %v", err)
 	}
@@ -380,7 +381,7 @@ func TestPoolReuse(t *testing.T) {
 	srv := startServer(t)
 	p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 3})
 	for i := range 20 {
-		send(t, p, htmlEnvelope(fmt.Sprintf("u%d@example.com", i), notify.PurposeOTP))
+		send(t, p, htmlEnvelope(fmt.Sprintf("u%d@example.com", i), email.PurposeOTP))
 	}
 	if n := srv.Connections(); n != 1 {
 		t.Errorf("%d connections for 20 sequential messages, want 1", n)
@@ -389,7 +390,7 @@ func TestPoolReuse(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 25 {
-				if _, err := p.Send(t.Context(), htmlEnvelope(fmt.Sprintf("g%d-%d@example.com", g, i), notify.PurposeOTP)); err != nil {
+				if _, err := p.Send(t.Context(), htmlEnvelope(fmt.Sprintf("g%d-%d@example.com", g, i), email.PurposeOTP)); err != nil {
 					t.Errorf("Send: %v", err)
 					return
 				}
@@ -436,7 +437,7 @@ func TestDroppedConnectionMidBatch(t *testing.T) {
 			case 15:
 				srv.DropNext() // and on the MAIL FROM of message 16
 			}
-			ids = append(ids, send(t, p, htmlEnvelope(fmt.Sprintf("u%d@example.com", i), notify.PurposeNotification)).ProviderMessageID)
+			ids = append(ids, send(t, p, htmlEnvelope(fmt.Sprintf("u%d@example.com", i), email.PurposeNotification)).ProviderMessageID)
 		}
 		checkExactlyOnce(t, srv, ids)
 		if n := srv.Connections(); n != 3 {
@@ -458,7 +459,7 @@ func TestDroppedConnectionMidBatch(t *testing.T) {
 					if g == 0 && i%5 == 4 {
 						srv.DropAfter(3)
 					}
-					res, err := p.Send(t.Context(), htmlEnvelope(fmt.Sprintf("g%d-%d@example.com", g, i), notify.PurposeOTP))
+					res, err := p.Send(t.Context(), htmlEnvelope(fmt.Sprintf("g%d-%d@example.com", g, i), email.PurposeOTP))
 					if err != nil {
 						t.Errorf("Send: %v", err)
 						return
@@ -505,11 +506,11 @@ func TestAnswerLostAfterDataIsUnknown(t *testing.T) {
 					p := newProvider(t, smtp.Config{Default: cfg, PoolSize: 1})
 					var ids []string
 					if reused {
-						ids = append(ids, send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)).ProviderMessageID)
+						ids = append(ids, send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP)).ProviderMessageID)
 					}
 					conns := srv.Connections()
 					srv.DropNextAtDataEnd()
-					env := htmlEnvelope("b@example.com", notify.PurposeOTP)
+					env := htmlEnvelope("b@example.com", email.PurposeOTP)
 					env.ID = "lost-reply"
 					err := sendErr(t, p, env)
 					if notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.IsRetryable(err) {
@@ -522,7 +523,7 @@ func TestAnswerLostAfterDataIsUnknown(t *testing.T) {
 						t.Errorf("server received %d messages, want %d", n, len(ids)+1)
 					}
 					ids = append(ids, "lost-reply@shop.example")
-					ids = append(ids, send(t, p, htmlEnvelope("c@example.com", notify.PurposeOTP)).ProviderMessageID)
+					ids = append(ids, send(t, p, htmlEnvelope("c@example.com", email.PurposeOTP)).ProviderMessageID)
 					checkExactlyOnce(t, srv, ids)
 				})
 			}
@@ -545,11 +546,11 @@ func TestAnswerLostAfterDataIsUnknown(t *testing.T) {
 			cfg := serverConfig(srv, smtp.EncryptionNone)
 			cfg.SendTimeout = tc.limit
 			p := newProvider(t, smtp.Config{Default: cfg, PoolSize: 1})
-			first := send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+			first := send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 			srv.StallNextAtDataEnd()
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			env := htmlEnvelope("b@example.com", notify.PurposeOTP)
+			env := htmlEnvelope("b@example.com", email.PurposeOTP)
 			env.ID = "stalled"
 			done := make(chan error, 1)
 			go func() {
@@ -610,11 +611,11 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 				p := newProvider(t, smtp.Config{Default: cfg, PoolSize: 1})
 				// On a fresh connection the failure is returned.
 				srv.DropNextAt(stage)
-				check(t, srv, 0, sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)))
+				check(t, srv, 0, sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP)))
 				// On a reused one the pool re-dials once, safely.
-				first := send(t, p, htmlEnvelope("b@example.com", notify.PurposeOTP))
+				first := send(t, p, htmlEnvelope("b@example.com", email.PurposeOTP))
 				srv.DropNextAt(stage)
-				second := send(t, p, htmlEnvelope("c@example.com", notify.PurposeOTP))
+				second := send(t, p, htmlEnvelope("c@example.com", email.PurposeOTP))
 				checkExactlyOnce(t, srv, []string{first.ProviderMessageID, second.ProviderMessageID})
 				if n := srv.Connections(); n != 3 {
 					t.Errorf("%d connections, want 3", n)
@@ -626,12 +627,12 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 	t.Run("context ends before the final dot", func(t *testing.T) {
 		srv := startServer(t)
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
-		send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 		srv.SetLatency(time.Hour) // MAIL FROM waits for its reply
 		defer srv.SetLatency(0)
 		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 		defer cancel()
-		_, err := p.Send(ctx, htmlEnvelope("b@example.com", notify.PurposeOTP))
+		_, err := p.Send(ctx, htmlEnvelope("b@example.com", email.PurposeOTP))
 		check(t, srv, 1, err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("errors.Is(%v, context.DeadlineExceeded) = false", err)
@@ -643,7 +644,7 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		_, err := p.Send(ctx, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		_, err := p.Send(ctx, htmlEnvelope("a@example.com", email.PurposeOTP))
 		check(t, srv, 0, err)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("errors.Is(%v, context.Canceled) = false", err)
@@ -653,13 +654,13 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 	t.Run("context ends waiting for a connection", func(t *testing.T) {
 		srv := startServer(t)
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
-		send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 		srv.StallNextAtDataEnd() // holds the pool's only connection
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		held := make(chan error, 1)
 		go func() {
-			_, err := p.Send(ctx, htmlEnvelope("b@example.com", notify.PurposeOTP))
+			_, err := p.Send(ctx, htmlEnvelope("b@example.com", email.PurposeOTP))
 			held <- err
 		}()
 		if err := srv.WaitMessages(ctx, 2); err != nil {
@@ -667,7 +668,7 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 		}
 		wctx, wcancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 		defer wcancel()
-		_, err := p.Send(wctx, htmlEnvelope("c@example.com", notify.PurposeOTP))
+		_, err := p.Send(wctx, htmlEnvelope("c@example.com", email.PurposeOTP))
 		check(t, nil, 0, err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("errors.Is(%v, context.DeadlineExceeded) = false", err)
@@ -686,14 +687,14 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 		port := srv.Port
 		srv.Close()
 		p := newProvider(t, smtp.Config{Default: smtp.Server{Host: "127.0.0.1", Port: port, Encryption: smtp.EncryptionNone, From: "a@shop.example"}})
-		check(t, nil, 0, sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)))
+		check(t, nil, 0, sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP)))
 	})
 
 	t.Run("closed provider", func(t *testing.T) {
 		srv := startServer(t)
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
 		_ = p.Close()
-		check(t, srv, 0, sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP)))
+		check(t, srv, 0, sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP)))
 	})
 }
 
@@ -714,9 +715,9 @@ func TestReplies(t *testing.T) {
 		t.Run(fmt.Sprintf("%v/%d", tc.stage, tc.reply), func(t *testing.T) {
 			srv := startServer(t)
 			p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
-			send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+			send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 			srv.RejectNextAt(tc.stage, tc.reply, tc.text)
-			err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+			err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 			if got := notify.CodeOf(err); got != tc.want {
 				t.Errorf("code %q, want %q (%v)", got, tc.want, err)
 			}
@@ -726,7 +727,7 @@ func TestReplies(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.text[strings.IndexByte(tc.text, ' ')+1:]) {
 				t.Errorf("error %q lost the server's reply %q", err, tc.text)
 			}
-			send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+			send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 			if n := srv.Connections(); n != 1 {
 				t.Errorf("%d connections: a rejected message should not cost the connection", n)
 			}
@@ -739,9 +740,9 @@ func TestReplies(t *testing.T) {
 	t.Run("421 on a reused connection", func(t *testing.T) {
 		srv := startServer(t)
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
-		send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 		srv.RejectNextAt(smtptest.StageMail, 421, "4.4.2 Idle too long, closing")
-		send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 		if srv.Connections() != 2 || srv.Received() != 2 {
 			t.Errorf("connections %d, received %d; want a re-dial and 2 messages", srv.Connections(), srv.Received())
 		}
@@ -750,7 +751,7 @@ func TestReplies(t *testing.T) {
 		srv := startServer(t)
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone), PoolSize: 1})
 		srv.RejectNextAt(smtptest.StageMail, 421, "4.3.2 Shutting down")
-		err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+		err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 		if notify.CodeOf(err) != notify.CodeUnavailable {
 			t.Errorf("421: %v", err)
 		}
@@ -763,7 +764,7 @@ func TestConnectFailures(t *testing.T) {
 	srv.Close() // nothing listens there now
 	cfg := smtp.Server{Host: "127.0.0.1", Port: addr, Encryption: smtp.EncryptionNone, From: "a@shop.example"}
 	p := newProvider(t, smtp.Config{Default: cfg})
-	err := sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+	err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 	if notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Errorf("connection refused: %v (code %q), want unavailable", err, notify.CodeOf(err))
 	}
@@ -780,33 +781,33 @@ func TestInvalidEnvelope(t *testing.T) {
 		edit  func(*notify.Envelope)
 		field string
 	}{
-		{"no content", func(e *notify.Envelope) { e.Email = nil }, "message"},
+		{"no content", func(e *notify.Envelope) { e.Content = nil }, "message"},
 		{"empty to", func(e *notify.Envelope) { e.To = "" }, "to"},
 		{"display name in to", func(e *notify.Envelope) { e.To = "Asha <a@example.com>" }, "to"},
 		{"header in to", func(e *notify.Envelope) { e.To = "a@example.com\r\nBcc: x@evil.example" }, "to"},
 		{"two addresses", func(e *notify.Envelope) { e.To = "a@example.com, b@example.com" }, "to"},
-		{"bad reply_to", func(e *notify.Envelope) { e.Email.ReplyTo = "not an address" }, "reply_to"},
-		{"header in reply_to", func(e *notify.Envelope) { e.Email.ReplyTo = "a@example.com\nBcc: x@evil.example" }, "reply_to"},
-		{"CR in subject", func(e *notify.Envelope) { e.Email.Subject = "Hi\rBcc: x@evil.example" }, "subject"},
-		{"LF in subject", func(e *notify.Envelope) { e.Email.Subject = "Hi\nBcc: x@evil.example" }, "subject"},
-		{"NUL in subject", func(e *notify.Envelope) { e.Email.Subject = "Hi\x00" }, "subject"},
-		{"LF in from_name", func(e *notify.Envelope) { e.Email.FromName = "Shop\nBcc: x@evil.example" }, "from_name"},
+		{"bad reply_to", func(e *notify.Envelope) { email.MessageOf(e).ReplyTo = "not an address" }, "reply_to"},
+		{"header in reply_to", func(e *notify.Envelope) { email.MessageOf(e).ReplyTo = "a@example.com\nBcc: x@evil.example" }, "reply_to"},
+		{"CR in subject", func(e *notify.Envelope) { email.MessageOf(e).Subject = "Hi\rBcc: x@evil.example" }, "subject"},
+		{"LF in subject", func(e *notify.Envelope) { email.MessageOf(e).Subject = "Hi\nBcc: x@evil.example" }, "subject"},
+		{"NUL in subject", func(e *notify.Envelope) { email.MessageOf(e).Subject = "Hi\x00" }, "subject"},
+		{"LF in from_name", func(e *notify.Envelope) { email.MessageOf(e).FromName = "Shop\nBcc: x@evil.example" }, "from_name"},
 		// The character rule of the e-mail channel (internal/rules), for
 		// callers that build envelopes themselves.
 		{"NBSP in to", func(e *notify.Envelope) { e.To = "victim@exa\u00a0mple.com" }, "to"},
 		{"zero-width space in to", func(e *notify.Envelope) { e.To = "vic\u200btim@example.com" }, "to"},
 		{"RLO in to", func(e *notify.Envelope) { e.To = "victim\u202e@example.com" }, "to"},
-		{"line separator in reply_to", func(e *notify.Envelope) { e.Email.ReplyTo = "a@example.com\u2029" }, "reply_to"},
-		{"encoded word in from_name", func(e *notify.Envelope) { e.Email.FromName = "=?utf-8?q?x=0D=0ABcc:evil@example.com?=" }, "from_name"},
-		{"bidi isolate in from_name", func(e *notify.Envelope) { e.Email.FromName = "Shop\u2068" }, "from_name"},
-		{"no body", func(e *notify.Envelope) { e.Email.HTML, e.Email.Text = "", "" }, "message"},
+		{"line separator in reply_to", func(e *notify.Envelope) { email.MessageOf(e).ReplyTo = "a@example.com\u2029" }, "reply_to"},
+		{"encoded word in from_name", func(e *notify.Envelope) { email.MessageOf(e).FromName = "=?utf-8?q?x=0D=0ABcc:evil@example.com?=" }, "from_name"},
+		{"bidi isolate in from_name", func(e *notify.Envelope) { email.MessageOf(e).FromName = "Shop\u2068" }, "from_name"},
+		{"no body", func(e *notify.Envelope) { email.MessageOf(e).HTML, email.MessageOf(e).Text = "", "" }, "message"},
 		// Domains that IDNA refuses, which have no ASCII form to send.
 		{"bad IDN domain in to", func(e *notify.Envelope) { e.To = "a@bücher-.example" }, "to"},
 		{"undecodable A-label in to", func(e *notify.Envelope) { e.To = "a@xn--zz.example" }, "to"},
-		{"bad IDN domain in reply_to", func(e *notify.Envelope) { e.Email.ReplyTo = "a@bü_cher.example" }, "reply_to"},
+		{"bad IDN domain in reply_to", func(e *notify.Envelope) { email.MessageOf(e).ReplyTo = "a@bü_cher.example" }, "reply_to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := htmlEnvelope("a@example.com", notify.PurposeOTP)
+			env := htmlEnvelope("a@example.com", email.PurposeOTP)
 			tc.edit(env)
 			err := sendErr(t, p, env)
 			var ne *notify.Error
@@ -842,10 +843,10 @@ func TestConfigErrors(t *testing.T) {
 		}, "expose the password"},
 		{"negative pool", func(c *smtp.Config) { c.PoolSize = -1 }, "PoolSize"},
 		{"unknown purpose", func(c *smtp.Config) {
-			c.Purposes = map[notify.EmailPurpose]smtp.Server{"newsletter": good}
+			c.Purposes = map[email.Purpose]smtp.Server{"newsletter": good}
 		}, "unknown purpose"},
 		{"bad purpose server", func(c *smtp.Config) {
-			c.Purposes = map[notify.EmailPurpose]smtp.Server{notify.PurposeOTP: {Host: "x"}}
+			c.Purposes = map[email.Purpose]smtp.Server{email.PurposeOTP: {Host: "x"}}
 		}, `Purposes["otp"]`},
 		{"http unsubscribe", func(c *smtp.Config) { c.Default.ListUnsubscribeURL = "http://shop.example/u" }, "ListUnsubscribeURL"},
 		{"bad unsubscribe mailto", func(c *smtp.Config) { c.Default.ListUnsubscribeMailto = "not an address" }, "ListUnsubscribeMailto"},
@@ -893,13 +894,13 @@ func TestCloseAndHealth(t *testing.T) {
 	if err := p.CheckHealth(t.Context()); err != nil {
 		t.Fatalf("CheckHealth: %v", err)
 	}
-	send(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+	send(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 	if srv.Connections() != 1 {
 		t.Errorf("CheckHealth's connection was not reused: %d connections", srv.Connections())
 	}
 	p.Close()
 	p.Close()
-	err = sendErr(t, p, htmlEnvelope("a@example.com", notify.PurposeOTP))
+	err = sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeOTP))
 	if notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Errorf("Send after Close: %v", err)
 	}

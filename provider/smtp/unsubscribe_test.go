@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 )
 
@@ -149,7 +149,7 @@ func TestUnsubscribeTokenOnTheWire(t *testing.T) {
 	cfg.ListUnsubscribeURL = "https://shop.example/unsubscribe?t={token}"
 	cfg.UnsubscribeSecret = testSecret
 	p := newProvider(t, smtp.Config{Default: cfg})
-	send(t, p, htmlEnvelope("asha+news@example.com", notify.PurposeCampaign))
+	send(t, p, htmlEnvelope("asha+news@example.com", email.PurposeCampaign))
 	h := parse(t, srv.Messages()[0]).msg.Header
 	lu := h.Get("List-Unsubscribe")
 	tok, ok := strings.CutPrefix(lu, "<https://shop.example/unsubscribe?t=")

@@ -61,7 +61,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/template/dlt"
 )
@@ -539,7 +538,7 @@ func (s *Server) check(in request) (Sent, int) {
 			return msg, InvalidLanguage
 		}
 		enc, parts, _ := sms.Segments(in.Message)
-		if in.Language == "english" && enc != notify.GSM7 {
+		if in.Language == "english" && enc != sms.GSM7 {
 			return msg, UseUnicode
 		}
 		msg.Parts = parts

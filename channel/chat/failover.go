@@ -1,0 +1,45 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/notifykit/notify"
+)
+
+// resendOf returns what a record keeps to send r again through the QR
+// gateway after a late failure of the cloud gateway (notify.Message.Resend),
+// or nil when no such failover could happen: the request did not leave the
+// gateway to the channel (GatewayAuto), goes first to the QR gateway,
+// which is not configured or cannot carry it (Message.Fallback), or
+// carries a one-time code (a code resent minutes later is of no use, and a
+// record must not keep one).
+func resendOf(r *Request, msg *Message, carriesOTP bool) []byte {
+	if !msg.Auto || !msg.Fallback || msg.Gateway != GatewayCloud || carriesOTP || r.OTP != "" {
+		return nil
+	}
+	again := *r
+	again.Account, again.IdempotencyKey = "", ""
+	again.Gateway = "" // set when it is sent again
+	b, err := json.Marshal(&again)
+	if err != nil {
+		return nil // no failover for it; the send itself is unaffected
+	}
+	return b
+}
+
+// Failed implements notify.ReportHandler: a cloud message that a report
+// failed for a reason the QR gateway can overcome (the report's Failover,
+// such as 131047, outside the 24-hour window) is sent once more, through
+// the QR gateway, from what Prepare kept (notify.Message.Resend).
+func (c *Channel) Failed(_ context.Context, m *notify.Message, _ *notify.DeliveryReport, key string) (notify.Request, error) {
+	if len(m.Resend) == 0 {
+		return nil, nil
+	}
+	var req Request
+	if err := json.Unmarshal(m.Resend, &req); err != nil {
+		return nil, err
+	}
+	req.Account, req.Gateway, req.IdempotencyKey = m.Account, GatewayQR, key
+	return &req, nil
+}

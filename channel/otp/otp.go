@@ -1,0 +1,72 @@
+package otp
+
+import (
+	"hash"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/fingerprint"
+)
+
+// Kind is the kind of the dual OTP's combined receipt and of the records
+// of its parts (notify.Message.Request). No channel has this kind: the
+// parts go through the SMS and chat channels.
+const Kind = notify.KindOTP
+
+// Request asks for the dual-channel OTP: the same code by SMS (otp route)
+// and by chat at once, each part with its own message ID, price and
+// charge. It is a notify.Composite: send it with notify.Notifier.Send,
+// which checks it as the SMS and chat requests it is split into (a bad
+// field is named once, in this request's own words), skips a part whose
+// channel is not configured, counts the pair once against the limits and
+// answers one receipt of Kind with both legs, SMS first.
+type Request struct {
+	Account string `json:"-"`
+	// To is the recipient mobile number, as for sms.Request.To. Required.
+	To string `json:"to"`
+	// OTP is the numeric code, 4-8 digits. Required.
+	OTP string `json:"otp"`
+	// BrandName is the brand or app name shown in both messages.
+	BrandName string `json:"brand_name"`
+	// Action is what the code is for (see chat.Request.Action).
+	Action         string `json:"action"`
+	Domain         string `json:"domain"`
+	IdempotencyKey string `json:"-"`
+}
+
+// Kind implements notify.Request.
+func (*Request) Kind() notify.Kind { return Kind }
+
+// AccountID implements notify.Request.
+func (r *Request) AccountID() string { return r.Account }
+
+// Key implements notify.Request.
+func (r *Request) Key() string { return r.IdempotencyKey }
+
+// Fingerprint implements notify.Request.
+func (r *Request) Fingerprint(h hash.Hash) {
+	fingerprint.Fields(h, "otp", fingerprint.Mobile(r.To), r.OTP, r.BrandName, r.Action, r.Domain)
+}
+
+// Parts implements notify.Composite: the SMS part, then the chat part.
+func (r *Request) Parts() []notify.Request {
+	return []notify.Request{
+		&sms.Request{Account: r.Account, To: r.To, Message: r.OTP, Route: sms.RouteOTP,
+			Brand: r.BrandName, Domain: r.Domain, IdempotencyKey: r.IdempotencyKey},
+		&chat.Request{Account: r.Account, To: r.To, OTP: r.OTP, Action: r.Action,
+			Brand: r.BrandName, Domain: r.Domain, IdempotencyKey: r.IdempotencyKey},
+	}
+}
+
+// PartField implements notify.Composite: the SMS part's message is this
+// request's otp, and either part's brand its brand_name.
+func (r *Request) PartField(part int, field string) string {
+	switch {
+	case part == 0 && field == "message":
+		return "otp"
+	case field == "brand":
+		return "brand_name"
+	}
+	return field
+}

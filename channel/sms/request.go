@@ -1,0 +1,182 @@
+package sms
+
+import (
+	"fmt"
+	"hash"
+	"strconv"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/fingerprint"
+)
+
+// Kind is the kind of the SMS channel and its requests.
+const Kind = notify.KindSMS
+
+// Request asks for one SMS. Send it with notify.Notifier.Send.
+type Request struct {
+	// Account is the ID of the sending account. Required.
+	Account string `json:"-"`
+	// To is the recipient: 10 digits starting 6-9; +91, 91 and 0 prefixes,
+	// spaces and dashes are accepted and removed. Required. Its rule is
+	// the normalisation itself, in code: checking it apart would parse
+	// every number twice.
+	To string `json:"to"`
+	// Message is the text, or the numeric code on the otp route. Required
+	// unless TemplateSlug is set (on the otp route the code may then come
+	// from Variables["OTP"]).
+	Message string `json:"message"`
+	// SenderID is the sender header; default the account's VendorID.
+	SenderID string `json:"sender_id"`
+	// Route is sms (default), otp or dlt.
+	Route Route `json:"route" validate:"omitempty,oneof=sms otp dlt"`
+	// DLTTemplateID and DLTEntityID identify the operator-registered
+	// template on the dlt route (DLTTemplateID is required there). A
+	// template the account has registered is checked against the text
+	// and its entity ID is used when DLTEntityID is empty; see the
+	// package documentation for one the account has not registered.
+	DLTTemplateID string `json:"dlt_template_id" validate:"omitempty,max=64,text"`
+	DLTEntityID   string `json:"dlt_entity_id" validate:"omitempty,max=64,text"`
+	// Brand is the brand named in the OTP text of the otp route; the dual OTP
+	// (package channel/otp) sets it from its BrandName. At most 30 characters, the
+	// length of a DLT variable.
+	Brand string `json:"brand" validate:"omitempty,max=30,text"`
+	// TemplateSlug renders a stock or custom SMS template with Variables
+	// instead of Message.
+	TemplateSlug string      `json:"template_slug"`
+	Variables    notify.Vars `json:"variables"`
+	// Domain is the calling application's domain, recorded with the
+	// message: at most 253 characters of text.
+	Domain string `json:"domain" validate:"omitempty,domain"`
+	// IdempotencyKey, when set, makes a repeat within the retention window
+	// return the first receipt without sending or charging again (see
+	// notify.Request.Key).
+	IdempotencyKey string `json:"-"`
+}
+
+// Kind implements notify.Request.
+func (*Request) Kind() notify.Kind { return Kind }
+
+// AccountID implements notify.Request.
+func (r *Request) AccountID() string { return r.Account }
+
+// Key implements notify.Request.
+func (r *Request) Key() string { return r.IdempotencyKey }
+
+// Fingerprint implements notify.Request.
+func (r *Request) Fingerprint(h hash.Hash) {
+	fingerprint.Fields(h, "sms", fingerprint.Mobile(r.To), r.Message, r.SenderID, string(r.Route), r.DLTTemplateID, r.DLTEntityID,
+		r.Brand, r.TemplateSlug, r.Domain)
+	fingerprint.Vars(h, r.Variables)
+}
+
+// BulkRequest sends one SMS to many recipients (a notify.Bulk request):
+// every recipient is charged and recorded as its own message, in as few
+// vendor calls as the provider allows (notify.BatchSender).
+type BulkRequest struct {
+	// Message is what every recipient gets: a Request whose To is empty.
+	// Its Account and IdempotencyKey are the bulk request's. The otp
+	// route, and a template filled with an OTP, are refused: a one-time
+	// code goes to one recipient.
+	Message Request
+	// To are the recipients, 1 to notify.MaxBulkRecipients, in the forms
+	// Request.To takes. A number given twice (once normalised) is refused.
+	To []string
+}
+
+// Kind implements notify.Request.
+func (*BulkRequest) Kind() notify.Kind { return Kind }
+
+// AccountID implements notify.Request.
+func (r *BulkRequest) AccountID() string { return r.Message.Account }
+
+// Key implements notify.Request.
+func (r *BulkRequest) Key() string { return r.Message.IdempotencyKey }
+
+// Fingerprint implements notify.Request.
+func (r *BulkRequest) Fingerprint(h hash.Hash) {
+	fingerprint.Fields(h, "sms-bulk", strconv.Itoa(len(r.To)))
+	for _, to := range r.To {
+		fingerprint.Fields(h, fingerprint.Mobile(to))
+	}
+	r.Message.Fingerprint(h)
+}
+
+// Recipients implements notify.Bulk: one Request per number of To.
+func (r *BulkRequest) Recipients() ([]notify.Request, error) {
+	switch {
+	case r.Message.To != "":
+		return nil, notify.InvalidField("message.to", "must be empty: the recipients are in to")
+	case r.Message.Route == RouteOTP:
+		return nil, notify.InvalidField("route", "a one-time code goes to one recipient; send it alone")
+	case len(r.To) > notify.MaxBulkRecipients:
+		return nil, notify.InvalidField("to", fmt.Sprintf("at most %d recipients, got %d", notify.MaxBulkRecipients, len(r.To)))
+	}
+	reqs := make([]notify.Request, len(r.To))
+	for i, to := range r.To {
+		msg := r.Message
+		msg.To = to
+		reqs[i] = &msg
+	}
+	return reqs, nil
+}
+
+// Route is the route an SMS takes (the "route" field).
+type Route string
+
+// The SMS routes. The zero value means RouteSMS.
+const (
+	// RouteSMS is the default, non-DLT route: the message text is sent as is.
+	RouteSMS Route = "sms"
+	// RouteOTP sends a numeric code of 4-8 digits in the provider's OTP text.
+	RouteOTP Route = "otp"
+	// RouteDLT sends operator-registered (DLT) template text with its
+	// template and entity IDs and a 6-character sender header.
+	RouteDLT Route = "dlt"
+)
+
+// Encoding is the character set an SMS travels in.
+type Encoding string
+
+// The SMS encodings.
+const (
+	// GSM7 is the GSM 03.38 7-bit alphabet: 160 characters in one segment,
+	// 153 per segment when concatenated.
+	GSM7 Encoding = "gsm7"
+	// UCS2 is used as soon as one character is outside GSM 03.38: 70
+	// characters in one segment, 67 per segment when concatenated.
+	UCS2 Encoding = "ucs2"
+)
+
+// Message is the content of an SMS envelope (notify.Envelope.Content):
+// what the SMS providers send.
+type Message struct {
+	Route Route
+	// Text is the text as it will be delivered. On the otp route it is the
+	// rendered OTP text; providers with an OTP API may send OTP instead.
+	Text string
+	// OTP is the numeric code on the otp route.
+	OTP string
+	// SenderID is the sender header.
+	SenderID string
+	// DLTTemplateID and DLTEntityID are set on the dlt route.
+	DLTTemplateID string
+	DLTEntityID   string
+	// DLTValues are the values of the DLT template's {#var#} slots, in order.
+	DLTValues []string
+	// DLTMessageID is the registered template's ID in the vendor's DLT
+	// manager (notify.DLTTemplate.MessageID), when it has one: a provider
+	// may send it with DLTValues instead of Text.
+	DLTMessageID string
+	Encoding     Encoding
+	Segments     int
+}
+
+// MessageOf returns the content of an envelope of this channel, or nil
+// when env is nil or carries another channel's content.
+func MessageOf(env *notify.Envelope) *Message {
+	if env == nil {
+		return nil
+	}
+	m, _ := env.Content.(*Message)
+	return m
+}

@@ -1,0 +1,212 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// sendComposite sends the parts of req at once, such as the dual-channel
+// OTP: the code by SMS and by chat at the same time, each part with its
+// own message ID, price and charge.
+//
+// Every part is prepared first: a bad field in any (named as
+// req.PartField says) is an InvalidArgument error with nothing sent or
+// charged. A part whose channel is not configured is skipped and reported
+// in its leg receipt. Then the parts are charged and delivered
+// concurrently, each through the whole pipeline; a panic in a part is
+// contained and reported as that part's failure. The request counts once
+// against the rate limit and the OTP throttle, and is idempotent as a
+// whole.
+//
+// The receipt (Kind req.Kind()) has one leg per part, in order; its Cost
+// is the sum of what the legs keep charged. Its Status is StatusSent when
+// at least one leg was accepted, else StatusUnknown when a leg's outcome
+// is unknown (the error is then CodeOutcomeUnknown), else StatusFailed.
+// With no leg accepted, the error is the most telling one: the unknown
+// one, else the first part's that is more than "unavailable". The
+// combined receipt is recorded in the delivery log and passed to
+// observers (with a nil Envelope). Latency is that of the slowest part,
+// not the sum.
+func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) (*Receipt, error) {
+	acct, err := n.account(ctx, op, req.AccountID())
+	if err != nil {
+		return nil, err
+	}
+	run := func() (*Receipt, error) {
+		parts, err := n.prepareParts(ctx, op, acct, req)
+		if err != nil {
+			return nil, err // no receipt: the key is released
+		}
+		envs := make([]*Envelope, 0, len(parts))
+		for _, p := range parts {
+			envs = append(envs, p.p.env)
+		}
+		undo, err := n.admit(ctx, op, acct, req.Kind(), envs...)
+		if err != nil {
+			return nil, err
+		}
+		r, err := n.sendParts(ctx, op, acct, req, parts)
+		undo.unless(r)
+		return r, err
+	}
+	return n.keyed(ctx, op, acct, req.Kind(), req.Key(), req, run)
+}
+
+// part is one prepared part of a composite request.
+type part struct {
+	kind    Kind
+	p       prepared // p.env is nil when the part is skipped
+	skipped error
+}
+
+// prepareParts prepares every part; it fails when any part has a bad
+// field (all are named), fails otherwise, or when no part can go.
+func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, req Composite) ([]part, error) {
+	reqs := req.Parts()
+	if len(reqs) == 0 {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Err: errors.New("the request has no parts")}
+	}
+	parts := make([]part, len(reqs))
+	var bad FieldErrors
+	var other error
+	for i, r := range reqs {
+		parts[i].kind = r.Kind()
+		p, err := n.prepare(ctx, op, acct, r)
+		p.via = req.Kind()
+		parts[i].p = p
+		if err == nil {
+			continue
+		}
+		var e *Error
+		switch {
+		case errors.As(err, &e) && e.Code == CodeInvalidArgument && len(e.Fields) > 0:
+			for _, f := range e.Fields {
+				f.Field = req.PartField(i, f.Field)
+				if !slices.Contains(bad, f) {
+					bad = append(bad, f)
+				}
+			}
+		case CodeOf(err) == CodeUnavailable: // no channel or gateway for this part: send the others
+			parts[i].skipped = err
+		case other == nil:
+			other = err
+		}
+	}
+	if len(bad) > 0 {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: bad}
+	}
+	if other != nil {
+		return nil, other
+	}
+	for _, p := range parts {
+		if p.skipped == nil {
+			return parts, nil
+		}
+	}
+	return nil, parts[0].skipped
+}
+
+// sendParts delivers the prepared parts concurrently and combines their
+// receipts.
+func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, req Composite, parts []part) (*Receipt, error) {
+	rs := make([]*Receipt, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i := range parts {
+		if parts[i].skipped != nil {
+			rs[i], errs[i] = skippedLeg(acct, parts[i].kind, parts[i].skipped), parts[i].skipped
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs[i], errs[i] = n.dispatchPart(ctx, op, acct, parts[i])
+		}()
+	}
+	wg.Wait()
+
+	r := combineLegs(n.newID(), acct.ID, req.Kind(), rs)
+	r.Metered = n.wallet != nil
+	r.IdempotencyKey, r.CreatedAt = req.Key(), n.now()
+	for _, p := range parts {
+		if p.p.env != nil {
+			r.Domain = p.p.env.Domain
+			break
+		}
+	}
+	if n.wallet != nil {
+		n.readBalance(ctx, acct, r)
+	}
+	var err error
+	switch r.Status {
+	case StatusUnknown:
+		for i, leg := range rs {
+			if leg.Status == StatusUnknown {
+				err = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("no leg was accepted and %w", errs[i])}
+				break
+			}
+		}
+	case StatusFailed:
+		err = errs[0]
+		for _, e := range errs {
+			if e != nil && CodeOf(e) != CodeUnavailable {
+				err = e
+				break
+			}
+		}
+	}
+	n.report(ctx, nil, r, err)
+	return r, err
+}
+
+// combineLegs makes the receipt of a composite request from its legs'.
+func combineLegs(id, account string, kind Kind, legs []*Receipt) *Receipt {
+	r := &Receipt{MessageID: id, Account: account, Kind: kind, Status: StatusFailed, Legs: legs}
+	for _, leg := range legs {
+		if r.To == "" {
+			r.To = leg.To
+		}
+		if r.Cost.Currency == (Currency{}) {
+			r.Cost.Currency = leg.Cost.Currency
+		}
+		r.Units += leg.Units
+		r.Attempts += leg.Attempts
+		r.Cost.Minor += leg.Cost.Minor
+		switch leg.Status {
+		case StatusSent:
+			r.Status = StatusSent
+		case StatusUnknown:
+			if r.Status == StatusFailed {
+				r.Status = StatusUnknown
+			}
+		}
+	}
+	return r
+}
+
+// dispatchPart sends one part through the pipeline, containing a panic
+// as that part's failure.
+func (n *Notifier) dispatchPart(ctx context.Context, op string, acct *Account, pt part) (r *Receipt, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("the %s part panicked: %v", pt.kind, p)}
+			r = &Receipt{MessageID: pt.p.env.ID, Account: acct.ID, Kind: pt.kind, To: pt.p.env.To,
+				Status: StatusUnknown, Cost: pt.p.env.Price, ErrorCode: CodeInternal, Error: err.Error()}
+		}
+	}()
+	r, err = n.dispatch(ctx, op, acct, pt.p)
+	if r == nil { // refused before delivery: no funds, canceled
+		r = skippedLeg(acct, pt.kind, err)
+		r.To = pt.p.env.To
+	}
+	return r, err
+}
+
+// skippedLeg is the receipt of a part that was not sent.
+func skippedLeg(acct *Account, kind Kind, err error) *Receipt {
+	return &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed,
+		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
+}

@@ -1,0 +1,75 @@
+package notify_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+	"testing"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
+)
+
+func fingerprintOf(r notify.Request) string {
+	h := sha256.New()
+	r.Fingerprint(h)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestFingerprintCoversEveryContentField changes each field of each
+// request type, one at a time, and wants a new fingerprint: a field added
+// later and forgotten in its fingerprint method would let a reused
+// idempotency key pass for another message.
+func TestFingerprintCoversEveryContentField(t *testing.T) {
+	changed := 0
+	for _, base := range []func() notify.Request{
+		func() notify.Request { return &sms.Request{To: "9876543210", Variables: notify.Vars{"A": "1"}} },
+		func() notify.Request { return &email.Request{To: "a@example.com", Variables: notify.Vars{"A": "1"}} },
+		func() notify.Request { return &chat.Request{To: "9876543210", Variables: notify.Vars{"A": "1"}} },
+		func() notify.Request { return &otp.Request{To: "9876543210"} },
+	} {
+		want := fingerprintOf(base())
+		typ := reflect.TypeOf(base()).Elem()
+		for i := range typ.NumField() {
+			name := typ.Name() + "." + typ.Field(i).Name
+			switch typ.Field(i).Name {
+			case "Account", "IdempotencyKey":
+				continue // not the request's content
+			}
+			req := base()
+			f := reflect.ValueOf(req).Elem().Field(i)
+			switch f.Kind() {
+			case reflect.String:
+				f.SetString(f.String() + "x")
+			case reflect.Map:
+				f.Set(reflect.ValueOf(notify.Vars{"A": "2"}))
+			default:
+				t.Fatalf("%s: a %s field; teach this test about it", name, f.Kind())
+			}
+			if fingerprintOf(req) == want {
+				t.Errorf("changing %s leaves the fingerprint as it was", name)
+			}
+			changed++
+		}
+	}
+	if changed < 30 {
+		t.Fatalf("only %d fields were tried", changed)
+	}
+}
+
+// Recipients are normalised: the same number or address written another
+// way is the same request.
+func TestFingerprintNormalisesTheRecipient(t *testing.T) {
+	if fingerprintOf(&sms.Request{To: "+91 98765 43210"}) != fingerprintOf(&sms.Request{To: "9876543210"}) {
+		t.Error("+91 98765 43210 and 9876543210 differ")
+	}
+	if fingerprintOf(&email.Request{To: " a@example.com "}) != fingerprintOf(&email.Request{To: "a@example.com"}) {
+		t.Error("an address with spaces around differs")
+	}
+	if fingerprintOf(&sms.Request{To: "9876543210", Message: "ab"}) == fingerprintOf(&sms.Request{To: "9876543210a", Message: "b"}) {
+		t.Error("fields run into each other")
+	}
+}
