@@ -899,6 +899,13 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		"zero body":    {httpapi.WithMaxBodyBytes(0)},
 		"zero timeout": {httpapi.WithSendTimeout(0)},
 		"zero header":  {httpapi.WithMaxHeaderBytes(0)},
+		"nil decoder":  {httpapi.WithRoute("/push/send", nil)},
+		"spec path":    {httpapi.WithRoute("/sms", decodeNothing)},
+		"balance path": {httpapi.WithRoute("/balance", decodeNothing)},
+		"twice":        {httpapi.WithRoute("/push", decodeNothing), httpapi.WithRoute("/push", decodeNothing)},
+		"relative":     {httpapi.WithRoute("push", decodeNothing)},
+		"pattern":      {httpapi.WithRoute("/push/{id}", decodeNothing)},
+		"unclean":      {httpapi.WithRoute("/push/../sms", decodeNothing)},
 	} {
 		if _, err := httpapi.New(n, accts, opts...); err == nil {
 			t.Errorf("%s: no error", name)
@@ -907,6 +914,10 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	if _, err := httpapi.New(nil, accts); err == nil {
 		t.Error("nil notifier: no error")
 	}
+}
+
+func decodeNothing([]byte, string, httpapi.Header) (notify.Request, error) {
+	return nil, notify.Errorf(notify.CodeInvalidArgument, "nothing")
 }
 
 // failingAccounts fails every lookup, repeating the key it was given, as
