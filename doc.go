@@ -30,11 +30,16 @@
 //     step) or unknown; the Receipt goes to the DeliveryLog, if any, and to
 //     Observers. Notifier.Message reads a record.
 //
-// The root package holds the types and interfaces; implementations live in
+// The root package holds the concept: the Notifier, the Request, Envelope,
+// Channel and Provider contracts, money, records and errors. Channels,
+// with their requests and vocabulary, providers and stores live in
 // sub-packages and are wired explicitly, as database/sql is with its
-// drivers:
+// drivers; a package of your own can add any of them without an edit
+// here:
 //
-//   - channel/...: the SMS, e-mail and chat channels;
+//   - channel/...: the SMS, e-mail and chat channels, each with its
+//     Request and content types; channel/otp, the dual-channel OTP, a
+//     Composite request of an SMS and a chat part;
 //   - provider/...: vendors (smsgateway, cloudchat, qrchat, smtp, gateway)
 //     and development providers (logprovider, memprovider), with the
 //     conformance suite providertest;
@@ -46,10 +51,11 @@
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;
 //   - notifytest: a one-call test kit for applications.
 //
-// Beyond the one-message calls (SendSMS, SendOTP, SendEmail, SendChat),
-// SendSMSBulk sends one text to many numbers, each its own charged record,
-// in one vendor call per batch where the provider is a BatchSender; and
-// Report takes the vendors' delivery reports, which move a record on after
+// Send takes any Request: one message (sms.Request, chat.Request,
+// email.Request, or your own channel's), a Composite of several at once
+// (otp.Request), or a Bulk of one content to many recipients
+// (sms.BulkRequest: each its own charged record, in one vendor call per
+// batch where the provider is a BatchSender). Report takes the vendors' delivery reports, which move a record on after
 // the send (delivered, read, or failed and refunded by the RefundPolicy).
 //
 // # Money

@@ -152,7 +152,7 @@ type FieldError struct {
 type Error struct {
 	// Code classifies the error.
 	Code Code
-	// Op is the operation that failed, such as "notify.SendSMS".
+	// Op is the operation that failed, such as "notify.Send".
 	Op string
 	// Provider names the provider involved, if any.
 	Provider string

@@ -4,7 +4,7 @@ package notify
 type Kind string
 
 // The channel kinds. KindOTP names only the combined receipt of the
-// dual-channel OTP (SendOTP); no Channel has that kind.
+// dual-channel OTP (package channel/otp); no Channel has that kind.
 const (
 	KindSMS   Kind = "sms"
 	KindEmail Kind = "email"

@@ -149,7 +149,7 @@ type Message struct {
 	Note       string
 	// Resend is what is sent again through the QR gateway when a delivery
 	// report says the cloud gateway failed for a reason it can overcome
-	// (DeliveryReport.Failover): the JSON of the ChatRequest. It is kept
+	// (DeliveryReport.Failover): the JSON of the chat.Request. It is kept
 	// only for chat messages of GatewayAuto sent first through the cloud
 	// gateway whose content the QR gateway can carry and that carry no
 	// one-time code (a code resent minutes later is of no use, and a

@@ -63,7 +63,7 @@ func (t EventType) String() string {
 // Event describes a delivery event. Envelope carries message content (OTP
 // codes included): observers must not log it whole.
 //
-// A dual OTP (SendOTP) gives each leg's events, with its envelope, and
+// A Composite request (the dual OTP) gives each leg's events, with its envelope, and
 // then one event for the combined receipt (Kind KindOTP), whose Envelope
 // is nil.
 //

@@ -6,7 +6,7 @@
 //
 //   - sms (the default): the text is sent as it is, non-DLT.
 //   - otp: Message is the numeric code, 4 to 8 digits. The delivered text
-//     is Config.OTPText of the code and the brand (SMSRequest.Brand, else
+//     is Config.OTPText of the code and the brand (Request.Brand, else
 //     the account's name); Envelope.SMS.OTP carries the code, for vendors
 //     with an OTP API of their own.
 //   - dlt: the text must be the content of a DLT template registered on
@@ -37,7 +37,7 @@
 // # Bulk sends
 //
 // The Channel implements notify.BatchDeliverer: when its provider is a
-// notify.BatchSender (provider/smsgateway is), notify.Notifier.SendSMSBulk
+// notify.BatchSender (provider/smsgateway is), a BulkRequest
 // sends one text to many numbers in one vendor call per batch of
 // MaxBatch; with any other provider it sends them one by one.
 //

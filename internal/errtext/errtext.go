@@ -141,7 +141,7 @@ func ShownText(code notify.Code, text string) (string, bool) {
 // cause" gives p and cause. A text of another form is all cause.
 func SplitText(code notify.Code, text string) (provider, cause string) {
 	if op, rest, ok := strings.Cut(text, ": "); ok && strings.Contains(op, ".") && !strings.ContainsAny(op, " \"") {
-		text = rest // "notify.SendOTP: "
+		text = rest // "notify.Send: "
 	}
 	if rest, ok := strings.CutPrefix(text, "provider "); ok {
 		if name, after, ok := strings.Cut(rest, ": "); ok && !strings.Contains(name, " ") {

@@ -41,7 +41,7 @@
 //   - "body": Params as positional text parameters ({{1}}, {{2}}, ...), or
 //     NamedParams as text parameters with "parameter_name", in the order
 //     of their names;
-//   - one "button" component per TemplateButton: {"sub_type": "url" |
+//   - one "button" component per chat.Button: {"sub_type": "url" |
 //     "quick_reply" | "copy_code", "index": "<n>", "parameters": [...]}
 //     with a text, payload or coupon_code parameter.
 //

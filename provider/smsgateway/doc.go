@@ -22,7 +22,7 @@
 //	     "template_id", "entity_id", "flash", "numbers"} with the whole text
 //
 // numbers is the 10-digit recipient; SendBatch (notify.BatchSender, used
-// by notify.Notifier.SendSMSBulk) puts up to Config.MaxBatch numbers in
+// by an sms.BulkRequest) puts up to Config.MaxBatch numbers in
 // one request, comma-separated, as the vendor takes them, and every
 // recipient's record gets the request's request_id (the delivery reports
 // tell them apart by number). language is "unicode" when the text needs
