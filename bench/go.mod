@@ -5,6 +5,7 @@ go 1.26.8
 replace github.com/notifykit/notify => ../
 
 require (
+	github.com/google/uuid v1.6.0
 	github.com/nikoksr/notify v1.3.0
 	github.com/notifykit/notify v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.25.0
