@@ -42,7 +42,8 @@ func ExamplePriceList_Price() {
 	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
 	env := &notify.Envelope{
 		Kind:    notify.KindSMS,
-		Units:   2, // two segments
+		Route:   string(sms.RouteDLT), // the channel's route, which prices it
+		Units:   2,                    // two segments
 		Content: &sms.Message{Route: sms.RouteDLT},
 	}
 	price, err := prices.Price(acct, env)

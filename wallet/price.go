@@ -23,7 +23,7 @@ type PriceList struct {
 	Currency notify.Currency
 	// SMS holds the per-segment SMS prices, by route.
 	SMS SMSPrices
-	// Chat holds the chat prices, by gateway and type.
+	// Chat holds the chat prices, by gateway and price class.
 	Chat ChatPrices
 	// Email holds the e-mail prices, by purpose.
 	Email EmailPrices
@@ -86,13 +86,16 @@ func DefaultINR() *PriceList {
 	}
 }
 
-// Price returns what env costs acct: the unit price for its kind times
-// env.Units (a Units below 1 counts as 1), in the account's currency.
+// Price returns what env costs acct: the unit price for its kind and
+// env.Route (the SMS route, the chat gateway, the e-mail purpose, as the
+// channel chose it; a chat message is priced promotional when its
+// env.Class is) times env.Units (a Units below 1 counts as 1), in the
+// account's currency. It never reads the envelope's content.
 //
 // Every error is CodeInternal, because each is a configuration mistake
 // rather than the caller's: a nil list, account or envelope; a price list
-// in another currency than the account's; a kind, route, gateway, chat type
-// or e-mail purpose without a price; a negative price; a total that
+// in another currency than the account's; a kind, route, gateway or
+// e-mail purpose without a price; a negative price; a total that
 // overflows int64.
 func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
 	if p == nil {

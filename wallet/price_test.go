@@ -16,15 +16,20 @@ func inrAccount() *notify.Account {
 }
 
 func smsEnv(route sms.Route, segments int) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindSMS, Units: segments, Content: &sms.Message{Route: route, Segments: segments}}
+	return &notify.Envelope{Kind: notify.KindSMS, Route: string(route), Units: segments, Content: &sms.Message{Route: route, Segments: segments}}
 }
 
+// chatEnv is a chat envelope as the chat channel prepares it: the type
+// promotional is the promotional price class.
 func chatEnv(gw chat.Gateway, typ chat.Type, class notify.PriceClass) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindChat, Units: 1, Class: class, Content: &chat.Message{Gateway: gw, Type: typ}}
+	if typ == chat.TypePromotional {
+		class = notify.Promotional
+	}
+	return &notify.Envelope{Kind: notify.KindChat, Route: string(gw), Units: 1, Class: class, Content: &chat.Message{Gateway: gw, Type: typ}}
 }
 
 func emailEnv(p email.Purpose) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindEmail, Units: 1, Content: &email.Message{Purpose: p}}
+	return &notify.Envelope{Kind: notify.KindEmail, Route: string(p), Units: 1, Content: &email.Message{Purpose: p}}
 }
 
 func TestPriceDefaultINR(t *testing.T) {
@@ -95,7 +100,6 @@ func TestPriceErrors(t *testing.T) {
 		{"other exponent", DefaultINR(), &notify.Account{ID: "x", Currency: inr0}, smsEnv("", 1), []string{"exponent 2", "exponent 0"}},
 		{"unknown route", DefaultINR(), inrAccount(), smsEnv("flash", 1), []string{`route "flash"`}},
 		{"unknown gateway", DefaultINR(), inrAccount(), chatEnv("pigeon", "", ""), []string{`gateway "pigeon"`}},
-		{"unknown chat type", DefaultINR(), inrAccount(), chatEnv(chat.GatewayCloud, "bulk", ""), []string{`type "bulk"`}},
 		{"unknown purpose", DefaultINR(), inrAccount(), emailEnv("spam"), []string{`purpose "spam"`}},
 		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: notify.KindOTP}, []string{`kind "otp"`}},
 		{"empty kind", DefaultINR(), inrAccount(), &notify.Envelope{}, []string{`kind ""`}},

@@ -144,7 +144,7 @@ func TestBulkRefusals(t *testing.T) {
 		"no recipients": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"}}, text: "at least one"},
 		"to in message": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi", To: "9876543210"}, To: []string{"9876543211"}}, text: "must be empty"},
 		"too many":      {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"}, To: make([]string, notify.MaxBulkRecipients+1)}, text: "at most"},
-		"nil":           {req: nil, text: "nil"},
+		"nil":           {req: nil, text: "is required"},
 	} {
 		_, err := l.n.Send(ctx, tc.req)
 		var e *notify.Error
