@@ -3,6 +3,11 @@
 //
 //	go run ./examples/gateway
 //
+// from the repository root, whose go.work joins this module to the
+// library's. The gateway is a module of its own so that the library's
+// go.mod requires none of the gateway's test tools (its browser driver);
+// its go.mod replaces the library with this checkout (../..).
+//
 // It works on a fresh machine with no configuration: a demo account with a
 // random API key and a ₹100.00 wallet, the stock templates, an in-process
 // SMTP server whose messages are logged, and logging providers for SMS and
