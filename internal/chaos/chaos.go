@@ -43,7 +43,9 @@
 // failure sometimes one the QR gateway can overcome, which sends the
 // message again), each report one to three times, shuffled and taken by
 // 16 goroutines at once, with forged reports among them that must match
-// nothing. Every record must end where its reports lead, with each step
+// nothing (one named by a vendor ID while a failover is in flight is
+// asked for again, as a report that may have outrun that send's move to
+// sent, and must match nothing then). Every record must end where its reports lead, with each step
 // once; a reported failure is refunded once (every kind but SMS), a
 // failover goes out once, and the money audit above holds with them: a
 // refund gives back what a failover's price adjustment left.
