@@ -13,9 +13,9 @@ import (
 // concurrent use and needs no Close (close the providers and stores you
 // created yourself). Its only goroutines of its own retry the refund of a
 // message its vendor certainly refused when the MessageStore failed at
-// that moment, each for at most the settle threshold (WithSettleAfter);
-// one still retrying when its store is closed gives up, and the
-// reconciler settles the record.
+// that moment, each for at most the settle threshold (WithSettleAfter):
+// one whose store stays unreachable (or is closed) that long gives up,
+// and the reconciler settles the record.
 type Notifier struct {
 	accounts         AccountStore
 	wallet           WalletStore
