@@ -78,7 +78,10 @@
 // than the settle threshold (WithSettleAfter): pending ones are refunded
 // and failed (the vendor was never called), attempting ones become
 // unknown and keep their charge (the vendor may have the message), each
-// exactly once however many instances reconcile one store.
+// exactly once however many instances reconcile one store. A record of a
+// certain refusal whose move into failed (its refund) the store failed at
+// the time is no such record: that move is retried in the background for
+// up to the threshold, so it is refunded once the store answers again.
 //
 // # Idempotency
 //

@@ -282,7 +282,10 @@ func InvalidField(field, message string) *Error {
 // store's code (Unavailable, DeadlineExceeded, Internal, ...), so
 // retries and statuses are unchanged; an adapter answering clients, such
 // as httpapi, tells them only which store failed and logs the rest,
-// since the store's own words name its package and may name hosts.
+// since the store's own words name its package and may name hosts. A
+// send its vendor certainly refused, whose refund the messages store
+// failed to write at the time, keeps the refusal's code (Rejected,
+// Unavailable, ...) with the StoreError further down its chain.
 //
 // A store's refusals that are the sender's to act on (InsufficientFunds,
 // Conflict, RateLimited, NotFound, InvalidArgument, PermissionDenied,

@@ -290,4 +290,17 @@ type MessageStore interface {
 	// (pending or attempting) that last moved before cutoff, least
 	// recently moved first.
 	Stale(ctx context.Context, cutoff time.Time, limit int) ([]*Message, error)
+
+	// Attempting reports whether provider has a record, of any account,
+	// in StateAttempting that last moved at or after since: a send of its
+	// in flight, which the vendor may have accepted already although the
+	// record has no vendor ID yet. Provider is the record's as it stands
+	// (the one Prepare chose; a move out of attempting may change it).
+	// Notifier.Report asks it for a report named by a vendor ID that no
+	// record has (one that outran the move to sent that records the ID),
+	// with since the settle threshold ago, so every such report asks:
+	// it must read an index of the attempting records or a count kept
+	// beside them, never scan every record. False, nil when there is
+	// none.
+	Attempting(ctx context.Context, provider string, since time.Time) (bool, error)
 }

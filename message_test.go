@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -539,5 +540,99 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateFailed)
 	if r.balance(t) != opening {
 		t.Fatalf("balance %d, want %d", r.balance(t), opening)
+	}
+}
+
+// storeDownAtRefund is a MessageStore that cannot be reached while down
+// is set, for moves into failed: a database that goes away just as a
+// refusal is to be refunded. landed is closed by the first move into
+// failed that gets through.
+type storeDownAtRefund struct {
+	notify.MessageStore
+	down   atomic.Bool
+	failed atomic.Int32 // moves into failed refused while down
+	landed chan struct{}
+	once   sync.Once
+}
+
+func newStoreDownAtRefund() *storeDownAtRefund {
+	s := &storeDownAtRefund{landed: make(chan struct{})}
+	s.down.Store(true)
+	return s
+}
+
+func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if u.State != notify.StateFailed {
+		return s.MessageStore.Move(ctx, account, id, u)
+	}
+	if s.down.Load() {
+		s.failed.Add(1)
+		return nil, notify.Errorf(notify.CodeUnavailable, "dial tcp 127.0.0.1:5432: connect: connection refused")
+	}
+	m, err := s.MessageStore.Move(ctx, account, id, u)
+	if err == nil {
+		s.once.Do(func() { close(s.landed) })
+	}
+	return m, err
+}
+
+// TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment: the vendor
+// certainly refuses, and the message store is unreachable when the
+// refusal's move to failed (which refunds) is to be written. The client
+// is told the truth (refused; the refund is not written yet and is being
+// retried), the refund lands once the store answers again, and a
+// reconciler run after the settle threshold finds nothing to settle: the
+// refusal is never taken for an unknown outcome that keeps its charge.
+func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
+	down := newStoreDownAtRefund()
+	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
+		down.MessageStore = s
+		return down
+	})
+	var refunds atomic.Int64
+	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+		refunds.Add(e.Refund.Minor)
+	})))
+	r.n = r.instance(t)
+	r.sms.FailNext(1, notify.CodeRejected)
+	ctx := context.Background()
+	rc, err := r.n.SendSMS(ctx, sms("hello"))
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StatusFailed {
+		t.Fatalf("send = %+v, %v; want a failed receipt, rejected", rc, err)
+	}
+	if down.failed.Load() == 0 {
+		t.Fatal("the store was never asked to fail the record")
+	}
+	// At this moment the charge stands, and the answer says so, and that
+	// the refund is on its way; never that someone else will see to it.
+	if rc.Cost.Minor != 25 || r.balance(t) != opening-25 {
+		t.Fatalf("receipt cost %d, balance %d: the refund is not written yet", rc.Cost.Minor, r.balance(t))
+	}
+	if msg := err.Error(); !strings.Contains(msg, "retried") || strings.Contains(msg, "reconciler") {
+		t.Errorf("the client is told %q; want the refund said to be retried, not left to the reconciler", msg)
+	}
+
+	down.down.Store(false) // the database is back
+	select {
+	case <-down.landed:
+	case <-time.After(10 * time.Second):
+		t.Error("the refund was not written within 10s of the store coming back")
+	}
+
+	// Reconciled later: nothing is left open, and the refund stands.
+	r.clock.advance(settleAfter + time.Second)
+	if res, err := r.instance(t).Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
+		t.Errorf("Reconcile after the threshold = %+v, %v; want nothing left to settle", res, err)
+	}
+	m := r.message(t, rc.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateFailed)
+	if !m.Refunded || r.balance(t) != opening {
+		t.Fatalf("record refunded %v, balance %d: a certain refusal must be refunded", m.Refunded, r.balance(t))
+	}
+	if m.ErrorCode != notify.CodeRejected {
+		t.Errorf("record error %q (%s), want the vendor's refusal", m.Error, m.ErrorCode)
+	}
+	if got := refunds.Load(); got != 25 {
+		t.Errorf("the observers heard of %d refunded, want 25", got)
 	}
 }

@@ -11,8 +11,12 @@ import (
 
 // Notifier sends messages through the pipeline of prepare, charge,
 // deliver, settle and record. Create one with New; it is safe for
-// concurrent use and holds no goroutines of its own, so it needs no Close
-// (close the providers and stores you created yourself).
+// concurrent use and needs no Close (close the providers and stores you
+// created yourself). Its only goroutines of its own retry the refund of a
+// message its vendor certainly refused when the MessageStore failed at
+// that moment, each for at most the settle threshold (WithSettleAfter):
+// one whose store stays unreachable (or is closed) that long gives up,
+// and the reconciler settles the record.
 type Notifier struct {
 	accounts         AccountStore
 	wallet           WalletStore

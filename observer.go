@@ -71,7 +71,11 @@ func (t EventType) String() string {
 // nil): EventDelivered and EventRead, EventFailed for a message reported
 // undelivered after its vendor accepted it (Receipt.Cost says whether the
 // charge was kept), and EventSent for an unknown one reported sent.
-// Notifier.Reconcile's events have a nil Envelope too.
+// Notifier.Reconcile's events have a nil Envelope too, and so has the
+// second EventFailed of a refused message whose refund the MessageStore
+// failed at the time: it comes once the refund is written, from the
+// goroutine that retried it, with the refund in Refund (the send's own
+// EventFailed had none, its Receipt.Cost the charge standing).
 //
 // Money: an EventAccepted debited Envelope.Price; every later event says
 // in Refund what it credited back, so that what a message costs in the
@@ -90,16 +94,19 @@ type Event struct {
 	// charge of a send that failed (EventFailed with Receipt.Cost zero),
 	// the price cut of a chat failover through a cheaper gateway
 	// (EventSent), the charge of a message a delivery report failed when
-	// the RefundPolicy refunds it, or of a send Notifier.Reconcile found
-	// abandoned before its vendor was called. Zero otherwise, and always
-	// for a dual OTP's combined receipt (its legs' events carry theirs).
+	// the RefundPolicy refunds it, of a send Notifier.Reconcile found
+	// abandoned before its vendor was called, or of a refused send whose
+	// refund was written late (see "Events after the send" above). Zero
+	// otherwise, and always for a dual OTP's combined receipt (its legs'
+	// events carry theirs).
 	Refund Money
 }
 
-// Observer receives delivery events, synchronously, on the sending
-// goroutine: it must be quick, safe for concurrent use, and must not modify
-// the event's envelope or receipt. A panicking observer is recovered and
-// ignored.
+// Observer receives delivery events, synchronously, on the goroutine of
+// the step that made them (the send's, Report's, Reconcile's, or that of
+// a refund written late): it must be quick, safe for concurrent use, and
+// must not modify the event's envelope or receipt. A panicking observer
+// is recovered and ignored.
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }

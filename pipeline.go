@@ -274,16 +274,20 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 
 // fail settles a message the vendor certainly did not accept: its charge
 // is refunded, exactly once, and its record marked failed (one step with
-// a MessageStore).
+// a MessageStore). When the MessageStore fails that step for a reason
+// that may pass, the step is retried in the background (refundLater) and
+// the error says so: the refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
 	r.Status = StatusFailed
 	r.Provider = e.Provider
 	r.Cost = Money{Currency: env.Price.Currency}
 	r.ErrorCode, r.Error = CodeOf(e), e.Error()
+	var late *lateRefund
 	switch {
 	case n.messages != nil:
-		m, err := n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
-			Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error})
+		u := MessageUpdate{State: StateFailed, At: n.now(),
+			Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error}
+		m, err := n.move(ctx, acct.ID, env.ID, u)
 		switch {
 		case err == nil:
 			if charged {
@@ -293,9 +297,17 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 			// Failed already, by a report or the reconciler: what stands
 			// is what that step left (a report may have kept the charge).
 			r.Cost = m.Cost()
+		case passing(err):
+			// The store is failing now (unreachable, timing out): the
+			// record stays attempting and the charge stands, for now.
+			r.Cost = env.Price
+			late = &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e}
+			e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried for up to %v, until the store takes it",
+				e.Err, refundOf(env, charged), &StoreError{Store: "messages", Err: err}, n.settleAfter)
+			r.Error = e.Error()
 		default:
 			r.Cost = env.Price
-			e.Err = fmt.Errorf("%w; the refund of %s is left to the reconciler: %v", e.Err, env.Price, err)
+			e.Err = fmt.Errorf("%w; %s could not be written (%w)", e.Err, refundOf(env, charged), &StoreError{Store: "messages", Err: err})
 			r.Error = e.Error()
 		}
 	case charged:
@@ -308,7 +320,20 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 		}
 	}
 	n.report(ctx, env, r, e)
+	if late != nil {
+		late.receipt = *r // a copy: the caller owns r from here on
+		n.refundLater(ctx, late)
+	}
 	return r, e
+}
+
+// refundOf names the step that refunds env's charge: the move of its
+// record into failed, which refunds when charged is set.
+func refundOf(env *Envelope, charged bool) string {
+	if charged {
+		return "its refund of " + env.Price.String()
+	}
+	return "its record's move to failed"
 }
 
 // readBalance sets r.Balance to the account's balance after a refund that
@@ -472,11 +497,18 @@ func settleRetry(ctx context.Context, fn func(context.Context) error) error {
 		if err == nil {
 			return nil
 		}
-		if c := CodeOf(err); c != CodeUnavailable && c != CodeDeadlineExceeded && c != CodeInternal {
+		if !passing(err) {
 			return err
 		}
 	}
 	return err
+}
+
+// passing reports whether a store's error may pass if the call is made
+// again: Unavailable, DeadlineExceeded or Internal.
+func passing(err error) bool {
+	c := CodeOf(err)
+	return c == CodeUnavailable || c == CodeDeadlineExceeded || c == CodeInternal
 }
 
 // charge debits env.Price, without a MessageStore. It reports whether

@@ -148,15 +148,27 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // sends it). Its receipt is in ReportResult.Failovers; a failover that a
 // temporary refusal stopped is Unavailable, so that the report comes again.
 //
+// A report can outrun the send it is about: the vendor accepts a
+// message and reports on it at once, before the move to sent that records
+// its vendor ID has landed. So a report named by a vendor ID that no
+// record has is answered Unavailable, with ErrNotRecordedYet as its cause,
+// while the report's provider has a send in flight: a record attempting
+// that moved within the settle threshold (MessageStore.Attempting). The
+// vendor sends it again, and once the move has landed it applies. After
+// the threshold an attempting record is an abandoned send, which holds
+// nothing back.
+//
 // Errors: InvalidArgument for a report without Provider, without a name
 // for its message, or with another State, and for one without To whose
 // vendor ID names messages to several recipients (a bulk send's: it
 // cannot tell which, and moves none); NotFound when no record
-// matches (a report of a message sent elsewhere, or forgotten: receivers
-// acknowledge these and count them); Unavailable without a MessageStore,
-// and when a record named is still being sent (pending or attempting: the
-// report must come again later, as vendors do when a webhook is not
-// acknowledged); a store's failure as the store reported it.
+// matches and none may yet (a report of a message sent elsewhere, or
+// forgotten: receivers acknowledge these and count them); Unavailable
+// without a MessageStore, when a record named is still being sent
+// (pending or attempting), and when no record has the vendor ID yet but
+// the provider has a send in flight (ErrNotRecordedYet): the report must
+// come again later, as vendors do when a webhook is not acknowledged; a
+// store's failure as the store reported it.
 func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult, error) {
 	const op = "notify.Report"
 	if err := checkReport(r); err != nil {
@@ -170,8 +182,7 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 		return nil, storeFailure(op, "messages", err)
 	}
 	if len(recs) == 0 {
-		return nil, &Error{Code: CodeNotFound, Op: op, Provider: r.Provider,
-			Err: errors.New("no message matches the report")}
+		return nil, n.unmatched(ctx, op, r)
 	}
 	if r.To == "" && severalRecipients(recs) {
 		// One vendor request carried them all (a bulk send): a report
@@ -206,6 +217,33 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 		}
 	}
 	return res, nil
+}
+
+// ErrNotRecordedYet is the cause of Report's Unavailable answer to a
+// report named by a vendor ID that no record has yet, while the report's
+// provider has a send in flight (see Notifier.Report): the vendor may have
+// accepted that send and reported on it before its vendor ID was
+// recorded. A receiver that can name a message under several IDs tries
+// the others before answering (errors.Is tells this answer from a store
+// failure).
+var ErrNotRecordedYet = errors.New("no message has the report's vendor ID yet, and its provider has a send in flight; report it again later")
+
+// unmatched is Report's answer when no record matches r: NotFound, or,
+// for a report named by a vendor ID while r.Provider has a send in flight
+// that may be the one reported on (a record attempting that moved within
+// the settle threshold), Unavailable with ErrNotRecordedYet, so that the
+// report comes again after our move to sent has recorded the ID.
+func (n *Notifier) unmatched(ctx context.Context, op string, r *DeliveryReport) error {
+	if r.Account == "" || r.MessageID == "" { // named by its vendor ID
+		inFlight, err := n.messages.Attempting(ctx, r.Provider, n.now().Add(-n.settleAfter))
+		if err != nil {
+			return storeFailure(op, "messages", err)
+		}
+		if inFlight {
+			return &Error{Code: CodeUnavailable, Op: op, Provider: r.Provider, Err: ErrNotRecordedYet}
+		}
+	}
+	return &Error{Code: CodeNotFound, Op: op, Provider: r.Provider, Err: errors.New("no message matches the report")}
 }
 
 // severalRecipients reports whether recs go to more than one recipient.
@@ -335,7 +373,10 @@ type WebhookStats struct {
 	// outrun alike).
 	Reports uint64
 	// Unmatched counts reports of messages no record has: acknowledged,
-	// since a vendor retries an unacknowledged report for days.
+	// since a vendor retries an unacknowledged report for days. A report
+	// whose vendor ID no record has yet while its provider has a send in
+	// flight is not unmatched but Failed: it may have outrun our move to
+	// sent (Notifier.Report).
 	Unmatched uint64
 	// Ignored counts report entries the receiver does not act on (a
 	// status it has no state for).
@@ -345,6 +386,7 @@ type WebhookStats struct {
 	// Malformed counts bodies that could not be read (400, 413).
 	Malformed uint64
 	// Failed counts requests answered 503 because a report could not be
-	// applied yet; the vendor sends them again.
+	// applied yet (a store failure, a message still being sent, a report
+	// ahead of our move to sent); the vendor sends them again.
 	Failed uint64
 }

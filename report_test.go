@@ -575,3 +575,117 @@ func TestFailKeepsWhatAReportKept(t *testing.T) {
 		t.Fatalf("the events say %d came back", got)
 	}
 }
+
+// holdSent is a MessageStore on which the first move into sent waits
+// until released: the vendor has accepted the message and may report on
+// it, and our own move that records its vendor ID has not landed yet.
+// held gets the move's vendor ID when it starts waiting.
+type holdSent struct {
+	notify.MessageStore
+	held    chan string
+	release chan struct{}
+	once    sync.Once
+}
+
+func newHoldSent() *holdSent {
+	return &holdSent{held: make(chan string, 1), release: make(chan struct{})}
+}
+
+func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	first := false
+	if u.State == notify.StateSent {
+		s.once.Do(func() { first = true })
+	}
+	if first {
+		s.held <- u.ProviderMessageID
+		<-s.release
+	}
+	return s.MessageStore.Move(ctx, account, id, u)
+}
+
+// TestReportThatOutrunsOurMoveToSent: the vendor accepts a message and
+// reports on it at once, before our move to sent has recorded its vendor
+// ID. No record has that ID yet, but the provider has a send in flight,
+// so the report is answered Unavailable (its vendor sends it again) and
+// moves nothing; once our move has landed, the report applies. A report
+// of an ID no record has is NotFound when the provider has no send in
+// flight, or only one older than the settle threshold.
+func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
+	hold := newHoldSent()
+	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
+		hold.MessageStore = s
+		return hold
+	})
+	ctx := context.Background()
+	type answer struct {
+		rc  *notify.Receipt
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		rc, err := r.n.SendSMS(ctx, sms("hello"))
+		done <- answer{rc, err}
+	}()
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(hold.release)
+			<-done
+		}
+	})
+	var vendorID string
+	select {
+	case vendorID = <-hold.held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the send never reached its move to sent")
+	}
+	delivered := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: vendorID, State: notify.StateDelivered,
+		At: r.clock.now().Add(time.Second)}
+
+	res, err := r.n.Report(ctx, delivered)
+	if notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("a report ahead of our move to sent = %+v, %v; want Unavailable (report again later), not lost", res, err)
+	}
+	// Another provider's report of an ID no record has is not held back
+	// by this provider's send.
+	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: vendorID,
+		State: notify.StateDelivered}); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("another provider's unmatched report: %v, want NotFound", err)
+	}
+
+	close(hold.release)
+	released = true
+	a := <-done
+	if a.err != nil || a.rc.Status != notify.StatusSent || a.rc.ProviderMessageID != vendorID {
+		t.Fatalf("send = %+v, %v", a.rc, a.err)
+	}
+	// The vendor sends the report again: now it applies.
+	if res := report(t, r.n, delivered); res.Moved != 1 || res.Messages[0].State != notify.StateDelivered {
+		t.Fatalf("the report again, after our move: %+v", res)
+	}
+	wantStates(t, r.message(t, a.rc.MessageID), notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateDelivered)
+
+	// No send in flight: an unmatched report is NotFound, as before.
+	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "never-issued",
+		State: notify.StateDelivered}); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("unmatched report, nothing in flight: %v, want NotFound", err)
+	}
+}
+
+// TestReportNotHeldBackByAnAbandonedSend: a record left attempting by a
+// send whose holder died is no send in flight once it is older than the
+// settle threshold: an unmatched report is NotFound again (acknowledged),
+// not asked for forever.
+func TestReportNotHeldBackByAnAbandonedSend(t *testing.T) {
+	r := newRecordRig(t, nil)
+	env, _ := crashDuringVendorCall(t, r, sms("hello"))
+	ctx := context.Background()
+	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "mem-404", State: notify.StateDelivered}
+	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("unmatched report while %s is in flight: %v, want Unavailable", env.ID, err)
+	}
+	r.clock.advance(settleAfter + time.Second)
+	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("unmatched report once the send is older than the threshold: %v, want NotFound", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -246,6 +247,44 @@ func TestStoreWordsNeverAnswered(t *testing.T) {
 			}
 			wantLogged(t, c.name, e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432", r.header.Get("X-Request-ID"))
 		})
+	}
+}
+
+// downAtFailed fails every move into failed in pgx's words while down is
+// set: the database goes away just as a refusal is to be refunded.
+type downAtFailed struct {
+	*memstore.Messages
+	down *atomic.Bool
+}
+
+func (m downAtFailed) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if u.State == notify.StateFailed && m.down.Load() {
+		return nil, notify.Errorf(notify.CodeUnavailable, "pgstore: move: %s", pgWords)
+	}
+	return m.Messages.Move(ctx, account, id, u)
+}
+
+// TestRefusalWithItsRefundUnwrittenClaimsNoRefund: the provider refuses
+// and the database fails the refund's move into failed. The answer must
+// not say the charge was refunded (it is not, yet: the Notifier retries
+// the move in the background); it names the failing store, and shows no
+// internals.
+func TestRefusalWithItsRefundUnwrittenClaimsNoRefund(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
+		return []notify.Option{notify.WithMessageStore(downAtFailed{memstore.NewMessages(e.wallet), &down})}
+	})
+	t.Cleanup(func() { down.Store(false) }) // the background retry lands and ends
+	e.sms.FailNext(1, notify.CodeRejected)
+	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+	wantError(t, r, http.StatusBadGateway, "rejected")
+	msg := wantNoInternals(t, "refund unwritten", r, pgLeaks...)
+	if strings.Contains(msg, "refunded") || !strings.Contains(msg, "messages store") {
+		t.Errorf("the answer says %q: want the failing messages store named, and no refund claimed", msg)
+	}
+	if got := e.minor(t, testAccount); got != openingBal-25 {
+		t.Errorf("balance %d: the charge stands until the store takes the refund", got)
 	}
 }
 

@@ -46,6 +46,9 @@ type messageShard struct {
 	records map[string]*notify.Message
 	settled []string // IDs of records that left the open states, oldest first
 	head    int
+	// attempting holds the shard's records in StateAttempting, by
+	// provider, for Attempting.
+	attempting map[string]map[*notify.Message]struct{}
 }
 
 // MessagesOption configures Messages in NewMessages.
@@ -74,6 +77,7 @@ func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
 	}
 	for i := range s.shards {
 		s.shards[i].records = make(map[string]*notify.Message)
+		s.shards[i].attempting = make(map[string]map[*notify.Message]struct{})
 	}
 	return s
 }
@@ -165,8 +169,14 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 		rec.Charge.Minor = u.Reprice.Minor
 	}
 	hadProviderID := rec.ProviderMessageID != ""
+	if rec.State == notify.StateAttempting {
+		sh.leaveAttempting(rec)
+	}
 	applyUpdate(rec, u)
 	rec.Refunded = rec.Refunded || refund
+	if rec.State == notify.StateAttempting {
+		sh.enterAttempting(rec)
+	}
 	if !hadProviderID && rec.ProviderMessageID != "" {
 		s.byProvider.add(providerKey{rec.Provider, rec.ProviderMessageID}, id)
 	}
@@ -174,6 +184,28 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 		s.settle(sh, id)
 	}
 	return cloneMessage(rec), nil
+}
+
+// enterAttempting indexes rec, just moved into attempting, under its
+// provider. Called with sh.mu held.
+func (sh *messageShard) enterAttempting(rec *notify.Message) {
+	set := sh.attempting[rec.Provider]
+	if set == nil {
+		set = make(map[*notify.Message]struct{})
+		sh.attempting[rec.Provider] = set
+	}
+	set[rec] = struct{}{}
+}
+
+// leaveAttempting removes rec, about to move out of attempting, from the
+// index (under its provider as it stands, the one it entered under: only
+// a move changes it). Called with sh.mu held.
+func (sh *messageShard) leaveAttempting(rec *notify.Message) {
+	set := sh.attempting[rec.Provider]
+	delete(set, rec)
+	if len(set) == 0 {
+		delete(sh.attempting, rec.Provider)
+	}
 }
 
 func inHistory(rec *notify.Message, st notify.MessageState) bool {
@@ -332,6 +364,29 @@ func (s *Messages) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*n
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// Attempting reports whether provider has a record in attempting that
+// last moved at or after since, as notify.MessageStore documents. It
+// reads each shard's index of its attempting records (those of sends in
+// flight, and of dead ones until Notifier.Reconcile settles them), and
+// stops at the first that is young enough.
+func (s *Messages) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, ctxError("attempting messages", err)
+	}
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		for rec := range sh.attempting[provider] {
+			if !rec.UpdatedAt.Before(since) {
+				sh.mu.Unlock()
+				return true, nil
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return false, nil
 }
 
 func cloneMessage(m *notify.Message) *notify.Message {

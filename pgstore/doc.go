@@ -72,7 +72,10 @@
 // conditional UPDATE, which a repeat finds done. A send with records costs three
 // committed statements (open, attempting, its outcome) where a send
 // without costs one debit and one receipt. Records still pending or
-// attempting are indexed apart, so the reconciler's scan reads only them.
+// attempting are indexed apart, so the reconciler's scan reads only them;
+// the attempting ones are indexed by provider too, so that a report that
+// outran the move to sent asks whether its provider has a send in flight
+// with one index probe (Store.Attempting).
 //
 // # Limits
 //

@@ -223,6 +223,21 @@ func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*noti
 	return s.messages(ctx, "stale messages", s.q.staleMessages, cutoff, limit)
 }
 
+// Attempting reports whether provider has a record in attempting that
+// last moved at or after since, of any account, as notify.MessageStore
+// documents: one probe of an index of the attempting records by provider
+// and time.
+func (s *Store) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
+	var found bool
+	err := s.do(ctx, repeatable, func() error {
+		return s.pool.QueryRow(ctx, s.q.attemptingMessages, provider, since).Scan(&found)
+	})
+	if err != nil {
+		return false, s.fail(ctx, "attempting messages", err)
+	}
+	return found, nil
+}
+
 func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*notify.Message, error) {
 	var out []*notify.Message
 	err := s.do(ctx, repeatable, func() error {

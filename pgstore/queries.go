@@ -12,7 +12,7 @@ type queries struct {
 	record, receipt string
 
 	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, message, messagesByKey,
-	messagesByProvider, staleMessages, cleanupMessages string
+	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
 	putTemplate, template, deleteTemplate, templates string
 
@@ -292,6 +292,11 @@ ORDER BY created_at, id`),
 		staleMessages: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages
 WHERE state IN ('pending', 'attempting') AND updated_at < $1
 ORDER BY updated_at, id LIMIT $2`),
+
+		// attemptingMessages reads the index of attempting records by
+		// provider (migration 0007): one probe, however many there are.
+		attemptingMessages: x(`SELECT EXISTS (SELECT 1 FROM {{s}}{{p}}messages
+WHERE state = 'attempting' AND provider = $1 AND updated_at >= $2)`),
 
 		record: x(`INSERT INTO {{s}}{{p}}deliveries
 	(account, message_id, kind, status, receipt, created_at, expires_at)

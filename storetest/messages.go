@@ -46,7 +46,10 @@ type MessagesHarness struct {
 //     of every account, oldest first;
 //   - ByKey finds the account's records of a key opened since a time,
 //     oldest first; Stale finds open records that last moved before a
-//     cutoff, least recently moved first, up to the limit.
+//     cutoff, least recently moved first, up to the limit;
+//   - Attempting tells whether a provider has a record, of any account,
+//     in attempting (not pending, not past it) that last moved at or
+//     after a time, by the provider the record has.
 func RunMessages(t *testing.T, h MessagesHarness) {
 	t.Helper()
 	if h.New == nil {
@@ -64,6 +67,7 @@ func RunMessages(t *testing.T, h MessagesHarness) {
 		{"RecordsPerAccount", func(t *testing.T) { testRecordsPerAccount(t, h) }},
 		{"ByKey", func(t *testing.T) { testByKey(t, h) }},
 		{"Stale", func(t *testing.T) { testStale(t, h) }},
+		{"Attempting", func(t *testing.T) { testAttempting(t, h) }},
 		{"ConcurrentFail", func(t *testing.T) { testConcurrentFail(t, h) }},
 		{"DeliveryReports", func(t *testing.T) { testDeliveryReports(t, h) }},
 		{"ReportedFailure", func(t *testing.T) { testReportedFailure(t, h) }},
@@ -448,6 +452,65 @@ func testStale(t *testing.T, h MessagesHarness) {
 	if got, err := s.Stale(ctx, at(1), 10); err != nil || len(got) != 0 {
 		t.Fatalf("Stale before anything moved = %v, %v", got, err)
 	}
+}
+
+func testAttempting(t *testing.T, h MessagesHarness) {
+	s, fund := newMessages(t, h)
+	acct, other := newName("acct"), newName("acct")
+	fund(t, acct, rupees(1000))
+	fund(t, other, rupees(1000))
+	prov, elsewhere := newName("prov"), newName("prov")
+	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
+	ctx := context.Background()
+	want := func(what, provider string, since time.Time, yes bool) {
+		t.Helper()
+		got, err := s.Attempting(ctx, provider, since)
+		if err != nil {
+			t.Fatalf("%s: Attempting: %v", what, err)
+		}
+		if got != yes {
+			t.Fatalf("%s: Attempting(%s, %v) = %v, want %v", what, provider, since.Format(time.TimeOnly), got, yes)
+		}
+	}
+	newOf := func(account, provider string) *notify.Message {
+		m := sampleMessage(account, 10, at(0))
+		m.Provider = provider
+		openMessage(t, s, m)
+		return m
+	}
+
+	want("an empty store", prov, at(0), false)
+	m := newOf(acct, prov)
+	want("a pending record", prov, at(0), false)
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: at(2)})
+	want("attempting since 2m, asked since 1m", prov, at(1), true)
+	want("asked since the very time it moved", prov, at(2), true)
+	want("asked since after it moved", prov, at(2).Add(time.Second), false)
+	want("another provider", elsewhere, at(0), false)
+
+	// Moved on, under another provider (a chat failover): neither counts.
+	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: at(3), Provider: elsewhere, ProviderMessageID: newName("pm")})
+	want("sent", prov, at(0), false)
+	want("sent, by the provider it went through", elsewhere, at(0), false)
+
+	// Any account's record counts; unknown and failed do not.
+	o := newOf(other, prov)
+	moveMessage(t, s, o, notify.MessageUpdate{State: notify.StateAttempting, At: at(4)})
+	want("another account's", prov, at(4), true)
+	moveMessage(t, s, o, notify.MessageUpdate{State: notify.StateUnknown, At: at(5)})
+	want("unknown", prov, at(0), false)
+	f := newOf(acct, prov)
+	moveMessage(t, s, f, notify.MessageUpdate{State: notify.StateAttempting, At: at(6)})
+	moveMessage(t, s, f, notify.MessageUpdate{State: notify.StateFailed, At: at(7)})
+	want("failed", prov, at(0), false)
+
+	// Of several attempting records, one young enough is enough.
+	for _, min := range []int{8, 20, 9} {
+		r := newOf(acct, prov)
+		moveMessage(t, s, r, notify.MessageUpdate{State: notify.StateAttempting, At: at(min)})
+	}
+	want("one of three since 15m", prov, at(15), true)
+	want("none since 21m", prov, at(21), false)
 }
 
 func testConcurrentFail(t *testing.T, h MessagesHarness) {

@@ -29,7 +29,11 @@
 // send in twenty-five of SMS, chat and e-mail stops dead (runtime.Goexit,
 // which leaves every store as a killed process would) either after its
 // charge and before its vendor call, or after the vendor answered and
-// before its record moved. A restarted Notifier then reconciles, and the
+// before its record moved. About three in ten find the message store
+// unreachable when its refusal is to be refunded (its first moves into
+// failed fail): the Notifier retries the move in the background, and
+// every such refusal must be refunded before the restart. A restarted
+// Notifier then reconciles, and the
 // audit reads the message records: every charge has one, settled; a
 // refunded one failed, a standing one sent or unknown; every crash was
 // settled exactly once.
@@ -39,7 +43,9 @@
 // failure sometimes one the QR gateway can overcome, which sends the
 // message again), each report one to three times, shuffled and taken by
 // 16 goroutines at once, with forged reports among them that must match
-// nothing. Every record must end where its reports lead, with each step
+// nothing (one named by a vendor ID while a failover is in flight is
+// asked for again, as a report that may have outrun that send's move to
+// sent, and must match nothing then). Every record must end where its reports lead, with each step
 // once; a reported failure is refunded once (every kind but SMS), a
 // failover goes out once, and the money audit above holds with them: a
 // refund gives back what a failover's price adjustment left.
@@ -166,6 +172,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	var msgs *auditMessages
 	if s.Messages != nil {
 		msgs = &auditMessages{MessageStore: s.Messages, w: w, crashAt: map[string]notify.MessageState{},
+			downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
 			r: rand.New(rand.NewPCG(uint64(seed[2]), 5))}
 		msgs.crashing.Store(true)
 		opts = append(opts, notify.WithMessageStore(msgs))
@@ -195,6 +202,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	wg.Wait()
 	var reportedFailed map[string]bool
 	if msgs != nil {
+		msgs.awaitLateRefunds(t, 30*time.Second)
 		reconcile(t, s, msgs, opts)
 		reportedFailed = reports(t, s, n, []*memprovider.Provider{smsP, cloudP, qrP, emailP}, seed)
 	}
@@ -388,7 +396,10 @@ func (w *auditWallet) note(into map[string]int64, ref string, m notify.Money, b 
 // e-mail in twenty-five to die before its vendor call or after it, and
 // the Move there ends the goroutine instead (dual OTP legs run on
 // goroutines of their own, which a crash would not spare, so they never
-// crash).
+// crash). It also picks about three in ten whose first storeDownMoves moves
+// into failed fail as an unreachable database's would (Unavailable):
+// more than the pipeline tries at once, so a refusal's refund must be
+// retried later to land.
 type auditMessages struct {
 	notify.MessageStore
 	w        *auditWallet
@@ -398,7 +409,15 @@ type auditMessages struct {
 	mu      sync.Mutex
 	r       *rand.Rand
 	crashAt map[string]notify.MessageState // the state the send dies in
+	downAt  map[string]int                 // moves into failed still to fail, by message ID
+	late    map[string]bool                // moves into failed that failed and have not landed since
+	refunds int                            // of those, how many landed
+	landed  chan struct{}                  // nudged when one lands
 }
+
+// storeDownMoves is how many moves into failed of a message picked for a
+// store fault fail.
+const storeDownMoves = 4
 
 // Wallet returns the audit wallet, which wraps the store's own.
 func (a *auditMessages) Wallet() notify.WalletStore { return a.w }
@@ -418,6 +437,8 @@ func (a *auditMessages) Open(ctx context.Context, m *notify.Message) (notify.Bal
 			a.crashAt[m.ID] = notify.StatePending
 		case x == 1:
 			a.crashAt[m.ID] = notify.StateAttempting
+		case x < 17:
+			a.downAt[m.ID] = storeDownMoves
 		}
 		a.mu.Unlock()
 	}
@@ -429,7 +450,13 @@ func (a *auditMessages) Move(ctx context.Context, account, id string, u notify.M
 		a.crashes.Add(1)
 		runtime.Goexit()
 	}
+	if u.State == notify.StateFailed && a.crashing.Load() && a.storeDown(id) {
+		return nil, notify.Errorf(notify.CodeUnavailable, "chaos: the message store is unreachable")
+	}
 	m, err := a.MessageStore.Move(ctx, account, id, u)
+	if err == nil && u.State == notify.StateFailed {
+		a.landedLate(id)
+	}
 	if err == nil && u.State == notify.StateFailed && m.Refunded {
 		a.w.mu.Lock()
 		_, known := a.w.debits[id]
@@ -451,6 +478,61 @@ func (a *auditMessages) Move(ctx context.Context, account, id string, u notify.M
 		}
 	}
 	return m, err
+}
+
+// storeDown reports whether this move into failed of id is to fail.
+func (a *auditMessages) storeDown(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.downAt[id] == 0 {
+		return false
+	}
+	a.downAt[id]--
+	a.late[id] = true
+	return true
+}
+
+// landedLate notes that a move into failed of id landed.
+func (a *auditMessages) landedLate(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.late[id] {
+		return
+	}
+	delete(a.late, id)
+	a.refunds++
+	select {
+	case a.landed <- struct{}{}:
+	default:
+	}
+}
+
+// awaitLateRefunds waits, up to timeout, until every move into failed
+// that the store fault refused has landed since: the refusals whose
+// refund the store failed at the time are refunded before the restart
+// reconciles (which would otherwise take them for abandoned sends).
+func (a *auditMessages) awaitLateRefunds(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		a.mu.Lock()
+		left, done := len(a.late), a.refunds
+		a.mu.Unlock()
+		if left == 0 {
+			t.Logf("%d refusals refunded after the store failed at the time", done)
+			if done == 0 {
+				t.Error("the run did not exercise a store failing at a refusal's refund")
+			}
+			return
+		}
+		select {
+		case <-a.landed:
+		case <-deadline.C:
+			t.Errorf("%d refusals whose refund the store failed at the time are still not refunded after %v (%d were)", left, timeout, done)
+			return
+		}
+	}
 }
 
 // dies reports whether the send of id dies on the move to state.

@@ -348,11 +348,13 @@ func (c *Counter) Ignore(n int) { c.ignored.Add(uint64(n)) }
 const ReportTimeout = 30 * time.Second
 
 // Deliver hands reports to rep in order and answers the vendor: 200 when
-// every report was taken, named no message (counted unmatched) or was
-// itself wrong, InvalidArgument (counted ignored: sending it again cannot
-// help), 503 when one could not be applied now (a store failure, a message still being sent), so that
-// the vendor sends the request again; the reports already taken are
-// repeats then, which change nothing.
+// every report was taken, named no message (NotFound, counted unmatched)
+// or was itself wrong, InvalidArgument (counted ignored: sending it again
+// cannot help), 503 when one could not be applied now (Unavailable or any
+// other code: a store failure, a message still being sent, a vendor ID not
+// recorded yet while its provider has a send in flight,
+// notify.ErrNotRecordedYet), so that the vendor sends the request again;
+// the reports already taken are repeats then, which change nothing.
 //
 // The reports run detached from the vendor's connection, within
 // ReportTimeout: a vendor that hangs up (its webhook timeout) must not

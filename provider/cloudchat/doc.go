@@ -148,17 +148,20 @@
 // notify.Notifier.Report); failoverCodes in webhook.go is the list, with
 // the reasons.
 //
-// Answers: 200 once every status was taken, including statuses of
-// messages no record has (counted in Stats().Unmatched: a vendor retries
-// unacknowledged webhooks for days); 401, before a byte of the body is
-// read, for a notification whose X-Hub-Signature-256 is missing or not of
-// the vendor's shape, and after it for a wrong one; 400 for a body that
-// is not JSON, 415 for a Content-Type that is not JSON; 413 for one over
-// WebhookConfig.MaxBody (default 3 MiB, the vendor's documented largest),
-// refused unread when its Content-Length says so; 503 when a report could
-// not be applied now (the store failed, or the message's own send has not
-// finished), or while forged notifications with signatures of the right
-// shape have spent the receiver's budget of unauthenticated reading (1
-// MiB a second, in bursts of 8 MiB), so that the vendor sends it again. Package cloudchattest is
-// a fake vendor that posts these webhooks.
+// Answers: 200 once every status was taken, including statuses of messages
+// no record has (counted in Stats().Unmatched: a vendor retries
+// unacknowledged webhooks for days), unless a send is in flight whose
+// wamid the record may not have yet (then 503, below); 401, before a byte
+// of the body is read, for a notification whose X-Hub-Signature-256 is
+// missing or not of the vendor's shape, and after it for a wrong one; 400
+// for a body that is not JSON, 415 for a Content-Type that is not JSON;
+// 413 for one over WebhookConfig.MaxBody (default 3 MiB, the vendor's
+// documented largest), refused unread when its Content-Length says so; 503
+// when a report could not be applied now (the store failed, the message's
+// own send has not finished, or no record has its wamid yet while a send
+// is in flight, which the status may have outrun), or while forged
+// notifications with signatures of the right shape have spent the
+// receiver's budget of unauthenticated reading (1 MiB a second, in bursts
+// of 8 MiB), so that the vendor sends it again. Package cloudchattest is a
+// fake vendor that posts these webhooks.
 package cloudchat

@@ -193,8 +193,9 @@
 // <fromMe>_<chat>_<id>, whatever its engine, while the record keeps what
 // the send answered (see Results and errors): the same serialized ID with
 // WEBJS, the bare <id> with NOWEB and GOWS. So a report is handed over
-// under the serialized ID first and, when no record has that, once more
-// under the bare ID. The reverse cannot be done (a bare ID does not say
+// under the serialized ID first and, when no record has that (NotFound,
+// or not yet while a send is in flight: notify.ErrNotRecordedYet), once
+// more under the bare ID. The reverse cannot be done (a bare ID does not say
 // its chat), which is why the provider keeps the ID exactly as the send
 // answered it. The gateway echoes no reference of ours, so the acks of a
 // message whose send had an unknown outcome (no ID in its record) are
@@ -213,15 +214,16 @@
 //
 // Answers: 200 once the report was taken, for the ack of a message no
 // record has (counted in Stats().Unmatched; it is not retried) and for an
-// event ignored (Stats().Ignored); 401, before a byte of the body is
-// read, for an X-Webhook-Hmac that is missing or not 128 hex digits, and
-// after it for a wrong one; 400 for a body that is not a JSON event, 415
-// for a Content-Type that is not JSON, 413 for one over
-// WebhookConfig.MaxBody (1 MiB), 405 for a method other than POST; 503
-// when the report could not be applied now (the store failed, or the
-// message's own send is still running), or while forged events have
-// spent the receiver's budget of unauthenticated reading (1 MiB a second,
-// in bursts of 8 MiB), so that the gateway sends the event again, as it does for an answer of 5xx or
+// event ignored (Stats().Ignored); 401, before a byte of the body is read,
+// for an X-Webhook-Hmac that is missing or not 128 hex digits, and after
+// it for a wrong one; 400 for a body that is not a JSON event, 415 for a
+// Content-Type that is not JSON, 413 for one over WebhookConfig.MaxBody (1
+// MiB), 405 for a method other than POST; 503 when the report could not be
+// applied now (the store failed, the message's own send is still running,
+// or no record has its ID yet while a send is in flight, which it may have
+// outrun), or while forged events have spent the receiver's budget of
+// unauthenticated reading (1 MiB a second, in bursts of 8 MiB), so that
+// the gateway sends the event again, as it does for an answer of 5xx or
 // none (WAHA: 15 attempts, 2 seconds apart, by default). The secret never
 // appears in answers or errors.
 package qrchat

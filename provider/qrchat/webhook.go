@@ -116,10 +116,10 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // MiB a second in bursts of 8 MiB (the gateway retries). Then the body is read,
 // within MaxBody (413), and its signature checked (401, reporting
 // nothing). Then: 400 for a body that is not a JSON event, 503 when the
-// report could not be applied now (the gateway retries), and 200
-// otherwise: for a report taken, for one of a message no record has
-// (Stats().Unmatched), and for an event it does not act on
-// (Stats().Ignored).
+// report could not be applied now, or no record has its ID yet while a
+// send is in flight (the gateway retries), and 200 otherwise: for a
+// report taken, for one of a message no record has (Stats().Unmatched),
+// and for an event it does not act on (Stats().Ignored).
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !webhook.Allow(w, r, http.MethodPost) {
 		return
@@ -367,14 +367,19 @@ func candidateIDs(id string) []string {
 
 // candidateReporter hands a report to rep under each ID a record may
 // keep for its message (candidateIDs), in order, and returns the first
-// answer that is not NotFound; the last NotFound when none matched. The
-// report that matches carries the ID the record has.
+// answer other than "no record has this ID": NotFound, or Unavailable
+// with notify.ErrNotRecordedYet while the provider has a send in flight
+// (a store failure is such another answer, and stops the tries). When no
+// ID matched, the answer is "not recorded yet" if any ID got it (the
+// gateway sends the event again: it may have outrun the move to sent of a
+// send still in flight), else the last NotFound. The report that matches
+// carries the ID the record has.
 type candidateReporter struct{ rep notify.Reporter }
 
 func (c candidateReporter) Report(ctx context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
 	var (
-		res *notify.ReportResult
-		err error
+		res       *notify.ReportResult
+		err, soon error
 	)
 	for i, id := range candidateIDs(r.ProviderMessageID) {
 		try := r
@@ -384,9 +389,15 @@ func (c candidateReporter) Report(ctx context.Context, r *notify.DeliveryReport)
 			try = &cp
 		}
 		res, err = c.rep.Report(ctx, try)
-		if notify.CodeOf(err) != notify.CodeNotFound {
+		switch {
+		case errors.Is(err, notify.ErrNotRecordedYet):
+			soon = err
+		case notify.CodeOf(err) != notify.CodeNotFound:
 			return res, err
 		}
+	}
+	if soon != nil {
+		return nil, soon
 	}
 	return res, err
 }

@@ -433,12 +433,15 @@ func TestWebhookBadRequests(t *testing.T) {
 }
 
 // recorder is a Reporter that keeps the reports it gets and knows the
-// messages in known (by provider ID): others are NotFound.
+// messages in known (by provider ID): others are NotFound, or, with
+// inFlight, not recorded yet (Unavailable, notify.ErrNotRecordedYet), as
+// notify.Notifier.Report answers while the provider has a send in flight.
 type recorder struct {
-	mu    sync.Mutex
-	known map[string]bool
-	err   error
-	got   []notify.DeliveryReport
+	mu       sync.Mutex
+	known    map[string]bool
+	inFlight bool
+	err      error
+	got      []notify.DeliveryReport
 }
 
 func (r *recorder) Report(_ context.Context, d *notify.DeliveryReport) (*notify.ReportResult, error) {
@@ -449,6 +452,9 @@ func (r *recorder) Report(_ context.Context, d *notify.DeliveryReport) (*notify.
 		return nil, r.err
 	}
 	if r.known != nil && !r.known[d.ProviderMessageID] {
+		if r.inFlight {
+			return nil, &notify.Error{Code: notify.CodeUnavailable, Op: "test", Err: notify.ErrNotRecordedYet}
+		}
 		return nil, &notify.Error{Code: notify.CodeNotFound, Op: "test"}
 	}
 	return &notify.ReportResult{Moved: 1}, nil
@@ -552,6 +558,44 @@ func TestWebhookMatchesSerializedAndBareIDs(t *testing.T) {
 			}
 			if s := h.Stats(); s.Unmatched != c.unmatched || s.Reports != 1-c.unmatched {
 				t.Fatalf("stats = %+v", s)
+			}
+		})
+	}
+}
+
+// TestWebhookTriesEveryIDWhileSendsAreInFlight: while the session has a
+// send in flight, Report answers an ID no record has with "not recorded
+// yet" (Unavailable) rather than NotFound. The receiver still tries the
+// bare ID, which a record may keep (NOWEB, GOWS), and the report applies
+// there; only when no ID is recorded is the answer 503, so that the
+// gateway sends the event again. A store failure stops at the first ID
+// (TestWebhookStoreTroubleAsksForARetry).
+func TestWebhookTriesEveryIDWhileSendsAreInFlight(t *testing.T) {
+	const ser, bare = "true_919876543210@c.us_3EB0C431C26A1916", "3EB0C431C26A1916"
+	body := []byte(`{"event":"message.ack","session":"default","payload":{"id":"` + ser + `","fromMe":true,"ack":3}}`)
+	for _, c := range []struct {
+		name  string
+		known []string
+		code  int
+		stats notify.WebhookStats
+	}{
+		{"the record keeps the bare ID", []string{bare}, http.StatusOK, notify.WebhookStats{Reports: 1}},
+		{"neither ID recorded yet", []string{}, http.StatusServiceUnavailable, notify.WebhookStats{Failed: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := &recorder{known: map[string]bool{}, inFlight: true}
+			for _, k := range c.known {
+				rep.known[k] = true
+			}
+			h, url := newRecordedHook(t, rep, qrchat.WebhookConfig{})
+			if code := postSigned(t, url, body, hookKey); code != c.code {
+				t.Fatalf("answered %d, want %d (tried %q)", code, c.code, rep.ids())
+			}
+			if got := rep.ids(); got != ser+" "+bare {
+				t.Fatalf("tried %q, want both IDs", got)
+			}
+			if s := h.Stats(); s != c.stats {
+				t.Fatalf("stats = %+v, want %+v", s, c.stats)
 			}
 		})
 	}

@@ -174,9 +174,11 @@
 // or a report without a request_id, is 400 (nothing of that callback is
 // reported); a body over WebhookConfig.MaxBody is 413; a report of an
 // unknown request ID (or of another number) is acknowledged (200) and
-// counted (Stats().Unmatched); a report that cannot be applied now (a
-// store failure, a message still being sent) is 503, so that the vendor
-// calls again. Reports are applied as notify.Notifier.Report applies
+// counted (Stats().Unmatched), unless the provider has a send in flight,
+// whose request ID the record may not have yet (a report that outran the
+// Notifier's move to sent): then, as for a report that cannot be applied
+// now (a store failure, a message still being sent), the answer is 503,
+// so that the vendor calls again. Reports are applied as notify.Notifier.Report applies
 // them: a repeated, late or out-of-order report changes nothing.
 //
 // An undelivered SMS keeps its charge by default: the vendor bills the

@@ -95,9 +95,10 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // body over MaxBody (before it is read when its Content-Length says so);
 // 400 for one that cannot be read or a report without a request_id; 503
 // when the Reporter could not apply a report now (a store failure, a
-// message still being sent), so that the vendor calls again; and 200
-// otherwise, for reports of unknown request IDs (counted Unmatched) and
-// statuses that say nothing final (counted Ignored) too.
+// message still being sent, a request ID not recorded yet while a send is
+// in flight), so that the vendor calls again; and 200 otherwise, for
+// reports of unknown request IDs (counted Unmatched) and statuses that
+// say nothing final (counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !webhook.Allow(w, r, http.MethodGet, http.MethodPost, http.MethodPut) {
 		return

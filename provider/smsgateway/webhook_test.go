@@ -46,6 +46,13 @@ type dlrLoop struct {
 // newDLRLoop starts the loop; auto is the fake's Config.AutoDLR.
 func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 	t.Helper()
+	return newWrappedDLRLoop(t, auto, nil, opts...)
+}
+
+// newWrappedDLRLoop is newDLRLoop with the Notifier's message store
+// wrapped by wrap, when it is not nil (records stays the store itself).
+func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.MessageStore) notify.MessageStore, opts ...notify.Option) *dlrLoop {
+	t.Helper()
 	mux := http.NewServeMux()
 	receiver := httptest.NewServer(mux)
 	t.Cleanup(receiver.Close)
@@ -62,6 +69,9 @@ func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 		t.Fatal(err)
 	}
 	l.records = memstore.NewMessages(l.wallet)
+	if wrap != nil {
+		opts = append([]notify.Option{notify.WithMessageStore(wrap(l.records))}, opts...)
+	}
 	l.n = newNotifier(t, p, l.wallet, l.records, opts...)
 	l.hook, err = smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: l.n, Token: dlrToken})
 	if err != nil {
@@ -341,6 +351,88 @@ func TestDLRUnknownRequestID(t *testing.T) {
 	}
 	if m := l.message(t, r.MessageID); m.State != notify.StateSent {
 		t.Fatalf("the record moved to %s", m.State)
+	}
+}
+
+// holdSent is a message store whose first move into sent waits until
+// released: the vendor has accepted the SMS (and queued its report), and
+// the Notifier's move that records the request ID has not landed yet.
+type holdSent struct {
+	notify.MessageStore
+	held    chan string // the move's request ID, once it waits
+	release chan struct{}
+	once    sync.Once
+}
+
+func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	first := false
+	if u.State == notify.StateSent {
+		s.once.Do(func() { first = true })
+	}
+	if first {
+		s.held <- u.ProviderMessageID
+		<-s.release
+	}
+	return s.MessageStore.Move(ctx, account, id, u)
+}
+
+// TestDLRBeforeOurMoveToSentComesAgain: the vendor's DELIVERED report
+// arrives before the Notifier has recorded the request ID its send was
+// answered with. It is answered 503, not acknowledged as unmatched (which
+// would lose it), and stays with the vendor; posted again once the move
+// has landed, it moves the record to delivered.
+func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
+	hold := &holdSent{held: make(chan string, 1), release: make(chan struct{})}
+	l := newWrappedDLRLoop(t, "delivered", func(s notify.MessageStore) notify.MessageStore {
+		hold.MessageStore = s
+		return hold
+	})
+	type answer struct {
+		r   *notify.Receipt
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		r, err := l.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped"})
+		done <- answer{r, err}
+	}()
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(hold.release)
+			<-done
+		}
+	})
+	var requestID string
+	select {
+	case requestID = <-hold.held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the send never reached its move to sent")
+	}
+
+	posted, err := l.vendor.FlushDLRs(context.Background())
+	var ce *smsgatewaytest.CallbackError
+	if posted != 0 || !errors.As(err, &ce) || ce.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("the report ahead of our move: posted %d, %v; want a 503, so that the vendor sends it again", posted, err)
+	}
+	if s := l.hook.Stats(); s != (notify.WebhookStats{Failed: 1}) || l.vendor.PendingDLRs() != 1 {
+		t.Fatalf("stats %+v, %d pending; want one failed, still with the vendor", s, l.vendor.PendingDLRs())
+	}
+
+	close(hold.release)
+	released = true
+	a := <-done
+	if a.err != nil || a.r.ProviderMessageID != requestID {
+		t.Fatalf("send = %+v, %v", a.r, a.err)
+	}
+	if posted, err := l.vendor.FlushDLRs(context.Background()); posted != 1 || err != nil {
+		t.Fatalf("the report again: posted %d, %v", posted, err)
+	}
+	if m := l.message(t, a.r.MessageID); m.State != notify.StateDelivered {
+		t.Fatalf("after the report came again: %s, want delivered", m.State)
+	}
+	if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 1, Failed: 1}) {
+		t.Fatalf("stats = %+v", s)
 	}
 }
 
