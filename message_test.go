@@ -596,7 +596,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	r.n = r.instance(t)
 	r.sms.FailNext(1, notify.CodeRejected)
 	ctx := context.Background()
-	rc, err := r.n.SendSMS(ctx, sms("hello"))
+	rc, err := r.n.Send(ctx, smsReq("hello"))
 	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StatusFailed {
 		t.Fatalf("send = %+v, %v; want a failed receipt, rejected", rc, err)
 	}

@@ -623,7 +623,7 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		rc, err := r.n.SendSMS(ctx, sms("hello"))
+		rc, err := r.n.Send(ctx, smsReq("hello"))
 		done <- answer{rc, err}
 	}()
 	released := false
@@ -678,7 +678,7 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 // not asked for forever.
 func TestReportNotHeldBackByAnAbandonedSend(t *testing.T) {
 	r := newRecordRig(t, nil)
-	env, _ := crashDuringVendorCall(t, r, sms("hello"))
+	env, _ := crashDuringVendorCall(t, r, smsReq("hello"))
 	ctx := context.Background()
 	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "mem-404", State: notify.StateDelivered}
 	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeUnavailable {

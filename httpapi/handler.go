@@ -12,7 +12,6 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	pathpkg "path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -149,28 +148,28 @@ func specRoutes() []sendRoute {
 	}
 }
 
-// WithRoute adds the send endpoint POST BasePath+path, whose JSON body d
+// WithRoute adds the send endpoint POST BasePath+p, whose JSON body d
 // decodes into the request that is sent: the way a channel of your own
 // (or another body shape for a built-in one) joins the API. The endpoint
 // is authenticated, limited, detached and answered exactly as the
-// built-in ones are (the receipt's JSON, the error answers). path starts
+// built-in ones are (the receipt's JSON, the error answers). p starts
 // with "/" and must not be one the handler has already.
-func WithRoute(path string, d Decoder) Option {
+func WithRoute(p string, d Decoder) Option {
 	return func(h *Handler) error {
 		switch {
 		case d == nil:
-			return fmt.Errorf("WithRoute %q: nil decoder", path)
-		case !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " {}?#") || path != pathpkg.Clean(path):
-			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", path)
-		case path == "/balance" || strings.HasPrefix(path, "/messages/") || path == "/openapi.json":
-			return fmt.Errorf("WithRoute %q: the API has that endpoint already", path)
+			return fmt.Errorf("WithRoute %q: nil decoder", p)
+		case !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " {}?#") || p != path.Clean(p):
+			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", p)
+		case p == "/balance" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json":
+			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
 		for _, rt := range h.sends {
-			if rt.path == path {
-				return fmt.Errorf("WithRoute %q: the API has that endpoint already", path)
+			if rt.path == p {
+				return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 			}
 		}
-		h.sends = append(h.sends, sendRoute{path: path, decode: d})
+		h.sends = append(h.sends, sendRoute{path: p, decode: d})
 		return nil
 	}
 }

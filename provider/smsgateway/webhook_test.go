@@ -393,7 +393,7 @@ func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		r, err := l.n.SendSMS(context.Background(), &notify.SMSRequest{Account: "acme", To: "9876543210", Message: "Your order shipped"})
+		r, err := l.n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped"})
 		done <- answer{r, err}
 	}()
 	released := false
