@@ -15,11 +15,12 @@
 // "individual", the recipient as country code and number ("91XXXXXXXXXX"),
 // and one of:
 //
-//   - text: {"body", "preview_url": false} for Envelope.Chat.Text;
+//   - text: {"body", "preview_url": false} for the chat.Message's Text
+//     (the envelope's Content, chat.MessageOf(env));
 //   - template: {"name", "language": {"code"}, "components": [...]} for
-//     Envelope.Chat.Template (see Templates below);
+//     its Template (see Templates below);
 //   - document: {"link", "caption", "filename"} and image / video:
-//     {"link", "caption"}, for Envelope.Chat.Media. The vendor fetches the
+//     {"link", "caption"}, for its Media. The vendor fetches the
 //     link itself, from its own network, so no file passes through here.
 //
 // A success answers {"messages": [{"id": "wamid..."}]}; that ID is the

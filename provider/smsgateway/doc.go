@@ -11,7 +11,8 @@
 // was given as the full endpoint (https://www.fast2sms.com/dev/bulkV2):
 // both forms send to the same URL.
 //
-// whose JSON body depends on Envelope.SMS.Route:
+// whose JSON body depends on the route of the envelope's sms.Message
+// (sms.MessageOf(env).Route):
 //
 //	sms  {"route": "q", "message", "language": "english"|"unicode", "flash", "numbers"}
 //	otp  {"route": "otp", "variables_values": code, "flash", "numbers"}
