@@ -24,8 +24,8 @@ package notify_test
 // GOTOOLCHAIN=local and GOWORK=off, so it uses the module cache and never
 // the network. Each file is named after the Markdown file and the line
 // its block starts on (README_L42.go, docs_extending_L17.go), so a
-// compiler error points at the guide. README.md must hold Go blocks: none
-// found means the extraction is broken.
+// compiler error points at the guide. README.md and docs/extending.md
+// must hold Go blocks: none found means the extraction is broken.
 //
 // The test is skipped under -short and when no go command is found.
 
@@ -206,7 +206,7 @@ func TestREADMESnippetsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	guides := markdownFiles(t, root)
-	for _, must := range []string{"README.md"} {
+	for _, must := range []string{"README.md", filepath.Join("docs", "extending.md")} {
 		if len(readmeGoBlocks(t, filepath.Join(root, must))) == 0 {
 			t.Fatalf("%s has no ```go blocks: the extraction is broken", must)
 		}
