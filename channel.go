@@ -4,12 +4,15 @@ import "context"
 
 // Channel turns requests of one kind into envelopes and delivers them
 // through its providers. The SMS, e-mail and chat channels live in the
-// channel/ packages; the Notifier holds at most one Channel per Kind.
+// channel/ packages, and any package may define another (see
+// examples/pushchannel); the Notifier holds at most one Channel per Kind.
+// A channel may also implement BatchDeliverer, ReportHandler and
+// HealthChecker.
 //
 // Implementations must be safe for concurrent use.
 type Channel interface {
-	// Kind is the kind of requests the channel handles: KindSMS, KindEmail
-	// or KindChat.
+	// Kind is the kind of requests the channel handles, such as KindSMS;
+	// requests whose Kind() is this go to this channel. Not empty.
 	Kind() Kind
 
 	// Prepare validates and normalises req, renders its template and picks

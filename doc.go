@@ -51,12 +51,17 @@
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;
 //   - notifytest: a one-call test kit for applications.
 //
-// Send takes any Request: one message (sms.Request, chat.Request,
-// email.Request, or your own channel's), a Composite of several at once
-// (otp.Request), or a Bulk of one content to many recipients
-// (sms.BulkRequest: each its own charged record, in one vendor call per
-// batch where the provider is a BatchSender). Report takes the vendors' delivery reports, which move a record on after
-// the send (delivered, read, or failed and refunded by the RefundPolicy).
+// Send is the one entry point. It takes any Request: one message
+// (sms.Request, chat.Request, email.Request, or your own channel's), a
+// Composite of several at once (otp.Request), or a Bulk of one content to
+// many recipients (sms.BulkRequest: each its own charged record, in one
+// vendor call per batch where the provider is a BatchSender). A Channel
+// joins a Notifier with WithChannel, for any Kind; examples/pushchannel
+// is a fourth channel built on the public API alone. The content of a
+// prepared Envelope is its Content, in the channel's own type
+// (sms.MessageOf(env) reads an SMS). Report takes the vendors' delivery
+// reports, which move a record on after the send (delivered, read, or
+// failed and refunded by the RefundPolicy).
 //
 // # Money
 //

@@ -241,8 +241,9 @@ func ExampleNotifier_Report() {
 	// Output: failed 131047 refunded: true balance: 100.00 INR
 }
 
-// SendSMSBulk sends one text to many numbers, each charged and recorded on
-// its own; with provider/smsgateway each batch is one vendor call.
+// A bulk request (sms.BulkRequest) sends one text to many numbers, each
+// charged and recorded on its own; with provider/smsgateway each batch is
+// one vendor call.
 func ExampleNotifier_Send_bulk() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", VendorID: "ACMEST", Currency: notify.INR()})

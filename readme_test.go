@@ -1,15 +1,18 @@
 package notify_test
 
-// TestREADMESnippetsCompile holds every ```go block of README.md to one
-// rule: what a reader pastes is what we compile.
+// TestREADMESnippetsCompile holds every ```go block of the repository's
+// Markdown guides (README.md, docs/*.md, examples/gateway/README.md, any
+// other .md file outside testdata and dot directories) to one rule: what
+// a reader pastes is what we compile.
 //
 //   - Each ```go block is a complete Go source file: it starts with a
 //     package clause (comments may come first) and imports everything it
 //     uses. There are no fragments and no hidden wrapping.
 //   - A `package main` block is a program, in a directory of its own.
 //     Blocks of any other package name are files of that package: all the
-//     blocks that name it share one directory, in README order, so that a
-//     provider and its test can be shown as two files.
+//     blocks of one Markdown file that name it share one directory, in
+//     the file's order, so that a provider and its test can be shown as
+//     two files. Blocks of different Markdown files never share one.
 //   - A block that declares a TestXxx, BenchmarkXxx, FuzzXxx or ExampleXxx
 //     function is a _test.go file.
 //   - Blocks are gofmt-formatted, as a reader's editor would leave them.
@@ -19,8 +22,10 @@ package notify_test
 // checkout's go.sum; `go vet ./...` then type-checks and vets every file,
 // the test files included. It runs with GOPROXY=off, GOFLAGS=-mod=mod,
 // GOTOOLCHAIN=local and GOWORK=off, so it uses the module cache and never
-// the network. Each file is named after the README line its block starts
-// on (readme_L42.go), so a compiler error points at the README.
+// the network. Each file is named after the Markdown file and the line
+// its block starts on (README_L42.go, docs_extending_L17.go), so a
+// compiler error points at the guide. README.md and docs/extending.md
+// must hold Go blocks: none found means the extraction is broken.
 //
 // The test is skipped under -short and when no go command is found.
 
@@ -33,6 +38,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +52,50 @@ import (
 type readmeBlock struct {
 	line int // line of the block's first line of code
 	src  string
+}
+
+// markdownFiles returns the Markdown files under root, as paths relative
+// to it in walk order, leaving out dot directories and testdata.
+// A nested module (examples/gateway) is walked too: its guide's blocks
+// compile against this checkout, which is what they import.
+func markdownFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(d.Name(), ".md") {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// guideSlug names the snippets of a Markdown file: its path without
+// ".md", separators as underscores (docs/extending.md: docs_extending).
+func guideSlug(rel string) string {
+	slug := strings.TrimSuffix(filepath.ToSlash(rel), ".md")
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, slug)
 }
 
 // readmeGoBlocks returns the ```go blocks of a Markdown file.
@@ -145,7 +195,7 @@ func requireBlocks(gomod []byte) string {
 
 func TestREADMESnippetsCompile(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles README.md's Go blocks with the go command; skipped under -short")
+		t.Skip("compiles the Markdown guides' Go blocks with the go command; skipped under -short")
 	}
 	goCmd := goCommand()
 	if goCmd == "" {
@@ -155,38 +205,43 @@ func TestREADMESnippetsCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := readmeGoBlocks(t, filepath.Join(root, "README.md"))
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no ```go blocks: the extraction is broken")
+	guides := markdownFiles(t, root)
+	for _, must := range []string{"README.md", filepath.Join("docs", "extending.md")} {
+		if len(readmeGoBlocks(t, filepath.Join(root, must))) == 0 {
+			t.Fatalf("%s has no ```go blocks: the extraction is broken", must)
+		}
 	}
 
 	mod := t.TempDir()
 	fset := token.NewFileSet()
 	bad := false
-	for _, b := range blocks {
-		f, err := parser.ParseFile(fset, fmt.Sprintf("README.md:%d", b.line), b.src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Errorf("README.md:%d: the ```go block is not a complete Go file (%v); every block must start with a package clause and import what it uses (see readme_test.go)", b.line, err)
-			bad = true
-			continue
-		}
-		if formatted, err := format.Source([]byte(b.src)); err == nil && !bytes.Equal(formatted, []byte(b.src)) {
-			t.Errorf("README.md:%d: the ```go block is not gofmt-formatted", b.line)
-		}
-		pkg := f.Name.Name
-		dir := filepath.Join(mod, "pkg_"+pkg)
-		if pkg == "main" {
-			dir = filepath.Join(mod, fmt.Sprintf("main_L%d", b.line))
-		}
-		name := fmt.Sprintf("readme_L%d", b.line)
-		if declaresTests(f) {
-			name += "_test"
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".go"), []byte(b.src), 0o644); err != nil {
-			t.Fatal(err)
+	for _, guide := range guides {
+		slug := guideSlug(guide)
+		for _, b := range readmeGoBlocks(t, filepath.Join(root, guide)) {
+			f, err := parser.ParseFile(fset, fmt.Sprintf("%s:%d", guide, b.line), b.src, parser.SkipObjectResolution)
+			if err != nil {
+				t.Errorf("%s:%d: the ```go block is not a complete Go file (%v); every block must start with a package clause and import what it uses (see readme_test.go)", guide, b.line, err)
+				bad = true
+				continue
+			}
+			if formatted, err := format.Source([]byte(b.src)); err == nil && !bytes.Equal(formatted, []byte(b.src)) {
+				t.Errorf("%s:%d: the ```go block is not gofmt-formatted", guide, b.line)
+			}
+			pkg := f.Name.Name
+			dir := filepath.Join(mod, slug+"_pkg_"+pkg)
+			if pkg == "main" {
+				dir = filepath.Join(mod, fmt.Sprintf("%s_main_L%d", slug, b.line))
+			}
+			name := fmt.Sprintf("%s_L%d", slug, b.line)
+			if declaresTests(f) {
+				name += "_test"
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+".go"), []byte(b.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if bad {
@@ -223,7 +278,7 @@ func TestREADMESnippetsCompile(t *testing.T) {
 		"GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("go vet of README.md's Go blocks failed (%v); file readme_L<n>.go is the block starting on README.md line n:\n%s",
+		t.Fatalf("go vet of the Markdown guides' Go blocks failed (%v); file <guide>_L<n>.go is the block starting on line n of the guide (README_L42.go: README.md line 42; docs_extending_L17.go: docs/extending.md line 17):\n%s",
 			err, strings.ReplaceAll(string(out), mod+string(filepath.Separator), ""))
 	}
 }

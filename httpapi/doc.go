@@ -11,7 +11,13 @@
 //	POST /email/send                   e-mail
 //	POST /messenger/send, /messenger/send-otp, /send-messenger   chat
 //	GET  /balance                      wallet balance
+//	GET  /messages/{id}                a message's record (another account's is 404)
 //	GET  /openapi.json                 this API's OpenAPI 3.1 document, without a key
+//
+// WithRoute adds a send endpoint of your own: a path and a Decoder that
+// turns its JSON body into the notify.Request to send, such as a request
+// of a channel of your own (examples/pushchannel does this). It is
+// authenticated, limited and answered as the built-in ones are.
 //
 // Every request is authenticated with "Authorization: <key>" or
 // "Authorization: Bearer <key>" through notify.AccountStore.AccountByKey;

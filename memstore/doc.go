@@ -3,7 +3,8 @@
 // charges a Wallet), a DeliveryLog, a TemplateStore,
 // and two Limiters: RateLimit, a token bucket for the per-account rate
 // limit, and WindowLimit, a sliding window for the per-recipient OTP
-// throttle. It is for development, tests and single-process deployments:
+// throttle. Admin joins them into the adminstore.Store of the admin API
+// (package adminapi). It is for development, tests and single-process deployments:
 // nothing survives the process, and several processes cannot share one
 // wallet or one budget (use pgstore for that).
 //

@@ -8,9 +8,9 @@
 //		app := myapp.New(kit.Notifier) // the code under test
 //		app.Signup(ctx, "98765 43210")
 //
-//		msg := kit.LastSMS(t)
-//		if msg.To != "9876543210" || msg.SMS.Route != sms.RouteOTP { ... }
-//		kit.AssertBalance(t, notifytest.DefaultBalance-msg.Price.Minor)
+//		env := kit.LastSMS(t)
+//		if env.To != "9876543210" || sms.MessageOf(env).Route != sms.RouteOTP { ... }
+//		kit.AssertBalance(t, notifytest.DefaultBalance-env.Price.Minor)
 //	}
 //
 // Everything the kit holds is exported, so a test can reach past the

@@ -1,9 +1,12 @@
 // Package storetest holds the conformance suites of notify's store
 // interfaces other than the wallet (whose suite is wallet/wallettest):
 // RunAccounts for notify.AccountStore, RunIdempotency for
-// notify.IdempotencyStore, RunDeliveryLog for notify.DeliveryLog,
-// RunTemplates for notify.TemplateStore, and RunRateLimit (a token
-// bucket) and RunWindowLimit (a sliding window) for notify.Limiter. They
+// notify.IdempotencyStore, RunMessages for notify.MessageStore (records,
+// their state machine, their charges and refunds, delivery reports),
+// RunDeliveryLog for notify.DeliveryLog, RunTemplates for
+// notify.TemplateStore, RunAdmin for adminstore.Store, and RunRateLimit
+// (a token bucket) and RunWindowLimit (a sliding window) for
+// notify.Limiter. They
 // are written in the manner of gocloud.dev's drivertest packages: an
 // implementation wires itself into a small harness of functions and calls
 // the suite from a test, usually conformance_test.go:

@@ -32,18 +32,18 @@
 // # Gateways
 //
 // gateway is cloud, qr or auto (the default). auto is the account's
-// primary gateway (PrimaryGateway), or the other one
-// when the primary has no provider configured, or cannot carry the
-// message (a file, when the QR provider reports with SupportsMedia that it
-// cannot attach files, as qrchat on WAHA Core does; a one-time code, see
-// above); Envelope.Chat.Gateway is
-// the resolved gateway and Envelope.Chat.Auto is set. Under auto, a
-// certain, temporary refusal by the first gateway (notify.IsRetryable:
-// Unavailable or RateLimited, the message was not accepted) falls over to
-// the other gateway once per delivery attempt; a permanent refusal does
-// not, and neither does an unknown outcome (the first gateway may have
-// the message, and the other would deliver it twice). The Result's Gateway says which gateway delivered and its
-// Note why that one. The message is charged the price of the gateway
+// primary gateway (notify.Account.PrimaryGateway), or the other one when
+// the primary has no provider configured, or cannot carry the message (a
+// file, when the QR provider reports with SupportsMedia that it cannot
+// attach files, as qrchat on WAHA Core does; a one-time code, see below);
+// the Message's Gateway (and Envelope.Route) is the resolved gateway and
+// its Auto is set. Under auto, a certain, temporary refusal by the first
+// gateway (notify.IsRetryable: Unavailable or RateLimited, the message was
+// not accepted) falls over to the other gateway once per delivery attempt;
+// a permanent refusal does not, and neither does an unknown outcome (the
+// first gateway may have the message, and the other would deliver it
+// twice). The Result's Route (the receipt's Gateway) says which gateway
+// delivered, and its Note why that one. The message is charged the price of the gateway
 // chosen in Prepare; when a failover delivers it through a cheaper one, the
 // Notifier credits the difference back, and it never charges more. An explicit gateway whose provider is not configured is
 // CodeUnavailable, before anything is charged.
@@ -96,7 +96,7 @@
 // notifications use it too) or promotional. A template whose class is
 // promotional is always sent at the promotional rate, whatever type says,
 // so marketing cannot be priced as a transaction; Envelope.Class and
-// Envelope.Chat.Type then say promotional.
+// the Message's Type then say promotional.
 //
 // # Media
 //
@@ -113,6 +113,11 @@
 // document. Without file_name a document whose URL ends in another known
 // document extension (.docx, .xlsx, ...) is named Document.<ext>, and an
 // image Image.<ext>.
+//
+// # Content
+//
+// The prepared Envelope's Content is a *Message (read it with
+// MessageOf(env)); its Route is the gateway, which prices it.
 //
 // # Errors
 //

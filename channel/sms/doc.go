@@ -7,18 +7,18 @@
 //   - sms (the default): the text is sent as it is, non-DLT.
 //   - otp: Message is the numeric code, 4 to 8 digits. The delivered text
 //     is Config.OTPText of the code and the brand (Request.Brand, else
-//     the account's name); Envelope.SMS.OTP carries the code, for vendors
+//     the account's name); the Message's OTP carries the code, for vendors
 //     with an OTP API of their own.
 //   - dlt: the text must be the content of a DLT template registered on
 //     the account (notify.Account.DLTTemplates) with its {#var#} slots
-//     filled (see package template/dlt); the values go to
-//     Envelope.SMS.DLTValues. dlt_template_id is required; dlt_entity_id
+//     filled (see package template/dlt); the values go to the Message's
+//     DLTValues. dlt_template_id is required; dlt_entity_id
 //     may be left out, and then comes from the registered template. The
 //     sender header must be 6 letters. A template ID the account has not
 //     registered is refused, because its text cannot be checked before the
 //     message is charged, unless Config.AllowUnregisteredDLT is set. A
 //     registered template with the vendor's Message ID
-//     (notify.DLTTemplate.MessageID) sets Envelope.SMS.DLTMessageID, so
+//     (notify.DLTTemplate.MessageID) sets the Message's DLTMessageID, so
 //     that a provider may send the ID and the values instead of the text.
 //
 // # Common rules
@@ -32,7 +32,11 @@
 // Envelope.Units is the number of segments, so the price is per segment.
 // With template_slug the body is rendered by Config.Renderer from the
 // template's SMS form. Envelope.Class is the rendered template's class, or
-// Transactional; price lists tell routes apart by Envelope.SMS.Route.
+// Transactional; price lists tell routes apart by Envelope.Route, which
+// is the Message's Route.
+//
+// The prepared Envelope's Content is a *Message; providers read it with
+// MessageOf(env).
 //
 // # Bulk sends
 //

@@ -15,11 +15,12 @@
 // "individual", the recipient as country code and number ("91XXXXXXXXXX"),
 // and one of:
 //
-//   - text: {"body", "preview_url": false} for Envelope.Chat.Text;
+//   - text: {"body", "preview_url": false} for the chat.Message's Text
+//     (the envelope's Content, chat.MessageOf(env));
 //   - template: {"name", "language": {"code"}, "components": [...]} for
-//     Envelope.Chat.Template (see Templates below);
+//     its Template (see Templates below);
 //   - document: {"link", "caption", "filename"} and image / video:
-//     {"link", "caption"}, for Envelope.Chat.Media. The vendor fetches the
+//     {"link", "caption"}, for its Media. The vendor fetches the
 //     link itself, from its own network, so no file passes through here.
 //
 // A success answers {"messages": [{"id": "wamid..."}]}; that ID is the
@@ -49,8 +50,12 @@
 // one-time code, has a body of one parameter, the code, and an OTP button
 // (copy code or one-tap) that needs the code too, as a URL button at
 // index 0; without it the vendor answers 131008 "Button at index 0 of type
-// Url requires a parameter". The chat channel builds it (chat
-// Config.CloudOTPTemplate).
+// Url requires a parameter". Free text reaches only recipients who wrote
+// in the last 24 hours, so the chat channel sends a code to this provider
+// only as that template: name yours in chat.Config.CloudOTPTemplate (and
+// CloudOTPLanguage). Without one, codes go by the QR gateway under auto,
+// and a code for the cloud gateway alone is CodeInvalidArgument naming
+// that setting, before anything is charged (package channel/chat).
 //
 // Values the vendor would refuse are refused before the request as
 // CodeInvalidArgument naming the field: an empty parameter, one with a
@@ -108,7 +113,9 @@
 //
 // An answer with the vendor's error object is also an *Error, wrapped by
 // the *notify.Error: errors.As reaches its Code, Subcode, TraceID and
-// text, so an app can act on a code without parsing messages. Error
+// text, so an app can act on a code without parsing messages (see
+// ExampleError): 131047 asks for a template, 131008 names a missing
+// parameter. Error
 // messages carry the vendor's message, code and fbtrace_id (for support
 // requests) but never the token or the envelope's OTP.
 //

@@ -36,7 +36,7 @@
 //     vendor's own error answer on an HTTP 5xx, with a code the provider
 //     need not know (VendorErrorOn5xx), is a certain refusal, never an
 //     unknown outcome; and the vendor works again for the next send;
-//   - an envelope without content (SMS, Email and Chat nil) makes Send
+//   - an envelope without content (Content nil) makes Send
 //     fail with CodeInvalidArgument or CodeRejected, or succeed with a
 //     ProviderMessageID (capture and log providers), never panic;
 //   - 32 goroutines sending at once all succeed, with distinct

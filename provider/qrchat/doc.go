@@ -19,6 +19,10 @@
 // video, not a round video note, not converted), documents and anything
 // else to sendFile, where they arrive as documents.
 //
+// testdata/golden holds the request bodies, each naming the WAHA page
+// (and the DTO of devlikeapro/waha) that gives its shape
+// (golden_test.go); the tests' fake gateway refuses what WAHA refuses.
+//
 // # Session state
 //
 // Only a WORKING session can send. Before a send the provider asks for the
@@ -84,7 +88,8 @@
 //     fetched or sent: CodeInvalidArgument on media_url, so nothing is
 //     charged. The provider sees no request before Send, so this is the
 //     earliest place; Provider.SupportsMedia (false for Core) lets the
-//     chat channel refuse media for this gateway when it prepares a send.
+//     chat channel refuse media for this gateway when it prepares a send,
+//     and send a file by the cloud gateway instead under auto.
 //   - MediaAsLink sends the caption and, on a line of its own, the media
 //     URL as text through /api/sendText with "linkPreview": false (a
 //     preview would have the gateway fetch the URL from inside the

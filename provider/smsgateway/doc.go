@@ -11,7 +11,8 @@
 // was given as the full endpoint (https://www.fast2sms.com/dev/bulkV2):
 // both forms send to the same URL.
 //
-// whose JSON body depends on Envelope.SMS.Route:
+// whose JSON body depends on the route of the envelope's sms.Message
+// (sms.MessageOf(env).Route):
 //
 //	sms  {"route": "q", "message", "language": "english"|"unicode", "flash", "numbers"}
 //	otp  {"route": "otp", "variables_values": code, "flash", "numbers"}
@@ -22,10 +23,12 @@
 //	     "template_id", "entity_id", "flash", "numbers"} with the whole text
 //
 // numbers is the 10-digit recipient; SendBatch (notify.BatchSender, used
-// by an sms.BulkRequest) puts up to Config.MaxBatch numbers in
-// one request, comma-separated, as the vendor takes them, and every
-// recipient's record gets the request's request_id (the delivery reports
-// tell them apart by number). language is "unicode" when the text needs
+// by an sms.BulkRequest) puts up to Config.MaxBatch numbers (default
+// DefaultMaxBatch, 1,000) in one request, comma-separated, as the vendor
+// takes them, and every recipient's record gets the request's request_id
+// (the delivery reports tell them apart by number). A BulkRequest names
+// up to notify.MaxBulkRecipients (10,000) numbers; each is its own
+// charged record, settled, refunded and reported on its own. language is "unicode" when the text needs
 // UCS-2 (see sms.Segments), else "english". On the otp route the vendor
 // sends its own OTP text around the code; the envelope's Text is not sent.
 // A DLT value holding '|' cannot go on the dlt route and is
