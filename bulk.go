@@ -58,8 +58,8 @@ type BatchDeliverer interface {
 // order of To, each recorded in the delivery log and passed to observers
 // as a single send's would be; the bulk receipt itself is returned and kept for
 // its idempotency key, not logged. Its Cost and Units are the legs' sums,
-// its Status StatusSent when any leg was accepted, else StatusUnknown when
-// any leg's outcome is unknown, else StatusFailed. Without an accepted
+// its MessageState StateSent when any leg was accepted, else StateUnknown when
+// any leg's outcome is unknown, else StateFailed. Without an accepted
 // leg, sendBulk returns the receipt and the first unknown leg's error,
 // else the first failed one's. A repeat of the idempotency key returns
 // the first receipt: recipients that failed are sent again only under a
@@ -199,7 +199,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, k
 		})
 		for i, l := range legs {
 			var res *Result
-			if outcome == OutcomeAccepted {
+			if outcome == StateSent {
 				res = results[i]
 			}
 			// settle fills l.r, which receipts holds, and reports it.
@@ -234,7 +234,7 @@ func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, time
 
 // combineBulk makes the receipt of a bulk send from its legs.
 func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Receipt, error) {
-	r := &Receipt{MessageID: id, Account: acct.ID, Kind: kind, Status: StatusFailed, Legs: legs,
+	r := &Receipt{MessageID: id, Account: acct.ID, Kind: kind, Status: StateFailed, Legs: legs,
 		Cost: Money{Currency: acct.Currency}}
 	var firstUnknown, firstFailed *Receipt
 	for _, l := range legs {
@@ -246,9 +246,9 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 			r.CreatedAt = l.CreatedAt
 		}
 		switch l.Status {
-		case StatusSent:
-			r.Status = StatusSent
-		case StatusUnknown:
+		case StateSent:
+			r.Status = StateSent
+		case StateUnknown:
 			if firstUnknown == nil {
 				firstUnknown = l
 			}
@@ -258,12 +258,12 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 			}
 		}
 	}
-	if r.Status == StatusSent {
+	if r.Status == StateSent {
 		return r, nil
 	}
 	first := firstFailed
 	if firstUnknown != nil {
-		r.Status, first = StatusUnknown, firstUnknown
+		r.Status, first = StateUnknown, firstUnknown
 	}
 	r.ErrorCode, r.Error = first.ErrorCode, first.Error
 	return r, &Error{Code: first.ErrorCode, Op: op,

@@ -22,9 +22,9 @@ import (
 // whole.
 //
 // The receipt (Kind req.Kind()) has one leg per part, in order; its Cost
-// is the sum of what the legs keep charged. Its Status is StatusSent when
-// at least one leg was accepted, else StatusUnknown when a leg's outcome
-// is unknown (the error is then CodeOutcomeUnknown), else StatusFailed.
+// is the sum of what the legs keep charged. Its MessageState is StateSent when
+// at least one leg was accepted, else StateUnknown when a leg's outcome
+// is unknown (the error is then CodeOutcomeUnknown), else StateFailed.
 // With no leg accepted, the error is the most telling one: the unknown
 // one, else the first part's that is more than "unavailable". The
 // combined receipt is recorded in the delivery log and passed to
@@ -142,14 +142,14 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, req 
 	}
 	var err error
 	switch r.Status {
-	case StatusUnknown:
+	case StateUnknown:
 		for i, leg := range rs {
-			if leg.Status == StatusUnknown {
+			if leg.Status == StateUnknown {
 				err = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("no leg was accepted and %w", errs[i])}
 				break
 			}
 		}
-	case StatusFailed:
+	case StateFailed:
 		err = errs[0]
 		for _, e := range errs {
 			if e != nil && CodeOf(e) != CodeUnavailable {
@@ -164,7 +164,7 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, req 
 
 // combineLegs makes the receipt of a composite request from its legs'.
 func combineLegs(id, account string, kind Kind, legs []*Receipt) *Receipt {
-	r := &Receipt{MessageID: id, Account: account, Kind: kind, Status: StatusFailed, Legs: legs}
+	r := &Receipt{MessageID: id, Account: account, Kind: kind, Status: StateFailed, Legs: legs}
 	for _, leg := range legs {
 		if r.To == "" {
 			r.To = leg.To
@@ -176,11 +176,11 @@ func combineLegs(id, account string, kind Kind, legs []*Receipt) *Receipt {
 		r.Attempts += leg.Attempts
 		r.Cost.Minor += leg.Cost.Minor
 		switch leg.Status {
-		case StatusSent:
-			r.Status = StatusSent
-		case StatusUnknown:
-			if r.Status == StatusFailed {
-				r.Status = StatusUnknown
+		case StateSent:
+			r.Status = StateSent
+		case StateUnknown:
+			if r.Status == StateFailed {
+				r.Status = StateUnknown
 			}
 		}
 	}
@@ -194,7 +194,7 @@ func (n *Notifier) dispatchPart(ctx context.Context, op string, acct *Account, p
 		if p := recover(); p != nil {
 			err = &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("the %s part panicked: %v", pt.kind, p)}
 			r = &Receipt{MessageID: pt.p.env.ID, Account: acct.ID, Kind: pt.kind, To: pt.p.env.To,
-				Status: StatusUnknown, Cost: pt.p.env.Price, ErrorCode: CodeInternal, Error: err.Error()}
+				Status: StateUnknown, Cost: pt.p.env.Price, ErrorCode: CodeInternal, Error: err.Error()}
 		}
 	}()
 	r, err = n.dispatch(ctx, op, acct, pt.p)
@@ -207,6 +207,6 @@ func (n *Notifier) dispatchPart(ctx context.Context, op string, acct *Account, p
 
 // skippedLeg is the receipt of a part that was not sent.
 func skippedLeg(acct *Account, kind Kind, err error) *Receipt {
-	return &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed,
+	return &Receipt{Account: acct.ID, Kind: kind, Status: StateFailed,
 		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
 }

@@ -18,11 +18,11 @@
 //     record is written in the same step (StatePending), and moved to
 //     StateAttempting before the vendor is called.
 //  4. Deliver: the Channel hands the Envelope to its Provider under a
-//     per-attempt timeout. The answer is one of three outcomes (Outcome):
+//     per-attempt timeout. The answer is one of three outcomes (MessageState):
 //     accepted (sent, charged); certainly not accepted (temporary refusals
 //     are retried with capped, jittered backoff inside the caller's
 //     deadline, then the charge is refunded exactly once); or unknown, the
-//     vendor may have it (never retried, the charge stands, StatusUnknown
+//     vendor may have it (never retried, the charge stands, StateUnknown
 //     and CodeOutcomeUnknown). A context that ends before the vendor call
 //     cancels the send and refunds it; once the call is in flight, its
 //     outcome decides.

@@ -73,24 +73,6 @@ type Result struct {
 	Note string
 }
 
-// Status is the outcome of a send.
-type Status string
-
-// The statuses.
-const (
-	// StatusSent: the provider accepted the message.
-	StatusSent Status = "sent"
-	// StatusFailed: the message was not accepted, and any charge was
-	// refunded; or, on a record's receipt, a delivery report failed it
-	// after acceptance (Message.Refunded says whether the charge came
-	// back).
-	StatusFailed Status = "failed"
-	// StatusUnknown: the vendor may have the message (see
-	// CodeOutcomeUnknown); the charge stands until a delivery report or an
-	// operator settles it.
-	StatusUnknown Status = "unknown"
-)
-
 // Receipt records one send. The Notifier returns it, keeps it in the
 // delivery log and passes it to observers; receipts are shared, so treat
 // them as read-only.
@@ -101,7 +83,7 @@ type Receipt struct {
 	Kind      Kind
 	// To is the normalised recipient.
 	To     string
-	Status Status
+	Status MessageState
 	// Provider and ProviderMessageID identify the message at the provider.
 	Provider          string
 	ProviderMessageID string

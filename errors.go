@@ -44,7 +44,7 @@ const (
 	// CodeOutcomeUnknown: the vendor may have the message (its answer was
 	// lost, the call timed out or was cut after the request was written, an
 	// answer that proves no refusal). The charge stands, the receipt's
-	// status is StatusUnknown, and nothing retries it: a repeat with the
+	// status is StateUnknown, and nothing retries it: a repeat with the
 	// same idempotency key returns that receipt and never sends again.
 	CodeOutcomeUnknown Code = "outcome_unknown"
 	// CodeDeadlineExceeded: the caller's deadline passed before the vendor
@@ -68,43 +68,16 @@ const (
 // another question, answered by IsRetryable.
 func (c Code) Temporary() bool { return c == CodeUnavailable || c == CodeRateLimited }
 
-// Outcome is what a delivery attempt left at the vendor. It is decided by
-// the provider and kept apart from the error code: the code says what went
-// wrong, the outcome whether the vendor may have the message, and so
-// whether money may be refunded and the send retried.
-type Outcome int8
-
-// The outcomes of a delivery attempt.
-const (
-	// OutcomeUnknown: the request may have reached the vendor. The charge
-	// stands and the message is never retried.
-	OutcomeUnknown Outcome = iota
-	// OutcomeNotAccepted: the vendor certainly does not have the message;
-	// the charge is refunded, and a temporary failure may be retried.
-	OutcomeNotAccepted
-	// OutcomeAccepted: the vendor took the message and gave its ID.
-	OutcomeAccepted
-)
-
-// String returns "unknown", "not_accepted" or "accepted".
-func (o Outcome) String() string {
-	switch o {
-	case OutcomeNotAccepted:
-		return "not_accepted"
-	case OutcomeAccepted:
-		return "accepted"
-	}
-	return "unknown"
-}
-
 // OutcomeOf classifies the error of a delivery attempt (Provider.Send or
-// Channel.Deliver), the way database/sql reads driver.ErrBadConn:
+// Channel.Deliver), the way database/sql reads driver.ErrBadConn, into
+// the state the message is left in - one of the three outcomes:
 //
-//   - nil: OutcomeAccepted;
+//   - nil: StateSent, accepted;
 //   - an *Error whose code is a certain refusal (Unavailable, RateLimited,
 //     Rejected, InvalidArgument, Unauthenticated, PermissionDenied,
-//     NotFound, InsufficientFunds, Conflict): OutcomeNotAccepted;
-//   - anything else is OutcomeUnknown: CodeOutcomeUnknown, CodeInternal,
+//     NotFound, InsufficientFunds, Conflict): StateFailed, certainly not
+//     accepted;
+//   - anything else is StateUnknown, the vendor may have it: CodeOutcomeUnknown, CodeInternal,
 //     CodeDeadlineExceeded and CodeCanceled (a provider cut off mid-call
 //     cannot say what the vendor got), and every error that is not an
 //     *Error, context errors included.
@@ -112,27 +85,27 @@ func (o Outcome) String() string {
 // So a provider that knows the vendor did not take the message says so
 // with a code (notify.Errorf(notify.CodeUnavailable, ...)); one that does
 // not know returns its error as it is, or with CodeOutcomeUnknown.
-func OutcomeOf(err error) Outcome {
+func OutcomeOf(err error) MessageState {
 	if err == nil {
-		return OutcomeAccepted
+		return StateSent
 	}
 	var e *Error
 	if !errors.As(err, &e) {
-		return OutcomeUnknown
+		return StateUnknown
 	}
 	switch e.Code {
 	case CodeOutcomeUnknown, CodeInternal, CodeDeadlineExceeded, CodeCanceled, "":
-		return OutcomeUnknown
+		return StateUnknown
 	}
-	return OutcomeNotAccepted
+	return StateFailed
 }
 
 // IsRetryable reports whether sending the same message again is both safe
 // and may succeed: the vendor certainly did not accept it (OutcomeOf is
-// OutcomeNotAccepted) and the failure is temporary (Unavailable or
+// StateFailed) and the failure is temporary (Unavailable or
 // RateLimited). The Notifier retries only these.
 func IsRetryable(err error) bool {
-	return OutcomeOf(err) == OutcomeNotAccepted && CodeOf(err).Temporary()
+	return OutcomeOf(err) == StateFailed && CodeOf(err).Temporary()
 }
 
 // FieldError names one bad field of a request and the rule it breaks.

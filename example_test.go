@@ -107,7 +107,7 @@ func ExampleObserverFunc() {
 		})))
 	_, _ = n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	// Output:
-	// accepted sms 9876543210
+	// pending sms 9876543210
 	// sent sms 9876543210
 }
 
@@ -127,9 +127,9 @@ func ExampleOutcomeOf() {
 		fmt.Printf("%-13s retryable=%v\n", notify.OutcomeOf(err), notify.IsRetryable(err))
 	}
 	// Output:
-	// accepted      retryable=false
-	// not_accepted  retryable=true
-	// not_accepted  retryable=false
+	// sent          retryable=false
+	// failed        retryable=true
+	// failed        retryable=false
 	// unknown       retryable=false
 	// unknown       retryable=false
 	// unknown       retryable=false

@@ -67,7 +67,7 @@ type lateRefund struct {
 // ctx's cancellation, until it lands, the store answers that it cannot
 // (Conflict: the record was settled otherwise; NotFound, InvalidArgument),
 // or the settle threshold has passed since now. A move that lands is told
-// to the observers (EventFailed, Envelope nil, with Refund) and recorded
+// to the observers (StateFailed, Envelope nil, with Refund) and recorded
 // in the delivery log, as the receipt the send would have had.
 func (n *Notifier) refundLater(ctx context.Context, l *lateRefund) {
 	ctx = context.WithoutCancel(ctx)
@@ -109,7 +109,7 @@ func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund, end time.Time
 
 // refundedLate tells of l's move into failed, m, once it landed: the
 // delivery log gets the receipt as it stands now and the observers an
-// EventFailed with the refund.
+// StateFailed with the refund.
 func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m *Message) {
 	r := l.receipt
 	r.Cost = m.Cost()
@@ -128,7 +128,7 @@ func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m *Message) 
 		sctx.release()
 	}
 	n.record(ctx, &r)
-	ev := Event{Type: EventFailed, Receipt: &r, Err: &e}
+	ev := Event{Type: StateFailed, Receipt: &r, Err: &e}
 	if m.Refunded {
 		ev.Refund = m.Charge
 	}

@@ -32,7 +32,7 @@ type admission struct {
 // a one-time code, the per-recipient OTP throttle. It runs after Prepare
 // (a bad request is refused as such, never as rate limited) and inside the
 // idempotency reservation (a replay never counts). A dual OTP passes both
-// legs and counts once. A refusal is told to the observers (EventRefused)
+// legs and counts once. A refusal is told to the observers (StateRefused)
 // as a request of kind.
 func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
 	if n.rate == nil && n.otpThrottle == nil {
@@ -68,7 +68,7 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kin
 // unless gives the units back unless r shows that something went out, or
 // may have: a send refused before or by the vendor does not count.
 func (a *admission) unless(r *Receipt) {
-	if a == nil || (r != nil && r.Status != StatusFailed) {
+	if a == nil || (r != nil && r.Status != StateFailed) {
 		return
 	}
 	a.giveBack()
@@ -105,14 +105,14 @@ func limitError(op string, cause, err error) error {
 	return storeFailure(op, "limits", err)
 }
 
-// refused tells the observers of a refusal by a limit (EventRefused) and
+// refused tells the observers of a refusal by a limit (StateRefused) and
 // returns err; a store's failure to answer is no refusal and is only
 // returned.
 func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs []*Envelope, err error) error {
 	if len(n.observers) == 0 || CodeOf(err) != CodeRateLimited {
 		return err
 	}
-	r := &Receipt{Account: acct.ID, Kind: kind, Status: StatusFailed, Cost: Money{Currency: acct.Currency},
+	r := &Receipt{Account: acct.ID, Kind: kind, Status: StateFailed, Cost: Money{Currency: acct.Currency},
 		ErrorCode: CodeRateLimited, Error: err.Error()}
 	var env *Envelope
 	for _, e := range envs {
@@ -123,6 +123,6 @@ func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs [
 	if len(envs) == 1 {
 		env = envs[0]
 	}
-	n.observe(ctx, Event{Type: EventRefused, Envelope: env, Receipt: r, Err: err})
+	n.observe(ctx, Event{Type: StateRefused, Envelope: env, Receipt: r, Err: err})
 	return err
 }

@@ -34,6 +34,10 @@ const (
 	StateUnknown    MessageState = "unknown"
 	StateDelivered  MessageState = "delivered"
 	StateRead       MessageState = "read"
+	// StateRefused is no record's state: it is the state of an Event of a
+	// send a limit refused before anything was charged or recorded
+	// (WithRateLimit, WithOTPThrottle).
+	StateRefused MessageState = "refused"
 )
 
 // MessageStates returns every state, in the order a message meets them,
@@ -91,14 +95,14 @@ func deliveryRank(s MessageState) int {
 func (s MessageState) Open() bool { return s == StatePending || s == StateAttempting }
 
 // status is the receipt status of a record in state s.
-func (s MessageState) status() Status {
+func (s MessageState) status() MessageState {
 	switch s {
 	case StateSent, StateDelivered, StateRead:
-		return StatusSent
+		return StateSent
 	case StateFailed:
-		return StatusFailed
+		return StateFailed
 	}
-	return StatusUnknown
+	return StateUnknown
 }
 
 // StateChange is one step of a record's history.

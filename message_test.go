@@ -493,7 +493,7 @@ func TestAbandonedKeyWithoutRecordsIsNeverSentAgain(t *testing.T) {
 	// after the lease.
 	clock.advance(settleAfter + time.Second)
 	again, err := instance().Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.Status != notify.StatusUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.Status != notify.StateUnknown {
 		t.Fatalf("repeat of an abandoned key = %+v, %v; want an unknown outcome", again, err)
 	}
 	if got := v.calls.Load(); got != 1 {
@@ -533,7 +533,7 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 	}
 	close(release)
 	a := <-done
-	if notify.CodeOf(a.err) != notify.CodeRejected || a.rc.Status != notify.StatusFailed || a.rc.Cost.Minor != 0 {
+	if notify.CodeOf(a.err) != notify.CodeRejected || a.rc.Status != notify.StateFailed || a.rc.Cost.Minor != 0 {
 		t.Fatalf("refusal after reconciling = %+v, %v; want failed, refunded", a.rc, a.err)
 	}
 	m := r.message(t, a.rc.MessageID)
@@ -597,7 +597,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	r.sms.FailNext(1, notify.CodeRejected)
 	ctx := context.Background()
 	rc, err := r.n.Send(ctx, smsReq("hello"))
-	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StatusFailed {
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StateFailed {
 		t.Fatalf("send = %+v, %v; want a failed receipt, rejected", rc, err)
 	}
 	if down.failed.Load() == 0 {

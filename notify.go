@@ -188,7 +188,7 @@ func WithSettleAfter(d time.Duration) Option {
 // account ID (memstore.NewRateLimit for one process, pgstore's for
 // instances sharing a budget). A send beyond it fails with
 // CodeRateLimited and Error.RetryAfter, before anything is charged; its
-// cause is ErrRateLimited, and observers hear of it (EventRefused). Only
+// cause is ErrRateLimited, and observers hear of it (StateRefused). Only
 // valid requests count, once each (a dual OTP once for both legs);
 // idempotent replays and sends that certainly went nowhere do not, nor
 // do the failovers a delivery report sends (they stand for a message
@@ -211,7 +211,7 @@ func WithRateLimit(l Limiter) Option {
 // variable), and a dual OTP counts once; replays and sends that certainly went nowhere do not. A
 // send beyond it fails with CodeRateLimited and Error.RetryAfter, before
 // anything is charged; its cause is ErrOTPThrottled, and observers hear of
-// it (EventRefused). Keying by account as well keeps one account from
+// it (StateRefused). Keying by account as well keeps one account from
 // locking a number out of another's codes. Default: no throttle.
 func WithOTPThrottle(l Limiter) Option {
 	return func(n *Notifier) error {

@@ -10,7 +10,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 )
 
-// ledger follows the money the events say moved: what EventAccepted
+// ledger follows the money the events say moved: what a StatePending event
 // charged and what every event's Refund gave back.
 type ledger struct {
 	mu       sync.Mutex
@@ -22,11 +22,11 @@ type ledger struct {
 func (l *ledger) Observe(_ context.Context, e notify.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if e.Type == notify.EventAccepted {
+	if e.Type == notify.StatePending {
 		l.charged += e.Envelope.Price.Minor
 	}
 	l.refunded += e.Refund.Minor
-	if e.Type == notify.EventRefused {
+	if e.Type == notify.StateRefused {
 		l.refused = append(l.refused, e)
 	}
 }
@@ -119,15 +119,12 @@ func TestRefusalsAreEvents(t *testing.T) {
 	throttled, limited := l.refused[0], l.refused[1]
 	if !errors.Is(throttled.Err, notify.ErrOTPThrottled) || throttled.Envelope != nil ||
 		throttled.Receipt.Kind != notify.KindOTP || throttled.Receipt.MessageID != "" ||
-		throttled.Receipt.Status != notify.StatusFailed || throttled.Receipt.ErrorCode != notify.CodeRateLimited {
+		throttled.Receipt.Status != notify.StateFailed || throttled.Receipt.ErrorCode != notify.CodeRateLimited {
 		t.Fatalf("throttle event: %+v, receipt %+v", throttled, throttled.Receipt)
 	}
 	if !errors.Is(limited.Err, notify.ErrRateLimited) || errors.Is(limited.Err, notify.ErrOTPThrottled) ||
 		limited.Envelope == nil || limited.Receipt.Kind != notify.KindSMS || limited.Receipt.To == "" {
 		t.Fatalf("rate limit event: %+v, receipt %+v", limited, limited.Receipt)
-	}
-	if got := notify.EventRefused.String(); got != "refused" {
-		t.Fatalf("EventRefused.String() = %q", got)
 	}
 	if spent := opening - r.balance(t); l.net() != spent {
 		t.Fatalf("events: charged %d, refunded %d; the wallet spent %d", l.charged, l.refunded, spent)

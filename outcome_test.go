@@ -76,7 +76,7 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 			if c.isCause != nil && !errors.Is(err, c.isCause) {
 				t.Fatalf("err = %v: errors.Is(%v) must hold", err, c.isCause)
 			}
-			if rc == nil || rc.Status != notify.StatusUnknown || rc.Attempts != 1 || rc.Cost.Minor != 25 ||
+			if rc == nil || rc.Status != notify.StateUnknown || rc.Attempts != 1 || rc.Cost.Minor != 25 ||
 				rc.Balance.Minor != opening-25 || rc.ErrorCode != notify.CodeOutcomeUnknown {
 				t.Fatalf("receipt = %+v", rc)
 			}
@@ -87,10 +87,10 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 			if len(ledger) != 1 || ledger[0].Ref != rc.MessageID {
 				t.Fatalf("ledger = %+v: one debit, no refund", ledger)
 			}
-			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StatusUnknown {
+			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StateUnknown {
 				t.Fatalf("delivery log: %+v, %v", logged, err)
 			}
-			if got := r.events.String(); got != "sms:accepted,sms:unknown" {
+			if got := r.events.String(); got != "sms:pending,sms:unknown" {
 				t.Fatalf("events = %s", got)
 			}
 		})
@@ -113,12 +113,12 @@ func TestLostAnswerRetryWithSameKeySendsOnce(t *testing.T) {
 	req := smsReq("hello")
 	req.IdempotencyKey = "order-42"
 	first, err := r.n.Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first.Status != notify.StatusUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first.Status != notify.StateUnknown {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	for range 3 {
 		again, err := r.n.Send(context.Background(), req)
-		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != first.MessageID || again.Status != notify.StatusUnknown {
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != first.MessageID || again.Status != notify.StateUnknown {
 			t.Fatalf("repeat: %+v, %v", again, err)
 		}
 	}
@@ -139,7 +139,7 @@ func TestRefusedSendFreesItsKey(t *testing.T) {
 		t.Fatalf("first: %v", err)
 	}
 	rc, err := r.n.Send(context.Background(), req)
-	if err != nil || rc.Status != notify.StatusSent || r.sms.Len() != 1 || r.balance(t) != opening-25 {
+	if err != nil || rc.Status != notify.StateSent || r.sms.Len() != 1 || r.balance(t) != opening-25 {
 		t.Fatalf("retry: %+v, %v; sent %d, balance %d", rc, err, r.sms.Len(), r.balance(t))
 	}
 }
@@ -201,8 +201,8 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 	})
 	req := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
 	rc, err := r.n.Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc.Status != notify.StatusUnknown || rc.Cost.Minor != 40 ||
-		rc.Legs[0].Status != notify.StatusFailed || rc.Legs[1].Status != notify.StatusUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc.Status != notify.StateUnknown || rc.Cost.Minor != 40 ||
+		rc.Legs[0].Status != notify.StateFailed || rc.Legs[1].Status != notify.StateUnknown {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
 	}
 	if r.balance(t) != opening-40 {
@@ -236,7 +236,7 @@ func TestDualOTPContainsAPanicInALeg(t *testing.T) {
 	// The later WithDeliveryLog replaces the rig's own.
 	r := newRig(t, notify.WithDeliveryLog(panickyLog{memstore.NewDeliveryLog(10)}))
 	rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
-	if err != nil || rc.Status != notify.StatusSent || rc.Legs[0].Status != notify.StatusSent ||
+	if err != nil || rc.Status != notify.StateSent || rc.Legs[0].Status != notify.StateSent ||
 		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
 	}

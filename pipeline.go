@@ -122,7 +122,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, kin
 	// The key is settled even when the caller has gone meanwhile.
 	sctx := detached(ctx)
 	defer sctx.release()
-	if r == nil || r.Status == StatusFailed {
+	if r == nil || r.Status == StateFailed {
 		// Nothing went out, so the key is freed for a retry; money stays
 		// taken only when the refund failed, which the receipt says (the
 		// durable record that will settle it is still to come). If the
@@ -153,10 +153,10 @@ func unknownError(op, provider string, err error) *Error {
 }
 
 // replayError is the error that goes with a receipt returned to a repeat:
-// none for a sent one; OutcomeUnknown again for an unknown one, so that a
+// none for a sent one; StateUnknown again for an unknown one, so that a
 // repeat is answered as the first request was.
 func replayError(op string, r *Receipt) error {
-	if r.Status != StatusUnknown {
+	if r.Status != StateUnknown {
 		return nil
 	}
 	what := "message " + r.MessageID
@@ -202,7 +202,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 	if err != nil {
 		return nil, false, err
 	}
-	n.observe(ctx, Event{Type: EventAccepted, Envelope: env})
+	n.observe(ctx, Event{Type: StatePending, Envelope: env})
 
 	r := &Receipt{
 		MessageID:      env.ID,
@@ -229,11 +229,11 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 // sent (the charge stands, less what a cheaper failover saves), unknown
 // (the charge stands, nothing retries it) or not accepted (refunded once).
 func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *Envelope, r *Receipt, charged bool,
-	res *Result, attempts int, outcome Outcome, derr error) (*Receipt, error) {
+	res *Result, attempts int, outcome MessageState, derr error) (*Receipt, error) {
 	r.Attempts = attempts
 	switch outcome {
-	case OutcomeAccepted:
-		r.Status = StatusSent
+	case StateSent:
+		r.Status = StateSent
 		if res.Provider != "" {
 			r.Provider = res.Provider
 		}
@@ -252,10 +252,10 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 		n.report(ctx, env, r, nil)
 		return r, nil
 
-	case OutcomeUnknown:
+	case StateUnknown:
 		// The vendor may have it: the charge stands and nothing retries it.
 		e := unknownError(op, env.Provider, derr)
-		r.Status = StatusUnknown
+		r.Status = StateUnknown
 		r.Cost = env.Price
 		r.ErrorCode, r.Error = CodeOf(e), e.Error()
 		var pe *Error
@@ -278,7 +278,7 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 // that may pass, the step is retried in the background (refundLater) and
 // the error says so: the refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
-	r.Status = StatusFailed
+	r.Status = StateFailed
 	r.Provider = e.Provider
 	r.Cost = Money{Currency: env.Price.Currency}
 	r.ErrorCode, r.Error = CodeOf(e), e.Error()
@@ -355,23 +355,12 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 		r.Error = err.Error()
 	}
 	n.record(ctx, r)
-	e := Event{Type: eventOf(r.Status), Envelope: env, Receipt: r, Err: err}
+	e := Event{Type: r.Status, Envelope: env, Receipt: r, Err: err}
 	if env != nil && env.Price.Minor > r.Cost.Minor {
 		// What was charged and no longer is: a refund, a failover's price cut.
 		e.Refund = Money{Minor: env.Price.Minor - r.Cost.Minor, Currency: env.Price.Currency}
 	}
 	n.observe(ctx, e)
-}
-
-// eventOf is the event that reports a receipt of status s.
-func eventOf(s Status) EventType {
-	switch s {
-	case StatusSent:
-		return EventSent
-	case StatusUnknown:
-		return EventUnknown
-	}
-	return EventFailed
 }
 
 // open charges env.Price and, with a MessageStore, writes the message's
@@ -619,7 +608,7 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 // would outlive the caller's deadline. A caller's context that has ended
 // before an attempt stops the send there: the vendor was not called again,
 // so that is a certain non-acceptance.
-func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, Outcome, error) {
+func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, MessageState, error) {
 	var res *Result
 	attempts, outcome, err := n.retrying(ctx, env.Provider, func(ctx context.Context, timeout time.Duration) (err error) {
 		res, err = attemptDeliver(ctx, ch, env, timeout)
@@ -631,7 +620,7 @@ func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Res
 // retrying makes attempts through provider's attempt function, with the
 // retry policy deliver describes, and returns how many it made, the
 // outcome and the last error.
-func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx context.Context, timeout time.Duration) error) (int, Outcome, error) {
+func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx context.Context, timeout time.Duration) error) (int, MessageState, error) {
 	timeout := n.timeout
 	if d, ok := n.providerTimeouts[provider]; ok {
 		timeout = d
@@ -639,36 +628,36 @@ func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx c
 	var last error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
-			return attempt - 1, OutcomeNotAccepted, contextError(cerr, last)
+			return attempt - 1, StateFailed, contextError(cerr, last)
 		}
 		err := try(ctx, timeout)
 		switch OutcomeOf(err) {
-		case OutcomeAccepted:
-			return attempt, OutcomeAccepted, nil
-		case OutcomeUnknown:
-			return attempt, OutcomeUnknown, err
+		case StateSent:
+			return attempt, StateSent, nil
+		case StateUnknown:
+			return attempt, StateUnknown, err
 		}
 		last = err
 		if cerr := ctx.Err(); cerr != nil {
-			return attempt, OutcomeNotAccepted, contextError(cerr, err)
+			return attempt, StateFailed, contextError(cerr, err)
 		}
 		// Certainly not accepted here, so IsRetryable comes down to
 		// whether the code is temporary.
 		if attempt >= n.retry.MaxAttempts || !CodeOf(err).Temporary() {
-			return attempt, OutcomeNotAccepted, err
+			return attempt, StateFailed, err
 		}
 		delay := n.backoff(attempt, err)
 		if delay < 0 {
-			return attempt, OutcomeNotAccepted, err
+			return attempt, StateFailed, err
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
-			return attempt, OutcomeNotAccepted, err // the retry could not finish in time
+			return attempt, StateFailed, err // the retry could not finish in time
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return attempt, OutcomeNotAccepted, contextError(ctx.Err(), err)
+			return attempt, StateFailed, contextError(ctx.Err(), err)
 		case <-t.C:
 		}
 	}
@@ -720,7 +709,7 @@ func attemptContext(ctx context.Context, timeout time.Duration) *attemptCtx {
 // provider returned an error of its own that does not say the vendor
 // refused.
 func attemptError(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && OutcomeOf(err) == OutcomeUnknown &&
+	if err != nil && ctx.Err() != nil && OutcomeOf(err) == StateUnknown &&
 		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}

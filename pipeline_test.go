@@ -128,7 +128,7 @@ func (l *eventLog) Observe(_ context.Context, e notify.Event) {
 	if e.Envelope != nil {
 		kind = e.Envelope.Kind
 	}
-	l.got = append(l.got, string(kind)+":"+e.Type.String())
+	l.got = append(l.got, string(kind)+":"+string(e.Type))
 }
 
 func (l *eventLog) String() string {
@@ -195,7 +195,7 @@ func TestSendSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StatusSent || rc.Provider != "memsms" || rc.ProviderMessageID == "" ||
+	if rc.Status != notify.StateSent || rc.Provider != "memsms" || rc.ProviderMessageID == "" ||
 		rc.Cost.Minor != 25 || rc.Balance.Minor != opening-25 || !rc.Metered || rc.Attempts != 1 ||
 		rc.Domain != "shop.example" || len(rc.MessageID) != 36 {
 		t.Fatalf("receipt = %+v", rc)
@@ -207,10 +207,10 @@ func TestSendSuccess(t *testing.T) {
 		t.Fatalf("provider saw %+v", sent)
 	}
 	logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID)
-	if err != nil || logged.Status != notify.StatusSent {
+	if err != nil || logged.Status != notify.StateSent {
 		t.Fatalf("delivery log: %+v, %v", logged, err)
 	}
-	if got := r.events.String(); got != "sms:accepted,sms:sent" {
+	if got := r.events.String(); got != "sms:pending,sms:sent" {
 		t.Fatalf("events = %s", got)
 	}
 }
@@ -320,7 +320,7 @@ func TestFailuresAreRefundedOnce(t *testing.T) {
 			if got := notify.CodeOf(err); got != c.code {
 				t.Fatalf("code = %q (%v), want %q", got, err, c.code)
 			}
-			if rc == nil || rc.Status != notify.StatusFailed || rc.Attempts != c.attempts || rc.Cost.Minor != 0 ||
+			if rc == nil || rc.Status != notify.StateFailed || rc.Attempts != c.attempts || rc.Cost.Minor != 0 ||
 				rc.Balance.Minor != opening || rc.ErrorCode != c.code {
 				t.Fatalf("receipt = %+v", rc)
 			}
@@ -343,10 +343,10 @@ func TestFailuresAreRefundedOnce(t *testing.T) {
 			if debits != 1 || credits != 1 {
 				t.Fatalf("ledger has %d debits and %d refunds of the message: %+v", debits, credits, ledger)
 			}
-			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StatusFailed {
+			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StateFailed {
 				t.Fatalf("delivery log: %+v, %v", logged, err)
 			}
-			if got := r.events.String(); got != "sms:accepted,sms:failed" {
+			if got := r.events.String(); got != "sms:pending,sms:failed" {
 				t.Fatalf("events = %s", got)
 			}
 		})
@@ -362,9 +362,9 @@ func blockUntilDone(ctx context.Context, _ *notify.Envelope) (*notify.Result, er
 func TestDeadlinesAndCancellation(t *testing.T) {
 	t.Run("caller cancels before the vendor call: canceled, refunded", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		// EventAccepted comes after the charge and before the delivery.
+		// The StatePending event comes after the charge and before the delivery.
 		r := newRig(t, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
-			if e.Type == notify.EventAccepted {
+			if e.Type == notify.StatePending {
 				cancel()
 			}
 		})))
@@ -372,7 +372,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 		if notify.CodeOf(err) != notify.CodeCanceled || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
-		if rc.Status != notify.StatusFailed || rc.Attempts != 0 || r.sms.Len() != 0 || r.balance(t) != opening {
+		if rc.Status != notify.StateFailed || rc.Attempts != 0 || r.sms.Len() != 0 || r.balance(t) != opening {
 			t.Fatalf("receipt = %+v, vendor got %d, balance %d", rc, r.sms.Len(), r.balance(t))
 		}
 	})
@@ -487,7 +487,7 @@ func TestDualOTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rc.Kind != notify.KindOTP || len(rc.Legs) != 2 || rc.Legs[0].Kind != notify.KindSMS || rc.Legs[1].Kind != notify.KindChat ||
-			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != notify.StatusSent {
+			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != notify.StateSent {
 			t.Fatalf("receipt = %+v", rc)
 		}
 		if s := r.sms.Sent(); len(s) != 1 || sms.MessageOf(s[0]).Route != sms.RouteOTP {
@@ -501,7 +501,7 @@ func TestDualOTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rc.Legs[0].Status != notify.StatusSent || rc.Legs[1].Status != notify.StatusFailed ||
+		if rc.Legs[0].Status != notify.StateSent || rc.Legs[1].Status != notify.StateFailed ||
 			rc.Legs[1].ErrorCode != notify.CodeRejected || rc.Cost.Minor != 25 || r.balance(t) != opening-25 {
 			t.Fatalf("receipt = %+v, legs %+v %+v", rc, rc.Legs[0], rc.Legs[1])
 		}
@@ -524,7 +524,7 @@ func TestDualOTP(t *testing.T) {
 		r.sms.FailNext(1, notify.CodeRejected)
 		r.chat.FailNext(1, notify.CodeRejected)
 		rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
-		if notify.CodeOf(err) != notify.CodeRejected || rc.Status != notify.StatusFailed || rc.Cost.Minor != 0 || r.balance(t) != opening {
+		if notify.CodeOf(err) != notify.CodeRejected || rc.Status != notify.StateFailed || rc.Cost.Minor != 0 || r.balance(t) != opening {
 			t.Fatalf("err = %v, receipt = %+v", err, rc)
 		}
 	})

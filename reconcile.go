@@ -38,8 +38,8 @@ type ReconcileResult struct {
 //
 // Each record is settled exactly once, however many instances reconcile
 // the same store at once: the store moves a record only along CanMove,
-// and the refund is part of the move. Observers get EventFailed or
-// EventUnknown with the record's receipt and a nil Envelope.
+// and the refund is part of the move. Observers get StateFailed or
+// StateUnknown with the record's receipt and a nil Envelope.
 //
 // Reconcile runs until no stale record is left or ctx ends; run it at
 // start and then periodically (the gateway does, every half threshold).
@@ -111,7 +111,7 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 		return nil, merr
 	}
 	r := after.Receipt()
-	e := Event{Type: eventOf(r.Status), Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}}
+	e := Event{Type: r.Status, Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}}
 	if after.Refunded && !m.Refunded {
 		e.Refund = m.Charge
 	}
@@ -147,7 +147,7 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 // an unknown outcome: the send of a kind request may have gone out.
 func (n *Notifier) settleKey(ctx context.Context, acct *Account, kind Kind, key string, since time.Time) (*Receipt, error) {
 	if n.messages == nil {
-		return &Receipt{Account: acct.ID, Kind: kind, Status: StatusUnknown, IdempotencyKey: key,
+		return &Receipt{Account: acct.ID, Kind: kind, Status: StateUnknown, IdempotencyKey: key,
 			CreatedAt: since, Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOutcomeUnknown,
 			Error: "an earlier send with this idempotency key stopped mid-way (its process died) and may have gone out; " +
 				"nothing records whether it did (no message store), so it is not sent again"}, nil
@@ -220,7 +220,7 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	}
 	r := combineLegs(newID(), last.Account, last.Request, legs)
 	r.Domain, r.IdempotencyKey, r.Metered, r.CreatedAt = last.Domain, last.IdempotencyKey, last.Metered, last.CreatedAt
-	if r.Status == StatusUnknown {
+	if r.Status == StateUnknown {
 		r.ErrorCode, r.Error = CodeOutcomeUnknown, "the outcome of a leg is unknown"
 	}
 	return r

@@ -133,9 +133,9 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 //
 // A failed report moves the record to failed with ErrorCode
 // CodeRejected, the vendor's code and text, and refunds the charge when
-// the RefundPolicy says so (WithRefundPolicy). Observers get EventSent
-// (an unknown record reported sent), EventDelivered, EventRead or
-// EventFailed, with the record's receipt and the report.
+// the RefundPolicy says so (WithRefundPolicy). Observers get StateSent
+// (an unknown record reported sent), StateDelivered, StateRead or
+// StateFailed, with the record's receipt and the report.
 //
 // Failover: when a failed report says the QR gateway can overcome the
 // failure (Failover) and the message is a chat message sent with
@@ -344,16 +344,16 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 	return after, true, nil
 }
 
-func reportEvent(s MessageState) EventType {
+func reportEvent(s MessageState) MessageState {
 	switch s {
 	case StateDelivered:
-		return EventDelivered
+		return StateDelivered
 	case StateRead:
-		return EventRead
+		return StateRead
 	case StateFailed:
-		return EventFailed
+		return StateFailed
 	}
-	return EventSent
+	return StateSent
 }
 
 // sameRecipient reports whether a report's recipient is the record's:

@@ -26,7 +26,7 @@ func (l *reportEvents) Observe(_ context.Context, e notify.Event) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.got = append(l.got, e.Type.String()+":"+string(e.Receipt.Status))
+	l.got = append(l.got, string(e.Type)+":"+string(e.Receipt.Status))
 }
 
 func (l *reportEvents) String() string {
@@ -353,7 +353,7 @@ func TestReportFailover(t *testing.T) {
 		t.Fatalf("failovers = %d, want 1", len(res.Failovers))
 	}
 	again := res.Failovers[0]
-	if again.Status != notify.StatusSent || again.Cost.Minor != 10 || lastGateway(t, r) != chat.GatewayQR {
+	if again.Status != notify.StateSent || again.Cost.Minor != 10 || lastGateway(t, r) != chat.GatewayQR {
 		t.Fatalf("failover receipt %+v via %s", again, lastGateway(t, r))
 	}
 	m := r.message(t, again.MessageID)
@@ -433,7 +433,7 @@ func TestReportFailoverRefusedForNow(t *testing.T) {
 		t.Fatalf("the first message: %+v", m)
 	}
 	res = report(t, r.n, failedOutsideWindow(first.ProviderMessageID))
-	if res.Moved != 0 || len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StatusSent {
+	if res.Moved != 0 || len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StateSent {
 		t.Fatalf("the report again: %+v", res)
 	}
 	if got := r.balance(t); got != opening-10 {
@@ -488,7 +488,7 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 	req := smsReq("hello")
 	req.IdempotencyKey = "order-9"
 	rc, err := n.Send(ctx, req)
-	if err != nil || rc.Status != notify.StatusSent {
+	if err != nil || rc.Status != notify.StateSent {
 		t.Fatalf("send = %+v, %v", rc, err)
 	}
 	if _, err := n.Report(ctx, &notify.DeliveryReport{Provider: rc.Provider, ProviderMessageID: rc.ProviderMessageID,
@@ -497,7 +497,7 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 	}
 	r.clock.advance(settleAfter + time.Second)
 	again, err := n.Send(ctx, req)
-	if err != nil || again.MessageID != rc.MessageID || again.Status != notify.StatusFailed {
+	if err != nil || again.MessageID != rc.MessageID || again.Status != notify.StateFailed {
 		t.Fatalf("repeat = %+v, %v; want the first message's receipt", again, err)
 	}
 	if got := r.sms.Len(); got != 1 {
@@ -515,7 +515,7 @@ func TestFailoverOnceBeyondRetention(t *testing.T) {
 	}
 	r.clock.advance(2 * time.Hour) // the rig's idempotency retention is 1h
 	res := report(t, r.n, rep)
-	if len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StatusSent {
+	if len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StateSent {
 		t.Fatalf("the repeat answers failovers %+v; want the one made", res.Failovers)
 	}
 	if got := len(r.chat.Sent()); got != 2 {
@@ -656,7 +656,7 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	close(hold.release)
 	released = true
 	a := <-done
-	if a.err != nil || a.rc.Status != notify.StatusSent || a.rc.ProviderMessageID != vendorID {
+	if a.err != nil || a.rc.Status != notify.StateSent || a.rc.ProviderMessageID != vendorID {
 		t.Fatalf("send = %+v, %v", a.rc, a.err)
 	}
 	// The vendor sends the report again: now it applies.

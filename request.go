@@ -93,8 +93,8 @@ func fingerprintOf(r Request) string {
 // Send sends req through the channel of its kind, or, for a Composite or
 // Bulk request, each of its parts. On success it returns the receipt. On
 // failure it returns an *Error and, when the message got as far as a
-// delivery attempt, its receipt too: StatusFailed with the charge
-// refunded when the vendor certainly did not take it, or StatusUnknown
+// delivery attempt, its receipt too: StateFailed with the charge
+// refunded when the vendor certainly did not take it, or StateUnknown
 // with the charge kept and CodeOutcomeUnknown when it may have (never
 // retried; a repeat with the same idempotency key returns that receipt
 // and error again).

@@ -90,7 +90,7 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 	rec.history = append(rec.history, notify.StateChange{State: notify.StateSent, At: time.Now()})
 	balance := h.balance
 	h.mu.Unlock()
-	return &notify.Receipt{MessageID: id, Account: h.account.ID, Kind: sms.Kind, To: to, Status: notify.StatusSent,
+	return &notify.Receipt{MessageID: id, Account: h.account.ID, Kind: sms.Kind, To: to, Status: notify.StateSent,
 		Provider: res.Provider, ProviderMessageID: res.ProviderMessageID, Units: segments, Cost: price,
 		Balance: notify.Money{Minor: balance, Currency: price.Currency}, Metered: true, Attempts: 1, CreatedAt: now}, nil
 }

@@ -40,7 +40,7 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
 		notify.WithObserver(notify.ObserverFunc(func(ctx context.Context, e notify.Event) {
 			if e.Receipt != nil {
-				logger.InfoContext(ctx, "observed", "message_id", e.Receipt.MessageID, "event", e.Type.String())
+				logger.InfoContext(ctx, "observed", "message_id", e.Receipt.MessageID, "event", string(e.Type))
 			}
 		})))
 	if err != nil {

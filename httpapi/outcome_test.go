@@ -15,22 +15,22 @@ import (
 // settled counts the sends whose outcome is final, so that a test can
 // wait for detached sends without sleeping.
 type settled struct {
-	ch chan notify.EventType
+	ch chan notify.MessageState
 }
 
-func newSettled() *settled { return &settled{ch: make(chan notify.EventType, 64)} }
+func newSettled() *settled { return &settled{ch: make(chan notify.MessageState, 64)} }
 
 func (s *settled) Observe(_ context.Context, e notify.Event) {
-	if e.Type != notify.EventAccepted {
+	if e.Type != notify.StatePending {
 		s.ch <- e.Type
 	}
 }
 
 // wait returns the types of the next n settled sends, failing the test
 // after a generous bound.
-func (s *settled) wait(t *testing.T, n int) []notify.EventType {
+func (s *settled) wait(t *testing.T, n int) []notify.MessageState {
 	t.Helper()
-	var got []notify.EventType
+	var got []notify.MessageState
 	timeout := time.NewTimer(10 * time.Second)
 	defer timeout.Stop()
 	for len(got) < n {
@@ -107,7 +107,7 @@ func TestClientThatHangsUpIsStillCharged(t *testing.T) {
 	e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithObserver(s)})
 	hangUps(t, e, 10)
 	for _, ty := range s.wait(t, 10) {
-		if ty != notify.EventSent {
+		if ty != notify.StateSent {
 			t.Fatalf("a send settled as %s, want sent", ty)
 		}
 	}

@@ -207,12 +207,12 @@ func appendLegs(b []byte, r *notify.Receipt, id string) []byte {
 		}
 		b = append(b, '{')
 		b = appendKey(b, "success")
-		b = strconv.AppendBool(b, l.Status == notify.StatusSent)
+		b = strconv.AppendBool(b, l.Status == notify.StateSent)
 		leg := *l
 		leg.Metered = r.Metered
 		leg.Legs = nil
 		b = appendReceiptFields(b, &leg, true, id)
-		if leg.Status != notify.StatusSent && leg.ErrorCode != "" {
+		if leg.Status != notify.StateSent && leg.ErrorCode != "" {
 			b = appendKey(b, "error")
 			b = append(b, '{')
 			b = appendField(b, "code", string(leg.ErrorCode))
@@ -404,7 +404,7 @@ func errorDetail(err error, r *notify.Receipt) string {
 			parts = append(parts, "note: "+r.Note)
 		}
 		for _, l := range r.Legs {
-			if l.Status != notify.StatusSent && l.Error != "" {
+			if l.Status != notify.StateSent && l.Error != "" {
 				if _, ok := errtext.ShownText(l.ErrorCode, l.Error); !ok {
 					parts = append(parts, "leg "+string(l.Kind)+": "+l.Error)
 				}
@@ -443,7 +443,7 @@ func defaultMessage(c notify.Code) string {
 func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
 	code := notify.CodeOf(err)
 	b = append(b, `{"success":false`...)
-	unknown := r != nil && r.Status == notify.StatusUnknown
+	unknown := r != nil && r.Status == notify.StateUnknown
 	switch {
 	case unknown:
 		// The whole receipt: the message exists, and its cost stays charged.

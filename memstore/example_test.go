@@ -81,7 +81,7 @@ func ExampleDeliveryLog() {
 	ctx := context.Background()
 	log := memstore.NewDeliveryLog(2) // keeps the last two receipts
 	for _, id := range []string{"m1", "m2", "m3"} {
-		_ = log.Record(ctx, &notify.Receipt{Account: "acme", MessageID: id, Status: notify.StatusSent})
+		_ = log.Record(ctx, &notify.Receipt{Account: "acme", MessageID: id, Status: notify.StateSent})
 	}
 	_, err := log.Receipt(ctx, "acme", "m1")
 	fmt.Println("m1:", notify.CodeOf(err))

@@ -44,7 +44,7 @@
 //
 // notify_charged_minor_total and notify_refunded_minor_total count money
 // in minor units of the currency (paise for INR): charged is the price
-// debited when a message was accepted for sending (notify.EventAccepted),
+// debited when a message was accepted for sending (notify.StatePending),
 // refunded what events later credited back (notify.Event.Refund: a failed
 // send, a failover through a cheaper gateway, a failure report the
 // refund policy refunds, an abandoned send the reconciler settled). What
@@ -58,7 +58,7 @@
 // webhook receiver's Stats counts those.
 //
 // notify_refusals_total counts sends a limit refused before anything was
-// charged (notify.EventRefused), by the request's kind (sms, chat, email,
+// charged (notify.StateRefused), by the request's kind (sms, chat, email,
 // otp for a dual OTP) and reason: rate_limited (the account's rate limit,
 // notify.ErrRateLimited) or otp_throttled (the per-recipient OTP
 // throttle, notify.ErrOTPThrottled).

@@ -128,11 +128,11 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 // has been seen, does not allocate.
 func (o *Observer) Observe(_ context.Context, e notify.Event) {
 	switch e.Type {
-	case notify.EventAccepted:
+	case notify.StatePending:
 		if e.Envelope != nil && e.Envelope.Price.Minor > 0 {
 			o.charged.get(currency(e.Envelope.Price), "", "").Add(float64(e.Envelope.Price.Minor))
 		}
-	case notify.EventSent, notify.EventFailed, notify.EventUnknown:
+	case notify.StateSent, notify.StateFailed, notify.StateUnknown:
 		switch {
 		case e.Report != nil:
 			o.report(e)
@@ -141,16 +141,16 @@ func (o *Observer) Observe(_ context.Context, e notify.Event) {
 			// combined receipt has no envelope: its legs counted).
 			o.sends.get(string(e.Envelope.Kind), provider(e.Receipt.Provider), outcome(e.Type)).Inc()
 		}
-	case notify.EventDelivered:
+	case notify.StateDelivered:
 		if e.Report != nil {
 			o.report(e)
 			o.observeLatency(e)
 		}
-	case notify.EventRead:
+	case notify.StateRead:
 		if e.Report != nil {
 			o.report(e)
 		}
-	case notify.EventRefused:
+	case notify.StateRefused:
 		kind := ""
 		if e.Receipt != nil {
 			kind = string(e.Receipt.Kind)
@@ -185,11 +185,11 @@ func (o *Observer) observeLatency(e notify.Event) {
 	o.latency.get(string(e.Receipt.Kind), provider(e.Receipt.Provider), "").Observe(d.Seconds())
 }
 
-func outcome(t notify.EventType) string {
+func outcome(t notify.MessageState) string {
 	switch t {
-	case notify.EventSent:
+	case notify.StateSent:
 		return "sent"
-	case notify.EventFailed:
+	case notify.StateFailed:
 		return "failed"
 	}
 	return "unknown"

@@ -198,11 +198,11 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 	}
 	env := &notify.Envelope{Kind: notify.KindSMS, Price: notify.Money{Minor: 25, Currency: notify.INR()}}
 	events := []notify.Event{
-		{Type: notify.EventAccepted, Envelope: env},
-		{Type: notify.EventSent, Envelope: env, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms"}},
-		{Type: notify.EventFailed, Envelope: env, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms"},
+		{Type: notify.StatePending, Envelope: env},
+		{Type: notify.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms"}},
+		{Type: notify.StateFailed, Envelope: env, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms"},
 			Refund: notify.Money{Minor: 25, Currency: notify.INR()}},
-		{Type: notify.EventDelivered, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms", CreatedAt: time.Now()},
+		{Type: notify.StateDelivered, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms", CreatedAt: time.Now()},
 			Report: &notify.DeliveryReport{Provider: "sms", State: notify.StateDelivered, At: time.Now().Add(time.Second)}},
 	}
 	ctx := context.Background()

@@ -206,7 +206,7 @@ func New(opts ...Option) (*Outbox, error) {
 // accepted message is added with its content, later events move its
 // status and cost. Events of messages it does not hold are ignored.
 func (o *Outbox) Observe(_ context.Context, e notify.Event) {
-	if e.Type == notify.EventAccepted {
+	if e.Type == notify.StatePending {
 		if e.Envelope != nil && e.Envelope.ID != "" {
 			o.add(fromEnvelope(e.Envelope, o.now()))
 		}
@@ -235,23 +235,23 @@ func (o *Outbox) Observe(_ context.Context, e notify.Event) {
 
 // statusOf is the status an event moves a message to. A delivery report
 // that arrives late never moves a read message back.
-func statusOf(t notify.EventType, was Status) Status {
+func statusOf(t notify.MessageState, was Status) Status {
 	switch t {
-	case notify.EventSent:
+	case notify.StateSent:
 		if was == StatusDelivered || was == StatusRead {
 			return was
 		}
 		return StatusSent
-	case notify.EventFailed:
+	case notify.StateFailed:
 		return StatusFailed
-	case notify.EventUnknown:
+	case notify.StateUnknown:
 		return StatusUnknown
-	case notify.EventDelivered:
+	case notify.StateDelivered:
 		if was == StatusRead {
 			return was
 		}
 		return StatusDelivered
-	case notify.EventRead:
+	case notify.StateRead:
 		return StatusRead
 	}
 	return was

@@ -37,10 +37,10 @@ func smsEnvelope(id, to, text, otp string) *notify.Envelope {
 }
 
 func accept(o *outbox.Outbox, env *notify.Envelope) {
-	o.Observe(context.Background(), notify.Event{Type: notify.EventAccepted, Envelope: env})
+	o.Observe(context.Background(), notify.Event{Type: notify.StatePending, Envelope: env})
 }
 
-func settle(o *outbox.Outbox, t notify.EventType, id string, cost int64) {
+func settle(o *outbox.Outbox, t notify.MessageState, id string, cost int64) {
 	o.Observe(context.Background(), notify.Event{Type: t,
 		Receipt: &notify.Receipt{MessageID: id, Cost: notify.Money{Minor: cost, Currency: notify.INR()}, Provider: "sms-log"}})
 }
@@ -52,21 +52,21 @@ func TestStatusFollowsEvents(t *testing.T) {
 		t.Fatalf("after accept: %s %d", m.Status, m.Cost.Minor)
 	}
 	for _, step := range []struct {
-		ev   notify.EventType
+		ev   notify.MessageState
 		cost int64
 		want outbox.Status
 	}{
-		{notify.EventSent, 25, outbox.StatusSent},
-		{notify.EventRead, 25, outbox.StatusRead},
-		{notify.EventDelivered, 25, outbox.StatusRead}, // a late report does not move it back
-		{notify.EventFailed, 0, outbox.StatusFailed},
+		{notify.StateSent, 25, outbox.StatusSent},
+		{notify.StateRead, 25, outbox.StatusRead},
+		{notify.StateDelivered, 25, outbox.StatusRead}, // a late report does not move it back
+		{notify.StateFailed, 0, outbox.StatusFailed},
 	} {
 		settle(o, step.ev, "m1", step.cost)
 		if m, _ := o.Message("m1"); m.Status != step.want || m.Cost.Minor != step.cost {
 			t.Fatalf("after %s: %s cost %d, want %s cost %d", step.ev, m.Status, m.Cost.Minor, step.want, step.cost)
 		}
 	}
-	settle(o, notify.EventSent, "nobody", 1) // ignored
+	settle(o, notify.StateSent, "nobody", 1) // ignored
 	if n := len(o.Messages(outbox.Filter{})); n != 1 {
 		t.Fatalf("%d messages", n)
 	}

@@ -99,7 +99,7 @@ func TestMigrationsEmbedded(t *testing.T) {
 // FuzzDecodeReceipt feeds the stored-receipt decoder arbitrary bytes: it
 // never panics, and what it accepts survives another round trip intact.
 func FuzzDecodeReceipt(f *testing.F) {
-	r := &notify.Receipt{MessageID: "m1", Account: "a", Kind: notify.KindOTP, Status: notify.StatusSent,
+	r := &notify.Receipt{MessageID: "m1", Account: "a", Kind: notify.KindOTP, Status: notify.StateSent,
 		Cost: notify.Money{Minor: 40, Currency: notify.INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
 		Legs: []*notify.Receipt{{MessageID: "m2", Kind: notify.KindSMS, ErrorCode: notify.CodeRejected}}}
 	body, err := encodeReceipt(r)

@@ -123,7 +123,7 @@ func TestTwoNotifiers(t *testing.T) {
 	var sent, rejected, short []*notify.Receipt
 	for _, o := range outcomes {
 		switch code := notify.CodeOf(o.err); {
-		case o.err == nil && o.r.Status == notify.StatusSent:
+		case o.err == nil && o.r.Status == notify.StateSent:
 			sent = append(sent, o.r)
 		case code == notify.CodeRejected && o.r != nil:
 			rejected = append(rejected, o.r)

@@ -266,7 +266,7 @@ func (j *receiptJSON) receipt() *notify.Receipt {
 	}
 	r := &notify.Receipt{
 		MessageID: j.MessageID, Account: j.Account, Kind: notify.Kind(j.Kind), To: j.To,
-		Status: notify.Status(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
+		Status: notify.MessageState(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
 		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
 		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
 		ErrorCode: notify.Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,

@@ -91,14 +91,14 @@ func TestAccounts(t *testing.T) {
 func sampleReceipt(id string) *notify.Receipt {
 	return &notify.Receipt{
 		MessageID: id, Account: "acme", Kind: notify.KindOTP, To: "9876543210",
-		Status: notify.StatusSent, Units: 2, Cost: inr(40), Balance: inr(960), Metered: true,
+		Status: notify.StateSent, Units: 2, Cost: inr(40), Balance: inr(960), Metered: true,
 		Attempts: 3, Domain: "shop.example", IdempotencyKey: "k1", Note: "failover",
 		CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC),
 		Legs: []*notify.Receipt{
-			{MessageID: id + "-sms", Account: "acme", Kind: notify.KindSMS, Status: notify.StatusSent,
+			{MessageID: id + "-sms", Account: "acme", Kind: notify.KindSMS, Status: notify.StateSent,
 				Provider: "smsgateway", ProviderMessageID: "p1", Units: 1, Cost: inr(20), Balance: inr(960),
 				Metered: true, Attempts: 1, CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
-			{MessageID: id + "-chat", Account: "acme", Kind: notify.KindChat, Status: notify.StatusFailed,
+			{MessageID: id + "-chat", Account: "acme", Kind: notify.KindChat, Status: notify.StateFailed,
 				Gateway: string(chat.GatewayCloud), ErrorCode: notify.CodeRejected, Error: "rejected", Units: 1,
 				Cost: inr(0), Balance: inr(960), Metered: true, Attempts: 2,
 				CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
@@ -235,11 +235,11 @@ func TestDeliveryLog(t *testing.T) {
 
 	// Recording again replaces.
 	failed := sampleReceipt("m1")
-	failed.Status, failed.Legs = notify.StatusFailed, nil
+	failed.Status, failed.Legs = notify.StateFailed, nil
 	must(t, s.Record(ctx, failed))
 	got, err = s.Receipt(ctx, "acme", "m1")
 	must(t, err)
-	if got.Status != notify.StatusFailed || got.Legs != nil {
+	if got.Status != notify.StateFailed || got.Legs != nil {
 		t.Fatalf("after re-record: %+v", got)
 	}
 

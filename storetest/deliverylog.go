@@ -68,7 +68,7 @@ func testLogRoundTrip(t *testing.T, h DeliveryLogHarness) {
 func testLogFailed(t *testing.T, h DeliveryLogHarness) {
 	r := sampleReceipt(newName("acct"))
 	r.Kind, r.Legs = notify.KindSMS, nil
-	r.Status, r.ErrorCode, r.Error = notify.StatusFailed, notify.CodeRejected, "rejected: number is on the DND list"
+	r.Status, r.ErrorCode, r.Error = notify.StateFailed, notify.CodeRejected, "rejected: number is on the DND list"
 	r.ProviderMessageID, r.Cost = "", notify.Money{Currency: notify.INR()}
 	recordAndCheck(t, newLog(t, h), r)
 }
@@ -111,7 +111,7 @@ func testLogConcurrent(t *testing.T, h DeliveryLogHarness) {
 			defer wg.Done()
 			ctx := context.Background()
 			for i := 0; i < per; i++ {
-				r := &notify.Receipt{MessageID: newName(fmt.Sprintf("g%d-%d", g, i)), Account: acct, Kind: notify.KindEmail, Status: notify.StatusSent}
+				r := &notify.Receipt{MessageID: newName(fmt.Sprintf("g%d-%d", g, i)), Account: acct, Kind: notify.KindEmail, Status: notify.StateSent}
 				if err := l.Record(ctx, r); err != nil {
 					errs <- err
 					return

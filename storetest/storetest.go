@@ -59,7 +59,7 @@ type subtest struct {
 func sampleReceipt(account string) *notify.Receipt {
 	inr := notify.INR()
 	at := time.Date(2025, 3, 14, 9, 26, 53, 589793000, time.UTC)
-	leg := func(kind notify.Kind, status notify.Status) *notify.Receipt {
+	leg := func(kind notify.Kind, status notify.MessageState) *notify.Receipt {
 		return &notify.Receipt{
 			MessageID: newName("leg"), Account: account, Kind: kind, To: "9876543210",
 			Status: status, Provider: "prov-" + string(kind), ProviderMessageID: "pm-" + string(kind),
@@ -67,7 +67,7 @@ func sampleReceipt(account string) *notify.Receipt {
 			Metered: true, Attempts: 2, CreatedAt: at,
 		}
 	}
-	failed := leg(notify.KindChat, notify.StatusFailed)
+	failed := leg(notify.KindChat, notify.StateFailed)
 	failed.Gateway = "qr"
 	failed.ErrorCode = notify.CodeUnavailable
 	failed.Error = "unavailable: session down"
@@ -77,7 +77,7 @@ func sampleReceipt(account string) *notify.Receipt {
 		Account:           account,
 		Kind:              notify.KindOTP,
 		To:                "9876543210",
-		Status:            notify.StatusSent,
+		Status:            notify.StateSent,
 		Provider:          "smsgateway",
 		ProviderMessageID: "pm-1",
 		Gateway:           "cloud",
@@ -91,7 +91,7 @@ func sampleReceipt(account string) *notify.Receipt {
 		Domain:            "shop.example",
 		IdempotencyKey:    newName("idem"),
 		CreatedAt:         at,
-		Legs:              []*notify.Receipt{leg(notify.KindSMS, notify.StatusSent), failed},
+		Legs:              []*notify.Receipt{leg(notify.KindSMS, notify.StateSent), failed},
 	}
 }
 

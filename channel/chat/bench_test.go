@@ -29,7 +29,7 @@ func BenchmarkDualOTPLatency(b *testing.B) {
 		start := time.Now()
 		for b.Loop() {
 			r, err := s.n.Send(ctx, otpReq())
-			if err != nil || r.Legs[0].Status != notify.StatusSent || r.Legs[1].Status != notify.StatusSent {
+			if err != nil || r.Legs[0].Status != notify.StateSent || r.Legs[1].Status != notify.StateSent {
 				b.Fatalf("SendOTP: %v", err)
 			}
 		}

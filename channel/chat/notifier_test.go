@@ -110,12 +110,12 @@ func TestDualOTPBothLegs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != notify.KindOTP || r.Status != notify.StatusSent || len(r.Legs) != 2 {
+	if r.Kind != notify.KindOTP || r.Status != notify.StateSent || len(r.Legs) != 2 {
 		t.Fatalf("receipt %+v", r)
 	}
 	smsLeg, chatLeg := r.Legs[0], r.Legs[1]
-	if smsLeg.Kind != notify.KindSMS || smsLeg.Status != notify.StatusSent || chatLeg.Kind != notify.KindChat ||
-		chatLeg.Status != notify.StatusSent || chatLeg.Gateway != string(chat.GatewayCloud) {
+	if smsLeg.Kind != notify.KindSMS || smsLeg.Status != notify.StateSent || chatLeg.Kind != notify.KindChat ||
+		chatLeg.Status != notify.StateSent || chatLeg.Gateway != string(chat.GatewayCloud) {
 		t.Fatalf("legs %+v %+v", smsLeg, chatLeg)
 	}
 	if r.Cost.Minor != smsOTPPrice+cloudOTPPrice || r.Balance.Minor != s.opening-smsOTPPrice-cloudOTPPrice {
@@ -149,12 +149,12 @@ func TestDualOTPOneLegFails(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SendOTP: %v (one leg was delivered)", err)
 			}
-			if r.Status != notify.StatusSent || len(r.Legs) != 2 || r.Cost.Minor != tt.cost {
+			if r.Status != notify.StateSent || len(r.Legs) != 2 || r.Cost.Minor != tt.cost {
 				t.Fatalf("receipt status %s cost %v legs %d", r.Status, r.Cost, len(r.Legs))
 			}
 			failed, ok := r.Legs[tt.failedLeg], r.Legs[1-tt.failedLeg]
-			if failed.Status != notify.StatusFailed || failed.ErrorCode != notify.CodeRejected || failed.Cost.Minor != 0 ||
-				ok.Status != notify.StatusSent || ok.Cost.Minor != tt.cost {
+			if failed.Status != notify.StateFailed || failed.ErrorCode != notify.CodeRejected || failed.Cost.Minor != 0 ||
+				ok.Status != notify.StateSent || ok.Cost.Minor != tt.cost {
 				t.Fatalf("legs: failed %+v, delivered %+v", failed, ok)
 			}
 			debits, credits, bal := s.ledger(t)
@@ -181,7 +181,7 @@ func TestDualOTPChatFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	chatLeg := r.Legs[1]
-	if chatLeg.Status != notify.StatusSent || chatLeg.Gateway != string(chat.GatewayQR) || chatLeg.Provider != "qr-mem" ||
+	if chatLeg.Status != notify.StateSent || chatLeg.Gateway != string(chat.GatewayQR) || chatLeg.Provider != "qr-mem" ||
 		!strings.Contains(chatLeg.Note, "the cloud gateway failed first") {
 		t.Fatalf("chat leg %+v", chatLeg)
 	}

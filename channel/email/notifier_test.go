@@ -123,7 +123,7 @@ func TestSendThroughSMTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("SendEmail: %v", err)
 	}
-	if rc.Status != notify.StatusSent || rc.Provider != "smtp" || rc.ProviderMessageID != rc.MessageID+"@acme.example" ||
+	if rc.Status != notify.StateSent || rc.Provider != "smtp" || rc.ProviderMessageID != rc.MessageID+"@acme.example" ||
 		rc.Cost.Minor != 10 || rc.Balance.Minor != opening-10 || rc.Attempts != 1 {
 		t.Errorf("receipt %+v", rc)
 	}
@@ -221,7 +221,7 @@ func TestPermanentFailureRefunded(t *testing.T) {
 	if !strings.Contains(err.Error(), "No such user here") {
 		t.Errorf("error %q lost the server's reply", err)
 	}
-	if rc == nil || rc.Status != notify.StatusFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
+	if rc == nil || rc.Status != notify.StateFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
 		t.Errorf("receipt %+v", rc)
 	}
 	if b := s.balance(t); b != opening {
@@ -314,7 +314,7 @@ func TestInternationalisedAddresses(t *testing.T) {
 			!strings.Contains(ne.Fields[0].Message, "does not offer SMTPUTF8") {
 			t.Fatalf("SendEmail: %v, want InvalidArgument on to saying the relay lacks SMTPUTF8", err)
 		}
-		if rc == nil || rc.Status != notify.StatusFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
+		if rc == nil || rc.Status != notify.StateFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
 			t.Errorf("receipt %+v, want failed after one attempt, refunded", rc)
 		}
 		if b := s.balance(t); b != opening {

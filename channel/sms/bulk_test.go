@@ -46,7 +46,7 @@ func TestBulkWithoutBatches(t *testing.T) {
 	if got := len(p.Sent()); got != 2 {
 		t.Fatalf("provider took %d messages, want 2", got)
 	}
-	if r.Legs[0].Status != notify.StatusFailed || r.Legs[1].Status != notify.StatusSent || r.Legs[2].Status != notify.StatusSent ||
+	if r.Legs[0].Status != notify.StateFailed || r.Legs[1].Status != notify.StateSent || r.Legs[2].Status != notify.StateSent ||
 		r.Cost.Minor != 50 {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -56,7 +56,7 @@ func TestBulkWithoutBatches(t *testing.T) {
 // the Notifier had opened when each batch went.
 type batcher struct {
 	*memprovider.Provider
-	opened  *atomic.Int64 // EventAccepted so far
+	opened  *atomic.Int64 // StatePending events so far
 	atSend  []int64       // opened at each SendBatch
 	hangUp  func()        // called after the first batch, if set
 	batches int
@@ -103,7 +103,7 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 		n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
 			notify.WithMessageStore(memstore.NewMessages(w)),
 			notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
-				if e.Type == notify.EventAccepted {
+				if e.Type == notify.StatePending {
 					opened.Add(1)
 				}
 			})))
@@ -128,7 +128,7 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 			t.Fatalf("after a hang-up: batches %v, opened %d, cost %d, balance %d", b.atSend, opened.Load(), r.Cost.Minor, bal.Available.Minor)
 		}
 		for _, leg := range r.Legs[2:] {
-			if leg.Status != notify.StatusFailed || leg.ErrorCode != notify.CodeCanceled || leg.MessageID != "" {
+			if leg.Status != notify.StateFailed || leg.ErrorCode != notify.CodeCanceled || leg.MessageID != "" {
 				t.Fatalf("a recipient after the hang-up: %+v", leg)
 			}
 		}

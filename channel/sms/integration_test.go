@@ -101,7 +101,7 @@ func TestSendEveryRoute(t *testing.T) {
 				t.Fatalf("SendSMS: %v", err)
 			}
 			cost := tt.price * int64(tt.units)
-			if r.Status != notify.StatusSent || r.Units != tt.units || r.Cost.Minor != cost || r.Provider != smsgateway.DefaultName ||
+			if r.Status != notify.StateSent || r.Units != tt.units || r.Cost.Minor != cost || r.Provider != smsgateway.DefaultName ||
 				r.To != "9876543210" || r.Domain != tt.req.Domain || r.Attempts != 1 {
 				t.Fatalf("receipt = %+v", r)
 			}
@@ -190,7 +190,7 @@ func TestSendVendorFailures(t *testing.T) {
 	// A permanent refusal: not retried, refunded.
 	s.vendor.FailNext(smsgatewaytest.InvalidNumbers)
 	r, err := send()
-	if notify.CodeOf(err) != notify.CodeRejected || r == nil || r.Status != notify.StatusFailed || r.Attempts != 1 || r.Cost.Minor != 0 {
+	if notify.CodeOf(err) != notify.CodeRejected || r == nil || r.Status != notify.StateFailed || r.Attempts != 1 || r.Cost.Minor != 0 {
 		t.Fatalf("rejected: %+v, %v", r, err)
 	}
 	if got := s.wallet.get("acme"); got != opening {
@@ -212,7 +212,7 @@ func TestSendVendorFailures(t *testing.T) {
 	accepted := s.vendor.Accepted()
 	s.vendor.BreakNext()
 	r, err = send()
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StatusUnknown || r.Attempts != 1 ||
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StateUnknown || r.Attempts != 1 ||
 		s.vendor.Accepted() != accepted+1 {
 		t.Fatalf("lost answer: %+v, %v; vendor accepted %d", r, err, s.vendor.Accepted()-accepted)
 	}

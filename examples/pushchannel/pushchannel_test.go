@@ -219,7 +219,7 @@ func TestFourthChannelRefusalsAreRefunded(t *testing.T) {
 			r.vendor.refuse = refuse
 			r.vendor.mu.Unlock()
 			rc, err := r.n.Send(context.Background(), &pushchannel.Request{Account: "acme", Token: token, Body: "hi"})
-			if err == nil || rc == nil || rc.Status != notify.StatusFailed || rc.Cost.Minor != 0 {
+			if err == nil || rc == nil || rc.Status != notify.StateFailed || rc.Cost.Minor != 0 {
 				t.Fatalf("receipt %+v, err %v", rc, err)
 			}
 			if m := r.record(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded {

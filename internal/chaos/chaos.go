@@ -647,9 +647,9 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 			// began, so there is no receipt, and no money stays taken.
 		case err != nil:
 			t.Errorf("charged message %s has no receipt in the delivery log: %v", id, err)
-		case refunded && r.Status != notify.StatusFailed:
+		case refunded && r.Status != notify.StateFailed:
 			t.Errorf("message %s was refunded but its receipt says %s", id, r.Status)
-		case !refunded && r.Status != notify.StatusSent && r.Status != notify.StatusUnknown:
+		case !refunded && r.Status != notify.StateSent && r.Status != notify.StateUnknown:
 			t.Errorf("message %s is charged but its receipt says %s", id, r.Status)
 		}
 		if !refunded {
@@ -660,7 +660,7 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 	// Every unknown receipt keeps its charge.
 	log.mu.Lock()
 	for _, r := range log.all {
-		if r.Status == notify.StatusUnknown && r.Kind != notify.KindOTP && !standing[r.MessageID] && !reportedFailed[r.MessageID] {
+		if r.Status == notify.StateUnknown && r.Kind != notify.KindOTP && !standing[r.MessageID] && !reportedFailed[r.MessageID] {
 			t.Errorf("message %s has an unknown outcome but is not charged", r.MessageID)
 		}
 	}
@@ -670,7 +670,7 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 	for key, rs := range log.byKey {
 		sent := map[notify.Kind]string{}
 		for _, r := range rs {
-			if r.Status == notify.StatusFailed || !standing[r.MessageID] {
+			if r.Status == notify.StateFailed || !standing[r.MessageID] {
 				continue
 			}
 			if prev, dup := sent[r.Kind]; dup {
@@ -691,7 +691,7 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 			codes[notify.CodeOf(o.err)]++
 			if notify.CodeOf(o.err) == notify.CodeOutcomeUnknown {
 				unknown++
-				if o.receipt == nil || o.receipt.Status != notify.StatusUnknown {
+				if o.receipt == nil || o.receipt.Status != notify.StateUnknown {
 					t.Errorf("outcome_unknown (%v) without an unknown receipt: %+v", o.err, o.receipt)
 				}
 				continue
@@ -707,7 +707,7 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 			legs = o.receipt.Legs
 		}
 		for _, leg := range legs {
-			if leg.Status == notify.StatusSent && leg.Cost.Minor > 0 && !standing[leg.MessageID] && !reportedFailed[leg.MessageID] {
+			if leg.Status == notify.StateSent && leg.Cost.Minor > 0 && !standing[leg.MessageID] && !reportedFailed[leg.MessageID] {
 				t.Errorf("send of %s succeeded but is not charged", leg.MessageID)
 			}
 		}

@@ -313,7 +313,7 @@ func Unknownf(name, format string, args ...any) *notify.Error {
 // cause (errors.Is still sees an ended context). Other errors are returned
 // as they are.
 func ReadOnly(err error) error {
-	if err == nil || notify.OutcomeOf(err) != notify.OutcomeUnknown {
+	if err == nil || notify.OutcomeOf(err) != notify.StateUnknown {
 		return err
 	}
 	var ue *unknownError

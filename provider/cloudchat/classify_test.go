@@ -41,10 +41,10 @@ func FuzzClassify(f *testing.F) {
 			Error *apiError `json:"error"`
 		}
 		own := json.Unmarshal(data, &body) == nil && body.Error != nil
-		if own && notify.OutcomeOf(e) != notify.OutcomeNotAccepted {
+		if own && notify.OutcomeOf(e) != notify.StateFailed {
 			t.Fatalf("HTTP %d with the vendor's error object is not a certain refusal: %v", status, e)
 		}
-		if !own && status >= 500 && notify.OutcomeOf(e) != notify.OutcomeUnknown {
+		if !own && status >= 500 && notify.OutcomeOf(e) != notify.StateUnknown {
 			t.Fatalf("HTTP %d without the vendor's error object is certain: %v", status, e)
 		}
 	})

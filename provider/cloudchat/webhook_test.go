@@ -137,7 +137,7 @@ func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 	opening := l.balance(t)
 	inside := l.send(t, "9876543210")
 	out := l.send(t, outside)
-	if out.Status != notify.StatusSent || l.balance(t) != opening-2*inside.Cost.Minor {
+	if out.Status != notify.StateSent || l.balance(t) != opening-2*inside.Cost.Minor {
 		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.balance(t))
 	}
 	if err := l.vendor.Flush(context.Background()); err != nil {

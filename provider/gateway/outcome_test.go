@@ -35,14 +35,14 @@ func TestErrorClassification(t *testing.T) {
 	f := newFakeRemote(t)
 	p := newProvider(t, f.url())
 	const (
-		notAccepted = notify.OutcomeNotAccepted
-		unknown     = notify.OutcomeUnknown
+		notAccepted = notify.StateFailed
+		unknown     = notify.StateUnknown
 	)
 	cases := []struct {
 		name    string
 		r       reply
 		code    notify.Code
-		outcome notify.Outcome
+		outcome notify.MessageState
 		retry   time.Duration
 		fields  []string
 		hint    string
@@ -141,7 +141,7 @@ func TestRemote503WithoutBodyIsUnknown(t *testing.T) {
 	} {
 		f.failWith(r)
 		_, err := p.Send(context.Background(), smsEnv(0))
-		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
 			t.Errorf("503 %q: %v (code %q), want outcome_unknown", r.body, err, notify.CodeOf(err))
 		}
 	}
@@ -160,7 +160,7 @@ func TestRemote202UnknownIsUnknown(t *testing.T) {
 	if res != nil {
 		t.Errorf("a Result came with the error: %+v", res)
 	}
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
 		t.Fatalf("got %v (code %q), want outcome_unknown", err, notify.CodeOf(err))
 	}
 	if !strings.Contains(err.Error(), "remote-77") || !strings.Contains(err.Error(), "outcome_unknown") {
@@ -195,7 +195,7 @@ func TestNoRetryAcrossHopForUnknown(t *testing.T) {
 			if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 				t.Errorf("local error %v (code %q), want outcome_unknown", err, notify.CodeOf(err))
 			}
-			if rec == nil || rec.Status != notify.StatusUnknown || rec.Attempts != 1 {
+			if rec == nil || rec.Status != notify.StateUnknown || rec.Attempts != 1 {
 				t.Errorf("receipt %+v, want status unknown after 1 attempt", rec)
 			}
 			if local.balance(t) == lb {
@@ -336,7 +336,7 @@ func TestBadEnvelopeIsCertain(t *testing.T) {
 		{Kind: notify.KindSMS, To: "9876543210"},
 	} {
 		_, err := p.Send(context.Background(), env)
-		if notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+		if notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.StateFailed {
 			t.Errorf("%+v: %v, want invalid_argument", env, err)
 		}
 	}

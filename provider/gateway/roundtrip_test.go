@@ -248,7 +248,7 @@ func TestRoundTrip(t *testing.T) {
 		remote.sms.FailNext(1, notify.CodeRejected)
 		lb, rb := local.balance(t), remote.balance(t)
 		rec, err := local.n.Send(ctx, &sms.Request{Account: "local", To: "9876543210", Message: "x"})
-		if notify.CodeOf(err) != notify.CodeRejected || rec == nil || rec.Status != notify.StatusFailed {
+		if notify.CodeOf(err) != notify.CodeRejected || rec == nil || rec.Status != notify.StateFailed {
 			t.Fatalf("got %v, %+v", err, rec)
 		}
 		if local.balance(t) != lb || remote.balance(t) != rb {

@@ -221,16 +221,16 @@ func TestSendErrors(t *testing.T) {
 	// Nothing is logged, so the vendor certainly has nothing: the errors
 	// must say so, or the Notifier would keep the charge.
 	_, err := p.Send(ctx, &notify.Envelope{Kind: notify.KindSMS})
-	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Errorf("canceled: %v (code %q), want unavailable wrapping context.Canceled", err, notify.CodeOf(err))
 	}
 	dctx, dcancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
 	defer dcancel()
 	_, err = p.Send(dctx, &notify.Envelope{Kind: notify.KindSMS})
-	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Errorf("expired: %v (code %q), want a certain refusal wrapping context.DeadlineExceeded", err, notify.CodeOf(err))
 	}
-	if _, err := p.Send(t.Context(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+	if _, err := p.Send(t.Context(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Errorf("nil envelope: %v, want invalid_argument", err)
 	}
 	if buf.Lines() != 0 {

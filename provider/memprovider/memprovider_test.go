@@ -125,7 +125,7 @@ func TestFailNextOutcomeUnknown(t *testing.T) {
 		if err == nil {
 			t.Fatalf("send %d succeeded, want an unknown outcome", i)
 		}
-		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.OutcomeUnknown || notify.IsRetryable(err) {
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
 			t.Errorf("send %d: %v (code %q), want outcome_unknown", i, err, notify.CodeOf(err))
 		}
 		if want := fmt.Sprintf("mem-%d", i+1); !strings.Contains(err.Error(), want) {
@@ -165,7 +165,7 @@ func TestEndedContextIsCertain(t *testing.T) {
 		if !errors.Is(err, want) {
 			t.Errorf("%v: errors.Is(err, %v) = false", err, want)
 		}
-		if notify.OutcomeOf(err) != notify.OutcomeNotAccepted || notify.CodeOf(err) != notify.CodeUnavailable {
+		if notify.OutcomeOf(err) != notify.StateFailed || notify.CodeOf(err) != notify.CodeUnavailable {
 			t.Errorf("%v: code %q, outcome %v; want unavailable, not accepted", err, notify.CodeOf(err), notify.OutcomeOf(err))
 		}
 	}
@@ -212,7 +212,7 @@ func TestLatency(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	_, err := p.Send(ctx, otpEnvelope("1"))
-	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Fatalf("slow send: %v, want a certain refusal wrapping context.DeadlineExceeded", err)
 	}
 	if p.Len() != 0 {

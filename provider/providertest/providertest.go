@@ -49,7 +49,7 @@ const (
 	// {"return": false, "status_code": 503, "message": "busy"} on a 503.
 	// The vendor formed that answer and took nothing, so the provider
 	// must return a certain refusal (notify.OutcomeOf is
-	// OutcomeNotAccepted, never OutcomeUnknown) whatever the status, and
+	// StateFailed, never StateUnknown) whatever the status, and
 	// the vendor receives nothing; see notify.Provider. Only an answer
 	// that is not the vendor's own (a proxy's page, an empty or cut body)
 	// leaves the outcome unknown. A fake whose vendor is not spoken to
@@ -406,7 +406,7 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 				code, outcome, s.redact(err))
 		}
 	case RateLimited:
-		if code != notify.CodeRateLimited || outcome != notify.OutcomeNotAccepted {
+		if code != notify.CodeRateLimited || outcome != notify.StateFailed {
 			t.Errorf("rate-limited vendor failure gave code %q, outcome %v: want rate_limited, not_accepted; error: %s", code, outcome, s.redact(err))
 		}
 		var e *notify.Error
@@ -414,18 +414,18 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 			t.Errorf("RetryAfter = %v, want >= 0", e.RetryAfter)
 		}
 	case Permanent:
-		if (code != notify.CodeRejected && code != notify.CodeInvalidArgument) || outcome != notify.OutcomeNotAccepted {
+		if (code != notify.CodeRejected && code != notify.CodeInvalidArgument) || outcome != notify.StateFailed {
 			t.Errorf("permanent vendor failure gave code %q, outcome %v: want rejected or invalid_argument, not_accepted; error: %s", code, outcome, s.redact(err))
 		}
 	case VendorErrorOn5xx:
-		if outcome != notify.OutcomeNotAccepted {
+		if outcome != notify.StateFailed {
 			t.Errorf("the vendor refused the message with its own error answer on a 5xx, but the error has code %q, outcome %v: want a certain refusal (outcome not_accepted), whatever the status; error: %s",
 				code, outcome, s.redact(err))
 		}
 	case AnswerLost:
 		// The vendor has the message: a refund or a retry would be wrong.
 		received = 1
-		if outcome != notify.OutcomeUnknown {
+		if outcome != notify.StateUnknown {
 			t.Errorf("vendor accepted the message and its answer was lost, but the error has code %q, outcome %v: want outcome unknown (a bare error or outcome_unknown), never a certain refusal; error: %s",
 				code, outcome, s.redact(err))
 		}

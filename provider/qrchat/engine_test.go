@@ -45,7 +45,7 @@ func TestEngineErrors(t *testing.T) {
 				t.Fatal("no error")
 			}
 			if tt.refused {
-				if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.OutcomeNotAccepted || notify.IsRetryable(err) {
+				if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.StateFailed || notify.IsRetryable(err) {
 					t.Fatalf("got %v (%s, %v), want a certain, permanent refusal", err, notify.CodeOf(err), notify.OutcomeOf(err))
 				}
 				if !strings.Contains(err.Error(), "refused the recipient") || gw.count() != accepted {

@@ -410,7 +410,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		}
 		ans, err := p.sendMedia(ctx, path, body, ms)
 		if err != nil {
-			if notify.OutcomeOf(err) == notify.OutcomeUnknown {
+			if notify.OutcomeOf(err) == notify.StateUnknown {
 				p.forget() // the gateway may be in trouble: ask again next time
 			}
 			return nil, err

@@ -76,7 +76,7 @@ func (l *ackLoop) send(t *testing.T) *notify.Receipt {
 	if err != nil {
 		t.Fatalf("send: %v", err)
 	}
-	if r.Status != notify.StatusSent || r.ProviderMessageID == "" || r.Cost.Minor <= 0 {
+	if r.Status != notify.StateSent || r.ProviderMessageID == "" || r.Cost.Minor <= 0 {
 		t.Fatalf("send: %+v, want sent, charged, with the gateway's ID", r)
 	}
 	return r

@@ -42,7 +42,7 @@ func BenchmarkBulkSMS(b *testing.B) {
 		n, vendor := setup(b)
 		for b.Loop() {
 			r, err := n.Send(ctx, &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale ends tonight"}, To: to})
-			if err != nil || r.Status != notify.StatusSent {
+			if err != nil || r.Status != notify.StateSent {
 				b.Fatal(err)
 			}
 		}

@@ -38,14 +38,14 @@ func TestBulkOneCallManyRecords(t *testing.T) {
 	if len(sent) != 1 || len(sent[0].Numbers) != 25 || sent[0].Numbers[3] != "9876500003" {
 		t.Fatalf("vendor got %+v", sent)
 	}
-	if r.Status != notify.StatusSent || len(r.Legs) != 25 || r.Units != 25 || r.Cost.Minor != 25*25 {
+	if r.Status != notify.StateSent || len(r.Legs) != 25 || r.Units != 25 || r.Cost.Minor != 25*25 {
 		t.Fatalf("receipt %+v", r)
 	}
 	if got := l.balance(t); got != before-25*25 {
 		t.Fatalf("balance %d, want %d", got, before-25*25)
 	}
 	for i, leg := range r.Legs {
-		if leg.Status != notify.StatusSent || leg.ProviderMessageID != sent[0].RequestID || leg.To != fmt.Sprintf("98765%05d", i) {
+		if leg.Status != notify.StateSent || leg.ProviderMessageID != sent[0].RequestID || leg.To != fmt.Sprintf("98765%05d", i) {
 			t.Fatalf("leg %d: %+v", i, leg)
 		}
 	}
@@ -93,8 +93,8 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	if got := l.vendor.Requests(); got != 3 {
 		t.Fatalf("vendor calls = %d, want 3 (batches of 4, 4, 2)", got)
 	}
-	want := []notify.Status{notify.StatusFailed, notify.StatusFailed, notify.StatusFailed, notify.StatusFailed,
-		notify.StatusSent, notify.StatusSent, notify.StatusSent, notify.StatusSent, notify.StatusSent, notify.StatusSent}
+	want := []notify.MessageState{notify.StateFailed, notify.StateFailed, notify.StateFailed, notify.StateFailed,
+		notify.StateSent, notify.StateSent, notify.StateSent, notify.StateSent, notify.StateSent, notify.StateSent}
 	for i, leg := range r.Legs {
 		if leg.Status != want[i] {
 			t.Errorf("leg %d: %s (%s)", i, leg.Status, leg.Error)
@@ -108,11 +108,11 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	l.vendor.BreakNext()
 	r, err = n.Send(context.Background(), &sms.BulkRequest{
 		Message: sms.Request{Account: "acme", Message: "Last call"}, To: to[:3]})
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StatusUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StateUnknown {
 		t.Fatalf("lost answer: %v %+v", err, r)
 	}
 	for i, leg := range r.Legs {
-		if leg.Status != notify.StatusUnknown || leg.Cost.Minor != 25 {
+		if leg.Status != notify.StateUnknown || leg.Cost.Minor != 25 {
 			t.Errorf("leg %d: %+v", i, leg)
 		}
 	}
@@ -186,7 +186,7 @@ func TestBulkRunsOutOfMoney(t *testing.T) {
 	sent := 0
 	for i, leg := range r.Legs {
 		switch {
-		case leg.Status == notify.StatusSent:
+		case leg.Status == notify.StateSent:
 			sent++
 		case leg.ErrorCode != notify.CodeInsufficientFunds || leg.To != to[i] || leg.Cost.Minor != 0:
 			t.Fatalf("leg %d: %+v", i, leg)

@@ -26,7 +26,7 @@ func TestVendorBusy503IsARefusal(t *testing.T) {
 	v.RefuseNext(1, http.StatusServiceUnavailable, 503, "busy")
 	_, err := p.Send(t.Context(), envelope(1))
 	var e *notify.Error
-	if !errors.As(err, &e) || e.Code != notify.CodeUnavailable || !notify.IsRetryable(err) || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+	if !errors.As(err, &e) || e.Code != notify.CodeUnavailable || !notify.IsRetryable(err) || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Fatalf("503 with return false: %v (code %q, outcome %v), want a retryable unavailable", err, notify.CodeOf(err), notify.OutcomeOf(err))
 	}
 	if msg := err.Error(); !strings.Contains(msg, "vendor status 503: busy") || strings.Contains(msg, testKey) || strings.Contains(msg, testOTP) {
@@ -69,13 +69,13 @@ func TestBusyRefusalsChargeNothing(t *testing.T) {
 	const sends = 5
 	for i := range sends {
 		r, err := n.Send(ctx, &sms.Request{Account: "acme", To: fmt.Sprintf("98765%05d", i), Message: "Your order shipped"})
-		if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+		if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.StateFailed {
 			t.Errorf("send %d: %v (code %q), want unavailable, not accepted", i, err, notify.CodeOf(err))
 		}
 		if r == nil {
 			t.Fatalf("send %d: no receipt (%v)", i, err)
 		}
-		if r.Status != notify.StatusFailed {
+		if r.Status != notify.StateFailed {
 			t.Errorf("send %d: receipt status %s, want failed", i, r.Status)
 		}
 		m, err := records.Message(ctx, "acme", r.MessageID)

@@ -141,7 +141,7 @@ func TestNonASCIILocalPart(t *testing.T) {
 						ne.Fields[0].Field != tc.field || !strings.Contains(ne.Fields[0].Message, "does not offer SMTPUTF8") {
 						t.Errorf("%s: %v, want InvalidArgument on %s saying the relay lacks SMTPUTF8", tc.field, err, tc.field)
 					}
-					if notify.OutcomeOf(err) != notify.OutcomeNotAccepted {
+					if notify.OutcomeOf(err) != notify.StateFailed {
 						t.Errorf("%s: outcome %v, want not accepted", tc.field, notify.OutcomeOf(err))
 					}
 				}

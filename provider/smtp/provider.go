@@ -180,7 +180,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		r.pool.put(c, keep && !tainted)
 		// redial is only ever set for a certain non-acceptance, so the
 		// message cannot reach the server twice.
-		if redial && reused && !fresh && notify.OutcomeOf(err) == notify.OutcomeNotAccepted {
+		if redial && reused && !fresh && notify.OutcomeOf(err) == notify.StateFailed {
 			fresh = true
 			continue
 		}
