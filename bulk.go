@@ -187,7 +187,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, k
 			continue
 		}
 		var results []*Result
-		attempts, outcome, derr := n.retrying(ctx, envs[0].Provider, func(ctx context.Context, timeout time.Duration) (err error) {
+		attempts, outcome, derr := n.retrying(ctx, envs, func(ctx context.Context, timeout time.Duration) (err error) {
 			if batches {
 				results, err = attemptBatch(ctx, bd, envs, timeout)
 				return err

@@ -21,7 +21,8 @@
 //     per-attempt timeout. The answer is one of three outcomes (MessageState):
 //     accepted (sent, charged); certainly not accepted (temporary refusals
 //     are retried with capped, jittered backoff inside the caller's
-//     deadline, then the charge is refunded exactly once); or unknown, the
+//     deadline, the record pending while it waits, then the charge is
+//     refunded exactly once); or unknown, the
 //     vendor may have it (never retried, the charge stands, StateUnknown
 //     and CodeOutcomeUnknown). A context that ends before the vendor call
 //     cancels the send and refunds it; once the call is in flight, its
@@ -81,7 +82,7 @@
 // A process that dies mid-send leaves its records pending or attempting.
 // Notifier.Reconcile, run at start and periodically, settles those older
 // than the settle threshold (WithSettleAfter): pending ones are refunded
-// and failed (the vendor was never called), attempting ones become
+// and failed (the vendor was never called, or certainly refused every call), attempting ones become
 // unknown and keep their charge (the vendor may have the message), each
 // exactly once however many instances reconcile one store. A record of a
 // certain refusal whose move into failed (its refund) the store failed at

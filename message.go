@@ -6,17 +6,21 @@ import (
 )
 
 // MessageState is where a message's durable record stands. A record moves
-// only forward, along the edges CanMove allows:
+// only forward, along the edges CanMove allows, but for one step back
+// while nothing is in flight:
 //
-//	pending ──> attempting ──> sent ──> delivered ──> read
+//	pending <─> attempting ──> sent ──> delivered ──> read
 //	   │            │  │        │  └───────────────────^
 //	   │            │  │        └─────> failed (reported)
 //	   │            │  └─────> unknown ──> sent | delivered | read | failed
 //	   └────────────┴────────> failed
 //
 // pending: written, and charged when metered, in one step; the vendor has
-// not been called. attempting: written before the first vendor call; the
-// vendor may have the message from here on. sent: a vendor accepted it.
+// not been called, or has certainly refused every call so far and the
+// Notifier waits to try again (attempting goes back to pending for that
+// wait, so that a process dying in it leaves a record the reconciler
+// refunds). attempting: written before each vendor call; the vendor may
+// have the message from here on. sent: a vendor accepted it.
 // failed: certainly not accepted, or reported undelivered after it was;
 // the charge was refunded in the same step unless the refund policy kept
 // it (Message.Refunded says which). unknown: the vendor may have it; the
@@ -55,7 +59,7 @@ func CanMove(from, to MessageState) bool {
 	case StatePending:
 		return to == StateAttempting || to == StateFailed
 	case StateAttempting:
-		return to == StateSent || to == StateFailed || to == StateUnknown
+		return to == StateSent || to == StateFailed || to == StateUnknown || to == StatePending
 	case StateUnknown:
 		return to == StateSent || to == StateDelivered || to == StateRead || to == StateFailed
 	case StateSent:

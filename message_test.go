@@ -636,3 +636,95 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 		t.Errorf("the observers heard of %d refunded, want 25", got)
 	}
 }
+
+// pendingSignal is a MessageStore that says which record went back to
+// pending (a send waiting to retry a certain refusal).
+type pendingSignal struct {
+	notify.MessageStore
+	pending chan string
+}
+
+func (s *pendingSignal) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	m, err := s.MessageStore.Move(ctx, account, id, u)
+	if err == nil && u.State == notify.StatePending {
+		s.pending <- id
+	}
+	return m, err
+}
+
+// TestReconcileRefundsACrashWhileWaitingToRetry: the vendor certainly
+// refused, for now, and the Notifier waits to try again; a process that
+// dies in that wait leaves a record the reconciler refunds, not an
+// attempting one whose charge it would keep.
+func TestReconcileRefundsACrashWhileWaitingToRetry(t *testing.T) {
+	signal := &pendingSignal{pending: make(chan string, 4)}
+	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
+		signal.MessageStore = s
+		return signal
+	})
+	// One refusal, then a wait of 10-20s before the second attempt: the
+	// "crash" comes in that wait.
+	r.options = []notify.Option{notify.WithRetry(notify.RetryPolicy{MaxAttempts: 2, BaseDelay: 20 * time.Second, MaxDelay: 20 * time.Second}),
+		notify.WithTimeout(5 * time.Second)}
+	r.n = r.instance(t)
+	r.sms.FailNext(1, notify.CodeUnavailable)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.n.Send(ctx, smsReq("hello"))
+		done <- err
+	}()
+	var id string
+	select {
+	case id = <-signal.pending:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the record never went back to pending for the wait")
+	}
+	if m := r.message(t, id); m.State != notify.StatePending || r.balance(t) != opening-25 {
+		t.Fatalf("while waiting: %s, balance %d", m.State, r.balance(t))
+	}
+
+	// The process "dies": another instance reconciles once the record is
+	// stale, and refunds it.
+	n2 := r.instance(t)
+	r.clock.advance(settleAfter + time.Second)
+	if res, err := n2.Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
+		t.Fatalf("Reconcile = %+v, %v; want one refunded", res, err)
+	}
+	m := r.message(t, id)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
+	if !m.Refunded || r.balance(t) != opening {
+		t.Fatalf("record %+v, balance %d: a message the vendor refused must not stay charged", m, r.balance(t))
+	}
+
+	// The waiting send, woken, calls the vendor no more and refunds
+	// nothing twice.
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the send woke and succeeded after its record was settled")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting send did not end with its context")
+	}
+	if got := r.sms.Len(); got != 0 || r.balance(t) != opening {
+		t.Fatalf("the vendor took %d messages; balance %d", got, r.balance(t))
+	}
+}
+
+// TestRetryWaitsPending: a send retried after a certain refusal goes
+// pending for the wait and attempting again before the next call.
+func TestRetryWaitsPending(t *testing.T) {
+	r := newRecordRig(t, nil)
+	r.options = []notify.Option{notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})}
+	r.n = r.instance(t)
+	r.sms.FailNext(2, notify.CodeUnavailable)
+	rc, err := r.n.Send(context.Background(), smsReq("hello"))
+	if err != nil || rc.Attempts != 3 {
+		t.Fatalf("receipt %+v, %v", rc, err)
+	}
+	wantStates(t, r.message(t, rc.MessageID), notify.StatePending, notify.StateAttempting, notify.StatePending,
+		notify.StateAttempting, notify.StatePending, notify.StateAttempting, notify.StateSent)
+}

@@ -610,19 +610,21 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 // so that is a certain non-acceptance.
 func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, MessageState, error) {
 	var res *Result
-	attempts, outcome, err := n.retrying(ctx, env.Provider, func(ctx context.Context, timeout time.Duration) (err error) {
+	attempts, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, timeout time.Duration) (err error) {
 		res, err = attemptDeliver(ctx, ch, env, timeout)
 		return err
 	})
 	return res, attempts, outcome, err
 }
 
-// retrying makes attempts through provider's attempt function, with the
-// retry policy deliver describes, and returns how many it made, the
-// outcome and the last error.
-func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx context.Context, timeout time.Duration) error) (int, MessageState, error) {
+// retrying makes attempts through the attempt function of the provider of
+// envs (one message, or one batch), with the retry policy deliver
+// describes, and returns how many it made, the outcome and the last error.
+// While it waits to try again, the records of envs are pending (see
+// waitToRetry).
+func (n *Notifier) retrying(ctx context.Context, envs []*Envelope, try func(ctx context.Context, timeout time.Duration) error) (int, MessageState, error) {
 	timeout := n.timeout
-	if d, ok := n.providerTimeouts[provider]; ok {
+	if d, ok := n.providerTimeouts[envs[0].Provider]; ok {
 		timeout = d
 	}
 	var last error
@@ -653,14 +655,55 @@ func (n *Notifier) retrying(ctx context.Context, provider string, try func(ctx c
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
 			return attempt, StateFailed, err // the retry could not finish in time
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return attempt, StateFailed, contextError(ctx.Err(), err)
-		case <-t.C:
+		if werr := n.waitToRetry(ctx, envs, delay, err); werr != nil {
+			return attempt, StateFailed, werr
 		}
 	}
+}
+
+// waitToRetry waits delay before another attempt at envs, which the
+// vendor has just certainly refused, for now. Nothing is in flight during
+// the wait, so the records go back to pending for it: a process that dies
+// meanwhile leaves them to the reconciler, which refunds pending records,
+// rather than attempting ones, whose charge it keeps. They move to
+// attempting again before the next call, and the vendor is called only if
+// they did. A record whose move to pending fails waits attempting, as
+// before this step existed: never worse. An error means not to call the
+// vendor again: the caller left during the wait, or a record could not be
+// marked attempting; the records are then settled as certainly not
+// accepted, with last, the refusal, as the cause.
+func (n *Notifier) waitToRetry(ctx context.Context, envs []*Envelope, delay time.Duration, last error) error {
+	_ = n.markAll(ctx, envs, StatePending)
+	t := time.NewTimer(delay)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return contextError(ctx.Err(), last)
+	case <-t.C:
+	}
+	if err := n.markAll(ctx, envs, StateAttempting); err != nil {
+		return fmt.Errorf("%w; not tried again: %w", last, err)
+	}
+	return nil
+}
+
+// markAll moves the records of envs to state, detached from the caller's
+// context; a record already there is left as it is. It returns the first
+// failure.
+func (n *Notifier) markAll(ctx context.Context, envs []*Envelope, state MessageState) error {
+	if n.messages == nil {
+		return nil
+	}
+	sctx := detached(ctx)
+	defer sctx.release()
+	var first error
+	for _, env := range envs {
+		m, err := n.messages.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: state, At: n.now()})
+		if err != nil && !(CodeOf(err) == CodeConflict && m != nil && m.State == state) && first == nil {
+			first = &StoreError{Store: "messages", Err: err}
+		}
+	}
+	return first
 }
 
 // attemptDeliver makes one attempt under the attempt timeout (attempt).

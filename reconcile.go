@@ -18,8 +18,9 @@ const clockSlack = time.Minute
 
 // ReconcileResult counts what one Reconcile pass settled.
 type ReconcileResult struct {
-	// Refunded counts records still pending (the vendor was never called)
-	// moved to failed, their charge refunded.
+	// Refunded counts records still pending (the vendor was never called,
+	// or certainly refused every call) moved to failed, their charge
+	// refunded.
 	Refunded int
 	// Unknown counts records left attempting (the vendor may have the
 	// message) moved to unknown, their charge kept.
@@ -30,8 +31,9 @@ type ReconcileResult struct {
 // killed process, a lost goroutine): every record still pending or
 // attempting that has not moved for the settle threshold
 // (WithSettleAfter). A pending one is refunded and marked failed, since
-// the vendor was never called; an attempting one becomes unknown and
-// keeps its charge, since the vendor may have the message. An unknown
+// the vendor was never called or certainly refused every call (a send
+// that died waiting to retry); an attempting one becomes unknown and keeps
+// its charge, since the vendor may have the message. An unknown
 // one's idempotency key is completed with its receipt, so a repeat of
 // the key gets that receipt and never a second send; a failed one's key
 // is left to its lease, after which a repeat sends afresh.

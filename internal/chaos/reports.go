@@ -222,12 +222,18 @@ func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 			t.Errorf("message %s reported %v is %s, want %s", st.id, st.states, m.State, want)
 			continue
 		}
+		// pending and attempting alternate, once per wait to retry a
+		// certain refusal; every other step comes once.
 		seen := map[notify.MessageState]int{}
-		for _, c := range m.History {
+		for i, c := range m.History {
 			seen[c.State]++
+			if c.State == notify.StatePending && i > 0 && m.History[i-1].State != notify.StateAttempting ||
+				c.State == notify.StateAttempting && (i == 0 || m.History[i-1].State != notify.StatePending) {
+				t.Errorf("message %s: step %d, %s, out of turn: %v", st.id, i, c.State, m.History)
+			}
 		}
 		for state, times := range seen {
-			if times > 1 {
+			if times > 1 && state != notify.StatePending && state != notify.StateAttempting {
 				t.Errorf("message %s has %d steps %s: %v", st.id, times, state, m.History)
 			}
 		}
