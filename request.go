@@ -69,20 +69,6 @@ type Bulk interface {
 	Recipients() ([]Request, error)
 }
 
-// ValidOTP reports whether code is an OTP as notify sends them: 4 to 8
-// ASCII digits. Channels, templates and providers all hold codes to it.
-func ValidOTP(code string) bool {
-	if len(code) < 4 || len(code) > 8 {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		if code[i] < '0' || code[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // fingerprintOf returns a hex SHA-256 digest of a request's Fingerprint.
 func fingerprintOf(r Request) string {
 	h := sha256.New()

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/rules"
 )
 
 // Limits on the variables of one render. They bound the work a request
@@ -53,7 +54,7 @@ func checkFor(name string) check {
 func (c check) validate(v string) string {
 	switch c {
 	case checkOTP:
-		if !notify.ValidOTP(v) {
+		if !rules.ValidOTP(v) {
 			return "must be 4 to 8 digits"
 		}
 	case checkCount:

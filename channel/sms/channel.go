@@ -362,7 +362,7 @@ func registered(acct *notify.Account) string {
 // never goes into the message: it is a secret.
 func checkOTP(fe *notify.FieldErrors, code string) bool {
 	switch {
-	case notify.ValidOTP(code):
+	case rules.ValidOTP(code):
 		return true
 	case code == "":
 		fe.Add("message", "is required: the OTP code on the otp route")

@@ -170,7 +170,7 @@ func notBlank(s string) string {
 }
 
 func otp(s string) string {
-	if notify.ValidOTP(s) {
+	if ValidOTP(s) {
 		return ""
 	}
 	return "must be 4 to 8 digits" // never echo a code
@@ -247,4 +247,19 @@ func templateName(s string) string {
 		}
 	}
 	return ""
+}
+
+// ValidOTP reports whether code is an OTP as notify sends them: 4 to 8
+// ASCII digits. Channels, templates and providers all hold codes to it (the
+// otp rule, here, too).
+func ValidOTP(code string) bool {
+	if len(code) < 4 || len(code) > 8 {
+		return false
+	}
+	for i := 0; i < len(code); i++ {
+		if code[i] < '0' || code[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

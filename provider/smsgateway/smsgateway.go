@@ -19,6 +19,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
 
@@ -306,7 +307,7 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 		req.Language = language(m)
 	case m.Route == sms.RouteOTP:
 		req.Route = "otp"
-		if !notify.ValidOTP(m.OTP) {
+		if !rules.ValidOTP(m.OTP) {
 			fe.Add("message", "the otp route needs a numeric OTP of 4-8 digits")
 		}
 		req.VariablesValues = m.OTP

@@ -1,8 +1,6 @@
-package notify
+package rules
 
-import (
-	"testing"
-)
+import "testing"
 
 func TestValidOTP(t *testing.T) {
 	for code, want := range map[string]bool{
