@@ -199,13 +199,11 @@ func (sh *messageShard) enterAttempting(rec *notify.Message) {
 
 // leaveAttempting removes rec, about to move out of attempting, from the
 // index (under its provider as it stands, the one it entered under: only
-// a move changes it). Called with sh.mu held.
+// a move changes it). An emptied set stays, for the provider's next send:
+// providers are few, and making the set again would cost each send an
+// allocation. Called with sh.mu held.
 func (sh *messageShard) leaveAttempting(rec *notify.Message) {
-	set := sh.attempting[rec.Provider]
-	delete(set, rec)
-	if len(set) == 0 {
-		delete(sh.attempting, rec.Provider)
-	}
+	delete(sh.attempting[rec.Provider], rec)
 }
 
 func inHistory(rec *notify.Message, st notify.MessageState) bool {
