@@ -27,20 +27,22 @@ import (
 // there refunds it just as well (CanMove allows unknown -> failed). The
 // caller's error says that the refund is not written yet and is retried.
 //
-// A durable mark on the record ("certainly refused"), for the reconciler
-// to refund instead of keeping the charge, would need a write to the same
-// store that has just failed, so it could land only when the move itself
-// can; retrying the move is that mark, written in the one step that also
-// refunds. Nothing is written before the refusal is certain (no mark ahead
-// of the vendor's answer), so no step can refund a message the vendor may
-// have: the move carries the refusal of the last attempt, after which no
-// attempt follows.
+// The durable mark that the vendor does not have the message is the
+// record's state pending: before the move into failed, the pipeline moves
+// the record back to pending, a light step without money, which a store
+// that fails the refund's transaction (a lock timeout, a serialization
+// failure) usually takes. A record left pending is refunded by the
+// reconciler, so a process that dies before the move into failed lands
+// still leaves the refusal refunded. Nothing is written before the
+// refusal is certain (no mark ahead of the vendor's answer), so no step
+// can refund a message the vendor may have: the moves follow the refusal
+// of the last attempt, after which no attempt follows.
 //
-// What stays open: a process that dies before the move lands, or a store
-// that stays unreachable for the whole threshold. Nothing durable then
-// says the vendor refused the message; the record stays attempting and
-// the reconciler settles it unknown, keeping its charge, the safe side
-// (an operator may refund it; the vendor's records tell).
+// What stays open: a store unreachable for both steps and for the whole
+// threshold, or a process that dies too. Nothing durable then says the
+// vendor refused the message; the record stays attempting and the
+// reconciler settles it unknown, keeping its charge, the safe side (an
+// operator may refund it; the vendor's records tell).
 
 // The backoff of a late refund's tries: the first waits about
 // lateRefundFirst, each later one twice as long, up to lateRefundMax.

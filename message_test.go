@@ -160,7 +160,8 @@ func TestRecordOfEachOutcome(t *testing.T) {
 		t.Fatalf("refused send = %+v, %v", failed, err)
 	}
 	m = r.message(t, failed.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateFailed)
+	// Back to pending once the refusal came (nothing in flight), then failed.
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
 	if m.Cost().Minor != 0 || m.ErrorCode != notify.CodeRejected || failed.Balance.Minor != opening-25 {
 		t.Fatalf("record of a refused message = %+v; receipt %+v", m, failed)
 	}
@@ -590,8 +591,12 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 		return down
 	})
 	var refunds atomic.Int64
+	refundTold := make(chan struct{}, 4)
 	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
 		refunds.Add(e.Refund.Minor)
+		if e.Refund.Minor > 0 {
+			refundTold <- struct{}{}
+		}
 	})))
 	r.n = r.instance(t)
 	r.sms.FailNext(1, notify.CodeRejected)
@@ -618,6 +623,11 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Error("the refund was not written within 10s of the store coming back")
 	}
+	select { // the observers hear of it after the store took it
+	case <-refundTold:
+	case <-time.After(10 * time.Second):
+		t.Error("the observers were not told of the refund within 10s")
+	}
 
 	// Reconciled later: nothing is left open, and the refund stands.
 	r.clock.advance(settleAfter + time.Second)
@@ -625,7 +635,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 		t.Errorf("Reconcile after the threshold = %+v, %v; want nothing left to settle", res, err)
 	}
 	m := r.message(t, rc.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateFailed)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
 	if !m.Refunded || r.balance(t) != opening {
 		t.Fatalf("record refunded %v, balance %d: a certain refusal must be refunded", m.Refunded, r.balance(t))
 	}
@@ -727,4 +737,53 @@ func TestRetryWaitsPending(t *testing.T) {
 	}
 	wantStates(t, r.message(t, rc.MessageID), notify.StatePending, notify.StateAttempting, notify.StatePending,
 		notify.StateAttempting, notify.StatePending, notify.StateAttempting, notify.StateSent)
+}
+
+// refundNeverLands fails, while dead is set, every move into failed that
+// carries the vendor's refusal (the send's own, and its retries in the
+// background): the process that tried them died before any landed. The
+// reconciler's moves get through.
+type refundNeverLands struct {
+	notify.MessageStore
+	dead atomic.Bool
+}
+
+func (s *refundNeverLands) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+	if s.dead.Load() && u.State == notify.StateFailed && u.ErrorCode == notify.CodeRejected {
+		return nil, notify.Errorf(notify.CodeUnavailable, "could not serialize access due to concurrent update")
+	}
+	return s.MessageStore.Move(ctx, account, id, u)
+}
+
+// TestRefusalRefundedByTheReconcilerWhenItsProcessDied: the vendor
+// certainly refuses; the store fails the refund's step, and the process
+// dies before its retries land. The record was moved back to pending
+// first, so the reconciler, later, refunds it: a certain refusal never
+// keeps its charge for want of a process to finish it.
+func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
+	store := &refundNeverLands{}
+	store.dead.Store(true)
+	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
+		store.MessageStore = s
+		return store
+	})
+	r.sms.FailNext(1, notify.CodeRejected)
+	ctx := context.Background()
+	rc, err := r.n.Send(ctx, smsReq("hello"))
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StateFailed || r.balance(t) != opening-25 {
+		t.Fatalf("send = %+v, %v, balance %d; want a failed receipt, its refund not written yet", rc, err, r.balance(t))
+	}
+
+	// Another instance reconciles after the threshold.
+	r.clock.advance(settleAfter + time.Second)
+	res, err := r.instance(t).Reconcile(ctx)
+	store.dead.Store(false) // the dead process's retries now meet a settled record
+	if err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
+		t.Fatalf("Reconcile = %+v, %v; want the refusal refunded", res, err)
+	}
+	m := r.message(t, rc.MessageID)
+	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
+	if !m.Refunded || r.balance(t) != opening {
+		t.Fatalf("record %+v, balance %d: a certain refusal must be refunded", m, r.balance(t))
+	}
 }

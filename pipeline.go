@@ -285,6 +285,12 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	var late *lateRefund
 	switch {
 	case n.messages != nil:
+		// First, the light step that says the vendor does not have it:
+		// back to pending (nothing is in flight). Should the refund's
+		// heavier step below fail and the process die before it lands,
+		// the reconciler finds a pending record and refunds it, where an
+		// attempting one would keep its charge.
+		_ = n.markAll(ctx, []*Envelope{env}, StatePending)
 		u := MessageUpdate{State: StateFailed, At: n.now(),
 			Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error}
 		m, err := n.move(ctx, acct.ID, env.ID, u)
@@ -299,7 +305,8 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 			r.Cost = m.Cost()
 		case passing(err):
 			// The store is failing now (unreachable, timing out): the
-			// record stays attempting and the charge stands, for now.
+			// record stays pending (or attempting, if that step failed
+			// too) and the charge stands, for now.
 			r.Cost = env.Price
 			late = &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e}
 			e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried for up to %v, until the store takes it",
