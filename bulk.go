@@ -81,7 +81,16 @@ func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt,
 		if err != nil {
 			return nil, err
 		}
-		r, err := n.dispatchBulk(ctx, op, acct, req.Kind(), ps)
+		envs := make([]*Envelope, len(ps))
+		for i := range ps {
+			envs[i] = ps[i].env
+		}
+		id, err := n.openRequest(ctx, op, acct, req, true, envs)
+		if err != nil {
+			undo.unless(nil)
+			return nil, err
+		}
+		r, err := n.dispatchBulk(ctx, op, acct, id, req.Kind(), ps)
 		undo.unless(r)
 		return r, err
 	}
@@ -159,7 +168,7 @@ type bulkLeg struct {
 // is on its way: a crash between batches leaves the rest unopened, not
 // unknown, and no record outlives the settle threshold waiting for a
 // batch of its own.
-func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, kind Kind, ps []prepared) (*Receipt, error) {
+func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, id string, kind Kind, ps []prepared) (*Receipt, error) {
 	size := 1
 	bd, batches := ps[0].ch.(BatchDeliverer)
 	if batches {
@@ -206,7 +215,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, k
 			_, _ = n.settle(ctx, op, acct, l.env, l.r, l.charged, res, attempts, outcome, derr)
 		}
 	}
-	r, err := combineBulk(op, n.newID(), acct, kind, receipts)
+	r, err := combineBulk(op, id, acct, kind, receipts)
 	if n.wallet != nil {
 		n.readBalance(ctx, acct, r)
 	}

@@ -48,7 +48,20 @@ func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) 
 		if err != nil {
 			return nil, err
 		}
-		r, err := n.sendParts(ctx, op, acct, req, parts)
+		envs = envs[:0]
+		for _, p := range parts {
+			if p.skipped == nil {
+				envs = append(envs, p.p.env)
+			} else {
+				envs = append(envs, nil)
+			}
+		}
+		id, err := n.openRequest(ctx, op, acct, req, false, envs)
+		if err != nil {
+			undo.unless(nil)
+			return nil, err
+		}
+		r, err := n.sendParts(ctx, op, acct, id, req, parts)
 		undo.unless(r)
 		return r, err
 	}
@@ -111,7 +124,7 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 
 // sendParts delivers the prepared parts concurrently and combines their
 // receipts.
-func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, req Composite, parts []part) (*Receipt, error) {
+func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, id string, req Composite, parts []part) (*Receipt, error) {
 	rs := make([]*Receipt, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
@@ -128,7 +141,7 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, req 
 	}
 	wg.Wait()
 
-	r := combineLegs(n.newID(), acct.ID, req.Kind(), rs)
+	r := combineLegs(id, acct.ID, req.Kind(), rs)
 	r.Metered = n.wallet != nil
 	r.IdempotencyKey, r.CreatedAt = req.Key(), n.now()
 	for _, p := range parts {

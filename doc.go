@@ -97,7 +97,9 @@
 // CodeOutcomeUnknown error); only a send that certainly went nowhere frees
 // the key. A send holds its key for the IdempotencyStore's lease, not its
 // retention: after the lease a repeat settles what a dead holder left and
-// answers with it. The fingerprint is taken after normalisation, so two spellings
-// of one number are one request; the same key with a different request is
-// CodeConflict.
+// answers with it (for a Composite or Bulk request, the whole request's
+// receipt, from the request record written before its first part; see
+// MessageStore.OpenRequest). The fingerprint is taken after
+// normalisation, so two spellings of one number are one request; the same
+// key with a different request is CodeConflict.
 package notify

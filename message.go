@@ -311,4 +311,35 @@ type MessageStore interface {
 	// beside them, never scan every record. False, nil when there is
 	// none.
 	Attempting(ctx context.Context, provider string, since time.Time) (bool, error)
+
+	// OpenRequest writes r, the record of a Composite or Bulk request
+	// sent with an idempotency key, before the first of its parts is
+	// opened: its parts' message IDs in order, so that a repeat of the key
+	// after the process died answers the whole request's receipt (see
+	// RequestByKey). A record of r.ID already there is Conflict. Stores
+	// keep request records as long as message records.
+	OpenRequest(ctx context.Context, r *RequestRecord) error
+
+	// RequestByKey returns the account's newest request record with
+	// idempotency key key opened at or after since, or NotFound.
+	RequestByKey(ctx context.Context, account, key string, since time.Time) (*RequestRecord, error)
+}
+
+// RequestRecord is the durable record of a request with several parts (a
+// Composite or Bulk request): which messages it made, in order. Its ID is
+// the MessageID of the request's combined receipt.
+type RequestRecord struct {
+	ID      string
+	Account string
+	// Kind is the request's kind (KindOTP for the dual OTP).
+	Kind Kind
+	// Bulk reports a Bulk request (one content to many recipients) rather
+	// than a Composite one; their receipts are combined differently.
+	Bulk bool
+	// IdempotencyKey is the request's key; stores index it.
+	IdempotencyKey string
+	// Parts are the message IDs of the parts, in the request's order; an
+	// empty ID is a part that was not sent (its channel not configured).
+	Parts     []string
+	CreatedAt time.Time
 }

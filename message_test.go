@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -785,5 +786,100 @@ func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
 	if !m.Refunded || r.balance(t) != opening {
 		t.Fatalf("record %+v, balance %d: a certain refusal must be refunded", m, r.balance(t))
+	}
+}
+
+// crashDuringRequest starts a Composite or Bulk request whose first SMS
+// the vendor takes and never answers, and returns once the vendor has
+// it: from then on the sending instance is as good as dead.
+func crashDuringRequest(t *testing.T, r *recordRig, req notify.Request) (*notify.Envelope, *blockingVendor) {
+	t.Helper()
+	v := newBlockingVendor(t, r.sms)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = r.n.Send(context.Background(), req)
+	}()
+	t.Cleanup(func() { close(v.release); <-done })
+	select {
+	case env := <-v.took:
+		return env, v
+	case <-time.After(10 * time.Second):
+		t.Fatal("the vendor never got the message")
+		return nil, nil
+	}
+}
+
+// TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt: a bulk request's
+// process dies with its first recipient at the vendor. A repeat of its
+// key after the lease answers the bulk receipt, from its request record:
+// every recipient a leg, in order (the first unknown, the others not
+// sent), never one recipient's receipt, and nothing is sent again.
+func TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt(t *testing.T) {
+	r := newRecordRig(t, nil)
+	req := &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale today", IdempotencyKey: "bulk-1"},
+		To: []string{"9876543210", "9876543211", "9876543212"}}
+	first, vendor := crashDuringRequest(t, r, req)
+
+	r.clock.advance(settleAfter + time.Second)
+	n2 := r.instance(t)
+	rc, err := n2.Send(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil {
+		t.Fatalf("repeat = %+v, %v; want the bulk receipt, unknown", rc, err)
+	}
+	if rc.Kind != notify.KindSMS || rc.To != "" || len(rc.Legs) != 3 || rc.Status != notify.StateUnknown {
+		t.Fatalf("repeat answered %+v with %d legs; want the bulk receipt of 3 recipients", rc, len(rc.Legs))
+	}
+	if l := rc.Legs[0]; l.MessageID != first.ID || l.Status != notify.StateUnknown || l.Cost.Minor != 25 {
+		t.Errorf("leg 0 = %+v; want the message at the vendor, unknown and charged", l)
+	}
+	for i, l := range rc.Legs[1:] {
+		if l.Status != notify.StateFailed || l.MessageID != "" || l.Cost.Minor != 0 {
+			t.Errorf("leg %d = %+v; want not sent", i+1, l)
+		}
+	}
+	// Asked again, the same receipt: the key is completed with it.
+	again, err := n2.Send(context.Background(), req)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != rc.MessageID || len(again.Legs) != 3 {
+		t.Fatalf("second repeat = %+v, %v; want receipt %s again", again, err, rc.MessageID)
+	}
+	if got := vendor.calls.Load(); got != 1 || r.balance(t) != opening-25 {
+		t.Fatalf("the vendor got %d messages, balance %d; want 1, charged once", got, r.balance(t))
+	}
+}
+
+// TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs: a dual OTP's process
+// dies with its SMS part at the vendor. A repeat of its key after the
+// lease answers the dual receipt with both legs, SMS first, from its
+// request record; nothing is sent again.
+func TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs(t *testing.T) {
+	r := newRecordRig(t, nil)
+	chatTook := make(chan struct{}, 1)
+	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		chatTook <- struct{}{}
+		return &notify.Result{}, nil
+	})
+	req := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
+	first, vendor := crashDuringRequest(t, r, req)
+	select { // the chat part went too, before the "crash"
+	case <-chatTook:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the chat part never reached its vendor")
+	}
+
+	r.clock.advance(settleAfter + time.Second)
+	n2 := r.instance(t)
+	rc, err := n2.Send(context.Background(), req)
+	if rc == nil || rc.Kind != notify.KindOTP || len(rc.Legs) != 2 {
+		t.Fatalf("repeat = %+v, %v; want the dual receipt with both legs", rc, err)
+	}
+	if l := rc.Legs[0]; l.Kind != notify.KindSMS || l.MessageID != first.ID || l.Status != notify.StateUnknown {
+		t.Errorf("SMS leg = %+v; want the message at the vendor, unknown", l)
+	}
+	if l := rc.Legs[1]; l.Kind != notify.KindChat || l.MessageID == "" || l.Status == "" {
+		t.Errorf("chat leg = %+v; want the chat part's record", l)
+	}
+	if got := vendor.calls.Load(); got != 1 {
+		t.Fatalf("the SMS vendor got %d messages, want 1", got)
 	}
 }

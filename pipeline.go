@@ -191,7 +191,9 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 // (failed, refunded) and reported.
 func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepared) (*Receipt, bool, error) {
 	env := p.env
-	env.ID = n.newID()
+	if env.ID == "" { // a part of a Composite or Bulk request has its ID already
+		env.ID = n.newID()
+	}
 
 	// Charge and open the record: a caller that has gone already gets
 	// nothing charged.

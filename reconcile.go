@@ -130,11 +130,15 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 	}
 	sctx := detached(ctx)
 	defer sctx.release()
-	siblings, err := n.messages.ByKey(sctx, m.Account, m.IdempotencyKey, m.CreatedAt.Add(-clockSlack))
+	// The parts of a Composite or Bulk request are opened one after the
+	// other within one send, which a lease bounds: its request record and
+	// siblings are no older than that.
+	since := m.CreatedAt.Add(-n.settleAfter - clockSlack)
+	siblings, err := n.messages.ByKey(sctx, m.Account, m.IdempotencyKey, since)
 	if err != nil {
 		return // the key keeps its lease; a repeat after it settles the key itself
 	}
-	if r := keyReceipt(n.newID, siblings); r != nil {
+	if r, err := n.receiptOfKey(sctx, m.Account, m.IdempotencyKey, since, siblings); err == nil && r != nil {
 		_ = n.idem.Complete(sctx, m.Account, m.IdempotencyKey, r)
 	}
 }
@@ -174,7 +178,7 @@ func (n *Notifier) settleKey(ctx context.Context, acct *Account, kind Kind, key 
 		}
 		msgs[i] = after
 	}
-	return keyReceipt(n.newID, msgs), nil
+	return n.receiptOfKey(ctx, account, key, since.Add(-clockSlack), msgs)
 }
 
 // wentOut reports whether the vendor has m or may have it: every state

@@ -36,6 +36,7 @@ type Messages struct {
 
 	byKey      *msgIndex[idemKey]     // message IDs, in the order they were opened
 	byProvider *msgIndex[providerKey] // message IDs, in the order the vendor accepted them
+	requests   requestRecords
 }
 
 // providerKey names a message at its provider.

@@ -14,6 +14,8 @@ type queries struct {
 	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, message, messagesByKey,
 	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
+	openRequest, requestByKey, cleanupRequests string
+
 	putTemplate, template, deleteTemplate, templates string
 
 	cleanupIdem, cleanupDeliveries string
@@ -336,6 +338,13 @@ WHERE id IN (
 	SELECT id FROM {{s}}{{p}}messages
 	WHERE state NOT IN ('pending', 'attempting') AND updated_at <= $1 LIMIT $2)
   AND state NOT IN ('pending', 'attempting') AND updated_at <= $1`),
+
+		openRequest: x(`INSERT INTO {{s}}{{p}}requests (id, account, kind, bulk, idempotency_key, parts, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`),
+		requestByKey: x(`SELECT id, account, kind, bulk, idempotency_key, parts, created_at FROM {{s}}{{p}}requests
+WHERE account = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY created_at DESC LIMIT 1`),
+		cleanupRequests: x(`DELETE FROM {{s}}{{p}}requests
+WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`),
 
 		cleanupDeliveries: x(`DELETE FROM {{s}}{{p}}deliveries
 WHERE (account, message_id) IN (

@@ -180,6 +180,7 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 		{s.q.cleanupIdem, now},
 		{s.q.cleanupDeliveries, now},
 		{s.q.cleanupMessages, now.Add(-s.deliveryTTL)},
+		{s.q.cleanupRequests, now.Add(-s.deliveryTTL)},
 		// The limiters keep unix nanoseconds.
 		{s.q.limits.rateCleanup, now.UnixNano()},
 		{s.q.limits.windowCleanup, now.UnixNano()},

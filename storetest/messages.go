@@ -49,7 +49,11 @@ type MessagesHarness struct {
 //     cutoff, least recently moved first, up to the limit;
 //   - Attempting tells whether a provider has a record, of any account,
 //     in attempting (not pending, not past it) that last moved at or
-//     after a time, by the provider the record has.
+//     after a time, by the provider the record has;
+//   - OpenRequest keeps a request record, its parts in order (an empty
+//     part included); a second one of the same ID is Conflict;
+//     RequestByKey finds the account's newest record of a key opened at
+//     or after a time, else NotFound.
 func RunMessages(t *testing.T, h MessagesHarness) {
 	t.Helper()
 	if h.New == nil {
@@ -68,6 +72,7 @@ func RunMessages(t *testing.T, h MessagesHarness) {
 		{"ByKey", func(t *testing.T) { testByKey(t, h) }},
 		{"Stale", func(t *testing.T) { testStale(t, h) }},
 		{"Attempting", func(t *testing.T) { testAttempting(t, h) }},
+		{"Requests", func(t *testing.T) { testRequests(t, h) }},
 		{"ConcurrentFail", func(t *testing.T) { testConcurrentFail(t, h) }},
 		{"DeliveryReports", func(t *testing.T) { testDeliveryReports(t, h) }},
 		{"ReportedFailure", func(t *testing.T) { testReportedFailure(t, h) }},
@@ -554,5 +559,38 @@ func testConcurrentFail(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 1000)
 	if got := readMessage(t, s, acct, m.ID); len(got.History) != 2 {
 		t.Fatalf("history after concurrent fails = %v, want pending and failed", got.History)
+	}
+}
+
+func testRequests(t *testing.T, h MessagesHarness) {
+	s, _ := newMessages(t, h)
+	acct, other := newName("acct"), newName("acct")
+	ctx := context.Background()
+	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
+	older := &notify.RequestRecord{ID: newName("req"), Account: acct, Kind: "otp", IdempotencyKey: "k",
+		Parts: []string{newName("m"), ""}, CreatedAt: at(0)}
+	newer := &notify.RequestRecord{ID: newName("req"), Account: acct, Kind: "sms", Bulk: true, IdempotencyKey: "k",
+		Parts: []string{newName("m"), "", newName("m")}, CreatedAt: at(5)}
+	for _, r := range []*notify.RequestRecord{older, newer} {
+		if err := s.OpenRequest(ctx, r); err != nil {
+			t.Fatalf("OpenRequest %s: %v", r.ID, err)
+		}
+	}
+	if err := s.OpenRequest(ctx, older); notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("OpenRequest of an ID recorded already = %v, want Conflict", err)
+	}
+	got, err := s.RequestByKey(ctx, acct, "k", at(0))
+	if err != nil {
+		t.Fatalf("RequestByKey: %v", err)
+	}
+	if got.ID != newer.ID || got.Kind != "sms" || !got.Bulk || got.IdempotencyKey != "k" || !slices.Equal(got.Parts, newer.Parts) ||
+		!got.CreatedAt.Equal(newer.CreatedAt) {
+		t.Fatalf("RequestByKey = %+v, want the newer %+v", got, newer)
+	}
+	if got, err := s.RequestByKey(ctx, acct, "k", at(6)); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("RequestByKey after the newest = %+v, %v; want NotFound", got, err)
+	}
+	if got, err := s.RequestByKey(ctx, other, "k", at(0)); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("RequestByKey of another account = %+v, %v; want NotFound", got, err)
 	}
 }

@@ -1,0 +1,55 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/notifykit/notify"
+)
+
+// OpenRequest writes r, as notify.MessageStore documents: one INSERT.
+// Cleanup removes request records with the message records (their
+// retention, WithDeliveryTTL, counted from when they were opened).
+func (s *Store) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
+	if r == nil || r.ID == "" || r.Account == "" || r.IdempotencyKey == "" {
+		return notify.Errorf(notify.CodeInvalidArgument, "pgstore: a request record needs an ID, an account and a key")
+	}
+	parts := r.Parts
+	if parts == nil {
+		parts = []string{}
+	}
+	// Not repeated after a lost connection: a repeat of a run that
+	// committed would answer Conflict.
+	err := s.do(ctx, onceOnly, func() error {
+		_, err := s.pool.Exec(ctx, s.q.openRequest, r.ID, r.Account, string(r.Kind), r.Bulk, r.IdempotencyKey, parts, r.CreatedAt)
+		return err
+	})
+	switch {
+	case pgCode(err) == stateUniqueViolation:
+		return notify.Errorf(notify.CodeConflict, "pgstore: request %q is recorded already", r.ID)
+	case err != nil:
+		return s.fail(ctx, "open request", err)
+	}
+	return nil
+}
+
+// RequestByKey returns the account's newest request record with key
+// opened at or after since, or NotFound.
+func (s *Store) RequestByKey(ctx context.Context, account, key string, since time.Time) (*notify.RequestRecord, error) {
+	var r notify.RequestRecord
+	var kind string
+	err := s.do(ctx, repeatable, func() error {
+		return s.pool.QueryRow(ctx, s.q.requestByKey, account, key, since).
+			Scan(&r.ID, &r.Account, &kind, &r.Bulk, &r.IdempotencyKey, &r.Parts, &r.CreatedAt)
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: no request record with that key")
+	case err != nil:
+		return nil, s.fail(ctx, "request by key", err)
+	}
+	r.Kind = notify.Kind(kind)
+	return &r, nil
+}
