@@ -215,10 +215,10 @@ func newBlockingVendor(t *testing.T, p *memprovider.Provider) *blockingVendor {
 	return v
 }
 
-// crashDuringVendorCall starts a send that the vendor takes and never
-// answers, and returns once the vendor has it: from then on the sending
-// instance is as good as dead.
-func crashDuringVendorCall(t *testing.T, r *recordRig, req *sms.Request) (*notify.Envelope, *blockingVendor) {
+// crashDuringVendorCall starts a send (of a Composite or Bulk request:
+// its first SMS) that the vendor takes and never answers, and returns once
+// the vendor has it: from then on the sending instance is as good as dead.
+func crashDuringVendorCall(t *testing.T, r *recordRig, req notify.Request) (*notify.Envelope, *blockingVendor) {
 	t.Helper()
 	v := newBlockingVendor(t, r.sms)
 	done := make(chan struct{})
@@ -789,27 +789,6 @@ func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 	}
 }
 
-// crashDuringRequest starts a Composite or Bulk request whose first SMS
-// the vendor takes and never answers, and returns once the vendor has
-// it: from then on the sending instance is as good as dead.
-func crashDuringRequest(t *testing.T, r *recordRig, req notify.Request) (*notify.Envelope, *blockingVendor) {
-	t.Helper()
-	v := newBlockingVendor(t, r.sms)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = r.n.Send(context.Background(), req)
-	}()
-	t.Cleanup(func() { close(v.release); <-done })
-	select {
-	case env := <-v.took:
-		return env, v
-	case <-time.After(10 * time.Second):
-		t.Fatal("the vendor never got the message")
-		return nil, nil
-	}
-}
-
 // TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt: a bulk request's
 // process dies with its first recipient at the vendor. A repeat of its
 // key after the lease answers the bulk receipt, from its request record:
@@ -819,7 +798,7 @@ func TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt(t *testing.T) {
 	r := newRecordRig(t, nil)
 	req := &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale today", IdempotencyKey: "bulk-1"},
 		To: []string{"9876543210", "9876543211", "9876543212"}}
-	first, vendor := crashDuringRequest(t, r, req)
+	first, vendor := crashDuringVendorCall(t, r, req)
 
 	r.clock.advance(settleAfter + time.Second)
 	n2 := r.instance(t)
@@ -860,7 +839,7 @@ func TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs(t *testing.T) {
 		return &notify.Result{}, nil
 	})
 	req := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
-	first, vendor := crashDuringRequest(t, r, req)
+	first, vendor := crashDuringVendorCall(t, r, req)
 	select { // the chat part went too, before the "crash"
 	case <-chatTook:
 	case <-time.After(10 * time.Second):
