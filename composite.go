@@ -40,21 +40,13 @@ func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) 
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
-		envs := make([]*Envelope, 0, len(parts))
-		for _, p := range parts {
-			envs = append(envs, p.p.env)
+		envs := make([]*Envelope, len(parts)) // nil for a part skipped
+		for i, p := range parts {
+			envs[i] = p.p.env
 		}
 		undo, err := n.admit(ctx, op, acct, req.Kind(), envs...)
 		if err != nil {
 			return nil, err
-		}
-		envs = envs[:0]
-		for _, p := range parts {
-			if p.skipped == nil {
-				envs = append(envs, p.p.env)
-			} else {
-				envs = append(envs, nil)
-			}
 		}
 		id, err := n.openRequest(ctx, op, acct, req, false, envs)
 		if err != nil {

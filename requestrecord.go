@@ -56,8 +56,8 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 	legs := make([]*Receipt, len(rr.Parts))
 	wentOut := false
 	var cur Currency
-	for _, m := range msgs {
-		cur = m.Charge.Currency
+	if len(msgs) > 0 {
+		cur = msgs[0].Charge.Currency
 	}
 	for i, id := range rr.Parts {
 		m := byID[id]
@@ -84,9 +84,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 		if r.Status == StateUnknown {
 			r.ErrorCode, r.Error = CodeOutcomeUnknown, "the outcome of a leg is unknown"
 		}
-		for _, m := range msgs {
-			r.Domain, r.Metered = m.Domain, m.Metered
-		}
+		r.Domain, r.Metered = msgs[0].Domain, msgs[0].Metered // a part went out: msgs has it
 	}
 	r.IdempotencyKey, r.CreatedAt = key, rr.CreatedAt
 	return r, true, nil
