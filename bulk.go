@@ -55,7 +55,7 @@ type BatchDeliverer interface {
 // its own.
 //
 // The receipt (Kind req.Kind(), To empty) has one leg per recipient, in the
-// order of To, each recorded in the delivery log and passed to observers
+// order of To, each passed to observers
 // as a single send's would be; the bulk receipt itself is returned and kept for
 // its idempotency key, not logged. Its Cost and Units are the legs' sums,
 // its MessageState StateSent when any leg was accepted, else StateUnknown when
@@ -216,7 +216,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, i
 		}
 	}
 	r, err := combineBulk(op, id, acct, kind, receipts)
-	if n.wallet != nil {
+	if n.pricer != nil {
 		n.readBalance(ctx, acct, r)
 	}
 	return r, err

@@ -27,8 +27,7 @@ import (
 // is unknown (the error is then CodeOutcomeUnknown), else StateFailed.
 // With no leg accepted, the error is the most telling one: the unknown
 // one, else the first part's that is more than "unavailable". The
-// combined receipt is recorded in the delivery log and passed to
-// observers (with a nil Envelope). Latency is that of the slowest part,
+// combined receipt is passed to observers (with a nil Envelope). Latency is that of the slowest part,
 // not the sum.
 func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) (*Receipt, error) {
 	acct, err := n.account(ctx, op, req.AccountID())
@@ -134,7 +133,7 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, id s
 	wg.Wait()
 
 	r := combineLegs(id, acct.ID, req.Kind(), rs)
-	r.Metered = n.wallet != nil
+	r.Metered = n.pricer != nil
 	r.IdempotencyKey, r.CreatedAt = req.Key(), n.now()
 	for _, p := range parts {
 		if p.p.env != nil {
@@ -142,7 +141,7 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, id s
 			break
 		}
 	}
-	if n.wallet != nil {
+	if n.pricer != nil {
 		n.readBalance(ctx, acct, r)
 	}
 	var err error

@@ -12,11 +12,11 @@
 //  2. Limit: the optional per-account rate limit and per-recipient OTP
 //     throttle (WithRateLimit, WithOTPThrottle, over a Limiter) take their
 //     share; idempotent replays never count.
-//  3. Charge: the WalletStore debits the price, with the message ID as
-//     reference. A short wallet is CodeInsufficientFunds and no provider is
-//     called. With a MessageStore (WithMessageStore) the message's durable
-//     record is written in the same step (StatePending), and moved to
-//     StateAttempting before the vendor is called.
+//  3. Charge and record: the Ledger writes the message's durable record
+//     (StatePending) and debits its price, with the message ID as
+//     reference, in one step (an unmetered send has a zero charge). A
+//     short wallet is CodeInsufficientFunds and no provider is called.
+//     The record moves to StateAttempting before the vendor is called.
 //  4. Deliver: the Channel hands the Envelope to its Provider under a
 //     per-attempt timeout. The answer is one of three outcomes (MessageState):
 //     accepted (sent, charged); certainly not accepted (temporary refusals
@@ -28,8 +28,8 @@
 //     cancels the send and refunds it; once the call is in flight, its
 //     outcome decides.
 //  5. Settle: the record moves to sent, failed (refunded in the same
-//     step) or unknown; the Receipt goes to the DeliveryLog, if any, and to
-//     Observers. Notifier.Message reads a record.
+//     step) or unknown; the Receipt goes to the caller and to Observers.
+//     Notifier.Message reads the record, which a receipt derives from.
 //
 // The root package holds the concept: the Notifier, the Request, Envelope,
 // Channel and Provider contracts, money, records and errors. Channels,
@@ -99,7 +99,7 @@
 // retention: after the lease a repeat settles what a dead holder left and
 // answers with it (for a Composite or Bulk request, the whole request's
 // receipt, from the request record written before its first part; see
-// MessageStore.OpenRequest). The fingerprint is taken after
+// Ledger.OpenRequest). The fingerprint is taken after
 // normalisation, so two spellings of one number are one request; the same
 // key with a different request is CodeConflict.
 package notify

@@ -73,8 +73,8 @@ type Result struct {
 	Note string
 }
 
-// Receipt records one send. The Notifier returns it, keeps it in the
-// delivery log and passes it to observers; receipts are shared, so treat
+// Receipt records one send. The Notifier returns it and passes it to
+// observers; receipts are shared, so treat
 // them as read-only.
 type Receipt struct {
 	// MessageID is the message's UUID.

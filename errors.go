@@ -264,8 +264,8 @@ func InvalidField(field, message string) *Error {
 // Conflict, RateLimited, NotFound, InvalidArgument, PermissionDenied,
 // Unauthenticated) are returned as they are, not as a StoreError.
 type StoreError struct {
-	// Store names the store: "accounts", "idempotency", "limits",
-	// "messages" or "wallet".
+	// Store names the store: "accounts", "idempotency", "limits" or
+	// "ledger".
 	Store string
 	// Err is the store's error.
 	Err error

@@ -10,7 +10,7 @@ import (
 // failoverKeyPrefix makes the key of a late failover from the failed
 // message's ID: its idempotency key, which keeps instances that take the
 // same report at once from both sending it, and the key its record is
-// found by (MessageStore.ByKey), which keeps a report repeated after the
+// found by (Ledger.ByKey), which keeps a report repeated after the
 // key's retention (vendors resend unacknowledged webhooks for days) from
 // sending it again. One message is sent again at most once.
 const failoverKeyPrefix = "failover:"
@@ -97,9 +97,9 @@ func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, 
 // the records, when one went out or may have, or was refused for good;
 // nil when there is none yet or each was refused only for now.
 func (n *Notifier) failedOver(ctx context.Context, m *Message, key string) (*Receipt, error) {
-	prev, err := n.messages.ByKey(ctx, m.Account, key, m.CreatedAt.Add(-clockSlack))
+	prev, err := n.ledger.ByKey(ctx, m.Account, key, m.CreatedAt.Add(-clockSlack))
 	if err != nil {
-		return nil, storeFailure("notify.Report", "messages", err)
+		return nil, storeFailure("notify.Report", "ledger", err)
 	}
 	if rc := keyReceipt(n.newID, prev); rc != nil {
 		return rc, nil

@@ -9,7 +9,7 @@ import (
 
 // A refusal's refund when the store fails at that moment.
 //
-// A message its vendor certainly refused is refunded by one MessageStore
+// A message its vendor certainly refused is refunded by one Ledger
 // step, the move of its record into failed. When that step fails for a
 // reason that may pass (the database unreachable or timing out), even
 // after the pipeline's immediate retries, the record stays attempting and
@@ -52,7 +52,7 @@ const (
 )
 
 // lateRefund is the move into failed of a certainly refused message that
-// the MessageStore failed when the refusal came.
+// the Ledger failed when the refusal came.
 type lateRefund struct {
 	account, id string
 	// u is the move as the pipeline tried it; its At is kept, so that a
@@ -69,8 +69,8 @@ type lateRefund struct {
 // ctx's cancellation, until it lands, the store answers that it cannot
 // (Conflict: the record was settled otherwise; NotFound, InvalidArgument),
 // or the settle threshold has passed since now. A move that lands is told
-// to the observers (StateFailed, Envelope nil, with Refund) and recorded
-// in the delivery log, as the receipt the send would have had.
+// to the observers (StateFailed, Envelope nil, with Refund), with the
+// receipt the send would have had.
 func (n *Notifier) refundLater(ctx context.Context, l *lateRefund) {
 	ctx = context.WithoutCancel(ctx)
 	end := time.Now().Add(n.settleAfter)
@@ -91,14 +91,14 @@ func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund, end time.Time
 			deadline = end
 		}
 		sctx := newAttemptCtx(ctx, deadline)
-		m, err := n.messages.Move(sctx, l.account, l.id, l.u)
+		m, err := n.ledger.Move(sctx, l.account, l.id, l.u)
 		sctx.release()
 		switch {
 		case err == nil:
 			n.refundedLate(ctx, l, m)
 			return
 		case CodeOf(err) == CodeConflict:
-			if m != nil && m.State == StateFailed && sameInstant(m.UpdatedAt, l.u.At) {
+			if m.State == StateFailed && sameInstant(m.UpdatedAt, l.u.At) {
 				n.refundedLate(ctx, l, m) // a try whose answer was lost did move it
 			}
 			return // else settled otherwise (a reconciler's refund of a pending record)
@@ -109,10 +109,9 @@ func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund, end time.Time
 	}
 }
 
-// refundedLate tells of l's move into failed, m, once it landed: the
-// delivery log gets the receipt as it stands now and the observers an
-// StateFailed with the refund.
-func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m *Message) {
+// refundedLate tells the observers of l's move into failed, m, once it
+// landed: StateFailed with the refund, and the receipt as it stands now.
+func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m Moved) {
 	r := l.receipt
 	r.Cost = m.Cost()
 	e := l.refusal
@@ -122,14 +121,13 @@ func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m *Message) 
 	}
 	e.Err = fmt.Errorf("%w; %s once the message store answered again", e.Err, what)
 	r.ErrorCode, r.Error = e.Code, e.Error()
-	if n.wallet != nil && m.Refunded {
+	if m.Refunded {
 		sctx := detached(ctx)
-		if b, err := n.wallet.Balance(sctx, l.account); err == nil {
+		if b, err := n.ledger.Balance(sctx, l.account); err == nil {
 			r.Balance = b.Available
 		}
 		sctx.release()
 	}
-	n.record(ctx, &r)
 	ev := Event{Type: StateFailed, Receipt: &r, Err: &e}
 	if m.Refunded {
 		ev.Refund = m.Charge

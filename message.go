@@ -52,7 +52,7 @@ func MessageStates() []MessageState {
 }
 
 // CanMove reports whether a record may move from state from to state to.
-// It is the one definition of the state machine: every MessageStore
+// It is the one definition of the state machine: every Ledger
 // applies it, under the record's lock, to every Move.
 func CanMove(from, to MessageState) bool {
 	switch from {
@@ -133,7 +133,7 @@ type Message struct {
 	// Provider is the provider chosen in Prepare, then the one that
 	// accepted or may have the message (after a chat failover, the
 	// second); ProviderMessageID is that provider's ID of the message,
-	// which delivery reports find it by (MessageStore.ByProviderID).
+	// which delivery reports find it by (Ledger.ByProviderID).
 	Provider          string
 	ProviderMessageID string
 	// Gateway is the chat gateway that delivered, for chat messages.
@@ -210,6 +210,31 @@ func (m *Message) Receipt() *Receipt {
 	}
 }
 
+// Moved is what Ledger.Move answers: where the record stands after the
+// call, without the rest of the record, which few callers need (they read
+// it with Ledger.Message).
+type Moved struct {
+	// State is the record's state: u.State after a move, the state
+	// further along after a backfilled step, the state that stands on
+	// Conflict.
+	State MessageState
+	// Charge is what the record charged, after any reprice; Refunded
+	// reports that it was credited back.
+	Charge   Money
+	Refunded bool
+	// UpdatedAt is when the record last moved.
+	UpdatedAt time.Time
+}
+
+// Cost is what stays charged for the message: zero once it was refunded,
+// the charge otherwise.
+func (m Moved) Cost() Money {
+	if m.Refunded {
+		return Money{Currency: m.Charge.Currency}
+	}
+	return m.Charge
+}
+
 // MessageUpdate moves a record to State at At, setting the fields it
 // carries; empty fields leave the record's values as they are.
 type MessageUpdate struct {
@@ -235,29 +260,39 @@ type MessageUpdate struct {
 	Reprice *Money
 }
 
-// MessageStore keeps the durable record of every message and moves the
-// money that goes with it, so that a crash at any point leaves a record
-// that says what happened: the record and its charge are written in one
-// step, and so are its failure and its refund. memstore.Messages keeps
-// records in memory (beside a memstore.Wallet); pgstore.Store in
-// PostgreSQL, in the same transaction as its wallet. storetest.RunMessages
-// is the conformance suite.
+// Ledger keeps the money of each account and the durable record of every
+// message, and moves them together: a record and its charge are written
+// in one atomic step, and so are a failure and its refund, so that a crash
+// at any point leaves a record that says what happened and what it cost.
+// It is the one store a Notifier cannot do without (New takes it).
+// memstore.Ledger keeps everything in memory; pgstore.Store keeps it in
+// PostgreSQL, each move one transaction. storetest.RunLedger and
+// wallet/wallettest are the conformance suites.
 //
-// A MessageStore that moves money must move it in the WalletStore the
-// Notifier reads balances from (WithWallet): Wallet returns that store, and
-// New checks it.
-//
-// Methods are safe for concurrent use and do not retain their arguments.
-type MessageStore interface {
-	// Wallet returns the wallet the store charges, or nil when it keeps
-	// records only (unmetered sending).
-	Wallet() WalletStore
+// Amounts are in the account's currency; another currency is
+// InvalidArgument. Methods are safe for concurrent use and do not retain
+// their arguments; records they return are copies the caller may keep.
+type Ledger interface {
+	// Balance returns the account's balance; an account without a
+	// wallet is NotFound.
+	Balance(ctx context.Context, account string) (Balance, error)
+
+	// Credit adds amount (> 0) to the account's wallet under ref
+	// (non-empty, else InvalidArgument): top-ups, and the Notifier's
+	// failover price cuts ("adjust:<id>") where a move does not make them.
+	// A ref already recorded with the same amount returns the balance
+	// recorded with it and moves no money, so a retried call never credits
+	// twice; the same ref with another amount is Conflict. A credit that
+	// would overflow int64 fails and moves nothing. An account without a
+	// wallet is NotFound.
+	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
 
 	// Open writes m as a new record in StatePending, with m.History set to
 	// that one step at m.CreatedAt, and, when m.Charge is positive, debits
 	// it from m.Account's wallet under ref m.ID, as one atomic step: the
 	// record exists if and only if the money moved. It returns the balance
-	// after the debit (zero without a charge). A short wallet is
+	// after the debit (zero without a charge: an unmetered send needs no
+	// wallet). A short wallet is
 	// InsufficientFunds, a missing wallet NotFound, another currency
 	// InvalidArgument, a record of the ID already there Conflict; then
 	// nothing is written. Any other error leaves the outcome unknown: the
@@ -270,15 +305,15 @@ type MessageStore interface {
 	// charge credits the charge back under ref "refund:<id>" in the same
 	// atomic step and sets Refunded, unless u.KeepCharge; a move into
 	// StateSent with u.Reprice lowers the charge as MessageUpdate.Reprice
-	// says, in the same step. It returns the record after the move. When CanMove forbids the move but
-	// CanBackfill allows it and the history has no step in u.State yet,
-	// Move adds that step, before the first step of a state further
-	// along, and changes nothing else:
-	// the returned record's State then differs from u.State. Any other
-	// move is Conflict and changes nothing, and its *Message is the record
-	// as it stands (so a caller learns who moved it first); a missing
-	// record is NotFound.
-	Move(ctx context.Context, account, id string, u MessageUpdate) (*Message, error)
+	// says, in the same step. It answers where the record stands after
+	// the move. When CanMove forbids the move but CanBackfill allows it and
+	// the history has no step in u.State yet, Move adds that step, before
+	// the first step of a state further along, and changes nothing else:
+	// the answer's State then differs from u.State. Any other move is
+	// Conflict and changes nothing, and its Moved is where the record
+	// stands (so a caller learns who moved it first); a missing record is
+	// NotFound.
+	Move(ctx context.Context, account, id string, u MessageUpdate) (Moved, error)
 
 	// Message returns the account's record id, or NotFound: a record of
 	// another account is NotFound too.

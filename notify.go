@@ -13,17 +13,15 @@ import (
 // deliver, settle and record. Create one with New; it is safe for
 // concurrent use and needs no Close (close the providers and stores you
 // created yourself). Its only goroutines of its own retry the refund of a
-// message its vendor certainly refused when the MessageStore failed at
-// that moment, each for at most the settle threshold (WithSettleAfter):
+// message its vendor certainly refused when the Ledger failed at that
+// moment, each for at most the settle threshold (WithSettleAfter):
 // one whose store stays unreachable (or is closed) that long gives up,
 // and the reconciler settles the record.
 type Notifier struct {
 	accounts         AccountStore
-	wallet           WalletStore
-	pricer           Pricer
+	ledger           Ledger
+	pricer           Pricer // nil: unmetered
 	idem             IdempotencyStore
-	deliveries       DeliveryLog
-	messages         MessageStore // nil: no durable records
 	settleAfter      time.Duration
 	refundPolicy     RefundPolicy
 	observers        []Observer
@@ -104,15 +102,16 @@ func WithChannel(ch Channel) Option {
 	}
 }
 
-// WithWallet makes sending metered: every message is priced by prices and
-// charged to store before delivery. Without it sending is free and
-// Balance returns NotFound.
-func WithWallet(store WalletStore, prices Pricer) Option {
+// WithPrices makes sending metered: every message is priced by prices
+// and its price charged to the account's wallet in the Ledger, with its
+// record, before delivery. Without it every send is free: recorded with a
+// zero charge, and no wallet is needed (Balance still reads the Ledger's).
+func WithPrices(prices Pricer) Option {
 	return func(n *Notifier) error {
-		if nilness.Is(store) || nilness.Is(prices) {
-			return errors.New("WithWallet: needs both a WalletStore and a Pricer")
+		if nilness.Is(prices) {
+			return errors.New("WithPrices: nil Pricer")
 		}
-		n.wallet, n.pricer = store, prices
+		n.pricer = prices
 		return nil
 	}
 }
@@ -128,39 +127,6 @@ func WithIdempotency(store IdempotencyStore) Option {
 			return errors.New("WithIdempotency: nil IdempotencyStore")
 		}
 		n.idem = store
-		return nil
-	}
-}
-
-// WithDeliveryLog records every receipt, sent, failed or unknown, in log.
-func WithDeliveryLog(log DeliveryLog) Option {
-	return func(n *Notifier) error {
-		if nilness.Is(log) {
-			return errors.New("WithDeliveryLog: nil DeliveryLog")
-		}
-		n.deliveries = log
-		return nil
-	}
-}
-
-// WithMessageStore keeps a durable record of every message in store, and
-// moves each send's money through it: the charge is written with the
-// record, the refund with its failure, so a process that dies at any
-// point leaves a record that Reconcile settles (see MessageStore).
-// Receipts can then be read back with Notifier.Message, and a repeat of
-// an idempotency key whose holder died gets that send's receipt instead
-// of a second send.
-//
-// With a wallet (WithWallet), store must charge that same wallet
-// (store.Wallet() is the WithWallet store: pgstore's Store is both;
-// memstore.NewMessages takes the memstore Wallet); New refuses a mismatch.
-// A MessageStore makes a DeliveryLog redundant.
-func WithMessageStore(store MessageStore) Option {
-	return func(n *Notifier) error {
-		if nilness.Is(store) {
-			return errors.New("WithMessageStore: nil MessageStore")
-		}
-		n.messages = store
 		return nil
 	}
 }
@@ -295,43 +261,22 @@ func WithIDGenerator(newID func() string) Option {
 // DefaultSettleAfter is the settle threshold of WithSettleAfter.
 const DefaultSettleAfter = 2 * time.Minute
 
-// checkMessageWallet refuses a MessageStore that would charge another
-// wallet than the one balances are read from.
-func (n *Notifier) checkMessageWallet() (err error) {
-	if n.messages == nil {
-		return nil
-	}
-	w := n.messages.Wallet()
-	switch {
-	case n.wallet == nil && !nilness.Is(w):
-		return errors.New("WithMessageStore: the message store charges a wallet; pass it to WithWallet too")
-	case n.wallet != nil && nilness.Is(w):
-		return errors.New("WithMessageStore: the message store charges no wallet, so metered sends could not be recorded with their charge")
-	case n.wallet == nil:
-		return nil
-	}
-	defer func() {
-		if recover() != nil { // incomparable dynamic types
-			err = errors.New("WithMessageStore: the message store's wallet cannot be compared with WithWallet's")
-		}
-	}()
-	if w != n.wallet {
-		return errors.New("WithMessageStore: the message store charges another wallet than WithWallet's")
-	}
-	return nil
-}
-
-// New returns a Notifier that finds accounts in accounts. Channels, the
-// wallet, idempotency, message records, the delivery log and observers
-// are optional and added with options; a kind without a channel fails
-// with CodeUnavailable. A MessageStore that charges another wallet than
-// WithWallet's is refused.
-func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
+// New returns a Notifier that finds accounts in accounts and keeps the
+// money and the record of every message in ledger: a record of each send,
+// its charge when metered (WithPrices), its refund when the vendor
+// certainly refused it. Channels, prices, idempotency, limits and
+// observers are optional and added with options; a kind without a channel
+// fails with CodeUnavailable.
+func New(accounts AccountStore, ledger Ledger, opts ...Option) (*Notifier, error) {
 	if nilness.Is(accounts) {
 		return nil, errors.New("notify.New: nil AccountStore")
 	}
+	if nilness.Is(ledger) {
+		return nil, errors.New("notify.New: nil Ledger")
+	}
 	n := &Notifier{
 		accounts: accounts,
+		ledger:   ledger,
 		channels: make(map[Kind]Channel, 3),
 		retry:    defaultRetry,
 		timeout:  10 * time.Second,
@@ -348,9 +293,6 @@ func New(accounts AccountStore, opts ...Option) (*Notifier, error) {
 		if err := opt(n); err != nil {
 			return nil, fmt.Errorf("notify.New: %w", err)
 		}
-	}
-	if err := n.checkMessageWallet(); err != nil {
-		return nil, fmt.Errorf("notify.New: %w", err)
 	}
 	if err := n.checkSettleAfter(); err != nil {
 		return nil, fmt.Errorf("notify.New: %w", err)
@@ -377,19 +319,17 @@ func (n *Notifier) checkSettleAfter() error {
 }
 
 // Balance returns the account's wallet balance with its name filled in.
-// An unknown account is NotFound, as is a Notifier without a wallet.
+// An unknown account is NotFound, as is one without a wallet in the
+// Ledger.
 func (n *Notifier) Balance(ctx context.Context, account string) (Balance, error) {
 	const op = "notify.Balance"
 	acct, err := n.account(ctx, op, account)
 	if err != nil {
 		return Balance{}, err
 	}
-	if n.wallet == nil {
-		return Balance{}, &Error{Code: CodeNotFound, Op: op, Err: errors.New("no wallet is configured: sending is unmetered")}
-	}
-	b, err := n.wallet.Balance(ctx, acct.ID)
+	b, err := n.ledger.Balance(ctx, acct.ID)
 	if err != nil {
-		return Balance{}, storeFailure(op, "wallet", err)
+		return Balance{}, storeFailure(op, "ledger", err)
 	}
 	b.Name = acct.Name
 	return b, nil

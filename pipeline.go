@@ -82,7 +82,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 	if env.Units <= 0 {
 		env.Units = 1
 	}
-	if n.wallet != nil {
+	if n.pricer != nil {
 		if env.Price, err = n.pricer.Price(acct, env); err != nil {
 			return prepared{}, wrap(op, "", CodeInternal, err)
 		}
@@ -107,9 +107,9 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, kin
 		// and answer with its receipt if its message went out or may have.
 		// Until that is known nothing is sent, and the key stays held
 		// until its lease runs out.
-		prev, err := n.settleKey(ctx, acct, kind, key, res.Abandoned)
+		prev, err := n.settleKey(ctx, acct, key, res.Abandoned)
 		if err != nil {
-			return nil, storeFailure(op, "messages", err)
+			return nil, storeFailure(op, "ledger", err)
 		}
 		if prev != nil {
 			sctx := detached(ctx)
@@ -134,8 +134,8 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, kin
 	if err := n.idem.Complete(sctx, acct.ID, key, r); err != nil {
 		// The message went out (or may have) and is paid for; failing now
 		// would invite a second send. The key stays reserved, so repeats
-		// get Conflict. The delivery log may hold r already, so the note
-		// goes on a copy.
+		// get Conflict. Observers may hold r already, so the note goes on
+		// a copy.
 		c := *r
 		c.Note = joinNote(c.Note, "idempotency record failed: "+err.Error())
 		r = &c
@@ -197,7 +197,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 
 	// Charge and open the record: a caller that has gone already gets
 	// nothing charged.
-	if err := ctx.Err(); err != nil && (n.wallet != nil || n.messages != nil) {
+	if err := ctx.Err(); err != nil {
 		return nil, false, wrap(op, "", CodeCanceled, err)
 	}
 	balance, charged, err := n.open(ctx, op, acct, p)
@@ -212,7 +212,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 		Kind:           env.Kind,
 		To:             env.To,
 		Units:          env.Units,
-		Metered:        n.wallet != nil,
+		Metered:        n.pricer != nil,
 		Balance:        balance,
 		Domain:         env.Domain,
 		IdempotencyKey: env.IdempotencyKey,
@@ -247,9 +247,12 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 		if charged && res.Route != "" && res.Route != env.Route {
 			reprice = n.cheaperPrice(acct, env, res.Route)
 		}
-		m := n.finish(ctx, env, r, StateSent, reprice)
-		if reprice != nil {
-			n.adjust(ctx, acct, env, m, res.Route, *reprice, r)
+		moved, ok := n.finish(ctx, env, r, StateSent, reprice)
+		if ok && reprice != nil && moved.Charge.Minor == reprice.Minor {
+			// The move into sent lowered the charge and credited the
+			// difference back, in one step.
+			r.Cost = *reprice
+			n.readBalance(ctx, acct, r)
 		}
 		n.report(ctx, env, r, nil)
 		return r, nil
@@ -275,9 +278,8 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 }
 
 // fail settles a message the vendor certainly did not accept: its charge
-// is refunded, exactly once, and its record marked failed (one step with
-// a MessageStore). When the MessageStore fails that step for a reason
-// that may pass, the step is retried in the background (refundLater) and
+// is refunded, exactly once, and its record marked failed, in one step.
+// When the Ledger fails that step for a reason that may pass, the step is retried in the background (refundLater) and
 // the error says so: the refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
 	r.Status = StateFailed
@@ -285,48 +287,37 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	r.Cost = Money{Currency: env.Price.Currency}
 	r.ErrorCode, r.Error = CodeOf(e), e.Error()
 	var late *lateRefund
+	// First, the light step that says the vendor does not have it: back
+	// to pending (nothing is in flight). Should the refund's heavier step
+	// below fail and the process die before it lands, the reconciler
+	// finds a pending record and refunds it, where an attempting one
+	// would keep its charge.
+	_ = n.markAll(ctx, []*Envelope{env}, StatePending)
+	u := MessageUpdate{State: StateFailed, At: n.now(),
+		Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error}
+	moved, err := n.move(ctx, acct.ID, env.ID, u)
 	switch {
-	case n.messages != nil:
-		// First, the light step that says the vendor does not have it:
-		// back to pending (nothing is in flight). Should the refund's
-		// heavier step below fail and the process die before it lands,
-		// the reconciler finds a pending record and refunds it, where an
-		// attempting one would keep its charge.
-		_ = n.markAll(ctx, []*Envelope{env}, StatePending)
-		u := MessageUpdate{State: StateFailed, At: n.now(),
-			Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error}
-		m, err := n.move(ctx, acct.ID, env.ID, u)
-		switch {
-		case err == nil:
-			if charged {
-				n.readBalance(ctx, acct, r)
-			}
-		case m != nil && m.State == StateFailed:
-			// Failed already, by a report or the reconciler: what stands
-			// is what that step left (a report may have kept the charge).
-			r.Cost = m.Cost()
-		case passing(err):
-			// The store is failing now (unreachable, timing out): the
-			// record stays pending (or attempting, if that step failed
-			// too) and the charge stands, for now.
-			r.Cost = env.Price
-			late = &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e}
-			e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried for up to %v, until the store takes it",
-				e.Err, refundOf(env, charged), &StoreError{Store: "messages", Err: err}, n.settleAfter)
-			r.Error = e.Error()
-		default:
-			r.Cost = env.Price
-			e.Err = fmt.Errorf("%w; %s could not be written (%w)", e.Err, refundOf(env, charged), &StoreError{Store: "messages", Err: err})
-			r.Error = e.Error()
+	case err == nil:
+		if charged {
+			n.readBalance(ctx, acct, r)
 		}
-	case charged:
-		if b, err := n.refund(ctx, acct, env); err != nil {
-			e.Err = fmt.Errorf("%w; refund of %s failed: %v", e.Err, env.Price, err)
-			r.Error = e.Error()
-			r.Cost = env.Price
-		} else {
-			r.Balance = b.Available
-		}
+	case CodeOf(err) == CodeConflict && moved.State == StateFailed:
+		// Failed already, by a report or the reconciler: what stands is
+		// what that step left (a report may have kept the charge).
+		r.Cost = moved.Cost()
+	case passing(err):
+		// The store is failing now (unreachable, timing out): the record
+		// stays pending (or attempting, if that step failed too) and the
+		// charge stands, for now.
+		r.Cost = env.Price
+		late = &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e}
+		e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried for up to %v, until the store takes it",
+			e.Err, refundOf(env, charged), &StoreError{Store: "ledger", Err: err}, n.settleAfter)
+		r.Error = e.Error()
+	default:
+		r.Cost = env.Price
+		e.Err = fmt.Errorf("%w; %s could not be written (%w)", e.Err, refundOf(env, charged), &StoreError{Store: "ledger", Err: err})
+		r.Error = e.Error()
 	}
 	n.report(ctx, env, r, e)
 	if late != nil {
@@ -345,25 +336,24 @@ func refundOf(env *Envelope, charged bool) string {
 	return "its record's move to failed"
 }
 
-// readBalance sets r.Balance to the account's balance after a refund that
-// the MessageStore made.
+// readBalance sets r.Balance to the account's balance after a refund or
+// a price cut that the Ledger made.
 func (n *Notifier) readBalance(ctx context.Context, acct *Account, r *Receipt) {
 	sctx := detached(ctx)
 	defer sctx.release()
-	if b, err := n.wallet.Balance(sctx, acct.ID); err == nil {
+	if b, err := n.ledger.Balance(sctx, acct.ID); err == nil {
 		r.Balance = b.Available
 	}
 }
 
-// report finishes r with err, if any, records it in the delivery log and
-// tells the observers, with the event of r's status. env is nil for a dual
+// report finishes r with err, if any, and tells the observers, with the
+// event of r's status. env is nil for a dual
 // OTP's combined receipt.
 func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err error) {
 	if err != nil {
 		r.ErrorCode = CodeOf(err)
 		r.Error = err.Error()
 	}
-	n.record(ctx, r)
 	e := Event{Type: r.Status, Envelope: env, Receipt: r, Err: err}
 	if env != nil && env.Price.Minor > r.Cost.Minor {
 		// What was charged and no longer is: a refund, a failover's price cut.
@@ -372,94 +362,75 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 	n.observe(ctx, e)
 }
 
-// open charges env.Price and, with a MessageStore, writes the message's
-// record with it in one step. It reports the balance after the charge and
-// whether money moved. A charge whose outcome is unknown (store
-// unreachable, context ended mid-call) is undone before open returns, or
-// left to the reconciler, so it never leaves money taken without a
-// record.
+// open writes the message's record and its charge, env.Price (zero when
+// unmetered), in one step. It reports the balance after the charge and
+// whether money moved. When the store's answer is lost (unreachable,
+// context ended mid-call) the record is failed, which refunds it, before
+// open returns, or left to the reconciler, which refunds it: money never
+// stays taken without a record.
 func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared) (Money, bool, error) {
 	env := p.env
-	if n.messages == nil {
-		if n.wallet == nil {
-			return Money{}, false, nil
-		}
-		b, charged, err := n.charge(ctx, acct, env)
-		if err != nil {
-			return Money{}, false, storeFailure(op, "wallet", err)
-		}
-		return b, charged, nil
-	}
 	now := n.now()
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
-		Units: env.Units, Metered: n.wallet != nil, Note: p.note, CreatedAt: now, UpdatedAt: now}
+		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now}
 	m.Resend = env.Resend
 	if m.Request == "" {
 		m.Request = env.Kind
 	}
-	if n.wallet != nil {
-		m.Charge = env.Price
-	}
-	b, err := n.messages.Open(ctx, m)
+	b, err := n.ledger.Open(ctx, m)
 	if err == nil {
 		return b.Available, m.Charge.Minor > 0, nil
 	}
 	switch CodeOf(err) {
 	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict:
-		return Money{}, false, storeFailure(op, "wallet", err) // definite: nothing written
+		return Money{}, false, storeFailure(op, "ledger", err) // definite: nothing written
 	}
 	// Unknown: the record and its debit are both there or both missing.
 	// Failing the record refunds it if it is there; if that fails too,
 	// the reconciler will, once the record is older than the threshold.
 	_, _ = n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
 		ErrorCode: CodeOf(err), Error: "the record could not be confirmed: " + err.Error()})
-	return Money{}, false, storeFailure(op, "messages", err)
+	return Money{}, false, storeFailure(op, "ledger", err)
 }
 
 // markAttempting moves the record to attempting before the vendor is
 // called, so that from here on a crash leaves it unknown rather than
 // refunded. An error means the vendor must not be called.
 func (n *Notifier) markAttempting(ctx context.Context, env *Envelope) error {
-	if n.messages == nil {
-		return nil
-	}
 	sctx := detached(ctx)
 	defer sctx.release()
-	_, err := n.messages.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: StateAttempting, At: n.now()})
+	_, err := n.ledger.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: StateAttempting, At: n.now()})
 	if err != nil {
-		return &StoreError{Store: "messages", Err: err}
+		return &StoreError{Store: "ledger", Err: err}
 	}
 	return nil
 }
 
 // finish moves the record of an accepted or unknown message to its final
-// state. A record that cannot be written stays attempting, and the
-// reconciler makes it unknown: the charge stands either way, which is
-// right for both.
-func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) *Message {
-	if n.messages == nil {
-		return nil
-	}
-	m, err := n.move(ctx, env.Account.ID, env.ID, MessageUpdate{State: to, At: n.now(),
+// state, and reports whether it is there. A record that cannot be written
+// stays attempting, and the reconciler makes it unknown: the charge
+// stands either way, which is right for both.
+func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) (Moved, bool) {
+	moved, err := n.move(ctx, env.Account.ID, env.ID, MessageUpdate{State: to, At: n.now(),
 		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
 		Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error, Note: r.Note, Reprice: reprice})
-	if err != nil && (m == nil || m.State != to) {
+	if err != nil && moved.State != to {
 		r.Note = joinNote(r.Note, "message record: "+err.Error())
-		return nil
+		return moved, false
 	}
-	return m
+	return moved, true
 }
 
 // move applies u to the record, detached from the caller's context, and
 // tries again while the store fails for a reason that may pass. A
-// Conflict returns the record as it stands.
-func (n *Notifier) move(ctx context.Context, account, id string, u MessageUpdate) (*Message, error) {
-	var m *Message
+// Conflict answers where the record stands.
+func (n *Notifier) move(ctx context.Context, account, id string, u MessageUpdate) (Moved, error) {
+	var m Moved
 	tried := false
 	err := settleRetry(ctx, func(sctx context.Context) (err error) {
-		m, err = n.messages.Move(sctx, account, id, u)
-		if tried && CodeOf(err) == CodeConflict && m != nil && m.State == u.State && sameInstant(m.UpdatedAt, u.At) {
+		m, err = n.ledger.Move(sctx, account, id, u)
+		if tried && CodeOf(err) == CodeConflict && m.State == u.State && sameInstant(m.UpdatedAt, u.At) {
 			return nil // the try whose answer was lost did move it
 		}
 		tried = true
@@ -509,35 +480,6 @@ func passing(err error) bool {
 	return c == CodeUnavailable || c == CodeDeadlineExceeded || c == CodeInternal
 }
 
-// charge debits env.Price, without a MessageStore. It reports whether
-// money moved. A debit whose outcome is unknown (store unreachable,
-// context ended mid-call) is resolved by asking again with the same ref,
-// which either returns the recorded debit or makes it now; then it is
-// refunded. If that re-ask fails too, the money may stay taken with no
-// record: only a MessageStore (WithMessageStore) closes that gap.
-func (n *Notifier) charge(ctx context.Context, acct *Account, env *Envelope) (Money, bool, error) {
-	if env.Price.Minor <= 0 {
-		b, err := n.wallet.Balance(ctx, acct.ID)
-		return b.Available, false, err
-	}
-	b, err := n.wallet.Debit(ctx, acct.ID, env.Price, env.ID)
-	if err == nil {
-		return b.Available, true, nil
-	}
-	switch CodeOf(err) {
-	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument:
-		return Money{}, false, err // definite: nothing moved
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	if _, again := n.wallet.Debit(sctx, acct.ID, env.Price, env.ID); again == nil {
-		if _, rerr := n.refund(ctx, acct, env); rerr != nil {
-			return Money{}, false, fmt.Errorf("%w; refund of uncertain debit failed: %v", err, rerr)
-		}
-	}
-	return Money{}, false, err
-}
-
 // cheaperPrice returns the price of env through the route used, when the
 // channel delivered it through a route (a chat failover to the other
 // gateway) cheaper than the one it was priced and charged for; nil
@@ -552,53 +494,6 @@ func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used string) *Mone
 		return nil
 	}
 	return &price
-}
-
-// adjust makes the message cost price: the difference from what was
-// charged is credited back under ref "adjust:<id>". With a MessageStore the
-// record's move into sent (m, nil if it failed) did it, in the same step
-// as lowering the record's charge, so that a later refund gives back only
-// the new price; without one the wallet does it here.
-func (n *Notifier) adjust(ctx context.Context, acct *Account, env *Envelope, m *Message, used string, price Money, r *Receipt) {
-	if n.messages != nil {
-		if m != nil && m.Charge.Minor == price.Minor {
-			r.Cost = price
-			n.readBalance(ctx, acct, r)
-		}
-		return
-	}
-	diff := Money{Minor: env.Price.Minor - price.Minor, Currency: env.Price.Currency}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	b, err := n.wallet.Credit(sctx, acct.ID, diff, "adjust:"+env.ID)
-	if err != nil {
-		r.Note = joinNote(r.Note, "price adjustment for the "+used+" route failed: "+err.Error())
-		return
-	}
-	r.Cost, r.Balance = price, b.Available
-}
-
-// refund credits env.Price back under ref "refund:<id>", without a
-// MessageStore. The ref makes the credit idempotent in the store, so
-// retrying a refund whose answer was lost cannot pay back twice.
-func (n *Notifier) refund(ctx context.Context, acct *Account, env *Envelope) (Balance, error) {
-	var b Balance
-	err := settleRetry(ctx, func(sctx context.Context) (err error) {
-		b, err = n.wallet.Credit(sctx, acct.ID, env.Price, "refund:"+env.ID)
-		return err
-	})
-	return b, err
-}
-
-func (n *Notifier) record(ctx context.Context, r *Receipt) {
-	if n.deliveries == nil {
-		return
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	if err := n.deliveries.Record(sctx, r); err != nil {
-		r.Note = joinNote(r.Note, "delivery log: "+err.Error())
-	}
 }
 
 func (n *Notifier) observe(ctx context.Context, e Event) {
@@ -700,16 +595,13 @@ func (n *Notifier) waitToRetry(ctx context.Context, envs []*Envelope, delay time
 // context; a record already there is left as it is. It returns the first
 // failure.
 func (n *Notifier) markAll(ctx context.Context, envs []*Envelope, state MessageState) error {
-	if n.messages == nil {
-		return nil
-	}
 	sctx := detached(ctx)
 	defer sctx.release()
 	var first error
 	for _, env := range envs {
-		m, err := n.messages.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: state, At: n.now()})
-		if err != nil && !(CodeOf(err) == CodeConflict && m != nil && m.State == state) && first == nil {
-			first = &StoreError{Store: "messages", Err: err}
+		m, err := n.ledger.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: state, At: n.now()})
+		if err != nil && !(CodeOf(err) == CodeConflict && m.State == state) && first == nil {
+			first = &StoreError{Store: "ledger", Err: err}
 		}
 	}
 	return first

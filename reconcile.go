@@ -45,19 +45,15 @@ type ReconcileResult struct {
 //
 // Reconcile runs until no stale record is left or ctx ends; run it at
 // start and then periodically (the gateway does, every half threshold).
-// Without a MessageStore it is Unavailable.
 func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
 	const op = "notify.Reconcile"
 	var res ReconcileResult
-	if n.messages == nil {
-		return res, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no message store is configured")}
-	}
 	seen := make(map[string]bool)
 	for {
 		cutoff := n.now().Add(-n.settleAfter)
-		stale, err := n.messages.Stale(ctx, cutoff, reconcileBatch)
+		stale, err := n.ledger.Stale(ctx, cutoff, reconcileBatch)
 		if err != nil {
-			return res, storeFailure(op, "messages", err)
+			return res, storeFailure(op, "ledger", err)
 		}
 		progress := false
 		for _, m := range stale {
@@ -68,7 +64,7 @@ func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
 			progress = true
 			after, err := n.settleAbandoned(ctx, m)
 			if err != nil {
-				return res, storeFailure(op, "messages", err)
+				return res, storeFailure(op, "ledger", err)
 			}
 			if after == nil {
 				continue // another instance settled it
@@ -105,13 +101,14 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 		return nil, nil
 	}
 	u.Error = err.Error()
-	after, merr := n.move(ctx, m.Account, m.ID, u)
+	moved, merr := n.move(ctx, m.Account, m.ID, u)
 	if CodeOf(merr) == CodeConflict {
 		return nil, nil
 	}
 	if merr != nil {
 		return nil, merr
 	}
+	after := n.reread(ctx, m, u, moved)
 	r := after.Receipt()
 	e := Event{Type: r.Status, Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}}
 	if after.Refunded && !m.Refunded {
@@ -134,7 +131,7 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 	// other within one send, which a lease bounds: its request record and
 	// siblings are no older than that.
 	since := m.CreatedAt.Add(-n.settleAfter - clockSlack)
-	siblings, err := n.messages.ByKey(sctx, m.Account, m.IdempotencyKey, since)
+	siblings, err := n.ledger.ByKey(sctx, m.Account, m.IdempotencyKey, since)
 	if err != nil {
 		return // the key keeps its lease; a repeat after it settles the key itself
 	}
@@ -148,18 +145,10 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 // key's records opened since the reservation, settles the open ones, and
 // returns the receipt a repeat gets (nil when none of them went out or
 // may have, so the caller sends afresh). An error means the records could
-// not be read or settled, and nothing may be sent. Without a
-// MessageStore nothing says what the dead holder did, so the answer is
-// an unknown outcome: the send of a kind request may have gone out.
-func (n *Notifier) settleKey(ctx context.Context, acct *Account, kind Kind, key string, since time.Time) (*Receipt, error) {
-	if n.messages == nil {
-		return &Receipt{Account: acct.ID, Kind: kind, Status: StateUnknown, IdempotencyKey: key,
-			CreatedAt: since, Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOutcomeUnknown,
-			Error: "an earlier send with this idempotency key stopped mid-way (its process died) and may have gone out; " +
-				"nothing records whether it did (no message store), so it is not sent again"}, nil
-	}
+// not be read or settled, and nothing may be sent.
+func (n *Notifier) settleKey(ctx context.Context, acct *Account, key string, since time.Time) (*Receipt, error) {
 	account := acct.ID
-	msgs, err := n.messages.ByKey(ctx, account, key, since.Add(-clockSlack))
+	msgs, err := n.ledger.ByKey(ctx, account, key, since.Add(-clockSlack))
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +161,7 @@ func (n *Notifier) settleKey(ctx context.Context, acct *Account, kind Kind, key 
 			return nil, err
 		}
 		if after == nil { // moved meanwhile: read it as it is now
-			if after, err = n.messages.Message(ctx, account, m.ID); err != nil {
+			if after, err = n.ledger.Message(ctx, account, m.ID); err != nil {
 				return nil, err
 			}
 		}
@@ -235,26 +224,39 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 // Message returns the record of the account's message id: status, cost,
 // provider and the provider's message ID, the time of each state, and the
 // error of a failed or unknown one. A message of another account, or one
-// the store no longer keeps, is NotFound; so is any message when no
-// MessageStore is configured.
+// the store no longer keeps, is NotFound.
 func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, error) {
 	const op = "notify.Message"
 	acct, err := n.account(ctx, op, account)
 	if err != nil {
 		return nil, err
 	}
-	if n.messages == nil {
-		return nil, &Error{Code: CodeNotFound, Op: op, Err: errors.New("no message store is configured")}
-	}
 	if id == "" {
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "id", Message: "is required"}}}
 	}
-	m, err := n.messages.Message(ctx, acct.ID, id)
+	m, err := n.ledger.Message(ctx, acct.ID, id)
 	if CodeOf(err) == CodeNotFound {
 		return nil, &Error{Code: CodeNotFound, Op: op, Err: fmt.Errorf("no message %q", id)}
 	}
 	if err != nil {
-		return nil, storeFailure(op, "messages", err)
+		return nil, storeFailure(op, "ledger", err)
 	}
 	return m, nil
+}
+
+// reread returns m's record as the move u, answered by moved, left it:
+// read again from the Ledger, or, should that fail, m with the move's
+// state, charge and error applied (without its history's new step).
+func (n *Notifier) reread(ctx context.Context, m *Message, u MessageUpdate, moved Moved) *Message {
+	sctx := detached(ctx)
+	defer sctx.release()
+	if after, err := n.ledger.Message(sctx, m.Account, m.ID); err == nil {
+		return after
+	}
+	after := *m
+	after.State, after.Charge, after.Refunded, after.UpdatedAt = moved.State, moved.Charge, moved.Refunded, moved.UpdatedAt
+	if u.ErrorCode != "" {
+		after.ErrorCode, after.Error = u.ErrorCode, u.Error
+	}
+	return &after
 }

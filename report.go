@@ -153,7 +153,7 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // its vendor ID has landed. So a report named by a vendor ID that no
 // record has is answered Unavailable, with ErrNotRecordedYet as its cause,
 // while the report's provider has a send in flight: a record attempting
-// that moved within the settle threshold (MessageStore.Attempting). The
+// that moved within the settle threshold (Ledger.Attempting). The
 // vendor sends it again, and once the move has landed it applies. After
 // the threshold an attempting record is an abandoned send, which holds
 // nothing back.
@@ -164,7 +164,7 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // cannot tell which, and moves none); NotFound when no record
 // matches and none may yet (a report of a message sent elsewhere, or
 // forgotten: receivers acknowledge these and count them); Unavailable
-// without a MessageStore, when a record named is still being sent
+// when a record named is still being sent
 // (pending or attempting), and when no record has the vendor ID yet but
 // the provider has a send in flight (ErrNotRecordedYet): the report must
 // come again later, as vendors do when a webhook is not acknowledged; a
@@ -174,12 +174,9 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 	if err := checkReport(r); err != nil {
 		return nil, wrap(op, "", CodeInvalidArgument, err)
 	}
-	if n.messages == nil {
-		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no message store is configured")}
-	}
 	recs, err := n.reported(ctx, r)
 	if err != nil {
-		return nil, storeFailure(op, "messages", err)
+		return nil, storeFailure(op, "ledger", err)
 	}
 	if len(recs) == 0 {
 		return nil, n.unmatched(ctx, op, r)
@@ -202,7 +199,7 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 	for _, m := range recs {
 		after, moved, err := n.applyReport(ctx, m, r)
 		if err != nil {
-			return nil, storeFailure(op, "messages", err)
+			return nil, storeFailure(op, "ledger", err)
 		}
 		res.Messages = append(res.Messages, after)
 		if moved {
@@ -235,9 +232,9 @@ var ErrNotRecordedYet = errors.New("no message has the report's vendor ID yet, a
 // report comes again after our move to sent has recorded the ID.
 func (n *Notifier) unmatched(ctx context.Context, op string, r *DeliveryReport) error {
 	if r.Account == "" || r.MessageID == "" { // named by its vendor ID
-		inFlight, err := n.messages.Attempting(ctx, r.Provider, n.now().Add(-n.settleAfter))
+		inFlight, err := n.ledger.Attempting(ctx, r.Provider, n.now().Add(-n.settleAfter))
 		if err != nil {
-			return storeFailure(op, "messages", err)
+			return storeFailure(op, "ledger", err)
 		}
 		if inFlight {
 			return &Error{Code: CodeUnavailable, Op: op, Provider: r.Provider, Err: ErrNotRecordedYet}
@@ -281,7 +278,7 @@ func checkReport(r *DeliveryReport) error {
 func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message, error) {
 	var recs []*Message
 	if r.Account != "" && r.MessageID != "" {
-		m, err := n.messages.Message(ctx, r.Account, r.MessageID)
+		m, err := n.ledger.Message(ctx, r.Account, r.MessageID)
 		switch {
 		case CodeOf(err) == CodeNotFound:
 		case err != nil:
@@ -291,7 +288,7 @@ func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message,
 		}
 	} else {
 		var err error
-		if recs, err = n.messages.ByProviderID(ctx, r.Provider, r.ProviderMessageID); err != nil {
+		if recs, err = n.ledger.ByProviderID(ctx, r.Provider, r.ProviderMessageID); err != nil {
 			return nil, err
 		}
 	}
@@ -323,14 +320,15 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 		u.ErrorCode, u.Error, u.VendorCode = CodeRejected, failure.Error(), r.VendorCode
 		u.KeepCharge = !n.refundPolicy(m, r)
 	}
-	after, err = n.messages.Move(ctx, m.Account, m.ID, u)
-	if CodeOf(err) == CodeConflict && after != nil {
-		return after, false, nil // repeated or outrun: nothing to do
-	}
-	if err != nil {
+	mv, err := n.ledger.Move(ctx, m.Account, m.ID, u)
+	switch {
+	case CodeOf(err) == CodeConflict:
+		return m, false, nil // repeated or outrun: nothing to do
+	case err != nil:
 		return nil, false, err
 	}
-	if after.State != r.State {
+	after = n.reread(ctx, m, u, mv)
+	if mv.State != r.State {
 		return after, false, nil // a step added to the history only
 	}
 	e := Event{Type: reportEvent(r.State), Receipt: after.Receipt(), Report: r}

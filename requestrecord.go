@@ -7,8 +7,7 @@ import (
 
 // openRequest gives the parts of a Composite or Bulk request their
 // message IDs (envs in the request's order; nil for a part not sent) and,
-// when the request has an idempotency key and the Notifier a
-// MessageStore, writes its request record before the first part is
+// when the request has an idempotency key, writes its request record before the first part is
 // opened, so that a repeat of the key after the process died answers the
 // whole request's receipt. It returns the ID of the request's combined
 // receipt. An error means nothing was sent or charged.
@@ -21,7 +20,7 @@ func (n *Notifier) openRequest(ctx context.Context, op string, acct *Account, re
 			parts[i] = env.ID
 		}
 	}
-	if req.Key() == "" || n.messages == nil {
+	if req.Key() == "" {
 		return id, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -29,8 +28,8 @@ func (n *Notifier) openRequest(ctx context.Context, op string, acct *Account, re
 	}
 	rr := &RequestRecord{ID: id, Account: acct.ID, Kind: req.Kind(), Bulk: bulk, IdempotencyKey: req.Key(),
 		Parts: parts, CreatedAt: n.now()}
-	if err := n.messages.OpenRequest(ctx, rr); err != nil {
-		return "", storeFailure(op, "messages", err)
+	if err := n.ledger.OpenRequest(ctx, rr); err != nil {
+		return "", storeFailure(op, "ledger", err)
 	}
 	return id, nil
 }
@@ -42,7 +41,7 @@ func (n *Notifier) openRequest(ctx context.Context, op string, acct *Account, re
 // returns nil, false when the key has no request record since since, and
 // nil, true when it has one but no part went out or may have.
 func (n *Notifier) requestReceipt(ctx context.Context, account, key string, since time.Time, msgs []*Message) (*Receipt, bool, error) {
-	rr, err := n.messages.RequestByKey(ctx, account, key, since)
+	rr, err := n.ledger.RequestByKey(ctx, account, key, since)
 	switch {
 	case CodeOf(err) == CodeNotFound:
 		return nil, false, nil

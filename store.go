@@ -5,33 +5,6 @@ import (
 	"time"
 )
 
-// WalletStore keeps the prepaid balance of each account. memstore has an
-// in-memory one and pgstore a PostgreSQL one; wallet/wallettest is the
-// conformance suite every implementation must pass.
-//
-// All methods are safe for concurrent use. Amounts are in the account's
-// currency; a different currency is InvalidArgument.
-type WalletStore interface {
-	// Balance returns the account's balance; an unknown account is
-	// NotFound.
-	Balance(ctx context.Context, account string) (Balance, error)
-
-	// Debit takes amount (> 0) from the balance, atomically, and records
-	// it under ref (non-empty, else InvalidArgument). It never lets the
-	// balance go below zero: a short wallet is InsufficientFunds and moves
-	// nothing. A ref already recorded with the same direction and amount
-	// returns the balance recorded with it and moves no money, so a retried
-	// call never charges twice; the same ref with another amount or
-	// direction is Conflict. An unknown account is NotFound.
-	Debit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
-
-	// Credit adds amount (> 0) under ref, with the same ref rules as Debit;
-	// a credit that would overflow int64 fails and moves nothing.
-	// The Notifier refunds with ref "refund:<message ID>"; top-ups use any
-	// other unique ref.
-	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
-}
-
 // AccountStore finds accounts. Implementations are safe for concurrent use
 // and return accounts that callers must not modify.
 type AccountStore interface {
@@ -86,19 +59,9 @@ type Reservation struct {
 	// Abandoned is set when the caller holds the key because an earlier
 	// reservation's lease ran out before it was completed or released: the
 	// time that reservation was made. Its send may have gone out, so the
-	// Notifier looks for its message records (MessageStore.ByKey) and
-	// settles them before it sends anything; without a MessageStore it
-	// answers an unknown outcome and sends nothing.
+	// Notifier looks for its message records (Ledger.ByKey) and settles
+	// them before it sends anything.
 	Abandoned time.Time
-}
-
-// DeliveryLog keeps receipts of sends: sent, failed and unknown. It may drop
-// old receipts (memstore keeps a bounded number; pgstore expires them by
-// age). Methods are safe for concurrent use; Record may retain r.
-type DeliveryLog interface {
-	Record(ctx context.Context, r *Receipt) error
-	// Receipt returns the recorded receipt of a message, or NotFound.
-	Receipt(ctx context.Context, account, messageID string) (*Receipt, error)
 }
 
 // Template is an account's custom template: a request's template_slug

@@ -19,7 +19,7 @@ import (
 type Admin struct {
 	accounts  *Accounts
 	wallet    *Wallet
-	messages  *Messages
+	messages  *Ledger
 	templates *Templates
 
 	// credits remembers every ref Credit took, for the life of the
@@ -42,7 +42,7 @@ type creditRecord struct {
 // change made through it (a disabled account, a replaced key, a top-up)
 // applies to the next send. All four are required: a nil one is
 // InvalidArgument.
-func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Messages, templates *Templates) (*Admin, error) {
+func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Ledger, templates *Templates) (*Admin, error) {
 	if accounts == nil || wallet == nil || messages == nil || templates == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: new admin: every store is required")
 	}
@@ -161,7 +161,7 @@ func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, lim
 }
 
 // AccountMessages returns up to limit of the account's records older than
-// before, newest first, by Messages.ByAccount.
+// before, newest first, by Ledger.ByAccount.
 func (a *Admin) AccountMessages(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
 	return a.messages.ByAccount(ctx, account, before, limit)
 }
@@ -289,7 +289,7 @@ func (a *Accounts) remove(id string) {
 // by CreatedAt descending, then ID descending. It scans every record the
 // store keeps (a bounded number: WithMessageCapacity) and holds at most
 // limit of them at a time.
-func (s *Messages) ByAccount(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+func (s *Ledger) ByAccount(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by account", err)
 	}

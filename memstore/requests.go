@@ -22,7 +22,7 @@ type requestRecords struct {
 }
 
 // OpenRequest writes r, as notify.MessageStore documents.
-func (s *Messages) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
+func (s *Ledger) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("open request", err)
 	}
@@ -70,7 +70,7 @@ func (rr *requestRecords) forgetOldest() {
 
 // RequestByKey returns a copy of the account's newest request record
 // with key opened at or after since, or NotFound.
-func (s *Messages) RequestByKey(ctx context.Context, account, key string, since time.Time) (*notify.RequestRecord, error) {
+func (s *Ledger) RequestByKey(ctx context.Context, account, key string, since time.Time) (*notify.RequestRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("request by key", err)
 	}

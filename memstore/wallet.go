@@ -347,4 +347,4 @@ func ctxError(op string, err error) error {
 }
 
 // Interface guards
-var _ notify.WalletStore = (*Wallet)(nil)
+

@@ -11,7 +11,7 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// DefaultMessageCapacity is how many settled records NewMessages keeps
+// DefaultMessageCapacity is how many settled records NewLedger keeps
 // unless told otherwise.
 const DefaultMessageCapacity = 100_000
 
@@ -19,16 +19,17 @@ const DefaultMessageCapacity = 100_000
 // power of two: concurrent sends of different messages seldom share one.
 const messageShards = 32
 
-// Messages is an in-memory notify.MessageStore. It charges and refunds a
-// memstore Wallet under each record's lock, so a record and its money
-// move together for as long as the process lives; what a crash would
-// leave (an abandoned send) is a record left pending or attempting, which
-// Notifier.Reconcile settles. It is safe for concurrent use.
+// Ledger is an in-memory notify.Ledger: records of messages beside a
+// memstore Wallet, which it charges and refunds under each record's lock,
+// so a record and its money move together for as long as the process
+// lives; what a crash would leave (an abandoned send) is a record left
+// pending or attempting, which Notifier.Reconcile settles. It is safe for
+// concurrent use.
 //
 // Records still pending or attempting are always kept; of the others it
 // keeps about the most recent capacity (WithMessageCapacity), spread over
 // 32 shards, and forgets the oldest.
-type Messages struct {
+type Ledger struct {
 	wallet   *Wallet
 	seed     maphash.Seed
 	shardCap int
@@ -52,13 +53,13 @@ type messageShard struct {
 	attempting map[string]map[*notify.Message]struct{}
 }
 
-// MessagesOption configures Messages in NewMessages.
-type MessagesOption func(*Messages)
+// LedgerOption configures a Ledger in NewLedger.
+type LedgerOption func(*Ledger)
 
 // WithMessageCapacity bounds the settled records kept to about n (n <= 0:
 // DefaultMessageCapacity).
-func WithMessageCapacity(n int) MessagesOption {
-	return func(s *Messages) {
+func WithMessageCapacity(n int) LedgerOption {
+	return func(s *Ledger) {
 		if n <= 0 {
 			n = DefaultMessageCapacity
 		}
@@ -66,11 +67,14 @@ func WithMessageCapacity(n int) MessagesOption {
 	}
 }
 
-// NewMessages returns an empty store that charges w; with a nil w it
-// keeps records of unmetered sends only, and a record with a charge is
-// InvalidArgument.
-func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
-	s := &Messages{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(func(seed maphash.Seed, k idemKey) uint64 { return maphash.String(seed, k.key) }),
+// NewLedger returns a Ledger with no records that keeps its money in w
+// (open accounts' wallets there, with Wallet.Open); a nil w is a new,
+// empty Wallet, enough for unmetered sending.
+func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
+	if w == nil {
+		w = NewWallet()
+	}
+	s := &Ledger{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(func(seed maphash.Seed, k idemKey) uint64 { return maphash.String(seed, k.key) }),
 		byProvider: newMsgIndex(func(seed maphash.Seed, k providerKey) uint64 { return maphash.String(seed, k.id) })}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
@@ -83,30 +87,33 @@ func NewMessages(w *Wallet, opts ...MessagesOption) *Messages {
 	return s
 }
 
-// Wallet returns the Wallet the store charges, or nil.
-func (s *Messages) Wallet() notify.WalletStore {
-	if s.wallet == nil {
-		return nil
-	}
-	return s.wallet
+// Balance returns the account's balance in the Ledger's Wallet, as
+// notify.Ledger documents.
+func (s *Ledger) Balance(ctx context.Context, account string) (notify.Balance, error) {
+	return s.wallet.Balance(ctx, account)
 }
 
-func (s *Messages) shard(id string) *messageShard {
+// Credit credits the account's wallet, as notify.Ledger documents.
+func (s *Ledger) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+	return s.wallet.Credit(ctx, account, amount, ref)
+}
+
+func (s *Ledger) shard(id string) *messageShard {
 	return &s.shards[maphash.String(s.seed, id)&(messageShards-1)]
 }
 
 // Open writes m as a pending record and debits m.Charge, as
-// notify.MessageStore documents. Besides the store's own errors, an ended
+// notify.Ledger documents. Besides the store's own errors, an ended
 // context is its Canceled or DeadlineExceeded error, with nothing written.
-func (s *Messages) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
 	if err := ctx.Err(); err != nil {
 		return notify.Balance{}, ctxError("open message", err)
 	}
 	if m == nil || m.ID == "" || m.Account == "" {
 		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message: a record needs ID and Account")
 	}
-	if m.Charge.Minor < 0 || (m.Charge.Minor > 0 && s.wallet == nil) {
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message %q: a charge needs a wallet and must not be negative", m.ID)
+	if m.Charge.Minor < 0 {
+		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message %q: a charge must not be negative", m.ID)
 	}
 	rec := cloneMessage(m)
 	rec.State = notify.StatePending
@@ -137,35 +144,35 @@ func (s *Messages) Open(ctx context.Context, m *notify.Message) (notify.Balance,
 }
 
 // Move moves the record along notify.CanMove, refunding its charge when it
-// moves into failed, as notify.MessageStore documents.
-func (s *Messages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+// moves into failed, as notify.Ledger documents.
+func (s *Ledger) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, ctxError("move message", err)
+		return notify.Moved{}, ctxError("move message", err)
 	}
 	sh := s.shard(id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	rec, err := sh.lookup(account, id)
 	if err != nil {
-		return nil, err
+		return notify.Moved{}, err
 	}
 	if !notify.CanMove(rec.State, u.State) {
 		if notify.CanBackfill(rec.State, u.State) && !inHistory(rec, u.State) {
 			backfill(rec, notify.StateChange{State: u.State, At: u.At})
-			return cloneMessage(rec), nil
+			return movedOf(rec), nil
 		}
-		return cloneMessage(rec), notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
+		return movedOf(rec), notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
 	}
 	refund := u.State == notify.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
 	if refund {
 		if _, err := s.wallet.Credit(ctx, account, rec.Charge, "refund:"+id); err != nil {
-			return nil, err
+			return notify.Moved{}, err
 		}
 	}
 	if u.State == notify.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0 && u.Reprice.Minor < rec.Charge.Minor {
 		diff := notify.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, "adjust:"+id); err != nil {
-			return nil, err
+			return notify.Moved{}, err
 		}
 		rec.Charge.Minor = u.Reprice.Minor
 	}
@@ -184,7 +191,12 @@ func (s *Messages) Move(ctx context.Context, account, id string, u notify.Messag
 	if !u.State.Open() && rec.History[len(rec.History)-2].State.Open() {
 		s.settle(sh, id)
 	}
-	return cloneMessage(rec), nil
+	return movedOf(rec), nil
+}
+
+// movedOf is Move's answer for rec. Called with the shard's lock held.
+func movedOf(rec *notify.Message) notify.Moved {
+	return notify.Moved{State: rec.State, Charge: rec.Charge, Refunded: rec.Refunded, UpdatedAt: rec.UpdatedAt}
 }
 
 // enterAttempting indexes rec, just moved into attempting, under its
@@ -250,7 +262,7 @@ func applyUpdate(rec *notify.Message, u notify.MessageUpdate) {
 
 // settle queues id among the settled records and forgets the oldest
 // beyond the shard's share of the capacity. Called with sh.mu held.
-func (s *Messages) settle(sh *messageShard, id string) {
+func (s *Ledger) settle(sh *messageShard, id string) {
 	sh.settled = append(sh.settled, id)
 	for len(sh.settled)-sh.head > s.shardCap {
 		old := sh.settled[sh.head]
@@ -268,7 +280,7 @@ func (s *Messages) settle(sh *messageShard, id string) {
 }
 
 // dropKeys removes a forgotten record from the indexes.
-func (s *Messages) dropKeys(rec *notify.Message) {
+func (s *Ledger) dropKeys(rec *notify.Message) {
 	if rec.IdempotencyKey != "" {
 		s.byKey.drop(idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
 	}
@@ -288,7 +300,7 @@ func (sh *messageShard) lookup(account, id string) (*notify.Message, error) {
 }
 
 // Message returns a copy of the account's record id, or NotFound.
-func (s *Messages) Message(ctx context.Context, account, id string) (*notify.Message, error) {
+func (s *Ledger) Message(ctx context.Context, account, id string) (*notify.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("message", err)
 	}
@@ -304,7 +316,7 @@ func (s *Messages) Message(ctx context.Context, account, id string) (*notify.Mes
 
 // ByKey returns copies of the account's records opened with key at or
 // after since, oldest first.
-func (s *Messages) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
+func (s *Ledger) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by key", err)
 	}
@@ -321,7 +333,7 @@ func (s *Messages) ByKey(ctx context.Context, account, key string, since time.Ti
 
 // ByProviderID returns copies of the records provider accepted under its
 // message ID id, oldest first.
-func (s *Messages) ByProviderID(ctx context.Context, provider, id string) ([]*notify.Message, error) {
+func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*notify.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by provider ID", err)
 	}
@@ -341,7 +353,7 @@ func (s *Messages) ByProviderID(ctx context.Context, provider, id string) ([]*no
 
 // Stale returns copies of up to limit open records that last moved
 // before cutoff, least recently moved first. It scans every record.
-func (s *Messages) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*notify.Message, error) {
+func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*notify.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("stale messages", err)
 	}
@@ -366,11 +378,11 @@ func (s *Messages) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*n
 }
 
 // Attempting reports whether provider has a record in attempting that
-// last moved at or after since, as notify.MessageStore documents. It
+// last moved at or after since, as notify.Ledger documents. It
 // reads each shard's index of its attempting records (those of sends in
 // flight, and of dead ones until Notifier.Reconcile settles them), and
 // stops at the first that is young enough.
-func (s *Messages) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
+func (s *Ledger) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, ctxError("attempting messages", err)
 	}
@@ -396,4 +408,4 @@ func cloneMessage(m *notify.Message) *notify.Message {
 }
 
 // Interface guard
-var _ notify.MessageStore = (*Messages)(nil)
+var _ notify.Ledger = (*Ledger)(nil)
