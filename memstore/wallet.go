@@ -347,4 +347,3 @@ func ctxError(op string, err error) error {
 }
 
 // Interface guards
-
