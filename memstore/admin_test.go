@@ -13,9 +13,9 @@ import (
 
 func TestAdminConformance(t *testing.T) {
 	storetest.RunAdmin(t, storetest.AdminHarness{
-		New: func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.MessageStore) {
+		New: func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.Ledger) {
 			accounts, w := memstore.NewAccounts(), memstore.NewWallet()
-			msgs := memstore.NewMessages(w)
+			msgs := memstore.NewLedger(w)
 			a, err := memstore.NewAdmin(accounts, w, msgs, memstore.NewTemplates())
 			if err != nil {
 				t.Fatal(err)
@@ -36,7 +36,7 @@ func TestNewAdminNeedsEveryStore(t *testing.T) {
 func TestAdminCreditOutlivesWalletRetention(t *testing.T) {
 	ctx := context.Background()
 	accounts, w := memstore.NewAccounts(), memstore.NewWallet(memstore.WithRefRetention(4))
-	a, err := memstore.NewAdmin(accounts, w, memstore.NewMessages(w), memstore.NewTemplates())
+	a, err := memstore.NewAdmin(accounts, w, memstore.NewLedger(w), memstore.NewTemplates())
 	if err != nil {
 		t.Fatal(err)
 	}

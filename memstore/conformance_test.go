@@ -12,8 +12,8 @@ import (
 
 func walletHarness(opts ...memstore.WalletOption) wallettest.Harness {
 	return wallettest.Harness{
-		NewStore: func(t *testing.T) notify.WalletStore { return memstore.NewWallet(opts...) },
-		Open: func(t *testing.T, s notify.WalletStore, account string, opening notify.Money) {
+		NewStore: func(t *testing.T) wallettest.Wallet { return memstore.NewWallet(opts...) },
+		Open: func(t *testing.T, s wallettest.Wallet, account string, opening notify.Money) {
 			t.Helper()
 			if err := s.(*memstore.Wallet).Open(account, opening); err != nil {
 				t.Fatalf("Open(%q, %v): %v", account, opening, err)
@@ -55,23 +55,17 @@ func TestIdempotencyConformance(t *testing.T) {
 	})
 }
 
-func TestMessagesConformance(t *testing.T) {
-	storetest.RunMessages(t, storetest.MessagesHarness{
-		New: func(t *testing.T) (notify.MessageStore, func(*testing.T, string, notify.Money)) {
+func TestLedgerConformance(t *testing.T) {
+	storetest.RunLedger(t, storetest.LedgerHarness{
+		New: func(t *testing.T) (notify.Ledger, func(*testing.T, string, notify.Money)) {
 			w := memstore.NewWallet()
 			fund := func(t *testing.T, account string, opening notify.Money) {
 				if err := w.Open(account, opening); err != nil {
 					t.Fatal(err)
 				}
 			}
-			return memstore.NewMessages(w), fund
+			return memstore.NewLedger(w), fund
 		},
-	})
-}
-
-func TestDeliveryLogConformance(t *testing.T) {
-	storetest.RunDeliveryLog(t, storetest.DeliveryLogHarness{
-		New: func(t *testing.T) notify.DeliveryLog { return memstore.NewDeliveryLog(1000) },
 	})
 }
 

@@ -77,19 +77,25 @@ func ExampleIdempotency() {
 	// other request: conflict
 }
 
-func ExampleDeliveryLog() {
+func ExampleLedger() {
 	ctx := context.Background()
-	log := memstore.NewDeliveryLog(2) // keeps the last two receipts
-	for _, id := range []string{"m1", "m2", "m3"} {
-		_ = log.Record(ctx, &notify.Receipt{Account: "acme", MessageID: id, Status: notify.StateSent})
+	w := memstore.NewWallet()
+	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
+		panic(err)
 	}
-	_, err := log.Receipt(ctx, "acme", "m1")
-	fmt.Println("m1:", notify.CodeOf(err))
-	r, _ := log.Receipt(ctx, "acme", "m3")
-	fmt.Println("m3:", r.Status, "kept:", log.Len())
+	l := memstore.NewLedger(w)
+	// The record and its charge are one step; so are a failure and its
+	// refund.
+	m := &notify.Message{ID: "m1", Account: "acme", Kind: "sms", To: "9876543210",
+		Charge: notify.Money{Minor: 25, Currency: notify.INR()}}
+	b, _ := l.Open(ctx, m)
+	fmt.Println("after open:", b.Available)
+	moved, _ := l.Move(ctx, "acme", "m1", notify.MessageUpdate{State: notify.StateFailed, Error: "refused"})
+	b, _ = l.Balance(ctx, "acme")
+	fmt.Println(moved.State, "refunded:", moved.Refunded, "balance:", b.Available)
 	// Output:
-	// m1: not_found
-	// m3: sent kept: 2
+	// after open: 9.75 INR
+	// failed refunded: true balance: 10.00 INR
 }
 
 func ExampleTemplates() {

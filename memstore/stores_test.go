@@ -78,7 +78,7 @@ func TestStoresHonourContext(t *testing.T) {
 	cancel()
 	acc := NewAccounts()
 	idem := NewIdempotency(time.Hour)
-	dl := NewDeliveryLog(10)
+	led := NewLedger(nil)
 	tpl := NewTemplates()
 	w := NewWallet()
 	calls := map[string]error{}
@@ -87,8 +87,9 @@ func TestStoresHonourContext(t *testing.T) {
 	_, calls["Reserve"] = idem.Reserve(ctx, "a", "k", "fp")
 	calls["Complete"] = idem.Complete(ctx, "a", "k", &notify.Receipt{})
 	calls["Release"] = idem.Release(ctx, "a", "k")
-	calls["Record"] = dl.Record(ctx, &notify.Receipt{Account: "a", MessageID: "m"})
-	_, calls["Receipt"] = dl.Receipt(ctx, "a", "m")
+	_, calls["Open"] = led.Open(ctx, &notify.Message{Account: "a", ID: "m"})
+	_, calls["Move"] = led.Move(ctx, "a", "m", notify.MessageUpdate{State: notify.StateAttempting})
+	_, calls["Message"] = led.Message(ctx, "a", "m")
 	_, calls["Template"] = tpl.Template(ctx, "a", "s")
 	calls["PutTemplate"] = tpl.PutTemplate(ctx, "a", &notify.Template{Slug: "s"})
 	calls["DeleteTemplate"] = tpl.DeleteTemplate(ctx, "a", "s")
@@ -99,8 +100,8 @@ func TestStoresHonourContext(t *testing.T) {
 			t.Errorf("%s with a canceled context = %v, want Canceled", name, err)
 		}
 	}
-	if dl.Len() != 0 {
-		t.Errorf("Record with a canceled context recorded")
+	if _, err := led.Message(context.Background(), "a", "m"); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Errorf("Open with a canceled context recorded: %v", err)
 	}
 }
 
@@ -228,86 +229,63 @@ func TestIdempotencyMemoryFlat(t *testing.T) {
 	}
 }
 
-func TestDeliveryLogEvicts(t *testing.T) {
-	ctx := context.Background()
-	l := NewDeliveryLog(3)
-	rec := func(acct, id string, note string) {
-		t.Helper()
-		if err := l.Record(ctx, &notify.Receipt{Account: acct, MessageID: id, Note: note}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec("a", "1", "")
-	rec("a", "2", "")
-	rec("b", "1", "")         // same message ID, other account: a separate receipt
-	rec("a", "2", "replaced") // replaces in place, evicts nothing
-	if r, err := l.Receipt(ctx, "a", "2"); err != nil || r.Note != "replaced" {
-		t.Errorf("Receipt(a, 2) = %+v, %v; want the replacement", r, err)
-	}
-	rec("a", "3", "") // evicts a/1, the oldest
-	if _, err := l.Receipt(ctx, "a", "1"); notify.CodeOf(err) != notify.CodeNotFound {
-		t.Errorf("oldest receipt still found: %v", err)
-	}
-	for _, k := range [][2]string{{"a", "2"}, {"b", "1"}, {"a", "3"}} {
-		if _, err := l.Receipt(ctx, k[0], k[1]); err != nil {
-			t.Errorf("Receipt(%s, %s): %v", k[0], k[1], err)
-		}
-	}
-	if l.Len() != 3 {
-		t.Errorf("Len = %d, want 3", l.Len())
-	}
-	for _, bad := range []*notify.Receipt{nil, {MessageID: "m"}, {Account: "a"}} {
-		if err := l.Record(ctx, bad); notify.CodeOf(err) != notify.CodeInvalidArgument {
-			t.Errorf("Record(%+v) = %v, want InvalidArgument", bad, err)
-		}
-	}
-	if NewDeliveryLog(0).Len() != 0 || len(NewDeliveryLog(-1).ring) != DefaultDeliveryLogCapacity {
-		t.Errorf("a capacity <= 0 does not give the default")
-	}
-}
-
-// TestDeliveryLogMemoryFlat records a million receipts (200,000 under the
-// race detector) into a log of 1000 and checks that the log holds 1000 and
-// the heap did not grow with the count: not by the receipts, and not by
-// the index either, which a Go map under steady churn would let grow to
-// several times its size (golang/go#70886).
-func TestDeliveryLogMemoryFlat(t *testing.T) {
-	const capacity = 1000
+// TestLedgerMemoryFlat sends a million messages (200,000 under the race
+// detector) through a Ledger that keeps 1024 settled records, each opened
+// with a charge, a key and a vendor ID, and settled, and checks that the
+// heap did not grow with the count: not by the records, and not by the
+// indexes of keys and vendor IDs either.
+func TestLedgerMemoryFlat(t *testing.T) {
+	const capacity = 1024
 	total := 1_000_000
 	if raceEnabled {
 		total = 200_000
 	}
 	ctx := context.Background()
-	l := NewDeliveryLog(capacity)
-	// A receipt object is reused only once the log has forgotten it,
-	// capacity+1 records later, so the test itself allocates little.
-	pool := make([]notify.Receipt, capacity+1)
+	w := NewWallet(WithRefRetention(capacity))
+	inr := notify.INR()
+	if err := w.Open("acme", notify.Money{Minor: 1 << 60, Currency: inr}); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLedger(w, WithMessageCapacity(capacity))
 	var base uint64
 	for i := 0; i < total; i++ {
-		r := &pool[i%len(pool)]
-		*r = notify.Receipt{Account: "acme", MessageID: strconv.Itoa(i)}
-		if err := l.Record(ctx, r); err != nil {
+		id := strconv.Itoa(i)
+		m := &notify.Message{ID: id, Account: "acme", Kind: "sms", To: "9876543210", Provider: "p",
+			IdempotencyKey: "k" + id, Charge: notify.Money{Minor: 25, Currency: inr}}
+		if _, err := l.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		if i == 2*capacity {
+		if _, err := l.Move(ctx, "acme", id, notify.MessageUpdate{State: notify.StateAttempting}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Move(ctx, "acme", id, notify.MessageUpdate{State: notify.StateSent, ProviderMessageID: "pm" + id}); err != nil {
+			t.Fatal(err)
+		}
+		if i == total/2 {
+			// By now the maps and queues have reached their working size
+			// (maps do not shrink): what grows after this would grow
+			// with the count.
 			base = liveHeap()
 		}
 	}
 	grown := int64(liveHeap()) - int64(base)
-	if l.Len() != capacity || len(l.index) != capacity || len(l.ring) != capacity {
-		t.Fatalf("after %d records: Len %d, index %d, ring %d; want %d", total, l.Len(), len(l.index), len(l.ring), capacity)
+	// A thousand records (and a wallet ref each) take some 1 MB; half a
+	// million more retained would take hundreds.
+	if grown > 256<<10 {
+		t.Errorf("the heap grew by %d bytes between %d and %d messages", grown, total/2, total)
 	}
-	// A thousand receipts take some 300 KB and their index some 50 KB;
-	// a million retained receipts would take 200 MB, an index grown under
-	// churn some 300 KB more.
-	if grown > 64<<10 {
-		t.Errorf("the heap grew by %d bytes between %d and %d records", grown, 2*capacity, total)
+	last := strconv.Itoa(total - 1)
+	if _, err := l.Message(ctx, "acme", last); err != nil {
+		t.Errorf("the last record: %v", err)
 	}
-	if _, err := l.Receipt(ctx, "acme", strconv.Itoa(total-1)); err != nil {
-		t.Errorf("the last receipt: %v", err)
+	if got, err := l.ByProviderID(ctx, "p", "pm"+last); err != nil || len(got) != 1 {
+		t.Errorf("the last record by vendor ID: %d, %v", len(got), err)
 	}
-	if _, err := l.Receipt(ctx, "acme", strconv.Itoa(total-capacity-1)); notify.CodeOf(err) != notify.CodeNotFound {
-		t.Errorf("a receipt older than the capacity: %v", err)
+	if _, err := l.Message(ctx, "acme", "0"); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Errorf("the first record, long forgotten: %v", err)
+	}
+	if got, _ := l.ByKey(ctx, "acme", "k0", time.Time{}); len(got) != 0 {
+		t.Errorf("the first record's key still finds %d records", len(got))
 	}
 }
 
@@ -332,7 +310,7 @@ func TestErrorsNamePackage(t *testing.T) {
 	ctx := context.Background()
 	_, err1 := NewAccounts().Account(ctx, "x")
 	_, err2 := NewTemplates().Template(ctx, "a", "x")
-	_, err3 := NewDeliveryLog(1).Receipt(ctx, "a", "x")
+	_, err3 := NewLedger(nil).Message(ctx, "a", "x")
 	for i, err := range []error{err1, err2, err3} {
 		if err == nil || !strings.Contains(err.Error(), "memstore: ") {
 			t.Errorf("error %d = %v, want a memstore error", i, err)

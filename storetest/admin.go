@@ -14,10 +14,10 @@ import (
 // AdminHarness connects RunAdmin to one adminstore.Store.
 type AdminHarness struct {
 	// New returns an empty store, the AccountStore that authenticates its
-	// accounts' keys and the MessageStore that writes the records its
+	// accounts' keys and the Ledger that writes the records its
 	// AccountMessages reads (charging its wallets), releasing them with
 	// t.Cleanup. Required.
-	New func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.MessageStore)
+	New func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.Ledger)
 }
 
 // RunAdmin checks an adminstore.Store:

@@ -1,9 +1,9 @@
 // Package storetest holds the conformance suites of notify's store
 // interfaces other than the wallet (whose suite is wallet/wallettest):
 // RunAccounts for notify.AccountStore, RunIdempotency for
-// notify.IdempotencyStore, RunMessages for notify.MessageStore (records,
-// their state machine, their charges and refunds, delivery reports),
-// RunDeliveryLog for notify.DeliveryLog, RunTemplates for
+// notify.IdempotencyStore, RunLedger for notify.Ledger (balances and
+// credits, records, their state machine, their charges and refunds,
+// delivery reports), RunTemplates for
 // notify.TemplateStore, RunAdmin for adminstore.Store, and RunRateLimit
 // (a token bucket) and RunWindowLimit (a sliding window) for
 // notify.Limiter. They

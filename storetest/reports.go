@@ -11,7 +11,7 @@ import (
 
 // sentMessage opens a record with a charge of 100 and moves it to sent
 // under provider ID pmid, a minute after msgEpoch.
-func sentMessage(t *testing.T, s notify.MessageStore, account, pmid string) *notify.Message {
+func sentMessage(t *testing.T, s notify.Ledger, account, pmid string) *notify.Message {
 	t.Helper()
 	m := sampleMessage(account, 100, msgEpoch)
 	openMessage(t, s, m)
@@ -28,8 +28,8 @@ func states(m *notify.Message) []notify.MessageState {
 	return out
 }
 
-func testDeliveryReports(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testDeliveryReports(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sentMessage(t, s, acct, newName("pm"))
@@ -46,9 +46,9 @@ func testDeliveryReports(t *testing.T, h MessagesHarness) {
 		t.Fatalf("a read record costs %v (refunded %v), want its charge", got.Cost(), got.Refunded)
 	}
 	for _, to := range []notify.MessageState{notify.StateFailed, notify.StateRead, notify.StateSent, notify.StateUnknown} {
-		after, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: to, At: read.Add(time.Minute), Error: "must not stick"})
+		moved, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: to, At: read.Add(time.Minute), Error: "must not stick"})
 		wantCode(t, "Move of a read record to "+string(to), err, notify.CodeConflict)
-		if after == nil || after.State != notify.StateRead || len(after.History) != 5 {
+		if after := wantMoved(t, s, m, moved); after.State != notify.StateRead || len(after.History) != 5 {
 			t.Fatalf("Move of a read record to %s returned %+v, want it as it stands", to, after)
 		}
 	}
@@ -66,8 +66,8 @@ func testDeliveryReports(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 800)
 }
 
-func testReportedFailure(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testReportedFailure(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	kept := sentMessage(t, s, acct, newName("pm"))
@@ -102,8 +102,8 @@ func testReportedFailure(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 900)
 }
 
-func testBackfill(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testBackfill(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sentMessage(t, s, acct, newName("pm"))
@@ -111,10 +111,11 @@ func testBackfill(t *testing.T, h MessagesHarness) {
 	// state belongs, whatever its time.
 	delivered, read := msgEpoch.Add(-time.Hour), msgEpoch.Add(3*time.Minute)
 	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateRead, At: read})
-	got, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateDelivered, At: delivered, Error: "must not stick"})
+	moved, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateDelivered, At: delivered, Error: "must not stick"})
 	if err != nil {
 		t.Fatalf("delivered after read: %v", err)
 	}
+	got := wantMoved(t, s, m, moved)
 	want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateSent,
 		notify.StateDelivered, notify.StateRead}
 	if got.State != notify.StateRead || !slices.Equal(states(got), want) || !got.History[3].At.Equal(delivered) || got.Error != "" {
@@ -138,8 +139,8 @@ func testBackfill(t *testing.T, h MessagesHarness) {
 
 // testAfterRead: an unknown record read before any other report takes a
 // late sent step, then a late delivered one, each in its place.
-func testAfterRead(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testAfterRead(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -152,8 +153,8 @@ func testAfterRead(t *testing.T, h MessagesHarness) {
 		if st == notify.StateDelivered {
 			at = msgEpoch.Add(2 * time.Minute)
 		}
-		if got, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: st, At: at}); err != nil || got.State != notify.StateRead {
-			t.Fatalf("%s after read: %+v, %v", st, got, err)
+		if moved, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: st, At: at}); err != nil || moved.State != notify.StateRead {
+			t.Fatalf("%s after read: %+v, %v", st, moved, err)
 		}
 	}
 	want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateUnknown,
@@ -164,8 +165,8 @@ func testAfterRead(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 900)
 }
 
-func testByProviderID(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testByProviderID(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct, other := newName("acct"), newName("acct")
 	fund(t, acct, rupees(1000))
 	fund(t, other, rupees(1000))
@@ -213,8 +214,8 @@ func ids(ms []*notify.Message) []string {
 // testReprice: a move into sent with a lower price lowers the charge and
 // credits the difference once; a later refund gives back only the new
 // charge.
-func testReprice(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testReprice(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 35, msgEpoch)

@@ -1,12 +1,13 @@
-// Package wallettest is the conformance suite every notify.WalletStore
-// runs, in the manner of gocloud.dev's drivertest packages. A store wires
+// Package wallettest is the conformance suite of the money a notify.Ledger
+// keeps: every store's Wallet (its Balance, Credit and the Debit its Open
+// makes) runs it, in the manner of gocloud.dev's drivertest packages. A store wires
 // itself in a Harness and calls Run from a test, usually
 // conformance_test.go:
 //
 //	func TestWalletConformance(t *testing.T) {
 //		wallettest.Run(t, wallettest.Harness{
-//			NewStore: func(t *testing.T) notify.WalletStore { return memstore.NewWallet() },
-//			Open: func(t *testing.T, s notify.WalletStore, account string, opening notify.Money) {
+//			NewStore: func(t *testing.T) wallettest.Wallet { return memstore.NewWallet() },
+//			Open: func(t *testing.T, s wallettest.Wallet, account string, opening notify.Money) {
 //				if err := s.(*memstore.Wallet).Open(account, opening); err != nil {
 //					t.Fatal(err)
 //				}
@@ -14,7 +15,7 @@
 //		})
 //	}
 //
-// The suite checks, through the notify.WalletStore interface only:
+// The suite checks, through the Wallet interface only:
 //
 //   - Balance returns the opening balance, the account ID and the
 //     account's currency;

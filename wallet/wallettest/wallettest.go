@@ -15,18 +15,36 @@ import (
 	"github.com/notifykit/notify/internal/errtext"
 )
 
-// Harness connects the suite to one WalletStore implementation. Both hooks
+// Wallet is the money of a notify.Ledger, as a store keeps it: the
+// Ledger's Balance and Credit, and Debit, the charge its Open makes with a
+// record (a store exposes it for this suite). Amounts are in the
+// account's currency.
+type Wallet interface {
+	// Balance returns the account's balance; an unknown account is
+	// NotFound.
+	Balance(ctx context.Context, account string) (notify.Balance, error)
+	// Debit takes amount (> 0) under ref, atomically, never below zero
+	// (InsufficientFunds, moving nothing); a ref already recorded with
+	// the same direction and amount returns the balance recorded with it
+	// and moves nothing; with another, Conflict.
+	Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error)
+	// Credit adds amount (> 0) under ref, with Debit's ref rules; a credit
+	// that would overflow int64 fails and moves nothing.
+	Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error)
+}
+
+// Harness connects the suite to one Wallet implementation. Both hooks
 // are required and are called from the test goroutine only.
 type Harness struct {
 	// NewStore returns a store for one subtest, releasing it with
 	// t.Cleanup. It may return a store shared with other subtests (one
 	// database, say): the suite's accounts have random names.
-	NewStore func(t *testing.T) notify.WalletStore
+	NewStore func(t *testing.T) Wallet
 
 	// Open creates account in store with the opening balance (zero or
 	// more, in the account's currency, which opening.Currency gives),
 	// failing t if it cannot.
-	Open func(t *testing.T, store notify.WalletStore, account string, opening notify.Money)
+	Open func(t *testing.T, store Wallet, account string, opening notify.Money)
 }
 
 // Goroutines is how many goroutines the concurrent subtests run.
@@ -73,7 +91,7 @@ func newName(prefix string) string {
 }
 
 // open makes a store and one account in it.
-func open(t *testing.T, h Harness, opening int64) (notify.WalletStore, string) {
+func open(t *testing.T, h Harness, opening int64) (Wallet, string) {
 	t.Helper()
 	s := h.NewStore(t)
 	if s == nil {
@@ -85,7 +103,7 @@ func open(t *testing.T, h Harness, opening int64) (notify.WalletStore, string) {
 }
 
 // wantBalance fails t unless the account's balance is want.
-func wantBalance(t *testing.T, s notify.WalletStore, acct string, want int64) {
+func wantBalance(t *testing.T, s Wallet, acct string, want int64) {
 	t.Helper()
 	b, err := s.Balance(context.Background(), acct)
 	if err != nil {

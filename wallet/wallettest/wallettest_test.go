@@ -128,8 +128,8 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount notify.
 
 func harness(defect string) wallettest.Harness {
 	return wallettest.Harness{
-		NewStore: func(t *testing.T) notify.WalletStore { return newSimple(defect) },
-		Open: func(t *testing.T, s notify.WalletStore, account string, opening notify.Money) {
+		NewStore: func(t *testing.T) wallettest.Wallet { return newSimple(defect) },
+		Open: func(t *testing.T, s wallettest.Wallet, account string, opening notify.Money) {
 			w := s.(*simpleWallet)
 			w.mu.Lock()
 			defer w.mu.Unlock()

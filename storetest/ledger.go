@@ -12,24 +12,28 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// MessagesHarness connects RunMessages to one MessageStore.
-type MessagesHarness struct {
-	// New returns an empty store that charges a wallet, and fund, which
-	// opens an account's wallet in that store with an opening balance in
+// LedgerHarness connects RunLedger to one notify.Ledger.
+type LedgerHarness struct {
+	// New returns an empty ledger, and fund, which opens an account's
+	// wallet in it with an opening balance in
 	// rupees. Empty: Stale must see only the subtest's records. It
 	// releases the store with t.Cleanup. Required.
-	New func(t *testing.T) (s notify.MessageStore, fund func(t *testing.T, account string, opening notify.Money))
+	New func(t *testing.T) (s notify.Ledger, fund func(t *testing.T, account string, opening notify.Money))
 }
 
-// RunMessages checks a notify.MessageStore:
+// RunLedger checks a notify.Ledger:
 //
+//   - Balance reads an account's wallet (NotFound without one); Credit
+//     adds to it under a ref, once: a repeat of the ref with the same
+//     amount moves nothing more, with another amount it is Conflict;
 //   - Open writes a pending record, every field intact, with its charge
 //     debited; a second Open of the ID is Conflict and charges nothing;
 //     a short wallet is InsufficientFunds and writes no record;
 //   - a record without a charge needs no wallet;
 //   - Move follows notify.CanMove and nothing else, keeps the history of
-//     states with their times, and returns the record as it stands with
-//     Conflict for a forbidden move;
+//     states with their times, and answers a Moved that agrees with the
+//     record read back: where it stands, also with Conflict for a
+//     forbidden move;
 //   - a move into failed refunds the charge, exactly once, from pending,
 //     attempting or unknown; of 64 goroutines failing one record at once
 //     exactly one moves it and one refund is made;
@@ -54,12 +58,13 @@ type MessagesHarness struct {
 //     part included); a second one of the same ID is Conflict;
 //     RequestByKey finds the account's newest record of a key opened at
 //     or after a time, else NotFound.
-func RunMessages(t *testing.T, h MessagesHarness) {
+func RunLedger(t *testing.T, h LedgerHarness) {
 	t.Helper()
 	if h.New == nil {
-		t.Fatal("storetest: MessagesHarness needs New")
+		t.Fatal("storetest: LedgerHarness needs New")
 	}
 	runAll(t, []subtest{
+		{"BalanceAndCredit", func(t *testing.T) { testBalanceAndCredit(t, h) }},
 		{"OpenAndRead", func(t *testing.T) { testOpenAndRead(t, h) }},
 		{"OpenTwice", func(t *testing.T) { testOpenTwice(t, h) }},
 		{"OpenShort", func(t *testing.T) { testOpenShort(t, h) }},
@@ -88,14 +93,11 @@ var msgEpoch = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
 func rupees(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
 
-func newMessages(t *testing.T, h MessagesHarness) (notify.MessageStore, func(t *testing.T, account string, opening notify.Money)) {
+func newLedger(t *testing.T, h LedgerHarness) (notify.Ledger, func(t *testing.T, account string, opening notify.Money)) {
 	t.Helper()
 	s, fund := h.New(t)
 	if s == nil || fund == nil {
-		t.Fatal("MessagesHarness.New returned nil")
-	}
-	if s.Wallet() == nil {
-		t.Fatal("MessagesHarness.New returned a store that charges no wallet")
+		t.Fatal("LedgerHarness.New returned nil")
 	}
 	return s, fund
 }
@@ -111,7 +113,7 @@ func sampleMessage(account string, charge int64, at time.Time) *notify.Message {
 	}
 }
 
-func openMessage(t *testing.T, s notify.MessageStore, m *notify.Message) notify.Balance {
+func openMessage(t *testing.T, s notify.Ledger, m *notify.Message) notify.Balance {
 	t.Helper()
 	b, err := s.Open(context.Background(), m)
 	if err != nil {
@@ -120,19 +122,36 @@ func openMessage(t *testing.T, s notify.MessageStore, m *notify.Message) notify.
 	return b
 }
 
-func moveMessage(t *testing.T, s notify.MessageStore, m *notify.Message, u notify.MessageUpdate) *notify.Message {
+// moveMessage moves m as u says, checks that the move's answer agrees
+// with the record read back, and returns that record.
+func moveMessage(t *testing.T, s notify.Ledger, m *notify.Message, u notify.MessageUpdate) *notify.Message {
 	t.Helper()
-	got, err := s.Move(context.Background(), m.Account, m.ID, u)
+	moved, err := s.Move(context.Background(), m.Account, m.ID, u)
 	if err != nil {
 		t.Fatalf("Move(%s to %s): %v", m.ID, u.State, err)
 	}
-	if got == nil || got.State != u.State {
-		t.Fatalf("Move(%s to %s) returned %+v", m.ID, u.State, got)
+	if moved.State != u.State {
+		t.Fatalf("Move(%s to %s) answered %+v", m.ID, u.State, moved)
 	}
-	return got
+	return wantMoved(t, s, m, moved)
 }
 
-func readMessage(t *testing.T, s notify.MessageStore, account, id string) *notify.Message {
+// wantMoved fails t unless moved, a Move's answer for m, tells where the
+// record read back stands; it returns that record.
+func wantMoved(t *testing.T, s notify.Ledger, m *notify.Message, moved notify.Moved) *notify.Message {
+	t.Helper()
+	rec := readMessage(t, s, m.Account, m.ID)
+	if moved.State != rec.State || moved.Charge != rec.Charge || moved.Refunded != rec.Refunded || !moved.UpdatedAt.Equal(rec.UpdatedAt) {
+		t.Fatalf("Move(%s) answered %+v; the record stands at state %s, charge %v, refunded %v, updated %v",
+			m.ID, moved, rec.State, rec.Charge, rec.Refunded, rec.UpdatedAt)
+	}
+	if moved.Cost() != rec.Cost() {
+		t.Fatalf("Move(%s) answered cost %v, the record's is %v", m.ID, moved.Cost(), rec.Cost())
+	}
+	return rec
+}
+
+func readMessage(t *testing.T, s notify.Ledger, account, id string) *notify.Message {
 	t.Helper()
 	m, err := s.Message(context.Background(), account, id)
 	if err != nil {
@@ -141,9 +160,9 @@ func readMessage(t *testing.T, s notify.MessageStore, account, id string) *notif
 	return m
 }
 
-func wantWallet(t *testing.T, s notify.MessageStore, account string, minor int64) {
+func wantWallet(t *testing.T, s notify.Ledger, account string, minor int64) {
 	t.Helper()
-	b, err := s.Wallet().Balance(context.Background(), account)
+	b, err := s.Balance(context.Background(), account)
 	if err != nil {
 		t.Fatalf("Balance(%s): %v", account, err)
 	}
@@ -195,8 +214,33 @@ func diffMessage(got, want *notify.Message) string {
 	return strings.Join(d, "; ")
 }
 
-func testOpenAndRead(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testBalanceAndCredit(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
+	ctx := context.Background()
+	acct := newName("acct")
+	_, err := s.Balance(ctx, acct)
+	wantCode(t, "Balance of an account without a wallet", err, notify.CodeNotFound)
+	_, err = s.Credit(ctx, acct, rupees(100), newName("topup"))
+	wantCode(t, "Credit of an account without a wallet", err, notify.CodeNotFound)
+	fund(t, acct, rupees(1000))
+	wantWallet(t, s, acct, 1000)
+	ref := newName("topup")
+	b, err := s.Credit(ctx, acct, rupees(250), ref)
+	if err != nil || b.Available.Minor != 1250 {
+		t.Fatalf("Credit = %+v, %v; want 1250 available", b, err)
+	}
+	if b, err = s.Credit(ctx, acct, rupees(250), ref); err != nil || b.Available.Minor != 1250 {
+		t.Fatalf("a repeated Credit = %+v, %v; want the first answer and no money moved", b, err)
+	}
+	_, err = s.Credit(ctx, acct, rupees(300), ref)
+	wantCode(t, "Credit of a used ref with another amount", err, notify.CodeConflict)
+	_, err = s.Credit(ctx, acct, rupees(100), "")
+	wantCode(t, "Credit without a ref", err, notify.CodeInvalidArgument)
+	wantWallet(t, s, acct, 1250)
+}
+
+func testOpenAndRead(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -219,8 +263,8 @@ func testOpenAndRead(t *testing.T, h MessagesHarness) {
 	}
 }
 
-func testOpenTwice(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testOpenTwice(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -230,8 +274,8 @@ func testOpenTwice(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 900)
 }
 
-func testOpenShort(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testOpenShort(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(50))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -245,8 +289,8 @@ func testOpenShort(t *testing.T, h MessagesHarness) {
 	wantCode(t, "Open charging an account without a wallet", err, notify.CodeNotFound)
 }
 
-func testOpenUnmetered(t *testing.T, h MessagesHarness) {
-	s, _ := newMessages(t, h)
+func testOpenUnmetered(t *testing.T, h LedgerHarness) {
+	s, _ := newLedger(t, h)
 	acct := newName("acct") // no wallet: nothing to charge
 	m := sampleMessage(acct, 0, msgEpoch)
 	openMessage(t, s, m)
@@ -255,8 +299,8 @@ func testOpenUnmetered(t *testing.T, h MessagesHarness) {
 	}
 }
 
-func testLifecycle(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testLifecycle(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -271,9 +315,6 @@ func testLifecycle(t *testing.T, h MessagesHarness) {
 	want.History = []notify.StateChange{{State: notify.StatePending, At: msgEpoch},
 		{State: notify.StateAttempting, At: t1}, {State: notify.StateSent, At: t2}}
 	if d := diffMessage(got, &want); d != "" {
-		t.Fatalf("Move returned a record that differs: %s", d)
-	}
-	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
 		t.Fatalf("the record read back differs: %s", d)
 	}
 	if c := got.Cost(); c.Minor != 100 {
@@ -282,8 +323,8 @@ func testLifecycle(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 900)
 }
 
-func testForbiddenMoves(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testForbiddenMoves(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	ctx := context.Background()
@@ -308,18 +349,18 @@ func testForbiddenMoves(t *testing.T, h MessagesHarness) {
 	} {
 		got, err := s.Move(ctx, acct, tt.m.ID, notify.MessageUpdate{State: tt.to, At: msgEpoch.Add(time.Hour), Error: "must not stick"})
 		wantCode(t, fmt.Sprintf("Move from %s to %s", tt.from, tt.to), err, notify.CodeConflict)
-		if got == nil || got.State != tt.from {
-			t.Fatalf("Move from %s to %s returned %+v, want the record as it stands", tt.from, tt.to, got)
+		if got.State != tt.from {
+			t.Fatalf("Move from %s to %s answered %+v, want where the record stands", tt.from, tt.to, got)
 		}
-		if now := readMessage(t, s, acct, tt.m.ID); now.State != tt.from || now.Error != "" {
+		if now := wantMoved(t, s, tt.m, got); now.State != tt.from || now.Error != "" {
 			t.Fatalf("a refused move from %s to %s changed the record: %+v", tt.from, tt.to, now)
 		}
 	}
 	wantWallet(t, s, acct, 800)
 }
 
-func testFailRefundsOnce(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	fromPending := sampleMessage(acct, 100, msgEpoch)
@@ -343,8 +384,8 @@ func testFailRefundsOnce(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 1000)
 }
 
-func testUnknownSettles(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testUnknownSettles(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	toFailed, toSent := sampleMessage(acct, 100, msgEpoch), sampleMessage(acct, 100, msgEpoch)
@@ -363,8 +404,8 @@ func testUnknownSettles(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 900)
 }
 
-func testRecordsPerAccount(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testRecordsPerAccount(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct, other := newName("acct"), newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -378,8 +419,8 @@ func testRecordsPerAccount(t *testing.T, h MessagesHarness) {
 	wantWallet(t, s, acct, 900)
 }
 
-func testByKey(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testByKey(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct, other := newName("acct"), newName("acct")
 	fund(t, acct, rupees(1000))
 	fund(t, other, rupees(1000))
@@ -415,8 +456,8 @@ func testByKey(t *testing.T, h MessagesHarness) {
 	}
 }
 
-func testStale(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testStale(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
@@ -459,8 +500,8 @@ func testStale(t *testing.T, h MessagesHarness) {
 	}
 }
 
-func testAttempting(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testAttempting(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct, other := newName("acct"), newName("acct")
 	fund(t, acct, rupees(1000))
 	fund(t, other, rupees(1000))
@@ -518,8 +559,8 @@ func testAttempting(t *testing.T, h MessagesHarness) {
 	want("none since 21m", prov, at(21), false)
 }
 
-func testConcurrentFail(t *testing.T, h MessagesHarness) {
-	s, fund := newMessages(t, h)
+func testConcurrentFail(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
@@ -562,8 +603,8 @@ func testConcurrentFail(t *testing.T, h MessagesHarness) {
 	}
 }
 
-func testRequests(t *testing.T, h MessagesHarness) {
-	s, _ := newMessages(t, h)
+func testRequests(t *testing.T, h LedgerHarness) {
+	s, _ := newLedger(t, h)
 	acct, other := newName("acct"), newName("acct")
 	ctx := context.Background()
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
