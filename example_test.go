@@ -15,8 +15,8 @@ import (
 	"github.com/notifykit/notify/wallet"
 )
 
-// Wiring a Notifier by hand: an account store, one channel over one
-// provider, and a metered wallet.
+// Wiring a Notifier by hand: an account store, a ledger over a wallet
+// (money and records), one channel over one provider, and prices.
 func Example() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
@@ -25,7 +25,7 @@ func Example() {
 
 	provider := memprovider.New("mem") // a real one: smsgateway.New(...)
 	smsCh, _ := sms.New(sms.Config{Provider: provider})
-	n, err := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()))
+	n, err := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,7 +48,7 @@ func ExampleCodeOf() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
-	n, _ := notify.New(accounts, notify.WithChannel(smsCh))
+	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh))
 
 	_, err := n.Send(context.Background(), &sms.Request{Account: "acme", To: "12345", Route: "fax"})
 	fmt.Println(notify.CodeOf(err))
@@ -101,7 +101,7 @@ func ExampleObserverFunc() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
-	n, _ := notify.New(accounts, notify.WithChannel(smsCh),
+	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh),
 		notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
 			fmt.Println(e.Type, e.Envelope.Kind, e.Envelope.To)
 		})))
@@ -145,7 +145,7 @@ func ExampleNotifier_Send_outcomeUnknown() {
 	vendor := memprovider.New("mem")
 	vendor.FailNext(1, notify.CodeOutcomeUnknown) // the vendor takes it; the answer is lost
 	smsCh, _ := sms.New(sms.Config{Provider: vendor})
-	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
+	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)))
 
 	req := &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped", IdempotencyKey: "ship-4411"}
@@ -158,16 +158,15 @@ func ExampleNotifier_Send_outcomeUnknown() {
 	// outcome_unknown true 1
 }
 
-// With a MessageStore every send leaves a durable record, written with
-// its charge; Message reads it back.
+// Every send leaves a durable record in the Ledger, written with its
+// charge; Message reads it back.
 func ExampleNotifier_Message() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
-	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(wal)))
+	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
 
 	ctx := context.Background()
 	r, _ := n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
@@ -192,7 +191,7 @@ func ExampleNotifier_Reconcile() {
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
-	records := memstore.NewMessages(wal)
+	records := memstore.NewLedger(wal)
 	ctx := context.Background()
 
 	// What the dead process left: a record charged and moved to attempting.
@@ -203,7 +202,7 @@ func ExampleNotifier_Reconcile() {
 
 	// The restarted process, three minutes later.
 	later := func() time.Time { return opened.Add(3 * time.Minute) }
-	n, _ := notify.New(accounts, notify.WithWallet(wal, wallet.DefaultINR()), notify.WithMessageStore(records),
+	n, _ := notify.New(accounts, records, notify.WithPrices(wallet.DefaultINR()),
 		notify.WithSettleAfter(2*time.Minute), notify.WithClock(later))
 	res, err := n.Reconcile(ctx)
 	if err != nil {
@@ -226,8 +225,7 @@ func ExampleNotifier_Report() {
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("cloudchat"), CloudOTPTemplate: "otp_code"})
-	n, _ := notify.New(accounts, notify.WithChannel(chatCh), notify.WithWallet(wal, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(wal)))
+	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(chatCh), notify.WithPrices(wallet.DefaultINR()))
 
 	ctx := context.Background()
 	r, _ := n.Send(ctx, &chat.Request{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
@@ -250,8 +248,7 @@ func ExampleNotifier_Send_bulk() {
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("sms")})
-	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(wal)))
+	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
 
 	r, err := n.Send(context.Background(), &sms.BulkRequest{
 		Message: sms.Request{Account: "acme", Message: "Our sale ends tonight."},

@@ -34,12 +34,12 @@ func (c *testClock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// recordRig is a Notifier with a MessageStore, and what a second instance
+// recordRig is a Notifier with a clock of its own, and what a second instance
 // needs to share its stores (the same database, after a crash).
 type recordRig struct {
 	accounts *memstore.Accounts
 	wallet   *memstore.Wallet
-	messages notify.MessageStore
+	messages notify.Ledger
 	idem     *memstore.Idempotency
 	clock    *testClock
 	sms      *memprovider.Provider
@@ -52,7 +52,7 @@ type recordRig struct {
 
 const settleAfter = time.Minute
 
-func newRecordRig(t *testing.T, wrap func(notify.MessageStore) notify.MessageStore) *recordRig {
+func newRecordRig(t *testing.T, wrap func(notify.Ledger) notify.Ledger) *recordRig {
 	t.Helper()
 	r := &recordRig{
 		accounts: memstore.NewAccounts(),
@@ -67,7 +67,7 @@ func newRecordRig(t *testing.T, wrap func(notify.MessageStore) notify.MessageSto
 	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	r.messages = memstore.NewMessages(r.wallet)
+	r.messages = memstore.NewLedger(r.wallet)
 	if wrap != nil {
 		r.messages = wrap(r.messages)
 	}
@@ -81,11 +81,10 @@ func newRecordRig(t *testing.T, wrap func(notify.MessageStore) notify.MessageSto
 func (r *recordRig) instance(t *testing.T) *notify.Notifier {
 	t.Helper()
 	r.events = &eventLog{}
-	n, err := notify.New(r.accounts, append([]notify.Option{
+	n, err := notify.New(r.accounts, r.messages, append([]notify.Option{
 		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
 		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
-		notify.WithWallet(r.wallet, flatPricer{}),
-		notify.WithMessageStore(r.messages),
+		notify.WithPrices(flatPricer{}),
 		notify.WithIdempotency(r.idem),
 		notify.WithSettleAfter(settleAfter),
 		notify.WithClock(r.clock.now),
@@ -313,13 +312,13 @@ func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 // stallingMessages stalls the first move to attempting, as a process that
 // dies after the charge and before the vendor call would.
 type stallingMessages struct {
-	notify.MessageStore
+	notify.Ledger
 	stalled chan string
 	release chan struct{}
 	once    sync.Once
 }
 
-func (s *stallingMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s *stallingMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	first := false
 	if u.State == notify.StateAttempting {
 		s.once.Do(func() { first = true })
@@ -327,15 +326,15 @@ func (s *stallingMessages) Move(ctx context.Context, account, id string, u notif
 	if first {
 		s.stalled <- id
 		<-s.release
-		return nil, notify.Errorf(notify.CodeUnavailable, "the process is gone")
+		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "the process is gone")
 	}
-	return s.MessageStore.Move(ctx, account, id, u)
+	return s.Ledger.Move(ctx, account, id, u)
 }
 
 func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
 	stall := &stallingMessages{stalled: make(chan string, 1), release: make(chan struct{})}
-	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
-		stall.MessageStore = s
+	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+		stall.Ledger = s
 		return stall
 	})
 	req := smsReq("hello")
@@ -372,29 +371,29 @@ func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
 // lostOpen writes the record and its charge, then loses the answer; when
 // moves fail too, the refund is left to the reconciler.
 type lostOpen struct {
-	notify.MessageStore
+	notify.Ledger
 	failMoves bool
 }
 
 func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
-	if _, err := s.MessageStore.Open(ctx, m); err != nil {
+	if _, err := s.Ledger.Open(ctx, m); err != nil {
 		return notify.Balance{}, err
 	}
 	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 }
 
-func (s *lostOpen) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s *lostOpen) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if s.failMoves {
-		return nil, notify.Errorf(notify.CodeUnavailable, "connection reset")
+		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 	}
-	return s.MessageStore.Move(ctx, account, id, u)
+	return s.Ledger.Move(ctx, account, id, u)
 }
 
 func TestUncertainChargeIsNeverKept(t *testing.T) {
 	for _, failMoves := range []bool{false, true} {
 		lost := &lostOpen{failMoves: failMoves}
-		r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
-			lost.MessageStore = s
+		r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+			lost.Ledger = s
 			return lost
 		})
 		rc, err := r.n.Send(context.Background(), smsReq("hello"))
@@ -422,88 +421,6 @@ func TestUncertainChargeIsNeverKept(t *testing.T) {
 				t.Fatalf("balance after reconciling = %d", got)
 			}
 		}
-	}
-}
-
-func TestMessageStoreMustChargeTheWallet(t *testing.T) {
-	accounts := memstore.NewAccounts()
-	w, other := memstore.NewWallet(), memstore.NewWallet()
-	for _, tt := range []struct {
-		name string
-		opts []notify.Option
-	}{
-		{"another wallet", []notify.Option{notify.WithWallet(w, flatPricer{}), notify.WithMessageStore(memstore.NewMessages(other))}},
-		{"no wallet in the store", []notify.Option{notify.WithWallet(w, flatPricer{}), notify.WithMessageStore(memstore.NewMessages(nil))}},
-		{"no wallet in the Notifier", []notify.Option{notify.WithMessageStore(memstore.NewMessages(w))}},
-	} {
-		if _, err := notify.New(accounts, tt.opts...); err == nil {
-			t.Errorf("%s: New accepted it", tt.name)
-		}
-	}
-	if _, err := notify.New(accounts, notify.WithWallet(w, flatPricer{}), notify.WithMessageStore(memstore.NewMessages(w))); err != nil {
-		t.Fatalf("the same wallet: %v", err)
-	}
-	if _, err := notify.New(accounts, notify.WithMessageStore(memstore.NewMessages(nil))); err != nil {
-		t.Fatalf("unmetered records: %v", err)
-	}
-}
-
-// TestAbandonedKeyWithoutRecordsIsNeverSentAgain: without a MessageStore
-// nothing says whether a dead holder's send went out, so a repeat after
-// the lease must not send it again; it answers an unknown outcome.
-func TestAbandonedKeyWithoutRecordsIsNeverSentAgain(t *testing.T) {
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	wal := memstore.NewWallet()
-	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{t: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-	idem := memstore.NewIdempotency(time.Hour, memstore.WithClock(clock.now), memstore.WithLease(settleAfter))
-	p := memprovider.New("memsms")
-	instance := func() *notify.Notifier {
-		n, err := notify.New(accounts,
-			notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: p}),
-			notify.WithWallet(wal, flatPricer{}),
-			notify.WithIdempotency(idem),
-			notify.WithClock(clock.now),
-			notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	first := instance()
-	v := newBlockingVendor(t, p)
-	req := smsReq("hello")
-	req.IdempotencyKey = "order-9"
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = first.Send(context.Background(), req)
-	}()
-	t.Cleanup(func() { close(v.release); <-done })
-	select {
-	case <-v.took:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the vendor never got the message")
-	}
-
-	// The holder is as good as dead; another instance repeats the key
-	// after the lease.
-	clock.advance(settleAfter + time.Second)
-	again, err := instance().Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.Status != notify.StateUnknown {
-		t.Fatalf("repeat of an abandoned key = %+v, %v; want an unknown outcome", again, err)
-	}
-	if got := v.calls.Load(); got != 1 {
-		t.Fatalf("the vendor got %d messages, want 1", got)
-	}
-	// The answer sticks: the next repeat is a plain replay.
-	if _, err := instance().Send(context.Background(), req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || v.calls.Load() != 1 {
-		t.Fatalf("second repeat: %v (vendor got %d)", err, v.calls.Load())
 	}
 }
 
@@ -545,12 +462,12 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 	}
 }
 
-// storeDownAtRefund is a MessageStore that cannot be reached while down
+// storeDownAtRefund is a Ledger that cannot be reached while down
 // is set, for moves into failed: a database that goes away just as a
 // refusal is to be refunded. landed is closed by the first move into
 // failed that gets through.
 type storeDownAtRefund struct {
-	notify.MessageStore
+	notify.Ledger
 	down   atomic.Bool
 	failed atomic.Int32 // moves into failed refused while down
 	landed chan struct{}
@@ -563,15 +480,15 @@ func newStoreDownAtRefund() *storeDownAtRefund {
 	return s
 }
 
-func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if u.State != notify.StateFailed {
-		return s.MessageStore.Move(ctx, account, id, u)
+		return s.Ledger.Move(ctx, account, id, u)
 	}
 	if s.down.Load() {
 		s.failed.Add(1)
-		return nil, notify.Errorf(notify.CodeUnavailable, "dial tcp 127.0.0.1:5432: connect: connection refused")
+		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "dial tcp 127.0.0.1:5432: connect: connection refused")
 	}
-	m, err := s.MessageStore.Move(ctx, account, id, u)
+	m, err := s.Ledger.Move(ctx, account, id, u)
 	if err == nil {
 		s.once.Do(func() { close(s.landed) })
 	}
@@ -587,8 +504,8 @@ func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u noti
 // refusal is never taken for an unknown outcome that keeps its charge.
 func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	down := newStoreDownAtRefund()
-	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
-		down.MessageStore = s
+	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+		down.Ledger = s
 		return down
 	})
 	var refunds atomic.Int64
@@ -648,15 +565,15 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	}
 }
 
-// pendingSignal is a MessageStore that says which record went back to
+// pendingSignal is a Ledger that says which record went back to
 // pending (a send waiting to retry a certain refusal).
 type pendingSignal struct {
-	notify.MessageStore
+	notify.Ledger
 	pending chan string
 }
 
-func (s *pendingSignal) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
-	m, err := s.MessageStore.Move(ctx, account, id, u)
+func (s *pendingSignal) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+	m, err := s.Ledger.Move(ctx, account, id, u)
 	if err == nil && u.State == notify.StatePending {
 		s.pending <- id
 	}
@@ -669,8 +586,8 @@ func (s *pendingSignal) Move(ctx context.Context, account, id string, u notify.M
 // attempting one whose charge it would keep.
 func TestReconcileRefundsACrashWhileWaitingToRetry(t *testing.T) {
 	signal := &pendingSignal{pending: make(chan string, 4)}
-	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
-		signal.MessageStore = s
+	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+		signal.Ledger = s
 		return signal
 	})
 	// One refusal, then a wait of 10-20s before the second attempt: the
@@ -745,15 +662,15 @@ func TestRetryWaitsPending(t *testing.T) {
 // background): the process that tried them died before any landed. The
 // reconciler's moves get through.
 type refundNeverLands struct {
-	notify.MessageStore
+	notify.Ledger
 	dead atomic.Bool
 }
 
-func (s *refundNeverLands) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s *refundNeverLands) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if s.dead.Load() && u.State == notify.StateFailed && u.ErrorCode == notify.CodeRejected {
-		return nil, notify.Errorf(notify.CodeUnavailable, "could not serialize access due to concurrent update")
+		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "could not serialize access due to concurrent update")
 	}
-	return s.MessageStore.Move(ctx, account, id, u)
+	return s.Ledger.Move(ctx, account, id, u)
 }
 
 // TestRefusalRefundedByTheReconcilerWhenItsProcessDied: the vendor
@@ -764,8 +681,8 @@ func (s *refundNeverLands) Move(ctx context.Context, account, id string, u notif
 func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 	store := &refundNeverLands{}
 	store.dead.Store(true)
-	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
-		store.MessageStore = s
+	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+		store.Ledger = s
 		return store
 	})
 	r.sms.FailNext(1, notify.CodeRejected)

@@ -87,8 +87,8 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 			if len(ledger) != 1 || ledger[0].Ref != rc.MessageID {
 				t.Fatalf("ledger = %+v: one debit, no refund", ledger)
 			}
-			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StateUnknown {
-				t.Fatalf("delivery log: %+v, %v", logged, err)
+			if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != notify.StateUnknown || m.Cost().Minor != 25 {
+				t.Fatalf("record: %+v, %v", m, err)
 			}
 			if got := r.events.String(); got != "sms:pending,sms:unknown" {
 				t.Fatalf("events = %s", got)
@@ -212,29 +212,30 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != rc.MessageID || r.balance(t) != opening-40 {
 		t.Fatalf("repeat = %+v, %v, balance %d", again, err, r.balance(t))
 	}
-	if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Kind != notify.KindOTP {
-		t.Fatalf("combined receipt in the delivery log: %+v, %v", logged, err)
+	for i, want := range []notify.MessageState{notify.StateFailed, notify.StateUnknown} {
+		if m, err := r.n.Message(context.Background(), "acme", rc.Legs[i].MessageID); err != nil || m.State != want || m.Request != notify.KindOTP {
+			t.Fatalf("record of leg %d: %+v, %v; want %s, of an otp request", i, m, err, want)
+		}
 	}
 	if ev := r.events.String(); !strings.HasSuffix(ev, ",otp:unknown") {
 		t.Fatalf("events = %s: observers must see the combined receipt", ev)
 	}
 }
 
-// panickyLog panics when it records a chat receipt.
-type panickyLog struct{ *memstore.DeliveryLog }
+// panickyLedger panics when it opens a chat record.
+type panickyLedger struct{ notify.Ledger }
 
-func (l panickyLog) Record(ctx context.Context, r *notify.Receipt) error {
-	if r.Kind == notify.KindChat {
-		panic("delivery log bug")
+func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+	if m.Kind == notify.KindChat {
+		panic("ledger bug")
 	}
-	return l.DeliveryLog.Record(ctx, r)
+	return l.Ledger.Open(ctx, m)
 }
 
 // TestDualOTPContainsAPanicInALeg: a panic anywhere in a leg (here the
-// delivery log) fails that leg, not the process or the other leg.
+// ledger) fails that leg, not the process or the other leg.
 func TestDualOTPContainsAPanicInALeg(t *testing.T) {
-	// The later WithDeliveryLog replaces the rig's own.
-	r := newRig(t, notify.WithDeliveryLog(panickyLog{memstore.NewDeliveryLog(10)}))
+	r := newRigLedger(t, func(l notify.Ledger) notify.Ledger { return panickyLedger{l} })
 	rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
 	if err != nil || rc.Status != notify.StateSent || rc.Legs[0].Status != notify.StateSent ||
 		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {
@@ -248,16 +249,15 @@ func TestNewRefusesNilOptions(t *testing.T) {
 		"WithClock(nil)":      notify.WithClock(nil),
 		"WithIDGenerator nil": notify.WithIDGenerator(nil),
 		"WithIdempotency nil": notify.WithIdempotency(nil),
-		"WithDeliveryLog nil": notify.WithDeliveryLog(nil),
 		"WithObserver nil":    notify.WithObserver(nil),
 		"WithChannel nil":     notify.WithChannel(nil),
 		"WithRateLimit nil":   notify.WithRateLimit(nil),
 		"WithOTPThrottle nil": notify.WithOTPThrottle(nil),
-		"WithWallet nil":      notify.WithWallet(nil, nil),
+		"WithPrices nil":      notify.WithPrices(nil),
 		"WithProviderTimeout": notify.WithProviderTimeout("", time.Second),
 	}
 	for name, opt := range cases {
-		n, err := notify.New(memstore.NewAccounts(), opt)
+		n, err := notify.New(memstore.NewAccounts(), memstore.NewLedger(nil), opt)
 		if err == nil || n != nil {
 			t.Errorf("%s: New = %v, %v; want an error", name, n, err)
 		}

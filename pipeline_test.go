@@ -110,7 +110,7 @@ func (flatPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Mone
 type rig struct {
 	n      *notify.Notifier
 	wallet *memstore.Wallet
-	log    *memstore.DeliveryLog
+	ledger notify.Ledger
 	sms    *memprovider.Provider
 	chat   *memprovider.Provider
 	events *eventLog
@@ -141,6 +141,13 @@ const opening = 1000 // paise
 
 func newRig(t *testing.T, opts ...notify.Option) *rig {
 	t.Helper()
+	return newRigLedger(t, nil, opts...)
+}
+
+// newRigLedger is newRig with the rig's memstore.Ledger passed through
+// wrap, when not nil.
+func newRigLedger(t *testing.T, wrap func(notify.Ledger) notify.Ledger, opts ...notify.Option) *rig {
+	t.Helper()
 	accounts := memstore.NewAccounts()
 	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
 	if err := accounts.Add(acct, "key-acme"); err != nil {
@@ -151,7 +158,6 @@ func newRig(t *testing.T, opts ...notify.Option) *rig {
 	}
 	r := &rig{
 		wallet: memstore.NewWallet(),
-		log:    memstore.NewDeliveryLog(100),
 		sms:    memprovider.New("memsms"),
 		chat:   memprovider.New("memchat"),
 		events: &eventLog{},
@@ -159,16 +165,19 @@ func newRig(t *testing.T, opts ...notify.Option) *rig {
 	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
+	r.ledger = memstore.NewLedger(r.wallet)
+	if wrap != nil {
+		r.ledger = wrap(r.ledger)
+	}
 	base := []notify.Option{
 		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
 		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
-		notify.WithWallet(r.wallet, flatPricer{}),
+		notify.WithPrices(flatPricer{}),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
-		notify.WithDeliveryLog(r.log),
 		notify.WithObserver(r.events),
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}),
 	}
-	n, err := notify.New(accounts, append(base, opts...)...)
+	n, err := notify.New(accounts, r.ledger, append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,9 +215,8 @@ func TestSendSuccess(t *testing.T) {
 	if sent := r.sms.Sent(); len(sent) != 1 || sent[0].ID != rc.MessageID || sent[0].Price.Minor != 25 {
 		t.Fatalf("provider saw %+v", sent)
 	}
-	logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID)
-	if err != nil || logged.Status != notify.StateSent {
-		t.Fatalf("delivery log: %+v, %v", logged, err)
+	if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != notify.StateSent {
+		t.Fatalf("record: %+v, %v", m, err)
 	}
 	if got := r.events.String(); got != "sms:pending,sms:sent" {
 		t.Fatalf("events = %s", got)
@@ -343,8 +351,8 @@ func TestFailuresAreRefundedOnce(t *testing.T) {
 			if debits != 1 || credits != 1 {
 				t.Fatalf("ledger has %d debits and %d refunds of the message: %+v", debits, credits, ledger)
 			}
-			if logged, err := r.log.Receipt(context.Background(), "acme", rc.MessageID); err != nil || logged.Status != notify.StateFailed {
-				t.Fatalf("delivery log: %+v, %v", logged, err)
+			if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != notify.StateFailed || !m.Refunded {
+				t.Fatalf("record: %+v, %v", m, err)
 			}
 			if got := r.events.String(); got != "sms:pending,sms:failed" {
 				t.Fatalf("events = %s", got)
@@ -566,7 +574,7 @@ func TestUnmeteredAndBalance(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := memprovider.New("mem")
-	n, err := notify.New(accounts, notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: p}))
+	n, err := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: p}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,54 +608,6 @@ func TestObserverPanicIsContained(t *testing.T) {
 	}
 }
 
-// flakyWallet loses the answer of the first debit after making it, as a
-// store whose connection drops mid-call would.
-type flakyWallet struct {
-	*memstore.Wallet
-	lost       atomic.Bool
-	failCredit bool
-}
-
-func (w *flakyWallet) Debit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
-	b, err := w.Wallet.Debit(ctx, account, m, ref)
-	if err == nil && w.lost.CompareAndSwap(false, true) {
-		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection lost")
-	}
-	return b, err
-}
-
-func (w *flakyWallet) Credit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
-	if w.failCredit {
-		return notify.Balance{}, notify.Errorf(notify.CodeRejected, "ledger is read-only")
-	}
-	return w.Wallet.Credit(ctx, account, m, ref)
-}
-
-func TestUncertainChargeIsResolved(t *testing.T) {
-	r := newRig(t)
-	fw := &flakyWallet{Wallet: r.wallet}
-	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
-	n, err := notify.New(accounts, notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
-		notify.WithWallet(fw, flatPricer{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := n.Send(context.Background(), smsReq("hi")); notify.CodeOf(err) != notify.CodeUnavailable {
-		t.Fatalf("err = %v", err)
-	}
-	if got := r.balance(t); got != opening || r.sms.Len() != 0 {
-		t.Fatalf("balance = %d, sent = %d: a debit whose answer was lost must be undone", got, r.sms.Len())
-	}
-
-	fw.failCredit = true
-	r.sms.FailNext(1, notify.CodeRejected)
-	rc, err := n.Send(context.Background(), smsReq("hi"))
-	if notify.CodeOf(err) != notify.CodeRejected || !strings.Contains(err.Error(), "refund of 0.25 INR failed") || rc.Cost.Minor != 25 {
-		t.Fatalf("err = %v, receipt = %+v", err, rc)
-	}
-}
-
 // A key on a Notifier that keeps no keys would be ignored, and a repeat
 // would send twice: it is refused instead, naming the field and the option,
 // before anything is charged or sent.
@@ -661,10 +621,10 @@ func TestIdempotencyKeyNeedsAStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	smsP, chatP := memprovider.New("memsms"), memprovider.New("memchat")
-	n, err := notify.New(accounts,
+	n, err := notify.New(accounts, memstore.NewLedger(wal),
 		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: smsP}),
 		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: chatP}),
-		notify.WithWallet(wal, flatPricer{}))
+		notify.WithPrices(flatPricer{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -727,7 +687,7 @@ func TestSettleAfterMustOutlastASend(t *testing.T) {
 		{"fewer attempts", []notify.Option{notify.WithSettleAfter(11 * time.Second), notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1})}, true},
 		{"attempts bounded by the caller", []notify.Option{notify.WithSettleAfter(time.Second), notify.WithTimeout(0)}, true},
 	} {
-		_, err := notify.New(accounts, c.opts...)
+		_, err := notify.New(accounts, memstore.NewLedger(nil), c.opts...)
 		if (err == nil) != c.ok {
 			t.Errorf("%s: err = %v, want ok = %v", c.name, err, c.ok)
 		}

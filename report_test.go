@@ -11,7 +11,6 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/memstore"
 )
 
 // reportEvents keeps the events of Notifier.Report, as "type:state".
@@ -263,13 +262,6 @@ func TestReportRefusals(t *testing.T) {
 		t.Fatalf("report with the country code: %+v", res)
 	}
 
-	n, err := notify.New(memstore.NewAccounts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := n.Report(ctx, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, State: notify.StateDelivered}); notify.CodeOf(err) != notify.CodeUnavailable {
-		t.Fatalf("without a MessageStore: %v, want Unavailable", err)
-	}
 }
 
 // A report that outruns the send's own answer finds the record still
@@ -538,26 +530,26 @@ func TestFailoverOfADisabledAccountIsNoRetry(t *testing.T) {
 	}
 }
 
-// reportWinsTheRace is a MessageStore on which a delivery report fails a
+// reportWinsTheRace is a Ledger on which a delivery report fails a
 // record, keeping its charge, just before the sender's own move to failed
 // arrives (the holder was slow, the reconciler had made it unknown).
-type reportWinsTheRace struct{ notify.MessageStore }
+type reportWinsTheRace struct{ notify.Ledger }
 
-func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if u.State == notify.StateFailed && !u.KeepCharge {
-		if _, err := s.MessageStore.Move(ctx, account, id, notify.MessageUpdate{State: notify.StateFailed, At: u.At,
+		if _, err := s.Ledger.Move(ctx, account, id, notify.MessageUpdate{State: notify.StateFailed, At: u.At,
 			ErrorCode: notify.CodeRejected, Error: "reported undelivered", KeepCharge: true}); err != nil {
-			return nil, err
+			return notify.Moved{}, err
 		}
 	}
-	return s.MessageStore.Move(ctx, account, id, u)
+	return s.Ledger.Move(ctx, account, id, u)
 }
 
 // TestFailKeepsWhatAReportKept: when the sender's move to failed finds
 // the record failed already with its charge kept, the receipt and the
 // observers say the charge stands, as the record and the wallet do.
 func TestFailKeepsWhatAReportKept(t *testing.T) {
-	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore { return reportWinsTheRace{s} })
+	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger { return reportWinsTheRace{s} })
 	var refunded atomic.Int64
 	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
 		refunded.Add(e.Refund.Minor)
@@ -576,12 +568,12 @@ func TestFailKeepsWhatAReportKept(t *testing.T) {
 	}
 }
 
-// holdSent is a MessageStore on which the first move into sent waits
+// holdSent is a Ledger on which the first move into sent waits
 // until released: the vendor has accepted the message and may report on
 // it, and our own move that records its vendor ID has not landed yet.
 // held gets the move's vendor ID when it starts waiting.
 type holdSent struct {
-	notify.MessageStore
+	notify.Ledger
 	held    chan string
 	release chan struct{}
 	once    sync.Once
@@ -591,7 +583,7 @@ func newHoldSent() *holdSent {
 	return &holdSent{held: make(chan string, 1), release: make(chan struct{})}
 }
 
-func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	first := false
 	if u.State == notify.StateSent {
 		s.once.Do(func() { first = true })
@@ -600,7 +592,7 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u notify.Messag
 		s.held <- u.ProviderMessageID
 		<-s.release
 	}
-	return s.MessageStore.Move(ctx, account, id, u)
+	return s.Ledger.Move(ctx, account, id, u)
 }
 
 // TestReportThatOutrunsOurMoveToSent: the vendor accepts a message and
@@ -612,8 +604,8 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u notify.Messag
 // flight, or only one older than the settle threshold.
 func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	hold := newHoldSent()
-	r := newRecordRig(t, func(s notify.MessageStore) notify.MessageStore {
-		hold.MessageStore = s
+	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+		hold.Ledger = s
 		return hold
 	})
 	ctx := context.Background()

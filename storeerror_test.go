@@ -63,7 +63,7 @@ func ExampleStoreError() {
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	down := failingLimiter{notify.Errorf(notify.CodeUnavailable, "database unreachable")}
-	n, _ := notify.New(accounts, notify.WithChannel(smsCh), notify.WithRateLimit(down))
+	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh), notify.WithRateLimit(down))
 
 	_, err := n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	var se *notify.StoreError
