@@ -15,9 +15,10 @@
 //
 // Everything the kit holds is exported, so a test can reach past the
 // helpers: make a provider fail (kit.SMS.FailNext), add accounts
-// (kit.Accounts.Add), read the ledger (kit.Wallet.Ledger), the delivery
-// log (kit.Log) or a message's record (kit.Notifier.Message, kept in
-// kit.Messages). Nothing touches the network: media URLs are checked as
+// (kit.Accounts.Add), read the wallet's debits and credits
+// (kit.Wallet.Ledger) or a message's record (kit.Message, or
+// kit.Notifier.Message; the records are kept in kit.Ledger, the
+// Notifier's notify.Ledger). Nothing touches the network: media URLs are checked as
 // usual, but every host name resolves to one public address without a
 // DNS lookup (WithResolver changes that).
 package notifytest

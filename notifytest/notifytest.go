@@ -39,11 +39,13 @@ type Kit struct {
 	// Account is the funded account requests should name (AccountID).
 	Account  *notify.Account
 	Accounts *memstore.Accounts
-	Wallet   *memstore.Wallet
-	Log      *memstore.DeliveryLog
-	// Messages keeps every message's record (Notifier.Message reads it),
-	// charged with Wallet.
-	Messages  *memstore.Messages
+	// Wallet holds the account's money; its Ledger method lists the
+	// account's debits and credits.
+	Wallet *memstore.Wallet
+	// Ledger is the Notifier's notify.Ledger: it keeps every message's
+	// record (Notifier.Message and Kit.Message read it) and charges and
+	// refunds Wallet with them.
+	Ledger    *memstore.Ledger
 	Templates *memstore.Templates
 	// Renderer renders the stock templates and the account's custom ones.
 	Renderer *template.Renderer
@@ -110,7 +112,6 @@ func New(t testing.TB, opts ...Option) *Kit {
 	k := &Kit{
 		Accounts:  memstore.NewAccounts(),
 		Wallet:    memstore.NewWallet(),
-		Log:       memstore.NewDeliveryLog(memstore.DefaultDeliveryLogCapacity),
 		Templates: memstore.NewTemplates(),
 		SMS:       memprovider.New("sms"),
 		Email:     memprovider.New("email"),
@@ -121,7 +122,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 	k.Account = &acct
 	must(t, k.Accounts.Add(k.Account, APIKey))
 	must(t, k.Wallet.Open(acct.ID, notify.Money{Minor: c.balance, Currency: acct.Currency}))
-	k.Messages = memstore.NewMessages(k.Wallet)
+	k.Ledger = memstore.NewLedger(k.Wallet)
 	var err error
 	k.Renderer, err = template.New(k.Templates)
 	must(t, err)
@@ -136,14 +137,12 @@ func New(t testing.TB, opts ...Option) *Kit {
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
-		notify.WithWallet(k.Wallet, c.prices),
+		notify.WithPrices(c.prices),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
-		notify.WithDeliveryLog(k.Log),
-		notify.WithMessageStore(k.Messages),
 		// Fast retries: tests should not wait for production backoff.
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}),
 	}
-	k.Notifier, err = notify.New(k.Accounts, append(base, c.extra...)...)
+	k.Notifier, err = notify.New(k.Accounts, k.Ledger, append(base, c.extra...)...)
 	must(t, err)
 	return k
 }
@@ -169,6 +168,16 @@ func (k *Kit) AssertBalance(t testing.TB, want int64) {
 	if got := k.Balance(t); got != want {
 		t.Errorf("notifytest: balance is %d minor units, want %d (%+d)", got, want, got-want)
 	}
+}
+
+// Message returns the record of the kit's account's message id (a
+// Receipt's MessageID, or a leg's): its state and history, cost, provider
+// and error. It fails t if there is none.
+func (k *Kit) Message(t testing.TB, id string) *notify.Message {
+	t.Helper()
+	m, err := k.Notifier.Message(context.Background(), k.Account.ID, id)
+	must(t, err)
+	return m
 }
 
 // SentSMS returns the SMS envelopes captured so far, oldest first.

@@ -25,6 +25,9 @@ func TestKitSendsAndCharges(t *testing.T) {
 		t.Fatalf("captured %+v", msg)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance-rc.Cost.Minor)
+	if m := kit.Message(t, rc.MessageID); m.State != notify.StateSent || m.Charge != rc.Cost || m.To != "9876543210" {
+		t.Fatalf("record = %+v, receipt %+v", m, rc)
+	}
 
 	otp, err := kit.Notifier.Send(ctx, &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913", BrandName: "Acme"})
 	if err != nil || len(otp.Legs) != 2 {
@@ -65,11 +68,14 @@ func TestKitOptionsAndFailures(t *testing.T) {
 
 	kit = notifytest.New(t)
 	kit.SMS.FailNext(1, notify.CodeRejected)
-	_, err = kit.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
+	rc, err := kit.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hi"})
 	if notify.CodeOf(err) != notify.CodeRejected {
 		t.Fatalf("err = %v", err)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance)
+	if m := kit.Message(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded || m.ErrorCode != notify.CodeRejected {
+		t.Fatalf("record = %+v", m)
+	}
 }
 
 // recorder is a testing.TB that records failures instead of stopping.
