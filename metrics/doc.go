@@ -11,7 +11,7 @@
 //	reg := prometheus.NewRegistry()
 //	obs, err := metrics.New(reg)
 //	...
-//	n, err := notify.New(accounts, notify.WithObserver(obs), ...)
+//	n, err := notify.New(accounts, ledger, notify.WithObserver(obs), ...)
 //	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
 // # Metrics

@@ -32,7 +32,7 @@ func Example() {
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
-	n, err := notify.New(accounts, notify.WithChannel(smsCh), notify.WithWallet(wal, wallet.DefaultINR()),
+	n, err := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
 		notify.WithObserver(obs))
 	if err != nil {
 		fmt.Println(err)

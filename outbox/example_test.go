@@ -30,7 +30,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, err := notify.New(accounts, notify.WithChannel(smsCh), notify.WithObserver(box))
+	n, err := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh), notify.WithObserver(box))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	// Then: notify.New(accounts, notify.WithChannel(ch), ...).
+	// Then: notify.New(accounts, ledger, notify.WithChannel(ch), ...).
 	fmt.Println(ch.Kind())
 	// Output: chat
 }

@@ -35,7 +35,7 @@ func (a *accounts) AccountByKey(ctx context.Context, key string) (*notify.Accoun
 }
 
 // stack is a Notifier with the SMS and chat channels over capture
-// providers, a memstore wallet and the stock INR prices.
+// providers, a memstore ledger over its wallet and the stock INR prices.
 type stack struct {
 	n                 *notify.Notifier
 	wallet            *memstore.Wallet
@@ -65,10 +65,10 @@ func newStack(t testing.TB, primary chat.Gateway, opts ...notify.Option) *stack 
 	}
 	all := append([]notify.Option{
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh),
-		notify.WithWallet(s.wallet, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 	}, opts...)
-	s.n, err = notify.New(&accounts{m: map[string]*notify.Account{acct.ID: acct}}, all...)
+	s.n, err = notify.New(&accounts{m: map[string]*notify.Account{acct.ID: acct}}, memstore.NewLedger(s.wallet), all...)
 	if err != nil {
 		t.Fatal(err)
 	}

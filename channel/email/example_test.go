@@ -34,7 +34,7 @@ func Example() {
 	}
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()})
-	n, _ := notify.New(accounts, notify.WithChannel(ch))
+	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(ch)) // unmetered
 
 	rc, err := n.Send(context.Background(), &email.Request{
 		Account: "acme",

@@ -22,7 +22,7 @@ import (
 const opening = 10000 // paise
 
 // stack is a Notifier wired to the e-mail channel, the SMTP provider and
-// an smtptest server, with an in-memory wallet.
+// an smtptest server, with an in-memory ledger and wallet.
 type stack struct {
 	n      *notify.Notifier
 	srv    *smtptest.Server
@@ -62,9 +62,9 @@ func newStack(t *testing.T, opts ...smtptest.Option) *stack {
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "key-1"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts,
+	n, err := notify.New(accounts, memstore.NewLedger(w),
 		notify.WithChannel(ch),
-		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}),
 	)
 	if err != nil {

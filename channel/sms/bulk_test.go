@@ -32,8 +32,7 @@ func TestBulkWithoutBatches(t *testing.T) {
 	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(w)))
+	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +99,7 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 		if err := w.Open("acme", notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
 			t.Fatal(err)
 		}
-		n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
-			notify.WithMessageStore(memstore.NewMessages(w)),
+		n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
 			notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
 				if e.Type == notify.StatePending {
 					opened.Add(1)

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 	"github.com/notifykit/notify/template"
@@ -25,7 +25,17 @@ const opening = 100000 // paise
 type stack struct {
 	n      *notify.Notifier
 	vendor *smsgatewaytest.Server
-	wallet *testWallet
+	wallet *memstore.Wallet
+}
+
+// balance returns acme's balance in paise.
+func (s *stack) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := s.wallet.Balance(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Available.Minor
 }
 
 func newStack(t *testing.T) *stack {
@@ -50,10 +60,13 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &testWallet{balance: map[string]int64{"acme": opening}, refs: map[string]int64{}}
-	n, err := notify.New(testAccounts{testAccount()},
+	w := memstore.NewWallet()
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := notify.New(testAccounts{testAccount()}, memstore.NewLedger(w),
 		notify.WithChannel(ch),
-		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}),
 	)
 	if err != nil {
@@ -92,7 +105,7 @@ func TestSendEveryRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := s.wallet.get("acme")
+			before := s.balance(t)
 			sentBefore := len(s.vendor.Sent())
 			req := tt.req
 			req.Account = "acme"
@@ -105,7 +118,7 @@ func TestSendEveryRoute(t *testing.T) {
 				r.To != "9876543210" || r.Domain != tt.req.Domain || r.Attempts != 1 {
 				t.Fatalf("receipt = %+v", r)
 			}
-			if got := s.wallet.get("acme"); got != before-cost || r.Balance.Minor != got {
+			if got := s.balance(t); got != before-cost || r.Balance.Minor != got {
 				t.Fatalf("wallet %d -> %d (receipt says %d), want a charge of %d", before, got, r.Balance.Minor, cost)
 			}
 			sent := s.vendor.Sent()
@@ -173,7 +186,7 @@ func TestSendBadInputChargesNothing(t *testing.T) {
 			}
 		})
 	}
-	if got := s.wallet.get("acme"); got != opening {
+	if got := s.balance(t); got != opening {
 		t.Fatalf("wallet %d, want %d untouched", got, opening)
 	}
 	if n := s.vendor.Requests(); n != 0 {
@@ -193,7 +206,7 @@ func TestSendVendorFailures(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeRejected || r == nil || r.Status != notify.StateFailed || r.Attempts != 1 || r.Cost.Minor != 0 {
 		t.Fatalf("rejected: %+v, %v", r, err)
 	}
-	if got := s.wallet.get("acme"); got != opening {
+	if got := s.balance(t); got != opening {
 		t.Fatalf("wallet %d after a refused send, want %d", got, opening)
 	}
 
@@ -203,7 +216,7 @@ func TestSendVendorFailures(t *testing.T) {
 	if err != nil || r.Attempts != 2 || r.Cost.Minor != 25 {
 		t.Fatalf("retried send: %+v, %v", r, err)
 	}
-	if got := s.wallet.get("acme"); got != opening-25 {
+	if got := s.balance(t); got != opening-25 {
 		t.Fatalf("wallet %d after a retried send, want %d", got, opening-25)
 	}
 
@@ -216,7 +229,7 @@ func TestSendVendorFailures(t *testing.T) {
 		s.vendor.Accepted() != accepted+1 {
 		t.Fatalf("lost answer: %+v, %v; vendor accepted %d", r, err, s.vendor.Accepted()-accepted)
 	}
-	if got := s.wallet.get("acme"); got != opening-50 {
+	if got := s.balance(t); got != opening-50 {
 		t.Fatalf("wallet %d after a lost answer, want %d (charge kept)", got, opening-50)
 	}
 }
@@ -235,53 +248,4 @@ func (a testAccounts) Account(_ context.Context, id string) (*notify.Account, er
 
 func (a testAccounts) AccountByKey(context.Context, string) (*notify.Account, error) {
 	return nil, notify.Errorf(notify.CodeUnauthenticated, "no keys")
-}
-
-// testWallet is a WalletStore in INR with per-ref idempotency.
-type testWallet struct {
-	mu      sync.Mutex
-	balance map[string]int64
-	refs    map[string]int64 // ref -> balance after
-}
-
-func (w *testWallet) get(account string) int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.balance[account]
-}
-
-func (w *testWallet) Balance(_ context.Context, account string) (notify.Balance, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b, ok := w.balance[account]
-	if !ok {
-		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "no wallet %q", account)
-	}
-	return notify.Balance{Account: account, Available: notify.Money{Minor: b, Currency: notify.INR()}}, nil
-}
-
-func (w *testWallet) Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
-	return w.move(account, -amount.Minor, ref)
-}
-
-func (w *testWallet) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
-	return w.move(account, amount.Minor, ref)
-}
-
-func (w *testWallet) move(account string, delta int64, ref string) (notify.Balance, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b, ok := w.balance[account]
-	if !ok {
-		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "no wallet %q", account)
-	}
-	if after, done := w.refs[ref]; done {
-		return notify.Balance{Account: account, Available: notify.Money{Minor: after, Currency: notify.INR()}}, nil
-	}
-	if b+delta < 0 {
-		return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds, "short")
-	}
-	w.balance[account] = b + delta
-	w.refs[ref] = b + delta
-	return notify.Balance{Account: account, Available: notify.Money{Minor: b + delta, Currency: notify.INR()}}, nil
 }

@@ -74,13 +74,14 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	n, err := notify.New(accounts,
+	// The ledger keeps every message's record and moves the wallet's
+	// money with it; the prices make sending metered.
+	n, err := notify.New(accounts, memstore.NewLedger(wal),
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
-		notify.WithWallet(wal, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(24*time.Hour)),
-		notify.WithMessageStore(memstore.NewMessages(wal)),
 	)
 	if err != nil {
 		return err

@@ -11,10 +11,9 @@
 // through Notifier.Report like any other) and refunded exactly as an SMS
 // is, with no line of the root, memstore, pgstore or httpapi changed:
 //
-//	n, err := notify.New(accounts,
+//	n, err := notify.New(accounts, memstore.NewLedger(wal),
 //		notify.WithChannel(pushchannel.New(pushchannel.NewProvider(baseURL, key, nil))),
-//		notify.WithWallet(wal, &pushchannel.Prices{Next: wallet.DefaultINR(), Push: 5}),
-//		notify.WithMessageStore(memstore.NewMessages(wal)))
+//		notify.WithPrices(&pushchannel.Prices{Next: wallet.DefaultINR(), Push: 5}))
 //	api, err := httpapi.New(n, accounts, httpapi.WithRoute("/push/send", pushchannel.Decode))
 //
 // The push service it speaks is made up, but shaped like the real ones:

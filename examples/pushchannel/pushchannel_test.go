@@ -93,10 +93,9 @@ func newRig(t *testing.T) *rig {
 	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts,
+	n, err := notify.New(accounts, memstore.NewLedger(wal),
 		notify.WithChannel(pushchannel.New(pushchannel.NewProvider(srv.URL, pushKey, srv.Client()))),
-		notify.WithWallet(wal, &pushchannel.Prices{Next: wallet.DefaultINR(), Push: perPush}),
-		notify.WithMessageStore(memstore.NewMessages(wal)),
+		notify.WithPrices(&pushchannel.Prices{Next: wallet.DefaultINR(), Push: perPush}),
 		notify.WithIdempotency(memstore.NewIdempotency(0)),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 	)

@@ -45,13 +45,12 @@ func Example() {
 	// wamid.EXAMPLE
 }
 
-// ExampleWebhook mounts the status webhook beside a Notifier that keeps
-// message records (notify.WithMessageStore), which reports need.
+// ExampleWebhook mounts the status webhook beside the Notifier, whose
+// Ledger keeps the message records that reports move.
 func ExampleWebhook() {
 	accounts := memstore.NewAccounts()
 	w := memstore.NewWallet()
-	n, err := notify.New(accounts, notify.WithWallet(w, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(w)))
+	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithPrices(wallet.DefaultINR()))
 	if err != nil {
 		panic(err)
 	}

@@ -53,8 +53,7 @@ func newReportLoop(t *testing.T) *reportLoop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.n, err = notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(l.wallet, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(l.wallet)))
+	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,23 +34,22 @@ func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, err
 // remoteSide is a gateway served by httpapi on a real http.Server, with
 // capture providers behind its channels.
 type remoteSide struct {
-	url        string
-	wallet     *memstore.Wallet
-	deliveries *memstore.DeliveryLog
-	sms        *memprovider.Provider
-	cloud, qr  *memprovider.Provider
-	mail       *memprovider.Provider
+	url       string
+	n         *notify.Notifier
+	wallet    *memstore.Wallet
+	sms       *memprovider.Provider
+	cloud, qr *memprovider.Provider
+	mail      *memprovider.Provider
 }
 
 func newRemote(t *testing.T, opening int64) *remoteSide {
 	t.Helper()
 	r := &remoteSide{
-		wallet:     memstore.NewWallet(),
-		deliveries: memstore.NewDeliveryLog(1000),
-		sms:        memprovider.New("remote-sms"),
-		cloud:      memprovider.New("remote-cloud"),
-		qr:         memprovider.New("remote-qr"),
-		mail:       memprovider.New("remote-mail"),
+		wallet: memstore.NewWallet(),
+		sms:    memprovider.New("remote-sms"),
+		cloud:  memprovider.New("remote-cloud"),
+		qr:     memprovider.New("remote-qr"),
+		mail:   memprovider.New("remote-mail"),
 	}
 	accounts := memstore.NewAccounts()
 	must(t, accounts.Add(&notify.Account{ID: "remote-acct", Name: "Remote Co", VendorID: "REMOTE", Currency: notify.INR()}, remoteKey))
@@ -63,15 +62,14 @@ func newRemote(t *testing.T, opening int64) *remoteSide {
 	must(t, err)
 	mailCh, err := email.New(email.Config{Provider: r.mail, Renderer: renderer})
 	must(t, err)
-	n, err := notify.New(accounts,
+	r.n, err = notify.New(accounts, memstore.NewLedger(r.wallet),
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
-		notify.WithWallet(r.wallet, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
-		notify.WithDeliveryLog(r.deliveries),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 	)
 	must(t, err)
-	h, err := httpapi.New(n, accounts)
+	h, err := httpapi.New(r.n, accounts)
 	must(t, err)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -135,9 +133,9 @@ func newLocalFor(t *testing.T, remoteURL, key string, attempts int) *localSide {
 	must(t, err)
 	mailCh, err := email.New(email.Config{Provider: p, Renderer: renderer})
 	must(t, err)
-	l.n, err = notify.New(accounts,
+	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet),
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
-		notify.WithWallet(l.wallet, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: attempts, BaseDelay: time.Millisecond}),
 	)
 	must(t, err)
@@ -164,12 +162,14 @@ func TestRoundTrip(t *testing.T) {
 		if env.To != "9876543210" || sms.MessageOf(env).Text != "Your order has shipped" || sms.MessageOf(env).SenderID != "ACMEIN" || env.Domain != "shop.example" {
 			t.Errorf("remote envelope %+v %+v", env, sms.MessageOf(env))
 		}
-		// The local receipt names the remote message, which the remote logged.
+		// The local receipt names the remote message, which the remote recorded.
 		if rec.Provider != "remote-gateway" || rec.ProviderMessageID != env.ID {
 			t.Errorf("receipt %+v, remote message %s", rec, env.ID)
 		}
-		if _, err := remote.deliveries.Receipt(ctx, "remote-acct", rec.ProviderMessageID); err != nil {
-			t.Errorf("remote has no receipt: %v", err)
+		if m, err := remote.n.Message(ctx, "remote-acct", rec.ProviderMessageID); err != nil {
+			t.Errorf("remote has no record: %v", err)
+		} else if m.State != notify.StateSent {
+			t.Errorf("remote record %s, want sent", m.State)
 		}
 		// The remote saw the local message ID as its idempotency key.
 		if env.IdempotencyKey != rec.MessageID {

@@ -105,16 +105,15 @@ func ExampleProvider_SupportsMedia() {
 	// link: false true_919876543210@c.us_3EB0EXAMPLE
 }
 
-// ExampleNewWebhook mounts the gateway's message.ack receiver beside a
-// Notifier that keeps message records (notify.WithMessageStore), which
-// reports need. The session's webhook is configured on the gateway with
+// ExampleNewWebhook mounts the gateway's message.ack receiver beside the
+// Notifier, whose Ledger keeps the message records that reports move. The
+// session's webhook is configured on the gateway with
 // the same key: {"url": "https://app.example.com/webhooks/waha",
 // "events": ["message.ack"], "hmac": {"key": "..."}}.
 func ExampleNewWebhook() {
 	accounts := memstore.NewAccounts()
 	w := memstore.NewWallet()
-	n, err := notify.New(accounts, notify.WithWallet(w, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(w)))
+	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithPrices(wallet.DefaultINR()))
 	if err != nil {
 		panic(err)
 	}

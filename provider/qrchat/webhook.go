@@ -25,8 +25,8 @@ const (
 
 // WebhookConfig configures a Webhook.
 type WebhookConfig struct {
-	// Reporter takes the reports, usually the *notify.Notifier (which
-	// needs a message store: notify.WithMessageStore). Required.
+	// Reporter takes the reports, usually the *notify.Notifier, which
+	// finds the messages' records in its Ledger. Required.
 	Reporter notify.Reporter
 	// Provider is the Name of the Provider that sent the messages the
 	// gateway reports on, as the records keep it (Config.Name). Default

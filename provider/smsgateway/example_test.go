@@ -43,11 +43,9 @@ func Example() {
 }
 
 // ExampleNewWebhook mounts the delivery-report callback under a secret
-// token, beside a Notifier that keeps message records.
+// token, beside the Notifier whose records its reports move.
 func ExampleNewWebhook() {
-	w := memstore.NewWallet()
-	n, err := notify.New(memstore.NewAccounts(), notify.WithWallet(w, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(w)))
+	n, err := notify.New(memstore.NewAccounts(), memstore.NewLedger(nil))
 	if err != nil {
 		panic(err)
 	}
@@ -99,8 +97,7 @@ func ExampleWebhook() {
 	if err := w.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
 		panic(err)
 	}
-	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
-		notify.WithMessageStore(memstore.NewMessages(w)))
+	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
 	if err != nil {
 		panic(err)
 	}

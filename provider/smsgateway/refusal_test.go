@@ -59,9 +59,9 @@ func TestBusyRefusalsChargeNothing(t *testing.T) {
 	if err := w.Open("acme", opening); err != nil {
 		t.Fatal(err)
 	}
-	records := memstore.NewMessages(w)
+	records := memstore.NewLedger(w)
 	const attempts = 3
-	n := newNotifier(t, p, w, records,
+	n := newNotifier(t, p, records,
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 	v.RefuseNext(-1, http.StatusServiceUnavailable, 503, "busy")
 

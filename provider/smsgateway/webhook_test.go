@@ -36,7 +36,7 @@ var vendorClock = time.Date(2026, 11, 25, 8, 30, 5, 0, time.UTC)
 type dlrLoop struct {
 	n        *notify.Notifier
 	wallet   *memstore.Wallet
-	records  *memstore.Messages
+	records  *memstore.Ledger
 	vendor   *smsgatewaytest.Server
 	hook     *smsgateway.Webhook
 	callback string // the URL the vendor is given, token included
@@ -49,9 +49,9 @@ func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 	return newWrappedDLRLoop(t, auto, nil, opts...)
 }
 
-// newWrappedDLRLoop is newDLRLoop with the Notifier's message store
-// wrapped by wrap, when it is not nil (records stays the store itself).
-func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.MessageStore) notify.MessageStore, opts ...notify.Option) *dlrLoop {
+// newWrappedDLRLoop is newDLRLoop with the Notifier's Ledger wrapped by
+// wrap, when it is not nil (records stays the Ledger itself).
+func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notify.Ledger, opts ...notify.Option) *dlrLoop {
 	t.Helper()
 	mux := http.NewServeMux()
 	receiver := httptest.NewServer(mux)
@@ -68,11 +68,12 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.MessageStore)
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	l.records = memstore.NewMessages(l.wallet)
+	l.records = memstore.NewLedger(l.wallet)
+	var ledger notify.Ledger = l.records
 	if wrap != nil {
-		opts = append([]notify.Option{notify.WithMessageStore(wrap(l.records))}, opts...)
+		ledger = wrap(l.records)
 	}
-	l.n = newNotifier(t, p, l.wallet, l.records, opts...)
+	l.n = newNotifier(t, p, ledger, opts...)
 	l.hook, err = smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: l.n, Token: dlrToken})
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +86,9 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.MessageStore)
 }
 
 // newNotifier returns a Notifier sending SMS through p for the account
-// "acme" (vendor ID ACMEIN), charging w and recording in records.
-func newNotifier(tb testing.TB, p notify.Provider, w *memstore.Wallet, records *memstore.Messages, opts ...notify.Option) *notify.Notifier {
+// "acme" (vendor ID ACMEIN) at the stock INR prices, charging and
+// recording in ledger.
+func newNotifier(tb testing.TB, p notify.Provider, ledger notify.Ledger, opts ...notify.Option) *notify.Notifier {
 	tb.Helper()
 	ch, err := sms.New(sms.Config{Provider: p})
 	if err != nil {
@@ -96,8 +98,8 @@ func newNotifier(tb testing.TB, p notify.Provider, w *memstore.Wallet, records *
 	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
 		tb.Fatal(err)
 	}
-	n, err := notify.New(accounts, append([]notify.Option{notify.WithChannel(ch),
-		notify.WithWallet(w, wallet.DefaultINR()), notify.WithMessageStore(records)}, opts...)...)
+	n, err := notify.New(accounts, ledger, append([]notify.Option{notify.WithChannel(ch),
+		notify.WithPrices(wallet.DefaultINR())}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -354,17 +356,17 @@ func TestDLRUnknownRequestID(t *testing.T) {
 	}
 }
 
-// holdSent is a message store whose first move into sent waits until
+// holdSent is a Ledger whose first move into sent waits until
 // released: the vendor has accepted the SMS (and queued its report), and
 // the Notifier's move that records the request ID has not landed yet.
 type holdSent struct {
-	notify.MessageStore
+	notify.Ledger
 	held    chan string // the move's request ID, once it waits
 	release chan struct{}
 	once    sync.Once
 }
 
-func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	first := false
 	if u.State == notify.StateSent {
 		s.once.Do(func() { first = true })
@@ -373,7 +375,7 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u notify.Messag
 		s.held <- u.ProviderMessageID
 		<-s.release
 	}
-	return s.MessageStore.Move(ctx, account, id, u)
+	return s.Ledger.Move(ctx, account, id, u)
 }
 
 // TestDLRBeforeOurMoveToSentComesAgain: the vendor's DELIVERED report
@@ -383,8 +385,8 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u notify.Messag
 // has landed, it moves the record to delivered.
 func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 	hold := &holdSent{held: make(chan string, 1), release: make(chan struct{})}
-	l := newWrappedDLRLoop(t, "delivered", func(s notify.MessageStore) notify.MessageStore {
-		hold.MessageStore = s
+	l := newWrappedDLRLoop(t, "delivered", func(s notify.Ledger) notify.Ledger {
+		hold.Ledger = s
 		return hold
 	})
 	type answer struct {
