@@ -1,12 +1,12 @@
-// Package memstore keeps every store of notify in memory: a WalletStore,
-// an AccountStore, an IdempotencyStore, a MessageStore (Messages, which
-// charges a Wallet), a DeliveryLog, a TemplateStore,
-// and two Limiters: RateLimit, a token bucket for the per-account rate
-// limit, and WindowLimit, a sliding window for the per-recipient OTP
-// throttle. Admin joins them into the adminstore.Store of the admin API
-// (package adminapi). It is for development, tests and single-process deployments:
-// nothing survives the process, and several processes cannot share one
-// wallet or one budget (use pgstore for that).
+// Package memstore keeps every store of notify in memory: a Ledger (the
+// notify.Ledger, which keeps message records beside a Wallet and charges
+// and refunds it with them), an AccountStore, an IdempotencyStore, a
+// TemplateStore, and two Limiters: RateLimit, a token bucket for the
+// per-account rate limit, and WindowLimit, a sliding window for the
+// per-recipient OTP throttle. Admin joins them into the adminstore.Store
+// of the admin API (package adminapi). It is for development, tests and
+// single-process deployments: nothing survives the process, and several
+// processes cannot share one wallet or one budget (use pgstore for that).
 //
 // Every type is safe for concurrent use and passes the conformance suites
 // of wallet/wallettest and storetest. Constructors take no hidden global
@@ -16,11 +16,13 @@
 //	_ = w.Open("acme", notify.Money{Minor: 100000, Currency: notify.INR()})
 //	accounts := memstore.NewAccounts()
 //	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}, "secret-key")
-//	n, _ := notify.New(accounts,
-//		notify.WithWallet(w, wallet.DefaultINR()),
-//		notify.WithMessageStore(memstore.NewMessages(w)), // records, charged with w
+//	n, _ := notify.New(accounts, memstore.NewLedger(w), // records, charged with w
+//		notify.WithPrices(wallet.DefaultINR()),
 //		notify.WithIdempotency(memstore.NewIdempotency(24*time.Hour)),
 //	)
+//
+// NewLedger(nil) makes a Ledger with a new, empty Wallet of its own, enough
+// for a Notifier without WithPrices, whose sends are free.
 //
 // The limits are optional, and their parameters have no defaults:
 //
@@ -32,9 +34,8 @@
 // Memory: the Wallet remembers every debit and credit ref it has seen,
 // because a ref must deduplicate retries for as long as one can arrive
 // (bound it with WithRefRetention); the IdempotencyStore forgets entries
-// after its TTL; Messages keeps every open record and about the latest
-// 100,000 settled ones (WithMessageCapacity); the DeliveryLog keeps a
-// fixed number of receipts; the
-// limiters forget a key once its budget is whole again, so they hold the
-// keys active within one window (one burst time for RateLimit).
+// after its TTL; the Ledger keeps every open record and about the latest
+// 100,000 settled ones (WithMessageCapacity); the limiters forget a key
+// once its budget is whole again, so they hold the keys active within one
+// window (one burst time for RateLimit).
 package memstore
