@@ -16,6 +16,9 @@ import (
 type attemptCtx struct {
 	context.Context // the caller's context
 	deadline        time.Time
+	// detached: the parent's values without its cancellation, as
+	// context.WithoutCancel gives, without that allocation (see detached).
+	detached bool
 
 	// state is why the attempt ended: running (0), deadline, parentDone or
 	// released. Err reads it without the lock, as most attempts only ask Err.
@@ -62,7 +65,10 @@ func (c *attemptCtx) Done() <-chan struct{} {
 	}
 	t := time.AfterFunc(time.Until(c.deadline), func() { c.end(deadlinePassed) })
 	c.stopTimer = t.Stop
-	c.stopParent = context.AfterFunc(c.Context, func() { c.end(parentDone) })
+	c.stopParent = func() bool { return false }
+	if !c.detached {
+		c.stopParent = context.AfterFunc(c.Context, func() { c.end(parentDone) })
+	}
 	return c.done
 }
 
@@ -87,7 +93,7 @@ func (c *attemptCtx) Err() error {
 }
 
 func (c *attemptCtx) check() int32 {
-	if c.Context.Err() != nil {
+	if !c.detached && c.Context.Err() != nil {
 		return parentDone
 	}
 	if !time.Now().Before(c.deadline) {

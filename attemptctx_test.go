@@ -79,3 +79,36 @@ func TestAttemptCtxReleaseAndRaces(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// A detached context keeps its parent's values but not its end, as
+// context.WithoutCancel does, and still ends at its own deadline and at
+// release.
+func TestDetachedIgnoresTheParentsEnd(t *testing.T) {
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	cancel()
+	c := detached(parent)
+	if c.Err() != nil || c.Value(key{}) != "v" {
+		t.Fatalf("detached from an ended parent: Err %v, value %v", c.Err(), c.Value(key{}))
+	}
+	if dl, ok := c.Deadline(); !ok || time.Until(dl) <= 0 || time.Until(dl) > settleTimeout {
+		t.Fatalf("deadline %v, %v; want within the settle timeout", dl, ok)
+	}
+	done := c.Done()
+	select {
+	case <-done:
+		t.Fatal("Done closed by the parent's end")
+	default:
+	}
+	c.release()
+	<-done // bounded: release closes it
+	if !errors.Is(c.Err(), context.Canceled) {
+		t.Fatalf("Err after release = %v", c.Err())
+	}
+
+	c = detached(context.Background())
+	c.deadline = time.Now().Add(-time.Millisecond)
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Fatalf("Err past its own deadline = %v", c.Err())
+	}
+}

@@ -448,10 +448,14 @@ func sameInstant(a, b time.Time) bool {
 // detached returns the context of a store call that must complete even
 // when the caller has gone: ctx's values without its cancellation, bounded
 // by settleTimeout. An attemptCtx, which pays for a timer only when a
-// store waits on Done (a database does; memstore only asks Err). The
-// caller releases it.
+// store waits on Done (a database does; memstore only asks Err), and
+// ignores ctx's end itself rather than through context.WithoutCancel,
+// which would cost each store call of a send an allocation. The caller
+// releases it.
 func detached(ctx context.Context) *attemptCtx {
-	return newAttemptCtx(context.WithoutCancel(ctx), time.Now().Add(settleTimeout))
+	c := newAttemptCtx(ctx, time.Now().Add(settleTimeout))
+	c.detached = true
+	return c
 }
 
 // settleRetry runs fn, each time under a context of its own (detached),

@@ -118,7 +118,10 @@ func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, e
 	rec := cloneMessage(m)
 	rec.State = notify.StatePending
 	rec.UpdatedAt = m.CreatedAt
-	rec.History = []notify.StateChange{{State: notify.StatePending, At: m.CreatedAt}}
+	// Room for the steps of a send (pending, attempting, sent, a report),
+	// so that moving a record seldom grows its history.
+	rec.History = make([]notify.StateChange, 1, 4)
+	rec.History[0] = notify.StateChange{State: notify.StatePending, At: m.CreatedAt}
 
 	sh := s.shard(m.ID)
 	sh.mu.Lock()

@@ -72,6 +72,12 @@ func (x *msgIndex[K]) drop(k K, id string) {
 	if !ok {
 		return
 	}
+	if len(l.more) == 0 { // most keys name one message: no copy to make
+		if l.first == id {
+			delete(sh.ids, k)
+		}
+		return
+	}
 	ids := slices.DeleteFunc(append([]string{l.first}, l.more...), func(x string) bool { return x == id })
 	if len(ids) == 0 {
 		delete(sh.ids, k)
