@@ -94,7 +94,7 @@ func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt,
 		undo.unless(r)
 		return r, err
 	}
-	return n.keyed(ctx, op, acct, req.Kind(), req.Key(), req, run)
+	return n.keyed(ctx, op, acct, req.Key(), req, run)
 }
 
 // prepareBulk prepares one message per recipient. Bad recipients are

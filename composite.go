@@ -56,7 +56,7 @@ func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) 
 		undo.unless(r)
 		return r, err
 	}
-	return n.keyed(ctx, op, acct, req.Kind(), req.Key(), req, run)
+	return n.keyed(ctx, op, acct, req.Key(), req, run)
 }
 
 // part is one prepared part of a composite request.

@@ -85,7 +85,7 @@ func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, 
 	if n.idem == nil {
 		rc, err = run()
 	} else {
-		rc, err = n.idempotent(ctx, op, acct, req.Kind(), key, fingerprintOf(req), run)
+		rc, err = n.idempotent(ctx, op, acct, key, fingerprintOf(req), run)
 	}
 	if n.idem != nil && (IsRetryable(err) || CodeOf(err) == CodeInternal) {
 		return rc, err // the QR gateway or a store is down for now: report it again

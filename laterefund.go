@@ -119,7 +119,7 @@ func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m Moved) {
 	if m.Refunded {
 		what = "its refund of " + m.Charge.String() + " was written"
 	}
-	e.Err = fmt.Errorf("%w; %s once the message store answered again", e.Err, what)
+	e.Err = fmt.Errorf("%w; %s once the ledger answered again", e.Err, what)
 	r.ErrorCode, r.Error = e.Code, e.Error()
 	if m.Refunded {
 		sctx := detached(ctx)

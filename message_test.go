@@ -496,7 +496,7 @@ func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u noti
 }
 
 // TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment: the vendor
-// certainly refuses, and the message store is unreachable when the
+// certainly refuses, and the ledger is unreachable when the
 // refusal's move to failed (which refunds) is to be written. The client
 // is told the truth (refused; the refund is not written yet and is being
 // retried), the refund lands once the store answers again, and a

@@ -43,7 +43,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 		undo.unless(r)
 		return r, err
 	}
-	return n.keyed(ctx, op, acct, req.Kind(), req.Key(), req, run)
+	return n.keyed(ctx, op, acct, req.Key(), req, run)
 }
 
 // keyed runs fn under the caller's idempotency key, if the request has
@@ -51,7 +51,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 // being prepared again (see fingerprintOf). A key on a Notifier without an
 // IdempotencyStore is refused, not ignored: its caller counts on a repeat
 // never sending twice.
-func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, kind Kind, key string, req Request, fn func() (*Receipt, error)) (*Receipt, error) {
+func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, key string, req Request, fn func() (*Receipt, error)) (*Receipt, error) {
 	switch {
 	case key == "":
 		return fn()
@@ -59,7 +59,7 @@ func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, kind Kin
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "idempotency_key",
 			Message: "needs an idempotency store: configure the Notifier with notify.WithIdempotency"}}}
 	}
-	return n.idempotent(ctx, op, acct, kind, key, fingerprintOf(req), fn)
+	return n.idempotent(ctx, op, acct, key, fingerprintOf(req), fn)
 }
 
 // prepare validates, normalises and prices req: every check that can fail
@@ -94,7 +94,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 // accepted, or whose outcome is unknown, returns the first receipt (and,
 // for an unknown one, its error again) and never sends twice; only a send
 // that certainly went nowhere frees the key for another try.
-func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, kind Kind, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
+func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key, fp string, fn func() (*Receipt, error)) (*Receipt, error) {
 	res, err := n.idem.Reserve(ctx, acct.ID, key, fp)
 	if err != nil {
 		return nil, storeFailure(op, "idempotency", err)

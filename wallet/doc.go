@@ -2,13 +2,13 @@
 //
 // A PriceList prices a prepared Envelope in minor units (paise for INR) by
 // kind: SMS per route and segment, chat per gateway and type, e-mail per
-// purpose. It implements notify.Pricer, so it is what notify.WithWallet
-// takes beside a WalletStore. Plans picks a PriceList by the account's
+// purpose. It implements notify.Pricer, so it is what notify.WithPrices
+// takes. Plans picks a PriceList by the account's
 // PricePlan. DefaultINR returns the stock Indian rupee prices.
 //
 // Format and Parse convert money to and from text exactly: "₹1,23,456.50"
 // is 12345650 paise, and no float is involved anywhere.
 //
-// The conformance suite every notify.WalletStore must pass is in the
-// wallettest sub-package.
+// The conformance suite of the money every notify.Ledger keeps (balances,
+// debits and credits by reference) is in the wallettest sub-package.
 package wallet
