@@ -102,7 +102,7 @@ type Receipt struct {
 	// keeps the charge when the refund policy kept it.
 	Cost Money
 	// Balance is the wallet balance after the send; Metered is false when
-	// no wallet is configured, and Balance is then zero.
+	// sending is unmetered (no WithPrices), and Balance is then zero.
 	Balance Money
 	Metered bool
 	// Attempts counts provider attempts (retries included).
