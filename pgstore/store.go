@@ -248,11 +248,9 @@ func expand(sql, qualifier, prefix string) string {
 
 // Interface guards
 var (
-	_ notify.WalletStore      = (*Store)(nil)
+	_ notify.Ledger           = (*Store)(nil)
 	_ notify.AccountStore     = (*Store)(nil)
 	_ notify.IdempotencyStore = (*Store)(nil)
-	_ notify.DeliveryLog      = (*Store)(nil)
 	_ notify.TemplateStore    = (*Store)(nil)
 	_ notify.HealthChecker    = (*Store)(nil)
-	_ notify.MessageStore     = (*Store)(nil)
 )
