@@ -9,8 +9,6 @@ type queries struct {
 
 	reserve, complete, release string
 
-	record, receipt string
-
 	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
 	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
@@ -18,7 +16,7 @@ type queries struct {
 
 	putTemplate, template, deleteTemplate, templates string
 
-	cleanupIdem, cleanupDeliveries string
+	cleanupIdem string
 
 	limits limitQueries
 
@@ -309,16 +307,6 @@ ORDER BY updated_at, id LIMIT $2`),
 		attemptingMessages: x(`SELECT EXISTS (SELECT 1 FROM {{s}}{{p}}messages
 WHERE state = 'attempting' AND provider = $1 AND updated_at >= $2)`),
 
-		record: x(`INSERT INTO {{s}}{{p}}deliveries
-	(account, message_id, kind, status, receipt, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (account, message_id) DO UPDATE SET
-	kind = EXCLUDED.kind, status = EXCLUDED.status, receipt = EXCLUDED.receipt,
-	expires_at = EXCLUDED.expires_at`),
-
-		receipt: x(`SELECT receipt FROM {{s}}{{p}}deliveries
-WHERE account = $1 AND message_id = $2 AND expires_at > $3`),
-
 		putTemplate: x(`INSERT INTO {{s}}{{p}}templates
 	(account, slug, variables, class, chat, sms, email_subject, email_html, email_text)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -354,11 +342,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7)`),
 WHERE account = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY created_at DESC LIMIT 1`),
 		cleanupRequests: x(`DELETE FROM {{s}}{{p}}requests
 WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`),
-
-		cleanupDeliveries: x(`DELETE FROM {{s}}{{p}}deliveries
-WHERE (account, message_id) IN (
-	SELECT account, message_id FROM {{s}}{{p}}deliveries WHERE expires_at <= $1 LIMIT $2)
-  AND expires_at <= $1`),
 
 		limits: buildLimitQueries(x),
 
