@@ -54,16 +54,6 @@ func TestIdempotencyConformance(t *testing.T) {
 	})
 }
 
-func TestDeliveryLogConformance(t *testing.T) {
-	pgstoretest.URL(t)
-	storetest.RunDeliveryLog(t, storetest.DeliveryLogHarness{
-		New: func(t *testing.T) notify.DeliveryLog {
-			s, _ := newStore(t)
-			return s
-		},
-	})
-}
-
 func TestTemplatesConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunTemplates(t, storetest.TemplatesHarness{
@@ -108,7 +98,7 @@ func TestWindowLimitConformance(t *testing.T) {
 func TestMessagesConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunMessages(t, storetest.MessagesHarness{
-		New: func(t *testing.T) (notify.MessageStore, func(*testing.T, string, notify.Money)) {
+		New: func(t *testing.T) (notify.Ledger, func(*testing.T, string, notify.Money)) {
 			s, _ := newStore(t)
 			fund := func(t *testing.T, account string, opening notify.Money) {
 				if err := s.OpenWallet(context.Background(), account, opening); err != nil {
