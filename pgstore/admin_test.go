@@ -12,7 +12,7 @@ import (
 func TestAdminConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunAdmin(t, storetest.AdminHarness{
-		New: func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.MessageStore) {
+		New: func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.Ledger) {
 			s, _ := newStore(t)
 			return s, s, s
 		},

@@ -133,14 +133,12 @@ func runWorkers(b *testing.B, first, n int, op func(g, i int) error) time.Durati
 // BenchmarkPipelineSend measures SMS sends per second through the whole
 // Notifier on PostgreSQL (16 goroutines, one account each): the account
 // read, the SMS channel, pricing, the money, and the vendor (memprovider).
-// "records" is the pipeline with pgstore as MessageStore: the record
-// opened with its debit, moved to attempting before the vendor call and
-// to sent after it, each a committed statement. "delivery-log" is the
-// pipeline without records (a debit, then the receipt in the delivery
-// log), for comparison. Each is measured beside a baseline, in
-// alternating rounds of the same run: the least a durable charge can cost,
-// a bare transaction of one UPDATE of a wallet and one INSERT of a ledger
-// row.
+// "records" is the pipeline with pgstore as its notify.Ledger, the only
+// way it runs: the record opened with its debit, moved to attempting
+// before the vendor call and to sent after it, each a committed
+// statement. It is measured beside a baseline, in alternating rounds of
+// the same run: the least a durable charge can cost, a bare transaction
+// of one UPDATE of a wallet and one INSERT of a ledger row.
 func BenchmarkPipelineSend(b *testing.B) {
 	schema := pgstoretest.Schema(b)
 	pool := pgstoretest.Pool(b, schema, benchWorkers)
@@ -154,33 +152,25 @@ func BenchmarkPipelineSend(b *testing.B) {
 		openWallet(b, s, fmt.Sprintf("send-%d", g), opening)
 		openWallet(b, s, fmt.Sprintf("bare-%d", g), opening)
 	}
-	for _, mode := range []struct {
-		name string
-		opt  notify.Option
-	}{
-		{"records", notify.WithMessageStore(s)},
-		{"delivery-log", notify.WithDeliveryLog(s)},
-	} {
-		b.Run(mode.name, func(b *testing.B) {
-			p := memprovider.New("mem")
-			ch, err := sms.New(sms.Config{Provider: p})
-			must(b, err)
-			n, err := notify.New(s, notify.WithChannel(ch), notify.WithWallet(s, wallet.DefaultINR()), mode.opt)
-			must(b, err)
-			run := pgstoretest.RandomName("r")
-			send := func(g, i int) error {
-				if i%4096 == 0 {
-					p.Reset() // the capture buffer is for tests; keep memory flat
-				}
-				_, err := n.Send(ctx, &sms.Request{Account: fmt.Sprintf("send-%d", g), To: "9876543210", Message: "Your order has shipped."})
-				return err
+	b.Run("records", func(b *testing.B) {
+		p := memprovider.New("mem")
+		ch, err := sms.New(sms.Config{Provider: p})
+		must(b, err)
+		n, err := notify.New(s, s, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
+		must(b, err)
+		run := pgstoretest.RandomName("r")
+		send := func(g, i int) error {
+			if i%4096 == 0 {
+				p.Reset() // the capture buffer is for tests; keep memory flat
 			}
-			bare := func(g, i int) error {
-				return bareCharge(ctx, pool, fmt.Sprintf("bare-%d", g), fmt.Sprintf("%s-%d", run, i))
-			}
-			compareRates(b, send, bare, "pipeline-sends/s", "bare-tx/s")
-		})
-	}
+			_, err := n.Send(ctx, &sms.Request{Account: fmt.Sprintf("send-%d", g), To: "9876543210", Message: "Your order has shipped."})
+			return err
+		}
+		bare := func(g, i int) error {
+			return bareCharge(ctx, pool, fmt.Sprintf("bare-%d", g), fmt.Sprintf("%s-%d", run, i))
+		}
+		compareRates(b, send, bare, "pipeline-sends/s", "bare-tx/s")
+	})
 	for g := range benchWorkers {
 		checkLedger(b, s, fmt.Sprintf("send-%d", g))
 	}

@@ -12,16 +12,16 @@ import (
 	"github.com/notifykit/notify/wallet/wallettest"
 )
 
-// TestWalletConformance runs the WalletStore suite, each subtest in a
-// schema of its own.
+// TestWalletConformance runs the wallet suite (Balance, Debit, Credit),
+// each subtest in a schema of its own.
 func TestWalletConformance(t *testing.T) {
 	pgstoretest.URL(t) // skip the whole suite, not each subtest, without a server
 	wallettest.Run(t, wallettest.Harness{
-		NewStore: func(t *testing.T) notify.WalletStore {
+		NewStore: func(t *testing.T) wallettest.Wallet {
 			s, _ := newStore(t)
 			return s
 		},
-		Open: func(t *testing.T, store notify.WalletStore, account string, opening notify.Money) {
+		Open: func(t *testing.T, store wallettest.Wallet, account string, opening notify.Money) {
 			if err := store.(*pgstore.Store).OpenWallet(context.Background(), account, opening); err != nil {
 				t.Fatalf("OpenWallet: %v", err)
 			}
@@ -49,16 +49,6 @@ func TestIdempotencyConformance(t *testing.T) {
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
 		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore {
 			s, _ := newStore(t, pgstore.WithIdempotencyTTL(ttl), pgstore.WithIdempotencyLease(lease), pgstore.WithClock(now))
-			return s
-		},
-	})
-}
-
-func TestDeliveryLogConformance(t *testing.T) {
-	pgstoretest.URL(t)
-	storetest.RunDeliveryLog(t, storetest.DeliveryLogHarness{
-		New: func(t *testing.T) notify.DeliveryLog {
-			s, _ := newStore(t)
 			return s
 		},
 	})
@@ -105,10 +95,10 @@ func TestWindowLimitConformance(t *testing.T) {
 	})
 }
 
-func TestMessagesConformance(t *testing.T) {
+func TestLedgerConformance(t *testing.T) {
 	pgstoretest.URL(t)
-	storetest.RunMessages(t, storetest.MessagesHarness{
-		New: func(t *testing.T) (notify.MessageStore, func(*testing.T, string, notify.Money)) {
+	storetest.RunLedger(t, storetest.LedgerHarness{
+		New: func(t *testing.T) (notify.Ledger, func(*testing.T, string, notify.Money)) {
 			s, _ := newStore(t)
 			fund := func(t *testing.T, account string, opening notify.Money) {
 				if err := s.OpenWallet(context.Background(), account, opening); err != nil {

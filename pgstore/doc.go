@@ -1,16 +1,16 @@
 // Package pgstore keeps notify's stores in PostgreSQL, so that several
 // processes (gateway instances, replicas of an app that embeds notify)
-// share one wallet, one ledger, one idempotency table, one set of message
-// records, one delivery log,
-// one set of accounts and API keys, one set of custom templates, and the
-// budgets of the rate limit and the OTP throttle, with the guarantees one
-// process has: a balance never negative, no ref charged twice, no budget
+// share one ledger (every account's wallet and every message's record),
+// one idempotency table, one set of accounts and API keys, one set of
+// custom templates, and the budgets of the rate limit and the OTP
+// throttle, with the guarantees one process has: a balance never
+// negative, no ref charged twice, no record without its charge, no budget
 // overspent, nothing half-done after a crash.
 //
-// One *Store implements notify.WalletStore, notify.AccountStore,
-// notify.IdempotencyStore, notify.MessageStore, notify.DeliveryLog and
-// notify.TemplateStore,
-// and makes notify.Limiters (Store.RateLimit, Store.WindowLimit):
+// One *Store is the notify.Ledger, and also the notify.AccountStore, the
+// notify.IdempotencyStore and the notify.TemplateStore, and makes
+// notify.Limiters (Store.RateLimit, Store.WindowLimit); it is the
+// adminstore.Store of the admin API too:
 //
 //	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
 //	if err != nil { ... }
@@ -18,10 +18,9 @@
 //	if err := store.Migrate(ctx); err != nil { ... }
 //	rate, err := store.RateLimit("rate", 10, 20) // optional; see Limits
 //	otp, err := store.WindowLimit("otp", 5, 15*time.Minute)
-//	n, err := notify.New(store,
-//		notify.WithWallet(store, prices),
+//	n, err := notify.New(store, store, // the accounts, the ledger
+//		notify.WithPrices(prices), // metered; leave out for free sends
 //		notify.WithIdempotency(store),
-//		notify.WithMessageStore(store),
 //		notify.WithRateLimit(rate), notify.WithOTPThrottle(otp),
 //		notify.WithChannel(smsChannel))
 //
@@ -52,30 +51,35 @@
 // ref returns the balance recorded with it and moves nothing. Credits
 // (top-ups, and the Notifier's refunds "refund:<message ID>") are ledger
 // rows too, so balance = opening + sum(ledger) always; CheckLedger proves
-// it for an account.
+// it for an account. Debit is a method of the Store but not of
+// notify.Ledger: a send's charge is debited by Open, with its record.
 //
 // # Message records
 //
-// As notify.MessageStore, the Store writes each message's record in the
-// statement that debits its charge: the record's INSERT runs from the
-// ledger row's RETURNING, so a record exists if and only if its money
-// moved, whatever fails when. Each move is one conditional UPDATE whose
-// WHERE holds the states notify.CanMove allows, so the state machine is
-// checked under the row's lock, and two instances that settle one record
-// at once (two reconcilers, a reconciler and a late holder) apply one
-// move and the other gets Conflict; a move into failed credits the
-// refund in the same statement (unless the move keeps the charge), and
-// a move into sent after a chat failover to a cheaper gateway lowers the
-// charge and credits the difference in the same statement. Delivery
-// reports find records through an index of provider message IDs; a
-// report that arrives out of order adds its step to the history in one
-// conditional UPDATE, which a repeat finds done. A send with records costs three
-// committed statements (open, attempting, its outcome) where a send
-// without costs one debit and one receipt. Records still pending or
-// attempting are indexed apart, so the reconciler's scan reads only them;
-// the attempting ones are indexed by provider too, so that a report that
-// outran the move to sent asks whether its provider has a send in flight
-// with one index probe (Store.Attempting).
+// As the notify.Ledger, the Store writes each message's record in the
+// statement that debits its charge (Open): the record's INSERT runs from
+// the ledger row's RETURNING, so a record exists if and only if its money
+// moved, whatever fails when; an unmetered send's record, with no charge,
+// is the INSERT alone. Each move is one conditional UPDATE whose WHERE
+// holds the states notify.CanMove allows, so the state machine is checked
+// under the row's lock, and two instances that settle one record at once
+// (two reconcilers, a reconciler and a late holder) apply one move and the
+// other gets Conflict; a move into failed credits the refund in the same
+// statement (unless the move keeps the charge), and a move into sent after
+// a chat failover to a cheaper gateway lowers the charge and credits the
+// difference in the same statement. Delivery reports find records through
+// an index of provider message IDs; a report that arrives out of order
+// adds its step to the history in one conditional UPDATE, which a repeat
+// finds done. A move returns only where the record stands (notify.Moved:
+// its state, charge and currency, refund and time), never the record with
+// its history. A send costs three committed statements (open, attempting,
+// its outcome), the Notifier's whole durable trail: there is no separate
+// delivery log (migration 0009 drops the table of the earlier one).
+// Records still pending or attempting are indexed apart, so the
+// reconciler's scan reads only them; the attempting ones are indexed by
+// provider too, so that a report that outran the move to sent asks whether
+// its provider has a send in flight with one index probe
+// (Store.Attempting).
 //
 // # Limits
 //
@@ -96,12 +100,13 @@
 //
 // Idempotency keys live WithIdempotencyTTL (default 24h), and a
 // reservation holds its key for WithIdempotencyLease (default 2m);
-// receipts live WithDeliveryTTL (default 30 days), and so do message
-// records once settled (by the time of their last move; open records are
-// never deleted). Reads ignore expired idempotency keys and receipts;
-// Cleanup deletes them, settled records past the TTL, and the limiters' rows that count nothing any more (a
-// full bucket, a window whose units have all left it), and should be run
-// periodically (for example hourly) by any instance.
+// message records live WithDeliveryTTL (default 30 days) once settled (by
+// the time of their last move; open records are never deleted), and so do
+// request records (by the time they were opened). Reads ignore expired
+// idempotency keys; Cleanup deletes them, settled records and request
+// records past the TTL, and the limiters' rows that count nothing any
+// more (a full bucket, a window whose units have all left it), and should
+// be run periodically (for example hourly) by any instance.
 //
 // # Errors
 //

@@ -16,9 +16,10 @@ import (
 	"github.com/notifykit/notify/wallet"
 )
 
-// Example wires a Notifier to PostgreSQL: every instance started this way
-// shares the wallet, the idempotency keys and the delivery log. (It needs a
-// server, so it has no checked output.)
+// Example wires a Notifier to PostgreSQL: the Store is its accounts and
+// its ledger, so every instance started this way shares the wallets, the
+// message records and the idempotency keys. (It needs a server, so it has
+// no checked output.)
 func Example() {
 	ctx := context.Background()
 	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
@@ -45,10 +46,9 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, err := notify.New(store,
-		notify.WithWallet(store, wallet.DefaultINR()),
+	n, err := notify.New(store, store, // the accounts, the ledger
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(store),
-		notify.WithMessageStore(store),
 		notify.WithChannel(ch))
 	if err != nil {
 		log.Fatal(err)
@@ -59,8 +59,9 @@ func Example() {
 	}
 	fmt.Println(r.Status, r.Cost, r.Balance)
 
-	// Expired idempotency keys and receipts are ignored by reads; Cleanup
-	// reclaims their space. Run it now and then from any instance.
+	// Expired idempotency keys are ignored by reads; Cleanup reclaims
+	// their space, and that of records settled longer ago than the
+	// delivery TTL. Run it now and then from any instance.
 	if _, err := store.Cleanup(ctx); err != nil {
 		log.Print(err)
 	}
@@ -122,7 +123,7 @@ func ExampleStore_RateLimit() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, err := notify.New(store,
+	n, err := notify.New(store, store,
 		notify.WithRateLimit(rate),
 		notify.WithOTPThrottle(otp))
 	if err != nil {

@@ -51,12 +51,8 @@ func statesFrom(rule func(from, to notify.MessageState) bool) map[notify.Message
 	return out
 }
 
-// Wallet returns the store itself: records and their money live in the
-// same database, and each record moves with its money in one statement.
-func (s *Store) Wallet() notify.WalletStore { return s }
-
 // Open writes m as a pending record and, when m.Charge is positive, debits
-// it under ref m.ID, in one statement, as notify.MessageStore documents:
+// it under ref m.ID, in one statement, as notify.Ledger documents:
 // InsufficientFunds, NotFound (no wallet), InvalidArgument (another
 // currency, a negative charge, an empty account or ID, an ID over 193
 // bytes) and Conflict (the ID is recorded already) write nothing. Any
@@ -138,17 +134,18 @@ func (s *Store) openRefused(ctx context.Context, m *notify.Message) error {
 
 // Move moves the record along notify.CanMove, refunding its charge in the
 // same statement when it moves into failed (unless u.KeepCharge), or adds
-// a step notify.CanBackfill allows, as notify.MessageStore documents. A
-// move whose answer was lost (Unavailable) may have applied: a repeat
-// then answers Conflict with the record in u.State.
-func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+// a step notify.CanBackfill allows, as notify.Ledger documents. Each
+// statement returns only the columns of the notify.Moved it answers, not
+// the record. A move whose answer was lost (Unavailable) may have
+// applied: a repeat then answers Conflict with the record in u.State.
+func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	from := moveFrom[u.State]
 	if from == nil {
 		from = []string{} // no state leads there: the move is Conflict
 	}
 	step, err := json.Marshal([]stateChangeJSON{{State: string(u.State), At: u.At}})
 	if err != nil {
-		return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: move message: %w", err))
+		return notify.Moved{}, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: move message: %w", err))
 	}
 	query, args := s.q.moveMessage, []any{id, account, string(u.State), from, u.At,
 		u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
@@ -159,27 +156,35 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 	case u.State == notify.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0:
 		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, adjustPrefix+id)
 	}
-	var m *notify.Message
+	var m notify.Moved
 	err = s.do(ctx, onceOnly, func() (err error) {
-		m, err = scanMessage(s.pool.QueryRow(ctx, query, args...))
+		m, err = scanMoved(s.pool.QueryRow(ctx, query, args...))
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) && backfillFrom[u.State] != nil {
 		err = s.do(ctx, onceOnly, func() (err error) {
-			m, err = scanMessage(s.pool.QueryRow(ctx, s.q.backfillMessage, id, account, step,
+			m, err = scanMoved(s.pool.QueryRow(ctx, s.q.backfillMessage, id, account, step,
 				backfillFrom[u.State], `[{"state":"`+string(u.State)+`"}]`))
 			return err
 		})
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		cur, err := s.Message(ctx, account, id)
-		if err != nil {
-			return nil, err
+		// Neither applied: the record is missing, or where it stands
+		// forbids the move.
+		err = s.do(ctx, repeatable, func() (err error) {
+			m, err = scanMoved(s.pool.QueryRow(ctx, s.q.moved, id, account))
+			return err
+		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notify.Moved{}, notify.Errorf(notify.CodeNotFound, "pgstore: no message %q", id)
 		}
-		return cur, notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, cur.State, u.State)
+		if err != nil {
+			return notify.Moved{}, s.fail(ctx, "move message", err)
+		}
+		return m, notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, m.State, u.State)
 	}
 	if err != nil {
-		return nil, s.fail(ctx, "move message", err)
+		return notify.Moved{}, s.fail(ctx, "move message", err)
 	}
 	return m, nil
 }
@@ -224,7 +229,7 @@ func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*noti
 }
 
 // Attempting reports whether provider has a record in attempting that
-// last moved at or after since, of any account, as notify.MessageStore
+// last moved at or after since, of any account, as notify.Ledger
 // documents: one probe of an index of the attempting records by provider
 // and time.
 func (s *Store) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
@@ -266,6 +271,24 @@ func (s *Store) messages(ctx context.Context, what, query string, args ...any) (
 type stateChangeJSON struct {
 	State string    `json:"state"`
 	At    time.Time `json:"at"`
+}
+
+// scanMoved reads one row of movedColumns.
+func scanMoved(row pgx.Row) (notify.Moved, error) {
+	var (
+		m            notify.Moved
+		state        string
+		charge       int64
+		code, symbol string
+		exponent     int
+	)
+	if err := row.Scan(&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt); err != nil {
+		return notify.Moved{}, err
+	}
+	m.State = notify.MessageState(state)
+	m.Charge = notify.Money{Minor: charge, Currency: notify.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	m.UpdatedAt = m.UpdatedAt.UTC()
+	return m, nil
 }
 
 // scanMessage reads one row of messageColumns.

@@ -61,10 +61,9 @@ func newInstance(t *testing.T, schema, name string, rejectEvery int64) instance 
 		})
 	}
 	prices := &wallet.PriceList{Currency: notify.INR(), SMS: wallet.SMSPrices{Plain: smsPrice}}
-	n, err := notify.New(s,
-		notify.WithWallet(s, prices),
+	n, err := notify.New(s, s,
+		notify.WithPrices(prices),
 		notify.WithIdempotency(s),
-		notify.WithDeliveryLog(s),
 		notify.WithChannel(smsChannel{prov}),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}))
 	must(t, err)
@@ -184,12 +183,13 @@ func TestTwoNotifiers(t *testing.T) {
 		t.Fatalf("providers accepted %d messages, %d receipts say sent", got, len(sent))
 	}
 
-	// Each instance finds every receipt, whichever instance recorded it.
+	// Each instance finds every record, whichever instance wrote it, and
+	// it says what the send's receipt said.
 	for _, r := range append(sent, rejected...) {
 		for _, inst := range []instance{a, b} {
-			got, err := inst.store.Receipt(ctx, "acme", r.MessageID)
+			m, err := inst.store.Message(ctx, "acme", r.MessageID)
 			must(t, err)
-			if got.Status != r.Status || got.Cost != r.Cost {
+			if got := m.Receipt(); got.Status != r.Status || got.Cost != r.Cost {
 				t.Fatalf("recorded %+v, returned %+v", got, r)
 			}
 		}
@@ -281,7 +281,7 @@ func TestReconcilersShareTheWork(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 3 {
 		s := pgstoretest.Store(t, schema)
-		n, err := notify.New(s, notify.WithWallet(s, wallet.DefaultINR()), notify.WithMessageStore(s))
+		n, err := notify.New(s, s, notify.WithPrices(wallet.DefaultINR()))
 		must(t, err)
 		wg.Add(1)
 		go func() {

@@ -9,16 +9,14 @@ type queries struct {
 
 	reserve, complete, release string
 
-	record, receipt string
-
-	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, message, messagesByKey,
+	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
 	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
 	openRequest, requestByKey, cleanupRequests string
 
 	putTemplate, template, deleteTemplate, templates string
 
-	cleanupIdem, cleanupDeliveries string
+	cleanupIdem string
 
 	limits limitQueries
 
@@ -31,6 +29,11 @@ const messageColumns = `id, account, kind, request, recipient, state, provider, 
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
 	vendor_code, refunded, resend`
+
+// movedColumns lists the columns of a notify.Moved in the order
+// scanMoved reads them: all a move returns, so that a move does not carry
+// the record (its history above all) back over the wire.
+const movedColumns = `state, charge, currency_code, currency_symbol, currency_exponent, refunded, updated_at`
 
 // moveSet is the SET list of a move: the new state and time, the
 // update's non-empty fields, and the step appended to the history ($5 to
@@ -219,7 +222,7 @@ SELECT (SELECT balance_after FROM led), EXISTS (SELECT 1 FROM rec)`),
 		// of two racing moves CanMove forbids together only one applies.
 		moveMessage: x(`UPDATE {{s}}{{p}}messages SET ` + moveSet + `
 WHERE id = $1 AND account = $2 AND state = ANY($4)
-RETURNING ` + messageColumns),
+RETURNING ` + movedColumns),
 
 		// failMessage is moveMessage into failed ($3), which also credits
 		// the record's charge back under ref $15 in the same statement and
@@ -227,18 +230,18 @@ RETURNING ` + messageColumns),
 		failMessage: x(`WITH m AS (
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `, refunded = charge > 0
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
-	RETURNING ` + messageColumns + `
+	RETURNING ` + movedColumns + `
 ), w AS (
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + m.charge
 	FROM m
-	WHERE wl.account = m.account AND m.charge > 0
+	WHERE wl.account = $2 AND m.charge > 0
 	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $15)
 	RETURNING wl.balance, m.charge
 ), l AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
 	SELECT $2, $15, charge, balance FROM w
 )
-SELECT ` + messageColumns + ` FROM m`),
+SELECT ` + movedColumns + ` FROM m`),
 
 		// repriceMessage is moveMessage into sent ($3) that also lowers the
 		// charge to $15 when that is lower (zero included), crediting the difference back
@@ -253,18 +256,18 @@ SELECT ` + messageColumns + ` FROM m`),
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `,
 		charge = CASE WHEN $15 >= 0 AND $15 < charge THEN $15 ELSE charge END
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
-	RETURNING ` + messageColumns + `
+	RETURNING ` + movedColumns + `
 ), w AS (
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + (old.charge - m.charge)
 	FROM m, old
-	WHERE wl.account = m.account AND old.charge > m.charge
+	WHERE wl.account = $2 AND old.charge > m.charge
 	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $16)
 	RETURNING wl.balance, old.charge - m.charge AS diff
 ), l AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
 	SELECT $2, $16, diff, balance FROM w
 )
-SELECT ` + messageColumns + ` FROM m`),
+SELECT ` + movedColumns + ` FROM m`),
 
 		// backfillMessage adds the step $3 (a one-element JSON array) to
 		// the history of a record whose state is one of $4 (the states
@@ -279,7 +282,11 @@ SELECT ` + messageColumns + ` FROM m`),
 			WHERE e ->> 'state' = ANY($4)) - 1
 	) AS steps)
 WHERE id = $1 AND account = $2 AND state = ANY($4) AND NOT history @> $5::jsonb
-RETURNING ` + messageColumns),
+RETURNING ` + movedColumns),
+
+		// moved reads where a record stands after a move that applied
+		// nothing: the Conflict's answer.
+		moved: x(`SELECT ` + movedColumns + ` FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2`),
 
 		message: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2`),
 
@@ -299,16 +306,6 @@ ORDER BY updated_at, id LIMIT $2`),
 		// provider (migration 0007): one probe, however many there are.
 		attemptingMessages: x(`SELECT EXISTS (SELECT 1 FROM {{s}}{{p}}messages
 WHERE state = 'attempting' AND provider = $1 AND updated_at >= $2)`),
-
-		record: x(`INSERT INTO {{s}}{{p}}deliveries
-	(account, message_id, kind, status, receipt, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (account, message_id) DO UPDATE SET
-	kind = EXCLUDED.kind, status = EXCLUDED.status, receipt = EXCLUDED.receipt,
-	expires_at = EXCLUDED.expires_at`),
-
-		receipt: x(`SELECT receipt FROM {{s}}{{p}}deliveries
-WHERE account = $1 AND message_id = $2 AND expires_at > $3`),
 
 		putTemplate: x(`INSERT INTO {{s}}{{p}}templates
 	(account, slug, variables, class, chat, sms, email_subject, email_html, email_text)
@@ -345,11 +342,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7)`),
 WHERE account = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY created_at DESC LIMIT 1`),
 		cleanupRequests: x(`DELETE FROM {{s}}{{p}}requests
 WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`),
-
-		cleanupDeliveries: x(`DELETE FROM {{s}}{{p}}deliveries
-WHERE (account, message_id) IN (
-	SELECT account, message_id FROM {{s}}{{p}}deliveries WHERE expires_at <= $1 LIMIT $2)
-  AND expires_at <= $1`),
 
 		limits: buildLimitQueries(x),
 

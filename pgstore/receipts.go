@@ -117,56 +117,15 @@ func (s *Store) Release(ctx context.Context, account, key string) error {
 	return s.fail(ctx, "release", err)
 }
 
-// Record keeps r in the delivery log for the delivery TTL from now,
-// replacing an earlier receipt of the same account and message ID. A nil
-// receipt, or one without MessageID or Account, is InvalidArgument. Record
-// does not retain r.
-func (s *Store) Record(ctx context.Context, r *notify.Receipt) error {
-	if r == nil || r.MessageID == "" || r.Account == "" {
-		return notify.Errorf(notify.CodeInvalidArgument, "pgstore: record: a receipt needs MessageID and Account")
-	}
-	body, err := encodeReceipt(r)
-	if err != nil {
-		return notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: record: %w", err))
-	}
-	now := s.now()
-	err = s.do(ctx, repeatable, func() error {
-		_, err := s.pool.Exec(ctx, s.q.record, r.Account, r.MessageID, string(r.Kind), string(r.Status),
-			body, now, now.Add(s.deliveryTTL))
-		return err
-	})
-	return s.fail(ctx, "record", err)
-}
-
-// Receipt returns the recorded receipt of the account's message, or
-// NotFound when there is none or it has expired. Each call returns a fresh
-// *notify.Receipt.
-func (s *Store) Receipt(ctx context.Context, account, messageID string) (*notify.Receipt, error) {
-	var body []byte
-	err := s.do(ctx, repeatable, func() error {
-		return s.pool.QueryRow(ctx, s.q.receipt, account, messageID, s.now()).Scan(&body)
-	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: no receipt of message %q", messageID)
-	}
-	if err != nil {
-		return nil, s.fail(ctx, "receipt", err)
-	}
-	r, err := decodeReceipt(body)
-	if err != nil {
-		return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: receipt: %w", err))
-	}
-	return r, nil
-}
-
 // cleanupBatch is how many rows one DELETE of Cleanup removes, so that a
 // large backlog is removed in short transactions.
 const cleanupBatch = 5000
 
-// Cleanup deletes idempotency entries and receipts whose TTL has passed,
-// message records settled longer than the delivery TTL ago (open ones are
-// kept for the reconciler), and the limiters' rows that count nothing any more (full buckets,
-// windows whose units have all left), and returns how many rows it
+// Cleanup deletes idempotency entries whose TTL has passed, message
+// records settled longer than the delivery TTL ago (open ones are kept
+// for the reconciler) and request records as old, and the limiters' rows
+// that count nothing any more (full buckets, windows whose units have all
+// left), and returns how many rows it
 // removed. Expired rows are already ignored by every read, so Cleanup only
 // reclaims space; run it periodically from one or several instances
 // (concurrent runs are safe). It works in batches and stops early, with
@@ -178,7 +137,6 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 		now   any
 	}{
 		{s.q.cleanupIdem, now},
-		{s.q.cleanupDeliveries, now},
 		{s.q.cleanupMessages, now.Add(-s.deliveryTTL)},
 		{s.q.cleanupRequests, now.Add(-s.deliveryTTL)},
 		// The limiters keep unix nanoseconds.

@@ -9,7 +9,7 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// OpenRequest writes r, as notify.MessageStore documents: one INSERT.
+// OpenRequest writes r, as notify.Ledger documents: one INSERT.
 // Cleanup removes request records with the message records (their
 // retention, WithDeliveryTTL, counted from when they were opened).
 func (s *Store) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {

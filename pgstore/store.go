@@ -25,7 +25,8 @@ const (
 	// matches the Notifier's default settle threshold
 	// (notify.DefaultSettleAfter).
 	DefaultIdempotencyLease = 2 * time.Minute
-	// DefaultDeliveryTTL is how long a receipt stays in the delivery log.
+	// DefaultDeliveryTTL is how long a settled message record, and a
+	// request record, is kept.
 	DefaultDeliveryTTL = 30 * 24 * time.Hour
 	// DefaultConnectTimeout bounds each connection attempt of a pool made
 	// by Open when the connection string has no connect_timeout.
@@ -95,8 +96,10 @@ func WithIdempotencyLease(d time.Duration) Option {
 	}
 }
 
-// WithDeliveryTTL sets how long a receipt stays in the delivery log.
-// Default DefaultDeliveryTTL (30 days).
+// WithDeliveryTTL sets how long a message record is kept once settled
+// (counted from its last move; open records are kept until settled), and
+// a request record (counted from when it was opened): Cleanup deletes
+// older ones. Default DefaultDeliveryTTL (30 days).
 func WithDeliveryTTL(d time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
@@ -107,9 +110,10 @@ func WithDeliveryTTL(d time.Duration) Option {
 	}
 }
 
-// WithClock sets the clock that stamps and expires idempotency keys and
-// receipts. Instances sharing a database should have synchronised clocks;
-// skew only shifts expiry. Default time.Now.
+// WithClock sets the clock that stamps and expires idempotency keys, and
+// that Cleanup measures the age of records by. Instances sharing a
+// database should have synchronised clocks; skew only shifts expiry.
+// Default time.Now.
 func WithClock(now func() time.Time) Option {
 	return func(s *Store) error {
 		if now == nil {
@@ -120,12 +124,14 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// Store keeps every store of notify in PostgreSQL: it implements
-// notify.WalletStore, notify.AccountStore, notify.IdempotencyStore,
-// notify.MessageStore, notify.DeliveryLog and notify.TemplateStore, so
-// several processes that share the database share one wallet, one
-// idempotency table, one set of message records and one delivery log, with the same guarantees as one process. Its RateLimit and
-// WindowLimit make notify.Limiters whose budgets those processes share.
+// Store keeps every store of notify in PostgreSQL: it is the
+// notify.Ledger (the wallets and the message records, moved together),
+// and implements notify.AccountStore, notify.IdempotencyStore and
+// notify.TemplateStore, so several processes that share the database
+// share one wallet per account, one set of message records and one
+// idempotency table, with the same guarantees as one process. Its
+// RateLimit and WindowLimit make notify.Limiters whose budgets those
+// processes share.
 //
 // A Store is safe for concurrent use. Its tables must exist: call Migrate
 // once (any number of processes may call it at once). Errors are
@@ -248,11 +254,9 @@ func expand(sql, qualifier, prefix string) string {
 
 // Interface guards
 var (
-	_ notify.WalletStore      = (*Store)(nil)
+	_ notify.Ledger           = (*Store)(nil)
 	_ notify.AccountStore     = (*Store)(nil)
 	_ notify.IdempotencyStore = (*Store)(nil)
-	_ notify.DeliveryLog      = (*Store)(nil)
 	_ notify.TemplateStore    = (*Store)(nil)
 	_ notify.HealthChecker    = (*Store)(nil)
-	_ notify.MessageStore     = (*Store)(nil)
 )

@@ -218,58 +218,15 @@ func TestReserveRace(t *testing.T) {
 	}
 }
 
-func TestDeliveryLog(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-	s, _ := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithDeliveryTTL(time.Hour))
-	ctx := context.Background()
-
-	want := sampleReceipt("m1")
-	must(t, s.Record(ctx, want))
-	got, err := s.Receipt(ctx, "acme", "m1")
-	must(t, err)
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Receipt = %+v, want %+v", got, want)
-	}
-	_, err = s.Receipt(ctx, "beta", "m1")
-	wantCode(t, err, notify.CodeNotFound)
-
-	// Recording again replaces.
-	failed := sampleReceipt("m1")
-	failed.Status, failed.Legs = notify.StateFailed, nil
-	must(t, s.Record(ctx, failed))
-	got, err = s.Receipt(ctx, "acme", "m1")
-	must(t, err)
-	if got.Status != notify.StateFailed || got.Legs != nil {
-		t.Fatalf("after re-record: %+v", got)
-	}
-
-	wantCode(t, s.Record(ctx, nil), notify.CodeInvalidArgument)
-	wantCode(t, s.Record(ctx, &notify.Receipt{Account: "acme"}), notify.CodeInvalidArgument)
-
-	clock.Advance(30 * time.Minute)
-	must(t, s.Record(ctx, sampleReceipt("m2")))
-	clock.Advance(30 * time.Minute)
-	_, err = s.Receipt(ctx, "acme", "m1")
-	wantCode(t, err, notify.CodeNotFound)
-	if _, err := s.Receipt(ctx, "acme", "m2"); err != nil {
-		t.Fatalf("m2 expired early: %v", err)
-	}
-	n, err := s.Cleanup(ctx)
-	must(t, err)
-	if n != 1 {
-		t.Fatalf("Cleanup removed %d, want 1", n)
-	}
-}
-
 // TestCleanupBatches removes more rows than one batch deletes.
 func TestCleanupBatches(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
 	s, pool := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithDeliveryTTL(time.Minute))
 	ctx := context.Background()
 	const rows = 12000
-	_, err := pool.Exec(ctx, `INSERT INTO notify_deliveries
-		(account, message_id, kind, status, receipt, created_at, expires_at)
-		SELECT 'acme', 'm' || i, 'sms', 'sent', '{}', $1, $1 FROM generate_series(1, $2) i`,
+	_, err := pool.Exec(ctx, `INSERT INTO notify_idempotency
+		(account, key_hash, fingerprint, receipt, created_at, expires_at)
+		SELECT 'acme', sha256(('k' || i)::bytea), 'fp', '{}', $1, $1 FROM generate_series(1, $2) i`,
 		clock.Now().Add(-time.Hour), rows)
 	must(t, err)
 	n, err := s.Cleanup(ctx)
@@ -368,6 +325,12 @@ func TestMigrate(t *testing.T) {
 	must(t, pool.QueryRow(ctx, `SELECT count(*) FROM notify_schema_migrations`).Scan(&versions))
 	if versions != latest {
 		t.Fatalf("%d rows in schema_migrations, want %d", versions, latest)
+	}
+	// 0009 dropped the table of the delivery log.
+	var deliveries bool
+	must(t, pool.QueryRow(ctx, `SELECT to_regclass('notify_deliveries') IS NOT NULL`).Scan(&deliveries))
+	if deliveries {
+		t.Fatal("notify_deliveries is still there after Migrate")
 	}
 }
 

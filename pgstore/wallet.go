@@ -37,9 +37,11 @@ func (s *Store) Balance(ctx context.Context, account string) (notify.Balance, er
 	return notify.Balance{Account: account, Available: notify.Money{Minor: bal, Currency: cur}}, nil
 }
 
-// Debit takes amount from the account's wallet under ref, as
-// notify.WalletStore documents: one statement moves the money and writes
-// the ledger row together, or does neither. InsufficientFunds when the
+// Debit takes amount from the account's wallet under ref: one statement
+// moves the money and writes the ledger row together, or does neither.
+// It is no method of notify.Ledger (a send's charge is debited by Open,
+// with its record), but the wallet package's users debit with it, and
+// wallet/wallettest checks it beside Balance and Credit. InsufficientFunds when the
 // balance is short; NotFound for an unknown wallet; InvalidArgument for a
 // non-positive amount, another currency, or an empty or over-long ref (200
 // bytes). A ref already recorded for the account with the same amount and
