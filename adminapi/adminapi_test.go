@@ -22,16 +22,17 @@ import (
 
 const adminKey = "admin-key-0123456789-0123456789-abcdef"
 
-// backend is a store under test, with what writes message records.
+// backend is a store under test, with the ledger that writes its
+// message records.
 type backend struct {
 	store adminapi.Store
 	keys  notify.AccountStore
-	msgs  notify.MessageStore
+	msgs  notify.Ledger
 }
 
 func memBackend(t *testing.T) backend {
 	accounts, w := memstore.NewAccounts(), memstore.NewWallet()
-	msgs := memstore.NewMessages(w)
+	msgs := memstore.NewLedger(w)
 	a, err := memstore.NewAdmin(accounts, w, msgs, memstore.NewTemplates())
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // it up twice with one reference, which credits it once.
 func Example() {
 	accounts, wallet := memstore.NewAccounts(), memstore.NewWallet()
-	store, err := memstore.NewAdmin(accounts, wallet, memstore.NewMessages(wallet), memstore.NewTemplates())
+	store, err := memstore.NewAdmin(accounts, wallet, memstore.NewLedger(wallet), memstore.NewTemplates())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/notifykit/notify/provider/memprovider"
 )
 
-// handWritten is the baseline of BenchmarkPipelineSendSMSRecords: the
+// handWritten is the baseline of BenchmarkPipelineSendSMS: the
 // same guarantees for one SMS written by hand, as a team without notify
 // would - the request's validator tags checked, the number normalised,
 // segments counted and priced, a debit with its reference in a
@@ -96,7 +96,7 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 }
 
 // BenchmarkHandWrittenSendSMS is the hand-written baseline the pipeline
-// with records is measured against (bench/run's table).
+// (with its records) is measured against (bench/run's table).
 func BenchmarkHandWrittenSendSMS(b *testing.B) {
 	p := memprovider.New("mem")
 	h := newHandWritten(p)

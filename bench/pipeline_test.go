@@ -16,9 +16,11 @@ import (
 )
 
 // newPipeline wires what one send through the whole pipeline costs:
-// validation and normalisation by the SMS channel, pricing, a debit on
-// memstore, delivery to memprovider and a receipt.
-func newPipeline(b *testing.B, opts ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
+// validation and normalisation by the SMS channel, pricing, the record
+// opened with its debit in a memstore.Ledger, moved to attempting before
+// the vendor call and to sent after it, delivery to memprovider and a
+// receipt.
+func newPipeline(b *testing.B, opts ...notify.Option) (*notify.Notifier, *memprovider.Provider) {
 	b.Helper()
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}); err != nil {
@@ -30,16 +32,15 @@ func newPipeline(b *testing.B, opts ...func(*memstore.Wallet) notify.Option) (*n
 	if err := w.Open("acme", notify.Money{Minor: 1 << 60, Currency: notify.INR()}); err != nil {
 		b.Fatal(err)
 	}
+	// Keep as many settled records as the wallet keeps refs.
+	ledger := memstore.NewLedger(w, memstore.WithMessageCapacity(1<<16))
 	p := memprovider.New("mem")
 	ch, err := sms.New(sms.Config{Provider: p})
 	if err != nil {
 		b.Fatal(err)
 	}
-	all := []notify.Option{notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR())}
-	for _, o := range opts {
-		all = append(all, o(w))
-	}
-	n, err := notify.New(accounts, all...)
+	all := append([]notify.Option{notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR())}, opts...)
+	n, err := notify.New(accounts, ledger, all...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,20 +52,10 @@ func pipelineRequest() *sms.Request {
 	return &sms.Request{Account: "acme", To: "+91 98765 43210", Message: "Your order 4411 has shipped."}
 }
 
+// BenchmarkPipelineSendSMS sends one SMS through newPipeline: its record
+// and its money move together in memstore's Ledger, as every send's do.
 func BenchmarkPipelineSendSMS(b *testing.B) {
-	benchmarkPipeline(b, newPipeline)
-}
-
-// BenchmarkPipelineSendSMSRecords is BenchmarkPipelineSendSMS with a
-// memstore.Messages: each send's record opened with its charge, moved to
-// attempting before the vendor call and to sent after it.
-func BenchmarkPipelineSendSMSRecords(b *testing.B) {
-	benchmarkPipeline(b, func(b *testing.B, _ ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
-		return newPipeline(b, func(w *memstore.Wallet) notify.Option {
-			// Keep as many settled records as the wallet keeps refs.
-			return notify.WithMessageStore(memstore.NewMessages(w, memstore.WithMessageCapacity(1<<16)))
-		})
-	})
+	benchmarkPipeline(b)
 }
 
 // BenchmarkPipelineSendSMSMetrics is BenchmarkPipelineSendSMS with the
@@ -74,9 +65,7 @@ func BenchmarkPipelineSendSMSMetrics(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchmarkPipeline(b, func(b *testing.B, _ ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
-		return newPipeline(b, func(*memstore.Wallet) notify.Option { return notify.WithObserver(obs) })
-	})
+	benchmarkPipeline(b, notify.WithObserver(obs))
 }
 
 // BenchmarkPipelineSendSMSOutbox is BenchmarkPipelineSendSMS with the
@@ -86,13 +75,12 @@ func BenchmarkPipelineSendSMSOutbox(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchmarkPipeline(b, func(b *testing.B, _ ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider) {
-		return newPipeline(b, func(*memstore.Wallet) notify.Option { return notify.WithObserver(box) })
-	})
+	benchmarkPipeline(b, notify.WithObserver(box))
 }
 
-func benchmarkPipeline(b *testing.B, build func(*testing.B, ...func(*memstore.Wallet) notify.Option) (*notify.Notifier, *memprovider.Provider)) {
-	n, p := build(b)
+// benchmarkPipeline sends pipelineRequest through newPipeline with opts.
+func benchmarkPipeline(b *testing.B, opts ...notify.Option) {
+	n, p := newPipeline(b, opts...)
 	ctx := context.Background()
 	req := pipelineRequest()
 	b.ReportAllocs()

@@ -23,7 +23,7 @@ func ExampleNew() {
 	purse := memstore.NewWallet()
 	_ = purse.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	ch, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
-	n, _ := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(purse, wallet.DefaultINR()))
+	n, _ := notify.New(accounts, memstore.NewLedger(purse), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
 
 	h, err := httpapi.New(n, accounts)
 	if err != nil {

@@ -70,13 +70,16 @@ func (s *syncBuffer) String() string {
 
 // testEnv is a Handler on a real http.Server over loopback, with the real
 // SMS and chat channels, the stock templates, the default INR prices, an
-// in-memory wallet and capture providers.
+// in-memory ledger over an in-memory wallet, and capture providers.
 type testEnv struct {
-	url            string
-	client         *http.Client
-	wallet         *memstore.Wallet
-	accounts       *memstore.Accounts
-	deliveries     *memstore.DeliveryLog
+	url      string
+	client   *http.Client
+	wallet   *memstore.Wallet
+	accounts *memstore.Accounts
+	// ledger is the Notifier's Ledger: by default memstore's over wallet;
+	// the options function of newTestEnvOf may replace it (with a wrapper
+	// of that one, say) before the Notifier is made.
+	ledger         notify.Ledger
 	sms, cloud, qr *memprovider.Provider
 	mail           *memprovider.Provider
 	clock          *clock
@@ -128,19 +131,19 @@ func newTestEnvFull(t testing.TB, opening int64, nopts []notify.Option, opts ...
 }
 
 // newTestEnvOf is newTestEnvFull with Notifier options made from the
-// env's stores.
+// env's stores; nopts may also replace e.ledger, which the Notifier then
+// takes.
 func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Option, opts ...httpapi.Option) *testEnv {
 	t.Helper()
 	e := &testEnv{
-		wallet:     memstore.NewWallet(),
-		accounts:   memstore.NewAccounts(),
-		deliveries: memstore.NewDeliveryLog(1 << 16),
-		sms:        memprovider.New("sms-mem"),
-		cloud:      memprovider.New("cloud-mem"),
-		qr:         memprovider.New("qr-mem"),
-		mail:       memprovider.New("mail-mem"),
-		clock:      &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
-		logs:       &syncBuffer{},
+		wallet:   memstore.NewWallet(),
+		accounts: memstore.NewAccounts(),
+		sms:      memprovider.New("sms-mem"),
+		cloud:    memprovider.New("cloud-mem"),
+		qr:       memprovider.New("qr-mem"),
+		mail:     memprovider.New("mail-mem"),
+		clock:    &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
+		logs:     &syncBuffer{},
 	}
 	for acct, key := range map[*notify.Account]string{
 		{ID: testAccount, Name: "Acme Ltd", VendorID: "ACMEIN", Currency: notify.INR()}: testKey,
@@ -171,16 +174,17 @@ func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(e.accounts, append([]notify.Option{
+	e.ledger = memstore.NewLedger(e.wallet)
+	extra := nopts(e) // may replace e.ledger
+	n, err := notify.New(e.accounts, e.ledger, append([]notify.Option{
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(mailCh),
-		notify.WithWallet(e.wallet, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
-		notify.WithDeliveryLog(e.deliveries),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 		notify.WithClock(e.clock.now),
-	}, nopts(e)...)...)
+	}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -868,7 +872,7 @@ func (p panicAccounts) AccountByKey(ctx context.Context, key string) (*notify.Ac
 
 func TestPanicRecovered(t *testing.T) {
 	accts := memstore.NewAccounts()
-	n, err := notify.New(accts)
+	n, err := notify.New(accts, memstore.NewLedger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -893,7 +897,7 @@ func TestPanicRecovered(t *testing.T) {
 
 func TestNewRejectsBadConfig(t *testing.T) {
 	accts := memstore.NewAccounts()
-	n, _ := notify.New(accts)
+	n, _ := notify.New(accts, memstore.NewLedger(nil))
 	for name, opts := range map[string][]httpapi.Option{
 		"nil logger":   {httpapi.WithLogger(nil)},
 		"zero body":    {httpapi.WithMaxBodyBytes(0)},
@@ -930,7 +934,7 @@ func (failingAccounts) AccountByKey(_ context.Context, key string) (*notify.Acco
 
 func TestAccountStoreFailure(t *testing.T) {
 	accts := memstore.NewAccounts()
-	n, _ := notify.New(accts)
+	n, _ := notify.New(accts, memstore.NewLedger(nil))
 	logs := &syncBuffer{}
 	h, err := httpapi.New(n, failingAccounts{accts}, httpapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {

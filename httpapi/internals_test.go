@@ -104,8 +104,8 @@ func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := notify.New(store, notify.WithChannel(ch), notify.WithWallet(store, wallet.DefaultINR()),
-			notify.WithIdempotency(store), notify.WithMessageStore(store))
+		n, err := notify.New(store, store, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
+			notify.WithIdempotency(store))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,8 +135,10 @@ func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
 	})
 
 	t.Run("all but the accounts", func(t *testing.T) {
-		e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithWallet(store, wallet.DefaultINR()),
-			notify.WithIdempotency(store), notify.WithMessageStore(store)})
+		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
+			e.ledger = store
+			return []notify.Option{notify.WithIdempotency(store)}
+		})
 		for _, c := range []struct{ method, path, body string }{
 			{"POST", "/api/v1/sms", `{"to":"9876543210","message":"hello"}`},
 			{"POST", "/api/v1/send-otp", `{"to":"9876543210","otp":"482915"}`},
@@ -167,18 +169,12 @@ const pgWords = "failed to connect to `user=postgres database=notify host=127.0.
 
 var pgLeaks = []string{"user=", "postgres", "database=", "127.0.0.1", ":5432", "pgstore", "dial"}
 
-// leakyWallet's Debit fails in pgx's words.
-type leakyWallet struct{ *memstore.Wallet }
+// leakyOpen's Open, which writes a record with its debit, fails in
+// pgx's words.
+type leakyOpen struct{ notify.Ledger }
 
-func (leakyWallet) Debit(context.Context, string, notify.Money, string) (notify.Balance, error) {
-	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: debit: %s", pgWords)
-}
-
-// leakyDeliveries fails every Record in pgx's words.
-type leakyDeliveries struct{ *memstore.DeliveryLog }
-
-func (leakyDeliveries) Record(context.Context, *notify.Receipt) error {
-	return notify.Errorf(notify.CodeUnavailable, "pgstore: record: %s", pgWords)
+func (leakyOpen) Open(context.Context, *notify.Message) (notify.Balance, error) {
+	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: open: %s", pgWords)
 }
 
 // leakyIdempotency fails every Complete in pgx's words: the message went
@@ -190,13 +186,13 @@ func (leakyIdempotency) Complete(context.Context, string, string, *notify.Receip
 }
 
 // leakyMessages fails to move a record to sent, in pgx's words.
-type leakyMessages struct{ *memstore.Messages }
+type leakyMessages struct{ notify.Ledger }
 
-func (m leakyMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (m leakyMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if u.State == notify.StateSent {
-		return nil, notify.Errorf(notify.CodeInternal, "pgstore: move: %s", pgWords)
+		return notify.Moved{}, notify.Errorf(notify.CodeInternal, "pgstore: move: %s", pgWords)
 	}
-	return m.Messages.Move(ctx, account, id, u)
+	return m.Ledger.Move(ctx, account, id, u)
 }
 
 // TestStoreWordsNeverAnswered: whatever a store says (here in pgx's words,
@@ -205,30 +201,29 @@ func (m leakyMessages) Move(ctx context.Context, account, id string, u notify.Me
 // send), and goes to the log.
 func TestStoreWordsNeverAnswered(t *testing.T) {
 	const sendSMS = `{"to":"9876543210","message":"hello"}`
-	t.Run("wallet", func(t *testing.T) {
+	t.Run("ledger", func(t *testing.T) {
 		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-			return []notify.Option{notify.WithWallet(leakyWallet{e.wallet}, wallet.DefaultINR())}
+			e.ledger = leakyOpen{e.ledger}
+			return nil
 		})
 		r := e.post(t, "/api/v1/sms", sendSMS, nil)
 		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
-		if msg := wantNoInternals(t, "wallet", r, pgLeaks...); !strings.Contains(msg, "wallet store") {
-			t.Errorf("the message does not name the wallet store: %q", msg)
+		if msg := wantNoInternals(t, "ledger", r, pgLeaks...); !strings.Contains(msg, "ledger store") {
+			t.Errorf("the message does not name the ledger store: %q", msg)
 		}
-		wantLogged(t, "wallet", e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432")
+		wantLogged(t, "ledger", e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432")
 	})
 	for _, c := range []struct {
 		name string
 		opts func(*testEnv) []notify.Option
 		says string
 	}{
-		{"delivery log", func(e *testEnv) []notify.Option {
-			return []notify.Option{notify.WithDeliveryLog(leakyDeliveries{e.deliveries})}
-		}, "the delivery log could not be written"},
 		{"idempotency record", func(e *testEnv) []notify.Option {
 			return []notify.Option{notify.WithIdempotency(leakyIdempotency{memstore.NewIdempotency(time.Hour)})}
 		}, "the idempotency record could not be written"},
 		{"message record", func(e *testEnv) []notify.Option {
-			return []notify.Option{notify.WithMessageStore(leakyMessages{memstore.NewMessages(e.wallet)})}
+			e.ledger = leakyMessages{e.ledger}
+			return nil
 		}, "the message record could not be updated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -253,15 +248,15 @@ func TestStoreWordsNeverAnswered(t *testing.T) {
 // downAtFailed fails every move into failed in pgx's words while down is
 // set: the database goes away just as a refusal is to be refunded.
 type downAtFailed struct {
-	*memstore.Messages
+	notify.Ledger
 	down *atomic.Bool
 }
 
-func (m downAtFailed) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (m downAtFailed) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if u.State == notify.StateFailed && m.down.Load() {
-		return nil, notify.Errorf(notify.CodeUnavailable, "pgstore: move: %s", pgWords)
+		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "pgstore: move: %s", pgWords)
 	}
-	return m.Messages.Move(ctx, account, id, u)
+	return m.Ledger.Move(ctx, account, id, u)
 }
 
 // TestRefusalWithItsRefundUnwrittenClaimsNoRefund: the provider refuses
@@ -273,15 +268,16 @@ func TestRefusalWithItsRefundUnwrittenClaimsNoRefund(t *testing.T) {
 	var down atomic.Bool
 	down.Store(true)
 	e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-		return []notify.Option{notify.WithMessageStore(downAtFailed{memstore.NewMessages(e.wallet), &down})}
+		e.ledger = downAtFailed{e.ledger, &down}
+		return nil
 	})
 	t.Cleanup(func() { down.Store(false) }) // the background retry lands and ends
 	e.sms.FailNext(1, notify.CodeRejected)
 	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
 	wantError(t, r, http.StatusBadGateway, "rejected")
 	msg := wantNoInternals(t, "refund unwritten", r, pgLeaks...)
-	if strings.Contains(msg, "refunded") || !strings.Contains(msg, "messages store") {
-		t.Errorf("the answer says %q: want the failing messages store named, and no refund claimed", msg)
+	if strings.Contains(msg, "refunded") || !strings.Contains(msg, "ledger store") {
+		t.Errorf("the answer says %q: want the failing ledger store named, and no refund claimed", msg)
 	}
 	if got := e.minor(t, testAccount); got != openingBal-25 {
 		t.Errorf("balance %d: the charge stands until the store takes the refund", got)
@@ -406,9 +402,7 @@ func TestVendorWordsNeverAnswered(t *testing.T) {
 	})
 
 	t.Run("message record", func(t *testing.T) {
-		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-			return []notify.Option{notify.WithMessageStore(memstore.NewMessages(e.wallet))}
-		})
+		e := newTestEnv(t)
 		e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 			return nil, notify.Errorf(notify.CodeUnavailable, "smsgateway: %s", vendorWords)
 		})

@@ -37,7 +37,7 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts, notify.WithChannel(ch), notify.WithWallet(w, wallet.DefaultINR()),
+	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
 		notify.WithObserver(notify.ObserverFunc(func(ctx context.Context, e notify.Event) {
 			if e.Receipt != nil {
 				logger.InfoContext(ctx, "observed", "message_id", e.Receipt.MessageID, "event", string(e.Type))

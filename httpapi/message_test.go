@@ -5,19 +5,10 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/memstore"
 )
 
-// newRecordsEnv is the test gateway with a MessageStore over its wallet.
-func newRecordsEnv(t *testing.T) *testEnv {
-	t.Helper()
-	return newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-		return []notify.Option{notify.WithMessageStore(memstore.NewMessages(e.wallet))}
-	})
-}
-
 func TestMessageRecord(t *testing.T) {
-	e := newRecordsEnv(t)
+	e := newTestEnv(t)
 	r := e.post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
 	if r.status != 200 {
 		t.Fatalf("send: %d %s", r.status, r.raw)
@@ -58,7 +49,7 @@ func TestMessageRecord(t *testing.T) {
 }
 
 func TestMessageRecordOfARefusal(t *testing.T) {
-	e := newRecordsEnv(t)
+	e := newTestEnv(t)
 	e.sms.FailNext(1, notify.CodeRejected)
 	r := e.post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
 	if r.status == 200 {
@@ -73,9 +64,4 @@ func TestMessageRecordOfARefusal(t *testing.T) {
 	if got.status != 200 || d["status"] != "failed" || d["cost_minor"] != 0.0 || d["charged_minor"] != 25.0 || d["error_code"] != "rejected" {
 		t.Fatalf("record of a refused message: %d %s", got.status, got.raw)
 	}
-}
-
-func TestMessageRecordWithoutAStore(t *testing.T) {
-	e := newTestEnv(t)
-	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/any", nil, nil), 404, "not_found")
 }

@@ -656,7 +656,7 @@ func newOpenAPITestHandler(t *testing.T) *Handler {
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "openapi-test-key"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts)
+	n, err := notify.New(accounts, memstore.NewLedger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

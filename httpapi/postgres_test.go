@@ -50,8 +50,8 @@ func TestTwoGatewaysOnePostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := notify.New(store, notify.WithChannel(ch), notify.WithWallet(store, wallet.DefaultINR()),
-			notify.WithIdempotency(store), notify.WithMessageStore(store))
+		n, err := notify.New(store, store, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
+			notify.WithIdempotency(store))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,8 +60,8 @@ func TestSoak(t *testing.T) {
 	if err := accounts.Add(&notify.Account{ID: "soak", Name: "Soak", VendorID: "SOAKIN", Currency: notify.INR()}, key); err != nil {
 		t.Fatal(err)
 	}
-	// Bounded stores: refs, receipts and idempotency keys are forgotten
-	// at a steady rate, as a long-running process needs.
+	// Bounded stores: refs, settled records and idempotency keys are
+	// forgotten at a steady rate, as a long-running process needs.
 	w := memstore.NewWallet(memstore.WithRefRetention(1 << 12))
 	if err := w.Open("soak", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
@@ -96,12 +96,11 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts,
+	n, err := notify.New(accounts, memstore.NewLedger(w, memstore.WithMessageCapacity(2000)),
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(mailCh),
 		notify.WithOTPThrottle(otp), notify.WithClock(clock),
-		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Second, memstore.WithClock(clock))),
-		notify.WithDeliveryLog(memstore.NewDeliveryLog(2000)),
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}),
 	)
 	if err != nil {
@@ -171,7 +170,7 @@ func TestSoak(t *testing.T) {
 	// jumps an hour ahead and one OTP request lets the throttle drop the
 	// numbers gone quiet, as it does for a real gateway whose traffic
 	// stops. What is left is what must stay flat: the bounded stores
-	// (wallet refs, delivery log), connections and caches.
+	// (wallet refs, settled records), connections and caches.
 	otpBody := `{"to":"9000000000","otp":"482913","brand":"Soak"}`
 	quiesce := func() {
 		skew.Add(int64(time.Hour))
@@ -187,7 +186,7 @@ func TestSoak(t *testing.T) {
 	}
 	// Warm up until the bounded stores are full and the caches warm; then
 	// each end of the comparison is the median of three samples taken
-	// between slices of load, since the bounded stores still hold receipts
+	// between slices of load, since the bounded stores still hold records
 	// of different sizes at different moments.
 	sample := func(d time.Duration) uint64 {
 		var hs [3]uint64

@@ -50,10 +50,9 @@ type Store interface {
 	// Conflict. On error nothing changes.
 	ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error
 
-	// Balance and Credit are those of notify.WalletStore: a credit under
-	// a ref already recorded with the same amount moves nothing and
-	// returns the balance recorded with it; with another amount it is
-	// Conflict.
+	// Balance and Credit are those of notify.Ledger: a credit under a
+	// ref already recorded with the same amount moves nothing and returns
+	// the balance recorded with it; with another amount it is Conflict.
 	Balance(ctx context.Context, account string) (notify.Balance, error)
 	Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error)
 	// LedgerPage returns up to limit (> 0) of the account's ledger

@@ -133,7 +133,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	defer st.close()
 	// The banner shows what the wallet holds: on PostgreSQL a restart
 	// finds what earlier runs left, not NOTIFY_BALANCE.
-	bal, err := st.wallet.Balance(ctx, acct.ID)
+	bal, err := st.ledger.Balance(ctx, acct.ID)
 	if err != nil {
 		return storeError("reading the demo wallet", err)
 	}
@@ -213,9 +213,8 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
-		notify.WithWallet(st.wallet, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(st.idem),
-		notify.WithMessageStore(st.messages),
 		notify.WithSettleAfter(cfg.settleAfter),
 		notify.WithTimeout(cfg.attemptTimeout),
 		notify.WithRateLimit(st.rate),
@@ -229,7 +228,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	opts = append(opts, mon.options()...)
 	opts = append(opts, box.options()...)
-	n, err := notify.New(st.accounts, opts...)
+	n, err := notify.New(st.accounts, st.ledger, opts...)
 	if err != nil {
 		return err
 	}

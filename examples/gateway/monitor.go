@@ -84,7 +84,7 @@ type check struct {
 func readinessChecks(st *stores, providers []notify.Provider) []check {
 	var out []check
 	seen := map[notify.HealthChecker]bool{}
-	for _, s := range []any{st.accounts, st.wallet, st.idem, st.messages, st.templates, st.rate, st.otp} {
+	for _, s := range []any{st.accounts, st.ledger, st.idem, st.templates, st.rate, st.otp} {
 		if hc, ok := s.(notify.HealthChecker); ok && !seen[hc] {
 			seen[hc] = true
 			out = append(out, check{name: "database", hc: hc})

@@ -13,12 +13,13 @@ import (
 	"github.com/notifykit/notify/pgstore"
 )
 
-// stores are the stores of the Notifier, in memory or in PostgreSQL.
+// stores are the stores of the Notifier, in memory or in PostgreSQL. The
+// ledger keeps the wallets and the message records, each record written
+// with its charge.
 type stores struct {
 	accounts  notify.AccountStore
-	wallet    notify.WalletStore
+	ledger    notify.Ledger
 	idem      notify.IdempotencyStore
-	messages  notify.MessageStore
 	templates notify.TemplateStore
 	// admin is what the admin API (NOTIFY_ADMIN_KEY) manages: the same
 	// accounts, wallets, records and templates.
@@ -37,7 +38,8 @@ type stores struct {
 }
 
 // cleanupEvery is how often the gateway deletes expired rows from
-// PostgreSQL: idempotency keys, receipts and the limits' dead rows.
+// PostgreSQL: idempotency keys, settled records past their TTL and the
+// limits' dead rows.
 const cleanupEvery = 10 * time.Minute
 
 // cleanEvery runs db.Cleanup every period until the returned function is
@@ -71,16 +73,15 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		if err := w.Open(acct.ID, cfg.balance); err != nil {
 			return nil, err
 		}
-		msgs, templates := memstore.NewMessages(w), memstore.NewTemplates()
-		admin, err := memstore.NewAdmin(accounts, w, msgs, templates)
+		ledger, templates := memstore.NewLedger(w), memstore.NewTemplates()
+		admin, err := memstore.NewAdmin(accounts, w, ledger, templates)
 		if err != nil {
 			return nil, err
 		}
 		st := &stores{
 			accounts:  accounts,
-			wallet:    w,
+			ledger:    ledger,
 			idem:      memstore.NewIdempotency(24*time.Hour, memstore.WithLease(cfg.settleAfter)),
-			messages:  msgs,
 			templates: templates,
 			admin:     admin,
 			close:     func() {},
@@ -119,7 +120,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		db.Close()
 		return nil, storeError("reading the demo account", err)
 	}
-	st := &stores{accounts: db, wallet: db, idem: db, messages: db, templates: db, admin: db}
+	st := &stores{accounts: db, ledger: db, idem: db, templates: db, admin: db}
 	// The account outlives this process, and so would every key it was
 	// given: a chosen key replaces the others, and a random one is
 	// stored only when the account has none, or each start would leave

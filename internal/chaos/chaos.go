@@ -8,16 +8,17 @@
 // panic; clients hang up at random moments, before and during the vendor
 // call.
 //
-// The audit wraps the stores it is given, so it sees what each call really
-// returned, and then asks the stores themselves:
+// The audit wraps the Ledger it is given, so it sees every debit (Open),
+// refund and price adjustment (Move) and credit (Credit) and what each
+// call really returned, and then asks the Ledger itself:
 //
 //   - balance = opening - charges + refunds, exactly, and never negative;
-//   - every charge still standing (not refunded) belongs to a message whose
-//     receipt in the delivery log says it was sent or that its outcome is
-//     unknown, and every refund to a charge of a failed message;
+//   - every charge has a record, settled, and every record with a charge
+//     was seen charged; a refunded charge's record failed, and a
+//     standing charge's record did not fail at its send;
 //   - every message a vendor received is charged exactly once, and stays
 //     charged;
-//   - every unknown receipt keeps its charge;
+//   - every record whose outcome was ever unknown keeps its charge;
 //   - no idempotency key was charged for more than one send;
 //   - every send that returned success is charged, every one that returned
 //     an error is not, unless the error is outcome_unknown, whose charge
@@ -25,18 +26,15 @@
 //   - no message reached a vendor twice (retries only after a certain
 //     refusal).
 //
-// With a MessageStore (Stores.Messages) the run also crashes: about one
-// send in twenty-five of SMS, chat and e-mail stops dead (runtime.Goexit,
-// which leaves every store as a killed process would) either after its
-// charge and before its vendor call, or after the vendor answered and
-// before its record moved. About three in ten find the message store
-// unreachable when its refusal is to be refunded (its first moves into
-// failed fail): the Notifier retries the move in the background, and
-// every such refusal must be refunded before the restart. A restarted
-// Notifier then reconciles, and the
-// audit reads the message records: every charge has one, settled; a
-// refunded one failed, a standing one sent or unknown; every crash was
-// settled exactly once.
+// The run also crashes: about one send in twenty-five of SMS, chat and
+// e-mail stops dead (runtime.Goexit, which leaves every store as a killed
+// process would) either after its charge and before its vendor call, or
+// after the vendor answered and before its record moved. About three in
+// ten find the ledger unreachable when its refusal is to be refunded
+// (its first moves into failed fail): the Notifier retries the move in
+// the background, and every such refusal must be refunded before the
+// restart. A restarted Notifier then reconciles, and the audit reads the
+// message records: every crash was settled exactly once.
 //
 // Then the vendors report on every message they took (reports.go):
 // delivered and read, in order and out of it, sent, failed (a chat
@@ -61,6 +59,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,17 +77,14 @@ import (
 )
 
 // Stores are the stores under test. The account must exist in Accounts
-// with an open wallet holding Opening.
+// with a wallet in Ledger holding Opening.
 type Stores struct {
-	Wallet      notify.WalletStore
+	// Ledger keeps the money and the message records.
+	Ledger      notify.Ledger
 	Accounts    notify.AccountStore
 	Idempotency notify.IdempotencyStore
-	Log         notify.DeliveryLog
-	// Messages, when set, keeps message records and moves the money
-	// (it must charge Wallet); the run then crashes sends and reconciles.
-	Messages notify.MessageStore
-	Account  string
-	Opening  notify.Money
+	Account     string
+	Opening     notify.Money
 }
 
 // Config sizes a run.
@@ -135,8 +131,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 64
 	}
-	w := &auditWallet{WalletStore: s.Wallet, debits: map[string]int64{}, credits: map[string]int64{}}
-	log := &auditLog{DeliveryLog: s.Log, byKey: map[string][]*notify.Receipt{}}
+	w := &books{debits: map[string]int64{}, credits: map[string]int64{}}
 
 	smsP, cloudP, qrP := memprovider.New("sms"), memprovider.New("cloud"), memprovider.New("qr")
 	emailP := memprovider.New("email")
@@ -163,21 +158,16 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	}
 	opts := []notify.Option{
 		notify.WithChannel(smsCh), notify.WithChannel(chatCh), notify.WithChannel(emailCh),
-		notify.WithWallet(w, wallet.DefaultINR()),
+		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(s.Idempotency),
-		notify.WithDeliveryLog(log),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 50 * time.Microsecond, MaxDelay: 500 * time.Microsecond}),
 		notify.WithTimeout(5 * time.Millisecond),
 	}
-	var msgs *auditMessages
-	if s.Messages != nil {
-		msgs = &auditMessages{MessageStore: s.Messages, w: w, crashAt: map[string]notify.MessageState{},
-			downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
-			r: rand.New(rand.NewPCG(uint64(seed[2]), 5))}
-		msgs.crashing.Store(true)
-		opts = append(opts, notify.WithMessageStore(msgs))
-	}
-	n, err := notify.New(s.Accounts, opts...)
+	msgs := &auditLedger{Ledger: s.Ledger, w: w, crashAt: map[string]notify.MessageState{},
+		downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
+		r: rand.New(rand.NewPCG(uint64(seed[2]), 5))}
+	msgs.crashing.Store(true)
+	n, err := notify.New(s.Accounts, msgs, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,13 +190,10 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		}()
 	}
 	wg.Wait()
-	var reportedFailed map[string]bool
-	if msgs != nil {
-		msgs.awaitLateRefunds(t, 30*time.Second)
-		reconcile(t, s, msgs, opts)
-		reportedFailed = reports(t, s, n, []*memprovider.Provider{smsP, cloudP, qrP, emailP}, seed)
-	}
-	standing := audit(t, s, w, log, msgs, outcomes, reportedFailed)
+	msgs.awaitLateRefunds(t, 30*time.Second)
+	reconcile(t, s, msgs, opts)
+	reportedFailed := reports(t, s, n, []*memprovider.Provider{smsP, cloudP, qrP, emailP}, seed)
+	standing := audit(t, s, w, msgs, outcomes, reportedFailed)
 
 	// A retry must never reach a vendor that already has the message, and
 	// whatever a vendor has is paid for.
@@ -260,7 +247,7 @@ func plan(seed [32]byte, account string, cfg Config) []*op {
 }
 
 // sendOrCrash sends o on a goroutine of its own, so that a send the
-// message store crashes (runtime.Goexit) ends only that goroutine.
+// audit ledger crashes (runtime.Goexit) ends only that goroutine.
 func sendOrCrash(n *notify.Notifier, o *op) outcome {
 	out := outcome{op: o, crashed: true}
 	done := make(chan struct{})
@@ -275,11 +262,11 @@ func sendOrCrash(n *notify.Notifier, o *op) outcome {
 // reconcile stops the crashes and runs a Notifier restarted an hour
 // later over the same stores: it must settle every crashed send's record,
 // exactly once.
-func reconcile(t *testing.T, s Stores, msgs *auditMessages, opts []notify.Option) {
+func reconcile(t *testing.T, s Stores, msgs *auditLedger, opts []notify.Option) {
 	t.Helper()
 	msgs.crashing.Store(false)
 	later := func() time.Time { return time.Now().Add(time.Hour) }
-	restarted, err := notify.New(s.Accounts, append(opts, notify.WithClock(later))...)
+	restarted, err := notify.New(s.Accounts, msgs, append(opts, notify.WithClock(later))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,28 +342,16 @@ func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool)
 	})
 }
 
-// auditWallet remembers what every successful call returned.
-type auditWallet struct {
-	notify.WalletStore
+// books is what the audit knows of the money: what every debit and
+// credit the ledger reported moved, by ref.
+type books struct {
 	mu       sync.Mutex
 	debits   map[string]int64
 	credits  map[string]int64
 	negative []string
 }
 
-func (w *auditWallet) Debit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
-	b, err := w.WalletStore.Debit(ctx, account, m, ref)
-	w.note(w.debits, ref, m, b, err)
-	return b, err
-}
-
-func (w *auditWallet) Credit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
-	b, err := w.WalletStore.Credit(ctx, account, m, ref)
-	w.note(w.credits, ref, m, b, err)
-	return b, err
-}
-
-func (w *auditWallet) note(into map[string]int64, ref string, m notify.Money, b notify.Balance, err error) {
+func (w *books) note(into map[string]int64, ref string, m notify.Money, b notify.Balance, err error) {
 	if err != nil {
 		return
 	}
@@ -391,23 +366,25 @@ func (w *auditWallet) note(into map[string]int64, ref string, m notify.Money, b 
 	}
 }
 
-// auditMessages notes the money a MessageStore moves into the audit
-// wallet's books, and crashes sends: Open picks about one SMS, chat or
-// e-mail in twenty-five to die before its vendor call or after it, and
-// the Move there ends the goroutine instead (dual OTP legs run on
-// goroutines of their own, which a crash would not spare, so they never
-// crash). It also picks about three in ten whose first storeDownMoves moves
-// into failed fail as an unreachable database's would (Unavailable):
-// more than the pipeline tries at once, so a refusal's refund must be
-// retried later to land.
-type auditMessages struct {
-	notify.MessageStore
-	w        *auditWallet
+// auditLedger notes the money a Ledger moves in the audit's books (debits
+// in Open, refunds and price adjustments in Move, credits in Credit) and
+// the ID of every record opened, and crashes sends: Open picks about one
+// SMS, chat or e-mail in twenty-five to die before its vendor call or
+// after it, and the Move there ends the goroutine instead (dual OTP legs
+// run on goroutines of their own, which a crash would not spare, so they
+// never crash). It also picks about three in ten whose first
+// storeDownMoves moves into failed fail as an unreachable database's
+// would (Unavailable): more than the pipeline tries at once, so a
+// refusal's refund must be retried later to land.
+type auditLedger struct {
+	notify.Ledger
+	w        *books
 	crashing atomic.Bool
 	crashes  atomic.Int64
 
 	mu      sync.Mutex
 	r       *rand.Rand
+	opened  []string                       // the ID of every record Open was asked to write
 	crashAt map[string]notify.MessageState // the state the send dies in
 	downAt  map[string]int                 // moves into failed still to fail, by message ID
 	late    map[string]bool                // moves into failed that failed and have not landed since
@@ -419,11 +396,17 @@ type auditMessages struct {
 // store fault fail.
 const storeDownMoves = 4
 
-// Wallet returns the audit wallet, which wraps the store's own.
-func (a *auditMessages) Wallet() notify.WalletStore { return a.w }
+func (a *auditLedger) Credit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
+	b, err := a.Ledger.Credit(ctx, account, m, ref)
+	a.w.note(a.w.credits, ref, m, b, err)
+	return b, err
+}
 
-func (a *auditMessages) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
-	b, err := a.MessageStore.Open(ctx, m)
+func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+	b, err := a.Ledger.Open(ctx, m)
+	a.mu.Lock()
+	a.opened = append(a.opened, m.ID) // an error may leave the record written
+	a.mu.Unlock()
 	if err != nil {
 		return b, err
 	}
@@ -445,15 +428,15 @@ func (a *auditMessages) Open(ctx context.Context, m *notify.Message) (notify.Bal
 	return b, nil
 }
 
-func (a *auditMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (*notify.Message, error) {
+func (a *auditLedger) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
 	if a.crashing.Load() && a.dies(id, u.State) {
 		a.crashes.Add(1)
 		runtime.Goexit()
 	}
 	if u.State == notify.StateFailed && a.crashing.Load() && a.storeDown(id) {
-		return nil, notify.Errorf(notify.CodeUnavailable, "chaos: the message store is unreachable")
+		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "chaos: the ledger is unreachable")
 	}
-	m, err := a.MessageStore.Move(ctx, account, id, u)
+	m, err := a.Ledger.Move(ctx, account, id, u)
 	if err == nil && u.State == notify.StateFailed {
 		a.landedLate(id)
 	}
@@ -481,7 +464,7 @@ func (a *auditMessages) Move(ctx context.Context, account, id string, u notify.M
 }
 
 // storeDown reports whether this move into failed of id is to fail.
-func (a *auditMessages) storeDown(id string) bool {
+func (a *auditLedger) storeDown(id string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.downAt[id] == 0 {
@@ -493,7 +476,7 @@ func (a *auditMessages) storeDown(id string) bool {
 }
 
 // landedLate notes that a move into failed of id landed.
-func (a *auditMessages) landedLate(id string) {
+func (a *auditLedger) landedLate(id string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.late[id] {
@@ -511,7 +494,7 @@ func (a *auditMessages) landedLate(id string) {
 // that the store fault refused has landed since: the refusals whose
 // refund the store failed at the time are refunded before the restart
 // reconciles (which would otherwise take them for abandoned sends).
-func (a *auditMessages) awaitLateRefunds(t *testing.T, timeout time.Duration) {
+func (a *auditLedger) awaitLateRefunds(t *testing.T, timeout time.Duration) {
 	t.Helper()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -536,7 +519,7 @@ func (a *auditMessages) awaitLateRefunds(t *testing.T, timeout time.Duration) {
 }
 
 // dies reports whether the send of id dies on the move to state.
-func (a *auditMessages) dies(id string, to notify.MessageState) bool {
+func (a *auditLedger) dies(id string, to notify.MessageState) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	at, ok := a.crashAt[id]
@@ -547,31 +530,13 @@ func (a *auditMessages) dies(id string, to notify.MessageState) bool {
 	return true
 }
 
-// auditLog keeps every receipt recorded, by idempotency key.
-type auditLog struct {
-	notify.DeliveryLog
-	mu    sync.Mutex
-	all   []*notify.Receipt
-	byKey map[string][]*notify.Receipt
-}
-
-func (l *auditLog) Record(ctx context.Context, r *notify.Receipt) error {
-	l.mu.Lock()
-	l.all = append(l.all, r)
-	if r.IdempotencyKey != "" {
-		l.byKey[r.IdempotencyKey] = append(l.byKey[r.IdempotencyKey], r)
-	}
-	l.mu.Unlock()
-	return l.DeliveryLog.Record(ctx, r)
-}
-
 // auditRecord checks the record of a charged message: it exists and is
 // settled; its charge was refunded if and only if the record says so, and
 // only a failed record is refunded. A failure a report brought may keep
 // its charge (an SMS); any other failed record was refunded.
 func auditRecord(t *testing.T, s Stores, id string, refunded, reported bool) {
 	t.Helper()
-	m, err := s.Messages.Message(context.Background(), s.Account, id)
+	m, err := s.Ledger.Message(context.Background(), s.Account, id)
 	switch {
 	case err != nil:
 		t.Errorf("charged message %s has no record: %v", id, err)
@@ -592,7 +557,7 @@ func auditRecord(t *testing.T, s Stores, id string, refunded, reported bool) {
 //
 // reportedFailed are the messages a delivery report failed after their
 // send: a refund of one of them, or a charge kept, is the report's doing.
-func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMessages, outcomes []outcome, reportedFailed map[string]bool) map[string]bool {
+func audit(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outcome, reportedFailed map[string]bool) map[string]bool {
 	t.Helper()
 	ctx := context.Background()
 	var charged, refunded int64
@@ -602,7 +567,7 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 	for _, m := range w.credits {
 		refunded += m
 	}
-	b, err := s.Wallet.Balance(ctx, s.Account)
+	b, err := s.Ledger.Balance(ctx, s.Account)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,52 +597,50 @@ func audit(t *testing.T, s Stores, w *auditWallet, log *auditLog, msgs *auditMes
 	standing := map[string]bool{}
 	for id := range w.debits {
 		_, refunded := w.credits["refund:"+id]
-		if msgs != nil {
-			auditRecord(t, s, id, refunded, reportedFailed[id])
-			if !refunded {
-				standing[id] = true
-			}
-			continue
-		}
-		r, err := s.Log.Receipt(ctx, s.Account, id)
-		switch {
-		case err != nil && refunded:
-			// A debit whose answer was lost with the caller's context and
-			// that open undid at once (Notifier.charge): the send never
-			// began, so there is no receipt, and no money stays taken.
-		case err != nil:
-			t.Errorf("charged message %s has no receipt in the delivery log: %v", id, err)
-		case refunded && r.Status != notify.StateFailed:
-			t.Errorf("message %s was refunded but its receipt says %s", id, r.Status)
-		case !refunded && r.Status != notify.StateSent && r.Status != notify.StateUnknown:
-			t.Errorf("message %s is charged but its receipt says %s", id, r.Status)
-		}
+		auditRecord(t, s, id, refunded, reportedFailed[id])
 		if !refunded {
 			standing[id] = true
 		}
 	}
 
-	// Every unknown receipt keeps its charge.
-	log.mu.Lock()
-	for _, r := range log.all {
-		if r.Status == notify.StateUnknown && r.Kind != notify.KindOTP && !standing[r.MessageID] && !reportedFailed[r.MessageID] {
-			t.Errorf("message %s has an unknown outcome but is not charged", r.MessageID)
+	// Every record with a charge was seen charged; every record whose
+	// outcome was ever unknown keeps its charge; no key paid for twice:
+	// at most one charged record per key and kind.
+	msgs.mu.Lock()
+	opened := slices.Clone(msgs.opened)
+	msgs.mu.Unlock()
+	byKey := map[string]map[notify.Kind]string{}
+	for _, id := range opened {
+		m, err := s.Ledger.Message(ctx, s.Account, id)
+		if notify.CodeOf(err) == notify.CodeNotFound {
+			continue // Open failed and wrote nothing
 		}
-	}
-	log.mu.Unlock()
-
-	// No key paid for twice: at most one charged receipt per key and kind.
-	for key, rs := range log.byKey {
-		sent := map[notify.Kind]string{}
-		for _, r := range rs {
-			if r.Status == notify.StateFailed || !standing[r.MessageID] {
-				continue
-			}
-			if prev, dup := sent[r.Kind]; dup {
-				t.Errorf("key %s charged twice for %s: %s and %s", key, r.Kind, prev, r.MessageID)
-			}
-			sent[r.Kind] = r.MessageID
+		if err != nil {
+			t.Errorf("record %s: %v", id, err)
+			continue
 		}
+		if _, charged := w.debits[id]; m.Charge.Minor > 0 && !charged {
+			t.Errorf("record %s charges %d, but no debit of it was seen", id, m.Charge.Minor)
+		}
+		wasUnknown := m.State == notify.StateUnknown
+		for _, c := range m.History {
+			wasUnknown = wasUnknown || c.State == notify.StateUnknown
+		}
+		if wasUnknown && !standing[id] && !reportedFailed[id] {
+			t.Errorf("message %s had an unknown outcome but is not charged", id)
+		}
+		if m.IdempotencyKey == "" || m.State == notify.StateFailed || !standing[id] {
+			continue
+		}
+		sent := byKey[m.IdempotencyKey]
+		if sent == nil {
+			sent = map[notify.Kind]string{}
+			byKey[m.IdempotencyKey] = sent
+		}
+		if prev, dup := sent[m.Kind]; dup {
+			t.Errorf("key %s charged twice for %s: %s and %s", m.IdempotencyKey, m.Kind, prev, id)
+		}
+		sent[m.Kind] = id
 	}
 
 	// What callers were told matches the money.

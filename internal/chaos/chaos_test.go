@@ -10,16 +10,6 @@ import (
 )
 
 func TestChaosMemstore(t *testing.T) {
-	runMemstore(t, true)
-}
-
-// TestChaosMemstoreWithoutRecords runs without a MessageStore: money moves
-// through the wallet alone, and nothing crashes.
-func TestChaosMemstoreWithoutRecords(t *testing.T) {
-	runMemstore(t, false)
-}
-
-func runMemstore(t *testing.T, records bool) {
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", VendorID: "CHAOS", Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
@@ -32,14 +22,10 @@ func runMemstore(t *testing.T, records bool) {
 	if err := w.Open("chaos", opening); err != nil {
 		t.Fatal(err)
 	}
-	s := Stores{
-		Wallet: w, Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
-		Log: memstore.NewDeliveryLog(4 * sends), Account: "chaos", Opening: opening,
-	}
-	if records {
-		s.Messages = memstore.NewMessages(w)
-	}
-	Run(t, s, Config{Sends: sends})
+	Run(t, Stores{
+		Ledger: memstore.NewLedger(w), Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
+		Account: "chaos", Opening: opening,
+	}, Config{Sends: sends})
 }
 
 func TestChaosPostgres(t *testing.T) {
@@ -57,7 +43,7 @@ func TestChaosPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	Run(t, Stores{
-		Wallet: store, Accounts: store, Idempotency: store, Log: store, Messages: store,
+		Ledger: store, Accounts: store, Idempotency: store,
 		Account: "chaos", Opening: opening,
 	}, Config{Sends: sends})
 	if err := store.CheckLedger(ctx, "chaos"); err != nil {

@@ -70,7 +70,7 @@ func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovide
 				st.failover = env.Kind == notify.KindChat && r.IntN(2) == 0
 			}
 			stories = append(stories, st)
-			m, err := s.Messages.Message(ctx, st.account, st.id)
+			m, err := s.Ledger.Message(ctx, st.account, st.id)
 			if err != nil {
 				t.Fatalf("message %s a vendor took has no record: %v", st.id, err)
 			}
@@ -202,7 +202,7 @@ func forgeries(stories []*story, account string) []*notify.DeliveryReport {
 func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 	t.Helper()
 	for _, st := range stories {
-		m, err := s.Messages.Message(context.Background(), st.account, st.id)
+		m, err := s.Ledger.Message(context.Background(), st.account, st.id)
 		if err != nil {
 			t.Errorf("message %s: %v", st.id, err)
 			continue
