@@ -161,6 +161,8 @@ func SplitText(code notify.Code, text string) (provider, cause string) {
 var storeNotes = [...]struct{ prefix, say string }{
 	{"idempotency record failed: ", "the idempotency record could not be written"},
 	{"message record: ", "the message record could not be updated"},
+	// Notifiers before the one ledger wrote these two; receipts they
+	// kept under idempotency keys may still be answered.
 	{"delivery log: ", "the delivery log could not be written"},
 	{"price adjustment for the ", ""}, // "price adjustment for the qr gateway failed: <error>"
 }
