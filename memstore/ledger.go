@@ -51,6 +51,9 @@ type messageShard struct {
 	// attempting holds the shard's records in StateAttempting, by
 	// provider, for Attempting.
 	attempting map[string]map[*notify.Message]struct{}
+	// deletes counts the deletes from records and from attempting's
+	// sets since they were built (see churned).
+	deletes, attemptingDeletes int
 }
 
 // LedgerOption configures a Ledger in NewLedger.
@@ -219,7 +222,12 @@ func (sh *messageShard) enterAttempting(rec *notify.Message) {
 // providers are few, and making the set again would cost each send an
 // allocation. Called with sh.mu held.
 func (sh *messageShard) leaveAttempting(rec *notify.Message) {
-	delete(sh.attempting[rec.Provider], rec)
+	set := sh.attempting[rec.Provider]
+	delete(set, rec)
+	// Every send enters and leaves: the set churns more than any map here.
+	if sh.attemptingDeletes++; churned(sh.attemptingDeletes, len(set)) {
+		sh.attempting[rec.Provider], sh.attemptingDeletes = rebuilt(set), 0
+	}
 }
 
 func inHistory(rec *notify.Message, st notify.MessageState) bool {
@@ -274,9 +282,15 @@ func (s *Ledger) settle(sh *messageShard, id string) {
 		if rec, ok := sh.records[old]; ok {
 			delete(sh.records, old)
 			s.dropKeys(rec)
+			if sh.deletes++; churned(sh.deletes, len(sh.records)) {
+				sh.records, sh.deletes = rebuilt(sh.records), 0
+			}
 		}
 	}
-	if sh.head > 1024 && sh.head*2 > len(sh.settled) {
+	// Compact once the forgotten head is as long as what is kept, so
+	// that the queue stays within twice the shard's share however small
+	// that share is.
+	if sh.head > s.shardCap {
 		sh.settled = append([]string(nil), sh.settled[sh.head:]...)
 		sh.head = 0
 	}

@@ -17,8 +17,9 @@ type msgIndex[K comparable] struct {
 }
 
 type indexShard[K comparable] struct {
-	mu  sync.Mutex
-	ids map[K]idList
+	mu      sync.Mutex
+	ids     map[K]idList
+	deletes int // since ids was built (see churned)
 }
 
 // idList is one key's message IDs: first, then more.
@@ -74,14 +75,23 @@ func (x *msgIndex[K]) drop(k K, id string) {
 	}
 	if len(l.more) == 0 { // most keys name one message: no copy to make
 		if l.first == id {
-			delete(sh.ids, k)
+			sh.delete(k)
 		}
 		return
 	}
 	ids := slices.DeleteFunc(append([]string{l.first}, l.more...), func(x string) bool { return x == id })
 	if len(ids) == 0 {
-		delete(sh.ids, k)
+		sh.delete(k)
 		return
 	}
 	sh.ids[k] = idList{first: ids[0], more: ids[1:]}
+}
+
+// delete removes k, rebuilding the map when its churn calls for it.
+// Called with sh.mu held.
+func (sh *indexShard[K]) delete(k K) {
+	delete(sh.ids, k)
+	if sh.deletes++; churned(sh.deletes, len(sh.ids)) {
+		sh.ids, sh.deletes = rebuilt(sh.ids), 0
+	}
 }

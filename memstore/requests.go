@@ -10,7 +10,7 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// requestRecords keeps the request records of Messages (OpenRequest,
+// requestRecords keeps the request records of a Ledger (OpenRequest,
 // RequestByKey): about as many as the store keeps settled message
 // records, forgetting the oldest first.
 type requestRecords struct {
@@ -19,9 +19,12 @@ type requestRecords struct {
 	ids   map[string]struct{}
 	order []idemKey // the key of each record kept, oldest first
 	head  int
+	// deletes counts the records forgotten since the maps were built
+	// (see churned).
+	deletes int
 }
 
-// OpenRequest writes r, as notify.MessageStore documents.
+// OpenRequest writes r, as notify.Ledger documents.
 func (s *Ledger) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("open request", err)
@@ -60,7 +63,11 @@ func (rr *requestRecords) forgetOldest() {
 	if len(recs) == 1 {
 		delete(rr.byKey, k)
 	} else {
+		recs[0] = nil // the slice's array must not keep the record alive
 		rr.byKey[k] = recs[1:]
+	}
+	if rr.deletes++; churned(rr.deletes, len(rr.ids)) {
+		rr.ids, rr.byKey, rr.deletes = rebuilt(rr.ids), rebuilt(rr.byKey), 0
 	}
 	if rr.head > len(rr.order)/2 { // compact, so the queue does not grow
 		rr.order = slices.Delete(rr.order, 0, rr.head)
