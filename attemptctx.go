@@ -18,7 +18,12 @@ type attemptCtx struct {
 	deadline        time.Time
 	// detached: the parent's values without its cancellation, as
 	// context.WithoutCancel gives, without that allocation (see detached).
+	// Its deadline is set, settleTimeout on, only when a store first asks
+	// for it (Deadline, Done): a store that only asks Err (memstore) runs
+	// in microseconds, and a send would otherwise read the clock twice
+	// more for each store call.
 	detached bool
+	armed    atomic.Bool // a detached context's deadline is set
 
 	// state is why the attempt ended: running (0), deadline, parentDone or
 	// released. Err reads it without the lock, as most attempts only ask Err.
@@ -43,7 +48,23 @@ func newAttemptCtx(parent context.Context, deadline time.Time) *attemptCtx {
 
 // Deadline returns the attempt's deadline, which is never later than the
 // parent's (newAttemptCtx is used only when it is earlier).
-func (c *attemptCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *attemptCtx) Deadline() (time.Time, bool) {
+	if c.detached {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.setDeadline()
+	}
+	return c.deadline, true
+}
+
+// setDeadline sets a detached context's deadline, once. Called with c.mu
+// held.
+func (c *attemptCtx) setDeadline() {
+	if !c.armed.Load() {
+		c.deadline = time.Now().Add(settleTimeout)
+		c.armed.Store(true) // after the write: check reads armed, then deadline
+	}
+}
 
 // Done returns a channel closed when the attempt ends: at the deadline,
 // when the parent is done, or at release.
@@ -54,6 +75,9 @@ func (c *attemptCtx) Done() <-chan struct{} {
 		return c.done
 	}
 	c.done = make(chan struct{})
+	if c.detached {
+		c.setDeadline()
+	}
 	if c.state.Load() == running {
 		if why := c.check(); why != running {
 			c.state.Store(why)
@@ -93,7 +117,11 @@ func (c *attemptCtx) Err() error {
 }
 
 func (c *attemptCtx) check() int32 {
-	if !c.detached && c.Context.Err() != nil {
+	if c.detached {
+		if !c.armed.Load() {
+			return running // no deadline yet: see detached
+		}
+	} else if c.Context.Err() != nil {
 		return parentDone
 	}
 	if !time.Now().Before(c.deadline) {

@@ -106,9 +106,33 @@ func TestDetachedIgnoresTheParentsEnd(t *testing.T) {
 		t.Fatalf("Err after release = %v", c.Err())
 	}
 
+	// Its deadline is set when first asked for, and then holds.
 	c = detached(context.Background())
-	c.deadline = time.Now().Add(-time.Millisecond)
+	if c.Err() != nil {
+		t.Fatalf("Err of a new detached context = %v", c.Err())
+	}
+	if _, ok := c.Deadline(); !ok {
+		t.Fatal("no deadline")
+	}
+	c.deadline = time.Now().Add(-time.Millisecond) // as if settleTimeout had passed
 	if !errors.Is(c.Err(), context.DeadlineExceeded) {
 		t.Fatalf("Err past its own deadline = %v", c.Err())
 	}
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Done not closed past the deadline")
+	}
+
+	// Done alone arms the deadline too, and the timer ends it.
+	c = detached(context.Background())
+	done = c.Done()
+	c.mu.Lock()
+	armed := c.armed.Load() && time.Until(c.deadline) > 0
+	c.mu.Unlock()
+	if !armed {
+		t.Fatal("Done did not set the deadline")
+	}
+	c.release()
+	<-done
 }

@@ -447,15 +447,15 @@ func sameInstant(a, b time.Time) bool {
 
 // detached returns the context of a store call that must complete even
 // when the caller has gone: ctx's values without its cancellation, bounded
-// by settleTimeout. An attemptCtx, which pays for a timer only when a
-// store waits on Done (a database does; memstore only asks Err), and
-// ignores ctx's end itself rather than through context.WithoutCancel,
-// which would cost each store call of a send an allocation. The caller
-// releases it.
+// by settleTimeout from when the store first waits on it (Done) or asks
+// its deadline; a store that only asks Err (memstore) runs in
+// microseconds and is not bounded, so the send does not read the clock
+// for it. An attemptCtx, which pays for a timer only when a store waits on
+// Done (a database does), and which ignores ctx's end itself rather than
+// through context.WithoutCancel, which would cost each store call of a
+// send an allocation. The caller releases it.
 func detached(ctx context.Context) *attemptCtx {
-	c := newAttemptCtx(ctx, time.Now().Add(settleTimeout))
-	c.detached = true
-	return c
+	return &attemptCtx{Context: ctx, detached: true}
 }
 
 // settleRetry runs fn, each time under a context of its own (detached),

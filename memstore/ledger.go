@@ -36,12 +36,15 @@ type Ledger struct {
 	shards   [messageShards]messageShard
 
 	byKey      *msgIndex[idemKey]     // message IDs, in the order they were opened
-	byProvider *msgIndex[providerKey] // message IDs, in the order the vendor accepted them
+	// byProvider maps a vendor's message ID to the message IDs it names,
+	// in the order the vendor accepted them. Keyed by the vendor's ID
+	// alone (ByProviderID keeps the provider's own records): a string key
+	// takes the map's fast path, and a record's provider may change after
+	// the index is written (a chat failover) without leaving a stale key.
+	byProvider *msgIndex[string]
 	requests   requestRecords
 }
 
-// providerKey names a message at its provider.
-type providerKey struct{ provider, id string }
 
 type messageShard struct {
 	mu      sync.Mutex
@@ -78,7 +81,7 @@ func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
 		w = NewWallet()
 	}
 	s := &Ledger{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(func(seed maphash.Seed, k idemKey) uint64 { return maphash.String(seed, k.key) }),
-		byProvider: newMsgIndex(func(seed maphash.Seed, k providerKey) uint64 { return maphash.String(seed, k.id) })}
+		byProvider: newMsgIndex(maphash.String)}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
 		o(s)
@@ -144,7 +147,7 @@ func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, e
 		s.byKey.add(idemKey{m.Account, m.IdempotencyKey}, m.ID)
 	}
 	if m.ProviderMessageID != "" {
-		s.byProvider.add(providerKey{m.Provider, m.ProviderMessageID}, m.ID)
+		s.byProvider.add(m.ProviderMessageID, m.ID)
 	}
 	return b, nil
 }
@@ -192,7 +195,7 @@ func (s *Ledger) Move(ctx context.Context, account, id string, u notify.MessageU
 		sh.enterAttempting(rec)
 	}
 	if !hadProviderID && rec.ProviderMessageID != "" {
-		s.byProvider.add(providerKey{rec.Provider, rec.ProviderMessageID}, id)
+		s.byProvider.add(rec.ProviderMessageID, id)
 	}
 	if !u.State.Open() && rec.History[len(rec.History)-2].State.Open() {
 		s.settle(sh, id)
@@ -302,7 +305,7 @@ func (s *Ledger) dropKeys(rec *notify.Message) {
 		s.byKey.drop(idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
 	}
 	if rec.ProviderMessageID != "" {
-		s.byProvider.drop(providerKey{rec.Provider, rec.ProviderMessageID}, rec.ID)
+		s.byProvider.drop(rec.ProviderMessageID, rec.ID)
 	}
 }
 
@@ -354,12 +357,12 @@ func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*noti
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by provider ID", err)
 	}
-	ids := s.byProvider.get(providerKey{provider, id})
+	ids := s.byProvider.get(id)
 	var out []*notify.Message
 	for _, mid := range ids {
 		sh := s.shard(mid)
 		sh.mu.Lock()
-		if rec, ok := sh.records[mid]; ok {
+		if rec, ok := sh.records[mid]; ok && rec.Provider == provider {
 			out = append(out, cloneMessage(rec))
 		}
 		sh.mu.Unlock()
