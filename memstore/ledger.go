@@ -35,7 +35,7 @@ type Ledger struct {
 	shardCap int
 	shards   [messageShards]messageShard
 
-	byKey      *msgIndex[idemKey]     // message IDs, in the order they were opened
+	byKey *msgIndex[idemKey] // message IDs, in the order they were opened
 	// byProvider maps a vendor's message ID to the message IDs it names,
 	// in the order the vendor accepted them. Keyed by the vendor's ID
 	// alone (ByProviderID keeps the provider's own records): a string key
@@ -44,7 +44,6 @@ type Ledger struct {
 	byProvider *msgIndex[string]
 	requests   requestRecords
 }
-
 
 type messageShard struct {
 	mu      sync.Mutex
