@@ -200,7 +200,8 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 	if err := ctx.Err(); err != nil {
 		return nil, false, wrap(op, "", CodeCanceled, err)
 	}
-	balance, charged, err := n.open(ctx, op, acct, p)
+	now := n.now()
+	balance, charged, err := n.open(ctx, op, acct, p, now)
 	if err != nil {
 		return nil, false, err
 	}
@@ -216,7 +217,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 		Balance:        balance,
 		Domain:         env.Domain,
 		IdempotencyKey: env.IdempotencyKey,
-		CreatedAt:      n.now(),
+		CreatedAt:      now,
 		Provider:       env.Provider,
 	}
 	if err := n.markAttempting(ctx, env); err != nil {
@@ -362,15 +363,14 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 	n.observe(ctx, e)
 }
 
-// open writes the message's record and its charge, env.Price (zero when
+// open writes the message's record, opened at now, and its charge, env.Price (zero when
 // unmetered), in one step. It reports the balance after the charge and
 // whether money moved. When the store's answer is lost (unreachable,
 // context ended mid-call) the record is failed, which refunds it, before
 // open returns, or left to the reconciler, which refunds it: money never
 // stays taken without a record.
-func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared) (Money, bool, error) {
+func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared, now time.Time) (Money, bool, error) {
 	env := p.env
-	now := n.now()
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
 		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now}
