@@ -363,9 +363,9 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 	n.observe(ctx, e)
 }
 
-// open writes the message's record, opened at now, and its charge, env.Price (zero when
-// unmetered), in one step. It reports the balance after the charge and
-// whether money moved. When the store's answer is lost (unreachable,
+// open writes the message's record, opened at now, and its charge,
+// env.Price (zero when unmetered), in one step. It reports the balance
+// after the charge and whether money moved. When the store's answer is lost (unreachable,
 // context ended mid-call) the record is failed, which refunds it, before
 // open returns, or left to the reconciler, which refunds it: money never
 // stays taken without a record.
