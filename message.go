@@ -271,16 +271,16 @@ type MessageUpdate struct {
 //
 // Amounts are in the account's currency; another currency is
 // InvalidArgument. Methods are safe for concurrent use and do not retain
-// their arguments; records they return are copies the caller may keep.
+// their arguments, but for the record Open takes; records they return are
+// copies the caller may keep.
 type Ledger interface {
 	// Balance returns the account's balance; an account without a
 	// wallet is NotFound.
 	Balance(ctx context.Context, account string) (Balance, error)
 
 	// Credit adds amount (> 0) to the account's wallet under ref
-	// (non-empty, else InvalidArgument): top-ups, and the Notifier's
-	// failover price cuts ("adjust:<id>") where a move does not make them.
-	// A ref already recorded with the same amount returns the balance
+	// (non-empty, else InvalidArgument): top-ups (the Notifier's refunds
+	// and price cuts are made by Move, with the record). A ref already recorded with the same amount returns the balance
 	// recorded with it and moves no money, so a retried call never credits
 	// twice; the same ref with another amount is Conflict. A credit that
 	// would overflow int64 fails and moves nothing. An account without a
@@ -297,6 +297,10 @@ type Ledger interface {
 	// InvalidArgument, a record of the ID already there Conflict; then
 	// nothing is written. Any other error leaves the outcome unknown: the
 	// record and its debit are both there or both missing.
+	//
+	// Open takes m: a store may keep it as the record rather than a copy
+	// (memstore does, which saves each send a copy of the record), so the
+	// caller must not use or change m after the call, whatever it answers.
 	Open(ctx context.Context, m *Message) (Balance, error)
 
 	// Move moves the account's record id to u.State when CanMove allows it

@@ -380,7 +380,7 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	}
 	b, err := n.ledger.Open(ctx, m)
 	if err == nil {
-		return b.Available, m.Charge.Minor > 0, nil
+		return b.Available, env.Price.Minor > 0, nil // not m's: Open took m
 	}
 	switch CodeOf(err) {
 	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict:

@@ -108,7 +108,8 @@ func (s *Ledger) shard(id string) *messageShard {
 }
 
 // Open writes m as a pending record and debits m.Charge, as
-// notify.Ledger documents. Besides the store's own errors, an ended
+// notify.Ledger documents: m itself becomes the record, and is left
+// untouched when Open fails. Besides the store's own errors, an ended
 // context is its Canceled or DeadlineExceeded error, with nothing written.
 func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
 	if err := ctx.Err(); err != nil {
@@ -120,14 +121,6 @@ func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, e
 	if m.Charge.Minor < 0 {
 		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message %q: a charge must not be negative", m.ID)
 	}
-	rec := cloneMessage(m)
-	rec.State = notify.StatePending
-	rec.UpdatedAt = m.CreatedAt
-	// Room for the steps of a send (pending, attempting, sent, a report),
-	// so that moving a record seldom grows its history.
-	rec.History = make([]notify.StateChange, 1, 4)
-	rec.History[0] = notify.StateChange{State: notify.StatePending, At: m.CreatedAt}
-
 	sh := s.shard(m.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -141,7 +134,13 @@ func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, e
 			return notify.Balance{}, err
 		}
 	}
-	sh.records[m.ID] = rec
+	m.State = notify.StatePending
+	m.UpdatedAt = m.CreatedAt
+	// Room for the steps of a send (pending, attempting, sent, a report),
+	// so that moving a record seldom grows its history.
+	m.History = make([]notify.StateChange, 1, 4)
+	m.History[0] = notify.StateChange{State: notify.StatePending, At: m.CreatedAt}
+	sh.records[m.ID] = m
 	if m.IdempotencyKey != "" {
 		s.byKey.add(idemKey{m.Account, m.IdempotencyKey}, m.ID)
 	}

@@ -403,25 +403,27 @@ func (a *auditLedger) Credit(ctx context.Context, account string, m notify.Money
 }
 
 func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+	// Open takes m (the store may keep it as the record): read it first.
+	id, charge, request := m.ID, m.Charge, m.Request
 	b, err := a.Ledger.Open(ctx, m)
 	a.mu.Lock()
-	a.opened = append(a.opened, m.ID) // an error may leave the record written
+	a.opened = append(a.opened, id) // an error may leave the record written
 	a.mu.Unlock()
 	if err != nil {
 		return b, err
 	}
-	if m.Charge.Minor > 0 {
-		a.w.note(a.w.debits, m.ID, m.Charge, b, nil)
+	if charge.Minor > 0 {
+		a.w.note(a.w.debits, id, charge, b, nil)
 	}
-	if a.crashing.Load() && m.Request != notify.KindOTP {
+	if a.crashing.Load() && request != notify.KindOTP {
 		a.mu.Lock()
 		switch x := a.r.IntN(50); {
 		case x == 0:
-			a.crashAt[m.ID] = notify.StatePending
+			a.crashAt[id] = notify.StatePending
 		case x == 1:
-			a.crashAt[m.ID] = notify.StateAttempting
+			a.crashAt[id] = notify.StateAttempting
 		case x < 17:
-			a.downAt[m.ID] = storeDownMoves
+			a.downAt[id] = storeDownMoves
 		}
 		a.mu.Unlock()
 	}

@@ -488,11 +488,12 @@ func (l *dlrLoop) sharedBatch(t *testing.T) string {
 		{ID: "m-1", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9876543210", Provider: smsgateway.DefaultName, CreatedAt: now},
 		{ID: "m-2", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9812345678", Provider: smsgateway.DefaultName, CreatedAt: now},
 	} {
+		id := m.ID
 		if _, err := l.records.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 		for _, st := range []notify.MessageState{notify.StateAttempting, notify.StateSent} {
-			if _, err := l.records.Move(ctx, "acme", m.ID, notify.MessageUpdate{State: st, At: now, ProviderMessageID: shared}); err != nil {
+			if _, err := l.records.Move(ctx, "acme", id, notify.MessageUpdate{State: st, At: now, ProviderMessageID: shared}); err != nil {
 				t.Fatal(err)
 			}
 		}
