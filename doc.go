@@ -62,7 +62,7 @@
 // prepared Envelope is its Content, in the channel's own type
 // (sms.MessageOf(env) reads an SMS). Report takes the vendors' delivery
 // reports, which move a record on after the send (delivered, read, or
-// failed and refunded by the RefundPolicy).
+// failed, and refunded unless its channel keeps the charge: ReportHandler).
 //
 // # Money
 //

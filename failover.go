@@ -15,20 +15,43 @@ import (
 // sending it again. One message is sent again at most once.
 const failoverKeyPrefix = "failover:"
 
-// ReportHandler is an optional interface of a Channel whose messages a
-// failed delivery report may bring to send again, another way: the chat
-// channel sends a cloud message the vendor could not deliver (131047,
-// outside the 24-hour window) once more through the QR gateway. The
-// Notifier calls it when a report with DeliveryReport.Failover moves a
-// record with a Resend (what the channel's Prepare kept in
-// Envelope.Resend) to failed, and sends what it returns as a new message:
-// priced, charged and recorded like any other, keyed so that it goes out
-// at most once.
+// ReportHandler is an optional interface of a Channel that decides what a
+// failed delivery report of one of its messages means beyond the failure
+// itself: whether the charge comes back, and whether the message goes
+// again another way. A channel without it has every such failure
+// refunded and nothing sent again.
+//
+// The SMS channel keeps the charge (SMS vendors bill a message when they
+// submit it to the operator); the chat channel refunds (the cloud API does
+// not bill a message it reports failed) and sends a cloud message the
+// vendor could not deliver (131047, outside the 24-hour window) once more
+// through the QR gateway. Methods must be safe for concurrent use.
 type ReportHandler interface {
+	// Refund reports whether m, which its vendor accepted (or whose send
+	// had an unknown outcome) and report r now fails, gets its charge
+	// back. It is asked for every failed report of a record (m as it
+	// stands), and the answer counts only for the report that moves the
+	// record, once: a repeated report changes nothing. It must be quick.
+	Refund(m *Message, r *DeliveryReport) bool
+
 	// Failed returns the request that sends m again, with key as its
 	// idempotency key, after report r failed it; nil when m is not to be
-	// sent again. An error means m.Resend cannot be read.
+	// sent again. The Notifier asks only when a report with
+	// DeliveryReport.Failover moves a record with a Resend (what the
+	// channel's Prepare kept in Envelope.Resend) to failed, and sends what
+	// it returns as a new message: priced, charged and recorded like any
+	// other, keyed so that it goes out at most once. An error means
+	// m.Resend cannot be read.
 	Failed(ctx context.Context, m *Message, r *DeliveryReport, key string) (Request, error)
+}
+
+// refunds reports whether the failure r reports of m, accepted before,
+// gives its charge back: as m's channel's ReportHandler says, else yes.
+func (n *Notifier) refunds(m *Message, r *DeliveryReport) bool {
+	if rh, ok := n.channels[m.Kind].(ReportHandler); ok {
+		return rh.Refund(m, r)
+	}
+	return true
 }
 
 // failover sends m, which a report failed for a reason another way of its

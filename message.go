@@ -165,7 +165,7 @@ type Message struct {
 	Resend []byte
 	// Refunded reports that the charge was credited back, when the record
 	// moved to failed (a failure reported after acceptance may keep it:
-	// see RefundPolicy).
+	// see ReportHandler.Refund).
 	Refunded bool
 	// History lists the states the record entered, with when, oldest
 	// first; the first entry is pending.

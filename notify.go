@@ -23,7 +23,6 @@ type Notifier struct {
 	pricer           Pricer // nil: unmetered
 	idem             IdempotencyStore
 	settleAfter      time.Duration
-	refundPolicy     RefundPolicy
 	observers        []Observer
 	rate             Limiter // per account; nil: none
 	otpThrottle      Limiter // per account and recipient; nil: none
@@ -283,8 +282,7 @@ func New(accounts AccountStore, ledger Ledger, opts ...Option) (*Notifier, error
 		now:      time.Now,
 		newID:    newMessageID,
 
-		settleAfter:  DefaultSettleAfter,
-		refundPolicy: DefaultRefundPolicy,
+		settleAfter: DefaultSettleAfter,
 	}
 	for i, opt := range opts {
 		if opt == nil {

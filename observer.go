@@ -50,7 +50,7 @@ type Event struct {
 	// charge of a send that failed (StateFailed with Receipt.Cost zero),
 	// the price cut of a chat failover through a cheaper gateway
 	// (StateSent), the charge of a message a delivery report failed when
-	// the RefundPolicy refunds it, of a send Notifier.Reconcile found
+	// its channel refunds it (ReportHandler), of a send Notifier.Reconcile found
 	// abandoned before its vendor was called, or of a refused send whose
 	// refund was written late (see "Events after the send" above). Zero
 	// otherwise, and always for a dual OTP's combined receipt (its legs'

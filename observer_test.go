@@ -65,7 +65,7 @@ func TestEventsAccountForEveryMinorUnit(t *testing.T) {
 }
 
 // TestReportedFailureRefundIsInTheEvent: a chat message reported failed
-// is refunded (DefaultRefundPolicy), an SMS keeps its charge; the report's
+// is refunded (its channel says so), an SMS keeps its charge; the report's
 // event says which.
 func TestReportedFailureRefundIsInTheEvent(t *testing.T) {
 	l := &ledger{}

@@ -26,6 +26,9 @@ type testChannel struct {
 	provider notify.Provider
 	// prepareErr, when set, is what Prepare answers.
 	prepareErr error
+	// refund, when set, is what Refund answers; else an SMS keeps its
+	// charge and a chat message gets it back, as the real channels say.
+	refund func(m *notify.Message, r *notify.DeliveryReport) bool
 }
 
 func (c *testChannel) Kind() notify.Kind { return c.kind }
@@ -75,6 +78,14 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 		return nil, err
 	}
 	return env, nil
+}
+
+// Refund implements notify.ReportHandler.
+func (c *testChannel) Refund(m *notify.Message, r *notify.DeliveryReport) bool {
+	if c.refund != nil {
+		return c.refund(m, r)
+	}
+	return c.kind != notify.KindSMS
 }
 
 // Failed implements notify.ReportHandler as the chat channel does: a

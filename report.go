@@ -74,36 +74,6 @@ type Reporter interface {
 	Report(ctx context.Context, r *DeliveryReport) (*ReportResult, error)
 }
 
-// RefundPolicy reports whether a message that a vendor accepted and later
-// reported failed (r) gets its charge back. It is asked for every failed
-// report of a record (m as it stands, failed already for a repeated
-// report), and the answer counts only for the report that moves the
-// record, once: a repeated report changes nothing. A message whose send had an unknown outcome is
-// asked too: the report is the first word on it. It must be quick and
-// safe for concurrent use.
-type RefundPolicy func(m *Message, r *DeliveryReport) bool
-
-// DefaultRefundPolicy refunds every failure reported after acceptance
-// except an SMS's: SMS vendors bill a message when they submit it to the
-// operator, so an undelivered SMS was paid for (Indian bulk SMS vendors
-// do); chat vendors bill only what they deliver (the cloud API does not
-// bill a message it reports failed), and e-mail is not billed per message.
-// The report reaches an SMS only after its submission, so an SMS with an
-// unknown outcome that a report names keeps its charge too.
-func DefaultRefundPolicy(m *Message, _ *DeliveryReport) bool { return m.Kind != KindSMS }
-
-// WithRefundPolicy sets the policy for failures reported after acceptance
-// (Notifier.Report). Default: DefaultRefundPolicy.
-func WithRefundPolicy(p RefundPolicy) Option {
-	return func(n *Notifier) error {
-		if p == nil {
-			return errors.New("WithRefundPolicy: nil policy")
-		}
-		n.refundPolicy = p
-		return nil
-	}
-}
-
 // MessageRef returns the reference a provider gives a vendor that echoes
 // one in its reports (the cloud API's biz_opaque_callback_data), so that
 // a report can name the message even when the send's answer was lost.
@@ -132,8 +102,9 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // repeated safely: money moves at most once per record.
 //
 // A failed report moves the record to failed with ErrorCode
-// CodeRejected, the vendor's code and text, and refunds the charge when
-// the RefundPolicy says so (WithRefundPolicy). Observers get StateSent
+// CodeRejected, the vendor's code and text, and refunds the charge unless
+// the message's channel says to keep it (ReportHandler.Refund: the SMS
+// channel keeps it). Observers get StateSent
 // (an unknown record reported sent), StateDelivered, StateRead or
 // StateFailed, with the record's receipt and the report.
 //
@@ -318,7 +289,7 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 		}
 		failure = &Error{Code: CodeRejected, Op: "notify.Report", Provider: r.Provider, Err: errors.New(text)}
 		u.ErrorCode, u.Error, u.VendorCode = CodeRejected, failure.Error(), r.VendorCode
-		u.KeepCharge = !n.refundPolicy(m, r)
+		u.KeepCharge = !n.refunds(m, r)
 	}
 	mv, err := n.ledger.Move(ctx, m.Account, m.ID, u)
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/provider/memprovider"
 )
 
 // reportEvents keeps the events of Notifier.Report, as "type:state".
@@ -162,10 +163,12 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 
 	// An app whose SMS vendor refunds undelivered messages says so.
 	var asked []notify.MessageState
-	r2, _ := newReportRig(t, notify.WithRefundPolicy(func(m *notify.Message, _ *notify.DeliveryReport) bool {
-		asked = append(asked, m.State)
-		return true
-	}))
+	refunding := &testChannel{kind: notify.KindSMS, provider: memprovider.New("memsms"),
+		refund: func(m *notify.Message, _ *notify.DeliveryReport) bool {
+			asked = append(asked, m.State)
+			return true
+		}}
+	r2, _ := newReportRig(t, notify.WithChannel(refunding))
 	sent, err = r2.n.Send(context.Background(), smsReq("to a DND number"))
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +473,7 @@ func (f failingComplete) Complete(ctx context.Context, account, key string, r *n
 }
 
 // A message the vendor accepted and later reported failed (the SMS was
-// billed, DefaultRefundPolicy keeps the charge) went out. A repeat of its
+// billed, the SMS channel keeps the charge) went out. A repeat of its
 // abandoned key must not send it again.
 func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 	r := newRecordRig(t, nil)

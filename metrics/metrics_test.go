@@ -135,7 +135,7 @@ func TestReportsAndLatency(t *testing.T) {
 	want(t, reg, 1, "notify_webhook_reports_total", "provider", "sms", "status", "delivered")
 	want(t, reg, 1, "notify_webhook_reports_total", "provider", "cloudchat", "status", "failed")
 	want(t, reg, 1, "notify_delivery_latency_seconds", "kind", "sms", "provider", "sms")
-	// The chat message failed by report is refunded (DefaultRefundPolicy).
+	// The chat message failed by report is refunded (chat.Channel.Refund).
 	want(t, reg, float64(chat.Cost.Minor), "notify_refunded_minor_total", "currency", "INR")
 
 	fams, err := reg.Gather()

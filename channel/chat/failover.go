@@ -28,6 +28,11 @@ func resendOf(r *Request, msg *Message, carriesOTP bool) []byte {
 	return b
 }
 
+// Refund implements notify.ReportHandler: a chat message a delivery report
+// fails gets its charge back (the cloud API does not bill a message it
+// reports failed, and the QR gateway bills nothing per message).
+func (c *Channel) Refund(*notify.Message, *notify.DeliveryReport) bool { return true }
+
 // Failed implements notify.ReportHandler: a cloud message that a report
 // failed for a reason the QR gateway can overcome (the report's Failover,
 // such as 131047, outside the 24-hour window) is sent once more, through

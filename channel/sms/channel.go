@@ -50,6 +50,13 @@ type Config struct {
 	// operator's scrubber, after the message was charged (the vendor's
 	// refusal is refunded). Default false: such requests are refused.
 	AllowUnregisteredDLT bool
+	// RefundReportedFailures gives the charge of a message back when a
+	// delivery report fails it after the vendor accepted it, for a vendor
+	// that refunds undelivered SMS. Default false: SMS vendors bill a
+	// message when they submit it to the operator (Indian bulk SMS vendors
+	// do), so an undelivered SMS was paid for, and its charge stands
+	// (Channel.Refund).
+	RefundReportedFailures bool
 }
 
 // DefaultOTPText is the default Config.OTPText: "482913 is your ACME
@@ -72,6 +79,7 @@ type Channel struct {
 	otpText      func(code, brand string) string
 	maxSegments  int
 	unregistered bool
+	refunds      bool
 }
 
 // New returns a Channel that sends through cfg.Provider. It fails when the
@@ -90,6 +98,7 @@ func New(cfg Config) (*Channel, error) {
 		otpText:      cfg.OTPText,
 		maxSegments:  cfg.MaxSegments,
 		unregistered: cfg.AllowUnregisteredDLT,
+		refunds:      cfg.RefundReportedFailures,
 	}
 	if c.otpText == nil {
 		c.otpText = DefaultOTPText

@@ -141,8 +141,8 @@
 // compared in constant time. Each status becomes a notify.DeliveryReport
 // (sent, delivered, read, failed; "played" counts as read; others, such
 // as deleted, are ignored) handed to WebhookConfig.Reporter, usually the
-// Notifier: the message moves on, a failure is refunded as the
-// Notifier's RefundPolicy says (chat failures are, by default), and a
+// Notifier: the message moves on, a failure is refunded (the chat
+// channel's notify.ReportHandler says so), and a
 // repeated or late report changes nothing. Each message is sent with
 // notify.MessageRef as its biz_opaque_callback_data, which the vendor
 // echoes, so a status also names a message whose send had an unknown

@@ -179,8 +179,8 @@
 //	-1 ERROR             failed, with VendorCode "ack:-1" and the payload's
 //	                     error as its text (else "the gateway reported an
 //	                     error delivering the message"); the Notifier
-//	                     refunds it as its RefundPolicy says (chat failures
-//	                     are refunded by default)
+//	                     refunds it, as the chat channel says
+//	                     (chat.Channel.Refund)
 //	0 PENDING, others    ignored
 //
 // Only acks of messages the session sent (fromMe) are reports. Other

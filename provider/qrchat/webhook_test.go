@@ -188,7 +188,7 @@ func TestWebhookWholeLoop(t *testing.T) {
 }
 
 // TestWebhookErrorAckFailsAndRefundsOnce: an ERROR ack fails the message
-// and refunds it (chat failures are refunded by DefaultRefundPolicy);
+// and refunds it (the chat channel refunds chat failures);
 // the gateway's retries of the same event change nothing, nor does a
 // later ack.
 func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {

@@ -34,7 +34,7 @@ func BenchmarkBulkSMS(b *testing.B) {
 		if err := w.Open("acme", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
 			b.Fatal(err)
 		}
-		n := newNotifier(b, p, memstore.NewLedger(w))
+		n := newNotifier(b, p, memstore.NewLedger(w), nil)
 		return n, vendor
 	}
 	ctx := context.Background()

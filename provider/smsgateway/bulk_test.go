@@ -76,7 +76,7 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := newNotifier(t, p, l.records)
+	n := newNotifier(t, p, l.records, nil)
 	to := make([]string, 10)
 	for i := range to {
 		to[i] = fmt.Sprintf("98765%05d", i)

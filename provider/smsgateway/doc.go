@@ -185,8 +185,8 @@
 // them: a repeated, late or out-of-order report changes nothing.
 //
 // An undelivered SMS keeps its charge by default: the vendor bills the
-// submission (see notify.DefaultRefundPolicy, and
-// notify.WithRefundPolicy where your vendor refunds).
+// submission (sms.Channel.Refund; set sms.Config.RefundReportedFailures
+// where your vendor refunds).
 //
 // Package smsgatewaytest has a fake vendor, on httptest, that checks
 // requests the way the vendor does and answers with its bodies, and posts

@@ -61,7 +61,7 @@ func TestBusyRefusalsChargeNothing(t *testing.T) {
 	}
 	records := memstore.NewLedger(w)
 	const attempts = 3
-	n := newNotifier(t, p, records,
+	n := newNotifier(t, p, records, nil,
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 	v.RefuseNext(-1, http.StatusServiceUnavailable, 503, "busy")
 

@@ -46,12 +46,13 @@ type dlrLoop struct {
 // newDLRLoop starts the loop; auto is the fake's Config.AutoDLR.
 func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 	t.Helper()
-	return newWrappedDLRLoop(t, auto, nil, opts...)
+	return newWrappedDLRLoop(t, auto, nil, nil, opts...)
 }
 
 // newWrappedDLRLoop is newDLRLoop with the Notifier's Ledger wrapped by
-// wrap, when it is not nil (records stays the Ledger itself).
-func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notify.Ledger, opts ...notify.Option) *dlrLoop {
+// wrap, when it is not nil (records stays the Ledger itself), and the SMS
+// channel's configuration changed by smsCfg, when it is not nil.
+func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notify.Ledger, smsCfg func(*sms.Config), opts ...notify.Option) *dlrLoop {
 	t.Helper()
 	mux := http.NewServeMux()
 	receiver := httptest.NewServer(mux)
@@ -73,7 +74,7 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notif
 	if wrap != nil {
 		ledger = wrap(l.records)
 	}
-	l.n = newNotifier(t, p, ledger, opts...)
+	l.n = newNotifier(t, p, ledger, smsCfg, opts...)
 	l.hook, err = smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: l.n, Token: dlrToken})
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +89,13 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notif
 // newNotifier returns a Notifier sending SMS through p for the account
 // "acme" (vendor ID ACMEIN) at the stock INR prices, charging and
 // recording in ledger.
-func newNotifier(tb testing.TB, p notify.Provider, ledger notify.Ledger, opts ...notify.Option) *notify.Notifier {
+func newNotifier(tb testing.TB, p notify.Provider, ledger notify.Ledger, smsCfg func(*sms.Config), opts ...notify.Option) *notify.Notifier {
 	tb.Helper()
-	ch, err := sms.New(sms.Config{Provider: p})
+	cfg := sms.Config{Provider: p}
+	if smsCfg != nil {
+		smsCfg(&cfg)
+	}
+	ch, err := sms.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -242,10 +247,11 @@ func TestDLRUndeliveredKeepsTheCharge(t *testing.T) {
 	}
 }
 
-// TestDLRRefundPolicyRefundsOnce: where the vendor refunds, a policy that
-// refunds does so once, however often the failure is reported.
-func TestDLRRefundPolicyRefundsOnce(t *testing.T) {
-	l := newDLRLoop(t, "", notify.WithRefundPolicy(func(*notify.Message, *notify.DeliveryReport) bool { return true }))
+// TestDLRRefundReportedFailuresOnce: where the vendor refunds undelivered
+// SMS (sms.Config.RefundReportedFailures), the charge comes back once,
+// however often the failure is reported.
+func TestDLRRefundReportedFailuresOnce(t *testing.T) {
+	l := newWrappedDLRLoop(t, "", nil, func(c *sms.Config) { c.RefundReportedFailures = true })
 	opening := l.balance(t)
 	r := l.send(t, "9876543210")
 	if l.balance(t) != opening-r.Cost.Minor || r.Cost.Minor <= 0 {
@@ -388,7 +394,7 @@ func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 	l := newWrappedDLRLoop(t, "delivered", func(s notify.Ledger) notify.Ledger {
 		hold.Ledger = s
 		return hold
-	})
+	}, nil)
 	type answer struct {
 		r   *notify.Receipt
 		err error
