@@ -11,7 +11,7 @@ import "context"
 //
 // Implementations must be safe for concurrent use.
 type Channel interface {
-	// Kind is the kind of requests the channel handles, such as KindSMS;
+	// Kind is the kind of requests the channel handles, such as "sms" (sms.Kind);
 	// requests whose Kind() is this go to this channel. Not empty.
 	Kind() Kind
 

@@ -116,7 +116,7 @@ type Receipt struct {
 	IdempotencyKey string
 	CreatedAt      time.Time
 	// Legs holds one receipt per channel for the dual-channel OTP
-	// (Kind KindOTP), SMS first.
+	// (Kind "otp", otp.Kind), SMS first.
 	Legs []*Receipt
 }
 

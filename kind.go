@@ -1,16 +1,10 @@
 package notify
 
-// Kind names a channel: what sort of message a request asks for.
+// Kind names a channel: what sort of message a request asks for. Each
+// channel package names its own (sms.Kind is "sms", chat.Kind "chat",
+// email.Kind "email"; otp.Kind "otp" names the dual OTP's combined
+// receipt, which no Channel has); any package may define another.
 type Kind string
-
-// The channel kinds. KindOTP names only the combined receipt of the
-// dual-channel OTP (package channel/otp); no Channel has that kind.
-const (
-	KindSMS   Kind = "sms"
-	KindEmail Kind = "email"
-	KindChat  Kind = "chat"
-	KindOTP   Kind = "otp"
-)
 
 // PriceClass is the commercial category of a message: transactional
 // messages (OTPs, receipts, alerts) and promotional ones are priced apart.

@@ -124,8 +124,8 @@ type Message struct {
 	Account string
 	// Kind is the channel: sms, email or chat.
 	Kind Kind
-	// Request is the kind of request that sent it: Kind, or KindOTP for a
-	// leg of a dual OTP.
+	// Request is the kind of request that sent it: Kind, or "otp"
+	// (otp.Kind) for a leg of a dual OTP.
 	Request Kind
 	// To is the normalised recipient.
 	To    string
@@ -370,7 +370,7 @@ type Ledger interface {
 type RequestRecord struct {
 	ID      string
 	Account string
-	// Kind is the request's kind (KindOTP for the dual OTP).
+	// Kind is the request's kind ("otp", otp.Kind, for the dual OTP).
 	Kind Kind
 	// Bulk reports a Bulk request (one content to many recipients) rather
 	// than a Composite one; their receipts are combined differently.

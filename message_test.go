@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -82,8 +83,8 @@ func (r *recordRig) instance(t *testing.T) *notify.Notifier {
 	t.Helper()
 	r.events = &eventLog{}
 	n, err := notify.New(r.accounts, r.messages, append([]notify.Option{
-		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
-		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
+		notify.WithChannel(&testChannel{kind: sms.Kind, provider: r.sms}),
+		notify.WithChannel(&testChannel{kind: chat.Kind, provider: r.chat}),
 		notify.WithPrices(flatPricer{}),
 		notify.WithIdempotency(r.idem),
 		notify.WithSettleAfter(settleAfter),
@@ -723,7 +724,7 @@ func TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil {
 		t.Fatalf("repeat = %+v, %v; want the bulk receipt, unknown", rc, err)
 	}
-	if rc.Kind != notify.KindSMS || rc.To != "" || len(rc.Legs) != 3 || rc.Status != notify.StateUnknown {
+	if rc.Kind != sms.Kind || rc.To != "" || len(rc.Legs) != 3 || rc.Status != notify.StateUnknown {
 		t.Fatalf("repeat answered %+v with %d legs; want the bulk receipt of 3 recipients", rc, len(rc.Legs))
 	}
 	if l := rc.Legs[0]; l.MessageID != first.ID || l.Status != notify.StateUnknown || l.Cost.Minor != 25 {
@@ -766,13 +767,13 @@ func TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs(t *testing.T) {
 	r.clock.advance(settleAfter + time.Second)
 	n2 := r.instance(t)
 	rc, err := n2.Send(context.Background(), req)
-	if rc == nil || rc.Kind != notify.KindOTP || len(rc.Legs) != 2 {
+	if rc == nil || rc.Kind != otp.Kind || len(rc.Legs) != 2 {
 		t.Fatalf("repeat = %+v, %v; want the dual receipt with both legs", rc, err)
 	}
-	if l := rc.Legs[0]; l.Kind != notify.KindSMS || l.MessageID != first.ID || l.Status != notify.StateUnknown {
+	if l := rc.Legs[0]; l.Kind != sms.Kind || l.MessageID != first.ID || l.Status != notify.StateUnknown {
 		t.Errorf("SMS leg = %+v; want the message at the vendor, unknown", l)
 	}
-	if l := rc.Legs[1]; l.Kind != notify.KindChat || l.MessageID == "" || l.Status == "" {
+	if l := rc.Legs[1]; l.Kind != chat.Kind || l.MessageID == "" || l.Status == "" {
 		t.Errorf("chat leg = %+v; want the chat part's record", l)
 	}
 	if got := vendor.calls.Load(); got != 1 {

@@ -20,7 +20,7 @@ import (
 // not log it whole.
 //
 // A Composite request (the dual OTP) gives each leg's events, with its envelope, and
-// then one event for the combined receipt (Kind KindOTP), whose Envelope
+// then one event for the combined receipt (Kind "otp", otp.Kind), whose Envelope
 // is nil.
 //
 // Events after the send come from Notifier.Report (Report set, Envelope

@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // ledger follows the money the events say moved: what a StatePending event
@@ -100,11 +101,11 @@ func TestRefusalsAreEvents(t *testing.T) {
 	r := newRig(t, notify.WithObserver(l),
 		notify.WithRateLimit(newCountLimiter(2)), notify.WithOTPThrottle(newCountLimiter(1)))
 	ctx := context.Background()
-	otp := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"}
-	if _, err := r.n.Send(ctx, otp); err != nil {
+	code := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"}
+	if _, err := r.n.Send(ctx, code); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.n.Send(ctx, otp); notify.CodeOf(err) != notify.CodeRateLimited || !errors.Is(err, notify.ErrOTPThrottled) {
+	if _, err := r.n.Send(ctx, code); notify.CodeOf(err) != notify.CodeRateLimited || !errors.Is(err, notify.ErrOTPThrottled) {
 		t.Fatalf("second OTP: %v, want the throttle's refusal", err)
 	}
 	if _, err := r.n.Send(ctx, smsReq("one")); err != nil {
@@ -118,12 +119,12 @@ func TestRefusalsAreEvents(t *testing.T) {
 	}
 	throttled, limited := l.refused[0], l.refused[1]
 	if !errors.Is(throttled.Err, notify.ErrOTPThrottled) || throttled.Envelope != nil ||
-		throttled.Receipt.Kind != notify.KindOTP || throttled.Receipt.MessageID != "" ||
+		throttled.Receipt.Kind != otp.Kind || throttled.Receipt.MessageID != "" ||
 		throttled.Receipt.Status != notify.StateFailed || throttled.Receipt.ErrorCode != notify.CodeRateLimited {
 		t.Fatalf("throttle event: %+v, receipt %+v", throttled, throttled.Receipt)
 	}
 	if !errors.Is(limited.Err, notify.ErrRateLimited) || errors.Is(limited.Err, notify.ErrOTPThrottled) ||
-		limited.Envelope == nil || limited.Receipt.Kind != notify.KindSMS || limited.Receipt.To == "" {
+		limited.Envelope == nil || limited.Receipt.Kind != sms.Kind || limited.Receipt.To == "" {
 		t.Fatalf("rate limit event: %+v, receipt %+v", limited, limited.Receipt)
 	}
 	if spent := opening - r.balance(t); l.net() != spent {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -48,7 +49,7 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 			return context.Background()
 		}, nil, nil},
 		{"success without a message ID", func(r *rig) context.Context { return context.Background() }, nil,
-			[]notify.Option{notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: noIDProvider{}})}},
+			[]notify.Option{notify.WithChannel(&testChannel{kind: sms.Kind, provider: noIDProvider{}})}},
 		{"attempt timeout mid-call", func(r *rig) context.Context {
 			r.sms.SetHandler(blockUntilDone)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -213,7 +214,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 		t.Fatalf("repeat = %+v, %v, balance %d", again, err, r.balance(t))
 	}
 	for i, want := range []notify.MessageState{notify.StateFailed, notify.StateUnknown} {
-		if m, err := r.n.Message(context.Background(), "acme", rc.Legs[i].MessageID); err != nil || m.State != want || m.Request != notify.KindOTP {
+		if m, err := r.n.Message(context.Background(), "acme", rc.Legs[i].MessageID); err != nil || m.State != want || m.Request != otp.Kind {
 			t.Fatalf("record of leg %d: %+v, %v; want %s, of an otp request", i, m, err, want)
 		}
 	}
@@ -226,7 +227,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 type panickyLedger struct{ notify.Ledger }
 
 func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
-	if m.Kind == notify.KindChat {
+	if m.Kind == chat.Kind {
 		panic("ledger bug")
 	}
 	return l.Ledger.Open(ctx, m)
@@ -270,7 +271,7 @@ func TestNewRefusesNilOptions(t *testing.T) {
 // the first receipt and its unknown error, never "unavailable", which
 // would tell the client it may send again under a new key.
 func TestRepeatIsAnsweredBeforePrepare(t *testing.T) {
-	ch := &testChannel{kind: notify.KindSMS}
+	ch := &testChannel{kind: sms.Kind}
 	r := newRig(t, notify.WithChannel(ch)) // replaces the rig's SMS channel
 	ch.provider = r.sms
 	r.sms.FailNext(1, notify.CodeOutcomeUnknown)

@@ -85,7 +85,7 @@ func (c *testChannel) Refund(m *notify.Message, r *notify.DeliveryReport) bool {
 	if c.refund != nil {
 		return c.refund(m, r)
 	}
-	return c.kind != notify.KindSMS
+	return c.kind != sms.Kind
 }
 
 // Failed implements notify.ReportHandler as the chat channel does: a
@@ -109,7 +109,7 @@ type flatPricer struct{}
 
 func (flatPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
 	per := int64(25)
-	if env.Kind == notify.KindChat {
+	if env.Kind == chat.Kind {
 		per = 40
 		if env.Route == string(chat.GatewayQR) {
 			per = 10
@@ -135,7 +135,7 @@ type eventLog struct {
 func (l *eventLog) Observe(_ context.Context, e notify.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	kind := notify.KindOTP // a dual OTP's combined receipt has no envelope
+	kind := otp.Kind // a dual OTP's combined receipt has no envelope
 	if e.Envelope != nil {
 		kind = e.Envelope.Kind
 	}
@@ -181,8 +181,8 @@ func newRigLedger(t *testing.T, wrap func(notify.Ledger) notify.Ledger, opts ...
 		r.ledger = wrap(r.ledger)
 	}
 	base := []notify.Option{
-		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: r.sms}),
-		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: r.chat}),
+		notify.WithChannel(&testChannel{kind: sms.Kind, provider: r.sms}),
+		notify.WithChannel(&testChannel{kind: chat.Kind, provider: r.chat}),
 		notify.WithPrices(flatPricer{}),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
 		notify.WithObserver(r.events),
@@ -505,7 +505,7 @@ func TestDualOTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rc.Kind != notify.KindOTP || len(rc.Legs) != 2 || rc.Legs[0].Kind != notify.KindSMS || rc.Legs[1].Kind != notify.KindChat ||
+		if rc.Kind != otp.Kind || len(rc.Legs) != 2 || rc.Legs[0].Kind != sms.Kind || rc.Legs[1].Kind != chat.Kind ||
 			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != notify.StateSent {
 			t.Fatalf("receipt = %+v", rc)
 		}
@@ -585,7 +585,7 @@ func TestUnmeteredAndBalance(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := memprovider.New("mem")
-	n, err := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: p}))
+	n, err := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(&testChannel{kind: sms.Kind, provider: p}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -633,8 +633,8 @@ func TestIdempotencyKeyNeedsAStore(t *testing.T) {
 	}
 	smsP, chatP := memprovider.New("memsms"), memprovider.New("memchat")
 	n, err := notify.New(accounts, memstore.NewLedger(wal),
-		notify.WithChannel(&testChannel{kind: notify.KindSMS, provider: smsP}),
-		notify.WithChannel(&testChannel{kind: notify.KindChat, provider: chatP}),
+		notify.WithChannel(&testChannel{kind: sms.Kind, provider: smsP}),
+		notify.WithChannel(&testChannel{kind: chat.Kind, provider: chatP}),
 		notify.WithPrices(flatPricer{}))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 )
 
@@ -163,7 +164,7 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 
 	// An app whose SMS vendor refunds undelivered messages says so.
 	var asked []notify.MessageState
-	refunding := &testChannel{kind: notify.KindSMS, provider: memprovider.New("memsms"),
+	refunding := &testChannel{kind: sms.Kind, provider: memprovider.New("memsms"),
 		refund: func(m *notify.Message, _ *notify.DeliveryReport) bool {
 			asked = append(asked, m.State)
 			return true

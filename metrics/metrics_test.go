@@ -196,13 +196,13 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &notify.Envelope{Kind: notify.KindSMS, Price: notify.Money{Minor: 25, Currency: notify.INR()}}
+	env := &notify.Envelope{Kind: sms.Kind, Price: notify.Money{Minor: 25, Currency: notify.INR()}}
 	events := []notify.Event{
 		{Type: notify.StatePending, Envelope: env},
-		{Type: notify.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms"}},
-		{Type: notify.StateFailed, Envelope: env, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms"},
+		{Type: notify.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms"}},
+		{Type: notify.StateFailed, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms"},
 			Refund: notify.Money{Minor: 25, Currency: notify.INR()}},
-		{Type: notify.StateDelivered, Receipt: &notify.Receipt{Kind: notify.KindSMS, Provider: "sms", CreatedAt: time.Now()},
+		{Type: notify.StateDelivered, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms", CreatedAt: time.Now()},
 			Report: &notify.DeliveryReport{Provider: "sms", State: notify.StateDelivered, At: time.Now().Add(time.Second)}},
 	}
 	ctx := context.Background()

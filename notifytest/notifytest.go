@@ -211,11 +211,11 @@ func (k *Kit) AssertSent(t testing.TB, kind notify.Kind, n int) {
 	t.Helper()
 	var got int
 	switch kind {
-	case notify.KindSMS:
+	case sms.Kind:
 		got = k.SMS.Len()
-	case notify.KindEmail:
+	case email.Kind:
 		got = k.Email.Len()
-	case notify.KindChat:
+	case chat.Kind:
 		got = k.Cloud.Len() + k.QR.Len()
 	default:
 		t.Fatalf("notifytest: AssertSent of unknown kind %q", kind)

@@ -33,8 +33,8 @@ func TestKitSendsAndCharges(t *testing.T) {
 	if err != nil || len(otp.Legs) != 2 {
 		t.Fatalf("dual OTP: %+v, %v", otp, err)
 	}
-	kit.AssertSent(t, notify.KindSMS, 2)
-	kit.AssertSent(t, notify.KindChat, 1)
+	kit.AssertSent(t, sms.Kind, 2)
+	kit.AssertSent(t, chat.Kind, 1)
 	if c := kit.LastChat(t); chat.MessageOf(c).OTP != "482913" {
 		t.Fatalf("chat leg = %+v", chat.MessageOf(c))
 	}
@@ -55,7 +55,7 @@ func TestKitSendsAndCharges(t *testing.T) {
 	if m := kit.LastEmail(t); m.To != "asha@example.com" || email.MessageOf(m).Subject == "" || email.MessageOf(m).HTML == "" || email.MessageOf(m).Text == "" {
 		t.Fatalf("e-mail = %+v", email.MessageOf(m))
 	}
-	kit.AssertSent(t, notify.KindEmail, 1)
+	kit.AssertSent(t, email.Kind, 1)
 }
 
 func TestKitOptionsAndFailures(t *testing.T) {
@@ -64,7 +64,7 @@ func TestKitOptionsAndFailures(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeInsufficientFunds {
 		t.Fatalf("err = %v", err)
 	}
-	kit.AssertSent(t, notify.KindSMS, 0)
+	kit.AssertSent(t, sms.Kind, 0)
 
 	kit = notifytest.New(t)
 	kit.SMS.FailNext(1, notify.CodeRejected)
@@ -95,7 +95,7 @@ func TestAssertionsFail(t *testing.T) {
 		t.Error("AssertBalance passed on a wrong balance")
 	}
 	r.failed = false
-	kit.AssertSent(r, notify.KindEmail, 1)
+	kit.AssertSent(r, email.Kind, 1)
 	if !r.failed {
 		t.Error("AssertSent passed on a wrong count")
 	}

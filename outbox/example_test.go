@@ -43,7 +43,7 @@ func Example() {
 	mux.Handle("/outbox/", box)
 	// http.ListenAndServe("127.0.0.1:8080", mux) and open /outbox.
 
-	for _, m := range box.Messages(outbox.Filter{Kind: notify.KindSMS}) {
+	for _, m := range box.Messages(outbox.Filter{Kind: sms.Kind}) {
 		fmt.Println(m.To, m.Status, m.SMS.Text, m.SMS.Encoding, m.SMS.Segments)
 	}
 	// Output: 9876543210 sent Your parcel ships today gsm7 1

@@ -15,6 +15,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -98,7 +100,7 @@ func (o *Outbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (o *Outbox) render(w http.ResponseWriter, r *http.Request, name string) {
 	q := r.URL.Query()
 	v := view{Base: o.base, To: q.Get("to"), Kind: q.Get("kind"),
-		Kinds: []string{string(notify.KindSMS), string(notify.KindEmail), string(notify.KindChat)}}
+		Kinds: []string{string(sms.Kind), string(email.Kind), string(chat.Kind)}}
 	keep := url.Values{}
 	for _, k := range []string{"to", "kind"} {
 		if q.Get(k) != "" {

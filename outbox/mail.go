@@ -12,7 +12,7 @@ import (
 	"net/mail"
 	"strings"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 )
 
 // Bounds of a received message's structure, so that a hostile one cannot
@@ -54,7 +54,7 @@ func (o *Outbox) AddMail(data []byte, rcpt []string) error {
 	}
 	o.mu.Lock()
 	en, ok := o.byID[id]
-	if ok && en.m.Kind == notify.KindEmail {
+	if ok && en.m.Kind == email.Kind {
 		m := &en.m
 		m.Email = rm
 		m.UpdatedAt = o.now()
@@ -71,7 +71,7 @@ func (o *Outbox) AddMail(data []byte, rcpt []string) error {
 	if id == "" {
 		id = fmt.Sprintf("mail-%d", now.UnixNano())
 	}
-	o.add(Message{ID: id, Kind: notify.KindEmail, To: strings.Join(rcpt, ", "), Status: StatusReceived,
+	o.add(Message{ID: id, Kind: email.Kind, To: strings.Join(rcpt, ", "), Status: StatusReceived,
 		CreatedAt: now, UpdatedAt: now, Email: rm})
 	return nil
 }

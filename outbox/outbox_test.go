@@ -30,7 +30,7 @@ func newOutbox(t *testing.T, opts ...outbox.Option) *outbox.Outbox {
 var acct = &notify.Account{ID: "acme"}
 
 func smsEnvelope(id, to, text, otp string) *notify.Envelope {
-	return &notify.Envelope{ID: id, Kind: notify.KindSMS, Account: acct, To: to, Provider: "sms-log",
+	return &notify.Envelope{ID: id, Kind: sms.Kind, Account: acct, To: to, Provider: "sms-log",
 		Price: notify.Money{Minor: 25, Currency: notify.INR()}, CarriesOTP: otp != "",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: text, OTP: otp, SenderID: "NOTIFY",
 			Encoding: sms.GSM7, Segments: 1}}
@@ -75,7 +75,7 @@ func TestStatusFollowsEvents(t *testing.T) {
 func TestFilterAndOrder(t *testing.T) {
 	o := newOutbox(t)
 	accept(o, smsEnvelope("a", "9876543210", "one", ""))
-	accept(o, &notify.Envelope{ID: "b", Kind: notify.KindEmail, To: "Ravi@Example.com", Content: &email.Message{Subject: "hi"}})
+	accept(o, &notify.Envelope{ID: "b", Kind: email.Kind, To: "Ravi@Example.com", Content: &email.Message{Subject: "hi"}})
 	accept(o, smsEnvelope("c", "9123456789", "three", ""))
 	ids := func(f outbox.Filter) string {
 		var s []string
@@ -86,11 +86,11 @@ func TestFilterAndOrder(t *testing.T) {
 	}
 	for f, want := range map[outbox.Filter]string{
 		{}:                        "c,b,a",
-		{Kind: notify.KindSMS}:    "c,a",
+		{Kind: sms.Kind}:          "c,a",
 		{To: "ravi@"}:             "b",
 		{To: "98765"}:             "a",
 		{Limit: 2}:                "c,b",
-		{Kind: notify.KindChat}:   "",
+		{Kind: chat.Kind}:         "",
 		{To: "zz", Kind: "email"}: "",
 	} {
 		if got := ids(f); got != want {
@@ -158,7 +158,7 @@ const receivedMail = "Date: Mon, 23 Nov 2026 10:00:00 +0000\r\n" +
 
 func TestAddMailMatchesItsMessage(t *testing.T) {
 	o := newOutbox(t)
-	accept(o, &notify.Envelope{ID: "m2", Kind: notify.KindEmail, To: "ravi@example.com", CarriesOTP: true,
+	accept(o, &notify.Envelope{ID: "m2", Kind: email.Kind, To: "ravi@example.com", CarriesOTP: true,
 		Content: &email.Message{Subject: "Your code", HTML: "<p>prepared</p>", Text: "prepared"}})
 	if err := o.AddMail([]byte(receivedMail), []string{"ravi@example.com"}); err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (*http.Response, strin
 func TestPageMasksCodes(t *testing.T) {
 	o := newOutbox(t)
 	accept(o, smsEnvelope("otp1", "9876543210", "482915 is your code. Ref 12", "482915"))
-	accept(o, &notify.Envelope{ID: "m2", Kind: notify.KindEmail, To: "ravi@example.com", CarriesOTP: true,
+	accept(o, &notify.Envelope{ID: "m2", Kind: email.Kind, To: "ravi@example.com", CarriesOTP: true,
 		Content: &email.Message{Subject: "Your code", HTML: "x", Text: "x"}})
 	if err := o.AddMail([]byte(receivedMail), nil); err != nil {
 		t.Fatal(err)
@@ -338,14 +338,14 @@ func TestEventStream(t *testing.T) {
 func TestPageHidesCodesOnly(t *testing.T) {
 	o := newOutbox(t)
 	order := func(id string, carriesOTP bool, vars ...string) *notify.Envelope {
-		return &notify.Envelope{ID: id, Kind: notify.KindChat, To: "9876543210", CarriesOTP: carriesOTP,
+		return &notify.Envelope{ID: id, Kind: chat.Kind, To: "9876543210", CarriesOTP: carriesOTP,
 			Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order 4711 of 2019 has shipped",
 				Template: &chat.Template{Name: "order_update", Params: vars,
 					Buttons: []chat.Button{{Index: 0, Kind: chat.ButtonURL, Value: "o/4711"}}}}}
 	}
 	accept(o, order("tpl", false, "4711", "2019"))
 	accept(o, order("tpl-code", true, "4711", "2019", "482913"))
-	accept(o, &notify.Envelope{ID: "txt", Kind: notify.KindChat, To: "9876543210",
+	accept(o, &notify.Envelope{ID: "txt", Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Order 4711 of 2019 has shipped"}})
 	srv := httptest.NewServer(o)
 	defer srv.Close()

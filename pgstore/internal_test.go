@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/puddle/v2"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 func TestClassify(t *testing.T) {
@@ -99,9 +101,9 @@ func TestMigrationsEmbedded(t *testing.T) {
 // FuzzDecodeReceipt feeds the stored-receipt decoder arbitrary bytes: it
 // never panics, and what it accepts survives another round trip intact.
 func FuzzDecodeReceipt(f *testing.F) {
-	r := &notify.Receipt{MessageID: "m1", Account: "a", Kind: notify.KindOTP, Status: notify.StateSent,
+	r := &notify.Receipt{MessageID: "m1", Account: "a", Kind: otp.Kind, Status: notify.StateSent,
 		Cost: notify.Money{Minor: 40, Currency: notify.INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
-		Legs: []*notify.Receipt{{MessageID: "m2", Kind: notify.KindSMS, ErrorCode: notify.CodeRejected}}}
+		Legs: []*notify.Receipt{{MessageID: "m2", Kind: sms.Kind, ErrorCode: notify.CodeRejected}}}
 	body, err := encodeReceipt(r)
 	if err != nil {
 		f.Fatal(err)

@@ -21,14 +21,14 @@ import (
 // refund and record steps; channel/sms is the real one.
 type smsChannel struct{ p notify.Provider }
 
-func (c smsChannel) Kind() notify.Kind { return notify.KindSMS }
+func (c smsChannel) Kind() notify.Kind { return sms.Kind }
 
 func (c smsChannel) Prepare(_ context.Context, _ *notify.Account, req notify.Request) (*notify.Envelope, error) {
 	r, ok := req.(*sms.Request)
 	if !ok {
 		return nil, notify.Errorf(notify.CodeInternal, "smsChannel: %T is not an SMS request", req)
 	}
-	return &notify.Envelope{Kind: notify.KindSMS, To: r.To, Provider: c.p.Name(), Units: 1,
+	return &notify.Envelope{Kind: sms.Kind, To: r.To, Provider: c.p.Name(), Units: 1,
 		Class:   notify.Transactional,
 		Content: &sms.Message{Route: sms.RouteSMS, Text: r.Message, Encoding: sms.GSM7, Segments: 1}}, nil
 }
@@ -264,7 +264,7 @@ func TestReconcilersShareTheWork(t *testing.T) {
 	must(t, seed.OpenWallet(ctx, "acme", opening))
 	dead := time.Now().Add(-time.Hour)
 	for i := range records {
-		m := &notify.Message{ID: fmt.Sprintf("dead-%d", i), Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS,
+		m := &notify.Message{ID: fmt.Sprintf("dead-%d", i), Account: "acme", Kind: sms.Kind, Request: sms.Kind,
 			To: "9876543210", Metered: true, Charge: inr(smsPrice), CreatedAt: dead}
 		if _, err := seed.Open(ctx, m); err != nil {
 			t.Fatal(err)

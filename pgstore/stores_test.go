@@ -11,6 +11,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
@@ -90,15 +92,15 @@ func TestAccounts(t *testing.T) {
 
 func sampleReceipt(id string) *notify.Receipt {
 	return &notify.Receipt{
-		MessageID: id, Account: "acme", Kind: notify.KindOTP, To: "9876543210",
+		MessageID: id, Account: "acme", Kind: otp.Kind, To: "9876543210",
 		Status: notify.StateSent, Units: 2, Cost: inr(40), Balance: inr(960), Metered: true,
 		Attempts: 3, Domain: "shop.example", IdempotencyKey: "k1", Note: "failover",
 		CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC),
 		Legs: []*notify.Receipt{
-			{MessageID: id + "-sms", Account: "acme", Kind: notify.KindSMS, Status: notify.StateSent,
+			{MessageID: id + "-sms", Account: "acme", Kind: sms.Kind, Status: notify.StateSent,
 				Provider: "smsgateway", ProviderMessageID: "p1", Units: 1, Cost: inr(20), Balance: inr(960),
 				Metered: true, Attempts: 1, CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
-			{MessageID: id + "-chat", Account: "acme", Kind: notify.KindChat, Status: notify.StateFailed,
+			{MessageID: id + "-chat", Account: "acme", Kind: chat.Kind, Status: notify.StateFailed,
 				Gateway: string(chat.GatewayCloud), ErrorCode: notify.CodeRejected, Error: "rejected", Units: 1,
 				Cost: inr(0), Balance: inr(960), Metered: true, Attempts: 2,
 				CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},

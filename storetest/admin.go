@@ -9,6 +9,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi/adminstore"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // AdminHarness connects RunAdmin to one adminstore.Store.
@@ -264,7 +265,7 @@ func testAdminMessages(t *testing.T, h AdminHarness) {
 	base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
 	open := func(account, id string, at time.Time) {
 		t.Helper()
-		m := &notify.Message{ID: id, Account: account, Kind: notify.KindSMS, Request: notify.KindSMS, To: "9876543210",
+		m := &notify.Message{ID: id, Account: account, Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
 			Units: 1, Metered: true, Charge: inrMinor(25), CreatedAt: at}
 		if _, err := msgs.Open(ctx, m); err != nil {
 			t.Fatalf("Open(%s): %v", id, err)

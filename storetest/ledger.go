@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/otp"
 )
 
 // LedgerHarness connects RunLedger to one notify.Ledger.
@@ -105,7 +107,7 @@ func newLedger(t *testing.T, h LedgerHarness) (notify.Ledger, func(t *testing.T,
 // sampleMessage returns a record with every field Open takes set.
 func sampleMessage(account string, charge int64, at time.Time) *notify.Message {
 	return &notify.Message{
-		ID: newName("msg"), Account: account, Kind: notify.KindChat, Request: notify.KindOTP,
+		ID: newName("msg"), Account: account, Kind: chat.Kind, Request: otp.Kind,
 		To: "9876543210", Provider: "cloudchat", IdempotencyKey: newName("key"),
 		Resend: []byte(`{"to":"9876543210","message":"hello"}`),
 		Domain: "shop.example", Units: 2, Metered: charge > 0, Charge: rupees(charge),

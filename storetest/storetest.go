@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/errtext"
 )
 
@@ -67,7 +70,7 @@ func sampleReceipt(account string) *notify.Receipt {
 			Metered: true, Attempts: 2, CreatedAt: at,
 		}
 	}
-	failed := leg(notify.KindChat, notify.StateFailed)
+	failed := leg(chat.Kind, notify.StateFailed)
 	failed.Gateway = "qr"
 	failed.ErrorCode = notify.CodeUnavailable
 	failed.Error = "unavailable: session down"
@@ -75,7 +78,7 @@ func sampleReceipt(account string) *notify.Receipt {
 	return &notify.Receipt{
 		MessageID:         newName("msg"),
 		Account:           account,
-		Kind:              notify.KindOTP,
+		Kind:              otp.Kind,
 		To:                "9876543210",
 		Status:            notify.StateSent,
 		Provider:          "smsgateway",
@@ -91,7 +94,7 @@ func sampleReceipt(account string) *notify.Receipt {
 		Domain:            "shop.example",
 		IdempotencyKey:    newName("idem"),
 		CreatedAt:         at,
-		Legs:              []*notify.Receipt{leg(notify.KindSMS, notify.StateSent), failed},
+		Legs:              []*notify.Receipt{leg(sms.Kind, notify.StateSent), failed},
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
 )
 
 // catalogueSection returns a section of a stock template's file, the HTML
@@ -51,7 +53,7 @@ func BenchmarkChat(b *testing.B) {
 		pairs = append(pairs, "{{"+k+"}}", v)
 	}
 	rep := strings.NewReplacer(pairs...)
-	out, err := r.Render(ctx, notify.KindChat, acct, "out-for-delivery", vars)
+	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", vars)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func BenchmarkChat(b *testing.B) {
 	b.Run("Render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := r.Render(ctx, notify.KindChat, acct, "out-for-delivery", vars); err != nil {
+			if _, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", vars); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -98,7 +100,7 @@ func BenchmarkEmailHTML(b *testing.B) {
 	b.Run("Render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := r.Render(ctx, notify.KindEmail, acct, "out-for-delivery", vars); err != nil {
+			if _, err := r.Render(ctx, email.Kind, acct, "out-for-delivery", vars); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -11,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // specSlugs are the slugs of spec section 2.2.
@@ -128,7 +131,7 @@ func TestCatalogueMetadata(t *testing.T) {
 		if info.About == "" || info.Custom {
 			t.Errorf("%s: About %q, Custom %v", slug, info.About, info.Custom)
 		}
-		if !slices.Equal(info.Kinds, []notify.Kind{notify.KindChat, notify.KindSMS, notify.KindEmail}) {
+		if !slices.Equal(info.Kinds, []notify.Kind{chat.Kind, sms.Kind, email.Kind}) {
 			t.Errorf("%s: kinds %v", slug, info.Kinds)
 		}
 		last := info.Variables[len(info.Variables)-1]
@@ -163,7 +166,7 @@ func TestCatalogueSMS(t *testing.T) {
 				t.Errorf("%s: SMS body has %q, outside the GSM-7 basic set", slug, c)
 			}
 		}
-		out, err := r.Render(context.Background(), notify.KindSMS, sampleAccount(), slug, varsFor(t, r, slug))
+		out, err := r.Render(context.Background(), sms.Kind, sampleAccount(), slug, varsFor(t, r, slug))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/template"
 )
 
@@ -28,7 +31,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 		SMS: "Acme code: {{OTP}}"})
 	r := newRenderer(t, s)
 	ctx := context.Background()
-	out, err := r.Render(ctx, notify.KindSMS, &notify.Account{ID: "acme", Name: "Acme"}, "standard-otp", notify.Vars{"OTP": "1234"})
+	out, err := r.Render(ctx, sms.Kind, &notify.Account{ID: "acme", Name: "Acme"}, "standard-otp", notify.Vars{"OTP": "1234"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +39,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 		t.Errorf("acme got %q (%s), want its own wording", out.Text, out.Class)
 	}
 	// Another account still gets the stock wording.
-	out, err = r.Render(ctx, notify.KindSMS, &notify.Account{ID: "other", Name: "Other"}, "standard-otp", notify.Vars{"OTP": "1234"})
+	out, err = r.Render(ctx, sms.Kind, &notify.Account{ID: "other", Name: "Other"}, "standard-otp", notify.Vars{"OTP": "1234"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +47,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 		t.Errorf("other got %q, want the stock wording", out.Text)
 	}
 	// The override serves SMS only: chat is an error, not the stock chat.
-	_, err = r.Render(ctx, notify.KindChat, &notify.Account{ID: "acme"}, "standard-otp", notify.Vars{"OTP": "1234"})
+	_, err = r.Render(ctx, chat.Kind, &notify.Account{ID: "acme"}, "standard-otp", notify.Vars{"OTP": "1234"})
 	if f := fieldsOf(t, err); !strings.Contains(f["template_slug"], `custom template "standard-otp" has no chat body`) {
 		t.Errorf("chat of an SMS-only template: %v", err)
 	}
@@ -60,7 +63,7 @@ func TestCustomTemplateChangesAreSeen(t *testing.T) {
 		if i == 2 {
 			put(t, s, acct.ID, &notify.Template{Slug: "note", Chat: "two {{NAME}}"})
 		}
-		out, err := r.Render(ctx, notify.KindChat, acct, "note", notify.Vars{"NAME": "Asha"})
+		out, err := r.Render(ctx, chat.Kind, acct, "note", notify.Vars{"NAME": "Asha"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +74,7 @@ func TestCustomTemplateChangesAreSeen(t *testing.T) {
 	if err := s.DeleteTemplate(ctx, acct.ID, "note"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Render(ctx, notify.KindChat, acct, "note", notify.Vars{"NAME": "Asha"}); fieldsOf(t, err)["template_slug"] == "" {
+	if _, err := r.Render(ctx, chat.Kind, acct, "note", notify.Vars{"NAME": "Asha"}); fieldsOf(t, err)["template_slug"] == "" {
 		t.Errorf("deleted template still renders: %v", err)
 	}
 }
@@ -87,22 +90,22 @@ func TestCustomTemplateVariables(t *testing.T) {
 	r := newRenderer(t, s)
 	ctx := context.Background()
 
-	_, err := r.Render(ctx, notify.KindChat, acct, "visit", nil)
+	_, err := r.Render(ctx, chat.Kind, acct, "visit", nil)
 	if got := fieldNames(fieldsOf(t, err)); !slices.Equal(got, []string{"variables.CITY", "variables.DATE", "variables.NAME"}) {
 		t.Errorf("missing: %v", got)
 	}
-	_, err = r.Render(ctx, notify.KindChat, acct, "visit", notify.Vars{"NAME": "A", "CITY": "Pune", "DATE": "1/1/2026"})
+	_, err = r.Render(ctx, chat.Kind, acct, "visit", notify.Vars{"NAME": "A", "CITY": "Pune", "DATE": "1/1/2026"})
 	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables.DATE"], "DD/MM/YYYY") {
 		t.Errorf("date rule on a custom template: %v", err)
 	}
-	out, err := r.Render(ctx, notify.KindChat, acct, "visit", notify.Vars{"1": "Asha", "2": "02/03/2026", "3": "Pune"})
+	out, err := r.Render(ctx, chat.Kind, acct, "visit", notify.Vars{"1": "Asha", "2": "02/03/2026", "3": "Pune"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Text != "Asha, see you in Pune on 02/03/2026. Acme" || out.Class != notify.Promotional {
 		t.Errorf("got %q %s", out.Text, out.Class)
 	}
-	out, err = r.Render(ctx, notify.KindChat, acct, "pos", notify.Vars{"2": "b", "1": "a"})
+	out, err = r.Render(ctx, chat.Kind, acct, "pos", notify.Vars{"2": "b", "1": "a"})
 	if err != nil || out.Text != "a then b" {
 		t.Errorf("positional template: %v %v", out, err)
 	}
@@ -115,7 +118,7 @@ func TestCustomTemplateVariables(t *testing.T) {
 		names = append(names, v.Name)
 	}
 	if !info.Custom || info.CloudName != "visit" || !slices.Equal(names, []string{"NAME", "DATE", "CITY", "BRAND_NAME"}) ||
-		!slices.Equal(info.Kinds, []notify.Kind{notify.KindChat}) {
+		!slices.Equal(info.Kinds, []notify.Kind{chat.Kind}) {
 		t.Errorf("Describe: %+v", info)
 	}
 	ct, err := r.CloudTemplate(ctx, acct, "visit", notify.Vars{"NAME": "Asha", "DATE": "02/03/2026", "CITY": "Pune"})
@@ -139,7 +142,7 @@ func TestCustomEmail(t *testing.T) {
 	ctx := context.Background()
 	vars := notify.Vars{"KIND": "statement", "NAME": `A&B "x" <y>`, "DOC": "https://files.example/d?a=1&b=2",
 		"ID": "../../admin?x=1#f", "LOGO_URL": "https://cdn.example/l.png"}
-	out, err := r.Render(ctx, notify.KindEmail, acct, "doc", vars)
+	out, err := r.Render(ctx, email.Kind, acct, "doc", vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +154,12 @@ func TestCustomEmail(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s\nsubject %q text %q", out.HTML, want, out.Subject, out.Text)
 	}
 	// A variable that starts an href is a URL, whatever its name.
-	_, err = r.Render(ctx, notify.KindEmail, acct, "doc", with(vars, "DOC", "javascript:alert(1)"))
+	_, err = r.Render(ctx, email.Kind, acct, "doc", with(vars, "DOC", "javascript:alert(1)"))
 	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables.DOC"], "https:// URL") {
 		t.Errorf("javascript: href: %v", err)
 	}
 	// A text-only e-mail template renders its text part alone.
-	out, err = r.Render(ctx, notify.KindEmail, acct, "plain", notify.Vars{"NAME": "<b>"})
+	out, err = r.Render(ctx, email.Kind, acct, "plain", notify.Vars{"NAME": "<b>"})
 	if err != nil || out.Text != "Hi <b>" || out.HTML != "" || out.Subject != "" {
 		t.Errorf("text-only: %+v %v", out, err)
 	}
@@ -229,7 +232,7 @@ func TestBrokenStoredTemplate(t *testing.T) {
 	_ = s.PutTemplate(context.Background(), acct.ID, &notify.Template{Slug: "bad", Chat: "Hi {{name}}"})
 	r := newRenderer(t, s)
 	for range 2 { // the second time comes from the cache
-		_, err := r.Render(context.Background(), notify.KindChat, acct, "bad", nil)
+		_, err := r.Render(context.Background(), chat.Kind, acct, "bad", nil)
 		f := fieldsOf(t, err)
 		if !strings.Contains(f["template_slug"], `custom template "bad" cannot be used`) ||
 			!strings.Contains(err.Error(), "bad placeholder") {
@@ -245,25 +248,25 @@ func TestStoreErrors(t *testing.T) {
 	ctx := context.Background()
 
 	s.err = notify.Errorf(notify.CodeUnavailable, "db down")
-	_, err := r.Render(ctx, notify.KindSMS, acct, "standard-otp", notify.Vars{"OTP": "1234"})
+	_, err := r.Render(ctx, sms.Kind, acct, "standard-otp", notify.Vars{"OTP": "1234"})
 	if notify.CodeOf(err) != notify.CodeUnavailable || !strings.Contains(err.Error(), "db down") {
 		t.Errorf("store down: %v, want Unavailable: without the store the wording is unknown", err)
 	}
 	s.err = errors.New("bare failure")
-	if _, err := r.Render(ctx, notify.KindSMS, acct, "standard-otp", notify.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInternal {
+	if _, err := r.Render(ctx, sms.Kind, acct, "standard-otp", notify.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInternal {
 		t.Errorf("bare store error: %v", err)
 	}
 	s.err = nil
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = r.Render(cctx, notify.KindSMS, acct, "standard-otp", notify.Vars{"OTP": "1234"})
+	_, err = r.Render(cctx, sms.Kind, acct, "standard-otp", notify.Vars{"OTP": "1234"})
 	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeCanceled {
 		t.Errorf("canceled: %v", err)
 	}
 
 	// No account ID: the store is not asked and stock templates render.
-	if _, err := r.Render(ctx, notify.KindSMS, &notify.Account{Name: "A"}, "standard-otp", notify.Vars{"OTP": "1234"}); err != nil {
+	if _, err := r.Render(ctx, sms.Kind, &notify.Account{Name: "A"}, "standard-otp", notify.Vars{"OTP": "1234"}); err != nil {
 		t.Errorf("no account ID: %v", err)
 	}
 }
@@ -273,7 +276,7 @@ func TestUnknownSlugSuggestsCustomSlugs(t *testing.T) {
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	put(t, s, acct.ID, &notify.Template{Slug: "class-reminder", Chat: "x"})
 	r := newRenderer(t, s)
-	_, err := r.Render(context.Background(), notify.KindChat, acct, "class-remider", nil)
+	_, err := r.Render(context.Background(), chat.Kind, acct, "class-remider", nil)
 	if f := fieldsOf(t, err); !strings.Contains(f["template_slug"], "did you mean class-reminder?") {
 		t.Errorf("got %v", err)
 	}
@@ -283,7 +286,7 @@ func TestCustomCRLF(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	put(t, s, acct.ID, &notify.Template{Slug: "win", Chat: "Hi {{NAME}},\r\nbye"})
-	out, err := newRenderer(t, s).Render(context.Background(), notify.KindChat, acct, "win", notify.Vars{"NAME": "A"})
+	out, err := newRenderer(t, s).Render(context.Background(), chat.Kind, acct, "win", notify.Vars{"NAME": "A"})
 	if err != nil || out.Text != "Hi A,\nbye" {
 		t.Errorf("got %+v, %v", out, err)
 	}

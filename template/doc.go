@@ -6,7 +6,7 @@
 // A Renderer implements notify.TemplateRenderer; channels call it:
 //
 //	r, err := template.New(store) // store may be nil: stock templates only
-//	out, err := r.Render(ctx, notify.KindChat, acct, "out-for-delivery", notify.Vars{
+//	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", notify.Vars{
 //		"NAME": "Asha", "ORDER_ID": "A-1042", "TRACKING_LINK": "https://track.example/A-1042",
 //	})
 //
@@ -60,8 +60,8 @@
 //
 // # Output
 //
-// KindChat gives Rendered.Text from the chat body; KindSMS gives
-// Rendered.Text from the SMS body; KindEmail gives Subject, HTML and Text.
+// chat.Kind gives Rendered.Text from the chat body; sms.Kind gives
+// Rendered.Text from the SMS body; email.Kind gives Subject, HTML and Text.
 // Rendered.Values are the variables' values in declaration order, and
 // Rendered.Class the template's price class.
 //

@@ -9,6 +9,9 @@ import (
 	"sync"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/template"
 )
 
@@ -102,7 +105,7 @@ func Example_customTemplate() {
 		return
 	}
 	vars := notify.Vars{"NAME": "Asha", "CLASS": "Sunrise Flow", "TIME": "6:30 AM"}
-	chat, err := r.Render(ctx, notify.KindChat, acct, "class-reminder", vars)
+	chat, err := r.Render(ctx, chat.Kind, acct, "class-reminder", vars)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -111,7 +114,7 @@ func Example_customTemplate() {
 	fmt.Println(chat.Class, chat.Values)
 
 	// The template has no e-mail form.
-	_, err = r.Render(ctx, notify.KindEmail, acct, "class-reminder", vars)
+	_, err = r.Render(ctx, email.Kind, acct, "class-reminder", vars)
 	fmt.Println(notify.CodeOf(err))
 	// Output:
 	// Hi Asha, your *Sunrise Flow* class starts at 6:30 AM. See you on the mat! - Acme Yoga
@@ -128,9 +131,9 @@ func ExampleRenderer_Render() {
 	}
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	vars := notify.Vars{"OTP": "482913", "ACTION": "login"}
-	sms, _ := r.Render(context.Background(), notify.KindSMS, acct, "standard-otp", vars)
+	sms, _ := r.Render(context.Background(), sms.Kind, acct, "standard-otp", vars)
 	fmt.Println(sms.Text)
-	mail, _ := r.Render(context.Background(), notify.KindEmail, acct, "standard-otp", vars)
+	mail, _ := r.Render(context.Background(), email.Kind, acct, "standard-otp", vars)
 	fmt.Println(mail.Subject)
 	// Output:
 	// 482913 is your Acme login code. Never share it with anyone.
@@ -140,7 +143,7 @@ func ExampleRenderer_Render() {
 // Every missing variable is named, each on its own field.
 func ExampleRenderer_Render_missingVariables() {
 	r, _ := template.New(nil)
-	_, err := r.Render(context.Background(), notify.KindChat, &notify.Account{Name: "Acme"},
+	_, err := r.Render(context.Background(), chat.Kind, &notify.Account{Name: "Acme"},
 		"out-for-delivery", notify.Vars{"NAME": "Asha"})
 	var e *notify.Error
 	if errors.As(err, &e) {
@@ -175,7 +178,7 @@ func ExampleRenderer_CloudTemplate() {
 // An unknown slug names the nearest known ones.
 func ExampleRenderer_Render_unknownSlug() {
 	r, _ := template.New(nil)
-	_, err := r.Render(context.Background(), notify.KindChat, nil, "order-confirm", nil)
+	_, err := r.Render(context.Background(), chat.Kind, nil, "order-confirm", nil)
 	fmt.Println(err)
 	// Output:
 	// invalid_argument: template: unknown slug: template_slug: unknown template "order-confirm"; did you mean order-confirmed?

@@ -8,6 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // fuzzStore serves one custom template to every account.
@@ -51,7 +55,7 @@ func checkRendered(t *testing.T, tp *tmpl, kind notify.Kind, out *notify.Rendere
 	if strings.ContainsAny(out.Subject, "\n") {
 		t.Fatalf("subject %q holds a line break", out.Subject)
 	}
-	if kind == notify.KindEmail && tp.html != nil {
+	if kind == email.Kind && tp.html != nil {
 		if got, want := markup(out.HTML), litMarkup(tp.html); got != want {
 			t.Fatalf("HTML has %d markup characters, its template %d: a value injected markup:\n%s", got, want, out.HTML)
 		}
@@ -59,7 +63,7 @@ func checkRendered(t *testing.T, tp *tmpl, kind notify.Kind, out *notify.Rendere
 }
 
 func kindOf(k uint8) notify.Kind {
-	return []notify.Kind{notify.KindChat, notify.KindSMS, notify.KindEmail, notify.KindOTP}[k%4]
+	return []notify.Kind{chat.Kind, sms.Kind, email.Kind, otp.Kind}[k%4]
 }
 
 func checkErr(t *testing.T, err error) {
@@ -112,8 +116,8 @@ func FuzzCompile(f *testing.F) {
 	f.Add("{{ 1 }} {{2}}", `<p style="{{X}}">`, "a\nb", "1")
 	f.Add("{{", "<script>{{X}}</script><{{T}}>", "", "")
 	f.Add("}}{{A}}{{", `<a title='{{A}}' href=x{{B}}>`, "s", "<>")
-	f.Fuzz(func(t *testing.T, chat, html, subject, value string) {
-		src := &notify.Template{Slug: "f", Chat: chat, EmailHTML: html, EmailSubject: subject}
+	f.Fuzz(func(t *testing.T, chatBody, html, subject, value string) {
+		src := &notify.Template{Slug: "f", Chat: chatBody, EmailHTML: html, EmailSubject: subject}
 		tp, err := compileCustom(src)
 		if err != nil {
 			checkErr(t, err)
@@ -123,7 +127,7 @@ func FuzzCompile(f *testing.F) {
 		for _, v := range tp.vars {
 			vars[v.name] = value
 		}
-		for _, kind := range []notify.Kind{notify.KindChat, notify.KindEmail} {
+		for _, kind := range []notify.Kind{chat.Kind, email.Kind} {
 			out, err := tp.render(kind, &notify.Account{Name: "A"}, vars)
 			if err != nil {
 				checkErr(t, err)

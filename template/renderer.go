@@ -9,6 +9,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // Renderer renders the stock catalogue and the custom templates of each
@@ -33,8 +35,8 @@ func New(store notify.TemplateStore) (*Renderer, error) {
 	return &Renderer{store: store, stock: stock, slugs: slugs}, nil
 }
 
-// Render renders the template slug for kind: the chat text (KindChat), the
-// SMS text (KindSMS) or the e-mail subject, HTML and text (KindEmail).
+// Render renders the template slug for kind: the chat text (chat.Kind), the
+// SMS text (sms.Kind) or the e-mail subject, HTML and text (email.Kind).
 //
 // An account's custom template takes precedence over the stock template
 // of the same slug, so an account can reword a stock message; the store
@@ -135,13 +137,13 @@ func (r *Renderer) Describe(ctx context.Context, acct *notify.Account, slug stri
 		info.Variables = append(info.Variables, Variable{Name: v.name, Required: v.def == noDefault, Default: d, Rule: rule})
 	}
 	if t.chat != nil {
-		info.Kinds = append(info.Kinds, notify.KindChat)
+		info.Kinds = append(info.Kinds, chat.Kind)
 	}
 	if t.sms != nil {
-		info.Kinds = append(info.Kinds, notify.KindSMS)
+		info.Kinds = append(info.Kinds, sms.Kind)
 	}
 	if t.html != nil || t.text != nil {
-		info.Kinds = append(info.Kinds, notify.KindEmail)
+		info.Kinds = append(info.Kinds, email.Kind)
 	}
 	return info, nil
 }

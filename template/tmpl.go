@@ -7,6 +7,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // tmpl is a compiled template, stock or custom. It is immutable once
@@ -85,11 +87,11 @@ func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars notify.Vars) 
 	}
 	out := &notify.Rendered{Slug: t.slug, Class: t.class, Values: vals}
 	switch kind {
-	case notify.KindChat:
+	case chat.Kind:
 		out.Text = t.chat.text(vals)
-	case notify.KindSMS:
+	case sms.Kind:
 		out.Text = t.sms.text(vals)
-	case notify.KindEmail:
+	case email.Kind:
 		if t.subject != nil {
 			out.Subject = t.subject.text(vals)
 		}
@@ -108,11 +110,11 @@ func (t *tmpl) serves(kind notify.Kind) error {
 	var ok bool
 	var form string
 	switch kind {
-	case notify.KindChat:
+	case chat.Kind:
 		ok, form = t.chat != nil, "chat"
-	case notify.KindSMS:
+	case sms.Kind:
 		ok, form = t.sms != nil, "SMS"
-	case notify.KindEmail:
+	case email.Kind:
 		ok, form = t.html != nil || t.text != nil, "e-mail"
 	default:
 		return notify.Errorf(notify.CodeInvalidArgument,

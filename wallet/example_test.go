@@ -41,7 +41,7 @@ func ExamplePriceList_Price() {
 	prices := wallet.DefaultINR()
 	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
 	env := &notify.Envelope{
-		Kind:    notify.KindSMS,
+		Kind:    sms.Kind,
 		Route:   string(sms.RouteDLT), // the channel's route, which prices it
 		Units:   2,                    // two segments
 		Content: &sms.Message{Route: sms.RouteDLT},
@@ -61,7 +61,7 @@ func ExamplePlans() {
 		Default: wallet.DefaultINR(),
 		Named:   map[string]*wallet.PriceList{"bulk": bulk},
 	}
-	env := &notify.Envelope{Kind: notify.KindSMS, Units: 1}
+	env := &notify.Envelope{Kind: sms.Kind, Units: 1}
 	for _, plan := range []string{"", "bulk", "gold"} {
 		acct := &notify.Account{ID: "acme", Currency: notify.INR(), PricePlan: plan}
 		price, err := plans.Price(acct, env)

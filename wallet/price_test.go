@@ -8,6 +8,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 )
 
@@ -16,7 +17,7 @@ func inrAccount() *notify.Account {
 }
 
 func smsEnv(route sms.Route, segments int) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindSMS, Route: string(route), Units: segments, Content: &sms.Message{Route: route, Segments: segments}}
+	return &notify.Envelope{Kind: sms.Kind, Route: string(route), Units: segments, Content: &sms.Message{Route: route, Segments: segments}}
 }
 
 // chatEnv is a chat envelope as the chat channel prepares it: the type
@@ -25,11 +26,11 @@ func chatEnv(gw chat.Gateway, typ chat.Type, class notify.PriceClass) *notify.En
 	if typ == chat.TypePromotional {
 		class = notify.Promotional
 	}
-	return &notify.Envelope{Kind: notify.KindChat, Route: string(gw), Units: 1, Class: class, Content: &chat.Message{Gateway: gw, Type: typ}}
+	return &notify.Envelope{Kind: chat.Kind, Route: string(gw), Units: 1, Class: class, Content: &chat.Message{Gateway: gw, Type: typ}}
 }
 
 func emailEnv(p email.Purpose) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindEmail, Route: string(p), Units: 1, Content: &email.Message{Purpose: p}}
+	return &notify.Envelope{Kind: email.Kind, Route: string(p), Units: 1, Content: &email.Message{Purpose: p}}
 }
 
 func TestPriceDefaultINR(t *testing.T) {
@@ -45,7 +46,7 @@ func TestPriceDefaultINR(t *testing.T) {
 		{"sms route, 3 segments", inrAccount(), smsEnv(sms.RouteSMS, 3), 75},
 		{"otp route", inrAccount(), smsEnv(sms.RouteOTP, 1), 20},
 		{"dlt route, 2 segments", inrAccount(), smsEnv(sms.RouteDLT, 2), 36},
-		{"sms without content counts as route sms", inrAccount(), &notify.Envelope{Kind: notify.KindSMS, Units: 2}, 50},
+		{"sms without content counts as route sms", inrAccount(), &notify.Envelope{Kind: sms.Kind, Units: 2}, 50},
 		{"zero units count as one", inrAccount(), smsEnv(sms.RouteSMS, 0), 25},
 		{"cloud otp", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypeOTP, ""), 35},
 		{"cloud default type", inrAccount(), chatEnv(chat.GatewayCloud, "", ""), 35},
@@ -56,7 +57,7 @@ func TestPriceDefaultINR(t *testing.T) {
 		{"auto uses cloud by default", inrAccount(), chatEnv(chat.GatewayAuto, "", ""), 35},
 		{"empty gateway uses the primary", qrAcct, chatEnv("", "", ""), 10},
 		{"auto uses the primary", qrAcct, chatEnv(chat.GatewayAuto, chat.TypePromotional, ""), 20},
-		{"chat without content", inrAccount(), &notify.Envelope{Kind: notify.KindChat, Units: 1}, 35},
+		{"chat without content", inrAccount(), &notify.Envelope{Kind: chat.Kind, Units: 1}, 35},
 		{"email otp", inrAccount(), emailEnv(email.PurposeOTP), 10},
 		{"email invoice", inrAccount(), emailEnv(email.PurposeInvoice), 10},
 		{"email notification", inrAccount(), emailEnv(email.PurposeNotification), 8},
@@ -101,7 +102,7 @@ func TestPriceErrors(t *testing.T) {
 		{"unknown route", DefaultINR(), inrAccount(), smsEnv("flash", 1), []string{`route "flash"`}},
 		{"unknown gateway", DefaultINR(), inrAccount(), chatEnv("pigeon", "", ""), []string{`gateway "pigeon"`}},
 		{"unknown purpose", DefaultINR(), inrAccount(), emailEnv("spam"), []string{`purpose "spam"`}},
-		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: notify.KindOTP}, []string{`kind "otp"`}},
+		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: otp.Kind}, []string{`kind "otp"`}},
 		{"empty kind", DefaultINR(), inrAccount(), &notify.Envelope{}, []string{`kind ""`}},
 		{"negative price", negative, inrAccount(), smsEnv(sms.RouteOTP, 1), []string{"negative"}},
 		{"overflow", huge, inrAccount(), smsEnv(sms.RouteSMS, 3), []string{"overflows"}},

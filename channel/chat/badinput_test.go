@@ -143,7 +143,7 @@ func TestWrongRequestType(t *testing.T) {
 	if _, err := r.ch.Prepare(context.Background(), account(""), &sms.Request{To: "9876543210", Message: "hi"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("SMS request: %v", err)
 	}
-	if _, err := r.ch.Deliver(context.Background(), &notify.Envelope{Kind: notify.KindChat}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := r.ch.Deliver(context.Background(), &notify.Envelope{Kind: chat.Kind}); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("empty envelope: %v", err)
 	}
 }

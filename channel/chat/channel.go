@@ -78,7 +78,7 @@ type Config struct {
 }
 
 // Channel is the chat channel. It implements notify.Channel for
-// KindChat; create it with New. It is safe for concurrent use and keeps no
+// chat.Kind; create it with New. It is safe for concurrent use and keeps no
 // state between sends.
 type Channel struct {
 	cloud, qr notify.Provider
@@ -136,8 +136,8 @@ func New(cfg Config) (*Channel, error) {
 	return c, nil
 }
 
-// Kind returns notify.KindChat.
-func (c *Channel) Kind() notify.Kind { return notify.KindChat }
+// Kind returns Kind.
+func (c *Channel) Kind() notify.Kind { return Kind }
 
 // provider returns the provider of a gateway, or nil.
 func (c *Channel) provider(gw Gateway) notify.Provider {

@@ -110,11 +110,11 @@ func TestDualOTPBothLegs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != notify.KindOTP || r.Status != notify.StateSent || len(r.Legs) != 2 {
+	if r.Kind != otp.Kind || r.Status != notify.StateSent || len(r.Legs) != 2 {
 		t.Fatalf("receipt %+v", r)
 	}
 	smsLeg, chatLeg := r.Legs[0], r.Legs[1]
-	if smsLeg.Kind != notify.KindSMS || smsLeg.Status != notify.StateSent || chatLeg.Kind != notify.KindChat ||
+	if smsLeg.Kind != sms.Kind || smsLeg.Status != notify.StateSent || chatLeg.Kind != chat.Kind ||
 		chatLeg.Status != notify.StateSent || chatLeg.Gateway != string(chat.GatewayCloud) {
 		t.Fatalf("legs %+v %+v", smsLeg, chatLeg)
 	}

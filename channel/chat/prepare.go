@@ -130,7 +130,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	msg.Gateway, msg.Auto = gw, requested == GatewayAuto
 	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw), carriesOTP)
 	return &notify.Envelope{
-		Kind:       notify.KindChat,
+		Kind:       Kind,
 		To:         to,
 		Provider:   c.provider(gw).Name(),
 		Route:      string(gw),
@@ -239,7 +239,7 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 		fe.Add("otp", "differs from variables.OTP; give the code once")
 		return "", nil
 	}
-	rendered, err := c.renderer.Render(ctx, notify.KindChat, acct, r.TemplateSlug, vars)
+	rendered, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, vars)
 	if err != nil {
 		return "", mergeInvalid(err, fe)
 	}

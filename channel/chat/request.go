@@ -8,7 +8,7 @@ import (
 )
 
 // Kind is the kind of the chat channel and its requests.
-const Kind = notify.KindChat
+const Kind notify.Kind = "chat"
 
 // Request asks for one chat message; send it with notify.Notifier.Send. When several contents
 // are present the first of MediaURL, TemplateSlug/TemplateName, OTP and

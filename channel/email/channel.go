@@ -35,7 +35,7 @@ type Config struct {
 }
 
 // Channel is the e-mail channel. It implements notify.Channel for
-// KindEmail; create it with New. It is safe for concurrent use and keeps
+// email.Kind; create it with New. It is safe for concurrent use and keeps
 // no state between sends.
 type Channel struct {
 	provider     notify.Provider
@@ -56,8 +56,8 @@ func New(cfg Config) (*Channel, error) {
 	}, nil
 }
 
-// Kind returns notify.KindEmail.
-func (c *Channel) Kind() notify.Kind { return notify.KindEmail }
+// Kind returns Kind.
+func (c *Channel) Kind() notify.Kind { return Kind }
 
 // Prepare validates and normalises an *Request for acct and
 // renders its template, as the package documentation describes. It
@@ -109,7 +109,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		class = notify.Promotional
 	}
 	return &notify.Envelope{
-		Kind:     notify.KindEmail,
+		Kind:     Kind,
 		To:       to,
 		Provider: c.providerName,
 		Units:    1,
@@ -130,7 +130,7 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, ac
 		fe.Add("template_slug", "templates are not configured on this e-mail channel")
 		return nil
 	}
-	rd, err := c.renderer.Render(ctx, notify.KindEmail, acct, r.TemplateSlug, r.Variables)
+	rd, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, r.Variables)
 	if err != nil {
 		var ne *notify.Error
 		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {

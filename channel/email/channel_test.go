@@ -59,7 +59,7 @@ func TestNew(t *testing.T) {
 		t.Error("New without a provider succeeded")
 	}
 	c := newChannel(t)
-	if c.Kind() != notify.KindEmail {
+	if c.Kind() != email.Kind {
 		t.Errorf("Kind = %q", c.Kind())
 	}
 }
@@ -76,7 +76,7 @@ func TestPrepareHTML(t *testing.T) {
 		Purpose:  email.PurposeInvoice,
 		Domain:   "shop.acme.example",
 	})
-	if env.Kind != notify.KindEmail || env.To != "asha@example.com" || env.Provider != "capture" ||
+	if env.Kind != email.Kind || env.To != "asha@example.com" || env.Provider != "capture" ||
 		env.Units != 1 || env.Class != notify.Transactional || env.Domain != "shop.acme.example" {
 		t.Errorf("envelope %+v", env)
 	}

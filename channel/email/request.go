@@ -9,7 +9,7 @@ import (
 )
 
 // Kind is the kind of the e-mail channel and its requests.
-const Kind = notify.KindEmail
+const Kind notify.Kind = "email"
 
 // Request asks for one e-mail; send it with notify.Notifier.Send.
 type Request struct {

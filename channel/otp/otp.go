@@ -12,7 +12,7 @@ import (
 // Kind is the kind of the dual OTP's combined receipt and of the records
 // of its parts (notify.Message.Request). No channel has this kind: the
 // parts go through the SMS and chat channels.
-const Kind = notify.KindOTP
+const Kind notify.Kind = "otp"
 
 // Request asks for the dual-channel OTP: the same code by SMS (otp route)
 // and by chat at once, each part with its own message ID, price and

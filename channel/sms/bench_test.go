@@ -41,7 +41,7 @@ func BenchmarkPrepare(b *testing.B) {
 	b.Run("baseline", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			benchSink = &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Provider: "mem", Units: 1,
+			benchSink = &notify.Envelope{Kind: sms.Kind, To: "9876543210", Provider: "mem", Units: 1,
 				Content: &sms.Message{Route: sms.RouteSMS, Text: reqs[0].req.Message}}
 		}
 	})

@@ -69,7 +69,7 @@ func DefaultOTPText(code, brand string) string {
 	return code + " is your " + brand + " verification code. Do not share it with anyone."
 }
 
-// Channel is the SMS channel. It implements notify.Channel for KindSMS;
+// Channel is the SMS channel. It implements notify.Channel for sms.Kind;
 // create it with New. It is safe for concurrent use and keeps no state
 // between sends.
 type Channel struct {
@@ -109,8 +109,8 @@ func New(cfg Config) (*Channel, error) {
 	return c, nil
 }
 
-// Kind returns notify.KindSMS.
-func (c *Channel) Kind() notify.Kind { return notify.KindSMS }
+// Kind returns Kind.
+func (c *Channel) Kind() notify.Kind { return Kind }
 
 // Prepare validates and normalises an *Request for acct, renders
 // its template and checks its DLT text, as the package documentation
@@ -194,7 +194,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 	msg.Text, msg.Encoding, msg.Segments = text, enc, segments
 	prepared.env = notify.Envelope{
-		Kind:     notify.KindSMS,
+		Kind:     Kind,
 		To:       to,
 		Provider: c.providerName,
 		Units:    segments,
@@ -241,7 +241,7 @@ func (c *Channel) render(ctx context.Context, fe *notify.FieldErrors, acct *noti
 		fe.Add("template_slug", "templates are not configured on this SMS channel")
 		return nil, false, nil
 	}
-	rd, err := c.renderer.Render(ctx, notify.KindSMS, acct, slug, vars)
+	rd, err := c.renderer.Render(ctx, Kind, acct, slug, vars)
 	if err != nil {
 		var ne *notify.Error
 		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {

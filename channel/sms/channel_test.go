@@ -135,7 +135,7 @@ func TestPrepareRoutes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
-			if env.Kind != notify.KindSMS || env.To != tt.to || env.Provider != "mem" || env.Class != tt.class ||
+			if env.Kind != sms.Kind || env.To != tt.to || env.Provider != "mem" || env.Class != tt.class ||
 				env.Domain != tt.req.Domain || sms.MessageOf(env) == nil || env.Units != sms.MessageOf(env).Segments {
 				t.Fatalf("envelope = %+v", env)
 			}
@@ -299,7 +299,7 @@ type stubRenderer struct {
 }
 
 func (s *stubRenderer) Render(_ context.Context, kind notify.Kind, _ *notify.Account, _ string, vars notify.Vars) (*notify.Rendered, error) {
-	if kind != notify.KindSMS {
+	if kind != sms.Kind {
 		return nil, errors.New("stub: wrong kind")
 	}
 	s.gotVars = vars
@@ -385,7 +385,7 @@ func TestNew(t *testing.T) {
 		t.Error("New accepted negative MaxSegments")
 	}
 	ch, _ := newChannel(t, sms.Config{MaxSegments: 1})
-	if ch.Kind() != notify.KindSMS {
+	if ch.Kind() != sms.Kind {
 		t.Error("Kind is not sms")
 	}
 	if _, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Message: strings.Repeat("a", 161)}); err == nil {

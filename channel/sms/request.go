@@ -10,7 +10,7 @@ import (
 )
 
 // Kind is the kind of the SMS channel and its requests.
-const Kind = notify.KindSMS
+const Kind notify.Kind = "sms"
 
 // Request asks for one SMS. Send it with notify.Notifier.Send.
 type Request struct {

@@ -415,7 +415,7 @@ func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balan
 	if charge.Minor > 0 {
 		a.w.note(a.w.debits, id, charge, b, nil)
 	}
-	if a.crashing.Load() && request != notify.KindOTP {
+	if a.crashing.Load() && request != otp.Kind {
 		a.mu.Lock()
 		switch x := a.r.IntN(50); {
 		case x == 0:
@@ -661,14 +661,14 @@ func audit(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outco
 				}
 				continue
 			}
-			if o.receipt != nil && o.receipt.Kind != notify.KindOTP && standing[o.receipt.MessageID] {
+			if o.receipt != nil && o.receipt.Kind != otp.Kind && standing[o.receipt.MessageID] {
 				t.Errorf("send failed (%v) but message %s stays charged", o.err, o.receipt.MessageID)
 			}
 			continue
 		}
 		ok++
 		legs := []*notify.Receipt{o.receipt}
-		if o.receipt.Kind == notify.KindOTP {
+		if o.receipt.Kind == otp.Kind {
 			legs = o.receipt.Legs
 		}
 		for _, leg := range legs {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 )
 
@@ -67,7 +69,7 @@ func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovide
 				st.states = []notify.MessageState{notify.StateSent, notify.StateDelivered}
 			case x < 9:
 				st.states = []notify.MessageState{notify.StateFailed}
-				st.failover = env.Kind == notify.KindChat && r.IntN(2) == 0
+				st.failover = env.Kind == chat.Kind && r.IntN(2) == 0
 			}
 			stories = append(stories, st)
 			m, err := s.Ledger.Message(ctx, st.account, st.id)
@@ -242,7 +244,7 @@ func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 				t.Errorf("message %s reported %s lacks that step: %v", st.id, state, m.History)
 			}
 		}
-		if want == notify.StateFailed && m.Refunded != (st.kind != notify.KindSMS) {
+		if want == notify.StateFailed && m.Refunded != (st.kind != sms.Kind) {
 			t.Errorf("%s message %s reported failed: refunded %v", st.kind, st.id, m.Refunded)
 		}
 		if want != notify.StateFailed && m.Refunded {

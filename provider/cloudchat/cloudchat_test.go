@@ -20,7 +20,7 @@ import (
 
 func chatEnv(to string, m *chat.Message) *notify.Envelope {
 	m.Gateway = chat.GatewayCloud
-	return &notify.Envelope{ID: "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f", Kind: notify.KindChat, To: to,
+	return &notify.Envelope{ID: "6f1c2a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f", Kind: chat.Kind, To: to,
 		Account:  &notify.Account{ID: "acme"},
 		Provider: "cloudchat", Route: string(chat.GatewayCloud), Units: 1, Content: m}
 }
@@ -364,7 +364,7 @@ func TestBadEnvelopes(t *testing.T) {
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
 	for name, env := range map[string]*notify.Envelope{
-		"nil chat":          {Kind: notify.KindChat, To: "9876543210"},
+		"nil chat":          {Kind: chat.Kind, To: "9876543210"},
 		"empty chat":        chatEnv("9876543210", &chat.Message{}),
 		"bad number":        chatEnv("98765-43210", &chat.Message{Text: "hi"}),
 		"nameless":          chatEnv("9876543210", &chat.Message{Template: &chat.Template{}}),

@@ -31,7 +31,7 @@ func Example() {
 		panic(err)
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{
-		Kind: notify.KindChat, To: "9876543210",
+		Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayCloud, Template: &chat.Template{
 			Name: "order_confirmed", Language: "en_US", Params: []string{"Asha", "A-1042"},
 		}},
@@ -87,7 +87,7 @@ func ExampleError() {
 	if err != nil {
 		panic(err)
 	}
-	_, err = p.Send(context.Background(), &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+	_, err = p.Send(context.Background(), &notify.Envelope{Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayCloud, OTP: "482915", Template: &chat.Template{
 			Name: "otp_code", Language: "en_US", Params: []string{"482915"}}}})
 
@@ -112,7 +112,7 @@ func ExampleProvider_Send_namedTemplate() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := p.Send(context.Background(), &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+	res, err := p.Send(context.Background(), &notify.Envelope{Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayCloud, Template: &chat.Template{
 			Name: "order_shipped", Language: "en_US",
 			NamedParams: map[string]string{"customer_name": "Asha", "order_id": "A-1042"},

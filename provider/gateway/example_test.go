@@ -29,7 +29,7 @@ func ExampleNew() {
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{
 		ID:      "7f9e2c1a-local",
-		Kind:    notify.KindSMS,
+		Kind:    sms.Kind,
 		To:      "9876543210",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order has shipped"},
 	})

@@ -458,7 +458,7 @@ func request(env *notify.Envelope) (string, []byte, error) {
 	var path string
 	var v any
 	switch {
-	case env.Kind == notify.KindSMS && sms.MessageOf(env) != nil:
+	case env.Kind == sms.Kind && sms.MessageOf(env) != nil:
 		m := sms.MessageOf(env)
 		b := smsBody{To: env.To, Message: m.Text, Route: string(m.Route), SenderID: m.SenderID, Domain: env.Domain}
 		switch m.Route {
@@ -472,7 +472,7 @@ func request(env *notify.Envelope) (string, []byte, error) {
 			return "", nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: the SMS envelope has no text")
 		}
 		path, v = "/sms", b
-	case env.Kind == notify.KindChat && chat.MessageOf(env) != nil:
+	case env.Kind == chat.Kind && chat.MessageOf(env) != nil:
 		m := chat.MessageOf(env)
 		b := chatBody{To: env.To, Gateway: string(m.Gateway), Type: string(m.Type), Domain: env.Domain}
 		switch {
@@ -494,7 +494,7 @@ func request(env *notify.Envelope) (string, []byte, error) {
 			}
 		}
 		path, v = "/messenger/send", b
-	case env.Kind == notify.KindEmail && email.MessageOf(env) != nil:
+	case env.Kind == email.Kind && email.MessageOf(env) != nil:
 		m := email.MessageOf(env)
 		b := emailBody{To: env.To, Subject: m.Subject, Message: m.HTML, FromName: m.FromName,
 			ReplyTo: m.ReplyTo, Purpose: string(m.Purpose), Domain: env.Domain}

@@ -188,17 +188,17 @@ func acct() *notify.Account {
 }
 
 func smsEnv(i int) *notify.Envelope {
-	return &notify.Envelope{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: notify.KindSMS, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
+	return &notify.Envelope{ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: sms.Kind, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
 		Content: &sms.Message{Route: sms.RouteOTP, OTP: "482915", Text: "482915 is your code", Segments: 1}}
 }
 
 func chatEnv(i int) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindChat, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
+	return &notify.Envelope{Kind: chat.Kind, Account: acct(), To: "9876543210", Provider: "remote", Units: 1,
 		Content: &chat.Message{Gateway: chat.GatewayQR, Type: chat.TypeOTP, Text: fmt.Sprintf("hello %d", i)}}
 }
 
 func emailEnv(i int) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindEmail, Account: acct(), To: "asha@example.com", Provider: "remote", Units: 1,
+	return &notify.Envelope{Kind: email.Kind, Account: acct(), To: "asha@example.com", Provider: "remote", Units: 1,
 		Content: &email.Message{Subject: "Hi", Text: fmt.Sprintf("body %d", i)}}
 }
 
@@ -250,27 +250,27 @@ func TestRequestMapping(t *testing.T) {
 	}{
 		{"sms otp route sends the code", smsEnv(0), "/api/v1/sms",
 			map[string]any{"to": "9876543210", "message": "482915", "route": "otp"}},
-		{"sms text", &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Domain: "shop.example",
+		{"sms text", &notify.Envelope{Kind: sms.Kind, To: "9876543210", Domain: "shop.example",
 			Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order shipped", SenderID: "ACMEIN"}}, "/api/v1/sms",
 			map[string]any{"to": "9876543210", "message": "Your order shipped", "route": "sms", "sender_id": "ACMEIN", "domain": "shop.example"}},
-		{"sms dlt", &notify.Envelope{Kind: notify.KindSMS, To: "9876543210",
+		{"sms dlt", &notify.Envelope{Kind: sms.Kind, To: "9876543210",
 			Content: &sms.Message{Route: sms.RouteDLT, Text: "Dear A, order 1 shipped", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}, "/api/v1/sms",
 			map[string]any{"to": "9876543210", "message": "Dear A, order 1 shipped", "route": "dlt", "sender_id": "ACMEIN", "dlt_template_id": "1107", "dlt_entity_id": "1201"}},
 		{"chat text", chatEnv(7), "/api/v1/messenger/send",
 			map[string]any{"to": "9876543210", "gateway": "qr", "type": "otp", "message": "hello 7"}},
-		{"chat cloud template", &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+		{"chat cloud template", &notify.Envelope{Kind: chat.Kind, To: "9876543210",
 			Content: &chat.Message{Gateway: chat.GatewayCloud, Type: chat.TypePromotional, Text: "ignored",
 				Template: &chat.Template{Name: "promo_discount", Language: "en", Params: []string{"Asha", "20%"}, HeaderURL: "https://cdn.example.com/h.jpg"}}},
 			"/api/v1/messenger/send",
 			map[string]any{"to": "9876543210", "gateway": "cloud", "type": "promotional", "template_name": "promo_discount",
 				"language": "en", "variables": []any{"Asha", "20%"}, "header_url": "https://cdn.example.com/h.jpg"}},
-		{"chat media", &notify.Envelope{Kind: notify.KindChat, To: "9876543210",
+		{"chat media", &notify.Envelope{Kind: chat.Kind, To: "9876543210",
 			Content: &chat.Message{Gateway: chat.GatewayCloud, Type: chat.TypeOTP, Text: "Your invoice",
 				Media: &chat.Media{URL: "https://cdn.example.com/i.pdf", Kind: chat.MediaDocument, FileName: "Invoice.pdf"}}},
 			"/api/v1/messenger/send",
 			map[string]any{"to": "9876543210", "gateway": "cloud", "type": "otp", "message": "Your invoice",
 				"media_url": "https://cdn.example.com/i.pdf", "file_name": "Invoice.pdf"}},
-		{"email html", &notify.Envelope{Kind: notify.KindEmail, To: "asha@example.com",
+		{"email html", &notify.Envelope{Kind: email.Kind, To: "asha@example.com",
 			Content: &email.Message{Subject: "Invoice", HTML: "<p>Hi</p>", Text: "Hi", FromName: "Acme", ReplyTo: "help@example.com", Purpose: email.PurposeInvoice}},
 			"/api/v1/email/send",
 			map[string]any{"to": "asha@example.com", "subject": "Invoice", "message": "<p>Hi</p>", "from_name": "Acme", "reply_to": "help@example.com", "purpose": "invoice"}},

@@ -330,10 +330,10 @@ func TestBadEnvelopeIsCertain(t *testing.T) {
 	p := newProvider(t, f.url())
 	for _, env := range []*notify.Envelope{
 		nil,
-		{Kind: notify.KindSMS, To: "9876543210", Content: &sms.Message{Route: sms.RouteSMS}},
-		{Kind: notify.KindChat, To: "9876543210", Content: &chat.Message{}},
-		{Kind: notify.KindEmail, To: "a@example.com", Content: &email.Message{Subject: "x"}},
-		{Kind: notify.KindSMS, To: "9876543210"},
+		{Kind: sms.Kind, To: "9876543210", Content: &sms.Message{Route: sms.RouteSMS}},
+		{Kind: chat.Kind, To: "9876543210", Content: &chat.Message{}},
+		{Kind: email.Kind, To: "a@example.com", Content: &email.Message{Subject: "x"}},
+		{Kind: sms.Kind, To: "9876543210"},
 	} {
 		_, err := p.Send(context.Background(), env)
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.StateFailed {

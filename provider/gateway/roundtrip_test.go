@@ -232,7 +232,7 @@ func TestRoundTrip(t *testing.T) {
 	})
 
 	t.Run("retried envelope is sent once", func(t *testing.T) {
-		env := &notify.Envelope{ID: "11111111-2222-4333-8444-555555555555", Kind: notify.KindSMS, To: "9876543210",
+		env := &notify.Envelope{ID: "11111111-2222-4333-8444-555555555555", Kind: sms.Kind, To: "9876543210",
 			Content: &sms.Message{Route: sms.RouteSMS, Text: "once only"}}
 		before, bal := remote.sms.Len(), remote.balance(t)
 		r1, err := local.p.Send(ctx, env)
@@ -268,7 +268,7 @@ func TestRoundTrip(t *testing.T) {
 
 	t.Run("remote field errors come back as fields", func(t *testing.T) {
 		// Unregistered at the remote: its DLT check refuses the template.
-		env := &notify.Envelope{ID: "21111111-2222-4333-8444-555555555555", Kind: notify.KindSMS, To: "9876543210",
+		env := &notify.Envelope{ID: "21111111-2222-4333-8444-555555555555", Kind: sms.Kind, To: "9876543210",
 			Content: &sms.Message{Route: sms.RouteDLT, Text: "Dear Asha", SenderID: "ACMEIN", DLTTemplateID: "1107", DLTEntityID: "1201"}}
 		_, err := local.p.Send(ctx, env)
 		var e *notify.Error

@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 		Provider: p,
 		Envelope: func(int) *notify.Envelope {
 			return &notify.Envelope{
-				Kind: notify.KindSMS, To: "9876543210", Account: acct, Units: 1,
+				Kind: sms.Kind, To: "9876543210", Account: acct, Units: 1,
 				Content: &sms.Message{Route: sms.RouteOTP, OTP: code, Text: code + " is your code."},
 			}
 		},

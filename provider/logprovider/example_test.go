@@ -24,7 +24,7 @@ func Example() {
 	p := logprovider.New(logger, "dev-sms")
 	env := &notify.Envelope{
 		ID:   "3f1c2a9e-0000-4000-8000-000000000001",
-		Kind: notify.KindSMS,
+		Kind: sms.Kind,
 		To:   "9876543210",
 		Content: &sms.Message{
 			Route: sms.RouteOTP, OTP: "482915", SenderID: "NTFYKT",

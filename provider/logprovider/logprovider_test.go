@@ -87,7 +87,7 @@ func TestRecords(t *testing.T) {
 		{
 			name: "sms otp route",
 			env: &notify.Envelope{
-				ID: "m-1", Kind: notify.KindSMS, To: "9876543210", Account: acct, Units: 1,
+				ID: "m-1", Kind: sms.Kind, To: "9876543210", Account: acct, Units: 1,
 				Content: &sms.Message{
 					Route: sms.RouteOTP, OTP: code, SenderID: "NTFYKT",
 					Text: code + " is your code. Do not share " + code + ".", Encoding: sms.GSM7, Segments: 1,
@@ -105,7 +105,7 @@ func TestRecords(t *testing.T) {
 		{
 			name: "sms dlt route with an undeclared code",
 			env: &notify.Envelope{
-				Kind: notify.KindSMS, To: "9876543210",
+				Kind: sms.Kind, To: "9876543210",
 				Content: &sms.Message{
 					Route: sms.RouteDLT, Text: "Dear user, 7731 is your OTP for order 98765432101.",
 					DLTTemplateID: "1107000000000000001", DLTEntityID: "1101000000000000001",
@@ -122,7 +122,7 @@ func TestRecords(t *testing.T) {
 		{
 			name: "sms route keeps ordinary numbers",
 			env: &notify.Envelope{
-				Kind: notify.KindSMS, To: "9876543210",
+				Kind: sms.Kind, To: "9876543210",
 				Content: &sms.Message{Route: sms.RouteSMS, Text: "Order 4711 shipped."},
 			},
 			want: map[string]any{"sms.text": "Order 4711 shipped."},
@@ -130,7 +130,7 @@ func TestRecords(t *testing.T) {
 		{
 			name: "email otp purpose",
 			env: &notify.Envelope{
-				Kind: notify.KindEmail, To: "riya@example.com",
+				Kind: email.Kind, To: "riya@example.com",
 				Content: &email.Message{
 					Purpose: email.PurposeOTP, Subject: "Your code " + code, ReplyTo: "help@example.com",
 					HTML: "<p>Use " + code + "</p>", Text: "Use " + code,
@@ -146,7 +146,7 @@ func TestRecords(t *testing.T) {
 		{
 			name: "chat template with otp",
 			env: &notify.Envelope{
-				Kind: notify.KindChat, To: "9876543210",
+				Kind: chat.Kind, To: "9876543210",
 				Content: &chat.Message{
 					Gateway: chat.GatewayCloud, Type: chat.TypeOTP, OTP: code, Auto: true,
 					Template: &chat.Template{
@@ -165,7 +165,7 @@ func TestRecords(t *testing.T) {
 		{
 			name: "chat media",
 			env: &notify.Envelope{
-				Kind: notify.KindChat, To: "9876543210",
+				Kind: chat.Kind, To: "9876543210",
 				Content: &chat.Message{
 					Gateway: chat.GatewayQR, Text: "Invoice attached",
 					Media: &chat.Media{
@@ -182,7 +182,7 @@ func TestRecords(t *testing.T) {
 		},
 		{
 			name: "no content",
-			env:  &notify.Envelope{Kind: notify.KindSMS, To: "9876543210"},
+			env:  &notify.Envelope{Kind: sms.Kind, To: "9876543210"},
 			want: map[string]any{"kind": "sms", "to": "98xxxxxx10", "sms": nil},
 		},
 	}
@@ -220,13 +220,13 @@ func TestSendErrors(t *testing.T) {
 	cancel()
 	// Nothing is logged, so the vendor certainly has nothing: the errors
 	// must say so, or the Notifier would keep the charge.
-	_, err := p.Send(ctx, &notify.Envelope{Kind: notify.KindSMS})
+	_, err := p.Send(ctx, &notify.Envelope{Kind: sms.Kind})
 	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Errorf("canceled: %v (code %q), want unavailable wrapping context.Canceled", err, notify.CodeOf(err))
 	}
 	dctx, dcancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
 	defer dcancel()
-	_, err = p.Send(dctx, &notify.Envelope{Kind: notify.KindSMS})
+	_, err = p.Send(dctx, &notify.Envelope{Kind: sms.Kind})
 	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.StateFailed {
 		t.Errorf("expired: %v (code %q), want a certain refusal wrapping context.DeadlineExceeded", err, notify.CodeOf(err))
 	}
@@ -245,7 +245,7 @@ func TestDisabledLevel(t *testing.T) {
 	if p.Name() != "logprovider" {
 		t.Errorf(`New(l, "").Name() = %q, want "logprovider"`, p.Name())
 	}
-	res, err := p.Send(t.Context(), &notify.Envelope{Kind: notify.KindSMS, To: "9876543210"})
+	res, err := p.Send(t.Context(), &notify.Envelope{Kind: sms.Kind, To: "9876543210"})
 	if err != nil || res.ProviderMessageID != "log-1" {
 		t.Fatalf("Send = %+v, %v; want log-1", res, err)
 	}

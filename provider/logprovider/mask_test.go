@@ -19,13 +19,13 @@ import (
 // they are logged with the code masked.
 func TestProductionModeWithholdsContent(t *testing.T) {
 	envs := []*notify.Envelope{
-		{ID: "m1", Kind: notify.KindSMS, To: "9876543210", CarriesOTP: true,
+		{ID: "m1", Kind: sms.Kind, To: "9876543210", CarriesOTP: true,
 			Content: &sms.Message{Route: sms.RouteOTP, Text: "Your code 482913 for Acme", OTP: "482913"}},
-		{ID: "m2", Kind: notify.KindChat, To: "9876543210",
+		{ID: "m2", Kind: chat.Kind, To: "9876543210",
 			Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order Acme-77 shipped",
 				Template: &chat.Template{Name: "order", Params: []string{"Acme-77"}, NamedParams: map[string]string{"who": "Riya"},
 					HeaderText: "Acme order", Buttons: []chat.Button{{Index: 0, Kind: "url", Value: "track/Acme-77"}}}}},
-		{ID: "m3", Kind: notify.KindEmail, To: "riya@example.com",
+		{ID: "m3", Kind: email.Kind, To: "riya@example.com",
 			Content: &email.Message{Subject: "Acme receipt", Text: "body Acme"}},
 	}
 	for _, mode := range []logprovider.Mode{logprovider.Dev, logprovider.Production} {
@@ -84,12 +84,12 @@ func TestReplaceAttrMasksAnyHandlersRecords(t *testing.T) {
 // its text, values, header and buttons) and in none of a message that
 // cannot (chat text), never in some fields and not in others.
 func TestDigitsMaskedAlikeInEveryField(t *testing.T) {
-	template := &notify.Envelope{ID: "m1", Kind: notify.KindChat, To: "9876543210",
+	template := &notify.Envelope{ID: "m1", Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order 4711 has shipped",
 			Template: &chat.Template{Name: "order_update", Params: []string{"4711"}, HeaderText: "Order 4711",
 				NamedParams: map[string]string{"order": "4711"},
 				Buttons:     []chat.Button{{Index: 0, Kind: chat.ButtonURL, Value: "o/4711"}}}}}
-	text := &notify.Envelope{ID: "m2", Kind: notify.KindChat, To: "9876543210",
+	text := &notify.Envelope{ID: "m2", Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Order 4711 has shipped"}}
 	for env, want := range map[*notify.Envelope]int{template: 0, text: 1} {
 		var buf bytes.Buffer

@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 
 func otpEnvelope(code string) *notify.Envelope {
 	return &notify.Envelope{
-		Kind:     notify.KindSMS,
+		Kind:     sms.Kind,
 		To:       "9876543210",
 		Provider: "mem",
 		Units:    1,

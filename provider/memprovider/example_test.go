@@ -13,7 +13,7 @@ import (
 func Example() {
 	p := memprovider.New("sms-test")
 	env := &notify.Envelope{
-		Kind:    notify.KindSMS,
+		Kind:    sms.Kind,
 		To:      "9876543210",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order has shipped."},
 	}
@@ -34,7 +34,7 @@ func Example() {
 func ExampleProvider_FailNext() {
 	p := memprovider.New("sms-test")
 	p.FailNext(1, notify.CodeUnavailable)
-	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Content: &sms.Message{Text: "hi"}}
+	env := &notify.Envelope{Kind: sms.Kind, To: "9876543210", Content: &sms.Message{Text: "hi"}}
 
 	_, err := p.Send(context.Background(), env)
 	fmt.Println(notify.CodeOf(err), notify.IsRetryable(err), p.Len())
@@ -54,7 +54,7 @@ func ExampleProvider_FailNext() {
 
 func ExampleProvider_Wait() {
 	p := memprovider.New("sms-test")
-	env := &notify.Envelope{Kind: notify.KindSMS, To: "9876543210", Content: &sms.Message{Text: "hi"}}
+	env := &notify.Envelope{Kind: sms.Kind, To: "9876543210", Content: &sms.Message{Text: "hi"}}
 	go func() { _, _ = p.Send(context.Background(), env) }()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -77,7 +77,7 @@ func ExampleProvider_SetHandler() {
 		return &notify.Result{}, nil
 	})
 	for _, to := range []string{"9000000000", "9876543210"} {
-		env := &notify.Envelope{Kind: notify.KindSMS, To: to, Content: &sms.Message{Text: "hi"}}
+		env := &notify.Envelope{Kind: sms.Kind, To: to, Content: &sms.Message{Text: "hi"}}
 		res, err := p.Send(context.Background(), env)
 		if err != nil {
 			fmt.Println(to, notify.CodeOf(err))

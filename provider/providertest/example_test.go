@@ -18,7 +18,7 @@ func ExampleHarness() {
 		Provider: p,
 		Envelope: func(i int) *notify.Envelope {
 			return &notify.Envelope{
-				Kind:    notify.KindSMS,
+				Kind:    sms.Kind,
 				To:      fmt.Sprintf("98765%05d", i),
 				Content: &sms.Message{Route: sms.RouteSMS, Text: "hello"},
 			}

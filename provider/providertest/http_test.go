@@ -205,7 +205,7 @@ func TestHTTPReferenceHarness(t *testing.T) {
 		Provider: p,
 		Envelope: func(i int) *notify.Envelope {
 			return &notify.Envelope{
-				Kind: notify.KindSMS, To: "9876543210", Provider: "acme", Units: 1,
+				Kind: sms.Kind, To: "9876543210", Provider: "acme", Units: 1,
 				Content: &sms.Message{Route: sms.RouteOTP, OTP: "482915", Text: "482915 is your code."},
 			}
 		},

@@ -88,7 +88,7 @@ func (p *flawed) Send(ctx context.Context, env *notify.Envelope) (*notify.Result
 
 func envelope(int) *notify.Envelope {
 	return &notify.Envelope{
-		Kind:    notify.KindSMS,
+		Kind:    sms.Kind,
 		To:      "9876543210",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: "hello"},
 	}

@@ -18,7 +18,7 @@ func TestConformance(t *testing.T) {
 		Envelope: func(i int) *notify.Envelope {
 			otp := fmt.Sprintf("%06d", 482915+i)
 			return &notify.Envelope{
-				Kind: notify.KindChat, To: "9876543210", Provider: p.Name(), Units: 1, Class: notify.Transactional,
+				Kind: chat.Kind, To: "9876543210", Provider: p.Name(), Units: 1, Class: notify.Transactional,
 				Content: &chat.Message{Gateway: chat.GatewayQR, Type: chat.TypeOTP, OTP: otp,
 					Text: otp + " is your Acme login code. Do not share it."},
 			}

@@ -39,7 +39,7 @@ func Example() {
 		panic(err)
 	}
 	res, err := p.Send(context.Background(), &notify.Envelope{
-		Kind: notify.KindChat, To: "9876543210",
+		Kind: chat.Kind, To: "9876543210",
 		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Your order shipped"},
 	})
 	if err != nil {
@@ -77,7 +77,7 @@ func ExampleProvider_SupportsMedia() {
 	}))
 	defer gw.Close()
 
-	invoice := &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Content: &chat.Message{
+	invoice := &notify.Envelope{Kind: chat.Kind, To: "9876543210", Content: &chat.Message{
 		Gateway: chat.GatewayQR, Text: "Your invoice",
 		Media: &chat.Media{URL: "https://cdn.example.com/inv-7.pdf", Kind: chat.MediaDocument, FileName: "inv-7.pdf"},
 	}}

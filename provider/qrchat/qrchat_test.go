@@ -22,12 +22,12 @@ import (
 )
 
 func textEnv(text, otp string) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Provider: "qrchat", Units: 1,
+	return &notify.Envelope{Kind: chat.Kind, To: "9876543210", Provider: "qrchat", Units: 1,
 		Content: &chat.Message{Gateway: chat.GatewayQR, Text: text, OTP: otp}}
 }
 
 func mediaEnv(u string, kind chat.MediaKind, name, mime, caption string) *notify.Envelope {
-	return &notify.Envelope{Kind: notify.KindChat, To: "9876543210", Provider: "qrchat", Units: 1,
+	return &notify.Envelope{Kind: chat.Kind, To: "9876543210", Provider: "qrchat", Units: 1,
 		Content: &chat.Message{Gateway: chat.GatewayQR, Text: caption,
 			Media: &chat.Media{URL: u, Kind: kind, FileName: name, MIMEType: mime}}}
 }
@@ -482,11 +482,11 @@ func TestBadEnvelopes(t *testing.T) {
 	gw := newFakeWAHA(t)
 	p := newProvider(t, gw, qrchat.Config{})
 	for name, env := range map[string]*notify.Envelope{
-		"nil chat":          {Kind: notify.KindChat, To: "9876543210"},
+		"nil chat":          {Kind: chat.Kind, To: "9876543210"},
 		"empty":             textEnv("", ""),
-		"cloud template":    {Kind: notify.KindChat, To: "9876543210", Content: &chat.Message{Template: &chat.Template{Name: "x"}}},
+		"cloud template":    {Kind: chat.Kind, To: "9876543210", Content: &chat.Message{Template: &chat.Template{Name: "x"}}},
 		"media without url": mediaEnv("", chat.MediaDocument, "a.pdf", "application/pdf", ""),
-		"bad number":        {Kind: notify.KindChat, To: "98765x43210", Content: &chat.Message{Text: "hi"}},
+		"bad number":        {Kind: chat.Kind, To: "98765x43210", Content: &chat.Message{Text: "hi"}},
 	} {
 		if _, err := p.Send(context.Background(), env); notify.CodeOf(err) != notify.CodeInvalidArgument {
 			t.Errorf("%s: %v, want InvalidArgument", name, err)

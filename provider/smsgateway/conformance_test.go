@@ -45,7 +45,7 @@ func newProvider(t *testing.T, v *smsgatewaytest.Server, key string) *smsgateway
 
 // envelope returns a valid envelope of each route in turn.
 func envelope(i int) *notify.Envelope {
-	env := &notify.Envelope{Kind: notify.KindSMS, To: fmt.Sprintf("98765%05d", i), Provider: smsgateway.DefaultName, Units: 1,
+	env := &notify.Envelope{Kind: sms.Kind, To: fmt.Sprintf("98765%05d", i), Provider: smsgateway.DefaultName, Units: 1,
 		Class: notify.Transactional}
 	switch i % 3 {
 	case 0:

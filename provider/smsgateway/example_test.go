@@ -27,7 +27,7 @@ func Example() {
 	defer p.Close()
 
 	ctx := context.Background()
-	_, err = p.Send(ctx, &notify.Envelope{Kind: notify.KindSMS, To: "9876543210",
+	_, err = p.Send(ctx, &notify.Envelope{Kind: sms.Kind, To: "9876543210",
 		Content: &sms.Message{Route: sms.RouteOTP, OTP: "482913", Text: "482913 is your code."}})
 	fmt.Println(err)
 

@@ -23,9 +23,9 @@ import (
 func TestSendWireFormat(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
-	hindi := &notify.Envelope{Kind: notify.KindSMS, To: "9123456789",
+	hindi := &notify.Envelope{Kind: sms.Kind, To: "9123456789",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: "आपका ऑर्डर भेज दिया गया है।"}} // no Encoding: the provider works it out
-	long := &notify.Envelope{Kind: notify.KindSMS, To: "9123456789",
+	long := &notify.Envelope{Kind: sms.Kind, To: "9123456789",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: strings.Repeat("a", 161), Encoding: sms.GSM7, Segments: 2}}
 	byMessageID := envelope(2)
 	sms.MessageOf(byMessageID).DLTMessageID = tplMessageID

@@ -491,8 +491,8 @@ func (l *dlrLoop) sharedBatch(t *testing.T) string {
 	shared := sent[0].RequestID
 	now := time.Now()
 	for _, m := range []*notify.Message{
-		{ID: "m-1", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9876543210", Provider: smsgateway.DefaultName, CreatedAt: now},
-		{ID: "m-2", Account: "acme", Kind: notify.KindSMS, Request: notify.KindSMS, To: "9812345678", Provider: smsgateway.DefaultName, CreatedAt: now},
+		{ID: "m-1", Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210", Provider: smsgateway.DefaultName, CreatedAt: now},
+		{ID: "m-2", Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9812345678", Provider: smsgateway.DefaultName, CreatedAt: now},
 	} {
 		id := m.ID
 		if _, err := l.records.Open(ctx, m); err != nil {

@@ -45,7 +45,7 @@ func Example() {
 	defer cancel()
 	for _, purpose := range []email.Purpose{email.PurposeOTP, email.PurposeCampaign} {
 		_, err := p.Send(ctx, &notify.Envelope{
-			ID: "msg-" + string(purpose), Kind: notify.KindEmail, To: "asha@example.com",
+			ID: "msg-" + string(purpose), Kind: email.Kind, To: "asha@example.com",
 			Content: &email.Message{Purpose: purpose, Subject: "Hello", Text: "Hello Asha."},
 		})
 		if err != nil {

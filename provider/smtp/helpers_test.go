@@ -50,7 +50,7 @@ var htmlBody = "<html><body><h1>Your order has shipped</h1>" +
 
 func htmlEnvelope(to string, purpose email.Purpose) *notify.Envelope {
 	return &notify.Envelope{
-		Kind:     notify.KindEmail,
+		Kind:     email.Kind,
 		To:       to,
 		Provider: "smtp",
 		Units:    1,

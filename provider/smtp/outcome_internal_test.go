@@ -143,7 +143,7 @@ func pipeProvider(t *testing.T, srv *pipeServer) *Provider {
 func pipeEnvelope(id string) *notify.Envelope {
 	return &notify.Envelope{
 		ID:   id,
-		Kind: notify.KindEmail,
+		Kind: email.Kind,
 		To:   "a@example.com",
 		Content: &email.Message{
 			Purpose: email.PurposeOTP,
