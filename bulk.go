@@ -11,25 +11,18 @@ import (
 // MaxBulkRecipients is the most recipients one Bulk request may name.
 const MaxBulkRecipients = 10000
 
-// BatchSender is an optional interface of providers that send one message
-// to several recipients in one vendor call, such as an SMS vendor that
-// takes a comma-separated list of numbers.
+// BatchDeliverer is an optional interface of channels that send one
+// message to several recipients in one vendor call (channel/sms does,
+// through a provider that is an sms.BatchSender): a Bulk request then
+// makes one vendor call per batch instead of one per recipient.
 //
-// SendBatch sends envs, which differ only in To and ID, in one call, and
-// makes one attempt (the Notifier retries). Its outcome is one for all of
-// them: on success one Result per envelope, in order, each with the
+// DeliverBatch sends envs, which differ only in To and ID, in one call,
+// and makes one attempt (the Notifier retries). Its outcome is one for all
+// of them: on success one Result per envelope, in order, each with the
 // vendor's ID (which several may share: reports tell them apart by
 // number); an error is the outcome of every envelope, classified as for
-// Send. MaxBatch is the most envelopes SendBatch takes at once, at least
-// 1. Both must be safe for concurrent use.
-type BatchSender interface {
-	MaxBatch() int
-	SendBatch(ctx context.Context, envs []*Envelope) ([]*Result, error)
-}
-
-// BatchDeliverer is BatchSender for channels: a channel whose provider can
-// send in batches implements it (channel/sms does), and a Bulk request then
-// makes one vendor call per batch instead of one per recipient.
+// Deliver. MaxBatch is the most envelopes DeliverBatch takes at once, at
+// least 1. Both must be safe for concurrent use.
 type BatchDeliverer interface {
 	MaxBatch() int
 	DeliverBatch(ctx context.Context, envs []*Envelope) ([]*Result, error)

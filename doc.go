@@ -56,7 +56,7 @@
 // (sms.Request, chat.Request, email.Request, or your own channel's), a
 // Composite of several at once (otp.Request), or a Bulk of one content to
 // many recipients (sms.BulkRequest: each its own charged record, in one
-// vendor call per batch where the provider is a BatchSender). A Channel
+// vendor call per batch where the provider is an sms.BatchSender). A Channel
 // joins a Notifier with WithChannel, for any Kind; examples/pushchannel
 // is a fourth channel built on the public API alone. The content of a
 // prepared Envelope is its Content, in the channel's own type

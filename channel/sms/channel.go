@@ -475,9 +475,9 @@ func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Re
 }
 
 // MaxBatch implements notify.BatchDeliverer: the provider's MaxBatch when
-// it is a notify.BatchSender, else 1.
+// it is a BatchSender, else 1.
 func (c *Channel) MaxBatch() int {
-	if b, ok := c.provider.(notify.BatchSender); ok {
+	if b, ok := c.provider.(BatchSender); ok {
 		return max(1, b.MaxBatch())
 	}
 	return 1
@@ -485,7 +485,7 @@ func (c *Channel) MaxBatch() int {
 
 // DeliverBatch implements notify.BatchDeliverer: envs, which differ only
 // in their recipients, go to the provider in one SendBatch call when it is
-// a notify.BatchSender; otherwise envs must be one envelope, sent with
+// a BatchSender; otherwise envs must be one envelope, sent with
 // Send.
 func (c *Channel) DeliverBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
 	for _, env := range envs {
@@ -493,7 +493,7 @@ func (c *Channel) DeliverBatch(ctx context.Context, envs []*notify.Envelope) ([]
 			return nil, notify.Errorf(notify.CodeInternal, "sms: DeliverBatch needs SMS envelopes")
 		}
 	}
-	if b, ok := c.provider.(notify.BatchSender); ok {
+	if b, ok := c.provider.(BatchSender); ok {
 		return b.SendBatch(ctx, envs)
 	}
 	if len(envs) != 1 {

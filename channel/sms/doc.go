@@ -41,7 +41,7 @@
 // # Bulk sends
 //
 // The Channel implements notify.BatchDeliverer: when its provider is a
-// notify.BatchSender (provider/smsgateway is), a BulkRequest
+// BatchSender (provider/smsgateway is), a BulkRequest
 // sends one text to many numbers in one vendor call per batch of
 // MaxBatch; with any other provider it sends them one by one.
 //

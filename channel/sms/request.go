@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"context"
 	"fmt"
 	"hash"
 	"strconv"
@@ -11,6 +12,23 @@ import (
 
 // Kind is the kind of the SMS channel and its requests.
 const Kind notify.Kind = "sms"
+
+// BatchSender is an optional interface of SMS providers that send one
+// message to several recipients in one vendor call, such as a vendor that
+// takes a comma-separated list of numbers; the channel then implements
+// notify.BatchDeliverer through it.
+//
+// SendBatch sends envs, which differ only in To and ID, in one call, and
+// makes one attempt (the Notifier retries). Its outcome is one for all of
+// them: on success one Result per envelope, in order, each with the
+// vendor's ID (which several may share: reports tell them apart by
+// number); an error is the outcome of every envelope, classified as for
+// Send. MaxBatch is the most envelopes SendBatch takes at once, at least
+// 1. Both must be safe for concurrent use.
+type BatchSender interface {
+	MaxBatch() int
+	SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error)
+}
 
 // Request asks for one SMS. Send it with notify.Notifier.Send.
 type Request struct {
@@ -71,7 +89,7 @@ func (r *Request) Fingerprint(h hash.Hash) {
 
 // BulkRequest sends one SMS to many recipients (a notify.Bulk request):
 // every recipient is charged and recorded as its own message, in as few
-// vendor calls as the provider allows (notify.BatchSender).
+// vendor calls as the provider allows (BatchSender).
 type BulkRequest struct {
 	// Message is what every recipient gets: a Request whose To is empty.
 	// Its Account and IdempotencyKey are the bulk request's. The otp

@@ -22,7 +22,7 @@
 //	     otherwise {"route": "dlt_manual", "sender_id", "message",
 //	     "template_id", "entity_id", "flash", "numbers"} with the whole text
 //
-// numbers is the 10-digit recipient; SendBatch (notify.BatchSender, used
+// numbers is the 10-digit recipient; SendBatch (sms.BatchSender, used
 // by an sms.BulkRequest) puts up to Config.MaxBatch numbers (default
 // DefaultMaxBatch, 1,000) in one request, comma-separated, as the vendor
 // takes them, and every recipient's record gets the request's request_id

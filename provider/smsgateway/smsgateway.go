@@ -234,10 +234,10 @@ func (p *Provider) post(ctx context.Context, body *sendRequest) (string, error) 
 	return out.RequestID, nil
 }
 
-// MaxBatch implements notify.BatchSender: Config.MaxBatch.
+// MaxBatch implements sms.BatchSender: Config.MaxBatch.
 func (p *Provider) MaxBatch() int { return p.maxBatch }
 
-// SendBatch implements notify.BatchSender: it sends envs, the same SMS to
+// SendBatch implements sms.BatchSender: it sends envs, the same SMS to
 // several numbers, in one request whose numbers are comma-separated, as
 // the vendor takes them, and returns the vendor's request_id as every
 // envelope's ProviderMessageID (its delivery reports tell the numbers
@@ -561,7 +561,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 
 // Interface guards
 var (
-	_ notify.BatchSender   = (*Provider)(nil)
+	_ sms.BatchSender   = (*Provider)(nil)
 	_ notify.Provider      = (*Provider)(nil)
 	_ notify.HealthChecker = (*Provider)(nil)
 	_ io.Closer            = (*Provider)(nil)
