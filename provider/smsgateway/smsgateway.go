@@ -561,7 +561,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 
 // Interface guards
 var (
-	_ sms.BatchSender   = (*Provider)(nil)
+	_ sms.BatchSender      = (*Provider)(nil)
 	_ notify.Provider      = (*Provider)(nil)
 	_ notify.HealthChecker = (*Provider)(nil)
 	_ io.Closer            = (*Provider)(nil)
