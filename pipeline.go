@@ -220,7 +220,9 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 		CreatedAt:      now,
 		Provider:       env.Provider,
 	}
-	if err := n.markAttempting(ctx, env); err != nil {
+	// From here on a crash leaves the record unknown rather than refunded;
+	// an error means the vendor must not be called.
+	if err := n.markAll(ctx, []*Envelope{env}, StateAttempting); err != nil {
 		// The vendor was not called: a certain non-acceptance.
 		r, err := n.fail(ctx, acct, env, r, charged, wrap(op, env.Provider, CodeUnavailable, err))
 		return r, charged, err
@@ -280,8 +282,9 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 
 // fail settles a message the vendor certainly did not accept: its charge
 // is refunded, exactly once, and its record marked failed, in one step.
-// When the Ledger fails that step for a reason that may pass, the step is retried in the background (refundLater) and
-// the error says so: the refund follows once the store answers again.
+// When the Ledger fails that step for a reason that may pass, the step is
+// retried in the background (refundLater) and the error says so: the
+// refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
 	r.Status = StateFailed
 	r.Provider = e.Provider
@@ -392,19 +395,6 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	_, _ = n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
 		ErrorCode: CodeOf(err), Error: "the record could not be confirmed: " + err.Error()})
 	return Money{}, false, storeFailure(op, "ledger", err)
-}
-
-// markAttempting moves the record to attempting before the vendor is
-// called, so that from here on a crash leaves it unknown rather than
-// refunded. An error means the vendor must not be called.
-func (n *Notifier) markAttempting(ctx context.Context, env *Envelope) error {
-	sctx := detached(ctx)
-	defer sctx.release()
-	_, err := n.ledger.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: StateAttempting, At: n.now()})
-	if err != nil {
-		return &StoreError{Store: "ledger", Err: err}
-	}
-	return nil
 }
 
 // finish moves the record of an accepted or unknown message to its final

@@ -100,7 +100,7 @@
 //
 // Idempotency keys live WithIdempotencyTTL (default 24h), and a
 // reservation holds its key for WithIdempotencyLease (default 2m);
-// message records live WithDeliveryTTL (default 30 days) once settled (by
+// message records live WithRecordTTL (default 30 days) once settled (by
 // the time of their last move; open records are never deleted), and so do
 // request records (by the time they were opened). Reads ignore expired
 // idempotency keys; Cleanup deletes them, settled records and request

@@ -61,7 +61,7 @@ func Example() {
 
 	// Expired idempotency keys are ignored by reads; Cleanup reclaims
 	// their space, and that of records settled longer ago than the
-	// delivery TTL. Run it now and then from any instance.
+	// record TTL. Run it now and then from any instance.
 	if _, err := store.Cleanup(ctx); err != nil {
 		log.Print(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 // OpenRequest writes r, as notify.Ledger documents: one INSERT.
 // Cleanup removes request records with the message records (their
-// retention, WithDeliveryTTL, counted from when they were opened).
+// retention, WithRecordTTL, counted from when they were opened).
 func (s *Store) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
 	if r == nil || r.ID == "" || r.Account == "" || r.IdempotencyKey == "" {
 		return notify.Errorf(notify.CodeInvalidArgument, "pgstore: a request record needs an ID, an account and a key")

@@ -25,9 +25,9 @@ const (
 	// matches the Notifier's default settle threshold
 	// (notify.DefaultSettleAfter).
 	DefaultIdempotencyLease = 2 * time.Minute
-	// DefaultDeliveryTTL is how long a settled message record, and a
+	// DefaultRecordTTL is how long a settled message record, and a
 	// request record, is kept.
-	DefaultDeliveryTTL = 30 * 24 * time.Hour
+	DefaultRecordTTL = 30 * 24 * time.Hour
 	// DefaultConnectTimeout bounds each connection attempt of a pool made
 	// by Open when the connection string has no connect_timeout.
 	DefaultConnectTimeout = 5 * time.Second
@@ -96,16 +96,16 @@ func WithIdempotencyLease(d time.Duration) Option {
 	}
 }
 
-// WithDeliveryTTL sets how long a message record is kept once settled
+// WithRecordTTL sets how long a message record is kept once settled
 // (counted from its last move; open records are kept until settled), and
 // a request record (counted from when it was opened): Cleanup deletes
-// older ones. Default DefaultDeliveryTTL (30 days).
-func WithDeliveryTTL(d time.Duration) Option {
+// older ones. Default DefaultRecordTTL (30 days).
+func WithRecordTTL(d time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
-			return fmt.Errorf("pgstore: delivery TTL %v: must be positive", d)
+			return fmt.Errorf("pgstore: record TTL %v: must be positive", d)
 		}
-		s.deliveryTTL = d
+		s.recordTTL = d
 		return nil
 	}
 }
@@ -142,15 +142,15 @@ func WithClock(now func() time.Time) Option {
 // NotFound, InvalidArgument, Conflict and InsufficientFunds as each method
 // says, and Internal for anything else.
 type Store struct {
-	pool        *pgxpool.Pool
-	ownsPool    bool
-	prefix      string
-	schema      string
-	idemTTL     time.Duration
-	idemLease   time.Duration
-	deliveryTTL time.Duration
-	now         func() time.Time
-	q           queries
+	pool      *pgxpool.Pool
+	ownsPool  bool
+	prefix    string
+	schema    string
+	idemTTL   time.Duration
+	idemLease time.Duration
+	recordTTL time.Duration
+	now       func() time.Time
+	q         queries
 }
 
 // Open connects to the PostgreSQL server named by connString (a URL or
@@ -208,12 +208,12 @@ func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 
 func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
 	s := &Store{
-		pool:        pool,
-		prefix:      DefaultTablePrefix,
-		idemTTL:     DefaultIdempotencyTTL,
-		idemLease:   DefaultIdempotencyLease,
-		deliveryTTL: DefaultDeliveryTTL,
-		now:         time.Now,
+		pool:      pool,
+		prefix:    DefaultTablePrefix,
+		idemTTL:   DefaultIdempotencyTTL,
+		idemLease: DefaultIdempotencyLease,
+		recordTTL: DefaultRecordTTL,
+		now:       time.Now,
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {

@@ -223,7 +223,7 @@ func TestReserveRace(t *testing.T) {
 // TestCleanupBatches removes more rows than one batch deletes.
 func TestCleanupBatches(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-	s, pool := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithDeliveryTTL(time.Minute))
+	s, pool := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithRecordTTL(time.Minute))
 	ctx := context.Background()
 	const rows = 12000
 	_, err := pool.Exec(ctx, `INSERT INTO notify_idempotency
@@ -375,7 +375,7 @@ func TestPrefixAndSchema(t *testing.T) {
 	for _, bad := range []pgstore.Option{
 		pgstore.WithTablePrefix("Bad"), pgstore.WithTablePrefix("a-b"), pgstore.WithTablePrefix(`x";drop`),
 		pgstore.WithTablePrefix(strings.Repeat("a", 41)), pgstore.WithSchema(""), pgstore.WithSchema("9x"),
-		pgstore.WithIdempotencyTTL(0), pgstore.WithDeliveryTTL(-time.Second), pgstore.WithClock(nil),
+		pgstore.WithIdempotencyTTL(0), pgstore.WithRecordTTL(-time.Second), pgstore.WithClock(nil),
 	} {
 		_, err := pgstore.New(pool, bad)
 		wantCode(t, err, notify.CodeInvalidArgument)

@@ -122,7 +122,7 @@ func (s *Store) Release(ctx context.Context, account, key string) error {
 const cleanupBatch = 5000
 
 // Cleanup deletes idempotency entries whose TTL has passed, message
-// records settled longer than the delivery TTL ago (open ones are kept
+// records settled longer than the record TTL ago (open ones are kept
 // for the reconciler) and request records as old, and the limiters' rows
 // that count nothing any more (full buckets, windows whose units have all
 // left), and returns how many rows it
@@ -137,8 +137,8 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 		now   any
 	}{
 		{s.q.cleanupIdem, now},
-		{s.q.cleanupMessages, now.Add(-s.deliveryTTL)},
-		{s.q.cleanupRequests, now.Add(-s.deliveryTTL)},
+		{s.q.cleanupMessages, now.Add(-s.recordTTL)},
+		{s.q.cleanupRequests, now.Add(-s.recordTTL)},
 		// The limiters keep unix nanoseconds.
 		{s.q.limits.rateCleanup, now.UnixNano()},
 		{s.q.limits.windowCleanup, now.UnixNano()},
