@@ -18,8 +18,9 @@ const refShards = 16
 // maxRefLen bounds the length of a ref, far above any message ID.
 const maxRefLen = 64 << 10
 
-// Wallet is an in-memory notify.WalletStore: one balance per account,
-// opened with Open. It is safe for concurrent use.
+// Wallet keeps the money of a memstore Ledger (NewLedger): one balance
+// per account, opened with Open, moved by references. It passes
+// wallet/wallettest. It is safe for concurrent use.
 //
 // Refs are kept per account: the same ref on two accounts is two
 // operations. Every ref is remembered, with its amount and the balance
@@ -172,8 +173,8 @@ func (w *Wallet) Balance(ctx context.Context, account string) (notify.Balance, e
 	return notify.Balance{Account: account, Available: notify.Money{Minor: b, Currency: p.currency}}, nil
 }
 
-// Debit takes amount from the account under ref, as notify.WalletStore
-// documents. Errors: an ended context (nothing moves), NotFound,
+// Debit takes amount from the account under ref, as wallettest.Wallet
+// documents (the Ledger debits each record's charge through it). Errors: an ended context (nothing moves), NotFound,
 // InvalidArgument for a non-positive amount, another currency or an
 // empty ref, Conflict for a ref recorded with another direction or
 // amount, InsufficientFunds.

@@ -15,7 +15,7 @@ import (
 	"github.com/notifykit/notify/wallet/wallettest"
 )
 
-// simpleWallet is a deliberately plain WalletStore: one mutex, maps. With
+// simpleWallet is a deliberately plain Wallet: one mutex, maps. With
 // no defect it must pass the suite; each defect must make the suite fail.
 type simpleWallet struct {
 	defect string
