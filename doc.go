@@ -10,9 +10,9 @@
 //     the Envelope. Bad input stops here with CodeInvalidArgument, naming
 //     every bad field; nothing is charged and no limit counts it.
 //  2. Limit: the optional per-account rate limit and per-recipient OTP
-//     throttle (WithRateLimit, WithOTPThrottle, over a Limiter) take their
+//     throttle (WithRateLimit, WithOTPThrottle, over a store.Limiter) take their
 //     share; idempotent replays never count.
-//  3. Charge and record: the Ledger writes the message's durable record
+//  3. Charge and record: the ledger writes the message's durable record
 //     (StatePending) and debits its price, with the message ID as
 //     reference, in one step (an unmetered send has a zero charge). A
 //     short wallet is CodeInsufficientFunds and no provider is called.
@@ -45,8 +45,12 @@
 //     and development providers (logprovider, memprovider), with the
 //     conformance suite providertest;
 //   - template: the stock template catalogue and renderer;
-//   - wallet: price lists and currency formatting, with the conformance
-//     suite wallettest;
+//   - wallet: price lists and currency formatting;
+//   - store: the contract every store implements (the Ledger of money and
+//     records, Accounts, Keys, Limiter, Templates, Admin), with its
+//     conformance kit store/storetest; notify imports it as database/sql
+//     imports database/sql/driver, and names its values (Message is a
+//     store.Record, Money a store.Money, Account a store.Account);
 //   - memstore: in-memory stores for development and tests; pgstore:
 //     PostgreSQL stores for several instances sharing one wallet;
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;
@@ -91,15 +95,15 @@
 //
 // # Idempotency
 //
-// A request with an IdempotencyKey that repeats while the IdempotencyStore
+// A request with an IdempotencyKey that repeats while the store.Keys
 // remembers the key returns the first Receipt without sending or charging
 // again, whether it was sent or its outcome is unknown (then with the same
 // CodeOutcomeUnknown error); only a send that certainly went nowhere frees
-// the key. A send holds its key for the IdempotencyStore's lease, not its
+// the key. A send holds its key for the store.Keys' lease, not its
 // retention: after the lease a repeat settles what a dead holder left and
 // answers with it (for a Composite or Bulk request, the whole request's
 // receipt, from the request record written before its first part; see
-// Ledger.OpenRequest). The fingerprint is taken after
+// store.Ledger.OpenRequest). The fingerprint is taken after
 // normalisation, so two spellings of one number are one request; the same
 // key with a different request is CodeConflict.
 package notify

@@ -119,11 +119,3 @@ type Receipt struct {
 	// (Kind "otp", otp.Kind), SMS first.
 	Legs []*Receipt
 }
-
-// Balance is an account's wallet balance.
-type Balance struct {
-	Account string
-	// Name is the account's name; the Notifier fills it in.
-	Name      string
-	Available Money
-}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/notifykit/notify/store"
 )
 
 // Code classifies an error. Its string is the snake_case code that the
@@ -111,10 +113,7 @@ func IsRetryable(err error) bool {
 // FieldError names one bad field of a request and the rule it breaks.
 // Field uses the HTTP API's JSON names ("to", "dlt_template_id",
 // "variables.OTP").
-type FieldError struct {
-	Field   string
-	Message string
-}
+type FieldError = store.FieldError
 
 // Error is the one error type of notify. The Notifier returns every error
 // as an *Error, wrapping the cause exactly once; CodeOf reads the code
@@ -205,6 +204,31 @@ func CodeOf(err error) Code {
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeDeadlineExceeded
 	}
+	return storeCode(err)
+}
+
+// storeCode is the code of a store's error (package store): its
+// sentinel's, or RateLimited for a *store.LimitError; Internal for any
+// other error, a store failing.
+func storeCode(err error) Code {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return CodeNotFound
+	case errors.Is(err, store.ErrConflict):
+		return CodeConflict
+	case errors.Is(err, store.ErrInsufficientFunds):
+		return CodeInsufficientFunds
+	case errors.Is(err, store.ErrInvalid):
+		return CodeInvalidArgument
+	case errors.Is(err, store.ErrUnauthenticated):
+		return CodeUnauthenticated
+	case errors.Is(err, store.ErrUnavailable):
+		return CodeUnavailable
+	}
+	var limit *store.LimitError
+	if errors.As(err, &limit) {
+		return CodeRateLimited
+	}
 	return CodeInternal
 }
 
@@ -277,17 +301,32 @@ func (e *StoreError) Error() string { return e.Store + " store: " + e.Err.Error(
 // Unwrap returns the store's error.
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// storeFailure wraps a store's error for op: a refusal the sender can act
-// on as it is, anything else with a StoreError naming store as the cause.
-func storeFailure(op, store string, err error) *Error {
-	switch CodeOf(err) {
+// storeFailure is the *Error of a store's answer err to op, the one place
+// where a store's errors (package store) become codes: a refusal the
+// sender can act on (a sentinel, a store.FieldErrors naming fields, a
+// *store.LimitError with its RetryAfter) as it is; anything else with a
+// StoreError naming the store, name, as the cause.
+func storeFailure(op, name string, err error) *Error {
+	code := CodeOf(err)
+	switch code {
 	case CodeInsufficientFunds, CodeConflict, CodeRateLimited, CodeNotFound,
 		CodeInvalidArgument, CodePermissionDenied, CodeUnauthenticated:
-		return wrap(op, "", CodeInternal, err)
+		if e := (*Error)(nil); errors.As(err, &e) {
+			return wrap(op, "", code, err)
+		}
+		e := &Error{Code: code, Op: op, Err: err}
+		if fields, ok := err.(store.FieldErrors); ok {
+			// Nothing but field rules, as InvalidField: the fields are
+			// the whole cause.
+			e.Err, e.Fields = nil, append([]FieldError(nil), fields...)
+		} else if errors.As(err, &fields) {
+			e.Fields = append([]FieldError(nil), fields...)
+		}
+		var limit *store.LimitError
+		if errors.As(err, &limit) {
+			e.RetryAfter = limit.RetryAfter
+		}
+		return e
 	}
-	code := CodeOf(err)
-	if code == "" {
-		code = CodeInternal
-	}
-	return &Error{Code: code, Op: op, Err: &StoreError{Store: store, Err: err}}
+	return &Error{Code: code, Op: op, Err: &StoreError{Store: name, Err: err}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -198,7 +199,7 @@ func ExampleNotifier_Reconcile() {
 	opened := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	_, _ = records.Open(ctx, &notify.Message{ID: "m-1", Account: "acme", Kind: sms.Kind, Request: sms.Kind,
 		To: "9876543210", Metered: true, Charge: notify.Money{Minor: 25, Currency: notify.INR()}, CreatedAt: opened})
-	_, _ = records.Move(ctx, "acme", "m-1", notify.MessageUpdate{State: notify.StateAttempting, At: opened})
+	_, _ = records.Move(ctx, "acme", "m-1", store.Update{State: notify.StateAttempting, At: opened})
 
 	// The restarted process, three minutes later.
 	later := func() time.Time { return opened.Add(3 * time.Minute) }

@@ -10,7 +10,7 @@ import (
 // failoverKeyPrefix makes the key of a late failover from the failed
 // message's ID: its idempotency key, which keeps instances that take the
 // same report at once from both sending it, and the key its record is
-// found by (Ledger.ByKey), which keeps a report repeated after the
+// found by (store.Ledger.ByKey), which keeps a report repeated after the
 // key's retention (vendors resend unacknowledged webhooks for days) from
 // sending it again. One message is sent again at most once.
 const failoverKeyPrefix = "failover:"
@@ -64,7 +64,7 @@ func (n *Notifier) refunds(m *Message, r *DeliveryReport) bool {
 //
 // An error is one worth a later report: a certain, temporary refusal
 // (IsRetryable: the other way is down, or not configured at all), or a
-// store failing; only with an IdempotencyStore, since without one only
+// store failing; only with an store.Keys, since without one only
 // the report that fails the message may send it (two instances taking a
 // repeated report at once could not tell each other's send). A failover
 // that failed for good, or whose outcome is unknown, returns its receipt
@@ -128,8 +128,8 @@ func (n *Notifier) failedOver(ctx context.Context, m *Message, key string) (*Rec
 		return rc, nil
 	}
 	for i := len(prev) - 1; i >= 0; i-- {
-		if !prev[i].ErrorCode.Temporary() {
-			return prev[i].Receipt(), nil // refused for good: trying again cannot help
+		if !Code(prev[i].ErrorCode).Temporary() {
+			return ReceiptOf(prev[i]), nil // refused for good: trying again cannot help
 		}
 	}
 	return nil, nil

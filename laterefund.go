@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/notifykit/notify/store"
 )
 
 // A refusal's refund when the store fails at that moment.
@@ -24,7 +26,7 @@ import (
 // before the reconciler would take the record. Should the reconciler take
 // it first all the same (another instance's clock, a send that took most
 // of the threshold), the record is unknown and the move into failed from
-// there refunds it just as well (CanMove allows unknown -> failed). The
+// there refunds it just as well (store.CanMove allows unknown -> failed). The
 // caller's error says that the refund is not written yet and is retried.
 //
 // The durable mark that the vendor does not have the message is the
@@ -52,13 +54,13 @@ const (
 )
 
 // lateRefund is the move into failed of a certainly refused message that
-// the Ledger failed when the refusal came.
+// the ledger failed when the refusal came.
 type lateRefund struct {
 	account, id string
 	// u is the move as the pipeline tried it; its At is kept, so that a
 	// try whose answer was lost is recognised by a later one (Conflict,
 	// failed at the same instant).
-	u MessageUpdate
+	u store.Update
 	// refusal is the vendor's refusal, as the record keeps it; receipt
 	// the send's receipt as its caller got it (charge standing).
 	refusal Error
@@ -111,7 +113,7 @@ func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund, end time.Time
 
 // refundedLate tells the observers of l's move into failed, m, once it
 // landed: StateFailed with the refund, and the receipt as it stands now.
-func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m Moved) {
+func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m store.Moved) {
 	r := l.receipt
 	r.Cost = m.Cost()
 	e := l.refusal

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/notifykit/notify/store"
 )
 
 // The causes of a limit's refusal (an *Error with CodeRateLimited):
@@ -90,17 +92,13 @@ func (a *admission) giveBack() {
 	}
 }
 
-// limitError words a Limiter's refusal for the caller, keeping its
+// limitError words a store.Limiter's refusal for the caller, keeping its
 // RetryAfter, with cause (ErrRateLimited, ErrOTPThrottled) in its chain;
 // any other Limiter error is the store failing.
 func limitError(op string, cause, err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.Code == CodeRateLimited {
-		limit := "the limit is reached"
-		if e.Err != nil {
-			limit = e.Err.Error()
-		}
-		return &Error{Code: CodeRateLimited, Op: op, RetryAfter: e.RetryAfter, Err: fmt.Errorf("%w: %s", cause, limit)}
+	var limit *store.LimitError
+	if errors.As(err, &limit) {
+		return &Error{Code: CodeRateLimited, Op: op, RetryAfter: limit.RetryAfter, Err: fmt.Errorf("%w: %s", cause, limit.Rule)}
 	}
 	return storeFailure(op, "limits", err)
 }

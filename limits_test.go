@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/store"
 )
 
 // countLimiter allows max units per key, for ever: the Notifier's side of
@@ -31,7 +32,7 @@ func (l *countLimiter) Take(_ context.Context, key string, _ time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.used[key] >= l.max {
-		return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: time.Minute, Err: fmt.Errorf("at most %d", l.max)}
+		return &store.LimitError{Rule: fmt.Sprintf("at most %d", l.max), RetryAfter: time.Minute}
 	}
 	l.used[key]++
 	return nil

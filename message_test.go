@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/store"
 )
 
 // testClock is a clock the tests move by hand.
@@ -40,7 +41,7 @@ func (c *testClock) advance(d time.Duration) {
 type recordRig struct {
 	accounts *memstore.Accounts
 	wallet   *memstore.Wallet
-	messages notify.Ledger
+	messages store.Ledger
 	idem     *memstore.Idempotency
 	clock    *testClock
 	sms      *memprovider.Provider
@@ -53,7 +54,7 @@ type recordRig struct {
 
 const settleAfter = time.Minute
 
-func newRecordRig(t *testing.T, wrap func(notify.Ledger) notify.Ledger) *recordRig {
+func newRecordRig(t *testing.T, wrap func(store.Ledger) store.Ledger) *recordRig {
 	t.Helper()
 	r := &recordRig{
 		accounts: memstore.NewAccounts(),
@@ -163,7 +164,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	m = r.message(t, failed.MessageID)
 	// Back to pending once the refusal came (nothing in flight), then failed.
 	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
-	if m.Cost().Minor != 0 || m.ErrorCode != notify.CodeRejected || failed.Balance.Minor != opening-25 {
+	if m.Cost().Minor != 0 || notify.Code(m.ErrorCode) != notify.CodeRejected || failed.Balance.Minor != opening-25 {
 		t.Fatalf("record of a refused message = %+v; receipt %+v", m, failed)
 	}
 
@@ -174,7 +175,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	}
 	m = r.message(t, unknown.MessageID)
 	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown)
-	if m.Cost().Minor != 25 || m.ErrorCode != notify.CodeOutcomeUnknown {
+	if m.Cost().Minor != 25 || notify.Code(m.ErrorCode) != notify.CodeOutcomeUnknown {
 		t.Fatalf("record of an unknown outcome = %+v", m)
 	}
 	if got := r.balance(t); got != opening-50 {
@@ -313,13 +314,13 @@ func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 // stallingMessages stalls the first move to attempting, as a process that
 // dies after the charge and before the vendor call would.
 type stallingMessages struct {
-	notify.Ledger
+	store.Ledger
 	stalled chan string
 	release chan struct{}
 	once    sync.Once
 }
 
-func (s *stallingMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s *stallingMessages) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	first := false
 	if u.State == notify.StateAttempting {
 		s.once.Do(func() { first = true })
@@ -327,14 +328,14 @@ func (s *stallingMessages) Move(ctx context.Context, account, id string, u notif
 	if first {
 		s.stalled <- id
 		<-s.release
-		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "the process is gone")
+		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "the process is gone")
 	}
 	return s.Ledger.Move(ctx, account, id, u)
 }
 
 func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
 	stall := &stallingMessages{stalled: make(chan string, 1), release: make(chan struct{})}
-	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 		stall.Ledger = s
 		return stall
 	})
@@ -372,7 +373,7 @@ func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
 // lostOpen writes the record and its charge, then loses the answer; when
 // moves fail too, the refund is left to the reconciler.
 type lostOpen struct {
-	notify.Ledger
+	store.Ledger
 	failMoves bool
 }
 
@@ -383,9 +384,9 @@ func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (notify.Balance,
 	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 }
 
-func (s *lostOpen) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s *lostOpen) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if s.failMoves {
-		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
+		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 	}
 	return s.Ledger.Move(ctx, account, id, u)
 }
@@ -393,7 +394,7 @@ func (s *lostOpen) Move(ctx context.Context, account, id string, u notify.Messag
 func TestUncertainChargeIsNeverKept(t *testing.T) {
 	for _, failMoves := range []bool{false, true} {
 		lost := &lostOpen{failMoves: failMoves}
-		r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+		r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 			lost.Ledger = s
 			return lost
 		})
@@ -468,7 +469,7 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 // refusal is to be refunded. landed is closed by the first move into
 // failed that gets through.
 type storeDownAtRefund struct {
-	notify.Ledger
+	store.Ledger
 	down   atomic.Bool
 	failed atomic.Int32 // moves into failed refused while down
 	landed chan struct{}
@@ -481,13 +482,13 @@ func newStoreDownAtRefund() *storeDownAtRefund {
 	return s
 }
 
-func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if u.State != notify.StateFailed {
 		return s.Ledger.Move(ctx, account, id, u)
 	}
 	if s.down.Load() {
 		s.failed.Add(1)
-		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "dial tcp 127.0.0.1:5432: connect: connection refused")
+		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "dial tcp 127.0.0.1:5432: connect: connection refused")
 	}
 	m, err := s.Ledger.Move(ctx, account, id, u)
 	if err == nil {
@@ -505,7 +506,7 @@ func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u noti
 // refusal is never taken for an unknown outcome that keeps its charge.
 func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	down := newStoreDownAtRefund()
-	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 		down.Ledger = s
 		return down
 	})
@@ -558,7 +559,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	if !m.Refunded || r.balance(t) != opening {
 		t.Fatalf("record refunded %v, balance %d: a certain refusal must be refunded", m.Refunded, r.balance(t))
 	}
-	if m.ErrorCode != notify.CodeRejected {
+	if notify.Code(m.ErrorCode) != notify.CodeRejected {
 		t.Errorf("record error %q (%s), want the vendor's refusal", m.Error, m.ErrorCode)
 	}
 	if got := refunds.Load(); got != 25 {
@@ -569,11 +570,11 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 // pendingSignal is a Ledger that says which record went back to
 // pending (a send waiting to retry a certain refusal).
 type pendingSignal struct {
-	notify.Ledger
+	store.Ledger
 	pending chan string
 }
 
-func (s *pendingSignal) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s *pendingSignal) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	m, err := s.Ledger.Move(ctx, account, id, u)
 	if err == nil && u.State == notify.StatePending {
 		s.pending <- id
@@ -587,7 +588,7 @@ func (s *pendingSignal) Move(ctx context.Context, account, id string, u notify.M
 // attempting one whose charge it would keep.
 func TestReconcileRefundsACrashWhileWaitingToRetry(t *testing.T) {
 	signal := &pendingSignal{pending: make(chan string, 4)}
-	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 		signal.Ledger = s
 		return signal
 	})
@@ -663,13 +664,13 @@ func TestRetryWaitsPending(t *testing.T) {
 // background): the process that tried them died before any landed. The
 // reconciler's moves get through.
 type refundNeverLands struct {
-	notify.Ledger
+	store.Ledger
 	dead atomic.Bool
 }
 
-func (s *refundNeverLands) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
-	if s.dead.Load() && u.State == notify.StateFailed && u.ErrorCode == notify.CodeRejected {
-		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "could not serialize access due to concurrent update")
+func (s *refundNeverLands) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
+	if s.dead.Load() && u.State == notify.StateFailed && notify.Code(u.ErrorCode) == notify.CodeRejected {
+		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "could not serialize access due to concurrent update")
 	}
 	return s.Ledger.Move(ctx, account, id, u)
 }
@@ -680,11 +681,11 @@ func (s *refundNeverLands) Move(ctx context.Context, account, id string, u notif
 // first, so the reconciler, later, refunds it: a certain refusal never
 // keeps its charge for want of a process to finish it.
 func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
-	store := &refundNeverLands{}
-	store.dead.Store(true)
-	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
-		store.Ledger = s
-		return store
+	refusing := &refundNeverLands{}
+	refusing.dead.Store(true)
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
+		refusing.Ledger = s
+		return refusing
 	})
 	r.sms.FailNext(1, notify.CodeRejected)
 	ctx := context.Background()
@@ -696,7 +697,7 @@ func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 	// Another instance reconciles after the threshold.
 	r.clock.advance(settleAfter + time.Second)
 	res, err := r.instance(t).Reconcile(ctx)
-	store.dead.Store(false) // the dead process's retries now meet a settled record
+	refusing.dead.Store(false) // the dead process's retries now meet a settled record
 	if err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
 		t.Fatalf("Reconcile = %+v, %v; want the refusal refunded", res, err)
 	}

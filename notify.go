@@ -7,25 +7,26 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/store"
 )
 
 // Notifier sends messages through the pipeline of prepare, charge,
 // deliver, settle and record. Create one with New; it is safe for
 // concurrent use and needs no Close (close the providers and stores you
 // created yourself). Its only goroutines of its own retry the refund of a
-// message its vendor certainly refused when the Ledger failed at that
+// message its vendor certainly refused when the ledger failed at that
 // moment, each for at most the settle threshold (WithSettleAfter):
 // one whose store stays unreachable (or is closed) that long gives up,
 // and the reconciler settles the record.
 type Notifier struct {
-	accounts         AccountStore
-	ledger           Ledger
+	accounts         store.Accounts
+	ledger           store.Ledger
 	pricer           Pricer // nil: unmetered
-	idem             IdempotencyStore
+	idem             store.Keys
 	settleAfter      time.Duration
 	observers        []Observer
-	rate             Limiter // per account; nil: none
-	otpThrottle      Limiter // per account and recipient; nil: none
+	rate             store.Limiter // per account; nil: none
+	otpThrottle      store.Limiter // per account and recipient; nil: none
 	channels         map[Kind]Channel
 	retry            RetryPolicy
 	timeout          time.Duration
@@ -102,9 +103,9 @@ func WithChannel(ch Channel) Option {
 }
 
 // WithPrices makes sending metered: every message is priced by prices
-// and its price charged to the account's wallet in the Ledger, with its
+// and its price charged to the account's wallet in the ledger, with its
 // record, before delivery. Without it every send is free: recorded with a
-// zero charge, and no wallet is needed (Balance still reads the Ledger's).
+// zero charge, and no wallet is needed (Balance still reads the ledger's).
 func WithPrices(prices Pricer) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(prices) {
@@ -120,10 +121,10 @@ func WithPrices(prices Pricer) Option {
 // Without it, a request that carries a key is refused with
 // CodeInvalidArgument naming idempotency_key (ignoring the key would send
 // a repeat twice).
-func WithIdempotency(store IdempotencyStore) Option {
+func WithIdempotency(store store.Keys) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(store) {
-			return errors.New("WithIdempotency: nil IdempotencyStore")
+			return errors.New("WithIdempotency: nil store.Keys")
 		}
 		n.idem = store
 		return nil
@@ -158,10 +159,10 @@ func WithSettleAfter(d time.Duration) Option {
 // idempotent replays and sends that certainly went nowhere do not, nor
 // do the failovers a delivery report sends (they stand for a message
 // that was counted). Default: no limit.
-func WithRateLimit(l Limiter) Option {
+func WithRateLimit(l store.Limiter) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(l) {
-			return errors.New("WithRateLimit: nil Limiter")
+			return errors.New("WithRateLimit: nil store.Limiter")
 		}
 		n.rate = l
 		return nil
@@ -178,10 +179,10 @@ func WithRateLimit(l Limiter) Option {
 // anything is charged; its cause is ErrOTPThrottled, and observers hear of
 // it (StateRefused). Keying by account as well keeps one account from
 // locking a number out of another's codes. Default: no throttle.
-func WithOTPThrottle(l Limiter) Option {
+func WithOTPThrottle(l store.Limiter) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(l) {
-			return errors.New("WithOTPThrottle: nil Limiter")
+			return errors.New("WithOTPThrottle: nil store.Limiter")
 		}
 		n.otpThrottle = l
 		return nil
@@ -266,12 +267,12 @@ const DefaultSettleAfter = 2 * time.Minute
 // certainly refused it. Channels, prices, idempotency, limits and
 // observers are optional and added with options; a kind without a channel
 // fails with CodeUnavailable.
-func New(accounts AccountStore, ledger Ledger, opts ...Option) (*Notifier, error) {
+func New(accounts store.Accounts, ledger store.Ledger, opts ...Option) (*Notifier, error) {
 	if nilness.Is(accounts) {
-		return nil, errors.New("notify.New: nil AccountStore")
+		return nil, errors.New("notify.New: nil store.Accounts")
 	}
 	if nilness.Is(ledger) {
-		return nil, errors.New("notify.New: nil Ledger")
+		return nil, errors.New("notify.New: nil store.Ledger")
 	}
 	n := &Notifier{
 		accounts: accounts,
@@ -318,7 +319,7 @@ func (n *Notifier) checkSettleAfter() error {
 
 // Balance returns the account's wallet balance with its name filled in.
 // An unknown account is NotFound, as is one without a wallet in the
-// Ledger.
+// store.Ledger.
 func (n *Notifier) Balance(ctx context.Context, account string) (Balance, error) {
 	const op = "notify.Balance"
 	acct, err := n.account(ctx, op, account)

@@ -28,7 +28,7 @@ import (
 // undelivered after its vendor accepted it (Receipt.Cost says whether the
 // charge was kept), and StateSent for an unknown one reported sent.
 // Notifier.Reconcile's events have a nil Envelope too, and so has the
-// second StateFailed of a refused message whose refund the Ledger
+// second StateFailed of a refused message whose refund the ledger
 // failed at the time: it comes once the refund is written, from the
 // goroutine that retried it, with the refund in Refund (the send's own
 // StateFailed had none, its Receipt.Cost the charge standing).

@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/store"
 )
 
 // TestUnknownOutcomesKeepTheCharge: whatever leaves the vendor possibly
@@ -224,7 +225,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 }
 
 // panickyLedger panics when it opens a chat record.
-type panickyLedger struct{ notify.Ledger }
+type panickyLedger struct{ store.Ledger }
 
 func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
 	if m.Kind == chat.Kind {
@@ -236,7 +237,7 @@ func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (notify.Bala
 // TestDualOTPContainsAPanicInALeg: a panic anywhere in a leg (here the
 // ledger) fails that leg, not the process or the other leg.
 func TestDualOTPContainsAPanicInALeg(t *testing.T) {
-	r := newRigLedger(t, func(l notify.Ledger) notify.Ledger { return panickyLedger{l} })
+	r := newRigLedger(t, func(l store.Ledger) store.Ledger { return panickyLedger{l} })
 	rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
 	if err != nil || rc.Status != notify.StateSent || rc.Legs[0].Status != notify.StateSent ||
 		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {

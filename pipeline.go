@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/notifykit/notify/store"
 )
 
 // settleTimeout bounds each refund, record and idempotency write. They run
@@ -49,7 +51,7 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 // keyed runs fn under the caller's idempotency key, if the request has
 // one. The key is looked up first: a repeat gets the first receipt without
 // being prepared again (see fingerprintOf). A key on a Notifier without an
-// IdempotencyStore is refused, not ignored: its caller counts on a repeat
+// store.Keys is refused, not ignored: its caller counts on a repeat
 // never sending twice.
 func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, key string, req Request, fn func() (*Receipt, error)) (*Receipt, error) {
 	switch {
@@ -100,7 +102,11 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 		return nil, storeFailure(op, "idempotency", err)
 	}
 	if res.Receipt != nil {
-		return res.Receipt, replayError(op, res.Receipt)
+		first, err := decodeReceipt(res.Receipt)
+		if err != nil {
+			return nil, storeFailure(op, "idempotency", err)
+		}
+		return first, replayError(op, first)
 	}
 	if !res.Abandoned.IsZero() {
 		// The key's last holder died mid-send: settle what it left first,
@@ -114,7 +120,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 		if prev != nil {
 			sctx := detached(ctx)
 			defer sctx.release()
-			_ = n.idem.Complete(sctx, acct.ID, key, prev)
+			_ = n.idem.Complete(sctx, acct.ID, key, encodeReceipt(prev))
 			return prev, replayError(op, prev)
 		}
 	}
@@ -131,7 +137,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 		_ = n.idem.Release(sctx, acct.ID, key)
 		return r, sendErr
 	}
-	if err := n.idem.Complete(sctx, acct.ID, key, r); err != nil {
+	if err := n.idem.Complete(sctx, acct.ID, key, encodeReceipt(r)); err != nil {
 		// The message went out (or may have) and is paid for; failing now
 		// would invite a second send. The key stays reserved, so repeats
 		// get Conflict. Observers may hold r already, so the note goes on
@@ -282,7 +288,7 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 
 // fail settles a message the vendor certainly did not accept: its charge
 // is refunded, exactly once, and its record marked failed, in one step.
-// When the Ledger fails that step for a reason that may pass, the step is
+// When the ledger fails that step for a reason that may pass, the step is
 // retried in the background (refundLater) and the error says so: the
 // refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
@@ -297,8 +303,8 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	// finds a pending record and refunds it, where an attempting one
 	// would keep its charge.
 	_ = n.markAll(ctx, []*Envelope{env}, StatePending)
-	u := MessageUpdate{State: StateFailed, At: n.now(),
-		Provider: r.Provider, Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error}
+	u := store.Update{State: StateFailed, At: n.now(),
+		Provider: r.Provider, Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error}
 	moved, err := n.move(ctx, acct.ID, env.ID, u)
 	switch {
 	case err == nil:
@@ -341,7 +347,7 @@ func refundOf(env *Envelope, charged bool) string {
 }
 
 // readBalance sets r.Balance to the account's balance after a refund or
-// a price cut that the Ledger made.
+// a price cut that the ledger made.
 func (n *Notifier) readBalance(ctx context.Context, acct *Account, r *Receipt) {
 	sctx := detached(ctx)
 	defer sctx.release()
@@ -392,8 +398,8 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	// Unknown: the record and its debit are both there or both missing.
 	// Failing the record refunds it if it is there; if that fails too,
 	// the reconciler will, once the record is older than the threshold.
-	_, _ = n.move(ctx, acct.ID, env.ID, MessageUpdate{State: StateFailed, At: n.now(),
-		ErrorCode: CodeOf(err), Error: "the record could not be confirmed: " + err.Error()})
+	_, _ = n.move(ctx, acct.ID, env.ID, store.Update{State: StateFailed, At: n.now(),
+		ErrorCode: string(CodeOf(err)), Error: "the record could not be confirmed: " + err.Error()})
 	return Money{}, false, storeFailure(op, "ledger", err)
 }
 
@@ -401,10 +407,10 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 // state, and reports whether it is there. A record that cannot be written
 // stays attempting, and the reconciler makes it unknown: the charge
 // stands either way, which is right for both.
-func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) (Moved, bool) {
-	moved, err := n.move(ctx, env.Account.ID, env.ID, MessageUpdate{State: to, At: n.now(),
+func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) (store.Moved, bool) {
+	moved, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: to, At: n.now(),
 		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
-		Attempts: r.Attempts, ErrorCode: r.ErrorCode, Error: r.Error, Note: r.Note, Reprice: reprice})
+		Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Note: r.Note, Reprice: reprice})
 	if err != nil && moved.State != to {
 		r.Note = joinNote(r.Note, "message record: "+err.Error())
 		return moved, false
@@ -415,8 +421,8 @@ func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to Mes
 // move applies u to the record, detached from the caller's context, and
 // tries again while the store fails for a reason that may pass. A
 // Conflict answers where the record stands.
-func (n *Notifier) move(ctx context.Context, account, id string, u MessageUpdate) (Moved, error) {
-	var m Moved
+func (n *Notifier) move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
+	var m store.Moved
 	tried := false
 	err := settleRetry(ctx, func(sctx context.Context) (err error) {
 		m, err = n.ledger.Move(sctx, account, id, u)
@@ -593,7 +599,7 @@ func (n *Notifier) markAll(ctx context.Context, envs []*Envelope, state MessageS
 	defer sctx.release()
 	var first error
 	for _, env := range envs {
-		m, err := n.ledger.Move(sctx, env.Account.ID, env.ID, MessageUpdate{State: state, At: n.now()})
+		m, err := n.ledger.Move(sctx, env.Account.ID, env.ID, store.Update{State: state, At: n.now()})
 		if err != nil && !(CodeOf(err) == CodeConflict && m.State == state) && first == nil {
 			first = &StoreError{Store: "ledger", Err: err}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/store"
 )
 
 // testChannel is the smallest useful Channel: it checks To and Message and
@@ -121,7 +122,7 @@ func (flatPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Mone
 type rig struct {
 	n      *notify.Notifier
 	wallet *memstore.Wallet
-	ledger notify.Ledger
+	ledger store.Ledger
 	sms    *memprovider.Provider
 	chat   *memprovider.Provider
 	events *eventLog
@@ -157,7 +158,7 @@ func newRig(t *testing.T, opts ...notify.Option) *rig {
 
 // newRigLedger is newRig with the rig's memstore.Ledger passed through
 // wrap, when not nil.
-func newRigLedger(t *testing.T, wrap func(notify.Ledger) notify.Ledger, opts ...notify.Option) *rig {
+func newRigLedger(t *testing.T, wrap func(store.Ledger) store.Ledger, opts ...notify.Option) *rig {
 	t.Helper()
 	accounts := memstore.NewAccounts()
 	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}

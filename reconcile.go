@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/notifykit/notify/store"
 )
 
 // reconcileBatch is how many stale records Reconcile reads at a time.
@@ -39,7 +41,7 @@ type ReconcileResult struct {
 // is left to its lease, after which a repeat sends afresh.
 //
 // Each record is settled exactly once, however many instances reconcile
-// the same store at once: the store moves a record only along CanMove,
+// the same store at once: the store moves a record only along store.CanMove,
 // and the refund is part of the move. Observers get StateFailed or
 // StateUnknown with the record's receipt and a nil Envelope.
 //
@@ -88,14 +90,14 @@ func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
 // returns the record after the move, or nil when the record was no longer
 // open (someone else moved it first); observers hear of the move.
 func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, error) {
-	u := MessageUpdate{At: n.now()}
+	u := store.Update{At: n.now()}
 	var err error
 	switch m.State {
 	case StatePending:
-		u.State, u.ErrorCode = StateFailed, CodeUnavailable
+		u.State, u.ErrorCode = StateFailed, string(CodeUnavailable)
 		err = errors.New("the send was abandoned before its vendor was called; the charge was refunded")
 	case StateAttempting:
-		u.State, u.ErrorCode = StateUnknown, CodeOutcomeUnknown
+		u.State, u.ErrorCode = StateUnknown, string(CodeOutcomeUnknown)
 		err = errors.New("the send was abandoned while its vendor was being called, which may have the message; the charge stands")
 	default:
 		return nil, nil
@@ -109,8 +111,8 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 		return nil, merr
 	}
 	after := n.reread(ctx, m, u, moved)
-	r := after.Receipt()
-	e := Event{Type: r.Status, Receipt: r, Err: &Error{Code: u.ErrorCode, Op: "notify.Reconcile", Err: err}}
+	r := ReceiptOf(after)
+	e := Event{Type: r.Status, Receipt: r, Err: &Error{Code: Code(u.ErrorCode), Op: "notify.Reconcile", Err: err}}
 	if after.Refunded && !m.Refunded {
 		e.Refund = m.Charge
 	}
@@ -136,7 +138,7 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 		return // the key keeps its lease; a repeat after it settles the key itself
 	}
 	if r, err := n.receiptOfKey(sctx, m.Account, m.IdempotencyKey, since, siblings); err == nil && r != nil {
-		_ = n.idem.Complete(sctx, m.Account, m.IdempotencyKey, r)
+		_ = n.idem.Complete(sctx, m.Account, m.IdempotencyKey, encodeReceipt(r))
 	}
 }
 
@@ -174,7 +176,7 @@ func (n *Notifier) settleKey(ctx context.Context, acct *Account, key string, sin
 // but failed, and a failed record that was sent, or unknown, before a
 // delivery report failed it. Only a message certainly not accepted frees
 // its idempotency key.
-func (m *Message) wentOut() bool {
+func wentOut(m *Message) bool {
 	if m.State != StateFailed {
 		return true
 	}
@@ -194,7 +196,7 @@ func (m *Message) wentOut() bool {
 func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	var last *Message
 	for _, m := range msgs {
-		if m.wentOut() {
+		if wentOut(m) {
 			last = m
 		}
 	}
@@ -202,7 +204,7 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	case last == nil:
 		return nil
 	case last.Request == "" || last.Request == last.Kind:
-		return last.Receipt()
+		return ReceiptOf(last)
 	}
 	// The parts of one composite request were opened together; a failed
 	// part belongs to the same request when it was opened within the
@@ -210,7 +212,7 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	var legs []*Receipt
 	for _, m := range msgs {
 		if m.Request == last.Request && m.CreatedAt.Sub(last.CreatedAt).Abs() <= clockSlack {
-			legs = append(legs, m.Receipt())
+			legs = append(legs, ReceiptOf(m))
 		}
 	}
 	r := combineLegs(newID(), last.Account, last.Request, legs)
@@ -245,9 +247,9 @@ func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, e
 }
 
 // reread returns m's record as the move u, answered by moved, left it:
-// read again from the Ledger, or, should that fail, m with the move's
+// read again from the ledger, or, should that fail, m with the move's
 // state, charge and error applied (without its history's new step).
-func (n *Notifier) reread(ctx context.Context, m *Message, u MessageUpdate, moved Moved) *Message {
+func (n *Notifier) reread(ctx context.Context, m *Message, u store.Update, moved store.Moved) *Message {
 	sctx := detached(ctx)
 	defer sctx.release()
 	if after, err := n.ledger.Message(sctx, m.Account, m.ID); err == nil {

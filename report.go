@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/store"
 )
 
 // DeliveryReport is a vendor's word on a message it accepted: that it was
@@ -60,7 +61,7 @@ type ReportResult struct {
 	Messages []*Message
 	// Moved counts the records the report moved to a new state; zero for
 	// a repeated or outrun report, which changes nothing (or adds only a
-	// step to the history, see CanBackfill).
+	// step to the history, see store.CanBackfill).
 	Moved int
 	// Failovers are the receipts of the messages the report sent again
 	// through the QR gateway (DeliveryReport.Failover).
@@ -94,11 +95,11 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 }
 
 // Report applies a vendor's delivery report to the records it names.
-// A record moves only forward along CanMove: sent, then delivered, then
+// A record moves only forward along store.CanMove: sent, then delivered, then
 // read, or failed; an unknown one is settled by the first report that
 // names it. A report that arrives late, twice or out of order changes
 // nothing, except that a step the record passed without (delivered,
-// after read) joins its history (CanBackfill). So a report may be
+// after read) joins its history (store.CanBackfill). So a report may be
 // repeated safely: money moves at most once per record.
 //
 // A failed report moves the record to failed with ErrorCode
@@ -115,7 +116,7 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // route and charged (the failed one having been refunded), recorded with
 // a Note naming the first and keyed "failover:<first message ID>", so
 // that it goes out once however many reports arrive (with an
-// IdempotencyStore; without one, only the report that failed the message
+// store.Keys; without one, only the report that failed the message
 // sends it). Its receipt is in ReportResult.Failovers; a failover that a
 // temporary refusal stopped is Unavailable, so that the report comes again.
 //
@@ -124,7 +125,7 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // its vendor ID has landed. So a report named by a vendor ID that no
 // record has is answered Unavailable, with ErrNotRecordedYet as its cause,
 // while the report's provider has a send in flight: a record attempting
-// that moved within the settle threshold (Ledger.Attempting). The
+// that moved within the settle threshold (store.Ledger.Attempting). The
 // vendor sends it again, and once the move has landed it applies. After
 // the threshold an attempting record is an abandoned send, which holds
 // nothing back.
@@ -277,7 +278,7 @@ func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message,
 // applyReport moves one record as r says, and tells observers when it
 // moved. moved is false when the record was there already or further.
 func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryReport) (after *Message, moved bool, err error) {
-	u := MessageUpdate{State: r.State, At: r.At, ProviderMessageID: r.ProviderMessageID}
+	u := store.Update{State: r.State, At: r.At, ProviderMessageID: r.ProviderMessageID}
 	if u.At.IsZero() {
 		u.At = n.now()
 	}
@@ -288,7 +289,7 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 			text = "the vendor reported the message undelivered"
 		}
 		failure = &Error{Code: CodeRejected, Op: "notify.Report", Provider: r.Provider, Err: errors.New(text)}
-		u.ErrorCode, u.Error, u.VendorCode = CodeRejected, failure.Error(), r.VendorCode
+		u.ErrorCode, u.Error, u.VendorCode = string(CodeRejected), failure.Error(), r.VendorCode
 		u.KeepCharge = !n.refunds(m, r)
 	}
 	mv, err := n.ledger.Move(ctx, m.Account, m.ID, u)
@@ -302,7 +303,7 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 	if mv.State != r.State {
 		return after, false, nil // a step added to the history only
 	}
-	e := Event{Type: reportEvent(r.State), Receipt: after.Receipt(), Report: r}
+	e := Event{Type: reportEvent(r.State), Receipt: ReceiptOf(after), Report: r}
 	if failure != nil {
 		e.Err = failure
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/store"
 )
 
 // reportEvents keeps the events of Notifier.Report, as "type:state".
@@ -135,7 +136,7 @@ func TestReportedChatFailureIsRefundedOnce(t *testing.T) {
 	}
 	m := r.message(t, sent.MessageID)
 	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateFailed)
-	if !m.Refunded || m.Cost().Minor != 0 || m.VendorCode != "131047" || m.ErrorCode != notify.CodeRejected ||
+	if !m.Refunded || m.Cost().Minor != 0 || m.VendorCode != "131047" || notify.Code(m.ErrorCode) != notify.CodeRejected ||
 		!strings.Contains(m.Error, "Re-engagement message") {
 		t.Fatalf("record = %+v", m)
 	}
@@ -466,10 +467,10 @@ func TestReportAfterACheaperFailoverRefundsWhatStands(t *testing.T) {
 // failingComplete is an IdempotencyStore whose Complete fails, as a
 // process that dies between the send and completing its key does.
 type failingComplete struct {
-	notify.IdempotencyStore
+	store.Keys
 }
 
-func (f failingComplete) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
+func (f failingComplete) Complete(ctx context.Context, account, key string, r []byte) error {
 	return errors.New("the process died before completing the key")
 }
 
@@ -537,13 +538,13 @@ func TestFailoverOfADisabledAccountIsNoRetry(t *testing.T) {
 // reportWinsTheRace is a Ledger on which a delivery report fails a
 // record, keeping its charge, just before the sender's own move to failed
 // arrives (the holder was slow, the reconciler had made it unknown).
-type reportWinsTheRace struct{ notify.Ledger }
+type reportWinsTheRace struct{ store.Ledger }
 
-func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if u.State == notify.StateFailed && !u.KeepCharge {
-		if _, err := s.Ledger.Move(ctx, account, id, notify.MessageUpdate{State: notify.StateFailed, At: u.At,
-			ErrorCode: notify.CodeRejected, Error: "reported undelivered", KeepCharge: true}); err != nil {
-			return notify.Moved{}, err
+		if _, err := s.Ledger.Move(ctx, account, id, store.Update{State: notify.StateFailed, At: u.At,
+			ErrorCode: string(notify.CodeRejected), Error: "reported undelivered", KeepCharge: true}); err != nil {
+			return store.Moved{}, err
 		}
 	}
 	return s.Ledger.Move(ctx, account, id, u)
@@ -553,7 +554,7 @@ func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u notif
 // the record failed already with its charge kept, the receipt and the
 // observers say the charge stands, as the record and the wallet do.
 func TestFailKeepsWhatAReportKept(t *testing.T) {
-	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger { return reportWinsTheRace{s} })
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger { return reportWinsTheRace{s} })
 	var refunded atomic.Int64
 	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
 		refunded.Add(e.Refund.Minor)
@@ -577,7 +578,7 @@ func TestFailKeepsWhatAReportKept(t *testing.T) {
 // it, and our own move that records its vendor ID has not landed yet.
 // held gets the move's vendor ID when it starts waiting.
 type holdSent struct {
-	notify.Ledger
+	store.Ledger
 	held    chan string
 	release chan struct{}
 	once    sync.Once
@@ -587,7 +588,7 @@ func newHoldSent() *holdSent {
 	return &holdSent{held: make(chan string, 1), release: make(chan struct{})}
 }
 
-func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s *holdSent) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	first := false
 	if u.State == notify.StateSent {
 		s.once.Do(func() { first = true })
@@ -608,7 +609,7 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u notify.Messag
 // flight, or only one older than the settle threshold.
 func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	hold := newHoldSent()
-	r := newRecordRig(t, func(s notify.Ledger) notify.Ledger {
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 		hold.Ledger = s
 		return hold
 	})

@@ -3,6 +3,8 @@ package notify
 import (
 	"context"
 	"time"
+
+	"github.com/notifykit/notify/store"
 )
 
 // openRequest gives the parts of a Composite or Bulk request their
@@ -26,7 +28,7 @@ func (n *Notifier) openRequest(ctx context.Context, op string, acct *Account, re
 	if err := ctx.Err(); err != nil {
 		return "", wrap(op, "", CodeCanceled, err)
 	}
-	rr := &RequestRecord{ID: id, Account: acct.ID, Kind: req.Kind(), Bulk: bulk, IdempotencyKey: req.Key(),
+	rr := &store.RequestRecord{ID: id, Account: acct.ID, Kind: req.Kind(), Bulk: bulk, IdempotencyKey: req.Key(),
 		Parts: parts, CreatedAt: n.now()}
 	if err := n.ledger.OpenRequest(ctx, rr); err != nil {
 		return "", storeFailure(op, "ledger", err)
@@ -53,7 +55,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 		byID[m.ID] = m
 	}
 	legs := make([]*Receipt, len(rr.Parts))
-	wentOut := false
+	anyWentOut := false
 	var cur Currency
 	if len(msgs) > 0 {
 		cur = msgs[0].Charge.Currency
@@ -69,10 +71,10 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 				ErrorCode: CodeUnavailable, Error: "not sent: the request stopped before this part"}
 			continue
 		}
-		wentOut = wentOut || m.wentOut()
-		legs[i] = m.Receipt()
+		anyWentOut = anyWentOut || wentOut(m)
+		legs[i] = ReceiptOf(m)
 	}
-	if !wentOut {
+	if !anyWentOut {
 		return nil, true, nil
 	}
 	var r *Receipt

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/errtext"
+	"github.com/notifykit/notify/store"
 )
 
 // BasePath is the path under which the Handler serves.
@@ -51,8 +51,8 @@ const (
 const TopUpRefPrefix = "topup:"
 
 // Store is what the Handler needs of the stores: memstore.Admin and
-// *pgstore.Store implement it. See adminstore.Store for the contract.
-type Store = adminstore.Store
+// *pgstore.Store implement it. See store.Admin for the contract.
+type Store = store.Admin
 
 // Option configures a Handler in New.
 type Option func(*Handler) error
@@ -229,14 +229,15 @@ func argsToAttrs(args []any) []slog.Attr {
 
 // fail answers err. An error the admin is to act on (errtext.Shown, the
 // public API's rule: its code says the request is at fault, and it is
-// not a store's own words) is answered with message, what the admin
-// should know, or for InvalidArgument its fields. Any other, a store
-// failing, is answered with a plain sentence and the request ID, and
-// logged in full under that ID: a store's words name its package, hosts,
-// ports and database users.
+// not a store's own words; or a store's store.FieldErrors, the fields
+// and rules alone) is answered with message, what the admin should know,
+// or for InvalidArgument its fields. Any other, a store failing, is
+// answered with a plain sentence and the request ID, and logged in full
+// under that ID: a store's words name its package, hosts, ports and
+// database users.
 func (q *request) fail(err error, message string) {
 	code := notify.CodeOf(err)
-	if errtext.Shown(err) {
+	if errtext.Shown(err) || storeFieldsOnly(err) {
 		switch code {
 		case notify.CodeInvalidArgument:
 			if message == "" {

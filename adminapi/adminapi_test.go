@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/channel/sms"
@@ -27,8 +29,8 @@ const adminKey = "admin-key-0123456789-0123456789-abcdef"
 // message records.
 type backend struct {
 	store adminapi.Store
-	keys  notify.AccountStore
-	msgs  notify.Ledger
+	keys  store.Accounts
+	msgs  store.Ledger
 }
 
 func memBackend(t *testing.T) backend {

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
+	"github.com/notifykit/notify/store"
 )
 
 // jsonDecoder refuses unknown fields: a misspelt field is an error, not
@@ -137,14 +137,14 @@ func ledgerCursor(raw string, fe *notify.FieldErrors) int64 {
 
 // messageCursor reads ?after= of the messages: a record's creation time
 // and ID.
-func messageCursor(raw string, fe *notify.FieldErrors) adminstore.MessageCursor {
+func messageCursor(raw string, fe *notify.FieldErrors) store.MessageCursor {
 	at, id, ok := strings.Cut(raw, " ")
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if !ok || err != nil || id == "" {
 		fe.Add("after", notACursor)
-		return adminstore.MessageCursor{}
+		return store.MessageCursor{}
 	}
-	return adminstore.MessageCursor{CreatedAt: t, ID: id}
+	return store.MessageCursor{CreatedAt: t, ID: id}
 }
 
 func nextMessageCursor(m *notify.Message) string {

@@ -1,8 +1,9 @@
 // Package adminapi is the admin API of notify: an http.Handler, served
 // under BasePath (/admin/v1), with which an operator manages accounts,
 // their keys, wallets, DLT templates and custom templates, and reads
-// their ledgers and message records. It works on any adminstore.Store:
-// memstore.Admin (one process, in memory) and *pgstore.Store.
+// their ledgers and message records. It works on any store.Admin (the
+// contract of package store, as its Store): memstore.Admin (one process,
+// in memory) and *pgstore.Store.
 //
 // # Routes
 //
@@ -36,10 +37,15 @@
 // 405 method_not_allowed (with Allow), 409 conflict, 413
 // request_too_large (bodies over MaxBodyBytes, 64 KiB), 415
 // unsupported_media_type (a body not sent as application/json), 500
-// internal and 503 unavailable when the store fails. A store's failure is
-// answered with a plain sentence ending with the request ID, never in the
-// store's words (which name hosts, ports and database users): those are
-// logged under the request ID, by the public API's rule (docs/api.md).
+// internal and 503 unavailable when the store fails. A store answers with
+// package store's errors, read as the public API's codes
+// (store.ErrNotFound is not_found, store.ErrConflict conflict, ...); the
+// fields a store refuses with (a store.FieldErrors, which names fields and
+// rules only) are answered as the admin API's own, 400 invalid_argument
+// naming each. A store's failure is answered with a plain sentence ending
+// with the request ID, never in the store's words (which name hosts, ports
+// and database users): those are logged under the request ID, by the
+// public API's rule (docs/api.md).
 // Unknown JSON fields are refused (400 naming the field): a misspelt
 // field must not be dropped silently. Every ID in a path ({id},
 // {template}, {slug}) and every cursor must be 1 to 255 bytes of valid

@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/template"
 )
 
@@ -100,8 +100,8 @@ func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
 	}
 }
 
-func (t dltIn) template() notify.DLTTemplate {
-	return notify.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+func (t dltIn) template() store.DLTTemplate {
+	return store.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
 }
 
 // money reads an amount given as a decimal string or in minor units,
@@ -181,7 +181,7 @@ func (q *request) createAccount() {
 		SenderIDs: in.SenderIDs, Disabled: in.Disabled}
 	for i, t := range in.DLTTemplates {
 		checkDLT(t, fmt.Sprintf("dlt_templates[%d].", i), &fe)
-		if slices.ContainsFunc(acct.DLTTemplates, func(d notify.DLTTemplate) bool { return d.ID == t.ID }) {
+		if slices.ContainsFunc(acct.DLTTemplates, func(d store.DLTTemplate) bool { return d.ID == t.ID }) {
 			fe.Addf(fmt.Sprintf("dlt_templates[%d].id", i), "is given twice")
 		}
 		acct.DLTTemplates = append(acct.DLTTemplates, t.template())
@@ -379,7 +379,7 @@ func (q *request) ledger() {
 		return
 	}
 	out := ledgerJSON{Account: a.ID, Entries: []ledgerEntryJSON{}}
-	entries, out.Next = onePage(entries, limit, func(e adminstore.LedgerEntry) string {
+	entries, out.Next = onePage(entries, limit, func(e store.LedgerEntry) string {
 		return encodeCursor(strconv.FormatInt(e.Seq, 10))
 	})
 	for _, e := range entries {
@@ -464,7 +464,7 @@ func (q *request) putDLT() {
 	id := q.r.PathValue("id")
 	replaced := false
 	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
-		i := slices.IndexFunc(a.DLTTemplates, func(d notify.DLTTemplate) bool { return d.ID == t.ID })
+		i := slices.IndexFunc(a.DLTTemplates, func(d store.DLTTemplate) bool { return d.ID == t.ID })
 		if replaced = i >= 0; replaced {
 			a.DLTTemplates[i] = t.template()
 			return nil
@@ -498,7 +498,7 @@ var errNoTemplate = errors.New("no such DLT template")
 func (q *request) deleteDLT() {
 	id, tid := q.r.PathValue("id"), q.r.PathValue("template")
 	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
-		i := slices.IndexFunc(a.DLTTemplates, func(d notify.DLTTemplate) bool { return d.ID == tid })
+		i := slices.IndexFunc(a.DLTTemplates, func(d store.DLTTemplate) bool { return d.ID == tid })
 		if i < 0 {
 			return errNoTemplate
 		}
@@ -560,7 +560,7 @@ func (q *request) putTemplate() {
 	if !q.decode(&in) {
 		return
 	}
-	t := &notify.Template{Slug: q.r.PathValue("slug"), Variables: in.Variables, Class: notify.PriceClass(in.Class),
+	t := &store.Template{Slug: q.r.PathValue("slug"), Variables: in.Variables, Class: notify.PriceClass(in.Class),
 		Chat: in.Chat, SMS: in.SMS, EmailSubject: in.EmailSubject, EmailHTML: in.EmailHTML, EmailText: in.EmailText}
 	var fe notify.FieldErrors
 	for _, f := range []struct{ name, v string }{{"class", in.Class}, {"chat", in.Chat}, {"sms", in.SMS},

@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/store"
 )
 
 // TestPathIDsAndCursorsAreKeys: a path ID or a cursor with a NUL, invalid
@@ -76,15 +77,21 @@ func TestPathIDsAndCursorsAreKeys(t *testing.T) {
 }
 
 // failingStore is an admin store whose every call fails in pgx's words,
-// naming the database's user, name and address.
+// naming the database's user, name and address, with the error kind (one
+// of package store's, or a context error) or none (the store failing).
 type failingStore struct {
 	adminapi.Store
-	code notify.Code
+	kind error
 }
 
 const pgWords = "failed to connect to `user=postgres database=notify host=127.0.0.1:5432`: dial error"
 
-func (f failingStore) err() error { return notify.Errorf(f.code, "pgstore: %s", pgWords) }
+func (f failingStore) err() error {
+	if f.kind == nil {
+		return fmt.Errorf("pgstore: %s", pgWords)
+	}
+	return fmt.Errorf("pgstore: %s: %w", pgWords, f.kind)
+}
 
 func (f failingStore) Account(context.Context, string) (*notify.Account, error) { return nil, f.err() }
 func (f failingStore) Accounts(context.Context, string, int) ([]*notify.Account, error) {
@@ -157,19 +164,22 @@ func TestStoreFailuresAnswerNoInternals(t *testing.T) {
 	})
 
 	for _, c := range []struct {
-		code   notify.Code
+		name   string
+		kind   error
 		status int
 		answer string
 	}{
-		{notify.CodeUnavailable, 503, "unavailable"},
-		{notify.CodeInternal, 500, "internal"},
-		{notify.CodeDeadlineExceeded, 504, "deadline_exceeded"},
-		{notify.CodeOutcomeUnknown, 500, "internal"},
-		{notify.CodeConflict, 409, "conflict"}, // a store's words, though its code is a refusal's
-		{notify.CodeInvalidArgument, 400, "invalid_argument"},
+		{"unavailable", store.ErrUnavailable, 503, "unavailable"},
+		{"internal", nil, 500, "internal"},
+		{"deadline_exceeded", context.DeadlineExceeded, 504, "deadline_exceeded"},
+		{"canceled", context.Canceled, 503, "canceled"},
+		{"outcome_unknown", notify.Errorf(notify.CodeOutcomeUnknown, "lost"), 500, "internal"},
+		{"conflict", store.ErrConflict, 409, "conflict"}, // a store's words, though its kind is a refusal's
+		{"invalid_argument", store.ErrInvalid, 400, "invalid_argument"},
+		{"fields", store.Invalid("amount", "must be positive"), 400, "invalid_argument"}, // fields in a store's words
 	} {
-		t.Run(string(c.code), func(t *testing.T) {
-			s := newServer(t, backend{store: failingStore{Store: memBackend(t).store, code: c.code}})
+		t.Run(c.name, func(t *testing.T) {
+			s := newServer(t, backend{store: failingStore{Store: memBackend(t).store, kind: c.kind}})
 			for _, path := range []string{"/admin/v1/accounts", "/admin/v1/accounts/acme/ledger"} {
 				r := s.admin(t, "GET", path, "")
 				want(t, r, c.status, c.answer)
@@ -180,4 +190,69 @@ func TestStoreFailuresAnswerNoInternals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fieldsStore is an admin store whose CreateAccount and Credit refuse
+// with err, a store.FieldErrors as a store gives one.
+type fieldsStore struct {
+	adminapi.Store
+	err error
+}
+
+func (f fieldsStore) CreateAccount(context.Context, *notify.Account, string, notify.Money) error {
+	return f.err
+}
+
+func (f fieldsStore) Credit(context.Context, string, notify.Money, string) (notify.Balance, error) {
+	return notify.Balance{}, f.err
+}
+
+// TestStoreFieldErrors: the fields a store names (store.FieldErrors, its
+// rules and nothing more) are answered as the admin API's own: 400
+// invalid_argument listing them, as a store's notify.InvalidField was; a
+// store that wraps them in its own words is answered plainly.
+func TestStoreFieldErrors(t *testing.T) {
+	fields := store.FieldErrors{{Field: "amount", Message: "would overflow the balance"},
+		{Field: "opening", Message: "must not be negative"}, {Field: "amount", Message: "is too large"}}
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"bare", fields},
+		{"wrapped without words", fmt.Errorf("%w", fields)},
+		{"wrapped in plain words", fmt.Errorf("credit %q: %w", "acme", fields)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := memBackend(t)
+			newServer(t, b).create(t, "acme")
+			s := newServer(t, backend{store: fieldsStore{Store: b.store, err: c.err}})
+			for _, r := range []*reply{
+				s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"r1"}`),
+				s.admin(t, "POST", "/admin/v1/accounts", `{"id":"other","name":"Other"}`),
+			} {
+				want(t, r, 400, "invalid_argument")
+				if got := r.field("amount"); got != "would overflow the balance; is too large" {
+					t.Errorf("fields.amount = %q in %s", got, r.raw)
+				}
+				if got := r.field("opening"); got != "must not be negative" {
+					t.Errorf("fields.opening = %q in %s", got, r.raw)
+				}
+				e, _ := r.body["error"].(map[string]any)
+				if msg, _ := e["message"].(string); msg != "invalid request: amount would overflow the balance; opening must not be negative; amount is too large" {
+					t.Errorf("message = %q", msg)
+				}
+			}
+			if logs := s.logs.String(); strings.Contains(logs, "admin request failed") {
+				t.Errorf("a refusal naming fields was logged as a store failing:\n%s", logs)
+			}
+		})
+	}
+	t.Run("wrapped in a package's words", func(t *testing.T) {
+		b := memBackend(t)
+		newServer(t, b).create(t, "acme")
+		s := newServer(t, backend{store: fieldsStore{Store: b.store, err: fmt.Errorf("pgstore: credit: %s: %w", pgWords, fields)}})
+		r := s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"r1"}`)
+		want(t, r, 400, "invalid_argument")
+		wantPlain(t, "top-up", r, "pgstore", "user=", "5432", "overflow")
+	})
 }

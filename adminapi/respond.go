@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
 )
@@ -49,10 +51,9 @@ func writeOK(w http.ResponseWriter, status int, data any) {
 // are listed.
 func writeError(w http.ResponseWriter, code notify.Code, message string, err error) {
 	body := errorBody{Error: errorInfo{Code: code, Message: message}}
-	var e *notify.Error
-	if errors.As(err, &e) && len(e.Fields) > 0 {
-		body.Error.Fields = make(map[string]string, len(e.Fields))
-		for _, f := range e.Fields {
+	if fields := fieldsOf(err); len(fields) > 0 {
+		body.Error.Fields = make(map[string]string, len(fields))
+		for _, f := range fields {
 			if prev, ok := body.Error.Fields[f.Field]; ok {
 				body.Error.Fields[f.Field] = prev + "; " + f.Message
 			} else {
@@ -63,16 +64,41 @@ func writeError(w http.ResponseWriter, code notify.Code, message string, err err
 	writeJSON(w, httpapi.StatusOf(code), body)
 }
 
+// fieldsOf returns the fields an InvalidArgument err names: those of its
+// *notify.Error (the admin API's own checks), or else those of the
+// store.FieldErrors a store refused a value with.
+func fieldsOf(err error) []notify.FieldError {
+	var e *notify.Error
+	if errors.As(err, &e) && len(e.Fields) > 0 {
+		return e.Fields
+	}
+	var fe store.FieldErrors
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return nil
+}
+
+// storeFieldsOnly reports whether err is a store's store.FieldErrors and
+// nothing more (wrapped, perhaps, but with no words added): which fields
+// break which rules, words a store gives for the client to see, as
+// notify.InvalidField ones. errtext.Shown would take their text ("amount:
+// must be positive") for a package's.
+func storeFieldsOnly(err error) bool {
+	var fe store.FieldErrors
+	return errors.As(err, &fe) && len(fe) > 0 && err.Error() == fe.Error()
+}
+
 // fieldsMessage is the message of an InvalidArgument error: its fields
 // and rules, as the public API words them.
 func fieldsMessage(err error) string {
-	var e *notify.Error
-	if !errors.As(err, &e) || len(e.Fields) == 0 {
+	fields := fieldsOf(err)
+	if len(fields) == 0 {
 		return "invalid request"
 	}
 	var sb strings.Builder
 	sb.WriteString("invalid request: ")
-	for i, f := range e.Fields {
+	for i, f := range fields {
 		if i > 0 {
 			sb.WriteString("; ")
 		}
@@ -125,7 +151,7 @@ func accountOf(a *notify.Account) accountJSON {
 	return out
 }
 
-func dltsOf(ts []notify.DLTTemplate) []dltJSON {
+func dltsOf(ts []store.DLTTemplate) []dltJSON {
 	out := make([]dltJSON, len(ts))
 	for i, t := range ts {
 		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
@@ -184,7 +210,7 @@ type templateJSON struct {
 	EmailText    string   `json:"email_text,omitempty"`
 }
 
-func templateOf(t *notify.Template) templateJSON {
+func templateOf(t *store.Template) templateJSON {
 	out := templateJSON{Slug: t.Slug, Variables: []string{}, Class: string(t.Class), Chat: t.Chat, SMS: t.SMS,
 		EmailSubject: t.EmailSubject, EmailHTML: t.EmailHTML, EmailText: t.EmailText}
 	out.Variables = append(out.Variables, t.Variables...)

@@ -20,7 +20,7 @@
 // authenticated, limited and answered as the built-in ones are.
 //
 // Every request is authenticated with "Authorization: <key>" or
-// "Authorization: Bearer <key>" through notify.AccountStore.AccountByKey;
+// "Authorization: Bearer <key>" through store.Accounts.AccountByKey;
 // the key selects the account. Bodies are JSON objects of at most 1 MiB
 // sent as application/json. Every alias the API defines is accepted (to/numbers,
 // message/variables_values, route/rout, domain/website, brand_name/brand);

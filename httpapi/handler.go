@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 )
 
@@ -28,7 +30,7 @@ const BasePath = "/api/v1"
 // goroutines, so it needs no Close.
 type Handler struct {
 	n        *notify.Notifier
-	accounts notify.AccountStore
+	accounts store.Accounts
 	log      *slog.Logger
 	maxBody  int64
 	maxHead  int           // largest request head, in bytes (WithMaxHeaderBytes)
@@ -177,7 +179,7 @@ func WithRoute(p string, d Decoder) Option {
 // New returns a Handler that sends through n and authenticates API keys
 // with accounts (AccountByKey). Mount it at the server root, or anywhere
 // that leaves BasePath intact.
-func New(n *notify.Notifier, accounts notify.AccountStore, opts ...Option) (*Handler, error) {
+func New(n *notify.Notifier, accounts store.Accounts, opts ...Option) (*Handler, error) {
 	if n == nil || accounts == nil {
 		return nil, errors.New("httpapi.New: needs a Notifier and an AccountStore")
 	}

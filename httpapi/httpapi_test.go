@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -79,7 +81,7 @@ type testEnv struct {
 	// ledger is the Notifier's Ledger: by default memstore's over wallet;
 	// the options function of newTestEnvOf may replace it (with a wrapper
 	// of that one, say) before the Notifier is made.
-	ledger         notify.Ledger
+	ledger         store.Ledger
 	sms, cloud, qr *memprovider.Provider
 	mail           *memprovider.Provider
 	clock          *clock

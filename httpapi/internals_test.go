@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
@@ -171,7 +173,7 @@ var pgLeaks = []string{"user=", "postgres", "database=", "127.0.0.1", ":5432", "
 
 // leakyOpen's Open, which writes a record with its debit, fails in
 // pgx's words.
-type leakyOpen struct{ notify.Ledger }
+type leakyOpen struct{ store.Ledger }
 
 func (leakyOpen) Open(context.Context, *notify.Message) (notify.Balance, error) {
 	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: open: %s", pgWords)
@@ -181,16 +183,16 @@ func (leakyOpen) Open(context.Context, *notify.Message) (notify.Balance, error) 
 // out, and the answer's note says the record failed.
 type leakyIdempotency struct{ *memstore.Idempotency }
 
-func (leakyIdempotency) Complete(context.Context, string, string, *notify.Receipt) error {
+func (leakyIdempotency) Complete(context.Context, string, string, []byte) error {
 	return notify.Errorf(notify.CodeInternal, "pgstore: complete: %s", pgWords)
 }
 
 // leakyMessages fails to move a record to sent, in pgx's words.
-type leakyMessages struct{ notify.Ledger }
+type leakyMessages struct{ store.Ledger }
 
-func (m leakyMessages) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (m leakyMessages) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if u.State == notify.StateSent {
-		return notify.Moved{}, notify.Errorf(notify.CodeInternal, "pgstore: move: %s", pgWords)
+		return store.Moved{}, notify.Errorf(notify.CodeInternal, "pgstore: move: %s", pgWords)
 	}
 	return m.Ledger.Move(ctx, account, id, u)
 }
@@ -248,13 +250,13 @@ func TestStoreWordsNeverAnswered(t *testing.T) {
 // downAtFailed fails every move into failed in pgx's words while down is
 // set: the database goes away just as a refusal is to be refunded.
 type downAtFailed struct {
-	notify.Ledger
+	store.Ledger
 	down *atomic.Bool
 }
 
-func (m downAtFailed) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (m downAtFailed) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if u.State == notify.StateFailed && m.down.Load() {
-		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "pgstore: move: %s", pgWords)
+		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "pgstore: move: %s", pgWords)
 	}
 	return m.Ledger.Move(ctx, account, id, u)
 }

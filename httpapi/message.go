@@ -76,7 +76,7 @@ func toMessageJSON(m *notify.Message) messageJSON {
 		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,
 		Refunded: m.Refunded, VendorCode: m.VendorCode,
 		Currency: currencyJSON{Code: cur.Code, Symbol: cur.Symbol, Exponent: cur.Exponent},
-		Attempts: m.Attempts, ErrorCode: string(m.ErrorCode), Error: recordError(m.ErrorCode, m.Error),
+		Attempts: m.Attempts, ErrorCode: string(m.ErrorCode), Error: recordError(notify.Code(m.ErrorCode), m.Error),
 		Note: errtext.PublicNote(m.Note), IdempotencyKey: m.IdempotencyKey, Domain: m.Domain,
 		History:   make([]stateStepJSON, len(m.History)),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
-// Accounts is an in-memory notify.AccountStore. It is safe for concurrent
+// Accounts is an in-memory store.Accounts. It is safe for concurrent
 // use; lookups take no lock.
 //
 // API keys are kept only as SHA-256 digests. AccountByKey finds a key by
@@ -20,12 +20,12 @@ import (
 //
 // Accounts are copied on the way in, so changing an account after Add does
 // not change the store. Lookups return the stored account itself, which
-// callers must not modify (the notify.AccountStore contract); Update
+// callers must not modify (the store.Accounts contract); Update
 // stores a new copy instead of changing the old one, so an account a
 // caller holds never changes under it. Lookups allocate nothing.
 type Accounts struct {
 	mu    sync.Mutex // serialises Add and Update
-	byID  sync.Map   // account ID -> *notify.Account
+	byID  sync.Map   // account ID -> *store.Account
 	byKey sync.Map   // [sha256.Size]byte -> *apiKeyRecord
 }
 
@@ -39,31 +39,31 @@ type apiKeyRecord struct {
 func NewAccounts() *Accounts { return &Accounts{} }
 
 // Add stores a copy of acct with the API keys that authenticate it. A nil
-// account, an empty ID or an empty key is InvalidArgument; an ID or a key
-// already in the store, or a key given twice, is Conflict. On error
+// account, an empty ID or an empty key is ErrInvalid; an ID or a key
+// already in the store, or a key given twice, is ErrConflict. On error
 // nothing is stored.
-func (a *Accounts) Add(acct *notify.Account, apiKeys ...string) error {
+func (a *Accounts) Add(acct *store.Account, apiKeys ...string) error {
 	if acct == nil || acct.ID == "" {
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: add account: an account needs an ID")
+		return store.Errorf(store.ErrInvalid, "memstore: add account: an account needs an ID")
 	}
 	digests := make([][sha256.Size]byte, len(apiKeys))
 	for i, k := range apiKeys {
 		if k == "" {
-			return notify.Errorf(notify.CodeInvalidArgument, "memstore: add account %q: API key %d is empty", acct.ID, i)
+			return store.Errorf(store.ErrInvalid, "memstore: add account %q: API key %d is empty", acct.ID, i)
 		}
 		digests[i] = sha256.Sum256([]byte(k))
 		if slices.Contains(digests[:i], digests[i]) {
-			return notify.Errorf(notify.CodeConflict, "memstore: add account %q: API key %d is given twice", acct.ID, i)
+			return store.Errorf(store.ErrConflict, "memstore: add account %q: API key %d is given twice", acct.ID, i)
 		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.byID.Load(acct.ID); ok {
-		return notify.Errorf(notify.CodeConflict, "memstore: add account %q: the ID is taken", acct.ID)
+		return store.Errorf(store.ErrConflict, "memstore: add account %q: the ID is taken", acct.ID)
 	}
 	for i, d := range digests {
 		if _, ok := a.byKey.Load(d); ok {
-			return notify.Errorf(notify.CodeConflict, "memstore: add account %q: API key %d belongs to another account", acct.ID, i)
+			return store.Errorf(store.ErrConflict, "memstore: add account %q: API key %d belongs to another account", acct.ID, i)
 		}
 	}
 	a.byID.Store(acct.ID, cloneAccount(acct))
@@ -75,59 +75,59 @@ func (a *Accounts) Add(acct *notify.Account, apiKeys ...string) error {
 
 // Update replaces the stored account with a copy of acct, keeping its API
 // keys: use it to disable an account or change its plan. An account not
-// in the store is NotFound.
-func (a *Accounts) Update(acct *notify.Account) error {
+// in the store is ErrNotFound.
+func (a *Accounts) Update(acct *store.Account) error {
 	if acct == nil || acct.ID == "" {
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: update account: an account needs an ID")
+		return store.Errorf(store.ErrInvalid, "memstore: update account: an account needs an ID")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.byID.Load(acct.ID); !ok {
-		return notify.Errorf(notify.CodeNotFound, "memstore: update account: no account %q", acct.ID)
+		return store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", acct.ID)
 	}
 	a.byID.Store(acct.ID, cloneAccount(acct))
 	return nil
 }
 
-// Account returns the account with the ID, or NotFound.
-func (a *Accounts) Account(ctx context.Context, id string) (*notify.Account, error) {
+// Account returns the account with the ID, or ErrNotFound.
+func (a *Accounts) Account(ctx context.Context, id string) (*store.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("account", err)
 	}
 	v, ok := a.byID.Load(id)
 	if !ok {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no account %q", id)
+		return nil, store.Errorf(store.ErrNotFound, "memstore: no account %q", id)
 	}
-	return v.(*notify.Account), nil
+	return v.(*store.Account), nil
 }
 
 // AccountByKey returns the account that owns apiKey. An empty or
-// unknown key is Unauthenticated; the error never contains the key.
-func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*notify.Account, error) {
+// unknown key is ErrUnauthenticated; the error never contains the key.
+func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*store.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("account by key", err)
 	}
 	if apiKey == "" {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "memstore: no API key")
+		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: no API key")
 	}
 	d := sha256.Sum256([]byte(apiKey))
 	v, ok := a.byKey.Load(d)
 	if !ok {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "memstore: unknown API key")
+		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
 	}
 	k := v.(*apiKeyRecord)
 	if subtle.ConstantTimeCompare(k.digest[:], d[:]) != 1 {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "memstore: unknown API key")
+		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
 	}
 	acct, ok := a.byID.Load(k.account)
 	if !ok {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "memstore: unknown API key")
+		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
 	}
-	return acct.(*notify.Account), nil
+	return acct.(*store.Account), nil
 }
 
 // cloneAccount copies a, its slices included.
-func cloneAccount(a *notify.Account) *notify.Account {
+func cloneAccount(a *store.Account) *store.Account {
 	c := *a
 	if a.DLTTemplates != nil {
 		c.DLTTemplates = slices.Clone(a.DLTTemplates)
@@ -139,4 +139,4 @@ func cloneAccount(a *notify.Account) *notify.Account {
 }
 
 // Interface guards
-var _ notify.AccountStore = (*Accounts)(nil)
+var _ store.Accounts = (*Accounts)(nil)

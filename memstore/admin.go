@@ -4,16 +4,16 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
+	"github.com/notifykit/notify/store"
 )
 
 // Admin puts the in-memory stores of one process together as an
-// adminstore.Store, for the admin API (package adminapi). It is for
+// store.Admin, for the admin API (package adminapi). It is for
 // development and tests, like every store of this package. Make one with
 // NewAdmin. An Admin is safe for concurrent use.
 type Admin struct {
@@ -34,36 +34,36 @@ type creditKey struct{ account, ref string }
 
 // creditRecord is a credit as Credit answered it.
 type creditRecord struct {
-	amount  notify.Money
-	balance notify.Balance
+	amount  store.Money
+	balance store.Balance
 }
 
 // NewAdmin returns an Admin over the stores the Notifier uses, so that a
 // change made through it (a disabled account, a replaced key, a top-up)
 // applies to the next send. All four are required: a nil one is
-// InvalidArgument.
+// ErrInvalid.
 func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Ledger, templates *Templates) (*Admin, error) {
 	if accounts == nil || wallet == nil || messages == nil || templates == nil {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: new admin: every store is required")
+		return nil, store.Errorf(store.ErrInvalid, "memstore: new admin: every store is required")
 	}
 	return &Admin{accounts: accounts, wallet: wallet, messages: messages, templates: templates,
 		credits: make(map[creditKey]creditRecord)}, nil
 }
 
-// Account returns the account with the ID, or NotFound.
-func (a *Admin) Account(ctx context.Context, id string) (*notify.Account, error) {
+// Account returns the account with the ID, or ErrNotFound.
+func (a *Admin) Account(ctx context.Context, id string) (*store.Account, error) {
 	return a.accounts.Account(ctx, id)
 }
 
 // CreateAccount adds acct with apiKey to Accounts and opens its wallet
-// with the opening balance, as adminstore.Store documents. An ID that has
-// a wallet already is Conflict, and the account is then not added.
-func (a *Admin) CreateAccount(ctx context.Context, acct *notify.Account, apiKey string, opening notify.Money) error {
+// with the opening balance, as store.Admin documents. An ID that has
+// a wallet already is ErrConflict, and the account is then not added.
+func (a *Admin) CreateAccount(ctx context.Context, acct *store.Account, apiKey string, opening store.Money) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("create account", err)
 	}
 	if apiKey == "" {
-		return notify.InvalidField("api_key", "must not be empty")
+		return store.Invalid("api_key", "must not be empty")
 	}
 	if err := a.accounts.Add(acct, apiKey); err != nil {
 		return err
@@ -77,13 +77,13 @@ func (a *Admin) CreateAccount(ctx context.Context, acct *notify.Account, apiKey 
 
 // Accounts returns up to limit accounts with an ID after after, in byte
 // order. It reads every account (this store is for small numbers).
-func (a *Admin) Accounts(ctx context.Context, after string, limit int) ([]*notify.Account, error) {
+func (a *Admin) Accounts(ctx context.Context, after string, limit int) ([]*store.Account, error) {
 	return a.accounts.list(ctx, after, limit)
 }
 
-// UpdateAccount changes the account through update, as adminstore.Store
+// UpdateAccount changes the account through update, as store.Admin
 // documents.
-func (a *Admin) UpdateAccount(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error) {
+func (a *Admin) UpdateAccount(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
 	return a.accounts.UpdateFunc(ctx, id, update)
 }
 
@@ -92,23 +92,23 @@ func (a *Admin) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...s
 	return a.accounts.ReplaceAPIKeys(ctx, account, apiKeys...)
 }
 
-// Balance returns the account's balance, or NotFound.
-func (a *Admin) Balance(ctx context.Context, account string) (notify.Balance, error) {
+// Balance returns the account's balance, or ErrNotFound.
+func (a *Admin) Balance(ctx context.Context, account string) (store.Balance, error) {
 	return a.wallet.Balance(ctx, account)
 }
 
 // Credit adds amount under ref, as Wallet.Credit does, and remembers the
 // ref for as long as the Admin lives, however few refs the wallet keeps:
 // the same ref and amount again answers the balance recorded with it and
-// moves nothing; another amount is Conflict.
-func (a *Admin) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+// moves nothing; another amount is ErrConflict.
+func (a *Admin) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	key := creditKey{account, ref}
 	a.mu.Lock()
 	rec, seen := a.credits[key]
 	a.mu.Unlock()
 	if seen {
 		if rec.amount != amount {
-			return notify.Balance{}, notify.Errorf(notify.CodeConflict,
+			return store.Balance{}, store.Errorf(store.ErrConflict,
 				"memstore: credit %q: ref %q was recorded with another amount", account, ref)
 		}
 		return rec.balance, nil
@@ -128,13 +128,13 @@ func (a *Admin) Credit(ctx context.Context, account string, amount notify.Money,
 
 // LedgerPage returns up to limit of the entries Wallet.Ledger remembers
 // with a Seq greater than after. Entries carry no time.
-func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]adminstore.LedgerEntry, error) {
+func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]store.LedgerEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("ledger", err)
 	}
 	entries, _, err := a.wallet.Ledger(account)
-	if notify.CodeOf(err) == notify.CodeNotFound {
-		return []adminstore.LedgerEntry{}, nil
+	if errors.Is(err, store.ErrNotFound) {
+		return []store.LedgerEntry{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -149,56 +149,56 @@ func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, lim
 	if limit >= 0 && len(entries) > limit {
 		entries = entries[:limit]
 	}
-	out := make([]adminstore.LedgerEntry, len(entries))
+	out := make([]store.LedgerEntry, len(entries))
 	for i, e := range entries {
 		amount := e.Amount
 		if e.Kind == Debit {
 			amount.Minor = -amount.Minor
 		}
-		out[i] = adminstore.LedgerEntry{Seq: int64(e.Seq), Ref: e.Ref, Amount: amount, Balance: e.Balance}
+		out[i] = store.LedgerEntry{Seq: int64(e.Seq), Ref: e.Ref, Amount: amount, Balance: e.Balance}
 	}
 	return out, nil
 }
 
 // AccountMessages returns up to limit of the account's records older than
 // before, newest first, by Ledger.ByAccount.
-func (a *Admin) AccountMessages(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+func (a *Admin) AccountMessages(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
 	return a.messages.ByAccount(ctx, account, before, limit)
 }
 
-// Template returns the account's custom template, or NotFound.
-func (a *Admin) Template(ctx context.Context, account, slug string) (*notify.Template, error) {
+// Template returns the account's custom template, or ErrNotFound.
+func (a *Admin) Template(ctx context.Context, account, slug string) (*store.Template, error) {
 	return a.templates.Template(ctx, account, slug)
 }
 
 // PutTemplate creates or replaces the account's template t.Slug.
-func (a *Admin) PutTemplate(ctx context.Context, account string, t *notify.Template) error {
+func (a *Admin) PutTemplate(ctx context.Context, account string, t *store.Template) error {
 	return a.templates.PutTemplate(ctx, account, t)
 }
 
-// DeleteTemplate removes the account's template, or returns NotFound.
+// DeleteTemplate removes the account's template, or returns ErrNotFound.
 func (a *Admin) DeleteTemplate(ctx context.Context, account, slug string) error {
 	return a.templates.DeleteTemplate(ctx, account, slug)
 }
 
 // Templates lists the account's templates by slug.
-func (a *Admin) Templates(ctx context.Context, account string) ([]*notify.Template, error) {
+func (a *Admin) Templates(ctx context.Context, account string) ([]*store.Template, error) {
 	return a.templates.Templates(ctx, account)
 }
 
 // list returns up to limit accounts with an ID after after, by ID.
-func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*notify.Account, error) {
+func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*store.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("accounts", err)
 	}
-	var out []*notify.Account
+	var out []*store.Account
 	a.byID.Range(func(k, v any) bool {
 		if k.(string) > after {
-			out = append(out, v.(*notify.Account))
+			out = append(out, v.(*store.Account))
 		}
 		return true
 	})
-	slices.SortFunc(out, func(x, y *notify.Account) int { return strings.Compare(x.ID, y.ID) })
+	slices.SortFunc(out, func(x, y *store.Account) int { return strings.Compare(x.ID, y.ID) })
 	if limit >= 0 && len(out) > limit {
 		out = out[:limit]
 	}
@@ -209,9 +209,9 @@ func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*notify
 // result, keeping the account's API keys; updates of the store run one
 // after the other, so none is lost. An error of update is returned as it
 // is and changes nothing; update must not change the ID
-// (InvalidArgument). An unknown account is NotFound. It returns the
+// (ErrInvalid). An unknown account is ErrNotFound. It returns the
 // stored account, which callers must not modify.
-func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error) {
+func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("update account", err)
 	}
@@ -219,14 +219,14 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*notif
 	defer a.mu.Unlock()
 	v, ok := a.byID.Load(id)
 	if !ok {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: update account: no account %q", id)
+		return nil, store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", id)
 	}
-	c := cloneAccount(v.(*notify.Account))
+	c := cloneAccount(v.(*store.Account))
 	if err := update(c); err != nil {
 		return nil, err
 	}
 	if c.ID != id {
-		return nil, notify.InvalidField("id", "cannot be changed")
+		return nil, store.Invalid("id", "cannot be changed")
 	}
 	c = cloneAccount(c) // update may keep c's slices
 	a.byID.Store(id, c)
@@ -235,8 +235,8 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*notif
 
 // ReplaceAPIKeys makes apiKeys the account's only keys: every other key
 // of the account stops authenticating before it returns. An unknown
-// account is NotFound, an empty key InvalidArgument, a key of another
-// account Conflict; on error nothing changes. It reads every key of the
+// account is ErrNotFound, an empty key ErrInvalid, a key of another
+// account ErrConflict; on error nothing changes. It reads every key of the
 // store.
 func (a *Accounts) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error {
 	if err := ctx.Err(); err != nil {
@@ -245,18 +245,18 @@ func (a *Accounts) ReplaceAPIKeys(ctx context.Context, account string, apiKeys .
 	digests := make([][sha256.Size]byte, 0, len(apiKeys))
 	for i, k := range apiKeys {
 		if k == "" {
-			return notify.Errorf(notify.CodeInvalidArgument, "memstore: replace API keys of %q: API key %d is empty", account, i)
+			return store.Errorf(store.ErrInvalid, "memstore: replace API keys of %q: API key %d is empty", account, i)
 		}
 		digests = append(digests, sha256.Sum256([]byte(k)))
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.byID.Load(account); !ok {
-		return notify.Errorf(notify.CodeNotFound, "memstore: replace API keys: no account %q", account)
+		return store.Errorf(store.ErrNotFound, "memstore: replace API keys: no account %q", account)
 	}
 	for i, d := range digests {
 		if v, ok := a.byKey.Load(d); ok && v.(*apiKeyRecord).account != account {
-			return notify.Errorf(notify.CodeConflict, "memstore: replace API keys of %q: API key %d belongs to another account", account, i)
+			return store.Errorf(store.ErrConflict, "memstore: replace API keys of %q: API key %d belongs to another account", account, i)
 		}
 	}
 	a.byKey.Range(func(k, v any) bool {
@@ -289,18 +289,18 @@ func (a *Accounts) remove(id string) {
 // by CreatedAt descending, then ID descending. It scans every record the
 // store keeps (a bounded number: WithMessageCapacity) and holds at most
 // limit of them at a time.
-func (s *Ledger) ByAccount(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+func (s *Ledger) ByAccount(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by account", err)
 	}
 	if limit <= 0 {
-		return []*notify.Message{}, nil
+		return []*store.Record{}, nil
 	}
-	newer := func(x, y *notify.Message) int { // newest first
+	newer := func(x, y *store.Record) int { // newest first
 		return cmp.Or(y.CreatedAt.Compare(x.CreatedAt), strings.Compare(y.ID, x.ID))
 	}
 	// top keeps the limit newest records seen so far, newest first.
-	top := make([]*notify.Message, 0, min(limit, 1024))
+	top := make([]*store.Record, 0, min(limit, 1024))
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -328,4 +328,4 @@ func (s *Ledger) ByAccount(ctx context.Context, account string, before adminstor
 }
 
 // Interface guards
-var _ adminstore.Store = (*Admin)(nil)
+var _ store.Admin = (*Admin)(nil)

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
 	"github.com/notifykit/notify/memstore"
-	"github.com/notifykit/notify/storetest"
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storetest"
 )
 
 func TestAdminConformance(t *testing.T) {
 	storetest.RunAdmin(t, storetest.AdminHarness{
-		New: func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.Ledger) {
+		New: func(t *testing.T) (store.Admin, store.Accounts, store.Ledger) {
 			accounts, w := memstore.NewAccounts(), memstore.NewWallet()
 			msgs := memstore.NewLedger(w)
 			a, err := memstore.NewAdmin(accounts, w, msgs, memstore.NewTemplates())

@@ -4,16 +4,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/memstore"
-	"github.com/notifykit/notify/storetest"
-	"github.com/notifykit/notify/wallet/wallettest"
+	"github.com/notifykit/notify/store/storetest"
 )
 
-func walletHarness(opts ...memstore.WalletOption) wallettest.Harness {
-	return wallettest.Harness{
-		NewStore: func(t *testing.T) wallettest.Wallet { return memstore.NewWallet(opts...) },
-		Open: func(t *testing.T, s wallettest.Wallet, account string, opening notify.Money) {
+func walletHarness(opts ...memstore.WalletOption) storetest.WalletHarness {
+	return storetest.WalletHarness{
+		New: func(t *testing.T) storetest.Wallet { return memstore.NewWallet(opts...) },
+		Open: func(t *testing.T, s storetest.Wallet, account string, opening store.Money) {
 			t.Helper()
 			if err := s.(*memstore.Wallet).Open(account, opening); err != nil {
 				t.Fatalf("Open(%q, %v): %v", account, opening, err)
@@ -23,18 +24,18 @@ func walletHarness(opts ...memstore.WalletOption) wallettest.Harness {
 }
 
 func TestWalletConformance(t *testing.T) {
-	wallettest.Run(t, walletHarness())
+	storetest.RunWallet(t, walletHarness())
 }
 
 // With a retention bound far above what the suite uses, the wallet must
 // behave exactly the same.
 func TestWalletConformanceWithRetention(t *testing.T) {
-	wallettest.Run(t, walletHarness(memstore.WithRefRetention(1<<16)))
+	storetest.RunWallet(t, walletHarness(memstore.WithRefRetention(1<<16)))
 }
 
 func TestAccountsConformance(t *testing.T) {
 	storetest.RunAccounts(t, storetest.AccountsHarness{
-		New: func(t *testing.T, fixtures []storetest.AccountFixture) notify.AccountStore {
+		New: func(t *testing.T, fixtures []storetest.AccountFixture) store.Accounts {
 			t.Helper()
 			s := memstore.NewAccounts()
 			for _, f := range fixtures {
@@ -49,7 +50,7 @@ func TestAccountsConformance(t *testing.T) {
 
 func TestIdempotencyConformance(t *testing.T) {
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
-		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore {
+		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) store.Keys {
 			return memstore.NewIdempotency(ttl, memstore.WithClock(now), memstore.WithLease(lease))
 		},
 	})
@@ -57,7 +58,7 @@ func TestIdempotencyConformance(t *testing.T) {
 
 func TestLedgerConformance(t *testing.T) {
 	storetest.RunLedger(t, storetest.LedgerHarness{
-		New: func(t *testing.T) (notify.Ledger, func(*testing.T, string, notify.Money)) {
+		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, notify.Money)) {
 			w := memstore.NewWallet()
 			fund := func(t *testing.T, account string, opening notify.Money) {
 				if err := w.Open(account, opening); err != nil {
@@ -71,13 +72,13 @@ func TestLedgerConformance(t *testing.T) {
 
 func TestTemplatesConformance(t *testing.T) {
 	storetest.RunTemplates(t, storetest.TemplatesHarness{
-		New: func(t *testing.T) notify.TemplateStore { return memstore.NewTemplates() },
+		New: func(t *testing.T) store.Templates { return memstore.NewTemplates() },
 	})
 }
 
 func TestRateLimitConformance(t *testing.T) {
 	storetest.RunRateLimit(t, storetest.RateLimitHarness{
-		New: func(t *testing.T, perSecond float64, burst int) notify.Limiter {
+		New: func(t *testing.T, perSecond float64, burst int) store.Limiter {
 			l, err := memstore.NewRateLimit(perSecond, burst)
 			if err != nil {
 				t.Fatalf("NewRateLimit(%g, %d): %v", perSecond, burst, err)
@@ -89,7 +90,7 @@ func TestRateLimitConformance(t *testing.T) {
 
 func TestWindowLimitConformance(t *testing.T) {
 	storetest.RunWindowLimit(t, storetest.WindowLimitHarness{
-		New: func(t *testing.T, max int, window time.Duration) notify.Limiter {
+		New: func(t *testing.T, max int, window time.Duration) store.Limiter {
 			l, err := memstore.NewWindowLimit(max, window)
 			if err != nil {
 				t.Fatalf("NewWindowLimit(%d, %v): %v", max, window, err)

@@ -1,15 +1,18 @@
-// Package memstore keeps every store of notify in memory: a Ledger (the
-// notify.Ledger, which keeps message records beside a Wallet and charges
-// and refunds it with them), an AccountStore, an IdempotencyStore, a
-// TemplateStore, and two Limiters: RateLimit, a token bucket for the
+// Package memstore implements every contract of package store in memory:
+// a Ledger (store.Ledger, which keeps message records beside a Wallet and
+// charges and refunds it with them), Accounts (store.Accounts),
+// Idempotency (store.Keys), Templates (store.Templates), and two
+// store.Limiter values: RateLimit, a token bucket for the
 // per-account rate limit, and WindowLimit, a sliding window for the
-// per-recipient OTP throttle. Admin joins them into the adminstore.Store
+// per-recipient OTP throttle. Admin joins them into the store.Admin
 // of the admin API (package adminapi). It is for development, tests and
 // single-process deployments: nothing survives the process, and several
 // processes cannot share one wallet or one budget (use pgstore for that).
 //
-// Every type is safe for concurrent use and passes the conformance suites
-// of wallet/wallettest and storetest. Constructors take no hidden global
+// It imports package store and never package notify, as a database/sql
+// driver imports database/sql/driver. Every type is safe for concurrent
+// use and passes the conformance kit store/storetest; errors match the
+// sentinels of package store (store.ErrNotFound, ...). Constructors take no hidden global
 // state; create one value per Notifier (or per test):
 //
 //	w := memstore.NewWallet()
@@ -33,7 +36,7 @@
 //
 // Memory: the Wallet remembers every debit and credit ref it has seen,
 // because a ref must deduplicate retries for as long as one can arrive
-// (bound it with WithRefRetention); the IdempotencyStore forgets entries
+// (bound it with WithRefRetention); the Idempotency store forgets entries
 // after its TTL; the Ledger keeps every open record and about the latest
 // 100,000 settled ones (WithMessageCapacity); the limiters forget a key
 // once its budget is whole again, so they hold the keys active within one

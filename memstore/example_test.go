@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/wallet"
@@ -66,15 +68,17 @@ func ExampleIdempotency() {
 
 	r, err := idem.Reserve(ctx, "acme", "order-42", "fingerprint")
 	fmt.Println("first:", r.Receipt, err)
-	_ = idem.Complete(ctx, "acme", "order-42", &notify.Receipt{MessageID: "msg-1"})
+	// The Notifier completes a key with the receipt it encoded; the
+	// store keeps the bytes as they are.
+	_ = idem.Complete(ctx, "acme", "order-42", []byte(`{"message_id":"msg-1"}`))
 	r, _ = idem.Reserve(ctx, "acme", "order-42", "fingerprint")
-	fmt.Println("repeat:", r.Receipt.MessageID)
+	fmt.Println("repeat:", string(r.Receipt))
 	_, err = idem.Reserve(ctx, "acme", "order-42", "another request")
-	fmt.Println("other request:", notify.CodeOf(err))
+	fmt.Println("other request:", errors.Is(err, store.ErrConflict))
 	// Output:
-	// first: <nil> <nil>
-	// repeat: msg-1
-	// other request: conflict
+	// first: [] <nil>
+	// repeat: {"message_id":"msg-1"}
+	// other request: true
 }
 
 func ExampleLedger() {
@@ -90,7 +94,7 @@ func ExampleLedger() {
 		Charge: notify.Money{Minor: 25, Currency: notify.INR()}}
 	b, _ := l.Open(ctx, m)
 	fmt.Println("after open:", b.Available)
-	moved, _ := l.Move(ctx, "acme", "m1", notify.MessageUpdate{State: notify.StateFailed, Error: "refused"})
+	moved, _ := l.Move(ctx, "acme", "m1", store.Update{State: notify.StateFailed, Error: "refused"})
 	b, _ = l.Balance(ctx, "acme")
 	fmt.Println(moved.State, "refunded:", moved.Refunded, "balance:", b.Available)
 	// Output:
@@ -101,7 +105,7 @@ func ExampleLedger() {
 func ExampleTemplates() {
 	ctx := context.Background()
 	templates := memstore.NewTemplates()
-	_ = templates.PutTemplate(ctx, "acme", &notify.Template{
+	_ = templates.PutTemplate(ctx, "acme", &store.Template{
 		Slug:      "order-shipped",
 		Variables: []string{"ORDER"},
 		SMS:       "Order {{ORDER}} has shipped. -Acme",
@@ -129,9 +133,9 @@ func ExampleWindowLimit() {
 		fmt.Println("code", i+1, otp.Take(ctx, key, t0.Add(time.Duration(i)*time.Minute)))
 	}
 	err = otp.Take(ctx, key, t0.Add(5*time.Minute))
-	var e *notify.Error
+	var e *store.LimitError
 	if errors.As(err, &e) {
-		fmt.Println("code 4:", e.Code, "retry after", e.RetryAfter, "-", e.Err)
+		fmt.Println("code 4: retry after", e.RetryAfter, "-", e.Rule)
 	}
 	// The send of code 3 failed before the vendor had it: give it back.
 	_ = otp.Undo(ctx, key, t0.Add(2*time.Minute))
@@ -140,7 +144,7 @@ func ExampleWindowLimit() {
 	// code 1 <nil>
 	// code 2 <nil>
 	// code 3 <nil>
-	// code 4: rate_limited retry after 10m0s - at most 3 per 15m0s
+	// code 4: retry after 10m0s - at most 3 per 15m0s
 	// code 4 after the undo: <nil>
 }
 
@@ -162,9 +166,9 @@ func ExampleRateLimit() {
 	for i := range 4 {
 		fmt.Println("send", i+1, verdict(rate.Take(ctx, "acme", t0)))
 	}
-	var e *notify.Error
+	var e *store.LimitError
 	if errors.As(rate.Take(ctx, "acme", t0.Add(30*time.Millisecond)), &e) {
-		fmt.Println("30ms later: retry after", e.RetryAfter, "-", e.Err)
+		fmt.Println("30ms later: retry after", e.RetryAfter, "-", e.Rule)
 	}
 	fmt.Println("100ms later:", verdict(rate.Take(ctx, "acme", t0.Add(100*time.Millisecond))))
 	fmt.Println("another account:", verdict(rate.Take(ctx, "globex", t0)))

@@ -2,10 +2,11 @@ package memstore
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // DefaultIdempotencyTTL is the retention window NewIdempotency uses when
@@ -21,12 +22,12 @@ const purgeBatch = 64
 // settle threshold (notify.DefaultSettleAfter).
 const DefaultIdempotencyLease = 2 * time.Minute
 
-// Idempotency is an in-memory notify.IdempotencyStore. It is safe for
+// Idempotency is an in-memory store.Keys. It is safe for
 // concurrent use.
 //
 // A reservation holds its key for the lease (WithLease): after that a
 // Reserve takes the key over and reports the reservation as abandoned
-// (notify.Reservation), so a send whose goroutine died frees its key
+// (store.Reservation), so a send whose goroutine died frees its key
 // soon and the Notifier settles what it left. Every entry is kept for the
 // TTL: a completed key for TTL after Complete, a reservation for TTL
 // after Reserve (so its abandonment is still known when it is taken
@@ -50,7 +51,7 @@ type idemKey struct{ account, key string }
 
 type idemEntry struct {
 	fingerprint string
-	receipt     *notify.Receipt // nil while the send is in flight
+	receipt     []byte // nil while the send is in flight
 	reserved    time.Time
 	leaseEnd    time.Time // a reservation holds the key until then
 	expires     time.Time
@@ -98,32 +99,32 @@ func NewIdempotency(ttl time.Duration, opts ...IdempotencyOption) *Idempotency {
 	return s
 }
 
-// Reserve claims key for one send, as notify.IdempotencyStore documents:
+// Reserve claims key for one send, as store.Keys documents:
 // the caller holds the key when the answer has no Receipt (with Abandoned
 // set when it took over a reservation of the same fingerprint whose lease
 // ran out); the first receipt when a send with the key completed with the
-// same fingerprint; Conflict when the fingerprint differs or the key is
-// reserved within its lease. An empty account or key is InvalidArgument.
-func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint string) (notify.Reservation, error) {
+// same fingerprint; ErrConflict when the fingerprint differs or the key is
+// reserved within its lease. An empty account or key is ErrInvalid.
+func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint string) (store.Reservation, error) {
 	if err := s.check(ctx, "reserve", account, key); err != nil {
-		return notify.Reservation{}, err
+		return store.Reservation{}, err
 	}
 	now := s.now()
 	k := idemKey{account, key}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.purge(now)
-	var res notify.Reservation
+	var res store.Reservation
 	if e, ok := s.entries[k]; ok && e.expires.After(now) {
 		switch {
 		case e.fingerprint != fingerprint:
-			return res, notify.Errorf(notify.CodeConflict, "idempotency key %q was used with another request", key)
+			return res, store.Errorf(store.ErrConflict, "idempotency key %q was used with another request", key)
 		case e.receipt == nil && !e.leaseEnd.After(now):
 			res.Abandoned = e.reserved // taken over below
 		case e.receipt == nil:
-			return res, notify.Errorf(notify.CodeConflict, "a send with idempotency key %q is in flight", key)
+			return res, store.Errorf(store.ErrConflict, "a send with idempotency key %q is in flight", key)
 		default:
-			res.Receipt = e.receipt
+			res.Receipt = slices.Clone(e.receipt)
 			return res, nil
 		}
 	}
@@ -135,14 +136,14 @@ func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint str
 
 // Complete stores r as the receipt of key, which a send reserved, even
 // after the reservation's lease ran out. The entry then lives for the TTL
-// from now. A key with no entry is NotFound; one already completed is
-// Conflict; a nil receipt is InvalidArgument.
-func (s *Idempotency) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
+// from now. A key with no entry is ErrNotFound; one already completed is
+// ErrConflict; an empty receipt is ErrInvalid. It keeps a copy of r.
+func (s *Idempotency) Complete(ctx context.Context, account, key string, r []byte) error {
 	if err := s.check(ctx, "complete", account, key); err != nil {
 		return err
 	}
-	if r == nil {
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: complete idempotency key %q: nil receipt", key)
+	if len(r) == 0 {
+		return store.Errorf(store.ErrInvalid, "memstore: complete idempotency key %q: empty receipt", key)
 	}
 	now := s.now()
 	k := idemKey{account, key}
@@ -151,11 +152,11 @@ func (s *Idempotency) Complete(ctx context.Context, account, key string, r *noti
 	e, ok := s.entries[k]
 	switch {
 	case !ok || !e.expires.After(now):
-		return notify.Errorf(notify.CodeNotFound, "memstore: complete idempotency key %q: not reserved", key)
+		return store.Errorf(store.ErrNotFound, "memstore: complete idempotency key %q: not reserved", key)
 	case e.receipt != nil:
-		return notify.Errorf(notify.CodeConflict, "memstore: complete idempotency key %q: already completed", key)
+		return store.Errorf(store.ErrConflict, "memstore: complete idempotency key %q: already completed", key)
 	}
-	e.receipt = r
+	e.receipt = slices.Clone(r)
 	e.expires = now.Add(s.ttl)
 	s.queue = append(s.queue, queuedEntry{k, e, e.expires})
 	return nil
@@ -181,7 +182,7 @@ func (s *Idempotency) check(ctx context.Context, op, account, key string) error 
 		return ctxError(op, err)
 	}
 	if account == "" || key == "" {
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: %s: empty account or idempotency key", op)
+		return store.Errorf(store.ErrInvalid, "memstore: %s: empty account or idempotency key", op)
 	}
 	return nil
 }
@@ -225,4 +226,4 @@ func (s *Idempotency) purge(now time.Time) {
 }
 
 // Interface guards
-var _ notify.IdempotencyStore = (*Idempotency)(nil)
+var _ store.Keys = (*Idempotency)(nil)

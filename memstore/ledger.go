@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // DefaultMessageCapacity is how many settled records NewLedger keeps
@@ -19,7 +19,7 @@ const DefaultMessageCapacity = 100_000
 // power of two: concurrent sends of different messages seldom share one.
 const messageShards = 32
 
-// Ledger is an in-memory notify.Ledger: records of messages beside a
+// Ledger is an in-memory store.Ledger: records of messages beside a
 // memstore Wallet, which it charges and refunds under each record's lock,
 // so a record and its money move together for as long as the process
 // lives; what a crash would leave (an abandoned send) is a record left
@@ -47,12 +47,12 @@ type Ledger struct {
 
 type messageShard struct {
 	mu      sync.Mutex
-	records map[string]*notify.Message
+	records map[string]*store.Record
 	settled []string // IDs of records that left the open states, oldest first
 	head    int
 	// attempting holds the shard's records in StateAttempting, by
 	// provider, for Attempting.
-	attempting map[string]map[*notify.Message]struct{}
+	attempting map[string]map[*store.Record]struct{}
 	// deletes counts the deletes from records and from attempting's
 	// sets since they were built (see churned).
 	deletes, attemptingDeletes int
@@ -86,20 +86,20 @@ func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
 		o(s)
 	}
 	for i := range s.shards {
-		s.shards[i].records = make(map[string]*notify.Message)
-		s.shards[i].attempting = make(map[string]map[*notify.Message]struct{})
+		s.shards[i].records = make(map[string]*store.Record)
+		s.shards[i].attempting = make(map[string]map[*store.Record]struct{})
 	}
 	return s
 }
 
 // Balance returns the account's balance in the Ledger's Wallet, as
-// notify.Ledger documents.
-func (s *Ledger) Balance(ctx context.Context, account string) (notify.Balance, error) {
+// store.Ledger documents.
+func (s *Ledger) Balance(ctx context.Context, account string) (store.Balance, error) {
 	return s.wallet.Balance(ctx, account)
 }
 
-// Credit credits the account's wallet, as notify.Ledger documents.
-func (s *Ledger) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+// Credit credits the account's wallet, as store.Ledger documents.
+func (s *Ledger) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	return s.wallet.Credit(ctx, account, amount, ref)
 }
 
@@ -108,38 +108,38 @@ func (s *Ledger) shard(id string) *messageShard {
 }
 
 // Open writes m as a pending record and debits m.Charge, as
-// notify.Ledger documents: m itself becomes the record, and is left
+// store.Ledger documents: m itself becomes the record, and is left
 // untouched when Open fails. Besides the store's own errors, an ended
 // context is its Canceled or DeadlineExceeded error, with nothing written.
-func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
 	if err := ctx.Err(); err != nil {
-		return notify.Balance{}, ctxError("open message", err)
+		return store.Balance{}, ctxError("open message", err)
 	}
 	if m == nil || m.ID == "" || m.Account == "" {
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message: a record needs ID and Account")
+		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message: a record needs ID and Account")
 	}
 	if m.Charge.Minor < 0 {
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: open message %q: a charge must not be negative", m.ID)
+		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a charge must not be negative", m.ID)
 	}
 	sh := s.shard(m.ID)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if _, ok := sh.records[m.ID]; ok {
-		return notify.Balance{}, notify.Errorf(notify.CodeConflict, "memstore: message %q is recorded already", m.ID)
+		return store.Balance{}, store.Errorf(store.ErrConflict, "memstore: message %q is recorded already", m.ID)
 	}
-	var b notify.Balance
+	var b store.Balance
 	if m.Charge.Minor > 0 {
 		var err error
 		if b, err = s.wallet.Debit(ctx, m.Account, m.Charge, m.ID); err != nil {
-			return notify.Balance{}, err
+			return store.Balance{}, err
 		}
 	}
-	m.State = notify.StatePending
+	m.State = store.StatePending
 	m.UpdatedAt = m.CreatedAt
 	// Room for the steps of a send (pending, attempting, sent, a report),
 	// so that moving a record seldom grows its history.
-	m.History = make([]notify.StateChange, 1, 4)
-	m.History[0] = notify.StateChange{State: notify.StatePending, At: m.CreatedAt}
+	m.History = make([]store.StateChange, 1, 4)
+	m.History[0] = store.StateChange{State: store.StatePending, At: m.CreatedAt}
 	sh.records[m.ID] = m
 	if m.IdempotencyKey != "" {
 		s.byKey.add(idemKey{m.Account, m.IdempotencyKey}, m.ID)
@@ -150,46 +150,46 @@ func (s *Ledger) Open(ctx context.Context, m *notify.Message) (notify.Balance, e
 	return b, nil
 }
 
-// Move moves the record along notify.CanMove, refunding its charge when it
-// moves into failed, as notify.Ledger documents.
-func (s *Ledger) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+// Move moves the record along store.CanMove, refunding its charge when it
+// moves into failed, as store.Ledger documents.
+func (s *Ledger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if err := ctx.Err(); err != nil {
-		return notify.Moved{}, ctxError("move message", err)
+		return store.Moved{}, ctxError("move message", err)
 	}
 	sh := s.shard(id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	rec, err := sh.lookup(account, id)
 	if err != nil {
-		return notify.Moved{}, err
+		return store.Moved{}, err
 	}
-	if !notify.CanMove(rec.State, u.State) {
-		if notify.CanBackfill(rec.State, u.State) && !inHistory(rec, u.State) {
-			backfill(rec, notify.StateChange{State: u.State, At: u.At})
+	if !store.CanMove(rec.State, u.State) {
+		if store.CanBackfill(rec.State, u.State) && !inHistory(rec, u.State) {
+			backfill(rec, store.StateChange{State: u.State, At: u.At})
 			return movedOf(rec), nil
 		}
-		return movedOf(rec), notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
+		return movedOf(rec), store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
 	}
-	refund := u.State == notify.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
+	refund := u.State == store.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
 	if refund {
 		if _, err := s.wallet.Credit(ctx, account, rec.Charge, "refund:"+id); err != nil {
-			return notify.Moved{}, err
+			return store.Moved{}, err
 		}
 	}
-	if u.State == notify.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0 && u.Reprice.Minor < rec.Charge.Minor {
-		diff := notify.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
+	if u.State == store.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0 && u.Reprice.Minor < rec.Charge.Minor {
+		diff := store.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, "adjust:"+id); err != nil {
-			return notify.Moved{}, err
+			return store.Moved{}, err
 		}
 		rec.Charge.Minor = u.Reprice.Minor
 	}
 	hadProviderID := rec.ProviderMessageID != ""
-	if rec.State == notify.StateAttempting {
+	if rec.State == store.StateAttempting {
 		sh.leaveAttempting(rec)
 	}
 	applyUpdate(rec, u)
 	rec.Refunded = rec.Refunded || refund
-	if rec.State == notify.StateAttempting {
+	if rec.State == store.StateAttempting {
 		sh.enterAttempting(rec)
 	}
 	if !hadProviderID && rec.ProviderMessageID != "" {
@@ -202,16 +202,16 @@ func (s *Ledger) Move(ctx context.Context, account, id string, u notify.MessageU
 }
 
 // movedOf is Move's answer for rec. Called with the shard's lock held.
-func movedOf(rec *notify.Message) notify.Moved {
-	return notify.Moved{State: rec.State, Charge: rec.Charge, Refunded: rec.Refunded, UpdatedAt: rec.UpdatedAt}
+func movedOf(rec *store.Record) store.Moved {
+	return store.Moved{State: rec.State, Charge: rec.Charge, Refunded: rec.Refunded, UpdatedAt: rec.UpdatedAt}
 }
 
 // enterAttempting indexes rec, just moved into attempting, under its
 // provider. Called with sh.mu held.
-func (sh *messageShard) enterAttempting(rec *notify.Message) {
+func (sh *messageShard) enterAttempting(rec *store.Record) {
 	set := sh.attempting[rec.Provider]
 	if set == nil {
-		set = make(map[*notify.Message]struct{})
+		set = make(map[*store.Record]struct{})
 		sh.attempting[rec.Provider] = set
 	}
 	set[rec] = struct{}{}
@@ -222,7 +222,7 @@ func (sh *messageShard) enterAttempting(rec *notify.Message) {
 // a move changes it). An emptied set stays, for the provider's next send:
 // providers are few, and making the set again would cost each send an
 // allocation. Called with sh.mu held.
-func (sh *messageShard) leaveAttempting(rec *notify.Message) {
+func (sh *messageShard) leaveAttempting(rec *store.Record) {
 	set := sh.attempting[rec.Provider]
 	delete(set, rec)
 	// Every send enters and leaves: the set churns more than any map here.
@@ -231,15 +231,15 @@ func (sh *messageShard) leaveAttempting(rec *notify.Message) {
 	}
 }
 
-func inHistory(rec *notify.Message, st notify.MessageState) bool {
-	return slices.ContainsFunc(rec.History, func(c notify.StateChange) bool { return c.State == st })
+func inHistory(rec *store.Record, st store.State) bool {
+	return slices.ContainsFunc(rec.History, func(c store.StateChange) bool { return c.State == st })
 }
 
 // backfill adds step to rec's history, before the first step of a state
 // further along (clocks of vendor and host differ, so the states' order
 // places it, not the times).
-func backfill(rec *notify.Message, step notify.StateChange) {
-	i := slices.IndexFunc(rec.History, func(c notify.StateChange) bool { return notify.CanBackfill(c.State, step.State) })
+func backfill(rec *store.Record, step store.StateChange) {
+	i := slices.IndexFunc(rec.History, func(c store.StateChange) bool { return store.CanBackfill(c.State, step.State) })
 	if i < 0 {
 		i = len(rec.History)
 	}
@@ -247,10 +247,10 @@ func backfill(rec *notify.Message, step notify.StateChange) {
 }
 
 // applyUpdate moves rec to u.State and sets u's non-empty fields.
-func applyUpdate(rec *notify.Message, u notify.MessageUpdate) {
+func applyUpdate(rec *store.Record, u store.Update) {
 	rec.State = u.State
 	rec.UpdatedAt = u.At
-	rec.History = append(rec.History, notify.StateChange{State: u.State, At: u.At})
+	rec.History = append(rec.History, store.StateChange{State: u.State, At: u.At})
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v
@@ -298,7 +298,7 @@ func (s *Ledger) settle(sh *messageShard, id string) {
 }
 
 // dropKeys removes a forgotten record from the indexes.
-func (s *Ledger) dropKeys(rec *notify.Message) {
+func (s *Ledger) dropKeys(rec *store.Record) {
 	if rec.IdempotencyKey != "" {
 		s.byKey.drop(idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
 	}
@@ -307,18 +307,18 @@ func (s *Ledger) dropKeys(rec *notify.Message) {
 	}
 }
 
-// lookup returns the account's record id, or NotFound (also for another
+// lookup returns the account's record id, or ErrNotFound (also for another
 // account's record). Called with sh.mu held.
-func (sh *messageShard) lookup(account, id string) (*notify.Message, error) {
+func (sh *messageShard) lookup(account, id string) (*store.Record, error) {
 	rec, ok := sh.records[id]
 	if !ok || rec.Account != account {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: no message %q", id)
+		return nil, store.Errorf(store.ErrNotFound, "memstore: no message %q", id)
 	}
 	return rec, nil
 }
 
-// Message returns a copy of the account's record id, or NotFound.
-func (s *Ledger) Message(ctx context.Context, account, id string) (*notify.Message, error) {
+// Message returns a copy of the account's record id, or ErrNotFound.
+func (s *Ledger) Message(ctx context.Context, account, id string) (*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("message", err)
 	}
@@ -334,29 +334,29 @@ func (s *Ledger) Message(ctx context.Context, account, id string) (*notify.Messa
 
 // ByKey returns copies of the account's records opened with key at or
 // after since, oldest first.
-func (s *Ledger) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
+func (s *Ledger) ByKey(ctx context.Context, account, key string, since time.Time) ([]*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by key", err)
 	}
 	ids := s.byKey.get(idemKey{account, key})
-	var out []*notify.Message
+	var out []*store.Record
 	for _, id := range ids {
 		if m, err := s.Message(ctx, account, id); err == nil && !m.CreatedAt.Before(since) {
 			out = append(out, m)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *notify.Message) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b *store.Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
 
 // ByProviderID returns copies of the records provider accepted under its
 // message ID id, oldest first.
-func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*notify.Message, error) {
+func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by provider ID", err)
 	}
 	ids := s.byProvider.get(id)
-	var out []*notify.Message
+	var out []*store.Record
 	for _, mid := range ids {
 		sh := s.shard(mid)
 		sh.mu.Lock()
@@ -365,17 +365,17 @@ func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*noti
 		}
 		sh.mu.Unlock()
 	}
-	slices.SortStableFunc(out, func(a, b *notify.Message) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b *store.Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
 
 // Stale returns copies of up to limit open records that last moved
 // before cutoff, least recently moved first. It scans every record.
-func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*notify.Message, error) {
+func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("stale messages", err)
 	}
-	var out []*notify.Message
+	var out []*store.Record
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -386,7 +386,7 @@ func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*not
 		}
 		sh.mu.Unlock()
 	}
-	slices.SortFunc(out, func(a, b *notify.Message) int {
+	slices.SortFunc(out, func(a, b *store.Record) int {
 		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	if limit >= 0 && len(out) > limit {
@@ -396,7 +396,7 @@ func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*not
 }
 
 // Attempting reports whether provider has a record in attempting that
-// last moved at or after since, as notify.Ledger documents. It
+// last moved at or after since, as store.Ledger documents. It
 // reads each shard's index of its attempting records (those of sends in
 // flight, and of dead ones until Notifier.Reconcile settles them), and
 // stops at the first that is young enough.
@@ -418,7 +418,7 @@ func (s *Ledger) Attempting(ctx context.Context, provider string, since time.Tim
 	return false, nil
 }
 
-func cloneMessage(m *notify.Message) *notify.Message {
+func cloneMessage(m *store.Record) *store.Record {
 	c := *m
 	c.History = slices.Clone(m.History)
 	c.Resend = slices.Clone(m.Resend)
@@ -426,4 +426,4 @@ func cloneMessage(m *notify.Message) *notify.Message {
 }
 
 // Interface guard
-var _ notify.Ledger = (*Ledger)(nil)
+var _ store.Ledger = (*Ledger)(nil)

@@ -2,14 +2,13 @@ package memstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // maxSpan bounds the time a limit remembers: a RateLimit's time to refill
@@ -17,7 +16,7 @@ import (
 // spans are refused, so that no arithmetic on nanosecond times overflows.
 const maxSpan = 10 * 365 * 24 * time.Hour
 
-// RateLimit is an in-memory token bucket, a notify.Limiter for the
+// RateLimit is an in-memory token bucket, a store.Limiter for the
 // per-account rate limit of one process (notify.WithRateLimit); use
 // pgstore's RateLimit to share one budget between processes.
 //
@@ -44,9 +43,9 @@ const maxSpan = 10 * 365 * 24 * time.Hour
 // There are no defaults: both parameters are required. Methods are safe
 // for concurrent use; one mutex guards the keys.
 type RateLimit struct {
-	interval  int64 // nanoseconds to earn one unit
-	tolerance int64 // interval * (burst-1): how far ahead the arrival time may run
-	limit     error // the message of a refusal
+	interval  int64  // nanoseconds to earn one unit
+	tolerance int64  // interval * (burst-1): how far ahead the arrival time may run
+	limit     string // the rule a refusal states
 
 	mu      sync.Mutex
 	buckets map[string]bucket
@@ -70,18 +69,18 @@ type bucket struct {
 // units at once and earns one back every 1/perSecond seconds. perSecond
 // must be positive, finite and at most 1e9 (one unit per nanosecond);
 // burst must be at least 1; and a whole burst must refill within 10
-// years. Other values are refused with an InvalidArgument error
+// years. Other values are refused with an ErrInvalid error
 // that names the parameter.
 func NewRateLimit(perSecond float64, burst int) (*RateLimit, error) {
 	switch {
 	case math.IsNaN(perSecond) || math.IsInf(perSecond, 0) || perSecond <= 0:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: NewRateLimit: perSecond %g: must be positive and finite", perSecond)
+		return nil, store.Errorf(store.ErrInvalid, "memstore: NewRateLimit: perSecond %g: must be positive and finite", perSecond)
 	case perSecond > 1e9:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: NewRateLimit: perSecond %g: must be at most 1e9 (one per nanosecond)", perSecond)
+		return nil, store.Errorf(store.ErrInvalid, "memstore: NewRateLimit: perSecond %g: must be at most 1e9 (one per nanosecond)", perSecond)
 	case burst < 1:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: NewRateLimit: burst %d: must be at least 1", burst)
+		return nil, store.Errorf(store.ErrInvalid, "memstore: NewRateLimit: burst %d: must be at least 1", burst)
 	case float64(burst)/perSecond > maxSpan.Seconds():
-		return nil, notify.Errorf(notify.CodeInvalidArgument,
+		return nil, store.Errorf(store.ErrInvalid,
 			"memstore: NewRateLimit: burst %d at perSecond %g: refilling the burst must take at most 10 years", burst, perSecond)
 	}
 	iv := max(int64(math.Round(float64(time.Second)/perSecond)), 1)
@@ -89,7 +88,7 @@ func NewRateLimit(perSecond float64, burst int) (*RateLimit, error) {
 	return &RateLimit{
 		interval:  iv,
 		tolerance: tolerance,
-		limit:     errors.New(rateMessage(burst, time.Duration(iv))),
+		limit:     rateMessage(burst, time.Duration(iv)),
 		buckets:   make(map[string]bucket),
 		sweep:     sweeper{every: tolerance + iv},
 	}, nil
@@ -100,8 +99,8 @@ func rateMessage(burst int, interval time.Duration) string {
 	return fmt.Sprintf("at most %d at once, then 1 per %v", burst, interval)
 }
 
-// Take spends one unit of key's budget at now, as notify.Limiter
-// documents: nil when one was left; else a RateLimited *notify.Error whose
+// Take spends one unit of key's budget at now, as store.Limiter
+// documents: nil when one was left; else a *store.LimitError whose
 // RetryAfter is the time until one is earned back. A ctx that has ended is
 // Canceled or DeadlineExceeded, and spends nothing.
 func (l *RateLimit) Take(ctx context.Context, key string, now time.Time) error {
@@ -122,7 +121,7 @@ func (l *RateLimit) Take(ctx context.Context, key string, now time.Time) error {
 		b.since = t // a Take dated before the period's first (callers race)
 	}
 	if ahead := b.tat - t; ahead > l.tolerance {
-		return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: time.Duration(ahead - l.tolerance), Err: l.limit}
+		return &store.LimitError{Rule: l.limit, RetryAfter: time.Duration(ahead - l.tolerance)}
 	}
 	b.tat += l.interval
 	l.buckets[key] = b
@@ -149,7 +148,7 @@ func (l *RateLimit) Undo(ctx context.Context, key string, at time.Time) error {
 	return nil
 }
 
-// WindowLimit is an in-memory sliding window, a notify.Limiter for the
+// WindowLimit is an in-memory sliding window, a store.Limiter for the
 // OTP throttle of one process (notify.WithOTPThrottle; "5 per 15 minutes
 // per number" is NewWindowLimit(5, 15*time.Minute)); use pgstore's
 // WindowLimit to share one budget between processes.
@@ -175,8 +174,8 @@ func (l *RateLimit) Undo(ctx context.Context, key string, at time.Time) error {
 // for concurrent use; one mutex guards the keys.
 type WindowLimit struct {
 	max    int
-	window int64 // nanoseconds
-	limit  error // the message of a refusal
+	window int64  // nanoseconds
+	limit  string // the rule a refusal states
 
 	mu    sync.Mutex
 	hits  map[string][]int64 // ascending unix nanoseconds
@@ -185,19 +184,19 @@ type WindowLimit struct {
 
 // NewWindowLimit returns an empty WindowLimit of at most max units per key
 // within any window. max must be at least 1, and window positive and at
-// most 10 years; other values are refused with an InvalidArgument
+// most 10 years; other values are refused with an ErrInvalid
 // error that names the parameter.
 func NewWindowLimit(max int, window time.Duration) (*WindowLimit, error) {
 	switch {
 	case max < 1:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: NewWindowLimit: max %d: must be at least 1", max)
+		return nil, store.Errorf(store.ErrInvalid, "memstore: NewWindowLimit: max %d: must be at least 1", max)
 	case window <= 0 || window > maxSpan:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "memstore: NewWindowLimit: window %v: must be positive and at most 10 years", window)
+		return nil, store.Errorf(store.ErrInvalid, "memstore: NewWindowLimit: window %v: must be positive and at most 10 years", window)
 	}
 	return &WindowLimit{
 		max:    max,
 		window: int64(window),
-		limit:  errors.New(windowMessage(max, window)),
+		limit:  windowMessage(max, window),
 		hits:   make(map[string][]int64),
 		sweep:  sweeper{every: int64(window)},
 	}, nil
@@ -208,9 +207,9 @@ func windowMessage(max int, window time.Duration) string {
 	return fmt.Sprintf("at most %d per %v", max, window)
 }
 
-// Take spends one unit of key's budget at now, as notify.Limiter
+// Take spends one unit of key's budget at now, as store.Limiter
 // documents: nil when fewer than max units were taken within the window
-// ending at now; else a RateLimited *notify.Error whose RetryAfter is the
+// ending at now; else a *store.LimitError whose RetryAfter is the
 // time until one of them leaves it. A ctx that has ended is Canceled or
 // DeadlineExceeded, and spends nothing.
 func (l *WindowLimit) Take(ctx context.Context, key string, now time.Time) error {
@@ -230,7 +229,7 @@ func (l *WindowLimit) Take(ctx context.Context, key string, now time.Time) error
 	if len(h) >= l.max {
 		l.hits[key] = h
 		// The count drops below max once the oldest len(h)-max+1 have left.
-		return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: time.Duration(h[len(h)-l.max] - cut), Err: l.limit}
+		return &store.LimitError{Rule: l.limit, RetryAfter: time.Duration(h[len(h)-l.max] - cut)}
 	}
 	i := len(h)
 	for i > 0 && h[i-1] > n { // usually none: times mostly arrive in order
@@ -308,6 +307,6 @@ func sweepMap[V any](s *sweeper, m map[string]V, stale func(V) bool) map[string]
 
 // Interface guards
 var (
-	_ notify.Limiter = (*RateLimit)(nil)
-	_ notify.Limiter = (*WindowLimit)(nil)
+	_ store.Limiter = (*RateLimit)(nil)
+	_ store.Limiter = (*WindowLimit)(nil)
 )

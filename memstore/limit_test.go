@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 )
 
@@ -49,8 +51,8 @@ func allowed(t testing.TB, l interface {
 	if err == nil {
 		return true, 0
 	}
-	var e *notify.Error
-	if !errors.As(err, &e) || e.Code != notify.CodeRateLimited {
+	var e *store.LimitError
+	if !errors.As(err, &e) {
 		t.Fatalf("Take(%q): %v", key, err)
 	}
 	return false, e.RetryAfter
@@ -112,15 +114,15 @@ func TestLimitRefusalsStateTheLimit(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		l    notify.Limiter
+		l    store.Limiter
 		want string
 	}{
 		{w, "at most 5 per 15m0s"},
 		{r, "at most 20 at once, then 1 per 100ms"},
 	} {
 		err := tc.l.Take(ctx, "k", limitT0)
-		var e *notify.Error
-		if !errors.As(err, &e) || e.Err == nil || e.Err.Error() != tc.want {
+		var e *store.LimitError
+		if !errors.As(err, &e) || e.Rule != tc.want {
 			t.Errorf("refusal %v, want the message %q", err, tc.want)
 		}
 	}
@@ -269,7 +271,7 @@ func TestLimitsMemoryFlat(t *testing.T) {
 	window := mustWindow(t, 3, live*time.Millisecond)
 	for _, tc := range []struct {
 		name string
-		l    notify.Limiter
+		l    store.Limiter
 		size func() int
 	}{
 		{"RateLimit", rate, func() int { return len(rate.buckets) }},

@@ -2,12 +2,11 @@ package memstore
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // requestRecords keeps the request records of a Ledger (OpenRequest,
@@ -15,7 +14,7 @@ import (
 // records, forgetting the oldest first.
 type requestRecords struct {
 	mu    sync.Mutex
-	byKey map[idemKey][]*notify.RequestRecord // oldest first
+	byKey map[idemKey][]*store.RequestRecord // oldest first
 	ids   map[string]struct{}
 	order []idemKey // the key of each record kept, oldest first
 	head  int
@@ -24,23 +23,23 @@ type requestRecords struct {
 	deletes int
 }
 
-// OpenRequest writes r, as notify.Ledger documents.
-func (s *Ledger) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
+// OpenRequest writes r, as store.Ledger documents.
+func (s *Ledger) OpenRequest(ctx context.Context, r *store.RequestRecord) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("open request", err)
 	}
 	if r == nil || r.ID == "" || r.Account == "" || r.IdempotencyKey == "" {
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: a request record needs an ID, an account and a key")
+		return store.Errorf(store.ErrInvalid, "memstore: a request record needs an ID, an account and a key")
 	}
 	rr := &s.requests
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
 	if rr.byKey == nil {
-		rr.byKey = make(map[idemKey][]*notify.RequestRecord)
+		rr.byKey = make(map[idemKey][]*store.RequestRecord)
 		rr.ids = make(map[string]struct{})
 	}
 	if _, dup := rr.ids[r.ID]; dup {
-		return notify.Errorf(notify.CodeConflict, "memstore: request %s is recorded already", r.ID)
+		return store.Errorf(store.ErrConflict, "memstore: request %s is recorded already", r.ID)
 	}
 	c := *r
 	c.Parts = slices.Clone(r.Parts)
@@ -76,8 +75,8 @@ func (rr *requestRecords) forgetOldest() {
 }
 
 // RequestByKey returns a copy of the account's newest request record
-// with key opened at or after since, or NotFound.
-func (s *Ledger) RequestByKey(ctx context.Context, account, key string, since time.Time) (*notify.RequestRecord, error) {
+// with key opened at or after since, or ErrNotFound.
+func (s *Ledger) RequestByKey(ctx context.Context, account, key string, since time.Time) (*store.RequestRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("request by key", err)
 	}
@@ -92,5 +91,5 @@ func (s *Ledger) RequestByKey(ctx context.Context, account, key string, since ti
 			return &c, nil
 		}
 	}
-	return nil, notify.WithCode(notify.CodeNotFound, errors.New("memstore: no request record with that key"))
+	return nil, store.Errorf(store.ErrNotFound, "memstore: request record of key %q", key)
 }

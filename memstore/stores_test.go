@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 )
 
@@ -85,13 +87,13 @@ func TestStoresHonourContext(t *testing.T) {
 	_, calls["Account"] = acc.Account(ctx, "a")
 	_, calls["AccountByKey"] = acc.AccountByKey(ctx, "k")
 	_, calls["Reserve"] = idem.Reserve(ctx, "a", "k", "fp")
-	calls["Complete"] = idem.Complete(ctx, "a", "k", &notify.Receipt{})
+	calls["Complete"] = idem.Complete(ctx, "a", "k", []byte("{}"))
 	calls["Release"] = idem.Release(ctx, "a", "k")
 	_, calls["Open"] = led.Open(ctx, &notify.Message{Account: "a", ID: "m"})
-	_, calls["Move"] = led.Move(ctx, "a", "m", notify.MessageUpdate{State: notify.StateAttempting})
+	_, calls["Move"] = led.Move(ctx, "a", "m", store.Update{State: notify.StateAttempting})
 	_, calls["Message"] = led.Message(ctx, "a", "m")
 	_, calls["Template"] = tpl.Template(ctx, "a", "s")
-	calls["PutTemplate"] = tpl.PutTemplate(ctx, "a", &notify.Template{Slug: "s"})
+	calls["PutTemplate"] = tpl.PutTemplate(ctx, "a", &store.Template{Slug: "s"})
 	calls["DeleteTemplate"] = tpl.DeleteTemplate(ctx, "a", "s")
 	_, calls["Templates"] = tpl.Templates(ctx, "a")
 	_, calls["Balance"] = w.Balance(ctx, "a")
@@ -117,7 +119,7 @@ func TestIdempotencyErrors(t *testing.T) {
 	if _, err := s.Reserve(ctx, "a", "", "fp"); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("Reserve without key = %v", err)
 	}
-	if err := s.Complete(ctx, "a", "k", &notify.Receipt{}); notify.CodeOf(err) != notify.CodeNotFound {
+	if err := s.Complete(ctx, "a", "k", []byte("{}")); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Errorf("Complete without Reserve = %v, want NotFound", err)
 	}
 	if _, err := s.Reserve(ctx, "a", "k", "fp"); err != nil {
@@ -126,10 +128,10 @@ func TestIdempotencyErrors(t *testing.T) {
 	if err := s.Complete(ctx, "a", "k", nil); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("Complete(nil) = %v, want InvalidArgument", err)
 	}
-	if err := s.Complete(ctx, "a", "k", &notify.Receipt{MessageID: "m"}); err != nil {
+	if err := s.Complete(ctx, "a", "k", []byte("m")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Complete(ctx, "a", "k", &notify.Receipt{MessageID: "m2"}); notify.CodeOf(err) != notify.CodeConflict {
+	if err := s.Complete(ctx, "a", "k", []byte("m2")); notify.CodeOf(err) != notify.CodeConflict {
 		t.Errorf("second Complete = %v, want Conflict", err)
 	}
 }
@@ -147,7 +149,7 @@ func TestIdempotencyPurges(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			if err := s.Complete(ctx, "a", k, &notify.Receipt{MessageID: k}); err != nil {
+			if err := s.Complete(ctx, "a", k, []byte(k)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -203,7 +205,7 @@ func TestIdempotencyMemoryFlat(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := NewIdempotency(live*time.Millisecond, WithClock(func() time.Time { return now }))
-	receipt := &notify.Receipt{MessageID: "m"}
+	receipt := []byte("m")
 	var base uint64
 	for i := range total {
 		k := strconv.Itoa(i)
@@ -256,10 +258,10 @@ func TestLedgerMemoryFlat(t *testing.T) {
 		if _, err := l.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Move(ctx, "acme", id, notify.MessageUpdate{State: notify.StateAttempting}); err != nil {
+		if _, err := l.Move(ctx, "acme", id, store.Update{State: notify.StateAttempting}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Move(ctx, "acme", id, notify.MessageUpdate{State: notify.StateSent, ProviderMessageID: "pm" + id}); err != nil {
+		if _, err := l.Move(ctx, "acme", id, store.Update{State: notify.StateSent, ProviderMessageID: "pm" + id}); err != nil {
 			t.Fatal(err)
 		}
 		if i == 4*capacity {
@@ -290,13 +292,13 @@ func TestLedgerMemoryFlat(t *testing.T) {
 
 func TestTemplatesRefuses(t *testing.T) {
 	s := NewTemplates()
-	err := s.PutTemplate(context.Background(), "", &notify.Template{Slug: "x"})
+	err := s.PutTemplate(context.Background(), "", &store.Template{Slug: "x"})
 	if notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("PutTemplate without account = %v, want InvalidArgument", err)
 	}
 	// Deleting the last template of an account forgets the account.
 	ctx := context.Background()
-	_ = s.PutTemplate(ctx, "a", &notify.Template{Slug: "x"})
+	_ = s.PutTemplate(ctx, "a", &store.Template{Slug: "x"})
 	_ = s.DeleteTemplate(ctx, "a", "x")
 	if len(s.byAccount) != 0 {
 		t.Errorf("an account without templates is still kept: %v", s.byAccount)
@@ -304,7 +306,7 @@ func TestTemplatesRefuses(t *testing.T) {
 }
 
 // Errors only a Go caller sees name the package; those a sender sees
-// (storetest and wallettest check them) do not.
+// (store/storetest checks them) do not.
 func TestErrorsNamePackage(t *testing.T) {
 	ctx := context.Background()
 	_, err1 := NewAccounts().Account(ctx, "x")

@@ -6,26 +6,26 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
-// Templates is an in-memory notify.TemplateStore of per-account custom
+// Templates is an in-memory store.Templates of per-account custom
 // templates. It is safe for concurrent use. Templates are copied on the
 // way in and on the way out, so neither the caller of PutTemplate nor a
 // reader can change what the store holds.
 type Templates struct {
 	mu        sync.RWMutex
-	byAccount map[string]map[string]*notify.Template
+	byAccount map[string]map[string]*store.Template
 }
 
 // NewTemplates returns an empty store.
 func NewTemplates() *Templates {
-	return &Templates{byAccount: make(map[string]map[string]*notify.Template)}
+	return &Templates{byAccount: make(map[string]map[string]*store.Template)}
 }
 
 // Template returns a copy of the account's template with the slug, or
-// NotFound.
-func (s *Templates) Template(ctx context.Context, account, slug string) (*notify.Template, error) {
+// ErrNotFound.
+func (s *Templates) Template(ctx context.Context, account, slug string) (*store.Template, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("template", err)
 	}
@@ -33,30 +33,30 @@ func (s *Templates) Template(ctx context.Context, account, slug string) (*notify
 	t, ok := s.byAccount[account][slug]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: account %q has no template %q", account, slug)
+		return nil, store.Errorf(store.ErrNotFound, "memstore: account %q has no template %q", account, slug)
 	}
 	return cloneTemplate(t), nil
 }
 
 // PutTemplate stores a copy of t under t.Slug, replacing any template of
 // the account with that slug. An empty account, a nil template or an
-// empty slug is InvalidArgument.
-func (s *Templates) PutTemplate(ctx context.Context, account string, t *notify.Template) error {
+// empty slug is ErrInvalid.
+func (s *Templates) PutTemplate(ctx context.Context, account string, t *store.Template) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("put template", err)
 	}
 	switch {
 	case account == "":
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: put template: empty account")
+		return store.Errorf(store.ErrInvalid, "memstore: put template: empty account")
 	case t == nil || t.Slug == "":
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: put template: a template needs a slug")
+		return store.Errorf(store.ErrInvalid, "memstore: put template: a template needs a slug")
 	}
 	c := cloneTemplate(t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.byAccount[account]
 	if m == nil {
-		m = make(map[string]*notify.Template)
+		m = make(map[string]*store.Template)
 		s.byAccount[account] = m
 	}
 	m[c.Slug] = c
@@ -64,7 +64,7 @@ func (s *Templates) PutTemplate(ctx context.Context, account string, t *notify.T
 }
 
 // DeleteTemplate removes the account's template with the slug, or returns
-// NotFound.
+// ErrNotFound.
 func (s *Templates) DeleteTemplate(ctx context.Context, account, slug string) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("delete template", err)
@@ -73,7 +73,7 @@ func (s *Templates) DeleteTemplate(ctx context.Context, account, slug string) er
 	defer s.mu.Unlock()
 	m := s.byAccount[account]
 	if _, ok := m[slug]; !ok {
-		return notify.Errorf(notify.CodeNotFound, "memstore: account %q has no template %q", account, slug)
+		return store.Errorf(store.ErrNotFound, "memstore: account %q has no template %q", account, slug)
 	}
 	delete(m, slug)
 	if len(m) == 0 {
@@ -84,25 +84,25 @@ func (s *Templates) DeleteTemplate(ctx context.Context, account, slug string) er
 
 // Templates returns copies of the account's templates sorted by slug; an
 // account without templates gets an empty list and no error.
-func (s *Templates) Templates(ctx context.Context, account string) ([]*notify.Template, error) {
+func (s *Templates) Templates(ctx context.Context, account string) ([]*store.Template, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("templates", err)
 	}
 	s.mu.RLock()
-	out := make([]*notify.Template, 0, len(s.byAccount[account]))
+	out := make([]*store.Template, 0, len(s.byAccount[account]))
 	for _, t := range s.byAccount[account] {
 		out = append(out, cloneTemplate(t))
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(out, func(a, b *notify.Template) int { return strings.Compare(a.Slug, b.Slug) })
+	slices.SortFunc(out, func(a, b *store.Template) int { return strings.Compare(a.Slug, b.Slug) })
 	return out, nil
 }
 
-func cloneTemplate(t *notify.Template) *notify.Template {
+func cloneTemplate(t *store.Template) *store.Template {
 	c := *t
 	c.Variables = slices.Clone(t.Variables)
 	return &c
 }
 
 // Interface guards
-var _ notify.TemplateStore = (*Templates)(nil)
+var _ store.Templates = (*Templates)(nil)

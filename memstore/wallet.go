@@ -2,12 +2,13 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"slices"
 	"sync"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // refShards is the number of independently locked ref maps per account, a
@@ -20,7 +21,7 @@ const maxRefLen = 64 << 10
 
 // Wallet keeps the money of a memstore Ledger (NewLedger): one balance
 // per account, opened with Open, moved by references. It passes
-// wallet/wallettest. It is safe for concurrent use.
+// storetest.RunWallet. It is safe for concurrent use.
 //
 // Refs are kept per account: the same ref on two accounts is two
 // operations. Every ref is remembered, with its amount and the balance
@@ -76,7 +77,7 @@ func NewWallet(opts ...WalletOption) *Wallet {
 // a shard's mu, then the purse's mu; never two shards (except in ledger,
 // which takes all of them in index order and nothing else first).
 type purse struct {
-	currency notify.Currency
+	currency store.Currency
 
 	mu      sync.Mutex
 	balance int64
@@ -131,20 +132,20 @@ func (s *refShard) insert(h uint64, slot int, ref string, e refEntry, genCap int
 
 // Open creates account with the opening balance, which fixes the
 // account's currency. An empty account, a negative opening or one without
-// a currency code is InvalidArgument; an account already open is
-// Conflict.
-func (w *Wallet) Open(account string, opening notify.Money) error {
+// a currency code is ErrInvalid; an account already open is
+// ErrConflict.
+func (w *Wallet) Open(account string, opening store.Money) error {
 	switch {
 	case account == "":
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: open: empty account ID")
+		return store.Errorf(store.ErrInvalid, "memstore: open: empty account ID")
 	case opening.Minor < 0:
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: open %q: negative opening balance %s", account, opening)
+		return store.Errorf(store.ErrInvalid, "memstore: open %q: negative opening balance %s", account, opening)
 	case opening.Currency.Code == "":
-		return notify.Errorf(notify.CodeInvalidArgument, "memstore: open %q: opening balance has no currency", account)
+		return store.Errorf(store.ErrInvalid, "memstore: open %q: opening balance has no currency", account)
 	}
 	p := &purse{currency: opening.Currency, balance: opening.Minor}
 	if _, loaded := w.purses.LoadOrStore(account, p); loaded {
-		return notify.Errorf(notify.CodeConflict, "memstore: open %q: account already has a wallet", account)
+		return store.Errorf(store.ErrConflict, "memstore: open %q: account already has a wallet", account)
 	}
 	return nil
 }
@@ -152,40 +153,40 @@ func (w *Wallet) Open(account string, opening notify.Money) error {
 func (w *Wallet) purse(op, account string) (*purse, error) {
 	v, ok := w.purses.Load(account)
 	if !ok {
-		return nil, notify.Errorf(notify.CodeNotFound, "memstore: %s: no wallet for account %q", op, account)
+		return nil, store.Errorf(store.ErrNotFound, "memstore: %s: no wallet for account %q", op, account)
 	}
 	return v.(*purse), nil
 }
 
-// Balance returns the account's balance; an unknown account is NotFound
+// Balance returns the account's balance; an unknown account is ErrNotFound
 // and an ended context its Canceled or DeadlineExceeded error.
-func (w *Wallet) Balance(ctx context.Context, account string) (notify.Balance, error) {
+func (w *Wallet) Balance(ctx context.Context, account string) (store.Balance, error) {
 	if err := ctx.Err(); err != nil {
-		return notify.Balance{}, ctxError("balance", err)
+		return store.Balance{}, ctxError("balance", err)
 	}
 	p, err := w.purse("balance", account)
 	if err != nil {
-		return notify.Balance{}, err
+		return store.Balance{}, err
 	}
 	p.mu.Lock()
 	b := p.balance
 	p.mu.Unlock()
-	return notify.Balance{Account: account, Available: notify.Money{Minor: b, Currency: p.currency}}, nil
+	return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: p.currency}}, nil
 }
 
-// Debit takes amount from the account under ref, as wallettest.Wallet
-// documents (the Ledger debits each record's charge through it). Errors: an ended context (nothing moves), NotFound,
-// InvalidArgument for a non-positive amount, another currency or an
-// empty ref, Conflict for a ref recorded with another direction or
-// amount, InsufficientFunds.
-func (w *Wallet) Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+// Debit takes amount from the account under ref, as storetest.Wallet
+// documents (the Ledger debits each record's charge through it). Errors: an ended context (nothing moves), ErrNotFound,
+// ErrInvalid for a non-positive amount, another currency or an
+// empty ref, ErrConflict for a ref recorded with another direction or
+// amount, ErrInsufficientFunds.
+func (w *Wallet) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	return w.apply(ctx, "debit", account, amount, ref, -1)
 }
 
 // Credit adds amount to the account under ref; errors as for Debit,
 // except that a credit beyond the largest int64 balance is
-// InvalidArgument instead of InsufficientFunds.
-func (w *Wallet) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+// ErrInvalid instead of ErrInsufficientFunds.
+func (w *Wallet) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	return w.apply(ctx, "credit", account, amount, ref, 1)
 }
 
@@ -193,22 +194,22 @@ func (w *Wallet) Credit(ctx context.Context, account string, amount notify.Money
 // and the move one step for callers sharing a ref; the purse lock guards
 // only the balance arithmetic, so callers with different refs serialise
 // on a few instructions.
-func (w *Wallet) apply(ctx context.Context, op, account string, amount notify.Money, ref string, sign int64) (notify.Balance, error) {
+func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Money, ref string, sign int64) (store.Balance, error) {
 	if err := ctx.Err(); err != nil {
-		return notify.Balance{}, ctxError(op, err)
+		return store.Balance{}, ctxError(op, err)
 	}
 	if amount.Minor <= 0 {
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: %s of %s: amount must be more than zero", op, amount)
+		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s of %s: amount must be more than zero", op, amount)
 	}
 	if ref == "" || len(ref) > maxRefLen {
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "memstore: %s: a ref must have 1 to %d bytes, not %d", op, maxRefLen, len(ref))
+		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s: a ref must have 1 to %d bytes, not %d", op, maxRefLen, len(ref))
 	}
 	p, err := w.purse(op, account)
 	if err != nil {
-		return notify.Balance{}, err
+		return store.Balance{}, err
 	}
 	if !sameCurrency(amount.Currency, p.currency) {
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument,
+		return store.Balance{}, store.Errorf(store.ErrInvalid,
 			"memstore: %s of %s: account %q is in %s", op, amount, account, p.currency.Code)
 	}
 	delta := sign * amount.Minor
@@ -223,22 +224,22 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount notify.Mo
 		recAmount, recAfter := rec.amount, rec.after
 		sh.mu.Unlock()
 		if recAmount != delta {
-			return notify.Balance{}, notify.Errorf(notify.CodeConflict,
+			return store.Balance{}, store.Errorf(store.ErrConflict,
 				"memstore: %s of %s: ref %q was recorded for a %s", op, amount, ref, describe(recAmount, p.currency))
 		}
-		return notify.Balance{Account: account, Available: notify.Money{Minor: recAfter, Currency: p.currency}}, nil
+		return store.Balance{Account: account, Available: store.Money{Minor: recAfter, Currency: p.currency}}, nil
 	}
 	p.mu.Lock()
 	bal := p.balance
 	if sign < 0 && bal < amount.Minor || sign > 0 && bal > math.MaxInt64-amount.Minor {
 		p.mu.Unlock()
 		sh.mu.Unlock()
-		have := notify.Money{Minor: bal, Currency: p.currency}
+		have := store.Money{Minor: bal, Currency: p.currency}
 		if sign < 0 {
-			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
+			return store.Balance{}, store.Errorf(store.ErrInsufficientFunds,
 				"debit of %s: account %q has %s", amount, account, have)
 		}
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument,
+		return store.Balance{}, store.Errorf(store.ErrInvalid,
 			"memstore: credit of %s: account %q has %s, and the sum overflows", amount, account, have)
 	}
 	bal += delta
@@ -248,14 +249,14 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount notify.Mo
 	p.mu.Unlock()
 	sh.insert(h, slot, ref, refEntry{amount: delta, after: bal, seq: seq}, w.genCap)
 	sh.mu.Unlock()
-	return notify.Balance{Account: account, Available: notify.Money{Minor: bal, Currency: p.currency}}, nil
+	return store.Balance{Account: account, Available: store.Money{Minor: bal, Currency: p.currency}}, nil
 }
 
-func describe(delta int64, c notify.Currency) string {
+func describe(delta int64, c store.Currency) string {
 	if delta < 0 {
-		return "debit of " + notify.Money{Minor: -delta, Currency: c}.String()
+		return "debit of " + store.Money{Minor: -delta, Currency: c}.String()
 	}
-	return "credit of " + notify.Money{Minor: delta, Currency: c}.String()
+	return "credit of " + store.Money{Minor: delta, Currency: c}.String()
 }
 
 // EntryKind says whether a ledger entry took money or added it.
@@ -285,19 +286,19 @@ type Entry struct {
 	Kind EntryKind
 	Ref  string
 	// Amount is the amount moved, always positive.
-	Amount notify.Money
+	Amount store.Money
 	// Balance is the balance right after the entry.
-	Balance notify.Money
+	Balance store.Money
 }
 
 // Ledger returns the account's remembered entries in the order they were
-// applied, with the balance at that moment, or NotFound. It is a
+// applied, with the balance at that moment, or ErrNotFound. It is a
 // consistent snapshot: operations on the account wait while it is taken.
 // Under WithRefRetention, forgotten refs are missing from it.
-func (w *Wallet) Ledger(account string) ([]Entry, notify.Money, error) {
+func (w *Wallet) Ledger(account string) ([]Entry, store.Money, error) {
 	p, err := w.purse("ledger", account)
 	if err != nil {
-		return nil, notify.Money{}, err
+		return nil, store.Money{}, err
 	}
 	for i := range p.shards {
 		p.shards[i].mu.Lock()
@@ -307,8 +308,8 @@ func (w *Wallet) Ledger(account string) ([]Entry, notify.Money, error) {
 	p.mu.Unlock()
 	var out []Entry
 	add := func(r *refEntry, ref string) {
-		e := Entry{Seq: r.seq, Kind: Credit, Ref: ref, Amount: notify.Money{Minor: r.amount, Currency: p.currency},
-			Balance: notify.Money{Minor: r.after, Currency: p.currency}}
+		e := Entry{Seq: r.seq, Kind: Credit, Ref: ref, Amount: store.Money{Minor: r.amount, Currency: p.currency},
+			Balance: store.Money{Minor: r.after, Currency: p.currency}}
 		if r.amount < 0 {
 			e.Kind, e.Amount.Minor = Debit, -r.amount
 		}
@@ -333,18 +334,18 @@ func (w *Wallet) Ledger(account string) ([]Entry, notify.Money, error) {
 		}
 		return 0
 	})
-	return out, notify.Money{Minor: bal, Currency: p.currency}, nil
+	return out, store.Money{Minor: bal, Currency: p.currency}, nil
 }
 
 // sameCurrency compares what gives minor units their meaning; the symbol
 // is only presentation.
-func sameCurrency(a, b notify.Currency) bool {
+func sameCurrency(a, b store.Currency) bool {
 	return a.Code == b.Code && a.Exponent == b.Exponent
 }
 
-// ctxError classifies a context error, keeping errors.Is true.
+// ctxError is a context error of op, keeping errors.Is true.
 func ctxError(op string, err error) error {
-	return notify.Errorf(notify.CodeOf(err), "memstore: %s: %w", op, err)
+	return fmt.Errorf("memstore: %s: %w", op, err)
 }
 
 // Interface guards

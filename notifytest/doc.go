@@ -18,7 +18,7 @@
 // (kit.Accounts.Add), read the wallet's debits and credits
 // (kit.Wallet.Ledger) or a message's record (kit.Message, or
 // kit.Notifier.Message; the records are kept in kit.Ledger, the
-// Notifier's notify.Ledger). Nothing touches the network: media URLs are checked as
+// Notifier's store.Ledger). Nothing touches the network: media URLs are checked as
 // usual, but every host name resolves to one public address without a
 // DNS lookup (WithResolver changes that).
 package notifytest

@@ -42,7 +42,7 @@ type Kit struct {
 	// Wallet holds the account's money; its Ledger method lists the
 	// account's debits and credits.
 	Wallet *memstore.Wallet
-	// Ledger is the Notifier's notify.Ledger: it keeps every message's
+	// Ledger is the Notifier's store.Ledger: it keeps every message's
 	// record (Notifier.Message and Kit.Message read it) and charges and
 	// refunds Wallet with them.
 	Ledger    *memstore.Ledger

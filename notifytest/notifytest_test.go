@@ -73,7 +73,7 @@ func TestKitOptionsAndFailures(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance)
-	if m := kit.Message(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded || m.ErrorCode != notify.CodeRejected {
+	if m := kit.Message(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded || notify.Code(m.ErrorCode) != notify.CodeRejected {
 		t.Fatalf("record = %+v", m)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
-// dltJSON is the stored form of a notify.DLTTemplate; its own tags keep
+// dltJSON is the stored form of a store.DLTTemplate; its own tags keep
 // the column's format independent of Go field names.
 type dltJSON struct {
 	ID        string `json:"id"`
@@ -25,12 +25,13 @@ type dltJSON struct {
 
 // PutAccount creates the account, or replaces every field of an existing
 // one, and attaches apiKeys to it, in one transaction. Keys are stored as
-// their SHA-256 only. A key that belongs to another account is Conflict
-// (and nothing is written); a key already attached to this account is
-// accepted. An empty ID or key is InvalidArgument. PutAccount does not
+// their SHA-256 only. A key that belongs to another account is
+// store.ErrConflict (and nothing is written); a key already attached to
+// this account is accepted. An empty ID or key is store.ErrInvalid
+// (store.FieldErrors naming them). PutAccount does not
 // retain acct.
-func (s *Store) PutAccount(ctx context.Context, acct *notify.Account, apiKeys ...string) error {
-	var fe notify.FieldErrors
+func (s *Store) PutAccount(ctx context.Context, acct *store.Account, apiKeys ...string) error {
+	var fe store.FieldErrors
 	if acct == nil || acct.ID == "" {
 		fe.Add("id", "is required")
 	}
@@ -53,7 +54,7 @@ func (s *Store) PutAccount(ctx context.Context, acct *notify.Account, apiKeys ..
 
 // dltColumn is the stored form of the account's DLT templates: JSON, or
 // NULL for none.
-func dltColumn(what string, acct *notify.Account) ([]byte, error) {
+func dltColumn(what string, acct *store.Account) ([]byte, error) {
 	if acct.DLTTemplates == nil {
 		return nil, nil
 	}
@@ -63,12 +64,12 @@ func dltColumn(what string, acct *notify.Account) ([]byte, error) {
 	}
 	dlt, err := json.Marshal(ts)
 	if err != nil {
-		return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: %s: %w", what, err))
+		return nil, fmt.Errorf("pgstore: %s: DLT templates: %w", what, err)
 	}
 	return dlt, nil
 }
 
-func (s *Store) putAccount(ctx context.Context, acct *notify.Account, dlt []byte, apiKeys []string) error {
+func (s *Store) putAccount(ctx context.Context, acct *store.Account, dlt []byte, apiKeys []string) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return s.fail(ctx, "put account", err)
@@ -76,7 +77,7 @@ func (s *Store) putAccount(ctx context.Context, acct *notify.Account, dlt []byte
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name, acct.VendorID,
 		acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-		string(acct.PrimaryGateway), dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs); err != nil {
+		acct.PrimaryGateway, dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs); err != nil {
 		return s.fail(ctx, "put account", err)
 	}
 	for _, k := range apiKeys {
@@ -90,18 +91,19 @@ func (s *Store) putAccount(ctx context.Context, acct *notify.Account, dlt []byte
 	return nil
 }
 
-// AddAPIKey attaches apiKey to an existing account (NotFound otherwise),
-// storing only its SHA-256. Adding a key the account has already is a
-// no-op; a key of another account is Conflict.
+// AddAPIKey attaches apiKey to an existing account (store.ErrNotFound
+// otherwise), storing only its SHA-256. Adding a key the account has
+// already is a no-op; a key of another account is store.ErrConflict, an
+// empty key store.ErrInvalid.
 func (s *Store) AddAPIKey(ctx context.Context, account, apiKey string) error {
 	if apiKey == "" {
-		return notify.InvalidField("api_key", "must not be empty")
+		return store.Invalid("api_key", "must not be empty")
 	}
 	return s.do(ctx, repeatable, func() error { return s.addKey(ctx, s.pool, account, apiKey) })
 }
 
 // RevokeAPIKey removes apiKey, whichever account has it; an unknown key is
-// NotFound.
+// store.ErrNotFound.
 func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 	sum := sha256.Sum256([]byte(apiKey))
 	var tag pgconn.CommandTag
@@ -113,7 +115,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 		return s.fail(ctx, "revoke API key", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return notify.Errorf(notify.CodeNotFound, "pgstore: revoke API key: no such key")
+		return store.Errorf(store.ErrNotFound, "pgstore: revoke API key: the key")
 	}
 	return nil
 }
@@ -125,14 +127,14 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 // authenticates once ReplaceAPIKeys returns nil. Keys are stored as their
 // SHA-256 only.
 //
-// An account not in the store is NotFound; an empty key is
-// InvalidArgument; a key of another account is Conflict. On any error
+// An account not in the store is store.ErrNotFound; an empty key
+// store.ErrInvalid; a key of another account store.ErrConflict. On any error
 // nothing changes. No keys at all is allowed and leaves the account with
 // none. Calls for the same account are serialised on the account's row,
 // and running one again after a lost connection is harmless.
 func (s *Store) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error {
 	sums := make([][]byte, len(apiKeys))
-	var fe notify.FieldErrors
+	var fe store.FieldErrors
 	for i, k := range apiKeys {
 		if k == "" {
 			fe.Add(fmt.Sprintf("api_keys[%d]", i), "must not be empty")
@@ -179,11 +181,11 @@ WHERE account = $1 AND NOT (key_hash = ANY($2::bytea[]))`, s.qualifier(), s.pref
 //
 // It is for a process that provisions an account on every start: the
 // first start chooses a key, and later ones keep it instead of adding one
-// more each time. An account not in the store is NotFound; an empty key
-// is InvalidArgument; a key of another account is Conflict.
+// more each time. An account not in the store is store.ErrNotFound; an
+// empty key store.ErrInvalid; a key of another account store.ErrConflict.
 func (s *Store) AddAPIKeyIfNone(ctx context.Context, account, apiKey string) (bool, error) {
 	if apiKey == "" {
-		return false, notify.InvalidField("api_key", "must not be empty")
+		return false, store.Invalid("api_key", "must not be empty")
 	}
 	sum := sha256.Sum256([]byte(apiKey))
 	var added bool
@@ -225,7 +227,7 @@ func (s *Store) AddAPIKeyIfNone(ctx context.Context, account, apiKey string) (bo
 
 // lockAccount locks the account's row until tx ends, so that the key
 // changes of concurrent calls for one account happen one after the other;
-// an account not in the store is NotFound. The statements of these key
+// an account not in the store is store.ErrNotFound. The statements of these key
 // changes run rarely (when a process provisions its account), so they are
 // expanded at each call rather than built once in New like the frequent
 // ones.
@@ -234,7 +236,7 @@ func (s *Store) lockAccount(ctx context.Context, tx pgx.Tx, what, account string
 	err := tx.QueryRow(ctx, expand(`SELECT id FROM {{s}}{{p}}accounts WHERE id = $1 FOR UPDATE`,
 		s.qualifier(), s.prefix), account).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notify.Errorf(notify.CodeNotFound, "pgstore: %s: no account %q", what, account)
+		return store.Errorf(store.ErrNotFound, "pgstore: %s: account %q", what, account)
 	}
 	if err != nil {
 		return s.fail(ctx, what, err)
@@ -255,7 +257,7 @@ func (s *Store) addKey(ctx context.Context, q querier, account, apiKey string) e
 	}
 	switch {
 	case !exists:
-		return notify.Errorf(notify.CodeNotFound, "pgstore: add API key: no account %q", account)
+		return store.Errorf(store.ErrNotFound, "pgstore: add API key: account %q", account)
 	case inserted != nil:
 		return nil
 	case owner != nil && *owner == account:
@@ -263,19 +265,19 @@ func (s *Store) addKey(ctx context.Context, q querier, account, apiKey string) e
 	}
 	// Never name the other account: that would tell a caller who holds a
 	// key whose it is.
-	return notify.Errorf(notify.CodeConflict, "pgstore: add API key: the key belongs to another account")
+	return fmt.Errorf("pgstore: add API key: %w: the key belongs to another account", store.ErrConflict)
 }
 
-// Account returns the account with the given ID, or NotFound. Each call
-// returns a fresh *notify.Account.
-func (s *Store) Account(ctx context.Context, id string) (*notify.Account, error) {
-	var a *notify.Account
+// Account returns the account with the given ID, or store.ErrNotFound. Each call
+// returns a fresh *store.Account.
+func (s *Store) Account(ctx context.Context, id string) (*store.Account, error) {
+	var a *store.Account
 	err := s.do(ctx, repeatable, func() (err error) {
 		a, err = scanAccount(s.pool.QueryRow(ctx, s.q.account, id), nil)
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: account %q not found", id)
+		return nil, store.Errorf(store.ErrNotFound, "pgstore: account %q", id)
 	}
 	if err != nil {
 		return nil, s.fail(ctx, "account", err)
@@ -283,40 +285,40 @@ func (s *Store) Account(ctx context.Context, id string) (*notify.Account, error)
 	return a, nil
 }
 
-// AccountByKey returns the account owning apiKey, or Unauthenticated.
+// AccountByKey returns the account owning apiKey, or store.ErrUnauthenticated.
 //
 // The key is looked up by its SHA-256, so the index search compares
 // digests, not keys: how long a lookup takes can tell an attacker at most
 // how many leading bytes of a digest matched, which gives no hint of any
 // key with that digest. The matched digest is compared again in constant
 // time before the account is returned.
-func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*notify.Account, error) {
+func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*store.Account, error) {
 	if apiKey == "" {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "pgstore: no API key")
+		return nil, fmt.Errorf("pgstore: account by key: %w: the key is empty", store.ErrUnauthenticated)
 	}
 	sum := sha256.Sum256([]byte(apiKey))
 	var stored []byte
-	var a *notify.Account
+	var a *store.Account
 	err := s.do(ctx, repeatable, func() (err error) {
 		a, err = scanAccount(s.pool.QueryRow(ctx, s.q.accountByKey, sum[:]), &stored)
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "pgstore: unknown API key")
+		return nil, fmt.Errorf("pgstore: account by key: %w", store.ErrUnauthenticated)
 	}
 	if err != nil {
 		return nil, s.fail(ctx, "account by key", err)
 	}
 	if subtle.ConstantTimeCompare(stored, sum[:]) != 1 {
-		return nil, notify.Errorf(notify.CodeUnauthenticated, "pgstore: unknown API key")
+		return nil, fmt.Errorf("pgstore: account by key: %w", store.ErrUnauthenticated)
 	}
 	return a, nil
 }
 
 // scanAccount reads an account row; keyHash, when not nil, receives the
 // leading key_hash column of accountByKey.
-func scanAccount(row pgx.Row, keyHash *[]byte) (*notify.Account, error) {
-	var a notify.Account
+func scanAccount(row pgx.Row, keyHash *[]byte) (*store.Account, error) {
+	var a store.Account
 	var gateway string
 	var dlt []byte
 	dest := []any{&a.ID, &a.Name, &a.VendorID, &a.Currency.Code, &a.Currency.Symbol,
@@ -331,11 +333,11 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*notify.Account, error) {
 	if dlt != nil {
 		var ts []dltJSON
 		if err := json.Unmarshal(dlt, &ts); err != nil {
-			return nil, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: account %q: bad dlt_templates: %w", a.ID, err))
+			return nil, fmt.Errorf("account %q: bad dlt_templates: %w", a.ID, err)
 		}
-		a.DLTTemplates = make([]notify.DLTTemplate, len(ts))
+		a.DLTTemplates = make([]store.DLTTemplate, len(ts))
 		for i, t := range ts {
-			a.DLTTemplates[i] = notify.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+			a.DLTTemplates[i] = store.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
 		}
 	}
 	return &a, nil

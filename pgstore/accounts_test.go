@@ -2,11 +2,13 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // keyWorks reports whether key authenticates account.
@@ -15,7 +17,7 @@ func keyWorks(t *testing.T, s interface {
 }, key, account string) bool {
 	t.Helper()
 	a, err := s.AccountByKey(context.Background(), key)
-	if notify.CodeOf(err) == notify.CodeUnauthenticated {
+	if errors.Is(err, store.ErrUnauthenticated) {
 		return false
 	}
 	must(t, err)
@@ -56,13 +58,13 @@ func TestReplaceAPIKeys(t *testing.T) {
 	}
 
 	// A key of another account: Conflict, and nothing was revoked.
-	wantCode(t, s.ReplaceAPIKeys(ctx, "acme", "newest", "beta-key"), notify.CodeConflict)
+	wantErr(t, s.ReplaceAPIKeys(ctx, "acme", "newest", "beta-key"), store.ErrConflict)
 	if !keyWorks(t, s, "kept", "acme") || keyWorks(t, s, "newest", "acme") || !keyWorks(t, s, "beta-key", "beta") {
 		t.Error("a refused replacement changed the keys")
 	}
 
-	wantCode(t, s.ReplaceAPIKeys(ctx, "nobody", "k"), notify.CodeNotFound)
-	wantCode(t, s.ReplaceAPIKeys(ctx, "acme", "ok", ""), notify.CodeInvalidArgument)
+	wantErr(t, s.ReplaceAPIKeys(ctx, "nobody", "k"), store.ErrNotFound)
+	wantErr(t, s.ReplaceAPIKeys(ctx, "acme", "ok", ""), store.ErrInvalid)
 	if !keyWorks(t, s, "kept", "acme") {
 		t.Error("an invalid replacement changed the keys")
 	}
@@ -122,12 +124,12 @@ func TestAddAPIKeyIfNone(t *testing.T) {
 	}
 
 	_, err = s.AddAPIKeyIfNone(ctx, "nobody", "k")
-	wantCode(t, err, notify.CodeNotFound)
+	wantErr(t, err, store.ErrNotFound)
 	_, err = s.AddAPIKeyIfNone(ctx, "acme", "")
-	wantCode(t, err, notify.CodeInvalidArgument)
+	wantErr(t, err, store.ErrInvalid)
 	must(t, s.PutAccount(ctx, &notify.Account{ID: "gamma"}))
 	_, err = s.AddAPIKeyIfNone(ctx, "gamma", "beta-key")
-	wantCode(t, err, notify.CodeConflict)
+	wantErr(t, err, store.ErrConflict)
 }
 
 // TestAddAPIKeyIfNoneConcurrent: instances starting together on a fresh

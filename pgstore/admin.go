@@ -3,11 +3,11 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
+	"github.com/notifykit/notify/store"
 )
 
 // The statements of the admin API run seldom, so they are expanded at
@@ -15,13 +15,14 @@ import (
 
 // CreateAccount stores a new account with one API key and opens its
 // wallet with the opening balance, in one transaction, as
-// adminstore.Store documents: an ID that has an account or a wallet
-// already is Conflict, as is a key of another account, and nothing is
-// then written. Only the key's SHA-256 is stored. It is not repeated
-// after a lost connection (a repeat of a run that committed would answer
-// Conflict): Unavailable leaves the outcome unknown, and Account tells it.
-func (s *Store) CreateAccount(ctx context.Context, acct *notify.Account, apiKey string, opening notify.Money) error {
-	var fe notify.FieldErrors
+// store.Admin documents: an ID that has an account or a wallet
+// already is store.ErrConflict, as is a key of another account, and
+// nothing is then written. Only the key's SHA-256 is stored. It is not
+// repeated after a lost connection (a repeat of a run that committed
+// would answer store.ErrConflict): store.ErrUnavailable leaves the outcome
+// unknown, and Account tells it.
+func (s *Store) CreateAccount(ctx context.Context, acct *store.Account, apiKey string, opening store.Money) error {
+	var fe store.FieldErrors
 	if acct == nil || acct.ID == "" {
 		fe.Add("id", "is required")
 	}
@@ -52,9 +53,9 @@ func (s *Store) CreateAccount(ctx context.Context, acct *notify.Account, apiKey 
 	 primary_gateway, dlt_templates, price_plan, disabled, sender_ids)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, s.qualifier(), s.prefix),
 			acct.ID, acct.Name, acct.VendorID, acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-			string(acct.PrimaryGateway), dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs)
+			acct.PrimaryGateway, dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs)
 		if pgCode(err) == stateUniqueViolation {
-			return notify.Errorf(notify.CodeConflict, "pgstore: create account: the ID %q is taken", acct.ID)
+			return fmt.Errorf("pgstore: create account: %w: the ID %q is taken", store.ErrConflict, acct.ID)
 		}
 		if err != nil {
 			return s.fail(ctx, "create account", err)
@@ -68,7 +69,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, s.qualifier(), s.prefix)
 			return s.fail(ctx, "create account", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return notify.Errorf(notify.CodeConflict, "pgstore: create account: %q has a wallet already", acct.ID)
+			return fmt.Errorf("pgstore: create account: %w: %q has a wallet already", store.ErrConflict, acct.ID)
 		}
 		if err := tx.Commit(ctx); err != nil {
 			return s.fail(ctx, "create account", err)
@@ -79,14 +80,14 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, s.qualifier(), s.prefix)
 
 // Accounts returns up to limit accounts whose ID sorts after after in
 // byte order, in that order, through an index of the IDs in that order.
-func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*notify.Account, error) {
+func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*store.Account, error) {
 	if limit <= 0 {
-		return []*notify.Account{}, nil
+		return []*store.Account{}, nil
 	}
 	q := expand(`SELECT id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
 	primary_gateway, dlt_templates, price_plan, disabled, sender_ids
 FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`, s.qualifier(), s.prefix)
-	out := []*notify.Account{}
+	out := []*store.Account{}
 	err := s.do(ctx, repeatable, func() error {
 		out = out[:0]
 		rows, err := s.pool.Query(ctx, q, after, limit)
@@ -111,11 +112,12 @@ FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT 
 
 // UpdateAccount changes the account through update in one transaction
 // that holds the account's row, so concurrent updates apply one after the
-// other, as adminstore.Store documents. update may run more than once
+// other, as store.Admin documents. update may run more than once
 // when the connection is lost, each time on a fresh copy; it must not
-// change the ID (InvalidArgument). An unknown account is NotFound.
-func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error) {
-	var out *notify.Account
+// change the ID (store.ErrInvalid). An unknown account is
+// store.ErrNotFound; an error of update is returned as it is.
+func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
+	var out *store.Account
 	err := s.do(ctx, repeatable, func() error {
 		tx, err := s.pool.Begin(ctx)
 		if err != nil {
@@ -124,7 +126,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*notif
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 		a, err := scanAccount(tx.QueryRow(ctx, s.q.account+" FOR UPDATE", id), nil)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notify.Errorf(notify.CodeNotFound, "pgstore: update account: no account %q", id)
+			return store.Errorf(store.ErrNotFound, "pgstore: update account: account %q", id)
 		}
 		if err != nil {
 			return s.fail(ctx, "update account", err)
@@ -133,7 +135,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*notif
 			return err
 		}
 		if a.ID != id {
-			return notify.InvalidField("id", "cannot be changed")
+			return store.Invalid("id", "cannot be changed")
 		}
 		dlt, err := dltColumn("update account", a)
 		if err != nil {
@@ -141,7 +143,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*notif
 		}
 		if _, err := tx.Exec(ctx, s.q.putAccount, a.ID, a.Name, a.VendorID,
 			a.Currency.Code, a.Currency.Symbol, a.Currency.Exponent,
-			string(a.PrimaryGateway), dlt, a.PricePlan, a.Disabled, a.SenderIDs); err != nil {
+			a.PrimaryGateway, dlt, a.PricePlan, a.Disabled, a.SenderIDs); err != nil {
 			return s.fail(ctx, "update account", err)
 		}
 		if err := tx.Commit(ctx); err != nil {
@@ -158,27 +160,27 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*notif
 
 // LedgerPage returns up to limit entries of the account's ledger after
 // Seq after, as Ledger does, for the admin API.
-func (s *Store) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]adminstore.LedgerEntry, error) {
+func (s *Store) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]store.LedgerEntry, error) {
 	if limit <= 0 {
-		return []adminstore.LedgerEntry{}, nil
+		return []store.LedgerEntry{}, nil
 	}
 	entries, err := s.Ledger(ctx, account, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]adminstore.LedgerEntry, len(entries))
+	out := make([]store.LedgerEntry, len(entries))
 	for i, e := range entries {
-		out[i] = adminstore.LedgerEntry{Seq: e.ID, Ref: e.Ref, Amount: e.Amount, Balance: e.BalanceAfter, At: e.CreatedAt.UTC()}
+		out[i] = store.LedgerEntry{Seq: e.ID, Ref: e.Ref, Amount: e.Amount, Balance: e.BalanceAfter, At: e.CreatedAt.UTC()}
 	}
 	return out, nil
 }
 
 // AccountMessages returns up to limit of the account's records older
 // than before, newest first (by created_at, then ID in byte order), as
-// adminstore.Store documents, through an index in that order.
-func (s *Store) AccountMessages(ctx context.Context, account string, before adminstore.MessageCursor, limit int) ([]*notify.Message, error) {
+// store.Admin documents, through an index in that order.
+func (s *Store) AccountMessages(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
 	if limit <= 0 {
-		return []*notify.Message{}, nil
+		return []*store.Record{}, nil
 	}
 	const order = ` ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT `
 	if before.IsZero() {
@@ -192,16 +194,16 @@ WHERE account = $1 AND created_at <= $2 AND (created_at < $2 OR id COLLATE "C" <
 	return s.accountMessages(ctx, q, account, before.CreatedAt, before.ID, limit)
 }
 
-func (s *Store) accountMessages(ctx context.Context, q string, args ...any) ([]*notify.Message, error) {
+func (s *Store) accountMessages(ctx context.Context, q string, args ...any) ([]*store.Record, error) {
 	out, err := s.messages(ctx, "messages of account", q, args...)
 	if err != nil {
 		return nil, err
 	}
 	if out == nil {
-		out = []*notify.Message{}
+		out = []*store.Record{}
 	}
 	return out, nil
 }
 
 // Interface guard
-var _ adminstore.Store = (*Store)(nil)
+var _ store.Admin = (*Store)(nil)

@@ -133,7 +133,7 @@ func runWorkers(b *testing.B, first, n int, op func(g, i int) error) time.Durati
 // BenchmarkPipelineSend measures SMS sends per second through the whole
 // Notifier on PostgreSQL (16 goroutines, one account each): the account
 // read, the SMS channel, pricing, the money, and the vendor (memprovider).
-// "records" is the pipeline with pgstore as its notify.Ledger, the only
+// "records" is the pipeline with pgstore as its store.Ledger, the only
 // way it runs: the record opened with its debit, moved to attempting
 // before the vendor call and to sent after it, each a committed
 // statement. It is measured beside a baseline, in alternating rounds of

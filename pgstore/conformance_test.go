@@ -5,24 +5,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
-	"github.com/notifykit/notify/storetest"
-	"github.com/notifykit/notify/wallet/wallettest"
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storetest"
 )
 
 // TestWalletConformance runs the wallet suite (Balance, Debit, Credit),
 // each subtest in a schema of its own.
 func TestWalletConformance(t *testing.T) {
 	pgstoretest.URL(t) // skip the whole suite, not each subtest, without a server
-	wallettest.Run(t, wallettest.Harness{
-		NewStore: func(t *testing.T) wallettest.Wallet {
+	storetest.RunWallet(t, storetest.WalletHarness{
+		New: func(t *testing.T) storetest.Wallet {
 			s, _ := newStore(t)
 			return s
 		},
-		Open: func(t *testing.T, store wallettest.Wallet, account string, opening notify.Money) {
-			if err := store.(*pgstore.Store).OpenWallet(context.Background(), account, opening); err != nil {
+		Open: func(t *testing.T, w storetest.Wallet, account string, opening store.Money) {
+			if err := w.(*pgstore.Store).OpenWallet(context.Background(), account, opening); err != nil {
 				t.Fatalf("OpenWallet: %v", err)
 			}
 		},
@@ -32,7 +31,7 @@ func TestWalletConformance(t *testing.T) {
 func TestAccountsConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunAccounts(t, storetest.AccountsHarness{
-		New: func(t *testing.T, fixtures []storetest.AccountFixture) notify.AccountStore {
+		New: func(t *testing.T, fixtures []storetest.AccountFixture) store.Accounts {
 			s, _ := newStore(t)
 			for _, f := range fixtures {
 				if err := s.PutAccount(context.Background(), f.Account, f.Keys...); err != nil {
@@ -47,7 +46,7 @@ func TestAccountsConformance(t *testing.T) {
 func TestIdempotencyConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
-		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) notify.IdempotencyStore {
+		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) store.Keys {
 			s, _ := newStore(t, pgstore.WithIdempotencyTTL(ttl), pgstore.WithIdempotencyLease(lease), pgstore.WithClock(now))
 			return s
 		},
@@ -57,7 +56,7 @@ func TestIdempotencyConformance(t *testing.T) {
 func TestTemplatesConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunTemplates(t, storetest.TemplatesHarness{
-		New: func(t *testing.T) notify.TemplateStore {
+		New: func(t *testing.T) store.Templates {
 			s, _ := newStore(t)
 			return s
 		},
@@ -70,7 +69,7 @@ func TestTemplatesConformance(t *testing.T) {
 func TestRateLimitConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunRateLimit(t, storetest.RateLimitHarness{
-		New: func(t *testing.T, perSecond float64, burst int) notify.Limiter {
+		New: func(t *testing.T, perSecond float64, burst int) store.Limiter {
 			s, _ := newStore(t)
 			l, err := s.RateLimit("rate", perSecond, burst)
 			if err != nil {
@@ -84,7 +83,7 @@ func TestRateLimitConformance(t *testing.T) {
 func TestWindowLimitConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunWindowLimit(t, storetest.WindowLimitHarness{
-		New: func(t *testing.T, max int, window time.Duration) notify.Limiter {
+		New: func(t *testing.T, max int, window time.Duration) store.Limiter {
 			s, _ := newStore(t)
 			l, err := s.WindowLimit("otp", max, window)
 			if err != nil {
@@ -98,9 +97,9 @@ func TestWindowLimitConformance(t *testing.T) {
 func TestLedgerConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunLedger(t, storetest.LedgerHarness{
-		New: func(t *testing.T) (notify.Ledger, func(*testing.T, string, notify.Money)) {
+		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, store.Money)) {
 			s, _ := newStore(t)
-			fund := func(t *testing.T, account string, opening notify.Money) {
+			fund := func(t *testing.T, account string, opening store.Money) {
 				if err := s.OpenWallet(context.Background(), account, opening); err != nil {
 					t.Fatalf("OpenWallet: %v", err)
 				}

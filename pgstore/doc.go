@@ -7,10 +7,11 @@
 // negative, no ref charged twice, no record without its charge, no budget
 // overspent, nothing half-done after a crash.
 //
-// One *Store is the notify.Ledger, and also the notify.AccountStore, the
-// notify.IdempotencyStore and the notify.TemplateStore, and makes
-// notify.Limiters (Store.RateLimit, Store.WindowLimit); it is the
-// adminstore.Store of the admin API too:
+// pgstore implements the store contract (package store, which it imports
+// instead of notify): one *Store is the store.Ledger, and also the
+// store.Accounts, the store.Keys and the store.Templates, and makes
+// store.Limiter values (Store.RateLimit, Store.WindowLimit); it is the
+// store.Admin of the admin API too:
 //
 //	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
 //	if err != nil { ... }
@@ -52,25 +53,25 @@
 // (top-ups, and the Notifier's refunds "refund:<message ID>") are ledger
 // rows too, so balance = opening + sum(ledger) always; CheckLedger proves
 // it for an account. Debit is a method of the Store but not of
-// notify.Ledger: a send's charge is debited by Open, with its record.
+// store.Ledger: a send's charge is debited by Open, with its record.
 //
 // # Message records
 //
-// As the notify.Ledger, the Store writes each message's record in the
+// As the store.Ledger, the Store writes each message's record in the
 // statement that debits its charge (Open): the record's INSERT runs from
 // the ledger row's RETURNING, so a record exists if and only if its money
 // moved, whatever fails when; an unmetered send's record, with no charge,
 // is the INSERT alone. Each move is one conditional UPDATE whose WHERE
-// holds the states notify.CanMove allows, so the state machine is checked
+// holds the states store.CanMove allows, so the state machine is checked
 // under the row's lock, and two instances that settle one record at once
 // (two reconcilers, a reconciler and a late holder) apply one move and the
-// other gets Conflict; a move into failed credits the refund in the same
-// statement (unless the move keeps the charge), and a move into sent after
-// a chat failover to a cheaper gateway lowers the charge and credits the
-// difference in the same statement. Delivery reports find records through
+// other gets store.ErrConflict; a move into failed credits the refund in
+// the same statement (unless the move keeps the charge), and a move into
+// sent after a chat failover to a cheaper gateway lowers the charge and
+// credits the difference in the same statement. Delivery reports find records through
 // an index of provider message IDs; a report that arrives out of order
 // adds its step to the history in one conditional UPDATE, which a repeat
-// finds done. A move returns only where the record stands (notify.Moved:
+// finds done. A move returns only where the record stands (store.Moved:
 // its state, charge and currency, refund and time), never the record with
 // its history. A send costs three committed statements (open, attempting,
 // its outcome), the Notifier's whole durable trail: there is no separate
@@ -86,7 +87,7 @@
 // Store.RateLimit makes a token bucket (burst units at once, one more
 // every 1/perSecond seconds) and Store.WindowLimit a sliding window (at
 // most max units within any window); both answer exactly as their
-// memstore counterparts do and pass the same storetest suites. The name
+// memstore counterparts do and pass the same store/storetest suites. The name
 // separates budgets in one table: every instance that uses a name shares
 // each key's budget, and must give it the same parameters. A Take is one
 // round trip: a batch of a conditional UPSERT of the key's row (INSERT ...
@@ -98,6 +99,10 @@
 //
 // # Expiry
 //
+// The idempotency table keeps each key as its SHA-256, and the receipt
+// of its send as the bytes the Notifier encoded, unchanged (store.Keys;
+// a bytea column since migration 0010, which turned the jsonb receipts
+// stored before into their JSON text, rewriting that table once).
 // Idempotency keys live WithIdempotencyTTL (default 24h), and a
 // reservation holds its key for WithIdempotencyLease (default 2m);
 // message records live WithRecordTTL (default 30 days) once settled (by
@@ -110,11 +115,19 @@
 //
 // # Errors
 //
-// Every error is a *notify.Error. A server that is down or unreachable is
-// Unavailable after at most the connect timeout (default 5s, or the
-// connection string's connect_timeout), never a hang or a panic; a
-// context that ends is Canceled or DeadlineExceeded with errors.Is seeing
-// the context's error.
+// Errors are those of package store, which the Notifier reads into its
+// codes. A server that is down or unreachable gives an error matching
+// store.ErrUnavailable, with pgx's error as its cause, after at most the
+// connect timeout (default 5s, or the connection string's
+// connect_timeout), never a hang or a panic; a context that ends gives its
+// error, wrapped, so that errors.Is sees context.Canceled or
+// context.DeadlineExceeded. Refusals match store.ErrNotFound,
+// store.ErrConflict, store.ErrInsufficientFunds, store.ErrInvalid (a
+// store.FieldErrors when it names fields) or store.ErrUnauthenticated, as
+// each method says, and a limiter's refusal is a *store.LimitError.
+// Anything else (a table missing before Migrate, a broken row) matches
+// none of them: the store failing. No error text holds an API key or a
+// password.
 //
 // # Tests
 //

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/puddle/v2"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // SQLSTATE codes the store tells apart.
@@ -23,15 +22,52 @@ const (
 	stateQueryCanceled   = "57014"
 )
 
-// fail turns an error of pgx into a *notify.Error; nil stays nil. The
-// context comes first: once ctx has ended, whatever pgx says (a canceled
-// statement, a dropped connection) is a consequence of it.
+// failure is an error of the database or the context, as fail words it:
+// what failed, the sentinel of package store it matches (nil for none:
+// the store failing) and the cause, which errors.Is and errors.As see
+// too.
+type failure struct {
+	what string
+	kind error
+	err  error
+	hint string
+}
+
+func (f *failure) Error() string {
+	var b strings.Builder
+	b.WriteString("pgstore: ")
+	b.WriteString(f.what)
+	b.WriteString(": ")
+	if f.kind != nil {
+		b.WriteString(f.kind.Error())
+		b.WriteString(": ")
+	}
+	b.WriteString(f.err.Error())
+	b.WriteString(f.hint)
+	return b.String()
+}
+
+func (f *failure) Unwrap() []error {
+	if f.kind == nil {
+		return []error{f.err}
+	}
+	return []error{f.kind, f.err}
+}
+
+// fail turns an error of pgx into an error of the store contract; nil
+// stays nil, and an answer of this package (a failure, an error matching
+// a sentinel of package store) is returned as it is. The context comes
+// first: once ctx has ended, whatever pgx says (a canceled statement, a
+// dropped connection) is a consequence of it, and the error is the
+// context's, wrapped. A server that cannot be reached or lost the
+// connection is store.ErrUnavailable, a value out of range
+// store.ErrInvalid, with pgx's error kept as the cause; anything else is
+// a plain error, the store failing.
 func (s *Store) fail(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var ne *notify.Error
-	if errors.As(err, &ne) {
+	if answered(err) {
 		return err
 	}
 	if cerr := ctx.Err(); cerr != nil {
@@ -42,24 +78,41 @@ func (s *Store) fail(ctx context.Context, what string, err error) error {
 			return ctxError(what, cerr)
 		}
 	}
-	code := classify(err)
+	f := &failure{what: what, kind: classify(err), err: err}
 	if pgCode(err) == stateUndefinedTable {
-		return &notify.Error{Code: code, Err: fmt.Errorf("pgstore: %s: %w (has Migrate been called?)", what, err)}
+		f.hint = " (has Migrate been called?)"
 	}
-	return &notify.Error{Code: code, Err: fmt.Errorf("pgstore: %s: %w", what, err)}
+	return f
 }
 
-func ctxError(what string, cerr error) error {
-	code := notify.CodeCanceled
-	if errors.Is(cerr, context.DeadlineExceeded) {
-		code = notify.CodeDeadlineExceeded
+// answered reports whether err is an answer of this package already: one
+// fail made, or one that matches a sentinel of package store.
+func answered(err error) bool {
+	var f *failure
+	if errors.As(err, &f) {
+		return true
 	}
-	return &notify.Error{Code: code, Err: fmt.Errorf("pgstore: %s: %w", what, cerr)}
+	for _, kind := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInsufficientFunds,
+		store.ErrInvalid, store.ErrUnauthenticated, store.ErrUnavailable} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	var limit *store.LimitError
+	return errors.As(err, &limit)
+}
+
+// ctxError is the error of an operation that ctx ended: the context's
+// error, wrapped.
+func ctxError(what string, cerr error) error {
+	return &failure{what: what, err: cerr}
 }
 
 // classify decides whether an error is the server's or the network's
-// temporary trouble (Unavailable) or something retrying will not fix.
-func classify(err error) notify.Code {
+// temporary trouble (store.ErrUnavailable), a value out of range
+// (store.ErrInvalid), or something retrying will not fix (nil: the store
+// failing).
+func classify(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
@@ -71,11 +124,11 @@ func classify(err error) notify.Code {
 			pe.Code == "40001", // serialization_failure
 			pe.Code == "40P01", // deadlock_detected
 			pe.Code == stateQueryCanceled:
-			return notify.CodeUnavailable
+			return store.ErrUnavailable
 		case pe.Code == stateOutOfRange:
-			return notify.CodeInvalidArgument
+			return store.ErrInvalid
 		}
-		return notify.CodeInternal
+		return nil
 	}
 	var ce *pgconn.ConnectError
 	var ne net.Error
@@ -86,14 +139,14 @@ func classify(err error) notify.Code {
 		errors.Is(err, syscall.EPIPE), errors.Is(err, pgconn.ErrConnClosed),
 		errors.Is(err, puddle.ErrClosedPool),
 		pgconn.SafeToRetry(err), pgconn.Timeout(err):
-		return notify.CodeUnavailable
+		return store.ErrUnavailable
 	}
 	// pgx reports a connection that died mid-statement with plain errors
 	// ("conn closed", "unexpected EOF" wrapped in its own types).
 	if strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "connection reset") {
-		return notify.CodeUnavailable
+		return store.ErrUnavailable
 	}
-	return notify.CodeInternal
+	return nil
 }
 
 // pgCode returns the SQLSTATE of err, or "".

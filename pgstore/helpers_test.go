@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/store"
 )
 
 // newStore returns a migrated Store in a fresh schema, with its pool.
@@ -38,15 +39,33 @@ func openWallet(t testing.TB, s *pgstore.Store, account string, opening int64) {
 	}
 }
 
-// wantCode fails the test unless err has the code.
-func wantCode(t testing.TB, err error, code notify.Code) {
+// storeKinds are the sentinels a store's errors match.
+var storeKinds = []error{store.ErrNotFound, store.ErrConflict, store.ErrInsufficientFunds,
+	store.ErrInvalid, store.ErrUnauthenticated, store.ErrUnavailable}
+
+// wantErr fails the test unless err is the store's answer of kind: it
+// matches kind (a sentinel of package store, or a context error) and no
+// other sentinel, and is no *notify.Error (stores build none). A nil kind
+// is the store failing: an error that matches no sentinel, no context
+// error and is no *store.LimitError, which the Notifier reports as
+// internal.
+func wantErr(t testing.TB, err error, kind error) {
 	t.Helper()
-	if got := notify.CodeOf(err); got != code {
-		t.Fatalf("error %v: code %q, want %q", err, got, code)
+	if err == nil {
+		t.Fatalf("error = nil, want %v", kind)
 	}
-	var e *notify.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not a *notify.Error", err, err)
+	var ne *notify.Error
+	if errors.As(err, &ne) {
+		t.Fatalf("error %v is a *notify.Error; a store answers with package store's errors", err)
+	}
+	for _, k := range append(storeKinds, context.Canceled, context.DeadlineExceeded) {
+		if is := errors.Is(err, k); is != (k == kind) {
+			t.Fatalf("error %v (%T): errors.Is(%v) = %v, want kind %v", err, err, k, is, kind)
+		}
+	}
+	var limit *store.LimitError
+	if errors.As(err, &limit) {
+		t.Fatalf("error %v is a *store.LimitError, want kind %v", err, kind)
 	}
 }
 
@@ -111,3 +130,7 @@ func must(t testing.TB, err error) {
 }
 
 func ref(i int) string { return fmt.Sprintf("ref-%d", i) }
+
+// A Store reports its health to the Notifier's readiness checks; the
+// guard lives here because package pgstore does not import notify.
+var _ notify.HealthChecker = (*pgstore.Store)(nil)

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,24 +10,26 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // reserveRetries bounds Reserve's re-reads when the entry that holds a key
 // committed after its statement began (see queries.reserve).
 const reserveRetries = 5
 
-// Reserve claims key for one send of the account, as
-// notify.IdempotencyStore documents: no Receipt when the caller now holds
-// the key (with Abandoned set when it took over a reservation of the same
-// fingerprint whose lease, WithIdempotencyLease, ran out); the first receipt when a send with the
-// key and the same fingerprint completed within the idempotency TTL;
-// Conflict when the fingerprint differs or a send with the key is within
-// its lease. Keys are stored as their SHA-256, so any length is accepted.
-func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (notify.Reservation, error) {
-	var res notify.Reservation
+// Reserve claims key for one send of the account, as store.Keys
+// documents: no Receipt when the caller now holds the key (with Abandoned
+// set when it took over a reservation of the same fingerprint whose
+// lease, WithIdempotencyLease, ran out); the bytes Complete stored when a
+// send with the key and the same fingerprint completed within the
+// idempotency TTL; store.ErrConflict when the fingerprint differs or a
+// send with the key is within its lease. Keys are stored as their
+// SHA-256, so any length is accepted. An empty account or key is
+// store.ErrInvalid.
+func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (store.Reservation, error) {
+	var res store.Reservation
 	if account == "" || key == "" {
-		return res, notify.Errorf(notify.CodeInvalidArgument, "pgstore: reserve: account and key are required")
+		return res, fmt.Errorf("pgstore: reserve: %w: the account and the key are required", store.ErrInvalid)
 	}
 	sum := sha256.Sum256([]byte(key))
 	for try := 0; try < reserveRetries; try++ {
@@ -58,41 +59,35 @@ func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (
 			}
 			return res, nil
 		case fp == nil || *fp != fingerprint:
-			return res, notify.Errorf(notify.CodeConflict, "idempotency key was used with another request")
+			return res, store.Errorf(store.ErrConflict, "the idempotency key was used with another request")
 		case body == nil:
-			return res, notify.Errorf(notify.CodeConflict, "a send with this idempotency key is in flight")
+			return res, store.Errorf(store.ErrConflict, "a send with this idempotency key is in flight")
 		}
-		r, err := decodeReceipt(body)
-		if err != nil {
-			return res, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: reserve: %w", err))
-		}
-		res.Receipt = r
+		res.Receipt = body
 		return res, nil
 	}
-	return res, notify.Errorf(notify.CodeUnavailable, "the idempotency key changed hands %d times; try again", reserveRetries)
+	return res, fmt.Errorf("pgstore: reserve: %w: the idempotency key changed hands %d times; try again", store.ErrUnavailable, reserveRetries)
 }
 
-// Complete stores r under the key that the caller reserved, for the
-// idempotency TTL from now, even after the reservation's lease ran out (the
-// Notifier's reconciler completes the keys of sends whose holder died). A
-// key with no entry, or one whose TTL passed, is NotFound; a key completed
-// already is Conflict. Complete does not retain r.
-func (s *Store) Complete(ctx context.Context, account, key string, r *notify.Receipt) error {
-	if r == nil {
-		return notify.Errorf(notify.CodeInvalidArgument, "pgstore: complete: nil receipt")
-	}
-	body, err := encodeReceipt(r)
-	if err != nil {
-		return notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: complete: %w", err))
+// Complete stores receipt, the bytes as they are, under the key that the
+// caller reserved, for the idempotency TTL from now, even after the
+// reservation's lease ran out (the Notifier's reconciler completes the
+// keys of sends whose holder died). A key with no entry, or one whose TTL
+// passed, is store.ErrNotFound; a key completed already is
+// store.ErrConflict; an empty receipt is store.ErrInvalid. Complete does
+// not retain receipt.
+func (s *Store) Complete(ctx context.Context, account, key string, receipt []byte) error {
+	if len(receipt) == 0 {
+		return fmt.Errorf("pgstore: complete: %w: empty receipt", store.ErrInvalid)
 	}
 	sum := sha256.Sum256([]byte(key))
 	now := s.now()
 	var stored, completed bool
 	// A repeat after a lost answer finds its own receipt and says
-	// Conflict: the caller cannot tell that from a completion by another
+	// ErrConflict: the caller cannot tell that from a completion by another
 	// holder, so only a run that surely did not reach the server repeats.
-	err = s.do(ctx, onceOnly, func() error {
-		return s.pool.QueryRow(ctx, s.q.complete, account, sum[:], body, now.Add(s.idemTTL), now).
+	err := s.do(ctx, onceOnly, func() error {
+		return s.pool.QueryRow(ctx, s.q.complete, account, sum[:], receipt, now.Add(s.idemTTL), now).
 			Scan(&stored, &completed)
 	})
 	switch {
@@ -101,9 +96,9 @@ func (s *Store) Complete(ctx context.Context, account, key string, r *notify.Rec
 	case stored:
 		return nil
 	case completed:
-		return notify.Errorf(notify.CodeConflict, "pgstore: complete: the key is completed already")
+		return fmt.Errorf("pgstore: complete: %w: the key is completed already", store.ErrConflict)
 	}
-	return notify.Errorf(notify.CodeNotFound, "pgstore: complete: no reservation of the key")
+	return store.Errorf(store.ErrNotFound, "pgstore: complete: reservation of the key")
 }
 
 // Release frees a key reserved by a send that failed. Releasing a key that
@@ -159,90 +154,4 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 		}
 	}
 	return removed, nil
-}
-
-// receiptJSON is the stored form of a notify.Receipt. Its own tags keep
-// stored receipts readable when Go field names change.
-type receiptJSON struct {
-	MessageID         string         `json:"message_id"`
-	Account           string         `json:"account"`
-	Kind              string         `json:"kind"`
-	To                string         `json:"to,omitempty"`
-	Status            string         `json:"status"`
-	Provider          string         `json:"provider,omitempty"`
-	ProviderMessageID string         `json:"provider_message_id,omitempty"`
-	Gateway           string         `json:"gateway,omitempty"`
-	Note              string         `json:"note,omitempty"`
-	Units             int            `json:"units"`
-	Cost              moneyJSON      `json:"cost"`
-	Balance           moneyJSON      `json:"balance"`
-	Metered           bool           `json:"metered"`
-	Attempts          int            `json:"attempts"`
-	ErrorCode         string         `json:"error_code,omitempty"`
-	Error             string         `json:"error,omitempty"`
-	Domain            string         `json:"domain,omitempty"`
-	IdempotencyKey    string         `json:"idempotency_key,omitempty"`
-	CreatedAt         time.Time      `json:"created_at"`
-	Legs              []*receiptJSON `json:"legs,omitempty"`
-}
-
-type moneyJSON struct {
-	Minor    int64  `json:"minor"`
-	Code     string `json:"code"`
-	Symbol   string `json:"symbol"`
-	Exponent int    `json:"exponent"`
-}
-
-func toMoneyJSON(m notify.Money) moneyJSON {
-	return moneyJSON{Minor: m.Minor, Code: m.Currency.Code, Symbol: m.Currency.Symbol, Exponent: m.Currency.Exponent}
-}
-
-func (m moneyJSON) money() notify.Money {
-	return notify.Money{Minor: m.Minor, Currency: notify.Currency{Code: m.Code, Symbol: m.Symbol, Exponent: m.Exponent}}
-}
-
-func toReceiptJSON(r *notify.Receipt) *receiptJSON {
-	if r == nil {
-		return nil
-	}
-	j := &receiptJSON{
-		MessageID: r.MessageID, Account: r.Account, Kind: string(r.Kind), To: r.To,
-		Status: string(r.Status), Provider: r.Provider, ProviderMessageID: r.ProviderMessageID,
-		Gateway: string(r.Gateway), Note: r.Note, Units: r.Units, Cost: toMoneyJSON(r.Cost),
-		Balance: toMoneyJSON(r.Balance), Metered: r.Metered, Attempts: r.Attempts,
-		ErrorCode: string(r.ErrorCode), Error: r.Error, Domain: r.Domain,
-		IdempotencyKey: r.IdempotencyKey, CreatedAt: r.CreatedAt,
-	}
-	for _, leg := range r.Legs {
-		j.Legs = append(j.Legs, toReceiptJSON(leg))
-	}
-	return j
-}
-
-func (j *receiptJSON) receipt() *notify.Receipt {
-	if j == nil {
-		return nil
-	}
-	r := &notify.Receipt{
-		MessageID: j.MessageID, Account: j.Account, Kind: notify.Kind(j.Kind), To: j.To,
-		Status: notify.MessageState(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
-		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
-		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
-		ErrorCode: notify.Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,
-		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt,
-	}
-	for _, leg := range j.Legs {
-		r.Legs = append(r.Legs, leg.receipt())
-	}
-	return r
-}
-
-func encodeReceipt(r *notify.Receipt) ([]byte, error) { return json.Marshal(toReceiptJSON(r)) }
-
-func decodeReceipt(body []byte) (*notify.Receipt, error) {
-	var j receiptJSON
-	if err := json.Unmarshal(body, &j); err != nil {
-		return nil, err
-	}
-	return j.receipt(), nil
 }

@@ -5,39 +5,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/puddle/v2"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/channel/otp"
-	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/store"
 )
 
 func TestClassify(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
-		code notify.Code
+		kind error // nil: the store failing
 	}{
-		{&pgconn.PgError{Code: "57P01"}, notify.CodeUnavailable},
-		{&pgconn.PgError{Code: "08006"}, notify.CodeUnavailable},
-		{&pgconn.PgError{Code: "53300"}, notify.CodeUnavailable},
-		{&pgconn.PgError{Code: "40001"}, notify.CodeUnavailable},
-		{&pgconn.PgError{Code: "22003"}, notify.CodeInvalidArgument},
-		{&pgconn.PgError{Code: "42P01"}, notify.CodeInternal},
-		{&pgconn.PgError{Code: "23505"}, notify.CodeInternal},
-		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), notify.CodeUnavailable},
-		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), notify.CodeUnavailable},
-		{puddle.ErrClosedPool, notify.CodeUnavailable},
-		{errors.New("something else"), notify.CodeInternal},
+		{&pgconn.PgError{Code: "57P01"}, store.ErrUnavailable},
+		{&pgconn.PgError{Code: "08006"}, store.ErrUnavailable},
+		{&pgconn.PgError{Code: "53300"}, store.ErrUnavailable},
+		{&pgconn.PgError{Code: "40001"}, store.ErrUnavailable},
+		{&pgconn.PgError{Code: "22003"}, store.ErrInvalid},
+		{&pgconn.PgError{Code: "42P01"}, nil},
+		{&pgconn.PgError{Code: "23505"}, nil},
+		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), store.ErrUnavailable},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), store.ErrUnavailable},
+		{puddle.ErrClosedPool, store.ErrUnavailable},
+		{errors.New("something else"), nil},
 	} {
-		if got := classify(tc.err); got != tc.code {
-			t.Errorf("classify(%v) = %s, want %s", tc.err, got, tc.code)
+		if got := classify(tc.err); got != tc.kind {
+			t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.kind)
 		}
 	}
 
@@ -53,8 +50,29 @@ func TestClassify(t *testing.T) {
 		t.Errorf("fail(DeadlineExceeded) = %v", err)
 	}
 	pe := &pgconn.PgError{Code: "57P01"}
-	if err := s.fail(context.Background(), "x", pe); !errors.Is(err, pe) {
+	err = s.fail(context.Background(), "x", pe)
+	if !errors.Is(err, pe) {
 		t.Errorf("fail dropped the cause: %v", err)
+	}
+	if !errors.Is(err, store.ErrUnavailable) || notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Errorf("fail(57P01) = %v, want store.ErrUnavailable", err)
+	}
+	if again := s.fail(context.Background(), "y", err); again != err {
+		t.Errorf("fail wrapped its own answer again: %v", again)
+	}
+	internal := s.fail(context.Background(), "x", &pgconn.PgError{Code: "42P01"})
+	if notify.CodeOf(internal) != notify.CodeInternal || !strings.Contains(internal.Error(), "Migrate") {
+		t.Errorf("fail(42P01) = %v, want a plain error that suggests Migrate", internal)
+	}
+	for _, kind := range []error{store.ErrNotFound, store.ErrConflict, store.ErrInsufficientFunds,
+		store.ErrInvalid, store.ErrUnauthenticated, store.ErrUnavailable} {
+		if internal != nil && errors.Is(internal, kind) {
+			t.Errorf("fail(42P01) matches %v", kind)
+		}
+	}
+	nf := store.Errorf(store.ErrNotFound, "account %q", "a")
+	if got := s.fail(ctx, "x", nf); got != nf {
+		t.Errorf("fail(%v) with an ended ctx = %v, want it as it is", nf, got)
 	}
 	if s.fail(context.Background(), "x", nil) != nil {
 		t.Error("fail(nil) != nil")
@@ -96,40 +114,6 @@ func TestMigrationsEmbedded(t *testing.T) {
 			t.Fatalf("migration %s has an unknown placeholder", m.name)
 		}
 	}
-}
-
-// FuzzDecodeReceipt feeds the stored-receipt decoder arbitrary bytes: it
-// never panics, and what it accepts survives another round trip intact.
-func FuzzDecodeReceipt(f *testing.F) {
-	r := &notify.Receipt{MessageID: "m1", Account: "a", Kind: otp.Kind, Status: notify.StateSent,
-		Cost: notify.Money{Minor: 40, Currency: notify.INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
-		Legs: []*notify.Receipt{{MessageID: "m2", Kind: sms.Kind, ErrorCode: notify.CodeRejected}}}
-	body, err := encodeReceipt(r)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(body)
-	f.Add([]byte(`{}`))
-	f.Add([]byte(`{"legs":[null,{"legs":[{}]}]}`))
-	f.Add([]byte(`{"cost":{"minor":-9223372036854775808}}`))
-	f.Add([]byte(`null`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := decodeReceipt(body)
-		if err != nil {
-			return
-		}
-		again, err := encodeReceipt(r)
-		if err != nil {
-			t.Fatalf("re-encode: %v", err)
-		}
-		r2, err := decodeReceipt(again)
-		if err != nil {
-			t.Fatalf("decode of our own encoding: %v", err)
-		}
-		if !reflect.DeepEqual(r, r2) {
-			t.Fatalf("round trip changed the receipt:\n%+v\n%+v", r, r2)
-		}
-	})
 }
 
 // FuzzTablePrefix checks that only identifiers that need no quoting get

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // Bounds of the limiters' parameters.
@@ -95,13 +95,13 @@ WHERE (name, key_hash) IN (
 // checkLimitName refuses a name that cannot label a budget.
 func checkLimitName(op, name string) error {
 	if name == "" || len(name) > maxLimitName || !utf8.ValidString(name) || strings.ContainsRune(name, 0) {
-		return notify.Errorf(notify.CodeInvalidArgument,
-			"pgstore: %s: name %q: must be 1 to %d bytes of UTF-8 without NUL", op, name, maxLimitName)
+		return fmt.Errorf("pgstore: %s: %w: name %q: must be 1 to %d bytes of UTF-8 without NUL",
+			op, store.ErrInvalid, name, maxLimitName)
 	}
 	return nil
 }
 
-// RateLimit is a token bucket kept in PostgreSQL: a notify.Limiter for
+// RateLimit is a token bucket kept in PostgreSQL: a store.Limiter for
 // the per-account rate limit (notify.WithRateLimit) shared by every
 // instance that uses the database. Make one with Store.RateLimit.
 //
@@ -128,9 +128,9 @@ func checkLimitName(op, name string) error {
 type RateLimit struct {
 	s         *Store
 	name      string
-	interval  int64 // nanoseconds to earn one unit
-	tolerance int64 // interval * (burst-1)
-	limit     error // the message of a refusal
+	interval  int64  // nanoseconds to earn one unit
+	tolerance int64  // interval * (burst-1)
+	rule      string // the limit, as a refusal states it
 }
 
 // RateLimit returns the token bucket called name: each key may take burst
@@ -144,7 +144,7 @@ type RateLimit struct {
 // name must be 1 to 64 bytes of UTF-8 without NUL; perSecond positive,
 // finite and at most 1e9 (one unit per nanosecond); burst at least 1; and
 // a whole burst must refill within 10 years. Other values are refused with
-// an InvalidArgument error that names the parameter. There are no
+// a store.ErrInvalid error that names the parameter. There are no
 // defaults. The tables come with Migrate.
 func (s *Store) RateLimit(name string, perSecond float64, burst int) (*RateLimit, error) {
 	const op = "rate limit"
@@ -153,14 +153,14 @@ func (s *Store) RateLimit(name string, perSecond float64, burst int) (*RateLimit
 	}
 	switch {
 	case math.IsNaN(perSecond) || math.IsInf(perSecond, 0) || perSecond <= 0:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: %s %q: perSecond %g: must be positive and finite", op, name, perSecond)
+		return nil, fmt.Errorf("pgstore: %s %q: %w: perSecond %g: must be positive and finite", op, name, store.ErrInvalid, perSecond)
 	case perSecond > 1e9:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: %s %q: perSecond %g: must be at most 1e9 (one per nanosecond)", op, name, perSecond)
+		return nil, fmt.Errorf("pgstore: %s %q: %w: perSecond %g: must be at most 1e9 (one per nanosecond)", op, name, store.ErrInvalid, perSecond)
 	case burst < 1:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: %s %q: burst %d: must be at least 1", op, name, burst)
+		return nil, fmt.Errorf("pgstore: %s %q: %w: burst %d: must be at least 1", op, name, store.ErrInvalid, burst)
 	case float64(burst)/perSecond > maxLimitSpan.Seconds():
-		return nil, notify.Errorf(notify.CodeInvalidArgument,
-			"pgstore: %s %q: burst %d at perSecond %g: refilling the burst must take at most 10 years", op, name, burst, perSecond)
+		return nil, fmt.Errorf("pgstore: %s %q: %w: burst %d at perSecond %g: refilling the burst must take at most 10 years",
+			op, name, store.ErrInvalid, burst, perSecond)
 	}
 	iv := max(int64(math.Round(float64(time.Second)/perSecond)), 1)
 	return &RateLimit{
@@ -168,12 +168,12 @@ func (s *Store) RateLimit(name string, perSecond float64, burst int) (*RateLimit
 		name:      name,
 		interval:  iv,
 		tolerance: iv * int64(burst-1),
-		limit:     fmt.Errorf("at most %d at once, then 1 per %v", burst, time.Duration(iv)),
+		rule:      fmt.Sprintf("at most %d at once, then 1 per %v", burst, time.Duration(iv)),
 	}, nil
 }
 
-// Take spends one unit of key's budget at now, as notify.Limiter
-// documents: nil when one was left; else a RateLimited *notify.Error whose
+// Take spends one unit of key's budget at now, as store.Limiter
+// documents: nil when one was left; else a *store.LimitError whose
 // RetryAfter is the time until one is earned back. Any other error is the
 // store failing, as Store documents; whether the unit was spent is then
 // unknown.
@@ -204,7 +204,7 @@ func (l *RateLimit) Take(ctx context.Context, key string, now time.Time) error {
 	// The read saw the row the UPSERT locked, so this is positive; max
 	// guards the contract should it not be.
 	retry := max(max(tat, t)-t-l.tolerance, 1)
-	return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: time.Duration(retry), Err: l.limit}
+	return &store.LimitError{Rule: l.rule, RetryAfter: time.Duration(retry)}
 }
 
 // Undo gives back the unit that Take spent for key at the same time at:
@@ -222,7 +222,7 @@ func (l *RateLimit) Undo(ctx context.Context, key string, at time.Time) error {
 	return l.s.fail(ctx, "rate limit undo", err)
 }
 
-// WindowLimit is a sliding window kept in PostgreSQL: a notify.Limiter for
+// WindowLimit is a sliding window kept in PostgreSQL: a store.Limiter for
 // the OTP throttle (notify.WithOTPThrottle) shared by every instance that
 // uses the database. Make one with Store.WindowLimit.
 //
@@ -247,8 +247,8 @@ type WindowLimit struct {
 	s      *Store
 	name   string
 	max    int
-	window int64 // nanoseconds
-	limit  error // the message of a refusal
+	window int64  // nanoseconds
+	rule   string // the limit, as a refusal states it
 }
 
 // WindowLimit returns the sliding window called name: each key may take
@@ -261,7 +261,7 @@ type WindowLimit struct {
 // name must be 1 to 64 bytes of UTF-8 without NUL; max from 1 to
 // MaxWindowLimit (each Take rewrites the times of up to max units; for
 // larger budgets use a RateLimit); window positive and at most 10 years.
-// Other values are refused with an InvalidArgument error that names the
+// Other values are refused with a store.ErrInvalid error that names the
 // parameter. There are no defaults. The tables come with Migrate.
 func (s *Store) WindowLimit(name string, max int, window time.Duration) (*WindowLimit, error) {
 	const op = "window limit"
@@ -270,22 +270,22 @@ func (s *Store) WindowLimit(name string, max int, window time.Duration) (*Window
 	}
 	switch {
 	case max < 1 || max > MaxWindowLimit:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: %s %q: max %d: must be from 1 to %d", op, name, max, MaxWindowLimit)
+		return nil, fmt.Errorf("pgstore: %s %q: %w: max %d: must be from 1 to %d", op, name, store.ErrInvalid, max, MaxWindowLimit)
 	case window <= 0 || window > maxLimitSpan:
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: %s %q: window %v: must be positive and at most 10 years", op, name, window)
+		return nil, fmt.Errorf("pgstore: %s %q: %w: window %v: must be positive and at most 10 years", op, name, store.ErrInvalid, window)
 	}
 	return &WindowLimit{
 		s:      s,
 		name:   name,
 		max:    max,
 		window: int64(window),
-		limit:  fmt.Errorf("at most %d per %v", max, window),
+		rule:   fmt.Sprintf("at most %d per %v", max, window),
 	}, nil
 }
 
-// Take spends one unit of key's budget at now, as notify.Limiter
+// Take spends one unit of key's budget at now, as store.Limiter
 // documents: nil when fewer than max units were taken within the window
-// ending at now; else a RateLimited *notify.Error whose RetryAfter is the
+// ending at now; else a *store.LimitError whose RetryAfter is the
 // time until one of them leaves it. Any other error is the store failing,
 // as Store documents; whether the unit was spent is then unknown.
 func (l *WindowLimit) Take(ctx context.Context, key string, now time.Time) error {
@@ -321,7 +321,7 @@ func (l *WindowLimit) Take(ctx context.Context, key string, now time.Time) error
 	if len(live) >= l.max {
 		retry = max(live[len(live)-l.max]-cut, 1)
 	}
-	return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: time.Duration(retry), Err: l.limit}
+	return &store.LimitError{Rule: l.rule, RetryAfter: time.Duration(retry)}
 }
 
 // Undo forgets one unit that Take spent for key at exactly at. Without
@@ -347,13 +347,13 @@ func (s *Store) batch(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResu
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The row the first statement wrote or locked is gone, so no
 		// transaction held it: something split the batch.
-		return notify.Errorf(notify.CodeInternal, "pgstore: the limiter's row vanished within its batch")
+		return errors.New("the limiter's row vanished within its batch")
 	}
 	return err
 }
 
 // Interface guards
 var (
-	_ notify.Limiter = (*RateLimit)(nil)
-	_ notify.Limiter = (*WindowLimit)(nil)
+	_ store.Limiter = (*RateLimit)(nil)
+	_ store.Limiter = (*WindowLimit)(nil)
 )

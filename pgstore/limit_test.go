@@ -12,26 +12,41 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/store"
 )
 
 var limitT0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // takeOK reports whether Take allowed, failing t on any error other than
 // a refusal.
-func takeOK(t testing.TB, l notify.Limiter, key string, now time.Time) bool {
+func takeOK(t testing.TB, l store.Limiter, key string, now time.Time) bool {
 	t.Helper()
 	err := l.Take(context.Background(), key, now)
 	if err == nil {
 		return true
 	}
-	var e *notify.Error
-	if !errors.As(err, &e) || e.Code != notify.CodeRateLimited || e.RetryAfter <= 0 {
+	if !isLimit(err) {
 		t.Fatalf("Take(%q): %v", key, err)
 	}
 	return false
+}
+
+// isLimit reports whether err is a limiter's refusal: a *store.LimitError
+// with a Rule and a positive RetryAfter, matching none of store's
+// sentinels.
+func isLimit(err error) bool {
+	var e *store.LimitError
+	if !errors.As(err, &e) || e.Rule == "" || e.RetryAfter <= 0 {
+		return false
+	}
+	for _, kind := range storeKinds {
+		if errors.Is(err, kind) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestLimitsShareABudget runs two Stores over two pools on one database,
@@ -42,11 +57,11 @@ func TestLimitsShareABudget(t *testing.T) {
 	schema := pgstoretest.Schema(t)
 	stores := []*pgstore.Store{pgstoretest.Store(t, schema), pgstoretest.Store(t, schema)}
 	const budget = 20
-	limiters := map[string][2]notify.Limiter{}
+	limiters := map[string][2]store.Limiter{}
 	// Every Take is at one instant, so every refusal has the same wait:
 	// until the first unit is earned back, or leaves the window.
 	retryAfter := map[string]time.Duration{"RateLimit": time.Second, "WindowLimit": time.Minute}
-	var rate, window [2]notify.Limiter
+	var rate, window [2]store.Limiter
 	for i, s := range stores {
 		r, err := s.RateLimit("rate", 1, budget)
 		must(t, err)
@@ -74,12 +89,12 @@ func TestLimitsShareABudget(t *testing.T) {
 					l := ls[g%2]
 					for range takes {
 						err := l.Take(context.Background(), key, limitT0)
-						var e *notify.Error
+						var e *store.LimitError
 						mu.Lock()
 						switch {
 						case err == nil:
 							granted[g%2]++
-						case errors.As(err, &e) && e.Code == notify.CodeRateLimited && e.RetryAfter == retryAfter[name]:
+						case isLimit(err) && errors.As(err, &e) && e.RetryAfter == retryAfter[name]:
 						default:
 							errs = append(errs, fmt.Errorf("take: %w (%+v)", err, e))
 						}
@@ -124,7 +139,7 @@ func TestLimitNamesSeparateBudgets(t *testing.T) {
 	otherWindow, err := s.WindowLimit("b", 2, time.Hour)
 	must(t, err)
 	const key = "acme"
-	for _, l := range []notify.Limiter{rate, otherRate, window, otherWindow} {
+	for _, l := range []store.Limiter{rate, otherRate, window, otherWindow} {
 		for i := range 2 {
 			if !takeOK(t, l, key, limitT0) {
 				t.Fatalf("%T take %d refused: another limiter's Takes counted", l, i+1)
@@ -167,7 +182,7 @@ func TestLimitConstructorsRefuse(t *testing.T) {
 		{"rate", 1e-9, 1, "burst"},
 	} {
 		l, err := s.RateLimit(tc.name, tc.perSecond, tc.burst)
-		if l != nil || notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), tc.param) {
+		if l != nil || !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), tc.param) {
 			t.Errorf("RateLimit(%q, %g, %d) = %v, %v; want InvalidArgument naming %s", tc.name, tc.perSecond, tc.burst, l, err, tc.param)
 		}
 	}
@@ -184,7 +199,7 @@ func TestLimitConstructorsRefuse(t *testing.T) {
 		{"otp", 5, 11 * 365 * 24 * time.Hour, "window"},
 	} {
 		l, err := s.WindowLimit(tc.name, tc.max, tc.window)
-		if l != nil || notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), tc.param) {
+		if l != nil || !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), tc.param) {
 			t.Errorf("WindowLimit(%q, %d, %v) = %v, %v; want InvalidArgument naming %s", tc.name, tc.max, tc.window, l, err, tc.param)
 		}
 	}
@@ -192,12 +207,12 @@ func TestLimitConstructorsRefuse(t *testing.T) {
 	l, err := s.WindowLimit("otp", pgstore.MaxWindowLimit, time.Minute)
 	must(t, err)
 	start := time.Now()
-	wantCode(t, l.Take(context.Background(), "k", limitT0), notify.CodeUnavailable)
-	wantCode(t, l.Undo(context.Background(), "k", limitT0), notify.CodeUnavailable)
+	wantErr(t, l.Take(context.Background(), "k", limitT0), store.ErrUnavailable)
+	wantErr(t, l.Undo(context.Background(), "k", limitT0), store.ErrUnavailable)
 	r, err := s.RateLimit("rate", 1e9, 1)
 	must(t, err)
-	wantCode(t, r.Take(context.Background(), "k", limitT0), notify.CodeUnavailable)
-	wantCode(t, r.Undo(context.Background(), "k", limitT0), notify.CodeUnavailable)
+	wantErr(t, r.Take(context.Background(), "k", limitT0), store.ErrUnavailable)
+	wantErr(t, r.Undo(context.Background(), "k", limitT0), store.ErrUnavailable)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("four calls to a closed port took %v", d)
 	}
@@ -214,16 +229,16 @@ func TestLimitRefusalsStateTheLimit(t *testing.T) {
 		must(t, r.Take(context.Background(), "k", limitT0))
 	}
 	for _, tc := range []struct {
-		l    notify.Limiter
+		l    store.Limiter
 		want string
 	}{
 		{w, "at most 5 per 15m0s"},
 		{r, "at most 20 at once, then 1 per 100ms"},
 	} {
 		err := tc.l.Take(context.Background(), "k", limitT0)
-		var e *notify.Error
-		if !errors.As(err, &e) || e.Err == nil || e.Err.Error() != tc.want {
-			t.Errorf("refusal %v, want the message %q", err, tc.want)
+		var e *store.LimitError
+		if !isLimit(err) || !errors.As(err, &e) || e.Rule != tc.want {
+			t.Errorf("refusal %v, want the rule %q", err, tc.want)
 		}
 	}
 }
@@ -305,9 +320,9 @@ func TestLimitsBeforeMigrate(t *testing.T) {
 	must(t, err)
 	w, err := s.WindowLimit("otp", 1, time.Minute)
 	must(t, err)
-	for _, l := range []notify.Limiter{r, w} {
+	for _, l := range []store.Limiter{r, w} {
 		err := l.Take(context.Background(), "k", limitT0)
-		wantCode(t, err, notify.CodeInternal)
+		wantErr(t, err, nil)
 		if !strings.Contains(err.Error(), "Migrate") {
 			t.Errorf("%T.Take before Migrate: %v, want a hint at Migrate", l, err)
 		}
@@ -323,13 +338,13 @@ func TestLimitsHonourContext(t *testing.T) {
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, l := range []notify.Limiter{r, w} {
+	for _, l := range []store.Limiter{r, w} {
 		err := l.Take(ctx, "k", limitT0)
-		wantCode(t, err, notify.CodeCanceled)
+		wantErr(t, err, context.Canceled)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%T.Take: %v does not wrap context.Canceled", l, err)
 		}
-		wantCode(t, l.Undo(ctx, "k", limitT0), notify.CodeCanceled)
+		wantErr(t, l.Undo(ctx, "k", limitT0), context.Canceled)
 		if !takeOK(t, l, "k", limitT0) {
 			t.Errorf("%T: a canceled Take spent the unit", l)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // refundPrefix is the ledger ref prefix of a refund, as the Notifier
@@ -27,20 +27,20 @@ const maxMessageIDLen = maxRefLen - len(refundPrefix)
 // staleLimit bounds one Stale call.
 const staleLimit = 10_000
 
-// moveFrom lists, for each target state, the states notify.CanMove lets
+// moveFrom lists, for each target state, the states store.CanMove lets
 // reach it: Move's UPDATE applies only from one of them, so the state
 // machine is checked under the row's lock without a second round trip.
-var moveFrom = statesFrom(notify.CanMove)
+var moveFrom = statesFrom(store.CanMove)
 
-// backfillFrom lists, for each state, the states notify.CanBackfill lets
+// backfillFrom lists, for each state, the states store.CanBackfill lets
 // a report of it reach as a history step.
-var backfillFrom = statesFrom(notify.CanBackfill)
+var backfillFrom = statesFrom(store.CanBackfill)
 
 // statesFrom lists, for each target state, the states from which rule
 // allows it.
-func statesFrom(rule func(from, to notify.MessageState) bool) map[notify.MessageState][]string {
-	out := make(map[notify.MessageState][]string)
-	states := notify.MessageStates()
+func statesFrom(rule func(from, to store.State) bool) map[store.State][]string {
+	out := make(map[store.State][]string)
+	states := store.States()
 	for _, to := range states {
 		for _, from := range states {
 			if rule(from, to) {
@@ -52,21 +52,22 @@ func statesFrom(rule func(from, to notify.MessageState) bool) map[notify.Message
 }
 
 // Open writes m as a pending record and, when m.Charge is positive, debits
-// it under ref m.ID, in one statement, as notify.Ledger documents:
-// InsufficientFunds, NotFound (no wallet), InvalidArgument (another
-// currency, a negative charge, an empty account or ID, an ID over 193
-// bytes) and Conflict (the ID is recorded already) write nothing. Any
+// it under ref m.ID, in one statement, as store.Ledger documents:
+// store.ErrInsufficientFunds, store.ErrNotFound (no wallet),
+// store.ErrInvalid (another currency, a negative charge, an empty account
+// or ID, an ID over 193 bytes) and store.ErrConflict (the ID is recorded
+// already) write nothing. Any
 // other error leaves the outcome unknown; the record and its debit are
 // then both there or both missing, and Message tells which.
-func (s *Store) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
-	var fe notify.FieldErrors
+func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+	var fe store.FieldErrors
 	switch {
 	case m == nil:
-		return notify.Balance{}, notify.Errorf(notify.CodeInvalidArgument, "pgstore: open message: nil record")
+		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: nil record", store.ErrInvalid)
 	case m.ID == "":
 		fe.Add("id", "is required")
 	case len(m.ID) > maxMessageIDLen:
-		fe.Addf("id", "must be at most %d bytes", maxMessageIDLen)
+		fe.Add("id", fmt.Sprintf("must be at most %d bytes", maxMessageIDLen))
 	}
 	if m.Account == "" {
 		fe.Add("account", "is required")
@@ -75,40 +76,40 @@ func (s *Store) Open(ctx context.Context, m *notify.Message) (notify.Balance, er
 		fe.Add("charge", "must not be negative")
 	}
 	if err := fe.Err(); err != nil {
-		return notify.Balance{}, err
+		return store.Balance{}, err
 	}
-	history, err := json.Marshal([]stateChangeJSON{{State: string(notify.StatePending), At: m.CreatedAt}})
+	history, err := json.Marshal([]stateChangeJSON{{State: string(store.StatePending), At: m.CreatedAt}})
 	if err != nil {
-		return notify.Balance{}, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: open message: %w", err))
+		return store.Balance{}, fmt.Errorf("pgstore: open message: %w", err)
 	}
 	var after *int64
 	var stored bool
 	cur := m.Charge.Currency
 	// Not repeated after a lost connection: a repeat of a run that
-	// committed would answer Conflict.
+	// committed would answer ErrConflict.
 	err = s.do(ctx, onceOnly, func() error {
 		return s.pool.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
-			m.To, m.Provider, m.ProviderMessageID, string(m.Gateway), m.IdempotencyKey, m.Domain,
+			m.To, m.Provider, m.ProviderMessageID, m.Gateway, m.IdempotencyKey, m.Domain,
 			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
-			m.Attempts, string(m.ErrorCode), m.Error, m.Note, history, m.CreatedAt, m.Resend).
+			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend).
 			Scan(&after, &stored)
 	})
 	switch {
 	case pgCode(err) == stateUniqueViolation:
-		return notify.Balance{}, notify.Errorf(notify.CodeConflict, "pgstore: message %q is recorded already", m.ID)
+		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: message %q is recorded already", store.ErrConflict, m.ID)
 	case err != nil:
-		return notify.Balance{}, s.fail(ctx, "open message", err)
+		return store.Balance{}, s.fail(ctx, "open message", err)
 	case stored && after != nil:
 		// The debit matched the wallet's currency code and exponent.
-		return notify.Balance{Account: m.Account, Available: notify.Money{Minor: *after, Currency: cur}}, nil
+		return store.Balance{Account: m.Account, Available: store.Money{Minor: *after, Currency: cur}}, nil
 	case stored:
-		return notify.Balance{}, nil // no charge
+		return store.Balance{}, nil // no charge
 	}
-	return notify.Balance{}, s.openRefused(ctx, m)
+	return store.Balance{}, s.openRefused(ctx, m)
 }
 
 // openRefused says why Open wrote nothing, reading what refused it.
-func (s *Store) openRefused(ctx context.Context, m *notify.Message) error {
+func (s *Store) openRefused(ctx context.Context, m *store.Record) error {
 	var code *string
 	var exponent *int
 	var duplicate bool
@@ -120,43 +121,43 @@ func (s *Store) openRefused(ctx context.Context, m *notify.Message) error {
 	case err != nil:
 		return s.fail(ctx, "open message", err)
 	case duplicate:
-		return notify.Errorf(notify.CodeConflict, "pgstore: message %q is recorded already", m.ID)
+		return fmt.Errorf("pgstore: open message: %w: message %q is recorded already", store.ErrConflict, m.ID)
 	case code == nil:
-		return notify.Errorf(notify.CodeNotFound, "pgstore: open message: no wallet for account %q", m.Account)
+		return store.Errorf(store.ErrNotFound, "pgstore: open message: wallet of account %q", m.Account)
 	case *code != cur.Code || *exponent != cur.Exponent:
-		return &notify.Error{Code: notify.CodeInvalidArgument,
-			Err:    fmt.Errorf("pgstore: open message: wallet of %q is in %s, not %q", m.Account, *code, cur.Code),
-			Fields: []notify.FieldError{{Field: "charge", Message: "must be in the wallet's currency " + *code}}}
+		return fmt.Errorf("pgstore: open message: wallet of %q is in %s, not %q: %w", m.Account, *code, cur.Code,
+			store.Invalid("charge", "must be in the wallet's currency "+*code))
 	}
-	return notify.Errorf(notify.CodeInsufficientFunds,
-		"charge of %s: the balance of account %q is short", m.Charge.Decimal(), m.Account)
+	return store.Errorf(store.ErrInsufficientFunds, "charge of %s to account %q",
+		m.Charge.Decimal(), m.Account)
 }
 
-// Move moves the record along notify.CanMove, refunding its charge in the
+// Move moves the record along store.CanMove, refunding its charge in the
 // same statement when it moves into failed (unless u.KeepCharge), or adds
-// a step notify.CanBackfill allows, as notify.Ledger documents. Each
-// statement returns only the columns of the notify.Moved it answers, not
-// the record. A move whose answer was lost (Unavailable) may have
-// applied: a repeat then answers Conflict with the record in u.State.
-func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+// a step store.CanBackfill allows, as store.Ledger documents. Each
+// statement returns only the columns of the store.Moved it answers, not
+// the record. A move whose answer was lost (store.ErrUnavailable) may
+// have applied: a repeat then answers store.ErrConflict with the record in
+// u.State.
+func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	from := moveFrom[u.State]
 	if from == nil {
-		from = []string{} // no state leads there: the move is Conflict
+		from = []string{} // no state leads there: the move is ErrConflict
 	}
 	step, err := json.Marshal([]stateChangeJSON{{State: string(u.State), At: u.At}})
 	if err != nil {
-		return notify.Moved{}, notify.WithCode(notify.CodeInternal, fmt.Errorf("pgstore: move message: %w", err))
+		return store.Moved{}, fmt.Errorf("pgstore: move message: %w", err)
 	}
 	query, args := s.q.moveMessage, []any{id, account, string(u.State), from, u.At,
-		u.Provider, u.ProviderMessageID, string(u.Gateway), u.Attempts, string(u.ErrorCode),
+		u.Provider, u.ProviderMessageID, u.Gateway, u.Attempts, u.ErrorCode,
 		u.Error, u.Note, step, u.VendorCode}
 	switch {
-	case u.State == notify.StateFailed && !u.KeepCharge:
+	case u.State == store.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, refundPrefix+id)
-	case u.State == notify.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0:
+	case u.State == store.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0:
 		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, adjustPrefix+id)
 	}
-	var m notify.Moved
+	var m store.Moved
 	err = s.do(ctx, onceOnly, func() (err error) {
 		m, err = scanMoved(s.pool.QueryRow(ctx, query, args...))
 		return err
@@ -176,29 +177,29 @@ func (s *Store) Move(ctx context.Context, account, id string, u notify.MessageUp
 			return err
 		})
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notify.Moved{}, notify.Errorf(notify.CodeNotFound, "pgstore: no message %q", id)
+			return store.Moved{}, store.Errorf(store.ErrNotFound, "pgstore: move message: message %q", id)
 		}
 		if err != nil {
-			return notify.Moved{}, s.fail(ctx, "move message", err)
+			return store.Moved{}, s.fail(ctx, "move message", err)
 		}
-		return m, notify.Errorf(notify.CodeConflict, "message %s is %s and cannot become %s", id, m.State, u.State)
+		return m, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, m.State, u.State)
 	}
 	if err != nil {
-		return notify.Moved{}, s.fail(ctx, "move message", err)
+		return store.Moved{}, s.fail(ctx, "move message", err)
 	}
 	return m, nil
 }
 
-// Message returns the account's record id, or NotFound (also for a
+// Message returns the account's record id, or store.ErrNotFound (also for a
 // record of another account).
-func (s *Store) Message(ctx context.Context, account, id string) (*notify.Message, error) {
-	var m *notify.Message
+func (s *Store) Message(ctx context.Context, account, id string) (*store.Record, error) {
+	var m *store.Record
 	err := s.do(ctx, repeatable, func() (err error) {
 		m, err = scanMessage(s.pool.QueryRow(ctx, s.q.message, id, account))
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: no message %q", id)
+		return nil, store.Errorf(store.ErrNotFound, "pgstore: message %q", id)
 	}
 	if err != nil {
 		return nil, s.fail(ctx, "message", err)
@@ -208,20 +209,20 @@ func (s *Store) Message(ctx context.Context, account, id string) (*notify.Messag
 
 // ByKey returns the account's records opened with idempotency key key at
 // or after since, oldest first.
-func (s *Store) ByKey(ctx context.Context, account, key string, since time.Time) ([]*notify.Message, error) {
+func (s *Store) ByKey(ctx context.Context, account, key string, since time.Time) ([]*store.Record, error) {
 	return s.messages(ctx, "messages by key", s.q.messagesByKey, account, key, since)
 }
 
 // ByProviderID returns the records provider accepted under its message ID
 // id, of any account, oldest first, through an index of provider IDs.
-func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*notify.Message, error) {
+func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*store.Record, error) {
 	return s.messages(ctx, "messages by provider ID", s.q.messagesByProvider, provider, id)
 }
 
 // Stale returns up to limit (at most 10,000) records of any account still
 // pending or attempting that last moved before cutoff, least recently
 // moved first. It reads an index of the open records only.
-func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*notify.Message, error) {
+func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*store.Record, error) {
 	if limit < 0 || limit > staleLimit {
 		limit = staleLimit
 	}
@@ -229,7 +230,7 @@ func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*noti
 }
 
 // Attempting reports whether provider has a record in attempting that
-// last moved at or after since, of any account, as notify.Ledger
+// last moved at or after since, of any account, as store.Ledger
 // documents: one probe of an index of the attempting records by provider
 // and time.
 func (s *Store) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
@@ -243,8 +244,8 @@ func (s *Store) Attempting(ctx context.Context, provider string, since time.Time
 	return found, nil
 }
 
-func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*notify.Message, error) {
-	var out []*notify.Message
+func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*store.Record, error) {
+	var out []*store.Record
 	err := s.do(ctx, repeatable, func() error {
 		out = out[:0]
 		rows, err := s.pool.Query(ctx, query, args...)
@@ -274,51 +275,49 @@ type stateChangeJSON struct {
 }
 
 // scanMoved reads one row of movedColumns.
-func scanMoved(row pgx.Row) (notify.Moved, error) {
+func scanMoved(row pgx.Row) (store.Moved, error) {
 	var (
-		m            notify.Moved
+		m            store.Moved
 		state        string
 		charge       int64
 		code, symbol string
 		exponent     int
 	)
 	if err := row.Scan(&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt); err != nil {
-		return notify.Moved{}, err
+		return store.Moved{}, err
 	}
-	m.State = notify.MessageState(state)
-	m.Charge = notify.Money{Minor: charge, Currency: notify.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	m.State = store.State(state)
+	m.Charge = store.Money{Minor: charge, Currency: store.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	m.UpdatedAt = m.UpdatedAt.UTC()
 	return m, nil
 }
 
 // scanMessage reads one row of messageColumns.
-func scanMessage(row pgx.Row) (*notify.Message, error) {
+func scanMessage(row pgx.Row) (*store.Record, error) {
 	var (
-		m                        notify.Message
-		kind, request, state, gw string
-		errCode                  string
-		history                  []byte
-		charge                   int64
-		code, symbol             string
-		exponent                 int
+		m                    store.Record
+		kind, request, state string
+		history              []byte
+		charge               int64
+		code, symbol         string
+		exponent             int
 	)
 	err := row.Scan(&m.ID, &m.Account, &kind, &request, &m.To, &state, &m.Provider,
-		&m.ProviderMessageID, &gw, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
-		&charge, &code, &symbol, &exponent, &m.Attempts, &errCode, &m.Error, &m.Note,
+		&m.ProviderMessageID, &m.Gateway, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
+		&charge, &code, &symbol, &exponent, &m.Attempts, &m.ErrorCode, &m.Error, &m.Note,
 		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend)
 	if err != nil {
 		return nil, err
 	}
-	m.Kind, m.Request, m.State = notify.Kind(kind), notify.Kind(request), notify.MessageState(state)
-	m.Gateway, m.ErrorCode = gw, notify.Code(errCode)
-	m.Charge = notify.Money{Minor: charge, Currency: notify.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	m.Kind, m.Request, m.State = store.Kind(kind), store.Kind(request), store.State(state)
+	m.Charge = store.Money{Minor: charge, Currency: store.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	var steps []stateChangeJSON
 	if err := json.Unmarshal(history, &steps); err != nil {
 		return nil, fmt.Errorf("history of message %q: %w", m.ID, err)
 	}
-	m.History = make([]notify.StateChange, len(steps))
+	m.History = make([]store.StateChange, len(steps))
 	for i, st := range steps {
-		m.History[i] = notify.StateChange{State: notify.MessageState(st.State), At: st.At}
+		m.History[i] = store.StateChange{State: store.State(st.State), At: st.At}
 	}
 	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
 	return &m, nil

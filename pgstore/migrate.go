@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/notifykit/notify"
 )
 
 //go:embed migrations/*.sql
@@ -65,7 +63,7 @@ func migrations() ([]migration, error) {
 func (s *Store) Migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
-		return notify.WithCode(notify.CodeInternal, err)
+		return err
 	}
 	// A migration that committed before its connection died is found
 	// recorded on the second run, so repeating is safe.
@@ -127,7 +125,7 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 func (s *Store) SchemaVersion(ctx context.Context) (applied, latest int, err error) {
 	ms, err := migrations()
 	if err != nil {
-		return 0, 0, notify.WithCode(notify.CodeInternal, err)
+		return 0, 0, err
 	}
 	latest = ms[len(ms)-1].version
 	var exists bool

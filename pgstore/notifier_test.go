@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -189,7 +190,7 @@ func TestTwoNotifiers(t *testing.T) {
 		for _, inst := range []instance{a, b} {
 			m, err := inst.store.Message(ctx, "acme", r.MessageID)
 			must(t, err)
-			if got := m.Receipt(); got.Status != r.Status || got.Cost != r.Cost {
+			if got := notify.ReceiptOf(m); got.Status != r.Status || got.Cost != r.Cost {
 				t.Fatalf("recorded %+v, returned %+v", got, r)
 			}
 		}
@@ -270,7 +271,7 @@ func TestReconcilersShareTheWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 1 { // the vendor was being called when its sender died
-			if _, err := seed.Move(ctx, "acme", m.ID, notify.MessageUpdate{State: notify.StateAttempting, At: dead}); err != nil {
+			if _, err := seed.Move(ctx, "acme", m.ID, store.Update{State: notify.StateAttempting, At: dead}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -30,7 +30,7 @@ const messageColumns = `id, account, kind, request, recipient, state, provider, 
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
 	vendor_code, refunded, resend`
 
-// movedColumns lists the columns of a notify.Moved in the order
+// movedColumns lists the columns of a store.Moved in the order
 // scanMoved reads them: all a move returns, so that a move does not carry
 // the record (its history above all) back over the wire.
 const movedColumns = `state, charge, currency_code, currency_symbol, currency_exponent, refunded, updated_at`
@@ -151,6 +151,8 @@ SELECT (SELECT account FROM ins),
 		// from the statement's snapshot). The second branch reads the
 		// entry that won, in the same snapshot; when that entry committed
 		// after the snapshot it returns no row and the caller asks again.
+		// The first branch's NULL receipt takes the column's type (bytea
+		// since migration 0010, jsonb before it).
 		reserve: x(`WITH abandoned AS (
 	SELECT created_at FROM {{s}}{{p}}idempotency
 	WHERE account = $1 AND key_hash = $2 AND receipt IS NULL AND fingerprint = $3
@@ -166,14 +168,14 @@ SELECT (SELECT account FROM ins),
 	   OR (i.receipt IS NULL AND i.lease_until <= $4 AND i.fingerprint = EXCLUDED.fingerprint)
 	RETURNING 1
 )
-SELECT true, NULL::text, NULL::jsonb, (SELECT created_at FROM abandoned) FROM ins
+SELECT true, NULL::text, NULL, (SELECT created_at FROM abandoned) FROM ins
 UNION ALL
 SELECT false, fingerprint, receipt, NULL::timestamptz FROM {{s}}{{p}}idempotency
 WHERE account = $1 AND key_hash = $2 AND expires_at > $4
   AND NOT EXISTS (SELECT 1 FROM ins)`),
 
 		// complete answers, when it stored nothing, whether the key has a
-		// completed entry (Conflict) or none (NotFound).
+		// completed entry (ErrConflict) or none (ErrNotFound).
 		complete: x(`WITH upd AS (
 	UPDATE {{s}}{{p}}idempotency SET receipt = $3, expires_at = $4, lease_until = NULL
 	WHERE account = $1 AND key_hash = $2 AND receipt IS NULL AND expires_at > $5
@@ -217,7 +219,7 @@ SELECT (SELECT balance_after FROM led), EXISTS (SELECT 1 FROM rec)`),
 	EXISTS (SELECT 1 FROM {{s}}{{p}}messages WHERE id = $1)`),
 
 		// moveMessage moves a record whose state is one of $4 (the states
-		// notify.CanMove lets reach $3). A concurrent move of the same
+		// store.CanMove lets reach $3). A concurrent move of the same
 		// record waits for the row lock and then re-checks the state, so
 		// of two racing moves CanMove forbids together only one applies.
 		moveMessage: x(`UPDATE {{s}}{{p}}messages SET ` + moveSet + `
@@ -271,7 +273,7 @@ SELECT ` + movedColumns + ` FROM m`),
 
 		// backfillMessage adds the step $3 (a one-element JSON array) to
 		// the history of a record whose state is one of $4 (the states
-		// notify.CanBackfill lets a report of the step's state reach) and
+		// store.CanBackfill lets a report of the step's state reach) and
 		// whose history has no step like $5 yet, before the history's
 		// first step in one of $4; the state stays.
 		backfillMessage: x(`UPDATE {{s}}{{p}}messages SET history = (
@@ -285,7 +287,7 @@ WHERE id = $1 AND account = $2 AND state = ANY($4) AND NOT history @> $5::jsonb
 RETURNING ` + movedColumns),
 
 		// moved reads where a record stands after a move that applied
-		// nothing: the Conflict's answer.
+		// nothing: what a conflict answers.
 		moved: x(`SELECT ` + movedColumns + ` FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2`),
 
 		message: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2`),

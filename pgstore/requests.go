@@ -3,32 +3,34 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/notifykit/notify"
+
+	"github.com/notifykit/notify/store"
 )
 
-// OpenRequest writes r, as notify.Ledger documents: one INSERT.
+// OpenRequest writes r, as store.Ledger documents: one INSERT.
 // Cleanup removes request records with the message records (their
 // retention, WithRecordTTL, counted from when they were opened).
-func (s *Store) OpenRequest(ctx context.Context, r *notify.RequestRecord) error {
+func (s *Store) OpenRequest(ctx context.Context, r *store.RequestRecord) error {
 	if r == nil || r.ID == "" || r.Account == "" || r.IdempotencyKey == "" {
-		return notify.Errorf(notify.CodeInvalidArgument, "pgstore: a request record needs an ID, an account and a key")
+		return fmt.Errorf("pgstore: open request: %w: a request record needs an ID, an account and a key", store.ErrInvalid)
 	}
 	parts := r.Parts
 	if parts == nil {
 		parts = []string{}
 	}
 	// Not repeated after a lost connection: a repeat of a run that
-	// committed would answer Conflict.
+	// committed would answer ErrConflict.
 	err := s.do(ctx, onceOnly, func() error {
 		_, err := s.pool.Exec(ctx, s.q.openRequest, r.ID, r.Account, string(r.Kind), r.Bulk, r.IdempotencyKey, parts, r.CreatedAt)
 		return err
 	})
 	switch {
 	case pgCode(err) == stateUniqueViolation:
-		return notify.Errorf(notify.CodeConflict, "pgstore: request %q is recorded already", r.ID)
+		return fmt.Errorf("pgstore: open request: %w: request %q is recorded already", store.ErrConflict, r.ID)
 	case err != nil:
 		return s.fail(ctx, "open request", err)
 	}
@@ -36,9 +38,9 @@ func (s *Store) OpenRequest(ctx context.Context, r *notify.RequestRecord) error 
 }
 
 // RequestByKey returns the account's newest request record with key
-// opened at or after since, or NotFound.
-func (s *Store) RequestByKey(ctx context.Context, account, key string, since time.Time) (*notify.RequestRecord, error) {
-	var r notify.RequestRecord
+// opened at or after since, or store.ErrNotFound.
+func (s *Store) RequestByKey(ctx context.Context, account, key string, since time.Time) (*store.RequestRecord, error) {
+	var r store.RequestRecord
 	var kind string
 	err := s.do(ctx, repeatable, func() error {
 		return s.pool.QueryRow(ctx, s.q.requestByKey, account, key, since).
@@ -46,10 +48,10 @@ func (s *Store) RequestByKey(ctx context.Context, account, key string, since tim
 	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil, notify.Errorf(notify.CodeNotFound, "pgstore: no request record with that key")
+		return nil, store.Errorf(store.ErrNotFound, "pgstore: request record of the key")
 	case err != nil:
 		return nil, s.fail(ctx, "request by key", err)
 	}
-	r.Kind = notify.Kind(kind)
+	r.Kind = store.Kind(kind)
 	return &r, nil
 }

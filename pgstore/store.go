@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // Defaults of the options.
@@ -48,7 +48,7 @@ type Option func(*Store) error
 func WithTablePrefix(prefix string) Option {
 	return func(s *Store) error {
 		if prefix != "" && !identifier.MatchString(prefix) {
-			return fmt.Errorf("pgstore: table prefix %q: must match [a-z_][a-z0-9_]* and be at most 40 bytes", prefix)
+			return fmt.Errorf("pgstore: %w: table prefix %q: must match [a-z_][a-z0-9_]* and be at most 40 bytes", store.ErrInvalid, prefix)
 		}
 		s.prefix = prefix
 		return nil
@@ -62,7 +62,7 @@ func WithTablePrefix(prefix string) Option {
 func WithSchema(name string) Option {
 	return func(s *Store) error {
 		if !identifier.MatchString(name) {
-			return fmt.Errorf("pgstore: schema %q: must match [a-z_][a-z0-9_]* and be at most 40 bytes", name)
+			return fmt.Errorf("pgstore: %w: schema %q: must match [a-z_][a-z0-9_]* and be at most 40 bytes", store.ErrInvalid, name)
 		}
 		s.schema = name
 		return nil
@@ -74,7 +74,7 @@ func WithSchema(name string) Option {
 func WithIdempotencyTTL(d time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
-			return fmt.Errorf("pgstore: idempotency TTL %v: must be positive", d)
+			return fmt.Errorf("pgstore: %w: idempotency TTL %v: must be positive", store.ErrInvalid, d)
 		}
 		s.idemTTL = d
 		return nil
@@ -84,12 +84,12 @@ func WithIdempotencyTTL(d time.Duration) Option {
 // WithIdempotencyLease sets how long a reservation holds its key before a
 // Reserve may take it over (a bound on one send's duration, so the key of a
 // crashed send is free again soon; the taker learns of the abandoned
-// reservation through notify.Reservation). Set it to the Notifier's settle
+// reservation through store.Reservation). Set it to the Notifier's settle
 // threshold (notify.WithSettleAfter). Default DefaultIdempotencyLease (2m).
 func WithIdempotencyLease(d time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
-			return fmt.Errorf("pgstore: idempotency lease %v: must be positive", d)
+			return fmt.Errorf("pgstore: %w: idempotency lease %v: must be positive", store.ErrInvalid, d)
 		}
 		s.idemLease = d
 		return nil
@@ -103,7 +103,7 @@ func WithIdempotencyLease(d time.Duration) Option {
 func WithRecordTTL(d time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
-			return fmt.Errorf("pgstore: record TTL %v: must be positive", d)
+			return fmt.Errorf("pgstore: %w: record TTL %v: must be positive", store.ErrInvalid, d)
 		}
 		s.recordTTL = d
 		return nil
@@ -117,30 +117,34 @@ func WithRecordTTL(d time.Duration) Option {
 func WithClock(now func() time.Time) Option {
 	return func(s *Store) error {
 		if now == nil {
-			return errors.New("pgstore: nil clock")
+			return fmt.Errorf("pgstore: %w: nil clock", store.ErrInvalid)
 		}
 		s.now = now
 		return nil
 	}
 }
 
-// Store keeps every store of notify in PostgreSQL: it is the
-// notify.Ledger (the wallets and the message records, moved together),
-// and implements notify.AccountStore, notify.IdempotencyStore and
-// notify.TemplateStore, so several processes that share the database
-// share one wallet per account, one set of message records and one
-// idempotency table, with the same guarantees as one process. Its
-// RateLimit and WindowLimit make notify.Limiters whose budgets those
+// Store keeps every store of notify in PostgreSQL, to the contract of
+// package store: it is the store.Ledger (the wallets and the message
+// records, moved together), and implements store.Accounts, store.Keys,
+// store.Templates and store.Admin, so several processes that share the
+// database share one wallet per account, one set of message records and
+// one idempotency table, with the same guarantees as one process. Its
+// RateLimit and WindowLimit make store.Limiter values whose budgets those
 // processes share.
 //
 // A Store is safe for concurrent use. Its tables must exist: call Migrate
-// once (any number of processes may call it at once). Errors are
-// *notify.Error values: Unavailable when the server cannot be reached or
-// the connection was lost (for Debit and Credit the outcome is then
-// unknown, and repeating the call with the same ref tells it), Canceled or
-// DeadlineExceeded when ctx ended (errors.Is sees the context error),
-// NotFound, InvalidArgument, Conflict and InsufficientFunds as each method
-// says, and Internal for anything else.
+// once (any number of processes may call it at once). Errors are those of
+// package store: one matching store.ErrUnavailable, with pgx's error kept
+// as its cause, when the server cannot be reached or the connection was
+// lost (for Debit and Credit the outcome is then unknown, and repeating
+// the call with the same ref tells it); the context's error, wrapped, when
+// ctx ended (errors.Is sees context.Canceled or
+// context.DeadlineExceeded); store.ErrNotFound, store.ErrInvalid (a
+// store.FieldErrors when it names fields), store.ErrConflict and
+// store.ErrInsufficientFunds as each method says; a *store.LimitError
+// for a limiter's refusal; and, for anything else, an error that matches
+// none of them: the store failing.
 type Store struct {
 	pool      *pgxpool.Pool
 	ownsPool  bool
@@ -156,7 +160,10 @@ type Store struct {
 // Open connects to the PostgreSQL server named by connString (a URL or
 // key=value string as pgx reads it) and returns a Store over a pool it
 // owns; Close closes that pool. Open checks the server answers before it
-// returns; it does not migrate (call Migrate).
+// returns; it does not migrate (call Migrate). A connection string it
+// cannot parse, or an option's bad value, is store.ErrInvalid (the error
+// does not repeat the string, which may hold a password); a server that
+// cannot be reached is store.ErrUnavailable.
 //
 // Connections of the pool wait at most connect_timeout (default
 // DefaultConnectTimeout, 5s) to connect, and when a ctx ends during a
@@ -167,7 +174,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if err != nil {
 		// The parse error may quote the connection string, password and
 		// all; say only what kind of mistake it is.
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: open: cannot parse the connection string")
+		return nil, fmt.Errorf("pgstore: open: %w: cannot parse the connection string", store.ErrInvalid)
 	}
 	if cfg.ConnConfig.ConnectTimeout <= 0 {
 		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
@@ -197,11 +204,12 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 // The pool's own settings apply: with pgx's default context handling a
 // statement whose ctx ends is abandoned by closing the connection, and a
 // debit blocked on a lock may still complete on the server afterwards (the
-// ledger stays consistent either way; the caller sees Canceled and learns
-// the outcome by repeating the call with the same ref).
+// ledger stays consistent either way; the caller sees the context's error
+// and learns the outcome by repeating the call with the same ref). A nil
+// pool, or an option's bad value, is store.ErrInvalid.
 func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	if pool == nil {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "pgstore: new: nil pool")
+		return nil, fmt.Errorf("pgstore: new: %w: nil pool", store.ErrInvalid)
 	}
 	return newStore(pool, opts)
 }
@@ -217,7 +225,10 @@ func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
-			return nil, notify.WithCode(notify.CodeInvalidArgument, err)
+			if !errors.Is(err, store.ErrInvalid) {
+				err = fmt.Errorf("pgstore: %w: %w", store.ErrInvalid, err)
+			}
+			return nil, err
 		}
 	}
 	s.q = buildQueries(s.qualifier(), s.prefix)
@@ -232,8 +243,10 @@ func (s *Store) Close() {
 	}
 }
 
-// CheckHealth reports whether the server answers, as Unavailable when it
-// does not. It implements notify.HealthChecker, for readiness checks.
+// CheckHealth reports whether the server answers: nil, or an error
+// matching store.ErrUnavailable when it cannot be reached (the context's
+// error when ctx ends first). It is the CheckHealth of
+// notify.HealthChecker, for readiness checks.
 func (s *Store) CheckHealth(ctx context.Context) error {
 	return s.fail(ctx, "health check", s.do(ctx, repeatable, func() error { return s.pool.Ping(ctx) }))
 }
@@ -254,9 +267,8 @@ func expand(sql, qualifier, prefix string) string {
 
 // Interface guards
 var (
-	_ notify.Ledger           = (*Store)(nil)
-	_ notify.AccountStore     = (*Store)(nil)
-	_ notify.IdempotencyStore = (*Store)(nil)
-	_ notify.TemplateStore    = (*Store)(nil)
-	_ notify.HealthChecker    = (*Store)(nil)
+	_ store.Ledger    = (*Store)(nil)
+	_ store.Accounts  = (*Store)(nil)
+	_ store.Keys      = (*Store)(nil)
+	_ store.Templates = (*Store)(nil)
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // maxRefLen bounds a ledger ref, well inside what a btree index entry can
@@ -21,50 +21,54 @@ const maxRefLen = 200
 // winner, so one retry is enough and more are a safety margin.
 const raceRetries = 3
 
-// Balance returns the account's balance. An unknown wallet is NotFound.
-func (s *Store) Balance(ctx context.Context, account string) (notify.Balance, error) {
-	var cur notify.Currency
+// Balance returns the account's balance. An unknown wallet is
+// store.ErrNotFound.
+func (s *Store) Balance(ctx context.Context, account string) (store.Balance, error) {
+	var cur store.Currency
 	var bal int64
 	err := s.do(ctx, repeatable, func() error {
 		return s.pool.QueryRow(ctx, s.q.balance, account).Scan(&cur.Code, &cur.Symbol, &cur.Exponent, &bal)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "pgstore: balance: no wallet for account %q", account)
+		return store.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: balance: wallet of account %q", account)
 	}
 	if err != nil {
-		return notify.Balance{}, s.fail(ctx, "balance", err)
+		return store.Balance{}, s.fail(ctx, "balance", err)
 	}
-	return notify.Balance{Account: account, Available: notify.Money{Minor: bal, Currency: cur}}, nil
+	return store.Balance{Account: account, Available: store.Money{Minor: bal, Currency: cur}}, nil
 }
 
 // Debit takes amount from the account's wallet under ref: one statement
 // moves the money and writes the ledger row together, or does neither.
-// It is no method of notify.Ledger (a send's charge is debited by Open,
-// with its record), but the wallet package's users debit with it, and
-// wallet/wallettest checks it beside Balance and Credit. InsufficientFunds when the
-// balance is short; NotFound for an unknown wallet; InvalidArgument for a
+// It is no method of store.Ledger (a send's charge is debited by Open,
+// with its record), but a host may debit with it, and store/storetest's
+// RunWallet checks it beside Balance and Credit. store.ErrInsufficientFunds
+// when the balance is short; store.ErrNotFound for an unknown wallet;
+// store.ErrInvalid (store.FieldErrors naming the field) for a
 // non-positive amount, another currency, or an empty or over-long ref (200
 // bytes). A ref already recorded for the account with the same amount and
 // direction returns the balance recorded with it and moves no money; with
-// another amount, or recorded by Credit, it is Conflict and moves nothing.
+// another amount, or recorded by Credit, it is store.ErrConflict and moves
+// nothing.
 //
-// Unavailable, Canceled or DeadlineExceeded mean the outcome is unknown
-// (the connection was lost, or ctx ended, after the statement was sent):
-// call Debit again with the same ref to learn it.
-func (s *Store) Debit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+// store.ErrUnavailable, or an error matching context.Canceled or
+// context.DeadlineExceeded, means the outcome is unknown (the connection
+// was lost, or ctx ended, after the statement was sent): call Debit again
+// with the same ref to learn it.
+func (s *Store) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	return s.move(ctx, "debit", account, amount, ref, -1)
 }
 
 // Credit adds amount to the account's wallet under ref, with the rules of
-// Debit (no InsufficientFunds; a credit that would overflow the balance is
-// InvalidArgument). Top-ups are credits with a ref of the host's choosing;
+// Debit (no store.ErrInsufficientFunds; a credit that would overflow the
+// balance is store.ErrInvalid). Top-ups are credits with a ref of the host's choosing;
 // the Notifier refunds with "refund:<message ID>".
-func (s *Store) Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error) {
+func (s *Store) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	return s.move(ctx, "credit", account, amount, ref, +1)
 }
 
-func (s *Store) move(ctx context.Context, what, account string, amount notify.Money, ref string, sign int64) (notify.Balance, error) {
-	var fe notify.FieldErrors
+func (s *Store) move(ctx context.Context, what, account string, amount store.Money, ref string, sign int64) (store.Balance, error) {
+	var fe store.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
@@ -75,13 +79,13 @@ func (s *Store) move(ctx context.Context, what, account string, amount notify.Mo
 	case ref == "":
 		fe.Add("ref", "is required")
 	case len(ref) > maxRefLen:
-		fe.Addf("ref", "must be at most %d bytes", maxRefLen)
+		fe.Add("ref", fmt.Sprintf("must be at most %d bytes", maxRefLen))
 	}
 	if err := fe.Err(); err != nil {
-		return notify.Balance{}, err
+		return store.Balance{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return notify.Balance{}, ctxError(what, err)
+		return store.Balance{}, ctxError(what, err)
 	}
 	var (
 		code, symbol *string
@@ -104,45 +108,44 @@ func (s *Store) move(ctx context.Context, what, account string, amount notify.Mo
 		}
 		if err != nil {
 			if pgCode(err) == stateOutOfRange {
-				return notify.Balance{}, notify.InvalidField("amount", "would overflow the balance")
+				return store.Balance{}, store.Invalid("amount", "would overflow the balance")
 			}
-			return notify.Balance{}, s.fail(ctx, what, err)
+			return store.Balance{}, s.fail(ctx, what, err)
 		}
 		if code == nil {
-			return notify.Balance{}, notify.Errorf(notify.CodeNotFound, "pgstore: %s: no wallet for account %q", what, account)
+			return store.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: %s: wallet of account %q", what, account)
 		}
-		cur := notify.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}
-		balance := func(minor int64) notify.Balance {
-			return notify.Balance{Account: account, Available: notify.Money{Minor: minor, Currency: cur}}
+		cur := store.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}
+		balance := func(minor int64) store.Balance {
+			return store.Balance{Account: account, Available: store.Money{Minor: minor, Currency: cur}}
 		}
 		switch {
 		case after != nil:
 			return balance(*after), nil
 		case prev != nil && *prevAmount != sign*amount.Minor:
-			return notify.Balance{}, notify.Errorf(notify.CodeConflict,
-				"pgstore: %s: ref %q of %q is recorded for another amount or direction", what, ref, account)
+			return store.Balance{}, fmt.Errorf("pgstore: %s: %w: ref %q of %q is recorded for another amount or direction",
+				what, store.ErrConflict, ref, account)
 		case prev != nil:
 			return balance(*prev), nil
 		case cur.Code != amount.Currency.Code || cur.Exponent != amount.Currency.Exponent:
-			return notify.Balance{}, &notify.Error{Code: notify.CodeInvalidArgument,
-				Err:    fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q", what, account, cur.Code, amount.Currency.Code),
-				Fields: []notify.FieldError{{Field: "amount", Message: "must be in the wallet's currency " + cur.Code}}}
+			return store.Balance{}, fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q: %w", what, account, cur.Code, amount.Currency.Code,
+				store.Invalid("amount", "must be in the wallet's currency "+cur.Code))
 		case sign < 0:
-			return notify.Balance{}, notify.Errorf(notify.CodeInsufficientFunds,
-				"debit of %s: the balance of account %q is short", amount.Decimal(), account)
+			return store.Balance{}, store.Errorf(store.ErrInsufficientFunds, "debit of %s from account %q",
+				amount.Decimal(), account)
 		default:
 			// A credit is refused only for the reasons above.
-			return notify.Balance{}, notify.Errorf(notify.CodeInternal, "pgstore: credit of %q was not applied", account)
+			return store.Balance{}, fmt.Errorf("pgstore: credit of %q was not applied", account)
 		}
 	}
 }
 
 // OpenWallet creates the account's wallet with an opening balance (>= 0)
-// in the opening's currency. A wallet that exists already is Conflict and
-// is left as it is, so several instances may each try to open it at
+// in the opening's currency. A wallet that exists already is
+// store.ErrConflict and is left as it is, so several instances may each try to open it at
 // start-up. The wallet does not need an account row.
-func (s *Store) OpenWallet(ctx context.Context, account string, opening notify.Money) error {
-	var fe notify.FieldErrors
+func (s *Store) OpenWallet(ctx context.Context, account string, opening store.Money) error {
+	var fe store.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
@@ -168,7 +171,7 @@ func (s *Store) OpenWallet(ctx context.Context, account string, opening notify.M
 		return s.fail(ctx, "open wallet", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return notify.Errorf(notify.CodeConflict, "pgstore: open wallet: account %q has a wallet already", account)
+		return fmt.Errorf("pgstore: open wallet: %w: account %q has a wallet already", store.ErrConflict, account)
 	}
 	return nil
 }
@@ -177,26 +180,27 @@ func (s *Store) OpenWallet(ctx context.Context, account string, opening notify.M
 // balance equals the opening balance plus the sum of every ledger row
 // (debits negative, credits and refunds positive), and each row's recorded
 // balance follows from the row before it. It returns nil when both hold,
-// NotFound for an unknown wallet, and Internal describing the mismatch
-// otherwise. It reads a consistent snapshot, so it may run during traffic.
+// store.ErrNotFound for an unknown wallet, and otherwise an error that
+// matches no sentinel of package store (the Notifier would call it
+// internal) describing the mismatch. It reads a consistent snapshot, so it may run during traffic.
 func (s *Store) CheckLedger(ctx context.Context, account string) error {
 	var opening, balance, sum, rows, broken int64
 	err := s.do(ctx, repeatable, func() error {
 		return s.pool.QueryRow(ctx, s.q.checkLedger, account).Scan(&opening, &balance, &sum, &rows, &broken)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notify.Errorf(notify.CodeNotFound, "pgstore: check ledger: no wallet for account %q", account)
+		return store.Errorf(store.ErrNotFound, "pgstore: check ledger: wallet of account %q", account)
 	}
 	if err != nil {
 		return s.fail(ctx, "check ledger", err)
 	}
 	if balance != opening+sum {
-		return notify.Errorf(notify.CodeInternal,
+		return fmt.Errorf(
 			"pgstore: check ledger: %q: balance %d != opening %d + ledger sum %d over %d rows",
 			account, balance, opening, sum, rows)
 	}
 	if broken != 0 {
-		return notify.Errorf(notify.CodeInternal,
+		return fmt.Errorf(
 			"pgstore: check ledger: %q: %d of %d rows do not follow from the row before", account, broken, rows)
 	}
 	return nil
@@ -209,10 +213,10 @@ type LedgerEntry struct {
 	// Ref is the ref the Debit or Credit was called with.
 	Ref string
 	// Amount is negative for a debit, positive for a credit.
-	Amount notify.Money
+	Amount store.Money
 	// BalanceAfter is the balance this movement left, which a repeat of
 	// its ref answers.
-	BalanceAfter notify.Money
+	BalanceAfter store.Money
 	CreatedAt    time.Time
 }
 
@@ -236,7 +240,7 @@ func (s *Store) Ledger(ctx context.Context, account string, after int64, limit i
 		}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LedgerEntry, error) {
 			var e LedgerEntry
-			var cur notify.Currency
+			var cur store.Currency
 			err := row.Scan(&e.ID, &e.Ref, &e.Amount.Minor, &e.BalanceAfter.Minor, &e.CreatedAt,
 				&cur.Code, &cur.Symbol, &cur.Exponent)
 			e.Amount.Currency, e.BalanceAfter.Currency = cur, cur

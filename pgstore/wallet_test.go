@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 func TestDebitCredit(t *testing.T) {
@@ -29,13 +31,13 @@ func TestDebitCredit(t *testing.T) {
 		t.Fatalf("repeated Debit = %d, want 700", b.Available.Minor)
 	}
 	_, err = s.Debit(ctx, "acme", inr(5), "m1")
-	wantCode(t, err, notify.CodeConflict)
+	wantErr(t, err, store.ErrConflict)
 	_, err = s.Credit(ctx, "acme", inr(300), "m1")
-	wantCode(t, err, notify.CodeConflict)
+	wantErr(t, err, store.ErrConflict)
 	wantBalance(t, s, "acme", 700)
 
 	_, err = s.Debit(ctx, "acme", inr(701), "m2")
-	wantCode(t, err, notify.CodeInsufficientFunds)
+	wantErr(t, err, store.ErrInsufficientFunds)
 	if n := ledgerRows(t, pool, "acme", "m2"); n != 0 {
 		t.Fatalf("refused debit left %d ledger rows", n)
 	}
@@ -46,7 +48,7 @@ func TestDebitCredit(t *testing.T) {
 		t.Fatalf("Debit to zero = %d", b.Available.Minor)
 	}
 	_, err = s.Debit(ctx, "acme", inr(1), "m3")
-	wantCode(t, err, notify.CodeInsufficientFunds)
+	wantErr(t, err, store.ErrInsufficientFunds)
 
 	b, err = s.Credit(ctx, "acme", inr(250), "refund:m1")
 	must(t, err)
@@ -82,23 +84,23 @@ func TestWalletBadInput(t *testing.T) {
 		account string
 		amount  notify.Money
 		ref     string
-		code    notify.Code
+		kind    error
 		field   string
 	}{
-		{"zero amount", "acme", inr(0), "r", notify.CodeInvalidArgument, "amount"},
-		{"negative amount", "acme", inr(-5), "r", notify.CodeInvalidArgument, "amount"},
-		{"empty ref", "acme", inr(5), "", notify.CodeInvalidArgument, "ref"},
-		{"long ref", "acme", inr(5), string(make([]byte, 201)), notify.CodeInvalidArgument, "ref"},
-		{"empty account", "", inr(5), "r", notify.CodeInvalidArgument, "account"},
-		{"other currency", "acme", usd, "r", notify.CodeInvalidArgument, "amount"},
-		{"unknown account", "nobody", inr(5), "r", notify.CodeNotFound, ""},
+		{"zero amount", "acme", inr(0), "r", store.ErrInvalid, "amount"},
+		{"negative amount", "acme", inr(-5), "r", store.ErrInvalid, "amount"},
+		{"empty ref", "acme", inr(5), "", store.ErrInvalid, "ref"},
+		{"long ref", "acme", inr(5), string(make([]byte, 201)), store.ErrInvalid, "ref"},
+		{"empty account", "", inr(5), "r", store.ErrInvalid, "account"},
+		{"other currency", "acme", usd, "r", store.ErrInvalid, "amount"},
+		{"unknown account", "nobody", inr(5), "r", store.ErrNotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for name, op := range map[string]func(context.Context, string, notify.Money, string) (notify.Balance, error){
 				"Debit": s.Debit, "Credit": s.Credit,
 			} {
 				_, err := op(ctx, tc.account, tc.amount, tc.ref)
-				wantCode(t, err, tc.code)
+				wantErr(t, err, tc.kind)
 				if tc.field != "" && !hasField(err, tc.field) {
 					t.Errorf("%s: %v does not name field %q", name, err, tc.field)
 				}
@@ -109,46 +111,32 @@ func TestWalletBadInput(t *testing.T) {
 	checkLedger(t, s, "acme")
 
 	_, err := s.Balance(ctx, "nobody")
-	wantCode(t, err, notify.CodeNotFound)
-	wantCode(t, s.CheckLedger(ctx, "nobody"), notify.CodeNotFound)
-	wantCode(t, s.OpenWallet(ctx, "acme", inr(5)), notify.CodeConflict)
+	wantErr(t, err, store.ErrNotFound)
+	wantErr(t, s.CheckLedger(ctx, "nobody"), store.ErrNotFound)
+	wantErr(t, s.OpenWallet(ctx, "acme", inr(5)), store.ErrConflict)
 	wantBalance(t, s, "acme", 1000) // the second open changed nothing
-	wantCode(t, s.OpenWallet(ctx, "neg", inr(-1)), notify.CodeInvalidArgument)
-	wantCode(t, s.OpenWallet(ctx, "", inr(1)), notify.CodeInvalidArgument)
-	wantCode(t, s.OpenWallet(ctx, "nocur", notify.Money{Minor: 1}), notify.CodeInvalidArgument)
+	wantErr(t, s.OpenWallet(ctx, "neg", inr(-1)), store.ErrInvalid)
+	wantErr(t, s.OpenWallet(ctx, "", inr(1)), store.ErrInvalid)
+	wantErr(t, s.OpenWallet(ctx, "nocur", notify.Money{Minor: 1}), store.ErrInvalid)
 
 	// A credit that would overflow int64 is refused, not wrapped around.
 	openWallet(t, s, "big", math.MaxInt64-10)
 	_, err = s.Credit(ctx, "big", inr(11), "top")
-	wantCode(t, err, notify.CodeInvalidArgument)
+	wantErr(t, err, store.ErrInvalid)
 	wantBalance(t, s, "big", math.MaxInt64-10)
 	checkLedger(t, s, "big")
 }
 
+// hasField reports whether err names field in its store.FieldErrors.
 func hasField(err error, field string) bool {
-	var e *notify.Error
-	if !asError(err, &e) {
+	var fe store.FieldErrors
+	if !errors.As(err, &fe) {
 		return false
 	}
-	for _, f := range e.Fields {
+	for _, f := range fe {
 		if f.Field == field {
 			return true
 		}
-	}
-	return false
-}
-
-func asError(err error, target **notify.Error) bool {
-	for err != nil {
-		if e, ok := err.(*notify.Error); ok {
-			*target = e
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
 	}
 	return false
 }
@@ -170,10 +158,10 @@ func TestConcurrentDebits(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				_, err := s.Debit(ctx, "acme", inr(price), ref(w*each+i))
-				switch notify.CodeOf(err) {
-				case "":
+				switch {
+				case err == nil:
 					ok.Add(1)
-				case notify.CodeInsufficientFunds:
+				case errors.Is(err, store.ErrInsufficientFunds):
 					short.Add(1)
 				default:
 					errs <- err
@@ -242,7 +230,7 @@ func TestCheckLedgerDetects(t *testing.T) {
 
 	_, err := pool.Exec(ctx, `UPDATE notify_wallets SET balance = balance + 1 WHERE account = 'acme'`)
 	must(t, err)
-	wantCode(t, s.CheckLedger(ctx, "acme"), notify.CodeInternal)
+	wantErr(t, s.CheckLedger(ctx, "acme"), nil)
 	_, err = pool.Exec(ctx, `UPDATE notify_wallets SET balance = balance - 1 WHERE account = 'acme'`)
 	must(t, err)
 	checkLedger(t, s, "acme")
@@ -251,7 +239,7 @@ func TestCheckLedgerDetects(t *testing.T) {
 	_, err = pool.Exec(ctx, `UPDATE notify_ledger SET amount = CASE ref WHEN 'ref-0' THEN -5 ELSE -15 END
 		WHERE account = 'acme' AND ref IN ('ref-0', 'ref-1')`)
 	must(t, err)
-	wantCode(t, s.CheckLedger(ctx, "acme"), notify.CodeInternal)
+	wantErr(t, s.CheckLedger(ctx, "acme"), nil)
 }
 
 func TestLedgerPages(t *testing.T) {

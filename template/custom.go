@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 )
 
@@ -18,7 +20,7 @@ import (
 // style or on* attributes). Hosts call it before storing a template so a
 // mistake shows when the template is saved, not when it is first sent.
 // A bad template is InvalidArgument.
-func Check(t *notify.Template) error {
+func Check(t *store.Template) error {
 	_, err := compileCustom(t)
 	return err
 }
@@ -27,7 +29,7 @@ func Check(t *notify.Template) error {
 // Variables it lists come
 // first, in order; variables its bodies use without listing them follow
 // in order of first use, and are required unless they have a default.
-func compileCustom(src *notify.Template) (*tmpl, error) {
+func compileCustom(src *store.Template) (*tmpl, error) {
 	if src == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "template: nil custom template")
 	}
@@ -119,13 +121,13 @@ type cache struct {
 type cacheKey struct{ account, slug string }
 
 type cacheEntry struct {
-	src  notify.Template // a copy: the store may reuse its value
+	src  store.Template // a copy: the store may reuse its value
 	t    *tmpl
 	err  error
 	size int
 }
 
-func (c *cache) get(account string, src *notify.Template) (*tmpl, error) {
+func (c *cache) get(account string, src *store.Template) (*tmpl, error) {
 	key := cacheKey{account, src.Slug}
 	c.mu.RLock()
 	e := c.m[key]
@@ -160,13 +162,13 @@ func (c *cache) get(account string, src *notify.Template) (*tmpl, error) {
 	return t, err
 }
 
-func sameTemplate(a, b *notify.Template) bool {
+func sameTemplate(a, b *store.Template) bool {
 	return a.Slug == b.Slug && a.Class == b.Class && a.Chat == b.Chat && a.SMS == b.SMS &&
 		a.EmailSubject == b.EmailSubject && a.EmailHTML == b.EmailHTML && a.EmailText == b.EmailText &&
 		slices.Equal(a.Variables, b.Variables)
 }
 
-func templateSize(t *notify.Template) int {
+func templateSize(t *store.Template) int {
 	n := len(t.Slug) + len(t.Chat) + len(t.SMS) + len(t.EmailSubject) + len(t.EmailHTML) + len(t.EmailText)
 	for _, v := range t.Variables {
 		n += len(v)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -15,7 +17,7 @@ import (
 	"github.com/notifykit/notify/template"
 )
 
-func put(t *testing.T, s *memTemplates, account string, tpl *notify.Template) {
+func put(t *testing.T, s *memTemplates, account string, tpl *store.Template) {
 	t.Helper()
 	if err := template.Check(tpl); err != nil {
 		t.Fatalf("Check(%s): %v", tpl.Slug, err)
@@ -27,7 +29,7 @@ func put(t *testing.T, s *memTemplates, account string, tpl *notify.Template) {
 
 func TestCustomOverridesStockPerAccount(t *testing.T) {
 	s := newMemTemplates()
-	put(t, s, "acme", &notify.Template{Slug: "standard-otp", Variables: []string{"OTP"},
+	put(t, s, "acme", &store.Template{Slug: "standard-otp", Variables: []string{"OTP"},
 		SMS: "Acme code: {{OTP}}"})
 	r := newRenderer(t, s)
 	ctx := context.Background()
@@ -56,12 +58,12 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 func TestCustomTemplateChangesAreSeen(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &notify.Template{Slug: "note", Chat: "one {{NAME}}"})
+	put(t, s, acct.ID, &store.Template{Slug: "note", Chat: "one {{NAME}}"})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 	for i, want := range []string{"one Asha", "one Asha", "two Asha"} {
 		if i == 2 {
-			put(t, s, acct.ID, &notify.Template{Slug: "note", Chat: "two {{NAME}}"})
+			put(t, s, acct.ID, &store.Template{Slug: "note", Chat: "two {{NAME}}"})
 		}
 		out, err := r.Render(ctx, chat.Kind, acct, "note", notify.Vars{"NAME": "Asha"})
 		if err != nil {
@@ -83,10 +85,10 @@ func TestCustomTemplateVariables(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	// CITY is used but not listed: it is required too, after the listed ones.
-	put(t, s, acct.ID, &notify.Template{Slug: "visit", Variables: []string{"NAME", "DATE"}, Class: notify.Promotional,
+	put(t, s, acct.ID, &store.Template{Slug: "visit", Variables: []string{"NAME", "DATE"}, Class: notify.Promotional,
 		Chat: "{{NAME}}, see you in {{CITY}} on {{DATE}}. {{BRAND_NAME}}"})
 	// Positional placeholders, as cloud templates write them.
-	put(t, s, acct.ID, &notify.Template{Slug: "pos", Chat: "{{1}} then {{2}}"})
+	put(t, s, acct.ID, &store.Template{Slug: "pos", Chat: "{{1}} then {{2}}"})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 
@@ -133,11 +135,11 @@ func TestCustomTemplateVariables(t *testing.T) {
 func TestCustomEmail(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &notify.Template{Slug: "doc", EmailSubject: "Your {{KIND}} is ready",
+	put(t, s, acct.ID, &store.Template{Slug: "doc", EmailSubject: "Your {{KIND}} is ready",
 		EmailHTML: `<p title="{{NAME}}">Hi {{NAME}}</p>` +
 			`<a href="{{DOC}}">open</a> <a href="https://files.example/{{ID}}/view?u={{NAME}}&x=1">alt</a>` +
 			`<img src='{{LOGO_URL}}' alt="logo"><!-- {{NAME}} -->`})
-	put(t, s, acct.ID, &notify.Template{Slug: "plain", EmailText: "Hi {{NAME}}"})
+	put(t, s, acct.ID, &store.Template{Slug: "plain", EmailText: "Hi {{NAME}}"})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 	vars := notify.Vars{"KIND": "statement", "NAME": `A&B "x" <y>`, "DOC": "https://files.example/d?a=1&b=2",
@@ -166,38 +168,38 @@ func TestCustomEmail(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	ok := func(tpl notify.Template) *notify.Template { return &tpl }
+	ok := func(tpl store.Template) *store.Template { return &tpl }
 	cases := []struct {
 		name string
-		tpl  *notify.Template
+		tpl  *store.Template
 		has  string
 	}{
 		{"nil", nil, "nil custom template"},
-		{"empty slug", ok(notify.Template{Chat: "x"}), "bad slug"},
-		{"upper-case slug", ok(notify.Template{Slug: "Promo", Chat: "x"}), "bad slug"},
-		{"long slug", ok(notify.Template{Slug: strings.Repeat("a", 65), Chat: "x"}), "bad slug"},
-		{"class", ok(notify.Template{Slug: "a", Class: "bulk", Chat: "x"}), "class must be"},
-		{"variable name", ok(notify.Template{Slug: "a", Variables: []string{"name"}, Chat: "x"}), `bad variable name "name"`},
-		{"duplicate variable", ok(notify.Template{Slug: "a", Variables: []string{"A", "A"}, Chat: "x"}), "declared twice"},
-		{"no body", ok(notify.Template{Slug: "a", Variables: []string{"A"}}), "no body"},
-		{"subject alone", ok(notify.Template{Slug: "a", Chat: "x", EmailSubject: "s"}), "subject without an e-mail body"},
-		{"lower-case placeholder", ok(notify.Template{Slug: "a", Chat: "Hi {{name}}"}), `line 1, column 4: bad placeholder "{{name}}"`},
-		{"empty placeholder", ok(notify.Template{Slug: "a", SMS: "Hi {{}}"}), "bad placeholder"},
-		{"unclosed", ok(notify.Template{Slug: "a", SMS: "ok\nHi {{NAME"}), `sms: line 2, column 4: "{{" without a closing "}}"`},
-		{"stray braces", ok(notify.Template{Slug: "a", Chat: "{{ {{NAME}}"}), "bad placeholder"},
-		{"two-line subject", ok(notify.Template{Slug: "a", EmailText: "x", EmailSubject: "a\nb"}), "subject must be one line"},
-		{"carriage return", ok(notify.Template{Slug: "a", Chat: "a\rb"}), "control character U+000D"},
-		{"bidi override", ok(notify.Template{Slug: "a", Chat: "a\u202eb"}), "control character U+202E"},
-		{"invalid UTF-8", ok(notify.Template{Slug: "a", Chat: "a\xffb"}), "not valid UTF-8"},
-		{"script", ok(notify.Template{Slug: "a", EmailHTML: "<script>var n = '{{NAME}}';</script>"}), "not allowed inside <script>"},
-		{"style element", ok(notify.Template{Slug: "a", EmailHTML: "<STYLE>p{color:{{C}}}</STYLE>"}), "not allowed inside <style>"},
-		{"style attribute", ok(notify.Template{Slug: "a", EmailHTML: `<p style="color:{{C}}">x</p>`}), `not allowed in the "style" attribute`},
-		{"event handler", ok(notify.Template{Slug: "a", EmailHTML: `<a onclick="go('{{X}}')">x</a>`}), `"onclick" attribute`},
-		{"unquoted attribute", ok(notify.Template{Slug: "a", EmailHTML: `<a href={{LINK}}>x</a>`}), "quote the value of attribute \"href\""},
-		{"attribute name", ok(notify.Template{Slug: "a", EmailHTML: `<a {{ATTR}}="1">x</a>`}), "cannot form tags or attribute names"},
-		{"tag name", ok(notify.Template{Slug: "a", EmailHTML: `<{{TAG}}>x`}), "{{TAG}}"},
-		{"too many variables", ok(notify.Template{Slug: "a", Chat: manyPlaceholders(65)}), "more than 64 variables"},
-		{"body too long", ok(notify.Template{Slug: "a", Chat: strings.Repeat("x", 256<<10+1)}), "longer than"},
+		{"empty slug", ok(store.Template{Chat: "x"}), "bad slug"},
+		{"upper-case slug", ok(store.Template{Slug: "Promo", Chat: "x"}), "bad slug"},
+		{"long slug", ok(store.Template{Slug: strings.Repeat("a", 65), Chat: "x"}), "bad slug"},
+		{"class", ok(store.Template{Slug: "a", Class: "bulk", Chat: "x"}), "class must be"},
+		{"variable name", ok(store.Template{Slug: "a", Variables: []string{"name"}, Chat: "x"}), `bad variable name "name"`},
+		{"duplicate variable", ok(store.Template{Slug: "a", Variables: []string{"A", "A"}, Chat: "x"}), "declared twice"},
+		{"no body", ok(store.Template{Slug: "a", Variables: []string{"A"}}), "no body"},
+		{"subject alone", ok(store.Template{Slug: "a", Chat: "x", EmailSubject: "s"}), "subject without an e-mail body"},
+		{"lower-case placeholder", ok(store.Template{Slug: "a", Chat: "Hi {{name}}"}), `line 1, column 4: bad placeholder "{{name}}"`},
+		{"empty placeholder", ok(store.Template{Slug: "a", SMS: "Hi {{}}"}), "bad placeholder"},
+		{"unclosed", ok(store.Template{Slug: "a", SMS: "ok\nHi {{NAME"}), `sms: line 2, column 4: "{{" without a closing "}}"`},
+		{"stray braces", ok(store.Template{Slug: "a", Chat: "{{ {{NAME}}"}), "bad placeholder"},
+		{"two-line subject", ok(store.Template{Slug: "a", EmailText: "x", EmailSubject: "a\nb"}), "subject must be one line"},
+		{"carriage return", ok(store.Template{Slug: "a", Chat: "a\rb"}), "control character U+000D"},
+		{"bidi override", ok(store.Template{Slug: "a", Chat: "a\u202eb"}), "control character U+202E"},
+		{"invalid UTF-8", ok(store.Template{Slug: "a", Chat: "a\xffb"}), "not valid UTF-8"},
+		{"script", ok(store.Template{Slug: "a", EmailHTML: "<script>var n = '{{NAME}}';</script>"}), "not allowed inside <script>"},
+		{"style element", ok(store.Template{Slug: "a", EmailHTML: "<STYLE>p{color:{{C}}}</STYLE>"}), "not allowed inside <style>"},
+		{"style attribute", ok(store.Template{Slug: "a", EmailHTML: `<p style="color:{{C}}">x</p>`}), `not allowed in the "style" attribute`},
+		{"event handler", ok(store.Template{Slug: "a", EmailHTML: `<a onclick="go('{{X}}')">x</a>`}), `"onclick" attribute`},
+		{"unquoted attribute", ok(store.Template{Slug: "a", EmailHTML: `<a href={{LINK}}>x</a>`}), "quote the value of attribute \"href\""},
+		{"attribute name", ok(store.Template{Slug: "a", EmailHTML: `<a {{ATTR}}="1">x</a>`}), "cannot form tags or attribute names"},
+		{"tag name", ok(store.Template{Slug: "a", EmailHTML: `<{{TAG}}>x`}), "{{TAG}}"},
+		{"too many variables", ok(store.Template{Slug: "a", Chat: manyPlaceholders(65)}), "more than 64 variables"},
+		{"body too long", ok(store.Template{Slug: "a", Chat: strings.Repeat("x", 256<<10+1)}), "longer than"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -209,7 +211,7 @@ func TestCheck(t *testing.T) {
 	}
 	// Placeholders after the script ends, in comments and in ordinary
 	// attributes are fine.
-	good := &notify.Template{Slug: "fine_1", Variables: []string{"A"}, EmailSubject: "{{ A }}",
+	good := &store.Template{Slug: "fine_1", Variables: []string{"A"}, EmailSubject: "{{ A }}",
 		EmailHTML: "<script>x = 1;</script><p>{{A}}</p><!-- <script> {{A}} --><img alt='{{A}}'>",
 		EmailText: "{{A}}\t{{A}}\n"}
 	if err := template.Check(good); err != nil {
@@ -229,7 +231,7 @@ func TestBrokenStoredTemplate(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	// A store that does not call Check may hold a broken template.
-	_ = s.PutTemplate(context.Background(), acct.ID, &notify.Template{Slug: "bad", Chat: "Hi {{name}}"})
+	_ = s.PutTemplate(context.Background(), acct.ID, &store.Template{Slug: "bad", Chat: "Hi {{name}}"})
 	r := newRenderer(t, s)
 	for range 2 { // the second time comes from the cache
 		_, err := r.Render(context.Background(), chat.Kind, acct, "bad", nil)
@@ -274,7 +276,7 @@ func TestStoreErrors(t *testing.T) {
 func TestUnknownSlugSuggestsCustomSlugs(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &notify.Template{Slug: "class-reminder", Chat: "x"})
+	put(t, s, acct.ID, &store.Template{Slug: "class-reminder", Chat: "x"})
 	r := newRenderer(t, s)
 	_, err := r.Render(context.Background(), chat.Kind, acct, "class-remider", nil)
 	if f := fieldsOf(t, err); !strings.Contains(f["template_slug"], "did you mean class-reminder?") {
@@ -285,7 +287,7 @@ func TestUnknownSlugSuggestsCustomSlugs(t *testing.T) {
 func TestCustomCRLF(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &notify.Template{Slug: "win", Chat: "Hi {{NAME}},\r\nbye"})
+	put(t, s, acct.ID, &store.Template{Slug: "win", Chat: "Hi {{NAME}},\r\nbye"})
 	out, err := newRenderer(t, s).Render(context.Background(), chat.Kind, acct, "win", notify.Vars{"NAME": "A"})
 	if err != nil || out.Text != "Hi A,\nbye" {
 		t.Errorf("got %+v, %v", out, err)

@@ -1,7 +1,7 @@
 // Package template renders the message templates of notify: a stock
 // catalogue of twenty templates, each with a chat body, an SMS
 // body and an e-mail subject, HTML body and plain-text body, plus the
-// custom templates an account keeps in a notify.TemplateStore.
+// custom templates an account keeps in a store.Templates.
 //
 // A Renderer implements notify.TemplateRenderer; channels call it:
 //
@@ -76,7 +76,7 @@
 //
 // # Custom templates
 //
-// A notify.Template may serve any subset of chat, SMS and e-mail: an empty
+// A store.Template may serve any subset of chat, SMS and e-mail: an empty
 // body means "not this channel", and rendering for it is InvalidArgument on
 // "template_slug". Its Variables list the variables it requires; any other
 // variable its bodies use is required as well, unless it has a default.

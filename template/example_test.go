@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -15,19 +17,19 @@ import (
 	"github.com/notifykit/notify/template"
 )
 
-// memTemplates is a tiny notify.TemplateStore for the examples and tests
+// memTemplates is a tiny store.Templates for the examples and tests
 // (memstore has the real in-memory one).
 type memTemplates struct {
 	mu  sync.Mutex
-	m   map[string]map[string]*notify.Template
+	m   map[string]map[string]*store.Template
 	err error // returned by every call when set
 }
 
 func newMemTemplates() *memTemplates {
-	return &memTemplates{m: map[string]map[string]*notify.Template{}}
+	return &memTemplates{m: map[string]map[string]*store.Template{}}
 }
 
-func (s *memTemplates) Template(ctx context.Context, account, slug string) (*notify.Template, error) {
+func (s *memTemplates) Template(ctx context.Context, account, slug string) (*store.Template, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -43,11 +45,11 @@ func (s *memTemplates) Template(ctx context.Context, account, slug string) (*not
 	return t, nil
 }
 
-func (s *memTemplates) PutTemplate(_ context.Context, account string, t *notify.Template) error {
+func (s *memTemplates) PutTemplate(_ context.Context, account string, t *store.Template) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m[account] == nil {
-		s.m[account] = map[string]*notify.Template{}
+		s.m[account] = map[string]*store.Template{}
 	}
 	c := *t
 	s.m[account][t.Slug] = &c
@@ -64,30 +66,30 @@ func (s *memTemplates) DeleteTemplate(_ context.Context, account, slug string) e
 	return nil
 }
 
-func (s *memTemplates) Templates(_ context.Context, account string) ([]*notify.Template, error) {
+func (s *memTemplates) Templates(_ context.Context, account string) ([]*store.Template, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return nil, s.err
 	}
-	var out []*notify.Template
+	var out []*store.Template
 	for _, t := range s.m[account] {
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b *notify.Template) int { return strings.Compare(a.Slug, b.Slug) })
+	slices.SortFunc(out, func(a, b *store.Template) int { return strings.Compare(a.Slug, b.Slug) })
 	return out, nil
 }
 
-var _ notify.TemplateStore = (*memTemplates)(nil)
+var _ store.Templates = (*memTemplates)(nil)
 
 // An account stores its own template, checked before it is saved, and
 // sends it by slug like a stock one.
 func Example_customTemplate() {
 	ctx := context.Background()
 	acct := &notify.Account{ID: "acme", Name: "Acme Yoga"}
-	store := newMemTemplates()
+	templates := newMemTemplates()
 
-	reminder := &notify.Template{
+	reminder := &store.Template{
 		Slug:      "class-reminder",
 		Variables: []string{"NAME", "CLASS", "TIME"},
 		Chat:      "Hi {{NAME}}, your *{{CLASS}}* class starts at {{TIME}}. See you on the mat! - {{BRAND_NAME}}",
@@ -97,9 +99,9 @@ func Example_customTemplate() {
 		fmt.Println("rejected:", err)
 		return
 	}
-	_ = store.PutTemplate(ctx, acct.ID, reminder)
+	_ = templates.PutTemplate(ctx, acct.ID, reminder)
 
-	r, err := template.New(store)
+	r, err := template.New(templates)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -15,18 +17,18 @@ import (
 )
 
 // fuzzStore serves one custom template to every account.
-type fuzzStore struct{ t *notify.Template }
+type fuzzStore struct{ t *store.Template }
 
-func (s fuzzStore) Template(_ context.Context, _, slug string) (*notify.Template, error) {
+func (s fuzzStore) Template(_ context.Context, _, slug string) (*store.Template, error) {
 	if slug == s.t.Slug {
 		return s.t, nil
 	}
 	return nil, notify.Errorf(notify.CodeNotFound, "no template")
 }
-func (s fuzzStore) PutTemplate(context.Context, string, *notify.Template) error { return nil }
-func (s fuzzStore) DeleteTemplate(context.Context, string, string) error        { return nil }
-func (s fuzzStore) Templates(context.Context, string) ([]*notify.Template, error) {
-	return []*notify.Template{s.t}, nil
+func (s fuzzStore) PutTemplate(context.Context, string, *store.Template) error { return nil }
+func (s fuzzStore) DeleteTemplate(context.Context, string, string) error       { return nil }
+func (s fuzzStore) Templates(context.Context, string) ([]*store.Template, error) {
+	return []*store.Template{s.t}, nil
 }
 
 // markup counts the characters that make HTML structure. Values are
@@ -83,7 +85,7 @@ func FuzzRender(f *testing.F) {
 	f.Add("promo-discount", "1", "A\"B'", "EXPIRY_DATE", "29/02/2028", uint8(0))
 	f.Add("custom", "NAME", "\u202e<x>", "DOC", "https://a.example/?a=\"b\"", uint8(2))
 	f.Add("standrd-otp", "name", "", "", "", uint8(3))
-	custom := &notify.Template{Slug: "custom", Variables: []string{"NAME"}, EmailSubject: "Hi {{NAME}}",
+	custom := &store.Template{Slug: "custom", Variables: []string{"NAME"}, EmailSubject: "Hi {{NAME}}",
 		EmailHTML: `<p title="{{NAME}}">{{NAME}}</p><a href="{{DOC}}">d</a><a href="https://x.example/{{NAME}}?q={{NAME}}">q</a>`,
 		Chat:      "{{NAME}} {{DOC}}"}
 	r, err := New(fuzzStore{custom})
@@ -117,7 +119,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add("{{", "<script>{{X}}</script><{{T}}>", "", "")
 	f.Add("}}{{A}}{{", `<a title='{{A}}' href=x{{B}}>`, "s", "<>")
 	f.Fuzz(func(t *testing.T, chatBody, html, subject, value string) {
-		src := &notify.Template{Slug: "f", Chat: chatBody, EmailHTML: html, EmailSubject: subject}
+		src := &store.Template{Slug: "f", Chat: chatBody, EmailHTML: html, EmailSubject: subject}
 		tp, err := compileCustom(src)
 		if err != nil {
 			checkErr(t, err)

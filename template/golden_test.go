@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -144,7 +146,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func newRenderer(t testing.TB, store notify.TemplateStore) *template.Renderer {
+func newRenderer(t testing.TB, store store.Templates) *template.Renderer {
 	t.Helper()
 	r, err := template.New(store)
 	if err != nil {

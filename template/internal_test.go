@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 func TestCacheIsBounded(t *testing.T) {
 	var c cache
 	big := strings.Repeat("x", 1000)
 	for i := range cacheEntries + 500 {
-		src := &notify.Template{Slug: fmt.Sprintf("t%d", i), Chat: big + "{{NAME}}"}
+		src := &store.Template{Slug: fmt.Sprintf("t%d", i), Chat: big + "{{NAME}}"}
 		tp, err := c.get("acct", src)
 		if err != nil || tp == nil {
 			t.Fatalf("get %d: %v", i, err)
@@ -32,7 +32,7 @@ func TestCacheIsBounded(t *testing.T) {
 	c = cache{}
 	huge := strings.Repeat("y", maxBody)
 	for i := range 20 {
-		src := &notify.Template{Slug: fmt.Sprintf("h%d", i), Chat: huge, SMS: huge, EmailText: huge, EmailHTML: huge}
+		src := &store.Template{Slug: fmt.Sprintf("h%d", i), Chat: huge, SMS: huge, EmailText: huge, EmailHTML: huge}
 		if _, err := c.get("acct", src); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestCacheIsBounded(t *testing.T) {
 
 func TestCacheReusesCompiledTemplate(t *testing.T) {
 	var c cache
-	src := &notify.Template{Slug: "a", Variables: []string{"X"}, Chat: "{{X}}"}
+	src := &store.Template{Slug: "a", Variables: []string{"X"}, Chat: "{{X}}"}
 	t1, _ := c.get("acct", src)
 	same := *src
 	same.Variables = []string{"X"} // equal content, different memory

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -17,7 +19,7 @@ import (
 // account. Create one with New and share it: all methods are safe for
 // concurrent use.
 type Renderer struct {
-	store notify.TemplateStore
+	store store.Templates
 	stock map[string]*tmpl
 	slugs []string
 	cache cache
@@ -27,7 +29,7 @@ type Renderer struct {
 // compiles once, here, and over the custom templates of store (nil: stock
 // templates only). An error means the embedded catalogue is broken, which
 // the package's tests rule out.
-func New(store notify.TemplateStore) (*Renderer, error) {
+func New(store store.Templates) (*Renderer, error) {
 	stock, slugs, err := loadStock(stockFS)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,6 @@
 // Format and Parse convert money to and from text exactly: "₹1,23,456.50"
 // is 12345650 paise, and no float is involved anywhere.
 //
-// The conformance suite of the money every notify.Ledger keeps (balances,
-// debits and credits by reference) is in the wallettest sub-package.
+// The conformance suite of the money every store.Ledger keeps (balances,
+// debits and credits by reference) is store/storetest's RunWallet.
 package wallet

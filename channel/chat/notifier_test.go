@@ -15,7 +15,7 @@ import (
 	"github.com/notifykit/notify/wallet"
 )
 
-// accounts is a minimal notify.AccountStore for these tests.
+// accounts is a minimal store.Accounts for these tests.
 type accounts struct {
 	mu sync.Mutex
 	m  map[string]*notify.Account

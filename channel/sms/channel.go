@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/phone"
@@ -527,11 +529,11 @@ var (
 
 // findDLTTemplate returns the account's registered DLT template with the
 // given ID.
-func findDLTTemplate(acct *notify.Account, id string) (notify.DLTTemplate, bool) {
+func findDLTTemplate(acct *notify.Account, id string) (store.DLTTemplate, bool) {
 	for _, t := range acct.DLTTemplates {
 		if t.ID == id {
 			return t, true
 		}
 	}
-	return notify.DLTTemplate{}, false
+	return store.DLTTemplate{}, false
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
@@ -24,7 +26,7 @@ const (
 func testAccount() *notify.Account {
 	return &notify.Account{
 		ID: "acme", Name: "Acme", VendorID: "ACMECO", Currency: notify.INR(),
-		DLTTemplates: []notify.DLTTemplate{
+		DLTTemplates: []store.DLTTemplate{
 			{ID: otpTplID, EntityID: entityID, Content: otpTemplate},
 			{ID: orderTplID, EntityID: entityID, Content: "Dear {#var#}, your order {#var#} has shipped. - ACMECO"},
 		},

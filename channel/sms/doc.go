@@ -18,7 +18,7 @@
 //     registered is refused, because its text cannot be checked before the
 //     message is charged, unless Config.AllowUnregisteredDLT is set. A
 //     registered template with the vendor's Message ID
-//     (notify.DLTTemplate.MessageID) sets the Message's DLTMessageID, so
+//     (store.DLTTemplate.MessageID) sets the Message's DLTMessageID, so
 //     that a provider may send the ID and the values instead of the text.
 //
 // # Common rules

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -32,7 +34,7 @@ func ExampleNew() {
 		panic(err)
 	}
 	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMECO",
-		DLTTemplates: []notify.DLTTemplate{{ID: "1107161234567890123", EntityID: "1101456789012345678",
+		DLTTemplates: []store.DLTTemplate{{ID: "1107161234567890123", EntityID: "1101456789012345678",
 			Content: "Your OTP for {#var#} is {#var#}. - ACMECO"}}}
 
 	env, err := ch.Prepare(context.Background(), acct, &sms.Request{

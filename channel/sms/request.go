@@ -182,7 +182,7 @@ type Message struct {
 	// DLTValues are the values of the DLT template's {#var#} slots, in order.
 	DLTValues []string
 	// DLTMessageID is the registered template's ID in the vendor's DLT
-	// manager (notify.DLTTemplate.MessageID), when it has one: a provider
+	// manager (store.DLTTemplate.MessageID), when it has one: a provider
 	// may send it with DLTValues instead of Text.
 	DLTMessageID string
 	Encoding     Encoding

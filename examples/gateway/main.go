@@ -59,6 +59,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -124,7 +126,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		// sender_id is refused.
 		SenderIDs: []string{"NOTIFY", demoDLTHeader},
 		// One registered DLT template, so that the dlt route can be tried.
-		DLTTemplates: []notify.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
+		DLTTemplates: []store.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
 			Content: "Dear {#var#}, your order {#var#} has shipped."}}}
 	st, err := openStores(ctx, cfg, acct, logger)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/memstore"
@@ -17,17 +19,17 @@ import (
 // ledger keeps the wallets and the message records, each record written
 // with its charge.
 type stores struct {
-	accounts  notify.AccountStore
-	ledger    notify.Ledger
-	idem      notify.IdempotencyStore
-	templates notify.TemplateStore
+	accounts  store.Accounts
+	ledger    store.Ledger
+	idem      store.Keys
+	templates store.Templates
 	// admin is what the admin API (NOTIFY_ADMIN_KEY) manages: the same
 	// accounts, wallets, records and templates.
 	admin adminapi.Store
 	// rate and otp are the per-account rate limit and the per-recipient
 	// OTP throttle; otp is nil when NOTIFY_OTP_LIMIT is off.
-	rate  notify.Limiter
-	otp   notify.Limiter
+	rate  store.Limiter
+	otp   store.Limiter
 	close func()
 	// keyKept says the demo account kept the key it had in the database,
 	// so cfg.apiKey (a random key) was not stored and must not be shown.

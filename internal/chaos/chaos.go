@@ -67,6 +67,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -80,9 +82,9 @@ import (
 // with a wallet in Ledger holding Opening.
 type Stores struct {
 	// Ledger keeps the money and the message records.
-	Ledger      notify.Ledger
-	Accounts    notify.AccountStore
-	Idempotency notify.IdempotencyStore
+	Ledger      store.Ledger
+	Accounts    store.Accounts
+	Idempotency store.Keys
 	Account     string
 	Opening     notify.Money
 }
@@ -377,7 +379,7 @@ func (w *books) note(into map[string]int64, ref string, m notify.Money, b notify
 // would (Unavailable): more than the pipeline tries at once, so a
 // refusal's refund must be retried later to land.
 type auditLedger struct {
-	notify.Ledger
+	store.Ledger
 	w        *books
 	crashing atomic.Bool
 	crashes  atomic.Int64
@@ -430,13 +432,13 @@ func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balan
 	return b, nil
 }
 
-func (a *auditLedger) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if a.crashing.Load() && a.dies(id, u.State) {
 		a.crashes.Add(1)
 		runtime.Goexit()
 	}
 	if u.State == notify.StateFailed && a.crashing.Load() && a.storeDown(id) {
-		return notify.Moved{}, notify.Errorf(notify.CodeUnavailable, "chaos: the ledger is unreachable")
+		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "chaos: the ledger is unreachable")
 	}
 	m, err := a.Ledger.Move(ctx, account, id, u)
 	if err == nil && u.State == notify.StateFailed {
@@ -525,7 +527,7 @@ func (a *auditLedger) dies(id string, to notify.MessageState) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	at, ok := a.crashAt[id]
-	if !ok || !notify.CanMove(at, to) {
+	if !ok || !store.CanMove(at, to) {
 		return false
 	}
 	delete(a.crashAt, id)

@@ -3,8 +3,7 @@
 // which would tell clients what the service runs on ("memstore: ...",
 // "pgstore: ..."), nor carry a store's, relay's or vendor's own words,
 // which name hosts, ports, database users and vendor accounts. The
-// conformance suites of the stores check their errors with NamesPackage;
-// the adapters decide with Shown whether an error's words may be answered
+// adapters decide with Shown whether an error's words may be answered
 // or only a plain sentence, the details going to their log.
 package errtext
 
@@ -19,17 +18,6 @@ import (
 // packagePrefix matches a text that starts with a package-like name and a
 // colon.
 var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
-
-// NamesPackage reports whether the cause of err (the *notify.Error's Err,
-// or err itself) starts with a package name, and returns that text.
-func NamesPackage(err error) (string, bool) {
-	msg := err.Error()
-	var e *notify.Error
-	if errors.As(err, &e) && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	return msg, packagePrefix.MatchString(msg)
-}
 
 // CallersFault reports whether code says the request, or the caller's
 // account, is at fault: invalid_argument, unauthenticated,

@@ -205,7 +205,7 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 		}
 	}
 	m := l.message(t, rc.MessageID)
-	if m.State != notify.StateFailed || !m.Refunded || m.VendorCode != "ack:-1" || m.ErrorCode != notify.CodeRejected ||
+	if m.State != notify.StateFailed || !m.Refunded || m.VendorCode != "ack:-1" || notify.Code(m.ErrorCode) != notify.CodeRejected ||
 		!strings.Contains(m.Error, "the gateway reported an error delivering the message") {
 		t.Fatalf("after ERROR: %+v", m)
 	}

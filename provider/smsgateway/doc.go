@@ -18,7 +18,7 @@
 //	otp  {"route": "otp", "variables_values": code, "flash", "numbers"}
 //	dlt  {"route": "dlt", "sender_id", "message": Message ID, "variables_values": "v1|v2", "flash", "numbers"}
 //	     when the account's registered template has the vendor's Message ID
-//	     (notify.DLTTemplate.MessageID, from the vendor's DLT manager);
+//	     (store.DLTTemplate.MessageID, from the vendor's DLT manager);
 //	     otherwise {"route": "dlt_manual", "sender_id", "message",
 //	     "template_id", "entity_id", "flash", "numbers"} with the whole text
 //

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/webhook/webhooktest"
@@ -52,7 +54,7 @@ func newDLRLoop(t *testing.T, auto string, opts ...notify.Option) *dlrLoop {
 // newWrappedDLRLoop is newDLRLoop with the Notifier's Ledger wrapped by
 // wrap, when it is not nil (records stays the Ledger itself), and the SMS
 // channel's configuration changed by smsCfg, when it is not nil.
-func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notify.Ledger, smsCfg func(*sms.Config), opts ...notify.Option) *dlrLoop {
+func newWrappedDLRLoop(t *testing.T, auto string, wrap func(store.Ledger) store.Ledger, smsCfg func(*sms.Config), opts ...notify.Option) *dlrLoop {
 	t.Helper()
 	mux := http.NewServeMux()
 	receiver := httptest.NewServer(mux)
@@ -70,7 +72,7 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notif
 		t.Fatal(err)
 	}
 	l.records = memstore.NewLedger(l.wallet)
-	var ledger notify.Ledger = l.records
+	var ledger store.Ledger = l.records
 	if wrap != nil {
 		ledger = wrap(l.records)
 	}
@@ -89,7 +91,7 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(notify.Ledger) notif
 // newNotifier returns a Notifier sending SMS through p for the account
 // "acme" (vendor ID ACMEIN) at the stock INR prices, charging and
 // recording in ledger.
-func newNotifier(tb testing.TB, p notify.Provider, ledger notify.Ledger, smsCfg func(*sms.Config), opts ...notify.Option) *notify.Notifier {
+func newNotifier(tb testing.TB, p notify.Provider, ledger store.Ledger, smsCfg func(*sms.Config), opts ...notify.Option) *notify.Notifier {
 	tb.Helper()
 	cfg := sms.Config{Provider: p}
 	if smsCfg != nil {
@@ -366,13 +368,13 @@ func TestDLRUnknownRequestID(t *testing.T) {
 // released: the vendor has accepted the SMS (and queued its report), and
 // the Notifier's move that records the request ID has not landed yet.
 type holdSent struct {
-	notify.Ledger
+	store.Ledger
 	held    chan string // the move's request ID, once it waits
 	release chan struct{}
 	once    sync.Once
 }
 
-func (s *holdSent) Move(ctx context.Context, account, id string, u notify.MessageUpdate) (notify.Moved, error) {
+func (s *holdSent) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	first := false
 	if u.State == notify.StateSent {
 		s.once.Do(func() { first = true })
@@ -391,7 +393,7 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u notify.Messag
 // has landed, it moves the record to delivered.
 func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 	hold := &holdSent{held: make(chan string, 1), release: make(chan struct{})}
-	l := newWrappedDLRLoop(t, "delivered", func(s notify.Ledger) notify.Ledger {
+	l := newWrappedDLRLoop(t, "delivered", func(s store.Ledger) store.Ledger {
 		hold.Ledger = s
 		return hold
 	}, nil)
@@ -499,7 +501,7 @@ func (l *dlrLoop) sharedBatch(t *testing.T) string {
 			t.Fatal(err)
 		}
 		for _, st := range []notify.MessageState{notify.StateAttempting, notify.StateSent} {
-			if _, err := l.records.Move(ctx, "acme", id, notify.MessageUpdate{State: st, At: now, ProviderMessageID: shared}); err != nil {
+			if _, err := l.records.Move(ctx, "acme", id, store.Update{State: st, At: now, ProviderMessageID: shared}); err != nil {
 				t.Fatal(err)
 			}
 		}

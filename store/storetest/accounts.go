@@ -8,29 +8,29 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
 // AccountFixture is an account and the API keys that authenticate it.
 type AccountFixture struct {
-	Account *notify.Account
+	Account *store.Account
 	Keys    []string
 }
 
-// AccountsHarness connects RunAccounts to one AccountStore.
+// AccountsHarness connects RunAccounts to one store.Accounts.
 type AccountsHarness struct {
 	// New returns a store that holds the fixtures' accounts and keys
 	// (and possibly other accounts: the suite's IDs and keys are random),
 	// releasing it with t.Cleanup. Required.
-	New func(t *testing.T, fixtures []AccountFixture) notify.AccountStore
+	New func(t *testing.T, fixtures []AccountFixture) store.Accounts
 }
 
-// RunAccounts checks a notify.AccountStore:
+// RunAccounts checks a store.Accounts:
 //
-//   - Account returns every field of the stored account, and NotFound for
+//   - Account returns every field of the stored account, and ErrNotFound for
 //     an unknown or empty ID;
 //   - AccountByKey returns the account that owns each of its keys, and
-//     Unauthenticated for an empty key, an unknown one, and keys one
+//     ErrUnauthenticated for an empty key, an unknown one, and keys one
 //     character longer, shorter or different from a real one, with error
 //     texts that contain neither the tried key nor the real one;
 //   - disabled accounts are returned like others (the Notifier refuses
@@ -55,14 +55,14 @@ func RunAccounts(t *testing.T, h AccountsHarness) {
 }
 
 // fullAccount returns an account with every field set.
-func fullAccount() *notify.Account {
-	return &notify.Account{
+func fullAccount() *store.Account {
+	return &store.Account{
 		ID:             newName("acct"),
 		Name:           "Acme Stores",
 		VendorID:       "ACMEST",
-		Currency:       notify.INR(),
+		Currency:       inr,
 		PrimaryGateway: "qr",
-		DLTTemplates: []notify.DLTTemplate{
+		DLTTemplates: []store.DLTTemplate{
 			{ID: "1107160000000000001", EntityID: "1101160000000000001", Content: "Your OTP is {#var#}. Do not share it."},
 			{ID: "1107160000000000002", EntityID: "1101160000000000001", Content: "Order {#var#} has shipped.", MessageID: "164725"},
 		},
@@ -75,7 +75,7 @@ func newKey() string { return newName("key") + newName("") }
 
 // diffAccount describes how got differs from want, or returns "". A nil
 // and an empty DLTTemplates (or SenderIDs) are the same.
-func diffAccount(got, want *notify.Account) string {
+func diffAccount(got, want *store.Account) string {
 	if got == nil {
 		return "nil account"
 	}
@@ -101,7 +101,7 @@ func diffAccount(got, want *notify.Account) string {
 	return strings.Join(d, "; ")
 }
 
-func cloneAccount(a *notify.Account) *notify.Account {
+func cloneAccount(a *store.Account) *store.Account {
 	c := *a
 	c.DLTTemplates = slices.Clone(a.DLTTemplates)
 	c.SenderIDs = slices.Clone(a.SenderIDs)
@@ -110,9 +110,9 @@ func cloneAccount(a *notify.Account) *notify.Account {
 
 func testAccountFields(t *testing.T, h AccountsHarness) {
 	full := fullAccount()
-	bare := &notify.Account{ID: newName("acct"), Currency: notify.INR()}
+	bare := &store.Account{ID: newName("acct"), Currency: inr}
 	s := h.New(t, []AccountFixture{{Account: cloneAccount(full)}, {Account: cloneAccount(bare)}})
-	for _, want := range []*notify.Account{full, bare} {
+	for _, want := range []*store.Account{full, bare} {
 		got, err := s.Account(context.Background(), want.ID)
 		if err != nil {
 			t.Fatalf("Account(%q): %v", want.ID, err)
@@ -127,7 +127,7 @@ func testUnknownAccount(t *testing.T, h AccountsHarness) {
 	s := h.New(t, []AccountFixture{{Account: fullAccount()}})
 	for _, id := range []string{newName("ghost"), ""} {
 		_, err := s.Account(context.Background(), id)
-		wantCode(t, fmt.Sprintf("Account(%q)", id), err, notify.CodeNotFound)
+		wantErr(t, fmt.Sprintf("Account(%q)", id), err, store.ErrNotFound)
 	}
 }
 
@@ -138,7 +138,7 @@ func testAccountByKey(t *testing.T, h AccountsHarness) {
 		{Account: cloneAccount(a), Keys: slices.Clone(aKeys)},
 		{Account: cloneAccount(b), Keys: slices.Clone(bKeys)},
 	})
-	check := func(key string, want *notify.Account) {
+	check := func(key string, want *store.Account) {
 		t.Helper()
 		got, err := s.AccountByKey(context.Background(), key)
 		if err != nil {
@@ -172,7 +172,7 @@ func testWrongKeys(t *testing.T, h AccountsHarness) {
 	}
 	for name, try := range tries {
 		_, err := s.AccountByKey(context.Background(), try)
-		wantCode(t, "AccountByKey("+name+")", err, notify.CodeUnauthenticated)
+		wantErr(t, "AccountByKey("+name+")", err, store.ErrUnauthenticated)
 		if try != "" && strings.Contains(err.Error(), try) {
 			t.Errorf("AccountByKey(%s): the error contains the tried key: %v", name, err)
 		}
@@ -203,16 +203,16 @@ func testAccountCopies(t *testing.T, h AccountsHarness) {
 	key := newKey()
 	s := h.New(t, []AccountFixture{{Account: fixture, Keys: []string{key}}})
 	// The fixture is the caller's: changing it must not reach the store.
-	// (Accounts a lookup returns are the store's: the AccountStore
+	// (Accounts a lookup returns are the store's: the store.Accounts
 	// contract forbids changing them, so there is nothing to test there.)
 	fixture.Name = "changed by the caller"
 	fixture.DLTTemplates[0].Content = "changed by the caller"
 	fixture.SenderIDs[0] = "CHANGED"
 
 	ctx := context.Background()
-	for _, lookup := range []func() (*notify.Account, error){
-		func() (*notify.Account, error) { return s.Account(ctx, want.ID) },
-		func() (*notify.Account, error) { return s.AccountByKey(ctx, key) },
+	for _, lookup := range []func() (*store.Account, error){
+		func() (*store.Account, error) { return s.Account(ctx, want.ID) },
+		func() (*store.Account, error) { return s.AccountByKey(ctx, key) },
 	} {
 		again, err := lookup()
 		if err != nil {
@@ -226,7 +226,7 @@ func testAccountCopies(t *testing.T, h AccountsHarness) {
 
 func testAccountsConcurrent(t *testing.T, h AccountsHarness) {
 	const n = 8
-	accts := make([]*notify.Account, n)
+	accts := make([]*store.Account, n)
 	keys := make([]string, n)
 	fixtures := make([]AccountFixture, n)
 	for i := range accts {

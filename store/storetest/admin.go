@@ -7,31 +7,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/adminapi/adminstore"
-	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/store"
 )
 
-// AdminHarness connects RunAdmin to one adminstore.Store.
+// AdminHarness connects RunAdmin to one store.Admin.
 type AdminHarness struct {
-	// New returns an empty store, the AccountStore that authenticates its
+	// New returns an empty store, the store.Accounts that authenticates its
 	// accounts' keys and the Ledger that writes the records its
 	// AccountMessages reads (charging its wallets), releasing them with
 	// t.Cleanup. Required.
-	New func(t *testing.T) (adminstore.Store, notify.AccountStore, notify.Ledger)
+	New func(t *testing.T) (store.Admin, store.Accounts, store.Ledger)
 }
 
-// RunAdmin checks an adminstore.Store:
+// RunAdmin checks a store.Admin:
 //
 //   - CreateAccount stores the account, its key and its wallet; a taken
-//     ID or a key of another account is Conflict and stores nothing;
+//     ID or a key of another account is ErrConflict and stores nothing;
 //   - Accounts pages through the accounts by ID;
 //   - UpdateAccount changes the account, returns update's error and
-//     stores nothing then, is NotFound for an unknown account, and loses
+//     stores nothing then, is ErrNotFound for an unknown account, and loses
 //     none of 16 concurrent updates;
 //   - ReplaceAPIKeys stops the old key at once;
 //   - a repeated Credit ref moves money once; with another amount it is
-//     Conflict;
+//     ErrConflict;
 //   - LedgerPage pages through the movements in order;
 //   - AccountMessages pages through an account's records, newest first,
 //     and no other account's.
@@ -51,17 +49,15 @@ func RunAdmin(t *testing.T, h AdminHarness) {
 	})
 }
 
-func adminAccount(id string) *notify.Account {
-	return &notify.Account{ID: id, Name: "Acme " + id, VendorID: "ACMEIN", Currency: notify.INR(),
-		DLTTemplates: []notify.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Code {#var#}"}},
+func adminAccount(id string) *store.Account {
+	return &store.Account{ID: id, Name: "Acme " + id, VendorID: "ACMEIN", Currency: inr,
+		DLTTemplates: []store.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Code {#var#}"}},
 		SenderIDs:    []string{"ACMEIN"}, PricePlan: "gold"}
 }
 
-func inrMinor(n int64) notify.Money { return notify.Money{Minor: n, Currency: notify.INR()} }
-
-func mustCreate(t *testing.T, s adminstore.Store, id, key string, opening int64) {
+func mustCreate(t *testing.T, s store.Admin, id, key string, opening int64) {
 	t.Helper()
-	if err := s.CreateAccount(context.Background(), adminAccount(id), key, inrMinor(opening)); err != nil {
+	if err := s.CreateAccount(context.Background(), adminAccount(id), key, rupees(opening)); err != nil {
 		t.Fatalf("CreateAccount(%s): %v", id, err)
 	}
 }
@@ -85,19 +81,19 @@ func testAdminCreate(t *testing.T, h AdminHarness) {
 	if a, err := keys.AccountByKey(ctx, key); err != nil || a.ID != id {
 		t.Errorf("AccountByKey = %v, %v", a, err)
 	}
-	err = s.CreateAccount(ctx, adminAccount(id), newName("key"), inrMinor(0))
-	wantCode(t, "CreateAccount with a taken ID", err, notify.CodeConflict)
+	err = s.CreateAccount(ctx, adminAccount(id), newName("key"), rupees(0))
+	wantErr(t, "CreateAccount with a taken ID", err, store.ErrConflict)
 	other := newName("acct")
-	err = s.CreateAccount(ctx, adminAccount(other), key, inrMinor(0))
-	wantCode(t, "CreateAccount with another account's key", err, notify.CodeConflict)
+	err = s.CreateAccount(ctx, adminAccount(other), key, rupees(0))
+	wantErr(t, "CreateAccount with another account's key", err, store.ErrConflict)
 	_, err = s.Account(ctx, other)
-	wantCode(t, "Account after a refused CreateAccount", err, notify.CodeNotFound)
+	wantErr(t, "Account after a refused CreateAccount", err, store.ErrNotFound)
 	_, err = s.Balance(ctx, other)
-	wantCode(t, "Balance after a refused CreateAccount", err, notify.CodeNotFound)
-	err = s.CreateAccount(ctx, adminAccount(newName("acct")), "", inrMinor(0))
-	wantCode(t, "CreateAccount without a key", err, notify.CodeInvalidArgument)
+	wantErr(t, "Balance after a refused CreateAccount", err, store.ErrNotFound)
+	err = s.CreateAccount(ctx, adminAccount(newName("acct")), "", rupees(0))
+	wantErr(t, "CreateAccount without a key", err, store.ErrInvalid)
 	_, err = s.Account(ctx, newName("missing"))
-	wantCode(t, "Account of an unknown ID", err, notify.CodeNotFound)
+	wantErr(t, "Account of an unknown ID", err, store.ErrNotFound)
 }
 
 func testAdminList(t *testing.T, h AdminHarness) {
@@ -138,29 +134,31 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	s, keys, _ := h.New(t)
 	id, key := newName("acct"), newName("key")
 	mustCreate(t, s, id, key, 0)
-	a, err := s.UpdateAccount(ctx, id, func(a *notify.Account) error { a.Disabled = true; return nil })
+	a, err := s.UpdateAccount(ctx, id, func(a *store.Account) error { a.Disabled = true; return nil })
 	if err != nil || !a.Disabled {
 		t.Fatalf("UpdateAccount = %+v, %v", a, err)
 	}
 	if a, err := keys.AccountByKey(ctx, key); err != nil || !a.Disabled {
 		t.Fatalf("after disabling, AccountByKey = %+v, %v", a, err)
 	}
-	boom := notify.InvalidField("dlt_template", "boom")
-	_, err = s.UpdateAccount(ctx, id, func(a *notify.Account) error { a.Disabled = false; return boom })
+	// An error of update, such as the admin API's validation of the
+	// changed account, comes back as it is.
+	boom := fmt.Errorf("update refused: %w", store.Invalid("dlt_template", "boom"))
+	_, err = s.UpdateAccount(ctx, id, func(a *store.Account) error { a.Disabled = false; return boom })
 	if err != boom {
 		t.Fatalf("UpdateAccount returned %v, want update's error", err)
 	}
 	if a, _ := s.Account(ctx, id); !a.Disabled {
 		t.Fatal("a failed update was stored")
 	}
-	_, err = s.UpdateAccount(ctx, newName("missing"), func(*notify.Account) error { return nil })
-	wantCode(t, "UpdateAccount of an unknown account", err, notify.CodeNotFound)
+	_, err = s.UpdateAccount(ctx, newName("missing"), func(*store.Account) error { return nil })
+	wantErr(t, "UpdateAccount of an unknown account", err, store.ErrNotFound)
 
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			_, err := s.UpdateAccount(ctx, id, func(a *notify.Account) error {
-				a.DLTTemplates = append(a.DLTTemplates, notify.DLTTemplate{ID: fmt.Sprint(i), Content: "x"})
+			_, err := s.UpdateAccount(ctx, id, func(a *store.Account) error {
+				a.DLTTemplates = append(a.DLTTemplates, store.DLTTemplate{ID: fmt.Sprint(i), Content: "x"})
 				return nil
 			})
 			if err != nil {
@@ -183,16 +181,16 @@ func testAdminKeys(t *testing.T, h AdminHarness) {
 		t.Fatalf("ReplaceAPIKeys: %v", err)
 	}
 	_, err := keys.AccountByKey(ctx, old)
-	wantCode(t, "AccountByKey with the replaced key", err, notify.CodeUnauthenticated)
+	wantErr(t, "AccountByKey with the replaced key", err, store.ErrUnauthenticated)
 	if a, err := keys.AccountByKey(ctx, fresh); err != nil || a.ID != id {
 		t.Fatalf("AccountByKey with the new key = %v, %v", a, err)
 	}
 	err = s.ReplaceAPIKeys(ctx, newName("missing"), newName("key"))
-	wantCode(t, "ReplaceAPIKeys of an unknown account", err, notify.CodeNotFound)
+	wantErr(t, "ReplaceAPIKeys of an unknown account", err, store.ErrNotFound)
 	other := newName("acct")
 	mustCreate(t, s, other, newName("key"), 0)
 	err = s.ReplaceAPIKeys(ctx, other, fresh)
-	wantCode(t, "ReplaceAPIKeys with another account's key", err, notify.CodeConflict)
+	wantErr(t, "ReplaceAPIKeys with another account's key", err, store.ErrConflict)
 	if a, err := keys.AccountByKey(ctx, fresh); err != nil || a.ID != id {
 		t.Fatalf("after a refused ReplaceAPIKeys, AccountByKey = %v, %v", a, err)
 	}
@@ -204,13 +202,13 @@ func testAdminCredit(t *testing.T, h AdminHarness) {
 	id := newName("acct")
 	mustCreate(t, s, id, newName("key"), 100)
 	for range 2 {
-		b, err := s.Credit(ctx, id, inrMinor(250), "topup:inv-1")
+		b, err := s.Credit(ctx, id, rupees(250), "topup:inv-1")
 		if err != nil || b.Available.Minor != 350 {
 			t.Fatalf("Credit = %v, %v; want 350", b, err)
 		}
 	}
-	_, err := s.Credit(ctx, id, inrMinor(300), "topup:inv-1")
-	wantCode(t, "Credit of another amount under a used ref", err, notify.CodeConflict)
+	_, err := s.Credit(ctx, id, rupees(300), "topup:inv-1")
+	wantErr(t, "Credit of another amount under a used ref", err, store.ErrConflict)
 	if b, _ := s.Balance(ctx, id); b.Available.Minor != 350 {
 		t.Fatalf("balance %d, want 350", b.Available.Minor)
 	}
@@ -222,11 +220,11 @@ func testAdminLedger(t *testing.T, h AdminHarness) {
 	id := newName("acct")
 	mustCreate(t, s, id, newName("key"), 0)
 	for i := range 5 {
-		if _, err := s.Credit(ctx, id, inrMinor(int64(i+1)), fmt.Sprintf("topup:%d", i)); err != nil {
+		if _, err := s.Credit(ctx, id, rupees(int64(i+1)), fmt.Sprintf("topup:%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var got []adminstore.LedgerEntry
+	var got []store.LedgerEntry
 	after := int64(0)
 	for range 5 {
 		page, err := s.LedgerPage(ctx, id, after, 2)
@@ -265,8 +263,8 @@ func testAdminMessages(t *testing.T, h AdminHarness) {
 	base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
 	open := func(account, id string, at time.Time) {
 		t.Helper()
-		m := &notify.Message{ID: id, Account: account, Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
-			Units: 1, Metered: true, Charge: inrMinor(25), CreatedAt: at}
+		m := &store.Record{ID: id, Account: account, Kind: kindSMS, Request: kindSMS, To: "9876543210",
+			Units: 1, Metered: true, Charge: rupees(25), CreatedAt: at}
 		if _, err := msgs.Open(ctx, m); err != nil {
 			t.Fatalf("Open(%s): %v", id, err)
 		}
@@ -283,7 +281,7 @@ func testAdminMessages(t *testing.T, h AdminHarness) {
 	open(b, p+"-other", base.Add(time.Hour))
 	want := []string{p + "-4", p + "-3b", p + "-3a", p + "-2", p + "-1", p + "-0"}
 	var got []string
-	var cur adminstore.MessageCursor
+	var cur store.MessageCursor
 	for range 6 {
 		page, err := s.AccountMessages(ctx, a, cur, 4)
 		if err != nil {
@@ -296,18 +294,18 @@ func testAdminMessages(t *testing.T, h AdminHarness) {
 			break
 		}
 		for _, m := range page {
-			if m.Account != a || m.Charge.Minor != 25 || m.State != notify.StatePending {
+			if m.Account != a || m.Charge.Minor != 25 || m.State != store.StatePending {
 				t.Errorf("record %+v", m)
 			}
 			got = append(got, m.ID)
 		}
 		last := page[len(page)-1]
-		cur = adminstore.MessageCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+		cur = store.MessageCursor{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("pages = %v, want %v", got, want)
 	}
-	page, err := s.AccountMessages(ctx, newName("missing"), adminstore.MessageCursor{}, 10)
+	page, err := s.AccountMessages(ctx, newName("missing"), store.MessageCursor{}, 10)
 	if err != nil || len(page) != 0 {
 		t.Fatalf("AccountMessages of an unknown account = %v, %v; want empty", page, err)
 	}

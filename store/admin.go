@@ -1,60 +1,48 @@
-// Package adminstore is the contract between the admin API (package
-// adminapi) and the stores behind it: the Store interface an
-// implementation provides, and the few types its methods use. memstore
-// (memstore.Admin) and pgstore (*pgstore.Store) implement it;
-// storetest.RunAdmin is its conformance suite.
-//
-// It is kept apart from adminapi, as database/sql/driver is from
-// database/sql, so that a store implements it without depending on an
-// HTTP package.
-package adminstore
+package store
 
 import (
 	"context"
 	"time"
-
-	"github.com/notifykit/notify"
 )
 
-// Store is what the admin API needs of a store: accounts with their API
+// Admin is what the admin API (package adminapi) needs of a store: accounts with their API
 // keys, their wallets, their message records and their custom templates.
-// Methods are safe for concurrent use. Errors are *notify.Error values:
-// NotFound, Conflict and InvalidArgument as each method says; anything
-// else (Unavailable, Internal, Canceled, ...) is the store failing.
+// Methods are safe for concurrent use. Errors are the package's: ErrNotFound, ErrConflict and ErrInvalid as
+// each method says; anything else is the store failing.
 //
 // A store keeps only a hash of each API key; no method returns a key.
-type Store interface {
-	// Account returns the account with the ID, or NotFound. Callers must
+type Admin interface {
+	// Account returns the account with the ID, or ErrNotFound. Callers must
 	// not modify it.
-	Account(ctx context.Context, id string) (*notify.Account, error)
+	Account(ctx context.Context, id string) (*Account, error)
 	// CreateAccount stores a new account with one API key and opens its
 	// wallet with the opening balance (>= 0, in the account's currency),
 	// together: on error neither is stored. An ID in use (by an account
-	// or a wallet) is Conflict, as is a key of another account; an empty
-	// ID or key, or a negative opening, is InvalidArgument. It does not
+	// or a wallet) is ErrConflict, as is a key of another account; an empty
+	// ID or key, or a negative opening, is ErrInvalid. It does not
 	// retain acct.
-	CreateAccount(ctx context.Context, acct *notify.Account, apiKey string, opening notify.Money) error
+	CreateAccount(ctx context.Context, acct *Account, apiKey string, opening Money) error
 	// Accounts returns up to limit (> 0) accounts whose ID sorts after
 	// after in byte order ("" for the first page), in that order.
-	Accounts(ctx context.Context, after string, limit int) ([]*notify.Account, error)
+	Accounts(ctx context.Context, after string, limit int) ([]*Account, error)
 	// UpdateAccount reads the account, calls update with a copy of it
 	// that update may change (all but the ID), and stores the result, as
 	// one step: concurrent updates of an account apply one after the
 	// other, none lost. An error of update is returned as it is and
 	// stores nothing. It returns the stored account. An unknown account
-	// is NotFound. The account's API keys stay as they are.
-	UpdateAccount(ctx context.Context, id string, update func(*notify.Account) error) (*notify.Account, error)
+	// is ErrNotFound. The account's API keys stay as they are.
+	UpdateAccount(ctx context.Context, id string, update func(*Account) error) (*Account, error)
 	// ReplaceAPIKeys makes apiKeys the account's only keys: every other
 	// key stops authenticating when it returns nil. An unknown account is
-	// NotFound; an empty key InvalidArgument; a key of another account
-	// Conflict. On error nothing changes.
+	// ErrNotFound; an empty key ErrInvalid; a key of another account
+	// ErrConflict. On error nothing changes.
 	ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error
 
-	// Balance and Credit are those of notify.Ledger: a credit under a
+	// Balance and Credit are those of Ledger: a credit under a
 	// ref already recorded with the same amount moves nothing and returns
-	// the balance recorded with it; with another amount it is Conflict.
-	Balance(ctx context.Context, account string) (notify.Balance, error)
-	Credit(ctx context.Context, account string, amount notify.Money, ref string) (notify.Balance, error)
+	// the balance recorded with it; with another amount it is ErrConflict.
+	Balance(ctx context.Context, account string) (Balance, error)
+	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
 	// LedgerPage returns up to limit (> 0) of the account's ledger
 	// entries whose Seq is greater than after, in the order the money
 	// moved. An account without a wallet or without movements gives an
@@ -68,10 +56,10 @@ type Store interface {
 	// that sort after before in that order (older), so the last record
 	// of a page, as a MessageCursor, gives the next page. A store may
 	// forget old records (memstore keeps a bounded number).
-	AccountMessages(ctx context.Context, account string, before MessageCursor, limit int) ([]*notify.Message, error)
+	AccountMessages(ctx context.Context, account string, before MessageCursor, limit int) ([]*Record, error)
 
 	// The account's custom templates.
-	notify.TemplateStore
+	Templates
 }
 
 // LedgerEntry is one movement of a wallet's money.
@@ -82,9 +70,9 @@ type LedgerEntry struct {
 	// Ref is the ref the debit or credit was made under.
 	Ref string
 	// Amount is what moved: negative for a debit, positive for a credit.
-	Amount notify.Money
+	Amount Money
 	// Balance is the balance right after the movement.
-	Balance notify.Money
+	Balance Money
 	// At is when the movement was made; zero when the store does not
 	// keep it (memstore).
 	At time.Time
@@ -104,7 +92,7 @@ func (c MessageCursor) IsZero() bool { return c.ID == "" && c.CreatedAt.IsZero()
 // Older reports whether m sorts after c, newest first: created before
 // c.CreatedAt, or at the same time with an ID before c.ID in byte order.
 // Every record is older than the zero cursor.
-func (c MessageCursor) Older(m *notify.Message) bool {
+func (c MessageCursor) Older(m *Record) bool {
 	if c.IsZero() {
 		return true
 	}

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
-// RateLimitHarness connects RunRateLimit to a token-bucket notify.Limiter.
+// RateLimitHarness connects RunRateLimit to a token-bucket store.Limiter.
 type RateLimitHarness struct {
 	// New returns a limiter that lets each key take burst units at once
 	// and earns one back every 1/perSecond seconds, up to burst; a key it
 	// has never seen has its whole burst. It releases the limiter with
 	// t.Cleanup. Required.
-	New func(t *testing.T, perSecond float64, burst int) notify.Limiter
+	New func(t *testing.T, perSecond float64, burst int) store.Limiter
 
 	// Resolution is how finely the limiter keeps time: RetryAfter may be
 	// off by up to it, and the suite steps at least that far on either
@@ -26,22 +26,23 @@ type RateLimitHarness struct {
 }
 
 // WindowLimitHarness connects RunWindowLimit to a sliding-window
-// notify.Limiter.
+// store.Limiter.
 type WindowLimitHarness struct {
 	// New returns a limiter that lets each key take at most max units
 	// within any window: a unit taken at t counts for Takes at times in
 	// [t, t+window). It releases the limiter with t.Cleanup. Required.
-	New func(t *testing.T, max int, window time.Duration) notify.Limiter
+	New func(t *testing.T, max int, window time.Duration) store.Limiter
 
 	// Resolution is as for RateLimitHarness.
 	Resolution time.Duration
 }
 
-// RunRateLimit checks a token-bucket notify.Limiter:
+// RunRateLimit checks a token-bucket store.Limiter:
 //
 //   - a key takes exactly burst units at one instant; the next Take is
-//     RateLimited, a *notify.Error with a message and with RetryAfter the
-//     time until a unit is earned back, and spends nothing;
+//     refused with a *store.LimitError (matching no sentinel) whose Rule
+//     states the limit and whose RetryAfter is the time until a unit is
+//     earned back, and spends nothing;
 //   - units are earned back at the rate, with time only as passed in (no
 //     clock, no sleeps), never beyond the burst;
 //   - Undo gives a unit back, never beyond the burst; Undo of a key never
@@ -71,12 +72,12 @@ func RunRateLimit(t *testing.T, h RateLimitHarness) {
 	})
 }
 
-// RunWindowLimit checks a sliding-window notify.Limiter:
+// RunWindowLimit checks a sliding-window store.Limiter:
 //
 //   - a key takes exactly max units within a window; the next Take is
-//     RateLimited, a *notify.Error whose message states the limit (it
-//     holds max) and whose RetryAfter is the time until the oldest unit
-//     leaves the window, and spends nothing;
+//     refused with a *store.LimitError (matching no sentinel) whose Rule
+//     states the limit (it holds max) and whose RetryAfter is the time
+//     until the oldest unit leaves the window, and spends nothing;
 //   - the window slides with the times passed in (no clock, no sleeps): a
 //     unit taken at t counts until t+window, exclusive, also when Takes
 //     come with times slightly out of order;
@@ -127,7 +128,7 @@ var limitEpoch = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 func limitKey() string { return newName("acct") + "\x00" + "9876543210" }
 
 // take fails t unless Take allows.
-func take(t *testing.T, l notify.Limiter, key string, now time.Time, what string) {
+func take(t *testing.T, l store.Limiter, key string, now time.Time, what string) {
 	t.Helper()
 	if err := l.Take(context.Background(), key, now); err != nil {
 		t.Fatalf("%s: Take at +%v: %v, want allowed", what, now.Sub(limitEpoch), err)
@@ -135,7 +136,7 @@ func take(t *testing.T, l notify.Limiter, key string, now time.Time, what string
 }
 
 // takeN fails t unless n Takes at now are all allowed.
-func takeN(t *testing.T, l notify.Limiter, key string, now time.Time, n int, what string) {
+func takeN(t *testing.T, l store.Limiter, key string, now time.Time, n int, what string) {
 	t.Helper()
 	for i := range n {
 		take(t, l, key, now, what+" #"+strconv.Itoa(i+1))
@@ -144,28 +145,29 @@ func takeN(t *testing.T, l notify.Limiter, key string, now time.Time, n int, wha
 
 // refused fails t unless Take is refused as the contract says, and
 // returns the refusal.
-func refused(t *testing.T, l notify.Limiter, key string, now time.Time, what string) *notify.Error {
+func refused(t *testing.T, l store.Limiter, key string, now time.Time, what string) *store.LimitError {
 	t.Helper()
 	err := l.Take(context.Background(), key, now)
 	if err == nil {
-		t.Fatalf("%s: Take at +%v allowed, want RateLimited", what, now.Sub(limitEpoch))
+		t.Fatalf("%s: Take at +%v allowed, want a *store.LimitError", what, now.Sub(limitEpoch))
 	}
-	var e *notify.Error
-	if !errors.As(err, &e) || e.Code != notify.CodeRateLimited {
-		t.Fatalf("%s: Take at +%v: %v (code %q), want a RateLimited *notify.Error", what, now.Sub(limitEpoch), err, notify.CodeOf(err))
+	var e *store.LimitError
+	if !errors.As(err, &e) || !isLimit(err) {
+		t.Fatalf("%s: Take at +%v: %v (%T, matching %v), want a *store.LimitError and no sentinel",
+			what, now.Sub(limitEpoch), err, err, kindsOf(err))
 	}
 	if e.RetryAfter <= 0 {
 		t.Fatalf("%s: refusal %v has RetryAfter %v, want > 0", what, err, e.RetryAfter)
 	}
-	if e.Err == nil || e.Err.Error() == "" {
-		t.Fatalf("%s: refusal %v does not state the limit", what, err)
+	if e.Rule == "" {
+		t.Fatalf("%s: refusal %v does not state the limit (Rule is empty)", what, err)
 	}
 	return e
 }
 
 // refusedFor fails t unless Take is refused with RetryAfter want (within
 // the resolution).
-func (s limitSuite) refusedFor(t *testing.T, l notify.Limiter, key string, now time.Time, want time.Duration, what string) *notify.Error {
+func (s limitSuite) refusedFor(t *testing.T, l store.Limiter, key string, now time.Time, want time.Duration, what string) *store.LimitError {
 	t.Helper()
 	e := refused(t, l, key, now, what)
 	if d := e.RetryAfter - want; d > s.res || d < -s.res {
@@ -176,7 +178,7 @@ func (s limitSuite) refusedFor(t *testing.T, l notify.Limiter, key string, now t
 
 // freesAt checks that a unit of key frees up at exactly when: refused
 // just before (with a RetryAfter up to it), allowed at it.
-func (s limitSuite) freesAt(t *testing.T, l notify.Limiter, key string, when time.Time, what string) {
+func (s limitSuite) freesAt(t *testing.T, l store.Limiter, key string, when time.Time, what string) {
 	t.Helper()
 	before := when.Add(-s.res - 1)
 	s.refusedFor(t, l, key, before, when.Sub(before), what+", just before")
@@ -184,7 +186,7 @@ func (s limitSuite) freesAt(t *testing.T, l notify.Limiter, key string, when tim
 }
 
 // undo fails t unless Undo succeeds.
-func undo(t *testing.T, l notify.Limiter, key string, at time.Time, what string) {
+func undo(t *testing.T, l store.Limiter, key string, at time.Time, what string) {
 	t.Helper()
 	if err := l.Undo(context.Background(), key, at); err != nil {
 		t.Fatalf("%s: Undo at +%v: %v", what, at.Sub(limitEpoch), err)
@@ -287,8 +289,8 @@ func (s limitSuite) windowBudget(t *testing.T, h WindowLimitHarness) {
 	takeN(t, l, key, t0, 3, "budget")
 	for i := range 3 {
 		e := s.refusedFor(t, l, key, t0, 10*time.Minute, "over the budget, try "+strconv.Itoa(i+1))
-		if msg := e.Err.Error(); !containsWord(msg, "3") {
-			t.Fatalf("refusal %q does not state the limit of 3", msg)
+		if rule := e.Rule; !containsWord(rule, "3") {
+			t.Fatalf("refusal's Rule %q does not state the limit of 3", rule)
 		}
 	}
 	s.refusedFor(t, l, key, t0.Add(4*time.Minute), 6*time.Minute, "4 minutes later")
@@ -397,7 +399,7 @@ func (s limitSuite) windowUndoExpired(t *testing.T, h WindowLimitHarness) {
 
 // keysIndependent: spending one key's whole budget leaves others whole,
 // also keys that share a prefix or differ after a NUL byte.
-func (s limitSuite) keysIndependent(t *testing.T, l notify.Limiter, budget int, period time.Duration) {
+func (s limitSuite) keysIndependent(t *testing.T, l store.Limiter, budget int, period time.Duration) {
 	acct := newName("acct")
 	keys := []string{
 		acct,
@@ -430,7 +432,7 @@ func (s limitSuite) keysIndependent(t *testing.T, l notify.Limiter, budget int, 
 
 // concurrent: of limitGoroutines taking limitTakes times each at one
 // instant, exactly budget Takes succeed.
-func (s limitSuite) concurrent(t *testing.T, l notify.Limiter, budget int) {
+func (s limitSuite) concurrent(t *testing.T, l store.Limiter, budget int) {
 	key := limitKey()
 	t0 := limitEpoch
 	var allowed int
@@ -439,7 +441,7 @@ func (s limitSuite) concurrent(t *testing.T, l notify.Limiter, budget int) {
 		if err == nil {
 			return 1, nil
 		}
-		if notify.CodeOf(err) == notify.CodeRateLimited {
+		if isLimit(err) {
 			return 0, nil
 		}
 		return 0, err
@@ -453,13 +455,13 @@ func (s limitSuite) concurrent(t *testing.T, l notify.Limiter, budget int) {
 
 // concurrentUndo: goroutines take, and undo every other unit they got;
 // afterwards exactly the units still spent are missing from the budget.
-func (s limitSuite) concurrentUndo(t *testing.T, l notify.Limiter, budget int) {
+func (s limitSuite) concurrentUndo(t *testing.T, l store.Limiter, budget int) {
 	key := limitKey()
 	t0 := limitEpoch
 	var net int // units taken and not given back
 	hammer(t, func(g, i int) (int, error) {
 		err := l.Take(context.Background(), key, t0)
-		if notify.CodeOf(err) == notify.CodeRateLimited {
+		if isLimit(err) {
 			return 0, nil
 		}
 		if err != nil {

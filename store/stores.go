@@ -1,23 +1,69 @@
-package notify
+package store
 
 import (
 	"context"
 	"time"
 )
 
-// AccountStore finds accounts. Implementations are safe for concurrent use
+// Account is a customer of the notifier: the owner of a wallet and of the
+// messages sent on its behalf. Accounts come from an Accounts store;
+// the Notifier never changes one (notify.Account).
+type Account struct {
+	// ID identifies the account in every store.
+	ID string
+	// Name is the account's display name, returned with the balance and
+	// used as the default BRAND_NAME of templates.
+	Name string
+	// VendorID is the account's sender identity, the default SMS sender_id.
+	VendorID string
+	// Currency is the currency of the account's wallet and prices.
+	Currency Currency
+	// PrimaryGateway is the chat gateway that the chat channel's auto
+	// gateway uses first: "cloud" or "qr". Empty means "cloud".
+	PrimaryGateway string
+	// DLTTemplates are the operator-registered SMS templates of the account,
+	// used by the dlt route.
+	DLTTemplates []DLTTemplate
+	// SenderIDs, when set, are the only SMS sender headers the account may
+	// use (its VendorID and its DLT headers, say): a sender_id outside the
+	// list is refused, so that one account cannot send under another's
+	// (a bank's) header. Compared without regard to case. Empty: any
+	// header the SMS rules accept. Default empty.
+	SenderIDs []string
+	// PricePlan names the price list that applies; empty means the default.
+	PricePlan string
+	// Disabled accounts are refused with notify.CodePermissionDenied.
+	Disabled bool
+}
+
+// DLTTemplate is an SMS template registered with the operators (India's DLT
+// scheme). Content holds the approved text, with {#var#} where a variable
+// of at most 30 characters goes.
+type DLTTemplate struct {
+	ID       string
+	EntityID string
+	Content  string
+	// MessageID is the template's ID in the SMS vendor's DLT manager
+	// (where the vendor has one, such as Fast2SMS's Message ID). Set, the
+	// vendor is sent that ID and the values of the template's {#var#}
+	// slots rather than the whole text (its dlt route). Default "".
+	MessageID string
+}
+
+// Accounts finds accounts. Implementations are safe for concurrent use
 // and return accounts that callers must not modify.
-type AccountStore interface {
-	// Account returns the account with the given ID, or NotFound.
+type Accounts interface {
+	// Account returns the account with the given ID, or ErrNotFound.
 	Account(ctx context.Context, id string) (*Account, error)
 
 	// AccountByKey returns the account that owns the API key, or
-	// Unauthenticated. Implementations keep only a hash of each key and
+	// ErrUnauthenticated. Implementations keep only a hash of each key and
 	// compare without revealing, through timing, how much of a key matched.
 	AccountByKey(ctx context.Context, apiKey string) (*Account, error)
 }
 
-// IdempotencyStore remembers, per account and key, the receipt of a send,
+// Keys remembers, per account and key, the receipt of a send (encoded
+// by the Notifier: a store keeps its bytes as they are),
 // so that a repeat returns it instead of sending again. Methods are safe
 // for concurrent use.
 //
@@ -31,31 +77,31 @@ type AccountStore interface {
 // repeat gets that receipt, and the unknown error again), or Release when
 // it certainly went nowhere (failed, or refused before the charge), so
 // the client may try again with the same key.
-type IdempotencyStore interface {
+type Keys interface {
 	// Reserve claims key for one send. The caller holds the key when the
 	// answer's Receipt is nil: the key was free, or a reservation of the
 	// same fingerprint had its lease run out (Abandoned then says when
 	// that reservation was made).
 	// A completed send with the key and the same fingerprint answers its
-	// receipt. Conflict when the fingerprint differs or another send with
+	// receipt. ErrConflict when the fingerprint differs or another send with
 	// the key is still within its lease.
 	Reserve(ctx context.Context, account, key, fingerprint string) (Reservation, error)
-	// Complete stores the receipt of the send that reserved key (sent or
+	// Complete stores the receipt (not retained: the store copies it) of the send that reserved key (sent or
 	// unknown), even after the reservation's lease ran out: the Notifier's
 	// reconciler completes the keys of sends whose holder died. A key with
-	// no entry is NotFound; one completed already is Conflict.
-	Complete(ctx context.Context, account, key string, r *Receipt) error
+	// no entry is ErrNotFound; one completed already is ErrConflict.
+	Complete(ctx context.Context, account, key string, receipt []byte) error
 	// Release frees key after a send that certainly went nowhere;
 	// releasing a completed or missing key does nothing.
 	Release(ctx context.Context, account, key string) error
 }
 
-// Reservation is what IdempotencyStore.Reserve answers.
+// Reservation is what Keys.Reserve answers.
 type Reservation struct {
 	// Receipt is the receipt of a completed send with the key and the
 	// same fingerprint: the caller returns it and sends nothing. Nil when
 	// the caller now holds the key.
-	Receipt *Receipt
+	Receipt []byte
 	// Abandoned is set when the caller holds the key because an earlier
 	// reservation's lease ran out before it was completed or released: the
 	// time that reservation was made. Its send may have gone out, so the
@@ -81,14 +127,14 @@ type Template struct {
 	EmailText    string
 }
 
-// TemplateStore keeps per-account custom templates. Methods are safe for
+// Templates keeps per-account custom templates. Methods are safe for
 // concurrent use; returned templates must not be modified.
-type TemplateStore interface {
-	// Template returns the account's template with the slug, or NotFound.
+type Templates interface {
+	// Template returns the account's template with the slug, or ErrNotFound.
 	Template(ctx context.Context, account, slug string) (*Template, error)
 	// PutTemplate creates or replaces the account's template t.Slug.
 	PutTemplate(ctx context.Context, account string, t *Template) error
-	// DeleteTemplate removes it; a missing one is NotFound.
+	// DeleteTemplate removes it; a missing one is ErrNotFound.
 	DeleteTemplate(ctx context.Context, account, slug string) error
 	// Templates lists the account's templates, by slug.
 	Templates(ctx context.Context, account string) ([]*Template, error)
@@ -97,8 +143,8 @@ type TemplateStore interface {
 // Limiter keeps a budget of sends per key, shared by every Notifier that
 // uses the same Limiter: memstore's for one process, pgstore's for
 // instances that share a database. The Notifier uses one for the
-// per-account rate limit (WithRateLimit; key: the account ID) and one for
-// the per-recipient OTP throttle (WithOTPThrottle; key: the account ID, a
+// per-account rate limit (notify.WithRateLimit; key: the account ID) and one for
+// the per-recipient OTP throttle (notify.WithOTPThrottle; key: the account ID, a
 // NUL byte and the normalised recipient). It takes a unit only for a valid
 // request that is about to be charged and sent, never for an idempotent
 // replay, and gives it back when the send certainly did not go out.
@@ -106,9 +152,9 @@ type TemplateStore interface {
 // Methods are safe for concurrent use.
 type Limiter interface {
 	// Take spends one unit of key's budget at now. When none is left it
-	// spends nothing and returns a RateLimited *Error whose RetryAfter
-	// (> 0) says when a unit frees up and whose message states the limit
-	// ("at most 5 per 15m0s"); any other error means the store failed.
+	// spends nothing and returns a *LimitError whose RetryAfter (> 0) says
+	// when a unit frees up and whose Rule states the limit ("at most 5
+	// per 15m0s"); any other error means the store failed.
 	Take(ctx context.Context, key string, now time.Time) error
 	// Undo gives back the unit that Take spent for key at the same now.
 	// Undoing a unit that has expired meanwhile changes nothing. A store

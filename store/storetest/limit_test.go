@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/storetest"
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storetest"
 )
 
 // simpleWindow is a plain sliding window: it keeps every unit's time and
@@ -67,7 +67,13 @@ func (l *simpleWindow) Take(ctx context.Context, key string, now time.Time) erro
 		if l.defect == "fixed-retry" {
 			retry = l.window
 		}
-		return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: retry, Err: fmt.Errorf("simple: at most %d per %v", l.max, l.window)}
+		switch l.defect {
+		case "no-rule":
+			return &store.LimitError{RetryAfter: retry}
+		case "limit-is-conflict":
+			return fmt.Errorf("%w: %w", store.ErrConflict, &store.LimitError{Rule: fmt.Sprintf("at most %d per %v", l.max, l.window), RetryAfter: retry})
+		}
+		return &store.LimitError{Rule: fmt.Sprintf("at most %d per %v", l.max, l.window), RetryAfter: retry}
 	}
 	if l.defect == "racy" {
 		l.mu.Unlock()
@@ -143,7 +149,7 @@ func (l *simpleRate) Take(ctx context.Context, key string, now time.Time) error 
 	b := l.bucket(key, now)
 	if b.tokens < 1-1e-9 {
 		retry := time.Duration(math.Ceil((1 - b.tokens) / l.perSecond * float64(time.Second)))
-		return &notify.Error{Code: notify.CodeRateLimited, RetryAfter: retry, Err: errors.New("simple: too fast")}
+		return &store.LimitError{Rule: fmt.Sprintf("%g per second, bursts of %d", l.perSecond, l.burst), RetryAfter: retry}
 	}
 	b.tokens--
 	return nil
@@ -166,7 +172,7 @@ func (l *simpleRate) Undo(ctx context.Context, key string, at time.Time) error {
 func runLimits(t *testing.T, defect string) {
 	t.Run("RateLimit", func(t *testing.T) {
 		storetest.RunRateLimit(t, storetest.RateLimitHarness{
-			New: func(t *testing.T, perSecond float64, burst int) notify.Limiter {
+			New: func(t *testing.T, perSecond float64, burst int) store.Limiter {
 				return &simpleRate{defect: defect, perSecond: perSecond, burst: burst, m: map[string]*simpleBucket{}}
 			},
 			// Float token counts are exact to well within a microsecond.
@@ -175,7 +181,7 @@ func runLimits(t *testing.T, defect string) {
 	})
 	t.Run("WindowLimit", func(t *testing.T) {
 		storetest.RunWindowLimit(t, storetest.WindowLimitHarness{
-			New: func(t *testing.T, max int, window time.Duration) notify.Limiter {
+			New: func(t *testing.T, max int, window time.Duration) store.Limiter {
 				return &simpleWindow{defect: defect, max: max, window: window, m: map[string][]time.Time{}}
 			},
 		})
@@ -209,6 +215,8 @@ func TestLimitSuitesCatchDefects(t *testing.T) {
 	}{
 		{"off-by-one", prefix + "WindowLimit/Budget"},
 		{"fixed-retry", prefix + "WindowLimit/Budget"},
+		{"no-rule", prefix + "WindowLimit/Budget"},
+		{"limit-is-conflict", prefix + "WindowLimit/Budget"},
 		{"refusal-counts", prefix + "WindowLimit/Budget"},
 		{"no-slide", prefix + "WindowLimit/Slides"},
 		{"real-clock", prefix + "WindowLimit/Slides"},

@@ -8,25 +8,25 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
 )
 
-// TemplatesHarness connects RunTemplates to one TemplateStore.
+// TemplatesHarness connects RunTemplates to one store.Templates.
 type TemplatesHarness struct {
 	// New returns a store, releasing it with t.Cleanup. Required.
-	New func(t *testing.T) notify.TemplateStore
+	New func(t *testing.T) store.Templates
 }
 
-// RunTemplates checks a notify.TemplateStore:
+// RunTemplates checks a store.Templates:
 //
 //   - PutTemplate then Template returns every field;
 //   - PutTemplate with a slug in use replaces that template;
 //   - templates belong to accounts: a slug of one is not found on another;
-//   - an unknown slug is NotFound for Template and DeleteTemplate;
+//   - an unknown slug is ErrNotFound for Template and DeleteTemplate;
 //   - DeleteTemplate removes the template;
 //   - Templates lists the account's templates sorted by slug, and an
 //     account without templates gets an empty list and no error;
-//   - a nil template or an empty slug is InvalidArgument;
+//   - a nil template or an empty slug is ErrInvalid;
 //   - changing a template after PutTemplate, or one the store returned,
 //     changes nothing in the store;
 //   - 64 goroutines putting and reading at once lose nothing.
@@ -48,11 +48,11 @@ func RunTemplates(t *testing.T, h TemplatesHarness) {
 	})
 }
 
-func fullTemplate(slug string) *notify.Template {
-	return &notify.Template{
+func fullTemplate(slug string) *store.Template {
+	return &store.Template{
 		Slug:         slug,
 		Variables:    []string{"NAME", "ORDER"},
-		Class:        notify.Transactional,
+		Class:        transactional,
 		Chat:         "Hi {{NAME}}, order {{ORDER}} has shipped.",
 		SMS:          "Order {{ORDER}} shipped. -Acme",
 		EmailSubject: "Order {{ORDER}} shipped",
@@ -61,7 +61,7 @@ func fullTemplate(slug string) *notify.Template {
 	}
 }
 
-func diffTemplate(got, want *notify.Template) string {
+func diffTemplate(got, want *store.Template) string {
 	if got == nil {
 		return "nil template"
 	}
@@ -84,13 +84,13 @@ func diffTemplate(got, want *notify.Template) string {
 	return strings.Join(d, "; ")
 }
 
-func cloneTemplate(t *notify.Template) *notify.Template {
+func cloneTemplate(t *store.Template) *store.Template {
 	c := *t
 	c.Variables = slices.Clone(t.Variables)
 	return &c
 }
 
-func newTemplates(t *testing.T, h TemplatesHarness) notify.TemplateStore {
+func newTemplates(t *testing.T, h TemplatesHarness) store.Templates {
 	t.Helper()
 	s := h.New(t)
 	if s == nil {
@@ -99,14 +99,14 @@ func newTemplates(t *testing.T, h TemplatesHarness) notify.TemplateStore {
 	return s
 }
 
-func put(t *testing.T, s notify.TemplateStore, account string, tpl *notify.Template) {
+func put(t *testing.T, s store.Templates, account string, tpl *store.Template) {
 	t.Helper()
 	if err := s.PutTemplate(context.Background(), account, tpl); err != nil {
 		t.Fatalf("PutTemplate(%s): %v", tpl.Slug, err)
 	}
 }
 
-func wantTemplate(t *testing.T, s notify.TemplateStore, account string, want *notify.Template) {
+func wantTemplate(t *testing.T, s store.Templates, account string, want *store.Template) {
 	t.Helper()
 	got, err := s.Template(context.Background(), account, want.Slug)
 	if err != nil {
@@ -121,8 +121,8 @@ func testTemplateRoundTrip(t *testing.T, h TemplatesHarness) {
 	s := newTemplates(t, h)
 	acct := newName("acct")
 	full := fullTemplate("order-shipped")
-	smsOnly := &notify.Template{Slug: "otp-plain", SMS: "Your code is {{OTP}}", Variables: []string{"OTP"}, Class: notify.Transactional}
-	for _, tpl := range []*notify.Template{full, smsOnly} {
+	smsOnly := &store.Template{Slug: "otp-plain", SMS: "Your code is {{OTP}}", Variables: []string{"OTP"}, Class: transactional}
+	for _, tpl := range []*store.Template{full, smsOnly} {
 		put(t, s, acct, cloneTemplate(tpl))
 		wantTemplate(t, s, acct, tpl)
 	}
@@ -132,7 +132,7 @@ func testTemplateReplace(t *testing.T, h TemplatesHarness) {
 	s := newTemplates(t, h)
 	acct := newName("acct")
 	put(t, s, acct, fullTemplate("promo"))
-	next := &notify.Template{Slug: "promo", Class: notify.Promotional, Chat: "50% off today", Variables: nil}
+	next := &store.Template{Slug: "promo", Class: promotional, Chat: "50% off today", Variables: nil}
 	put(t, s, acct, cloneTemplate(next))
 	wantTemplate(t, s, acct, next)
 }
@@ -150,10 +150,10 @@ func testTemplatePerAccount(t *testing.T, h TemplatesHarness) {
 	wantTemplate(t, s, b, tb)
 }
 
-func wantCodeTemplate(t *testing.T, s notify.TemplateStore, account, slug string) {
+func wantCodeTemplate(t *testing.T, s store.Templates, account, slug string) {
 	t.Helper()
 	_, err := s.Template(context.Background(), account, slug)
-	wantCode(t, fmt.Sprintf("Template(%s) of an account without it", slug), err, notify.CodeNotFound)
+	wantErr(t, fmt.Sprintf("Template(%s) of an account without it", slug), err, store.ErrNotFound)
 }
 
 func testTemplateNotFound(t *testing.T, h TemplatesHarness) {
@@ -163,7 +163,7 @@ func testTemplateNotFound(t *testing.T, h TemplatesHarness) {
 	put(t, s, acct, fullTemplate("something"))
 	wantCodeTemplate(t, s, acct, "nothing")
 	err := s.DeleteTemplate(context.Background(), acct, "nothing")
-	wantCode(t, "DeleteTemplate of an unknown slug", err, notify.CodeNotFound)
+	wantErr(t, "DeleteTemplate of an unknown slug", err, store.ErrNotFound)
 }
 
 func testTemplateDelete(t *testing.T, h TemplatesHarness) {
@@ -177,7 +177,7 @@ func testTemplateDelete(t *testing.T, h TemplatesHarness) {
 	wantCodeTemplate(t, s, acct, "a")
 	wantTemplate(t, s, acct, fullTemplate("b"))
 	err := s.DeleteTemplate(context.Background(), acct, "a")
-	wantCode(t, "second DeleteTemplate", err, notify.CodeNotFound)
+	wantErr(t, "second DeleteTemplate", err, store.ErrNotFound)
 }
 
 func testTemplateList(t *testing.T, h TemplatesHarness) {
@@ -213,10 +213,10 @@ func testTemplateInvalid(t *testing.T, h TemplatesHarness) {
 	acct := newName("acct")
 	ctx := context.Background()
 	err := s.PutTemplate(ctx, acct, nil)
-	wantCode(t, "PutTemplate(nil)", err, notify.CodeInvalidArgument)
+	wantErr(t, "PutTemplate(nil)", err, store.ErrInvalid)
 	noSlug := fullTemplate("")
 	err = s.PutTemplate(ctx, acct, noSlug)
-	wantCode(t, "PutTemplate without a slug", err, notify.CodeInvalidArgument)
+	wantErr(t, "PutTemplate without a slug", err, store.ErrInvalid)
 	if list, err := s.Templates(ctx, acct); err != nil || len(list) != 0 {
 		t.Fatalf("refused puts stored templates: %v, %v", list, err)
 	}

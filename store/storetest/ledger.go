@@ -9,43 +9,41 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/store"
 )
 
-// LedgerHarness connects RunLedger to one notify.Ledger.
+// LedgerHarness connects RunLedger to one store.Ledger.
 type LedgerHarness struct {
 	// New returns an empty ledger, and fund, which opens an account's
 	// wallet in it with an opening balance in
 	// rupees. Empty: Stale must see only the subtest's records. It
 	// releases the store with t.Cleanup. Required.
-	New func(t *testing.T) (s notify.Ledger, fund func(t *testing.T, account string, opening notify.Money))
+	New func(t *testing.T) (s store.Ledger, fund func(t *testing.T, account string, opening store.Money))
 }
 
-// RunLedger checks a notify.Ledger:
+// RunLedger checks a store.Ledger:
 //
-//   - Balance reads an account's wallet (NotFound without one); Credit
+//   - Balance reads an account's wallet (ErrNotFound without one); Credit
 //     adds to it under a ref, once: a repeat of the ref with the same
-//     amount moves nothing more, with another amount it is Conflict;
+//     amount moves nothing more, with another amount it is ErrConflict;
 //   - Open writes a pending record, every field intact, with its charge
-//     debited; a second Open of the ID is Conflict and charges nothing;
-//     a short wallet is InsufficientFunds and writes no record;
+//     debited; a second Open of the ID is ErrConflict and charges nothing;
+//     a short wallet is ErrInsufficientFunds and writes no record;
 //   - a record without a charge needs no wallet;
-//   - Move follows notify.CanMove and nothing else, keeps the history of
+//   - Move follows store.CanMove and nothing else, keeps the history of
 //     states with their times, and answers a Moved that agrees with the
-//     record read back: where it stands, also with Conflict for a
+//     record read back: where it stands, also with ErrConflict for a
 //     forbidden move;
 //   - a move into failed refunds the charge, exactly once, from pending,
 //     attempting or unknown; of 64 goroutines failing one record at once
 //     exactly one moves it and one refund is made;
 //   - a record belongs to its account: another account's Message and
-//     Move are NotFound;
+//     Move are ErrNotFound;
 //   - after sent, a record moves on with delivery reports (delivered,
 //     read, failed) and never back; a failure keeps the charge when the
 //     move says so (KeepCharge), and Refunded tells which; a report of
 //     a state the record passed without is kept as a step of the history,
-//     before the steps further along, once (notify.CanBackfill);
+//     before the steps further along, once (store.CanBackfill);
 //   - a move into sent may lower the charge (Reprice), crediting the
 //     difference in the same step; a later refund gives back the rest;
 //   - ByProviderID finds the records a provider accepted under an ID,
@@ -57,9 +55,9 @@ type LedgerHarness struct {
 //     in attempting (not pending, not past it) that last moved at or
 //     after a time, by the provider the record has;
 //   - OpenRequest keeps a request record, its parts in order (an empty
-//     part included); a second one of the same ID is Conflict;
+//     part included); a second one of the same ID is ErrConflict;
 //     RequestByKey finds the account's newest record of a key opened at
-//     or after a time, else NotFound.
+//     or after a time, else ErrNotFound.
 func RunLedger(t *testing.T, h LedgerHarness) {
 	t.Helper()
 	if h.New == nil {
@@ -93,9 +91,7 @@ func RunLedger(t *testing.T, h LedgerHarness) {
 // msgEpoch dates the suite's records: whole microseconds, UTC.
 var msgEpoch = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
-func rupees(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
-
-func newLedger(t *testing.T, h LedgerHarness) (notify.Ledger, func(t *testing.T, account string, opening notify.Money)) {
+func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, account string, opening store.Money)) {
 	t.Helper()
 	s, fund := h.New(t)
 	if s == nil || fund == nil {
@@ -105,9 +101,9 @@ func newLedger(t *testing.T, h LedgerHarness) (notify.Ledger, func(t *testing.T,
 }
 
 // sampleMessage returns a record with every field Open takes set.
-func sampleMessage(account string, charge int64, at time.Time) *notify.Message {
-	return &notify.Message{
-		ID: newName("msg"), Account: account, Kind: chat.Kind, Request: otp.Kind,
+func sampleMessage(account string, charge int64, at time.Time) *store.Record {
+	return &store.Record{
+		ID: newName("msg"), Account: account, Kind: kindChat, Request: kindOTP,
 		To: "9876543210", Provider: "cloudchat", IdempotencyKey: newName("key"),
 		Resend: []byte(`{"to":"9876543210","message":"hello"}`),
 		Domain: "shop.example", Units: 2, Metered: charge > 0, Charge: rupees(charge),
@@ -116,15 +112,15 @@ func sampleMessage(account string, charge int64, at time.Time) *notify.Message {
 }
 
 // taken returns a copy of m for Open, which may keep what it is given
-// (notify.Ledger.Open): the suite goes on using m.
-func taken(m *notify.Message) *notify.Message {
+// (store.Ledger.Open): the suite goes on using m.
+func taken(m *store.Record) *store.Record {
 	c := *m
 	c.Resend = slices.Clone(m.Resend)
 	c.History = slices.Clone(m.History)
 	return &c
 }
 
-func openMessage(t *testing.T, s notify.Ledger, m *notify.Message) notify.Balance {
+func openMessage(t *testing.T, s store.Ledger, m *store.Record) store.Balance {
 	t.Helper()
 	b, err := s.Open(context.Background(), taken(m))
 	if err != nil {
@@ -135,7 +131,7 @@ func openMessage(t *testing.T, s notify.Ledger, m *notify.Message) notify.Balanc
 
 // moveMessage moves m as u says, checks that the move's answer agrees
 // with the record read back, and returns that record.
-func moveMessage(t *testing.T, s notify.Ledger, m *notify.Message, u notify.MessageUpdate) *notify.Message {
+func moveMessage(t *testing.T, s store.Ledger, m *store.Record, u store.Update) *store.Record {
 	t.Helper()
 	moved, err := s.Move(context.Background(), m.Account, m.ID, u)
 	if err != nil {
@@ -149,7 +145,7 @@ func moveMessage(t *testing.T, s notify.Ledger, m *notify.Message, u notify.Mess
 
 // wantMoved fails t unless moved, a Move's answer for m, tells where the
 // record read back stands; it returns that record.
-func wantMoved(t *testing.T, s notify.Ledger, m *notify.Message, moved notify.Moved) *notify.Message {
+func wantMoved(t *testing.T, s store.Ledger, m *store.Record, moved store.Moved) *store.Record {
 	t.Helper()
 	rec := readMessage(t, s, m.Account, m.ID)
 	if moved.State != rec.State || moved.Charge != rec.Charge || moved.Refunded != rec.Refunded || !moved.UpdatedAt.Equal(rec.UpdatedAt) {
@@ -162,7 +158,7 @@ func wantMoved(t *testing.T, s notify.Ledger, m *notify.Message, moved notify.Mo
 	return rec
 }
 
-func readMessage(t *testing.T, s notify.Ledger, account, id string) *notify.Message {
+func readMessage(t *testing.T, s store.Ledger, account, id string) *store.Record {
 	t.Helper()
 	m, err := s.Message(context.Background(), account, id)
 	if err != nil {
@@ -171,7 +167,7 @@ func readMessage(t *testing.T, s notify.Ledger, account, id string) *notify.Mess
 	return m
 }
 
-func wantWallet(t *testing.T, s notify.Ledger, account string, minor int64) {
+func wantWallet(t *testing.T, s store.Ledger, account string, minor int64) {
 	t.Helper()
 	b, err := s.Balance(context.Background(), account)
 	if err != nil {
@@ -183,7 +179,7 @@ func wantWallet(t *testing.T, s notify.Ledger, account string, minor int64) {
 }
 
 // diffMessage describes how got differs from want, or returns "".
-func diffMessage(got, want *notify.Message) string {
+func diffMessage(got, want *store.Record) string {
 	var d []string
 	field := func(name string, g, w any) {
 		if g != w {
@@ -217,7 +213,7 @@ func diffMessage(got, want *notify.Message) string {
 	if !got.UpdatedAt.Equal(want.UpdatedAt) {
 		d = append(d, fmt.Sprintf("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt))
 	}
-	if !slices.EqualFunc(got.History, want.History, func(a, b notify.StateChange) bool {
+	if !slices.EqualFunc(got.History, want.History, func(a, b store.StateChange) bool {
 		return a.State == b.State && a.At.Equal(b.At)
 	}) {
 		d = append(d, fmt.Sprintf("History = %v, want %v", got.History, want.History))
@@ -230,9 +226,9 @@ func testBalanceAndCredit(t *testing.T, h LedgerHarness) {
 	ctx := context.Background()
 	acct := newName("acct")
 	_, err := s.Balance(ctx, acct)
-	wantCode(t, "Balance of an account without a wallet", err, notify.CodeNotFound)
+	wantErr(t, "Balance of an account without a wallet", err, store.ErrNotFound)
 	_, err = s.Credit(ctx, acct, rupees(100), newName("topup"))
-	wantCode(t, "Credit of an account without a wallet", err, notify.CodeNotFound)
+	wantErr(t, "Credit of an account without a wallet", err, store.ErrNotFound)
 	fund(t, acct, rupees(1000))
 	wantWallet(t, s, acct, 1000)
 	ref := newName("topup")
@@ -244,9 +240,9 @@ func testBalanceAndCredit(t *testing.T, h LedgerHarness) {
 		t.Fatalf("a repeated Credit = %+v, %v; want the first answer and no money moved", b, err)
 	}
 	_, err = s.Credit(ctx, acct, rupees(300), ref)
-	wantCode(t, "Credit of a used ref with another amount", err, notify.CodeConflict)
+	wantErr(t, "Credit of a used ref with another amount", err, store.ErrConflict)
 	_, err = s.Credit(ctx, acct, rupees(100), "")
-	wantCode(t, "Credit without a ref", err, notify.CodeInvalidArgument)
+	wantErr(t, "Credit without a ref", err, store.ErrInvalid)
 	wantWallet(t, s, acct, 1250)
 }
 
@@ -260,8 +256,8 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 	}
 	wantWallet(t, s, acct, 900)
 	want := *m
-	want.State = notify.StatePending
-	want.History = []notify.StateChange{{State: notify.StatePending, At: msgEpoch}}
+	want.State = store.StatePending
+	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch}}
 	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
 		t.Fatalf("the record read back differs: %s", d)
 	}
@@ -269,7 +265,7 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 	m.To = "changed"
 	got := readMessage(t, s, acct, m.ID)
 	got.History[0].State = "changed"
-	if again := readMessage(t, s, acct, m.ID); again.To != want.To || again.History[0].State != notify.StatePending {
+	if again := readMessage(t, s, acct, m.ID); again.To != want.To || again.History[0].State != store.StatePending {
 		t.Fatalf("the stored record changed with the caller's copy: %+v", again)
 	}
 }
@@ -281,7 +277,7 @@ func testOpenTwice(t *testing.T, h LedgerHarness) {
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	_, err := s.Open(context.Background(), taken(m))
-	wantCode(t, "a second Open of one ID", err, notify.CodeConflict)
+	wantErr(t, "a second Open of one ID", err, store.ErrConflict)
 	wantWallet(t, s, acct, 900)
 }
 
@@ -291,13 +287,13 @@ func testOpenShort(t *testing.T, h LedgerHarness) {
 	fund(t, acct, rupees(50))
 	m := sampleMessage(acct, 100, msgEpoch)
 	_, err := s.Open(context.Background(), taken(m))
-	wantCode(t, "Open beyond the balance", err, notify.CodeInsufficientFunds)
+	wantErr(t, "Open beyond the balance", err, store.ErrInsufficientFunds)
 	wantShownToSender(t, "Open beyond the balance", err)
 	_, err = s.Message(context.Background(), acct, m.ID)
-	wantCode(t, "Message of a record refused for want of funds", err, notify.CodeNotFound)
+	wantErr(t, "Message of a record refused for want of funds", err, store.ErrNotFound)
 	wantWallet(t, s, acct, 50)
 	_, err = s.Open(context.Background(), sampleMessage(newName("nowallet"), 100, msgEpoch))
-	wantCode(t, "Open charging an account without a wallet", err, notify.CodeNotFound)
+	wantErr(t, "Open charging an account without a wallet", err, store.ErrNotFound)
 }
 
 func testOpenUnmetered(t *testing.T, h LedgerHarness) {
@@ -305,7 +301,7 @@ func testOpenUnmetered(t *testing.T, h LedgerHarness) {
 	acct := newName("acct") // no wallet: nothing to charge
 	m := sampleMessage(acct, 0, msgEpoch)
 	openMessage(t, s, m)
-	if got := readMessage(t, s, acct, m.ID); got.State != notify.StatePending || got.Charge.Minor != 0 {
+	if got := readMessage(t, s, acct, m.ID); got.State != store.StatePending || got.Charge.Minor != 0 {
 		t.Fatalf("unmetered record = %+v", got)
 	}
 }
@@ -317,14 +313,14 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
-	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: t1})
-	got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: t2,
+	moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: t1})
+	got := moveMessage(t, s, m, store.Update{State: store.StateSent, At: t2,
 		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: "qr", Attempts: 2, Note: "failed over"})
 	want := *m
-	want.State, want.UpdatedAt = notify.StateSent, t2
+	want.State, want.UpdatedAt = store.StateSent, t2
 	want.Provider, want.ProviderMessageID, want.Gateway, want.Attempts, want.Note = "qrchat", "wamid.1", "qr", 2, "failed over"
-	want.History = []notify.StateChange{{State: notify.StatePending, At: msgEpoch},
-		{State: notify.StateAttempting, At: t1}, {State: notify.StateSent, At: t2}}
+	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch},
+		{State: store.StateAttempting, At: t1}, {State: store.StateSent, At: t2}}
 	if d := diffMessage(got, &want); d != "" {
 		t.Fatalf("the record read back differs: %s", d)
 	}
@@ -343,23 +339,23 @@ func testForbiddenMoves(t *testing.T, h LedgerHarness) {
 	openMessage(t, s, pending)
 	sent := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, sent)
-	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
-	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch})
+	moveMessage(t, s, sent, store.Update{State: store.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, sent, store.Update{State: store.StateSent, At: msgEpoch})
 	for _, tt := range []struct {
-		m    *notify.Message
-		from notify.MessageState
-		to   notify.MessageState
+		m    *store.Record
+		from store.State
+		to   store.State
 	}{
-		{pending, notify.StatePending, notify.StateSent},
-		{pending, notify.StatePending, notify.StateUnknown},
-		{pending, notify.StatePending, notify.StatePending},
-		{sent, notify.StateSent, notify.StateAttempting},
-		{sent, notify.StateSent, notify.StatePending},
-		{sent, notify.StateSent, notify.StateUnknown},
-		{sent, notify.StateSent, notify.StateSent},
+		{pending, store.StatePending, store.StateSent},
+		{pending, store.StatePending, store.StateUnknown},
+		{pending, store.StatePending, store.StatePending},
+		{sent, store.StateSent, store.StateAttempting},
+		{sent, store.StateSent, store.StatePending},
+		{sent, store.StateSent, store.StateUnknown},
+		{sent, store.StateSent, store.StateSent},
 	} {
-		got, err := s.Move(ctx, acct, tt.m.ID, notify.MessageUpdate{State: tt.to, At: msgEpoch.Add(time.Hour), Error: "must not stick"})
-		wantCode(t, fmt.Sprintf("Move from %s to %s", tt.from, tt.to), err, notify.CodeConflict)
+		got, err := s.Move(ctx, acct, tt.m.ID, store.Update{State: tt.to, At: msgEpoch.Add(time.Hour), Error: "must not stick"})
+		wantErr(t, fmt.Sprintf("Move from %s to %s", tt.from, tt.to), err, store.ErrConflict)
 		if got.State != tt.from {
 			t.Fatalf("Move from %s to %s answered %+v, want where the record stands", tt.from, tt.to, got)
 		}
@@ -379,18 +375,18 @@ func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
 	fromAttempting := sampleMessage(acct, 250, msgEpoch)
 	openMessage(t, s, fromAttempting)
 	wantWallet(t, s, acct, 650)
-	got := moveMessage(t, s, fromPending, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch,
-		ErrorCode: notify.CodeUnavailable, Error: "vendor down"})
-	if got.ErrorCode != notify.CodeUnavailable || got.Error != "vendor down" || got.Cost().Minor != 0 {
+	got := moveMessage(t, s, fromPending, store.Update{State: store.StateFailed, At: msgEpoch,
+		ErrorCode: "unavailable", Error: "vendor down"})
+	if got.ErrorCode != "unavailable" || got.Error != "vendor down" || got.Cost().Minor != 0 {
 		t.Fatalf("failed record = %+v, cost %v", got, got.Cost())
 	}
 	wantWallet(t, s, acct, 750)
-	moveMessage(t, s, fromAttempting, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
-	moveMessage(t, s, fromAttempting, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+	moveMessage(t, s, fromAttempting, store.Update{State: store.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, fromAttempting, store.Update{State: store.StateFailed, At: msgEpoch})
 	wantWallet(t, s, acct, 1000)
-	for _, m := range []*notify.Message{fromPending, fromAttempting} {
-		_, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
-		wantCode(t, "a second move into failed", err, notify.CodeConflict)
+	for _, m := range []*store.Record{fromPending, fromAttempting} {
+		_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: store.StateFailed, At: msgEpoch})
+		wantErr(t, "a second move into failed", err, store.ErrConflict)
 	}
 	wantWallet(t, s, acct, 1000)
 }
@@ -400,18 +396,18 @@ func testUnknownSettles(t *testing.T, h LedgerHarness) {
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	toFailed, toSent := sampleMessage(acct, 100, msgEpoch), sampleMessage(acct, 100, msgEpoch)
-	for _, m := range []*notify.Message{toFailed, toSent} {
+	for _, m := range []*store.Record{toFailed, toSent} {
 		openMessage(t, s, m)
-		moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: msgEpoch})
-		got := moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateUnknown, At: msgEpoch,
-			ErrorCode: notify.CodeOutcomeUnknown, Error: "timeout"})
+		moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: msgEpoch})
+		got := moveMessage(t, s, m, store.Update{State: store.StateUnknown, At: msgEpoch,
+			ErrorCode: "outcome_unknown", Error: "timeout"})
 		if got.Cost().Minor != 100 {
 			t.Fatalf("an unknown record costs %v, want its charge", got.Cost())
 		}
 	}
 	wantWallet(t, s, acct, 800)
-	moveMessage(t, s, toFailed, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
-	moveMessage(t, s, toSent, notify.MessageUpdate{State: notify.StateSent, At: msgEpoch, ProviderMessageID: "pm"})
+	moveMessage(t, s, toFailed, store.Update{State: store.StateFailed, At: msgEpoch})
+	moveMessage(t, s, toSent, store.Update{State: store.StateSent, At: msgEpoch, ProviderMessageID: "pm"})
 	wantWallet(t, s, acct, 900)
 }
 
@@ -422,11 +418,11 @@ func testRecordsPerAccount(t *testing.T, h LedgerHarness) {
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	_, err := s.Message(context.Background(), other, m.ID)
-	wantCode(t, "Message of another account's record", err, notify.CodeNotFound)
-	_, err = s.Move(context.Background(), other, m.ID, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
-	wantCode(t, "Move of another account's record", err, notify.CodeNotFound)
+	wantErr(t, "Message of another account's record", err, store.ErrNotFound)
+	_, err = s.Move(context.Background(), other, m.ID, store.Update{State: store.StateFailed, At: msgEpoch})
+	wantErr(t, "Move of another account's record", err, store.ErrNotFound)
 	_, err = s.Message(context.Background(), acct, newName("missing"))
-	wantCode(t, "Message of a missing record", err, notify.CodeNotFound)
+	wantErr(t, "Message of a missing record", err, store.ErrNotFound)
 	wantWallet(t, s, acct, 900)
 }
 
@@ -436,7 +432,7 @@ func testByKey(t *testing.T, h LedgerHarness) {
 	fund(t, acct, rupees(1000))
 	fund(t, other, rupees(1000))
 	key := newName("key")
-	var mine []*notify.Message
+	var mine []*store.Record
 	for i := 0; i < 3; i++ {
 		m := sampleMessage(acct, 10, msgEpoch.Add(time.Duration(2-i)*time.Minute)) // opened newest first
 		m.IdempotencyKey = key
@@ -452,7 +448,7 @@ func testByKey(t *testing.T, h LedgerHarness) {
 	if err != nil {
 		t.Fatalf("ByKey: %v", err)
 	}
-	ids := func(ms []*notify.Message) []string {
+	ids := func(ms []*store.Record) []string {
 		var out []string
 		for _, m := range ms {
 			out = append(out, m.ID)
@@ -472,20 +468,20 @@ func testStale(t *testing.T, h LedgerHarness) {
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
-	newAt := func(min int) *notify.Message {
+	newAt := func(min int) *store.Record {
 		m := sampleMessage(acct, 10, at(min))
 		openMessage(t, s, m)
 		return m
 	}
 	attempting := newAt(0)
-	moveMessage(t, s, attempting, notify.MessageUpdate{State: notify.StateAttempting, At: at(2)})
+	moveMessage(t, s, attempting, store.Update{State: store.StateAttempting, At: at(2)})
 	pending := newAt(1)
 	sent := newAt(0)
-	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateAttempting, At: at(0)})
-	moveMessage(t, s, sent, notify.MessageUpdate{State: notify.StateSent, At: at(0)})
+	moveMessage(t, s, sent, store.Update{State: store.StateAttempting, At: at(0)})
+	moveMessage(t, s, sent, store.Update{State: store.StateSent, At: at(0)})
 	unknown := newAt(0)
-	moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateAttempting, At: at(0)})
-	moveMessage(t, s, unknown, notify.MessageUpdate{State: notify.StateUnknown, At: at(0)})
+	moveMessage(t, s, unknown, store.Update{State: store.StateAttempting, At: at(0)})
+	moveMessage(t, s, unknown, store.Update{State: store.StateUnknown, At: at(0)})
 	newAt(10) // recent
 
 	ctx := context.Background()
@@ -500,7 +496,7 @@ func testStale(t *testing.T, h LedgerHarness) {
 	if want := []string{pending.ID, attempting.ID}; !slices.Equal(ids, want) {
 		t.Fatalf("Stale = %v, want the pending then the attempting record %v", ids, want)
 	}
-	if got[1].State != notify.StateAttempting || !got[1].UpdatedAt.Equal(at(2)) {
+	if got[1].State != store.StateAttempting || !got[1].UpdatedAt.Equal(at(2)) {
 		t.Fatalf("Stale returned %+v", got[1])
 	}
 	if got, err := s.Stale(ctx, at(5), 1); err != nil || len(got) != 1 || got[0].ID != pending.ID {
@@ -529,7 +525,7 @@ func testAttempting(t *testing.T, h LedgerHarness) {
 			t.Fatalf("%s: Attempting(%s, %v) = %v, want %v", what, provider, since.Format(time.TimeOnly), got, yes)
 		}
 	}
-	newOf := func(account, provider string) *notify.Message {
+	newOf := func(account, provider string) *store.Record {
 		m := sampleMessage(account, 10, at(0))
 		m.Provider = provider
 		openMessage(t, s, m)
@@ -539,32 +535,32 @@ func testAttempting(t *testing.T, h LedgerHarness) {
 	want("an empty store", prov, at(0), false)
 	m := newOf(acct, prov)
 	want("a pending record", prov, at(0), false)
-	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateAttempting, At: at(2)})
+	moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: at(2)})
 	want("attempting since 2m, asked since 1m", prov, at(1), true)
 	want("asked since the very time it moved", prov, at(2), true)
 	want("asked since after it moved", prov, at(2).Add(time.Second), false)
 	want("another provider", elsewhere, at(0), false)
 
 	// Moved on, under another provider (a chat failover): neither counts.
-	moveMessage(t, s, m, notify.MessageUpdate{State: notify.StateSent, At: at(3), Provider: elsewhere, ProviderMessageID: newName("pm")})
+	moveMessage(t, s, m, store.Update{State: store.StateSent, At: at(3), Provider: elsewhere, ProviderMessageID: newName("pm")})
 	want("sent", prov, at(0), false)
 	want("sent, by the provider it went through", elsewhere, at(0), false)
 
 	// Any account's record counts; unknown and failed do not.
 	o := newOf(other, prov)
-	moveMessage(t, s, o, notify.MessageUpdate{State: notify.StateAttempting, At: at(4)})
+	moveMessage(t, s, o, store.Update{State: store.StateAttempting, At: at(4)})
 	want("another account's", prov, at(4), true)
-	moveMessage(t, s, o, notify.MessageUpdate{State: notify.StateUnknown, At: at(5)})
+	moveMessage(t, s, o, store.Update{State: store.StateUnknown, At: at(5)})
 	want("unknown", prov, at(0), false)
 	f := newOf(acct, prov)
-	moveMessage(t, s, f, notify.MessageUpdate{State: notify.StateAttempting, At: at(6)})
-	moveMessage(t, s, f, notify.MessageUpdate{State: notify.StateFailed, At: at(7)})
+	moveMessage(t, s, f, store.Update{State: store.StateAttempting, At: at(6)})
+	moveMessage(t, s, f, store.Update{State: store.StateFailed, At: at(7)})
 	want("failed", prov, at(0), false)
 
 	// Of several attempting records, one young enough is enough.
 	for _, min := range []int{8, 20, 9} {
 		r := newOf(acct, prov)
-		moveMessage(t, s, r, notify.MessageUpdate{State: notify.StateAttempting, At: at(min)})
+		moveMessage(t, s, r, store.Update{State: store.StateAttempting, At: at(min)})
 	}
 	want("one of three since 15m", prov, at(15), true)
 	want("none since 21m", prov, at(21), false)
@@ -588,13 +584,13 @@ func testConcurrentFail(t *testing.T, h LedgerHarness) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, err := s.Move(context.Background(), acct, m.ID, notify.MessageUpdate{State: notify.StateFailed, At: msgEpoch})
+			_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: store.StateFailed, At: msgEpoch})
 			mu.Lock()
 			defer mu.Unlock()
-			switch notify.CodeOf(err) {
-			case "":
+			switch {
+			case err == nil:
 				moved++
-			case notify.CodeConflict:
+			case isKind(err, store.ErrConflict):
 			default:
 				failures = append(failures, err)
 			}
@@ -619,18 +615,17 @@ func testRequests(t *testing.T, h LedgerHarness) {
 	acct, other := newName("acct"), newName("acct")
 	ctx := context.Background()
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
-	older := &notify.RequestRecord{ID: newName("req"), Account: acct, Kind: "otp", IdempotencyKey: "k",
+	older := &store.RequestRecord{ID: newName("req"), Account: acct, Kind: "otp", IdempotencyKey: "k",
 		Parts: []string{newName("m"), ""}, CreatedAt: at(0)}
-	newer := &notify.RequestRecord{ID: newName("req"), Account: acct, Kind: "sms", Bulk: true, IdempotencyKey: "k",
+	newer := &store.RequestRecord{ID: newName("req"), Account: acct, Kind: "sms", Bulk: true, IdempotencyKey: "k",
 		Parts: []string{newName("m"), "", newName("m")}, CreatedAt: at(5)}
-	for _, r := range []*notify.RequestRecord{older, newer} {
+	for _, r := range []*store.RequestRecord{older, newer} {
 		if err := s.OpenRequest(ctx, r); err != nil {
 			t.Fatalf("OpenRequest %s: %v", r.ID, err)
 		}
 	}
-	if err := s.OpenRequest(ctx, older); notify.CodeOf(err) != notify.CodeConflict {
-		t.Fatalf("OpenRequest of an ID recorded already = %v, want Conflict", err)
-	}
+	err := s.OpenRequest(ctx, older)
+	wantErr(t, "OpenRequest of an ID recorded already", err, store.ErrConflict)
 	got, err := s.RequestByKey(ctx, acct, "k", at(0))
 	if err != nil {
 		t.Fatalf("RequestByKey: %v", err)
@@ -639,10 +634,10 @@ func testRequests(t *testing.T, h LedgerHarness) {
 		!got.CreatedAt.Equal(newer.CreatedAt) {
 		t.Fatalf("RequestByKey = %+v, want the newer %+v", got, newer)
 	}
-	if got, err := s.RequestByKey(ctx, acct, "k", at(6)); notify.CodeOf(err) != notify.CodeNotFound {
-		t.Fatalf("RequestByKey after the newest = %+v, %v; want NotFound", got, err)
+	if got, err := s.RequestByKey(ctx, acct, "k", at(6)); !isKind(err, store.ErrNotFound) {
+		t.Fatalf("RequestByKey after the newest = %+v, %v; want ErrNotFound", got, err)
 	}
-	if got, err := s.RequestByKey(ctx, other, "k", at(0)); notify.CodeOf(err) != notify.CodeNotFound {
-		t.Fatalf("RequestByKey of another account = %+v, %v; want NotFound", got, err)
+	if got, err := s.RequestByKey(ctx, other, "k", at(0)); !isKind(err, store.ErrNotFound) {
+		t.Fatalf("RequestByKey of another account = %+v, %v; want ErrNotFound", got, err)
 	}
 }

@@ -1,0 +1,102 @@
+package notify
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// receiptJSON is the stored form of a Receipt: what the Notifier hands a
+// store.Keys to keep, and reads back on a repeat. Its own tags keep stored
+// receipts readable when Go field names change (pgstore's rows hold this
+// form since before the store package).
+type receiptJSON struct {
+	MessageID         string         `json:"message_id"`
+	Account           string         `json:"account"`
+	Kind              string         `json:"kind"`
+	To                string         `json:"to,omitempty"`
+	Status            string         `json:"status"`
+	Provider          string         `json:"provider,omitempty"`
+	ProviderMessageID string         `json:"provider_message_id,omitempty"`
+	Gateway           string         `json:"gateway,omitempty"`
+	Note              string         `json:"note,omitempty"`
+	Units             int            `json:"units"`
+	Cost              moneyJSON      `json:"cost"`
+	Balance           moneyJSON      `json:"balance"`
+	Metered           bool           `json:"metered"`
+	Attempts          int            `json:"attempts"`
+	ErrorCode         string         `json:"error_code,omitempty"`
+	Error             string         `json:"error,omitempty"`
+	Domain            string         `json:"domain,omitempty"`
+	IdempotencyKey    string         `json:"idempotency_key,omitempty"`
+	CreatedAt         time.Time      `json:"created_at"`
+	Legs              []*receiptJSON `json:"legs,omitempty"`
+}
+
+type moneyJSON struct {
+	Minor    int64  `json:"minor"`
+	Code     string `json:"code"`
+	Symbol   string `json:"symbol"`
+	Exponent int    `json:"exponent"`
+}
+
+func toMoneyJSON(m Money) moneyJSON {
+	return moneyJSON{Minor: m.Minor, Code: m.Currency.Code, Symbol: m.Currency.Symbol, Exponent: m.Currency.Exponent}
+}
+
+func (m moneyJSON) money() Money {
+	return Money{Minor: m.Minor, Currency: Currency{Code: m.Code, Symbol: m.Symbol, Exponent: m.Exponent}}
+}
+
+func toReceiptJSON(r *Receipt) *receiptJSON {
+	if r == nil {
+		return nil
+	}
+	j := &receiptJSON{
+		MessageID: r.MessageID, Account: r.Account, Kind: string(r.Kind), To: r.To,
+		Status: string(r.Status), Provider: r.Provider, ProviderMessageID: r.ProviderMessageID,
+		Gateway: string(r.Gateway), Note: r.Note, Units: r.Units, Cost: toMoneyJSON(r.Cost),
+		Balance: toMoneyJSON(r.Balance), Metered: r.Metered, Attempts: r.Attempts,
+		ErrorCode: string(r.ErrorCode), Error: r.Error, Domain: r.Domain,
+		IdempotencyKey: r.IdempotencyKey, CreatedAt: r.CreatedAt,
+	}
+	for _, leg := range r.Legs {
+		j.Legs = append(j.Legs, toReceiptJSON(leg))
+	}
+	return j
+}
+
+func (j *receiptJSON) receipt() *Receipt {
+	if j == nil {
+		return nil
+	}
+	r := &Receipt{
+		MessageID: j.MessageID, Account: j.Account, Kind: Kind(j.Kind), To: j.To,
+		Status: MessageState(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
+		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
+		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
+		ErrorCode: Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,
+		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt,
+	}
+	for _, leg := range j.Legs {
+		r.Legs = append(r.Legs, leg.receipt())
+	}
+	return r
+}
+
+// encodeReceipt is the stored form of r. A Receipt always encodes.
+func encodeReceipt(r *Receipt) []byte {
+	body, err := json.Marshal(toReceiptJSON(r))
+	if err != nil {
+		panic("notify: a receipt does not encode: " + err.Error()) // plain strings, ints and times only
+	}
+	return body
+}
+
+// decodeReceipt reads a receipt encodeReceipt wrote.
+func decodeReceipt(body []byte) (*Receipt, error) {
+	var j receiptJSON
+	if err := json.Unmarshal(body, &j); err != nil {
+		return nil, err
+	}
+	return j.receipt(), nil
+}

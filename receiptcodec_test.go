@@ -1,0 +1,51 @@
+package notify
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// FuzzDecodeReceipt: whatever a store.Keys hands back, decodeReceipt
+// either refuses it or reads a receipt that survives its own round trip.
+func FuzzDecodeReceipt(f *testing.F) {
+	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", Status: StateSent,
+		Cost: Money{Minor: 40, Currency: INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
+		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", ErrorCode: CodeRejected}}}
+	f.Add(encodeReceipt(r))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"legs":[null,{"legs":[{}]}]}`))
+	f.Add([]byte(`{"cost":{"minor":-9223372036854775808}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := decodeReceipt(body)
+		if err != nil {
+			return
+		}
+		r2, err := decodeReceipt(encodeReceipt(r))
+		if err != nil {
+			t.Fatalf("decode of our own encoding: %v", err)
+		}
+		if !reflect.DeepEqual(r, r2) {
+			t.Fatalf("round trip changed the receipt:\n%+v\n%+v", r, r2)
+		}
+	})
+}
+
+// TestReceiptRoundTrip: a receipt the Notifier completes a key with is
+// the receipt a repeat gets, legs, money and times included.
+func TestReceiptRoundTrip(t *testing.T) {
+	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", To: "+919876543210", Status: StateUnknown,
+		Provider: "p", ProviderMessageID: "v1", Note: "n", Units: 2, Cost: Money{Minor: 40, Currency: INR()},
+		Balance: Money{Minor: 960, Currency: INR()}, Metered: true, Attempts: 3, ErrorCode: CodeOutcomeUnknown,
+		Error: "e", Domain: "d", IdempotencyKey: "k", CreatedAt: time.Unix(1700000000, 5).UTC(),
+		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", Status: StateFailed, ErrorCode: CodeRejected,
+			Cost: Money{Currency: INR()}, CreatedAt: time.Unix(1700000000, 6).UTC()}}}
+	got, err := decodeReceipt(encodeReceipt(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, r) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, r)
+	}
+}

@@ -1,0 +1,354 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Kind names a channel: what sort of message a request asks for
+// (notify.Kind). Each channel package names its own: "sms", "chat",
+// "email", "otp" for the dual OTP's combined receipt.
+type Kind string
+
+// PriceClass is the commercial category of a message: transactional
+// messages (OTPs, receipts, alerts) and promotional ones are priced apart
+// (notify.Transactional, notify.Promotional).
+type PriceClass string
+
+// State is where a message's durable record stands. A record moves
+// only forward, along the edges CanMove allows, but for one step back
+// while nothing is in flight:
+//
+//	pending <─> attempting ──> sent ──> delivered ──> read
+//	   │            │  │        │  └───────────────────^
+//	   │            │  │        └─────> failed (reported)
+//	   │            │  └─────> unknown ──> sent | delivered | read | failed
+//	   └────────────┴────────> failed
+//
+// pending: written, and charged when metered, in one step; the vendor has
+// not been called, or has certainly refused every call so far and the
+// Notifier waits to try again (attempting goes back to pending for that
+// wait, so that a process dying in it leaves a record the reconciler
+// refunds). attempting: written before each vendor call; the vendor may
+// have the message from here on. sent: a vendor accepted it.
+// failed: certainly not accepted, or reported undelivered after it was;
+// the charge was refunded in the same step unless the refund policy kept
+// it (Message.Refunded says which). unknown: the vendor may have it; the
+// charge stands until a delivery report or an operator settles it.
+// delivered and read: the vendor's delivery reports (Notifier.Report) say
+// the message reached the recipient, and that the recipient read it.
+type State string
+
+// The message states.
+const (
+	StatePending    State = "pending"
+	StateAttempting State = "attempting"
+	StateSent       State = "sent"
+	StateFailed     State = "failed"
+	StateUnknown    State = "unknown"
+	StateDelivered  State = "delivered"
+	StateRead       State = "read"
+)
+
+// States returns every state, in the order a message meets them,
+// in a new slice.
+func States() []State {
+	return []State{StatePending, StateAttempting, StateSent, StateUnknown,
+		StateDelivered, StateRead, StateFailed}
+}
+
+// CanMove reports whether a record may move from state from to state to.
+// It is the one definition of the state machine: every Ledger
+// applies it, under the record's lock, to every Move.
+func CanMove(from, to State) bool {
+	switch from {
+	case StatePending:
+		return to == StateAttempting || to == StateFailed
+	case StateAttempting:
+		return to == StateSent || to == StateFailed || to == StateUnknown || to == StatePending
+	case StateUnknown:
+		return to == StateSent || to == StateDelivered || to == StateRead || to == StateFailed
+	case StateSent:
+		return to == StateDelivered || to == StateRead || to == StateFailed
+	case StateDelivered:
+		return to == StateRead
+	}
+	return false
+}
+
+// CanBackfill reports whether a report of state to that reaches a record
+// already further along, in state from, is kept as a step of the record's
+// history without moving it: a delivered report after the read one (the
+// vendor's reports arrive out of order), or a sent one after either. A
+// record keeps such a step once, and never goes back.
+func CanBackfill(from, to State) bool {
+	return deliveryRank(to) > 0 && deliveryRank(to) < deliveryRank(from)
+}
+
+// deliveryRank orders the states of an accepted message: sent, delivered,
+// read; zero for the others.
+func deliveryRank(s State) int {
+	switch s {
+	case StateSent:
+		return 1
+	case StateDelivered:
+		return 2
+	case StateRead:
+		return 3
+	}
+	return 0
+}
+
+// Open reports whether s is a state a live send passes through (pending or
+// attempting): a record that stays in one longer than a send can take was
+// left by a holder that died, and Notifier.Reconcile settles it.
+func (s State) Open() bool { return s == StatePending || s == StateAttempting }
+
+// StateChange is one step of a record's history.
+type StateChange struct {
+	State State
+	At    time.Time
+}
+
+// Record is the durable record of one message: what was sent to whom,
+// what it cost, and where it stands. Stores return copies the caller may
+// keep.
+type Record struct {
+	// ID is the message ID, also the wallet reference of its charge.
+	ID      string
+	Account string
+	// Kind is the channel: sms, email or chat.
+	Kind Kind
+	// Request is the kind of request that sent it: Kind, or "otp"
+	// (otp.Kind) for a leg of a dual OTP.
+	Request Kind
+	// To is the normalised recipient.
+	To    string
+	State State
+	// Provider is the provider chosen in Prepare, then the one that
+	// accepted or may have the message (after a chat failover, the
+	// second); ProviderMessageID is that provider's ID of the message,
+	// which delivery reports find it by (Ledger.ByProviderID).
+	Provider          string
+	ProviderMessageID string
+	// Gateway is the chat gateway that delivered, for chat messages.
+	Gateway string
+	// IdempotencyKey is the request's key, if any; stores index it.
+	IdempotencyKey string
+	Domain         string
+	Units          int
+	// Metered reports that the send was priced and charged.
+	Metered bool
+	// Charge is what Open debited (zero when unmetered or free).
+	Charge Money
+	// Attempts counts vendor attempts, retries included.
+	Attempts int
+	// ErrorCode (a notify.Code, such as "unavailable") and Error say why
+	// a failed or unknown record is so; VendorCode is the vendor's own
+	// error code from a delivery report (131047, say), when it gave one.
+	ErrorCode  string
+	Error      string
+	VendorCode string
+	Note       string
+	// Resend is what is sent again through the QR gateway when a delivery
+	// report says the cloud gateway failed for a reason it can overcome
+	// (notify.DeliveryReport.Failover): the JSON of the chat.Request. It is kept
+	// only for chat messages of chat.GatewayAuto sent first through the cloud
+	// gateway whose content the QR gateway can carry and that carry no
+	// one-time code (a code resent minutes later is of no use, and a
+	// record must not keep one). Empty for every other message.
+	Resend []byte
+	// Refunded reports that the charge was credited back, when the record
+	// moved to failed (a failure reported after acceptance may keep it:
+	// see ReportHandler.Refund).
+	Refunded bool
+	// History lists the states the record entered, with when, oldest
+	// first; the first entry is pending.
+	History []StateChange
+	// CreatedAt is when the record was opened; UpdatedAt when it last
+	// moved.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Cost is what stays charged for the message: zero once it was refunded,
+// the charge otherwise.
+func (m *Record) Cost() Money {
+	if m.Refunded {
+		return Money{Currency: m.Charge.Currency}
+	}
+	return m.Charge
+}
+
+// Moved is what Ledger.Move answers: where the record stands after the
+// call, without the rest of the record, which few callers need (they read
+// it with Ledger.Message).
+type Moved struct {
+	// State is the record's state: u.State after a move, the state
+	// further along after a backfilled step, the state that stands on
+	// ErrConflict.
+	State State
+	// Charge is what the record charged, after any reprice; Refunded
+	// reports that it was credited back.
+	Charge   Money
+	Refunded bool
+	// UpdatedAt is when the record last moved.
+	UpdatedAt time.Time
+}
+
+// Cost is what stays charged for the message: zero once it was refunded,
+// the charge otherwise.
+func (m Moved) Cost() Money {
+	if m.Refunded {
+		return Money{Currency: m.Charge.Currency}
+	}
+	return m.Charge
+}
+
+// Update moves a record to State at At, setting the fields it
+// carries; empty fields leave the record's values as they are.
+type Update struct {
+	State             State
+	At                time.Time
+	Provider          string
+	ProviderMessageID string
+	Gateway           string
+	Attempts          int
+	ErrorCode         string
+	Error             string
+	VendorCode        string
+	Note              string
+	// KeepCharge, on a move into StateFailed, keeps the charge instead of
+	// refunding it (a failure reported after the vendor billed the
+	// message).
+	KeepCharge bool
+	// Reprice, on a move into StateSent, lowers the record's Charge to it
+	// when it is lower (zero included), and credits the difference back
+	// under ref "adjust:<id>" in the same step: a chat message that fell
+	// over to a cheaper gateway costs what that gateway costs, and a later
+	// refund gives back only that. Nil: the charge stays.
+	Reprice *Money
+}
+
+// Ledger keeps the money of each account and the durable record of every
+// message, and moves them together: a record and its charge are written
+// in one atomic step, and so are a failure and its refund, so that a crash
+// at any point leaves a record that says what happened and what it cost.
+// It is the one store a Notifier cannot do without (notify.New takes it).
+// memstore.Ledger keeps everything in memory; pgstore.Store keeps it in
+// PostgreSQL, each move one transaction. storetest.RunLedger is its
+// conformance suite.
+//
+// Amounts are in the account's currency; another currency is
+// ErrInvalid. Methods are safe for concurrent use and do not retain
+// their arguments, but for the record Open takes; records they return are
+// copies the caller may keep.
+type Ledger interface {
+	// Balance returns the account's balance; an account without a
+	// wallet is ErrNotFound.
+	Balance(ctx context.Context, account string) (Balance, error)
+
+	// Credit adds amount (> 0) to the account's wallet under ref
+	// (non-empty, else ErrInvalid): top-ups (the Notifier's refunds
+	// and price cuts are made by Move, with the record). A ref already recorded with the same amount returns the balance
+	// recorded with it and moves no money, so a retried call never credits
+	// twice; the same ref with another amount is ErrConflict. A credit that
+	// would overflow int64 fails and moves nothing. An account without a
+	// wallet is ErrNotFound.
+	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
+
+	// Open writes m as a new record in StatePending, with m.History set to
+	// that one step at m.CreatedAt, and, when m.Charge is positive, debits
+	// it from m.Account's wallet under ref m.ID, as one atomic step: the
+	// record exists if and only if the money moved. It returns the balance
+	// after the debit (zero without a charge: an unmetered send needs no
+	// wallet). A short wallet is
+	// ErrInsufficientFunds, a missing wallet ErrNotFound, another currency
+	// ErrInvalid, a record of the ID already there ErrConflict; then
+	// nothing is written. Any other error leaves the outcome unknown: the
+	// record and its debit are both there or both missing.
+	//
+	// Open takes m: a store may keep it as the record rather than a copy
+	// (memstore does, which saves each send a copy of the record), so the
+	// caller must not use or change m after the call, whatever it answers.
+	Open(ctx context.Context, m *Record) (Balance, error)
+
+	// Move moves the account's record id to u.State when CanMove allows it
+	// from the record's current state, appends the step to its history
+	// and sets u's fields; a move into StateFailed of a record with a
+	// charge credits the charge back under ref "refund:<id>" in the same
+	// atomic step and sets Refunded, unless u.KeepCharge; a move into
+	// StateSent with u.Reprice lowers the charge as Update.Reprice
+	// says, in the same step. It answers where the record stands after
+	// the move. When CanMove forbids the move but CanBackfill allows it and
+	// the history has no step in u.State yet, Move adds that step, before
+	// the first step of a state further along, and changes nothing else:
+	// the answer's State then differs from u.State. Any other move is
+	// ErrConflict and changes nothing, and its Moved is where the record
+	// stands (so a caller learns who moved it first); a missing record is
+	// ErrNotFound.
+	Move(ctx context.Context, account, id string, u Update) (Moved, error)
+
+	// Message returns the account's record id, or ErrNotFound: a record of
+	// another account is ErrNotFound too.
+	Message(ctx context.Context, account, id string) (*Record, error)
+
+	// ByKey returns the account's records opened with idempotency key key
+	// at or after since, oldest first.
+	ByKey(ctx context.Context, account, key string, since time.Time) ([]*Record, error)
+
+	// ByProviderID returns the records of any account that provider
+	// accepted under its message ID id, oldest first (several when one
+	// vendor request carried several recipients). Delivery reports find
+	// their records through it.
+	ByProviderID(ctx context.Context, provider, id string) ([]*Record, error)
+
+	// Stale returns up to limit records of any account in an open state
+	// (pending or attempting) that last moved before cutoff, least
+	// recently moved first.
+	Stale(ctx context.Context, cutoff time.Time, limit int) ([]*Record, error)
+
+	// Attempting reports whether provider has a record, of any account,
+	// in StateAttempting that last moved at or after since: a send of its
+	// in flight, which the vendor may have accepted already although the
+	// record has no vendor ID yet. Provider is the record's as it stands
+	// (the one Prepare chose; a move out of attempting may change it).
+	// Notifier.Report asks it for a report named by a vendor ID that no
+	// record has (one that outran the move to sent that records the ID),
+	// with since the settle threshold ago, so every such report asks:
+	// it must read an index of the attempting records or a count kept
+	// beside them, never scan every record. False, nil when there is
+	// none.
+	Attempting(ctx context.Context, provider string, since time.Time) (bool, error)
+
+	// OpenRequest writes r, the record of a Composite or Bulk request
+	// sent with an idempotency key, before the first of its parts is
+	// opened: its parts' message IDs in order, so that a repeat of the key
+	// after the process died answers the whole request's receipt (see
+	// RequestByKey). A record of r.ID already there is ErrConflict. Stores
+	// keep request records as long as message records.
+	OpenRequest(ctx context.Context, r *RequestRecord) error
+
+	// RequestByKey returns the account's newest request record with
+	// idempotency key key opened at or after since, or ErrNotFound.
+	RequestByKey(ctx context.Context, account, key string, since time.Time) (*RequestRecord, error)
+}
+
+// RequestRecord is the durable record of a request with several parts (a
+// Composite or Bulk request): which messages it made, in order. Its ID is
+// the MessageID of the request's combined receipt.
+type RequestRecord struct {
+	ID      string
+	Account string
+	// Kind is the request's kind ("otp", otp.Kind, for the dual OTP).
+	Kind Kind
+	// Bulk reports a Bulk request (one content to many recipients) rather
+	// than a Composite one; their receipts are combined differently.
+	Bulk bool
+	// IdempotencyKey is the request's key; stores index it.
+	IdempotencyKey string
+	// Parts are the message IDs of the parts, in the request's order; an
+	// empty ID is a part that was not sent (its channel not configured).
+	Parts     []string
+	CreatedAt time.Time
+}

@@ -1,0 +1,223 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify/store"
+)
+
+// Goroutines is how many goroutines the concurrent subtests run.
+const Goroutines = 64
+
+// newName returns a random name with the given prefix.
+func newName(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// inr is the currency of the suites' accounts and amounts.
+var inr = store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+
+// rupees returns minor paise of inr.
+func rupees(minor int64) store.Money { return store.Money{Minor: minor, Currency: inr} }
+
+// The suites' channels and price classes, as the channel packages and
+// package notify name them.
+const (
+	kindSMS  store.Kind = "sms"
+	kindChat store.Kind = "chat"
+	kindOTP  store.Kind = "otp"
+
+	transactional store.PriceClass = "transactional"
+	promotional   store.PriceClass = "promotional"
+)
+
+// errorKinds are the errors that classify a store's answer: the sentinels
+// of package store and the context errors, each of which the Notifier
+// reads as a code of its own. A *store.LimitError is one more kind.
+var errorKinds = []struct {
+	err  error
+	name string
+}{
+	{store.ErrNotFound, "ErrNotFound"},
+	{store.ErrConflict, "ErrConflict"},
+	{store.ErrInsufficientFunds, "ErrInsufficientFunds"},
+	{store.ErrInvalid, "ErrInvalid"},
+	{store.ErrUnauthenticated, "ErrUnauthenticated"},
+	{store.ErrUnavailable, "ErrUnavailable"},
+	{context.Canceled, "context.Canceled"},
+	{context.DeadlineExceeded, "context.DeadlineExceeded"},
+}
+
+// kindsOf names every kind err matches: the errorKinds it matches (errors.Is)
+// and "*store.LimitError" when it holds one.
+func kindsOf(err error) []string {
+	var names []string
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			names = append(names, k.name)
+		}
+	}
+	var limit *store.LimitError
+	if errors.As(err, &limit) {
+		names = append(names, "*store.LimitError")
+	}
+	return names
+}
+
+// kindName names want, one of errorKinds.
+func kindName(want error) string {
+	for _, k := range errorKinds {
+		if k.err == want {
+			return k.name
+		}
+	}
+	return fmt.Sprintf("%v", want)
+}
+
+// isKind reports whether err matches want (one of errorKinds) and no
+// other kind: the error the contract asks for, and nothing a caller
+// could read otherwise.
+func isKind(err, want error) bool {
+	kinds := kindsOf(err)
+	return len(kinds) == 1 && kinds[0] == kindName(want)
+}
+
+// wantErr fails t unless err matches want, one of store's sentinels or a
+// context error, and no other of them nor a *store.LimitError. A
+// store.FieldErrors must name its fields.
+func wantErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error, want %s", what, kindName(want))
+	}
+	if !isKind(err, want) {
+		kinds := "no kind: the store failing"
+		if k := kindsOf(err); len(k) > 0 {
+			kinds = strings.Join(k, ", ")
+		}
+		t.Fatalf("%s: error %q matches %s, want %s alone", what, err, kinds, kindName(want))
+	}
+	var fields store.FieldErrors
+	if errors.As(err, &fields) {
+		if len(fields) == 0 {
+			t.Fatalf("%s: error %q is an empty store.FieldErrors", what, err)
+		}
+		for _, f := range fields {
+			if f.Field == "" || f.Message == "" {
+				t.Fatalf("%s: error %q has a field error without a field or a rule: %+v", what, err, f)
+			}
+		}
+	}
+}
+
+// isLimit reports whether err is a Limiter's refusal: a *store.LimitError
+// matching none of errorKinds.
+func isLimit(err error) bool {
+	kinds := kindsOf(err)
+	return len(kinds) == 1 && kinds[0] == "*store.LimitError"
+}
+
+// packagePrefix matches a text that starts with a package-like name and a
+// colon.
+var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
+
+// wantShownToSender fails t when err's text names a package: a sender
+// sees this error, through the HTTP API too, and it must not tell what
+// the service runs on ("memstore: ...", "pgstore: ..."). The text of the
+// sentinel err matches, which store.Errorf puts at the end ("short:
+// insufficient funds"), is not taken for the words after a package name.
+func wantShownToSender(t *testing.T, what string, err error) {
+	t.Helper()
+	msg := err.Error()
+	text := msg
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			text = strings.TrimSuffix(text, ": "+k.err.Error())
+		}
+	}
+	if packagePrefix.MatchString(text) {
+		t.Errorf("%s: error %q names a package; a sender sees it", what, msg)
+	}
+}
+
+func runAll(t *testing.T, tests []subtest) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, tt.fn)
+	}
+}
+
+type subtest struct {
+	name string
+	fn   func(*testing.T)
+}
+
+// sampleReceipt returns a receipt as the Notifier encodes one (its JSON,
+// its keys in the Notifier's order, not sorted), naming a fresh message
+// ID, for round trips: a store keeps its bytes as they are.
+func sampleReceipt(account string) []byte {
+	leg := func(kind store.Kind, status store.State, extra string) string {
+		return `{"message_id":"` + newName("leg") + `","account":"` + account + `","kind":"` + string(kind) +
+			`","to":"9876543210","status":"` + string(status) + `","provider":"prov-` + string(kind) +
+			`","provider_message_id":"pm-` + string(kind) + `"` + extra +
+			`,"units":1,"cost":{"minor":20,"code":"INR","symbol":"₹","exponent":2},` +
+			`"balance":{"minor":99960,"code":"INR","symbol":"₹","exponent":2},"metered":true,"attempts":2,` +
+			`"created_at":"2025-03-14T09:26:53.589793Z"}`
+	}
+	return []byte(`{"message_id":"` + newName("msg") + `","account":"` + account + `","kind":"otp",` +
+		`"to":"9876543210","status":"sent","provider":"smsgateway","provider_message_id":"pm-1",` +
+		`"gateway":"cloud","note":"chat leg failed over","units":2,` +
+		`"cost":{"minor":40,"code":"INR","symbol":"₹","exponent":2},` +
+		`"balance":{"minor":99960,"code":"INR","symbol":"₹","exponent":2},"metered":true,"attempts":3,` +
+		`"domain":"shop.example","idempotency_key":"` + newName("idem") + `",` +
+		`"created_at":"2025-03-14T09:26:53.589793Z","legs":[` +
+		leg(kindSMS, store.StateSent, "") + `,` +
+		leg(kindChat, store.StateFailed, `,"gateway":"qr","error_code":"unavailable","error":"unavailable: session down"`) +
+		`]}`)
+}
+
+// oddReceipts returns receipts whose bytes a store that interprets them
+// (as JSON, as text) would change: a store keeps any bytes as they are.
+func oddReceipts() map[string][]byte {
+	binary := make([]byte, 0, 512)
+	for i := range 256 {
+		binary = append(binary, byte(i), byte(255-i))
+	}
+	return map[string][]byte{
+		"JSON with spaces and repeated keys": []byte(` { "b" : 1,  "a":2, "a" : 3 }` + "\n"),
+		"NUL and invalid UTF-8":              {0, 'x', 0xff, 0xfe, 0xc3, 0x28, 0, 0x80},
+		"every byte value":                   binary,
+		"one byte":                           {'{'},
+		"64 KiB":                             bytes.Repeat([]byte("receipt\x00\xff"), 64<<10/9+1),
+	}
+}
+
+// diffReceipt describes how got differs from want, or returns "".
+func diffReceipt(got, want []byte) string {
+	if bytes.Equal(got, want) {
+		return ""
+	}
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	return fmt.Sprintf("%d bytes, want %d; they differ from byte %d on: got %q, want %q",
+		len(got), len(want), i, excerpt(got, i), excerpt(want, i))
+}
+
+func excerpt(b []byte, from int) []byte {
+	if from >= len(b) {
+		return nil
+	}
+	return b[from:min(len(b), from+32)]
+}

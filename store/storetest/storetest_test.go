@@ -1,0 +1,535 @@
+package storetest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storetest"
+)
+
+// The simple stores below are deliberately plain. With no defect each
+// must pass its suite; each defect must make the suite fail.
+
+type simpleAccounts struct {
+	defect string
+	byID   map[string]*store.Account
+	keys   map[string]string // key -> ID
+}
+
+func (s *simpleAccounts) Account(ctx context.Context, id string) (*store.Account, error) {
+	a, ok := s.byID[id]
+	if !ok {
+		switch s.defect {
+		case "notfound-internal":
+			return nil, errors.New("no such account")
+		case "notfound-also-unavailable":
+			return nil, errors.Join(store.Errorf(store.ErrNotFound, "no account %q", id), store.ErrUnavailable)
+		}
+		return nil, store.Errorf(store.ErrNotFound, "simple: no account %q", id)
+	}
+	return s.out(a), nil
+}
+
+func (s *simpleAccounts) AccountByKey(ctx context.Context, key string) (*store.Account, error) {
+	for k, id := range s.keys {
+		match := k == key
+		if s.defect == "prefix-match" {
+			match = key != "" && strings.HasPrefix(k, key)
+		}
+		if match {
+			return s.out(s.byID[id]), nil
+		}
+	}
+	if s.defect == "leaks-key" {
+		return nil, store.Errorf(store.ErrUnauthenticated, "simple: unknown key %q", key)
+	}
+	return nil, store.Errorf(store.ErrUnauthenticated, "simple: unknown key")
+}
+
+func (s *simpleAccounts) out(a *store.Account) *store.Account {
+	if s.defect == "shares" {
+		return a
+	}
+	c := *a
+	c.DLTTemplates = slices.Clone(a.DLTTemplates)
+	c.SenderIDs = slices.Clone(a.SenderIDs)
+	return &c
+}
+
+type idemEntry struct {
+	fp       string
+	r        []byte
+	reserved time.Time
+	leaseEnd time.Time
+	expires  time.Time
+}
+
+type simpleIdem struct {
+	defect string
+	ttl    time.Duration
+	lease  time.Duration
+	now    func() time.Time
+	mu     sync.Mutex
+	m      map[string]*idemEntry
+
+	// The racy-reserve defect holds the first caller that found a key
+	// free until a second one has found it free too, so that the race it
+	// stands for always happens (bounded, should only one caller come).
+	racyOnce    sync.Once
+	racyGate    chan struct{}
+	racyReaders atomic.Int32
+}
+
+func (s *simpleIdem) key(account, key string) string {
+	if s.defect == "global-keys" {
+		return key
+	}
+	return account + "\x00" + key
+}
+
+func (s *simpleIdem) entry(now time.Time, fp string) *idemEntry {
+	return &idemEntry{fp: fp, reserved: now, leaseEnd: now.Add(s.lease), expires: now.Add(s.ttl)}
+}
+
+func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (store.Reservation, error) {
+	if s.defect == "racy-reserve" {
+		s.mu.Lock()
+		e, ok := s.m[s.key(account, key)]
+		s.mu.Unlock()
+		if !ok {
+			s.racyOnce.Do(func() { s.racyGate = make(chan struct{}) })
+			if s.racyReaders.Add(1) == 2 {
+				close(s.racyGate)
+			}
+			select {
+			case <-s.racyGate:
+			case <-time.After(time.Second):
+			}
+		}
+		if ok {
+			return store.Reservation{Receipt: e.r}, store.Errorf(store.ErrConflict, "taken")
+		}
+		s.mu.Lock()
+		s.m[s.key(account, key)] = s.entry(s.now(), fp)
+		s.mu.Unlock()
+		return store.Reservation{}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var res store.Reservation
+	if e, ok := s.m[s.key(account, key)]; ok && (s.defect == "no-expiry" || e.expires.After(now)) {
+		switch {
+		case e.fp != fp && s.defect != "no-fingerprint":
+			return res, store.Errorf(store.ErrConflict, "other request")
+		case e.r == nil && !e.leaseEnd.After(now) && s.defect != "no-lease":
+			if s.defect != "silent-takeover" {
+				res.Abandoned = e.reserved
+			}
+		case e.r == nil:
+			return res, store.Errorf(store.ErrConflict, "in flight")
+		default:
+			res.Receipt = e.r
+			return res, nil
+		}
+	}
+	s.m[s.key(account, key)] = s.entry(now, fp)
+	return res, nil
+}
+
+func (s *simpleIdem) Complete(ctx context.Context, account, key string, r []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[s.key(account, key)]
+	if !ok {
+		return store.Errorf(store.ErrNotFound, "simple: not reserved")
+	}
+	if e.r != nil && s.defect != "completes-twice" {
+		return store.Errorf(store.ErrConflict, "simple: completed already")
+	}
+	switch s.defect {
+	case "retains-receipt":
+		e.r = r
+	case "receipt-as-text":
+		// A text column: invalid UTF-8 and NUL bytes do not survive.
+		e.r = []byte(strings.ReplaceAll(strings.ToValidUTF8(string(r), "\uFFFD"), "\x00", ""))
+	default:
+		e.r = bytes.Clone(r)
+	}
+	e.expires = s.now().Add(s.ttl)
+	return nil
+}
+
+func (s *simpleIdem) Release(ctx context.Context, account, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.m[s.key(account, key)]; ok && (e.r == nil || s.defect == "release-drops-receipt") {
+		delete(s.m, s.key(account, key))
+	}
+	return nil
+}
+
+// flawedLedger is a memstore.Ledger whose Move, with defect
+// "moved-lies", answers that a refund was not made.
+type flawedLedger struct {
+	*memstore.Ledger
+	defect string
+}
+
+func (l flawedLedger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
+	m, err := l.Ledger.Move(ctx, account, id, u)
+	if l.defect == "moved-lies" {
+		m.Refunded = false
+	}
+	return m, err
+}
+
+type simpleTemplates struct {
+	defect string
+	mu     sync.Mutex
+	m      map[string]map[string]*store.Template
+}
+
+func (s *simpleTemplates) copyOf(t *store.Template) *store.Template {
+	if s.defect == "shares" {
+		return t
+	}
+	c := *t
+	c.Variables = slices.Clone(t.Variables)
+	return &c
+}
+
+func (s *simpleTemplates) Template(ctx context.Context, account, slug string) (*store.Template, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.m[account][slug]
+	if !ok {
+		return nil, store.Errorf(store.ErrNotFound, "simple: no template")
+	}
+	return s.copyOf(t), nil
+}
+
+func (s *simpleTemplates) PutTemplate(ctx context.Context, account string, t *store.Template) error {
+	if t == nil || t.Slug == "" {
+		return store.Invalid("slug", "a template needs a slug")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m[account] == nil {
+		s.m[account] = map[string]*store.Template{}
+	}
+	s.m[account][t.Slug] = s.copyOf(t)
+	return nil
+}
+
+func (s *simpleTemplates) DeleteTemplate(ctx context.Context, account, slug string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[account][slug]; !ok && s.defect != "delete-missing-ok" {
+		return store.Errorf(store.ErrNotFound, "simple: no template")
+	}
+	delete(s.m[account], slug)
+	return nil
+}
+
+func (s *simpleTemplates) Templates(ctx context.Context, account string) ([]*store.Template, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*store.Template
+	for _, t := range s.m[account] {
+		out = append(out, s.copyOf(t))
+	}
+	if s.defect != "unsorted" {
+		sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
+	} else {
+		sort.Slice(out, func(i, j int) bool { return out[i].Slug > out[j].Slug })
+	}
+	return out, nil
+}
+
+// simpleWallet is a deliberately plain storetest.Wallet: one mutex, maps.
+type simpleWallet struct {
+	defect string
+	mu     sync.Mutex
+	bal    map[string]int64
+	cur    map[string]store.Currency
+	refs   map[string]walletRef // account + "\x00" + ref
+}
+
+type walletRef struct {
+	delta, after int64
+}
+
+func newSimpleWallet(defect string) *simpleWallet {
+	return &simpleWallet{defect: defect, bal: map[string]int64{}, cur: map[string]store.Currency{}, refs: map[string]walletRef{}}
+}
+
+func (w *simpleWallet) Balance(ctx context.Context, account string) (store.Balance, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, ok := w.bal[account]
+	if !ok {
+		if w.defect == "unknown-is-internal" {
+			return store.Balance{}, errors.New("no such account")
+		}
+		return store.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
+	}
+	return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: w.cur[account]}}, nil
+}
+
+func (w *simpleWallet) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+	return w.apply(ctx, account, amount, ref, -1)
+}
+
+func (w *simpleWallet) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+	return w.apply(ctx, account, amount, ref, 1)
+}
+
+func (w *simpleWallet) short() error {
+	if w.defect == "names-package" {
+		return store.Errorf(store.ErrInsufficientFunds, "simple: short")
+	}
+	return store.Errorf(store.ErrInsufficientFunds, "short")
+}
+
+func (w *simpleWallet) apply(ctx context.Context, account string, amount store.Money, ref string, sign int64) (store.Balance, error) {
+	if w.defect != "ignores-ctx" {
+		if err := ctx.Err(); err != nil {
+			return store.Balance{}, fmt.Errorf("wallet: %w", err)
+		}
+	}
+	if amount.Minor <= 0 && w.defect != "accepts-zero" {
+		return store.Balance{}, store.Invalid("amount", "must be positive")
+	}
+	if ref == "" {
+		return store.Balance{}, store.Invalid("ref", "must not be empty")
+	}
+	if w.defect == "racy" {
+		// Check, then act in a second critical section: the gap lets
+		// concurrent debits overdraw and repeated refs move money twice.
+		w.mu.Lock()
+		b, ok := w.bal[account]
+		_, seen := w.refs[account+"\x00"+ref]
+		w.mu.Unlock()
+		if !ok {
+			return store.Balance{}, store.Errorf(store.ErrNotFound, "no account")
+		}
+		if seen {
+			return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: w.cur[account]}}, nil
+		}
+		if sign < 0 && b < amount.Minor {
+			return store.Balance{}, w.short()
+		}
+		runtime.Gosched()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.bal[account] += sign * amount.Minor
+		w.refs[account+"\x00"+ref] = walletRef{sign * amount.Minor, w.bal[account]}
+		return store.Balance{Account: account, Available: store.Money{Minor: w.bal[account], Currency: w.cur[account]}}, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, ok := w.bal[account]
+	if !ok {
+		return store.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
+	}
+	c := w.cur[account]
+	if amount.Currency.Code != c.Code && w.defect != "ignores-currency" {
+		return store.Balance{}, store.Invalid("amount", "in another currency")
+	}
+	key := account + "\x00" + ref
+	if w.defect == "no-idempotency" {
+		key = ref + "\x00" + string(rune(len(w.refs)))
+	}
+	delta := sign * amount.Minor
+	if r, seen := w.refs[key]; seen {
+		if r.delta != delta && w.defect != "no-conflict" {
+			return store.Balance{}, store.Errorf(store.ErrConflict, "ref reused")
+		}
+		after := r.after
+		if w.defect == "repeat-current" {
+			after = b
+		}
+		return store.Balance{Account: account, Available: store.Money{Minor: after, Currency: c}}, nil
+	}
+	if sign < 0 && b < amount.Minor && w.defect != "overdraft" {
+		if w.defect == "records-refused" {
+			w.refs[key] = walletRef{delta, b}
+		}
+		return store.Balance{}, w.short()
+	}
+	if sign > 0 && b > math.MaxInt64-amount.Minor {
+		return store.Balance{}, store.Invalid("amount", "the balance would overflow")
+	}
+	b += delta
+	w.bal[account] = b
+	w.refs[key] = walletRef{delta, b}
+	return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: c}}, nil
+}
+
+// runSuites runs every suite against the simple stores with defect.
+func runSuites(t *testing.T, defect string) {
+	t.Run("Accounts", func(t *testing.T) { runAccounts(t, defect) })
+	t.Run("Idempotency", func(t *testing.T) { runIdempotency(t, defect) })
+	t.Run("Ledger", func(t *testing.T) { runLedger(t, defect) })
+	t.Run("Templates", func(t *testing.T) { runTemplates(t, defect) })
+	t.Run("Wallet", func(t *testing.T) { runWallet(t, defect) })
+}
+
+func runAccounts(t *testing.T, defect string) {
+	storetest.RunAccounts(t, storetest.AccountsHarness{
+		New: func(t *testing.T, fixtures []storetest.AccountFixture) store.Accounts {
+			s := &simpleAccounts{defect: defect, byID: map[string]*store.Account{}, keys: map[string]string{}}
+			for _, f := range fixtures {
+				if s.defect == "shares" {
+					s.byID[f.Account.ID] = f.Account
+				} else {
+					s.byID[f.Account.ID] = s.out(f.Account)
+				}
+				for _, k := range f.Keys {
+					s.keys[k] = f.Account.ID
+				}
+			}
+			return s
+		},
+	})
+}
+
+func runIdempotency(t *testing.T, defect string) {
+	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
+		New: func(t *testing.T, ttl, lease time.Duration, now func() time.Time) store.Keys {
+			return &simpleIdem{defect: defect, ttl: ttl, lease: lease, now: now, m: map[string]*idemEntry{}}
+		},
+	})
+}
+
+func runLedger(t *testing.T, defect string) {
+	storetest.RunLedger(t, storetest.LedgerHarness{
+		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, store.Money)) {
+			w := memstore.NewWallet()
+			fund := func(t *testing.T, account string, opening store.Money) {
+				if err := w.Open(account, opening); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return flawedLedger{Ledger: memstore.NewLedger(w), defect: defect}, fund
+		},
+	})
+}
+
+func runWallet(t *testing.T, defect string) {
+	storetest.RunWallet(t, storetest.WalletHarness{
+		New: func(t *testing.T) storetest.Wallet { return newSimpleWallet(defect) },
+		Open: func(t *testing.T, s storetest.Wallet, account string, opening store.Money) {
+			w := s.(*simpleWallet)
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.bal[account], w.cur[account] = opening.Minor, opening.Currency
+		},
+	})
+}
+
+func runTemplates(t *testing.T, defect string) {
+	storetest.RunTemplates(t, storetest.TemplatesHarness{
+		New: func(t *testing.T) store.Templates {
+			return &simpleTemplates{defect: defect, m: map[string]map[string]*store.Template{}}
+		},
+	})
+}
+
+// TestSimpleStores shows that plain, correct stores pass every suite.
+func TestSimpleStores(t *testing.T) {
+	runSuites(t, "")
+}
+
+// TestIdempotencyIgnoresClock checks that a store with its own clock can
+// skip the expiry subtests.
+func TestIdempotencyIgnoresClock(t *testing.T) {
+	storetest.RunIdempotency(t, storetest.IdempotencyHarness{
+		New: func(t *testing.T, ttl, lease time.Duration, _ func() time.Time) store.Keys {
+			return &simpleIdem{ttl: ttl, lease: lease, now: time.Now, m: map[string]*idemEntry{}}
+		},
+		IgnoresClock: true,
+	})
+}
+
+// TestFlawedHelper runs the suites against flawed stores when started by
+// TestSuitesCatchDefects in a child process; its failure is expected.
+func TestFlawedHelper(t *testing.T) {
+	defect := os.Getenv("STORETEST_DEFECT")
+	if defect == "" {
+		t.Skip("run by TestSuitesCatchDefects")
+	}
+	runSuites(t, defect)
+}
+
+func TestSuitesCatchDefects(t *testing.T) {
+	if os.Getenv("STORETEST_DEFECT") != "" {
+		t.Skip("child process")
+	}
+	tests := []struct {
+		defect string
+		want   string // a failing subtest
+	}{
+		{"notfound-internal", "--- FAIL: TestFlawedHelper/Accounts/UnknownAccount"},
+		{"notfound-also-unavailable", "--- FAIL: TestFlawedHelper/Accounts/UnknownAccount"},
+		{"prefix-match", "--- FAIL: TestFlawedHelper/Accounts/WrongKeys"},
+		{"leaks-key", "--- FAIL: TestFlawedHelper/Accounts/WrongKeys"},
+		{"shares", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
+		{"shares", "--- FAIL: TestFlawedHelper/Templates/CallersCannotChangeStore"},
+		{"global-keys", "--- FAIL: TestFlawedHelper/Idempotency/KeysPerAccount"},
+		{"no-fingerprint", "--- FAIL: TestFlawedHelper/Idempotency/OtherFingerprint"},
+		{"release-drops-receipt", "--- FAIL: TestFlawedHelper/Idempotency/Release"},
+		{"no-expiry", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptExpires"},
+		{"racy-reserve", "--- FAIL: TestFlawedHelper/Idempotency/ConcurrentReserve"},
+		{"no-lease", "--- FAIL: TestFlawedHelper/Idempotency/LeaseExpires"},
+		{"silent-takeover", "--- FAIL: TestFlawedHelper/Idempotency/LeaseExpires"},
+		{"completes-twice", "--- FAIL: TestFlawedHelper/Idempotency/CompletedRepeat"},
+		{"retains-receipt", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptNotRetained"},
+		{"receipt-as-text", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptBytes"},
+		{"moved-lies", "--- FAIL: TestFlawedHelper/Ledger/FailRefundsOnce"},
+		{"unsorted", "--- FAIL: TestFlawedHelper/Templates/List"},
+		{"delete-missing-ok", "--- FAIL: TestFlawedHelper/Templates/NotFound"},
+		{"ignores-ctx", "--- FAIL: TestFlawedHelper/Wallet/CanceledContext"},
+		{"accepts-zero", "--- FAIL: TestFlawedHelper/Wallet/InvalidArguments"},
+		{"ignores-currency", "--- FAIL: TestFlawedHelper/Wallet/InvalidArguments"},
+		{"unknown-is-internal", "--- FAIL: TestFlawedHelper/Wallet/UnknownAccount"},
+		{"no-idempotency", "--- FAIL: TestFlawedHelper/Wallet/DebitRefRepeat"},
+		{"no-conflict", "--- FAIL: TestFlawedHelper/Wallet/RefReusedDifferently"},
+		{"repeat-current", "--- FAIL: TestFlawedHelper/Wallet/DebitRefRepeat"},
+		{"overdraft", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
+		{"records-refused", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
+		{"names-package", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
+		{"racy", "--- FAIL: TestFlawedHelper/Wallet/ConcurrentSameRef"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.defect+"/"+tt.want[len("--- FAIL: TestFlawedHelper/"):], func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestFlawedHelper$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), "STORETEST_DEFECT="+tt.defect)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("suites passed or did not run (err %v); output:\n%s", err, out)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}
