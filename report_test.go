@@ -464,7 +464,7 @@ func TestReportAfterACheaperFailoverRefundsWhatStands(t *testing.T) {
 	}
 }
 
-// failingComplete is an IdempotencyStore whose Complete fails, as a
+// failingComplete is a store.Keys whose Complete fails, as a
 // process that dies between the send and completing its key does.
 type failingComplete struct {
 	store.Keys

@@ -181,7 +181,7 @@ func WithRoute(p string, d Decoder) Option {
 // that leaves BasePath intact.
 func New(n *notify.Notifier, accounts store.Accounts, opts ...Option) (*Handler, error) {
 	if n == nil || accounts == nil {
-		return nil, errors.New("httpapi.New: needs a Notifier and an AccountStore")
+		return nil, errors.New("httpapi.New: needs a Notifier and a store.Accounts")
 	}
 	h := &Handler{
 		n:        n,

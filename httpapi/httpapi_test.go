@@ -934,7 +934,7 @@ func (failingAccounts) AccountByKey(_ context.Context, key string) (*notify.Acco
 	return nil, notify.Errorf(notify.CodeUnavailable, "store down while looking up %s", key)
 }
 
-func TestAccountStoreFailure(t *testing.T) {
+func TestAccountsStoreFailure(t *testing.T) {
 	accts := memstore.NewAccounts()
 	n, _ := notify.New(accts, memstore.NewLedger(nil))
 	logs := &syncBuffer{}

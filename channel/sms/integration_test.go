@@ -234,7 +234,7 @@ func TestSendVendorFailures(t *testing.T) {
 	}
 }
 
-// testAccounts is an AccountStore of fixed accounts.
+// testAccounts is a store.Accounts of fixed accounts.
 type testAccounts []*notify.Account
 
 func (a testAccounts) Account(_ context.Context, id string) (*notify.Account, error) {

@@ -34,8 +34,8 @@
 // The Notifier never retries a send whose outcome is unknown, so the
 // Idempotency-Key is a second line of defence: if the same message does
 // reach the remote twice (a retry after a certain refusal, a repeat by
-// hand), a remote that keeps idempotency keys (ours does when it has an
-// IdempotencyStore) answers with the first receipt instead of sending
+// hand), a remote that keeps idempotency keys (ours does when it has a
+// store.Keys) answers with the first receipt instead of sending
 // again. The request carries no GetBody, so that net/http's Transport,
 // which takes a POST with an Idempotency-Key for idempotent, never writes
 // it again on its own after a connection failed mid-request; a failure
