@@ -20,7 +20,7 @@ import (
 // (money and records), one channel over one provider, and prices.
 func Example() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()}) // ₹100.00
 
@@ -140,7 +140,7 @@ func ExampleOutcomeOf() {
 // repeating it with the same idempotency key returns the same receipt.
 func ExampleNotifier_Send_outcomeUnknown() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	vendor := memprovider.New("mem")
@@ -245,7 +245,7 @@ func ExampleNotifier_Report() {
 // one vendor call.
 func ExampleNotifier_Send_bulk() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", VendorID: "ACMEST", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEST"}.Map(), Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("sms")})

@@ -53,7 +53,8 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 		}
 		env.To, env.Domain = r.To, r.Domain
 		env.Units = 1 + len(r.Message)/160
-		env.Content = &sms.Message{Route: r.Route, Text: r.Message, OTP: r.Message, SenderID: acct.VendorID}
+		set, _ := sms.SettingsOf(acct)
+		env.Content = &sms.Message{Route: r.Route, Text: r.Message, OTP: r.Message, SenderID: set.SenderID}
 	case *chat.Request:
 		if r.To == "" {
 			fe.Add("to", "is required")
@@ -161,7 +162,7 @@ func newRig(t *testing.T, opts ...notify.Option) *rig {
 func newRigLedger(t *testing.T, wrap func(store.Ledger) store.Ledger, opts ...notify.Option) *rig {
 	t.Helper()
 	accounts := memstore.NewAccounts()
-	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}
 	if err := accounts.Add(acct, "key-acme"); err != nil {
 		t.Fatal(err)
 	}

@@ -467,8 +467,9 @@ func TestDLTTemplates(t *testing.T) {
 			t.Fatalf("list: %s", r.raw)
 		}
 		a, _ := b.store.Account(context.Background(), "acme")
-		if len(a.DLTTemplates) != 1 || a.DLTTemplates[0].ID != "1107161" || a.DLTTemplates[0].Content != "Code {#var#}" {
-			t.Fatalf("stored: %+v", a.DLTTemplates)
+		if set, err := sms.SettingsOf(a); err != nil || len(set.DLTTemplates) != 1 || set.DLTTemplates[0].ID != "1107161" ||
+			set.DLTTemplates[0].Content != "Code {#var#}" || set.DLTTemplates[0].MessageID != "55" {
+			t.Fatalf("stored: %+v, %v", set, err)
 		}
 		r = s.admin(t, "PUT", path+"/1107161", `{"content":""}`)
 		want(t, r, 400, "invalid_argument")

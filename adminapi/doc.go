@@ -45,7 +45,10 @@
 // naming each. A store's failure is answered with a plain sentence ending
 // with the request ID, never in the store's words (which name hosts, ports
 // and database users): those are logged under the request ID, by the
-// public API's rule (docs/api.md).
+// public API's rule (docs/api.md). An account's SMS and chat fields
+// (vendor_id, sender_ids, dlt_templates, primary_gateway) are its channel
+// settings (sms.Settings, chat.Settings, in notify.Account.Settings);
+// stored settings that do not decode are answered as a store failure.
 // Unknown JSON fields are refused (400 naming the field): a misspelt
 // field must not be dropped silently. Every ID in a path ({id},
 // {template}, {slug}) and every cursor must be 1 to 255 bytes of valid

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/template"
@@ -60,15 +61,31 @@ func (q *request) account() (*notify.Account, bool) {
 	return a, true
 }
 
-// withBalance adds the wallet's balance to an account's JSON, when the
-// wallet answers.
-func (q *request) withBalance(a *notify.Account) accountJSON {
-	out := accountOf(a)
+// writeAccount answers a on the wire with status, with the wallet's
+// balance when the wallet answers; settings of a that do not decode are
+// answered as a store failure.
+func (q *request) writeAccount(status int, a *notify.Account) {
+	out, err := accountOf(a)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
 	if b, err := q.h.store.Balance(q.ctx(), a.ID); err == nil {
 		d, m := b.Available.Decimal(), b.Available.Minor
 		out.Balance, out.BalanceMinor = &d, &m
 	}
-	return out
+	writeOK(q.w, status, out)
+}
+
+// writeDLTs answers a's DLT templates with status; settings of a that do
+// not decode are answered as a store failure.
+func (q *request) writeDLTs(status int, a *notify.Account) {
+	out, err := dltPageOf(a)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	writeOK(q.w, status, out)
 }
 
 type dltIn struct {
@@ -98,10 +115,6 @@ func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
 	case utf8.RuneCountInString(t.Content) > maxDLTContent:
 		fe.Addf(field+"content", "must be at most %d characters", maxDLTContent)
 	}
-}
-
-func (t dltIn) template() store.DLTTemplate {
-	return store.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
 }
 
 // money reads an amount given as a decimal string or in minor units,
@@ -176,15 +189,11 @@ func (q *request) createAccount() {
 	if len(in.DLTTemplates) > maxDLTs {
 		fe.Addf("dlt_templates", "must have at most %d entries", maxDLTs)
 	}
-	acct := &notify.Account{ID: in.ID, Name: in.Name, VendorID: in.VendorID, Currency: cur,
-		PrimaryGateway: in.PrimaryGateway, PricePlan: in.PricePlan,
-		SenderIDs: in.SenderIDs, Disabled: in.Disabled}
 	for i, t := range in.DLTTemplates {
 		checkDLT(t, fmt.Sprintf("dlt_templates[%d].", i), &fe)
-		if slices.ContainsFunc(acct.DLTTemplates, func(d store.DLTTemplate) bool { return d.ID == t.ID }) {
+		if slices.ContainsFunc(in.DLTTemplates[:i], func(d dltIn) bool { return d.ID == t.ID }) {
 			fe.Addf(fmt.Sprintf("dlt_templates[%d].id", i), "is given twice")
 		}
-		acct.DLTTemplates = append(acct.DLTTemplates, t.template())
 	}
 	opening := money(in.OpeningBalance, in.OpeningBalanceMinor, "opening_balance", cur, false, &fe)
 	if opening.Minor < 0 {
@@ -194,8 +203,13 @@ func (q *request) createAccount() {
 		q.fail(err, "")
 		return
 	}
+	acct, err := in.account(cur)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
 	key := newAPIKey()
-	err := q.h.store.CreateAccount(q.ctx(), acct, key, opening)
+	err = q.h.store.CreateAccount(q.ctx(), acct, key, opening)
 	if notify.CodeOf(err) == notify.CodeConflict {
 		q.fail(err, fmt.Sprintf("account %q exists already", in.ID))
 		return
@@ -205,7 +219,11 @@ func (q *request) createAccount() {
 		return
 	}
 	q.changed("account.create", acct.ID, "opening_minor", opening.Minor, "disabled", acct.Disabled)
-	out := accountOf(acct)
+	out, err := accountOf(acct)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
 	d := opening.Decimal()
 	out.Balance, out.BalanceMinor, out.APIKey = &d, &opening.Minor, key
 	q.w.Header().Set("Location", BasePath+"/accounts/"+acct.ID)
@@ -231,7 +249,12 @@ func (q *request) listAccounts() {
 	out := accountsPage{Accounts: []accountJSON{}}
 	as, out.Next = onePage(as, limit, func(a *notify.Account) string { return encodeCursor(a.ID) })
 	for _, a := range as {
-		out.Accounts = append(out.Accounts, accountOf(a))
+		acct, err := accountOf(a)
+		if err != nil {
+			q.fail(err, "")
+			return
+		}
+		out.Accounts = append(out.Accounts, acct)
 	}
 	writeOK(q.w, http.StatusOK, out)
 }
@@ -242,7 +265,7 @@ func (q *request) getAccount() {
 	if !ok {
 		return
 	}
-	writeOK(q.w, http.StatusOK, q.withBalance(a))
+	q.writeAccount(http.StatusOK, a)
 }
 
 func (q *request) disable() { q.setDisabled(true) }
@@ -269,7 +292,7 @@ func (q *request) setDisabled(disabled bool) {
 		action = "account.disable"
 	}
 	q.changed(action, id)
-	writeOK(q.w, http.StatusOK, q.withBalance(a))
+	q.writeAccount(http.StatusOK, a)
 }
 
 type rotateOut struct {
@@ -427,18 +450,13 @@ func (q *request) messages() {
 	writeOK(q.w, http.StatusOK, out)
 }
 
-type dltPage struct {
-	Account      string    `json:"account"`
-	DLTTemplates []dltJSON `json:"dlt_templates"`
-}
-
 // listDLT: GET /accounts/{id}/dlt-templates.
 func (q *request) listDLT() {
 	a, ok := q.account()
 	if !ok {
 		return
 	}
-	writeOK(q.w, http.StatusOK, dltPage{Account: a.ID, DLTTemplates: dltsOf(a.DLTTemplates)})
+	q.writeDLTs(http.StatusOK, a)
 }
 
 type dltBody struct {
@@ -464,16 +482,18 @@ func (q *request) putDLT() {
 	id := q.r.PathValue("id")
 	replaced := false
 	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
-		i := slices.IndexFunc(a.DLTTemplates, func(d store.DLTTemplate) bool { return d.ID == t.ID })
-		if replaced = i >= 0; replaced {
-			a.DLTTemplates[i] = t.template()
+		return updateSMS(a, func(s *sms.Settings) error {
+			i := slices.IndexFunc(s.DLTTemplates, func(d sms.DLTTemplate) bool { return d.ID == t.ID })
+			if replaced = i >= 0; replaced {
+				s.DLTTemplates[i] = t.template()
+				return nil
+			}
+			if len(s.DLTTemplates) >= maxDLTs {
+				return notify.InvalidField("id", fmt.Sprintf("the account has %d DLT templates, the most it may have", maxDLTs))
+			}
+			s.DLTTemplates = append(s.DLTTemplates, t.template())
 			return nil
-		}
-		if len(a.DLTTemplates) >= maxDLTs {
-			return notify.InvalidField("id", fmt.Sprintf("the account has %d DLT templates, the most it may have", maxDLTs))
-		}
-		a.DLTTemplates = append(a.DLTTemplates, t.template())
-		return nil
+		})
 	})
 	if notify.CodeOf(err) == notify.CodeNotFound {
 		q.noAccount(id)
@@ -488,7 +508,7 @@ func (q *request) putDLT() {
 	if replaced {
 		status = http.StatusOK
 	}
-	writeOK(q.w, status, dltPage{Account: a.ID, DLTTemplates: dltsOf(a.DLTTemplates)})
+	q.writeDLTs(status, a)
 }
 
 // errNoTemplate is update's error when the DLT template is missing.
@@ -498,12 +518,14 @@ var errNoTemplate = errors.New("no such DLT template")
 func (q *request) deleteDLT() {
 	id, tid := q.r.PathValue("id"), q.r.PathValue("template")
 	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
-		i := slices.IndexFunc(a.DLTTemplates, func(d store.DLTTemplate) bool { return d.ID == tid })
-		if i < 0 {
-			return errNoTemplate
-		}
-		a.DLTTemplates = slices.Delete(a.DLTTemplates, i, i+1)
-		return nil
+		return updateSMS(a, func(s *sms.Settings) error {
+			i := slices.IndexFunc(s.DLTTemplates, func(d sms.DLTTemplate) bool { return d.ID == tid })
+			if i < 0 {
+				return errNoTemplate
+			}
+			s.DLTTemplates = slices.Delete(s.DLTTemplates, i, i+1)
+			return nil
+		})
 	})
 	switch {
 	case errors.Is(err, errNoTemplate):
@@ -517,7 +539,7 @@ func (q *request) deleteDLT() {
 		return
 	}
 	q.changed("dlt_template.delete", id, "template", tid)
-	writeOK(q.w, http.StatusOK, dltPage{Account: a.ID, DLTTemplates: dltsOf(a.DLTTemplates)})
+	q.writeDLTs(http.StatusOK, a)
 }
 
 type templatesPage struct {

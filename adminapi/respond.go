@@ -119,46 +119,6 @@ func currencyOf(c notify.Currency) currencyJSON {
 	return currencyJSON{Code: c.Code, Symbol: c.Symbol, Exponent: c.Exponent}
 }
 
-type dltJSON struct {
-	ID        string `json:"id"`
-	EntityID  string `json:"entity_id"`
-	Content   string `json:"content"`
-	MessageID string `json:"message_id,omitempty"`
-}
-
-type accountJSON struct {
-	ID             string       `json:"id"`
-	Name           string       `json:"name"`
-	VendorID       string       `json:"vendor_id"`
-	Currency       currencyJSON `json:"currency"`
-	PrimaryGateway string       `json:"primary_gateway"`
-	PricePlan      string       `json:"price_plan"`
-	SenderIDs      []string     `json:"sender_ids"`
-	Disabled       bool         `json:"disabled"`
-	DLTTemplates   []dltJSON    `json:"dlt_templates"`
-	// Balance and BalanceMinor are set when the account has a wallet.
-	Balance      *string `json:"balance,omitempty"`
-	BalanceMinor *int64  `json:"balance_minor,omitempty"`
-	// APIKey is set once: in the answer that made the key.
-	APIKey string `json:"api_key,omitempty"`
-}
-
-func accountOf(a *notify.Account) accountJSON {
-	out := accountJSON{ID: a.ID, Name: a.Name, VendorID: a.VendorID, Currency: currencyOf(a.Currency),
-		PrimaryGateway: string(a.PrimaryGateway), PricePlan: a.PricePlan, SenderIDs: []string{},
-		Disabled: a.Disabled, DLTTemplates: dltsOf(a.DLTTemplates)}
-	out.SenderIDs = append(out.SenderIDs, a.SenderIDs...)
-	return out
-}
-
-func dltsOf(ts []store.DLTTemplate) []dltJSON {
-	out := make([]dltJSON, len(ts))
-	for i, t := range ts {
-		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
-	}
-	return out
-}
-
 // balanceJSON is a balance as the public API's /balance writes it.
 type balanceJSON struct {
 	Account      string       `json:"account"`

@@ -25,6 +25,7 @@ import (
 type handWritten struct {
 	provider *memprovider.Provider
 	account  *notify.Account
+	sender   string // the account's SMS sender ID
 
 	mu      sync.Mutex
 	balance int64
@@ -41,7 +42,8 @@ type handRecord struct {
 func newHandWritten(p *memprovider.Provider) *handWritten {
 	return &handWritten{
 		provider: p,
-		account:  &notify.Account{ID: "acme", VendorID: "ACMEIN", Currency: notify.INR()},
+		account:  &notify.Account{ID: "acme", Currency: notify.INR()},
+		sender:   "ACMEIN",
 		balance:  1 << 60,
 		refs:     make(map[string]int64, 1<<16),
 		records:  make(map[string]*handRecord, 1<<16),
@@ -79,7 +81,7 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 
 	env := &notify.Envelope{ID: id, Kind: sms.Kind, Account: h.account, To: to, Provider: h.provider.Name(),
 		Route: string(sms.RouteSMS), Units: segments, Class: notify.Transactional, Price: price,
-		Content: &sms.Message{Route: sms.RouteSMS, Text: req.Message, SenderID: h.account.VendorID, Encoding: enc, Segments: segments}}
+		Content: &sms.Message{Route: sms.RouteSMS, Text: req.Message, SenderID: h.sender, Encoding: enc, Segments: segments}}
 	res, err := h.provider.Send(ctx, env)
 	if err != nil {
 		return nil, err // a real one would refund or keep the charge by the outcome

@@ -23,7 +23,7 @@ import (
 func newPipeline(b *testing.B, opts ...notify.Option) (*notify.Notifier, *memprovider.Provider) {
 	b.Helper()
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}); err != nil {
 		b.Fatal(err)
 	}
 	// Remember the last 65,536 refs: retries of a charge arrive within

@@ -19,7 +19,7 @@ import (
 // request with a bad number names the field; a good one is charged.
 func ExampleNew() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}, "acme-secret-key-1")
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, "acme-secret-key-1")
 	purse := memstore.NewWallet()
 	_ = purse.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	ch, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})

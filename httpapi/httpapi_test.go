@@ -148,8 +148,8 @@ func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Opt
 		logs:     &syncBuffer{},
 	}
 	for acct, key := range map[*notify.Account]string{
-		{ID: testAccount, Name: "Acme Ltd", VendorID: "ACMEIN", Currency: notify.INR()}: testKey,
-		{ID: "acct-2", Name: "Other", Currency: notify.INR()}:                           otherKey,
+		{ID: testAccount, Name: "Acme Ltd", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}: testKey,
+		{ID: "acct-2", Name: "Other", Currency: notify.INR()}:                                                         otherKey,
 	} {
 		if err := e.accounts.Add(acct, key); err != nil {
 			t.Fatal(err)

@@ -26,7 +26,7 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 	var buf bytes.Buffer // ServeHTTP is called directly: one goroutine writes
 	logger := slog.New(httpapi.NewLogHandler(slog.NewJSONHandler(&buf, nil)))
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: testAccount, Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}, testKey); err != nil {
+	if err := accounts.Add(&notify.Account{ID: testAccount, Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, testKey); err != nil {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()

@@ -38,7 +38,7 @@ func TestTwoGatewaysOnePostgres(t *testing.T) {
 		store := pgstoretest.Store(t, schema)
 		ctx := context.Background()
 		if i == 0 {
-			if err := store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}, key); err != nil {
+			if err := store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, key); err != nil {
 				t.Fatal(err)
 			}
 			if err := store.OpenWallet(ctx, "acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {

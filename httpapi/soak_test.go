@@ -57,7 +57,7 @@ func TestSoak(t *testing.T) {
 
 	accounts := memstore.NewAccounts()
 	const key = "soak-key-0123456789"
-	if err := accounts.Add(&notify.Account{ID: "soak", Name: "Soak", VendorID: "SOAKIN", Currency: notify.INR()}, key); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "soak", Name: "Soak", Settings: sms.Settings{SenderID: "SOAKIN"}.Map(), Currency: notify.INR()}, key); err != nil {
 		t.Fatal(err)
 	}
 	// Bounded stores: refs, settled records and idempotency keys are

@@ -66,7 +66,7 @@ func (a *Accounts) Add(acct *store.Account, apiKeys ...string) error {
 			return store.Errorf(store.ErrConflict, "memstore: add account %q: API key %d belongs to another account", acct.ID, i)
 		}
 	}
-	a.byID.Store(acct.ID, cloneAccount(acct))
+	a.byID.Store(acct.ID, store.CloneAccount(acct))
 	for _, d := range digests {
 		a.byKey.Store(d, &apiKeyRecord{digest: d, account: acct.ID})
 	}
@@ -85,7 +85,7 @@ func (a *Accounts) Update(acct *store.Account) error {
 	if _, ok := a.byID.Load(acct.ID); !ok {
 		return store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", acct.ID)
 	}
-	a.byID.Store(acct.ID, cloneAccount(acct))
+	a.byID.Store(acct.ID, store.CloneAccount(acct))
 	return nil
 }
 
@@ -124,18 +124,6 @@ func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*store.Acco
 		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
 	}
 	return acct.(*store.Account), nil
-}
-
-// cloneAccount copies a, its slices included.
-func cloneAccount(a *store.Account) *store.Account {
-	c := *a
-	if a.DLTTemplates != nil {
-		c.DLTTemplates = slices.Clone(a.DLTTemplates)
-	}
-	if a.SenderIDs != nil {
-		c.SenderIDs = slices.Clone(a.SenderIDs)
-	}
-	return &c
 }
 
 // Interface guards

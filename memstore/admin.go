@@ -221,14 +221,14 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*store
 	if !ok {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", id)
 	}
-	c := cloneAccount(v.(*store.Account))
+	c := store.CloneAccount(v.(*store.Account))
 	if err := update(c); err != nil {
 		return nil, err
 	}
 	if c.ID != id {
 		return nil, store.Invalid("id", "cannot be changed")
 	}
-	c = cloneAccount(c) // update may keep c's slices
+	c = store.CloneAccount(c) // update may keep c's settings
 	a.byID.Store(id, c)
 	return c, nil
 }

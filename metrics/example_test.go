@@ -28,7 +28,7 @@ func Example() {
 	}
 
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
 	wal := memstore.NewWallet()
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})

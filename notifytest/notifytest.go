@@ -70,7 +70,7 @@ type Option func(*config)
 func WithBalance(minor int64) Option { return func(c *config) { c.balance = minor } }
 
 // WithAccount replaces the kit's account; its ID becomes the one to use.
-// Default: ID AccountID, name "Test Co", vendor ID "TESTCO", INR, cloud
+// Default: ID AccountID, name "Test Co", SMS sender ID "TESTCO", INR, cloud
 // primary gateway.
 func WithAccount(acct notify.Account) Option { return func(c *config) { c.account = acct } }
 
@@ -95,14 +95,23 @@ func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr
 	return []netip.Addr{netip.AddrFrom4([4]byte{93, 184, 215, 14})}, nil
 }
 
+// defaultAccount is the Kit's account unless WithAccount replaces it:
+// AccountID, "Test Co", INR, sending SMS as TESTCO and chat through the
+// cloud gateway first.
+func defaultAccount() notify.Account {
+	a := notify.Account{ID: AccountID, Name: "Test Co", Currency: notify.INR()}
+	_ = sms.SetSettings(&a, sms.Settings{SenderID: "TESTCO"})
+	_ = chat.SetSettings(&a, chat.Settings{PrimaryGateway: chat.GatewayCloud})
+	return a
+}
+
 // New builds a Kit. It fails t (t.Fatal) if the wiring fails, which only a
 // bad option can cause.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
 	c := config{
-		balance: DefaultBalance,
-		account: notify.Account{ID: AccountID, Name: "Test Co", VendorID: "TESTCO",
-			Currency: notify.INR(), PrimaryGateway: string(chat.GatewayCloud)},
+		balance:  DefaultBalance,
+		account:  defaultAccount(),
 		prices:   wallet.DefaultINR(),
 		resolver: publicResolver{},
 	}

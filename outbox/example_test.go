@@ -23,7 +23,7 @@ func Example() {
 	defer box.Close() // ends the page's event streams before a server shuts down
 
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}); err != nil {
 		log.Fatal(err)
 	}
 	smsCh, err := sms.New(sms.Config{Provider: memprovider.New("mem")})

@@ -1,12 +1,17 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,22 +19,15 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-// dltJSON is the stored form of a store.DLTTemplate; its own tags keep
-// the column's format independent of Go field names.
-type dltJSON struct {
-	ID        string `json:"id"`
-	EntityID  string `json:"entity_id"`
-	Content   string `json:"content"`
-	MessageID string `json:"message_id,omitempty"`
-}
-
 // PutAccount creates the account, or replaces every field of an existing
 // one, and attaches apiKeys to it, in one transaction. Keys are stored as
 // their SHA-256 only. A key that belongs to another account is
 // store.ErrConflict (and nothing is written); a key already attached to
-// this account is accepted. An empty ID or key is store.ErrInvalid
-// (store.FieldErrors naming them). PutAccount does not
-// retain acct.
+// this account is accepted. An empty ID or key is store.ErrInvalid, and so
+// are settings that are not JSON objects jsonb can hold (field
+// "settings.<kind>") or that take more than 64 KiB together ("settings"):
+// store.FieldErrors naming them. Settings are stored as the JSON they are,
+// and read back as PostgreSQL renders it. PutAccount does not retain acct.
 func (s *Store) PutAccount(ctx context.Context, acct *store.Account, apiKeys ...string) error {
 	var fe store.FieldErrors
 	if acct == nil || acct.ID == "" {
@@ -40,45 +38,113 @@ func (s *Store) PutAccount(ctx context.Context, acct *store.Account, apiKeys ...
 			fe.Add(fmt.Sprintf("api_keys[%d]", i), "must not be empty")
 		}
 	}
-	if err := fe.Err(); err != nil {
-		return err
+	var settings []byte
+	if acct != nil {
+		settings = settingsColumn(acct, &fe)
 	}
-	dlt, err := dltColumn("put account", acct)
-	if err != nil {
+	if err := fe.Err(); err != nil {
 		return err
 	}
 	// The transaction is an upsert plus key inserts that accept their own
 	// keys, so running it again after a lost connection is harmless.
-	return s.do(ctx, repeatable, func() error { return s.putAccount(ctx, acct, dlt, apiKeys) })
+	return s.do(ctx, repeatable, func() error { return s.putAccount(ctx, acct, settings, apiKeys) })
 }
 
-// dltColumn is the stored form of the account's DLT templates: JSON, or
-// NULL for none.
-func dltColumn(what string, acct *store.Account) ([]byte, error) {
-	if acct.DLTTemplates == nil {
-		return nil, nil
+// maxSettingsBytes bounds an account's settings, all kinds together, as
+// stored (compact JSON): they are read with the account on every send.
+const maxSettingsBytes = 64 << 10
+
+// settingsColumn is the stored form of the account's settings: one JSON
+// object, each kind's settings under its name ("{}" for none). Settings
+// that cannot be stored are added to fe (field "settings.<kind>", or
+// "settings" for the whole) and give nil. PostgreSQL's jsonb holds
+// neither invalid UTF-8 nor a NUL character in a string, so those are
+// refused here rather than by the server.
+func settingsColumn(acct *store.Account, fe *store.FieldErrors) []byte {
+	kinds := slices.Sorted(maps.Keys(acct.Settings))
+	bad := len(*fe)
+	for _, k := range kinds {
+		field := "settings." + string(k)
+		switch v := acct.Settings[k]; {
+		case k == "":
+			fe.Add("settings", "a kind must not be empty")
+		case !isJSONObject(v):
+			fe.Add(field, "must be a JSON object")
+		case !utf8.Valid(v):
+			fe.Add(field, "must be UTF-8")
+		case hasNUL(v):
+			fe.Add(field, `must not contain the NUL character (\u0000)`)
+		}
 	}
-	ts := make([]dltJSON, len(acct.DLTTemplates))
-	for i, t := range acct.DLTTemplates {
-		ts[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+	if len(*fe) > bad {
+		return nil
 	}
-	dlt, err := json.Marshal(ts)
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: %s: DLT templates: %w", what, err)
+	if len(kinds) == 0 {
+		return []byte("{}")
 	}
-	return dlt, nil
+	// Marshal compacts each object; the map's keys come out sorted.
+	body, err := json.Marshal(acct.Settings)
+	if err != nil { // each value was checked to be valid JSON
+		fe.Add("settings", "must be JSON objects")
+		return nil
+	}
+	if len(body) > maxSettingsBytes {
+		fe.Add("settings", fmt.Sprintf("must be at most %d KiB in total (all kinds, as compact JSON), not %d bytes",
+			maxSettingsBytes>>10, len(body)))
+		return nil
+	}
+	return body
 }
 
-func (s *Store) putAccount(ctx context.Context, acct *store.Account, dlt []byte, apiKeys []string) error {
+// isJSONObject reports whether v is valid JSON whose value is an object.
+func isJSONObject(v []byte) bool {
+	if !json.Valid(v) {
+		return false
+	}
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == '{'
+}
+
+// hasNUL reports whether the valid JSON v has a string (a key or a
+// value) holding U+0000.
+func hasNUL(v []byte) bool {
+	if !bytes.Contains(v, []byte(`\u0000`)) {
+		return false // only the escape can put one in valid JSON
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if str, ok := tok.(string); ok && strings.ContainsRune(str, 0) {
+			return true
+		}
+	}
+}
+
+// writeAccountErr answers an error of an account's INSERT or UPDATE: the
+// server's refusal of the settings' JSON, which jsonb cannot hold though
+// it is valid (an escaped lone UTF-16 surrogate, say), is
+// store.ErrInvalid naming the settings; anything else is as fail says.
+func (s *Store) writeAccountErr(ctx context.Context, what string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == stateBadText || pe.Code == stateUntranslatable) && ctx.Err() == nil {
+		return store.Invalid("settings", "cannot be stored: "+pe.Message)
+	}
+	return s.fail(ctx, what, err)
+}
+
+func (s *Store) putAccount(ctx context.Context, acct *store.Account, settings []byte, apiKeys []string) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return s.fail(ctx, "put account", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name, acct.VendorID,
+	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name,
 		acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-		acct.PrimaryGateway, dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs); err != nil {
-		return s.fail(ctx, "put account", err)
+		acct.PricePlan, acct.Disabled, settings); err != nil {
+		return s.writeAccountErr(ctx, "put account", err)
 	}
 	for _, k := range apiKeys {
 		if err := s.addKey(ctx, tx, acct.ID, k); err != nil {
@@ -315,30 +381,27 @@ func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*store.Account
 	return a, nil
 }
 
-// scanAccount reads an account row; keyHash, when not nil, receives the
-// leading key_hash column of accountByKey.
+// scanAccount reads an account row (accountColumns); keyHash, when not
+// nil, receives the leading key_hash column of accountByKey. The settings
+// column's object becomes Settings, nil when it is empty; each kind's
+// bytes are the account's own.
 func scanAccount(row pgx.Row, keyHash *[]byte) (*store.Account, error) {
 	var a store.Account
-	var gateway string
-	var dlt []byte
-	dest := []any{&a.ID, &a.Name, &a.VendorID, &a.Currency.Code, &a.Currency.Symbol,
-		&a.Currency.Exponent, &gateway, &dlt, &a.PricePlan, &a.Disabled, &a.SenderIDs}
+	var settings []byte
+	dest := []any{&a.ID, &a.Name, &a.Currency.Code, &a.Currency.Symbol,
+		&a.Currency.Exponent, &a.PricePlan, &a.Disabled, &settings}
 	if keyHash != nil {
 		dest = append([]any{keyHash}, dest...)
 	}
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	a.PrimaryGateway = gateway
-	if dlt != nil {
-		var ts []dltJSON
-		if err := json.Unmarshal(dlt, &ts); err != nil {
-			return nil, fmt.Errorf("account %q: bad dlt_templates: %w", a.ID, err)
-		}
-		a.DLTTemplates = make([]store.DLTTemplate, len(ts))
-		for i, t := range ts {
-			a.DLTTemplates[i] = store.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
-		}
+	var m map[store.Kind]json.RawMessage
+	if err := json.Unmarshal(settings, &m); err != nil {
+		return nil, fmt.Errorf("account %q: bad settings: %w", a.ID, err)
+	}
+	if len(m) > 0 {
+		a.Settings = m
 	}
 	return &a, nil
 }

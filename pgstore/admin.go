@@ -17,7 +17,8 @@ import (
 // wallet with the opening balance, in one transaction, as
 // store.Admin documents: an ID that has an account or a wallet
 // already is store.ErrConflict, as is a key of another account, and
-// nothing is then written. Only the key's SHA-256 is stored. It is not
+// nothing is then written. Settings that PutAccount refuses are
+// store.ErrInvalid here too. Only the key's SHA-256 is stored. It is not
 // repeated after a lost connection (a repeat of a run that committed
 // would answer store.ErrConflict): store.ErrUnavailable leaves the outcome
 // unknown, and Account tells it.
@@ -35,11 +36,11 @@ func (s *Store) CreateAccount(ctx context.Context, acct *store.Account, apiKey s
 	if opening.Currency.Code == "" {
 		fe.Add("currency.code", "is required")
 	}
-	if err := fe.Err(); err != nil {
-		return err
+	var settings []byte
+	if acct != nil {
+		settings = settingsColumn(acct, &fe)
 	}
-	dlt, err := dltColumn("create account", acct)
-	if err != nil {
+	if err := fe.Err(); err != nil {
 		return err
 	}
 	return s.do(ctx, onceOnly, func() error {
@@ -49,16 +50,15 @@ func (s *Store) CreateAccount(ctx context.Context, acct *store.Account, apiKey s
 		}
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 		_, err = tx.Exec(ctx, expand(`INSERT INTO {{s}}{{p}}accounts
-	(id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
-	 primary_gateway, dlt_templates, price_plan, disabled, sender_ids)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, s.qualifier(), s.prefix),
-			acct.ID, acct.Name, acct.VendorID, acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-			acct.PrimaryGateway, dlt, acct.PricePlan, acct.Disabled, acct.SenderIDs)
+	(id, name, currency_code, currency_symbol, currency_exponent, price_plan, disabled, settings)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, s.qualifier(), s.prefix),
+			acct.ID, acct.Name, acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
+			acct.PricePlan, acct.Disabled, settings)
 		if pgCode(err) == stateUniqueViolation {
 			return fmt.Errorf("pgstore: create account: %w: the ID %q is taken", store.ErrConflict, acct.ID)
 		}
 		if err != nil {
-			return s.fail(ctx, "create account", err)
+			return s.writeAccountErr(ctx, "create account", err)
 		}
 		if err := s.addKey(ctx, tx, acct.ID, apiKey); err != nil {
 			return err
@@ -84,8 +84,7 @@ func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*store
 	if limit <= 0 {
 		return []*store.Account{}, nil
 	}
-	q := expand(`SELECT id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
-	primary_gateway, dlt_templates, price_plan, disabled, sender_ids
+	q := expand(`SELECT `+accountColumns+`
 FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`, s.qualifier(), s.prefix)
 	out := []*store.Account{}
 	err := s.do(ctx, repeatable, func() error {
@@ -114,8 +113,11 @@ FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT 
 // that holds the account's row, so concurrent updates apply one after the
 // other, as store.Admin documents. update may run more than once
 // when the connection is lost, each time on a fresh copy; it must not
-// change the ID (store.ErrInvalid). An unknown account is
-// store.ErrNotFound; an error of update is returned as it is.
+// change the ID (store.ErrInvalid), and the settings it leaves must be
+// storable as PutAccount's are (store.ErrInvalid). An unknown account is
+// store.ErrNotFound; an error of update is returned as it is. The
+// account returned is a copy of what was stored: its settings' bytes are
+// its own.
 func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
 	var out *store.Account
 	err := s.do(ctx, repeatable, func() error {
@@ -137,19 +139,24 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*store
 		if a.ID != id {
 			return store.Invalid("id", "cannot be changed")
 		}
-		dlt, err := dltColumn("update account", a)
-		if err != nil {
+		var fe store.FieldErrors
+		settings := settingsColumn(a, &fe)
+		if err := fe.Err(); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, s.q.putAccount, a.ID, a.Name, a.VendorID,
+		if _, err := tx.Exec(ctx, s.q.putAccount, a.ID, a.Name,
 			a.Currency.Code, a.Currency.Symbol, a.Currency.Exponent,
-			a.PrimaryGateway, dlt, a.PricePlan, a.Disabled, a.SenderIDs); err != nil {
-			return s.fail(ctx, "update account", err)
+			a.PricePlan, a.Disabled, settings); err != nil {
+			return s.writeAccountErr(ctx, "update account", err)
 		}
 		if err := tx.Commit(ctx); err != nil {
 			return s.fail(ctx, "update account", err)
 		}
-		out = a
+		// The stored account, whose settings update may still hold.
+		out = store.CloneAccount(a)
+		if len(out.Settings) == 0 {
+			out.Settings = nil // as a read gives it
+		}
 		return nil
 	})
 	if err != nil {

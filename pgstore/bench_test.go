@@ -148,7 +148,9 @@ func BenchmarkPipelineSend(b *testing.B) {
 	must(b, s.Migrate(ctx))
 	const opening = 1_000_000_000_000_000
 	for g := range benchWorkers {
-		must(b, s.PutAccount(ctx, &notify.Account{ID: fmt.Sprintf("send-%d", g), VendorID: "ACMEIN", Currency: notify.INR()}))
+		acct := &notify.Account{ID: fmt.Sprintf("send-%d", g), Currency: notify.INR()}
+		must(b, sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN"}))
+		must(b, s.PutAccount(ctx, acct))
 		openWallet(b, s, fmt.Sprintf("send-%d", g), opening)
 		openWallet(b, s, fmt.Sprintf("bare-%d", g), opening)
 	}

@@ -42,6 +42,19 @@
 // first); it is versioned, embedded in the binary and safe to run from
 // several processes at once.
 //
+// # Accounts
+//
+// An account's fields are columns of the accounts table, except its
+// settings (store.Account.Settings), which are one jsonb column: an
+// object holding each kind's settings under the kind's name (since
+// migration 0011, which moved the SMS and chat columns of earlier
+// versions there: the vendor ID, sender IDs and DLT templates under
+// "sms", the primary gateway under "chat"). pgstore keeps them opaque: it
+// checks only that each kind's is a JSON object that jsonb can hold, and
+// that together they take at most 64 KiB, and gives them back as
+// PostgreSQL renders jsonb (the same JSON, with its own spacing and key
+// order). API keys are kept as their SHA-256 only.
+//
 // # Money
 //
 // A debit is a single statement, so a single implicit transaction and one

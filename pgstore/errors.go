@@ -20,6 +20,9 @@ const (
 	stateOutOfRange      = "22003"
 	stateUndefinedTable  = "42P01"
 	stateQueryCanceled   = "57014"
+	// The server's refusals of the text of a jsonb value.
+	stateBadText        = "22P02" // invalid_text_representation
+	stateUntranslatable = "22P05" // untranslatable_character
 )
 
 // failure is an error of the database or the context, as fail words it:

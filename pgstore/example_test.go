@@ -33,7 +33,10 @@ func Example() {
 
 	// Seed an account, its API key and its wallet. Another instance may
 	// have opened the wallet already: that is a Conflict, and fine.
-	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	if err := sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN"}); err != nil { // its SMS sender ID
+		log.Fatal(err)
+	}
 	if err := store.PutAccount(ctx, acct, os.Getenv("ACME_API_KEY")); err != nil {
 		log.Fatal(err)
 	}

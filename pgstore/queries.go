@@ -23,6 +23,11 @@ type queries struct {
 	migrationsTable, migrationVersions, migrationInsert string
 }
 
+// accountColumns lists an account's columns in the order scanAccount
+// reads them.
+const accountColumns = `id, name, currency_code, currency_symbol, currency_exponent,
+	price_plan, disabled, settings`
+
 // messageColumns lists a message record's columns in the order
 // scanMessage reads them.
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
@@ -109,23 +114,19 @@ FROM {{s}}{{p}}ledger l JOIN {{s}}{{p}}wallets w ON w.account = l.account
 WHERE l.account = $1 AND l.id > $2 ORDER BY l.id LIMIT $3`),
 
 		putAccount: x(`INSERT INTO {{s}}{{p}}accounts
-	(id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
-	 primary_gateway, dlt_templates, price_plan, disabled, sender_ids)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	(id, name, currency_code, currency_symbol, currency_exponent, price_plan, disabled, settings)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (id) DO UPDATE SET
-	name = EXCLUDED.name, vendor_id = EXCLUDED.vendor_id,
-	currency_code = EXCLUDED.currency_code, currency_symbol = EXCLUDED.currency_symbol,
-	currency_exponent = EXCLUDED.currency_exponent, primary_gateway = EXCLUDED.primary_gateway,
-	dlt_templates = EXCLUDED.dlt_templates, price_plan = EXCLUDED.price_plan,
-	disabled = EXCLUDED.disabled, sender_ids = EXCLUDED.sender_ids, updated_at = now()`),
+	name = EXCLUDED.name, currency_code = EXCLUDED.currency_code,
+	currency_symbol = EXCLUDED.currency_symbol, currency_exponent = EXCLUDED.currency_exponent,
+	price_plan = EXCLUDED.price_plan, disabled = EXCLUDED.disabled,
+	settings = EXCLUDED.settings, updated_at = now()`),
 
-		account: x(`SELECT id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
-	primary_gateway, dlt_templates, price_plan, disabled, sender_ids
+		account: x(`SELECT ` + accountColumns + `
 FROM {{s}}{{p}}accounts WHERE id = $1`),
 
-		accountByKey: x(`SELECT k.key_hash, a.id, a.name, a.vendor_id, a.currency_code,
-	a.currency_symbol, a.currency_exponent, a.primary_gateway, a.dlt_templates,
-	a.price_plan, a.disabled, a.sender_ids
+		accountByKey: x(`SELECT k.key_hash, a.id, a.name, a.currency_code, a.currency_symbol,
+	a.currency_exponent, a.price_plan, a.disabled, a.settings
 FROM {{s}}{{p}}api_keys k JOIN {{s}}{{p}}accounts a ON a.id = k.account
 WHERE k.key_hash = $1`),
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/store"
@@ -21,17 +22,22 @@ import (
 func TestAccounts(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
-	acct := &notify.Account{
-		ID: "acme", Name: "Acme Ltd", VendorID: "ACMEIN", Currency: notify.INR(),
-		PrimaryGateway: string(chat.GatewayQR), PricePlan: "gold",
-		DLTTemplates: []store.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Your code is {#var#}"}},
-	}
+	acct := &notify.Account{ID: "acme", Name: "Acme Ltd", Currency: notify.INR(), PricePlan: "gold"}
+	smsSet := sms.Settings{SenderID: "ACMEIN",
+		DLTTemplates: []sms.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Your code is {#var#}"}}}
+	must(t, sms.SetSettings(acct, smsSet))
+	must(t, chat.SetSettings(acct, chat.Settings{PrimaryGateway: chat.GatewayQR}))
 	must(t, s.PutAccount(ctx, acct, "key-one-secret", "key-two-secret"))
 
 	got, err := s.Account(ctx, "acme")
 	must(t, err)
-	if !reflect.DeepEqual(got, acct) {
-		t.Fatalf("Account = %+v, want %+v", got, acct)
+	wantAccount(t, "Account", got, acct)
+	// The channels read back what they wrote.
+	if set, err := sms.SettingsOf(got); err != nil || !reflect.DeepEqual(set, smsSet) {
+		t.Fatalf("SMS settings = %+v, %v; want %+v", set, err, smsSet)
+	}
+	if set, err := chat.SettingsOf(got); err != nil || set.PrimaryGateway != chat.GatewayQR {
+		t.Fatalf("chat settings = %+v, %v", set, err)
 	}
 	for _, key := range []string{"key-one-secret", "key-two-secret"} {
 		got, err := s.AccountByKey(ctx, key)
@@ -57,13 +63,19 @@ func TestAccounts(t *testing.T) {
 		t.Fatalf("api_keys holds %d bytes, including the keys?", len(raw))
 	}
 
-	// Replacing the account keeps its keys; nil DLT templates stay nil.
+	// Replacing the account keeps its keys and replaces its settings; no
+	// settings read back as none (a nil map), stored as an empty object.
 	acct2 := &notify.Account{ID: "acme", Name: "Acme 2", Currency: notify.INR(), Disabled: true}
 	must(t, s.PutAccount(ctx, acct2))
 	got, err = s.AccountByKey(ctx, "key-one-secret")
 	must(t, err)
 	if !reflect.DeepEqual(got, acct2) {
 		t.Fatalf("after replace: %+v, want %+v", got, acct2)
+	}
+	var stored string
+	must(t, pool.QueryRow(ctx, `SELECT settings::text FROM notify_accounts WHERE id = 'acme'`).Scan(&stored))
+	if stored != "{}" {
+		t.Fatalf("settings column of an account without settings = %s, want {}", stored)
 	}
 
 	// Keys: idempotent for the owner, Conflict for another account, and a

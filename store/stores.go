@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
 )
 
@@ -14,40 +17,52 @@ type Account struct {
 	// Name is the account's display name, returned with the balance and
 	// used as the default BRAND_NAME of templates.
 	Name string
-	// VendorID is the account's sender identity, the default SMS sender_id.
-	VendorID string
 	// Currency is the currency of the account's wallet and prices.
 	Currency Currency
-	// PrimaryGateway is the chat gateway that the chat channel's auto
-	// gateway uses first: "cloud" or "qr". Empty means "cloud".
-	PrimaryGateway string
-	// DLTTemplates are the operator-registered SMS templates of the account,
-	// used by the dlt route.
-	DLTTemplates []DLTTemplate
-	// SenderIDs, when set, are the only SMS sender headers the account may
-	// use (its VendorID and its DLT headers, say): a sender_id outside the
-	// list is refused, so that one account cannot send under another's
-	// (a bank's) header. Compared without regard to case. Empty: any
-	// header the SMS rules accept. Default empty.
-	SenderIDs []string
 	// PricePlan names the price list that applies; empty means the default.
 	PricePlan string
 	// Disabled accounts are refused with notify.CodePermissionDenied.
 	Disabled bool
+	// Settings are the account's settings for each channel, by kind: a
+	// JSON object that the channel of that kind decodes (sms.Settings:
+	// sender IDs and DLT templates; chat.Settings: the primary gateway).
+	// Stores keep them as JSON, opaque: they may re-encode one (spacing,
+	// key order) but keep its meaning, and a kind without settings is
+	// missing, not null. Nil: every channel's defaults.
+	Settings map[Kind]json.RawMessage
 }
 
-// DLTTemplate is an SMS template registered with the operators (India's DLT
-// scheme). Content holds the approved text, with {#var#} where a variable
-// of at most 30 characters goes.
-type DLTTemplate struct {
-	ID       string
-	EntityID string
-	Content  string
-	// MessageID is the template's ID in the SMS vendor's DLT manager
-	// (where the vendor has one, such as Fast2SMS's Message ID). Set, the
-	// vendor is sent that ID and the values of the template's {#var#}
-	// slots rather than the whole text (its dlt route). Default "".
-	MessageID string
+// SetSetting encodes v as the account's settings for kind, replacing any
+// (a nil v removes them). It changes a's Settings map in place, making
+// one when a has none: call it on an account no one else reads, such as a
+// copy in store.Admin.UpdateAccount's update.
+func (a *Account) SetSetting(kind Kind, v any) error {
+	if v == nil {
+		delete(a.Settings, kind)
+		return nil
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("settings of %s: %w", kind, err)
+	}
+	if a.Settings == nil {
+		a.Settings = make(map[Kind]json.RawMessage)
+	}
+	a.Settings[kind] = body
+	return nil
+}
+
+// CloneAccount returns a deep copy of a: its Settings map and their bytes
+// are its own. Stores that hand out accounts callers may keep use it.
+func CloneAccount(a *Account) *Account {
+	c := *a
+	if a.Settings != nil {
+		c.Settings = make(map[Kind]json.RawMessage, len(a.Settings))
+		for k, v := range a.Settings {
+			c.Settings[k] = slices.Clone(v)
+		}
+	}
+	return &c
 }
 
 // Accounts finds accounts. Implementations are safe for concurrent use

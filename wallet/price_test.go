@@ -35,7 +35,7 @@ func emailEnv(p email.Purpose) *notify.Envelope {
 
 func TestPriceDefaultINR(t *testing.T) {
 	qrAcct := inrAccount()
-	qrAcct.PrimaryGateway = string(chat.GatewayQR)
+	qrAcct.Settings = chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()
 	tests := []struct {
 		name string
 		acct *notify.Account

@@ -8,6 +8,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/settings"
 )
 
 // Limits of the request fields the channel checks.
@@ -86,8 +87,9 @@ type Channel struct {
 	cloudTmpl CloudTemplater
 	guard     *netguard.Guard
 	otpText   func(code, action, brand string) string
-	otpName   string // CloudOTPTemplate
-	otpLang   string // CloudOTPLanguage, normalised
+	otpName   string                   // CloudOTPTemplate
+	otpLang   string                   // CloudOTPLanguage, normalised
+	settings  settings.Cache[Settings] // the accounts' Settings, decoded
 }
 
 // New returns a Channel for cfg. It fails when neither Cloud nor QR is
@@ -162,13 +164,10 @@ func other(gw Gateway) Gateway {
 var _ notify.Channel = (*Channel)(nil)
 
 // PrimaryGateway returns the account's primary chat gateway, the one
-// GatewayAuto tries first: acct.PrimaryGateway, with an empty or auto
-// value read as GatewayCloud.
+// GatewayAuto tries first: Settings.PrimaryGateway, with an empty or auto
+// value read as GatewayCloud, as are settings that do not decode (the
+// channel refuses to send for such an account).
 func PrimaryGateway(acct *notify.Account) Gateway {
-	switch gw := Gateway(acct.PrimaryGateway); gw {
-	case "", GatewayAuto:
-		return GatewayCloud
-	default:
-		return gw
-	}
+	s, _ := SettingsOf(acct)
+	return primary(s.PrimaryGateway)
 }

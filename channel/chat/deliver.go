@@ -58,19 +58,21 @@ func (c *Channel) why(env *notify.Envelope) string {
 		return ""
 	}
 	gw := MessageOf(env).Gateway
-	primary := GatewayCloud
+	first := GatewayCloud
 	if env.Account != nil {
-		primary = PrimaryGateway(env.Account)
+		if set, err := c.settings.Of(env.Account, Kind); err == nil {
+			first = primary(set.PrimaryGateway)
+		}
 	}
 	switch {
-	case gw == primary:
+	case gw == first:
 		return fmt.Sprintf("sent by the %s gateway, the account's primary", gw)
 	case MessageOf(env).Template != nil && MessageOf(env).Text == "":
-		return fmt.Sprintf("sent by the %s gateway: cloud templates need it (the account's primary is %s)", gw, primary)
-	case c.provider(primary) != nil && !carries(env, primary):
-		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, sends one-time codes only through an authentication template, and none is configured", gw, primary)
+		return fmt.Sprintf("sent by the %s gateway: cloud templates need it (the account's primary is %s)", gw, first)
+	case c.provider(first) != nil && !carries(env, first):
+		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, sends one-time codes only through an authentication template, and none is configured", gw, first)
 	default:
-		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, is not configured", gw, primary)
+		return fmt.Sprintf("sent by the %s gateway: the account's primary, %s, is not configured", gw, first)
 	}
 }
 

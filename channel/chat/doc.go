@@ -32,7 +32,7 @@
 // # Gateways
 //
 // gateway is cloud, qr or auto (the default). auto is the account's
-// primary gateway (notify.Account.PrimaryGateway), or the other one when
+// primary gateway (Settings.PrimaryGateway), or the other one when
 // the primary has no provider configured, or cannot carry the message (a
 // file, when the QR provider reports with SupportsMedia that it cannot
 // attach files, as qrchat on WAHA Core does; a one-time code, see below);

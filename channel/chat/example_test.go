@@ -45,7 +45,7 @@ func ExampleChannel_Deliver() {
 	cloud, qr := memprovider.New("cloud"), memprovider.New("qr")
 	cloud.FailNext(1, notify.CodeUnavailable)
 	ch, _ := chat.New(chat.Config{Cloud: cloud, QR: qr, CloudOTPTemplate: "otp_code"})
-	acct := &notify.Account{ID: "acme", Name: "Acme", PrimaryGateway: string(chat.GatewayCloud)}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}
 
 	env, err := ch.Prepare(context.Background(), acct, &chat.Request{To: "+91 98765 43210", OTP: "482915", Action: "login"})
 	if err != nil {

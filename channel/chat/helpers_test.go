@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/template"
 )
@@ -64,5 +65,8 @@ func newRig(t testing.TB, edit func(*chat.Config)) *rig {
 }
 
 func account(primary chat.Gateway) *notify.Account {
-	return &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR(), PrimaryGateway: string(primary)}
+	a := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	_ = sms.SetSettings(a, sms.Settings{SenderID: "ACMEIN"})
+	_ = chat.SetSettings(a, chat.Settings{PrimaryGateway: primary})
+	return a
 }

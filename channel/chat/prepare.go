@@ -32,6 +32,10 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if acct == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "chat: Prepare needs an account")
 	}
+	set, err := c.settings.Of(acct, Kind)
+	if err != nil {
+		return nil, err
+	}
 	var fe notify.FieldErrors
 
 	// Normalising checks the number: one parse.
@@ -123,7 +127,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	// An OTP message, or a template filled with a code.
 	carriesOTP := msg.OTP != "" || (msg.Media == nil && strings.TrimSpace(r.Variables["OTP"]) != "")
-	gw, err := c.resolve(acct, requested, msg, carriesOTP)
+	gw, err := c.resolve(primary(set.PrimaryGateway), requested, msg, carriesOTP)
 	if err != nil {
 		return nil, err
 	}
@@ -143,9 +147,9 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}, nil
 }
 
-// resolve picks the gateway of a prepared message; otp reports that it
-// carries a one-time code.
-func (c *Channel) resolve(acct *notify.Account, requested Gateway, msg *Message, otp bool) (Gateway, error) {
+// resolve picks the gateway of a prepared message for an account whose
+// primary gateway is first; otp reports that it carries a one-time code.
+func (c *Channel) resolve(first Gateway, requested Gateway, msg *Message, otp bool) (Gateway, error) {
 	cloudOnly := msg.Template != nil && msg.Text == ""
 	if requested != GatewayAuto {
 		if c.provider(requested) == nil {
@@ -156,7 +160,7 @@ func (c *Channel) resolve(acct *notify.Account, requested Gateway, msg *Message,
 		}
 		return requested, nil
 	}
-	gw := PrimaryGateway(acct)
+	gw := first
 	if cloudOnly || (msg.Media != nil && gw == GatewayQR && c.cloud != nil && !attaches(c.qr)) {
 		// A QR gateway that cannot attach files (WAHA Core) would refuse
 		// the file or send a link: the cloud gateway attaches it.

@@ -8,12 +8,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify/store"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/phone"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/template/dlt"
 )
 
@@ -82,6 +81,7 @@ type Channel struct {
 	maxSegments  int
 	unregistered bool
 	refunds      bool
+	settings     settings.Cache[Settings] // the accounts' Settings, decoded
 }
 
 // New returns a Channel that sends through cfg.Provider. It fails when the
@@ -128,6 +128,10 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if acct == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "sms: Prepare needs an account")
 	}
+	set, err := c.settings.Of(acct, Kind)
+	if err != nil {
+		return nil, err
+	}
 	var fe notify.FieldErrors
 
 	// Normalising checks the number: one parse.
@@ -144,7 +148,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	sender, senderDefaulted := r.SenderID, false
 	if sender == "" {
-		sender, senderDefaulted = acct.VendorID, true
+		sender, senderDefaulted = set.SenderID, true
 	}
 	if route == RouteDLT {
 		sender = checkDLTHeader(&fe, sender, senderDefaulted)
@@ -152,7 +156,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		checkSender(&fe, sender, senderDefaulted)
 	}
 	if !fe.Has("sender_id") {
-		checkAllowedSender(&fe, acct, sender)
+		checkAllowedSender(&fe, set, sender)
 	}
 
 	// The envelope and its content are allocated together: one allocation
@@ -180,7 +184,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		textOK = checkText(&fe, text)
 	}
 	if route == RouteDLT {
-		c.dltIDs(&fe, acct, r, msg, text, textOK)
+		c.dltIDs(&fe, set, r, msg, text, textOK)
 	}
 
 	var enc Encoding
@@ -314,21 +318,21 @@ func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.
 // dltIDs resolves the template and entity IDs of a dlt-route message into
 // msg and, when the text is usable, checks it against the registered
 // template.
-func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *Request, msg *Message, text string, textOK bool) {
+func (c *Channel) dltIDs(fe *notify.FieldErrors, set *Settings, r *Request, msg *Message, text string, textOK bool) {
 	id := strings.TrimSpace(r.DLTTemplateID)
 	entity := strings.TrimSpace(r.DLTEntityID)
 	if fe.Has("dlt_template_id") || fe.Has("dlt_entity_id") {
 		return
 	}
 	if id == "" {
-		fe.Add("dlt_template_id", "is required on the dlt route"+registered(acct))
+		fe.Add("dlt_template_id", "is required on the dlt route"+registered(set))
 		return
 	}
-	tpl, ok := findDLTTemplate(acct, id)
+	tpl, ok := findDLTTemplate(set, id)
 	if !ok {
 		switch {
 		case !c.unregistered:
-			fe.Addf("dlt_template_id", "%s is not registered on the account%s", rules.Clip(id), registered(acct))
+			fe.Addf("dlt_template_id", "%s is not registered on the account%s", rules.Clip(id), registered(set))
 		case entity == "":
 			fe.Addf("dlt_entity_id", "is required with a template the account has not registered")
 		default:
@@ -353,13 +357,13 @@ func (c *Channel) dltIDs(fe *notify.FieldErrors, acct *notify.Account, r *Reques
 }
 
 // registered lists the account's DLT template IDs for an error message.
-func registered(acct *notify.Account) string {
-	if len(acct.DLTTemplates) == 0 {
+func registered(set *Settings) string {
+	if len(set.DLTTemplates) == 0 {
 		return " (the account has no registered DLT templates)"
 	}
 	const show = 5
 	ids := make([]string, 0, show)
-	for i, t := range acct.DLTTemplates {
+	for i, t := range set.DLTTemplates {
 		if i == show {
 			ids = append(ids, "…")
 			break
@@ -431,18 +435,18 @@ func checkSender(fe *notify.FieldErrors, sender string, defaulted bool) {
 }
 
 // checkAllowedSender refuses a sender header the account has not declared
-// (notify.Account.SenderIDs), so that one account cannot send under
-// another's header.
-func checkAllowedSender(fe *notify.FieldErrors, acct *notify.Account, sender string) {
-	if len(acct.SenderIDs) == 0 || sender == "" {
+// (Settings.SenderIDs), so that one account cannot send under another's
+// header.
+func checkAllowedSender(fe *notify.FieldErrors, set *Settings, sender string) {
+	if len(set.SenderIDs) == 0 || sender == "" {
 		return
 	}
-	for _, id := range acct.SenderIDs {
+	for _, id := range set.SenderIDs {
 		if strings.EqualFold(id, sender) {
 			return
 		}
 	}
-	fe.Addf("sender_id", "%s is not one of the account's sender IDs (%s)", rules.Clip(sender), strings.Join(acct.SenderIDs, ", "))
+	fe.Addf("sender_id", "%s is not one of the account's sender IDs (%s)", rules.Clip(sender), strings.Join(set.SenderIDs, ", "))
 }
 
 // checkText reports text that cannot be sent as an SMS.
@@ -529,11 +533,11 @@ var (
 
 // findDLTTemplate returns the account's registered DLT template with the
 // given ID.
-func findDLTTemplate(acct *notify.Account, id string) (store.DLTTemplate, bool) {
-	for _, t := range acct.DLTTemplates {
+func findDLTTemplate(set *Settings, id string) (DLTTemplate, bool) {
+	for _, t := range set.DLTTemplates {
 		if t.ID == id {
 			return t, true
 		}
 	}
-	return store.DLTTemplate{}, false
+	return DLTTemplate{}, false
 }

@@ -2,12 +2,11 @@ package sms_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
@@ -25,11 +24,24 @@ const (
 
 func testAccount() *notify.Account {
 	return &notify.Account{
-		ID: "acme", Name: "Acme", VendorID: "ACMECO", Currency: notify.INR(),
-		DLTTemplates: []store.DLTTemplate{
+		ID: "acme", Name: "Acme", Currency: notify.INR(),
+		Settings: sms.Settings{SenderID: "ACMECO", DLTTemplates: []sms.DLTTemplate{
 			{ID: otpTplID, EntityID: entityID, Content: otpTemplate},
 			{ID: orderTplID, EntityID: entityID, Content: "Dear {#var#}, your order {#var#} has shipped. - ACMECO"},
-		},
+		}}.Map(),
+	}
+}
+
+// changeSettings changes acct's SMS settings with change.
+func changeSettings(t testing.TB, acct *notify.Account, change func(*sms.Settings)) {
+	t.Helper()
+	s, err := sms.SettingsOf(acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(&s)
+	if err := sms.SetSettings(acct, s); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -196,13 +208,13 @@ func TestPrepareBadInput(t *testing.T) {
 		{"dlt without IDs", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT},
 			nil, map[string]string{"dlt_template_id": "is required on the dlt route (registered: " + otpTplID}},
 		{"dlt without IDs, nothing registered", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT},
-			func(a *notify.Account) { a.DLTTemplates = nil }, map[string]string{"dlt_template_id": "no registered DLT templates"}},
+			func(a *notify.Account) { changeSettings(t, a, func(s *sms.Settings) { s.DLTTemplates = nil }) }, map[string]string{"dlt_template_id": "no registered DLT templates"}},
 		{"7-character DLT header", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID, SenderID: "ACMECOS"},
 			nil, map[string]string{"sender_id": "6-letter DLT header on the dlt route, found 7 characters"}},
 		{"DLT header with a digit", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID, SenderID: "ACME01"},
 			nil, map[string]string{"sender_id": "letters A-Z only"}},
 		{"default DLT header too long", sms.Request{To: "9876543210", Message: good, Route: sms.RouteDLT, DLTTemplateID: otpTplID},
-			func(a *notify.Account) { a.VendorID = "ACMESHOP" }, map[string]string{"sender_id": "found 8 characters (the default, the account's vendor ID)"}},
+			func(a *notify.Account) { changeSettings(t, a, func(s *sms.Settings) { s.SenderID = "ACMESHOP" }) }, map[string]string{"sender_id": "found 8 characters (the default, the account's vendor ID)"}},
 		{"text does not match the DLT template", sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID,
 			Message: "Your OTP for login is 482913. It is valid for 15 minutes. - ACMECO"},
 			nil, map[string]string{"message": `does not match DLT template "` + otpTplID + `": text differs from the template at character 48: expected "0 minutes. - ACMECO", found "5 minutes. - ACMECO"`}},
@@ -403,7 +415,7 @@ func TestNew(t *testing.T) {
 func TestAllowedSenderIDs(t *testing.T) {
 	ch, _ := newChannel(t, sms.Config{})
 	acct := testAccount()
-	acct.SenderIDs = []string{"ACMECO", "ACMEIN"}
+	changeSettings(t, acct, func(s *sms.Settings) { s.SenderIDs = []string{"ACMECO", "ACMEIN"} })
 	ctx := context.Background()
 	for _, ok := range []*sms.Request{
 		{To: "9876543210", Message: "hello"},                     // the default, the vendor ID
@@ -426,7 +438,7 @@ func TestAllowedSenderIDs(t *testing.T) {
 		}
 	}
 	// Without a list any valid header goes, as before.
-	acct.SenderIDs = nil
+	changeSettings(t, acct, func(s *sms.Settings) { s.SenderIDs = nil })
 	if _, err := ch.Prepare(ctx, acct, &sms.Request{To: "9876543210", Message: "hello", SenderID: "HDFCBK"}); err != nil {
 		t.Fatal(err)
 	}
@@ -443,4 +455,35 @@ func hasField(err error, field string) bool {
 		}
 	}
 	return false
+}
+
+// TestBrokenSettingsAreTheServicesFault: an account whose SMS settings do
+// not decode cannot send, and the error blames the configuration
+// (Internal), not the request.
+func TestBrokenSettingsAreTheServicesFault(t *testing.T) {
+	ch, _ := newChannel(t, sms.Config{})
+	acct := testAccount()
+	acct.Settings = map[notify.Kind]json.RawMessage{sms.Kind: json.RawMessage(`{"sender_ids":"ACMECO"}`)}
+	_, err := ch.Prepare(context.Background(), acct, &sms.Request{To: "9876543210", Message: "hello"})
+	if notify.CodeOf(err) != notify.CodeInternal {
+		t.Fatalf("Prepare = %v, want Internal", err)
+	}
+}
+
+// TestSettingsRoundTrip: SetSettings and SettingsOf keep every field, and
+// Map makes the same settings.
+func TestSettingsRoundTrip(t *testing.T) {
+	want := sms.Settings{SenderID: "ACMECO", SenderIDs: []string{"ACMECO", "ACMEIN"},
+		DLTTemplates: []sms.DLTTemplate{{ID: otpTplID, EntityID: entityID, Content: otpTemplate, MessageID: "161"}}}
+	acct := &notify.Account{ID: "acme"}
+	if err := sms.SetSettings(acct, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sms.SettingsOf(acct)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("SettingsOf = %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := sms.SettingsOf(&notify.Account{Settings: want.Map()}); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("SettingsOf(Map) = %+v, %v", got, err)
+	}
 }

@@ -10,7 +10,7 @@
 //     the account's name); the Message's OTP carries the code, for vendors
 //     with an OTP API of their own.
 //   - dlt: the text must be the content of a DLT template registered on
-//     the account (notify.Account.DLTTemplates) with its {#var#} slots
+//     the account (Settings.DLTTemplates) with its {#var#} slots
 //     filled (see package template/dlt); the values go to the Message's
 //     DLTValues. dlt_template_id is required; dlt_entity_id
 //     may be left out, and then comes from the registered template. The
@@ -18,15 +18,15 @@
 //     registered is refused, because its text cannot be checked before the
 //     message is charged, unless Config.AllowUnregisteredDLT is set. A
 //     registered template with the vendor's Message ID
-//     (store.DLTTemplate.MessageID) sets the Message's DLTMessageID, so
+//     (DLTTemplate.MessageID) sets the Message's DLTMessageID, so
 //     that a provider may send the ID and the values instead of the text.
 //
 // # Common rules
 //
 // The recipient is an Indian mobile number: 10 digits starting 6-9, with
 // +91, 91 or 0 prefixes, spaces and dashes removed. sender_id defaults to
-// the account's VendorID; an account that lists its sender headers
-// (notify.Account.SenderIDs) may use only those, in any letter case, so
+// the account's Settings.SenderID; an account that lists its sender
+// headers (Settings.SenderIDs) may use only those, in any letter case, so
 // that one account cannot send under another's header. A text longer than Config.MaxSegments segments
 // (default 10) is refused; see Segments for how they are counted.
 // Envelope.Units is the number of segments, so the price is per segment.
@@ -37,6 +37,19 @@
 //
 // The prepared Envelope's Content is a *Message; providers read it with
 // MessageOf(env).
+//
+// # Account settings
+//
+// An account's SMS settings (Settings: its sender ID, the sender headers
+// it may use, its DLT templates) are JSON under the "sms" kind of
+// notify.Account.Settings, which every store keeps without knowing what
+// they say. SetSettings writes them and SettingsOf reads them:
+//
+//	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
+//	_ = sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN", SenderIDs: []string{"ACMEIN"}})
+//
+// The channel decodes an account's settings once and again only when they
+// change; settings that do not decode fail its sends with CodeInternal.
 //
 // # Bulk sends
 //

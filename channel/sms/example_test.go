@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/notifykit/notify/store"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -33,9 +31,9 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	acct := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMECO",
-		DLTTemplates: []store.DLTTemplate{{ID: "1107161234567890123", EntityID: "1101456789012345678",
-			Content: "Your OTP for {#var#} is {#var#}. - ACMECO"}}}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMECO",
+		DLTTemplates: []sms.DLTTemplate{{ID: "1107161234567890123", EntityID: "1101456789012345678",
+			Content: "Your OTP for {#var#} is {#var#}. - ACMECO"}}}.Map()}
 
 	env, err := ch.Prepare(context.Background(), acct, &sms.Request{
 		To: "+91 98765 43210", Route: sms.RouteDLT, DLTTemplateID: "1107161234567890123",

@@ -43,7 +43,8 @@ type Request struct {
 	// unless TemplateSlug is set (on the otp route the code may then come
 	// from Variables["OTP"]).
 	Message string `json:"message"`
-	// SenderID is the sender header; default the account's VendorID.
+	// SenderID is the sender header; default the account's
+	// Settings.SenderID.
 	SenderID string `json:"sender_id"`
 	// Route is sms (default), otp or dlt.
 	Route Route `json:"route" validate:"omitempty,oneof=sms otp dlt"`
@@ -182,7 +183,7 @@ type Message struct {
 	// DLTValues are the values of the DLT template's {#var#} slots, in order.
 	DLTValues []string
 	// DLTMessageID is the registered template's ID in the vendor's DLT
-	// manager (store.DLTTemplate.MessageID), when it has one: a provider
+	// manager (DLTTemplate.MessageID), when it has one: a provider
 	// may send it with DLTValues instead of Text.
 	DLTMessageID string
 	Encoding     Encoding

@@ -40,7 +40,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Stores: one account with ₹100.00 in its wallet.
 	accounts := memstore.NewAccounts()
-	acct := &notify.Account{ID: "acme", Name: "Acme Stores", VendorID: "ACMEST", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme Stores", Settings: sms.Settings{SenderID: "ACMEST"}.Map(), Currency: notify.INR()}
 	if err := accounts.Add(acct); err != nil {
 		return err
 	}

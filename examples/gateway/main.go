@@ -59,8 +59,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/notifykit/notify/store"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -120,14 +118,19 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	logger := newLogger(cfg, stdout)
 
-	acct := &notify.Account{ID: demoAccount, Name: "Demo account", VendorID: "NOTIFY",
-		Currency: notify.INR(), PrimaryGateway: string(chat.GatewayCloud),
-		// Its sender headers: its vendor ID and its DLT header; any other
+	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: notify.INR()}
+	if err := sms.SetSettings(acct, sms.Settings{SenderID: "NOTIFY",
+		// Its sender headers: its sender ID and its DLT header; any other
 		// sender_id is refused.
 		SenderIDs: []string{"NOTIFY", demoDLTHeader},
 		// One registered DLT template, so that the dlt route can be tried.
-		DLTTemplates: []store.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
-			Content: "Dear {#var#}, your order {#var#} has shipped."}}}
+		DLTTemplates: []sms.DLTTemplate{{ID: demoDLTTemplate, EntityID: demoDLTEntity,
+			Content: "Dear {#var#}, your order {#var#} has shipped."}}}); err != nil {
+		return err
+	}
+	if err := chat.SetSettings(acct, chat.Settings{PrimaryGateway: chat.GatewayCloud}); err != nil {
+		return err
+	}
 	st, err := openStores(ctx, cfg, acct, logger)
 	if err != nil {
 		return err

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
 
 func TestChaosMemstore(t *testing.T) {
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", VendorID: "CHAOS", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	sends := Sizes(5000)
@@ -32,7 +33,7 @@ func TestChaosPostgres(t *testing.T) {
 	schema := pgstoretest.Schema(t) // skips without a server, unless CI requires one
 	store := pgstoretest.Store(t, schema)
 	ctx := context.Background()
-	if err := store.PutAccount(ctx, &notify.Account{ID: "chaos", Name: "Chaos", VendorID: "CHAOS", Currency: notify.INR()}); err != nil {
+	if err := store.PutAccount(ctx, &notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	// PostgreSQL round trips make each send slower; a smaller default

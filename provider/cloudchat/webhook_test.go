@@ -43,7 +43,7 @@ func newReportLoop(t *testing.T) *reportLoop {
 	l := &reportLoop{receiver: receiver, wallet: memstore.NewWallet(),
 		vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: string(chat.GatewayCloud)}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {

@@ -184,7 +184,7 @@ func newProvider(t *testing.T, base string) *gateway.Provider {
 }
 
 func acct() *notify.Account {
-	return &notify.Account{ID: "acct-1", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	return &notify.Account{ID: "acct-1", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}
 }
 
 func smsEnv(i int) *notify.Envelope {

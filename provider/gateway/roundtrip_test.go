@@ -52,7 +52,7 @@ func newRemote(t *testing.T, opening int64) *remoteSide {
 		mail:   memprovider.New("remote-mail"),
 	}
 	accounts := memstore.NewAccounts()
-	must(t, accounts.Add(&notify.Account{ID: "remote-acct", Name: "Remote Co", VendorID: "REMOTE", Currency: notify.INR()}, remoteKey))
+	must(t, accounts.Add(&notify.Account{ID: "remote-acct", Name: "Remote Co", Settings: sms.Settings{SenderID: "REMOTE"}.Map(), Currency: notify.INR()}, remoteKey))
 	must(t, r.wallet.Open("remote-acct", notify.Money{Minor: opening, Currency: notify.INR()}))
 	renderer, err := template.New(nil)
 	must(t, err)
@@ -123,7 +123,7 @@ func newLocalFor(t *testing.T, remoteURL, key string, attempts int) *localSide {
 	must(t, err)
 	l.p = p
 	accounts := memstore.NewAccounts()
-	must(t, accounts.Add(&notify.Account{ID: "local", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}, "local_key_0000000000"))
+	must(t, accounts.Add(&notify.Account{ID: "local", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, "local_key_0000000000"))
 	must(t, l.wallet.Open("local", notify.Money{Minor: 10000, Currency: notify.INR()}))
 	renderer, err := template.New(nil)
 	must(t, err)

@@ -75,7 +75,7 @@ func field(m map[string]any, path string) any {
 
 const code = "482915"
 
-var acct = &notify.Account{ID: "acct-1", VendorID: "NTFYKT"}
+var acct = &notify.Account{ID: "acct-1", Settings: sms.Settings{SenderID: "NTFYKT"}.Map()}
 
 func TestRecords(t *testing.T) {
 	tests := []struct {

@@ -36,7 +36,7 @@ func TestNoCodeInTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	account := &notify.Account{ID: "acme", Name: "Acme", VendorID: "ACMEIN", Currency: notify.INR()}
+	account := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}
 	vars := notify.Vars{"OTP": code}
 	for _, tc := range []struct {
 		ch  notify.Channel

@@ -39,7 +39,7 @@ func otpEnvelope(code string) *notify.Envelope {
 		To:       "9876543210",
 		Provider: "mem",
 		Units:    1,
-		Account:  &notify.Account{ID: "acct-1", VendorID: "NTFYKT"},
+		Account:  &notify.Account{ID: "acct-1", Settings: sms.Settings{SenderID: "NTFYKT"}.Map()},
 		Content: &sms.Message{
 			Route:    sms.RouteOTP,
 			OTP:      code,

@@ -42,7 +42,7 @@ func newAckLoop(t *testing.T, secret string) *ackLoop {
 	t.Helper()
 	l := &ackLoop{wallet: memstore.NewWallet(), gw: newFakeWAHA(t)}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), PrimaryGateway: string(chat.GatewayQR)}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {

@@ -90,7 +90,7 @@ func ExampleWebhook() {
 	}
 
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: sms.Settings{SenderID: "ACMEIN"}.Map()}); err != nil {
 		panic(err)
 	}
 	w := memstore.NewWallet()

@@ -102,7 +102,7 @@ func newNotifier(tb testing.TB, p notify.Provider, ledger store.Ledger, smsCfg f
 		tb.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), VendorID: "ACMEIN"}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: sms.Settings{SenderID: "ACMEIN"}.Map()}); err != nil {
 		tb.Fatal(err)
 	}
 	n, err := notify.New(accounts, ledger, append([]notify.Option{notify.WithChannel(ch),

@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -29,14 +32,19 @@ type AccountsHarness struct {
 //
 //   - Account returns every field of the stored account, and ErrNotFound for
 //     an unknown or empty ID;
+//   - settings of several kinds come back with the same JSON (stores may
+//     re-encode it: spacing, key order, escapes), and an account with no
+//     settings (nil or an empty map) comes back with none: no kind
+//     present, not even as null;
 //   - AccountByKey returns the account that owns each of its keys, and
 //     ErrUnauthenticated for an empty key, an unknown one, and keys one
 //     character longer, shorter or different from a real one, with error
 //     texts that contain neither the tried key nor the real one;
 //   - disabled accounts are returned like others (the Notifier refuses
 //     them);
-//   - changing an account the store returned, or the fixture after New,
-//     changes nothing in the store;
+//   - changing an account the store returned, or the fixture after New
+//     (its fields, its Settings map, or the bytes of a setting in
+//     place), changes nothing in the store;
 //   - 64 goroutines looking accounts up at once all get the right ones.
 func RunAccounts(t *testing.T, h AccountsHarness) {
 	t.Helper()
@@ -54,27 +62,38 @@ func RunAccounts(t *testing.T, h AccountsHarness) {
 	})
 }
 
-// fullAccount returns an account with every field set.
+// The settings of the suites' accounts: JSON objects as the SMS and chat
+// channels would write them, with odd spacing, nesting, every kind of
+// JSON value and text that encoders may escape, since a store keeps them
+// opaque.
+const (
+	smsSettings = `{"sender_id":"ACMEST","sender_ids":["ACMEST","ACMEIN"],"dlt_templates":[` +
+		`{"id":"1107160000000000001","entity_id":"1101160000000000001","content":"Your OTP is {#var#}. Do not share it."},` +
+		`{"id":"1107160000000000002","entity_id":"1101160000000000001","content":"Order {#var#} has shipped.","message_id":"164725"}]}`
+	chatSettings = `{ "primary_gateway" : "qr",
+		"limits": {"per_day": 1000, "ratio": 0.25, "off": false, "none": null, "empty": {}, "list": []},
+		"note": "नमस्ते <b>&</b> \"quoted\" \u00e9\n" }`
+)
+
+// fullAccount returns an account with every field set, and settings of
+// two kinds.
 func fullAccount() *store.Account {
 	return &store.Account{
-		ID:             newName("acct"),
-		Name:           "Acme Stores",
-		VendorID:       "ACMEST",
-		Currency:       inr,
-		PrimaryGateway: "qr",
-		DLTTemplates: []store.DLTTemplate{
-			{ID: "1107160000000000001", EntityID: "1101160000000000001", Content: "Your OTP is {#var#}. Do not share it."},
-			{ID: "1107160000000000002", EntityID: "1101160000000000001", Content: "Order {#var#} has shipped.", MessageID: "164725"},
-		},
-		SenderIDs: []string{"ACMEST", "ACMEIN"},
+		ID:        newName("acct"),
+		Name:      "Acme Stores",
+		Currency:  inr,
 		PricePlan: "gold",
+		Settings: map[store.Kind]json.RawMessage{
+			kindSMS:  json.RawMessage(smsSettings),
+			kindChat: json.RawMessage(chatSettings),
+		},
 	}
 }
 
 func newKey() string { return newName("key") + newName("") }
 
-// diffAccount describes how got differs from want, or returns "". A nil
-// and an empty DLTTemplates (or SenderIDs) are the same.
+// diffAccount describes how got differs from want, or returns "". Settings
+// compare as JSON values (diffSettings).
 func diffAccount(got, want *store.Account) string {
 	if got == nil {
 		return "nil account"
@@ -87,38 +106,100 @@ func diffAccount(got, want *store.Account) string {
 	}
 	field("ID", got.ID, want.ID)
 	field("Name", got.Name, want.Name)
-	field("VendorID", got.VendorID, want.VendorID)
 	field("Currency", got.Currency, want.Currency)
-	field("PrimaryGateway", got.PrimaryGateway, want.PrimaryGateway)
 	field("PricePlan", got.PricePlan, want.PricePlan)
 	field("Disabled", got.Disabled, want.Disabled)
-	if !slices.Equal(got.DLTTemplates, want.DLTTemplates) {
-		d = append(d, fmt.Sprintf("DLTTemplates = %+v, want %+v", got.DLTTemplates, want.DLTTemplates))
-	}
-	if !slices.Equal(got.SenderIDs, want.SenderIDs) {
-		d = append(d, fmt.Sprintf("SenderIDs = %v, want %v", got.SenderIDs, want.SenderIDs))
+	if s := diffSettings(got.Settings, want.Settings); s != "" {
+		d = append(d, s)
 	}
 	return strings.Join(d, "; ")
 }
 
-func cloneAccount(a *store.Account) *store.Account {
-	c := *a
-	c.DLTTemplates = slices.Clone(a.DLTTemplates)
-	c.SenderIDs = slices.Clone(a.SenderIDs)
-	return &c
+// diffSettings describes how the settings got differ from want, or
+// returns "": each kind must have the same JSON value (decoded, so that a
+// store may re-encode it), and got no kind that want lacks (a nil and an
+// empty map are the same: no settings).
+func diffSettings(got, want map[store.Kind]json.RawMessage) string {
+	var d []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		g, ok := got[k]
+		if !ok {
+			d = append(d, fmt.Sprintf("Settings[%s] missing, want %s", k, want[k]))
+			continue
+		}
+		if !sameJSON(g, want[k]) {
+			d = append(d, fmt.Sprintf("Settings[%s] = %s, want the same JSON as %s", k, g, want[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			d = append(d, fmt.Sprintf("Settings[%s] = %q, want no settings of that kind", k, got[k]))
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+// sameJSON reports whether got and want are the same JSON value; got that
+// is no JSON is not.
+func sameJSON(got, want []byte) bool {
+	var g, w any
+	if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	return reflect.DeepEqual(g, w)
+}
+
+// cloneAccount returns a deep copy of a, settings bytes included.
+func cloneAccount(a *store.Account) *store.Account { return store.CloneAccount(a) }
+
+// scribble overwrites b in place with bytes of the same length that keep
+// it valid JSON of another meaning, as a caller reusing its buffer would:
+// every ASCII letter inside a string, outside escapes, becomes 'Z' (or
+// 'z' when it is one), which changes every key.
+func scribble(b []byte) {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			if i+1 < len(b) && b[i+1] == 'u' {
+				i += 5 // \uXXXX
+			} else {
+				i++
+			}
+		case c == '"':
+			inString = !inString
+		case inString && c == 'Z':
+			b[i] = 'z'
+		case inString && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'):
+			b[i] = 'Z'
+		}
+	}
 }
 
 func testAccountFields(t *testing.T, h AccountsHarness) {
 	full := fullAccount()
 	bare := &store.Account{ID: newName("acct"), Currency: inr}
-	s := h.New(t, []AccountFixture{{Account: cloneAccount(full)}, {Account: cloneAccount(bare)}})
-	for _, want := range []*store.Account{full, bare} {
+	empty := &store.Account{ID: newName("acct"), Currency: inr, Settings: map[store.Kind]json.RawMessage{}}
+	s := h.New(t, []AccountFixture{{Account: cloneAccount(full)}, {Account: cloneAccount(bare)}, {Account: cloneAccount(empty)}})
+	for _, want := range []*store.Account{full, bare, empty} {
 		got, err := s.Account(context.Background(), want.ID)
 		if err != nil {
 			t.Fatalf("Account(%q): %v", want.ID, err)
 		}
 		if d := diffAccount(got, want); d != "" {
 			t.Errorf("Account(%q): %s", want.ID, d)
+		}
+		if len(want.Settings) > 0 {
+			continue
+		}
+		// No settings: no kind at all, not a kind holding null.
+		if len(got.Settings) != 0 {
+			t.Errorf("Account(%q) without settings: Settings = %q, want none", want.ID, got.Settings)
+		}
+		for _, k := range []store.Kind{kindSMS, kindChat, kindOTP} {
+			if v, ok := got.Settings[k]; ok {
+				t.Errorf("Account(%q) without settings: Settings[%s] = %q present", want.ID, k, v)
+			}
 		}
 	}
 }
@@ -202,12 +283,18 @@ func testAccountCopies(t *testing.T, h AccountsHarness) {
 	fixture := cloneAccount(want)
 	key := newKey()
 	s := h.New(t, []AccountFixture{{Account: fixture, Keys: []string{key}}})
-	// The fixture is the caller's: changing it must not reach the store.
+	// The fixture is the caller's: changing it must not reach the store,
+	// neither its fields nor its Settings map nor a setting's bytes,
+	// overwritten in place as a caller reusing a buffer would.
 	// (Accounts a lookup returns are the store's: the store.Accounts
 	// contract forbids changing them, so there is nothing to test there.)
 	fixture.Name = "changed by the caller"
-	fixture.DLTTemplates[0].Content = "changed by the caller"
-	fixture.SenderIDs[0] = "CHANGED"
+	scribble(fixture.Settings[kindSMS])
+	if sameJSON(fixture.Settings[kindSMS], want.Settings[kindSMS]) {
+		t.Fatal("storetest: scribble left the SMS settings' meaning as it was")
+	}
+	fixture.Settings[kindChat] = json.RawMessage(`{"primary_gateway":"cloud"}`)
+	fixture.Settings[kindOTP] = json.RawMessage(`{"added":"by the caller"}`)
 
 	ctx := context.Background()
 	for _, lookup := range []func() (*store.Account, error){

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,12 +23,18 @@ type AdminHarness struct {
 
 // RunAdmin checks a store.Admin:
 //
-//   - CreateAccount stores the account, its key and its wallet; a taken
-//     ID or a key of another account is ErrConflict and stores nothing;
-//   - Accounts pages through the accounts by ID;
-//   - UpdateAccount changes the account, returns update's error and
-//     stores nothing then, is ErrNotFound for an unknown account, and loses
-//     none of 16 concurrent updates;
+//   - CreateAccount stores the account (its settings' JSON too), its key
+//     and its wallet; a taken ID or a key of another account is
+//     ErrConflict and stores nothing; changing the account passed in
+//     afterwards (its Settings map, a setting's bytes) changes nothing;
+//   - Accounts pages through the accounts by ID, each with its settings;
+//   - UpdateAccount changes the account, its settings too (replacing,
+//     adding and removing kinds), returns the stored account, returns
+//     update's error and stores nothing then, is ErrNotFound for an
+//     unknown account, and loses none of 16 concurrent updates; the
+//     settings bytes update set are not the store's: changing them
+//     afterwards changes neither the account it returned nor a later
+//     read;
 //   - ReplaceAPIKeys stops the old key at once;
 //   - a repeated Credit ref moves money once; with another amount it is
 //     ErrConflict;
@@ -49,10 +57,14 @@ func RunAdmin(t *testing.T, h AdminHarness) {
 	})
 }
 
+// adminSMSSettings are the SMS settings of adminAccount: one DLT
+// template, which the concurrent updates add to.
+const adminSMSSettings = `{"sender_id":"ACMEIN","sender_ids":["ACMEIN"],` +
+	`"dlt_templates":[{"id":"1107","entity_id":"1201","content":"Code {#var#}"}]}`
+
 func adminAccount(id string) *store.Account {
-	return &store.Account{ID: id, Name: "Acme " + id, VendorID: "ACMEIN", Currency: inr,
-		DLTTemplates: []store.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Code {#var#}"}},
-		SenderIDs:    []string{"ACMEIN"}, PricePlan: "gold"}
+	return &store.Account{ID: id, Name: "Acme " + id, Currency: inr, PricePlan: "gold",
+		Settings: map[store.Kind]json.RawMessage{kindSMS: json.RawMessage(adminSMSSettings)}}
 }
 
 func mustCreate(t *testing.T, s store.Admin, id, key string, opening int64) {
@@ -62,18 +74,46 @@ func mustCreate(t *testing.T, s store.Admin, id, key string, opening int64) {
 	}
 }
 
+// wantAccount fails t unless both the Admin and the Accounts store
+// (through key) return want.
+func wantAccount(t *testing.T, what string, s store.Admin, keys store.Accounts, key string, want *store.Account) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := s.Account(ctx, want.ID)
+	if err != nil {
+		t.Fatalf("%s: Account: %v", what, err)
+	}
+	if d := diffAccount(a, want); d != "" {
+		t.Errorf("%s: Account: %s", what, d)
+	}
+	a, err = keys.AccountByKey(ctx, key)
+	if err != nil {
+		t.Fatalf("%s: AccountByKey: %v", what, err)
+	}
+	if d := diffAccount(a, want); d != "" {
+		t.Errorf("%s: AccountByKey: %s", what, d)
+	}
+}
+
 func testAdminCreate(t *testing.T, h AdminHarness) {
 	ctx := context.Background()
 	s, keys, _ := h.New(t)
 	id, key := newName("acct"), newName("key")
-	mustCreate(t, s, id, key, 500)
-	a, err := s.Account(ctx, id)
-	if err != nil {
-		t.Fatalf("Account: %v", err)
+	acct := adminAccount(id)
+	acct.Settings[kindChat] = json.RawMessage(chatSettings)
+	if err := s.CreateAccount(ctx, acct, key, rupees(500)); err != nil {
+		t.Fatalf("CreateAccount(%s): %v", id, err)
 	}
-	if a.Name != "Acme "+id || a.PricePlan != "gold" || len(a.DLTTemplates) != 1 || a.DLTTemplates[0].Content != "Code {#var#}" ||
-		len(a.SenderIDs) != 1 || a.Currency.Code != "INR" {
-		t.Errorf("Account = %+v", a)
+	want := cloneAccount(acct)
+	// The account passed in is the caller's again: changing it, down to
+	// a setting's bytes in place, must not reach the store.
+	acct.Name = "changed by the caller"
+	scribble(acct.Settings[kindSMS])
+	acct.Settings[kindChat] = json.RawMessage(`{"primary_gateway":"cloud"}`)
+	acct.Settings[kindOTP] = json.RawMessage(`{"added":"by the caller"}`)
+	wantAccount(t, "after CreateAccount", s, keys, key, want)
+	if a, err := s.Account(ctx, id); err != nil || a.Currency.Code != "INR" {
+		t.Errorf("Account = %+v, %v", a, err)
 	}
 	if b, err := s.Balance(ctx, id); err != nil || b.Available.Minor != 500 {
 		t.Errorf("Balance = %v, %v; want 500", b, err)
@@ -81,7 +121,7 @@ func testAdminCreate(t *testing.T, h AdminHarness) {
 	if a, err := keys.AccountByKey(ctx, key); err != nil || a.ID != id {
 		t.Errorf("AccountByKey = %v, %v", a, err)
 	}
-	err = s.CreateAccount(ctx, adminAccount(id), newName("key"), rupees(0))
+	err := s.CreateAccount(ctx, adminAccount(id), newName("key"), rupees(0))
 	wantErr(t, "CreateAccount with a taken ID", err, store.ErrConflict)
 	other := newName("acct")
 	err = s.CreateAccount(ctx, adminAccount(other), key, rupees(0))
@@ -94,6 +134,13 @@ func testAdminCreate(t *testing.T, h AdminHarness) {
 	wantErr(t, "CreateAccount without a key", err, store.ErrInvalid)
 	_, err = s.Account(ctx, newName("missing"))
 	wantErr(t, "Account of an unknown ID", err, store.ErrNotFound)
+
+	// An account without settings comes back without: no kind at all.
+	bare, bareKey := &store.Account{ID: newName("acct"), Currency: inr}, newName("key")
+	if err := s.CreateAccount(ctx, bare, bareKey, rupees(0)); err != nil {
+		t.Fatalf("CreateAccount(no settings): %v", err)
+	}
+	wantAccount(t, "account without settings", s, keys, bareKey, bare)
 }
 
 func testAdminList(t *testing.T, h AdminHarness) {
@@ -121,12 +168,52 @@ func testAdminList(t *testing.T, h AdminHarness) {
 		}
 		for _, a := range as {
 			got = append(got, a.ID)
+			if d := diffAccount(a, adminAccount(a.ID)); d != "" {
+				t.Errorf("Accounts: %s: %s", a.ID, d)
+			}
 		}
 		after = as[len(as)-1].ID
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("pages = %v, want %v", got, want)
 	}
+}
+
+// addDLTTemplate adds a DLT template with the ID to the SMS settings of
+// a, as the admin API would: decoding them, and storing new bytes.
+func addDLTTemplate(a *store.Account, id string) error {
+	var set map[string]any
+	if err := json.Unmarshal(a.Settings[kindSMS], &set); err != nil {
+		return fmt.Errorf("SMS settings %q: %w", a.Settings[kindSMS], err)
+	}
+	ts, _ := set["dlt_templates"].([]any)
+	set["dlt_templates"] = append(ts, map[string]any{"id": id, "entity_id": "1201", "content": "x"})
+	body, err := json.Marshal(set)
+	if err != nil {
+		return err
+	}
+	a.Settings[kindSMS] = body
+	return nil
+}
+
+// putSetting makes v a's settings of kind, as they are (no copy).
+func putSetting(a *store.Account, kind store.Kind, v json.RawMessage) {
+	if a.Settings == nil {
+		a.Settings = map[store.Kind]json.RawMessage{}
+	}
+	a.Settings[kind] = v
+}
+
+// dltTemplates counts the DLT templates in the SMS settings of a, or
+// returns -1 when they are not there.
+func dltTemplates(a *store.Account) int {
+	var set struct {
+		DLT []any `json:"dlt_templates"`
+	}
+	if a == nil || json.Unmarshal(a.Settings[kindSMS], &set) != nil {
+		return -1
+	}
+	return len(set.DLT)
 }
 
 func testAdminUpdate(t *testing.T, h AdminHarness) {
@@ -138,19 +225,29 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	if err != nil || !a.Disabled {
 		t.Fatalf("UpdateAccount = %+v, %v", a, err)
 	}
+	want := adminAccount(id)
+	want.Disabled = true
+	if d := diffAccount(a, want); d != "" {
+		t.Errorf("UpdateAccount returned %s", d)
+	}
 	if a, err := keys.AccountByKey(ctx, key); err != nil || !a.Disabled {
 		t.Fatalf("after disabling, AccountByKey = %+v, %v", a, err)
 	}
 	// An error of update, such as the admin API's validation of the
 	// changed account, comes back as it is.
 	boom := fmt.Errorf("update refused: %w", store.Invalid("dlt_template", "boom"))
-	_, err = s.UpdateAccount(ctx, id, func(a *store.Account) error { a.Disabled = false; return boom })
+	_, err = s.UpdateAccount(ctx, id, func(a *store.Account) error {
+		a.Disabled = false
+		putSetting(a, kindSMS, json.RawMessage(`{"sender_id":"BOOM"}`))
+		return boom
+	})
 	if err != boom {
 		t.Fatalf("UpdateAccount returned %v, want update's error", err)
 	}
 	if a, _ := s.Account(ctx, id); !a.Disabled {
 		t.Fatal("a failed update was stored")
 	}
+	wantAccount(t, "after a failed update", s, keys, key, want)
 	_, err = s.UpdateAccount(ctx, newName("missing"), func(*store.Account) error { return nil })
 	wantErr(t, "UpdateAccount of an unknown account", err, store.ErrNotFound)
 
@@ -158,8 +255,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	for i := range 16 {
 		wg.Go(func() {
 			_, err := s.UpdateAccount(ctx, id, func(a *store.Account) error {
-				a.DLTTemplates = append(a.DLTTemplates, store.DLTTemplate{ID: fmt.Sprint(i), Content: "x"})
-				return nil
+				return addDLTTemplate(a, fmt.Sprint(i))
 			})
 			if err != nil {
 				t.Errorf("concurrent UpdateAccount: %v", err)
@@ -167,9 +263,47 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 		})
 	}
 	wg.Wait()
-	if a, _ := s.Account(ctx, id); len(a.DLTTemplates) != 17 {
-		t.Fatalf("after 16 concurrent updates: %d DLT templates, want 17", len(a.DLTTemplates))
+	if a, _ := s.Account(ctx, id); dltTemplates(a) != 17 {
+		t.Fatalf("after 16 concurrent updates: %d DLT templates, want 17", dltTemplates(a))
 	}
+
+	// Settings change like any field: a kind replaced, one added; the
+	// bytes update set stay the caller's.
+	sms, chat := json.RawMessage(`{"sender_id":"ACMENW","sender_ids":["ACMENW"]}`), json.RawMessage(chatSettings)
+	a, err = s.UpdateAccount(ctx, id, func(a *store.Account) error {
+		putSetting(a, kindSMS, sms)
+		putSetting(a, kindChat, chat)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("UpdateAccount(settings): %v", err)
+	}
+	want.Settings = map[store.Kind]json.RawMessage{kindSMS: slices.Clone(sms), kindChat: slices.Clone(chat)}
+	scribble(sms)
+	scribble(chat)
+	if d := diffAccount(a, want); d != "" {
+		t.Errorf("UpdateAccount(settings) returned, once the caller changed its bytes: %s", d)
+	}
+	wantAccount(t, "after UpdateAccount(settings)", s, keys, key, want)
+
+	// A kind removed is gone, not null; so are all of them.
+	if _, err := s.UpdateAccount(ctx, id, func(a *store.Account) error {
+		delete(a.Settings, kindChat)
+		return nil
+	}); err != nil {
+		t.Fatalf("UpdateAccount(remove chat): %v", err)
+	}
+	delete(want.Settings, kindChat)
+	wantAccount(t, "after removing the chat settings", s, keys, key, want)
+	a, err = s.UpdateAccount(ctx, id, func(a *store.Account) error { a.Settings = nil; return nil })
+	if err != nil {
+		t.Fatalf("UpdateAccount(remove all): %v", err)
+	}
+	want.Settings = nil
+	if d := diffAccount(a, want); d != "" {
+		t.Errorf("UpdateAccount(remove all) returned %s", d)
+	}
+	wantAccount(t, "after removing every setting", s, keys, key, want)
 }
 
 func testAdminKeys(t *testing.T, h AdminHarness) {

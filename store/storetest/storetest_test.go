@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -65,10 +66,12 @@ func (s *simpleAccounts) out(a *store.Account) *store.Account {
 	if s.defect == "shares" {
 		return a
 	}
-	c := *a
-	c.DLTTemplates = slices.Clone(a.DLTTemplates)
-	c.SenderIDs = slices.Clone(a.SenderIDs)
-	return &c
+	if s.defect == "shares-settings" { // the map copied, its bytes not
+		c := *a
+		c.Settings = maps.Clone(a.Settings)
+		return &c
+	}
+	return store.CloneAccount(a)
 }
 
 type idemEntry struct {
@@ -491,6 +494,7 @@ func TestSuitesCatchDefects(t *testing.T) {
 		{"prefix-match", "--- FAIL: TestFlawedHelper/Accounts/WrongKeys"},
 		{"leaks-key", "--- FAIL: TestFlawedHelper/Accounts/WrongKeys"},
 		{"shares", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
+		{"shares-settings", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
 		{"shares", "--- FAIL: TestFlawedHelper/Templates/CallersCannotChangeStore"},
 		{"global-keys", "--- FAIL: TestFlawedHelper/Idempotency/KeysPerAccount"},
 		{"no-fingerprint", "--- FAIL: TestFlawedHelper/Idempotency/OtherFingerprint"},

@@ -1,0 +1,65 @@
+package sms
+
+import (
+	"encoding/json"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/settings"
+)
+
+// Settings are an account's SMS settings: the JSON object kept under
+// the "sms" kind of notify.Account.Settings. SetSettings writes them;
+// the SMS channel reads them on every send (decoding each account's once,
+// and again only when they change).
+type Settings struct {
+	// SenderID is the account's sender identity, the sender header of a
+	// request that names none. Default "".
+	SenderID string `json:"sender_id,omitempty"`
+	// SenderIDs, when set, are the only sender headers the account may
+	// use (its SenderID and its DLT headers, say): a sender_id outside the
+	// list is refused, so that one account cannot send under another's
+	// (a bank's) header. Compared without regard to case. Empty: any
+	// header the SMS rules accept.
+	SenderIDs []string `json:"sender_ids,omitempty"`
+	// DLTTemplates are the operator-registered templates of the account,
+	// which the dlt route sends.
+	DLTTemplates []DLTTemplate `json:"dlt_templates,omitempty"`
+}
+
+// DLTTemplate is an SMS template registered with the operators (India's
+// DLT scheme). Content holds the approved text, with {#var#} where a
+// variable of at most 30 characters goes.
+type DLTTemplate struct {
+	ID       string `json:"id"`
+	EntityID string `json:"entity_id"`
+	Content  string `json:"content"`
+	// MessageID is the template's ID in the SMS vendor's DLT manager
+	// (where the vendor has one, such as Fast2SMS's Message ID). Set, the
+	// vendor is sent that ID and the values of the template's {#var#}
+	// slots rather than the whole text (its dlt route). Default "".
+	MessageID string `json:"message_id,omitempty"`
+}
+
+// SetSettings writes s as acct's SMS settings, in acct's Settings map
+// (see notify.Account.SetSetting: call it on an account no one else
+// reads yet).
+func SetSettings(acct *notify.Account, s Settings) error { return acct.SetSetting(Kind, s) }
+
+// Map returns the Settings map of an account whose only settings are s,
+// for an account literal: notify.Account{ID: "acme", Settings:
+// sms.Settings{SenderID: "ACMEIN"}.Map()}. Use SetSettings to add them to an
+// account's others.
+func (s Settings) Map() map[notify.Kind]json.RawMessage {
+	body, err := json.Marshal(s)
+	if err != nil {
+		panic("sms: settings do not encode: " + err.Error()) // strings and slices of strings only
+	}
+	return map[notify.Kind]json.RawMessage{Kind: body}
+}
+
+// SettingsOf decodes acct's SMS settings: the zero Settings when it has
+// none, an Internal error (the account's configuration is broken, not
+// the request) when they are not the JSON of a Settings.
+func SettingsOf(acct *notify.Account) (Settings, error) {
+	return settings.Decode[Settings](acct, Kind)
+}

@@ -1,0 +1,66 @@
+// Package settings decodes the per-kind settings of accounts
+// (notify.Account.Settings) for the channels that own them, and keeps
+// what it decoded, so that a send decodes nothing.
+package settings
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/notifykit/notify"
+)
+
+// Decode decodes acct's settings of kind into a T: the zero T when it has
+// none, an Internal error (the account's configuration is broken, not the
+// request) when they are not the JSON of a T.
+func Decode[T any](acct *notify.Account, kind notify.Kind) (T, error) {
+	var v T
+	raw := acct.Settings[kind]
+	if len(raw) == 0 {
+		return v, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		var zero T
+		return zero, notify.Errorf(notify.CodeInternal, "%s: the %s settings of account %q do not decode: %v", kind, kind, acct.ID, err)
+	}
+	return v, nil
+}
+
+// maxCached bounds the decoded settings a Cache keeps; past it the cache
+// starts again (a churn of accounts costs decodes, not memory).
+const maxCached = 4096
+
+// Cache keeps decoded settings of one kind by their JSON: accounts'
+// settings change seldom, and accounts with the same JSON share an entry.
+// The zero value is ready to use; it is safe for concurrent use.
+type Cache[T any] struct {
+	mu   sync.Mutex
+	m    map[string]*T
+	none T // the settings of an account that has none
+}
+
+// Of returns acct's settings of kind, decoded once per distinct JSON (see
+// Decode). Callers must not modify what it returns.
+func (c *Cache[T]) Of(acct *notify.Account, kind notify.Kind) (*T, error) {
+	raw := acct.Settings[kind]
+	if len(raw) == 0 {
+		return &c.none, nil
+	}
+	c.mu.Lock()
+	v, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	decoded, err := Decode[T](acct, kind)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCached {
+		c.m = make(map[string]*T)
+	}
+	c.m[string(raw)] = &decoded
+	return &decoded, nil
+}
