@@ -24,15 +24,9 @@ func SetSettings(acct *notify.Account, s Settings) error { return acct.SetSettin
 
 // Map returns the Settings map of an account whose only settings are s,
 // for an account literal: notify.Account{ID: "acme", Settings:
-// chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}. Use SetSettings to add them to an
-// account's others.
-func (s Settings) Map() map[notify.Kind]json.RawMessage {
-	body, err := json.Marshal(s)
-	if err != nil {
-		panic("chat: settings do not encode: " + err.Error()) // strings and slices of strings only
-	}
-	return map[notify.Kind]json.RawMessage{Kind: body}
-}
+// chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}. Use
+// SetSettings to add them to an account's others.
+func (s Settings) Map() map[notify.Kind]json.RawMessage { return settings.Map(Kind, s) }
 
 // SettingsOf decodes acct's chat settings: the zero Settings when it has
 // none, an Internal error (the account's configuration is broken, not

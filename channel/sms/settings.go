@@ -49,13 +49,7 @@ func SetSettings(acct *notify.Account, s Settings) error { return acct.SetSettin
 // for an account literal: notify.Account{ID: "acme", Settings:
 // sms.Settings{SenderID: "ACMEIN"}.Map()}. Use SetSettings to add them to an
 // account's others.
-func (s Settings) Map() map[notify.Kind]json.RawMessage {
-	body, err := json.Marshal(s)
-	if err != nil {
-		panic("sms: settings do not encode: " + err.Error()) // strings and slices of strings only
-	}
-	return map[notify.Kind]json.RawMessage{Kind: body}
-}
+func (s Settings) Map() map[notify.Kind]json.RawMessage { return settings.Map(Kind, s) }
 
 // SettingsOf decodes acct's SMS settings: the zero Settings when it has
 // none, an Internal error (the account's configuration is broken, not

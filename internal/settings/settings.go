@@ -26,6 +26,17 @@ func Decode[T any](acct *notify.Account, kind notify.Kind) (T, error) {
 	return v, nil
 }
 
+// Map returns the Settings map of an account whose only settings are v,
+// of kind. v must encode as JSON (the channels' settings types, of
+// strings and slices, always do); it panics otherwise.
+func Map(kind notify.Kind, v any) map[notify.Kind]json.RawMessage {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(string(kind) + ": settings do not encode: " + err.Error())
+	}
+	return map[notify.Kind]json.RawMessage{kind: body}
+}
+
 // maxCached bounds the decoded settings a Cache keeps; past it the cache
 // starts again (a churn of accounts costs decodes, not memory).
 const maxCached = 4096
