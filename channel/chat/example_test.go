@@ -78,3 +78,17 @@ func ExampleChannel_Prepare_badInput() {
 	// gateway: must be cloud, qr or auto, not "sms"
 	// media_url: must be a public https URL: must use https
 }
+
+// The primary gateway, which the auto gateway tries first, is an
+// account's chat setting.
+func ExampleSetSettings() {
+	acct := &notify.Account{ID: "acme", Name: "Acme"}
+	fmt.Println(chat.PrimaryGateway(acct)) // none set: cloud
+	if err := chat.SetSettings(acct, chat.Settings{PrimaryGateway: chat.GatewayQR}); err != nil {
+		panic(err)
+	}
+	fmt.Println(chat.PrimaryGateway(acct), string(acct.Settings[chat.Kind]))
+	// Output:
+	// cloud
+	// qr {"primary_gateway":"qr"}
+}

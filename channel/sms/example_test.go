@@ -47,3 +47,26 @@ func ExampleNew() {
 	// 9876543210 ACMECO 1101456789012345678 [login 482913] 1 <nil>
 	// invalid_argument: to: must be 10 digits, found 5; message: the OTP must be 4-8 digits, found 2
 }
+
+// An account's SMS settings are JSON in its Settings, which any store
+// keeps; the channel reads them on every send.
+func ExampleSetSettings() {
+	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	if err := sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN", SenderIDs: []string{"ACMEIN", "ACMEOT"}}); err != nil {
+		panic(err)
+	}
+	fmt.Println(string(acct.Settings[sms.Kind]))
+
+	ch, err := sms.New(sms.Config{Provider: memprovider.New("mem")})
+	if err != nil {
+		panic(err)
+	}
+	env, err := ch.Prepare(context.Background(), acct, &sms.Request{To: "9876543210", Message: "hello"})
+	fmt.Println(sms.MessageOf(env).SenderID, err)
+	_, err = ch.Prepare(context.Background(), acct, &sms.Request{To: "9876543210", Message: "hello", SenderID: "HDFCBK"})
+	fmt.Println(notify.CodeOf(err))
+	// Output:
+	// {"sender_id":"ACMEIN","sender_ids":["ACMEIN","ACMEOT"]}
+	// ACMEIN <nil>
+	// invalid_argument
+}
