@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/store"
 )
@@ -573,33 +574,6 @@ func TestFailKeepsWhatAReportKept(t *testing.T) {
 	}
 }
 
-// holdSent is a Ledger on which the first move into sent waits
-// until released: the vendor has accepted the message and may report on
-// it, and our own move that records its vendor ID has not landed yet.
-// held gets the move's vendor ID when it starts waiting.
-type holdSent struct {
-	store.Ledger
-	held    chan string
-	release chan struct{}
-	once    sync.Once
-}
-
-func newHoldSent() *holdSent {
-	return &holdSent{held: make(chan string, 1), release: make(chan struct{})}
-}
-
-func (s *holdSent) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	first := false
-	if u.State == notify.StateSent {
-		s.once.Do(func() { first = true })
-	}
-	if first {
-		s.held <- u.ProviderMessageID
-		<-s.release
-	}
-	return s.Ledger.Move(ctx, account, id, u)
-}
-
 // TestReportThatOutrunsOurMoveToSent: the vendor accepts a message and
 // reports on it at once, before our move to sent has recorded its vendor
 // ID. No record has that ID yet, but the provider has a send in flight,
@@ -608,7 +582,7 @@ func (s *holdSent) Move(ctx context.Context, account, id string, u store.Update)
 // of an ID no record has is NotFound when the provider has no send in
 // flight, or only one older than the settle threshold.
 func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
-	hold := newHoldSent()
+	hold := notifytest.NewSentGate(nil)
 	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 		hold.Ledger = s
 		return hold
@@ -626,13 +600,13 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	released := false
 	t.Cleanup(func() {
 		if !released {
-			close(hold.release)
+			hold.Release()
 			<-done
 		}
 	})
 	var vendorID string
 	select {
-	case vendorID = <-hold.held:
+	case vendorID = <-hold.Held():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the send never reached its move to sent")
 	}
@@ -650,7 +624,7 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 		t.Fatalf("another provider's unmatched report: %v, want NotFound", err)
 	}
 
-	close(hold.release)
+	hold.Release()
 	released = true
 	a := <-done
 	if a.err != nil || a.rc.Status != notify.StateSent || a.rc.ProviderMessageID != vendorID {

@@ -18,7 +18,11 @@
 // (kit.Accounts.Add), read the wallet's debits and credits
 // (kit.Wallet.Ledger) or a message's record (kit.Message, or
 // kit.Notifier.Message; the records are kept in kit.Ledger, the
-// Notifier's store.Ledger). Nothing touches the network: media URLs are checked as
-// usual, but every host name resolves to one public address without a
+// Notifier's store.Ledger). Nothing touches the network: media URLs are
+// checked as usual, but every host name resolves to one public address without a
 // DNS lookup (WithResolver changes that).
+//
+// For authors of providers, SentGate holds a send between the vendor's
+// acceptance and the Notifier's record of it, the moment a fast delivery
+// report can outrun: a webhook must answer it "retry later".
 package notifytest

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -364,35 +365,13 @@ func TestDLRUnknownRequestID(t *testing.T) {
 	}
 }
 
-// holdSent is a Ledger whose first move into sent waits until
-// released: the vendor has accepted the SMS (and queued its report), and
-// the Notifier's move that records the request ID has not landed yet.
-type holdSent struct {
-	store.Ledger
-	held    chan string // the move's request ID, once it waits
-	release chan struct{}
-	once    sync.Once
-}
-
-func (s *holdSent) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	first := false
-	if u.State == notify.StateSent {
-		s.once.Do(func() { first = true })
-	}
-	if first {
-		s.held <- u.ProviderMessageID
-		<-s.release
-	}
-	return s.Ledger.Move(ctx, account, id, u)
-}
-
 // TestDLRBeforeOurMoveToSentComesAgain: the vendor's DELIVERED report
 // arrives before the Notifier has recorded the request ID its send was
 // answered with. It is answered 503, not acknowledged as unmatched (which
 // would lose it), and stays with the vendor; posted again once the move
 // has landed, it moves the record to delivered.
 func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
-	hold := &holdSent{held: make(chan string, 1), release: make(chan struct{})}
+	hold := notifytest.NewSentGate(nil)
 	l := newWrappedDLRLoop(t, "delivered", func(s store.Ledger) store.Ledger {
 		hold.Ledger = s
 		return hold
@@ -409,13 +388,13 @@ func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 	released := false
 	t.Cleanup(func() {
 		if !released {
-			close(hold.release)
+			hold.Release()
 			<-done
 		}
 	})
 	var requestID string
 	select {
-	case requestID = <-hold.held:
+	case requestID = <-hold.Held():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the send never reached its move to sent")
 	}
@@ -429,7 +408,7 @@ func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 		t.Fatalf("stats %+v, %d pending; want one failed, still with the vendor", s, l.vendor.PendingDLRs())
 	}
 
-	close(hold.release)
+	hold.Release()
 	released = true
 	a := <-done
 	if a.err != nil || a.r.ProviderMessageID != requestID {
