@@ -17,6 +17,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/pgstore"
@@ -501,7 +502,7 @@ func TestCustomTemplates(t *testing.T) {
 		if len(ts) != 1 || ts[0].(map[string]any)["chat"] != "Hi {{NAME}}!" || ts[0].(map[string]any)["class"] != "transactional" {
 			t.Fatalf("list: %s", r.raw)
 		}
-		if tpl, err := b.store.Template(context.Background(), "acme", "welcome"); err != nil || tpl.Chat != "Hi {{NAME}}!" {
+		if tpl, err := b.store.Template(context.Background(), "acme", "welcome"); err != nil || tpl.Bodies[chat.Kind] != (store.Body{Text: "Hi {{NAME}}!"}) || len(tpl.Bodies) != 1 {
 			t.Fatalf("stored: %v %v", tpl, err)
 		}
 		for _, c := range []struct{ body, field string }{

@@ -49,6 +49,11 @@
 // (vendor_id, sender_ids, dlt_templates, primary_gateway) are its channel
 // settings (sms.Settings, chat.Settings, in notify.Account.Settings);
 // stored settings that do not decode are answered as a store failure.
+// A custom template's body fields (chat, sms, email_subject, email_html,
+// email_text) are its bodies of the chat, SMS and e-mail kinds
+// (store.Template.Bodies); bodies of other kinds are not answered, and a
+// PUT, which replaces the whole template, drops them (its log line names
+// them as dropped_kinds).
 // Unknown JSON fields are refused (400 naming the field): a misspelt
 // field must not be dropped silently. Every ID in a path ({id},
 // {template}, {slug}) and every cursor must be 1 to 255 bytes of valid

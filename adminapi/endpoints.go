@@ -15,7 +15,6 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/store"
-	"github.com/notifykit/notify/template"
 )
 
 // Limits of the fields the API stores.
@@ -565,16 +564,6 @@ func (q *request) listTemplates() {
 	writeOK(q.w, http.StatusOK, out)
 }
 
-type templateIn struct {
-	Variables    []string `json:"variables"`
-	Class        string   `json:"class"`
-	Chat         string   `json:"chat"`
-	SMS          string   `json:"sms"`
-	EmailSubject string   `json:"email_subject"`
-	EmailHTML    string   `json:"email_html"`
-	EmailText    string   `json:"email_text"`
-}
-
 // putTemplate: PUT /accounts/{id}/templates/{slug}: create or replace a
 // custom template, which must compile (template.Check).
 func (q *request) putTemplate() {
@@ -582,13 +571,14 @@ func (q *request) putTemplate() {
 	if !q.decode(&in) {
 		return
 	}
-	t := &store.Template{Slug: q.r.PathValue("slug"), Variables: in.Variables, Class: notify.PriceClass(in.Class),
-		Chat: in.Chat, SMS: in.SMS, EmailSubject: in.EmailSubject, EmailHTML: in.EmailHTML, EmailText: in.EmailText}
+	t := in.template(q.r.PathValue("slug"))
 	var fe notify.FieldErrors
-	for _, f := range []struct{ name, v string }{{"class", in.Class}, {"chat", in.Chat}, {"sms", in.SMS},
-		{"email_subject", in.EmailSubject}, {"email_html", in.EmailHTML}, {"email_text", in.EmailText}} {
-		if !validText(f.v) {
-			fe.Add(f.name, "must be valid UTF-8 without NUL characters")
+	if !validText(in.Class) {
+		fe.Add("class", "must be valid UTF-8 without NUL characters")
+	}
+	for i, v := range in.parts() {
+		if !validText(*v) {
+			fe.Add(templateParts[i].field, "must be valid UTF-8 without NUL characters")
 		}
 	}
 	for i, v := range in.Variables {
@@ -600,8 +590,7 @@ func (q *request) putTemplate() {
 		q.fail(err, "")
 		return
 	}
-	if err := template.Check(t); err != nil {
-		field, rule := templateField(err)
+	if field, rule := checkTemplate(t); field != "" {
 		q.fail(notify.InvalidField(field, rule), "")
 		return
 	}
@@ -609,7 +598,7 @@ func (q *request) putTemplate() {
 	if !ok {
 		return
 	}
-	_, err := q.h.store.Template(q.ctx(), a.ID, t.Slug)
+	old, err := q.h.store.Template(q.ctx(), a.ID, t.Slug)
 	replaced := err == nil
 	if err != nil && notify.CodeOf(err) != notify.CodeNotFound {
 		q.fail(err, "")
@@ -619,47 +608,20 @@ func (q *request) putTemplate() {
 		q.fail(err, "")
 		return
 	}
-	q.changed("template.put", a.ID, "template", t.Slug, "replaced", replaced)
+	attrs := []any{"template", t.Slug, "replaced", replaced}
+	if replaced {
+		// The PUT replaced the whole template: bodies of kinds the wire
+		// has no fields for are gone, which only the log can tell.
+		if dropped := otherKinds(old); len(dropped) > 0 {
+			attrs = append(attrs, "dropped_kinds", dropped)
+		}
+	}
+	q.changed("template.put", a.ID, attrs...)
 	status := http.StatusCreated
 	if replaced {
 		status = http.StatusOK
 	}
 	writeOK(q.w, status, templateOf(t))
-}
-
-// templateField names the field a template.Check error is about, and
-// its rule.
-func templateField(err error) (field, rule string) {
-	msg := err.Error()
-	var e *notify.Error
-	if errors.As(err, &e) && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	// "template: custom template "slug": rest"
-	if i := strings.Index(msg, `": `); i >= 0 && strings.HasPrefix(msg, "template: custom template ") {
-		msg = msg[i+3:]
-	} else {
-		msg = strings.TrimPrefix(msg, "template: ")
-	}
-	for _, b := range []struct{ prefix, field string }{
-		{"chat: ", "chat"}, {"sms: ", "sms"}, {"email.subject: ", "email_subject"},
-		{"email.html: ", "email_html"}, {"email.text: ", "email_text"},
-	} {
-		if rest, ok := strings.CutPrefix(msg, b.prefix); ok {
-			return b.field, rest
-		}
-	}
-	switch {
-	case strings.HasPrefix(msg, "bad slug"):
-		return "slug", msg
-	case strings.HasPrefix(msg, "class"):
-		return "class", msg
-	case strings.Contains(msg, "variable"):
-		return "variables", msg
-	case strings.HasPrefix(msg, "an e-mail subject"):
-		return "email_subject", msg
-	}
-	return "body", msg
 }
 
 // deleteTemplate: DELETE /accounts/{id}/templates/{slug}.

@@ -158,24 +158,3 @@ func timeText(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339Nano)
 }
-
-type templateJSON struct {
-	Slug         string   `json:"slug"`
-	Variables    []string `json:"variables"`
-	Class        string   `json:"class"`
-	Chat         string   `json:"chat,omitempty"`
-	SMS          string   `json:"sms,omitempty"`
-	EmailSubject string   `json:"email_subject,omitempty"`
-	EmailHTML    string   `json:"email_html,omitempty"`
-	EmailText    string   `json:"email_text,omitempty"`
-}
-
-func templateOf(t *store.Template) templateJSON {
-	out := templateJSON{Slug: t.Slug, Variables: []string{}, Class: string(t.Class), Chat: t.Chat, SMS: t.SMS,
-		EmailSubject: t.EmailSubject, EmailHTML: t.EmailHTML, EmailText: t.EmailText}
-	out.Variables = append(out.Variables, t.Variables...)
-	if out.Class == "" {
-		out.Class = string(notify.Transactional)
-	}
-	return out
-}

@@ -108,10 +108,10 @@ func ExampleTemplates() {
 	_ = templates.PutTemplate(ctx, "acme", &store.Template{
 		Slug:      "order-shipped",
 		Variables: []string{"ORDER"},
-		SMS:       "Order {{ORDER}} has shipped. -Acme",
+		Bodies:    map[store.Kind]store.Body{"sms": {Text: "Order {{ORDER}} has shipped. -Acme"}},
 	})
 	t, _ := templates.Template(ctx, "acme", "order-shipped")
-	fmt.Println(t.SMS)
+	fmt.Println(t.Bodies["sms"].Text)
 	_, err := templates.Template(ctx, "other", "order-shipped")
 	fmt.Println(notify.CodeOf(err))
 	// Output:

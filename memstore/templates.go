@@ -11,8 +11,9 @@ import (
 
 // Templates is an in-memory store.Templates of per-account custom
 // templates. It is safe for concurrent use. Templates are copied on the
-// way in and on the way out, so neither the caller of PutTemplate nor a
-// reader can change what the store holds.
+// way in and on the way out (store.CloneTemplate: their Variables and
+// Bodies too), so neither the caller of PutTemplate nor a reader can
+// change what the store holds. Bodies are kept as given, for any kind.
 type Templates struct {
 	mu        sync.RWMutex
 	byAccount map[string]map[string]*store.Template
@@ -35,7 +36,7 @@ func (s *Templates) Template(ctx context.Context, account, slug string) (*store.
 	if !ok {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: account %q has no template %q", account, slug)
 	}
-	return cloneTemplate(t), nil
+	return store.CloneTemplate(t), nil
 }
 
 // PutTemplate stores a copy of t under t.Slug, replacing any template of
@@ -51,7 +52,7 @@ func (s *Templates) PutTemplate(ctx context.Context, account string, t *store.Te
 	case t == nil || t.Slug == "":
 		return store.Errorf(store.ErrInvalid, "memstore: put template: a template needs a slug")
 	}
-	c := cloneTemplate(t)
+	c := store.CloneTemplate(t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.byAccount[account]
@@ -91,17 +92,11 @@ func (s *Templates) Templates(ctx context.Context, account string) ([]*store.Tem
 	s.mu.RLock()
 	out := make([]*store.Template, 0, len(s.byAccount[account]))
 	for _, t := range s.byAccount[account] {
-		out = append(out, cloneTemplate(t))
+		out = append(out, store.CloneTemplate(t))
 	}
 	s.mu.RUnlock()
 	slices.SortFunc(out, func(a, b *store.Template) int { return strings.Compare(a.Slug, b.Slug) })
 	return out, nil
-}
-
-func cloneTemplate(t *store.Template) *store.Template {
-	c := *t
-	c.Variables = slices.Clone(t.Variables)
-	return &c
 }
 
 // Interface guards

@@ -55,6 +55,19 @@
 // PostgreSQL renders jsonb (the same JSON, with its own spacing and key
 // order). API keys are kept as their SHA-256 only.
 //
+// # Templates
+//
+// A custom template's slug, variables and price class are columns of the
+// templates table; its bodies (store.Template.Bodies) are one jsonb
+// column: an object holding each kind's body under the kind's name, as
+// an object of the parts "subject", "text" and "html", an empty part left
+// out (since migration 0012, which moved the chat, SMS and email columns
+// of earlier versions there: chat and sms as the text of "chat" and
+// "sms", the three email columns as the parts of "email", a kind whose
+// columns were all empty left out). pgstore keeps the bodies opaque, of
+// any kind, each part exactly as given; it refuses only what jsonb cannot
+// hold unchanged (invalid UTF-8, the NUL character).
+//
 // # Money
 //
 // A debit is a single statement, so a single implicit transaction and one

@@ -4,6 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +32,40 @@ func newStore(t testing.TB, opts ...pgstore.Option) (*pgstore.Store, *pgxpool.Po
 		t.Fatalf("Migrate: %v", err)
 	}
 	return s, pool
+}
+
+// migrateThrough gives pool's schema (tables prefixed "notify_") the
+// tables of migration last, as Migrate left them before the next was
+// written: the files up to last, applied and recorded as Migrate does.
+// Tests of a migration write rows in that schema, then migrate.
+func migrateThrough(t testing.TB, pool *pgxpool.Pool, last int) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `CREATE TABLE notify_schema_migrations (
+	version    integer PRIMARY KEY,
+	name       text NOT NULL,
+	applied_at timestamptz NOT NULL DEFAULT now())`)
+	must(t, err)
+	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
+	must(t, err)
+	slices.Sort(files)
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".sql")
+		num, _, _ := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		must(t, err)
+		if v > last {
+			break
+		}
+		body, err := os.ReadFile(f)
+		must(t, err)
+		sql := strings.NewReplacer("{{s}}", "", "{{p}}", "notify_").Replace(string(body))
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			t.Fatalf("migration %s: %v", name, err)
+		}
+		_, err = pool.Exec(ctx, `INSERT INTO notify_schema_migrations (version, name) VALUES ($1, $2)`, v, name)
+		must(t, err)
+	}
 }
 
 func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }

@@ -310,20 +310,20 @@ ORDER BY updated_at, id LIMIT $2`),
 		attemptingMessages: x(`SELECT EXISTS (SELECT 1 FROM {{s}}{{p}}messages
 WHERE state = 'attempting' AND provider = $1 AND updated_at >= $2)`),
 
-		putTemplate: x(`INSERT INTO {{s}}{{p}}templates
-	(account, slug, variables, class, chat, sms, email_subject, email_html, email_text)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		// A template's bodies are one jsonb object, by kind (migration
+		// 0012; templates.go encodes and decodes it).
+		putTemplate: x(`INSERT INTO {{s}}{{p}}templates (account, slug, variables, class, bodies)
+VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (account, slug) DO UPDATE SET
-	variables = EXCLUDED.variables, class = EXCLUDED.class, chat = EXCLUDED.chat,
-	sms = EXCLUDED.sms, email_subject = EXCLUDED.email_subject,
-	email_html = EXCLUDED.email_html, email_text = EXCLUDED.email_text, updated_at = now()`),
+	variables = EXCLUDED.variables, class = EXCLUDED.class, bodies = EXCLUDED.bodies,
+	updated_at = now()`),
 
-		template: x(`SELECT slug, variables, class, chat, sms, email_subject, email_html, email_text
+		template: x(`SELECT slug, variables, class, bodies
 FROM {{s}}{{p}}templates WHERE account = $1 AND slug = $2`),
 
 		deleteTemplate: x(`DELETE FROM {{s}}{{p}}templates WHERE account = $1 AND slug = $2`),
 
-		templates: x(`SELECT slug, variables, class, chat, sms, email_subject, email_html, email_text
+		templates: x(`SELECT slug, variables, class, bodies
 FROM {{s}}{{p}}templates WHERE account = $1 ORDER BY slug COLLATE "C"`),
 
 		// The cleanup deletes re-check expiry on the row they delete, so a

@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -165,39 +162,14 @@ func TestAccountsBeforeMigration0011(t *testing.T) {
 	schema := pgstoretest.Schema(t)
 	ctx := context.Background()
 	pool := pgstoretest.Pool(t, schema, 1)
-	// The schema of 0010, as Migrate left it before 0011 was written: the
-	// files up to 0010, applied and recorded as Migrate does.
-	_, err := pool.Exec(ctx, `CREATE TABLE notify_schema_migrations (
-	version    integer PRIMARY KEY,
-	name       text NOT NULL,
-	applied_at timestamptz NOT NULL DEFAULT now())`)
-	must(t, err)
-	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
-	must(t, err)
-	slices.Sort(files)
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".sql")
-		num, _, _ := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		must(t, err)
-		if v > 10 {
-			break
-		}
-		body, err := os.ReadFile(f)
-		must(t, err)
-		sql := strings.NewReplacer("{{s}}", "", "{{p}}", "notify_").Replace(string(body))
-		if _, err := pool.Exec(ctx, sql); err != nil {
-			t.Fatalf("migration %s: %v", name, err)
-		}
-		_, err = pool.Exec(ctx, `INSERT INTO notify_schema_migrations (version, name) VALUES ($1, $2)`, v, name)
-		must(t, err)
-	}
+	// The schema of 0010, as Migrate left it before 0011 was written.
+	migrateThrough(t, pool, 10)
 
 	// Rows as PutAccount wrote them then: dlt_templates NULL for none, the
 	// JSON of the templates otherwise ('[]' for an empty, non-nil list).
 	dlt := `[{"id": "1107", "entity_id": "1201", "content": "Your code is {#var#}"},
 		{"id": "1108", "entity_id": "1201", "content": "Order {#var#} shipped", "message_id": "164725"}]`
-	_, err = pool.Exec(ctx, `INSERT INTO notify_accounts
+	_, err := pool.Exec(ctx, `INSERT INTO notify_accounts
 	(id, name, vendor_id, currency_code, currency_symbol, currency_exponent,
 	 primary_gateway, dlt_templates, price_plan, disabled, sender_ids) VALUES
 	('full', 'Acme', 'ACMEIN', 'INR', '₹', 2, 'qr', $1, 'gold', true, '{ACMEIN,ACMEST}'),

@@ -315,8 +315,13 @@ func TestTemplates(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	t1 := &store.Template{Slug: "welcome", Variables: []string{"NAME", "OTP"}, Class: notify.Transactional,
-		Chat: "Hi {{NAME}}", SMS: "Hi {{NAME}}, {{OTP}}", EmailSubject: "Hello", EmailHTML: "<p>Hi</p>", EmailText: "Hi"}
-	t0 := &store.Template{Slug: "Alpha", Class: notify.Promotional, SMS: "Sale"}
+		Bodies: map[store.Kind]store.Body{
+			"chat":  {Text: "Hi {{NAME}}"},
+			"sms":   {Text: "Hi {{NAME}}, {{OTP}}"},
+			"email": {Subject: "Hello", HTML: "<p>Hi</p>", Text: "Hi"},
+		}}
+	t0 := &store.Template{Slug: "Alpha", Class: notify.Promotional,
+		Bodies: map[store.Kind]store.Body{"sms": {Text: "Sale"}}}
 	must(t, s.PutTemplate(ctx, "acme", t1))
 	must(t, s.PutTemplate(ctx, "acme", t0))
 
@@ -338,7 +343,7 @@ func TestTemplates(t *testing.T) {
 	_, err = s.Template(ctx, "beta", "welcome")
 	wantErr(t, err, store.ErrNotFound)
 
-	t1b := &store.Template{Slug: "welcome", SMS: "v2"}
+	t1b := &store.Template{Slug: "welcome", Bodies: map[store.Kind]store.Body{"sms": {Text: "v2"}}}
 	must(t, s.PutTemplate(ctx, "acme", t1b))
 	got, err = s.Template(ctx, "acme", "welcome")
 	must(t, err)

@@ -2,7 +2,13 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -28,7 +34,11 @@ func (s *Store) Template(ctx context.Context, account, slug string) (*store.Temp
 }
 
 // PutTemplate creates or replaces the account's template t.Slug. An empty
-// account or slug, or a nil t, is store.ErrInvalid. PutTemplate does not
+// account or slug, or a nil t, is store.ErrInvalid. The bodies are kept
+// opaque, of any kind, each part exactly as given (the template package
+// checks them); a kind or part that the jsonb column cannot hold
+// unchanged, one that is not UTF-8 or holds the NUL character, is
+// store.ErrInvalid (field "bodies.<kind>.<part>"). PutTemplate does not
 // retain t.
 func (s *Store) PutTemplate(ctx context.Context, account string, t *store.Template) error {
 	var fe store.FieldErrors
@@ -38,15 +48,82 @@ func (s *Store) PutTemplate(ctx context.Context, account string, t *store.Templa
 	if t == nil || t.Slug == "" {
 		fe.Add("slug", "is required")
 	}
+	var bodies []byte
+	if t != nil {
+		bodies = bodiesColumn(t.Bodies, &fe)
+	}
 	if err := fe.Err(); err != nil {
 		return err
 	}
 	err := s.do(ctx, repeatable, func() error {
-		_, err := s.pool.Exec(ctx, s.q.putTemplate, account, t.Slug, t.Variables, string(t.Class),
-			t.Chat, t.SMS, t.EmailSubject, t.EmailHTML, t.EmailText)
+		_, err := s.pool.Exec(ctx, s.q.putTemplate, account, t.Slug, t.Variables, string(t.Class), bodies)
 		return err
 	})
 	return s.fail(ctx, "put template", err)
+}
+
+// storedBody is the stored form of a store.Body: its JSON names are the
+// table's format (migration 0012), whatever store.Body's fields are
+// called, and an empty part is left out.
+type storedBody struct {
+	Subject string `json:"subject,omitempty"`
+	Text    string `json:"text,omitempty"`
+	HTML    string `json:"html,omitempty"`
+}
+
+// bodiesColumn is the stored form of a template's bodies: one JSON object
+// holding each kind's body under the kind's name ("{}" for none). Bodies
+// that jsonb cannot hold as they are, invalid UTF-8 (which encoding/json
+// would replace) or a NUL character (which jsonb refuses), are added to
+// fe and give nil.
+func bodiesColumn(bodies map[store.Kind]store.Body, fe *store.FieldErrors) []byte {
+	if len(bodies) == 0 {
+		return []byte("{}")
+	}
+	bad := len(*fe)
+	check := func(field, what, v string) {
+		switch {
+		case !utf8.ValidString(v):
+			fe.Add(field, what+"must be UTF-8")
+		case strings.ContainsRune(v, 0):
+			fe.Add(field, what+"must not contain the NUL character")
+		}
+	}
+	stored := make(map[store.Kind]storedBody, len(bodies))
+	for _, k := range slices.Sorted(maps.Keys(bodies)) {
+		b := bodies[k]
+		field := "bodies." + string(k)
+		check("bodies", "a kind ", string(k))
+		check(field+".subject", "", b.Subject)
+		check(field+".text", "", b.Text)
+		check(field+".html", "", b.HTML)
+		stored[k] = storedBody(b)
+	}
+	if len(*fe) > bad {
+		return nil
+	}
+	body, err := json.Marshal(stored) // the keys come out sorted
+	if err != nil {                   // strings and a map of strings cannot fail
+		fe.Add("bodies", "cannot be encoded: "+err.Error())
+		return nil
+	}
+	return body
+}
+
+// decodeBodies reads the bodies column; an empty object gives nil.
+func decodeBodies(col []byte) (map[store.Kind]store.Body, error) {
+	var stored map[store.Kind]storedBody
+	if err := json.Unmarshal(col, &stored); err != nil {
+		return nil, fmt.Errorf("pgstore: template bodies: %w", err)
+	}
+	if len(stored) == 0 {
+		return nil, nil
+	}
+	bodies := make(map[store.Kind]store.Body, len(stored))
+	for k, b := range stored {
+		bodies[k] = store.Body(b)
+	}
+	return bodies, nil
 }
 
 // DeleteTemplate removes the account's template; a missing one is
@@ -89,10 +166,14 @@ func (s *Store) Templates(ctx context.Context, account string) ([]*store.Templat
 func scanTemplate(row pgx.Row) (*store.Template, error) {
 	var t store.Template
 	var class string
-	if err := row.Scan(&t.Slug, &t.Variables, &class, &t.Chat, &t.SMS,
-		&t.EmailSubject, &t.EmailHTML, &t.EmailText); err != nil {
+	var bodies []byte
+	if err := row.Scan(&t.Slug, &t.Variables, &class, &bodies); err != nil {
 		return nil, err
 	}
 	t.Class = store.PriceClass(class)
+	var err error
+	if t.Bodies, err = decodeBodies(bodies); err != nil {
+		return nil, err
+	}
 	return &t, nil
 }

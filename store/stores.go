@@ -126,20 +126,41 @@ type Reservation struct {
 }
 
 // Template is an account's custom template: a request's template_slug
-// may name one as well as a stock template. Bodies use the placeholder
-// syntax of the template package; a body left empty means the template
-// does not serve that channel.
+// may name one as well as a stock template. It has a body for each
+// channel kind it serves (a kind without one is a channel the template
+// does not serve), in the placeholder syntax of the template package.
 type Template struct {
 	Slug string
 	// Variables lists the variables the template requires.
 	Variables []string
 	Class     PriceClass
-	Chat      string
-	SMS       string
-	// EmailSubject, EmailHTML and EmailText make up the e-mail form.
-	EmailSubject string
-	EmailHTML    string
-	EmailText    string
+	// Bodies are the template's forms, by channel kind: "sms" and "chat"
+	// use Text; "email" Subject, HTML and Text; another channel the parts
+	// it documents.
+	Bodies map[Kind]Body
+}
+
+// Body is one channel's form of a Template. The template package checks
+// and renders each part: Subject as one line, HTML with every value
+// escaped, Text as it is.
+type Body struct {
+	Subject string
+	Text    string
+	HTML    string
+}
+
+// CloneTemplate returns a deep copy of t: its Variables and Bodies are
+// its own. Stores that hand out templates callers may keep use it.
+func CloneTemplate(t *Template) *Template {
+	c := *t
+	c.Variables = slices.Clone(t.Variables)
+	if t.Bodies != nil {
+		c.Bodies = make(map[Kind]Body, len(t.Bodies))
+		for k, v := range t.Bodies {
+			c.Bodies[k] = v
+		}
+	}
+	return &c
 }
 
 // Templates keeps per-account custom templates. Methods are safe for

@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // stockFS holds the stock catalogue: one <slug>.tmpl file per template and
@@ -25,17 +28,21 @@ func sections() [5]string {
 	return [...]string{"chat", "sms", "email.subject", "email.html", "email.text"}
 }
 
-// sectionForm returns the form of a section's body.
-func sectionForm(name string) (bodyForm, bool) {
+// sectionPart returns the kind, part and form of a section's body.
+func sectionPart(name string) (kind notify.Kind, part string, form bodyForm, ok bool) {
 	switch name {
-	case "chat", "sms", "email.text":
-		return formText, true
+	case "chat":
+		return chat.Kind, partText, formText, true
+	case "sms":
+		return sms.Kind, partText, formText, true
 	case "email.subject":
-		return formSubject, true
+		return email.Kind, partSubject, formSubject, true
 	case "email.html":
-		return formHTML, true
+		return email.Kind, partHTML, formHTML, true
+	case "email.text":
+		return email.Kind, partText, formText, true
 	}
-	return 0, false
+	return "", "", 0, false
 }
 
 // loadStock parses and compiles every template of the catalogue in fsys,
@@ -92,7 +99,7 @@ func parseStock(slug, src, layout string) (*tmpl, error) {
 		if name, ok := strings.CutPrefix(line, "--- "); ok {
 			flush()
 			cur = strings.TrimSpace(name)
-			if _, known := sectionForm(cur); !known {
+			if _, _, _, known := sectionPart(cur); !known {
 				return nil, fmt.Errorf("line %d: unknown section %q (want chat, sms, email.subject, email.html, email.text)", n+1, cur)
 			}
 			if _, dup := bodies[cur]; dup {
@@ -162,7 +169,7 @@ func parseStock(slug, src, layout string) (*tmpl, error) {
 		return 0, fmt.Errorf("{{%s}} is not declared under variables or optional", name)
 	}
 	for _, name := range sections() {
-		form, _ := sectionForm(name)
+		kind, part, bf, _ := sectionPart(name)
 		src, ok := bodies[name]
 		if !ok || src == "" {
 			return nil, fmt.Errorf("section %q is missing or empty", name)
@@ -170,21 +177,25 @@ func parseStock(slug, src, layout string) (*tmpl, error) {
 		if name == "email.html" {
 			src = strings.Replace(layout, layoutMarker, src, 1)
 		}
-		b, err := compileBody(name, src, form, index)
+		b, err := compileBody(name, src, bf, index)
 		if err != nil {
 			return nil, err
 		}
-		switch name {
-		case "chat":
-			t.chat = b
-		case "sms":
-			t.sms = b
-		case "email.subject":
-			t.subject = b
-		case "email.html":
-			t.html = b
-		case "email.text":
-			t.text = b
+		if t.forms == nil {
+			t.forms = make(map[notify.Kind]*form, len(builtinKinds))
+		}
+		f := t.forms[kind]
+		if f == nil {
+			f = &form{}
+			t.forms[kind] = f
+		}
+		switch part {
+		case partSubject:
+			f.subject = b
+		case partHTML:
+			f.html = b
+		case partText:
+			f.text = b
 		}
 	}
 	t.finish()

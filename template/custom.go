@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -9,17 +10,24 @@ import (
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 )
 
 // Check reports whether t is a usable custom template: a valid slug
 // (1-64 of a-z, 0-9, '-', '_'), a known class (empty means transactional),
-// valid and distinct variable names, at least one body, well-formed
-// placeholders, a one-line subject, an e-mail subject only beside an
-// e-mail body, and placeholders in the HTML body only where they can be
-// escaped (text and quoted attribute values; not in <script>, <style>,
-// style or on* attributes). Hosts call it before storing a template so a
-// mistake shows when the template is saved, not when it is first sent.
-// A bad template is InvalidArgument.
+// valid and distinct variable names, kinds named like slugs, at least one
+// body (a Text or HTML part of some kind's Body), well-formed
+// placeholders, one-line subjects, a subject only beside a Text or HTML
+// part of the same kind, only a Text part for the chat and sms kinds, and
+// placeholders in HTML parts only where they can be escaped (text and
+// quoted attribute values; not in <script>, <style>, style or on*
+// attributes). Hosts call it before storing a template so a mistake shows
+// when the template is saved, not when it is first sent. A bad template is
+// InvalidArgument; an error about one part starts with its name: "chat"
+// and "sms" for their Text, "email.subject", "email.html", "email.text",
+// and "<kind>.subject", "<kind>.html", "<kind>.text" for other kinds.
 func Check(t *store.Template) error {
 	_, err := compileCustom(t)
 	return err
@@ -67,37 +75,90 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 		err := t.declare(name)
 		return len(t.vars) - 1, err
 	}
-	forms := []struct {
-		name string
-		src  string
-		form bodyForm
-		dst  **body
-	}{
-		{"chat", src.Chat, formText, &t.chat},
-		{"sms", src.SMS, formText, &t.sms},
-		{"email.subject", src.EmailSubject, formSubject, &t.subject},
-		{"email.html", src.EmailHTML, formHTML, &t.html},
-		{"email.text", src.EmailText, formText, &t.text},
+	for k := range src.Bodies {
+		if !validSlug(string(k)) {
+			return nil, bad("bad kind %q: kinds are 1-64 lower-case letters, digits, '-' and '_'", clip(string(k), 40))
+		}
 	}
-	for _, f := range forms {
-		if f.src == "" {
+	// Kinds in a fixed order (chat, sms, email, then the others sorted),
+	// parts subject, HTML, text: the order of errors and of the variables
+	// that bodies use without listing them.
+	for _, kind := range orderedKinds(src.Bodies) {
+		in := src.Bodies[kind]
+		f := &form{}
+		for _, p := range [...]struct {
+			part string
+			src  string
+			form bodyForm
+			dst  **body
+		}{
+			{partSubject, in.Subject, formSubject, &f.subject},
+			{partHTML, in.HTML, formHTML, &f.html},
+			{partText, in.Text, formText, &f.text},
+		} {
+			if p.src == "" {
+				continue
+			}
+			name := partName(kind, p.part)
+			if p.part != partText && (kind == chat.Kind || kind == sms.Kind) {
+				// The channel would drop the part: refuse it rather than
+				// send a message without it.
+				return nil, bad("%s: the %s channel sends only a text body; put it in Text", name, kind)
+			}
+			// Bodies pasted from Windows keep working; a lone CR is still an error.
+			b, err := compileBody(name, strings.ReplaceAll(p.src, "\r\n", "\n"), p.form, index)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			*p.dst = b
+		}
+		if f.html == nil && f.text == nil && f.subject == nil {
+			continue // an empty body: the template does not serve kind
+		}
+		if t.forms == nil {
+			t.forms = make(map[notify.Kind]*form, len(src.Bodies))
+		}
+		t.forms[kind] = f
+	}
+	if !t.hasBody() {
+		if onlyBuiltinKinds(src.Bodies) {
+			return nil, bad("no body: set at least one of Chat, SMS, EmailHTML and EmailText")
+		}
+		return nil, bad("no body: set the Text or HTML of at least one kind's body")
+	}
+	for _, kind := range orderedKinds(t.forms) {
+		f := t.forms[kind]
+		if f.subject == nil || f.html != nil || f.text != nil {
 			continue
 		}
-		// Bodies pasted from Windows keep working; a lone CR is still an error.
-		b, err := compileBody(f.name, strings.ReplaceAll(f.src, "\r\n", "\n"), f.form, index)
-		if err != nil {
-			return nil, bad("%v", err)
+		if kind == email.Kind {
+			return nil, bad("an e-mail subject without an e-mail body (EmailHTML or EmailText)")
 		}
-		*f.dst = b
-	}
-	if t.chat == nil && t.sms == nil && t.html == nil && t.text == nil {
-		return nil, bad("no body: set at least one of Chat, SMS, EmailHTML and EmailText")
-	}
-	if t.subject != nil && t.html == nil && t.text == nil {
-		return nil, bad("an e-mail subject without an e-mail body (EmailHTML or EmailText)")
+		return nil, bad("%s: a subject without a %s body (Text or HTML)", partName(kind, partSubject), kind)
 	}
 	t.finish()
 	return t, nil
+}
+
+// hasBody reports whether some form of t has a text or an HTML part.
+func (t *tmpl) hasBody() bool {
+	for _, f := range t.forms {
+		if f.html != nil || f.text != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyBuiltinKinds reports whether every kind of bodies is chat, sms or
+// email.
+func onlyBuiltinKinds(bodies map[notify.Kind]store.Body) bool {
+	for k := range bodies {
+		if !slices.Contains(builtinKinds[:], k) {
+			return false
+		}
+	}
+	return true
 }
 
 // Cache bounds: compiled custom templates are kept per account and slug
@@ -136,8 +197,7 @@ func (c *cache) get(account string, src *store.Template) (*tmpl, error) {
 		return e.t, e.err
 	}
 	t, err := compileCustom(src)
-	e = &cacheEntry{src: *src, t: t, err: err, size: templateSize(src)}
-	e.src.Variables = slices.Clone(src.Variables)
+	e = &cacheEntry{src: *store.CloneTemplate(src), t: t, err: err, size: templateSize(src)}
 	if e.size > cacheBytes/8 {
 		return t, err // too big to keep; it is rare enough to rebuild
 	}
@@ -163,13 +223,15 @@ func (c *cache) get(account string, src *store.Template) (*tmpl, error) {
 }
 
 func sameTemplate(a, b *store.Template) bool {
-	return a.Slug == b.Slug && a.Class == b.Class && a.Chat == b.Chat && a.SMS == b.SMS &&
-		a.EmailSubject == b.EmailSubject && a.EmailHTML == b.EmailHTML && a.EmailText == b.EmailText &&
+	return a.Slug == b.Slug && a.Class == b.Class && maps.Equal(a.Bodies, b.Bodies) &&
 		slices.Equal(a.Variables, b.Variables)
 }
 
 func templateSize(t *store.Template) int {
-	n := len(t.Slug) + len(t.Chat) + len(t.SMS) + len(t.EmailSubject) + len(t.EmailHTML) + len(t.EmailText)
+	n := len(t.Slug)
+	for k, b := range t.Bodies {
+		n += len(k) + len(b.Subject) + len(b.Text) + len(b.HTML) + 48 // the map entry, roughly
+	}
 	for _, v := range t.Variables {
 		n += len(v)
 	}

@@ -30,7 +30,7 @@ func put(t *testing.T, s *memTemplates, account string, tpl *store.Template) {
 func TestCustomOverridesStockPerAccount(t *testing.T) {
 	s := newMemTemplates()
 	put(t, s, "acme", &store.Template{Slug: "standard-otp", Variables: []string{"OTP"},
-		SMS: "Acme code: {{OTP}}"})
+		Bodies: map[notify.Kind]store.Body{sms.Kind: {Text: "Acme code: {{OTP}}"}}})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 	out, err := r.Render(ctx, sms.Kind, &notify.Account{ID: "acme", Name: "Acme"}, "standard-otp", notify.Vars{"OTP": "1234"})
@@ -58,12 +58,12 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 func TestCustomTemplateChangesAreSeen(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &store.Template{Slug: "note", Chat: "one {{NAME}}"})
+	put(t, s, acct.ID, &store.Template{Slug: "note", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "one {{NAME}}"}}})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 	for i, want := range []string{"one Asha", "one Asha", "two Asha"} {
 		if i == 2 {
-			put(t, s, acct.ID, &store.Template{Slug: "note", Chat: "two {{NAME}}"})
+			put(t, s, acct.ID, &store.Template{Slug: "note", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "two {{NAME}}"}}})
 		}
 		out, err := r.Render(ctx, chat.Kind, acct, "note", notify.Vars{"NAME": "Asha"})
 		if err != nil {
@@ -86,9 +86,9 @@ func TestCustomTemplateVariables(t *testing.T) {
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	// CITY is used but not listed: it is required too, after the listed ones.
 	put(t, s, acct.ID, &store.Template{Slug: "visit", Variables: []string{"NAME", "DATE"}, Class: notify.Promotional,
-		Chat: "{{NAME}}, see you in {{CITY}} on {{DATE}}. {{BRAND_NAME}}"})
+		Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "{{NAME}}, see you in {{CITY}} on {{DATE}}. {{BRAND_NAME}}"}}})
 	// Positional placeholders, as cloud templates write them.
-	put(t, s, acct.ID, &store.Template{Slug: "pos", Chat: "{{1}} then {{2}}"})
+	put(t, s, acct.ID, &store.Template{Slug: "pos", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "{{1}} then {{2}}"}}})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 
@@ -135,11 +135,11 @@ func TestCustomTemplateVariables(t *testing.T) {
 func TestCustomEmail(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &store.Template{Slug: "doc", EmailSubject: "Your {{KIND}} is ready",
-		EmailHTML: `<p title="{{NAME}}">Hi {{NAME}}</p>` +
+	put(t, s, acct.ID, &store.Template{Slug: "doc", Bodies: map[notify.Kind]store.Body{email.Kind: {Subject: "Your {{KIND}} is ready",
+		HTML: `<p title="{{NAME}}">Hi {{NAME}}</p>` +
 			`<a href="{{DOC}}">open</a> <a href="https://files.example/{{ID}}/view?u={{NAME}}&x=1">alt</a>` +
-			`<img src='{{LOGO_URL}}' alt="logo"><!-- {{NAME}} -->`})
-	put(t, s, acct.ID, &store.Template{Slug: "plain", EmailText: "Hi {{NAME}}"})
+			`<img src='{{LOGO_URL}}' alt="logo"><!-- {{NAME}} -->`}}})
+	put(t, s, acct.ID, &store.Template{Slug: "plain", Bodies: map[notify.Kind]store.Body{email.Kind: {Text: "Hi {{NAME}}"}}})
 	r := newRenderer(t, s)
 	ctx := context.Background()
 	vars := notify.Vars{"KIND": "statement", "NAME": `A&B "x" <y>`, "DOC": "https://files.example/d?a=1&b=2",
@@ -175,31 +175,31 @@ func TestCheck(t *testing.T) {
 		has  string
 	}{
 		{"nil", nil, "nil custom template"},
-		{"empty slug", ok(store.Template{Chat: "x"}), "bad slug"},
-		{"upper-case slug", ok(store.Template{Slug: "Promo", Chat: "x"}), "bad slug"},
-		{"long slug", ok(store.Template{Slug: strings.Repeat("a", 65), Chat: "x"}), "bad slug"},
-		{"class", ok(store.Template{Slug: "a", Class: "bulk", Chat: "x"}), "class must be"},
-		{"variable name", ok(store.Template{Slug: "a", Variables: []string{"name"}, Chat: "x"}), `bad variable name "name"`},
-		{"duplicate variable", ok(store.Template{Slug: "a", Variables: []string{"A", "A"}, Chat: "x"}), "declared twice"},
+		{"empty slug", ok(store.Template{Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}}), "bad slug"},
+		{"upper-case slug", ok(store.Template{Slug: "Promo", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}}), "bad slug"},
+		{"long slug", ok(store.Template{Slug: strings.Repeat("a", 65), Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}}), "bad slug"},
+		{"class", ok(store.Template{Slug: "a", Class: "bulk", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}}), "class must be"},
+		{"variable name", ok(store.Template{Slug: "a", Variables: []string{"name"}, Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}}), `bad variable name "name"`},
+		{"duplicate variable", ok(store.Template{Slug: "a", Variables: []string{"A", "A"}, Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}}), "declared twice"},
 		{"no body", ok(store.Template{Slug: "a", Variables: []string{"A"}}), "no body"},
-		{"subject alone", ok(store.Template{Slug: "a", Chat: "x", EmailSubject: "s"}), "subject without an e-mail body"},
-		{"lower-case placeholder", ok(store.Template{Slug: "a", Chat: "Hi {{name}}"}), `line 1, column 4: bad placeholder "{{name}}"`},
-		{"empty placeholder", ok(store.Template{Slug: "a", SMS: "Hi {{}}"}), "bad placeholder"},
-		{"unclosed", ok(store.Template{Slug: "a", SMS: "ok\nHi {{NAME"}), `sms: line 2, column 4: "{{" without a closing "}}"`},
-		{"stray braces", ok(store.Template{Slug: "a", Chat: "{{ {{NAME}}"}), "bad placeholder"},
-		{"two-line subject", ok(store.Template{Slug: "a", EmailText: "x", EmailSubject: "a\nb"}), "subject must be one line"},
-		{"carriage return", ok(store.Template{Slug: "a", Chat: "a\rb"}), "control character U+000D"},
-		{"bidi override", ok(store.Template{Slug: "a", Chat: "a\u202eb"}), "control character U+202E"},
-		{"invalid UTF-8", ok(store.Template{Slug: "a", Chat: "a\xffb"}), "not valid UTF-8"},
-		{"script", ok(store.Template{Slug: "a", EmailHTML: "<script>var n = '{{NAME}}';</script>"}), "not allowed inside <script>"},
-		{"style element", ok(store.Template{Slug: "a", EmailHTML: "<STYLE>p{color:{{C}}}</STYLE>"}), "not allowed inside <style>"},
-		{"style attribute", ok(store.Template{Slug: "a", EmailHTML: `<p style="color:{{C}}">x</p>`}), `not allowed in the "style" attribute`},
-		{"event handler", ok(store.Template{Slug: "a", EmailHTML: `<a onclick="go('{{X}}')">x</a>`}), `"onclick" attribute`},
-		{"unquoted attribute", ok(store.Template{Slug: "a", EmailHTML: `<a href={{LINK}}>x</a>`}), "quote the value of attribute \"href\""},
-		{"attribute name", ok(store.Template{Slug: "a", EmailHTML: `<a {{ATTR}}="1">x</a>`}), "cannot form tags or attribute names"},
-		{"tag name", ok(store.Template{Slug: "a", EmailHTML: `<{{TAG}}>x`}), "{{TAG}}"},
-		{"too many variables", ok(store.Template{Slug: "a", Chat: manyPlaceholders(65)}), "more than 64 variables"},
-		{"body too long", ok(store.Template{Slug: "a", Chat: strings.Repeat("x", 256<<10+1)}), "longer than"},
+		{"subject alone", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}, email.Kind: {Subject: "s"}}}), "subject without an e-mail body"},
+		{"lower-case placeholder", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "Hi {{name}}"}}}), `line 1, column 4: bad placeholder "{{name}}"`},
+		{"empty placeholder", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{sms.Kind: {Text: "Hi {{}}"}}}), "bad placeholder"},
+		{"unclosed", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{sms.Kind: {Text: "ok\nHi {{NAME"}}}), `sms: line 2, column 4: "{{" without a closing "}}"`},
+		{"stray braces", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "{{ {{NAME}}"}}}), "bad placeholder"},
+		{"two-line subject", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {Text: "x", Subject: "a\nb"}}}), "subject must be one line"},
+		{"carriage return", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "a\rb"}}}), "control character U+000D"},
+		{"bidi override", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "a\u202eb"}}}), "control character U+202E"},
+		{"invalid UTF-8", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "a\xffb"}}}), "not valid UTF-8"},
+		{"script", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: "<script>var n = '{{NAME}}';</script>"}}}), "not allowed inside <script>"},
+		{"style element", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: "<STYLE>p{color:{{C}}}</STYLE>"}}}), "not allowed inside <style>"},
+		{"style attribute", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: `<p style="color:{{C}}">x</p>`}}}), `not allowed in the "style" attribute`},
+		{"event handler", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: `<a onclick="go('{{X}}')">x</a>`}}}), `"onclick" attribute`},
+		{"unquoted attribute", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: `<a href={{LINK}}>x</a>`}}}), "quote the value of attribute \"href\""},
+		{"attribute name", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: `<a {{ATTR}}="1">x</a>`}}}), "cannot form tags or attribute names"},
+		{"tag name", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{email.Kind: {HTML: `<{{TAG}}>x`}}}), "{{TAG}}"},
+		{"too many variables", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: manyPlaceholders(65)}}}), "more than 64 variables"},
+		{"body too long", ok(store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: strings.Repeat("x", 256<<10+1)}}}), "longer than"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -211,9 +211,10 @@ func TestCheck(t *testing.T) {
 	}
 	// Placeholders after the script ends, in comments and in ordinary
 	// attributes are fine.
-	good := &store.Template{Slug: "fine_1", Variables: []string{"A"}, EmailSubject: "{{ A }}",
-		EmailHTML: "<script>x = 1;</script><p>{{A}}</p><!-- <script> {{A}} --><img alt='{{A}}'>",
-		EmailText: "{{A}}\t{{A}}\n"}
+	good := &store.Template{Slug: "fine_1", Variables: []string{"A"}, Bodies: map[notify.Kind]store.Body{email.Kind: {
+		Subject: "{{ A }}",
+		HTML:    "<script>x = 1;</script><p>{{A}}</p><!-- <script> {{A}} --><img alt='{{A}}'>",
+		Text:    "{{A}}\t{{A}}\n"}}}
 	if err := template.Check(good); err != nil {
 		t.Errorf("Check(good): %v", err)
 	}
@@ -231,7 +232,7 @@ func TestBrokenStoredTemplate(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	// A store that does not call Check may hold a broken template.
-	_ = s.PutTemplate(context.Background(), acct.ID, &store.Template{Slug: "bad", Chat: "Hi {{name}}"})
+	_ = s.PutTemplate(context.Background(), acct.ID, &store.Template{Slug: "bad", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "Hi {{name}}"}}})
 	r := newRenderer(t, s)
 	for range 2 { // the second time comes from the cache
 		_, err := r.Render(context.Background(), chat.Kind, acct, "bad", nil)
@@ -276,7 +277,7 @@ func TestStoreErrors(t *testing.T) {
 func TestUnknownSlugSuggestsCustomSlugs(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &store.Template{Slug: "class-reminder", Chat: "x"})
+	put(t, s, acct.ID, &store.Template{Slug: "class-reminder", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}})
 	r := newRenderer(t, s)
 	_, err := r.Render(context.Background(), chat.Kind, acct, "class-remider", nil)
 	if f := fieldsOf(t, err); !strings.Contains(f["template_slug"], "did you mean class-reminder?") {
@@ -287,9 +288,135 @@ func TestUnknownSlugSuggestsCustomSlugs(t *testing.T) {
 func TestCustomCRLF(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	put(t, s, acct.ID, &store.Template{Slug: "win", Chat: "Hi {{NAME}},\r\nbye"})
+	put(t, s, acct.ID, &store.Template{Slug: "win", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}},\r\nbye"}}})
 	out, err := newRenderer(t, s).Render(context.Background(), chat.Kind, acct, "win", notify.Vars{"NAME": "A"})
 	if err != nil || out.Text != "Hi A,\nbye" {
 		t.Errorf("got %+v, %v", out, err)
+	}
+}
+
+// pushKind is a channel the template package has never heard of, as a
+// channel written outside this module (examples/pushchannel) names it.
+const pushKind notify.Kind = "push"
+
+func TestCustomTemplateForAnyKind(t *testing.T) {
+	s := newMemTemplates()
+	acct := &notify.Account{ID: "acme", Name: "Acme"}
+	put(t, s, acct.ID, &store.Template{Slug: "shipped", Variables: []string{"NAME"}, Bodies: map[notify.Kind]store.Body{
+		pushKind: {Subject: "{{NAME}}, order {{ORDER_ID}} shipped", Text: "Hi {{NAME}},\r\nit is on its way. {{BRAND_NAME}}"},
+	}})
+	put(t, s, acct.ID, &store.Template{Slug: "mixed", Bodies: map[notify.Kind]store.Body{
+		"web":      {HTML: `<a href="{{LINK}}">{{NAME}}</a>`},
+		pushKind:   {Text: "{{NAME}}"},
+		email.Kind: {Text: "{{NAME}}"},
+		chat.Kind:  {Text: "{{NAME}}"},
+	}})
+	r := newRenderer(t, s)
+	ctx := context.Background()
+	vars := notify.Vars{"NAME": "Asha <A>", "ORDER_ID": "OD-1"}
+
+	out, err := r.Render(ctx, pushKind, acct, "shipped", vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Subject != "Asha <A>, order OD-1 shipped" || out.Text != "Hi Asha <A>,\nit is on its way. Acme" || out.HTML != "" ||
+		out.Slug != "shipped" || out.Class != notify.Transactional || !slices.Equal(out.Values, []string{"Asha <A>", "OD-1", "Acme"}) {
+		t.Errorf("push render: %+v", out)
+	}
+	// Its variables are checked as for any kind.
+	_, err = r.Render(ctx, pushKind, acct, "shipped", notify.Vars{"NAME": "A"})
+	if f := fieldsOf(t, err); len(f) != 1 || f["variables.ORDER_ID"] == "" {
+		t.Errorf("missing ORDER_ID for push: %v", err)
+	}
+	// The kinds it lacks are refused, the built-in ones with today's words.
+	for kind, form := range map[notify.Kind]string{sms.Kind: "SMS", chat.Kind: "chat", email.Kind: "e-mail", "fax": "fax"} {
+		_, err := r.Render(ctx, kind, acct, "shipped", vars)
+		want := `custom template "shipped" has no ` + form + ` body; add one to the template or use another channel`
+		if f := fieldsOf(t, err); f["template_slug"] != want {
+			t.Errorf("%s of a push-only template: %v, want %q", kind, err, want)
+		}
+	}
+	// A stock template does not serve push.
+	_, err = r.Render(ctx, pushKind, &notify.Account{ID: "other", Name: "Other"}, "shipped", vars)
+	if fieldsOf(t, err)["template_slug"] == "" {
+		t.Errorf("another account's push render: %v", err)
+	}
+	if _, err := r.Render(ctx, pushKind, acct, "standard-otp", notify.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInvalidArgument ||
+		!strings.Contains(err.Error(), `no template form for kind "push"`) {
+		t.Errorf("stock template for push: %v", err)
+	}
+
+	info, err := r.Describe(ctx, acct, "shipped")
+	if err != nil || !slices.Equal(info.Kinds, []notify.Kind{pushKind}) {
+		t.Errorf("Describe(shipped): %+v %v", info, err)
+	}
+	// Built-in kinds first, in their usual order, then the others sorted.
+	info, err = r.Describe(ctx, acct, "mixed")
+	if err != nil || !slices.Equal(info.Kinds, []notify.Kind{chat.Kind, email.Kind, pushKind, "web"}) {
+		t.Errorf("Describe(mixed): %+v %v", info, err)
+	}
+	// Any kind's HTML is escaped, and a value that starts a URL attribute
+	// must be a URL.
+	out, err = r.Render(ctx, "web", acct, "mixed", notify.Vars{"NAME": "<b>", "LINK": "https://a.example/?x=1&y=2"})
+	if err != nil || out.HTML != `<a href="https://a.example/?x=1&amp;y=2">&lt;b&gt;</a>` || out.Text != "" || out.Subject != "" {
+		t.Errorf("web render: %+v %v", out, err)
+	}
+	_, err = r.Render(ctx, pushKind, acct, "mixed", notify.Vars{"NAME": "A", "LINK": "javascript:alert(1)"})
+	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables.LINK"], "https:// URL") {
+		t.Errorf("javascript: link through another kind's HTML: %v", err)
+	}
+}
+
+func TestCheckBodiesByKind(t *testing.T) {
+	bodies := func(b map[notify.Kind]store.Body) *store.Template {
+		return &store.Template{Slug: "a", Bodies: b}
+	}
+	cases := []struct {
+		name string
+		tpl  *store.Template
+		has  string
+	}{
+		// The admin API reports these under their fields: the wording stays.
+		{"no bodies", bodies(nil), "no body: set at least one of Chat, SMS, EmailHTML and EmailText"},
+		{"empty bodies", bodies(map[notify.Kind]store.Body{chat.Kind: {}, email.Kind: {}}), "no body: set at least one of Chat, SMS, EmailHTML and EmailText"},
+		{"e-mail subject alone", bodies(map[notify.Kind]store.Body{email.Kind: {Subject: "s"}, sms.Kind: {Text: "x"}}),
+			`custom template "a": an e-mail subject without an e-mail body (EmailHTML or EmailText)`},
+		{"chat", bodies(map[notify.Kind]store.Body{chat.Kind: {Text: "{{x}}"}}), `"a": chat: line 1, column 1: bad placeholder`},
+		{"sms", bodies(map[notify.Kind]store.Body{sms.Kind: {Text: "{{x}}"}}), `"a": sms: line 1, column 1: bad placeholder`},
+		{"email.subject", bodies(map[notify.Kind]store.Body{email.Kind: {Subject: "{{x}}", Text: "t"}}), `"a": email.subject: line 1, column 1: bad placeholder`},
+		{"email.html", bodies(map[notify.Kind]store.Body{email.Kind: {HTML: "{{x}}"}}), `"a": email.html: line 1, column 1: bad placeholder`},
+		{"email.text", bodies(map[notify.Kind]store.Body{email.Kind: {Text: "{{x}}"}}), `"a": email.text: line 1, column 1: bad placeholder`},
+		// Other kinds: "<kind>.<part>".
+		{"push.subject", bodies(map[notify.Kind]store.Body{pushKind: {Subject: "a\nb", Text: "t"}}), `"a": push.subject: the subject must be one line`},
+		{"push.html", bodies(map[notify.Kind]store.Body{pushKind: {HTML: "<script>{{X}}</script>"}}), `"a": push.html: line 1, column 9: {{X}}: placeholders are not allowed inside <script>`},
+		{"push.text", bodies(map[notify.Kind]store.Body{pushKind: {Text: "a\rb"}}), `"a": push.text: line 1, column 2: control character U+000D`},
+		{"push subject alone", bodies(map[notify.Kind]store.Body{pushKind: {Subject: "s"}, chat.Kind: {Text: "x"}}),
+			`"a": push.subject: a subject without a push body (Text or HTML)`},
+		{"push, no body", bodies(map[notify.Kind]store.Body{pushKind: {Subject: "s"}}), `"a": no body: set the Text or HTML of at least one kind's body`},
+		// SMS and chat send text alone: other parts would be dropped.
+		{"sms html", bodies(map[notify.Kind]store.Body{sms.Kind: {Text: "x", HTML: "<p>x</p>"}}), `"a": sms.html: the sms channel sends only a text body`},
+		{"chat subject", bodies(map[notify.Kind]store.Body{chat.Kind: {Subject: "s", Text: "x"}}), `"a": chat.subject: the chat channel sends only a text body`},
+		{"empty kind", bodies(map[notify.Kind]store.Body{"": {Text: "x"}}), `bad kind ""`},
+		{"upper-case kind", bodies(map[notify.Kind]store.Body{"Push": {Text: "x"}}), `bad kind "Push"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := template.Check(c.tpl)
+			if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), c.has) {
+				t.Errorf("Check: %v\nwant InvalidArgument saying %q", err, c.has)
+			}
+		})
+	}
+	// An empty body beside a real one is no form: the template does not
+	// serve that kind.
+	s := newMemTemplates()
+	acct := &notify.Account{ID: "acme", Name: "Acme"}
+	put(t, s, acct.ID, bodies(map[notify.Kind]store.Body{sms.Kind: {}, pushKind: {Text: "x"}}))
+	r := newRenderer(t, s)
+	if _, err := r.Render(context.Background(), sms.Kind, acct, "a", nil); !strings.Contains(fieldsOf(t, err)["template_slug"], "has no SMS body") {
+		t.Errorf("empty sms body: %v", err)
+	}
+	if info, err := r.Describe(context.Background(), acct, "a"); err != nil || !slices.Equal(info.Kinds, []notify.Kind{pushKind}) {
+		t.Errorf("Describe: %+v %v", info, err)
 	}
 }

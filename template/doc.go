@@ -62,6 +62,8 @@
 //
 // chat.Kind gives Rendered.Text from the chat body; sms.Kind gives
 // Rendered.Text from the SMS body; email.Kind gives Subject, HTML and Text.
+// Any other kind gives, from a custom template's body for that kind, the
+// parts it has: Subject, HTML and Text.
 // Rendered.Values are the variables' values in declaration order, and
 // Rendered.Class the template's price class.
 //
@@ -76,12 +78,18 @@
 //
 // # Custom templates
 //
-// A store.Template may serve any subset of chat, SMS and e-mail: an empty
-// body means "not this channel", and rendering for it is InvalidArgument on
-// "template_slug". Its Variables list the variables it requires; any other
-// variable its bodies use is required as well, unless it has a default.
-// An empty Class means transactional; CRLF line ends become LF. Check
-// validates a template before a host stores it.
+// A store.Template has a store.Body per channel kind it serves, in Bodies:
+// Text for chat.Kind and sms.Kind; Subject, HTML and Text for email.Kind;
+// for any other kind, such as a channel written outside this module, the
+// parts that channel documents, with no change here. Each part is compiled
+// by its form: Subject as one line, HTML with every value escaped, Text as
+// it is. A kind without a body, or whose body is empty, is a channel the
+// template does not serve, and rendering for it is InvalidArgument on
+// "template_slug"; a body needs a Text or HTML part, not a Subject alone.
+// Its Variables list the variables it requires; any other variable its
+// bodies use is required as well, unless it has a default. An empty Class
+// means transactional; CRLF line ends become LF. Check validates a
+// template before a host stores it.
 //
 // # The stock catalogue
 //

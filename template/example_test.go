@@ -51,8 +51,7 @@ func (s *memTemplates) PutTemplate(_ context.Context, account string, t *store.T
 	if s.m[account] == nil {
 		s.m[account] = map[string]*store.Template{}
 	}
-	c := *t
-	s.m[account][t.Slug] = &c
+	s.m[account][t.Slug] = store.CloneTemplate(t)
 	return nil
 }
 
@@ -92,8 +91,10 @@ func Example_customTemplate() {
 	reminder := &store.Template{
 		Slug:      "class-reminder",
 		Variables: []string{"NAME", "CLASS", "TIME"},
-		Chat:      "Hi {{NAME}}, your *{{CLASS}}* class starts at {{TIME}}. See you on the mat! - {{BRAND_NAME}}",
-		SMS:       "Hi {{NAME}}, your {{CLASS}} class starts at {{TIME}}. - {{BRAND_NAME}}",
+		Bodies: map[notify.Kind]store.Body{
+			chat.Kind: {Text: "Hi {{NAME}}, your *{{CLASS}}* class starts at {{TIME}}. See you on the mat! - {{BRAND_NAME}}"},
+			sms.Kind:  {Text: "Hi {{NAME}}, your {{CLASS}} class starts at {{TIME}}. - {{BRAND_NAME}}"},
+		},
 	}
 	if err := template.Check(reminder); err != nil {
 		fmt.Println("rejected:", err)

@@ -57,8 +57,8 @@ func checkRendered(t *testing.T, tp *tmpl, kind notify.Kind, out *notify.Rendere
 	if strings.ContainsAny(out.Subject, "\n") {
 		t.Fatalf("subject %q holds a line break", out.Subject)
 	}
-	if kind == email.Kind && tp.html != nil {
-		if got, want := markup(out.HTML), litMarkup(tp.html); got != want {
+	if f := tp.forms[kind]; f != nil && f.html != nil {
+		if got, want := markup(out.HTML), litMarkup(f.html); got != want {
 			t.Fatalf("HTML has %d markup characters, its template %d: a value injected markup:\n%s", got, want, out.HTML)
 		}
 	}
@@ -85,9 +85,11 @@ func FuzzRender(f *testing.F) {
 	f.Add("promo-discount", "1", "A\"B'", "EXPIRY_DATE", "29/02/2028", uint8(0))
 	f.Add("custom", "NAME", "\u202e<x>", "DOC", "https://a.example/?a=\"b\"", uint8(2))
 	f.Add("standrd-otp", "name", "", "", "", uint8(3))
-	custom := &store.Template{Slug: "custom", Variables: []string{"NAME"}, EmailSubject: "Hi {{NAME}}",
-		EmailHTML: `<p title="{{NAME}}">{{NAME}}</p><a href="{{DOC}}">d</a><a href="https://x.example/{{NAME}}?q={{NAME}}">q</a>`,
-		Chat:      "{{NAME}} {{DOC}}"}
+	custom := &store.Template{Slug: "custom", Variables: []string{"NAME"}, Bodies: map[notify.Kind]store.Body{
+		chat.Kind: {Text: "{{NAME}} {{DOC}}"},
+		email.Kind: {Subject: "Hi {{NAME}}",
+			HTML: `<p title="{{NAME}}">{{NAME}}</p><a href="{{DOC}}">d</a><a href="https://x.example/{{NAME}}?q={{NAME}}">q</a>`},
+	}}
 	r, err := New(fuzzStore{custom})
 	if err != nil {
 		f.Fatal(err)
@@ -119,7 +121,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add("{{", "<script>{{X}}</script><{{T}}>", "", "")
 	f.Add("}}{{A}}{{", `<a title='{{A}}' href=x{{B}}>`, "s", "<>")
 	f.Fuzz(func(t *testing.T, chatBody, html, subject, value string) {
-		src := &store.Template{Slug: "f", Chat: chatBody, EmailHTML: html, EmailSubject: subject}
+		src := &store.Template{Slug: "f", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: chatBody}, email.Kind: {HTML: html, Subject: subject}}}
 		tp, err := compileCustom(src)
 		if err != nil {
 			checkErr(t, err)

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/store"
 )
 
@@ -12,7 +16,7 @@ func TestCacheIsBounded(t *testing.T) {
 	var c cache
 	big := strings.Repeat("x", 1000)
 	for i := range cacheEntries + 500 {
-		src := &store.Template{Slug: fmt.Sprintf("t%d", i), Chat: big + "{{NAME}}"}
+		src := &store.Template{Slug: fmt.Sprintf("t%d", i), Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: big + "{{NAME}}"}}}
 		tp, err := c.get("acct", src)
 		if err != nil || tp == nil {
 			t.Fatalf("get %d: %v", i, err)
@@ -32,7 +36,8 @@ func TestCacheIsBounded(t *testing.T) {
 	c = cache{}
 	huge := strings.Repeat("y", maxBody)
 	for i := range 20 {
-		src := &store.Template{Slug: fmt.Sprintf("h%d", i), Chat: huge, SMS: huge, EmailText: huge, EmailHTML: huge}
+		src := &store.Template{Slug: fmt.Sprintf("h%d", i), Bodies: map[notify.Kind]store.Body{
+			chat.Kind: {Text: huge}, sms.Kind: {Text: huge}, email.Kind: {Text: huge, HTML: huge}}}
 		if _, err := c.get("acct", src); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +49,7 @@ func TestCacheIsBounded(t *testing.T) {
 
 func TestCacheReusesCompiledTemplate(t *testing.T) {
 	var c cache
-	src := &store.Template{Slug: "a", Variables: []string{"X"}, Chat: "{{X}}"}
+	src := &store.Template{Slug: "a", Variables: []string{"X"}, Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "{{X}}"}}}
 	t1, _ := c.get("acct", src)
 	same := *src
 	same.Variables = []string{"X"} // equal content, different memory
@@ -60,6 +65,36 @@ func TestCacheReusesCompiledTemplate(t *testing.T) {
 	t4, err := c.get("acct", src)
 	if err != nil || t4 == t1 || t4.vars[0].name != "Y" {
 		t.Errorf("a changed template was served from the cache (err %v)", err)
+	}
+	src.Bodies[chat.Kind] = store.Body{Text: "{{Y}} {{Z}}"} // and its bodies
+	t5, err := c.get("acct", src)
+	if err != nil || t5 == t4 || len(t5.vars) != 2 {
+		t.Errorf("a template with changed bodies was served from the cache (err %v)", err)
+	}
+	src.Bodies["push"] = store.Body{Text: "{{Y}}"} // a body for another kind
+	t6, err := c.get("acct", src)
+	if err != nil || t6 == t5 || t6.forms["push"] == nil {
+		t.Errorf("a template with a new kind was served from the cache (err %v)", err)
+	}
+	if t7, _ := c.get("acct", store.CloneTemplate(src)); t7 != t6 {
+		t.Error("an unchanged template with two kinds was recompiled")
+	}
+}
+
+func TestRenderDoesNotAllocateMore(t *testing.T) {
+	// A render makes the Rendered, the values and the text: the lookup of
+	// the kind's form adds nothing.
+	tp, err := compileCustom(&store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{
+		chat.Kind: {Text: "Hi {{NAME}}, order {{ORDER_ID}}"}, "push": {Text: "{{NAME}}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := &notify.Account{Name: "A"}
+	vars := notify.Vars{"NAME": "Asha", "ORDER_ID": "OD-1"}
+	chatAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render(chat.Kind, acct, vars) })
+	pushAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render("push", acct, vars) })
+	if chatAllocs > 3 || pushAllocs != chatAllocs {
+		t.Errorf("render allocates %v times for chat, %v for push; want at most 3 (the Rendered, its values, its text), equal", chatAllocs, pushAllocs)
 	}
 }
 

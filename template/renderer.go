@@ -11,8 +11,6 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/channel/email"
-	"github.com/notifykit/notify/channel/sms"
 )
 
 // Renderer renders the stock catalogue and the custom templates of each
@@ -38,7 +36,8 @@ func New(store store.Templates) (*Renderer, error) {
 }
 
 // Render renders the template slug for kind: the chat text (chat.Kind), the
-// SMS text (sms.Kind) or the e-mail subject, HTML and text (email.Kind).
+// SMS text (sms.Kind) or the e-mail subject, HTML and text (email.Kind);
+// for any other kind, the parts of a custom template's body for that kind.
 //
 // An account's custom template takes precedence over the stock template
 // of the same slug, so an account can reword a stock message; the store
@@ -138,15 +137,7 @@ func (r *Renderer) Describe(ctx context.Context, acct *notify.Account, slug stri
 		rule := v.check.validate("") // the empty value breaks every rule but "any text"
 		info.Variables = append(info.Variables, Variable{Name: v.name, Required: v.def == noDefault, Default: d, Rule: rule})
 	}
-	if t.chat != nil {
-		info.Kinds = append(info.Kinds, chat.Kind)
-	}
-	if t.sms != nil {
-		info.Kinds = append(info.Kinds, sms.Kind)
-	}
-	if t.html != nil || t.text != nil {
-		info.Kinds = append(info.Kinds, email.Kind)
-	}
+	info.Kinds = slices.Clone(t.kinds)
 	return info, nil
 }
 

@@ -3,6 +3,7 @@ package template
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/notifykit/notify"
@@ -23,9 +24,20 @@ type tmpl struct {
 	vars  []variable
 	index map[string]int
 	names string // "NAME, ORDER_ID, BRAND_NAME (optional)", for errors
-	// The bodies; nil when the template does not serve that form.
-	chat, sms, subject, html, text *body
-	cloudName, cloudLang           string
+	// forms are the template's bodies by channel kind; a kind without
+	// one is a channel the template does not serve. Every form has a text
+	// or an HTML part.
+	forms map[notify.Kind]*form
+	// kinds are the keys of forms: chat, sms and email first, in that
+	// order, then any other kind in lexical order (Info.Kinds).
+	kinds                []notify.Kind
+	cloudName, cloudLang string
+}
+
+// form is a template's compiled body for one channel kind; a part is nil
+// when the template has none.
+type form struct {
+	subject, text, html *body
 }
 
 type variable struct {
@@ -53,13 +65,17 @@ func (t *tmpl) declare(name string) error {
 // finish computes what depends on the whole template: URL checks for
 // variables that start an HTML URL attribute, and the names list.
 func (t *tmpl) finish() {
-	if t.html != nil {
-		for _, s := range t.html.slots {
+	for _, f := range t.forms {
+		if f.html == nil {
+			continue
+		}
+		for _, s := range f.html.slots {
 			if s.esc == escURLStart && t.vars[s.v].check == checkNone {
 				t.vars[s.v].check = checkURL
 			}
 		}
 	}
+	t.kinds = orderedKinds(t.forms)
 	var b strings.Builder
 	for i, v := range t.vars {
 		if i > 0 {
@@ -78,7 +94,8 @@ func (t *tmpl) finish() {
 
 // render renders t for kind.
 func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars notify.Vars) (*notify.Rendered, error) {
-	if err := t.serves(kind); err != nil {
+	f, err := t.form(kind)
+	if err != nil {
 		return nil, err
 	}
 	vals, err := t.resolve(acct, vars)
@@ -86,47 +103,82 @@ func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars notify.Vars) 
 		return nil, err
 	}
 	out := &notify.Rendered{Slug: t.slug, Class: t.class, Values: vals}
-	switch kind {
-	case chat.Kind:
-		out.Text = t.chat.text(vals)
-	case sms.Kind:
-		out.Text = t.sms.text(vals)
-	case email.Kind:
-		if t.subject != nil {
-			out.Subject = t.subject.text(vals)
-		}
-		if t.html != nil {
-			out.HTML = t.html.htmlText(vals)
-		}
-		if t.text != nil {
-			out.Text = t.text.text(vals)
-		}
+	if f.subject != nil {
+		out.Subject = f.subject.text(vals)
+	}
+	if f.html != nil {
+		out.HTML = f.html.htmlText(vals)
+	}
+	if f.text != nil {
+		out.Text = f.text.text(vals)
 	}
 	return out, nil
 }
 
-// serves returns an error unless t has a body for kind.
-func (t *tmpl) serves(kind notify.Kind) error {
-	var ok bool
-	var form string
+// form returns t's form for kind, or an error when t does not serve kind.
+func (t *tmpl) form(kind notify.Kind) (*form, error) {
+	if f := t.forms[kind]; f != nil {
+		return f, nil
+	}
+	if !t.custom {
+		return nil, notify.Errorf(notify.CodeInvalidArgument,
+			"template: no template form for kind %q (stock templates serve sms, email and chat)", clip(string(kind), 64))
+	}
+	name := string(kind)
 	switch kind {
-	case chat.Kind:
-		ok, form = t.chat != nil, "chat"
 	case sms.Kind:
-		ok, form = t.sms != nil, "SMS"
+		name = "SMS"
 	case email.Kind:
-		ok, form = t.html != nil || t.text != nil, "e-mail"
-	default:
-		return notify.Errorf(notify.CodeInvalidArgument,
-			"template: no template form for kind %q (templates serve sms, email and chat)", kind)
+		name = "e-mail"
 	}
-	if !ok {
-		return &notify.Error{Code: notify.CodeInvalidArgument,
-			Err: errorString("template: rendering " + fmt.Sprintf("%q", t.slug)),
-			Fields: []notify.FieldError{{Field: "template_slug",
-				Message: fmt.Sprintf("custom template %q has no %s body; add one to the template or use another channel", t.slug, form)}}}
+	return nil, &notify.Error{Code: notify.CodeInvalidArgument,
+		Err: errorString("template: rendering " + fmt.Sprintf("%q", t.slug)),
+		Fields: []notify.FieldError{{Field: "template_slug",
+			Message: fmt.Sprintf("custom template %q has no %s body; add one to the template or use another channel", t.slug, clip(name, 64))}}}
+}
+
+// builtinKinds are the kinds of the stock catalogue, in the order
+// templates list them.
+var builtinKinds = [...]notify.Kind{chat.Kind, sms.Kind, email.Kind}
+
+// orderedKinds returns the keys of m: the built-in kinds first, in
+// builtinKinds order, then the others sorted.
+func orderedKinds[V any](m map[notify.Kind]V) []notify.Kind {
+	if len(m) == 0 {
+		return nil
 	}
-	return nil
+	kinds := make([]notify.Kind, 0, len(m))
+	for _, k := range builtinKinds {
+		if _, ok := m[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	n := len(kinds)
+	for k := range m {
+		if !slices.Contains(builtinKinds[:], k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds[n:])
+	return kinds
+}
+
+// Part names of a form, as errors and catalogue sections name them.
+const (
+	partSubject = "subject"
+	partHTML    = "html"
+	partText    = "text"
+)
+
+// partName names a part of kind's body in errors: "chat" and "sms" for
+// those kinds' text, "email.subject", "email.html" and "email.text" for
+// e-mail (the catalogue's section names, which the admin API maps to its
+// fields), and "<kind>.<part>" for anything else.
+func partName(kind notify.Kind, part string) string {
+	if part == partText && (kind == chat.Kind || kind == sms.Kind) {
+		return string(kind)
+	}
+	return string(kind) + "." + part
 }
 
 // text renders a body whose values go in unescaped.

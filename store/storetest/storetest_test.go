@@ -212,9 +212,12 @@ func (s *simpleTemplates) copyOf(t *store.Template) *store.Template {
 	if s.defect == "shares" {
 		return t
 	}
-	c := *t
-	c.Variables = slices.Clone(t.Variables)
-	return &c
+	if s.defect == "shares-bodies" { // the Variables copied, the Bodies map not
+		c := *t
+		c.Variables = slices.Clone(t.Variables)
+		return &c
+	}
+	return store.CloneTemplate(t)
 }
 
 func (s *simpleTemplates) Template(ctx context.Context, account, slug string) (*store.Template, error) {
@@ -496,6 +499,7 @@ func TestSuitesCatchDefects(t *testing.T) {
 		{"shares", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
 		{"shares-settings", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
 		{"shares", "--- FAIL: TestFlawedHelper/Templates/CallersCannotChangeStore"},
+		{"shares-bodies", "--- FAIL: TestFlawedHelper/Templates/CallersCannotChangeStore"},
 		{"global-keys", "--- FAIL: TestFlawedHelper/Idempotency/KeysPerAccount"},
 		{"no-fingerprint", "--- FAIL: TestFlawedHelper/Idempotency/OtherFingerprint"},
 		{"release-drops-receipt", "--- FAIL: TestFlawedHelper/Idempotency/Release"},

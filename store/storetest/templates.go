@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +20,9 @@ type TemplatesHarness struct {
 
 // RunTemplates checks a store.Templates:
 //
-//   - PutTemplate then Template returns every field;
+//   - PutTemplate then Template returns every field, the Bodies exactly
+//     as given: every kind (not only sms, chat and email, so "push" too),
+//     every part of each, the strings unchanged (spaces, line breaks);
 //   - PutTemplate with a slug in use replaces that template;
 //   - templates belong to accounts: a slug of one is not found on another;
 //   - an unknown slug is ErrNotFound for Template and DeleteTemplate;
@@ -27,8 +30,9 @@ type TemplatesHarness struct {
 //   - Templates lists the account's templates sorted by slug, and an
 //     account without templates gets an empty list and no error;
 //   - a nil template or an empty slug is ErrInvalid;
-//   - changing a template after PutTemplate, or one the store returned,
-//     changes nothing in the store;
+//   - changing a template after PutTemplate, or one the store returned
+//     (its fields, its Variables, its Bodies map), changes nothing in the
+//     store;
 //   - 64 goroutines putting and reading at once lose nothing.
 func RunTemplates(t *testing.T, h TemplatesHarness) {
 	t.Helper()
@@ -48,16 +52,24 @@ func RunTemplates(t *testing.T, h TemplatesHarness) {
 	})
 }
 
+// fullTemplate has a body for each kind the module's channels use and
+// one for "push", a kind a store knows nothing of: stores keep bodies
+// opaque, whatever their kind and parts.
 func fullTemplate(slug string) *store.Template {
 	return &store.Template{
-		Slug:         slug,
-		Variables:    []string{"NAME", "ORDER"},
-		Class:        transactional,
-		Chat:         "Hi {{NAME}}, order {{ORDER}} has shipped.",
-		SMS:          "Order {{ORDER}} shipped. -Acme",
-		EmailSubject: "Order {{ORDER}} shipped",
-		EmailHTML:    "<p>Hi {{NAME}},</p><p>Order <b>{{ORDER}}</b> has shipped.</p>",
-		EmailText:    "Hi {{NAME}}, order {{ORDER}} has shipped.",
+		Slug:      slug,
+		Variables: []string{"NAME", "ORDER"},
+		Class:     transactional,
+		Bodies: map[store.Kind]store.Body{
+			"chat": {Text: "Hi {{NAME}}, order {{ORDER}} has shipped."},
+			"sms":  {Text: "Order {{ORDER}} shipped. -Acme"},
+			"email": {
+				Subject: "Order {{ORDER}} shipped",
+				HTML:    "<p>Hi {{NAME}},</p>\n<p>Order <b>{{ORDER}}</b> has shipped.</p>",
+				Text:    "Hi {{NAME}},\n\norder {{ORDER}} has shipped. \n",
+			},
+			"push": {Subject: "  Shipped: {{ORDER}}", Text: "Order {{ORDER}} is on its way — \"Acme\""},
+		},
 	}
 }
 
@@ -73,21 +85,34 @@ func diffTemplate(got, want *store.Template) string {
 	}
 	field("Slug", got.Slug, want.Slug)
 	field("Class", got.Class, want.Class)
-	field("Chat", got.Chat, want.Chat)
-	field("SMS", got.SMS, want.SMS)
-	field("EmailSubject", got.EmailSubject, want.EmailSubject)
-	field("EmailHTML", got.EmailHTML, want.EmailHTML)
-	field("EmailText", got.EmailText, want.EmailText)
 	if !slices.Equal(got.Variables, want.Variables) {
 		d = append(d, fmt.Sprintf("Variables = %q, want %q", got.Variables, want.Variables))
+	}
+	if !maps.Equal(got.Bodies, want.Bodies) {
+		kinds := slices.Sorted(maps.Keys(want.Bodies))
+		for k := range got.Bodies {
+			if _, ok := want.Bodies[k]; !ok {
+				kinds = append(kinds, k)
+			}
+		}
+		for _, k := range kinds {
+			g, gok := got.Bodies[k]
+			w, wok := want.Bodies[k]
+			switch {
+			case !gok:
+				d = append(d, fmt.Sprintf("Bodies[%q] missing, want %s", k, fmtBody(w)))
+			case !wok:
+				d = append(d, fmt.Sprintf("Bodies[%q] = %s, want none", k, fmtBody(g)))
+			case g != w:
+				d = append(d, fmt.Sprintf("Bodies[%q] = %s, want %s", k, fmtBody(g), fmtBody(w)))
+			}
+		}
 	}
 	return strings.Join(d, "; ")
 }
 
-func cloneTemplate(t *store.Template) *store.Template {
-	c := *t
-	c.Variables = slices.Clone(t.Variables)
-	return &c
+func fmtBody(b store.Body) string {
+	return fmt.Sprintf("{Subject: %q, Text: %q, HTML: %q}", b.Subject, b.Text, b.HTML)
 }
 
 func newTemplates(t *testing.T, h TemplatesHarness) store.Templates {
@@ -121,9 +146,13 @@ func testTemplateRoundTrip(t *testing.T, h TemplatesHarness) {
 	s := newTemplates(t, h)
 	acct := newName("acct")
 	full := fullTemplate("order-shipped")
-	smsOnly := &store.Template{Slug: "otp-plain", SMS: "Your code is {{OTP}}", Variables: []string{"OTP"}, Class: transactional}
-	for _, tpl := range []*store.Template{full, smsOnly} {
-		put(t, s, acct, cloneTemplate(tpl))
+	smsOnly := &store.Template{Slug: "otp-plain", Variables: []string{"OTP"}, Class: transactional,
+		Bodies: map[store.Kind]store.Body{"sms": {Text: "Your code is {{OTP}}"}}}
+	pushOnly := &store.Template{Slug: "push-only", Class: promotional,
+		Bodies: map[store.Kind]store.Body{"push": {Subject: "Sale", Text: "50% off\ttoday only"}}}
+	bare := &store.Template{Slug: "no-bodies"}
+	for _, tpl := range []*store.Template{full, smsOnly, pushOnly, bare} {
+		put(t, s, acct, store.CloneTemplate(tpl))
 		wantTemplate(t, s, acct, tpl)
 	}
 }
@@ -132,8 +161,9 @@ func testTemplateReplace(t *testing.T, h TemplatesHarness) {
 	s := newTemplates(t, h)
 	acct := newName("acct")
 	put(t, s, acct, fullTemplate("promo"))
-	next := &store.Template{Slug: "promo", Class: promotional, Chat: "50% off today", Variables: nil}
-	put(t, s, acct, cloneTemplate(next))
+	next := &store.Template{Slug: "promo", Class: promotional, Variables: nil,
+		Bodies: map[store.Kind]store.Body{"chat": {Text: "50% off today"}}}
+	put(t, s, acct, store.CloneTemplate(next))
 	wantTemplate(t, s, acct, next)
 }
 
@@ -142,10 +172,10 @@ func testTemplatePerAccount(t *testing.T, h TemplatesHarness) {
 	a, b := newName("acct"), newName("acct")
 	ta := fullTemplate("welcome")
 	tb := fullTemplate("welcome")
-	tb.Chat = "Welcome aboard, {{NAME}}"
-	put(t, s, a, cloneTemplate(ta))
+	tb.Bodies["chat"] = store.Body{Text: "Welcome aboard, {{NAME}}"}
+	put(t, s, a, store.CloneTemplate(ta))
 	wantCodeTemplate(t, s, b, "welcome")
-	put(t, s, b, cloneTemplate(tb))
+	put(t, s, b, store.CloneTemplate(tb))
 	wantTemplate(t, s, a, ta)
 	wantTemplate(t, s, b, tb)
 }
@@ -227,24 +257,40 @@ func testTemplateCopies(t *testing.T, h TemplatesHarness) {
 	acct := newName("acct")
 	ctx := context.Background()
 	want := fullTemplate("copy")
-	mine := cloneTemplate(want)
+	mine := store.CloneTemplate(want)
 	put(t, s, acct, mine)
-	mine.Chat = "changed by the caller"
+	mine.Class = promotional
+	mine.Bodies["chat"] = store.Body{Text: "changed by the caller"}
+	delete(mine.Bodies, "sms")
+	mine.Bodies["fax"] = store.Body{Text: "added by the caller"}
 	mine.Variables[0] = "CHANGED"
+	wantTemplate(t, s, acct, want)
 
 	got, err := s.Template(ctx, acct, "copy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.SMS = "changed by a reader"
+	got.Bodies["sms"] = store.Body{Text: "changed by a reader"}
+	delete(got.Bodies, "push")
+	got.Bodies["fax"] = store.Body{Text: "added by a reader"}
 	got.Variables[1] = "CHANGED"
+	wantTemplate(t, s, acct, want)
+
 	list, err := s.Templates(ctx, acct)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("Templates = %v, %v", list, err)
 	}
-	list[0].EmailHTML = "changed by a reader"
+	list[0].Bodies["email"] = store.Body{HTML: "changed by a reader"}
+	delete(list[0].Bodies, "chat")
 	list[0].Variables[0] = "CHANGED"
 	wantTemplate(t, s, acct, want)
+	list, err = s.Templates(ctx, acct)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("Templates = %v, %v", list, err)
+	}
+	if d := diffTemplate(list[0], want); d != "" {
+		t.Fatalf("listed after a reader changed a listed one: %s", d)
+	}
 }
 
 func testTemplatesConcurrent(t *testing.T, h TemplatesHarness) {

@@ -1,0 +1,130 @@
+package adminapi_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/store"
+)
+
+// TestTemplateAnswersKeepTheirBytes: the body fields of a custom template
+// (chat, sms, email_subject, email_html, email_text), which the template
+// keeps as bodies by channel kind, are answered byte for byte as they
+// were when they were fields of the template, and stored as the bodies
+// of their kinds, a kind without any part having none.
+func TestTemplateAnswersKeepTheirBytes(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		ctx := context.Background()
+		const path = "/admin/v1/accounts/acme/templates"
+		all := `{"slug":"all","variables":["A","B"],"class":"transactional","chat":"c {{A}}","sms":"s {{B}}",` +
+			`"email_subject":"su","email_html":"\u003ci\u003eh\u003c/i\u003e","email_text":"t"}`
+		wantRaw(t, s.admin(t, "PUT", path+"/all", `{"variables":["A","B"],"class":"transactional","chat":"c {{A}}",`+
+			`"sms":"s {{B}}","email_subject":"su","email_html":"<i>h</i>","email_text":"t"}`), 201,
+			`{"success":true,"data":`+all+`}`)
+		mail := `{"slug":"mail","variables":[],"class":"promotional","email_subject":"Hello {{NAME}}",` +
+			`"email_html":"\u003cp\u003eHi \u003ca href=\"{{LINK}}\"\u003e{{NAME}}\u003c/a\u003e \u0026amp; \u003c\u003eé\u003c/p\u003e"}`
+		wantRaw(t, s.admin(t, "PUT", path+"/mail", `{"class":"promotional","email_subject":"Hello {{NAME}}",`+
+			`"email_html":"<p>Hi <a href=\"{{LINK}}\">{{NAME}}</a> &amp; <>é</p>"}`), 201, `{"success":true,"data":`+mail+`}`)
+		welcome := `{"slug":"welcome","variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}, welcome to Acme."}`
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"sms":"Hi {{NAME}}, welcome to Acme."}`), 201,
+			`{"success":true,"data":`+welcome+`}`)
+		wantRaw(t, s.admin(t, "GET", path, ""), 200,
+			`{"success":true,"data":{"account":"acme","templates":[`+all+`,`+mail+`,`+welcome+`]}}`)
+
+		for slug, want := range map[string]map[store.Kind]store.Body{
+			"all": {chat.Kind: {Text: "c {{A}}"}, sms.Kind: {Text: "s {{B}}"},
+				email.Kind: {Subject: "su", HTML: "<i>h</i>", Text: "t"}},
+			"mail":    {email.Kind: {Subject: "Hello {{NAME}}", HTML: `<p>Hi <a href="{{LINK}}">{{NAME}}</a> &amp; <>é</p>`}},
+			"welcome": {sms.Kind: {Text: "Hi {{NAME}}, welcome to Acme."}},
+		} {
+			tpl, err := b.store.Template(ctx, "acme", slug)
+			if err != nil || !reflect.DeepEqual(tpl.Bodies, want) {
+				t.Errorf("stored %s: %+v, %v; want bodies %+v", slug, tpl, err, want)
+			}
+		}
+	})
+}
+
+// TestTemplateErrorsKeepTheirBytes: a template that does not compile is
+// answered as it always was, with the wire's field names, whatever words
+// template.Check now has for the shape of the set of bodies.
+func TestTemplateErrorsKeepTheirBytes(t *testing.T) {
+	s := newServer(t, memBackend(t))
+	s.create(t, "acme")
+	const path = "/admin/v1/accounts/acme/templates"
+	bad := func(field, rule string) string {
+		return `{"success":false,"error":{"code":"invalid_argument","message":"invalid request: ` + field + ` ` + rule +
+			`","fields":{"` + field + `":"` + rule + `"}}}`
+	}
+	const noBody = `no body: set at least one of Chat, SMS, EmailHTML and EmailText`
+	const unclosed = `line 1, column 4: \"{{\" without a closing \"}}\"`
+	for _, c := range []struct{ slug, body, want string }{
+		{"broken", `{"sms":"Hi {{NAME"}`, bad("sms", unclosed)},
+		{"broken", `{"chat":"Hi {{NAME"}`, bad("chat", unclosed)},
+		{"broken", `{"email_html":"<script>{{X}}</script>"}`,
+			bad("email_html", `line 1, column 9: {{X}}: placeholders are not allowed inside \u003cscript\u003e`)},
+		{"broken", `{"email_text":"a\rb"}`, bad("email_text", `line 1, column 2: control character U+000D`)},
+		{"broken", `{"email_subject":"line\nbreak","email_text":"x"}`, bad("email_subject", `the subject must be one line`)},
+		{"broken", `{"email_subject":"{{X"}`, bad("email_subject", `line 1, column 1: \"{{\" without a closing \"}}\"`)},
+		{"broken", `{"email_subject":"only subject"}`, bad("body", noBody)},
+		{"broken", `{"email_subject":"subj","sms":"x"}`,
+			bad("email_subject", `an e-mail subject without an e-mail body (EmailHTML or EmailText)`)},
+		{"broken", `{"sms":"x","class":"spam"}`, bad("class", `class must be transactional or promotional`)},
+		{"broken", `{}`, bad("body", noBody)},
+		{"broken", `{"class":"promotional","variables":["A"]}`, bad("body", noBody)},
+		{"broken", `{"sms":"x","variables":["A","A"]}`, bad("variables", `variable A declared twice`)},
+		{"Bad%20Slug", `{}`, bad("slug", `bad slug: use 1-64 lower-case letters, digits, '-' and '_'`)},
+		{"broken", `{"sms":"Hi\u0000 there","chat":"\u0000","email_subject":"\u0000","email_html":"\u0000","email_text":"\u0000","class":"\u0000"}`,
+			`{"success":false,"error":{"code":"invalid_argument","message":"invalid request: ` +
+				`class must be valid UTF-8 without NUL characters; chat must be valid UTF-8 without NUL characters; ` +
+				`sms must be valid UTF-8 without NUL characters; email_subject must be valid UTF-8 without NUL characters; ` +
+				`email_html must be valid UTF-8 without NUL characters; email_text must be valid UTF-8 without NUL characters",` +
+				`"fields":{"chat":"must be valid UTF-8 without NUL characters","class":"must be valid UTF-8 without NUL characters",` +
+				`"email_html":"must be valid UTF-8 without NUL characters","email_subject":"must be valid UTF-8 without NUL characters",` +
+				`"email_text":"must be valid UTF-8 without NUL characters","sms":"must be valid UTF-8 without NUL characters"}}}`},
+	} {
+		wantRaw(t, s.admin(t, "PUT", path+"/"+c.slug, c.body), 400, c.want)
+	}
+	wantRaw(t, s.admin(t, "GET", path, ""), 200, `{"success":true,"data":{"account":"acme","templates":[]}}`)
+}
+
+// TestTemplateOtherKinds: bodies of kinds the wire has no fields for
+// (set in Go) are left out of answers, and a PUT, which replaces the
+// whole template, drops them, saying so in its log line.
+func TestTemplateOtherKinds(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		ctx := context.Background()
+		const path = "/admin/v1/accounts/acme/templates"
+		if err := b.store.PutTemplate(ctx, "acme", &store.Template{Slug: "welcome", Variables: []string{"NAME"},
+			Bodies: map[store.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Subject: "Hi", Text: "Hi {{NAME}}!"}}}); err != nil {
+			t.Fatal(err)
+		}
+		wantRaw(t, s.admin(t, "GET", path, ""), 200, `{"success":true,"data":{"account":"acme","templates":[`+
+			`{"slug":"welcome","variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}"}]}}`)
+
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"chat":"Hi {{NAME}}!"}`), 200,
+			`{"success":true,"data":{"slug":"welcome","variables":["NAME"],"class":"transactional","chat":"Hi {{NAME}}!"}}`)
+		tpl, err := b.store.Template(ctx, "acme", "welcome")
+		if err != nil || !reflect.DeepEqual(tpl.Bodies, map[store.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}}!"}}) {
+			t.Errorf("stored after the PUT: %+v, %v; want the chat body alone", tpl, err)
+		}
+		logs := s.logs.String()
+		if !strings.Contains(logs, `"action":"template.put","account":"acme","template":"welcome","replaced":true,"dropped_kinds":["push"]}`) {
+			t.Errorf("log: %s", logs)
+		}
+		// A PUT that drops nothing logs no dropped_kinds.
+		want(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"sms":"Hi {{NAME}}"}`), 200, "")
+		if n := strings.Count(s.logs.String(), "dropped_kinds"); n != 1 {
+			t.Errorf("%d log lines with dropped_kinds: %s", n, s.logs.String())
+		}
+	})
+}
