@@ -121,12 +121,12 @@ func WithPrices(prices Pricer) Option {
 // Without it, a request that carries a key is refused with
 // CodeInvalidArgument naming idempotency_key (ignoring the key would send
 // a repeat twice).
-func WithIdempotency(store store.Keys) Option {
+func WithIdempotency(keys store.Keys) Option {
 	return func(n *Notifier) error {
-		if nilness.Is(store) {
+		if nilness.Is(keys) {
 			return errors.New("WithIdempotency: nil store.Keys")
 		}
-		n.idem = store
+		n.idem = keys
 		return nil
 	}
 }

@@ -120,7 +120,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 		if prev != nil {
 			sctx := detached(ctx)
 			defer sctx.release()
-			_ = n.idem.Complete(sctx, acct.ID, key, encodeReceipt(prev))
+			_ = n.complete(sctx, acct.ID, key, prev)
 			return prev, replayError(op, prev)
 		}
 	}
@@ -137,7 +137,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 		_ = n.idem.Release(sctx, acct.ID, key)
 		return r, sendErr
 	}
-	if err := n.idem.Complete(sctx, acct.ID, key, encodeReceipt(r)); err != nil {
+	if err := n.complete(sctx, acct.ID, key, r); err != nil {
 		// The message went out (or may have) and is paid for; failing now
 		// would invite a second send. The key stays reserved, so repeats
 		// get Conflict. Observers may hold r already, so the note goes on

@@ -709,3 +709,24 @@ func TestSettleAfterMustOutlastASend(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyedSendWhoseReceiptCannotBeStored: with a clock past year 9999 a
+// receipt does not encode, so its key cannot be completed. The send that
+// went out still answers its receipt, with a note; a repeat of the key is
+// Conflict (the key stays held), never a second send, and nothing panics.
+func TestKeyedSendWhoseReceiptCannotBeStored(t *testing.T) {
+	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := newRig(t, notify.WithClock(func() time.Time { return far }))
+	req := smsReq("hello")
+	req.IdempotencyKey = "k-far"
+	rc, err := r.n.Send(context.Background(), req)
+	if err != nil || rc.Status != notify.StateSent || !strings.Contains(rc.Note, "idempotency record failed") {
+		t.Fatalf("send = %+v, %v; want sent, with a note that the key was not completed", rc, err)
+	}
+	if _, err := r.n.Send(context.Background(), req); notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("repeat = %v, want Conflict", err)
+	}
+	if got := len(r.sms.Sent()); got != 1 {
+		t.Fatalf("the vendor got %d messages, want 1", got)
+	}
+}

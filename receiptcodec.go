@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 )
@@ -83,13 +84,18 @@ func (j *receiptJSON) receipt() *Receipt {
 	return r
 }
 
-// encodeReceipt is the stored form of r. A Receipt always encodes.
-func encodeReceipt(r *Receipt) []byte {
-	body, err := json.Marshal(toReceiptJSON(r))
+// encodeReceipt is the stored form of r. It fails only on a time JSON
+// cannot carry (a year outside 0-9999, from a clock gone wrong).
+func encodeReceipt(r *Receipt) ([]byte, error) { return json.Marshal(toReceiptJSON(r)) }
+
+// complete stores r as the receipt of account's key (store.Keys.Complete),
+// encoded. ctx is the caller's detached context.
+func (n *Notifier) complete(ctx context.Context, account, key string, r *Receipt) error {
+	body, err := encodeReceipt(r)
 	if err != nil {
-		panic("notify: a receipt does not encode: " + err.Error()) // plain strings, ints and times only
+		return err
 	}
-	return body
+	return n.idem.Complete(ctx, account, key, body)
 }
 
 // decodeReceipt reads a receipt encodeReceipt wrote.

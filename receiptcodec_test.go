@@ -12,7 +12,11 @@ func FuzzDecodeReceipt(f *testing.F) {
 	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", Status: StateSent,
 		Cost: Money{Minor: 40, Currency: INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
 		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", ErrorCode: CodeRejected}}}
-	f.Add(encodeReceipt(r))
+	body, err := encodeReceipt(r)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(body)
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"legs":[null,{"legs":[{}]}]}`))
 	f.Add([]byte(`{"cost":{"minor":-9223372036854775808}}`))
@@ -22,7 +26,11 @@ func FuzzDecodeReceipt(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r2, err := decodeReceipt(encodeReceipt(r))
+		again, err := encodeReceipt(r)
+		if err != nil {
+			t.Fatalf("re-encode: %v", err)
+		}
+		r2, err := decodeReceipt(again)
 		if err != nil {
 			t.Fatalf("decode of our own encoding: %v", err)
 		}
@@ -41,11 +49,25 @@ func TestReceiptRoundTrip(t *testing.T) {
 		Error: "e", Domain: "d", IdempotencyKey: "k", CreatedAt: time.Unix(1700000000, 5).UTC(),
 		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", Status: StateFailed, ErrorCode: CodeRejected,
 			Cost: Money{Currency: INR()}, CreatedAt: time.Unix(1700000000, 6).UTC()}}}
-	got, err := decodeReceipt(encodeReceipt(r))
+	body, err := encodeReceipt(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeReceipt(body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, r) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, r)
+	}
+}
+
+// TestEncodeReceiptRefusesWhatJSONCannotCarry: a receipt dated past year
+// 9999 (a clock gone wrong) is an error, not a panic.
+func TestEncodeReceiptRefusesWhatJSONCannotCarry(t *testing.T) {
+	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	body, err := encodeReceipt(&Receipt{CreatedAt: far})
+	if err == nil {
+		t.Fatalf("encodeReceipt of year 10000 = %s, want an error", body)
 	}
 }

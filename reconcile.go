@@ -138,7 +138,7 @@ func (n *Notifier) completeKey(ctx context.Context, m *Message) {
 		return // the key keeps its lease; a repeat after it settles the key itself
 	}
 	if r, err := n.receiptOfKey(sctx, m.Account, m.IdempotencyKey, since, siblings); err == nil && r != nil {
-		_ = n.idem.Complete(sctx, m.Account, m.IdempotencyKey, encodeReceipt(r))
+		_ = n.complete(sctx, m.Account, m.IdempotencyKey, r)
 	}
 }
 
@@ -255,10 +255,17 @@ func (n *Notifier) reread(ctx context.Context, m *Message, u store.Update, moved
 	if after, err := n.ledger.Message(sctx, m.Account, m.ID); err == nil {
 		return after
 	}
-	after := *m
-	after.State, after.Charge, after.Refunded, after.UpdatedAt = moved.State, moved.Charge, moved.Refunded, moved.UpdatedAt
+	after := standing(m, moved)
 	if u.ErrorCode != "" {
 		after.ErrorCode, after.Error = u.ErrorCode, u.Error
 	}
+	return after
+}
+
+// standing is a copy of m with where a move's answer, moved, says the
+// record stands: its state, charge and last move (the rest as m had it).
+func standing(m *Message, moved store.Moved) *Message {
+	after := *m
+	after.State, after.Charge, after.Refunded, after.UpdatedAt = moved.State, moved.Charge, moved.Refunded, moved.UpdatedAt
 	return &after
 }

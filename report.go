@@ -295,7 +295,9 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 	mv, err := n.ledger.Move(ctx, m.Account, m.ID, u)
 	switch {
 	case CodeOf(err) == CodeConflict:
-		return m, false, nil // repeated or outrun: nothing to do
+		// Repeated or outrun: nothing to do, and the record stands where
+		// the move's answer says (m may be older).
+		return standing(m, mv), false, nil
 	case err != nil:
 		return nil, false, err
 	}

@@ -24,15 +24,15 @@ type Renderer struct {
 }
 
 // New returns a Renderer over the stock catalogue, which it parses and
-// compiles once, here, and over the custom templates of store (nil: stock
-// templates only). An error means the embedded catalogue is broken, which
-// the package's tests rule out.
-func New(store store.Templates) (*Renderer, error) {
+// compiles once, here, and over the custom templates of templates (nil:
+// stock templates only). An error means the embedded catalogue is broken,
+// which the package's tests rule out.
+func New(templates store.Templates) (*Renderer, error) {
 	stock, slugs, err := loadStock(stockFS)
 	if err != nil {
 		return nil, err
 	}
-	return &Renderer{store: store, stock: stock, slugs: slugs}, nil
+	return &Renderer{store: templates, stock: stock, slugs: slugs}, nil
 }
 
 // Render renders the template slug for kind: the chat text (chat.Kind), the
