@@ -45,7 +45,8 @@ func (g *SentGate) Held() <-chan string { return g.held }
 // again does nothing, so a test may also call it in a cleanup.
 func (g *SentGate) Release() { g.releaseOnce.Do(func() { close(g.release) }) }
 
-// Move holds the first move into sent until Release, then moves it.
+// Move holds the first move into sent until Release (or until ctx ends:
+// then it fails, as a store that timed out), then moves it.
 func (g *SentGate) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	first := false
 	if u.State == notify.StateSent {
@@ -53,7 +54,11 @@ func (g *SentGate) Move(ctx context.Context, account, id string, u store.Update)
 	}
 	if first {
 		g.held <- u.ProviderMessageID
-		<-g.release
+		select {
+		case <-g.release:
+		case <-ctx.Done(): // a test that never releases does not hang the send for good
+			return store.Moved{}, ctx.Err()
+		}
 	}
 	return g.Ledger.Move(ctx, account, id, u)
 }

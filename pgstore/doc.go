@@ -51,7 +51,7 @@
 // versions there: the vendor ID, sender IDs and DLT templates under
 // "sms", the primary gateway under "chat"). pgstore keeps them opaque: it
 // checks only that each kind's is a JSON object that jsonb can hold, and
-// that together they take at most 64 KiB, and gives them back as
+// that together they take at most 16 MiB, and gives them back as
 // PostgreSQL renders jsonb (the same JSON, with its own spacing and key
 // order). API keys are kept as their SHA-256 only.
 //

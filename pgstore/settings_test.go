@@ -68,7 +68,7 @@ func wantFields(t testing.TB, what string, err error, fields ...string) {
 }
 
 // TestAccountSettings: each kind's settings must be a JSON object that
-// jsonb can hold, together at most 64 KiB; PutAccount, CreateAccount and
+// jsonb can hold, together at most 16 MiB; PutAccount, CreateAccount and
 // UpdateAccount refuse others as ErrInvalid naming the kind, and write
 // nothing.
 func TestAccountSettings(t *testing.T) {
@@ -96,7 +96,7 @@ func TestAccountSettings(t *testing.T) {
 		{"NUL", map[notify.Kind]json.RawMessage{"sms": json.RawMessage(`{"a":"x\u0000"}`)}, []string{"settings.sms"}},
 		{"NUL in a key", map[notify.Kind]json.RawMessage{"sms": json.RawMessage(`{"\u0000":1}`)}, []string{"settings.sms"}},
 		{"lone surrogate", map[notify.Kind]json.RawMessage{"sms": json.RawMessage(`{"a":"\ud800"}`)}, []string{"settings"}},
-		{"too big", map[notify.Kind]json.RawMessage{"sms": big(40 << 10), "chat": big(30 << 10)}, []string{"settings"}},
+		{"too big", map[notify.Kind]json.RawMessage{"sms": big(9 << 20), "chat": big(8 << 20)}, []string{"settings"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			acct := &notify.Account{ID: "acme", Name: "changed", Currency: notify.INR(), Settings: tc.settings}
@@ -123,7 +123,7 @@ func TestAccountSettings(t *testing.T) {
 	// that is text, an empty object, many kinds; they come back compact
 	// or as jsonb renders them, the same JSON.
 	settings := map[notify.Kind]json.RawMessage{
-		"sms":   big(60 << 10),
+		"sms":   big(1 << 20), // 500 DLT templates of 2,000 characters
 		"chat":  json.RawMessage(" {\n\t\"primary_gateway\" : \"qr\" } "),
 		"email": json.RawMessage(`{"note":"a \\u0000 is six characters here","n":1.5e3,"e":"\u00e9<&>"}`),
 		"push":  json.RawMessage(`{}`),

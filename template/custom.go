@@ -75,7 +75,7 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 		err := t.declare(name)
 		return len(t.vars) - 1, err
 	}
-	for k := range src.Bodies {
+	for _, k := range orderedKinds(src.Bodies) {
 		if !validSlug(string(k)) {
 			return nil, bad("bad kind %q: kinds are 1-64 lower-case letters, digits, '-' and '_'", clip(string(k), 40))
 		}

@@ -80,7 +80,8 @@ type Config struct {
 
 // Channel is the chat channel. It implements notify.Channel for
 // chat.Kind; create it with New. It is safe for concurrent use and keeps no
-// state between sends.
+// state between sends but the accounts' decoded settings (a bounded
+// cache).
 type Channel struct {
 	cloud, qr notify.Provider
 	renderer  notify.TemplateRenderer

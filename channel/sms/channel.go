@@ -72,7 +72,7 @@ func DefaultOTPText(code, brand string) string {
 
 // Channel is the SMS channel. It implements notify.Channel for sms.Kind;
 // create it with New. It is safe for concurrent use and keeps no state
-// between sends.
+// between sends but the accounts' decoded settings (a bounded cache).
 type Channel struct {
 	provider     notify.Provider
 	providerName string

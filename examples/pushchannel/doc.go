@@ -8,8 +8,9 @@
 //
 // Wired into a Notifier with notify.WithChannel, a push is sent, priced,
 // charged, recorded, reported (Provider's messages take delivery reports
-// through Notifier.Report like any other) and refunded exactly as an SMS
-// is, with no line of the root, memstore, pgstore or httpapi changed:
+// through Notifier.Report like any other) and refunded as any message is
+// (a failure reported after acceptance too: push has no ReportHandler to
+// keep the charge, as the SMS channel does), with no line of the root, memstore, pgstore or httpapi changed:
 //
 //	n, err := notify.New(accounts, memstore.NewLedger(wal),
 //		notify.WithChannel(pushchannel.New(pushchannel.NewProvider(baseURL, key, nil))),

@@ -37,17 +37,25 @@ func Map(kind notify.Kind, v any) map[notify.Kind]json.RawMessage {
 	return map[notify.Kind]json.RawMessage{kind: body}
 }
 
-// maxCached bounds the decoded settings a Cache keeps; past it the cache
-// starts again (a churn of accounts costs decodes, not memory).
-const maxCached = 4096
+// The cache's bounds: at most maxCached entries of at most maxCachedBytes
+// of JSON together; past either it starts again (a churn of accounts
+// costs decodes, not memory). Settings larger than maxCachedEntry are
+// decoded on each call rather than kept (an account with a thousand DLT
+// templates is one such).
+const (
+	maxCached      = 4096
+	maxCachedBytes = 16 << 20
+	maxCachedEntry = 256 << 10
+)
 
 // Cache keeps decoded settings of one kind by their JSON: accounts'
 // settings change seldom, and accounts with the same JSON share an entry.
 // The zero value is ready to use; it is safe for concurrent use.
 type Cache[T any] struct {
-	mu   sync.Mutex
-	m    map[string]*T
-	none T // the settings of an account that has none
+	mu    sync.Mutex
+	m     map[string]*T
+	bytes int // the JSON kept as m's keys
+	none  T   // the settings of an account that has none
 }
 
 // Of returns acct's settings of kind, decoded once per distinct JSON (see
@@ -56,6 +64,10 @@ func (c *Cache[T]) Of(acct *notify.Account, kind notify.Kind) (*T, error) {
 	raw := acct.Settings[kind]
 	if len(raw) == 0 {
 		return &c.none, nil
+	}
+	if len(raw) > maxCachedEntry {
+		v, err := Decode[T](acct, kind)
+		return &v, err
 	}
 	c.mu.Lock()
 	v, ok := c.m[string(raw)]
@@ -69,9 +81,10 @@ func (c *Cache[T]) Of(acct *notify.Account, kind notify.Kind) (*T, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCached {
-		c.m = make(map[string]*T)
+	if c.m == nil || len(c.m) >= maxCached || c.bytes+len(raw) > maxCachedBytes {
+		c.m, c.bytes = make(map[string]*T), 0
 	}
 	c.m[string(raw)] = &decoded
+	c.bytes += len(raw)
 	return &decoded, nil
 }

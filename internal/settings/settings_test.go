@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/notifykit/notify"
@@ -61,5 +62,22 @@ func TestCacheIsBounded(t *testing.T) {
 	}
 	if n := len(c.m); n > maxCached {
 		t.Fatalf("%d entries kept, want at most %d", n, maxCached)
+	}
+}
+
+// TestCacheKeepsLargeSettingsOut: settings larger than maxCachedEntry are
+// decoded each time and not kept, so the cache's memory stays bounded.
+func TestCacheKeepsLargeSettingsOut(t *testing.T) {
+	var c Cache[testSettings]
+	big := `{"sender":"` + strings.Repeat("A", maxCachedEntry) + `"}`
+	got, err := c.Of(account(big), kind)
+	if err != nil || len(got.Sender) != maxCachedEntry {
+		t.Fatalf("Of = %d bytes, %v", len(got.Sender), err)
+	}
+	if len(c.m) != 0 || c.bytes != 0 {
+		t.Fatalf("kept %d entries, %d bytes; want none", len(c.m), c.bytes)
+	}
+	if _, err := c.Of(account(`{"sender":"`+strings.Repeat("B", 1000)+`"}`), kind); err != nil || c.bytes == 0 {
+		t.Fatalf("a small entry: %v, %d bytes kept", err, c.bytes)
 	}
 }
