@@ -130,11 +130,12 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 	var b store.Balance
 	if m.Charge.Minor > 0 {
 		var err error
-		if b, err = s.wallet.Debit(ctx, m.Account, m.Charge, m.ID); err != nil {
+		if b, err = s.wallet.debitNew(ctx, m.Account, m.Charge, m.ID); err != nil {
 			return store.Balance{}, err
 		}
 	}
 	m.State = store.StatePending
+	m.Refunded, m.VendorCode = false, "" // a new record: no refund, no report yet (as pgstore writes it)
 	m.UpdatedAt = m.CreatedAt
 	// Room for the steps of a send (pending, attempting, sent, a report),
 	// so that moving a record seldom grows its history.

@@ -2,6 +2,8 @@ package memstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -316,5 +318,58 @@ func TestErrorsNamePackage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "memstore: ") {
 			t.Errorf("error %d = %v, want a memstore error", i, err)
 		}
+	}
+}
+
+// TestLedgerRefusesAnIDWhoseRecordWasForgotten: once a settled record is
+// forgotten (beyond the capacity), its ID is still taken while the
+// wallet remembers its debit. Opening it again is Conflict; before, it was
+// written with no debit (the wallet took the known ref for a retry), and
+// its refund later credited money that never moved.
+func TestLedgerRefusesAnIDWhoseRecordWasForgotten(t *testing.T) {
+	ctx := context.Background()
+	w := NewWallet()
+	if err := w.Open("a", store.Money{Minor: 100000, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLedger(w, WithMessageCapacity(1))
+	open := func(id string) error {
+		_, err := l.Open(ctx, &store.Record{ID: id, Account: "a", Charge: store.Money{Minor: 100, Currency: notify.INR()},
+			CreatedAt: time.Now()})
+		return err
+	}
+	settle := func(id string) {
+		for _, st := range []store.State{store.StateAttempting, store.StateSent} {
+			if _, err := l.Move(ctx, "a", id, store.Update{State: st, At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := open("x"); err != nil {
+		t.Fatal(err)
+	}
+	settle("x")
+	for i := 0; ; i++ { // settle others until x is forgotten
+		if _, err := l.Message(ctx, "a", "x"); errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if i > 10000 {
+			t.Fatal("x was never forgotten")
+		}
+		id := fmt.Sprintf("other-%d", i)
+		if err := open(id); err != nil {
+			t.Fatal(err)
+		}
+		settle(id)
+	}
+	before, err := w.Balance(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := open("x"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("Open of a forgotten record's ID = %v, want ErrConflict", err)
+	}
+	if after, _ := w.Balance(ctx, "a"); after.Available != before.Available {
+		t.Fatalf("balance %v after the refused Open, want %v", after.Available, before.Available)
 	}
 }

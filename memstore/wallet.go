@@ -180,21 +180,31 @@ func (w *Wallet) Balance(ctx context.Context, account string) (store.Balance, er
 // empty ref, ErrConflict for a ref recorded with another direction or
 // amount, ErrInsufficientFunds.
 func (w *Wallet) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
-	return w.apply(ctx, "debit", account, amount, ref, -1)
+	return w.apply(ctx, "debit", account, amount, ref, -1, false)
+}
+
+// debitNew is Debit of a ref the wallet must not know: a known one is
+// ErrConflict, not a retry. The Ledger's Open debits through it, so that a
+// message ID whose record was forgotten (settled beyond the capacity)
+// while its debit is remembered is taken, rather than opened again with
+// no money moved.
+func (w *Wallet) debitNew(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+	return w.apply(ctx, "debit", account, amount, ref, -1, true)
 }
 
 // Credit adds amount to the account under ref; errors as for Debit,
 // except that a credit beyond the largest int64 balance is
 // ErrInvalid instead of ErrInsufficientFunds.
 func (w *Wallet) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
-	return w.apply(ctx, "credit", account, amount, ref, 1)
+	return w.apply(ctx, "credit", account, amount, ref, 1, false)
 }
 
-// apply moves sign*amount under ref. The shard lock makes the ref check
+// apply moves sign*amount under ref; a ref already recorded answers the
+// recorded movement, or, when fresh, ErrConflict. The shard lock makes the ref check
 // and the move one step for callers sharing a ref; the purse lock guards
 // only the balance arithmetic, so callers with different refs serialise
 // on a few instructions.
-func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Money, ref string, sign int64) (store.Balance, error) {
+func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Money, ref string, sign int64, fresh bool) (store.Balance, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Balance{}, ctxError(op, err)
 	}
@@ -223,6 +233,9 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Mon
 	if rec != nil {
 		recAmount, recAfter := rec.amount, rec.after
 		sh.mu.Unlock()
+		if fresh {
+			return store.Balance{}, store.Errorf(store.ErrConflict, "memstore: %s of %s: ref %q is recorded already", op, amount, ref)
+		}
 		if recAmount != delta {
 			return store.Balance{}, store.Errorf(store.ErrConflict,
 				"memstore: %s of %s: ref %q was recorded for a %s", op, amount, ref, describe(recAmount, p.currency))
@@ -347,5 +360,3 @@ func sameCurrency(a, b store.Currency) bool {
 func ctxError(op string, err error) error {
 	return fmt.Errorf("memstore: %s: %w", op, err)
 }
-
-// Interface guards

@@ -76,7 +76,7 @@
 // Either both happen or neither does, whatever fails when: a lost
 // connection, a killed backend, a canceled context, a crash. A repeated
 // ref returns the balance recorded with it and moves nothing. Credits
-// (top-ups, and the Notifier's refunds "refund:<message ID>") are ledger
+// (top-ups, and the refunds Move writes, "refund:<message ID>") are ledger
 // rows too, so balance = opening + sum(ledger) always; CheckLedger proves
 // it for an account. Debit is a method of the Store but not of
 // store.Ledger: a send's charge is debited by Open, with its record.

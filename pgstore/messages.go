@@ -12,8 +12,8 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-// refundPrefix is the ledger ref prefix of a refund, as the Notifier
-// writes it ("refund:<message ID>").
+// refundPrefix is the ledger ref prefix of the refund that Move writes
+// with a record's move into failed ("refund:<message ID>").
 const refundPrefix = "refund:"
 
 // adjustPrefix is the ledger ref prefix of a price adjustment after a

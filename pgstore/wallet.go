@@ -13,7 +13,7 @@ import (
 )
 
 // maxRefLen bounds a ledger ref, well inside what a btree index entry can
-// hold; the Notifier's refs are UUIDs ("refund:" + UUID for refunds).
+// hold; a record's refs are its UUID ("refund:" + UUID for its refund).
 const maxRefLen = 200
 
 // raceRetries bounds how often a debit or credit is run again after losing
@@ -62,7 +62,7 @@ func (s *Store) Debit(ctx context.Context, account string, amount store.Money, r
 // Credit adds amount to the account's wallet under ref, with the rules of
 // Debit (no store.ErrInsufficientFunds; a credit that would overflow the
 // balance is store.ErrInvalid). Top-ups are credits with a ref of the host's choosing;
-// the Notifier refunds with "refund:<message ID>".
+// refunds are written by Move, with the record, under "refund:<message ID>".
 func (s *Store) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
 	return s.move(ctx, "credit", account, amount, ref, +1)
 }

@@ -139,7 +139,8 @@ type Record struct {
 	Units          int
 	// Metered reports that the send was priced and charged.
 	Metered bool
-	// Charge is what Open debited (zero when unmetered or free).
+	// Charge is what Open debited (zero when unmetered or free), lowered
+	// by a move into sent with a Reprice.
 	Charge Money
 	// Attempts counts vendor attempts, retries included.
 	Attempts int
@@ -160,7 +161,7 @@ type Record struct {
 	Resend []byte
 	// Refunded reports that the charge was credited back, when the record
 	// moved to failed (a failure reported after acceptance may keep it:
-	// see ReportHandler.Refund).
+	// see notify.ReportHandler.Refund).
 	Refunded bool
 	// History lists the states the record entered, with when, oldest
 	// first; the first entry is pending.
