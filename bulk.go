@@ -156,7 +156,7 @@ type bulkLeg struct {
 }
 
 // dispatchBulk sends the recipients batch by batch. Each recipient is
-// charged, recorded and marked attempting just before its batch goes, so
+// charged and recorded attempting just before its batch goes, so
 // that a record waits in pending or attempting only while its own batch
 // is on its way: a crash between batches leaves the rest unopened, not
 // unknown, and no record outlives the settle threshold waiting for a

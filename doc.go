@@ -13,10 +13,11 @@
 //     throttle (WithRateLimit, WithOTPThrottle, over a store.Limiter) take their
 //     share; idempotent replays never count.
 //  3. Charge and record: the ledger writes the message's durable record
-//     (StatePending) and debits its price, with the message ID as
-//     reference, in one step (an unmetered send has a zero charge). A
-//     short wallet is CodeInsufficientFunds and no provider is called.
-//     The record moves to StateAttempting before the vendor is called.
+//     and debits its price, with the message ID as reference, in one step
+//     (an unmetered send has a zero charge). The record opens
+//     StateAttempting (its history pending, then attempting), for the
+//     vendor call follows at once. A short wallet is
+//     CodeInsufficientFunds and no provider is called.
 //  4. Deliver: the Channel hands the Envelope to its Provider under a
 //     per-attempt timeout. The answer is one of three outcomes (MessageState):
 //     accepted (sent, charged); certainly not accepted (temporary refusals

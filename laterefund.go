@@ -40,11 +40,17 @@ import (
 // can refund a message the vendor may have: the moves follow the refusal
 // of the last attempt, after which no attempt follows.
 //
+// A record whose opening's answer was lost (the store wrote it, or not,
+// and the vendor was not called) is settled by the same two steps and the
+// same late retry (unopened in pipeline.go).
+//
 // What stays open: a store unreachable for both steps and for the whole
 // threshold, or a process that dies too. Nothing durable then says the
-// vendor refused the message; the record stays attempting and the
-// reconciler settles it unknown, keeping its charge, the safe side (an
-// operator may refund it; the vendor's records tell).
+// vendor refused the message (or never had it); the record stays
+// attempting and the reconciler settles it unknown, keeping its charge,
+// the safe side (an operator may refund it; the vendor's records tell).
+// That holds of one write per send: before records opened attempting, the
+// step that marked an open record attempting was that write.
 
 // The backoff of a late refund's tries: the first waits about
 // lateRefundFirst, each later one twice as long, up to lateRefundMax.

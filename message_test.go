@@ -311,70 +311,20 @@ func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 	}
 }
 
-// stallingMessages stalls the first move to attempting, as a process that
-// dies after the charge and before the vendor call would.
-type stallingMessages struct {
-	store.Ledger
-	stalled chan string
-	release chan struct{}
-	once    sync.Once
-}
-
-func (s *stallingMessages) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	first := false
-	if u.State == notify.StateAttempting {
-		s.once.Do(func() { first = true })
-	}
-	if first {
-		s.stalled <- id
-		<-s.release
-		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "the process is gone")
-	}
-	return s.Ledger.Move(ctx, account, id, u)
-}
-
-func TestReconcileRefundsACrashBeforeTheVendorCall(t *testing.T) {
-	stall := &stallingMessages{stalled: make(chan string, 1), release: make(chan struct{})}
-	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
-		stall.Ledger = s
-		return stall
-	})
-	req := smsReq("hello")
-	req.IdempotencyKey = "order-3"
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = r.n.Send(context.Background(), req)
-	}()
-	t.Cleanup(func() { close(stall.release); <-done })
-	id := <-stall.stalled
-	if got := r.balance(t); got != opening-25 {
-		t.Fatalf("balance after the charge = %d", got)
-	}
-
-	n2 := r.instance(t)
-	r.clock.advance(settleAfter + time.Second)
-	res, err := n2.Reconcile(context.Background())
-	if err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
-		t.Fatalf("Reconcile = %+v, %v; want one refund", res, err)
-	}
-	m := r.message(t, id)
-	wantStates(t, m, notify.StatePending, notify.StateFailed)
-	if got := r.balance(t); got != opening || m.Cost().Minor != 0 {
-		t.Fatalf("a message never sent must be refunded: balance %d, record %+v", got, m)
-	}
-	// The key is left to its lease (over by now): a repeat sends afresh.
-	again, err := n2.Send(context.Background(), req)
-	if err != nil || again.MessageID == id || r.sms.Len() != 1 {
-		t.Fatalf("repeat after a refunded crash = %+v, %v (vendor got %d)", again, err, r.sms.Len())
-	}
-}
-
-// lostOpen writes the record and its charge, then loses the answer; when
-// moves fail too, the refund is left to the reconciler.
+// lostOpen writes the record and its charge, then loses the answer; while
+// failMoves is set, moves into failed fail too (the store unreachable for
+// the refund's step), and moves are told on moved.
 type lostOpen struct {
 	store.Ledger
-	failMoves bool
+	failMoves atomic.Bool
+	failed    chan struct{} // a move into failed landed
+	once      sync.Once
+}
+
+func newLostOpen(failMoves bool) *lostOpen {
+	l := &lostOpen{failed: make(chan struct{})}
+	l.failMoves.Store(failMoves)
+	return l
 }
 
 func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
@@ -385,15 +335,24 @@ func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (notify.Balance,
 }
 
 func (s *lostOpen) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if s.failMoves {
+	if u.State == notify.StateFailed && s.failMoves.Load() {
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 	}
-	return s.Ledger.Move(ctx, account, id, u)
+	m, err := s.Ledger.Move(ctx, account, id, u)
+	if err == nil && u.State == notify.StateFailed {
+		s.once.Do(func() { close(s.failed) })
+	}
+	return m, err
 }
 
+// TestUncertainChargeIsNeverKept: the store wrote a record and its charge
+// but the answer was lost. The vendor is never called, and the charge is
+// refunded: at once when the store answers, else once it answers again
+// (retried in the background), and a reconciler after the threshold finds
+// nothing left.
 func TestUncertainChargeIsNeverKept(t *testing.T) {
 	for _, failMoves := range []bool{false, true} {
-		lost := &lostOpen{failMoves: failMoves}
+		lost := newLostOpen(failMoves)
 		r := newRecordRig(t, func(s store.Ledger) store.Ledger {
 			lost.Ledger = s
 			return lost
@@ -408,21 +367,59 @@ func TestUncertainChargeIsNeverKept(t *testing.T) {
 		}
 		want := int64(opening)
 		if failMoves {
-			want -= 25 // held until the reconciler refunds it
+			want -= 25 // held until the store takes the refund
 		}
 		if got := r.balance(t); got != want {
 			t.Fatalf("failMoves=%v: balance = %d, want %d", failMoves, got, want)
 		}
 		if failMoves {
-			lost.failMoves = false
-			r.clock.advance(settleAfter + time.Second)
-			if res, err := r.n.Reconcile(context.Background()); err != nil || res.Refunded != 1 {
-				t.Fatalf("Reconcile = %+v, %v", res, err)
+			lost.failMoves.Store(false) // the database is back
+			select {
+			case <-lost.failed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the refund was not written within 10s of the store coming back")
 			}
 			if got := r.balance(t); got != opening {
-				t.Fatalf("balance after reconciling = %d", got)
+				t.Fatalf("balance after the store came back = %d", got)
 			}
 		}
+		r.clock.advance(settleAfter + time.Second)
+		if res, err := r.instance(t).Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{}) {
+			t.Fatalf("failMoves=%v: Reconcile = %+v, %v; want nothing left", failMoves, res, err)
+		}
+	}
+}
+
+// TestReconcileRefundsALostOpeningAfterACrash: the record and its charge
+// were written, the answer was lost, and the refund's step failed; the
+// process dies before the store takes it. The step back to pending, which
+// the store did take, is the durable mark that the vendor was never
+// called: the reconciler refunds the record rather than keeping its charge
+// as unknown.
+func TestReconcileRefundsALostOpeningAfterACrash(t *testing.T) {
+	lost := newLostOpen(true)
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
+		lost.Ledger = s
+		return lost
+	})
+	if _, err := r.n.Send(context.Background(), smsReq("hello")); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("send with a lost Open: %v", err)
+	}
+	if r.balance(t) != opening-25 || r.sms.Len() != 0 {
+		t.Fatalf("balance %d, vendor got %d; want the charge held and no send", r.balance(t), r.sms.Len())
+	}
+	// The process is gone: its late refund never lands (its ledger keeps
+	// failing). Another instance's reconciler, after the threshold, on
+	// the store that is back.
+	r.messages = lost.Ledger
+	n2 := r.instance(t)
+	r.clock.advance(settleAfter + time.Second)
+	res, err := n2.Reconcile(context.Background())
+	if err != nil || res.Refunded != 1 || res.Unknown != 0 {
+		t.Fatalf("Reconcile = %+v, %v; want one refund", res, err)
+	}
+	if r.balance(t) != opening {
+		t.Fatalf("balance = %d: a message never sent must be refunded", r.balance(t))
 	}
 }
 

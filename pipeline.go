@@ -186,15 +186,12 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 	return n.settle(ctx, op, acct, p.env, r, charged, res, attempts, outcome, derr)
 }
 
-// begin charges p and opens its record, then marks it attempting: what
-// comes before the vendor call. It returns the receipt to fill and whether
-// money moved. A nil receipt and an error: nothing was charged or
-// written, or, when the store's answer to the opening was lost, a record
-// with its charge may stand, failed and refunded at once if the store
-// answers again, else settled so by the reconciler (it never reached
-// the vendor). A receipt and an error: the record could not be marked
-// attempting, so the vendor must not be called; the receipt is settled
-// (failed, refunded) and reported.
+// begin charges p and opens its record attempting: what comes before the
+// vendor call. It returns the receipt to fill and whether money moved. A
+// nil receipt and an error: nothing was charged or written, or, when the
+// store's answer to the opening was lost, a record with its charge may
+// stand, which is failed and refunded as soon as the store answers again
+// (unopened). The bool is false then.
 func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepared) (*Receipt, bool, error) {
 	env := p.env
 	if env.ID == "" { // a part of a Composite or Bulk request has its ID already
@@ -225,13 +222,6 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 		IdempotencyKey: env.IdempotencyKey,
 		CreatedAt:      now,
 		Provider:       env.Provider,
-	}
-	// From here on a crash leaves the record unknown rather than refunded;
-	// an error means the vendor must not be called.
-	if err := n.markAll(ctx, []*Envelope{env}, StateAttempting); err != nil {
-		// The vendor was not called: a certain non-acceptance.
-		r, err := n.fail(ctx, acct, env, r, charged, wrap(op, env.Provider, CodeUnavailable, err))
-		return r, charged, err
 	}
 	return r, charged, nil
 }
@@ -374,15 +364,23 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 
 // open writes the message's record, opened at now, and its charge,
 // env.Price (zero when unmetered), in one step. It reports the balance
-// after the charge and whether money moved. When the store's answer is lost (unreachable,
-// context ended mid-call) the record is failed, which refunds it, before
-// open returns, or left to the reconciler, which refunds it: money never
-// stays taken without a record.
+// after the charge and whether money moved.
+//
+// The record opens attempting (store.OpenStates): the vendor call follows
+// at once, and one write fewer per send is a third of a send's commits on
+// PostgreSQL. A crash after the opening leaves the record attempting,
+// which the reconciler settles unknown with its charge, as it would after
+// a crash during the vendor call; a record that opened pending and was
+// then marked attempting left the same window between the mark and the
+// call. When the store's answer is lost (unreachable, context ended
+// mid-call), unopened fails the record, which refunds it if it is there:
+// money never stays taken without a record.
 func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared, now time.Time) (Money, bool, error) {
 	env := p.env
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
-		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now}
+		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now,
+		State: StateAttempting}
 	m.Resend = env.Resend
 	if m.Request == "" {
 		m.Request = env.Kind
@@ -395,12 +393,32 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict:
 		return Money{}, false, storeFailure(op, "ledger", err) // definite: nothing written
 	}
-	// Unknown: the record and its debit are both there or both missing.
-	// Failing the record refunds it if it is there; if that fails too,
-	// the reconciler will, once the record is older than the threshold.
-	_, _ = n.move(ctx, acct.ID, env.ID, store.Update{State: StateFailed, At: n.now(),
-		ErrorCode: string(CodeOf(err)), Error: "the record could not be confirmed: " + err.Error()})
-	return Money{}, false, storeFailure(op, "ledger", err)
+	e := storeFailure(op, "ledger", err)
+	n.unopened(ctx, acct, env, now, e)
+	return Money{}, false, e
+}
+
+// unopened settles the record of env, whose opening's answer was lost
+// (e): the record and its debit are both there or both missing, and the
+// vendor was not called. Failing the record refunds it if it is there,
+// by the steps fail takes for a refusal: back to pending, the durable
+// mark that nothing is in flight, then into failed, retried in the
+// background while the store fails for a reason that may pass. A record
+// left pending is refunded by the reconciler; what stays open is what
+// laterefund.go says of a refusal's refund.
+func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, now time.Time, e *Error) {
+	_ = n.markAll(ctx, []*Envelope{env}, StatePending)
+	u := store.Update{State: StateFailed, At: n.now(), ErrorCode: string(e.Code),
+		Error: "the record could not be confirmed: " + e.Error()}
+	_, err := n.move(ctx, acct.ID, env.ID, u)
+	if err == nil || !passing(err) {
+		return // failed and refunded, or never written (NotFound)
+	}
+	r := Receipt{MessageID: env.ID, Account: acct.ID, Kind: env.Kind, To: env.To, Status: StateFailed,
+		Provider: env.Provider, Units: env.Units, Metered: n.pricer != nil, Cost: env.Price,
+		Domain: env.Domain, IdempotencyKey: env.IdempotencyKey, CreatedAt: now,
+		ErrorCode: e.Code, Error: e.Error()}
+	n.refundLater(ctx, &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e, receipt: r})
 }
 
 // finish moves the record of an accepted or unknown message to its final

@@ -107,8 +107,8 @@ func (s *Ledger) shard(id string) *messageShard {
 	return &s.shards[maphash.String(s.seed, id)&(messageShards-1)]
 }
 
-// Open writes m as a pending record and debits m.Charge, as
-// store.Ledger documents: m itself becomes the record, and is left
+// Open writes m as a new record, pending or attempting, and debits
+// m.Charge, as store.Ledger documents: m itself becomes the record, and is left
 // untouched when Open fails. Besides the store's own errors, an ended
 // context is its Canceled or DeadlineExceeded error, with nothing written.
 func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
@@ -120,6 +120,10 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 	}
 	if m.Charge.Minor < 0 {
 		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a charge must not be negative", m.ID)
+	}
+	state, history, ok := store.OpenStates(m.State, m.CreatedAt)
+	if !ok {
+		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a record cannot start %s", m.ID, m.State)
 	}
 	sh := s.shard(m.ID)
 	sh.mu.Lock()
@@ -134,14 +138,13 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 			return store.Balance{}, err
 		}
 	}
-	m.State = store.StatePending
+	m.State, m.History = state, history
 	m.Refunded, m.VendorCode = false, "" // a new record: no refund, no report yet (as pgstore writes it)
 	m.UpdatedAt = m.CreatedAt
-	// Room for the steps of a send (pending, attempting, sent, a report),
-	// so that moving a record seldom grows its history.
-	m.History = make([]store.StateChange, 1, 4)
-	m.History[0] = store.StateChange{State: store.StatePending, At: m.CreatedAt}
 	sh.records[m.ID] = m
+	if m.State == store.StateAttempting {
+		sh.enterAttempting(m)
+	}
 	if m.IdempotencyKey != "" {
 		s.byKey.add(idemKey{m.Account, m.IdempotencyKey}, m.ID)
 	}

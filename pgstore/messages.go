@@ -51,11 +51,12 @@ func statesFrom(rule func(from, to store.State) bool) map[store.State][]string {
 	return out
 }
 
-// Open writes m as a pending record and, when m.Charge is positive, debits
-// it under ref m.ID, in one statement, as store.Ledger documents:
-// store.ErrInsufficientFunds, store.ErrNotFound (no wallet),
-// store.ErrInvalid (another currency, a negative charge, an empty account
-// or ID, an ID over 193 bytes) and store.ErrConflict (the ID is recorded
+// Open writes m as a record, pending or attempting (store.OpenStates),
+// and, when m.Charge is positive, debits it under ref m.ID, in one
+// statement, as store.Ledger documents: store.ErrInsufficientFunds,
+// store.ErrNotFound (no wallet), store.ErrInvalid (another currency, a
+// negative charge, an empty account or ID, an ID over 193 bytes, another
+// state) and store.ErrConflict (the ID is recorded
 // already) write nothing. Any
 // other error leaves the outcome unknown; the record and its debit are
 // then both there or both missing, and Message tells which.
@@ -75,10 +76,14 @@ func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error
 	if m.Charge.Minor < 0 {
 		fe.Add("charge", "must not be negative")
 	}
+	state, steps, ok := store.OpenStates(m.State, m.CreatedAt)
+	if !ok {
+		fe.Add("state", "must be pending or attempting")
+	}
 	if err := fe.Err(); err != nil {
 		return store.Balance{}, err
 	}
-	history, err := json.Marshal([]stateChangeJSON{{State: string(store.StatePending), At: m.CreatedAt}})
+	history, err := json.Marshal(historyJSON(steps))
 	if err != nil {
 		return store.Balance{}, fmt.Errorf("pgstore: open message: %w", err)
 	}
@@ -91,7 +96,7 @@ func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error
 		return s.pool.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
 			m.To, m.Provider, m.ProviderMessageID, m.Gateway, m.IdempotencyKey, m.Domain,
 			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
-			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend).
+			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend, string(state)).
 			Scan(&after, &stored)
 	})
 	switch {
@@ -272,6 +277,15 @@ func (s *Store) messages(ctx context.Context, what, query string, args ...any) (
 type stateChangeJSON struct {
 	State string    `json:"state"`
 	At    time.Time `json:"at"`
+}
+
+// historyJSON is steps in the history column's form.
+func historyJSON(steps []store.StateChange) []stateChangeJSON {
+	h := make([]stateChangeJSON, len(steps))
+	for i, c := range steps {
+		h[i] = stateChangeJSON{State: string(c.State), At: c.At}
+	}
+	return h
 }
 
 // scanMoved reads one row of movedColumns.

@@ -194,7 +194,8 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// runs only from the ledger row's RETURNING, so neither exists
 		// without the other, and a duplicate ID fails the INSERT on the
 		// primary key, which rolls the whole statement back. When nothing
-		// was written the caller asks openRefusal why.
+		// was written the caller asks openRefusal why. $24 is the state
+		// the record starts in, and $21 its history to match.
 		openMessage: x(`WITH upd AS (
 	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
 	WHERE $13 > 0 AND account = $2 AND balance >= $13
@@ -206,7 +207,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 	RETURNING balance_after
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
-	SELECT $1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
 		$17, $18, $19, $20, $21, $22, $22, '', false, $23
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1

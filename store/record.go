@@ -104,6 +104,24 @@ func deliveryRank(s State) int {
 // left by a holder that died, and Notifier.Reconcile settles it.
 func (s State) Open() bool { return s == StatePending || s == StateAttempting }
 
+// OpenStates returns the state and the history of a record that
+// Ledger.Open writes when asked for state st at time at, or ok false when
+// Open may not start a record in st: StatePending (or the zero State) is
+// one step, StateAttempting two, pending then attempting. It is the one
+// rule of which states a record starts in, for stores to follow. The
+// history has room for the steps a send adds after it.
+func OpenStates(st State, at time.Time) (state State, history []StateChange, ok bool) {
+	history = make([]StateChange, 1, 4)
+	history[0] = StateChange{State: StatePending, At: at}
+	switch st {
+	case "", StatePending:
+		return StatePending, history, true
+	case StateAttempting:
+		return StateAttempting, append(history, StateChange{State: StateAttempting, At: at}), true
+	}
+	return "", nil, false
+}
+
 // StateChange is one step of a record's history.
 type StateChange struct {
 	State State
@@ -258,8 +276,12 @@ type Ledger interface {
 	// wallet is ErrNotFound.
 	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
 
-	// Open writes m as a new record in StatePending, with m.History set to
-	// that one step at m.CreatedAt, and, when m.Charge is positive, debits
+	// Open writes m as a new record in m.State, with m.History set to its
+	// steps at m.CreatedAt: StatePending (the zero State too) is one step;
+	// StateAttempting, for a send whose vendor call follows at once, is
+	// two, pending then attempting, so that the send needs one write fewer
+	// (see OpenStates). Any other state is ErrInvalid. When m.Charge is
+	// positive, Open also debits
 	// it from m.Account's wallet under ref m.ID, as one atomic step: the
 	// record exists if and only if the money moved. It returns the balance
 	// after the debit (zero without a charge: an unmetered send needs no

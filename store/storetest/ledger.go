@@ -27,7 +27,10 @@ type LedgerHarness struct {
 //     adds to it under a ref, once: a repeat of the ref with the same
 //     amount moves nothing more, with another amount it is ErrConflict;
 //   - Open writes a pending record, every field intact, with its charge
-//     debited; a second Open of the ID is ErrConflict and charges nothing;
+//     debited; asked for attempting, it writes the record attempting, its
+//     history pending then attempting, in flight for Attempting and Stale;
+//     any other state is ErrInvalid and writes and charges nothing; a
+//     second Open of the ID is ErrConflict and charges nothing;
 //     a short wallet is ErrInsufficientFunds and writes no record;
 //   - a record without a charge needs no wallet;
 //   - Move follows store.CanMove and nothing else, keeps the history of
@@ -66,6 +69,7 @@ func RunLedger(t *testing.T, h LedgerHarness) {
 	runAll(t, []subtest{
 		{"BalanceAndCredit", func(t *testing.T) { testBalanceAndCredit(t, h) }},
 		{"OpenAndRead", func(t *testing.T) { testOpenAndRead(t, h) }},
+		{"OpenAttempting", func(t *testing.T) { testOpenAttempting(t, h) }},
 		{"OpenTwice", func(t *testing.T) { testOpenTwice(t, h) }},
 		{"OpenShort", func(t *testing.T) { testOpenShort(t, h) }},
 		{"OpenUnmetered", func(t *testing.T) { testOpenUnmetered(t, h) }},
@@ -268,6 +272,47 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 	if again := readMessage(t, s, acct, m.ID); again.To != want.To || again.History[0].State != store.StatePending {
 		t.Fatalf("the stored record changed with the caller's copy: %+v", again)
 	}
+}
+
+func testOpenAttempting(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
+	ctx := context.Background()
+	acct := newName("acct")
+	fund(t, acct, rupees(1000))
+	m := sampleMessage(acct, 100, msgEpoch)
+	m.State = store.StateAttempting
+	if b := openMessage(t, s, m); b.Available.Minor != 900 {
+		t.Fatalf("Open returned balance %d, want 900", b.Available.Minor)
+	}
+	want := *m
+	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch}, {State: store.StateAttempting, At: msgEpoch}}
+	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
+		t.Fatalf("the record opened attempting differs: %s", d)
+	}
+	if yes, err := s.Attempting(ctx, m.Provider, msgEpoch); err != nil || !yes {
+		t.Fatalf("Attempting after an Open in attempting = %v, %v; want true", yes, err)
+	}
+	stale, err := s.Stale(ctx, msgEpoch.Add(time.Minute), 10)
+	if err != nil || len(stale) != 1 || stale[0].ID != m.ID || stale[0].State != store.StateAttempting {
+		t.Fatalf("Stale = %v, %v; want the record opened attempting", stale, err)
+	}
+	_, err = s.Move(ctx, acct, m.ID, store.Update{State: store.StateAttempting, At: msgEpoch.Add(time.Second)})
+	wantErr(t, "a move into attempting of a record opened attempting", err, store.ErrConflict)
+	moveMessage(t, s, m, store.Update{State: store.StateSent, At: msgEpoch.Add(2 * time.Second), ProviderMessageID: newName("pm")})
+	if yes, err := s.Attempting(ctx, m.Provider, msgEpoch); err != nil || yes {
+		t.Fatalf("Attempting after the move to sent = %v, %v; want false", yes, err)
+	}
+	wantWallet(t, s, acct, 900)
+
+	for _, st := range []store.State{store.StateSent, store.StateFailed, store.StateUnknown, "queued"} {
+		o := sampleMessage(acct, 100, msgEpoch)
+		o.State = st
+		_, err := s.Open(ctx, taken(o))
+		wantErr(t, "Open in "+string(st), err, store.ErrInvalid)
+		_, err = s.Message(ctx, acct, o.ID)
+		wantErr(t, "Message of a record refused its state", err, store.ErrNotFound)
+	}
+	wantWallet(t, s, acct, 900)
 }
 
 func testOpenTwice(t *testing.T, h LedgerHarness) {

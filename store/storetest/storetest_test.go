@@ -188,10 +188,18 @@ func (s *simpleIdem) Release(ctx context.Context, account, key string) error {
 }
 
 // flawedLedger is a memstore.Ledger whose Move, with defect
-// "moved-lies", answers that a refund was not made.
+// "moved-lies", answers that a refund was not made, and whose Open, with
+// "opens-pending", opens every record pending.
 type flawedLedger struct {
 	*memstore.Ledger
 	defect string
+}
+
+func (l flawedLedger) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+	if l.defect == "opens-pending" && m.State == store.StateAttempting {
+		m.State = store.StatePending
+	}
+	return l.Ledger.Open(ctx, m)
 }
 
 func (l flawedLedger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
@@ -511,6 +519,7 @@ func TestSuitesCatchDefects(t *testing.T) {
 		{"retains-receipt", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptNotRetained"},
 		{"receipt-as-text", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptBytes"},
 		{"moved-lies", "--- FAIL: TestFlawedHelper/Ledger/FailRefundsOnce"},
+		{"opens-pending", "--- FAIL: TestFlawedHelper/Ledger/OpenAttempting"},
 		{"unsorted", "--- FAIL: TestFlawedHelper/Templates/List"},
 		{"delete-missing-ok", "--- FAIL: TestFlawedHelper/Templates/NotFound"},
 		{"ignores-ctx", "--- FAIL: TestFlawedHelper/Wallet/CanceledContext"},
