@@ -55,6 +55,12 @@
 // PostgreSQL renders jsonb (the same JSON, with its own spacing and key
 // order). API keys are kept as their SHA-256 only.
 //
+// Every send reads its account: one round trip of a send's three. An
+// application that can let a change to an account (disabled, new
+// settings) reach its sends up to a second late puts an
+// accountcache.Cache in front of the Store as the Notifier's
+// store.Accounts, and saves that read.
+//
 // # Templates
 //
 // A custom template's slug, variables and price class are columns of the
