@@ -287,8 +287,8 @@ func (a *Accounts) remove(id string) {
 // ByAccount returns copies of up to limit of the account's records that
 // are older than before (all of them for the zero cursor), newest first:
 // by CreatedAt descending, then ID descending. It scans every record the
-// store keeps (a bounded number: WithMessageCapacity) and holds at most
-// limit of them at a time.
+// store keeps, of both generations (a bounded number: WithMessageCapacity),
+// and holds at most limit of them at a time.
 func (s *Ledger) ByAccount(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by account", err)
@@ -304,12 +304,12 @@ func (s *Ledger) ByAccount(ctx context.Context, account string, before store.Mes
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for _, rec := range sh.records {
+		keep := func(rec *store.Record) {
 			if rec.Account != account || !before.Older(rec) {
-				continue
+				return
 			}
 			if len(top) == limit && newer(rec, top[len(top)-1]) >= 0 {
-				continue
+				return
 			}
 			j, _ := slices.BinarySearchFunc(top, rec, newer)
 			if len(top) == limit {
@@ -317,8 +317,10 @@ func (s *Ledger) ByAccount(ctx context.Context, account string, before store.Mes
 			}
 			top = slices.Insert(top, j, rec)
 		}
+		sh.cur.all(keep)
+		sh.old.all(keep)
 		for j, rec := range top {
-			if rec.Account == account && s.shard(rec.ID) == sh {
+			if rec.Account == account && s.shard(s.hashID(rec.ID)) == sh {
 				top[j] = cloneMessage(rec) // copy under the shard's lock
 			}
 		}

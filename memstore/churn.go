@@ -3,11 +3,13 @@ package memstore
 // Go's maps keep the room a churn of inserts and deletes made them take:
 // a map that holds a steady thousand keys while millions pass through it
 // grows to several times the size those keys need (golang/go#70886). The
-// stores here that forget as fast as they learn (records, their indexes)
-// count their deletes and, every few turns over their size, copy what is
-// left into a map sized for it: one pass over the live keys per
-// churnTurns times their number of deletes, so memory stays flat at a
-// constant amortized cost.
+// maps here that forget as fast as they learn, one key at a time (the
+// Ledger's sets of its open records, which every send enters and
+// leaves), count their deletes and, every few turns over their size,
+// copy what is left into a map sized for it: one pass over the live keys
+// per churnTurns times their number of deletes, so memory stays flat at
+// a constant amortized cost. (The Ledger's records and indexes are
+// forgotten a whole map at a time instead: see Ledger.)
 
 // churnTurns is how many times its live size a map may see deleted
 // before it is rebuilt.

@@ -37,8 +37,8 @@
 // Memory: the Wallet remembers every debit and credit ref it has seen,
 // because a ref must deduplicate retries for as long as one can arrive
 // (bound it with WithRefRetention); the Idempotency store forgets entries
-// after its TTL; the Ledger keeps every open record and about the latest
-// 100,000 settled ones (WithMessageCapacity); the limiters forget a key
-// once its budget is whole again, so they hold the keys active within one
-// window (one burst time for RateLimit).
+// after its TTL; the Ledger keeps every open record and, of the settled
+// ones, the latest 50,000 to 100,000 (WithMessageCapacity); the limiters
+// forget a key once its budget is whole again, so they hold the keys
+// active within one window (one burst time for RateLimit).
 package memstore

@@ -6,13 +6,14 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notifykit/notify/store"
 )
 
-// DefaultMessageCapacity is how many settled records NewLedger keeps
-// unless told otherwise.
+// DefaultMessageCapacity is how many settled records NewLedger keeps at
+// most unless told otherwise (see WithMessageCapacity).
 const DefaultMessageCapacity = 100_000
 
 // messageShards is the number of independently locked record maps, a
@@ -26,49 +27,89 @@ const messageShards = 32
 // pending or attempting, which Notifier.Reconcile settles. It is safe for
 // concurrent use.
 //
-// Records still pending or attempting are always kept; of the others it
-// keeps about the most recent capacity (WithMessageCapacity), spread over
-// 32 shards, and forgets the oldest.
+// Records still pending or attempting are always kept. The settled ones
+// are kept in two generations, the current one and the previous one, and
+// forgotten a generation at a time: once capacity/2 records have settled
+// into the current generation (WithMessageCapacity), the previous one is
+// dropped whole, the current one becomes the previous, and the open
+// records move into a new current one (turn). Dropping a generation's
+// maps whole costs nothing per record, where forgetting the oldest record
+// one at a time cost every send map deletes, in the records and in each
+// index, on memory long gone cold. Records are spread over 32 locked
+// shards, by the hash of their ID; the one step that takes every shard's
+// lock is that turn of the generations, once every capacity/2 settled
+// records, and its work is the open records it carries.
 type Ledger struct {
-	wallet   *Wallet
-	seed     maphash.Seed
-	shardCap int
-	shards   [messageShards]messageShard
+	wallet *Wallet
+	seed   maphash.Seed
+	// genCap is how many records settle into a generation before it
+	// turns: capacity/2, at least 1.
+	genCap int64
+	// settled counts the records settled into the current generation.
+	// It changes only under the lock of the record's shard, and is reset
+	// by turn, which holds every shard's lock.
+	settled atomic.Int64
+	shards  [messageShards]messageShard
+	// turnMu lets one turn run at a time, and guards sizes: per shard,
+	// how many records the generation that last turned held, the size
+	// turn makes the next one's map.
+	turnMu sync.Mutex
+	sizes  [messageShards]int
 
-	byKey *msgIndex[idemKey] // message IDs, in the order they were opened
-	// byProvider maps a vendor's message ID to the message IDs it names,
-	// in the order the vendor accepted them. Keyed by the vendor's ID
-	// alone (ByProviderID keeps the provider's own records): a string key
-	// takes the map's fast path, and a record's provider may change after
-	// the index is written (a chat failover) without leaving a stale key.
-	byProvider *msgIndex[string]
+	// byKey and byProvider index the records kept, in generations that
+	// turn with theirs (see msgIndex); lookups check each record they
+	// name against the key and against the records kept, so an entry
+	// that outlives its record, or its record's key, is harmless.
+	byKey *msgIndex // records by account and idempotency key
+	// byProvider finds records by their vendor's message ID, in the
+	// order the vendor accepted them. Keyed by the vendor's ID alone
+	// (ByProviderID keeps the provider's own records): a record's
+	// provider may change after the index is written (a chat failover)
+	// without leaving a stale key.
+	byProvider *msgIndex
 	requests   requestRecords
 }
 
+// messageShard holds the records whose IDs hash to it. Every record is
+// in exactly one of cur and old; the open ones are all in cur (turn
+// carries them), so old holds settled records only, which never become
+// open again.
 type messageShard struct {
-	mu      sync.Mutex
-	records map[string]*store.Record
-	settled []string // IDs of records that left the open states, oldest first
-	head    int
+	mu sync.Mutex
+	// cur and old hold the records by the hash of their ID (hashID),
+	// the one the shard was chosen by.
+	cur recSet
+	old recSet // the previous generation; empty before the first turn
 	// attempting holds the shard's records in StateAttempting, by
-	// provider, for Attempting.
+	// provider, for Attempting; pending those in StatePending. Together
+	// they are the open records, which Stale reads and turn carries.
 	attempting map[string]map[*store.Record]struct{}
-	// deletes counts the deletes from records and from attempting's
-	// sets since they were built (see churned).
-	deletes, attemptingDeletes int
+	pending    map[*store.Record]struct{}
+	// attemptingDeletes and pendingDeletes count the deletes from
+	// attempting's sets and from pending since they were built (see
+	// churned).
+	attemptingDeletes, pendingDeletes int
 }
 
 // LedgerOption configures a Ledger in NewLedger.
 type LedgerOption func(*Ledger)
 
-// WithMessageCapacity bounds the settled records kept to about n (n <= 0:
-// DefaultMessageCapacity).
+// WithMessageCapacity bounds the settled records kept to n (n <= 0:
+// DefaultMessageCapacity), and the request records (OpenRequest) alike.
+// They are forgotten half a capacity at a time, oldest first (see
+// Ledger): between calls, the Ledger keeps the most recent n/2 settled
+// records at least (rounded down, and one at least) and n at most,
+// however they spread over its shards. The one excess: records that
+// concurrent moves settle while the generations turn (a millisecond or
+// so at the default capacity) join the generation being closed, and
+// stand beyond n until the next turn. Open records are kept besides,
+// however many.
 func WithMessageCapacity(n int) LedgerOption {
 	return func(s *Ledger) {
 		if n <= 0 {
 			n = DefaultMessageCapacity
 		}
-		s.shardCap = (n + messageShards - 1) / messageShards
+		s.genCap = int64(max(n/2, 1))
 	}
 }
 
@@ -79,15 +120,15 @@ func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
 	if w == nil {
 		w = NewWallet()
 	}
-	s := &Ledger{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(func(seed maphash.Seed, k idemKey) uint64 { return maphash.String(seed, k.key) }),
-		byProvider: newMsgIndex(maphash.String)}
+	s := &Ledger{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(), byProvider: newMsgIndex()}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
 		o(s)
 	}
 	for i := range s.shards {
-		s.shards[i].records = make(map[string]*store.Record)
+		s.shards[i].cur = newRecSet(0)
 		s.shards[i].attempting = make(map[string]map[*store.Record]struct{})
+		s.shards[i].pending = make(map[*store.Record]struct{})
 	}
 	return s
 }
@@ -103,8 +144,12 @@ func (s *Ledger) Credit(ctx context.Context, account string, amount store.Money,
 	return s.wallet.Credit(ctx, account, amount, ref)
 }
 
-func (s *Ledger) shard(id string) *messageShard {
-	return &s.shards[maphash.String(s.seed, id)&(messageShards-1)]
+// hashID returns the hash of a message ID, which chooses its shard
+// (shard) and is its key there.
+func (s *Ledger) hashID(id string) uint64 { return maphash.String(s.seed, id) }
+
+func (s *Ledger) shard(h uint64) *messageShard {
+	return &s.shards[h&(messageShards-1)]
 }
 
 // Open writes m as a new record, pending or attempting, and debits
@@ -125,10 +170,11 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 	if !ok {
 		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a record cannot start %s", m.ID, m.State)
 	}
-	sh := s.shard(m.ID)
+	h := s.hashID(m.ID)
+	sh := s.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if _, ok := sh.records[m.ID]; ok {
+	if sh.find(h, m.ID) != nil {
 		return store.Balance{}, store.Errorf(store.ErrConflict, "memstore: message %q is recorded already", m.ID)
 	}
 	var b store.Balance
@@ -141,68 +187,153 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 	m.State, m.History = state, history
 	m.Refunded, m.VendorCode = false, "" // a new record: no refund, no report yet (as pgstore writes it)
 	m.UpdatedAt = m.CreatedAt
-	sh.records[m.ID] = m
-	if m.State == store.StateAttempting {
-		sh.enterAttempting(m)
-	}
+	sh.cur.add(h, m)
+	sh.enterOpen(m)
 	if m.IdempotencyKey != "" {
-		s.byKey.add(idemKey{m.Account, m.IdempotencyKey}, m.ID)
+		s.byKey.add(s.byKey.hash2(m.Account, m.IdempotencyKey), m)
 	}
 	if m.ProviderMessageID != "" {
-		s.byProvider.add(m.ProviderMessageID, m.ID)
+		s.byProvider.add(s.byProvider.hash(m.ProviderMessageID), m)
 	}
 	return b, nil
 }
 
 // Move moves the record along store.CanMove, refunding its charge when it
-// moves into failed, as store.Ledger documents.
+// moves into failed, as store.Ledger documents. The move that settles the
+// last record of a generation also turns the generations (see Ledger),
+// after it has let go of the record's shard.
 func (s *Ledger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Moved{}, ctxError("move message", err)
 	}
-	sh := s.shard(id)
+	mv, full, err := s.move(ctx, s.hashID(id), account, id, u)
+	if full {
+		s.turn()
+	}
+	return mv, err
+}
+
+// move is Move under the shard's lock; full reports that the move
+// settled the record that filled the current generation.
+func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store.Update) (mv store.Moved, full bool, err error) {
+	sh := s.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	rec, err := sh.lookup(account, id)
+	rec, err := sh.lookup(h, account, id)
 	if err != nil {
-		return store.Moved{}, err
+		return store.Moved{}, false, err
 	}
 	if !store.CanMove(rec.State, u.State) {
 		if store.CanBackfill(rec.State, u.State) && !inHistory(rec, u.State) {
 			backfill(rec, store.StateChange{State: u.State, At: u.At})
-			return movedOf(rec), nil
+			return movedOf(rec), false, nil
 		}
-		return movedOf(rec), store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
+		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
 	}
 	refund := u.State == store.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
 	if refund {
 		if _, err := s.wallet.Credit(ctx, account, rec.Charge, "refund:"+id); err != nil {
-			return store.Moved{}, err
+			return store.Moved{}, false, err
 		}
 	}
 	if u.State == store.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0 && u.Reprice.Minor < rec.Charge.Minor {
 		diff := store.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, "adjust:"+id); err != nil {
-			return store.Moved{}, err
+			return store.Moved{}, false, err
 		}
 		rec.Charge.Minor = u.Reprice.Minor
 	}
-	hadProviderID := rec.ProviderMessageID != ""
-	if rec.State == store.StateAttempting {
-		sh.leaveAttempting(rec)
+	providerID := rec.ProviderMessageID
+	wasOpen := rec.State.Open()
+	if wasOpen {
+		sh.leaveOpen(rec)
 	}
 	applyUpdate(rec, u)
 	rec.Refunded = rec.Refunded || refund
-	if rec.State == store.StateAttempting {
-		sh.enterAttempting(rec)
+	if rec.State.Open() {
+		sh.enterOpen(rec)
 	}
-	if !hadProviderID && rec.ProviderMessageID != "" {
-		s.byProvider.add(rec.ProviderMessageID, id)
+	if rec.ProviderMessageID != providerID {
+		// Into the index's current generation, whichever holds the
+		// record: an entry must not be forgotten before its record. An
+		// entry under the ID it replaces stays, until its generation is
+		// forgotten, and finds nothing (ByProviderID checks the ID).
+		s.byProvider.add(s.byProvider.hash(rec.ProviderMessageID), rec)
 	}
-	if !u.State.Open() && rec.History[len(rec.History)-2].State.Open() {
-		s.settle(sh, id)
+	if wasOpen && !rec.State.Open() {
+		// An open record is in cur (turn carries it), so it settles
+		// into the current generation, which it now counts towards.
+		full = s.settled.Add(1) == s.genCap
 	}
-	return movedOf(rec), nil
+	return movedOf(rec), full, nil
+}
+
+// turn forgets the previous generation of settled records, makes the
+// current one the previous, and starts a new one holding the open
+// records, the maps of the records and of both indexes alike. It takes
+// every shard's lock, in order, so that no record moves or opens, and no
+// index entry is written, while the generations turn: what is forgotten
+// is then exactly the previous generation. That pause costs the open
+// records it carries, not the records it forgets (nor their maps: the
+// collector frees them).
+//
+// The new generation's maps are made before the pause, each sized like
+// the one it follows: a map that starts empty grows by rehashing every
+// key it holds, several times over, at a cost to every send, and making
+// them sized takes milliseconds, too long to hold every shard. (Clearing
+// the forgotten maps for reuse would keep, for good, the room of the
+// largest generation each ever held.) The move that filled the current
+// generation calls it, holding no lock, and so waits for it.
+func (s *Ledger) turn() {
+	s.turnMu.Lock()
+	defer s.turnMu.Unlock()
+	if s.settled.Load() < s.genCap {
+		return // not full: nothing to forget (only a filling move calls turn)
+	}
+	var next [messageShards]recSet
+	for i := range next {
+		next[i] = newRecSet(s.sizes[i])
+	}
+	keys, providers := s.byKey.fresh(), s.byProvider.fresh()
+
+	for i := range s.shards {
+		s.shards[i].mu.Lock()
+	}
+	defer func() {
+		for i := range s.shards {
+			s.shards[i].mu.Unlock()
+		}
+	}()
+	s.settled.Store(0)
+	s.byKey.turn(&keys)
+	s.byProvider.turn(&providers)
+	for i := range s.shards {
+		sh := &s.shards[i]
+		s.sizes[i] = sh.cur.len()
+		sh.old, sh.cur = sh.cur, next[i]
+		for rec := range sh.pending {
+			s.carry(sh, rec)
+		}
+		for _, set := range sh.attempting {
+			for rec := range set {
+				s.carry(sh, rec)
+			}
+		}
+	}
+}
+
+// carry moves the open record rec, and its index entries, from the
+// previous generation into the current one. Called by turn.
+func (s *Ledger) carry(sh *messageShard, rec *store.Record) {
+	h := s.hashID(rec.ID)
+	sh.old.remove(h, rec)
+	sh.cur.add(h, rec)
+	if rec.IdempotencyKey != "" {
+		s.byKey.carry(s.byKey.hash2(rec.Account, rec.IdempotencyKey), rec)
+	}
+	if rec.ProviderMessageID != "" {
+		s.byProvider.carry(s.byProvider.hash(rec.ProviderMessageID), rec)
+	}
 }
 
 // movedOf is Move's answer for rec. Called with the shard's lock held.
@@ -210,9 +341,13 @@ func movedOf(rec *store.Record) store.Moved {
 	return store.Moved{State: rec.State, Charge: rec.Charge, Refunded: rec.Refunded, UpdatedAt: rec.UpdatedAt}
 }
 
-// enterAttempting indexes rec, just moved into attempting, under its
-// provider. Called with sh.mu held.
-func (sh *messageShard) enterAttempting(rec *store.Record) {
+// enterOpen indexes rec, just opened or moved into an open state, as
+// pending or, under its provider, as attempting. Called with sh.mu held.
+func (sh *messageShard) enterOpen(rec *store.Record) {
+	if rec.State == store.StatePending {
+		sh.pending[rec] = struct{}{}
+		return
+	}
 	set := sh.attempting[rec.Provider]
 	if set == nil {
 		set = make(map[*store.Record]struct{})
@@ -221,12 +356,20 @@ func (sh *messageShard) enterAttempting(rec *store.Record) {
 	set[rec] = struct{}{}
 }
 
-// leaveAttempting removes rec, about to move out of attempting, from the
-// index (under its provider as it stands, the one it entered under: only
-// a move changes it). An emptied set stays, for the provider's next send:
+// leaveOpen removes rec, about to move out of its open state, from the
+// index it entered (for an attempting record, under its provider as it
+// stands, the one it entered under: only a move changes it). An emptied
+// set of attempting records stays, for the provider's next send:
 // providers are few, and making the set again would cost each send an
 // allocation. Called with sh.mu held.
-func (sh *messageShard) leaveAttempting(rec *store.Record) {
+func (sh *messageShard) leaveOpen(rec *store.Record) {
+	if rec.State == store.StatePending {
+		delete(sh.pending, rec)
+		if sh.pendingDeletes++; churned(sh.pendingDeletes, len(sh.pending)) {
+			sh.pending, sh.pendingDeletes = rebuilt(sh.pending), 0
+		}
+		return
+	}
 	set := sh.attempting[rec.Provider]
 	delete(set, rec)
 	// Every send enters and leaves: the set churns more than any map here.
@@ -276,46 +419,20 @@ func applyUpdate(rec *store.Record, u store.Update) {
 	}
 }
 
-// settle queues id among the settled records and forgets the oldest
-// beyond the shard's share of the capacity. Called with sh.mu held.
-func (s *Ledger) settle(sh *messageShard, id string) {
-	sh.settled = append(sh.settled, id)
-	for len(sh.settled)-sh.head > s.shardCap {
-		old := sh.settled[sh.head]
-		sh.settled[sh.head] = ""
-		sh.head++
-		if rec, ok := sh.records[old]; ok {
-			delete(sh.records, old)
-			s.dropKeys(rec)
-			if sh.deletes++; churned(sh.deletes, len(sh.records)) {
-				sh.records, sh.deletes = rebuilt(sh.records), 0
-			}
-		}
+// find returns the record id, whose hash is h, or nil. Called with sh.mu
+// held.
+func (sh *messageShard) find(h uint64, id string) *store.Record {
+	if rec := sh.cur.find(h, id); rec != nil {
+		return rec
 	}
-	// Compact once the forgotten head is as long as what is kept, so
-	// that the queue stays within twice the shard's share however small
-	// that share is.
-	if sh.head > s.shardCap {
-		sh.settled = append([]string(nil), sh.settled[sh.head:]...)
-		sh.head = 0
-	}
-}
-
-// dropKeys removes a forgotten record from the indexes.
-func (s *Ledger) dropKeys(rec *store.Record) {
-	if rec.IdempotencyKey != "" {
-		s.byKey.drop(idemKey{rec.Account, rec.IdempotencyKey}, rec.ID)
-	}
-	if rec.ProviderMessageID != "" {
-		s.byProvider.drop(rec.ProviderMessageID, rec.ID)
-	}
+	return sh.old.find(h, id)
 }
 
 // lookup returns the account's record id, or ErrNotFound (also for another
 // account's record). Called with sh.mu held.
-func (sh *messageShard) lookup(account, id string) (*store.Record, error) {
-	rec, ok := sh.records[id]
-	if !ok || rec.Account != account {
+func (sh *messageShard) lookup(h uint64, account, id string) (*store.Record, error) {
+	rec := sh.find(h, id)
+	if rec == nil || rec.Account != account {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: no message %q", id)
 	}
 	return rec, nil
@@ -326,10 +443,11 @@ func (s *Ledger) Message(ctx context.Context, account, id string) (*store.Record
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("message", err)
 	}
-	sh := s.shard(id)
+	h := s.hashID(id)
+	sh := s.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	rec, err := sh.lookup(account, id)
+	rec, err := sh.lookup(h, account, id)
 	if err != nil {
 		return nil, err
 	}
@@ -342,15 +460,9 @@ func (s *Ledger) ByKey(ctx context.Context, account, key string, since time.Time
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by key", err)
 	}
-	ids := s.byKey.get(idemKey{account, key})
-	var out []*store.Record
-	for _, id := range ids {
-		if m, err := s.Message(ctx, account, id); err == nil && !m.CreatedAt.Before(since) {
-			out = append(out, m)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *store.Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	return out, nil
+	return s.indexed(s.byKey.get(s.byKey.hash2(account, key)), func(rec *store.Record) bool {
+		return rec.Account == account && rec.IdempotencyKey == key && !rec.CreatedAt.Before(since)
+	}), nil
 }
 
 // ByProviderID returns copies of the records provider accepted under its
@@ -359,33 +471,58 @@ func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*stor
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by provider ID", err)
 	}
-	ids := s.byProvider.get(id)
+	if id == "" {
+		return nil, nil
+	}
+	return s.indexed(s.byProvider.get(s.byProvider.hash(id)), func(rec *store.Record) bool {
+		return rec.ProviderMessageID == id && rec.Provider == provider
+	}), nil
+}
+
+// indexed returns copies of the records an index named that the Ledger
+// still keeps and that match, oldest first, each once (a record whose
+// vendor ID changed back to an earlier one is named twice). Each is read
+// under its shard's lock.
+func (s *Ledger) indexed(recs []*store.Record, match func(*store.Record) bool) []*store.Record {
 	var out []*store.Record
-	for _, mid := range ids {
-		sh := s.shard(mid)
+	for i, rec := range recs {
+		if slices.Contains(recs[:i], rec) {
+			continue // few records share a key: a scan is enough
+		}
+		h := s.hashID(rec.ID) // an ID never changes: no lock needed to read it
+		sh := s.shard(h)
 		sh.mu.Lock()
-		if rec, ok := sh.records[mid]; ok && rec.Provider == provider {
+		if sh.find(h, rec.ID) == rec && match(rec) {
 			out = append(out, cloneMessage(rec))
 		}
 		sh.mu.Unlock()
 	}
 	slices.SortStableFunc(out, func(a, b *store.Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	return out, nil
+	return out
 }
 
 // Stale returns copies of up to limit open records that last moved
-// before cutoff, least recently moved first. It scans every record.
+// before cutoff, least recently moved first. It reads the shards' indexes
+// of their open records, not every record.
 func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*store.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("stale messages", err)
 	}
 	var out []*store.Record
+	add := func(rec *store.Record) {
+		if rec.UpdatedAt.Before(cutoff) {
+			out = append(out, cloneMessage(rec))
+		}
+	}
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for _, rec := range sh.records {
-			if rec.State.Open() && rec.UpdatedAt.Before(cutoff) {
-				out = append(out, cloneMessage(rec))
+		for rec := range sh.pending {
+			add(rec)
+		}
+		for _, set := range sh.attempting {
+			for rec := range set {
+				add(rec)
 			}
 		}
 		sh.mu.Unlock()

@@ -10,17 +10,19 @@ import (
 )
 
 // requestRecords keeps the request records of a Ledger (OpenRequest,
-// RequestByKey): about as many as the store keeps settled message
-// records, forgetting the oldest first.
+// RequestByKey), forgotten as its settled message records are: in
+// generations of capacity/2 records (WithMessageCapacity), the previous
+// one dropped whole when the current one fills, so that it keeps the
+// most recent capacity/2 records at least and capacity at most.
 type requestRecords struct {
-	mu    sync.Mutex
+	mu       sync.Mutex
+	cur, old requestGen // old is the previous generation
+}
+
+// requestGen is one generation of request records.
+type requestGen struct {
 	byKey map[idemKey][]*store.RequestRecord // oldest first
 	ids   map[string]struct{}
-	order []idemKey // the key of each record kept, oldest first
-	head  int
-	// deletes counts the records forgotten since the maps were built
-	// (see churned).
-	deletes int
 }
 
 // OpenRequest writes r, as store.Ledger documents.
@@ -34,44 +36,20 @@ func (s *Ledger) OpenRequest(ctx context.Context, r *store.RequestRecord) error 
 	rr := &s.requests
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
-	if rr.byKey == nil {
-		rr.byKey = make(map[idemKey][]*store.RequestRecord)
-		rr.ids = make(map[string]struct{})
-	}
-	if _, dup := rr.ids[r.ID]; dup {
+	_, inCur := rr.cur.ids[r.ID]
+	if _, inOld := rr.old.ids[r.ID]; inCur || inOld {
 		return store.Errorf(store.ErrConflict, "memstore: request %s is recorded already", r.ID)
+	}
+	if rr.cur.ids == nil || int64(len(rr.cur.ids)) >= s.genCap {
+		rr.old = rr.cur
+		rr.cur = requestGen{byKey: make(map[idemKey][]*store.RequestRecord), ids: make(map[string]struct{})}
 	}
 	c := *r
 	c.Parts = slices.Clone(r.Parts)
 	k := idemKey{r.Account, r.IdempotencyKey}
-	rr.byKey[k] = append(rr.byKey[k], &c)
-	rr.ids[r.ID] = struct{}{}
-	rr.order = append(rr.order, k)
-	if limit := s.shardCap * messageShards; len(rr.order)-rr.head > limit {
-		rr.forgetOldest()
-	}
+	rr.cur.byKey[k] = append(rr.cur.byKey[k], &c)
+	rr.cur.ids[r.ID] = struct{}{}
 	return nil
-}
-
-// forgetOldest drops the oldest record kept. Called with mu held.
-func (rr *requestRecords) forgetOldest() {
-	k := rr.order[rr.head]
-	rr.head++
-	recs := rr.byKey[k]
-	delete(rr.ids, recs[0].ID)
-	if len(recs) == 1 {
-		delete(rr.byKey, k)
-	} else {
-		recs[0] = nil // the slice's array must not keep the record alive
-		rr.byKey[k] = recs[1:]
-	}
-	if rr.deletes++; churned(rr.deletes, len(rr.ids)) {
-		rr.ids, rr.byKey, rr.deletes = rebuilt(rr.ids), rebuilt(rr.byKey), 0
-	}
-	if rr.head > len(rr.order)/2 { // compact, so the queue does not grow
-		rr.order = slices.Delete(rr.order, 0, rr.head)
-		rr.head = 0
-	}
 }
 
 // RequestByKey returns a copy of the account's newest request record
@@ -83,12 +61,14 @@ func (s *Ledger) RequestByKey(ctx context.Context, account, key string, since ti
 	rr := &s.requests
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
-	recs := rr.byKey[idemKey{account, key}]
-	for i := len(recs) - 1; i >= 0; i-- {
-		if !recs[i].CreatedAt.Before(since) {
-			c := *recs[i]
-			c.Parts = slices.Clone(recs[i].Parts)
-			return &c, nil
+	k := idemKey{account, key}
+	for _, recs := range [2][]*store.RequestRecord{rr.cur.byKey[k], rr.old.byKey[k]} { // newest first
+		for i := len(recs) - 1; i >= 0; i-- {
+			if !recs[i].CreatedAt.Before(since) {
+				c := *recs[i]
+				c.Parts = slices.Clone(recs[i].Parts)
+				return &c, nil
+			}
 		}
 	}
 	return nil, store.Errorf(store.ErrNotFound, "memstore: request record of key %q", key)
