@@ -105,14 +105,14 @@
 // adds its step to the history in one conditional UPDATE, which a repeat
 // finds done. A move returns only where the record stands (store.Moved:
 // its state, charge and currency, refund and time), never the record with
-// its history. A send costs three committed statements (open, attempting,
-// its outcome), the Notifier's whole durable trail: there is no separate
-// delivery log (migration 0009 drops the table of the earlier one).
-// Records still pending or attempting are indexed apart, so the
-// reconciler's scan reads only them; the attempting ones are indexed by
-// provider too, so that a report that outran the move to sent asks whether
-// its provider has a send in flight with one index probe
-// (Store.Attempting).
+// its history. A send costs two committed statements (the record opened
+// attempting with its debit, and its outcome), the Notifier's whole
+// durable trail: there is no separate delivery log (migration 0009 drops
+// the table of the earlier one). Records still pending or attempting are
+// indexed apart, by provider and time (migration 0013), so the
+// reconciler's scan reads only them, and a report that outran the move to
+// sent asks whether its provider has a send in flight with one index
+// probe (Store.Attempting).
 //
 // # Limits
 //

@@ -236,7 +236,7 @@ func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*stor
 
 // Attempting reports whether provider has a record in attempting that
 // last moved at or after since, of any account, as store.Ledger
-// documents: one probe of an index of the attempting records by provider
+// documents: one probe of the index of the records in flight by provider
 // and time.
 func (s *Store) Attempting(ctx context.Context, provider string, since time.Time) (bool, error) {
 	var found bool

@@ -306,8 +306,8 @@ ORDER BY created_at, id`),
 WHERE state IN ('pending', 'attempting') AND updated_at < $1
 ORDER BY updated_at, id LIMIT $2`),
 
-		// attemptingMessages reads the index of attempting records by
-		// provider (migration 0007): one probe, however many there are.
+		// attemptingMessages reads the index of the records in flight by
+		// provider (migration 0013): one probe, however many there are.
 		attemptingMessages: x(`SELECT EXISTS (SELECT 1 FROM {{s}}{{p}}messages
 WHERE state = 'attempting' AND provider = $1 AND updated_at >= $2)`),
 
