@@ -185,14 +185,14 @@ func TestSoak(t *testing.T) {
 		resp.Body.Close()
 	}
 	// Warm up until the bounded stores are full and the caches warm; then
-	// each end of the comparison is the largest of nine samples taken
+	// each end of the comparison is the largest of fifteen samples taken
 	// between slices of load. The bounded stores forget a generation at a
 	// time (memstore's Ledger keeps between half its capacity and all of
 	// it), so what they hold rises and drops like a saw, a sixth of this
 	// heap from trough to peak: a leak shows as peaks that rise, and a
 	// sample anywhere on the saw would judge the phase, not the leak.
 	sample := func(d time.Duration) uint64 {
-		var hs [9]uint64
+		var hs [15]uint64
 		for i := range hs {
 			run(d / time.Duration(len(hs)))
 			quiesce()
