@@ -210,20 +210,17 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 	}
 	n.observe(ctx, Event{Type: StatePending, Envelope: env})
 
-	r := &Receipt{
-		MessageID:      env.ID,
-		Account:        acct.ID,
-		Kind:           env.Kind,
-		To:             env.To,
-		Units:          env.Units,
-		Metered:        n.pricer != nil,
-		Balance:        balance,
-		Domain:         env.Domain,
-		IdempotencyKey: env.IdempotencyKey,
-		CreatedAt:      now,
-		Provider:       env.Provider,
-	}
+	r := n.receiptOf(acct, env, now)
+	r.Balance = balance
 	return r, charged, nil
+}
+
+// receiptOf returns the receipt env starts with, opened at now: what the
+// message is, before any outcome.
+func (n *Notifier) receiptOf(acct *Account, env *Envelope, now time.Time) *Receipt {
+	return &Receipt{MessageID: env.ID, Account: acct.ID, Kind: env.Kind, To: env.To, Units: env.Units,
+		Metered: n.pricer != nil, Domain: env.Domain, IdempotencyKey: env.IdempotencyKey, CreatedAt: now,
+		Provider: env.Provider}
 }
 
 // settle finishes r, the receipt of env, by the outcome of its delivery:
@@ -414,11 +411,9 @@ func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, n
 	if err == nil || !passing(err) {
 		return // failed and refunded, or never written (NotFound)
 	}
-	r := Receipt{MessageID: env.ID, Account: acct.ID, Kind: env.Kind, To: env.To, Status: StateFailed,
-		Provider: env.Provider, Units: env.Units, Metered: n.pricer != nil, Cost: env.Price,
-		Domain: env.Domain, IdempotencyKey: env.IdempotencyKey, CreatedAt: now,
-		ErrorCode: e.Code, Error: e.Error()}
-	n.refundLater(ctx, &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e, receipt: r})
+	r := n.receiptOf(acct, env, now)
+	r.Status, r.Cost, r.ErrorCode, r.Error = StateFailed, env.Price, e.Code, e.Error()
+	n.refundLater(ctx, &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e, receipt: *r})
 }
 
 // finish moves the record of an accepted or unknown message to its final
