@@ -503,8 +503,8 @@ func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used string) *Mone
 	alt := *env
 	alt.Route = used
 	price, err := n.pricer.Price(acct, &alt)
-	if err != nil || price.Minor < 0 || price.Minor >= env.Price.Minor {
-		return nil
+	if err != nil || price.Minor < 0 || price.Minor >= env.Price.Minor || !price.Currency.Same(env.Price.Currency) {
+		return nil // no cheaper price in the currency charged: the charge stands
 	}
 	return &price
 }

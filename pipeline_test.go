@@ -581,6 +581,36 @@ func TestFailoverToACheaperGatewayIsRepriced(t *testing.T) {
 	}
 }
 
+// foreignQRPricer is flatPricer, but prices the QR gateway in US cents.
+type foreignQRPricer struct{ flatPricer }
+
+func (p foreignQRPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
+	if env.Kind == chat.Kind && env.Route == string(chat.GatewayQR) {
+		return notify.Money{Minor: 1, Currency: notify.Currency{Code: "USD", Exponent: 2}}, nil
+	}
+	return p.flatPricer.Price(acct, env)
+}
+
+// A cheaper price in another currency than the charge's is no price cut:
+// the ledger would refuse it, and the send is no less sent.
+func TestFailoverPricedInAnotherCurrencyKeepsTheCharge(t *testing.T) {
+	r := newRig(t, notify.WithPrices(foreignQRPricer{}))
+	r.chat.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		return &notify.Result{Route: string(chat.GatewayQR), Note: "cloud unavailable: delivered by qr"}, nil
+	})
+	rc, err := r.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.n.Message(context.Background(), "acme", rc.MessageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Cost.Minor != 40 || r.balance(t) != opening-40 || m.State != notify.StateSent || m.Charge.Minor != 40 || m.Note != rc.Note {
+		t.Fatalf("receipt = %+v, record %+v, balance %d", rc, m, r.balance(t))
+	}
+}
+
 func TestUnmeteredAndBalance(t *testing.T) {
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}); err != nil {

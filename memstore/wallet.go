@@ -218,7 +218,7 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Mon
 	if err != nil {
 		return store.Balance{}, err
 	}
-	if !sameCurrency(amount.Currency, p.currency) {
+	if !amount.Currency.Same(p.currency) {
 		return store.Balance{}, store.Errorf(store.ErrInvalid,
 			"memstore: %s of %s: account %q is in %s", op, amount, account, p.currency.Code)
 	}
@@ -348,12 +348,6 @@ func (w *Wallet) Ledger(account string) ([]Entry, store.Money, error) {
 		return 0
 	})
 	return out, store.Money{Minor: bal, Currency: p.currency}, nil
-}
-
-// sameCurrency compares what gives minor units their meaning; the symbol
-// is only presentation.
-func sameCurrency(a, b store.Currency) bool {
-	return a.Code == b.Code && a.Exponent == b.Exponent
 }
 
 // ctxError is a context error of op, keeping errors.Is true.

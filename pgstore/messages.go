@@ -12,17 +12,9 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-// refundPrefix is the ledger ref prefix of the refund that Move writes
-// with a record's move into failed ("refund:<message ID>").
-const refundPrefix = "refund:"
-
-// adjustPrefix is the ledger ref prefix of a price adjustment after a
-// chat failover to a cheaper gateway ("adjust:<message ID>").
-const adjustPrefix = "adjust:"
-
 // maxMessageIDLen bounds a message ID so that its refund ref still fits
 // in a ledger ref.
-const maxMessageIDLen = maxRefLen - len(refundPrefix)
+const maxMessageIDLen = maxRefLen - len(store.RefundRefPrefix)
 
 // staleLimit bounds one Stale call.
 const staleLimit = 10_000
@@ -158,9 +150,10 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		u.Error, u.Note, step, u.VendorCode}
 	switch {
 	case u.State == store.StateFailed && !u.KeepCharge:
-		query, args = s.q.failMessage, append(args, refundPrefix+id)
+		query, args = s.q.failMessage, append(args, store.RefundRefPrefix+id)
 	case u.State == store.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0:
-		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, adjustPrefix+id)
+		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, store.AdjustRefPrefix+id,
+			u.Reprice.Currency.Code, u.Reprice.Currency.Exponent)
 	}
 	var m store.Moved
 	err = s.do(ctx, onceOnly, func() (err error) {
@@ -186,6 +179,10 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		}
 		if err != nil {
 			return store.Moved{}, s.fail(ctx, "move message", err)
+		}
+		if query == s.q.repriceMessage && store.CanMove(m.State, u.State) && m.Charge.Minor > 0 && !m.Charge.Currency.Same(u.Reprice.Currency) {
+			return m, store.Errorf(store.ErrInvalid, "pgstore: move message %q: a reprice in %s of a charge in %s",
+				id, u.Reprice.Currency.Code, m.Charge.Currency.Code)
 		}
 		return m, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, m.State, u.State)
 	}

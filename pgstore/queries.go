@@ -249,7 +249,9 @@ SELECT ` + movedColumns + ` FROM m`),
 
 		// repriceMessage is moveMessage into sent ($3) that also lowers the
 		// charge to $15 when that is lower (zero included), crediting the difference back
-		// under ref $16 in the same statement. old reads the charge the
+		// under ref $16 in the same statement; a positive charge in
+		// another currency than $17, $18 (code, exponent) matches no row,
+		// as a forbidden move does, and Move tells the two apart. old reads the charge the
 		// statement's snapshot has (a row lock there would skip the row
 		// the update changes); only this move into sent changes a charge,
 		// and the state check lets it happen once, so the snapshot's is
@@ -260,6 +262,7 @@ SELECT ` + movedColumns + ` FROM m`),
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `,
 		charge = CASE WHEN $15 >= 0 AND $15 < charge THEN $15 ELSE charge END
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
+	  AND (charge = 0 OR currency_code = $17 AND currency_exponent = $18)
 	RETURNING ` + movedColumns + `
 ), w AS (
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + (old.charge - m.charge)

@@ -127,7 +127,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount store.Mon
 				what, store.ErrConflict, ref, account)
 		case prev != nil:
 			return balance(*prev), nil
-		case cur.Code != amount.Currency.Code || cur.Exponent != amount.Currency.Exponent:
+		case !cur.Same(amount.Currency):
 			return store.Balance{}, fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q: %w", what, account, cur.Code, amount.Currency.Code,
 				store.Invalid("amount", "must be in the wallet's currency "+cur.Code))
 		case sign < 0:

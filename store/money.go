@@ -13,6 +13,13 @@ type Currency struct {
 	Exponent int
 }
 
+// Same reports whether c and o are one currency: the same code and
+// exponent, which give minor units their meaning. The symbol is only
+// presentation, and is not compared.
+func (c Currency) Same(o Currency) bool {
+	return c.Code == o.Code && c.Exponent == o.Exponent
+}
+
 // Money is an exact amount: an int64 count of the currency's minor units
 // (paise for INR). No float is involved anywhere in this package.
 type Money struct {

@@ -245,9 +245,21 @@ type Update struct {
 	// when it is lower (zero included), and credits the difference back
 	// under ref "adjust:<id>" in the same step: a chat message that fell
 	// over to a cheaper gateway costs what that gateway costs, and a later
-	// refund gives back only that. Nil: the charge stays.
+	// refund gives back only that. Nil: the charge stays. A Reprice in
+	// another currency than a positive charge is ErrInvalid, and the move
+	// does not happen.
 	Reprice *Money
 }
+
+// The refs under which a Ledger moves a record's money after its opening
+// debit (whose ref is the message ID itself): RefundRefPrefix + ID for the
+// refund of a move into StateFailed, AdjustRefPrefix + ID for the credit
+// of an Update.Reprice. A wallet's history shows them (notify's admin
+// API lists them), so every Ledger writes these and no others.
+const (
+	RefundRefPrefix = "refund:"
+	AdjustRefPrefix = "adjust:"
+)
 
 // Ledger keeps the money of each account and the durable record of every
 // message, and moves them together: a record and its charge are written

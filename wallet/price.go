@@ -104,7 +104,7 @@ func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Mo
 	if acct == nil || env == nil {
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: price needs an account and an envelope")
 	}
-	if !sameCurrency(p.Currency, acct.Currency) {
+	if !p.Currency.Same(acct.Currency) {
 		list, own := currencyNames(p.Currency, acct.Currency)
 		return notify.Money{}, notify.Errorf(notify.CodeInternal,
 			"wallet: price list is in %s but account %q is in %s", list, acct.ID, own)
@@ -210,12 +210,6 @@ func (p *Plans) Price(acct *notify.Account, env *notify.Envelope) (notify.Money,
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: no price list for plan %q of account %q", acct.PricePlan, acct.ID)
 	}
 	return list.Price(acct, env)
-}
-
-// sameCurrency compares the parts that give minor units their meaning; the
-// symbol is only presentation.
-func sameCurrency(a, b notify.Currency) bool {
-	return a.Code == b.Code && a.Exponent == b.Exponent
 }
 
 // currencyNames names two different currencies for an error message, by

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -253,4 +254,18 @@ func testReprice(t *testing.T, h LedgerHarness) {
 		t.Fatalf("a free price left the charge at %v", got.Charge)
 	}
 	wantWallet(t, s, acct, 965)
+
+	// A price in another currency is ErrInvalid and moves nothing.
+	foreign := sampleMessage(acct, 35, msgEpoch)
+	openMessage(t, s, foreign)
+	moveMessage(t, s, foreign, store.Update{State: store.StateAttempting, At: msgEpoch})
+	cents := store.Money{Minor: 10, Currency: store.Currency{Code: "USD", Exponent: 2}}
+	_, err := s.Move(context.Background(), acct, foreign.ID, store.Update{State: store.StateSent, At: msgEpoch, Reprice: &cents})
+	if !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a reprice in USD of an INR charge: err %v, want ErrInvalid", err)
+	}
+	if got := readMessage(t, s, acct, foreign.ID); got.State != store.StateAttempting || got.Charge.Minor != 35 {
+		t.Fatalf("after a refused reprice the record is %s, charged %v", got.State, got.Charge)
+	}
+	wantWallet(t, s, acct, 930)
 }

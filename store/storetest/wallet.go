@@ -168,7 +168,7 @@ func testWalletCredit(t *testing.T, h WalletHarness) {
 	if b.Available.Minor != 500 || b.Account != acct {
 		t.Errorf("Credit returned %+v, want account %q with 500", b, acct)
 	}
-	if _, err := s.Credit(ctx, acct, rupees(25), "refund:"+newName("msg")); err != nil {
+	if _, err := s.Credit(ctx, acct, rupees(25), store.RefundRefPrefix+newName("msg")); err != nil {
 		t.Fatalf("refund Credit: %v", err)
 	}
 	wantBalance(t, s, acct, 525)
