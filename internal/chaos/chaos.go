@@ -26,10 +26,12 @@
 //   - no message reached a vendor twice (retries only after a certain
 //     refusal).
 //
-// The run also crashes: about one send in twenty-five of SMS, chat and
-// e-mail stops dead (runtime.Goexit, which leaves every store as a killed
-// process would) either after its charge and before its vendor call, or
-// after the vendor answered and before its record moved. About three in
+// The run also crashes: sends of SMS, chat and e-mail stop dead
+// (runtime.Goexit, which leaves every store as a killed process would):
+// about one in fifty after the vendor answered and before its record
+// moved, and one in four of those whose record went back to pending (a
+// certain refusal, or the wait before a retry) at the next step, before
+// its refund or its next vendor call, the first of them always. About three in
 // ten find the ledger unreachable when its refusal is to be refunded
 // (its first moves into failed fail): the Notifier retries the move in
 // the background, and every such refusal must be refunded before the
@@ -165,7 +167,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 50 * time.Microsecond, MaxDelay: 500 * time.Microsecond}),
 		notify.WithTimeout(5 * time.Millisecond),
 	}
-	msgs := &auditLedger{Ledger: s.Ledger, w: w, crashAt: map[string]notify.MessageState{},
+	msgs := &auditLedger{Ledger: s.Ledger, w: w, crashAt: map[string]notify.MessageState{}, crashable: map[string]bool{},
 		downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
 		r: rand.New(rand.NewPCG(uint64(seed[2]), 5))}
 	msgs.crashing.Store(true)
@@ -371,10 +373,11 @@ func (w *books) note(into map[string]int64, ref string, m notify.Money, b notify
 // auditLedger notes the money a Ledger moves in the audit's books (debits
 // in Open, refunds and price adjustments in Move, credits in Credit) and
 // the ID of every record opened, and crashes sends: Open picks about one
-// SMS, chat or e-mail in twenty-five to die before its vendor call or
-// after it, and the Move there ends the goroutine instead (dual OTP legs
-// run on goroutines of their own, which a crash would not spare, so they
-// never crash). It also picks about three in ten whose first
+// SMS, chat or e-mail in fifty to die after its vendor call, Move picks
+// one in four of those whose record went back to pending to die there,
+// and the Move there ends the goroutine instead (dual OTP legs run on
+// goroutines of their own, which a crash would not spare, so they never
+// crash). It also picks about three in ten whose first
 // storeDownMoves moves into failed fail as an unreachable database's
 // would (Unavailable): more than the pipeline tries at once, so a
 // refusal's refund must be retried later to land.
@@ -388,10 +391,15 @@ type auditLedger struct {
 	r       *rand.Rand
 	opened  []string                       // the ID of every record Open was asked to write
 	crashAt map[string]notify.MessageState // the state the send dies in
-	downAt  map[string]int                 // moves into failed still to fail, by message ID
-	late    map[string]bool                // moves into failed that failed and have not landed since
-	refunds int                            // of those, how many landed
-	landed  chan struct{}                  // nudged when one lands
+	// crashable holds the records whose sends may die (not a dual OTP's
+	// legs); pendingSteps counts their moves into pending, every fourth
+	// of which, from the first, picks its send to die in pending.
+	crashable    map[string]bool
+	pendingSteps int
+	downAt       map[string]int  // moves into failed still to fail, by message ID
+	late         map[string]bool // moves into failed that failed and have not landed since
+	refunds      int             // of those, how many landed
+	landed       chan struct{}   // nudged when one lands
 }
 
 // storeDownMoves is how many moves into failed of a message picked for a
@@ -419,10 +427,9 @@ func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balan
 	}
 	if a.crashing.Load() && request != otp.Kind {
 		a.mu.Lock()
+		a.crashable[id] = true
 		switch x := a.r.IntN(50); {
 		case x == 0:
-			a.crashAt[id] = notify.StatePending
-		case x == 1:
 			a.crashAt[id] = notify.StateAttempting
 		case x < 17:
 			a.downAt[id] = storeDownMoves
@@ -441,6 +448,9 @@ func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Upda
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "chaos: the ledger is unreachable")
 	}
 	m, err := a.Ledger.Move(ctx, account, id, u)
+	if err == nil && u.State == notify.StatePending && a.crashing.Load() {
+		a.pickPendingCrash(id)
+	}
 	if err == nil && u.State == notify.StateFailed {
 		a.landedLate(id)
 	}
@@ -454,14 +464,14 @@ func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Upda
 			// proves the debit, which Open makes with it or not at all.
 			a.w.note(a.w.debits, id, m.Charge, notify.Balance{}, nil)
 		}
-		a.w.note(a.w.credits, "refund:"+id, m.Charge, notify.Balance{}, nil)
+		a.w.note(a.w.credits, store.RefundRefPrefix+id, m.Charge, notify.Balance{}, nil)
 	}
 	if err == nil && u.State == notify.StateSent && u.Reprice != nil {
 		a.w.mu.Lock()
 		charged := a.w.debits[id]
 		a.w.mu.Unlock()
 		if diff := charged - m.Charge.Minor; diff > 0 {
-			a.w.note(a.w.credits, "adjust:"+id, notify.Money{Minor: diff, Currency: m.Charge.Currency}, notify.Balance{}, nil)
+			a.w.note(a.w.credits, store.AdjustRefPrefix+id, notify.Money{Minor: diff, Currency: m.Charge.Currency}, notify.Balance{}, nil)
 		}
 	}
 	return m, err
@@ -520,6 +530,22 @@ func (a *auditLedger) awaitLateRefunds(t *testing.T, timeout time.Duration) {
 			return
 		}
 	}
+}
+
+// pickPendingCrash picks every fourth send whose record moved into
+// pending, from the first, to die at its next move: records open
+// attempting, so only a refusal or a wait before a retry leaves one
+// pending, and a crash there must be refunded by the reconciler.
+func (a *auditLedger) pickPendingCrash(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, picked := a.crashAt[id]; picked || !a.crashable[id] {
+		return
+	}
+	if a.pendingSteps%4 == 0 {
+		a.crashAt[id] = notify.StatePending
+	}
+	a.pendingSteps++
 }
 
 // dies reports whether the send of id dies on the move to state.
@@ -587,20 +613,20 @@ func audit(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outco
 	// part of a charge, every refund the rest of it; every standing charge
 	// is a sent message.
 	for ref, m := range w.credits {
-		if id, ok := strings.CutPrefix(ref, "adjust:"); ok {
+		if id, ok := strings.CutPrefix(ref, store.AdjustRefPrefix); ok {
 			if m <= 0 || m >= w.debits[id] {
 				t.Errorf("adjustment %s of %d does not fit its charge of %d", ref, m, w.debits[id])
 			}
 			continue
 		}
-		id, ok := strings.CutPrefix(ref, "refund:")
-		if !ok || w.debits[id]-w.credits["adjust:"+id] != m {
-			t.Errorf("credit %s of %d matches no charge (charged %d, adjusted %d)", ref, m, w.debits[id], w.credits["adjust:"+id])
+		id, ok := strings.CutPrefix(ref, store.RefundRefPrefix)
+		if !ok || w.debits[id]-w.credits[store.AdjustRefPrefix+id] != m {
+			t.Errorf("credit %s of %d matches no charge (charged %d, adjusted %d)", ref, m, w.debits[id], w.credits[store.AdjustRefPrefix+id])
 		}
 	}
 	standing := map[string]bool{}
 	for id := range w.debits {
-		_, refunded := w.credits["refund:"+id]
+		_, refunded := w.credits[store.RefundRefPrefix+id]
 		auditRecord(t, s, id, refunded, reportedFailed[id])
 		if !refunded {
 			standing[id] = true
