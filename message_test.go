@@ -13,28 +13,11 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/store"
 )
-
-// testClock is a clock the tests move by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // recordRig is a Notifier with a clock of its own, and what a second instance
 // needs to share its stores (the same database, after a crash).
@@ -43,7 +26,7 @@ type recordRig struct {
 	wallet   *memstore.Wallet
 	messages store.Ledger
 	idem     *memstore.Idempotency
-	clock    *testClock
+	clock    *testclock.Clock
 	sms      *memprovider.Provider
 	chat     *memprovider.Provider
 	events   *eventLog
@@ -59,7 +42,7 @@ func newRecordRig(t *testing.T, wrap func(store.Ledger) store.Ledger) *recordRig
 	r := &recordRig{
 		accounts: memstore.NewAccounts(),
 		wallet:   memstore.NewWallet(),
-		clock:    &testClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)},
+		clock:    testclock.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)),
 		sms:      memprovider.New("memsms"),
 		chat:     memprovider.New("memchat"),
 	}
@@ -73,7 +56,7 @@ func newRecordRig(t *testing.T, wrap func(store.Ledger) store.Ledger) *recordRig
 	if wrap != nil {
 		r.messages = wrap(r.messages)
 	}
-	r.idem = memstore.NewIdempotency(time.Hour, memstore.WithClock(r.clock.now), memstore.WithLease(settleAfter))
+	r.idem = memstore.NewIdempotency(time.Hour, memstore.WithClock(r.clock.Now), memstore.WithLease(settleAfter))
 	r.n = r.instance(t)
 	return r
 }
@@ -89,7 +72,7 @@ func (r *recordRig) instance(t *testing.T) *notify.Notifier {
 		notify.WithPrices(flatPricer{}),
 		notify.WithIdempotency(r.idem),
 		notify.WithSettleAfter(settleAfter),
-		notify.WithClock(r.clock.now),
+		notify.WithClock(r.clock.Now),
 		notify.WithObserver(r.events),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 	}, r.options...)...)
@@ -252,7 +235,7 @@ func TestReconcileSettlesACrashDuringTheVendorCall(t *testing.T) {
 	if res, err := n2.Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
 		t.Fatalf("Reconcile before the threshold = %+v, %v", res, err)
 	}
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	res, err := n2.Reconcile(ctx)
 	if err != nil || res != (notify.ReconcileResult{Unknown: 1}) {
 		t.Fatalf("Reconcile = %+v, %v; want one unknown", res, err)
@@ -293,7 +276,7 @@ func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 	}
 	// After it, the repeat settles what the dead holder left, without
 	// waiting for a reconciler, and answers with it.
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	again, err := n2.Send(ctx, req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again == nil || again.MessageID != env.ID {
 		t.Fatalf("repeat after the lease = %+v, %v; want message %s, unknown", again, err, env.ID)
@@ -383,7 +366,7 @@ func TestUncertainChargeIsNeverKept(t *testing.T) {
 				t.Fatalf("balance after the store came back = %d", got)
 			}
 		}
-		r.clock.advance(settleAfter + time.Second)
+		r.clock.Advance(settleAfter + time.Second)
 		if res, err := r.instance(t).Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{}) {
 			t.Fatalf("failMoves=%v: Reconcile = %+v, %v; want nothing left", failMoves, res, err)
 		}
@@ -413,7 +396,7 @@ func TestReconcileRefundsALostOpeningAfterACrash(t *testing.T) {
 	// the store that is back.
 	r.messages = lost.Ledger
 	n2 := r.instance(t)
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	res, err := n2.Reconcile(context.Background())
 	if err != nil || res.Refunded != 1 || res.Unknown != 0 {
 		t.Fatalf("Reconcile = %+v, %v; want one refund", res, err)
@@ -445,7 +428,7 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 		done <- answer{rc, err}
 	}()
 	<-took
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	if res, err := r.instance(t).Reconcile(context.Background()); err != nil || res.Unknown != 1 {
 		t.Fatalf("Reconcile = %+v, %v", res, err)
 	}
@@ -547,7 +530,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	}
 
 	// Reconciled later: nothing is left open, and the refund stands.
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	if res, err := r.instance(t).Reconcile(ctx); err != nil || res != (notify.ReconcileResult{}) {
 		t.Errorf("Reconcile after the threshold = %+v, %v; want nothing left to settle", res, err)
 	}
@@ -615,7 +598,7 @@ func TestReconcileRefundsACrashWhileWaitingToRetry(t *testing.T) {
 	// The process "dies": another instance reconciles once the record is
 	// stale, and refunds it.
 	n2 := r.instance(t)
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	if res, err := n2.Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
 		t.Fatalf("Reconcile = %+v, %v; want one refunded", res, err)
 	}
@@ -692,7 +675,7 @@ func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 	}
 
 	// Another instance reconciles after the threshold.
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	res, err := r.instance(t).Reconcile(ctx)
 	refusing.dead.Store(false) // the dead process's retries now meet a settled record
 	if err != nil || res != (notify.ReconcileResult{Refunded: 1}) {
@@ -716,7 +699,7 @@ func TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt(t *testing.T) {
 		To: []string{"9876543210", "9876543211", "9876543212"}}
 	first, vendor := crashDuringVendorCall(t, r, req)
 
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	n2 := r.instance(t)
 	rc, err := n2.Send(context.Background(), req)
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil {
@@ -762,7 +745,7 @@ func TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs(t *testing.T) {
 		t.Fatal("the chat part never reached its vendor")
 	}
 
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	n2 := r.instance(t)
 	rc, err := n2.Send(context.Background(), req)
 	if rc == nil || rc.Kind != otp.Kind || len(rc.Legs) != 2 {

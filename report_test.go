@@ -67,7 +67,7 @@ func TestReportMovesForwardOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := r.clock.now().Add(time.Minute)
+	at := r.clock.Now().Add(time.Minute)
 	byVendorID := func(st notify.MessageState, at time.Time) *notify.DeliveryReport {
 		return &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: sent.ProviderMessageID, State: st, At: at}
 	}
@@ -104,7 +104,7 @@ func TestReportOutOfOrderKeepsEachTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read, delivered := r.clock.now().Add(2*time.Minute), r.clock.now().Add(time.Minute)
+	read, delivered := r.clock.Now().Add(2*time.Minute), r.clock.Now().Add(time.Minute)
 	for _, rep := range []struct {
 		st notify.MessageState
 		at time.Time
@@ -493,7 +493,7 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 		State: notify.StateFailed, Error: "handset unreachable"}); err != nil {
 		t.Fatal(err)
 	}
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	again, err := n.Send(ctx, req)
 	if err != nil || again.MessageID != rc.MessageID || again.Status != notify.StateFailed {
 		t.Fatalf("repeat = %+v, %v; want the first message's receipt", again, err)
@@ -511,7 +511,7 @@ func TestFailoverOnceBeyondRetention(t *testing.T) {
 	if res := report(t, r.n, rep); len(res.Failovers) != 1 {
 		t.Fatalf("failovers = %d", len(res.Failovers))
 	}
-	r.clock.advance(2 * time.Hour) // the rig's idempotency retention is 1h
+	r.clock.Advance(2 * time.Hour) // the rig's idempotency retention is 1h
 	res := report(t, r.n, rep)
 	if len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StateSent {
 		t.Fatalf("the repeat answers failovers %+v; want the one made", res.Failovers)
@@ -611,7 +611,7 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 		t.Fatal("the send never reached its move to sent")
 	}
 	delivered := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: vendorID, State: notify.StateDelivered,
-		At: r.clock.now().Add(time.Second)}
+		At: r.clock.Now().Add(time.Second)}
 
 	res, err := r.n.Report(ctx, delivered)
 	if notify.CodeOf(err) != notify.CodeUnavailable {
@@ -655,7 +655,7 @@ func TestReportNotHeldBackByAnAbandonedSend(t *testing.T) {
 	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("unmatched report while %s is in flight: %v, want Unavailable", env.ID, err)
 	}
-	r.clock.advance(settleAfter + time.Second)
+	r.clock.Advance(settleAfter + time.Second)
 	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Fatalf("unmatched report once the send is older than the threshold: %v, want NotFound", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -33,24 +34,6 @@ const (
 	openingBal  = 10000 // paise
 	testAccount = "acct-1"
 )
-
-// clock is a settable clock for the rate limit and the OTP throttle.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
 type syncBuffer struct {
@@ -84,7 +67,7 @@ type testEnv struct {
 	ledger         store.Ledger
 	sms, cloud, qr *memprovider.Provider
 	mail           *memprovider.Provider
-	clock          *clock
+	clock          *testclock.Clock
 	logs           *syncBuffer
 	handler        *httpapi.Handler
 }
@@ -144,7 +127,7 @@ func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Opt
 		cloud:    memprovider.New("cloud-mem"),
 		qr:       memprovider.New("qr-mem"),
 		mail:     memprovider.New("mail-mem"),
-		clock:    &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
+		clock:    testclock.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)),
 		logs:     &syncBuffer{},
 	}
 	for acct, key := range map[*notify.Account]string{
@@ -185,7 +168,7 @@ func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Opt
 		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
-		notify.WithClock(e.clock.now),
+		notify.WithClock(e.clock.Now),
 	}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -746,12 +729,12 @@ func TestRateLimit(t *testing.T) {
 	// A bad request over the limit is still a bad request.
 	wantError(t, e.post(t, "/api/v1/sms", `{"to":"12","message":"x"}`, nil), 400, "invalid_argument")
 	// Half a second earns one token (2 per second).
-	e.clock.advance(500 * time.Millisecond)
+	e.clock.Advance(500 * time.Millisecond)
 	if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
 		t.Fatalf("after refill: %d %s", r.status, r.raw)
 	}
 	wantError(t, e.post(t, "/api/v1/sms", body, nil), 429, "rate_limited")
-	e.clock.advance(2 * time.Second)
+	e.clock.Advance(2 * time.Second)
 	for i := 0; i < 3; i++ {
 		if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
 			t.Fatalf("after full refill, request %d: %d %s", i, r.status, r.raw)
@@ -796,7 +779,7 @@ func TestOTPThrottle(t *testing.T) {
 		}
 	}
 	// The window slides: one minute after the first OTP expires, one more.
-	e.clock.advance(15*time.Minute + time.Second)
+	e.clock.Advance(15*time.Minute + time.Second)
 	if r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"7777"}`, nil); r.status != 200 {
 		t.Fatalf("after the window: %d %s", r.status, r.raw)
 	}

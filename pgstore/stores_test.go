@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/store"
@@ -117,21 +118,8 @@ func sampleReceipt(id string) []byte {
 		`"error_code":"rejected","error":"rejected","created_at":"2025-01-02T03:04:05Z"}]}`)
 }
 
-// fakeClock is a settable clock for TTL tests.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestIdempotency(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testclock.New(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	s, _ := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithIdempotencyTTL(time.Hour))
 	ctx := context.Background()
 
@@ -295,7 +283,7 @@ func TestReserveRace(t *testing.T) {
 
 // TestCleanupBatches removes more rows than one batch deletes.
 func TestCleanupBatches(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testclock.New(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	s, pool := newStore(t, pgstore.WithClock(clock.Now), pgstore.WithRecordTTL(time.Minute))
 	ctx := context.Background()
 	const rows = 12000

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/accountcache"
@@ -30,26 +31,14 @@ func (c *counting) AccountByKey(ctx context.Context, key string) (*store.Account
 	return c.Accounts.AccountByKey(ctx, key)
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func newCache(t *testing.T, opts ...accountcache.Option) (*accountcache.Cache, *counting, *clock) {
+func newCache(t *testing.T, opts ...accountcache.Option) (*accountcache.Cache, *counting, *testclock.Clock) {
 	t.Helper()
 	next := &counting{Accounts: memstore.NewAccounts()}
 	if err := next.Add(&store.Account{ID: "acme", Name: "Acme"}, "key-acme"); err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{t: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
-	c, err := accountcache.New(next, append([]accountcache.Option{accountcache.WithClock(clk.now)}, opts...)...)
+	clk := testclock.New(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC))
+	c, err := accountcache.New(next, append([]accountcache.Option{accountcache.WithClock(clk.Now)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +59,7 @@ func TestAnsweredFromTheCacheWithinTheTTL(t *testing.T) {
 	if a := account(t, c, "acme"); a.Name != "Acme" {
 		t.Fatalf("account = %+v", a)
 	}
-	clk.advance(2*time.Second - time.Nanosecond)
+	clk.Advance(2*time.Second - time.Nanosecond)
 	account(t, c, "acme")
 	if got := next.reads.Load(); got != 1 {
 		t.Fatalf("the store was read %d times within the TTL, want 1", got)
@@ -82,7 +71,7 @@ func TestAnsweredFromTheCacheWithinTheTTL(t *testing.T) {
 	if a := account(t, c, "acme"); a.Name != "Acme" {
 		t.Fatalf("within the TTL the cached account is answered, got %+v", a)
 	}
-	clk.advance(time.Nanosecond)
+	clk.Advance(time.Nanosecond)
 	if a := account(t, c, "acme"); a.Name != "Acme Ltd" || !a.Disabled {
 		t.Fatalf("after the TTL the store's account is answered, got %+v", a)
 	}
@@ -143,7 +132,7 @@ func TestCapacityBound(t *testing.T) {
 		if c.Len() > 4 {
 			t.Fatalf("after %d accounts the cache holds %d, capacity 4", i+1, c.Len())
 		}
-		clk.advance(time.Second)
+		clk.Advance(time.Second)
 	}
 	// The newest is held.
 	before := next.reads.Load()
@@ -152,7 +141,7 @@ func TestCapacityBound(t *testing.T) {
 		t.Fatal("the newest account was not held")
 	}
 	// A refresh of a held, expired entry drops nothing else.
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	n := c.Len()
 	account(t, c, "a9")
 	if c.Len() > n {
@@ -199,7 +188,7 @@ func TestConcurrentReads(t *testing.T) {
 					return
 				}
 				if i%50 == 0 {
-					clk.advance(time.Second)
+					clk.Advance(time.Second)
 					c.Forget(id)
 				}
 			}

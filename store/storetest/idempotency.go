@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/store"
 )
 
@@ -75,28 +76,10 @@ const (
 	idemLease = time.Minute
 )
 
-// clock is the suite's settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newIdem(t *testing.T, h IdempotencyHarness) (store.Keys, *clock, string) {
+func newIdem(t *testing.T, h IdempotencyHarness) (store.Keys, *testclock.Clock, string) {
 	t.Helper()
-	c := &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s := h.New(t, idemTTL, idemLease, c.now)
+	c := testclock.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	s := h.New(t, idemTTL, idemLease, c.Now)
 	if s == nil {
 		t.Fatal("IdempotencyHarness.New returned nil")
 	}
@@ -276,15 +259,15 @@ func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
 	s, c, acct := newIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
-	c.advance(idemTTL / 2)
+	c.Advance(idemTTL / 2)
 	want := sampleReceipt(acct)
 	complete(t, s, acct, key, want)
 	// The receipt lives for the TTL from Complete, not from Reserve.
-	c.advance(idemTTL - time.Second)
+	c.Advance(idemTTL - time.Second)
 	if got := reserve(t, s, acct, key, "fp"); got == nil || diffReceipt(got, want) != "" {
 		t.Fatalf("a second before expiry: Reserve = %q, want the receipt", got)
 	}
-	c.advance(2 * time.Second)
+	c.Advance(2 * time.Second)
 	wantReserved(t, s, acct, key, "fp")
 }
 
@@ -294,12 +277,12 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 	}
 	s, c, acct := newIdem(t, h)
 	key := newName("key")
-	reservedAt := c.now()
+	reservedAt := c.Now()
 	wantReserved(t, s, acct, key, "fp")
-	c.advance(idemLease - time.Second)
+	c.Advance(idemLease - time.Second)
 	_, err := s.Reserve(context.Background(), acct, key, "fp")
 	wantErr(t, "Reserve a second before the lease runs out", err, store.ErrConflict)
-	c.advance(2 * time.Second)
+	c.Advance(2 * time.Second)
 	// Another request never takes the key over: the abandoned send may
 	// have gone out, and its repeat must find it.
 	_, err = s.Reserve(context.Background(), acct, key, "other fp")
@@ -320,7 +303,7 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 	wantReserved(t, s, acct, done, "fp")
 	want := sampleReceipt(acct)
 	complete(t, s, acct, done, want)
-	c.advance(2 * idemLease)
+	c.Advance(2 * idemLease)
 	if got := reserve(t, s, acct, done, "fp"); got == nil || diffReceipt(got, want) != "" {
 		t.Fatalf("Reserve of a completed key after a lease = %q, want its receipt", got)
 	}
@@ -330,7 +313,7 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 	if err := s.Release(context.Background(), acct, rel); err != nil {
 		t.Fatal(err)
 	}
-	c.advance(2 * idemLease)
+	c.Advance(2 * idemLease)
 	wantReserved(t, s, acct, rel, "fp")
 }
 
@@ -341,7 +324,7 @@ func testCompleteAfterLease(t *testing.T, h IdempotencyHarness) {
 	s, c, acct := newIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
-	c.advance(idemLease + time.Second)
+	c.Advance(idemLease + time.Second)
 	want := sampleReceipt(acct)
 	complete(t, s, acct, key, want)
 	if got := reserve(t, s, acct, key, "fp"); got == nil || diffReceipt(got, want) != "" {
