@@ -29,9 +29,10 @@ const failoverKeyPrefix = "failover:"
 type ReportHandler interface {
 	// Refund reports whether m, which its vendor accepted (or whose send
 	// had an unknown outcome) and report r now fails, gets its charge
-	// back. It is asked for every failed report of a record (m as it
-	// stands), and the answer counts only for the report that moves the
-	// record, once: a repeated report changes nothing. It must be quick.
+	// back. It is asked for a failed report of a record not failed yet
+	// (m as it stands), and the answer counts only for the report that
+	// moves the record, once: a repeated report changes nothing, and is
+	// not asked about. It must be quick.
 	Refund(m *Message, r *DeliveryReport) bool
 
 	// Failed returns the request that sends m again, with key as its

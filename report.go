@@ -278,6 +278,13 @@ func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message,
 // applyReport moves one record as r says, and tells observers when it
 // moved. moved is false when the record was there already or further.
 func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryReport) (after *Message, moved bool, err error) {
+	if m.Entered(r.State) {
+		// A repeat, or news of a state the record has passed already: the
+		// move would change nothing (Record.Entered), so the ledger is not
+		// asked. On PostgreSQL that saves a repeated report three round
+		// trips.
+		return m, false, nil
+	}
 	u := store.Update{State: r.State, At: r.At, ProviderMessageID: r.ProviderMessageID}
 	if u.At.IsZero() {
 		u.At = n.now()

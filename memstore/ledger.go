@@ -224,7 +224,7 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		return store.Moved{}, false, err
 	}
 	if !store.CanMove(rec.State, u.State) {
-		if store.CanBackfill(rec.State, u.State) && !inHistory(rec, u.State) {
+		if store.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
 			backfill(rec, store.StateChange{State: u.State, At: u.At})
 			return movedOf(rec), false, nil
 		}
@@ -380,10 +380,6 @@ func (sh *messageShard) leaveOpen(rec *store.Record) {
 	if sh.attemptingDeletes++; churned(sh.attemptingDeletes, len(set)) {
 		sh.attempting[rec.Provider], sh.attemptingDeletes = rebuilt(set), 0
 	}
-}
-
-func inHistory(rec *store.Record, st store.State) bool {
-	return slices.ContainsFunc(rec.History, func(c store.StateChange) bool { return c.State == st })
 }
 
 // backfill adds step to rec's history, before the first step of a state

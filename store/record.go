@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -197,6 +198,15 @@ func (m *Record) Cost() Money {
 		return Money{Currency: m.Charge.Currency}
 	}
 	return m.Charge
+}
+
+// Entered reports whether the record's history has a step in s. A
+// history only grows, and no state a report brings (sent, delivered,
+// read, failed) can be entered twice (CanMove) or backfilled once entered
+// (CanBackfill), so a move into a state the record has entered changes
+// nothing.
+func (m *Record) Entered(s State) bool {
+	return slices.ContainsFunc(m.History, func(c StateChange) bool { return c.State == s })
 }
 
 // Moved is what Ledger.Move answers: where the record stands after the
