@@ -17,9 +17,8 @@ import (
 
 // newPipeline wires what one send through the whole pipeline costs:
 // validation and normalisation by the SMS channel, pricing, the record
-// opened with its debit in a memstore.Ledger, moved to attempting before
-// the vendor call and to sent after it, delivery to memprovider and a
-// receipt.
+// opened attempting with its debit in a memstore.Ledger and moved to sent
+// after the vendor call, delivery to memprovider and a receipt.
 func newPipeline(b *testing.B, opts ...notify.Option) (*notify.Notifier, *memprovider.Provider) {
 	b.Helper()
 	accounts := memstore.NewAccounts()
