@@ -230,7 +230,7 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		}
 		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
 	}
-	if u.State == store.StateSent && u.Reprice != nil && rec.Charge.Minor > 0 && !u.Reprice.Currency.Same(rec.Charge.Currency) {
+	if u.RepriceMismatch(rec.Charge) {
 		return movedOf(rec), false, store.Errorf(store.ErrInvalid, "memstore: move message %q: a reprice in %s of a charge in %s",
 			id, u.Reprice.Currency.Code, rec.Charge.Currency.Code)
 	}
@@ -240,7 +240,7 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 			return store.Moved{}, false, err
 		}
 	}
-	if u.State == store.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0 && u.Reprice.Minor < rec.Charge.Minor {
+	if u.Repricing() && u.Reprice.Minor < rec.Charge.Minor {
 		diff := store.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, store.AdjustRefPrefix+id); err != nil {
 			return store.Moved{}, false, err

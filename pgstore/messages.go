@@ -151,7 +151,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 	switch {
 	case u.State == store.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, store.RefundRefPrefix+id)
-	case u.State == store.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0:
+	case u.Repricing():
 		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, store.AdjustRefPrefix+id,
 			u.Reprice.Currency.Code, u.Reprice.Currency.Exponent)
 	}
@@ -180,7 +180,8 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		if err != nil {
 			return store.Moved{}, s.fail(ctx, "move message", err)
 		}
-		if query == s.q.repriceMessage && store.CanMove(m.State, u.State) && m.Charge.Minor > 0 && !m.Charge.Currency.Same(u.Reprice.Currency) {
+		if store.CanMove(m.State, u.State) && u.RepriceMismatch(m.Charge) {
+			// The move was allowed: the reprice's currency stopped it.
 			return m, store.Errorf(store.ErrInvalid, "pgstore: move message %q: a reprice in %s of a charge in %s",
 				id, u.Reprice.Currency.Code, m.Charge.Currency.Code)
 		}

@@ -253,12 +253,24 @@ type Update struct {
 	KeepCharge bool
 	// Reprice, on a move into StateSent, lowers the record's Charge to it
 	// when it is lower (zero included), and credits the difference back
-	// under ref "adjust:<id>" in the same step: a chat message that fell
+	// under ref AdjustRefPrefix + id in the same step: a chat message that fell
 	// over to a cheaper gateway costs what that gateway costs, and a later
-	// refund gives back only that. Nil: the charge stays. A Reprice in
-	// another currency than a positive charge is ErrInvalid, and the move
-	// does not happen.
+	// refund gives back only that. Nil or negative: the charge stays (see
+	// Repricing). A Reprice in another currency than a positive charge is
+	// ErrInvalid, and the move does not happen (see RepriceMismatch).
 	Reprice *Money
+}
+
+// Repricing reports whether u asks to lower a record's charge: a move
+// into StateSent with a Reprice of zero or more.
+func (u Update) Repricing() bool {
+	return u.State == StateSent && u.Reprice != nil && u.Reprice.Minor >= 0
+}
+
+// RepriceMismatch reports whether u reprices a positive charge in another
+// currency than the charge's, which a Ledger refuses with ErrInvalid.
+func (u Update) RepriceMismatch(charge Money) bool {
+	return u.Repricing() && charge.Minor > 0 && !u.Reprice.Currency.Same(charge.Currency)
 }
 
 // The refs under which a Ledger moves a record's money after its opening
@@ -321,7 +333,7 @@ type Ledger interface {
 	// Move moves the account's record id to u.State when CanMove allows it
 	// from the record's current state, appends the step to its history
 	// and sets u's fields; a move into StateFailed of a record with a
-	// charge credits the charge back under ref "refund:<id>" in the same
+	// charge credits the charge back under ref RefundRefPrefix + id in the same
 	// atomic step and sets Refunded, unless u.KeepCharge; a move into
 	// StateSent with u.Reprice lowers the charge as Update.Reprice
 	// says, in the same step. It answers where the record stands after

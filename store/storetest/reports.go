@@ -268,4 +268,12 @@ func testReprice(t *testing.T, h LedgerHarness) {
 		t.Fatalf("after a refused reprice the record is %s, charged %v", got.State, got.Charge)
 	}
 	wantWallet(t, s, acct, 930)
+
+	// A negative price is no reprice, whatever its currency: the move
+	// happens and the charge stays.
+	minus := store.Money{Minor: -5, Currency: store.Currency{Code: "USD", Exponent: 2}}
+	if got := moveMessage(t, s, foreign, store.Update{State: store.StateSent, At: msgEpoch, Reprice: &minus}); got.State != store.StateSent || got.Charge.Minor != 35 {
+		t.Fatalf("a negative reprice: the record is %s, charged %v", got.State, got.Charge)
+	}
+	wantWallet(t, s, acct, 930)
 }
