@@ -17,9 +17,13 @@ type Envelope struct {
 	Kind Kind
 	// Account is the sending account.
 	Account *Account
-	// To is the normalised recipient, in the channel's form: a mobile
-	// number, an e-mail address, a URL.
+	// To is the normalised recipient, in the channel's form: an E.164
+	// number ("+919876543210"), an e-mail address, a URL.
 	To string
+	// Country is the ISO 3166-1 alpha-2 code of the recipient's country
+	// ("IN"), set by channels that send to phone numbers; prices may
+	// depend on it. Empty otherwise.
+	Country string
 	// Provider is the name of the provider the channel chose in Prepare;
 	// per-provider timeouts are looked up by it.
 	Provider string
@@ -81,9 +85,12 @@ type Receipt struct {
 	MessageID string
 	Account   string
 	Kind      Kind
-	// To is the normalised recipient.
-	To     string
-	Status MessageState
+	// To is the normalised recipient: an E.164 number for SMS and chat.
+	To string
+	// Country is the ISO 3166-1 alpha-2 code of the recipient's country,
+	// for a phone number; empty otherwise.
+	Country string
+	Status  MessageState
 	// Provider and ProviderMessageID identify the message at the provider.
 	Provider          string
 	ProviderMessageID string

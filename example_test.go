@@ -40,7 +40,7 @@ func Example() {
 		return
 	}
 	fmt.Println(r.Status, r.To, r.Units, "segment, cost", r.Cost, "balance", r.Balance)
-	// Output: sent 9876543210 1 segment, cost 0.25 INR balance 99.75 INR
+	// Output: sent +919876543210 1 segment, cost 0.25 INR balance 99.75 INR
 }
 
 // Every error is an *Error; CodeOf reads its code, and an InvalidArgument
@@ -108,8 +108,8 @@ func ExampleObserverFunc() {
 		})))
 	_, _ = n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	// Output:
-	// pending sms 9876543210
-	// sent sms 9876543210
+	// pending sms +919876543210
+	// sent sms +919876543210
 }
 
 // A provider says what the vendor may have done by how it fails: a code
@@ -263,7 +263,7 @@ func ExampleNotifier_Send_bulk() {
 	}
 	fmt.Println("total", r.Cost, "balance", r.Balance)
 	// Output:
-	// 9876543210 sent 0.25 INR
-	// 9876543211 sent 0.25 INR
+	// +919876543210 sent 0.25 INR
+	// +919876543211 sent 0.25 INR
 	// total 0.50 INR balance 99.50 INR
 }

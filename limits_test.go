@@ -53,7 +53,7 @@ func (l *countLimiter) count(key string) int {
 	return l.used[key]
 }
 
-const otpKey = notifytest.AccountID + "\x00" + "9876543210"
+const otpKey = notifytest.AccountID + "\x00" + "+919876543210"
 
 // TestIdempotentOTPReplaysDoNotCountAgainstTheThrottle: five replays of
 // one OTP request used to lock the number out for 15 minutes.

@@ -49,6 +49,7 @@ func ReceiptOf(m *Message) *Receipt {
 		Account:           m.Account,
 		Kind:              m.Kind,
 		To:                m.To,
+		Country:           m.Country,
 		Status:            receiptStatus(m.State),
 		Provider:          m.Provider,
 		ProviderMessageID: m.ProviderMessageID,

@@ -218,7 +218,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 // receiptOf returns the receipt env starts with, opened at now: what the
 // message is, before any outcome.
 func (n *Notifier) receiptOf(acct *Account, env *Envelope, now time.Time) *Receipt {
-	return &Receipt{MessageID: env.ID, Account: acct.ID, Kind: env.Kind, To: env.To, Units: env.Units,
+	return &Receipt{MessageID: env.ID, Account: acct.ID, Kind: env.Kind, To: env.To, Country: env.Country, Units: env.Units,
 		Metered: n.pricer != nil, Domain: env.Domain, IdempotencyKey: env.IdempotencyKey, CreatedAt: now,
 		Provider: env.Provider}
 }
@@ -374,7 +374,7 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 // money never stays taken without a record.
 func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared, now time.Time) (Money, bool, error) {
 	env := p.env
-	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To,
+	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To, Country: env.Country,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
 		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now,
 		State: StateAttempting}

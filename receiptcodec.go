@@ -15,6 +15,7 @@ type receiptJSON struct {
 	Account           string         `json:"account"`
 	Kind              string         `json:"kind"`
 	To                string         `json:"to,omitempty"`
+	Country           string         `json:"country,omitempty"`
 	Status            string         `json:"status"`
 	Provider          string         `json:"provider,omitempty"`
 	ProviderMessageID string         `json:"provider_message_id,omitempty"`
@@ -53,7 +54,7 @@ func toReceiptJSON(r *Receipt) *receiptJSON {
 		return nil
 	}
 	j := &receiptJSON{
-		MessageID: r.MessageID, Account: r.Account, Kind: string(r.Kind), To: r.To,
+		MessageID: r.MessageID, Account: r.Account, Kind: string(r.Kind), To: r.To, Country: r.Country,
 		Status: string(r.Status), Provider: r.Provider, ProviderMessageID: r.ProviderMessageID,
 		Gateway: string(r.Gateway), Note: r.Note, Units: r.Units, Cost: toMoneyJSON(r.Cost),
 		Balance: toMoneyJSON(r.Balance), Metered: r.Metered, Attempts: r.Attempts,
@@ -71,7 +72,7 @@ func (j *receiptJSON) receipt() *Receipt {
 		return nil
 	}
 	r := &Receipt{
-		MessageID: j.MessageID, Account: j.Account, Kind: Kind(j.Kind), To: j.To,
+		MessageID: j.MessageID, Account: j.Account, Kind: Kind(j.Kind), To: j.To, Country: j.Country,
 		Status: MessageState(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
 		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
 		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,

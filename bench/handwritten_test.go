@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/phone"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/provider/memprovider"
 )
 
@@ -95,10 +95,11 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 	if rules.Check(&fe, req); len(fe) > 0 { // validator/v10 with the request's tags
 		return nil, fe.Err()
 	}
-	to, err := phone.Normalize(req.To)
+	n, err := phone.Parse(req.To, h.account.Region, nil)
 	if err != nil {
 		return nil, err
 	}
+	to := n.E164
 	enc, segments, _ := sms.Segments(req.Message)
 	price := notify.Money{Minor: 25 * int64(segments), Currency: h.account.Currency}
 	id := uuid.NewString()

@@ -9,7 +9,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/internal/fingerprint"
 )
 
 // value is one JSON field decoded leniently: decoding never fails on it, so
@@ -145,12 +145,7 @@ func alias(fe *notify.FieldErrors, name string, a *value, aliasName string, b *v
 // sameNumber reports whether two spellings name the same mobile number,
 // so that "+91 98765 43210" and 9876543210 do not conflict.
 func sameNumber(x, y string) bool {
-	nx, err := phone.Normalize(x)
-	if err != nil {
-		return false
-	}
-	ny, err := phone.Normalize(y)
-	return err == nil && nx == ny
+	return fingerprint.Mobile(x) == fingerprint.Mobile(y)
 }
 
 // Header is what a send request's HTTP headers say, trimmed: the

@@ -60,5 +60,5 @@ func ExampleNew() {
 	}
 	// Output:
 	// 400 {"success":false,"error":{"code":"invalid_argument","message":"invalid request: to must be 10 digits, found 5","fields":{"to":"must be 10 digits, found 5"}}}
-	// 200 {"success":true,"message_id":"…","channel":"sms","to":"9876543210","status":"sent","provider":"mem","provider_message_id":"…","units":1,"cost":"0.25","cost_minor":25,"balance":"99.75","balance_minor":9975,"currency":{"code":"INR","symbol":"₹","exponent":2}}
+	// 200 {"success":true,"message_id":"…","channel":"sms","to":"9876543210","country":"IN","status":"sent","provider":"mem","provider_message_id":"…","units":1,"cost":"0.25","cost_minor":25,"balance":"99.75","balance_minor":9975,"currency":{"code":"INR","symbol":"₹","exponent":2}}
 }

@@ -474,7 +474,7 @@ func TestSMSSuccess(t *testing.T) {
 	if len(sent) != 1 {
 		t.Fatalf("%d sent", len(sent))
 	}
-	if env := sent[0]; env.To != "9876543210" || sms.MessageOf(env).Text != "Hello there" || env.Domain != "shop.example" || sms.MessageOf(env).SenderID != "ACMEIN" {
+	if env := sent[0]; env.To != "+919876543210" || sms.MessageOf(env).Text != "Hello there" || env.Domain != "shop.example" || sms.MessageOf(env).SenderID != "ACMEIN" {
 		t.Errorf("envelope %+v %+v", env, sms.MessageOf(env))
 	}
 	if got := e.minor(t, testAccount); got != openingBal-25 {

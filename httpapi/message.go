@@ -18,6 +18,7 @@ type messageJSON struct {
 	// Request is "otp" for a leg of a dual OTP, else the channel.
 	Request           string `json:"request"`
 	To                string `json:"to"`
+	Country           string `json:"country,omitempty"`
 	Status            string `json:"status"`
 	Provider          string `json:"provider,omitempty"`
 	ProviderMessageID string `json:"provider_message_id,omitempty"`
@@ -70,7 +71,7 @@ func EncodeMessage(m *notify.Message) json.RawMessage {
 func toMessageJSON(m *notify.Message) messageJSON {
 	cost, cur := m.Cost(), m.Charge.Currency
 	out := messageJSON{
-		MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: m.To,
+		MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: specNumber(m.To), Country: m.Country,
 		Status: string(m.State), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
 		Gateway: string(m.Gateway), Units: m.Units, Metered: m.Metered,
 		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,

@@ -157,6 +157,16 @@ func appendCurrency(b []byte, c notify.Currency) []byte {
 	return append(b, '}')
 }
 
+// specNumber is how answers show a number: an Indian one in the
+// spec's 10-digit form, as callers have always read it, any other in
+// E.164 form.
+func specNumber(to string) string {
+	if len(to) == 13 && strings.HasPrefix(to, "+91") {
+		return to[3:]
+	}
+	return to
+}
+
 // appendReceiptFields appends the fields of a receipt: identity, provider,
 // units, cost, and (when metered) the balance after. id is the request's
 // ID, for the messages of failed legs.
@@ -164,7 +174,8 @@ func appendReceiptFields(b []byte, r *notify.Receipt, leg bool, id string) []byt
 	b = appendOptField(b, "message_id", r.MessageID)
 	b = appendField(b, "channel", string(r.Kind))
 	if !leg {
-		b = appendOptField(b, "to", r.To)
+		b = appendOptField(b, "to", specNumber(r.To))
+		b = appendOptField(b, "country", r.Country)
 	}
 	b = appendField(b, "status", string(r.Status))
 	b = appendOptField(b, "provider", r.Provider)

@@ -28,7 +28,7 @@ func Example() {
 	fmt.Println(len(rc.Legs), "legs,", rc.Status)
 	fmt.Println("charged", rc.Cost.Minor == notifytest.DefaultBalance-kit.Balance(t))
 	// Output:
-	// 9876543210 otp 482913
+	// +919876543210 otp 482913
 	// 2 legs, sent
 	// charged true
 }

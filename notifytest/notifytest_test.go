@@ -21,11 +21,11 @@ func TestKitSendsAndCharges(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := kit.LastSMS(t)
-	if msg.To != "9876543210" || sms.MessageOf(msg).SenderID != "TESTCO" || msg.ID != rc.MessageID {
+	if msg.To != "+919876543210" || sms.MessageOf(msg).SenderID != "TESTCO" || msg.ID != rc.MessageID {
 		t.Fatalf("captured %+v", msg)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance-rc.Cost.Minor)
-	if m := kit.Message(t, rc.MessageID); m.State != notify.StateSent || m.Charge != rc.Cost || m.To != "9876543210" {
+	if m := kit.Message(t, rc.MessageID); m.State != notify.StateSent || m.Charge != rc.Cost || m.To != "+919876543210" {
 		t.Fatalf("record = %+v, receipt %+v", m, rc)
 	}
 

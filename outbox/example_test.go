@@ -46,5 +46,5 @@ func Example() {
 	for _, m := range box.Messages(outbox.Filter{Kind: sms.Kind}) {
 		fmt.Println(m.To, m.Status, m.SMS.Text, m.SMS.Encoding, m.SMS.Segments)
 	}
-	// Output: 9876543210 sent Your parcel ships today gsm7 1
+	// Output: +919876543210 sent Your parcel ships today gsm7 1
 }

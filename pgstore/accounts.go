@@ -63,6 +63,15 @@ const maxSettingsBytes = 16 << 20
 // "settings" for the whole) and give nil. PostgreSQL's jsonb holds
 // neither invalid UTF-8 nor a NUL character in a string, so those are
 // refused here rather than by the server.
+// countriesColumn is the countries column of acct: an empty array for
+// none, since the column is NOT NULL.
+func countriesColumn(acct *store.Account) []string {
+	if acct.Countries == nil {
+		return []string{}
+	}
+	return acct.Countries
+}
+
 func settingsColumn(acct *store.Account, fe *store.FieldErrors) []byte {
 	kinds := slices.Sorted(maps.Keys(acct.Settings))
 	bad := len(*fe)
@@ -146,7 +155,7 @@ func (s *Store) putAccount(ctx context.Context, acct *store.Account, settings []
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name,
 		acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-		acct.PricePlan, acct.Disabled, settings); err != nil {
+		acct.PricePlan, acct.Disabled, settings, acct.Region, countriesColumn(acct)); err != nil {
 		return s.writeAccountErr(ctx, "put account", err)
 	}
 	for _, k := range apiKeys {
@@ -392,7 +401,7 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*store.Account, error) {
 	var a store.Account
 	var settings []byte
 	dest := []any{&a.ID, &a.Name, &a.Currency.Code, &a.Currency.Symbol,
-		&a.Currency.Exponent, &a.PricePlan, &a.Disabled, &settings}
+		&a.Currency.Exponent, &a.PricePlan, &a.Disabled, &settings, &a.Region, &a.Countries}
 	if keyHash != nil {
 		dest = append([]any{keyHash}, dest...)
 	}
@@ -405,6 +414,9 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*store.Account, error) {
 	}
 	if len(m) > 0 {
 		a.Settings = m
+	}
+	if len(a.Countries) == 0 {
+		a.Countries = nil // an empty array column: no list
 	}
 	return &a, nil
 }

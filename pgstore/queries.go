@@ -26,14 +26,14 @@ type queries struct {
 // accountColumns lists an account's columns in the order scanAccount
 // reads them.
 const accountColumns = `id, name, currency_code, currency_symbol, currency_exponent,
-	price_plan, disabled, settings`
+	price_plan, disabled, settings, region, countries`
 
 // messageColumns lists a message record's columns in the order
 // scanMessage reads them.
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
-	vendor_code, refunded, resend`
+	vendor_code, refunded, resend, country`
 
 // movedColumns lists the columns of a store.Moved in the order
 // scanMoved reads them: all a move returns, so that a move does not carry
@@ -114,19 +114,21 @@ FROM {{s}}{{p}}ledger l JOIN {{s}}{{p}}wallets w ON w.account = l.account
 WHERE l.account = $1 AND l.id > $2 ORDER BY l.id LIMIT $3`),
 
 		putAccount: x(`INSERT INTO {{s}}{{p}}accounts
-	(id, name, currency_code, currency_symbol, currency_exponent, price_plan, disabled, settings)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	(id, name, currency_code, currency_symbol, currency_exponent, price_plan, disabled, settings,
+	region, countries)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (id) DO UPDATE SET
 	name = EXCLUDED.name, currency_code = EXCLUDED.currency_code,
 	currency_symbol = EXCLUDED.currency_symbol, currency_exponent = EXCLUDED.currency_exponent,
 	price_plan = EXCLUDED.price_plan, disabled = EXCLUDED.disabled,
-	settings = EXCLUDED.settings, updated_at = now()`),
+	settings = EXCLUDED.settings, region = EXCLUDED.region, countries = EXCLUDED.countries,
+	updated_at = now()`),
 
 		account: x(`SELECT ` + accountColumns + `
 FROM {{s}}{{p}}accounts WHERE id = $1`),
 
 		accountByKey: x(`SELECT k.key_hash, a.id, a.name, a.currency_code, a.currency_symbol,
-	a.currency_exponent, a.price_plan, a.disabled, a.settings
+	a.currency_exponent, a.price_plan, a.disabled, a.settings, a.region, a.countries
 FROM {{s}}{{p}}api_keys k JOIN {{s}}{{p}}accounts a ON a.id = k.account
 WHERE k.key_hash = $1`),
 
@@ -208,7 +210,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22, '', false, $23
+		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )

@@ -242,14 +242,15 @@ func TestAccountsBeforeMigration0011(t *testing.T) {
 		t.Fatalf("chat settings after 0011 = %+v", chatSet)
 	}
 
-	// The old columns are gone; the new one is a NOT NULL object.
+	// The old columns are gone; the new one is a NOT NULL object (and
+	// 0014's region and countries follow, since Store migrates to the end).
 	var columns []string
 	must(t, pool.QueryRow(ctx, `SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = 'notify_accounts'`).Scan(&columns))
-	wantColumns := []string{"created_at", "currency_code", "currency_exponent", "currency_symbol", "disabled",
-		"id", "name", "price_plan", "settings", "updated_at"}
+	wantColumns := []string{"countries", "created_at", "currency_code", "currency_exponent", "currency_symbol", "disabled",
+		"id", "name", "price_plan", "region", "settings", "updated_at"}
 	if !slices.Equal(columns, wantColumns) {
-		t.Fatalf("accounts columns after 0011 = %q, want %q", columns, wantColumns)
+		t.Fatalf("accounts columns after 0011 and 0014 = %q, want %q", columns, wantColumns)
 	}
 	_, err = pool.Exec(ctx, `UPDATE notify_accounts SET settings = '[]' WHERE id = 'bare'`)
 	if err == nil {

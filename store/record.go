@@ -141,9 +141,12 @@ type Record struct {
 	// Request is the kind of request that sent it: Kind, or "otp"
 	// (otp.Kind) for a leg of a dual OTP.
 	Request Kind
-	// To is the normalised recipient.
-	To    string
-	State State
+	// To is the normalised recipient: an E.164 number for SMS and chat.
+	To string
+	// Country is the ISO 3166-1 alpha-2 code of the recipient's country,
+	// for a phone number; empty otherwise.
+	Country string
+	State   State
 	// Provider is the provider chosen in Prepare, then the one that
 	// accepted or may have the message (after a chat failover, the
 	// second); ProviderMessageID is that provider's ID of the message,

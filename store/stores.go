@@ -21,6 +21,16 @@ type Account struct {
 	Currency Currency
 	// PricePlan names the price list that applies; empty means the default.
 	PricePlan string
+	// Region is the account's home country, an ISO 3166-1 alpha-2 code
+	// ("IN", "US"): a phone number without a country code is read as one
+	// of its. Default "" (India: phone.DefaultRegion).
+	Region string
+	// Countries are the countries the account may send SMS and chat
+	// messages to, as ISO 3166-1 alpha-2 codes, or "*" (phone.AnyCountry)
+	// for every one. Default empty: its Region only, so that sending
+	// abroad, which SMS pumping abuses, is a decision rather than an
+	// accident.
+	Countries []string
 	// Disabled accounts are refused with notify.CodePermissionDenied.
 	Disabled bool
 	// Settings are the account's settings for each channel, by kind: a
@@ -56,6 +66,7 @@ func (a *Account) SetSetting(kind Kind, v any) error {
 // are its own. Stores that hand out accounts callers may keep use it.
 func CloneAccount(a *Account) *Account {
 	c := *a
+	c.Countries = slices.Clone(a.Countries)
 	if a.Settings != nil {
 		c.Settings = make(map[Kind]json.RawMessage, len(a.Settings))
 		for k, v := range a.Settings {

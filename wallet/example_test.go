@@ -54,6 +54,25 @@ func ExamplePriceList_Price() {
 	// Output: ₹0.36
 }
 
+func ExamplePriceList_Price_byCountry() {
+	prices := wallet.DefaultINR()
+	// SMS to the United States cost ₹0.70 a segment (₹0.65 on the otp
+	// route); every other country keeps the default prices.
+	prices.SMSByCountry = map[string]wallet.SMSPrices{"US": {Plain: 70, OTP: 65}}
+	acct := &notify.Account{ID: "acme", Currency: notify.INR(), Countries: []string{"IN", "US"}}
+	for _, country := range []string{"US", "IN"} {
+		env := &notify.Envelope{Kind: sms.Kind, Route: string(sms.RouteSMS), Units: 1, Country: country}
+		price, err := prices.Price(acct, env)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(country, wallet.Format(price))
+	}
+	// Output:
+	// US ₹0.70
+	// IN ₹0.25
+}
+
 func ExamplePlans() {
 	bulk := wallet.DefaultINR()
 	bulk.SMS.Plain = 15

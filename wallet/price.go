@@ -21,10 +21,21 @@ type PriceList struct {
 	// Currency is the currency of every price. Price refuses accounts whose
 	// currency differs (by code or exponent).
 	Currency notify.Currency
-	// SMS holds the per-segment SMS prices, by route.
+	// SMS holds the per-segment SMS prices, by route: those of every
+	// country SMSByCountry does not name.
 	SMS SMSPrices
-	// Chat holds the chat prices, by gateway and price class.
+	// SMSByCountry holds the SMS prices of the recipient countries that
+	// have prices of their own, by ISO 3166-1 alpha-2 code ("US"), the
+	// envelope's Country. An entry replaces SMS whole for its country: a
+	// route it leaves zero is free there. Default nil: SMS's prices
+	// everywhere.
+	SMSByCountry map[string]SMSPrices
+	// Chat holds the chat prices, by gateway and price class: those of
+	// every country ChatByCountry does not name.
 	Chat ChatPrices
+	// ChatByCountry holds the chat prices of the recipient countries that
+	// have prices of their own, as SMSByCountry does. Default nil.
+	ChatByCountry map[string]ChatPrices
 	// Email holds the e-mail prices, by purpose.
 	Email EmailPrices
 }
@@ -89,7 +100,8 @@ func DefaultINR() *PriceList {
 // Price returns what env costs acct: the unit price for its kind and
 // env.Route (the SMS route, the chat gateway, the e-mail purpose, as the
 // channel chose it; a chat message is priced promotional when its
-// env.Class is) times env.Units (a Units below 1 counts as 1), in the
+// env.Class is), in the recipient's country (env.Country) when the list
+// has prices for it, times env.Units (a Units below 1 counts as 1), in the
 // account's currency. It never reads the envelope's content.
 //
 // Every error is CodeInternal, because each is a configuration mistake
@@ -134,13 +146,17 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 		if route == "" {
 			route = sms.RouteSMS
 		}
+		prices := p.SMS
+		if c, ok := p.SMSByCountry[env.Country]; ok {
+			prices = c
+		}
 		switch route {
 		case sms.RouteSMS:
-			return p.SMS.Plain, nil
+			return prices.Plain, nil
 		case sms.RouteOTP:
-			return p.SMS.OTP, nil
+			return prices.OTP, nil
 		case sms.RouteDLT:
-			return p.SMS.DLT, nil
+			return prices.DLT, nil
 		}
 		return 0, notify.Errorf(notify.CodeInternal, "wallet: no SMS price for route %q", route)
 
@@ -149,12 +165,16 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 		if gw == "" || gw == chat.GatewayAuto {
 			gw = chat.PrimaryGateway(acct)
 		}
+		prices := p.Chat
+		if c, ok := p.ChatByCountry[env.Country]; ok {
+			prices = c
+		}
 		var rates ChatRates
 		switch gw {
 		case chat.GatewayCloud:
-			rates = p.Chat.Cloud
+			rates = prices.Cloud
 		case chat.GatewayQR:
-			rates = p.Chat.QR
+			rates = prices.QR
 		default:
 			return 0, notify.Errorf(notify.CodeInternal, "wallet: no chat price for gateway %q", gw)
 		}

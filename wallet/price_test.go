@@ -79,6 +79,34 @@ func TestPriceDefaultINR(t *testing.T) {
 	}
 }
 
+func TestPriceByCountry(t *testing.T) {
+	prices := DefaultINR()
+	prices.SMSByCountry = map[string]SMSPrices{"US": {Plain: 70, OTP: 65}}
+	prices.ChatByCountry = map[string]ChatPrices{"US": {Cloud: ChatRates{OTP: 120, Promotional: 300}}}
+	in := func(country string, env *notify.Envelope) *notify.Envelope { env.Country = country; return env }
+	tests := []struct {
+		name string
+		env  *notify.Envelope
+		want int64
+	}{
+		{"US sms, 2 segments", in("US", smsEnv(sms.RouteSMS, 2)), 140},
+		{"US otp route", in("US", smsEnv(sms.RouteOTP, 1)), 65},
+		{"India keeps the default", in("IN", smsEnv(sms.RouteSMS, 1)), 25},
+		{"a country without prices takes the default", in("GB", smsEnv(sms.RouteOTP, 1)), 20},
+		{"no country takes the default", smsEnv(sms.RouteSMS, 1), 25},
+		{"US cloud promotional", in("US", chatEnv(chat.GatewayCloud, chat.TypePromotional, "")), 300},
+		{"US qr: free where the country's list says nothing", in("US", chatEnv(chat.GatewayQR, chat.TypeOTP, "")), 0},
+		{"India's cloud", in("IN", chatEnv(chat.GatewayCloud, chat.TypeOTP, "")), 35},
+		{"e-mail ignores the country", in("US", emailEnv(email.PurposeOTP)), 10},
+	}
+	for _, tt := range tests {
+		got, err := prices.Price(inrAccount(), tt.env)
+		if err != nil || got.Minor != tt.want {
+			t.Errorf("%s: Price = %v, %v; want %d", tt.name, got, err, tt.want)
+		}
+	}
+}
+
 func TestPriceErrors(t *testing.T) {
 	usd := notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}
 	negative := DefaultINR()

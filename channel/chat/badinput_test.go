@@ -167,7 +167,7 @@ func FuzzPrepare(f *testing.F) {
 			}
 			return
 		}
-		if chat.MessageOf(env) == nil || env.Provider == "" || len(env.To) != 10 {
+		if chat.MessageOf(env) == nil || env.Provider == "" || len(env.To) != 13 || env.Country != "IN" {
 			t.Fatalf("incomplete envelope %+v", env)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/settings"
+	"github.com/notifykit/notify/phone"
 )
 
 // Limits of the request fields the channel checks.
@@ -42,6 +43,11 @@ type Config struct {
 	// *qrchat.Provider. Nil: the qr gateway is unavailable. Default nil.
 	// At least one of Cloud and QR is required.
 	QR notify.Provider
+	// Numbers reads the numbers of countries other than India, such as
+	// phone/world's Plan{}; whether an account may send to one is its own
+	// allow list (notify.Account.Countries). Nil: Indian numbers only,
+	// which keeps libphonenumber's metadata out of the binary. Default nil.
+	Numbers phone.Plan
 	// Renderer renders template_slug into the message text. Nil: requests
 	// with template_slug are InvalidArgument. Default nil.
 	Renderer notify.TemplateRenderer
@@ -84,6 +90,7 @@ type Config struct {
 // cache).
 type Channel struct {
 	cloud, qr notify.Provider
+	numbers   phone.Plan
 	renderer  notify.TemplateRenderer
 	cloudTmpl CloudTemplater
 	guard     *netguard.Guard
@@ -115,6 +122,7 @@ func New(cfg Config) (*Channel, error) {
 	c := &Channel{
 		cloud:     cfg.Cloud,
 		qr:        cfg.QR,
+		numbers:   cfg.Numbers,
 		renderer:  cfg.Renderer,
 		cloudTmpl: cfg.CloudTemplates,
 		otpText:   cfg.OTPText,

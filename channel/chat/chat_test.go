@@ -113,7 +113,7 @@ func TestShapes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Prepare: %v", err)
 				}
-				if env.Kind != chat.Kind || env.To != "9876543210" || env.Units != 1 || env.Class != notify.Transactional {
+				if env.Kind != chat.Kind || env.To != "+919876543210" || env.Country != "IN" || env.Units != 1 || env.Class != notify.Transactional {
 					t.Errorf("envelope %+v", env)
 				}
 				if chat.MessageOf(env).Auto != (gw.requested != chat.GatewayCloud && gw.requested != chat.GatewayQR) {

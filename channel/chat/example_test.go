@@ -60,7 +60,7 @@ func ExampleChannel_Deliver() {
 	}
 	fmt.Println(res.Route, res.Provider)
 	// Output:
-	// 9876543210 cloud *482915* is your Acme login code. For your security, do not share this code with anyone.
+	// +919876543210 cloud *482915* is your Acme login code. For your security, do not share this code with anyone.
 	// qr qr
 }
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
-	"github.com/notifykit/notify/internal/phone"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/phone"
 )
 
 // Prepare validates and normalises a *Request for acct as the
@@ -38,11 +38,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 	var fe notify.FieldErrors
 
-	// Normalising checks the number: one parse.
-	to, err := phone.Normalize(r.To)
-	if err != nil {
-		fe.Add("to", err.Error())
-	}
+	to := c.recipient(&fe, acct, r.To)
 	rules.Check(&fe, r) // otp, brand, type, gateway, template_name, file_name, domain
 	requested := r.Gateway
 	if requested == "" {
@@ -135,7 +131,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw), carriesOTP)
 	return &notify.Envelope{
 		Kind:       Kind,
-		To:         to,
+		To:         to.E164,
+		Country:    to.Region,
 		Provider:   c.provider(gw).Name(),
 		Route:      string(gw),
 		Units:      1,
@@ -272,6 +269,22 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 		msg.Template = t
 	}
 	return rendered.Class, nil
+}
+
+// recipient reads the number to, for acct: in E.164 form, of a country
+// the account may send to. Chat accounts may live on any kind of line, so
+// the type is not checked. A problem is added to fe and the zero Number
+// returned.
+func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to string) phone.Number {
+	n, err := phone.Parse(to, acct.Region, c.numbers)
+	if err == nil {
+		err = phone.Allowed(n, acct.Region, acct.Countries)
+	}
+	if err != nil {
+		fe.Add("to", err.Error())
+		return phone.Number{}
+	}
+	return n
 }
 
 // mergeInvalid adds the fields of an InvalidArgument error to fe and

@@ -15,7 +15,9 @@ const Kind notify.Kind = "chat"
 // Message wins; see the chat channel's documentation for the full rule.
 type Request struct {
 	Account string `json:"-"`
-	// To is the recipient mobile number, as for sms.Request.To. Required.
+	// To is the recipient's number, as for sms.Request.To, except that
+	// any kind of line is accepted (a business may chat from a fixed
+	// line). Required.
 	To string `json:"to"`
 	// OTP is a numeric code (4-8 digits) sent as a priority
 	// authentication message; it also fills a template's OTP variable.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
-	"github.com/notifykit/notify/internal/phone"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/settings"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/template/dlt"
 )
 
@@ -34,6 +34,11 @@ const (
 type Config struct {
 	// Provider delivers every message of the channel. Required.
 	Provider notify.Provider
+	// Numbers reads the numbers of countries other than India, such as
+	// phone/world's Plan{}; whether an account may send to one is its own
+	// allow list (notify.Account.Countries). Nil: Indian numbers only,
+	// which keeps libphonenumber's metadata out of the binary. Default nil.
+	Numbers phone.Plan
 	// Renderer renders requests with a template_slug from the template's
 	// SMS form. Optional: without it such requests are refused with
 	// InvalidArgument on template_slug. Default none.
@@ -76,6 +81,7 @@ func DefaultOTPText(code, brand string) string {
 type Channel struct {
 	provider     notify.Provider
 	providerName string
+	numbers      phone.Plan
 	renderer     notify.TemplateRenderer
 	otpText      func(code, brand string) string
 	maxSegments  int
@@ -96,6 +102,7 @@ func New(cfg Config) (*Channel, error) {
 	c := &Channel{
 		provider:     cfg.Provider,
 		providerName: cfg.Provider.Name(),
+		numbers:      cfg.Numbers,
 		renderer:     cfg.Renderer,
 		otpText:      cfg.OTPText,
 		maxSegments:  cfg.MaxSegments,
@@ -134,16 +141,15 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 	var fe notify.FieldErrors
 
-	// Normalising checks the number: one parse.
-	to, err := phone.Normalize(r.To)
-	if err != nil {
-		fe.Add("to", err.Error())
-	}
+	to := c.recipient(&fe, acct, r.To)
 	rules.Check(&fe, r)
 
 	route := r.Route
 	if route == "" {
 		route = RouteSMS
+	}
+	if route == RouteDLT && to.Region != "" && to.Region != dltRegion {
+		fe.Addf("route", "dlt is India's scheme, for +91 numbers only, and the number is of %s", to.Region)
 	}
 
 	sender, senderDefaulted := r.SenderID, false
@@ -201,7 +207,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	msg.Text, msg.Encoding, msg.Segments = text, enc, segments
 	prepared.env = notify.Envelope{
 		Kind:     Kind,
-		To:       to,
+		To:       to.E164,
+		Country:  to.Region,
 		Provider: c.providerName,
 		Units:    segments,
 		Class:    class,
@@ -212,6 +219,27 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		CarriesOTP: route == RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
 	}
 	return &prepared.env, nil
+}
+
+// dltRegion is the country whose operators run DLT: India.
+const dltRegion = "IN"
+
+// recipient reads the number to, for acct: in E.164 form, of a country
+// the account may send to, able to take an SMS. A problem is added to fe
+// and the zero Number returned.
+func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to string) phone.Number {
+	n, err := phone.Parse(to, acct.Region, c.numbers)
+	if err == nil {
+		err = phone.Allowed(n, acct.Region, acct.Countries)
+	}
+	if err == nil && !n.Type.TakesSMS() {
+		err = fmt.Errorf("is a %s number, which cannot take an SMS", n.Type)
+	}
+	if err != nil {
+		fe.Add("to", err.Error())
+		return phone.Number{}
+	}
+	return n
 }
 
 // body returns the text of an sms- or dlt-route message: the rendered

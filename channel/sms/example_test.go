@@ -44,7 +44,7 @@ func ExampleNew() {
 	_, err = ch.Prepare(context.Background(), acct, &sms.Request{To: "98765", Route: sms.RouteOTP, Message: "12"})
 	fmt.Println(err)
 	// Output:
-	// 9876543210 ACMECO 1101456789012345678 [login 482913] 1 <nil>
+	// +919876543210 ACMECO 1101456789012345678 [login 482913] 1 <nil>
 	// invalid_argument: to: must be 10 digits, found 5; message: the OTP must be 4-8 digits, found 2
 }
 

@@ -115,7 +115,7 @@ func TestSendEveryRoute(t *testing.T) {
 			}
 			cost := tt.price * int64(tt.units)
 			if r.Status != notify.StateSent || r.Units != tt.units || r.Cost.Minor != cost || r.Provider != smsgateway.DefaultName ||
-				r.To != "9876543210" || r.Domain != tt.req.Domain || r.Attempts != 1 {
+				r.To != "+919876543210" || r.Domain != tt.req.Domain || r.Attempts != 1 {
 				t.Fatalf("receipt = %+v", r)
 			}
 			if got := s.balance(t); got != before-cost || r.Balance.Minor != got {

@@ -34,10 +34,16 @@ type BatchSender interface {
 type Request struct {
 	// Account is the ID of the sending account. Required.
 	Account string `json:"-"`
-	// To is the recipient: 10 digits starting 6-9; +91, 91 and 0 prefixes,
-	// spaces and dashes are accepted and removed. Required. Its rule is
-	// the normalisation itself, in code: checking it apart would parse
-	// every number twice.
+	// To is the recipient: a number in international form (+1 415 555
+	// 0100), or in the national form of the account's region (India's
+	// by default: 10 digits starting 6-9, with 91 or 0 before them or
+	// not); spaces and dashes are removed. It becomes E.164 form
+	// (+919876543210). It must be of a country the account may send to
+	// (notify.Account.Countries), and a mobile number: fixed lines,
+	// premium-rate and shared-cost numbers are refused. Numbers outside
+	// India need Config.Numbers. Required. Its rule is the
+	// normalisation itself, in code: checking it apart would parse every
+	// number twice.
 	To string `json:"to"`
 	// Message is the text, or the numeric code on the otp route. Required
 	// unless TemplateSlug is set (on the otp route the code may then come

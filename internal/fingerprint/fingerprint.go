@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/notifykit/notify/internal/phone"
+	"github.com/notifykit/notify/phone"
 )
 
 // Fields writes each field length-prefixed.
@@ -35,11 +35,23 @@ func Vars(h hash.Hash, v map[string]string) {
 	}
 }
 
-// Mobile is a number as a fingerprint sees it: normalised when it is a
-// mobile number, as given otherwise (Prepare will refuse it).
+// Mobile is a number as a fingerprint sees it: its digits in
+// international form without the plus ("919876543210") for an Indian
+// mobile number in any of its spellings, else its digits as given, so
+// that "+1 415 555 0100" and "14155550100" agree. Prepare refuses what
+// is not a number.
 func Mobile(s string) string {
-	if n, err := phone.Normalize(s); err == nil {
-		return n
+	if n, err := phone.Parse(s, phone.DefaultRegion, nil); err == nil {
+		return n.E164[1:]
 	}
-	return s
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			b = append(b, c)
+		}
+	}
+	if len(b) == 0 {
+		return s // not a number at all: as given
+	}
+	return string(b)
 }

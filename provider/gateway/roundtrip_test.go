@@ -159,7 +159,7 @@ func TestRoundTrip(t *testing.T) {
 		must(t, err)
 		sent := remote.sms.Sent()
 		env := sent[len(sent)-1]
-		if env.To != "9876543210" || sms.MessageOf(env).Text != "Your order has shipped" || sms.MessageOf(env).SenderID != "ACMEIN" || env.Domain != "shop.example" {
+		if env.To != "+919876543210" || sms.MessageOf(env).Text != "Your order has shipped" || sms.MessageOf(env).SenderID != "ACMEIN" || env.Domain != "shop.example" {
 			t.Errorf("remote envelope %+v %+v", env, sms.MessageOf(env))
 		}
 		// The local receipt names the remote message, which the remote recorded.

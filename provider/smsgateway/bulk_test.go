@@ -45,7 +45,7 @@ func TestBulkOneCallManyRecords(t *testing.T) {
 		t.Fatalf("balance %d, want %d", got, before-25*25)
 	}
 	for i, leg := range r.Legs {
-		if leg.Status != notify.StateSent || leg.ProviderMessageID != sent[0].RequestID || leg.To != fmt.Sprintf("98765%05d", i) {
+		if leg.Status != notify.StateSent || leg.ProviderMessageID != sent[0].RequestID || leg.To != fmt.Sprintf("+9198765%05d", i) {
 			t.Fatalf("leg %d: %+v", i, leg)
 		}
 	}
@@ -188,7 +188,7 @@ func TestBulkRunsOutOfMoney(t *testing.T) {
 		switch {
 		case leg.Status == notify.StateSent:
 			sent++
-		case leg.ErrorCode != notify.CodeInsufficientFunds || leg.To != to[i] || leg.Cost.Minor != 0:
+		case leg.ErrorCode != notify.CodeInsufficientFunds || leg.To != "+91"+to[i] || leg.Cost.Minor != 0:
 			t.Fatalf("leg %d: %+v", i, leg)
 		}
 	}

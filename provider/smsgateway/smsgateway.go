@@ -18,9 +18,9 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/phone"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/phone"
 )
 
 // Defaults of Config.
@@ -292,7 +292,7 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 	}
 	m := sms.MessageOf(env)
 	var fe notify.FieldErrors
-	number, err := phone.Normalize(env.To)
+	number, err := indianNumber(env.To)
 	if err != nil {
 		fe.Add("to", err.Error())
 	}
@@ -347,6 +347,16 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 		return nil, err
 	}
 	return req, nil
+}
+
+// indianNumber returns the 10-digit national form of to, which the vendor
+// takes: it sends to Indian numbers only.
+func indianNumber(to string) (string, error) {
+	n, err := phone.Parse(to, phone.DefaultRegion, nil)
+	if err != nil {
+		return "", err
+	}
+	return n.National(), nil
 }
 
 // language is the vendor's name for the encoding the text needs.

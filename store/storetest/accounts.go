@@ -83,6 +83,8 @@ func fullAccount() *store.Account {
 		Name:      "Acme Stores",
 		Currency:  inr,
 		PricePlan: "gold",
+		Region:    "US",
+		Countries: []string{"US", "CA", "IN"},
 		Settings: map[store.Kind]json.RawMessage{
 			kindSMS:  json.RawMessage(smsSettings),
 			kindChat: json.RawMessage(chatSettings),
@@ -109,6 +111,10 @@ func diffAccount(got, want *store.Account) string {
 	field("Currency", got.Currency, want.Currency)
 	field("PricePlan", got.PricePlan, want.PricePlan)
 	field("Disabled", got.Disabled, want.Disabled)
+	field("Region", got.Region, want.Region)
+	if !slices.Equal(got.Countries, want.Countries) {
+		d = append(d, fmt.Sprintf("Countries = %q, want %q", got.Countries, want.Countries))
+	}
 	if s := diffSettings(got.Settings, want.Settings); s != "" {
 		d = append(d, s)
 	}

@@ -108,7 +108,7 @@ func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, 
 func sampleMessage(account string, charge int64, at time.Time) *store.Record {
 	return &store.Record{
 		ID: newName("msg"), Account: account, Kind: kindChat, Request: kindOTP,
-		To: "9876543210", Provider: "cloudchat", IdempotencyKey: newName("key"),
+		To: "+919876543210", Country: "IN", Provider: "cloudchat", IdempotencyKey: newName("key"),
 		Resend: []byte(`{"to":"9876543210","message":"hello"}`),
 		Domain: "shop.example", Units: 2, Metered: charge > 0, Charge: rupees(charge),
 		CreatedAt: at, UpdatedAt: at,
@@ -195,6 +195,7 @@ func diffMessage(got, want *store.Record) string {
 	field("Kind", got.Kind, want.Kind)
 	field("Request", got.Request, want.Request)
 	field("To", got.To, want.To)
+	field("Country", got.Country, want.Country)
 	field("State", got.State, want.State)
 	field("Provider", got.Provider, want.Provider)
 	field("ProviderMessageID", got.ProviderMessageID, want.ProviderMessageID)

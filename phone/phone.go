@@ -1,0 +1,158 @@
+package phone
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// DefaultRegion is the region of an account that names none: a number
+// without a country code is read as Indian, as the gateway API's
+// 10-digit numbers always were.
+const DefaultRegion = "IN"
+
+// AnyCountry in an account's allow list lets it send to every country.
+const AnyCountry = "*"
+
+// Number is a phone number read by Parse.
+type Number struct {
+	// E164 is the number in E.164 form: a plus, the calling code and the
+	// national number, digits only ("+919876543210").
+	E164 string
+	// CallingCode is the country calling code (91 for India, 1 for the
+	// NANP countries).
+	CallingCode int
+	// Region is the ISO 3166-1 alpha-2 code of the number's country
+	// ("IN", "US"); several share a calling code, and the number tells
+	// them apart.
+	Region string
+	// Type is the kind of line, as far as the numbering plan tells.
+	Type Type
+}
+
+// National returns the number without its plus and calling code: the
+// 10 digits of an Indian mobile number.
+func (n Number) National() string {
+	skip := 1 + len(strconv.Itoa(n.CallingCode))
+	if len(n.E164) < skip {
+		return ""
+	}
+	return n.E164[skip:]
+}
+
+// Type is the kind of line a number is.
+type Type uint8
+
+// The types of line, after libphonenumber's.
+const (
+	// Unknown is a number whose type the plan cannot tell.
+	Unknown Type = iota
+	Mobile
+	FixedLine
+	// FixedLineOrMobile is a number of a country whose mobile and fixed
+	// numbers share ranges (the NANP countries, +1).
+	FixedLineOrMobile
+	TollFree
+	PremiumRate
+	SharedCost
+	VoIP
+	PersonalNumber
+	Pager
+	UAN
+	Voicemail
+)
+
+var typeNames = [...]string{
+	Unknown: "unknown", Mobile: "mobile", FixedLine: "fixed-line", FixedLineOrMobile: "fixed-line or mobile",
+	TollFree: "toll-free", PremiumRate: "premium-rate", SharedCost: "shared-cost", VoIP: "VoIP",
+	PersonalNumber: "personal", Pager: "pager", UAN: "universal access", Voicemail: "voicemail",
+}
+
+// String names the type in words ("premium-rate").
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "type " + strconv.Itoa(int(t))
+}
+
+// TakesSMS reports whether a number of this type can take an SMS: a
+// mobile number, or one that may be (FixedLineOrMobile). Fixed lines,
+// premium-rate and shared-cost numbers (what SMS pumping targets),
+// pagers and numbers of no known type cannot.
+func (t Type) TakesSMS() bool { return t == Mobile || t == FixedLineOrMobile }
+
+// Plan reads the numbers of the countries it knows. phone/world's reads
+// every country's.
+type Plan interface {
+	// Parse reads raw, in international form (a leading +) or in the
+	// national form of region (an ISO 3166-1 alpha-2 code). It fails,
+	// with an error that describes the problem without repeating raw,
+	// when raw is not a valid number. It must be safe for concurrent use.
+	Parse(raw, region string) (Number, error)
+}
+
+// Parse reads raw, dialled from region (DefaultRegion when empty):
+// Indian numbers by the fast path, any other through plan. With a nil
+// plan only Indian mobile numbers are read; the error of another
+// country's number says which plan reads it. The error describes the
+// problem without repeating raw.
+func Parse(raw, region string, plan Plan) (Number, error) {
+	if region == "" {
+		region = DefaultRegion
+	}
+	if n, ok := fastIndian(raw, region); ok {
+		return n, nil
+	}
+	d, err := collect(raw)
+	if err != nil {
+		return Number{}, err
+	}
+	if d.indian(region) {
+		return d.indianNumber(raw)
+	}
+	if plan == nil {
+		if d.plus {
+			return Number{}, errors.New("is not an Indian number (+91), and this sender reads no other country's numbers (phone/world's plan does)")
+		}
+		return Number{}, fmt.Errorf("has no country code, and numbers of %s need a numbering plan this sender lacks (phone/world's)", region)
+	}
+	return plan.Parse(raw, region)
+}
+
+// Allowed reports whether an account of the given home region (empty:
+// DefaultRegion) whose allow list is countries may send to n: countries
+// empty allows the home region only, AnyCountry allows all. The error
+// names the number's country and the allowed ones.
+func Allowed(n Number, region string, countries []string) error {
+	if region == "" {
+		region = DefaultRegion
+	}
+	if len(countries) == 0 {
+		if n.Region == region {
+			return nil
+		}
+		return fmt.Errorf("is a number of %s, and the account may send to %s only", n.Region, region)
+	}
+	if slices.Contains(countries, n.Region) || slices.Contains(countries, AnyCountry) {
+		return nil
+	}
+	return fmt.Errorf("is a number of %s, which is not among the account's countries (%s)", n.Region, clipList(countries))
+}
+
+// clipList lists up to five codes for an error message.
+func clipList(codes []string) string {
+	const show = 5
+	s := ""
+	for i, c := range codes {
+		if i == show {
+			return s + ", …"
+		}
+		if i > 0 {
+			s += ", "
+		}
+		s += c
+	}
+	return s
+}
