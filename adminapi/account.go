@@ -1,9 +1,13 @@
 package adminapi
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/phone"
 )
 
 // This file is the one place that converts between an account on the
@@ -40,6 +44,11 @@ type accountJSON struct {
 	SenderIDs      []string     `json:"sender_ids"`
 	Disabled       bool         `json:"disabled"`
 	DLTTemplates   []dltJSON    `json:"dlt_templates"`
+	// Region and Countries are where the account sends, as the channels
+	// read them: its region (India's when it names none) and the
+	// countries it may send to (its region alone when it lists none).
+	Region    string   `json:"region"`
+	Countries []string `json:"countries"`
 	// Balance and BalanceMinor are set when the account has a wallet.
 	Balance      *string `json:"balance,omitempty"`
 	BalanceMinor *int64  `json:"balance_minor,omitempty"`
@@ -62,7 +71,18 @@ func accountOf(a *notify.Account) (accountJSON, error) {
 		PrimaryGateway: string(c.PrimaryGateway), PricePlan: a.PricePlan, SenderIDs: []string{},
 		Disabled: a.Disabled, DLTTemplates: dltsOf(s.DLTTemplates)}
 	out.SenderIDs = append(out.SenderIDs, s.SenderIDs...)
+	out.Region, out.Countries = places(a)
 	return out, nil
+}
+
+// places are where a sends, as the channels read its Region and
+// Countries: the defaults filled in.
+func places(a *notify.Account) (string, []string) {
+	region := cmp.Or(a.Region, phone.DefaultRegion)
+	if len(a.Countries) == 0 {
+		return region, []string{region}
+	}
+	return region, slices.Clone(a.Countries)
 }
 
 func dltsOf(ts []sms.DLTTemplate) []dltJSON {
@@ -98,7 +118,8 @@ func (t dltIn) template() sms.DLTTemplate {
 // channel only when the request gives some of its fields, so an account
 // made without them has none (the channel's defaults).
 func (in *createIn) account(cur notify.Currency) (*notify.Account, error) {
-	a := &notify.Account{ID: in.ID, Name: in.Name, Currency: cur, PricePlan: in.PricePlan, Disabled: in.Disabled}
+	a := &notify.Account{ID: in.ID, Name: in.Name, Currency: cur, PricePlan: in.PricePlan, Disabled: in.Disabled,
+		Region: in.Region, Countries: in.Countries}
 	if in.VendorID != "" || len(in.SenderIDs) > 0 || len(in.DLTTemplates) > 0 {
 		s := sms.Settings{SenderID: in.VendorID, SenderIDs: in.SenderIDs}
 		for _, t := range in.DLTTemplates {

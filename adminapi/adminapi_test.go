@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -308,6 +310,56 @@ func TestDisableEnable(t *testing.T) {
 		}
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/disable", ""), 404, "not_found")
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/enable", ""), 404, "not_found")
+	})
+}
+
+func TestCountries(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		key := s.create(t, "acme")
+		places := func(r *reply) string {
+			return fmt.Sprintf("%v %v", r.data()["region"], r.data()["countries"])
+		}
+		// An account made without them sends to India only.
+		r := s.admin(t, "GET", "/admin/v1/accounts/acme", "")
+		if got := places(r); got != "IN [IN]" {
+			t.Fatalf("defaults: %s", got)
+		}
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/countries", `{"countries":["IN","US","GB"]}`)
+		want(t, r, 200, "")
+		if got := places(r); got != "IN [IN US GB]" {
+			t.Fatalf("after PUT: %s", got)
+		}
+		if a, _ := b.keys.AccountByKey(context.Background(), key); a == nil || !slices.Equal(a.Countries, []string{"IN", "US", "GB"}) || a.Region != "" {
+			t.Fatalf("stored %+v", a)
+		}
+		if !strings.Contains(s.logs.String(), `"action":"account.countries"`) {
+			t.Errorf("log: %s", s.logs.String())
+		}
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/countries", `{"region":"US","countries":[]}`)
+		want(t, r, 200, "")
+		if got := places(r); got != "US [US]" {
+			t.Fatalf("back to the region: %s", got)
+		}
+
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/countries", `{"region":"india","countries":["US","us","*","US"]}`)
+		want(t, r, 400, "invalid_argument")
+		for field, rule := range map[string]string{"region": "alpha-2", "countries[1]": "capitals", "countries[3]": "twice"} {
+			if !strings.Contains(r.field(field), rule) {
+				t.Errorf("%s: %q, want it to mention %q (%s)", field, r.field(field), rule, r.raw)
+			}
+		}
+		if r.field("countries[2]") != "" {
+			t.Errorf(`"*" refused: %s`, r.raw)
+		}
+		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/countries", `{"countries":["US"]}`), 404, "not_found")
+
+		r = s.admin(t, "POST", "/admin/v1/accounts", `{"id":"globex","region":"GB","countries":["GB","*"]}`)
+		want(t, r, 201, "")
+		if got := places(r); got != "GB [GB *]" {
+			t.Fatalf("create: %s", got)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":"initech","region":"G"}`), 400, "invalid_argument")
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/store"
 )
 
@@ -146,6 +147,8 @@ type createIn struct {
 	SenderIDs           []string `json:"sender_ids"`
 	DLTTemplates        []dltIn  `json:"dlt_templates"`
 	Disabled            bool     `json:"disabled"`
+	Region              string   `json:"region"`
+	Countries           []string `json:"countries"`
 	OpeningBalance      string   `json:"opening_balance"`
 	OpeningBalanceMinor *int64   `json:"opening_balance_minor"`
 }
@@ -185,6 +188,7 @@ func (q *request) createAccount() {
 			fe.Addf(fmt.Sprintf("sender_ids[%d]", i), "must be 1 to %d bytes of valid UTF-8 without control characters", maxIDLen)
 		}
 	}
+	checkPlaces(in.Region, in.Countries, &fe)
 	if len(in.DLTTemplates) > maxDLTs {
 		fe.Addf("dlt_templates", "must have at most %d entries", maxDLTs)
 	}
@@ -292,6 +296,80 @@ func (q *request) setDisabled(disabled bool) {
 	}
 	q.changed(action, id)
 	q.writeAccount(http.StatusOK, a)
+}
+
+// placesIn is the body of PUT /accounts/{id}/countries.
+type placesIn struct {
+	Region    string   `json:"region"`
+	Countries []string `json:"countries"`
+}
+
+// putCountries: PUT /accounts/{id}/countries sets where the account
+// sends: its region (left out: as it was) and the countries it may send
+// to (empty: its region only). Sending abroad is turned on here, on
+// purpose: SMS pumping lives on accounts that may send anywhere.
+func (q *request) putCountries() {
+	var in placesIn
+	if !q.decode(&in) {
+		return
+	}
+	var fe notify.FieldErrors
+	checkPlaces(in.Region, in.Countries, &fe)
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	id := q.r.PathValue("id")
+	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+		if in.Region != "" {
+			a.Region = in.Region
+		}
+		a.Countries = in.Countries
+		return nil
+	})
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		q.noAccount(id)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	region, countries := places(a)
+	q.changed("account.countries", id, "region", region, "countries", countries)
+	q.writeAccount(http.StatusOK, a)
+}
+
+// maxCountries bounds an account's allow list: there are 249 ISO 3166-1
+// countries.
+const maxCountries = 250
+
+// checkPlaces adds to fe what is wrong with a region and an allow list:
+// each an ISO 3166-1 alpha-2 code in capitals (the list may hold "*",
+// every country), none twice.
+func checkPlaces(region string, countries []string, fe *notify.FieldErrors) {
+	if region != "" && !countryCode(region) {
+		fe.Add("region", "must be an ISO 3166-1 alpha-2 code in capitals, such as IN or US")
+	}
+	if len(countries) > maxCountries {
+		fe.Addf("countries", "must have at most %d entries", maxCountries)
+		return
+	}
+	for i, c := range countries {
+		field := fmt.Sprintf("countries[%d]", i)
+		switch {
+		case c != phone.AnyCountry && !countryCode(c):
+			fe.Add(field, `must be an ISO 3166-1 alpha-2 code in capitals, such as US, or "*" for every country`)
+		case slices.Contains(countries[:i], c):
+			fe.Add(field, "is given twice")
+		}
+	}
+}
+
+// countryCode reports whether s has the shape of an ISO 3166-1 alpha-2
+// code: two capital letters.
+func countryCode(s string) bool {
+	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
 }
 
 type rotateOut struct {

@@ -41,7 +41,8 @@ func TestAccountAnswersKeepTheirBytes(t *testing.T) {
 			"dlt_templates":[{"id":"1107","entity_id":"1201","content":"Code {#var#} é <>&"},{"id":"1108","content":"Hi","message_id":"55"}]}`)
 		acme := `"id":"acme","name":"Acme Ltd","vendor_id":"ACMEIN",` + inr + `,"primary_gateway":"qr","price_plan":"gold",` +
 			`"sender_ids":["ACMEIN","ACMEOT"],"disabled":false,"dlt_templates":[{"id":"1107","entity_id":"1201",` +
-			`"content":"Code {#var#} é \u003c\u003e\u0026"},{"id":"1108","entity_id":"","content":"Hi","message_id":"55"}]`
+			`"content":"Code {#var#} é \u003c\u003e\u0026"},{"id":"1108","entity_id":"","content":"Hi","message_id":"55"}],` +
+			`"region":"IN","countries":["IN"]`
 		wantRaw(t, r, 201, `{"success":true,"data":{`+acme+`,"balance":"100.00","balance_minor":10000,"api_key":"nk_X"}}`)
 		wantRaw(t, s.admin(t, "GET", "/admin/v1/accounts/acme", ""), 200,
 			`{"success":true,"data":{`+acme+`,"balance":"100.00","balance_minor":10000}}`)
@@ -72,13 +73,13 @@ func TestAccountAnswersKeepTheirBytes(t *testing.T) {
 		wantRaw(t, s.admin(t, "POST", "/admin/v1/accounts/acme/disable", ""), 200,
 			`{"success":true,"data":{"id":"acme","name":"Acme Ltd","vendor_id":"ACMEIN",`+inr+`,"primary_gateway":"qr",`+
 				`"price_plan":"gold","sender_ids":["ACMEIN","ACMEOT"],"disabled":true,"dlt_templates":[{"id":"1107",`+
-				`"entity_id":"","content":"Replaced"}],"balance":"100.00","balance_minor":10000}}`)
+				`"entity_id":"","content":"Replaced"}],"region":"IN","countries":["IN"],"balance":"100.00","balance_minor":10000}}`)
 
 		// An account made without SMS or chat fields has no settings and
 		// answers them empty.
 		wantRaw(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":"beta"}`), 201,
 			`{"success":true,"data":{"id":"beta","name":"beta","vendor_id":"",`+inr+`,"primary_gateway":"","price_plan":"",`+
-				`"sender_ids":[],"disabled":false,"dlt_templates":[],"balance":"0.00","balance_minor":0,"api_key":"nk_X"}}`)
+				`"sender_ids":[],"disabled":false,"dlt_templates":[],"region":"IN","countries":["IN"],"balance":"0.00","balance_minor":0,"api_key":"nk_X"}}`)
 		if a, err := b.store.Account(ctx, "beta"); err != nil || len(a.Settings) != 0 {
 			t.Errorf("beta's settings: %v, %v", a, err)
 		}
@@ -118,7 +119,7 @@ func TestSettingsSetElsewhere(t *testing.T) {
 	wantRaw(t, s.admin(t, "GET", "/admin/v1/accounts/acme", ""), 200,
 		`{"success":true,"data":{"id":"acme","name":"Acme","vendor_id":"ACMEIN",`+inr+`,"primary_gateway":"cloud",`+
 			`"price_plan":"","sender_ids":["ACMEIN"],"disabled":false,"dlt_templates":[{"id":"1107","entity_id":"1201",`+
-			`"content":"Code {#var#}"}]}}`)
+			`"content":"Code {#var#}"}],"region":"IN","countries":["IN"]}}`)
 	want(t, s.admin(t, "PUT", "/admin/v1/accounts/acme/dlt-templates/1108", `{"content":"Hi"}`), 201, "")
 	a, err := admin.Account(context.Background(), "acme")
 	if err != nil {
