@@ -185,7 +185,7 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 		}
 	}
 	m.State, m.History = state, history
-	m.Refunded, m.VendorCode = false, "" // a new record: no refund, no report yet (as pgstore writes it)
+	m.Refunded, m.VendorCode, m.Tried = false, "", nil // a new record: no refund, no report, no calls yet (as pgstore writes it)
 	m.UpdatedAt = m.CreatedAt
 	sh.cur.add(h, m)
 	sh.enterOpen(m)
@@ -417,6 +417,9 @@ func applyUpdate(rec *store.Record, u store.Update) {
 	if u.Attempts != 0 {
 		rec.Attempts = u.Attempts
 	}
+	if u.Tried != nil {
+		rec.Tried = slices.Clone(u.Tried)
+	}
 }
 
 // find returns the record id, whose hash is h, or nil. Called with sh.mu
@@ -563,6 +566,7 @@ func cloneMessage(m *store.Record) *store.Record {
 	c := *m
 	c.History = slices.Clone(m.History)
 	c.Resend = slices.Clone(m.Resend)
+	c.Tried = slices.Clone(m.Tried)
 	return &c
 }
 

@@ -147,7 +147,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 	}
 	query, args := s.q.moveMessage, []any{id, account, string(u.State), from, u.At,
 		u.Provider, u.ProviderMessageID, u.Gateway, u.Attempts, u.ErrorCode,
-		u.Error, u.Note, step, u.VendorCode}
+		u.Error, u.Note, step, u.VendorCode, triedColumn(u.Tried)}
 	switch {
 	case u.State == store.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, store.RefundRefPrefix+id)
@@ -271,6 +271,47 @@ func (s *Store) messages(ctx context.Context, what, query string, args ...any) (
 	return out, nil
 }
 
+// attemptJSON is the stored form of one store.Attempt.
+type attemptJSON struct {
+	Provider  string    `json:"provider"`
+	Outcome   string    `json:"outcome"`
+	ErrorCode string    `json:"error_code,omitempty"`
+	At        time.Time `json:"at"`
+}
+
+// triedColumn is an Update's Tried as the tried column's JSON, nil (SQL
+// NULL: the column stays) when there is none.
+func triedColumn(tried []store.Attempt) any {
+	if tried == nil {
+		return nil
+	}
+	out := make([]attemptJSON, len(tried))
+	for i, a := range tried {
+		out[i] = attemptJSON{Provider: a.Provider, Outcome: string(a.Outcome), ErrorCode: a.ErrorCode, At: a.At}
+	}
+	b, err := json.Marshal(out)
+	if err != nil { // strings and times always marshal
+		return nil
+	}
+	return string(b)
+}
+
+// readTried decodes the tried column: nil when NULL.
+func readTried(raw []byte) ([]store.Attempt, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var in []attemptJSON
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, err
+	}
+	out := make([]store.Attempt, len(in))
+	for i, a := range in {
+		out[i] = store.Attempt{Provider: a.Provider, Outcome: store.State(a.Outcome), ErrorCode: a.ErrorCode, At: a.At.UTC()}
+	}
+	return out, nil
+}
+
 // stateChangeJSON is the stored form of one history step.
 type stateChangeJSON struct {
 	State string    `json:"state"`
@@ -309,7 +350,7 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	var (
 		m                    store.Record
 		kind, request, state string
-		history              []byte
+		history, tried       []byte
 		charge               int64
 		code, symbol         string
 		exponent             int
@@ -317,7 +358,7 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	err := row.Scan(&m.ID, &m.Account, &kind, &request, &m.To, &state, &m.Provider,
 		&m.ProviderMessageID, &m.Gateway, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
 		&charge, &code, &symbol, &exponent, &m.Attempts, &m.ErrorCode, &m.Error, &m.Note,
-		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend, &m.Country)
+		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend, &m.Country, &tried)
 	if err != nil {
 		return nil, err
 	}
@@ -326,6 +367,9 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	var steps []stateChangeJSON
 	if err := json.Unmarshal(history, &steps); err != nil {
 		return nil, fmt.Errorf("history of message %q: %w", m.ID, err)
+	}
+	if m.Tried, err = readTried(tried); err != nil {
+		return nil, fmt.Errorf("tried of message %q: %w", m.ID, err)
 	}
 	m.History = make([]store.StateChange, len(steps))
 	for i, st := range steps {

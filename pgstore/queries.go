@@ -33,7 +33,7 @@ const accountColumns = `id, name, currency_code, currency_symbol, currency_expon
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
-	vendor_code, refunded, resend, country`
+	vendor_code, refunded, resend, country, tried`
 
 // movedColumns lists the columns of a store.Moved in the order
 // scanMoved reads them: all a move returns, so that a move does not carry
@@ -42,7 +42,7 @@ const movedColumns = `state, charge, currency_code, currency_symbol, currency_ex
 
 // moveSet is the SET list of a move: the new state and time, the
 // update's non-empty fields, and the step appended to the history ($5 to
-// $14).
+// $15; the statements that add to it number their own from $16).
 const moveSet = `state = $3, updated_at = $5,
 		provider = COALESCE(NULLIF($6, ''), provider),
 		provider_message_id = COALESCE(NULLIF($7, ''), provider_message_id),
@@ -52,6 +52,7 @@ const moveSet = `state = $3, updated_at = $5,
 		error = COALESCE(NULLIF($11, ''), error),
 		note = COALESCE(NULLIF($12, ''), note),
 		vendor_code = COALESCE(NULLIF($14, ''), vendor_code),
+		tried = COALESCE($15::jsonb, tried),
 		history = history || $13::jsonb`
 
 func buildQueries(qualifier, prefix string) queries {
@@ -210,7 +211,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25
+		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )
@@ -231,7 +232,7 @@ WHERE id = $1 AND account = $2 AND state = ANY($4)
 RETURNING ` + movedColumns),
 
 		// failMessage is moveMessage into failed ($3), which also credits
-		// the record's charge back under ref $15 in the same statement and
+		// the record's charge back under ref $16 in the same statement and
 		// marks it refunded.
 		failMessage: x(`WITH m AS (
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `, refunded = charge > 0
@@ -241,18 +242,18 @@ RETURNING ` + movedColumns),
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + m.charge
 	FROM m
 	WHERE wl.account = $2 AND m.charge > 0
-	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $15)
+	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $16)
 	RETURNING wl.balance, m.charge
 ), l AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
-	SELECT $2, $15, charge, balance FROM w
+	SELECT $2, $16, charge, balance FROM w
 )
 SELECT ` + movedColumns + ` FROM m`),
 
 		// repriceMessage is moveMessage into sent ($3) that also lowers the
-		// charge to $15 when that is lower (zero included), crediting the difference back
-		// under ref $16 in the same statement; a positive charge in
-		// another currency than $17, $18 (code, exponent) matches no row,
+		// charge to $16 when that is lower (zero included), crediting the difference back
+		// under ref $17 in the same statement; a positive charge in
+		// another currency than $18, $19 (code, exponent) matches no row,
 		// as a forbidden move does, and Move tells the two apart. old reads the charge the
 		// statement's snapshot has (a row lock there would skip the row
 		// the update changes); only this move into sent changes a charge,
@@ -262,19 +263,19 @@ SELECT ` + movedColumns + ` FROM m`),
 	SELECT charge FROM {{s}}{{p}}messages WHERE id = $1 AND account = $2
 ), m AS (
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `,
-		charge = CASE WHEN $15 >= 0 AND $15 < charge THEN $15 ELSE charge END
+		charge = CASE WHEN $16 >= 0 AND $16 < charge THEN $16 ELSE charge END
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
-	  AND (charge = 0 OR currency_code = $17 AND currency_exponent = $18)
+	  AND (charge = 0 OR currency_code = $18 AND currency_exponent = $19)
 	RETURNING ` + movedColumns + `
 ), w AS (
 	UPDATE {{s}}{{p}}wallets AS wl SET balance = wl.balance + (old.charge - m.charge)
 	FROM m, old
 	WHERE wl.account = $2 AND old.charge > m.charge
-	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $16)
+	  AND NOT EXISTS (SELECT 1 FROM {{s}}{{p}}ledger WHERE account = $2 AND ref = $17)
 	RETURNING wl.balance, old.charge - m.charge AS diff
 ), l AS (
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
-	SELECT $2, $16, diff, balance FROM w
+	SELECT $2, $17, diff, balance FROM w
 )
 SELECT ` + movedColumns + ` FROM m`),
 

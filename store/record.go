@@ -129,6 +129,22 @@ type StateChange struct {
 	At    time.Time
 }
 
+// Attempt is one call of a provider for a message, as Record.Tried lists
+// them.
+type Attempt struct {
+	// Provider names the provider called.
+	Provider string
+	// Outcome is StateSent (the provider accepted the message),
+	// StateUnknown (it may have it) or StateFailed (it certainly has
+	// not: ErrorCode says why).
+	Outcome State
+	// ErrorCode is the notify.Code of a refusal or an unknown outcome
+	// ("unavailable", "rate_limited"); empty for an acceptance.
+	ErrorCode string
+	// At is when the call ended.
+	At time.Time
+}
+
 // Record is the durable record of one message: what was sent to whom,
 // what it cost, and where it stands. Stores return copies the caller may
 // keep.
@@ -166,6 +182,11 @@ type Record struct {
 	Charge Money
 	// Attempts counts vendor attempts, retries included.
 	Attempts int
+	// Tried lists the provider calls in order, when the channel offered
+	// the message more than one provider (failover): each refusal that
+	// sent it on to the next, and the call that settled it. Nil when it
+	// had one provider (Attempts says how often it was called).
+	Tried []Attempt
 	// ErrorCode (a notify.Code, such as "unavailable") and Error say why
 	// a failed or unknown record is so; VendorCode is the vendor's own
 	// error code from a delivery report (131047, say), when it gave one.
@@ -250,6 +271,8 @@ type Update struct {
 	Error             string
 	VendorCode        string
 	Note              string
+	// Tried, when not nil, replaces the record's Tried.
+	Tried []Attempt
 	// KeepCharge, on a move into StateFailed, keeps the charge instead of
 	// refunding it (a failure reported after the vendor billed the
 	// message).

@@ -223,6 +223,11 @@ func diffMessage(got, want *store.Record) string {
 	}) {
 		d = append(d, fmt.Sprintf("History = %v, want %v", got.History, want.History))
 	}
+	if (got.Tried == nil) != (want.Tried == nil) || !slices.EqualFunc(got.Tried, want.Tried, func(a, b store.Attempt) bool {
+		return a.Provider == b.Provider && a.Outcome == b.Outcome && a.ErrorCode == b.ErrorCode && a.At.Equal(b.At)
+	}) {
+		d = append(d, fmt.Sprintf("Tried = %v, want %v", got.Tried, want.Tried))
+	}
 	return strings.Join(d, "; ")
 }
 
@@ -360,11 +365,16 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 	openMessage(t, s, m)
 	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
 	moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: t1})
+	tried := []store.Attempt{
+		{Provider: "cloudchat", Outcome: store.StateFailed, ErrorCode: "unavailable", At: t1},
+		{Provider: "qrchat", Outcome: store.StateSent, At: t2},
+	}
 	got := moveMessage(t, s, m, store.Update{State: store.StateSent, At: t2,
-		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: "qr", Attempts: 2, Note: "failed over"})
+		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: "qr", Attempts: 2, Note: "failed over", Tried: tried})
 	want := *m
 	want.State, want.UpdatedAt = store.StateSent, t2
 	want.Provider, want.ProviderMessageID, want.Gateway, want.Attempts, want.Note = "qrchat", "wamid.1", "qr", 2, "failed over"
+	want.Tried = tried
 	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch},
 		{State: store.StateAttempting, At: t1}, {State: store.StateSent, At: t2}}
 	if d := diffMessage(got, &want); d != "" {
@@ -374,6 +384,13 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 		t.Fatalf("a sent record costs %d, want its charge", c.Minor)
 	}
 	wantWallet(t, s, acct, 900)
+
+	// A later move without Tried keeps the calls.
+	t3 := t2.Add(time.Minute)
+	got = moveMessage(t, s, m, store.Update{State: store.StateDelivered, At: t3})
+	if d := diffMessage(got, &want); !strings.Contains(d, "State =") || strings.Contains(d, "Tried") {
+		t.Fatalf("after a report: %s", d)
+	}
 }
 
 func testForbiddenMoves(t *testing.T, h LedgerHarness) {
