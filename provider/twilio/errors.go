@@ -1,0 +1,211 @@
+package twilio
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+// Error is Twilio's error answer to a send,
+//
+//	{"code": 21211, "message": "The 'To' number +1555 is not a valid phone number.",
+//	 "more_info": "https://www.twilio.com/docs/errors/21211", "status": 400}
+//
+// The *notify.Error that Send returns wraps it, so an app reaches Twilio's
+// code with errors.As, to act on it without parsing text:
+//
+//	var te *twilio.Error
+//	if errors.As(err, &te) && te.Code == 21610 { ... } // the recipient replied STOP
+//
+// Its fields hold Twilio's text with the message's OTP replaced by
+// "[otp]"; credentials are never in them.
+type Error struct {
+	// Code is Twilio's error code, such as 21211
+	// (https://www.twilio.com/docs/api/errors).
+	Code int
+	// Message is Twilio's message, on one line.
+	Message string
+	// MoreInfo is the link Twilio gives to the code's documentation.
+	MoreInfo string
+	// Status is the HTTP status of the answer.
+	Status int
+
+	hint string // what the code means for the reader, if known here
+}
+
+// Error formats the error as "twilio: message (code C, HTTP S; more_info)"
+// followed by a hint when the code is known here.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("twilio: ")
+	b.WriteString(e.Message)
+	b.WriteString(" (code ")
+	b.WriteString(strconv.Itoa(e.Code))
+	b.WriteString(", HTTP ")
+	b.WriteString(strconv.Itoa(e.Status))
+	if e.MoreInfo != "" {
+		b.WriteString("; ")
+		b.WriteString(e.MoreInfo)
+	}
+	b.WriteString(")")
+	b.WriteString(e.hint)
+	return b.String()
+}
+
+// apiAnswer is every field of Twilio's answers the provider reads: a
+// Message resource on success, an error object otherwise. Status is a
+// string ("queued") in the one and a number (400) in the other.
+type apiAnswer struct {
+	SID      string          `json:"sid"`
+	Status   json.RawMessage `json:"status"`
+	Code     int             `json:"code"`
+	Message  string          `json:"message"`
+	MoreInfo string          `json:"more_info"`
+}
+
+// vendorError reports whether a is Twilio's error object: a code of
+// Twilio's five-digit form and a message. A proxy's JSON without them is
+// not Twilio's answer and proves nothing.
+func (a *apiAnswer) vendorError() bool {
+	return a.Code >= 10000 && a.Code <= 99999 && strings.TrimSpace(a.Message) != ""
+}
+
+// ValidMessageSID reports whether s is the SID of a Message resource:
+// "SM" (or "MM", for MMS) and 32 hex digits.
+func ValidMessageSID(s string) bool { return validSID(s, "SM") || validSID(s, "MM") }
+
+// decodeAnswer returns the message SID of a successful answer, or the
+// classified error. Twilio's own error object is a certain refusal
+// whatever the HTTP status; any other answer that is not a success
+// carrying a message SID is classified by its HTTP status (a 5xx or a 2xx
+// proves nothing: CodeOutcomeUnknown). otp, when set, is kept out of the
+// error's text.
+func decodeAnswer(status int, header http.Header, raw []byte, otp string) (string, error) {
+	var a apiAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return "", httpError(status, header, "is not Twilio's JSON")
+	}
+	if a.vendorError() {
+		return "", classify(status, header, &a, otp)
+	}
+	if status >= 200 && status < 300 {
+		if ValidMessageSID(a.SID) {
+			return a.SID, nil
+		}
+		return "", httpError(status, header, "has no message sid")
+	}
+	return "", httpError(status, header, "is not Twilio's error object")
+}
+
+// httpError classifies an answer that is not Twilio's: a proxy's error
+// page, an empty or cut body, JSON of another shape.
+func httpError(status int, header http.Header, what string) error {
+	switch {
+	case status == http.StatusTooManyRequests:
+		// Twilio documents that a request answered 429 was not processed.
+		e := notify.Errorf(notify.CodeRateLimited, "twilio: HTTP 429 too many requests")
+		e.RetryAfter = retryAfter(header)
+		return e
+	case status >= 500, status >= 200 && status < 300:
+		// A proxy's 502 or 504 says nothing of what Twilio did behind it,
+		// nor does a success without a message SID.
+		return vendorhttp.Unknownf("twilio", "HTTP %d, and the answer %s", status, what)
+	}
+	return notify.Errorf(notify.CodeRejected, "twilio: HTTP %d, and the answer %s", status, what)
+}
+
+// classify turns Twilio's error object into a *notify.Error wrapping an
+// *Error. Every one is a certain refusal: Twilio formed the answer and
+// created no message.
+func classify(status int, header http.Header, a *apiAnswer, otp string) *notify.Error {
+	code, hint := codeOf(status, a.Code)
+	e := &notify.Error{Code: code, Err: &Error{Code: a.Code, Message: clean(a.Message, otp),
+		MoreInfo: clean(a.MoreInfo, otp), Status: status, hint: hint}}
+	if code == notify.CodeRateLimited {
+		e.RetryAfter = retryAfter(header)
+	}
+	return e
+}
+
+// codeOf maps Twilio's error code (and the HTTP status, for codes not
+// known here) to a notify code and a hint for the reader.
+func codeOf(status, code int) (notify.Code, string) {
+	switch code {
+	case 20429:
+		// Too many concurrent requests; never processed, safe to retry.
+		return notify.CodeRateLimited, ""
+	case 21611:
+		return notify.CodeRateLimited, " (the From number's queue is full: send more slowly, or through a Messaging Service)"
+	case 20500, 20503:
+		// Twilio's own internal error or outage answer: not created.
+		return notify.CodeUnavailable, ""
+	case 20003:
+		return notify.CodeRejected, " (Twilio refused the credentials: check twilio Config.AccountSID and AuthToken, or APIKeySID and APIKeySecret)"
+	case 10001, 20005:
+		return notify.CodeRejected, " (the Twilio account is not active)"
+	case 20008:
+		return notify.CodeRejected, " (test credentials cannot send messages: use the live AccountSID and AuthToken)"
+	case 20404:
+		return notify.CodeRejected, " (not found: check twilio Config.AccountSID, MessagingServiceSID and BaseURL)"
+	case 21211:
+		return notify.CodeRejected, " (the To number is not a valid phone number)"
+	case 21614:
+		return notify.CodeRejected, " (the To number is not a mobile number)"
+	case 21612:
+		return notify.CodeRejected, " (the To number cannot be reached by SMS from this sender)"
+	case 21408:
+		return notify.CodeRejected, " (SMS to the To number's country is not enabled: see the account's Messaging Geographic Permissions)"
+	case 21610:
+		return notify.CodeRejected, " (the recipient replied STOP: nothing can be sent to them from this sender until they reply START)"
+	case 21608:
+		return notify.CodeRejected, " (a trial account sends only to verified numbers)"
+	case 21606, 21212, 21660:
+		return notify.CodeRejected, " (the From is not a message-capable sender of this account for this destination: check twilio Config.From)"
+	case 21603:
+		return notify.CodeRejected, " (From or MessagingServiceSid is required)"
+	case 21604:
+		return notify.CodeRejected, " (To is required)"
+	case 21602:
+		return notify.CodeRejected, " (the message body is empty)"
+	case 21617:
+		return notify.CodeRejected, " (the body is over 1,600 characters)"
+	}
+	// Codes not known here, by the status Twilio gave them.
+	switch {
+	case status == http.StatusTooManyRequests:
+		return notify.CodeRateLimited, ""
+	case status >= 500:
+		return notify.CodeUnavailable, ""
+	}
+	return notify.CodeRejected, ""
+}
+
+// retryAfter reads a Retry-After header in seconds, up to a day; 0 when
+// there is none.
+func retryAfter(h http.Header) time.Duration {
+	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && n > 0 && n <= 86400 {
+		return time.Duration(n) * time.Second
+	}
+	return 0
+}
+
+// clean makes Twilio's text safe to put in an error: the OTP replaced,
+// one line without control characters, clipped.
+func clean(s, otp string) string {
+	if otp != "" {
+		s = strings.ReplaceAll(s, otp, "[otp]")
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return vendorhttp.Clip(strings.TrimSpace(s))
+}

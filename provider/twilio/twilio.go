@@ -1,0 +1,405 @@
+package twilio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+// Defaults and limits of Config and Send.
+const (
+	// DefaultBaseURL is Twilio's REST API.
+	DefaultBaseURL = "https://api.twilio.com"
+	// DefaultName is the provider's name when Config.Name is empty.
+	DefaultName = "twilio"
+	// DefaultTimeout bounds one request of the default HTTP client; the
+	// caller's context bounds it too.
+	DefaultTimeout = 15 * time.Second
+	// MaxBodyLen is the longest message body Twilio takes, in characters
+	// (its error 21617 past it).
+	MaxBodyLen = 1600
+	// RefParam is the query parameter that Send adds to
+	// Config.StatusCallback for each message: notify.MessageRef of the
+	// envelope's account and message ID, which Webhook reads back, so that
+	// a callback finds a message whose send's answer was lost.
+	RefParam = "notify_ref"
+)
+
+// APIVersion is the version of Twilio's REST API the provider speaks, the
+// first segment of its paths.
+const APIVersion = "2010-04-01"
+
+// maxAnswer bounds the answers read; Twilio's are about 1 KB.
+const maxAnswer = 64 << 10
+
+// Config configures a Provider.
+type Config struct {
+	// AccountSID is the Twilio account's SID: "AC" and 32 hex digits.
+	// Messages are created under it. Required.
+	AccountSID string
+	// AuthToken is the account's auth token, the password of HTTP basic
+	// authentication with AccountSID as the user. Set it, or APIKeySID
+	// and APIKeySecret, not both. It never appears in errors.
+	AuthToken string
+	// APIKeySID ("SK" and 32 hex digits) and APIKeySecret are an API key
+	// of the account, used as the user and password of basic
+	// authentication instead of AccountSID and AuthToken. The secret never
+	// appears in errors. Default: none; AuthToken is used.
+	APIKeySID    string
+	APIKeySecret string
+	// From is the sender: an SMS-capable Twilio number in E.164
+	// (+14155550100), a short code (3 to 8 digits) or an alphanumeric
+	// sender ID (1 to 11 of A-Z, a-z, 0-9, space, '+', '-', '_' and '&',
+	// with at least one letter). From or MessagingServiceSID is required;
+	// with both, Twilio sends from From with the service's settings.
+	From string
+	// MessagingServiceSID is a Messaging Service ("MG" and 32 hex digits)
+	// whose sender pool Twilio picks the sender from. Default: none.
+	MessagingServiceSID string
+	// StatusCallback is the absolute http(s) URL where Twilio posts each
+	// message's status changes (Webhook takes them). Send adds RefParam
+	// to its query. Default: none, no callbacks (a Messaging Service's own
+	// status callback URL still applies).
+	StatusCallback string
+	// BaseURL is where the API is: an http(s) URL without user info or
+	// query, under which Send posts to /2010-04-01/Accounts/{AccountSID}/
+	// Messages.json. A trailing slash or /2010-04-01 is ignored. Default
+	// DefaultBaseURL (https://api.twilio.com).
+	BaseURL string
+	// HTTPClient sends the requests. Default: a client with
+	// DefaultTimeout (15s) per request, dial, TLS and response-header
+	// timeouts of its own transport, which Close releases, and no
+	// redirects followed (Twilio's API sends none).
+	HTTPClient *http.Client
+	// Name is the provider's name in receipts, timeouts and delivery
+	// reports. Default DefaultName ("twilio").
+	Name string
+}
+
+// Provider sends SMS envelopes through Twilio Programmable Messaging.
+// Create one with New; it is safe for concurrent use and holds no
+// goroutines.
+type Provider struct {
+	name      string
+	endpoint  string // {base}/2010-04-01/Accounts/{sid}/Messages.json
+	user      string
+	pass      string
+	from      string
+	service   string
+	callback  string
+	client    *http.Client
+	ownsConns bool // client was made by New, so Close may release it
+	closed    atomic.Bool
+}
+
+// New returns a Provider for cfg. It fails, naming the field and never
+// repeating a secret, when AccountSID is missing or not "AC" and 32 hex
+// digits; when neither AuthToken nor APIKeySID with APIKeySecret is set,
+// or both are, or a secret holds control characters; when APIKeySID is
+// not "SK" and 32 hex digits; when neither From nor MessagingServiceSID
+// is set, From is not a sender Twilio takes or MessagingServiceSID not
+// "MG" and 32 hex digits; when StatusCallback is not an absolute http(s)
+// URL; or when BaseURL is not an http(s) URL without user info or query.
+func New(cfg Config) (*Provider, error) {
+	if !validSID(cfg.AccountSID, "AC") {
+		return nil, errors.New(`twilio: Config.AccountSID is required: "AC" and 32 hex digits`)
+	}
+	user, pass := cfg.AccountSID, cfg.AuthToken
+	switch {
+	case cfg.APIKeySID != "" || cfg.APIKeySecret != "":
+		switch {
+		case cfg.AuthToken != "":
+			return nil, errors.New("twilio: set Config.AuthToken or Config.APIKeySID and APIKeySecret, not both")
+		case !validSID(cfg.APIKeySID, "SK"):
+			return nil, errors.New(`twilio: Config.APIKeySID must be "SK" and 32 hex digits`)
+		case cfg.APIKeySecret == "":
+			return nil, errors.New("twilio: Config.APIKeySecret is required with Config.APIKeySID")
+		case hasControl(cfg.APIKeySecret):
+			return nil, errors.New("twilio: Config.APIKeySecret must not contain control characters such as line breaks")
+		}
+		user, pass = cfg.APIKeySID, cfg.APIKeySecret
+	case cfg.AuthToken == "":
+		return nil, errors.New("twilio: Config.AuthToken (or Config.APIKeySID and APIKeySecret) is required")
+	case hasControl(cfg.AuthToken):
+		return nil, errors.New("twilio: Config.AuthToken must not contain control characters such as line breaks")
+	}
+	switch {
+	case cfg.From == "" && cfg.MessagingServiceSID == "":
+		return nil, errors.New("twilio: Config.From or Config.MessagingServiceSID is required")
+	case cfg.From != "" && !ValidSender(cfg.From):
+		return nil, errors.New("twilio: Config.From must be an E.164 number (+ and 7 to 15 digits), a short code (3 to 8 digits) or an alphanumeric sender ID (1 to 11 of A-Z, a-z, 0-9, space, +, -, _, &, with a letter)")
+	case cfg.MessagingServiceSID != "" && !validSID(cfg.MessagingServiceSID, "MG"):
+		return nil, errors.New(`twilio: Config.MessagingServiceSID must be "MG" and 32 hex digits`)
+	}
+	if cfg.StatusCallback != "" {
+		u, err := url.Parse(cfg.StatusCallback)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || strings.Contains(u.Hostname(), "_") {
+			return nil, errors.New("twilio: Config.StatusCallback must be an absolute http(s) URL whose host has no underscore")
+		}
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("twilio: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
+	}
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	base = strings.TrimSuffix(base, "/"+APIVersion)
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	p := &Provider{
+		name:     cfg.Name,
+		endpoint: base + "/" + APIVersion + "/Accounts/" + cfg.AccountSID + "/Messages.json",
+		user:     user,
+		pass:     pass,
+		from:     cfg.From,
+		service:  cfg.MessagingServiceSID,
+		callback: cfg.StatusCallback,
+		client:   cfg.HTTPClient,
+	}
+	if p.client == nil {
+		p.client = defaultClient()
+		p.ownsConns = true
+	}
+	return p, nil
+}
+
+func defaultClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{
+		Timeout: DefaultTimeout,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dialer.DialContext,
+			ForceAttemptHTTP2:     true,
+			TLSHandshakeTimeout:   5 * time.Second,
+			ResponseHeaderTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost:   16,
+			IdleConnTimeout:       90 * time.Second,
+		},
+		// A redirect would carry the message elsewhere; Twilio's API
+		// sends none, so one is answered as it is (a refusal).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Name returns Config.Name.
+func (p *Provider) Name() string { return p.name }
+
+// Close releases the idle connections of the default HTTP client; a
+// client given in Config is left alone. Send keeps working after Close,
+// opening new connections.
+func (p *Provider) Close() error {
+	if p.ownsConns && p.closed.CompareAndSwap(false, true) {
+		p.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// Send creates one message, once, and returns its SID ("SM" and 32 hex
+// digits) as the ProviderMessageID. The body is the sms.Message's Text on
+// every route (on the otp route the whole OTP text). An envelope Twilio
+// could not take (no SMS content, a To that is not E.164, an empty text or
+// one over MaxBodyLen characters) is CodeInvalidArgument and sends
+// nothing; other errors are classified as the package documentation
+// describes.
+func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	if err := ctx.Err(); err != nil {
+		// Nothing was sent: a certain refusal that keeps the context's
+		// error visible.
+		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("twilio: not sent: %w", err)}
+	}
+	form, otp, err := p.form(env)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := p.post(ctx, form.Encode())
+	if err != nil {
+		return nil, err
+	}
+	sid, err := decodeAnswer(ans.status, ans.header, ans.body, otp)
+	if err != nil {
+		return nil, err
+	}
+	return &notify.Result{Provider: p.name, ProviderMessageID: sid}, nil
+}
+
+// form builds the request's parameters for env, and returns the OTP it
+// carries (to keep it out of errors).
+func (p *Provider) form(env *notify.Envelope) (url.Values, string, error) {
+	m := sms.MessageOf(env)
+	if m == nil {
+		return nil, "", notify.InvalidField("message", "twilio sends SMS envelopes only")
+	}
+	var fe notify.FieldErrors
+	if !E164(env.To) {
+		fe.Add("to", "must be an E.164 number: +, then 7 to 15 digits")
+	}
+	switch n := utf8.RuneCountInString(m.Text); {
+	case strings.TrimSpace(m.Text) == "":
+		fe.Add("message", "is required")
+	case n > MaxBodyLen:
+		fe.Addf("message", "is %d characters, over Twilio's limit of %d", n, MaxBodyLen)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, "", err
+	}
+	v := url.Values{"To": {env.To}, "Body": {m.Text}}
+	if p.from != "" {
+		v.Set("From", p.from)
+	}
+	if p.service != "" {
+		v.Set("MessagingServiceSid", p.service)
+	}
+	if p.callback != "" {
+		v.Set("StatusCallback", callbackURL(p.callback, env))
+	}
+	return v, m.OTP, nil
+}
+
+// callbackURL is base with RefParam, the envelope's notify.MessageRef,
+// added to its query, before any fragment (Twilio reads connection
+// overrides, such as #rc=2, from it). The rest of base is kept byte for
+// byte: Twilio signs the URL as it was given.
+func callbackURL(base string, env *notify.Envelope) string {
+	if env.Account == nil || env.Account.ID == "" || env.ID == "" {
+		return base
+	}
+	rest, frag, hasFrag := strings.Cut(base, "#")
+	sep := "?"
+	if strings.Contains(rest, "?") {
+		sep = "&"
+		if strings.HasSuffix(rest, "?") || strings.HasSuffix(rest, "&") {
+			sep = ""
+		}
+	}
+	out := rest + sep + RefParam + "=" + url.QueryEscape(notify.MessageRef(env.Account.ID, env.ID))
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
+}
+
+// answer is what Twilio said.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// post sends the form once and reads the whole answer. Transport failures
+// are classified as internal/vendorhttp classifies them for every HTTP
+// provider: CodeUnavailable when the request was certainly not written
+// whole, CodeOutcomeUnknown once it may have been. (vendorhttp.Do sends
+// JSON only; this is its form-encoded twin.)
+func (p *Provider) post(ctx context.Context, body string) (*answer, error) {
+	w := vendorhttp.NewWrites()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), http.MethodPost, p.endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, notify.Errorf(notify.CodeRejected, "twilio: the request cannot be built (check twilio Config.BaseURL): %s", vendorhttp.Cause(err))
+	}
+	req.SetBasicAuth(p.user, p.pass)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		if w.NotWritten() {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("twilio: request not sent: %w", cerr)}
+			}
+			return nil, notify.Errorf(notify.CodeUnavailable, "twilio: request not sent: %s", vendorhttp.Cause(err))
+		}
+		return nil, vendorhttp.Unknown(ctx, "twilio", "no answer", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err == nil && len(data) > maxAnswer {
+		err = fmt.Errorf("answer over %d bytes", maxAnswer)
+	}
+	if err != nil {
+		return nil, vendorhttp.Unknown(ctx, "twilio", fmt.Sprintf("HTTP %d, and its answer could not be read whole", resp.StatusCode), err)
+	}
+	return &answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
+
+// E164 reports whether s is a phone number in E.164: '+', a digit 1-9 and
+// 6 to 14 more digits, nothing else.
+func E164(s string) bool {
+	return len(s) >= 8 && len(s) <= 16 && s[0] == '+' && s[1] != '0' && digits(s[1:])
+}
+
+// ValidSender reports whether s is a From Twilio takes for SMS: an E.164
+// number, a short code (3 to 8 digits) or an alphanumeric sender ID (1 to
+// 11 of A-Z, a-z, 0-9, space, '+', '-', '_' and '&', with at least one
+// letter). Whether the account may send from it is Twilio's to say.
+func ValidSender(s string) bool {
+	if E164(s) || (len(s) >= 3 && len(s) <= 8 && digits(s)) {
+		return true
+	}
+	if s == "" || len(s) > 11 || strings.TrimSpace(s) != s {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9', c == ' ', c == '+', c == '-', c == '_', c == '&':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// validSID reports whether s is prefix and 32 hex digits.
+func validSID(s, prefix string) bool {
+	if len(s) != len(prefix)+32 || !strings.HasPrefix(s, prefix) {
+		return false
+	}
+	for i := len(prefix); i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
+
+// Interface guards
+var (
+	_ notify.Provider = (*Provider)(nil)
+	_ io.Closer       = (*Provider)(nil)
+)
