@@ -1,0 +1,290 @@
+package msg91
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+// Error is MSG91's own error answer to a send, {"type": "error",
+// "message": ..., "code": ...}. The *notify.Error that Send returns wraps
+// it, so an app reaches MSG91's code with errors.As, to act on it without
+// parsing text:
+//
+//	var me *msg91.Error
+//	if errors.As(err, &me) && me.Code == "418" { ... }
+//
+// Its Message is MSG91's text as one printable line, with the auth key
+// and the message's OTP replaced by "[redacted]" should MSG91 quote them.
+type Error struct {
+	// HTTPStatus is the status of MSG91's answer: it answers errors with
+	// 200 as well as 4xx and 5xx.
+	HTTPStatus int
+	// Code is MSG91's error code as it sent it, a JSON string or number
+	// ("418", "301"); "" when it sent none.
+	Code string
+	// Message is MSG91's message.
+	Message string
+
+	hint string // what the error means for the reader, when it is known here
+}
+
+// Error formats the error as "msg91: message (code C, HTTP S)", followed
+// by a hint when the code or message is one the package knows.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("msg91: ")
+	if e.Message != "" {
+		b.WriteString(e.Message)
+	} else {
+		b.WriteString("MSG91 refused the message")
+	}
+	b.WriteString(" (")
+	if e.Code != "" {
+		b.WriteString("code ")
+		b.WriteString(e.Code)
+		b.WriteString(", ")
+	}
+	b.WriteString("HTTP ")
+	b.WriteString(strconv.Itoa(e.HTTPStatus))
+	b.WriteString(")")
+	b.WriteString(e.hint)
+	return b.String()
+}
+
+// answer is MSG91's answer on the wire: message is the request ID of a
+// success and the text of an error; code is a string or a number.
+type answer struct {
+	Type    string          `json:"type"`
+	Message json.RawMessage `json:"message"`
+	Code    json.RawMessage `json:"code"`
+}
+
+// maxRequestID bounds the request ID kept from a success; MSG91's are 24
+// characters.
+const maxRequestID = 128
+
+// decodeAnswer reads MSG91's answer to a send and returns the request ID
+// of a success, or the classified error. MSG91's own error body ("type":
+// "error") is a certain refusal whatever the HTTP status; only an answer
+// that is not MSG91's leaves the outcome unknown. secrets are removed from
+// MSG91's text.
+func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) (string, error) {
+	var out answer
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return "", httpError(status, header, "is not MSG91's JSON")
+	}
+	switch {
+	case strings.EqualFold(out.Type, "success"):
+		var id string
+		if json.Unmarshal(out.Message, &id) != nil || strings.TrimSpace(id) == "" {
+			return "", vendorhttp.Unknownf("msg91", "HTTP %d: MSG91 reported success without a request ID", status)
+		}
+		id = strings.TrimSpace(id)
+		if len(id) > maxRequestID || strings.IndexFunc(id, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+			return "", vendorhttp.Unknownf("msg91", "HTTP %d: MSG91 reported success with a request ID that is not one (%d bytes)", status, len(id))
+		}
+		return id, nil
+	case strings.EqualFold(out.Type, "error"):
+		return "", vendorError(status, header, codeOf(out.Code), textOf(out.Message), secrets)
+	}
+	return "", httpError(status, header, `has no "type" of success or error`)
+}
+
+// codeOf reads MSG91's code, a JSON string or number; "" for anything else.
+func codeOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return clean(s, 16)
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return clean(n.String(), 16)
+	}
+	return ""
+}
+
+// textOf reads MSG91's message, a string (or, should it send one, any
+// other JSON value, as its text).
+func textOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if t := strings.TrimSpace(string(raw)); t != "null" {
+		return t
+	}
+	return ""
+}
+
+// httpError classifies an answer that is not MSG91's: a proxy's error
+// page, an empty body, JSON of another shape.
+func httpError(status int, header http.Header, what string) error {
+	switch {
+	case status == http.StatusTooManyRequests:
+		e := notify.Errorf(notify.CodeRateLimited, "msg91: HTTP 429 too many requests")
+		e.RetryAfter = retryAfter(header)
+		return e
+	case status >= 500, status >= 200 && status < 300:
+		// A proxy's 502 or 504 says nothing of what MSG91 did behind it,
+		// nor does a success that cannot be read.
+		return vendorhttp.Unknownf("msg91", "HTTP %d, and the answer %s", status, what)
+	}
+	return notify.Errorf(notify.CodeRejected, "msg91: HTTP %d, and the answer %s", status, what)
+}
+
+// retryAfter reads a Retry-After header in seconds; 0 when there is none.
+func retryAfter(header http.Header) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(header.Get("Retry-After"))); err == nil && s > 0 && s < 86400 {
+		return time.Duration(s) * time.Second
+	}
+	return 0
+}
+
+// duplicateWait is how long MSG91 discards a repeated request (code 311:
+// "the same request was generated twice within 10 seconds").
+const duplicateWait = 10 * time.Second
+
+// The hints for the reader of an error.
+const (
+	hintKey      = " (MSG91 refused the auth key: check msg91 Config.AuthKey)"
+	hintIP       = " (MSG91 refused this server's IP address: whitelist it for the auth key in the MSG91 panel, or turn its IP security off)"
+	hintBalance  = " (the MSG91 account's balance is too low: top it up; retried like an outage)"
+	hintAccount  = " (the MSG91 account cannot send: contact MSG91)"
+	hintTemplate = " (check that the MSG91 template ID is right and that the template is approved in the MSG91 panel, with its DLT template ID)"
+	hintDLT      = " (the DLT registration of the template, sender or entity: check the template in the MSG91 panel against DLT)"
+	hintNumber   = " (MSG91 refused the number)"
+	hintSender   = " (MSG91 refused the sender ID of the template)"
+	hintRequest  = " (MSG91 found the request incomplete)"
+	hintInternal = " (MSG91's own error: the message was not taken; retried)"
+)
+
+// classified is what a known code or message means.
+type classified struct {
+	code notify.Code
+	hint string
+}
+
+// byCode is MSG91's documented error codes (its error-code table of the
+// SMS APIs, https://api.msg91.com/apidoc/textsms/send-sms-v1.php and the
+// codes list of its help pages) and what they mean here.
+var byCode = map[string]classified{
+	"106": {notify.CodeRejected, hintKey}, // Missing Authentication Key
+	"207": {notify.CodeRejected, hintKey}, // Invalid authentication key
+	"401": {notify.CodeRejected, hintKey}, // AuthenticationFailure
+	"208": {notify.CodeRejected, hintIP},  // IP is blacklisted
+	"418": {notify.CodeRejected, hintIP},  // IP is not whitelisted
+	"301": {notify.CodeUnavailable, hintBalance},
+	"302": {notify.CodeRejected, hintAccount}, // expired user account
+	"303": {notify.CodeRejected, hintAccount}, // banned user account
+	"505": {notify.CodeRejected, hintAccount}, // demo account
+	"306": {notify.CodeUnavailable, " (MSG91 says the route is closed at this hour)"},
+	"311": {notify.CodeRateLimited, " (MSG91 discards a request repeated within 10 seconds)"},
+	"506": {notify.CodeRateLimited, " (MSG91's limit of small campaigns a day)"},
+	"429": {notify.CodeRateLimited, ""},
+	"202": {notify.CodeRejected, hintNumber},
+	"203": {notify.CodeRejected, hintSender},
+	"101": {notify.CodeRejected, hintRequest}, // missing mobile
+	"102": {notify.CodeRejected, hintRequest}, // missing message
+	"103": {notify.CodeRejected, hintRequest}, // missing sender ID
+	"107": {notify.CodeRejected, hintRequest}, // missing route
+	"209": {notify.CodeRejected, hintRequest}, // no default route
+	"210": {notify.CodeRejected, hintRequest}, // route not determined
+	"310": {notify.CodeRejected, " (the SMS is too long for MSG91)"},
+	"001": {notify.CodeUnavailable, hintInternal}, // unable to connect database
+	"002": {notify.CodeUnavailable, hintInternal}, // unable to select database
+	"601": {notify.CodeUnavailable, hintInternal}, // internal error
+}
+
+// byWords classifies an error whose code is none of byCode's by words of
+// its message (in lower case), the first match winning: the flow API
+// answers many errors with a message and no code.
+var byWords = []struct {
+	words []string
+	classified
+}{
+	{[]string{"whitelist", "white list"}, classified{notify.CodeRejected, hintIP}},
+	{[]string{"authkey", "auth key", "authentication"}, classified{notify.CodeRejected, hintKey}},
+	{[]string{"balance"}, classified{notify.CodeUnavailable, hintBalance}},
+	{[]string{"too many", "rate limit", "throttl"}, classified{notify.CodeRateLimited, ""}},
+	{[]string{"dlt"}, classified{notify.CodeRejected, hintDLT}},
+	{[]string{"template", "flow"}, classified{notify.CodeRejected, hintTemplate}},
+	{[]string{"ndnc", "dnd", "blocked", "blacklist"}, classified{notify.CodeRejected, hintNumber}},
+	{[]string{"mobile", "number"}, classified{notify.CodeRejected, hintNumber}},
+}
+
+// vendorError classifies MSG91's own error answer. MSG91 formed it and
+// took nothing, so it is a certain refusal whatever the HTTP status: a
+// code or message known here says which; any other is temporary on an
+// HTTP 5xx (CodeUnavailable), a rate limit on a 429 and CodeRejected
+// otherwise.
+func vendorError(status int, header http.Header, code, msg string, secrets []string) error {
+	c, ok := byCode[code]
+	if !ok {
+		lower := strings.ToLower(msg)
+	words:
+		for _, w := range byWords {
+			for _, word := range w.words {
+				if strings.Contains(lower, word) {
+					c, ok = w.classified, true
+					break words
+				}
+			}
+		}
+	}
+	if !ok {
+		switch {
+		case status >= 500:
+			c = classified{notify.CodeUnavailable, ""}
+		case status == http.StatusTooManyRequests:
+			c = classified{notify.CodeRateLimited, ""}
+		default:
+			c = classified{notify.CodeRejected, ""}
+		}
+	}
+	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: clean(redact(msg, secrets), 200), hint: c.hint}}
+	if c.code == notify.CodeRateLimited {
+		e.RetryAfter = retryAfter(header)
+		if code == "311" && e.RetryAfter < duplicateWait {
+			e.RetryAfter = duplicateWait
+		}
+	}
+	return e
+}
+
+// redact replaces each secret in s.
+func redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+// clean makes vendor text safe to put in an error: one line of printable
+// characters, at most limit bytes.
+func clean(s string, limit int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package msg91
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/notifykit/notify"
+)
+
+// FuzzDecodeAnswer feeds arbitrary answers to the decoder: it must not
+// panic, must classify every failure (a certain refusal or
+// CodeOutcomeUnknown), must succeed only on "type": "success" with a
+// request ID, must take MSG91's own error body for a certain refusal
+// whatever the status and any other 2xx or 5xx for an unknown outcome,
+// must keep error messages to one printable line, and must never let the
+// secrets through.
+func FuzzDecodeAnswer(f *testing.F) {
+	f.Add(200, []byte(`{"message":"5762846b4f8d285d378b4567","type":"success"}`))
+	f.Add(401, []byte(`{"type":"error","code":"401","message":"AuthenticationFailure"}`))
+	f.Add(200, []byte(`{"type":"error","code":418,"message":"AuthenticationFailure"}`))
+	f.Add(200, []byte(`{"type":"error","message":"Insufficient balance","code":"301"}`))
+	f.Add(429, []byte(`{"type":"error","message":"Too many requests"}`))
+	f.Add(500, []byte(`{"type":"error","code":"601","message":"Internal error"}`))
+	f.Add(503, []byte(`{"type":"error","message":"line\none 482913"}`))
+	f.Add(200, []byte(`{"type":"success"}`))
+	f.Add(200, []byte(`{"type":"success","message":5}`))
+	f.Add(502, []byte(`<html>bad gateway</html>`))
+	f.Add(503, []byte(``))
+	f.Add(200, []byte(`null`))
+	f.Add(400, []byte(`{"type":"error","message":{"x":[1]}}`))
+	secrets := []string{"test-key-0123456789", "482913"}
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		id, err := decodeAnswer(status, http.Header{}, body, secrets)
+		var probe struct {
+			Type string `json:"type"`
+		}
+		parsed := json.Unmarshal(body, &probe) == nil
+		if err == nil {
+			if !parsed || !strings.EqualFold(probe.Type, "success") || id == "" || strings.TrimSpace(id) != id {
+				t.Fatalf("success %q from %q", id, body)
+			}
+			return
+		}
+		switch code := notify.CodeOf(err); code {
+		case notify.CodeRejected, notify.CodeUnavailable, notify.CodeRateLimited, notify.CodeOutcomeUnknown:
+		default:
+			t.Fatalf("code %q for %q", code, body)
+		}
+		own := parsed && strings.EqualFold(probe.Type, "error")
+		if own && notify.OutcomeOf(err) != notify.StateFailed {
+			t.Fatalf("HTTP %d with MSG91's error body %q is not a certain refusal: %v", status, body, err)
+		}
+		if !own && (status >= 500 || status >= 200 && status < 300) && notify.OutcomeOf(err) != notify.StateUnknown {
+			t.Fatalf("HTTP %d with %q, not MSG91's error body, is certain: %v", status, body, err)
+		}
+		msg := err.Error()
+		if strings.IndexFunc(msg, unicode.IsControl) >= 0 {
+			t.Fatalf("error %q has control characters", msg)
+		}
+		for _, s := range secrets {
+			if strings.Contains(msg, s) {
+				t.Fatalf("error %q holds a secret", msg)
+			}
+		}
+	})
+}
+
+// FuzzParseReports feeds arbitrary report bodies to the webhook's reader:
+// it must not panic, and every report it reads has a request ID.
+func FuzzParseReports(f *testing.F) {
+	f.Add("application/x-www-form-urlencoded", []byte(`data=%5B%7B%22requestId%22%3A%22a%22%2C%22report%22%3A%5B%7B%22number%22%3A%22919876543210%22%2C%22status%22%3A%221%22%7D%5D%7D%5D`))
+	f.Add("application/json", []byte(`{"requestId":"a","number":"919876543210","status":"1","desc":"DELIVERED","date":"2026-11-25 14:00:05"}`))
+	f.Add("application/json", []byte(`{"data":"[{\"requestId\":\"a\",\"report\":[{\"status\":\"2\"}]}]"}`))
+	f.Add("application/json", []byte(`[{"data":[{"meta":"0","description":"DELIVERED","ts":1726729500}],"event":"delivered"}]`))
+	f.Add("", []byte(`requestId=a&status=17&number=919876543210`))
+	h := &Webhook{cfg: WebhookConfig{Provider: DefaultName}}
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		list, err := parseReports(contentType, body)
+		if err != nil {
+			return
+		}
+		for _, e := range list {
+			if e.get(idFields...) == "" {
+				t.Fatalf("a report without a request ID from %q", body)
+			}
+			if r := h.report(e); r != nil && (r.ProviderMessageID == "" || strings.IndexFunc(r.Error, unicode.IsControl) >= 0) {
+				t.Fatalf("report %+v from %q", r, body)
+			}
+		}
+	})
+}

@@ -1,0 +1,626 @@
+// Package msg91test is a strict fake of MSG91's Send SMS (flow) API, for
+// tests of package msg91 and of programs that use it, in the style of
+// net/http/httptest: NewServer starts it on a loopback port and Close
+// stops it.
+//
+// The fake checks each request the way MSG91 does, and more strictly
+// than it needs to, so that a test notices a request MSG91 might read
+// otherwise: POST to /api/v5/flow (or /api/v5/flow/), the authkey header,
+// a JSON Content-Type, a body of exactly template_id (a template the fake
+// knows and has approved), short_url ("0" or "1") and recipients, each
+// with mobiles, a 12-digit Indian mobile number (91 and 10 digits
+// starting 6-9), and every variable its template names (##name## in
+// Template.Content), as a string of at most 30 characters, and no other.
+// It answers as MSG91 does: {"type": "success", "message": request ID} on
+// success, {"type": "error", "message", "code"} on error, with the HTTP
+// status MSG91 gives that error (200 for some, as MSG91 does).
+//
+// Failures can be injected for the next request, and the fake can be
+// slowed (SetLatency):
+//
+//   - FailNext: MSG91 refuses the request with one of its errors (Kind);
+//   - FailNextHTTP: a proxy in front of MSG91 answers an HTTP error with
+//     its own HTML page, and MSG91 never sees the request;
+//   - FailNextHTTPAfterAccept: MSG91 accepts the message, and the proxy
+//     answers an HTTP error page instead of MSG91's answer;
+//   - BreakNext: MSG91 accepts the message, and the connection drops after
+//     the request was read, before the answer.
+//
+// The fake posts delivery reports to the receiver under test, over real
+// HTTP and only when a test asks (Report), so that a test decides when
+// they arrive: in the shape of MSG91's webhook v2 (one form POST whose
+// data field holds the request's reports as JSON) or v3 (one JSON POST
+// per number), as Config.ReportVersion says.
+//
+// A Server is safe for concurrent use. It is for tests only.
+package msg91test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind is an error MSG91 answers a send with.
+type Kind int
+
+// The errors the fake answers with, as MSG91 gives them: the HTTP status,
+// the code (none for some) and the message.
+const (
+	// AuthFailure: 401, code 401, "AuthenticationFailure": a wrong auth
+	// key.
+	AuthFailure Kind = iota + 1
+	// MissingAuthKey: 401, code 106, "Missing Authentication Key".
+	MissingAuthKey
+	// IPNotWhitelisted: 200, code 418: the auth key's IP security refused
+	// the caller's address.
+	IPNotWhitelisted
+	// InsufficientBalance: 200, code 301.
+	InsufficientBalance
+	// InvalidMobile: 400, code 202.
+	InvalidMobile
+	// TemplateNotFound: 400, no code: the template ID is not the
+	// account's.
+	TemplateNotFound
+	// TemplateNotApproved: 400, no code: the template is not approved
+	// yet (or was rejected).
+	TemplateNotApproved
+	// InvalidVariables: 400, no code: a variable of the template is
+	// missing, unknown or too long for DLT.
+	InvalidVariables
+	// Duplicate: 200, code 311: the same request twice within 10
+	// seconds.
+	Duplicate
+	// TooManyRequests: 429, no code.
+	TooManyRequests
+	// InternalError: 500, code 601: MSG91's own failure, answered with its
+	// own body.
+	InternalError
+	// BadRequest: 400, no code: a body MSG91 cannot read (not JSON, an
+	// unknown parameter, a bad short_url, no recipients).
+	BadRequest
+)
+
+// Status returns the HTTP status MSG91 answers the error with.
+func (k Kind) Status() int {
+	switch k {
+	case AuthFailure, MissingAuthKey:
+		return http.StatusUnauthorized
+	case IPNotWhitelisted, InsufficientBalance, Duplicate:
+		return http.StatusOK
+	case TooManyRequests:
+		return http.StatusTooManyRequests
+	case InternalError:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
+}
+
+// Code returns MSG91's code for the error, "" when it gives none.
+func (k Kind) Code() string {
+	switch k {
+	case AuthFailure:
+		return "401"
+	case MissingAuthKey:
+		return "106"
+	case IPNotWhitelisted:
+		return "418"
+	case InsufficientBalance:
+		return "301"
+	case InvalidMobile:
+		return "202"
+	case Duplicate:
+		return "311"
+	case InternalError:
+		return "601"
+	}
+	return ""
+}
+
+// Message returns MSG91's message for the error.
+func (k Kind) Message() string {
+	switch k {
+	case AuthFailure:
+		return "AuthenticationFailure"
+	case MissingAuthKey:
+		return "Missing Authentication Key"
+	case IPNotWhitelisted:
+		return "IP not whitelisted"
+	case InsufficientBalance:
+		return "Insufficient balance"
+	case InvalidMobile:
+		return "Invalid mobile number"
+	case TemplateNotFound:
+		return "Template ID is invalid"
+	case TemplateNotApproved:
+		return "Template is not approved"
+	case InvalidVariables:
+		return "Template variables do not match"
+	case Duplicate:
+		return "Request discarded because same request was generated twice within 10 seconds"
+	case TooManyRequests:
+		return "Too many requests"
+	case InternalError:
+		return "Internal error. Please contact support for details"
+	case BadRequest:
+		return "Bad request"
+	}
+	return "Unknown error"
+}
+
+// Template is an SMS template in the fake's MSG91 panel.
+type Template struct {
+	// ID is the MSG91 template ID, which requests name it by.
+	ID string
+	// DLTTemplateID is the template's ID on the DLT platform, mapped in
+	// MSG91; Sender its DLT header. Both are recorded in Sent.
+	DLTTemplateID string
+	Sender        string
+	// Content is the template's text with its variables as ##name##
+	// (##VAR1##, ##OTP##): a request must give each of them.
+	Content string
+	// Pending marks a template not approved (yet): sends are refused
+	// with TemplateNotApproved.
+	Pending bool
+}
+
+// Version is the shape of the delivery reports the fake posts, as MSG91's
+// webhook versions are chosen in its panel.
+type Version string
+
+// The webhook versions.
+const (
+	// V2 posts one form (application/x-www-form-urlencoded) per report,
+	// whose data field holds [{"senderId", "requestId", "report": [{"date",
+	// "number", "status", "desc", "failedReason", ...}], "userId",
+	// "campaignName"}] as JSON: every number of the request in one POST.
+	V2 Version = "v2"
+	// V3 posts one JSON object per number: {"date", "number", "senderId",
+	// "requestId", "status", "desc", ...}.
+	V3 Version = "v3"
+)
+
+// Config configures a Server.
+type Config struct {
+	// AuthKey is the only auth key the fake accepts. Required.
+	AuthKey string
+	// Templates are the account's templates. Default none.
+	Templates []Template
+	// ReportURL is the webhook URL of the delivery-report receiver under
+	// test, its token included (http://127.0.0.1:port/webhooks/msg91/
+	// <token>): where Report posts. It must be an http(s) URL. Default
+	// none: Report fails.
+	ReportURL string
+	// ReportVersion is the shape of the reports: V2 or V3. Default V2.
+	ReportVersion Version
+	// Now is the fake's clock, for the times in its reports. Default
+	// time.Now.
+	Now func() time.Time
+}
+
+// Recipient is one recipient of a request the fake accepted.
+type Recipient struct {
+	// Mobile is the number as sent, 919876543210.
+	Mobile string
+	// Vars are the template's variables as sent.
+	Vars map[string]string
+	// Text is the template's content with the variables filled in: the
+	// SMS.
+	Text string
+}
+
+// Sent is a request the fake accepted.
+type Sent struct {
+	RequestID string
+	// TemplateID is the MSG91 template ID; DLTTemplateID and Sender are
+	// the template's.
+	TemplateID    string
+	DLTTemplateID string
+	Sender        string
+	ShortURL      bool
+	Recipients    []Recipient
+}
+
+// Server is the fake MSG91.
+type Server struct {
+	// URL is the base URL of the fake, for msg91.Config.BaseURL.
+	URL string
+
+	srv       *httptest.Server
+	key       string
+	templates map[string]Template
+	reportURL string
+	version   Version
+	now       func() time.Time
+
+	mu         sync.Mutex
+	sent       []Sent
+	accepted   int // recipients
+	requests   int
+	failNext   Kind
+	failHTTP   int
+	acceptHTTP int // status of the proxy's page after MSG91 accepts
+	breakNext  bool
+	latency    time.Duration
+	ids        map[string]bool
+}
+
+// NewServer starts a fake MSG91 on a loopback port. It panics when
+// cfg.AuthKey is empty, ReportURL is not an http(s) URL or ReportVersion
+// is not V2 or V3, as httptest.NewServer panics when it cannot listen.
+func NewServer(cfg Config) *Server {
+	if cfg.AuthKey == "" {
+		panic("msg91test: Config.AuthKey is required")
+	}
+	if cfg.ReportURL != "" {
+		u, err := url.Parse(cfg.ReportURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			panic("msg91test: Config.ReportURL must be an http(s) URL")
+		}
+	}
+	switch cfg.ReportVersion {
+	case "":
+		cfg.ReportVersion = V2
+	case V2, V3:
+	default:
+		panic("msg91test: Config.ReportVersion must be V2 or V3")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{
+		key:       cfg.AuthKey,
+		templates: make(map[string]Template, len(cfg.Templates)),
+		reportURL: cfg.ReportURL,
+		version:   cfg.ReportVersion,
+		now:       cfg.Now,
+		ids:       make(map[string]bool),
+	}
+	for _, t := range cfg.Templates {
+		s.templates[t.ID] = t
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/v5/flow", s.flow)
+	mux.HandleFunc("/api/v5/flow/", s.flow)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close stops the server, as httptest.Server.Close does.
+func (s *Server) Close() { s.srv.Close() }
+
+// Client returns an HTTP client for the server.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// Sent returns the requests accepted so far, oldest first.
+func (s *Server) Sent() []Sent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Sent, len(s.sent))
+	copy(out, s.sent)
+	return out
+}
+
+// Accepted returns how many messages (recipients of accepted requests)
+// the fake has accepted.
+func (s *Server) Accepted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted
+}
+
+// Requests returns how many requests reached the fake's endpoint,
+// accepted or not.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+// FailNext makes MSG91 refuse the next request that passes the auth
+// key check with k, before reading it: nothing is accepted. FailNext(0)
+// cancels it.
+func (s *Server) FailNext(k Kind) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext = k
+}
+
+// FailNextHTTP makes the next request fail with an HTTP status and a
+// proxy's HTML error page instead of MSG91's JSON, as a proxy in front of
+// MSG91 would (such as 502 or 503). MSG91 does not see the request:
+// nothing is accepted, though Requests counts it.
+func (s *Server) FailNextHTTP(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failHTTP = status
+}
+
+// FailNextHTTPAfterAccept makes the fake accept the next valid request and
+// then answer status with a proxy's HTML error page instead of MSG91's
+// answer, as a proxy does when MSG91 answers too late (504) or its answer
+// breaks (502): the sender cannot know that the message went out.
+func (s *Server) FailNextHTTPAfterAccept(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acceptHTTP = status
+}
+
+// BreakNext makes the fake accept the next valid request, once it has
+// read it, and then drop the connection without answering: the sender
+// cannot know that the message went out.
+func (s *Server) BreakNext() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.breakNext = true
+}
+
+// SetLatency makes the fake wait d, after reading a request, before
+// answering it, or until the client gives up. Zero answers at once.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// The top-level parameters of a request: those the fake reads, and those
+// MSG91 documents that it accepts and ignores.
+var (
+	params  = map[string]bool{"template_id": true, "short_url": true, "recipients": true}
+	ignored = map[string]bool{"short_url_expiry": true, "realTimeResponse": true}
+)
+
+// varPattern is a variable of a template's content.
+var varPattern = regexp.MustCompile(`##([A-Za-z0-9_]+)##`)
+
+// maxVarLen is the DLT limit on a variable's value, in characters.
+const maxVarLen = 30
+
+// refusal is an error answer: a Kind and, when it says more than the
+// Kind's message, its own text.
+type refusal struct {
+	kind Kind
+	msg  string
+}
+
+func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	sent, bad := s.read(r)
+	if !s.wait(r) {
+		return
+	}
+	s.mu.Lock()
+	s.requests++
+	failHTTP := s.failHTTP
+	s.failHTTP = 0
+	s.mu.Unlock()
+	if failHTTP != 0 {
+		proxyError(w, failHTTP)
+		return
+	}
+	switch key := r.Header.Get("authkey"); {
+	case key == "":
+		fail(w, refusal{kind: MissingAuthKey})
+		return
+	case key != s.key:
+		fail(w, refusal{kind: AuthFailure})
+		return
+	}
+	s.mu.Lock()
+	k := s.failNext
+	s.failNext = 0
+	s.mu.Unlock()
+	if k != 0 {
+		fail(w, refusal{kind: k})
+		return
+	}
+	if bad != nil {
+		fail(w, *bad)
+		return
+	}
+	s.mu.Lock()
+	sent.RequestID = s.newID()
+	s.sent = append(s.sent, sent)
+	s.accepted += len(sent.Recipients)
+	brk, acceptHTTP := s.breakNext, s.acceptHTTP
+	s.breakNext, s.acceptHTTP = false, 0
+	s.mu.Unlock()
+	switch {
+	case brk:
+		drop(w)
+	case acceptHTTP != 0:
+		proxyError(w, acceptHTTP)
+	default:
+		reply(w, http.StatusOK, map[string]string{"type": "success", "message": sent.RequestID})
+	}
+}
+
+// read reads and checks a request, in MSG91's order: the request it would
+// accept, or its refusal.
+func (s *Server) read(r *http.Request) (Sent, *refusal) {
+	var sent Sent
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "application/json" {
+		return sent, &refusal{BadRequest, "Content-Type must be application/json"}
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, 1<<20)
+	var raw map[string]json.RawMessage
+	d := json.NewDecoder(r.Body)
+	if err := d.Decode(&raw); err != nil || raw == nil || d.More() {
+		return sent, &refusal{BadRequest, "The body is not a JSON object"}
+	}
+	for k := range raw {
+		if !params[k] && !ignored[k] {
+			return sent, &refusal{BadRequest, "Unknown parameter " + k}
+		}
+	}
+	var id string
+	if json.Unmarshal(raw["template_id"], &id) != nil || id == "" {
+		return sent, &refusal{TemplateNotFound, "template_id is missing"}
+	}
+	t, ok := s.templates[id]
+	if !ok {
+		return sent, &refusal{kind: TemplateNotFound}
+	}
+	if t.Pending {
+		return sent, &refusal{kind: TemplateNotApproved}
+	}
+	sent.TemplateID, sent.DLTTemplateID, sent.Sender = t.ID, t.DLTTemplateID, t.Sender
+	if v, ok := raw["short_url"]; ok {
+		switch strings.Trim(string(v), `"`) {
+		case "0":
+		case "1":
+			sent.ShortURL = true
+		default:
+			return sent, &refusal{BadRequest, `short_url must be "0" or "1"`}
+		}
+	}
+	var recipients []map[string]any
+	if json.Unmarshal(raw["recipients"], &recipients) != nil || len(recipients) == 0 {
+		return sent, &refusal{BadRequest, "recipients must be a non-empty array of objects"}
+	}
+	vars := templateVars(t.Content)
+	for _, rc := range recipients {
+		var got Recipient
+		m, _ := rc["mobiles"].(string)
+		if !mobile(m) {
+			return sent, &refusal{kind: InvalidMobile}
+		}
+		got.Mobile, got.Vars = m, make(map[string]string, len(rc)-1)
+		for k, v := range rc {
+			if k == "mobiles" {
+				continue
+			}
+			if !vars[k] {
+				return sent, &refusal{InvalidVariables, "Unknown variable " + k}
+			}
+			str, isString := v.(string)
+			if !isString {
+				return sent, &refusal{InvalidVariables, "Variable " + k + " must be a string"}
+			}
+			if utf8.RuneCountInString(str) > maxVarLen {
+				return sent, &refusal{InvalidVariables, fmt.Sprintf("Variable %s is over %d characters", k, maxVarLen)}
+			}
+			got.Vars[k] = str
+		}
+		for name := range vars {
+			if _, ok := got.Vars[name]; !ok {
+				return sent, &refusal{InvalidVariables, "Variable " + name + " is missing"}
+			}
+		}
+		got.Text = varPattern.ReplaceAllStringFunc(t.Content, func(v string) string {
+			return got.Vars[strings.Trim(v, "#")]
+		})
+		sent.Recipients = append(sent.Recipients, got)
+	}
+	return sent, nil
+}
+
+// templateVars returns the variables of a template's content.
+func templateVars(content string) map[string]bool {
+	vars := make(map[string]bool)
+	for _, m := range varPattern.FindAllStringSubmatch(content, -1) {
+		vars[m[1]] = true
+	}
+	return vars
+}
+
+// mobile reports whether n is an Indian mobile number as MSG91 takes it:
+// 91 and 10 digits starting 6-9.
+func mobile(n string) bool {
+	if len(n) != 12 || !strings.HasPrefix(n, "91") || n[2] < '6' || n[2] > '9' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// wait sleeps the configured latency, or until the client gives up; it
+// reports whether to answer. The body has been read already, so net/http
+// cancels the request's context when the client goes.
+func (s *Server) wait(r *http.Request) bool {
+	s.mu.Lock()
+	d := s.latency
+	s.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// newID returns a fresh request ID in MSG91's style: 24 lower-case hex
+// digits. Called with mu held.
+func (s *Server) newID() string {
+	for {
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		if id := hex.EncodeToString(b); !s.ids[id] {
+			s.ids[id] = true
+			return id
+		}
+	}
+}
+
+// fail answers a refusal as MSG91 does.
+func fail(w http.ResponseWriter, f refusal) {
+	body := map[string]string{"type": "error", "message": f.kind.Message()}
+	if f.msg != "" {
+		body["message"] = f.msg
+	}
+	if c := f.kind.Code(); c != "" {
+		body["code"] = c
+	}
+	reply(w, f.kind.Status(), body)
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// proxyError answers status with an error page of the kind a reverse
+// proxy or load balancer in front of MSG91 serves.
+func proxyError(w http.ResponseWriter, status int) {
+	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n<hr><center>proxy</center>\r\n</body>\r\n</html>\r\n", title, title)
+}
+
+// drop closes the connection without an answer.
+func drop(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler) // net/http closes the connection
+}
