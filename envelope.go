@@ -1,6 +1,10 @@
 package notify
 
-import "time"
+import (
+	"time"
+
+	"github.com/notifykit/notify/store"
+)
 
 // Envelope is a prepared message: validated, normalised and rendered by a
 // Channel, priced by the Notifier, and handed to a Provider. The Notifier
@@ -27,6 +31,14 @@ type Envelope struct {
 	// Provider is the name of the provider the channel chose in Prepare;
 	// per-provider timeouts are looked up by it.
 	Provider string
+	// Providers, when the channel offers the message more than one
+	// provider, names them in its order of preference, Provider first.
+	// The Notifier then calls the next (as a copy of the envelope whose
+	// Provider names it) after a certain, temporary refusal of one, never
+	// after an unknown outcome, skipping those whose circuit breaker is
+	// open (WithBreaker); a Channel's Deliver must send to env.Provider.
+	// Nil: Provider only.
+	Providers []string
 	// Units is the number of billable units: SMS segments, otherwise 1.
 	Units int
 	// Class is the price class of the content.
@@ -114,6 +126,11 @@ type Receipt struct {
 	Metered bool
 	// Attempts counts provider attempts (retries included).
 	Attempts int
+	// Tried lists the provider calls, in order, when the channel offered
+	// the message more than one provider (Envelope.Providers): each
+	// refusal that sent it on to the next, and the call that settled it.
+	// Nil otherwise.
+	Tried []Attempt
 	// ErrorCode and Error describe the failure of a failed send, or why the
 	// outcome of an unknown one is not known.
 	ErrorCode Code
@@ -126,3 +143,8 @@ type Receipt struct {
 	// (Kind "otp", otp.Kind), SMS first.
 	Legs []*Receipt
 }
+
+// Attempt is one call of a provider for a message: which, with what
+// outcome (StateSent, StateUnknown, or StateFailed with the refusal's
+// code) and when (store.Attempt).
+type Attempt = store.Attempt

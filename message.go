@@ -59,6 +59,7 @@ func ReceiptOf(m *Message) *Receipt {
 		Cost:              m.Cost(),
 		Metered:           m.Metered,
 		Attempts:          m.Attempts,
+		Tried:             m.Tried,
 		ErrorCode:         Code(m.ErrorCode),
 		Error:             m.Error,
 		Domain:            m.Domain,

@@ -31,6 +31,7 @@ type Notifier struct {
 	retry            RetryPolicy
 	timeout          time.Duration
 	providerTimeouts map[string]time.Duration
+	breakers         *breakers // nil: none
 	now              func() time.Time
 	newID            func() string
 }

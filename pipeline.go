@@ -182,7 +182,7 @@ func (n *Notifier) dispatch(ctx context.Context, op string, acct *Account, p pre
 		return r, err
 	}
 	// Deliver, with retries of certain, temporary refusals.
-	res, attempts, outcome, derr := n.deliver(ctx, p.ch, p.env)
+	res, attempts, outcome, derr := n.deliver(ctx, p.ch, p.env, &r.Tried)
 	return n.settle(ctx, op, acct, p.env, r, charged, res, attempts, outcome, derr)
 }
 
@@ -240,8 +240,8 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 		r.Note = res.Note
 		r.Cost = env.Price
 		var reprice *Money
-		if charged && res.Route != "" && res.Route != env.Route {
-			reprice = n.cheaperPrice(acct, env, res.Route)
+		if charged && (res.Route != "" && res.Route != env.Route || r.Provider != env.Provider) {
+			reprice = n.cheaperPrice(acct, env, res.Route, r.Provider)
 		}
 		moved, ok := n.finish(ctx, env, r, StateSent, reprice)
 		if ok && reprice != nil && moved.Charge.Minor == reprice.Minor {
@@ -291,7 +291,7 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	// would keep its charge.
 	_ = n.markAll(ctx, []*Envelope{env}, StatePending)
 	u := store.Update{State: StateFailed, At: n.now(),
-		Provider: r.Provider, Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error}
+		Provider: r.Provider, Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Tried: r.Tried}
 	moved, err := n.move(ctx, acct.ID, env.ID, u)
 	switch {
 	case err == nil:
@@ -423,7 +423,8 @@ func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, n
 func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) (store.Moved, bool) {
 	moved, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: to, At: n.now(),
 		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
-		Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Note: r.Note, Reprice: reprice})
+		Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Note: r.Note, Reprice: reprice,
+		Tried: r.Tried})
 	if err != nil && moved.State != to {
 		r.Note = joinNote(r.Note, "message record: "+err.Error())
 		return moved, false
@@ -493,15 +494,18 @@ func passing(err error) bool {
 	return c == CodeUnavailable || c == CodeDeadlineExceeded || c == CodeInternal
 }
 
-// cheaperPrice returns the price of env through the route used, when the
-// channel delivered it through a route (a chat failover to the other
-// gateway) cheaper than the one it was priced and charged for; nil
-// otherwise. A dearer route is not charged extra: the caller agreed to
-// the first price, and asking for more after delivery could fail for want
-// of funds.
-func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, used string) *Money {
+// cheaperPrice returns the price of env through the route and provider
+// used, when the channel delivered it through a route (a chat failover to
+// the other gateway) or a provider (a failover to the next) cheaper than
+// the one it was priced and charged for; nil otherwise. A dearer one is
+// not charged extra: the caller agreed to the first price, and asking for
+// more after delivery could fail for want of funds.
+func (n *Notifier) cheaperPrice(acct *Account, env *Envelope, route, provider string) *Money {
 	alt := *env
-	alt.Route = used
+	if route != "" {
+		alt.Route = route
+	}
+	alt.Provider = provider
 	price, err := n.pricer.Price(acct, &alt)
 	if err != nil || price.Minor < 0 || price.Minor >= env.Price.Minor || !price.Currency.Same(env.Price.Currency) {
 		return nil // no cheaper price in the currency charged: the charge stands
@@ -524,14 +528,160 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 // is unknown, it is refused for good, the attempts run out, or the retry
 // would outlive the caller's deadline. A caller's context that has ended
 // before an attempt stops the send there: the vendor was not called again,
-// so that is a certain non-acceptance.
-func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope) (*Result, int, MessageState, error) {
+// so that is a certain non-acceptance. Each attempt walks env's
+// providers (walk) when the channel offers several or breakers watch
+// them; the provider calls go to *tried when it offers several.
+func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope, tried *[]Attempt) (*Result, int, MessageState, error) {
 	var res *Result
-	attempts, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, timeout time.Duration) (err error) {
-		res, err = attemptDeliver(ctx, ch, env, timeout)
+	if len(env.Providers) <= 1 && n.breakers == nil {
+		attempts, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, timeout time.Duration) (err error) {
+			res, err = attemptDeliver(ctx, ch, env, timeout)
+			return err
+		})
+		return res, attempts, outcome, err
+	}
+	w := walk{n: n, ch: ch, env: env, marked: env.Provider}
+	if len(env.Providers) > 1 {
+		w.tried = tried
+	}
+	_, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, _ time.Duration) (err error) {
+		res, err = w.attempt(ctx)
 		return err
 	})
-	return res, attempts, outcome, err
+	return res, w.calls, outcome, err
+}
+
+// walk is one message's way through its providers (Envelope.Providers,
+// or Provider alone) over the attempts of deliver.
+type walk struct {
+	n      *Notifier
+	ch     Channel
+	env    *Envelope
+	marked string     // the provider the record names: the one in flight
+	calls  int        // provider calls made
+	tried  *[]Attempt // nil: not recorded (one provider)
+}
+
+// attempt calls env's providers in order, past those whose breaker is
+// open, until one accepts the message, may have it (an unknown outcome:
+// calling the next could send it twice) or refuses it for good; after a
+// certain, temporary refusal it goes on to the next. The error names the
+// provider it came from. When every breaker is open, nothing is called
+// and the error is Unavailable.
+func (w *walk) attempt(ctx context.Context) (*Result, error) {
+	names := w.env.Providers
+	if len(names) == 0 {
+		one := [1]string{w.env.Provider}
+		names = one[:]
+	}
+	var last error
+	for _, name := range names {
+		if cerr := ctx.Err(); cerr != nil {
+			// The caller left before this provider was called: a certain
+			// non-acceptance, which retrying turns into the context's
+			// error.
+			if last == nil {
+				last = &Error{Code: CodeUnavailable, Provider: name, Err: cerr}
+			}
+			return nil, last
+		}
+		res, err, called := w.call(ctx, name)
+		if !called {
+			if err != nil { // the record could not be handed over: stop here
+				if last == nil {
+					last = err
+				}
+				return nil, last
+			}
+			continue
+		}
+		switch OutcomeOf(err) {
+		case StateSent:
+			if res.Provider == "" {
+				res.Provider = name
+			}
+			return res, nil
+		case StateUnknown:
+			return nil, err
+		}
+		last = err
+		if !CodeOf(err).Temporary() {
+			return nil, err // refused for good: another provider cannot help
+		}
+	}
+	if last == nil {
+		return nil, &Error{Code: CodeUnavailable, Provider: w.env.Provider,
+			Err: errors.New("every provider of the message is resting after repeated failures (circuit breaker open)")}
+	}
+	return nil, last
+}
+
+// call makes one call of provider name, with an envelope naming it,
+// under its attempt timeout, and counts it for the breaker and the
+// record. called is false when the breaker kept the call from being made
+// (err nil), or the record could not be handed over to the provider (err
+// says why: a certain non-acceptance).
+func (w *walk) call(ctx context.Context, name string) (res *Result, err error, called bool) {
+	n := w.n
+	if !n.breakers.allow(name, n.now()) {
+		return nil, nil, false
+	}
+	if name != w.marked {
+		if err := n.handOver(ctx, w.env, name); err != nil {
+			n.breakers.release(name)
+			return nil, &Error{Code: CodeUnavailable, Provider: name, Err: err}, false
+		}
+		w.marked = name
+	}
+	env := w.env
+	if name != env.Provider {
+		c := *env // the next provider's copy: an envelope never changes once delivered
+		c.Provider = name
+		env = &c
+	}
+	timeout := n.timeout
+	if d, ok := n.providerTimeouts[name]; ok {
+		timeout = d
+	}
+	res, err = attemptDeliver(ctx, w.ch, env, timeout)
+	err = attributed(err, name)
+	w.calls++
+	outcome := OutcomeOf(err)
+	if w.tried != nil {
+		*w.tried = append(*w.tried, Attempt{Provider: name, Outcome: outcome, ErrorCode: string(CodeOf(err)), At: n.now()})
+	}
+	if ctx.Err() != nil {
+		n.breakers.release(name) // the caller left: that says nothing of the provider
+	} else if changed, open := n.breakers.done(name, outcome == StateUnknown || outcome == StateFailed && CodeOf(err).Temporary(), n.now()); changed {
+		var cause error
+		if open {
+			cause = err
+		}
+		n.breakerChanged(ctx, name, open, cause)
+	}
+	return res, err, true
+}
+
+// attributed returns err naming provider as the one it came from, when it
+// names none: the record and its reports must find the provider that
+// refused or may have the message. nil stays nil.
+func attributed(err error, provider string) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Provider != "" {
+			return err
+		}
+		c := *e
+		if e != err {
+			c.Err = err // wrapped by the provider: keep the whole chain
+		}
+		c.Provider = provider
+		return &c
+	}
+	return &Error{Code: CodeOutcomeUnknown, Provider: provider, Err: err}
 }
 
 // retrying makes attempts through the attempt function of the provider of
@@ -600,6 +750,24 @@ func (n *Notifier) waitToRetry(ctx context.Context, envs []*Envelope, delay time
 	}
 	if err := n.markAll(ctx, envs, StateAttempting); err != nil {
 		return fmt.Errorf("%w; not tried again: %w", last, err)
+	}
+	return nil
+}
+
+// handOver makes env's record name provider, the next one to be called,
+// before it is called: back to pending (nothing is in flight, as while
+// waiting to retry), then attempting with provider. A send that dies
+// during the call so leaves a record naming the provider that may have
+// the message, whose reports then find it; one that dies between the two
+// steps leaves it pending, refunded by the reconciler. An error means
+// not to call provider.
+func (n *Notifier) handOver(ctx context.Context, env *Envelope, provider string) error {
+	if err := n.markAll(ctx, []*Envelope{env}, StatePending); err != nil {
+		return fmt.Errorf("not offered to %s: %w", provider, err)
+	}
+	_, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: StateAttempting, At: n.now(), Provider: provider})
+	if err != nil {
+		return fmt.Errorf("not offered to %s: the record could not name it: %w", provider, &StoreError{Store: "ledger", Err: err})
 	}
 	return nil
 }

@@ -26,12 +26,21 @@ type receiptJSON struct {
 	Balance           moneyJSON      `json:"balance"`
 	Metered           bool           `json:"metered"`
 	Attempts          int            `json:"attempts"`
+	Tried             []attemptJSON  `json:"tried,omitempty"`
 	ErrorCode         string         `json:"error_code,omitempty"`
 	Error             string         `json:"error,omitempty"`
 	Domain            string         `json:"domain,omitempty"`
 	IdempotencyKey    string         `json:"idempotency_key,omitempty"`
 	CreatedAt         time.Time      `json:"created_at"`
 	Legs              []*receiptJSON `json:"legs,omitempty"`
+}
+
+// attemptJSON is an Attempt as a stored receipt keeps it.
+type attemptJSON struct {
+	Provider  string    `json:"provider"`
+	Outcome   string    `json:"outcome"`
+	ErrorCode string    `json:"error_code,omitempty"`
+	At        time.Time `json:"at"`
 }
 
 type moneyJSON struct {
@@ -61,6 +70,9 @@ func toReceiptJSON(r *Receipt) *receiptJSON {
 		ErrorCode: string(r.ErrorCode), Error: r.Error, Domain: r.Domain,
 		IdempotencyKey: r.IdempotencyKey, CreatedAt: r.CreatedAt,
 	}
+	for _, a := range r.Tried {
+		j.Tried = append(j.Tried, attemptJSON{Provider: a.Provider, Outcome: string(a.Outcome), ErrorCode: a.ErrorCode, At: a.At})
+	}
 	for _, leg := range r.Legs {
 		j.Legs = append(j.Legs, toReceiptJSON(leg))
 	}
@@ -78,6 +90,9 @@ func (j *receiptJSON) receipt() *Receipt {
 		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
 		ErrorCode: Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,
 		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt,
+	}
+	for _, a := range j.Tried {
+		r.Tried = append(r.Tried, Attempt{Provider: a.Provider, Outcome: MessageState(a.Outcome), ErrorCode: a.ErrorCode, At: a.At})
 	}
 	for _, leg := range j.Legs {
 		r.Legs = append(r.Legs, leg.receipt())

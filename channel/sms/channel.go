@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/phone"
@@ -32,8 +31,20 @@ const (
 
 // Config configures a Channel.
 type Config struct {
-	// Provider delivers every message of the channel. Required.
+	// Provider delivers every message of the channel that no rule of
+	// Providers takes first: it comes after them, with a rule that
+	// matches every message. Provider or Providers is required.
 	Provider notify.Provider
+	// Providers are the channel's providers with the rules that pick
+	// them, in order. A message goes to the first provider whose rule it
+	// matches; after a certain, temporary refusal of that provider (down,
+	// rate limited, out of vendor credit) the Notifier offers it to the
+	// next that matches, and so on (notify.Envelope.Providers), priced
+	// for the provider that took it and never more than first charged.
+	// An unknown outcome is never offered to another: that could send it
+	// twice. A message no rule matches is refused before anything is
+	// charged. Default none: Provider alone.
+	Providers []ProviderRule
 	// Numbers reads the numbers of countries other than India, such as
 	// phone/world's Plan{}; whether an account may send to one is its own
 	// allow list (notify.Account.Countries). Nil: Indian numbers only,
@@ -79,8 +90,7 @@ func DefaultOTPText(code, brand string) string {
 // create it with New. It is safe for concurrent use and keeps no state
 // between sends but the accounts' decoded settings (a bounded cache).
 type Channel struct {
-	provider     notify.Provider
-	providerName string
+	router       router
 	numbers      phone.Plan
 	renderer     notify.TemplateRenderer
 	otpText      func(code, brand string) string
@@ -90,18 +100,20 @@ type Channel struct {
 	settings     settings.Cache[Settings] // the accounts' Settings, decoded
 }
 
-// New returns a Channel that sends through cfg.Provider. It fails when the
-// provider is missing or MaxSegments is negative.
+// New returns a Channel that sends through cfg's providers. It fails
+// when there is none, a rule's provider is missing, two providers share a
+// name, a prefix is not the start of an E.164 number, or MaxSegments is
+// negative.
 func New(cfg Config) (*Channel, error) {
-	if nilness.Is(cfg.Provider) {
-		return nil, errors.New("sms: Config.Provider is nil: set a provider, and check its constructor's error")
+	rt, err := newRouter(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxSegments < 0 {
 		return nil, errors.New("sms: Config.MaxSegments must not be negative")
 	}
 	c := &Channel{
-		provider:     cfg.Provider,
-		providerName: cfg.Provider.Name(),
+		router:       rt,
 		numbers:      cfg.Numbers,
 		renderer:     cfg.Renderer,
 		otpText:      cfg.OTPText,
@@ -201,20 +213,29 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 			fe.Addf("message", "is %d segments long (%s), over the limit of %d", segments, encodingName(enc), c.maxSegments)
 		}
 	}
+	var provider string
+	var providers []string
+	if len(fe) == 0 {
+		var ok bool
+		if provider, providers, ok = c.router.pick(acct.ID, to, route); !ok {
+			fe.Addf("to", "no provider of this SMS channel sends to numbers of %s on the %s route", to.Region, route)
+		}
+	}
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	msg.Text, msg.Encoding, msg.Segments = text, enc, segments
 	prepared.env = notify.Envelope{
-		Kind:     Kind,
-		To:       to.E164,
-		Country:  to.Region,
-		Provider: c.providerName,
-		Units:    segments,
-		Class:    class,
-		Route:    string(route),
-		Domain:   r.Domain,
-		Content:  msg,
+		Kind:      Kind,
+		To:        to.E164,
+		Country:   to.Region,
+		Provider:  provider,
+		Providers: providers,
+		Units:     segments,
+		Class:     class,
+		Route:     string(route),
+		Domain:    r.Domain,
+		Content:   msg,
 		// The otp route, or any template filled with a code.
 		CarriesOTP: route == RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
 	}
@@ -499,22 +520,35 @@ func encodingName(enc Encoding) string {
 	return "GSM-7"
 }
 
-// Deliver hands env to the provider, once; the Notifier retries. The
-// provider's result and error are returned as they are.
+// Deliver hands env to its provider (env.Provider), once; the Notifier
+// retries, and offers it to the next of env.Providers. The provider's
+// result and error are returned as they are.
 func (c *Channel) Deliver(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	if env == nil || MessageOf(env) == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "sms: Deliver needs an SMS envelope")
 	}
-	return c.provider.Send(ctx, env)
+	p, ok := c.router.provider(env.Provider)
+	if !ok {
+		return nil, notify.Errorf(notify.CodeInternal, "sms: the channel has no provider %q", env.Provider)
+	}
+	return p.Send(ctx, env)
 }
 
-// MaxBatch implements notify.BatchDeliverer: the provider's MaxBatch when
-// it is a BatchSender, else 1.
+// MaxBatch implements notify.BatchDeliverer: the smallest MaxBatch of the
+// providers that are BatchSenders, or 1 when one is not (a batch goes to
+// the first provider of its messages, whichever that is).
 func (c *Channel) MaxBatch() int {
-	if b, ok := c.provider.(BatchSender); ok {
-		return max(1, b.MaxBatch())
+	most := 0
+	for _, p := range c.router.byName {
+		b, ok := p.(BatchSender)
+		if !ok {
+			return 1
+		}
+		if m := max(1, b.MaxBatch()); most == 0 || m < most {
+			most = m
+		}
 	}
-	return 1
+	return max(1, most)
 }
 
 // DeliverBatch implements notify.BatchDeliverer: envs, which differ only
@@ -527,30 +561,53 @@ func (c *Channel) DeliverBatch(ctx context.Context, envs []*notify.Envelope) ([]
 			return nil, notify.Errorf(notify.CodeInternal, "sms: DeliverBatch needs SMS envelopes")
 		}
 	}
-	if b, ok := c.provider.(BatchSender); ok {
+	p, ok := c.router.provider(envs[0].Provider)
+	if !ok {
+		return nil, notify.Errorf(notify.CodeInternal, "sms: the channel has no provider %q", envs[0].Provider)
+	}
+	for _, env := range envs[1:] {
+		if env.Provider != envs[0].Provider {
+			return nil, notify.Errorf(notify.CodeInternal, "sms: a batch goes to one provider, not to %s and %s", envs[0].Provider, env.Provider)
+		}
+	}
+	if b, ok := p.(BatchSender); ok {
 		return b.SendBatch(ctx, envs)
 	}
 	if len(envs) != 1 {
-		return nil, notify.Errorf(notify.CodeInternal, "sms: provider %s sends one message at a time, not %d", c.providerName, len(envs))
+		return nil, notify.Errorf(notify.CodeInternal, "sms: provider %s sends one message at a time, not %d", envs[0].Provider, len(envs))
 	}
-	res, err := c.provider.Send(ctx, envs[0])
+	res, err := p.Send(ctx, envs[0])
 	if err != nil {
 		return nil, err
 	}
 	return []*notify.Result{res}, nil
 }
 
-// CheckHealth implements notify.HealthChecker by asking the provider, when
-// it can tell; a provider that cannot is taken as healthy.
+// CheckHealth implements notify.HealthChecker by asking the providers
+// that can tell: the channel is healthy while one of them is (a message
+// fails over to it), and a provider that cannot tell is taken as
+// healthy. The error joins every provider's.
 func (c *Channel) CheckHealth(ctx context.Context) error {
-	if h, ok := c.provider.(notify.HealthChecker); ok {
-		return h.CheckHealth(ctx)
+	var errs []error
+	for _, name := range c.router.names() {
+		p, _ := c.router.provider(name)
+		h, ok := p.(notify.HealthChecker)
+		if !ok {
+			return nil
+		}
+		err := h.CheckHealth(ctx)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// String names the channel and its provider, for logs.
-func (c *Channel) String() string { return fmt.Sprintf("sms channel via %s", c.providerName) }
+// String names the channel and its providers, for logs.
+func (c *Channel) String() string {
+	return fmt.Sprintf("sms channel via %s", strings.Join(c.router.names(), ", "))
+}
 
 // Interface guards
 var (

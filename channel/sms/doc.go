@@ -1,6 +1,7 @@
 // Package sms is the SMS channel of notify: it validates and normalises
-// SMS requests, renders their templates, checks DLT text, counts segments
-// and hands the prepared envelope to one provider.
+// SMS requests, renders their templates, checks DLT text, counts segments,
+// picks the providers of each message by its rules and hands the prepared
+// envelope to the first.
 //
 // # Routes
 //
@@ -9,7 +10,7 @@
 //     is Config.OTPText of the code and the brand (Request.Brand, else
 //     the account's name); the Message's OTP carries the code, for vendors
 //     with an OTP API of their own.
-//   - dlt: the text must be the content of a DLT template registered on
+//   - dlt (India's scheme, for +91 numbers only): the text must be the content of a DLT template registered on
 //     the account (Settings.DLTTemplates) with its {#var#} slots
 //     filled (see package template/dlt); the values go to the Message's
 //     DLTValues. dlt_template_id is required; dlt_entity_id
@@ -23,8 +24,15 @@
 //
 // # Common rules
 //
-// The recipient is an Indian mobile number: 10 digits starting 6-9, with
-// +91, 91 or 0 prefixes, spaces and dashes removed. sender_id defaults to
+// The recipient is a mobile number, in international form or in the
+// national form of the account's region (India's by default: 10 digits
+// starting 6-9, with +91, 91 or 0 prefixes); spaces, dashes, dots and
+// brackets are removed and the envelope's To is its E.164 form, its
+// Country the number's. Numbers of other countries than India need
+// Config.Numbers (phone/world's Plan). A number of a country the account
+// may not send to (notify.Account.Countries), or that cannot take an SMS
+// (a fixed line, premium-rate, shared-cost, toll-free, of no known type),
+// is refused. sender_id defaults to
 // the account's Settings.SenderID; an account that lists its sender
 // headers (Settings.SenderIDs) may use only those, in any letter case, so
 // that one account cannot send under another's header. A text longer than Config.MaxSegments segments
@@ -37,6 +45,18 @@
 //
 // The prepared Envelope's Content is a *Message; providers read it with
 // MessageOf(env).
+//
+// # Providers, routing and failover
+//
+// Config.Providers lists the channel's providers with their rules
+// (ProviderRule: countries, E.164 prefixes, routes, accounts), in order;
+// Config.Provider, when set, comes last and takes every message. A
+// message goes to the first provider whose rule it matches, and the
+// envelope's Providers lists every provider it matches, for the Notifier
+// to offer it to the next after a certain, temporary refusal (never after
+// an unknown outcome, which could send it twice). A message no rule
+// matches is refused on "to". Deliver sends to the provider the envelope
+// names. notify.WithBreaker rests a provider that keeps failing.
 //
 // # Account settings
 //
@@ -53,10 +73,11 @@
 //
 // # Bulk sends
 //
-// The Channel implements notify.BatchDeliverer: when its provider is a
-// BatchSender (provider/smsgateway is), a BulkRequest
-// sends one text to many numbers in one vendor call per batch of
-// MaxBatch; with any other provider it sends them one by one.
+// The Channel implements notify.BatchDeliverer: when its providers are
+// BatchSenders (provider/smsgateway and provider/msg91 are), a
+// BulkRequest sends one text to many numbers in one vendor call per batch
+// of MaxBatch, each batch to its messages' first provider, without
+// failover; with any other provider it sends them one by one.
 //
 // Prepare reports every bad field at once, as a notify.CodeInvalidArgument
 // *notify.Error with the HTTP API's JSON field names (docs/api.md); nothing is charged then.

@@ -136,9 +136,10 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		cfg.Workers = 64
 	}
 	w := &books{debits: map[string]int64{}, credits: map[string]int64{}}
+	var breakerCount breakerCounter
 
 	smsP, cloudP, qrP := memprovider.New("sms"), memprovider.New("cloud"), memprovider.New("qr")
-	emailP := memprovider.New("email")
+	sms2P, emailP := memprovider.New("sms2"), memprovider.New("email")
 	var seed [32]byte
 	for i := range seed {
 		seed[i] = byte(rand.Uint32())
@@ -147,8 +148,12 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	chaotic(cloudP, seed, 2, false)
 	chaotic(qrP, seed, 3, true) // the one that panics
 	chaotic(emailP, seed, 4, false)
+	chaotic(sms2P, seed, 5, false)
 
-	smsCh, err := sms.New(sms.Config{Provider: smsP})
+	// Two SMS vendors: every SMS fails over from the first to the second
+	// on a certain, temporary refusal, and their breakers open and close
+	// in the run.
+	smsCh, err := sms.New(sms.Config{Providers: []sms.ProviderRule{{Provider: smsP}, {Provider: sms2P}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +171,8 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		notify.WithIdempotency(s.Idempotency),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 50 * time.Microsecond, MaxDelay: 500 * time.Microsecond}),
 		notify.WithTimeout(5 * time.Millisecond),
+		notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Millisecond}),
+		notify.WithObserver(&breakerCount),
 	}
 	msgs := &auditLedger{Ledger: s.Ledger, w: w, crashAt: map[string]notify.MessageState{}, crashable: map[string]bool{},
 		downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
@@ -196,13 +203,22 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	wg.Wait()
 	msgs.awaitLateRefunds(t, 30*time.Second)
 	reconcile(t, s, msgs, opts)
-	reportedFailed := reports(t, s, n, []*memprovider.Provider{smsP, cloudP, qrP, emailP}, seed)
+	reportedFailed := reports(t, s, n, []*memprovider.Provider{smsP, sms2P, cloudP, qrP, emailP}, seed)
 	standing := audit(t, s, w, msgs, outcomes, reportedFailed)
 
-	// A retry must never reach a vendor that already has the message, and
-	// whatever a vendor has is paid for.
+	// The run must have failed over and tripped breakers, or it proved
+	// nothing of them.
+	if sms2P.Len() == 0 {
+		t.Error("no SMS failed over to the second vendor")
+	}
+	if breakerCount.opened.Load() == 0 {
+		t.Error("no breaker opened")
+	}
+
+	// A retry or a failover must never reach a vendor that already has
+	// the message, and whatever a vendor has is paid for.
 	accepted := map[string]string{}
-	for _, p := range []*memprovider.Provider{smsP, cloudP, qrP, emailP} {
+	for _, p := range []*memprovider.Provider{smsP, sms2P, cloudP, qrP, emailP} {
 		for _, env := range p.Sent() {
 			if prev, dup := accepted[env.ID]; dup {
 				t.Errorf("message %s accepted twice (by %s and %s)", env.ID, prev, p.Name())
@@ -344,6 +360,17 @@ func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool)
 			panic("provider bug")
 		}
 	})
+}
+
+// breakerCounter counts the breakers that opened.
+type breakerCounter struct{ opened atomic.Int64 }
+
+func (b *breakerCounter) Observe(context.Context, notify.Event) {}
+
+func (b *breakerCounter) BreakerChanged(_ context.Context, _ string, open bool, _ error) {
+	if open {
+		b.opened.Add(1)
+	}
 }
 
 // books is what the audit knows of the money: what every debit and

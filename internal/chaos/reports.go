@@ -77,6 +77,11 @@ func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovide
 				t.Fatalf("message %s a vendor took has no record: %v", st.id, err)
 			}
 			st.unmatched, st.before = m.Provider != st.provider, m.State
+			if st.unmatched && st.kind == sms.Kind {
+				// An SMS record names the provider in flight before each
+				// call, so even a crash mid-failover leaves it right.
+				t.Errorf("SMS %s taken by %s has a record naming %s", st.id, st.provider, m.Provider)
+			}
 			for _, state := range st.states {
 				rep := &notify.DeliveryReport{Provider: st.provider, State: state}
 				if m.ProviderMessageID != "" && r.IntN(2) == 0 {
