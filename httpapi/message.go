@@ -34,6 +34,7 @@ type messageJSON struct {
 	Refunded       bool            `json:"refunded"`
 	Currency       currencyJSON    `json:"currency"`
 	Attempts       int             `json:"attempts"`
+	Tried          []attemptJSON   `json:"tried,omitempty"`
 	ErrorCode      string          `json:"error_code,omitempty"`
 	Error          string          `json:"error,omitempty"`
 	VendorCode     string          `json:"vendor_code,omitempty"`
@@ -49,6 +50,15 @@ type currencyJSON struct {
 	Code     string `json:"code"`
 	Symbol   string `json:"symbol"`
 	Exponent int    `json:"exponent"`
+}
+
+// attemptJSON is one provider call of a message that had several
+// providers to try.
+type attemptJSON struct {
+	Provider  string    `json:"provider"`
+	Outcome   string    `json:"outcome"`
+	ErrorCode string    `json:"error_code,omitempty"`
+	At        time.Time `json:"at"`
 }
 
 type stateStepJSON struct {
@@ -84,6 +94,9 @@ func toMessageJSON(m *notify.Message) messageJSON {
 	}
 	for i, h := range m.History {
 		out.History[i] = stateStepJSON{Status: string(h.State), At: h.At.UTC()}
+	}
+	for _, a := range m.Tried {
+		out.Tried = append(out.Tried, attemptJSON{Provider: a.Provider, Outcome: string(a.Outcome), ErrorCode: a.ErrorCode, At: a.At.UTC()})
 	}
 	return out
 }

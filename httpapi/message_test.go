@@ -1,10 +1,15 @@
 package httpapi_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/httpapi"
 )
 
 func TestMessageRecord(t *testing.T) {
@@ -63,5 +68,32 @@ func TestMessageRecordOfARefusal(t *testing.T) {
 	d, _ := got.body["data"].(map[string]any)
 	if got.status != 200 || d["status"] != "failed" || d["cost_minor"] != 0.0 || d["charged_minor"] != 25.0 || d["error_code"] != "rejected" {
 		t.Fatalf("record of a refused message: %d %s", got.status, got.raw)
+	}
+}
+
+// TestEncodeMessageTried: a record with several providers' calls shows
+// each, in order, and its country; one with a single provider has no
+// "tried".
+func TestEncodeMessageTried(t *testing.T) {
+	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	m := &notify.Message{ID: "m1", Kind: "sms", To: "+14155550100", Country: "US", State: notify.StateSent, Provider: "twilio",
+		Tried: []notify.Attempt{
+			{Provider: "smsgateway", Outcome: notify.StateFailed, ErrorCode: "unavailable", At: at},
+			{Provider: "twilio", Outcome: notify.StateSent, At: at},
+		}}
+	var got struct {
+		To, Country string
+		Tried       []map[string]string
+	}
+	if err := json.Unmarshal(httpapi.EncodeMessage(m), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := `[map[at:2026-11-26T10:00:00Z error_code:unavailable outcome:failed provider:smsgateway] map[at:2026-11-26T10:00:00Z outcome:sent provider:twilio]]`
+	if got.To != "+14155550100" || got.Country != "US" || fmt.Sprint(got.Tried) != want {
+		t.Fatalf("got %+v", got)
+	}
+	m.Tried = nil
+	if b := httpapi.EncodeMessage(m); strings.Contains(string(b), "tried") {
+		t.Fatalf("a record with one provider shows tried: %s", b)
 	}
 }
