@@ -22,6 +22,15 @@
 //	notify_refunded_minor_total{currency}            counter
 //	notify_webhook_reports_total{provider,status}    counter
 //	notify_refusals_total{kind,reason}               counter
+//	notify_provider_calls_total{provider,outcome}    counter
+//	notify_provider_breaker_open{provider}           gauge
+//
+// notify_provider_calls_total counts each provider call of a message that
+// had several providers to try (notify.Receipt.Tried: a failover from a
+// refusing vendor counts a failed call of it and a call of the next);
+// messages with one provider count only in notify_sends_total.
+// notify_provider_breaker_open is 1 while a provider's circuit breaker
+// (notify.WithBreaker) is open: the Observer is a notify.BreakerObserver.
 //
 // notify_sends_total counts each message the pipeline settled, once, by
 // its outcome: sent (a provider accepted it), failed (certainly not

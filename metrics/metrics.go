@@ -67,6 +67,8 @@ type Observer struct {
 	refunded series[prometheus.Counter]  // currency
 	reports  series[prometheus.Counter]  // provider, status
 	refusals series[prometheus.Counter]  // kind, reason
+	calls    series[prometheus.Counter]  // provider, outcome
+	breakers series[prometheus.Gauge]    // provider
 }
 
 // New returns an Observer whose metrics are registered on reg, which must
@@ -108,7 +110,15 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		Name: "notify_refusals_total",
 		Help: "Sends refused by a limit before any charge, by request kind and reason (rate_limited, otp_throttled).",
 	}, []string{"kind", "reason"})
-	for _, col := range []prometheus.Collector{sends, latency, charged, refunded, reports, refusals} {
+	calls := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "notify_provider_calls_total",
+		Help: "Provider calls of messages that had several providers to try (failover), by provider and outcome (sent, failed, unknown).",
+	}, []string{"provider", "outcome"})
+	breakers := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "notify_provider_breaker_open",
+		Help: "1 while a provider's circuit breaker is open (notify.WithBreaker), 0 once it closed again.",
+	}, []string{"provider"})
+	for _, col := range []prometheus.Collector{sends, latency, charged, refunded, reports, refusals, calls, breakers} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
@@ -121,6 +131,8 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		refunded: newSeries(1, func(lv ...string) prometheus.Counter { return refunded.WithLabelValues(lv...) }),
 		reports:  newSeries(2, func(lv ...string) prometheus.Counter { return reports.WithLabelValues(lv...) }),
 		refusals: newSeries(2, func(lv ...string) prometheus.Counter { return refusals.WithLabelValues(lv...) }),
+		calls:    newSeries(2, func(lv ...string) prometheus.Counter { return calls.WithLabelValues(lv...) }),
+		breakers: newSeries(1, func(lv ...string) prometheus.Gauge { return breakers.WithLabelValues(lv...) }),
 	}, nil
 }
 
@@ -140,6 +152,9 @@ func (o *Observer) Observe(_ context.Context, e notify.Event) {
 			// The pipeline's settlement of one message (a dual OTP's
 			// combined receipt has no envelope: its legs counted).
 			o.sends.get(string(e.Envelope.Kind), provider(e.Receipt.Provider), outcome(e.Type)).Inc()
+			for _, a := range e.Receipt.Tried {
+				o.calls.get(provider(a.Provider), outcome(a.Outcome), "").Inc()
+			}
 		}
 	case notify.StateDelivered:
 		if e.Report != nil {
@@ -241,5 +256,19 @@ func (s *series[T]) get(a, b, c string) T {
 	return v
 }
 
+// BreakerChanged implements notify.BreakerObserver: it sets
+// notify_provider_breaker_open of provider to 1 when its breaker opens
+// and to 0 when it closes.
+func (o *Observer) BreakerChanged(_ context.Context, p string, open bool, _ error) {
+	v := 0.0
+	if open {
+		v = 1
+	}
+	o.breakers.get(provider(p), "", "").Set(v)
+}
+
 // Interface guards
-var _ notify.Observer = (*Observer)(nil)
+var (
+	_ notify.Observer        = (*Observer)(nil)
+	_ notify.BreakerObserver = (*Observer)(nil)
+)

@@ -46,6 +46,9 @@ func value(t *testing.T, reg prometheus.Gatherer, name string, labels ...string)
 				if h := m.GetHistogram(); h != nil {
 					return float64(h.GetSampleCount()), true
 				}
+				if g := m.GetGauge(); g != nil {
+					return g.GetValue(), true
+				}
 				return m.GetCounter().GetValue(), true
 			}
 		}
@@ -240,4 +243,26 @@ func TestNewRefusesBadSetups(t *testing.T) {
 			t.Errorf("%s: %v, want an error prefixed metrics:", name, err)
 		}
 	}
+}
+
+// TestProviderCallsAndBreakers: a message that failed over counts a call
+// of each provider it tried; breakers show as a gauge per provider.
+func TestProviderCallsAndBreakers(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	obs, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	env := &notify.Envelope{Kind: sms.Kind, Provider: "smsgateway"}
+	obs.Observe(ctx, notify.Event{Type: notify.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "twilio",
+		Tried: []notify.Attempt{{Provider: "smsgateway", Outcome: notify.StateFailed, ErrorCode: "unavailable"}, {Provider: "twilio", Outcome: notify.StateSent}}}})
+	want(t, reg, 1, "notify_provider_calls_total", "outcome", "failed", "provider", "smsgateway")
+	want(t, reg, 1, "notify_provider_calls_total", "outcome", "sent", "provider", "twilio")
+	want(t, reg, 1, "notify_sends_total", "kind", "sms", "outcome", "sent", "provider", "twilio")
+
+	obs.BreakerChanged(ctx, "smsgateway", true, notify.Errorf(notify.CodeUnavailable, "down"))
+	want(t, reg, 1, "notify_provider_breaker_open", "provider", "smsgateway")
+	obs.BreakerChanged(ctx, "smsgateway", false, nil)
+	want(t, reg, 0, "notify_provider_breaker_open", "provider", "smsgateway")
 }
