@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -192,7 +191,7 @@ func New(cfg Config) (*Provider, error) {
 		p.shortURL = "1"
 	}
 	if p.client == nil {
-		p.client = defaultClient()
+		p.client = vendorhttp.NewClient(DefaultTimeout)
 		p.ownsConn = true
 	}
 	return p, nil
@@ -220,22 +219,6 @@ func endpointOf(raw string) string {
 		base = base[:n]
 	}
 	return base + FlowPath
-}
-
-func defaultClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Client{
-		Timeout: DefaultTimeout,
-		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           dialer.DialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost:   16,
-			IdleConnTimeout:       90 * time.Second,
-		},
-	}
 }
 
 // Name returns Config.Name.

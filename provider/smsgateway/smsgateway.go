@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -134,7 +133,7 @@ func New(cfg Config) (*Provider, error) {
 		p.flash = 1
 	}
 	if p.client == nil {
-		p.client = defaultClient()
+		p.client = vendorhttp.NewClient(DefaultTimeout)
 		p.ownsConn = true
 	}
 	return p, nil
@@ -151,22 +150,6 @@ func baseOf(raw string) string {
 		base = base[:n]
 	}
 	return base
-}
-
-func defaultClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Client{
-		Timeout: DefaultTimeout,
-		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           dialer.DialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost:   16,
-			IdleConnTimeout:       90 * time.Second,
-		},
-	}
 }
 
 // Name returns Config.Name.

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -411,44 +410,12 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 	return r
 }
 
-// time returns the first of names whose value is a time dlrTime reads;
+// time returns the first of names whose value is a time webhook.ReportTime reads;
 // zero (the Notifier's now) when none is.
 func (e entry) time(names ...string) time.Time {
 	for _, n := range names {
-		if t := dlrTime(e[n]); !t.IsZero() {
+		if t := webhook.ReportTime(e[n], webhook.IST); !t.IsZero() {
 			return t
-		}
-	}
-	return time.Time{}
-}
-
-// ist is Indian Standard Time, the vendor's zone, without a tzdata
-// dependence: a time without an offset is read in it.
-var ist = time.FixedZone("IST", 5*3600+1800)
-
-// dlrTime reads a report's time: Unix seconds (or milliseconds), RFC
-// 3339, or "2006-01-02 15:04:05" (a T between date and time, and
-// fractional seconds, allowed) in IST. Zero when s is empty, not
-// positive or unreadable.
-func dlrTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		switch {
-		case n <= 0:
-			return time.Time{}
-		case n > 1e12:
-			return time.UnixMilli(n).UTC()
-		}
-		return time.Unix(n, 0).UTC()
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC()
-	}
-	for _, layout := range []string{time.DateTime, "2006-01-02T15:04:05"} {
-		if t, err := time.ParseInLocation(layout, s, ist); err == nil {
-			return t.UTC()
 		}
 	}
 	return time.Time{}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -174,29 +173,10 @@ func New(cfg Config) (*Provider, error) {
 		client:   cfg.HTTPClient,
 	}
 	if p.client == nil {
-		p.client = defaultClient()
+		p.client = vendorhttp.NewClient(DefaultTimeout)
 		p.ownsConns = true
 	}
 	return p, nil
-}
-
-func defaultClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Client{
-		Timeout: DefaultTimeout,
-		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           dialer.DialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost:   16,
-			IdleConnTimeout:       90 * time.Second,
-		},
-		// A redirect would carry the message elsewhere; Twilio's API
-		// sends none, so one is answered as it is (a refusal).
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // Name returns Config.Name.
