@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -50,6 +51,11 @@ type Config struct {
 	// allow list (notify.Account.Countries). Nil: Indian numbers only,
 	// which keeps libphonenumber's metadata out of the binary. Default nil.
 	Numbers phone.Plan
+	// FixedLineCountries are the countries (ISO 3166-1 alpha-2 codes)
+	// whose fixed lines take SMS through the channel's vendors (some
+	// operators read them out as speech); a fixed-line number of any other
+	// country is refused. Default none.
+	FixedLineCountries []string
 	// Renderer renders requests with a template_slug from the template's
 	// SMS form. Optional: without it such requests are refused with
 	// InvalidArgument on template_slug. Default none.
@@ -92,6 +98,7 @@ func DefaultOTPText(code, brand string) string {
 type Channel struct {
 	router       router
 	numbers      phone.Plan
+	fixedLines   []string
 	renderer     notify.TemplateRenderer
 	otpText      func(code, brand string) string
 	maxSegments  int
@@ -115,6 +122,7 @@ func New(cfg Config) (*Channel, error) {
 	c := &Channel{
 		router:       rt,
 		numbers:      cfg.Numbers,
+		fixedLines:   slices.Clone(cfg.FixedLineCountries),
 		renderer:     cfg.Renderer,
 		otpText:      cfg.OTPText,
 		maxSegments:  cfg.MaxSegments,
@@ -253,7 +261,7 @@ func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to str
 	if err == nil {
 		err = phone.Allowed(n, acct.Region, acct.Countries)
 	}
-	if err == nil && !n.Type.TakesSMS() {
+	if err == nil && !n.Type.TakesSMS() && !(n.Type == phone.FixedLine && slices.Contains(c.fixedLines, n.Region)) {
 		err = fmt.Errorf("is a %s number, which cannot take an SMS", n.Type)
 	}
 	if err != nil {

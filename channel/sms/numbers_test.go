@@ -104,3 +104,23 @@ func hasFieldRule(err error, field, rule string) bool {
 	}
 	return false
 }
+
+// TestFixedLineCountries: fixed lines of the countries the channel lists
+// take SMS; those of others stay refused.
+func TestFixedLineCountries(t *testing.T) {
+	ch, _ := newChannel(t, sms.Config{Numbers: world.Plan{}, FixedLineCountries: []string{"GB"}})
+	acct := testAccount()
+	acct.Countries = []string{"*"}
+	env, err := ch.Prepare(t.Context(), acct, &sms.Request{To: "+44 20 7946 0958", Message: "hello"})
+	if err != nil || env.To != "+442079460958" {
+		t.Fatalf("a UK fixed line: %+v, %v", env, err)
+	}
+	_, err = ch.Prepare(t.Context(), acct, &sms.Request{To: "+91 22 2345 6789", Message: "hello"})
+	if !hasFieldRule(err, "to", "start with 6, 7, 8 or 9") {
+		t.Errorf("an Indian fixed line: %v", err)
+	}
+	_, err = ch.Prepare(t.Context(), acct, &sms.Request{To: "+49 30 1234567", Message: "hello"})
+	if !hasFieldRule(err, "to", "is a fixed-line number") {
+		t.Errorf("a German fixed line: %v", err)
+	}
+}

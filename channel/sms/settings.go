@@ -34,9 +34,10 @@ type DLTTemplate struct {
 	EntityID string `json:"entity_id"`
 	Content  string `json:"content"`
 	// MessageID is the template's ID in the SMS vendor's DLT manager
-	// (where the vendor has one, such as Fast2SMS's Message ID). Set, the
-	// vendor is sent that ID and the values of the template's {#var#}
-	// slots rather than the whole text (its dlt route). Default "".
+	// (where the vendor has one: Fast2SMS's Message ID, MSG91's template
+	// ID). Set, the vendor is sent that ID and the values of the
+	// template's {#var#} slots rather than the whole text (its dlt
+	// route); provider/msg91 needs it. Default "".
 	MessageID string `json:"message_id,omitempty"`
 }
 
