@@ -27,7 +27,10 @@
 //     vendor may have it (never retried, the charge stands, StateUnknown
 //     and CodeOutcomeUnknown). A context that ends before the vendor call
 //     cancels the send and refunds it; once the call is in flight, its
-//     outcome decides.
+//     outcome decides. A channel that offers several providers
+//     (Envelope.Providers, the SMS channel's routing rules) has a certain,
+//     temporary refusal go on to the next at once, never an unknown
+//     outcome; WithBreaker rests a provider that keeps failing.
 //  5. Settle: the record moves to sent, failed (refunded in the same
 //     step) or unknown; the Receipt goes to the caller and to Observers.
 //     Notifier.Message reads the record, which a receipt derives from.
