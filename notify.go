@@ -140,7 +140,12 @@ func WithIdempotency(keys store.Keys) Option {
 // longest attempt timeout (WithTimeout, WithProviderTimeout), since a live
 // send would be settled as abandoned. With an attempt timeout of zero or
 // less, sends are bounded only by the callers' deadlines, which the
-// threshold must then exceed unchecked. Default 2 minutes.
+// threshold must then exceed unchecked. A message with several providers
+// (Envelope.Providers) may call each in turn in one attempt, which New
+// cannot see: with n providers, keep the threshold above n times that
+// longest (a send the reconciler settled unknown meanwhile stops before
+// its next provider and is refunded if every call was refused). Default
+// 2 minutes.
 func WithSettleAfter(d time.Duration) Option {
 	return func(n *Notifier) error {
 		if d <= 0 {
