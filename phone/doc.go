@@ -2,7 +2,7 @@
 // and says what kind of line each is, so that the channels can refuse a
 // number that cannot take their message before anything is charged.
 //
-// Indian numbers, the bulk of the traffic, take a fast path of a few
+// Indian numbers, the bulk of the traffic, take a fast path of tens of
 // nanoseconds and no metadata: the 10-digit national form and its +91,
 // 91 and 0 prefixes, with spaces and dashes. Every other country needs a
 // Plan, usually phone/world's, which reads any number with Google's

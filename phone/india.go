@@ -20,32 +20,32 @@ type digits struct {
 	plus bool
 }
 
-// collect reads raw's digits, skipping the separators people write
-// (spaces, dashes, dots, brackets) and noting a leading +; anything else
-// is an error.
-func collect(raw string) (digits, error) {
-	var d digits
+// collect reads raw's digits into d, skipping the separators people
+// write (spaces, dashes, dots, brackets) and noting a leading +; anything
+// else is an error. d is filled in place: a digits returned by value
+// would be copied on every parse.
+func (d *digits) collect(raw string) error {
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch {
+		case c >= '0' && c <= '9': // the common case first
+			if d.n == maxDigits {
+				return errors.New("is too long for a phone number")
+			}
+			d.b[d.n] = c
+			d.n++
 		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')':
 			continue
 		case c == '+' && d.n == 0 && !d.plus:
 			d.plus = true
-		case c >= '0' && c <= '9':
-			if d.n == maxDigits {
-				return d, errors.New("is too long for a phone number")
-			}
-			d.b[d.n] = c
-			d.n++
 		default:
-			return d, fmt.Errorf("must contain only digits, a leading + and spaces, dashes, dots or brackets, found %q", firstRune(raw[i:]))
+			return fmt.Errorf("must contain only digits, a leading + and spaces, dashes, dots or brackets, found %q", firstRune(raw[i:]))
 		}
 	}
 	if d.n == 0 {
-		return d, errors.New("is required")
+		return errors.New("is required")
 	}
-	return d, nil
+	return nil
 }
 
 // indian reports whether d is an Indian number: +91 before it, or no
@@ -57,10 +57,26 @@ func (d *digits) indian(region string) bool {
 	return region == DefaultRegion
 }
 
-// indianNumber reads d as an Indian mobile number: 10 digits starting 6-9,
-// after +91, 91 (12 digits in all) or a trunk 0 (11). raw is what d was
-// read from, returned as it is when it is the E.164 form already.
-func (d *digits) indianNumber(raw string) (Number, error) {
+// indianE164 reads raw, dialled from region, as an Indian mobile number
+// when it is an Indian number (+91 before it, or no country code from
+// India): its E.164 form, or the error that says what is wrong with it.
+// For a number of another country it returns "", and whether a + led,
+// for the error Parse gives without a plan. The two forms most numbers
+// come in are read without collecting digits at all.
+func indianE164(raw, region string) (e164 string, plus bool, err error) {
+	switch {
+	case len(raw) == 10 && region == DefaultRegion && nationalMobile(raw):
+		return e164India(raw), false, nil
+	case len(raw) == 13 && raw[0] == '+' && raw[1] == '9' && raw[2] == '1' && nationalMobile(raw[3:]):
+		return raw, true, nil // E.164 already: no copy
+	}
+	var d digits
+	if err := d.collect(raw); err != nil {
+		return "", d.plus, err
+	}
+	if !d.indian(region) {
+		return "", d.plus, nil
+	}
 	lo := 0
 	switch {
 	case d.plus || (d.n == 12 && d.b[0] == '9' && d.b[1] == '1'):
@@ -70,29 +86,21 @@ func (d *digits) indianNumber(raw string) (Number, error) {
 	}
 	switch {
 	case d.n-lo != 10:
-		return Number{}, fmt.Errorf("must be 10 digits, found %d", max(d.n-lo, 0))
+		return "", d.plus, fmt.Errorf("must be 10 digits, found %d", max(d.n-lo, 0))
 	case d.b[lo] < '6':
-		return Number{}, errors.New("must start with 6, 7, 8 or 9")
+		return "", d.plus, errors.New("must start with 6, 7, 8 or 9")
 	}
-	return indianMobile("+91" + string(d.b[lo:d.n])), nil
+	return e164India(d.b[lo:d.n]), d.plus, nil
 }
 
-// fastIndian reads the two forms most numbers come in without scanning
-// twice: 10 digits starting 6-9 dialled from India, and +91 followed by
-// them.
-func fastIndian(raw, region string) (Number, bool) {
-	switch {
-	case len(raw) == 10 && region == DefaultRegion && nationalMobile(raw):
-		return indianMobile("+91" + raw), true
-	case len(raw) == 13 && raw[0] == '+' && raw[1] == '9' && raw[2] == '1' && nationalMobile(raw[3:]):
-		return indianMobile(raw), true // E.164 already: no copy
-	}
-	return Number{}, false
-}
-
-// indianMobile is the Number of e164, an Indian mobile number.
-func indianMobile(e164 string) Number {
-	return Number{E164: e164, CallingCode: indiaCode, Region: DefaultRegion, Type: Mobile}
+// e164India is the E.164 form of national, 10 digits: built in one
+// buffer and copied into one string, where "+91" + string(national)
+// would allocate twice and concatenate.
+func e164India[S []byte | string](national S) string {
+	var b [13]byte
+	b[0], b[1], b[2] = '+', '9', '1'
+	copy(b[3:], national)
+	return string(b[:])
 }
 
 // nationalMobile reports whether s is 10 digits starting 6-9.

@@ -102,18 +102,15 @@ func Parse(raw, region string, plan Plan) (Number, error) {
 	if region == "" {
 		region = DefaultRegion
 	}
-	if n, ok := fastIndian(raw, region); ok {
-		return n, nil
-	}
-	d, err := collect(raw)
-	if err != nil {
+	e164, plus, err := indianE164(raw, region)
+	switch {
+	case err != nil:
 		return Number{}, err
-	}
-	if d.indian(region) {
-		return d.indianNumber(raw)
+	case e164 != "":
+		return Number{E164: e164, CallingCode: indiaCode, Region: DefaultRegion, Type: Mobile}, nil
 	}
 	if plan == nil {
-		if d.plus {
+		if plus {
 			return Number{}, errors.New("is not an Indian number (+91), and this sender reads no other country's numbers (phone/world's plan does)")
 		}
 		return Number{}, fmt.Errorf("has no country code, and numbers of %s need a numbering plan this sender lacks (phone/world's)", region)

@@ -100,6 +100,30 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkWebhookFlood/bad-signature", "flood-p95-µs"}, theirs: figure{"BenchmarkWebhookFlood/bad-signature", "quiet-p95-µs"}, lowerIsBetter: true, target: 1.2},
 	{what: "dual OTP latency, legs of 20 and 30 ms (x 30 ms)", dir: "channel/chat", pattern: "DualOTPLatency", time: "20x",
 		ours: figure{"BenchmarkDualOTPLatency/DualOTP", "x30ms"}, lowerIsBetter: true, target: 1.1},
+	// Each op of the mix parses all five forms of bench's indianForms; the
+	// other Indian rows parse one. The baseline is the parser phone.Parse
+	// replaced (legacyNormalize, in bench/phone_test.go).
+	{what: "phone: Parse(IN) vs old Normalize, 5-form mix (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/mix/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/mix/legacy", "ns/op"}, lowerIsBetter: true, target: 1.1},
+	{what: "phone: Parse(IN) vs old Normalize, 5-form mix (allocs/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/mix/parse", "allocs/op"}, theirs: figure{"BenchmarkPhoneIndian/mix/legacy", "allocs/op"}, lowerIsBetter: true},
+	{what: "phone: Parse(IN) vs old Normalize, 9876543210 (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/10-digit/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/10-digit/legacy", "ns/op"}, lowerIsBetter: true},
+	{what: "phone: Parse(IN) vs old Normalize, +919876543210 (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/e164/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/e164/legacy", "ns/op"}, lowerIsBetter: true},
+	{what: "phone: Parse(IN) vs old Normalize, +91 98765 43210 (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/spaced/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/spaced/legacy", "ns/op"}, lowerIsBetter: true},
+	{what: "phone: Parse(IN) vs old Normalize, 09876543210 (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/trunk-0/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/trunk-0/legacy", "ns/op"}, lowerIsBetter: true},
+	{what: "phone: Parse(IN) vs old Normalize, 919876543210 (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
+		ours: figure{"BenchmarkPhoneIndian/91-prefix/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/91-prefix/legacy", "ns/op"}, lowerIsBetter: true},
+	// A foreign number's bound is absolute: 30 µs.
+	{what: "phone: Parse, world.Plan, +1 415 555 0100 (ns/op)", dir: "bench", pattern: "PhoneWorld", time: "200ms",
+		ours: figure{"BenchmarkPhoneWorld/US", "ns/op"}, lowerIsBetter: true, target: 30000},
+	{what: "phone: Parse, world.Plan, +44 7400 123456 (ns/op)", dir: "bench", pattern: "PhoneWorld", time: "200ms",
+		ours: figure{"BenchmarkPhoneWorld/GB", "ns/op"}, lowerIsBetter: true, target: 30000},
+	{what: "phone: Parse, world.Plan, +49 1512 3456789 (ns/op)", dir: "bench", pattern: "PhoneWorld", time: "200ms",
+		ours: figure{"BenchmarkPhoneWorld/DE", "ns/op"}, lowerIsBetter: true, target: 30000},
 }
 
 func main() {
