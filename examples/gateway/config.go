@@ -34,7 +34,8 @@ type config struct {
 	// endpoint as the vendor documents it
 	// (https://www.fast2sms.com/dev/bulkV2), or its base URL
 	// (https://www.fast2sms.com); both send to the same endpoint (see
-	// smsgateway.Config.BaseURL). Empty: SMS are logged, not sent.
+	// smsgateway.Config.BaseURL). Empty, and no other SMS vendor
+	// (twilio, msg91): SMS are logged, not sent.
 	smsURL string
 	smsKey string // NOTIFY_SMS_KEY: the vendor's API key
 	// cloudURL is NOTIFY_CLOUD_URL: the cloud messaging API's root
@@ -124,6 +125,31 @@ type config struct {
 	// attemptTimeout is NOTIFY_ATTEMPT_TIMEOUT (default 10s): how long
 	// one delivery attempt may take (notify.WithTimeout).
 	attemptTimeout time.Duration
+
+	// twilio is NOTIFY_TWILIO_* and msg91 NOTIFY_MSG91_*: SMS vendors
+	// beside the Indian one (NOTIFY_SMS_URL); nil when not configured.
+	twilio *twilioConfig
+	msg91  *msg91Config
+	// smsRoutes are the rules that pick each SMS's providers, in order:
+	// NOTIFY_SMS_ROUTES, or the default of the vendors configured
+	// (defaultSMSRoutes). Empty when no vendor is: SMS are logged.
+	smsRoutes []smsRule
+	// smsPrices is NOTIFY_SMS_PRICES: the price of an SMS segment to a
+	// country, in paise, on every route, by ISO code; the countries it
+	// does not name are charged wallet.DefaultINR's (India's) prices.
+	smsPrices map[string]int64
+	// countries is NOTIFY_COUNTRIES, the demo account's allow list
+	// (notify.Account.Countries): nil, its region (India) only; "*",
+	// every country. countriesSet says the variable was set: on
+	// PostgreSQL it then replaces the list the account has.
+	countries    []string
+	countriesSet bool
+	// breaker is NOTIFY_BREAKER, the providers' circuit breakers; nil
+	// when off.
+	breaker *notify.BreakerPolicy
+	// warnings are settings that work but may not do what was meant,
+	// logged at start.
+	warnings []string
 }
 
 // loadConfig reads the configuration. Errors name the variable and never
@@ -220,6 +246,9 @@ func loadConfig(env func(string) string) (*config, error) {
 	}
 
 	if err := pair("NOTIFY_SMS_URL", c.smsURL, "NOTIFY_SMS_KEY", c.smsKey); err != nil {
+		return nil, err
+	}
+	if err := c.loadSMSOptions(get); err != nil {
 		return nil, err
 	}
 	if err := c.loadOperatorOptions(get); err != nil {
@@ -408,5 +437,5 @@ func (c *config) loadOperatorOptions(get func(string) string) error {
 
 // realVendors reports whether any message would reach a real vendor.
 func (c *config) realVendors() bool {
-	return c.smsURL != "" || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil
+	return c.smsURL != "" || c.twilio != nil || c.msg91 != nil || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil
 }

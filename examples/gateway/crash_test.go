@@ -293,6 +293,11 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 	env := []string{"NOTIFY_API_KEY=" + crashKey, "NOTIFY_BALANCE=1000", "NOTIFY_SMS_URL=" + gate.URL,
 		"NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL=" + dbURL, "NOTIFY_RATE_LIMIT=100000",
 		"NOTIFY_ATTEMPT_TIMEOUT=5s", "NOTIFY_SETTLE_AFTER=20s"}
+	if refuse {
+		// Every send must reach the refusing vendor, as the test counts
+		// them there: a circuit breaker would rest it after 5 refusals.
+		env = append(env, "NOTIFY_BREAKER=off")
+	}
 	first := startProcess(t, bin, env...)
 
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}

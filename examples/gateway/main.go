@@ -34,6 +34,14 @@
 //
 // Any other value of NOTIFY_DLT is a configuration error.
 //
+// SMS go to any country the account may send to (NOTIFY_COUNTRIES, or
+// the admin API), through the Indian bulk vendor (NOTIFY_SMS_URL), MSG91
+// (NOTIFY_MSG91_*) and Twilio (NOTIFY_TWILIO_*), as the rules of
+// NOTIFY_SMS_ROUTES pick them, each message failing over to its next
+// vendor after a certain, temporary refusal, with circuit breakers
+// (NOTIFY_BREAKER) and per-country prices (NOTIFY_SMS_PRICES); see
+// sms.go, config_sms.go and the README.
+//
 // Beside the API it serves, at its root: the development outbox at
 // /outbox (NOTIFY_OUTBOX), the admin API at /admin/v1 (NOTIFY_ADMIN_KEY),
 // /healthz, /readyz and /metrics (NOTIFY_METRICS_TOKEN), and the vendors'
@@ -64,10 +72,10 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/outbox"
+	"github.com/notifykit/notify/phone/world"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/qrchat"
-	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
@@ -117,8 +125,13 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 	logger := newLogger(cfg, stdout)
+	for _, w := range cfg.warnings {
+		logger.Warn(w)
+	}
 
-	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: notify.INR()}
+	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: notify.INR(),
+		// NOTIFY_COUNTRIES; nil, its region (India) only.
+		Countries: cfg.countries}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "NOTIFY",
 		// Its sender headers: its sender ID and its DLT header; any other
 		// sender_id is refused.
@@ -154,23 +167,12 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		}
 	}()
 
-	// SMS.
-	var smsProvider notify.Provider = logprovider.New(logger, "sms-log")
-	if cfg.smsURL != "" {
-		p, err := smsgateway.New(smsgateway.Config{BaseURL: cfg.smsURL, APIKey: cfg.smsKey})
-		if err != nil {
-			return fmt.Errorf("NOTIFY_SMS_URL: %w", err)
-		}
-		closers = append(closers, func() { _ = p.Close() })
-		smsProvider = p
-	}
-	smsCh, err := sms.New(sms.Config{Provider: smsProvider, Renderer: renderer,
-		// The API's dlt route takes the client's operator-registered IDs;
-		// NOTIFY_DLT=strict narrows it to the account's own templates.
-		AllowUnregisteredDLT: !cfg.dltStrict})
+	// SMS: the vendors configured, routed by NOTIFY_SMS_ROUTES, or a log.
+	smsCh, smsProviders, closeSMS, err := smsChannel(cfg, renderer, logger)
 	if err != nil {
 		return err
 	}
+	closers = append(closers, closeSMS)
 
 	// Chat: both gateways, each a vendor or a log. Once either is a real
 	// vendor, the other is a vendor or absent: a log would take real
@@ -196,7 +198,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		}
 	}
 	chatCh, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer, Resolver: d.resolver,
-		CloudOTPTemplate: otpTemplate, CloudOTPLanguage: cfg.cloudOTPLanguage})
+		CloudOTPTemplate: otpTemplate, CloudOTPLanguage: cfg.cloudOTPLanguage,
+		// Every country's numbers; the account's allow list says where
+		// it may send.
+		Numbers: world.Plan{}})
 	if err != nil {
 		return err
 	}
@@ -218,7 +223,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
-		notify.WithPrices(wallet.DefaultINR()),
+		notify.WithPrices(prices(cfg)),
 		notify.WithIdempotency(st.idem),
 		notify.WithSettleAfter(cfg.settleAfter),
 		notify.WithTimeout(cfg.attemptTimeout),
@@ -226,6 +231,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	if st.otp != nil {
 		opts = append(opts, notify.WithOTPThrottle(st.otp))
+	}
+	if cfg.breaker != nil {
+		// The metrics (monitor) and the log (breakerLog) hear each change.
+		opts = append(opts, notify.WithBreaker(*cfg.breaker), notify.WithObserver(breakerLog{logger}))
 	}
 	mon, err := newMonitor(cfg, logger)
 	if err != nil {
@@ -249,7 +258,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if hooks != nil {
 		routes = append(routes, route{webhookPrefix, hooks})
 	}
-	routes = append(routes, mon.routes(st, []notify.Provider{smsProvider, cloud, qr, mail})...)
+	routes = append(routes, mon.routes(st, smsProviders, []notify.Provider{cloud, qr, mail})...)
 	routes = append(routes, box.routes(cfg)...)
 	admin, err := adminRoutes(cfg, st, logger)
 	if err != nil {
@@ -401,5 +410,6 @@ func printBanner(w io.Writer, cfg *config, st *stores, balance notify.Money, bas
 	if smtpInfo != "" {
 		fmt.Fprintf(w, "e-mail: %s\n", smtpInfo)
 	}
+	fmt.Fprintf(w, "sms: %s\n", smsSummary(cfg))
 	fmt.Fprintf(w, "try: curl -s -H \"Authorization: Bearer %s\" -H 'Content-Type: application/json' -d '{\"to\":\"9876543210\",\"message\":\"Hello from notify\"}' %s/sms\n", key, base)
 }

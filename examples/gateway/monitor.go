@@ -55,9 +55,10 @@ func newMonitor(cfg *config, logger *slog.Logger) (*monitor, error) {
 // options are the Notifier options that feed the metrics.
 func (m *monitor) options() []notify.Option { return []notify.Option{notify.WithObserver(m.obs)} }
 
-// routes are /healthz, /readyz and /metrics.
-func (m *monitor) routes(st *stores, providers []notify.Provider) []route {
-	checks := readinessChecks(st, providers)
+// routes are /healthz, /readyz and /metrics. smsProviders are the SMS
+// channel's providers, the others those of the other channels.
+func (m *monitor) routes(st *stores, smsProviders, others []notify.Provider) []route {
+	checks := readinessChecks(st, smsProviders, others)
 	prom := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)})
 	return []route{
 		{healthzPath, getOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -75,13 +76,18 @@ func (m *monitor) routes(st *stores, providers []notify.Provider) []route {
 type check struct {
 	name string
 	hc   notify.HealthChecker
+	// soft: its failure is shown, but leaves the gateway ready (degraded):
+	// an SMS provider that others can stand in for.
+	soft bool
 }
 
 // readinessChecks lists what /readyz asks: each distinct store that is a
 // notify.HealthChecker (PostgreSQL; the memory stores are always ready)
 // and each provider that is one (a provider without it is assumed
-// healthy, as notify.HealthChecker says).
-func readinessChecks(st *stores, providers []notify.Provider) []check {
+// healthy, as notify.HealthChecker says). When the SMS channel has
+// several providers, theirs are soft: its messages fail over from one
+// that is down, whose breaker soon rests it.
+func readinessChecks(st *stores, smsProviders, others []notify.Provider) []check {
 	var out []check
 	seen := map[notify.HealthChecker]bool{}
 	for _, s := range []any{st.accounts, st.ledger, st.idem, st.templates, st.rate, st.otp} {
@@ -90,10 +96,11 @@ func readinessChecks(st *stores, providers []notify.Provider) []check {
 			out = append(out, check{name: "database", hc: hc})
 		}
 	}
-	for _, p := range providers {
+	soft := len(smsProviders) > 1
+	for i, p := range append(append([]notify.Provider(nil), smsProviders...), others...) {
 		if hc, ok := p.(notify.HealthChecker); ok && p != nil && !seen[hc] {
 			seen[hc] = true
-			out = append(out, check{name: "provider " + p.Name(), hc: hc})
+			out = append(out, check{name: "provider " + p.Name(), hc: hc, soft: soft && i < len(smsProviders)})
 		}
 	}
 	return out
@@ -102,7 +109,7 @@ func readinessChecks(st *stores, providers []notify.Provider) []check {
 // ready runs every check at once, each bounded by checkTimeout, and
 // answers 200 when all pass, else 503 naming each failure by its error
 // code (the error itself, which may carry a vendor's URL, goes to the
-// log).
+// log); when only soft checks fail, 200 "degraded", naming them.
 func (m *monitor) ready(w http.ResponseWriter, r *http.Request, checks []check) {
 	results := make(map[string]string, len(checks))
 	var mu sync.Mutex
@@ -125,9 +132,13 @@ func (m *monitor) ready(w http.ResponseWriter, r *http.Request, checks []check) 
 	}
 	wg.Wait()
 	status, word := http.StatusOK, "ready"
-	for _, res := range results {
-		if res != "ok" {
+	for _, c := range checks {
+		switch {
+		case results[c.name] == "ok":
+		case !c.soft:
 			status, word = http.StatusServiceUnavailable, "unavailable"
+		case status == http.StatusOK:
+			word = "degraded"
 		}
 	}
 	writeMonitorJSON(w, status, map[string]any{"status": word, "checks": results})
@@ -170,3 +181,25 @@ func writeMonitorJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// breakerLog logs each change of a provider's circuit breaker
+// (notify.BreakerObserver): a provider put to rest after repeated
+// failures, and one back in service.
+type breakerLog struct{ logger *slog.Logger }
+
+func (breakerLog) Observe(context.Context, notify.Event) {}
+
+func (b breakerLog) BreakerChanged(ctx context.Context, provider string, open bool, cause error) {
+	if open {
+		b.logger.WarnContext(ctx, "provider resting after repeated failures (circuit breaker open): its messages go to their next provider, or are refused",
+			"provider", provider, "error", cause)
+		return
+	}
+	b.logger.InfoContext(ctx, "provider back in service (circuit breaker closed)", "provider", provider)
+}
+
+// Interface guards
+var (
+	_ notify.Observer        = breakerLog{}
+	_ notify.BreakerObserver = breakerLog{}
+)

@@ -37,7 +37,10 @@ func TestKill9WithBusyVendor(t *testing.T) {
 	t.Cleanup(gate.Close)
 	env := []string{"NOTIFY_API_KEY=" + crashKey, "NOTIFY_BALANCE=1000", "NOTIFY_SMS_URL=" + gate.URL,
 		"NOTIFY_SMS_KEY=vendor-key-1", "NOTIFY_DATABASE_URL=" + dbURL, "NOTIFY_RATE_LIMIT=100000",
-		"NOTIFY_ATTEMPT_TIMEOUT=5s", "NOTIFY_SETTLE_AFTER=20s"}
+		"NOTIFY_ATTEMPT_TIMEOUT=5s", "NOTIFY_SETTLE_AFTER=20s",
+		// Every send must reach the busy vendor, which holds the 40 the
+		// kill cuts: a circuit breaker would rest it after 5 refusals.
+		"NOTIFY_BREAKER=off"}
 	first := startProcess(t, bin, env...)
 
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
@@ -48,6 +51,9 @@ func TestKill9WithBusyVendor(t *testing.T) {
 		}
 	})
 	got := vendor.numbers()
+	// The held requests end when the server sees the dead gateway's
+	// connections close, after the kill: wait for them to be noted.
+	cut.serving.Wait()
 	unanswered := cut.numbers()
 	_, store := restartSettled(t, bin, env, dbURL)
 
@@ -85,12 +91,17 @@ func TestKill9WithBusyVendor(t *testing.T) {
 // until the gateway died, or abandoned by the gateway before the answer.
 type cutAnswers struct {
 	v *crashVendor
+	// serving counts the requests being served. No request arrives
+	// after the kill, so waiting for it then is sound.
+	serving sync.WaitGroup
 
 	mu         sync.Mutex
 	unanswered map[string]int // number -> requests left without an answer
 }
 
 func (c *cutAnswers) serve(w http.ResponseWriter, r *http.Request) {
+	c.serving.Add(1)
+	defer c.serving.Done()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,7 +113,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 	// The demo account is made on the first start only: later starts keep
 	// it as it is, so that what an operator changed through the admin API
 	// (disabled it, registered templates) outlives a restart.
-	if _, err := db.Account(ctx, acct.ID); notify.CodeOf(err) == notify.CodeNotFound {
+	if stored, err := db.Account(ctx, acct.ID); notify.CodeOf(err) == notify.CodeNotFound {
 		err = db.PutAccount(ctx, acct)
 		if err != nil {
 			db.Close()
@@ -121,6 +122,18 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 	} else if err != nil {
 		db.Close()
 		return nil, storeError("reading the demo account", err)
+	} else if cfg.countriesSet && !slices.Equal(stored.Countries, acct.Countries) {
+		// NOTIFY_COUNTRIES, when set, is the allow list at every start,
+		// as NOTIFY_API_KEY is the key; unset, the list stays as the
+		// admin API left it.
+		_, err := db.UpdateAccount(ctx, acct.ID, func(a *notify.Account) error {
+			a.Countries = acct.Countries
+			return nil
+		})
+		if err != nil {
+			db.Close()
+			return nil, storeError("setting the demo account's countries (NOTIFY_COUNTRIES)", err)
+		}
 	}
 	st := &stores{accounts: db, ledger: db, idem: db, templates: db, admin: db}
 	// The account outlives this process, and so would every key it was

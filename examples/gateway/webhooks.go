@@ -7,8 +7,10 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smsgateway"
+	"github.com/notifykit/notify/provider/twilio"
 )
 
 // webhookPrefix is where the vendors' delivery-report webhooks live,
@@ -48,6 +50,27 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 			mux.Handle(method+" "+webhookPrefix+"smsgateway/{token}", hook)
 		}
 		paths = append(paths, "GET, POST, PUT "+webhookPrefix+"smsgateway/$NOTIFY_SMS_WEBHOOK_TOKEN")
+	}
+	if cfg.twilio != nil {
+		// Twilio signs each callback over the URL it called: the one it
+		// was given (NOTIFY_TWILIO_CALLBACK_URL), which is checked rather
+		// than this request's, since a proxy may stand between.
+		hook, err := twilio.NewWebhook(twilio.WebhookConfig{Reporter: n, AuthToken: cfg.twilio.authToken,
+			URL: cfg.twilio.callbackURL, Provider: providerTwilio})
+		if err != nil {
+			return nil, nil, fmt.Errorf("NOTIFY_TWILIO_AUTH_TOKEN, NOTIFY_TWILIO_CALLBACK_URL: %w", err)
+		}
+		// Any method: the receiver answers 405 to all but POST.
+		mux.Handle(webhookPrefix+"twilio", hook)
+		paths = append(paths, "POST "+webhookPrefix+"twilio (signed; Twilio calls "+cfg.twilio.callbackURL+")")
+	}
+	if cfg.msg91 != nil && cfg.msg91.webhookToken != "" {
+		hook, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: n, Token: cfg.msg91.webhookToken, Provider: providerMSG91})
+		if err != nil {
+			return nil, nil, fmt.Errorf("NOTIFY_MSG91_WEBHOOK_TOKEN: %w", err)
+		}
+		mux.Handle(webhookPrefix+"msg91/{token}", hook)
+		paths = append(paths, "POST "+webhookPrefix+"msg91/$NOTIFY_MSG91_WEBHOOK_TOKEN")
 	}
 	if len(paths) == 0 {
 		return nil, nil, nil

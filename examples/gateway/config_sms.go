@@ -1,0 +1,576 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/provider/msg91"
+	"github.com/notifykit/notify/provider/smsgateway"
+	"github.com/notifykit/notify/provider/twilio"
+)
+
+// The names of the SMS providers, as NOTIFY_SMS_ROUTES, the records, the
+// receipts and the metrics name them: each provider's default name.
+const (
+	providerSMSGateway = smsgateway.DefaultName // NOTIFY_SMS_URL, NOTIFY_SMS_KEY
+	providerMSG91      = msg91.DefaultName      // NOTIFY_MSG91_*
+	providerTwilio     = twilio.DefaultName     // NOTIFY_TWILIO_*
+)
+
+// twilioConfig is Twilio's configuration, NOTIFY_TWILIO_*.
+type twilioConfig struct {
+	accountSID string // NOTIFY_TWILIO_ACCOUNT_SID
+	// authToken is NOTIFY_TWILIO_AUTH_TOKEN: the password of the API
+	// calls unless an API key is set, and always the key Twilio signs its
+	// status callbacks with.
+	authToken string
+	// apiKeySID and apiKeySecret are NOTIFY_TWILIO_API_KEY_SID and
+	// NOTIFY_TWILIO_API_KEY_SECRET: an API key the API calls use instead
+	// of the auth token.
+	apiKeySID    string
+	apiKeySecret string
+	from         string // NOTIFY_TWILIO_FROM
+	service      string // NOTIFY_TWILIO_MESSAGING_SERVICE_SID
+	baseURL      string // NOTIFY_TWILIO_URL; empty: twilio.DefaultBaseURL
+	// callbackURL is NOTIFY_TWILIO_CALLBACK_URL: the public URL of the
+	// gateway's /webhooks/twilio, given to Twilio as each message's
+	// StatusCallback and the URL the callbacks' signatures are checked
+	// against.
+	callbackURL string
+}
+
+// msg91Config is MSG91's configuration, NOTIFY_MSG91_*.
+type msg91Config struct {
+	authKey string // NOTIFY_MSG91_AUTH_KEY
+	baseURL string // NOTIFY_MSG91_URL; empty: msg91.DefaultBaseURL
+	// otpTemplate is NOTIFY_MSG91_OTP_TEMPLATE, the MSG91 template ID of
+	// an approved OTP template, whose variable otpVar
+	// (NOTIFY_MSG91_OTP_VAR, default OTP) takes the code. Empty: MSG91
+	// sends no codes (the otp route is not routed to it).
+	otpTemplate string
+	otpVar      string
+	// webhookToken is NOTIFY_MSG91_WEBHOOK_TOKEN, the secret last segment
+	// of the delivery-report URL. Set: /webhooks/msg91/{token} is
+	// mounted.
+	webhookToken string
+}
+
+// smsRule is one rule of NOTIFY_SMS_ROUTES: the messages it matches go to
+// provider (sms.ProviderRule, with the provider's name).
+type smsRule struct {
+	provider  string
+	countries []string
+	prefixes  []string
+	routes    []sms.Route
+	accounts  []string
+}
+
+// String writes the rule as NOTIFY_SMS_ROUTES takes it.
+func (r smsRule) String() string {
+	var parts []string
+	add := func(key string, values []string) {
+		if len(values) > 0 {
+			parts = append(parts, key+"="+strings.Join(values, ","))
+		}
+	}
+	add("country", r.countries)
+	add("prefix", r.prefixes)
+	routes := make([]string, len(r.routes))
+	for i, rt := range r.routes {
+		routes[i] = string(rt)
+	}
+	add("route", routes)
+	add("account", r.accounts)
+	if len(parts) == 0 || len(parts) == 1 && strings.TrimSpace(parts[0]) == "" {
+		return r.provider
+	}
+	return r.provider + ": " + strings.Join(parts, " ")
+}
+
+// routesString writes rules as NOTIFY_SMS_ROUTES takes them.
+func routesString(rules []smsRule) string {
+	s := make([]string, len(rules))
+	for i, r := range rules {
+		s[i] = r.String()
+	}
+	return strings.Join(s, "; ")
+}
+
+// loadSMSOptions reads the SMS vendors beyond the Indian one (Twilio and
+// MSG91), the routing between them, the per-country prices, the demo
+// account's allow list and the circuit breakers. It runs after the
+// Indian vendor's settings (NOTIFY_SMS_URL) were read.
+func (c *config) loadSMSOptions(get func(string) string) error {
+	var err error
+	if c.twilio, err = loadTwilio(get); err != nil {
+		return err
+	}
+	if c.msg91, err = loadMSG91(get); err != nil {
+		return err
+	}
+	if c.twilio != nil {
+		if u, _ := url.Parse(c.twilio.callbackURL); u != nil && u.Path != webhookPrefix+"twilio" {
+			c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_TWILIO_CALLBACK_URL's path is %q, not %s, where the gateway takes Twilio's callbacks: "+
+				"right only behind a proxy that maps one to the other", u.Path, webhookPrefix+"twilio"))
+		}
+	}
+	configured := c.smsVendors()
+	if s := get("NOTIFY_SMS_ROUTES"); s != "" {
+		if c.smsRoutes, err = parseSMSRoutes(s); err != nil {
+			return err
+		}
+		if err := c.checkSMSRoutes(); err != nil {
+			return err
+		}
+		for _, name := range configured {
+			if !slices.ContainsFunc(c.smsRoutes, func(r smsRule) bool { return r.provider == name }) {
+				c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_SMS_ROUTES names no rule for %s, which is configured: it sends nothing (its delivery reports are still taken)", name))
+			}
+		}
+	} else {
+		c.smsRoutes = c.defaultSMSRoutes()
+	}
+	if c.smsPrices, err = parseSMSPrices(get("NOTIFY_SMS_PRICES")); err != nil {
+		return err
+	}
+	if c.countries, err = parseCountries(get("NOTIFY_COUNTRIES")); err != nil {
+		return err
+	}
+	c.countriesSet = get("NOTIFY_COUNTRIES") != ""
+	for _, cc := range c.countries {
+		switch {
+		case cc == phone.AnyCountry:
+			c.warnings = append(c.warnings, "NOTIFY_COUNTRIES=* lets the demo account send anywhere: SMS to a country NOTIFY_SMS_PRICES does not price are charged India's prices")
+		case cc != phone.DefaultRegion && c.smsPrices[cc] == 0:
+			c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_COUNTRIES allows %s, which NOTIFY_SMS_PRICES does not price: its SMS are charged India's prices", cc))
+		}
+	}
+	if c.breaker, err = parseBreaker(get("NOTIFY_BREAKER")); err != nil {
+		return err
+	}
+	return nil
+}
+
+// smsVendors lists the SMS vendors configured, by provider name; none: SMS
+// are logged.
+func (c *config) smsVendors() []string {
+	var out []string
+	if c.smsURL != "" {
+		out = append(out, providerSMSGateway)
+	}
+	if c.msg91 != nil {
+		out = append(out, providerMSG91)
+	}
+	if c.twilio != nil {
+		out = append(out, providerTwilio)
+	}
+	return out
+}
+
+// defaultSMSRoutes are the rules when NOTIFY_SMS_ROUTES is not set:
+// Indian DLT templates (and codes, given an OTP template) through MSG91,
+// Indian SMS through the Indian bulk vendor, and everything, Indian
+// messages' fallback included, through Twilio, as the last rule. Nil
+// when no vendor is configured: SMS are logged.
+func (c *config) defaultSMSRoutes() []smsRule {
+	var rules []smsRule
+	if c.msg91 != nil {
+		r := smsRule{provider: providerMSG91, countries: []string{phone.DefaultRegion}, routes: []sms.Route{sms.RouteDLT}}
+		if c.msg91.otpTemplate != "" {
+			r.routes = append(r.routes, sms.RouteOTP)
+		}
+		rules = append(rules, r)
+	}
+	if c.smsURL != "" {
+		rules = append(rules, smsRule{provider: providerSMSGateway, countries: []string{phone.DefaultRegion}})
+	}
+	if c.twilio != nil {
+		rules = append(rules, smsRule{provider: providerTwilio})
+	}
+	return rules
+}
+
+// checkSMSRoutes checks NOTIFY_SMS_ROUTES against the vendors: each rule
+// names a configured one, and gives it only messages it can send (so that
+// none is refused for good where another provider could have sent it).
+func (c *config) checkSMSRoutes() error {
+	configured := c.smsVendors()
+	for i, r := range c.smsRoutes {
+		at := fmt.Sprintf("NOTIFY_SMS_ROUTES: rule %d (%s)", i+1, r.provider)
+		if !slices.Contains(configured, r.provider) {
+			return fmt.Errorf("%s: %s is not configured: set %s", at, r.provider, map[string]string{
+				providerSMSGateway: "NOTIFY_SMS_URL and NOTIFY_SMS_KEY",
+				providerMSG91:      "NOTIFY_MSG91_AUTH_KEY",
+				providerTwilio:     "NOTIFY_TWILIO_ACCOUNT_SID and the other NOTIFY_TWILIO_* settings",
+			}[r.provider])
+		}
+		switch r.provider {
+		case providerSMSGateway:
+			// The vendor takes 10-digit Indian numbers only.
+			indian := slices.Equal(r.countries, []string{phone.DefaultRegion}) ||
+				len(r.countries) == 0 && len(r.prefixes) > 0 && !slices.ContainsFunc(r.prefixes, func(p string) bool { return !strings.HasPrefix(p, "+91") })
+			if !indian {
+				return fmt.Errorf("%s: %s sends to Indian numbers only: give it country=IN (or prefixes that start +91)", at, r.provider)
+			}
+		case providerMSG91:
+			// MSG91's flow API sends templates: no free text.
+			if len(r.routes) == 0 || slices.Contains(r.routes, sms.RouteSMS) {
+				return fmt.Errorf("%s: MSG91 sends DLT templates and codes, never free text (the sms route): give it route=dlt, route=otp or route=dlt,otp", at)
+			}
+			if slices.Contains(r.routes, sms.RouteOTP) && c.msg91.otpTemplate == "" {
+				return fmt.Errorf("%s: route=otp through MSG91 needs its OTP template: set NOTIFY_MSG91_OTP_TEMPLATE", at)
+			}
+		}
+	}
+	return nil
+}
+
+// parseSMSRoutes reads NOTIFY_SMS_ROUTES: rules separated by ';', in
+// order, each a provider name (smsgateway, msg91, twilio), optionally
+// followed by ':' and space-separated key=value conditions whose values
+// are comma-separated:
+//
+//	msg91: country=IN route=dlt,otp; smsgateway: country=IN; twilio
+//
+// Keys: country (ISO 3166-1 alpha-2 codes), prefix (the start of an E.164
+// number, with its +), route (sms, otp, dlt), account (account IDs). A
+// rule matches a message when it matches each key it has; a rule with
+// none matches every message. Errors name the rule and the key.
+func parseSMSRoutes(s string) ([]smsRule, error) {
+	parts := strings.Split(s, ";")
+	if strings.TrimSpace(parts[len(parts)-1]) == "" {
+		parts = parts[:len(parts)-1] // a trailing ';'
+	}
+	if len(parts) == 0 || len(parts) == 1 && strings.TrimSpace(parts[0]) == "" {
+		return nil, fmt.Errorf("NOTIFY_SMS_ROUTES: no rule; want rules such as %q", "msg91: country=IN route=dlt,otp; smsgateway: country=IN; twilio")
+	}
+	rules := make([]smsRule, 0, len(parts))
+	for i, part := range parts {
+		r, err := parseSMSRule(strings.TrimSpace(part))
+		switch {
+		case err != nil && r.provider != "":
+			return nil, fmt.Errorf("NOTIFY_SMS_ROUTES: rule %d (%s): %v", i+1, r.provider, err)
+		case err != nil:
+			return nil, fmt.Errorf("NOTIFY_SMS_ROUTES: rule %d: %v", i+1, err)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// parseSMSRule reads one rule of NOTIFY_SMS_ROUTES. On an error after
+// the provider's name was read, the rule returned names it.
+func parseSMSRule(s string) (smsRule, error) {
+	if s == "" {
+		return smsRule{}, fmt.Errorf("is empty: rules are separated by one ';'")
+	}
+	name, conds, _ := strings.Cut(s, ":")
+	r := smsRule{provider: strings.TrimSpace(name)}
+	switch r.provider {
+	case providerSMSGateway, providerMSG91, providerTwilio:
+	default:
+		return smsRule{}, fmt.Errorf("%q is not a provider: want %s, %s or %s, then ':' and its conditions", r.provider, providerSMSGateway, providerMSG91, providerTwilio)
+	}
+	named := smsRule{provider: r.provider}
+	seen := map[string]bool{}
+	for _, cond := range strings.Fields(conds) {
+		key, list, ok := strings.Cut(cond, "=")
+		if !ok {
+			return named, fmt.Errorf("%q: want key=value, such as country=IN or route=dlt,otp (no spaces in a list)", cond)
+		}
+		if seen[key] {
+			return named, fmt.Errorf("%s is given twice: list its values once, separated by commas", key)
+		}
+		seen[key] = true
+		values := strings.Split(list, ",")
+		for i, v := range values {
+			if v == "" {
+				return named, fmt.Errorf("%s: an empty value: separate values by one comma, without spaces", key)
+			}
+			if slices.Contains(values[:i], v) {
+				return named, fmt.Errorf("%s: %s is given twice", key, v)
+			}
+		}
+		switch key {
+		case "country":
+			for _, v := range values {
+				if !countryCode(v) {
+					return named, fmt.Errorf("country: %q is not an ISO 3166-1 alpha-2 code in capitals, such as IN or US (leave country out to match every country)", v)
+				}
+			}
+			r.countries = values
+		case "prefix":
+			for _, v := range values {
+				if !e164Prefix(v) {
+					return named, fmt.Errorf("prefix: %q is not the start of an E.164 number: a + and 1 to 14 digits, such as +1415", v)
+				}
+			}
+			r.prefixes = values
+		case "route":
+			for _, v := range values {
+				switch rt := sms.Route(v); rt {
+				case sms.RouteSMS, sms.RouteOTP, sms.RouteDLT:
+					r.routes = append(r.routes, rt)
+				default:
+					return named, fmt.Errorf("route: %q is not a route: want sms, otp or dlt", v)
+				}
+			}
+		case "account":
+			for _, v := range values {
+				if !accountID(v) {
+					return named, fmt.Errorf("account: %q is not an account ID (1 to 64 letters, digits, '.', '_' and '-')", v)
+				}
+			}
+			r.accounts = values
+		default:
+			return named, fmt.Errorf("%q is not a key: want country, prefix, route or account", key)
+		}
+	}
+	return r, nil
+}
+
+// countryCode reports whether s is shaped as an ISO 3166-1 alpha-2 code:
+// two capital letters.
+func countryCode(s string) bool {
+	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
+}
+
+// e164Prefix reports whether s is a + and 1 to 14 digits, the first not 0.
+func e164Prefix(s string) bool {
+	if len(s) < 2 || len(s) > 15 || s[0] != '+' || s[1] == '0' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// accountID reports whether s is an account ID as the admin API takes
+// them: 1 to 64 letters, digits, '.', '_' and '-', starting with a letter
+// or digit.
+func accountID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSMSPrice bounds a price of NOTIFY_SMS_PRICES, in paise per segment
+// (₹100), against a typo.
+const maxSMSPrice = 10_000
+
+// parseSMSPrices reads NOTIFY_SMS_PRICES: comma-separated COUNTRY=PAISE,
+// the price of one SMS segment to that country on every route, such as
+// US=70,GB=60. Empty: none (every country at India's prices).
+func parseSMSPrices(s string) (map[string]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]int64{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		cc, price, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %q: want COUNTRY=PAISE, such as US=70 (₹0.70 a segment), separated by commas", item)
+		}
+		if !countryCode(cc) {
+			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %q is not an ISO 3166-1 alpha-2 code in capitals, such as US", cc)
+		}
+		if _, dup := out[cc]; dup {
+			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %s is priced twice", cc)
+		}
+		n, err := strconv.ParseInt(price, 10, 64)
+		if err != nil || n < 1 || n > maxSMSPrice {
+			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %s: want whole paise per segment from 1 to %d, such as %s=70 for ₹0.70", cc, maxSMSPrice, cc)
+		}
+		out[cc] = n
+	}
+	return out, nil
+}
+
+// parseCountries reads NOTIFY_COUNTRIES, the demo account's allow list:
+// comma-separated ISO 3166-1 alpha-2 codes (IN,US), or * for every
+// country. Empty: nil, the account's region (India) only.
+func parseCountries(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if s == phone.AnyCountry {
+		return []string{phone.AnyCountry}, nil
+	}
+	var out []string
+	for _, cc := range strings.Split(s, ",") {
+		cc = strings.TrimSpace(cc)
+		switch {
+		case cc == phone.AnyCountry:
+			return nil, fmt.Errorf("NOTIFY_COUNTRIES: * (every country) stands alone, not in a list")
+		case !countryCode(cc):
+			return nil, fmt.Errorf("NOTIFY_COUNTRIES: %q is not an ISO 3166-1 alpha-2 code in capitals: want a list such as IN,US, or *", cc)
+		case slices.Contains(out, cc):
+			return nil, fmt.Errorf("NOTIFY_COUNTRIES: %s is given twice", cc)
+		}
+		out = append(out, cc)
+	}
+	return out, nil
+}
+
+// parseBreaker reads NOTIFY_BREAKER: FAILURES/COOLDOWN (5/30s: after 5
+// failed calls in a row a provider rests 30 seconds), "off", or empty
+// (the default, 5/30s). It returns nil for off.
+func parseBreaker(s string) (*notify.BreakerPolicy, error) {
+	if s == "" {
+		return &notify.BreakerPolicy{Failures: 5, Cooldown: 30 * time.Second}, nil
+	}
+	if strings.EqualFold(s, "off") {
+		return nil, nil
+	}
+	count, cooldown, ok := strings.Cut(s, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(count))
+	if !ok || err != nil || n < 1 || n > 1000 {
+		return nil, fmt.Errorf("NOTIFY_BREAKER: want FAILURES/COOLDOWN such as 5/30s (FAILURES 1 to 1000), or off")
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(cooldown))
+	if err != nil || d < time.Second || d > time.Hour {
+		return nil, fmt.Errorf("NOTIFY_BREAKER: the cooldown after / must be a Go duration from 1s to 1h, such as 30s")
+	}
+	return &notify.BreakerPolicy{Failures: n, Cooldown: d}, nil
+}
+
+// loadTwilio reads NOTIFY_TWILIO_*; nil when none is set. Errors name the
+// variable and never repeat a secret.
+func loadTwilio(get func(string) string) (*twilioConfig, error) {
+	t := &twilioConfig{
+		accountSID:   get("NOTIFY_TWILIO_ACCOUNT_SID"),
+		authToken:    get("NOTIFY_TWILIO_AUTH_TOKEN"),
+		apiKeySID:    get("NOTIFY_TWILIO_API_KEY_SID"),
+		apiKeySecret: get("NOTIFY_TWILIO_API_KEY_SECRET"),
+		from:         get("NOTIFY_TWILIO_FROM"),
+		service:      get("NOTIFY_TWILIO_MESSAGING_SERVICE_SID"),
+		baseURL:      get("NOTIFY_TWILIO_URL"),
+		callbackURL:  get("NOTIFY_TWILIO_CALLBACK_URL"),
+	}
+	if *t == (twilioConfig{}) {
+		return nil, nil
+	}
+	switch {
+	case t.accountSID == "":
+		return nil, fmt.Errorf("NOTIFY_TWILIO_ACCOUNT_SID is required for Twilio (NOTIFY_TWILIO_* is set)")
+	case !twilioSID(t.accountSID, "AC"):
+		return nil, fmt.Errorf("NOTIFY_TWILIO_ACCOUNT_SID: want AC and 32 hex digits, as the Twilio console shows it")
+	case t.authToken == "":
+		return nil, fmt.Errorf("NOTIFY_TWILIO_AUTH_TOKEN is required for Twilio: Twilio signs its status callbacks with the account's auth token, even when the API is called with an API key")
+	case strings.ContainsFunc(t.authToken, isSpaceOrControl):
+		return nil, fmt.Errorf("NOTIFY_TWILIO_AUTH_TOKEN: must not contain spaces or control characters")
+	}
+	if err := pair("NOTIFY_TWILIO_API_KEY_SID", t.apiKeySID, "NOTIFY_TWILIO_API_KEY_SECRET", t.apiKeySecret); err != nil {
+		return nil, err
+	}
+	switch {
+	case t.apiKeySID != "" && !twilioSID(t.apiKeySID, "SK"):
+		return nil, fmt.Errorf("NOTIFY_TWILIO_API_KEY_SID: want SK and 32 hex digits")
+	case strings.ContainsFunc(t.apiKeySecret, isSpaceOrControl):
+		return nil, fmt.Errorf("NOTIFY_TWILIO_API_KEY_SECRET: must not contain spaces or control characters")
+	case t.from == "" && t.service == "":
+		return nil, fmt.Errorf("NOTIFY_TWILIO_FROM or NOTIFY_TWILIO_MESSAGING_SERVICE_SID is required for Twilio: the sender")
+	case t.from != "" && !twilio.ValidSender(t.from):
+		return nil, fmt.Errorf("NOTIFY_TWILIO_FROM: want a Twilio number in E.164 (+14155550100), a short code (3 to 8 digits) or an alphanumeric sender ID (1 to 11 of A-Z, a-z, 0-9, space, +, -, _, &, with a letter)")
+	case t.service != "" && !twilioSID(t.service, "MG"):
+		return nil, fmt.Errorf("NOTIFY_TWILIO_MESSAGING_SERVICE_SID: want MG and 32 hex digits")
+	}
+	if err := checkVendorURL("NOTIFY_TWILIO_URL", t.baseURL, "the API's base URL, https://api.twilio.com (the default)"); err != nil {
+		return nil, err
+	}
+	if t.callbackURL == "" {
+		return nil, fmt.Errorf("NOTIFY_TWILIO_CALLBACK_URL is required for Twilio: the public URL of this gateway's /webhooks/twilio, such as https://notify.example.com/webhooks/twilio, " +
+			"where Twilio posts each message's status (its signature is checked against this URL)")
+	}
+	u, err := url.Parse(t.callbackURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || strings.Contains(u.Hostname(), "_") {
+		return nil, fmt.Errorf("NOTIFY_TWILIO_CALLBACK_URL: want the public http(s) URL of /webhooks/twilio, such as https://notify.example.com/webhooks/twilio: " +
+			"no user name, password or query, and no '_' in the host (a fragment of connection overrides, such as #rc=3, may follow)")
+	}
+	return t, nil
+}
+
+// twilioSID reports whether s is prefix and 32 hex digits.
+func twilioSID(s, prefix string) bool {
+	rest, ok := strings.CutPrefix(s, prefix)
+	if !ok || len(rest) != 32 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// loadMSG91 reads NOTIFY_MSG91_*; nil when none is set. Errors name the
+// variable and never repeat a secret.
+func loadMSG91(get func(string) string) (*msg91Config, error) {
+	m := &msg91Config{
+		authKey:      get("NOTIFY_MSG91_AUTH_KEY"),
+		baseURL:      get("NOTIFY_MSG91_URL"),
+		otpTemplate:  get("NOTIFY_MSG91_OTP_TEMPLATE"),
+		otpVar:       get("NOTIFY_MSG91_OTP_VAR"),
+		webhookToken: get("NOTIFY_MSG91_WEBHOOK_TOKEN"),
+	}
+	if *m == (msg91Config{}) {
+		return nil, nil
+	}
+	switch {
+	case m.authKey == "":
+		return nil, fmt.Errorf("NOTIFY_MSG91_AUTH_KEY is required for MSG91 (NOTIFY_MSG91_* is set)")
+	case strings.ContainsFunc(m.authKey, isSpaceOrControl):
+		return nil, fmt.Errorf("NOTIFY_MSG91_AUTH_KEY: must not contain spaces or control characters")
+	case m.otpTemplate != "" && !alnum(m.otpTemplate, 64):
+		return nil, fmt.Errorf("NOTIFY_MSG91_OTP_TEMPLATE: want the MSG91 template ID of the approved OTP template, letters and digits such as 6808ca80d6fc054bef421352")
+	case m.otpVar != "" && m.otpTemplate == "":
+		return nil, fmt.Errorf("NOTIFY_MSG91_OTP_VAR is the code's variable in NOTIFY_MSG91_OTP_TEMPLATE: set that too")
+	case m.otpVar != "" && (!alnum(strings.ReplaceAll(m.otpVar, "_", ""), 64) || m.otpVar == "mobiles"):
+		return nil, fmt.Errorf("NOTIFY_MSG91_OTP_VAR: want the template's variable as it writes it (OTP for ##OTP##): letters, digits and '_'")
+	}
+	if m.webhookToken != "" && (len(m.webhookToken) < 16 || strings.ContainsFunc(m.webhookToken, func(r rune) bool { return r == '/' || isSpaceOrControl(r) })) {
+		return nil, fmt.Errorf("NOTIFY_MSG91_WEBHOOK_TOKEN: must be at least 16 characters without '/', spaces or control characters (openssl rand -hex 16)")
+	}
+	if err := checkVendorURL("NOTIFY_MSG91_URL", m.baseURL, "MSG91's base URL, https://control.msg91.com (the default), or its flow endpoint https://control.msg91.com/api/v5/flow"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// alnum reports whether s is 1 to max ASCII letters and digits.
+func alnum(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
