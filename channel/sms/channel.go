@@ -226,7 +226,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if len(fe) == 0 {
 		var ok bool
 		if provider, providers, ok = c.router.pick(acct.ID, to, route); !ok {
-			fe.Addf("to", "no provider of this SMS channel sends to numbers of %s on the %s route", to.Region, route)
+			fe.Addf("to", "is a number of %s, which no provider of this SMS channel takes on the %s route", to.Region, route)
 		}
 	}
 	if err := fe.Err(); err != nil {

@@ -377,7 +377,7 @@ func TestRoutingRules(t *testing.T) {
 		}
 	}
 	_, err = ch.Prepare(context.Background(), other, &sms.Request{To: "+1 415 555 0100", Message: "hello"})
-	if !hasFieldRule(err, "to", "no provider of this SMS channel sends to numbers of US on the sms route") {
+	if !hasFieldRule(err, "to", "is a number of US, which no provider of this SMS channel takes on the sms route") {
 		t.Errorf("no rule: %v", err)
 	}
 }
