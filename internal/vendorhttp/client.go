@@ -3,6 +3,7 @@ package vendorhttp
 import (
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -27,4 +28,14 @@ func NewClient(timeout time.Duration) *http.Client {
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// ValidBaseURL reports whether raw can be a vendor API's base URL: http
+// or https with a host, and no user info, query or fragment, which
+// appending the API's paths would mangle or which would carry
+// credentials into logs.
+func ValidBaseURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" &&
+		u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == ""
 }

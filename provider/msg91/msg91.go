@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -61,7 +60,7 @@ type Config struct {
 	// provider calls FlowPath, or the flow endpoint itself
 	// (https://control.msg91.com/api/v5/flow, with or without a trailing
 	// slash, in any letter case), which Send then calls. It must be an
-	// http or https URL without user info or query. Default
+	// http or https URL without user info, query or fragment. Default
 	// DefaultBaseURL (https://control.msg91.com).
 	BaseURL string
 	// HTTPClient sends the requests. Default: a client with
@@ -119,7 +118,7 @@ type Provider struct {
 
 // New returns a Provider for cfg. It fails, naming the field (never the
 // key), when AuthKey is missing or holds control characters, BaseURL is
-// not an http(s) URL without user info or query, MaxBatch is negative,
+// not an http(s) URL without user info, query or fragment, MaxBatch is negative,
 // or a variable name (OTPVar, VarPrefix, TemplateVars) is empty, is
 // "mobiles" (the recipient's number), holds spaces or control characters,
 // or is given twice for one template.
@@ -133,9 +132,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
-		return nil, errors.New("msg91: Config.BaseURL must be an http(s) URL without credentials or query")
+	if !vendorhttp.ValidBaseURL(cfg.BaseURL) {
+		return nil, errors.New("msg91: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
 	}
 	if cfg.Name == "" {
 		cfg.Name = DefaultName

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -15,10 +16,6 @@ import (
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
 )
-
-// minTokenLen is the shortest callback token NewWebhook accepts: the
-// token is the receiver's only authentication.
-const minTokenLen = 16
 
 // DefaultMaxBody is the default bound of a report's body, 1 MiB
 // (webhook.MaxBody). MSG91 documents no bound. A v2 report carries the
@@ -66,13 +63,11 @@ type Webhook struct {
 // never repeating the token, when Reporter is missing or Token is shorter
 // than 16 bytes or holds '/', spaces or control characters.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	switch {
-	case cfg.Reporter == nil:
+	if cfg.Reporter == nil {
 		return nil, errors.New("msg91: WebhookConfig.Reporter is required")
-	case len(cfg.Token) < minTokenLen:
-		return nil, errors.New("msg91: WebhookConfig.Token must be at least 16 bytes: it is the webhook's only authentication")
-	case strings.ContainsFunc(cfg.Token, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
-		return nil, errors.New("msg91: WebhookConfig.Token must not contain '/', spaces or control characters")
+	}
+	if err := webhook.CheckToken(cfg.Token); err != nil {
+		return nil, fmt.Errorf("msg91: WebhookConfig.Token %w", err)
 	}
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
@@ -102,7 +97,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !webhook.Allow(w, r, http.MethodPost) {
 		return
 	}
-	if !webhook.Equal(tokenOf(r), h.cfg.Token) {
+	if !webhook.Equal(webhook.PathToken(r), h.cfg.Token) {
 		h.count.Refuse(w, r)
 		return
 	}
@@ -123,16 +118,6 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.count.Ignore(len(entries) - len(reports))
 	h.count.Deliver(r.Context(), w, h.cfg.Reporter, reports)
-}
-
-// tokenOf is the request's token: the {token} wildcard of a ServeMux
-// pattern, else the last segment of the path (a trailing slash aside).
-func tokenOf(r *http.Request) string {
-	if t := r.PathValue("token"); t != "" {
-		return t
-	}
-	p := strings.TrimSuffix(r.URL.Path, "/")
-	return p[strings.LastIndexByte(p, '/')+1:]
 }
 
 // entry is one report as MSG91 sent it: its scalar fields, names in lower

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -65,7 +64,7 @@ type Config struct {
 	//
 	// A trailing slash makes no difference, and the endpoint's path is
 	// recognised in any letter case. It must be an http or https URL
-	// without user info or query (the key goes in APIKey, never in the
+	// without user info, query or fragment (the key goes in APIKey, never in the
 	// URL). Default DefaultBaseURL (https://www.fast2sms.com).
 	BaseURL string
 	// HTTPClient sends the requests. Default: a client with DefaultTimeout
@@ -98,7 +97,7 @@ type Provider struct {
 
 // New returns a Provider for cfg. It fails when APIKey is missing or holds
 // control characters (a pasted line break), or BaseURL is not an http(s)
-// URL without user info or query.
+// URL without user info, query or fragment.
 func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("smsgateway: Config.APIKey is required")
@@ -109,9 +108,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
-		return nil, errors.New("smsgateway: Config.BaseURL must be an http(s) URL without credentials or query")
+	if !vendorhttp.ValidBaseURL(cfg.BaseURL) {
+		return nil, errors.New("smsgateway: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
 	}
 	if cfg.Name == "" {
 		cfg.Name = DefaultName

@@ -153,8 +153,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	if !vendorhttp.ValidBaseURL(cfg.BaseURL) {
 		return nil, errors.New("twilio: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
