@@ -639,12 +639,13 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 		c.Provider = name
 		env = &c
 	}
-	timeout := n.timeout
-	if d, ok := n.providerTimeouts[name]; ok {
-		timeout = d
+	res, err = attemptDeliver(ctx, w.ch, env, n.attemptTimeout(name))
+	if err != nil {
+		// Named by the provider it came from: the record and its reports
+		// must find the provider that refused or may have the message. A
+		// bare error is an unknown outcome, as OutcomeOf reads it.
+		err = wrap("", name, CodeOutcomeUnknown, err)
 	}
-	res, err = attemptDeliver(ctx, w.ch, env, timeout)
-	err = attributed(err, name)
 	w.calls++
 	outcome := OutcomeOf(err)
 	if w.tried != nil {
@@ -662,38 +663,13 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 	return res, err, true
 }
 
-// attributed returns err naming provider as the one it came from, when it
-// names none: the record and its reports must find the provider that
-// refused or may have the message. nil stays nil.
-func attributed(err error, provider string) error {
-	if err == nil {
-		return nil
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		if e.Provider != "" {
-			return err
-		}
-		c := *e
-		if e != err {
-			c.Err = err // wrapped by the provider: keep the whole chain
-		}
-		c.Provider = provider
-		return &c
-	}
-	return &Error{Code: CodeOutcomeUnknown, Provider: provider, Err: err}
-}
-
 // retrying makes attempts through the attempt function of the provider of
 // envs (one message, or one batch), with the retry policy deliver
 // describes, and returns how many it made, the outcome and the last error.
 // While it waits to try again, the records of envs are pending (see
 // waitToRetry).
 func (n *Notifier) retrying(ctx context.Context, envs []*Envelope, try func(ctx context.Context, timeout time.Duration) error) (int, MessageState, error) {
-	timeout := n.timeout
-	if d, ok := n.providerTimeouts[envs[0].Provider]; ok {
-		timeout = d
-	}
+	timeout := n.attemptTimeout(envs[0].Provider)
 	var last error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
@@ -726,6 +702,15 @@ func (n *Notifier) retrying(ctx context.Context, envs []*Envelope, try func(ctx 
 			return attempt, StateFailed, werr
 		}
 	}
+}
+
+// attemptTimeout is the timeout of one call of provider: its own
+// (WithProviderTimeout), else WithTimeout's.
+func (n *Notifier) attemptTimeout(provider string) time.Duration {
+	if d, ok := n.providerTimeouts[provider]; ok {
+		return d
+	}
+	return n.timeout
 }
 
 // waitToRetry waits delay before another attempt at envs, which the

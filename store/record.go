@@ -163,10 +163,12 @@ type Record struct {
 	// for a phone number; empty otherwise.
 	Country string
 	State   State
-	// Provider is the provider chosen in Prepare, then the one that
-	// accepted or may have the message (after a chat failover, the
-	// second); ProviderMessageID is that provider's ID of the message,
-	// which delivery reports find it by (Ledger.ByProviderID).
+	// Provider is the provider chosen in Prepare, then the one being
+	// called (a failover to the next provider names it before the call),
+	// then the one that accepted or may have the message (after a chat
+	// failover, the second); ProviderMessageID is that provider's ID of
+	// the message, which delivery reports find it by
+	// (Ledger.ByProviderID).
 	Provider          string
 	ProviderMessageID string
 	// Gateway is the chat gateway that delivered, for chat messages.
