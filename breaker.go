@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,12 +56,16 @@ func WithBreaker(p BreakerPolicy) Option {
 	}
 }
 
-// breakers are the circuit breakers of a Notifier's providers, made as
-// providers are first called. A nil *breakers lets every call through.
+// breakers are the circuit breakers of a Notifier's providers. Only a
+// provider that failed has one (in by), until an acceptance closes it
+// again; tracked counts them, so that while every provider is healthy,
+// the common case, a send checks and counts its call without a lock. A
+// nil *breakers lets every call through.
 type breakers struct {
-	policy BreakerPolicy
-	mu     sync.Mutex
-	by     map[string]*breaker
+	policy  BreakerPolicy
+	tracked atomic.Int64
+	mu      sync.Mutex
+	by      map[string]*breaker
 }
 
 // breaker is one provider's state. Closed: failures counts the failed
@@ -74,10 +79,10 @@ type breaker struct {
 	probing  bool
 }
 
-// allow reports whether a send may call provider now; a true answer must
-// be followed by done, or by release when the call was not made.
-func (b *breakers) allow(provider string, now time.Time) bool {
-	if b == nil {
+// allow reports whether a send may call provider at now(); a true answer
+// must be followed by done, or by release when the call was not made.
+func (b *breakers) allow(provider string, now func() time.Time) bool {
+	if b == nil || b.tracked.Load() == 0 {
 		return true
 	}
 	b.mu.Lock()
@@ -86,7 +91,7 @@ func (b *breakers) allow(provider string, now time.Time) bool {
 	switch {
 	case br == nil || !br.open:
 		return true
-	case now.Before(br.until) || br.probing:
+	case br.probing || now().Before(br.until):
 		return false
 	}
 	br.probing = true // the cooldown is over: this send tries it
@@ -96,7 +101,7 @@ func (b *breakers) allow(provider string, now time.Time) bool {
 // release undoes an allow whose call was not made (the caller left
 // first): a probe's turn goes to the next send.
 func (b *breakers) release(provider string) {
-	if b == nil {
+	if b == nil || b.tracked.Load() == 0 {
 		return
 	}
 	b.mu.Lock()
@@ -106,32 +111,36 @@ func (b *breakers) release(provider string) {
 	b.mu.Unlock()
 }
 
-// done counts a call of provider that failed (failed) or not, and
-// reports a change of the breaker: changed, and whether it is open now.
-func (b *breakers) done(provider string, failed bool, now time.Time) (changed, open bool) {
-	if b == nil {
+// done counts a call of provider, at now(), that failed (failed) or
+// not, and reports a change of the breaker: changed, and whether it is
+// open now.
+func (b *breakers) done(provider string, failed bool, now func() time.Time) (changed, open bool) {
+	if b == nil || !failed && b.tracked.Load() == 0 {
 		return false, false
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	br := b.by[provider]
-	if br == nil {
-		if !failed {
-			return false, false // the common case: no state kept for a healthy provider
-		}
+	switch {
+	case br == nil && !failed:
+		return false, false // a healthy provider keeps no state
+	case br == nil:
 		br = &breaker{}
 		b.by[provider] = br
+		b.tracked.Add(1)
 	}
 	br.probing = false
 	if !failed {
-		wasOpen := br.open
-		br.failures, br.open = 0, false
-		return wasOpen, false
+		// Closed and counting nothing: the provider is healthy again, and
+		// keeps no state.
+		delete(b.by, provider)
+		b.tracked.Add(-1)
+		return br.open, false
 	}
 	br.failures++
 	if br.open || br.failures >= b.policy.Failures {
 		wasOpen := br.open
-		br.open, br.until = true, now.Add(b.policy.Cooldown)
+		br.open, br.until = true, now().Add(b.policy.Cooldown)
 		return !wasOpen, true
 	}
 	return false, false

@@ -623,7 +623,7 @@ func (w *walk) attempt(ctx context.Context) (*Result, error) {
 // says why: a certain non-acceptance).
 func (w *walk) call(ctx context.Context, name string) (res *Result, err error, called bool) {
 	n := w.n
-	if !n.breakers.allow(name, n.now()) {
+	if !n.breakers.allow(name, n.now) {
 		return nil, nil, false
 	}
 	if name != w.marked {
@@ -653,7 +653,7 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 	}
 	if ctx.Err() != nil {
 		n.breakers.release(name) // the caller left: that says nothing of the provider
-	} else if changed, open := n.breakers.done(name, outcome == StateUnknown || outcome == StateFailed && CodeOf(err).Temporary(), n.now()); changed {
+	} else if changed, open := n.breakers.done(name, outcome == StateUnknown || outcome == StateFailed && CodeOf(err).Temporary(), n.now); changed {
 		var cause error
 		if open {
 			cause = err
