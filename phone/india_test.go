@@ -162,3 +162,15 @@ func BenchmarkParseIndian(b *testing.B) {
 		})
 	}
 }
+
+func TestParseAllowed(t *testing.T) {
+	if n, err := ParseAllowed("9876543210", "", nil, nil); err != nil || n.E164 != "+919876543210" {
+		t.Errorf("an Indian number for an Indian account: %+v, %v", n, err)
+	}
+	if _, err := ParseAllowed("+91 98765 43210", "US", nil, nil); err == nil || !strings.Contains(err.Error(), "may send to US only") {
+		t.Errorf("an Indian number for a US account: %v", err)
+	}
+	if _, err := ParseAllowed("98765", "", nil, nil); err == nil || !strings.Contains(err.Error(), "10 digits") {
+		t.Errorf("a bad number: %v", err)
+	}
+}

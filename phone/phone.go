@@ -138,6 +138,21 @@ func Allowed(n Number, region string, countries []string) error {
 	return fmt.Errorf("is a number of %s, which is not among the account's countries (%s)", n.Region, clipList(countries))
 }
 
+// ParseAllowed is Parse and then Allowed: raw read in the account's
+// region (empty: DefaultRegion), refused when it is of a country outside
+// the account's allow list. It is what a channel checks a recipient
+// with.
+func ParseAllowed(raw, region string, countries []string, plan Plan) (Number, error) {
+	n, err := Parse(raw, region, plan)
+	if err != nil {
+		return Number{}, err
+	}
+	if err := Allowed(n, region, countries); err != nil {
+		return Number{}, err
+	}
+	return n, nil
+}
+
 // clipList lists up to five codes for an error message.
 func clipList(codes []string) string {
 	const show = 5

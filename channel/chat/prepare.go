@@ -276,10 +276,7 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 // the type is not checked. A problem is added to fe and the zero Number
 // returned.
 func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to string) phone.Number {
-	n, err := phone.Parse(to, acct.Region, c.numbers)
-	if err == nil {
-		err = phone.Allowed(n, acct.Region, acct.Countries)
-	}
+	n, err := phone.ParseAllowed(to, acct.Region, acct.Countries, c.numbers)
 	if err != nil {
 		fe.Add("to", err.Error())
 		return phone.Number{}

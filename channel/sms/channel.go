@@ -257,10 +257,7 @@ const dltRegion = "IN"
 // the account may send to, able to take an SMS. A problem is added to fe
 // and the zero Number returned.
 func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to string) phone.Number {
-	n, err := phone.Parse(to, acct.Region, c.numbers)
-	if err == nil {
-		err = phone.Allowed(n, acct.Region, acct.Countries)
-	}
+	n, err := phone.ParseAllowed(to, acct.Region, acct.Countries, c.numbers)
 	if err == nil && !n.Type.TakesSMS() && !(n.Type == phone.FixedLine && slices.Contains(c.fixedLines, n.Region)) {
 		err = fmt.Errorf("is a %s number, which cannot take an SMS", n.Type)
 	}
