@@ -138,6 +138,21 @@ func Allowed(n Number, region string, countries []string) error {
 	return fmt.Errorf("is a number of %s, which is not among the account's countries (%s)", n.Region, clipList(countries))
 }
 
+// IsE164 reports whether s has the shape of an E.164 number: a plus, a
+// digit 1-9 and 6 to 14 more digits, nothing else. It says nothing of
+// whether the number exists (Parse does, with a plan).
+func IsE164(s string) bool {
+	if len(s) < 8 || len(s) > 16 || s[0] != '+' || s[1] < '1' || s[1] > '9' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseAllowed is Parse and then Allowed: raw read in the account's
 // region (empty: DefaultRegion), refused when it is of a country outside
 // the account's allow list. It is what a channel checks a recipient

@@ -17,6 +17,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/phone"
 )
 
 // Defaults of Config.
@@ -433,44 +434,18 @@ func (p *Provider) post(ctx context.Context, pr *prepared) (string, error) {
 }
 
 // mobile returns a number as MSG91 takes it: its digits with the country
-// code and no plus, 919876543210. It reads E.164 (+919876543210) and the
-// Indian forms of a mobile number: 10 digits starting 6-9, with 91 or 0
-// before them; spaces, dashes, dots and brackets are dropped.
+// code and no plus, 919876543210. An Indian number is read in any of the
+// forms phone.Parse reads (the channel gives E.164); another country's
+// must be in E.164 form already, as the SMS channel gives it.
 func mobile(to string) (string, error) {
-	s := strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '-', '.', '(', ')':
-			return -1
-		}
-		return r
-	}, to)
-	plus := strings.HasPrefix(s, "+")
-	if plus {
-		s = s[1:]
+	n, err := phone.Parse(to, phone.DefaultRegion, nil)
+	if err == nil {
+		return n.E164[1:], nil
 	}
-	if s == "" || strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return "", errors.New("must be a phone number in E.164 form (+919876543210) or a 10-digit Indian mobile number")
+	if phone.IsE164(to) && !strings.HasPrefix(to, "+91") {
+		return to[1:], nil
 	}
-	indian := func(n string) bool { return len(n) == 10 && n[0] >= '6' && n[0] <= '9' }
-	switch {
-	case plus && strings.HasPrefix(s, "91"):
-		if !indian(s[2:]) {
-			return "", errors.New("an Indian (+91) number must be a mobile number: 10 digits starting 6-9")
-		}
-		return s, nil
-	case plus:
-		if len(s) < 8 || len(s) > 15 || s[0] == '0' {
-			return "", errors.New("must be a phone number in E.164 form: a plus, the country code and 8 to 15 digits in all")
-		}
-		return s, nil
-	case indian(s):
-		return "91" + s, nil
-	case len(s) == 12 && strings.HasPrefix(s, "91") && indian(s[2:]):
-		return s, nil
-	case len(s) == 11 && s[0] == '0' && indian(s[1:]):
-		return "91" + s[1:], nil
-	}
-	return "", errors.New("must be a phone number in E.164 form (+919876543210) or a 10-digit Indian mobile number")
+	return "", err
 }
 
 // Interface guards

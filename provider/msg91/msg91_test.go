@@ -80,7 +80,7 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 	before := v.Requests()
-	for _, to := range []string{"", "12345", "+91 12345 67890", "+9198765", "98765432101", "+0123456789", "+1234567", "abc", "+91987654321x"} {
+	for _, to := range []string{"", "12345", "+91 12345 67890", "+9198765", "98765432101", "+0123456789", "+123456", "abc", "+91987654321x"} {
 		env := dltEnvelope(0)
 		env.To = to
 		_, err := p.Send(t.Context(), env)

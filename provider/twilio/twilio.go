@@ -17,6 +17,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/phone"
 )
 
 // Defaults and limits of Config and Send.
@@ -227,7 +228,7 @@ func (p *Provider) form(env *notify.Envelope) (url.Values, string, error) {
 		return nil, "", notify.InvalidField("message", "twilio sends SMS envelopes only")
 	}
 	var fe notify.FieldErrors
-	if !E164(env.To) {
+	if !phone.IsE164(env.To) {
 		fe.Add("to", "must be an E.164 number: +, then 7 to 15 digits")
 	}
 	switch n := utf8.RuneCountInString(m.Text); {
@@ -317,18 +318,12 @@ func (p *Provider) post(ctx context.Context, body string) (*answer, error) {
 	return &answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
 }
 
-// E164 reports whether s is a phone number in E.164: '+', a digit 1-9 and
-// 6 to 14 more digits, nothing else.
-func E164(s string) bool {
-	return len(s) >= 8 && len(s) <= 16 && s[0] == '+' && s[1] != '0' && digits(s[1:])
-}
-
 // ValidSender reports whether s is a From Twilio takes for SMS: an E.164
 // number, a short code (3 to 8 digits) or an alphanumeric sender ID (1 to
 // 11 of A-Z, a-z, 0-9, space, '+', '-', '_' and '&', with at least one
 // letter). Whether the account may send from it is Twilio's to say.
 func ValidSender(s string) bool {
-	if E164(s) || (len(s) >= 3 && len(s) <= 8 && digits(s)) {
+	if phone.IsE164(s) || (len(s) >= 3 && len(s) <= 8 && digits(s)) {
 		return true
 	}
 	if s == "" || len(s) > 11 || strings.TrimSpace(s) != s {
