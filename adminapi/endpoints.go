@@ -348,7 +348,7 @@ const maxCountries = 250
 // each an ISO 3166-1 alpha-2 code in capitals (the list may hold "*",
 // every country), none twice.
 func checkPlaces(region string, countries []string, fe *notify.FieldErrors) {
-	if region != "" && !countryCode(region) {
+	if region != "" && !phone.IsRegion(region) {
 		fe.Add("region", "must be an ISO 3166-1 alpha-2 code in capitals, such as IN or US")
 	}
 	if len(countries) > maxCountries {
@@ -358,18 +358,12 @@ func checkPlaces(region string, countries []string, fe *notify.FieldErrors) {
 	for i, c := range countries {
 		field := fmt.Sprintf("countries[%d]", i)
 		switch {
-		case c != phone.AnyCountry && !countryCode(c):
+		case c != phone.AnyCountry && !phone.IsRegion(c):
 			fe.Add(field, `must be an ISO 3166-1 alpha-2 code in capitals, such as US, or "*" for every country`)
 		case slices.Contains(countries[:i], c):
 			fe.Add(field, "is given twice")
 		}
 	}
-}
-
-// countryCode reports whether s has the shape of an ISO 3166-1 alpha-2
-// code: two capital letters.
-func countryCode(s string) bool {
-	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
 }
 
 type rotateOut struct {

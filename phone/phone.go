@@ -138,6 +138,13 @@ func Allowed(n Number, region string, countries []string) error {
 	return fmt.Errorf("is a number of %s, which is not among the account's countries (%s)", n.Region, clipList(countries))
 }
 
+// IsRegion reports whether s has the shape of an ISO 3166-1 alpha-2
+// code, as Number.Region, accounts' regions and allow lists spell
+// countries: two capital letters.
+func IsRegion(s string) bool {
+	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
+}
+
 // IsE164 reports whether s has the shape of an E.164 number: a plus, a
 // digit 1-9 and 6 to 14 more digits, nothing else. It says nothing of
 // whether the number exists (Parse does, with a plan).

@@ -109,8 +109,8 @@ type Channel struct {
 
 // New returns a Channel that sends through cfg's providers. It fails
 // when there is none, a rule's provider is missing, two providers share a
-// name, a prefix is not the start of an E.164 number, or MaxSegments is
-// negative.
+// name, a rule's country is not an ISO 3166-1 alpha-2 code in capitals or
+// its prefix the start of an E.164 number, or MaxSegments is negative.
 func New(cfg Config) (*Channel, error) {
 	rt, err := newRouter(cfg)
 	if err != nil {

@@ -384,10 +384,12 @@ func TestRoutingRules(t *testing.T) {
 
 func TestRouterConfig(t *testing.T) {
 	for name, cfg := range map[string]sms.Config{
-		"no provider":        {},
-		"a nil rule":         {Providers: []sms.ProviderRule{{}}},
-		"a shared name":      {Providers: []sms.ProviderRule{{Provider: memproviderNamed("x")}, {Provider: memproviderNamed("x")}}},
-		"a prefix without +": {Providers: []sms.ProviderRule{{Provider: memproviderNamed("x"), Prefixes: []string{"9198"}}}},
+		"no provider":             {},
+		"a nil rule":              {Providers: []sms.ProviderRule{{}}},
+		"a shared name":           {Providers: []sms.ProviderRule{{Provider: memproviderNamed("x")}, {Provider: memproviderNamed("x")}}},
+		"a prefix without +":      {Providers: []sms.ProviderRule{{Provider: memproviderNamed("x"), Prefixes: []string{"9198"}}}},
+		"a prefix with a space":   {Providers: []sms.ProviderRule{{Provider: memproviderNamed("x"), Prefixes: []string{"+91 98"}}}},
+		"a country in lower case": {Providers: []sms.ProviderRule{{Provider: memproviderNamed("x"), Countries: []string{"in"}}}},
 	} {
 		if _, err := sms.New(cfg); err == nil {
 			t.Errorf("%s: New succeeded", name)

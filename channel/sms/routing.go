@@ -69,8 +69,13 @@ func newRouter(cfg Config) (router, error) {
 			return router{}, fmt.Errorf("sms: two providers are named %q: records and reports tell providers apart by name", name)
 		}
 		r.byName[name] = rule.Provider
+		for _, c := range rule.Countries {
+			if !phone.IsRegion(c) {
+				return router{}, fmt.Errorf("sms: Config.Providers[%d].Countries: %q must be an ISO 3166-1 alpha-2 code in capitals, such as IN", i, c)
+			}
+		}
 		for _, p := range rule.Prefixes {
-			if len(p) < 2 || p[0] != '+' {
+			if len(p) < 2 || p[0] != '+' || p[1] == '0' || strings.IndexFunc(p[1:], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
 				return router{}, fmt.Errorf("sms: Config.Providers[%d].Prefixes: %q must be the start of an E.164 number, such as +9198", i, p)
 			}
 		}

@@ -301,7 +301,7 @@ func parseSMSRule(s string) (smsRule, error) {
 		switch key {
 		case "country":
 			for _, v := range values {
-				if !countryCode(v) {
+				if !phone.IsRegion(v) {
 					return named, fmt.Errorf("country: %q is not an ISO 3166-1 alpha-2 code in capitals, such as IN or US (leave country out to match every country)", v)
 				}
 			}
@@ -334,12 +334,6 @@ func parseSMSRule(s string) (smsRule, error) {
 		}
 	}
 	return r, nil
-}
-
-// countryCode reports whether s is shaped as an ISO 3166-1 alpha-2 code:
-// two capital letters.
-func countryCode(s string) bool {
-	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
 }
 
 // e164Prefix reports whether s is a + and 1 to 14 digits, the first not 0.
@@ -390,7 +384,7 @@ func parseSMSPrices(s string) (map[string]int64, error) {
 		if !ok {
 			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %q: want COUNTRY=PAISE, such as US=70 (₹0.70 a segment), separated by commas", item)
 		}
-		if !countryCode(cc) {
+		if !phone.IsRegion(cc) {
 			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %q is not an ISO 3166-1 alpha-2 code in capitals, such as US", cc)
 		}
 		if _, dup := out[cc]; dup {
@@ -421,7 +415,7 @@ func parseCountries(s string) ([]string, error) {
 		switch {
 		case cc == phone.AnyCountry:
 			return nil, fmt.Errorf("NOTIFY_COUNTRIES: * (every country) stands alone, not in a list")
-		case !countryCode(cc):
+		case !phone.IsRegion(cc):
 			return nil, fmt.Errorf("NOTIFY_COUNTRIES: %q is not an ISO 3166-1 alpha-2 code in capitals: want a list such as IN,US, or *", cc)
 		case slices.Contains(out, cc):
 			return nil, fmt.Errorf("NOTIFY_COUNTRIES: %s is given twice", cc)
