@@ -96,7 +96,7 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 		switch {
 		case status == http.StatusTooManyRequests:
 			e := notify.Errorf(notify.CodeRateLimited, "cloudchat: HTTP 429 without an error object")
-			e.RetryAfter = retryAfter(header)
+			e.RetryAfter = vendorhttp.RetryAfter(header)
 			return e
 		case status >= 500:
 			return vendorhttp.Unknownf("cloudchat", "HTTP %d without the vendor's error object", status)
@@ -107,7 +107,7 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 	code, hint := codeOf(status, a.Code)
 	e := &notify.Error{Code: code, Err: newError(status, a, otp, hint)}
 	if code == notify.CodeRateLimited {
-		e.RetryAfter = retryAfter(header)
+		e.RetryAfter = vendorhttp.RetryAfter(header)
 		if a.Code == 131056 && e.RetryAfter < pairRateWait {
 			e.RetryAfter = pairRateWait
 		}
@@ -173,15 +173,4 @@ func codeOf(status, code int) (notify.Code, string) {
 		return notify.CodeUnavailable, ""
 	}
 	return notify.CodeRejected, ""
-}
-
-// retryAfter reads a Retry-After header in seconds.
-func retryAfter(h http.Header) time.Duration {
-	if h == nil {
-		return 0
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && n > 0 && n < 86400 {
-		return time.Duration(n) * time.Second
-	}
-	return 0
 }

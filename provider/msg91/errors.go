@@ -79,7 +79,7 @@ const maxRequestID = 128
 func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) (string, error) {
 	var out answer
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", httpError(status, header, "is not MSG91's JSON")
+		return "", vendorhttp.Foreign("msg91", status, header, "is not MSG91's JSON")
 	}
 	switch {
 	case strings.EqualFold(out.Type, "success"):
@@ -95,7 +95,7 @@ func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) 
 	case strings.EqualFold(out.Type, "error"):
 		return "", vendorError(status, header, codeOf(out.Code), textOf(out.Message), secrets)
 	}
-	return "", httpError(status, header, `has no "type" of success or error`)
+	return "", vendorhttp.Foreign("msg91", status, header, `has no "type" of success or error`)
 }
 
 // codeOf reads MSG91's code, a JSON string or number; "" for anything else.
@@ -122,30 +122,6 @@ func textOf(raw json.RawMessage) string {
 		return t
 	}
 	return ""
-}
-
-// httpError classifies an answer that is not MSG91's: a proxy's error
-// page, an empty body, JSON of another shape.
-func httpError(status int, header http.Header, what string) error {
-	switch {
-	case status == http.StatusTooManyRequests:
-		e := notify.Errorf(notify.CodeRateLimited, "msg91: HTTP 429 too many requests")
-		e.RetryAfter = retryAfter(header)
-		return e
-	case status >= 500, status >= 200 && status < 300:
-		// A proxy's 502 or 504 says nothing of what MSG91 did behind it,
-		// nor does a success that cannot be read.
-		return vendorhttp.Unknownf("msg91", "HTTP %d, and the answer %s", status, what)
-	}
-	return notify.Errorf(notify.CodeRejected, "msg91: HTTP %d, and the answer %s", status, what)
-}
-
-// retryAfter reads a Retry-After header in seconds; 0 when there is none.
-func retryAfter(header http.Header) time.Duration {
-	if s, err := strconv.Atoi(strings.TrimSpace(header.Get("Retry-After"))); err == nil && s > 0 && s < 86400 {
-		return time.Duration(s) * time.Second
-	}
-	return 0
 }
 
 // duplicateWait is how long MSG91 discards a repeated request (code 311:
@@ -251,7 +227,7 @@ func vendorError(status int, header http.Header, code, msg string, secrets []str
 	}
 	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: clean(redact(msg, secrets), 200), hint: c.hint}}
 	if c.code == notify.CodeRateLimited {
-		e.RetryAfter = retryAfter(header)
+		e.RetryAfter = vendorhttp.RetryAfter(header)
 		if code == "311" && e.RetryAfter < duplicateWait {
 			e.RetryAfter = duplicateWait
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -397,7 +396,7 @@ func (p *Provider) call(ctx context.Context, path string, data []byte, out *resp
 // the outcome unknown.
 func decodeAnswer(status int, header http.Header, raw []byte, out *response) error {
 	if err := json.Unmarshal(raw, out); err != nil {
-		return httpError(status, header, "is not the vendor's JSON")
+		return vendorhttp.Foreign("smsgateway", status, header, "is not the vendor's JSON")
 	}
 	switch {
 	case out.Return != nil && *out.Return:
@@ -405,33 +404,7 @@ func decodeAnswer(status int, header http.Header, raw []byte, out *response) err
 	case out.Return != nil || out.StatusCode != 0:
 		return vendorError(status, header, out.StatusCode, out.message())
 	}
-	return httpError(status, header, "has no \"return\"")
-}
-
-// httpError classifies an answer that is not the vendor's: a proxy's error
-// page, an empty body, JSON of another shape.
-func httpError(status int, header http.Header, what string) error {
-	switch {
-	case status == http.StatusTooManyRequests:
-		e := notify.Errorf(notify.CodeRateLimited, "smsgateway: HTTP 429 too many requests")
-		e.RetryAfter = retryAfter(header)
-		return e
-	case status >= 500:
-		// A proxy's 502 or 504 says nothing of what the vendor did
-		// behind it, nor does the vendor's own 5xx without its body.
-		return vendorhttp.Unknownf("smsgateway", "HTTP %d, and the answer %s", status, what)
-	case status >= 200 && status < 300:
-		return vendorhttp.Unknownf("smsgateway", "HTTP %d, and the answer %s", status, what)
-	}
-	return notify.Errorf(notify.CodeRejected, "smsgateway: HTTP %d, and the answer %s", status, what)
-}
-
-// retryAfter reads a Retry-After header in seconds; 0 when there is none.
-func retryAfter(header http.Header) time.Duration {
-	if s, err := strconv.Atoi(header.Get("Retry-After")); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	return 0
+	return vendorhttp.Foreign("smsgateway", status, header, "has no \"return\"")
 }
 
 // vendorError classifies the vendor's own error answer. The vendor formed
@@ -469,7 +442,7 @@ func vendorError(httpStatus int, header http.Header, code int, msg string) error
 			}
 		case httpStatus == http.StatusTooManyRequests:
 			e.Code = notify.CodeRateLimited
-			e.RetryAfter = retryAfter(header)
+			e.RetryAfter = vendorhttp.RetryAfter(header)
 		}
 	}
 	return e

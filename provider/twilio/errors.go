@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/notifykit/notify"
@@ -89,7 +88,7 @@ func ValidMessageSID(s string) bool { return validSID(s, "SM") || validSID(s, "M
 func decodeAnswer(status int, header http.Header, raw []byte, otp string) (string, error) {
 	var a apiAnswer
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return "", httpError(status, header, "is not Twilio's JSON")
+		return "", vendorhttp.Foreign("twilio", status, header, "is not Twilio's JSON")
 	}
 	if a.vendorError() {
 		return "", classify(status, header, &a, otp)
@@ -98,26 +97,9 @@ func decodeAnswer(status int, header http.Header, raw []byte, otp string) (strin
 		if ValidMessageSID(a.SID) {
 			return a.SID, nil
 		}
-		return "", httpError(status, header, "has no message sid")
+		return "", vendorhttp.Foreign("twilio", status, header, "has no message sid")
 	}
-	return "", httpError(status, header, "is not Twilio's error object")
-}
-
-// httpError classifies an answer that is not Twilio's: a proxy's error
-// page, an empty or cut body, JSON of another shape.
-func httpError(status int, header http.Header, what string) error {
-	switch {
-	case status == http.StatusTooManyRequests:
-		// Twilio documents that a request answered 429 was not processed.
-		e := notify.Errorf(notify.CodeRateLimited, "twilio: HTTP 429 too many requests")
-		e.RetryAfter = retryAfter(header)
-		return e
-	case status >= 500, status >= 200 && status < 300:
-		// A proxy's 502 or 504 says nothing of what Twilio did behind it,
-		// nor does a success without a message SID.
-		return vendorhttp.Unknownf("twilio", "HTTP %d, and the answer %s", status, what)
-	}
-	return notify.Errorf(notify.CodeRejected, "twilio: HTTP %d, and the answer %s", status, what)
+	return "", vendorhttp.Foreign("twilio", status, header, "is not Twilio's error object")
 }
 
 // classify turns Twilio's error object into a *notify.Error wrapping an
@@ -128,7 +110,7 @@ func classify(status int, header http.Header, a *apiAnswer, otp string) *notify.
 	e := &notify.Error{Code: code, Err: &Error{Code: a.Code, Message: clean(a.Message, otp),
 		MoreInfo: clean(a.MoreInfo, otp), Status: status, hint: hint}}
 	if code == notify.CodeRateLimited {
-		e.RetryAfter = retryAfter(header)
+		e.RetryAfter = vendorhttp.RetryAfter(header)
 	}
 	return e
 }
@@ -184,15 +166,6 @@ func codeOf(status, code int) (notify.Code, string) {
 		return notify.CodeUnavailable, ""
 	}
 	return notify.CodeRejected, ""
-}
-
-// retryAfter reads a Retry-After header in seconds, up to a day; 0 when
-// there is none.
-func retryAfter(h http.Header) time.Duration {
-	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && n > 0 && n <= 86400 {
-		return time.Duration(n) * time.Second
-	}
-	return 0
 }
 
 // clean makes Twilio's text safe to put in an error: the OTP replaced,

@@ -1,0 +1,54 @@
+package vendorhttp_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/vendorhttp"
+)
+
+func TestForeign(t *testing.T) {
+	h := http.Header{"Retry-After": {" 30 "}}
+	cases := []struct {
+		status  int
+		code    notify.Code
+		outcome notify.MessageState
+	}{
+		{429, notify.CodeRateLimited, notify.StateFailed},
+		{502, notify.CodeOutcomeUnknown, notify.StateUnknown},
+		{200, notify.CodeOutcomeUnknown, notify.StateUnknown},
+		{201, notify.CodeOutcomeUnknown, notify.StateUnknown},
+		{404, notify.CodeRejected, notify.StateFailed},
+		{302, notify.CodeRejected, notify.StateFailed},
+	}
+	for _, c := range cases {
+		err := vendorhttp.Foreign("acme", c.status, h, "is not JSON")
+		if notify.CodeOf(err) != c.code || notify.OutcomeOf(err) != c.outcome {
+			t.Errorf("HTTP %d: %v (%s), want %s", c.status, err, notify.OutcomeOf(err), c.code)
+		}
+	}
+	var e *notify.Error
+	if err := vendorhttp.Foreign("acme", 429, h, ""); !asError(err, &e) || e.RetryAfter != 30*time.Second {
+		t.Errorf("429: %+v", err)
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 0, "5": 5 * time.Second, " 7 ": 7 * time.Second, "0": 0, "-3": 0,
+		"86400": 24 * time.Hour, "86401": 0, "Wed, 21 Oct 2015 07:28:00 GMT": 0} {
+		if got := vendorhttp.RetryAfter(http.Header{"Retry-After": {v}}); got != want {
+			t.Errorf("Retry-After %q = %v, want %v", v, got, want)
+		}
+	}
+	if vendorhttp.RetryAfter(nil) != 0 {
+		t.Error("a nil header")
+	}
+}
+
+func asError(err error, target **notify.Error) bool {
+	e, ok := err.(*notify.Error)
+	*target = e
+	return ok
+}
