@@ -277,9 +277,25 @@ func (q *request) enable()  { q.setDisabled(false) }
 // setDisabled: POST /accounts/{id}/disable and /enable. Repeating one is
 // harmless.
 func (q *request) setDisabled(disabled bool) {
-	id := q.r.PathValue("id")
-	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+	action := "account.enable"
+	if disabled {
+		action = "account.disable"
+	}
+	q.updateAccount(action, func(a *notify.Account) []any {
 		a.Disabled = disabled
+		return nil
+	})
+}
+
+// updateAccount changes the account of the path's {id} with change,
+// which returns the attributes of the change's log line, logs it as
+// action and answers the account: 404 when there is none, the store's
+// failure as fail answers it.
+func (q *request) updateAccount(action string, change func(*notify.Account) []any) {
+	id := q.r.PathValue("id")
+	var attrs []any
+	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+		attrs = change(a)
 		return nil
 	})
 	if notify.CodeOf(err) == notify.CodeNotFound {
@@ -290,11 +306,7 @@ func (q *request) setDisabled(disabled bool) {
 		q.fail(err, "")
 		return
 	}
-	action := "account.enable"
-	if disabled {
-		action = "account.disable"
-	}
-	q.changed(action, id)
+	q.changed(action, id, attrs...)
 	q.writeAccount(http.StatusOK, a)
 }
 
@@ -319,25 +331,14 @@ func (q *request) putCountries() {
 		q.fail(err, "")
 		return
 	}
-	id := q.r.PathValue("id")
-	a, err := q.h.store.UpdateAccount(q.ctx(), id, func(a *notify.Account) error {
+	q.updateAccount("account.countries", func(a *notify.Account) []any {
 		if in.Region != "" {
 			a.Region = in.Region
 		}
 		a.Countries = in.Countries
-		return nil
+		region, countries := places(a)
+		return []any{"region", region, "countries", countries}
 	})
-	if notify.CodeOf(err) == notify.CodeNotFound {
-		q.noAccount(id)
-		return
-	}
-	if err != nil {
-		q.fail(err, "")
-		return
-	}
-	region, countries := places(a)
-	q.changed("account.countries", id, "region", region, "countries", countries)
-	q.writeAccount(http.StatusOK, a)
 }
 
 // maxCountries bounds an account's allow list: there are 249 ISO 3166-1
