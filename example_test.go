@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/notifykit/notify"
@@ -266,4 +267,24 @@ func ExampleNotifier_Send_bulk() {
 	// +919876543210 sent 0.25 INR
 	// +919876543211 sent 0.25 INR
 	// total 0.50 INR balance 99.50 INR
+}
+
+// Quote prices a request as Send would, without charging or sending: a
+// 200-character text is two SMS segments.
+func ExampleNotifier_Quote() {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("sms")})
+	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
+
+	ctx := context.Background()
+	price, err := n.Quote(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: strings.Repeat("a", 200)})
+	if err != nil {
+		panic(err)
+	}
+	b, _ := n.Balance(ctx, "acme")
+	fmt.Println("price", price, "balance", b.Available)
+	// Output: price 0.50 INR balance 100.00 INR
 }
