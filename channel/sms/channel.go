@@ -205,8 +205,12 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if err != nil {
 		return nil, err
 	}
-
 	if textOK {
+		code := msg.OTP
+		if route != RouteOTP {
+			code = strings.TrimSpace(r.Variables["OTP"])
+		}
+		text = autofill(&fe, r, code, text)
 		textOK = checkText(&fe, text)
 	}
 	if route == RouteDLT {

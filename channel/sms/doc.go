@@ -22,6 +22,16 @@
 //     (DLTTemplate.MessageID) sets the Message's DLTMessageID, so
 //     that a provider may send the ID and the values instead of the text.
 //
+// # Autofill
+//
+// A message that carries a code (the otp route, or a template's OTP
+// variable) may end with the lines that let the phone fill the code in:
+// Request.AppHash adds an Android app's SMS Retriever hash, and
+// Request.WebOTPHost the WebOTP line "@host #code" (always last), which
+// a browser reads for the site at host. They are part of the text: they
+// count towards its segments, and on the dlt route the registered
+// template must contain them too.
+//
 // # Common rules
 //
 // The recipient is a mobile number, in international form or in the

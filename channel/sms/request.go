@@ -72,6 +72,16 @@ type Request struct {
 	// Domain is the calling application's domain, recorded with the
 	// message: at most 253 characters of text.
 	Domain string `json:"domain" validate:"omitempty,domain"`
+	// WebOTPHost, when set, ends the text with the WebOTP line
+	// "@host #code", which lets a browser on the phone fill the code in
+	// on the site at host (no scheme, no port: "example.com"). AppHash,
+	// when set, adds the 11-character hash of an Android app, which
+	// lets that app read the code through the SMS Retriever API. Both
+	// need a code: the otp route's, or a template's OTP variable. The
+	// lines are part of the text: they add to its segments and, on the
+	// dlt route, must match the registered template like the rest.
+	WebOTPHost string `json:"webotp_host" validate:"omitempty,hostname_rfc1123,max=253"`
+	AppHash    string `json:"app_hash"`
 	// IdempotencyKey, when set, makes a repeat within the retention window
 	// return the first receipt without sending or charging again (see
 	// notify.Request.Key).
@@ -90,7 +100,7 @@ func (r *Request) Key() string { return r.IdempotencyKey }
 // Fingerprint implements notify.Request.
 func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "sms", fingerprint.Mobile(r.To), r.Message, r.SenderID, string(r.Route), r.DLTTemplateID, r.DLTEntityID,
-		r.Brand, r.TemplateSlug, r.Domain)
+		r.Brand, r.TemplateSlug, r.Domain, r.WebOTPHost, r.AppHash)
 	fingerprint.Vars(h, r.Variables)
 }
 
