@@ -30,8 +30,14 @@ type Request struct {
 	// BrandName is the brand or app name shown in both messages.
 	BrandName string `json:"brand_name"`
 	// Action is what the code is for (see chat.Request.Action).
-	Action         string `json:"action"`
-	Domain         string `json:"domain"`
+	Action string `json:"action"`
+	Domain string `json:"domain"`
+	// WebOTPHost and AppHash end the SMS with the lines that let a phone
+	// fill the code in (see sms.Request.WebOTPHost); Language is the
+	// chat template's language (see chat.Request.Language).
+	WebOTPHost     string `json:"webotp_host"`
+	AppHash        string `json:"app_hash"`
+	Language       string `json:"language"`
 	IdempotencyKey string `json:"-"`
 }
 
@@ -46,16 +52,18 @@ func (r *Request) Key() string { return r.IdempotencyKey }
 
 // Fingerprint implements notify.Request.
 func (r *Request) Fingerprint(h hash.Hash) {
-	fingerprint.Fields(h, "otp", fingerprint.Mobile(r.To), r.OTP, r.BrandName, r.Action, r.Domain)
+	fingerprint.Fields(h, "otp", fingerprint.Mobile(r.To), r.OTP, r.BrandName, r.Action, r.Domain,
+		r.WebOTPHost, r.AppHash, r.Language)
 }
 
 // Parts implements notify.Composite: the SMS part, then the chat part.
 func (r *Request) Parts() []notify.Request {
 	return []notify.Request{
 		&sms.Request{Account: r.Account, To: r.To, Message: r.OTP, Route: sms.RouteOTP,
-			Brand: r.BrandName, Domain: r.Domain, IdempotencyKey: r.IdempotencyKey},
+			Brand: r.BrandName, Domain: r.Domain, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
+			IdempotencyKey: r.IdempotencyKey},
 		&chat.Request{Account: r.Account, To: r.To, OTP: r.OTP, Action: r.Action,
-			Brand: r.BrandName, Domain: r.Domain, IdempotencyKey: r.IdempotencyKey},
+			Brand: r.BrandName, Domain: r.Domain, Language: r.Language, IdempotencyKey: r.IdempotencyKey},
 	}
 }
 
