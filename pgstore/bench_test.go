@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -227,4 +228,57 @@ func bareCharge(ctx context.Context, pool *pgxpool.Pool, account, ref string) er
 		_, err := tx.Exec(ctx, `INSERT INTO notify_ledger (account, ref, amount, balance_after) VALUES ($1, $2, -1, 0)`, account, ref)
 		return err
 	})
+}
+
+// BenchmarkTakeCheck measures the store's side of checking a code, from
+// 16 goroutines, each on verifications of its own: one TakeCheck (the
+// conditional UPDATE that counts the check) and one FinishVerification
+// (the conditional UPDATE that approves it), as verify.Service.Check
+// makes for a right code. The verifications are created before the
+// timer starts. It reports flows/s and the latency of one flow (both
+// calls) at the 50th and 99th percentiles, in milliseconds.
+func BenchmarkTakeCheck(b *testing.B) {
+	schema := pgstoretest.Schema(b)
+	pool := pgstoretest.Pool(b, schema, benchWorkers)
+	s, err := pgstore.New(pool)
+	must(b, err)
+	ctx := context.Background()
+	must(b, s.Migrate(ctx))
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	run := pgstoretest.RandomName("r")
+	_, err = pool.Exec(ctx, `INSERT INTO notify_verifications (id, account, recipient, purpose, channels,
+		code_hash, length, status, checks, max_checks, sends, max_sends, prefix, country,
+		created_at, expires_at, last_sent_at, updated_at)
+		SELECT $1 || '-' || i, 'acme', '+9198765' || lpad(i::text, 5, '0'), 'login', '{sms}',
+			sha256(i::text::bytea), 6, 'pending', 0, 5, 1, 3, '+9198765', 'IN', $2, $3, $2, $2
+		FROM generate_series(0, $4 - 1) i`, run, now, now.Add(10*time.Minute), b.N)
+	must(b, err)
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE notify_verifications`)
+	must(b, err)
+	lat := make([]time.Duration, b.N)
+	b.ResetTimer()
+	d := runWorkers(b, 0, b.N, func(g, i int) error {
+		id := fmt.Sprintf("%s-%d", run, i)
+		start := time.Now()
+		v, ok, err := s.TakeCheck(ctx, "acme", id, now)
+		if err != nil {
+			return err
+		}
+		if !ok || v.Checks != 1 {
+			return fmt.Errorf("TakeCheck(%s) = %v, checks %d", id, ok, v.Checks)
+		}
+		if _, ok, err := s.FinishVerification(ctx, "acme", id, store.VerificationApproved, now); err != nil || !ok {
+			return fmt.Errorf("FinishVerification(%s) = %v, %v", id, ok, err)
+		}
+		lat[i] = time.Since(start)
+		return nil
+	})
+	b.StopTimer()
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(int(p*float64(len(lat))), len(lat)-1)]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(float64(b.N)/d.Seconds(), "flows/s")
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
 }

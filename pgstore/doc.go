@@ -9,9 +9,11 @@
 //
 // pgstore implements the store contract (package store, which it imports
 // instead of notify): one *Store is the store.Ledger, and also the
-// store.Accounts, the store.Keys and the store.Templates, and makes
-// store.Limiter values (Store.RateLimit, Store.WindowLimit); it is the
-// store.Admin of the admin API too:
+// store.Accounts, the store.Keys, the store.Templates and the
+// store.Verifications (package verify's), and makes store.Limiter values
+// (Store.RateLimit, Store.WindowLimit) and the store.Counters of verify's
+// fraud guard (Store.Counters); it is the store.Admin of the admin API
+// too:
 //
 //	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
 //	if err != nil { ... }
@@ -129,6 +131,40 @@
 // nanoseconds the callers pass in (the Notifier's clock), never the
 // database's, so instances should keep their clocks in sync.
 //
+// # Verifications
+//
+// As the store.Verifications, the Store keeps each verification (package
+// verify) as a row, without its code: only the HMAC of it, as its bytes
+// (migration 0016). Each counting call is one conditional UPDATE:
+// TakeCheck counts a check only WHERE the verification is pending, not
+// expired at the caller's now and has checks left; TakeSend a send only
+// WHERE it also has sends left and its last send is a cooldown old;
+// FinishVerification moves it only WHERE it is pending. Concurrent calls
+// on one verification, from any number of instances, queue for its row
+// lock and each re-checks the WHERE on the row the one before left, so no
+// more checks are evaluated and no more sends made than it allows. A call
+// that counted nothing reads the row again to answer it as it is. A
+// check or a send changes no indexed column, so the row is updated in
+// place. PendingVerification reads an index of the pending verifications
+// by account, recipient and purpose. ExpireVerifications marks the
+// pending ones past their expiry, a batch at a time, skipping rows
+// another call holds, and in the same statement deletes a batch of those
+// that ended a week before. Times are the caller's, at the microsecond.
+//
+// # Counters
+//
+// Store.Counters makes the store.Counters of verify's fraud guard:
+// windowed sums per key, one row per key and bucket of the window
+// (store.CounterBucket), the key kept as its SHA-256. An Add with a limit
+// is one round trip: a batch that takes a transaction-scoped advisory
+// lock of the key and then, in a statement of its own (whose snapshot
+// sees every Add before it), sums the window, upserts the amount into
+// the bucket of now when the limit allows, and answers; limited Adds of
+// one key are so serialised across instances, and never exceed the limit
+// together. An Add without a limit is the upsert alone. Sums is one query
+// for any number of keys. An Add deletes a few of its key's buckets that
+// left the window; Cleanup deletes those of idle keys.
+//
 // # Expiry
 //
 // The idempotency table keeps each key as its SHA-256, and the receipt
@@ -141,9 +177,11 @@
 // the time of their last move; open records are never deleted), and so do
 // request records (by the time they were opened). Reads ignore expired
 // idempotency keys; Cleanup deletes them, settled records and request
-// records past the TTL, and the limiters' rows that count nothing any
-// more (a full bucket, a window whose units have all left it), and should
-// be run periodically (for example hourly) by any instance.
+// records past the TTL, the limiters' rows that count nothing any more
+// (a full bucket, a window whose units have all left it) and the
+// Counters' buckets that have left their window, and should be run
+// periodically (for example hourly) by any instance. Verifications are
+// deleted by ExpireVerifications instead, a week after they ended.
 //
 // # Errors
 //

@@ -118,10 +118,10 @@ const cleanupBatch = 5000
 
 // Cleanup deletes idempotency entries whose TTL has passed, message
 // records settled longer than the record TTL ago (open ones are kept
-// for the reconciler) and request records as old, and the limiters' rows
+// for the reconciler) and request records as old, the limiters' rows
 // that count nothing any more (full buckets, windows whose units have all
-// left), and returns how many rows it
-// removed. Expired rows are already ignored by every read, so Cleanup only
+// left) and the Counters' buckets that have left their key's window, and
+// returns how many rows it removed. Expired rows are already ignored by every read, so Cleanup only
 // reclaims space; run it periodically from one or several instances
 // (concurrent runs are safe). It works in batches and stops early, with
 // the count so far, when ctx ends.
@@ -137,6 +137,7 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 		// The limiters keep unix nanoseconds.
 		{s.q.limits.rateCleanup, now.UnixNano()},
 		{s.q.limits.windowCleanup, now.UnixNano()},
+		{s.q.counters.cleanup, now},
 	} {
 		for {
 			var tag pgconn.CommandTag

@@ -20,6 +20,10 @@ type queries struct {
 
 	limits limitQueries
 
+	verifications verificationQueries
+
+	counters counterQueries
+
 	migrationsTable, migrationVersions, migrationInsert string
 }
 
@@ -354,6 +358,10 @@ WHERE account = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY create
 WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`),
 
 		limits: buildLimitQueries(x),
+
+		verifications: buildVerificationQueries(x),
+
+		counters: buildCounterQueries(x),
 
 		migrationsTable: x(`CREATE TABLE IF NOT EXISTS {{s}}{{p}}schema_migrations (
 	version    integer PRIMARY KEY,
