@@ -99,3 +99,15 @@ func TestWindowLimitConformance(t *testing.T) {
 		},
 	})
 }
+
+func TestVerificationsConformance(t *testing.T) {
+	storetest.RunVerifications(t, storetest.VerificationsHarness{
+		New: func(t *testing.T) store.Verifications { return memstore.NewVerifications() },
+	})
+}
+
+func TestCountersConformance(t *testing.T) {
+	storetest.RunCounters(t, storetest.CountersHarness{
+		New: func(t *testing.T) store.Counters { return memstore.NewCounters() },
+	})
+}

@@ -4,7 +4,9 @@
 // Idempotency (store.Keys), Templates (store.Templates), and two
 // store.Limiter values: RateLimit, a token bucket for the
 // per-account rate limit, and WindowLimit, a sliding window for the
-// per-recipient OTP throttle. Admin joins them into the store.Admin
+// per-recipient OTP throttle. Verifications (store.Verifications) keeps
+// verifications without their codes, and Counters (store.Counters) the
+// fraud guard's windowed sums. Admin joins them into the store.Admin
 // of the admin API (package adminapi). It is for development, tests and
 // single-process deployments: nothing survives the process, and several
 // processes cannot share one wallet or one budget (use pgstore for that).
@@ -40,5 +42,7 @@
 // after its TTL; the Ledger keeps every open record and, of the settled
 // ones, the latest 50,000 to 100,000 (WithMessageCapacity); the limiters
 // forget a key once its budget is whole again, so they hold the keys
-// active within one window (one burst time for RateLimit).
+// active within one window (one burst time for RateLimit); Verifications
+// drops a verification a day after it ended, and Counters a key once its
+// amounts have all left its window.
 package memstore

@@ -181,3 +181,71 @@ func ExampleRateLimit() {
 	// 100ms later: allowed
 	// another account: allowed
 }
+
+func ExampleVerifications() {
+	ctx := context.Background()
+	vs := memstore.NewVerifications()
+	t0 := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
+	// The code is never kept: package verify keeps an HMAC of it.
+	err := vs.CreateVerification(ctx, &store.Verification{
+		ID: "0b5a4c1e-3f1d-4c3a-9d8e-2a7b6c5d4e3f", Account: "acme", To: "+919876543210", Purpose: "login",
+		Channels: []string{"chat", "sms"}, CodeHash: []byte("an HMAC-SHA256 of the code......"), Length: 6,
+		Status: store.VerificationPending, MaxChecks: 3, MaxSends: 2,
+		CreatedAt: t0, ExpiresAt: t0.Add(10 * time.Minute), UpdatedAt: t0,
+	})
+	if err != nil {
+		panic(err)
+	}
+	v, _ := vs.PendingVerification(ctx, "acme", "+919876543210", "login", t0)
+	// A send, then a resend within the 30-second cooldown, then after it.
+	_, ok, _ := vs.TakeSend(ctx, "acme", v.ID, t0, 30*time.Second)
+	fmt.Println("send:", ok)
+	_, ok, _ = vs.TakeSend(ctx, "acme", v.ID, t0.Add(10*time.Second), 30*time.Second)
+	fmt.Println("resend after 10s:", ok)
+	_, ok, _ = vs.TakeSend(ctx, "acme", v.ID, t0.Add(30*time.Second), 30*time.Second)
+	fmt.Println("resend after 30s:", ok)
+	// Each check is counted before the code is compared.
+	for i := range 4 {
+		v, ok, _ = vs.TakeCheck(ctx, "acme", v.ID, t0.Add(time.Duration(i+1)*time.Minute))
+		fmt.Println("check", i+1, ok, v.Checks, v.StatusAt(t0.Add(time.Duration(i+1)*time.Minute)))
+	}
+	// The third check matched: approve, once.
+	v, ok, _ = vs.FinishVerification(ctx, "acme", v.ID, store.VerificationApproved, t0.Add(4*time.Minute))
+	fmt.Println("approve:", ok, v.Status)
+	_, ok, _ = vs.FinishVerification(ctx, "acme", v.ID, store.VerificationApproved, t0.Add(4*time.Minute))
+	fmt.Println("approve again:", ok)
+	// Output:
+	// send: true
+	// resend after 10s: false
+	// resend after 30s: true
+	// check 1 true 1 pending
+	// check 2 true 2 pending
+	// check 3 true 3 max_attempts_reached
+	// check 4 false 3 max_attempts_reached
+	// approve: true approved
+	// approve again: false
+}
+
+func ExampleCounters() {
+	ctx := context.Background()
+	c := memstore.NewCounters()
+	// A spend cap: at most ₹50.00 (5000 paise) per account per hour.
+	const window, limit = time.Hour, 5000
+	t0 := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i, paise := range []int64{2000, 2500, 1000} {
+		sum, added, _ := c.Add(ctx, "spend\x00acme", paise, window, limit, t0.Add(time.Duration(i)*time.Minute))
+		fmt.Println("spend", paise, "->", sum, added)
+	}
+	// A failed send gives its amount back.
+	sum, _, _ := c.Add(ctx, "spend\x00acme", -2500, window, 0, t0.Add(3*time.Minute))
+	fmt.Println("give back 2500 ->", sum)
+	// An hour on, the window has passed the amounts of 9:00.
+	sums, _ := c.Sums(ctx, []string{"spend\x00acme", "spend\x00globex"}, window, t0.Add(time.Hour))
+	fmt.Println("an hour later:", sums)
+	// Output:
+	// spend 2000 -> 2000 true
+	// spend 2500 -> 4500 true
+	// spend 1000 -> 4500 false
+	// give back 2500 -> 2000
+	// an hour later: [0 0]
+}

@@ -108,3 +108,23 @@ func TestLedgerConformance(t *testing.T) {
 		},
 	})
 }
+
+func TestVerificationsConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunVerifications(t, storetest.VerificationsHarness{
+		New: func(t *testing.T) store.Verifications {
+			s, _ := newStore(t)
+			return s
+		},
+	})
+}
+
+func TestCountersConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunCounters(t, storetest.CountersHarness{
+		New: func(t *testing.T) store.Counters {
+			s, _ := newStore(t)
+			return s.Counters()
+		},
+	})
+}

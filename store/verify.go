@@ -153,16 +153,20 @@ type Counters interface {
 const CounterBuckets = 16
 
 // CounterBucket returns the start of the bucket of window that holds t:
-// t truncated to window/CounterBuckets (at least a microsecond). Stores
-// use it so that they all cut windows alike.
+// t truncated to the bucket size, window/CounterBuckets rounded down to
+// whole microseconds (at least one), so that a SQL timestamp holds every
+// bucket start exactly. Stores use it so that they all cut windows alike.
 func CounterBucket(t time.Time, window time.Duration) time.Time {
-	size := max(window/CounterBuckets, time.Microsecond)
-	return t.Truncate(size).UTC()
+	return t.Truncate(bucketSize(window)).UTC()
+}
+
+// bucketSize is the size of a bucket of window.
+func bucketSize(window time.Duration) time.Duration {
+	return max((window / CounterBuckets).Truncate(time.Microsecond), time.Microsecond)
 }
 
 // CounterSince returns the start of the oldest bucket a sum over window
 // ending at now includes: buckets that start after now-window.
 func CounterSince(now time.Time, window time.Duration) time.Time {
-	size := max(window/CounterBuckets, time.Microsecond)
-	return CounterBucket(now, window).Add(-window + size)
+	return CounterBucket(now, window).Add(-window + bucketSize(window))
 }

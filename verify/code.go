@@ -18,15 +18,15 @@ const (
 // keyed is the server secret, ready to derive codes and their hashes.
 type keyed struct{ secret []byte }
 
-// mac returns the HMAC-SHA256 of the label and parts, each part ended by
-// a NUL so that no two lists of parts run together alike.
+// mac returns the HMAC-SHA256 of the label and parts, each part after
+// its length, so that no two lists of parts run together alike.
 func (k keyed) mac(label string, parts ...string) []byte {
 	m := hmac.New(sha256.New, k.secret)
-	m.Write([]byte(label))
-	m.Write([]byte{0})
-	for _, p := range parts {
+	var n [8]byte
+	for _, p := range append([]string{label}, parts...) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		m.Write(n[:])
 		m.Write([]byte(p))
-		m.Write([]byte{0})
 	}
 	return m.Sum(nil)
 }

@@ -6,8 +6,12 @@
 // machine, their charges and refunds, delivery reports), RunWallet the
 // money a Ledger keeps (exact amounts, refs that deduplicate, never below
 // zero, under 64 goroutines), RunTemplates a store.Templates, RunAdmin a
-// store.Admin, and RunRateLimit (a token bucket) and RunWindowLimit (a
-// sliding window) a store.Limiter. They are written in the manner of
+// store.Admin, RunRateLimit (a token bucket) and RunWindowLimit (a
+// sliding window) a store.Limiter, RunVerifications a store.Verifications
+// (checks and sends counted once under 64 goroutines, expiry to the
+// microsecond, a day's retention) and RunCounters a store.Counters
+// (windowed sums cut as store.CounterBucket cuts them, limits never
+// exceeded). They are written in the manner of
 // gocloud.dev's drivertest packages: an implementation wires itself into a
 // small harness of functions and calls the suite from a test, usually
 // conformance_test.go:
@@ -31,7 +35,9 @@
 // keys and message IDs, so a harness may hand every subtest the same
 // database. Receipts are bytes a store keeps exactly as completed (binary
 // ones too); times round-trip at microsecond precision in UTC, which a SQL
-// timestamp keeps. The limiter suites pass every time in, from a fixed
-// instant on; they never sleep and never read the clock, so a limiter must
-// go by the times it is given.
+// timestamp keeps. The limiter, verification and counter suites pass
+// every time in, from a fixed instant on; they never sleep and never read
+// the clock, so a store must go by the times it is given. Because
+// ExpireVerifications reaches every account, no two runs of
+// RunVerifications may share a database at once.
 package storetest

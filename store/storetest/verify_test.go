@@ -1,0 +1,478 @@
+package storetest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storetest"
+)
+
+// simpleVerifications is a plain store.Verifications: one mutex, one map,
+// scans. With no defect it must pass RunVerifications; each defect must
+// make it fail.
+type simpleVerifications struct {
+	defect string
+	mu     sync.Mutex
+	m      map[string]*store.Verification
+	order  []string // IDs in the order created
+}
+
+func (s *simpleVerifications) lock()   { s.mu.Lock() }
+func (s *simpleVerifications) unlock() { s.mu.Unlock() }
+
+func (s *simpleVerifications) ctx(ctx context.Context) error {
+	if s.defect == "ignores-ctx" {
+		return nil
+	}
+	return ctx.Err()
+}
+
+func (s *simpleVerifications) out(v *store.Verification) *store.Verification {
+	switch s.defect {
+	case "shares":
+		return v
+	case "shares-hash":
+		c := *v
+		c.Channels = slices.Clone(v.Channels)
+		return &c
+	}
+	return store.CloneVerification(v)
+}
+
+func (s *simpleVerifications) CreateVerification(ctx context.Context, v *store.Verification) error {
+	if err := s.ctx(ctx); err != nil {
+		return err
+	}
+	if v.ID == "" || v.Account == "" || (len(v.CodeHash) == 0 && s.defect != "accepts-empty-hash") {
+		return store.Invalid("verification", "needs an ID, an account and a code hash")
+	}
+	s.lock()
+	defer s.unlock()
+	if old, ok := s.m[v.ID]; ok && (s.defect != "id-per-account" || old.Account == v.Account) {
+		return store.Errorf(store.ErrConflict, "verification %q exists", v.ID)
+	}
+	c := store.CloneVerification(v)
+	switch s.defect {
+	case "keeps-given":
+		c = v
+	case "millis":
+		c.CreatedAt = c.CreatedAt.Truncate(time.Millisecond)
+	case "channels-sorted":
+		slices.Sort(c.Channels)
+	}
+	s.m[v.ID] = c
+	s.order = append(s.order, v.ID)
+	return nil
+}
+
+func (s *simpleVerifications) get(account, id string) (*store.Verification, error) {
+	v, ok := s.m[id]
+	if !ok || (v.Account != account && s.defect != "other-account-visible") {
+		return nil, store.Errorf(store.ErrNotFound, "no verification %q", id)
+	}
+	return v, nil
+}
+
+func (s *simpleVerifications) Verification(ctx context.Context, account, id string) (*store.Verification, error) {
+	s.lock()
+	defer s.unlock()
+	v, err := s.get(account, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.out(v), nil
+}
+
+// statusAt is StatusAt, or a flawed one.
+func (s *simpleVerifications) statusAt(v *store.Verification, now time.Time) store.VerificationStatus {
+	switch s.defect {
+	case "at-expiry":
+		if v.Status == store.VerificationPending && now.Equal(v.ExpiresAt) {
+			return store.VerificationPending
+		}
+	case "marked-still-counts":
+		if v.Status == store.VerificationExpired {
+			c := *v
+			c.Status = store.VerificationPending
+			return c.StatusAt(now)
+		}
+	}
+	return v.StatusAt(now)
+}
+
+func (s *simpleVerifications) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*store.Verification, error) {
+	s.lock()
+	defer s.unlock()
+	var newest *store.Verification
+	for _, id := range s.order {
+		v, ok := s.m[id]
+		if !ok || v.Account != account || v.To != to || (v.Purpose != purpose && s.defect != "any-purpose") {
+			continue
+		}
+		pending := s.statusAt(v, now) == store.VerificationPending
+		if s.defect == "pending-by-status" {
+			pending = v.Status == store.VerificationPending
+		}
+		if s.defect == "newest-only" {
+			if newest == nil || !v.CreatedAt.Before(newest.CreatedAt) {
+				newest = v
+			}
+			continue
+		}
+		if !pending {
+			continue
+		}
+		if newest == nil || !v.CreatedAt.Before(newest.CreatedAt) || s.defect == "last-created" {
+			newest = v
+		}
+	}
+	if newest == nil || (s.defect == "newest-only" && s.statusAt(newest, now) != store.VerificationPending) {
+		return nil, store.Errorf(store.ErrNotFound, "no pending verification")
+	}
+	return s.out(newest), nil
+}
+
+func (s *simpleVerifications) take(ctx context.Context, racy, account, id string, now time.Time, ok func(v *store.Verification) bool, count func(v *store.Verification)) (*store.Verification, bool, error) {
+	if err := s.ctx(ctx); err != nil {
+		return nil, false, err
+	}
+	s.lock()
+	defer s.unlock()
+	v, err := s.get(account, id)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ok(v) {
+		if s.defect == "refusal-touches" {
+			v.UpdatedAt = now
+		}
+		return s.out(v), false, nil
+	}
+	if s.defect == racy {
+		s.unlock()
+		for range 10 {
+			runtime.Gosched()
+		}
+		s.lock()
+	}
+	count(v)
+	v.UpdatedAt = now
+	return s.out(v), true, nil
+}
+
+func (s *simpleVerifications) TakeCheck(ctx context.Context, account, id string, now time.Time) (*store.Verification, bool, error) {
+	return s.take(ctx, "racy-check", account, id, now, func(v *store.Verification) bool {
+		switch s.defect {
+		case "check-no-max":
+			return v.Status == store.VerificationPending && now.Before(v.ExpiresAt) && v.Checks <= v.MaxChecks
+		case "check-after-finish":
+			return now.Before(v.ExpiresAt) && v.Checks < v.MaxChecks
+		}
+		return s.statusAt(v, now) == store.VerificationPending
+	}, func(v *store.Verification) { v.Checks++ })
+}
+
+func (s *simpleVerifications) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*store.Verification, bool, error) {
+	return s.take(ctx, "racy-send", account, id, now, func(v *store.Verification) bool {
+		pending := s.statusAt(v, now) == store.VerificationPending
+		if s.defect == "send-ignores-checks" {
+			pending = v.Status == store.VerificationPending && now.Before(v.ExpiresAt)
+		}
+		if !pending || (v.Sends >= v.MaxSends && s.defect != "send-no-max") {
+			return false
+		}
+		last := v.LastSentAt
+		if s.defect == "cooldown-from-created" && last.IsZero() {
+			last = v.CreatedAt
+		}
+		if last.IsZero() {
+			return true
+		}
+		if s.defect == "cooldown-off-by-one" {
+			return now.Sub(last) > cooldown
+		}
+		return now.Sub(last) >= cooldown
+	}, func(v *store.Verification) {
+		v.Sends++
+		if s.defect != "keeps-last-sent" {
+			v.LastSentAt = now
+		}
+	})
+}
+
+func (s *simpleVerifications) FinishVerification(ctx context.Context, account, id string, status store.VerificationStatus, now time.Time) (*store.Verification, bool, error) {
+	if status != store.VerificationApproved && status != store.VerificationCanceled && s.defect != "finish-any-status" {
+		return nil, false, store.Invalid("status", "approved or canceled")
+	}
+	return s.take(ctx, "racy-finish", account, id, now, func(v *store.Verification) bool {
+		switch s.defect {
+		case "finish-twice":
+			return v.Status != store.VerificationExpired
+		case "finish-by-statusat":
+			return v.StatusAt(now) == store.VerificationPending
+		}
+		return v.Status == store.VerificationPending
+	}, func(v *store.Verification) { v.Status = status })
+}
+
+func (s *simpleVerifications) ExpireVerifications(ctx context.Context, now time.Time, limit int) (int, error) {
+	if err := s.ctx(ctx); err != nil {
+		return 0, err
+	}
+	s.lock()
+	defer s.unlock()
+	n := 0
+	for _, id := range s.order {
+		v, ok := s.m[id]
+		if !ok {
+			continue
+		}
+		ended := v.Status != store.VerificationPending || !now.Before(v.ExpiresAt)
+		if s.defect == "drops-ended" && ended && now.Sub(v.ExpiresAt) > 20*time.Hour {
+			delete(s.m, id) // a day is 24 hours
+			continue
+		}
+		if n >= limit && s.defect != "expire-no-limit" {
+			continue
+		}
+		due := !v.ExpiresAt.After(now)
+		if s.defect == "expire-strict" {
+			due = v.ExpiresAt.Before(now)
+		}
+		if s.defect == "expire-skips-spent" && v.Checks >= v.MaxChecks {
+			due = false
+		}
+		if due && (v.Status == store.VerificationPending || (s.defect == "expire-finished" && v.Status == store.VerificationApproved)) {
+			v.Status = store.VerificationExpired
+			n++
+		}
+	}
+	if s.defect == "expire-miscount" && n > 0 {
+		n--
+	}
+	return n, nil
+}
+
+// simpleCounters is a plain store.Counters: it keeps every amount with
+// its time and adds them up on each call. With no defect it must pass
+// RunCounters; each defect must make it fail.
+type simpleCounters struct {
+	defect string
+	mu     sync.Mutex
+	m      map[string][]simpleAmount
+}
+
+type simpleAmount struct {
+	at time.Time
+	n  int64
+}
+
+func (c *simpleCounters) key(k string) string {
+	switch c.defect {
+	case "global-key":
+		return ""
+	case "cut-at-nul":
+		k, _, _ = strings.Cut(k, "\x00")
+		return k
+	}
+	return k
+}
+
+func (c *simpleCounters) counts(a simpleAmount, window time.Duration, now time.Time) bool {
+	switch c.defect {
+	case "no-window":
+		return true
+	case "exact-window":
+		return a.at.After(now.Add(-window))
+	case "bucket-short":
+		size := max(window/store.CounterBuckets, time.Microsecond)
+		return !store.CounterBucket(a.at, window).Before(store.CounterSince(now, window).Add(size))
+	}
+	return !store.CounterBucket(a.at, window).Before(store.CounterSince(now, window))
+}
+
+func (c *simpleCounters) sum(key string, window time.Duration, now time.Time) int64 {
+	var sum int64
+	for _, a := range c.m[c.key(key)] {
+		if c.counts(a, window, now) {
+			sum += a.n
+		}
+	}
+	return sum
+}
+
+func (c *simpleCounters) Add(ctx context.Context, key string, n int64, window time.Duration, limit int64, now time.Time) (int64, bool, error) {
+	if err := ctx.Err(); err != nil && c.defect != "ignores-ctx" {
+		return 0, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sum := c.sum(key, window, now)
+	if n < 0 && c.defect == "no-give-back" {
+		return sum, false, nil
+	}
+	over := sum+n > limit
+	if c.defect == "limit-ge" {
+		over = sum+n >= limit
+	}
+	if limit > 0 && over {
+		switch c.defect {
+		case "refusal-adds":
+			c.m[c.key(key)] = append(c.m[c.key(key)], simpleAmount{now, n})
+		case "refusal-answers-new":
+			return sum + n, false, nil
+		}
+		return sum, false, nil
+	}
+	if c.defect == "racy" || (c.defect == "lost-update" && limit == 0) {
+		list := c.m[c.key(key)]
+		c.mu.Unlock()
+		for range 10 {
+			runtime.Gosched()
+		}
+		c.mu.Lock()
+		c.m[c.key(key)] = append(slices.Clip(list), simpleAmount{now, n})
+		return sum + n, true, nil
+	}
+	c.m[c.key(key)] = append(c.m[c.key(key)], simpleAmount{now, n})
+	return sum + n, true, nil
+}
+
+func (c *simpleCounters) Sums(ctx context.Context, keys []string, window time.Duration, now time.Time) ([]int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]int64, 0, len(keys))
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if c.defect == "sums-dedup" && seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, ok := c.m[c.key(k)]; !ok && c.defect == "skips-unknown" {
+			continue
+		}
+		out = append(out, c.sum(k, window, now))
+	}
+	return out, nil
+}
+
+func runVerifySuites(t *testing.T, defect string) {
+	t.Run("Verifications", func(t *testing.T) {
+		storetest.RunVerifications(t, storetest.VerificationsHarness{
+			New: func(t *testing.T) store.Verifications {
+				return &simpleVerifications{defect: defect, m: map[string]*store.Verification{}}
+			},
+		})
+	})
+	t.Run("Counters", func(t *testing.T) {
+		storetest.RunCounters(t, storetest.CountersHarness{
+			New: func(t *testing.T) store.Counters {
+				return &simpleCounters{defect: defect, m: map[string][]simpleAmount{}}
+			},
+		})
+	})
+}
+
+// TestSimpleVerifications shows that plain, correct stores pass the
+// suites.
+func TestSimpleVerifications(t *testing.T) {
+	runVerifySuites(t, "")
+}
+
+// TestVerifyFlawedHelper runs the suites against flawed stores when
+// started by TestVerifySuitesCatchDefects in a child process; its failure
+// is expected.
+func TestVerifyFlawedHelper(t *testing.T) {
+	defect := os.Getenv("STORETEST_VERIFY_DEFECT")
+	if defect == "" {
+		t.Skip("run by TestVerifySuitesCatchDefects")
+	}
+	runVerifySuites(t, defect)
+}
+
+func TestVerifySuitesCatchDefects(t *testing.T) {
+	if os.Getenv("STORETEST_VERIFY_DEFECT") != "" {
+		t.Skip("child process")
+	}
+	const prefix = "--- FAIL: TestVerifyFlawedHelper/"
+	tests := []struct {
+		defect string
+		want   string // a failing subtest
+	}{
+		{"shares", prefix + "Verifications/CallersCannotChangeStore"},
+		{"shares-hash", prefix + "Verifications/CallersCannotChangeStore"},
+		{"keeps-given", prefix + "Verifications/CallersCannotChangeStore"},
+		{"millis", prefix + "Verifications/RoundTrip"},
+		{"channels-sorted", prefix + "Verifications/RoundTrip"},
+		{"keeps-last-sent", prefix + "Verifications/RoundTrip"},
+		{"id-per-account", prefix + "Verifications/IDInUse"},
+		{"accepts-empty-hash", prefix + "Verifications/Invalid"},
+		{"other-account-visible", prefix + "Verifications/NotFound"},
+		{"any-purpose", prefix + "Verifications/Pending"},
+		{"last-created", prefix + "Verifications/Pending"},
+		{"pending-by-status", prefix + "Verifications/Pending"},
+		{"newest-only", prefix + "Verifications/Pending"},
+		{"check-no-max", prefix + "Verifications/TakeCheck"},
+		{"refusal-touches", prefix + "Verifications/TakeCheck"},
+		{"at-expiry", prefix + "Verifications/TakeCheckExpiry"},
+		{"check-after-finish", prefix + "Verifications/TakeCheckAfterFinish"},
+		{"send-no-max", prefix + "Verifications/TakeSend"},
+		{"cooldown-from-created", prefix + "Verifications/TakeSend"},
+		{"cooldown-off-by-one", prefix + "Verifications/TakeSendCooldown"},
+		{"send-ignores-checks", prefix + "Verifications/TakeSendEnded"},
+		{"finish-twice", prefix + "Verifications/Finish"},
+		{"finish-any-status", prefix + "Verifications/Finish"},
+		{"finish-by-statusat", prefix + "Verifications/ApproveAfterExpiry"},
+		{"expire-strict", prefix + "Verifications/Expire"},
+		{"expire-no-limit", prefix + "Verifications/Expire"},
+		{"expire-finished", prefix + "Verifications/Expire"},
+		{"expire-miscount", prefix + "Verifications/Expire"},
+		{"expire-skips-spent", prefix + "Verifications/Expire"},
+		{"marked-still-counts", prefix + "Verifications/Expire"},
+		{"drops-ended", prefix + "Verifications/KeptADay"},
+		{"ignores-ctx", prefix + "Verifications/CanceledContext"},
+		{"ignores-ctx", prefix + "Counters/CanceledContext"},
+		{"racy-check", prefix + "Verifications/ConcurrentTakeCheck"},
+		{"racy-send", prefix + "Verifications/ConcurrentTakeSend"},
+		{"racy-finish", prefix + "Verifications/ConcurrentFinish"},
+		{"global-key", prefix + "Counters/KeysIndependent"},
+		{"cut-at-nul", prefix + "Counters/KeysIndependent"},
+		{"limit-ge", prefix + "Counters/Limit"},
+		{"refusal-adds", prefix + "Counters/Limit"},
+		{"refusal-answers-new", prefix + "Counters/Limit"},
+		{"no-give-back", prefix + "Counters/GiveBack"},
+		{"no-window", prefix + "Counters/Window"},
+		{"exact-window", prefix + "Counters/Window"},
+		{"exact-window", prefix + "Counters/WindowBoundaries"},
+		{"bucket-short", prefix + "Counters/WindowBoundaries"},
+		{"bucket-short", prefix + "Counters/LimitSlides"},
+		{"sums-dedup", prefix + "Counters/Sums"},
+		{"skips-unknown", prefix + "Counters/Sums"},
+		{"racy", prefix + "Counters/ConcurrentLimit"},
+		{"lost-update", prefix + "Counters/ConcurrentAdd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.defect+"/"+tt.want[len(prefix):], func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestVerifyFlawedHelper$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), "STORETEST_VERIFY_DEFECT="+tt.defect)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("suites passed or did not run (err %v); output:\n%s", err, out)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,185 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/verify"
+)
+
+// guarded returns an env whose Service has a Guard of cfg (Counters set).
+func guarded(t *testing.T, cfg verify.GuardConfig) *env {
+	t.Helper()
+	cfg.Counters = memstore.NewCounters()
+	g, err := verify.NewGuard(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnv(t, func(c *verify.Config) { c.Guard = g })
+}
+
+// refusal returns the rule err names, failing t when it names none or
+// the code is not want.
+func refusal(t *testing.T, err error, want notify.Code) verify.Rule {
+	t.Helper()
+	var r *verify.Refusal
+	if !errors.As(err, &r) || notify.CodeOf(err) != want {
+		t.Fatalf("error %v: want %s with a *verify.Refusal", err, want)
+	}
+	return r.Rule
+}
+
+func TestGuardRulesRefuseBeforeCharging(t *testing.T) {
+	ctx := context.Background()
+	start := func(e *env, to, requester string) error {
+		_, err := e.svc.Start(ctx, notifytest.AccountID, to, verify.StartOptions{Channels: []verify.Channel{verify.SMS}, Requester: requester})
+		return err
+	}
+	t.Run("recipient", func(t *testing.T) {
+		e := guarded(t, verify.GuardConfig{Recipient: verify.Limit{Max: 2, Window: time.Hour}})
+		for range 2 {
+			if err := start(e, "9876543210", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		balance, sent := e.kit.Balance(t), e.kit.SMS.Len()
+		err := start(e, "9876543210", "")
+		if rule := refusal(t, err, notify.CodeRateLimited); rule != verify.RuleRecipient {
+			t.Errorf("rule %s", rule)
+		}
+		var ne *notify.Error
+		if errors.As(err, &ne); ne.RetryAfter <= 0 {
+			t.Errorf("no RetryAfter: %v", err)
+		}
+		if e.kit.Balance(t) != balance || e.kit.SMS.Len() != sent {
+			t.Error("a refused verification was charged or sent")
+		}
+		if err := start(e, "9876543211", ""); err != nil {
+			t.Errorf("another recipient: %v", err)
+		}
+		e.clock.Add(time.Hour)
+		if err := start(e, "9876543210", ""); err != nil {
+			t.Errorf("an hour later: %v", err)
+		}
+	})
+	t.Run("requester cannot lock a victim out", func(t *testing.T) {
+		e := guarded(t, verify.GuardConfig{Recipient: verify.Limit{Max: 2, Window: time.Hour}, Requester: verify.Limit{Max: 3, Window: time.Hour}})
+		for range 2 {
+			if err := start(e, "9876543210", "203.0.113.9"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rule := refusal(t, start(e, "9876543210", "203.0.113.9"), notify.CodeRateLimited); rule != verify.RuleRecipient {
+			t.Errorf("rule %s", rule)
+		}
+		if err := start(e, "9876543210", "198.51.100.7"); err != nil {
+			t.Errorf("the victim, from their own address: %v", err)
+		}
+		if rule := refusal(t, start(e, "9876543299", "203.0.113.9"), notify.CodeRateLimited); rule != verify.RuleRequester {
+			t.Errorf("the attacker's fourth request: rule %s", rule)
+		}
+	})
+	t.Run("prefix", func(t *testing.T) {
+		e := guarded(t, verify.GuardConfig{Prefix: verify.Limit{Max: 3, Window: time.Hour}})
+		for i := range 3 {
+			if err := start(e, fmt.Sprintf("9876543%03d", i), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rule := refusal(t, start(e, "9876543999", ""), notify.CodeRateLimited); rule != verify.RulePrefix {
+			t.Errorf("rule %s", rule)
+		}
+		if err := start(e, "9876544000", ""); err != nil {
+			t.Errorf("the next range: %v", err)
+		}
+	})
+	t.Run("conversion", func(t *testing.T) {
+		e := guarded(t, verify.GuardConfig{Conversion: verify.Conversion{MinSends: 5, MinApprovedPercent: 50}})
+		// Five codes in one range, two approved: 40% is too few.
+		for i := range 5 {
+			v, err := e.svc.Start(ctx, notifytest.AccountID, fmt.Sprintf("9876543%03d", i), verify.StartOptions{Channels: []verify.Channel{verify.SMS}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i < 2 {
+				if res, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, smsCode(t, e.kit)); err != nil || !res.Approved() {
+					t.Fatal(res, err)
+				}
+			}
+		}
+		if rule := refusal(t, start(e, "9876543100", ""), notify.CodePermissionDenied); rule != verify.RulePrefixConversion {
+			t.Errorf("rule %s", rule)
+		}
+		if err := start(e, "9876540100", ""); err != nil {
+			t.Errorf("another range: %v", err)
+		}
+	})
+	t.Run("safe list", func(t *testing.T) {
+		e := guarded(t, verify.GuardConfig{Recipient: verify.Limit{Max: 1, Window: time.Hour}, SafeList: []string{"+9198765"}})
+		for range 3 {
+			if err := start(e, "9876543210", ""); err != nil {
+				t.Fatalf("a safe-listed range: %v", err)
+			}
+		}
+		if err := start(e, "9876643210", ""); err != nil {
+			t.Fatal(err)
+		}
+		if rule := refusal(t, start(e, "9876643210", ""), notify.CodeRateLimited); rule != verify.RuleRecipient {
+			t.Errorf("rule %s", rule)
+		}
+	})
+	t.Run("spend cap", func(t *testing.T) {
+		// The dual send costs an SMS and a chat message; allow two.
+		e := guarded(t, verify.GuardConfig{Recipient: verify.Limit{Max: -1}})
+		price, err := e.kit.Notifier.Quote(ctx, dualOf("9876543210"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e = guarded(t, verify.GuardConfig{Recipient: verify.Limit{Max: -1}, SpendCap: 2*price.Minor + price.Minor/2})
+		before := e.kit.Balance(t)
+		for i := range 2 {
+			if _, err := e.svc.Start(ctx, notifytest.AccountID, fmt.Sprintf("98765%05d", i*1000), verify.StartOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err = e.svc.Start(ctx, notifytest.AccountID, "9123456789", verify.StartOptions{})
+		if rule := refusal(t, err, notify.CodeRateLimited); rule != verify.RuleSpendCap {
+			t.Errorf("rule %s", rule)
+		}
+		if spent := before - e.kit.Balance(t); spent != 2*price.Minor {
+			t.Errorf("spent %d, want %d", spent, 2*price.Minor)
+		}
+		// A send the vendor refuses gives its share of the cap back.
+		e.clock.Add(time.Hour)
+		e.kit.SMS.FailNext(100, notify.CodeRejected)
+		e.kit.Cloud.FailNext(100, notify.CodeRejected)
+		for range 3 {
+			if _, err := e.svc.Start(ctx, notifytest.AccountID, "9123456789", verify.StartOptions{}); notify.CodeOf(err) != notify.CodeRejected {
+				t.Fatalf("refused sends: %v", err)
+			}
+		}
+	})
+}
+
+func TestNewGuardChecksConfig(t *testing.T) {
+	c := memstore.NewCounters()
+	for name, cfg := range map[string]verify.GuardConfig{
+		"Counters":     {},
+		"Recipient":    {Counters: c, Recipient: verify.Limit{Max: 0, Window: time.Hour}},
+		"PrefixDigits": {Counters: c, PrefixDigits: 7},
+		"Conversion":   {Counters: c, Conversion: verify.Conversion{MinApprovedPercent: 101}},
+		"SpendCap":     {Counters: c, SpendCap: -1},
+		"SafeList":     {Counters: c, SafeList: []string{" "}},
+	} {
+		if _, err := verify.NewGuard(cfg); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("NewGuard with a bad %s: %v", name, err)
+		}
+	}
+}
