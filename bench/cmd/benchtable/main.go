@@ -103,6 +103,23 @@ var comparisons = []comparison{
 	// Each op of the mix parses all five forms of bench's indianForms; the
 	// other Indian rows parse one. The baseline is the parser phone.Parse
 	// replaced (legacyNormalize, in bench/phone_test.go).
+	// The pumping simulator (bench/verify_test.go): the fraud guard with
+	// its defaults against 10,000 pumping requests over 10 ranges mixed
+	// with 10,000 legitimate ones, 75% of which enter their code.
+	{what: "verify: pumping requests blocked (%)", dir: "bench", pattern: "VerifyPumping", time: "1x",
+		ours: figure{"BenchmarkVerifyPumping", "pump-blocked-%"}, target: 99},
+	{what: "verify: legitimate requests blocked (%)", dir: "bench", pattern: "VerifyPumping", time: "1x",
+		ours: figure{"BenchmarkVerifyPumping", "legit-blocked-%"}, lowerIsBetter: true, target: 0.1},
+	{what: "verify: most pumping sends to one range", dir: "bench", pattern: "VerifyPumping", time: "1x",
+		ours: figure{"BenchmarkVerifyPumping", "max-sends/range"}, lowerIsBetter: true, target: 20},
+	{what: "verify: attack spend vs the hourly spend cap", dir: "bench", pattern: "VerifyPumping", time: "1x",
+		ours: figure{"BenchmarkVerifyPumping", "attack-spend-paise"}, theirs: figure{"BenchmarkVerifyPumping", "spend-cap-paise/h"}, lowerIsBetter: true, target: 1},
+	{what: "verify: attack spend per hour, cap the only rule, vs the cap", dir: "bench", pattern: "VerifyPumping", time: "1x",
+		ours: figure{"BenchmarkVerifyPumping", "cap-only-attack-spend-paise/h"}, theirs: figure{"BenchmarkVerifyPumping", "spend-cap-paise/h"}, lowerIsBetter: true, target: 1},
+	{what: "verify: Check p99, memstore (µs)", dir: "bench", pattern: "VerifyCheck/memstore", time: "20000x",
+		ours: figure{"BenchmarkVerifyCheck/memstore", "p99-µs"}, lowerIsBetter: true, target: 1000},
+	{what: "verify: Check p99, pgstore (µs)", dir: "bench", pattern: "VerifyCheck/pgstore", time: "3000x",
+		ours: figure{"BenchmarkVerifyCheck/pgstore", "p99-µs"}, lowerIsBetter: true, target: 5000},
 	{what: "phone: Parse(IN) vs old Normalize, 5-form mix (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
 		ours: figure{"BenchmarkPhoneIndian/mix/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/mix/legacy", "ns/op"}, lowerIsBetter: true, target: 1.1},
 	{what: "phone: Parse(IN) vs old Normalize, 5-form mix (allocs/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
