@@ -168,7 +168,7 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 	}
 	p := plan{channels: channels, brand: opts.Brand, locale: opts.Locale, webOTPHost: opts.WebOTPHost,
 		appHash: opts.AppHash, domain: opts.Domain, requester: opts.Requester, prefix: v.Prefix, country: v.Country}
-	snd := s.sendOf(v, p, s.key.code(v.ID, v.To, v.Purpose, v.Length), v.Sends)
+	snd := s.sendOf(v, p, s.key.code(v.ID, v.To, v.Purpose, v.Length))
 	held, err := s.admit(ctx, op, v, opts.Requester, snd, now)
 	if err != nil {
 		return nil, err

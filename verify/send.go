@@ -32,18 +32,17 @@ type send struct {
 	price   notify.Money
 }
 
-// sendOf builds the n-th send of v's code by p.channels. SMS and chat
-// together are one dual OTP request (notify counts it once against its
-// limits and sends both at the same moment). Each request's idempotency
-// key is the verification's and the send's number, so a repeat of the
-// same send never sends twice.
-func (s *Service) sendOf(v *store.Verification, p plan, code string, n int) *send {
-	key := "verify:" + v.ID + ":" + strconv.Itoa(n)
+// sendOf builds a send of v's code by p.channels. SMS and chat together
+// are one dual OTP request (notify counts it once against its limits and
+// sends both at the same moment). The requests carry no idempotency key:
+// the store counts each send before it is made (TakeSend), so no two
+// calls ever make the same send, and the Notifier needs no key store.
+func (s *Service) sendOf(v *store.Verification, p plan, code string) *send {
 	out := &send{account: v.Account}
 	if len(p.channels) == 2 && p.channels[0] != Email && p.channels[1] != Email {
 		out.reqs = append(out.reqs, &otp.Request{Account: v.Account, To: v.To, OTP: code, BrandName: p.brand,
 			Action: actionOf(v.Purpose), Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash,
-			Language: p.locale, IdempotencyKey: key})
+			Language: p.locale})
 		out.legs = append(out.legs, []Channel{SMS, Chat}) // the dual OTP answers SMS first
 		return out
 	}
@@ -52,14 +51,13 @@ func (s *Service) sendOf(v *store.Verification, p plan, code string, n int) *sen
 		switch c {
 		case SMS:
 			r = &sms.Request{Account: v.Account, To: v.To, Message: code, Route: sms.RouteOTP, Brand: p.brand,
-				Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash, IdempotencyKey: key + ":sms"}
+				Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash}
 		case Chat:
 			r = &chat.Request{Account: v.Account, To: v.To, OTP: code, Action: actionOf(v.Purpose), Brand: p.brand,
-				Language: p.locale, Domain: p.domain, IdempotencyKey: key + ":chat"}
+				Language: p.locale, Domain: p.domain}
 		case Email:
 			r = &email.Request{Account: v.Account, To: v.To, Purpose: email.PurposeOTP, Domain: p.domain,
-				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt)),
-				IdempotencyKey: key + ":email"}
+				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt))}
 		}
 		out.reqs = append(out.reqs, r)
 		out.legs = append(out.legs, []Channel{c})

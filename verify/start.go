@@ -76,7 +76,7 @@ func (s *Service) Start(ctx context.Context, account, to string, opts StartOptio
 	code := s.key.code(v.ID, v.To, v.Purpose, v.Length)
 	v.CodeHash = s.key.hash(v.ID, v.To, v.Purpose, code)
 
-	send := s.sendOf(v, p, code, 1)
+	send := s.sendOf(v, p, code)
 	spend, err := s.admit(ctx, op, v, p.requester, send, now)
 	if err != nil {
 		return nil, err
