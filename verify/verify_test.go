@@ -39,10 +39,10 @@ func (c *clock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// countingStore counts the checks and sends a store counted.
+// countingStore counts the checks a store counted.
 type countingStore struct {
 	store.Verifications
-	checks, sends atomic.Int64
+	checks atomic.Int64
 }
 
 func (s *countingStore) TakeCheck(ctx context.Context, account, id string, now time.Time) (*store.Verification, bool, error) {
