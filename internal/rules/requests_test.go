@@ -25,7 +25,7 @@ func TestEveryTagHasAMessage(t *testing.T) {
 			for _, tag := range strings.Split(f.Tag.Get("validate"), ",") {
 				name, _, _ := strings.Cut(tag, "=")
 				switch name {
-				case "", "omitempty", "required", "required_without", "oneof", "max":
+				case "", "omitempty", "required", "required_without", "oneof", "max", "hostname_rfc1123":
 					continue
 				}
 				if _, ok := rules.Custom[name]; !ok {

@@ -119,6 +119,8 @@ func message(t reflect.Type, f validator.FieldError) string {
 		return "must be " + list(strings.Fields(param)) + ", not " + Clip(stringOf(f))
 	case "max":
 		return "must be at most " + param + " characters"
+	case "hostname_rfc1123":
+		return "must be a host name such as example.com, without a scheme, port or path"
 	}
 	return "breaks the rule " + tag // every tag in use has a message; see the tests
 }
