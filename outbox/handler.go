@@ -41,6 +41,7 @@ func newPages(base string) (*pages, error) {
 		"stamp":    func(t time.Time) string { return t.Format(time.RFC3339) },
 		"segments": segments,
 		"pair":     func(text string, m *Message) textOf { return textOf{text, m} },
+		"header":   headerText,
 		"named":    sortedParams,
 		"add1":     func(i int) int { return i + 1 },
 		"filename": mediaName,
@@ -204,6 +205,17 @@ func (o *Outbox) events(w http.ResponseWriter, r *http.Request) {
 type textOf struct {
 	Text string
 	M    *Message
+}
+
+// headerText is a received header field's value to show with m's codes
+// masked: the subject as the parts are; any other field only where it
+// holds the declared code, since the digits of a Date or a Message-ID are
+// no codes.
+func headerText(h Header, m *Message) textOf {
+	if strings.EqualFold(h.Name, "Subject") {
+		return textOf{h.Value, m}
+	}
+	return textOf{h.Value, &Message{OTP: m.OTP}}
 }
 
 // param is a template variable as the page shows it.

@@ -39,8 +39,10 @@ func segments(text string, m *Message) []segment {
 const codeMask = "••••••"
 
 // maskHTML replaces m's codes in the text of an HTML document with
-// codeMask, leaving tags, attributes, styles and scripts alone (a colour
-// such as #123456 is not a code).
+// codeMask. Tags, attributes, styles and scripts lose only the declared
+// code (a link such as /verify?code=4829135521 would show it): runs of
+// digits there are left alone, since a colour such as #123456 is not a
+// code.
 func maskHTML(html string, m *Message) string {
 	if !m.MaskedDigits && m.OTP == "" {
 		return html
@@ -62,7 +64,7 @@ func maskHTML(html string, m *Message) string {
 			break
 		}
 		tag := html[:gt+1]
-		b.WriteString(tag)
+		b.WriteString(maskDeclared(tag, m))
 		html = html[gt+1:]
 		// The contents of style and script elements are not text.
 		for _, raw := range []string{"style", "script"} {
@@ -71,7 +73,7 @@ func maskHTML(html string, m *Message) string {
 				if end < 0 {
 					end = len(html)
 				}
-				b.WriteString(html[:end])
+				b.WriteString(maskDeclared(html[:end], m))
 				html = html[end:]
 			}
 		}
@@ -81,4 +83,10 @@ func maskHTML(html string, m *Message) string {
 
 func maskText(b *strings.Builder, text string, m *Message) {
 	b.WriteString(mask.Replace(text, m.OTP, m.MaskedDigits, codeMask))
+}
+
+// maskDeclared replaces m's declared code alone in markup that is not
+// text.
+func maskDeclared(markup string, m *Message) string {
+	return mask.Replace(markup, m.OTP, false, codeMask)
 }

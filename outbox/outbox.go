@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/mask"
 )
 
 // Defaults of the options.
@@ -55,10 +56,12 @@ type Message struct {
 	Error     string
 	CreatedAt time.Time
 	UpdatedAt time.Time
-	// OTP is the message's declared one-time code, if any; MaskedDigits
-	// says every run of 4 to 8 digits of the message may be a code too,
-	// because it carries one (Envelope.CarriesOTP), which a template may
-	// have put anywhere. The page hides both until clicked, by the logs'
+	// OTP is the message's declared one-time code, if any (an SMS's, a
+	// chat message's or an e-mail's OTP, of up to 10 digits for e-mail);
+	// MaskedDigits says every run of 4 to 8 digits of the message may be a
+	// code too, because it carries one (Envelope.CarriesOTP), which a
+	// template may have put anywhere. The page hides both until clicked,
+	// in an e-mail's subject, headers and parts too, by the logs'
 	// rule for codes (internal/mask), and nothing else: unlike the logs,
 	// which may be kept and read by others, it does not guess at codes a
 	// message did not declare, so a chat template's order number or year
@@ -266,17 +269,19 @@ func nonEmpty(a, b string) string {
 
 // fromEnvelope copies what the page shows of env: the content structs are
 // copied, their slices shared (an Envelope never changes once delivered).
+// The declared code stays when AddMail replaces an e-mail's content with
+// the mail as received, which it masks alike.
 func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 	m := Message{ID: env.ID, Kind: env.Kind, To: env.To, Provider: env.Provider,
 		Status: StatusSending, Price: env.Price, Cost: env.Price,
-		CreatedAt: now, UpdatedAt: now, MaskedDigits: env.CarriesOTP}
+		CreatedAt: now, UpdatedAt: now, OTP: mask.Declared(env), MaskedDigits: env.CarriesOTP}
 	if env.Account != nil {
 		m.Account = env.Account.ID
 	}
 	switch {
 	case sms.MessageOf(env) != nil:
 		s := *sms.MessageOf(env)
-		m.SMS, m.OTP = &s, s.OTP
+		m.SMS = &s
 	case chat.MessageOf(env) != nil:
 		c := *chat.MessageOf(env)
 		if c.Template != nil {
@@ -287,7 +292,7 @@ func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 			md := *c.Media
 			c.Media = &md
 		}
-		m.Chat, m.OTP = &c, c.OTP
+		m.Chat = &c
 	case email.MessageOf(env) != nil:
 		e := email.MessageOf(env)
 		m.Email = &Mail{Subject: e.Subject, FromName: e.FromName, ReplyTo: e.ReplyTo, HTML: e.HTML, Text: e.Text}

@@ -57,7 +57,7 @@ func (s *Service) sendOf(v *store.Verification, p plan, code string) *send {
 				Language: p.locale, Domain: p.domain}
 		case Email:
 			r = &email.Request{Account: v.Account, To: v.To, Purpose: email.PurposeOTP, Domain: p.domain,
-				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt))}
+				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt)), OTP: code}
 		}
 		out.reqs = append(out.reqs, r)
 		out.legs = append(out.legs, []Channel{c})

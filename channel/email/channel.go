@@ -21,6 +21,11 @@ const (
 	MaxFromNameLen = 100
 	// MaxMessageLen is the longest message body, in bytes.
 	MaxMessageLen = 1 << 20
+	// MinOTPDigits and MaxOTPDigits bound a declared code (Request.OTP),
+	// in ASCII digits: e-mail takes longer codes than SMS and chat (4 to
+	// 8), as package verify sends them.
+	MinOTPDigits = 4
+	MaxOTPDigits = 10
 )
 
 // Config configures a Channel.
@@ -61,9 +66,10 @@ func (c *Channel) Kind() notify.Kind { return Kind }
 
 // Prepare validates and normalises an *Request for acct and
 // renders its template, as the package documentation describes. It
-// returns the envelope with Kind, To, Provider, Units (1), Class, Domain
-// and Email set. Every bad field is reported in one InvalidArgument
-// error; a failing renderer's other errors are returned as they are.
+// returns the envelope with Kind, To, Provider, Units (1), Class, Route,
+// Domain, CarriesOTP and the *Message as Content set. Every bad field is
+// reported in one InvalidArgument error; a failing renderer's other
+// errors are returned as they are.
 // Prepare has no side effects and does not retain req.
 func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
 	r, ok := req.(*Request)
@@ -100,6 +106,9 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	} else if !fe.Has("message") {
 		checkBody(&fe, r.Message, msg)
 	}
+	if r.OTP != "" && checkOTP(&fe, r.OTP, msg) {
+		msg.OTP = r.OTP
+	}
 
 	if err := fe.Err(); err != nil {
 		return nil, err
@@ -117,8 +126,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Route:    string(purpose),
 		Domain:   r.Domain,
 		Content:  msg,
-		// OTP mail, or a template filled with a code.
-		CarriesOTP: r.Purpose == PurposeOTP ||
+		// OTP mail, a declared code, or a template filled with a code.
+		CarriesOTP: r.Purpose == PurposeOTP || msg.OTP != "" ||
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),
 	}, nil
 }
@@ -186,6 +195,59 @@ func checkBody(fe *notify.FieldErrors, body string, msg *Message) {
 	}
 	msg.Text = body
 }
+
+// checkOTP checks a declared code: MinOTPDigits to MaxOTPDigits ASCII
+// digits, found in the subject or a body of msg on its own (not inside a
+// longer run of digits, which would be another number). The text is
+// searched only once it is whole: when the subject, the body or the
+// template was refused, that field's error says what is wrong. It
+// reports whether the code is good; its messages never echo it.
+func checkOTP(fe *notify.FieldErrors, code string, msg *Message) bool {
+	if len(code) < MinOTPDigits || len(code) > MaxOTPDigits || !allDigits(code) {
+		fe.Addf("otp", "must be %d to %d digits", MinOTPDigits, MaxOTPDigits)
+		return false
+	}
+	for _, f := range []string{"subject", "message", "template_slug", "variables"} {
+		if fe.Has(f) {
+			return false
+		}
+	}
+	if msg.HTML == "" && msg.Text == "" {
+		return false // a renderer refused the variables (variables.NAME): no text yet
+	}
+	if !hasCode(msg.Subject, code) && !hasCode(msg.HTML, code) && !hasCode(msg.Text, code) {
+		fe.Add("otp", "does not appear in the subject or the body: declare the code the message carries")
+		return false
+	}
+	return true
+}
+
+// hasCode reports whether code occurs in text with no ASCII digit just
+// before or after it.
+func hasCode(text, code string) bool {
+	for at := 0; ; {
+		k := strings.Index(text[at:], code)
+		if k < 0 {
+			return false
+		}
+		start, end := at+k, at+k+len(code)
+		if (start == 0 || !isDigit(text[start-1])) && (end == len(text) || !isDigit(text[end])) {
+			return true
+		}
+		at = start + 1
+	}
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // checkSubject reports a subject that could break the header or is too
 // long. field is "subject", whose characters its tag has checked, or

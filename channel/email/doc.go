@@ -43,6 +43,18 @@
 //     shaped like an RFC 2047 encoded word ("=?" followed by "?=", such
 //     as "=?utf-8?q?x=0D=0ABcc:evil@example.com?="), which some readers
 //     would decode into other text.
+//   - otp declares the one-time code the message carries, if any:
+//     MinOTPDigits to MaxOTPDigits (4 to 10) ASCII digits, which must
+//     appear in the subject or the body, or in what the template
+//     rendered, on their own rather than inside a longer number. What
+//     shows message content (provider/logprovider, the development
+//     outbox, the gateway's SMTP log) then hides the code wherever it
+//     appears, subject included, as it hides the codes of SMS and chat.
+//     Undeclared, a code is hidden only as a run of 4 to 8 digits (in OTP
+//     mail, or mail that carries a code), so one of 9 or 10 digits
+//     (package verify sends them by e-mail) would show. A declared code
+//     makes the envelope CarriesOTP (the Notifier's OTP throttle counts
+//     it) and is the Message's OTP.
 //   - reply_to is an optional bare address, with the same rules as to.
 //   - purpose is otp, invoice, notification or campaign, or empty for the
 //     default. It selects the provider's SMTP configuration and the price;

@@ -25,6 +25,14 @@ type Request struct {
 	Message      string      `json:"message" validate:"required_without=TemplateSlug,omitempty,notblank"`
 	TemplateSlug string      `json:"template_slug"`
 	Variables    notify.Vars `json:"variables"`
+	// OTP is the one-time code the message carries, declared so that logs
+	// and the development outbox hide it wherever it shows, subject
+	// included: MinOTPDigits to MaxOTPDigits ASCII digits, which must
+	// appear in the subject or the body (the rendered template's, with
+	// TemplateSlug), not as part of a longer run of digits. Setting it
+	// makes the envelope CarriesOTP. Optional; its rule is code, in
+	// Prepare, since it needs the final text.
+	OTP string `json:"otp"`
 	// FromName is the sender's display name, at most 100 characters;
 	// default the SMTP setup's.
 	FromName string `json:"from_name" validate:"omitempty,displayname,max=100"`
@@ -46,11 +54,17 @@ func (r *Request) AccountID() string { return r.Account }
 // Key implements notify.Request.
 func (r *Request) Key() string { return r.IdempotencyKey }
 
-// Fingerprint implements notify.Request.
+// Fingerprint implements notify.Request. The OTP is written last and only
+// when set, so that requests without one keep the fingerprints they had
+// before the field existed (an idempotency key kept across an upgrade
+// still matches its request).
 func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "email", strings.TrimSpace(r.To), r.Subject, r.Message, r.TemplateSlug, r.FromName,
 		strings.TrimSpace(r.ReplyTo), string(r.Purpose), r.Domain)
 	fingerprint.Vars(h, r.Variables)
+	if r.OTP != "" {
+		fingerprint.Fields(h, "otp", r.OTP)
+	}
 }
 
 // Purpose selects the dedicated SMTP configuration and the price of an
@@ -79,6 +93,10 @@ type Message struct {
 	HTML string
 	// Text is the plain-text body; for HTML mail, the generated alternative.
 	Text string
+	// OTP is the one-time code the request declared (Request.OTP), or
+	// empty. It appears in Subject, HTML or Text; whatever shows the
+	// message (logs, the development outbox) hides it everywhere there.
+	OTP string
 }
 
 // MessageOf returns the content of an envelope of this channel, or nil

@@ -1,9 +1,11 @@
 // Package mask holds the rule that finds one-time codes in a message's
 // content, so that every place that shows content (the logging provider,
-// the development outbox, the gateway's SMTP log) hides codes alike. The
-// logs also hide digits where a code may hide undeclared (Digits); the
-// outbox, a development page, hides only the codes of messages that
-// declare one (Envelope.CarriesOTP).
+// the development outbox, the gateway's SMTP log) hides codes alike: the
+// code a message declares (Declared: an SMS's, a chat message's or an
+// e-mail's OTP) wherever it appears, whatever its length, and runs of 4
+// to 8 digits where a code may hide undeclared. The logs hide such runs
+// whenever Digits says so; the outbox, a development page, only in
+// messages that carry a code (Envelope.CarriesOTP).
 package mask
 
 import (
@@ -15,12 +17,38 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 )
 
-// Bounds of a run of digits taken for a one-time code: OTPs are 4 to 8
-// digits. Longer runs, such as phone numbers, are not codes.
+// Bounds of a run of digits taken for a one-time code: the codes of SMS
+// and chat are 4 to 8 digits. Longer runs, such as phone numbers, are not
+// taken for codes; a longer code (e-mail takes up to 10 digits) is hidden
+// because its message declares it (Declared).
 const (
 	MinCodeDigits = 4
 	MaxCodeDigits = 8
 )
+
+// Declared returns the one-time code env's message declares: the OTP of
+// an sms.Message, a chat.Message or an email.Message, or "" when it
+// declares none (or env has no content of these channels).
+func Declared(env *notify.Envelope) string {
+	if env == nil {
+		return ""
+	}
+	switch m := env.Content.(type) {
+	case *sms.Message:
+		if m != nil {
+			return m.OTP
+		}
+	case *chat.Message:
+		if m != nil {
+			return m.OTP
+		}
+	case *email.Message:
+		if m != nil {
+			return m.OTP
+		}
+	}
+	return ""
+}
 
 // Digits reports whether every run of 4 to 8 digits in env's content is
 // to be hidden as a possible one-time code, in every field of the message

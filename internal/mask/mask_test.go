@@ -50,3 +50,28 @@ func TestDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestDeclared(t *testing.T) {
+	for name, c := range map[string]struct {
+		env  *notify.Envelope
+		want string
+	}{
+		"sms":             {&notify.Envelope{Content: &sms.Message{OTP: "482913"}}, "482913"},
+		"chat":            {&notify.Envelope{Content: &chat.Message{OTP: "4829"}}, "4829"},
+		"e-mail, 10":      {&notify.Envelope{Content: &email.Message{OTP: "4829135521"}}, "4829135521"},
+		"e-mail, none":    {&notify.Envelope{Content: &email.Message{Purpose: email.PurposeOTP}}, ""},
+		"nil content":     {&notify.Envelope{Content: (*email.Message)(nil)}, ""},
+		"nothing to show": {&notify.Envelope{}, ""},
+		"nil envelope":    {nil, ""},
+	} {
+		if got := mask.Declared(c.env); got != c.want {
+			t.Errorf("%s: %q, want %q", name, got, c.want)
+		}
+	}
+	// A declared code is hidden whatever its length; an undeclared run
+	// of 10 digits is not.
+	text := "4829135521 is your code; call 9876543210"
+	if got := mask.Replace(text, "4829135521", true, "#"); got != "# is your code; call 9876543210" {
+		t.Errorf("Replace = %q", got)
+	}
+}

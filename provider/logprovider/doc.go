@@ -4,16 +4,19 @@
 //
 // Each send is one Info record with the message's kind, masked recipient
 // ("98xxxxxx10", "r***@example.com"), route, purpose or gateway, IDs,
-// lengths and, for SMS and chat, the text. A declared OTP never reaches
-// the log: the envelope's OTP (SMS.OTP, Chat.OTP) is replaced by "******"
-// wherever it occurs, and in a message that may carry a code it did not
+// lengths and, for SMS and chat, the text; for e-mail, the subject. A
+// declared OTP never reaches the log: the message's declared code
+// (sms.Message.OTP, chat.Message.OTP, email.Message.OTP, which may be of
+// up to 10 digits) is replaced by "******" wherever it occurs, e-mail
+// subjects included, and in a message that may carry a code it did not
 // declare (one that carries a code, an SMS on the dlt route, a chat
 // template, OTP e-mail) every run of 4 to 8 digits is masked too, in
 // every field of the message alike: its text, template values, header
 // and buttons. A code written into the free text of a plain SMS or chat
 // message without being declared cannot be told from other numbers and
-// is logged as is, as are the order numbers of such messages.
-// E-mail bodies are logged by length only. API keys never reach a
+// is logged as is, as are the order numbers of such messages; an e-mail
+// code longer than 8 digits is hidden only when declared (email.Request's
+// OTP). E-mail bodies are logged by length only. API keys never reach a
 // provider, so they cannot reach the log either.
 //
 // # The masking rule

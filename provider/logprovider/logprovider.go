@@ -144,13 +144,17 @@ func smsAttr(m *sms.Message, digits bool, mode Mode) slog.Attr {
 }
 
 // emailAttr describes an e-mail; bodies are not logged at all, only
-// their lengths.
+// their lengths. The subject loses the declared code, of up to 10 digits,
+// as well as the runs of digits mask.Digits asks for.
 func emailAttr(m *email.Message, digits bool, mode Mode) slog.Attr {
 	a := []any{
 		slog.String("purpose", string(m.Purpose)),
-		slog.String("subject", mode.redacted(m.Subject, "", digits)),
+		slog.String("subject", mode.redacted(m.Subject, m.OTP, digits)),
 		slog.Int("text_len", utf8.RuneCountInString(m.Text)),
 		slog.Int("html_len", utf8.RuneCountInString(m.HTML)),
+	}
+	if m.OTP != "" {
+		a = append(a, slog.String("otp", Mask))
 	}
 	if m.FromName != "" {
 		a = append(a, slog.String("from_name", m.FromName))

@@ -67,3 +67,46 @@ func TestNoCodeInTheLog(t *testing.T) {
 		t.Fatalf("the log shows the code:\n%s", out)
 	}
 }
+
+// TestNoDeclaredMailCodeInTheLog: an e-mail that declares a code of 10
+// digits (longer than the runs taken for codes undeclared), in its subject
+// and body, through the real channel: the log has the subject's words
+// but not the code, in either mode, whatever the purpose.
+func TestNoDeclaredMailCodeInTheLog(t *testing.T) {
+	const long = "4829135521"
+	for _, mode := range []logprovider.Mode{logprovider.Dev, logprovider.Production} {
+		for _, purpose := range []email.Purpose{"", email.PurposeOTP, email.PurposeNotification} {
+			buf := &lockedBuffer{}
+			p := logprovider.New(slog.New(slog.NewTextHandler(buf, nil)), "log", logprovider.WithMode(mode))
+			ch, err := email.New(email.Config{Provider: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := ch.Prepare(context.Background(), &notify.Account{ID: "acme"}, &email.Request{
+				To: "riya@example.com", Subject: long + " is your Acme code", OTP: long, Purpose: purpose,
+				Message: "<p>Enter <b>" + long + "</b> to sign in.</p>"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.ID = "m1"
+			if _, err := ch.Deliver(context.Background(), env); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if strings.Count(out, "\n") != 1 || strings.Contains(out, long) {
+				t.Errorf("%s, purpose %q: the log shows the code, or is not one record:\n%s", mode, purpose, out)
+			}
+			want := []string{"email.otp=" + logprovider.Mask, "email.text_len=", "message_id=m1"}
+			if mode == logprovider.Dev {
+				want = append(want, `email.subject="`+logprovider.Mask+` is your Acme code"`)
+			} else {
+				want = append(want, "email.subject="+logprovider.Withheld)
+			}
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%s, purpose %q: %q is missing:\n%s", mode, purpose, w, out)
+				}
+			}
+		}
+	}
+}
