@@ -287,6 +287,12 @@ type chatBody struct {
 // keys are matched exactly against known (see checkStrict). Errors are
 // InvalidArgument *notify.Error values.
 func unmarshal(body []byte, dst any, known []string) error {
+	return unmarshalKeys(body, dst, known, false)
+}
+
+// unmarshalKeys is unmarshal; closed also refuses a key that is not in
+// known (checkStrictKeys).
+func unmarshalKeys(body []byte, dst any, known []string, closed bool) error {
 	i := 0
 	for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
 		i++
@@ -310,7 +316,7 @@ func unmarshal(body []byte, dst any, known []string) error {
 	}
 	// After json.Unmarshal, so that a syntax error is reported as one; on
 	// a body it accepted, this is one more pass over the bytes.
-	return checkStrict(body, known)
+	return checkStrictKeys(body, known, closed)
 }
 
 // jsonErrorText describes a JSON syntax error with its byte offset.

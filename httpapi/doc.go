@@ -14,6 +14,12 @@
 //	GET  /messages/{id}                a message's record (another account's is 404)
 //	GET  /openapi.json                 this API's OpenAPI 3.1 document, without a key
 //
+// WithVerifications adds the verifications of package verify, beyond the
+// spec: POST /verifications (start: a code by SMS and chat at once),
+// POST /verifications/{id}/check, POST /verifications/{id}/resend,
+// GET and DELETE /verifications/{id}. Their bodies refuse unknown keys
+// and the Idempotency-Key, and no answer or log line carries a code.
+//
 // WithRoute adds a send endpoint of your own: a path and a Decoder that
 // turns its JSON body into the notify.Request to send, such as a request
 // of a channel of your own (examples/pushchannel does this). It is
@@ -26,7 +32,7 @@
 // message/variables_values, route/rout, domain/website, brand_name/brand);
 // a field and its alias with different values is a 400 naming both.
 // Mobile numbers, OTP codes and numeric IDs may be JSON strings or JSON
-// integers; unknown fields are ignored. The Idempotency-Key header (or the
+// integers; unknown fields are ignored (but by the verification routes). The Idempotency-Key header (or the
 // idempotency_key field) makes a repeated request return the first
 // receipt; the X-Domain header is recorded as the domain when the body has
 // none.

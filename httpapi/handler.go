@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify"
 
 	"github.com/notifykit/notify"
 )
@@ -37,7 +38,8 @@ type Handler struct {
 	timeout  time.Duration // bound of a send detached from its request
 	root     http.Handler
 
-	sends []sendRoute // the send endpoints: the spec's, then WithRoute's
+	sends  []sendRoute     // the send endpoints: the spec's, then WithRoute's
+	verify *verify.Service // the /verifications routes' service (WithVerifications), or nil
 
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -49,8 +51,10 @@ type Option func(*Handler) error
 
 // WithLogger sets the logger of the access log: one record per request
 // with method, path, status, duration, account, request ID, the message
-// ID of a send that made one (message_id) and, for errors, the error
-// code. API keys, request bodies and OTP codes are never logged. Sends
+// ID of a send that made one (message_id; a verification's send lists
+// its legs' IDs, comma-separated), the verification a /verifications
+// request concerned (verification_id) and, for errors, the error code.
+// API keys, request bodies and OTP codes are never logged. Sends
 // run with a context that carries the request ID (RequestID), so that a
 // logger whose handler is wrapped by NewLogHandler names the request on
 // the lines providers and observers log. Default: no access log.
@@ -163,7 +167,8 @@ func WithRoute(p string, d Decoder) Option {
 			return fmt.Errorf("WithRoute %q: nil decoder", p)
 		case !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " {}?#") || p != path.Clean(p):
 			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", p)
-		case p == "/balance" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json":
+		case p == "/balance" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
+			p == "/verifications" || strings.HasPrefix(p, "/verifications/"):
 			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
 		for _, rt := range h.sends {
@@ -222,6 +227,14 @@ func (h *Handler) routes() http.Handler {
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
 	mux.Handle("GET "+BasePath+"/messages/{id}", h.authed(h.message))
 	mux.Handle(BasePath+"/messages/{id}", methodNotAllowed("GET, HEAD"))
+	if h.verify != nil { // WithVerifications (verify.go)
+		post("/verifications", h.startVerification)
+		post("/verifications/{id}/check", h.checkVerification)
+		post("/verifications/{id}/resend", h.resendVerification)
+		mux.Handle("GET "+BasePath+"/verifications/{id}", h.authed(h.getVerification))
+		mux.Handle("DELETE "+BasePath+"/verifications/{id}", h.authed(h.cancelVerification))
+		mux.Handle(BasePath+"/verifications/{id}", methodNotAllowed("GET, HEAD, DELETE"))
+	}
 	h.routeOpenAPI(mux) // GET /openapi.json, without a key (openapi.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, r, notify.Errorf(notify.CodeNotFound, "no such endpoint: %s %s (the API lives under %s)",
@@ -279,13 +292,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Duration("duration", time.Since(start)),
 			slog.String("account", x.account),
 			slog.String("request_id", x.id),
-			{}, {}, {},
+			{}, {}, {}, {},
 		}
-		n := len(attrs) - 3
+		n := len(attrs) - 4
 		// The optional ones, only when set: the message the request made,
 		// and what went wrong.
 		if x.message != "" {
 			attrs[n] = slog.String("message_id", x.message)
+			n++
+		}
+		if x.verification != "" {
+			attrs[n] = slog.String("verification_id", x.verification)
 			n++
 		}
 		if x.code != "" || x.detail != "" {
@@ -353,12 +370,15 @@ type exchange struct {
 	code    notify.Code // error code of an error response
 	detail  string      // internal error detail, for the log only
 	message string      // the message ID of a send's receipt, for the log
-	body    []byte
-	out     []byte
+	// verification is the ID of the verification a request concerned,
+	// for the log.
+	verification string
+	body         []byte
+	out          []byte
 }
 
 func (x *exchange) reset(w http.ResponseWriter) {
-	x.w, x.status, x.account, x.code, x.detail, x.message = w, 0, "", "", "", ""
+	x.w, x.status, x.account, x.code, x.detail, x.message, x.verification = w, 0, "", "", "", "", ""
 	x.body, x.out = x.body[:0], x.out[:0]
 }
 
@@ -419,13 +439,19 @@ func writeErr(w http.ResponseWriter, req *http.Request, err error, r *notify.Rec
 		buf = x.out[:0]
 	}
 	buf = appendError(buf, err, r, w.Header().Get("X-Request-ID"))
-	var e *notify.Error
-	if code == notify.CodeRateLimited && errors.As(err, &e) && e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", itoa(retrySeconds(e.RetryAfter)))
-	}
+	setRetryAfter(w, err, code)
 	writeJSON(w, StatusOf(code), buf)
 	if x != nil {
 		x.out = buf
+	}
+}
+
+// setRetryAfter sets Retry-After for an error of code rate_limited that
+// says when to try again.
+func setRetryAfter(w http.ResponseWriter, err error, code notify.Code) {
+	var e *notify.Error
+	if code == notify.CodeRateLimited && errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(retrySeconds(e.RetryAfter)))
 	}
 }
 

@@ -70,6 +70,7 @@ type testEnv struct {
 	clock          *testclock.Clock
 	logs           *syncBuffer
 	handler        *httpapi.Handler
+	notifier       *notify.Notifier
 }
 
 // minor returns an account's balance in paise.
@@ -119,6 +120,14 @@ func newTestEnvFull(t testing.TB, opening int64, nopts []notify.Option, opts ...
 // env's stores; nopts may also replace e.ledger, which the Notifier then
 // takes.
 func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Option, opts ...httpapi.Option) *testEnv {
+	t.Helper()
+	return newTestEnvHooked(t, opening, nopts, nil, opts...)
+}
+
+// newTestEnvHooked is newTestEnvOf with Handler options made once the
+// Notifier is (e.notifier), by hopts when it is not nil.
+func newTestEnvHooked(t testing.TB, opening int64, nopts func(*testEnv) []notify.Option,
+	hopts func(*testEnv) []httpapi.Option, opts ...httpapi.Option) *testEnv {
 	t.Helper()
 	e := &testEnv{
 		wallet:   memstore.NewWallet(),
@@ -173,8 +182,12 @@ func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.notifier = n
 	logger := slog.New(slog.NewJSONHandler(e.logs, nil))
 	all := append([]httpapi.Option{httpapi.WithLogger(logger)}, opts...)
+	if hopts != nil {
+		all = append(all, hopts(e)...)
+	}
 	h, err := httpapi.New(n, e.accounts, all...)
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/verify"
 )
 
 // These tests keep openapi.json in step with the Handler:
@@ -43,6 +44,10 @@ var wireBodies = map[string]reflect.Type{
 	"otp":   reflect.TypeFor[otpBody](),
 	"email": reflect.TypeFor[emailBody](),
 	"chat":  reflect.TypeFor[chatBody](),
+	// The verification routes, by their handlers' names.
+	"startVerification":  reflect.TypeFor[verifyStartBody](),
+	"checkVerification":  reflect.TypeFor[verifyCheckBody](),
+	"resendVerification": reflect.TypeFor[verifyResendBody](),
 }
 
 // servedRoute is one method and path the Handler registers, with the
@@ -649,7 +654,7 @@ func TestOpenAPIServed(t *testing.T) {
 }
 
 // newOpenAPITestHandler returns a Handler over a Notifier with one
-// account and no channels: enough to route.
+// account and no channels, and the verification routes: enough to route.
 func newOpenAPITestHandler(t *testing.T) *Handler {
 	t.Helper()
 	accounts := memstore.NewAccounts()
@@ -660,7 +665,12 @@ func newOpenAPITestHandler(t *testing.T) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(n, accounts)
+	svc, err := verify.New(verify.Config{Notifier: n, Accounts: accounts, Store: memstore.NewVerifications(),
+		Secret: []byte("openapi-test-secret-of-at-least-32-bytes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(n, accounts, WithVerifications(svc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/errtext"
+	"github.com/notifykit/notify/verify"
 )
 
 // Codes of errors that only the HTTP layer produces; they appear in error
@@ -452,7 +453,6 @@ func defaultMessage(c notify.Code) string {
 // receipt: its message ID and legs are included. id is the request's ID,
 // which the message of an error not shown in its own words ends with.
 func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
-	code := notify.CodeOf(err)
 	b = append(b, `{"success":false`...)
 	unknown := r != nil && r.Status == notify.StateUnknown
 	switch {
@@ -468,6 +468,18 @@ func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
 			b = appendField(b, "status", string(r.Status))
 		}
 	}
+	b = appendErrorObject(b, err, id)
+	if r != nil && !unknown {
+		b = appendLegs(b, r, id)
+	}
+	return append(b, '}', '\n')
+}
+
+// appendErrorObject appends the "error" member of an error body: code,
+// message, the bad fields, the wait of a rate limit and the fraud guard's
+// rule of a refusal (verify.Refusal).
+func appendErrorObject(b []byte, err error, id string) []byte {
+	code := notify.CodeOf(err)
 	b = appendKey(b, "error")
 	b = append(b, '{')
 	b = appendField(b, "code", string(code))
@@ -508,11 +520,11 @@ func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
 		b = appendKey(b, "retry_after_seconds")
 		b = appendInt(b, retrySeconds(e.RetryAfter))
 	}
-	b = append(b, '}')
-	if r != nil && !unknown {
-		b = appendLegs(b, r, id)
+	var refusal *verify.Refusal
+	if errors.As(err, &refusal) && refusal.Rule != "" {
+		b = appendField(b, "rule", string(refusal.Rule))
 	}
-	return append(b, '}', '\n')
+	return append(b, '}')
 }
 
 // unknownMessage is the message of an outcome_unknown answer.

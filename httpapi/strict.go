@@ -84,15 +84,16 @@ type pathSeg struct {
 // that matches a known key only when case is ignored, and each string
 // holding invalid UTF-8 or a lone surrogate escape.
 type strictScan struct {
-	b     []byte
-	i     int
-	known []string // keys of the request object
-	vars  bool     // known holds "variables"
-	fe    notify.FieldErrors
-	keys  [][]byte // keys of the objects being walked, innermost last
-	path  []pathSeg
-	depth int
-	bad   bool // not JSON after all: json.Unmarshal reports it
+	b      []byte
+	i      int
+	known  []string // keys of the request object
+	closed bool     // a key of the request object not in known is refused
+	vars   bool     // known holds "variables"
+	fe     notify.FieldErrors
+	keys   [][]byte // keys of the objects being walked, innermost last
+	path   []pathSeg
+	depth  int
+	bad    bool // not JSON after all: json.Unmarshal reports it
 }
 
 // checkStrict applies the strict rules to body, which json.Unmarshal has
@@ -100,10 +101,15 @@ type strictScan struct {
 // InvalidArgument *notify.Error naming each problem (at most
 // maxStrictErrors) by its path: "to", "variables.NAME",
 // "variables[0].name"; "body" stands for the request object itself.
-func checkStrict(body []byte, known []string) error {
+func checkStrict(body []byte, known []string) error { return checkStrictKeys(body, known, false) }
+
+// checkStrictKeys is checkStrict; closed also refuses every key of the
+// request object that is not in known (the endpoints beyond the spec,
+// which no client of the spec's sends extra keys to).
+func checkStrictKeys(body []byte, known []string, closed bool) error {
 	s := scanPool.Get().(*strictScan)
 	defer s.release()
-	s.b, s.i, s.known, s.vars, s.fe, s.depth, s.bad = body, 0, known, false, nil, 0, false
+	s.b, s.i, s.known, s.closed, s.vars, s.fe, s.depth, s.bad = body, 0, known, closed, false, nil, 0, false
 	for _, k := range known {
 		if k == "variables" {
 			s.vars = true
@@ -335,6 +341,8 @@ func (s *strictScan) object(ctx int) {
 				}
 			} else if want := foldKey(known, key); want != "" {
 				s.add(`is an unknown key; keys are case-sensitive: did you mean "` + want + `"?`)
+			} else if ctx == ctxTop && s.closed {
+				s.add("is an unknown key; this endpoint takes " + strings.Join(known, ", "))
 			}
 		}
 
