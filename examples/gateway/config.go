@@ -147,6 +147,12 @@ type config struct {
 	// breaker is NOTIFY_BREAKER, the providers' circuit breakers; nil
 	// when off.
 	breaker *notify.BreakerPolicy
+	// verifySecret, verifyCap and verifySafe are NOTIFY_VERIFY_SECRET,
+	// NOTIFY_VERIFY_SPEND_CAP (paise per hour; 0: none) and
+	// NOTIFY_VERIFY_SAFE_LIST (verify.go).
+	verifySecret []byte
+	verifyCap    int64
+	verifySafe   []string
 	// warnings are settings that work but may not do what was meant,
 	// logged at start.
 	warnings []string
@@ -252,6 +258,9 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 	if err := c.loadOperatorOptions(get); err != nil {
+		return nil, err
+	}
+	if err := c.loadVerifyOptions(get); err != nil {
 		return nil, err
 	}
 	for _, u := range []struct{ name, value, want string }{

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
@@ -69,8 +71,8 @@ func smtpServer(u *url.URL) (smtp.Server, error) {
 // mailer returns the SMTP provider, a line describing where mail goes, and
 // a function that releases what it opened: the provider's connections and,
 // without NOTIFY_SMTP_URL, the in-process SMTP server whose messages are
-// logged.
-func mailer(cfg *config, logger *slog.Logger, box *devOutbox) (*smtp.Provider, string, func(), error) {
+// logged, with the codes in codes hidden.
+func mailer(cfg *config, logger *slog.Logger, box *devOutbox, codes *mailCodes) (*smtp.Provider, string, func(), error) {
 	var srv smtp.Server
 	var info string
 	closeDev := func() {}
@@ -85,7 +87,7 @@ func mailer(cfg *config, logger *slog.Logger, box *devOutbox) (*smtp.Provider, s
 		// SMTPUTF8, as most relays offer it: addresses with non-ASCII
 		// local parts are shown in development rather than refused.
 		dev, err := smtptest.Start(smtptest.WithOnMessage(func(m smtptest.Message) {
-			logSMTP(logger)(m)
+			logSMTP(logger, codes)(m)
 			box.received(m)
 		}), smtptest.WithRetain(100), smtptest.WithSMTPUTF8())
 		if err != nil {
@@ -106,9 +108,10 @@ func mailer(cfg *config, logger *slog.Logger, box *devOutbox) (*smtp.Provider, s
 
 // emailChannel returns the e-mail channel, its provider, a line describing
 // where mail goes, and a function that releases what it opened. The
-// in-process SMTP server hands what it receives to box.
-func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger, box *devOutbox) (notify.Channel, *smtp.Provider, string, func(), error) {
-	p, info, closeMail, err := mailer(cfg, logger, box)
+// in-process SMTP server hands what it receives to box, and logs it with
+// the codes codes heard of hidden.
+func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logger, box *devOutbox, codes *mailCodes) (notify.Channel, *smtp.Provider, string, func(), error) {
+	p, info, closeMail, err := mailer(cfg, logger, box, codes)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
@@ -118,4 +121,78 @@ func emailChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Lo
 		return nil, nil, "", nil, err
 	}
 	return ch, p, info, closeMail, nil
+}
+
+// maxMailCodes is how many declared codes mailCodes remembers: far more
+// than can be on their way to the in-process SMTP server at once.
+const maxMailCodes = 1024
+
+// mailCodes remembers the one-time codes that recent e-mails declare
+// (email.Message.OTP, up to 10 digits), by message ID, so that the log of
+// the in-process SMTP server hides them in what it shows of a received
+// mail (its subject) as the logging providers and the outbox do: that log
+// sees only the mail as received, where a code longer than 8 digits looks
+// like any other number. It is a notify.Observer: a message is observed
+// as it is accepted (StatePending), before it reaches the SMTP server,
+// whose mail names it in its Message-ID (provider/smtp). Its methods do
+// nothing on a nil *mailCodes (a real SMTP relay: nothing is logged).
+type mailCodes struct {
+	mu    sync.Mutex
+	byID  map[string]string
+	order []string // the IDs in byID, oldest first
+}
+
+// newMailCodes returns the codes of the in-process SMTP server's log, or
+// nil when mail goes to a real relay (NOTIFY_SMTP_URL).
+func newMailCodes(cfg *config) *mailCodes {
+	if cfg.smtp != nil {
+		return nil
+	}
+	return &mailCodes{byID: make(map[string]string)}
+}
+
+// options are the Notifier options that feed the codes.
+func (c *mailCodes) options() []notify.Option {
+	if c == nil {
+		return nil
+	}
+	return []notify.Option{notify.WithObserver(c)}
+}
+
+// Observe remembers the declared code of an e-mail as it is accepted,
+// forgetting the oldest beyond maxMailCodes.
+func (c *mailCodes) Observe(_ context.Context, e notify.Event) {
+	if c == nil || e.Type != notify.StatePending || e.Envelope == nil || e.Envelope.ID == "" {
+		return
+	}
+	m := email.MessageOf(e.Envelope)
+	if m == nil || m.OTP == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byID[e.Envelope.ID]; !ok {
+		c.order = append(c.order, e.Envelope.ID)
+	}
+	c.byID[e.Envelope.ID] = m.OTP
+	for len(c.order) > maxMailCodes {
+		delete(c.byID, c.order[0])
+		c.order[0] = ""
+		c.order = c.order[1:]
+	}
+}
+
+// of returns the code that the received mail m declared when it was sent,
+// found by the local part of its Message-ID, or "".
+func (c *mailCodes) of(m smtptest.Message) string {
+	if c == nil || m.Header == nil {
+		return ""
+	}
+	id := strings.Trim(m.Header.Get("Message-ID"), "<> ")
+	if at := strings.LastIndexByte(id, '@'); at >= 0 {
+		id = id[:at]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byID[id]
 }

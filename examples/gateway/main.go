@@ -212,8 +212,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 
-	// E-mail: a real SMTP server, or the in-process one.
-	emailCh, mail, smtpInfo, closeMail, err := emailChannel(cfg, renderer, logger, box)
+	// E-mail: a real SMTP server, or the in-process one, whose log hides
+	// the codes the mail declares (codes hears them as mail is accepted).
+	codes := newMailCodes(cfg)
+	emailCh, mail, smtpInfo, closeMail, err := emailChannel(cfg, renderer, logger, box, codes)
 	if err != nil {
 		return err
 	}
@@ -242,11 +244,19 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	opts = append(opts, mon.options()...)
 	opts = append(opts, box.options()...)
+	opts = append(opts, codes.options()...)
 	n, err := notify.New(st.accounts, st.ledger, opts...)
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(n, st.accounts, httpapi.WithLogger(logger))
+	apiOpts := []httpapi.Option{httpapi.WithLogger(logger)}
+	if vsvc, stopSweep, err := verifications(cfg, st, n, world.Plan{}, logger); err != nil {
+		return err
+	} else if vsvc != nil {
+		apiOpts = append(apiOpts, httpapi.WithVerifications(vsvc))
+		closers = append(closers, stopSweep)
+	}
+	api, err := httpapi.New(n, st.accounts, apiOpts...)
 	if err != nil {
 		return err
 	}
@@ -363,9 +373,10 @@ func every(period time.Duration, now bool, fn func(context.Context)) (stop func(
 }
 
 // logSMTP returns the callback that logs what the in-process SMTP server
-// received: sender, recipients, subject and size, with OTP-like digit runs
-// masked, never the body.
-func logSMTP(logger *slog.Logger) func(smtptest.Message) {
+// received: sender, recipients, subject and size, never the body. The
+// subject loses OTP-like digit runs and the code the mail declared
+// (codes), of up to 10 digits.
+func logSMTP(logger *slog.Logger, codes *mailCodes) func(smtptest.Message) {
 	return func(m smtptest.Message) {
 		subject := ""
 		if m.Header != nil {
@@ -373,7 +384,7 @@ func logSMTP(logger *slog.Logger) func(smtptest.Message) {
 			if dec, err := new(mime.WordDecoder).DecodeHeader(subject); err == nil {
 				subject = dec
 			}
-			subject = logprovider.Redact(subject, "", true)
+			subject = logprovider.Redact(subject, codes.of(m), true)
 		}
 		to := make([]string, len(m.To))
 		for i, r := range m.To {

@@ -29,9 +29,13 @@ type stores struct {
 	admin adminapi.Store
 	// rate and otp are the per-account rate limit and the per-recipient
 	// OTP throttle; otp is nil when NOTIFY_OTP_LIMIT is off.
-	rate  store.Limiter
-	otp   store.Limiter
-	close func()
+	rate store.Limiter
+	otp  store.Limiter
+	// verifications and counters keep the verifications and the fraud
+	// guard's counts (verify.go).
+	verifications store.Verifications
+	counters      store.Counters
+	close         func()
 	// keyKept says the demo account kept the key it had in the database,
 	// so cfg.apiKey (a random key) was not stored and must not be shown.
 	keyKept bool
@@ -87,7 +91,10 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 			idem:      memstore.NewIdempotency(24*time.Hour, memstore.WithLease(cfg.settleAfter)),
 			templates: templates,
 			admin:     admin,
-			close:     func() {},
+
+			verifications: memstore.NewVerifications(),
+			counters:      memstore.NewCounters(),
+			close:         func() {},
 		}
 		// Bursts of twice the rate.
 		if st.rate, err = memstore.NewRateLimit(float64(cfg.rate), 2*cfg.rate); err != nil {
@@ -135,7 +142,8 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 			return nil, storeError("setting the demo account's countries (NOTIFY_COUNTRIES)", err)
 		}
 	}
-	st := &stores{accounts: db, ledger: db, idem: db, templates: db, admin: db}
+	st := &stores{accounts: db, ledger: db, idem: db, templates: db, admin: db,
+		verifications: db, counters: db.Counters()}
 	// The account outlives this process, and so would every key it was
 	// given: a chosen key replaces the others, and a random one is
 	// stored only when the account has none, or each start would leave
