@@ -50,8 +50,9 @@ type Envelope struct {
 	// IdempotencyKey is the request's key, if any.
 	IdempotencyKey string
 	// CarriesOTP reports that the message carries a one-time code: the SMS
-	// otp route, a chat OTP, e-mail of purpose otp, or any template
-	// rendered with an OTP variable.
+	// otp route, a chat OTP, e-mail of purpose otp or that declares its
+	// code (email.Request.OTP), or any template rendered with an OTP
+	// variable.
 	// Channels set it; the Notifier's OTP throttle counts these messages.
 	CarriesOTP bool
 

@@ -132,16 +132,35 @@ func (s *Service) admit(ctx context.Context, op string, v *store.Verification, r
 		requester: requester, price: snd.price, now: now})
 }
 
-// reOp returns a notify error from a quote as op's, its fields and cause
-// kept.
+// reOp returns a notify error from a quote or a send as op's, its cause
+// kept and its fields named in StartOptions' words (the channels call
+// the brand brand_name and the locale language).
 func reOp(op string, err error) error {
 	var e *notify.Error
 	if errors.As(err, &e) {
 		c := *e
 		c.Op = op
+		if len(e.Fields) > 0 {
+			c.Fields = make(notify.FieldErrors, len(e.Fields))
+			for i, f := range e.Fields {
+				f.Field = optionName(f.Field)
+				c.Fields[i] = f
+			}
+		}
 		return &c
 	}
 	return err
+}
+
+// optionName returns StartOptions' name of a channel's field.
+func optionName(field string) string {
+	switch field {
+	case "brand_name":
+		return "brand"
+	case "language":
+		return "locale"
+	}
+	return field
 }
 
 // deliver makes the send's requests at the same moment and answers a leg
