@@ -285,29 +285,6 @@ func decodeVerifyResend(body []byte, m Header) (verify.ResendOptions, error) {
 	return opts, nil
 }
 
-// verifyFieldNames renames the fields of the requests a verification
-// sends (the dual OTP's, the channels') to this API's: a bad brand or
-// locale is named as the client sent it.
-var verifyFieldNames = map[string]string{"brand_name": "brand", "language": "locale", "subject": "brand"}
-
-// verifyFields returns err with its fields named as the verification
-// bodies name them.
-func verifyFields(err error) error {
-	e, ok := err.(*notify.Error)
-	if !ok || len(e.Fields) == 0 {
-		return err
-	}
-	c := *e
-	c.Fields = make(notify.FieldErrors, len(e.Fields))
-	for i, f := range e.Fields {
-		if n, ok := verifyFieldNames[f.Field]; ok {
-			f.Field = n
-		}
-		c.Fields[i] = f
-	}
-	return &c
-}
-
 // noIdempotencyKey refuses an Idempotency-Key on a verification route
 // (see WithVerifications); it answers the error itself and returns false.
 func noIdempotencyKey(x *exchange, r *http.Request) bool {
@@ -332,7 +309,7 @@ func (h *Handler) startVerification(x *exchange, r *http.Request, acct *notify.A
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	v, err := h.verify.Start(ctx, acct.ID, to, opts)
-	answerVerification(x, r, v, verifyFields(err))
+	answerVerification(x, r, v, err)
 }
 
 // resendVerification answers POST /verifications/{id}/resend, whose body
@@ -356,7 +333,7 @@ func (h *Handler) resendVerification(x *exchange, r *http.Request, acct *notify.
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	v, err := h.verify.Resend(ctx, acct.ID, id, opts)
-	answerVerification(x, r, v, verifyFields(err))
+	answerVerification(x, r, v, err)
 }
 
 // checkVerification answers POST /verifications/{id}/check.

@@ -155,7 +155,7 @@ func reOp(op string, err error) error {
 // optionName returns StartOptions' name of a channel's field.
 func optionName(field string) string {
 	switch field {
-	case "brand_name":
+	case "brand_name", "subject": // the e-mail's subject is made of the brand
 		return "brand"
 	case "language":
 		return "locale"
