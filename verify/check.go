@@ -32,12 +32,16 @@ func (r *CheckResult) Approved() bool { return r.Status == StatusApproved }
 // Config.MaxChecks are ever weighed; the comparison takes the same time
 // wherever the codes differ. Only the check that approves answers
 // approved: a verification approved already is a Conflict error, so a
-// replayed check proves nothing. An unknown id is NotFound. A check is
-// never charged.
+// replayed check proves nothing. An unknown id is NotFound; an empty
+// code is InvalidArgument and costs no attempt. A check is never charged.
 func (s *Service) Check(ctx context.Context, account, id, code string) (*CheckResult, error) {
 	const op = "verify.Check"
 	if err := checkArgs(op, account, id, "id"); err != nil {
 		return nil, err
+	}
+	if code == "" {
+		// Nothing to weigh: an empty code costs no attempt.
+		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: notify.FieldErrors{{Field: "code", Message: "is required"}}}
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	v, counted, err := s.store.TakeCheck(ctx, account, id, now)
@@ -159,11 +163,13 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 	if err := fe.Err(); err != nil {
 		return nil, wrapOp(op, err)
 	}
-	v, taken, err := s.store.TakeSend(ctx, account, id, now, s.cooldown)
-	if err != nil {
-		return nil, storeError(op, err)
-	}
-	if !taken {
+	// What the store would refuse is refused before the guard counts the
+	// send or holds its price, and the options are checked (by the
+	// quote) before the store counts it: neither a resend storm nor a
+	// bad option uses up the other's budget. TakeSend stays the
+	// authority: when a concurrent resend took the send in between, the
+	// price held is given back.
+	if !sendable(v, now, s.cooldown) {
 		return nil, s.noSend(op, v, now)
 	}
 	p := plan{channels: channels, brand: opts.Brand, locale: opts.Locale, webOTPHost: opts.WebOTPHost,
@@ -173,8 +179,23 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 	if err != nil {
 		return nil, err
 	}
+	v, taken, err := s.store.TakeSend(ctx, account, id, now, s.cooldown)
+	if err != nil || !taken {
+		held.giveBack(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, storeError(op, err)
+		}
+		return nil, s.noSend(op, v, now)
+	}
 	legs, sendErr := s.deliver(ctx, snd, held)
 	return s.settle(ctx, op, v, legs, sendErr, now)
+}
+
+// sendable reports whether TakeSend would count a send of v at now: the
+// store's rule, read off a copy so that a refusal costs no round trip.
+func sendable(v *store.Verification, now time.Time, cooldown time.Duration) bool {
+	return v.StatusAt(now) == StatusPending && v.Sends < v.MaxSends &&
+		(v.LastSentAt.IsZero() || !now.Before(v.LastSentAt.Add(cooldown)))
 }
 
 // noSend says why a verification took no send.

@@ -183,3 +183,41 @@ func TestNewGuardChecksConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedResendKeepsItsSend checks that a resend the guard refuses,
+// or whose options are bad, uses up none of the verification's sends,
+// and that a resend within the cooldown counts nothing against the
+// guard.
+func TestRefusedResendKeepsItsSend(t *testing.T) {
+	e := guarded(t, verify.GuardConfig{Recipient: verify.Limit{Max: 2, Window: time.Hour}})
+	ctx := context.Background()
+	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{Channels: []verify.Channel{verify.SMS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Within the cooldown: refused by the store's rule, the guard's
+	// budget untouched.
+	for range 3 {
+		if _, err := e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{}); notify.CodeOf(err) != notify.CodeRateLimited {
+			t.Fatalf("resend within the cooldown: %v", err)
+		}
+	}
+	e.clock.Add(30 * time.Second)
+	if _, err := e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{AppHash: "short"}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Fatalf("resend with a bad app hash: %v", err)
+	}
+	if _, err := e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{}); err != nil {
+		t.Fatalf("the second send, within the recipient limit of 2: %v", err)
+	}
+	e.clock.Add(30 * time.Second)
+	if rule := refusal(t, func() error {
+		_, err := e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{})
+		return err
+	}(), notify.CodeRateLimited); rule != verify.RuleRecipient {
+		t.Fatalf("rule %s", rule)
+	}
+	got, err := e.svc.Get(ctx, notifytest.AccountID, v.ID)
+	if err != nil || got.SendsLeft != 3 {
+		t.Errorf("after two sends and refused resends: %+v, %v; want 3 sends left", got, err)
+	}
+}

@@ -69,14 +69,12 @@ func (s *Service) sendOf(v *store.Verification, p plan, code string) *send {
 // knows, else the default (verification).
 func actionOf(purpose string) string {
 	switch purpose {
-	case "login", "registration", "signup", "password_reset", "transaction":
-		if purpose == "signup" {
-			return "registration"
-		}
-		if purpose == "password_reset" {
-			return "password reset"
-		}
+	case "login", "registration", "transaction":
 		return purpose
+	case "signup":
+		return "registration"
+	case "password_reset":
+		return "password reset"
 	}
 	return ""
 }
@@ -185,18 +183,19 @@ func (s *Service) deliver(ctx context.Context, snd *send, held *spend) ([]Leg, e
 		}
 	}
 	held.settle(context.WithoutCancel(ctx), cost)
-	var first error
-	for i, l := range legs {
+	for _, l := range legs {
 		switch l.Status {
 		case notify.StateSent, notify.StateDelivered, notify.StateRead, notify.StateUnknown:
 			return legs, nil
 		}
-		if first == nil {
-			first = errs[min(i, len(errs)-1)]
-		}
 	}
-	if first == nil {
-		first = errors.New("no message went out")
+	// No leg went out: the first request's error says why.
+	first := errors.New("no message went out")
+	for _, err := range errs {
+		if err != nil {
+			first = err
+			break
+		}
 	}
 	return legs, first
 }

@@ -85,14 +85,13 @@ func (s *Service) Start(ctx context.Context, account, to string, opts StartOptio
 		spend.giveBack(ctx)
 		return nil, storeError(op, err)
 	}
-	if v2, ok, err := s.store.TakeSend(ctx, acct.ID, v.ID, now, 0); err != nil || !ok {
+	v, ok, err := s.store.TakeSend(ctx, acct.ID, v.ID, now, 0)
+	if err == nil && !ok {
+		err = fmt.Errorf("the store did not count the first send of a new verification (status %s)", v.Status)
+	}
+	if err != nil {
 		spend.giveBack(ctx)
-		if err == nil {
-			err = fmt.Errorf("the store did not count the first send of a new verification (status %s)", v2.Status)
-		}
 		return nil, storeError(op, err)
-	} else {
-		v = v2
 	}
 	legs, sendErr := s.deliver(ctx, send, spend)
 	return s.settle(ctx, op, v, legs, sendErr, now)

@@ -534,3 +534,20 @@ func TestNewChecksConfig(t *testing.T) {
 func dualOf(to string) notify.Request {
 	return &otp.Request{Account: notifytest.AccountID, To: to, OTP: "123456"}
 }
+
+// TestEmptyCodeCostsNoAttempt checks that a check without a code is
+// refused before it is counted.
+func TestEmptyCodeCostsNoAttempt(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, ""); notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Fatalf("an empty code: %v, want InvalidArgument", err)
+	}
+	if n := e.store.checks.Load(); n != 0 {
+		t.Errorf("an empty code counted %d checks", n)
+	}
+}
