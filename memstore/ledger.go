@@ -27,7 +27,7 @@ const messageShards = 32
 // pending or attempting, which Notifier.Reconcile settles. It is safe for
 // concurrent use.
 //
-// Records still pending or attempting are always kept. The settled ones
+// Records still pending, attempting, queued or scheduled are always kept. The settled ones
 // are kept in two generations, the current one and the previous one, and
 // forgotten a generation at a time: once capacity/2 records have settled
 // into the current generation (WithMessageCapacity), the previous one is
@@ -85,10 +85,14 @@ type messageShard struct {
 	// they are the open records, which Stale reads and turn carries.
 	attempting map[string]map[*store.Record]struct{}
 	pending    map[*store.Record]struct{}
-	// attemptingDeletes and pendingDeletes count the deletes from
-	// attempting's sets and from pending since they were built (see
-	// churned).
-	attemptingDeletes, pendingDeletes int
+	// waiting holds the shard's records in StateQueued or StateScheduled,
+	// which turn carries too (a queue's job will take them) and Stale
+	// leaves alone.
+	waiting map[*store.Record]struct{}
+	// attemptingDeletes, pendingDeletes and waitingDeletes count the
+	// deletes from attempting's sets, from pending and from waiting since
+	// they were built (see churned).
+	attemptingDeletes, pendingDeletes, waitingDeletes int
 }
 
 // LedgerOption configures a Ledger in NewLedger.
@@ -129,6 +133,7 @@ func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
 		s.shards[i].cur = newRecSet(0)
 		s.shards[i].attempting = make(map[string]map[*store.Record]struct{})
 		s.shards[i].pending = make(map[*store.Record]struct{})
+		s.shards[i].waiting = make(map[*store.Record]struct{})
 	}
 	return s
 }
@@ -248,14 +253,16 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		rec.Charge.Minor = u.Reprice.Minor
 	}
 	providerID := rec.ProviderMessageID
-	wasOpen := rec.State.Open()
-	if wasOpen {
+	wasLive := rec.State.Live()
+	if wasLive {
 		sh.leaveOpen(rec)
 	}
 	applyUpdate(rec, u)
 	rec.Refunded = rec.Refunded || refund
-	if rec.State.Open() {
+	if rec.State.Live() {
 		sh.enterOpen(rec)
+	} else {
+		rec.Payload = nil // it may hold a one-time code: kept only while it may be sent
 	}
 	if rec.ProviderMessageID != providerID {
 		// Into the index's current generation, whichever holds the
@@ -264,8 +271,8 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		// forgotten, and finds nothing (ByProviderID checks the ID).
 		s.byProvider.add(s.byProvider.hash(rec.ProviderMessageID), rec)
 	}
-	if wasOpen && !rec.State.Open() {
-		// An open record is in cur (turn carries it), so it settles
+	if wasLive && !rec.State.Live() {
+		// A live record is in cur (turn carries it), so it settles
 		// into the current generation, which it now counts towards.
 		full = s.settled.Add(1) == s.genCap
 	}
@@ -318,6 +325,9 @@ func (s *Ledger) turn() {
 		for rec := range sh.pending {
 			s.carry(sh, rec)
 		}
+		for rec := range sh.waiting {
+			s.carry(sh, rec)
+		}
 		for _, set := range sh.attempting {
 			for rec := range set {
 				s.carry(sh, rec)
@@ -345,11 +355,16 @@ func movedOf(rec *store.Record) store.Moved {
 	return store.Moved{State: rec.State, Charge: rec.Charge, Refunded: rec.Refunded, UpdatedAt: rec.UpdatedAt}
 }
 
-// enterOpen indexes rec, just opened or moved into an open state, as
-// pending or, under its provider, as attempting. Called with sh.mu held.
+// enterOpen indexes rec, just opened or moved into a live state, as
+// pending, waiting or, under its provider, as attempting. Called with
+// sh.mu held.
 func (sh *messageShard) enterOpen(rec *store.Record) {
-	if rec.State == store.StatePending {
+	switch {
+	case rec.State == store.StatePending:
 		sh.pending[rec] = struct{}{}
+		return
+	case rec.State.Waiting():
+		sh.waiting[rec] = struct{}{}
 		return
 	}
 	set := sh.attempting[rec.Provider]
@@ -367,10 +382,17 @@ func (sh *messageShard) enterOpen(rec *store.Record) {
 // providers are few, and making the set again would cost each send an
 // allocation. Called with sh.mu held.
 func (sh *messageShard) leaveOpen(rec *store.Record) {
-	if rec.State == store.StatePending {
+	switch {
+	case rec.State == store.StatePending:
 		delete(sh.pending, rec)
 		if sh.pendingDeletes++; churned(sh.pendingDeletes, len(sh.pending)) {
 			sh.pending, sh.pendingDeletes = rebuilt(sh.pending), 0
+		}
+		return
+	case rec.State.Waiting():
+		delete(sh.waiting, rec)
+		if sh.waitingDeletes++; churned(sh.waitingDeletes, len(sh.waiting)) {
+			sh.waiting, sh.waitingDeletes = rebuilt(sh.waiting), 0
 		}
 		return
 	}
@@ -566,6 +588,7 @@ func cloneMessage(m *store.Record) *store.Record {
 	c := *m
 	c.History = slices.Clone(m.History)
 	c.Resend = slices.Clone(m.Resend)
+	c.Payload = slices.Clone(m.Payload)
 	c.Tried = slices.Clone(m.Tried)
 	return &c
 }

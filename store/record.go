@@ -20,11 +20,22 @@ type PriceClass string
 // only forward, along the edges CanMove allows, but for one step back
 // while nothing is in flight:
 //
+//	queued, scheduled ──> attempting (a worker takes it) | failed (canceled)
+//	         ^                    │
+//	         └────────────────────┘ (a queue retry)
 //	pending <─> attempting ──> sent ──> delivered ──> read
 //	   │            │  │        │  └───────────────────^
 //	   │            │  │        └─────> failed (reported)
 //	   │            │  └─────> unknown ──> sent | delivered | read | failed
 //	   └────────────┴────────> failed
+//
+// queued and scheduled: written, and charged when metered, in one step
+// with a job on a queue (package queue), which a worker runs now (queued)
+// or at Record.SendAt (scheduled); nothing has gone to a vendor. A
+// worker claims the record by moving it to attempting, so no two send it;
+// a cancel moves it to failed, refunded, while no worker has. After a
+// certain, temporary refusal a worker may move it back to queued, charge
+// held, to try again later.
 //
 // pending: written, and charged when metered, in one step; the vendor has
 // not been called, or has certainly refused every call so far and the
@@ -49,12 +60,14 @@ const (
 	StateUnknown    State = "unknown"
 	StateDelivered  State = "delivered"
 	StateRead       State = "read"
+	StateQueued     State = "queued"
+	StateScheduled  State = "scheduled"
 )
 
 // States returns every state, in the order a message meets them,
 // in a new slice.
 func States() []State {
-	return []State{StatePending, StateAttempting, StateSent, StateUnknown,
+	return []State{StateQueued, StateScheduled, StatePending, StateAttempting, StateSent, StateUnknown,
 		StateDelivered, StateRead, StateFailed}
 }
 
@@ -63,10 +76,10 @@ func States() []State {
 // applies it, under the record's lock, to every Move.
 func CanMove(from, to State) bool {
 	switch from {
-	case StatePending:
+	case StatePending, StateQueued, StateScheduled:
 		return to == StateAttempting || to == StateFailed
 	case StateAttempting:
-		return to == StateSent || to == StateFailed || to == StateUnknown || to == StatePending
+		return to == StateSent || to == StateFailed || to == StateUnknown || to == StatePending || to == StateQueued
 	case StateUnknown:
 		return to == StateSent || to == StateDelivered || to == StateRead || to == StateFailed
 	case StateSent:
@@ -105,12 +118,24 @@ func deliveryRank(s State) int {
 // left by a holder that died, and Notifier.Reconcile settles it.
 func (s State) Open() bool { return s == StatePending || s == StateAttempting }
 
+// Waiting reports whether s is a state of a record on a queue (queued or
+// scheduled): charged, not yet sent, and left alone by the reconciler,
+// since a job will take it. A store keeps such a record, with its
+// Payload, however long it waits.
+func (s State) Waiting() bool { return s == StateQueued || s == StateScheduled }
+
+// Live reports whether a record in s may still be sent: open or
+// waiting. A record keeps its Payload while it is live; a move out of the
+// live states clears it.
+func (s State) Live() bool { return s.Open() || s.Waiting() }
+
 // OpenStates returns the state and the history of a record that
 // Ledger.Open writes when asked for state st at time at, or ok false when
 // Open may not start a record in st: StatePending (or the zero State) is
-// one step, StateAttempting two, pending then attempting. It is the one
-// rule of which states a record starts in, for stores to follow. The
-// history has room for the steps a send adds after it.
+// one step, StateAttempting two, pending then attempting; StateQueued and
+// StateScheduled, a record a queue opens with its job, one step each. It
+// is the one rule of which states a record starts in, for stores to
+// follow. The history has room for the steps a send adds after it.
 func OpenStates(st State, at time.Time) (state State, history []StateChange, ok bool) {
 	history = make([]StateChange, 1, 4)
 	history[0] = StateChange{State: StatePending, At: at}
@@ -119,6 +144,9 @@ func OpenStates(st State, at time.Time) (state State, history []StateChange, ok 
 		return StatePending, history, true
 	case StateAttempting:
 		return StateAttempting, append(history, StateChange{State: StateAttempting, At: at}), true
+	case StateQueued, StateScheduled:
+		history[0].State = st
+		return st, history, true
 	}
 	return "", nil, false
 }
@@ -204,12 +232,23 @@ type Record struct {
 	// one-time code (a code resent minutes later is of no use, and a
 	// record must not keep one). Empty for every other message.
 	Resend []byte
+	// SendAt is when a scheduled record is due (StateScheduled); zero for
+	// a record opened in any other state. It does not change.
+	SendAt time.Time
+	// Payload is the request a queued or scheduled record sends, as its
+	// channel encoded it (notify.RequestCodec), for the worker that takes
+	// it to decode. It may hold a one-time code, so a store keeps it only
+	// while the record is live (State.Live) and drops it on the move that
+	// settles the record; Ledger.Move never sets it. Nil for a record
+	// opened in any other state.
+	Payload []byte
 	// Refunded reports that the charge was credited back, when the record
 	// moved to failed (a failure reported after acceptance may keep it:
 	// see notify.ReportHandler.Refund).
 	Refunded bool
 	// History lists the states the record entered, with when, oldest
-	// first; the first entry is pending.
+	// first; the first entry is pending, or queued or scheduled for a
+	// record a queue opened.
 	History []StateChange
 	// CreatedAt is when the record was opened; UpdatedAt when it last
 	// moved.
@@ -342,8 +381,10 @@ type Ledger interface {
 	// steps at m.CreatedAt: StatePending (the zero State too) is one step;
 	// StateAttempting, for a send whose vendor call follows at once, is
 	// two, pending then attempting, so that the send needs one write fewer
-	// (see OpenStates). Any other state is ErrInvalid. When m.Charge is
-	// positive, Open also debits
+	// (see OpenStates). StateQueued and StateScheduled, for a record a
+	// queue opens with its job, are one step. Any other state is
+	// ErrInvalid. The record keeps m.SendAt and m.Payload. When m.Charge
+	// is positive, Open also debits
 	// it from m.Account's wallet under ref m.ID, as one atomic step: the
 	// record exists if and only if the money moved. It returns the balance
 	// after the debit (zero without a charge: an unmetered send needs no

@@ -1,0 +1,87 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/notifykit/notify/store"
+)
+
+// Job is one queued send: the record it delivers, and when.
+type Job struct {
+	// Account and Message name the record (store.Ledger.Message).
+	Account string
+	Message string
+	// At is when the job is due: the record's SendAt for a scheduled
+	// send, its opening for a queued one, the time a retry asked for.
+	At time.Time
+}
+
+// Worker runs jobs. notify.Notifier is the Worker of its queue.
+type Worker interface {
+	// Work runs job once. A nil error with a zero retry: the job is done
+	// (sent, failed, or found settled already). A non-zero retry: run the
+	// job again at that time (the worker moved the record back to
+	// queued after a certain, temporary refusal). An error: the run
+	// changed nothing certain (a store that did not answer before the
+	// claim, say), and the queue runs the job again later by its own
+	// backoff. Work must be safe to run more than once for one job, and
+	// concurrently for different jobs.
+	Work(ctx context.Context, job Job) (retry time.Time, err error)
+}
+
+// Periodic is a task a queue runs every Every, on one of the processes
+// sharing the queue at a time, such as Notifier.Reconcile: hosts need not
+// schedule it themselves.
+type Periodic struct {
+	// Name identifies the task, unique among a queue's tasks; a queue on
+	// a database uses it to run the task once across its processes.
+	Name string
+	// Every is the interval between runs (> 0).
+	Every time.Duration
+	// Run runs the task once. Its error is the queue's to log; the task
+	// runs again at its next interval either way.
+	Run func(ctx context.Context) error
+}
+
+// Queue keeps jobs durably with the records they deliver, and runs them.
+// Implementations are safe for concurrent use.
+type Queue interface {
+	// Open writes m, a record in store.StateQueued or StateScheduled
+	// (due at m.SendAt), through the queue's ledger, with its debit as
+	// store.Ledger.Open documents, and a job that delivers it, in one
+	// atomic step: the job exists if and only if the record does. Its
+	// errors are the ledger's (store.ErrInsufficientFunds and the rest),
+	// and another state is store.ErrInvalid. Open takes m as Ledger.Open
+	// does.
+	Open(ctx context.Context, m *store.Record) (store.Balance, error)
+
+	// OpenTx is Open inside tx, a transaction of the caller's that the
+	// queue can join (pgx.Tx for pgqueue, *memqueue.Tx for memqueue): the
+	// record, its debit and its job take effect when, and only if, the
+	// caller commits tx. A tx of another type is ErrUnsupportedTx.
+	OpenTx(ctx context.Context, tx any, m *store.Record) (store.Balance, error)
+
+	// Run runs due jobs with w, and the periodic tasks, until ctx ends,
+	// then waits for the jobs it started and returns nil; an error says
+	// the queue could not start. Jobs run concurrently, up to the queue's
+	// configured number of workers. Calling Run twice at once is an
+	// error.
+	Run(ctx context.Context, w Worker, periodic ...Periodic) error
+}
+
+// ErrUnsupportedTx is the error of OpenTx given a transaction the queue
+// cannot join.
+var ErrUnsupportedTx = errors.New("queue: a transaction of a type this queue cannot join")
+
+// Backoff returns how long a queue waits before it runs again a job whose
+// run failed for the n-th time (n >= 1): 1 s doubling to at most 10
+// minutes. It is the one backoff of the queues of this module.
+func Backoff(n int) time.Duration {
+	d := time.Second
+	for i := 1; i < n && d < 10*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 10*time.Minute)
+}
