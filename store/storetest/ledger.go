@@ -310,7 +310,7 @@ func testOpenAttempting(t *testing.T, h LedgerHarness) {
 	}
 	wantWallet(t, s, acct, 900)
 
-	for _, st := range []store.State{store.StateSent, store.StateFailed, store.StateUnknown, "queued"} {
+	for _, st := range []store.State{store.StateSent, store.StateFailed, store.StateUnknown, "waiting"} {
 		o := sampleMessage(acct, 100, msgEpoch)
 		o.State = st
 		_, err := s.Open(ctx, taken(o))
