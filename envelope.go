@@ -140,6 +140,9 @@ type Receipt struct {
 	// IdempotencyKey is the request's key, if any.
 	IdempotencyKey string
 	CreatedAt      time.Time
+	// SendAt is when a scheduled message is due (StateScheduled, from
+	// Notifier.SendAt); zero otherwise.
+	SendAt time.Time
 	// Legs holds one receipt per channel for the dual-channel OTP
 	// (Kind "otp", otp.Kind), SMS first.
 	Legs []*Receipt

@@ -36,6 +36,8 @@ func receiptStatus(s MessageState) MessageState {
 		return StateSent
 	case StateFailed:
 		return StateFailed
+	case StateQueued, StateScheduled:
+		return s
 	}
 	return StateUnknown
 }
@@ -65,5 +67,6 @@ func ReceiptOf(m *Message) *Receipt {
 		Domain:            m.Domain,
 		IdempotencyKey:    m.IdempotencyKey,
 		CreatedAt:         m.CreatedAt,
+		SendAt:            m.SendAt,
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
 )
 
@@ -31,7 +32,8 @@ type Notifier struct {
 	retry            RetryPolicy
 	timeout          time.Duration
 	providerTimeouts map[string]time.Duration
-	breakers         *breakers // nil: none
+	breakers         *breakers   // nil: none
+	queue            queue.Queue // nil: none
 	now              func() time.Time
 	newID            func() string
 }

@@ -225,8 +225,9 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 
 // Message returns the record of the account's message id: status, cost,
 // provider and the provider's message ID, the time of each state, and the
-// error of a failed or unknown one. A message of another account, or one
-// the store no longer keeps, is NotFound.
+// error of a failed or unknown one; never the Payload of a queued one. A
+// message of another account, or one the store no longer keeps, is
+// NotFound.
 func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, error) {
 	const op = "notify.Message"
 	acct, err := n.account(ctx, op, account)
@@ -243,6 +244,7 @@ func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, e
 	if err != nil {
 		return nil, storeFailure(op, "ledger", err)
 	}
+	m.Payload = nil // the queued request may hold a one-time code
 	return m, nil
 }
 

@@ -228,6 +228,9 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 	if err != nil {
 		return store.Moved{}, false, err
 	}
+	if u.From != "" && rec.State != u.From {
+		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s, not %s", id, rec.State, u.From)
+	}
 	if !store.CanMove(rec.State, u.State) {
 		if store.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
 			backfill(rec, store.StateChange{State: u.State, At: u.At})

@@ -302,7 +302,13 @@ func (m Moved) Cost() Money {
 // Update moves a record to State at At, setting the fields it
 // carries; empty fields leave the record's values as they are.
 type Update struct {
-	State             State
+	State State
+	// From, when set, makes the move conditional on the record standing
+	// in From: from any other state the move is ErrConflict and changes
+	// nothing (no backfill either). A cancel of a queued record uses it,
+	// so that it never fails a record a worker took meanwhile (an
+	// attempting record may move to failed too).
+	From              State
 	At                time.Time
 	Provider          string
 	ProviderMessageID string

@@ -1,0 +1,25 @@
+package sms
+
+import (
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/reqcodec"
+)
+
+// EncodeRequest implements notify.RequestCodec: the request's JSON, with
+// its account and idempotency key, for a queued send's record.
+func (c *Channel) EncodeRequest(req notify.Request) ([]byte, error) {
+	return reqcodec.Encode[*Request](Kind, req)
+}
+
+// DecodeRequest implements notify.RequestCodec: it reads what
+// EncodeRequest wrote.
+func (c *Channel) DecodeRequest(data []byte) (notify.Request, error) {
+	r, err := reqcodec.Decode(Kind, data, func(r *Request, account, key string) { r.Account, r.IdempotencyKey = account, key })
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Interface guards.
+var _ notify.RequestCodec = (*Channel)(nil)

@@ -1,0 +1,258 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/store"
+)
+
+// RequestCodec is an optional interface of a Channel whose requests may
+// wait on a queue (Notifier.Enqueue, SendAt, EnqueueTx): it turns a
+// request into the bytes its record keeps (Message.Payload) and back, for
+// the worker that sends it later, maybe in another process. The channels
+// of this module implement it with JSON. Decode must accept whatever
+// Encode wrote in earlier versions of the channel: a record may wait for
+// days.
+type RequestCodec interface {
+	EncodeRequest(req Request) ([]byte, error)
+	DecodeRequest(data []byte) (Request, error)
+}
+
+// Queue states: a record a queue holds (see store.State).
+const (
+	StateQueued    = store.StateQueued
+	StateScheduled = store.StateScheduled
+)
+
+// MaxSchedule is how far ahead SendAt may schedule a send.
+const MaxSchedule = 366 * 24 * time.Hour
+
+// queueTries is how often a queued send is taken by a worker, first time
+// included, while its vendor refuses it for a reason that may pass; then
+// it fails and is refunded.
+const queueTries = 5
+
+// WithQueue lets the Notifier queue sends on q (Enqueue, SendAt,
+// EnqueueTx, Cancel), and makes it the Worker that q's Run runs
+// (Notifier.Work). q must open its records through the Notifier's own
+// ledger (the one New takes): memqueue.New(memqueue.Config{Ledger: ...}),
+// pgqueue.New over the same pgstore.Store. Default: no queue, and the
+// queueing methods answer CodeUnavailable.
+func WithQueue(q queue.Queue) Option {
+	return func(n *Notifier) error {
+		if nilness.Is(q) {
+			return errors.New("WithQueue: nil queue.Queue")
+		}
+		n.queue = q
+		return nil
+	}
+}
+
+// Enqueue does what Send does up to the charge (validation, limits,
+// pricing, idempotency, the charge and the record, in one step with the
+// queue's job) and leaves the delivery to a worker: it answers at once
+// with a receipt of StateQueued, and the message goes out when the queue
+// runs its job (queue.Queue.Run with this Notifier), in this process or
+// another. The worker's outcome follows the record, not this receipt:
+// read it with Message, or hear it through an Observer. A repeat of the
+// request's idempotency key answers this queued receipt.
+//
+// The worker retries a certain, temporary refusal later (the charge held),
+// up to 5 takes, then fails and refunds it; it never retries an unknown
+// outcome. Cancel stops a send no worker has taken yet. Only a single
+// request of a channel that implements RequestCodec can be queued (this
+// module's sms, chat and e-mail channels do); a Composite or Bulk request
+// is CodeInvalidArgument. A message with a one-time code may be queued:
+// its record keeps the request, code included, until it is sent.
+func (n *Notifier) Enqueue(ctx context.Context, req Request) (*Receipt, error) {
+	return n.enqueue(ctx, "notify.Enqueue", nil, req, time.Time{})
+}
+
+// SendAt is Enqueue for a send that waits until at: its receipt is
+// StateScheduled, with SendAt set, and the queue runs its job at at or
+// soon after (a time already past queues it now). at may be at most
+// MaxSchedule ahead. A message that carries a one-time code cannot be
+// scheduled (CodeInvalidArgument naming send_at): a code must go at once.
+// Cancel stops it until a worker takes it.
+func (n *Notifier) SendAt(ctx context.Context, req Request, at time.Time) (*Receipt, error) {
+	if at.IsZero() {
+		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendAt", Fields: []FieldError{{Field: "send_at", Message: "is required"}}}
+	}
+	return n.enqueue(ctx, "notify.SendAt", nil, req, at)
+}
+
+// EnqueueTx is Enqueue inside tx, the caller's own transaction of the
+// queue's kind (a pgx.Tx with pgqueue, a *memqueue.Tx with memqueue): the
+// message's record, its charge and its job are written in tx, and nothing
+// is charged or sent unless the caller commits it, so that an order and
+// its confirmation commit together or not at all. A tx the queue cannot
+// join is CodeInvalidArgument. The transaction is the request's
+// idempotency: a request with an idempotency key is CodeInvalidArgument
+// (a key recorded outside tx would outlive a rollback). Limits count the
+// send whether or not tx commits.
+func (n *Notifier) EnqueueTx(ctx context.Context, tx any, req Request) (*Receipt, error) {
+	const op = "notify.EnqueueTx"
+	if tx == nil {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx", Message: "is required"}}}
+	}
+	return n.enqueue(ctx, op, tx, req, time.Time{})
+}
+
+// enqueue runs the pipeline up to the charge for a queued (at zero or
+// past) or scheduled send, in tx when it is not nil.
+func (n *Notifier) enqueue(ctx context.Context, op string, tx any, req Request, at time.Time) (*Receipt, error) {
+	if nilness.Is(req) {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
+	}
+	if n.queue == nil {
+		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no queue is configured (notify.WithQueue)")}
+	}
+	switch req.(type) {
+	case Bulk, Composite:
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
+			Message: "a composite or bulk request cannot be queued: queue its parts one by one"}}}
+	}
+	if tx != nil && req.Key() != "" {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "idempotency_key",
+			Message: "cannot go with a send in the caller's transaction, which is its idempotency"}}}
+	}
+	now := n.now()
+	if !at.IsZero() && at.After(now.Add(MaxSchedule)) {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "send_at",
+			Message: "must be at most 366 days ahead"}}}
+	}
+	codec, ok := n.channels[req.Kind()].(RequestCodec)
+	if !ok {
+		if n.channels[req.Kind()] == nil {
+			return nil, &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("no %s channel is configured", req.Kind())}
+		}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
+			Message: fmt.Sprintf("the %s channel cannot queue its requests (no notify.RequestCodec)", req.Kind())}}}
+	}
+	acct, err := n.account(ctx, op, req.AccountID())
+	if err != nil {
+		return nil, err
+	}
+	run := func() (*Receipt, error) {
+		p, err := n.prepare(ctx, op, acct, req)
+		if err != nil {
+			return nil, err
+		}
+		if p.env.CarriesOTP && at.After(now) {
+			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "send_at",
+				Message: "cannot schedule a message with a one-time code, which must go at once"}}}
+		}
+		payload, err := codec.EncodeRequest(req)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding the request for the queue: %w", err)}
+		}
+		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
+		if err != nil {
+			return nil, err
+		}
+		r, err := n.openQueued(ctx, op, tx, acct, p, payload, at)
+		undo.unless(r)
+		return r, err
+	}
+	return n.keyed(ctx, op, acct, req.Key(), req, run)
+}
+
+// openQueued opens the record of p queued (or scheduled at at) with its
+// job. A lost answer from the queue leaves the record and its job both
+// there or both missing: the receipt is then StateUnknown with
+// CodeOutcomeUnknown, since the job may run.
+func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Account, p prepared, payload []byte, at time.Time) (*Receipt, error) {
+	env := p.env
+	env.ID = n.newID()
+	if err := ctx.Err(); err != nil {
+		return nil, wrap(op, "", CodeCanceled, err)
+	}
+	now := n.now()
+	state := StateQueued
+	if at.After(now) {
+		state = StateScheduled
+	} else {
+		at = time.Time{}
+	}
+	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
+		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain, Units: env.Units,
+		Metered: n.pricer != nil, Charge: env.Price, CreatedAt: now, UpdatedAt: now, State: state,
+		SendAt: at, Payload: payload}
+	var b store.Balance
+	var err error
+	if tx != nil {
+		b, err = n.queue.OpenTx(ctx, tx, m)
+	} else {
+		b, err = n.queue.Open(ctx, m)
+	}
+	r := n.receiptOf(acct, env, now)
+	switch {
+	case err == nil:
+		r.Status, r.SendAt, r.Cost, r.Balance = state, at, env.Price, b.Available
+		n.observe(ctx, Event{Type: StatePending, Envelope: env})
+		return r, nil
+	case errors.Is(err, queue.ErrUnsupportedTx):
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx",
+			Message: "is not a transaction the queue can join"}}, Err: err}
+	}
+	e := storeFailure(op, "queue", err)
+	switch e.Code {
+	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict, CodeCanceled:
+		return nil, e // definite: nothing written
+	}
+	// The record and its job may stand: the job may send it, so the
+	// caller must not send it again, and the record says what happened.
+	r.Status, r.Cost = StateUnknown, env.Price
+	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, so message %s may be queued: %w", env.ID, e)}
+	r.ErrorCode, r.Error = e.Code, e.Error()
+	return r, e
+}
+
+// Cancel stops a queued or scheduled message that no worker has taken:
+// its record moves to failed (CodeCanceled) and its charge is refunded,
+// once, in the same step; the job finds it settled and sends nothing. It
+// returns the record's receipt. A message a worker has taken already,
+// or settled, is CodeConflict (with its receipt), and one the account
+// does not have is CodeNotFound. A Cancel and a worker racing for one
+// message never both win.
+func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, error) {
+	const op = "notify.Cancel"
+	acct, err := n.account(ctx, op, account)
+	if err != nil {
+		return nil, err
+	}
+	m, err := n.ledger.Message(ctx, acct.ID, id)
+	if err != nil {
+		return nil, storeFailure(op, "ledger", err)
+	}
+	if !m.State.Waiting() {
+		return ReceiptOf(m), &Error{Code: CodeConflict, Op: op,
+			Err: fmt.Errorf("message %s is %s: only a queued or scheduled message can be canceled", id, m.State)}
+	}
+	u := store.Update{State: StateFailed, From: m.State, At: n.now(), ErrorCode: string(CodeCanceled),
+		Error: "canceled before it was sent"}
+	moved, err := n.move(ctx, acct.ID, id, u)
+	if err != nil {
+		if CodeOf(err) == CodeConflict {
+			if m, rerr := n.ledger.Message(ctx, acct.ID, id); rerr == nil {
+				return ReceiptOf(m), storeFailure(op, "ledger", err)
+			}
+		}
+		return nil, storeFailure(op, "ledger", err)
+	}
+	m.State, m.Refunded, m.UpdatedAt = moved.State, moved.Refunded, moved.UpdatedAt
+	m.ErrorCode, m.Error = u.ErrorCode, u.Error
+	r := ReceiptOf(m)
+	if m.Charge.Minor > 0 {
+		n.readBalance(ctx, acct, r)
+	}
+	env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Account: acct,
+		Price: m.Charge, Units: m.Units}
+	n.report(ctx, env, r, nil)
+	return r, nil
+}

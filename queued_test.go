@@ -1,0 +1,446 @@
+package notify_test
+
+import (
+	"context"
+	"hash"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/testclock"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/wallet"
+)
+
+// queueRig is a Notifier with a real SMS channel over a memprovider, on a
+// memqueue and a clock the test moves.
+type queueRig struct {
+	n      *notify.Notifier
+	q      *memqueue.Queue
+	clock  *testclock.Clock
+	vendor *memprovider.Provider
+	wallet *memstore.Wallet
+	ledger *memstore.Ledger
+	events *eventLog
+}
+
+var queueEpoch = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+
+func newQueueRig(t *testing.T, opts ...notify.Option) *queueRig {
+	t.Helper()
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(),
+		Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	r := &queueRig{clock: testclock.New(queueEpoch), vendor: memprovider.New("memsms"), wallet: memstore.NewWallet(),
+		events: &eventLog{}}
+	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	ledger := memstore.NewLedger(r.wallet)
+	r.ledger = ledger
+	q, err := memqueue.New(memqueue.Config{Ledger: ledger, Now: r.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.q = q
+	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []notify.Option{notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q),
+		notify.WithClock(r.clock.Now), notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
+		notify.WithObserver(r.events),
+		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1})}
+	if r.n, err = notify.New(accounts, ledger, append(base, opts...)...); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *queueRig) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := r.wallet.Balance(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Available.Minor
+}
+
+func (r *queueRig) message(t *testing.T, id string) *notify.Message {
+	t.Helper()
+	m, err := r.n.Message(context.Background(), "acme", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// run runs every due job, as a worker would.
+func (r *queueRig) run() int { return r.q.RunDue(context.Background(), r.n) }
+
+const smsPrice = 25 // wallet.DefaultINR's domestic SMS, in paise
+
+func TestEnqueueSendsOnceWhenTheWorkerRuns(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Status != notify.StateQueued || rc.Cost.Minor != smsPrice || rc.Balance.Minor != opening-smsPrice {
+		t.Fatalf("receipt %+v: want queued, charged %d, balance %d", rc, smsPrice, opening-smsPrice)
+	}
+	if r.vendor.Len() != 0 {
+		t.Fatal("Enqueue sent at once")
+	}
+	m := r.message(t, rc.MessageID)
+	if m.State != notify.StateQueued || len(m.Payload) != 0 {
+		t.Fatalf("record %s with a payload of %d bytes: want queued, and Notifier.Message hides the payload", m.State, len(m.Payload))
+	}
+	again, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
+	if err != nil || again.MessageID != rc.MessageID {
+		t.Fatalf("a repeat of the key: %+v, %v; want the first receipt", again, err)
+	}
+	if n := r.run(); n != 1 {
+		t.Fatalf("ran %d jobs, want 1", n)
+	}
+	if r.vendor.Len() != 1 || r.run() != 0 {
+		t.Fatalf("vendor got %d messages, want 1 and no job left", r.vendor.Len())
+	}
+	m = r.message(t, rc.MessageID)
+	if m.State != notify.StateSent || m.ProviderMessageID == "" || r.balance(t) != opening-smsPrice {
+		t.Fatalf("record %+v, balance %d: want sent, charged once", m, r.balance(t))
+	}
+	if got := r.vendor.Sent()[0]; got.ID != rc.MessageID || got.To != "+919876543210" {
+		t.Fatalf("vendor got message %s to %s, want %s to +919876543210", got.ID, got.To, rc.MessageID)
+	}
+	if got := r.events.String(); got != "sms:pending,sms:sent" {
+		t.Fatalf("events %s, want the charge at enqueue and the outcome at work", got)
+	}
+}
+
+func TestEnqueueTxRollbackChargesAndSendsNothing(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	tx := r.q.Begin()
+	if _, err := r.n.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order placed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.run() != 0 || r.vendor.Len() != 0 || r.balance(t) != opening {
+		t.Fatalf("after a rollback: vendor %d, balance %d; want nothing sent or charged", r.vendor.Len(), r.balance(t))
+	}
+
+	tx = r.q.Begin()
+	rc, err := r.n.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order placed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.run() != 1 || r.vendor.Len() != 1 || r.balance(t) != opening-smsPrice {
+		t.Fatalf("after a commit: vendor %d, balance %d; want one sent, charged once", r.vendor.Len(), r.balance(t))
+	}
+	if m := r.message(t, rc.MessageID); m.State != notify.StateSent {
+		t.Fatalf("record %s, want sent", m.State)
+	}
+}
+
+func TestEnqueueTxRefusals(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		tx    any
+		req   *sms.Request
+		field string
+	}{
+		"no tx":      {nil, &sms.Request{Account: "acme", To: "9876543210", Message: "x"}, "tx"},
+		"foreign tx": {"BEGIN", &sms.Request{Account: "acme", To: "9876543210", Message: "x"}, "tx"},
+		"with a key": {r.q.Begin(), &sms.Request{Account: "acme", To: "9876543210", Message: "x", IdempotencyKey: "k"}, "idempotency_key"},
+	} {
+		_, err := r.n.EnqueueTx(ctx, tc.tx, tc.req)
+		if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: %v, want InvalidArgument naming %s", name, err, tc.field)
+		}
+	}
+	if r.balance(t) != opening {
+		t.Fatalf("refusals charged: balance %d", r.balance(t))
+	}
+}
+
+func TestSendAtFiresOnceAtItsTime(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	at := queueEpoch.Add(2 * time.Hour)
+	rc, err := r.n.SendAt(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your table is ready"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Status != notify.StateScheduled || !rc.SendAt.Equal(at) || rc.Cost.Minor != smsPrice {
+		t.Fatalf("receipt %+v: want scheduled at %v, charged", rc, at)
+	}
+	r.clock.Advance(2*time.Hour - time.Second)
+	if r.run() != 0 || r.vendor.Len() != 0 {
+		t.Fatal("a scheduled send went before its time")
+	}
+	r.clock.Advance(time.Second)
+	if r.run() != 1 || r.vendor.Len() != 1 {
+		t.Fatalf("at its time: vendor got %d, want 1", r.vendor.Len())
+	}
+	r.clock.Advance(24 * time.Hour)
+	if r.run() != 0 || r.vendor.Len() != 1 {
+		t.Fatal("a scheduled send fired twice")
+	}
+	m := r.message(t, rc.MessageID)
+	if m.State != notify.StateSent || !m.SendAt.Equal(at) || m.History[0].State != notify.StateScheduled {
+		t.Fatalf("record %+v: want sent, scheduled first", m)
+	}
+}
+
+func TestSendAtRefusals(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	req := &sms.Request{Account: "acme", To: "9876543210", Message: "later"}
+	if _, err := r.n.SendAt(ctx, req, time.Time{}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Errorf("a zero time: %v, want InvalidArgument", err)
+	}
+	if _, err := r.n.SendAt(ctx, req, queueEpoch.Add(notify.MaxSchedule+time.Second)); notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Errorf("beyond MaxSchedule: %v, want InvalidArgument", err)
+	}
+	otp := &sms.Request{Account: "acme", To: "9876543210", Route: sms.RouteOTP, Message: "482913"}
+	_, err := r.n.SendAt(ctx, otp, queueEpoch.Add(time.Hour))
+	if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "send_at") || strings.Contains(err.Error(), "482913") {
+		t.Errorf("a scheduled OTP: %v, want InvalidArgument naming send_at, without the code", err)
+	}
+	if r.balance(t) != opening || r.q.Len() != 0 {
+		t.Fatalf("refusals charged or queued: balance %d, %d jobs", r.balance(t), r.q.Len())
+	}
+	// A time already past queues it now; an OTP may be queued for now.
+	past, err := r.n.SendAt(ctx, req, queueEpoch.Add(-time.Minute))
+	if err != nil || past.Status != notify.StateQueued {
+		t.Fatalf("a past time: %+v, %v; want queued", past, err)
+	}
+	queued, err := r.n.Enqueue(ctx, otp)
+	if err != nil || queued.Status != notify.StateQueued {
+		t.Fatalf("an OTP queued now: %+v, %v", queued, err)
+	}
+	if r.run() != 2 || r.vendor.Len() != 2 {
+		t.Fatalf("vendor got %d, want 2", r.vendor.Len())
+	}
+}
+
+func TestCancelRefundsOnceAndNeverSends(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	rc, err := r.n.SendAt(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Sale starts tomorrow"}, queueEpoch.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.n.Cancel(ctx, "acme", rc.MessageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != notify.StateFailed || c.ErrorCode != notify.CodeCanceled || c.Cost.Minor != 0 || c.Balance.Minor != opening {
+		t.Fatalf("cancel receipt %+v: want failed, canceled, refunded", c)
+	}
+	if _, err := r.n.Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
+		t.Fatalf("a second cancel: %v, want Conflict", err)
+	}
+	r.clock.Advance(2 * time.Hour)
+	if r.run() != 1 || r.vendor.Len() != 0 || r.balance(t) != opening {
+		t.Fatalf("after the job ran: vendor %d, balance %d; want nothing sent, refunded once", r.vendor.Len(), r.balance(t))
+	}
+	if _, err := r.n.Cancel(ctx, "acme", "no-such-id"); notify.CodeOf(err) != notify.CodeNotFound {
+		t.Fatalf("cancel of an unknown message: %v, want NotFound", err)
+	}
+	if got := r.events.String(); got != "sms:pending,sms:failed" {
+		t.Fatalf("events %s", got)
+	}
+}
+
+func TestCancelAfterTheWorkerTookItConflicts(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The vendor's call runs while the test cancels: the worker holds it.
+	entered, release := make(chan struct{}), make(chan struct{})
+	r.vendor.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+		close(entered)
+		<-release
+		return &notify.Result{ProviderMessageID: "v-1"}, nil
+	})
+	done := make(chan int)
+	go func() { done <- r.run() }()
+	<-entered
+	if _, err := r.n.Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
+		t.Errorf("cancel of a message in flight: %v, want Conflict", err)
+	}
+	close(release)
+	<-done
+	if m := r.message(t, rc.MessageID); m.State != notify.StateSent || r.balance(t) != opening-smsPrice {
+		t.Fatalf("record %s, balance %d: want sent and charged", m.State, r.balance(t))
+	}
+}
+
+func TestQueuedTemporaryRefusalIsRetriedLaterThenRefunded(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.vendor.FailNext(1, notify.CodeUnavailable)
+	if r.run() != 1 {
+		t.Fatal("the job did not run")
+	}
+	m := r.message(t, rc.MessageID)
+	if m.State != notify.StateQueued || r.balance(t) != opening-smsPrice || r.vendor.Len() != 0 {
+		t.Fatalf("after a temporary refusal: %s, balance %d; want queued again, charge held", m.State, r.balance(t))
+	}
+	r.clock.Advance(time.Minute)
+	if r.run() != 1 || r.vendor.Len() != 1 {
+		t.Fatalf("the retry did not send: vendor %d", r.vendor.Len())
+	}
+	if m := r.message(t, rc.MessageID); m.State != notify.StateSent || m.Attempts != 2 {
+		t.Fatalf("record %s after %d attempts, want sent after 2", m.State, m.Attempts)
+	}
+
+	// Refused every time: after 5 takes it fails, refunded once.
+	rc, err = r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.vendor.FailNext(100, notify.CodeUnavailable)
+	for range 10 {
+		r.run()
+		r.clock.Advance(time.Hour)
+	}
+	m = r.message(t, rc.MessageID)
+	if m.State != notify.StateFailed || !m.Refunded || m.Attempts != 5 || r.balance(t) != opening-smsPrice {
+		t.Fatalf("record %s after %d attempts (refunded %v), balance %d; want failed after 5, refunded",
+			m.State, m.Attempts, m.Refunded, r.balance(t))
+	}
+	if r.q.Len() != 0 {
+		t.Fatalf("%d jobs left", r.q.Len())
+	}
+}
+
+func TestQueuedUnknownOutcomeIsNeverRetried(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.vendor.FailNext(1, notify.CodeOutcomeUnknown)
+	r.run()
+	r.clock.Advance(24 * time.Hour)
+	if r.run() != 0 || r.vendor.Len() != 1 {
+		t.Fatalf("vendor got %d, want the one unknown send and no retry", r.vendor.Len())
+	}
+	if m := r.message(t, rc.MessageID); m.State != notify.StateUnknown || r.balance(t) != opening-smsPrice {
+		t.Fatalf("record %s, balance %d: want unknown, charged", m.State, r.balance(t))
+	}
+}
+
+func TestQueuedRequestThatNoLongerPreparesIsRefunded(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process works the queue, where the account has been
+	// disabled since: the send fails, refunded, and nothing goes out.
+	accounts := memstore.NewAccounts()
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Disabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := notify.New(accounts, r.ledger, notify.WithChannel(smsCh), notify.WithClock(r.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.q.RunDue(ctx, w); n != 1 {
+		t.Fatalf("ran %d jobs, want 1", n)
+	}
+	m := r.message(t, rc.MessageID)
+	if m.State != notify.StateFailed || !m.Refunded || m.ErrorCode != string(notify.CodePermissionDenied) ||
+		r.balance(t) != opening || r.vendor.Len() != 0 {
+		t.Fatalf("record %s (%s, refunded %v), balance %d, vendor %d: want failed, refunded, not sent",
+			m.State, m.ErrorCode, m.Refunded, r.balance(t), r.vendor.Len())
+	}
+}
+
+// plainRequest is a request of a channel without a RequestCodec.
+type plainRequest struct{ account string }
+
+func (*plainRequest) Kind() notify.Kind       { return "push" }
+func (p *plainRequest) AccountID() string     { return p.account }
+func (*plainRequest) Key() string             { return "" }
+func (*plainRequest) Fingerprint(h hash.Hash) { h.Write([]byte("push")) }
+
+func TestEnqueueNeedsAQueueAndACodec(t *testing.T) {
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
+	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh))
+	if _, err := n.Enqueue(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "x"}); notify.CodeOf(err) != notify.CodeUnavailable {
+		t.Fatalf("Enqueue without a queue: %v, want Unavailable", err)
+	}
+	r := newQueueRig(t, notify.WithChannel(&testChannel{kind: "push", provider: memprovider.New("push")}))
+	_, err := r.n.Enqueue(context.Background(), &plainRequest{account: "acme"})
+	if notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Fatalf("a channel without a codec: %v, want InvalidArgument", err)
+	}
+}
+
+// The codecs of this module's channels give back the request they took.
+func TestChannelCodecsRoundTrip(t *testing.T) {
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("s")})
+	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("c"), CloudOTPTemplate: "otp_code"})
+	emailCh, _ := email.New(email.Config{Provider: memprovider.New("e")})
+	for _, tc := range []struct {
+		codec notify.RequestCodec
+		req   notify.Request
+	}{
+		{smsCh, &sms.Request{Account: "acme", To: "9876543210", Route: sms.RouteDLT, Message: "Code 1", DLTTemplateID: "1107", DLTEntityID: "1201", IdempotencyKey: "k"}},
+		{chatCh, &chat.Request{Account: "acme", To: "9876543210", TemplateName: "order_update", Variables: notify.Vars{"1": "4411"}, Gateway: chat.GatewayCloud}},
+		{emailCh, &email.Request{Account: "acme", To: "a@example.com", Subject: "Invoice", Message: "<p>Hi</p>", Purpose: "invoice"}},
+	} {
+		data, err := tc.codec.EncodeRequest(tc.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := tc.codec.DecodeRequest(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fingerprintOf(back) != fingerprintOf(tc.req) || back.AccountID() != tc.req.AccountID() || back.Key() != tc.req.Key() {
+			t.Errorf("%T: decoded %+v, want %+v", tc.req, back, tc.req)
+		}
+		if _, err := tc.codec.DecodeRequest([]byte(`{"request":{}}`)); err == nil {
+			t.Errorf("%T: a payload without an account decoded", tc.req)
+		}
+	}
+	if _, err := smsCh.EncodeRequest(&chat.Request{}); err == nil {
+		t.Error("the sms codec encoded a chat request")
+	}
+}

@@ -1,0 +1,142 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/store"
+)
+
+// Work sends the message of job, a queued or scheduled send: it is the
+// queue.Worker a queue's Run runs (WithQueue). It claims the record by
+// moving it to attempting, which one worker wins, then delivers it as Send
+// does, with the charge taken when it was queued: accepted, it is sent;
+// refused for certain, it is failed and refunded, or, when the refusal
+// may pass and the message has been taken fewer than 5 times, moved back
+// to queued with its charge, and Work asks for a retry after a backoff;
+// unknown, it keeps its charge and is never retried. A record that is no
+// longer queued or scheduled (sent, canceled, taken by another worker) is
+// left alone, so a job run twice never sends twice; a worker that dies
+// after its claim leaves an attempting record, which Reconcile settles.
+//
+// A request that no longer prepares (its template gone, its account
+// disabled) fails, refunded. Work returns an error, for the queue to run
+// the job again later, when it could not read or claim the record, or
+// preparing it failed for a reason that may pass (a store or channel
+// unavailable): nothing moved then.
+// Observers hear of the outcome as they do of a Send's.
+func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
+	const op = "notify.Work"
+	m, err := n.ledger.Message(ctx, job.Account, job.Message)
+	switch {
+	case CodeOf(err) == CodeNotFound:
+		return time.Time{}, nil // never committed, or long settled and forgotten
+	case err != nil:
+		return time.Time{}, storeFailure(op, "ledger", err)
+	case !m.State.Waiting():
+		return time.Time{}, nil // taken, canceled or settled already
+	case m.State == StateScheduled && n.now().Before(m.SendAt):
+		return m.SendAt, nil // run early: wait for its time
+	}
+	p, acct, perr := n.prepareQueued(ctx, op, m)
+	if perr != nil {
+		switch CodeOf(perr) {
+		case CodeUnavailable, CodeDeadlineExceeded, CodeCanceled:
+			return time.Time{}, perr // nothing moved, and it may pass: the job runs again
+		}
+		return time.Time{}, n.failQueued(ctx, op, m, perr)
+	}
+	env := p.env
+	// The claim: one worker wins it, and a cancel after it conflicts.
+	claim := store.Update{State: StateAttempting, From: m.State, At: n.now(), Provider: env.Provider}
+	if _, err := n.ledger.Move(ctx, m.Account, m.ID, claim); err != nil {
+		if CodeOf(err) == CodeConflict {
+			return time.Time{}, nil
+		}
+		return time.Time{}, storeFailure(op, "ledger", err)
+	}
+	r := n.receiptOf(acct, env, m.CreatedAt)
+	r.Tried = m.Tried
+	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env, &r.Tried)
+	attempts += m.Attempts
+	if outcome == StateFailed && IsRetryable(derr) && takes(m) < queueTries {
+		if at, ok := n.requeue(ctx, m, r, attempts, derr); ok {
+			return at, nil
+		}
+	}
+	_, _ = n.settle(ctx, op, acct, env, r, env.Price.Minor > 0, res, attempts, outcome, derr)
+	return time.Time{}, nil
+}
+
+// prepareQueued prepares the request m keeps, as its channel decodes it,
+// for the account as it stands now; the price stays what was charged.
+func (n *Notifier) prepareQueued(ctx context.Context, op string, m *Message) (prepared, *Account, error) {
+	acct, err := n.account(ctx, op, m.Account)
+	if err != nil {
+		return prepared{}, nil, err
+	}
+	ch := n.channels[m.Kind]
+	codec, ok := ch.(RequestCodec)
+	if !ok {
+		return prepared{}, nil, &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("no %s channel that can decode queued requests is configured", m.Kind)}
+	}
+	req, err := codec.DecodeRequest(m.Payload)
+	if err != nil {
+		return prepared{}, nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("decoding the queued request: %w", err)}
+	}
+	p, err := n.prepare(ctx, op, acct, req)
+	if err != nil {
+		return prepared{}, nil, err
+	}
+	p.env.ID, p.env.Price, p.env.IdempotencyKey = m.ID, m.Charge, m.IdempotencyKey
+	return p, acct, nil
+}
+
+// failQueued fails m, still queued or scheduled, refunded, for the reason
+// err: its request no longer prepares.
+func (n *Notifier) failQueued(ctx context.Context, op string, m *Message, err error) error {
+	u := store.Update{State: StateFailed, From: m.State, At: n.now(), ErrorCode: string(CodeOf(err)),
+		Error: "not sent: " + err.Error()}
+	if _, merr := n.move(ctx, m.Account, m.ID, u); merr != nil && CodeOf(merr) != CodeConflict {
+		return storeFailure(op, "ledger", merr) // the job runs again, and tries again
+	}
+	r := ReceiptOf(m)
+	r.Status, r.Cost, r.ErrorCode, r.Error = StateFailed, Money{Currency: m.Charge.Currency}, CodeOf(err), u.Error
+	env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Price: m.Charge, Units: m.Units}
+	n.report(ctx, env, r, err)
+	return nil
+}
+
+// takes counts how often workers took m: the queued steps of its history
+// (the first included) and the scheduled one.
+func takes(m *Message) int {
+	n := 0
+	for _, c := range m.History {
+		if c.State.Waiting() {
+			n++
+		}
+	}
+	return n
+}
+
+// requeue moves m, refused for a reason that may pass, back to queued,
+// its charge held, and returns when the queue should run it again. It
+// reports false when the move failed: the caller settles the refusal.
+func (n *Notifier) requeue(ctx context.Context, m *Message, r *Receipt, attempts int, derr error) (time.Time, bool) {
+	at := n.now().Add(queue.Backoff(takes(m)) * 30) // 30 s, 1 min, 2 min, 4 min
+	if e := (*Error)(nil); errors.As(derr, &e) && n.now().Add(e.RetryAfter).After(at) {
+		at = n.now().Add(e.RetryAfter)
+	}
+	u := store.Update{State: StateQueued, From: StateAttempting, At: n.now(), Attempts: attempts, Tried: r.Tried,
+		ErrorCode: string(CodeOf(derr)), Error: "retried later: " + derr.Error()}
+	if _, err := n.move(ctx, m.Account, m.ID, u); err != nil {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// Interface guards.
+var _ queue.Worker = (*Notifier)(nil)
