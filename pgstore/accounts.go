@@ -322,6 +322,8 @@ func (s *Store) lockAccount(ctx context.Context, tx pgx.Tx, what, account string
 	return nil
 }
 
+// querier runs one statement: the pool, or a transaction (pgx.Tx), such
+// as the caller's of OpenTx.
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }

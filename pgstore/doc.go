@@ -116,6 +116,20 @@
 // sent asks whether its provider has a send in flight with one index
 // probe (Store.Attempting).
 //
+// # Queued and scheduled records
+//
+// A record a queue opens (store.StateQueued, or store.StateScheduled
+// with its send_at) is written by the same statement as any other, with
+// its debit, and Store.OpenTx runs that statement on a transaction of the
+// caller's, so that pgstore/pgqueue writes the record, its debit and its
+// job in one transaction (which may be the host's own). The record keeps
+// the encoded request (store.Record.Payload, a bytea column) while it is
+// live (pending, attempting, queued, scheduled); the move out of those
+// states sets it NULL in the same UPDATE, so a settled record never keeps
+// a one-time code. Waiting records are in neither the reconciler's index
+// nor Cleanup's (migration 0017): a job settles them, however long they
+// wait, and Cleanup deletes only settled records.
+//
 // # Limits
 //
 // Store.RateLimit makes a token bucket (burst units at once, one more
@@ -174,13 +188,13 @@
 // Idempotency keys live WithIdempotencyTTL (default 24h), and a
 // reservation holds its key for WithIdempotencyLease (default 2m);
 // message records live WithRecordTTL (default 30 days) once settled (by
-// the time of their last move; open records are never deleted), and so do
-// request records (by the time they were opened). Reads ignore expired
-// idempotency keys; Cleanup deletes them, settled records and request
-// records past the TTL, the limiters' rows that count nothing any more
-// (a full bucket, a window whose units have all left it) and the
-// Counters' buckets that have left their window, and should be run
-// periodically (for example hourly) by any instance. Verifications are
+// the time of their last move; live records, open or waiting, are never
+// deleted), and so do request records (by the time they were opened).
+// Reads ignore expired idempotency keys; Cleanup deletes them, settled
+// records and request records past the TTL, the limiters' rows that
+// count nothing any more (a full bucket, a window whose units have all
+// left it) and the Counters' buckets that have left their window, and
+// should be run periodically (for example hourly) by any instance. Verifications are
 // deleted by ExpireVerifications instead, a week after they ended.
 //
 // # Errors

@@ -117,8 +117,9 @@ func (s *Store) Release(ctx context.Context, account, key string) error {
 const cleanupBatch = 5000
 
 // Cleanup deletes idempotency entries whose TTL has passed, message
-// records settled longer than the record TTL ago (open ones are kept
-// for the reconciler) and request records as old, the limiters' rows
+// records settled longer than the record TTL ago (live ones are kept:
+// open ones for the reconciler, queued and scheduled ones for their
+// jobs) and request records as old, the limiters' rows
 // that count nothing any more (full buckets, windows whose units have all
 // left) and the Counters' buckets that have left their key's window, and
 // returns how many rows it removed. Expired rows are already ignored by every read, so Cleanup only

@@ -43,16 +43,41 @@ func statesFrom(rule func(from, to store.State) bool) map[store.State][]string {
 	return out
 }
 
-// Open writes m as a record, pending or attempting (store.OpenStates),
-// and, when m.Charge is positive, debits it under ref m.ID, in one
-// statement, as store.Ledger documents: store.ErrInsufficientFunds,
-// store.ErrNotFound (no wallet), store.ErrInvalid (another currency, a
-// negative charge, an empty account or ID, an ID over 193 bytes, another
-// state) and store.ErrConflict (the ID is recorded
-// already) write nothing. Any
-// other error leaves the outcome unknown; the record and its debit are
-// then both there or both missing, and Message tells which.
+// Open writes m as a record, pending, attempting, queued or scheduled
+// (store.OpenStates), with its SendAt and Payload, and, when m.Charge is
+// positive, debits it under ref m.ID, in one statement, as store.Ledger
+// documents: store.ErrInsufficientFunds, store.ErrNotFound (no wallet),
+// store.ErrInvalid (another currency, a negative charge, an empty account
+// or ID, an ID over 193 bytes, another state) and store.ErrConflict (the
+// ID is recorded already) write nothing. Any other error leaves the
+// outcome unknown; the record and its debit are then both there or both
+// missing, and Message tells which.
 func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+	return s.open(ctx, s.pool, true, m)
+}
+
+// OpenTx is Open inside tx, a transaction of the caller's on this Store's
+// database (a queue writes a record's job in the same transaction, see
+// pgstore/pgqueue): the record and its debit take effect when, and only
+// if, the caller commits tx. It validates m and answers as Open does, but
+// runs its statements on tx, once: nothing is repeated after a lost
+// connection. The debit holds the wallet's row lock until tx ends, so
+// concurrent sends of the account wait for it: keep tx short. A
+// duplicate ID (store.ErrConflict) and any error of the server abort tx,
+// as any failed statement does; after the other refusals
+// (store.ErrInsufficientFunds, store.ErrNotFound, store.ErrInvalid) tx
+// is still usable, with nothing written.
+func (s *Store) OpenTx(ctx context.Context, tx pgx.Tx, m *store.Record) (store.Balance, error) {
+	if tx == nil {
+		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: nil transaction", store.ErrInvalid)
+	}
+	return s.open(ctx, tx, false, m)
+}
+
+// open is Open on q: the pool, whose statements are repeated after a
+// lost connection as s.do allows (retry), or a caller's transaction,
+// whose are not.
+func (s *Store) open(ctx context.Context, q querier, retry bool, m *store.Record) (store.Balance, error) {
 	var fe store.FieldErrors
 	switch {
 	case m == nil:
@@ -70,7 +95,7 @@ func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error
 	}
 	state, steps, ok := store.OpenStates(m.State, m.CreatedAt)
 	if !ok {
-		fe.Add("state", "must be pending or attempting")
+		fe.Add("state", "must be pending, attempting, queued or scheduled")
 	}
 	if err := fe.Err(); err != nil {
 		return store.Balance{}, err
@@ -79,16 +104,21 @@ func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error
 	if err != nil {
 		return store.Balance{}, fmt.Errorf("pgstore: open message: %w", err)
 	}
+	var sendAt *time.Time
+	if !m.SendAt.IsZero() {
+		sendAt = &m.SendAt
+	}
 	var after *int64
 	var stored bool
 	cur := m.Charge.Currency
 	// Not repeated after a lost connection: a repeat of a run that
 	// committed would answer ErrConflict.
-	err = s.do(ctx, onceOnly, func() error {
-		return s.pool.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
+	err = s.run(ctx, retry, onceOnly, func() error {
+		return q.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
 			m.To, m.Provider, m.ProviderMessageID, m.Gateway, m.IdempotencyKey, m.Domain,
 			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
-			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend, string(state), m.Country).
+			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend, string(state), m.Country,
+			sendAt, m.Payload).
 			Scan(&after, &stored)
 	})
 	switch {
@@ -102,16 +132,25 @@ func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error
 	case stored:
 		return store.Balance{}, nil // no charge
 	}
-	return store.Balance{}, s.openRefused(ctx, m)
+	return store.Balance{}, s.openRefused(ctx, q, retry, m)
 }
 
-// openRefused says why Open wrote nothing, reading what refused it.
-func (s *Store) openRefused(ctx context.Context, m *store.Record) error {
+// run runs op as s.do does when retry is set, else once: a statement on
+// a caller's transaction is never repeated.
+func (s *Store) run(ctx context.Context, retry, kind bool, op func() error) error {
+	if !retry {
+		return op()
+	}
+	return s.do(ctx, kind, op)
+}
+
+// openRefused says why Open wrote nothing, reading on q what refused it.
+func (s *Store) openRefused(ctx context.Context, q querier, retry bool, m *store.Record) error {
 	var code *string
 	var exponent *int
 	var duplicate bool
-	err := s.do(ctx, repeatable, func() error {
-		return s.pool.QueryRow(ctx, s.q.openRefusal, m.ID, m.Account).Scan(&code, &exponent, &duplicate)
+	err := s.run(ctx, retry, repeatable, func() error {
+		return q.QueryRow(ctx, s.q.openRefusal, m.ID, m.Account).Scan(&code, &exponent, &duplicate)
 	})
 	cur := m.Charge.Currency
 	switch {
@@ -130,7 +169,9 @@ func (s *Store) openRefused(ctx context.Context, m *store.Record) error {
 }
 
 // Move moves the record along store.CanMove, refunding its charge in the
-// same statement when it moves into failed (unless u.KeepCharge), or adds
+// same statement when it moves into failed (unless u.KeepCharge), and
+// dropping its Payload in the same statement when it leaves the live
+// states (store.State.Live), or adds
 // a step store.CanBackfill allows, as store.Ledger documents. Each
 // statement returns only the columns of the store.Moved it answers, not
 // the record. A move whose answer was lost (store.ErrUnavailable) may
@@ -138,6 +179,13 @@ func (s *Store) openRefused(ctx context.Context, m *store.Record) error {
 // u.State.
 func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	from := moveFrom[u.State]
+	if u.From != "" {
+		// A conditional move: from u.From only, when CanMove allows it.
+		from = []string{}
+		if store.CanMove(u.From, u.State) {
+			from = []string{string(u.From)}
+		}
+	}
 	if from == nil {
 		from = []string{} // no state leads there: the move is ErrConflict
 	}
@@ -160,7 +208,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		m, err = scanMoved(s.pool.QueryRow(ctx, query, args...))
 		return err
 	})
-	if errors.Is(err, pgx.ErrNoRows) && backfillFrom[u.State] != nil {
+	if errors.Is(err, pgx.ErrNoRows) && backfillFrom[u.State] != nil && u.From == "" {
 		err = s.do(ctx, onceOnly, func() (err error) {
 			m, err = scanMoved(s.pool.QueryRow(ctx, s.q.backfillMessage, id, account, step,
 				backfillFrom[u.State], `[{"state":"`+string(u.State)+`"}]`))
@@ -224,7 +272,8 @@ func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*store
 
 // Stale returns up to limit (at most 10,000) records of any account still
 // pending or attempting that last moved before cutoff, least recently
-// moved first. It reads an index of the open records only.
+// moved first; never a queued or scheduled one, which its job settles. It
+// reads an index of the open records only.
 func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*store.Record, error) {
 	if limit < 0 || limit > staleLimit {
 		limit = staleLimit
@@ -351,6 +400,7 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 		m                    store.Record
 		kind, request, state string
 		history, tried       []byte
+		sendAt               *time.Time
 		charge               int64
 		code, symbol         string
 		exponent             int
@@ -358,7 +408,8 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	err := row.Scan(&m.ID, &m.Account, &kind, &request, &m.To, &state, &m.Provider,
 		&m.ProviderMessageID, &m.Gateway, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
 		&charge, &code, &symbol, &exponent, &m.Attempts, &m.ErrorCode, &m.Error, &m.Note,
-		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend, &m.Country, &tried)
+		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend, &m.Country, &tried,
+		&sendAt, &m.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -376,5 +427,8 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 		m.History[i] = store.StateChange{State: store.State(st.State), At: st.At}
 	}
 	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	if sendAt != nil {
+		m.SendAt = sendAt.UTC()
+	}
 	return &m, nil
 }

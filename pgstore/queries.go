@@ -1,5 +1,11 @@
 package pgstore
 
+import (
+	"strings"
+
+	"github.com/notifykit/notify/store"
+)
+
 // queries holds every statement with the store's table names filled in,
 // built once in New so that no call formats SQL.
 type queries struct {
@@ -37,17 +43,35 @@ const accountColumns = `id, name, currency_code, currency_symbol, currency_expon
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
-	vendor_code, refunded, resend, country, tried`
+	vendor_code, refunded, resend, country, tried, send_at, payload`
 
 // movedColumns lists the columns of a store.Moved in the order
 // scanMoved reads them: all a move returns, so that a move does not carry
 // the record (its history above all) back over the wire.
 const movedColumns = `state, charge, currency_code, currency_symbol, currency_exponent, refunded, updated_at`
 
+// liveStates is the SQL list of the states a record keeps its payload in
+// (store.State.Live): pending, attempting, queued, scheduled.
+var liveStates = sqlStates(store.State.Live)
+
+// sqlStates is the SQL list, ('a', 'b'), of the states of store.States
+// that keep says.
+func sqlStates(keep func(store.State) bool) string {
+	var out []string
+	for _, st := range store.States() {
+		if keep(st) {
+			out = append(out, "'"+string(st)+"'")
+		}
+	}
+	return "(" + strings.Join(out, ", ") + ")"
+}
+
 // moveSet is the SET list of a move: the new state and time, the
-// update's non-empty fields, and the step appended to the history ($5 to
-// $15; the statements that add to it number their own from $16).
-const moveSet = `state = $3, updated_at = $5,
+// update's non-empty fields, the step appended to the history, and the
+// payload, kept only while the new state is live ($5 to $15; the
+// statements that add to it number their own from $16).
+var moveSet = `state = $3, updated_at = $5,
+		payload = CASE WHEN $3 IN ` + liveStates + ` THEN payload END,
 		provider = COALESCE(NULLIF($6, ''), provider),
 		provider_message_id = COALESCE(NULLIF($7, ''), provider_message_id),
 		gateway = COALESCE(NULLIF($8, ''), gateway),
@@ -202,7 +226,8 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// without the other, and a duplicate ID fails the INSERT on the
 		// primary key, which rolls the whole statement back. When nothing
 		// was written the caller asks openRefusal why. $24 is the state
-		// the record starts in, and $21 its history to match.
+		// the record starts in, and $21 its history to match; $26 and
+		// $27 its send_at (NULL unless scheduled) and payload.
 		openMessage: x(`WITH upd AS (
 	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
 	WHERE $13 > 0 AND account = $2 AND balance >= $13
@@ -215,7 +240,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL
+		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL, $26, $27
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )
@@ -312,6 +337,9 @@ ORDER BY created_at, id`),
 WHERE provider_message_id = $2 AND provider = $1 AND provider_message_id <> ''
 ORDER BY created_at, id`),
 
+		// staleMessages reads the index of the open records (migration
+		// 0013), which holds no waiting (queued, scheduled) one: a job
+		// settles those, however long they wait.
 		staleMessages: x(`SELECT ` + messageColumns + ` FROM {{s}}{{p}}messages
 WHERE state IN ('pending', 'attempting') AND updated_at < $1
 ORDER BY updated_at, id LIMIT $2`),
@@ -344,11 +372,14 @@ WHERE (account, key_hash) IN (
 	SELECT account, key_hash FROM {{s}}{{p}}idempotency WHERE expires_at <= $1 LIMIT $2)
   AND expires_at <= $1`),
 
+		// cleanupMessages deletes settled records only, never a live
+		// one (pending, attempting, queued, scheduled): its predicate is
+		// that of the index of settled records (migration 0017).
 		cleanupMessages: x(`DELETE FROM {{s}}{{p}}messages
 WHERE id IN (
 	SELECT id FROM {{s}}{{p}}messages
-	WHERE state NOT IN ('pending', 'attempting') AND updated_at <= $1 LIMIT $2)
-  AND state NOT IN ('pending', 'attempting') AND updated_at <= $1`),
+	WHERE state NOT IN ('pending', 'attempting', 'queued', 'scheduled') AND updated_at <= $1 LIMIT $2)
+  AND state NOT IN ('pending', 'attempting', 'queued', 'scheduled') AND updated_at <= $1`),
 
 		openRequest: x(`INSERT INTO {{s}}{{p}}requests (id, account, kind, bulk, idempotency_key, parts, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)`),

@@ -97,7 +97,8 @@ func WithIdempotencyLease(d time.Duration) Option {
 }
 
 // WithRecordTTL sets how long a message record is kept once settled
-// (counted from its last move; open records are kept until settled), and
+// (counted from its last move; live records, open or waiting, are kept
+// until settled), and
 // a request record (counted from when it was opened): Cleanup deletes
 // older ones. Default DefaultRecordTTL (30 days).
 func WithRecordTTL(d time.Duration) Option {
@@ -251,6 +252,22 @@ func (s *Store) Close() {
 func (s *Store) CheckHealth(ctx context.Context) error {
 	return s.fail(ctx, "health check", s.do(ctx, repeatable, func() error { return s.pool.Ping(ctx) }))
 }
+
+// Schema returns the schema of WithSchema, or "" when the Store's tables
+// are found through the connection's search_path: where a queue on the
+// same database (pgstore/pgqueue) puts its own tables.
+func (s *Store) Schema() string { return s.schema }
+
+// WrapErr turns err, an error of pgx from a statement on the Store's
+// database that is not the Store's own (a queue's insert in the
+// transaction of OpenTx, its commit), into an error of the store contract
+// as the Store's methods answer them (see Store): the context's error,
+// wrapped, once ctx has ended; store.ErrUnavailable, with err as its
+// cause, for a server that cannot be reached or a lost connection; err
+// as it is when it is such an answer already; otherwise an error that
+// matches none of package store's sentinels. op names the operation in
+// the message. Nil stays nil.
+func (s *Store) WrapErr(ctx context.Context, op string, err error) error { return s.fail(ctx, op, err) }
 
 // qualifier returns the schema part of a qualified name: `"schema".` or
 // nothing.

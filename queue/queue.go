@@ -52,9 +52,9 @@ type Queue interface {
 	// (due at m.SendAt), through the queue's ledger, with its debit as
 	// store.Ledger.Open documents, and a job that delivers it, in one
 	// atomic step: the job exists if and only if the record does. Its
-	// errors are the ledger's (store.ErrInsufficientFunds and the rest),
-	// and another state is store.ErrInvalid. Open takes m as Ledger.Open
-	// does.
+	// errors are the ledger's (store.ErrInsufficientFunds and the rest);
+	// another state, or a scheduled record without its SendAt, is
+	// store.ErrInvalid. Open takes m as Ledger.Open does.
 	Open(ctx context.Context, m *store.Record) (store.Balance, error)
 
 	// OpenTx is Open inside tx, a transaction of the caller's that the

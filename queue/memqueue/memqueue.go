@@ -101,8 +101,11 @@ func (q *Queue) OpenTx(ctx context.Context, tx any, m *store.Record) (store.Bala
 
 // checkState refuses a record a queue may not open.
 func checkState(m *store.Record) error {
-	if m == nil || !m.State.Waiting() {
+	switch {
+	case m == nil || !m.State.Waiting():
 		return fmt.Errorf("memqueue: open: %w: a queued record starts queued or scheduled", store.ErrInvalid)
+	case m.State == store.StateScheduled && m.SendAt.IsZero():
+		return fmt.Errorf("memqueue: open: %w: a scheduled record needs its SendAt", store.ErrInvalid)
 	}
 	return nil
 }
@@ -110,7 +113,7 @@ func checkState(m *store.Record) error {
 // jobOf is the job of the record m, opened at now.
 func jobOf(m *store.Record, now time.Time) queue.Job {
 	at := now
-	if m.State == store.StateScheduled && !m.SendAt.IsZero() {
+	if m.State == store.StateScheduled {
 		at = m.SendAt
 	}
 	return queue.Job{Account: m.Account, Message: m.ID, At: at}

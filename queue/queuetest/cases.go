@@ -69,8 +69,8 @@ func testOpenScheduled(t *testing.T, h Harness) {
 func testOpenOtherStates(t *testing.T, h Harness) {
 	s := h(t)
 	before := balance(t, s)
-	for _, st := range []store.State{"", store.StatePending, store.StateAttempting, store.StateSent} {
-		m := record(s, st, 10, time.Time{})
+	for _, st := range []store.State{"", store.StatePending, store.StateAttempting, store.StateSent, store.StateScheduled} {
+		m := record(s, st, 10, time.Time{}) // a scheduled one without its SendAt
 		if _, err := s.Queue.Open(context.Background(), m); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("Open of a record %q: %v, want store.ErrInvalid", st, err)
 		}

@@ -23,7 +23,9 @@ type Setup struct {
 	// Begin starts a transaction the queue's OpenTx joins, and returns
 	// it with its commit and rollback.
 	Begin func(ctx context.Context) (tx any, commit, rollback func(context.Context) error, err error)
-	// Now is the queue's clock.
+	// Now is the queue's clock, at the precision its store keeps
+	// (microseconds on PostgreSQL): the suite compares the times it
+	// reads back with the ones it wrote.
 	Now func() time.Time
 	// Advance moves a clock the test controls forward by d and lets the
 	// queue see it; nil for a queue on the real clock, for which the

@@ -89,6 +89,7 @@ func RunLedger(t *testing.T, h LedgerHarness) {
 		{"AfterRead", func(t *testing.T) { testAfterRead(t, h) }},
 		{"ByProviderID", func(t *testing.T) { testByProviderID(t, h) }},
 		{"Reprice", func(t *testing.T) { testReprice(t, h) }},
+		{"Queued", func(t *testing.T) { runQueued(t, h) }},
 	})
 }
 

@@ -1,0 +1,47 @@
+// Package pgqueue is a queue.Queue on PostgreSQL: the durable queued and
+// scheduled sends of notify (Notifier.Enqueue, SendAt, EnqueueTx) on the
+// database of a pgstore.Store, with github.com/riverqueue/river as its
+// job queue.
+//
+// # One transaction
+//
+// Queue.Open begins a transaction on the pool, writes the message's record
+// (queued, or scheduled with its SendAt) and its debit there through
+// pgstore.Store.OpenTx, inserts the River job that delivers it in the same
+// transaction (River's InsertTx), and commits: the record, its charge and
+// its job exist together or not at all. Queue.OpenTx does the same two
+// steps inside a pgx.Tx of the caller's, without committing, so that a
+// host's own write (an order, a sign-up) and the message it sends commit
+// or roll back as one. A refusal of the store (store.ErrInsufficientFunds,
+// store.ErrNotFound, store.ErrInvalid, store.ErrConflict) comes back as
+// the store answered it, and nothing is written.
+//
+// A job carries only the record's account and message ID (kind
+// "notify_send"), unique by those args, so a record never has two jobs;
+// the request to send (store.Record.Payload), which may hold a one-time
+// code, stays on the record, and the store drops it when the record
+// settles. A scheduled record's job is scheduled at its SendAt. River
+// keeps a finished job's row for an hour.
+//
+// # Running
+//
+// Queue.Run starts a River client that works the jobs of Config.Queue
+// with Config.Workers workers and calls the queue.Worker (the Notifier)
+// for each. The worker claims the record by moving it to attempting, so
+// a job River runs twice sends once. A retry the worker asks for snoozes
+// the job until then; an error runs the job again after queue.Backoff of
+// its failed runs, up to 25 runs. The queue.Periodic tasks (the
+// Notifier's reconciliation, say) are River periodic jobs: River's
+// elected leader among the processes sharing the tables enqueues each
+// at its interval, so one run happens per interval whatever the number
+// of processes, and a task's runs do not overlap.
+//
+// # Tables
+//
+// River's tables (river_job, river_leader, river_queue, ...) live next
+// to pgstore's, in the schema of pgstore.WithSchema when the Store has one,
+// else in the one the connections' search_path finds. Queue.Migrate runs
+// River's own migrations (rivermigrate) there, under an advisory lock, so
+// processes that start together may all call it; it is idempotent. Call
+// it after pgstore.Store.Migrate.
+package pgqueue

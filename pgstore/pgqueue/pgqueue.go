@@ -1,0 +1,398 @@
+package pgqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/store"
+)
+
+// Defaults of Config.
+const (
+	// DefaultWorkers is how many jobs one Run runs at once.
+	DefaultWorkers = 4
+	// DefaultQueue is the River queue the jobs go on.
+	DefaultQueue = "notify"
+)
+
+// The job kinds this package writes in River's tables.
+const (
+	// SendKind is the kind of a send's job: its args are the record's
+	// account and message ID, nothing else.
+	SendKind = "notify_send"
+	// PeriodicKind is the kind of a run of a queue.Periodic task: its
+	// args are the task's name.
+	PeriodicKind = "notify_periodic"
+)
+
+const (
+	// maxAttempts bounds the failed runs of a send's job (an error of
+	// Worker.Work; a retry the worker asks for is a snooze, which does
+	// not count). A worker errs only when nothing moved and the cause may
+	// pass (a store down), so the job keeps trying for as long as a
+	// record may reasonably wait: 10,000 runs at most 10 minutes apart
+	// span about 69 days. (River keeps max_attempts in a smallint.)
+	maxAttempts = 10000
+	// softStop is how long Run lets the jobs it started finish once its
+	// context ends, before it cancels their contexts and waits for them.
+	softStop = 10 * time.Second
+	// completedRetention is how long River keeps a finished job's row. A
+	// job holds no payload (that lives on the record), so nothing secret
+	// stays in River's tables; the record says what happened.
+	completedRetention = time.Hour
+	// migrateLockClass is the first key of the advisory lock Migrate
+	// holds, the second a hash of the schema: "nfyq".
+	migrateLockClass = 0x6e667971
+)
+
+// Config configures a Queue. The zero value is usable.
+type Config struct {
+	// Workers is how many jobs one Run runs at once, in this process.
+	// Default DefaultWorkers (4).
+	Workers int
+	// Logger receives River's logs and the errors of periodic tasks.
+	// Default: a logger that discards everything.
+	Logger *slog.Logger
+	// Queue is the name of the River queue the send jobs and the periodic
+	// tasks' runs go on; queues of other names in the same tables are
+	// left alone. Default DefaultQueue ("notify").
+	Queue string
+}
+
+// Queue is a queue.Queue on PostgreSQL, through River, beside a
+// pgstore.Store: Open writes a record, its debit and its River job in
+// one transaction, and Run works the jobs. It is safe for concurrent use;
+// any number of processes may share its tables, each with its own Queue
+// and Run.
+type Queue struct {
+	st      *pgstore.Store
+	pool    *pgxpool.Pool
+	cfg     Config
+	schema  string
+	inserts *river.Client[pgx.Tx] // inserts only: Run starts its own
+	running atomic.Bool
+}
+
+// sendArgs are the args of a send's job: the record, never its payload.
+type sendArgs struct {
+	Account string `json:"account"`
+	Message string `json:"message"`
+}
+
+func (sendArgs) Kind() string { return SendKind }
+
+// periodicArgs are the args of a run of a periodic task.
+type periodicArgs struct {
+	Name string `json:"name"`
+}
+
+func (periodicArgs) Kind() string { return PeriodicKind }
+
+// New returns a Queue that opens its records through st and keeps its
+// jobs in River's tables on pool, which must reach st's database: the
+// schema of pgstore.WithSchema when st has one (st.Schema), else the one
+// the connections' search_path finds, so that River's tables live next
+// to st's. A nil st or pool, a negative Workers or a queue name River
+// refuses is store.ErrInvalid. New does not migrate: call Migrate, after
+// st.Migrate.
+func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
+	switch {
+	case st == nil:
+		return nil, fmt.Errorf("pgqueue: new: %w: nil store", store.ErrInvalid)
+	case pool == nil:
+		return nil, fmt.Errorf("pgqueue: new: %w: nil pool", store.ErrInvalid)
+	case cfg.Workers < 0:
+		return nil, fmt.Errorf("pgqueue: new: %w: Workers %d: must not be negative", store.ErrInvalid, cfg.Workers)
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Queue == "" {
+		cfg.Queue = DefaultQueue
+	}
+	q := &Queue{st: st, pool: pool, cfg: cfg, schema: st.Schema()}
+	// Checks the queue name and the worker count as Run's client will.
+	rcfg := q.clientConfig()
+	rcfg.Queues = map[string]river.QueueConfig{cfg.Queue: {MaxWorkers: cfg.Workers}}
+	rcfg.Workers = river.NewWorkers()
+	river.AddWorker(rcfg.Workers, river.WorkFunc(func(context.Context, *river.Job[sendArgs]) error { return nil }))
+	if _, err := river.NewClient(riverpgxv5.New(pool), rcfg); err != nil {
+		return nil, fmt.Errorf("pgqueue: new: %w: %w", store.ErrInvalid, err)
+	}
+	inserts, err := river.NewClient(riverpgxv5.New(pool), q.clientConfig())
+	if err != nil {
+		return nil, fmt.Errorf("pgqueue: new: %w: %w", store.ErrInvalid, err)
+	}
+	q.inserts = inserts
+	return q, nil
+}
+
+// clientConfig is the configuration common to the inserting client and
+// Run's.
+func (q *Queue) clientConfig() *river.Config {
+	return &river.Config{
+		Schema:                      q.schema,
+		Logger:                      q.cfg.Logger,
+		CompletedJobRetentionPeriod: completedRetention,
+		MaxAttempts:                 maxAttempts,
+		RetryPolicy:                 backoff{},
+		// The worker bounds its own calls (a vendor call has its
+		// timeout); a send cut short by River would leave its record
+		// attempting for the reconciler.
+		JobTimeout: -1,
+	}
+}
+
+// Migrate creates or upgrades River's tables (River's own migrations,
+// rivermigrate), in st's schema (st.Schema) or, without one, the one the
+// search_path finds, creating the schema when it is missing. It holds an
+// advisory lock while it runs, so processes that start together may all
+// call it: one migrates, the others wait and find nothing left to do.
+// River's tables of a newer version are left alone.
+func (q *Queue) Migrate(ctx context.Context) error {
+	conn, err := q.pool.Acquire(ctx)
+	if err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: migrate", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, int32(migrateLockClass), q.schema); err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: migrate: lock", err)
+	}
+	defer func() {
+		// A connection whose unlock fails is closed, which lets go of the
+		// lock too.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext($2))`,
+			int32(migrateLockClass), q.schema); err != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	if q.schema != "" {
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS "`+q.schema+`"`); err != nil {
+			return q.st.WrapErr(ctx, "pgqueue: migrate: create schema", err)
+		}
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(q.pool), &rivermigrate.Config{Schema: q.schema, Logger: q.cfg.Logger})
+	if err != nil {
+		return fmt.Errorf("pgqueue: migrate: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: migrate", err)
+	}
+	return nil
+}
+
+// Open writes m, queued or scheduled (due at m.SendAt), with its debit and
+// its job, in one transaction of its own, as queue.Queue documents: the
+// store's errors come back as the store answered them
+// (store.ErrInsufficientFunds and the rest), with nothing written; another
+// state is store.ErrInvalid. An error of the commit leaves the outcome
+// unknown, as an error of pgstore.Store.Open does: the record, its debit
+// and its job are then all there or all missing.
+func (q *Queue) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+	if err := waiting(m); err != nil {
+		return store.Balance{}, err
+	}
+	tx, err := q.pool.Begin(ctx)
+	if err != nil {
+		return store.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: begin", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op once committed
+	b, err := q.openTx(ctx, tx, m)
+	if err != nil {
+		return store.Balance{}, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return store.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: commit", err)
+	}
+	return b, nil
+}
+
+// OpenTx is Open inside tx, which must be a pgx.Tx on the queue's
+// database (queue.ErrUnsupportedTx otherwise): the record, its debit
+// (pgstore.Store.OpenTx) and its job take effect when, and only if, the
+// caller commits tx. The debit holds the wallet's row lock until then.
+// After an error the caller should roll tx back: a refusal of the store
+// may leave it usable, but a failed statement aborts it.
+func (q *Queue) OpenTx(ctx context.Context, tx any, m *store.Record) (store.Balance, error) {
+	ptx, ok := tx.(pgx.Tx)
+	if !ok || ptx == nil {
+		return store.Balance{}, fmt.Errorf("pgqueue: open: %T: %w", tx, queue.ErrUnsupportedTx)
+	}
+	if err := waiting(m); err != nil {
+		return store.Balance{}, err
+	}
+	return q.openTx(ctx, ptx, m)
+}
+
+// waiting refuses a record a queue may not open: nil, or in another state
+// than queued or scheduled.
+func waiting(m *store.Record) error {
+	switch {
+	case m == nil:
+		return fmt.Errorf("pgqueue: open: %w: nil record", store.ErrInvalid)
+	case !m.State.Waiting():
+		return fmt.Errorf("pgqueue: open message %q: %w", m.ID,
+			store.Invalid("state", "must be queued or scheduled, not "+string(m.State)))
+	case m.State == store.StateScheduled && m.SendAt.IsZero():
+		return fmt.Errorf("pgqueue: open message %q: %w", m.ID, store.Invalid("send_at", "is required when scheduled"))
+	}
+	return nil
+}
+
+// openTx opens m on tx and inserts its job there.
+func (q *Queue) openTx(ctx context.Context, tx pgx.Tx, m *store.Record) (store.Balance, error) {
+	// Read before OpenTx, which takes m.
+	args := sendArgs{Account: m.Account, Message: m.ID}
+	opts := &river.InsertOpts{
+		Queue:       q.cfg.Queue,
+		MaxAttempts: maxAttempts,
+		// One record, one job: a second insert for it is skipped.
+		UniqueOpts: river.UniqueOpts{ByArgs: true},
+	}
+	if m.State == store.StateScheduled && !m.SendAt.IsZero() {
+		opts.ScheduledAt = m.SendAt
+	}
+	b, err := q.st.OpenTx(ctx, tx, m)
+	if err != nil {
+		return store.Balance{}, err
+	}
+	if _, err := q.inserts.InsertTx(ctx, tx, args, opts); err != nil {
+		return store.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: insert job", err)
+	}
+	return b, nil
+}
+
+// Run works the queue's due jobs with w, and runs the periodic tasks,
+// until ctx ends, as queue.Queue documents. It starts a River client with
+// Config.Workers workers on Config.Queue: a send's job calls w.Work with
+// the record's account and ID and the job's due time; a retry w asks for
+// snoozes the job until then, and an error runs it again after
+// queue.Backoff of its failed runs so far, up to 10,000 runs (about 69
+// days), after which River discards it (the record stays queued, charged,
+// for an operator).
+// Each periodic task is a River periodic job, which only River's elected
+// leader among the processes sharing the tables enqueues, every p.Every,
+// and one of them runs; a task's error is logged. When ctx ends, Run
+// stops fetching, lets the running jobs finish for up to 10 seconds,
+// then cancels their contexts, waits for them and returns nil. A second
+// Run while one runs, an invalid periodic task, or a client River cannot
+// start is an error.
+func (q *Queue) Run(ctx context.Context, w queue.Worker, periodic ...queue.Periodic) error {
+	if w == nil {
+		return fmt.Errorf("pgqueue: run: %w: nil worker", store.ErrInvalid)
+	}
+	if !q.running.CompareAndSwap(false, true) {
+		return errors.New("pgqueue: run: the queue is running already")
+	}
+	defer q.running.Store(false)
+	tasks := make(map[string]queue.Periodic, len(periodic))
+	cfg := q.clientConfig()
+	for _, p := range periodic {
+		switch {
+		case p.Name == "":
+			return fmt.Errorf("pgqueue: run: %w: a periodic task without a name", store.ErrInvalid)
+		case p.Every <= 0 || p.Run == nil:
+			return fmt.Errorf("pgqueue: run: %w: periodic task %q needs Every > 0 and Run", store.ErrInvalid, p.Name)
+		case tasks[p.Name].Name != "":
+			return fmt.Errorf("pgqueue: run: %w: two periodic tasks named %q", store.ErrInvalid, p.Name)
+		}
+		tasks[p.Name] = p
+		args := periodicArgs{Name: p.Name}
+		cfg.PeriodicJobs = append(cfg.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(p.Every),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return args, &river.InsertOpts{
+					Queue:       q.cfg.Queue,
+					MaxAttempts: 1, // the next interval runs it again
+					// One run of a task at a time, however long it takes.
+					UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+						rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+						rivertype.JobStateRetryable, rivertype.JobStateScheduled}},
+				}
+			}, &river.PeriodicJobOpts{ID: p.Name}))
+	}
+	cfg.Queues = map[string]river.QueueConfig{q.cfg.Queue: {MaxWorkers: q.cfg.Workers}}
+	cfg.Workers = river.NewWorkers()
+	river.AddWorker(cfg.Workers, &sendWorker{w: w})
+	river.AddWorker(cfg.Workers, &periodicWorker{tasks: tasks, log: q.cfg.Logger})
+	client, err := river.NewClient(riverpgxv5.New(q.pool), cfg)
+	if err != nil {
+		return fmt.Errorf("pgqueue: run: %w", err)
+	}
+	// The client stops when Run says, not when ctx ends mid-start.
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: run: start", err)
+	}
+	<-ctx.Done()
+	soft, cancel := context.WithTimeout(context.WithoutCancel(ctx), softStop)
+	defer cancel()
+	if err := client.Stop(soft); err != nil {
+		// The jobs did not finish in time: cancel them, and wait.
+		_ = client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	return nil
+}
+
+// sendWorker runs a send's job with the queue's Worker.
+type sendWorker struct {
+	river.WorkerDefaults[sendArgs]
+	w queue.Worker
+}
+
+func (s *sendWorker) Work(ctx context.Context, job *river.Job[sendArgs]) error {
+	retry, err := s.w.Work(ctx, queue.Job{Account: job.Args.Account, Message: job.Args.Message, At: job.ScheduledAt})
+	switch {
+	case err != nil:
+		return err // River runs it again after backoff's delay
+	case !retry.IsZero():
+		return river.JobSnooze(max(time.Until(retry), 0))
+	}
+	return nil
+}
+
+// periodicWorker runs the periodic task a job names.
+type periodicWorker struct {
+	river.WorkerDefaults[periodicArgs]
+	tasks map[string]queue.Periodic
+	log   *slog.Logger
+}
+
+func (p *periodicWorker) Work(ctx context.Context, job *river.Job[periodicArgs]) error {
+	task, ok := p.tasks[job.Args.Name]
+	if !ok {
+		// Enqueued by a process with other tasks: this one has none of
+		// the name, and the next interval comes anyway.
+		p.log.WarnContext(ctx, "pgqueue: a periodic task this process does not have", "task", job.Args.Name)
+		return nil
+	}
+	if err := task.Run(ctx); err != nil {
+		p.log.ErrorContext(ctx, "pgqueue: periodic task failed", "task", task.Name, "error", err)
+	}
+	return nil
+}
+
+// backoff is River's retry policy for a failed run: queue.Backoff of the
+// job's failed runs, this one included.
+type backoff struct{}
+
+func (backoff) NextRetry(job *rivertype.JobRow) time.Time {
+	return time.Now().Add(queue.Backoff(len(job.Errors) + 1))
+}
+
+// Interface guard.
+var _ queue.Queue = (*Queue)(nil)

@@ -1,0 +1,240 @@
+package pgqueue_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgqueue"
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/store"
+)
+
+func queuedRecord(account string, charge int64) *store.Record {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	return &store.Record{ID: pgstoretest.RandomName("msg_"), Account: account, Kind: "sms", Request: "sms",
+		To: "+919876543210", Units: 1, Metered: true, Charge: store.Money{Minor: charge, Currency: inr},
+		State: store.StateQueued, Payload: []byte(`{"to":"9876543210","message":"your code is 123456"}`),
+		CreatedAt: now, UpdatedAt: now}
+}
+
+// jobs counts River's jobs of message id, and fails t if one carries more
+// than the account and ID.
+func jobs(t *testing.T, pool *pgxpool.Pool, id string) int {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT kind, args::text FROM river_job WHERE args->>'message' = $1`, id)
+	if err != nil {
+		t.Fatalf("read river_job: %v", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var kind, args string
+		if err := rows.Scan(&kind, &args); err != nil {
+			t.Fatal(err)
+		}
+		if kind != pgqueue.SendKind || strings.Contains(args, "123456") || strings.Contains(args, "payload") {
+			t.Fatalf("job of %s: kind %s, args %s; want a send naming the record only", id, kind, args)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func balanceOf(t *testing.T, st *pgstore.Store, account string) int64 {
+	t.Helper()
+	b, err := st.Balance(context.Background(), account)
+	if err != nil {
+		t.Fatalf("Balance: %v", err)
+	}
+	return b.Available.Minor
+}
+
+func TestOpenTxRollbackAndCommit(t *testing.T) {
+	q, st, pool, account := newQueue(t)
+	ctx := context.Background()
+
+	// Rolled back: no record, no debit, no job.
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := queuedRecord(account, 500)
+	id := m.ID
+	b, err := q.OpenTx(ctx, tx, m)
+	if err != nil || b.Available.Minor != 99500 {
+		t.Fatalf("OpenTx = %+v, %v; want 99500 left", b, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Message(ctx, account, id); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Message after a rollback: %v, want ErrNotFound", err)
+	}
+	if got := balanceOf(t, st, account); got != 100000 {
+		t.Fatalf("balance after a rollback = %d, want 100000", got)
+	}
+	if n := jobs(t, pool, id); n != 0 {
+		t.Fatalf("%d jobs after a rollback, want none", n)
+	}
+
+	// Committed: all three.
+	tx, err = pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = queuedRecord(account, 500)
+	m.State, m.SendAt = store.StateScheduled, time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+	id, sendAt := m.ID, m.SendAt
+	if _, err := q.OpenTx(ctx, tx, m); err != nil {
+		t.Fatalf("OpenTx: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Message(ctx, account, id)
+	if err != nil || rec.State != store.StateScheduled || !rec.SendAt.Equal(sendAt) {
+		t.Fatalf("Message after a commit = %+v, %v", rec, err)
+	}
+	if got := balanceOf(t, st, account); got != 99500 {
+		t.Fatalf("balance after a commit = %d, want 99500", got)
+	}
+	if n := jobs(t, pool, id); n != 1 {
+		t.Fatalf("%d jobs after a commit, want 1", n)
+	}
+	var scheduled time.Time
+	if err := pool.QueryRow(ctx, `SELECT scheduled_at FROM river_job WHERE args->>'message' = $1`, id).Scan(&scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if !scheduled.Equal(sendAt) {
+		t.Fatalf("the job is scheduled at %v, want the record's SendAt %v", scheduled, sendAt)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	q, st, pool, account := newQueue(t)
+	ctx := context.Background()
+	m := queuedRecord(account, 200000)
+	id := m.ID
+	if _, err := q.Open(ctx, m); !errors.Is(err, store.ErrInsufficientFunds) {
+		t.Fatalf("Open from a short wallet: %v, want ErrInsufficientFunds", err)
+	}
+	if n := jobs(t, pool, id); n != 0 {
+		t.Fatalf("%d jobs after a refused Open, want none", n)
+	}
+	m = queuedRecord(account, 100)
+	m.State = store.StatePending
+	if _, err := q.Open(ctx, m); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("Open of a pending record: %v, want ErrInvalid", err)
+	}
+	m = queuedRecord(account, 100)
+	dup := *m
+	if _, err := q.Open(ctx, m); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if _, err := q.Open(ctx, &dup); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second Open of the ID: %v, want ErrConflict", err)
+	}
+	if n := jobs(t, pool, dup.ID); n != 1 {
+		t.Fatalf("%d jobs of a record opened twice, want 1", n)
+	}
+	if _, err := q.OpenTx(ctx, "not a tx", queuedRecord(account, 100)); !errors.Is(err, queue.ErrUnsupportedTx) {
+		t.Fatalf("OpenTx of a string: %v, want ErrUnsupportedTx", err)
+	}
+	if got := balanceOf(t, st, account); got != 99900 {
+		t.Fatalf("balance = %d, want 99900", got)
+	}
+}
+
+// TestMigrateConcurrently runs Migrate from several Queues at once, then
+// again: each succeeds.
+func TestMigrateConcurrently(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 4 {
+		pool := pgstoretest.Pool(t, schema, 4)
+		st, err := pgstore.New(pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := pgqueue.New(st, pool, pgqueue.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- q.Migrate(ctx)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("Migrate: %v", err)
+		}
+	}
+}
+
+// TestWithSchema puts the store's and River's tables in the schema of
+// pgstore.WithSchema, with a pool whose search_path is elsewhere.
+func TestWithSchema(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 4)
+	st, err := pgstore.New(pool, pgstore.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q, err := pgqueue.New(st, pool, pgqueue.Config{Queue: "other_queue", Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	account := pgstoretest.RandomName("acct_")
+	if err := st.OpenWallet(ctx, account, store.Money{Minor: 1000, Currency: inr}); err != nil {
+		t.Fatal(err)
+	}
+	m := queuedRecord(account, 100)
+	id := m.ID
+	if _, err := q.Open(ctx, m); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM "`+schema+`".river_job WHERE args->>'message' = $1 AND queue = 'other_queue'`, id).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("jobs in %s.river_job = %d, %v; want 1", schema, n, err)
+	}
+}
+
+func TestNewInvalid(t *testing.T) {
+	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 2)
+	st, err := pgstore.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range []pgqueue.Config{{Workers: -1}, {Queue: "bad queue name!"}} {
+		if _, err := pgqueue.New(st, pool, cfg); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("New(%+v): %v, want ErrInvalid", cfg, err)
+		}
+	}
+	if _, err := pgqueue.New(nil, pool, pgqueue.Config{}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("New without a store: %v, want ErrInvalid", err)
+	}
+}
