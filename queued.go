@@ -256,3 +256,15 @@ func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, er
 	n.report(ctx, env, r, nil)
 	return r, nil
 }
+
+// ReconcileTask returns Reconcile as a periodic task for a queue's Run
+// (queue.Periodic, named "notify_reconcile"), every half settle threshold
+// (WithSettleAfter: a minute by default), so that the processes sharing a
+// queue settle abandoned sends without the host scheduling it. Its error
+// is the one Reconcile returned.
+func (n *Notifier) ReconcileTask() queue.Periodic {
+	return queue.Periodic{Name: "notify_reconcile", Every: n.settleAfter / 2, Run: func(ctx context.Context) error {
+		_, err := n.Reconcile(ctx)
+		return err
+	}}
+}

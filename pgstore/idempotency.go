@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
 )
 
@@ -156,4 +157,18 @@ func (s *Store) Cleanup(ctx context.Context) (removed int64, err error) {
 		}
 	}
 	return removed, nil
+}
+
+// CleanupTask returns Cleanup as a periodic task for a queue's Run
+// (queue.Periodic, named "pgstore_cleanup"), every every (10 minutes when
+// zero or less): the expiry of idempotency keys, settled records, limit
+// rows and counters, run by one of the processes sharing the queue.
+func (s *Store) CleanupTask(every time.Duration) queue.Periodic {
+	if every <= 0 {
+		every = 10 * time.Minute
+	}
+	return queue.Periodic{Name: "pgstore_cleanup", Every: every, Run: func(ctx context.Context) error {
+		_, err := s.Cleanup(ctx)
+		return err
+	}}
 }

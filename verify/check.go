@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
 )
 
@@ -262,4 +263,18 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	return total, nil
+}
+
+// SweepTask returns Sweep as a periodic task for a queue's Run
+// (queue.Periodic, named "verify_sweep"), every every (a minute when
+// zero or less), so that the processes sharing a queue sweep without the
+// host scheduling it.
+func (s *Service) SweepTask(every time.Duration) queue.Periodic {
+	if every <= 0 {
+		every = time.Minute
+	}
+	return queue.Periodic{Name: "verify_sweep", Every: every, Run: func(ctx context.Context) error {
+		_, err := s.Sweep(ctx)
+		return err
+	}}
 }
