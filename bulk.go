@@ -70,6 +70,9 @@ func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt,
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
+		if err := n.bulkWindow(op, ps); err != nil {
+			return nil, err
+		}
 		undo, err := n.admit(ctx, op, acct, req.Kind())
 		if err != nil {
 			return nil, err
@@ -270,4 +273,23 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 	r.ErrorCode, r.Error = first.ErrorCode, first.Error
 	return r, &Error{Code: first.ErrorCode, Op: op,
 		Err: fmt.Errorf("no recipient was sent: the first %s: %s", first.Status, first.Error)}
+}
+
+// bulkWindow refuses a bulk send a recipient's send window holds
+// (Envelope.Window): the queue takes single requests only, so the caller
+// sends it again when the window opens (CodeRateLimited, RetryAfter the
+// longest wait), or queues its recipients one by one.
+func (n *Notifier) bulkWindow(op string, ps []prepared) error {
+	now := n.now()
+	var latest time.Time
+	for _, p := range ps {
+		if until := n.heldUntil(p.env, now); until.After(latest) {
+			latest = until
+		}
+	}
+	if latest.IsZero() {
+		return nil
+	}
+	return &Error{Code: CodeRateLimited, Op: op, RetryAfter: latest.Sub(now),
+		Err: fmt.Errorf("outside a recipient's send window, which opens at %s; queue the recipients one by one to have them held", latest.UTC().Format(time.RFC3339))}
 }

@@ -55,6 +55,13 @@ type Envelope struct {
 	// variable.
 	// Channels set it; the Notifier's OTP throttle counts these messages.
 	CarriesOTP bool
+	// Window, when set, returns the first instant at or after now at
+	// which the message may go: its channel's send window (package
+	// sendwindow; promotional SMS to India from 09:00 to 21:00 IST). A
+	// message due later is scheduled on the queue for then (or, without
+	// a queue, refused CodeRateLimited with the wait as RetryAfter); one
+	// that carries a one-time code is never held. Nil: any time.
+	Window func(now time.Time) time.Time
 
 	// Route is the way within its channel the channel chose for the
 	// message, in the channel's words, which its price depends on: the

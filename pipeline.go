@@ -37,6 +37,9 @@ func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, 
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
+		if until := n.heldUntil(p.env, n.now()); !until.IsZero() {
+			return n.hold(ctx, op, acct, req, p, until)
+		}
 		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
 		if err != nil {
 			return nil, err

@@ -147,19 +147,62 @@ func (n *Notifier) enqueue(ctx context.Context, op string, tx any, req Request, 
 			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "send_at",
 				Message: "cannot schedule a message with a one-time code, which must go at once"}}}
 		}
-		payload, err := codec.EncodeRequest(req)
-		if err != nil {
-			return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding the request for the queue: %w", err)}
+		due := at
+		if due.Before(now) {
+			due = now
 		}
-		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
-		if err != nil {
-			return nil, err
+		if until := n.heldUntil(p.env, due); !until.IsZero() {
+			at = until // outside its send window: it waits for the opening
 		}
-		r, err := n.openQueued(ctx, op, tx, acct, p, payload, at)
-		undo.unless(r)
-		return r, err
+		return n.queueUp(ctx, op, tx, acct, req, codec, p, at)
 	}
 	return n.keyed(ctx, op, acct, req.Key(), req, run)
+}
+
+// heldUntil returns when env's send window (Envelope.Window) next lets
+// it go, when that is after at; zero when it may go at at, and always for
+// a message with a one-time code.
+func (n *Notifier) heldUntil(env *Envelope, at time.Time) time.Time {
+	if env.Window == nil || env.CarriesOTP {
+		return time.Time{}
+	}
+	if next := env.Window(at); next.After(at) {
+		return next
+	}
+	return time.Time{}
+}
+
+// hold answers a Send of p, outside its send window until until: it is
+// scheduled on the queue for then, or, without a queue (or a channel that
+// can queue its requests), refused RateLimited with the wait.
+func (n *Notifier) hold(ctx context.Context, op string, acct *Account, req Request, p prepared, until time.Time) (*Receipt, error) {
+	codec, ok := n.channels[req.Kind()].(RequestCodec)
+	if n.queue == nil || !ok {
+		return nil, &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(n.now()),
+			Err: fmt.Errorf("outside its send window, which opens at %s", until.UTC().Format(time.RFC3339))}
+	}
+	r, err := n.queueUp(ctx, op, nil, acct, req, codec, p, until)
+	if r != nil && r.Status == StateScheduled {
+		r.Note = joinNote(r.Note, "held for its send window")
+	}
+	return r, err
+}
+
+// queueUp encodes the request of p, admits it and opens it queued, or
+// scheduled at at, in tx when not nil.
+func (n *Notifier) queueUp(ctx context.Context, op string, tx any, acct *Account, req Request, codec RequestCodec,
+	p prepared, at time.Time) (*Receipt, error) {
+	payload, err := codec.EncodeRequest(req)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding the request for the queue: %w", err)}
+	}
+	undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
+	if err != nil {
+		return nil, err
+	}
+	r, err := n.openQueued(ctx, op, tx, acct, p, payload, at)
+	undo.unless(r)
+	return r, err
 }
 
 // openQueued opens the record of p queued (or scheduled at at) with its

@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"errors"
 	"hash"
 	"strings"
 	"testing"
@@ -34,6 +35,13 @@ var queueEpoch = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 
 func newQueueRig(t *testing.T, opts ...notify.Option) *queueRig {
 	t.Helper()
+	return newQueueRigSMS(t, sms.Config{}, opts...)
+}
+
+// newQueueRigSMS is newQueueRig with the SMS channel configured by cfg
+// (its Provider set to the rig's vendor).
+func newQueueRigSMS(t *testing.T, cfg sms.Config, opts ...notify.Option) *queueRig {
+	t.Helper()
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(),
 		Currency: notify.INR()}); err != nil {
@@ -51,7 +59,8 @@ func newQueueRig(t *testing.T, opts ...notify.Option) *queueRig {
 		t.Fatal(err)
 	}
 	r.q = q
-	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
+	cfg.Provider = r.vendor
+	smsCh, err := sms.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,5 +451,113 @@ func TestChannelCodecsRoundTrip(t *testing.T) {
 	}
 	if _, err := smsCh.EncodeRequest(&chat.Request{}); err == nil {
 		t.Error("the sms codec encoded a chat request")
+	}
+}
+
+// promoRenderer renders every template as a promotional text.
+type promoRenderer struct{}
+
+func (promoRenderer) Render(_ context.Context, _ notify.Kind, _ *notify.Account, slug string, _ notify.Vars) (*notify.Rendered, error) {
+	return &notify.Rendered{Slug: slug, Class: notify.Promotional, Text: "Sale: 20% off everything today"}, nil
+}
+
+// newWindowRig is a queue rig whose SMS channel renders promotional
+// templates and keeps TRAI's hours (the default), its clock at 22:00 IST.
+func newWindowRig(t *testing.T, queued bool) *queueRig {
+	t.Helper()
+	r := newQueueRigSMS(t, sms.Config{Renderer: promoRenderer{}})
+	if queued {
+		return r
+	}
+	smsCh, err := sms.New(sms.Config{Provider: r.vendor, Renderer: promoRenderer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	if r.n, err = notify.New(accounts, r.ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
+		notify.WithClock(r.clock.Now)); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var ist = time.FixedZone("IST", 5*3600+1800)
+
+func TestPromotionalSMSAt22ISTGoesAt09(t *testing.T) {
+	r := newWindowRig(t, true)
+	ctx := context.Background()
+	r.clock.Advance(time.Date(2026, 11, 26, 22, 0, 0, 0, ist).Sub(r.clock.Now()))
+	rc, err := r.n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", TemplateSlug: "sale"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opening := time.Date(2026, 11, 27, 9, 0, 0, 0, ist)
+	if rc.Status != notify.StateScheduled || !rc.SendAt.Equal(opening) || r.vendor.Len() != 0 {
+		t.Fatalf("Send at 22:00 IST: %+v; want scheduled for 09:00 IST, nothing sent", rc)
+	}
+	r.clock.Advance(opening.Sub(r.clock.Now()) - time.Second)
+	if r.run() != 0 || r.vendor.Len() != 0 {
+		t.Fatal("the promotional SMS went before 09:00")
+	}
+	r.clock.Advance(time.Second)
+	if r.run() != 1 || r.vendor.Len() != 1 {
+		t.Fatalf("at 09:00 the vendor got %d, want 1", r.vendor.Len())
+	}
+	// A transactional SMS and an OTP go at 22:00 all the same.
+	r.clock.Advance(13 * time.Hour) // 22:00 again
+	for _, req := range []*sms.Request{
+		{Account: "acme", To: "9876543210", Message: "Your order has shipped"},
+		{Account: "acme", To: "9876543210", Route: sms.RouteOTP, Message: "482913"},
+	} {
+		rc, err := r.n.Send(ctx, req)
+		if err != nil || rc.Status != notify.StateSent {
+			t.Fatalf("%+v at 22:00: %+v, %v; want sent at once", req, rc, err)
+		}
+	}
+}
+
+func TestSendWindowWithoutAQueueIsRateLimited(t *testing.T) {
+	r := newWindowRig(t, false)
+	r.clock.Advance(time.Date(2026, 11, 26, 22, 0, 0, 0, ist).Sub(r.clock.Now()))
+	_, err := r.n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", TemplateSlug: "sale"})
+	var e *notify.Error
+	if notify.CodeOf(err) != notify.CodeRateLimited || !errors.As(err, &e) || e.RetryAfter != 11*time.Hour {
+		t.Fatalf("%v: want RateLimited with RetryAfter 11h", err)
+	}
+	if r.vendor.Len() != 0 || r.balance(t) != opening {
+		t.Fatal("a held send went out or was charged")
+	}
+}
+
+func TestQueuedPromotionTakenAfterTheWindowClosedWaits(t *testing.T) {
+	r := newWindowRig(t, true)
+	ctx := context.Background()
+	r.clock.Advance(time.Date(2026, 11, 26, 20, 59, 0, 0, ist).Sub(r.clock.Now()))
+	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", TemplateSlug: "sale"})
+	if err != nil || rc.Status != notify.StateQueued {
+		t.Fatalf("Enqueue at 20:59: %+v, %v", rc, err)
+	}
+	// The worker comes at 21:30, after the window closed: it waits.
+	r.clock.Advance(31 * time.Minute)
+	if r.run() != 1 || r.vendor.Len() != 0 {
+		t.Fatal("a promotional SMS went at 21:30")
+	}
+	if m := r.message(t, rc.MessageID); m.State != notify.StateQueued {
+		t.Fatalf("record %s, want still queued", m.State)
+	}
+	r.clock.Advance(time.Date(2026, 11, 27, 9, 0, 0, 0, ist).Sub(r.clock.Now()))
+	if r.run() != 1 || r.vendor.Len() != 1 {
+		t.Fatalf("at 09:00 the vendor got %d, want 1", r.vendor.Len())
+	}
+}
+
+func TestBulkPromotionOutsideItsWindowIsRateLimited(t *testing.T) {
+	r := newWindowRig(t, true)
+	r.clock.Advance(time.Date(2026, 11, 26, 22, 0, 0, 0, ist).Sub(r.clock.Now()))
+	_, err := r.n.Send(context.Background(), &sms.BulkRequest{To: []string{"9876543210", "9876543211"},
+		Message: sms.Request{Account: "acme", TemplateSlug: "sale"}})
+	if notify.CodeOf(err) != notify.CodeRateLimited || r.vendor.Len() != 0 || r.balance(t) != opening {
+		t.Fatalf("%v: want RateLimited, nothing sent or charged", err)
 	}
 }

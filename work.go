@@ -50,6 +50,9 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 		return time.Time{}, n.failQueued(ctx, op, m, perr)
 	}
 	env := p.env
+	if until := n.heldUntil(env, n.now()); !until.IsZero() {
+		return until, nil // taken after its send window closed: it waits for the next opening
+	}
 	// The claim: one worker wins it, and a cancel after it conflicts.
 	claim := store.Update{State: StateAttempting, From: m.State, At: n.now(), Provider: env.Provider}
 	if _, err := n.ledger.Move(ctx, m.Account, m.ID, claim); err != nil {

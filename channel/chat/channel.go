@@ -3,13 +3,16 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/sendwindow"
 )
 
 // Limits of the request fields the channel checks.
@@ -82,6 +85,12 @@ type Config struct {
 	// CloudOTPLanguage is the language CloudOTPTemplate was approved in,
 	// such as en_US; a request's language overrides it. Default en_US.
 	CloudOTPLanguage string
+	// Windows are the hours in which chat messages may go (package
+	// sendwindow): quiet hours, say, for promotional templates; a message
+	// outside its window is scheduled on the Notifier's queue for the
+	// opening (notify.Envelope.Window). Messages with a one-time code are
+	// never held. Default none.
+	Windows sendwindow.Rules
 }
 
 // Channel is the chat channel. It implements notify.Channel for
@@ -97,6 +106,7 @@ type Channel struct {
 	otpText   func(code, action, brand string) string
 	otpName   string                   // CloudOTPTemplate
 	otpLang   string                   // CloudOTPLanguage, normalised
+	windows   sendwindow.Rules
 	settings  settings.Cache[Settings] // the accounts' Settings, decoded
 }
 
@@ -127,6 +137,10 @@ func New(cfg Config) (*Channel, error) {
 		cloudTmpl: cfg.CloudTemplates,
 		otpText:   cfg.OTPText,
 		otpName:   cfg.CloudOTPTemplate,
+		windows:   slices.Clone(cfg.Windows),
+	}
+	if err := c.windows.Check(); err != nil {
+		return nil, fmt.Errorf("chat: Config.Windows: %w", err)
 	}
 	if c.cloudTmpl == nil {
 		if ct, ok := cfg.Renderer.(CloudTemplater); ok {

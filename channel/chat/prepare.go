@@ -141,6 +141,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Resend:     resendOf(r, msg, carriesOTP),
 		Content:    msg,
 		CarriesOTP: carriesOTP,
+		Window:     c.windows.For(class, to.Region, to.E164),
 	}, nil
 }
 

@@ -3,12 +3,15 @@ package email
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/sendwindow"
 )
 
 // Limits of the request fields the channel checks.
@@ -37,6 +40,13 @@ type Config struct {
 	// e-mail form. Optional: without it such requests are refused with
 	// InvalidArgument on template_slug. Default none.
 	Renderer notify.TemplateRenderer
+	// Windows are the hours in which e-mail may go (package sendwindow),
+	// such as quiet hours for campaign mail (class promotional); a
+	// message outside its window is scheduled on the Notifier's queue for
+	// the opening (notify.Envelope.Window). An address has no country, so
+	// only windows without one apply. Messages with a one-time code are
+	// never held. Default none.
+	Windows sendwindow.Rules
 }
 
 // Channel is the e-mail channel. It implements notify.Channel for
@@ -46,6 +56,7 @@ type Channel struct {
 	provider     notify.Provider
 	providerName string
 	renderer     notify.TemplateRenderer
+	windows      sendwindow.Rules
 }
 
 // New returns a Channel that sends through cfg.Provider. It fails when the
@@ -54,10 +65,14 @@ func New(cfg Config) (*Channel, error) {
 	if nilness.Is(cfg.Provider) {
 		return nil, errors.New("email: Config.Provider is nil: set a provider, and check its constructor's error")
 	}
+	if err := cfg.Windows.Check(); err != nil {
+		return nil, fmt.Errorf("email: Config.Windows: %w", err)
+	}
 	return &Channel{
 		provider:     cfg.Provider,
 		providerName: cfg.Provider.Name(),
 		renderer:     cfg.Renderer,
+		windows:      slices.Clone(cfg.Windows),
 	}, nil
 }
 
@@ -126,6 +141,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Route:    string(purpose),
 		Domain:   r.Domain,
 		Content:  msg,
+		Window:   c.windows.For(class, "", to),
 		// OTP mail, a declared code, or a template filled with a code.
 		CarriesOTP: r.Purpose == PurposeOTP || msg.OTP != "" ||
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/sendwindow"
 	"github.com/notifykit/notify/template/dlt"
 )
 
@@ -80,6 +81,13 @@ type Config struct {
 	// do), so an undelivered SMS was paid for, and its charge stands
 	// (Channel.Refund).
 	RefundReportedFailures bool
+	// Windows are the hours in which messages may go (package
+	// sendwindow): a message outside its window is scheduled on the
+	// Notifier's queue for the opening (notify.Envelope.Window). Nil:
+	// sendwindow.TRAI alone, promotional SMS to India from 09:00 to 21:00
+	// IST; an empty, non-nil Rules holds nothing. Messages with a
+	// one-time code are never held.
+	Windows sendwindow.Rules
 }
 
 // DefaultOTPText is the default Config.OTPText: "482913 is your ACME
@@ -104,13 +112,15 @@ type Channel struct {
 	maxSegments  int
 	unregistered bool
 	refunds      bool
+	windows      sendwindow.Rules
 	settings     settings.Cache[Settings] // the accounts' Settings, decoded
 }
 
 // New returns a Channel that sends through cfg's providers. It fails
 // when there is none, a rule's provider is missing, two providers share a
 // name, a rule's country is not an ISO 3166-1 alpha-2 code in capitals or
-// its prefix the start of an E.164 number, or MaxSegments is negative.
+// its prefix the start of an E.164 number, MaxSegments is negative, or a
+// window is malformed (sendwindow.Window.Check).
 func New(cfg Config) (*Channel, error) {
 	rt, err := newRouter(cfg)
 	if err != nil {
@@ -118,6 +128,13 @@ func New(cfg Config) (*Channel, error) {
 	}
 	if cfg.MaxSegments < 0 {
 		return nil, errors.New("sms: Config.MaxSegments must not be negative")
+	}
+	windows := cfg.Windows
+	if windows == nil {
+		windows = sendwindow.Rules{sendwindow.TRAI()}
+	}
+	if err := windows.Check(); err != nil {
+		return nil, fmt.Errorf("sms: Config.Windows: %w", err)
 	}
 	c := &Channel{
 		router:       rt,
@@ -128,6 +145,7 @@ func New(cfg Config) (*Channel, error) {
 		maxSegments:  cfg.MaxSegments,
 		unregistered: cfg.AllowUnregisteredDLT,
 		refunds:      cfg.RefundReportedFailures,
+		windows:      slices.Clone(windows),
 	}
 	if c.otpText == nil {
 		c.otpText = DefaultOTPText
@@ -248,6 +266,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Route:     string(route),
 		Domain:    r.Domain,
 		Content:   msg,
+		Window:    c.windows.For(class, to.Region, to.E164),
 		// The otp route, or any template filled with a code.
 		CarriesOTP: route == RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
 	}
