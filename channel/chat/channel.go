@@ -104,8 +104,8 @@ type Channel struct {
 	cloudTmpl CloudTemplater
 	guard     *netguard.Guard
 	otpText   func(code, action, brand string) string
-	otpName   string                   // CloudOTPTemplate
-	otpLang   string                   // CloudOTPLanguage, normalised
+	otpName   string // CloudOTPTemplate
+	otpLang   string // CloudOTPLanguage, normalised
 	windows   sendwindow.Rules
 	settings  settings.Cache[Settings] // the accounts' Settings, decoded
 }
