@@ -68,5 +68,6 @@ func ReceiptOf(m *Message) *Receipt {
 		IdempotencyKey:    m.IdempotencyKey,
 		CreatedAt:         m.CreatedAt,
 		SendAt:            m.SendAt,
+		Fallback:          m.Fallback,
 	}
 }

@@ -23,6 +23,9 @@ type prepared struct {
 	via Kind // the request's kind, when it differs from env.Kind (a Composite's)
 	// note is the record's first Note.
 	note string
+	// fallback is the ID of the message that follows this one unless it
+	// is confirmed in time (SendWithFallback): the record's Fallback.
+	fallback string
 }
 
 // send runs one request through the whole pipeline: idempotency, prepare,
@@ -381,7 +384,7 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
 		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now,
 		State: StateAttempting}
-	m.Resend = env.Resend
+	m.Resend, m.Fallback = env.Resend, p.fallback
 	if m.Request == "" {
 		m.Request = env.Kind
 	}

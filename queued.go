@@ -288,6 +288,10 @@ func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, er
 		}
 		return nil, storeFailure(op, "ledger", err)
 	}
+	if m.Fallback != "" {
+		// The steps of a timed fallback after it stop with it.
+		n.cancelStep(ctx, acct.ID, m.Fallback, StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", id))
+	}
 	m.State, m.Refunded, m.UpdatedAt = moved.State, moved.Refunded, moved.UpdatedAt
 	m.ErrorCode, m.Error = u.ErrorCode, u.Error
 	r := ReceiptOf(m)

@@ -177,6 +177,9 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 		if moved {
 			res.Moved++
 		}
+		if after.Fallback != "" && confirmed(after.State, StateDelivered) {
+			n.confirmChain(ctx, after) // its timed fallback is not needed, if the report is in time
+		}
 		rc, err := n.failover(ctx, after, r, moved)
 		if rc != nil {
 			res.Failovers = append(res.Failovers, rc)

@@ -53,6 +53,20 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 	if until := n.heldUntil(env, n.now()); !until.IsZero() {
 		return until, nil // taken after its send window closed: it waits for the next opening
 	}
+	if m.Follows != "" {
+		// A timed fallback: not when the message it follows was
+		// confirmed. Asked before the claim, to refund an unneeded step
+		// without taking it, and again after, since a report may land
+		// in between.
+		why, err := n.unneeded(ctx, m)
+		if err != nil {
+			return time.Time{}, storeFailure(op, "ledger", err)
+		}
+		if why != "" {
+			n.cancelStep(ctx, m.Account, m.ID, m.State, why)
+			return time.Time{}, nil
+		}
+	}
 	// The claim: one worker wins it, and a cancel after it conflicts.
 	claim := store.Update{State: StateAttempting, From: m.State, At: n.now(), Provider: env.Provider}
 	if _, err := n.ledger.Move(ctx, m.Account, m.ID, claim); err != nil {
@@ -60,6 +74,22 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 			return time.Time{}, nil
 		}
 		return time.Time{}, storeFailure(op, "ledger", err)
+	}
+	if m.Follows != "" {
+		switch why, err := n.unneeded(ctx, m); {
+		case err != nil:
+			// Unsure whether it is needed: never a fallback that may not
+			// be. It waits, and asks again.
+			u := store.Update{State: StateQueued, From: StateAttempting, At: n.now()}
+			if _, merr := n.move(ctx, m.Account, m.ID, u); merr == nil {
+				return n.now().Add(30 * time.Second), nil
+			}
+			why = "not sent: whether it was needed could not be read: " + err.Error()
+			fallthrough
+		case why != "":
+			n.cancelStep(ctx, m.Account, m.ID, StateAttempting, why)
+			return time.Time{}, nil
+		}
 	}
 	r := n.receiptOf(acct, env, m.CreatedAt)
 	r.Tried = m.Tried

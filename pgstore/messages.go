@@ -118,7 +118,7 @@ func (s *Store) open(ctx context.Context, q querier, retry bool, m *store.Record
 			m.To, m.Provider, m.ProviderMessageID, m.Gateway, m.IdempotencyKey, m.Domain,
 			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
 			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend, string(state), m.Country,
-			sendAt, m.Payload).
+			sendAt, m.Payload, m.Fallback, m.Follows, string(m.Confirm)).
 			Scan(&after, &stored)
 	})
 	switch {
@@ -399,6 +399,7 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	var (
 		m                    store.Record
 		kind, request, state string
+		confirm              string
 		history, tried       []byte
 		sendAt               *time.Time
 		charge               int64
@@ -409,11 +410,11 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 		&m.ProviderMessageID, &m.Gateway, &m.IdempotencyKey, &m.Domain, &m.Units, &m.Metered,
 		&charge, &code, &symbol, &exponent, &m.Attempts, &m.ErrorCode, &m.Error, &m.Note,
 		&history, &m.CreatedAt, &m.UpdatedAt, &m.VendorCode, &m.Refunded, &m.Resend, &m.Country, &tried,
-		&sendAt, &m.Payload)
+		&sendAt, &m.Payload, &m.Fallback, &m.Follows, &confirm)
 	if err != nil {
 		return nil, err
 	}
-	m.Kind, m.Request, m.State = store.Kind(kind), store.Kind(request), store.State(state)
+	m.Kind, m.Request, m.State, m.Confirm = store.Kind(kind), store.Kind(request), store.State(state), store.State(confirm)
 	m.Charge = store.Money{Minor: charge, Currency: store.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	var steps []stateChangeJSON
 	if err := json.Unmarshal(history, &steps); err != nil {

@@ -43,7 +43,7 @@ const accountColumns = `id, name, currency_code, currency_symbol, currency_expon
 const messageColumns = `id, account, kind, request, recipient, state, provider, provider_message_id, gateway,
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
-	vendor_code, refunded, resend, country, tried, send_at, payload`
+	vendor_code, refunded, resend, country, tried, send_at, payload, fallback, follows, confirm`
 
 // movedColumns lists the columns of a store.Moved in the order
 // scanMoved reads them: all a move returns, so that a move does not carry
@@ -227,7 +227,8 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// primary key, which rolls the whole statement back. When nothing
 		// was written the caller asks openRefusal why. $24 is the state
 		// the record starts in, and $21 its history to match; $26 and
-		// $27 its send_at (NULL unless scheduled) and payload.
+		// $27 its send_at (NULL unless scheduled) and payload, $28 to $30
+		// its fallback, follows and confirm.
 		openMessage: x(`WITH upd AS (
 	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
 	WHERE $13 > 0 AND account = $2 AND balance >= $13
@@ -240,7 +241,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 ), rec AS (
 	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
 	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL, $26, $27
+		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL, $26, $27, $28, $29, $30
 	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
 	RETURNING 1
 )

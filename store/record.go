@@ -242,6 +242,15 @@ type Record struct {
 	// settles the record; Ledger.Move never sets it. Nil for a record
 	// opened in any other state.
 	Payload []byte
+	// Fallback is the ID of the message that follows this one unless this
+	// one is confirmed in time (notify.Notifier.SendWithFallback): a
+	// scheduled record of the same account. Follows is, on that fallback,
+	// the ID of the message it follows, and Confirm the state of that
+	// message (delivered or read) that makes the fallback unneeded. Empty
+	// on every other record; none of them changes.
+	Fallback string
+	Follows  string
+	Confirm  State
 	// Refunded reports that the charge was credited back, when the record
 	// moved to failed (a failure reported after acceptance may keep it:
 	// see notify.ReportHandler.Refund).
@@ -389,7 +398,8 @@ type Ledger interface {
 	// two, pending then attempting, so that the send needs one write fewer
 	// (see OpenStates). StateQueued and StateScheduled, for a record a
 	// queue opens with its job, are one step. Any other state is
-	// ErrInvalid. The record keeps m.SendAt and m.Payload. When m.Charge
+	// ErrInvalid. The record keeps m.SendAt, m.Payload, m.Fallback,
+	// m.Follows and m.Confirm. When m.Charge
 	// is positive, Open also debits
 	// it from m.Account's wallet under ref m.ID, as one atomic step: the
 	// record exists if and only if the money moved. It returns the balance

@@ -10,6 +10,14 @@
 ALTER TABLE {{s}}{{p}}messages ADD COLUMN send_at timestamptz;
 ALTER TABLE {{s}}{{p}}messages ADD COLUMN payload bytea;
 
+-- A timed fallback (store.Record.Fallback, Follows, Confirm): the first
+-- message names its fallback, the fallback the message it follows and the
+-- state of it (delivered, read) that makes it unneeded. Empty otherwise;
+-- none changes after the opening.
+ALTER TABLE {{s}}{{p}}messages ADD COLUMN fallback text NOT NULL DEFAULT '';
+ALTER TABLE {{s}}{{p}}messages ADD COLUMN follows text NOT NULL DEFAULT '';
+ALTER TABLE {{s}}{{p}}messages ADD COLUMN confirm text NOT NULL DEFAULT '';
+
 -- What Cleanup scans: only settled records. A waiting record is live (a
 -- job will take it, however long it waits), so it leaves the index that
 -- Cleanup's retention reads; the index of migration 0003 held every

@@ -213,6 +213,9 @@ func diffMessage(got, want *store.Record) string {
 	field("VendorCode", got.VendorCode, want.VendorCode)
 	field("Refunded", got.Refunded, want.Refunded)
 	field("Resend", string(got.Resend), string(want.Resend))
+	field("Fallback", got.Fallback, want.Fallback)
+	field("Follows", got.Follows, want.Follows)
+	field("Confirm", got.Confirm, want.Confirm)
 	if !got.CreatedAt.Equal(want.CreatedAt) {
 		d = append(d, fmt.Sprintf("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt))
 	}

@@ -14,7 +14,8 @@ import (
 // of RunLedger:
 //
 //   - Open writes a queued or a scheduled record, its history that one
-//     step, with its SendAt and Payload read back and its charge
+//     step, with its SendAt, Payload and fallback links (Fallback,
+//     Follows, Confirm) read back and its charge
 //     debited; a short wallet is ErrInsufficientFunds and writes
 //     nothing;
 //   - a queued record moves to attempting (a worker's claim), back to
@@ -87,6 +88,9 @@ func testOpenWaiting(t *testing.T, h LedgerHarness) {
 	due := msgEpoch.Add(36 * time.Hour)
 	queued := waitingMessage(acct, 100, store.StateQueued, msgEpoch, time.Time{})
 	scheduled := waitingMessage(acct, 250, store.StateScheduled, msgEpoch, due)
+	// A timed fallback of the queued one, which names it.
+	queued.Fallback = scheduled.ID
+	scheduled.Follows, scheduled.Confirm = queued.ID, store.StateDelivered
 	if b := openWaiting(t, s, queued); b.Available.Minor != 900 {
 		t.Fatalf("Open of a queued record returned balance %d, want 900", b.Available.Minor)
 	}

@@ -1,0 +1,297 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/store"
+)
+
+// MaxFallbacks is the most steps a fallback chain may have.
+const MaxFallbacks = 3
+
+// Fallback is a step of a timed fallback (SendWithFallback): Request is
+// sent, After the message before it, unless that message reached Confirm
+// by then.
+type Fallback struct {
+	// Request is what is sent instead: a single request of any channel
+	// that can queue its requests (RequestCodec), of the same account,
+	// without an idempotency key (the first request's covers the chain)
+	// and without a one-time code (a code must go at once). Required.
+	Request Request
+	// After is how long the step waits for the message before it to be
+	// confirmed, from the send of the first message: 1 second to 24
+	// hours. Required.
+	After time.Duration
+	// Confirm is the state of the message before it that makes the step
+	// unneeded: StateDelivered (the default) or StateRead.
+	Confirm MessageState
+}
+
+// SendWithFallback sends req as Send does and schedules the chain after
+// it: the first step goes After the send unless req's message was
+// confirmed (delivered, or read, as the step's Confirm says) by then, the
+// second After that unless the first step's message was, and so on. The
+// steps are charged when they are scheduled, each at its channel's price,
+// and refunded when they turn out unneeded: a delivery report that
+// confirms a message in time cancels the steps after it at once, and a
+// step whose time comes after its message was confirmed goes nowhere.
+// Whatever the order in which a report and a step's timer arrive, a step
+// is never sent when its message was confirmed before the step was taken
+// by a worker, and goes at most once (its record, Message.Follows, names
+// the message it follows). req's own charge follows its own outcome and
+// reports, as with Send.
+//
+// The chain needs a queue (WithQueue; else CodeUnavailable), a delivery
+// report to confirm anything (a message whose channel never reports is
+// always followed), and at most MaxFallbacks steps. A Cancel of a step
+// stops the steps after it. The receipt is req's, with Fallback naming
+// the first step's message. If req is not recorded at all (refused before
+// any charge), the steps are canceled, refunded, and its error returned.
+func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...Fallback) (*Receipt, error) {
+	const op = "notify.SendWithFallback"
+	if len(chain) == 0 {
+		return n.Send(ctx, req)
+	}
+	if err := n.checkChain(op, req, chain); err != nil {
+		return nil, err
+	}
+	acct, err := n.account(ctx, op, req.AccountID())
+	if err != nil {
+		return nil, err
+	}
+	run := func() (*Receipt, error) {
+		p, err := n.prepare(ctx, op, acct, req)
+		if err != nil {
+			return nil, err
+		}
+		now := n.now()
+		if until := n.heldUntil(p.env, now); !until.IsZero() {
+			return nil, &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(now),
+				Err: fmt.Errorf("outside its send window, which opens at %s", until.UTC().Format(time.RFC3339))}
+		}
+		steps, err := n.prepareChain(ctx, op, acct, chain)
+		if err != nil {
+			return nil, err
+		}
+		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
+		if err != nil {
+			return nil, err
+		}
+		p.env.ID = n.newID()
+		ids, err := n.openChain(ctx, op, acct, p.env.ID, chain, steps, now)
+		if err != nil {
+			undo.unless(nil)
+			return nil, err
+		}
+		p.fallback = ids[0]
+		r, err := n.dispatch(ctx, op, acct, p)
+		undo.unless(r)
+		if r == nil {
+			n.cancelChain(ctx, acct.ID, ids, "not needed: the message it follows was not sent")
+			return nil, err
+		}
+		r.Fallback = ids[0]
+		return r, err
+	}
+	return n.keyed(ctx, op, acct, req.Key(), req, run)
+}
+
+// checkChain checks what can be checked of a chain without a store.
+func (n *Notifier) checkChain(op string, req Request, chain []Fallback) error {
+	if nilness.Is(req) {
+		return &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
+	}
+	if n.queue == nil {
+		return &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("a fallback needs a queue (notify.WithQueue)")}
+	}
+	var fe FieldErrors
+	switch req.(type) {
+	case Bulk, Composite:
+		fe.Add("request", "a composite or bulk request cannot have a fallback")
+	}
+	if len(chain) > MaxFallbacks {
+		fe.Addf("fallback", "at most %d steps, got %d", MaxFallbacks, len(chain))
+	}
+	for i, s := range chain {
+		field := fmt.Sprintf("fallback.%d", i)
+		switch {
+		case nilness.Is(s.Request):
+			fe.Add(field+".request", "is required")
+		case s.Request.AccountID() != req.AccountID():
+			fe.Add(field+".request", "must be of the same account as the request")
+		case s.Request.Key() != "":
+			fe.Add(field+".request", "must not have an idempotency key: the request's covers the chain")
+		default:
+			switch s.Request.(type) {
+			case Bulk, Composite:
+				fe.Add(field+".request", "must be a single request")
+			}
+			if _, ok := n.channels[s.Request.Kind()].(RequestCodec); !ok {
+				fe.Addf(field+".request", "the %s channel is not configured or cannot queue its requests", s.Request.Kind())
+			}
+		}
+		if s.After < time.Second || s.After > 24*time.Hour {
+			fe.Add(field+".after", "must be from 1 second to 24 hours")
+		}
+		if s.Confirm != "" && s.Confirm != StateDelivered && s.Confirm != StateRead {
+			fe.Add(field+".confirm", "must be delivered or read")
+		}
+	}
+	if err := fe.Err(); err != nil {
+		return &Error{Code: CodeInvalidArgument, Op: op, Fields: fe}
+	}
+	return nil
+}
+
+// chainStep is a prepared step of a chain, with its encoded request.
+type chainStep struct {
+	p       prepared
+	payload []byte
+}
+
+// prepareChain prepares every step, as a request of its own, before
+// anything is charged.
+func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, chain []Fallback) ([]chainStep, error) {
+	steps := make([]chainStep, len(chain))
+	for i, s := range chain {
+		p, err := n.prepare(ctx, op, acct, s.Request)
+		if err != nil {
+			return nil, prefixFields(err, fmt.Sprintf("fallback.%d.request.", i))
+		}
+		if p.env.CarriesOTP {
+			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: fmt.Sprintf("fallback.%d.request", i),
+				Message: "must not carry a one-time code, which must go at once: send it as a dual OTP"}}}
+		}
+		payload, err := n.channels[s.Request.Kind()].(RequestCodec).EncodeRequest(s.Request)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding fallback %d for the queue: %w", i, err)}
+		}
+		steps[i] = chainStep{p: p, payload: payload}
+	}
+	return steps, nil
+}
+
+// openChain opens the steps scheduled, each charged, the first following
+// first, and returns their IDs. On an error the steps opened are
+// canceled, refunded.
+func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, first string, chain []Fallback, steps []chainStep, now time.Time) ([]string, error) {
+	ids := make([]string, len(steps))
+	for i := range ids {
+		ids[i] = n.newID()
+	}
+	at, follows := now, first
+	for i, s := range steps {
+		at = at.Add(chain[i].After)
+		env := s.p.env
+		env.ID = ids[i]
+		confirm := chain[i].Confirm
+		if confirm == "" {
+			confirm = StateDelivered
+		}
+		m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
+			Provider: env.Provider, Domain: env.Domain, Units: env.Units, Metered: n.pricer != nil, Charge: env.Price,
+			CreatedAt: now, UpdatedAt: now, State: StateScheduled, SendAt: at, Payload: s.payload,
+			Follows: follows, Confirm: confirm, Note: "a timed fallback of " + follows}
+		if i+1 < len(ids) {
+			m.Fallback = ids[i+1]
+		}
+		if _, err := n.queue.Open(ctx, m); err != nil {
+			n.cancelChain(ctx, acct.ID, ids[:i+1], "not needed: its chain could not be scheduled")
+			return nil, storeFailure(op, "queue", err)
+		}
+		n.observe(ctx, Event{Type: StatePending, Envelope: env})
+		follows = ids[i]
+	}
+	return ids, nil
+}
+
+// cancelChain cancels the waiting steps ids, refunded, saying why.
+func (n *Notifier) cancelChain(ctx context.Context, account string, ids []string, why string) {
+	for _, id := range ids {
+		n.cancelStep(ctx, account, id, StateScheduled, why)
+	}
+}
+
+// cancelStep moves the step id from state from to failed, refunded, as
+// unneeded, tells the observers, and cancels the steps after it, still
+// waiting, which follow a canceled step. It reports whether it moved id.
+func (n *Notifier) cancelStep(ctx context.Context, account, id string, from MessageState, why string) bool {
+	moved := false
+	for i := 0; i <= MaxFallbacks && id != ""; i++ {
+		u := store.Update{State: StateFailed, From: from, At: n.now(), ErrorCode: string(CodeCanceled), Error: why}
+		if _, err := n.move(ctx, account, id, u); err != nil {
+			return moved
+		}
+		moved = true
+		sctx := detached(ctx)
+		m, err := n.ledger.Message(sctx, account, id)
+		sctx.release()
+		if err != nil {
+			return moved
+		}
+		r := ReceiptOf(m)
+		env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Price: m.Charge, Units: m.Units}
+		n.report(ctx, env, r, nil)
+		prev := id
+		id, from, why = m.Fallback, StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", prev)
+	}
+	return moved
+}
+
+// confirmed reports whether a message in state s is confirmed by the
+// step that waits for want (delivered or read).
+func confirmed(s, want MessageState) bool {
+	if want == StateRead {
+		return s == StateRead
+	}
+	return s == StateDelivered || s == StateRead
+}
+
+// unneeded reports why the step m, taken by a worker, should not go:
+// the message it follows was confirmed, or was itself a step canceled (as
+// unneeded or by its sender); empty when it should go. A store error
+// leaves the question open.
+func (n *Notifier) unneeded(ctx context.Context, m *Message) (string, error) {
+	prev, err := n.ledger.Message(ctx, m.Account, m.Follows)
+	switch {
+	case CodeOf(err) == CodeNotFound:
+		return "not needed: the message it follows is not recorded", nil
+	case err != nil:
+		return "", err
+	case confirmed(prev.State, m.Confirm):
+		return fmt.Sprintf("not needed: message %s was %s in time", prev.ID, prev.State), nil
+	case prev.Follows != "" && prev.State == StateFailed && prev.ErrorCode == string(CodeCanceled):
+		return fmt.Sprintf("not needed: the step it follows, %s, was canceled", prev.ID), nil
+	}
+	return "", nil
+}
+
+// confirmChain cancels the step after m, which a report just moved to
+// its state, when that state makes it unneeded, and the steps after it.
+func (n *Notifier) confirmChain(ctx context.Context, m *Message) {
+	step, err := n.ledger.Message(ctx, m.Account, m.Fallback)
+	if err != nil || step.Follows != m.ID || !step.State.Waiting() || !confirmed(m.State, step.Confirm) {
+		return
+	}
+	n.cancelStep(ctx, m.Account, step.ID, step.State, fmt.Sprintf("not needed: message %s was %s in time", m.ID, m.State))
+}
+
+// prefixFields returns err with the field names of an InvalidArgument
+// prefixed, so that a step's errors name the step.
+func prefixFields(err error, prefix string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidArgument || len(e.Fields) == 0 {
+		return err
+	}
+	c := *e
+	c.Fields = make([]FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		f.Field = prefix + f.Field
+		c.Fields[i] = f
+	}
+	return &c
+}
