@@ -156,7 +156,34 @@ func (q *Queue) clientConfig() *river.Config {
 		// timeout); a send cut short by River would leave its record
 		// attempting for the reconciler.
 		JobTimeout: -1,
+		// A job due later waits as available with its scheduled_at (see
+		// dueAvailable), which a fetch takes once due: polling every
+		// pollEvery bounds how late a scheduled send fires.
+		FetchPollInterval:   pollEvery,
+		JobInsertMiddleware: []rivertype.JobInsertMiddleware{&dueAvailable{}},
 	}
+}
+
+// pollEvery is how often a running queue looks for jobs that came due:
+// the most a scheduled send fires late when nothing else wakes it.
+const pollEvery = 200 * time.Millisecond
+
+// dueAvailable inserts a job due later as available, not scheduled: River
+// fetches only available jobs whose scheduled_at has come, so the job is
+// taken on the first fetch after its time (every pollEvery at most),
+// where a scheduled job would wait for River's scheduler to make it
+// available, which runs every 5 seconds. River's retries and snoozes
+// still go through its scheduler: they are not held to the second.
+type dueAvailable struct{ river.MiddlewareDefaults }
+
+func (*dueAvailable) InsertMany(ctx context.Context, params []*rivertype.JobInsertParams,
+	inner func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
+	for _, p := range params {
+		if p.State == rivertype.JobStateScheduled && p.ScheduledAt != nil {
+			p.State = rivertype.JobStateAvailable
+		}
+	}
+	return inner(ctx)
 }
 
 // Migrate creates or upgrades River's tables (River's own migrations,
