@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
 )
@@ -34,6 +35,10 @@ const CloudOTPTemplate = "otp_code"
 
 // Kit is a Notifier wired for tests, with every part exposed. Create it with
 // New; it needs no cleanup.
+//
+// Its SMS channel keeps TRAI's hours (sendwindow.TRAI): a promotional SMS
+// to India outside 09:00-21:00 IST is scheduled on Queue for the opening,
+// not sent, so a test that sends one fixes the time with WithClock.
 type Kit struct {
 	Notifier *notify.Notifier
 	// Account is the funded account requests should name (AccountID).
@@ -52,6 +57,10 @@ type Kit struct {
 	// SMS, Email, Cloud and QR capture what the channels send; Cloud and QR
 	// are the two chat gateways.
 	SMS, Email, Cloud, QR *memprovider.Provider
+	// Queue holds the sends of Notifier.Enqueue, SendAt and
+	// SendWithFallback, and the sends a send window holds, on the kit's
+	// clock (WithClock); RunQueue runs the due ones.
+	Queue *memqueue.Queue
 }
 
 type config struct {
@@ -59,6 +68,7 @@ type config struct {
 	account  notify.Account
 	prices   notify.Pricer
 	resolver chat.Resolver
+	now      func() time.Time
 	extra    []notify.Option
 }
 
@@ -80,6 +90,11 @@ func WithPrices(p notify.Pricer) Option { return func(c *config) { c.prices = p 
 // WithResolver sets how media URL hosts resolve. Default: every name
 // resolves to one public address, without a lookup.
 func WithResolver(r chat.Resolver) Option { return func(c *config) { c.resolver = r } }
+
+// WithClock sets the clock of the Notifier and of its queue, so that a
+// test moves time to see a scheduled send go (Kit.RunQueue). Default
+// time.Now.
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
 
 // WithNotifierOptions adds options to notify.New, after the kit's own (so
 // they win): observers, retry policy, another channel, ...
@@ -114,6 +129,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 		account:  defaultAccount(),
 		prices:   wallet.DefaultINR(),
 		resolver: publicResolver{},
+		now:      time.Now,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -133,6 +149,8 @@ func New(t testing.TB, opts ...Option) *Kit {
 	must(t, k.Wallet.Open(acct.ID, notify.Money{Minor: c.balance, Currency: acct.Currency}))
 	k.Ledger = memstore.NewLedger(k.Wallet)
 	var err error
+	k.Queue, err = memqueue.New(memqueue.Config{Ledger: k.Ledger, Now: c.now})
+	must(t, err)
 	k.Renderer, err = template.New(k.Templates)
 	must(t, err)
 	smsCh, err := sms.New(sms.Config{Provider: k.SMS, Renderer: k.Renderer})
@@ -148,12 +166,22 @@ func New(t testing.TB, opts ...Option) *Kit {
 		notify.WithChannel(emailCh),
 		notify.WithPrices(c.prices),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
+		notify.WithQueue(k.Queue),
+		notify.WithClock(c.now),
 		// Fast retries: tests should not wait for production backoff.
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}),
 	}
 	k.Notifier, err = notify.New(k.Accounts, k.Ledger, append(base, c.extra...)...)
 	must(t, err)
 	return k
+}
+
+// RunQueue runs every send due on the kit's clock (Kit.Queue), one at a
+// time in the caller's goroutine, as a worker would, and returns how many
+// jobs ran.
+func (k *Kit) RunQueue(t testing.TB) int {
+	t.Helper()
+	return k.Queue.RunDue(context.Background(), k.Notifier)
 }
 
 func must(t testing.TB, err error) {

@@ -3,12 +3,14 @@ package notifytest_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/notifytest"
 )
 
@@ -98,5 +100,25 @@ func TestAssertionsFail(t *testing.T) {
 	kit.AssertSent(r, email.Kind, 1)
 	if !r.failed {
 		t.Error("AssertSent passed on a wrong count")
+	}
+}
+
+func TestKitQueue(t *testing.T) {
+	clock := testclock.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	kit := notifytest.New(t, notifytest.WithClock(clock.Now))
+	rc, err := kit.Notifier.SendAt(t.Context(), &sms.Request{Account: notifytest.AccountID, To: "9876543210",
+		Message: "Your appointment is tomorrow at 10:00"}, clock.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Status != notify.StateScheduled || kit.RunQueue(t) != 0 || len(kit.SentSMS()) != 0 {
+		t.Fatalf("receipt %+v: want scheduled, nothing sent before its time", rc)
+	}
+	clock.Advance(time.Hour)
+	if kit.RunQueue(t) != 1 || len(kit.SentSMS()) != 1 {
+		t.Fatalf("at its time %d SMS went, want 1", len(kit.SentSMS()))
+	}
+	if m := kit.Message(t, rc.MessageID); m.State != notify.StateSent {
+		t.Fatalf("record %s, want sent", m.State)
 	}
 }
