@@ -32,6 +32,8 @@ type receiptJSON struct {
 	Domain            string         `json:"domain,omitempty"`
 	IdempotencyKey    string         `json:"idempotency_key,omitempty"`
 	CreatedAt         time.Time      `json:"created_at"`
+	SendAt            time.Time      `json:"send_at,omitzero"`
+	Fallback          string         `json:"fallback,omitempty"`
 	Legs              []*receiptJSON `json:"legs,omitempty"`
 }
 
@@ -68,7 +70,7 @@ func toReceiptJSON(r *Receipt) *receiptJSON {
 		Gateway: string(r.Gateway), Note: r.Note, Units: r.Units, Cost: toMoneyJSON(r.Cost),
 		Balance: toMoneyJSON(r.Balance), Metered: r.Metered, Attempts: r.Attempts,
 		ErrorCode: string(r.ErrorCode), Error: r.Error, Domain: r.Domain,
-		IdempotencyKey: r.IdempotencyKey, CreatedAt: r.CreatedAt,
+		IdempotencyKey: r.IdempotencyKey, CreatedAt: r.CreatedAt, SendAt: r.SendAt, Fallback: r.Fallback,
 	}
 	for _, a := range r.Tried {
 		j.Tried = append(j.Tried, attemptJSON{Provider: a.Provider, Outcome: string(a.Outcome), ErrorCode: a.ErrorCode, At: a.At})
@@ -89,7 +91,7 @@ func (j *receiptJSON) receipt() *Receipt {
 		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
 		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
 		ErrorCode: Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,
-		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt,
+		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt, SendAt: j.SendAt, Fallback: j.Fallback,
 	}
 	for _, a := range j.Tried {
 		r.Tried = append(r.Tried, Attempt{Provider: a.Provider, Outcome: MessageState(a.Outcome), ErrorCode: a.ErrorCode, At: a.At})

@@ -47,6 +47,7 @@ func TestReceiptRoundTrip(t *testing.T) {
 		Provider: "p", ProviderMessageID: "v1", Note: "n", Units: 2, Cost: Money{Minor: 40, Currency: INR()},
 		Balance: Money{Minor: 960, Currency: INR()}, Metered: true, Attempts: 3, ErrorCode: CodeOutcomeUnknown,
 		Error: "e", Domain: "d", IdempotencyKey: "k", CreatedAt: time.Unix(1700000000, 5).UTC(),
+		SendAt: time.Unix(1700003600, 0).UTC(), Fallback: "m3",
 		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", Status: StateFailed, ErrorCode: CodeRejected,
 			Cost: Money{Currency: INR()}, CreatedAt: time.Unix(1700000000, 6).UTC()}}}
 	body, err := encodeReceipt(r)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
@@ -167,18 +168,6 @@ type Header struct {
 // called concurrently.
 type Decoder func(body []byte, account string, h Header) (notify.Request, error)
 
-// decoder makes a Decoder of a typed one, so that a typed nil never
-// becomes a non-nil notify.Request.
-func decoder[R notify.Request](d func([]byte, string, Header) (R, error)) Decoder {
-	return func(body []byte, account string, h Header) (notify.Request, error) {
-		r, err := d(body, account, h)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	}
-}
-
 // maxIdempotencyKey bounds the Idempotency-Key; longer keys are refused
 // rather than stored.
 const maxIdempotencyKey = 255
@@ -232,6 +221,7 @@ type smsBody struct {
 	Domain          value `json:"domain"`
 	Website         value `json:"website"`
 	IdempotencyKey  value `json:"idempotency_key"`
+	SendAt          value `json:"send_at"`
 }
 
 // otpBody is the JSON of POST /send-otp.
@@ -244,6 +234,7 @@ type otpBody struct {
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
 	IdempotencyKey value `json:"idempotency_key"`
+	SendAt         value `json:"send_at"`
 }
 
 // emailBody is the JSON of POST /email/send.
@@ -259,6 +250,7 @@ type emailBody struct {
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
 	IdempotencyKey value `json:"idempotency_key"`
+	SendAt         value `json:"send_at"`
 }
 
 // chatBody is the JSON of POST /messenger/send and its aliases.
@@ -281,6 +273,7 @@ type chatBody struct {
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
 	IdempotencyKey value `json:"idempotency_key"`
+	SendAt         value `json:"send_at"`
 }
 
 // unmarshal decodes a request body, which must be one JSON object whose
@@ -332,11 +325,19 @@ func itoa(n int64) string {
 	return string(appendInt(b[:0], n))
 }
 
-// decodeSMS decodes the body of POST /sms and /sms/send.
+// decodeSMS decodes the body of POST /sms and /sms/send, leaving out its
+// send_at (decodeSMSAt).
 func decodeSMS(body []byte, account string, m Header) (*sms.Request, error) {
+	r, _, err := decodeSMSAt(body, account, m)
+	return r, err
+}
+
+// decodeSMSAt decodes the body of POST /sms and /sms/send and its send_at
+// (zero when absent).
+func decodeSMSAt(body []byte, account string, m Header) (*sms.Request, time.Time, error) {
 	var w smsBody
 	if err := unmarshal(body, &w, smsKeys); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	var fe notify.FieldErrors
 	r := &sms.Request{
@@ -352,13 +353,15 @@ func decodeSMS(body []byte, account string, m Header) (*sms.Request, error) {
 		Variables:     w.Variables.get(&fe),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	at := sendAt(&fe, &w.SendAt)
 	if err := fe.Err(); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	return r, nil
+	return r, at, nil
 }
 
-// decodeOTP decodes the body of POST /send-otp.
+// decodeOTP decodes the body of POST /send-otp. A send_at is a field
+// error: a one-time code cannot be scheduled (noSendAt).
 func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 	var w otpBody
 	if err := unmarshal(body, &w, otpKeys); err != nil {
@@ -373,17 +376,26 @@ func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 		Action:    w.Action.str(&fe, "action", false),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	noSendAt(&fe, &w.SendAt)
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// decodeEmail decodes the body of POST /email/send.
+// decodeEmail decodes the body of POST /email/send, leaving out its
+// send_at (decodeEmailAt).
 func decodeEmail(body []byte, account string, m Header) (*email.Request, error) {
+	r, _, err := decodeEmailAt(body, account, m)
+	return r, err
+}
+
+// decodeEmailAt decodes the body of POST /email/send and its send_at
+// (zero when absent).
+func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.Time, error) {
 	var w emailBody
 	if err := unmarshal(body, &w, emailKeys); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	var fe notify.FieldErrors
 	r := &email.Request{
@@ -398,17 +410,27 @@ func decodeEmail(body []byte, account string, m Header) (*email.Request, error) 
 		Purpose:      email.Purpose(w.Purpose.str(&fe, "purpose", false)),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	at := sendAt(&fe, &w.SendAt)
 	if err := fe.Err(); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	return r, nil
+	return r, at, nil
 }
 
-// decodeChat decodes the body of POST /messenger/send and its aliases.
+// decodeChat decodes the body of POST /messenger/send and its aliases,
+// leaving out its send_at (decodeChatAt).
 func decodeChat(body []byte, account string, m Header) (*chat.Request, error) {
+	r, _, err := decodeChatAt(body, account, m, false)
+	return r, err
+}
+
+// decodeChatAt decodes the body of POST /messenger/send and its aliases
+// and its send_at (zero when absent); for otpRoute (/messenger/send-otp)
+// a send_at is a field error instead (noSendAt).
+func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (*chat.Request, time.Time, error) {
 	var w chatBody
 	if err := unmarshal(body, &w, chatKeys); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	var fe notify.FieldErrors
 	r := &chat.Request{
@@ -429,8 +451,14 @@ func decodeChat(body []byte, account string, m Header) (*chat.Request, error) {
 		FileName:     w.FileName.str(&fe, "file_name", false),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
-	if err := fe.Err(); err != nil {
-		return nil, err
+	var at time.Time
+	if otpRoute {
+		noSendAt(&fe, &w.SendAt)
+	} else {
+		at = sendAt(&fe, &w.SendAt)
 	}
-	return r, nil
+	if err := fe.Err(); err != nil {
+		return nil, time.Time{}, err
+	}
+	return r, at, nil
 }

@@ -12,6 +12,7 @@
 //	POST /messenger/send, /messenger/send-otp, /send-messenger   chat
 //	GET  /balance                      wallet balance
 //	GET  /messages/{id}                a message's record (another account's is 404)
+//	DELETE /messages/{id}              cancel a queued or scheduled message (refunded)
 //	GET  /openapi.json                 this API's OpenAPI 3.1 document, without a key
 //
 // WithVerifications adds the verifications of package verify, beyond the
@@ -19,6 +20,23 @@
 // POST /verifications/{id}/check, POST /verifications/{id}/resend,
 // GET and DELETE /verifications/{id}. Their bodies refuse unknown keys
 // and the Idempotency-Key, and no answer or log line carries a code.
+//
+// Queued and scheduled sends, beyond the spec, need a Notifier with a
+// queue (notify.WithQueue). On the single-message send endpoints (/sms,
+// /sms/send, /email/send, /messenger/send, /send-messenger) a body field
+// send_at, an RFC 3339 time with its offset, schedules the send
+// (Notifier.SendAt), and, with WithRespondAsync, the header "Prefer:
+// respond-async" (RFC 7240) queues it (Notifier.Enqueue, answered with
+// "Preference-Applied: respond-async"); send_at wins over the header.
+// Both are charged at once and answered 202 with the receipt, status
+// "scheduled" (with send_at, in UTC) or "queued"; a worker of the queue
+// sends them. The OTP endpoints (/send-otp, /messenger/send-otp) refuse a
+// send_at (400: a code must go at once) and ignore the preference, as do
+// WithRoute's endpoints and a Handler without WithRespondAsync. Without a
+// queue a send_at is 503. DELETE /messages/{id} cancels a queued or
+// scheduled message no worker has taken (Notifier.Cancel): 200 with its
+// record, failed with error code canceled and refunded; 409 once it is
+// taken or settled.
 //
 // WithRoute adds a send endpoint of your own: a path and a Decoder that
 // turns its JSON body into the notify.Request to send, such as a request

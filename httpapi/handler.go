@@ -40,6 +40,7 @@ type Handler struct {
 
 	sends  []sendRoute     // the send endpoints: the spec's, then WithRoute's
 	verify *verify.Service // the /verifications routes' service (WithVerifications), or nil
+	async  bool            // Prefer: respond-async queues a send (WithRespondAsync)
 
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -134,23 +135,27 @@ func WithSendTimeout(d time.Duration) Option {
 }
 
 // sendRoute is one send endpoint: POST BasePath+path, its body decoded by
-// decode and sent with Notifier.Send.
+// decode and sent with Notifier.Send, or, on a route that can queue,
+// with Notifier.SendAt for a body with a send_at and Notifier.Enqueue
+// for "Prefer: respond-async" (queued.go).
 type sendRoute struct {
 	path   string
 	body   string // the body's shape, for the OpenAPI test: sms, otp, email, chat; "" for WithRoute's
-	decode Decoder
+	decode sendDecoder
+	queue  bool // a single message, which may be scheduled or queued
 }
 
 // specRoutes are the send endpoints of the gateway API specification.
+// The OTP endpoints cannot queue: their decoders refuse a send_at.
 func specRoutes() []sendRoute {
 	return []sendRoute{
-		{"/sms", "sms", decoder(decodeSMS)},
-		{"/sms/send", "sms", decoder(decodeSMS)},
-		{"/send-otp", "otp", decoder(decodeOTP)},
-		{"/email/send", "email", decoder(decodeEmail)},
-		{"/messenger/send", "chat", decoder(decodeChat)},
-		{"/messenger/send-otp", "chat", decoder(decodeChat)},
-		{"/send-messenger", "chat", decoder(decodeChat)},
+		{"/sms", "sms", timed(decodeSMSAt), true},
+		{"/sms/send", "sms", timed(decodeSMSAt), true},
+		{"/send-otp", "otp", timed(decodeOTPAt), false},
+		{"/email/send", "email", timed(decodeEmailAt), true},
+		{"/messenger/send", "chat", timed(decodeChatSend), true},
+		{"/messenger/send-otp", "chat", timed(decodeChatOTP), false},
+		{"/send-messenger", "chat", timed(decodeChatSend), true},
 	}
 }
 
@@ -158,7 +163,9 @@ func specRoutes() []sendRoute {
 // decodes into the request that is sent: the way a channel of your own
 // (or another body shape for a built-in one) joins the API. The endpoint
 // is authenticated, limited, detached and answered exactly as the
-// built-in ones are (the receipt's JSON, the error answers). p starts
+// built-in ones are (the receipt's JSON, the error answers), but it
+// always sends at once: the Handler reads no send_at of its body and
+// ignores "Prefer: respond-async" there (see WithRespondAsync). p starts
 // with "/" and must not be one the handler has already.
 func WithRoute(p string, d Decoder) Option {
 	return func(h *Handler) error {
@@ -176,7 +183,7 @@ func WithRoute(p string, d Decoder) Option {
 				return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 			}
 		}
-		h.sends = append(h.sends, sendRoute{path: p, decode: d})
+		h.sends = append(h.sends, sendRoute{path: p, decode: untimed(d)})
 		return nil
 	}
 }
@@ -221,12 +228,13 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle(BasePath+path, methodNotAllowed("POST"))
 	}
 	for _, rt := range h.sends {
-		post(rt.path, h.sender(rt.decode))
+		post(rt.path, h.sender(rt))
 	}
 	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
 	mux.Handle("GET "+BasePath+"/messages/{id}", h.authed(h.message))
-	mux.Handle(BasePath+"/messages/{id}", methodNotAllowed("GET, HEAD"))
+	mux.Handle("DELETE "+BasePath+"/messages/{id}", h.authed(h.cancelMessage)) // queued.go
+	mux.Handle(BasePath+"/messages/{id}", methodNotAllowed("GET, HEAD, DELETE"))
 	if h.verify != nil { // WithVerifications (verify.go)
 		post("/verifications", h.startVerification)
 		post("/verifications/{id}/check", h.checkVerification)
@@ -675,7 +683,8 @@ func (h *Handler) sendContext(x *exchange, r *http.Request) (context.Context, co
 	return context.WithTimeout(withRequestID(context.WithoutCancel(r.Context()), x.id), h.timeout)
 }
 
-// finish answers the outcome of a send.
+// finish answers the outcome of a send: 200 with the receipt, or 202
+// when the receipt is queued or scheduled (a worker sends it later).
 func finish(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 	if rec != nil {
 		x.message = rec.MessageID
@@ -686,16 +695,20 @@ func finish(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 	}
 	x.detail = errorDetail(nil, rec) // a note's or a leg's errors
 	x.out = appendSuccess(x.out[:0], rec, x.id)
-	writeJSON(x, http.StatusOK, x.out)
+	status := http.StatusOK
+	if rec.Status.Waiting() {
+		status = http.StatusAccepted
+	}
+	writeJSON(x, status, x.out)
 }
 
-// sender is the handler of a send endpoint whose body d decodes.
-func (h *Handler) sender(d Decoder) func(*exchange, *http.Request, *notify.Account) {
+// sender is the handler of the send endpoint rt.
+func (h *Handler) sender(rt sendRoute) func(*exchange, *http.Request, *notify.Account) {
 	return func(x *exchange, r *http.Request, acct *notify.Account) {
 		if !h.readBody(x, r) {
 			return
 		}
-		req, err := d(x.body, acct.ID, headerMeta(r))
+		req, at, err := rt.decode(x.body, acct.ID, headerMeta(r))
 		if err != nil {
 			writeErr(x, r, err, nil)
 			return
@@ -706,7 +719,20 @@ func (h *Handler) sender(d Decoder) func(*exchange, *http.Request, *notify.Accou
 		}
 		ctx, cancel := h.sendContext(x, r)
 		defer cancel()
-		rec, err := h.n.Send(ctx, req)
+		var rec *notify.Receipt
+		switch {
+		case !at.IsZero() && rt.queue:
+			rec, err = h.n.SendAt(ctx, req, at)
+			h.fillSendAt(ctx, acct, rec)
+		case h.async && rt.queue && preferAsync(r.Header):
+			rec, err = h.n.Enqueue(ctx, req)
+			if err == nil || rec != nil && rec.Status == notify.StateUnknown {
+				x.Header().Set("Preference-Applied", "respond-async")
+			}
+		default:
+			rec, err = h.n.Send(ctx, req)
+			h.fillSendAt(ctx, acct, rec) // a repeat of a scheduled send's key
+		}
 		finish(x, r, rec, err)
 	}
 }

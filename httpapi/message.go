@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -44,6 +45,9 @@ type messageJSON struct {
 	History        []stateStepJSON `json:"history"`
 	CreatedAt      time.Time       `json:"created_at"`
 	UpdatedAt      time.Time       `json:"updated_at"`
+	// SendAt is when a scheduled message is (or was) due; absent when it
+	// was not scheduled.
+	SendAt time.Time `json:"send_at,omitzero"`
 }
 
 type currencyJSON struct {
@@ -82,7 +86,7 @@ func toMessageJSON(m *notify.Message) messageJSON {
 	cost, cur := m.Cost(), m.Charge.Currency
 	out := messageJSON{
 		MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: specNumber(m.To), Country: m.Country,
-		Status: string(m.State), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
+		Status: string(m.State), SendAt: utcOrZero(m.SendAt), Provider: m.Provider, ProviderMessageID: m.ProviderMessageID,
 		Gateway: string(m.Gateway), Units: m.Units, Metered: m.Metered,
 		Cost: cost.Decimal(), CostMinor: cost.Minor, Charged: m.Charge.Decimal(), ChargedMinor: m.Charge.Minor,
 		Refunded: m.Refunded, VendorCode: m.VendorCode,
@@ -105,7 +109,13 @@ func toMessageJSON(m *notify.Message) messageJSON {
 // messages. Another account's message is 404, as a missing one is, so an
 // ID reveals nothing about other accounts.
 func (h *Handler) message(x *exchange, r *http.Request, acct *notify.Account) {
-	m, err := h.n.Message(r.Context(), acct.ID, r.PathValue("id"))
+	h.answerMessage(r.Context(), x, r, acct, r.PathValue("id"))
+}
+
+// answerMessage answers the record of the caller's message id, as GET
+// /messages/{id} does.
+func (h *Handler) answerMessage(ctx context.Context, x *exchange, r *http.Request, acct *notify.Account, id string) {
+	m, err := h.n.Message(ctx, acct.ID, id)
 	if err != nil {
 		writeErr(x, r, err, nil)
 		return
@@ -119,4 +129,12 @@ func (h *Handler) message(x *exchange, r *http.Request, acct *notify.Account) {
 		return
 	}
 	writeJSON(x, http.StatusOK, append(body, '\n'))
+}
+
+// utcOrZero returns t in UTC, or the zero time.
+func utcOrZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC()
 }

@@ -50,7 +50,9 @@ func TestMessageRecord(t *testing.T) {
 	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": otherKey}, nil), 404, "not_found")
 	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
 	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": "<none>"}, nil), 401, "unauthenticated")
-	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil), 405, "method_not_allowed")
+	// DELETE cancels a queued or scheduled message only (queued_test.go).
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil), 409, "conflict")
+	wantError(t, e.do(t, http.MethodPut, "/api/v1/messages/"+id, nil, nil), 405, "method_not_allowed")
 }
 
 func TestMessageRecordOfARefusal(t *testing.T) {

@@ -179,6 +179,9 @@ func appendReceiptFields(b []byte, r *notify.Receipt, leg bool, id string) []byt
 		b = appendOptField(b, "country", r.Country)
 	}
 	b = appendField(b, "status", string(r.Status))
+	if !r.SendAt.IsZero() {
+		b = appendField(b, "send_at", r.SendAt.UTC().Format(time.RFC3339Nano))
+	}
 	b = appendOptField(b, "provider", r.Provider)
 	b = appendOptField(b, "provider_message_id", r.ProviderMessageID)
 	b = appendOptField(b, "gateway", string(r.Gateway))

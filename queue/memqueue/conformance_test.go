@@ -53,3 +53,24 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+// The suite on the real clock: Run's own timer, not Tick, wakes it.
+func TestConformanceRealClock(t *testing.T) {
+	queuetest.Run(t, func(t *testing.T) queuetest.Setup {
+		w := memstore.NewWallet()
+		inr := store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+		if err := w.Open("acct", store.Money{Minor: 100000, Currency: inr}); err != nil {
+			t.Fatal(err)
+		}
+		ledger := memstore.NewLedger(w)
+		q, err := memqueue.New(memqueue.Config{Ledger: ledger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return queuetest.Setup{Queue: q, Ledger: ledger, Account: "acct", Now: time.Now,
+			Begin: func(context.Context) (any, func(context.Context) error, func(context.Context) error, error) {
+				tx := q.Begin()
+				return tx, tx.Commit, tx.Rollback, nil
+			}}
+	})
+}

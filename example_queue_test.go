@@ -1,0 +1,86 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/wallet"
+)
+
+// queued wires a Notifier with SMS and chat channels on a memqueue, at a
+// fixed time.
+func queued(now *time.Time) (*notify.Notifier, *memqueue.Queue, *memprovider.Provider, *memprovider.Provider) {
+	clock := func() time.Time { return *now }
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	wal := memstore.NewWallet()
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	ledger := memstore.NewLedger(wal)
+	q, _ := memqueue.New(memqueue.Config{Ledger: ledger, Now: clock})
+	smsVendor, chatVendor := memprovider.New("sms"), memprovider.New("cloudchat")
+	smsCh, _ := sms.New(sms.Config{Provider: smsVendor})
+	chatCh, _ := chat.New(chat.Config{Cloud: chatVendor})
+	n, _ := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithChannel(chatCh),
+		notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q), notify.WithClock(clock))
+	return n, q, smsVendor, chatVendor
+}
+
+// Enqueue answers at once; a worker (the queue's Run, here RunDue) sends.
+func ExampleNotifier_Enqueue() {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	n, q, vendor, _ := queued(&now)
+	ctx := context.Background()
+	r, _ := n.Enqueue(ctx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped."})
+	fmt.Println(r.Status, "charged", r.Cost, "sent", vendor.Len())
+	q.RunDue(ctx, n)
+	m, _ := n.Message(ctx, "acme", r.MessageID)
+	fmt.Println(m.State, "sent", vendor.Len())
+	// Output:
+	// queued charged 0.25 INR sent 0
+	// sent sent 1
+}
+
+// EnqueueTx joins the caller's transaction (a pgx.Tx with pgqueue; here
+// memqueue's): a rollback leaves nothing charged or sent.
+func ExampleNotifier_EnqueueTx() {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	n, q, vendor, _ := queued(&now)
+	ctx := context.Background()
+	tx := q.Begin()
+	_, _ = n.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Order placed."})
+	_ = tx.Rollback(ctx)
+	q.RunDue(ctx, n)
+	b, _ := n.Balance(ctx, "acme")
+	fmt.Println("sent", vendor.Len(), "balance", b.Available)
+	// Output: sent 0 balance 100.00 INR
+}
+
+// A chat message, and an SMS two minutes later unless the chat is
+// delivered by then.
+func ExampleNotifier_SendWithFallback() {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	n, q, smsVendor, _ := queued(&now)
+	ctx := context.Background()
+	r, err := n.SendWithFallback(ctx,
+		&chat.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped.", Gateway: chat.GatewayCloud},
+		notify.Fallback{Request: &sms.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped."},
+			After: 2 * time.Minute})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("chat", r.Status, "fallback", r.Fallback != "")
+	now = now.Add(2 * time.Minute) // no delivery report came
+	q.RunDue(ctx, n)
+	fmt.Println("SMS sent", smsVendor.Len())
+	// Output:
+	// chat sent fallback true
+	// SMS sent 1
+}

@@ -1,0 +1,284 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/queue/memqueue"
+)
+
+// newQueuedEnv is the test gateway with a queue: a memqueue over the
+// env's ledger, on the env's clock. The test runs its due jobs with
+// runDue, as a worker would.
+func newQueuedEnv(t *testing.T, opts ...httpapi.Option) (*testEnv, *memqueue.Queue) {
+	t.Helper()
+	var q *memqueue.Queue
+	e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
+		var err error
+		q, err = memqueue.New(memqueue.Config{Ledger: e.ledger, Now: e.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []notify.Option{notify.WithQueue(q)}
+	}, opts...)
+	return e, q
+}
+
+// runDue runs the due jobs of q with the env's Notifier.
+func runDue(e *testEnv, q *memqueue.Queue) int { return q.RunDue(context.Background(), e.notifier) }
+
+// record answers GET /messages/{id}'s data, checking that it carries
+// nothing of the message's request (the body a queued record keeps for
+// its worker).
+func record(t *testing.T, e *testEnv, id string, secrets ...string) map[string]any {
+	t.Helper()
+	r := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+	if r.status != 200 || r.body["success"] != true {
+		t.Fatalf("GET message %s: %d %s", id, r.status, r.raw)
+	}
+	for _, s := range append(secrets, "payload", "Payload") {
+		if strings.Contains(r.raw, s) {
+			t.Errorf("GET message %s shows %q: %s", id, s, r.raw)
+		}
+	}
+	d, _ := r.body["data"].(map[string]any)
+	return d
+}
+
+// The env's clock stands at 2025-01-02T03:04:05Z.
+const (
+	inAnHour  = "2025-01-02T09:34:05+05:30" // 04:04:05Z
+	inAnHourZ = "2025-01-02T04:04:05Z"
+)
+
+func TestScheduledSend(t *testing.T) {
+	e, q := newQueuedEnv(t)
+	const text = "Order 4711 has shipped"
+	hdr := map[string]string{"Idempotency-Key": "sched-1", "Prefer": "respond-async"} // send_at wins
+	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"`+text+`","send_at":"`+inAnHour+`"}`, hdr)
+	if r.status != http.StatusAccepted {
+		t.Fatalf("scheduled send: %d %s", r.status, r.raw)
+	}
+	for k, v := range map[string]any{"success": true, "status": "scheduled", "send_at": inAnHourZ, "channel": "sms",
+		"to": "9876543210", "cost": "0.25", "cost_minor": 25.0, "balance": "99.75", "balance_minor": 9975.0} {
+		if r.body[k] != v {
+			t.Errorf("%s = %v, want %v: %s", k, r.body[k], v, r.raw)
+		}
+	}
+	if r.header.Get("Preference-Applied") != "" {
+		t.Errorf("Preference-Applied %q on a scheduled send", r.header.Get("Preference-Applied"))
+	}
+	id, _ := r.body["message_id"].(string)
+	if id == "" || e.sms.Len() != 0 {
+		t.Fatalf("message_id %q, %d sent at once", id, e.sms.Len())
+	}
+
+	// A repeat of the key answers the first receipt.
+	again := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"`+text+`","send_at":"`+inAnHour+`"}`, hdr)
+	if again.status != http.StatusAccepted || again.body["message_id"] != id || again.body["status"] != "scheduled" ||
+		again.body["send_at"] != inAnHourZ {
+		t.Fatalf("repeat: %d %s", again.status, again.raw)
+	}
+
+	d := record(t, e, id, text)
+	if d["status"] != "scheduled" || d["send_at"] != inAnHourZ || d["charged_minor"] != 25.0 {
+		t.Fatalf("record before its time: %v", d)
+	}
+	if n := runDue(e, q); n != 0 || e.sms.Len() != 0 {
+		t.Fatalf("ran %d jobs, sent %d before the time", n, e.sms.Len())
+	}
+
+	e.clock.Advance(61 * time.Minute)
+	if n := runDue(e, q); n != 1 {
+		t.Fatalf("ran %d jobs at the time, want 1", n)
+	}
+	if n := runDue(e, q); n != 0 || e.sms.Len() != 1 {
+		t.Fatalf("ran %d more jobs; sent %d, want 1", n, e.sms.Len())
+	}
+	d = record(t, e, id, text)
+	if d["status"] != "sent" || d["send_at"] != inAnHourZ || d["cost_minor"] != 25.0 || d["provider"] != "sms-mem" {
+		t.Fatalf("record after its time: %v", d)
+	}
+	if got := e.minor(t, testAccount); got != openingBal-25 {
+		t.Errorf("balance %d, want %d: charged once", got, openingBal-25)
+	}
+}
+
+func TestSendAtInThePastQueues(t *testing.T) {
+	e, q := newQueuedEnv(t)
+	r := e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"hello","send_at":"2024-12-31T00:00:00Z"}`, nil)
+	if r.status != http.StatusAccepted || r.body["status"] != "queued" || r.body["send_at"] != nil || r.body["success"] != true {
+		t.Fatalf("past send_at: %d %s", r.status, r.raw)
+	}
+	if n := runDue(e, q); n != 1 || e.cloud.Len()+e.qr.Len() != 1 {
+		t.Fatalf("ran %d jobs, sent %d chat messages; want 1 and 1", n, e.cloud.Len()+e.qr.Len())
+	}
+}
+
+func TestRespondAsync(t *testing.T) {
+	e, q := newQueuedEnv(t, httpapi.WithRespondAsync())
+	const subject = "Your invoice 81"
+	body := `{"to":"asha@example.com","subject":"` + subject + `","message":"<p>Attached</p>"}`
+	r := e.post(t, "/api/v1/email/send", body, map[string]string{"Prefer": `return=minimal; x="a,b", Respond-Async`})
+	if r.status != http.StatusAccepted || r.body["success"] != true || r.body["status"] != "queued" || r.body["send_at"] != nil {
+		t.Fatalf("respond-async: %d %s", r.status, r.raw)
+	}
+	if got := r.header.Get("Preference-Applied"); got != "respond-async" {
+		t.Errorf("Preference-Applied = %q, want respond-async", got)
+	}
+	if r.body["cost_minor"] == nil || r.body["balance_minor"] == nil || r.body["currency"] == nil {
+		t.Errorf("queued answer without cost and balance: %s", r.raw)
+	}
+	id, _ := r.body["message_id"].(string)
+	if e.mail.Len() != 0 {
+		t.Fatal("sent at once")
+	}
+	if d := record(t, e, id, subject, "Attached"); d["status"] != "queued" || d["send_at"] != nil {
+		t.Fatalf("queued record: %v", d)
+	}
+	if n := runDue(e, q); n != 1 || e.mail.Len() != 1 {
+		t.Fatalf("ran %d jobs, sent %d; want 1 and 1", n, e.mail.Len())
+	}
+	if n := runDue(e, q); n != 0 || e.mail.Len() != 1 {
+		t.Fatalf("ran %d more jobs, sent %d in all; want once", n, e.mail.Len())
+	}
+	if d := record(t, e, id, subject, "Attached"); d["status"] != "sent" {
+		t.Fatalf("record after the worker: %v", d)
+	}
+
+	// A preference without respond-async, or inside a quoted value, is
+	// not it: synchronous.
+	for _, pref := range []string{"return=minimal", `foo="x, respond-async"`, "respond-asynchronous", "wait=5"} {
+		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"now"}`, map[string]string{"Prefer": pref})
+		if r.status != 200 || r.body["status"] != "sent" || r.header.Get("Preference-Applied") != "" {
+			t.Errorf("Prefer %q: %d %v %s", pref, r.status, r.header, r.raw)
+		}
+	}
+
+	// The OTP endpoints cannot queue: the preference is ignored.
+	for _, c := range []struct{ path, body string }{
+		{"/api/v1/send-otp", `{"to":"9876543210","otp":"482915"}`},
+		{"/api/v1/messenger/send-otp", `{"to":"9876543210","otp":"482916"}`},
+	} {
+		r := e.post(t, c.path, c.body, map[string]string{"Prefer": "respond-async"})
+		if r.status != 200 || r.body["success"] != true || r.header.Get("Preference-Applied") != "" {
+			t.Errorf("%s with Prefer: %d %v %s", c.path, r.status, r.header, r.raw)
+		}
+	}
+	if n := runDue(e, q); n != 0 {
+		t.Errorf("the OTP sends queued %d jobs", n)
+	}
+}
+
+func TestCancelMessage(t *testing.T) {
+	e, q := newQueuedEnv(t)
+	r := e.post(t, "/api/v1/sms/send", `{"numbers":"9876543210","message":"Sale tomorrow","send_at":"`+inAnHour+`"}`, nil)
+	if r.status != http.StatusAccepted {
+		t.Fatalf("schedule: %d %s", r.status, r.raw)
+	}
+	id, _ := r.body["message_id"].(string)
+	if got := e.minor(t, testAccount); got != openingBal-25 {
+		t.Fatalf("balance %d after scheduling", got)
+	}
+	// Another account's message is as missing as a missing one.
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+id, map[string]string{"Authorization": otherKey}, nil), 404, "not_found")
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+id, map[string]string{"Authorization": "<none>"}, nil), 401, "unauthenticated")
+
+	c := e.do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil)
+	if c.status != 200 || c.body["success"] != true {
+		t.Fatalf("DELETE: %d %s", c.status, c.raw)
+	}
+	d, _ := c.body["data"].(map[string]any)
+	for k, v := range map[string]any{"message_id": id, "status": "failed", "error_code": "canceled", "cost_minor": 0.0,
+		"charged_minor": 25.0, "refunded": true, "send_at": inAnHourZ} {
+		if d[k] != v {
+			t.Errorf("canceled %s = %v, want %v", k, d[k], v)
+		}
+	}
+	if strings.Contains(c.raw, "Sale tomorrow") {
+		t.Errorf("the answer shows the message: %s", c.raw)
+	}
+	// The same body GET gives.
+	if g := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil); g.raw != c.raw {
+		t.Errorf("DELETE answered\n%s\nGET answers\n%s", c.raw, g.raw)
+	}
+	if got := e.minor(t, testAccount); got != openingBal {
+		t.Errorf("balance %d after the cancel, want %d", got, openingBal)
+	}
+
+	again := e.do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil)
+	wantError(t, again, 409, "conflict")
+	if again.body["message_id"] != id || again.body["status"] != "failed" {
+		t.Errorf("second DELETE: %s", again.raw)
+	}
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
+
+	e.clock.Advance(2 * time.Hour)
+	runDue(e, q)
+	if e.sms.Len() != 0 || e.minor(t, testAccount) != openingBal {
+		t.Errorf("after the time: %d sent, balance %d", e.sms.Len(), e.minor(t, testAccount))
+	}
+
+	// A message a worker has sent is a conflict.
+	r = e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"now"}`, nil)
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+r.body["message_id"].(string), nil, nil), 409, "conflict")
+}
+
+func TestSendAtRefused(t *testing.T) {
+	e, q := newQueuedEnv(t, httpapi.WithRespondAsync())
+	for _, c := range []struct{ name, path, body, field string }{
+		{"dual OTP", "/api/v1/send-otp", `{"to":"9876543210","otp":"482915","send_at":"` + inAnHour + `"}`, "send_at"},
+		{"chat OTP endpoint", "/api/v1/messenger/send-otp", `{"to":"9876543210","message":"hi","send_at":"` + inAnHour + `"}`, "send_at"},
+		{"chat code", "/api/v1/messenger/send", `{"to":"9876543210","otp":"482915","send_at":"` + inAnHour + `"}`, "send_at"},
+		{"SMS code", "/api/v1/sms", `{"to":"9876543210","message":"482915","route":"otp","send_at":"` + inAnHour + `"}`, "send_at"},
+		{"no offset", "/api/v1/sms", `{"to":"9876543210","message":"hi","send_at":"2025-01-02T09:00:00"}`, "send_at"},
+		{"a date", "/api/v1/email/send", `{"to":"a@example.com","subject":"s","message":"m","send_at":"2025-01-03"}`, "send_at"},
+		{"words", "/api/v1/send-messenger", `{"to":"9876543210","message":"hi","send_at":"tomorrow"}`, "send_at"},
+		{"a number", "/api/v1/sms", `{"to":"9876543210","message":"hi","send_at":1735787045}`, "send_at"},
+		{"too far", "/api/v1/sms", `{"to":"9876543210","message":"hi","send_at":"2026-02-01T00:00:00Z"}`, "send_at"},
+		{"wrong case", "/api/v1/sms", `{"to":"9876543210","message":"hi","Send_At":"` + inAnHour + `"}`, "Send_At"},
+		{"with other errors", "/api/v1/sms", `{"to":"12","message":"hi","send_at":"soon"}`, "send_at"},
+	} {
+		r := e.post(t, c.path, c.body, map[string]string{"Prefer": "respond-async"})
+		wantError(t, r, 400, "invalid_argument")
+		if _, ok := r.errFields()[c.field]; !ok {
+			t.Errorf("%s: fields %v, want %s", c.name, r.errFields(), c.field)
+		}
+		if r.header.Get("Preference-Applied") != "" {
+			t.Errorf("%s: Preference-Applied on a 400", c.name)
+		}
+	}
+	wantNothingMoved(t, e, 0, openingBal)
+	if n := runDue(e, q); n != 0 {
+		t.Errorf("%d jobs queued by refused requests", n)
+	}
+	// null and "" are absent: sent at once.
+	for _, v := range []string{"null", `""`} {
+		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hi","send_at":`+v+`}`, nil)
+		if r.status != 200 || r.body["status"] != "sent" {
+			t.Errorf("send_at %s: %d %s", v, r.status, r.raw)
+		}
+	}
+	r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482915","send_at":null}`, nil)
+	if r.status != 200 {
+		t.Errorf("send_at null on /send-otp: %d %s", r.status, r.raw)
+	}
+}
+
+func TestNoQueue(t *testing.T) {
+	e := newTestEnv(t) // no queue, and no WithRespondAsync
+	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hi"}`, map[string]string{"Prefer": "respond-async"})
+	if r.status != 200 || r.body["status"] != "sent" || r.header.Get("Preference-Applied") != "" || e.sms.Len() != 1 {
+		t.Fatalf("Prefer without a queue: %d %v %s", r.status, r.header, r.raw)
+	}
+	bal := e.minor(t, testAccount)
+	r = e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hi","send_at":"`+inAnHour+`"}`, nil)
+	wantError(t, r, 503, "unavailable")
+	wantNothingMoved(t, e, 1, bal)
+	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
+}
