@@ -274,6 +274,9 @@ type chatBody struct {
 	Website        value `json:"website"`
 	IdempotencyKey value `json:"idempotency_key"`
 	SendAt         value `json:"send_at"`
+	// Fallback is the timed fallback chain of /messenger/send and
+	// /send-messenger (fallback.go), kept raw for its steps' decoders.
+	Fallback json.RawMessage `json:"fallback"`
 }
 
 // unmarshal decodes a request body, which must be one JSON object whose
@@ -421,13 +424,19 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 // leaving out its send_at (decodeChatAt).
 func decodeChat(body []byte, account string, m Header) (*chat.Request, error) {
 	r, _, err := decodeChatAt(body, account, m, false)
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	if wf, ok := r.(*withFallback); ok {
+		r = wf.Request
+	}
+	return r.(*chat.Request), nil
 }
 
 // decodeChatAt decodes the body of POST /messenger/send and its aliases
 // and its send_at (zero when absent); for otpRoute (/messenger/send-otp)
 // a send_at is a field error instead (noSendAt).
-func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (*chat.Request, time.Time, error) {
+func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.Request, time.Time, error) {
 	var w chatBody
 	if err := unmarshal(body, &w, chatKeys); err != nil {
 		return nil, time.Time{}, err
@@ -457,8 +466,20 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (*chat.R
 	} else {
 		at = sendAt(&fe, &w.SendAt)
 	}
+	var chain []notify.Fallback
+	if given := len(w.Fallback) > 0 && string(w.Fallback) != "null"; given && otpRoute {
+		fe.Add("fallback", "cannot be given here: send a one-time code as a dual OTP (/send-otp)")
+	} else if given {
+		chain = decodeFallback(&fe, w.Fallback, account, r.To, Header{Domain: r.Domain})
+		if !at.IsZero() && len(chain) > 0 {
+			fe.Add("send_at", "cannot go with a fallback: the message goes now and its fallback after it")
+		}
+	}
 	if err := fe.Err(); err != nil {
 		return nil, time.Time{}, err
+	}
+	if len(chain) > 0 {
+		return &withFallback{Request: r, chain: chain}, at, nil
 	}
 	return r, at, nil
 }

@@ -720,7 +720,10 @@ func (h *Handler) sender(rt sendRoute) func(*exchange, *http.Request, *notify.Ac
 		ctx, cancel := h.sendContext(x, r)
 		defer cancel()
 		var rec *notify.Receipt
+		wf, fallback := req.(*withFallback)
 		switch {
+		case fallback:
+			rec, err = h.n.SendWithFallback(ctx, wf.Request, wf.chain...)
 		case !at.IsZero() && rt.queue:
 			rec, err = h.n.SendAt(ctx, req, at)
 			h.fillSendAt(ctx, acct, rec)

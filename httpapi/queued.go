@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
 )
 
@@ -68,13 +67,13 @@ func untimed(d Decoder) sendDecoder {
 
 // decodeChatSend decodes the body of POST /messenger/send and
 // /send-messenger with its send_at.
-func decodeChatSend(body []byte, account string, m Header) (*chat.Request, time.Time, error) {
+func decodeChatSend(body []byte, account string, m Header) (notify.Request, time.Time, error) {
 	return decodeChatAt(body, account, m, false)
 }
 
 // decodeChatOTP decodes the body of POST /messenger/send-otp: the chat
 // body, whose send_at is a field error.
-func decodeChatOTP(body []byte, account string, m Header) (*chat.Request, time.Time, error) {
+func decodeChatOTP(body []byte, account string, m Header) (notify.Request, time.Time, error) {
 	return decodeChatAt(body, account, m, true)
 }
 
