@@ -159,8 +159,8 @@ func (q *Queue) clientConfig() *river.Config {
 		// A job due later waits as available with its scheduled_at (see
 		// dueAvailable), which a fetch takes once due: polling every
 		// pollEvery bounds how late a scheduled send fires.
-		FetchPollInterval:   pollEvery,
-		JobInsertMiddleware: []rivertype.JobInsertMiddleware{&dueAvailable{}},
+		FetchPollInterval: pollEvery,
+		Middleware:        []rivertype.Middleware{&dueAvailable{}},
 	}
 }
 

@@ -113,11 +113,17 @@ func TestOpenTxRollbackAndCommit(t *testing.T) {
 		t.Fatalf("%d jobs after a commit, want 1", n)
 	}
 	var scheduled time.Time
-	if err := pool.QueryRow(ctx, `SELECT scheduled_at FROM river_job WHERE args->>'message' = $1`, id).Scan(&scheduled); err != nil {
+	var state string
+	if err := pool.QueryRow(ctx, `SELECT scheduled_at, state FROM river_job WHERE args->>'message' = $1`, id).Scan(&scheduled, &state); err != nil {
 		t.Fatal(err)
 	}
 	if !scheduled.Equal(sendAt) {
 		t.Fatalf("the job is scheduled at %v, want the record's SendAt %v", scheduled, sendAt)
+	}
+	// Available with its time, which a fetch takes once due, rather than
+	// scheduled, which waits for River's 5-second scheduler.
+	if state != "available" {
+		t.Fatalf("the job of a scheduled send is %s, want available", state)
 	}
 }
 
