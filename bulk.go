@@ -290,6 +290,5 @@ func (n *Notifier) bulkWindow(op string, ps []prepared) error {
 	if latest.IsZero() {
 		return nil
 	}
-	return &Error{Code: CodeRateLimited, Op: op, RetryAfter: latest.Sub(now),
-		Err: fmt.Errorf("outside a recipient's send window, which opens at %s; queue the recipients one by one to have them held", latest.UTC().Format(time.RFC3339))}
+	return n.windowError(op, latest, "queue the recipients one by one to have them held")
 }

@@ -178,14 +178,24 @@ func (n *Notifier) heldUntil(env *Envelope, at time.Time) time.Time {
 func (n *Notifier) hold(ctx context.Context, op string, acct *Account, req Request, p prepared, until time.Time) (*Receipt, error) {
 	codec, ok := n.channels[req.Kind()].(RequestCodec)
 	if n.queue == nil || !ok {
-		return nil, &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(n.now()),
-			Err: fmt.Errorf("outside its send window, which opens at %s", until.UTC().Format(time.RFC3339))}
+		return nil, n.windowError(op, until, "")
 	}
 	r, err := n.queueUp(ctx, op, nil, acct, req, codec, p, until)
 	if r != nil && r.Status == StateScheduled {
 		r.Note = joinNote(r.Note, "held for its send window")
 	}
 	return r, err
+}
+
+// windowError refuses a send outside its send window, which opens at
+// until: RateLimited, with the wait as RetryAfter; advice says what to do
+// instead, if anything.
+func (n *Notifier) windowError(op string, until time.Time, advice string) *Error {
+	msg := "outside its send window, which opens at " + until.UTC().Format(time.RFC3339)
+	if advice != "" {
+		msg += "; " + advice
+	}
+	return &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(n.now()), Err: errors.New(msg)}
 }
 
 // queueUp encodes the request of p, admits it and opens it queued, or

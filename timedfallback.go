@@ -70,8 +70,7 @@ func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...F
 		}
 		now := n.now()
 		if until := n.heldUntil(p.env, now); !until.IsZero() {
-			return nil, &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(now),
-				Err: fmt.Errorf("outside its send window, which opens at %s", until.UTC().Format(time.RFC3339))}
+			return nil, n.windowError(op, until, "a message with a fallback goes now or not at all")
 		}
 		steps, err := n.prepareChain(ctx, op, acct, chain)
 		if err != nil {
