@@ -94,7 +94,9 @@ func (n *Notifier) SendAt(ctx context.Context, req Request, at time.Time) (*Rece
 // join is CodeInvalidArgument. The transaction is the request's
 // idempotency: a request with an idempotency key is CodeInvalidArgument
 // (a key recorded outside tx would outlive a rollback). Limits count the
-// send whether or not tx commits.
+// send whether or not tx commits; observers hear of it only from the
+// worker, since its charge stands only if tx commits. EnqueueTxMany
+// queues many requests in one transaction faster.
 func (n *Notifier) EnqueueTx(ctx context.Context, tx any, req Request) (*Receipt, error) {
 	const op = "notify.EnqueueTx"
 	if tx == nil {
@@ -226,16 +228,8 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 		return nil, wrap(op, "", CodeCanceled, err)
 	}
 	now := n.now()
-	state := StateQueued
-	if at.After(now) {
-		state = StateScheduled
-	} else {
-		at = time.Time{}
-	}
-	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
-		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain, Units: env.Units,
-		Metered: n.pricer != nil, Charge: env.Price, CreatedAt: now, UpdatedAt: now, State: state,
-		SendAt: at, Payload: payload}
+	m := n.queuedRecord(acct, env, payload, at, now)
+	state, at := m.State, m.SendAt
 	var b store.Balance
 	var err error
 	if tx != nil {
@@ -247,7 +241,12 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 	switch {
 	case err == nil:
 		r.Status, r.SendAt, r.Cost, r.Balance = state, at, env.Price, b.Available
-		n.observe(ctx, Event{Type: StatePending, Envelope: env})
+		if tx == nil {
+			// A send in the caller's transaction moves money only if it
+			// commits, which the Notifier cannot see: its observers hear
+			// of it from the worker.
+			n.observe(ctx, Event{Type: StatePending, Envelope: env})
+		}
 		return r, nil
 	case errors.Is(err, queue.ErrUnsupportedTx):
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx",
@@ -264,6 +263,21 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, so message %s may be queued: %w", env.ID, e)}
 	r.ErrorCode, r.Error = e.Code, e.Error()
 	return r, e
+}
+
+// queuedRecord is the record of env, whose request encodes as payload,
+// opened at now: queued, or scheduled when at is after now.
+func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at, now time.Time) *Message {
+	state := StateQueued
+	if at.After(now) {
+		state = StateScheduled
+	} else {
+		at = time.Time{}
+	}
+	return &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
+		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain, Units: env.Units,
+		Metered: n.pricer != nil, Charge: env.Price, CreatedAt: now, UpdatedAt: now, State: state,
+		SendAt: at, Payload: payload}
 }
 
 // Cancel stops a queued or scheduled message that no worker has taken:

@@ -561,3 +561,47 @@ func TestBulkPromotionOutsideItsWindowIsRateLimited(t *testing.T) {
 		t.Fatalf("%v: want RateLimited, nothing sent or charged", err)
 	}
 }
+
+func TestEnqueueTxMany(t *testing.T) {
+	r := newQueueRig(t)
+	ctx := context.Background()
+	reqs := []notify.Request{
+		&sms.Request{Account: "acme", To: "9876543210", Message: "one"},
+		&sms.Request{Account: "acme", To: "9876543211", Message: "two"},
+		&sms.Request{Account: "acme", To: "9876543212", Message: "three"},
+	}
+	tx := r.q.Begin()
+	rs, err := r.n.EnqueueTxMany(ctx, tx, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 || rs[1].Status != notify.StateQueued || rs[1].To != "+919876543211" || rs[1].Cost.Minor != smsPrice {
+		t.Fatalf("receipts %+v", rs)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.run() != 3 || r.vendor.Len() != 3 || r.balance(t) != opening-3*smsPrice {
+		t.Fatalf("sent %d, balance %d: want 3 sent, charged once each", r.vendor.Len(), r.balance(t))
+	}
+
+	// One bad request refuses them all, naming it, with nothing written.
+	bad := []notify.Request{reqs[0], &sms.Request{Account: "acme", To: "12", Message: "x"},
+		&sms.Request{Account: "acme", To: "9876543210", Message: "k", IdempotencyKey: "k"}}
+	tx = r.q.Begin()
+	_, err = r.n.EnqueueTxMany(ctx, tx, bad)
+	var e *notify.Error
+	if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &e) || len(e.Fields) != 2 ||
+		e.Fields[0].Field != "requests.1.to" || e.Fields[1].Field != "requests.2.idempotency_key" {
+		t.Fatalf("%v (%+v), want InvalidArgument naming requests.1.to and requests.2.idempotency_key", err, e)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.run() != 0 || r.balance(t) != opening-3*smsPrice {
+		t.Fatal("a refused batch wrote something")
+	}
+	if _, err := r.n.EnqueueTxMany(ctx, nil, reqs); notify.CodeOf(err) != notify.CodeInvalidArgument {
+		t.Fatalf("no tx: %v", err)
+	}
+}

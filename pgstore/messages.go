@@ -78,10 +78,178 @@ func (s *Store) OpenTx(ctx context.Context, tx pgx.Tx, m *store.Record) (store.B
 // lost connection as s.do allows (retry), or a caller's transaction,
 // whose are not.
 func (s *Store) open(ctx context.Context, q querier, retry bool, m *store.Record) (store.Balance, error) {
+	args, err := openArgs(m)
+	if err != nil {
+		return store.Balance{}, err
+	}
+	var after *int64
+	var stored bool
+	// Not repeated after a lost connection: a repeat of a run that
+	// committed would answer ErrConflict.
+	err = s.run(ctx, retry, onceOnly, func() error {
+		return q.QueryRow(ctx, s.q.openMessage, args...).Scan(&after, &stored)
+	})
+	return s.opened(ctx, q, retry, m, after, stored, err)
+}
+
+// OpenTxMany opens every record of ms, each queued or scheduled (the
+// records a queue opens), in tx, with their debits, in one statement, all
+// or nothing: 10,000 records take a fraction of the time of as many
+// OpenTx calls. Each account is debited the sum of its records' charges
+// under its wallet's lock, with a ledger row per record (ref its ID, its
+// running balance in ms's order). When an account cannot pay its sum
+// (store.ErrInsufficientFunds), has no wallet (store.ErrNotFound) or
+// another currency (store.ErrInvalid) nothing is written and tx stays
+// usable; a record already recorded (store.ErrConflict) or any other
+// error aborts tx, which the caller rolls back. A record in another
+// state, or that carries a provider's ID, attempts or an error, is
+// store.ErrInvalid. ms is taken as Open takes m.
+func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*store.Record) error {
+	if tx == nil {
+		return fmt.Errorf("pgstore: open messages: %w: nil transaction", store.ErrInvalid)
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	cols, err := batchColumns(ms)
+	if err != nil {
+		return err
+	}
+	var paid bool
+	var written int
+	if err := tx.QueryRow(ctx, s.q.openMessages, cols...).Scan(&paid, &written); err != nil {
+		if pgCode(err) == stateUniqueViolation {
+			return fmt.Errorf("pgstore: open messages: %w: a message of the batch is recorded already", store.ErrConflict)
+		}
+		return s.fail(ctx, "open messages", err)
+	}
+	if !paid {
+		return s.batchRefused(ctx, tx, ms)
+	}
+	if written != len(ms) {
+		return fmt.Errorf("pgstore: open messages: wrote %d of %d records", written, len(ms))
+	}
+	return nil
+}
+
+// batchColumns checks ms and returns the 25 arrays of openMessages.
+func batchColumns(ms []*store.Record) ([]any, error) {
+	n := len(ms)
+	var (
+		id, account, kind, request, recipient, state, provider, key, domain = make([]string, n), make([]string, n),
+			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+			make([]string, n), make([]string, n)
+		units, exponent             = make([]int32, n), make([]int32, n)
+		metered                     = make([]bool, n)
+		charge                      = make([]int64, n)
+		code, symbol, note, country = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		history                     = make([][]byte, n)
+		created                     = make([]time.Time, n)
+		sendAt                      = make([]*time.Time, n)
+		payload, resend             = make([][]byte, n), make([][]byte, n)
+		fallback, follows, confirm  = make([]string, n), make([]string, n), make([]string, n)
+	)
+	for i, m := range ms {
+		if m == nil || !m.State.Waiting() || m.ProviderMessageID != "" || m.Gateway != "" || m.Attempts != 0 ||
+			m.ErrorCode != "" || m.Error != "" {
+			return nil, fmt.Errorf("pgstore: open messages: record %d: %w", i,
+				store.Invalid("state", "a batch holds queued or scheduled records not yet sent"))
+		}
+		if _, err := openArgs(m); err != nil {
+			return nil, fmt.Errorf("pgstore: open messages: record %d: %w", i, err)
+		}
+		_, steps, _ := store.OpenStates(m.State, m.CreatedAt)
+		h, err := json.Marshal(historyJSON(steps))
+		if err != nil {
+			return nil, fmt.Errorf("pgstore: open messages: %w", err)
+		}
+		id[i], account[i], kind[i], request[i], recipient[i] = m.ID, m.Account, string(m.Kind), string(m.Request), m.To
+		state[i], provider[i], key[i], domain[i] = string(m.State), m.Provider, m.IdempotencyKey, m.Domain
+		units[i], metered[i], charge[i] = int32(m.Units), m.Metered, m.Charge.Minor
+		code[i], symbol[i], exponent[i] = m.Charge.Currency.Code, m.Charge.Currency.Symbol, int32(m.Charge.Currency.Exponent)
+		note[i], history[i], created[i], country[i] = m.Note, h, m.CreatedAt, m.Country
+		if !m.SendAt.IsZero() {
+			sendAt[i] = &m.SendAt
+		}
+		payload[i], resend[i] = m.Payload, m.Resend
+		fallback[i], follows[i], confirm[i] = m.Fallback, m.Follows, string(m.Confirm)
+	}
+	return []any{id, account, kind, request, recipient, state, provider, key, domain, units, metered, charge,
+		code, symbol, exponent, note, history, created, country, sendAt, payload, fallback, follows, confirm, resend}, nil
+}
+
+// batchRefused says why openMessages wrote nothing: the first account of
+// ms without a wallet, in another currency, or short of its sum.
+func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*store.Record) error {
+	type need struct {
+		total int64
+		cur   store.Currency
+	}
+	needs := make(map[string]*need)
+	var order []string
+	for _, m := range ms {
+		if m.Charge.Minor <= 0 {
+			continue
+		}
+		n := needs[m.Account]
+		if n == nil {
+			n = &need{cur: m.Charge.Currency}
+			needs[m.Account] = n
+			order = append(order, m.Account)
+		}
+		if !n.cur.Same(m.Charge.Currency) {
+			return fmt.Errorf("pgstore: open messages: account %q: %w", m.Account,
+				store.Invalid("charge", "every record of an account must be in one currency"))
+		}
+		n.total += m.Charge.Minor
+	}
+	type wallet struct {
+		balance  int64
+		code     string
+		exponent int
+	}
+	wallets := make(map[string]wallet)
+	rows, err := tx.Query(ctx, s.q.openWallets, order)
+	if err != nil {
+		return s.fail(ctx, "open messages", err)
+	}
+	for rows.Next() {
+		var a string
+		var w wallet
+		if err := rows.Scan(&a, &w.balance, &w.code, &w.exponent); err != nil {
+			rows.Close()
+			return s.fail(ctx, "open messages", err)
+		}
+		wallets[a] = w
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s.fail(ctx, "open messages", err)
+	}
+	for _, a := range order {
+		w, ok := wallets[a]
+		n := needs[a]
+		switch {
+		case !ok:
+			return store.Errorf(store.ErrNotFound, "pgstore: open messages: wallet of account %q", a)
+		case w.code != n.cur.Code || w.exponent != n.cur.Exponent:
+			return fmt.Errorf("pgstore: open messages: wallet of %q is in %s, not %q: %w", a, w.code, n.cur.Code,
+				store.Invalid("charge", "must be in the wallet's currency "+w.code))
+		case w.balance < n.total:
+			return store.Errorf(store.ErrInsufficientFunds, "charges of %s to account %q",
+				store.Money{Minor: n.total, Currency: n.cur}.Decimal(), a)
+		}
+	}
+	return store.Errorf(store.ErrInsufficientFunds, "pgstore: open messages: the batch's charges")
+}
+
+// openArgs checks m and returns the arguments of the openMessage
+// statement that writes it.
+func openArgs(m *store.Record) ([]any, error) {
 	var fe store.FieldErrors
 	switch {
 	case m == nil:
-		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: nil record", store.ErrInvalid)
+		return nil, fmt.Errorf("pgstore: open message: %w: nil record", store.ErrInvalid)
 	case m.ID == "":
 		fe.Add("id", "is required")
 	case len(m.ID) > maxMessageIDLen:
@@ -98,37 +266,37 @@ func (s *Store) open(ctx context.Context, q querier, retry bool, m *store.Record
 		fe.Add("state", "must be pending, attempting, queued or scheduled")
 	}
 	if err := fe.Err(); err != nil {
-		return store.Balance{}, err
+		return nil, err
 	}
 	history, err := json.Marshal(historyJSON(steps))
 	if err != nil {
-		return store.Balance{}, fmt.Errorf("pgstore: open message: %w", err)
+		return nil, fmt.Errorf("pgstore: open message: %w", err)
 	}
 	var sendAt *time.Time
 	if !m.SendAt.IsZero() {
 		sendAt = &m.SendAt
 	}
-	var after *int64
-	var stored bool
 	cur := m.Charge.Currency
-	// Not repeated after a lost connection: a repeat of a run that
-	// committed would answer ErrConflict.
-	err = s.run(ctx, retry, onceOnly, func() error {
-		return q.QueryRow(ctx, s.q.openMessage, m.ID, m.Account, string(m.Kind), string(m.Request),
-			m.To, m.Provider, m.ProviderMessageID, m.Gateway, m.IdempotencyKey, m.Domain,
-			m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
-			m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend, string(state), m.Country,
-			sendAt, m.Payload, m.Fallback, m.Follows, string(m.Confirm)).
-			Scan(&after, &stored)
-	})
+	return []any{m.ID, m.Account, string(m.Kind), string(m.Request),
+		m.To, m.Provider, m.ProviderMessageID, m.Gateway, m.IdempotencyKey, m.Domain,
+		m.Units, m.Metered, m.Charge.Minor, cur.Code, cur.Symbol, cur.Exponent,
+		m.Attempts, m.ErrorCode, m.Error, m.Note, history, m.CreatedAt, m.Resend, string(state), m.Country,
+		sendAt, m.Payload, m.Fallback, m.Follows, string(m.Confirm)}, nil
+}
+
+// opened answers the openMessage statement of m, which returned after
+// and stored, or failed with err (m may be nil then).
+func (s *Store) opened(ctx context.Context, q querier, retry bool, m *store.Record, after *int64, stored bool, err error) (store.Balance, error) {
 	switch {
-	case pgCode(err) == stateUniqueViolation:
+	case pgCode(err) == stateUniqueViolation && m != nil:
 		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: message %q is recorded already", store.ErrConflict, m.ID)
+	case pgCode(err) == stateUniqueViolation:
+		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: a message of the batch is recorded already", store.ErrConflict)
 	case err != nil:
 		return store.Balance{}, s.fail(ctx, "open message", err)
 	case stored && after != nil:
 		// The debit matched the wallet's currency code and exponent.
-		return store.Balance{Account: m.Account, Available: store.Money{Minor: *after, Currency: cur}}, nil
+		return store.Balance{Account: m.Account, Available: store.Money{Minor: *after, Currency: m.Charge.Currency}}, nil
 	case stored:
 		return store.Balance{}, nil // no charge
 	}

@@ -15,7 +15,7 @@ type queries struct {
 
 	reserve, complete, release string
 
-	openMessage, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
+	openMessage, openMessages, openWallets, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
 	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
 	openRequest, requestByKey, cleanupRequests string
@@ -246,6 +246,57 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 	RETURNING 1
 )
 SELECT (SELECT balance_after FROM led), EXISTS (SELECT 1 FROM rec)`),
+
+		// openMessages writes a batch of waiting records (OpenTxMany), one
+		// row per element of its 25 arrays, and debits each account the
+		// sum of its records' charges, in one statement, all or nothing:
+		// locked reads every wallet concerned under its row lock, paid
+		// says whether each can pay its sum in its currency (and every
+		// record of an account is in one currency), and only then do the
+		// debits, the ledger rows (each with its running balance, in the
+		// batch's order) and the records go in. It answers paid and how
+		// many records it wrote; a duplicate ID fails the statement.
+		openMessages: x(`WITH r AS (
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+		$8::text[], $9::text[], $10::int[], $11::bool[], $12::bigint[], $13::text[], $14::text[], $15::int[],
+		$16::text[], $17::jsonb[], $18::timestamptz[], $19::text[], $20::timestamptz[], $21::bytea[],
+		$22::text[], $23::text[], $24::text[], $25::bytea[])
+	WITH ORDINALITY AS t(id, account, kind, request, recipient, state, provider, idempotency_key, domain,
+		units, metered, charge, currency_code, currency_symbol, currency_exponent, note, history, created_at,
+		country, send_at, payload, fallback, follows, confirm, resend, ord)
+), need AS (
+	SELECT account, min(currency_code) AS code, max(currency_code) AS code2,
+		min(currency_exponent) AS exp, max(currency_exponent) AS exp2, sum(charge) AS total
+	FROM r WHERE charge > 0 GROUP BY account
+), locked AS (
+	SELECT account, balance, currency_code, currency_exponent FROM {{s}}{{p}}wallets
+	WHERE account IN (SELECT account FROM need) FOR UPDATE
+), paid AS (
+	SELECT coalesce(bool_and(coalesce(l.balance >= n.total AND l.currency_code = n.code AND n.code = n.code2
+		AND l.currency_exponent = n.exp AND n.exp = n.exp2, false)), true) AS ok
+	FROM need n LEFT JOIN locked l ON l.account = n.account
+), upd AS (
+	UPDATE {{s}}{{p}}wallets AS w SET balance = w.balance - n.total FROM need n
+	WHERE w.account = n.account AND (SELECT ok FROM paid)
+	RETURNING w.account, w.balance + n.total AS before
+), led AS (
+	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
+	SELECT r.account, r.id, -r.charge, u.before - sum(r.charge) OVER (PARTITION BY r.account ORDER BY r.ord)
+	FROM r JOIN upd u ON u.account = r.account WHERE r.charge > 0
+), rec AS (
+	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
+	SELECT id, account, kind, request, recipient, state, provider, '', '', idempotency_key, domain, units,
+		metered, charge, currency_code, currency_symbol, currency_exponent, 0, '', '', note, history,
+		created_at, created_at, '', false, resend, country, NULL, send_at, payload, fallback, follows, confirm
+	FROM r WHERE (SELECT ok FROM paid)
+	RETURNING 1
+)
+SELECT (SELECT ok FROM paid), (SELECT count(*) FROM rec)`),
+
+		// openWallets reads the wallets of the accounts $1, to say why
+		// openMessages wrote nothing.
+		openWallets: x(`SELECT account, balance, currency_code, currency_exponent FROM {{s}}{{p}}wallets
+WHERE account = ANY($1)`),
 
 		// openRefusal tells why openMessage wrote nothing: the wallet (or
 		// none) and whether the ID is recorded already.

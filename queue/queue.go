@@ -71,6 +71,15 @@ type Queue interface {
 	Run(ctx context.Context, w Worker, periodic ...Periodic) error
 }
 
+// ManyOpener is an optional interface of a Queue that opens many records
+// in one transaction faster than an OpenTx each (Notifier.EnqueueTxMany):
+// pgqueue pipelines them to the server in one round trip. OpenTxMany is
+// OpenTx of every record of ms, in order; on an error some may be written
+// in tx, which the caller rolls back.
+type ManyOpener interface {
+	OpenTxMany(ctx context.Context, tx any, ms []*store.Record) error
+}
+
 // ErrUnsupportedTx is the error of OpenTx given a transaction the queue
 // cannot join.
 var ErrUnsupportedTx = errors.New("queue: a transaction of a type this queue cannot join")

@@ -244,3 +244,65 @@ func TestNewInvalid(t *testing.T) {
 		t.Errorf("New without a store: %v, want ErrInvalid", err)
 	}
 }
+
+func TestOpenTxMany(t *testing.T) {
+	q, st, pool, account := newQueue(t)
+	ctx := context.Background()
+	ms := make([]*store.Record, 50)
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ms[i] = queuedRecord(account, 100)
+		ids[i] = ms[i].ID
+	}
+	ms[7].State, ms[7].SendAt = store.StateScheduled, time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.OpenTxMany(ctx, tx, ms); err != nil {
+		t.Fatalf("OpenTxMany: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := balanceOf(t, st, account); got != 100000-50*100 {
+		t.Fatalf("balance %d, want %d", got, 100000-50*100)
+	}
+	if err := st.CheckLedger(ctx, account); err != nil {
+		t.Fatalf("the ledger rows of the batch: %v", err)
+	}
+	for i, id := range ids {
+		rec, err := st.Message(ctx, account, id)
+		if err != nil || (i == 7) != (rec.State == store.StateScheduled) || len(rec.Payload) == 0 {
+			t.Fatalf("record %d: %+v, %v", i, rec, err)
+		}
+		if n := jobs(t, pool, id); n != 1 {
+			t.Fatalf("record %d has %d jobs, want 1", i, n)
+		}
+	}
+
+	// A batch the wallet cannot pay for writes nothing, and says so.
+	short := []*store.Record{queuedRecord(account, 100), queuedRecord(account, 1_000_000), queuedRecord(account, 100)}
+	tx, err = pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = q.OpenTxMany(ctx, tx, short)
+	if !errors.Is(err, store.ErrInsufficientFunds) || !strings.Contains(err.Error(), account) {
+		t.Fatalf("OpenTxMany beyond the balance: %v, want ErrInsufficientFunds naming the account", err)
+	}
+	for _, m := range short {
+		if _, err := st.Message(ctx, account, m.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a refused batch wrote record %s: %v", m.ID, err)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := balanceOf(t, st, account); got != 100000-50*100 {
+		t.Fatalf("balance %d after the rollback, want %d", got, 100000-50*100)
+	}
+	if err := q.OpenTxMany(ctx, "not a tx", short); !errors.Is(err, queue.ErrUnsupportedTx) {
+		t.Fatalf("a foreign tx: %v", err)
+	}
+}
