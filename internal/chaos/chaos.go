@@ -50,6 +50,38 @@
 // failover goes out once, and the money audit above holds with them: a
 // refund gives back what a failover's price adjustment left.
 //
+// With a queue (Stores.NewQueue), the Notifier has it (notify.WithQueue),
+// and about a third of the SMS, chat and e-mail single sends go through
+// Enqueue or SendAt (a few milliseconds ahead, so that they come due
+// during the run) instead of Send; about one in four of those is canceled
+// at a random moment, from at once to about 1.5 s later, racing the
+// queue's workers, whose Run goes on while the senders send. The crashes
+// reach the workers too: a queued send's Work stops dead where a send
+// would (after its vendor answered, or in pending), on a goroutine of its
+// own, so the queue goes on and runs the job again, which must leave the
+// attempting record to the reconciler; every vendor refuses, for a while,
+// about one queued send in ten, which a worker puts back on the queue,
+// its charge held. Once the senders are done, the run drains the queue
+// (calling Work for every record still queued or scheduled, as a second
+// worker would, while the queue's own go on, then once more after its Run
+// stopped), until no record waits, before the restart. The audit then
+// holds the queued sends to the money too:
+//
+//   - every debit is seen: those of a queue that opens its records
+//     through the Ledger (memqueue) there, and those of one that opens
+//     them in its own transaction (pgqueue, through pgstore's OpenTx) from
+//     what the queue's Open was asked and answered, or, when it failed,
+//     by reading the record back (its debit commits with it or not at
+//     all); the ledger identity above checks the wallet agrees;
+//   - a queued or scheduled receipt is a charge, which ends sent (or
+//     further), unknown, or failed and refunded exactly once;
+//   - a canceled send failed from queued or scheduled, refunded once, and
+//     reached no vendor; a Cancel that lost found it taken by a worker,
+//     or canceled already;
+//   - no record is left queued or scheduled;
+//   - and the checks above (no message reached a vendor twice: a worker
+//     never retries an unknown outcome) hold for them.
+//
 // The size is Config.Sends, or the NOTIFY_CHAOS_SENDS environment variable
 // when it is set (CI runs 5,000; the full run is 100,000).
 package chaos
@@ -77,6 +109,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -89,6 +122,13 @@ type Stores struct {
 	Idempotency store.Keys
 	Account     string
 	Opening     notify.Money
+	// NewQueue, when set, returns the queue the run queues sends on
+	// (notify.WithQueue), given the Ledger the run wraps: a queue that
+	// opens its records through a Ledger (memqueue) must use that one, so
+	// that the audit sees its debits; one that opens them through its
+	// store directly (pgqueue over the pgstore.Store that is Ledger) may
+	// ignore it. The run starts its Run and stops it before the restart.
+	NewQueue func(ledger store.Ledger) (queue.Queue, error)
 }
 
 // Config sizes a run.
@@ -116,6 +156,12 @@ type op struct {
 	req    notify.Request
 	otp    *otp.Request
 	cancel time.Duration // >0: cancel the context after this long
+	// mode is how it goes out: Send, Enqueue or SendAt (after ahead);
+	// cancelQ: a queued send is canceled cancelAfter after it was queued.
+	mode        int
+	after       time.Duration
+	cancelQ     bool
+	cancelAfter time.Duration
 }
 
 type outcome struct {
@@ -144,11 +190,12 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	for i := range seed {
 		seed[i] = byte(rand.Uint32())
 	}
-	chaotic(smsP, seed, 1, false)
-	chaotic(cloudP, seed, 2, false)
-	chaotic(qrP, seed, 3, true) // the one that panics
-	chaotic(emailP, seed, 4, false)
-	chaotic(sms2P, seed, 5, false)
+	down := &vendorDown{calls: map[string]int{}}
+	chaotic(smsP, seed, 1, false, down)
+	chaotic(cloudP, seed, 2, false, down)
+	chaotic(qrP, seed, 3, true, down) // the one that panics
+	chaotic(emailP, seed, 4, false, down)
+	chaotic(sms2P, seed, 5, false, down)
 
 	// Two SMS vendors: every SMS fails over from the first to the second
 	// on a certain, temporary refusal, and their breakers open and close
@@ -174,16 +221,35 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Millisecond}),
 		notify.WithObserver(&breakerCount),
 	}
-	msgs := &auditLedger{Ledger: s.Ledger, w: w, crashAt: map[string]notify.MessageState{}, crashable: map[string]bool{},
+	msgs := &auditLedger{Ledger: s.Ledger, w: w, down: down, crashAt: map[string]notify.MessageState{}, crashable: map[string]bool{},
 		downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
+		seen: map[string]bool{}, queued: map[string]bool{},
 		r: rand.New(rand.NewPCG(uint64(seed[2]), 5))}
 	msgs.crashing.Store(true)
-	n, err := notify.New(s.Accounts, msgs, opts...)
+	nopts := opts
+	var q queue.Queue
+	if s.NewQueue != nil {
+		q, err = s.NewQueue(msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nopts = append(slices.Clone(opts), notify.WithQueue(&auditQueue{Queue: q, a: msgs}))
+	}
+	n, err := notify.New(s.Accounts, msgs, nopts...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	providers := []*memprovider.Provider{smsP, sms2P, cloudP, qrP, emailP}
 
 	ops := plan(seed, s.Account, cfg)
+	var worker *crashWorker
+	var stopQueue func()
+	cancels := &canceler{n: n, account: s.Account}
+	if s.NewQueue != nil {
+		planQueue(seed, ops)
+		worker = &crashWorker{n: n}
+		stopQueue = runQueue(t, q, worker)
+	}
 	outcomes := make([]outcome, len(ops))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -196,15 +262,37 @@ func Run(t *testing.T, s Stores, cfg Config) {
 				if i >= len(ops) {
 					return
 				}
-				outcomes[i] = sendOrCrash(n, ops[i])
+				o := sendOrCrash(n, ops[i])
+				outcomes[i] = o
+				if ops[i].cancelQ && o.err == nil && o.receipt != nil && o.receipt.Status.Waiting() {
+					cancels.cancel(o.receipt.MessageID, ops[i].cancelAfter)
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	if worker != nil {
+		// The drain races the Cancels still to come, and the queue's
+		// workers; once they are done, what the workers put back as they
+		// stopped is drained too.
+		rounds, ran := drain(t, s, worker, msgs, time.Minute)
+		cancels.wg.Wait()
+		stopQueue()
+		again, ranAgain := drain(t, s, worker, msgs, time.Minute)
+		t.Logf("queue: its workers ran %d jobs; the drain took %d+%d rounds and %d+%d jobs; %d workers died mid-send",
+			worker.ran.Load(), rounds, again, ran, ranAgain, worker.crashed.Load())
+		if worker.ran.Load() == 0 || worker.crashed.Load() == 0 {
+			t.Errorf("the queue's workers ran %d jobs, %d died: the run did not exercise them", worker.ran.Load(), worker.crashed.Load())
+		}
+	}
 	msgs.awaitLateRefunds(t, 30*time.Second)
 	reconcile(t, s, msgs, opts)
-	reportedFailed := reports(t, s, n, []*memprovider.Provider{smsP, sms2P, cloudP, qrP, emailP}, seed)
+	reportedFailed := reports(t, s, n, providers, seed)
+	msgs.resolveUncertain(t, s)
 	standing := audit(t, s, w, msgs, outcomes, reportedFailed)
+	if worker != nil {
+		auditQueued(t, s, w, msgs, outcomes, cancels.results, providers, reportedFailed)
+	}
 
 	// The run must have failed over and tripped breakers, or it proved
 	// nothing of them.
@@ -218,7 +306,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	// A retry or a failover must never reach a vendor that already has
 	// the message, and whatever a vendor has is paid for.
 	accepted := map[string]string{}
-	for _, p := range []*memprovider.Provider{smsP, sms2P, cloudP, qrP, emailP} {
+	for _, p := range providers {
 		for _, env := range p.Sent() {
 			if prev, dup := accepted[env.ID]; dup {
 				t.Errorf("message %s accepted twice (by %s and %s)", env.ID, prev, p.Name())
@@ -319,6 +407,14 @@ func send(n *notify.Notifier, o *op) outcome {
 	}
 	var r *notify.Receipt
 	var err error
+	switch o.mode {
+	case modeEnqueue:
+		r, err = n.Enqueue(ctx, o.req)
+		return outcome{op: o, receipt: r, err: err}
+	case modeSendAt:
+		r, err = n.SendAt(ctx, o.req, time.Now().Add(o.after))
+		return outcome{op: o, receipt: r, err: err}
+	}
 	switch req := o.req.(type) {
 	case nil:
 		r, err = n.Send(ctx, o.otp)
@@ -333,10 +429,14 @@ func send(n *notify.Notifier, o *op) outcome {
 }
 
 // chaotic makes p fail about one send in five, in every way a provider can.
-func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool) {
+// Besides, every vendor refuses, for now, the messages down picks.
+func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool, down *vendorDown) {
 	var mu sync.Mutex
 	r := rand.New(rand.NewPCG(uint64(seed[0])|uint64(seed[1])<<8, stream))
 	p.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+		if down.refuses(env.ID) {
+			return nil, notify.Errorf(notify.CodeUnavailable, "vendor down for this message")
+		}
 		mu.Lock()
 		x := r.IntN(1000)
 		mu.Unlock()
@@ -427,6 +527,14 @@ type auditLedger struct {
 	late         map[string]bool // moves into failed that failed and have not landed since
 	refunds      int             // of those, how many landed
 	landed       chan struct{}   // nudged when one lands
+	// seen holds the records Open was asked to write; queued those a
+	// queue was (through its Open, which may or may not go through
+	// Open here); uncertain those of a queue's Open that failed and did
+	// not go through Open here, which the audit reads back.
+	seen      map[string]bool
+	queued    map[string]bool
+	uncertain []string
+	down      *vendorDown // picks queued sends every vendor refuses for a while
 }
 
 // storeDownMoves is how many moves into failed of a message picked for a
@@ -443,11 +551,19 @@ func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balan
 	// Open takes m (the store may keep it as the record): read it first.
 	id, charge, request := m.ID, m.Charge, m.Request
 	b, err := a.Ledger.Open(ctx, m)
+	a.noteOpen(id, charge, request, b, err)
+	return b, err
+}
+
+// noteOpen notes a record opened, by the Ledger's Open or a queue's: its
+// debit, and whether and where its send is to crash.
+func (a *auditLedger) noteOpen(id string, charge notify.Money, request notify.Kind, b notify.Balance, err error) {
 	a.mu.Lock()
 	a.opened = append(a.opened, id) // an error may leave the record written
+	a.seen[id] = true
 	a.mu.Unlock()
 	if err != nil {
-		return b, err
+		return
 	}
 	if charge.Minor > 0 {
 		a.w.note(a.w.debits, id, charge, b, nil)
@@ -463,15 +579,17 @@ func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balan
 		}
 		a.mu.Unlock()
 	}
-	return b, nil
 }
 
 func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if a.crashing.Load() && a.dies(id, u.State) {
+	// A queued send crashes, and finds the ledger down, only in a
+	// worker: never in a Cancel.
+	chaos := a.crashing.Load() && (inWorker(ctx) || !a.isQueued(id))
+	if chaos && a.dies(id, u.State) {
 		a.crashes.Add(1)
 		runtime.Goexit()
 	}
-	if u.State == notify.StateFailed && a.crashing.Load() && a.storeDown(id) {
+	if u.State == notify.StateFailed && chaos && a.storeDown(id) {
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "chaos: the ledger is unreachable")
 	}
 	m, err := a.Ledger.Move(ctx, account, id, u)
@@ -597,7 +715,7 @@ func auditRecord(t *testing.T, s Stores, id string, refunded, reported bool) {
 	switch {
 	case err != nil:
 		t.Errorf("charged message %s has no record: %v", id, err)
-	case m.State.Open():
+	case m.State.Open() || m.State.Waiting():
 		t.Errorf("message %s is still %s after reconciling", id, m.State)
 	case refunded != m.Refunded:
 		t.Errorf("message %s is %s, refunded %v, but its record says refunded %v", id, m.State, refunded, m.Refunded)

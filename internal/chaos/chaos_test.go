@@ -7,7 +7,11 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/store"
 )
 
 func TestChaosMemstore(t *testing.T) {
@@ -26,28 +30,45 @@ func TestChaosMemstore(t *testing.T) {
 	Run(t, Stores{
 		Ledger: memstore.NewLedger(w), Accounts: accounts, Idempotency: memstore.NewIdempotency(0),
 		Account: "chaos", Opening: opening,
+		// The queue opens its records through the run's Ledger, which
+		// sees their debits.
+		NewQueue: func(ledger store.Ledger) (queue.Queue, error) {
+			return memqueue.New(memqueue.Config{Ledger: ledger, Workers: 8})
+		},
 	}, Config{Sends: sends})
 }
 
 func TestChaosPostgres(t *testing.T) {
 	schema := pgstoretest.Schema(t) // skips without a server, unless CI requires one
-	store := pgstoretest.Store(t, schema)
+	st := pgstoretest.Store(t, schema)
 	ctx := context.Background()
-	if err := store.PutAccount(ctx, &notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: notify.INR()}); err != nil {
+	if err := st.PutAccount(ctx, &notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: notify.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	// PostgreSQL round trips make each send slower; a smaller default
 	// keeps CI quick, NOTIFY_CHAOS_SENDS still sets the size.
 	sends := Sizes(2000)
 	opening := notify.Money{Minor: int64(sends) * 20, Currency: notify.INR()}
-	if err := store.OpenWallet(ctx, "chaos", opening); err != nil {
+	if err := st.OpenWallet(ctx, "chaos", opening); err != nil {
+		t.Fatal(err)
+	}
+	// The queue keeps its jobs on a pool of its own in the same schema,
+	// and opens its records through st (pgstore's OpenTx, which the
+	// run's Ledger does not see: the run notes their debits from what
+	// the queue's Open answered).
+	q, err := pgqueue.New(st, pgstoretest.Pool(t, schema, 8), pgqueue.Config{Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	Run(t, Stores{
-		Ledger: store, Accounts: store, Idempotency: store,
+		Ledger: st, Accounts: st, Idempotency: st,
 		Account: "chaos", Opening: opening,
+		NewQueue: func(store.Ledger) (queue.Queue, error) { return q, nil },
 	}, Config{Sends: sends})
-	if err := store.CheckLedger(ctx, "chaos"); err != nil {
+	if err := st.CheckLedger(ctx, "chaos"); err != nil {
 		t.Errorf("ledger check: %v", err)
 	}
 }

@@ -230,17 +230,26 @@ func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 			continue
 		}
 		// pending and attempting alternate, once per wait to retry a
-		// certain refusal; every other step comes once.
+		// certain refusal; a queued send starts queued or scheduled, and
+		// goes back to queued from attempting for each retry a worker
+		// asked for; every other step comes once.
 		seen := map[notify.MessageState]int{}
 		for i, c := range m.History {
 			seen[c.State]++
-			if c.State == notify.StatePending && i > 0 && m.History[i-1].State != notify.StateAttempting ||
-				c.State == notify.StateAttempting && (i == 0 || m.History[i-1].State != notify.StatePending) {
+			prev := notify.MessageState("")
+			if i > 0 {
+				prev = m.History[i-1].State
+			}
+			switch {
+			case c.State == notify.StatePending && i > 0 && prev != notify.StateAttempting,
+				c.State == notify.StateAttempting && prev != notify.StatePending && !prev.Waiting(),
+				c.State == notify.StateQueued && i > 0 && prev != notify.StateAttempting,
+				c.State == notify.StateScheduled && i > 0:
 				t.Errorf("message %s: step %d, %s, out of turn: %v", st.id, i, c.State, m.History)
 			}
 		}
 		for state, times := range seen {
-			if times > 1 && state != notify.StatePending && state != notify.StateAttempting {
+			if times > 1 && state != notify.StatePending && state != notify.StateAttempting && state != notify.StateQueued {
 				t.Errorf("message %s has %d steps %s: %v", st.id, times, state, m.History)
 			}
 		}

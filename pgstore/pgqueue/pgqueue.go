@@ -70,7 +70,18 @@ type Config struct {
 	// tasks' runs go on; queues of other names in the same tables are
 	// left alone. Default DefaultQueue ("notify").
 	Queue string
+	// RescueAfter is how long a job may stay taken before another process
+	// takes it again: a process killed after River took a job but before
+	// its worker claimed the record leaves the job taken, and its send
+	// waits this long. Running a job again is safe (the claim has one
+	// winner), so keep it near the Notifier's settle threshold
+	// (notify.WithSettleAfter). Default DefaultRescueAfter (2 minutes).
+	RescueAfter time.Duration
 }
+
+// DefaultRescueAfter is Config.RescueAfter's default: the Notifier's
+// default settle threshold.
+const DefaultRescueAfter = 2 * time.Minute
 
 // Queue is a queue.Queue on PostgreSQL, through River, beside a
 // pgstore.Store: Open writes a record, its debit and its River job in
@@ -116,6 +127,11 @@ func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
 		return nil, fmt.Errorf("pgqueue: new: %w: nil pool", store.ErrInvalid)
 	case cfg.Workers < 0:
 		return nil, fmt.Errorf("pgqueue: new: %w: Workers %d: must not be negative", store.ErrInvalid, cfg.Workers)
+	case cfg.RescueAfter < 0:
+		return nil, fmt.Errorf("pgqueue: new: %w: RescueAfter %v: must not be negative", store.ErrInvalid, cfg.RescueAfter)
+	}
+	if cfg.RescueAfter == 0 {
+		cfg.RescueAfter = DefaultRescueAfter
 	}
 	if cfg.Workers == 0 {
 		cfg.Workers = DefaultWorkers
@@ -155,7 +171,8 @@ func (q *Queue) clientConfig() *river.Config {
 		// The worker bounds its own calls (a vendor call has its
 		// timeout); a send cut short by River would leave its record
 		// attempting for the reconciler.
-		JobTimeout: -1,
+		JobTimeout:           -1,
+		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		// A job due later waits as available with its scheduled_at (see
 		// dueAvailable), which a fetch takes once due: polling every
 		// pollEvery bounds how late a scheduled send fires.

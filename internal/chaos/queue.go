@@ -1,0 +1,465 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/store"
+)
+
+// How an op goes out.
+const (
+	modeSend    = iota // Notifier.Send
+	modeEnqueue        // Notifier.Enqueue
+	modeSendAt         // Notifier.SendAt, a little ahead
+)
+
+// planQueue picks, with a stream of its own (so that a run without a
+// queue plans exactly what it did before), about a third of the SMS,
+// chat and e-mail single sends to go through Enqueue or SendAt (a few
+// milliseconds ahead, so that they come due during the run), and about
+// one in four of those to be canceled at a random moment after they were
+// queued, racing the workers.
+func planQueue(seed [32]byte, ops []*op) {
+	r := rand.New(rand.NewPCG(uint64(seed[4]), 11))
+	seen := map[*op]bool{}
+	for _, o := range ops {
+		if seen[o] || o.req == nil {
+			continue // a repeat goes as its first did; a dual OTP is never queued
+		}
+		seen[o] = true
+		if r.IntN(3) != 0 {
+			continue
+		}
+		o.mode = modeEnqueue
+		if r.IntN(2) == 0 {
+			o.mode = modeSendAt
+			o.after = time.Duration(r.IntN(30_000)) * time.Microsecond
+		}
+		if r.IntN(4) == 0 {
+			o.cancelQ = true
+			// From at once to about 1.5 s later: before its worker,
+			// racing it, after it.
+			o.cancelAfter = time.Duration(r.IntN(3_000)) * time.Microsecond << r.IntN(10)
+		}
+	}
+}
+
+// workerKey marks the context of a worker's Work: only there may the
+// audit ledger crash a queued send or fail its refund (a Cancel, in its
+// caller's goroutine, is left alone: its caller is not a worker a crash
+// would kill, and a Cancel refused by a ledger down leaves a queued
+// record that a worker then sends).
+type workerKey struct{}
+
+func inWorker(ctx context.Context) bool { return ctx.Value(workerKey{}) != nil }
+
+// errCrashed is what the crash worker answers the queue for a Work that
+// stopped dead: the queue runs the job again later, which must find the
+// record taken and leave it to the reconciler, as a queue would after a
+// worker process died (River rescues the job, memqueue retries it).
+var errCrashed = errors.New("chaos: the worker died mid-send")
+
+// crashWorker is the queue.Worker of the run: it runs the Notifier's Work
+// on a goroutine of its own, so that a send the audit ledger crashes
+// (runtime.Goexit) ends only that goroutine, not the queue's.
+type crashWorker struct {
+	n *notify.Notifier
+	// ran counts the jobs the queue ran (not the drain's), crashed the
+	// Works that stopped dead.
+	ran, crashed atomic.Int64
+}
+
+type drainKey struct{}
+
+func (c *crashWorker) Work(ctx context.Context, job queue.Job) (time.Time, error) {
+	if ctx.Value(drainKey{}) == nil {
+		c.ran.Add(1)
+	}
+	ctx = context.WithValue(ctx, workerKey{}, true)
+	var retry time.Time
+	var err error
+	returned := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		retry, err = c.n.Work(ctx, job)
+		returned = true
+	}()
+	<-done
+	if !returned {
+		c.crashed.Add(1)
+		return time.Time{}, errCrashed
+	}
+	return retry, err
+}
+
+// auditQueue notes, in the audit ledger, what a queue's Open opened: a
+// queue whose records go through the audit ledger (memqueue, given it)
+// is seen by auditLedger.Open already; one that opens them in a
+// transaction of its own (pgqueue, through pgstore's OpenTx, which no
+// Ledger method sees) is noted here, from what Open was asked and
+// answered: on success its record holds the charge it was given, debited
+// in the same transaction. An Open that failed may have committed
+// anyway (an answer lost): the audit reads such a record back and counts
+// its charge then (resolveUncertain), since the record and its debit
+// commit together or not at all; the ledger identity then checks that
+// the wallet agrees.
+type auditQueue struct {
+	queue.Queue
+	a *auditLedger
+}
+
+func (q *auditQueue) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+	id, charge, request := m.ID, m.Charge, m.Request
+	q.a.mu.Lock()
+	q.a.queued[id] = true
+	if q.a.r.IntN(10) == 0 {
+		// Every vendor refuses its calls for a while: its first take (3
+		// attempts, over two vendors at most) fails for certain, for a
+		// reason that may pass, and the worker puts it back on the queue.
+		q.a.down.pick(id, 6)
+	}
+	q.a.mu.Unlock()
+	b, err := q.Queue.Open(ctx, m)
+	q.a.mu.Lock()
+	seen := q.a.seen[id]
+	if !seen && err != nil {
+		q.a.uncertain = append(q.a.uncertain, id)
+	}
+	q.a.mu.Unlock()
+	if !seen {
+		q.a.noteOpen(id, charge, request, b, err)
+	}
+	return b, err
+}
+
+func (q *auditQueue) OpenTx(context.Context, any, *store.Record) (store.Balance, error) {
+	return store.Balance{}, errors.New("chaos: the run opens no queued send in a transaction")
+}
+
+// resolveUncertain counts the debit of every queued record whose Open
+// failed, as far as the ledger has it: such a record was written with its
+// debit, in one transaction, which committed although its answer was
+// lost.
+func (a *auditLedger) resolveUncertain(t *testing.T, s Stores) {
+	t.Helper()
+	a.mu.Lock()
+	ids := slices.Clone(a.uncertain)
+	a.mu.Unlock()
+	for _, id := range ids {
+		m, err := s.Ledger.Message(context.Background(), s.Account, id)
+		if notify.CodeOf(err) == notify.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			t.Errorf("record %s: %v", id, err)
+			continue
+		}
+		a.w.mu.Lock()
+		_, known := a.w.debits[id]
+		a.w.mu.Unlock()
+		if !known && m.Charge.Minor > 0 {
+			a.w.note(a.w.debits, id, m.Charge, notify.Balance{}, nil)
+		}
+	}
+}
+
+// queuedIDs returns the records the queue was asked to open.
+func (a *auditLedger) queuedIDs() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ids := make([]string, 0, len(a.queued))
+	for id := range a.queued {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (a *auditLedger) isQueued(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.queued[id]
+}
+
+// vendorDown makes every vendor refuse the messages it picked
+// (CodeUnavailable, certain and temporary), for so many calls each.
+type vendorDown struct {
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (d *vendorDown) pick(id string, calls int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.calls[id] = calls
+}
+
+func (d *vendorDown) refuses(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.calls[id] == 0 {
+		return false
+	}
+	d.calls[id]--
+	return true
+}
+
+// cancelResult is what a Cancel answered.
+type cancelResult struct {
+	id      string
+	receipt *notify.Receipt
+	err     error
+}
+
+// canceler cancels queued sends at random moments, on goroutines of its
+// own, racing the workers.
+type canceler struct {
+	n       *notify.Notifier
+	account string
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	results []cancelResult
+}
+
+func (c *canceler) cancel(id string, after time.Duration) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		time.Sleep(after)
+		r, err := c.n.Cancel(context.Background(), c.account, id)
+		c.mu.Lock()
+		c.results = append(c.results, cancelResult{id: id, receipt: r, err: err})
+		c.mu.Unlock()
+	}()
+}
+
+// drain runs, with w, every queued record the queue was asked to open
+// that is still queued or scheduled, until none is, while the queue's own
+// Run may still be running them too (Work is safe to run more than once
+// for one job, concurrently): the retries a worker asked for wait 30
+// seconds and more, which the run does not wait for. It gives up after
+// timeout.
+func drain(t *testing.T, s Stores, w queue.Worker, msgs *auditLedger, timeout time.Duration) (rounds, ran int) {
+	t.Helper()
+	ctx := context.WithValue(context.Background(), drainKey{}, true)
+	deadline := time.Now().Add(timeout)
+	ids := msgs.queuedIDs()
+	for rounds = 1; ; rounds++ {
+		var due []queue.Job
+		waiting := 0
+		for _, id := range ids {
+			m, err := s.Ledger.Message(ctx, s.Account, id)
+			if notify.CodeOf(err) == notify.CodeNotFound {
+				continue // its Open failed and wrote nothing
+			}
+			if err != nil {
+				t.Errorf("record %s: %v", id, err)
+				continue
+			}
+			if !m.State.Waiting() {
+				continue
+			}
+			waiting++
+			if m.State == notify.StateScheduled && time.Now().Before(m.SendAt) {
+				continue
+			}
+			due = append(due, queue.Job{Account: m.Account, Message: m.ID, At: m.SendAt})
+		}
+		if waiting == 0 {
+			return rounds, ran
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d queued sends still wait after %v of draining", waiting, timeout)
+			return rounds, ran
+		}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(due) {
+						return
+					}
+					_, _ = w.Work(ctx, due[i]) // a retry it asks for comes with the next round
+				}
+			}()
+		}
+		wg.Wait()
+		ran += len(due)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// auditQueued holds the queued sends to what their callers were told:
+// a queued or scheduled receipt is a charge that ends sent (or further),
+// unknown, or failed and refunded once; a canceled send failed from
+// queued or scheduled, refunded once, and never reached a vendor; a
+// Cancel that lost found the record taken by a worker, or canceled by
+// another Cancel. No record the queue opened is left queued or scheduled.
+func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outcome, cancels []cancelResult,
+	providers []*memprovider.Provider, reportedFailed map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	vendor := map[string]string{}
+	for _, p := range providers {
+		for _, env := range p.Sent() {
+			vendor[env.ID] = p.Name()
+		}
+	}
+	record := func(id string) *notify.Message {
+		m, err := s.Ledger.Message(ctx, s.Account, id)
+		if err != nil {
+			t.Errorf("queued message %s: %v", id, err)
+			return nil
+		}
+		return m
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	refundedOnce := func(m *notify.Message) bool {
+		credit, ok := w.credits[store.RefundRefPrefix+m.ID]
+		return ok && m.Refunded && credit == w.debits[m.ID]-w.credits[store.AdjustRefPrefix+m.ID]
+	}
+
+	// No record the queue opened waits still.
+	byState := map[notify.MessageState]int{}
+	failedBy := map[string]int{}
+	requeued := 0
+	for _, id := range msgs.queuedIDs() {
+		m, err := s.Ledger.Message(ctx, s.Account, id)
+		if notify.CodeOf(err) == notify.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			t.Errorf("queued message %s: %v", id, err)
+			continue
+		}
+		byState[m.State]++
+		if m.State == notify.StateFailed {
+			failedBy[m.ErrorCode]++
+		}
+		if m.State.Waiting() {
+			t.Errorf("queued message %s is still %s at the end of the run", id, m.State)
+		}
+		for i, c := range m.History {
+			if i > 0 && c.State == notify.StateQueued {
+				requeued++
+				break
+			}
+		}
+	}
+
+	// Every queued receipt is a charge, which ends sent, unknown, or
+	// failed and refunded exactly once.
+	queued := 0
+	for _, o := range outcomes {
+		if o.crashed || o.err != nil || o.receipt == nil || !o.receipt.Status.Waiting() {
+			continue
+		}
+		queued++
+		id := o.receipt.MessageID
+		if o.op.mode == modeSend {
+			t.Errorf("Send answered %s with a %s receipt", id, o.receipt.Status)
+		}
+		if o.receipt.Cost.Minor <= 0 {
+			t.Errorf("queued message %s costs nothing: %+v", id, o.receipt.Cost)
+			continue
+		}
+		if _, ok := w.debits[id]; !ok {
+			t.Errorf("queued message %s was not seen charged", id)
+		}
+		m := record(id)
+		if m == nil {
+			continue
+		}
+		switch m.State {
+		case notify.StateSent, notify.StateDelivered, notify.StateRead, notify.StateUnknown:
+			if m.Refunded {
+				t.Errorf("queued message %s is %s but refunded", id, m.State)
+			}
+		case notify.StateFailed:
+			if !refundedOnce(m) && !(reportedFailed[id] && !m.Refunded) {
+				t.Errorf("queued message %s failed (%s) but was not refunded once: refunded %v, credit %d, charge %d",
+					id, m.ErrorCode, m.Refunded, w.credits[store.RefundRefPrefix+id], w.debits[id])
+			}
+		default:
+			t.Errorf("queued message %s ended %s", id, m.State)
+		}
+	}
+
+	// A canceled send failed, refunded once, and no vendor saw it; a
+	// Cancel that lost found the record taken or canceled already.
+	canceled, lost := 0, 0
+	for _, c := range cancels {
+		m := record(c.id)
+		if m == nil {
+			continue
+		}
+		if c.err != nil {
+			if notify.CodeOf(c.err) != notify.CodeConflict {
+				t.Errorf("Cancel of %s: %v", c.id, c.err)
+				continue
+			}
+			taken := slices.ContainsFunc(m.History, func(s store.StateChange) bool { return s.State == notify.StateAttempting })
+			switch {
+			case taken:
+				lost++
+			case m.ErrorCode != string(notify.CodeCanceled):
+				t.Errorf("Cancel of %s conflicted, but no worker took it and it was not canceled: %s %v", c.id, m.State, m.History)
+			}
+			continue
+		}
+		canceled++
+		switch {
+		case c.receipt == nil || c.receipt.Status != notify.StateFailed:
+			t.Errorf("Cancel of %s answered %+v", c.id, c.receipt)
+		case m.State != notify.StateFailed || m.ErrorCode != string(notify.CodeCanceled):
+			t.Errorf("canceled message %s is %s (%s)", c.id, m.State, m.ErrorCode)
+		case !refundedOnce(m):
+			t.Errorf("canceled message %s was not refunded once: refunded %v, credit %d, charge %d",
+				c.id, m.Refunded, w.credits[store.RefundRefPrefix+c.id], w.debits[c.id])
+		case vendor[c.id] != "":
+			t.Errorf("canceled message %s reached %s", c.id, vendor[c.id])
+		case len(m.History) < 2 || !m.History[len(m.History)-2].State.Waiting():
+			// A worker may have taken it before, and put it back on the
+			// queue after a certain refusal: a Cancel may stop it then.
+			t.Errorf("canceled message %s was not waiting when it was canceled: %v", c.id, m.History)
+		}
+	}
+	t.Logf("queue: %d queued receipts, ending %v (failed: %v; %d retried later by a worker); %d canceled, %d Cancels lost to a worker",
+		queued, byState, failedBy, requeued, canceled, lost)
+	if queued == 0 || canceled == 0 || lost == 0 || requeued == 0 ||
+		byState[notify.StateSent]+byState[notify.StateDelivered]+byState[notify.StateRead] == 0 {
+		t.Errorf("the run did not exercise the queue: %d queued, %d canceled, %d Cancels lost to a worker, %d retried later, ending %v",
+			queued, canceled, lost, requeued, byState)
+	}
+}
+
+// runQueue starts q's Run with w, and returns what stops it and waits for
+// it to return.
+func runQueue(t *testing.T, q queue.Queue, w queue.Worker) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- q.Run(ctx, w) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("queue Run: %v", err)
+		}
+	}
+}
