@@ -125,6 +125,11 @@ type config struct {
 	// attemptTimeout is NOTIFY_ATTEMPT_TIMEOUT (default 10s): how long
 	// one delivery attempt may take (notify.WithTimeout).
 	attemptTimeout time.Duration
+	// workers is NOTIFY_WORKERS (default 4): how many queued sends this
+	// instance delivers at once. 0: it queues sends but delivers none and
+	// runs no periodic tasks (another instance on the database does); it
+	// needs NOTIFY_DATABASE_URL.
+	workers int
 
 	// twilio is NOTIFY_TWILIO_* and msg91 NOTIFY_MSG91_*: SMS vendors
 	// beside the Indian one (NOTIFY_SMS_URL); nil when not configured.
@@ -251,6 +256,10 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 
+	if c.workers, err = parseWorkers(get("NOTIFY_WORKERS"), c.database != ""); err != nil {
+		return nil, err
+	}
+
 	if err := pair("NOTIFY_SMS_URL", c.smsURL, "NOTIFY_SMS_KEY", c.smsKey); err != nil {
 		return nil, err
 	}
@@ -361,6 +370,27 @@ func parseSendTimes(attempt, settle string) (attemptTimeout, settleAfter time.Du
 			settleAfter, longest, attemptTimeout)
 	}
 	return attemptTimeout, settleAfter, nil
+}
+
+// defaultWorkers is NOTIFY_WORKERS's default.
+const defaultWorkers = 4
+
+// parseWorkers reads NOTIFY_WORKERS: how many queued sends this instance
+// delivers at once, 0 to 1000 (default 4). 0 is an instance that only
+// queues, which needs a database (shared, onDatabase) whose other
+// instances run the workers: in memory nothing else ever would.
+func parseWorkers(s string, onDatabase bool) (int, error) {
+	if s == "" {
+		return defaultWorkers, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1000 {
+		return 0, fmt.Errorf("NOTIFY_WORKERS: want how many queued sends this instance delivers at once, 0 to 1000 (0: none, another instance does)")
+	}
+	if n == 0 && !onDatabase {
+		return 0, fmt.Errorf("NOTIFY_WORKERS: 0 leaves queued sends to other instances, which need NOTIFY_DATABASE_URL: in memory no other instance sees them")
+	}
+	return n, nil
 }
 
 // parseDLT reads NOTIFY_DLT: "spec" or empty (the default) lets the dlt

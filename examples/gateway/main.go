@@ -48,8 +48,17 @@
 // delivery-report webhooks under /webhooks/. NOTIFY_LOG_FORMAT=json writes
 // JSON logs.
 //
+// Sends may be queued (Prefer: respond-async) or scheduled (send_at) on
+// a queue (queue.go): in memory, or on PostgreSQL beside the records,
+// shared by every instance on the database. NOTIFY_WORKERS (default 4)
+// workers of each instance deliver them, and those instances run the
+// periodic jobs (the reconciler, the cleanup of expired rows, the sweep
+// of expired verifications) on the queue, one at a time across them; 0
+// workers: the instance only queues.
+//
 // SIGINT or SIGTERM stop it gracefully: no new requests are accepted and
-// the sends in flight finish, each charged only with its receipt.
+// the sends in flight finish, each charged only with its receipt; then
+// the workers stop, letting the sends they hold finish.
 package main
 
 import (
@@ -245,16 +254,26 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	opts = append(opts, mon.options()...)
 	opts = append(opts, box.options()...)
 	opts = append(opts, codes.options()...)
+	// Sends the API queues or schedules wait on the queue, in the database
+	// with the records when there is one.
+	q, err := newQueue(ctx, cfg, st, logger)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, notify.WithQueue(q))
 	n, err := notify.New(st.accounts, st.ledger, opts...)
 	if err != nil {
 		return err
 	}
-	apiOpts := []httpapi.Option{httpapi.WithLogger(logger)}
-	if vsvc, stopSweep, err := verifications(cfg, st, n, world.Plan{}, logger); err != nil {
+	// Every configuration has a queue: "Prefer: respond-async" queues a
+	// send, and a body's send_at schedules it.
+	apiOpts := []httpapi.Option{httpapi.WithLogger(logger), httpapi.WithRespondAsync()}
+	vsvc, err := verifications(cfg, st, n, world.Plan{}, logger)
+	if err != nil {
 		return err
-	} else if vsvc != nil {
+	}
+	if vsvc != nil {
 		apiOpts = append(apiOpts, httpapi.WithVerifications(vsvc))
-		closers = append(closers, stopSweep)
 	}
 	api, err := httpapi.New(n, st.accounts, apiOpts...)
 	if err != nil {
@@ -276,9 +295,6 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	routes = append(routes, admin...)
 	h := withRoutes(api, routes)
-	// Sends a crash left unfinished are settled now and then every half
-	// threshold, so none waits much longer than the threshold.
-	closers = append(closers, reconcileEvery(n, cfg.settleAfter/2, logger))
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -310,6 +326,17 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		fmt.Fprintf(stdout, "delivery reports: %s\n", p)
 	}
 
+	// The workers deliver the queued sends, and the queue runs the
+	// periodic tasks (the reconciler, which settles the sends a crash
+	// left unfinished, at once and then every half threshold; the
+	// database's cleanup; the verifications' sweep) on one instance of
+	// those that run workers. They stop after the server: the requests in
+	// flight may still queue sends. The deferred stop (which runs before
+	// the closers of the providers the workers use, and of the stores)
+	// covers the early returns.
+	stopQueue := runQueue(cfg, q, n, periodicTasks(n, st, vsvc, logger), logger)
+	defer stopQueue()
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -326,50 +353,9 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopQueue()
 	logger.Info("stopped")
 	return nil
-}
-
-// reconcileEvery runs n.Reconcile at once and then every period until the
-// returned function is called, which stops it and waits for it.
-func reconcileEvery(n *notify.Notifier, period time.Duration, logger *slog.Logger) (stop func()) {
-	return every(period, true, func(ctx context.Context) {
-		res, err := n.Reconcile(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Warn("settling abandoned sends failed; will try again", "error", err)
-		case res.Refunded+res.Unknown > 0:
-			logger.Info("abandoned sends settled", "refunded", res.Refunded, "unknown", res.Unknown)
-		}
-	})
-}
-
-// every runs fn every period on a goroutine of its own (and once at
-// start when now is set) until the returned function is called, which
-// cancels fn's context and waits for it to return.
-func every(period time.Duration, now bool, fn func(context.Context)) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(period)
-		defer t.Stop()
-		if now {
-			fn(ctx)
-		}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				fn(ctx)
-			}
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
 }
 
 // logSMTP returns the callback that logs what the in-process SMTP server

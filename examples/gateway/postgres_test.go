@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/queue/memqueue"
 )
 
 // schemaURL returns the test database's URL with a fresh schema of its
@@ -90,9 +92,10 @@ func TestGatewaysShareTheOTPThrottle(t *testing.T) {
 	}
 }
 
-// TestCleanEveryDeletesExpiredRows: the gateway's cleaner runs
-// pgstore's Cleanup, here on a throttle row that expired long ago.
-func TestCleanEveryDeletesExpiredRows(t *testing.T) {
+// TestCleanupTaskDeletesExpiredRows: the gateway's cleanup, a periodic
+// task of the queue, runs pgstore's Cleanup, here on a throttle row that
+// expired long ago.
+func TestCleanupTaskDeletesExpiredRows(t *testing.T) {
 	db := pgstoretest.Store(t, pgstoretest.Schema(t))
 	otp, err := db.WindowLimit("otp", 1, time.Minute)
 	if err != nil {
@@ -102,10 +105,28 @@ func TestCleanEveryDeletesExpiredRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := newLines()
-	closeDB := cleanEvery(db, time.Millisecond, slog.New(slog.NewTextHandler(out, nil)))
+	task := cleanupTask(db, time.Millisecond, slog.New(slog.NewTextHandler(out, nil)))
+	if task.Name != "pgstore_cleanup" {
+		t.Errorf("task %q, want pgstore's", task.Name)
+	}
+	q, err := memqueue.New(memqueue.Config{Ledger: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- q.Run(ctx, noWork{}, task) }()
 	out.waitFor(t, "expired rows deleted")
-	closeDB()
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
 }
+
+// noWork is a queue.Worker for a queue that holds no sends.
+type noWork struct{}
+
+func (noWork) Work(context.Context, queue.Job) (time.Time, error) { return time.Time{}, nil }
 
 // keysOf counts the demo account's API keys in the database at dbURL.
 func keysOf(t *testing.T, dbURL string) int {

@@ -8,12 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/store"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/store"
 )
 
 // stores are the stores of the Notifier, in memory or in PostgreSQL. The
@@ -36,6 +39,10 @@ type stores struct {
 	verifications store.Verifications
 	counters      store.Counters
 	close         func()
+	// db and pool are the PostgreSQL store and its pool, which the queue
+	// shares (queue.go); nil in memory.
+	db   *pgstore.Store
+	pool *pgxpool.Pool
 	// keyKept says the demo account kept the key it had in the database,
 	// so cfg.apiKey (a random key) was not stored and must not be shown.
 	keyKept bool
@@ -46,23 +53,42 @@ type stores struct {
 
 // cleanupEvery is how often the gateway deletes expired rows from
 // PostgreSQL: idempotency keys, settled records past their TTL and the
-// limits' dead rows.
+// limits' dead rows. It is a periodic task of the queue (queue.go), run
+// by one of the instances that run workers.
 const cleanupEvery = 10 * time.Minute
 
-// cleanEvery runs db.Cleanup every period until the returned function is
-// called, which stops it and closes db.
-func cleanEvery(db *pgstore.Store, period time.Duration, logger *slog.Logger) (closeDB func()) {
-	stop := every(period, false, func(ctx context.Context) {
-		if n, err := db.Cleanup(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("cleaning expired rows failed; will try again", "error", err)
-		} else if n > 0 {
-			logger.Info("expired rows deleted", "rows", n)
-		}
-	})
-	return func() {
-		stop()
-		db.Close()
+// openDB connects to the database at connString as pgstore.Open does (a
+// connection string it cannot parse is not repeated; connections wait
+// pgstore.DefaultConnectTimeout to connect unless the string says
+// otherwise, and ask the server to cancel a statement whose context
+// ends), but over a pool of its own that the queue (pgqueue) shares with
+// the store. Closing the pool closes both.
+func openDB(ctx context.Context, connString string, opts ...pgstore.Option) (*pgstore.Store, *pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		// The parse error may quote the connection string, password and all.
+		return nil, nil, fmt.Errorf("%w: cannot parse the connection string", store.ErrInvalid)
 	}
+	if pcfg.ConnConfig.ConnectTimeout <= 0 {
+		pcfg.ConnConfig.ConnectTimeout = pgstore.DefaultConnectTimeout
+	}
+	pcfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	db, err := pgstore.New(pool, opts...)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	if err := db.CheckHealth(ctx); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return db, pool, nil
 }
 
 // openStores opens the stores and provisions the demo account and its
@@ -109,12 +135,18 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 	}
 	// Several instances may share one database: each provisions the demo
 	// account, and the wallet is opened only once (Conflict afterwards).
-	db, err := pgstore.Open(ctx, cfg.database, pgstore.WithIdempotencyLease(cfg.settleAfter))
+	db, pool, err := openDB(ctx, cfg.database, pgstore.WithIdempotencyLease(cfg.settleAfter))
 	if err != nil {
 		return nil, storeError("connecting", err)
 	}
+	// The pool is the gateway's (db.Close would leave it open): a failed
+	// step below closes it.
+	defer func() {
+		if pool != nil {
+			pool.Close()
+		}
+	}()
 	if err := db.Migrate(ctx); err != nil {
-		db.Close()
 		return nil, storeError("migrate", err)
 	}
 	// The demo account is made on the first start only: later starts keep
@@ -123,11 +155,9 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 	if stored, err := db.Account(ctx, acct.ID); notify.CodeOf(err) == notify.CodeNotFound {
 		err = db.PutAccount(ctx, acct)
 		if err != nil {
-			db.Close()
 			return nil, storeError("provisioning the demo account", err)
 		}
 	} else if err != nil {
-		db.Close()
 		return nil, storeError("reading the demo account", err)
 	} else if cfg.countriesSet && !slices.Equal(stored.Countries, acct.Countries) {
 		// NOTIFY_COUNTRIES, when set, is the allow list at every start,
@@ -138,7 +168,6 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 			return nil
 		})
 		if err != nil {
-			db.Close()
 			return nil, storeError("setting the demo account's countries (NOTIFY_COUNTRIES)", err)
 		}
 	}
@@ -156,28 +185,26 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		st.keyKept = !added
 	}
 	if err != nil {
-		db.Close()
 		return nil, storeError("setting the demo account's API key", err)
 	}
 	if err := db.OpenWallet(ctx, acct.ID, cfg.balance); err != nil {
 		if notify.CodeOf(err) != notify.CodeConflict {
-			db.Close()
 			return nil, storeError("opening the demo wallet", err)
 		}
 		st.walletKept = true
 	}
 	// The limits live in the database too, so instances share one budget.
 	if st.rate, err = db.RateLimit("rate", float64(cfg.rate), 2*cfg.rate); err != nil {
-		db.Close()
 		return nil, fmt.Errorf("NOTIFY_RATE_LIMIT: %s", withoutPackage(err))
 	}
 	if cfg.otpMax > 0 {
 		if st.otp, err = db.WindowLimit("otp", cfg.otpMax, cfg.otpWindow); err != nil {
-			db.Close()
 			return nil, fmt.Errorf("NOTIFY_OTP_LIMIT: %s", withoutPackage(err))
 		}
 	}
-	st.close = cleanEvery(db, cleanupEvery, logger)
+	st.db, st.pool = db, pool
+	st.close = pool.Close
+	pool = nil // st.close owns it now
 	return st, nil
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -15,7 +14,8 @@ import (
 	"github.com/notifykit/notify/wallet"
 )
 
-// sweepEvery is how often the gateway marks expired verifications.
+// sweepEvery is how often the gateway marks expired verifications: a
+// periodic task of the queue (queue.go).
 const sweepEvery = time.Minute
 
 // loadVerifyOptions reads the verification settings:
@@ -70,17 +70,17 @@ func digitsOnly(s string) bool {
 }
 
 // verifications returns the verification service of the API's
-// /verifications routes, with the fraud guard, and starts the sweep that
-// marks expired ones, stopped by the function returned. It returns nil
+// /verifications routes, with the fraud guard; the sweep that marks
+// expired ones is a periodic task of the queue (sweepTask). It returns nil
 // and a warning logged when the gateway keeps its records in PostgreSQL
 // but NOTIFY_VERIFY_SECRET is not set: a secret made at start would void
 // every verification at the next one, and differ between instances.
-func verifications(cfg *config, st *stores, n *notify.Notifier, numbers phone.Plan, logger *slog.Logger) (*verify.Service, func(), error) {
+func verifications(cfg *config, st *stores, n *notify.Notifier, numbers phone.Plan, logger *slog.Logger) (*verify.Service, error) {
 	secret := cfg.verifySecret
 	if secret == nil {
 		if cfg.database != "" {
 			logger.Warn("verifications are off: set NOTIFY_VERIFY_SECRET (the same on every instance) to turn on /api/v1/verifications")
-			return nil, nil, nil
+			return nil, nil
 		}
 		var b [32]byte
 		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
@@ -88,17 +88,12 @@ func verifications(cfg *config, st *stores, n *notify.Notifier, numbers phone.Pl
 	}
 	guard, err := verify.NewGuard(verify.GuardConfig{Counters: st.counters, SpendCap: cfg.verifyCap, SafeList: cfg.verifySafe})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	svc, err := verify.New(verify.Config{Notifier: n, Accounts: st.accounts, Store: st.verifications, Secret: secret,
 		Guard: guard, Numbers: numbers})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	stop := every(sweepEvery, false, func(ctx context.Context) {
-		if _, err := svc.Sweep(ctx); err != nil && ctx.Err() == nil {
-			logger.Warn("marking expired verifications failed; will try again", "error", err)
-		}
-	})
-	return svc, stop, nil
+	return svc, nil
 }
