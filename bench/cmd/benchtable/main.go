@@ -120,6 +120,18 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkVerifyCheck/memstore", "p99-µs"}, lowerIsBetter: true, target: 1000},
 	{what: "verify: Check p99, pgstore (µs)", dir: "bench", pattern: "VerifyCheck/pgstore", time: "3000x",
 		ours: figure{"BenchmarkVerifyCheck/pgstore", "p99-µs"}, lowerIsBetter: true, target: 5000},
+	// The durable queue on PostgreSQL (bench/queue_test.go): pgqueue, River
+	// beside pgstore, in a schema of its own; "no result" without a server.
+	{what: "queue: 10,000 sends enqueued in one transaction, EnqueueTxMany (ms)", dir: "bench", pattern: "QueueEnqueueTx", time: "1x",
+		ours: figure{"BenchmarkQueueEnqueueTx", "many-ms/batch"}, lowerIsBetter: true, target: 1000},
+	{what: "queue: the same with one EnqueueTx each vs 10,000 pgstore OpenTx (ms)", dir: "bench", pattern: "QueueEnqueueTx", time: "1x",
+		ours: figure{"BenchmarkQueueEnqueueTx", "ms/batch"}, theirs: figure{"BenchmarkQueueEnqueueTx", "store-ms/batch"}, lowerIsBetter: true},
+	{what: "queue: scheduled send lateness p99 under load (ms)", dir: "bench", pattern: "QueueScheduledLateness", time: "1x",
+		ours: figure{"BenchmarkQueueScheduledLateness", "p99-late-ms"}, lowerIsBetter: true, target: 1000},
+	{what: "queue: queued throughput vs synchronous pipeline on PostgreSQL, vendor answering in 50 ms", dir: "bench", pattern: "QueueThroughputVendor50ms", time: "1x",
+		ours: figure{"BenchmarkQueueThroughputVendor50ms", "queued-msgs/s"}, theirs: figure{"BenchmarkQueueThroughputVendor50ms", "sync-msgs/s"}, target: 1.0},
+	{what: "queue: the same with an instant vendor (database round trips only)", dir: "bench", pattern: "QueueThroughput$", time: "1x",
+		ours: figure{"BenchmarkQueueThroughput", "queued-msgs/s"}, theirs: figure{"BenchmarkQueueThroughput", "sync-msgs/s"}},
 	{what: "phone: Parse(IN) vs old Normalize, 5-form mix (ns/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
 		ours: figure{"BenchmarkPhoneIndian/mix/parse", "ns/op"}, theirs: figure{"BenchmarkPhoneIndian/mix/legacy", "ns/op"}, lowerIsBetter: true, target: 1.1},
 	{what: "phone: Parse(IN) vs old Normalize, 5-form mix (allocs/op)", dir: "bench", pattern: "PhoneIndian", time: "200ms",
