@@ -72,6 +72,12 @@ func openDB(ctx context.Context, connString string, opts ...pgstore.Option) (*pg
 	if pcfg.ConnConfig.ConnectTimeout <= 0 {
 		pcfg.ConnConfig.ConnectTimeout = pgstore.DefaultConnectTimeout
 	}
+	if !strings.Contains(connString, "pool_max_conns") {
+		// River holds a connection of its own for notices, and its
+		// fetches, the workers' sends and the API's requests share the
+		// rest: pgx's default of max(4, CPUs) is small for that.
+		pcfg.MaxConns = max(pcfg.MaxConns, 16)
+	}
 	pcfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
 	}
