@@ -301,9 +301,7 @@ func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, er
 		return ReceiptOf(m), &Error{Code: CodeConflict, Op: op,
 			Err: fmt.Errorf("message %s is %s: only a queued or scheduled message can be canceled", id, m.State)}
 	}
-	u := store.Update{State: StateFailed, From: m.State, At: n.now(), ErrorCode: string(CodeCanceled),
-		Error: "canceled before it was sent"}
-	moved, err := n.move(ctx, acct.ID, id, u)
+	r, err := n.failWaiting(ctx, acct, m, m.State, CodeCanceled, "canceled before it was sent", nil)
 	if err != nil {
 		if CodeOf(err) == CodeConflict {
 			if m, rerr := n.ledger.Message(ctx, acct.ID, id); rerr == nil {
@@ -314,17 +312,8 @@ func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, er
 	}
 	if m.Fallback != "" {
 		// The steps of a timed fallback after it stop with it.
-		n.cancelStep(ctx, acct.ID, m.Fallback, StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", id))
+		n.cancelSteps(ctx, acct.ID, m.Fallback, StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", id))
 	}
-	m.State, m.Refunded, m.UpdatedAt = moved.State, moved.Refunded, moved.UpdatedAt
-	m.ErrorCode, m.Error = u.ErrorCode, u.Error
-	r := ReceiptOf(m)
-	if m.Charge.Minor > 0 {
-		n.readBalance(ctx, acct, r)
-	}
-	env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Account: acct,
-		Price: m.Charge, Units: m.Units}
-	n.report(ctx, env, r, nil)
 	return r, nil
 }
 

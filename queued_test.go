@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -603,5 +605,52 @@ func TestEnqueueTxMany(t *testing.T) {
 	}
 	if _, err := r.n.EnqueueTxMany(ctx, nil, reqs); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("no tx: %v", err)
+	}
+}
+
+// loseFirstClaim is a ledger whose answer to the first claim of a queued
+// record (the move to attempting) is lost after the move landed.
+type loseFirstClaim struct {
+	store.Ledger
+	lost atomic.Bool
+}
+
+func (l *loseFirstClaim) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
+	moved, err := l.Ledger.Move(ctx, account, id, u)
+	if err == nil && u.State == notify.StateAttempting && u.From.Waiting() && l.lost.CompareAndSwap(false, true) {
+		return store.Moved{}, store.Errorf(store.ErrUnavailable, "the answer was lost")
+	}
+	return moved, err
+}
+
+// A claim whose answer was lost is found to have landed: the worker
+// sends the message, once, rather than leaving it attempting for the
+// reconciler to charge as unknown.
+func TestQueuedClaimWithALostAnswerStillSendsOnce(t *testing.T) {
+	r := newQueueRig(t)
+	ledger := &loseFirstClaim{Ledger: r.ledger}
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
+		notify.WithQueue(r.q), notify.WithClock(r.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rc, err := n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clock.Advance(time.Hour)
+	r.q.RunDue(ctx, n)
+	if !ledger.lost.Load() || r.vendor.Len() != 1 {
+		t.Fatalf("lost %v, vendor got %d: want the claim's answer lost and the message sent once", ledger.lost.Load(), r.vendor.Len())
+	}
+	if m := r.message(t, rc.MessageID); m.State != notify.StateSent {
+		t.Fatalf("record %s, want sent", m.State)
 	}
 }

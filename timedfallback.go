@@ -90,7 +90,7 @@ func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...F
 		r, err := n.dispatch(ctx, op, acct, p)
 		undo.unless(r)
 		if r == nil {
-			n.cancelChain(ctx, acct.ID, ids, "not needed: the message it follows was not sent")
+			n.cancelSteps(ctx, acct.ID, ids[0], StateScheduled, "not needed: the message it follows was not sent")
 			return nil, err
 		}
 		r.Fallback = ids[0]
@@ -199,7 +199,7 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 			m.Fallback = ids[i+1]
 		}
 		if _, err := n.queue.Open(ctx, m); err != nil {
-			n.cancelChain(ctx, acct.ID, ids[:i+1], "not needed: its chain could not be scheduled")
+			n.cancelSteps(ctx, acct.ID, ids[0], StateScheduled, "not needed: its chain could not be scheduled")
 			return nil, storeFailure(op, "queue", err)
 		}
 		n.observe(ctx, Event{Type: StatePending, Envelope: env})
@@ -208,37 +208,51 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 	return ids, nil
 }
 
-// cancelChain cancels the waiting steps ids, refunded, saying why.
-func (n *Notifier) cancelChain(ctx context.Context, account string, ids []string, why string) {
-	for _, id := range ids {
-		n.cancelStep(ctx, account, id, StateScheduled, why)
-	}
-}
-
-// cancelStep moves the step id from state from to failed, refunded, as
-// unneeded, tells the observers, and cancels the steps after it, still
-// waiting, which follow a canceled step. It reports whether it moved id.
-func (n *Notifier) cancelStep(ctx context.Context, account, id string, from MessageState, why string) bool {
+// cancelSteps cancels the step id, standing in from (any waiting state
+// when from is empty), and the steps after it that still wait (they
+// follow a canceled step): each failed with CodeCanceled and why,
+// refunded, the observers told. It reports whether it moved id.
+func (n *Notifier) cancelSteps(ctx context.Context, account, id string, from MessageState, why string) bool {
 	moved := false
 	for i := 0; i <= MaxFallbacks && id != ""; i++ {
-		u := store.Update{State: StateFailed, From: from, At: n.now(), ErrorCode: string(CodeCanceled), Error: why}
-		if _, err := n.move(ctx, account, id, u); err != nil {
+		m, err := n.ledger.Message(ctx, account, id)
+		if err != nil || from == "" && !m.State.Waiting() {
+			return moved
+		}
+		if from == "" {
+			from = m.State
+		}
+		if _, err := n.failWaiting(ctx, nil, m, from, CodeCanceled, why, nil); err != nil {
 			return moved
 		}
 		moved = true
-		sctx := detached(ctx)
-		m, err := n.ledger.Message(sctx, account, id)
-		sctx.release()
-		if err != nil {
-			return moved
-		}
-		r := ReceiptOf(m)
-		env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Price: m.Charge, Units: m.Units}
-		n.report(ctx, env, r, nil)
-		prev := id
-		id, from, why = m.Fallback, StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", prev)
+		id, from, why = m.Fallback, "", fmt.Sprintf("not needed: the step it follows, %s, was canceled", m.ID)
 	}
 	return moved
+}
+
+// failWaiting moves m, standing in from (queued or scheduled, or
+// attempting once a worker has claimed it), to failed with code and why,
+// its charge refunded in the same step, and tells the observers (with
+// cause, when not nil). It answers m's receipt after the move, with the
+// balance after the refund when acct is given. When m no longer stands in
+// from, the move is CodeConflict and nobody is told: whoever moved it
+// first did.
+func (n *Notifier) failWaiting(ctx context.Context, acct *Account, m *Message, from MessageState, code Code, why string, cause error) (*Receipt, error) {
+	u := store.Update{State: StateFailed, From: from, At: n.now(), ErrorCode: string(code), Error: why}
+	moved, err := n.move(ctx, m.Account, m.ID, u)
+	if err != nil {
+		return nil, err
+	}
+	m.State, m.Refunded, m.UpdatedAt, m.ErrorCode, m.Error = moved.State, moved.Refunded, moved.UpdatedAt, u.ErrorCode, u.Error
+	r := ReceiptOf(m)
+	if acct != nil && m.Refunded {
+		n.readBalance(ctx, acct, r)
+	}
+	env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Account: acct,
+		Price: m.Charge, Units: m.Units}
+	n.report(ctx, env, r, cause)
+	return r, nil
 }
 
 // confirmed reports whether a message in state s is confirmed by the
@@ -276,7 +290,7 @@ func (n *Notifier) confirmChain(ctx context.Context, m *Message) {
 	if err != nil || step.Follows != m.ID || !step.State.Waiting() || !confirmed(m.State, step.Confirm) {
 		return
 	}
-	n.cancelStep(ctx, m.Account, step.ID, step.State, fmt.Sprintf("not needed: message %s was %s in time", m.ID, m.State))
+	n.cancelSteps(ctx, m.Account, step.ID, step.State, fmt.Sprintf("not needed: message %s was %s in time", m.ID, m.State))
 }
 
 // prefixFields returns err with the field names of an InvalidArgument

@@ -63,13 +63,20 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 			return time.Time{}, storeFailure(op, "ledger", err)
 		}
 		if why != "" {
-			n.cancelStep(ctx, m.Account, m.ID, m.State, why)
+			n.cancelSteps(ctx, m.Account, m.ID, m.State, why)
 			return time.Time{}, nil
 		}
 	}
-	// The claim: one worker wins it, and a cancel after it conflicts.
+	// The claim: one worker wins it, and a cancel after it conflicts. A
+	// claim whose answer was lost is tried again, and found to have
+	// landed (n.move): the record is then this worker's to send, where
+	// giving up would leave it attempting for the reconciler to charge
+	// as unknown.
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, wrap(op, "", CodeCanceled, err)
+	}
 	claim := store.Update{State: StateAttempting, From: m.State, At: n.now(), Provider: env.Provider}
-	if _, err := n.ledger.Move(ctx, m.Account, m.ID, claim); err != nil {
+	if _, err := n.move(ctx, m.Account, m.ID, claim); err != nil {
 		if CodeOf(err) == CodeConflict {
 			return time.Time{}, nil
 		}
@@ -87,7 +94,7 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 			why = "not sent: whether it was needed could not be read: " + err.Error()
 			fallthrough
 		case why != "":
-			n.cancelStep(ctx, m.Account, m.ID, StateAttempting, why)
+			n.cancelSteps(ctx, m.Account, m.ID, StateAttempting, why)
 			return time.Time{}, nil
 		}
 	}
@@ -129,17 +136,13 @@ func (n *Notifier) prepareQueued(ctx context.Context, op string, m *Message) (pr
 }
 
 // failQueued fails m, still queued or scheduled, refunded, for the reason
-// err: its request no longer prepares.
+// err: its request no longer prepares. A record moved meanwhile (a
+// cancel, another worker) is left as it stands.
 func (n *Notifier) failQueued(ctx context.Context, op string, m *Message, err error) error {
-	u := store.Update{State: StateFailed, From: m.State, At: n.now(), ErrorCode: string(CodeOf(err)),
-		Error: "not sent: " + err.Error()}
-	if _, merr := n.move(ctx, m.Account, m.ID, u); merr != nil && CodeOf(merr) != CodeConflict {
+	_, merr := n.failWaiting(ctx, nil, m, m.State, CodeOf(err), "not sent: "+err.Error(), err)
+	if merr != nil && CodeOf(merr) != CodeConflict {
 		return storeFailure(op, "ledger", merr) // the job runs again, and tries again
 	}
-	r := ReceiptOf(m)
-	r.Status, r.Cost, r.ErrorCode, r.Error = StateFailed, Money{Currency: m.Charge.Currency}, CodeOf(err), u.Error
-	env := &Envelope{ID: m.ID, Kind: m.Kind, To: m.To, Country: m.Country, Provider: m.Provider, Price: m.Charge, Units: m.Units}
-	n.report(ctx, env, r, err)
 	return nil
 }
 

@@ -726,7 +726,6 @@ func (h *Handler) sender(rt sendRoute) func(*exchange, *http.Request, *notify.Ac
 			rec, err = h.n.SendWithFallback(ctx, wf.Request, wf.chain...)
 		case !at.IsZero() && rt.queue:
 			rec, err = h.n.SendAt(ctx, req, at)
-			h.fillSendAt(ctx, acct, rec)
 		case h.async && rt.queue && preferAsync(r.Header):
 			rec, err = h.n.Enqueue(ctx, req)
 			if err == nil || rec != nil && rec.Status == notify.StateUnknown {
@@ -734,7 +733,6 @@ func (h *Handler) sender(rt sendRoute) func(*exchange, *http.Request, *notify.Ac
 			}
 		default:
 			rec, err = h.n.Send(ctx, req)
-			h.fillSendAt(ctx, acct, rec) // a repeat of a scheduled send's key
 		}
 		finish(x, r, rec, err)
 	}

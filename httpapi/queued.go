@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -173,17 +172,4 @@ func (h *Handler) cancelMessage(x *exchange, r *http.Request, acct *notify.Accou
 		return
 	}
 	h.answerMessage(ctx, x, r, acct, id)
-}
-
-// fillSendAt gives a scheduled receipt without its time (the repeat of an
-// idempotency key answers the first receipt as the idempotency store kept
-// it, which may not hold the time) the time of its record. The answer
-// loses nothing else when the record cannot be read.
-func (h *Handler) fillSendAt(ctx context.Context, acct *notify.Account, rec *notify.Receipt) {
-	if rec == nil || rec.Status != notify.StateScheduled || !rec.SendAt.IsZero() || rec.MessageID == "" {
-		return
-	}
-	if m, err := h.n.Message(ctx, acct.ID, rec.MessageID); err == nil {
-		rec.SendAt = m.SendAt
-	}
 }
