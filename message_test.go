@@ -761,3 +761,22 @@ func TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs(t *testing.T) {
 		t.Fatalf("the SMS vendor got %d messages, want 1", got)
 	}
 }
+
+// ReconcileTask is Reconcile as a queue's periodic task, every half
+// settle threshold.
+func TestReconcileTask(t *testing.T) {
+	r := newRecordRig(t, nil)
+	env, _ := crashDuringVendorCall(t, r, smsReq("hello"))
+	n2 := r.instance(t)
+	task := n2.ReconcileTask()
+	if task.Name != "notify_reconcile" || task.Every != settleAfter/2 {
+		t.Fatalf("task %q every %v, want notify_reconcile every %v", task.Name, task.Every, settleAfter/2)
+	}
+	r.clock.Advance(settleAfter + time.Second)
+	if err := task.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if m := r.message(t, env.ID); m.State != notify.StateUnknown {
+		t.Fatalf("after the task the record is %s, want unknown", m.State)
+	}
+}

@@ -33,6 +33,15 @@ import (
 // goroutine that retried it, with the refund in Refund (the send's own
 // StateFailed had none, its Receipt.Cost the charge standing).
 //
+// A queued or scheduled send (Notifier.Enqueue, SendAt, a send its window
+// holds, the steps of SendWithFallback) has its StatePending event when it
+// is charged, and its settlement when a worker (Notifier.Work) sends it,
+// or StateFailed with the refund when it is canceled. A send in the
+// caller's transaction (EnqueueTx, EnqueueTxMany) has no StatePending
+// event, since its charge stands only if the transaction commits: its
+// events start with the worker's, and the money they report is then
+// Envelope.Price less the Refunds.
+//
 // Money: a StatePending event debited Envelope.Price; every later event says
 // in Refund what it credited back, so that what a message costs in the
 // end is Envelope.Price less the Refunds of its events.

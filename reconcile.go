@@ -46,7 +46,9 @@ type ReconcileResult struct {
 // StateUnknown with the record's receipt and a nil Envelope.
 //
 // Reconcile runs until no stale record is left or ctx ends; run it at
-// start and then periodically (the gateway does, every half threshold).
+// start and then periodically: ReconcileTask makes it a queue's periodic
+// task, every half threshold, as the gateway runs it. Queued and
+// scheduled records are left alone: a job will take them.
 func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
 	const op = "notify.Reconcile"
 	var res ReconcileResult

@@ -88,6 +88,12 @@ func fingerprintOf(r Request) string {
 // A ctx that ends before the vendor is called cancels the send and
 // nothing stays charged; once the vendor call is in flight, its outcome
 // decides, as the provider reports it. Send is safe for concurrent use.
+//
+// A message outside its channel's send window (Envelope.Window: by
+// default, a promotional SMS to India outside 09:00-21:00 IST) is not
+// sent now: with a queue (WithQueue) it is charged and scheduled for the
+// window's opening, and the receipt is StateScheduled with SendAt; without
+// one it is refused CodeRateLimited with the wait as RetryAfter.
 func (n *Notifier) Send(ctx context.Context, req Request) (*Receipt, error) {
 	const op = "notify.Send"
 	if nilness.Is(req) {

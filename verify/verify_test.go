@@ -551,3 +551,27 @@ func TestEmptyCodeCostsNoAttempt(t *testing.T) {
 		t.Errorf("an empty code counted %d checks", n)
 	}
 }
+
+// SweepTask is Sweep as a queue's periodic task.
+func TestSweepTask(t *testing.T) {
+	e := newEnv(t, func(c *verify.Config) { c.TTL = 30 * time.Second })
+	ctx := context.Background()
+	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := e.svc.SweepTask(0)
+	if task.Name != "verify_sweep" || task.Every != time.Minute {
+		t.Fatalf("SweepTask(0): %q every %v, want verify_sweep every minute", task.Name, task.Every)
+	}
+	e.clock.Add(30 * time.Second)
+	if err := task.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.svc.Sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("a sweep after the task marked %d, %v; want nothing left", n, err)
+	}
+	if got, _ := e.svc.Get(ctx, notifytest.AccountID, v.ID); got.Status != verify.StatusExpired {
+		t.Fatalf("after the task: %s, want expired", got.Status)
+	}
+}
