@@ -30,7 +30,10 @@
 // for each. The worker claims the record by moving it to attempting, so
 // a job River runs twice sends once. A retry the worker asks for snoozes
 // the job until then; an error runs the job again after queue.Backoff of
-// its failed runs, up to 25 runs. The queue.Periodic tasks (the
+// its failed runs, up to 10,000 runs. A job whose process died after
+// River took it runs again once it has been taken Config.RescueAfter, and
+// within River's rescue interval (30 s) after that; RescueAfter is also
+// each run's time limit. The queue.Periodic tasks (the
 // Notifier's reconciliation, say) are River periodic jobs: River's
 // elected leader among the processes sharing the tables enqueues each
 // at its interval, so one run happens per interval whatever the number

@@ -73,9 +73,12 @@ type Config struct {
 	// RescueAfter is how long a job may stay taken before another process
 	// takes it again: a process killed after River took a job but before
 	// its worker claimed the record leaves the job taken, and its send
-	// waits this long. Running a job again is safe (the claim has one
-	// winner), so keep it near the Notifier's settle threshold
-	// (notify.WithSettleAfter). Default DefaultRescueAfter (2 minutes).
+	// waits this long, and up to 30 s more (River's rescuer runs every
+	// 30 s, on the elected leader). It is also each run's time limit:
+	// a run still going after it has its context canceled. Running a job
+	// again is safe (the claim has one winner), so keep it near the
+	// Notifier's settle threshold (notify.WithSettleAfter), above its
+	// attempt timeout. Default DefaultRescueAfter (2 minutes).
 	RescueAfter time.Duration
 }
 
@@ -168,10 +171,13 @@ func (q *Queue) clientConfig() *river.Config {
 		CompletedJobRetentionPeriod: completedRetention,
 		MaxAttempts:                 maxAttempts,
 		RetryPolicy:                 backoff{},
-		// The worker bounds its own calls (a vendor call has its
-		// timeout); a send cut short by River would leave its record
-		// attempting for the reconciler.
-		JobTimeout:           -1,
+		// River's rescuer runs again only a job taken longer than its
+		// timeout: without one (-1) a job whose process died after the
+		// fetch stays taken forever, its record queued and charged. The
+		// worker bounds its own calls (a vendor call has its timeout),
+		// so this cuts short only a run that outlived the settle
+		// threshold, whose record the reconciler settles anyway.
+		JobTimeout:           q.cfg.RescueAfter,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		// A job due later waits as available with its scheduled_at (see
 		// dueAvailable), which a fetch takes once due: polling every

@@ -306,3 +306,54 @@ func TestOpenTxMany(t *testing.T) {
 		t.Fatalf("a foreign tx: %v", err)
 	}
 }
+
+// jobWorker reports each job it runs on jobs.
+type jobWorker struct{ jobs chan queue.Job }
+
+func (w jobWorker) Work(_ context.Context, j queue.Job) (time.Time, error) {
+	w.jobs <- j
+	return time.Time{}, nil
+}
+
+// TestRescueTakenJob: a job that a killed process took (River's running
+// state, its worker gone) runs again once it has been taken longer than
+// RescueAfter. With no job timeout River's rescuer would leave it taken
+// forever, its record queued and charged.
+func TestRescueTakenJob(t *testing.T) {
+	_, st, pool, account := newQueue(t)
+	q, err := pgqueue.New(st, pool, pgqueue.Config{RescueAfter: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m := queuedRecord(account, 500)
+	if _, err := q.Open(ctx, m); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	// As River leaves a job whose process died after the fetch.
+	tag, err := pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1,
+		attempted_at = now() - interval '1 minute', attempted_by = ARRAY['killed-process']
+		WHERE args->>'message' = $1`, m.ID)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("take the job: %v, %d rows", err, tag.RowsAffected())
+	}
+	w := jobWorker{jobs: make(chan queue.Job, 1)}
+	done := make(chan error, 1)
+	runCtx, stop := context.WithCancel(ctx)
+	go func() { done <- q.Run(runCtx, w) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	select {
+	case j := <-w.jobs:
+		if j.Message != m.ID || j.Account != account {
+			t.Fatalf("ran %+v, want the job of %s", j, m.ID)
+		}
+	case <-ctx.Done():
+		t.Fatal("a job taken by a dead process was not run again within a minute")
+	}
+}
