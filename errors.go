@@ -63,12 +63,19 @@ const (
 	// a message ID, may have sent the message: that send is
 	// CodeOutcomeUnknown, with the Internal error as its cause.
 	CodeInternal Code = "internal"
+	// CodeSuppressed: the recipient is on the account's suppression list
+	// for the channel (store.Suppressions): a promotional send is refused
+	// for any entry (unsubscribed, hard bounce, complaint, manual), a
+	// transactional one only for a hard bounce. Checked before anything
+	// is charged; sending again changes nothing until the entry is
+	// removed.
+	CodeSuppressed Code = "suppressed"
 )
 
-// Temporary reports whether errors of this code may succeed when retried
+// temporary reports whether errors of this code may succeed when retried
 // unchanged: Unavailable and RateLimited. Whether a retry is safe is
 // another question, answered by IsRetryable.
-func (c Code) Temporary() bool { return c == CodeUnavailable || c == CodeRateLimited }
+func (c Code) temporary() bool { return c == CodeUnavailable || c == CodeRateLimited }
 
 // OutcomeOf classifies the error of a delivery attempt (Provider.Send or
 // Channel.Deliver), the way database/sql reads driver.ErrBadConn, into
@@ -107,7 +114,7 @@ func OutcomeOf(err error) MessageState {
 // StateFailed) and the failure is temporary (Unavailable or
 // RateLimited). The Notifier retries only these.
 func IsRetryable(err error) bool {
-	return OutcomeOf(err) == StateFailed && CodeOf(err).Temporary()
+	return OutcomeOf(err) == StateFailed && CodeOf(err).temporary()
 }
 
 // FieldError names one bad field of a request and the rule it breaks.

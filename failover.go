@@ -129,7 +129,7 @@ func (n *Notifier) failedOver(ctx context.Context, m *Message, key string) (*Rec
 		return rc, nil
 	}
 	for i := len(prev) - 1; i >= 0; i-- {
-		if !Code(prev[i].ErrorCode).Temporary() {
+		if !Code(prev[i].ErrorCode).temporary() {
 			return ReceiptOf(prev[i]), nil // refused for good: trying again cannot help
 		}
 	}

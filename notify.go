@@ -266,8 +266,8 @@ func WithIDGenerator(newID func() string) Option {
 	}
 }
 
-// DefaultSettleAfter is the settle threshold of WithSettleAfter.
-const DefaultSettleAfter = 2 * time.Minute
+// defaultSettleAfter is the settle threshold of WithSettleAfter.
+const defaultSettleAfter = 2 * time.Minute
 
 // New returns a Notifier that finds accounts in accounts and keeps the
 // money and the record of every message in ledger: a record of each send,
@@ -291,7 +291,7 @@ func New(accounts store.Accounts, ledger store.Ledger, opts ...Option) (*Notifie
 		now:      time.Now,
 		newID:    newMessageID,
 
-		settleAfter: DefaultSettleAfter,
+		settleAfter: defaultSettleAfter,
 	}
 	for i, opt := range opts {
 		if opt == nil {

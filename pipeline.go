@@ -611,7 +611,7 @@ func (w *walk) attempt(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		last = err
-		if !CodeOf(err).Temporary() {
+		if !CodeOf(err).temporary() {
 			return nil, err // refused for good: another provider cannot help
 		}
 	}
@@ -659,7 +659,7 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 	}
 	if ctx.Err() != nil {
 		n.breakers.release(name) // the caller left: that says nothing of the provider
-	} else if changed, open := n.breakers.done(name, outcome == StateUnknown || outcome == StateFailed && CodeOf(err).Temporary(), n.now); changed {
+	} else if changed, open := n.breakers.done(name, outcome == StateUnknown || outcome == StateFailed && CodeOf(err).temporary(), n.now); changed {
 		var cause error
 		if open {
 			cause = err
@@ -694,7 +694,7 @@ func (n *Notifier) retrying(ctx context.Context, envs []*Envelope, try func(ctx 
 		}
 		// Certainly not accepted here, so IsRetryable comes down to
 		// whether the code is temporary.
-		if attempt >= n.retry.MaxAttempts || !CodeOf(err).Temporary() {
+		if attempt >= n.retry.MaxAttempts || !CodeOf(err).temporary() {
 			return attempt, StateFailed, err
 		}
 		delay := n.backoff(attempt, err)

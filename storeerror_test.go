@@ -68,7 +68,7 @@ func ExampleStoreError() {
 	_, err := n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	var se *notify.StoreError
 	if errors.As(err, &se) {
-		fmt.Printf("the %s store failed (%s); temporary: %v\n", se.Store, notify.CodeOf(err), notify.CodeOf(err).Temporary())
+		fmt.Printf("the %s store failed (%s); retryable: %v\n", se.Store, notify.CodeOf(err), notify.IsRetryable(err))
 	}
-	// Output: the limits store failed (unavailable); temporary: true
+	// Output: the limits store failed (unavailable); retryable: true
 }

@@ -49,6 +49,10 @@ func StatusOf(code notify.Code) int {
 		return http.StatusTooManyRequests
 	case notify.CodeRejected:
 		return http.StatusBadGateway
+	case notify.CodeSuppressed:
+		// The request is well formed but the recipient may not get it:
+		// 422, as the e-mail APIs answer an inactive recipient.
+		return http.StatusUnprocessableEntity
 	case notify.CodeUnavailable, notify.CodeCanceled:
 		return http.StatusServiceUnavailable
 	case notify.CodeDeadlineExceeded:

@@ -19,7 +19,7 @@ const purgeBatch = 64
 
 // DefaultIdempotencyLease is how long NewIdempotency lets a reservation
 // hold its key unless told otherwise; it matches the Notifier's default
-// settle threshold (notify.DefaultSettleAfter).
+// settle threshold (notify.WithSettleAfter, 2 minutes by default).
 const DefaultIdempotencyLease = 2 * time.Minute
 
 // Idempotency is an in-memory store.Keys. It is safe for

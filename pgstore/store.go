@@ -23,7 +23,7 @@ const (
 	DefaultIdempotencyTTL = 24 * time.Hour
 	// DefaultIdempotencyLease is how long a reservation holds its key; it
 	// matches the Notifier's default settle threshold
-	// (notify.DefaultSettleAfter).
+	// (notify.WithSettleAfter, 2 minutes by default).
 	DefaultIdempotencyLease = 2 * time.Minute
 	// DefaultRecordTTL is how long a settled message record, and a
 	// request record, is kept.

@@ -341,14 +341,18 @@ func parseOTPLimit(s string) (int, time.Duration, error) {
 // Notifier's own.
 const defaultAttemptTimeout = 10 * time.Second
 
+// defaultSettleAfter is NOTIFY_SETTLE_AFTER's default, the library's
+// (notify.WithSettleAfter).
+const defaultSettleAfter = 2 * time.Minute
+
 // parseSendTimes reads NOTIFY_ATTEMPT_TIMEOUT, a Go duration from 1s to
 // 5m (default 10s), and NOTIFY_SETTLE_AFTER, one up to 24h (default
-// notify.DefaultSettleAfter, 2m). The threshold must exceed the longest a
+// notify.WithSettleAfter's default, 2m). The threshold must exceed the longest a
 // send can take under the gateway's retry policy (the default one) with
 // that attempt timeout, or live sends would be settled as abandoned: the
 // rule is notify.RetryPolicy.Longest's, the one notify.New enforces.
 func parseSendTimes(attempt, settle string) (attemptTimeout, settleAfter time.Duration, err error) {
-	attemptTimeout, settleAfter = defaultAttemptTimeout, notify.DefaultSettleAfter
+	attemptTimeout, settleAfter = defaultAttemptTimeout, defaultSettleAfter
 	if attempt != "" {
 		d, err := time.ParseDuration(attempt)
 		if err != nil || d < time.Second || d > 5*time.Minute {

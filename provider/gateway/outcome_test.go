@@ -103,7 +103,7 @@ func TestErrorClassification(t *testing.T) {
 			if got := notify.OutcomeOf(err); got != c.outcome {
 				t.Errorf("outcome %v, want %v", got, c.outcome)
 			}
-			if want := c.outcome == notAccepted && c.code.Temporary(); notify.IsRetryable(err) != want {
+			if want := c.outcome == notAccepted && (c.code == notify.CodeUnavailable || c.code == notify.CodeRateLimited); notify.IsRetryable(err) != want {
 				t.Errorf("IsRetryable = %v, want %v", !want, want)
 			}
 			if e.RetryAfter != c.retry {
