@@ -37,6 +37,9 @@ type admission struct {
 // legs and counts once. A refusal is told to the observers (StateRefused)
 // as a request of kind.
 func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
+	if err := n.suppressed(ctx, op, acct, envs); err != nil { // suppression.go: before any unit is taken
+		return nil, err
+	}
 	if n.rate == nil && n.otpThrottle == nil {
 		return nil, nil
 	}

@@ -77,6 +77,9 @@ type Handler struct {
 	keySum [sha256.Size]byte
 	log    *slog.Logger
 	mux    *http.ServeMux
+	// suppressions serves the suppression endpoints (suppress.go); nil:
+	// not routed.
+	suppressions store.Suppressions
 }
 
 // New returns a Handler over store that admits requests carrying
@@ -122,6 +125,7 @@ func (h *Handler) routes() {
 		{acct + "/templates", map[string]func(*request){"GET": (*request).listTemplates}},
 		{acct + "/templates/{slug}", map[string]func(*request){"PUT": (*request).putTemplate, "DELETE": (*request).deleteTemplate}},
 	}
+	table = append(table, h.suppressionRoutes()...)
 	h.mux = http.NewServeMux()
 	for _, rt := range table {
 		var allow []string

@@ -22,6 +22,18 @@
 //	GET    /admin/v1/accounts/{id}/templates                   the custom templates, by slug
 //	PUT    /admin/v1/accounts/{id}/templates/{slug}            register one; it must compile (template.Check)
 //	DELETE /admin/v1/accounts/{id}/templates/{slug}            remove one (404 when missing)
+//	GET    /admin/v1/accounts/{id}/suppressions?channel=&limit=&after=  the suppression list, by channel then recipient
+//	POST   /admin/v1/accounts/{id}/suppressions                {"channel","to","reason"}: add one (idempotent)
+//	POST   /admin/v1/accounts/{id}/suppressions/remove         {"channel","to"}: remove one (404 when missing)
+//
+// The suppression routes serve a store.Suppressions (WithSuppressions, or
+// the Store when it implements it: *pgstore.Store does), and are not
+// routed without one. The channel is sms, chat or email, the recipient an
+// E.164 number or an address (normalised by store.NormalizeRecipient),
+// the reason unsubscribed, hard_bounce, complaint or manual: each is
+// checked before the store is asked. Recipients travel in bodies, never
+// in URLs, so that access logs do not collect them; the change log
+// (suppression.add, suppression.remove) names the channel and reason only.
 //
 // docs/admin.md gives every request and answer.
 //

@@ -111,3 +111,16 @@ func TestCountersConformance(t *testing.T) {
 		New: func(t *testing.T) store.Counters { return memstore.NewCounters() },
 	})
 }
+
+func TestSuppressionsConformance(t *testing.T) {
+	storetest.RunSuppressions(t, storetest.SuppressionsHarness{
+		New: func(t *testing.T) store.Suppressions { return memstore.NewSuppressions() },
+	})
+}
+
+// The Ledger's list, which the Notifier finds, is the same store.
+func TestLedgerSuppressionsConformance(t *testing.T) {
+	storetest.RunSuppressions(t, storetest.SuppressionsHarness{
+		New: func(t *testing.T) store.Suppressions { return memstore.NewLedger(nil) },
+	})
+}

@@ -68,6 +68,8 @@ type Ledger struct {
 	// without leaving a stale key.
 	byProvider *msgIndex
 	requests   requestRecords
+	// suppressions is the account's suppression list (suppress.go).
+	suppressions Suppressions
 }
 
 // messageShard holds the records whose IDs hash to it. Every record is

@@ -128,3 +128,13 @@ func TestCountersConformance(t *testing.T) {
 		},
 	})
 }
+
+func TestSuppressionsConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunSuppressions(t, storetest.SuppressionsHarness{
+		New: func(t *testing.T) store.Suppressions {
+			s, _ := newStore(t)
+			return s
+		},
+	})
+}

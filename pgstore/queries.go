@@ -30,6 +30,8 @@ type queries struct {
 
 	counters counterQueries
 
+	suppressions suppressionQueries
+
 	migrationsTable, migrationVersions, migrationInsert string
 }
 
@@ -445,6 +447,8 @@ WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`
 		verifications: buildVerificationQueries(x),
 
 		counters: buildCounterQueries(x),
+
+		suppressions: buildSuppressionQueries(x),
 
 		migrationsTable: x(`CREATE TABLE IF NOT EXISTS {{s}}{{p}}schema_migrations (
 	version    integer PRIMARY KEY,

@@ -12,7 +12,9 @@ func adminRoutes(cfg *config, st *stores, logger *slog.Logger) ([]route, error) 
 	if cfg.adminKey == "" {
 		return nil, nil
 	}
-	h, err := adminapi.New(st.admin, cfg.adminKey, adminapi.WithLogger(logger.With("component", "admin")))
+	opts := []adminapi.Option{adminapi.WithLogger(logger.With("component", "admin"))}
+	opts = append(opts, suppressionAdmin(st)...) // suppress.go
+	h, err := adminapi.New(st.admin, cfg.adminKey, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ func (c *config) loadMailOptions(get func(string) string) error {
 		}
 		c.unsubscribeSecret = secret
 	}
+	c.unsubscribeAccount = get("NOTIFY_UNSUBSCRIBE_ACCOUNT")
 	if c.smtp == nil && (c.smtpHelo != "" || c.dkim.Domain != "" || c.unsubscribeSecret != nil) {
 		return fmt.Errorf("NOTIFY_SMTP_HELO, NOTIFY_DKIM_* and NOTIFY_UNSUBSCRIBE_SECRET are for a real SMTP server: set NOTIFY_SMTP_URL too")
 	}

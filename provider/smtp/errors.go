@@ -18,7 +18,15 @@ const (
 	unknown     = notify.CodeOutcomeUnknown
 )
 
-func wrapCode(code notify.Code, err error) error { return notify.WithCode(code, err) }
+// wrapCode codes err for the Notifier. A certain refusal is marked as a
+// hard bounce when the server refused the recipient's address (asBounce,
+// bounce.go), so that the Notifier suppresses it.
+func wrapCode(code notify.Code, err error) error {
+	if code == rejected {
+		err = asBounce(err)
+	}
+	return notify.WithCode(code, err)
+}
 
 // replyCode returns the SMTP reply code in err's chain, if any.
 func replyCode(err error) (int, bool) {

@@ -136,7 +136,8 @@ func UnsubscribeToken(secret []byte, address string) (string, error) {
 }
 
 // VerifyUnsubscribeToken returns the address that token names, when
-// UnsubscribeToken (or a Server's "{token}") made it with secret. It is
+// UnsubscribeToken, AccountUnsubscribeToken or a Server's "{token}"
+// (which names the message's account too) made it with secret. It is
 // what a host application's unsubscribe endpoint calls on the token from
 // the URL, before it records the address as unsubscribed.
 //
@@ -152,5 +153,6 @@ func VerifyUnsubscribeToken(secret []byte, token string) (address string, err er
 	if err != nil {
 		return "", err
 	}
-	return k.verify(token)
+	_, address, err = k.verifyAny(token)
+	return address, err
 }

@@ -1,0 +1,213 @@
+package adminapi
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/store"
+)
+
+// Suppression lists (store.Suppressions), per account and channel:
+//
+//	GET  /accounts/{id}/suppressions[?channel=&limit=&after=]  a page, by channel then recipient
+//	POST /accounts/{id}/suppressions          {"channel", "to", "reason"}: add (idempotent)
+//	POST /accounts/{id}/suppressions/remove   {"channel", "to"}: remove (404 when absent)
+//
+// The recipient travels in bodies, never in a path or query string
+// (removal is a POST, not a DELETE of a URL naming it), so that access
+// logs do not collect addresses and numbers. Answers name recipients in
+// full: the admin who manages the list must see what is on it. The
+// change log names the channel and reason only.
+
+// WithSuppressions serves the suppression endpoints over list: the list
+// the Notifier enforces, its ledger's (memstore.Ledger and pgstore.Store
+// implement store.Suppressions). Without it, the Store's own list is
+// served when the Store implements store.Suppressions, else the
+// endpoints are not routed (404). A nil list is an error.
+func WithSuppressions(list store.Suppressions) Option {
+	return func(h *Handler) error {
+		if list == nil {
+			return errors.New("adminapi: nil suppression list")
+		}
+		h.suppressions = list
+		return nil
+	}
+}
+
+// suppressionRoutes are the routes of the suppression endpoints, or none
+// without a list.
+func (h *Handler) suppressionRoutes() []route {
+	if h.suppressions == nil {
+		h.suppressions, _ = h.store.(store.Suppressions)
+	}
+	if h.suppressions == nil {
+		return nil
+	}
+	const base = BasePath + "/accounts/{id}/suppressions"
+	return []route{
+		{base, map[string]func(*request){"GET": (*request).listSuppressions, "POST": (*request).addSuppression}},
+		{base + "/remove", map[string]func(*request){"POST": (*request).removeSuppression}},
+	}
+}
+
+type suppressionIn struct {
+	Channel string `json:"channel"`
+	To      string `json:"to"`
+	Reason  string `json:"reason"`
+}
+
+type suppressionJSON struct {
+	Channel string    `json:"channel"`
+	To      string    `json:"to"`
+	Reason  string    `json:"reason"`
+	At      time.Time `json:"at"`
+}
+
+type suppressionsPage struct {
+	Account      string            `json:"account"`
+	Suppressions []suppressionJSON `json:"suppressions"`
+	Next         string            `json:"next,omitempty"`
+}
+
+func suppressionOf(e store.Suppression) suppressionJSON {
+	return suppressionJSON{Channel: string(e.Kind), To: e.To, Reason: string(e.Reason), At: e.At.UTC()}
+}
+
+// check checks in's channel and recipient (and its reason, when
+// withReason), naming each bad field, and returns the recipient
+// normalised.
+func (in *suppressionIn) check(withReason bool) (string, error) {
+	var fe notify.FieldErrors
+	var to string
+	switch kind := store.Kind(in.Channel); {
+	case in.Channel == "":
+		fe.Add("channel", "is required: sms, chat or email")
+	case !store.SuppressibleKind(kind):
+		fe.Add("channel", "must be sms, chat or email")
+	case in.To == "":
+		fe.Add("to", "is required")
+	default:
+		n, err := store.NormalizeRecipient(kind, in.To)
+		if err != nil {
+			var sfe store.FieldErrors
+			if errors.As(err, &sfe) && len(sfe) > 0 {
+				fe.Add("to", sfe[0].Message)
+			} else {
+				fe.Add("to", "is not a valid recipient")
+			}
+		}
+		to = n
+	}
+	if withReason && !store.SuppressionReason(in.Reason).Valid() {
+		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
+	}
+	return to, fe.Err()
+}
+
+// listSuppressions: GET /accounts/{id}/suppressions.
+func (q *request) listSuppressions() {
+	var fe notify.FieldErrors
+	kind := store.Kind(q.r.URL.Query().Get("channel"))
+	if kind != "" && !store.SuppressibleKind(kind) {
+		fe.Add("channel", "must be sms, chat or email")
+	}
+	if err := fe.Err(); err != nil {
+		q.fail(err, "")
+		return
+	}
+	limit, after, ok := pageQuery(q, suppressionCursor)
+	if !ok {
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	// One over the page, to learn whether another follows; MaxLimit+1 is
+	// within store.MaxSuppressionPage.
+	l, err := q.h.suppressions.ListSuppressions(q.ctx(), a.ID, store.SuppressionQuery{Kind: kind,
+		AfterKind: after.Kind, AfterTo: after.To, Limit: limit + 1})
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := suppressionsPage{Account: a.ID, Suppressions: []suppressionJSON{}}
+	l, out.Next = onePage(l, limit, func(e store.Suppression) string { return encodeCursor(string(e.Kind) + " " + e.To) })
+	for _, e := range l {
+		out.Suppressions = append(out.Suppressions, suppressionOf(e))
+	}
+	writeOK(q.w, http.StatusOK, out)
+}
+
+// suppressionCursor reads ?after= of a suppression list: a channel and a
+// recipient.
+func suppressionCursor(raw string, fe *notify.FieldErrors) store.Suppression {
+	kind, to, ok := strings.Cut(raw, " ")
+	if !ok || !store.SuppressibleKind(store.Kind(kind)) || to == "" {
+		fe.Add("after", notACursor)
+		return store.Suppression{}
+	}
+	return store.Suppression{Kind: store.Kind(kind), To: to}
+}
+
+// addSuppression: POST /accounts/{id}/suppressions. It answers 200 with
+// the entry as the list then holds it: a recipient already listed keeps
+// its entry unless the new reason outranks it (store.Suppressions).
+func (q *request) addSuppression() {
+	var in suppressionIn
+	if !q.decode(&in) {
+		return
+	}
+	to, err := in.check(true)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	e, err := q.h.suppressions.AddSuppression(q.ctx(), store.Suppression{Account: a.ID, Kind: store.Kind(in.Channel),
+		To: to, Reason: store.SuppressionReason(in.Reason), At: time.Now()})
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("suppression.add", a.ID, "channel", in.Channel, "reason", string(e.Reason))
+	writeOK(q.w, http.StatusOK, suppressionOf(e))
+}
+
+// removeSuppression: POST /accounts/{id}/suppressions/remove.
+func (q *request) removeSuppression() {
+	var in suppressionIn
+	if !q.decode(&in) {
+		return
+	}
+	if in.Reason != "" {
+		q.fail(notify.InvalidField("reason", "must be absent: a removal takes the entry off whatever its reason"), "")
+		return
+	}
+	to, err := in.check(false)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	err = q.h.suppressions.RemoveSuppression(q.ctx(), a.ID, store.Kind(in.Channel), to)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		writeError(q.w, notify.CodeNotFound, "the recipient is not on the account's "+in.Channel+" suppression list", nil)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("suppression.remove", a.ID, "channel", in.Channel)
+	writeOK(q.w, http.StatusOK, map[string]string{"account": a.ID, "channel": in.Channel, "removed": to})
+}

@@ -1,0 +1,188 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/notifykit/notify/store"
+)
+
+// Suppressions. The Store is a store.Suppressions too: each account's
+// suppression list, in the table of migration 0018, one row per account,
+// channel and recipient, kept until removed (a list that forgot an
+// opt-out would send to someone who asked for none). The Notifier finds
+// it on its ledger and reads it once per message before charging: one
+// primary-key lookup. Every method is one statement, safe to repeat after
+// a lost connection (an add is idempotent, a removal of a row gone is
+// ErrNotFound).
+
+// suppressionQueries are the statements of store.Suppressions; see
+// buildSuppressionQueries.
+type suppressionQueries struct {
+	add, remove, lookup, list, listKind string
+}
+
+// suppressionRank is SQL ranking a reason as store.SuppressionReason's
+// Outranks does (a higher position outranks a lower one).
+const suppressionRank = `ARRAY['manual', 'unsubscribed', 'complaint', 'hard_bounce']`
+
+func buildSuppressionQueries(x func(string) string) suppressionQueries {
+	return suppressionQueries{
+		// add inserts the entry, or replaces the reason and time of the
+		// one there when the new reason outranks it, and answers the row
+		// as it then stands. When the row was there and kept, up is
+		// empty and the second SELECT reads it; a row inserted by a
+		// transaction that committed after this statement began is not
+		// in its snapshot, and the statement answers nothing: the caller
+		// runs it again.
+		add: x(`WITH up AS (
+	INSERT INTO {{s}}{{p}}suppressions AS t (account, kind, recipient, reason, at)
+	VALUES ($1, $2, $3, $4, $5)
+	ON CONFLICT (account, kind, recipient) DO UPDATE SET reason = EXCLUDED.reason, at = EXCLUDED.at
+	WHERE array_position(` + suppressionRank + `, EXCLUDED.reason) > array_position(` + suppressionRank + `, t.reason)
+	RETURNING reason, at)
+SELECT reason, at FROM up
+UNION ALL
+SELECT reason, at FROM {{s}}{{p}}suppressions
+WHERE account = $1 AND kind = $2 AND recipient = $3 AND NOT EXISTS (SELECT 1 FROM up)`),
+
+		remove: x(`DELETE FROM {{s}}{{p}}suppressions WHERE account = $1 AND kind = $2 AND recipient = $3`),
+
+		lookup: x(`SELECT reason, at FROM {{s}}{{p}}suppressions WHERE account = $1 AND kind = $2 AND recipient = $3`),
+
+		// The lists read the primary key in its order; (kind, recipient)
+		// > ($2, $3) is the cursor, which the empty strings put before
+		// every entry.
+		list: x(`SELECT kind, recipient, reason, at FROM {{s}}{{p}}suppressions
+WHERE account = $1 AND (kind, recipient) > ($2, $3)
+ORDER BY kind, recipient LIMIT $4`),
+		listKind: x(`SELECT kind, recipient, reason, at FROM {{s}}{{p}}suppressions
+WHERE account = $1 AND kind = $5 AND (kind, recipient) > ($2, $3)
+ORDER BY kind, recipient LIMIT $4`),
+	}
+}
+
+// addRetries bounds the runs of the add statement that find the entry
+// neither inserted nor visible (a concurrent add committed meanwhile);
+// each such run means another add landed, so a second run sees it.
+const addRetries = 3
+
+// AddSuppression puts e on its account's list, as store.Suppressions
+// documents: an entry already there keeps its reason and time unless e's
+// reason outranks it, decided in one statement under the row's lock, so
+// concurrent adds leave the strongest reason.
+func (s *Store) AddSuppression(ctx context.Context, e store.Suppression) (store.Suppression, error) {
+	e, err := store.CheckSuppression(e)
+	if err == nil && !storable(e.Account) {
+		err = store.Invalid("account", "must be UTF-8 without the NUL character")
+	}
+	if err != nil {
+		return store.Suppression{}, fmt.Errorf("pgstore: add suppression: %w", err)
+	}
+	out := e
+	for try := 0; ; try++ {
+		err = s.do(ctx, repeatable, func() error {
+			return s.pool.QueryRow(ctx, s.q.suppressions.add, e.Account, string(e.Kind), e.To, string(e.Reason), e.At).
+				Scan((*string)(&out.Reason), &out.At)
+		})
+		if !errors.Is(err, pgx.ErrNoRows) || try == addRetries {
+			break
+		}
+	}
+	if err != nil {
+		return store.Suppression{}, s.fail(ctx, "add suppression", err)
+	}
+	out.At = out.At.UTC()
+	return out, nil
+}
+
+// RemoveSuppression takes the recipient off the account's list, as
+// store.Suppressions documents.
+func (s *Store) RemoveSuppression(ctx context.Context, account string, kind store.Kind, to string) error {
+	to, err := store.CheckSuppressionKey(account, kind, to)
+	if err != nil {
+		return fmt.Errorf("pgstore: remove suppression: %w", err)
+	}
+	if !storable(account) || !storable(to) {
+		return store.Errorf(store.ErrNotFound, "pgstore: suppression of a %s recipient", kind)
+	}
+	var n int64
+	err = s.do(ctx, repeatable, func() error {
+		tag, err := s.pool.Exec(ctx, s.q.suppressions.remove, account, string(kind), to)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return s.fail(ctx, "remove suppression", err)
+	}
+	if n == 0 {
+		return store.Errorf(store.ErrNotFound, "pgstore: suppression of a %s recipient", kind)
+	}
+	return nil
+}
+
+// LookupSuppression answers the account's entry for the recipient, as
+// store.Suppressions documents.
+func (s *Store) LookupSuppression(ctx context.Context, account string, kind store.Kind, to string) (store.Suppression, bool, error) {
+	to, err := store.CheckSuppressionKey(account, kind, to)
+	if err != nil {
+		return store.Suppression{}, false, fmt.Errorf("pgstore: lookup suppression: %w", err)
+	}
+	if !storable(account) || !storable(to) {
+		return store.Suppression{}, false, nil
+	}
+	e := store.Suppression{Account: account, Kind: kind, To: to}
+	err = s.do(ctx, repeatable, func() error {
+		return s.pool.QueryRow(ctx, s.q.suppressions.lookup, account, string(kind), to).Scan((*string)(&e.Reason), &e.At)
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.Suppression{}, false, nil
+	case err != nil:
+		return store.Suppression{}, false, s.fail(ctx, "lookup suppression", err)
+	}
+	e.At = e.At.UTC()
+	return e, true, nil
+}
+
+// ListSuppressions answers a page of the account's list, as
+// store.Suppressions documents, read in the order of its primary key.
+func (s *Store) ListSuppressions(ctx context.Context, account string, q store.SuppressionQuery) ([]store.Suppression, error) {
+	if err := q.Check(); err != nil {
+		return nil, fmt.Errorf("pgstore: list suppressions: %w", err)
+	}
+	if !storable(account) || !storable(q.AfterTo) {
+		return nil, nil
+	}
+	query, args := s.q.suppressions.list, []any{account, string(q.AfterKind), q.AfterTo, q.PageSize()}
+	if q.Kind != "" {
+		query, args = s.q.suppressions.listKind, append(args, string(q.Kind))
+	}
+	var out []store.Suppression
+	err := s.do(ctx, repeatable, func() error {
+		out = out[:0]
+		rows, err := s.pool.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e := store.Suppression{Account: account}
+			if err := rows.Scan((*string)(&e.Kind), &e.To, (*string)(&e.Reason), &e.At); err != nil {
+				return err
+			}
+			e.At = e.At.UTC()
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.fail(ctx, "list suppressions", err)
+	}
+	return out, nil
+}
+
+var _ store.Suppressions = (*Store)(nil)

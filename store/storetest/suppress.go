@@ -1,0 +1,301 @@
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify/store"
+)
+
+// SuppressionsHarness connects RunSuppressions to one store.Suppressions.
+type SuppressionsHarness struct {
+	// New returns a store, releasing it with t.Cleanup. Required. It may
+	// hand every subtest the same database: the suite's accounts are
+	// random.
+	New func(t *testing.T) store.Suppressions
+}
+
+// RunSuppressions checks a store.Suppressions:
+//
+//   - AddSuppression keeps an entry that LookupSuppression answers with
+//     every field, the recipient normalised (an e-mail address
+//     lower-cased and trimmed, a number in E.164 without spaces or
+//     dashes) and At in UTC to the microsecond; lookups and removals by
+//     any spelling of the recipient find it;
+//   - a second add with the same or a weaker reason changes nothing and
+//     answers the entry kept; a stronger one (hard_bounce over the rest)
+//     replaces reason and time;
+//   - RemoveSuppression takes the entry off; a second removal, or one of
+//     a recipient never added, is ErrNotFound;
+//   - accounts and channels never meet: an entry of one is not found by
+//     another account, or by the same recipient on another channel;
+//   - an empty account, an unknown channel or reason, a bad recipient or
+//     a zero time is ErrInvalid and keeps nothing; a query with a bad
+//     channel or limit is ErrInvalid;
+//   - ListSuppressions pages through the account's entries in order of
+//     channel then recipient, with a channel filter, a default and a
+//     maximum page size, and pages that neither skip nor repeat;
+//   - concurrent adds of one recipient with every reason leave one entry,
+//     hard_bounce.
+func RunSuppressions(t *testing.T, h SuppressionsHarness) {
+	if h.New == nil {
+		t.Fatal("storetest: SuppressionsHarness.New is required")
+	}
+	ctx := context.Background()
+	at := time.Date(2026, 11, 27, 1, 2, 3, 456789123, time.FixedZone("IST", 5*3600+1800))
+
+	t.Run("AddLookup", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		got, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "email", To: "  Ann@Example.COM ", Reason: store.SuppressUnsubscribed, At: at})
+		want := store.Suppression{Account: acct, Kind: "email", To: "ann@example.com", Reason: store.SuppressUnsubscribed, At: at.UTC().Truncate(time.Microsecond)}
+		if err != nil || !sameSuppression(got, want) {
+			t.Fatalf("AddSuppression = %+v, %v; want %+v", got, err, want)
+		}
+		for _, to := range []string{"ann@example.com", "ANN@EXAMPLE.COM", " Ann@example.com"} {
+			e, ok, err := s.LookupSuppression(ctx, acct, "email", to)
+			if err != nil || !ok || !sameSuppression(e, want) || e.At.Location() != time.UTC {
+				t.Errorf("LookupSuppression(%q) = %+v, %v, %v; want %+v in UTC", to, e, ok, err, want)
+			}
+		}
+		if _, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "sms", To: "+91 98765-43210", Reason: store.SuppressManual, At: at}); err != nil {
+			t.Fatal(err)
+		}
+		e, ok, err := s.LookupSuppression(ctx, acct, "sms", "+919876543210")
+		if err != nil || !ok || e.To != "+919876543210" || e.Reason != store.SuppressManual {
+			t.Errorf("LookupSuppression(sms) = %+v, %v, %v", e, ok, err)
+		}
+		// Other channel, other account, other recipient: nothing.
+		for _, c := range []struct {
+			acct string
+			kind store.Kind
+			to   string
+		}{{acct, "chat", "+919876543210"}, {randomAccount(), "email", "ann@example.com"}, {acct, "email", "bob@example.com"}} {
+			if e, ok, err := s.LookupSuppression(ctx, c.acct, c.kind, c.to); err != nil || ok {
+				t.Errorf("LookupSuppression(%v) = %+v, %v, %v; want none", c, e, ok, err)
+			}
+		}
+	})
+
+	t.Run("Strongest", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		add := func(r store.SuppressionReason, at time.Time) store.Suppression {
+			t.Helper()
+			e, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "email", To: "c@example.com", Reason: r, At: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return e
+		}
+		first := add(store.SuppressUnsubscribed, at)
+		if e := add(store.SuppressUnsubscribed, at.Add(time.Hour)); !sameSuppression(e, first) {
+			t.Errorf("same reason again = %+v; want the first %+v", e, first)
+		}
+		if e := add(store.SuppressManual, at.Add(time.Hour)); !sameSuppression(e, first) {
+			t.Errorf("weaker reason = %+v; want the first %+v", e, first)
+		}
+		later := at.Add(2 * time.Hour).Truncate(time.Microsecond)
+		if e := add(store.SuppressHardBounce, later); e.Reason != store.SuppressHardBounce || !e.At.Equal(later) {
+			t.Errorf("hard bounce over unsubscribed = %+v; want hard_bounce at %v", e, later)
+		}
+		if e := add(store.SuppressComplaint, at.Add(3*time.Hour)); e.Reason != store.SuppressHardBounce || !e.At.Equal(later) {
+			t.Errorf("complaint over hard bounce = %+v; want hard_bounce kept", e)
+		}
+		e, ok, err := s.LookupSuppression(ctx, acct, "email", "c@example.com")
+		if err != nil || !ok || e.Reason != store.SuppressHardBounce || !e.At.Equal(later) {
+			t.Errorf("LookupSuppression = %+v, %v, %v; want hard_bounce at %v", e, ok, err, later)
+		}
+	})
+
+	t.Run("Remove", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		if _, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "chat", To: "+14155550100", Reason: store.SuppressComplaint, At: at}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RemoveSuppression(ctx, randomAccount(), "chat", "+14155550100"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("RemoveSuppression of another account = %v; want ErrNotFound", err)
+		}
+		if err := s.RemoveSuppression(ctx, acct, "chat", "+1 415-555-0100"); err != nil {
+			t.Fatalf("RemoveSuppression = %v", err)
+		}
+		if _, ok, err := s.LookupSuppression(ctx, acct, "chat", "+14155550100"); err != nil || ok {
+			t.Errorf("LookupSuppression after removal = %v, %v; want none", ok, err)
+		}
+		if err := s.RemoveSuppression(ctx, acct, "chat", "+14155550100"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("second RemoveSuppression = %v; want ErrNotFound", err)
+		}
+		// Added again after removal: a fresh entry.
+		e, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "chat", To: "+14155550100", Reason: store.SuppressManual, At: at})
+		if err != nil || e.Reason != store.SuppressManual {
+			t.Errorf("AddSuppression after removal = %+v, %v; want manual", e, err)
+		}
+	})
+
+	t.Run("Invalid", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		good := store.Suppression{Account: acct, Kind: "email", To: "d@example.com", Reason: store.SuppressManual, At: at}
+		for name, mod := range map[string]func(*store.Suppression){
+			"account": func(e *store.Suppression) { e.Account = "" },
+			"channel": func(e *store.Suppression) { e.Kind = "fax" },
+			"reason":  func(e *store.Suppression) { e.Reason = "bored" },
+			"to":      func(e *store.Suppression) { e.To = "not-an-address" },
+			"number":  func(e *store.Suppression) { e.Kind = "sms"; e.To = "98765x" },
+			"at":      func(e *store.Suppression) { e.At = time.Time{} },
+		} {
+			e := good
+			mod(&e)
+			if _, err := s.AddSuppression(ctx, e); !errors.Is(err, store.ErrInvalid) {
+				t.Errorf("AddSuppression with a bad %s = %v; want ErrInvalid", name, err)
+			}
+		}
+		if l, err := s.ListSuppressions(ctx, acct, store.SuppressionQuery{}); err != nil || len(l) != 0 {
+			t.Errorf("ListSuppressions after refused adds = %+v, %v; want none", l, err)
+		}
+		if _, _, err := s.LookupSuppression(ctx, acct, "fax", "x"); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("LookupSuppression of channel fax = %v; want ErrInvalid", err)
+		}
+		if err := s.RemoveSuppression(ctx, "", "email", "d@example.com"); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("RemoveSuppression without account = %v; want ErrInvalid", err)
+		}
+		for _, q := range []store.SuppressionQuery{{Kind: "fax"}, {Limit: -1}, {Limit: store.MaxSuppressionPage + 1}, {AfterKind: "fax"}} {
+			if _, err := s.ListSuppressions(ctx, acct, q); !errors.Is(err, store.ErrInvalid) {
+				t.Errorf("ListSuppressions(%+v) = %v; want ErrInvalid", q, err)
+			}
+		}
+	})
+
+	t.Run("List", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		var want []store.Suppression
+		// Added out of order: the list is ordered by channel, then
+		// recipient.
+		for i := 0; i < 60; i++ {
+			kind := []store.Kind{"sms", "email", "chat"}[i%3]
+			to := fmt.Sprintf("u%03d@example.com", 59-i)
+			if kind != "email" {
+				to = fmt.Sprintf("+91987654%04d", 59-i)
+			}
+			e, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: kind, To: to, Reason: store.SuppressManual, At: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, e)
+		}
+		// Another account's entries never show.
+		if _, err := s.AddSuppression(ctx, store.Suppression{Account: randomAccount(), Kind: "email", To: "zzz@example.com", Reason: store.SuppressManual, At: at}); err != nil {
+			t.Fatal(err)
+		}
+		sortSuppressions(want)
+
+		all, err := s.ListSuppressions(ctx, acct, store.SuppressionQuery{})
+		if err != nil || len(all) != 60 {
+			t.Fatalf("ListSuppressions = %d entries, %v; want 60", len(all), err)
+		}
+		for i := range want {
+			if !sameSuppression(all[i], want[i]) {
+				t.Fatalf("entry %d = %+v; want %+v", i, all[i], want[i])
+			}
+		}
+		// Pages of 7 walk the same list, neither skipping nor repeating.
+		var paged []store.Suppression
+		q := store.SuppressionQuery{Limit: 7}
+		for range 20 {
+			page, err := s.ListSuppressions(ctx, acct, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) > 7 {
+				t.Fatalf("page of %d entries; want at most 7", len(page))
+			}
+			paged = append(paged, page...)
+			if len(page) < 7 {
+				break
+			}
+			q.AfterKind, q.AfterTo = page[len(page)-1].Kind, page[len(page)-1].To
+		}
+		if len(paged) != len(want) {
+			t.Fatalf("paged %d entries; want %d", len(paged), len(want))
+		}
+		for i := range want {
+			if !sameSuppression(paged[i], want[i]) {
+				t.Fatalf("paged entry %d = %+v; want %+v", i, paged[i], want[i])
+			}
+		}
+		// The channel filter, and a cursor within it.
+		emails, err := s.ListSuppressions(ctx, acct, store.SuppressionQuery{Kind: "email", AfterKind: "email", AfterTo: "u010@example.com", Limit: 5})
+		if err != nil || len(emails) != 5 {
+			t.Fatalf("ListSuppressions(email) = %d entries, %v; want 5", len(emails), err)
+		}
+		for _, e := range emails {
+			if e.Kind != "email" || e.To <= "u010@example.com" {
+				t.Errorf("filtered page has %+v", e)
+			}
+		}
+		if emails[0].To != "u013@example.com" { // u011, u012 are not e-mail entries
+			t.Errorf("first after u010 = %q; want u013@example.com", emails[0].To)
+		}
+		// An account with nothing: an empty list.
+		if l, err := s.ListSuppressions(ctx, randomAccount(), store.SuppressionQuery{}); err != nil || len(l) != 0 {
+			t.Errorf("ListSuppressions of an empty account = %+v, %v", l, err)
+		}
+	})
+
+	t.Run("DefaultPage", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		for i := range store.DefaultSuppressionPage + 1 {
+			if _, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "email", To: fmt.Sprintf("p%04d@example.com", i), Reason: store.SuppressManual, At: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := s.ListSuppressions(ctx, acct, store.SuppressionQuery{})
+		if err != nil || len(l) != store.DefaultSuppressionPage {
+			t.Fatalf("ListSuppressions = %d entries, %v; want %d", len(l), err, store.DefaultSuppressionPage)
+		}
+		l, err = s.ListSuppressions(ctx, acct, store.SuppressionQuery{Limit: store.MaxSuppressionPage})
+		if err != nil || len(l) != store.DefaultSuppressionPage+1 {
+			t.Fatalf("ListSuppressions(max) = %d entries, %v; want %d", len(l), err, store.DefaultSuppressionPage+1)
+		}
+	})
+
+	t.Run("Concurrent", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		reasons := []store.SuppressionReason{store.SuppressManual, store.SuppressUnsubscribed, store.SuppressHardBounce, store.SuppressComplaint}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4*len(reasons))
+		for i := range 4 * len(reasons) {
+			wg.Go(func() {
+				_, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "email", To: "race@example.com", Reason: reasons[i%len(reasons)], At: at.Add(time.Duration(i) * time.Second)})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := s.ListSuppressions(ctx, acct, store.SuppressionQuery{})
+		if err != nil || len(l) != 1 || l[0].Reason != store.SuppressHardBounce {
+			t.Fatalf("after concurrent adds: %+v, %v; want one hard_bounce entry", l, err)
+		}
+	})
+}
+
+func sameSuppression(a, b store.Suppression) bool {
+	return a.Account == b.Account && a.Kind == b.Kind && a.To == b.To && a.Reason == b.Reason && a.At.Equal(b.At)
+}
+
+func sortSuppressions(l []store.Suppression) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && (l[j].Kind < l[j-1].Kind || l[j].Kind == l[j-1].Kind && l[j].To < l[j-1].To); j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+func randomAccount() string { return "sup-" + rand.Text()[:12] }

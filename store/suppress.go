@@ -1,0 +1,256 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// SuppressionReason is why a recipient is on an account's suppression
+// list.
+type SuppressionReason string
+
+// The suppression reasons. A hard bounce stops every message to the
+// recipient; the others stop promotional messages only (the Notifier's
+// rule, package notify).
+const (
+	// SuppressUnsubscribed: the recipient asked to receive no more
+	// (one-click unsubscribe, an unsubscribe link).
+	SuppressUnsubscribed SuppressionReason = "unsubscribed"
+	// SuppressHardBounce: the recipient's server said the address does
+	// not exist (an SMTP 5.1.x answer) or the number is dead.
+	SuppressHardBounce SuppressionReason = "hard_bounce"
+	// SuppressComplaint: the recipient reported a message as spam.
+	SuppressComplaint SuppressionReason = "complaint"
+	// SuppressManual: an operator added the recipient.
+	SuppressManual SuppressionReason = "manual"
+)
+
+// Valid reports whether r is one of the four reasons.
+func (r SuppressionReason) Valid() bool { return r.rank() > 0 }
+
+// rank orders the reasons by how much they stop: a hard bounce stops
+// transactional messages too, so it must win over any other; among the
+// rest, the recipient's own word (a complaint, then an unsubscribe)
+// outranks an operator's.
+func (r SuppressionReason) rank() int {
+	switch r {
+	case SuppressHardBounce:
+		return 4
+	case SuppressComplaint:
+		return 3
+	case SuppressUnsubscribed:
+		return 2
+	case SuppressManual:
+		return 1
+	}
+	return 0
+}
+
+// Outranks reports whether r is a stronger reason than s: hard_bounce >
+// complaint > unsubscribed > manual. AddSuppression replaces an entry's
+// reason only with one that outranks it.
+func (r SuppressionReason) Outranks(s SuppressionReason) bool { return r.rank() > s.rank() }
+
+// Suppression is one entry of an account's suppression list: messages of
+// channel Kind to To are refused before they are charged.
+type Suppression struct {
+	// Account is the ID of the account whose list holds the entry.
+	Account string
+	// Kind is the channel: "sms", "chat" or "email".
+	Kind Kind
+	// To is the recipient as NormalizeRecipient returns it.
+	To string
+	// Reason is why the recipient is suppressed.
+	Reason SuppressionReason
+	// At is when the entry took its Reason, in UTC at microsecond
+	// precision.
+	At time.Time
+}
+
+// The bounds of ListSuppressions' pages.
+const (
+	// DefaultSuppressionPage is the page size of a query whose Limit is 0.
+	DefaultSuppressionPage = 100
+	// MaxSuppressionPage is the largest Limit a query may ask.
+	MaxSuppressionPage = 1000
+)
+
+// SuppressionQuery selects a page of an account's suppression list,
+// ordered by Kind and then To (byte order), which never changes: page on
+// by setting AfterKind and AfterTo to the last entry of the page before.
+type SuppressionQuery struct {
+	// Kind keeps only the entries of one channel; empty: every channel.
+	Kind Kind
+	// AfterKind and AfterTo start the page after this entry (which need
+	// not exist); both empty: from the first entry.
+	AfterKind Kind
+	AfterTo   string
+	// Limit is the most entries returned, 0 to MaxSuppressionPage; 0
+	// means DefaultSuppressionPage.
+	Limit int
+}
+
+// Check returns ErrInvalid naming the fields of q that break its rules:
+// a Kind or AfterKind that is not a channel, a Limit out of range.
+func (q SuppressionQuery) Check() error {
+	var fe FieldErrors
+	if q.Kind != "" && !SuppressibleKind(q.Kind) {
+		fe.Add("channel", "must be sms, chat or email")
+	}
+	if q.AfterKind != "" && !SuppressibleKind(q.AfterKind) {
+		fe.Add("after", "must start with sms, chat or email")
+	}
+	if q.Limit < 0 || q.Limit > MaxSuppressionPage {
+		fe.Add("limit", "must be 0 to 1000")
+	}
+	return fe.Err()
+}
+
+// PageSize returns the number of entries q asks for: its Limit, or
+// DefaultSuppressionPage when that is 0.
+func (q SuppressionQuery) PageSize() int {
+	if q.Limit == 0 {
+		return DefaultSuppressionPage
+	}
+	return q.Limit
+}
+
+// Suppressions keeps each account's suppression list: at most one entry
+// per account, channel and recipient. Methods are safe for concurrent use
+// and normalise every recipient with NormalizeRecipient first, so that
+// "Ann@Example.com" and "ann@example.com" are one entry. An invalid
+// account (empty), channel or recipient is ErrInvalid naming the field;
+// a store that cannot answer returns ErrUnavailable. The lists of two
+// accounts never meet.
+//
+// A Ledger that also implements Suppressions (memstore's and pgstore's
+// do) is the list the Notifier enforces before it charges a send, and
+// writes a provider's hard bounces to (see Bounce).
+type Suppressions interface {
+	// AddSuppression puts e on its account's list, e.To normalised and
+	// e.At in UTC at microsecond precision, and answers the entry as the
+	// list then holds it. It is idempotent: when the recipient is
+	// already on the list, the entry keeps its reason and time unless
+	// e.Reason outranks its reason (SuppressionReason.Outranks), and then
+	// takes e's reason and time; so a second add with the same reason
+	// changes nothing, and a hard bounce always lands. A reason not of
+	// the four, or a zero At, is ErrInvalid.
+	AddSuppression(ctx context.Context, e Suppression) (Suppression, error)
+
+	// RemoveSuppression takes the recipient off the account's list, or
+	// answers ErrNotFound when it is not on it.
+	RemoveSuppression(ctx context.Context, account string, kind Kind, to string) error
+
+	// LookupSuppression answers the account's entry for the recipient
+	// and true, or false when there is none.
+	LookupSuppression(ctx context.Context, account string, kind Kind, to string) (Suppression, bool, error)
+
+	// ListSuppressions answers a page of the account's list as q selects
+	// it (see SuppressionQuery); a q that fails Check is ErrInvalid. An
+	// account with no entries, or none that is known, has an empty list.
+	ListSuppressions(ctx context.Context, account string, q SuppressionQuery) ([]Suppression, error)
+}
+
+// Bounce is implemented by a provider's error that says the recipient
+// can never receive the message (an SMTP server's 5.1.1 "user unknown").
+// When a send settles as certainly not accepted with a Bounce in its
+// error's chain (errors.As), the Notifier adds the recipient to the
+// account's suppression list with BounceReason's reason, so that later
+// sends to it are refused before they are charged.
+type Bounce interface {
+	error
+	// BounceReason returns the suppression reason (SuppressHardBounce)
+	// and the recipient refused; an empty recipient means the message's
+	// own (its envelope's To). Providers that send a message to several
+	// recipients must name the one refused.
+	BounceReason() (reason SuppressionReason, recipient string)
+}
+
+// SuppressibleKind reports whether a suppression list can hold entries of
+// channel kind: "sms", "chat" and "email".
+func SuppressibleKind(kind Kind) bool {
+	return kind == "sms" || kind == "chat" || kind == "email"
+}
+
+// NormalizeRecipient returns to in the one form suppression lists keep,
+// or ErrInvalid naming "to" (or "channel" for a kind not suppressible):
+// for e-mail, the address without surrounding space and lower-cased
+// (mailbox providers treat local parts case-insensitively, and a list
+// that missed "Ann@" for "ann@" would send to someone who opted out);
+// for SMS and chat, the E.164 number of the record's To ("+" and 8 to 15
+// digits, spaces, dashes and parentheses dropped).
+func NormalizeRecipient(kind Kind, to string) (string, error) {
+	to = strings.TrimSpace(to)
+	switch kind {
+	case "email":
+		to = strings.ToLower(to)
+		at := strings.LastIndexByte(to, '@')
+		if at <= 0 || at == len(to)-1 || len(to) > 254 {
+			return "", Invalid("to", "must be an e-mail address of at most 254 bytes")
+		}
+		for _, c := range to {
+			if c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == ',' {
+				return "", Invalid("to", "must be one e-mail address, without spaces or control characters")
+			}
+		}
+		return to, nil
+	case "sms", "chat":
+		var b strings.Builder
+		for i, c := range to {
+			switch {
+			case c == '+' && i == 0:
+				b.WriteByte('+')
+			case c >= '0' && c <= '9':
+				b.WriteRune(c)
+			case c == ' ' || c == '-' || c == '(' || c == ')':
+			default:
+				return "", Invalid("to", "must be a phone number in E.164 form, as +919876543210")
+			}
+		}
+		n := b.String()
+		if len(n) < 9 || len(n) > 16 || n[0] != '+' || n[1] == '0' {
+			return "", Invalid("to", "must be a phone number in E.164 form, as +919876543210")
+		}
+		return n, nil
+	}
+	return "", Invalid("channel", "must be sms, chat or email")
+}
+
+// CheckSuppression returns e with its recipient normalised and At in UTC
+// at microsecond precision, or ErrInvalid naming every field that breaks
+// AddSuppression's rules. Stores call it first.
+func CheckSuppression(e Suppression) (Suppression, error) {
+	var fe FieldErrors
+	if e.Account == "" {
+		fe.Add("account", "is required")
+	}
+	if to, err := NormalizeRecipient(e.Kind, e.To); err != nil {
+		fe = append(fe, err.(FieldErrors)...)
+	} else {
+		e.To = to
+	}
+	if !e.Reason.Valid() {
+		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
+	}
+	if e.At.IsZero() {
+		fe.Add("at", "is required")
+	}
+	e.At = e.At.UTC().Truncate(time.Microsecond)
+	return e, fe.Err()
+}
+
+// CheckSuppressionKey returns the normalised recipient of an account's
+// lookup or removal, or ErrInvalid naming the fields that break the
+// rules.
+func CheckSuppressionKey(account string, kind Kind, to string) (string, error) {
+	var fe FieldErrors
+	if account == "" {
+		fe.Add("account", "is required")
+	}
+	n, err := NormalizeRecipient(kind, to)
+	if err != nil {
+		fe = append(fe, err.(FieldErrors)...)
+	}
+	return n, fe.Err()
+}

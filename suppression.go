@@ -1,0 +1,133 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/notifykit/notify/store"
+)
+
+// Suppression (issue 31). The list lives in the ledger: a store.Ledger
+// that also implements store.Suppressions (memstore's and pgstore's do)
+// is found the way database/sql finds a driver's optional interfaces, so
+// the Notifier needs no option and the root no exported name. A ledger
+// without it has no list: nothing is refused, no bounce is kept.
+//
+// The list is read after a send is prepared (its recipient normalised,
+// its class known) and before anything is charged or counted: admit
+// calls suppressed for every send, queued or not, single or composite,
+// and sendBulk for each recipient. A refusal is CodeSuppressed, names
+// the channel and the reason but never the recipient in full, moves no
+// money, writes no record and calls no provider.
+
+// suppressions returns the ledger's suppression list, or nil.
+func (n *Notifier) suppressions() store.Suppressions {
+	s, _ := n.ledger.(store.Suppressions)
+	return s
+}
+
+// blocks reports whether an entry for reason stops a message of class:
+// a promotional message is stopped by any entry, a transactional one
+// only by a hard bounce (the address does not exist; an unsubscribe from
+// campaigns must not stop a one-time code or an invoice).
+func blocks(reason store.SuppressionReason, class PriceClass) bool {
+	return class == Promotional || reason == store.SuppressHardBounce
+}
+
+// suppressed returns CodeSuppressed when the recipient of one of envs
+// (nil ones skipped) is on the account's list with an entry that stops
+// its class, a store failure when the list cannot be read (a list that
+// cannot be read must not let mail through to someone who opted out),
+// or nil.
+func (n *Notifier) suppressed(ctx context.Context, op string, acct *Account, envs []*Envelope) error {
+	s := n.suppressions()
+	if s == nil {
+		return nil
+	}
+	for _, env := range envs {
+		reason, stop, err := stopped(ctx, s, acct, env)
+		if err != nil {
+			return storeFailure(op, "suppressions", err)
+		}
+		if stop {
+			return &Error{Code: CodeSuppressed, Op: op, Err: fmt.Errorf(
+				"the %s recipient is on the account's suppression list (%s); %s messages are not sent to it",
+				env.Kind, reason, env.Class)}
+		}
+	}
+	return nil
+}
+
+// stopped reads the list's entry for env's recipient and says whether
+// it stops env. Channels the list does not hold (not sms, chat or
+// email), and a nil env, are never stopped.
+func stopped(ctx context.Context, s store.Suppressions, acct *Account, env *Envelope) (store.SuppressionReason, bool, error) {
+	if env == nil || !store.SuppressibleKind(env.Kind) {
+		return "", false, nil
+	}
+	e, ok, err := s.LookupSuppression(ctx, acct.ID, env.Kind, env.To)
+	switch {
+	case errors.Is(err, store.ErrInvalid):
+		// A recipient the channel accepted but the list's rules do not
+		// (a chat handle that is not a number): no entry can exist for it.
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return e.Reason, ok && blocks(e.Reason, env.Class), nil
+}
+
+// suppressedBulk checks every recipient of a bulk request, as suppressed
+// does one, and refuses the whole request when any is stopped, naming
+// each by its index ("to.3") and reason: a bulk send is all or nothing
+// before it is charged, as its validation is, so the caller drops the
+// recipients named and sends again. The error never carries a
+// recipient in full (an address or number is personal data that errors
+// and logs must not carry).
+func (n *Notifier) suppressedBulk(ctx context.Context, op string, acct *Account, ps []prepared) error {
+	s := n.suppressions()
+	if s == nil {
+		return nil
+	}
+	var fields []FieldError
+	for i := range ps {
+		reason, stop, err := stopped(ctx, s, acct, ps[i].env)
+		if err != nil {
+			return storeFailure(op, "suppressions", err)
+		}
+		if stop {
+			fields = append(fields, FieldError{Field: "to." + strconv.Itoa(i), Message: "is on the account's suppression list (" + string(reason) + ")"})
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeSuppressed, Op: op, Fields: fields, Err: fmt.Errorf(
+		"%d of the %d recipients are on the account's suppression list; nothing was sent or charged", len(fields), len(ps))}
+}
+
+// noteBounce adds the recipient of env to the account's list when err,
+// a certain refusal, carries a store.Bounce (a mail server's 5.1.1 "no
+// such user"), so that later sends to it are refused before they are
+// charged. It is best effort, on a context detached from the caller's
+// and bounded like a refund: a list that fails to take it leaves the
+// next send to bounce again, which costs a refund, not a wrong charge.
+func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope, err error) {
+	var b store.Bounce
+	s := n.suppressions()
+	if s == nil || env == nil || !store.SuppressibleKind(env.Kind) || !errors.As(err, &b) {
+		return
+	}
+	reason, to := b.BounceReason()
+	if !reason.Valid() {
+		return
+	}
+	if to == "" {
+		to = env.To
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	_, _ = s.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: to, Reason: reason, At: n.now()})
+}

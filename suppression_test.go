@@ -1,0 +1,98 @@
+package notify_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/store"
+)
+
+func suppress(t *testing.T, kit *notifytest.Kit, kind notify.Kind, to string, reason store.SuppressionReason) {
+	t.Helper()
+	if _, err := kit.Ledger.AddSuppression(context.Background(), store.Suppression{Account: notifytest.AccountID,
+		Kind: kind, To: to, Reason: reason, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// records counts the account's message records.
+func records(t *testing.T, l *memstore.Ledger) int {
+	t.Helper()
+	recs, err := l.ByAccount(context.Background(), notifytest.AccountID, store.MessageCursor{}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
+}
+
+// Every way into the pipeline refuses a suppressed recipient before it
+// charges: Send, Enqueue, SendAt and SendWithFallback's first step, and
+// a bulk request (whole, naming the recipient by index). Nothing is
+// charged, recorded, queued or sent, and the error names the reason but
+// not the recipient.
+func TestSuppressedPaths(t *testing.T) {
+	kit := notifytest.New(t)
+	ctx := context.Background()
+	suppress(t, kit, email.Kind, "Promo.Out@Example.com", store.SuppressUnsubscribed)
+	suppress(t, kit, sms.Kind, "+919876543210", store.SuppressHardBounce)
+	campaign := &email.Request{Account: notifytest.AccountID, To: "promo.out@example.com", Subject: "Sale",
+		Message: "<p>Half price</p>", Purpose: email.PurposeCampaign}
+
+	check := func(name string, rc *notify.Receipt, err error) {
+		t.Helper()
+		if notify.CodeOf(err) != notify.CodeSuppressed {
+			t.Fatalf("%s: %+v, %v; want CodeSuppressed", name, rc, err)
+		}
+		if strings.Contains(err.Error(), "promo.out") || strings.Contains(err.Error(), "9876543210") {
+			t.Errorf("%s: error %q shows the recipient", name, err)
+		}
+		kit.AssertBalance(t, notifytest.DefaultBalance)
+		if n := records(t, kit.Ledger); n != 0 {
+			t.Errorf("%s: %d records; want none", name, n)
+		}
+		if len(kit.SentEmail())+len(kit.SentSMS()) != 0 || kit.RunQueue(t) != 0 {
+			t.Errorf("%s: something was sent or queued", name)
+		}
+	}
+	rc, err := kit.Notifier.Send(ctx, campaign)
+	check("Send", rc, err)
+	if !strings.Contains(err.Error(), "unsubscribed") {
+		t.Errorf("error %q does not name the reason", err)
+	}
+	rc, err = kit.Notifier.Enqueue(ctx, campaign)
+	check("Enqueue", rc, err)
+	rc, err = kit.Notifier.SendAt(ctx, campaign, time.Now().Add(time.Hour))
+	check("SendAt", rc, err)
+	otpSMS := &sms.Request{Account: notifytest.AccountID, To: "9876543210", Route: sms.RouteOTP, Message: "4821"}
+	rc, err = kit.Notifier.Send(ctx, otpSMS) // transactional, but a hard bounce
+	check("Send OTP SMS", rc, err)
+	rc, err = kit.Notifier.Send(ctx, &sms.BulkRequest{Message: sms.Request{Account: notifytest.AccountID, Message: "Store closed today"},
+		To: []string{"9876543211", "98765 43210"}})
+	check("bulk", rc, err)
+	var ne *notify.Error
+	if !errors.As(err, &ne) || len(ne.Fields) != 1 || ne.Fields[0].Field != "to.1" || !strings.Contains(ne.Fields[0].Message, "hard_bounce") {
+		t.Errorf("bulk error %+v: want field to.1 naming hard_bounce", ne)
+	}
+
+	// Transactional mail to the unsubscribed address goes, and is charged.
+	rc, err = kit.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: "promo.out@example.com",
+		Subject: "Receipt", Message: "Paid ₹499", Purpose: email.PurposeInvoice})
+	if err != nil || rc.Status != notify.StateSent || kit.Balance(t) != notifytest.DefaultBalance-rc.Cost.Minor {
+		t.Fatalf("invoice mail to an unsubscribed address: %+v, %v", rc, err)
+	}
+	// Removed, the campaign goes.
+	if err := kit.Ledger.RemoveSuppression(ctx, notifytest.AccountID, email.Kind, "promo.out@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kit.Notifier.Send(ctx, campaign); err != nil {
+		t.Fatalf("campaign after removal: %v", err)
+	}
+}
