@@ -39,7 +39,8 @@ type Envelope struct {
 	// open (WithBreaker); a Channel's Deliver must send to env.Provider.
 	// Nil: Provider only.
 	Providers []string
-	// Units is the number of billable units: SMS segments, otherwise 1.
+	// Units is the number of billable units: SMS segments, e-mail
+	// recipients (to, cc and bcc), otherwise 1.
 	Units int
 	// Class is the price class of the content.
 	Class PriceClass
@@ -119,7 +120,8 @@ type Receipt struct {
 	Gateway string
 	// Note explains a failover or anything else worth knowing.
 	Note string
-	// Units is the number of billable units (SMS segments, otherwise 1).
+	// Units is the number of billable units (SMS segments, e-mail
+	// recipients, otherwise 1).
 	Units int
 	// Cost is what stays charged: the price on success (the cheaper
 	// gateway's, after a chat failover to it) and on an unknown outcome;

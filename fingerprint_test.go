@@ -41,12 +41,7 @@ func TestFingerprintCoversEveryContentField(t *testing.T) {
 			}
 			req := base()
 			f := reflect.ValueOf(req).Elem().Field(i)
-			switch f.Kind() {
-			case reflect.String:
-				f.SetString(f.String() + "x")
-			case reflect.Map:
-				f.Set(reflect.ValueOf(notify.Vars{"A": "2"}))
-			default:
+			if !changeField(f) {
 				t.Fatalf("%s: a %s field; teach this test about it", name, f.Kind())
 			}
 			if fingerprintOf(req) == want {
@@ -58,6 +53,45 @@ func TestFingerprintCoversEveryContentField(t *testing.T) {
 	if changed < 30 {
 		t.Fatalf("only %d fields were tried", changed)
 	}
+}
+
+// changeField changes f, a request's field: a string gains a letter, a
+// map of strings gets a new value for key "A", a slice gains an element
+// whose strings are "x" and whose byte slices hold "x". It reports false
+// for a kind it cannot change.
+func changeField(f reflect.Value) bool {
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(f.String() + "x")
+	case reflect.Map:
+		if f.Type().Key().Kind() != reflect.String || f.Type().Elem().Kind() != reflect.String {
+			return false
+		}
+		m := reflect.MakeMap(f.Type())
+		m.SetMapIndex(reflect.ValueOf("A").Convert(f.Type().Key()), reflect.ValueOf("2").Convert(f.Type().Elem()))
+		f.Set(m)
+	case reflect.Slice:
+		if f.Type().Elem().Kind() == reflect.Uint8 {
+			f.SetBytes(append(f.Bytes(), 'x'))
+			return true
+		}
+		e := reflect.New(f.Type().Elem()).Elem()
+		if !changeField(e) {
+			return false
+		}
+		f.Set(reflect.Append(f, e))
+	case reflect.Struct:
+		for i := range f.NumField() {
+			if g := f.Field(i); g.CanSet() && (g.Kind() == reflect.String || g.Kind() == reflect.Slice && g.Type().Elem().Kind() == reflect.Uint8) {
+				changeField(g)
+			}
+		}
+	case reflect.Int:
+		f.SetInt(f.Int() + 1)
+	default:
+		return false
+	}
+	return true
 }
 
 // Recipients are normalised: the same number or address written another

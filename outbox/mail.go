@@ -43,6 +43,23 @@ func (o *Outbox) AddMail(data []byte, rcpt []string) error {
 	if rt, err := mail.ParseAddress(msg.Header.Get("Reply-To")); err == nil {
 		rm.ReplyTo = rt.Address
 	}
+	// Cc from its header; Bcc is in no header, so it is every envelope
+	// recipient that To and Cc do not name.
+	shown := map[string]bool{}
+	for _, h := range []string{"To", "Cc"} {
+		list, _ := msg.Header.AddressList(h)
+		for _, a := range list {
+			shown[strings.ToLower(a.Address)] = true
+			if h == "Cc" {
+				rm.Cc = append(rm.Cc, a.Address)
+			}
+		}
+	}
+	for _, r := range rcpt {
+		if !shown[strings.ToLower(r)] {
+			rm.Bcc = append(rm.Bcc, r)
+		}
+	}
 	w := &walker{mail: rm}
 	if err := w.part(msg.Header, msg.Body, 0); err != nil {
 		return fmt.Errorf("outbox.AddMail: %w", err)

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -80,8 +81,13 @@ type Mail struct {
 	Subject  string
 	FromName string
 	ReplyTo  string
-	HTML     string
-	Text     string
+	// Cc and Bcc are the further recipients. Bcc, which no delivered
+	// header carries, comes from the prepared message, or from the
+	// received one's envelope recipients that its To and Cc headers do
+	// not name.
+	Cc, Bcc []string
+	HTML    string
+	Text    string
 	// Received says the fields below come from the message an SMTP server
 	// received; HTML and Text are then its parts as received.
 	Received bool
@@ -96,11 +102,17 @@ type Mail struct {
 // Header is one header field.
 type Header struct{ Name, Value string }
 
-// Attachment describes a received attachment; its content is not kept.
+// Attachment describes an attachment; its content is not kept.
 type Attachment struct {
 	FileName    string
 	ContentType string
-	Size        int
+	// Size is the file's size in bytes; 0 for a file still to be
+	// fetched from Source.
+	Size int
+	// Source is the host of the URL a prepared attachment is fetched
+	// from when sent, or empty (the whole URL is not kept: its query may
+	// hold a token).
+	Source string
 }
 
 // Option configures an Outbox in New.
@@ -295,7 +307,15 @@ func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 		m.Chat = &c
 	case email.MessageOf(env) != nil:
 		e := email.MessageOf(env)
-		m.Email = &Mail{Subject: e.Subject, FromName: e.FromName, ReplyTo: e.ReplyTo, HTML: e.HTML, Text: e.Text}
+		m.Email = &Mail{Subject: e.Subject, FromName: e.FromName, ReplyTo: e.ReplyTo, HTML: e.HTML, Text: e.Text,
+			Cc: e.Cc, Bcc: e.Bcc}
+		for _, a := range e.Attachments {
+			pa := Attachment{FileName: a.FileName, ContentType: a.ContentType, Size: len(a.Data)}
+			if u, err := url.Parse(a.URL); err == nil && a.URL != "" {
+				pa.Source = u.Hostname()
+			}
+			m.Email.Attachments = append(m.Email.Attachments, pa)
+		}
 	}
 	return m
 }
@@ -351,6 +371,14 @@ func sizeOf(m *Message) int {
 	case m.Email != nil:
 		e := m.Email
 		n += len(e.Subject) + len(e.HTML) + len(e.Text)
+		for _, list := range [2][]string{e.Cc, e.Bcc} {
+			for _, a := range list {
+				n += len(a)
+			}
+		}
+		for _, a := range e.Attachments {
+			n += 64 + len(a.FileName) + len(a.ContentType) + len(a.Source)
+		}
 		for _, h := range e.Headers {
 			n += len(h.Name) + len(h.Value)
 		}

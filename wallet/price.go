@@ -12,7 +12,8 @@ import (
 
 // PriceList prices messages in one currency. Every price is a count of the
 // currency's minor units (paise for INR) per billable unit: SMS prices are
-// per segment, chat and e-mail prices per message (their Units is 1). A zero
+// per segment, chat prices per message, e-mail prices per recipient (to,
+// cc and bcc: the e-mail envelope's Units). A zero
 // price makes that message free; a negative one is a configuration error.
 //
 // A PriceList is safe for concurrent use as long as nobody modifies it;

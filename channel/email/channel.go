@@ -81,7 +81,8 @@ func (c *Channel) Kind() notify.Kind { return Kind }
 
 // Prepare validates and normalises an *Request for acct and
 // renders its template, as the package documentation describes. It
-// returns the envelope with Kind, To, Provider, Units (1), Class, Route,
+// returns the envelope with Kind, To, Provider, Units (one per
+// recipient: 1 + len(cc) + len(bcc)), Class, Route,
 // Domain, CarriesOTP and the *Message as Content set. Every bad field is
 // reported in one InvalidArgument error; a failing renderer's other
 // errors are returned as they are.
@@ -124,6 +125,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if r.OTP != "" && checkOTP(&fe, r.OTP, msg) {
 		msg.OTP = r.OTP
 	}
+	checkRecipients(&fe, r, msg)
+	checkAttachments(&fe, r.Attachments, msg)
 
 	if err := fe.Err(); err != nil {
 		return nil, err
@@ -136,12 +139,13 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Kind:     Kind,
 		To:       to,
 		Provider: c.providerName,
-		Units:    1,
-		Class:    class,
-		Route:    string(purpose),
-		Domain:   r.Domain,
-		Content:  msg,
-		Window:   c.windows.For(class, "", to),
+		// Priced per recipient: each is a delivery the relay makes.
+		Units:   1 + len(msg.Cc) + len(msg.Bcc),
+		Class:   class,
+		Route:   string(purpose),
+		Domain:  r.Domain,
+		Content: msg,
+		Window:  c.windows.For(class, "", to),
 		// OTP mail, a declared code, or a template filled with a code.
 		CarriesOTP: r.Purpose == PurposeOTP || msg.OTP != "" ||
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),

@@ -60,13 +60,50 @@
 //     default. It selects the provider's SMTP configuration and the price;
 //     campaign mail is Promotional (and carries List-Unsubscribe headers),
 //     everything else Transactional.
+//   - cc and bcc are further recipients, each checked exactly as to is
+//     (the same mailbox rule; an error names the element, "cc[1]").
+//     to, cc and bcc together are at most MaxRecipients (50) addresses.
+//     An address given twice across to, cc and bcc (compared without
+//     case and surrounding spaces) is refused, naming the repeat, rather
+//     than silently dropped: each recipient is priced, so the caller
+//     should see what it pays for. Every recipient goes into the SMTP
+//     envelope (RCPT TO); cc is shown in the Cc header; bcc appears in
+//     no delivered header.
+//   - attachments are at most MaxAttachments (10) files, each either a
+//     public https URL (the HTTP API's form) or, from Go, its bytes
+//     (Attachment.Data). A URL is checked here without any lookup, since
+//     Prepare has no side effects: https only, no user name, no IP
+//     address in any spelling and no local-only name (localhost,
+//     *.local, single labels), so https://127.0.0.1/x.pdf or
+//     https://localhost/x.pdf is InvalidArgument naming
+//     "attachments[0].url", before anything is charged. The provider
+//     fetches the file when it sends the message, through the guard chat
+//     media use (internal/netguard): a host that resolves to a private
+//     address is refused at dial time, a certain refusal that is
+//     refunded. file_name (default: the URL path's last segment, else
+//     "attachment"; required with Data) is at most MaxFileNameLen bytes,
+//     without a path and without control (CR, LF, NUL included),
+//     bidirectional or invisible characters or encoded words.
+//     content_type must be a media type (parameters other than charset
+//     are dropped; multipart and message types are refused); default the
+//     type of the file name's extension, else DefaultContentType. The
+//     total size is the provider's limit (provider/smtp's
+//     Config.MaxAttachmentBytes, 10 MiB by default).
 //
-// CR, LF and NUL are refused in every header value (to, reply_to,
-// subject, from_name, and a subject made by a template from variables),
+// CR, LF and NUL are refused in every header value (to, cc, bcc, reply_to,
+// subject, from_name, attachment names and types, and a subject made by
+// a template from variables),
 // so no request can add a header; other control characters are refused
 // there too.
 //
 // Prepare reports every bad field at once, as a notify.CodeInvalidArgument
 // *notify.Error with the HTTP API's JSON field names (docs/api.md); nothing is charged then.
-// Envelope.Units is 1: e-mail is priced per message, by purpose.
+//
+// # Price
+//
+// E-mail is priced per recipient, by purpose: Envelope.Units is
+// 1 + len(cc) + len(bcc), and the Notifier's price list (package wallet)
+// multiplies the purpose's price by it. A message to one address with two
+// cc and one bcc costs four times the purpose's price; attachments do
+// not change the price.
 package email

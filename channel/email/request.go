@@ -1,7 +1,9 @@
 package email
 
 import (
+	"crypto/sha256"
 	"hash"
+	"strconv"
 	"strings"
 
 	"github.com/notifykit/notify"
@@ -43,6 +45,46 @@ type Request struct {
 	Purpose        Purpose `json:"purpose" validate:"omitempty,oneof=otp invoice notification campaign"`
 	Domain         string  `json:"domain" validate:"omitempty,domain"`
 	IdempotencyKey string  `json:"-"`
+	// Cc are further recipients shown in the Cc header, each checked as
+	// To is (an error names "cc[1]"). Bcc are recipients that receive
+	// the message without appearing in any delivered header. Each
+	// recipient is priced as one unit (see the package documentation);
+	// to, cc and bcc together are at most MaxRecipients addresses, none
+	// repeated, and none with an OTP or purpose otp (a code goes to
+	// its one recipient). Default none.
+	Cc  []string `json:"cc,omitempty" validate:"dive,mailbox"`
+	Bcc []string `json:"bcc,omitempty" validate:"dive,mailbox"`
+	// Attachments are files sent with the message, at most
+	// MaxAttachments; see Attachment. Their total size is bounded by the
+	// provider (provider/smtp's Config.MaxAttachmentBytes). Default none.
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is one file attached to an e-mail: its bytes (Data, from Go
+// only) or a public HTTPS URL the provider fetches when it sends the
+// message, through the same guard as chat media (internal/netguard: https
+// only, no IP literal or local-only name, every address dialled public,
+// a size limit and timeouts). Exactly one of Data and URL is set.
+type Attachment struct {
+	// FileName is the name the recipient sees: at most MaxFileNameLen
+	// bytes of UTF-8 without control characters (CR, LF and NUL
+	// included), no path (/ or \) and not "." or "..". Required with Data;
+	// with URL, default the last segment of the URL's path, else
+	// "attachment".
+	FileName string `json:"file_name,omitempty"`
+	// ContentType is the file's media type, such as application/pdf,
+	// without parameters other than charset. Default: the type of the
+	// file name's extension (mime.TypeByExtension), else
+	// application/octet-stream.
+	ContentType string `json:"content_type,omitempty"`
+	// URL is a public https URL of the file. The channel checks its form
+	// without looking the host up (Prepare has no side effects); the
+	// provider refuses at dial time a host that resolves to an address
+	// that is not public.
+	URL string `json:"url,omitempty"`
+	// Data is the file itself. Go callers only: the HTTP API takes URLs.
+	// It is kept in a queued send's record (as base64 JSON).
+	Data []byte `json:"data,omitempty"`
 }
 
 // Kind implements notify.Request.
@@ -64,6 +106,26 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Vars(h, r.Variables)
 	if r.OTP != "" {
 		fingerprint.Fields(h, "otp", r.OTP)
+	}
+	// Written only when set, as the OTP is, so older fingerprints hold.
+	if len(r.Cc) > 0 || len(r.Bcc) > 0 {
+		fingerprint.Fields(h, "cc", strconv.Itoa(len(r.Cc)))
+		for _, a := range r.Cc {
+			fingerprint.Fields(h, strings.TrimSpace(a))
+		}
+		fingerprint.Fields(h, "bcc", strconv.Itoa(len(r.Bcc)))
+		for _, a := range r.Bcc {
+			fingerprint.Fields(h, strings.TrimSpace(a))
+		}
+	}
+	if len(r.Attachments) > 0 {
+		fingerprint.Fields(h, "attachments", strconv.Itoa(len(r.Attachments)))
+		for _, a := range r.Attachments {
+			// The data's digest, not the data: a fingerprint need not
+			// copy megabytes.
+			sum := sha256.Sum256(a.Data)
+			fingerprint.Fields(h, a.FileName, a.ContentType, a.URL, strconv.Itoa(len(a.Data)), string(sum[:]))
+		}
 	}
 }
 
@@ -97,6 +159,23 @@ type Message struct {
 	// empty. It appears in Subject, HTML or Text; whatever shows the
 	// message (logs, the development outbox) hides it everywhere there.
 	OTP string
+	// Cc and Bcc are the further recipients, bare addresses, trimmed; the
+	// envelope's To is the first recipient. The provider puts every
+	// recipient in the SMTP envelope, Cc in the Cc header, and Bcc in no
+	// header.
+	Cc, Bcc []string
+	// Attachments are the files, checked: each has a FileName and a
+	// ContentType, and exactly one of URL and Data.
+	Attachments []Attachment
+}
+
+// Recipients returns every recipient of m for an envelope addressed to
+// to: to, then Cc, then Bcc.
+func (m *Message) Recipients(to string) []string {
+	out := make([]string, 0, 1+len(m.Cc)+len(m.Bcc))
+	out = append(out, to)
+	out = append(out, m.Cc...)
+	return append(out, m.Bcc...)
 }
 
 // MessageOf returns the content of an envelope of this channel, or nil

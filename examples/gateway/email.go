@@ -98,7 +98,12 @@ func mailer(cfg *config, logger *slog.Logger, box *devOutbox, codes *mailCodes) 
 			From: "notify@localhost", FromName: "Notify", ListUnsubscribeMailto: "mailto:unsubscribe@localhost"}
 		info = "development SMTP server on " + dev.Addr + " (messages are logged, not delivered; set NOTIFY_SMTP_URL)"
 	}
-	p, err := smtp.New(smtp.Config{Default: srv})
+	maxFiles, err := maxAttachmentBytes()
+	if err != nil {
+		closeDev()
+		return nil, "", nil, err
+	}
+	p, err := smtp.New(smtp.Config{Default: srv, MaxAttachmentBytes: maxFiles})
 	if err != nil {
 		closeDev()
 		return nil, "", nil, fmt.Errorf("NOTIFY_SMTP_URL: %w", err)

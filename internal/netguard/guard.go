@@ -406,3 +406,15 @@ func (g *Guard) control(network, address string, _ syscall.RawConn) error {
 	}
 	return g.checkAddr("", ap.Addr())
 }
+
+// CheckSyntax reports whether raw passes every rule of CheckURL that needs
+// no DNS lookup: https only, no userinfo, a host that is a DNS name (not
+// an IP literal in any spelling, not a local-only name such as localhost
+// or *.local), and a valid port. It returns nil or an *Error. It has no
+// side effects, so request checks that must not touch the network (a
+// channel's Prepare) use it; the dial-time check of Open still refuses a
+// name that resolves to an address that is not public.
+func CheckSyntax(raw string) error {
+	_, err := checkSyntax(raw)
+	return err
+}

@@ -24,8 +24,8 @@ func TestEveryTagHasAMessage(t *testing.T) {
 			f := typ.Field(i)
 			for _, tag := range strings.Split(f.Tag.Get("validate"), ",") {
 				name, _, _ := strings.Cut(tag, "=")
-				switch name {
-				case "", "omitempty", "required", "required_without", "oneof", "max", "hostname_rfc1123":
+				switch name { // dive applies the rules after it to each element
+				case "", "omitempty", "required", "required_without", "oneof", "max", "hostname_rfc1123", "dive":
 					continue
 				}
 				if _, ok := rules.Custom[name]; !ok {

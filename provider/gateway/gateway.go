@@ -441,16 +441,63 @@ type chatBody struct {
 	MediaURL     string   `json:"media_url,omitempty"`
 	FileName     string   `json:"file_name,omitempty"`
 	Domain       string   `json:"domain,omitempty"`
+	// Template carries what positional variables cannot: named
+	// parameters, a text header's value and button values.
+	Template *templateBody `json:"template,omitempty"`
+}
+
+// templateBody is the "template" object of a chat send.
+type templateBody struct {
+	Named   map[string]string `json:"named,omitempty"`
+	Header  *headerBody       `json:"header,omitempty"`
+	Buttons []buttonBody      `json:"buttons,omitempty"`
+}
+
+type headerBody struct {
+	Text string `json:"text,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+type buttonBody struct {
+	Index int    `json:"index"`
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// templateOf returns the "template" object of t, or nil when t has none
+// of its values.
+func templateOf(t *chat.Template) *templateBody {
+	if len(t.NamedParams) == 0 && t.HeaderText == "" && t.HeaderName == "" && len(t.Buttons) == 0 {
+		return nil
+	}
+	b := &templateBody{Named: t.NamedParams}
+	if t.HeaderText != "" || t.HeaderName != "" {
+		b.Header = &headerBody{Text: t.HeaderText, Name: t.HeaderName}
+	}
+	for _, bt := range t.Buttons {
+		b.Buttons = append(b.Buttons, buttonBody{Index: bt.Index, Type: string(bt.Kind), Value: bt.Value})
+	}
+	return b
 }
 
 type emailBody struct {
-	To       string `json:"to"`
-	Subject  string `json:"subject"`
-	Message  string `json:"message"`
-	FromName string `json:"from_name,omitempty"`
-	ReplyTo  string `json:"reply_to,omitempty"`
-	Purpose  string `json:"purpose,omitempty"`
-	Domain   string `json:"domain,omitempty"`
+	To       string   `json:"to"`
+	Subject  string   `json:"subject"`
+	Message  string   `json:"message"`
+	FromName string   `json:"from_name,omitempty"`
+	ReplyTo  string   `json:"reply_to,omitempty"`
+	Purpose  string   `json:"purpose,omitempty"`
+	Domain   string   `json:"domain,omitempty"`
+	Cc       []string `json:"cc,omitempty"`
+	Bcc      []string `json:"bcc,omitempty"`
+	// Attachments go by URL only: the API takes no file bytes.
+	Attachments []attachmentBody `json:"attachments,omitempty"`
+}
+
+type attachmentBody struct {
+	URL         string `json:"url"`
+	FileName    string `json:"file_name,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
 }
 
 // request maps an envelope to its endpoint and JSON body.
@@ -479,6 +526,7 @@ func request(env *notify.Envelope) (string, []byte, error) {
 		case m.Template != nil:
 			t := m.Template
 			b.TemplateName, b.Language, b.Variables, b.HeaderURL = t.Name, t.Language, t.Params, t.HeaderURL
+			b.Template = templateOf(t)
 			if b.TemplateName == "" {
 				return "", nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: the chat template has no name")
 			}
@@ -503,6 +551,16 @@ func request(env *notify.Envelope) (string, []byte, error) {
 		}
 		if b.Message == "" {
 			return "", nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: the e-mail envelope has no body")
+		}
+		b.Cc, b.Bcc = m.Cc, m.Bcc
+		for i, a := range m.Attachments {
+			if a.URL == "" {
+				// Charged per recipient but sent without its file would
+				// be worse than refused: the remote API takes URLs only.
+				return "", nil, notify.Errorf(notify.CodeInvalidArgument,
+					"gateway: attachment %d is bytes, and the gateway's API takes attachments by URL only", i)
+			}
+			b.Attachments = append(b.Attachments, attachmentBody{URL: a.URL, FileName: a.FileName, ContentType: a.ContentType})
 		}
 		path, v = "/email/send", b
 	default:

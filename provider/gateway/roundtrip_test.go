@@ -231,6 +231,42 @@ func TestRoundTrip(t *testing.T) {
 		}
 	})
 
+	t.Run("email cc, bcc and attachment by URL", func(t *testing.T) {
+		_, err := local.n.Send(ctx, &email.Request{Account: "local", To: "asha@example.com", Subject: "Invoice 81",
+			Message: "Your invoice is attached.", Purpose: email.PurposeInvoice,
+			Cc: []string{"ravi@example.com"}, Bcc: []string{"audit@example.org"},
+			Attachments: []email.Attachment{{URL: "https://files.example.com/inv-81.pdf", FileName: "inv-81.pdf", ContentType: "application/pdf"}}})
+		must(t, err)
+		sent := remote.mail.Sent()
+		m := email.MessageOf(sent[len(sent)-1])
+		if len(m.Cc) != 1 || m.Cc[0] != "ravi@example.com" || len(m.Bcc) != 1 || m.Bcc[0] != "audit@example.org" ||
+			len(m.Attachments) != 1 || m.Attachments[0].URL != "https://files.example.com/inv-81.pdf" ||
+			m.Attachments[0].FileName != "inv-81.pdf" || m.Attachments[0].ContentType != "application/pdf" {
+			t.Errorf("remote e-mail %+v", m)
+		}
+		// Bytes cannot cross the API: refused, not sent without the file.
+		before := remote.mail.Len()
+		lb := local.balance(t)
+		_, err = local.n.Send(ctx, &email.Request{Account: "local", To: "asha@example.com", Subject: "Invoice 82",
+			Message: "attached", Attachments: []email.Attachment{{FileName: "inv-82.pdf", Data: []byte("%PDF-1.4")}}})
+		if notify.CodeOf(err) != notify.CodeInvalidArgument || remote.mail.Len() != before || local.balance(t) != lb {
+			t.Errorf("bytes attachment: %v, %d sent, charged %d", err, remote.mail.Len()-before, lb-local.balance(t))
+		}
+	})
+
+	t.Run("chat template values", func(t *testing.T) {
+		_, err := local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", TemplateName: "order_shipped",
+			Language: "en", NamedParams: map[string]string{"first_name": "Asha"}, HeaderText: "Order 4711",
+			Buttons: []chat.Button{{Kind: chat.ButtonURL, Index: 0, Value: "4711"}}})
+		must(t, err)
+		sent := remote.cloud.Sent()
+		tp := chat.MessageOf(sent[len(sent)-1]).Template
+		if tp == nil || tp.NamedParams["first_name"] != "Asha" || tp.HeaderText != "Order 4711" ||
+			len(tp.Buttons) != 1 || tp.Buttons[0].Kind != chat.ButtonURL || tp.Buttons[0].Value != "4711" {
+			t.Errorf("remote template %+v", tp)
+		}
+	})
+
 	t.Run("retried envelope is sent once", func(t *testing.T) {
 		env := &notify.Envelope{ID: "11111111-2222-4333-8444-555555555555", Kind: sms.Kind, To: "9876543210",
 			Content: &sms.Message{Route: sms.RouteSMS, Text: "once only"}}

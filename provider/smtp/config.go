@@ -1,11 +1,13 @@
 package smtp
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -107,7 +109,9 @@ type Server struct {
 	// ListUnsubscribeURL is the HTTPS one-click unsubscribe address put in
 	// campaign mail's List-Unsubscribe header (RFC 8058). Every "{token}"
 	// in it is replaced by the recipient's unsubscribe token (see
-	// UnsubscribeSecret), which is URL-safe; every "{email}" by the
+	// UnsubscribeSecret), which is URL-safe and names the message's
+	// account and recipient (AccountUnsubscribeToken), as
+	// UnsubscribeHandler needs; every "{email}" by the
 	// query-escaped recipient address, which anybody could put in a URL
 	// to unsubscribe somebody else: prefer {token}. Campaign mail needs
 	// it or ListUnsubscribeMailto. Default none.
@@ -146,7 +150,44 @@ type Config struct {
 	// configuration; at most that many messages of one configuration are
 	// in flight at once, the rest wait for a connection. Default 4.
 	PoolSize int
+
+	// MaxAttachmentBytes bounds the files attached to one message, in
+	// bytes before encoding: the sum of their Data and of what their URLs
+	// return, counted while fetching, so that no fetch reads past it. A
+	// message over it is refused before anything is written to the SMTP
+	// server (a certain refusal: refunded). The built message, base64
+	// making files a third larger, is held in memory while it is sent
+	// (DKIM signs it whole), so this bounds that memory too. Default
+	// DefaultMaxAttachmentBytes (10 MiB).
+	MaxAttachmentBytes int64
+	// AttachmentTimeout bounds the fetch of each attachment URL. Default
+	// DefaultAttachmentTimeout (30s).
+	AttachmentTimeout time.Duration
+	// Resolver resolves the hosts of attachment URLs, for the dial-time
+	// address check. Default net.DefaultResolver.
+	Resolver Resolver
+	// AllowAttachmentAddr, when set, lets attachment fetches dial
+	// addresses the guard refuses (loopback, private networks). It exists
+	// only for tests that serve files from loopback; production code must
+	// leave it nil. Default nil: public addresses only.
+	AllowAttachmentAddr func(netip.Addr) bool
+	// AttachmentTLSConfig is the TLS configuration of attachment fetches,
+	// for tests that trust a test server's certificate. Default nil: the
+	// system roots.
+	AttachmentTLSConfig *tls.Config
 }
+
+// Resolver looks up the addresses of a host name; *net.Resolver
+// implements it.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Defaults of Config's attachment settings.
+const (
+	DefaultMaxAttachmentBytes = 10 << 20
+	DefaultAttachmentTimeout  = 30 * time.Second
+)
 
 // settings is a Server with defaults applied and values checked.
 type settings struct {

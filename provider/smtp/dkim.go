@@ -18,8 +18,8 @@ import (
 //
 // Signatures use rsa-sha256 with relaxed/relaxed canonicalization and a
 // t= timestamp, and cover From, To, Subject, Date, Message-ID,
-// MIME-Version, Content-Type and, when the message has them, Reply-To,
-// Content-Transfer-Encoding, List-Unsubscribe and List-Unsubscribe-Post
+// MIME-Version, Content-Type and, when the message has them, Cc,
+// Reply-To, Content-Transfer-Encoding, List-Unsubscribe and List-Unsubscribe-Post
 // (RFC 8058 requires one-click unsubscribe headers to be signed). The
 // signer is github.com/toorop/go-dkim, which go-simple-mail already
 // brings; it signs with RSA only.
@@ -156,7 +156,7 @@ func parseDKIMKey(pemKey []byte) ([]byte, string) {
 // signedHeaders lists, in order, the header fields a signature covers
 // when the message has them.
 var signedHeaders = []string{
-	"from", "to", "subject", "date", "message-id", "reply-to",
+	"from", "to", "cc", "subject", "date", "message-id", "reply-to",
 	"mime-version", "content-type", "content-transfer-encoding",
 	"list-unsubscribe", "list-unsubscribe-post",
 }

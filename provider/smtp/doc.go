@@ -11,8 +11,9 @@
 // The provider builds each MIME message itself (multipart/alternative
 // when there is HTML and text, 7bit or quoted-printable parts, RFC 2047
 // headers, a Message-ID per message, List-Unsubscribe and
-// List-Unsubscribe-Post for campaign mail) and uses go-simple-mail for the
-// SMTP transport: AUTH PLAIN or LOGIN, and the MAIL, RCPT and DATA
+// List-Unsubscribe-Post for campaign mail, multipart/mixed with files;
+// see Recipients and attachments) and uses go-simple-mail for the SMTP
+// transport: AUTH PLAIN or LOGIN, and the MAIL, RCPT and DATA
 // exchange, over a connection the provider opened up to EHLO itself,
 // STARTTLS or implicit TLS included (see Internationalised addresses).
 // go-simple-mail's own message builder costs more than the whole SMTP
@@ -20,12 +21,42 @@
 // goroutine and an RSET round trip to every message; deadlines on the
 // connection replace it.
 //
+// # Recipients and attachments
+//
+// A message goes to every recipient of its envelope in one SMTP
+// transaction: RCPT TO for To, each Cc and each Bcc (email.Message), in
+// that order. The Cc header lists Cc; Bcc is in no header of the
+// delivered message. A recipient the server refuses refuses the whole
+// message (nothing is sent; with a 5xx it is Rejected); only a refusal of
+// the first RCPT TO, or of a message with no cc or bcc, is reported as
+// the To address's bounce (store.Bounce), so a bad cc never suppresses
+// To.
+//
+// A message with attachments is multipart/mixed: its body first (one
+// text part, or multipart/alternative of text and HTML), then each file
+// in base64, in lines of 76 characters, named by Content-Type's name and
+// Content-Disposition's filename (RFC 2231 form when not ASCII). A file
+// given by URL is fetched when the message is sent, before a connection
+// is taken from the pool, through the guard chat media use
+// (internal/netguard): https only, every address the host resolves to
+// checked at dial time and only those dialled, no proxy, redirects
+// checked, Config.AttachmentTimeout per file. The bytes stream from the
+// network into the base64 encoder, so only the encoded message is held;
+// Config.MaxAttachmentBytes (default 10 MiB) bounds the files of one
+// message together, counted while reading, so no fetch reads past it.
+// The message is built whole before it is sent, because DKIM signs it
+// whole and go-simple-mail takes it as one string: that limit bounds
+// the memory of a send too (about 1.4 times it, base64 included).
+// Because every fetch ends before anything is written to the SMTP
+// server, a failed fetch is a certain refusal: refunded, and retried
+// when temporary.
+//
 // # DKIM and EHLO
 //
 // Server.DKIM signs every message of a configuration (RFC 6376,
 // rsa-sha256, relaxed/relaxed) with a key for the From domain or a
 // parent of it. The signature covers From, To, Subject, Date,
-// Message-ID, MIME-Version, Content-Type and, when present, Reply-To,
+// Message-ID, MIME-Version, Content-Type and, when present, Cc, Reply-To,
 // Content-Transfer-Encoding, List-Unsubscribe and List-Unsubscribe-Post,
 // as RFC 8058 requires for one-click unsubscribe. It is off by default;
 // New refuses a malformed, non-RSA or short key, or a domain that does
@@ -96,6 +127,13 @@
 //	campaign mail, no List-Unsubscribe configured   Rejected             not accepted
 //	DKIM signing failed (not seen with a key New    Rejected             not accepted
 //	  accepted)
+//	too many attachments, data over                 InvalidArgument      not accepted
+//	  MaxAttachmentBytes, a bad file name or type
+//	attachment URL refused by the guard (private    Rejected             not accepted
+//	  address, unknown host), HTTP 4xx, files
+//	  over MaxAttachmentBytes
+//	attachment fetch: network failure, timeout,     Unavailable          not accepted, retried
+//	  HTTP 5xx or 429, ctx ended
 //	4xx reply at any stage (421 included)           Unavailable          not accepted, retried
 //	5xx reply at any stage (login refused too)      Rejected             not accepted
 //	dial, TLS, login or network failure before      Unavailable          not accepted, retried

@@ -3,6 +3,7 @@ package smtp
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"mime/quotedprintable"
 	"net/mail"
 	"net/url"
@@ -40,7 +41,9 @@ type message struct {
 // domain in ASCII (rules.ASCIIDomain), each local part as it is.
 type wire struct {
 	to, replyTo string
-	// utf8 lists the fields ("to", "reply_to") whose address keeps a
+	// cc and bcc are the further recipients; bcc goes in RCPT TO only.
+	cc, bcc []string
+	// utf8 lists the fields ("to", "reply_to", "cc[0]") whose address keeps a
 	// non-ASCII local part, which only a relay with SMTPUTF8 carries
 	// (RFC 6531), in the envelope or in a header (RFC 6532).
 	utf8 []string
@@ -60,6 +63,16 @@ func checkEnvelope(env *notify.Envelope) (wire, error) {
 	if m.ReplyTo != "" {
 		w.replyTo = checkAddress(&fe, &w, "reply_to", m.ReplyTo)
 	}
+	if n := 1 + len(m.Cc) + len(m.Bcc); n > email.MaxRecipients {
+		fe.Addf("cc", "to, cc and bcc together must be at most %d addresses, not %d", email.MaxRecipients, n)
+	} else {
+		for i, a := range m.Cc {
+			w.cc = append(w.cc, checkAddress(&fe, &w, fmt.Sprintf("cc[%d]", i), a))
+		}
+		for i, a := range m.Bcc {
+			w.bcc = append(w.bcc, checkAddress(&fe, &w, fmt.Sprintf("bcc[%d]", i), a))
+		}
+	}
 	if hasCRLF(m.Subject) {
 		fe.Add("subject", "must not contain CR, LF or NUL")
 	}
@@ -72,6 +85,14 @@ func checkEnvelope(env *notify.Envelope) (wire, error) {
 		fe.Add("message", "the e-mail has no body")
 	}
 	return w, fe.Err()
+}
+
+// rcpt returns every recipient, for RCPT TO: to, cc, bcc.
+func (w *wire) rcpt() []string {
+	out := make([]string, 0, 1+len(w.cc)+len(w.bcc))
+	out = append(out, w.to)
+	out = append(out, w.cc...)
+	return append(out, w.bcc...)
 }
 
 // checkAddress adds to fe why s is not a bare address whose characters
@@ -150,10 +171,19 @@ func isToken(s string) bool {
 	return true
 }
 
-// build writes the whole message into buf and returns it as a string.
-// env must have passed checkEnvelope, which returned w. The address
-// headers carry the addresses as they go to the relay: domains in ASCII.
+// build is buildFiles for a message whose attachments, if any, are
+// all Data.
 func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time) (message, []byte, error) {
+	return buildFiles(buf, st, env, w, now, nil)
+}
+
+// buildFiles writes the whole message into buf and returns it as a
+// string. env must have passed checkEnvelope, which returned w, and
+// checkAttachments. The address headers carry the addresses as they go
+// to the relay: domains in ASCII. Bcc appears in no header. Attachment
+// URLs are fetched with f (nil: none may be a URL); its errors are
+// returned as they are, certain refusals.
+func buildFiles(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time, f *fetcher) (message, []byte, error) {
 	m := email.MessageOf(env)
 	id := messageID(env, st.fromDomain)
 	b := buf[:0]
@@ -170,6 +200,13 @@ func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time
 	}
 	b = appendHeader(b, "From", fromHeader(name, st.fromAddr))
 	b = appendHeader(b, "To", (&mail.Address{Address: w.to}).String())
+	if len(w.cc) > 0 {
+		list := make([]string, len(w.cc))
+		for i, a := range w.cc {
+			list[i] = (&mail.Address{Address: a}).String()
+		}
+		b = appendHeader(b, "Cc", strings.Join(list, ", "))
+	}
 	if w.replyTo != "" {
 		b = appendHeader(b, "Reply-To", (&mail.Address{Address: w.replyTo}).String())
 	}
@@ -185,7 +222,7 @@ func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time
 		}
 		var targets []string
 		if st.unsubURL != "" {
-			targets = append(targets, "<"+unsubscribeURL(st, env.To)+">")
+			targets = append(targets, "<"+unsubscribeURL(st, env)+">")
 		}
 		if st.unsubMail != "" {
 			targets = append(targets, "<"+st.unsubMail+">")
@@ -198,11 +235,42 @@ func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time
 		}
 	}
 
+	if len(m.Attachments) > 0 {
+		// multipart/mixed: the body (one text part, or the alternative
+		// of text and HTML) first, then each file.
+		mixed := newBoundary(m.Text, m.HTML)
+		b = append(b, "Content-Type: multipart/mixed; boundary=\""...)
+		b = append(b, mixed...)
+		b = append(b, "\"\r\n\r\n--"...)
+		b = append(b, mixed...)
+		b = append(b, "\r\n"...)
+		b = appendBody(b, m)
+		var err error
+		for i := range m.Attachments {
+			b = append(b, "\r\n--"...)
+			b = append(b, mixed...)
+			b = append(b, "\r\n"...)
+			if b, err = appendAttachment(b, i, &m.Attachments[i], f); err != nil {
+				return message{}, b, err
+			}
+		}
+		b = append(b, "\r\n--"...)
+		b = append(b, mixed...)
+		b = append(b, "--\r\n"...)
+		return message{data: string(b), id: id}, b, nil
+	}
+	return finish(b, id, func(b []byte) []byte { return appendBody(b, m) })
+}
+
+// appendBody appends the Content-Type of m's body and the body: one text
+// part, or a multipart/alternative of text and HTML, without a line break
+// at its end.
+func appendBody(b []byte, m *email.Message) []byte {
 	if m.HTML == "" {
-		return finish(b, id, func(b []byte) []byte { return appendPart(b, "text/plain", m.Text) })
+		return appendPart(b, "text/plain", m.Text)
 	}
 	if m.Text == "" {
-		return finish(b, id, func(b []byte) []byte { return appendPart(b, "text/html", m.HTML) })
+		return appendPart(b, "text/html", m.HTML)
 	}
 	boundary := newBoundary(m.Text, m.HTML)
 	b = append(b, "Content-Type: multipart/alternative; boundary=\""...)
@@ -217,8 +285,7 @@ func build(buf []byte, st *settings, env *notify.Envelope, w wire, now time.Time
 	}
 	b = append(b, "--"...)
 	b = append(b, boundary...)
-	b = append(b, "--\r\n"...)
-	return message{data: string(b), id: id}, b, nil
+	return append(b, "--\r\n"...)
 }
 
 func finish(b []byte, id string, part func([]byte) []byte) (message, []byte, error) {
@@ -465,12 +532,21 @@ func appendHeader(b []byte, name, value string) []byte {
 }
 
 // unsubscribeURL fills the placeholders of st's ListUnsubscribeURL for
-// the recipient to.
-func unsubscribeURL(st *settings, to string) string {
-	u := st.unsubURL
+// the recipient of env. The token names env's account too (version 2,
+// AccountUnsubscribeToken), so that UnsubscribeHandler records the
+// unsubscribe on that account's list; an envelope without an account, or
+// with an ID a token cannot carry, gets the address-only token.
+func unsubscribeURL(st *settings, env *notify.Envelope) string {
+	u, to := st.unsubURL, env.To
 	if st.unsubKeys != nil {
 		// The token is base64url: nothing in it needs escaping.
-		return strings.ReplaceAll(u, "{token}", st.unsubKeys.token(to))
+		tok := st.unsubKeys.token(to)
+		if env.Account != nil {
+			if t, err := st.unsubKeys.accountToken(env.Account.ID, to); err == nil {
+				tok = t
+			}
+		}
+		return strings.ReplaceAll(u, "{token}", tok)
 	}
 	return strings.ReplaceAll(u, "{email}", url.QueryEscape(to))
 }

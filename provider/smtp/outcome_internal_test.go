@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -87,9 +88,25 @@ func (s *pipeServer) serve(c net.Conn, script []step) {
 		return
 	}
 	for _, st := range script {
-		if !expect("MAIL FROM:") || !say("250 ok") || !expect("RCPT TO:") || !say("250 ok") ||
-			!expect("DATA") || !say("354 go ahead") {
+		if !expect("MAIL FROM:") || !say("250 ok") || !expect("RCPT TO:") || !say("250 ok") {
 			return
+		}
+		// Further recipients (cc, bcc), then DATA.
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if strings.HasPrefix(strings.ToUpper(line), "RCPT TO:") {
+				if !say("250 ok") {
+					return
+				}
+				continue
+			}
+			if !strings.HasPrefix(strings.ToUpper(line), "DATA") || !say("354 go ahead") {
+				return
+			}
+			break
 		}
 		// The client writes the message only after it read the 354, so
 		// r holds nothing of it yet.
@@ -243,5 +260,39 @@ func TestContextEndsMidTransaction(t *testing.T) {
 				t.Errorf("errors.Is(%v, context.Canceled) = false", err)
 			}
 		})
+	}
+}
+
+// TestManyRecipientsLostMidMessageIsRetryable: with cc and bcc, each RCPT
+// TO is one more exchange before DATA; a connection lost while the
+// message is written is still before the final dot.
+func TestManyRecipientsLostMidMessageIsRetryable(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		srv := newPipeServer(t, []step{dropMidBody})
+		p := pipeProvider(t, srv)
+		env := pipeEnvelope("m1")
+		m := email.MessageOf(env)
+		for i := range n {
+			m.Bcc = append(m.Bcc, fmt.Sprintf("b%d@example.com", i))
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		_, err := p.Send(ctx, env)
+		cancel()
+		if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
+			t.Errorf("%d bcc, connection lost before the final dot: %v (code %q); want a retryable unavailable", n, err, notify.CodeOf(err))
+		}
+	}
+}
+
+func TestManyRecipientsLostAfterDotIsUnknown(t *testing.T) {
+	srv := newPipeServer(t, []step{dropAfterDot})
+	p := pipeProvider(t, srv)
+	env := pipeEnvelope("m1")
+	email.MessageOf(env).Cc = []string{"c1@example.com", "c2@example.com"}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err := p.Send(ctx, env)
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		t.Errorf("connection lost after the final dot: %v (code %q); want outcome_unknown", err, notify.CodeOf(err))
 	}
 }

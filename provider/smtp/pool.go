@@ -208,7 +208,7 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 }
 
 // send sends one message on c under ctx and the send timeout.
-func (c *conn) send(ctx context.Context, st *settings, to string, msg string) (err error, tainted bool) {
+func (c *conn) send(ctx context.Context, st *settings, rcpt []string, msg string) (err error, tainted bool) {
 	deadline := time.Now().Add(st.SendTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -218,8 +218,8 @@ func (c *conn) send(ctx context.Context, st *settings, to string, msg string) (e
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, func() { _ = c.tcp.SetDeadline(past) })
 	}
-	c.track.reset()
-	err = mail.SendMessage(st.fromAddr, []string{to}, msg, c.client)
+	c.track.reset(len(rcpt))
+	err = mail.SendMessage(st.fromAddr, rcpt, msg, c.client)
 	if stop != nil && !stop() {
 		// The context ended while sending, or just after: its deadline may
 		// land on the connection at any moment, so it cannot be reused.
@@ -242,13 +242,13 @@ func (c *conn) reset(st *settings) bool {
 //
 // The bytes are encrypted under TLS, so it watches the order of reads
 // and writes instead of their contents. go-simple-mail (v2.16.0) sends
-// one recipient's transaction as MAIL FROM, RCPT TO and DATA, each one
-// flush (one write, or one TLS record) followed by a read of the reply,
-// and then the message and its final dot, written with no read in
+// a transaction as MAIL FROM, one RCPT TO per recipient and DATA, each
+// one flush (one write, or one TLS record) followed by a read of the
+// reply, and then the message and its final dot, written with no read in
 // between, followed by the read of the final reply. go-simple-mail
 // ignores an error writing the final dot and reads the reply anyway. So
-// the dot is out when a read starts after at least four writes, none of
-// which failed; doneDot latches that, so that a write failing later (a
+// the dot is out when a read starts after at least 3 + recipients
+// writes (four for one recipient), none of which failed; doneDot latches that, so that a write failing later (a
 // TLS alert during the final read) cannot undo it. Anything TLS writes on
 // its own makes the count higher, never lower, so its errors lean
 // towards "may have been delivered", never towards a duplicate.
@@ -257,9 +257,15 @@ type trackConn struct {
 	writes    int
 	writeFail bool
 	doneDot   bool
+	// need is the count of writes after which a read means the final
+	// dot is out: 3 + the transaction's recipients.
+	need int
 }
 
-func (t *trackConn) reset() { t.writes, t.writeFail, t.doneDot = 0, false, false }
+// reset starts watching a transaction of rcpts recipients.
+func (t *trackConn) reset(rcpts int) {
+	t.writes, t.writeFail, t.doneDot, t.need = 0, false, false, 3+max(rcpts, 1)
+}
 
 func (t *trackConn) Write(b []byte) (int, error) {
 	t.writes++
@@ -271,7 +277,7 @@ func (t *trackConn) Write(b []byte) (int, error) {
 }
 
 func (t *trackConn) Read(b []byte) (int, error) {
-	if t.writes >= 4 && !t.writeFail {
+	if t.need > 0 && t.writes >= t.need && !t.writeFail {
 		t.doneDot = true
 	}
 	return t.Conn.Read(b)

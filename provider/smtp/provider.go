@@ -11,6 +11,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/internal/netguard"
 )
 
 // Provider sends e-mail envelopes over SMTP with pooled keep-alive
@@ -23,6 +24,10 @@ type Provider struct {
 	pools    []*pool
 	closed   atomic.Bool
 	bufs     sync.Pool // *[]byte message buffers
+	// files fetches attachment URLs; maxFiles bounds a message's
+	// attachments (Config.MaxAttachmentBytes).
+	files    *netguard.Guard
+	maxFiles int64
 }
 
 // route is the configuration and pool of one purpose.
@@ -49,6 +54,29 @@ func New(cfg Config) (*Provider, error) {
 	if p.name == "" {
 		p.name = "smtp"
 	}
+	if cfg.MaxAttachmentBytes < 0 {
+		return nil, errors.New("smtp: MaxAttachmentBytes must not be negative")
+	}
+	p.maxFiles = cfg.MaxAttachmentBytes
+	if p.maxFiles == 0 {
+		p.maxFiles = DefaultMaxAttachmentBytes
+	}
+	if cfg.AttachmentTimeout <= 0 {
+		cfg.AttachmentTimeout = DefaultAttachmentTimeout
+	}
+	var resolver netguard.Resolver
+	if cfg.Resolver != nil {
+		resolver = cfg.Resolver
+	}
+	// The chat media guard, with this provider's limits: one file never
+	// reads past the whole message's allowance.
+	p.files = netguard.New(netguard.Config{
+		Resolver:  resolver,
+		Allow:     cfg.AllowAttachmentAddr,
+		TLSConfig: cfg.AttachmentTLSConfig,
+		MaxBytes:  p.maxFiles,
+		Timeout:   cfg.AttachmentTimeout,
+	})
 	p.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	pools := make(map[poolKey]*pool)
 	add := func(what string, s Server) (*route, error) {
@@ -92,8 +120,10 @@ func (p *Provider) route(purpose email.Purpose) *route {
 	return p.def
 }
 
-// Send sends email.MessageOf(env) to env.To through the configuration of its purpose,
-// making one attempt; the Notifier retries. The Result's
+// Send sends email.MessageOf(env) to env.To, and to its Cc and Bcc, in
+// one SMTP transaction through the configuration of its purpose, making
+// one attempt; the Notifier retries. Attachment URLs are fetched first,
+// before a connection is taken (see the package documentation). The Result's
 // ProviderMessageID is the message's Message-ID without angle brackets,
 // "<notify message ID>@<From domain>", the domain in ASCII.
 //
@@ -110,7 +140,11 @@ func (p *Provider) route(purpose email.Purpose) *route {
 //     does not offer SMTPUTF8 (Rejected when it is the configured
 //     From), found before anything of the message is written; campaign
 //     mail without ListUnsubscribeURL or ListUnsubscribeMailto in its
-//     configuration, or a failed DKIM signature, is Rejected; a 4xx reply at any stage, or a failure
+//     configuration, or a failed DKIM signature, is Rejected; too many
+//     attachments or data over Config.MaxAttachmentBytes is
+//     InvalidArgument; an attachment URL the guard refuses, an HTTP 4xx
+//     answer or files over the limit is Rejected, and a failed fetch
+//     otherwise Unavailable; a 4xx reply at any stage, or a failure
 //     before the final dot of DATA was written (dial, TLS, login, the
 //     MAIL, RCPT and DATA commands, the connection lost while writing the
 //     message, ctx ending meanwhile, the provider closed), is
@@ -135,10 +169,16 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAttachments(email.MessageOf(env), p.maxFiles); err != nil {
+		return nil, err
+	}
 	r := p.route(email.MessageOf(env).Purpose)
 
+	// Attachment URLs are fetched here, before a connection is taken:
+	// a failed fetch has written nothing to the SMTP server, so it is a
+	// certain refusal, and a slow file holds no pooled connection.
 	bp := p.bufs.Get().(*[]byte)
-	msg, b, err := build(*bp, r.st, env, w, time.Now())
+	msg, b, err := buildFiles(*bp, r.st, env, w, time.Now(), &fetcher{ctx: ctx, guard: p.files, left: p.maxFiles})
 	if cap(b) <= 64<<10 { // do not let one huge message pin memory
 		*bp = b[:0]
 		p.bufs.Put(bp)
@@ -169,13 +209,13 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 				return nil, err
 			}
 		}
-		sendErr, tainted := c.send(ctx, r.st, w.to, msg.data)
+		sendErr, tainted := c.send(ctx, r.st, w.rcpt(), msg.data)
 		if sendErr == nil {
 			c.reused = true
 			r.pool.put(c, !tainted)
 			return &notify.Result{Provider: p.name, ProviderMessageID: msg.id}, nil
 		}
-		err, keep, redial := p.classify(ctx, r, c, env.To, sendErr)
+		err, keep, redial := p.classify(ctx, r, c, env.To, len(w.cc)+len(w.bcc), sendErr)
 		reused := c.reused
 		r.pool.put(c, keep && !tainted)
 		// redial is only ever set for a certain non-acceptance, so the
@@ -214,7 +254,7 @@ func needsSMTPUTF8(st *settings, w wire) error {
 // the connection may be kept and whether a fresh connection may try again.
 //
 //lint:ignore ST1008 out is the classified error to return, not a failure of classify
-func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, err error) (out error, keep, redial bool) {
+func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, others int, err error) (out error, keep, redial bool) {
 	where := r.st.addr
 	dotSent := c.track.finalDotMaySent()
 	raw := err
@@ -231,6 +271,12 @@ func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, e
 			return wrapCode(unavailable, e), false, true
 		case code < 500:
 			return wrapCode(unavailable, e), ctx.Err() == nil && c.reset(r.st), false
+		case others > 0 && c.track.writes != 2:
+			// With cc or bcc, only a refusal of the first RCPT TO (the
+			// second write: MAIL FROM, RCPT TO) is the To address's
+			// bounce; a refusal of another recipient, or of the whole
+			// message, must not suppress To. Still a certain refusal.
+			return notify.WithCode(rejected, e), ctx.Err() == nil && c.reset(r.st), false
 		default:
 			return wrapCode(rejected, e), ctx.Err() == nil && c.reset(r.st), false
 		}

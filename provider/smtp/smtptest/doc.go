@@ -11,7 +11,8 @@
 // 5.6.7) unless it offers SMTPUTF8 (WithSMTPUTF8) and the transaction asks
 // for it; Message.UTF8 says whether one did. Knobs make it misbehave the way
 // real servers do: RejectNext answers the next message with a 4xx or 5xx
-// reply; DropNext, DropNextAt and DropAfter close connections in the
+// reply; RejectRecipient refuses one address of several, the others
+// taken; DropNext, DropNextAt and DropAfter close connections in the
 // middle of a batch, before a message's data (certainly not accepted) or
 // after its final dot (accepted, but the client gets no answer);
 // StallNextAtDataEnd accepts a message and withholds the answer until the
@@ -19,6 +20,11 @@
 // message was delivered; SetLatency makes it slow. Connections counts
 // accepted connections, so tests can prove that a client reuses them,
 // and WaitMessages waits for messages without sleeping.
+//
+// A Message holds the envelope (From, and To: every RCPT TO, so bcc
+// recipients too) and the raw DATA; Parse reads it with net/mail, and
+// Attachments decodes its file parts (base64 or quoted-printable, names
+// in RFC 2231 or RFC 2047 form), through nested multipart bodies.
 //
 // It keeps every message in memory and is meant for tests and for
 // development servers, never for real mail.

@@ -79,3 +79,32 @@ func ExampleServer_RejectNext() {
 	// 451 4.3.0 Try again later
 	// <nil> 1
 }
+
+// A message with a file, as a mail client would send it; Attachments
+// decodes the file parts of what the server received.
+func ExampleMessage_Attachments() {
+	srv := smtptest.NewServer()
+	defer srv.Close()
+
+	msg := "From: shop@example.com\r\nTo: asha@example.com\r\nSubject: Invoice\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/mixed; boundary=B\r\n\r\n" +
+		"--B\r\nContent-Type: text/plain\r\n\r\nAttached.\r\n" +
+		"--B\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename=\"INV-7.pdf\"\r\n" +
+		"Content-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQK\r\n--B--\r\n"
+	err := smtp.SendMail(srv.Addr, nil, "shop@example.com", []string{"asha@example.com", "audit@example.com"}, []byte(msg))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := srv.Messages()[0]
+	files, err := m.Attachments()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("RCPT TO:", m.To)
+	fmt.Printf("%s %s %q\n", files[0].FileName, files[0].ContentType, files[0].Data)
+	// Output:
+	// RCPT TO: [asha@example.com audit@example.com]
+	// INV-7.pdf application/pdf "%PDF-1.4\n"
+}

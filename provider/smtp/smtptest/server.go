@@ -159,6 +159,7 @@ type Server struct {
 	total       int
 	arrived     chan struct{} // closed and replaced when a message arrives
 	rejects     map[Stage][]*gosmtp.SMTPError
+	rcptRejects map[string]*gosmtp.SMTPError // by lower-case address
 	drops       map[Stage]int
 	stallsAtEnd int
 	dropAfter   int
@@ -316,8 +317,38 @@ func (s *Server) RejectNext(code int, msg string) { s.RejectNextAt(StageData, co
 
 // RejectNextAt is RejectNext at another stage of the transaction.
 func (s *Server) RejectNextAt(stage Stage, code int, msg string) {
+	e := smtpError(code, msg)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.rejects[stage] = append(s.rejects[stage], e)
+}
+
+// RejectRecipient makes the server refuse every RCPT TO of addr
+// (compared without case) with the reply code and text msg, as
+// RejectNextAt does, until the server closes; the transaction's other
+// recipients are taken. It lets a test refuse one recipient of several.
+func (s *Server) RejectRecipient(addr string, code int, msg string) {
+	e := smtpError(code, msg)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rcptRejects == nil {
+		s.rcptRejects = make(map[string]*gosmtp.SMTPError)
+	}
+	s.rcptRejects[strings.ToLower(addr)] = e
+}
+
+// rejectFor returns the refusal RejectRecipient set for addr, or nil.
+func (s *Server) rejectFor(addr string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.rcptRejects[strings.ToLower(addr)]; ok {
+		return e
+	}
+	return nil
+}
+
+// smtpError is the reply of code and msg.
+func smtpError(code int, msg string) *gosmtp.SMTPError {
 	e := &gosmtp.SMTPError{Code: code, EnhancedCode: gosmtp.EnhancedCodeNotSet, Message: msg}
 	// go-smtp writes the enhanced code itself; take it from msg when msg
 	// starts with one, such as "5.7.1 Refused".
@@ -334,7 +365,7 @@ func (s *Server) RejectNextAt(stage Stage, code int, msg string) {
 			e.EnhancedCode, e.Message = ec, rest
 		}
 	}
-	s.rejects[stage] = append(s.rejects[stage], e)
+	return e
 }
 
 // DropNext makes the server close the connection on which the next MAIL

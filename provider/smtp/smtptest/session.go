@@ -104,6 +104,9 @@ func (ss *session) Rcpt(to string, _ *gosmtp.RcptOptions) error {
 	if err := ss.s.takeReject(StageRcpt); err != nil {
 		return err
 	}
+	if err := ss.s.rejectFor(to); err != nil {
+		return err
+	}
 	if !ss.utf8 && !isASCII(to) {
 		return errUTF8Recipient
 	}
