@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,29 +252,37 @@ type emailBody struct {
 	Website        value `json:"website"`
 	IdempotencyKey value `json:"idempotency_key"`
 	SendAt         value `json:"send_at"`
+	// Cc, Bcc and Attachments are kept raw and decoded by emailList and
+	// emailAttachments, which name each bad element.
+	Cc          json.RawMessage `json:"cc"`
+	Bcc         json.RawMessage `json:"bcc"`
+	Attachments json.RawMessage `json:"attachments"`
 }
 
 // chatBody is the JSON of POST /messenger/send and its aliases.
 type chatBody struct {
-	To             value `json:"to"`
-	OTP            value `json:"otp"`
-	Action         value `json:"action"`
-	Brand          value `json:"brand"`
-	BrandName      value `json:"brand_name"`
-	TemplateSlug   value `json:"template_slug"`
-	Variables      vars  `json:"variables"`
-	Message        value `json:"message"`
-	Type           value `json:"type"`
-	Gateway        value `json:"gateway"`
-	TemplateName   value `json:"template_name"`
-	Language       value `json:"language"`
-	HeaderURL      value `json:"header_url"`
-	MediaURL       value `json:"media_url"`
-	FileName       value `json:"file_name"`
-	Domain         value `json:"domain"`
-	Website        value `json:"website"`
-	IdempotencyKey value `json:"idempotency_key"`
-	SendAt         value `json:"send_at"`
+	To           value `json:"to"`
+	OTP          value `json:"otp"`
+	Action       value `json:"action"`
+	Brand        value `json:"brand"`
+	BrandName    value `json:"brand_name"`
+	TemplateSlug value `json:"template_slug"`
+	Variables    vars  `json:"variables"`
+	Message      value `json:"message"`
+	Type         value `json:"type"`
+	Gateway      value `json:"gateway"`
+	TemplateName value `json:"template_name"`
+	Language     value `json:"language"`
+	HeaderURL    value `json:"header_url"`
+	// Template holds a template_name template's named parameters, header
+	// text and button values (chattemplate.go), kept raw for its decoder.
+	Template       json.RawMessage `json:"template"`
+	MediaURL       value           `json:"media_url"`
+	FileName       value           `json:"file_name"`
+	Domain         value           `json:"domain"`
+	Website        value           `json:"website"`
+	IdempotencyKey value           `json:"idempotency_key"`
+	SendAt         value           `json:"send_at"`
 	// Fallback is the timed fallback chain of /messenger/send and
 	// /send-messenger (fallback.go), kept raw for its steps' decoders.
 	Fallback json.RawMessage `json:"fallback"`
@@ -411,6 +420,9 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 		FromName:     w.FromName.str(&fe, "from_name", false),
 		ReplyTo:      w.ReplyTo.str(&fe, "reply_to", false),
 		Purpose:      email.Purpose(w.Purpose.str(&fe, "purpose", false)),
+		Cc:           emailList(&fe, "cc", w.Cc),
+		Bcc:          emailList(&fe, "bcc", w.Bcc),
+		Attachments:  emailAttachments(&fe, w.Attachments),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	at := sendAt(&fe, &w.SendAt)
@@ -418,6 +430,82 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 		return nil, time.Time{}, err
 	}
 	return r, at, nil
+}
+
+// maxEmailListLen bounds the elements of cc, bcc and attachments that
+// are decoded: the channel refuses more anyway (email.MaxRecipients,
+// email.MaxAttachments), and a huge array should cost nothing more.
+const maxEmailListLen = 1000
+
+// emailList decodes cc or bcc: absent, null or an array of strings,
+// each element's shape reported as "cc[1]". The addresses are the
+// channel's to check.
+func emailList(fe *notify.FieldErrors, name string, raw json.RawMessage) []string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var vs []value
+	if raw[0] != '[' || json.Unmarshal(raw, &vs) != nil {
+		fe.Add(name, "must be an array of e-mail addresses")
+		return nil
+	}
+	if len(vs) > maxEmailListLen {
+		fe.Addf(name, "must be at most %d addresses", email.MaxRecipients)
+		return nil
+	}
+	out := make([]string, len(vs))
+	for i := range vs {
+		out[i] = vs[i].str(fe, name+"["+itoa(int64(i))+"]", false)
+	}
+	return out
+}
+
+// emailAttachmentKeys are the keys of an attachment object; the HTTP API
+// takes files by URL only.
+var emailAttachmentKeys = []string{"url", "file_name", "content_type"}
+
+// emailAttachments decodes attachments: absent, null or an array of
+// objects with the keys emailAttachmentKeys, each string-valued; any
+// other key is refused, naming it ("attachments[0].data").
+func emailAttachments(fe *notify.FieldErrors, raw json.RawMessage) []email.Attachment {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var objs []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &objs) != nil {
+		fe.Add("attachments", `must be an array of objects such as {"url": "https://..."}`)
+		return nil
+	}
+	if len(objs) > maxEmailListLen {
+		fe.Addf("attachments", "must be at most %d files", email.MaxAttachments)
+		return nil
+	}
+	out := make([]email.Attachment, len(objs))
+	for i, o := range objs {
+		at := "attachments[" + itoa(int64(i)) + "]"
+		var fields map[string]value
+		if len(o) == 0 || o[0] != '{' || json.Unmarshal(o, &fields) != nil {
+			fe.Add(at, `must be an object such as {"url": "https://..."}`)
+			continue
+		}
+		var unknown []string
+		for k := range fields {
+			if !slices.Contains(emailAttachmentKeys, k) {
+				unknown = append(unknown, k)
+			}
+		}
+		slices.Sort(unknown) // one order of errors for one body
+		for _, k := range unknown {
+			fe.Add(at+"."+k, "is not a field of an attachment: url, file_name, content_type")
+		}
+		u, name, ct := fields["url"], fields["file_name"], fields["content_type"]
+		out[i] = email.Attachment{
+			URL:         u.str(fe, at+".url", false),
+			FileName:    name.str(fe, at+".file_name", false),
+			ContentType: ct.str(fe, at+".content_type", false),
+		}
+	}
+	return out
 }
 
 // decodeChat decodes the body of POST /messenger/send and its aliases,
@@ -458,6 +546,20 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 		HeaderURL:    w.HeaderURL.str(&fe, "header_url", false),
 		MediaURL:     w.MediaURL.str(&fe, "media_url", false),
 		FileName:     w.FileName.str(&fe, "file_name", false),
+	}
+	if tv := decodeTemplate(&fe, w.Template); tv.given() {
+		switch {
+		case r.TemplateName == "":
+			fe.Add("template", "goes with template_name: its values fill a cloud template")
+		case len(tv.named) > 0 && len(r.Variables) > 0:
+			const msg = "template.named and variables cannot go together: a template takes named or positional parameters, as it was approved"
+			fe.Add("template.named", msg)
+			fe.Add("variables", msg)
+		}
+		if tv.headerText != "" && r.HeaderURL != "" {
+			fe.Add("template.header", "cannot go with header_url: a template has a text or a media header, not both")
+		}
+		r.NamedParams, r.HeaderText, r.HeaderName, r.Buttons = tv.named, tv.headerText, tv.header, tv.buttons
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	var at time.Time

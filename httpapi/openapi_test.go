@@ -48,6 +48,8 @@ var wireBodies = map[string]reflect.Type{
 	"startVerification":  reflect.TypeFor[verifyStartBody](),
 	"checkVerification":  reflect.TypeFor[verifyCheckBody](),
 	"resendVerification": reflect.TypeFor[verifyResendBody](),
+	// Bulk SMS, by its handler's name.
+	"bulkSMS": reflect.TypeFor[bulkBody](),
 }
 
 // servedRoute is one method and path the Handler registers, with the

@@ -73,9 +73,10 @@
 //     it is sent through the cloud gateway with language (default en_US)
 //     and the positional variables "1", "2", ... (or a JSON array) as body
 //     parameters; an otp with no variables is the single parameter. Named
-//     variables are refused: a template with named parameters, text
-//     headers or button values is built as a Template (by a
-//     Config.CloudTemplates, or by an app calling the provider). header_url, for templates with a media
+//     variables are refused: a template approved with named parameters
+//     takes Request.NamedParams instead, and a text header's value and
+//     button values come in HeaderText, HeaderName and Buttons (with
+//     template_name only; not for the authentication template). header_url, for templates with a media
 //     header, is a document (.pdf), a video (.mp4, .3gp) or an image (any
 //     other path). Under auto, template_name pins the cloud gateway, since
 //     the QR gateway cannot send cloud templates; with gateway qr it is

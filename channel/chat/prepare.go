@@ -40,6 +40,9 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	to := c.recipient(&fe, acct, r.To)
 	rules.Check(&fe, r) // otp, brand, type, gateway, template_name, file_name, domain
+	if r.TemplateName == "" && (len(r.NamedParams) > 0 || r.HeaderText != "" || r.HeaderName != "" || len(r.Buttons) > 0) {
+		fe.Add("template_name", "is required with a template's values (named parameters, header text, buttons): they fill a cloud template")
+	}
 	requested := r.Gateway
 	if requested == "" {
 		requested = GatewayAuto
@@ -218,10 +221,22 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 			fe.Add("otp", "is required: template_name is the authentication template one-time codes go through")
 			return "", nil
 		}
+		if len(r.NamedParams) > 0 || r.HeaderText != "" || r.HeaderName != "" || len(r.Buttons) > 0 {
+			fe.Add("template_name", "is the authentication template, which takes the code only: no named parameters, header text or buttons")
+			return "", nil
+		}
 		msg.Template, msg.OTP = c.authTemplate(r.OTP, lang, requested), r.OTP
 	} else if useName {
-		params := positionalParams(r.Variables, r.OTP, fe)
-		t := &Template{Name: r.TemplateName, Language: lang, Params: params}
+		var params []string
+		if len(r.NamedParams) > 0 {
+			if len(r.Variables) > 0 {
+				fe.Add("variables", "cannot go with named parameters: a template takes positional or named ones, as it was approved")
+			}
+		} else {
+			params = positionalParams(r.Variables, r.OTP, fe)
+		}
+		t := &Template{Name: r.TemplateName, Language: lang, Params: params, NamedParams: r.NamedParams,
+			HeaderText: r.HeaderText, HeaderName: r.HeaderName, Buttons: r.Buttons}
 		if t.Language == "" {
 			t.Language = "en_US"
 		}

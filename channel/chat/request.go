@@ -2,6 +2,7 @@ package chat
 
 import (
 	"hash"
+	"strconv"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/fingerprint"
@@ -41,6 +42,15 @@ type Request struct {
 	TemplateName string `json:"template_name" validate:"omitempty,templatename"`
 	Language     string `json:"language"`
 	HeaderURL    string `json:"header_url"`
+	// NamedParams, HeaderText, HeaderName and Buttons fill a TemplateName
+	// template's values as Template's fields of the same names describe:
+	// the body parameters of a template approved with named parameters
+	// (instead of positional Variables), its text header's variable and
+	// its buttons' values. They go with TemplateName only.
+	NamedParams map[string]string `json:"named_params"`
+	HeaderText  string            `json:"header_text"`
+	HeaderName  string            `json:"header_name"`
+	Buttons     []Button          `json:"buttons"`
 	// MediaURL is a public HTTPS URL of a PDF or image to attach.
 	MediaURL string `json:"media_url"`
 	// FileName is the attachment's display name; default Document.pdf.
@@ -63,6 +73,14 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "chat", fingerprint.Mobile(r.To), r.OTP, r.Action, r.Brand, r.TemplateSlug, r.Message, string(r.Type),
 		string(r.Gateway), r.TemplateName, r.Language, r.HeaderURL, r.MediaURL, r.FileName, r.Domain)
 	fingerprint.Vars(h, r.Variables)
+	if len(r.NamedParams) == 0 && r.HeaderText == "" && r.HeaderName == "" && len(r.Buttons) == 0 {
+		return // the fingerprint of a request without template values, as before they existed
+	}
+	fingerprint.Fields(h, "template-values", r.HeaderText, r.HeaderName, strconv.Itoa(len(r.Buttons)))
+	fingerprint.Vars(h, r.NamedParams)
+	for _, b := range r.Buttons {
+		fingerprint.Fields(h, string(b.Kind), strconv.Itoa(b.Index), b.Value)
+	}
 }
 
 // Gateway selects how a chat message travels (the "gateway" field).

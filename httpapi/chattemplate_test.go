@@ -1,0 +1,90 @@
+package httpapi_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/notifykit/notify/channel/chat"
+)
+
+// TestChatTemplateValues: "template" carries a template_name template's
+// named parameters, header text and button values to the cloud provider.
+func TestChatTemplateValues(t *testing.T) {
+	e := newTestEnv(t)
+	body := `{"to":"9876543210","template_name":"order_update","language":"en",
+		"template":{"named":{"first_name":"Asha","order_id":4711},"header":{"text":"Order 4711","name":"order_ref"},
+		"buttons":[{"index":0,"type":"url","value":"o/4711"},{"index":1,"type":"quick_reply","value":"STOP"}]}}`
+	r := e.post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "tpl-1"})
+	if r.status != 200 || r.body["gateway"] != "cloud" {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	sent := e.cloud.Sent()
+	if len(sent) != 1 {
+		t.Fatalf("%d cloud messages, want 1", len(sent))
+	}
+	got := chat.MessageOf(sent[0]).Template
+	want := &chat.Template{Name: "order_update", Language: "en", NamedParams: map[string]string{"first_name": "Asha", "order_id": "4711"},
+		HeaderText: "Order 4711", HeaderName: "order_ref",
+		Buttons: []chat.Button{{Kind: chat.ButtonURL, Index: 0, Value: "o/4711"}, {Kind: chat.ButtonQuickReply, Index: 1, Value: "STOP"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("template\n got %+v\nwant %+v", got, want)
+	}
+	// The key covers the values: the same key with another one is a conflict.
+	other := `{"to":"9876543210","template_name":"order_update","language":"en",
+		"template":{"named":{"first_name":"Ravi","order_id":4711},"header":{"text":"Order 4711","name":"order_ref"},
+		"buttons":[{"index":0,"type":"url","value":"o/4711"},{"index":1,"type":"quick_reply","value":"STOP"}]}}`
+	wantError(t, e.post(t, "/api/v1/messenger/send", other, map[string]string{"Idempotency-Key": "tpl-1"}), 409, "conflict")
+	again := e.post(t, "/api/v1/send-messenger", body, map[string]string{"Idempotency-Key": "tpl-1"})
+	if again.status != 200 || again.body["message_id"] != r.body["message_id"] || e.cloud.Len() != 1 {
+		t.Fatalf("repeat: %d %s", again.status, again.raw)
+	}
+	// Positional variables work as before.
+	if r := e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","template_name":"order_update","variables":["Asha","4711"]}`, nil); r.status != 200 {
+		t.Fatalf("variables: %d %s", r.status, r.raw)
+	}
+	if p := chat.MessageOf(e.cloud.Sent()[1]).Template.Params; !reflect.DeepEqual(p, []string{"Asha", "4711"}) {
+		t.Fatalf("params %v", p)
+	}
+}
+
+func TestChatTemplateValuesRefused(t *testing.T) {
+	e := newTestEnv(t)
+	const pre = `{"to":"9876543210","template_name":"order_update",`
+	for _, c := range []struct {
+		body   string
+		fields []string
+	}{
+		{pre + `"template":[]}`, []string{"template"}},
+		{pre + `"template":{"named":{"First":"x","ok":""},"extra":1}}`, []string{"template.named.First", "template.named.ok", "template.extra"}},
+		{pre + `"template":{"named":{"a":"x\ty","b":"     five","c":{}}}}`, []string{"template.named.a", "template.named.b", "template.named.c"}},
+		{pre + `"template":{"named":{"a":"x"}},"variables":["y"]}`, []string{"template.named", "variables"}},
+		{pre + `"template":{"header":{"name":"x"}}}`, []string{"template.header.text"}},
+		{pre + `"template":{"header":{"text":"` + string(make([]byte, 0)) + `0123456789012345678901234567890123456789012345678901234567890","name":"Bad Name","url":"x"}}}`,
+			[]string{"template.header.text", "template.header.name", "template.header.url"}},
+		{pre + `"header_url":"https://cdn.example.com/a.png","template":{"header":{"text":"x"}}}`, []string{"template.header"}},
+		{pre + `"template":{"buttons":[{"index":0,"type":"url","value":"a"},{"index":0,"type":"link","value":"b"},` +
+			`{"index":10,"type":"copy_code","value":"0123456789abcdef"},{"type":"url","value":"a b","x":1},null,7]}}`,
+			[]string{"template.buttons.1.index", "template.buttons.1.type", "template.buttons.2.index", "template.buttons.2.value",
+				"template.buttons.3.index", "template.buttons.3.value", "template.buttons.3.x", "template.buttons.4", "template.buttons.5"}},
+		{pre + `"template":{"buttons":[{},{},{},{},{},{},{},{},{},{},{}]}}`, []string{"template.buttons"}},
+		{`{"to":"9876543210","message":"hi","template":{"named":{"a":"x"}}}`, []string{"template"}},
+		{pre + `"template":{"named":{"a":"x"},"named":{"a":"y"}}}`, []string{"template.named"}},
+	} {
+		before := e.sent()
+		r := e.post(t, "/api/v1/messenger/send", c.body, nil)
+		if r.status != 400 || r.errCode() != "invalid_argument" {
+			t.Errorf("%s: %d %s", c.body, r.status, r.raw)
+			continue
+		}
+		f := r.errFields()
+		for _, name := range c.fields {
+			if f[name] == nil {
+				t.Errorf("%s: no error on %q: %s", c.body, name, r.raw)
+			}
+		}
+		if len(f) != len(c.fields) {
+			t.Errorf("%s: fields %v, want %v", c.body, f, c.fields)
+		}
+		wantNothingMoved(t, e, before, openingBal)
+	}
+}
