@@ -28,7 +28,7 @@ type BatchDeliverer interface {
 	DeliverBatch(ctx context.Context, envs []*Envelope) ([]*Result, error)
 }
 
-// sendBulk sends a Bulk request to every recipient, in as few vendor
+// sendBulkRequest sends a Bulk request to every recipient, in as few vendor
 // calls as its channel allows (BatchDeliverer; one call per recipient
 // otherwise), charging and recording each recipient as its own
 // message.
@@ -60,7 +60,7 @@ type BatchDeliverer interface {
 // settles what it left and answers with the record of one recipient that
 // went out or may have (never a second send); the other recipients'
 // records are read with Notifier.Message.
-func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt, error) {
+func (n *Notifier) sendBulkRequest(ctx context.Context, op string, req Bulk) (*Receipt, error) {
 	acct, err := n.account(ctx, op, req.AccountID())
 	if err != nil {
 		return nil, err
@@ -71,6 +71,9 @@ func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt,
 			return nil, err // no receipt: the key is released
 		}
 		if err := n.bulkWindow(op, ps); err != nil {
+			return nil, err
+		}
+		if err := n.suppressedBulk(ctx, op, acct, ps); err != nil {
 			return nil, err
 		}
 		undo, err := n.admit(ctx, op, acct, req.Kind())
@@ -192,7 +195,11 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, i
 			continue
 		}
 		var results []*Result
+		tries := 0
 		attempts, outcome, derr := n.retrying(ctx, envs, func(ctx context.Context, timeout time.Duration) (err error) {
+			tries++
+			ctx, sp := n.startAttempt(ctx, envs[0].Provider, tries, len(envs))
+			defer func() { sp.endAttempt(err) }()
 			if batches {
 				results, err = attemptBatch(ctx, bd, envs, timeout)
 				return err

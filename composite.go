@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// sendComposite sends the parts of req at once, such as the dual-channel
+// sendCompositeRequest sends the parts of req at once, such as the dual-channel
 // OTP: the code by SMS and by chat at the same time, each part with its
 // own message ID, price and charge.
 //
@@ -29,7 +29,7 @@ import (
 // one, else the first part's that is more than "unavailable". The
 // combined receipt is passed to observers (with a nil Envelope). Latency is that of the slowest part,
 // not the sum.
-func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) (*Receipt, error) {
+func (n *Notifier) sendCompositeRequest(ctx context.Context, op string, req Composite) (*Receipt, error) {
 	acct, err := n.account(ctx, op, req.AccountID())
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, id s
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs[i], errs[i] = n.dispatchPart(ctx, op, acct, parts[i])
+			rs[i], errs[i] = n.tracedPart(ctx, op, acct, parts[i], i)
 		}()
 	}
 	wg.Wait()

@@ -19,6 +19,8 @@ require (
 	github.com/riverqueue/river/rivertype v0.51.2
 	github.com/toorop/go-dkim v0.0.0-20201103131630-e1cd1a0a5208
 	github.com/xhit/go-simple-mail/v2 v2.16.0
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0
 	golang.org/x/net v0.62.0
 )
 

@@ -28,9 +28,9 @@ type prepared struct {
 	fallback string
 }
 
-// send runs one request through the whole pipeline: idempotency, prepare,
-// limits, charge, deliver, settle, record.
-func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, error) {
+// sendRequest runs one request through the whole pipeline: idempotency,
+// prepare, limits, charge, deliver, settle, record (send traces it).
+func (n *Notifier) sendRequest(ctx context.Context, op string, req Request) (*Receipt, error) {
 	acct, err := n.account(ctx, op, req.AccountID())
 	if err != nil {
 		return nil, err
@@ -70,10 +70,11 @@ func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, key stri
 	return n.idempotent(ctx, op, acct, key, fingerprintOf(req), fn)
 }
 
-// prepare validates, normalises and prices req: every check that can fail
-// without side effects, so that a bad request is refused before it counts
-// against a limit or moves money (a key it reserved is released).
-func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Request) (prepared, error) {
+// prepareRequest validates, normalises and prices req: every check that
+// can fail without side effects, so that a bad request is refused before
+// it counts against a limit or moves money (a key it reserved is
+// released). prepare traces it.
+func (n *Notifier) prepareRequest(ctx context.Context, op string, acct *Account, req Request) (prepared, error) {
 	ch := n.channels[req.Kind()]
 	if ch == nil {
 		return prepared{}, &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("no %s channel is configured", req.Kind())}
@@ -210,7 +211,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 		return nil, false, wrap(op, "", CodeCanceled, err)
 	}
 	now := n.now()
-	balance, charged, err := n.open(ctx, op, acct, p, now)
+	balance, charged, err := n.charge(ctx, op, acct, p, now)
 	if err != nil {
 		return nil, false, err
 	}
@@ -229,10 +230,11 @@ func (n *Notifier) receiptOf(acct *Account, env *Envelope, now time.Time) *Recei
 		Provider: env.Provider}
 }
 
-// settle finishes r, the receipt of env, by the outcome of its delivery:
-// sent (the charge stands, less what a cheaper failover saves), unknown
-// (the charge stands, nothing retries it) or not accepted (refunded once).
-func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *Envelope, r *Receipt, charged bool,
+// settleOutcome finishes r, the receipt of env, by the outcome of its
+// delivery: sent (the charge stands, less what a cheaper failover saves),
+// unknown (the charge stands, nothing retries it) or not accepted
+// (refunded once). settle traces it.
+func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, env *Envelope, r *Receipt, charged bool,
 	res *Result, attempts int, outcome MessageState, derr error) (*Receipt, error) {
 	r.Attempts = attempts
 	switch outcome {
@@ -285,6 +287,7 @@ func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *En
 // retried in the background (refundLater) and the error says so: the
 // refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
+	n.noteBounce(ctx, acct, env, e) // suppression.go
 	r.Status = StateFailed
 	r.Provider = e.Provider
 	r.Cost = Money{Currency: env.Price.Currency}
@@ -540,8 +543,12 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope, tried *[]Attempt) (*Result, int, MessageState, error) {
 	var res *Result
 	if len(env.Providers) <= 1 && n.breakers == nil {
+		tries := 0
 		attempts, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, timeout time.Duration) (err error) {
+			tries++
+			ctx, sp := n.startAttempt(ctx, env.Provider, tries, 0)
 			res, err = attemptDeliver(ctx, ch, env, timeout)
+			sp.endAttempt(err)
 			return err
 		})
 		return res, attempts, outcome, err
@@ -645,13 +652,15 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 		c.Provider = name
 		env = &c
 	}
-	res, err = attemptDeliver(ctx, w.ch, env, n.attemptTimeout(name))
+	actx, sp := n.startAttempt(ctx, name, w.calls+1, 0)
+	res, err = attemptDeliver(actx, w.ch, env, n.attemptTimeout(name))
 	if err != nil {
 		// Named by the provider it came from: the record and its reports
 		// must find the provider that refused or may have the message. A
 		// bare error is an unknown outcome, as OutcomeOf reads it.
 		err = wrap("", name, CodeOutcomeUnknown, err)
 	}
+	sp.endAttempt(err)
 	w.calls++
 	outcome := OutcomeOf(err)
 	if w.tried != nil {

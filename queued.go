@@ -105,9 +105,9 @@ func (n *Notifier) EnqueueTx(ctx context.Context, tx any, req Request) (*Receipt
 	return n.enqueue(ctx, op, tx, req, time.Time{})
 }
 
-// enqueue runs the pipeline up to the charge for a queued (at zero or
+// enqueueRequest runs the pipeline up to the charge for a queued (at zero or
 // past) or scheduled send, in tx when it is not nil.
-func (n *Notifier) enqueue(ctx context.Context, op string, tx any, req Request, at time.Time) (*Receipt, error) {
+func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Request, at time.Time) (*Receipt, error) {
 	if nilness.Is(req) {
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
 	}

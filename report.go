@@ -141,8 +141,10 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 // the provider has a send in flight (ErrNotRecordedYet): the report must
 // come again later, as vendors do when a webhook is not acknowledged; a
 // store's failure as the store reported it.
-func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult, error) {
+func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (out *ReportResult, err error) {
 	const op = "notify.Report"
+	ctx, sp := n.startReport(ctx, r)
+	defer func() { sp.endReport(out, err) }()
 	if err := checkReport(r); err != nil {
 		return nil, wrap(op, "", CodeInvalidArgument, err)
 	}
@@ -153,6 +155,7 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (*ReportResult
 	if len(recs) == 0 {
 		return nil, n.unmatched(ctx, op, r)
 	}
+	sp.linkSends(n, recs)
 	if r.To == "" && severalRecipients(recs) {
 		// One vendor request carried them all (a bulk send): a report
 		// that names no recipient cannot say whose message it is about.

@@ -28,8 +28,10 @@ import (
 // preparing it failed for a reason that may pass (a store or channel
 // unavailable): nothing moved then.
 // Observers hear of the outcome as they do of a Send's.
-func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
+func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err error) {
 	const op = "notify.Work"
+	ctx, sp := n.startWork(ctx, job)
+	defer func() { sp.end(err) }()
 	m, err := n.ledger.Message(ctx, job.Account, job.Message)
 	switch {
 	case CodeOf(err) == CodeNotFound:
@@ -108,6 +110,7 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 		}
 	}
 	_, _ = n.settle(ctx, op, acct, env, r, env.Price.Minor > 0, res, attempts, outcome, derr)
+	n.worked(ctx, r)
 	return time.Time{}, nil
 }
 

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify"
 
@@ -174,7 +176,7 @@ func WithRoute(p string, d Decoder) Option {
 			return fmt.Errorf("WithRoute %q: nil decoder", p)
 		case !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " {}?#") || p != path.Clean(p):
 			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", p)
-		case p == "/balance" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
+		case p == "/balance" || p == "/sms/bulk" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
 			p == "/verifications" || strings.HasPrefix(p, "/verifications/"):
 			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
@@ -230,6 +232,7 @@ func (h *Handler) routes() http.Handler {
 	for _, rt := range h.sends {
 		post(rt.path, h.sender(rt))
 	}
+	post("/sms/bulk", h.bulkSMS) // one SMS to many recipients (bulk.go)
 	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
 	mux.Handle("GET "+BasePath+"/messages/{id}", h.authed(h.message))
@@ -256,6 +259,11 @@ func (h *Handler) routes() http.Handler {
 // writes the access log record. Every answer it writes is JSON.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if r.Header.Get("Traceparent") != "" {
+		// The caller's W3C trace continues here: a send's span
+		// (notify.WithTracerProvider) is a child of the caller's.
+		r = r.WithContext(propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
+	}
 	x := h.pool.Get().(*exchange)
 	x.reset(w)
 	x.h = h

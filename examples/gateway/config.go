@@ -161,6 +161,11 @@ type config struct {
 	// warnings are settings that work but may not do what was meant,
 	// logged at start.
 	warnings []string
+
+	// unsubscribeAccount is NOTIFY_UNSUBSCRIBE_ACCOUNT: the account whose
+	// suppression list /unsubscribe/{token} writes for a token that names
+	// an address only (see suppress.go).
+	unsubscribeAccount string
 }
 
 // loadConfig reads the configuration. Errors name the variable and never

@@ -76,6 +76,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -126,6 +128,9 @@ type deps struct {
 	// resolver resolves media hosts for the chat channel's URL check.
 	// Nil: net.DefaultResolver.
 	resolver chat.Resolver
+	// tracer takes the place of the OTEL_* variables' tracing (tracing.go).
+	// Nil: those variables decide.
+	tracer trace.TracerProvider
 }
 
 func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d deps) error {
@@ -252,6 +257,13 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 	opts = append(opts, mon.options()...)
+	// Traces, when the OTEL_* variables name a collector; flushed on exit.
+	tr, err := newTracing(ctx, env, d.tracer, logger)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, tr.close)
+	opts = append(opts, tr.options()...)
 	opts = append(opts, box.options()...)
 	opts = append(opts, codes.options()...)
 	// Sends the API queues or schedules wait on the queue, in the database
@@ -294,6 +306,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 	routes = append(routes, admin...)
+	routes = append(routes, unsubscribeRoutes(cfg, st)...) // suppress.go
 	h := withRoutes(api, routes)
 
 	ln, err := net.Listen("tcp", cfg.addr)
