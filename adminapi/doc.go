@@ -28,8 +28,9 @@
 //
 // The suppression routes serve a store.Suppressions (WithSuppressions, or
 // the Store when it implements it: *pgstore.Store does), and are not
-// routed without one. The channel is sms, chat or email, the recipient an
-// E.164 number or an address (normalised by store.NormalizeRecipient),
+// routed without one. The channel is sms, chat, email or any channel's
+// name, the recipient an E.164 number, an address, or as that channel
+// names it (normalised by store.NormalizeRecipient),
 // the reason unsubscribed, hard_bounce, complaint or manual: each is
 // checked before the store is asked. Recipients travel in bodies, never
 // in URLs, so that access logs do not collect them; the change log

@@ -84,9 +84,9 @@ func (in *suppressionIn) check(withReason bool) (string, error) {
 	var to string
 	switch kind := store.Kind(in.Channel); {
 	case in.Channel == "":
-		fe.Add("channel", "is required: sms, chat or email")
+		fe.Add("channel", "is required: a channel name such as sms, chat or email")
 	case !store.SuppressibleKind(kind):
-		fe.Add("channel", "must be sms, chat or email")
+		fe.Add("channel", "must be a channel name such as sms, chat or email")
 	case in.To == "":
 		fe.Add("to", "is required")
 	default:
@@ -112,7 +112,7 @@ func (q *request) listSuppressions() {
 	var fe notify.FieldErrors
 	kind := store.Kind(q.r.URL.Query().Get("channel"))
 	if kind != "" && !store.SuppressibleKind(kind) {
-		fe.Add("channel", "must be sms, chat or email")
+		fe.Add("channel", "must be a channel name such as sms, chat or email")
 	}
 	if err := fe.Err(); err != nil {
 		q.fail(err, "")

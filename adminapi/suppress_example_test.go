@@ -41,7 +41,7 @@ func ExampleWithSuppressions() {
 	}
 	call("/admin/v1/accounts", `{"id":"acme","name":"Acme","opening_balance":"10.00"}`)
 	call("/admin/v1/accounts/acme/suppressions", `{"channel":"email","to":"Asha@Example.com","reason":"manual"}`)
-	call("/admin/v1/accounts/acme/suppressions", `{"channel":"fax","to":"asha@example.com","reason":"manual"}`)
+	call("/admin/v1/accounts/acme/suppressions", `{"channel":"email","to":"asha@example.com","reason":"bored"}`)
 	e, ok, _ := ledger.LookupSuppression(context.Background(), "acme", "email", "asha@example.com")
 	fmt.Println(ok, e.Reason)
 	// Output:

@@ -56,7 +56,7 @@ func TestSuppressionEndpoints(t *testing.T) {
 
 		// Inputs are checked before the store, naming each bad field.
 		for body, field := range map[string]string{
-			`{"channel":"fax","to":"a@example.com","reason":"manual"}`:    "channel",
+			`{"channel":"Fax!","to":"a@example.com","reason":"manual"}`:   "channel",
 			`{"to":"a@example.com","reason":"manual"}`:                    "channel",
 			`{"channel":"email","to":"not-an-address","reason":"manual"}`: "to",
 			`{"channel":"sms","to":"98765","reason":"manual"}`:            "to",
@@ -89,7 +89,7 @@ func TestSuppressionEndpoints(t *testing.T) {
 		if list, _ := r.data()["suppressions"].([]any); len(list) != 1 {
 			t.Fatalf("sms filter %s", r.raw)
 		}
-		want(t, s.admin(t, "GET", base+"?channel=fax", ""), 400, "invalid_argument")
+		want(t, s.admin(t, "GET", base+"?channel=Fax!", ""), 400, "invalid_argument")
 		want(t, s.admin(t, "GET", base+"?after=!!", ""), 400, "invalid_argument")
 
 		// Removal.

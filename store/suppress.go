@@ -96,10 +96,10 @@ type SuppressionQuery struct {
 func (q SuppressionQuery) Check() error {
 	var fe FieldErrors
 	if q.Kind != "" && !SuppressibleKind(q.Kind) {
-		fe.Add("channel", "must be sms, chat or email")
+		fe.Add("channel", kindRule)
 	}
 	if q.AfterKind != "" && !SuppressibleKind(q.AfterKind) {
-		fe.Add("after", "must start with sms, chat or email")
+		fe.Add("after", "must start with a channel name")
 	}
 	if q.Limit < 0 || q.Limit > MaxSuppressionPage {
 		fe.Add("limit", "must be 0 to 1000")
@@ -167,10 +167,20 @@ type Bounce interface {
 	BounceReason() (reason SuppressionReason, recipient string)
 }
 
-// SuppressibleKind reports whether a suppression list can hold entries of
-// channel kind: "sms", "chat" and "email".
+// SuppressibleKind reports whether kind can name a suppression list's
+// channel: 1 to 32 bytes of lower-case ASCII letters, digits, "_" or
+// "-", starting with a letter. Any channel may have a list, a channel of
+// a host's own as well as "sms", "chat" and "email".
 func SuppressibleKind(kind Kind) bool {
-	return kind == "sms" || kind == "chat" || kind == "email"
+	if len(kind) == 0 || len(kind) > 32 || kind[0] < 'a' || kind[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(kind); i++ {
+		if c := kind[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // NormalizeRecipient returns to in the one form suppression lists keep,
@@ -179,7 +189,9 @@ func SuppressibleKind(kind Kind) bool {
 // (mailbox providers treat local parts case-insensitively, and a list
 // that missed "Ann@" for "ann@" would send to someone who opted out);
 // for SMS and chat, the E.164 number of the record's To ("+" and 8 to 15
-// digits, spaces, dashes and parentheses dropped).
+// digits, spaces, dashes and parentheses dropped); for any other channel,
+// the recipient as its channel wrote the record's To, without
+// surrounding space (1 to 254 bytes, no spaces or control characters).
 func NormalizeRecipient(kind Kind, to string) (string, error) {
 	to = strings.TrimSpace(to)
 	switch kind {
@@ -214,8 +226,17 @@ func NormalizeRecipient(kind Kind, to string) (string, error) {
 		}
 		return n, nil
 	}
-	return "", Invalid("channel", "must be sms, chat or email")
+	if !SuppressibleKind(kind) {
+		return "", Invalid("channel", kindRule)
+	}
+	if to == "" || len(to) > 254 || strings.IndexFunc(to, func(c rune) bool { return c <= ' ' || c == 0x7f }) >= 0 {
+		return "", Invalid("to", "must be 1 to 254 bytes without spaces or control characters")
+	}
+	return to, nil
 }
+
+// kindRule is the rule a channel name breaks.
+const kindRule = "must be a channel name such as sms, chat or email (lower-case letters, digits, _ and -)"
 
 // CheckSuppression returns e with its recipient normalised and At in UTC
 // at microsecond precision, or ErrInvalid naming every field that breaks

@@ -6,7 +6,8 @@
 -- that forgot an opt-out would send to someone who asked for none.
 CREATE TABLE {{s}}{{p}}suppressions (
     account   text NOT NULL,
-    kind      text COLLATE "C" NOT NULL CHECK (kind IN ('sms', 'chat', 'email')),
+    -- Any channel's name (store.SuppressibleKind checks its form).
+    kind      text COLLATE "C" NOT NULL CHECK (kind <> ''),
     recipient text COLLATE "C" NOT NULL,
     reason    text NOT NULL
         CHECK (reason IN ('unsubscribed', 'hard_bounce', 'complaint', 'manual')),

@@ -140,7 +140,7 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 		good := store.Suppression{Account: acct, Kind: "email", To: "d@example.com", Reason: store.SuppressManual, At: at}
 		for name, mod := range map[string]func(*store.Suppression){
 			"account": func(e *store.Suppression) { e.Account = "" },
-			"channel": func(e *store.Suppression) { e.Kind = "fax" },
+			"channel": func(e *store.Suppression) { e.Kind = "Fax!" },
 			"reason":  func(e *store.Suppression) { e.Reason = "bored" },
 			"to":      func(e *store.Suppression) { e.To = "not-an-address" },
 			"number":  func(e *store.Suppression) { e.Kind = "sms"; e.To = "98765x" },
@@ -155,16 +155,32 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 		if l, err := s.ListSuppressions(ctx, acct, store.SuppressionQuery{}); err != nil || len(l) != 0 {
 			t.Errorf("ListSuppressions after refused adds = %+v, %v; want none", l, err)
 		}
-		if _, _, err := s.LookupSuppression(ctx, acct, "fax", "x"); !errors.Is(err, store.ErrInvalid) {
-			t.Errorf("LookupSuppression of channel fax = %v; want ErrInvalid", err)
+		if _, _, err := s.LookupSuppression(ctx, acct, "Fax!", "x"); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("LookupSuppression of channel Fax! = %v; want ErrInvalid", err)
 		}
 		if err := s.RemoveSuppression(ctx, "", "email", "d@example.com"); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("RemoveSuppression without account = %v; want ErrInvalid", err)
 		}
-		for _, q := range []store.SuppressionQuery{{Kind: "fax"}, {Limit: -1}, {Limit: store.MaxSuppressionPage + 1}, {AfterKind: "fax"}} {
+		for _, q := range []store.SuppressionQuery{{Kind: "Fax!"}, {Limit: -1}, {Limit: store.MaxSuppressionPage + 1}, {AfterKind: "Fax!"}} {
 			if _, err := s.ListSuppressions(ctx, acct, q); !errors.Is(err, store.ErrInvalid) {
 				t.Errorf("ListSuppressions(%+v) = %v; want ErrInvalid", q, err)
 			}
+		}
+	})
+
+	t.Run("AnyChannel", func(t *testing.T) {
+		// A channel of the host's own has a list too, its recipients
+		// kept as its records name them.
+		s, acct := h.New(t), randomAccount()
+		e, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "push", To: " device:Ab12 ", Reason: store.SuppressUnsubscribed, At: at})
+		if err != nil || e.To != "device:Ab12" {
+			t.Fatalf("AddSuppression of a push recipient = %+v, %v", e, err)
+		}
+		if got, ok, err := s.LookupSuppression(ctx, acct, "push", "device:Ab12"); err != nil || !ok || got.Reason != store.SuppressUnsubscribed {
+			t.Errorf("LookupSuppression = %+v, %v, %v", got, ok, err)
+		}
+		if _, ok, err := s.LookupSuppression(ctx, acct, "push", "device:ab12"); err != nil || ok {
+			t.Errorf("another channel's recipients keep their case: %v, %v", ok, err)
 		}
 	})
 
