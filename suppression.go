@@ -18,7 +18,9 @@ import (
 // The list is read after a send is prepared (its recipient normalised,
 // its class known) and before anything is charged or counted: admit
 // calls suppressed for every send, queued or not, single or composite,
-// and sendBulk for each recipient. A refusal is CodeSuppressed, names
+// and sendBulk for each recipient. A worker (Work) reads it again before
+// it claims a queued send, which it fails and refunds when the recipient
+// opted out in the meantime. A refusal is CodeSuppressed, names
 // the channel and the reason but never the recipient in full, moves no
 // money, writes no record and calls no provider.
 

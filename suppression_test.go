@@ -96,3 +96,36 @@ func TestSuppressedPaths(t *testing.T) {
 		t.Fatalf("campaign after removal: %v", err)
 	}
 }
+
+// A campaign queued before its recipient opted out is checked again when
+// a worker takes it: refunded, never sent. A transactional message
+// queued the same way still goes.
+func TestSuppressedAfterEnqueue(t *testing.T) {
+	kit := notifytest.New(t)
+	ctx := context.Background()
+	campaign := &email.Request{Account: notifytest.AccountID, To: "late.out@example.com", Subject: "Sale",
+		Message: "<p>Half price</p>", Purpose: email.PurposeCampaign}
+	rc, err := kit.Notifier.Enqueue(ctx, campaign)
+	if err != nil {
+		t.Fatalf("Enqueue: %v", err)
+	}
+	invoice := &email.Request{Account: notifytest.AccountID, To: "late.out@example.com", Subject: "Invoice 81",
+		Message: "Your invoice.", Purpose: email.PurposeInvoice}
+	if _, err := kit.Notifier.Enqueue(ctx, invoice); err != nil {
+		t.Fatalf("Enqueue invoice: %v", err)
+	}
+	suppress(t, kit, email.Kind, "late.out@example.com", store.SuppressUnsubscribed)
+	before := kit.Balance(t)
+	kit.RunQueue(t)
+	m, err := kit.Notifier.Message(ctx, notifytest.AccountID, rc.MessageID)
+	if err != nil || m.State != notify.StateFailed || m.Cost().Minor != 0 {
+		t.Fatalf("the queued campaign is %+v, %v; want failed and refunded", m, err)
+	}
+	if got := kit.Balance(t) - before; got != rc.Cost.Minor {
+		t.Errorf("refunded %d, want the campaign's %d", got, rc.Cost.Minor)
+	}
+	sent := kit.SentEmail()
+	if len(sent) != 1 || email.MessageOf(sent[0]).Subject != "Invoice 81" {
+		t.Errorf("sent %d e-mails, want the invoice alone", len(sent))
+	}
+}

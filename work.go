@@ -52,6 +52,15 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err er
 		return time.Time{}, n.failQueued(ctx, op, m, perr)
 	}
 	env := p.env
+	// The list again: the recipient may have opted out since the send
+	// was queued. Refunded, never sent; a list that cannot be read
+	// leaves the job to run again.
+	if err := n.suppressed(ctx, op, acct, []*Envelope{env}); err != nil {
+		if CodeOf(err) != CodeSuppressed {
+			return time.Time{}, err
+		}
+		return time.Time{}, n.failQueued(ctx, op, m, err)
+	}
 	if until := n.heldUntil(env, n.now()); !until.IsZero() {
 		return until, nil // taken after its send window closed: it waits for the next opening
 	}
