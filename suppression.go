@@ -55,21 +55,43 @@ func (n *Notifier) suppressed(ctx context.Context, op string, acct *Account, env
 		}
 		if stop {
 			return &Error{Code: CodeSuppressed, Op: op, Err: fmt.Errorf(
-				"the %s recipient is on the account's suppression list (%s); %s messages are not sent to it",
+				"a %s recipient is on the account's suppression list (%s); %s messages are not sent to it",
 				env.Kind, reason, env.Class)}
 		}
 	}
 	return nil
 }
 
-// stopped reads the list's entry for env's recipient and says whether
-// it stops env. Channels the list does not hold (not sms, chat or
-// email), and a nil env, are never stopped.
+// stopped reads the list's entries for env's recipients, its To and
+// those its content names beside it (an e-mail's cc and bcc, through
+// OtherRecipients), and says whether one stops env. A nil env, or a
+// kind that cannot name a channel, is never stopped.
 func stopped(ctx context.Context, s store.Suppressions, acct *Account, env *Envelope) (store.SuppressionReason, bool, error) {
 	if env == nil || !store.SuppressibleKind(env.Kind) {
 		return "", false, nil
 	}
-	e, ok, err := s.LookupSuppression(ctx, acct.ID, env.Kind, env.To)
+	reason, stop, err := stoppedTo(ctx, s, acct, env, env.To)
+	if stop || err != nil {
+		return reason, stop, err
+	}
+	if more, ok := env.Content.(otherRecipients); ok {
+		for _, to := range more.OtherRecipients() {
+			if reason, stop, err := stoppedTo(ctx, s, acct, env, to); stop || err != nil {
+				return reason, stop, err
+			}
+		}
+	}
+	return "", false, nil
+}
+
+// otherRecipients is the content of a message that goes to more
+// recipients than its envelope's To, such as an e-mail with cc or bcc
+// (email.Message): each is checked against the list as To is.
+type otherRecipients interface{ OtherRecipients() []string }
+
+// stoppedTo reads the list's entry for one recipient of env.
+func stoppedTo(ctx context.Context, s store.Suppressions, acct *Account, env *Envelope, to string) (store.SuppressionReason, bool, error) {
+	e, ok, err := s.LookupSuppression(ctx, acct.ID, env.Kind, to)
 	switch {
 	case errors.Is(err, store.ErrInvalid):
 		// A recipient the channel accepted but the list's rules do not

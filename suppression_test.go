@@ -129,3 +129,33 @@ func TestSuppressedAfterEnqueue(t *testing.T) {
 		t.Errorf("sent %d e-mails, want the invoice alone", len(sent))
 	}
 }
+
+// A cc or bcc recipient on the list stops a campaign as its To would:
+// refused whole before anything is charged. An invoice copied to the
+// same address still goes (an unsubscribe stops promotions only).
+func TestSuppressedCcAndBcc(t *testing.T) {
+	kit := notifytest.New(t)
+	ctx := context.Background()
+	suppress(t, kit, email.Kind, "copy.out@example.com", store.SuppressUnsubscribed)
+	for _, mod := range []func(r *email.Request){
+		func(r *email.Request) { r.Cc = []string{"ok@example.com", "Copy.Out@example.com"} },
+		func(r *email.Request) { r.Bcc = []string{"copy.out@example.com"} },
+	} {
+		campaign := &email.Request{Account: notifytest.AccountID, To: "asha@example.com", Subject: "Sale",
+			Message: "<p>Half price</p>", Purpose: email.PurposeCampaign}
+		mod(campaign)
+		_, err := kit.Notifier.Send(ctx, campaign)
+		if notify.CodeOf(err) != notify.CodeSuppressed || strings.Contains(err.Error(), "copy.out") {
+			t.Fatalf("a campaign copied to an unsubscribed address: %v; want CodeSuppressed not naming it", err)
+		}
+	}
+	kit.AssertBalance(t, notifytest.DefaultBalance)
+	if n := len(kit.SentEmail()); n != 0 {
+		t.Fatalf("%d e-mails sent", n)
+	}
+	invoice := &email.Request{Account: notifytest.AccountID, To: "asha@example.com", Subject: "Invoice 81",
+		Message: "Your invoice.", Purpose: email.PurposeInvoice, Cc: []string{"copy.out@example.com"}}
+	if _, err := kit.Notifier.Send(ctx, invoice); err != nil {
+		t.Fatalf("an invoice copied to an unsubscribed address: %v", err)
+	}
+}

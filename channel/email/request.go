@@ -178,6 +178,17 @@ func (m *Message) Recipients(to string) []string {
 	return append(out, m.Bcc...)
 }
 
+// OtherRecipients returns the message's cc and bcc recipients: the
+// Notifier checks each against the account's suppression list as it
+// checks the envelope's To, so that a campaign is not copied to someone
+// who opted out.
+func (m *Message) OtherRecipients() []string {
+	if len(m.Cc) == 0 {
+		return m.Bcc
+	}
+	return append(append(make([]string, 0, len(m.Cc)+len(m.Bcc)), m.Cc...), m.Bcc...)
+}
+
 // MessageOf returns the content of an envelope of this channel, or nil
 // when env is nil or carries another channel's content.
 func MessageOf(env *notify.Envelope) *Message {
