@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
@@ -37,15 +36,10 @@ var (
 	buttonKeys   = []string{"index", "type", "value"}
 )
 
-// Bounds of the vendor's, kept here so that a request it would refuse is
-// refused before any charge.
-const (
-	maxTemplateButtons = 10   // buttons of a template, indexes 0 to 9
-	maxParamText       = 1024 // characters of a body parameter
-	maxHeaderText      = 60   // characters of a header parameter
-	maxParamName       = 64
-	maxNamedParams     = 100
-)
+// maxNamedParams bounds the named parameters of one request; the values'
+// own rules are the vendor's, written once in channel/chat
+// (ParamTextRule, ValidParamName, ButtonValueRule).
+const maxNamedParams = 100
 
 // templateValues are the decoded "template" of a chat body.
 type templateValues struct {
@@ -72,9 +66,9 @@ func decodeTemplate(fe *notify.FieldErrors, raw json.RawMessage) templateValues 
 	}
 	if r, ok := obj["header"]; ok {
 		if h, ok := objectOf(fe, "template.header", r, headerKeys); ok {
-			v.headerText = paramText(fe, "template.header.text", h["text"], maxHeaderText, true)
+			v.headerText = paramText(fe, "template.header.text", h["text"], chat.MaxHeaderText, true)
 			v.header = stringOf(fe, "template.header.name", h["name"])
-			if v.header != "" && !paramName(v.header) {
+			if v.header != "" && !chat.ValidParamName(v.header) {
 				fe.Add("template.header.name", "must be 1 to 64 lower-case letters, digits and '_'")
 			}
 		}
@@ -123,39 +117,20 @@ func stringOf(fe *notify.FieldErrors, name string, raw json.RawMessage) string {
 }
 
 // paramText reads a template parameter's text and applies the vendor's
-// rules: not empty (when required or given), no line break or tab, no
-// more than four spaces in a row, at most max characters.
+// rules (chat.ParamTextRule): it is required when required is set, and
+// checked when given.
 func paramText(fe *notify.FieldErrors, name string, raw json.RawMessage, max int, required bool) string {
 	given := !isNull(raw)
 	s := stringOf(fe, name, raw)
 	switch {
 	case !given && required:
 		fe.Add(name, "is required")
-	case !given:
-	case strings.TrimSpace(s) == "":
-		fe.Add(name, "must not be empty")
-	case strings.ContainsAny(s, "\n\r\t"):
-		fe.Add(name, "must not hold line breaks or tabs")
-	case strings.Contains(s, "     "):
-		fe.Add(name, "must not hold more than four spaces in a row")
-	case utf8.RuneCountInString(s) > max:
-		fe.Addf(name, "must be at most %d characters", max)
-	}
-	return s
-}
-
-// paramName reports whether s is a named parameter's name: 1 to 64
-// lower-case letters, digits and '_'.
-func paramName(s string) bool {
-	if s == "" || len(s) > maxParamName {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
+	case given:
+		if rule := chat.ParamTextRule(s, max); rule != "" {
+			fe.Add(name, rule)
 		}
 	}
-	return true
+	return s
 }
 
 // decodeNamed reads template.named: an object of parameter names to
@@ -176,11 +151,11 @@ func decodeNamed(fe *notify.FieldErrors, raw json.RawMessage) map[string]string 
 	named := make(map[string]string, len(obj))
 	for k, r := range obj {
 		name := "template.named." + shortKey([]byte(k))
-		if !paramName(k) {
+		if !chat.ValidParamName(k) {
 			fe.Add(name, "is not a parameter name: 1 to 64 lower-case letters, digits and '_'")
 			continue
 		}
-		named[k] = paramText(fe, name, r, maxParamText, true)
+		named[k] = paramText(fe, name, r, chat.MaxParamText, true)
 	}
 	return named
 }
@@ -195,8 +170,8 @@ func decodeButtons(fe *notify.FieldErrors, raw json.RawMessage) []chat.Button {
 		fe.Add("template.buttons", `must be an array of buttons: [{"index": 0, "type": "url", "value": "4711"}]`)
 		return nil
 	}
-	if len(items) > maxTemplateButtons {
-		fe.Addf("template.buttons", "at most %d buttons, got %d", maxTemplateButtons, len(items))
+	if len(items) > chat.MaxTemplateButtons {
+		fe.Addf("template.buttons", "at most %d buttons, got %d", chat.MaxTemplateButtons, len(items))
 		return nil
 	}
 	var out []chat.Button
@@ -223,27 +198,22 @@ func decodeButtons(fe *notify.FieldErrors, raw json.RawMessage) []chat.Button {
 			}
 			seen[b.Index] = i
 		}
-		max := 0
 		switch kind := stringOf(fe, prefix+".type", obj["type"]); chat.ButtonKind(kind) {
-		case chat.ButtonURL:
-			b.Kind, max = chat.ButtonURL, 2000
-		case chat.ButtonQuickReply:
-			b.Kind, max = chat.ButtonQuickReply, 128
-		case chat.ButtonCopyCode:
-			b.Kind, max = chat.ButtonCopyCode, 15
+		case chat.ButtonURL, chat.ButtonQuickReply, chat.ButtonCopyCode:
+			b.Kind = chat.ButtonKind(kind)
 		case "":
 			fe.Add(prefix+".type", "is required: url, quick_reply or copy_code")
 		default:
 			fe.Add(prefix+".type", "must be url, quick_reply or copy_code")
 		}
 		b.Value = stringOf(fe, prefix+".value", obj["value"])
-		switch n := utf8.RuneCountInString(b.Value); {
+		switch {
 		case isNull(obj["value"]) || b.Value == "":
 			fe.Add(prefix+".value", "is required: the URL's suffix, the quick reply's payload or the code")
-		case max > 0 && n > max:
-			fe.Addf(prefix+".value", "must be at most %d characters for a %s button", max, b.Kind)
-		case b.Kind == chat.ButtonURL && strings.ContainsAny(b.Value, " \t\r\n"):
-			fe.Add(prefix+".value", "must not hold spaces: it is the end of a URL")
+		case b.Kind != "":
+			if rule := chat.ButtonValueRule(b); rule != "" {
+				fe.Add(prefix+".value", rule)
+			}
 		}
 		out = append(out, b)
 	}

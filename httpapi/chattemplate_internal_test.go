@@ -3,6 +3,8 @@ package httpapi
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/notifykit/notify/channel/chat"
 )
 
 // FuzzDecodeChatTemplate: chat bodies with "template" decode without a
@@ -30,7 +32,7 @@ func FuzzDecodeChatTemplate(f *testing.F) {
 			t.Fatalf("template values without template_name: %+v", r)
 		}
 		for k, v := range r.NamedParams {
-			if !paramName(k) || v == "" || utf8.RuneCountInString(v) > maxParamText {
+			if !chat.ValidParamName(k) || v == "" || utf8.RuneCountInString(v) > chat.MaxParamText {
 				t.Fatalf("named parameter %q=%q passed", k, v)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
@@ -47,15 +46,6 @@ type parameter struct {
 	Video      *mediaBody `json:"video,omitempty"`
 }
 
-// Vendor bounds on template values.
-const (
-	maxButtons    = 10 // a template has at most 10 buttons
-	maxParamRunes = 1024
-	maxURLSuffix  = 2000
-	maxPayload    = 128
-	maxCoupon     = 15
-)
-
 // templateOf builds the template object of t, or an InvalidArgument
 // error naming the field and the rule. The vendor refuses parameter text
 // with a line break, a tab or more than four spaces in a row (error 100 /
@@ -80,8 +70,8 @@ func templateOf(t *chat.Template) (*templateBody, error) {
 	seen := make(map[int]bool, len(t.Buttons))
 	for i, b := range t.Buttons {
 		field := "buttons." + strconv.Itoa(i)
-		if b.Index < 0 || b.Index >= maxButtons {
-			fe.Addf(field, "cloudchat: the button index must be 0 to %d, not %d", maxButtons-1, b.Index)
+		if b.Index < 0 || b.Index >= chat.MaxTemplateButtons {
+			fe.Addf(field, "cloudchat: the button index must be 0 to %d, not %d", chat.MaxTemplateButtons-1, b.Index)
 			continue
 		}
 		if seen[b.Index] {
@@ -109,10 +99,10 @@ func header(t *chat.Template, fe *notify.FieldErrors) (parameter, bool) {
 		fe.Add("header_url", "cloudchat: a template has a text or a media header, not both")
 		return parameter{}, false
 	case t.HeaderText != "":
-		if t.HeaderName != "" && !paramName(t.HeaderName) {
+		if t.HeaderName != "" && !chat.ValidParamName(t.HeaderName) {
 			fe.Addf("header_name", "cloudchat: a parameter name is lower-case letters, digits and '_', not %q", t.HeaderName)
 		}
-		checkParamText("header_text", t.HeaderText, 60, fe) // the vendor's header limit
+		checkParamText("header_text", t.HeaderText, chat.MaxHeaderText, fe)
 		return parameter{Type: "text", Name: t.HeaderName, Text: t.HeaderText}, true
 	case t.HeaderURL != "":
 		h := parameter{Type: string(t.HeaderKind)}
@@ -148,17 +138,17 @@ func bodyParams(t *chat.Template, fe *notify.FieldErrors) []parameter {
 		slices.Sort(names)
 		out := make([]parameter, len(names))
 		for i, k := range names {
-			if !paramName(k) {
+			if !chat.ValidParamName(k) {
 				fe.Addf("variables", "cloudchat: a parameter name is lower-case letters, digits and '_', not %q", k)
 			}
-			checkParamText("variables."+k, t.NamedParams[k], maxParamRunes, fe)
+			checkParamText("variables."+k, t.NamedParams[k], chat.MaxParamText, fe)
 			out[i] = parameter{Type: "text", Name: k, Text: t.NamedParams[k]}
 		}
 		return out
 	}
 	out := make([]parameter, len(t.Params))
 	for i, v := range t.Params {
-		checkParamText("variables."+strconv.Itoa(i+1), v, maxParamRunes, fe)
+		checkParamText("variables."+strconv.Itoa(i+1), v, chat.MaxParamText, fe)
 		out[i] = parameter{Type: "text", Text: v}
 	}
 	return out
@@ -166,55 +156,23 @@ func bodyParams(t *chat.Template, fe *notify.FieldErrors) []parameter {
 
 // buttonParam returns the parameter of one button.
 func buttonParam(b chat.Button, field string, fe *notify.FieldErrors) (parameter, bool) {
-	n := len([]rune(b.Value))
+	if rule := chat.ButtonValueRule(b); rule != "" {
+		fe.Add(field, "cloudchat: the button "+rule)
+		return parameter{}, false
+	}
 	switch b.Kind {
-	case chat.ButtonURL:
-		if b.Value == "" || n > maxURLSuffix || strings.ContainsAny(b.Value, " \t\r\n") {
-			fe.Addf(field, "cloudchat: a URL button's value is 1 to %d characters without spaces", maxURLSuffix)
-			return parameter{}, false
-		}
-		return parameter{Type: "text", Text: b.Value}, true
 	case chat.ButtonQuickReply:
-		if b.Value == "" || n > maxPayload {
-			fe.Addf(field, "cloudchat: a quick-reply payload is 1 to %d characters", maxPayload)
-			return parameter{}, false
-		}
 		return parameter{Type: "payload", Payload: b.Value}, true
 	case chat.ButtonCopyCode:
-		if b.Value == "" || n > maxCoupon {
-			fe.Addf(field, "cloudchat: a copy-code button's code is 1 to %d characters", maxCoupon)
-			return parameter{}, false
-		}
 		return parameter{Type: "coupon_code", CouponCode: b.Value}, true
 	}
-	fe.Addf(field, "cloudchat: the button kind must be url, quick_reply or copy_code, not %q", b.Kind)
-	return parameter{}, false
+	return parameter{Type: "text", Text: b.Value}, true // a URL button's suffix
 }
 
-// checkParamText applies the vendor's rules for parameter text.
+// checkParamText applies the vendor's rules for parameter text
+// (chat.ParamTextRule).
 func checkParamText(field, v string, max int, fe *notify.FieldErrors) {
-	switch {
-	case strings.TrimSpace(v) == "":
-		fe.Add(field, "cloudchat: a template parameter must not be empty")
-	case strings.ContainsAny(v, "\n\t\r"):
-		fe.Add(field, "cloudchat: a template parameter must not hold line breaks or tabs")
-	case strings.Contains(v, "     "):
-		fe.Add(field, "cloudchat: a template parameter must not hold more than four spaces in a row")
-	case len([]rune(v)) > max:
-		fe.Addf(field, "cloudchat: a template parameter is at most %d characters", max)
+	if rule := chat.ParamTextRule(v, max); rule != "" {
+		fe.Add(field, "cloudchat: a template parameter "+rule)
 	}
-}
-
-// paramName reports whether s is a valid named-parameter name.
-func paramName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
 }
