@@ -47,4 +47,16 @@
 // River's own migrations (rivermigrate) there, under an advisory lock, so
 // processes that start together may all call it; it is idempotent. Call
 // it after pgstore.Store.Migrate.
+//
+// # Connections
+//
+// Open, OpenTx and Migrate use the pool given to New (or the caller's
+// transaction). Queue.Run opens a pool of its own with the same settings,
+// up to the same MaxConns, connecting lazily (River's fetches, its job
+// bookkeeping, its leader election and one connection held in LISTEN
+// use a few), and closes it when it returns. Its one difference is how a
+// canceled statement ends: at once, on the connection's deadline, where
+// pgstore.Open's pool asks the server to cancel it. River cancels its
+// LISTEN connection's wait whenever it listens to another topic, which
+// a cancel request does not end; see Queue.Run.
 package pgqueue

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -385,7 +387,9 @@ func (q *Queue) insertOpts(m *store.Record) *river.InsertOpts {
 // leader among the processes sharing the tables enqueues, every p.Every,
 // and one of them runs; a task's error is logged. When ctx ends, Run
 // stops fetching, lets the running jobs finish for up to 10 seconds,
-// then cancels their contexts, waits for them and returns nil. A second
+// then cancels their contexts, waits for them and returns nil. River's
+// client runs on a pool of Run's own, closed when Run returns (see the
+// package's Connections). A second
 // Run while one runs, an invalid periodic task, or a client River cannot
 // start is an error.
 func (q *Queue) Run(ctx context.Context, w queue.Worker, periodic ...queue.Periodic) error {
@@ -425,7 +429,12 @@ func (q *Queue) Run(ctx context.Context, w queue.Worker, periodic ...queue.Perio
 	cfg.Workers = river.NewWorkers()
 	river.AddWorker(cfg.Workers, &sendWorker{w: w})
 	river.AddWorker(cfg.Workers, &periodicWorker{tasks: tasks, log: q.cfg.Logger})
-	client, err := river.NewClient(riverpgxv5.New(q.pool), cfg)
+	pool, err := q.riverPool(ctx)
+	if err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: run: pool", err)
+	}
+	defer pool.Close()
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("pgqueue: run: %w", err)
 	}
@@ -441,6 +450,26 @@ func (q *Queue) Run(ctx context.Context, w queue.Worker, periodic ...queue.Perio
 		_ = client.StopAndCancel(context.WithoutCancel(ctx))
 	}
 	return nil
+}
+
+// riverPool is the pool of Run's River client: the queue's pool's
+// settings, but pgx's own handling of a canceled context (the
+// connection's deadline, at once). River holds one connection in LISTEN
+// and interrupts its wait, by canceling it, each time it listens to
+// another topic: twice as it starts, again as it stops. On a pool whose
+// connections ask the server to cancel a statement instead (pgstore.Open
+// and the gateway do, so that a canceled debit is rolled back), a LISTEN
+// that runs no statement ignores the request, and each interrupt waited
+// for the deadline fallback: Run took seconds to start and to stop.
+// River's statements are its own bookkeeping, none of them a debit. The
+// pool connects lazily, up to the queue's pool's MaxConns.
+func (q *Queue) riverPool(ctx context.Context) (*pgxpool.Pool, error) {
+	cfg := q.pool.Config()
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	cfg.MinConns, cfg.MinIdleConns = 0, 0
+	return pgxpool.NewWithConfig(ctx, cfg)
 }
 
 // sendWorker runs a send's job with the queue's Worker.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify/pgstore"
@@ -355,5 +357,63 @@ func TestRescueTakenJob(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("a job taken by a dead process was not run again within a minute")
+	}
+}
+
+// TestRunOnACancelRequestPool: Run starts, works a job and stops at once
+// on a pool whose connections ask the server to cancel a statement when
+// its context ends (as pgstore.Open's and the gateway's do). River
+// interrupts its LISTEN connection by canceling its wait, which such a
+// connection ignores until its deadline fallback: twice as River starts
+// and again as it stops. The fallback here is 30 s, so Run taking its own
+// pool with pgx's deadline handling is what keeps this under 15 s (it
+// took 4 s a start and stop with the gateway's 2 s fallback).
+func TestRunOnACancelRequestPool(t *testing.T) {
+	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 8, func(c *pgxpool.Config) {
+		c.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 30 * time.Second}
+		}
+	})
+	st, err := pgstore.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q, err := pgqueue.New(st, pool, pgqueue.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	account := pgstoretest.RandomName("acct_")
+	if err := st.OpenWallet(ctx, account, store.Money{Minor: 100000, Currency: inr}); err != nil {
+		t.Fatal(err)
+	}
+	m := queuedRecord(account, 500)
+	if _, err := q.Open(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	w := jobWorker{jobs: make(chan queue.Job, 1)}
+	done := make(chan error, 1)
+	runCtx, stop := context.WithCancel(ctx)
+	go func() { done <- q.Run(runCtx, w) }()
+	select {
+	case <-w.jobs:
+	case <-ctx.Done():
+		stop()
+		t.Fatal("the queued job did not run within a minute")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Fatalf("Run took %v to start, run a job and stop: River's LISTEN waited for the deadline fallback", took.Round(time.Millisecond))
 	}
 }
