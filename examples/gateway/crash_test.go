@@ -35,15 +35,40 @@ type process struct {
 	err  error         // how it exited, once done is closed
 }
 
-// buildGateway builds the gateway binary into the test's temporary
-// directory.
+// gatewayBinary is the gateway binary the tests run as a process, built
+// once for them all (TestMain removes it).
+var gatewayBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// buildGateway returns the gateway binary, building it on the first call.
 func buildGateway(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gateway")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &gatewayBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "notify-gateway-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "gateway")
+		if out, err := exec.Command("go", "build", "-o", b.path, ".").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if gatewayBinary.dir != "" {
+		_ = os.RemoveAll(gatewayBinary.dir)
+	}
+	os.Exit(code)
 }
 
 // startProcess runs bin on a free loopback port with env added to the
@@ -197,9 +222,12 @@ func TestKill9UnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
+	// The crash tests run beside each other: most of each is the wait
+	// for the settle threshold.
+	t.Parallel()
 	bin := buildGateway(t)
-	t.Run("accepting vendor", func(t *testing.T) { crashUnderLoad(t, bin, false) })
-	t.Run("refusing vendor", func(t *testing.T) { crashUnderLoad(t, bin, true) })
+	t.Run("accepting vendor", func(t *testing.T) { t.Parallel(); crashUnderLoad(t, bin, false) })
+	t.Run("refusing vendor", func(t *testing.T) { t.Parallel(); crashUnderLoad(t, bin, true) })
 }
 
 const (

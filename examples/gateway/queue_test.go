@@ -166,6 +166,7 @@ func TestKill9Queue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
+	t.Parallel() // beside the other crash tests (TestKill9UnderLoad)
 	bin := buildGateway(t)
 	dbURL := schemaURL(t)
 	vendor, gate := newCrashVendor(t, false, 1<<30)

@@ -26,6 +26,7 @@ func TestKill9WithBusyVendor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
+	t.Parallel() // beside the other crash tests (TestKill9UnderLoad)
 	bin := buildGateway(t)
 	dbURL := schemaURL(t)
 	// As in crashUnderLoad: the vendor holds every answer from the 150th

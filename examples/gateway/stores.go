@@ -73,9 +73,9 @@ func openDB(ctx context.Context, connString string, opts ...pgstore.Option) (*pg
 		pcfg.ConnConfig.ConnectTimeout = pgstore.DefaultConnectTimeout
 	}
 	if !strings.Contains(connString, "pool_max_conns") {
-		// River holds a connection of its own for notices, and its
-		// fetches, the workers' sends and the API's requests share the
-		// rest: pgx's default of max(4, CPUs) is small for that.
+		// The workers' sends and the API's requests share it: pgx's
+		// default of max(4, CPUs) is small for that. (River's client
+		// opens a pool of its own with these settings: pgqueue's Run.)
 		pcfg.MaxConns = max(pcfg.MaxConns, 16)
 	}
 	pcfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
