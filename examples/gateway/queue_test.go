@@ -198,10 +198,9 @@ func TestKill9Queue(t *testing.T) {
 			}
 		})
 	}
-	// Kill and restart instances while the workers deliver: from the
-	// first send at the vendor (a River client takes a few seconds from
-	// its start to its first fetch; the clients have queued most sends by
-	// then), one every 0.3 to 0.7 s.
+	// Kill and restart instances while the workers deliver (and the
+	// clients may still queue): from the first send at the vendor, one
+	// every 0.3 to 0.7 s.
 	for deadline := time.Now().Add(30 * time.Second); vendor.arrivals.Load() == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("no queued send reached the vendor within 30 s")
