@@ -40,6 +40,13 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kin
 	if err := n.suppressed(ctx, op, acct, envs); err != nil { // suppression.go: before any unit is taken
 		return nil, err
 	}
+	return n.take(ctx, op, acct, kind, envs...)
+}
+
+// take is admit once the suppression list let envs through: it takes
+// the limits' units. EnqueueTxMany checks the list for all its requests
+// at once (suppressedEach), then takes each request's units.
+func (n *Notifier) take(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
 	if n.rate == nil && n.otpThrottle == nil {
 		return nil, nil
 	}

@@ -18,7 +18,10 @@ const MaxEnqueueTxMany = 100_000
 // each when the queue can (queue.ManyOpener: pgqueue writes 10,000 in
 // two round trips): a campaign queued with the order that pays for it.
 // Every request is prepared first; any that is bad is CodeInvalidArgument
-// naming requests.<i>.<field>, with nothing written. The receipts are in
+// naming requests.<i>.<field>, with nothing written; so is any whose
+// recipient is on the suppression list (CodeSuppressed naming
+// requests.<i>.to, the list read once per account and channel when the
+// ledger can: store.ManySuppressions). The receipts are in
 // the requests' order, queued (or scheduled, when a send window holds
 // the message), their Balance zero: read it after the commit. On any
 // other error some records may be written in tx: roll it back. The rules
@@ -42,8 +45,17 @@ func (n *Notifier) EnqueueTxMany(ctx context.Context, tx any, reqs []Request) ([
 	if err != nil {
 		return nil, err
 	}
+	envs := make([]*Envelope, len(batch))
 	for i, b := range batch {
-		undo, err := n.admit(ctx, op, b.acct, reqs[i].Kind(), b.env)
+		envs[i] = b.env
+	}
+	// The suppression list for them all in one read per account and
+	// channel where the ledger can, before any limit's unit is taken.
+	if err := n.suppressedEach(ctx, op, func(i int) *Account { return batch[i].acct }, envs, "requests.%d.to"); err != nil {
+		return nil, err
+	}
+	for i, b := range batch {
+		undo, err := n.take(ctx, op, b.acct, reqs[i].Kind(), b.env)
 		if err != nil {
 			n.giveBack(batch[:i])
 			return nil, prefixFields(err, fmt.Sprintf("requests.%d.", i))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/notifykit/notify/store"
 )
@@ -17,8 +16,10 @@ import (
 //
 // The list is read after a send is prepared (its recipient normalised,
 // its class known) and before anything is charged or counted: admit
-// calls suppressed for every send, queued or not, single or composite,
-// and sendBulk for each recipient. A worker (Work) reads it again before
+// calls suppressed for every send, queued or not, single or composite;
+// a bulk send and EnqueueTxMany check all their recipients at once
+// (suppressedEach), in one read per account and channel when the ledger
+// implements store.ManySuppressions. A worker (Work) reads it again before
 // it claims a queued send, which it fails and refunds when the recipient
 // opted out in the meantime. A refusal is CodeSuppressed, names
 // the channel and the reason but never the recipient in full, moves no
@@ -74,14 +75,21 @@ func stopped(ctx context.Context, s store.Suppressions, acct *Account, env *Enve
 	if stop || err != nil {
 		return reason, stop, err
 	}
-	if more, ok := env.Content.(otherRecipients); ok {
-		for _, to := range more.OtherRecipients() {
-			if reason, stop, err := stoppedTo(ctx, s, acct, env, to); stop || err != nil {
-				return reason, stop, err
-			}
+	for _, to := range othersOf(env) {
+		if reason, stop, err := stoppedTo(ctx, s, acct, env, to); stop || err != nil {
+			return reason, stop, err
 		}
 	}
 	return "", false, nil
+}
+
+// othersOf returns the recipients env's content names beside its To
+// (otherRecipients), or nil.
+func othersOf(env *Envelope) []string {
+	if more, ok := env.Content.(otherRecipients); ok {
+		return more.OtherRecipients()
+	}
+	return nil
 }
 
 // otherRecipients is the content of a message that goes to more
@@ -111,25 +119,108 @@ func stoppedTo(ctx context.Context, s store.Suppressions, acct *Account, env *En
 // recipient in full (an address or number is personal data that errors
 // and logs must not carry).
 func (n *Notifier) suppressedBulk(ctx context.Context, op string, acct *Account, ps []prepared) error {
+	envs := make([]*Envelope, len(ps))
+	for i := range ps {
+		envs[i] = ps[i].env
+	}
+	return n.suppressedEach(ctx, op, func(int) *Account { return acct }, envs, "to.%d")
+}
+
+// suppressedEach checks envs, envs[i] sent for account acct(i), as
+// suppressed does one, reading the list in one call per account and
+// channel when the ledger can (store.ManySuppressions), and refuses them
+// all when any is stopped, naming each stopped one by the field
+// fmt.Sprintf(field, i) and its reason.
+func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int) *Account, envs []*Envelope, field string) error {
 	s := n.suppressions()
 	if s == nil {
 		return nil
 	}
+	reasons, err := stoppedEach(ctx, s, acct, envs)
+	if err != nil {
+		return storeFailure(op, "suppressions", err)
+	}
 	var fields []FieldError
-	for i := range ps {
-		reason, stop, err := stopped(ctx, s, acct, ps[i].env)
-		if err != nil {
-			return storeFailure(op, "suppressions", err)
-		}
-		if stop {
-			fields = append(fields, FieldError{Field: "to." + strconv.Itoa(i), Message: "is on the account's suppression list (" + string(reason) + ")"})
+	for i, reason := range reasons {
+		if reason != "" {
+			fields = append(fields, FieldError{Field: fmt.Sprintf(field, i), Message: "is on the account's suppression list (" + string(reason) + ")"})
 		}
 	}
 	if len(fields) == 0 {
 		return nil
 	}
 	return &Error{Code: CodeSuppressed, Op: op, Fields: fields, Err: fmt.Errorf(
-		"%d of the %d recipients are on the account's suppression list; nothing was sent or charged", len(fields), len(ps))}
+		"%d of the %d recipients are on the account's suppression list; nothing was sent or charged", len(fields), len(envs))}
+}
+
+// stoppedEach answers, for each of envs (envs[i] sent for account
+// acct(i)), the reason of the entry that stops it, or "" when none does.
+// With a store.ManySuppressions it reads every recipient of one account
+// and channel (each To, and the recipients its content names beside it)
+// in one LookupSuppressions; otherwise it asks stopped for each.
+func stoppedEach(ctx context.Context, s store.Suppressions, acct func(int) *Account, envs []*Envelope) ([]store.SuppressionReason, error) {
+	reasons := make([]store.SuppressionReason, len(envs))
+	many, ok := s.(store.ManySuppressions)
+	if !ok {
+		for i, env := range envs {
+			reason, stop, err := stopped(ctx, s, acct(i), env)
+			if err != nil {
+				return nil, err
+			}
+			if stop {
+				reasons[i] = reason
+			}
+		}
+		return reasons, nil
+	}
+	// The recipients of each account and channel, each once, and for
+	// each envelope where its recipients sit in its group's list.
+	type group struct {
+		account string
+		kind    Kind
+	}
+	tos := make(map[group][]string)
+	at := make(map[group]map[string]int)
+	where := make([][]int, len(envs))
+	groups := make([]group, len(envs))
+	for i, env := range envs {
+		if env == nil || !store.SuppressibleKind(env.Kind) {
+			continue
+		}
+		g := group{acct(i).ID, env.Kind}
+		if at[g] == nil {
+			at[g] = make(map[string]int)
+		}
+		groups[i] = g
+		for _, to := range append([]string{env.To}, othersOf(env)...) {
+			j, ok := at[g][to]
+			if !ok {
+				j = len(tos[g])
+				at[g][to], tos[g] = j, append(tos[g], to)
+			}
+			where[i] = append(where[i], j)
+		}
+	}
+	entries := make(map[group][]store.Suppression, len(tos))
+	for g, list := range tos {
+		es, err := many.LookupSuppressions(ctx, g.account, g.kind, list)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) != len(list) {
+			return nil, fmt.Errorf("the suppression list answered %d entries for %d recipients", len(es), len(list))
+		}
+		entries[g] = es
+	}
+	for i, env := range envs {
+		for _, j := range where[i] {
+			if e := entries[groups[i]][j]; e.Reason != "" && blocks(e.Reason, env.Class) {
+				reasons[i] = e.Reason
+				break
+			}
+		}
+	}
+	return reasons, nil
 }
 
 // noteBounce adds the recipient of env to the account's list when err,

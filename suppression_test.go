@@ -3,7 +3,9 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/wallet"
 )
 
 func suppress(t *testing.T, kit *notifytest.Kit, kind notify.Kind, to string, reason store.SuppressionReason) {
@@ -157,5 +160,98 @@ func TestSuppressedCcAndBcc(t *testing.T) {
 		Message: "Your invoice.", Purpose: email.PurposeInvoice, Cc: []string{"copy.out@example.com"}}
 	if _, err := kit.Notifier.Send(ctx, invoice); err != nil {
 		t.Fatalf("an invoice copied to an unsubscribed address: %v", err)
+	}
+}
+
+// countingLists is a memstore ledger that counts the reads of its
+// suppression list: one recipient at a time, and many at once.
+type countingLists struct {
+	*memstore.Ledger
+	one, many atomic.Int32
+}
+
+func (c *countingLists) LookupSuppression(ctx context.Context, account string, kind store.Kind, to string) (store.Suppression, bool, error) {
+	c.one.Add(1)
+	return c.Ledger.LookupSuppression(ctx, account, kind, to)
+}
+
+func (c *countingLists) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+	c.many.Add(1)
+	return c.Ledger.LookupSuppressions(ctx, account, kind, tos)
+}
+
+// oneAtATime is a ledger whose list reads one recipient at a time (no
+// store.ManySuppressions), as a store of a host's own may.
+type oneAtATime struct {
+	store.Ledger
+	store.Suppressions
+}
+
+// EnqueueTxMany checks every recipient against the list before anything
+// is written or counted, and refuses the batch naming each one stopped:
+// in one read of the list when the ledger can (store.ManySuppressions),
+// one read per recipient otherwise, with the same answer.
+func TestEnqueueTxManySuppressed(t *testing.T) {
+	for _, many := range []bool{true, false} {
+		t.Run(fmt.Sprintf("many=%v", many), func(t *testing.T) {
+			r := newQueueRig(t)
+			ctx := context.Background()
+			lists := &countingLists{Ledger: r.ledger}
+			var ledger store.Ledger = lists
+			if !many {
+				ledger = oneAtATime{lists, lists}
+			}
+			if _, err := lists.AddSuppression(ctx, store.Suppression{Account: "acme", Kind: sms.Kind, To: "+919876543217",
+				Reason: store.SuppressHardBounce, At: queueEpoch}); err != nil {
+				t.Fatal(err)
+			}
+			accounts := memstore.NewAccounts()
+			_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+			smsCh, err := sms.New(sms.Config{Provider: r.vendor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
+				notify.WithQueue(r.q), notify.WithClock(r.clock.Now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := make([]notify.Request, 40)
+			for i := range reqs {
+				reqs[i] = &sms.Request{Account: "acme", To: fmt.Sprintf("98765432%02d", i%20), Message: "Your order has shipped."}
+			}
+			tx := r.q.Begin()
+			_, err = n.EnqueueTxMany(ctx, tx, reqs)
+			var e *notify.Error
+			if notify.CodeOf(err) != notify.CodeSuppressed || !errors.As(err, &e) || len(e.Fields) != 2 ||
+				e.Fields[0].Field != "requests.17.to" || e.Fields[1].Field != "requests.37.to" ||
+				!strings.Contains(e.Fields[0].Message, "hard_bounce") || strings.Contains(err.Error(), "9876543217") {
+				t.Fatalf("%v (%+v): want CodeSuppressed naming requests.17.to and requests.37.to, never the number", err, e)
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if r.run() != 0 || r.balance(t) != opening {
+				t.Fatal("a refused batch wrote or charged something")
+			}
+			if many && (lists.many.Load() != 1 || lists.one.Load() != 0) {
+				t.Errorf("the list was read %d times at once and %d one at a time; want once, at once", lists.many.Load(), lists.one.Load())
+			}
+			if !many && (lists.many.Load() != 0 || lists.one.Load() != int32(len(reqs))) {
+				t.Errorf("the list was read %d times at once and %d one at a time; want one per request", lists.many.Load(), lists.one.Load())
+			}
+			// Without the stopped ones the batch goes.
+			reqs = append(append(reqs[:17:17], reqs[18:37]...), reqs[38:]...)
+			tx = r.q.Begin()
+			if _, err := n.EnqueueTxMany(ctx, tx, reqs); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.q.RunDue(ctx, n); got != len(reqs) || r.vendor.Len() != len(reqs) {
+				t.Fatalf("ran %d, vendor has %d; want %d", got, r.vendor.Len(), len(reqs))
+			}
+		})
 	}
 }

@@ -107,6 +107,28 @@ func (s *Suppressions) LookupSuppression(ctx context.Context, account string, ki
 	return e, ok, nil
 }
 
+// LookupSuppressions answers the account's entries for many recipients
+// under one read lock, as store.ManySuppressions documents.
+func (s *Suppressions) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("lookup suppressions", err)
+	}
+	keys, err := store.CheckSuppressionKeys(account, kind, tos)
+	if err != nil {
+		return nil, fmt.Errorf("memstore: lookup suppressions: %w", err)
+	}
+	out := make([]store.Suppression, len(keys))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m := s.byAccount[account]
+	for i, k := range keys {
+		if k != "" {
+			out[i] = m[suppressKey{kind, k}]
+		}
+	}
+	return out, nil
+}
+
 // ListSuppressions answers a page of the account's list, as
 // store.Suppressions documents.
 func (s *Suppressions) ListSuppressions(ctx context.Context, account string, q store.SuppressionQuery) ([]store.Suppression, error) {
@@ -162,6 +184,12 @@ func (s *Ledger) LookupSuppression(ctx context.Context, account string, kind sto
 	return s.suppressions.LookupSuppression(ctx, account, kind, to)
 }
 
+// LookupSuppressions reads the Ledger's suppression list for many
+// recipients; see Suppressions.
+func (s *Ledger) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+	return s.suppressions.LookupSuppressions(ctx, account, kind, tos)
+}
+
 // ListSuppressions pages through the Ledger's suppression list; see
 // Suppressions.
 func (s *Ledger) ListSuppressions(ctx context.Context, account string, q store.SuppressionQuery) ([]store.Suppression, error) {
@@ -169,6 +197,8 @@ func (s *Ledger) ListSuppressions(ctx context.Context, account string, q store.S
 }
 
 var (
-	_ store.Suppressions = (*Suppressions)(nil)
-	_ store.Suppressions = (*Ledger)(nil)
+	_ store.Suppressions     = (*Suppressions)(nil)
+	_ store.Suppressions     = (*Ledger)(nil)
+	_ store.ManySuppressions = (*Suppressions)(nil)
+	_ store.ManySuppressions = (*Ledger)(nil)
 )

@@ -22,7 +22,7 @@ import (
 // suppressionQueries are the statements of store.Suppressions; see
 // buildSuppressionQueries.
 type suppressionQueries struct {
-	add, remove, lookup, list, listKind string
+	add, remove, lookup, lookupMany, list, listKind string
 }
 
 // suppressionRank is SQL ranking a reason as store.SuppressionReason's
@@ -52,6 +52,8 @@ WHERE account = $1 AND kind = $2 AND recipient = $3 AND NOT EXISTS (SELECT 1 FRO
 		remove: x(`DELETE FROM {{s}}{{p}}suppressions WHERE account = $1 AND kind = $2 AND recipient = $3`),
 
 		lookup: x(`SELECT reason, at FROM {{s}}{{p}}suppressions WHERE account = $1 AND kind = $2 AND recipient = $3`),
+		lookupMany: x(`SELECT recipient, reason, at FROM {{s}}{{p}}suppressions
+WHERE account = $1 AND kind = $2 AND recipient = ANY($3)`),
 
 		// The lists read the primary key in its order; (kind, recipient)
 		// > ($2, $3) is the cursor, which the empty strings put before
@@ -148,6 +150,52 @@ func (s *Store) LookupSuppression(ctx context.Context, account string, kind stor
 	return e, true, nil
 }
 
+// LookupSuppressions answers the account's entries for many recipients
+// in one statement, as store.ManySuppressions documents.
+func (s *Store) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+	keys, err := store.CheckSuppressionKeys(account, kind, tos)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: lookup suppressions: %w", err)
+	}
+	out := make([]store.Suppression, len(keys))
+	asked := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k != "" && storable(k) {
+			asked = append(asked, k)
+		}
+	}
+	if len(asked) == 0 || !storable(account) {
+		return out, nil
+	}
+	found := make(map[string]store.Suppression)
+	err = s.do(ctx, repeatable, func() error {
+		clear(found)
+		rows, err := s.pool.Query(ctx, s.q.suppressions.lookupMany, account, string(kind), asked)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e := store.Suppression{Account: account, Kind: kind}
+			if err := rows.Scan(&e.To, (*string)(&e.Reason), &e.At); err != nil {
+				return err
+			}
+			e.At = e.At.UTC()
+			found[e.To] = e
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.fail(ctx, "lookup suppressions", err)
+	}
+	for i, k := range keys {
+		if e, ok := found[k]; ok {
+			out[i] = e
+		}
+	}
+	return out, nil
+}
+
 // ListSuppressions answers a page of the account's list, as
 // store.Suppressions documents, read in the order of its primary key.
 func (s *Store) ListSuppressions(ctx context.Context, account string, q store.SuppressionQuery) ([]store.Suppression, error) {
@@ -185,4 +233,7 @@ func (s *Store) ListSuppressions(ctx context.Context, account string, q store.Su
 	return out, nil
 }
 
-var _ store.Suppressions = (*Store)(nil)
+var (
+	_ store.Suppressions     = (*Store)(nil)
+	_ store.ManySuppressions = (*Store)(nil)
+)

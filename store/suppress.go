@@ -152,6 +152,23 @@ type Suppressions interface {
 	ListSuppressions(ctx context.Context, account string, q SuppressionQuery) ([]Suppression, error)
 }
 
+// ManySuppressions is implemented by a Suppressions that reads the
+// entries of many recipients at once: pgstore in one round trip where
+// LookupSuppression takes one each. The Notifier uses it, when the
+// ledger has it, to check a bulk send and EnqueueTxMany (10,000
+// recipients cost one statement, not 10,000), and LookupSuppression for
+// each recipient otherwise. Its answers must be what LookupSuppression
+// would answer for each recipient.
+type ManySuppressions interface {
+	// LookupSuppressions answers the account's entries for the
+	// recipients tos of kind, in their order: the entry, or the zero
+	// Suppression (empty Reason) where the list has none. A recipient
+	// the list's rules refuse (which LookupSuppression answers
+	// ErrInvalid) has no entry and the zero Suppression; an empty account
+	// or a kind that is not a channel's name is ErrInvalid.
+	LookupSuppressions(ctx context.Context, account string, kind Kind, tos []string) ([]Suppression, error)
+}
+
 // Bounce is implemented by a provider's error that says the recipient
 // can never receive the message (an SMTP server's 5.1.1 "user unknown").
 // When a send settles as certainly not accepted with a Bounce in its
@@ -274,4 +291,26 @@ func CheckSuppressionKey(account string, kind Kind, to string) (string, error) {
 		fe = append(fe, err.(FieldErrors)...)
 	}
 	return n, fe.Err()
+}
+
+// CheckSuppressionKeys is CheckSuppressionKey for LookupSuppressions: it
+// refuses an empty account or a kind that is not a channel's name with
+// ErrInvalid, and returns each recipient of tos normalised, or "" for
+// one the list's rules refuse (it can have no entry).
+func CheckSuppressionKeys(account string, kind Kind, tos []string) ([]string, error) {
+	var fe FieldErrors
+	if account == "" {
+		fe.Add("account", "is required")
+	}
+	if !SuppressibleKind(kind) {
+		fe.Add("channel", kindRule)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(tos))
+	for i, to := range tos {
+		keys[i], _ = NormalizeRecipient(kind, to)
+	}
+	return keys, nil
 }

@@ -41,7 +41,12 @@ type SuppressionsHarness struct {
 //     channel then recipient, with a channel filter, a default and a
 //     maximum page size, and pages that neither skip nor repeat;
 //   - concurrent adds of one recipient with every reason leave one entry,
-//     hard_bounce.
+//     hard_bounce;
+//   - when the store implements store.ManySuppressions, LookupSuppressions
+//     answers, in the recipients' order, what LookupSuppression answers
+//     for each (any spelling, none for another account or channel, none
+//     for a recipient the rules refuse), and ErrInvalid for an empty
+//     account or a bad channel.
 func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 	if h.New == nil {
 		t.Fatal("storetest: SuppressionsHarness.New is required")
@@ -164,6 +169,58 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 		for _, q := range []store.SuppressionQuery{{Kind: "Fax!"}, {Limit: -1}, {Limit: store.MaxSuppressionPage + 1}, {AfterKind: "Fax!"}} {
 			if _, err := s.ListSuppressions(ctx, acct, q); !errors.Is(err, store.ErrInvalid) {
 				t.Errorf("ListSuppressions(%+v) = %v; want ErrInvalid", q, err)
+			}
+		}
+	})
+
+	t.Run("LookupMany", func(t *testing.T) {
+		s, acct := h.New(t), randomAccount()
+		many, ok := s.(store.ManySuppressions)
+		if !ok {
+			t.Skip("the store reads one recipient at a time (no store.ManySuppressions)")
+		}
+		for _, e := range []store.Suppression{
+			{Account: acct, Kind: "email", To: "ann@example.com", Reason: store.SuppressUnsubscribed, At: at},
+			{Account: acct, Kind: "email", To: "cy@example.com", Reason: store.SuppressHardBounce, At: at},
+			{Account: acct, Kind: "sms", To: "+919876543210", Reason: store.SuppressManual, At: at},
+			{Account: randomAccount(), Kind: "email", To: "bob@example.com", Reason: store.SuppressManual, At: at},
+		} {
+			if _, err := s.AddSuppression(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tos := []string{" CY@example.com", "bob@example.com", "not-an-address", "ann@example.com", "cy@example.com", "+919876543210"}
+		got, err := many.LookupSuppressions(ctx, acct, "email", tos)
+		if err != nil || len(got) != len(tos) {
+			t.Fatalf("LookupSuppressions = %+v, %v; want %d answers", got, err, len(tos))
+		}
+		for i, to := range tos {
+			want, _, err := s.LookupSuppression(ctx, acct, "email", to)
+			if errors.Is(err, store.ErrInvalid) {
+				want = store.Suppression{}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if !sameSuppression(got[i], want) {
+				t.Errorf("LookupSuppressions[%d] (%q) = %+v; LookupSuppression answers %+v", i, to, got[i], want)
+			}
+		}
+		if got[0].Reason != store.SuppressHardBounce || got[3].Reason != store.SuppressUnsubscribed || got[1].Reason != "" {
+			t.Errorf("LookupSuppressions = %+v", got)
+		}
+		if got, err := many.LookupSuppressions(ctx, acct, "sms", []string{"+91 98765 43210", "ann@example.com"}); err != nil ||
+			len(got) != 2 || got[0].Reason != store.SuppressManual || got[1].Reason != "" {
+			t.Errorf("LookupSuppressions(sms) = %+v, %v", got, err)
+		}
+		if got, err := many.LookupSuppressions(ctx, acct, "email", nil); err != nil || len(got) != 0 {
+			t.Errorf("LookupSuppressions of none = %+v, %v", got, err)
+		}
+		for _, c := range []struct {
+			acct string
+			kind store.Kind
+		}{{"", "email"}, {acct, "Fax!"}} {
+			if _, err := many.LookupSuppressions(ctx, c.acct, c.kind, tos); !errors.Is(err, store.ErrInvalid) {
+				t.Errorf("LookupSuppressions(%q, %q) = %v; want ErrInvalid", c.acct, c.kind, err)
 			}
 		}
 	})
