@@ -20,7 +20,9 @@ package notify_test
 // The directories make up a temporary module that requires
 // github.com/notifykit/notify, replaced by this checkout, with the
 // checkout's go.sum; `go vet ./...` then type-checks and vets every file,
-// the test files included. It runs with GOPROXY=off, GOFLAGS=-mod=mod,
+// the test files included, and `go test ./...` runs the blocks' tests and
+// examples, so that a test a reader copies passes as shown. Both run
+// with GOPROXY=off, GOFLAGS=-mod=mod,
 // GOTOOLCHAIN=local and GOWORK=off, so it uses the module cache and never
 // the network. Each file is named after the Markdown file and the line
 // its block starts on (README_L42.go, docs_extending_L17.go), so a
@@ -272,14 +274,16 @@ func TestREADMESnippetsCompile(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goCmd, "vet", "./...")
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(),
-		"GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "GOWORK=off")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go vet of the Markdown guides' Go blocks failed (%v); file <guide>_L<n>.go is the block starting on line n of the guide (README_L42.go: README.md line 42; docs_extending_L17.go: docs/extending.md line 17):\n%s",
-			err, strings.ReplaceAll(string(out), mod+string(filepath.Separator), ""))
+	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
+		cmd := exec.CommandContext(ctx, goCmd, args...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(),
+			"GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s of the Markdown guides' Go blocks failed (%v); file <guide>_L<n>.go is the block starting on line n of the guide (README_L42.go: README.md line 42; docs_extending_L17.go: docs/extending.md line 17):\n%s",
+				args[0], err, strings.ReplaceAll(string(out), mod+string(filepath.Separator), ""))
+		}
 	}
 }
 
