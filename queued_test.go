@@ -76,6 +76,25 @@ func newQueueRigSMS(t *testing.T, cfg sms.Config, opts ...notify.Option) *queueR
 	return r
 }
 
+// notifierOn returns a Notifier like the rig's (its SMS vendor, queue
+// and clock) on ledger, a wrapper of the rig's ledger that a test makes
+// misbehave or count.
+func (r *queueRig) notifierOn(t *testing.T, ledger store.Ledger) *notify.Notifier {
+	t.Helper()
+	accounts := memstore.NewAccounts()
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
+		notify.WithQueue(r.q), notify.WithClock(r.clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func (r *queueRig) balance(t *testing.T) int64 {
 	t.Helper()
 	b, err := r.wallet.Balance(context.Background(), "acme")
@@ -629,17 +648,7 @@ func (l *loseFirstClaim) Move(ctx context.Context, account, id string, u store.U
 func TestQueuedClaimWithALostAnswerStillSendsOnce(t *testing.T) {
 	r := newQueueRig(t)
 	ledger := &loseFirstClaim{Ledger: r.ledger}
-	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
-	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
-		notify.WithQueue(r.q), notify.WithClock(r.clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := r.notifierOn(t, ledger)
 	ctx := context.Background()
 	rc, err := n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/store"
-	"github.com/notifykit/notify/wallet"
 )
 
 func suppress(t *testing.T, kit *notifytest.Kit, kind notify.Kind, to string, reason store.SuppressionReason) {
@@ -205,23 +204,13 @@ func TestEnqueueTxManySuppressed(t *testing.T) {
 				Reason: store.SuppressHardBounce, At: queueEpoch}); err != nil {
 				t.Fatal(err)
 			}
-			accounts := memstore.NewAccounts()
-			_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
-			smsCh, err := sms.New(sms.Config{Provider: r.vendor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
-				notify.WithQueue(r.q), notify.WithClock(r.clock.Now))
-			if err != nil {
-				t.Fatal(err)
-			}
+			n := r.notifierOn(t, ledger)
 			reqs := make([]notify.Request, 40)
 			for i := range reqs {
 				reqs[i] = &sms.Request{Account: "acme", To: fmt.Sprintf("98765432%02d", i%20), Message: "Your order has shipped."}
 			}
 			tx := r.q.Begin()
-			_, err = n.EnqueueTxMany(ctx, tx, reqs)
+			_, err := n.EnqueueTxMany(ctx, tx, reqs)
 			var e *notify.Error
 			if notify.CodeOf(err) != notify.CodeSuppressed || !errors.As(err, &e) || len(e.Fields) != 2 ||
 				e.Fields[0].Field != "requests.17.to" || e.Fields[1].Field != "requests.37.to" ||

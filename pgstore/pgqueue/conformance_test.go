@@ -23,7 +23,13 @@ var inr = store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
 // account whose wallet holds 100000 minor INR.
 func newQueue(t *testing.T) (*pgqueue.Queue, *pgstore.Store, *pgxpool.Pool, string) {
 	t.Helper()
-	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 16)
+	return newQueueWith(t)
+}
+
+// newQueueWith is newQueue on a pool that tweak changes.
+func newQueueWith(t *testing.T, tweak ...func(*pgxpool.Config)) (*pgqueue.Queue, *pgstore.Store, *pgxpool.Pool, string) {
+	t.Helper()
+	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 16, tweak...)
 	st, err := pgstore.New(pool)
 	if err != nil {
 		t.Fatal(err)

@@ -369,31 +369,13 @@ func TestRescueTakenJob(t *testing.T) {
 // pool with pgx's deadline handling is what keeps this under 15 s (it
 // took 4 s a start and stop with the gateway's 2 s fallback).
 func TestRunOnACancelRequestPool(t *testing.T) {
-	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 8, func(c *pgxpool.Config) {
+	q, _, _, account := newQueueWith(t, func(c *pgxpool.Config) {
 		c.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 30 * time.Second}
 		}
 	})
-	st, err := pgstore.New(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	q, err := pgqueue.New(st, pool, pgqueue.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	account := pgstoretest.RandomName("acct_")
-	if err := st.OpenWallet(ctx, account, store.Money{Minor: 100000, Currency: inr}); err != nil {
-		t.Fatal(err)
-	}
 	m := queuedRecord(account, 500)
 	if _, err := q.Open(ctx, m); err != nil {
 		t.Fatal(err)
