@@ -73,20 +73,8 @@ func (n *Notifier) sendBulkRequest(ctx context.Context, op string, req Bulk) (*R
 		if err := n.bulkWindow(op, ps); err != nil {
 			return nil, err
 		}
-		if err := n.suppressedBulk(ctx, op, acct, ps); err != nil {
-			return nil, err
-		}
-		undo, err := n.admit(ctx, op, acct, req.Kind())
+		id, undo, err := n.admitBulk(ctx, op, acct, req, ps)
 		if err != nil {
-			return nil, err
-		}
-		envs := make([]*Envelope, len(ps))
-		for i := range ps {
-			envs[i] = ps[i].env
-		}
-		id, err := n.openRequest(ctx, op, acct, req, true, envs)
-		if err != nil {
-			undo.unless(nil)
 			return nil, err
 		}
 		r, err := n.dispatchBulk(ctx, op, acct, id, req.Kind(), ps)
@@ -94,6 +82,32 @@ func (n *Notifier) sendBulkRequest(ctx context.Context, op string, req Bulk) (*R
 		return r, err
 	}
 	return n.keyed(ctx, op, acct, req.Key(), req, run)
+}
+
+// admitBulk admits ps, the prepared recipients of req, before anything
+// is charged: it checks them against the suppression list, counts req
+// once against the limits and gives each recipient its message ID
+// (openRequest, which writes the request record of a keyed request). It
+// returns the request's ID and the admission, whose units the caller
+// gives back (undo.unless) once it knows what went out.
+func (n *Notifier) admitBulk(ctx context.Context, op string, acct *Account, req Bulk, ps []prepared) (string, *admission, error) {
+	if err := n.suppressedBulk(ctx, op, acct, ps); err != nil {
+		return "", nil, err
+	}
+	undo, err := n.admit(ctx, op, acct, req.Kind())
+	if err != nil {
+		return "", nil, err
+	}
+	envs := make([]*Envelope, len(ps))
+	for i := range ps {
+		envs[i] = ps[i].env
+	}
+	id, err := n.openRequest(ctx, op, acct, req, true, envs)
+	if err != nil {
+		undo.unless(nil)
+		return "", nil, err
+	}
+	return id, undo, nil
 }
 
 // prepareBulk prepares one message per recipient. Bad recipients are
@@ -244,11 +258,17 @@ func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, time
 	return res, nil
 }
 
-// combineBulk makes the receipt of a bulk send from its legs.
+// combineBulk makes the receipt of a bulk send from its legs: StateSent
+// when any leg was accepted; else, for a queued bulk (Enqueue, SendAt),
+// StateQueued when any leg is queued, or StateScheduled, with the
+// earliest leg's SendAt, when any is scheduled; else StateUnknown with
+// the first unknown leg's error, or StateFailed with the first failed
+// one's.
 func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Receipt, error) {
 	r := &Receipt{MessageID: id, Account: acct.ID, Kind: kind, Status: StateFailed, Legs: legs,
 		Cost: Money{Currency: acct.Currency}}
 	var firstUnknown, firstFailed *Receipt
+	var queued, scheduled bool
 	for _, l := range legs {
 		r.Units += l.Units
 		r.Attempts += l.Attempts
@@ -260,6 +280,13 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 		switch l.Status {
 		case StateSent:
 			r.Status = StateSent
+		case StateQueued:
+			queued = true
+		case StateScheduled:
+			scheduled = true
+			if r.SendAt.IsZero() || l.SendAt.Before(r.SendAt) {
+				r.SendAt = l.SendAt
+			}
 		case StateUnknown:
 			if firstUnknown == nil {
 				firstUnknown = l
@@ -270,7 +297,15 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 			}
 		}
 	}
-	if r.Status == StateSent {
+	switch {
+	case r.Status == StateSent:
+		r.SendAt = time.Time{}
+		return r, nil
+	case queued:
+		r.Status, r.SendAt = StateQueued, time.Time{}
+		return r, nil
+	case scheduled:
+		r.Status = StateScheduled
 		return r, nil
 	}
 	first := firstFailed
@@ -283,9 +318,9 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 }
 
 // bulkWindow refuses a bulk send a recipient's send window holds
-// (Envelope.Window): the queue takes single requests only, so the caller
-// sends it again when the window opens (CodeRateLimited, RetryAfter the
-// longest wait), or queues its recipients one by one.
+// (Envelope.Window): the caller sends it again when the window opens
+// (CodeRateLimited, RetryAfter the longest wait), or queues it
+// (Enqueue), which holds each recipient until its window opens.
 func (n *Notifier) bulkWindow(op string, ps []prepared) error {
 	now := n.now()
 	var latest time.Time
@@ -297,5 +332,5 @@ func (n *Notifier) bulkWindow(op string, ps []prepared) error {
 	if latest.IsZero() {
 		return nil
 	}
-	return n.windowError(op, latest, "queue the recipients one by one to have them held")
+	return n.windowError(op, latest, "queue it (Enqueue) to have each recipient held")
 }

@@ -64,18 +64,24 @@ func WithQueue(q queue.Queue) Option {
 //
 // The worker retries a certain, temporary refusal later (the charge held),
 // up to 5 takes, then fails and refunds it; it never retries an unknown
-// outcome. Cancel stops a send no worker has taken yet. Only a single
-// request of a channel that implements RequestCodec can be queued (this
-// module's sms, chat and e-mail channels do); a Composite or Bulk request
-// is CodeInvalidArgument. A message with a one-time code may be queued:
-// its record keeps the request, code included, until it is sent.
+// outcome. Cancel stops a send no worker has taken yet. Only requests of
+// a channel that implements RequestCodec can be queued (this module's
+// sms, chat and e-mail channels do). A Bulk request queues each
+// recipient as its own message, in order, checked and counted as Send of
+// it is; a recipient the wallet can no longer pay for gets a failed leg
+// and the others stand. Its receipt has a leg per recipient and is
+// StateQueued (StateScheduled when every leg waits for a time, such as
+// its send window's opening). A Composite request is CodeInvalidArgument.
+// A message with a one-time code may be queued: its record keeps the
+// request, code included, until it is sent.
 func (n *Notifier) Enqueue(ctx context.Context, req Request) (*Receipt, error) {
 	return n.enqueue(ctx, "notify.Enqueue", nil, req, time.Time{})
 }
 
 // SendAt is Enqueue for a send that waits until at: its receipt is
 // StateScheduled, with SendAt set, and the queue runs its job at at or
-// soon after (a time already past queues it now). at may be at most
+// soon after (a time already past queues it now); a Bulk request's
+// recipients all wait until at. at may be at most
 // MaxSchedule ahead. A message that carries a one-time code cannot be
 // scheduled (CodeInvalidArgument naming send_at): a code must go at once.
 // Cancel stops it until a worker takes it.
@@ -114,10 +120,15 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 	if n.queue == nil {
 		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no queue is configured (notify.WithQueue)")}
 	}
-	switch req.(type) {
-	case Bulk, Composite:
+	bulk, isBulk := req.(Bulk)
+	_, isComposite := req.(Composite)
+	switch {
+	case isBulk && tx != nil:
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
-			Message: "a composite or bulk request cannot be queued: queue its parts one by one"}}}
+			Message: "a bulk request cannot be queued in the caller's transaction: EnqueueTxMany its recipients"}}}
+	case isComposite:
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
+			Message: "a composite request cannot be queued: queue its parts one by one"}}}
 	}
 	if tx != nil && req.Key() != "" {
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "idempotency_key",
@@ -141,6 +152,9 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 		return nil, err
 	}
 	run := func() (*Receipt, error) {
+		if isBulk {
+			return n.queueBulk(ctx, op, acct, bulk, codec, at, now)
+		}
 		p, err := n.prepare(ctx, op, acct, req)
 		if err != nil {
 			return nil, err
@@ -149,16 +163,23 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "send_at",
 				Message: "cannot schedule a message with a one-time code, which must go at once"}}}
 		}
-		due := at
-		if due.Before(now) {
-			due = now
-		}
-		if until := n.heldUntil(p.env, due); !until.IsZero() {
-			at = until // outside its send window: it waits for the opening
-		}
-		return n.queueUp(ctx, op, tx, acct, req, codec, p, at)
+		return n.queueUp(ctx, op, tx, acct, req, codec, p, n.windowed(p.env, at, now))
 	}
 	return n.keyed(ctx, op, acct, req.Key(), req, run)
+}
+
+// windowed returns when a queued send of env asked for at (zero or past:
+// now) goes: at, or its send window's next opening when the window
+// holds it then.
+func (n *Notifier) windowed(env *Envelope, at, now time.Time) time.Time {
+	due := at
+	if due.Before(now) {
+		due = now
+	}
+	if until := n.heldUntil(env, due); !until.IsZero() {
+		return until // outside its send window: it waits for the opening
+	}
+	return at
 }
 
 // heldUntil returns when env's send window (Envelope.Window) next lets
@@ -204,9 +225,9 @@ func (n *Notifier) windowError(op string, until time.Time, advice string) *Error
 // scheduled at at, in tx when not nil.
 func (n *Notifier) queueUp(ctx context.Context, op string, tx any, acct *Account, req Request, codec RequestCodec,
 	p prepared, at time.Time) (*Receipt, error) {
-	payload, err := codec.EncodeRequest(req)
+	payload, err := encodeQueued(op, codec, req)
 	if err != nil {
-		return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding the request for the queue: %w", err)}
+		return nil, err
 	}
 	undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
 	if err != nil {
@@ -217,13 +238,24 @@ func (n *Notifier) queueUp(ctx context.Context, op string, tx any, acct *Account
 	return r, err
 }
 
+// encodeQueued encodes req, of codec's channel, for its queued record.
+func encodeQueued(op string, codec RequestCodec, req Request) ([]byte, error) {
+	payload, err := codec.EncodeRequest(req)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding the request for the queue: %w", err)}
+	}
+	return payload, nil
+}
+
 // openQueued opens the record of p queued (or scheduled at at) with its
 // job. A lost answer from the queue leaves the record and its job both
 // there or both missing: the receipt is then StateUnknown with
 // CodeOutcomeUnknown, since the job may run.
 func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Account, p prepared, payload []byte, at time.Time) (*Receipt, error) {
 	env := p.env
-	env.ID = n.newID()
+	if env.ID == "" { // a recipient of a Bulk request has its ID already (openRequest)
+		env.ID = n.newID()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, wrap(op, "", CodeCanceled, err)
 	}

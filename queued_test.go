@@ -78,8 +78,8 @@ func newQueueRigSMS(t *testing.T, cfg sms.Config, opts ...notify.Option) *queueR
 
 // notifierOn returns a Notifier like the rig's (its SMS vendor, queue
 // and clock) on ledger, a wrapper of the rig's ledger that a test makes
-// misbehave or count.
-func (r *queueRig) notifierOn(t *testing.T, ledger store.Ledger) *notify.Notifier {
+// misbehave or count, with opts added.
+func (r *queueRig) notifierOn(t *testing.T, ledger store.Ledger, opts ...notify.Option) *notify.Notifier {
 	t.Helper()
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
@@ -87,8 +87,8 @@ func (r *queueRig) notifierOn(t *testing.T, ledger store.Ledger) *notify.Notifie
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
-		notify.WithQueue(r.q), notify.WithClock(r.clock.Now))
+	n, err := notify.New(accounts, ledger, append([]notify.Option{notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
+		notify.WithQueue(r.q), notify.WithClock(r.clock.Now)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

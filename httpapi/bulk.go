@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
@@ -28,10 +29,16 @@ import (
 // Bad input (a bad number is named "to.<i>", its index) is a 400 with
 // nothing sent or charged. A repeat of the idempotency key answers the
 // first receipt again.
+//
+// A send_at in the body schedules every recipient (Notifier.SendAt), and
+// "Prefer: respond-async" with WithRespondAsync queues them
+// (Notifier.Enqueue): 202, each receipt "queued" or "scheduled" (or
+// "failed", when the wallet could not pay for it: the others stand), and
+// a worker sends each.
 
 // bulkBody is the JSON of POST /sms/bulk: smsBody's fields, "to" an
 // array, without the "numbers" alias (a comma-separated string in the
-// spec) or send_at (a bulk send goes at once).
+// spec).
 type bulkBody struct {
 	To              json.RawMessage `json:"to"`
 	Message         value           `json:"message"`
@@ -48,16 +55,18 @@ type bulkBody struct {
 	Domain          value           `json:"domain"`
 	Website         value           `json:"website"`
 	IdempotencyKey  value           `json:"idempotency_key"`
+	SendAt          value           `json:"send_at"`
 }
 
 // bulkKeys are the keys of a bulk body; the endpoint refuses any other.
 var bulkKeys = bodyKeys(reflect.TypeFor[bulkBody]())
 
-// decodeBulkSMS decodes the body of POST /sms/bulk.
-func decodeBulkSMS(body []byte, account string, m Header) (*sms.BulkRequest, error) {
+// decodeBulkSMS decodes the body of POST /sms/bulk and its send_at (zero
+// when absent).
+func decodeBulkSMS(body []byte, account string, m Header) (*sms.BulkRequest, time.Time, error) {
 	var w bulkBody
 	if err := unmarshalKeys(body, &w, bulkKeys, true); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	var fe notify.FieldErrors
 	r := &sms.BulkRequest{
@@ -75,10 +84,11 @@ func decodeBulkSMS(body []byte, account string, m Header) (*sms.BulkRequest, err
 		To: recipients(&fe, w.To),
 	}
 	r.Message.Domain, r.Message.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	at := sendAt(&fe, &w.SendAt)
 	if err := fe.Err(); err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	return r, nil
+	return r, at, nil
 }
 
 // recipients reads the "to" array of a bulk body: 1 to
@@ -122,14 +132,25 @@ func (h *Handler) bulkSMS(x *exchange, r *http.Request, acct *notify.Account) {
 	if !h.readBody(x, r) {
 		return
 	}
-	req, err := decodeBulkSMS(x.body, acct.ID, headerMeta(r))
+	req, at, err := decodeBulkSMS(x.body, acct.ID, headerMeta(r))
 	if err != nil {
 		writeErr(x, r, err, nil)
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
-	rec, err := h.n.Send(ctx, req)
+	var rec *notify.Receipt
+	switch {
+	case !at.IsZero():
+		rec, err = h.n.SendAt(ctx, req, at)
+	case h.async && preferAsync(r.Header):
+		rec, err = h.n.Enqueue(ctx, req)
+		if rec != nil {
+			x.Header().Set("Preference-Applied", "respond-async")
+		}
+	default:
+		rec, err = h.n.Send(ctx, req)
+	}
 	finishBulk(x, r, rec, err)
 }
 
@@ -144,11 +165,13 @@ func finishBulk(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 	}
 	x.message = rec.MessageID
 	x.detail = errorDetail(err, rec)
-	var accepted, unknown, failed int
+	var accepted, waiting, unknown, failed int
 	for _, l := range rec.Legs {
 		switch l.Status {
 		case notify.StateSent:
 			accepted++
+		case notify.StateQueued, notify.StateScheduled:
+			waiting++
 		case notify.StateUnknown:
 			unknown++
 		default:
@@ -161,7 +184,7 @@ func finishBulk(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 		x.code = notify.CodeOf(err)
 		status = StatusOf(x.code)
 		setRetryAfter(x, err, x.code)
-	case unknown > 0:
+	case unknown > 0, waiting > 0:
 		status = http.StatusAccepted
 	}
 	b := append(x.out[:0], `{"success":`...)
@@ -173,6 +196,10 @@ func finishBulk(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 	b = appendInt(b, int64(len(rec.Legs)))
 	b = appendKey(b, "accepted")
 	b = appendInt(b, int64(accepted))
+	if waiting > 0 {
+		b = appendKey(b, "queued")
+		b = appendInt(b, int64(waiting))
+	}
 	b = appendKey(b, "failed")
 	b = appendInt(b, int64(failed))
 	b = appendKey(b, "unknown")
@@ -187,7 +214,7 @@ func finishBulk(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"success":`...)
-		b = strconv.AppendBool(b, l.Status == notify.StateSent)
+		b = strconv.AppendBool(b, l.Status == notify.StateSent || l.Status.Waiting())
 		b = appendOptField(b, "to", specNumber(l.To))
 		b = appendOptField(b, "country", l.Country)
 		leg := *l

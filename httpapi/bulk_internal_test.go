@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
 )
@@ -27,10 +28,14 @@ func fieldsOf(t *testing.T, err error) map[string]string {
 }
 
 func TestDecodeBulkSMS(t *testing.T) {
-	r, err := decodeBulkSMS([]byte(`{"to":["9876543210",9123456789],"variables_values":"hi","rout":"dlt",
+	r, at, err := decodeBulkSMS([]byte(`{"to":["9876543210",9123456789],"variables_values":"hi","rout":"dlt",
 		"dlt_template_id":1107,"brand":"Acme","domain":"shop.example"}`), "acct", Header{IdempotencyKey: "k-1"})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || !at.IsZero() {
+		t.Fatal(at, err)
+	}
+	_, at, err = decodeBulkSMS([]byte(`{"to":["9876543210"],"message":"hi","send_at":"2026-12-01T09:30:00+05:30"}`), "acct", Header{})
+	if err != nil || !at.Equal(time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC)) {
+		t.Fatalf("send_at: %v, %v", at, err)
 	}
 	m := r.Message
 	if got := fmt.Sprint(r.To); got != "[9876543210 9123456789]" || m.Message != "hi" || m.Route != "dlt" ||
@@ -49,13 +54,13 @@ func TestDecodeBulkSMS(t *testing.T) {
 		{`{"to":[],"message":"hi"}`, []string{"to"}},
 		{`{"to":["9876543210",null,true,1.5,{}],"message":"hi"}`, []string{"to.1", "to.2", "to.3", "to.4"}},
 		{`{"to":["9876543210"],"numbers":"9876543210","message":"hi"}`, []string{"numbers"}},
-		{`{"to":["9876543210"],"message":"hi","send_at":"2026-12-01T09:30:00Z"}`, []string{"send_at"}},
+		{`{"to":["9876543210"],"message":"hi","send_at":"tomorrow"}`, []string{"send_at"}},
 		{`{"to":["9876543210"],"message":"a","variables_values":"b","route":true,"sender_id":[],"variables":[null]}`,
 			[]string{"message", "variables_values", "route", "sender_id", "variables"}},
 		{`{"to":["9876543210"],"message":"hi","Message":"x"}`, []string{"Message"}},
 		{`{"to":["9876543210"],"message":"hi","idempotency_key":"other"}`, []string{"idempotency_key"}},
 	} {
-		_, err := decodeBulkSMS([]byte(c.body), "acct", Header{IdempotencyKey: "k-1"})
+		_, _, err := decodeBulkSMS([]byte(c.body), "acct", Header{IdempotencyKey: "k-1"})
 		got := fieldsOf(t, err)
 		for _, f := range c.fields {
 			if got[f] == "" {
@@ -80,10 +85,10 @@ func TestDecodeBulkSMS(t *testing.T) {
 		b.WriteString(`]}`)
 		return []byte(b.String())
 	}
-	if r, err := decodeBulkSMS(many(notify.MaxBulkRecipients), "acct", Header{}); err != nil || len(r.To) != notify.MaxBulkRecipients {
+	if r, _, err := decodeBulkSMS(many(notify.MaxBulkRecipients), "acct", Header{}); err != nil || len(r.To) != notify.MaxBulkRecipients {
 		t.Fatalf("at the limit: %v", err)
 	}
-	got := fieldsOf(t, func() error { _, err := decodeBulkSMS(many(notify.MaxBulkRecipients+1), "acct", Header{}); return err }())
+	got := fieldsOf(t, func() error { _, _, err := decodeBulkSMS(many(notify.MaxBulkRecipients+1), "acct", Header{}); return err }())
 	if !strings.Contains(got["to"], fmt.Sprint(notify.MaxBulkRecipients)) || len(got) != 1 {
 		t.Fatalf("over the limit: %v", got)
 	}
@@ -101,7 +106,7 @@ func FuzzDecodeBulkSMS(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := decodeBulkSMS(body, "", Header{})
+		r, _, err := decodeBulkSMS(body, "", Header{})
 		checkDecodeErr(t, body, err)
 		if err != nil {
 			return

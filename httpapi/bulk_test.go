@@ -84,7 +84,7 @@ func TestBulkSMSRefused(t *testing.T) {
 		{`{"to":"9876543210","message":"hi"}`, 400, []string{"to"}},
 		{`{"to":[],"message":"hi"}`, 400, []string{"to"}},
 		{`{"to":["9876543210"],"message":"482915","route":"otp"}`, 400, []string{"route"}},
-		{`{"to":["9876543210"],"message":"hi","send_at":"2026-12-01T09:30:00Z"}`, 400, []string{"send_at"}},
+		{`{"to":["9876543210"],"message":"hi","send_at":"tomorrow"}`, 400, []string{"send_at"}},
 		{`{"to":["9876543210"],"message":"hi","numbers":"9876543210"}`, 400, []string{"numbers"}},
 		{`{"to":["9876543210"]}`, 400, []string{"message"}},
 		{numbersBody(notify.MaxBulkRecipients+1, ""), 400, []string{"to"}},

@@ -17,7 +17,8 @@ import (
 // such a send before a worker takes it (Notifier.Cancel).
 
 // WithRespondAsync makes the single-message send endpoints (POST /sms,
-// /sms/send, /email/send, /messenger/send, /send-messenger) honour the
+// /sms/send, /email/send, /messenger/send, /send-messenger) and POST
+// /sms/bulk (each recipient queued) honour the
 // request header "Prefer: respond-async" (RFC 7240): the send is queued
 // with Notifier.Enqueue and answered at once, 202 with the queued receipt
 // and "Preference-Applied: respond-async"; a worker of the Notifier's

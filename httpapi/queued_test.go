@@ -282,3 +282,50 @@ func TestNoQueue(t *testing.T) {
 	wantNothingMoved(t, e, 1, bal)
 	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
 }
+
+// POST /sms/bulk with send_at schedules every recipient, and with
+// Prefer: respond-async queues them: 202, a receipt per recipient, each
+// sent once by a worker.
+func TestBulkSMSQueuedAndScheduled(t *testing.T) {
+	e, q := newQueuedEnv(t, httpapi.WithRespondAsync())
+	body := `{"to":["9876543210","9123456789"],"message":"Our store opens at 10 tomorrow.","send_at":"` + inAnHour + `"}`
+	r := e.post(t, "/api/v1/sms/bulk", body, map[string]string{"Idempotency-Key": "camp-1"})
+	if r.status != http.StatusAccepted || r.body["status"] != "scheduled" || r.body["send_at"] != inAnHourZ ||
+		r.body["success"] != true || r.body["queued"] != 2.0 || r.body["accepted"] != 0.0 || r.body["cost_minor"] != 50.0 {
+		t.Fatalf("scheduled bulk: %d %s", r.status, r.raw)
+	}
+	receipts, _ := r.body["receipts"].([]any)
+	if len(receipts) != 2 {
+		t.Fatalf("receipts: %s", r.raw)
+	}
+	for _, x := range receipts {
+		leg, _ := x.(map[string]any)
+		if leg["status"] != "scheduled" || leg["success"] != true || leg["send_at"] != inAnHourZ || leg["message_id"] == "" {
+			t.Fatalf("recipient %v: %s", leg, r.raw)
+		}
+	}
+	again := e.post(t, "/api/v1/sms/bulk", body, map[string]string{"Idempotency-Key": "camp-1"})
+	if again.status != http.StatusAccepted || again.body["message_id"] != r.body["message_id"] {
+		t.Fatalf("a repeat of the key: %d %s", again.status, again.raw)
+	}
+	if n := runDue(e, q); n != 0 || e.sms.Len() != 0 {
+		t.Fatalf("ran %d, sent %d before the time", n, e.sms.Len())
+	}
+	e.clock.Advance(61 * time.Minute)
+	if n := runDue(e, q); n != 2 || e.sms.Len() != 2 {
+		t.Fatalf("at the time: ran %d, sent %d; want 2 and 2", n, e.sms.Len())
+	}
+
+	r = e.post(t, "/api/v1/sms/bulk", `{"to":["9876543210","9123456789","9988776655"],"message":"Sale ends tonight."}`,
+		map[string]string{"Prefer": "respond-async"})
+	if r.status != http.StatusAccepted || r.body["status"] != "queued" || r.body["queued"] != 3.0 ||
+		r.header.Get("Preference-Applied") != "respond-async" {
+		t.Fatalf("queued bulk: %d %s", r.status, r.raw)
+	}
+	if n := runDue(e, q); n != 3 || e.sms.Len() != 5 {
+		t.Fatalf("ran %d, sent %d in all; want 3 and 5", n, e.sms.Len())
+	}
+	if got := e.minor(t, testAccount); got != openingBal-5*25 {
+		t.Errorf("balance %d, want %d: each recipient charged once", got, openingBal-5*25)
+	}
+}

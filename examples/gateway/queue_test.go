@@ -72,6 +72,13 @@ func scheduledSend(t *testing.T, dbURL string) {
 	if id == "" {
 		t.Fatalf("no message_id: %s", a.raw)
 	}
+	// A campaign for the same time: every recipient scheduled.
+	campaign := []string{"9876500011", "9876500012"}
+	bulk := g.post(t, "/sms/bulk", crashKey, fmt.Sprintf(`{"to":[%q,%q],"message":"doors open at 7","send_at":%q}`,
+		campaign[0], campaign[1], at.Format(time.RFC3339Nano)))
+	if bulk.status != http.StatusAccepted || bulk.body["status"] != "scheduled" || bulk.body["queued"] != 2.0 {
+		t.Fatalf("a bulk send_at two seconds ahead: %d %s, want 202 scheduled", bulk.status, bulk.raw)
+	}
 	status := func() string {
 		t.Helper()
 		m := g.curl(t, http.MethodGet, "/messages/"+id, map[string]string{"Authorization": crashKey}, "")
@@ -101,6 +108,23 @@ func scheduledSend(t *testing.T, dbURL string) {
 	}
 	if n := vendor.numbers()[number]; n != 1 {
 		t.Errorf("the vendor got it %d times", n)
+	}
+	for _, to := range campaign {
+		for {
+			if got, ok := vendor.arrival(to); ok {
+				if got.Before(at) {
+					t.Errorf("the vendor got %s %v before its send_at", to, at.Sub(got))
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("30 s on, the vendor has not got the campaign's %s", to)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if n := vendor.numbers()[to]; n != 1 {
+			t.Errorf("the vendor got %s %d times", to, n)
+		}
 	}
 }
 
