@@ -88,7 +88,10 @@ func TestDecodeBulkSMS(t *testing.T) {
 	if r, _, err := decodeBulkSMS(many(notify.MaxBulkRecipients), "acct", Header{}); err != nil || len(r.To) != notify.MaxBulkRecipients {
 		t.Fatalf("at the limit: %v", err)
 	}
-	got := fieldsOf(t, func() error { _, _, err := decodeBulkSMS(many(notify.MaxBulkRecipients+1), "acct", Header{}); return err }())
+	got := fieldsOf(t, func() error {
+		_, _, err := decodeBulkSMS(many(notify.MaxBulkRecipients+1), "acct", Header{})
+		return err
+	}())
 	if !strings.Contains(got["to"], fmt.Sprint(notify.MaxBulkRecipients)) || len(got) != 1 {
 		t.Fatalf("over the limit: %v", got)
 	}
