@@ -287,6 +287,11 @@ func (n *Notifier) enqueue(ctx context.Context, op string, tx any, req Request, 
 	r, err := n.enqueueRequest(ctx, op, tx, req, at)
 	if r != nil && r.MessageID != "" {
 		n.remember(ctx, r.Account, r.MessageID)
+		for _, l := range r.Legs { // a bulk's recipients: each worker's span links here
+			if l.MessageID != "" {
+				n.remember(ctx, l.Account, l.MessageID)
+			}
+		}
 	}
 	sp.endReceipt(r, err)
 	return r, err

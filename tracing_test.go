@@ -240,3 +240,26 @@ func TestTracingNoOrphanSteps(t *testing.T) {
 		t.Errorf("Quote made %d spans, the first %s", len(s), s[0].name)
 	}
 }
+
+// A queued bulk: each recipient's work links to the one enqueue span.
+func TestTracingQueuedBulk(t *testing.T) {
+	k, rec := tracedKit(t)
+	r, err := k.Notifier.Enqueue(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: notifytest.AccountID, Message: traceText},
+		To: []string{traceNumber, "9876543219"}})
+	if err != nil || r.Status != notify.StateQueued || len(r.Legs) != 2 {
+		t.Fatalf("Enqueue = %+v, %v", r, err)
+	}
+	if n := k.RunQueue(t); n != 2 {
+		t.Fatalf("RunQueue ran %d", n)
+	}
+	enq := only(t, rec, "notify.enqueue")
+	works := rec.named("notify.work")
+	for _, s := range works {
+		if len(s.links) != 1 || s.links[0].SpanContext.SpanID() != enq.sc.SpanID() {
+			t.Errorf("a recipient's work links to %+v, want the enqueue's span", s.links)
+		}
+	}
+	if len(works) != 2 {
+		t.Errorf("%d work spans, want 2", len(works))
+	}
+}
