@@ -261,7 +261,7 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 	}
 	now := n.now()
 	m := n.queuedRecord(acct, env, payload, at, now)
-	state, at := m.State, m.SendAt
+	opened := openedAs(m) // read before Open, which takes m
 	var b store.Balance
 	var err error
 	if tx != nil {
@@ -269,28 +269,46 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 	} else {
 		b, err = n.queue.Open(ctx, m)
 	}
-	r := n.receiptOf(acct, env, now)
-	switch {
-	case err == nil:
-		r.Status, r.SendAt, r.Cost, r.Balance = state, at, env.Price, b.Available
-		if tx == nil {
-			// A send in the caller's transaction moves money only if it
-			// commits, which the Notifier cannot see: its observers hear
-			// of it from the worker.
+	if errors.Is(err, queue.ErrUnsupportedTx) {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx",
+			Message: "is not a transaction the queue can join"}}, Err: err}
+	}
+	// A send in the caller's transaction moves money only if it commits,
+	// which the Notifier cannot see: its observers hear of it from the
+	// worker.
+	return n.queuedOutcome(ctx, op, acct, env, opened, b, err, tx == nil)
+}
+
+// opening is what a queued record says of itself when it is opened: the
+// queue takes the record, so its receipt is made of this copy.
+type opening struct {
+	state     MessageState
+	sendAt    time.Time
+	createdAt time.Time
+}
+
+func openedAs(m *Message) opening { return opening{m.State, m.SendAt, m.CreatedAt} }
+
+// queuedOutcome is the receipt of env's record, opened as o, after the
+// queue answered err to its opening (b the balance then): queued or
+// scheduled when it took it, observers told when observe; nil and the
+// error when it certainly wrote nothing; StateUnknown with
+// CodeOutcomeUnknown when its answer was lost, since the record and its
+// job may stand and the job may send it.
+func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, env *Envelope, o opening, b store.Balance, err error, observe bool) (*Receipt, error) {
+	r := n.receiptOf(acct, env, o.createdAt)
+	if err == nil {
+		r.Status, r.SendAt, r.Cost, r.Balance = o.state, o.sendAt, env.Price, b.Available
+		if observe {
 			n.observe(ctx, Event{Type: StatePending, Envelope: env})
 		}
 		return r, nil
-	case errors.Is(err, queue.ErrUnsupportedTx):
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx",
-			Message: "is not a transaction the queue can join"}}, Err: err}
 	}
 	e := storeFailure(op, "queue", err)
 	switch e.Code {
 	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict, CodeCanceled:
 		return nil, e // definite: nothing written
 	}
-	// The record and its job may stand: the job may send it, so the
-	// caller must not send it again, and the record says what happened.
 	r.Status, r.Cost = StateUnknown, env.Price
 	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, so message %s may be queued: %w", env.ID, e)}
 	r.ErrorCode, r.Error = e.Code, e.Error()

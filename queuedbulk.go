@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/store"
 )
 
 // queueBulk queues (or schedules at at) every recipient of a Bulk request
@@ -11,7 +14,8 @@ import (
 // checked against the suppression list and counted against the rate
 // limit once, as Send of a Bulk is; then each recipient, in order, is
 // charged and opened queued or scheduled with its job, held to its send
-// window's opening where one holds it. A recipient that cannot be opened
+// window's opening where one holds it: all in one step when the queue
+// can (openBulkAtOnce), else one by one. A recipient that cannot be opened
 // (the balance ran out, the store refused it) gets a failed leg and is
 // not queued, and the others stand, as Send of a Bulk sends the others;
 // a lost answer of the queue makes that leg unknown (its job may run).
@@ -43,14 +47,17 @@ func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req 
 	if err != nil {
 		return nil, err
 	}
-	legs := make([]*Receipt, len(ps))
-	for i, p := range ps {
-		r, err := n.openQueued(ctx, op, nil, acct, p, payloads[i], n.windowed(p.env, at, now))
-		if r == nil { // nothing written (no funds, the caller gone), as Send of a Bulk skips it
-			r = skippedLeg(acct, req.Kind(), err)
-			r.To = p.env.To
+	legs, ok := n.openBulkAtOnce(ctx, op, acct, ps, payloads, at, now)
+	if !ok {
+		legs = make([]*Receipt, len(ps))
+		for i, p := range ps {
+			r, err := n.openQueued(ctx, op, nil, acct, p, payloads[i], n.windowed(p.env, at, now))
+			if r == nil { // nothing written (no funds, the caller gone), as Send of a Bulk skips it
+				r = skippedLeg(acct, req.Kind(), err)
+				r.To = p.env.To
+			}
+			legs[i] = r
 		}
-		legs[i] = r
 	}
 	r, err := combineBulk(op, id, acct, req.Kind(), legs)
 	if n.pricer != nil {
@@ -58,4 +65,35 @@ func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req 
 	}
 	undo.unless(r)
 	return r, err
+}
+
+// openBulkAtOnce opens the recipients ps of a queued bulk in one step
+// when the queue can (queue.BatchOpener: pgqueue in two statements,
+// where one Open each costs a transaction each) and returns their legs.
+// It reports false when the queue cannot, or refused them for certain
+// with nothing written (a wallet that cannot pay for all of them, say):
+// the caller then opens them one by one, which opens those it can, as
+// Send of a Bulk does. A lost answer makes every leg unknown, since all
+// of them may stand.
+func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account, ps []prepared, payloads [][]byte, at, now time.Time) ([]*Receipt, bool) {
+	many, ok := n.queue.(queue.BatchOpener)
+	if !ok || ctx.Err() != nil {
+		return nil, false
+	}
+	ms := make([]*Message, len(ps))
+	opened := make([]opening, len(ps))
+	for i, p := range ps {
+		ms[i] = n.queuedRecord(acct, p.env, payloads[i], n.windowed(p.env, at, now), now)
+		opened[i] = openedAs(ms[i]) // read before OpenMany, which takes the records
+	}
+	err := many.OpenMany(ctx, ms)
+	legs := make([]*Receipt, len(ps))
+	for i, p := range ps {
+		r, lerr := n.queuedOutcome(ctx, op, acct, p.env, opened[i], store.Balance{}, err, true)
+		if r == nil && lerr != nil {
+			return nil, false // certainly nothing written
+		}
+		legs[i] = r
+	}
+	return legs, true
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/store"
 )
 
@@ -183,3 +184,94 @@ func TestEnqueueBulkRepeatAfterACrash(t *testing.T) {
 type forgetReceipt struct{ store.Keys }
 
 func (forgetReceipt) Complete(context.Context, string, string, []byte) error { return nil }
+
+// batchQueue is a memqueue with queue.BatchOpener, as pgqueue has: all
+// or none, refusing a batch the wallet cannot pay for whole; lose makes
+// it open them and then lose its answer.
+type batchQueue struct {
+	*memqueue.Queue
+	wallet *memstore.Wallet
+	calls  int
+	lose   bool
+}
+
+func (q *batchQueue) OpenMany(ctx context.Context, ms []*store.Record) error {
+	q.calls++
+	var sum int64
+	for _, m := range ms {
+		sum += m.Charge.Minor
+	}
+	b, err := q.wallet.Balance(ctx, ms[0].Account)
+	if err != nil {
+		return err
+	}
+	if b.Available.Minor < sum {
+		return store.Errorf(store.ErrInsufficientFunds, "the batch costs %d", sum)
+	}
+	for _, m := range ms {
+		if _, err := q.Open(ctx, m); err != nil {
+			return err
+		}
+	}
+	if q.lose {
+		return store.Errorf(store.ErrUnavailable, "the commit's answer was lost")
+	}
+	return nil
+}
+
+// newBatchRig is a queue rig whose Notifier queues on a batchQueue.
+func newBatchRig(t *testing.T) (*queueRig, *batchQueue, *notify.Notifier) {
+	r := newQueueRig(t)
+	bq := &batchQueue{Queue: r.q, wallet: r.wallet}
+	n := r.notifierOn(t, r.ledger, notify.WithQueue(bq), notify.WithIdempotency(memstore.NewIdempotency(time.Hour)))
+	return r, bq, n
+}
+
+// A queue that opens many records at once (queue.BatchOpener) gets a
+// queued bulk in one call; when it refuses the batch for funds, the
+// recipients are opened one by one, those the wallet pays for queued.
+func TestEnqueueBulkAtOnce(t *testing.T) {
+	r, bq, n := newBatchRig(t)
+	ctx := context.Background()
+	rc, err := n.Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
+	if err != nil || rc.Status != notify.StateQueued || bq.calls != 1 || rc.Cost.Minor != 3*smsPrice {
+		t.Fatalf("%+v, %v, %d OpenMany calls: want queued in one call", rc, err, bq.calls)
+	}
+	if rc.Balance.Minor != opening-3*smsPrice {
+		t.Errorf("the receipt's balance %d, want %d", rc.Balance.Minor, opening-3*smsPrice)
+	}
+	if got := r.q.RunDue(ctx, n); got != 3 || r.vendor.Len() != 3 {
+		t.Fatalf("ran %d, sent %d", got, r.vendor.Len())
+	}
+	// Funds for two of three: refused whole at once, then two queued.
+	left := r.balance(t)
+	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: left - 2*smsPrice, Currency: notify.INR()}, "spent elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	rc, err = n.Enqueue(ctx, bulkOf("", "9876543213", "9876543214", "9876543215"))
+	if err != nil || rc.Status != notify.StateQueued || bq.calls != 2 || rc.Legs[2].ErrorCode != notify.CodeInsufficientFunds ||
+		rc.Legs[1].Status != notify.StateQueued || r.balance(t) != 0 {
+		t.Fatalf("%+v, %v, %d calls, balance %d: want two queued one by one", rc, err, bq.calls, r.balance(t))
+	}
+}
+
+// A lost answer of the batch: every recipient may be queued, so each leg
+// is unknown and stays charged, and a repeat of the key queues none again.
+func TestEnqueueBulkAtOnceAnswerLost(t *testing.T) {
+	r, bq, n := newBatchRig(t)
+	ctx := context.Background()
+	bq.lose = true
+	rc, err := n.Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != notify.StateUnknown ||
+		rc.Legs[0].Status != notify.StateUnknown || rc.Cost.Minor != 2*smsPrice {
+		t.Fatalf("%+v, %v: want every leg unknown, charged", rc, err)
+	}
+	bq.lose = false
+	again, err := n.Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
+	if again == nil || again.MessageID != rc.MessageID || bq.calls != 1 {
+		t.Fatalf("a repeat: %+v, %v, %d calls; want the first answer, nothing opened again", again, err, bq.calls)
+	}
+	if got := r.q.RunDue(ctx, n); got != 2 || r.vendor.Len() != 2 || r.balance(t) != opening-2*smsPrice {
+		t.Fatalf("ran %d, sent %d, balance %d: want each recipient once", got, r.vendor.Len(), r.balance(t))
+	}
+}

@@ -133,6 +133,20 @@ func (k *queueKit) vacuum(b *testing.B, tables ...string) {
 	}
 }
 
+// inTx runs f in one pgx transaction and commits it, and returns how
+// long that took; the wallets' table is vacuumed after, outside the
+// benchmark's timer.
+func (k *queueKit) inTx(b *testing.B, f func(tx pgx.Tx) error) time.Duration {
+	b.Helper()
+	start := time.Now()
+	must(b, pgx.BeginFunc(context.Background(), k.pool, f))
+	d := time.Since(start)
+	b.StopTimer()
+	k.vacuum(b, "notify_wallets")
+	b.StartTimer()
+	return d
+}
+
 // queueRequest is the SMS the queue rows send, from account g.
 func queueRequest(g int) *sms.Request {
 	return &sms.Request{Account: queueAccount(g), To: "9876543210", Message: "Your order has shipped."}
@@ -160,36 +174,23 @@ func BenchmarkQueueEnqueueTx(b *testing.B) {
 	reqs := make([]notify.Request, enqueueBatch)
 	b.ResetTimer()
 	for range b.N {
-		start := time.Now()
-		must(b, pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error {
+		many += k.inTx(b, func(tx pgx.Tx) error {
 			for i := range reqs {
 				reqs[i] = queueRequest(0)
 			}
 			_, err := k.n.EnqueueTxMany(ctx, tx, reqs)
 			return err
-		}))
-		many += time.Since(start)
-		b.StopTimer()
-		k.vacuum(b, "notify_wallets")
-		b.StartTimer()
-
-		start = time.Now()
-		must(b, pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error {
+		})
+		ours += k.inTx(b, func(tx pgx.Tx) error {
 			for range enqueueBatch {
 				if _, err := k.n.EnqueueTx(ctx, tx, queueRequest(0)); err != nil {
 					return err
 				}
 			}
 			return nil
-		}))
-		ours += time.Since(start)
-		b.StopTimer()
-		k.vacuum(b, "notify_wallets")
-		b.StartTimer()
-
-		start = time.Now()
+		})
 		run := pgstoretest.RandomName("r")
-		must(b, pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error {
+		bare += k.inTx(b, func(tx pgx.Tx) error {
 			for i := range enqueueBatch {
 				now := time.Now().UTC()
 				m := &store.Record{ID: fmt.Sprintf("%s-%d", run, i), Account: queueAccount(1), Kind: sms.Kind, Request: sms.Kind,
@@ -201,11 +202,7 @@ func BenchmarkQueueEnqueueTx(b *testing.B) {
 				}
 			}
 			return nil
-		}))
-		bare += time.Since(start)
-		b.StopTimer()
-		k.vacuum(b, "notify_wallets")
-		b.StartTimer()
+		})
 	}
 	b.StopTimer()
 	var jobs int
@@ -432,5 +429,49 @@ func queueThroughput(b *testing.B, latency time.Duration) {
 	b.ReportMetric(queued, "queued-msgs/s")
 	b.ReportMetric(synced, "sync-msgs/s")
 	b.ReportMetric(queued/synced, "ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+// queueBulkSize is how many recipients BenchmarkQueueBulk's bulk SMS has.
+const queueBulkSize = 1000
+
+// BenchmarkQueueBulk queues a bulk SMS of 1,000 recipients with
+// Notifier.Enqueue (each recipient opened on its own, record, debit and
+// job in a transaction of the queue's) and reports its time in ms,
+// beside the same 1,000 as single requests in one EnqueueTxMany (the
+// records in one statement, the jobs in another) in the same run.
+func BenchmarkQueueBulk(b *testing.B) {
+	k := newQueueKit(b, 8, 1, 1)
+	ctx := context.Background()
+	to := make([]string, queueBulkSize)
+	reqs := make([]notify.Request, queueBulkSize)
+	for i := range to {
+		to[i] = fmt.Sprintf("98%08d", i)
+	}
+	var bulk, many time.Duration
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		r, err := k.n.Enqueue(ctx, &sms.BulkRequest{Message: sms.Request{Account: queueAccount(0), Message: "Sale starts at 10."}, To: to})
+		must(b, err)
+		if len(r.Legs) != queueBulkSize || r.Status != notify.StateQueued {
+			b.Fatalf("queued %d legs, status %s", len(r.Legs), r.Status)
+		}
+		bulk += time.Since(start)
+		b.StopTimer()
+		k.vacuum(b, "notify_wallets")
+		b.StartTimer()
+
+		many += k.inTx(b, func(tx pgx.Tx) error {
+			for i := range reqs {
+				reqs[i] = &sms.Request{Account: queueAccount(0), To: to[i], Message: "Sale starts at 10."}
+			}
+			_, err := k.n.EnqueueTxMany(ctx, tx, reqs)
+			return err
+		})
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(bulk.Milliseconds())/float64(b.N), "bulk-ms")
+	b.ReportMetric(float64(many.Milliseconds())/float64(b.N), "many-ms")
 	b.ReportMetric(0, "ns/op")
 }

@@ -80,6 +80,17 @@ type ManyOpener interface {
 	OpenTxMany(ctx context.Context, tx any, ms []*store.Record) error
 }
 
+// BatchOpener is an optional interface of a Queue that opens many records
+// in one transaction of its own, all or none, faster than an Open each
+// (Notifier.Enqueue and SendAt of a bulk request use it): pgqueue writes
+// them in two statements. OpenMany is Open of every record of ms, in
+// order, in one atomic step: on a refusal of the ledger
+// (store.ErrInsufficientFunds and the rest) nothing is written; an error
+// of the commit leaves the outcome unknown, all of them written or none.
+type BatchOpener interface {
+	OpenMany(ctx context.Context, ms []*store.Record) error
+}
+
 // ErrUnsupportedTx is the error of OpenTx given a transaction the queue
 // cannot join.
 var ErrUnsupportedTx = errors.New("queue: a transaction of a type this queue cannot join")

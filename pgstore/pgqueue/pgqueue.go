@@ -331,6 +331,26 @@ func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*store.Record) erro
 	return nil
 }
 
+// OpenMany opens every record of ms with its job in one transaction of
+// its own, all or none, as queue.BatchOpener documents: the records and
+// their debits in one statement (pgstore.Store.OpenTxMany), the jobs in
+// another. A refusal of the store writes nothing; an error of the commit
+// leaves the outcome unknown, every record and job written or none.
+func (q *Queue) OpenMany(ctx context.Context, ms []*store.Record) error {
+	tx, err := q.pool.Begin(ctx)
+	if err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: open: begin", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op once committed
+	if err := q.OpenTxMany(ctx, tx, ms); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return q.st.WrapErr(ctx, "pgqueue: open: commit", err)
+	}
+	return nil
+}
+
 // waiting refuses a record a queue may not open: nil, or in another state
 // than queued or scheduled.
 func waiting(m *store.Record) error {
@@ -520,6 +540,7 @@ func (backoff) NextRetry(job *rivertype.JobRow) time.Time {
 
 // Interface guard.
 var (
-	_ queue.Queue      = (*Queue)(nil)
-	_ queue.ManyOpener = (*Queue)(nil)
+	_ queue.Queue       = (*Queue)(nil)
+	_ queue.ManyOpener  = (*Queue)(nil)
+	_ queue.BatchOpener = (*Queue)(nil)
 )

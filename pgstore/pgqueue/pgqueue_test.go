@@ -399,3 +399,42 @@ func TestRunOnACancelRequestPool(t *testing.T) {
 		t.Fatalf("Run took %v to start, run a job and stop: River's LISTEN waited for the deadline fallback", took.Round(time.Millisecond))
 	}
 }
+
+// TestOpenMany: records opened in one transaction of the queue's own,
+// each with its debit and one job; a batch the wallet cannot pay for
+// writes nothing, no record, debit or job.
+func TestOpenMany(t *testing.T) {
+	q, st, pool, account := newQueue(t)
+	ctx := context.Background()
+	ms := []*store.Record{queuedRecord(account, 100), queuedRecord(account, 200), queuedRecord(account, 300)}
+	ids := []string{ms[0].ID, ms[1].ID, ms[2].ID}
+	if err := q.OpenMany(ctx, ms); err != nil {
+		t.Fatalf("OpenMany: %v", err)
+	}
+	if got := balanceOf(t, st, account); got != 100000-600 {
+		t.Fatalf("balance %d, want %d", got, 100000-600)
+	}
+	for _, id := range ids {
+		if rec, err := st.Message(ctx, account, id); err != nil || rec.State != store.StateQueued {
+			t.Fatalf("record %s: %+v, %v", id, rec, err)
+		}
+		if n := jobs(t, pool, id); n != 1 {
+			t.Fatalf("record %s has %d jobs, want 1", id, n)
+		}
+	}
+	short := []*store.Record{queuedRecord(account, 100), queuedRecord(account, 1_000_000)}
+	if err := q.OpenMany(ctx, short); !errors.Is(err, store.ErrInsufficientFunds) {
+		t.Fatalf("OpenMany beyond the balance: %v, want ErrInsufficientFunds", err)
+	}
+	for _, m := range short {
+		if _, err := st.Message(ctx, account, m.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a refused batch wrote record %s: %v", m.ID, err)
+		}
+		if n := jobs(t, pool, m.ID); n != 0 {
+			t.Fatalf("a refused batch wrote %d jobs for %s", n, m.ID)
+		}
+	}
+	if got := balanceOf(t, st, account); got != 100000-600 {
+		t.Fatalf("balance %d after a refused batch, want %d", got, 100000-600)
+	}
+}

@@ -173,6 +173,50 @@ func testTxForeign(t *testing.T, h Harness) {
 	}
 }
 
+// testOpenMany holds a queue.BatchOpener to all or none: a batch the
+// wallet cannot pay for writes nothing; one it can is written whole, and
+// each record runs once.
+func testOpenMany(t *testing.T, h Harness) {
+	s := h(t)
+	many, ok := s.Queue.(queue.BatchOpener)
+	if !ok {
+		t.Skip("the queue opens one record at a time (no queue.BatchOpener)")
+	}
+	w := newWorker(s)
+	ctx := context.Background()
+	before := balance(t, s)
+	short := []*store.Record{record(s, store.StateQueued, 10, time.Time{}), record(s, store.StateQueued, before+1, time.Time{})}
+	shortIDs := []string{short[0].ID, short[1].ID}
+	if err := many.OpenMany(ctx, short); !errors.Is(err, store.ErrInsufficientFunds) {
+		t.Fatalf("OpenMany beyond the balance: %v, want store.ErrInsufficientFunds", err)
+	}
+	for _, id := range shortIDs {
+		if got := state(t, s, id); got != "" {
+			t.Fatalf("a refused OpenMany left record %s %q", id, got)
+		}
+	}
+	if balance(t, s) != before {
+		t.Fatalf("a refused OpenMany moved the balance from %d to %d", before, balance(t, s))
+	}
+	ms := []*store.Record{record(s, store.StateQueued, 10, time.Time{}), record(s, store.StateQueued, 20, time.Time{})}
+	ids := map[string]bool{ms[0].ID: true, ms[1].ID: true}
+	if err := many.OpenMany(ctx, ms); err != nil {
+		t.Fatalf("OpenMany: %v", err)
+	}
+	if balance(t, s) != before-30 {
+		t.Fatalf("balance %d after OpenMany, want %d", balance(t, s), before-30)
+	}
+	start(t, s, w)
+	for range 2 {
+		r := w.next(t)
+		if !ids[r.job.Message] {
+			t.Fatalf("ran %s, which OpenMany did not open (or ran it twice)", r.job.Message)
+		}
+		delete(ids, r.job.Message)
+	}
+	w.none(t)
+}
+
 func testRetry(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)

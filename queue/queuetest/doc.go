@@ -8,5 +8,7 @@
 // a record and its job are written together or not at all, inside the
 // caller's transaction too; a scheduled job does not run before its time;
 // a retry and a failed run run again; every job runs, and no record is
-// claimed twice; periodic tasks run; Run stops with its context.
+// claimed twice; periodic tasks run; Run stops with its context; and,
+// for a queue that implements queue.BatchOpener, OpenMany writes all of
+// its records or none.
 package queuetest

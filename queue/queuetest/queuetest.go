@@ -27,6 +27,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("OpenTxRollbackLeavesNothing", func(t *testing.T) { testTxRollback(t, h) })
 	t.Run("OpenTxCommitRunsOnce", func(t *testing.T) { testTxCommit(t, h) })
 	t.Run("OpenTxForeignTx", func(t *testing.T) { testTxForeign(t, h) })
+	t.Run("OpenManyAllOrNone", func(t *testing.T) { testOpenMany(t, h) })
 	t.Run("RetryRunsAgainAtItsTime", func(t *testing.T) { testRetry(t, h) })
 	t.Run("FailedRunRunsAgain", func(t *testing.T) { testFailedRun(t, h) })
 	t.Run("ManyJobsEachClaimedOnce", func(t *testing.T) { testMany(t, h) })

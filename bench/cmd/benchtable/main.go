@@ -140,6 +140,8 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkQueueEnqueueTx", "many-ms/batch"}, lowerIsBetter: true, target: 1000},
 	{what: "queue: the same with one EnqueueTx each vs 10,000 pgstore OpenTx (ms)", dir: "bench", pattern: "QueueEnqueueTx", time: "1x",
 		ours: figure{"BenchmarkQueueEnqueueTx", "ms/batch"}, theirs: figure{"BenchmarkQueueEnqueueTx", "store-ms/batch"}, lowerIsBetter: true},
+	{what: "queue: a bulk SMS of 1,000 queued with Enqueue vs the 1,000 in one EnqueueTxMany (ms)", dir: "bench", pattern: "QueueBulk", time: "1x",
+		ours: figure{"BenchmarkQueueBulk", "bulk-ms"}, theirs: figure{"BenchmarkQueueBulk", "many-ms"}, lowerIsBetter: true},
 	{what: "queue: scheduled send lateness p99 under load (ms)", dir: "bench", pattern: "QueueScheduledLateness", time: "1x",
 		ours: figure{"BenchmarkQueueScheduledLateness", "p99-late-ms"}, lowerIsBetter: true, target: 1000},
 	{what: "queue: queued throughput vs synchronous pipeline on PostgreSQL, vendor answering in 50 ms", dir: "bench", pattern: "QueueThroughputVendor50ms", time: "1x",
