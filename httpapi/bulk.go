@@ -40,22 +40,8 @@ import (
 // array, without the "numbers" alias (a comma-separated string in the
 // spec).
 type bulkBody struct {
-	To              json.RawMessage `json:"to"`
-	Message         value           `json:"message"`
-	VariablesValues value           `json:"variables_values"`
-	SenderID        value           `json:"sender_id"`
-	Route           value           `json:"route"`
-	Rout            value           `json:"rout"`
-	DLTTemplateID   value           `json:"dlt_template_id"`
-	DLTEntityID     value           `json:"dlt_entity_id"`
-	Brand           value           `json:"brand"`
-	BrandName       value           `json:"brand_name"`
-	TemplateSlug    value           `json:"template_slug"`
-	Variables       vars            `json:"variables"`
-	Domain          value           `json:"domain"`
-	Website         value           `json:"website"`
-	IdempotencyKey  value           `json:"idempotency_key"`
-	SendAt          value           `json:"send_at"`
+	To json.RawMessage `json:"to"`
+	smsText
 }
 
 // bulkKeys are the keys of a bulk body; the endpoint refuses any other.
@@ -69,22 +55,8 @@ func decodeBulkSMS(body []byte, account string, m Header) (*sms.BulkRequest, tim
 		return nil, time.Time{}, err
 	}
 	var fe notify.FieldErrors
-	r := &sms.BulkRequest{
-		Message: sms.Request{
-			Account:       account,
-			Message:       alias(&fe, "message", &w.Message, "variables_values", &w.VariablesValues, true, nil),
-			SenderID:      w.SenderID.str(&fe, "sender_id", true),
-			Route:         sms.Route(alias(&fe, "route", &w.Route, "rout", &w.Rout, false, nil)),
-			DLTTemplateID: w.DLTTemplateID.str(&fe, "dlt_template_id", true),
-			DLTEntityID:   w.DLTEntityID.str(&fe, "dlt_entity_id", true),
-			Brand:         alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
-			TemplateSlug:  w.TemplateSlug.str(&fe, "template_slug", false),
-			Variables:     w.Variables.get(&fe),
-		},
-		To: recipients(&fe, w.To),
-	}
-	r.Message.Domain, r.Message.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
-	at := sendAt(&fe, &w.SendAt)
+	r := &sms.BulkRequest{To: recipients(&fe, w.To)}
+	at := w.fill(&fe, &r.Message, account, m)
 	if err := fe.Err(); err != nil {
 		return nil, time.Time{}, err
 	}

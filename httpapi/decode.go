@@ -206,8 +206,14 @@ func common(fe *notify.FieldErrors, m Header, domain, website, key *value) (dom,
 
 // smsBody is the JSON of POST /sms and /sms/send.
 type smsBody struct {
-	To              value `json:"to"`
-	Numbers         value `json:"numbers"`
+	To      value `json:"to"`
+	Numbers value `json:"numbers"`
+	smsText
+}
+
+// smsText is the JSON an SMS body has besides its recipients: POST /sms
+// and POST /sms/bulk (bulkBody) share it.
+type smsText struct {
 	Message         value `json:"message"`
 	VariablesValues value `json:"variables_values"`
 	SenderID        value `json:"sender_id"`
@@ -223,6 +229,22 @@ type smsBody struct {
 	Website         value `json:"website"`
 	IdempotencyKey  value `json:"idempotency_key"`
 	SendAt          value `json:"send_at"`
+}
+
+// fill sets every field of r but To from w, for the account, naming each
+// bad field in fe, and returns the body's send_at (zero when absent).
+func (w *smsText) fill(fe *notify.FieldErrors, r *sms.Request, account string, m Header) time.Time {
+	r.Account = account
+	r.Message = alias(fe, "message", &w.Message, "variables_values", &w.VariablesValues, true, nil)
+	r.SenderID = w.SenderID.str(fe, "sender_id", true)
+	r.Route = sms.Route(alias(fe, "route", &w.Route, "rout", &w.Rout, false, nil))
+	r.DLTTemplateID = w.DLTTemplateID.str(fe, "dlt_template_id", true)
+	r.DLTEntityID = w.DLTEntityID.str(fe, "dlt_entity_id", true)
+	r.Brand = alias(fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil)
+	r.TemplateSlug = w.TemplateSlug.str(fe, "template_slug", false)
+	r.Variables = w.Variables.get(fe)
+	r.Domain, r.IdempotencyKey = common(fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
+	return sendAt(fe, &w.SendAt)
 }
 
 // otpBody is the JSON of POST /send-otp.
@@ -352,20 +374,8 @@ func decodeSMSAt(body []byte, account string, m Header) (*sms.Request, time.Time
 		return nil, time.Time{}, err
 	}
 	var fe notify.FieldErrors
-	r := &sms.Request{
-		Account:       account,
-		To:            alias(&fe, "to", &w.To, "numbers", &w.Numbers, true, sameNumber),
-		Message:       alias(&fe, "message", &w.Message, "variables_values", &w.VariablesValues, true, nil),
-		SenderID:      w.SenderID.str(&fe, "sender_id", true),
-		Route:         sms.Route(alias(&fe, "route", &w.Route, "rout", &w.Rout, false, nil)),
-		DLTTemplateID: w.DLTTemplateID.str(&fe, "dlt_template_id", true),
-		DLTEntityID:   w.DLTEntityID.str(&fe, "dlt_entity_id", true),
-		Brand:         alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
-		TemplateSlug:  w.TemplateSlug.str(&fe, "template_slug", false),
-		Variables:     w.Variables.get(&fe),
-	}
-	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
-	at := sendAt(&fe, &w.SendAt)
+	r := &sms.Request{To: alias(&fe, "to", &w.To, "numbers", &w.Numbers, true, sameNumber)}
+	at := w.fill(&fe, r, account, m)
 	if err := fe.Err(); err != nil {
 		return nil, time.Time{}, err
 	}

@@ -39,8 +39,12 @@ const linearKeys = 16
 // bodyKeys returns the JSON names of a body struct's fields, in order.
 func bodyKeys(t reflect.Type) []string {
 	keys := make([]string, 0, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	for f := range t.Fields() {
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			keys = append(keys, bodyKeys(f.Type)...) // its fields are the body's, as encoding/json reads them
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		keys = append(keys, name)
 	}
 	return keys
