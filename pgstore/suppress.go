@@ -52,7 +52,7 @@ WHERE account = $1 AND kind = $2 AND recipient = $3 AND NOT EXISTS (SELECT 1 FRO
 		remove: x(`DELETE FROM {{s}}{{p}}suppressions WHERE account = $1 AND kind = $2 AND recipient = $3`),
 
 		lookup: x(`SELECT reason, at FROM {{s}}{{p}}suppressions WHERE account = $1 AND kind = $2 AND recipient = $3`),
-		lookupMany: x(`SELECT recipient, reason, at FROM {{s}}{{p}}suppressions
+		lookupMany: x(`SELECT kind, recipient, reason, at FROM {{s}}{{p}}suppressions
 WHERE account = $1 AND kind = $2 AND recipient = ANY($3)`),
 
 		// The lists read the primary key in its order; (kind, recipient)
@@ -167,26 +167,13 @@ func (s *Store) LookupSuppressions(ctx context.Context, account string, kind sto
 	if len(asked) == 0 || !storable(account) {
 		return out, nil
 	}
-	found := make(map[string]store.Suppression)
-	err = s.do(ctx, repeatable, func() error {
-		clear(found)
-		rows, err := s.pool.Query(ctx, s.q.suppressions.lookupMany, account, string(kind), asked)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e := store.Suppression{Account: account, Kind: kind}
-			if err := rows.Scan(&e.To, (*string)(&e.Reason), &e.At); err != nil {
-				return err
-			}
-			e.At = e.At.UTC()
-			found[e.To] = e
-		}
-		return rows.Err()
-	})
+	entries, err := s.readSuppressions(ctx, "lookup suppressions", account, s.q.suppressions.lookupMany, account, string(kind), asked)
 	if err != nil {
-		return nil, s.fail(ctx, "lookup suppressions", err)
+		return nil, err
+	}
+	found := make(map[string]store.Suppression, len(entries))
+	for _, e := range entries {
+		found[e.To] = e
 	}
 	for i, k := range keys {
 		if e, ok := found[k]; ok {
@@ -209,6 +196,12 @@ func (s *Store) ListSuppressions(ctx context.Context, account string, q store.Su
 	if q.Kind != "" {
 		query, args = s.q.suppressions.listKind, append(args, string(q.Kind))
 	}
+	return s.readSuppressions(ctx, "list suppressions", account, query, args...)
+}
+
+// readSuppressions runs query, whose rows are the account's entries
+// (kind, recipient, reason, at), and answers them, At in UTC.
+func (s *Store) readSuppressions(ctx context.Context, what, account, query string, args ...any) ([]store.Suppression, error) {
 	var out []store.Suppression
 	err := s.do(ctx, repeatable, func() error {
 		out = out[:0]
@@ -228,7 +221,7 @@ func (s *Store) ListSuppressions(ctx context.Context, account string, q store.Su
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, s.fail(ctx, "list suppressions", err)
+		return nil, s.fail(ctx, what, err)
 	}
 	return out, nil
 }
