@@ -2,24 +2,14 @@ package outbox
 
 import (
 	"bytes"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net/mail"
 	"strings"
 
 	"github.com/notifykit/notify/channel/email"
-)
-
-// Bounds of a received message's structure, so that a hostile one cannot
-// make AddMail recurse or loop without end.
-const (
-	maxDepth = 8
-	maxParts = 100
+	"github.com/notifykit/notify/internal/mimewalk"
 )
 
 // AddMail takes an e-mail as an SMTP server received it (headers and
@@ -60,8 +50,7 @@ func (o *Outbox) AddMail(data []byte, rcpt []string) error {
 			rm.Bcc = append(rm.Bcc, r)
 		}
 	}
-	w := &walker{mail: rm}
-	if err := w.part(msg.Header, msg.Body, 0); err != nil {
+	if err := mimewalk.Walk(msg.Header, msg.Body, rm.addPart); err != nil {
 		return fmt.Errorf("outbox.AddMail: %w", err)
 	}
 
@@ -131,91 +120,21 @@ func orderedHeaders(data []byte) []Header {
 	return out
 }
 
-// header is the part of a MIME header the walker reads: mail.Header or
-// textproto.MIMEHeader.
-type header interface{ Get(string) string }
-
-// walker collects the parts of a received message into mail.
-type walker struct {
-	mail  *Mail
-	parts int
-}
-
-// part reads one MIME part: a multipart recurses into its children, a
-// text part fills Text or HTML (the first of each), anything else, or a
-// part with a file name, is an attachment.
-func (w *walker) part(h header, body io.Reader, depth int) error {
-	if w.parts++; w.parts > maxParts || depth > maxDepth {
-		return errors.New("too many MIME parts")
-	}
-	ct := h.Get("Content-Type")
-	if ct == "" {
-		ct = "text/plain"
-	}
-	mediaType, params, err := mime.ParseMediaType(ct)
-	if err != nil {
-		mediaType, params = "application/octet-stream", nil
-	}
-	if strings.HasPrefix(mediaType, "multipart/") {
-		mr := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := mr.NextRawPart()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if err := w.part(p.Header, p, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	content, err := io.ReadAll(decoded(h.Get("Content-Transfer-Encoding"), body))
+// addPart reads one leaf part of a received message: a text part fills
+// Text or HTML (the first of each); anything else, or a part with a file
+// name, is an attachment.
+func (m *Mail) addPart(p mimewalk.Part) error {
+	content, err := io.ReadAll(p.Body)
 	if err != nil {
 		return err
 	}
-	disp, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
-	name := dparams["filename"]
-	if name == "" {
-		name = params["name"]
-	}
 	switch {
-	case disp == "attachment" || name != "" || !strings.HasPrefix(mediaType, "text/"):
-		w.mail.Attachments = append(w.mail.Attachments, Attachment{FileName: decodeHeader(new(mime.WordDecoder), name),
-			ContentType: mediaType, Size: len(content)})
-	case mediaType == "text/html" && w.mail.HTML == "":
-		w.mail.HTML = string(content)
-	case mediaType == "text/plain" && w.mail.Text == "":
-		w.mail.Text = string(content)
+	case p.Disposition == "attachment" || p.FileName != "" || !strings.HasPrefix(p.MediaType, "text/"):
+		m.Attachments = append(m.Attachments, Attachment{FileName: p.FileName, ContentType: p.MediaType, Size: len(content)})
+	case p.MediaType == "text/html" && m.HTML == "":
+		m.HTML = string(content)
+	case p.MediaType == "text/plain" && m.Text == "":
+		m.Text = string(content)
 	}
 	return nil
-}
-
-// decoded undoes a Content-Transfer-Encoding.
-func decoded(cte string, r io.Reader) io.Reader {
-	switch strings.ToLower(strings.TrimSpace(cte)) {
-	case "quoted-printable":
-		return quotedprintable.NewReader(r)
-	case "base64":
-		return base64.NewDecoder(base64.StdEncoding, &stripSpace{r: r})
-	}
-	return r
-}
-
-// stripSpace drops the line breaks and spaces base64 bodies are wrapped
-// with, which encoding/base64's decoder would refuse (it skips only CR and
-// LF; some senders also pad lines with spaces).
-type stripSpace struct{ r io.Reader }
-
-func (s *stripSpace) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	j := 0
-	for _, c := range p[:n] {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			p[j] = c
-			j++
-		}
-	}
-	return j, err
 }

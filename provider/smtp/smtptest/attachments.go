@@ -1,15 +1,10 @@
 package smtptest
 
 import (
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
-	"net/textproto"
-	"strings"
+
+	"github.com/notifykit/notify/internal/mimewalk"
 )
 
 // Attachment is a file part of a received message, decoded.
@@ -23,83 +18,33 @@ type Attachment struct {
 	Data []byte
 }
 
-// Bounds of the structure Attachments walks, so that a malformed
-// message cannot make it recurse without end.
-const (
-	maxDepth = 8
-	maxParts = 200
-)
-
 // Attachments returns the file parts of the message, in order: every
 // part whose Content-Disposition is attachment or that names a file,
 // found through nested multipart bodies. It returns an error when Data
-// is not a readable MIME message or a part cannot be decoded.
+// is not a readable MIME message, a part's Content-Type cannot be parsed,
+// or a part cannot be decoded.
 func (m Message) Attachments() ([]Attachment, error) {
 	msg, err := m.Parse()
 	if err != nil {
 		return nil, err
 	}
-	w := &partWalker{}
-	if err := w.walk(textproto.MIMEHeader(msg.Header), msg.Body, 0); err != nil {
-		return nil, err
-	}
-	return w.out, nil
-}
-
-type partWalker struct {
-	out   []Attachment
-	parts int
-}
-
-func (w *partWalker) walk(h textproto.MIMEHeader, body io.Reader, depth int) error {
-	if w.parts++; w.parts > maxParts || depth > maxDepth {
-		return errors.New("smtptest: too many or too deeply nested MIME parts")
-	}
-	ct := h.Get("Content-Type")
-	if ct == "" {
-		ct = "text/plain"
-	}
-	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return fmt.Errorf("smtptest: Content-Type %q: %w", ct, err)
-	}
-	if strings.HasPrefix(mt, "multipart/") {
-		mr := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := mr.NextRawPart()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("smtptest: %s: %w", mt, err)
-			}
-			if err := w.walk(p.Header, p, depth+1); err != nil {
-				return err
-			}
+	var out []Attachment
+	err = mimewalk.Walk(msg.Header, msg.Body, func(p mimewalk.Part) error {
+		switch {
+		case p.BadType != "":
+			return fmt.Errorf("Content-Type %q cannot be parsed", p.BadType)
+		case p.Disposition != "attachment" && p.FileName == "":
+			return nil
 		}
-	}
-	disp, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
-	name := dparams["filename"]
-	if name == "" {
-		name = params["name"]
-	}
-	if disp != "attachment" && name == "" {
+		data, err := io.ReadAll(p.Body)
+		if err != nil {
+			return fmt.Errorf("attachment %q: %w", p.FileName, err)
+		}
+		out = append(out, Attachment{FileName: p.FileName, ContentType: p.MediaType, Data: data})
 		return nil
-	}
-	var r io.Reader = body
-	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Transfer-Encoding"))) {
-	case "base64":
-		r = base64.NewDecoder(base64.StdEncoding, body) // skips CR and LF
-	case "quoted-printable":
-		r = quotedprintable.NewReader(body)
-	}
-	data, err := io.ReadAll(r)
+	})
 	if err != nil {
-		return fmt.Errorf("smtptest: attachment %q: %w", name, err)
+		return nil, fmt.Errorf("smtptest: %w", err)
 	}
-	if d, err := new(mime.WordDecoder).DecodeHeader(name); err == nil {
-		name = d
-	}
-	w.out = append(w.out, Attachment{FileName: name, ContentType: mt, Data: data})
-	return nil
+	return out, nil
 }
