@@ -43,13 +43,20 @@ func BenchmarkTracedSendSMS(b *testing.B) {
 	})
 	b.Run("sdk-floor", func(b *testing.B) { benchmarkSDKFloor(b) })
 	b.Run("sdk-batch", func(b *testing.B) {
-		exp := tracetest.NewInMemoryExporter()
-		// Blocking: a full queue waits rather than drops, so that every
-		// span is paid for.
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, sdktrace.WithBlocking()))
-		defer func() { _ = tp.Shutdown(context.Background()) }()
-		benchmarkTraced(b, exp.Reset, notify.WithTracerProvider(tp))
+		reset, opt := batchedTracing(b)
+		benchmarkTraced(b, reset, opt)
 	})
+}
+
+// batchedTracing is the SDK with a batcher into an in-memory exporter,
+// shut down when b ends, as WithTracerProvider's option, and the
+// exporter's reset. The batcher blocks: a full queue waits rather than
+// drops, so that every span is paid for.
+func batchedTracing(b *testing.B) (reset func(), opt notify.Option) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, sdktrace.WithBlocking()))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	return exp.Reset, notify.WithTracerProvider(tp)
 }
 
 // benchmarkTraced sends pipelineRequest through newPipeline with opts,
@@ -110,10 +117,8 @@ func benchmarkSDKFloor(b *testing.B) {
 func BenchmarkTracedSendSMSVendor(b *testing.B) {
 	b.Run("none", func(b *testing.B) { benchmarkTracedVendor(b, nil) })
 	b.Run("sdk-batch", func(b *testing.B) {
-		exp := tracetest.NewInMemoryExporter()
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, sdktrace.WithBlocking()))
-		defer func() { _ = tp.Shutdown(context.Background()) }()
-		benchmarkTracedVendor(b, exp.Reset, notify.WithTracerProvider(tp))
+		reset, opt := batchedTracing(b)
+		benchmarkTracedVendor(b, reset, opt)
 	})
 }
 
@@ -128,18 +133,5 @@ func benchmarkTracedVendor(b *testing.B, reset func(), opts ...notify.Option) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n, _ := newPipeline(b, append([]notify.Option{notify.WithChannel(ch)}, opts...)...)
-	ctx := context.Background()
-	req := pipelineRequest()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if _, err := n.Send(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		i++
-		if reset != nil && i%64 == 0 {
-			reset()
-		}
-	}
+	benchmarkTraced(b, reset, append([]notify.Option{notify.WithChannel(ch)}, opts...)...)
 }
