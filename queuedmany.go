@@ -111,7 +111,7 @@ func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) (
 		}
 		switch req.(type) {
 		case Bulk, Composite:
-			fe.Add(prefix, "a composite or bulk request cannot be queued: queue its parts")
+			fe.Add(prefix, "a composite or bulk request cannot go in EnqueueTxMany: give its parts")
 			continue
 		}
 		if req.Key() != "" {

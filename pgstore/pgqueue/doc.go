@@ -12,7 +12,10 @@
 // its job exist together or not at all. Queue.OpenTx does the same two
 // steps inside a pgx.Tx of the caller's, without committing, so that a
 // host's own write (an order, a sign-up) and the message it sends commit
-// or roll back as one. A refusal of the store (store.ErrInsufficientFunds,
+// or roll back as one. Queue.OpenTxMany writes many in the caller's
+// pgx.Tx in two statements (the records with their debits, the jobs),
+// and Queue.OpenMany does so in a transaction of its own, all or none
+// (a queued bulk SMS). A refusal of the store (store.ErrInsufficientFunds,
 // store.ErrNotFound, store.ErrInvalid, store.ErrConflict) comes back as
 // the store answered it, and nothing is written.
 //
