@@ -279,7 +279,7 @@ func (q *Queue) Open(ctx context.Context, m *store.Record) (store.Balance, error
 		return store.Balance{}, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return store.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: commit", err)
+		return store.Balance{}, q.commitError(ctx, err)
 	}
 	return b, nil
 }
@@ -346,9 +346,23 @@ func (q *Queue) OpenMany(ctx context.Context, ms []*store.Record) error {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return q.st.WrapErr(ctx, "pgqueue: open: commit", err)
+		return q.commitError(ctx, err)
 	}
 	return nil
+}
+
+// commitError is the error of a commit that failed. Only one that sent
+// nothing to the server (pgconn.SafeToRetry: the context ended before,
+// the connection could not be had) certainly left nothing written. Any
+// other, a context that ended while the server committed included, may
+// follow a commit that took effect: it is store.ErrUnavailable, never a
+// context error, which the Notifier would read as "nothing written" and
+// let the caller send again while the job sends it too.
+func (q *Queue) commitError(ctx context.Context, err error) error {
+	if pgconn.SafeToRetry(err) {
+		return q.st.WrapErr(ctx, "pgqueue: open: commit", err)
+	}
+	return fmt.Errorf("pgqueue: open: commit: %w: its answer was lost, so the records and jobs may stand (%v)", store.ErrUnavailable, err)
 }
 
 // waiting refuses a record a queue may not open: nil, or in another state
