@@ -87,27 +87,11 @@ func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*store
 	}
 	q := expand(`SELECT `+accountColumns+`
 FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`, s.qualifier(), s.prefix)
-	out := []*store.Account{}
-	err := s.do(ctx, repeatable, func() error {
-		out = out[:0]
-		rows, err := s.pool.Query(ctx, q, after, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := scanAccount(rows, nil)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, s.fail(ctx, "accounts", err)
+	out, err := readRows(ctx, s, "accounts", func(row pgx.Row) (*store.Account, error) { return scanAccount(row, nil) }, q, after, limit)
+	if out == nil && err == nil {
+		out = []*store.Account{} // a page with nothing in it, never nil
 	}
-	return out, nil
+	return out, err
 }
 
 // UpdateAccount changes the account through update in one transaction

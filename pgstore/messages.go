@@ -465,7 +465,13 @@ func (s *Store) Attempting(ctx context.Context, provider string, since time.Time
 }
 
 func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*store.Record, error) {
-	var out []*store.Record
+	return readRows(ctx, s, what, scanMessage, query, args...)
+}
+
+// readRows runs query, a read that may run again (repeatable), and
+// answers its rows as scan reads each; an error is s.fail's for what.
+func readRows[T any](ctx context.Context, s *Store, what string, scan func(pgx.Row) (T, error), query string, args ...any) ([]T, error) {
+	var out []T
 	err := s.do(ctx, repeatable, func() error {
 		out = out[:0]
 		rows, err := s.pool.Query(ctx, query, args...)
@@ -474,11 +480,11 @@ func (s *Store) messages(ctx context.Context, what, query string, args ...any) (
 		}
 		defer rows.Close()
 		for rows.Next() {
-			m, err := scanMessage(rows)
+			v, err := scan(rows)
 			if err != nil {
 				return err
 			}
-			out = append(out, m)
+			out = append(out, v)
 		}
 		return rows.Err()
 	})

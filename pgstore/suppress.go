@@ -202,28 +202,12 @@ func (s *Store) ListSuppressions(ctx context.Context, account string, q store.Su
 // readSuppressions runs query, whose rows are the account's entries
 // (kind, recipient, reason, at), and answers them, At in UTC.
 func (s *Store) readSuppressions(ctx context.Context, what, account, query string, args ...any) ([]store.Suppression, error) {
-	var out []store.Suppression
-	err := s.do(ctx, repeatable, func() error {
-		out = out[:0]
-		rows, err := s.pool.Query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e := store.Suppression{Account: account}
-			if err := rows.Scan((*string)(&e.Kind), &e.To, (*string)(&e.Reason), &e.At); err != nil {
-				return err
-			}
-			e.At = e.At.UTC()
-			out = append(out, e)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, s.fail(ctx, what, err)
-	}
-	return out, nil
+	return readRows(ctx, s, what, func(row pgx.Row) (store.Suppression, error) {
+		e := store.Suppression{Account: account}
+		err := row.Scan((*string)(&e.Kind), &e.To, (*string)(&e.Reason), &e.At)
+		e.At = e.At.UTC()
+		return e, err
+	}, query, args...)
 }
 
 var (
