@@ -153,20 +153,33 @@ func suppressionCursor(raw string, fe *notify.FieldErrors) store.Suppression {
 	return store.Suppression{Kind: store.Kind(kind), To: to}
 }
 
+// suppressionInput reads the body of an add (withReason) or a removal,
+// which must not name a reason, checks it, and finds the account: the
+// body, its recipient normalised and the account, or false once the
+// answer is written.
+func (q *request) suppressionInput(withReason bool) (suppressionIn, string, *notify.Account, bool) {
+	var in suppressionIn
+	if !q.decode(&in) {
+		return in, "", nil, false
+	}
+	if !withReason && in.Reason != "" {
+		q.fail(notify.InvalidField("reason", "must be absent: a removal takes the entry off whatever its reason"), "")
+		return in, "", nil, false
+	}
+	to, err := in.check(withReason)
+	if err != nil {
+		q.fail(err, "")
+		return in, "", nil, false
+	}
+	a, ok := q.account()
+	return in, to, a, ok
+}
+
 // addSuppression: POST /accounts/{id}/suppressions. It answers 200 with
 // the entry as the list then holds it: a recipient already listed keeps
 // its entry unless the new reason outranks it (store.Suppressions).
 func (q *request) addSuppression() {
-	var in suppressionIn
-	if !q.decode(&in) {
-		return
-	}
-	to, err := in.check(true)
-	if err != nil {
-		q.fail(err, "")
-		return
-	}
-	a, ok := q.account()
+	in, to, a, ok := q.suppressionInput(true)
 	if !ok {
 		return
 	}
@@ -182,24 +195,11 @@ func (q *request) addSuppression() {
 
 // removeSuppression: POST /accounts/{id}/suppressions/remove.
 func (q *request) removeSuppression() {
-	var in suppressionIn
-	if !q.decode(&in) {
-		return
-	}
-	if in.Reason != "" {
-		q.fail(notify.InvalidField("reason", "must be absent: a removal takes the entry off whatever its reason"), "")
-		return
-	}
-	to, err := in.check(false)
-	if err != nil {
-		q.fail(err, "")
-		return
-	}
-	a, ok := q.account()
+	in, to, a, ok := q.suppressionInput(false)
 	if !ok {
 		return
 	}
-	err = q.h.suppressions.RemoveSuppression(q.ctx(), a.ID, store.Kind(in.Channel), to)
+	err := q.h.suppressions.RemoveSuppression(q.ctx(), a.ID, store.Kind(in.Channel), to)
 	if notify.CodeOf(err) == notify.CodeNotFound {
 		writeError(q.w, notify.CodeNotFound, "the recipient is not on the account's "+in.Channel+" suppression list", nil)
 		return
