@@ -66,7 +66,7 @@ func (n *Notifier) sendBulkRequest(ctx context.Context, op string, req Bulk) (*R
 		return nil, err
 	}
 	run := func() (*Receipt, error) {
-		ps, err := n.prepareBulk(ctx, op, acct, req)
+		ps, _, err := n.prepareBulk(ctx, op, acct, req)
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
@@ -110,18 +110,19 @@ func (n *Notifier) admitBulk(ctx context.Context, op string, acct *Account, req 
 	return id, undo, nil
 }
 
-// prepareBulk prepares one message per recipient. Bad recipients are
-// reported together, by index; any other bad field is the message's and
-// is reported once.
-func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req Bulk) ([]prepared, error) {
+// prepareBulk prepares one message per recipient, and returns them with
+// the recipients' requests (req.Recipients). Bad recipients are reported
+// together, by index; any other bad field is the message's and is
+// reported once.
+func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req Bulk) ([]prepared, []Request, error) {
 	reqs, err := req.Recipients()
 	switch {
 	case err != nil:
-		return nil, wrap(op, "", CodeInvalidArgument, err)
+		return nil, nil, wrap(op, "", CodeInvalidArgument, err)
 	case len(reqs) == 0:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to", Message: "at least one recipient is required"}}}
+		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to", Message: "at least one recipient is required"}}}
 	case len(reqs) > MaxBulkRecipients:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to",
+		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to",
 			Message: fmt.Sprintf("at most %d recipients, got %d", MaxBulkRecipients, len(reqs))}}}
 	}
 	ps := make([]prepared, len(reqs))
@@ -134,10 +135,10 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 				bad.Addf("to."+strconv.Itoa(i), "%s", f.Message)
 				continue
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		if p.env.CarriesOTP {
-			return nil, &Error{Code: CodeInvalidArgument, Op: op,
+			return nil, nil, &Error{Code: CodeInvalidArgument, Op: op,
 				Err: errors.New("the message carries a one-time code, which goes to one recipient; send it alone")}
 		}
 		if j, dup := seen[p.env.To]; dup {
@@ -148,9 +149,9 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 		ps[i] = p
 	}
 	if err := bad.Err(); err != nil {
-		return nil, wrap(op, "", CodeInvalidArgument, err)
+		return nil, nil, wrap(op, "", CodeInvalidArgument, err)
 	}
-	return ps, nil
+	return ps, reqs, nil
 }
 
 // onlyField returns the one field error of an InvalidArgument err when

@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/notifykit/notify/queue"
@@ -26,16 +25,9 @@ import (
 // first (openRequest), so a repeat after a crash answers the legs that
 // were opened and never queues them again.
 func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req Bulk, codec RequestCodec, at, now time.Time) (*Receipt, error) {
-	ps, err := n.prepareBulk(ctx, op, acct, req)
+	ps, reqs, err := n.prepareBulk(ctx, op, acct, req)
 	if err != nil {
 		return nil, err
-	}
-	reqs, err := req.Recipients() // as prepareBulk read them: one per recipient, in order
-	switch {
-	case err != nil:
-		return nil, wrap(op, "", CodeInvalidArgument, err)
-	case len(reqs) != len(ps):
-		return nil, &Error{Code: CodeInternal, Op: op, Err: errors.New("the bulk request named other recipients when read again")}
 	}
 	payloads := make([][]byte, len(ps))
 	for i := range ps {
