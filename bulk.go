@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
 
 // MaxBulkRecipients is the most recipients one Bulk request may name.
@@ -120,9 +122,9 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 	case err != nil:
 		return nil, nil, wrap(op, "", CodeInvalidArgument, err)
 	case len(reqs) == 0:
-		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to", Message: "at least one recipient is required"}}}
+		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "to", Message: "at least one recipient is required"}}}
 	case len(reqs) > MaxBulkRecipients:
-		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "to",
+		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "to",
 			Message: fmt.Sprintf("at most %d recipients, got %d", MaxBulkRecipients, len(reqs))}}}
 	}
 	ps := make([]prepared, len(reqs))
@@ -156,14 +158,14 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 
 // onlyField returns the one field error of an InvalidArgument err when
 // every field it names is field.
-func onlyField(err error, field string) (FieldError, bool) {
+func onlyField(err error, field string) (record.FieldError, bool) {
 	var e *Error
 	if !errors.As(err, &e) || e.Code != CodeInvalidArgument || len(e.Fields) == 0 {
-		return FieldError{}, false
+		return record.FieldError{}, false
 	}
 	for _, f := range e.Fields {
 		if f.Field != field {
-			return FieldError{}, false
+			return record.FieldError{}, false
 		}
 	}
 	return e.Fields[0], true
@@ -226,7 +228,7 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, i
 		})
 		for i, l := range legs {
 			var res *Result
-			if outcome == StateSent {
+			if outcome == record.StateSent {
 				res = results[i]
 			}
 			// settle fills l.r, which receipts holds, and reports it.
@@ -266,7 +268,7 @@ func attemptBatch(ctx context.Context, bd BatchDeliverer, envs []*Envelope, time
 // the first unknown leg's error, or StateFailed with the first failed
 // one's.
 func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Receipt, error) {
-	r := &Receipt{MessageID: id, Account: acct.ID, Kind: kind, Status: StateFailed, Legs: legs,
+	r := &Receipt{MessageID: id, Account: acct.ID, Kind: kind, Status: record.StateFailed, Legs: legs,
 		Cost: Money{Currency: acct.Currency}}
 	var firstUnknown, firstFailed *Receipt
 	var queued, scheduled bool
@@ -279,16 +281,16 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 			r.CreatedAt = l.CreatedAt
 		}
 		switch l.Status {
-		case StateSent:
-			r.Status = StateSent
-		case StateQueued:
+		case record.StateSent:
+			r.Status = record.StateSent
+		case record.StateQueued:
 			queued = true
-		case StateScheduled:
+		case record.StateScheduled:
 			scheduled = true
 			if r.SendAt.IsZero() || l.SendAt.Before(r.SendAt) {
 				r.SendAt = l.SendAt
 			}
-		case StateUnknown:
+		case record.StateUnknown:
 			if firstUnknown == nil {
 				firstUnknown = l
 			}
@@ -299,19 +301,19 @@ func combineBulk(op, id string, acct *Account, kind Kind, legs []*Receipt) (*Rec
 		}
 	}
 	switch {
-	case r.Status == StateSent:
+	case r.Status == record.StateSent:
 		r.SendAt = time.Time{}
 		return r, nil
 	case queued:
-		r.Status, r.SendAt = StateQueued, time.Time{}
+		r.Status, r.SendAt = record.StateQueued, time.Time{}
 		return r, nil
 	case scheduled:
-		r.Status = StateScheduled
+		r.Status = record.StateScheduled
 		return r, nil
 	}
 	first := firstFailed
 	if firstUnknown != nil {
-		r.Status, first = StateUnknown, firstUnknown
+		r.Status, first = record.StateUnknown, firstUnknown
 	}
 	r.ErrorCode, r.Error = first.ErrorCode, first.Error
 	return r, &Error{Code: first.ErrorCode, Op: op,

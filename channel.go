@@ -1,6 +1,8 @@
 package notify
 
-import "context"
+import (
+	"context"
+)
 
 // Channel turns requests of one kind into envelopes and delivers them
 // through its providers. The SMS, e-mail and chat channels live in the

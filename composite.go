@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/notifykit/notify/record"
 )
 
 // sendCompositeRequest sends the parts of req at once, such as the dual-channel
@@ -146,14 +148,14 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, id s
 	}
 	var err error
 	switch r.Status {
-	case StateUnknown:
+	case record.StateUnknown:
 		for i, leg := range rs {
-			if leg.Status == StateUnknown {
+			if leg.Status == record.StateUnknown {
 				err = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("no leg was accepted and %w", errs[i])}
 				break
 			}
 		}
-	case StateFailed:
+	case record.StateFailed:
 		err = errs[0]
 		for _, e := range errs {
 			if e != nil && CodeOf(e) != CodeUnavailable {
@@ -168,23 +170,23 @@ func (n *Notifier) sendParts(ctx context.Context, op string, acct *Account, id s
 
 // combineLegs makes the receipt of a composite request from its legs'.
 func combineLegs(id, account string, kind Kind, legs []*Receipt) *Receipt {
-	r := &Receipt{MessageID: id, Account: account, Kind: kind, Status: StateFailed, Legs: legs}
+	r := &Receipt{MessageID: id, Account: account, Kind: kind, Status: record.StateFailed, Legs: legs}
 	for _, leg := range legs {
 		if r.To == "" {
 			r.To = leg.To
 		}
-		if r.Cost.Currency == (Currency{}) {
+		if r.Cost.Currency == (record.Currency{}) {
 			r.Cost.Currency = leg.Cost.Currency
 		}
 		r.Units += leg.Units
 		r.Attempts += leg.Attempts
 		r.Cost.Minor += leg.Cost.Minor
 		switch leg.Status {
-		case StateSent:
-			r.Status = StateSent
-		case StateUnknown:
-			if r.Status == StateFailed {
-				r.Status = StateUnknown
+		case record.StateSent:
+			r.Status = record.StateSent
+		case record.StateUnknown:
+			if r.Status == record.StateFailed {
+				r.Status = record.StateUnknown
 			}
 		}
 	}
@@ -198,7 +200,7 @@ func (n *Notifier) dispatchPart(ctx context.Context, op string, acct *Account, p
 		if p := recover(); p != nil {
 			err = &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("the %s part panicked: %v", pt.kind, p)}
 			r = &Receipt{MessageID: pt.p.env.ID, Account: acct.ID, Kind: pt.kind, To: pt.p.env.To,
-				Status: StateUnknown, Cost: pt.p.env.Price, ErrorCode: CodeInternal, Error: err.Error()}
+				Status: record.StateUnknown, Cost: pt.p.env.Price, ErrorCode: CodeInternal, Error: err.Error()}
 		}
 	}()
 	r, err = n.dispatch(ctx, op, acct, pt.p)
@@ -211,6 +213,6 @@ func (n *Notifier) dispatchPart(ctx context.Context, op string, acct *Account, p
 
 // skippedLeg is the receipt of a part that was not sent.
 func skippedLeg(acct *Account, kind Kind, err error) *Receipt {
-	return &Receipt{Account: acct.ID, Kind: kind, Status: StateFailed,
+	return &Receipt{Account: acct.ID, Kind: kind, Status: record.StateFailed,
 		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
 }

@@ -54,7 +54,7 @@
 //     records, Accounts, Keys, Limiter, Templates, Admin), with its
 //     conformance kit store/storetest; notify imports it as database/sql
 //     imports database/sql/driver, and names its values (Message is a
-//     store.Record, Money a store.Money, Account a store.Account);
+//     Message, Money a Money, Account a Account);
 //   - memstore: in-memory stores for development and tests; pgstore:
 //     PostgreSQL stores for several instances sharing one wallet;
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;

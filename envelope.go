@@ -3,7 +3,7 @@ package notify
 import (
 	"time"
 
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/record"
 )
 
 // Envelope is a prepared message: validated, normalised and rendered by a
@@ -43,7 +43,7 @@ type Envelope struct {
 	// recipients (to, cc and bcc), otherwise 1.
 	Units int
 	// Class is the price class of the content.
-	Class PriceClass
+	Class record.PriceClass
 	// Price is what the message costs; zero when unmetered.
 	Price Money
 	// Domain is the calling application's domain, recorded with the message.
@@ -111,7 +111,7 @@ type Receipt struct {
 	// Country is the ISO 3166-1 alpha-2 code of the recipient's country,
 	// for a phone number; empty otherwise.
 	Country string
-	Status  MessageState
+	Status  record.State
 	// Provider and ProviderMessageID identify the message at the provider.
 	Provider          string
 	ProviderMessageID string
@@ -140,7 +140,7 @@ type Receipt struct {
 	// the message more than one provider (Envelope.Providers): each
 	// refusal that sent it on to the next, and the call that settled it.
 	// Nil otherwise.
-	Tried []Attempt
+	Tried []record.Attempt
 	// ErrorCode and Error describe the failure of a failed send, or why the
 	// outcome of an unknown one is not known.
 	ErrorCode Code
@@ -160,8 +160,3 @@ type Receipt struct {
 	// (Kind "otp", otp.Kind), SMS first.
 	Legs []*Receipt
 }
-
-// Attempt is one call of a provider for a message: which, with what
-// outcome (StateSent, StateUnknown, or StateFailed with the refusal's
-// code) and when (store.Attempt).
-type Attempt = store.Attempt

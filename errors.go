@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -94,19 +96,19 @@ func (c Code) temporary() bool { return c == CodeUnavailable || c == CodeRateLim
 // So a provider that knows the vendor did not take the message says so
 // with a code (notify.Errorf(notify.CodeUnavailable, ...)); one that does
 // not know returns its error as it is, or with CodeOutcomeUnknown.
-func OutcomeOf(err error) MessageState {
+func OutcomeOf(err error) record.State {
 	if err == nil {
-		return StateSent
+		return record.StateSent
 	}
 	var e *Error
 	if !errors.As(err, &e) {
-		return StateUnknown
+		return record.StateUnknown
 	}
 	switch e.Code {
 	case CodeOutcomeUnknown, CodeInternal, CodeDeadlineExceeded, CodeCanceled, "":
-		return StateUnknown
+		return record.StateUnknown
 	}
-	return StateFailed
+	return record.StateFailed
 }
 
 // IsRetryable reports whether sending the same message again is both safe
@@ -114,13 +116,8 @@ func OutcomeOf(err error) MessageState {
 // StateFailed) and the failure is temporary (Unavailable or
 // RateLimited). The Notifier retries only these.
 func IsRetryable(err error) bool {
-	return OutcomeOf(err) == StateFailed && CodeOf(err).temporary()
+	return OutcomeOf(err) == record.StateFailed && CodeOf(err).temporary()
 }
-
-// FieldError names one bad field of a request and the rule it breaks.
-// Field uses the HTTP API's JSON names ("to", "dlt_template_id",
-// "variables.OTP").
-type FieldError = store.FieldError
 
 // Error is the one error type of notify. The Notifier returns every error
 // as an *Error, wrapping the cause exactly once; CodeOf reads the code
@@ -136,7 +133,7 @@ type Error struct {
 	// Provider names the provider involved, if any.
 	Provider string
 	// Fields lists every bad field of an InvalidArgument error.
-	Fields []FieldError
+	Fields []record.FieldError
 	// RetryAfter, when positive, is how long a RateLimited caller should
 	// wait before trying again.
 	RetryAfter time.Duration
@@ -241,11 +238,11 @@ func storeCode(err error) Code {
 
 // FieldErrors collects validation failures so that one error can name
 // every bad field. The zero value is ready to use.
-type FieldErrors []FieldError
+type FieldErrors []record.FieldError
 
 // Add records that field breaks the rule described by message.
 func (fe *FieldErrors) Add(field, message string) {
-	*fe = append(*fe, FieldError{Field: field, Message: message})
+	*fe = append(*fe, record.FieldError{Field: field, Message: message})
 }
 
 // Has reports whether a failure of field is already recorded. A check
@@ -276,7 +273,7 @@ func (fe FieldErrors) Err() error {
 
 // InvalidField returns an InvalidArgument *Error for one field.
 func InvalidField(field, message string) *Error {
-	return &Error{Code: CodeInvalidArgument, Fields: []FieldError{{Field: field, Message: message}}}
+	return &Error{Code: CodeInvalidArgument, Fields: []record.FieldError{{Field: field, Message: message}}}
 }
 
 // StoreError is the cause of an error the Notifier returns when one of
@@ -325,9 +322,9 @@ func storeFailure(op, name string, err error) *Error {
 		if fields, ok := err.(store.FieldErrors); ok {
 			// Nothing but field rules, as InvalidField: the fields are
 			// the whole cause.
-			e.Err, e.Fields = nil, append([]FieldError(nil), fields...)
+			e.Err, e.Fields = nil, append([]record.FieldError(nil), fields...)
 		} else if errors.As(err, &fields) {
-			e.Fields = append([]FieldError(nil), fields...)
+			e.Fields = append([]record.FieldError(nil), fields...)
 		}
 		var limit *store.LimitError
 		if errors.As(err, &limit) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -19,9 +21,9 @@ import (
 func queued(now *time.Time) (*notify.Notifier, *memqueue.Queue, *memprovider.Provider, *memprovider.Provider) {
 	clock := func() time.Time { return *now }
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	ledger := memstore.NewLedger(wal)
 	q, _ := memqueue.New(memqueue.Config{Ledger: ledger, Now: clock})
 	smsVendor, chatVendor := memprovider.New("sms"), memprovider.New("cloudchat")

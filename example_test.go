@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -21,9 +23,9 @@ import (
 // (money and records), one channel over one provider, and prices.
 func Example() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()}) // ₹100.00
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()}) // ₹100.00
 
 	provider := memprovider.New("mem") // a real one: smsgateway.New(...)
 	smsCh, _ := sms.New(sms.Config{Provider: provider})
@@ -48,7 +50,7 @@ func Example() {
 // names every bad field.
 func ExampleCodeOf() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh))
 
@@ -69,9 +71,9 @@ func ExampleCodeOf() {
 
 // Money is exact: int64 minor units, parsed and printed without floats.
 func ExampleParseMoney() {
-	m, err := notify.ParseMoney("1234.5", notify.INR())
+	m, err := record.ParseMoney("1234.5", record.INR())
 	fmt.Println(m.Minor, m, err)
-	_, err = notify.ParseMoney("0.125", notify.INR())
+	_, err = record.ParseMoney("0.125", record.INR())
 	fmt.Println(err)
 	// Output:
 	// 123450 1234.50 INR <nil>
@@ -101,7 +103,7 @@ func ExampleVars() {
 // An observer sees every message accepted, sent or failed.
 func ExampleObserverFunc() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh),
 		notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
@@ -141,9 +143,9 @@ func ExampleOutcomeOf() {
 // repeating it with the same idempotency key returns the same receipt.
 func ExampleNotifier_Send_outcomeUnknown() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	vendor := memprovider.New("mem")
 	vendor.FailNext(1, notify.CodeOutcomeUnknown) // the vendor takes it; the answer is lost
 	smsCh, _ := sms.New(sms.Config{Provider: vendor})
@@ -164,9 +166,9 @@ func ExampleNotifier_Send_outcomeUnknown() {
 // charge; Message reads it back.
 func ExampleNotifier_Message() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
 
@@ -190,17 +192,17 @@ func ExampleNotifier_Message() {
 // Notifier over the same stores marks it unknown, keeping its charge.
 func ExampleNotifier_Reconcile() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	records := memstore.NewLedger(wal)
 	ctx := context.Background()
 
 	// What the dead process left: a record charged and moved to attempting.
 	opened := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	_, _ = records.Open(ctx, &notify.Message{ID: "m-1", Account: "acme", Kind: sms.Kind, Request: sms.Kind,
-		To: "9876543210", Metered: true, Charge: notify.Money{Minor: 25, Currency: notify.INR()}, CreatedAt: opened})
-	_, _ = records.Move(ctx, "acme", "m-1", store.Update{State: notify.StateAttempting, At: opened})
+		To: "9876543210", Metered: true, Charge: notify.Money{Minor: 25, Currency: record.INR()}, CreatedAt: opened})
+	_, _ = records.Move(ctx, "acme", "m-1", store.Update{State: record.StateAttempting, At: opened})
 
 	// The restarted process, three minutes later.
 	later := func() time.Time { return opened.Add(3 * time.Minute) }
@@ -223,9 +225,9 @@ func ExampleNotifier_Reconcile() {
 // the charge comes back, once, however often the report is repeated.
 func ExampleNotifier_Report() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("cloudchat"), CloudOTPTemplate: "otp_code"})
 	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(chatCh), notify.WithPrices(wallet.DefaultINR()))
 
@@ -233,7 +235,7 @@ func ExampleNotifier_Report() {
 	r, _ := n.Send(ctx, &chat.Request{Account: "acme", To: "9876543210", Message: "Your order has shipped."})
 	for range 2 {
 		_, _ = n.Report(ctx, &notify.DeliveryReport{Provider: r.Provider, ProviderMessageID: r.ProviderMessageID,
-			State: notify.StateFailed, VendorCode: "131047", Error: "Re-engagement message"})
+			State: record.StateFailed, VendorCode: "131047", Error: "Re-engagement message"})
 	}
 	m, _ := n.Message(ctx, "acme", r.MessageID)
 	b, _ := n.Balance(ctx, "acme")
@@ -246,9 +248,9 @@ func ExampleNotifier_Report() {
 // one vendor call.
 func ExampleNotifier_Send_bulk() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEST"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEST"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("sms")})
 	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
 
@@ -273,9 +275,9 @@ func ExampleNotifier_Send_bulk() {
 // 200-character text is two SMS segments.
 func ExampleNotifier_Quote() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("sms")})
 	n, _ := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()))
 

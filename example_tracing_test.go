@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -20,9 +22,9 @@ import (
 // option has. The caller's span, if ctx carries one, is the send's parent.
 func ExampleWithTracerProvider() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 
 	var tp trace.TracerProvider = noop.NewTracerProvider()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 )
 
@@ -72,7 +74,7 @@ func (n *Notifier) refunds(m *Message, r *DeliveryReport) bool {
 // and no error: sending it again could not help, or could send it twice.
 func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, moved bool) (*Receipt, error) {
 	const op = "notify.Report"
-	if !r.Failover || m.State != StateFailed || len(m.Resend) == 0 || (n.idem == nil && !moved) {
+	if !r.Failover || m.State != record.StateFailed || len(m.Resend) == 0 || (n.idem == nil && !moved) {
 		return nil, nil
 	}
 	key := failoverKeyPrefix + m.ID

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -26,7 +28,7 @@ import (
 // before the reconciler would take the record. Should the reconciler take
 // it first all the same (another instance's clock, a send that took most
 // of the threshold), the record is unknown and the move into failed from
-// there refunds it just as well (store.CanMove allows unknown -> failed). The
+// there refunds it just as well (record.CanMove allows unknown -> failed). The
 // caller's error says that the refund is not written yet and is retried.
 //
 // The durable mark that the vendor does not have the message is the
@@ -106,7 +108,7 @@ func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund, end time.Time
 			n.refundedLate(ctx, l, m)
 			return
 		case CodeOf(err) == CodeConflict:
-			if m.State == StateFailed && sameInstant(m.UpdatedAt, l.u.At) {
+			if m.State == record.StateFailed && sameInstant(m.UpdatedAt, l.u.At) {
 				n.refundedLate(ctx, l, m) // a try whose answer was lost did move it
 			}
 			return // else settled otherwise (a reconciler's refund of a pending record)
@@ -136,7 +138,7 @@ func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m store.Move
 		}
 		sctx.release()
 	}
-	ev := Event{Type: StateFailed, Receipt: &r, Err: &e}
+	ev := Event{Type: record.StateFailed, Receipt: &r, Err: &e}
 	if m.Refunded {
 		ev.Refund = m.Charge
 	}

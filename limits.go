@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -80,7 +82,7 @@ func (n *Notifier) take(ctx context.Context, op string, acct *Account, kind Kind
 // unless gives the units back unless r shows that something went out, or
 // may have: a send refused before or by the vendor does not count.
 func (a *admission) unless(r *Receipt) {
-	if a == nil || (r != nil && r.Status != StateFailed) {
+	if a == nil || (r != nil && r.Status != record.StateFailed) {
 		return
 	}
 	a.giveBack()
@@ -120,7 +122,7 @@ func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs [
 	if len(n.observers) == 0 || CodeOf(err) != CodeRateLimited {
 		return err
 	}
-	r := &Receipt{Account: acct.ID, Kind: kind, Status: StateFailed, Cost: Money{Currency: acct.Currency},
+	r := &Receipt{Account: acct.ID, Kind: kind, Status: record.StateFailed, Cost: Money{Currency: acct.Currency},
 		ErrorCode: CodeRateLimited, Error: err.Error()}
 	var env *Envelope
 	for _, e := range envs {

@@ -1,45 +1,23 @@
 package notify
 
-import "github.com/notifykit/notify/store"
+import "github.com/notifykit/notify/record"
 
-// MessageState is where a message's durable record stands
-// (store.State, whose doc draws the state machine, store.CanMove).
-type MessageState = store.State
-
-// The message states.
-const (
-	StatePending    = store.StatePending
-	StateAttempting = store.StateAttempting
-	StateSent       = store.StateSent
-	StateFailed     = store.StateFailed
-	StateUnknown    = store.StateUnknown
-	StateDelivered  = store.StateDelivered
-	StateRead       = store.StateRead
-	// StateRefused is no record's state: it is the state of an Event of a
-	// send a limit refused before anything was charged or recorded
-	// (WithRateLimit, WithOTPThrottle).
-	StateRefused MessageState = "refused"
-)
-
-// StateChange is one step of a record's history (store.StateChange).
-type StateChange = store.StateChange
-
-// Message is the durable record of one message: what was sent to whom,
-// what it cost, and where it stands (store.Record, which documents each
-// field). Notifier.Message reads one.
-type Message = store.Record
+// StateRefused is no record's state: it is the state of an Event of a
+// send a limit refused before anything was charged or recorded
+// (WithRateLimit, WithOTPThrottle).
+const StateRefused record.State = "refused"
 
 // receiptStatus is the receipt status of a record in state s.
-func receiptStatus(s MessageState) MessageState {
+func receiptStatus(s record.State) record.State {
 	switch s {
-	case StateSent, StateDelivered, StateRead:
-		return StateSent
-	case StateFailed:
-		return StateFailed
-	case StateQueued, StateScheduled:
+	case record.StateSent, record.StateDelivered, record.StateRead:
+		return record.StateSent
+	case record.StateFailed:
+		return record.StateFailed
+	case record.StateQueued, record.StateScheduled:
 		return s
 	}
-	return StateUnknown
+	return record.StateUnknown
 }
 
 // ReceiptOf returns the receipt of the record m as the Notifier reports

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -46,10 +48,10 @@ func newRecordRig(t *testing.T, wrap func(store.Ledger) store.Ledger) *recordRig
 		sms:      memprovider.New("memsms"),
 		chat:     memprovider.New("memchat"),
 	}
-	if err := r.accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}); err != nil {
+	if err := r.accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	r.messages = memstore.NewLedger(r.wallet)
@@ -100,15 +102,15 @@ func (r *recordRig) message(t *testing.T, id string) *notify.Message {
 	return m
 }
 
-func states(m *notify.Message) []notify.MessageState {
-	var out []notify.MessageState
+func states(m *notify.Message) []record.State {
+	var out []record.State
 	for _, h := range m.History {
 		out = append(out, h.State)
 	}
 	return out
 }
 
-func wantStates(t *testing.T, m *notify.Message, want ...notify.MessageState) {
+func wantStates(t *testing.T, m *notify.Message, want ...record.State) {
 	t.Helper()
 	got := states(m)
 	if len(got) != len(want) {
@@ -133,7 +135,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := r.message(t, sent.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateSent)
 	if m.ProviderMessageID != sent.ProviderMessageID || m.Provider != "memsms" || m.Cost().Minor != 25 ||
 		m.Charge.Minor != 25 || !m.Metered || m.Attempts != 1 || m.Domain != "shop.example" || m.To != "9876543210" {
 		t.Fatalf("record of a sent message = %+v", m)
@@ -146,7 +148,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	}
 	m = r.message(t, failed.MessageID)
 	// Back to pending once the refusal came (nothing in flight), then failed.
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StatePending, record.StateFailed)
 	if m.Cost().Minor != 0 || notify.Code(m.ErrorCode) != notify.CodeRejected || failed.Balance.Minor != opening-25 {
 		t.Fatalf("record of a refused message = %+v; receipt %+v", m, failed)
 	}
@@ -157,7 +159,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 		t.Fatalf("lost answer: %v", err)
 	}
 	m = r.message(t, unknown.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateUnknown)
 	if m.Cost().Minor != 25 || notify.Code(m.ErrorCode) != notify.CodeOutcomeUnknown {
 		t.Fatalf("record of an unknown outcome = %+v", m)
 	}
@@ -166,7 +168,7 @@ func TestRecordOfEachOutcome(t *testing.T) {
 	}
 
 	// Records belong to their account.
-	if err := r.accounts.Add(&notify.Account{ID: "other", Currency: notify.INR()}); err != nil {
+	if err := r.accounts.Add(&notify.Account{ID: "other", Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.n.Message(ctx, "other", sent.MessageID); notify.CodeOf(err) != notify.CodeNotFound {
@@ -241,7 +243,7 @@ func TestReconcileSettlesACrashDuringTheVendorCall(t *testing.T) {
 		t.Fatalf("Reconcile = %+v, %v; want one unknown", res, err)
 	}
 	m := r.message(t, env.ID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateUnknown)
 	if m.Cost().Minor != 25 || r.balance(t) != opening-25 {
 		t.Fatalf("an unknown message must keep its charge: record %+v, balance %d", m, r.balance(t))
 	}
@@ -284,7 +286,7 @@ func TestRepeatAfterTheLeaseSettlesTheAbandonedSend(t *testing.T) {
 	if got := vendor.calls.Load(); got != 1 {
 		t.Fatalf("the vendor got %d messages, want 1", got)
 	}
-	wantStates(t, r.message(t, env.ID), notify.StatePending, notify.StateAttempting, notify.StateUnknown)
+	wantStates(t, r.message(t, env.ID), record.StatePending, record.StateAttempting, record.StateUnknown)
 	// The key is completed: the next repeat is a plain replay.
 	if third, err := n2.Send(ctx, req); notify.CodeOf(err) != notify.CodeOutcomeUnknown || third.MessageID != env.ID {
 		t.Fatalf("third repeat = %+v, %v", third, err)
@@ -310,19 +312,19 @@ func newLostOpen(failMoves bool) *lostOpen {
 	return l
 }
 
-func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (record.Balance, error) {
 	if _, err := s.Ledger.Open(ctx, m); err != nil {
-		return notify.Balance{}, err
+		return record.Balance{}, err
 	}
-	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
+	return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 }
 
 func (s *lostOpen) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if u.State == notify.StateFailed && s.failMoves.Load() {
+	if u.State == record.StateFailed && s.failMoves.Load() {
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
 	}
 	m, err := s.Ledger.Move(ctx, account, id, u)
-	if err == nil && u.State == notify.StateFailed {
+	if err == nil && u.State == record.StateFailed {
 		s.once.Do(func() { close(s.failed) })
 	}
 	return m, err
@@ -434,11 +436,11 @@ func TestRefusalAfterTheReconcilerIsRefunded(t *testing.T) {
 	}
 	close(release)
 	a := <-done
-	if notify.CodeOf(a.err) != notify.CodeRejected || a.rc.Status != notify.StateFailed || a.rc.Cost.Minor != 0 {
+	if notify.CodeOf(a.err) != notify.CodeRejected || a.rc.Status != record.StateFailed || a.rc.Cost.Minor != 0 {
 		t.Fatalf("refusal after reconciling = %+v, %v; want failed, refunded", a.rc, a.err)
 	}
 	m := r.message(t, a.rc.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateUnknown, record.StateFailed)
 	if r.balance(t) != opening {
 		t.Fatalf("balance %d, want %d", r.balance(t), opening)
 	}
@@ -463,7 +465,7 @@ func newStoreDownAtRefund() *storeDownAtRefund {
 }
 
 func (s *storeDownAtRefund) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if u.State != notify.StateFailed {
+	if u.State != record.StateFailed {
 		return s.Ledger.Move(ctx, account, id, u)
 	}
 	if s.down.Load() {
@@ -502,7 +504,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	r.sms.FailNext(1, notify.CodeRejected)
 	ctx := context.Background()
 	rc, err := r.n.Send(ctx, smsReq("hello"))
-	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StateFailed {
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != record.StateFailed {
 		t.Fatalf("send = %+v, %v; want a failed receipt, rejected", rc, err)
 	}
 	if down.failed.Load() == 0 {
@@ -535,7 +537,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 		t.Errorf("Reconcile after the threshold = %+v, %v; want nothing left to settle", res, err)
 	}
 	m := r.message(t, rc.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StatePending, record.StateFailed)
 	if !m.Refunded || r.balance(t) != opening {
 		t.Fatalf("record refunded %v, balance %d: a certain refusal must be refunded", m.Refunded, r.balance(t))
 	}
@@ -556,7 +558,7 @@ type pendingSignal struct {
 
 func (s *pendingSignal) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	m, err := s.Ledger.Move(ctx, account, id, u)
-	if err == nil && u.State == notify.StatePending {
+	if err == nil && u.State == record.StatePending {
 		s.pending <- id
 	}
 	return m, err
@@ -591,7 +593,7 @@ func TestReconcileRefundsACrashWhileWaitingToRetry(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the record never went back to pending for the wait")
 	}
-	if m := r.message(t, id); m.State != notify.StatePending || r.balance(t) != opening-25 {
+	if m := r.message(t, id); m.State != record.StatePending || r.balance(t) != opening-25 {
 		t.Fatalf("while waiting: %s, balance %d", m.State, r.balance(t))
 	}
 
@@ -603,7 +605,7 @@ func TestReconcileRefundsACrashWhileWaitingToRetry(t *testing.T) {
 		t.Fatalf("Reconcile = %+v, %v; want one refunded", res, err)
 	}
 	m := r.message(t, id)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StatePending, record.StateFailed)
 	if !m.Refunded || r.balance(t) != opening {
 		t.Fatalf("record %+v, balance %d: a message the vendor refused must not stay charged", m, r.balance(t))
 	}
@@ -635,8 +637,8 @@ func TestRetryWaitsPending(t *testing.T) {
 	if err != nil || rc.Attempts != 3 {
 		t.Fatalf("receipt %+v, %v", rc, err)
 	}
-	wantStates(t, r.message(t, rc.MessageID), notify.StatePending, notify.StateAttempting, notify.StatePending,
-		notify.StateAttempting, notify.StatePending, notify.StateAttempting, notify.StateSent)
+	wantStates(t, r.message(t, rc.MessageID), record.StatePending, record.StateAttempting, record.StatePending,
+		record.StateAttempting, record.StatePending, record.StateAttempting, record.StateSent)
 }
 
 // refundNeverLands fails, while dead is set, every move into failed that
@@ -649,7 +651,7 @@ type refundNeverLands struct {
 }
 
 func (s *refundNeverLands) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if s.dead.Load() && u.State == notify.StateFailed && notify.Code(u.ErrorCode) == notify.CodeRejected {
+	if s.dead.Load() && u.State == record.StateFailed && notify.Code(u.ErrorCode) == notify.CodeRejected {
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "could not serialize access due to concurrent update")
 	}
 	return s.Ledger.Move(ctx, account, id, u)
@@ -670,7 +672,7 @@ func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 	r.sms.FailNext(1, notify.CodeRejected)
 	ctx := context.Background()
 	rc, err := r.n.Send(ctx, smsReq("hello"))
-	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StateFailed || r.balance(t) != opening-25 {
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != record.StateFailed || r.balance(t) != opening-25 {
 		t.Fatalf("send = %+v, %v, balance %d; want a failed receipt, its refund not written yet", rc, err, r.balance(t))
 	}
 
@@ -682,7 +684,7 @@ func TestRefusalRefundedByTheReconcilerWhenItsProcessDied(t *testing.T) {
 		t.Fatalf("Reconcile = %+v, %v; want the refusal refunded", res, err)
 	}
 	m := r.message(t, rc.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StatePending, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StatePending, record.StateFailed)
 	if !m.Refunded || r.balance(t) != opening {
 		t.Fatalf("record %+v, balance %d: a certain refusal must be refunded", m, r.balance(t))
 	}
@@ -705,14 +707,14 @@ func TestBulkKeyRepeatedAfterACrashAnswersTheBulkReceipt(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil {
 		t.Fatalf("repeat = %+v, %v; want the bulk receipt, unknown", rc, err)
 	}
-	if rc.Kind != sms.Kind || rc.To != "" || len(rc.Legs) != 3 || rc.Status != notify.StateUnknown {
+	if rc.Kind != sms.Kind || rc.To != "" || len(rc.Legs) != 3 || rc.Status != record.StateUnknown {
 		t.Fatalf("repeat answered %+v with %d legs; want the bulk receipt of 3 recipients", rc, len(rc.Legs))
 	}
-	if l := rc.Legs[0]; l.MessageID != first.ID || l.Status != notify.StateUnknown || l.Cost.Minor != 25 {
+	if l := rc.Legs[0]; l.MessageID != first.ID || l.Status != record.StateUnknown || l.Cost.Minor != 25 {
 		t.Errorf("leg 0 = %+v; want the message at the vendor, unknown and charged", l)
 	}
 	for i, l := range rc.Legs[1:] {
-		if l.Status != notify.StateFailed || l.MessageID != "" || l.Cost.Minor != 0 {
+		if l.Status != record.StateFailed || l.MessageID != "" || l.Cost.Minor != 0 {
 			t.Errorf("leg %d = %+v; want not sent", i+1, l)
 		}
 	}
@@ -751,7 +753,7 @@ func TestDualOTPKeyRepeatedAfterACrashAnswersBothLegs(t *testing.T) {
 	if rc == nil || rc.Kind != otp.Kind || len(rc.Legs) != 2 {
 		t.Fatalf("repeat = %+v, %v; want the dual receipt with both legs", rc, err)
 	}
-	if l := rc.Legs[0]; l.Kind != sms.Kind || l.MessageID != first.ID || l.Status != notify.StateUnknown {
+	if l := rc.Legs[0]; l.Kind != sms.Kind || l.MessageID != first.ID || l.Status != record.StateUnknown {
 		t.Errorf("SMS leg = %+v; want the message at the vendor, unknown", l)
 	}
 	if l := rc.Legs[1]; l.Kind != chat.Kind || l.MessageID == "" || l.Status == "" {
@@ -776,7 +778,7 @@ func TestReconcileTask(t *testing.T) {
 	if err := task.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if m := r.message(t, env.ID); m.State != notify.StateUnknown {
+	if m := r.message(t, env.ID); m.State != record.StateUnknown {
 		t.Fatalf("after the task the record is %s, want unknown", m.State)
 	}
 }

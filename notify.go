@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
@@ -329,15 +331,15 @@ func (n *Notifier) checkSettleAfter() error {
 // Balance returns the account's wallet balance with its name filled in.
 // An unknown account is NotFound, as is one without a wallet in the
 // store.Ledger.
-func (n *Notifier) Balance(ctx context.Context, account string) (Balance, error) {
-	const op = "notify.Balance"
+func (n *Notifier) Balance(ctx context.Context, account string) (record.Balance, error) {
+	const op = "record.Balance"
 	acct, err := n.account(ctx, op, account)
 	if err != nil {
-		return Balance{}, err
+		return record.Balance{}, err
 	}
 	b, err := n.ledger.Balance(ctx, acct.ID)
 	if err != nil {
-		return Balance{}, storeFailure(op, "ledger", err)
+		return record.Balance{}, storeFailure(op, "ledger", err)
 	}
 	b.Name = acct.Name
 	return b, nil
@@ -346,7 +348,7 @@ func (n *Notifier) Balance(ctx context.Context, account string) (Balance, error)
 // account loads an account and refuses disabled ones.
 func (n *Notifier) account(ctx context.Context, op, id string) (*Account, error) {
 	if id == "" {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "account", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "account", Message: "is required"}}}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, wrap(op, "", CodeCanceled, err)

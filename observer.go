@@ -2,6 +2,8 @@ package notify
 
 import (
 	"context"
+
+	"github.com/notifykit/notify/record"
 )
 
 // Event describes a delivery event: a message entering a state. Its Type
@@ -46,7 +48,7 @@ import (
 // in Refund what it credited back, so that what a message costs in the
 // end is Envelope.Price less the Refunds of its events.
 type Event struct {
-	Type MessageState
+	Type record.State
 	// Envelope is the message; nil for a dual OTP's combined receipt.
 	Envelope *Envelope
 	// Receipt is set for every event but StatePending.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
@@ -23,7 +25,7 @@ type ledger struct {
 func (l *ledger) Observe(_ context.Context, e notify.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if e.Type == notify.StatePending {
+	if e.Type == record.StatePending {
 		l.charged += e.Envelope.Price.Minor
 	}
 	l.refunded += e.Refund.Minor
@@ -81,11 +83,11 @@ func TestReportedFailureRefundIsInTheEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := l.refunded
-	report(t, r.n, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: text.ProviderMessageID, State: notify.StateFailed})
+	report(t, r.n, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: text.ProviderMessageID, State: record.StateFailed})
 	if l.refunded != before {
 		t.Fatalf("an SMS reported failed keeps its charge, but the event refunded %d", l.refunded-before)
 	}
-	report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: chat.ProviderMessageID, State: notify.StateFailed})
+	report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: chat.ProviderMessageID, State: record.StateFailed})
 	if got := l.refunded - before; got != chat.Cost.Minor || got == 0 {
 		t.Fatalf("the chat report's event refunded %d, want its charge %d", got, chat.Cost.Minor)
 	}
@@ -120,7 +122,7 @@ func TestRefusalsAreEvents(t *testing.T) {
 	throttled, limited := l.refused[0], l.refused[1]
 	if !errors.Is(throttled.Err, notify.ErrOTPThrottled) || throttled.Envelope != nil ||
 		throttled.Receipt.Kind != otp.Kind || throttled.Receipt.MessageID != "" ||
-		throttled.Receipt.Status != notify.StateFailed || throttled.Receipt.ErrorCode != notify.CodeRateLimited {
+		throttled.Receipt.Status != record.StateFailed || throttled.Receipt.ErrorCode != notify.CodeRateLimited {
 		t.Fatalf("throttle event: %+v, receipt %+v", throttled, throttled.Receipt)
 	}
 	if !errors.Is(limited.Err, notify.ErrRateLimited) || errors.Is(limited.Err, notify.ErrOTPThrottled) ||

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -78,7 +80,7 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 			if c.isCause != nil && !errors.Is(err, c.isCause) {
 				t.Fatalf("err = %v: errors.Is(%v) must hold", err, c.isCause)
 			}
-			if rc == nil || rc.Status != notify.StateUnknown || rc.Attempts != 1 || rc.Cost.Minor != 25 ||
+			if rc == nil || rc.Status != record.StateUnknown || rc.Attempts != 1 || rc.Cost.Minor != 25 ||
 				rc.Balance.Minor != opening-25 || rc.ErrorCode != notify.CodeOutcomeUnknown {
 				t.Fatalf("receipt = %+v", rc)
 			}
@@ -89,7 +91,7 @@ func TestUnknownOutcomesKeepTheCharge(t *testing.T) {
 			if len(ledger) != 1 || ledger[0].Ref != rc.MessageID {
 				t.Fatalf("ledger = %+v: one debit, no refund", ledger)
 			}
-			if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != notify.StateUnknown || m.Cost().Minor != 25 {
+			if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != record.StateUnknown || m.Cost().Minor != 25 {
 				t.Fatalf("record: %+v, %v", m, err)
 			}
 			if got := r.events.String(); got != "sms:pending,sms:unknown" {
@@ -115,12 +117,12 @@ func TestLostAnswerRetryWithSameKeySendsOnce(t *testing.T) {
 	req := smsReq("hello")
 	req.IdempotencyKey = "order-42"
 	first, err := r.n.Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first.Status != notify.StateUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || first.Status != record.StateUnknown {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	for range 3 {
 		again, err := r.n.Send(context.Background(), req)
-		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != first.MessageID || again.Status != notify.StateUnknown {
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != first.MessageID || again.Status != record.StateUnknown {
 			t.Fatalf("repeat: %+v, %v", again, err)
 		}
 	}
@@ -141,7 +143,7 @@ func TestRefusedSendFreesItsKey(t *testing.T) {
 		t.Fatalf("first: %v", err)
 	}
 	rc, err := r.n.Send(context.Background(), req)
-	if err != nil || rc.Status != notify.StateSent || r.sms.Len() != 1 || r.balance(t) != opening-25 {
+	if err != nil || rc.Status != record.StateSent || r.sms.Len() != 1 || r.balance(t) != opening-25 {
 		t.Fatalf("retry: %+v, %v; sent %d, balance %d", rc, err, r.sms.Len(), r.balance(t))
 	}
 }
@@ -203,8 +205,8 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 	})
 	req := &otp.Request{Account: "acme", To: "9876543210", OTP: "482913", IdempotencyKey: "otp-1"}
 	rc, err := r.n.Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc.Status != notify.StateUnknown || rc.Cost.Minor != 40 ||
-		rc.Legs[0].Status != notify.StateFailed || rc.Legs[1].Status != notify.StateUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc.Status != record.StateUnknown || rc.Cost.Minor != 40 ||
+		rc.Legs[0].Status != record.StateFailed || rc.Legs[1].Status != record.StateUnknown {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
 	}
 	if r.balance(t) != opening-40 {
@@ -214,7 +216,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || again.MessageID != rc.MessageID || r.balance(t) != opening-40 {
 		t.Fatalf("repeat = %+v, %v, balance %d", again, err, r.balance(t))
 	}
-	for i, want := range []notify.MessageState{notify.StateFailed, notify.StateUnknown} {
+	for i, want := range []record.State{record.StateFailed, record.StateUnknown} {
 		if m, err := r.n.Message(context.Background(), "acme", rc.Legs[i].MessageID); err != nil || m.State != want || m.Request != otp.Kind {
 			t.Fatalf("record of leg %d: %+v, %v; want %s, of an otp request", i, m, err, want)
 		}
@@ -227,7 +229,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 // panickyLedger panics when it opens a chat record.
 type panickyLedger struct{ store.Ledger }
 
-func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (record.Balance, error) {
 	if m.Kind == chat.Kind {
 		panic("ledger bug")
 	}
@@ -239,7 +241,7 @@ func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (notify.Bala
 func TestDualOTPContainsAPanicInALeg(t *testing.T) {
 	r := newRigLedger(t, func(l store.Ledger) store.Ledger { return panickyLedger{l} })
 	rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
-	if err != nil || rc.Status != notify.StateSent || rc.Legs[0].Status != notify.StateSent ||
+	if err != nil || rc.Status != record.StateSent || rc.Legs[0].Status != record.StateSent ||
 		rc.Legs[1].ErrorCode != notify.CodeInternal || !strings.Contains(rc.Legs[1].Error, "panicked") {
 		t.Fatalf("SendOTP = %+v, %v", rc, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -64,7 +66,7 @@ func (n *Notifier) keyed(ctx context.Context, op string, acct *Account, key stri
 	case key == "":
 		return fn()
 	case n.idem == nil:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "idempotency_key",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "idempotency_key",
 			Message: "needs an idempotency store: configure the Notifier with notify.WithIdempotency"}}}
 	}
 	return n.idempotent(ctx, op, acct, key, fingerprintOf(req), fn)
@@ -135,7 +137,7 @@ func (n *Notifier) idempotent(ctx context.Context, op string, acct *Account, key
 	// The key is settled even when the caller has gone meanwhile.
 	sctx := detached(ctx)
 	defer sctx.release()
-	if r == nil || r.Status == StateFailed {
+	if r == nil || r.Status == record.StateFailed {
 		// Nothing went out, so the key is freed for a retry; money stays
 		// taken only when the refund failed, which the receipt says (the
 		// durable record that will settle it is still to come). If the
@@ -169,7 +171,7 @@ func unknownError(op, provider string, err error) *Error {
 // none for a sent one; StateUnknown again for an unknown one, so that a
 // repeat is answered as the first request was.
 func replayError(op string, r *Receipt) error {
-	if r.Status != StateUnknown {
+	if r.Status != record.StateUnknown {
 		return nil
 	}
 	what := "message " + r.MessageID
@@ -215,7 +217,7 @@ func (n *Notifier) begin(ctx context.Context, op string, acct *Account, p prepar
 	if err != nil {
 		return nil, false, err
 	}
-	n.observe(ctx, Event{Type: StatePending, Envelope: env})
+	n.observe(ctx, Event{Type: record.StatePending, Envelope: env})
 
 	r := n.receiptOf(acct, env, now)
 	r.Balance = balance
@@ -235,11 +237,11 @@ func (n *Notifier) receiptOf(acct *Account, env *Envelope, now time.Time) *Recei
 // unknown (the charge stands, nothing retries it) or not accepted
 // (refunded once). settle traces it.
 func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, env *Envelope, r *Receipt, charged bool,
-	res *Result, attempts int, outcome MessageState, derr error) (*Receipt, error) {
+	res *Result, attempts int, outcome record.State, derr error) (*Receipt, error) {
 	r.Attempts = attempts
 	switch outcome {
-	case StateSent:
-		r.Status = StateSent
+	case record.StateSent:
+		r.Status = record.StateSent
 		if res.Provider != "" {
 			r.Provider = res.Provider
 		}
@@ -251,7 +253,7 @@ func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, 
 		if charged && (res.Route != "" && res.Route != env.Route || r.Provider != env.Provider) {
 			reprice = n.cheaperPrice(acct, env, res.Route, r.Provider)
 		}
-		moved, ok := n.finish(ctx, env, r, StateSent, reprice)
+		moved, ok := n.finish(ctx, env, r, record.StateSent, reprice)
 		if ok && reprice != nil && moved.Charge.Minor == reprice.Minor {
 			// The move into sent lowered the charge and credited the
 			// difference back, in one step.
@@ -261,10 +263,10 @@ func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, 
 		n.report(ctx, env, r, nil)
 		return r, nil
 
-	case StateUnknown:
+	case record.StateUnknown:
 		// The vendor may have it: the charge stands and nothing retries it.
 		e := unknownError(op, env.Provider, derr)
-		r.Status = StateUnknown
+		r.Status = record.StateUnknown
 		r.Cost = env.Price
 		r.ErrorCode, r.Error = CodeOf(e), e.Error()
 		var pe *Error
@@ -273,7 +275,7 @@ func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, 
 			// its reports must find the record (a chat failover).
 			r.Provider = pe.Provider
 		}
-		n.finish(ctx, env, r, StateUnknown, nil)
+		n.finish(ctx, env, r, record.StateUnknown, nil)
 		n.report(ctx, env, r, e)
 		return r, e
 	}
@@ -288,7 +290,7 @@ func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, 
 // refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
 	n.noteBounce(ctx, acct, env, e) // suppression.go
-	r.Status = StateFailed
+	r.Status = record.StateFailed
 	r.Provider = e.Provider
 	r.Cost = Money{Currency: env.Price.Currency}
 	r.ErrorCode, r.Error = CodeOf(e), e.Error()
@@ -298,8 +300,8 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	// below fail and the process die before it lands, the reconciler
 	// finds a pending record and refunds it, where an attempting one
 	// would keep its charge.
-	_ = n.markAll(ctx, []*Envelope{env}, StatePending)
-	u := store.Update{State: StateFailed, At: n.now(),
+	_ = n.markAll(ctx, []*Envelope{env}, record.StatePending)
+	u := store.Update{State: record.StateFailed, At: n.now(),
 		Provider: r.Provider, Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Tried: r.Tried}
 	moved, err := n.move(ctx, acct.ID, env.ID, u)
 	switch {
@@ -307,7 +309,7 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 		if charged {
 			n.readBalance(ctx, acct, r)
 		}
-	case CodeOf(err) == CodeConflict && moved.State == StateFailed:
+	case CodeOf(err) == CodeConflict && moved.State == record.StateFailed:
 		// Failed already, by a report or the reconciler: what stands is
 		// what that step left (a report may have kept the charge).
 		r.Cost = moved.Cost()
@@ -372,7 +374,7 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 // env.Price (zero when unmetered), in one step. It reports the balance
 // after the charge and whether money moved.
 //
-// The record opens attempting (store.OpenStates): the vendor call follows
+// The record opens attempting (record.OpenStates): the vendor call follows
 // at once, and one write fewer per send is a third of a send's commits on
 // PostgreSQL. A crash after the opening leaves the record attempting,
 // which the reconciler settles unknown with its charge, as it would after
@@ -386,7 +388,7 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To, Country: env.Country,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
 		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now,
-		State: StateAttempting}
+		State: record.StateAttempting}
 	m.Resend, m.Fallback = env.Resend, p.fallback
 	if m.Request == "" {
 		m.Request = env.Kind
@@ -413,15 +415,15 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 // left pending is refunded by the reconciler; what stays open is what
 // laterefund.go says of a refusal's refund.
 func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, now time.Time, e *Error) {
-	_ = n.markAll(ctx, []*Envelope{env}, StatePending)
-	u := store.Update{State: StateFailed, At: n.now(), ErrorCode: string(e.Code),
+	_ = n.markAll(ctx, []*Envelope{env}, record.StatePending)
+	u := store.Update{State: record.StateFailed, At: n.now(), ErrorCode: string(e.Code),
 		Error: "the record could not be confirmed: " + e.Error()}
 	_, err := n.move(ctx, acct.ID, env.ID, u)
 	if err == nil || !passing(err) {
 		return // failed and refunded, or never written (NotFound)
 	}
 	r := n.receiptOf(acct, env, now)
-	r.Status, r.Cost, r.ErrorCode, r.Error = StateFailed, env.Price, e.Code, e.Error()
+	r.Status, r.Cost, r.ErrorCode, r.Error = record.StateFailed, env.Price, e.Code, e.Error()
 	n.refundLater(ctx, &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e, receipt: *r})
 }
 
@@ -429,7 +431,7 @@ func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, n
 // state, and reports whether it is there. A record that cannot be written
 // stays attempting, and the reconciler makes it unknown: the charge
 // stands either way, which is right for both.
-func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to MessageState, reprice *Money) (store.Moved, bool) {
+func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to record.State, reprice *Money) (store.Moved, bool) {
 	moved, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: to, At: n.now(),
 		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
 		Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Note: r.Note, Reprice: reprice,
@@ -540,7 +542,7 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 // so that is a certain non-acceptance. Each attempt walks env's
 // providers (walk) when the channel offers several or breakers watch
 // them; the provider calls go to *tried when it offers several.
-func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope, tried *[]Attempt) (*Result, int, MessageState, error) {
+func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope, tried *[]record.Attempt) (*Result, int, record.State, error) {
 	var res *Result
 	if len(env.Providers) <= 1 && n.breakers == nil {
 		tries := 0
@@ -570,9 +572,9 @@ type walk struct {
 	n      *Notifier
 	ch     Channel
 	env    *Envelope
-	marked string     // the provider the record names: the one in flight
-	calls  int        // provider calls made
-	tried  *[]Attempt // nil: not recorded (one provider)
+	marked string            // the provider the record names: the one in flight
+	calls  int               // provider calls made
+	tried  *[]record.Attempt // nil: not recorded (one provider)
 }
 
 // attempt calls env's providers in order, past those whose breaker is
@@ -609,12 +611,12 @@ func (w *walk) attempt(ctx context.Context) (*Result, error) {
 			continue
 		}
 		switch OutcomeOf(err) {
-		case StateSent:
+		case record.StateSent:
 			if res.Provider == "" {
 				res.Provider = name
 			}
 			return res, nil
-		case StateUnknown:
+		case record.StateUnknown:
 			return nil, err
 		}
 		last = err
@@ -664,11 +666,11 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 	w.calls++
 	outcome := OutcomeOf(err)
 	if w.tried != nil {
-		*w.tried = append(*w.tried, Attempt{Provider: name, Outcome: outcome, ErrorCode: string(CodeOf(err)), At: n.now()})
+		*w.tried = append(*w.tried, record.Attempt{Provider: name, Outcome: outcome, ErrorCode: string(CodeOf(err)), At: n.now()})
 	}
 	if ctx.Err() != nil {
 		n.breakers.release(name) // the caller left: that says nothing of the provider
-	} else if changed, open := n.breakers.done(name, outcome == StateUnknown || outcome == StateFailed && CodeOf(err).temporary(), n.now); changed {
+	} else if changed, open := n.breakers.done(name, outcome == record.StateUnknown || outcome == record.StateFailed && CodeOf(err).temporary(), n.now); changed {
 		var cause error
 		if open {
 			cause = err
@@ -683,38 +685,38 @@ func (w *walk) call(ctx context.Context, name string) (res *Result, err error, c
 // describes, and returns how many it made, the outcome and the last error.
 // While it waits to try again, the records of envs are pending (see
 // waitToRetry).
-func (n *Notifier) retrying(ctx context.Context, envs []*Envelope, try func(ctx context.Context, timeout time.Duration) error) (int, MessageState, error) {
+func (n *Notifier) retrying(ctx context.Context, envs []*Envelope, try func(ctx context.Context, timeout time.Duration) error) (int, record.State, error) {
 	timeout := n.attemptTimeout(envs[0].Provider)
 	var last error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
-			return attempt - 1, StateFailed, contextError(cerr, last)
+			return attempt - 1, record.StateFailed, contextError(cerr, last)
 		}
 		err := try(ctx, timeout)
 		switch OutcomeOf(err) {
-		case StateSent:
-			return attempt, StateSent, nil
-		case StateUnknown:
-			return attempt, StateUnknown, err
+		case record.StateSent:
+			return attempt, record.StateSent, nil
+		case record.StateUnknown:
+			return attempt, record.StateUnknown, err
 		}
 		last = err
 		if cerr := ctx.Err(); cerr != nil {
-			return attempt, StateFailed, contextError(cerr, err)
+			return attempt, record.StateFailed, contextError(cerr, err)
 		}
 		// Certainly not accepted here, so IsRetryable comes down to
 		// whether the code is temporary.
 		if attempt >= n.retry.MaxAttempts || !CodeOf(err).temporary() {
-			return attempt, StateFailed, err
+			return attempt, record.StateFailed, err
 		}
 		delay := n.backoff(attempt, err)
 		if delay < 0 {
-			return attempt, StateFailed, err
+			return attempt, record.StateFailed, err
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= delay {
-			return attempt, StateFailed, err // the retry could not finish in time
+			return attempt, record.StateFailed, err // the retry could not finish in time
 		}
 		if werr := n.waitToRetry(ctx, envs, delay, err); werr != nil {
-			return attempt, StateFailed, werr
+			return attempt, record.StateFailed, werr
 		}
 	}
 }
@@ -740,7 +742,7 @@ func (n *Notifier) attemptTimeout(provider string) time.Duration {
 // marked attempting; the records are then settled as certainly not
 // accepted, with last, the refusal, as the cause.
 func (n *Notifier) waitToRetry(ctx context.Context, envs []*Envelope, delay time.Duration, last error) error {
-	_ = n.markAll(ctx, envs, StatePending)
+	_ = n.markAll(ctx, envs, record.StatePending)
 	t := time.NewTimer(delay)
 	select {
 	case <-ctx.Done():
@@ -748,7 +750,7 @@ func (n *Notifier) waitToRetry(ctx context.Context, envs []*Envelope, delay time
 		return contextError(ctx.Err(), last)
 	case <-t.C:
 	}
-	if err := n.markAll(ctx, envs, StateAttempting); err != nil {
+	if err := n.markAll(ctx, envs, record.StateAttempting); err != nil {
 		return fmt.Errorf("%w; not tried again: %w", last, err)
 	}
 	return nil
@@ -762,10 +764,10 @@ func (n *Notifier) waitToRetry(ctx context.Context, envs []*Envelope, delay time
 // steps leaves it pending, refunded by the reconciler. An error means
 // not to call provider.
 func (n *Notifier) handOver(ctx context.Context, env *Envelope, provider string) error {
-	if err := n.markAll(ctx, []*Envelope{env}, StatePending); err != nil {
+	if err := n.markAll(ctx, []*Envelope{env}, record.StatePending); err != nil {
 		return fmt.Errorf("not offered to %s: %w", provider, err)
 	}
-	_, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: StateAttempting, At: n.now(), Provider: provider})
+	_, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: record.StateAttempting, At: n.now(), Provider: provider})
 	if err != nil {
 		return fmt.Errorf("not offered to %s: the record could not name it: %w", provider, &StoreError{Store: "ledger", Err: err})
 	}
@@ -775,7 +777,7 @@ func (n *Notifier) handOver(ctx context.Context, env *Envelope, provider string)
 // markAll moves the records of envs to state, detached from the caller's
 // context; a record already there is left as it is. It returns the first
 // failure.
-func (n *Notifier) markAll(ctx context.Context, envs []*Envelope, state MessageState) error {
+func (n *Notifier) markAll(ctx context.Context, envs []*Envelope, state record.State) error {
 	sctx := detached(ctx)
 	defer sctx.release()
 	var first error
@@ -834,7 +836,7 @@ func attemptContext(ctx context.Context, timeout time.Duration) *attemptCtx {
 // provider returned an error of its own that does not say the vendor
 // refused.
 func attemptError(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && OutcomeOf(err) == StateUnknown &&
+	if err != nil && ctx.Err() != nil && OutcomeOf(err) == record.StateUnknown &&
 		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -38,7 +40,7 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 	if c.prepareErr != nil {
 		return nil, c.prepareErr
 	}
-	env := &notify.Envelope{Kind: c.kind, Provider: c.provider.Name(), Units: 1, Class: notify.Transactional}
+	env := &notify.Envelope{Kind: c.kind, Provider: c.provider.Name(), Units: 1, Class: record.Transactional}
 	var fe notify.FieldErrors
 	switch r := req.(type) {
 	case *sms.Request:
@@ -162,11 +164,11 @@ func newRig(t *testing.T, opts ...notify.Option) *rig {
 func newRigLedger(t *testing.T, wrap func(store.Ledger) store.Ledger, opts ...notify.Option) *rig {
 	t.Helper()
 	accounts := memstore.NewAccounts()
-	acct := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}
 	if err := accounts.Add(acct, "key-acme"); err != nil {
 		t.Fatal(err)
 	}
-	if err := accounts.Add(&notify.Account{ID: "off", Name: "Off", Currency: notify.INR(), Disabled: true}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "off", Name: "Off", Currency: record.INR(), Disabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	r := &rig{
@@ -175,7 +177,7 @@ func newRigLedger(t *testing.T, wrap func(store.Ledger) store.Ledger, opts ...no
 		chat:   memprovider.New("memchat"),
 		events: &eventLog{},
 	}
-	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	r.ledger = memstore.NewLedger(r.wallet)
@@ -217,7 +219,7 @@ func TestSendSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateSent || rc.Provider != "memsms" || rc.ProviderMessageID == "" ||
+	if rc.Status != record.StateSent || rc.Provider != "memsms" || rc.ProviderMessageID == "" ||
 		rc.Cost.Minor != 25 || rc.Balance.Minor != opening-25 || !rc.Metered || rc.Attempts != 1 ||
 		rc.Domain != "shop.example" || len(rc.MessageID) != 36 {
 		t.Fatalf("receipt = %+v", rc)
@@ -228,7 +230,7 @@ func TestSendSuccess(t *testing.T) {
 	if sent := r.sms.Sent(); len(sent) != 1 || sent[0].ID != rc.MessageID || sent[0].Price.Minor != 25 {
 		t.Fatalf("provider saw %+v", sent)
 	}
-	if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != notify.StateSent {
+	if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != record.StateSent {
 		t.Fatalf("record: %+v, %v", m, err)
 	}
 	if got := r.events.String(); got != "sms:pending,sms:sent" {
@@ -341,7 +343,7 @@ func TestFailuresAreRefundedOnce(t *testing.T) {
 			if got := notify.CodeOf(err); got != c.code {
 				t.Fatalf("code = %q (%v), want %q", got, err, c.code)
 			}
-			if rc == nil || rc.Status != notify.StateFailed || rc.Attempts != c.attempts || rc.Cost.Minor != 0 ||
+			if rc == nil || rc.Status != record.StateFailed || rc.Attempts != c.attempts || rc.Cost.Minor != 0 ||
 				rc.Balance.Minor != opening || rc.ErrorCode != c.code {
 				t.Fatalf("receipt = %+v", rc)
 			}
@@ -364,7 +366,7 @@ func TestFailuresAreRefundedOnce(t *testing.T) {
 			if debits != 1 || credits != 1 {
 				t.Fatalf("ledger has %d debits and %d refunds of the message: %+v", debits, credits, ledger)
 			}
-			if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != notify.StateFailed || !m.Refunded {
+			if m, err := r.n.Message(context.Background(), "acme", rc.MessageID); err != nil || m.State != record.StateFailed || !m.Refunded {
 				t.Fatalf("record: %+v, %v", m, err)
 			}
 			if got := r.events.String(); got != "sms:pending,sms:failed" {
@@ -385,7 +387,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		// The StatePending event comes after the charge and before the delivery.
 		r := newRig(t, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
-			if e.Type == notify.StatePending {
+			if e.Type == record.StatePending {
 				cancel()
 			}
 		})))
@@ -393,7 +395,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 		if notify.CodeOf(err) != notify.CodeCanceled || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
-		if rc.Status != notify.StateFailed || rc.Attempts != 0 || r.sms.Len() != 0 || r.balance(t) != opening {
+		if rc.Status != record.StateFailed || rc.Attempts != 0 || r.sms.Len() != 0 || r.balance(t) != opening {
 			t.Fatalf("receipt = %+v, vendor got %d, balance %d", rc, r.sms.Len(), r.balance(t))
 		}
 	})
@@ -508,7 +510,7 @@ func TestDualOTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rc.Kind != otp.Kind || len(rc.Legs) != 2 || rc.Legs[0].Kind != sms.Kind || rc.Legs[1].Kind != chat.Kind ||
-			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != notify.StateSent {
+			rc.Cost.Minor != 65 || rc.Balance.Minor != opening-65 || rc.Status != record.StateSent {
 			t.Fatalf("receipt = %+v", rc)
 		}
 		if s := r.sms.Sent(); len(s) != 1 || sms.MessageOf(s[0]).Route != sms.RouteOTP {
@@ -522,7 +524,7 @@ func TestDualOTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rc.Legs[0].Status != notify.StateSent || rc.Legs[1].Status != notify.StateFailed ||
+		if rc.Legs[0].Status != record.StateSent || rc.Legs[1].Status != record.StateFailed ||
 			rc.Legs[1].ErrorCode != notify.CodeRejected || rc.Cost.Minor != 25 || r.balance(t) != opening-25 {
 			t.Fatalf("receipt = %+v, legs %+v %+v", rc, rc.Legs[0], rc.Legs[1])
 		}
@@ -545,7 +547,7 @@ func TestDualOTP(t *testing.T) {
 		r.sms.FailNext(1, notify.CodeRejected)
 		r.chat.FailNext(1, notify.CodeRejected)
 		rc, err := r.n.Send(context.Background(), &otp.Request{Account: "acme", To: "9876543210", OTP: "482913"})
-		if notify.CodeOf(err) != notify.CodeRejected || rc.Status != notify.StateFailed || rc.Cost.Minor != 0 || r.balance(t) != opening {
+		if notify.CodeOf(err) != notify.CodeRejected || rc.Status != record.StateFailed || rc.Cost.Minor != 0 || r.balance(t) != opening {
 			t.Fatalf("err = %v, receipt = %+v", err, rc)
 		}
 	})
@@ -586,7 +588,7 @@ type foreignQRPricer struct{ flatPricer }
 
 func (p foreignQRPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
 	if env.Kind == chat.Kind && env.Route == string(chat.GatewayQR) {
-		return notify.Money{Minor: 1, Currency: notify.Currency{Code: "USD", Exponent: 2}}, nil
+		return notify.Money{Minor: 1, Currency: record.Currency{Code: "USD", Exponent: 2}}, nil
 	}
 	return p.flatPricer.Price(acct, env)
 }
@@ -606,14 +608,14 @@ func TestFailoverPricedInAnotherCurrencyKeepsTheCharge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Cost.Minor != 40 || r.balance(t) != opening-40 || m.State != notify.StateSent || m.Charge.Minor != 40 || m.Note != rc.Note {
+	if rc.Cost.Minor != 40 || r.balance(t) != opening-40 || m.State != record.StateSent || m.Charge.Minor != 40 || m.Note != rc.Note {
 		t.Fatalf("receipt = %+v, record %+v, balance %d", rc, m, r.balance(t))
 	}
 }
 
 func TestUnmeteredAndBalance(t *testing.T) {
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	p := memprovider.New("mem")
@@ -656,11 +658,11 @@ func TestObserverPanicIsContained(t *testing.T) {
 // before anything is charged or sent.
 func TestIdempotencyKeyNeedsAStore(t *testing.T) {
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	wal := memstore.NewWallet()
-	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	smsP, chatP := memprovider.New("memsms"), memprovider.New("memchat")
@@ -750,7 +752,7 @@ func TestKeyedSendWhoseReceiptCannotBeStored(t *testing.T) {
 	req := smsReq("hello")
 	req.IdempotencyKey = "k-far"
 	rc, err := r.n.Send(context.Background(), req)
-	if err != nil || rc.Status != notify.StateSent || !strings.Contains(rc.Note, "idempotency record failed") {
+	if err != nil || rc.Status != record.StateSent || !strings.Contains(rc.Note, "idempotency record failed") {
 		t.Fatalf("send = %+v, %v; want sent, with a note that the key was not completed", rc, err)
 	}
 	if _, err := r.n.Send(context.Background(), req); notify.CodeOf(err) != notify.CodeConflict {

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
-	"github.com/notifykit/notify/store"
 )
 
 // RequestCodec is an optional interface of a Channel whose requests may
@@ -22,12 +23,6 @@ type RequestCodec interface {
 	EncodeRequest(req Request) ([]byte, error)
 	DecodeRequest(data []byte) (Request, error)
 }
-
-// Queue states: a record a queue holds (see store.State).
-const (
-	StateQueued    = store.StateQueued
-	StateScheduled = store.StateScheduled
-)
 
 // MaxSchedule is how far ahead SendAt may schedule a send.
 const MaxSchedule = 366 * 24 * time.Hour
@@ -87,7 +82,7 @@ func (n *Notifier) Enqueue(ctx context.Context, req Request) (*Receipt, error) {
 // Cancel stops it until a worker takes it.
 func (n *Notifier) SendAt(ctx context.Context, req Request, at time.Time) (*Receipt, error) {
 	if at.IsZero() {
-		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendAt", Fields: []FieldError{{Field: "send_at", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendAt", Fields: []record.FieldError{{Field: "send_at", Message: "is required"}}}
 	}
 	return n.enqueue(ctx, "notify.SendAt", nil, req, at)
 }
@@ -106,7 +101,7 @@ func (n *Notifier) SendAt(ctx context.Context, req Request, at time.Time) (*Rece
 func (n *Notifier) EnqueueTx(ctx context.Context, tx any, req Request) (*Receipt, error) {
 	const op = "notify.EnqueueTx"
 	if tx == nil {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx", Message: "is required"}}}
 	}
 	return n.enqueue(ctx, op, tx, req, time.Time{})
 }
@@ -115,7 +110,7 @@ func (n *Notifier) EnqueueTx(ctx context.Context, tx any, req Request) (*Receipt
 // past) or scheduled send, in tx when it is not nil.
 func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Request, at time.Time) (*Receipt, error) {
 	if nilness.Is(req) {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request", Message: "is required"}}}
 	}
 	if n.queue == nil {
 		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no queue is configured (notify.WithQueue)")}
@@ -124,19 +119,19 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 	_, isComposite := req.(Composite)
 	switch {
 	case isBulk && tx != nil:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request",
 			Message: "a bulk request cannot be queued in the caller's transaction: EnqueueTxMany its recipients"}}}
 	case isComposite:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request",
 			Message: "a composite request cannot be queued: queue its parts one by one"}}}
 	}
 	if tx != nil && req.Key() != "" {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "idempotency_key",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "idempotency_key",
 			Message: "cannot go with a send in the caller's transaction, which is its idempotency"}}}
 	}
 	now := n.now()
 	if !at.IsZero() && at.After(now.Add(MaxSchedule)) {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "send_at",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "send_at",
 			Message: "must be at most 366 days ahead"}}}
 	}
 	codec, ok := n.channels[req.Kind()].(RequestCodec)
@@ -144,7 +139,7 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 		if n.channels[req.Kind()] == nil {
 			return nil, &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("no %s channel is configured", req.Kind())}
 		}
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request",
 			Message: fmt.Sprintf("the %s channel cannot queue its requests (no notify.RequestCodec)", req.Kind())}}}
 	}
 	acct, err := n.account(ctx, op, req.AccountID())
@@ -160,7 +155,7 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 			return nil, err
 		}
 		if p.env.CarriesOTP && at.After(now) {
-			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "send_at",
+			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "send_at",
 				Message: "cannot schedule a message with a one-time code, which must go at once"}}}
 		}
 		return n.queueUp(ctx, op, tx, acct, req, codec, p, n.windowed(p.env, at, now))
@@ -204,7 +199,7 @@ func (n *Notifier) hold(ctx context.Context, op string, acct *Account, req Reque
 		return nil, n.windowError(op, until, "")
 	}
 	r, err := n.queueUp(ctx, op, nil, acct, req, codec, p, until)
-	if r != nil && r.Status == StateScheduled {
+	if r != nil && r.Status == record.StateScheduled {
 		r.Note = joinNote(r.Note, "held for its send window")
 	}
 	return r, err
@@ -262,7 +257,7 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 	now := n.now()
 	m := n.queuedRecord(acct, env, payload, at, now)
 	opened := openedAs(m) // read before Open, which takes m
-	var b store.Balance
+	var b record.Balance
 	var err error
 	if tx != nil {
 		b, err = n.queue.OpenTx(ctx, tx, m)
@@ -270,7 +265,7 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 		b, err = n.queue.Open(ctx, m)
 	}
 	if errors.Is(err, queue.ErrUnsupportedTx) {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx",
 			Message: "is not a transaction the queue can join"}}, Err: err}
 	}
 	// A send in the caller's transaction moves money only if it commits,
@@ -282,7 +277,7 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 // opening is what a queued record says of itself when it is opened: the
 // queue takes the record, so its receipt is made of this copy.
 type opening struct {
-	state     MessageState
+	state     record.State
 	sendAt    time.Time
 	createdAt time.Time
 }
@@ -295,12 +290,12 @@ func openedAs(m *Message) opening { return opening{m.State, m.SendAt, m.CreatedA
 // error when it certainly wrote nothing; StateUnknown with
 // CodeOutcomeUnknown when its answer was lost, since the record and its
 // job may stand and the job may send it.
-func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, env *Envelope, o opening, b store.Balance, err error, observe bool) (*Receipt, error) {
+func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, env *Envelope, o opening, b record.Balance, err error, observe bool) (*Receipt, error) {
 	r := n.receiptOf(acct, env, o.createdAt)
 	if err == nil {
 		r.Status, r.SendAt, r.Cost, r.Balance = o.state, o.sendAt, env.Price, b.Available
 		if observe {
-			n.observe(ctx, Event{Type: StatePending, Envelope: env})
+			n.observe(ctx, Event{Type: record.StatePending, Envelope: env})
 		}
 		return r, nil
 	}
@@ -309,7 +304,7 @@ func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, 
 	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict, CodeCanceled:
 		return nil, e // definite: nothing written
 	}
-	r.Status, r.Cost = StateUnknown, env.Price
+	r.Status, r.Cost = record.StateUnknown, env.Price
 	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, so message %s may be queued: %w", env.ID, e)}
 	r.ErrorCode, r.Error = e.Code, e.Error()
 	return r, e
@@ -318,9 +313,9 @@ func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, 
 // queuedRecord is the record of env, whose request encodes as payload,
 // opened at now: queued, or scheduled when at is after now.
 func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at, now time.Time) *Message {
-	state := StateQueued
+	state := record.StateQueued
 	if at.After(now) {
-		state = StateScheduled
+		state = record.StateScheduled
 	} else {
 		at = time.Time{}
 	}
@@ -362,7 +357,7 @@ func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, er
 	}
 	if m.Fallback != "" {
 		// The steps of a timed fallback after it stop with it.
-		n.cancelSteps(ctx, acct.ID, m.Fallback, StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", id))
+		n.cancelSteps(ctx, acct.ID, m.Fallback, record.StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", id))
 	}
 	return r, nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -46,12 +48,12 @@ func newQueueRigSMS(t *testing.T, cfg sms.Config, opts ...notify.Option) *queueR
 	t.Helper()
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(),
-		Currency: notify.INR()}); err != nil {
+		Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	r := &queueRig{clock: testclock.New(queueEpoch), vendor: memprovider.New("memsms"), wallet: memstore.NewWallet(),
 		events: &eventLog{}}
-	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	ledger := memstore.NewLedger(r.wallet)
@@ -82,7 +84,7 @@ func newQueueRigSMS(t *testing.T, cfg sms.Config, opts ...notify.Option) *queueR
 func (r *queueRig) notifierOn(t *testing.T, ledger store.Ledger, opts ...notify.Option) *notify.Notifier {
 	t.Helper()
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
 	if err != nil {
 		t.Fatal(err)
@@ -125,14 +127,14 @@ func TestEnqueueSendsOnceWhenTheWorkerRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateQueued || rc.Cost.Minor != smsPrice || rc.Balance.Minor != opening-smsPrice {
+	if rc.Status != record.StateQueued || rc.Cost.Minor != smsPrice || rc.Balance.Minor != opening-smsPrice {
 		t.Fatalf("receipt %+v: want queued, charged %d, balance %d", rc, smsPrice, opening-smsPrice)
 	}
 	if r.vendor.Len() != 0 {
 		t.Fatal("Enqueue sent at once")
 	}
 	m := r.message(t, rc.MessageID)
-	if m.State != notify.StateQueued || len(m.Payload) != 0 {
+	if m.State != record.StateQueued || len(m.Payload) != 0 {
 		t.Fatalf("record %s with a payload of %d bytes: want queued, and Notifier.Message hides the payload", m.State, len(m.Payload))
 	}
 	again, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
@@ -146,7 +148,7 @@ func TestEnqueueSendsOnceWhenTheWorkerRuns(t *testing.T) {
 		t.Fatalf("vendor got %d messages, want 1 and no job left", r.vendor.Len())
 	}
 	m = r.message(t, rc.MessageID)
-	if m.State != notify.StateSent || m.ProviderMessageID == "" || r.balance(t) != opening-smsPrice {
+	if m.State != record.StateSent || m.ProviderMessageID == "" || r.balance(t) != opening-smsPrice {
 		t.Fatalf("record %+v, balance %d: want sent, charged once", m, r.balance(t))
 	}
 	if got := r.vendor.Sent()[0]; got.ID != rc.MessageID || got.To != "+919876543210" {
@@ -182,7 +184,7 @@ func TestEnqueueTxRollbackChargesAndSendsNothing(t *testing.T) {
 	if r.run() != 1 || r.vendor.Len() != 1 || r.balance(t) != opening-smsPrice {
 		t.Fatalf("after a commit: vendor %d, balance %d; want one sent, charged once", r.vendor.Len(), r.balance(t))
 	}
-	if m := r.message(t, rc.MessageID); m.State != notify.StateSent {
+	if m := r.message(t, rc.MessageID); m.State != record.StateSent {
 		t.Fatalf("record %s, want sent", m.State)
 	}
 }
@@ -217,7 +219,7 @@ func TestSendAtFiresOnceAtItsTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateScheduled || !rc.SendAt.Equal(at) || rc.Cost.Minor != smsPrice {
+	if rc.Status != record.StateScheduled || !rc.SendAt.Equal(at) || rc.Cost.Minor != smsPrice {
 		t.Fatalf("receipt %+v: want scheduled at %v, charged", rc, at)
 	}
 	r.clock.Advance(2*time.Hour - time.Second)
@@ -233,7 +235,7 @@ func TestSendAtFiresOnceAtItsTime(t *testing.T) {
 		t.Fatal("a scheduled send fired twice")
 	}
 	m := r.message(t, rc.MessageID)
-	if m.State != notify.StateSent || !m.SendAt.Equal(at) || m.History[0].State != notify.StateScheduled {
+	if m.State != record.StateSent || !m.SendAt.Equal(at) || m.History[0].State != record.StateScheduled {
 		t.Fatalf("record %+v: want sent, scheduled first", m)
 	}
 }
@@ -258,11 +260,11 @@ func TestSendAtRefusals(t *testing.T) {
 	}
 	// A time already past queues it now; an OTP may be queued for now.
 	past, err := r.n.SendAt(ctx, req, queueEpoch.Add(-time.Minute))
-	if err != nil || past.Status != notify.StateQueued {
+	if err != nil || past.Status != record.StateQueued {
 		t.Fatalf("a past time: %+v, %v; want queued", past, err)
 	}
 	queued, err := r.n.Enqueue(ctx, otp)
-	if err != nil || queued.Status != notify.StateQueued {
+	if err != nil || queued.Status != record.StateQueued {
 		t.Fatalf("an OTP queued now: %+v, %v", queued, err)
 	}
 	if r.run() != 2 || r.vendor.Len() != 2 {
@@ -281,7 +283,7 @@ func TestCancelRefundsOnceAndNeverSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != notify.StateFailed || c.ErrorCode != notify.CodeCanceled || c.Cost.Minor != 0 || c.Balance.Minor != opening {
+	if c.Status != record.StateFailed || c.ErrorCode != notify.CodeCanceled || c.Cost.Minor != 0 || c.Balance.Minor != opening {
 		t.Fatalf("cancel receipt %+v: want failed, canceled, refunded", c)
 	}
 	if _, err := r.n.Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
@@ -321,7 +323,7 @@ func TestCancelAfterTheWorkerTookItConflicts(t *testing.T) {
 	}
 	close(release)
 	<-done
-	if m := r.message(t, rc.MessageID); m.State != notify.StateSent || r.balance(t) != opening-smsPrice {
+	if m := r.message(t, rc.MessageID); m.State != record.StateSent || r.balance(t) != opening-smsPrice {
 		t.Fatalf("record %s, balance %d: want sent and charged", m.State, r.balance(t))
 	}
 }
@@ -338,14 +340,14 @@ func TestQueuedTemporaryRefusalIsRetriedLaterThenRefunded(t *testing.T) {
 		t.Fatal("the job did not run")
 	}
 	m := r.message(t, rc.MessageID)
-	if m.State != notify.StateQueued || r.balance(t) != opening-smsPrice || r.vendor.Len() != 0 {
+	if m.State != record.StateQueued || r.balance(t) != opening-smsPrice || r.vendor.Len() != 0 {
 		t.Fatalf("after a temporary refusal: %s, balance %d; want queued again, charge held", m.State, r.balance(t))
 	}
 	r.clock.Advance(time.Minute)
 	if r.run() != 1 || r.vendor.Len() != 1 {
 		t.Fatalf("the retry did not send: vendor %d", r.vendor.Len())
 	}
-	if m := r.message(t, rc.MessageID); m.State != notify.StateSent || m.Attempts != 2 {
+	if m := r.message(t, rc.MessageID); m.State != record.StateSent || m.Attempts != 2 {
 		t.Fatalf("record %s after %d attempts, want sent after 2", m.State, m.Attempts)
 	}
 
@@ -360,7 +362,7 @@ func TestQueuedTemporaryRefusalIsRetriedLaterThenRefunded(t *testing.T) {
 		r.clock.Advance(time.Hour)
 	}
 	m = r.message(t, rc.MessageID)
-	if m.State != notify.StateFailed || !m.Refunded || m.Attempts != 5 || r.balance(t) != opening-smsPrice {
+	if m.State != record.StateFailed || !m.Refunded || m.Attempts != 5 || r.balance(t) != opening-smsPrice {
 		t.Fatalf("record %s after %d attempts (refunded %v), balance %d; want failed after 5, refunded",
 			m.State, m.Attempts, m.Refunded, r.balance(t))
 	}
@@ -382,7 +384,7 @@ func TestQueuedUnknownOutcomeIsNeverRetried(t *testing.T) {
 	if r.run() != 0 || r.vendor.Len() != 1 {
 		t.Fatalf("vendor got %d, want the one unknown send and no retry", r.vendor.Len())
 	}
-	if m := r.message(t, rc.MessageID); m.State != notify.StateUnknown || r.balance(t) != opening-smsPrice {
+	if m := r.message(t, rc.MessageID); m.State != record.StateUnknown || r.balance(t) != opening-smsPrice {
 		t.Fatalf("record %s, balance %d: want unknown, charged", m.State, r.balance(t))
 	}
 }
@@ -397,7 +399,7 @@ func TestQueuedRequestThatNoLongerPreparesIsRefunded(t *testing.T) {
 	// Another process works the queue, where the account has been
 	// disabled since: the send fails, refunded, and nothing goes out.
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Disabled: true}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Disabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	smsCh, err := sms.New(sms.Config{Provider: r.vendor})
@@ -412,7 +414,7 @@ func TestQueuedRequestThatNoLongerPreparesIsRefunded(t *testing.T) {
 		t.Fatalf("ran %d jobs, want 1", n)
 	}
 	m := r.message(t, rc.MessageID)
-	if m.State != notify.StateFailed || !m.Refunded || m.ErrorCode != string(notify.CodePermissionDenied) ||
+	if m.State != record.StateFailed || !m.Refunded || m.ErrorCode != string(notify.CodePermissionDenied) ||
 		r.balance(t) != opening || r.vendor.Len() != 0 {
 		t.Fatalf("record %s (%s, refunded %v), balance %d, vendor %d: want failed, refunded, not sent",
 			m.State, m.ErrorCode, m.Refunded, r.balance(t), r.vendor.Len())
@@ -429,7 +431,7 @@ func (*plainRequest) Fingerprint(h hash.Hash) { h.Write([]byte("push")) }
 
 func TestEnqueueNeedsAQueueAndACodec(t *testing.T) {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh))
 	if _, err := n.Enqueue(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "x"}); notify.CodeOf(err) != notify.CodeUnavailable {
@@ -479,7 +481,7 @@ func TestChannelCodecsRoundTrip(t *testing.T) {
 type promoRenderer struct{}
 
 func (promoRenderer) Render(_ context.Context, _ notify.Kind, _ *notify.Account, slug string, _ notify.Vars) (*notify.Rendered, error) {
-	return &notify.Rendered{Slug: slug, Class: notify.Promotional, Text: "Sale: 20% off everything today"}, nil
+	return &notify.Rendered{Slug: slug, Class: record.Promotional, Text: "Sale: 20% off everything today"}, nil
 }
 
 // newWindowRig is a queue rig whose SMS channel renders promotional
@@ -495,7 +497,7 @@ func newWindowRig(t *testing.T, queued bool) *queueRig {
 		t.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	if r.n, err = notify.New(accounts, r.ledger, notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
 		notify.WithClock(r.clock.Now)); err != nil {
 		t.Fatal(err)
@@ -514,7 +516,7 @@ func TestPromotionalSMSAt22ISTGoesAt09(t *testing.T) {
 		t.Fatal(err)
 	}
 	opening := time.Date(2026, 11, 27, 9, 0, 0, 0, ist)
-	if rc.Status != notify.StateScheduled || !rc.SendAt.Equal(opening) || r.vendor.Len() != 0 {
+	if rc.Status != record.StateScheduled || !rc.SendAt.Equal(opening) || r.vendor.Len() != 0 {
 		t.Fatalf("Send at 22:00 IST: %+v; want scheduled for 09:00 IST, nothing sent", rc)
 	}
 	r.clock.Advance(opening.Sub(r.clock.Now()) - time.Second)
@@ -532,7 +534,7 @@ func TestPromotionalSMSAt22ISTGoesAt09(t *testing.T) {
 		{Account: "acme", To: "9876543210", Route: sms.RouteOTP, Message: "482913"},
 	} {
 		rc, err := r.n.Send(ctx, req)
-		if err != nil || rc.Status != notify.StateSent {
+		if err != nil || rc.Status != record.StateSent {
 			t.Fatalf("%+v at 22:00: %+v, %v; want sent at once", req, rc, err)
 		}
 	}
@@ -556,7 +558,7 @@ func TestQueuedPromotionTakenAfterTheWindowClosedWaits(t *testing.T) {
 	ctx := context.Background()
 	r.clock.Advance(time.Date(2026, 11, 26, 20, 59, 0, 0, ist).Sub(r.clock.Now()))
 	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", TemplateSlug: "sale"})
-	if err != nil || rc.Status != notify.StateQueued {
+	if err != nil || rc.Status != record.StateQueued {
 		t.Fatalf("Enqueue at 20:59: %+v, %v", rc, err)
 	}
 	// The worker comes at 21:30, after the window closed: it waits.
@@ -564,7 +566,7 @@ func TestQueuedPromotionTakenAfterTheWindowClosedWaits(t *testing.T) {
 	if r.run() != 1 || r.vendor.Len() != 0 {
 		t.Fatal("a promotional SMS went at 21:30")
 	}
-	if m := r.message(t, rc.MessageID); m.State != notify.StateQueued {
+	if m := r.message(t, rc.MessageID); m.State != record.StateQueued {
 		t.Fatalf("record %s, want still queued", m.State)
 	}
 	r.clock.Advance(time.Date(2026, 11, 27, 9, 0, 0, 0, ist).Sub(r.clock.Now()))
@@ -596,7 +598,7 @@ func TestEnqueueTxMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 3 || rs[1].Status != notify.StateQueued || rs[1].To != "+919876543211" || rs[1].Cost.Minor != smsPrice {
+	if len(rs) != 3 || rs[1].Status != record.StateQueued || rs[1].To != "+919876543211" || rs[1].Cost.Minor != smsPrice {
 		t.Fatalf("receipts %+v", rs)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -636,7 +638,7 @@ type loseFirstClaim struct {
 
 func (l *loseFirstClaim) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	moved, err := l.Ledger.Move(ctx, account, id, u)
-	if err == nil && u.State == notify.StateAttempting && u.From.Waiting() && l.lost.CompareAndSwap(false, true) {
+	if err == nil && u.State == record.StateAttempting && u.From.Waiting() && l.lost.CompareAndSwap(false, true) {
 		return store.Moved{}, store.Errorf(store.ErrUnavailable, "the answer was lost")
 	}
 	return moved, err
@@ -659,7 +661,7 @@ func TestQueuedClaimWithALostAnswerStillSendsOnce(t *testing.T) {
 	if !ledger.lost.Load() || r.vendor.Len() != 1 {
 		t.Fatalf("lost %v, vendor got %d: want the claim's answer lost and the message sent once", ledger.lost.Load(), r.vendor.Len())
 	}
-	if m := r.message(t, rc.MessageID); m.State != notify.StateSent {
+	if m := r.message(t, rc.MessageID); m.State != record.StateSent {
 		t.Fatalf("record %s, want sent", m.State)
 	}
 }

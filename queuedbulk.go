@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/queue"
-	"github.com/notifykit/notify/store"
 )
 
 // queueBulk queues (or schedules at at) every recipient of a Bulk request
@@ -81,7 +82,7 @@ func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account,
 	err := many.OpenMany(ctx, ms)
 	legs := make([]*Receipt, len(ps))
 	for i, p := range ps {
-		r, lerr := n.queuedOutcome(ctx, op, acct, p.env, opened[i], store.Balance{}, err, true)
+		r, lerr := n.queuedOutcome(ctx, op, acct, p.env, opened[i], record.Balance{}, err, true)
 		if r == nil && lerr != nil {
 			return nil, false // certainly nothing written
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -31,11 +33,11 @@ func TestEnqueueBulkQueuesEachRecipientOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateQueued || len(rc.Legs) != 3 || rc.Cost.Minor != 3*smsPrice {
+	if rc.Status != record.StateQueued || len(rc.Legs) != 3 || rc.Cost.Minor != 3*smsPrice {
 		t.Fatalf("receipt %+v: want queued, 3 legs, charged %d", rc, 3*smsPrice)
 	}
 	for i, l := range rc.Legs {
-		if l.Status != notify.StateQueued || l.MessageID == "" || l.Cost.Minor != smsPrice {
+		if l.Status != record.StateQueued || l.MessageID == "" || l.Cost.Minor != smsPrice {
 			t.Fatalf("leg %d: %+v", i, l)
 		}
 	}
@@ -50,7 +52,7 @@ func TestEnqueueBulkQueuesEachRecipientOnce(t *testing.T) {
 		t.Fatalf("the workers ran %d and sent %d; want 3 each", got, r.vendor.Len())
 	}
 	for _, l := range rc.Legs {
-		if m := r.message(t, l.MessageID); m.State != notify.StateSent {
+		if m := r.message(t, l.MessageID); m.State != record.StateSent {
 			t.Fatalf("leg %s is %s, want sent", l.MessageID, m.State)
 		}
 	}
@@ -68,7 +70,7 @@ func TestSendAtBulk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateScheduled || !rc.SendAt.Equal(at) || len(rc.Legs) != 2 || rc.Legs[1].Status != notify.StateScheduled {
+	if rc.Status != record.StateScheduled || !rc.SendAt.Equal(at) || len(rc.Legs) != 2 || rc.Legs[1].Status != record.StateScheduled {
 		t.Fatalf("receipt %+v: want both scheduled at %v", rc, at)
 	}
 	r.clock.Advance(time.Hour - time.Second)
@@ -87,15 +89,15 @@ func TestEnqueueBulkShortWallet(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	spend := int64(opening - 2*smsPrice) // leaves the price of two
-	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: spend, Currency: notify.INR()}, "spent elsewhere"); err != nil {
+	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: spend, Currency: record.INR()}, "spent elsewhere"); err != nil {
 		t.Fatal(err)
 	}
 	rc, err := r.n.Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateQueued || rc.Cost.Minor != 2*smsPrice ||
-		rc.Legs[2].Status != notify.StateFailed || rc.Legs[2].ErrorCode != notify.CodeInsufficientFunds || rc.Legs[2].MessageID != "" {
+	if rc.Status != record.StateQueued || rc.Cost.Minor != 2*smsPrice ||
+		rc.Legs[2].Status != record.StateFailed || rc.Legs[2].ErrorCode != notify.CodeInsufficientFunds || rc.Legs[2].MessageID != "" {
 		t.Fatalf("receipt %+v, last leg %+v: want two queued and the third failed for funds", rc, rc.Legs[2])
 	}
 	if r.balance(t) != 0 || r.run() != 2 || r.vendor.Len() != 2 {
@@ -115,7 +117,7 @@ func TestEnqueueBulkPromotionWaitsForItsWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	nine := time.Date(2026, 11, 27, 9, 0, 0, 0, ist)
-	if rc.Status != notify.StateScheduled || !rc.SendAt.Equal(nine) || !rc.Legs[1].SendAt.Equal(nine) {
+	if rc.Status != record.StateScheduled || !rc.SendAt.Equal(nine) || !rc.Legs[1].SendAt.Equal(nine) {
 		t.Fatalf("receipt %+v: want both scheduled for 09:00 IST", rc)
 	}
 	r.clock.Advance(nine.Sub(r.clock.Now()))
@@ -170,7 +172,7 @@ func TestEnqueueBulkRepeatAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateQueued || len(rc.Legs) != 2 || rc.Legs[0].Status != notify.StateQueued {
+	if rc.Status != record.StateQueued || len(rc.Legs) != 2 || rc.Legs[0].Status != record.StateQueued {
 		t.Fatalf("the repeat answered %+v; want the two queued recipients", rc)
 	}
 	if got := r.run(); got != 2 || r.vendor.Len() != 2 || r.balance(t) != opening-2*smsPrice {
@@ -195,7 +197,7 @@ type batchQueue struct {
 	lose   bool
 }
 
-func (q *batchQueue) OpenMany(ctx context.Context, ms []*store.Record) error {
+func (q *batchQueue) OpenMany(ctx context.Context, ms []*record.Message) error {
 	q.calls++
 	var sum int64
 	for _, m := range ms {
@@ -234,7 +236,7 @@ func TestEnqueueBulkAtOnce(t *testing.T) {
 	r, bq, n := newBatchRig(t)
 	ctx := context.Background()
 	rc, err := n.Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
-	if err != nil || rc.Status != notify.StateQueued || bq.calls != 1 || rc.Cost.Minor != 3*smsPrice {
+	if err != nil || rc.Status != record.StateQueued || bq.calls != 1 || rc.Cost.Minor != 3*smsPrice {
 		t.Fatalf("%+v, %v, %d OpenMany calls: want queued in one call", rc, err, bq.calls)
 	}
 	if rc.Balance.Minor != opening-3*smsPrice {
@@ -245,12 +247,12 @@ func TestEnqueueBulkAtOnce(t *testing.T) {
 	}
 	// Funds for two of three: refused whole at once, then two queued.
 	left := r.balance(t)
-	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: left - 2*smsPrice, Currency: notify.INR()}, "spent elsewhere"); err != nil {
+	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: left - 2*smsPrice, Currency: record.INR()}, "spent elsewhere"); err != nil {
 		t.Fatal(err)
 	}
 	rc, err = n.Enqueue(ctx, bulkOf("", "9876543213", "9876543214", "9876543215"))
-	if err != nil || rc.Status != notify.StateQueued || bq.calls != 2 || rc.Legs[2].ErrorCode != notify.CodeInsufficientFunds ||
-		rc.Legs[1].Status != notify.StateQueued || r.balance(t) != 0 {
+	if err != nil || rc.Status != record.StateQueued || bq.calls != 2 || rc.Legs[2].ErrorCode != notify.CodeInsufficientFunds ||
+		rc.Legs[1].Status != record.StateQueued || r.balance(t) != 0 {
 		t.Fatalf("%+v, %v, %d calls, balance %d: want two queued one by one", rc, err, bq.calls, r.balance(t))
 	}
 }
@@ -262,8 +264,8 @@ func TestEnqueueBulkAtOnceAnswerLost(t *testing.T) {
 	ctx := context.Background()
 	bq.lose = true
 	rc, err := n.Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != notify.StateUnknown ||
-		rc.Legs[0].Status != notify.StateUnknown || rc.Cost.Minor != 2*smsPrice {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != record.StateUnknown ||
+		rc.Legs[0].Status != record.StateUnknown || rc.Cost.Minor != 2*smsPrice {
 		t.Fatalf("%+v, %v: want every leg unknown, charged", rc, err)
 	}
 	bq.lose = false

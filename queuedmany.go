@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
 )
@@ -32,11 +34,11 @@ func (n *Notifier) EnqueueTxMany(ctx context.Context, tx any, reqs []Request) ([
 	const op = "notify.EnqueueTxMany"
 	switch {
 	case tx == nil:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx", Message: "is required"}}}
 	case n.queue == nil:
 		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no queue is configured (notify.WithQueue)")}
 	case len(reqs) > MaxEnqueueTxMany:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "requests",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "requests",
 			Message: fmt.Sprintf("at most %d, got %d", MaxEnqueueTxMany, len(reqs))}}}
 	case len(reqs) == 0:
 		return nil, nil
@@ -69,7 +71,7 @@ func (n *Notifier) EnqueueTxMany(ctx context.Context, tx any, reqs []Request) ([
 	if err := n.openMany(ctx, tx, ms); err != nil {
 		n.giveBack(batch)
 		if errors.Is(err, queue.ErrUnsupportedTx) {
-			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "tx",
+			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx",
 				Message: "is not a transaction the queue can join"}}, Err: err}
 		}
 		return nil, storeFailure(op, "queue", err)
@@ -90,7 +92,7 @@ type queuedPart struct {
 	acct      *Account
 	env       *Envelope
 	m         *Message
-	state     MessageState
+	state     record.State
 	sendAt    time.Time
 	createdAt time.Time
 	undo      *admission

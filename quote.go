@@ -3,6 +3,8 @@ package notify
 import (
 	"context"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 )
 
@@ -18,7 +20,7 @@ import (
 func (n *Notifier) Quote(ctx context.Context, req Request) (Money, error) {
 	const op = "notify.Quote"
 	if nilness.Is(req) {
-		return Money{}, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
+		return Money{}, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request", Message: "is required"}}}
 	}
 	acct, err := n.account(ctx, op, req.AccountID())
 	if err != nil {

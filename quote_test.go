@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -18,11 +20,11 @@ import (
 // and sends nothing.
 func TestQuote(t *testing.T) {
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	wal := memstore.NewWallet()
-	if err := wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()}); err != nil {
+	if err := wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	smsVendor, chatVendor := memprovider.New("sms"), memprovider.New("cloudchat")

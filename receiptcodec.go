@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
 
 // receiptJSON is the stored form of a Receipt: what the Notifier hands a
@@ -57,7 +59,7 @@ func toMoneyJSON(m Money) moneyJSON {
 }
 
 func (m moneyJSON) money() Money {
-	return Money{Minor: m.Minor, Currency: Currency{Code: m.Code, Symbol: m.Symbol, Exponent: m.Exponent}}
+	return Money{Minor: m.Minor, Currency: record.Currency{Code: m.Code, Symbol: m.Symbol, Exponent: m.Exponent}}
 }
 
 func toReceiptJSON(r *Receipt) *receiptJSON {
@@ -87,14 +89,14 @@ func (j *receiptJSON) receipt() *Receipt {
 	}
 	r := &Receipt{
 		MessageID: j.MessageID, Account: j.Account, Kind: Kind(j.Kind), To: j.To, Country: j.Country,
-		Status: MessageState(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
+		Status: record.State(j.Status), Provider: j.Provider, ProviderMessageID: j.ProviderMessageID,
 		Gateway: j.Gateway, Note: j.Note, Units: j.Units, Cost: j.Cost.money(),
 		Balance: j.Balance.money(), Metered: j.Metered, Attempts: j.Attempts,
 		ErrorCode: Code(j.ErrorCode), Error: j.Error, Domain: j.Domain,
 		IdempotencyKey: j.IdempotencyKey, CreatedAt: j.CreatedAt, SendAt: j.SendAt, Fallback: j.Fallback,
 	}
 	for _, a := range j.Tried {
-		r.Tried = append(r.Tried, Attempt{Provider: a.Provider, Outcome: MessageState(a.Outcome), ErrorCode: a.ErrorCode, At: a.At})
+		r.Tried = append(r.Tried, record.Attempt{Provider: a.Provider, Outcome: record.State(a.Outcome), ErrorCode: a.ErrorCode, At: a.At})
 	}
 	for _, leg := range j.Legs {
 		r.Legs = append(r.Legs, leg.receipt())

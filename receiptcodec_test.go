@@ -4,13 +4,15 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
 
 // FuzzDecodeReceipt: whatever a store.Keys hands back, decodeReceipt
 // either refuses it or reads a receipt that survives its own round trip.
 func FuzzDecodeReceipt(f *testing.F) {
-	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", Status: StateSent,
-		Cost: Money{Minor: 40, Currency: INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
+	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", Status: record.StateSent,
+		Cost: Money{Minor: 40, Currency: record.INR()}, CreatedAt: time.Unix(1700000000, 5).UTC(),
 		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", ErrorCode: CodeRejected}}}
 	body, err := encodeReceipt(r)
 	if err != nil {
@@ -43,13 +45,13 @@ func FuzzDecodeReceipt(f *testing.F) {
 // TestReceiptRoundTrip: a receipt the Notifier completes a key with is
 // the receipt a repeat gets, legs, money and times included.
 func TestReceiptRoundTrip(t *testing.T) {
-	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", To: "+919876543210", Status: StateUnknown,
-		Provider: "p", ProviderMessageID: "v1", Note: "n", Units: 2, Cost: Money{Minor: 40, Currency: INR()},
-		Balance: Money{Minor: 960, Currency: INR()}, Metered: true, Attempts: 3, ErrorCode: CodeOutcomeUnknown,
+	r := &Receipt{MessageID: "m1", Account: "a", Kind: "otp", To: "+919876543210", Status: record.StateUnknown,
+		Provider: "p", ProviderMessageID: "v1", Note: "n", Units: 2, Cost: Money{Minor: 40, Currency: record.INR()},
+		Balance: Money{Minor: 960, Currency: record.INR()}, Metered: true, Attempts: 3, ErrorCode: CodeOutcomeUnknown,
 		Error: "e", Domain: "d", IdempotencyKey: "k", CreatedAt: time.Unix(1700000000, 5).UTC(),
 		SendAt: time.Unix(1700003600, 0).UTC(), Fallback: "m3",
-		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", Status: StateFailed, ErrorCode: CodeRejected,
-			Cost: Money{Currency: INR()}, CreatedAt: time.Unix(1700000000, 6).UTC()}}}
+		Legs: []*Receipt{{MessageID: "m2", Kind: "sms", Status: record.StateFailed, ErrorCode: CodeRejected,
+			Cost: Money{Currency: record.INR()}, CreatedAt: time.Unix(1700000000, 6).UTC()}}}
 	body, err := encodeReceipt(r)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -41,7 +43,7 @@ type ReconcileResult struct {
 // is left to its lease, after which a repeat sends afresh.
 //
 // Each record is settled exactly once, however many instances reconcile
-// the same store at once: the store moves a record only along store.CanMove,
+// the same store at once: the store moves a record only along record.CanMove,
 // and the refund is part of the move. Observers get StateFailed or
 // StateUnknown with the record's receipt and a nil Envelope.
 //
@@ -74,9 +76,9 @@ func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
 				continue // another instance settled it
 			}
 			switch after.State {
-			case StateFailed:
+			case record.StateFailed:
 				res.Refunded++
-			case StateUnknown:
+			case record.StateUnknown:
 				res.Unknown++
 				n.completeKey(ctx, after)
 			}
@@ -95,11 +97,11 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 	u := store.Update{At: n.now()}
 	var err error
 	switch m.State {
-	case StatePending:
-		u.State, u.ErrorCode = StateFailed, string(CodeUnavailable)
+	case record.StatePending:
+		u.State, u.ErrorCode = record.StateFailed, string(CodeUnavailable)
 		err = errors.New("the send was abandoned before its vendor was called; the charge was refunded")
-	case StateAttempting:
-		u.State, u.ErrorCode = StateUnknown, string(CodeOutcomeUnknown)
+	case record.StateAttempting:
+		u.State, u.ErrorCode = record.StateUnknown, string(CodeOutcomeUnknown)
 		err = errors.New("the send was abandoned while its vendor was being called, which may have the message; the charge stands")
 	default:
 		return nil, nil
@@ -179,12 +181,12 @@ func (n *Notifier) settleKey(ctx context.Context, acct *Account, key string, sin
 // delivery report failed it. Only a message certainly not accepted frees
 // its idempotency key.
 func wentOut(m *Message) bool {
-	if m.State != StateFailed {
+	if m.State != record.StateFailed {
 		return true
 	}
 	for _, st := range m.History {
 		switch st.State {
-		case StateSent, StateUnknown, StateDelivered, StateRead:
+		case record.StateSent, record.StateUnknown, record.StateDelivered, record.StateRead:
 			return true
 		}
 	}
@@ -219,7 +221,7 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	}
 	r := combineLegs(newID(), last.Account, last.Request, legs)
 	r.Domain, r.IdempotencyKey, r.Metered, r.CreatedAt = last.Domain, last.IdempotencyKey, last.Metered, last.CreatedAt
-	if r.Status == StateUnknown {
+	if r.Status == record.StateUnknown {
 		r.ErrorCode, r.Error = CodeOutcomeUnknown, "the outcome of a leg is unknown"
 	}
 	return r
@@ -237,7 +239,7 @@ func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, e
 		return nil, err
 	}
 	if id == "" {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "id", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "id", Message: "is required"}}}
 	}
 	m, err := n.ledger.Message(ctx, acct.ID, id)
 	if CodeOf(err) == CodeNotFound {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/fingerprint"
 	"github.com/notifykit/notify/store"
 )
@@ -40,7 +42,7 @@ type DeliveryReport struct {
 	// (Notifier.Report answers InvalidArgument).
 	To string
 	// State is StateSent, StateDelivered, StateRead or StateFailed.
-	State MessageState
+	State record.State
 	// At is when the vendor says it happened; zero means now.
 	At time.Time
 	// VendorCode and Error are the vendor's error code and text, for a
@@ -61,7 +63,7 @@ type ReportResult struct {
 	Messages []*Message
 	// Moved counts the records the report moved to a new state; zero for
 	// a repeated or outrun report, which changes nothing (or adds only a
-	// step to the history, see store.CanBackfill).
+	// step to the history, see record.CanBackfill).
 	Moved int
 	// Failovers are the receipts of the messages the report sent again
 	// through the QR gateway (DeliveryReport.Failover).
@@ -95,11 +97,11 @@ func ParseMessageRef(ref string) (account, messageID string, ok bool) {
 }
 
 // Report applies a vendor's delivery report to the records it names.
-// A record moves only forward along store.CanMove: sent, then delivered, then
+// A record moves only forward along record.CanMove: sent, then delivered, then
 // read, or failed; an unknown one is settled by the first report that
 // names it. A report that arrives late, twice or out of order changes
 // nothing, except that a step the record passed without (delivered,
-// after read) joins its history (store.CanBackfill). So a report may be
+// after read) joins its history (record.CanBackfill). So a report may be
 // repeated safely: money moves at most once per record.
 //
 // A failed report moves the record to failed with ErrorCode
@@ -180,7 +182,7 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (out *ReportRe
 		if moved {
 			res.Moved++
 		}
-		if after.Fallback != "" && confirmed(after.State, StateDelivered) {
+		if after.Fallback != "" && confirmed(after.State, record.StateDelivered) {
 			n.confirmChain(ctx, after) // its timed fallback is not needed, if the report is in time
 		}
 		rc, err := n.failover(ctx, after, r, moved)
@@ -243,7 +245,7 @@ func checkReport(r *DeliveryReport) error {
 		fe.Add("provider_message_id", "is required unless account and message_id are given")
 	}
 	switch r.State {
-	case StateSent, StateDelivered, StateRead, StateFailed:
+	case record.StateSent, record.StateDelivered, record.StateRead, record.StateFailed:
 	default:
 		fe.Addf("state", "must be sent, delivered, read or failed, not %q", r.State)
 	}
@@ -296,7 +298,7 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 		u.At = n.now()
 	}
 	var failure *Error
-	if r.State == StateFailed {
+	if r.State == record.StateFailed {
 		text := r.Error
 		if text == "" {
 			text = "the vendor reported the message undelivered"
@@ -329,16 +331,16 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 	return after, true, nil
 }
 
-func reportEvent(s MessageState) MessageState {
+func reportEvent(s record.State) record.State {
 	switch s {
-	case StateDelivered:
-		return StateDelivered
-	case StateRead:
-		return StateRead
-	case StateFailed:
-		return StateFailed
+	case record.StateDelivered:
+		return record.StateDelivered
+	case record.StateRead:
+		return record.StateRead
+	case record.StateFailed:
+		return record.StateFailed
 	}
-	return StateSent
+	return record.StateSent
 }
 
 // sameRecipient reports whether a report's recipient is the record's:

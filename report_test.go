@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -68,25 +70,25 @@ func TestReportMovesForwardOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := r.clock.Now().Add(time.Minute)
-	byVendorID := func(st notify.MessageState, at time.Time) *notify.DeliveryReport {
+	byVendorID := func(st record.State, at time.Time) *notify.DeliveryReport {
 		return &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: sent.ProviderMessageID, State: st, At: at}
 	}
-	if res := report(t, r.n, byVendorID(notify.StateDelivered, at)); res.Moved != 1 || len(res.Messages) != 1 ||
-		res.Messages[0].State != notify.StateDelivered {
+	if res := report(t, r.n, byVendorID(record.StateDelivered, at)); res.Moved != 1 || len(res.Messages) != 1 ||
+		res.Messages[0].State != record.StateDelivered {
 		t.Fatalf("delivered: %+v", res)
 	}
 	// Repeated: nothing moves.
-	if res := report(t, r.n, byVendorID(notify.StateDelivered, at)); res.Moved != 0 || res.Messages[0].State != notify.StateDelivered {
+	if res := report(t, r.n, byVendorID(record.StateDelivered, at)); res.Moved != 0 || res.Messages[0].State != record.StateDelivered {
 		t.Fatalf("delivered again: %+v", res)
 	}
-	report(t, r.n, byVendorID(notify.StateRead, at.Add(time.Minute)))
+	report(t, r.n, byVendorID(record.StateRead, at.Add(time.Minute)))
 	// Outrun: a sent report after read, and a failure after read.
-	report(t, r.n, byVendorID(notify.StateSent, at))
-	if res := report(t, r.n, byVendorID(notify.StateFailed, at.Add(2*time.Minute))); res.Moved != 0 {
+	report(t, r.n, byVendorID(record.StateSent, at))
+	if res := report(t, r.n, byVendorID(record.StateFailed, at.Add(2*time.Minute))); res.Moved != 0 {
 		t.Fatalf("failed after read moved it: %+v", res)
 	}
 	m := r.message(t, sent.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateDelivered, notify.StateRead)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateSent, record.StateDelivered, record.StateRead)
 	if !m.History[3].At.Equal(at) || m.Cost().Minor != 25 || m.Error != "" {
 		t.Fatalf("record after reports: %+v", m)
 	}
@@ -123,7 +125,7 @@ func TestRepeatedReportAsksNoMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := r.clock.Now().Add(time.Minute)
-	byVendorID := func(st notify.MessageState) *notify.DeliveryReport {
+	byVendorID := func(st record.State) *notify.DeliveryReport {
 		return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: sent.ProviderMessageID, State: st, At: at}
 	}
 	moves := func(rep *notify.DeliveryReport) int64 {
@@ -133,21 +135,21 @@ func TestRepeatedReportAsksNoMove(t *testing.T) {
 		return counted.moves.Load() - before
 	}
 	for _, tc := range []struct {
-		st   notify.MessageState
+		st   record.State
 		want int64
 	}{
-		{notify.StateRead, 1},      // moves
-		{notify.StateRead, 0},      // a repeat
-		{notify.StateSent, 0},      // entered before read
-		{notify.StateDelivered, 1}, // not entered: backfilled
-		{notify.StateDelivered, 0}, // now entered
+		{record.StateRead, 1},      // moves
+		{record.StateRead, 0},      // a repeat
+		{record.StateSent, 0},      // entered before read
+		{record.StateDelivered, 1}, // not entered: backfilled
+		{record.StateDelivered, 0}, // now entered
 	} {
 		if got := moves(byVendorID(tc.st)); got != tc.want {
 			t.Fatalf("a %s report asked %d moves, want %d", tc.st, got, tc.want)
 		}
 	}
-	wantStates(t, r.message(t, sent.MessageID), notify.StatePending, notify.StateAttempting, notify.StateSent,
-		notify.StateDelivered, notify.StateRead)
+	wantStates(t, r.message(t, sent.MessageID), record.StatePending, record.StateAttempting, record.StateSent,
+		record.StateDelivered, record.StateRead)
 }
 
 func TestReportOutOfOrderKeepsEachTime(t *testing.T) {
@@ -158,13 +160,13 @@ func TestReportOutOfOrderKeepsEachTime(t *testing.T) {
 	}
 	read, delivered := r.clock.Now().Add(2*time.Minute), r.clock.Now().Add(time.Minute)
 	for _, rep := range []struct {
-		st notify.MessageState
+		st record.State
 		at time.Time
-	}{{notify.StateRead, read}, {notify.StateDelivered, delivered}, {notify.StateDelivered, delivered}} {
+	}{{record.StateRead, read}, {record.StateDelivered, delivered}, {record.StateDelivered, delivered}} {
 		report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: sent.ProviderMessageID, State: rep.st, At: rep.at})
 	}
 	m := r.message(t, sent.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateDelivered, notify.StateRead)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateSent, record.StateDelivered, record.StateRead)
 	if !m.History[3].At.Equal(delivered) || !m.History[4].At.Equal(read) {
 		t.Fatalf("history = %v, want delivered at %v and read at %v", m.History, delivered, read)
 	}
@@ -183,12 +185,12 @@ func TestReportedChatFailureIsRefundedOnce(t *testing.T) {
 		t.Fatalf("balance after the send = %d", got)
 	}
 	rep := &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: sent.ProviderMessageID,
-		State: notify.StateFailed, VendorCode: "131047", Error: "Re-engagement message"}
+		State: record.StateFailed, VendorCode: "131047", Error: "Re-engagement message"}
 	for range 3 {
 		report(t, r.n, rep)
 	}
 	m := r.message(t, sent.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateSent, record.StateFailed)
 	if !m.Refunded || m.Cost().Minor != 0 || m.VendorCode != "131047" || notify.Code(m.ErrorCode) != notify.CodeRejected ||
 		!strings.Contains(m.Error, "Re-engagement message") {
 		t.Fatalf("record = %+v", m)
@@ -207,9 +209,9 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: sent.ProviderMessageID, State: notify.StateFailed, VendorCode: "DND"}
+	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: sent.ProviderMessageID, State: record.StateFailed, VendorCode: "DND"}
 	report(t, r.n, rep)
-	if m := r.message(t, sent.MessageID); m.State != notify.StateFailed || m.Refunded || m.Cost().Minor != 25 {
+	if m := r.message(t, sent.MessageID); m.State != record.StateFailed || m.Refunded || m.Cost().Minor != 25 {
 		t.Fatalf("record = %+v (cost %v)", m, m.Cost())
 	}
 	if got := r.balance(t); got != opening-25 {
@@ -217,7 +219,7 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 	}
 
 	// An app whose SMS vendor refunds undelivered messages says so.
-	var asked []notify.MessageState
+	var asked []record.State
 	refunding := &testChannel{kind: sms.Kind, provider: memprovider.New("memsms"),
 		refund: func(m *notify.Message, _ *notify.DeliveryReport) bool {
 			asked = append(asked, m.State)
@@ -234,7 +236,7 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 	if got := r2.balance(t); got != opening {
 		t.Fatalf("balance = %d, want the charge refunded once", got)
 	}
-	if len(asked) != 1 || asked[0] != notify.StateSent {
+	if len(asked) != 1 || asked[0] != record.StateSent {
 		t.Fatalf("policy asked for %v; want it asked once, of the sent record (a repeated report moves nothing)", asked)
 	}
 }
@@ -256,23 +258,23 @@ func TestReportSettlesUnknown(t *testing.T) {
 	}
 	// The vendor ID was never learned: the reports name the messages by
 	// the reference the provider gave the vendor.
-	ref := func(id string, st notify.MessageState) *notify.DeliveryReport {
+	ref := func(id string, st record.State) *notify.DeliveryReport {
 		acct, mid, ok := notify.ParseMessageRef(notify.MessageRef("acme", id))
 		if !ok {
 			t.Fatal("ParseMessageRef refused MessageRef's reference")
 		}
 		return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: "wamid." + id, Account: acct, MessageID: mid, State: st}
 	}
-	report(t, r.n, ref(delivered.MessageID, notify.StateDelivered))
-	report(t, r.n, ref(failed.MessageID, notify.StateFailed))
+	report(t, r.n, ref(delivered.MessageID, record.StateDelivered))
+	report(t, r.n, ref(failed.MessageID, record.StateFailed))
 
 	m := r.message(t, delivered.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateDelivered)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateUnknown, record.StateDelivered)
 	if m.Cost().Minor != 40 || m.ProviderMessageID != "wamid."+delivered.MessageID {
 		t.Fatalf("unknown reported delivered = %+v", m)
 	}
 	m = r.message(t, failed.MessageID)
-	wantStates(t, m, notify.StatePending, notify.StateAttempting, notify.StateUnknown, notify.StateFailed)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateUnknown, record.StateFailed)
 	if !m.Refunded || m.Cost().Minor != 0 {
 		t.Fatalf("unknown reported failed = %+v", m)
 	}
@@ -298,25 +300,25 @@ func TestReportRefusals(t *testing.T) {
 		code notify.Code
 	}{
 		{"nil", nil, notify.CodeInvalidArgument},
-		{"no provider", &notify.DeliveryReport{ProviderMessageID: pm, State: notify.StateDelivered}, notify.CodeInvalidArgument},
-		{"no message named", &notify.DeliveryReport{Provider: "memsms", State: notify.StateDelivered}, notify.CodeInvalidArgument},
-		{"a state reports cannot set", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, State: notify.StateUnknown}, notify.CodeInvalidArgument},
-		{"unknown vendor ID", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "nope", State: notify.StateDelivered}, notify.CodeNotFound},
-		{"another provider", &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: notify.StateDelivered}, notify.CodeNotFound},
-		{"another recipient", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, To: "919999999999", State: notify.StateDelivered}, notify.CodeNotFound},
-		{"another account's message", &notify.DeliveryReport{Provider: "memsms", Account: "other", MessageID: sent.MessageID, State: notify.StateDelivered}, notify.CodeNotFound},
-		{"the reference of another vendor ID", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "other", Account: "acme", MessageID: sent.MessageID, State: notify.StateDelivered}, notify.CodeNotFound},
+		{"no provider", &notify.DeliveryReport{ProviderMessageID: pm, State: record.StateDelivered}, notify.CodeInvalidArgument},
+		{"no message named", &notify.DeliveryReport{Provider: "memsms", State: record.StateDelivered}, notify.CodeInvalidArgument},
+		{"a state reports cannot set", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, State: record.StateUnknown}, notify.CodeInvalidArgument},
+		{"unknown vendor ID", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "nope", State: record.StateDelivered}, notify.CodeNotFound},
+		{"another provider", &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: record.StateDelivered}, notify.CodeNotFound},
+		{"another recipient", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, To: "919999999999", State: record.StateDelivered}, notify.CodeNotFound},
+		{"another account's message", &notify.DeliveryReport{Provider: "memsms", Account: "other", MessageID: sent.MessageID, State: record.StateDelivered}, notify.CodeNotFound},
+		{"the reference of another vendor ID", &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "other", Account: "acme", MessageID: sent.MessageID, State: record.StateDelivered}, notify.CodeNotFound},
 	} {
 		_, err := r.n.Report(ctx, tt.rep)
 		if notify.CodeOf(err) != tt.code {
 			t.Errorf("%s: %v, want %s", tt.name, err, tt.code)
 		}
 	}
-	if m := r.message(t, sent.MessageID); m.State != notify.StateSent {
+	if m := r.message(t, sent.MessageID); m.State != record.StateSent {
 		t.Fatalf("refused reports moved the record to %s", m.State)
 	}
 	// The recipient with its country code is the same recipient.
-	if res := report(t, r.n, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, To: "+91 98765 43210", State: notify.StateDelivered}); res.Moved != 1 {
+	if res := report(t, r.n, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: pm, To: "+91 98765 43210", State: record.StateDelivered}); res.Moved != 1 {
 		t.Fatalf("report with the country code: %+v", res)
 	}
 
@@ -334,7 +336,7 @@ func TestReportWhileSending(t *testing.T) {
 		done <- rc
 	}()
 	env := <-v.took
-	rep := &notify.DeliveryReport{Provider: "memchat", Account: "acme", MessageID: env.ID, State: notify.StateDelivered}
+	rep := &notify.DeliveryReport{Provider: "memchat", Account: "acme", MessageID: env.ID, State: record.StateDelivered}
 	if _, err := r.n.Report(context.Background(), rep); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("report while attempting: %v, want Unavailable", err)
 	}
@@ -369,7 +371,7 @@ func lastGateway(t *testing.T, r *recordRig) chat.Gateway {
 }
 
 func failedOutsideWindow(pmid string) *notify.DeliveryReport {
-	return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pmid, State: notify.StateFailed,
+	return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pmid, State: record.StateFailed,
 		VendorCode: "131047", Error: "Re-engagement message", Failover: true}
 }
 
@@ -403,7 +405,7 @@ func TestReportFailover(t *testing.T) {
 		t.Fatalf("failovers = %d, want 1", len(res.Failovers))
 	}
 	again := res.Failovers[0]
-	if again.Status != notify.StateSent || again.Cost.Minor != 10 || lastGateway(t, r) != chat.GatewayQR {
+	if again.Status != record.StateSent || again.Cost.Minor != 10 || lastGateway(t, r) != chat.GatewayQR {
 		t.Fatalf("failover receipt %+v via %s", again, lastGateway(t, r))
 	}
 	m := r.message(t, again.MessageID)
@@ -444,7 +446,7 @@ func TestReportFailoverOnlyWhereItHelps(t *testing.T) {
 		"the cloud gateway chosen by the request": {&chat.Request{Account: "acme", To: "9876543210", Message: "hi", Gateway: chat.GatewayCloud}, failedOutsideWindow},
 		"a one-time code":                         {&chat.Request{Account: "acme", To: "9876543210", OTP: "482915"}, failedOutsideWindow},
 		"a delivered report": {chatTo("hi"), func(pm string) *notify.DeliveryReport {
-			return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: notify.StateDelivered, Failover: true}
+			return &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: pm, State: record.StateDelivered, Failover: true}
 		}},
 	} {
 		sent, err := r.n.Send(ctx, tt.req)
@@ -479,11 +481,11 @@ func TestReportFailoverRefusedForNow(t *testing.T) {
 	if notify.CodeOf(err) != notify.CodeUnavailable || res == nil || res.Moved != 1 {
 		t.Fatalf("report while the QR gateway is down: %+v, %v", res, err)
 	}
-	if m := r.message(t, first.MessageID); m.State != notify.StateFailed || !m.Refunded {
+	if m := r.message(t, first.MessageID); m.State != record.StateFailed || !m.Refunded {
 		t.Fatalf("the first message: %+v", m)
 	}
 	res = report(t, r.n, failedOutsideWindow(first.ProviderMessageID))
-	if res.Moved != 0 || len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StateSent {
+	if res.Moved != 0 || len(res.Failovers) != 1 || res.Failovers[0].Status != record.StateSent {
 		t.Fatalf("the report again: %+v", res)
 	}
 	if got := r.balance(t); got != opening-10 {
@@ -511,7 +513,7 @@ func TestReportAfterACheaperFailoverRefundsWhatStands(t *testing.T) {
 	if m := r.message(t, sent.MessageID); m.Charge.Minor != 10 {
 		t.Fatalf("record charge = %d, want the QR price", m.Charge.Minor)
 	}
-	report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: "qr-1", State: notify.StateFailed})
+	report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: "qr-1", State: record.StateFailed})
 	if got := r.balance(t); got != opening {
 		t.Fatalf("balance = %d, want %d: refunded what stood, no more", got, opening)
 	}
@@ -538,16 +540,16 @@ func TestAbandonedKeyOfAMessageReportedFailedIsNotSentAgain(t *testing.T) {
 	req := smsReq("hello")
 	req.IdempotencyKey = "order-9"
 	rc, err := n.Send(ctx, req)
-	if err != nil || rc.Status != notify.StateSent {
+	if err != nil || rc.Status != record.StateSent {
 		t.Fatalf("send = %+v, %v", rc, err)
 	}
 	if _, err := n.Report(ctx, &notify.DeliveryReport{Provider: rc.Provider, ProviderMessageID: rc.ProviderMessageID,
-		State: notify.StateFailed, Error: "handset unreachable"}); err != nil {
+		State: record.StateFailed, Error: "handset unreachable"}); err != nil {
 		t.Fatal(err)
 	}
 	r.clock.Advance(settleAfter + time.Second)
 	again, err := n.Send(ctx, req)
-	if err != nil || again.MessageID != rc.MessageID || again.Status != notify.StateFailed {
+	if err != nil || again.MessageID != rc.MessageID || again.Status != record.StateFailed {
 		t.Fatalf("repeat = %+v, %v; want the first message's receipt", again, err)
 	}
 	if got := r.sms.Len(); got != 1 {
@@ -565,7 +567,7 @@ func TestFailoverOnceBeyondRetention(t *testing.T) {
 	}
 	r.clock.Advance(2 * time.Hour) // the rig's idempotency retention is 1h
 	res := report(t, r.n, rep)
-	if len(res.Failovers) != 1 || res.Failovers[0].Status != notify.StateSent {
+	if len(res.Failovers) != 1 || res.Failovers[0].Status != record.StateSent {
 		t.Fatalf("the repeat answers failovers %+v; want the one made", res.Failovers)
 	}
 	if got := len(r.chat.Sent()); got != 2 {
@@ -579,7 +581,7 @@ func TestFailoverOnceBeyondRetention(t *testing.T) {
 // into 503 (and the vendor into days of retries).
 func TestFailoverOfADisabledAccountIsNoRetry(t *testing.T) {
 	r, rep := failoverCase(t)
-	if err := r.accounts.Update(&notify.Account{ID: "acme", Currency: notify.INR(), Disabled: true}); err != nil {
+	if err := r.accounts.Update(&notify.Account{ID: "acme", Currency: record.INR(), Disabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := r.n.Report(context.Background(), rep)
@@ -594,8 +596,8 @@ func TestFailoverOfADisabledAccountIsNoRetry(t *testing.T) {
 type reportWinsTheRace struct{ store.Ledger }
 
 func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if u.State == notify.StateFailed && !u.KeepCharge {
-		if _, err := s.Ledger.Move(ctx, account, id, store.Update{State: notify.StateFailed, At: u.At,
+	if u.State == record.StateFailed && !u.KeepCharge {
+		if _, err := s.Ledger.Move(ctx, account, id, store.Update{State: record.StateFailed, At: u.At,
 			ErrorCode: string(notify.CodeRejected), Error: "reported undelivered", KeepCharge: true}); err != nil {
 			return store.Moved{}, err
 		}
@@ -662,7 +664,7 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the send never reached its move to sent")
 	}
-	delivered := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: vendorID, State: notify.StateDelivered,
+	delivered := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: vendorID, State: record.StateDelivered,
 		At: r.clock.Now().Add(time.Second)}
 
 	res, err := r.n.Report(ctx, delivered)
@@ -672,25 +674,25 @@ func TestReportThatOutrunsOurMoveToSent(t *testing.T) {
 	// Another provider's report of an ID no record has is not held back
 	// by this provider's send.
 	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: vendorID,
-		State: notify.StateDelivered}); notify.CodeOf(err) != notify.CodeNotFound {
+		State: record.StateDelivered}); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Fatalf("another provider's unmatched report: %v, want NotFound", err)
 	}
 
 	hold.Release()
 	released = true
 	a := <-done
-	if a.err != nil || a.rc.Status != notify.StateSent || a.rc.ProviderMessageID != vendorID {
+	if a.err != nil || a.rc.Status != record.StateSent || a.rc.ProviderMessageID != vendorID {
 		t.Fatalf("send = %+v, %v", a.rc, a.err)
 	}
 	// The vendor sends the report again: now it applies.
-	if res := report(t, r.n, delivered); res.Moved != 1 || res.Messages[0].State != notify.StateDelivered {
+	if res := report(t, r.n, delivered); res.Moved != 1 || res.Messages[0].State != record.StateDelivered {
 		t.Fatalf("the report again, after our move: %+v", res)
 	}
-	wantStates(t, r.message(t, a.rc.MessageID), notify.StatePending, notify.StateAttempting, notify.StateSent, notify.StateDelivered)
+	wantStates(t, r.message(t, a.rc.MessageID), record.StatePending, record.StateAttempting, record.StateSent, record.StateDelivered)
 
 	// No send in flight: an unmatched report is NotFound, as before.
 	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "never-issued",
-		State: notify.StateDelivered}); notify.CodeOf(err) != notify.CodeNotFound {
+		State: record.StateDelivered}); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Fatalf("unmatched report, nothing in flight: %v, want NotFound", err)
 	}
 }
@@ -703,7 +705,7 @@ func TestReportNotHeldBackByAnAbandonedSend(t *testing.T) {
 	r := newRecordRig(t, nil)
 	env, _ := crashDuringVendorCall(t, r, smsReq("hello"))
 	ctx := context.Background()
-	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "mem-404", State: notify.StateDelivered}
+	rep := &notify.DeliveryReport{Provider: "memsms", ProviderMessageID: "mem-404", State: record.StateDelivered}
 	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("unmatched report while %s is in flight: %v, want Unavailable", env.ID, err)
 	}

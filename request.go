@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"hash"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 )
 
@@ -97,7 +99,7 @@ func fingerprintOf(r Request) string {
 func (n *Notifier) Send(ctx context.Context, req Request) (*Receipt, error) {
 	const op = "notify.Send"
 	if nilness.Is(req) {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request", Message: "is required"}}}
 	}
 	switch r := req.(type) {
 	case Bulk:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -56,7 +58,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 	}
 	legs := make([]*Receipt, len(rr.Parts))
 	anyWentOut := false
-	var cur Currency
+	var cur record.Currency
 	if len(msgs) > 0 {
 		cur = msgs[0].Charge.Currency
 	}
@@ -67,7 +69,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 			if rr.Bulk {
 				kind = rr.Kind
 			}
-			legs[i] = &Receipt{Account: account, Kind: kind, Status: StateFailed, Cost: Money{Currency: cur},
+			legs[i] = &Receipt{Account: account, Kind: kind, Status: record.StateFailed, Cost: Money{Currency: cur},
 				ErrorCode: CodeUnavailable, Error: "not sent: the request stopped before this part"}
 			continue
 		}
@@ -82,7 +84,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 		r, _ = combineBulk("notify.Send", rr.ID, &Account{ID: account, Currency: cur}, rr.Kind, legs)
 	} else {
 		r = combineLegs(rr.ID, account, rr.Kind, legs)
-		if r.Status == StateUnknown {
+		if r.Status == record.StateUnknown {
 			r.ErrorCode, r.Error = CodeOutcomeUnknown, "the outcome of a leg is unknown"
 		}
 		r.Domain, r.Metered = msgs[0].Domain, msgs[0].Metered // a part went out: msgs has it

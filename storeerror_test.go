@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -60,7 +62,7 @@ func TestStoreFailureIsAStoreError(t *testing.T) {
 // refusal meant for the sender.
 func ExampleStoreError() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	down := failingLimiter{notify.Errorf(notify.CodeUnavailable, "database unreachable")}
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh), notify.WithRateLimit(down))

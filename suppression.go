@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -35,8 +37,8 @@ func (n *Notifier) suppressions() store.Suppressions {
 // a promotional message is stopped by any entry, a transactional one
 // only by a hard bounce (the address does not exist; an unsubscribe from
 // campaigns must not stop a one-time code or an invoice).
-func blocks(reason store.SuppressionReason, class PriceClass) bool {
-	return class == Promotional || reason == store.SuppressHardBounce
+func blocks(reason store.SuppressionReason, class record.PriceClass) bool {
+	return class == record.Promotional || reason == store.SuppressHardBounce
 }
 
 // suppressed returns CodeSuppressed when the recipient of one of envs
@@ -140,10 +142,10 @@ func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int)
 	if err != nil {
 		return storeFailure(op, "suppressions", err)
 	}
-	var fields []FieldError
+	var fields []record.FieldError
 	for i, reason := range reasons {
 		if reason != "" {
-			fields = append(fields, FieldError{Field: fmt.Sprintf(field, i), Message: "is on the account's suppression list (" + string(reason) + ")"})
+			fields = append(fields, record.FieldError{Field: fmt.Sprintf(field, i), Message: "is on the account's suppression list (" + string(reason) + ")"})
 		}
 	}
 	if len(fields) == 0 {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
@@ -87,7 +89,7 @@ func TestSuppressedPaths(t *testing.T) {
 	// Transactional mail to the unsubscribed address goes, and is charged.
 	rc, err = kit.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: "promo.out@example.com",
 		Subject: "Receipt", Message: "Paid ₹499", Purpose: email.PurposeInvoice})
-	if err != nil || rc.Status != notify.StateSent || kit.Balance(t) != notifytest.DefaultBalance-rc.Cost.Minor {
+	if err != nil || rc.Status != record.StateSent || kit.Balance(t) != notifytest.DefaultBalance-rc.Cost.Minor {
 		t.Fatalf("invoice mail to an unsubscribed address: %+v, %v", rc, err)
 	}
 	// Removed, the campaign goes.
@@ -120,7 +122,7 @@ func TestSuppressedAfterEnqueue(t *testing.T) {
 	before := kit.Balance(t)
 	kit.RunQueue(t)
 	m, err := kit.Notifier.Message(ctx, notifytest.AccountID, rc.MessageID)
-	if err != nil || m.State != notify.StateFailed || m.Cost().Minor != 0 {
+	if err != nil || m.State != record.StateFailed || m.Cost().Minor != 0 {
 		t.Fatalf("the queued campaign is %+v, %v; want failed and refunded", m, err)
 	}
 	if got := kit.Balance(t) - before; got != rc.Cost.Minor {
@@ -169,12 +171,12 @@ type countingLists struct {
 	one, many atomic.Int32
 }
 
-func (c *countingLists) LookupSuppression(ctx context.Context, account string, kind store.Kind, to string) (store.Suppression, bool, error) {
+func (c *countingLists) LookupSuppression(ctx context.Context, account string, kind record.Kind, to string) (store.Suppression, bool, error) {
 	c.one.Add(1)
 	return c.Ledger.LookupSuppression(ctx, account, kind, to)
 }
 
-func (c *countingLists) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+func (c *countingLists) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
 	c.many.Add(1)
 	return c.Ledger.LookupSuppressions(ctx, account, kind, tos)
 }

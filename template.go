@@ -1,12 +1,16 @@
 package notify
 
-import "context"
+import (
+	"context"
+
+	"github.com/notifykit/notify/record"
+)
 
 // Rendered is a template rendered for one channel.
 type Rendered struct {
 	Slug string
 	// Class is the template's price class.
-	Class PriceClass
+	Class record.PriceClass
 	// Subject is the e-mail subject (e-mail only).
 	Subject string
 	// Text is the plain-text body: the SMS or chat text, or the e-mail's

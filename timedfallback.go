@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/store"
 )
@@ -28,7 +30,7 @@ type Fallback struct {
 	After time.Duration
 	// Confirm is the state of the message before it that makes the step
 	// unneeded: StateDelivered (the default) or StateRead.
-	Confirm MessageState
+	Confirm record.State
 }
 
 // SendWithFallback sends req as Send does and schedules the chain after
@@ -90,7 +92,7 @@ func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...F
 		r, err := n.dispatch(ctx, op, acct, p)
 		undo.unless(r)
 		if r == nil {
-			n.cancelSteps(ctx, acct.ID, ids[0], StateScheduled, "not needed: the message it follows was not sent")
+			n.cancelSteps(ctx, acct.ID, ids[0], record.StateScheduled, "not needed: the message it follows was not sent")
 			return nil, err
 		}
 		r.Fallback = ids[0]
@@ -102,7 +104,7 @@ func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...F
 // checkChain checks what can be checked of a chain without a store.
 func (n *Notifier) checkChain(op string, req Request, chain []Fallback) error {
 	if nilness.Is(req) {
-		return &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: "request", Message: "is required"}}}
+		return &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request", Message: "is required"}}}
 	}
 	if n.queue == nil {
 		return &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("a fallback needs a queue (notify.WithQueue)")}
@@ -136,7 +138,7 @@ func (n *Notifier) checkChain(op string, req Request, chain []Fallback) error {
 		if s.After < time.Second || s.After > 24*time.Hour {
 			fe.Add(field+".after", "must be from 1 second to 24 hours")
 		}
-		if s.Confirm != "" && s.Confirm != StateDelivered && s.Confirm != StateRead {
+		if s.Confirm != "" && s.Confirm != record.StateDelivered && s.Confirm != record.StateRead {
 			fe.Add(field+".confirm", "must be delivered or read")
 		}
 	}
@@ -162,7 +164,7 @@ func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, c
 			return nil, prefixFields(err, fmt.Sprintf("fallback.%d.request.", i))
 		}
 		if p.env.CarriesOTP {
-			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []FieldError{{Field: fmt.Sprintf("fallback.%d.request", i),
+			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: fmt.Sprintf("fallback.%d.request", i),
 				Message: "must not carry a one-time code, which must go at once: send it as a dual OTP"}}}
 		}
 		payload, err := n.channels[s.Request.Kind()].(RequestCodec).EncodeRequest(s.Request)
@@ -189,20 +191,20 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 		env.ID = ids[i]
 		confirm := chain[i].Confirm
 		if confirm == "" {
-			confirm = StateDelivered
+			confirm = record.StateDelivered
 		}
 		m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
 			Provider: env.Provider, Domain: env.Domain, Units: env.Units, Metered: n.pricer != nil, Charge: env.Price,
-			CreatedAt: now, UpdatedAt: now, State: StateScheduled, SendAt: at, Payload: s.payload,
+			CreatedAt: now, UpdatedAt: now, State: record.StateScheduled, SendAt: at, Payload: s.payload,
 			Follows: follows, Confirm: confirm, Note: "a timed fallback of " + follows}
 		if i+1 < len(ids) {
 			m.Fallback = ids[i+1]
 		}
 		if _, err := n.queue.Open(ctx, m); err != nil {
-			n.cancelSteps(ctx, acct.ID, ids[0], StateScheduled, "not needed: its chain could not be scheduled")
+			n.cancelSteps(ctx, acct.ID, ids[0], record.StateScheduled, "not needed: its chain could not be scheduled")
 			return nil, storeFailure(op, "queue", err)
 		}
-		n.observe(ctx, Event{Type: StatePending, Envelope: env})
+		n.observe(ctx, Event{Type: record.StatePending, Envelope: env})
 		follows = ids[i]
 	}
 	return ids, nil
@@ -212,7 +214,7 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 // when from is empty), and the steps after it that still wait (they
 // follow a canceled step): each failed with CodeCanceled and why,
 // refunded, the observers told. It reports whether it moved id.
-func (n *Notifier) cancelSteps(ctx context.Context, account, id string, from MessageState, why string) bool {
+func (n *Notifier) cancelSteps(ctx context.Context, account, id string, from record.State, why string) bool {
 	moved := false
 	for i := 0; i <= MaxFallbacks && id != ""; i++ {
 		m, err := n.ledger.Message(ctx, account, id)
@@ -238,8 +240,8 @@ func (n *Notifier) cancelSteps(ctx context.Context, account, id string, from Mes
 // balance after the refund when acct is given. When m no longer stands in
 // from, the move is CodeConflict and nobody is told: whoever moved it
 // first did.
-func (n *Notifier) failWaiting(ctx context.Context, acct *Account, m *Message, from MessageState, code Code, why string, cause error) (*Receipt, error) {
-	u := store.Update{State: StateFailed, From: from, At: n.now(), ErrorCode: string(code), Error: why}
+func (n *Notifier) failWaiting(ctx context.Context, acct *Account, m *Message, from record.State, code Code, why string, cause error) (*Receipt, error) {
+	u := store.Update{State: record.StateFailed, From: from, At: n.now(), ErrorCode: string(code), Error: why}
 	moved, err := n.move(ctx, m.Account, m.ID, u)
 	if err != nil {
 		return nil, err
@@ -257,11 +259,11 @@ func (n *Notifier) failWaiting(ctx context.Context, acct *Account, m *Message, f
 
 // confirmed reports whether a message in state s is confirmed by the
 // step that waits for want (delivered or read).
-func confirmed(s, want MessageState) bool {
-	if want == StateRead {
-		return s == StateRead
+func confirmed(s, want record.State) bool {
+	if want == record.StateRead {
+		return s == record.StateRead
 	}
-	return s == StateDelivered || s == StateRead
+	return s == record.StateDelivered || s == record.StateRead
 }
 
 // unneeded reports why the step m, taken by a worker, should not go:
@@ -277,7 +279,7 @@ func (n *Notifier) unneeded(ctx context.Context, m *Message) (string, error) {
 		return "", err
 	case confirmed(prev.State, m.Confirm):
 		return fmt.Sprintf("not needed: message %s was %s in time", prev.ID, prev.State), nil
-	case prev.Follows != "" && prev.State == StateFailed && prev.ErrorCode == string(CodeCanceled):
+	case prev.Follows != "" && prev.State == record.StateFailed && prev.ErrorCode == string(CodeCanceled):
 		return fmt.Sprintf("not needed: the step it follows, %s, was canceled", prev.ID), nil
 	}
 	return "", nil
@@ -301,7 +303,7 @@ func prefixFields(err error, prefix string) error {
 		return err
 	}
 	c := *e
-	c.Fields = make([]FieldError, len(e.Fields))
+	c.Fields = make([]record.FieldError, len(e.Fields))
 	for i, f := range e.Fields {
 		f.Field = prefix + f.Field
 		c.Fields[i] = f

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -50,7 +52,7 @@ func smsAfter(d time.Duration) notify.Fallback {
 }
 
 // report tells the Notifier that the chat vendor moved message id to st.
-func (f *fallbackRig) report(t *testing.T, rc *notify.Receipt, st notify.MessageState) {
+func (f *fallbackRig) report(t *testing.T, rc *notify.Receipt, st record.State) {
 	t.Helper()
 	if _, err := f.n.Report(context.Background(), &notify.DeliveryReport{Provider: "cloudchat",
 		ProviderMessageID: rc.ProviderMessageID, State: st}); err != nil {
@@ -64,30 +66,30 @@ func TestFallbackFiresWhenNoReportCame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateSent || rc.Fallback == "" || f.cloud.Len() != 1 {
+	if rc.Status != record.StateSent || rc.Fallback == "" || f.cloud.Len() != 1 {
 		t.Fatalf("first receipt %+v: want sent, naming its fallback", rc)
 	}
 	if got := f.balance(t); got != opening-chatPrice-smsPrice {
 		t.Fatalf("balance %d, want the chat and the scheduled SMS charged (%d)", got, opening-chatPrice-smsPrice)
 	}
 	step := f.message(t, rc.Fallback)
-	if step.State != notify.StateScheduled || step.Follows != rc.MessageID || step.Confirm != notify.StateDelivered {
+	if step.State != record.StateScheduled || step.Follows != rc.MessageID || step.Confirm != record.StateDelivered {
 		t.Fatalf("fallback record %+v", step)
 	}
 	f.clock.Advance(2*time.Minute - time.Second)
 	if f.run() != 0 || f.vendor.Len() != 0 {
 		t.Fatal("the fallback went before its time")
 	}
-	f.report(t, rc, notify.StateSent) // sent is no confirmation
+	f.report(t, rc, record.StateSent) // sent is no confirmation
 	f.clock.Advance(time.Second)
 	if f.run() != 1 || f.vendor.Len() != 1 {
 		t.Fatalf("at its time the SMS vendor got %d, want 1", f.vendor.Len())
 	}
-	if m := f.message(t, rc.Fallback); m.State != notify.StateSent || m.Cost().Minor != smsPrice {
+	if m := f.message(t, rc.Fallback); m.State != record.StateSent || m.Cost().Minor != smsPrice {
 		t.Fatalf("fallback %s costing %v, want sent at the SMS price", m.State, m.Cost())
 	}
 	// A report after the timer changes nothing: the SMS went once.
-	f.report(t, rc, notify.StateDelivered)
+	f.report(t, rc, record.StateDelivered)
 	f.clock.Advance(time.Hour)
 	if f.run() != 0 || f.vendor.Len() != 1 || f.balance(t) != opening-chatPrice-smsPrice {
 		t.Fatalf("after a late report: SMS %d, balance %d", f.vendor.Len(), f.balance(t))
@@ -101,10 +103,10 @@ func TestFallbackNeverFiresWhenDeliveredCameFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Minute)
-	f.report(t, rc, notify.StateDelivered)
+	f.report(t, rc, record.StateDelivered)
 	// The report canceled the fallback at once, refunded.
 	step := f.message(t, rc.Fallback)
-	if step.State != notify.StateFailed || !step.Refunded || f.balance(t) != opening-chatPrice {
+	if step.State != record.StateFailed || !step.Refunded || f.balance(t) != opening-chatPrice {
 		t.Fatalf("fallback %s (refunded %v), balance %d: want canceled and refunded", step.State, step.Refunded, f.balance(t))
 	}
 	f.clock.Advance(time.Hour)
@@ -124,14 +126,14 @@ func TestFallbackWorkerChecksTheMessageItFollows(t *testing.T) {
 	}
 	// A report that reached the record by another path, without the
 	// report's cancel of the step (as if it failed on the way).
-	if _, err := f.ledger.Move(context.Background(), "acme", rc.MessageID, store.Update{State: notify.StateDelivered, At: f.clock.Now()}); err != nil {
+	if _, err := f.ledger.Move(context.Background(), "acme", rc.MessageID, store.Update{State: record.StateDelivered, At: f.clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(2 * time.Minute)
 	if f.run() != 1 || f.vendor.Len() != 0 {
 		t.Fatalf("SMS vendor got %d: a fallback of a delivered message went", f.vendor.Len())
 	}
-	if m := f.message(t, rc.Fallback); m.State != notify.StateFailed || !m.Refunded || !strings.Contains(m.Error, "not needed") {
+	if m := f.message(t, rc.Fallback); m.State != record.StateFailed || !m.Refunded || !strings.Contains(m.Error, "not needed") {
 		t.Fatalf("fallback %s (%s), want failed, refunded, not needed", m.State, m.Error)
 	}
 }
@@ -139,17 +141,17 @@ func TestFallbackWorkerChecksTheMessageItFollows(t *testing.T) {
 func TestFallbackConfirmRead(t *testing.T) {
 	f := newFallbackRig(t)
 	step := smsAfter(2 * time.Minute)
-	step.Confirm = notify.StateRead
+	step.Confirm = record.StateRead
 	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), step)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.report(t, rc, notify.StateDelivered)
-	if m := f.message(t, rc.Fallback); m.State != notify.StateScheduled {
+	f.report(t, rc, record.StateDelivered)
+	if m := f.message(t, rc.Fallback); m.State != record.StateScheduled {
 		t.Fatalf("delivered canceled a step that waits for read: %s", m.State)
 	}
-	f.report(t, rc, notify.StateRead)
-	if m := f.message(t, rc.Fallback); m.State != notify.StateFailed {
+	f.report(t, rc, record.StateRead)
+	if m := f.message(t, rc.Fallback); m.State != record.StateFailed {
 		t.Fatalf("read did not cancel the step: %s", m.State)
 	}
 }
@@ -178,7 +180,7 @@ func TestFallbackChain(t *testing.T) {
 	// The SMS is delivered: the e-mail step is not needed.
 	sent := f.message(t, smsStep.ID)
 	if _, err := f.n.Report(context.Background(), &notify.DeliveryReport{Provider: "memsms",
-		ProviderMessageID: sent.ProviderMessageID, State: notify.StateDelivered}); err != nil {
+		ProviderMessageID: sent.ProviderMessageID, State: record.StateDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Hour)
@@ -228,7 +230,7 @@ func TestFallbackCancelOfAStepStopsTheRest(t *testing.T) {
 func TestFallbackFirstNotRecordedCancelsTheSteps(t *testing.T) {
 	f := newFallbackRig(t)
 	// Room for the SMS step, not for the chat message.
-	if _, err := f.wallet.Debit(context.Background(), "acme", notify.Money{Minor: opening - smsPrice - chatPrice + 1, Currency: notify.INR()}, "drain"); err != nil {
+	if _, err := f.wallet.Debit(context.Background(), "acme", notify.Money{Minor: opening - smsPrice - chatPrice + 1, Currency: record.INR()}, "drain"); err != nil {
 		t.Fatal(err)
 	}
 	before := f.balance(t)
@@ -262,7 +264,7 @@ func TestFallbackRefusals(t *testing.T) {
 		"other account": {[]notify.Fallback{other}, "fallback.0.request"},
 		"too soon":      {[]notify.Fallback{smsAfter(0)}, "fallback.0.after"},
 		"too late":      {[]notify.Fallback{smsAfter(25 * time.Hour)}, "fallback.0.after"},
-		"bad confirm":   {[]notify.Fallback{{Request: smsAfter(time.Minute).Request, After: time.Minute, Confirm: notify.StateSent}}, "fallback.0.confirm"},
+		"bad confirm":   {[]notify.Fallback{{Request: smsAfter(time.Minute).Request, After: time.Minute, Confirm: record.StateSent}}, "fallback.0.confirm"},
 		"too many":      {[]notify.Fallback{smsAfter(time.Minute), smsAfter(time.Minute), smsAfter(time.Minute), smsAfter(time.Minute)}, "fallback"},
 		"a bad number":  {[]notify.Fallback{bad}, "fallback.0.request.to"},
 		"no request":    {[]notify.Fallback{{After: time.Minute}}, "fallback.0.request"},

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -202,7 +204,7 @@ func (s span) receipt(r *Receipt) {
 	if r.Cost.Currency.Code != "" {
 		kv = append(kv, keyCostMinor.Int64(r.Cost.Minor), keyCurrency.String(r.Cost.Currency.Code))
 	}
-	bad := r.Status == StateFailed || r.Status == StateUnknown
+	bad := r.Status == record.StateFailed || r.Status == record.StateUnknown
 	code := orInternal(r.ErrorCode)
 	if bad {
 		kv = append(kv, keyErrorCode.String(string(code)))
@@ -352,7 +354,7 @@ func (n *Notifier) remember(ctx context.Context, account, id string) {
 
 // settle is settleOutcome in a span.
 func (n *Notifier) settle(ctx context.Context, op string, acct *Account, env *Envelope, r *Receipt, charged bool,
-	res *Result, attempts int, outcome MessageState, derr error) (*Receipt, error) {
+	res *Result, attempts int, outcome record.State, derr error) (*Receipt, error) {
 	ctx, sp := n.start(ctx, spanSettle, false)
 	r, err := n.settleOutcome(ctx, op, acct, env, r, charged, res, attempts, outcome, derr)
 	sp.endReceipt(r, err)
@@ -383,9 +385,9 @@ func (sp span) endAttempt(err error) {
 	}
 	outcome := "accepted"
 	switch OutcomeOf(err) {
-	case StateFailed:
+	case record.StateFailed:
 		outcome = "refused"
-	case StateUnknown:
+	case record.StateUnknown:
 		outcome = "unknown"
 	}
 	if err == nil {

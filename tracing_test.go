@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -46,7 +48,7 @@ func TestTracingNoopProviderSends(t *testing.T) {
 	for _, tp := range []trace.TracerProvider{noop.NewTracerProvider(), &noop.TracerProvider{}} {
 		k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithTracerProvider(tp)))
 		r, err := k.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: traceNumber, Message: traceText})
-		if err != nil || r.Status != notify.StateSent {
+		if err != nil || r.Status != record.StateSent {
 			t.Fatalf("Send = %+v, %v", r, err)
 		}
 		k.AssertBalance(t, notifytest.DefaultBalance-r.Cost.Minor)
@@ -82,7 +84,7 @@ func TestTracingSendSpanTree(t *testing.T) {
 	k, rec := tracedKit(t)
 	k.SMS.FailNext(1, notify.CodeUnavailable) // one refusal, then a retry that is accepted
 	r, err := k.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: traceNumber, Message: traceText})
-	if err != nil || r.Status != notify.StateSent {
+	if err != nil || r.Status != record.StateSent {
 		t.Fatalf("Send = %+v, %v", r, err)
 	}
 
@@ -122,7 +124,7 @@ func TestTracingSendSpanTree(t *testing.T) {
 
 	// The report's span links to the send's.
 	if _, err := k.Notifier.Report(context.Background(), &notify.DeliveryReport{Provider: "sms",
-		ProviderMessageID: r.ProviderMessageID, State: notify.StateDelivered}); err != nil {
+		ProviderMessageID: r.ProviderMessageID, State: record.StateDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	report := only(t, rec, "notify.report")
@@ -173,7 +175,7 @@ func TestTracingFailedSendIsAnErrorWithItsCode(t *testing.T) {
 func TestTracingCompositeParts(t *testing.T) {
 	k, rec := tracedKit(t)
 	r, err := k.Notifier.Send(context.Background(), &otp.Request{Account: notifytest.AccountID, To: traceNumber, OTP: traceOTP, BrandName: "Acme"})
-	if err != nil || r.Status != notify.StateSent {
+	if err != nil || r.Status != record.StateSent {
 		t.Fatalf("Send = %+v, %v", r, err)
 	}
 	send := only(t, rec, "notify.send")
@@ -208,7 +210,7 @@ func TestTracingCompositeParts(t *testing.T) {
 func TestTracingQueuedSend(t *testing.T) {
 	k, rec := tracedKit(t)
 	r, err := k.Notifier.Enqueue(context.Background(), &sms.Request{Account: notifytest.AccountID, To: traceNumber, Message: traceText})
-	if err != nil || r.Status != notify.StateQueued {
+	if err != nil || r.Status != record.StateQueued {
 		t.Fatalf("Enqueue = %+v, %v", r, err)
 	}
 	if n := k.RunQueue(t); n != 1 {
@@ -246,7 +248,7 @@ func TestTracingQueuedBulk(t *testing.T) {
 	k, rec := tracedKit(t)
 	r, err := k.Notifier.Enqueue(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: notifytest.AccountID, Message: traceText},
 		To: []string{traceNumber, "9876543219"}})
-	if err != nil || r.Status != notify.StateQueued || len(r.Legs) != 2 {
+	if err != nil || r.Status != record.StateQueued || len(r.Legs) != 2 {
 		t.Fatalf("Enqueue = %+v, %v", r, err)
 	}
 	if n := k.RunQueue(t); n != 2 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
 )
@@ -40,7 +42,7 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err er
 		return time.Time{}, storeFailure(op, "ledger", err)
 	case !m.State.Waiting():
 		return time.Time{}, nil // taken, canceled or settled already
-	case m.State == StateScheduled && n.now().Before(m.SendAt):
+	case m.State == record.StateScheduled && n.now().Before(m.SendAt):
 		return m.SendAt, nil // run early: wait for its time
 	}
 	p, acct, perr := n.prepareQueued(ctx, op, m)
@@ -86,7 +88,7 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err er
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, wrap(op, "", CodeCanceled, err)
 	}
-	claim := store.Update{State: StateAttempting, From: m.State, At: n.now(), Provider: env.Provider}
+	claim := store.Update{State: record.StateAttempting, From: m.State, At: n.now(), Provider: env.Provider}
 	if _, err := n.move(ctx, m.Account, m.ID, claim); err != nil {
 		if CodeOf(err) == CodeConflict {
 			return time.Time{}, nil
@@ -98,14 +100,14 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err er
 		case err != nil:
 			// Unsure whether it is needed: never a fallback that may not
 			// be. It waits, and asks again.
-			u := store.Update{State: StateQueued, From: StateAttempting, At: n.now()}
+			u := store.Update{State: record.StateQueued, From: record.StateAttempting, At: n.now()}
 			if _, merr := n.move(ctx, m.Account, m.ID, u); merr == nil {
 				return n.now().Add(30 * time.Second), nil
 			}
 			why = "not sent: whether it was needed could not be read: " + err.Error()
 			fallthrough
 		case why != "":
-			n.cancelSteps(ctx, m.Account, m.ID, StateAttempting, why)
+			n.cancelSteps(ctx, m.Account, m.ID, record.StateAttempting, why)
 			return time.Time{}, nil
 		}
 	}
@@ -113,7 +115,7 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err er
 	r.Tried = m.Tried
 	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env, &r.Tried)
 	attempts += m.Attempts
-	if outcome == StateFailed && IsRetryable(derr) && takes(m) < queueTries {
+	if outcome == record.StateFailed && IsRetryable(derr) && takes(m) < queueTries {
 		if at, ok := n.requeue(ctx, m, r, attempts, derr); ok {
 			return at, nil
 		}
@@ -178,7 +180,7 @@ func (n *Notifier) requeue(ctx context.Context, m *Message, r *Receipt, attempts
 	if e := (*Error)(nil); errors.As(derr, &e) && n.now().Add(e.RetryAfter).After(at) {
 		at = n.now().Add(e.RetryAfter)
 	}
-	u := store.Update{State: StateQueued, From: StateAttempting, At: n.now(), Attempts: attempts, Tried: r.Tried,
+	u := store.Update{State: record.StateQueued, From: record.StateAttempting, At: n.now(), Attempts: attempts, Tried: r.Tried,
 		ErrorCode: string(CodeOf(derr)), Error: "retried later: " + derr.Error()}
 	if _, err := n.move(ctx, m.Account, m.ID, u); err != nil {
 		return time.Time{}, false

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -117,7 +119,7 @@ func (t dltIn) template() sms.DLTTemplate {
 // the currency cur. A new account has no settings: it gets those of a
 // channel only when the request gives some of its fields, so an account
 // made without them has none (the channel's defaults).
-func (in *createIn) account(cur notify.Currency) (*notify.Account, error) {
+func (in *createIn) account(cur record.Currency) (*notify.Account, error) {
 	a := &notify.Account{ID: in.ID, Name: in.Name, Currency: cur, PricePlan: in.PricePlan, Disabled: in.Disabled,
 		Region: in.Region, Countries: in.Countries}
 	if in.VendorID != "" || len(in.SenderIDs) > 0 || len(in.DLTTemplates) > 0 {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -469,7 +471,7 @@ func TestMessages(t *testing.T) {
 		base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
 		for i, id := range []string{"m1", "m2", "m3"} {
 			m := &notify.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
-				Units: 1, Metered: true, Charge: notify.Money{Minor: 25, Currency: notify.INR()}, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+				Units: 1, Metered: true, Charge: notify.Money{Minor: 25, Currency: record.INR()}, CreatedAt: base.Add(time.Duration(i) * time.Second)}
 			if _, err := b.msgs.Open(context.Background(), m); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -119,12 +121,12 @@ func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
 
 // money reads an amount given as a decimal string or in minor units,
 // exactly one of them.
-func money(decimal string, minor *int64, field string, c notify.Currency, required bool, fe *notify.FieldErrors) notify.Money {
+func money(decimal string, minor *int64, field string, c record.Currency, required bool, fe *notify.FieldErrors) notify.Money {
 	switch {
 	case decimal != "" && minor != nil:
 		fe.Add(field, "give "+field+" or "+field+"_minor, not both")
 	case decimal != "":
-		m, err := notify.ParseMoney(decimal, c)
+		m, err := record.ParseMoney(decimal, c)
 		if err != nil {
 			fe.Addf(field, "must be a plain decimal with at most %d decimal places, such as \"100.50\"", c.Exponent)
 		}
@@ -171,7 +173,7 @@ func (q *request) createAccount() {
 			fe.Addf(f.name, "must be valid UTF-8 without NUL characters, of at most %d bytes", maxTextLen)
 		}
 	}
-	cur := notify.INR()
+	cur := record.INR()
 	if in.Currency != "" && in.Currency != cur.Code {
 		fe.Add("currency", "must be INR, the only currency this API knows (or left out)")
 	}

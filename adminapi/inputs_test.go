@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
@@ -203,8 +205,8 @@ func (f fieldsStore) CreateAccount(context.Context, *notify.Account, string, not
 	return f.err
 }
 
-func (f fieldsStore) Credit(context.Context, string, notify.Money, string) (notify.Balance, error) {
-	return notify.Balance{}, f.err
+func (f fieldsStore) Credit(context.Context, string, notify.Money, string) (record.Balance, error) {
+	return record.Balance{}, f.err
 }
 
 // TestStoreFieldErrors: the fields a store names (store.FieldErrors, its

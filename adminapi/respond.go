@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -67,7 +69,7 @@ func writeError(w http.ResponseWriter, code notify.Code, message string, err err
 // fieldsOf returns the fields an InvalidArgument err names: those of its
 // *notify.Error (the admin API's own checks), or else those of the
 // store.FieldErrors a store refused a value with.
-func fieldsOf(err error) []notify.FieldError {
+func fieldsOf(err error) []record.FieldError {
 	var e *notify.Error
 	if errors.As(err, &e) && len(e.Fields) > 0 {
 		return e.Fields
@@ -115,7 +117,7 @@ type currencyJSON struct {
 	Exponent int    `json:"exponent"`
 }
 
-func currencyOf(c notify.Currency) currencyJSON {
+func currencyOf(c record.Currency) currencyJSON {
 	return currencyJSON{Code: c.Code, Symbol: c.Symbol, Exponent: c.Exponent}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -102,7 +104,7 @@ func TestSettingsSetElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN", SenderIDs: []string{"ACMEIN"},
 		DLTTemplates: []sms.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Code {#var#}"}}}); err != nil {
 		t.Fatal(err)
@@ -152,7 +154,7 @@ func TestUndecodableSettings(t *testing.T) {
 		"chatbroken": {chat.Kind: json.RawMessage(`{"primary_gateway":7}`)},
 	}
 	for id, settings := range broken {
-		if err := accounts.Add(&notify.Account{ID: id, Currency: notify.INR(), Settings: settings}, "nk_"+id); err != nil {
+		if err := accounts.Add(&notify.Account{ID: id, Currency: record.INR(), Settings: settings}, "nk_"+id); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/store"
 )
@@ -82,7 +84,7 @@ func suppressionOf(e store.Suppression) suppressionJSON {
 func (in *suppressionIn) check(withReason bool) (string, error) {
 	var fe notify.FieldErrors
 	var to string
-	switch kind := store.Kind(in.Channel); {
+	switch kind := record.Kind(in.Channel); {
 	case in.Channel == "":
 		fe.Add("channel", "is required: a channel name such as sms, chat or email")
 	case !store.SuppressibleKind(kind):
@@ -110,7 +112,7 @@ func (in *suppressionIn) check(withReason bool) (string, error) {
 // listSuppressions: GET /accounts/{id}/suppressions.
 func (q *request) listSuppressions() {
 	var fe notify.FieldErrors
-	kind := store.Kind(q.r.URL.Query().Get("channel"))
+	kind := record.Kind(q.r.URL.Query().Get("channel"))
 	if kind != "" && !store.SuppressibleKind(kind) {
 		fe.Add("channel", "must be a channel name such as sms, chat or email")
 	}
@@ -146,11 +148,11 @@ func (q *request) listSuppressions() {
 // recipient.
 func suppressionCursor(raw string, fe *notify.FieldErrors) store.Suppression {
 	kind, to, ok := strings.Cut(raw, " ")
-	if !ok || !store.SuppressibleKind(store.Kind(kind)) || to == "" {
+	if !ok || !store.SuppressibleKind(record.Kind(kind)) || to == "" {
 		fe.Add("after", notACursor)
 		return store.Suppression{}
 	}
-	return store.Suppression{Kind: store.Kind(kind), To: to}
+	return store.Suppression{Kind: record.Kind(kind), To: to}
 }
 
 // suppressionInput reads the body of an add (withReason) or a removal,
@@ -183,7 +185,7 @@ func (q *request) addSuppression() {
 	if !ok {
 		return
 	}
-	e, err := q.h.suppressions.AddSuppression(q.ctx(), store.Suppression{Account: a.ID, Kind: store.Kind(in.Channel),
+	e, err := q.h.suppressions.AddSuppression(q.ctx(), store.Suppression{Account: a.ID, Kind: record.Kind(in.Channel),
 		To: to, Reason: store.SuppressionReason(in.Reason), At: time.Now()})
 	if err != nil {
 		q.fail(err, "")
@@ -199,7 +201,7 @@ func (q *request) removeSuppression() {
 	if !ok {
 		return
 	}
-	err := q.h.suppressions.RemoveSuppression(q.ctx(), a.ID, store.Kind(in.Channel), to)
+	err := q.h.suppressions.RemoveSuppression(q.ctx(), a.ID, record.Kind(in.Channel), to)
 	if notify.CodeOf(err) == notify.CodeNotFound {
 		writeError(q.w, notify.CodeNotFound, "the recipient is not on the account's "+in.Channel+" suppression list", nil)
 		return

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -75,7 +77,7 @@ func (in *templateIn) parts() [len(templateParts)]*string {
 
 // template is the template that in makes, with the slug.
 func (in *templateIn) template(slug string) *store.Template {
-	t := &store.Template{Slug: slug, Variables: in.Variables, Class: notify.PriceClass(in.Class)}
+	t := &store.Template{Slug: slug, Variables: in.Variables, Class: record.PriceClass(in.Class)}
 	for i, v := range in.parts() {
 		if *v == "" {
 			continue
@@ -112,7 +114,7 @@ func templateOf(t *store.Template) templateJSON {
 	}
 	out.Variables = append(out.Variables, t.Variables...)
 	if out.Class == "" {
-		out.Class = string(notify.Transactional)
+		out.Class = string(record.Transactional)
 	}
 	return out
 }

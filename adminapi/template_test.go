@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
@@ -38,7 +40,7 @@ func TestTemplateAnswersKeepTheirBytes(t *testing.T) {
 		wantRaw(t, s.admin(t, "GET", path, ""), 200,
 			`{"success":true,"data":{"account":"acme","templates":[`+all+`,`+mail+`,`+welcome+`]}}`)
 
-		for slug, want := range map[string]map[store.Kind]store.Body{
+		for slug, want := range map[string]map[record.Kind]store.Body{
 			"all": {chat.Kind: {Text: "c {{A}}"}, sms.Kind: {Text: "s {{B}}"},
 				email.Kind: {Subject: "su", HTML: "<i>h</i>", Text: "t"}},
 			"mail":    {email.Kind: {Subject: "Hello {{NAME}}", HTML: `<p>Hi <a href="{{LINK}}">{{NAME}}</a> &amp; <>é</p>`}},
@@ -105,7 +107,7 @@ func TestTemplateOtherKinds(t *testing.T) {
 		ctx := context.Background()
 		const path = "/admin/v1/accounts/acme/templates"
 		if err := b.store.PutTemplate(ctx, "acme", &store.Template{Slug: "welcome", Variables: []string{"NAME"},
-			Bodies: map[store.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Subject: "Hi", Text: "Hi {{NAME}}!"}}}); err != nil {
+			Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Subject: "Hi", Text: "Hi {{NAME}}!"}}}); err != nil {
 			t.Fatal(err)
 		}
 		wantRaw(t, s.admin(t, "GET", path, ""), 200, `{"success":true,"data":{"account":"acme","templates":[`+
@@ -114,7 +116,7 @@ func TestTemplateOtherKinds(t *testing.T) {
 		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"chat":"Hi {{NAME}}!"}`), 200,
 			`{"success":true,"data":{"slug":"welcome","variables":["NAME"],"class":"transactional","chat":"Hi {{NAME}}!"}}`)
 		tpl, err := b.store.Template(ctx, "acme", "welcome")
-		if err != nil || !reflect.DeepEqual(tpl.Bodies, map[store.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}}!"}}) {
+		if err != nil || !reflect.DeepEqual(tpl.Bodies, map[record.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}}!"}}) {
 			t.Errorf("stored after the PUT: %+v, %v; want the chat body alone", tpl, err)
 		}
 		logs := s.logs.String()

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/google/uuid"
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
@@ -66,15 +68,15 @@ func (g *generations[V]) get(k string) (V, bool) {
 }
 
 type handRecord struct {
-	state             notify.MessageState
+	state             record.State
 	providerMessageID string
-	history           []notify.StateChange
+	history           []record.StateChange
 }
 
 func newHandWritten(p *memprovider.Provider) *handWritten {
 	return &handWritten{
 		provider: p,
-		account:  &notify.Account{ID: "acme", Currency: notify.INR()},
+		account:  &notify.Account{ID: "acme", Currency: record.INR()},
 		sender:   "ACMEIN",
 		balance:  1 << 60,
 		// As newPipeline's memstore: 65,536 refs at least (memstore keeps
@@ -116,15 +118,15 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 		return nil, errDuplicate
 	}
 	h.refs.put(id, price.Minor)
-	history := make([]notify.StateChange, 2, 4) // room for sent and a delivery report
-	history[0] = notify.StateChange{State: notify.StatePending, At: now}
-	history[1] = notify.StateChange{State: notify.StateAttempting, At: now}
-	rec := &handRecord{state: notify.StateAttempting, history: history}
+	history := make([]record.StateChange, 2, 4) // room for sent and a delivery report
+	history[0] = record.StateChange{State: record.StatePending, At: now}
+	history[1] = record.StateChange{State: record.StateAttempting, At: now}
+	rec := &handRecord{state: record.StateAttempting, history: history}
 	h.records.put(id, rec)
 	h.mu.Unlock()
 
 	env := &notify.Envelope{ID: id, Kind: sms.Kind, Account: h.account, To: to, Provider: h.provider.Name(),
-		Route: string(sms.RouteSMS), Units: segments, Class: notify.Transactional, Price: price,
+		Route: string(sms.RouteSMS), Units: segments, Class: record.Transactional, Price: price,
 		Content: &sms.Message{Route: sms.RouteSMS, Text: req.Message, SenderID: h.sender, Encoding: enc, Segments: segments}}
 	res, err := h.provider.Send(ctx, env)
 	if err != nil {
@@ -132,11 +134,11 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 	}
 
 	h.mu.Lock()
-	rec.state, rec.providerMessageID = notify.StateSent, res.ProviderMessageID
-	rec.history = append(rec.history, notify.StateChange{State: notify.StateSent, At: time.Now()})
+	rec.state, rec.providerMessageID = record.StateSent, res.ProviderMessageID
+	rec.history = append(rec.history, record.StateChange{State: record.StateSent, At: time.Now()})
 	balance := h.balance
 	h.mu.Unlock()
-	return &notify.Receipt{MessageID: id, Account: h.account.ID, Kind: sms.Kind, To: to, Status: notify.StateSent,
+	return &notify.Receipt{MessageID: id, Account: h.account.ID, Kind: sms.Kind, To: to, Status: record.StateSent,
 		Provider: res.Provider, ProviderMessageID: res.ProviderMessageID, Units: segments, Cost: price,
 		Balance: notify.Money{Minor: balance, Currency: price.Currency}, Metered: true, Attempts: 1, CreatedAt: now}, nil
 }
@@ -170,7 +172,7 @@ func TestHandWrittenSends(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, _ := h.records.get(rc.MessageID)
-	if rc.Cost.Minor != 25 || p.Len() != 1 || h.balance != 1<<60-25 || rec == nil || rec.state != notify.StateSent {
+	if rc.Cost.Minor != 25 || p.Len() != 1 || h.balance != 1<<60-25 || rec == nil || rec.state != record.StateSent {
 		t.Fatalf("receipt %+v, sent %d, balance %d", rc, p.Len(), h.balance)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
@@ -22,13 +24,13 @@ import (
 func newPipeline(b *testing.B, opts ...notify.Option) (*notify.Notifier, *memprovider.Provider) {
 	b.Helper()
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}); err != nil {
 		b.Fatal(err)
 	}
 	// Remember the last 65,536 refs: retries of a charge arrive within
 	// seconds, and an ever-growing ref table would measure cache misses.
 	w := memstore.NewWallet(memstore.WithRefRetention(1 << 16))
-	if err := w.Open("acme", notify.Money{Minor: 1 << 60, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: 1 << 60, Currency: record.INR()}); err != nil {
 		b.Fatal(err)
 	}
 	// Keep as many settled records as the wallet keeps refs.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -18,7 +20,6 @@ import (
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/provider/memprovider"
-	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/accountcache"
 	"github.com/notifykit/notify/wallet"
 )
@@ -64,10 +65,10 @@ func newQueueKit(b *testing.B, conns int32, workers, accounts int) *queueKit {
 	must(b, err)
 	must(b, q.Migrate(ctx))
 	for g := range accounts {
-		acct := &notify.Account{ID: queueAccount(g), Currency: notify.INR()}
+		acct := &notify.Account{ID: queueAccount(g), Currency: record.INR()}
 		must(b, sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN"}))
 		must(b, st.PutAccount(ctx, acct))
-		must(b, st.OpenWallet(ctx, queueAccount(g), notify.Money{Minor: 1 << 50, Currency: notify.INR()}))
+		must(b, st.OpenWallet(ctx, queueAccount(g), notify.Money{Minor: 1 << 50, Currency: record.INR()}))
 	}
 	cached, err := accountcache.New(st, accountcache.WithTTL(time.Second))
 	must(b, err)
@@ -193,9 +194,9 @@ func BenchmarkQueueEnqueueTx(b *testing.B) {
 		bare += k.inTx(b, func(tx pgx.Tx) error {
 			for i := range enqueueBatch {
 				now := time.Now().UTC()
-				m := &store.Record{ID: fmt.Sprintf("%s-%d", run, i), Account: queueAccount(1), Kind: sms.Kind, Request: sms.Kind,
+				m := &record.Message{ID: fmt.Sprintf("%s-%d", run, i), Account: queueAccount(1), Kind: sms.Kind, Request: sms.Kind,
 					To: "+919876543210", Country: "IN", Provider: "mem", Units: 1, Metered: true,
-					Charge: notify.Money{Minor: 25, Currency: notify.INR()}, State: store.StateQueued,
+					Charge: notify.Money{Minor: 25, Currency: record.INR()}, State: record.StateQueued,
 					Payload: payload, CreatedAt: now, UpdatedAt: now}
 				if _, err := k.st.OpenTx(ctx, tx, m); err != nil {
 					return err
@@ -454,7 +455,7 @@ func BenchmarkQueueBulk(b *testing.B) {
 		start := time.Now()
 		r, err := k.n.Enqueue(ctx, &sms.BulkRequest{Message: sms.Request{Account: queueAccount(0), Message: "Sale starts at 10."}, To: to})
 		must(b, err)
-		if len(r.Legs) != queueBulkSize || r.Status != notify.StateQueued {
+		if len(r.Legs) != queueBulkSize || r.Status != record.StateQueued {
 			b.Fatalf("queued %d legs, status %s", len(r.Legs), r.Status)
 		}
 		bulk += time.Since(start)

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
@@ -70,7 +72,7 @@ func newFloodEnv(b *testing.B) *floodEnv {
 	b.Helper()
 	n, p := newPipeline(b)
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, floodKey); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, floodKey); err != nil {
 		b.Fatal(err)
 	}
 	api, err := httpapi.New(n, accounts, httpapi.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))

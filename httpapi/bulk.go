@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 )
@@ -140,11 +142,11 @@ func finishBulk(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 	var accepted, waiting, unknown, failed int
 	for _, l := range rec.Legs {
 		switch l.Status {
-		case notify.StateSent:
+		case record.StateSent:
 			accepted++
-		case notify.StateQueued, notify.StateScheduled:
+		case record.StateQueued, record.StateScheduled:
 			waiting++
-		case notify.StateUnknown:
+		case record.StateUnknown:
 			unknown++
 		default:
 			failed++
@@ -186,14 +188,14 @@ func finishBulk(x *exchange, r *http.Request, rec *notify.Receipt, err error) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"success":`...)
-		b = strconv.AppendBool(b, l.Status == notify.StateSent || l.Status.Waiting())
+		b = strconv.AppendBool(b, l.Status == record.StateSent || l.Status.Waiting())
 		b = appendOptField(b, "to", specNumber(l.To))
 		b = appendOptField(b, "country", l.Country)
 		leg := *l
 		leg.Metered = rec.Metered
 		leg.Legs = nil
 		b = appendReceiptFields(b, &leg, true, x.id)
-		if leg.Status != notify.StateSent && leg.ErrorCode != "" {
+		if leg.Status != record.StateSent && leg.ErrorCode != "" {
 			b = appendKey(b, "error")
 			b = append(b, '{')
 			b = appendField(b, "code", string(leg.ErrorCode))

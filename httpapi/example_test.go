@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
@@ -19,9 +21,9 @@ import (
 // request with a bad number names the field; a good one is charged.
 func ExampleNew() {
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, "acme-secret-key-1")
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, "acme-secret-key-1")
 	purse := memstore.NewWallet()
-	_ = purse.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = purse.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	ch, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(purse), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
 

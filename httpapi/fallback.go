@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -69,8 +71,8 @@ func decodeFallback(fe *notify.FieldErrors, raw json.RawMessage, account, to str
 		}
 		f.After = seconds(fe, prefix+".after_seconds", &own.After)
 		switch c := own.Confirm.str(fe, prefix+".confirm", false); c {
-		case "", string(notify.StateDelivered), string(notify.StateRead):
-			f.Confirm = notify.MessageState(c)
+		case "", string(record.StateDelivered), string(record.StateRead):
+			f.Confirm = record.State(c)
 		default:
 			fe.Add(prefix+".confirm", "must be delivered or read")
 		}

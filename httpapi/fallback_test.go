@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -57,7 +59,7 @@ func TestChatFallbackCanceledByAReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := e.notifier.Report(context.Background(), &notify.DeliveryReport{Provider: m.Provider,
-		ProviderMessageID: m.ProviderMessageID, State: notify.StateDelivered}); err != nil {
+		ProviderMessageID: m.ProviderMessageID, State: record.StateDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(time.Hour)

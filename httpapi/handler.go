@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/notifykit/notify/store"
@@ -736,7 +738,7 @@ func (h *Handler) sender(rt sendRoute) func(*exchange, *http.Request, *notify.Ac
 			rec, err = h.n.SendAt(ctx, req, at)
 		case h.async && rt.queue && preferAsync(r.Header):
 			rec, err = h.n.Enqueue(ctx, req)
-			if err == nil || rec != nil && rec.Status == notify.StateUnknown {
+			if err == nil || rec != nil && rec.Status == record.StateUnknown {
 				x.Header().Set("Preference-Applied", "respond-async")
 			}
 		default:

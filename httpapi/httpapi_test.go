@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/store"
 
@@ -140,15 +142,15 @@ func newTestEnvHooked(t testing.TB, opening int64, nopts func(*testEnv) []notify
 		logs:     &syncBuffer{},
 	}
 	for acct, key := range map[*notify.Account]string{
-		{ID: testAccount, Name: "Acme Ltd", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}: testKey,
-		{ID: "acct-2", Name: "Other", Currency: notify.INR()}:                                                         otherKey,
+		{ID: testAccount, Name: "Acme Ltd", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}: testKey,
+		{ID: "acct-2", Name: "Other", Currency: record.INR()}:                                                         otherKey,
 	} {
 		if err := e.accounts.Add(acct, key); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for id, m := range map[string]int64{testAccount: opening, "acct-2": 0} {
-		if err := e.wallet.Open(id, notify.Money{Minor: m, Currency: notify.INR()}); err != nil {
+		if err := e.wallet.Open(id, notify.Money{Minor: m, Currency: record.INR()}); err != nil {
 			t.Fatal(err)
 		}
 	}

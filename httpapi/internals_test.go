@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -175,8 +177,8 @@ var pgLeaks = []string{"user=", "postgres", "database=", "127.0.0.1", ":5432", "
 // pgx's words.
 type leakyOpen struct{ store.Ledger }
 
-func (leakyOpen) Open(context.Context, *notify.Message) (notify.Balance, error) {
-	return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: open: %s", pgWords)
+func (leakyOpen) Open(context.Context, *notify.Message) (record.Balance, error) {
+	return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: open: %s", pgWords)
 }
 
 // leakyIdempotency fails every Complete in pgx's words: the message went
@@ -191,7 +193,7 @@ func (leakyIdempotency) Complete(context.Context, string, string, []byte) error 
 type leakyMessages struct{ store.Ledger }
 
 func (m leakyMessages) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if u.State == notify.StateSent {
+	if u.State == record.StateSent {
 		return store.Moved{}, notify.Errorf(notify.CodeInternal, "pgstore: move: %s", pgWords)
 	}
 	return m.Ledger.Move(ctx, account, id, u)
@@ -255,7 +257,7 @@ type downAtFailed struct {
 }
 
 func (m downAtFailed) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	if u.State == notify.StateFailed && m.down.Load() {
+	if u.State == record.StateFailed && m.down.Load() {
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "pgstore: move: %s", pgWords)
 	}
 	return m.Ledger.Move(ctx, account, id, u)

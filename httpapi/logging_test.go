@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
@@ -26,11 +28,11 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 	var buf bytes.Buffer // ServeHTTP is called directly: one goroutine writes
 	logger := slog.New(httpapi.NewLogHandler(slog.NewJSONHandler(&buf, nil)))
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: testAccount, Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, testKey); err != nil {
+	if err := accounts.Add(&notify.Account{ID: testAccount, Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, testKey); err != nil {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open(testAccount, notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
+	if err := w.Open(testAccount, notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := sms.New(sms.Config{Provider: logprovider.New(logger, "sms-log")})

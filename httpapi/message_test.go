@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
 )
@@ -78,10 +80,10 @@ func TestMessageRecordOfARefusal(t *testing.T) {
 // "tried".
 func TestEncodeMessageTried(t *testing.T) {
 	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	m := &notify.Message{ID: "m1", Kind: "sms", To: "+14155550100", Country: "US", State: notify.StateSent, Provider: "twilio",
-		Tried: []notify.Attempt{
-			{Provider: "smsgateway", Outcome: notify.StateFailed, ErrorCode: "unavailable", At: at},
-			{Provider: "twilio", Outcome: notify.StateSent, At: at},
+	m := &notify.Message{ID: "m1", Kind: "sms", To: "+14155550100", Country: "US", State: record.StateSent, Provider: "twilio",
+		Tried: []record.Attempt{
+			{Provider: "smsgateway", Outcome: record.StateFailed, ErrorCode: "unavailable", At: at},
+			{Provider: "twilio", Outcome: record.StateSent, At: at},
 		}}
 	var got struct {
 		To, Country string

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
@@ -658,7 +660,7 @@ func TestOpenAPIServed(t *testing.T) {
 func newOpenAPITestHandler(t *testing.T) *Handler {
 	t.Helper()
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "openapi-test-key"); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "openapi-test-key"); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(nil))

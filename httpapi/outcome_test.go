@@ -9,28 +9,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
 // settled counts the sends whose outcome is final, so that a test can
 // wait for detached sends without sleeping.
 type settled struct {
-	ch chan notify.MessageState
+	ch chan record.State
 }
 
-func newSettled() *settled { return &settled{ch: make(chan notify.MessageState, 64)} }
+func newSettled() *settled { return &settled{ch: make(chan record.State, 64)} }
 
 func (s *settled) Observe(_ context.Context, e notify.Event) {
-	if e.Type != notify.StatePending {
+	if e.Type != record.StatePending {
 		s.ch <- e.Type
 	}
 }
 
 // wait returns the types of the next n settled sends, failing the test
 // after a generous bound.
-func (s *settled) wait(t *testing.T, n int) []notify.MessageState {
+func (s *settled) wait(t *testing.T, n int) []record.State {
 	t.Helper()
-	var got []notify.MessageState
+	var got []record.State
 	timeout := time.NewTimer(10 * time.Second)
 	defer timeout.Stop()
 	for len(got) < n {
@@ -107,7 +109,7 @@ func TestClientThatHangsUpIsStillCharged(t *testing.T) {
 	e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithObserver(s)})
 	hangUps(t, e, 10)
 	for _, ty := range s.wait(t, 10) {
-		if ty != notify.StateSent {
+		if ty != record.StateSent {
 			t.Fatalf("a send settled as %s, want sent", ty)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
@@ -38,10 +40,10 @@ func TestTwoGatewaysOnePostgres(t *testing.T) {
 		store := pgstoretest.Store(t, schema)
 		ctx := context.Background()
 		if i == 0 {
-			if err := store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, key); err != nil {
+			if err := store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, key); err != nil {
 				t.Fatal(err)
 			}
-			if err := store.OpenWallet(ctx, "acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+			if err := store.OpenWallet(ctx, "acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/otp"
 )
@@ -164,7 +166,7 @@ func (h *Handler) cancelMessage(x *exchange, r *http.Request, acct *notify.Accou
 	rec, err := h.n.Cancel(ctx, acct.ID, id)
 	if err != nil {
 		var shown *notify.Receipt
-		if rec != nil && rec.Status != notify.StateUnknown {
+		if rec != nil && rec.Status != record.StateUnknown {
 			// Which message, and where it stands; not the rest of the
 			// receipt, whose balance a record does not know.
 			shown = &notify.Receipt{MessageID: rec.MessageID, Kind: rec.Kind, Status: rec.Status}

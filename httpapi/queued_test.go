@@ -35,7 +35,7 @@ func runDue(e *testEnv, q *memqueue.Queue) int { return q.RunDue(context.Backgro
 // record answers GET /messages/{id}'s data, checking that it carries
 // nothing of the message's request (the body a queued record keeps for
 // its worker).
-func record(t *testing.T, e *testEnv, id string, secrets ...string) map[string]any {
+func recordOf(t *testing.T, e *testEnv, id string, secrets ...string) map[string]any {
 	t.Helper()
 	r := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
 	if r.status != 200 || r.body["success"] != true {
@@ -85,7 +85,7 @@ func TestScheduledSend(t *testing.T) {
 		t.Fatalf("repeat: %d %s", again.status, again.raw)
 	}
 
-	d := record(t, e, id, text)
+	d := recordOf(t, e, id, text)
 	if d["status"] != "scheduled" || d["send_at"] != inAnHourZ || d["charged_minor"] != 25.0 {
 		t.Fatalf("record before its time: %v", d)
 	}
@@ -100,7 +100,7 @@ func TestScheduledSend(t *testing.T) {
 	if n := runDue(e, q); n != 0 || e.sms.Len() != 1 {
 		t.Fatalf("ran %d more jobs; sent %d, want 1", n, e.sms.Len())
 	}
-	d = record(t, e, id, text)
+	d = recordOf(t, e, id, text)
 	if d["status"] != "sent" || d["send_at"] != inAnHourZ || d["cost_minor"] != 25.0 || d["provider"] != "sms-mem" {
 		t.Fatalf("record after its time: %v", d)
 	}
@@ -138,7 +138,7 @@ func TestRespondAsync(t *testing.T) {
 	if e.mail.Len() != 0 {
 		t.Fatal("sent at once")
 	}
-	if d := record(t, e, id, subject, "Attached"); d["status"] != "queued" || d["send_at"] != nil {
+	if d := recordOf(t, e, id, subject, "Attached"); d["status"] != "queued" || d["send_at"] != nil {
 		t.Fatalf("queued record: %v", d)
 	}
 	if n := runDue(e, q); n != 1 || e.mail.Len() != 1 {
@@ -147,7 +147,7 @@ func TestRespondAsync(t *testing.T) {
 	if n := runDue(e, q); n != 0 || e.mail.Len() != 1 {
 		t.Fatalf("ran %d more jobs, sent %d in all; want once", n, e.mail.Len())
 	}
-	if d := record(t, e, id, subject, "Attached"); d["status"] != "sent" {
+	if d := recordOf(t, e, id, subject, "Attached"); d["status"] != "sent" {
 		t.Fatalf("record after the worker: %v", d)
 	}
 

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/errtext"
 	"github.com/notifykit/notify/verify"
@@ -152,7 +154,7 @@ func appendOptField(b []byte, key, val string) []byte {
 	return appendField(b, key, val)
 }
 
-func appendCurrency(b []byte, c notify.Currency) []byte {
+func appendCurrency(b []byte, c record.Currency) []byte {
 	b = appendKey(b, "currency")
 	b = append(b, '{')
 	b = appendField(b, "code", c.Code)
@@ -226,12 +228,12 @@ func appendLegs(b []byte, r *notify.Receipt, id string) []byte {
 		}
 		b = append(b, '{')
 		b = appendKey(b, "success")
-		b = strconv.AppendBool(b, l.Status == notify.StateSent)
+		b = strconv.AppendBool(b, l.Status == record.StateSent)
 		leg := *l
 		leg.Metered = r.Metered
 		leg.Legs = nil
 		b = appendReceiptFields(b, &leg, true, id)
-		if leg.Status != notify.StateSent && leg.ErrorCode != "" {
+		if leg.Status != record.StateSent && leg.ErrorCode != "" {
 			b = appendKey(b, "error")
 			b = append(b, '{')
 			b = appendField(b, "code", string(leg.ErrorCode))
@@ -423,7 +425,7 @@ func errorDetail(err error, r *notify.Receipt) string {
 			parts = append(parts, "note: "+r.Note)
 		}
 		for _, l := range r.Legs {
-			if l.Status != notify.StateSent && l.Error != "" {
+			if l.Status != record.StateSent && l.Error != "" {
 				if _, ok := errtext.ShownText(l.ErrorCode, l.Error); !ok {
 					parts = append(parts, "leg "+string(l.Kind)+": "+l.Error)
 				}
@@ -461,7 +463,7 @@ func defaultMessage(c notify.Code) string {
 // which the message of an error not shown in its own words ends with.
 func appendError(b []byte, err error, r *notify.Receipt, id string) []byte {
 	b = append(b, `{"success":false`...)
-	unknown := r != nil && r.Status == notify.StateUnknown
+	unknown := r != nil && r.Status == record.StateUnknown
 	switch {
 	case unknown:
 		// The whole receipt: the message exists, and its cost stays charged.
@@ -550,7 +552,7 @@ func retrySeconds(d time.Duration) int64 {
 }
 
 // appendBalance appends the body of GET /balance.
-func appendBalance(b []byte, bal notify.Balance) []byte {
+func appendBalance(b []byte, bal record.Balance) []byte {
 	b = append(b, `{"success":true,"data":{`...)
 	b = appendField(b, "account", bal.Account)
 	b = appendField(b, "name", bal.Name)

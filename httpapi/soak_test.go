@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -57,13 +59,13 @@ func TestSoak(t *testing.T) {
 
 	accounts := memstore.NewAccounts()
 	const key = "soak-key-0123456789"
-	if err := accounts.Add(&notify.Account{ID: "soak", Name: "Soak", Settings: sms.Settings{SenderID: "SOAKIN"}.Map(), Currency: notify.INR()}, key); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "soak", Name: "Soak", Settings: sms.Settings{SenderID: "SOAKIN"}.Map(), Currency: record.INR()}, key); err != nil {
 		t.Fatal(err)
 	}
 	// Bounded stores: refs, settled records and idempotency keys are
 	// forgotten at a steady rate, as a long-running process needs.
 	w := memstore.NewWallet(memstore.WithRefRetention(1 << 12))
-	if err := w.Open("soak", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
+	if err := w.Open("soak", notify.Money{Minor: 1 << 50, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	providers := []*memprovider.Provider{memprovider.New("sms"), memprovider.New("cloud"), memprovider.New("qr"), memprovider.New("mail")}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/errtext"
 	"github.com/notifykit/notify/verify"
@@ -443,7 +445,7 @@ func legCode(l *verify.Leg) notify.Code {
 			return c
 		}
 	}
-	if l.Status == notify.StateUnknown {
+	if l.Status == record.StateUnknown {
 		return notify.CodeOutcomeUnknown
 	}
 	return notify.CodeInternal
@@ -456,7 +458,7 @@ func legsJSON(legs []verify.Leg, id string) ([]verifyLeg, string) {
 	var detail []string
 	for i := range legs {
 		l := &legs[i]
-		w := verifyLeg{Success: l.Status == notify.StateSent, Channel: string(l.Channel), MessageID: l.MessageID,
+		w := verifyLeg{Success: l.Status == record.StateSent, Channel: string(l.Channel), MessageID: l.MessageID,
 			Status: string(l.Status), Provider: l.Provider}
 		if l.Cost.Currency.Code != "" {
 			w.Cost, w.CostMinor = l.Cost.Decimal(), &l.Cost.Minor

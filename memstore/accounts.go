@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -25,7 +27,7 @@ import (
 // caller holds never changes under it. Lookups allocate nothing.
 type Accounts struct {
 	mu    sync.Mutex // serialises Add and Update
-	byID  sync.Map   // account ID -> *store.Account
+	byID  sync.Map   // account ID -> *record.Account
 	byKey sync.Map   // [sha256.Size]byte -> *apiKeyRecord
 }
 
@@ -42,7 +44,7 @@ func NewAccounts() *Accounts { return &Accounts{} }
 // account, an empty ID or an empty key is ErrInvalid; an ID or a key
 // already in the store, or a key given twice, is ErrConflict. On error
 // nothing is stored.
-func (a *Accounts) Add(acct *store.Account, apiKeys ...string) error {
+func (a *Accounts) Add(acct *record.Account, apiKeys ...string) error {
 	if acct == nil || acct.ID == "" {
 		return store.Errorf(store.ErrInvalid, "memstore: add account: an account needs an ID")
 	}
@@ -66,7 +68,7 @@ func (a *Accounts) Add(acct *store.Account, apiKeys ...string) error {
 			return store.Errorf(store.ErrConflict, "memstore: add account %q: API key %d belongs to another account", acct.ID, i)
 		}
 	}
-	a.byID.Store(acct.ID, store.CloneAccount(acct))
+	a.byID.Store(acct.ID, record.CloneAccount(acct))
 	for _, d := range digests {
 		a.byKey.Store(d, &apiKeyRecord{digest: d, account: acct.ID})
 	}
@@ -76,7 +78,7 @@ func (a *Accounts) Add(acct *store.Account, apiKeys ...string) error {
 // Update replaces the stored account with a copy of acct, keeping its API
 // keys: use it to disable an account or change its plan. An account not
 // in the store is ErrNotFound.
-func (a *Accounts) Update(acct *store.Account) error {
+func (a *Accounts) Update(acct *record.Account) error {
 	if acct == nil || acct.ID == "" {
 		return store.Errorf(store.ErrInvalid, "memstore: update account: an account needs an ID")
 	}
@@ -85,12 +87,12 @@ func (a *Accounts) Update(acct *store.Account) error {
 	if _, ok := a.byID.Load(acct.ID); !ok {
 		return store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", acct.ID)
 	}
-	a.byID.Store(acct.ID, store.CloneAccount(acct))
+	a.byID.Store(acct.ID, record.CloneAccount(acct))
 	return nil
 }
 
 // Account returns the account with the ID, or ErrNotFound.
-func (a *Accounts) Account(ctx context.Context, id string) (*store.Account, error) {
+func (a *Accounts) Account(ctx context.Context, id string) (*record.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("account", err)
 	}
@@ -98,12 +100,12 @@ func (a *Accounts) Account(ctx context.Context, id string) (*store.Account, erro
 	if !ok {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: no account %q", id)
 	}
-	return v.(*store.Account), nil
+	return v.(*record.Account), nil
 }
 
 // AccountByKey returns the account that owns apiKey. An empty or
 // unknown key is ErrUnauthenticated; the error never contains the key.
-func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*store.Account, error) {
+func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*record.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("account by key", err)
 	}
@@ -123,7 +125,7 @@ func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*store.Acco
 	if !ok {
 		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
 	}
-	return acct.(*store.Account), nil
+	return acct.(*record.Account), nil
 }
 
 // Interface guards

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -34,8 +36,8 @@ type creditKey struct{ account, ref string }
 
 // creditRecord is a credit as Credit answered it.
 type creditRecord struct {
-	amount  store.Money
-	balance store.Balance
+	amount  record.Money
+	balance record.Balance
 }
 
 // NewAdmin returns an Admin over the stores the Notifier uses, so that a
@@ -51,14 +53,14 @@ func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Ledger, templates *T
 }
 
 // Account returns the account with the ID, or ErrNotFound.
-func (a *Admin) Account(ctx context.Context, id string) (*store.Account, error) {
+func (a *Admin) Account(ctx context.Context, id string) (*record.Account, error) {
 	return a.accounts.Account(ctx, id)
 }
 
 // CreateAccount adds acct with apiKey to Accounts and opens its wallet
 // with the opening balance, as store.Admin documents. An ID that has
 // a wallet already is ErrConflict, and the account is then not added.
-func (a *Admin) CreateAccount(ctx context.Context, acct *store.Account, apiKey string, opening store.Money) error {
+func (a *Admin) CreateAccount(ctx context.Context, acct *record.Account, apiKey string, opening record.Money) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("create account", err)
 	}
@@ -77,13 +79,13 @@ func (a *Admin) CreateAccount(ctx context.Context, acct *store.Account, apiKey s
 
 // Accounts returns up to limit accounts with an ID after after, in byte
 // order. It reads every account (this store is for small numbers).
-func (a *Admin) Accounts(ctx context.Context, after string, limit int) ([]*store.Account, error) {
+func (a *Admin) Accounts(ctx context.Context, after string, limit int) ([]*record.Account, error) {
 	return a.accounts.list(ctx, after, limit)
 }
 
 // UpdateAccount changes the account through update, as store.Admin
 // documents.
-func (a *Admin) UpdateAccount(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
+func (a *Admin) UpdateAccount(ctx context.Context, id string, update func(*record.Account) error) (*record.Account, error) {
 	return a.accounts.UpdateFunc(ctx, id, update)
 }
 
@@ -93,7 +95,7 @@ func (a *Admin) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...s
 }
 
 // Balance returns the account's balance, or ErrNotFound.
-func (a *Admin) Balance(ctx context.Context, account string) (store.Balance, error) {
+func (a *Admin) Balance(ctx context.Context, account string) (record.Balance, error) {
 	return a.wallet.Balance(ctx, account)
 }
 
@@ -101,14 +103,14 @@ func (a *Admin) Balance(ctx context.Context, account string) (store.Balance, err
 // ref for as long as the Admin lives, however few refs the wallet keeps:
 // the same ref and amount again answers the balance recorded with it and
 // moves nothing; another amount is ErrConflict.
-func (a *Admin) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (a *Admin) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	key := creditKey{account, ref}
 	a.mu.Lock()
 	rec, seen := a.credits[key]
 	a.mu.Unlock()
 	if seen {
 		if rec.amount != amount {
-			return store.Balance{}, store.Errorf(store.ErrConflict,
+			return record.Balance{}, store.Errorf(store.ErrConflict,
 				"memstore: credit %q: ref %q was recorded with another amount", account, ref)
 		}
 		return rec.balance, nil
@@ -162,7 +164,7 @@ func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, lim
 
 // AccountMessages returns up to limit of the account's records older than
 // before, newest first, by Ledger.ByAccount.
-func (a *Admin) AccountMessages(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
+func (a *Admin) AccountMessages(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*record.Message, error) {
 	return a.messages.ByAccount(ctx, account, before, limit)
 }
 
@@ -187,18 +189,18 @@ func (a *Admin) Templates(ctx context.Context, account string) ([]*store.Templat
 }
 
 // list returns up to limit accounts with an ID after after, by ID.
-func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*store.Account, error) {
+func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*record.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("accounts", err)
 	}
-	var out []*store.Account
+	var out []*record.Account
 	a.byID.Range(func(k, v any) bool {
 		if k.(string) > after {
-			out = append(out, v.(*store.Account))
+			out = append(out, v.(*record.Account))
 		}
 		return true
 	})
-	slices.SortFunc(out, func(x, y *store.Account) int { return strings.Compare(x.ID, y.ID) })
+	slices.SortFunc(out, func(x, y *record.Account) int { return strings.Compare(x.ID, y.ID) })
 	if limit >= 0 && len(out) > limit {
 		out = out[:limit]
 	}
@@ -211,7 +213,7 @@ func (a *Accounts) list(ctx context.Context, after string, limit int) ([]*store.
 // is and changes nothing; update must not change the ID
 // (ErrInvalid). An unknown account is ErrNotFound. It returns the
 // stored account, which callers must not modify.
-func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
+func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*record.Account) error) (*record.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("update account", err)
 	}
@@ -221,14 +223,14 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*store
 	if !ok {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", id)
 	}
-	c := store.CloneAccount(v.(*store.Account))
+	c := record.CloneAccount(v.(*record.Account))
 	if err := update(c); err != nil {
 		return nil, err
 	}
 	if c.ID != id {
 		return nil, store.Invalid("id", "cannot be changed")
 	}
-	c = store.CloneAccount(c) // update may keep c's settings
+	c = record.CloneAccount(c) // update may keep c's settings
 	a.byID.Store(id, c)
 	return c, nil
 }
@@ -289,22 +291,22 @@ func (a *Accounts) remove(id string) {
 // by CreatedAt descending, then ID descending. It scans every record the
 // store keeps, of both generations (a bounded number: WithMessageCapacity),
 // and holds at most limit of them at a time.
-func (s *Ledger) ByAccount(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
+func (s *Ledger) ByAccount(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*record.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by account", err)
 	}
 	if limit <= 0 {
-		return []*store.Record{}, nil
+		return []*record.Message{}, nil
 	}
-	newer := func(x, y *store.Record) int { // newest first
+	newer := func(x, y *record.Message) int { // newest first
 		return cmp.Or(y.CreatedAt.Compare(x.CreatedAt), strings.Compare(y.ID, x.ID))
 	}
 	// top keeps the limit newest records seen so far, newest first.
-	top := make([]*store.Record, 0, min(limit, 1024))
+	top := make([]*record.Message, 0, min(limit, 1024))
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		keep := func(rec *store.Record) {
+		keep := func(rec *record.Message) {
 			if rec.Account != account || !before.Older(rec) {
 				return
 			}

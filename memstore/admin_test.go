@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/store"
@@ -40,8 +42,8 @@ func TestAdminCreditOutlivesWalletRetention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inr := func(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
-	if err := a.CreateAccount(ctx, &notify.Account{ID: "acme", Currency: notify.INR()}, "acme-key-0123456789", inr(0)); err != nil {
+	inr := func(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: record.INR()} }
+	if err := a.CreateAccount(ctx, &notify.Account{ID: "acme", Currency: record.INR()}, "acme-key-0123456789", inr(0)); err != nil {
 		t.Fatal(err)
 	}
 	first, err := a.Credit(ctx, "acme", inr(1000), "topup:inv-1")

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -108,11 +110,11 @@ func BenchmarkDebitParallel(b *testing.B) {
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			w := NewWallet(v.opts...)
-			if err := w.Open("acme", notify.Money{Minor: math.MaxInt64, Currency: notify.INR()}); err != nil {
+			if err := w.Open("acme", notify.Money{Minor: math.MaxInt64, Currency: record.INR()}); err != nil {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
-			price := notify.Money{Minor: 25, Currency: notify.INR()}
+			price := notify.Money{Minor: 25, Currency: record.INR()}
 			debitBench(b, func(ref string) error {
 				_, err := w.Debit(ctx, "acme", price, ref)
 				return err

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -14,7 +16,7 @@ import (
 func walletHarness(opts ...memstore.WalletOption) storetest.WalletHarness {
 	return storetest.WalletHarness{
 		New: func(t *testing.T) storetest.Wallet { return memstore.NewWallet(opts...) },
-		Open: func(t *testing.T, s storetest.Wallet, account string, opening store.Money) {
+		Open: func(t *testing.T, s storetest.Wallet, account string, opening record.Money) {
 			t.Helper()
 			if err := s.(*memstore.Wallet).Open(account, opening); err != nil {
 				t.Fatalf("Open(%q, %v): %v", account, opening, err)

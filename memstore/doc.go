@@ -18,9 +18,9 @@
 // state; create one value per Notifier (or per test):
 //
 //	w := memstore.NewWallet()
-//	_ = w.Open("acme", notify.Money{Minor: 100000, Currency: notify.INR()})
+//	_ = w.Open("acme", notify.Money{Minor: 100000, Currency: record.INR()})
 //	accounts := memstore.NewAccounts()
-//	_ = accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}, "secret-key")
+//	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()}, "secret-key")
 //	n, _ := notify.New(accounts, memstore.NewLedger(w), // records, charged with w
 //		notify.WithPrices(wallet.DefaultINR()),
 //		notify.WithIdempotency(memstore.NewIdempotency(24*time.Hour)),

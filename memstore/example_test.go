@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -16,7 +18,7 @@ import (
 func ExampleWallet() {
 	ctx := context.Background()
 	w := memstore.NewWallet()
-	paise := func(n int64) notify.Money { return notify.Money{Minor: n, Currency: notify.INR()} }
+	paise := func(n int64) notify.Money { return notify.Money{Minor: n, Currency: record.INR()} }
 	if err := w.Open("acme", paise(10000)); err != nil {
 		panic(err)
 	}
@@ -49,7 +51,7 @@ func ExampleWallet() {
 func ExampleAccounts() {
 	ctx := context.Background()
 	accounts := memstore.NewAccounts()
-	err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "sk_live_0123456789")
+	err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "sk_live_0123456789")
 	if err != nil {
 		panic(err)
 	}
@@ -84,17 +86,17 @@ func ExampleIdempotency() {
 func ExampleLedger() {
 	ctx := context.Background()
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
 		panic(err)
 	}
 	l := memstore.NewLedger(w)
 	// The record and its charge are one step; so are a failure and its
 	// refund.
 	m := &notify.Message{ID: "m1", Account: "acme", Kind: "sms", To: "9876543210",
-		Charge: notify.Money{Minor: 25, Currency: notify.INR()}}
+		Charge: notify.Money{Minor: 25, Currency: record.INR()}}
 	b, _ := l.Open(ctx, m)
 	fmt.Println("after open:", b.Available)
-	moved, _ := l.Move(ctx, "acme", "m1", store.Update{State: notify.StateFailed, Error: "refused"})
+	moved, _ := l.Move(ctx, "acme", "m1", store.Update{State: record.StateFailed, Error: "refused"})
 	b, _ = l.Balance(ctx, "acme")
 	fmt.Println(moved.State, "refunded:", moved.Refunded, "balance:", b.Available)
 	// Output:
@@ -108,7 +110,7 @@ func ExampleTemplates() {
 	_ = templates.PutTemplate(ctx, "acme", &store.Template{
 		Slug:      "order-shipped",
 		Variables: []string{"ORDER"},
-		Bodies:    map[store.Kind]store.Body{"sms": {Text: "Order {{ORDER}} has shipped. -Acme"}},
+		Bodies:    map[record.Kind]store.Body{"sms": {Text: "Order {{ORDER}} has shipped. -Acme"}},
 	})
 	t, _ := templates.Template(ctx, "acme", "order-shipped")
 	fmt.Println(t.Bodies["sms"].Text)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -85,12 +87,12 @@ type messageShard struct {
 	// attempting holds the shard's records in StateAttempting, by
 	// provider, for Attempting; pending those in StatePending. Together
 	// they are the open records, which Stale reads and turn carries.
-	attempting map[string]map[*store.Record]struct{}
-	pending    map[*store.Record]struct{}
+	attempting map[string]map[*record.Message]struct{}
+	pending    map[*record.Message]struct{}
 	// waiting holds the shard's records in StateQueued or StateScheduled,
 	// which turn carries too (a queue's job will take them) and Stale
 	// leaves alone.
-	waiting map[*store.Record]struct{}
+	waiting map[*record.Message]struct{}
 	// attemptingDeletes, pendingDeletes and waitingDeletes count the
 	// deletes from attempting's sets, from pending and from waiting since
 	// they were built (see churned).
@@ -133,21 +135,21 @@ func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
 	}
 	for i := range s.shards {
 		s.shards[i].cur = newRecSet(0)
-		s.shards[i].attempting = make(map[string]map[*store.Record]struct{})
-		s.shards[i].pending = make(map[*store.Record]struct{})
-		s.shards[i].waiting = make(map[*store.Record]struct{})
+		s.shards[i].attempting = make(map[string]map[*record.Message]struct{})
+		s.shards[i].pending = make(map[*record.Message]struct{})
+		s.shards[i].waiting = make(map[*record.Message]struct{})
 	}
 	return s
 }
 
 // Balance returns the account's balance in the Ledger's Wallet, as
 // store.Ledger documents.
-func (s *Ledger) Balance(ctx context.Context, account string) (store.Balance, error) {
+func (s *Ledger) Balance(ctx context.Context, account string) (record.Balance, error) {
 	return s.wallet.Balance(ctx, account)
 }
 
 // Credit credits the account's wallet, as store.Ledger documents.
-func (s *Ledger) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (s *Ledger) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return s.wallet.Credit(ctx, account, amount, ref)
 }
 
@@ -163,32 +165,32 @@ func (s *Ledger) shard(h uint64) *messageShard {
 // m.Charge, as store.Ledger documents: m itself becomes the record, and is left
 // untouched when Open fails. Besides the store's own errors, an ended
 // context is its Canceled or DeadlineExceeded error, with nothing written.
-func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+func (s *Ledger) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	if err := ctx.Err(); err != nil {
-		return store.Balance{}, ctxError("open message", err)
+		return record.Balance{}, ctxError("open message", err)
 	}
 	if m == nil || m.ID == "" || m.Account == "" {
-		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message: a record needs ID and Account")
+		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message: a record needs ID and Account")
 	}
 	if m.Charge.Minor < 0 {
-		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a charge must not be negative", m.ID)
+		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a charge must not be negative", m.ID)
 	}
-	state, history, ok := store.OpenStates(m.State, m.CreatedAt)
+	state, history, ok := record.OpenStates(m.State, m.CreatedAt)
 	if !ok {
-		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a record cannot start %s", m.ID, m.State)
+		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a record cannot start %s", m.ID, m.State)
 	}
 	h := s.hashID(m.ID)
 	sh := s.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.find(h, m.ID) != nil {
-		return store.Balance{}, store.Errorf(store.ErrConflict, "memstore: message %q is recorded already", m.ID)
+		return record.Balance{}, store.Errorf(store.ErrConflict, "memstore: message %q is recorded already", m.ID)
 	}
-	var b store.Balance
+	var b record.Balance
 	if m.Charge.Minor > 0 {
 		var err error
 		if b, err = s.wallet.debitNew(ctx, m.Account, m.Charge, m.ID); err != nil {
-			return store.Balance{}, err
+			return record.Balance{}, err
 		}
 	}
 	m.State, m.History = state, history
@@ -205,7 +207,7 @@ func (s *Ledger) Open(ctx context.Context, m *store.Record) (store.Balance, erro
 	return b, nil
 }
 
-// Move moves the record along store.CanMove, refunding its charge when it
+// Move moves the record along record.CanMove, refunding its charge when it
 // moves into failed, as store.Ledger documents. The move that settles the
 // last record of a generation also turns the generations (see Ledger),
 // after it has let go of the record's shard.
@@ -233,9 +235,9 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 	if u.From != "" && rec.State != u.From {
 		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s, not %s", id, rec.State, u.From)
 	}
-	if !store.CanMove(rec.State, u.State) {
-		if store.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
-			backfill(rec, store.StateChange{State: u.State, At: u.At})
+	if !record.CanMove(rec.State, u.State) {
+		if record.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
+			backfill(rec, record.StateChange{State: u.State, At: u.At})
 			return movedOf(rec), false, nil
 		}
 		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
@@ -244,14 +246,14 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		return movedOf(rec), false, store.Errorf(store.ErrInvalid, "memstore: move message %q: a reprice in %s of a charge in %s",
 			id, u.Reprice.Currency.Code, rec.Charge.Currency.Code)
 	}
-	refund := u.State == store.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
+	refund := u.State == record.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
 	if refund {
 		if _, err := s.wallet.Credit(ctx, account, rec.Charge, store.RefundRefPrefix+id); err != nil {
 			return store.Moved{}, false, err
 		}
 	}
 	if u.Repricing() && u.Reprice.Minor < rec.Charge.Minor {
-		diff := store.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
+		diff := record.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, store.AdjustRefPrefix+id); err != nil {
 			return store.Moved{}, false, err
 		}
@@ -343,7 +345,7 @@ func (s *Ledger) turn() {
 
 // carry moves the open record rec, and its index entries, from the
 // previous generation into the current one. Called by turn.
-func (s *Ledger) carry(sh *messageShard, rec *store.Record) {
+func (s *Ledger) carry(sh *messageShard, rec *record.Message) {
 	h := s.hashID(rec.ID)
 	sh.old.remove(h, rec)
 	sh.cur.add(h, rec)
@@ -356,16 +358,16 @@ func (s *Ledger) carry(sh *messageShard, rec *store.Record) {
 }
 
 // movedOf is Move's answer for rec. Called with the shard's lock held.
-func movedOf(rec *store.Record) store.Moved {
+func movedOf(rec *record.Message) store.Moved {
 	return store.Moved{State: rec.State, Charge: rec.Charge, Refunded: rec.Refunded, UpdatedAt: rec.UpdatedAt}
 }
 
 // enterOpen indexes rec, just opened or moved into a live state, as
 // pending, waiting or, under its provider, as attempting. Called with
 // sh.mu held.
-func (sh *messageShard) enterOpen(rec *store.Record) {
+func (sh *messageShard) enterOpen(rec *record.Message) {
 	switch {
-	case rec.State == store.StatePending:
+	case rec.State == record.StatePending:
 		sh.pending[rec] = struct{}{}
 		return
 	case rec.State.Waiting():
@@ -374,7 +376,7 @@ func (sh *messageShard) enterOpen(rec *store.Record) {
 	}
 	set := sh.attempting[rec.Provider]
 	if set == nil {
-		set = make(map[*store.Record]struct{})
+		set = make(map[*record.Message]struct{})
 		sh.attempting[rec.Provider] = set
 	}
 	set[rec] = struct{}{}
@@ -386,9 +388,9 @@ func (sh *messageShard) enterOpen(rec *store.Record) {
 // set of attempting records stays, for the provider's next send:
 // providers are few, and making the set again would cost each send an
 // allocation. Called with sh.mu held.
-func (sh *messageShard) leaveOpen(rec *store.Record) {
+func (sh *messageShard) leaveOpen(rec *record.Message) {
 	switch {
-	case rec.State == store.StatePending:
+	case rec.State == record.StatePending:
 		delete(sh.pending, rec)
 		if sh.pendingDeletes++; churned(sh.pendingDeletes, len(sh.pending)) {
 			sh.pending, sh.pendingDeletes = rebuilt(sh.pending), 0
@@ -412,8 +414,8 @@ func (sh *messageShard) leaveOpen(rec *store.Record) {
 // backfill adds step to rec's history, before the first step of a state
 // further along (clocks of vendor and host differ, so the states' order
 // places it, not the times).
-func backfill(rec *store.Record, step store.StateChange) {
-	i := slices.IndexFunc(rec.History, func(c store.StateChange) bool { return store.CanBackfill(c.State, step.State) })
+func backfill(rec *record.Message, step record.StateChange) {
+	i := slices.IndexFunc(rec.History, func(c record.StateChange) bool { return record.CanBackfill(c.State, step.State) })
 	if i < 0 {
 		i = len(rec.History)
 	}
@@ -421,10 +423,10 @@ func backfill(rec *store.Record, step store.StateChange) {
 }
 
 // applyUpdate moves rec to u.State and sets u's non-empty fields.
-func applyUpdate(rec *store.Record, u store.Update) {
+func applyUpdate(rec *record.Message, u store.Update) {
 	rec.State = u.State
 	rec.UpdatedAt = u.At
-	rec.History = append(rec.History, store.StateChange{State: u.State, At: u.At})
+	rec.History = append(rec.History, record.StateChange{State: u.State, At: u.At})
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v
@@ -451,7 +453,7 @@ func applyUpdate(rec *store.Record, u store.Update) {
 
 // find returns the record id, whose hash is h, or nil. Called with sh.mu
 // held.
-func (sh *messageShard) find(h uint64, id string) *store.Record {
+func (sh *messageShard) find(h uint64, id string) *record.Message {
 	if rec := sh.cur.find(h, id); rec != nil {
 		return rec
 	}
@@ -460,7 +462,7 @@ func (sh *messageShard) find(h uint64, id string) *store.Record {
 
 // lookup returns the account's record id, or ErrNotFound (also for another
 // account's record). Called with sh.mu held.
-func (sh *messageShard) lookup(h uint64, account, id string) (*store.Record, error) {
+func (sh *messageShard) lookup(h uint64, account, id string) (*record.Message, error) {
 	rec := sh.find(h, id)
 	if rec == nil || rec.Account != account {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: no message %q", id)
@@ -469,7 +471,7 @@ func (sh *messageShard) lookup(h uint64, account, id string) (*store.Record, err
 }
 
 // Message returns a copy of the account's record id, or ErrNotFound.
-func (s *Ledger) Message(ctx context.Context, account, id string) (*store.Record, error) {
+func (s *Ledger) Message(ctx context.Context, account, id string) (*record.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("message", err)
 	}
@@ -486,25 +488,25 @@ func (s *Ledger) Message(ctx context.Context, account, id string) (*store.Record
 
 // ByKey returns copies of the account's records opened with key at or
 // after since, oldest first.
-func (s *Ledger) ByKey(ctx context.Context, account, key string, since time.Time) ([]*store.Record, error) {
+func (s *Ledger) ByKey(ctx context.Context, account, key string, since time.Time) ([]*record.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by key", err)
 	}
-	return s.indexed(s.byKey.get(s.byKey.hash2(account, key)), func(rec *store.Record) bool {
+	return s.indexed(s.byKey.get(s.byKey.hash2(account, key)), func(rec *record.Message) bool {
 		return rec.Account == account && rec.IdempotencyKey == key && !rec.CreatedAt.Before(since)
 	}), nil
 }
 
 // ByProviderID returns copies of the records provider accepted under its
 // message ID id, oldest first.
-func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*store.Record, error) {
+func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*record.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("messages by provider ID", err)
 	}
 	if id == "" {
 		return nil, nil
 	}
-	return s.indexed(s.byProvider.get(s.byProvider.hash(id)), func(rec *store.Record) bool {
+	return s.indexed(s.byProvider.get(s.byProvider.hash(id)), func(rec *record.Message) bool {
 		return rec.ProviderMessageID == id && rec.Provider == provider
 	}), nil
 }
@@ -513,8 +515,8 @@ func (s *Ledger) ByProviderID(ctx context.Context, provider, id string) ([]*stor
 // still keeps and that match, oldest first, each once (a record whose
 // vendor ID changed back to an earlier one is named twice). Each is read
 // under its shard's lock.
-func (s *Ledger) indexed(recs []*store.Record, match func(*store.Record) bool) []*store.Record {
-	var out []*store.Record
+func (s *Ledger) indexed(recs []*record.Message, match func(*record.Message) bool) []*record.Message {
+	var out []*record.Message
 	for i, rec := range recs {
 		if slices.Contains(recs[:i], rec) {
 			continue // few records share a key: a scan is enough
@@ -527,19 +529,19 @@ func (s *Ledger) indexed(recs []*store.Record, match func(*store.Record) bool) [
 		}
 		sh.mu.Unlock()
 	}
-	slices.SortStableFunc(out, func(a, b *store.Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b *record.Message) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out
 }
 
 // Stale returns copies of up to limit open records that last moved
 // before cutoff, least recently moved first. It reads the shards' indexes
 // of their open records, not every record.
-func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*store.Record, error) {
+func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*record.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("stale messages", err)
 	}
-	var out []*store.Record
-	add := func(rec *store.Record) {
+	var out []*record.Message
+	add := func(rec *record.Message) {
 		if rec.UpdatedAt.Before(cutoff) {
 			out = append(out, cloneMessage(rec))
 		}
@@ -557,7 +559,7 @@ func (s *Ledger) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*sto
 		}
 		sh.mu.Unlock()
 	}
-	slices.SortFunc(out, func(a, b *store.Record) int {
+	slices.SortFunc(out, func(a, b *record.Message) int {
 		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	if limit >= 0 && len(out) > limit {
@@ -589,7 +591,7 @@ func (s *Ledger) Attempting(ctx context.Context, provider string, since time.Tim
 	return false, nil
 }
 
-func cloneMessage(m *store.Record) *store.Record {
+func cloneMessage(m *record.Message) *record.Message {
 	c := *m
 	c.History = slices.Clone(m.History)
 	c.Resend = slices.Clone(m.Resend)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -20,12 +22,12 @@ var ledgerEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 func sendRecord(t testing.TB, l *Ledger, id string) {
 	t.Helper()
 	ctx := context.Background()
-	m := &store.Record{ID: id, Account: "a", Provider: "p", IdempotencyKey: "k-" + id,
-		State: store.StateAttempting, CreatedAt: ledgerEpoch}
+	m := &record.Message{ID: id, Account: "a", Provider: "p", IdempotencyKey: "k-" + id,
+		State: record.StateAttempting, CreatedAt: ledgerEpoch}
 	if _, err := l.Open(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Move(ctx, "a", id, store.Update{State: store.StateSent, At: ledgerEpoch, ProviderMessageID: "pm-" + id}); err != nil {
+	if _, err := l.Move(ctx, "a", id, store.Update{State: record.StateSent, At: ledgerEpoch, ProviderMessageID: "pm-" + id}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -71,10 +73,10 @@ func TestLedgerRetention(t *testing.T) {
 func TestLedgerKeepsOpenRecords(t *testing.T) {
 	ctx := context.Background()
 	l := NewLedger(nil, WithMessageCapacity(4))
-	pending := &store.Record{ID: "pending", Account: "a", Provider: "p", IdempotencyKey: "kp", CreatedAt: ledgerEpoch}
-	attempting := &store.Record{ID: "attempting", Account: "b", Provider: "p", IdempotencyKey: "ka",
-		ProviderMessageID: "early", State: store.StateAttempting, CreatedAt: ledgerEpoch}
-	for _, m := range []*store.Record{pending, attempting} {
+	pending := &record.Message{ID: "pending", Account: "a", Provider: "p", IdempotencyKey: "kp", CreatedAt: ledgerEpoch}
+	attempting := &record.Message{ID: "attempting", Account: "b", Provider: "p", IdempotencyKey: "ka",
+		ProviderMessageID: "early", State: record.StateAttempting, CreatedAt: ledgerEpoch}
+	for _, m := range []*record.Message{pending, attempting} {
 		if _, err := l.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +116,7 @@ func TestLedgerKeepsOpenRecords(t *testing.T) {
 	}
 
 	// Moves between the open states keep them.
-	for _, st := range []store.State{store.StateAttempting, store.StatePending, store.StateAttempting} {
+	for _, st := range []record.State{record.StateAttempting, record.StatePending, record.StateAttempting} {
 		if _, err := l.Move(ctx, "a", "pending", store.Update{State: st, At: ledgerEpoch}); err != nil {
 			t.Fatal(err)
 		}
@@ -123,10 +125,10 @@ func TestLedgerKeepsOpenRecords(t *testing.T) {
 	check("a", "pending", "kp", "")
 
 	// Settled, they are forgotten like any other.
-	if _, err := l.Move(ctx, "b", "attempting", store.Update{State: store.StateSent, At: ledgerEpoch}); err != nil {
+	if _, err := l.Move(ctx, "b", "attempting", store.Update{State: record.StateSent, At: ledgerEpoch}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Move(ctx, "a", "pending", store.Update{State: store.StateFailed, At: ledgerEpoch}); err != nil {
+	if _, err := l.Move(ctx, "a", "pending", store.Update{State: record.StateFailed, At: ledgerEpoch}); err != nil {
 		t.Fatal(err)
 	}
 	churn("z")
@@ -149,13 +151,13 @@ func TestLedgerKeepsOpenRecords(t *testing.T) {
 func TestLedgerVendorIDChanges(t *testing.T) {
 	ctx := context.Background()
 	l := NewLedger(nil)
-	m := &store.Record{ID: "m", Account: "a", Provider: "p", State: store.StateAttempting, CreatedAt: ledgerEpoch}
+	m := &record.Message{ID: "m", Account: "a", Provider: "p", State: record.StateAttempting, CreatedAt: ledgerEpoch}
 	if _, err := l.Open(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []store.Update{
-		{State: store.StateUnknown, At: ledgerEpoch, ProviderMessageID: "v1"},
-		{State: store.StateSent, At: ledgerEpoch, ProviderMessageID: "v2"},
+		{State: record.StateUnknown, At: ledgerEpoch, ProviderMessageID: "v1"},
+		{State: record.StateSent, At: ledgerEpoch, ProviderMessageID: "v2"},
 	} {
 		if _, err := l.Move(ctx, "a", "m", u); err != nil {
 			t.Fatal(err)
@@ -234,14 +236,14 @@ func TestLedgerTurnsUnderLoad(t *testing.T) {
 	for g := range 8 {
 		senders.Go(func() {
 			held := fmt.Sprintf("held-%d", g)
-			if _, err := l.Open(ctx, &store.Record{ID: held, Account: "a", Provider: "p", IdempotencyKey: held, CreatedAt: ledgerEpoch}); err != nil {
+			if _, err := l.Open(ctx, &record.Message{ID: held, Account: "a", Provider: "p", IdempotencyKey: held, CreatedAt: ledgerEpoch}); err != nil {
 				t.Error(err)
 				return
 			}
 			for i := range sends {
 				id := fmt.Sprintf("%d-%d", g, i)
-				m := &store.Record{ID: id, Account: "a", Provider: "p", IdempotencyKey: "k-" + id,
-					ProviderMessageID: "early-" + id, State: store.StateAttempting, CreatedAt: ledgerEpoch}
+				m := &record.Message{ID: id, Account: "a", Provider: "p", IdempotencyKey: "k-" + id,
+					ProviderMessageID: "early-" + id, State: record.StateAttempting, CreatedAt: ledgerEpoch}
 				if _, err := l.Open(ctx, m); err != nil {
 					t.Error(err)
 					return
@@ -256,12 +258,12 @@ func TestLedgerTurnsUnderLoad(t *testing.T) {
 					t.Errorf("ByProviderID of an open record = %v, %v", recordIDs(got), err)
 					return
 				}
-				if _, err := l.Move(ctx, "a", id, store.Update{State: store.StateSent, At: ledgerEpoch, ProviderMessageID: "pm-" + id}); err != nil {
+				if _, err := l.Move(ctx, "a", id, store.Update{State: record.StateSent, At: ledgerEpoch, ProviderMessageID: "pm-" + id}); err != nil {
 					t.Error(err)
 					return
 				}
 			}
-			if _, err := l.Move(ctx, "a", held, store.Update{State: store.StateFailed, At: ledgerEpoch}); err != nil {
+			if _, err := l.Move(ctx, "a", held, store.Update{State: record.StateFailed, At: ledgerEpoch}); err != nil {
 				t.Errorf("the record held open: %v", err)
 			}
 		})
@@ -275,11 +277,11 @@ func TestLedgerTurnsUnderLoad(t *testing.T) {
 // removing one keeps the others, in order.
 func TestRecSetCollisions(t *testing.T) {
 	g := newRecSet(0)
-	recs := []*store.Record{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	recs := []*record.Message{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	for _, rec := range recs {
 		g.add(7, rec)
 	}
-	g.add(8, &store.Record{ID: "d"})
+	g.add(8, &record.Message{ID: "d"})
 	for _, rec := range recs {
 		if g.find(7, rec.ID) != rec {
 			t.Fatalf("find(%s) did not find it", rec.ID)
@@ -289,7 +291,7 @@ func TestRecSetCollisions(t *testing.T) {
 		t.Fatal("find found a record of another ID or hash")
 	}
 	for _, tc := range []struct {
-		remove *store.Record
+		remove *record.Message
 		want   []string
 	}{{recs[1], []string{"a", "c"}}, {recs[0], []string{"c"}}, {recs[2], nil}} {
 		g.remove(7, tc.remove)
@@ -302,7 +304,7 @@ func TestRecSetCollisions(t *testing.T) {
 	}
 }
 
-func recordIDs(recs []*store.Record) []string {
+func recordIDs(recs []*record.Message) []string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, r.ID)

@@ -4,7 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/record"
 )
 
 // msgIndex finds records by a key of theirs (a provider's message ID; an
@@ -66,7 +66,7 @@ func (x *msgIndex) shard(h uint64) *indexShard {
 }
 
 // add adds rec under h, in the current generation.
-func (x *msgIndex) add(h uint64, rec *store.Record) {
+func (x *msgIndex) add(h uint64, rec *record.Message) {
 	sh := x.shard(h)
 	sh.mu.Lock()
 	sh.cur.add(h, rec)
@@ -76,7 +76,7 @@ func (x *msgIndex) add(h uint64, rec *store.Record) {
 // get returns the records under h: those of the previous generation in
 // the order they were added, then those of the current one. The caller
 // checks them against its key.
-func (x *msgIndex) get(h uint64) []*store.Record {
+func (x *msgIndex) get(h uint64) []*record.Message {
 	sh := x.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -110,7 +110,7 @@ func (x *msgIndex) turn(next *[messageShards]recSet) {
 // carry moves rec under h from the previous generation into the current
 // one, for a record turn carries. Other records under h stay where they
 // are.
-func (x *msgIndex) carry(h uint64, rec *store.Record) {
+func (x *msgIndex) carry(h uint64, rec *record.Message) {
 	sh := x.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()

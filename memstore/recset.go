@@ -3,7 +3,7 @@ package memstore
 import (
 	"slices"
 
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/record"
 )
 
 // recSet maps 64-bit hashes (of a record's ID, or of a key of its) to
@@ -16,29 +16,29 @@ import (
 // hashes have one record, kept without a slice of its own. It is not
 // safe for concurrent use.
 type recSet struct {
-	first map[uint64]*store.Record
-	more  map[uint64][]*store.Record // nil until a hash has a second record
+	first map[uint64]*record.Message
+	more  map[uint64][]*record.Message // nil until a hash has a second record
 }
 
 // newRecSet returns an empty recSet with room for about n hashes.
 func newRecSet(n int) recSet {
-	return recSet{first: make(map[uint64]*store.Record, n)}
+	return recSet{first: make(map[uint64]*record.Message, n)}
 }
 
 // add adds rec under h, after the records there.
-func (g *recSet) add(h uint64, rec *store.Record) {
+func (g *recSet) add(h uint64, rec *record.Message) {
 	if _, ok := g.first[h]; !ok {
 		g.first[h] = rec
 		return
 	}
 	if g.more == nil {
-		g.more = make(map[uint64][]*store.Record)
+		g.more = make(map[uint64][]*record.Message)
 	}
 	g.more[h] = append(g.more[h], rec)
 }
 
 // find returns the record under h whose ID is id, or nil.
-func (g *recSet) find(h uint64, id string) *store.Record {
+func (g *recSet) find(h uint64, id string) *record.Message {
 	rec, ok := g.first[h]
 	if !ok || rec.ID == id {
 		return rec
@@ -53,7 +53,7 @@ func (g *recSet) find(h uint64, id string) *store.Record {
 
 // appendTo appends the records under h to out, in the order they were
 // added.
-func (g *recSet) appendTo(out []*store.Record, h uint64) []*store.Record {
+func (g *recSet) appendTo(out []*record.Message, h uint64) []*record.Message {
 	if rec, ok := g.first[h]; ok {
 		out = append(append(out, rec), g.more[h]...)
 	}
@@ -61,7 +61,7 @@ func (g *recSet) appendTo(out []*store.Record, h uint64) []*store.Record {
 }
 
 // remove removes rec from under h; the others there keep their order.
-func (g *recSet) remove(h uint64, rec *store.Record) {
+func (g *recSet) remove(h uint64, rec *record.Message) {
 	more := g.more[h]
 	switch {
 	case g.first[h] == rec && len(more) == 0:
@@ -71,7 +71,7 @@ func (g *recSet) remove(h uint64, rec *store.Record) {
 		g.first[h] = more[0]
 		more = more[1:]
 	default:
-		more = slices.DeleteFunc(more, func(r *store.Record) bool { return r == rec })
+		more = slices.DeleteFunc(more, func(r *record.Message) bool { return r == rec })
 	}
 	if len(more) == 0 {
 		delete(g.more, h)
@@ -81,7 +81,7 @@ func (g *recSet) remove(h uint64, rec *store.Record) {
 }
 
 // all calls fn with every record.
-func (g *recSet) all(fn func(*store.Record)) {
+func (g *recSet) all(fn func(*record.Message)) {
 	for _, rec := range g.first {
 		fn(rec)
 	}

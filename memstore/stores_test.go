@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -92,7 +94,7 @@ func TestStoresHonourContext(t *testing.T) {
 	calls["Complete"] = idem.Complete(ctx, "a", "k", []byte("{}"))
 	calls["Release"] = idem.Release(ctx, "a", "k")
 	_, calls["Open"] = led.Open(ctx, &notify.Message{Account: "a", ID: "m"})
-	_, calls["Move"] = led.Move(ctx, "a", "m", store.Update{State: notify.StateAttempting})
+	_, calls["Move"] = led.Move(ctx, "a", "m", store.Update{State: record.StateAttempting})
 	_, calls["Message"] = led.Message(ctx, "a", "m")
 	_, calls["Template"] = tpl.Template(ctx, "a", "s")
 	calls["PutTemplate"] = tpl.PutTemplate(ctx, "a", &store.Template{Slug: "s"})
@@ -251,7 +253,7 @@ func TestLedgerMemoryFlat(t *testing.T) {
 	total -= total % (capacity / 2)
 	ctx := context.Background()
 	w := NewWallet(WithRefRetention(capacity))
-	inr := notify.INR()
+	inr := record.INR()
 	if err := w.Open("acme", notify.Money{Minor: 1 << 60, Currency: inr}); err != nil {
 		t.Fatal(err)
 	}
@@ -264,10 +266,10 @@ func TestLedgerMemoryFlat(t *testing.T) {
 		if _, err := l.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Move(ctx, "acme", id, store.Update{State: notify.StateAttempting}); err != nil {
+		if _, err := l.Move(ctx, "acme", id, store.Update{State: record.StateAttempting}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Move(ctx, "acme", id, store.Update{State: notify.StateSent, ProviderMessageID: "pm" + id}); err != nil {
+		if _, err := l.Move(ctx, "acme", id, store.Update{State: record.StateSent, ProviderMessageID: "pm" + id}); err != nil {
 			t.Fatal(err)
 		}
 		if i+1 == 4*capacity {
@@ -333,17 +335,17 @@ func TestErrorsNamePackage(t *testing.T) {
 func TestLedgerRefusesAnIDWhoseRecordWasForgotten(t *testing.T) {
 	ctx := context.Background()
 	w := NewWallet()
-	if err := w.Open("a", store.Money{Minor: 100000, Currency: notify.INR()}); err != nil {
+	if err := w.Open("a", record.Money{Minor: 100000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	l := NewLedger(w, WithMessageCapacity(1))
 	open := func(id string) error {
-		_, err := l.Open(ctx, &store.Record{ID: id, Account: "a", Charge: store.Money{Minor: 100, Currency: notify.INR()},
+		_, err := l.Open(ctx, &record.Message{ID: id, Account: "a", Charge: record.Money{Minor: 100, Currency: record.INR()},
 			CreatedAt: time.Now()})
 		return err
 	}
 	settle := func(id string) {
-		for _, st := range []store.State{store.StateAttempting, store.StateSent} {
+		for _, st := range []record.State{record.StateAttempting, record.StateSent} {
 			if _, err := l.Move(ctx, "a", id, store.Update{State: st, At: time.Now()}); err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -31,7 +33,7 @@ type Suppressions struct {
 }
 
 type suppressKey struct {
-	kind store.Kind
+	kind record.Kind
 	to   string
 }
 
@@ -69,7 +71,7 @@ func (s *Suppressions) AddSuppression(ctx context.Context, e store.Suppression) 
 
 // RemoveSuppression takes the recipient off the account's list, as
 // store.Suppressions documents.
-func (s *Suppressions) RemoveSuppression(ctx context.Context, account string, kind store.Kind, to string) error {
+func (s *Suppressions) RemoveSuppression(ctx context.Context, account string, kind record.Kind, to string) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("remove suppression", err)
 	}
@@ -93,7 +95,7 @@ func (s *Suppressions) RemoveSuppression(ctx context.Context, account string, ki
 
 // LookupSuppression answers the account's entry for the recipient, as
 // store.Suppressions documents.
-func (s *Suppressions) LookupSuppression(ctx context.Context, account string, kind store.Kind, to string) (store.Suppression, bool, error) {
+func (s *Suppressions) LookupSuppression(ctx context.Context, account string, kind record.Kind, to string) (store.Suppression, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Suppression{}, false, ctxError("lookup suppression", err)
 	}
@@ -109,7 +111,7 @@ func (s *Suppressions) LookupSuppression(ctx context.Context, account string, ki
 
 // LookupSuppressions answers the account's entries for many recipients
 // under one read lock, as store.ManySuppressions documents.
-func (s *Suppressions) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+func (s *Suppressions) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("lookup suppressions", err)
 	}
@@ -174,19 +176,19 @@ func (s *Ledger) AddSuppression(ctx context.Context, e store.Suppression) (store
 
 // RemoveSuppression removes from the Ledger's suppression list; see
 // Suppressions.
-func (s *Ledger) RemoveSuppression(ctx context.Context, account string, kind store.Kind, to string) error {
+func (s *Ledger) RemoveSuppression(ctx context.Context, account string, kind record.Kind, to string) error {
 	return s.suppressions.RemoveSuppression(ctx, account, kind, to)
 }
 
 // LookupSuppression reads the Ledger's suppression list; see
 // Suppressions.
-func (s *Ledger) LookupSuppression(ctx context.Context, account string, kind store.Kind, to string) (store.Suppression, bool, error) {
+func (s *Ledger) LookupSuppression(ctx context.Context, account string, kind record.Kind, to string) (store.Suppression, bool, error) {
 	return s.suppressions.LookupSuppression(ctx, account, kind, to)
 }
 
 // LookupSuppressions reads the Ledger's suppression list for many
 // recipients; see Suppressions.
-func (s *Ledger) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+func (s *Ledger) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
 	return s.suppressions.LookupSuppressions(ctx, account, kind, tos)
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -77,7 +79,7 @@ func NewWallet(opts ...WalletOption) *Wallet {
 // a shard's mu, then the purse's mu; never two shards (except in ledger,
 // which takes all of them in index order and nothing else first).
 type purse struct {
-	currency store.Currency
+	currency record.Currency
 
 	mu      sync.Mutex
 	balance int64
@@ -134,7 +136,7 @@ func (s *refShard) insert(h uint64, slot int, ref string, e refEntry, genCap int
 // account's currency. An empty account, a negative opening or one without
 // a currency code is ErrInvalid; an account already open is
 // ErrConflict.
-func (w *Wallet) Open(account string, opening store.Money) error {
+func (w *Wallet) Open(account string, opening record.Money) error {
 	switch {
 	case account == "":
 		return store.Errorf(store.ErrInvalid, "memstore: open: empty account ID")
@@ -160,18 +162,18 @@ func (w *Wallet) purse(op, account string) (*purse, error) {
 
 // Balance returns the account's balance; an unknown account is ErrNotFound
 // and an ended context its Canceled or DeadlineExceeded error.
-func (w *Wallet) Balance(ctx context.Context, account string) (store.Balance, error) {
+func (w *Wallet) Balance(ctx context.Context, account string) (record.Balance, error) {
 	if err := ctx.Err(); err != nil {
-		return store.Balance{}, ctxError("balance", err)
+		return record.Balance{}, ctxError("balance", err)
 	}
 	p, err := w.purse("balance", account)
 	if err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	p.mu.Lock()
 	b := p.balance
 	p.mu.Unlock()
-	return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: p.currency}}, nil
+	return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: p.currency}}, nil
 }
 
 // Debit takes amount from the account under ref, as storetest.Wallet
@@ -179,7 +181,7 @@ func (w *Wallet) Balance(ctx context.Context, account string) (store.Balance, er
 // ErrInvalid for a non-positive amount, another currency or an
 // empty ref, ErrConflict for a ref recorded with another direction or
 // amount, ErrInsufficientFunds.
-func (w *Wallet) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (w *Wallet) Debit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return w.apply(ctx, "debit", account, amount, ref, -1, false)
 }
 
@@ -188,14 +190,14 @@ func (w *Wallet) Debit(ctx context.Context, account string, amount store.Money, 
 // message ID whose record was forgotten (settled beyond the capacity)
 // while its debit is remembered is taken, rather than opened again with
 // no money moved.
-func (w *Wallet) debitNew(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (w *Wallet) debitNew(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return w.apply(ctx, "debit", account, amount, ref, -1, true)
 }
 
 // Credit adds amount to the account under ref; errors as for Debit,
 // except that a credit beyond the largest int64 balance is
 // ErrInvalid instead of ErrInsufficientFunds.
-func (w *Wallet) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (w *Wallet) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return w.apply(ctx, "credit", account, amount, ref, 1, false)
 }
 
@@ -204,22 +206,22 @@ func (w *Wallet) Credit(ctx context.Context, account string, amount store.Money,
 // and the move one step for callers sharing a ref; the purse lock guards
 // only the balance arithmetic, so callers with different refs serialise
 // on a few instructions.
-func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Money, ref string, sign int64, fresh bool) (store.Balance, error) {
+func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Money, ref string, sign int64, fresh bool) (record.Balance, error) {
 	if err := ctx.Err(); err != nil {
-		return store.Balance{}, ctxError(op, err)
+		return record.Balance{}, ctxError(op, err)
 	}
 	if amount.Minor <= 0 {
-		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s of %s: amount must be more than zero", op, amount)
+		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s of %s: amount must be more than zero", op, amount)
 	}
 	if ref == "" || len(ref) > maxRefLen {
-		return store.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s: a ref must have 1 to %d bytes, not %d", op, maxRefLen, len(ref))
+		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s: a ref must have 1 to %d bytes, not %d", op, maxRefLen, len(ref))
 	}
 	p, err := w.purse(op, account)
 	if err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	if !amount.Currency.Same(p.currency) {
-		return store.Balance{}, store.Errorf(store.ErrInvalid,
+		return record.Balance{}, store.Errorf(store.ErrInvalid,
 			"memstore: %s of %s: account %q is in %s", op, amount, account, p.currency.Code)
 	}
 	delta := sign * amount.Minor
@@ -234,25 +236,25 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Mon
 		recAmount, recAfter := rec.amount, rec.after
 		sh.mu.Unlock()
 		if fresh {
-			return store.Balance{}, store.Errorf(store.ErrConflict, "memstore: %s of %s: ref %q is recorded already", op, amount, ref)
+			return record.Balance{}, store.Errorf(store.ErrConflict, "memstore: %s of %s: ref %q is recorded already", op, amount, ref)
 		}
 		if recAmount != delta {
-			return store.Balance{}, store.Errorf(store.ErrConflict,
+			return record.Balance{}, store.Errorf(store.ErrConflict,
 				"memstore: %s of %s: ref %q was recorded for a %s", op, amount, ref, describe(recAmount, p.currency))
 		}
-		return store.Balance{Account: account, Available: store.Money{Minor: recAfter, Currency: p.currency}}, nil
+		return record.Balance{Account: account, Available: record.Money{Minor: recAfter, Currency: p.currency}}, nil
 	}
 	p.mu.Lock()
 	bal := p.balance
 	if sign < 0 && bal < amount.Minor || sign > 0 && bal > math.MaxInt64-amount.Minor {
 		p.mu.Unlock()
 		sh.mu.Unlock()
-		have := store.Money{Minor: bal, Currency: p.currency}
+		have := record.Money{Minor: bal, Currency: p.currency}
 		if sign < 0 {
-			return store.Balance{}, store.Errorf(store.ErrInsufficientFunds,
+			return record.Balance{}, store.Errorf(store.ErrInsufficientFunds,
 				"debit of %s: account %q has %s", amount, account, have)
 		}
-		return store.Balance{}, store.Errorf(store.ErrInvalid,
+		return record.Balance{}, store.Errorf(store.ErrInvalid,
 			"memstore: credit of %s: account %q has %s, and the sum overflows", amount, account, have)
 	}
 	bal += delta
@@ -262,14 +264,14 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount store.Mon
 	p.mu.Unlock()
 	sh.insert(h, slot, ref, refEntry{amount: delta, after: bal, seq: seq}, w.genCap)
 	sh.mu.Unlock()
-	return store.Balance{Account: account, Available: store.Money{Minor: bal, Currency: p.currency}}, nil
+	return record.Balance{Account: account, Available: record.Money{Minor: bal, Currency: p.currency}}, nil
 }
 
-func describe(delta int64, c store.Currency) string {
+func describe(delta int64, c record.Currency) string {
 	if delta < 0 {
-		return "debit of " + store.Money{Minor: -delta, Currency: c}.String()
+		return "debit of " + record.Money{Minor: -delta, Currency: c}.String()
 	}
-	return "credit of " + store.Money{Minor: delta, Currency: c}.String()
+	return "credit of " + record.Money{Minor: delta, Currency: c}.String()
 }
 
 // EntryKind says whether a ledger entry took money or added it.
@@ -299,19 +301,19 @@ type Entry struct {
 	Kind EntryKind
 	Ref  string
 	// Amount is the amount moved, always positive.
-	Amount store.Money
+	Amount record.Money
 	// Balance is the balance right after the entry.
-	Balance store.Money
+	Balance record.Money
 }
 
 // Ledger returns the account's remembered entries in the order they were
 // applied, with the balance at that moment, or ErrNotFound. It is a
 // consistent snapshot: operations on the account wait while it is taken.
 // Under WithRefRetention, forgotten refs are missing from it.
-func (w *Wallet) Ledger(account string) ([]Entry, store.Money, error) {
+func (w *Wallet) Ledger(account string) ([]Entry, record.Money, error) {
 	p, err := w.purse("ledger", account)
 	if err != nil {
-		return nil, store.Money{}, err
+		return nil, record.Money{}, err
 	}
 	for i := range p.shards {
 		p.shards[i].mu.Lock()
@@ -321,8 +323,8 @@ func (w *Wallet) Ledger(account string) ([]Entry, store.Money, error) {
 	p.mu.Unlock()
 	var out []Entry
 	add := func(r *refEntry, ref string) {
-		e := Entry{Seq: r.seq, Kind: Credit, Ref: ref, Amount: store.Money{Minor: r.amount, Currency: p.currency},
-			Balance: store.Money{Minor: r.after, Currency: p.currency}}
+		e := Entry{Seq: r.seq, Kind: Credit, Ref: ref, Amount: record.Money{Minor: r.amount, Currency: p.currency},
+			Balance: record.Money{Minor: r.after, Currency: p.currency}}
 		if r.amount < 0 {
 			e.Kind, e.Amount.Minor = Debit, -r.amount
 		}
@@ -347,7 +349,7 @@ func (w *Wallet) Ledger(account string) ([]Entry, store.Money, error) {
 		}
 		return 0
 	})
-	return out, store.Money{Minor: bal, Currency: p.currency}, nil
+	return out, record.Money{Minor: bal, Currency: p.currency}, nil
 }
 
 // ctxError is a context error of op, keeping errors.Is true.

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
-func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
+func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: record.INR()} }
 
 func TestWalletOpen(t *testing.T) {
 	w := NewWallet()

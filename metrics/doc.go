@@ -53,7 +53,7 @@
 //
 // notify_charged_minor_total and notify_refunded_minor_total count money
 // in minor units of the currency (paise for INR): charged is the price
-// debited when a message was accepted for sending (notify.StatePending),
+// debited when a message was accepted for sending (record.StatePending),
 // refunded what events later credited back (notify.Event.Refund: a failed
 // send, a failover through a cheaper gateway, a failure report the
 // refund policy refunds, an abandoned send the reconciler settled). What

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -28,9 +30,9 @@ func Example() {
 	}
 
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, err := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh), notify.WithPrices(wallet.DefaultINR()),
 		notify.WithObserver(obs))

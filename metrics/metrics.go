@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -140,11 +142,11 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 // has been seen, does not allocate.
 func (o *Observer) Observe(_ context.Context, e notify.Event) {
 	switch e.Type {
-	case notify.StatePending:
+	case record.StatePending:
 		if e.Envelope != nil && e.Envelope.Price.Minor > 0 {
 			o.charged.get(currency(e.Envelope.Price), "", "").Add(float64(e.Envelope.Price.Minor))
 		}
-	case notify.StateSent, notify.StateFailed, notify.StateUnknown:
+	case record.StateSent, record.StateFailed, record.StateUnknown:
 		switch {
 		case e.Report != nil:
 			o.report(e)
@@ -156,12 +158,12 @@ func (o *Observer) Observe(_ context.Context, e notify.Event) {
 				o.calls.get(provider(a.Provider), outcome(a.Outcome), "").Inc()
 			}
 		}
-	case notify.StateDelivered:
+	case record.StateDelivered:
 		if e.Report != nil {
 			o.report(e)
 			o.observeLatency(e)
 		}
-	case notify.StateRead:
+	case record.StateRead:
 		if e.Report != nil {
 			o.report(e)
 		}
@@ -200,11 +202,11 @@ func (o *Observer) observeLatency(e notify.Event) {
 	o.latency.get(string(e.Receipt.Kind), provider(e.Receipt.Provider), "").Observe(d.Seconds())
 }
 
-func outcome(t notify.MessageState) string {
+func outcome(t record.State) string {
 	switch t {
-	case notify.StateSent:
+	case record.StateSent:
 		return "sent"
-	case notify.StateFailed:
+	case record.StateFailed:
 		return "failed"
 	}
 	return "unknown"

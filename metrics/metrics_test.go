@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -126,15 +128,15 @@ func TestReportsAndLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := func(p, id string, st notify.MessageState, at time.Time) {
+	rep := func(p, id string, st record.State, at time.Time) {
 		t.Helper()
 		if _, err := k.Notifier.Report(ctx, &notify.DeliveryReport{Provider: p, ProviderMessageID: id, State: st, At: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rep("sms", text.ProviderMessageID, notify.StateDelivered, clock.Add(5*time.Second))
-	rep("sms", text.ProviderMessageID, notify.StateDelivered, clock.Add(6*time.Second)) // a repeat moves nothing
-	rep("cloudchat", chat.ProviderMessageID, notify.StateFailed, clock.Add(time.Second))
+	rep("sms", text.ProviderMessageID, record.StateDelivered, clock.Add(5*time.Second))
+	rep("sms", text.ProviderMessageID, record.StateDelivered, clock.Add(6*time.Second)) // a repeat moves nothing
+	rep("cloudchat", chat.ProviderMessageID, record.StateFailed, clock.Add(time.Second))
 	want(t, reg, 1, "notify_webhook_reports_total", "provider", "sms", "status", "delivered")
 	want(t, reg, 1, "notify_webhook_reports_total", "provider", "cloudchat", "status", "failed")
 	want(t, reg, 1, "notify_delivery_latency_seconds", "kind", "sms", "provider", "sms")
@@ -199,14 +201,14 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &notify.Envelope{Kind: sms.Kind, Price: notify.Money{Minor: 25, Currency: notify.INR()}}
+	env := &notify.Envelope{Kind: sms.Kind, Price: notify.Money{Minor: 25, Currency: record.INR()}}
 	events := []notify.Event{
-		{Type: notify.StatePending, Envelope: env},
-		{Type: notify.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms"}},
-		{Type: notify.StateFailed, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms"},
-			Refund: notify.Money{Minor: 25, Currency: notify.INR()}},
-		{Type: notify.StateDelivered, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms", CreatedAt: time.Now()},
-			Report: &notify.DeliveryReport{Provider: "sms", State: notify.StateDelivered, At: time.Now().Add(time.Second)}},
+		{Type: record.StatePending, Envelope: env},
+		{Type: record.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms"}},
+		{Type: record.StateFailed, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms"},
+			Refund: notify.Money{Minor: 25, Currency: record.INR()}},
+		{Type: record.StateDelivered, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "sms", CreatedAt: time.Now()},
+			Report: &notify.DeliveryReport{Provider: "sms", State: record.StateDelivered, At: time.Now().Add(time.Second)}},
 	}
 	ctx := context.Background()
 	for _, e := range events {
@@ -255,8 +257,8 @@ func TestProviderCallsAndBreakers(t *testing.T) {
 	}
 	ctx := context.Background()
 	env := &notify.Envelope{Kind: sms.Kind, Provider: "smsgateway"}
-	obs.Observe(ctx, notify.Event{Type: notify.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "twilio",
-		Tried: []notify.Attempt{{Provider: "smsgateway", Outcome: notify.StateFailed, ErrorCode: "unavailable"}, {Provider: "twilio", Outcome: notify.StateSent}}}})
+	obs.Observe(ctx, notify.Event{Type: record.StateSent, Envelope: env, Receipt: &notify.Receipt{Kind: sms.Kind, Provider: "twilio",
+		Tried: []record.Attempt{{Provider: "smsgateway", Outcome: record.StateFailed, ErrorCode: "unavailable"}, {Provider: "twilio", Outcome: record.StateSent}}}})
 	want(t, reg, 1, "notify_provider_calls_total", "outcome", "failed", "provider", "smsgateway")
 	want(t, reg, 1, "notify_provider_calls_total", "outcome", "sent", "provider", "twilio")
 	want(t, reg, 1, "notify_sends_total", "kind", "sms", "outcome", "sent", "provider", "twilio")

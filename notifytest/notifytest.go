@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -114,7 +116,7 @@ func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr
 // AccountID, "Test Co", INR, sending SMS as TESTCO and chat through the
 // cloud gateway first.
 func defaultAccount() notify.Account {
-	a := notify.Account{ID: AccountID, Name: "Test Co", Currency: notify.INR()}
+	a := notify.Account{ID: AccountID, Name: "Test Co", Currency: record.INR()}
 	_ = sms.SetSettings(&a, sms.Settings{SenderID: "TESTCO"})
 	_ = chat.SetSettings(&a, chat.Settings{PrimaryGateway: chat.GatewayCloud})
 	return a

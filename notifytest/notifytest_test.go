@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -27,7 +29,7 @@ func TestKitSendsAndCharges(t *testing.T) {
 		t.Fatalf("captured %+v", msg)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance-rc.Cost.Minor)
-	if m := kit.Message(t, rc.MessageID); m.State != notify.StateSent || m.Charge != rc.Cost || m.To != "+919876543210" {
+	if m := kit.Message(t, rc.MessageID); m.State != record.StateSent || m.Charge != rc.Cost || m.To != "+919876543210" {
 		t.Fatalf("record = %+v, receipt %+v", m, rc)
 	}
 
@@ -75,7 +77,7 @@ func TestKitOptionsAndFailures(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	kit.AssertBalance(t, notifytest.DefaultBalance)
-	if m := kit.Message(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded || notify.Code(m.ErrorCode) != notify.CodeRejected {
+	if m := kit.Message(t, rc.MessageID); m.State != record.StateFailed || !m.Refunded || notify.Code(m.ErrorCode) != notify.CodeRejected {
 		t.Fatalf("record = %+v", m)
 	}
 }
@@ -111,14 +113,14 @@ func TestKitQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateScheduled || kit.RunQueue(t) != 0 || len(kit.SentSMS()) != 0 {
+	if rc.Status != record.StateScheduled || kit.RunQueue(t) != 0 || len(kit.SentSMS()) != 0 {
 		t.Fatalf("receipt %+v: want scheduled, nothing sent before its time", rc)
 	}
 	clock.Advance(time.Hour)
 	if kit.RunQueue(t) != 1 || len(kit.SentSMS()) != 1 {
 		t.Fatalf("at its time %d SMS went, want 1", len(kit.SentSMS()))
 	}
-	if m := kit.Message(t, rc.MessageID); m.State != notify.StateSent {
+	if m := kit.Message(t, rc.MessageID); m.State != record.StateSent {
 		t.Fatalf("record %s, want sent", m.State)
 	}
 }

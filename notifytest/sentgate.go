@@ -4,7 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -49,7 +50,7 @@ func (g *SentGate) Release() { g.releaseOnce.Do(func() { close(g.release) }) }
 // then it fails, as a store that timed out), then moves it.
 func (g *SentGate) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	first := false
-	if u.State == notify.StateSent {
+	if u.State == record.StateSent {
 		g.once.Do(func() { first = true })
 	}
 	if first {

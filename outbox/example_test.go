@@ -6,6 +6,8 @@ import (
 	"log"
 	"net/http"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -23,7 +25,7 @@ func Example() {
 	defer box.Close() // ends the page's event streams before a server shuts down
 
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}); err != nil {
 		log.Fatal(err)
 	}
 	smsCh, err := sms.New(sms.Config{Provider: memprovider.New("mem")})

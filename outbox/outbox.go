@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -221,7 +223,7 @@ func New(opts ...Option) (*Outbox, error) {
 // accepted message is added with its content, later events move its
 // status and cost. Events of messages it does not hold are ignored.
 func (o *Outbox) Observe(_ context.Context, e notify.Event) {
-	if e.Type == notify.StatePending {
+	if e.Type == record.StatePending {
 		if e.Envelope != nil && e.Envelope.ID != "" {
 			o.add(fromEnvelope(e.Envelope, o.now()))
 		}
@@ -250,23 +252,23 @@ func (o *Outbox) Observe(_ context.Context, e notify.Event) {
 
 // statusOf is the status an event moves a message to. A delivery report
 // that arrives late never moves a read message back.
-func statusOf(t notify.MessageState, was Status) Status {
+func statusOf(t record.State, was Status) Status {
 	switch t {
-	case notify.StateSent:
+	case record.StateSent:
 		if was == StatusDelivered || was == StatusRead {
 			return was
 		}
 		return StatusSent
-	case notify.StateFailed:
+	case record.StateFailed:
 		return StatusFailed
-	case notify.StateUnknown:
+	case record.StateUnknown:
 		return StatusUnknown
-	case notify.StateDelivered:
+	case record.StateDelivered:
 		if was == StatusRead {
 			return was
 		}
 		return StatusDelivered
-	case notify.StateRead:
+	case record.StateRead:
 		return StatusRead
 	}
 	return was

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -31,18 +33,18 @@ var acct = &notify.Account{ID: "acme"}
 
 func smsEnvelope(id, to, text, otp string) *notify.Envelope {
 	return &notify.Envelope{ID: id, Kind: sms.Kind, Account: acct, To: to, Provider: "sms-log",
-		Price: notify.Money{Minor: 25, Currency: notify.INR()}, CarriesOTP: otp != "",
+		Price: notify.Money{Minor: 25, Currency: record.INR()}, CarriesOTP: otp != "",
 		Content: &sms.Message{Route: sms.RouteSMS, Text: text, OTP: otp, SenderID: "NOTIFY",
 			Encoding: sms.GSM7, Segments: 1}}
 }
 
 func accept(o *outbox.Outbox, env *notify.Envelope) {
-	o.Observe(context.Background(), notify.Event{Type: notify.StatePending, Envelope: env})
+	o.Observe(context.Background(), notify.Event{Type: record.StatePending, Envelope: env})
 }
 
-func settle(o *outbox.Outbox, t notify.MessageState, id string, cost int64) {
+func settle(o *outbox.Outbox, t record.State, id string, cost int64) {
 	o.Observe(context.Background(), notify.Event{Type: t,
-		Receipt: &notify.Receipt{MessageID: id, Cost: notify.Money{Minor: cost, Currency: notify.INR()}, Provider: "sms-log"}})
+		Receipt: &notify.Receipt{MessageID: id, Cost: notify.Money{Minor: cost, Currency: record.INR()}, Provider: "sms-log"}})
 }
 
 func TestStatusFollowsEvents(t *testing.T) {
@@ -52,21 +54,21 @@ func TestStatusFollowsEvents(t *testing.T) {
 		t.Fatalf("after accept: %s %d", m.Status, m.Cost.Minor)
 	}
 	for _, step := range []struct {
-		ev   notify.MessageState
+		ev   record.State
 		cost int64
 		want outbox.Status
 	}{
-		{notify.StateSent, 25, outbox.StatusSent},
-		{notify.StateRead, 25, outbox.StatusRead},
-		{notify.StateDelivered, 25, outbox.StatusRead}, // a late report does not move it back
-		{notify.StateFailed, 0, outbox.StatusFailed},
+		{record.StateSent, 25, outbox.StatusSent},
+		{record.StateRead, 25, outbox.StatusRead},
+		{record.StateDelivered, 25, outbox.StatusRead}, // a late report does not move it back
+		{record.StateFailed, 0, outbox.StatusFailed},
 	} {
 		settle(o, step.ev, "m1", step.cost)
 		if m, _ := o.Message("m1"); m.Status != step.want || m.Cost.Minor != step.cost {
 			t.Fatalf("after %s: %s cost %d, want %s cost %d", step.ev, m.Status, m.Cost.Minor, step.want, step.cost)
 		}
 	}
-	settle(o, notify.StateSent, "nobody", 1) // ignored
+	settle(o, record.StateSent, "nobody", 1) // ignored
 	if n := len(o.Messages(outbox.Filter{})); n != 1 {
 		t.Fatalf("%d messages", n)
 	}

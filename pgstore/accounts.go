@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -28,7 +30,7 @@ import (
 // "settings.<kind>") or that take more than 16 MiB together ("settings"):
 // store.FieldErrors naming them. Settings are stored as the JSON they are,
 // and read back as PostgreSQL renders it. PutAccount does not retain acct.
-func (s *Store) PutAccount(ctx context.Context, acct *store.Account, apiKeys ...string) error {
+func (s *Store) PutAccount(ctx context.Context, acct *record.Account, apiKeys ...string) error {
 	var fe store.FieldErrors
 	if acct == nil || acct.ID == "" {
 		fe.Add("id", "is required")
@@ -65,14 +67,14 @@ const maxSettingsBytes = 16 << 20
 // refused here rather than by the server.
 // countriesColumn is the countries column of acct: an empty array for
 // none, since the column is NOT NULL.
-func countriesColumn(acct *store.Account) []string {
+func countriesColumn(acct *record.Account) []string {
 	if acct.Countries == nil {
 		return []string{}
 	}
 	return acct.Countries
 }
 
-func settingsColumn(acct *store.Account, fe *store.FieldErrors) []byte {
+func settingsColumn(acct *record.Account, fe *store.FieldErrors) []byte {
 	kinds := slices.Sorted(maps.Keys(acct.Settings))
 	bad := len(*fe)
 	for _, k := range kinds {
@@ -147,7 +149,7 @@ func (s *Store) writeAccountErr(ctx context.Context, what string, err error) err
 	return s.fail(ctx, what, err)
 }
 
-func (s *Store) putAccount(ctx context.Context, acct *store.Account, settings []byte, apiKeys []string) error {
+func (s *Store) putAccount(ctx context.Context, acct *record.Account, settings []byte, apiKeys []string) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return s.fail(ctx, "put account", err)
@@ -349,9 +351,9 @@ func (s *Store) addKey(ctx context.Context, q querier, account, apiKey string) e
 }
 
 // Account returns the account with the given ID, or store.ErrNotFound. Each call
-// returns a fresh *store.Account.
-func (s *Store) Account(ctx context.Context, id string) (*store.Account, error) {
-	var a *store.Account
+// returns a fresh *record.Account.
+func (s *Store) Account(ctx context.Context, id string) (*record.Account, error) {
+	var a *record.Account
 	err := s.do(ctx, repeatable, func() (err error) {
 		a, err = scanAccount(s.pool.QueryRow(ctx, s.q.account, id), nil)
 		return err
@@ -372,13 +374,13 @@ func (s *Store) Account(ctx context.Context, id string) (*store.Account, error) 
 // how many leading bytes of a digest matched, which gives no hint of any
 // key with that digest. The matched digest is compared again in constant
 // time before the account is returned.
-func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*store.Account, error) {
+func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*record.Account, error) {
 	if apiKey == "" {
 		return nil, fmt.Errorf("pgstore: account by key: %w: the key is empty", store.ErrUnauthenticated)
 	}
 	sum := sha256.Sum256([]byte(apiKey))
 	var stored []byte
-	var a *store.Account
+	var a *record.Account
 	err := s.do(ctx, repeatable, func() (err error) {
 		a, err = scanAccount(s.pool.QueryRow(ctx, s.q.accountByKey, sum[:]), &stored)
 		return err
@@ -399,8 +401,8 @@ func (s *Store) AccountByKey(ctx context.Context, apiKey string) (*store.Account
 // nil, receives the leading key_hash column of accountByKey. The settings
 // column's object becomes Settings, nil when it is empty; each kind's
 // bytes are the account's own.
-func scanAccount(row pgx.Row, keyHash *[]byte) (*store.Account, error) {
-	var a store.Account
+func scanAccount(row pgx.Row, keyHash *[]byte) (*record.Account, error) {
+	var a record.Account
 	var settings []byte
 	dest := []any{&a.ID, &a.Name, &a.Currency.Code, &a.Currency.Symbol,
 		&a.Currency.Exponent, &a.PricePlan, &a.Disabled, &settings, &a.Region, &a.Countries}
@@ -410,7 +412,7 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*store.Account, error) {
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	var m map[store.Kind]json.RawMessage
+	var m map[record.Kind]json.RawMessage
 	if err := json.Unmarshal(settings, &m); err != nil {
 		return nil, fmt.Errorf("account %q: bad settings: %w", a.ID, err)
 	}

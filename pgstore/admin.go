@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/store"
@@ -22,7 +24,7 @@ import (
 // repeated after a lost connection (a repeat of a run that committed
 // would answer store.ErrConflict): store.ErrUnavailable leaves the outcome
 // unknown, and Account tells it.
-func (s *Store) CreateAccount(ctx context.Context, acct *store.Account, apiKey string, opening store.Money) error {
+func (s *Store) CreateAccount(ctx context.Context, acct *record.Account, apiKey string, opening record.Money) error {
 	var fe store.FieldErrors
 	if acct == nil || acct.ID == "" {
 		fe.Add("id", "is required")
@@ -81,15 +83,15 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, s.qualifier(), s.prefix),
 
 // Accounts returns up to limit accounts whose ID sorts after after in
 // byte order, in that order, through an index of the IDs in that order.
-func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*store.Account, error) {
+func (s *Store) Accounts(ctx context.Context, after string, limit int) ([]*record.Account, error) {
 	if limit <= 0 {
-		return []*store.Account{}, nil
+		return []*record.Account{}, nil
 	}
 	q := expand(`SELECT `+accountColumns+`
 FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`, s.qualifier(), s.prefix)
-	out, err := readRows(ctx, s, "accounts", func(row pgx.Row) (*store.Account, error) { return scanAccount(row, nil) }, q, after, limit)
+	out, err := readRows(ctx, s, "accounts", func(row pgx.Row) (*record.Account, error) { return scanAccount(row, nil) }, q, after, limit)
 	if out == nil && err == nil {
-		out = []*store.Account{} // a page with nothing in it, never nil
+		out = []*record.Account{} // a page with nothing in it, never nil
 	}
 	return out, err
 }
@@ -103,8 +105,8 @@ FROM {{s}}{{p}}accounts WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT 
 // store.ErrNotFound; an error of update is returned as it is. The
 // account returned is a copy of what was stored: its settings' bytes are
 // its own.
-func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*store.Account) error) (*store.Account, error) {
-	var out *store.Account
+func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*record.Account) error) (*record.Account, error) {
+	var out *record.Account
 	err := s.do(ctx, repeatable, func() error {
 		tx, err := s.pool.Begin(ctx)
 		if err != nil {
@@ -138,7 +140,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*store
 			return s.fail(ctx, "update account", err)
 		}
 		// The stored account, whose settings update may still hold.
-		out = store.CloneAccount(a)
+		out = record.CloneAccount(a)
 		if len(out.Settings) == 0 {
 			out.Settings = nil // as a read gives it
 		}
@@ -170,9 +172,9 @@ func (s *Store) LedgerPage(ctx context.Context, account string, after int64, lim
 // AccountMessages returns up to limit of the account's records older
 // than before, newest first (by created_at, then ID in byte order), as
 // store.Admin documents, through an index in that order.
-func (s *Store) AccountMessages(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*store.Record, error) {
+func (s *Store) AccountMessages(ctx context.Context, account string, before store.MessageCursor, limit int) ([]*record.Message, error) {
 	if limit <= 0 {
-		return []*store.Record{}, nil
+		return []*record.Message{}, nil
 	}
 	const order = ` ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT `
 	if before.IsZero() {
@@ -186,13 +188,13 @@ WHERE account = $1 AND created_at <= $2 AND (created_at < $2 OR id COLLATE "C" <
 	return s.accountMessages(ctx, q, account, before.CreatedAt, before.ID, limit)
 }
 
-func (s *Store) accountMessages(ctx context.Context, q string, args ...any) ([]*store.Record, error) {
+func (s *Store) accountMessages(ctx context.Context, q string, args ...any) ([]*record.Message, error) {
 	out, err := s.messages(ctx, "messages of account", q, args...)
 	if err != nil {
 		return nil, err
 	}
 	if out == nil {
-		out = []*store.Record{}
+		out = []*record.Message{}
 	}
 	return out, nil
 }

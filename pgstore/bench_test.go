@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -180,7 +182,7 @@ func BenchmarkPipelineSend(b *testing.B) {
 	must(b, s.Migrate(ctx))
 	const opening = 1_000_000_000_000_000
 	for g := range benchWorkers {
-		acct := &notify.Account{ID: fmt.Sprintf("send-%d", g), Currency: notify.INR()}
+		acct := &notify.Account{ID: fmt.Sprintf("send-%d", g), Currency: record.INR()}
 		must(b, sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN"}))
 		must(b, s.PutAccount(ctx, acct))
 		openWallet(b, s, fmt.Sprintf("send-%d", g), opening)

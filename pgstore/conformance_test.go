@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/store"
@@ -20,7 +22,7 @@ func TestWalletConformance(t *testing.T) {
 			s, _ := newStore(t)
 			return s
 		},
-		Open: func(t *testing.T, w storetest.Wallet, account string, opening store.Money) {
+		Open: func(t *testing.T, w storetest.Wallet, account string, opening record.Money) {
 			if err := w.(*pgstore.Store).OpenWallet(context.Background(), account, opening); err != nil {
 				t.Fatalf("OpenWallet: %v", err)
 			}
@@ -97,9 +99,9 @@ func TestWindowLimitConformance(t *testing.T) {
 func TestLedgerConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunLedger(t, storetest.LedgerHarness{
-		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, store.Money)) {
+		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, record.Money)) {
 			s, _ := newStore(t)
-			fund := func(t *testing.T, account string, opening store.Money) {
+			fund := func(t *testing.T, account string, opening record.Money) {
 				if err := s.OpenWallet(context.Background(), account, opening); err != nil {
 					t.Fatalf("OpenWallet: %v", err)
 				}

@@ -47,7 +47,7 @@
 // # Accounts
 //
 // An account's fields are columns of the accounts table, except its
-// settings (store.Account.Settings), which are one jsonb column: an
+// settings (record.Account.Settings), which are one jsonb column: an
 // object holding each kind's settings under the kind's name (since
 // migration 0011, which moved the SMS and chat columns of earlier
 // versions there: the vendor ID, sender IDs and DLT templates under
@@ -96,7 +96,7 @@
 // the ledger row's RETURNING, so a record exists if and only if its money
 // moved, whatever fails when; an unmetered send's record, with no charge,
 // is the INSERT alone. Each move is one conditional UPDATE whose WHERE
-// holds the states store.CanMove allows, so the state machine is checked
+// holds the states record.CanMove allows, so the state machine is checked
 // under the row's lock, and two instances that settle one record at once
 // (two reconcilers, a reconciler and a late holder) apply one move and the
 // other gets store.ErrConflict; a move into failed credits the refund in
@@ -118,12 +118,12 @@
 //
 // # Queued and scheduled records
 //
-// A record a queue opens (store.StateQueued, or store.StateScheduled
+// A record a queue opens (record.StateQueued, or record.StateScheduled
 // with its send_at) is written by the same statement as any other, with
 // its debit, and Store.OpenTx runs that statement on a transaction of the
 // caller's, so that pgstore/pgqueue writes the record, its debit and its
 // job in one transaction (which may be the host's own). The record keeps
-// the encoded request (store.Record.Payload, a bytea column) while it is
+// the encoded request (record.Message.Payload, a bytea column) while it is
 // live (pending, attempting, queued, scheduled); the move out of those
 // states sets it NULL in the same UPDATE, so a settled record never keeps
 // a one-time code. Waiting records are in neither the reconciler's index

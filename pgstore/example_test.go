@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
@@ -33,14 +35,14 @@ func Example() {
 
 	// Seed an account, its API key and its wallet. Another instance may
 	// have opened the wallet already: that is a Conflict, and fine.
-	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN"}); err != nil { // its SMS sender ID
 		log.Fatal(err)
 	}
 	if err := store.PutAccount(ctx, acct, os.Getenv("ACME_API_KEY")); err != nil {
 		log.Fatal(err)
 	}
-	opening := notify.Money{Minor: 100_000, Currency: notify.INR()} // ₹1,000.00
+	opening := notify.Money{Minor: 100_000, Currency: record.INR()} // ₹1,000.00
 	if err := store.OpenWallet(ctx, "acme", opening); err != nil && notify.CodeOf(err) != notify.CodeConflict {
 		log.Fatal(err)
 	}

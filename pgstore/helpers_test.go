@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
@@ -68,7 +70,7 @@ func migrateThrough(t testing.TB, pool *pgxpool.Pool, last int) {
 	}
 }
 
-func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: notify.INR()} }
+func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: record.INR()} }
 
 // openWallet opens a wallet or fails the test.
 func openWallet(t testing.TB, s *pgstore.Store, account string, opening int64) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/store"
@@ -19,20 +21,20 @@ const maxMessageIDLen = maxRefLen - len(store.RefundRefPrefix)
 // staleLimit bounds one Stale call.
 const staleLimit = 10_000
 
-// moveFrom lists, for each target state, the states store.CanMove lets
+// moveFrom lists, for each target state, the states record.CanMove lets
 // reach it: Move's UPDATE applies only from one of them, so the state
 // machine is checked under the row's lock without a second round trip.
-var moveFrom = statesFrom(store.CanMove)
+var moveFrom = statesFrom(record.CanMove)
 
-// backfillFrom lists, for each state, the states store.CanBackfill lets
+// backfillFrom lists, for each state, the states record.CanBackfill lets
 // a report of it reach as a history step.
-var backfillFrom = statesFrom(store.CanBackfill)
+var backfillFrom = statesFrom(record.CanBackfill)
 
 // statesFrom lists, for each target state, the states from which rule
 // allows it.
-func statesFrom(rule func(from, to store.State) bool) map[store.State][]string {
-	out := make(map[store.State][]string)
-	states := store.States()
+func statesFrom(rule func(from, to record.State) bool) map[record.State][]string {
+	out := make(map[record.State][]string)
+	states := record.States()
 	for _, to := range states {
 		for _, from := range states {
 			if rule(from, to) {
@@ -44,7 +46,7 @@ func statesFrom(rule func(from, to store.State) bool) map[store.State][]string {
 }
 
 // Open writes m as a record, pending, attempting, queued or scheduled
-// (store.OpenStates), with its SendAt and Payload, and, when m.Charge is
+// (record.OpenStates), with its SendAt and Payload, and, when m.Charge is
 // positive, debits it under ref m.ID, in one statement, as store.Ledger
 // documents: store.ErrInsufficientFunds, store.ErrNotFound (no wallet),
 // store.ErrInvalid (another currency, a negative charge, an empty account
@@ -52,7 +54,7 @@ func statesFrom(rule func(from, to store.State) bool) map[store.State][]string {
 // ID is recorded already) write nothing. Any other error leaves the
 // outcome unknown; the record and its debit are then both there or both
 // missing, and Message tells which.
-func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+func (s *Store) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	return s.open(ctx, s.pool, true, m)
 }
 
@@ -67,9 +69,9 @@ func (s *Store) Open(ctx context.Context, m *store.Record) (store.Balance, error
 // as any failed statement does; after the other refusals
 // (store.ErrInsufficientFunds, store.ErrNotFound, store.ErrInvalid) tx
 // is still usable, with nothing written.
-func (s *Store) OpenTx(ctx context.Context, tx pgx.Tx, m *store.Record) (store.Balance, error) {
+func (s *Store) OpenTx(ctx context.Context, tx pgx.Tx, m *record.Message) (record.Balance, error) {
 	if tx == nil {
-		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: nil transaction", store.ErrInvalid)
+		return record.Balance{}, fmt.Errorf("pgstore: open message: %w: nil transaction", store.ErrInvalid)
 	}
 	return s.open(ctx, tx, false, m)
 }
@@ -77,10 +79,10 @@ func (s *Store) OpenTx(ctx context.Context, tx pgx.Tx, m *store.Record) (store.B
 // open is Open on q: the pool, whose statements are repeated after a
 // lost connection as s.do allows (retry), or a caller's transaction,
 // whose are not.
-func (s *Store) open(ctx context.Context, q querier, retry bool, m *store.Record) (store.Balance, error) {
+func (s *Store) open(ctx context.Context, q querier, retry bool, m *record.Message) (record.Balance, error) {
 	args, err := openArgs(m)
 	if err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	var after *int64
 	var stored bool
@@ -104,7 +106,7 @@ func (s *Store) open(ctx context.Context, q querier, retry bool, m *store.Record
 // error aborts tx, which the caller rolls back. A record in another
 // state, or that carries a provider's ID, attempts or an error, is
 // store.ErrInvalid. ms is taken as Open takes m.
-func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*store.Record) error {
+func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*record.Message) error {
 	if tx == nil {
 		return fmt.Errorf("pgstore: open messages: %w: nil transaction", store.ErrInvalid)
 	}
@@ -133,7 +135,7 @@ func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*store.Record) e
 }
 
 // batchColumns checks ms and returns the 25 arrays of openMessages.
-func batchColumns(ms []*store.Record) ([]any, error) {
+func batchColumns(ms []*record.Message) ([]any, error) {
 	n := len(ms)
 	var (
 		id, account, kind, request, recipient, state, provider, key, domain = make([]string, n), make([]string, n),
@@ -158,7 +160,7 @@ func batchColumns(ms []*store.Record) ([]any, error) {
 		if _, err := openArgs(m); err != nil {
 			return nil, fmt.Errorf("pgstore: open messages: record %d: %w", i, err)
 		}
-		_, steps, _ := store.OpenStates(m.State, m.CreatedAt)
+		_, steps, _ := record.OpenStates(m.State, m.CreatedAt)
 		h, err := json.Marshal(historyJSON(steps))
 		if err != nil {
 			return nil, fmt.Errorf("pgstore: open messages: %w", err)
@@ -180,10 +182,10 @@ func batchColumns(ms []*store.Record) ([]any, error) {
 
 // batchRefused says why openMessages wrote nothing: the first account of
 // ms without a wallet, in another currency, or short of its sum.
-func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*store.Record) error {
+func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*record.Message) error {
 	type need struct {
 		total int64
-		cur   store.Currency
+		cur   record.Currency
 	}
 	needs := make(map[string]*need)
 	var order []string
@@ -237,7 +239,7 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*store.Record)
 				store.Invalid("charge", "must be in the wallet's currency "+w.code))
 		case w.balance < n.total:
 			return store.Errorf(store.ErrInsufficientFunds, "charges of %s to account %q",
-				store.Money{Minor: n.total, Currency: n.cur}.Decimal(), a)
+				record.Money{Minor: n.total, Currency: n.cur}.Decimal(), a)
 		}
 	}
 	return store.Errorf(store.ErrInsufficientFunds, "pgstore: open messages: the batch's charges")
@@ -245,7 +247,7 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*store.Record)
 
 // openArgs checks m and returns the arguments of the openMessage
 // statement that writes it.
-func openArgs(m *store.Record) ([]any, error) {
+func openArgs(m *record.Message) ([]any, error) {
 	var fe store.FieldErrors
 	switch {
 	case m == nil:
@@ -261,7 +263,7 @@ func openArgs(m *store.Record) ([]any, error) {
 	if m.Charge.Minor < 0 {
 		fe.Add("charge", "must not be negative")
 	}
-	state, steps, ok := store.OpenStates(m.State, m.CreatedAt)
+	state, steps, ok := record.OpenStates(m.State, m.CreatedAt)
 	if !ok {
 		fe.Add("state", "must be pending, attempting, queued or scheduled")
 	}
@@ -286,21 +288,21 @@ func openArgs(m *store.Record) ([]any, error) {
 
 // opened answers the openMessage statement of m, which returned after
 // and stored, or failed with err (m may be nil then).
-func (s *Store) opened(ctx context.Context, q querier, retry bool, m *store.Record, after *int64, stored bool, err error) (store.Balance, error) {
+func (s *Store) opened(ctx context.Context, q querier, retry bool, m *record.Message, after *int64, stored bool, err error) (record.Balance, error) {
 	switch {
 	case pgCode(err) == stateUniqueViolation && m != nil:
-		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: message %q is recorded already", store.ErrConflict, m.ID)
+		return record.Balance{}, fmt.Errorf("pgstore: open message: %w: message %q is recorded already", store.ErrConflict, m.ID)
 	case pgCode(err) == stateUniqueViolation:
-		return store.Balance{}, fmt.Errorf("pgstore: open message: %w: a message of the batch is recorded already", store.ErrConflict)
+		return record.Balance{}, fmt.Errorf("pgstore: open message: %w: a message of the batch is recorded already", store.ErrConflict)
 	case err != nil:
-		return store.Balance{}, s.fail(ctx, "open message", err)
+		return record.Balance{}, s.fail(ctx, "open message", err)
 	case stored && after != nil:
 		// The debit matched the wallet's currency code and exponent.
-		return store.Balance{Account: m.Account, Available: store.Money{Minor: *after, Currency: m.Charge.Currency}}, nil
+		return record.Balance{Account: m.Account, Available: record.Money{Minor: *after, Currency: m.Charge.Currency}}, nil
 	case stored:
-		return store.Balance{}, nil // no charge
+		return record.Balance{}, nil // no charge
 	}
-	return store.Balance{}, s.openRefused(ctx, q, retry, m)
+	return record.Balance{}, s.openRefused(ctx, q, retry, m)
 }
 
 // run runs op as s.do does when retry is set, else once: a statement on
@@ -313,7 +315,7 @@ func (s *Store) run(ctx context.Context, retry, kind bool, op func() error) erro
 }
 
 // openRefused says why Open wrote nothing, reading on q what refused it.
-func (s *Store) openRefused(ctx context.Context, q querier, retry bool, m *store.Record) error {
+func (s *Store) openRefused(ctx context.Context, q querier, retry bool, m *record.Message) error {
 	var code *string
 	var exponent *int
 	var duplicate bool
@@ -336,11 +338,11 @@ func (s *Store) openRefused(ctx context.Context, q querier, retry bool, m *store
 		m.Charge.Decimal(), m.Account)
 }
 
-// Move moves the record along store.CanMove, refunding its charge in the
+// Move moves the record along record.CanMove, refunding its charge in the
 // same statement when it moves into failed (unless u.KeepCharge), and
 // dropping its Payload in the same statement when it leaves the live
-// states (store.State.Live), or adds
-// a step store.CanBackfill allows, as store.Ledger documents. Each
+// states (record.State.Live), or adds
+// a step record.CanBackfill allows, as store.Ledger documents. Each
 // statement returns only the columns of the store.Moved it answers, not
 // the record. A move whose answer was lost (store.ErrUnavailable) may
 // have applied: a repeat then answers store.ErrConflict with the record in
@@ -350,7 +352,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 	if u.From != "" {
 		// A conditional move: from u.From only, when CanMove allows it.
 		from = []string{}
-		if store.CanMove(u.From, u.State) {
+		if record.CanMove(u.From, u.State) {
 			from = []string{string(u.From)}
 		}
 	}
@@ -365,7 +367,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		u.Provider, u.ProviderMessageID, u.Gateway, u.Attempts, u.ErrorCode,
 		u.Error, u.Note, step, u.VendorCode, triedColumn(u.Tried)}
 	switch {
-	case u.State == store.StateFailed && !u.KeepCharge:
+	case u.State == record.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, store.RefundRefPrefix+id)
 	case u.Repricing():
 		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, store.AdjustRefPrefix+id,
@@ -396,7 +398,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		if err != nil {
 			return store.Moved{}, s.fail(ctx, "move message", err)
 		}
-		if store.CanMove(m.State, u.State) && u.RepriceMismatch(m.Charge) {
+		if record.CanMove(m.State, u.State) && u.RepriceMismatch(m.Charge) {
 			// The move was allowed: the reprice's currency stopped it.
 			return m, store.Errorf(store.ErrInvalid, "pgstore: move message %q: a reprice in %s of a charge in %s",
 				id, u.Reprice.Currency.Code, m.Charge.Currency.Code)
@@ -411,8 +413,8 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 
 // Message returns the account's record id, or store.ErrNotFound (also for a
 // record of another account).
-func (s *Store) Message(ctx context.Context, account, id string) (*store.Record, error) {
-	var m *store.Record
+func (s *Store) Message(ctx context.Context, account, id string) (*record.Message, error) {
+	var m *record.Message
 	err := s.do(ctx, repeatable, func() (err error) {
 		m, err = scanMessage(s.pool.QueryRow(ctx, s.q.message, id, account))
 		return err
@@ -428,13 +430,13 @@ func (s *Store) Message(ctx context.Context, account, id string) (*store.Record,
 
 // ByKey returns the account's records opened with idempotency key key at
 // or after since, oldest first.
-func (s *Store) ByKey(ctx context.Context, account, key string, since time.Time) ([]*store.Record, error) {
+func (s *Store) ByKey(ctx context.Context, account, key string, since time.Time) ([]*record.Message, error) {
 	return s.messages(ctx, "messages by key", s.q.messagesByKey, account, key, since)
 }
 
 // ByProviderID returns the records provider accepted under its message ID
 // id, of any account, oldest first, through an index of provider IDs.
-func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*store.Record, error) {
+func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*record.Message, error) {
 	return s.messages(ctx, "messages by provider ID", s.q.messagesByProvider, provider, id)
 }
 
@@ -442,7 +444,7 @@ func (s *Store) ByProviderID(ctx context.Context, provider, id string) ([]*store
 // pending or attempting that last moved before cutoff, least recently
 // moved first; never a queued or scheduled one, which its job settles. It
 // reads an index of the open records only.
-func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*store.Record, error) {
+func (s *Store) Stale(ctx context.Context, cutoff time.Time, limit int) ([]*record.Message, error) {
 	if limit < 0 || limit > staleLimit {
 		limit = staleLimit
 	}
@@ -464,7 +466,7 @@ func (s *Store) Attempting(ctx context.Context, provider string, since time.Time
 	return found, nil
 }
 
-func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*store.Record, error) {
+func (s *Store) messages(ctx context.Context, what, query string, args ...any) ([]*record.Message, error) {
 	return readRows(ctx, s, what, scanMessage, query, args...)
 }
 
@@ -494,7 +496,7 @@ func readRows[T any](ctx context.Context, s *Store, what string, scan func(pgx.R
 	return out, nil
 }
 
-// attemptJSON is the stored form of one store.Attempt.
+// attemptJSON is the stored form of one record.Attempt.
 type attemptJSON struct {
 	Provider  string    `json:"provider"`
 	Outcome   string    `json:"outcome"`
@@ -504,7 +506,7 @@ type attemptJSON struct {
 
 // triedColumn is an Update's Tried as the tried column's JSON, nil (SQL
 // NULL: the column stays) when there is none.
-func triedColumn(tried []store.Attempt) any {
+func triedColumn(tried []record.Attempt) any {
 	if tried == nil {
 		return nil
 	}
@@ -520,7 +522,7 @@ func triedColumn(tried []store.Attempt) any {
 }
 
 // readTried decodes the tried column: nil when NULL.
-func readTried(raw []byte) ([]store.Attempt, error) {
+func readTried(raw []byte) ([]record.Attempt, error) {
 	if raw == nil {
 		return nil, nil
 	}
@@ -528,9 +530,9 @@ func readTried(raw []byte) ([]store.Attempt, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, err
 	}
-	out := make([]store.Attempt, len(in))
+	out := make([]record.Attempt, len(in))
 	for i, a := range in {
-		out[i] = store.Attempt{Provider: a.Provider, Outcome: store.State(a.Outcome), ErrorCode: a.ErrorCode, At: a.At.UTC()}
+		out[i] = record.Attempt{Provider: a.Provider, Outcome: record.State(a.Outcome), ErrorCode: a.ErrorCode, At: a.At.UTC()}
 	}
 	return out, nil
 }
@@ -542,7 +544,7 @@ type stateChangeJSON struct {
 }
 
 // historyJSON is steps in the history column's form.
-func historyJSON(steps []store.StateChange) []stateChangeJSON {
+func historyJSON(steps []record.StateChange) []stateChangeJSON {
 	h := make([]stateChangeJSON, len(steps))
 	for i, c := range steps {
 		h[i] = stateChangeJSON{State: string(c.State), At: c.At}
@@ -562,16 +564,16 @@ func scanMoved(row pgx.Row) (store.Moved, error) {
 	if err := row.Scan(&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt); err != nil {
 		return store.Moved{}, err
 	}
-	m.State = store.State(state)
-	m.Charge = store.Money{Minor: charge, Currency: store.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	m.State = record.State(state)
+	m.Charge = record.Money{Minor: charge, Currency: record.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	m.UpdatedAt = m.UpdatedAt.UTC()
 	return m, nil
 }
 
 // scanMessage reads one row of messageColumns.
-func scanMessage(row pgx.Row) (*store.Record, error) {
+func scanMessage(row pgx.Row) (*record.Message, error) {
 	var (
-		m                    store.Record
+		m                    record.Message
 		kind, request, state string
 		confirm              string
 		history, tried       []byte
@@ -588,8 +590,8 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Kind, m.Request, m.State, m.Confirm = store.Kind(kind), store.Kind(request), store.State(state), store.State(confirm)
-	m.Charge = store.Money{Minor: charge, Currency: store.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	m.Kind, m.Request, m.State, m.Confirm = record.Kind(kind), record.Kind(request), record.State(state), record.State(confirm)
+	m.Charge = record.Money{Minor: charge, Currency: record.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	var steps []stateChangeJSON
 	if err := json.Unmarshal(history, &steps); err != nil {
 		return nil, fmt.Errorf("history of message %q: %w", m.ID, err)
@@ -597,9 +599,9 @@ func scanMessage(row pgx.Row) (*store.Record, error) {
 	if m.Tried, err = readTried(tried); err != nil {
 		return nil, fmt.Errorf("tried of message %q: %w", m.ID, err)
 	}
-	m.History = make([]store.StateChange, len(steps))
+	m.History = make([]record.StateChange, len(steps))
 	for i, st := range steps {
-		m.History[i] = store.StateChange{State: store.State(st.State), At: st.At}
+		m.History[i] = record.StateChange{State: record.State(st.State), At: st.At}
 	}
 	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
 	if sendAt != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
@@ -50,70 +52,70 @@ func TestMoveAnswersMoved(t *testing.T) {
 
 	// A move, then a move into sent that lowers the charge.
 	open("m1", inr(100))
-	got, err := move("m1", store.Update{State: notify.StateAttempting, At: at(1), Attempts: 1})
+	got, err := move("m1", store.Update{State: record.StateAttempting, At: at(1), Attempts: 1})
 	must(t, err)
-	wantMoved(t, s, "m1", got, store.Moved{State: notify.StateAttempting, Charge: inr(100), UpdatedAt: at(1)})
+	wantMoved(t, s, "m1", got, store.Moved{State: record.StateAttempting, Charge: inr(100), UpdatedAt: at(1)})
 	cheaper := inr(60)
-	got, err = move("m1", store.Update{State: notify.StateSent, At: at(2), ProviderMessageID: "p1", Reprice: &cheaper})
+	got, err = move("m1", store.Update{State: record.StateSent, At: at(2), ProviderMessageID: "p1", Reprice: &cheaper})
 	must(t, err)
-	wantMoved(t, s, "m1", got, store.Moved{State: notify.StateSent, Charge: inr(60), UpdatedAt: at(2)})
+	wantMoved(t, s, "m1", got, store.Moved{State: record.StateSent, Charge: inr(60), UpdatedAt: at(2)})
 	wantBalance(t, s, "acme", 940)
 
 	// Conflict answers where the record stands, and changes nothing.
-	got, err = move("m1", store.Update{State: notify.StateAttempting, At: at(3)})
+	got, err = move("m1", store.Update{State: record.StateAttempting, At: at(3)})
 	wantErr(t, err, store.ErrConflict)
-	wantMoved(t, s, "m1", got, store.Moved{State: notify.StateSent, Charge: inr(60), UpdatedAt: at(2)})
+	wantMoved(t, s, "m1", got, store.Moved{State: record.StateSent, Charge: inr(60), UpdatedAt: at(2)})
 
 	// A report further along, then one that backfills: the answer is the
 	// state further along, and the backfill leaves the time as it was.
-	got, err = move("m1", store.Update{State: notify.StateRead, At: at(5)})
+	got, err = move("m1", store.Update{State: record.StateRead, At: at(5)})
 	must(t, err)
-	wantMoved(t, s, "m1", got, store.Moved{State: notify.StateRead, Charge: inr(60), UpdatedAt: at(5)})
-	got, err = move("m1", store.Update{State: notify.StateDelivered, At: at(4)})
+	wantMoved(t, s, "m1", got, store.Moved{State: record.StateRead, Charge: inr(60), UpdatedAt: at(5)})
+	got, err = move("m1", store.Update{State: record.StateDelivered, At: at(4)})
 	must(t, err)
-	wantMoved(t, s, "m1", got, store.Moved{State: notify.StateRead, Charge: inr(60), UpdatedAt: at(5)})
+	wantMoved(t, s, "m1", got, store.Moved{State: record.StateRead, Charge: inr(60), UpdatedAt: at(5)})
 	m, err := s.Message(ctx, "acme", "m1")
 	must(t, err)
-	var states []notify.MessageState
+	var states []record.State
 	for _, h := range m.History {
 		states = append(states, h.State)
 	}
-	if want := []notify.MessageState{notify.StatePending, notify.StateAttempting, notify.StateSent,
-		notify.StateDelivered, notify.StateRead}; !slices.Equal(states, want) {
+	if want := []record.State{record.StatePending, record.StateAttempting, record.StateSent,
+		record.StateDelivered, record.StateRead}; !slices.Equal(states, want) {
 		t.Fatalf("history %v, want %v", states, want)
 	}
-	got, err = move("m1", store.Update{State: notify.StateDelivered, At: at(6)})
+	got, err = move("m1", store.Update{State: record.StateDelivered, At: at(6)})
 	wantErr(t, err, store.ErrConflict) // the step is there already
-	wantMoved(t, s, "m1", got, store.Moved{State: notify.StateRead, Charge: inr(60), UpdatedAt: at(5)})
+	wantMoved(t, s, "m1", got, store.Moved{State: record.StateRead, Charge: inr(60), UpdatedAt: at(5)})
 
 	// A failure refunds the charge in the same step, unless it is kept.
 	open("m2", inr(100))
-	got, err = move("m2", store.Update{State: notify.StateFailed, At: at(7), ErrorCode: string(notify.CodeRejected)})
+	got, err = move("m2", store.Update{State: record.StateFailed, At: at(7), ErrorCode: string(notify.CodeRejected)})
 	must(t, err)
-	wantMoved(t, s, "m2", got, store.Moved{State: notify.StateFailed, Charge: inr(100), Refunded: true, UpdatedAt: at(7)})
-	if got.Cost() != (notify.Money{Currency: notify.INR()}) {
+	wantMoved(t, s, "m2", got, store.Moved{State: record.StateFailed, Charge: inr(100), Refunded: true, UpdatedAt: at(7)})
+	if got.Cost() != (notify.Money{Currency: record.INR()}) {
 		t.Fatalf("refunded Cost = %v", got.Cost())
 	}
 	wantBalance(t, s, "acme", 940)
 	open("m3", inr(100))
-	_, err = move("m3", store.Update{State: notify.StateAttempting, At: at(8)})
+	_, err = move("m3", store.Update{State: record.StateAttempting, At: at(8)})
 	must(t, err)
-	_, err = move("m3", store.Update{State: notify.StateSent, At: at(9)})
+	_, err = move("m3", store.Update{State: record.StateSent, At: at(9)})
 	must(t, err)
-	got, err = move("m3", store.Update{State: notify.StateFailed, At: at(10), KeepCharge: true})
+	got, err = move("m3", store.Update{State: record.StateFailed, At: at(10), KeepCharge: true})
 	must(t, err)
-	wantMoved(t, s, "m3", got, store.Moved{State: notify.StateFailed, Charge: inr(100), UpdatedAt: at(10)})
+	wantMoved(t, s, "m3", got, store.Moved{State: record.StateFailed, Charge: inr(100), UpdatedAt: at(10)})
 	wantBalance(t, s, "acme", 840)
 
 	// An unmetered record has no charge and no currency.
 	open("m4", notify.Money{})
-	got, err = move("m4", store.Update{State: notify.StateFailed, At: at(11)})
+	got, err = move("m4", store.Update{State: record.StateFailed, At: at(11)})
 	must(t, err)
-	wantMoved(t, s, "m4", got, store.Moved{State: notify.StateFailed, UpdatedAt: at(11)})
+	wantMoved(t, s, "m4", got, store.Moved{State: record.StateFailed, UpdatedAt: at(11)})
 
 	// A missing record, or another account's, is NotFound with nothing.
 	for _, c := range []struct{ account, id string }{{"acme", "nope"}, {"beta", "m1"}} {
-		got, err := s.Move(ctx, c.account, c.id, store.Update{State: notify.StateSent, At: at(12)})
+		got, err := s.Move(ctx, c.account, c.id, store.Update{State: record.StateSent, At: at(12)})
 		wantErr(t, err, store.ErrNotFound)
 		if got != (store.Moved{}) {
 			t.Fatalf("Move(%s, %s) = %+v on NotFound, want zero", c.account, c.id, got)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
@@ -30,7 +32,7 @@ func (c smsChannel) Prepare(_ context.Context, _ *notify.Account, req notify.Req
 		return nil, notify.Errorf(notify.CodeInternal, "smsChannel: %T is not an SMS request", req)
 	}
 	return &notify.Envelope{Kind: sms.Kind, To: r.To, Provider: c.p.Name(), Units: 1,
-		Class:   notify.Transactional,
+		Class:   record.Transactional,
 		Content: &sms.Message{Route: sms.RouteSMS, Text: r.Message, Encoding: sms.GSM7, Segments: 1}}, nil
 }
 
@@ -61,7 +63,7 @@ func newInstance(t *testing.T, schema, name string, rejectEvery int64) instance 
 			return &notify.Result{}, nil
 		})
 	}
-	prices := &wallet.PriceList{Currency: notify.INR(), SMS: wallet.SMSPrices{Plain: smsPrice}}
+	prices := &wallet.PriceList{Currency: record.INR(), SMS: wallet.SMSPrices{Plain: smsPrice}}
 	n, err := notify.New(s, s,
 		notify.WithPrices(prices),
 		notify.WithIdempotency(s),
@@ -87,7 +89,7 @@ func TestTwoNotifiers(t *testing.T) {
 	b := newInstance(t, schema, "gw-b", 7)
 	ctx := context.Background()
 	const opening = 50 * smsPrice
-	must(t, a.store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}))
+	must(t, a.store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}))
 	must(t, a.store.OpenWallet(ctx, "acme", inr(opening)))
 
 	const perInstance, workers = 45, 8 // 90 sends for 50 paid slots
@@ -123,7 +125,7 @@ func TestTwoNotifiers(t *testing.T) {
 	var sent, rejected, short []*notify.Receipt
 	for _, o := range outcomes {
 		switch code := notify.CodeOf(o.err); {
-		case o.err == nil && o.r.Status == notify.StateSent:
+		case o.err == nil && o.r.Status == record.StateSent:
 			sent = append(sent, o.r)
 		case code == notify.CodeRejected && o.r != nil:
 			rejected = append(rejected, o.r)
@@ -205,7 +207,7 @@ func TestTwoNotifiersIdempotency(t *testing.T) {
 	a := newInstance(t, schema, "gw-a", 0)
 	b := newInstance(t, schema, "gw-b", 0)
 	ctx := context.Background()
-	must(t, a.store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}))
+	must(t, a.store.PutAccount(ctx, &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}))
 	must(t, a.store.OpenWallet(ctx, "acme", inr(1000)))
 
 	req := func() *sms.Request {
@@ -259,7 +261,7 @@ func TestReconcilersShareTheWork(t *testing.T) {
 	schema := pgstoretest.Schema(t)
 	ctx := context.Background()
 	seed := pgstoretest.Store(t, schema)
-	must(t, seed.PutAccount(ctx, &notify.Account{ID: "acme", Currency: notify.INR()}))
+	must(t, seed.PutAccount(ctx, &notify.Account{ID: "acme", Currency: record.INR()}))
 	const records = 60
 	opening := inr(records * smsPrice)
 	must(t, seed.OpenWallet(ctx, "acme", opening))
@@ -271,7 +273,7 @@ func TestReconcilersShareTheWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 1 { // the vendor was being called when its sender died
-			if _, err := seed.Move(ctx, "acme", m.ID, store.Update{State: notify.StateAttempting, At: dead}); err != nil {
+			if _, err := seed.Move(ctx, "acme", m.ID, store.Update{State: record.StateAttempting, At: dead}); err != nil {
 				t.Fatal(err)
 			}
 		}

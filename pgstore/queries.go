@@ -3,7 +3,7 @@ package pgstore
 import (
 	"strings"
 
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/record"
 )
 
 // queries holds every statement with the store's table names filled in,
@@ -53,14 +53,14 @@ const messageColumns = `id, account, kind, request, recipient, state, provider, 
 const movedColumns = `state, charge, currency_code, currency_symbol, currency_exponent, refunded, updated_at`
 
 // liveStates is the SQL list of the states a record keeps its payload in
-// (store.State.Live): pending, attempting, queued, scheduled.
-var liveStates = sqlStates(store.State.Live)
+// (record.State.Live): pending, attempting, queued, scheduled.
+var liveStates = sqlStates(record.State.Live)
 
-// sqlStates is the SQL list, ('a', 'b'), of the states of store.States
+// sqlStates is the SQL list, ('a', 'b'), of the states of record.States
 // that keep says.
-func sqlStates(keep func(store.State) bool) string {
+func sqlStates(keep func(record.State) bool) string {
 	var out []string
-	for _, st := range store.States() {
+	for _, st := range record.States() {
 		if keep(st) {
 			out = append(out, "'"+string(st)+"'")
 		}
@@ -307,7 +307,7 @@ WHERE account = ANY($1)`),
 	EXISTS (SELECT 1 FROM {{s}}{{p}}messages WHERE id = $1)`),
 
 		// moveMessage moves a record whose state is one of $4 (the states
-		// store.CanMove lets reach $3). A concurrent move of the same
+		// record.CanMove lets reach $3). A concurrent move of the same
 		// record waits for the row lock and then re-checks the state, so
 		// of two racing moves CanMove forbids together only one applies.
 		moveMessage: x(`UPDATE {{s}}{{p}}messages SET ` + moveSet + `
@@ -364,7 +364,7 @@ SELECT ` + movedColumns + ` FROM m`),
 
 		// backfillMessage adds the step $3 (a one-element JSON array) to
 		// the history of a record whose state is one of $4 (the states
-		// store.CanBackfill lets a report of the step's state reach) and
+		// record.CanBackfill lets a report of the step's state reach) and
 		// whose history has no step like $5 yet, before the history's
 		// first step in one of $4; the state stays.
 		backfillMessage: x(`UPDATE {{s}}{{p}}messages SET history = (

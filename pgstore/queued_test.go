@@ -6,23 +6,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/store"
 )
 
 // waitingRecord is a record a queue opens, in state st, created at at.
-func waitingRecord(id string, st store.State, charge int64, at time.Time) *store.Record {
-	m := &store.Record{ID: id, Account: "acme", Kind: "sms", Request: "sms", To: "+919876543210",
+func waitingRecord(id string, st record.State, charge int64, at time.Time) *record.Message {
+	m := &record.Message{ID: id, Account: "acme", Kind: "sms", Request: "sms", To: "+919876543210",
 		Metered: charge > 0, Charge: inr(charge), State: st, Payload: []byte(`{"code":"123456"}`),
 		CreatedAt: at, UpdatedAt: at}
-	if st == store.StateScheduled {
+	if st == record.StateScheduled {
 		m.SendAt = at.Add(time.Hour)
 	}
 	return m
 }
 
-func withAccount(m *store.Record, account string) *store.Record {
+func withAccount(m *record.Message, account string) *record.Message {
 	m.Account = account
 	return m
 }
@@ -35,11 +37,11 @@ func TestCleanupKeepsWaiting(t *testing.T) {
 	ctx := context.Background()
 	openWallet(t, s, "acme", 1000)
 	old := time.Now().Add(-48 * time.Hour).UTC().Truncate(time.Microsecond)
-	for _, m := range []*store.Record{
-		waitingRecord("queued", store.StateQueued, 10, old),
-		waitingRecord("scheduled", store.StateScheduled, 10, old),
-		waitingRecord("sent", store.StateQueued, 10, old),
-		waitingRecord("failed", store.StateScheduled, 10, old),
+	for _, m := range []*record.Message{
+		waitingRecord("queued", record.StateQueued, 10, old),
+		waitingRecord("scheduled", record.StateScheduled, 10, old),
+		waitingRecord("sent", record.StateQueued, 10, old),
+		waitingRecord("failed", record.StateScheduled, 10, old),
 	} {
 		if _, err := s.Open(ctx, m); err != nil {
 			t.Fatalf("Open(%s): %v", m.ID, err)
@@ -47,8 +49,8 @@ func TestCleanupKeepsWaiting(t *testing.T) {
 	}
 	for _, u := range []struct {
 		id string
-		st store.State
-	}{{"sent", store.StateAttempting}, {"sent", store.StateSent}, {"failed", store.StateFailed}} {
+		st record.State
+	}{{"sent", record.StateAttempting}, {"sent", record.StateSent}, {"failed", record.StateFailed}} {
 		if _, err := s.Move(ctx, "acme", u.id, store.Update{State: u.st, At: old}); err != nil {
 			t.Fatalf("Move(%s to %s): %v", u.id, u.st, err)
 		}
@@ -80,7 +82,7 @@ func TestOpenTx(t *testing.T) {
 
 	tx, err := pool.Begin(ctx)
 	must(t, err)
-	b, err := s.OpenTx(ctx, tx, waitingRecord("rolled-back", store.StateQueued, 100, at))
+	b, err := s.OpenTx(ctx, tx, waitingRecord("rolled-back", record.StateQueued, 100, at))
 	if err != nil || b.Available.Minor != 900 {
 		t.Fatalf("OpenTx = %+v, %v; want 900 left", b, err)
 	}
@@ -96,20 +98,20 @@ func TestOpenTx(t *testing.T) {
 
 	tx, err = pool.Begin(ctx)
 	must(t, err)
-	_, err = s.OpenTx(ctx, tx, waitingRecord("too-dear", store.StateQueued, 5000, at))
+	_, err = s.OpenTx(ctx, tx, waitingRecord("too-dear", record.StateQueued, 5000, at))
 	wantErr(t, err, store.ErrInsufficientFunds)
-	_, err = s.OpenTx(ctx, tx, withAccount(waitingRecord("no-wallet", store.StateQueued, 10, at), "nobody"))
+	_, err = s.OpenTx(ctx, tx, withAccount(waitingRecord("no-wallet", record.StateQueued, 10, at), "nobody"))
 	wantErr(t, err, store.ErrNotFound)
-	_, err = s.OpenTx(ctx, tx, waitingRecord("sent", store.StateSent, 10, at))
+	_, err = s.OpenTx(ctx, tx, waitingRecord("sent", record.StateSent, 10, at))
 	wantErr(t, err, store.ErrInvalid)
 	// The refusals left tx usable.
-	if _, err := s.OpenTx(ctx, tx, waitingRecord("committed", store.StateScheduled, 100, at)); err != nil {
+	if _, err := s.OpenTx(ctx, tx, waitingRecord("committed", record.StateScheduled, 100, at)); err != nil {
 		t.Fatalf("OpenTx after refusals: %v", err)
 	}
 	must(t, tx.Commit(ctx))
 	m, err := s.Message(ctx, "acme", "committed")
 	must(t, err)
-	if m.State != store.StateScheduled || !m.SendAt.Equal(at.Add(time.Hour)) || string(m.Payload) != `{"code":"123456"}` {
+	if m.State != record.StateScheduled || !m.SendAt.Equal(at.Add(time.Hour)) || string(m.Payload) != `{"code":"123456"}` {
 		t.Fatalf("the committed record = %+v", m)
 	}
 	wantBalance(t, s, "acme", 900)
@@ -117,12 +119,12 @@ func TestOpenTx(t *testing.T) {
 	// A duplicate ID is ErrConflict, and aborts the transaction.
 	tx, err = pool.Begin(ctx)
 	must(t, err)
-	_, err = s.OpenTx(ctx, tx, waitingRecord("committed", store.StateQueued, 100, at))
+	_, err = s.OpenTx(ctx, tx, waitingRecord("committed", record.StateQueued, 100, at))
 	wantErr(t, err, store.ErrConflict)
 	must(t, tx.Rollback(ctx))
 	wantBalance(t, s, "acme", 900)
 
-	_, err = s.OpenTx(ctx, nil, waitingRecord("nil-tx", store.StateQueued, 100, at))
+	_, err = s.OpenTx(ctx, nil, waitingRecord("nil-tx", record.StateQueued, 100, at))
 	wantErr(t, err, store.ErrInvalid)
 }
 

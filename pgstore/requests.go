@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/store"
@@ -52,6 +54,6 @@ func (s *Store) RequestByKey(ctx context.Context, account, key string, since tim
 	case err != nil:
 		return nil, s.fail(ctx, "request by key", err)
 	}
-	r.Kind = store.Kind(kind)
+	r.Kind = record.Kind(kind)
 	return &r, nil
 }

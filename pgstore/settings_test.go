@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -75,7 +77,7 @@ func TestAccountSettings(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
 	good := json.RawMessage(`{"sender_id":"ACMEIN"}`)
-	must(t, s.CreateAccount(ctx, &notify.Account{ID: "acme", Currency: notify.INR(),
+	must(t, s.CreateAccount(ctx, &notify.Account{ID: "acme", Currency: record.INR(),
 		Settings: map[notify.Kind]json.RawMessage{"sms": good}}, "acme-key", inr(0)))
 
 	big := func(n int) json.RawMessage { return json.RawMessage(`{"x":"` + strings.Repeat("a", n) + `"}`) }
@@ -99,10 +101,10 @@ func TestAccountSettings(t *testing.T) {
 		{"too big", map[notify.Kind]json.RawMessage{"sms": big(9 << 20), "chat": big(8 << 20)}, []string{"settings"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			acct := &notify.Account{ID: "acme", Name: "changed", Currency: notify.INR(), Settings: tc.settings}
+			acct := &notify.Account{ID: "acme", Name: "changed", Currency: record.INR(), Settings: tc.settings}
 			wantFields(t, "PutAccount", s.PutAccount(ctx, acct), tc.fields...)
 			id := "new-" + strings.ReplaceAll(tc.name, " ", "-")
-			err := s.CreateAccount(ctx, &notify.Account{ID: id, Currency: notify.INR(), Settings: tc.settings},
+			err := s.CreateAccount(ctx, &notify.Account{ID: id, Currency: record.INR(), Settings: tc.settings},
 				id+"-key", inr(0))
 			wantFields(t, "CreateAccount", err, tc.fields...)
 			_, err = s.Account(ctx, id)
@@ -114,7 +116,7 @@ func TestAccountSettings(t *testing.T) {
 			wantFields(t, "UpdateAccount", err, tc.fields...)
 			got, err := s.Account(ctx, "acme")
 			must(t, err)
-			wantAccount(t, "after refused writes", got, &notify.Account{ID: "acme", Currency: notify.INR(),
+			wantAccount(t, "after refused writes", got, &notify.Account{ID: "acme", Currency: record.INR(),
 				Settings: map[notify.Kind]json.RawMessage{"sms": good}})
 		})
 	}
@@ -128,7 +130,7 @@ func TestAccountSettings(t *testing.T) {
 		"email": json.RawMessage(`{"note":"a \\u0000 is six characters here","n":1.5e3,"e":"\u00e9<&>"}`),
 		"push":  json.RawMessage(`{}`),
 	}
-	acct := &notify.Account{ID: "acme", Currency: notify.INR(), Settings: settings}
+	acct := &notify.Account{ID: "acme", Currency: record.INR(), Settings: settings}
 	must(t, s.PutAccount(ctx, acct))
 	got, err := s.Account(ctx, "acme")
 	must(t, err)
@@ -191,7 +193,7 @@ func TestAccountsBeforeMigration0011(t *testing.T) {
 		t.Fatalf("SchemaVersion = %d of %d", applied, latest)
 	}
 
-	inr := notify.INR()
+	inr := record.INR()
 	raw := func(m map[notify.Kind]string) map[notify.Kind]json.RawMessage {
 		if m == nil {
 			return nil

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -23,7 +25,7 @@ import (
 func TestAccounts(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
-	acct := &notify.Account{ID: "acme", Name: "Acme Ltd", Currency: notify.INR(), PricePlan: "gold"}
+	acct := &notify.Account{ID: "acme", Name: "Acme Ltd", Currency: record.INR(), PricePlan: "gold"}
 	smsSet := sms.Settings{SenderID: "ACMEIN",
 		DLTTemplates: []sms.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Your code is {#var#}"}}}
 	must(t, sms.SetSettings(acct, smsSet))
@@ -66,7 +68,7 @@ func TestAccounts(t *testing.T) {
 
 	// Replacing the account keeps its keys and replaces its settings; no
 	// settings read back as none (a nil map), stored as an empty object.
-	acct2 := &notify.Account{ID: "acme", Name: "Acme 2", Currency: notify.INR(), Disabled: true}
+	acct2 := &notify.Account{ID: "acme", Name: "Acme 2", Currency: record.INR(), Disabled: true}
 	must(t, s.PutAccount(ctx, acct2))
 	got, err = s.AccountByKey(ctx, "key-one-secret")
 	must(t, err)
@@ -302,14 +304,14 @@ func TestCleanupBatches(t *testing.T) {
 func TestTemplates(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
-	t1 := &store.Template{Slug: "welcome", Variables: []string{"NAME", "OTP"}, Class: notify.Transactional,
-		Bodies: map[store.Kind]store.Body{
+	t1 := &store.Template{Slug: "welcome", Variables: []string{"NAME", "OTP"}, Class: record.Transactional,
+		Bodies: map[record.Kind]store.Body{
 			"chat":  {Text: "Hi {{NAME}}"},
 			"sms":   {Text: "Hi {{NAME}}, {{OTP}}"},
 			"email": {Subject: "Hello", HTML: "<p>Hi</p>", Text: "Hi"},
 		}}
-	t0 := &store.Template{Slug: "Alpha", Class: notify.Promotional,
-		Bodies: map[store.Kind]store.Body{"sms": {Text: "Sale"}}}
+	t0 := &store.Template{Slug: "Alpha", Class: record.Promotional,
+		Bodies: map[record.Kind]store.Body{"sms": {Text: "Sale"}}}
 	must(t, s.PutTemplate(ctx, "acme", t1))
 	must(t, s.PutTemplate(ctx, "acme", t0))
 
@@ -331,7 +333,7 @@ func TestTemplates(t *testing.T) {
 	_, err = s.Template(ctx, "beta", "welcome")
 	wantErr(t, err, store.ErrNotFound)
 
-	t1b := &store.Template{Slug: "welcome", Bodies: map[store.Kind]store.Body{"sms": {Text: "v2"}}}
+	t1b := &store.Template{Slug: "welcome", Bodies: map[record.Kind]store.Body{"sms": {Text: "v2"}}}
 	must(t, s.PutTemplate(ctx, "acme", t1b))
 	got, err = s.Template(ctx, "acme", "welcome")
 	must(t, err)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/store"
@@ -103,7 +105,7 @@ func (s *Store) AddSuppression(ctx context.Context, e store.Suppression) (store.
 
 // RemoveSuppression takes the recipient off the account's list, as
 // store.Suppressions documents.
-func (s *Store) RemoveSuppression(ctx context.Context, account string, kind store.Kind, to string) error {
+func (s *Store) RemoveSuppression(ctx context.Context, account string, kind record.Kind, to string) error {
 	to, err := store.CheckSuppressionKey(account, kind, to)
 	if err != nil {
 		return fmt.Errorf("pgstore: remove suppression: %w", err)
@@ -128,7 +130,7 @@ func (s *Store) RemoveSuppression(ctx context.Context, account string, kind stor
 
 // LookupSuppression answers the account's entry for the recipient, as
 // store.Suppressions documents.
-func (s *Store) LookupSuppression(ctx context.Context, account string, kind store.Kind, to string) (store.Suppression, bool, error) {
+func (s *Store) LookupSuppression(ctx context.Context, account string, kind record.Kind, to string) (store.Suppression, bool, error) {
 	to, err := store.CheckSuppressionKey(account, kind, to)
 	if err != nil {
 		return store.Suppression{}, false, fmt.Errorf("pgstore: lookup suppression: %w", err)
@@ -152,7 +154,7 @@ func (s *Store) LookupSuppression(ctx context.Context, account string, kind stor
 
 // LookupSuppressions answers the account's entries for many recipients
 // in one statement, as store.ManySuppressions documents.
-func (s *Store) LookupSuppressions(ctx context.Context, account string, kind store.Kind, tos []string) ([]store.Suppression, error) {
+func (s *Store) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
 	keys, err := store.CheckSuppressionKeys(account, kind, tos)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: lookup suppressions: %w", err)

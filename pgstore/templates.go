@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -76,7 +78,7 @@ type storedBody struct {
 // that jsonb cannot hold as they are, invalid UTF-8 (which encoding/json
 // would replace) or a NUL character (which jsonb refuses), are added to
 // fe and give nil.
-func bodiesColumn(bodies map[store.Kind]store.Body, fe *store.FieldErrors) []byte {
+func bodiesColumn(bodies map[record.Kind]store.Body, fe *store.FieldErrors) []byte {
 	if len(bodies) == 0 {
 		return []byte("{}")
 	}
@@ -89,7 +91,7 @@ func bodiesColumn(bodies map[store.Kind]store.Body, fe *store.FieldErrors) []byt
 			fe.Add(field, what+"must not contain the NUL character")
 		}
 	}
-	stored := make(map[store.Kind]storedBody, len(bodies))
+	stored := make(map[record.Kind]storedBody, len(bodies))
 	for _, k := range slices.Sorted(maps.Keys(bodies)) {
 		b := bodies[k]
 		field := "bodies." + string(k)
@@ -111,15 +113,15 @@ func bodiesColumn(bodies map[store.Kind]store.Body, fe *store.FieldErrors) []byt
 }
 
 // decodeBodies reads the bodies column; an empty object gives nil.
-func decodeBodies(col []byte) (map[store.Kind]store.Body, error) {
-	var stored map[store.Kind]storedBody
+func decodeBodies(col []byte) (map[record.Kind]store.Body, error) {
+	var stored map[record.Kind]storedBody
 	if err := json.Unmarshal(col, &stored); err != nil {
 		return nil, fmt.Errorf("pgstore: template bodies: %w", err)
 	}
 	if len(stored) == 0 {
 		return nil, nil
 	}
-	bodies := make(map[store.Kind]store.Body, len(stored))
+	bodies := make(map[record.Kind]store.Body, len(stored))
 	for k, b := range stored {
 		bodies[k] = store.Body(b)
 	}
@@ -170,7 +172,7 @@ func scanTemplate(row pgx.Row) (*store.Template, error) {
 	if err := row.Scan(&t.Slug, &t.Variables, &class, &bodies); err != nil {
 		return nil, err
 	}
-	t.Class = store.PriceClass(class)
+	t.Class = record.PriceClass(class)
 	var err error
 	if t.Bodies, err = decodeBodies(bodies); err != nil {
 		return nil, err

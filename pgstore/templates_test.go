@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/store"
 )
@@ -43,7 +45,7 @@ func TestTemplatesBeforeMigration0012(t *testing.T) {
 		t.Fatalf("SchemaVersion = %d of %d", applied, latest)
 	}
 
-	type bodies = map[store.Kind]store.Body
+	type bodies = map[record.Kind]store.Body
 	want := []*store.Template{
 		{Slug: "bare"},
 		{Slug: "chat-only", Bodies: bodies{"chat": {Text: `  \u {"x": 1}`}}},
@@ -127,7 +129,7 @@ func TestTemplatesBeforeMigration0012(t *testing.T) {
 func TestTemplateBodiesStored(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
-	tpl := &store.Template{Slug: "s", Bodies: map[store.Kind]store.Body{
+	tpl := &store.Template{Slug: "s", Bodies: map[record.Kind]store.Body{
 		"email": {Subject: "S", Text: "T", HTML: "<i>H</i>"},
 		"sms":   {Text: "only text"},
 		"push":  {Subject: "P"},
@@ -150,7 +152,7 @@ func TestTemplateBodiesStored(t *testing.T) {
 	}
 
 	// An empty map is stored as no bodies and read back as nil.
-	must(t, s.PutTemplate(ctx, "acme", &store.Template{Slug: "e", Bodies: map[store.Kind]store.Body{}}))
+	must(t, s.PutTemplate(ctx, "acme", &store.Template{Slug: "e", Bodies: map[record.Kind]store.Body{}}))
 	must(t, pool.QueryRow(ctx, `SELECT bodies FROM notify_templates WHERE account = 'acme' AND slug = 'e'`).Scan(&raw))
 	wantJSON(t, "stored empty bodies", raw, `{}`)
 	got, err = s.Template(ctx, "acme", "e")
@@ -167,13 +169,13 @@ func TestTemplateBodiesRefused(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name   string
-		bodies map[store.Kind]store.Body
+		bodies map[record.Kind]store.Body
 		field  string
 	}{
-		{"nul-text", map[store.Kind]store.Body{"sms": {Text: "a\x00b"}}, "bodies.sms.text"},
-		{"bad-utf8-html", map[store.Kind]store.Body{"email": {Subject: "ok", HTML: "\xff"}}, "bodies.email.html"},
-		{"bad-utf8-subject", map[store.Kind]store.Body{"push": {Subject: "a\xc3"}}, "bodies.push.subject"},
-		{"nul-kind", map[store.Kind]store.Body{"s\x00": {Text: "x"}}, "bodies"},
+		{"nul-text", map[record.Kind]store.Body{"sms": {Text: "a\x00b"}}, "bodies.sms.text"},
+		{"bad-utf8-html", map[record.Kind]store.Body{"email": {Subject: "ok", HTML: "\xff"}}, "bodies.email.html"},
+		{"bad-utf8-subject", map[record.Kind]store.Body{"push": {Subject: "a\xc3"}}, "bodies.push.subject"},
+		{"nul-kind", map[record.Kind]store.Body{"s\x00": {Text: "x"}}, "bodies"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := s.PutTemplate(ctx, "acme", &store.Template{Slug: tt.name, Bodies: tt.bodies})

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -23,19 +25,19 @@ const raceRetries = 3
 
 // Balance returns the account's balance. An unknown wallet is
 // store.ErrNotFound.
-func (s *Store) Balance(ctx context.Context, account string) (store.Balance, error) {
-	var cur store.Currency
+func (s *Store) Balance(ctx context.Context, account string) (record.Balance, error) {
+	var cur record.Currency
 	var bal int64
 	err := s.do(ctx, repeatable, func() error {
 		return s.pool.QueryRow(ctx, s.q.balance, account).Scan(&cur.Code, &cur.Symbol, &cur.Exponent, &bal)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: balance: wallet of account %q", account)
+		return record.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: balance: wallet of account %q", account)
 	}
 	if err != nil {
-		return store.Balance{}, s.fail(ctx, "balance", err)
+		return record.Balance{}, s.fail(ctx, "balance", err)
 	}
-	return store.Balance{Account: account, Available: store.Money{Minor: bal, Currency: cur}}, nil
+	return record.Balance{Account: account, Available: record.Money{Minor: bal, Currency: cur}}, nil
 }
 
 // Debit takes amount from the account's wallet under ref: one statement
@@ -55,7 +57,7 @@ func (s *Store) Balance(ctx context.Context, account string) (store.Balance, err
 // context.DeadlineExceeded, means the outcome is unknown (the connection
 // was lost, or ctx ended, after the statement was sent): call Debit again
 // with the same ref to learn it.
-func (s *Store) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (s *Store) Debit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return s.move(ctx, "debit", account, amount, ref, -1)
 }
 
@@ -63,11 +65,11 @@ func (s *Store) Debit(ctx context.Context, account string, amount store.Money, r
 // Debit (no store.ErrInsufficientFunds; a credit that would overflow the
 // balance is store.ErrInvalid). Top-ups are credits with a ref of the host's choosing;
 // refunds are written by Move, with the record, under "refund:<message ID>".
-func (s *Store) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (s *Store) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return s.move(ctx, "credit", account, amount, ref, +1)
 }
 
-func (s *Store) move(ctx context.Context, what, account string, amount store.Money, ref string, sign int64) (store.Balance, error) {
+func (s *Store) move(ctx context.Context, what, account string, amount record.Money, ref string, sign int64) (record.Balance, error) {
 	var fe store.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
@@ -82,10 +84,10 @@ func (s *Store) move(ctx context.Context, what, account string, amount store.Mon
 		fe.Add("ref", fmt.Sprintf("must be at most %d bytes", maxRefLen))
 	}
 	if err := fe.Err(); err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return store.Balance{}, ctxError(what, err)
+		return record.Balance{}, ctxError(what, err)
 	}
 	var (
 		code, symbol *string
@@ -108,34 +110,34 @@ func (s *Store) move(ctx context.Context, what, account string, amount store.Mon
 		}
 		if err != nil {
 			if pgCode(err) == stateOutOfRange {
-				return store.Balance{}, store.Invalid("amount", "would overflow the balance")
+				return record.Balance{}, store.Invalid("amount", "would overflow the balance")
 			}
-			return store.Balance{}, s.fail(ctx, what, err)
+			return record.Balance{}, s.fail(ctx, what, err)
 		}
 		if code == nil {
-			return store.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: %s: wallet of account %q", what, account)
+			return record.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: %s: wallet of account %q", what, account)
 		}
-		cur := store.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}
-		balance := func(minor int64) store.Balance {
-			return store.Balance{Account: account, Available: store.Money{Minor: minor, Currency: cur}}
+		cur := record.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}
+		balance := func(minor int64) record.Balance {
+			return record.Balance{Account: account, Available: record.Money{Minor: minor, Currency: cur}}
 		}
 		switch {
 		case after != nil:
 			return balance(*after), nil
 		case prev != nil && *prevAmount != sign*amount.Minor:
-			return store.Balance{}, fmt.Errorf("pgstore: %s: %w: ref %q of %q is recorded for another amount or direction",
+			return record.Balance{}, fmt.Errorf("pgstore: %s: %w: ref %q of %q is recorded for another amount or direction",
 				what, store.ErrConflict, ref, account)
 		case prev != nil:
 			return balance(*prev), nil
 		case !cur.Same(amount.Currency):
-			return store.Balance{}, fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q: %w", what, account, cur.Code, amount.Currency.Code,
+			return record.Balance{}, fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q: %w", what, account, cur.Code, amount.Currency.Code,
 				store.Invalid("amount", "must be in the wallet's currency "+cur.Code))
 		case sign < 0:
-			return store.Balance{}, store.Errorf(store.ErrInsufficientFunds, "debit of %s from account %q",
+			return record.Balance{}, store.Errorf(store.ErrInsufficientFunds, "debit of %s from account %q",
 				amount.Decimal(), account)
 		default:
 			// A credit is refused only for the reasons above.
-			return store.Balance{}, fmt.Errorf("pgstore: credit of %q was not applied", account)
+			return record.Balance{}, fmt.Errorf("pgstore: credit of %q was not applied", account)
 		}
 	}
 }
@@ -144,7 +146,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount store.Mon
 // in the opening's currency. A wallet that exists already is
 // store.ErrConflict and is left as it is, so several instances may each try to open it at
 // start-up. The wallet does not need an account row.
-func (s *Store) OpenWallet(ctx context.Context, account string, opening store.Money) error {
+func (s *Store) OpenWallet(ctx context.Context, account string, opening record.Money) error {
 	var fe store.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
@@ -213,10 +215,10 @@ type LedgerEntry struct {
 	// Ref is the ref the Debit or Credit was called with.
 	Ref string
 	// Amount is negative for a debit, positive for a credit.
-	Amount store.Money
+	Amount record.Money
 	// BalanceAfter is the balance this movement left, which a repeat of
 	// its ref answers.
-	BalanceAfter store.Money
+	BalanceAfter record.Money
 	CreatedAt    time.Time
 }
 
@@ -240,7 +242,7 @@ func (s *Store) Ledger(ctx context.Context, account string, after int64, limit i
 		}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LedgerEntry, error) {
 			var e LedgerEntry
-			var cur store.Currency
+			var cur record.Currency
 			err := row.Scan(&e.ID, &e.Ref, &e.Amount.Minor, &e.BalanceAfter.Minor, &e.CreatedAt,
 				&cur.Code, &cur.Symbol, &cur.Exponent)
 			e.Amount.Currency, e.BalanceAfter.Currency = cur, cur

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/store"
 )
@@ -77,7 +79,7 @@ func TestWalletBadInput(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	openWallet(t, s, "acme", 1000)
-	usd := notify.Money{Minor: 10, Currency: notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}}
+	usd := notify.Money{Minor: 10, Currency: record.Currency{Code: "USD", Symbol: "$", Exponent: 2}}
 
 	for _, tc := range []struct {
 		name    string
@@ -96,7 +98,7 @@ func TestWalletBadInput(t *testing.T) {
 		{"unknown account", "nobody", inr(5), "r", store.ErrNotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for name, op := range map[string]func(context.Context, string, notify.Money, string) (notify.Balance, error){
+			for name, op := range map[string]func(context.Context, string, notify.Money, string) (record.Balance, error){
 				"Debit": s.Debit, "Credit": s.Credit,
 			} {
 				_, err := op(ctx, tc.account, tc.amount, tc.ref)

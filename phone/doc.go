@@ -11,5 +11,5 @@
 // India never links it).
 //
 // Which countries an account may send to is its own decision
-// (store.Account.Region and Countries); Allowed applies it.
+// (record.Account.Region and Countries); Allowed applies it.
 package phone

@@ -12,13 +12,14 @@
 //
 // The queue delivers a job at least once; the record makes that safe. A
 // worker claims a record by moving it from queued or scheduled to
-// attempting (store.CanMove), which one worker wins; a job that finds its
+// attempting (record.CanMove), which one worker wins; a job that finds its
 // record anywhere else has nothing left to do. So a job run twice, after a
 // crash or a lost acknowledgement, never sends twice, and a job whose
 // worker died mid-send leaves an attempting record that the reconciler
 // settles as any other (unknown, charged).
 //
-// The package imports only the standard library and package store, so
+// The package imports only the standard library, package record and
+// package store, so
 // that the root package, which calls it, and the queues, which implement
 // it, need not import each other.
 package queue

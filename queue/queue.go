@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/record"
 )
 
 // Job is one queued send: the record it delivers, and when.
@@ -48,20 +48,20 @@ type Periodic struct {
 // Queue keeps jobs durably with the records they deliver, and runs them.
 // Implementations are safe for concurrent use.
 type Queue interface {
-	// Open writes m, a record in store.StateQueued or StateScheduled
+	// Open writes m, a record in record.StateQueued or StateScheduled
 	// (due at m.SendAt), through the queue's ledger, with its debit as
 	// store.Ledger.Open documents, and a job that delivers it, in one
 	// atomic step: the job exists if and only if the record does. Its
 	// errors are the ledger's (store.ErrInsufficientFunds and the rest);
 	// another state, or a scheduled record without its SendAt, is
 	// store.ErrInvalid. Open takes m as Ledger.Open does.
-	Open(ctx context.Context, m *store.Record) (store.Balance, error)
+	Open(ctx context.Context, m *record.Message) (record.Balance, error)
 
 	// OpenTx is Open inside tx, a transaction of the caller's that the
 	// queue can join (pgx.Tx for pgqueue, *memqueue.Tx for memqueue): the
 	// record, its debit and its job take effect when, and only if, the
 	// caller commits tx. A tx of another type is ErrUnsupportedTx.
-	OpenTx(ctx context.Context, tx any, m *store.Record) (store.Balance, error)
+	OpenTx(ctx context.Context, tx any, m *record.Message) (record.Balance, error)
 
 	// Run runs due jobs with w, and the periodic tasks, until ctx ends,
 	// then waits for the jobs it started and returns nil; an error says
@@ -77,7 +77,7 @@ type Queue interface {
 // OpenTx of every record of ms, in order; on an error some may be written
 // in tx, which the caller rolls back.
 type ManyOpener interface {
-	OpenTxMany(ctx context.Context, tx any, ms []*store.Record) error
+	OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error
 }
 
 // BatchOpener is an optional interface of a Queue that opens many records
@@ -88,7 +88,7 @@ type ManyOpener interface {
 // (store.ErrInsufficientFunds and the rest) nothing is written; an error
 // of the commit leaves the outcome unknown, all of them written or none.
 type BatchOpener interface {
-	OpenMany(ctx context.Context, ms []*store.Record) error
+	OpenMany(ctx context.Context, ms []*record.Message) error
 }
 
 // ErrUnsupportedTx is the error of OpenTx given a transaction the queue

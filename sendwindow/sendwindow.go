@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // Window is a daily span of local time, from Open to Close after
@@ -14,9 +14,9 @@ type Window struct {
 	// Name says what rule the window keeps, for receipts' notes, such as
 	// "TRAI promotional hours". Optional.
 	Name string
-	// Class is the price class held (notify.Promotional, say); empty:
+	// Class is the price class held (record.Promotional, say); empty:
 	// every class.
-	Class notify.PriceClass
+	Class record.PriceClass
 	// Country is the recipients' ISO 3166-1 alpha-2 country (notify.
 	// Envelope.Country); empty: every country.
 	Country string
@@ -37,7 +37,7 @@ type Window struct {
 // 09:00 to 21:00 Indian Standard Time, to numbers in India. It is the
 // default of sms.Config.Windows.
 func TRAI() Window {
-	return Window{Name: "TRAI promotional hours", Class: notify.Promotional, Country: "IN",
+	return Window{Name: "TRAI promotional hours", Class: record.Promotional, Country: "IN",
 		Open: 9 * time.Hour, Close: 21 * time.Hour, Location: time.FixedZone("IST", 5*3600+1800)}
 }
 
@@ -55,7 +55,7 @@ func (w Window) Check() error {
 }
 
 // matches reports whether w holds a message of class to country.
-func (w Window) matches(class notify.PriceClass, country string) bool {
+func (w Window) matches(class record.PriceClass, country string) bool {
 	return (w.Class == "" || w.Class == class) && (w.Country == "" || w.Country == country)
 }
 
@@ -114,7 +114,7 @@ func (r Rules) Check() error {
 // country for recipient to (notify.Envelope.Window): the first instant at
 // or after now at which the message may go. It returns nil when no
 // window applies, so that the Notifier skips the question.
-func (r Rules) For(class notify.PriceClass, country, to string) func(now time.Time) time.Time {
+func (r Rules) For(class record.PriceClass, country, to string) func(now time.Time) time.Time {
 	for _, w := range r {
 		if w.matches(class, country) {
 			return func(now time.Time) time.Time { return w.next(to, now) }

@@ -4,7 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/sendwindow"
 )
 
@@ -12,7 +13,7 @@ var ist = time.FixedZone("IST", 5*3600+1800)
 
 func TestTRAI(t *testing.T) {
 	rules := sendwindow.Rules{sendwindow.TRAI()}
-	next := rules.For(notify.Promotional, "IN", "+919876543210")
+	next := rules.For(record.Promotional, "IN", "+919876543210")
 	if next == nil {
 		t.Fatal("TRAI does not hold a promotional SMS to India")
 	}
@@ -31,9 +32,9 @@ func TestTRAI(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		class   notify.PriceClass
+		class   record.PriceClass
 		country string
-	}{{notify.Transactional, "IN"}, {notify.Promotional, "GB"}, {notify.Promotional, ""}} {
+	}{{record.Transactional, "IN"}, {record.Promotional, "GB"}, {record.Promotional, ""}} {
 		if rules.For(tc.class, tc.country, "+447700900123") != nil {
 			t.Errorf("TRAI holds %s messages to %q", tc.class, tc.country)
 		}
@@ -54,15 +55,15 @@ func TestRecipientZoneAndFirstMatch(t *testing.T) {
 		}}
 	rules := sendwindow.Rules{sendwindow.TRAI(), quiet}
 	now := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC) // 23:00 in New York, 09:30 in India
-	if got, want := rules.For(notify.Transactional, "US", "+12125550123")(now), time.Date(2026, 11, 27, 8, 0, 0, 0, ny); !got.Equal(want) {
+	if got, want := rules.For(record.Transactional, "US", "+12125550123")(now), time.Date(2026, 11, 27, 8, 0, 0, 0, ny); !got.Equal(want) {
 		t.Errorf("New York at 23:00: next %v, want %v", got, want)
 	}
 	// A zone the resolver does not know is UTC: 04:00 there, so 08:00 UTC.
-	if got, want := rules.For(notify.Transactional, "", "a@example.com")(now), time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC); !got.Equal(want) {
+	if got, want := rules.For(record.Transactional, "", "a@example.com")(now), time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC); !got.Equal(want) {
 		t.Errorf("unknown zone: next %v, want %v", got, want)
 	}
 	// The first window that matches applies: TRAI, open at 09:30 IST.
-	if got := rules.For(notify.Promotional, "IN", "+919876543210")(now); !got.Equal(now) {
+	if got := rules.For(record.Promotional, "IN", "+919876543210")(now); !got.Equal(now) {
 		t.Errorf("India at 09:30: next %v, want now", got)
 	}
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
 
 // Admin is what the admin API (package adminapi) needs of a store: accounts with their API
@@ -14,24 +16,24 @@ import (
 type Admin interface {
 	// Account returns the account with the ID, or ErrNotFound. Callers must
 	// not modify it.
-	Account(ctx context.Context, id string) (*Account, error)
+	Account(ctx context.Context, id string) (*record.Account, error)
 	// CreateAccount stores a new account with one API key and opens its
 	// wallet with the opening balance (>= 0, in the account's currency),
 	// together: on error neither is stored. An ID in use (by an account
 	// or a wallet) is ErrConflict, as is a key of another account; an empty
 	// ID or key, or a negative opening, is ErrInvalid. It does not
 	// retain acct.
-	CreateAccount(ctx context.Context, acct *Account, apiKey string, opening Money) error
+	CreateAccount(ctx context.Context, acct *record.Account, apiKey string, opening record.Money) error
 	// Accounts returns up to limit (> 0) accounts whose ID sorts after
 	// after in byte order ("" for the first page), in that order.
-	Accounts(ctx context.Context, after string, limit int) ([]*Account, error)
+	Accounts(ctx context.Context, after string, limit int) ([]*record.Account, error)
 	// UpdateAccount reads the account, calls update with a copy of it
 	// that update may change (all but the ID), and stores the result, as
 	// one step: concurrent updates of an account apply one after the
 	// other, none lost. An error of update is returned as it is and
 	// stores nothing. It returns the stored account. An unknown account
 	// is ErrNotFound. The account's API keys stay as they are.
-	UpdateAccount(ctx context.Context, id string, update func(*Account) error) (*Account, error)
+	UpdateAccount(ctx context.Context, id string, update func(*record.Account) error) (*record.Account, error)
 	// ReplaceAPIKeys makes apiKeys the account's only keys: every other
 	// key stops authenticating when it returns nil. An unknown account is
 	// ErrNotFound; an empty key ErrInvalid; a key of another account
@@ -41,8 +43,8 @@ type Admin interface {
 	// Balance and Credit are those of Ledger: a credit under a
 	// ref already recorded with the same amount moves nothing and returns
 	// the balance recorded with it; with another amount it is ErrConflict.
-	Balance(ctx context.Context, account string) (Balance, error)
-	Credit(ctx context.Context, account string, amount Money, ref string) (Balance, error)
+	Balance(ctx context.Context, account string) (record.Balance, error)
+	Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error)
 	// LedgerPage returns up to limit (> 0) of the account's ledger
 	// entries whose Seq is greater than after, in the order the money
 	// moved. An account without a wallet or without movements gives an
@@ -56,7 +58,7 @@ type Admin interface {
 	// that sort after before in that order (older), so the last record
 	// of a page, as a MessageCursor, gives the next page. A store may
 	// forget old records (memstore keeps a bounded number).
-	AccountMessages(ctx context.Context, account string, before MessageCursor, limit int) ([]*Record, error)
+	AccountMessages(ctx context.Context, account string, before MessageCursor, limit int) ([]*record.Message, error)
 
 	// The account's custom templates.
 	Templates
@@ -70,9 +72,9 @@ type LedgerEntry struct {
 	// Ref is the ref the debit or credit was made under.
 	Ref string
 	// Amount is what moved: negative for a debit, positive for a credit.
-	Amount Money
+	Amount record.Money
 	// Balance is the balance right after the movement.
-	Balance Money
+	Balance record.Money
 	// At is when the movement was made; zero when the store does not
 	// keep it (memstore).
 	At time.Time
@@ -92,7 +94,7 @@ func (c MessageCursor) IsZero() bool { return c.ID == "" && c.CreatedAt.IsZero()
 // Older reports whether m sorts after c, newest first: created before
 // c.CreatedAt, or at the same time with an ID before c.ID in byte order.
 // Every record is older than the zero cursor.
-func (c MessageCursor) Older(m *Record) bool {
+func (c MessageCursor) Older(m *record.Message) bool {
 	if c.IsZero() {
 		return true
 	}

@@ -1,14 +1,13 @@
 // Package store is the contract between the Notifier and the stores
 // behind it, as database/sql/driver is between database/sql and a
 // driver: the interfaces a store implements (Ledger, Accounts, Keys,
-// Templates, Limiter, Admin), the values it keeps (Record, Account,
-// Money, Template, ...) and the errors it answers with.
+// Templates, Limiter, Admin, ...), the update and answer types of their
+// methods, and the errors they answer with.
 //
-// It imports only the standard library, so that a store depends on
-// nothing but this package: memstore and pgstore import store, never the
-// notify package that calls them. The notify package names the values a
-// user meets (notify.Message is a Record, notify.Money a Money, ...) as
-// aliases, so nothing is converted on the way in or out.
+// It imports only the standard library and package record, the leaf of
+// shared values (record.Message, record.Money, record.Account, ...), so
+// that a store depends on nothing but these two: memstore and pgstore
+// import store and record, never the notify package that calls them.
 //
 // # Errors
 //

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
 
 // The errors a store answers with; a store wraps them with what it was
@@ -60,20 +62,13 @@ func (e *LimitError) Error() string {
 	return "limit reached (" + e.Rule + "), retry after " + e.RetryAfter.String()
 }
 
-// FieldError is one argument field that breaks a rule: Field names it as
-// the caller knows it ("amount", "api_key"), Message says the rule.
-type FieldError struct {
-	Field   string
-	Message string
-}
-
 // FieldErrors is ErrInvalid naming every bad field of a call. The zero
 // value is ready to use; Err returns it as an error when it holds any.
-type FieldErrors []FieldError
+type FieldErrors []record.FieldError
 
 // Add records that field breaks the rule message states.
 func (fe *FieldErrors) Add(field, message string) {
-	*fe = append(*fe, FieldError{Field: field, Message: message})
+	*fe = append(*fe, record.FieldError{Field: field, Message: message})
 }
 
 // Err returns fe as an error, or nil when it is empty.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -14,11 +16,11 @@ import (
 // with the contract's errors, never notify's.
 type fixedAccounts struct {
 	mu    sync.RWMutex
-	byID  map[string]*store.Account
+	byID  map[string]*record.Account
 	byKey map[string]string // API key -> account ID (a real store keeps hashes)
 }
 
-func (f *fixedAccounts) Account(ctx context.Context, id string) (*store.Account, error) {
+func (f *fixedAccounts) Account(ctx context.Context, id string) (*record.Account, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	a, ok := f.byID[id]
@@ -28,7 +30,7 @@ func (f *fixedAccounts) Account(ctx context.Context, id string) (*store.Account,
 	return a, nil
 }
 
-func (f *fixedAccounts) AccountByKey(ctx context.Context, apiKey string) (*store.Account, error) {
+func (f *fixedAccounts) AccountByKey(ctx context.Context, apiKey string) (*record.Account, error) {
 	f.mu.RLock()
 	id, ok := f.byKey[apiKey]
 	f.mu.RUnlock()
@@ -42,7 +44,7 @@ func (f *fixedAccounts) AccountByKey(ctx context.Context, apiKey string) (*store
 // errors match the sentinels, which the Notifier turns into codes.
 func Example() {
 	var accounts store.Accounts = &fixedAccounts{
-		byID:  map[string]*store.Account{"acme": {ID: "acme", Name: "Acme"}},
+		byID:  map[string]*record.Account{"acme": {ID: "acme", Name: "Acme"}},
 		byKey: map[string]string{"secret": "acme"},
 	}
 	ctx := context.Background()
@@ -70,9 +72,9 @@ func ExampleFieldErrors() {
 
 // An account's settings are JSON per channel kind, opaque to stores.
 func ExampleAccount_SetSetting() {
-	a := &store.Account{ID: "acme"}
+	a := &record.Account{ID: "acme"}
 	_ = a.SetSetting("sms", map[string]string{"sender_id": "ACMEIN"})
-	c := store.CloneAccount(a)
+	c := record.CloneAccount(a)
 	c.Settings["sms"][0] = ' ' // the copy's bytes are its own
 	fmt.Println(string(a.Settings["sms"]))
 	// Output:

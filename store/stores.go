@@ -2,90 +2,22 @@ package store
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
-
-// Account is a customer of the notifier: the owner of a wallet and of the
-// messages sent on its behalf. Accounts come from an Accounts store;
-// the Notifier never changes one (notify.Account).
-type Account struct {
-	// ID identifies the account in every store.
-	ID string
-	// Name is the account's display name, returned with the balance and
-	// used as the default BRAND_NAME of templates.
-	Name string
-	// Currency is the currency of the account's wallet and prices.
-	Currency Currency
-	// PricePlan names the price list that applies; empty means the default.
-	PricePlan string
-	// Region is the account's home country, an ISO 3166-1 alpha-2 code
-	// ("IN", "US"): a phone number without a country code is read as one
-	// of its. Default "" (India: phone.DefaultRegion).
-	Region string
-	// Countries are the countries the account may send SMS and chat
-	// messages to, as ISO 3166-1 alpha-2 codes, or "*" (phone.AnyCountry)
-	// for every one. Default empty: its Region only, so that sending
-	// abroad, which SMS pumping abuses, is a decision rather than an
-	// accident.
-	Countries []string
-	// Disabled accounts are refused with notify.CodePermissionDenied.
-	Disabled bool
-	// Settings are the account's settings for each channel, by kind: a
-	// JSON object that the channel of that kind decodes (sms.Settings:
-	// sender IDs and DLT templates; chat.Settings: the primary gateway).
-	// Stores keep them as JSON, opaque: they may re-encode one (spacing,
-	// key order) but keep its meaning, and a kind without settings is
-	// missing, not null. Nil: every channel's defaults.
-	Settings map[Kind]json.RawMessage
-}
-
-// SetSetting encodes v as the account's settings for kind, replacing any
-// (a nil v removes them). It changes a's Settings map in place, making
-// one when a has none: call it on an account no one else reads, such as a
-// copy in store.Admin.UpdateAccount's update.
-func (a *Account) SetSetting(kind Kind, v any) error {
-	if v == nil {
-		delete(a.Settings, kind)
-		return nil
-	}
-	body, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("settings of %s: %w", kind, err)
-	}
-	if a.Settings == nil {
-		a.Settings = make(map[Kind]json.RawMessage)
-	}
-	a.Settings[kind] = body
-	return nil
-}
-
-// CloneAccount returns a deep copy of a: its Settings map and their bytes
-// are its own. Stores that hand out accounts callers may keep use it.
-func CloneAccount(a *Account) *Account {
-	c := *a
-	c.Countries = slices.Clone(a.Countries)
-	if a.Settings != nil {
-		c.Settings = make(map[Kind]json.RawMessage, len(a.Settings))
-		for k, v := range a.Settings {
-			c.Settings[k] = slices.Clone(v)
-		}
-	}
-	return &c
-}
 
 // Accounts finds accounts. Implementations are safe for concurrent use
 // and return accounts that callers must not modify.
 type Accounts interface {
 	// Account returns the account with the given ID, or ErrNotFound.
-	Account(ctx context.Context, id string) (*Account, error)
+	Account(ctx context.Context, id string) (*record.Account, error)
 
 	// AccountByKey returns the account that owns the API key, or
 	// ErrUnauthenticated. Implementations keep only a hash of each key and
 	// compare without revealing, through timing, how much of a key matched.
-	AccountByKey(ctx context.Context, apiKey string) (*Account, error)
+	AccountByKey(ctx context.Context, apiKey string) (*record.Account, error)
 }
 
 // Keys remembers, per account and key, the receipt of a send (encoded
@@ -144,11 +76,11 @@ type Template struct {
 	Slug string
 	// Variables lists the variables the template requires.
 	Variables []string
-	Class     PriceClass
+	Class     record.PriceClass
 	// Bodies are the template's forms, by channel kind: "sms" and "chat"
 	// use Text; "email" Subject, HTML and Text; another channel the parts
 	// it documents.
-	Bodies map[Kind]Body
+	Bodies map[record.Kind]Body
 }
 
 // Body is one channel's form of a Template. The template package checks
@@ -166,7 +98,7 @@ func CloneTemplate(t *Template) *Template {
 	c := *t
 	c.Variables = slices.Clone(t.Variables)
 	if t.Bodies != nil {
-		c.Bodies = make(map[Kind]Body, len(t.Bodies))
+		c.Bodies = make(map[record.Kind]Body, len(t.Bodies))
 		for k, v := range t.Bodies {
 			c.Bodies[k] = v
 		}

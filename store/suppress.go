@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/notifykit/notify/record"
 )
 
 // SuppressionReason is why a recipient is on an account's suppression
@@ -58,7 +60,7 @@ type Suppression struct {
 	// Account is the ID of the account whose list holds the entry.
 	Account string
 	// Kind is the channel: "sms", "chat" or "email".
-	Kind Kind
+	Kind record.Kind
 	// To is the recipient as NormalizeRecipient returns it.
 	To string
 	// Reason is why the recipient is suppressed.
@@ -81,10 +83,10 @@ const (
 // by setting AfterKind and AfterTo to the last entry of the page before.
 type SuppressionQuery struct {
 	// Kind keeps only the entries of one channel; empty: every channel.
-	Kind Kind
+	Kind record.Kind
 	// AfterKind and AfterTo start the page after this entry (which need
 	// not exist); both empty: from the first entry.
-	AfterKind Kind
+	AfterKind record.Kind
 	AfterTo   string
 	// Limit is the most entries returned, 0 to MaxSuppressionPage; 0
 	// means DefaultSuppressionPage.
@@ -140,11 +142,11 @@ type Suppressions interface {
 
 	// RemoveSuppression takes the recipient off the account's list, or
 	// answers ErrNotFound when it is not on it.
-	RemoveSuppression(ctx context.Context, account string, kind Kind, to string) error
+	RemoveSuppression(ctx context.Context, account string, kind record.Kind, to string) error
 
 	// LookupSuppression answers the account's entry for the recipient
 	// and true, or false when there is none.
-	LookupSuppression(ctx context.Context, account string, kind Kind, to string) (Suppression, bool, error)
+	LookupSuppression(ctx context.Context, account string, kind record.Kind, to string) (Suppression, bool, error)
 
 	// ListSuppressions answers a page of the account's list as q selects
 	// it (see SuppressionQuery); a q that fails Check is ErrInvalid. An
@@ -166,7 +168,7 @@ type ManySuppressions interface {
 	// the list's rules refuse (which LookupSuppression answers
 	// ErrInvalid) has no entry and the zero Suppression; an empty account
 	// or a kind that is not a channel's name is ErrInvalid.
-	LookupSuppressions(ctx context.Context, account string, kind Kind, tos []string) ([]Suppression, error)
+	LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]Suppression, error)
 }
 
 // Bounce is implemented by a provider's error that says the recipient
@@ -188,7 +190,7 @@ type Bounce interface {
 // channel: 1 to 32 bytes of lower-case ASCII letters, digits, "_" or
 // "-", starting with a letter. Any channel may have a list, a channel of
 // a host's own as well as "sms", "chat" and "email".
-func SuppressibleKind(kind Kind) bool {
+func SuppressibleKind(kind record.Kind) bool {
 	if len(kind) == 0 || len(kind) > 32 || kind[0] < 'a' || kind[0] > 'z' {
 		return false
 	}
@@ -209,7 +211,7 @@ func SuppressibleKind(kind Kind) bool {
 // digits, spaces, dashes and parentheses dropped); for any other channel,
 // the recipient as its channel wrote the record's To, without
 // surrounding space (1 to 254 bytes, no spaces or control characters).
-func NormalizeRecipient(kind Kind, to string) (string, error) {
+func NormalizeRecipient(kind record.Kind, to string) (string, error) {
 	to = strings.TrimSpace(to)
 	switch kind {
 	case "email":
@@ -281,7 +283,7 @@ func CheckSuppression(e Suppression) (Suppression, error) {
 // CheckSuppressionKey returns the normalised recipient of an account's
 // lookup or removal, or ErrInvalid naming the fields that break the
 // rules.
-func CheckSuppressionKey(account string, kind Kind, to string) (string, error) {
+func CheckSuppressionKey(account string, kind record.Kind, to string) (string, error) {
 	var fe FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
@@ -297,7 +299,7 @@ func CheckSuppressionKey(account string, kind Kind, to string) (string, error) {
 // refuses an empty account or a kind that is not a channel's name with
 // ErrInvalid, and returns each recipient of tos normalised, or "" for
 // one the list's rules refuse (it can have no entry).
-func CheckSuppressionKeys(account string, kind Kind, tos []string) ([]string, error) {
+func CheckSuppressionKeys(account string, kind record.Kind, tos []string) ([]string, error) {
 	var fe FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -124,8 +126,8 @@ func parseStock(slug, src, layout string) (*tmpl, error) {
 		case "about":
 			t.about = val
 		case "class":
-			t.class = notify.PriceClass(val)
-			if t.class != notify.Transactional && t.class != notify.Promotional {
+			t.class = record.PriceClass(val)
+			if t.class != record.Transactional && t.class != record.Promotional {
 				return nil, fmt.Errorf("line %d: class must be transactional or promotional", n+1)
 			}
 		case "variables":

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -118,9 +120,9 @@ func TestCatalogueMetadata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantClass := notify.Transactional
+		wantClass := record.Transactional
 		if slug == "promo-discount" {
-			wantClass = notify.Promotional
+			wantClass = record.Promotional
 		}
 		if info.Class != wantClass {
 			t.Errorf("%s: class %s, want %s", slug, info.Class, wantClass)

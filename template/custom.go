@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -52,8 +54,8 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 		cloudName: cloudName(src.Slug), cloudLang: "en_US"}
 	switch t.class {
 	case "":
-		t.class = notify.Transactional
-	case notify.Transactional, notify.Promotional:
+		t.class = record.Transactional
+	case record.Transactional, record.Promotional:
 	default:
 		return nil, bad("class must be transactional or promotional")
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -37,7 +39,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Text != "Acme code: 1234" || out.Class != notify.Transactional {
+	if out.Text != "Acme code: 1234" || out.Class != record.Transactional {
 		t.Errorf("acme got %q (%s), want its own wording", out.Text, out.Class)
 	}
 	// Another account still gets the stock wording.
@@ -85,7 +87,7 @@ func TestCustomTemplateVariables(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	// CITY is used but not listed: it is required too, after the listed ones.
-	put(t, s, acct.ID, &store.Template{Slug: "visit", Variables: []string{"NAME", "DATE"}, Class: notify.Promotional,
+	put(t, s, acct.ID, &store.Template{Slug: "visit", Variables: []string{"NAME", "DATE"}, Class: record.Promotional,
 		Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "{{NAME}}, see you in {{CITY}} on {{DATE}}. {{BRAND_NAME}}"}}})
 	// Positional placeholders, as cloud templates write them.
 	put(t, s, acct.ID, &store.Template{Slug: "pos", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "{{1}} then {{2}}"}}})
@@ -104,7 +106,7 @@ func TestCustomTemplateVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Text != "Asha, see you in Pune on 02/03/2026. Acme" || out.Class != notify.Promotional {
+	if out.Text != "Asha, see you in Pune on 02/03/2026. Acme" || out.Class != record.Promotional {
 		t.Errorf("got %q %s", out.Text, out.Class)
 	}
 	out, err = r.Render(ctx, chat.Kind, acct, "pos", notify.Vars{"2": "b", "1": "a"})
@@ -320,7 +322,7 @@ func TestCustomTemplateForAnyKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out.Subject != "Asha <A>, order OD-1 shipped" || out.Text != "Hi Asha <A>,\nit is on its way. Acme" || out.HTML != "" ||
-		out.Slug != "shipped" || out.Class != notify.Transactional || !slices.Equal(out.Values, []string{"Asha <A>", "OD-1", "Acme"}) {
+		out.Slug != "shipped" || out.Class != record.Transactional || !slices.Equal(out.Values, []string{"Asha <A>", "OD-1", "Acme"}) {
 		t.Errorf("push render: %+v", out)
 	}
 	// Its variables are checked as for any kind.

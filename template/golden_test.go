@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -21,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // sampleAccount and sampleVars are the inputs of the golden files:
 // realistic values for every stock variable.
 func sampleAccount() *notify.Account {
-	return &notify.Account{ID: "acme", Name: "Acme Learning", Currency: notify.INR()}
+	return &notify.Account{ID: "acme", Name: "Acme Learning", Currency: record.INR()}
 }
 
 func sampleVars() notify.Vars {

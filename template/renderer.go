@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -92,7 +94,7 @@ type Info struct {
 	Slug string
 	// About is a one-line description (stock templates only).
 	About string
-	Class notify.PriceClass
+	Class record.PriceClass
 	// Custom reports whether the template is the account's own.
 	Custom bool
 	// Variables are in declaration order, the order of positional values
@@ -154,7 +156,7 @@ func (r *Renderer) lookup(ctx context.Context, acct *notify.Account, slug string
 			t, err := r.cache.get(acct.ID, ct)
 			if err != nil {
 				return nil, &notify.Error{Code: notify.CodeInvalidArgument, Err: err,
-					Fields: []notify.FieldError{{Field: "template_slug",
+					Fields: []record.FieldError{{Field: "template_slug",
 						Message: fmt.Sprintf("custom template %q cannot be used; fix it in the template store", slug)}}}
 			}
 			return t, nil
@@ -199,7 +201,7 @@ func (r *Renderer) unknown(ctx context.Context, acct *notify.Account, slug strin
 		msg.WriteString(strings.Join(r.slugs, ", "))
 	}
 	return &notify.Error{Code: notify.CodeInvalidArgument, Err: errorString("template: unknown slug"),
-		Fields: []notify.FieldError{{Field: "template_slug", Message: msg.String()}}}
+		Fields: []record.FieldError{{Field: "template_slug", Message: msg.String()}}}
 }
 
 // Interface guards

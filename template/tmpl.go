@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -17,7 +19,7 @@ import (
 type tmpl struct {
 	slug   string
 	about  string
-	class  notify.PriceClass
+	class  record.PriceClass
 	custom bool
 	// vars are the variables in declaration order: the order positional
 	// values and cloud parameters follow.
@@ -133,7 +135,7 @@ func (t *tmpl) form(kind notify.Kind) (*form, error) {
 	}
 	return nil, &notify.Error{Code: notify.CodeInvalidArgument,
 		Err: errorString("template: rendering " + fmt.Sprintf("%q", t.slug)),
-		Fields: []notify.FieldError{{Field: "template_slug",
+		Fields: []record.FieldError{{Field: "template_slug",
 			Message: fmt.Sprintf("custom template %q has no %s body; add one to the template or use another channel", t.slug, clip(name, 64))}}}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -19,9 +21,9 @@ import (
 func Example() {
 	ctx := context.Background()
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()})
 	wal := memstore.NewWallet()
-	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: notify.INR()})
+	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	smsVendor, chatVendor := memprovider.New("sms"), memprovider.New("cloudchat")
 	smsCh, _ := sms.New(sms.Config{Provider: smsVendor})
 	chatCh, _ := chat.New(chat.Config{Cloud: chatVendor, CloudOTPTemplate: "otp_code"})

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -185,7 +187,7 @@ func (s *Service) deliver(ctx context.Context, snd *send, held *spend) ([]Leg, e
 	held.settle(context.WithoutCancel(ctx), cost)
 	for _, l := range legs {
 		switch l.Status {
-		case notify.StateSent, notify.StateDelivered, notify.StateRead, notify.StateUnknown:
+		case record.StateSent, record.StateDelivered, record.StateRead, record.StateUnknown:
 			return legs, nil
 		}
 	}
@@ -208,7 +210,7 @@ func legOf(c Channel, r *notify.Receipt, j int, composite bool, err error) Leg {
 		r = r.Legs[j]
 	}
 	if r == nil {
-		l.Status = notify.StateFailed
+		l.Status = record.StateFailed
 		if err != nil {
 			l.Error = err.Error()
 		}

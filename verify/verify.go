@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/store"
@@ -193,7 +195,7 @@ type Verification struct {
 type Leg struct {
 	Channel   Channel
 	MessageID string
-	Status    notify.MessageState
+	Status    record.State
 	Provider  string
 	Cost      notify.Money
 	// Error says why the leg failed or may not have arrived; empty when

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -115,7 +117,7 @@ func TestStartSendsOneCodeByBothChannelsAndCheckApprovesOnce(t *testing.T) {
 	}
 	var cost int64
 	for _, l := range v.Legs {
-		if l.Status != notify.StateSent || l.MessageID == "" {
+		if l.Status != record.StateSent || l.MessageID == "" {
 			t.Errorf("leg %+v", l)
 		}
 		cost += l.Cost.Minor

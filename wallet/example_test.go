@@ -3,16 +3,18 @@ package wallet_test
 import (
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/wallet"
 )
 
 func ExampleFormat() {
-	fmt.Println(wallet.Format(notify.Money{Minor: 123450, Currency: notify.INR()}))
-	fmt.Println(wallet.Format(notify.Money{Minor: 1234567850, Currency: notify.INR()}))
-	fmt.Println(wallet.Format(notify.Money{Minor: -25, Currency: notify.INR()}))
-	fmt.Println(wallet.Format(notify.Money{Minor: 1234567850, Currency: notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}}))
+	fmt.Println(wallet.Format(notify.Money{Minor: 123450, Currency: record.INR()}))
+	fmt.Println(wallet.Format(notify.Money{Minor: 1234567850, Currency: record.INR()}))
+	fmt.Println(wallet.Format(notify.Money{Minor: -25, Currency: record.INR()}))
+	fmt.Println(wallet.Format(notify.Money{Minor: 1234567850, Currency: record.Currency{Code: "USD", Symbol: "$", Exponent: 2}}))
 	// Output:
 	// ₹1,234.50
 	// ₹1,23,45,678.50
@@ -22,7 +24,7 @@ func ExampleFormat() {
 
 func ExampleParse() {
 	for _, s := range []string{"₹1,234.50", "1234.5", "1234", "1234.567", "1,234,567"} {
-		m, err := wallet.Parse(s, notify.INR())
+		m, err := wallet.Parse(s, record.INR())
 		if err != nil {
 			fmt.Println("error:", notify.CodeOf(err))
 			continue
@@ -39,7 +41,7 @@ func ExampleParse() {
 
 func ExamplePriceList_Price() {
 	prices := wallet.DefaultINR()
-	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Currency: record.INR()}
 	env := &notify.Envelope{
 		Kind:    sms.Kind,
 		Route:   string(sms.RouteDLT), // the channel's route, which prices it
@@ -59,7 +61,7 @@ func ExamplePriceList_Price_byCountry() {
 	// SMS to the United States cost ₹0.70 a segment (₹0.65 on the otp
 	// route); every other country keeps the default prices.
 	prices.SMSByCountry = map[string]wallet.SMSPrices{"US": {Plain: 70, OTP: 65}}
-	acct := &notify.Account{ID: "acme", Currency: notify.INR(), Countries: []string{"IN", "US"}}
+	acct := &notify.Account{ID: "acme", Currency: record.INR(), Countries: []string{"IN", "US"}}
 	for _, country := range []string{"US", "IN"} {
 		env := &notify.Envelope{Kind: sms.Kind, Route: string(sms.RouteSMS), Units: 1, Country: country}
 		price, err := prices.Price(acct, env)
@@ -82,7 +84,7 @@ func ExamplePlans() {
 	}
 	env := &notify.Envelope{Kind: sms.Kind, Units: 1}
 	for _, plan := range []string{"", "bulk", "gold"} {
-		acct := &notify.Account{ID: "acme", Currency: notify.INR(), PricePlan: plan}
+		acct := &notify.Account{ID: "acme", Currency: record.INR(), PricePlan: plan}
 		price, err := plans.Price(acct, env)
 		if err != nil {
 			fmt.Printf("plan %q: %v\n", plan, notify.CodeOf(err))

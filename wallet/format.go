@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -46,7 +48,7 @@ func Format(m notify.Money) string {
 // c.Exponent, empty input or parts ("1.", ".5"), exponents, spaces, any
 // other character, misplaced commas, and amounts beyond an int64 of minor
 // units.
-func Parse(s string, c notify.Currency) (notify.Money, error) {
+func Parse(s string, c record.Currency) (notify.Money, error) {
 	bad := func(format string, args ...any) (notify.Money, error) {
 		return notify.Money{}, notify.Errorf(notify.CodeInvalidArgument, "wallet: parse %q: "+format, append([]any{s}, args...)...)
 	}
@@ -74,14 +76,14 @@ func Parse(s string, c notify.Currency) (notify.Money, error) {
 	if hasDot {
 		plain += "." + frac
 	}
-	m, err := notify.ParseMoney(plain, c)
+	m, err := record.ParseMoney(plain, c)
 	if err != nil {
 		return notify.Money{}, notify.WithCode(notify.CodeInvalidArgument, fmt.Errorf("wallet: parse %q: %w", s, err))
 	}
 	return m, nil
 }
 
-func prefix(c notify.Currency) string {
+func prefix(c record.Currency) string {
 	if c.Symbol != "" {
 		return c.Symbol
 	}
@@ -91,7 +93,7 @@ func prefix(c notify.Currency) string {
 	return ""
 }
 
-func codeOr(c notify.Currency) string {
+func codeOr(c record.Currency) string {
 	if c.Code == "" {
 		return "money"
 	}
@@ -99,7 +101,7 @@ func codeOr(c notify.Currency) string {
 }
 
 // indianGrouping reports whether c is written with lakh and crore grouping.
-func indianGrouping(c notify.Currency) bool { return c.Code == "INR" }
+func indianGrouping(c record.Currency) bool { return c.Code == "INR" }
 
 // writeGrouped writes the digits with commas: the last three together,
 // then groups of two (Indian) or three.

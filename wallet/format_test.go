@@ -5,34 +5,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
 var (
-	usd = notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}
-	jpy = notify.Currency{Code: "JPY", Symbol: "¥", Exponent: 0}
-	kwd = notify.Currency{Code: "KWD", Exponent: 3} // no symbol: written with its code
+	usd = record.Currency{Code: "USD", Symbol: "$", Exponent: 2}
+	jpy = record.Currency{Code: "JPY", Symbol: "¥", Exponent: 0}
+	kwd = record.Currency{Code: "KWD", Exponent: 3} // no symbol: written with its code
 )
 
 func TestFormat(t *testing.T) {
 	tests := []struct {
 		minor int64
-		c     notify.Currency
+		c     record.Currency
 		want  string
 	}{
-		{0, notify.INR(), "₹0.00"},
-		{5, notify.INR(), "₹0.05"},
-		{50, notify.INR(), "₹0.50"},
-		{100, notify.INR(), "₹1.00"},
-		{99999, notify.INR(), "₹999.99"},
-		{123450, notify.INR(), "₹1,234.50"},
-		{1234567, notify.INR(), "₹12,345.67"},
-		{12345650, notify.INR(), "₹1,23,456.50"},
-		{1234567850, notify.INR(), "₹1,23,45,678.50"},
-		{-123450, notify.INR(), "-₹1,234.50"},
-		{-1, notify.INR(), "-₹0.01"},
-		{math.MaxInt64, notify.INR(), "₹92,23,37,20,36,85,47,758.07"},
-		{math.MinInt64, notify.INR(), "-₹92,23,37,20,36,85,47,758.08"},
+		{0, record.INR(), "₹0.00"},
+		{5, record.INR(), "₹0.05"},
+		{50, record.INR(), "₹0.50"},
+		{100, record.INR(), "₹1.00"},
+		{99999, record.INR(), "₹999.99"},
+		{123450, record.INR(), "₹1,234.50"},
+		{1234567, record.INR(), "₹12,345.67"},
+		{12345650, record.INR(), "₹1,23,456.50"},
+		{1234567850, record.INR(), "₹1,23,45,678.50"},
+		{-123450, record.INR(), "-₹1,234.50"},
+		{-1, record.INR(), "-₹0.01"},
+		{math.MaxInt64, record.INR(), "₹92,23,37,20,36,85,47,758.07"},
+		{math.MinInt64, record.INR(), "-₹92,23,37,20,36,85,47,758.08"},
 		{123456789, usd, "$1,234,567.89"},
 		{12345, usd, "$123.45"},
 		{math.MaxInt64, usd, "$92,233,720,368,547,758.07"},
@@ -40,7 +42,7 @@ func TestFormat(t *testing.T) {
 		{1234567, jpy, "¥1,234,567"},
 		{-7, jpy, "-¥7"},
 		{1234567, kwd, "KWD 1,234.567"},
-		{5, notify.Currency{}, "5"},
+		{5, record.Currency{}, "5"},
 	}
 	for _, tt := range tests {
 		if got := Format(notify.Money{Minor: tt.minor, Currency: tt.c}); got != tt.want {
@@ -52,25 +54,25 @@ func TestFormat(t *testing.T) {
 func TestParse(t *testing.T) {
 	tests := []struct {
 		in   string
-		c    notify.Currency
+		c    record.Currency
 		want int64
 	}{
-		{"₹1,234.50", notify.INR(), 123450},
-		{"1234.5", notify.INR(), 123450},
-		{"1234", notify.INR(), 123400},
-		{"1234.50", notify.INR(), 123450},
-		{"0", notify.INR(), 0},
-		{"0.05", notify.INR(), 5},
-		{"₹0.5", notify.INR(), 50},
-		{"₹1,23,456.50", notify.INR(), 12345650},
-		{"₹12,34,567", notify.INR(), 123456700},
-		{"12,345", notify.INR(), 1234500},
-		{"-₹1,234.50", notify.INR(), -123450},
-		{"+₹1", notify.INR(), 100},
-		{"-0.01", notify.INR(), -1},
-		{"INR 12.00", notify.INR(), 1200},
-		{"₹92,23,37,20,36,85,47,758.07", notify.INR(), math.MaxInt64},
-		{"-₹92,23,37,20,36,85,47,758.08", notify.INR(), math.MinInt64},
+		{"₹1,234.50", record.INR(), 123450},
+		{"1234.5", record.INR(), 123450},
+		{"1234", record.INR(), 123400},
+		{"1234.50", record.INR(), 123450},
+		{"0", record.INR(), 0},
+		{"0.05", record.INR(), 5},
+		{"₹0.5", record.INR(), 50},
+		{"₹1,23,456.50", record.INR(), 12345650},
+		{"₹12,34,567", record.INR(), 123456700},
+		{"12,345", record.INR(), 1234500},
+		{"-₹1,234.50", record.INR(), -123450},
+		{"+₹1", record.INR(), 100},
+		{"-0.01", record.INR(), -1},
+		{"INR 12.00", record.INR(), 1200},
+		{"₹92,23,37,20,36,85,47,758.07", record.INR(), math.MaxInt64},
+		{"-₹92,23,37,20,36,85,47,758.08", record.INR(), math.MinInt64},
 		{"$1,234,567.89", usd, 123456789},
 		{"1234567.89", usd, 123456789},
 		{"¥1,234,567", jpy, 1234567},
@@ -92,48 +94,48 @@ func TestParse(t *testing.T) {
 func TestParseRejects(t *testing.T) {
 	tests := []struct {
 		in  string
-		c   notify.Currency
+		c   record.Currency
 		why string
 	}{
-		{"", notify.INR(), "not an amount"},
-		{"₹", notify.INR(), "not an amount"},
-		{"-", notify.INR(), "not an amount"},
-		{"abc", notify.INR(), "not an amount"},
-		{"1.234", notify.INR(), "more than 2 decimal places"},
-		{"₹1,234.505", notify.INR(), "more than 2 decimal places"},
+		{"", record.INR(), "not an amount"},
+		{"₹", record.INR(), "not an amount"},
+		{"-", record.INR(), "not an amount"},
+		{"abc", record.INR(), "not an amount"},
+		{"1.234", record.INR(), "more than 2 decimal places"},
+		{"₹1,234.505", record.INR(), "more than 2 decimal places"},
 		{"1.5", jpy, "more than 0 decimal places"},
-		{"1.", notify.INR(), "both sides"},
-		{".5", notify.INR(), "not an amount"},
-		{"1e3", notify.INR(), "not a decimal"},
-		{"1 234", notify.INR(), "not a decimal"},
-		{" 12", notify.INR(), "not an amount"},
-		{"12 ", notify.INR(), "not a decimal"},
-		{"--5", notify.INR(), "not an amount"},
-		{"+-5", notify.INR(), "not an amount"},
-		{"₹-5", notify.INR(), "not an amount"},
-		{"₹₹5", notify.INR(), "not an amount"},
-		{"$5", notify.INR(), "not an amount"},
+		{"1.", record.INR(), "both sides"},
+		{".5", record.INR(), "not an amount"},
+		{"1e3", record.INR(), "not a decimal"},
+		{"1 234", record.INR(), "not a decimal"},
+		{" 12", record.INR(), "not an amount"},
+		{"12 ", record.INR(), "not a decimal"},
+		{"--5", record.INR(), "not an amount"},
+		{"+-5", record.INR(), "not an amount"},
+		{"₹-5", record.INR(), "not an amount"},
+		{"₹₹5", record.INR(), "not an amount"},
+		{"$5", record.INR(), "not an amount"},
 		{"₹5", usd, "not an amount"},
-		{"INR5", notify.INR(), "not an amount"},
-		{"1.2.3", notify.INR(), "decimal"},
-		{"0x10", notify.INR(), "not a decimal"},
-		{"١٢٣", notify.INR(), "not an amount"},  // Arabic-Indic digits
-		{"1,234,567", notify.INR(), "grouping"}, // western grouping in INR
-		{"123,456", notify.INR(), "grouping"},
+		{"INR5", record.INR(), "not an amount"},
+		{"1.2.3", record.INR(), "decimal"},
+		{"0x10", record.INR(), "not a decimal"},
+		{"١٢٣", record.INR(), "not an amount"},  // Arabic-Indic digits
+		{"1,234,567", record.INR(), "grouping"}, // western grouping in INR
+		{"123,456", record.INR(), "grouping"},
 		{"1,23,456", usd, "grouping"}, // Indian grouping in USD
-		{"1,23", notify.INR(), "grouping"},
-		{"1,2345", notify.INR(), "grouping"},
-		{"1,,234", notify.INR(), "grouping"},
+		{"1,23", record.INR(), "grouping"},
+		{"1,2345", record.INR(), "grouping"},
+		{"1,,234", record.INR(), "grouping"},
 		{"1234,567", usd, "grouping"},
-		{"01,234", notify.INR(), "grouping"},
-		{",234", notify.INR(), "not an amount"},
+		{"01,234", record.INR(), "grouping"},
+		{",234", record.INR(), "not an amount"},
 		{"1,234,", usd, "grouping"},
-		{"1.2,3", notify.INR(), "decimal"},
+		{"1.2,3", record.INR(), "decimal"},
 		{"1.2,", usd, "not a decimal"},
-		{"1,2a4", notify.INR(), "not a decimal"},
-		{"92233720368547758.08", notify.INR(), "too large"},
-		{"-92233720368547758.09", notify.INR(), "too large"},
-		{"99999999999999999999999", notify.INR(), "too large"},
+		{"1,2a4", record.INR(), "not a decimal"},
+		{"92233720368547758.08", record.INR(), "too large"},
+		{"-92233720368547758.09", record.INR(), "too large"},
+		{"99999999999999999999999", record.INR(), "too large"},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in, tt.c)
@@ -158,9 +160,9 @@ func FuzzFormatParse(f *testing.F) {
 	f.Add(int64(math.MinInt64), uint8(3), false)
 	f.Add(int64(1234567), uint8(0), false)
 	f.Fuzz(func(t *testing.T, minor int64, exp uint8, inr bool) {
-		c := notify.Currency{Code: "USD", Symbol: "$", Exponent: int(exp % 5)}
+		c := record.Currency{Code: "USD", Symbol: "$", Exponent: int(exp % 5)}
 		if inr {
-			c = notify.Currency{Code: "INR", Symbol: "₹", Exponent: int(exp % 5)}
+			c = record.Currency{Code: "INR", Symbol: "₹", Exponent: int(exp % 5)}
 		}
 		m := notify.Money{Minor: minor, Currency: c}
 		s := Format(m)
@@ -179,14 +181,14 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := Parse(s, notify.INR())
+		m, err := Parse(s, record.INR())
 		if err != nil {
 			if notify.CodeOf(err) != notify.CodeInvalidArgument {
 				t.Fatalf("Parse(%q): code %q", s, notify.CodeOf(err))
 			}
 			return
 		}
-		again, err := Parse(Format(m), notify.INR())
+		again, err := Parse(Format(m), record.INR())
 		if err != nil || again != m {
 			t.Fatalf("Parse(%q) = %v, but Format/Parse gives %v, %v", s, m, again, err)
 		}

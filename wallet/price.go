@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -21,7 +23,7 @@ import (
 type PriceList struct {
 	// Currency is the currency of every price. Price refuses accounts whose
 	// currency differs (by code or exponent).
-	Currency notify.Currency
+	Currency record.Currency
 	// SMS holds the per-segment SMS prices, by route: those of every
 	// country SMSByCountry does not name.
 	SMS SMSPrices
@@ -65,7 +67,7 @@ type ChatRates struct {
 	// OTP is the transactional rate (chat.TypeOTP, the default type).
 	OTP int64
 	// Promotional is the rate of chat.TypePromotional messages and of
-	// messages whose Envelope.Class is notify.Promotional.
+	// messages whose Envelope.Class is record.Promotional.
 	Promotional int64
 }
 
@@ -88,7 +90,7 @@ type EmailPrices struct {
 // Each call returns a new PriceList, which the caller may adjust before use.
 func DefaultINR() *PriceList {
 	return &PriceList{
-		Currency: notify.INR(),
+		Currency: record.INR(),
 		SMS:      SMSPrices{Plain: 25, OTP: 20, DLT: 18},
 		Chat: ChatPrices{
 			Cloud: ChatRates{OTP: 35, Promotional: 90},
@@ -179,7 +181,7 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 		default:
 			return 0, notify.Errorf(notify.CodeInternal, "wallet: no chat price for gateway %q", gw)
 		}
-		if env.Class == notify.Promotional {
+		if env.Class == record.Promotional {
 			return rates.Promotional, nil
 		}
 		return rates.OTP, nil
@@ -235,8 +237,8 @@ func (p *Plans) Price(acct *notify.Account, env *notify.Envelope) (notify.Money,
 
 // currencyNames names two different currencies for an error message, by
 // code, adding the exponents when only they differ.
-func currencyNames(a, b notify.Currency) (string, string) {
-	name := func(c notify.Currency) string {
+func currencyNames(a, b record.Currency) (string, string) {
+	name := func(c record.Currency) string {
 		n := c.Code
 		if n == "" {
 			n = "no currency"

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -13,7 +15,7 @@ import (
 )
 
 func inrAccount() *notify.Account {
-	return &notify.Account{ID: "acme", Currency: notify.INR()}
+	return &notify.Account{ID: "acme", Currency: record.INR()}
 }
 
 func smsEnv(route sms.Route, segments int) *notify.Envelope {
@@ -22,9 +24,9 @@ func smsEnv(route sms.Route, segments int) *notify.Envelope {
 
 // chatEnv is a chat envelope as the chat channel prepares it: the type
 // promotional is the promotional price class.
-func chatEnv(gw chat.Gateway, typ chat.Type, class notify.PriceClass) *notify.Envelope {
+func chatEnv(gw chat.Gateway, typ chat.Type, class record.PriceClass) *notify.Envelope {
 	if typ == chat.TypePromotional {
-		class = notify.Promotional
+		class = record.Promotional
 	}
 	return &notify.Envelope{Kind: chat.Kind, Route: string(gw), Units: 1, Class: class, Content: &chat.Message{Gateway: gw, Type: typ}}
 }
@@ -51,8 +53,8 @@ func TestPriceDefaultINR(t *testing.T) {
 		{"cloud otp", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypeOTP, ""), 35},
 		{"cloud default type", inrAccount(), chatEnv(chat.GatewayCloud, "", ""), 35},
 		{"cloud promotional type", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypePromotional, ""), 90},
-		{"cloud promotional class", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypeOTP, notify.Promotional), 90},
-		{"qr otp", inrAccount(), chatEnv(chat.GatewayQR, chat.TypeOTP, notify.Transactional), 10},
+		{"cloud promotional class", inrAccount(), chatEnv(chat.GatewayCloud, chat.TypeOTP, record.Promotional), 90},
+		{"qr otp", inrAccount(), chatEnv(chat.GatewayQR, chat.TypeOTP, record.Transactional), 10},
 		{"qr promotional", inrAccount(), chatEnv(chat.GatewayQR, chat.TypePromotional, ""), 20},
 		{"auto uses cloud by default", inrAccount(), chatEnv(chat.GatewayAuto, "", ""), 35},
 		{"empty gateway uses the primary", qrAcct, chatEnv("", "", ""), 10},
@@ -71,7 +73,7 @@ func TestPriceDefaultINR(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Price: %v", err)
 			}
-			want := notify.Money{Minor: tt.want, Currency: notify.INR()}
+			want := notify.Money{Minor: tt.want, Currency: record.INR()}
 			if got != want {
 				t.Errorf("Price = %v, want %v", got, want)
 			}
@@ -108,12 +110,12 @@ func TestPriceByCountry(t *testing.T) {
 }
 
 func TestPriceErrors(t *testing.T) {
-	usd := notify.Currency{Code: "USD", Symbol: "$", Exponent: 2}
+	usd := record.Currency{Code: "USD", Symbol: "$", Exponent: 2}
 	negative := DefaultINR()
 	negative.SMS.OTP = -1
 	huge := DefaultINR()
 	huge.SMS.Plain = math.MaxInt64 / 2
-	inr0 := notify.Currency{Code: "INR", Symbol: "₹", Exponent: 0}
+	inr0 := record.Currency{Code: "INR", Symbol: "₹", Exponent: 0}
 	tests := []struct {
 		name    string
 		prices  *PriceList
@@ -181,7 +183,7 @@ func TestPlans(t *testing.T) {
 	if _, err := plans.Price(nil, smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal {
 		t.Errorf("nil account: err = %v, want Internal", err)
 	}
-	usd := &notify.Account{ID: "us", Currency: notify.Currency{Code: "USD", Exponent: 2}}
+	usd := &notify.Account{ID: "us", Currency: record.Currency{Code: "USD", Exponent: 2}}
 	if _, err := plans.Price(usd, smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal {
 		t.Errorf("currency mismatch through plans: err = %v, want Internal", err)
 	}
@@ -196,7 +198,7 @@ func TestDefaultINRIsFresh(t *testing.T) {
 }
 
 func TestPriceSymbolIsPresentation(t *testing.T) {
-	acct := &notify.Account{ID: "x", Currency: notify.Currency{Code: "INR", Exponent: 2}}
+	acct := &notify.Account{ID: "x", Currency: record.Currency{Code: "INR", Exponent: 2}}
 	got, err := DefaultINR().Price(acct, smsEnv("", 1))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/channel/chat"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkDualOTPLatency(b *testing.B) {
 		start := time.Now()
 		for b.Loop() {
 			r, err := s.n.Send(ctx, otpReq())
-			if err != nil || r.Legs[0].Status != notify.StateSent || r.Legs[1].Status != notify.StateSent {
+			if err != nil || r.Legs[0].Status != record.StateSent || r.Legs[1].Status != record.StateSent {
 				b.Fatalf("SendOTP: %v", err)
 			}
 		}

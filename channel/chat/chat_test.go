@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 )
@@ -113,7 +115,7 @@ func TestShapes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Prepare: %v", err)
 				}
-				if env.Kind != chat.Kind || env.To != "+919876543210" || env.Country != "IN" || env.Units != 1 || env.Class != notify.Transactional {
+				if env.Kind != chat.Kind || env.To != "+919876543210" || env.Country != "IN" || env.Units != 1 || env.Class != record.Transactional {
 					t.Errorf("envelope %+v", env)
 				}
 				if chat.MessageOf(env).Auto != (gw.requested != chat.GatewayCloud && gw.requested != chat.GatewayQR) {
@@ -223,7 +225,7 @@ func TestOTPText(t *testing.T) {
 	if !strings.HasPrefix(chat.MessageOf(env).Text, "*1234* is your ShopX verification code.") {
 		t.Errorf("brand: %q", chat.MessageOf(env).Text)
 	}
-	nameless := &notify.Account{ID: "x", Currency: notify.INR()}
+	nameless := &notify.Account{ID: "x", Currency: record.INR()}
 	env, _ = r.ch.Prepare(context.Background(), nameless, &chat.Request{To: "9876543210", OTP: "1234"})
 	if !strings.HasPrefix(chat.MessageOf(env).Text, "*1234* is your verification code.") {
 		t.Errorf("no brand: %q", chat.MessageOf(env).Text)
@@ -328,7 +330,7 @@ func TestCloudTemplateDetails(t *testing.T) {
 func TestPromotional(t *testing.T) {
 	r := newRig(t, nil)
 	env, err := r.ch.Prepare(context.Background(), account(""), &chat.Request{To: "9876543210", Message: "Sale!", Type: chat.TypePromotional})
-	if err != nil || env.Class != notify.Promotional || chat.MessageOf(env).Type != chat.TypePromotional {
+	if err != nil || env.Class != record.Promotional || chat.MessageOf(env).Type != chat.TypePromotional {
 		t.Fatalf("type promotional: %v %+v", err, env)
 	}
 	env, err = r.ch.Prepare(context.Background(), account(""), &chat.Request{To: "9876543210", TemplateSlug: "promo-discount",
@@ -336,7 +338,7 @@ func TestPromotional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env.Class != notify.Promotional || chat.MessageOf(env).Type != chat.TypePromotional {
+	if env.Class != record.Promotional || chat.MessageOf(env).Type != chat.TypePromotional {
 		t.Fatalf("promotional template sent as %s/%s", env.Class, chat.MessageOf(env).Type)
 	}
 }

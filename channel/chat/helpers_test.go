@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -65,7 +67,7 @@ func newRig(t testing.TB, edit func(*chat.Config)) *rig {
 }
 
 func account(primary chat.Gateway) *notify.Account {
-	a := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	a := &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}
 	_ = sms.SetSettings(a, sms.Settings{SenderID: "ACMEIN"})
 	_ = chat.SetSettings(a, chat.Settings{PrimaryGateway: primary})
 	return a

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -52,7 +54,7 @@ func newStack(t testing.TB, primary chat.Gateway, opts ...notify.Option) *stack 
 		opening: 1 << 40, primary: primary,
 	}
 	acct := account(primary)
-	if err := s.wallet.Open(acct.ID, notify.Money{Minor: s.opening, Currency: notify.INR()}); err != nil {
+	if err := s.wallet.Open(acct.ID, notify.Money{Minor: s.opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	smsCh, err := sms.New(sms.Config{Provider: s.smsP})
@@ -110,12 +112,12 @@ func TestDualOTPBothLegs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != otp.Kind || r.Status != notify.StateSent || len(r.Legs) != 2 {
+	if r.Kind != otp.Kind || r.Status != record.StateSent || len(r.Legs) != 2 {
 		t.Fatalf("receipt %+v", r)
 	}
 	smsLeg, chatLeg := r.Legs[0], r.Legs[1]
-	if smsLeg.Kind != sms.Kind || smsLeg.Status != notify.StateSent || chatLeg.Kind != chat.Kind ||
-		chatLeg.Status != notify.StateSent || chatLeg.Gateway != string(chat.GatewayCloud) {
+	if smsLeg.Kind != sms.Kind || smsLeg.Status != record.StateSent || chatLeg.Kind != chat.Kind ||
+		chatLeg.Status != record.StateSent || chatLeg.Gateway != string(chat.GatewayCloud) {
 		t.Fatalf("legs %+v %+v", smsLeg, chatLeg)
 	}
 	if r.Cost.Minor != smsOTPPrice+cloudOTPPrice || r.Balance.Minor != s.opening-smsOTPPrice-cloudOTPPrice {
@@ -149,12 +151,12 @@ func TestDualOTPOneLegFails(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SendOTP: %v (one leg was delivered)", err)
 			}
-			if r.Status != notify.StateSent || len(r.Legs) != 2 || r.Cost.Minor != tt.cost {
+			if r.Status != record.StateSent || len(r.Legs) != 2 || r.Cost.Minor != tt.cost {
 				t.Fatalf("receipt status %s cost %v legs %d", r.Status, r.Cost, len(r.Legs))
 			}
 			failed, ok := r.Legs[tt.failedLeg], r.Legs[1-tt.failedLeg]
-			if failed.Status != notify.StateFailed || failed.ErrorCode != notify.CodeRejected || failed.Cost.Minor != 0 ||
-				ok.Status != notify.StateSent || ok.Cost.Minor != tt.cost {
+			if failed.Status != record.StateFailed || failed.ErrorCode != notify.CodeRejected || failed.Cost.Minor != 0 ||
+				ok.Status != record.StateSent || ok.Cost.Minor != tt.cost {
 				t.Fatalf("legs: failed %+v, delivered %+v", failed, ok)
 			}
 			debits, credits, bal := s.ledger(t)
@@ -181,7 +183,7 @@ func TestDualOTPChatFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	chatLeg := r.Legs[1]
-	if chatLeg.Status != notify.StateSent || chatLeg.Gateway != string(chat.GatewayQR) || chatLeg.Provider != "qr-mem" ||
+	if chatLeg.Status != record.StateSent || chatLeg.Gateway != string(chat.GatewayQR) || chatLeg.Provider != "qr-mem" ||
 		!strings.Contains(chatLeg.Note, "the cloud gateway failed first") {
 		t.Fatalf("chat leg %+v", chatLeg)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/rules"
@@ -84,7 +86,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 
 	msg := &Message{Type: typ}
-	var tmplClass notify.PriceClass
+	var tmplClass record.PriceClass
 	switch {
 	case r.MediaURL != "":
 		msg.Media = mediaFor(r.MediaURL, r.FileName)
@@ -116,12 +118,12 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		return nil, err
 	}
 
-	class := notify.Transactional
+	class := record.Transactional
 	if typ == TypePromotional {
-		class = notify.Promotional
+		class = record.Promotional
 	}
-	if tmplClass == notify.Promotional {
-		class, msg.Type = notify.Promotional, TypePromotional
+	if tmplClass == record.Promotional {
+		class, msg.Type = record.Promotional, TypePromotional
 	}
 
 	// An OTP message, or a template filled with a code.
@@ -206,7 +208,7 @@ func errNoOTPTemplate(msg *Message) error {
 // template's price class. Validation problems go to fe; other errors are
 // returned.
 func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request, requested Gateway,
-	action, lang string, brandGiven bool, brand string, msg *Message, fe *notify.FieldErrors) (notify.PriceClass, error) {
+	action, lang string, brandGiven bool, brand string, msg *Message, fe *notify.FieldErrors) (record.PriceClass, error) {
 	// template_name is for the cloud gateway; it is used when the message
 	// can go that way.
 	useName := r.TemplateName != "" && requested != GatewayQR && (c.cloud != nil || r.TemplateSlug == "")

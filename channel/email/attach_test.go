@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
@@ -74,11 +76,11 @@ func newFileStack(t *testing.T, files map[string][]byte) *fileStack {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "key-1"); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "key-1"); err != nil {
 		t.Fatal(err)
 	}
 	l := memstore.NewLedger(w)
@@ -205,7 +207,7 @@ func TestRecipientChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Currency: record.INR()}
 	many := make([]string, email.MaxRecipients)
 	for i := range many {
 		many[i] = fmt.Sprintf("r%d@example.com", i)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/rules"
@@ -131,9 +133,9 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	class := notify.Transactional
+	class := record.Transactional
 	if purpose == PurposeCampaign {
-		class = notify.Promotional
+		class = record.Promotional
 	}
 	return &notify.Envelope{
 		Kind:     Kind,

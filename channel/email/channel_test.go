@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
@@ -16,7 +18,7 @@ import (
 	"github.com/notifykit/notify/template"
 )
 
-var testAcct = &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+var testAcct = &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}
 
 func newChannel(t testing.TB) *email.Channel {
 	t.Helper()
@@ -77,7 +79,7 @@ func TestPrepareHTML(t *testing.T) {
 		Domain:   "shop.acme.example",
 	})
 	if env.Kind != email.Kind || env.To != "asha@example.com" || env.Provider != "capture" ||
-		env.Units != 1 || env.Class != notify.Transactional || env.Domain != "shop.acme.example" {
+		env.Units != 1 || env.Class != record.Transactional || env.Domain != "shop.acme.example" {
 		t.Errorf("envelope %+v", env)
 	}
 	m := email.MessageOf(env)
@@ -98,16 +100,16 @@ func TestPreparePlainText(t *testing.T) {
 	if email.MessageOf(env).HTML != "" || email.MessageOf(env).Text != "Plain text, a < b." {
 		t.Errorf("plain text became %+v", email.MessageOf(env))
 	}
-	if email.MessageOf(env).Purpose != "" || env.Class != notify.Transactional {
+	if email.MessageOf(env).Purpose != "" || env.Class != record.Transactional {
 		t.Errorf("default purpose: %q, class %q", email.MessageOf(env).Purpose, env.Class)
 	}
 }
 
 func TestPrepareClassByPurpose(t *testing.T) {
 	c := newChannel(t)
-	for purpose, want := range map[email.Purpose]notify.PriceClass{
-		"": notify.Transactional, email.PurposeOTP: notify.Transactional, email.PurposeInvoice: notify.Transactional,
-		email.PurposeNotification: notify.Transactional, email.PurposeCampaign: notify.Promotional,
+	for purpose, want := range map[email.Purpose]record.PriceClass{
+		"": record.Transactional, email.PurposeOTP: record.Transactional, email.PurposeInvoice: record.Transactional,
+		email.PurposeNotification: record.Transactional, email.PurposeCampaign: record.Promotional,
 	} {
 		env := prepare(t, c, &email.Request{To: "a@example.com", Subject: "S", Message: "m", Purpose: purpose})
 		if env.Class != want {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
@@ -33,7 +35,7 @@ func Example() {
 		return
 	}
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(ch)) // unmetered
 
 	rc, err := n.Send(context.Background(), &email.Request{
@@ -92,7 +94,7 @@ func ExampleRequest_attachments() {
 	defer provider.Close()
 	ch, _ := email.New(email.Config{Provider: provider})
 	accounts := memstore.NewAccounts()
-	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()})
+	_ = accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(ch))
 
 	rc, err := n.Send(context.Background(), &email.Request{

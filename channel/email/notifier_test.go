@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
@@ -55,11 +57,11 @@ func newStack(t *testing.T, opts ...smtptest.Option) *stack {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, "key-1"); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "key-1"); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(w),
@@ -123,7 +125,7 @@ func TestSendThroughSMTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("SendEmail: %v", err)
 	}
-	if rc.Status != notify.StateSent || rc.Provider != "smtp" || rc.ProviderMessageID != rc.MessageID+"@acme.example" ||
+	if rc.Status != record.StateSent || rc.Provider != "smtp" || rc.ProviderMessageID != rc.MessageID+"@acme.example" ||
 		rc.Cost.Minor != 10 || rc.Balance.Minor != opening-10 || rc.Attempts != 1 {
 		t.Errorf("receipt %+v", rc)
 	}
@@ -221,7 +223,7 @@ func TestPermanentFailureRefunded(t *testing.T) {
 	if !strings.Contains(err.Error(), "No such user here") {
 		t.Errorf("error %q lost the server's reply", err)
 	}
-	if rc == nil || rc.Status != notify.StateFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
+	if rc == nil || rc.Status != record.StateFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
 		t.Errorf("receipt %+v", rc)
 	}
 	if b := s.balance(t); b != opening {
@@ -314,7 +316,7 @@ func TestInternationalisedAddresses(t *testing.T) {
 			!strings.Contains(ne.Fields[0].Message, "does not offer SMTPUTF8") {
 			t.Fatalf("SendEmail: %v, want InvalidArgument on to saying the relay lacks SMTPUTF8", err)
 		}
-		if rc == nil || rc.Status != notify.StateFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
+		if rc == nil || rc.Status != record.StateFailed || rc.Attempts != 1 || rc.Cost.Minor != 0 {
 			t.Errorf("receipt %+v, want failed after one attempt, refunded", rc)
 		}
 		if b := s.balance(t); b != opening {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -29,7 +31,7 @@ func TestBulkWithoutBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
@@ -45,7 +47,7 @@ func TestBulkWithoutBatches(t *testing.T) {
 	if got := len(p.Sent()); got != 2 {
 		t.Fatalf("provider took %d messages, want 2", got)
 	}
-	if r.Legs[0].Status != notify.StateFailed || r.Legs[1].Status != notify.StateSent || r.Legs[2].Status != notify.StateSent ||
+	if r.Legs[0].Status != record.StateFailed || r.Legs[1].Status != record.StateSent || r.Legs[2].Status != record.StateSent ||
 		r.Cost.Minor != 50 {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -96,12 +98,12 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := memstore.NewWallet()
-		if err := w.Open("acme", notify.Money{Minor: 1000, Currency: notify.INR()}); err != nil {
+		if err := w.Open("acme", notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
 			t.Fatal(err)
 		}
 		n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
 			notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
-				if e.Type == notify.StatePending {
+				if e.Type == record.StatePending {
 					opened.Add(1)
 				}
 			})))
@@ -126,7 +128,7 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 			t.Fatalf("after a hang-up: batches %v, opened %d, cost %d, balance %d", b.atSend, opened.Load(), r.Cost.Minor, bal.Available.Minor)
 		}
 		for _, leg := range r.Legs[2:] {
-			if leg.Status != notify.StateFailed || leg.ErrorCode != notify.CodeCanceled || leg.MessageID != "" {
+			if leg.Status != record.StateFailed || leg.ErrorCode != notify.CodeCanceled || leg.MessageID != "" {
 				t.Fatalf("a recipient after the hang-up: %+v", leg)
 			}
 		}

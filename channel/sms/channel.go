@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/settings"
@@ -211,7 +213,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}{}
 	msg := &prepared.msg
 	msg.Route, msg.SenderID = route, sender
-	class := notify.Transactional
+	class := record.Transactional
 	var text string
 	textOK := true // false once a problem with the text is reported
 
@@ -294,8 +296,8 @@ func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to str
 // body returns the text of an sms- or dlt-route message: the rendered
 // template, or Message. textOK is false when a problem with the text was
 // reported; err is a renderer failure other than bad input.
-func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request) (text string, class notify.PriceClass, textOK bool, err error) {
-	class = notify.Transactional
+func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request) (text string, class record.PriceClass, textOK bool, err error) {
+	class = record.Transactional
 	if r.TemplateSlug == "" {
 		if strings.TrimSpace(r.Message) == "" {
 			fe.Add("message", "is required")

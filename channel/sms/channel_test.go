@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
@@ -24,7 +26,7 @@ const (
 
 func testAccount() *notify.Account {
 	return &notify.Account{
-		ID: "acme", Name: "Acme", Currency: notify.INR(),
+		ID: "acme", Name: "Acme", Currency: record.INR(),
 		Settings: sms.Settings{SenderID: "ACMECO", DLTTemplates: []sms.DLTTemplate{
 			{ID: otpTplID, EntityID: entityID, Content: otpTemplate},
 			{ID: orderTplID, EntityID: entityID, Content: "Dear {#var#}, your order {#var#} has shipped. - ACMECO"},
@@ -69,28 +71,28 @@ func TestPrepareRoutes(t *testing.T) {
 		req   sms.Request
 		want  sms.Message
 		to    string
-		class notify.PriceClass
+		class record.PriceClass
 	}{
 		{
 			name: "sms route by default, sender from the vendor ID",
 			req:  sms.Request{To: "+91 98765-43210", Message: "Your parcel is out for delivery."},
 			want: sms.Message{Route: sms.RouteSMS, Text: "Your parcel is out for delivery.", SenderID: "ACMECO",
 				Encoding: sms.GSM7, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "sms route, own sender, Hindi",
 			req:  sms.Request{To: "09876543210", Message: "आपका पार्सल आज पहुंचेगा।", SenderID: "SHOP1", Route: sms.RouteSMS},
 			want: sms.Message{Route: sms.RouteSMS, Text: "आपका पार्सल आज पहुंचेगा।", SenderID: "SHOP1",
 				Encoding: sms.UCS2, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "sms route, two segments",
 			req:  sms.Request{To: "9876543210", Message: strings.Repeat("x", 161)},
 			want: sms.Message{Route: sms.RouteSMS, Text: strings.Repeat("x", 161), SenderID: "ACMECO",
 				Encoding: sms.GSM7, Segments: 2},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "otp route with the request's brand",
@@ -98,7 +100,7 @@ func TestPrepareRoutes(t *testing.T) {
 			want: sms.Message{Route: sms.RouteOTP, OTP: "482913", SenderID: "ACMECO",
 				Text:     "482913 is your ShopKart verification code. Do not share it with anyone.",
 				Encoding: sms.GSM7, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "otp route, brand defaults to the account name",
@@ -106,7 +108,7 @@ func TestPrepareRoutes(t *testing.T) {
 			want: sms.Message{Route: sms.RouteOTP, OTP: "4829", SenderID: "ACMECO",
 				Text:     "4829 is your Acme verification code. Do not share it with anyone.",
 				Encoding: sms.GSM7, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "otp route with a stock template",
@@ -115,7 +117,7 @@ func TestPrepareRoutes(t *testing.T) {
 			want: sms.Message{Route: sms.RouteOTP, OTP: "48291375", SenderID: "ACMECO",
 				Text:     "48291375 is your Acme login code. Never share it with anyone.",
 				Encoding: sms.GSM7, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "dlt route, entity from the registered template",
@@ -124,7 +126,7 @@ func TestPrepareRoutes(t *testing.T) {
 			want: sms.Message{Route: sms.RouteDLT, SenderID: "ACMECO", DLTTemplateID: otpTplID, DLTEntityID: entityID,
 				Text:      "Your OTP for login is 482913. It is valid for 10 minutes. - ACMECO",
 				DLTValues: []string{"login", "482913"}, Encoding: sms.GSM7, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "dlt route, both IDs and a lower-case header",
@@ -133,13 +135,13 @@ func TestPrepareRoutes(t *testing.T) {
 			want: sms.Message{Route: sms.RouteDLT, SenderID: "ACMECO", DLTTemplateID: orderTplID, DLTEntityID: entityID,
 				Text:      "Dear Asha, your order A-1042 has shipped. - ACMECO",
 				DLTValues: []string{"Asha", "A-1042"}, Encoding: sms.GSM7, Segments: 1},
-			to: "+919876543210", class: notify.Transactional,
+			to: "+919876543210", class: record.Transactional,
 		},
 		{
 			name: "sms route with a promotional stock template",
 			req: sms.Request{To: "9876543210", TemplateSlug: "promo-discount",
 				Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://shop.example.in"}},
-			to: "+919876543210", class: notify.Promotional,
+			to: "+919876543210", class: record.Promotional,
 		},
 	}
 	for _, tt := range tests {
@@ -329,7 +331,7 @@ func TestPrepareRendererErrors(t *testing.T) {
 	}
 
 	bad := &stubRenderer{err: &notify.Error{Code: notify.CodeInvalidArgument,
-		Fields: []notify.FieldError{{Field: "variables.NAME", Message: "is required"}}}}
+		Fields: []record.FieldError{{Field: "variables.NAME", Message: "is required"}}}}
 	ch, _ = newChannel(t, sms.Config{Renderer: bad})
 	_, err = ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "123", TemplateSlug: "custom"})
 	var ne *notify.Error

@@ -75,7 +75,7 @@
 // notify.Account.Settings, which every store keeps without knowing what
 // they say. SetSettings writes them and SettingsOf reads them:
 //
-//	acct := &notify.Account{ID: "acme", Currency: notify.INR()}
+//	acct := &notify.Account{ID: "acme", Currency: record.INR()}
 //	_ = sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN", SenderIDs: []string{"ACMEIN"}})
 //
 // The channel decodes an account's settings once and again only when they

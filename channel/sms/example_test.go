@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -51,7 +53,7 @@ func ExampleNew() {
 // An account's SMS settings are JSON in its Settings, which any store
 // keeps; the channel reads them on every send.
 func ExampleSetSettings() {
-	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "ACMEIN", SenderIDs: []string{"ACMEIN", "ACMEOT"}}); err != nil {
 		panic(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/testclock"
@@ -103,7 +105,7 @@ func newVendors(t *testing.T, opts ...notify.Option) *vendors {
 	prices := wallet.DefaultINR()
 	prices.SMSByCountry = map[string]wallet.SMSPrices{"US": {Plain: usPrice, OTP: usPrice}}
 	v.wallet = memstore.NewWallet()
-	if err := v.wallet.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := v.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	v.ledger = memstore.NewLedger(v.wallet)
@@ -185,7 +187,7 @@ func TestFailoverOnACertainRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Status != notify.StateSent || rc.Provider != "twilio" || rc.Attempts != 2 || rc.Cost.Minor != 25 {
+	if rc.Status != record.StateSent || rc.Provider != "twilio" || rc.Attempts != 2 || rc.Cost.Minor != 25 {
 		t.Fatalf("receipt %+v", rc)
 	}
 	if got := v.balance(t); got != opening-25 {
@@ -196,8 +198,8 @@ func TestFailoverOnACertainRefusal(t *testing.T) {
 	}
 	m := v.record(t, rc.MessageID)
 	if m.Provider != "twilio" || m.ProviderMessageID != rc.ProviderMessageID || len(m.Tried) != 2 ||
-		m.Tried[0].Provider != "smsgateway" || m.Tried[0].Outcome != notify.StateFailed || m.Tried[0].ErrorCode != string(notify.CodeUnavailable) ||
-		m.Tried[1].Provider != "twilio" || m.Tried[1].Outcome != notify.StateSent || m.Tried[1].ErrorCode != "" {
+		m.Tried[0].Provider != "smsgateway" || m.Tried[0].Outcome != record.StateFailed || m.Tried[0].ErrorCode != string(notify.CodeUnavailable) ||
+		m.Tried[1].Provider != "twilio" || m.Tried[1].Outcome != record.StateSent || m.Tried[1].ErrorCode != "" {
 		t.Fatalf("record: provider %s, tried %+v", m.Provider, m.Tried)
 	}
 	if len(rc.Tried) != 2 {
@@ -212,7 +214,7 @@ func TestNoFailoverOnAnUnknownOutcome(t *testing.T) {
 	v := newVendors(t)
 	v.india.BreakNext()
 	rc, err := v.n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "Your parcel ships today"})
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != notify.StateUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != record.StateUnknown {
 		t.Fatalf("Send = %+v, %v", rc, err)
 	}
 	if v.twilio.Accepted() != 0 || len(v.twilio.Requests()) != 0 {
@@ -222,7 +224,7 @@ func TestNoFailoverOnAnUnknownOutcome(t *testing.T) {
 		t.Fatalf("provider %s, balance %d", rc.Provider, v.balance(t))
 	}
 	m := v.record(t, rc.MessageID)
-	if m.State != notify.StateUnknown || len(m.Tried) != 1 || m.Tried[0].Outcome != notify.StateUnknown {
+	if m.State != record.StateUnknown || len(m.Tried) != 1 || m.Tried[0].Outcome != record.StateUnknown {
 		t.Fatalf("record %s, tried %+v", m.State, m.Tried)
 	}
 }
@@ -233,7 +235,7 @@ func TestNoFailoverOnAPermanentRefusal(t *testing.T) {
 	v := newVendors(t)
 	v.india.FailNext(smsgatewaytest.InvalidNumbers)
 	rc, err := v.n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hello"})
-	if notify.CodeOf(err) != notify.CodeRejected || rc.Status != notify.StateFailed || rc.Provider != "smsgateway" {
+	if notify.CodeOf(err) != notify.CodeRejected || rc.Status != record.StateFailed || rc.Provider != "smsgateway" {
 		t.Fatalf("Send = %+v, %v", rc, err)
 	}
 	if len(v.twilio.Requests()) != 0 || v.balance(t) != opening {
@@ -248,11 +250,11 @@ func TestEveryProviderRefuses(t *testing.T) {
 	v.india.FailNext(smsgatewaytest.LowBalance)
 	v.twilio.FailNext(twiliotest.TooManyRequests)
 	rc, err := v.n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hello"})
-	if notify.CodeOf(err) != notify.CodeRateLimited || rc.Status != notify.StateFailed || rc.Provider != "twilio" {
+	if notify.CodeOf(err) != notify.CodeRateLimited || rc.Status != record.StateFailed || rc.Provider != "twilio" {
 		t.Fatalf("Send = %+v, %v", rc, err)
 	}
 	m := v.record(t, rc.MessageID)
-	if v.balance(t) != opening || m.State != notify.StateFailed || len(m.Tried) != 2 || m.Tried[1].ErrorCode != string(notify.CodeRateLimited) {
+	if v.balance(t) != opening || m.State != record.StateFailed || len(m.Tried) != 2 || m.Tried[1].ErrorCode != string(notify.CodeRateLimited) {
 		t.Fatalf("balance %d, record %s, tried %+v", v.balance(t), m.State, m.Tried)
 	}
 }
@@ -308,7 +310,7 @@ func TestBreakerWithOneProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(testAccounts{testAccount()}, memstore.NewLedger(w), notify.WithChannel(ch),
@@ -324,7 +326,7 @@ func TestBreakerWithOneProvider(t *testing.T) {
 	}
 	calls := vendor.Requests()
 	rc, err := n.Send(context.Background(), req)
-	if notify.CodeOf(err) != notify.CodeUnavailable || rc.Status != notify.StateFailed || vendor.Requests() != calls {
+	if notify.CodeOf(err) != notify.CodeUnavailable || rc.Status != record.StateFailed || vendor.Requests() != calls {
 		t.Fatalf("second send = %+v, %v; vendor called %d more times", rc, err, vendor.Requests()-calls)
 	}
 	if b, _ := w.Balance(context.Background(), "acme"); b.Available.Minor != opening {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -61,7 +63,7 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(testAccounts{testAccount()}, memstore.NewLedger(w),
@@ -114,7 +116,7 @@ func TestSendEveryRoute(t *testing.T) {
 				t.Fatalf("SendSMS: %v", err)
 			}
 			cost := tt.price * int64(tt.units)
-			if r.Status != notify.StateSent || r.Units != tt.units || r.Cost.Minor != cost || r.Provider != smsgateway.DefaultName ||
+			if r.Status != record.StateSent || r.Units != tt.units || r.Cost.Minor != cost || r.Provider != smsgateway.DefaultName ||
 				r.To != "+919876543210" || r.Domain != tt.req.Domain || r.Attempts != 1 {
 				t.Fatalf("receipt = %+v", r)
 			}
@@ -203,7 +205,7 @@ func TestSendVendorFailures(t *testing.T) {
 	// A permanent refusal: not retried, refunded.
 	s.vendor.FailNext(smsgatewaytest.InvalidNumbers)
 	r, err := send()
-	if notify.CodeOf(err) != notify.CodeRejected || r == nil || r.Status != notify.StateFailed || r.Attempts != 1 || r.Cost.Minor != 0 {
+	if notify.CodeOf(err) != notify.CodeRejected || r == nil || r.Status != record.StateFailed || r.Attempts != 1 || r.Cost.Minor != 0 {
 		t.Fatalf("rejected: %+v, %v", r, err)
 	}
 	if got := s.balance(t); got != opening {
@@ -225,7 +227,7 @@ func TestSendVendorFailures(t *testing.T) {
 	accepted := s.vendor.Accepted()
 	s.vendor.BreakNext()
 	r, err = send()
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StateUnknown || r.Attempts != 1 ||
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != record.StateUnknown || r.Attempts != 1 ||
 		s.vendor.Accepted() != accepted+1 {
 		t.Fatalf("lost answer: %+v, %v; vendor accepted %d", r, err, s.vendor.Accepted()-accepted)
 	}

@@ -17,6 +17,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -40,12 +42,12 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Stores: one account with ₹100.00 in its wallet.
 	accounts := memstore.NewAccounts()
-	acct := &notify.Account{ID: "acme", Name: "Acme Stores", Settings: sms.Settings{SenderID: "ACMEST"}.Map(), Currency: notify.INR()}
+	acct := &notify.Account{ID: "acme", Name: "Acme Stores", Settings: sms.Settings{SenderID: "ACMEST"}.Map(), Currency: record.INR()}
 	if err := accounts.Add(acct); err != nil {
 		return err
 	}
 	wal := memstore.NewWallet()
-	if err := wal.Open(acct.ID, notify.Money{Minor: 10000, Currency: notify.INR()}); err != nil {
+	if err := wal.Open(acct.ID, notify.Money{Minor: 10000, Currency: record.INR()}); err != nil {
 		return err
 	}
 

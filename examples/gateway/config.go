@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smtp"
@@ -219,7 +221,7 @@ func loadConfig(env func(string) string) (*config, error) {
 	if bal == "" {
 		bal = "100.00"
 	}
-	m, err := wallet.Parse(bal, notify.INR())
+	m, err := wallet.Parse(bal, record.INR())
 	if err != nil {
 		return nil, fmt.Errorf("NOTIFY_BALANCE: want rupees such as 100.00: %v", err)
 	}

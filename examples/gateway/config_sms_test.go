@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/wallet"
@@ -183,7 +185,7 @@ func TestSMSPricesSetting(t *testing.T) {
 		t.Fatalf("prices %v", c.smsPrices)
 	}
 	p := prices(c)
-	acct := &notify.Account{ID: "demo", Currency: notify.INR()}
+	acct := &notify.Account{ID: "demo", Currency: record.INR()}
 	for _, tt := range []struct {
 		country string
 		route   sms.Route

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
@@ -351,7 +353,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 	records, price := auditCrash(t, store, got)
 	unknown := 0
 	for _, m := range records {
-		if m.State == notify.StateUnknown {
+		if m.State == record.StateUnknown {
 			unknown++
 		}
 	}
@@ -387,7 +389,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 		if a.status == http.StatusConflict {
 			t.Errorf("replay %d answered 409 %s", i, a.code)
 		}
-		if m := records[number]; m != nil && m.State != notify.StateFailed {
+		if m := records[number]; m != nil && m.State != record.StateFailed {
 			if after[number] != got[number] {
 				t.Errorf("%s (%s before the replay) went to the vendor again", number, m.State)
 			}
@@ -460,21 +462,21 @@ func auditSettled(t *testing.T, store *pgstore.Store, received map[string]int, u
 			t.Errorf("message %s: charged %d, record says %d; price %d", id, charged, m.Charge.Minor, price)
 		}
 		number := strings.TrimPrefix(m.To, "+91") // the vendor's 10-digit form
-		if prev := records[number]; prev != nil && prev.State != notify.StateFailed && m.State != notify.StateFailed {
+		if prev := records[number]; prev != nil && prev.State != record.StateFailed && m.State != record.StateFailed {
 			t.Errorf("%s has two live records: %s (%s) and %s (%s)", number, prev.ID, prev.State, m.ID, m.State)
 		}
-		if records[number] == nil || m.State != notify.StateFailed {
+		if records[number] == nil || m.State != record.StateFailed {
 			records[number] = m
 		}
 		switch m.State {
-		case notify.StateSent, notify.StateUnknown:
+		case record.StateSent, record.StateUnknown:
 			if refunds[id] != 0 {
 				t.Errorf("%s message %s was refunded", m.State, id)
 			}
-			if received[number] == 0 && (m.State == notify.StateSent || unknownReached) {
+			if received[number] == 0 && (m.State == record.StateSent || unknownReached) {
 				t.Errorf("%s message %s (%s) never reached the vendor", m.State, id, number)
 			}
-		case notify.StateFailed:
+		case record.StateFailed:
 			if refunds[id] != charged {
 				t.Errorf("failed message %s: refunded %d of %d", id, refunds[id], charged)
 			}

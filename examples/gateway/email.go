@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
@@ -167,7 +169,7 @@ func (c *mailCodes) options() []notify.Option {
 // Observe remembers the declared code of an e-mail as it is accepted,
 // forgetting the oldest beyond maxMailCodes.
 func (c *mailCodes) Observe(_ context.Context, e notify.Event) {
-	if c == nil || e.Type != notify.StatePending || e.Envelope == nil || e.Envelope.ID == "" {
+	if c == nil || e.Type != record.StatePending || e.Envelope == nil || e.Envelope.ID == "" {
 		return
 	}
 	m := email.MessageOf(e.Envelope)

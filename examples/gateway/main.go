@@ -76,6 +76,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/notifykit/notify"
@@ -143,7 +145,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		logger.Warn(w)
 	}
 
-	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: notify.INR(),
+	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: record.INR(),
 		// NOTIFY_COUNTRIES; nil, its region (India) only.
 		Countries: cfg.countries}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "NOTIFY",

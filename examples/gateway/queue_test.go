@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify"
@@ -278,7 +280,7 @@ func TestKill9Queue(t *testing.T) {
 
 	received := vendor.numbers()
 	records, _ := auditSettled(t, store, received, false)
-	standing, states := int64(0), map[notify.MessageState]int{}
+	standing, states := int64(0), map[record.State]int{}
 	for _, m := range records {
 		standing += m.Cost().Minor
 		states[m.State]++
@@ -306,7 +308,7 @@ func TestKill9Queue(t *testing.T) {
 			t.Errorf("request %d was accepted (message %s) but has no charged record", i, id)
 		case m.ID != id:
 			t.Errorf("request %d was accepted as message %s, but its record is %s", i, id, m.ID)
-		case m.State == notify.StateSent && received[number] != 1:
+		case m.State == record.StateSent && received[number] != 1:
 			t.Errorf("message %s is sent, but the vendor got %s %d times", id, number, received[number])
 		}
 	}

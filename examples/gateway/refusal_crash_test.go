@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -63,12 +65,12 @@ func TestKill9WithBusyVendor(t *testing.T) {
 	for number, m := range records {
 		standing += m.Cost().Minor
 		switch {
-		case m.State == notify.StateUnknown && unanswered[number] == 0:
+		case m.State == record.StateUnknown && unanswered[number] == 0:
 			t.Errorf("%s (message %s) is unknown and charged, though the vendor's refusal of every request for it reached the gateway", number, m.ID)
-		case m.State != notify.StateUnknown && unanswered[number] > 0:
+		case m.State != record.StateUnknown && unanswered[number] > 0:
 			t.Errorf("%s (message %s) is %s, though the crash cut the vendor's answer to it", number, m.ID, m.State)
 		}
-		if m.State == notify.StateUnknown {
+		if m.State == record.StateUnknown {
 			unknown++
 		}
 	}

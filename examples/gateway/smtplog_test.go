@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
@@ -43,7 +45,7 @@ func TestSMTPLogHidesDeclaredMailCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(nil), append([]notify.Option{notify.WithChannel(ch)}, codes.options()...)...)
@@ -80,13 +82,13 @@ func TestMailCodesBounded(t *testing.T) {
 	}
 	c := newMailCodes(&config{})
 	pending := func(id string, m any) {
-		c.Observe(context.Background(), notify.Event{Type: notify.StatePending, Envelope: &notify.Envelope{ID: id, Content: m}})
+		c.Observe(context.Background(), notify.Event{Type: record.StatePending, Envelope: &notify.Envelope{ID: id, Content: m}})
 	}
 	for i := range maxMailCodes + 10 {
 		pending(fmt.Sprint(i), &email.Message{OTP: fmt.Sprintf("%010d", i)})
 	}
 	pending("none", &email.Message{})
-	c.Observe(context.Background(), notify.Event{Type: notify.StateSent, Envelope: &notify.Envelope{ID: "sent", Content: &email.Message{OTP: "1234"}}})
+	c.Observe(context.Background(), notify.Event{Type: record.StateSent, Envelope: &notify.Envelope{ID: "sent", Content: &email.Message{OTP: "1234"}}})
 	if len(c.byID) != maxMailCodes || len(c.order) != maxMailCodes {
 		t.Fatalf("%d codes, %d IDs kept, want %d", len(c.byID), len(c.order), maxMailCodes)
 	}

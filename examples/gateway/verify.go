@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/verify"
@@ -41,7 +43,7 @@ func (c *config) loadVerifyOptions(get func(string) string) error {
 	case "":
 		c.verifyCap = 50_000
 	default:
-		m, err := wallet.Parse(s, notify.INR())
+		m, err := wallet.Parse(s, record.INR())
 		if err != nil || m.Minor <= 0 {
 			return fmt.Errorf("NOTIFY_VERIFY_SPEND_CAP: want rupees per hour such as 500.00, or off")
 		}

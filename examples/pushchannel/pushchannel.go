@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
 )
@@ -98,7 +100,7 @@ func (c *Channel) Prepare(_ context.Context, _ *notify.Account, req notify.Reque
 		To:       token,
 		Provider: c.provider.Name(),
 		Units:    1,
-		Class:    notify.Transactional,
+		Class:    record.Transactional,
 		Domain:   r.Domain,
 		Content:  &Message{Title: r.Title, Body: r.Body},
 	}, nil

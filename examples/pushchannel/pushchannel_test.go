@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/examples/pushchannel"
 	"github.com/notifykit/notify/httpapi"
@@ -86,11 +88,11 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(srv.Close)
 
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: notify.INR()}, apiKey); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, apiKey); err != nil {
 		t.Fatal(err)
 	}
 	wal := memstore.NewWallet()
-	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: notify.INR()}); err != nil {
+	if err := wal.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(wal),
@@ -170,7 +172,7 @@ func TestFourthChannelThroughThePublicAPI(t *testing.T) {
 		t.Fatalf("answer %v, balance %d, want %d", out, r.balance(t), opening-perPush)
 	}
 	m := r.record(t, id)
-	if m.Kind != pushchannel.Kind || m.State != notify.StateSent || m.Provider != provider || m.Charge.Minor != perPush || m.To != token {
+	if m.Kind != pushchannel.Kind || m.State != record.StateSent || m.Provider != provider || m.Charge.Minor != perPush || m.To != token {
 		t.Fatalf("record %+v", m)
 	}
 
@@ -183,10 +185,10 @@ func TestFourthChannelThroughThePublicAPI(t *testing.T) {
 	}
 
 	// Delivered, then read: the record moves on.
-	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: provider, ProviderMessageID: m.ProviderMessageID, State: notify.StateDelivered}); err != nil {
+	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: provider, ProviderMessageID: m.ProviderMessageID, State: record.StateDelivered}); err != nil {
 		t.Fatal(err)
 	}
-	if m := r.record(t, id); m.State != notify.StateDelivered {
+	if m := r.record(t, id); m.State != record.StateDelivered {
 		t.Fatalf("after the delivered report: %s", m.State)
 	}
 
@@ -197,10 +199,10 @@ func TestFourthChannelThroughThePublicAPI(t *testing.T) {
 		t.Fatalf("second push: %+v, %v", rc, err)
 	}
 	if _, err := r.n.Report(ctx, &notify.DeliveryReport{Provider: provider, ProviderMessageID: rc.ProviderMessageID,
-		State: notify.StateFailed, VendorCode: "unregistered"}); err != nil {
+		State: record.StateFailed, VendorCode: "unregistered"}); err != nil {
 		t.Fatal(err)
 	}
-	if m := r.record(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded || m.Cost().Minor != 0 {
+	if m := r.record(t, rc.MessageID); m.State != record.StateFailed || !m.Refunded || m.Cost().Minor != 0 {
 		t.Fatalf("after the failed report: %+v", m)
 	}
 	if got := r.balance(t); got != opening-perPush {
@@ -218,10 +220,10 @@ func TestFourthChannelRefusalsAreRefunded(t *testing.T) {
 			r.vendor.refuse = refuse
 			r.vendor.mu.Unlock()
 			rc, err := r.n.Send(context.Background(), &pushchannel.Request{Account: "acme", Token: token, Body: "hi"})
-			if err == nil || rc == nil || rc.Status != notify.StateFailed || rc.Cost.Minor != 0 {
+			if err == nil || rc == nil || rc.Status != record.StateFailed || rc.Cost.Minor != 0 {
 				t.Fatalf("receipt %+v, err %v", rc, err)
 			}
-			if m := r.record(t, rc.MessageID); m.State != notify.StateFailed || !m.Refunded {
+			if m := r.record(t, rc.MessageID); m.State != record.StateFailed || !m.Refunded {
 				t.Fatalf("record %+v", m)
 			}
 			if got := r.balance(t); got != opening {

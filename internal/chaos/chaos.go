@@ -101,6 +101,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -221,7 +223,7 @@ func Run(t *testing.T, s Stores, cfg Config) {
 		notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Millisecond}),
 		notify.WithObserver(&breakerCount),
 	}
-	msgs := &auditLedger{Ledger: s.Ledger, w: w, down: down, crashAt: map[string]notify.MessageState{}, crashable: map[string]bool{},
+	msgs := &auditLedger{Ledger: s.Ledger, w: w, down: down, crashAt: map[string]record.State{}, crashable: map[string]bool{},
 		downAt: map[string]int{}, late: map[string]bool{}, landed: make(chan struct{}, 1),
 		seen: map[string]bool{}, queued: map[string]bool{},
 		r: rand.New(rand.NewPCG(uint64(seed[2]), 5))}
@@ -482,7 +484,7 @@ type books struct {
 	negative []string
 }
 
-func (w *books) note(into map[string]int64, ref string, m notify.Money, b notify.Balance, err error) {
+func (w *books) note(into map[string]int64, ref string, m notify.Money, b record.Balance, err error) {
 	if err != nil {
 		return
 	}
@@ -516,8 +518,8 @@ type auditLedger struct {
 
 	mu      sync.Mutex
 	r       *rand.Rand
-	opened  []string                       // the ID of every record Open was asked to write
-	crashAt map[string]notify.MessageState // the state the send dies in
+	opened  []string                // the ID of every record Open was asked to write
+	crashAt map[string]record.State // the state the send dies in
 	// crashable holds the records whose sends may die (not a dual OTP's
 	// legs); pendingSteps counts their moves into pending, every fourth
 	// of which, from the first, picks its send to die in pending.
@@ -541,13 +543,13 @@ type auditLedger struct {
 // store fault fail.
 const storeDownMoves = 4
 
-func (a *auditLedger) Credit(ctx context.Context, account string, m notify.Money, ref string) (notify.Balance, error) {
+func (a *auditLedger) Credit(ctx context.Context, account string, m notify.Money, ref string) (record.Balance, error) {
 	b, err := a.Ledger.Credit(ctx, account, m, ref)
 	a.w.note(a.w.credits, ref, m, b, err)
 	return b, err
 }
 
-func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balance, error) {
+func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (record.Balance, error) {
 	// Open takes m (the store may keep it as the record): read it first.
 	id, charge, request := m.ID, m.Charge, m.Request
 	b, err := a.Ledger.Open(ctx, m)
@@ -557,7 +559,7 @@ func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (notify.Balan
 
 // noteOpen notes a record opened, by the Ledger's Open or a queue's: its
 // debit, and whether and where its send is to crash.
-func (a *auditLedger) noteOpen(id string, charge notify.Money, request notify.Kind, b notify.Balance, err error) {
+func (a *auditLedger) noteOpen(id string, charge notify.Money, request notify.Kind, b record.Balance, err error) {
 	a.mu.Lock()
 	a.opened = append(a.opened, id) // an error may leave the record written
 	a.seen[id] = true
@@ -573,7 +575,7 @@ func (a *auditLedger) noteOpen(id string, charge notify.Money, request notify.Ki
 		a.crashable[id] = true
 		switch x := a.r.IntN(50); {
 		case x == 0:
-			a.crashAt[id] = notify.StateAttempting
+			a.crashAt[id] = record.StateAttempting
 		case x < 17:
 			a.downAt[id] = storeDownMoves
 		}
@@ -589,17 +591,17 @@ func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Upda
 		a.crashes.Add(1)
 		runtime.Goexit()
 	}
-	if u.State == notify.StateFailed && chaos && a.storeDown(id) {
+	if u.State == record.StateFailed && chaos && a.storeDown(id) {
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "chaos: the ledger is unreachable")
 	}
 	m, err := a.Ledger.Move(ctx, account, id, u)
-	if err == nil && u.State == notify.StatePending && a.crashing.Load() {
+	if err == nil && u.State == record.StatePending && a.crashing.Load() {
 		a.pickPendingCrash(id)
 	}
-	if err == nil && u.State == notify.StateFailed {
+	if err == nil && u.State == record.StateFailed {
 		a.landedLate(id)
 	}
-	if err == nil && u.State == notify.StateFailed && m.Refunded {
+	if err == nil && u.State == record.StateFailed && m.Refunded {
 		a.w.mu.Lock()
 		_, known := a.w.debits[id]
 		a.w.mu.Unlock()
@@ -607,16 +609,16 @@ func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Upda
 			// Open's answer was lost (a client that hung up mid-statement)
 			// and the pipeline failed the record at once: the record
 			// proves the debit, which Open makes with it or not at all.
-			a.w.note(a.w.debits, id, m.Charge, notify.Balance{}, nil)
+			a.w.note(a.w.debits, id, m.Charge, record.Balance{}, nil)
 		}
-		a.w.note(a.w.credits, store.RefundRefPrefix+id, m.Charge, notify.Balance{}, nil)
+		a.w.note(a.w.credits, store.RefundRefPrefix+id, m.Charge, record.Balance{}, nil)
 	}
-	if err == nil && u.State == notify.StateSent && u.Reprice != nil {
+	if err == nil && u.State == record.StateSent && u.Reprice != nil {
 		a.w.mu.Lock()
 		charged := a.w.debits[id]
 		a.w.mu.Unlock()
 		if diff := charged - m.Charge.Minor; diff > 0 {
-			a.w.note(a.w.credits, store.AdjustRefPrefix+id, notify.Money{Minor: diff, Currency: m.Charge.Currency}, notify.Balance{}, nil)
+			a.w.note(a.w.credits, store.AdjustRefPrefix+id, notify.Money{Minor: diff, Currency: m.Charge.Currency}, record.Balance{}, nil)
 		}
 	}
 	return m, err
@@ -688,17 +690,17 @@ func (a *auditLedger) pickPendingCrash(id string) {
 		return
 	}
 	if a.pendingSteps%4 == 0 {
-		a.crashAt[id] = notify.StatePending
+		a.crashAt[id] = record.StatePending
 	}
 	a.pendingSteps++
 }
 
 // dies reports whether the send of id dies on the move to state.
-func (a *auditLedger) dies(id string, to notify.MessageState) bool {
+func (a *auditLedger) dies(id string, to record.State) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	at, ok := a.crashAt[id]
-	if !ok || !store.CanMove(at, to) {
+	if !ok || !record.CanMove(at, to) {
 		return false
 	}
 	delete(a.crashAt, id)
@@ -719,9 +721,9 @@ func auditRecord(t *testing.T, s Stores, id string, refunded, reported bool) {
 		t.Errorf("message %s is still %s after reconciling", id, m.State)
 	case refunded != m.Refunded:
 		t.Errorf("message %s is %s, refunded %v, but its record says refunded %v", id, m.State, refunded, m.Refunded)
-	case refunded && m.State != notify.StateFailed:
+	case refunded && m.State != record.StateFailed:
 		t.Errorf("message %s is %s but refunded", id, m.State)
-	case m.State == notify.StateFailed && !refunded && !reported:
+	case m.State == record.StateFailed && !refunded && !reported:
 		t.Errorf("message %s failed at its send but keeps its charge", id)
 	case m.Cost().Minor != 0 && refunded:
 		t.Errorf("refunded message %s still costs %d", id, m.Cost().Minor)
@@ -797,14 +799,14 @@ func audit(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outco
 		if _, charged := w.debits[id]; m.Charge.Minor > 0 && !charged {
 			t.Errorf("record %s charges %d, but no debit of it was seen", id, m.Charge.Minor)
 		}
-		wasUnknown := m.State == notify.StateUnknown
+		wasUnknown := m.State == record.StateUnknown
 		for _, c := range m.History {
-			wasUnknown = wasUnknown || c.State == notify.StateUnknown
+			wasUnknown = wasUnknown || c.State == record.StateUnknown
 		}
 		if wasUnknown && !standing[id] && !reportedFailed[id] {
 			t.Errorf("message %s had an unknown outcome but is not charged", id)
 		}
-		if m.IdempotencyKey == "" || m.State == notify.StateFailed || !standing[id] {
+		if m.IdempotencyKey == "" || m.State == record.StateFailed || !standing[id] {
 			continue
 		}
 		sent := byKey[m.IdempotencyKey]
@@ -829,7 +831,7 @@ func audit(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outco
 			codes[notify.CodeOf(o.err)]++
 			if notify.CodeOf(o.err) == notify.CodeOutcomeUnknown {
 				unknown++
-				if o.receipt == nil || o.receipt.Status != notify.StateUnknown {
+				if o.receipt == nil || o.receipt.Status != record.StateUnknown {
 					t.Errorf("outcome_unknown (%v) without an unknown receipt: %+v", o.err, o.receipt)
 				}
 				continue
@@ -845,7 +847,7 @@ func audit(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outco
 			legs = o.receipt.Legs
 		}
 		for _, leg := range legs {
-			if leg.Status == notify.StateSent && leg.Cost.Minor > 0 && !standing[leg.MessageID] && !reportedFailed[leg.MessageID] {
+			if leg.Status == record.StateSent && leg.Cost.Minor > 0 && !standing[leg.MessageID] && !reportedFailed[leg.MessageID] {
 				t.Errorf("send of %s succeeded but is not charged", leg.MessageID)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -16,13 +18,13 @@ import (
 
 func TestChaosMemstore(t *testing.T) {
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	sends := Sizes(5000)
 	// Enough money for about 60% of the sends, so funds run out midway
 	// and InsufficientFunds races with refunds.
-	opening := notify.Money{Minor: int64(sends) * 20, Currency: notify.INR()}
+	opening := notify.Money{Minor: int64(sends) * 20, Currency: record.INR()}
 	w := memstore.NewWallet()
 	if err := w.Open("chaos", opening); err != nil {
 		t.Fatal(err)
@@ -42,13 +44,13 @@ func TestChaosPostgres(t *testing.T) {
 	schema := pgstoretest.Schema(t) // skips without a server, unless CI requires one
 	st := pgstoretest.Store(t, schema)
 	ctx := context.Background()
-	if err := st.PutAccount(ctx, &notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: notify.INR()}); err != nil {
+	if err := st.PutAccount(ctx, &notify.Account{ID: "chaos", Name: "Chaos", Settings: sms.Settings{SenderID: "CHAOS"}.Map(), Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	// PostgreSQL round trips make each send slower; a smaller default
 	// keeps CI quick, NOTIFY_CHAOS_SENDS still sets the size.
 	sends := Sizes(2000)
-	opening := notify.Money{Minor: int64(sends) * 20, Currency: notify.INR()}
+	opening := notify.Money{Minor: int64(sends) * 20, Currency: record.INR()}
 	if err := st.OpenWallet(ctx, "chaos", opening); err != nil {
 		t.Fatal(err)
 	}

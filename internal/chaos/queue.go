@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue"
@@ -119,7 +121,7 @@ type auditQueue struct {
 	a *auditLedger
 }
 
-func (q *auditQueue) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+func (q *auditQueue) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	id, charge, request := m.ID, m.Charge, m.Request
 	q.a.mu.Lock()
 	q.a.queued[id] = true
@@ -143,8 +145,8 @@ func (q *auditQueue) Open(ctx context.Context, m *store.Record) (store.Balance, 
 	return b, err
 }
 
-func (q *auditQueue) OpenTx(context.Context, any, *store.Record) (store.Balance, error) {
-	return store.Balance{}, errors.New("chaos: the run opens no queued send in a transaction")
+func (q *auditQueue) OpenTx(context.Context, any, *record.Message) (record.Balance, error) {
+	return record.Balance{}, errors.New("chaos: the run opens no queued send in a transaction")
 }
 
 // resolveUncertain counts the debit of every queued record whose Open
@@ -169,7 +171,7 @@ func (a *auditLedger) resolveUncertain(t *testing.T, s Stores) {
 		_, known := a.w.debits[id]
 		a.w.mu.Unlock()
 		if !known && m.Charge.Minor > 0 {
-			a.w.note(a.w.debits, id, m.Charge, notify.Balance{}, nil)
+			a.w.note(a.w.debits, id, m.Charge, record.Balance{}, nil)
 		}
 	}
 }
@@ -271,7 +273,7 @@ func drain(t *testing.T, s Stores, w queue.Worker, msgs *auditLedger, timeout ti
 				continue
 			}
 			waiting++
-			if m.State == notify.StateScheduled && time.Now().Before(m.SendAt) {
+			if m.State == record.StateScheduled && time.Now().Before(m.SendAt) {
 				continue
 			}
 			due = append(due, queue.Job{Account: m.Account, Message: m.ID, At: m.SendAt})
@@ -320,7 +322,7 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 			vendor[env.ID] = p.Name()
 		}
 	}
-	record := func(id string) *notify.Message {
+	recordOf := func(id string) *notify.Message {
 		m, err := s.Ledger.Message(ctx, s.Account, id)
 		if err != nil {
 			t.Errorf("queued message %s: %v", id, err)
@@ -336,7 +338,7 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 	}
 
 	// No record the queue opened waits still.
-	byState := map[notify.MessageState]int{}
+	byState := map[record.State]int{}
 	failedBy := map[string]int{}
 	requeued := 0
 	for _, id := range msgs.queuedIDs() {
@@ -349,14 +351,14 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 			continue
 		}
 		byState[m.State]++
-		if m.State == notify.StateFailed {
+		if m.State == record.StateFailed {
 			failedBy[m.ErrorCode]++
 		}
 		if m.State.Waiting() {
 			t.Errorf("queued message %s is still %s at the end of the run", id, m.State)
 		}
 		for i, c := range m.History {
-			if i > 0 && c.State == notify.StateQueued {
+			if i > 0 && c.State == record.StateQueued {
 				requeued++
 				break
 			}
@@ -382,16 +384,16 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 		if _, ok := w.debits[id]; !ok {
 			t.Errorf("queued message %s was not seen charged", id)
 		}
-		m := record(id)
+		m := recordOf(id)
 		if m == nil {
 			continue
 		}
 		switch m.State {
-		case notify.StateSent, notify.StateDelivered, notify.StateRead, notify.StateUnknown:
+		case record.StateSent, record.StateDelivered, record.StateRead, record.StateUnknown:
 			if m.Refunded {
 				t.Errorf("queued message %s is %s but refunded", id, m.State)
 			}
-		case notify.StateFailed:
+		case record.StateFailed:
 			if !refundedOnce(m) && !(reportedFailed[id] && !m.Refunded) {
 				t.Errorf("queued message %s failed (%s) but was not refunded once: refunded %v, credit %d, charge %d",
 					id, m.ErrorCode, m.Refunded, w.credits[store.RefundRefPrefix+id], w.debits[id])
@@ -405,7 +407,7 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 	// Cancel that lost found the record taken or canceled already.
 	canceled, lost := 0, 0
 	for _, c := range cancels {
-		m := record(c.id)
+		m := recordOf(c.id)
 		if m == nil {
 			continue
 		}
@@ -414,7 +416,7 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 				t.Errorf("Cancel of %s: %v", c.id, c.err)
 				continue
 			}
-			taken := slices.ContainsFunc(m.History, func(s store.StateChange) bool { return s.State == notify.StateAttempting })
+			taken := slices.ContainsFunc(m.History, func(s record.StateChange) bool { return s.State == record.StateAttempting })
 			switch {
 			case taken:
 				lost++
@@ -425,9 +427,9 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 		}
 		canceled++
 		switch {
-		case c.receipt == nil || c.receipt.Status != notify.StateFailed:
+		case c.receipt == nil || c.receipt.Status != record.StateFailed:
 			t.Errorf("Cancel of %s answered %+v", c.id, c.receipt)
-		case m.State != notify.StateFailed || m.ErrorCode != string(notify.CodeCanceled):
+		case m.State != record.StateFailed || m.ErrorCode != string(notify.CodeCanceled):
 			t.Errorf("canceled message %s is %s (%s)", c.id, m.State, m.ErrorCode)
 		case !refundedOnce(m):
 			t.Errorf("canceled message %s was not refunded once: refunded %v, credit %d, charge %d",
@@ -443,7 +445,7 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 	t.Logf("queue: %d queued receipts, ending %v (failed: %v; %d retried later by a worker); %d canceled, %d Cancels lost to a worker",
 		queued, byState, failedBy, requeued, canceled, lost)
 	if queued == 0 || canceled == 0 || lost == 0 || requeued == 0 ||
-		byState[notify.StateSent]+byState[notify.StateDelivered]+byState[notify.StateRead] == 0 {
+		byState[record.StateSent]+byState[record.StateDelivered]+byState[record.StateRead] == 0 {
 		t.Errorf("the run did not exercise the queue: %d queued, %d canceled, %d Cancels lost to a worker, %d retried later, ending %v",
 			queued, canceled, lost, requeued, byState)
 	}

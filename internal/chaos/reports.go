@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
@@ -22,14 +24,14 @@ type story struct {
 	account, id string
 	kind        notify.Kind
 	provider    string
-	states      []notify.MessageState // in the order the reports are written
-	failover    bool                  // a failed report the QR gateway can overcome
+	states      []record.State // in the order the reports are written
+	failover    bool           // a failed report the QR gateway can overcome
 	// unmatched: the record names another provider than the one that took
 	// the message, so the reports cannot find it (a send that fell over to
 	// the QR gateway and then crashed, or whose provider panicked: the
 	// record cannot know who has it) and change nothing.
 	unmatched bool
-	before    notify.MessageState
+	before    record.State
 }
 
 // posted is one report as the run sends it.
@@ -62,13 +64,13 @@ func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovide
 			st := &story{account: env.Account.ID, id: env.ID, kind: env.Kind, provider: p.Name()}
 			switch x := r.IntN(10); {
 			case x < 4:
-				st.states = []notify.MessageState{notify.StateDelivered, notify.StateRead}
+				st.states = []record.State{record.StateDelivered, record.StateRead}
 			case x < 6:
-				st.states = []notify.MessageState{notify.StateRead, notify.StateDelivered}
+				st.states = []record.State{record.StateRead, record.StateDelivered}
 			case x < 7:
-				st.states = []notify.MessageState{notify.StateSent, notify.StateDelivered}
+				st.states = []record.State{record.StateSent, record.StateDelivered}
 			case x < 9:
-				st.states = []notify.MessageState{notify.StateFailed}
+				st.states = []record.State{record.StateFailed}
 				st.failover = env.Kind == chat.Kind && r.IntN(2) == 0
 			}
 			stories = append(stories, st)
@@ -89,7 +91,7 @@ func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovide
 				} else {
 					rep.Account, rep.MessageID = st.account, st.id
 				}
-				if state == notify.StateFailed {
+				if state == record.StateFailed {
 					rep.VendorCode, rep.Error, rep.Failover = "131047", "Re-engagement message", st.failover
 				}
 				for range 1 + r.IntN(3) {
@@ -145,9 +147,9 @@ func reports(t *testing.T, s Stores, n *notify.Notifier, providers []*memprovide
 					case err != nil:
 						t.Errorf("report %+v: %v", rep, err)
 					}
-					if res != nil && rep.State == notify.StateFailed {
+					if res != nil && rep.State == record.StateFailed {
 						for _, m := range res.Messages {
-							if m.State == notify.StateFailed {
+							if m.State == record.StateFailed {
 								failed[m.ID] = true
 							}
 						}
@@ -193,10 +195,10 @@ func forgeries(stories []*story, account string) []*notify.DeliveryReport {
 			other = "email"
 		}
 		out = append(out,
-			&notify.DeliveryReport{Provider: st.provider, Account: account, MessageID: fmt.Sprintf("forged-%d", i), State: notify.StateFailed},
-			&notify.DeliveryReport{Provider: st.provider, ProviderMessageID: fmt.Sprintf("never-issued-%d", i), State: notify.StateDelivered},
-			&notify.DeliveryReport{Provider: other, Account: st.account, MessageID: st.id, State: notify.StateFailed},
-			&notify.DeliveryReport{Provider: st.provider, Account: "not-" + st.account, MessageID: st.id, State: notify.StateFailed},
+			&notify.DeliveryReport{Provider: st.provider, Account: account, MessageID: fmt.Sprintf("forged-%d", i), State: record.StateFailed},
+			&notify.DeliveryReport{Provider: st.provider, ProviderMessageID: fmt.Sprintf("never-issued-%d", i), State: record.StateDelivered},
+			&notify.DeliveryReport{Provider: other, Account: st.account, MessageID: st.id, State: record.StateFailed},
+			&notify.DeliveryReport{Provider: st.provider, Account: "not-" + st.account, MessageID: st.id, State: record.StateFailed},
 		)
 	}
 	return out
@@ -218,12 +220,12 @@ func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 		switch {
 		case st.unmatched:
 			unmatched++
-		case slices.Contains(st.states, notify.StateFailed):
-			want = notify.StateFailed
-		case slices.Contains(st.states, notify.StateRead):
-			want = notify.StateRead
-		case slices.Contains(st.states, notify.StateDelivered):
-			want = notify.StateDelivered
+		case slices.Contains(st.states, record.StateFailed):
+			want = record.StateFailed
+		case slices.Contains(st.states, record.StateRead):
+			want = record.StateRead
+		case slices.Contains(st.states, record.StateDelivered):
+			want = record.StateDelivered
 		}
 		if m.State != want {
 			t.Errorf("message %s reported %v is %s, want %s", st.id, st.states, m.State, want)
@@ -233,23 +235,23 @@ func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 		// certain refusal; a queued send starts queued or scheduled, and
 		// goes back to queued from attempting for each retry a worker
 		// asked for; every other step comes once.
-		seen := map[notify.MessageState]int{}
+		seen := map[record.State]int{}
 		for i, c := range m.History {
 			seen[c.State]++
-			prev := notify.MessageState("")
+			prev := record.State("")
 			if i > 0 {
 				prev = m.History[i-1].State
 			}
 			switch {
-			case c.State == notify.StatePending && i > 0 && prev != notify.StateAttempting,
-				c.State == notify.StateAttempting && prev != notify.StatePending && !prev.Waiting(),
-				c.State == notify.StateQueued && i > 0 && prev != notify.StateAttempting,
-				c.State == notify.StateScheduled && i > 0:
+			case c.State == record.StatePending && i > 0 && prev != record.StateAttempting,
+				c.State == record.StateAttempting && prev != record.StatePending && !prev.Waiting(),
+				c.State == record.StateQueued && i > 0 && prev != record.StateAttempting,
+				c.State == record.StateScheduled && i > 0:
 				t.Errorf("message %s: step %d, %s, out of turn: %v", st.id, i, c.State, m.History)
 			}
 		}
 		for state, times := range seen {
-			if times > 1 && state != notify.StatePending && state != notify.StateAttempting && state != notify.StateQueued {
+			if times > 1 && state != record.StatePending && state != record.StateAttempting && state != record.StateQueued {
 				t.Errorf("message %s has %d steps %s: %v", st.id, times, state, m.History)
 			}
 		}
@@ -258,10 +260,10 @@ func checkStories(t *testing.T, s Stores, stories []*story) (unmatched int) {
 				t.Errorf("message %s reported %s lacks that step: %v", st.id, state, m.History)
 			}
 		}
-		if want == notify.StateFailed && m.Refunded != (st.kind != sms.Kind) {
+		if want == record.StateFailed && m.Refunded != (st.kind != sms.Kind) {
 			t.Errorf("%s message %s reported failed: refunded %v", st.kind, st.id, m.Refunded)
 		}
-		if want != notify.StateFailed && m.Refunded {
+		if want != record.StateFailed && m.Refunded {
 			t.Errorf("message %s is %s but refunded", st.id, m.State)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -34,7 +36,7 @@ func TestShown(t *testing.T) {
 		want bool
 	}{
 		{"fields", notify.InvalidField("to", "must be 10 digits"), true},
-		{"fields of an operation", &notify.Error{Code: notify.CodeInvalidArgument, Op: "notify.SendSMS", Fields: []notify.FieldError{{Field: "to", Message: "x"}}}, true},
+		{"fields of an operation", &notify.Error{Code: notify.CodeInvalidArgument, Op: "notify.SendSMS", Fields: []record.FieldError{{Field: "to", Message: "x"}}}, true},
 		{"insufficient funds", notify.Errorf(notify.CodeInsufficientFunds, "debit of 0.25 INR: account %q has 0.10 INR", "a"), true},
 		{"not found", notify.Errorf(notify.CodeNotFound, "no message %q", "m"), true},
 		{"an adapter's own code", notify.Errorf(own, "GET is not allowed here"), true},
@@ -48,7 +50,7 @@ func TestShown(t *testing.T) {
 		{"an unknown code", notify.Errorf("vendor_busy", "busy"), false},
 		{"a provider's caller code", provider, false},
 		{"a provider's field rules", &notify.Error{Code: notify.CodeInvalidArgument, Op: "notify.SendEmail", Provider: "smtp",
-			Fields: []notify.FieldError{{Field: "to", Message: "needs SMTPUTF8"}}}, true},
+			Fields: []record.FieldError{{Field: "to", Message: "needs SMTPUTF8"}}}, true},
 		{"a provider's invalid argument in its words", &notify.Error{Code: notify.CodeInvalidArgument, Provider: "smtp",
 			Err: errors.New("relay 10.0.0.7:25 says no")}, false},
 		{"a provider's, wrapped", &notify.Error{Code: notify.CodeRateLimited, Op: "notify.SendSMS", Err: provider}, false},

@@ -1,7 +1,7 @@
 // Package rules checks the request rules declared as `validate` struct
 // tags on the root package's request types, with one shared
 // github.com/go-playground/validator/v10 instance, and turns each failure
-// into a notify.FieldError under the request's JSON name, with a message
+// into a record.FieldError under the request's JSON name, with a message
 // as clear as a hand-written one.
 //
 // The tags hold the rules that are about one field's shape or about which

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 )
@@ -14,14 +16,14 @@ func TestForeign(t *testing.T) {
 	cases := []struct {
 		status  int
 		code    notify.Code
-		outcome notify.MessageState
+		outcome record.State
 	}{
-		{429, notify.CodeRateLimited, notify.StateFailed},
-		{502, notify.CodeOutcomeUnknown, notify.StateUnknown},
-		{200, notify.CodeOutcomeUnknown, notify.StateUnknown},
-		{201, notify.CodeOutcomeUnknown, notify.StateUnknown},
-		{404, notify.CodeRejected, notify.StateFailed},
-		{302, notify.CodeRejected, notify.StateFailed},
+		{429, notify.CodeRateLimited, record.StateFailed},
+		{502, notify.CodeOutcomeUnknown, record.StateUnknown},
+		{200, notify.CodeOutcomeUnknown, record.StateUnknown},
+		{201, notify.CodeOutcomeUnknown, record.StateUnknown},
+		{404, notify.CodeRejected, record.StateFailed},
+		{302, notify.CodeRejected, record.StateFailed},
 	}
 	for _, c := range cases {
 		err := vendorhttp.Foreign("acme", c.status, h, "is not JSON")

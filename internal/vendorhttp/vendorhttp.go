@@ -53,6 +53,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -313,7 +315,7 @@ func Unknownf(name, format string, args ...any) *notify.Error {
 // cause (errors.Is still sees an ended context). Other errors are returned
 // as they are.
 func ReadOnly(err error) error {
-	if err == nil || notify.OutcomeOf(err) != notify.StateUnknown {
+	if err == nil || notify.OutcomeOf(err) != record.StateUnknown {
 		return err
 	}
 	var ue *unknownError

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -68,28 +70,28 @@ func TestDo(t *testing.T) {
 		client  *http.Client
 		url     string
 		code    notify.Code // "" : success
-		outcome notify.MessageState
+		outcome record.State
 		is      error
 		text    string
 		reached int64 // requests the server saw
 	}{
-		{name: "answer", url: srv.URL + "/ok", outcome: notify.StateSent, reached: 1},
+		{name: "answer", url: srv.URL + "/ok", outcome: record.StateSent, reached: 1},
 		{name: "connection refused", url: closed + "/x?token=SECRET", code: notify.CodeUnavailable,
-			outcome: notify.StateFailed, text: "request not sent"},
+			outcome: record.StateFailed, text: "request not sent"},
 		{name: "context ended before", ctx: canceled, url: srv.URL + "/ok", code: notify.CodeUnavailable,
-			outcome: notify.StateFailed, is: context.Canceled, text: "request not sent"},
+			outcome: record.StateFailed, is: context.Canceled, text: "request not sent"},
 		{name: "bad URL from the configuration", url: "http://vendor.example:port/x?token=SECRET", code: notify.CodeRejected,
-			outcome: notify.StateFailed, text: "check acme Config.BaseURL"},
+			outcome: record.StateFailed, text: "check acme Config.BaseURL"},
 		{name: "no answer in time", ctx: short, url: srv.URL + "/hang?token=SECRET", code: notify.CodeOutcomeUnknown,
-			outcome: notify.StateUnknown, is: context.DeadlineExceeded, text: "may have accepted the message", reached: 1},
+			outcome: record.StateUnknown, is: context.DeadlineExceeded, text: "may have accepted the message", reached: 1},
 		{name: "client timeout after the request", client: impatient, url: srv.URL + "/hang", code: notify.CodeOutcomeUnknown,
-			outcome: notify.StateUnknown, text: "timed out", reached: 1},
+			outcome: record.StateUnknown, text: "timed out", reached: 1},
 		{name: "connection dropped after the request", url: srv.URL + "/hangup", code: notify.CodeOutcomeUnknown,
-			outcome: notify.StateUnknown, text: "no answer", reached: 1},
+			outcome: record.StateUnknown, text: "no answer", reached: 1},
 		{name: "answer cut short", url: srv.URL + "/cut", code: notify.CodeOutcomeUnknown,
-			outcome: notify.StateUnknown, text: "HTTP 200, and its answer could not be read whole", reached: 1},
+			outcome: record.StateUnknown, text: "HTTP 200, and its answer could not be read whole", reached: 1},
 		{name: "answer too long", url: srv.URL + "/big", code: notify.CodeOutcomeUnknown,
-			outcome: notify.StateUnknown, text: "answer over 1024 bytes", reached: 1},
+			outcome: record.StateUnknown, text: "answer over 1024 bytes", reached: 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -148,24 +150,24 @@ func TestWriteTracking(t *testing.T) {
 		name string
 		// trace replays what the transport reports before it fails.
 		trace   func(*httptrace.ClientTrace)
-		outcome notify.MessageState
+		outcome record.State
 	}{
-		{"reports nothing", func(*httptrace.ClientTrace) {}, notify.StateUnknown},
-		{"no connection", func(tr *httptrace.ClientTrace) { tr.GetConn("vendor:443") }, notify.StateFailed},
+		{"reports nothing", func(*httptrace.ClientTrace) {}, record.StateUnknown},
+		{"no connection", func(tr *httptrace.ClientTrace) { tr.GetConn("vendor:443") }, record.StateFailed},
 		{"write failed", func(tr *httptrace.ClientTrace) {
 			tr.GetConn("vendor:443")
 			tr.GotConn(httptrace.GotConnInfo{})
 			tr.WroteRequest(httptrace.WroteRequestInfo{Err: failed})
-		}, notify.StateFailed},
+		}, record.StateFailed},
 		{"written, then failed", func(tr *httptrace.ClientTrace) {
 			tr.GetConn("vendor:443")
 			tr.GotConn(httptrace.GotConnInfo{})
 			tr.WroteRequest(httptrace.WroteRequestInfo{})
-		}, notify.StateUnknown},
+		}, record.StateUnknown},
 		{"write never reported", func(tr *httptrace.ClientTrace) {
 			tr.GetConn("vendor:443")
 			tr.GotConn(httptrace.GotConnInfo{})
-		}, notify.StateUnknown},
+		}, record.StateUnknown},
 		{"written once, retry failed to write", func(tr *httptrace.ClientTrace) {
 			tr.GetConn("vendor:443")
 			tr.GotConn(httptrace.GotConnInfo{})
@@ -173,7 +175,7 @@ func TestWriteTracking(t *testing.T) {
 			tr.GetConn("vendor:443")
 			tr.GotConn(httptrace.GotConnInfo{})
 			tr.WroteRequest(httptrace.WroteRequestInfo{Err: failed})
-		}, notify.StateUnknown},
+		}, record.StateUnknown},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,7 +187,7 @@ func TestWriteTracking(t *testing.T) {
 			if got := notify.OutcomeOf(err); got != c.outcome {
 				t.Fatalf("outcome %v (%v), want %v", got, err, c.outcome)
 			}
-			if notify.IsRetryable(err) != (c.outcome == notify.StateFailed) {
+			if notify.IsRetryable(err) != (c.outcome == record.StateFailed) {
 				t.Errorf("IsRetryable = %v", notify.IsRetryable(err))
 			}
 		})
@@ -214,9 +216,9 @@ func TestWriteSettlesLate(t *testing.T) {
 			return nil, failed
 		})}
 		_, err := Do(context.Background(), client, Request{Name: "acme", Method: http.MethodPost, URL: "http://vendor/x", Body: []byte(`{}`)})
-		want := notify.StateFailed
+		want := record.StateFailed
 		if whole {
-			want = notify.StateUnknown
+			want = record.StateUnknown
 		}
 		if got := notify.OutcomeOf(err); got != want {
 			t.Errorf("written whole %v: outcome %v (%v), want %v", whole, got, err, want)
@@ -226,7 +228,7 @@ func TestWriteSettlesLate(t *testing.T) {
 
 func TestUnknownfAndReadOnly(t *testing.T) {
 	e := Unknownf("acme", "HTTP %d without the vendor's error body", 502)
-	if notify.OutcomeOf(e) != notify.StateUnknown || notify.IsRetryable(e) ||
+	if notify.OutcomeOf(e) != record.StateUnknown || notify.IsRetryable(e) ||
 		e.Error() != "outcome_unknown: acme: HTTP 502 without the vendor's error body (the vendor may have accepted the message, so it is not retried)" {
 		t.Fatalf("Unknownf = %q", e)
 	}
@@ -260,7 +262,7 @@ func TestBadHeaderIsRejected(t *testing.T) {
 	})}
 	_, err := Do(context.Background(), client, Request{Name: "acme", Method: http.MethodPost, URL: "http://vendor/x",
 		Header: http.Header{"Authorization": {"Bearer SECRET\n"}}})
-	if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.StateFailed || called {
+	if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != record.StateFailed || called {
 		t.Fatalf("bad header: %v (transport called: %v), want rejected before any I/O", err, called)
 	}
 	if strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "Authorization") {

@@ -5,18 +5,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/queue/queuetest"
-	"github.com/notifykit/notify/store"
 )
 
 // inr is the currency of the tests' wallets: 100000 minor units is
 // 1000.00 INR.
-var inr = store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+var inr = record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
 
 // newQueue returns a migrated Queue over a migrated Store, in a fresh
 // schema of the test server found through the pool's search_path, with an
@@ -46,7 +47,7 @@ func newQueueWith(t *testing.T, tweak ...func(*pgxpool.Config)) (*pgqueue.Queue,
 		t.Fatalf("Queue.Migrate: %v", err)
 	}
 	account := pgstoretest.RandomName("acct_")
-	if err := st.OpenWallet(ctx, account, store.Money{Minor: 100000, Currency: inr}); err != nil {
+	if err := st.OpenWallet(ctx, account, record.Money{Minor: 100000, Currency: inr}); err != nil {
 		t.Fatalf("OpenWallet: %v", err)
 	}
 	return q, st, pool, account

@@ -21,7 +21,7 @@
 //
 // A job carries only the record's account and message ID (kind
 // "notify_send"), unique by those args, so a record never has two jobs;
-// the request to send (store.Record.Payload), which may hold a one-time
+// the request to send (record.Message.Payload), which may hold a one-time
 // code, stays on the record, and the store drops it when the record
 // settles. A scheduled record's job is scheduled at its SendAt. River
 // keeps a finished job's row for an hour.

@@ -6,12 +6,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/queue"
-	"github.com/notifykit/notify/store"
 )
 
 // Example opens a scheduled message inside the host's own transaction,
@@ -48,9 +49,9 @@ func Example() {
 		log.Fatal(err)
 	}
 	now := time.Now()
-	_, err = q.OpenTx(ctx, tx, &store.Record{
+	_, err = q.OpenTx(ctx, tx, &record.Message{
 		ID: "msg-order-1", Account: "acme", Kind: "sms", Request: "sms", To: "+919876543210",
-		State: store.StateScheduled, SendAt: now.Add(time.Hour),
+		State: record.StateScheduled, SendAt: now.Add(time.Hour),
 		Payload:   []byte(`{"to":"+919876543210","body":"Your order has shipped"}`),
 		CreatedAt: now, UpdatedAt: now,
 	})

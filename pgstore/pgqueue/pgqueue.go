@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
@@ -265,21 +267,21 @@ func (q *Queue) Migrate(ctx context.Context) error {
 // state is store.ErrInvalid. An error of the commit leaves the outcome
 // unknown, as an error of pgstore.Store.Open does: the record, its debit
 // and its job are then all there or all missing.
-func (q *Queue) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+func (q *Queue) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	if err := waiting(m); err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	tx, err := q.pool.Begin(ctx)
 	if err != nil {
-		return store.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: begin", err)
+		return record.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: begin", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op once committed
 	b, err := q.openTx(ctx, tx, m)
 	if err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return store.Balance{}, q.commitError(ctx, err)
+		return record.Balance{}, q.commitError(ctx, err)
 	}
 	return b, nil
 }
@@ -290,13 +292,13 @@ func (q *Queue) Open(ctx context.Context, m *store.Record) (store.Balance, error
 // caller commits tx. The debit holds the wallet's row lock until then.
 // After an error the caller should roll tx back: a refusal of the store
 // may leave it usable, but a failed statement aborts it.
-func (q *Queue) OpenTx(ctx context.Context, tx any, m *store.Record) (store.Balance, error) {
+func (q *Queue) OpenTx(ctx context.Context, tx any, m *record.Message) (record.Balance, error) {
 	ptx, ok := tx.(pgx.Tx)
 	if !ok || ptx == nil {
-		return store.Balance{}, fmt.Errorf("pgqueue: open: %T: %w", tx, queue.ErrUnsupportedTx)
+		return record.Balance{}, fmt.Errorf("pgqueue: open: %T: %w", tx, queue.ErrUnsupportedTx)
 	}
 	if err := waiting(m); err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	return q.openTx(ctx, ptx, m)
 }
@@ -307,7 +309,7 @@ func (q *Queue) OpenTx(ctx context.Context, tx any, m *store.Record) (store.Bala
 // InsertManyTx). On an error roll tx back: a refusal of the records
 // writes nothing, but a failed job insert follows written records.
 // Another tx is queue.ErrUnsupportedTx.
-func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*store.Record) error {
+func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error {
 	ptx, ok := tx.(pgx.Tx)
 	if !ok || ptx == nil {
 		return fmt.Errorf("pgqueue: open: %T: %w", tx, queue.ErrUnsupportedTx)
@@ -336,7 +338,7 @@ func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*store.Record) erro
 // their debits in one statement (pgstore.Store.OpenTxMany), the jobs in
 // another. A refusal of the store writes nothing; an error of the commit
 // leaves the outcome unknown, every record and job written or none.
-func (q *Queue) OpenMany(ctx context.Context, ms []*store.Record) error {
+func (q *Queue) OpenMany(ctx context.Context, ms []*record.Message) error {
 	tx, err := q.pool.Begin(ctx)
 	if err != nil {
 		return q.st.WrapErr(ctx, "pgqueue: open: begin", err)
@@ -367,43 +369,43 @@ func (q *Queue) commitError(ctx context.Context, err error) error {
 
 // waiting refuses a record a queue may not open: nil, or in another state
 // than queued or scheduled.
-func waiting(m *store.Record) error {
+func waiting(m *record.Message) error {
 	switch {
 	case m == nil:
 		return fmt.Errorf("pgqueue: open: %w: nil record", store.ErrInvalid)
 	case !m.State.Waiting():
 		return fmt.Errorf("pgqueue: open message %q: %w", m.ID,
 			store.Invalid("state", "must be queued or scheduled, not "+string(m.State)))
-	case m.State == store.StateScheduled && m.SendAt.IsZero():
+	case m.State == record.StateScheduled && m.SendAt.IsZero():
 		return fmt.Errorf("pgqueue: open message %q: %w", m.ID, store.Invalid("send_at", "is required when scheduled"))
 	}
 	return nil
 }
 
 // openTx opens m on tx and inserts its job there.
-func (q *Queue) openTx(ctx context.Context, tx pgx.Tx, m *store.Record) (store.Balance, error) {
+func (q *Queue) openTx(ctx context.Context, tx pgx.Tx, m *record.Message) (record.Balance, error) {
 	// Read before OpenTx, which takes m.
 	args := sendArgs{Account: m.Account, Message: m.ID}
 	opts := q.insertOpts(m)
 	b, err := q.st.OpenTx(ctx, tx, m)
 	if err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	if _, err := q.inserts.InsertTx(ctx, tx, args, opts); err != nil {
-		return store.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: insert job", err)
+		return record.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: insert job", err)
 	}
 	return b, nil
 }
 
 // insertOpts are the options of the job of m.
-func (q *Queue) insertOpts(m *store.Record) *river.InsertOpts {
+func (q *Queue) insertOpts(m *record.Message) *river.InsertOpts {
 	opts := &river.InsertOpts{
 		Queue:       q.cfg.Queue,
 		MaxAttempts: maxAttempts,
 		// One record, one job: a second insert for it is skipped.
 		UniqueOpts: river.UniqueOpts{ByArgs: true},
 	}
-	if m.State == store.StateScheduled && !m.SendAt.IsZero() {
+	if m.State == record.StateScheduled && !m.SendAt.IsZero() {
 		opts.ScheduledAt = m.SendAt
 	}
 	return opts

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,11 +21,11 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-func queuedRecord(account string, charge int64) *store.Record {
+func queuedRecord(account string, charge int64) *record.Message {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return &store.Record{ID: pgstoretest.RandomName("msg_"), Account: account, Kind: "sms", Request: "sms",
-		To: "+919876543210", Units: 1, Metered: true, Charge: store.Money{Minor: charge, Currency: inr},
-		State: store.StateQueued, Payload: []byte(`{"to":"9876543210","message":"your code is 123456"}`),
+	return &record.Message{ID: pgstoretest.RandomName("msg_"), Account: account, Kind: "sms", Request: "sms",
+		To: "+919876543210", Units: 1, Metered: true, Charge: record.Money{Minor: charge, Currency: inr},
+		State: record.StateQueued, Payload: []byte(`{"to":"9876543210","message":"your code is 123456"}`),
 		CreatedAt: now, UpdatedAt: now}
 }
 
@@ -96,7 +98,7 @@ func TestOpenTxRollbackAndCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = queuedRecord(account, 500)
-	m.State, m.SendAt = store.StateScheduled, time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+	m.State, m.SendAt = record.StateScheduled, time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
 	id, sendAt := m.ID, m.SendAt
 	if _, err := q.OpenTx(ctx, tx, m); err != nil {
 		t.Fatalf("OpenTx: %v", err)
@@ -105,7 +107,7 @@ func TestOpenTxRollbackAndCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := st.Message(ctx, account, id)
-	if err != nil || rec.State != store.StateScheduled || !rec.SendAt.Equal(sendAt) {
+	if err != nil || rec.State != record.StateScheduled || !rec.SendAt.Equal(sendAt) {
 		t.Fatalf("Message after a commit = %+v, %v", rec, err)
 	}
 	if got := balanceOf(t, st, account); got != 99500 {
@@ -141,7 +143,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatalf("%d jobs after a refused Open, want none", n)
 	}
 	m = queuedRecord(account, 100)
-	m.State = store.StatePending
+	m.State = record.StatePending
 	if _, err := q.Open(ctx, m); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("Open of a pending record: %v, want ErrInvalid", err)
 	}
@@ -217,7 +219,7 @@ func TestWithSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	account := pgstoretest.RandomName("acct_")
-	if err := st.OpenWallet(ctx, account, store.Money{Minor: 1000, Currency: inr}); err != nil {
+	if err := st.OpenWallet(ctx, account, record.Money{Minor: 1000, Currency: inr}); err != nil {
 		t.Fatal(err)
 	}
 	m := queuedRecord(account, 100)
@@ -250,13 +252,13 @@ func TestNewInvalid(t *testing.T) {
 func TestOpenTxMany(t *testing.T) {
 	q, st, pool, account := newQueue(t)
 	ctx := context.Background()
-	ms := make([]*store.Record, 50)
+	ms := make([]*record.Message, 50)
 	ids := make([]string, len(ms))
 	for i := range ms {
 		ms[i] = queuedRecord(account, 100)
 		ids[i] = ms[i].ID
 	}
-	ms[7].State, ms[7].SendAt = store.StateScheduled, time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+	ms[7].State, ms[7].SendAt = record.StateScheduled, time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +277,7 @@ func TestOpenTxMany(t *testing.T) {
 	}
 	for i, id := range ids {
 		rec, err := st.Message(ctx, account, id)
-		if err != nil || (i == 7) != (rec.State == store.StateScheduled) || len(rec.Payload) == 0 {
+		if err != nil || (i == 7) != (rec.State == record.StateScheduled) || len(rec.Payload) == 0 {
 			t.Fatalf("record %d: %+v, %v", i, rec, err)
 		}
 		if n := jobs(t, pool, id); n != 1 {
@@ -284,7 +286,7 @@ func TestOpenTxMany(t *testing.T) {
 	}
 
 	// A batch the wallet cannot pay for writes nothing, and says so.
-	short := []*store.Record{queuedRecord(account, 100), queuedRecord(account, 1_000_000), queuedRecord(account, 100)}
+	short := []*record.Message{queuedRecord(account, 100), queuedRecord(account, 1_000_000), queuedRecord(account, 100)}
 	tx, err = pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -406,7 +408,7 @@ func TestRunOnACancelRequestPool(t *testing.T) {
 func TestOpenMany(t *testing.T) {
 	q, st, pool, account := newQueue(t)
 	ctx := context.Background()
-	ms := []*store.Record{queuedRecord(account, 100), queuedRecord(account, 200), queuedRecord(account, 300)}
+	ms := []*record.Message{queuedRecord(account, 100), queuedRecord(account, 200), queuedRecord(account, 300)}
 	ids := []string{ms[0].ID, ms[1].ID, ms[2].ID}
 	if err := q.OpenMany(ctx, ms); err != nil {
 		t.Fatalf("OpenMany: %v", err)
@@ -415,14 +417,14 @@ func TestOpenMany(t *testing.T) {
 		t.Fatalf("balance %d, want %d", got, 100000-600)
 	}
 	for _, id := range ids {
-		if rec, err := st.Message(ctx, account, id); err != nil || rec.State != store.StateQueued {
+		if rec, err := st.Message(ctx, account, id); err != nil || rec.State != record.StateQueued {
 			t.Fatalf("record %s: %+v, %v", id, rec, err)
 		}
 		if n := jobs(t, pool, id); n != 1 {
 			t.Fatalf("record %s has %d jobs, want 1", id, n)
 		}
 	}
-	short := []*store.Record{queuedRecord(account, 100), queuedRecord(account, 1_000_000)}
+	short := []*record.Message{queuedRecord(account, 100), queuedRecord(account, 1_000_000)}
 	if err := q.OpenMany(ctx, short); !errors.Is(err, store.ErrInsufficientFunds) {
 		t.Fatalf("OpenMany beyond the balance: %v, want ErrInsufficientFunds", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
@@ -15,7 +17,7 @@ func TestSchemaAndStores(t *testing.T) {
 		a := pgstoretest.Store(t, schema)
 		b := pgstoretest.Store(t, schema) // a second "process" on the same tables
 		ctx := context.Background()
-		if err := a.OpenWallet(ctx, "acme", notify.Money{Minor: 10, Currency: notify.INR()}); err != nil {
+		if err := a.OpenWallet(ctx, "acme", notify.Money{Minor: 10, Currency: record.INR()}); err != nil {
 			t.Fatal(err)
 		}
 		bal, err := b.Balance(ctx, "acme")

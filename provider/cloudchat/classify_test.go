@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -41,10 +43,10 @@ func FuzzClassify(f *testing.F) {
 			Error *apiError `json:"error"`
 		}
 		own := json.Unmarshal(data, &body) == nil && body.Error != nil
-		if own && notify.OutcomeOf(e) != notify.StateFailed {
+		if own && notify.OutcomeOf(e) != record.StateFailed {
 			t.Fatalf("HTTP %d with the vendor's error object is not a certain refusal: %v", status, e)
 		}
-		if !own && status >= 500 && notify.OutcomeOf(e) != notify.StateUnknown {
+		if !own && status >= 500 && notify.OutcomeOf(e) != record.StateUnknown {
 			t.Fatalf("HTTP %d without the vendor's error object is certain: %v", status, e)
 		}
 	})

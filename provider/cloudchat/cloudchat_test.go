@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
@@ -150,7 +152,7 @@ func TestVendorErrors(t *testing.T) {
 			if got := notify.CodeOf(err); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
 			}
-			if want := tt.code == notify.CodeOutcomeUnknown; (notify.OutcomeOf(err) == notify.StateUnknown) != want {
+			if want := tt.code == notify.CodeOutcomeUnknown; (notify.OutcomeOf(err) == record.StateUnknown) != want {
 				t.Errorf("outcome %v for code %q", notify.OutcomeOf(err), tt.code)
 			}
 			if want := tt.code == notify.CodeUnavailable || tt.code == notify.CodeRateLimited; notify.IsRetryable(err) != want {
@@ -249,7 +251,7 @@ func TestProxy502IsUnknown(t *testing.T) {
 		posts, accepted := vendor.Requests(), vendor.Count()
 		vendor.FailNextWithFault(ft)
 		_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
-		if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+		if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 			t.Errorf("proxy %d: %v, want an unknown outcome", ft.Proxy, err)
 		}
 		if got := vendor.Requests() - posts; got != 1 {
@@ -274,7 +276,7 @@ func TestCloud131000IsARefusal(t *testing.T) {
 	p := newProvider(t, vendor, testToken)
 	vendor.FailNextWith(somethingWentWrong)
 	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "482915 is your code", OTP: "482915"}))
-	if notify.OutcomeOf(err) != notify.StateFailed || !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
+	if notify.OutcomeOf(err) != record.StateFailed || !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("131000: %v, want a retryable unavailable", err)
 	}
 	var ce *cloudchat.Error
@@ -311,7 +313,7 @@ func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
 	p := newProvider(t, vendor, testToken)
 	vendor.FailNextWithFault(fault{Lose: true})
 	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
 		t.Fatalf("lost answer: %v, want an unknown outcome", err)
 	}
 	if vendor.Requests() != 1 || vendor.Count() != 1 {
@@ -355,7 +357,7 @@ func TestTransportErrors(t *testing.T) {
 	defer srv.Close()
 	p, _ = cloudchat.New(cloudchat.Config{BaseURL: srv.URL, PhoneNumberID: testPhoneID, Token: testToken})
 	_, err = p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
-	if notify.OutcomeOf(err) != notify.StateUnknown || !strings.Contains(err.Error(), "without a message ID") {
+	if notify.OutcomeOf(err) != record.StateUnknown || !strings.Contains(err.Error(), "without a message ID") {
 		t.Fatalf("200 without an ID: %v, want an unknown outcome", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
@@ -20,7 +22,7 @@ func TestConformance(t *testing.T) {
 			otp := fmt.Sprintf("%06d", 482915+i)
 			return &notify.Envelope{
 				Kind: chat.Kind, To: "9876543210", Provider: p.Name(), Units: 1,
-				Class: notify.Transactional,
+				Class: record.Transactional,
 				Content: &chat.Message{Gateway: chat.GatewayCloud, Type: chat.TypeOTP, OTP: otp,
 					Text: otp + " is your Acme login code. Do not share it."},
 			}

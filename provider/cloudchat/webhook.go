@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/webhook"
 )
@@ -154,12 +156,12 @@ type statusEntry struct {
 
 // reportedStates maps the vendor's statuses to states; the others
 // (deleted, warning) are not about delivery and are ignored.
-var reportedStates = map[string]notify.MessageState{
-	"sent":      notify.StateSent,
-	"delivered": notify.StateDelivered,
-	"read":      notify.StateRead,
-	"played":    notify.StateRead, // a voice message was listened to
-	"failed":    notify.StateFailed,
+var reportedStates = map[string]record.State{
+	"sent":      record.StateSent,
+	"delivered": record.StateDelivered,
+	"read":      record.StateRead,
+	"played":    record.StateRead, // a voice message was listened to
+	"failed":    record.StateFailed,
 }
 
 // failoverCodes are the cloud API's failure codes, reported after it

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/webhook/webhooktest"
@@ -43,10 +45,10 @@ func newReportLoop(t *testing.T) *reportLoop {
 	l := &reportLoop{receiver: receiver, wallet: memstore.NewWallet(),
 		vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := chat.New(chat.Config{Cloud: newProvider(t, l.vendor, testToken), CloudOTPTemplate: "otp_code"})
@@ -136,17 +138,17 @@ func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 	opening := l.balance(t)
 	inside := l.send(t, "9876543210")
 	out := l.send(t, outside)
-	if out.Status != notify.StateSent || l.balance(t) != opening-2*inside.Cost.Minor {
+	if out.Status != record.StateSent || l.balance(t) != opening-2*inside.Cost.Minor {
 		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.balance(t))
 	}
 	if err := l.vendor.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, inside.MessageID); m.State != notify.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
+	if m := l.message(t, inside.MessageID); m.State != record.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
 		t.Fatalf("inside the window: %s (%s)", m.State, historyOf(m))
 	}
 	m := l.message(t, out.MessageID)
-	if m.State != notify.StateFailed || m.VendorCode != "131047" || !m.Refunded || !strings.Contains(m.Error, "Re-engagement") {
+	if m.State != record.StateFailed || m.VendorCode != "131047" || !m.Refunded || !strings.Contains(m.Error, "Re-engagement") {
 		t.Fatalf("outside the window: %+v", m)
 	}
 	if got := l.balance(t); got != opening-inside.Cost.Minor {
@@ -189,7 +191,7 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 			t.Errorf("%s: %d, want 401", name, code)
 		}
 	}
-	if m := l.message(t, out.MessageID); m.State != notify.StateSent {
+	if m := l.message(t, out.MessageID); m.State != record.StateSent {
 		t.Fatalf("a forged report moved the message to %s", m.State)
 	}
 	if got := l.balance(t); got != opening-out.Cost.Minor {
@@ -216,7 +218,7 @@ func TestWebhookOutOfOrderAndUnknownIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := l.message(t, r.MessageID)
-	if m.State != notify.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
+	if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 		t.Fatalf("read before delivered: %s (%s)", m.State, historyOf(m))
 	}
 	if !m.History[3].At.Equal(delivered.Timestamp.Truncate(time.Second)) {
@@ -247,7 +249,7 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := l.message(t, r.MessageID)
-	if m.State != notify.StateDelivered || m.ProviderMessageID != taken[0].ID || historyOf(m) != "pending,attempting,unknown,delivered" {
+	if m.State != record.StateDelivered || m.ProviderMessageID != taken[0].ID || historyOf(m) != "pending,attempting,unknown,delivered" {
 		t.Fatalf("unknown reported delivered: %+v", m)
 	}
 	if got := l.balance(t); got != opening-r.Cost.Minor {
@@ -375,7 +377,7 @@ func TestWebhookMarksFailover(t *testing.T) {
 		t.Fatalf("%d, %d reports", rec.Code, len(got))
 	}
 	a, b := got[0], got[1]
-	if !a.Failover || a.VendorCode != "131047" || a.State != notify.StateFailed || a.Account != "acme" ||
+	if !a.Failover || a.VendorCode != "131047" || a.State != record.StateFailed || a.Account != "acme" ||
 		a.MessageID != "m-a" || a.ProviderMessageID != "a" || a.To != "919876543210" || !a.At.Equal(at) || a.Provider != "cloudchat" {
 		t.Fatalf("131047 report = %+v", a)
 	}

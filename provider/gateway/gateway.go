@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -160,29 +162,29 @@ func proxyRefusal(what string, status int) error {
 // Balance returns the remote account's wallet balance (GET /balance). A
 // read changes nothing at the remote, so an answer that proves nothing is
 // CodeUnavailable here, not an unknown outcome.
-func (p *Provider) Balance(ctx context.Context) (notify.Balance, error) {
+func (p *Provider) Balance(ctx context.Context) (record.Balance, error) {
 	a, err := p.do(ctx, http.MethodGet, "/balance", false, "", nil)
 	if err != nil {
-		return notify.Balance{}, err
+		return record.Balance{}, err
 	}
 	var res balanceResponse
 	switch {
 	case a.readErr != nil:
-		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: reading the answer (HTTP %d): %v", a.status, a.readErr)
+		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: reading the answer (HTTP %d): %v", a.status, a.readErr)
 	case json.Unmarshal(a.raw, &res) != nil:
 		if a.status < 300 {
-			return notify.Balance{}, notify.Errorf(notify.CodeRejected, "gateway: GET /balance: HTTP %d without the API's JSON body; check Config.BaseURL", a.status)
+			return record.Balance{}, notify.Errorf(notify.CodeRejected, "gateway: GET /balance: HTTP %d without the API's JSON body; check Config.BaseURL", a.status)
 		}
-		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: HTTP %d without the API's JSON body", a.status)
+		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: HTTP %d without the API's JSON body", a.status)
 	case a.status != http.StatusOK || !res.Success:
 		if e := proven(a.status, a.header, &res.response); e != nil {
-			return notify.Balance{}, e
+			return record.Balance{}, e
 		}
-		return notify.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: %s", describe(a.status, &res.response))
+		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: %s", describe(a.status, &res.response))
 	}
 	d := res.Data
-	cur := notify.Currency{Code: d.Currency.Code, Symbol: d.Currency.Symbol, Exponent: d.Currency.Exponent}
-	return notify.Balance{Account: d.Account, Name: d.Name, Available: notify.Money{Minor: d.BalanceMinor, Currency: cur}}, nil
+	cur := record.Currency{Code: d.Currency.Code, Symbol: d.Currency.Symbol, Exponent: d.Currency.Exponent}
+	return record.Balance{Account: d.Account, Name: d.Name, Available: notify.Money{Minor: d.BalanceMinor, Currency: cur}}, nil
 }
 
 // CheckHealth implements notify.HealthChecker: the remote must answer GET
@@ -337,7 +339,7 @@ func proven(status int, hdr http.Header, res *response) error {
 	case "invalid_argument":
 		e.Code = notify.CodeInvalidArgument
 		for f, m := range res.Error.Fields {
-			e.Fields = append(e.Fields, notify.FieldError{Field: f, Message: m})
+			e.Fields = append(e.Fields, record.FieldError{Field: f, Message: m})
 		}
 		sortFields(e.Fields)
 	case "unauthenticated", "permission_denied":
@@ -390,7 +392,7 @@ func unknownAnswer(what string, status int, isJSON bool, res *response) error {
 	return notify.Errorf(notify.CodeOutcomeUnknown, "gateway: %s: %s; the outcome is unknown, the remote may have sent the message", what, why)
 }
 
-func sortFields(f []notify.FieldError) {
+func sortFields(f []record.FieldError) {
 	for i := 1; i < len(f); i++ {
 		for j := i; j > 0 && f[j].Field < f[j-1].Field; j-- {
 			f[j], f[j-1] = f[j-1], f[j]

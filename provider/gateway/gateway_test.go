@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -184,7 +186,7 @@ func newProvider(t *testing.T, base string) *gateway.Provider {
 }
 
 func acct() *notify.Account {
-	return &notify.Account{ID: "acct-1", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}
+	return &notify.Account{ID: "acct-1", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}
 }
 
 func smsEnv(i int) *notify.Envelope {
@@ -311,7 +313,7 @@ func TestBalanceAndHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := notify.Balance{Account: "acct-9", Name: "Remote Co", Available: notify.Money{Minor: 1250, Currency: notify.INR()}}
+	want := record.Balance{Account: "acct-9", Name: "Remote Co", Available: notify.Money{Minor: 1250, Currency: record.INR()}}
 	if b != want {
 		t.Errorf("got %+v", b)
 	}

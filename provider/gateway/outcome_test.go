@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -35,14 +37,14 @@ func TestErrorClassification(t *testing.T) {
 	f := newFakeRemote(t)
 	p := newProvider(t, f.url())
 	const (
-		notAccepted = notify.StateFailed
-		unknown     = notify.StateUnknown
+		notAccepted = record.StateFailed
+		unknown     = record.StateUnknown
 	)
 	cases := []struct {
 		name    string
 		r       reply
 		code    notify.Code
-		outcome notify.MessageState
+		outcome record.State
 		retry   time.Duration
 		fields  []string
 		hint    string
@@ -141,7 +143,7 @@ func TestRemote503WithoutBodyIsUnknown(t *testing.T) {
 	} {
 		f.failWith(r)
 		_, err := p.Send(context.Background(), smsEnv(0))
-		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 			t.Errorf("503 %q: %v (code %q), want outcome_unknown", r.body, err, notify.CodeOf(err))
 		}
 	}
@@ -160,7 +162,7 @@ func TestRemote202UnknownIsUnknown(t *testing.T) {
 	if res != nil {
 		t.Errorf("a Result came with the error: %+v", res)
 	}
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 		t.Fatalf("got %v (code %q), want outcome_unknown", err, notify.CodeOf(err))
 	}
 	if !strings.Contains(err.Error(), "remote-77") || !strings.Contains(err.Error(), "outcome_unknown") {
@@ -195,7 +197,7 @@ func TestNoRetryAcrossHopForUnknown(t *testing.T) {
 			if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 				t.Errorf("local error %v (code %q), want outcome_unknown", err, notify.CodeOf(err))
 			}
-			if rec == nil || rec.Status != notify.StateUnknown || rec.Attempts != 1 {
+			if rec == nil || rec.Status != record.StateUnknown || rec.Attempts != 1 {
 				t.Errorf("receipt %+v, want status unknown after 1 attempt", rec)
 			}
 			if local.balance(t) == lb {
@@ -336,7 +338,7 @@ func TestBadEnvelopeIsCertain(t *testing.T) {
 		{Kind: sms.Kind, To: "9876543210"},
 	} {
 		_, err := p.Send(context.Background(), env)
-		if notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.StateFailed {
+		if notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != record.StateFailed {
 			t.Errorf("%+v: %v, want invalid_argument", env, err)
 		}
 	}

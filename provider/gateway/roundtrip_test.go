@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -52,8 +54,8 @@ func newRemote(t *testing.T, opening int64) *remoteSide {
 		mail:   memprovider.New("remote-mail"),
 	}
 	accounts := memstore.NewAccounts()
-	must(t, accounts.Add(&notify.Account{ID: "remote-acct", Name: "Remote Co", Settings: sms.Settings{SenderID: "REMOTE"}.Map(), Currency: notify.INR()}, remoteKey))
-	must(t, r.wallet.Open("remote-acct", notify.Money{Minor: opening, Currency: notify.INR()}))
+	must(t, accounts.Add(&notify.Account{ID: "remote-acct", Name: "Remote Co", Settings: sms.Settings{SenderID: "REMOTE"}.Map(), Currency: record.INR()}, remoteKey))
+	must(t, r.wallet.Open("remote-acct", notify.Money{Minor: opening, Currency: record.INR()}))
 	renderer, err := template.New(nil)
 	must(t, err)
 	smsCh, err := sms.New(sms.Config{Provider: r.sms, Renderer: renderer})
@@ -123,8 +125,8 @@ func newLocalFor(t *testing.T, remoteURL, key string, attempts int) *localSide {
 	must(t, err)
 	l.p = p
 	accounts := memstore.NewAccounts()
-	must(t, accounts.Add(&notify.Account{ID: "local", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}, "local_key_0000000000"))
-	must(t, l.wallet.Open("local", notify.Money{Minor: 10000, Currency: notify.INR()}))
+	must(t, accounts.Add(&notify.Account{ID: "local", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, "local_key_0000000000"))
+	must(t, l.wallet.Open("local", notify.Money{Minor: 10000, Currency: record.INR()}))
 	renderer, err := template.New(nil)
 	must(t, err)
 	smsCh, err := sms.New(sms.Config{Provider: p, Renderer: renderer})
@@ -168,7 +170,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if m, err := remote.n.Message(ctx, "remote-acct", rec.ProviderMessageID); err != nil {
 			t.Errorf("remote has no record: %v", err)
-		} else if m.State != notify.StateSent {
+		} else if m.State != record.StateSent {
 			t.Errorf("remote record %s, want sent", m.State)
 		}
 		// The remote saw the local message ID as its idempotency key.
@@ -284,7 +286,7 @@ func TestRoundTrip(t *testing.T) {
 		remote.sms.FailNext(1, notify.CodeRejected)
 		lb, rb := local.balance(t), remote.balance(t)
 		rec, err := local.n.Send(ctx, &sms.Request{Account: "local", To: "9876543210", Message: "x"})
-		if notify.CodeOf(err) != notify.CodeRejected || rec == nil || rec.Status != notify.StateFailed {
+		if notify.CodeOf(err) != notify.CodeRejected || rec == nil || rec.Status != record.StateFailed {
 			t.Fatalf("got %v, %+v", err, rec)
 		}
 		if local.balance(t) != lb || remote.balance(t) != rb {
@@ -316,7 +318,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("balance", func(t *testing.T) {
 		b, err := local.p.Balance(ctx)
 		must(t, err)
-		if b.Account != "remote-acct" || b.Name != "Remote Co" || b.Available.Minor != remote.balance(t) || b.Available.Currency != notify.INR() {
+		if b.Account != "remote-acct" || b.Name != "Remote Co" || b.Available.Minor != remote.balance(t) || b.Available.Currency != record.INR() {
 			t.Errorf("%+v", b)
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/record"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the concurrent sends of the
@@ -47,7 +48,7 @@ func newLogged(t *testing.T) (*logprovider.Provider, *lockedBuffer) {
 }
 
 // record decodes the only log record in buf.
-func record(t *testing.T, buf *lockedBuffer) map[string]any {
+func recordOf(t *testing.T, buf *lockedBuffer) map[string]any {
 	t.Helper()
 	out := buf.String()
 	if n := strings.Count(out, "\n"); n != 1 {
@@ -196,7 +197,7 @@ func TestRecords(t *testing.T) {
 			if res.ProviderMessageID != "log-1" || res.Provider != "log" {
 				t.Errorf("Result = %+v, want log-1 from log", res)
 			}
-			m := record(t, buf)
+			m := recordOf(t, buf)
 			for path, want := range tt.want {
 				got := field(m, path)
 				gj, _ := json.Marshal(got)
@@ -221,16 +222,16 @@ func TestSendErrors(t *testing.T) {
 	// Nothing is logged, so the vendor certainly has nothing: the errors
 	// must say so, or the Notifier would keep the charge.
 	_, err := p.Send(ctx, &notify.Envelope{Kind: sms.Kind})
-	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.StateFailed {
+	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != record.StateFailed {
 		t.Errorf("canceled: %v (code %q), want unavailable wrapping context.Canceled", err, notify.CodeOf(err))
 	}
 	dctx, dcancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
 	defer dcancel()
 	_, err = p.Send(dctx, &notify.Envelope{Kind: sms.Kind})
-	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.StateFailed {
+	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != record.StateFailed {
 		t.Errorf("expired: %v (code %q), want a certain refusal wrapping context.DeadlineExceeded", err, notify.CodeOf(err))
 	}
-	if _, err := p.Send(t.Context(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != notify.StateFailed {
+	if _, err := p.Send(t.Context(), nil); notify.CodeOf(err) != notify.CodeInvalidArgument || notify.OutcomeOf(err) != record.StateFailed {
 		t.Errorf("nil envelope: %v, want invalid_argument", err)
 	}
 	if buf.Lines() != 0 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -36,7 +38,7 @@ func TestNoCodeInTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	account := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: notify.INR()}
+	account := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}
 	vars := notify.Vars{"OTP": code}
 	for _, tc := range []struct {
 		ch  notify.Channel

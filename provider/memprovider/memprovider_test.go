@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/memprovider"
 )
@@ -125,7 +127,7 @@ func TestFailNextOutcomeUnknown(t *testing.T) {
 		if err == nil {
 			t.Fatalf("send %d succeeded, want an unknown outcome", i)
 		}
-		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+		if notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 			t.Errorf("send %d: %v (code %q), want outcome_unknown", i, err, notify.CodeOf(err))
 		}
 		if want := fmt.Sprintf("mem-%d", i+1); !strings.Contains(err.Error(), want) {
@@ -165,7 +167,7 @@ func TestEndedContextIsCertain(t *testing.T) {
 		if !errors.Is(err, want) {
 			t.Errorf("%v: errors.Is(err, %v) = false", err, want)
 		}
-		if notify.OutcomeOf(err) != notify.StateFailed || notify.CodeOf(err) != notify.CodeUnavailable {
+		if notify.OutcomeOf(err) != record.StateFailed || notify.CodeOf(err) != notify.CodeUnavailable {
 			t.Errorf("%v: code %q, outcome %v; want unavailable, not accepted", err, notify.CodeOf(err), notify.OutcomeOf(err))
 		}
 	}
@@ -212,7 +214,7 @@ func TestLatency(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	_, err := p.Send(ctx, otpEnvelope("1"))
-	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != notify.StateFailed {
+	if !errors.Is(err, context.DeadlineExceeded) || notify.OutcomeOf(err) != record.StateFailed {
 		t.Fatalf("slow send: %v, want a certain refusal wrapping context.DeadlineExceeded", err)
 	}
 	if p.Len() != 0 {

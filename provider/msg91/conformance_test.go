@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/msg91"
@@ -53,7 +55,7 @@ func newProvider(t *testing.T, v *msg91test.Server, key string) *msg91.Provider 
 // channel prepares it from the account's DLT template.
 func dltEnvelope(i int) *notify.Envelope {
 	return &notify.Envelope{Kind: sms.Kind, To: fmt.Sprintf("+9198765%05d", i), Provider: msg91.DefaultName, Units: 1,
-		Class: notify.Transactional, Route: string(sms.RouteDLT), CarriesOTP: true,
+		Class: record.Transactional, Route: string(sms.RouteDLT), CarriesOTP: true,
 		Content: &sms.Message{Route: sms.RouteDLT, Text: "Your OTP for login is " + testOTP + ". - ACMECO",
 			SenderID: "ACMECO", DLTTemplateID: dltID, DLTEntityID: entityID, DLTMessageID: tplID,
 			DLTValues: []string{"login", testOTP}, Encoding: sms.GSM7, Segments: 1}}
@@ -62,7 +64,7 @@ func dltEnvelope(i int) *notify.Envelope {
 // otpEnvelope returns an otp-route envelope to +9198765<i>.
 func otpEnvelope(i int) *notify.Envelope {
 	return &notify.Envelope{Kind: sms.Kind, To: fmt.Sprintf("+9198765%05d", i), Provider: msg91.DefaultName, Units: 1,
-		Class: notify.Transactional, Route: string(sms.RouteOTP), CarriesOTP: true,
+		Class: record.Transactional, Route: string(sms.RouteOTP), CarriesOTP: true,
 		Content: &sms.Message{Route: sms.RouteOTP, OTP: testOTP, SenderID: "ACMECO",
 			Text: testOTP + " is your Acme verification code.", Encoding: sms.GSM7, Segments: 1}}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -87,11 +89,11 @@ func ExampleNewWebhook() {
 	accounts := memstore.NewAccounts()
 	settings := sms.Settings{SenderID: "ACMEIN", DLTTemplates: []sms.DLTTemplate{{ID: "1107161234567890123",
 		EntityID: "1101456789012345678", Content: "Your order {#var#} has shipped. - ACME", MessageID: "6808ca80d6fc054bef421352"}}}
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: settings.Map()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: settings.Map()}); err != nil {
 		panic(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
 		panic(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -50,10 +52,10 @@ func FuzzDecodeAnswer(f *testing.F) {
 			t.Fatalf("code %q for %q", code, body)
 		}
 		own := parsed && strings.EqualFold(probe.Type, "error")
-		if own && notify.OutcomeOf(err) != notify.StateFailed {
+		if own && notify.OutcomeOf(err) != record.StateFailed {
 			t.Fatalf("HTTP %d with MSG91's error body %q is not a certain refusal: %v", status, body, err)
 		}
-		if !own && (status >= 500 || status >= 200 && status < 300) && notify.OutcomeOf(err) != notify.StateUnknown {
+		if !own && (status >= 500 || status >= 200 && status < 300) && notify.OutcomeOf(err) != record.StateUnknown {
 			t.Fatalf("HTTP %d with %q, not MSG91's error body, is certain: %v", status, body, err)
 		}
 		msg := err.Error()

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/msg91"
@@ -452,7 +454,7 @@ func TestAnswers(t *testing.T) {
 			if notify.CodeOf(err) != tt.code {
 				t.Errorf("code %q, want %q: %v", notify.CodeOf(err), tt.code, err)
 			}
-			if want := notify.StateFailed; tt.code != notify.CodeOutcomeUnknown && notify.OutcomeOf(err) != want {
+			if want := record.StateFailed; tt.code != notify.CodeOutcomeUnknown && notify.OutcomeOf(err) != want {
 				t.Errorf("outcome %v, want a certain refusal: %v", notify.OutcomeOf(err), err)
 			}
 			if !strings.Contains(err.Error(), tt.says) {

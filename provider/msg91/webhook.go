@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
@@ -314,25 +316,25 @@ func (e entry) get(names ...string) string {
 // reported in. Any other code says nothing final here: the report is
 // ignored and counted (Stats().Ignored).
 var statusCodes = map[string]struct {
-	state notify.MessageState
+	state record.State
 	what  string
 }{
-	"1":  {notify.StateDelivered, ""},
-	"2":  {notify.StateFailed, "the operator reported the SMS failed"},
-	"9":  {notify.StateFailed, "the number is on the NDNC (do-not-call) registry"},
-	"16": {notify.StateFailed, "the SMS was rejected"},
-	"17": {notify.StateFailed, "the number is blocked"},
-	"25": {notify.StateFailed, "the SMS was rejected"},
+	"1":  {record.StateDelivered, ""},
+	"2":  {record.StateFailed, "the operator reported the SMS failed"},
+	"9":  {record.StateFailed, "the number is on the NDNC (do-not-call) registry"},
+	"16": {record.StateFailed, "the SMS was rejected"},
+	"17": {record.StateFailed, "the number is blocked"},
+	"25": {record.StateFailed, "the SMS was rejected"},
 }
 
 // statusWords are the statuses reported in words (desc, and a Webhook
 // (New) status that is not a number), read without regard to case.
-var statusWords = map[string]notify.MessageState{
-	"DELIVERED": notify.StateDelivered, "DELIVRD": notify.StateDelivered, "SUCCESS": notify.StateDelivered,
-	"SENT": notify.StateSent, "SUBMITTED": notify.StateSent,
-	"FAILED": notify.StateFailed, "FAIL": notify.StateFailed, "UNDELIVERED": notify.StateFailed, "UNDELIV": notify.StateFailed,
-	"REJECTED": notify.StateFailed, "REJECTD": notify.StateFailed, "EXPIRED": notify.StateFailed,
-	"NDNC": notify.StateFailed, "DND": notify.StateFailed, "BLOCKED": notify.StateFailed, "BLACKLISTED": notify.StateFailed,
+var statusWords = map[string]record.State{
+	"DELIVERED": record.StateDelivered, "DELIVRD": record.StateDelivered, "SUCCESS": record.StateDelivered,
+	"SENT": record.StateSent, "SUBMITTED": record.StateSent,
+	"FAILED": record.StateFailed, "FAIL": record.StateFailed, "UNDELIVERED": record.StateFailed, "UNDELIV": record.StateFailed,
+	"REJECTED": record.StateFailed, "REJECTD": record.StateFailed, "EXPIRED": record.StateFailed,
+	"NDNC": record.StateFailed, "DND": record.StateFailed, "BLOCKED": record.StateFailed, "BLACKLISTED": record.StateFailed,
 }
 
 // report turns one entry into a report, or nil for a status that says
@@ -341,7 +343,7 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 	status := strings.TrimSpace(e.get("status"))
 	desc := e.get(descFields...)
 	var (
-		state notify.MessageState
+		state record.State
 		code  string
 		what  string
 	)
@@ -364,7 +366,7 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 	}
 	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: vendorhttp.Clip(e.get(idFields...)),
 		To: e.get(numberFields...), State: state, At: e.time(timeFields...)}
-	if state == notify.StateFailed {
+	if state == record.StateFailed {
 		r.VendorCode = code
 		text := e.get(reasonFields...)
 		if text == "" {

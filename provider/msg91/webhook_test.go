@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/webhook/webhooktest"
@@ -54,11 +56,11 @@ func newLoop(t *testing.T, version msg91test.Version) *loop {
 	}
 	accounts := memstore.NewAccounts()
 	set := sms.Settings{SenderID: "ACMECO", DLTTemplates: []sms.DLTTemplate{{ID: dltID, EntityID: entityID, Content: tplContent, MessageID: tplID}}}
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: set.Map()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: set.Map()}); err != nil {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 100_000, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: 100_000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	l.n, err = notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
@@ -88,7 +90,7 @@ func (l *loop) send(t *testing.T, to string) *notify.Receipt {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != notify.StateSent || r.ProviderMessageID == "" {
+	if r.Status != record.StateSent || r.ProviderMessageID == "" {
 		t.Fatalf("receipt %+v", r)
 	}
 	return r
@@ -123,7 +125,7 @@ func TestWebhookLoop(t *testing.T) {
 				}
 			}
 			m := l.message(t, rc.MessageID)
-			if m.State != notify.StateDelivered || !m.History[len(m.History)-1].At.Equal(vendorClock) {
+			if m.State != record.StateDelivered || !m.History[len(m.History)-1].At.Equal(vendorClock) {
 				t.Errorf("record %s, history %+v", m.State, m.History)
 			}
 			if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 2}) {
@@ -135,7 +137,7 @@ func TestWebhookLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 			m = l.message(t, failed.MessageID)
-			if m.State != notify.StateFailed || m.VendorCode != "16" || !strings.Contains(m.Error, "Rejected by the operator") {
+			if m.State != record.StateFailed || m.VendorCode != "16" || !strings.Contains(m.Error, "Rejected by the operator") {
 				t.Errorf("record %s, vendor code %q, error %q", m.State, m.VendorCode, m.Error)
 			}
 		})
@@ -162,7 +164,7 @@ func TestWebhookBulk(t *testing.T) {
 	if err := l.vendor.Report(ctx, id, msg91test.Blocked, "919876500002"); err != nil {
 		t.Fatal(err)
 	}
-	want := []notify.MessageState{notify.StateDelivered, notify.StateSent, notify.StateFailed}
+	want := []record.State{record.StateDelivered, record.StateSent, record.StateFailed}
 	for i, leg := range rc.Legs {
 		if m := l.message(t, leg.MessageID); m.State != want[i] {
 			t.Errorf("recipient %d: %s, want %s", i, m.State, want[i])
@@ -176,7 +178,7 @@ func TestWebhookBulk(t *testing.T) {
 	if err := l.vendor.Report(ctx, id, msg91test.Delivered); err != nil {
 		t.Fatal(err)
 	}
-	want[1] = notify.StateDelivered
+	want[1] = record.StateDelivered
 	for i, leg := range rc.Legs {
 		if m := l.message(t, leg.MessageID); m.State != want[i] {
 			t.Errorf("after the batch: recipient %d: %s, want %s", i, m.State, want[i])
@@ -226,7 +228,7 @@ func TestWebhookAnswers(t *testing.T) {
 	if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 2, Unmatched: 1, Ignored: 1, Refused: 2, Malformed: 1}) {
 		t.Errorf("stats %+v", s)
 	}
-	if m := l.message(t, rc.MessageID); m.State != notify.StateDelivered {
+	if m := l.message(t, rc.MessageID); m.State != record.StateDelivered {
 		t.Errorf("record %s", m.State)
 	}
 	req, _ := http.NewRequest(http.MethodGet, l.base+"/webhooks/msg91/"+hookToken, nil)
@@ -275,10 +277,10 @@ func TestWebhookFormats(t *testing.T) {
 	const id = "346a6b5c4d3e2f1a0b9c8d7e"
 	at := vendorClock
 	delivered := func(number string) notify.DeliveryReport {
-		return notify.DeliveryReport{Provider: "msg91-in", ProviderMessageID: id, To: number, State: notify.StateDelivered, At: at}
+		return notify.DeliveryReport{Provider: "msg91-in", ProviderMessageID: id, To: number, State: record.StateDelivered, At: at}
 	}
 	failed := func(number, code, text string) notify.DeliveryReport {
-		return notify.DeliveryReport{Provider: "msg91-in", ProviderMessageID: id, To: number, State: notify.StateFailed, At: at,
+		return notify.DeliveryReport{Provider: "msg91-in", ProviderMessageID: id, To: number, State: record.StateFailed, At: at,
 			VendorCode: code, Error: text}
 	}
 	v2 := `[{"senderId":"ACMECO","requestId":"` + id + `","report":[` +

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/google/uuid"
 
 	"github.com/notifykit/notify"
@@ -406,7 +408,7 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 				code, outcome, s.redact(err))
 		}
 	case RateLimited:
-		if code != notify.CodeRateLimited || outcome != notify.StateFailed {
+		if code != notify.CodeRateLimited || outcome != record.StateFailed {
 			t.Errorf("rate-limited vendor failure gave code %q, outcome %v: want rate_limited, not_accepted; error: %s", code, outcome, s.redact(err))
 		}
 		var e *notify.Error
@@ -414,18 +416,18 @@ func (s *suite) testFailure(t *testing.T, f Failure) {
 			t.Errorf("RetryAfter = %v, want >= 0", e.RetryAfter)
 		}
 	case Permanent:
-		if (code != notify.CodeRejected && code != notify.CodeInvalidArgument) || outcome != notify.StateFailed {
+		if (code != notify.CodeRejected && code != notify.CodeInvalidArgument) || outcome != record.StateFailed {
 			t.Errorf("permanent vendor failure gave code %q, outcome %v: want rejected or invalid_argument, not_accepted; error: %s", code, outcome, s.redact(err))
 		}
 	case VendorErrorOn5xx:
-		if outcome != notify.StateFailed {
+		if outcome != record.StateFailed {
 			t.Errorf("the vendor refused the message with its own error answer on a 5xx, but the error has code %q, outcome %v: want a certain refusal (outcome not_accepted), whatever the status; error: %s",
 				code, outcome, s.redact(err))
 		}
 	case AnswerLost:
 		// The vendor has the message: a refund or a retry would be wrong.
 		received = 1
-		if outcome != notify.StateUnknown {
+		if outcome != record.StateUnknown {
 			t.Errorf("vendor accepted the message and its answer was lost, but the error has code %q, outcome %v: want outcome unknown (a bare error or outcome_unknown), never a certain refusal; error: %s",
 				code, outcome, s.redact(err))
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
 )
@@ -29,7 +31,7 @@ func TestCheckNumber(t *testing.T) {
 	posts := gw.requests()
 	_, err := p.Send(context.Background(), textEnv("482915 is your code", "482915"))
 	var ne *notify.Error
-	if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.StateFailed || notify.IsRetryable(err) ||
+	if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != record.StateFailed || notify.IsRetryable(err) ||
 		!errors.As(err, &ne) || len(ne.Fields) != 1 || ne.Fields[0].Field != "to" {
 		t.Fatalf("missing number: %v, want Rejected on to", err)
 	}
@@ -77,7 +79,7 @@ func TestCheckNumberFailures(t *testing.T) {
 			posts := gw.requests()
 			gw.failNextCheck(tt.status, tt.body)
 			_, err := p.Send(context.Background(), textEnv("hi", ""))
-			if notify.CodeOf(err) != tt.code || notify.OutcomeOf(err) != notify.StateFailed {
+			if notify.CodeOf(err) != tt.code || notify.OutcomeOf(err) != record.StateFailed {
 				t.Fatalf("got %v (%s), want %s", err, notify.CodeOf(err), tt.code)
 			}
 			if gw.requests() != posts {

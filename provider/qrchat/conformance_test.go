@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
@@ -18,7 +20,7 @@ func TestConformance(t *testing.T) {
 		Envelope: func(i int) *notify.Envelope {
 			otp := fmt.Sprintf("%06d", 482915+i)
 			return &notify.Envelope{
-				Kind: chat.Kind, To: "9876543210", Provider: p.Name(), Units: 1, Class: notify.Transactional,
+				Kind: chat.Kind, To: "9876543210", Provider: p.Name(), Units: 1, Class: record.Transactional,
 				Content: &chat.Message{Gateway: chat.GatewayQR, Type: chat.TypeOTP, OTP: otp,
 					Text: otp + " is your Acme login code. Do not share it."},
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/qrchat"
@@ -90,7 +92,7 @@ func TestPlusProviderOnCoreGateway(t *testing.T) {
 		mime string
 	}{{"/photo.png", chat.MediaImage, "image/png"}, {"/clip.mp4", chat.MediaVideo, "video/mp4"}, {"/invoice.pdf", chat.MediaDocument, "application/pdf"}} {
 		_, err := p.Send(context.Background(), mediaEnv(m.url(tt.path), tt.kind, "f", tt.mime, ""))
-		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.StateFailed ||
+		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != record.StateFailed ||
 			!strings.Contains(err.Error(), "EditionCore") || !strings.Contains(err.Error(), "Plus version") {
 			t.Fatalf("%s: %v, want Rejected telling to set EditionCore", tt.kind, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
 )
@@ -45,7 +47,7 @@ func TestEngineErrors(t *testing.T) {
 				t.Fatal("no error")
 			}
 			if tt.refused {
-				if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.StateFailed || notify.IsRetryable(err) {
+				if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != record.StateFailed || notify.IsRetryable(err) {
 					t.Fatalf("got %v (%s, %v), want a certain, permanent refusal", err, notify.CodeOf(err), notify.OutcomeOf(err))
 				}
 				if !strings.Contains(err.Error(), "refused the recipient") || gw.count() != accepted {

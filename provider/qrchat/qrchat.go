@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
@@ -410,7 +412,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		}
 		ans, err := p.sendMedia(ctx, path, body, ms)
 		if err != nil {
-			if notify.OutcomeOf(err) == notify.StateUnknown {
+			if notify.OutcomeOf(err) == record.StateUnknown {
 				p.forget() // the gateway may be in trouble: ask again next time
 			}
 			return nil, err
@@ -555,7 +557,7 @@ func (p *Provider) checkNumber(ctx context.Context, chatID string) (string, erro
 		return "", notify.Errorf(notify.CodeUnavailable, "qrchat: checking the number failed: unreadable answer")
 	}
 	if !*r.NumberExists {
-		return "", &notify.Error{Code: notify.CodeRejected, Fields: []notify.FieldError{{Field: "to",
+		return "", &notify.Error{Code: notify.CodeRejected, Fields: []record.FieldError{{Field: "to",
 			Message: "qrchat: the number is not on the chat network (the gateway's check-exists said so); nothing was sent"}}}
 	}
 	if id, ok := checkedChatID(r.ChatID); ok {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
@@ -219,7 +221,7 @@ func TestMediaCutMidStream(t *testing.T) {
 	m := newMediaServer(t)
 	p := newProvider(t, gw, mediaConfig(m, 0))
 	_, err := p.Send(context.Background(), mediaEnv(m.url("/cut.pdf"), chat.MediaDocument, "a.pdf", "application/pdf", ""))
-	if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.StateFailed || !notify.IsRetryable(err) {
+	if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != record.StateFailed || !notify.IsRetryable(err) {
 		t.Fatalf("got %v (%s), want a retryable Unavailable", err, notify.CodeOf(err))
 	}
 	if strings.Contains(err.Error(), "s3cr3t") {
@@ -347,7 +349,7 @@ func TestGatewayErrors(t *testing.T) {
 			if notify.CodeOf(err) != tt.code {
 				t.Fatalf("got %v (%s), want %s", err, notify.CodeOf(err), tt.code)
 			}
-			if unknown := tt.code == notify.CodeOutcomeUnknown; (notify.OutcomeOf(err) == notify.StateUnknown) != unknown ||
+			if unknown := tt.code == notify.CodeOutcomeUnknown; (notify.OutcomeOf(err) == record.StateUnknown) != unknown ||
 				(unknown && (notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message"))) {
 				t.Errorf("outcome %v, retryable %v for %v", notify.OutcomeOf(err), notify.IsRetryable(err), err)
 			}
@@ -377,7 +379,7 @@ func TestWAHA500IsUnknown(t *testing.T) {
 	posts, accepted, gets := gw.requests(), gw.count(), gw.gets()
 	gw.failNextRawAfterAccept(500, wahaEngineError)
 	_, err := p.Send(context.Background(), textEnv("482915 is your code", "482915"))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("WAHA 500: %v, want outcome_unknown", err)
 	}
 	if !strings.Contains(err.Error(), "Target closed") || strings.Contains(err.Error(), "482915") {
@@ -407,7 +409,7 @@ func TestProxy502IsUnknown(t *testing.T) {
 		posts, accepted := gw.requests(), gw.count()
 		gw.failNextProxy(tt.status, tt.accept)
 		_, err := p.Send(context.Background(), textEnv("hi", ""))
-		if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+		if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 			t.Errorf("proxy %d: %v, want an unknown outcome", tt.status, err)
 		}
 		want := 0
@@ -428,7 +430,7 @@ func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
 	p := newProvider(t, gw, qrchat.Config{})
 	gw.failNext(providertest.AnswerLost)
 	_, err := p.Send(context.Background(), textEnv("hi", ""))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
 		t.Fatalf("lost answer: %v, want an unknown outcome", err)
 	}
 	if gw.requests() != 1 || gw.count() != 1 {

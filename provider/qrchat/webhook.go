@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
@@ -185,12 +187,12 @@ var ackNames = map[string]int{
 
 // ackStates maps ack levels to the states they report. PENDING (the
 // message is still on the phone) has none, nor has any other level.
-var ackStates = map[int]notify.MessageState{
-	ackServer: notify.StateSent,      // the chat network's server has it
-	ackDevice: notify.StateDelivered, // the recipient's device has it
-	ackRead:   notify.StateRead,
-	ackPlayed: notify.StateRead, // a voice or video message was played
-	ackError:  notify.StateFailed,
+var ackStates = map[int]record.State{
+	ackServer: record.StateSent,      // the chat network's server has it
+	ackDevice: record.StateDelivered, // the recipient's device has it
+	ackRead:   record.StateRead,
+	ackPlayed: record.StateRead, // a voice or video message was played
+	ackError:  record.StateFailed,
 }
 
 // errorText is the failure text of an ERROR ack without one of its own.
@@ -226,7 +228,7 @@ func (h *Webhook) report(ev *event) (*notify.DeliveryReport, error) {
 	}
 	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: id, State: state,
 		To: recipient(id, p.To), At: eventTime(ev.Timestamp)}
-	if state == notify.StateFailed {
+	if state == record.StateFailed {
 		r.VendorCode = "ack:" + strconv.Itoa(level)
 		text := ackErrorText(p.Error)
 		if text == "" {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/webhook/webhooktest"
@@ -42,10 +44,10 @@ func newAckLoop(t *testing.T, secret string) *ackLoop {
 	t.Helper()
 	l := &ackLoop{wallet: memstore.NewWallet(), gw: newFakeWAHA(t)}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := chat.New(chat.Config{QR: newProvider(t, l.gw, qrchat.Config{})})
@@ -75,7 +77,7 @@ func (l *ackLoop) send(t *testing.T) *notify.Receipt {
 	if err != nil {
 		t.Fatalf("send: %v", err)
 	}
-	if r.Status != notify.StateSent || r.ProviderMessageID == "" || r.Cost.Minor <= 0 {
+	if r.Status != record.StateSent || r.ProviderMessageID == "" || r.Cost.Minor <= 0 {
 		t.Fatalf("send: %+v, want sent, charged, with the gateway's ID", r)
 	}
 	return r
@@ -108,7 +110,7 @@ func historyOf(m *notify.Message) string {
 }
 
 // stepAt returns when m entered state, from its history.
-func stepAt(t *testing.T, m *notify.Message, state notify.MessageState) time.Time {
+func stepAt(t *testing.T, m *notify.Message, state record.State) time.Time {
 	t.Helper()
 	for _, c := range m.History {
 		if c.State == state {
@@ -151,7 +153,7 @@ func TestWebhookWholeLoop(t *testing.T) {
 			if code := l.gw.ack(t, rc.ProviderMessageID, 1); code != http.StatusOK {
 				t.Fatalf("SERVER ack: %d", code)
 			}
-			if m := l.message(t, rc.MessageID); m.State != notify.StateSent {
+			if m := l.message(t, rc.MessageID); m.State != record.StateSent {
 				t.Fatalf("after SERVER: %s", m.State)
 			}
 			delivered := l.gw.ackEvent(t, rc.ProviderMessageID, 2)
@@ -159,9 +161,9 @@ func TestWebhookWholeLoop(t *testing.T) {
 				t.Fatalf("DEVICE ack: %d", code)
 			}
 			m := l.message(t, rc.MessageID)
-			if m.State != notify.StateDelivered || !stepAt(t, m, notify.StateDelivered).Equal(eventAt(t, delivered)) {
+			if m.State != record.StateDelivered || !stepAt(t, m, record.StateDelivered).Equal(eventAt(t, delivered)) {
 				t.Fatalf("after DEVICE: %s (%s), delivered at %v, want %v", m.State, historyOf(m),
-					stepAt(t, m, notify.StateDelivered), eventAt(t, delivered))
+					stepAt(t, m, record.StateDelivered), eventAt(t, delivered))
 			}
 			read := l.gw.ackEvent(t, rc.ProviderMessageID, 3)
 			if code := l.gw.deliver(t, read); code != http.StatusOK {
@@ -171,11 +173,11 @@ func TestWebhookWholeLoop(t *testing.T) {
 				t.Fatalf("PLAYED ack: %d", code)
 			}
 			m = l.message(t, rc.MessageID)
-			if m.State != notify.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
+			if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 				t.Fatalf("after READ and PLAYED: %s (%s)", m.State, historyOf(m))
 			}
-			if !stepAt(t, m, notify.StateRead).Equal(eventAt(t, read)) {
-				t.Fatalf("read at %v, want the event's time %v", stepAt(t, m, notify.StateRead), eventAt(t, read))
+			if !stepAt(t, m, record.StateRead).Equal(eventAt(t, read)) {
+				t.Fatalf("read at %v, want the event's time %v", stepAt(t, m, record.StateRead), eventAt(t, read))
 			}
 			if m.ProviderMessageID != rc.ProviderMessageID || m.Refunded || l.balance(t) != opening {
 				t.Fatalf("record %+v, balance %d (was %d): a read message keeps its ID and its charge", m, l.balance(t), opening)
@@ -205,7 +207,7 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 		}
 	}
 	m := l.message(t, rc.MessageID)
-	if m.State != notify.StateFailed || !m.Refunded || m.VendorCode != "ack:-1" || notify.Code(m.ErrorCode) != notify.CodeRejected ||
+	if m.State != record.StateFailed || !m.Refunded || m.VendorCode != "ack:-1" || notify.Code(m.ErrorCode) != notify.CodeRejected ||
 		!strings.Contains(m.Error, "the gateway reported an error delivering the message") {
 		t.Fatalf("after ERROR: %+v", m)
 	}
@@ -215,7 +217,7 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 	if code := l.gw.ack(t, rc.ProviderMessageID, 3); code != http.StatusOK {
 		t.Fatalf("READ after ERROR: %d", code)
 	}
-	if m := l.message(t, rc.MessageID); m.State != notify.StateFailed || l.balance(t) != opening {
+	if m := l.message(t, rc.MessageID); m.State != record.StateFailed || l.balance(t) != opening {
 		t.Fatalf("READ after ERROR moved the record to %s, balance %d", m.State, l.balance(t))
 	}
 	if s := l.hook.Stats(); s.Reports != 4 || s.Unmatched != 0 || s.Failed != 0 {
@@ -231,7 +233,7 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 		t.Fatalf("ERROR ack with a reason: %d", code)
 	}
 	m = l.message(t, rc.MessageID)
-	if m.State != notify.StateFailed || !strings.Contains(m.Error, "account_restricted (code 463)") || m.VendorCode != "ack:-1" {
+	if m.State != record.StateFailed || !strings.Contains(m.Error, "account_restricted (code 463)") || m.VendorCode != "ack:-1" {
 		t.Fatalf("after ERROR with a reason: %+v", m)
 	}
 	if got := l.balance(t); got != opening {
@@ -284,7 +286,7 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 			t.Errorf("%s: %d, want 401", c.name, code)
 		}
 	}
-	if m := l.message(t, rc.MessageID); m.State != notify.StateSent || m.Refunded {
+	if m := l.message(t, rc.MessageID); m.State != record.StateSent || m.Refunded {
 		t.Fatalf("a forged event moved the record to %s (refunded %v)", m.State, m.Refunded)
 	}
 	if got := l.balance(t); got != charged {
@@ -297,7 +299,7 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 	if code := l.gw.deliver(t, body); code != http.StatusOK {
 		t.Fatalf("genuine: %d", code)
 	}
-	if m := l.message(t, rc.MessageID); m.State != notify.StateFailed {
+	if m := l.message(t, rc.MessageID); m.State != record.StateFailed {
 		t.Fatalf("genuine ERROR: %s", m.State)
 	}
 }
@@ -316,11 +318,11 @@ func TestWebhookOutOfOrderAndReplayed(t *testing.T) {
 		}
 	}
 	m := l.message(t, rc.MessageID)
-	if m.State != notify.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
+	if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 		t.Fatalf("read before delivered: %s (%s)", m.State, historyOf(m))
 	}
-	if !stepAt(t, m, notify.StateDelivered).Equal(eventAt(t, delivered)) {
-		t.Fatalf("delivered at %v, want the event's time %v", stepAt(t, m, notify.StateDelivered), eventAt(t, delivered))
+	if !stepAt(t, m, record.StateDelivered).Equal(eventAt(t, delivered)) {
+		t.Fatalf("delivered at %v, want the event's time %v", stepAt(t, m, record.StateDelivered), eventAt(t, delivered))
 	}
 	if s := l.hook.Stats(); s.Reports != 4 || s.Unmatched != 0 {
 		t.Fatalf("stats = %+v", s)
@@ -354,7 +356,7 @@ func TestWebhookUnknownAndIgnoredEvents(t *testing.T) {
 			t.Errorf("%s: %d, want 200", name, code)
 		}
 	}
-	if m := l.message(t, rc.MessageID); m.State != notify.StateSent || historyOf(m) != "pending,attempting,sent" {
+	if m := l.message(t, rc.MessageID); m.State != record.StateSent || historyOf(m) != "pending,attempting,sent" {
 		t.Fatalf("record moved to %s (%s)", m.State, historyOf(m))
 	}
 	if s := l.hook.Stats(); s.Unmatched != 1 || s.Ignored != uint64(len(ignored)) || s.Reports != 0 || s.Malformed != 0 {
@@ -550,7 +552,7 @@ func TestWebhookMatchesSerializedAndBareIDs(t *testing.T) {
 				to = "919876543210"
 			}
 			for _, d := range rep.calls() {
-				if d.State != notify.StateDelivered || d.Provider != "qrchat" || d.To != to ||
+				if d.State != record.StateDelivered || d.Provider != "qrchat" || d.To != to ||
 					!d.At.Equal(time.UnixMilli(1760022600123)) {
 					t.Fatalf("report %+v", d)
 				}
@@ -604,7 +606,7 @@ func TestWebhookTriesEveryIDWhileSendsAreInFlight(t *testing.T) {
 // payload among them.
 func TestWebhookReports(t *testing.T) {
 	type want struct {
-		state          notify.MessageState
+		state          record.State
 		to, id         string
 		at             time.Time
 		vendor, errSub string
@@ -617,27 +619,27 @@ func TestWebhookReports(t *testing.T) {
 	}{
 		{"the documented payload", qrchat.WebhookConfig{},
 			`{"event":"message.ack","session":"default","engine":"WEBJS","payload":{"id":"true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C","from":"11111111111@c.us","participant":null,"fromMe":true,"ack":3,"ackName":"READ"}}`,
-			want{state: notify.StateRead, to: "11111111111", id: "true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C"}},
+			want{state: record.StateRead, to: "11111111111", id: "true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C"}},
 		{"SERVER in seconds", qrchat.WebhookConfig{},
 			`{"timestamp":1760022600,"event":"message.ack","session":"default","payload":{"id":"true_919876543210@c.us_3EB0A","fromMe":true,"ack":1}}`,
-			want{state: notify.StateSent, to: "919876543210", id: "true_919876543210@c.us_3EB0A", at: time.Unix(1760022600, 0)}},
+			want{state: record.StateSent, to: "919876543210", id: "true_919876543210@c.us_3EB0A", at: time.Unix(1760022600, 0)}},
 		{"PLAYED by name only", qrchat.WebhookConfig{Provider: "qr-main"},
 			`{"event":"message.ack","session":"default","payload":{"id":"3EB0B","to":"919876543210@c.us","fromMe":true,"ackName":"PLAYED"}}`,
-			want{state: notify.StateRead, to: "919876543210", id: "3EB0B"}},
+			want{state: record.StateRead, to: "919876543210", id: "3EB0B"}},
 		{"a @lid chat names no number", qrchat.WebhookConfig{},
 			`{"event":"message.ack","session":"default","payload":{"id":"true_143256789012345@lid_3EB0C","fromMe":true,"ack":2}}`,
-			want{state: notify.StateDelivered, id: "true_143256789012345@lid_3EB0C"}},
+			want{state: record.StateDelivered, id: "true_143256789012345@lid_3EB0C"}},
 		{"ERROR with a text", qrchat.WebhookConfig{},
 			`{"timestamp":1760022600500,"event":"message.ack","session":"default","payload":{"id":"true_919876543210@c.us_3EB0D","fromMe":true,"ack":-1,"ackName":"ERROR","error":"number\nnot on the network"}}`,
-			want{state: notify.StateFailed, to: "919876543210", id: "true_919876543210@c.us_3EB0D", at: time.UnixMilli(1760022600500),
+			want{state: record.StateFailed, to: "919876543210", id: "true_919876543210@c.us_3EB0D", at: time.UnixMilli(1760022600500),
 				vendor: "ack:-1", errSub: "qrchat: number not on the network"}},
 		{"ERROR without one", qrchat.WebhookConfig{},
 			`{"event":"message.ack","session":"default","payload":{"id":"true_919876543210@c.us_3EB0E","fromMe":true,"ack":-1}}`,
-			want{state: notify.StateFailed, to: "919876543210", id: "true_919876543210@c.us_3EB0E",
+			want{state: record.StateFailed, to: "919876543210", id: "true_919876543210@c.us_3EB0E",
 				vendor: "ack:-1", errSub: "qrchat: the gateway reported an error delivering the message"}},
 		{"the configured session", qrchat.WebhookConfig{Session: "sales"},
 			`{"event":"message.ack","session":"sales","payload":{"id":"3EB0F","fromMe":true,"ack":2}}`,
-			want{state: notify.StateDelivered, id: "3EB0F"}},
+			want{state: record.StateDelivered, id: "3EB0F"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := &recorder{}

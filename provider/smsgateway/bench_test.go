@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -31,7 +33,7 @@ func BenchmarkBulkSMS(b *testing.B) {
 			b.Fatal(err)
 		}
 		w := memstore.NewWallet()
-		if err := w.Open("acme", notify.Money{Minor: 1 << 50, Currency: notify.INR()}); err != nil {
+		if err := w.Open("acme", notify.Money{Minor: 1 << 50, Currency: record.INR()}); err != nil {
 			b.Fatal(err)
 		}
 		n := newNotifier(b, p, memstore.NewLedger(w), nil)
@@ -42,7 +44,7 @@ func BenchmarkBulkSMS(b *testing.B) {
 		n, vendor := setup(b)
 		for b.Loop() {
 			r, err := n.Send(ctx, &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale ends tonight"}, To: to})
-			if err != nil || r.Status != notify.StateSent {
+			if err != nil || r.Status != record.StateSent {
 				b.Fatal(err)
 			}
 		}

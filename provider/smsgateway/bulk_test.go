@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -38,14 +40,14 @@ func TestBulkOneCallManyRecords(t *testing.T) {
 	if len(sent) != 1 || len(sent[0].Numbers) != 25 || sent[0].Numbers[3] != "9876500003" {
 		t.Fatalf("vendor got %+v", sent)
 	}
-	if r.Status != notify.StateSent || len(r.Legs) != 25 || r.Units != 25 || r.Cost.Minor != 25*25 {
+	if r.Status != record.StateSent || len(r.Legs) != 25 || r.Units != 25 || r.Cost.Minor != 25*25 {
 		t.Fatalf("receipt %+v", r)
 	}
 	if got := l.balance(t); got != before-25*25 {
 		t.Fatalf("balance %d, want %d", got, before-25*25)
 	}
 	for i, leg := range r.Legs {
-		if leg.Status != notify.StateSent || leg.ProviderMessageID != sent[0].RequestID || leg.To != fmt.Sprintf("+9198765%05d", i) {
+		if leg.Status != record.StateSent || leg.ProviderMessageID != sent[0].RequestID || leg.To != fmt.Sprintf("+9198765%05d", i) {
 			t.Fatalf("leg %d: %+v", i, leg)
 		}
 	}
@@ -56,13 +58,13 @@ func TestBulkOneCallManyRecords(t *testing.T) {
 	if err := l.vendor.ReportNumber(context.Background(), sent[0].RequestID, "9876500007", "undelivered"); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, r.Legs[3].MessageID); m.State != notify.StateDelivered {
+	if m := l.message(t, r.Legs[3].MessageID); m.State != record.StateDelivered {
 		t.Errorf("recipient 3: %s", m.State)
 	}
-	if m := l.message(t, r.Legs[7].MessageID); m.State != notify.StateFailed {
+	if m := l.message(t, r.Legs[7].MessageID); m.State != record.StateFailed {
 		t.Errorf("recipient 7: %s", m.State)
 	}
-	if m := l.message(t, r.Legs[4].MessageID); m.State != notify.StateSent {
+	if m := l.message(t, r.Legs[4].MessageID); m.State != record.StateSent {
 		t.Errorf("recipient 4: %s", m.State)
 	}
 }
@@ -93,8 +95,8 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	if got := l.vendor.Requests(); got != 3 {
 		t.Fatalf("vendor calls = %d, want 3 (batches of 4, 4, 2)", got)
 	}
-	want := []notify.MessageState{notify.StateFailed, notify.StateFailed, notify.StateFailed, notify.StateFailed,
-		notify.StateSent, notify.StateSent, notify.StateSent, notify.StateSent, notify.StateSent, notify.StateSent}
+	want := []record.State{record.StateFailed, record.StateFailed, record.StateFailed, record.StateFailed,
+		record.StateSent, record.StateSent, record.StateSent, record.StateSent, record.StateSent, record.StateSent}
 	for i, leg := range r.Legs {
 		if leg.Status != want[i] {
 			t.Errorf("leg %d: %s (%s)", i, leg.Status, leg.Error)
@@ -108,11 +110,11 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 	l.vendor.BreakNext()
 	r, err = n.Send(context.Background(), &sms.BulkRequest{
 		Message: sms.Request{Account: "acme", Message: "Last call"}, To: to[:3]})
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != notify.StateUnknown {
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r.Status != record.StateUnknown {
 		t.Fatalf("lost answer: %v %+v", err, r)
 	}
 	for i, leg := range r.Legs {
-		if leg.Status != notify.StateUnknown || leg.Cost.Minor != 25 {
+		if leg.Status != record.StateUnknown || leg.Cost.Minor != 25 {
 			t.Errorf("leg %d: %+v", i, leg)
 		}
 	}
@@ -186,7 +188,7 @@ func TestBulkRunsOutOfMoney(t *testing.T) {
 	sent := 0
 	for i, leg := range r.Legs {
 		switch {
-		case leg.Status == notify.StateSent:
+		case leg.Status == record.StateSent:
 			sent++
 		case leg.ErrorCode != notify.CodeInsufficientFunds || leg.To != "+91"+to[i] || leg.Cost.Minor != 0:
 			t.Fatalf("leg %d: %+v", i, leg)

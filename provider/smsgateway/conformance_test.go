@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/providertest"
@@ -46,7 +48,7 @@ func newProvider(t *testing.T, v *smsgatewaytest.Server, key string) *smsgateway
 // envelope returns a valid envelope of each route in turn.
 func envelope(i int) *notify.Envelope {
 	env := &notify.Envelope{Kind: sms.Kind, To: fmt.Sprintf("98765%05d", i), Provider: smsgateway.DefaultName, Units: 1,
-		Class: notify.Transactional}
+		Class: record.Transactional}
 	switch i % 3 {
 	case 0:
 		env.Content = &sms.Message{Route: sms.RouteSMS, Text: fmt.Sprintf("Order %d has shipped.", i),

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -90,11 +92,11 @@ func ExampleWebhook() {
 	}
 
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: sms.Settings{SenderID: "ACMEIN"}.Map()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: sms.Settings{SenderID: "ACMEIN"}.Map()}); err != nil {
 		panic(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
 		panic(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 )
 
@@ -47,10 +49,10 @@ func FuzzDecodeAnswer(f *testing.F) {
 		}
 		var probe response
 		own := json.Unmarshal(body, &probe) == nil && (probe.Return != nil && !*probe.Return || probe.StatusCode != 0)
-		if own && notify.OutcomeOf(err) != notify.StateFailed {
+		if own && notify.OutcomeOf(err) != record.StateFailed {
 			t.Fatalf("HTTP %d with the vendor's error body %q is not a certain refusal: %v", status, body, err)
 		}
-		if !own && status >= 500 && notify.OutcomeOf(err) != notify.StateUnknown {
+		if !own && status >= 500 && notify.OutcomeOf(err) != record.StateUnknown {
 			t.Fatalf("HTTP %d with %q, not the vendor's error body, is certain: %v", status, body, err)
 		}
 		if strings.IndexFunc(err.Error(), unicode.IsControl) >= 0 {

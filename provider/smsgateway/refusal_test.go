@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -26,7 +28,7 @@ func TestVendorBusy503IsARefusal(t *testing.T) {
 	v.RefuseNext(1, http.StatusServiceUnavailable, 503, "busy")
 	_, err := p.Send(t.Context(), envelope(1))
 	var e *notify.Error
-	if !errors.As(err, &e) || e.Code != notify.CodeUnavailable || !notify.IsRetryable(err) || notify.OutcomeOf(err) != notify.StateFailed {
+	if !errors.As(err, &e) || e.Code != notify.CodeUnavailable || !notify.IsRetryable(err) || notify.OutcomeOf(err) != record.StateFailed {
 		t.Fatalf("503 with return false: %v (code %q, outcome %v), want a retryable unavailable", err, notify.CodeOf(err), notify.OutcomeOf(err))
 	}
 	if msg := err.Error(); !strings.Contains(msg, "vendor status 503: busy") || strings.Contains(msg, testKey) || strings.Contains(msg, testOTP) {
@@ -55,7 +57,7 @@ func TestBusyRefusalsChargeNothing(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
 	w := memstore.NewWallet()
-	opening := notify.Money{Minor: 10_000, Currency: notify.INR()}
+	opening := notify.Money{Minor: 10_000, Currency: record.INR()}
 	if err := w.Open("acme", opening); err != nil {
 		t.Fatal(err)
 	}
@@ -69,20 +71,20 @@ func TestBusyRefusalsChargeNothing(t *testing.T) {
 	const sends = 5
 	for i := range sends {
 		r, err := n.Send(ctx, &sms.Request{Account: "acme", To: fmt.Sprintf("98765%05d", i), Message: "Your order shipped"})
-		if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != notify.StateFailed {
+		if notify.CodeOf(err) != notify.CodeUnavailable || notify.OutcomeOf(err) != record.StateFailed {
 			t.Errorf("send %d: %v (code %q), want unavailable, not accepted", i, err, notify.CodeOf(err))
 		}
 		if r == nil {
 			t.Fatalf("send %d: no receipt (%v)", i, err)
 		}
-		if r.Status != notify.StateFailed {
+		if r.Status != record.StateFailed {
 			t.Errorf("send %d: receipt status %s, want failed", i, r.Status)
 		}
 		m, err := records.Message(ctx, "acme", r.MessageID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.State != notify.StateFailed || !m.Refunded || m.Cost().Minor != 0 || m.Charge.Minor == 0 {
+		if m.State != record.StateFailed || !m.Refunded || m.Cost().Minor != 0 || m.Charge.Minor == 0 {
 			t.Errorf("send %d: record %s, refunded %v, charge %d, cost %d; want failed and its charge refunded",
 				i, m.State, m.Refunded, m.Charge.Minor, m.Cost().Minor)
 		}

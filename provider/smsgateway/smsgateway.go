@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
@@ -504,11 +506,11 @@ func parseWallet(raw json.RawMessage) (notify.Money, error) {
 		}
 		s = strings.TrimSpace(s)
 	}
-	inr := notify.INR()
+	inr := record.INR()
 	if whole, frac, ok := strings.Cut(s, "."); ok && len(frac) > inr.Exponent {
 		s = whole + "." + frac[:inr.Exponent]
 	}
-	m, err := notify.ParseMoney(s, inr)
+	m, err := record.ParseMoney(s, inr)
 	if err != nil {
 		return notify.Money{}, fmt.Errorf("the wallet figure %q is not a decimal amount", clean(s))
 	}

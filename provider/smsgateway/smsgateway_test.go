@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/smsgateway"
@@ -231,23 +233,23 @@ func TestHTTPFailures(t *testing.T) {
 		body    string
 		want    notify.Code
 		retry   time.Duration
-		outcome notify.MessageState
+		outcome record.State
 	}{
-		{"200 but return false", 200, nil, `{"return": false, "message": "Failed"}`, notify.CodeRejected, 0, notify.StateFailed},
-		{"200 success without request_id", 200, nil, `{"return": true, "message": ["SMS sent successfully."]}`, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"200 with HTML", 200, nil, `<html>maintenance</html>`, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"200 with an empty JSON object", 200, nil, `{}`, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"429 with Retry-After", 429, map[string]string{"Retry-After": "3"}, `slow down`, notify.CodeRateLimited, 3 * time.Second, notify.StateFailed},
-		{"500 with an empty body", 500, nil, ``, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"503 with an empty JSON object", 503, nil, `{}`, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"503 with the vendor's JSON cut short", 503, nil, `{"return": false, "status_code": 503, "mess`, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"502 with JSON of another shape", 502, nil, `{"status": "error", "message": "bad gateway"}`, notify.CodeOutcomeUnknown, 0, notify.StateUnknown},
-		{"vendor's busy answer on a 503", 503, nil, `{"return": false, "status_code": 503, "message": "busy"}`, notify.CodeUnavailable, 0, notify.StateFailed},
-		{"vendor error with HTTP 500 and an unknown code", 500, nil, `{"return": false, "status_code": 888, "message": "busy"}`, notify.CodeUnavailable, 0, notify.StateFailed},
-		{"vendor error with HTTP 502 and no code", 502, nil, `{"return": false, "message": "busy"}`, notify.CodeUnavailable, 0, notify.StateFailed},
-		{"vendor error with HTTP 429 and an unknown code", 429, map[string]string{"Retry-After": "4"}, `{"return": false, "status_code": 429, "message": "slow down"}`, notify.CodeRateLimited, 4 * time.Second, notify.StateFailed},
-		{"vendor's documented wallet error on a 503", 503, nil, `{"return": false, "status_code": 416, "message": "You don't have sufficient wallet balance"}`, notify.CodeUnavailable, 0, notify.StateFailed},
-		{"vendor's documented refusal on a 500", 500, nil, `{"return": false, "status_code": 411, "message": "Invalid Numbers"}`, notify.CodeRejected, 0, notify.StateFailed},
+		{"200 but return false", 200, nil, `{"return": false, "message": "Failed"}`, notify.CodeRejected, 0, record.StateFailed},
+		{"200 success without request_id", 200, nil, `{"return": true, "message": ["SMS sent successfully."]}`, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"200 with HTML", 200, nil, `<html>maintenance</html>`, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"200 with an empty JSON object", 200, nil, `{}`, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"429 with Retry-After", 429, map[string]string{"Retry-After": "3"}, `slow down`, notify.CodeRateLimited, 3 * time.Second, record.StateFailed},
+		{"500 with an empty body", 500, nil, ``, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"503 with an empty JSON object", 503, nil, `{}`, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"503 with the vendor's JSON cut short", 503, nil, `{"return": false, "status_code": 503, "mess`, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"502 with JSON of another shape", 502, nil, `{"status": "error", "message": "bad gateway"}`, notify.CodeOutcomeUnknown, 0, record.StateUnknown},
+		{"vendor's busy answer on a 503", 503, nil, `{"return": false, "status_code": 503, "message": "busy"}`, notify.CodeUnavailable, 0, record.StateFailed},
+		{"vendor error with HTTP 500 and an unknown code", 500, nil, `{"return": false, "status_code": 888, "message": "busy"}`, notify.CodeUnavailable, 0, record.StateFailed},
+		{"vendor error with HTTP 502 and no code", 502, nil, `{"return": false, "message": "busy"}`, notify.CodeUnavailable, 0, record.StateFailed},
+		{"vendor error with HTTP 429 and an unknown code", 429, map[string]string{"Retry-After": "4"}, `{"return": false, "status_code": 429, "message": "slow down"}`, notify.CodeRateLimited, 4 * time.Second, record.StateFailed},
+		{"vendor's documented wallet error on a 503", 503, nil, `{"return": false, "status_code": 416, "message": "You don't have sufficient wallet balance"}`, notify.CodeUnavailable, 0, record.StateFailed},
+		{"vendor's documented refusal on a 500", 500, nil, `{"return": false, "status_code": 411, "message": "Invalid Numbers"}`, notify.CodeRejected, 0, record.StateFailed},
 	}
 	for _, tt := range odd {
 		var hits atomic.Int64
@@ -272,7 +274,7 @@ func TestHTTPFailures(t *testing.T) {
 		if got := notify.OutcomeOf(err); got != tt.outcome {
 			t.Errorf("%s: outcome %v, want %v", tt.name, got, tt.outcome)
 		}
-		if tt.outcome == notify.StateUnknown && !strings.Contains(err.Error(), "may have accepted the message") {
+		if tt.outcome == record.StateUnknown && !strings.Contains(err.Error(), "may have accepted the message") {
 			t.Errorf("%s: the message %q does not say why it is not retried", tt.name, err)
 		}
 		if n := hits.Load(); n != 1 {
@@ -293,7 +295,7 @@ func TestProxy502IsUnknown(t *testing.T) {
 		before := v.Requests()
 		v.FailNextHTTP(status)
 		_, err := p.Send(t.Context(), envelope(0))
-		if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+		if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 			t.Errorf("HTTP %d from a proxy: %v, want outcome_unknown", status, err)
 		}
 		if !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d", status)) {
@@ -315,7 +317,7 @@ func TestProxy504AfterAcceptanceIsUnknown(t *testing.T) {
 	p := newProvider(t, v, testKey)
 	v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout)
 	_, err := p.Send(t.Context(), envelope(0))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 		t.Fatalf("504 after acceptance: %v, want an unknown outcome", err)
 	}
 	if v.Accepted() != 1 || v.Requests() != 1 {
@@ -331,7 +333,7 @@ func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
 	p := newProvider(t, v, testKey)
 	v.BreakNext()
 	_, err := p.Send(t.Context(), envelope(0))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 		t.Fatalf("lost answer: %v (code %q), want an unknown outcome", err, notify.CodeOf(err))
 	}
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || !strings.Contains(err.Error(), "may have accepted the message") {
@@ -349,7 +351,7 @@ func TestSlowAnswerAfterWriteIsUnknown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	_, err := p.Send(ctx, envelope(0))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("slow vendor: %v (code %q)", err, notify.CodeOf(err))
 	}
 }
@@ -403,7 +405,7 @@ func TestBalance(t *testing.T) {
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
 	m, err := p.Balance(t.Context())
-	if err != nil || m.Minor != 500000 || m.Currency != notify.INR() {
+	if err != nil || m.Minor != 500000 || m.Currency != record.INR() {
 		t.Fatalf("Balance = %v, %v", m, err)
 	}
 	if _, err := p.Send(t.Context(), envelope(0)); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
@@ -350,19 +352,19 @@ func (e entry) get(names ...string) string {
 // SMPP words other Indian DLRs pass on. Any other status (PENDING,
 // QUEUED, UNKNOWN, ...) says nothing final: the report is ignored and
 // counted (Stats().Ignored).
-var dlrStates = map[string]notify.MessageState{
+var dlrStates = map[string]record.State{
 	// Delivered to the handset.
-	"DELIVERED": notify.StateDelivered, "DELIVRD": notify.StateDelivered, "SUCCESS": notify.StateDelivered,
+	"DELIVERED": record.StateDelivered, "DELIVRD": record.StateDelivered, "SUCCESS": record.StateDelivered,
 	// Handed on to the operator, not yet delivered.
-	"SENT": notify.StateSent, "SUBMITTED": notify.StateSent, "ACCEPTED": notify.StateSent,
-	"ENROUTE": notify.StateSent,
+	"SENT": record.StateSent, "SUBMITTED": record.StateSent, "ACCEPTED": record.StateSent,
+	"ENROUTE": record.StateSent,
 	// Final failures: VendorCode is the status (and the vendor's code).
-	"FAILED": notify.StateFailed, "FAIL": notify.StateFailed,
-	"UNDELIVERED": notify.StateFailed, "UNDELIV": notify.StateFailed, "UNDELIVERABLE": notify.StateFailed,
-	"REJECTED": notify.StateFailed, "REJECTD": notify.StateFailed,
-	"EXPIRED": notify.StateFailed, "EXPIRD": notify.StateFailed, "DELETED": notify.StateFailed,
-	"DND": notify.StateFailed, "NDNC": notify.StateFailed,
-	"BLOCKED": notify.StateFailed, "BLACKLISTED": notify.StateFailed, "INVALID": notify.StateFailed,
+	"FAILED": record.StateFailed, "FAIL": record.StateFailed,
+	"UNDELIVERED": record.StateFailed, "UNDELIV": record.StateFailed, "UNDELIVERABLE": record.StateFailed,
+	"REJECTED": record.StateFailed, "REJECTD": record.StateFailed,
+	"EXPIRED": record.StateFailed, "EXPIRD": record.StateFailed, "DELETED": record.StateFailed,
+	"DND": record.StateFailed, "NDNC": record.StateFailed,
+	"BLOCKED": record.StateFailed, "BLACKLISTED": record.StateFailed, "INVALID": record.StateFailed,
 }
 
 // report turns one entry into a report, or nil for a status that says
@@ -375,13 +377,13 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 	}
 	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: e.get(idFields...),
 		To: e.get(numberFields...), State: state}
-	if state == notify.StateSent {
+	if state == record.StateSent {
 		r.At = e.time(sentTimeFields...)
 	}
 	if r.At.IsZero() {
 		r.At = e.time(timeFields...)
 	}
-	if state == notify.StateFailed {
+	if state == record.StateFailed {
 		r.VendorCode = status
 		if code := e.get(codeFields...); code != "" {
 			r.VendorCode += ":" + vendorhttp.Clip(code)

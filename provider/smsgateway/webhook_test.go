@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/store"
 
@@ -69,7 +71,7 @@ func newWrappedDLRLoop(t *testing.T, auto string, wrap func(store.Ledger) store.
 		t.Fatal(err)
 	}
 	l.wallet = memstore.NewWallet()
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	l.records = memstore.NewLedger(l.wallet)
@@ -103,7 +105,7 @@ func newNotifier(tb testing.TB, p notify.Provider, ledger store.Ledger, smsCfg f
 		tb.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR(), Settings: sms.Settings{SenderID: "ACMEIN"}.Map()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: sms.Settings{SenderID: "ACMEIN"}.Map()}); err != nil {
 		tb.Fatal(err)
 	}
 	n, err := notify.New(accounts, ledger, append([]notify.Option{notify.WithChannel(ch),
@@ -176,7 +178,7 @@ func TestDLRWholeLoop(t *testing.T) {
 	if got := l.vendor.PendingDLRs(); got != 1 {
 		t.Fatalf("the vendor queued %d reports, want 1", got)
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateSent {
+	if m := l.message(t, r.MessageID); m.State != record.StateSent {
 		t.Fatalf("before the report: %s", m.State)
 	}
 	posted, err := l.vendor.FlushDLRs(context.Background())
@@ -185,7 +187,7 @@ func TestDLRWholeLoop(t *testing.T) {
 	}
 	m := l.message(t, r.MessageID)
 	last := m.History[len(m.History)-1]
-	if m.State != notify.StateDelivered || last.State != notify.StateDelivered || !last.At.Equal(vendorClock) {
+	if m.State != record.StateDelivered || last.State != record.StateDelivered || !last.At.Equal(vendorClock) {
 		t.Fatalf("after the report: %s, last step %+v; want delivered at %v", m.State, last, vendorClock)
 	}
 	if m.Refunded || l.balance(t) != before {
@@ -206,7 +208,7 @@ func TestDLRWholeLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{r2.MessageID, r3.MessageID} {
-		if m := l.message(t, id); m.State != notify.StateDelivered || !m.History[len(m.History)-1].At.Equal(vendorClock) {
+		if m := l.message(t, id); m.State != record.StateDelivered || !m.History[len(m.History)-1].At.Equal(vendorClock) {
 			t.Fatalf("%s: %s at %v", id, m.State, m.History[len(m.History)-1].At)
 		}
 	}
@@ -227,7 +229,7 @@ func TestDLRUndeliveredKeepsTheCharge(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := l.message(t, r.MessageID)
-	if m.State != notify.StateFailed || m.Refunded || m.VendorCode != "UNDELIVERED" ||
+	if m.State != record.StateFailed || m.Refunded || m.VendorCode != "UNDELIVERED" ||
 		!strings.Contains(m.Error, "the handset could not be reached") || l.balance(t) != before {
 		t.Fatalf("undelivered: %+v, balance %d (was %d)", m, l.balance(t), before)
 	}
@@ -235,7 +237,7 @@ func TestDLRUndeliveredKeepsTheCharge(t *testing.T) {
 	if err := l.vendor.ReportNumber(ctx, r.ProviderMessageID, "9876543210", "delivered"); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateFailed || len(m.History) != steps || m.Refunded {
+	if m := l.message(t, r.MessageID); m.State != record.StateFailed || len(m.History) != steps || m.Refunded {
 		t.Fatalf("a delivered report after the failure: %s, %d steps (was %d)", m.State, len(m.History), steps)
 	}
 
@@ -244,7 +246,7 @@ func TestDLRUndeliveredKeepsTheCharge(t *testing.T) {
 	if err := l.vendor.Report(ctx, l.callback, r2.ProviderMessageID, "UNDELIVERED", "DND", "number in the do-not-disturb registry"); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, r2.MessageID); m.State != notify.StateFailed || m.VendorCode != "UNDELIVERED:DND" ||
+	if m := l.message(t, r2.MessageID); m.State != record.StateFailed || m.VendorCode != "UNDELIVERED:DND" ||
 		!strings.Contains(m.Error, "do-not-disturb") || m.Refunded {
 		t.Fatalf("undelivered with a code: %+v", m)
 	}
@@ -265,7 +267,7 @@ func TestDLRRefundReportedFailuresOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateFailed || !m.Refunded {
+	if m := l.message(t, r.MessageID); m.State != record.StateFailed || !m.Refunded {
 		t.Fatalf("failed: %+v", m)
 	}
 	if got := l.balance(t); got != opening {
@@ -296,7 +298,7 @@ func TestDLRRepeatedReportChangesNothing(t *testing.T) {
 			t.Fatalf("a repeated report changed the record:\n%+v\nwas\n%+v", m, first)
 		}
 	}
-	if first.State != notify.StateDelivered || l.balance(t) != before {
+	if first.State != record.StateDelivered || l.balance(t) != before {
 		t.Fatalf("delivered: %s, balance %d (was %d)", first.State, l.balance(t), before)
 	}
 }
@@ -340,7 +342,7 @@ func TestDLRRefusesWrongTokens(t *testing.T) {
 	if code := post(t, l.base+"/bare/"+dlrToken, "application/json", body); code != http.StatusOK {
 		t.Fatalf("the right token: %d", code)
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateFailed {
+	if m := l.message(t, r.MessageID); m.State != record.StateFailed {
 		t.Fatalf("with the right token: %s", m.State)
 	}
 }
@@ -360,7 +362,7 @@ func TestDLRUnknownRequestID(t *testing.T) {
 	if s := l.hook.Stats(); s != (notify.WebhookStats{Unmatched: 2}) {
 		t.Fatalf("stats = %+v", s)
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateSent {
+	if m := l.message(t, r.MessageID); m.State != record.StateSent {
 		t.Fatalf("the record moved to %s", m.State)
 	}
 }
@@ -417,7 +419,7 @@ func TestDLRBeforeOurMoveToSentComesAgain(t *testing.T) {
 	if posted, err := l.vendor.FlushDLRs(context.Background()); posted != 1 || err != nil {
 		t.Fatalf("the report again: posted %d, %v", posted, err)
 	}
-	if m := l.message(t, a.r.MessageID); m.State != notify.StateDelivered {
+	if m := l.message(t, a.r.MessageID); m.State != record.StateDelivered {
 		t.Fatalf("after the report came again: %s, want delivered", m.State)
 	}
 	if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 1, Failed: 1}) {
@@ -439,10 +441,10 @@ func TestDLRTellsRecipientsApart(t *testing.T) {
 	if err := l.vendor.ReportNumber(ctx, shared, "9876543210", "delivered"); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, "m-1"); m.State != notify.StateDelivered {
+	if m := l.message(t, "m-1"); m.State != record.StateDelivered {
 		t.Fatalf("m-1 is %s, want delivered", m.State)
 	}
-	if m := l.message(t, "m-2"); m.State != notify.StateFailed || m.VendorCode != "EXPIRED" {
+	if m := l.message(t, "m-2"); m.State != record.StateFailed || m.VendorCode != "EXPIRED" {
 		t.Fatalf("m-2 is %s (%s), want failed, EXPIRED", m.State, m.VendorCode)
 	}
 }
@@ -479,7 +481,7 @@ func (l *dlrLoop) sharedBatch(t *testing.T) string {
 		if _, err := l.records.Open(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		for _, st := range []notify.MessageState{notify.StateAttempting, notify.StateSent} {
+		for _, st := range []record.State{record.StateAttempting, record.StateSent} {
 			if _, err := l.records.Move(ctx, "acme", id, store.Update{State: st, At: now, ProviderMessageID: shared}); err != nil {
 				t.Fatal(err)
 			}
@@ -498,7 +500,7 @@ func TestDLRWithoutNumberFailsNoneOfTheBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"m-1", "m-2"} {
-		if m := l.message(t, id); m.State != notify.StateSent {
+		if m := l.message(t, id); m.State != record.StateSent {
 			t.Fatalf("%s is %s after a report that names no number", id, m.State)
 		}
 	}
@@ -555,7 +557,7 @@ func TestDLRReadsTheVendorsShapes(t *testing.T) {
 	unix := vendorClock.Unix()
 	const form = "application/x-www-form-urlencoded"
 	delivered := func(id, to string, at time.Time) notify.DeliveryReport {
-		return notify.DeliveryReport{Provider: "smsgateway", ProviderMessageID: id, To: to, State: notify.StateDelivered, At: at}
+		return notify.DeliveryReport{Provider: "smsgateway", ProviderMessageID: id, To: to, State: record.StateDelivered, At: at}
 	}
 	standard := fmt.Sprintf(`{"request_id":"r1","route":"dlt_manual","channel":"sms","mobile":"9876543210","status":"delivered",`+
 		`"status_description":"Delivered successfully","delivery_time":"2026-11-25 14:00:05","delivery_timestamp":%d,`+
@@ -583,26 +585,26 @@ func TestDLRReadsTheVendorsShapes(t *testing.T) {
 			[]notify.DeliveryReport{delivered("r1", "", time.Time{})}},
 		{"a failure with the vendor's reason", "POST", "", "application/json",
 			`{"request_id":"r1","mobile":"919876543210","status":"failed","status_description":"failed","failure_reason":"Number is registered in DND"}`,
-			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", To: "919876543210", State: notify.StateFailed,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", To: "919876543210", State: record.StateFailed,
 				VendorCode: "FAILED", Error: "smsgateway: Number is registered in DND"}}},
 		{"a failure with a code", "POST", "", "application/json",
 			`{"request_id":"r1","number":"9876543210","status":"UNDELIV","error_code":1,"description":"Absent subscriber"}`,
-			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", To: "9876543210", State: notify.StateFailed,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", To: "9876543210", State: record.StateFailed,
 				VendorCode: "UNDELIV:1", Error: "smsgateway: Absent subscriber"}}},
 		{"a failure without a reason", "POST", "", "application/json",
 			`{"request_id":"r1","status":"expired"}`,
-			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", State: notify.StateFailed,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", State: record.StateFailed,
 				VendorCode: "EXPIRED", Error: "smsgateway: the operator reported the SMS expired"}}},
 		{"sent, at its sent time", "POST", "", "application/json",
 			`{"request_id":"r1","status":"submitted","sent_time":"2026-11-25 14:00:05","delivery_time":"2026-11-25 14:09:00"}`,
-			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", State: notify.StateSent, At: vendorClock}}},
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r1", State: record.StateSent, At: vendorClock}}},
 		{"the CleverTap template", "POST", "", "application/json",
 			fmt.Sprintf(`{"payloadVersion":"1","statuses":[{"msgId":"r2","status":"delivered","timestamp":"%d","description":"Delivered successfully"}]}`, unix),
 			[]notify.DeliveryReport{delivered("r2", "", vendorClock)}},
 		{"a list, one report for each number", "POST", "", "application/json",
 			`[{"request_id":"r3","mobile":"9876543210","status":"delivered"},{"request_id":"r3","mobile":"9812345678","status":"rejected","reason":"Blocked by the operator"}]`,
 			[]notify.DeliveryReport{delivered("r3", "9876543210", time.Time{}), {Provider: "smsgateway", ProviderMessageID: "r3",
-				To: "9812345678", State: notify.StateFailed, VendorCode: "REJECTED", Error: "smsgateway: Blocked by the operator"}}},
+				To: "9812345678", State: record.StateFailed, VendorCode: "REJECTED", Error: "smsgateway: Blocked by the operator"}}},
 		{"wrapped, the request ID outside", "POST", "", "application/json",
 			`{"return":true,"data":[{"request_id":"r4","delivery_status":[{"mobile":"9876543210","status":"Delivered"},{"mobile":"9812345678","status":"Pending"}]}]}`,
 			[]notify.DeliveryReport{delivered("r4", "9876543210", time.Time{})}},
@@ -611,7 +613,7 @@ func TestDLRReadsTheVendorsShapes(t *testing.T) {
 			[]notify.DeliveryReport{delivered("r9", "9876543210", time.Time{})}},
 		{"a form", "POST", "", form,
 			"request_id=r5&mobile=9876543210&status=failed&failure_reason=Rejected+by+operator",
-			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r5", To: "9876543210", State: notify.StateFailed,
+			[]notify.DeliveryReport{{Provider: "smsgateway", ProviderMessageID: "r5", To: "9876543210", State: record.StateFailed,
 				VendorCode: "FAILED", Error: "smsgateway: Rejected by operator"}}},
 		{"raw JSON sent as a form", "POST", "", form, standard,
 			[]notify.DeliveryReport{delivered("r1", "9876543210", vendorClock)}},
@@ -651,10 +653,10 @@ func TestDLRReadsTheVendorsShapes(t *testing.T) {
 // letter case.
 func TestDLRStatusTable(t *testing.T) {
 	h, rec, callback := newRecordingHook(t, smsgateway.WebhookConfig{Provider: "sms-2"})
-	table := map[notify.MessageState][]string{
-		notify.StateDelivered: {"DELIVERED", "DELIVRD", "SUCCESS", "delivered"},
-		notify.StateSent:      {"SENT", "SUBMITTED", "ACCEPTED", "ENROUTE", "submitted"},
-		notify.StateFailed: {"FAILED", "FAIL", "UNDELIVERED", "UNDELIV", "UNDELIVERABLE", "REJECTED", "REJECTD",
+	table := map[record.State][]string{
+		record.StateDelivered: {"DELIVERED", "DELIVRD", "SUCCESS", "delivered"},
+		record.StateSent:      {"SENT", "SUBMITTED", "ACCEPTED", "ENROUTE", "submitted"},
+		record.StateFailed: {"FAILED", "FAIL", "UNDELIVERED", "UNDELIV", "UNDELIVERABLE", "REJECTED", "REJECTD",
 			"EXPIRED", "EXPIRD", "DELETED", "DND", "NDNC", "BLOCKED", "BLACKLISTED", "INVALID", "Undelivered", "dnd"},
 		"": {"PENDING", "QUEUED", "UNKNOWN", "ACCEPTD", "BUFFERED", ""},
 	}
@@ -677,7 +679,7 @@ func TestDLRStatusTable(t *testing.T) {
 				t.Errorf("%q: %+v, want %s", status, got, want)
 				continue
 			}
-			if want == notify.StateFailed && (got[0].VendorCode != strings.ToUpper(status) || got[0].Error == "") {
+			if want == record.StateFailed && (got[0].VendorCode != strings.ToUpper(status) || got[0].Error == "") {
 				t.Errorf("%q: VendorCode %q, Error %q", status, got[0].VendorCode, got[0].Error)
 			}
 		}

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
@@ -204,7 +206,7 @@ func TestAttachmentRefusalsSendNothing(t *testing.T) {
 				att.URL = fs.url(att.URL)
 			}
 			_, err := p.Send(sendCtx(t), mailEnvelope(&email.Message{Attachments: []email.Attachment{att}}))
-			if notify.CodeOf(err) != tc.code || notify.OutcomeOf(err) != notify.StateFailed {
+			if notify.CodeOf(err) != tc.code || notify.OutcomeOf(err) != record.StateFailed {
 				t.Fatalf("Send: %v (code %s, outcome %s), want %s, certainly not accepted", err, notify.CodeOf(err), notify.OutcomeOf(err), tc.code)
 			}
 			if strings.Contains(err.Error(), "s3cr3t") {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
@@ -54,11 +56,11 @@ func newSuppressStack(t *testing.T) *suppressStack {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open(supAccount, notify.Money{Minor: supOpening, Currency: notify.INR()}); err != nil {
+	if err := w.Open(supAccount, notify.Money{Minor: supOpening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: supAccount, Name: "Acme", Currency: notify.INR()}, "key-1"); err != nil {
+	if err := accounts.Add(&notify.Account{ID: supAccount, Name: "Acme", Currency: record.INR()}, "key-1"); err != nil {
 		t.Fatal(err)
 	}
 	l := memstore.NewLedger(w)
@@ -139,7 +141,7 @@ func TestHardBounceSuppresses(t *testing.T) {
 
 	s.srv.RejectNextAt(smtptest.StageRcpt, 550, "5.1.1 <gone.user@example.com>: Recipient address rejected: User unknown")
 	rc, err := s.n.Send(ctx, otpMail(addr))
-	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != notify.StateFailed {
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != record.StateFailed {
 		t.Fatalf("send to an unknown user = %+v, %v; want a failed receipt, Rejected", rc, err)
 	}
 	var b store.Bounce
@@ -268,7 +270,7 @@ func TestOneClickUnsubscribe(t *testing.T) {
 
 	// Transactional mail still goes, and is charged.
 	rc, err = s.n.Send(ctx, otpMail(addr))
-	if err != nil || rc.Status != notify.StateSent {
+	if err != nil || rc.Status != record.StateSent {
 		t.Fatalf("OTP e-mail to an unsubscribed address = %+v, %v; want sent", rc, err)
 	}
 	if got := s.balance(t); got != balance-rc.Cost.Minor || rc.Cost.Minor <= 0 {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
@@ -54,7 +56,7 @@ func htmlEnvelope(to string, purpose email.Purpose) *notify.Envelope {
 		To:       to,
 		Provider: "smtp",
 		Units:    1,
-		Class:    notify.Transactional,
+		Class:    record.Transactional,
 		Account:  &notify.Account{ID: "acct-1", Name: "Shop"},
 		Content: &email.Message{
 			Purpose: purpose,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
@@ -141,7 +143,7 @@ func TestNonASCIILocalPart(t *testing.T) {
 						ne.Fields[0].Field != tc.field || !strings.Contains(ne.Fields[0].Message, "does not offer SMTPUTF8") {
 						t.Errorf("%s: %v, want InvalidArgument on %s saying the relay lacks SMTPUTF8", tc.field, err, tc.field)
 					}
-					if notify.OutcomeOf(err) != notify.StateFailed {
+					if notify.OutcomeOf(err) != record.StateFailed {
 						t.Errorf("%s: outcome %v, want not accepted", tc.field, notify.OutcomeOf(err))
 					}
 				}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 )
@@ -194,7 +196,7 @@ func TestConnectionLostAfterDotIsUnknown(t *testing.T) {
 	srv := newPipeServer(t, []step{dropAfterDot})
 	p := pipeProvider(t, srv)
 	err := pipeSend(t.Context(), t, p)
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Errorf("connection lost after the final dot: %v (code %q); want outcome_unknown", err, notify.CodeOf(err))
 	}
 	if srv.accepted.Load() != 1 {
@@ -237,11 +239,11 @@ func TestContextEndsMidTransaction(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		step    step
-		outcome notify.MessageState
+		outcome record.State
 		code    notify.Code
 	}{
-		{"before the dot", stallAt354, notify.StateFailed, notify.CodeUnavailable},
-		{"after the dot", stallAfterDot, notify.StateUnknown, notify.CodeOutcomeUnknown},
+		{"before the dot", stallAt354, record.StateFailed, notify.CodeUnavailable},
+		{"after the dot", stallAfterDot, record.StateUnknown, notify.CodeOutcomeUnknown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newPipeServer(t, []step{tc.step})

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/netguard"
@@ -220,7 +222,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		r.pool.put(c, keep && !tainted)
 		// redial is only ever set for a certain non-acceptance, so the
 		// message cannot reach the server twice.
-		if redial && reused && !fresh && notify.OutcomeOf(err) == notify.StateFailed {
+		if redial && reused && !fresh && notify.OutcomeOf(err) == record.StateFailed {
 			fresh = true
 			continue
 		}

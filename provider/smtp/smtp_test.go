@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
@@ -273,7 +275,7 @@ func TestCampaignHeaders(t *testing.T) {
 		p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
 		before := srv.Received()
 		err := sendErr(t, p, htmlEnvelope("a@example.com", email.PurposeCampaign))
-		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != notify.StateFailed ||
+		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != record.StateFailed ||
 			!strings.Contains(err.Error(), "ListUnsubscribe") {
 			t.Errorf("campaign without unsubscribe configuration: %v (code %q)", err, notify.CodeOf(err))
 		}
@@ -513,7 +515,7 @@ func TestAnswerLostAfterDataIsUnknown(t *testing.T) {
 					env := htmlEnvelope("b@example.com", email.PurposeOTP)
 					env.ID = "lost-reply"
 					err := sendErr(t, p, env)
-					if notify.OutcomeOf(err) != notify.StateUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.IsRetryable(err) {
+					if notify.OutcomeOf(err) != record.StateUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown || notify.IsRetryable(err) {
 						t.Errorf("lost answer after the final dot: %v (code %q, outcome %v); want outcome_unknown", err, notify.CodeOf(err), notify.OutcomeOf(err))
 					}
 					if n := srv.Connections(); n != max(conns, 1) {
@@ -564,7 +566,7 @@ func TestAnswerLostAfterDataIsUnknown(t *testing.T) {
 				cancel()
 			}
 			err := <-done
-			if notify.OutcomeOf(err) != notify.StateUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
+			if notify.OutcomeOf(err) != record.StateUnknown || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 				t.Errorf("answer withheld after the final dot: %v (code %q); want outcome_unknown", err, notify.CodeOf(err))
 			}
 			if tc.want != nil && !errors.Is(err, tc.want) {
@@ -674,7 +676,7 @@ func TestFailureBeforeDataEndIsRetryable(t *testing.T) {
 			t.Errorf("errors.Is(%v, context.DeadlineExceeded) = false", err)
 		}
 		cancel()
-		if err := <-held; notify.OutcomeOf(err) != notify.StateUnknown {
+		if err := <-held; notify.OutcomeOf(err) != record.StateUnknown {
 			t.Errorf("the stalled send: %v, want an unknown outcome", err)
 		}
 		if srv.Received() != 2 {
@@ -721,7 +723,7 @@ func TestReplies(t *testing.T) {
 			if got := notify.CodeOf(err); got != tc.want {
 				t.Errorf("code %q, want %q (%v)", got, tc.want, err)
 			}
-			if notify.OutcomeOf(err) != notify.StateFailed || notify.IsRetryable(err) != (tc.reply < 500) {
+			if notify.OutcomeOf(err) != record.StateFailed || notify.IsRetryable(err) != (tc.reply < 500) {
 				t.Errorf("reply %d: outcome %v, retryable %v; want a certain refusal, retryable for 4xx", tc.reply, notify.OutcomeOf(err), notify.IsRetryable(err))
 			}
 			if !strings.Contains(err.Error(), tc.text[strings.IndexByte(tc.text, ' ')+1:]) {

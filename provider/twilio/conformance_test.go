@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/providertest"
@@ -52,7 +54,7 @@ func newProvider(t *testing.T, v *twiliotest.Server, change func(*twilio.Config)
 // envelope returns a valid envelope as the SMS channel prepares it,
 // alternately a text to an Indian number and an OTP to a US one.
 func envelope(i int) *notify.Envelope {
-	env := &notify.Envelope{Kind: sms.Kind, Provider: twilio.DefaultName, Units: 1, Class: notify.Transactional,
+	env := &notify.Envelope{Kind: sms.Kind, Provider: twilio.DefaultName, Units: 1, Class: record.Transactional,
 		Account: &notify.Account{ID: "acme"}}
 	if i%2 == 0 {
 		env.To, env.Country = fmt.Sprintf("+9198765%05d", i), "IN"

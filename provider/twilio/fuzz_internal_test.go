@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
 )
@@ -46,10 +48,10 @@ func FuzzDecodeAnswer(f *testing.F) {
 		default:
 			t.Fatalf("code %q for %q", code, body)
 		}
-		if own && notify.OutcomeOf(err) != notify.StateFailed {
+		if own && notify.OutcomeOf(err) != record.StateFailed {
 			t.Fatalf("HTTP %d with Twilio's error object %q is not a certain refusal: %v", status, body, err)
 		}
-		if !own && status >= 500 && notify.OutcomeOf(err) != notify.StateUnknown {
+		if !own && status >= 500 && notify.OutcomeOf(err) != record.StateUnknown {
 			t.Fatalf("HTTP %d with %q, not Twilio's error object, is certain: %v", status, body, err)
 		}
 		msg := err.Error()

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/twilio"
@@ -307,7 +309,7 @@ func TestErrorClassification(t *testing.T) {
 			if !errors.As(err, &e) || e.Code != tt.code {
 				t.Fatalf("err = %v (code %q), want %q", err, notify.CodeOf(err), tt.code)
 			}
-			if want := notify.StateFailed; tt.code == notify.CodeOutcomeUnknown && notify.OutcomeOf(err) != notify.StateUnknown ||
+			if want := record.StateFailed; tt.code == notify.CodeOutcomeUnknown && notify.OutcomeOf(err) != record.StateUnknown ||
 				tt.code != notify.CodeOutcomeUnknown && notify.OutcomeOf(err) != want {
 				t.Errorf("outcome %v for code %q", notify.OutcomeOf(err), tt.code)
 			}
@@ -361,7 +363,7 @@ func TestTransportFailures(t *testing.T) {
 
 	v.BreakNext()
 	_, err := p.Send(context.Background(), envelope(0))
-	if notify.OutcomeOf(err) != notify.StateUnknown || notify.IsRetryable(err) {
+	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
 		t.Errorf("a broken connection: %v, want an unknown outcome", err)
 	}
 	v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
@@ -292,12 +294,12 @@ func first(params url.Values, names ...string) string {
 // sending, canceled, partially_delivered, receiving, received) say nothing
 // final about an outbound message: acknowledged, reported nothing, and
 // counted Ignored.
-var callbackStates = map[string]notify.MessageState{
-	"sent":        notify.StateSent,
-	"delivered":   notify.StateDelivered,
-	"read":        notify.StateRead, // channels with read receipts
-	"undelivered": notify.StateFailed,
-	"failed":      notify.StateFailed,
+var callbackStates = map[string]record.State{
+	"sent":        record.StateSent,
+	"delivered":   record.StateDelivered,
+	"read":        record.StateRead, // channels with read receipts
+	"undelivered": record.StateFailed,
+	"failed":      record.StateFailed,
 }
 
 // errorTexts describe the failure codes Twilio's callbacks carry most.
@@ -328,7 +330,7 @@ func (h *Webhook) report(r *http.Request, sid string, params url.Values) *notify
 	if acct, id, ok := notify.ParseMessageRef(r.URL.Query().Get(RefParam)); ok {
 		rep.Account, rep.MessageID = acct, id
 	}
-	if state == notify.StateFailed {
+	if state == record.StateFailed {
 		code := first(params, "ErrorCode")
 		rep.VendorCode = vendorhttp.Clip(code)
 		if code == "" {

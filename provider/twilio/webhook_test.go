@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/webhook/webhooktest"
@@ -125,15 +127,15 @@ func TestWebhookStatuses(t *testing.T) {
 		{"queued", 0, nil},
 		{"sending", 0, nil},
 		{"accepted", 0, nil},
-		{"sent", 0, &notify.DeliveryReport{State: notify.StateSent}},
-		{"delivered", 0, &notify.DeliveryReport{State: notify.StateDelivered}},
-		{"read", 0, &notify.DeliveryReport{State: notify.StateRead}},
-		{"undelivered", 30003, &notify.DeliveryReport{State: notify.StateFailed, VendorCode: "30003",
+		{"sent", 0, &notify.DeliveryReport{State: record.StateSent}},
+		{"delivered", 0, &notify.DeliveryReport{State: record.StateDelivered}},
+		{"read", 0, &notify.DeliveryReport{State: record.StateRead}},
+		{"undelivered", 30003, &notify.DeliveryReport{State: record.StateFailed, VendorCode: "30003",
 			Error: "twilio: the message was undelivered: unreachable destination handset (error 30003)"}},
-		{"failed", 30034, &notify.DeliveryReport{State: notify.StateFailed, VendorCode: "30034",
+		{"failed", 30034, &notify.DeliveryReport{State: record.StateFailed, VendorCode: "30034",
 			Error: "twilio: the message was failed: sent from a US number not registered for A2P 10DLC (error 30034)"}},
-		{"failed", 0, &notify.DeliveryReport{State: notify.StateFailed, VendorCode: "failed", Error: "twilio: the message was failed"}},
-		{"undelivered", 39999, &notify.DeliveryReport{State: notify.StateFailed, VendorCode: "39999",
+		{"failed", 0, &notify.DeliveryReport{State: record.StateFailed, VendorCode: "failed", Error: "twilio: the message was failed"}},
+		{"undelivered", 39999, &notify.DeliveryReport{State: record.StateFailed, VendorCode: "39999",
 			Error: "twilio: the message was undelivered (error 39999)"}},
 	}
 	ignored := 0
@@ -212,7 +214,7 @@ func TestWebhookURLWithQuery(t *testing.T) {
 	if err := l.vendor.Report(context.Background(), sid, "delivered", 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := l.rec.take(); len(got) != 1 || got[0].MessageID != "msg-a" || got[0].State != notify.StateDelivered {
+	if got := l.rec.take(); len(got) != 1 || got[0].MessageID != "msg-a" || got[0].State != record.StateDelivered {
 		t.Fatalf("reported %+v", got)
 	}
 	// The same parameters signed without the query are not this callback.
@@ -250,7 +252,7 @@ func TestWebhookPublicURL(t *testing.T) {
 		}
 	}
 	got := l.rec.take()
-	if len(got) != 3 || got[0].Account != "acme" || got[0].MessageID != "m9" || got[0].State != notify.StateSent {
+	if len(got) != 3 || got[0].Account != "acme" || got[0].MessageID != "m9" || got[0].State != record.StateSent {
 		t.Fatalf("reported %+v", got)
 	}
 }
@@ -378,11 +380,11 @@ func newReportLoop(t *testing.T) *reportLoop {
 		t.Fatal(err)
 	}
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: notify.INR()}); err != nil {
+	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	l.wallet = memstore.NewWallet()
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: notify.INR()}); err != nil {
+	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
@@ -432,7 +434,7 @@ func TestWebhookWholeLoop(t *testing.T) {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	if m := l.message(t, r.MessageID); m.State != notify.StateDelivered {
+	if m := l.message(t, r.MessageID); m.State != record.StateDelivered {
 		t.Fatalf("state %s (%s)", m.State, historyOf(m))
 	}
 	r2, err := l.n.Send(ctx, &sms.Request{Account: "acme", To: "+91 98765 43211", Message: "Your order shipped"})
@@ -443,7 +445,7 @@ func TestWebhookWholeLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := l.message(t, r2.MessageID)
-	if m.State != notify.StateFailed || m.VendorCode != "30003" || !strings.Contains(m.Error, "unreachable destination handset") {
+	if m.State != record.StateFailed || m.VendorCode != "30003" || !strings.Contains(m.Error, "unreachable destination handset") {
 		t.Fatalf("undelivered: %s %q %q", m.State, m.VendorCode, m.Error)
 	}
 	if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 4, Ignored: 1}) {
@@ -470,7 +472,7 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := l.message(t, r.MessageID)
-	if m.State != notify.StateDelivered || m.ProviderMessageID != taken[0].SID || historyOf(m) != "pending,attempting,unknown,delivered" {
+	if m.State != record.StateDelivered || m.ProviderMessageID != taken[0].SID || historyOf(m) != "pending,attempting,unknown,delivered" {
 		t.Fatalf("unknown reported delivered: %s %s (%s)", m.State, m.ProviderMessageID, historyOf(m))
 	}
 }

@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queue/queuetest"
-	"github.com/notifykit/notify/store"
 )
 
 // clock is a test clock the suite moves.
@@ -34,8 +35,8 @@ func TestConformance(t *testing.T) {
 	queuetest.Run(t, func(t *testing.T) queuetest.Setup {
 		c := &clock{now: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
 		w := memstore.NewWallet()
-		inr := store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
-		if err := w.Open("acct", store.Money{Minor: 100000, Currency: inr}); err != nil {
+		inr := record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+		if err := w.Open("acct", record.Money{Minor: 100000, Currency: inr}); err != nil {
 			t.Fatal(err)
 		}
 		ledger := memstore.NewLedger(w)
@@ -58,8 +59,8 @@ func TestConformance(t *testing.T) {
 func TestConformanceRealClock(t *testing.T) {
 	queuetest.Run(t, func(t *testing.T) queuetest.Setup {
 		w := memstore.NewWallet()
-		inr := store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
-		if err := w.Open("acct", store.Money{Minor: 100000, Currency: inr}); err != nil {
+		inr := record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+		if err := w.Open("acct", record.Money{Minor: 100000, Currency: inr}); err != nil {
 			t.Fatal(err)
 		}
 		ledger := memstore.NewLedger(w)

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
-	"github.com/notifykit/notify/store"
 )
 
 // printWorker is a queue.Worker that prints the jobs it runs; a Notifier
@@ -25,7 +26,7 @@ func Example() {
 	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	q, _ := memqueue.New(memqueue.Config{Ledger: memstore.NewLedger(nil), Now: func() time.Time { return now }})
 	ctx := context.Background()
-	_, _ = q.Open(ctx, &store.Record{ID: "m-1", Account: "acme", Kind: "sms", State: store.StateScheduled,
+	_, _ = q.Open(ctx, &record.Message{ID: "m-1", Account: "acme", Kind: "sms", State: record.StateScheduled,
 		SendAt: now.Add(time.Hour), CreatedAt: now})
 
 	fmt.Println("ran", q.RunDue(ctx, printWorker{}))

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
 )
@@ -62,14 +64,14 @@ func New(cfg Config) (*Queue, error) {
 // Open opens m through the ledger and adds its job, as queue.Queue
 // documents. In memory the two cannot be torn apart but by a crash, which
 // loses both.
-func (q *Queue) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
+func (q *Queue) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	if err := checkState(m); err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	job := jobOf(m, q.now())
 	b, err := q.ledger.Open(ctx, m)
 	if err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	q.push(&entry{job: job})
 	return b, nil
@@ -79,41 +81,41 @@ func (q *Queue) Open(ctx context.Context, m *store.Record) (store.Balance, error
 // drops it. It answers a zero Balance, since nothing is charged until
 // Commit; a short wallet is Commit's error. Another tx is
 // queue.ErrUnsupportedTx.
-func (q *Queue) OpenTx(ctx context.Context, tx any, m *store.Record) (store.Balance, error) {
+func (q *Queue) OpenTx(ctx context.Context, tx any, m *record.Message) (record.Balance, error) {
 	t, ok := tx.(*Tx)
 	if !ok || t == nil || t.q != q {
-		return store.Balance{}, queue.ErrUnsupportedTx
+		return record.Balance{}, queue.ErrUnsupportedTx
 	}
 	if err := checkState(m); err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return store.Balance{}, err
+		return record.Balance{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.done {
-		return store.Balance{}, fmt.Errorf("memqueue: %w: the transaction has ended", store.ErrInvalid)
+		return record.Balance{}, fmt.Errorf("memqueue: %w: the transaction has ended", store.ErrInvalid)
 	}
 	t.recs = append(t.recs, m)
-	return store.Balance{}, nil
+	return record.Balance{}, nil
 }
 
 // checkState refuses a record a queue may not open.
-func checkState(m *store.Record) error {
+func checkState(m *record.Message) error {
 	switch {
 	case m == nil || !m.State.Waiting():
 		return fmt.Errorf("memqueue: open: %w: a queued record starts queued or scheduled", store.ErrInvalid)
-	case m.State == store.StateScheduled && m.SendAt.IsZero():
+	case m.State == record.StateScheduled && m.SendAt.IsZero():
 		return fmt.Errorf("memqueue: open: %w: a scheduled record needs its SendAt", store.ErrInvalid)
 	}
 	return nil
 }
 
 // jobOf is the job of the record m, opened at now.
-func jobOf(m *store.Record, now time.Time) queue.Job {
+func jobOf(m *record.Message, now time.Time) queue.Job {
 	at := now
-	if m.State == store.StateScheduled {
+	if m.State == record.StateScheduled {
 		at = m.SendAt
 	}
 	return queue.Job{Account: m.Account, Message: m.ID, At: at}

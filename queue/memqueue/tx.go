@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -15,7 +17,7 @@ import (
 type Tx struct {
 	q    *Queue
 	mu   sync.Mutex
-	recs []*store.Record
+	recs []*record.Message
 	done bool
 }
 
@@ -48,7 +50,7 @@ func (t *Tx) Rollback(context.Context) error {
 }
 
 // end ends the transaction and returns its records.
-func (t *Tx) end() ([]*store.Record, error) {
+func (t *Tx) end() ([]*record.Message, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.done {

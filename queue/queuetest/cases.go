@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/store"
 )
@@ -15,12 +17,12 @@ func testOpenQueued(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)
 	before := balance(t, s)
-	id, b := open(t, s, record(s, store.StateQueued, 25, time.Time{}))
+	id, b := open(t, s, newRecord(s, record.StateQueued, 25, time.Time{}))
 	if b.Available.Minor != before-25 || balance(t, s) != before-25 {
 		t.Fatalf("Open answered balance %d and left %d, want %d: the debit goes with the record", b.Available.Minor, balance(t, s), before-25)
 	}
 	m, err := s.Ledger.Message(context.Background(), s.Account, id)
-	if err != nil || m.State != store.StateQueued || len(m.Payload) == 0 {
+	if err != nil || m.State != record.StateQueued || len(m.Payload) == 0 {
 		t.Fatalf("record after Open: %+v, %v; want queued with its payload", m, err)
 	}
 	start(t, s, w)
@@ -28,11 +30,11 @@ func testOpenQueued(t *testing.T, h Harness) {
 	if r.job.Message != id || r.job.Account != s.Account {
 		t.Fatalf("ran job %+v, want message %s of %s", r.job, id, s.Account)
 	}
-	if got := state(t, s, id); got != store.StateSent || w.claimsOf(id) != 1 {
+	if got := state(t, s, id); got != record.StateSent || w.claimsOf(id) != 1 {
 		t.Fatalf("record %s after its job, claimed %d times; want sent, once", got, w.claimsOf(id))
 	}
 	// A sentinel opened after it runs after it: the first job did not run twice.
-	sentinel, _ := open(t, s, record(s, store.StateQueued, 0, time.Time{}))
+	sentinel, _ := open(t, s, newRecord(s, record.StateQueued, 0, time.Time{}))
 	if r := w.next(t); r.job.Message != sentinel {
 		t.Fatalf("ran %s again, want the sentinel %s", r.job.Message, sentinel)
 	}
@@ -43,17 +45,17 @@ func testOpenScheduled(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)
 	at := s.Now().Add(ahead(s))
-	id, _ := open(t, s, record(s, store.StateScheduled, 10, at))
+	id, _ := open(t, s, newRecord(s, record.StateScheduled, 10, at))
 	m, err := s.Ledger.Message(context.Background(), s.Account, id)
-	if err != nil || m.State != store.StateScheduled || !m.SendAt.Equal(at) {
+	if err != nil || m.State != record.StateScheduled || !m.SendAt.Equal(at) {
 		t.Fatalf("record after Open: %+v, %v; want scheduled at %v", m, err, at)
 	}
 	start(t, s, w)
-	sentinel, _ := open(t, s, record(s, store.StateQueued, 0, time.Time{}))
+	sentinel, _ := open(t, s, newRecord(s, record.StateQueued, 0, time.Time{}))
 	if r := w.next(t); r.job.Message != sentinel {
 		t.Fatalf("ran %s at %v before the sentinel, scheduled for %v", r.job.Message, r.at, at)
 	}
-	if got := state(t, s, id); got != store.StateScheduled {
+	if got := state(t, s, id); got != record.StateScheduled {
 		t.Fatalf("the scheduled record is %s before its time", got)
 	}
 	advance(s, ahead(s))
@@ -61,7 +63,7 @@ func testOpenScheduled(t *testing.T, h Harness) {
 	if r.job.Message != id || r.at.Before(at) {
 		t.Fatalf("ran %s at %v, want %s at or after %v", r.job.Message, r.at, id, at)
 	}
-	if got := state(t, s, id); got != store.StateSent || w.claimsOf(id) != 1 {
+	if got := state(t, s, id); got != record.StateSent || w.claimsOf(id) != 1 {
 		t.Fatalf("record %s, claimed %d times; want sent, once", got, w.claimsOf(id))
 	}
 }
@@ -69,8 +71,8 @@ func testOpenScheduled(t *testing.T, h Harness) {
 func testOpenOtherStates(t *testing.T, h Harness) {
 	s := h(t)
 	before := balance(t, s)
-	for _, st := range []store.State{"", store.StatePending, store.StateAttempting, store.StateSent, store.StateScheduled} {
-		m := record(s, st, 10, time.Time{}) // a scheduled one without its SendAt
+	for _, st := range []record.State{"", record.StatePending, record.StateAttempting, record.StateSent, record.StateScheduled} {
+		m := newRecord(s, st, 10, time.Time{}) // a scheduled one without its SendAt
 		if _, err := s.Queue.Open(context.Background(), m); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("Open of a record %q: %v, want store.ErrInvalid", st, err)
 		}
@@ -84,7 +86,7 @@ func testOpenShort(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)
 	before := balance(t, s)
-	m := record(s, store.StateQueued, before+1, time.Time{})
+	m := newRecord(s, record.StateQueued, before+1, time.Time{})
 	id := m.ID
 	if _, err := s.Queue.Open(context.Background(), m); !errors.Is(err, store.ErrInsufficientFunds) {
 		t.Fatalf("Open beyond the balance: %v, want store.ErrInsufficientFunds", err)
@@ -93,7 +95,7 @@ func testOpenShort(t *testing.T, h Harness) {
 		t.Fatalf("a refused Open left a record %q and balance %d (was %d)", got, balance(t, s), before)
 	}
 	start(t, s, w)
-	sentinel, _ := open(t, s, record(s, store.StateQueued, 0, time.Time{}))
+	sentinel, _ := open(t, s, newRecord(s, record.StateQueued, 0, time.Time{}))
 	if r := w.next(t); r.job.Message != sentinel {
 		t.Fatalf("ran %s, whose Open was refused", r.job.Message)
 	}
@@ -110,7 +112,7 @@ func testTxRollback(t *testing.T, h Harness) {
 	}
 	var ids []string
 	for range 3 {
-		m := record(s, store.StateQueued, 10, time.Time{})
+		m := newRecord(s, record.StateQueued, 10, time.Time{})
 		ids = append(ids, m.ID)
 		if _, err := s.Queue.OpenTx(ctx, tx, m); err != nil {
 			t.Fatalf("OpenTx: %v", err)
@@ -128,7 +130,7 @@ func testTxRollback(t *testing.T, h Harness) {
 		t.Fatalf("balance %d after a rollback, want %d: nothing is charged", got, before)
 	}
 	start(t, s, w)
-	sentinel, _ := open(t, s, record(s, store.StateQueued, 0, time.Time{}))
+	sentinel, _ := open(t, s, newRecord(s, record.StateQueued, 0, time.Time{}))
 	if r := w.next(t); r.job.Message != sentinel {
 		t.Fatalf("ran %s, rolled back", r.job.Message)
 	}
@@ -144,7 +146,7 @@ func testTxCommit(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatalf("Begin: %v", err)
 	}
-	m := record(s, store.StateQueued, 10, time.Time{})
+	m := newRecord(s, record.StateQueued, 10, time.Time{})
 	id := m.ID
 	if _, err := s.Queue.OpenTx(ctx, tx, m); err != nil {
 		t.Fatalf("OpenTx: %v", err)
@@ -152,14 +154,14 @@ func testTxCommit(t *testing.T, h Harness) {
 	if err := commit(ctx); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
-	if got := state(t, s, id); got != store.StateQueued || balance(t, s) != before-10 {
+	if got := state(t, s, id); got != record.StateQueued || balance(t, s) != before-10 {
 		t.Fatalf("after commit: record %q, balance %d; want queued, %d", got, balance(t, s), before-10)
 	}
 	start(t, s, w)
 	if r := w.next(t); r.job.Message != id {
 		t.Fatalf("ran %s, want %s", r.job.Message, id)
 	}
-	if got := state(t, s, id); got != store.StateSent || w.claimsOf(id) != 1 {
+	if got := state(t, s, id); got != record.StateSent || w.claimsOf(id) != 1 {
 		t.Fatalf("record %s, claimed %d times; want sent, once", got, w.claimsOf(id))
 	}
 }
@@ -167,7 +169,7 @@ func testTxCommit(t *testing.T, h Harness) {
 func testTxForeign(t *testing.T, h Harness) {
 	s := h(t)
 	for _, tx := range []any{nil, "a transaction", struct{}{}} {
-		if _, err := s.Queue.OpenTx(context.Background(), tx, record(s, store.StateQueued, 10, time.Time{})); !errors.Is(err, queue.ErrUnsupportedTx) {
+		if _, err := s.Queue.OpenTx(context.Background(), tx, newRecord(s, record.StateQueued, 10, time.Time{})); !errors.Is(err, queue.ErrUnsupportedTx) {
 			t.Errorf("OpenTx(%#v): %v, want queue.ErrUnsupportedTx", tx, err)
 		}
 	}
@@ -185,7 +187,7 @@ func testOpenMany(t *testing.T, h Harness) {
 	w := newWorker(s)
 	ctx := context.Background()
 	before := balance(t, s)
-	short := []*store.Record{record(s, store.StateQueued, 10, time.Time{}), record(s, store.StateQueued, before+1, time.Time{})}
+	short := []*record.Message{newRecord(s, record.StateQueued, 10, time.Time{}), newRecord(s, record.StateQueued, before+1, time.Time{})}
 	shortIDs := []string{short[0].ID, short[1].ID}
 	if err := many.OpenMany(ctx, short); !errors.Is(err, store.ErrInsufficientFunds) {
 		t.Fatalf("OpenMany beyond the balance: %v, want store.ErrInsufficientFunds", err)
@@ -198,7 +200,7 @@ func testOpenMany(t *testing.T, h Harness) {
 	if balance(t, s) != before {
 		t.Fatalf("a refused OpenMany moved the balance from %d to %d", before, balance(t, s))
 	}
-	ms := []*store.Record{record(s, store.StateQueued, 10, time.Time{}), record(s, store.StateQueued, 20, time.Time{})}
+	ms := []*record.Message{newRecord(s, record.StateQueued, 10, time.Time{}), newRecord(s, record.StateQueued, 20, time.Time{})}
 	ids := map[string]bool{ms[0].ID: true, ms[1].ID: true}
 	if err := many.OpenMany(ctx, ms); err != nil {
 		t.Fatalf("OpenMany: %v", err)
@@ -220,7 +222,7 @@ func testOpenMany(t *testing.T, h Harness) {
 func testRetry(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)
-	m := record(s, store.StateQueued, 10, time.Time{})
+	m := newRecord(s, record.StateQueued, 10, time.Time{})
 	id := m.ID
 	var retryAt time.Time
 	w.plan[id] = []func() (time.Time, error){func() (time.Time, error) {
@@ -237,7 +239,7 @@ func testRetry(t *testing.T, h Harness) {
 	if r.job.Message != id || r.at.Before(retryAt) {
 		t.Fatalf("ran %s at %v, want %s again at or after %v", r.job.Message, r.at, id, retryAt)
 	}
-	if got := state(t, s, id); got != store.StateSent {
+	if got := state(t, s, id); got != record.StateSent {
 		t.Fatalf("record %s after the retry, want sent", got)
 	}
 }
@@ -245,7 +247,7 @@ func testRetry(t *testing.T, h Harness) {
 func testFailedRun(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)
-	m := record(s, store.StateQueued, 10, time.Time{})
+	m := newRecord(s, record.StateQueued, 10, time.Time{})
 	id := m.ID
 	w.plan[id] = []func() (time.Time, error){func() (time.Time, error) {
 		return time.Time{}, errors.New("queuetest: the store did not answer")
@@ -258,7 +260,7 @@ func testFailedRun(t *testing.T, h Harness) {
 	if r.job.Message != id || r.at.Sub(first.at) < queue.Backoff(1)/2 {
 		t.Fatalf("ran %s %v after the failed run, want %s again after about %v", r.job.Message, r.at.Sub(first.at), id, queue.Backoff(1))
 	}
-	if got := state(t, s, id); got != store.StateSent || w.claimsOf(id) != 1 {
+	if got := state(t, s, id); got != record.StateSent || w.claimsOf(id) != 1 {
 		t.Fatalf("record %s, claimed %d times; want sent, once", got, w.claimsOf(id))
 	}
 }
@@ -271,7 +273,7 @@ func testMany(t *testing.T, h Harness) {
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
-		m := record(s, store.StateQueued, 1, time.Time{})
+		m := newRecord(s, record.StateQueued, 1, time.Time{})
 		ids[i] = m.ID
 		wg.Go(func() {
 			if _, err := s.Queue.Open(context.Background(), m); err != nil {
@@ -290,7 +292,7 @@ func testMany(t *testing.T, h Harness) {
 		seen[w.next(t).job.Message] = true
 	}
 	for _, id := range ids {
-		if got := state(t, s, id); got != store.StateSent || w.claimsOf(id) != 1 {
+		if got := state(t, s, id); got != record.StateSent || w.claimsOf(id) != 1 {
 			t.Errorf("record %s is %s, claimed %d times; want sent, once", id, got, w.claimsOf(id))
 		}
 	}
@@ -324,7 +326,7 @@ func testRunStops(t *testing.T, h Harness) {
 	s := h(t)
 	w := newWorker(s)
 	stop := start(t, s, w)
-	id, _ := open(t, s, record(s, store.StateQueued, 10, time.Time{}))
+	id, _ := open(t, s, newRecord(s, record.StateQueued, 10, time.Time{}))
 	if r := w.next(t); r.job.Message != id {
 		t.Fatalf("ran %s, want %s", r.job.Message, id)
 	}
@@ -348,7 +350,7 @@ func testRunTwice(t *testing.T, h Harness) {
 // its periodic tasks are scheduled too.
 func running(t *testing.T, s Setup, w *worker) {
 	t.Helper()
-	id, _ := open(t, s, record(s, store.StateQueued, 0, time.Time{}))
+	id, _ := open(t, s, newRecord(s, record.StateQueued, 0, time.Time{}))
 	if r := w.next(t); r.job.Message != id {
 		t.Fatalf("ran %s, want %s", r.job.Message, id)
 	}

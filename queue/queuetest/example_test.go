@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queue/queuetest"
-	"github.com/notifykit/notify/store"
 )
 
 // A queue's conformance_test.go: a fresh queue, ledger and funded
@@ -17,7 +18,7 @@ func Example() {
 	var t *testing.T // the test function's
 	queuetest.Run(t, func(t *testing.T) queuetest.Setup {
 		w := memstore.NewWallet()
-		if err := w.Open("acct", store.Money{Minor: 100000, Currency: store.Currency{Code: "INR", Exponent: 2}}); err != nil {
+		if err := w.Open("acct", record.Money{Minor: 100000, Currency: record.Currency{Code: "INR", Exponent: 2}}); err != nil {
 			t.Fatal(err)
 		}
 		ledger := memstore.NewLedger(w)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // a queue on a database polls, and a failing queue only costs the wait.
 const wait = 30 * time.Second
 
-var inr = store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+var inr = record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
 
 // Run runs the conformance suite against the queues h makes.
 func Run(t *testing.T, h Harness) {
@@ -68,7 +69,7 @@ func (w *worker) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 		return steps[0]()
 	}
 	w.mu.Unlock()
-	_, err := w.s.Ledger.Move(ctx, job.Account, job.Message, store.Update{State: store.StateAttempting, At: w.s.Now()})
+	_, err := w.s.Ledger.Move(ctx, job.Account, job.Message, store.Update{State: record.StateAttempting, At: w.s.Now()})
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return time.Time{}, nil // taken already: nothing left to do
@@ -78,7 +79,7 @@ func (w *worker) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 	w.mu.Lock()
 	w.claims[job.Message]++
 	w.mu.Unlock()
-	_, err = w.s.Ledger.Move(ctx, job.Account, job.Message, store.Update{State: store.StateSent, At: w.s.Now(),
+	_, err = w.s.Ledger.Move(ctx, job.Account, job.Message, store.Update{State: record.StateSent, At: w.s.Now(),
 		ProviderMessageID: "p-" + job.Message})
 	return time.Time{}, err
 }
@@ -143,20 +144,20 @@ var seq struct {
 
 // record returns a new record of s's account in state st, charging
 // charge minor units.
-func record(s Setup, st store.State, charge int64, sendAt time.Time) *store.Record {
+func newRecord(s Setup, st record.State, charge int64, sendAt time.Time) *record.Message {
 	seq.Lock()
 	seq.n++
 	n := seq.n
 	seq.Unlock()
 	now := s.Now()
-	return &store.Record{ID: fmt.Sprintf("%s-q%d-%d", s.Account, n, now.UnixNano()), Account: s.Account,
+	return &record.Message{ID: fmt.Sprintf("%s-q%d-%d", s.Account, n, now.UnixNano()), Account: s.Account,
 		Kind: "sms", Request: "sms", To: "+919876543210", Provider: "memprovider", Units: 1, Metered: true,
-		Charge: store.Money{Minor: charge, Currency: inr}, State: st, SendAt: sendAt,
+		Charge: record.Money{Minor: charge, Currency: inr}, State: st, SendAt: sendAt,
 		Payload: []byte(`{"to":"9876543210","message":"hello"}`), CreatedAt: now, UpdatedAt: now}
 }
 
 // open opens m through the queue, or fails the test.
-func open(t *testing.T, s Setup, m *store.Record) (id string, b store.Balance) {
+func open(t *testing.T, s Setup, m *record.Message) (id string, b record.Balance) {
 	t.Helper()
 	id = m.ID
 	b, err := s.Queue.Open(context.Background(), m)
@@ -177,7 +178,7 @@ func balance(t *testing.T, s Setup) int64 {
 }
 
 // state returns the record's state, or "" when there is none.
-func state(t *testing.T, s Setup, id string) store.State {
+func state(t *testing.T, s Setup, id string) record.State {
 	t.Helper()
 	m, err := s.Ledger.Message(context.Background(), s.Account, id)
 	switch {

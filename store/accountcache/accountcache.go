@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -36,7 +38,7 @@ type Cache struct {
 }
 
 type entry struct {
-	acct    *store.Account
+	acct    *record.Account
 	expires time.Time
 }
 
@@ -90,7 +92,7 @@ func New(next store.Accounts, opts ...Option) (*Cache, error) {
 // Account returns the account id: from the cache when the store found it
 // within the TTL, else from the store, whose answer it keeps if it found
 // one. An ended context is its error, as the store would answer.
-func (c *Cache) Account(ctx context.Context, id string) (*store.Account, error) {
+func (c *Cache) Account(ctx context.Context, id string) (*record.Account, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -136,7 +138,7 @@ func (c *Cache) makeRoom(now time.Time) {
 
 // AccountByKey asks the store every time: a key revoked must stop working
 // at once, and the cache keeps no keys.
-func (c *Cache) AccountByKey(ctx context.Context, apiKey string) (*store.Account, error) {
+func (c *Cache) AccountByKey(ctx context.Context, apiKey string) (*record.Account, error) {
 	return c.next.AccountByKey(ctx, apiKey)
 }
 

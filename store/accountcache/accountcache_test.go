@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/store"
@@ -21,12 +23,12 @@ type counting struct {
 	reads, keyReads atomic.Int64
 }
 
-func (c *counting) Account(ctx context.Context, id string) (*store.Account, error) {
+func (c *counting) Account(ctx context.Context, id string) (*record.Account, error) {
 	c.reads.Add(1)
 	return c.Accounts.Account(ctx, id)
 }
 
-func (c *counting) AccountByKey(ctx context.Context, key string) (*store.Account, error) {
+func (c *counting) AccountByKey(ctx context.Context, key string) (*record.Account, error) {
 	c.keyReads.Add(1)
 	return c.Accounts.AccountByKey(ctx, key)
 }
@@ -34,7 +36,7 @@ func (c *counting) AccountByKey(ctx context.Context, key string) (*store.Account
 func newCache(t *testing.T, opts ...accountcache.Option) (*accountcache.Cache, *counting, *testclock.Clock) {
 	t.Helper()
 	next := &counting{Accounts: memstore.NewAccounts()}
-	if err := next.Add(&store.Account{ID: "acme", Name: "Acme"}, "key-acme"); err != nil {
+	if err := next.Add(&record.Account{ID: "acme", Name: "Acme"}, "key-acme"); err != nil {
 		t.Fatal(err)
 	}
 	clk := testclock.New(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC))
@@ -45,7 +47,7 @@ func newCache(t *testing.T, opts ...accountcache.Option) (*accountcache.Cache, *
 	return c, next, clk
 }
 
-func account(t *testing.T, c *accountcache.Cache, id string) *store.Account {
+func account(t *testing.T, c *accountcache.Cache, id string) *record.Account {
 	t.Helper()
 	a, err := c.Account(context.Background(), id)
 	if err != nil {
@@ -65,7 +67,7 @@ func TestAnsweredFromTheCacheWithinTheTTL(t *testing.T) {
 		t.Fatalf("the store was read %d times within the TTL, want 1", got)
 	}
 	// A change reaches reads once the entry expires.
-	if err := next.Update(&store.Account{ID: "acme", Name: "Acme Ltd", Disabled: true}); err != nil {
+	if err := next.Update(&record.Account{ID: "acme", Name: "Acme Ltd", Disabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	if a := account(t, c, "acme"); a.Name != "Acme" {
@@ -86,7 +88,7 @@ func TestErrorsAreNotCached(t *testing.T) {
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Account of a missing account: %v, want ErrNotFound", err)
 	}
-	if err := next.Add(&store.Account{ID: "new"}); err != nil {
+	if err := next.Add(&record.Account{ID: "new"}); err != nil {
 		t.Fatal(err)
 	}
 	if a := account(t, c, "new"); a.ID != "new" {
@@ -97,7 +99,7 @@ func TestErrorsAreNotCached(t *testing.T) {
 func TestForget(t *testing.T) {
 	c, next, _ := newCache(t)
 	account(t, c, "acme")
-	if err := next.Update(&store.Account{ID: "acme", Name: "Renamed"}); err != nil {
+	if err := next.Update(&record.Account{ID: "acme", Name: "Renamed"}); err != nil {
 		t.Fatal(err)
 	}
 	c.Forget("acme")
@@ -125,7 +127,7 @@ func TestCapacityBound(t *testing.T) {
 	c, next, clk := newCache(t, accountcache.WithCapacity(4), accountcache.WithTTL(time.Minute))
 	for i := range 10 {
 		id := fmt.Sprintf("a%d", i)
-		if err := next.Add(&store.Account{ID: id}); err != nil {
+		if err := next.Add(&record.Account{ID: id}); err != nil {
 			t.Fatal(err)
 		}
 		account(t, c, id)
@@ -171,7 +173,7 @@ func TestNewNeedsAStore(t *testing.T) {
 func TestConcurrentReads(t *testing.T) {
 	c, next, clk := newCache(t, accountcache.WithCapacity(8))
 	for i := range 16 {
-		if err := next.Add(&store.Account{ID: fmt.Sprintf("c%d", i)}); err != nil {
+		if err := next.Add(&record.Account{ID: fmt.Sprintf("c%d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/memstore"
-	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/accountcache"
 )
 
@@ -14,7 +15,7 @@ import (
 // notify.New(accounts, ledger, ...).
 func ExampleNew() {
 	db := memstore.NewAccounts() // pgstore's Store in a deployment
-	if err := db.Add(&store.Account{ID: "acme", Name: "Acme"}); err != nil {
+	if err := db.Add(&record.Account{ID: "acme", Name: "Acme"}); err != nil {
 		panic(err)
 	}
 	accounts, err := accountcache.New(db, accountcache.WithTTL(time.Second))

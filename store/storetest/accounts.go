@@ -11,12 +11,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
 // AccountFixture is an account and the API keys that authenticate it.
 type AccountFixture struct {
-	Account *store.Account
+	Account *record.Account
 	Keys    []string
 }
 
@@ -77,15 +79,15 @@ const (
 
 // fullAccount returns an account with every field set, and settings of
 // two kinds.
-func fullAccount() *store.Account {
-	return &store.Account{
+func fullAccount() *record.Account {
+	return &record.Account{
 		ID:        newName("acct"),
 		Name:      "Acme Stores",
 		Currency:  inr,
 		PricePlan: "gold",
 		Region:    "US",
 		Countries: []string{"US", "CA", "IN"},
-		Settings: map[store.Kind]json.RawMessage{
+		Settings: map[record.Kind]json.RawMessage{
 			kindSMS:  json.RawMessage(smsSettings),
 			kindChat: json.RawMessage(chatSettings),
 		},
@@ -96,7 +98,7 @@ func newKey() string { return newName("key") + newName("") }
 
 // diffAccount describes how got differs from want, or returns "". Settings
 // compare as JSON values (diffSettings).
-func diffAccount(got, want *store.Account) string {
+func diffAccount(got, want *record.Account) string {
 	if got == nil {
 		return "nil account"
 	}
@@ -125,7 +127,7 @@ func diffAccount(got, want *store.Account) string {
 // returns "": each kind must have the same JSON value (decoded, so that a
 // store may re-encode it), and got no kind that want lacks (a nil and an
 // empty map are the same: no settings).
-func diffSettings(got, want map[store.Kind]json.RawMessage) string {
+func diffSettings(got, want map[record.Kind]json.RawMessage) string {
 	var d []string
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		g, ok := got[k]
@@ -156,7 +158,7 @@ func sameJSON(got, want []byte) bool {
 }
 
 // cloneAccount returns a deep copy of a, settings bytes included.
-func cloneAccount(a *store.Account) *store.Account { return store.CloneAccount(a) }
+func cloneAccount(a *record.Account) *record.Account { return record.CloneAccount(a) }
 
 // scribble overwrites b in place with bytes of the same length that keep
 // it valid JSON of another meaning, as a caller reusing its buffer would:
@@ -184,10 +186,10 @@ func scribble(b []byte) {
 
 func testAccountFields(t *testing.T, h AccountsHarness) {
 	full := fullAccount()
-	bare := &store.Account{ID: newName("acct"), Currency: inr}
-	empty := &store.Account{ID: newName("acct"), Currency: inr, Settings: map[store.Kind]json.RawMessage{}}
+	bare := &record.Account{ID: newName("acct"), Currency: inr}
+	empty := &record.Account{ID: newName("acct"), Currency: inr, Settings: map[record.Kind]json.RawMessage{}}
 	s := h.New(t, []AccountFixture{{Account: cloneAccount(full)}, {Account: cloneAccount(bare)}, {Account: cloneAccount(empty)}})
-	for _, want := range []*store.Account{full, bare, empty} {
+	for _, want := range []*record.Account{full, bare, empty} {
 		got, err := s.Account(context.Background(), want.ID)
 		if err != nil {
 			t.Fatalf("Account(%q): %v", want.ID, err)
@@ -202,7 +204,7 @@ func testAccountFields(t *testing.T, h AccountsHarness) {
 		if len(got.Settings) != 0 {
 			t.Errorf("Account(%q) without settings: Settings = %q, want none", want.ID, got.Settings)
 		}
-		for _, k := range []store.Kind{kindSMS, kindChat, kindOTP} {
+		for _, k := range []record.Kind{kindSMS, kindChat, kindOTP} {
 			if v, ok := got.Settings[k]; ok {
 				t.Errorf("Account(%q) without settings: Settings[%s] = %q present", want.ID, k, v)
 			}
@@ -225,7 +227,7 @@ func testAccountByKey(t *testing.T, h AccountsHarness) {
 		{Account: cloneAccount(a), Keys: slices.Clone(aKeys)},
 		{Account: cloneAccount(b), Keys: slices.Clone(bKeys)},
 	})
-	check := func(key string, want *store.Account) {
+	check := func(key string, want *record.Account) {
 		t.Helper()
 		got, err := s.AccountByKey(context.Background(), key)
 		if err != nil {
@@ -303,9 +305,9 @@ func testAccountCopies(t *testing.T, h AccountsHarness) {
 	fixture.Settings[kindOTP] = json.RawMessage(`{"added":"by the caller"}`)
 
 	ctx := context.Background()
-	for _, lookup := range []func() (*store.Account, error){
-		func() (*store.Account, error) { return s.Account(ctx, want.ID) },
-		func() (*store.Account, error) { return s.AccountByKey(ctx, key) },
+	for _, lookup := range []func() (*record.Account, error){
+		func() (*record.Account, error) { return s.Account(ctx, want.ID) },
+		func() (*record.Account, error) { return s.AccountByKey(ctx, key) },
 	} {
 		again, err := lookup()
 		if err != nil {
@@ -319,7 +321,7 @@ func testAccountCopies(t *testing.T, h AccountsHarness) {
 
 func testAccountsConcurrent(t *testing.T, h AccountsHarness) {
 	const n = 8
-	accts := make([]*store.Account, n)
+	accts := make([]*record.Account, n)
 	keys := make([]string, n)
 	fixtures := make([]AccountFixture, n)
 	for i := range accts {

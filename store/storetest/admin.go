@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -62,9 +64,9 @@ func RunAdmin(t *testing.T, h AdminHarness) {
 const adminSMSSettings = `{"sender_id":"ACMEIN","sender_ids":["ACMEIN"],` +
 	`"dlt_templates":[{"id":"1107","entity_id":"1201","content":"Code {#var#}"}]}`
 
-func adminAccount(id string) *store.Account {
-	return &store.Account{ID: id, Name: "Acme " + id, Currency: inr, PricePlan: "gold",
-		Settings: map[store.Kind]json.RawMessage{kindSMS: json.RawMessage(adminSMSSettings)}}
+func adminAccount(id string) *record.Account {
+	return &record.Account{ID: id, Name: "Acme " + id, Currency: inr, PricePlan: "gold",
+		Settings: map[record.Kind]json.RawMessage{kindSMS: json.RawMessage(adminSMSSettings)}}
 }
 
 func mustCreate(t *testing.T, s store.Admin, id, key string, opening int64) {
@@ -76,7 +78,7 @@ func mustCreate(t *testing.T, s store.Admin, id, key string, opening int64) {
 
 // wantAccount fails t unless both the Admin and the Accounts store
 // (through key) return want.
-func wantAccount(t *testing.T, what string, s store.Admin, keys store.Accounts, key string, want *store.Account) {
+func wantAccount(t *testing.T, what string, s store.Admin, keys store.Accounts, key string, want *record.Account) {
 	t.Helper()
 	ctx := context.Background()
 	a, err := s.Account(ctx, want.ID)
@@ -136,7 +138,7 @@ func testAdminCreate(t *testing.T, h AdminHarness) {
 	wantErr(t, "Account of an unknown ID", err, store.ErrNotFound)
 
 	// An account without settings comes back without: no kind at all.
-	bare, bareKey := &store.Account{ID: newName("acct"), Currency: inr}, newName("key")
+	bare, bareKey := &record.Account{ID: newName("acct"), Currency: inr}, newName("key")
 	if err := s.CreateAccount(ctx, bare, bareKey, rupees(0)); err != nil {
 		t.Fatalf("CreateAccount(no settings): %v", err)
 	}
@@ -181,7 +183,7 @@ func testAdminList(t *testing.T, h AdminHarness) {
 
 // addDLTTemplate adds a DLT template with the ID to the SMS settings of
 // a, as the admin API would: decoding them, and storing new bytes.
-func addDLTTemplate(a *store.Account, id string) error {
+func addDLTTemplate(a *record.Account, id string) error {
 	var set map[string]any
 	if err := json.Unmarshal(a.Settings[kindSMS], &set); err != nil {
 		return fmt.Errorf("SMS settings %q: %w", a.Settings[kindSMS], err)
@@ -197,16 +199,16 @@ func addDLTTemplate(a *store.Account, id string) error {
 }
 
 // putSetting makes v a's settings of kind, as they are (no copy).
-func putSetting(a *store.Account, kind store.Kind, v json.RawMessage) {
+func putSetting(a *record.Account, kind record.Kind, v json.RawMessage) {
 	if a.Settings == nil {
-		a.Settings = map[store.Kind]json.RawMessage{}
+		a.Settings = map[record.Kind]json.RawMessage{}
 	}
 	a.Settings[kind] = v
 }
 
 // dltTemplates counts the DLT templates in the SMS settings of a, or
 // returns -1 when they are not there.
-func dltTemplates(a *store.Account) int {
+func dltTemplates(a *record.Account) int {
 	var set struct {
 		DLT []any `json:"dlt_templates"`
 	}
@@ -221,7 +223,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	s, keys, _ := h.New(t)
 	id, key := newName("acct"), newName("key")
 	mustCreate(t, s, id, key, 0)
-	a, err := s.UpdateAccount(ctx, id, func(a *store.Account) error { a.Disabled = true; return nil })
+	a, err := s.UpdateAccount(ctx, id, func(a *record.Account) error { a.Disabled = true; return nil })
 	if err != nil || !a.Disabled {
 		t.Fatalf("UpdateAccount = %+v, %v", a, err)
 	}
@@ -236,7 +238,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	// An error of update, such as the admin API's validation of the
 	// changed account, comes back as it is.
 	boom := fmt.Errorf("update refused: %w", store.Invalid("dlt_template", "boom"))
-	_, err = s.UpdateAccount(ctx, id, func(a *store.Account) error {
+	_, err = s.UpdateAccount(ctx, id, func(a *record.Account) error {
 		a.Disabled = false
 		putSetting(a, kindSMS, json.RawMessage(`{"sender_id":"BOOM"}`))
 		return boom
@@ -248,13 +250,13 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 		t.Fatal("a failed update was stored")
 	}
 	wantAccount(t, "after a failed update", s, keys, key, want)
-	_, err = s.UpdateAccount(ctx, newName("missing"), func(*store.Account) error { return nil })
+	_, err = s.UpdateAccount(ctx, newName("missing"), func(*record.Account) error { return nil })
 	wantErr(t, "UpdateAccount of an unknown account", err, store.ErrNotFound)
 
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			_, err := s.UpdateAccount(ctx, id, func(a *store.Account) error {
+			_, err := s.UpdateAccount(ctx, id, func(a *record.Account) error {
 				return addDLTTemplate(a, fmt.Sprint(i))
 			})
 			if err != nil {
@@ -270,7 +272,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	// Settings change like any field: a kind replaced, one added; the
 	// bytes update set stay the caller's.
 	sms, chat := json.RawMessage(`{"sender_id":"ACMENW","sender_ids":["ACMENW"]}`), json.RawMessage(chatSettings)
-	a, err = s.UpdateAccount(ctx, id, func(a *store.Account) error {
+	a, err = s.UpdateAccount(ctx, id, func(a *record.Account) error {
 		putSetting(a, kindSMS, sms)
 		putSetting(a, kindChat, chat)
 		return nil
@@ -278,7 +280,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	if err != nil {
 		t.Fatalf("UpdateAccount(settings): %v", err)
 	}
-	want.Settings = map[store.Kind]json.RawMessage{kindSMS: slices.Clone(sms), kindChat: slices.Clone(chat)}
+	want.Settings = map[record.Kind]json.RawMessage{kindSMS: slices.Clone(sms), kindChat: slices.Clone(chat)}
 	scribble(sms)
 	scribble(chat)
 	if d := diffAccount(a, want); d != "" {
@@ -287,7 +289,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	wantAccount(t, "after UpdateAccount(settings)", s, keys, key, want)
 
 	// A kind removed is gone, not null; so are all of them.
-	if _, err := s.UpdateAccount(ctx, id, func(a *store.Account) error {
+	if _, err := s.UpdateAccount(ctx, id, func(a *record.Account) error {
 		delete(a.Settings, kindChat)
 		return nil
 	}); err != nil {
@@ -295,7 +297,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	}
 	delete(want.Settings, kindChat)
 	wantAccount(t, "after removing the chat settings", s, keys, key, want)
-	a, err = s.UpdateAccount(ctx, id, func(a *store.Account) error { a.Settings = nil; return nil })
+	a, err = s.UpdateAccount(ctx, id, func(a *record.Account) error { a.Settings = nil; return nil })
 	if err != nil {
 		t.Fatalf("UpdateAccount(remove all): %v", err)
 	}
@@ -397,7 +399,7 @@ func testAdminMessages(t *testing.T, h AdminHarness) {
 	base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
 	open := func(account, id string, at time.Time) {
 		t.Helper()
-		m := &store.Record{ID: id, Account: account, Kind: kindSMS, Request: kindSMS, To: "9876543210",
+		m := &record.Message{ID: id, Account: account, Kind: kindSMS, Request: kindSMS, To: "9876543210",
 			Units: 1, Metered: true, Charge: rupees(25), CreatedAt: at}
 		if _, err := msgs.Open(ctx, m); err != nil {
 			t.Fatalf("Open(%s): %v", id, err)
@@ -428,7 +430,7 @@ func testAdminMessages(t *testing.T, h AdminHarness) {
 			break
 		}
 		for _, m := range page {
-			if m.Account != a || m.Charge.Minor != 25 || m.State != store.StatePending {
+			if m.Account != a || m.Charge.Minor != 25 || m.State != record.StatePending {
 				t.Errorf("record %+v", m)
 			}
 			got = append(got, m.ID)

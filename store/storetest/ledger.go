@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -18,7 +20,7 @@ type LedgerHarness struct {
 	// wallet in it with an opening balance in
 	// rupees. Empty: Stale must see only the subtest's records. It
 	// releases the store with t.Cleanup. Required.
-	New func(t *testing.T) (s store.Ledger, fund func(t *testing.T, account string, opening store.Money))
+	New func(t *testing.T) (s store.Ledger, fund func(t *testing.T, account string, opening record.Money))
 }
 
 // RunLedger checks a store.Ledger:
@@ -33,7 +35,7 @@ type LedgerHarness struct {
 //     second Open of the ID is ErrConflict and charges nothing;
 //     a short wallet is ErrInsufficientFunds and writes no record;
 //   - a record without a charge needs no wallet;
-//   - Move follows store.CanMove and nothing else, keeps the history of
+//   - Move follows record.CanMove and nothing else, keeps the history of
 //     states with their times, and answers a Moved that agrees with the
 //     record read back: where it stands, also with ErrConflict for a
 //     forbidden move;
@@ -46,7 +48,7 @@ type LedgerHarness struct {
 //     read, failed) and never back; a failure keeps the charge when the
 //     move says so (KeepCharge), and Refunded tells which; a report of
 //     a state the record passed without is kept as a step of the history,
-//     before the steps further along, once (store.CanBackfill);
+//     before the steps further along, once (record.CanBackfill);
 //   - a move into sent may lower the charge (Reprice), crediting the
 //     difference in the same step; a later refund gives back the rest;
 //   - ByProviderID finds the records a provider accepted under an ID,
@@ -96,7 +98,7 @@ func RunLedger(t *testing.T, h LedgerHarness) {
 // msgEpoch dates the suite's records: whole microseconds, UTC.
 var msgEpoch = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
-func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, account string, opening store.Money)) {
+func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, account string, opening record.Money)) {
 	t.Helper()
 	s, fund := h.New(t)
 	if s == nil || fund == nil {
@@ -106,8 +108,8 @@ func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, 
 }
 
 // sampleMessage returns a record with every field Open takes set.
-func sampleMessage(account string, charge int64, at time.Time) *store.Record {
-	return &store.Record{
+func sampleMessage(account string, charge int64, at time.Time) *record.Message {
+	return &record.Message{
 		ID: newName("msg"), Account: account, Kind: kindChat, Request: kindOTP,
 		To: "+919876543210", Country: "IN", Provider: "cloudchat", IdempotencyKey: newName("key"),
 		Resend: []byte(`{"to":"9876543210","message":"hello"}`),
@@ -118,14 +120,14 @@ func sampleMessage(account string, charge int64, at time.Time) *store.Record {
 
 // taken returns a copy of m for Open, which may keep what it is given
 // (store.Ledger.Open): the suite goes on using m.
-func taken(m *store.Record) *store.Record {
+func taken(m *record.Message) *record.Message {
 	c := *m
 	c.Resend = slices.Clone(m.Resend)
 	c.History = slices.Clone(m.History)
 	return &c
 }
 
-func openMessage(t *testing.T, s store.Ledger, m *store.Record) store.Balance {
+func openMessage(t *testing.T, s store.Ledger, m *record.Message) record.Balance {
 	t.Helper()
 	b, err := s.Open(context.Background(), taken(m))
 	if err != nil {
@@ -136,7 +138,7 @@ func openMessage(t *testing.T, s store.Ledger, m *store.Record) store.Balance {
 
 // moveMessage moves m as u says, checks that the move's answer agrees
 // with the record read back, and returns that record.
-func moveMessage(t *testing.T, s store.Ledger, m *store.Record, u store.Update) *store.Record {
+func moveMessage(t *testing.T, s store.Ledger, m *record.Message, u store.Update) *record.Message {
 	t.Helper()
 	moved, err := s.Move(context.Background(), m.Account, m.ID, u)
 	if err != nil {
@@ -150,7 +152,7 @@ func moveMessage(t *testing.T, s store.Ledger, m *store.Record, u store.Update) 
 
 // wantMoved fails t unless moved, a Move's answer for m, tells where the
 // record read back stands; it returns that record.
-func wantMoved(t *testing.T, s store.Ledger, m *store.Record, moved store.Moved) *store.Record {
+func wantMoved(t *testing.T, s store.Ledger, m *record.Message, moved store.Moved) *record.Message {
 	t.Helper()
 	rec := readMessage(t, s, m.Account, m.ID)
 	if moved.State != rec.State || moved.Charge != rec.Charge || moved.Refunded != rec.Refunded || !moved.UpdatedAt.Equal(rec.UpdatedAt) {
@@ -163,7 +165,7 @@ func wantMoved(t *testing.T, s store.Ledger, m *store.Record, moved store.Moved)
 	return rec
 }
 
-func readMessage(t *testing.T, s store.Ledger, account, id string) *store.Record {
+func readMessage(t *testing.T, s store.Ledger, account, id string) *record.Message {
 	t.Helper()
 	m, err := s.Message(context.Background(), account, id)
 	if err != nil {
@@ -184,7 +186,7 @@ func wantWallet(t *testing.T, s store.Ledger, account string, minor int64) {
 }
 
 // diffMessage describes how got differs from want, or returns "".
-func diffMessage(got, want *store.Record) string {
+func diffMessage(got, want *record.Message) string {
 	var d []string
 	field := func(name string, g, w any) {
 		if g != w {
@@ -222,12 +224,12 @@ func diffMessage(got, want *store.Record) string {
 	if !got.UpdatedAt.Equal(want.UpdatedAt) {
 		d = append(d, fmt.Sprintf("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt))
 	}
-	if !slices.EqualFunc(got.History, want.History, func(a, b store.StateChange) bool {
+	if !slices.EqualFunc(got.History, want.History, func(a, b record.StateChange) bool {
 		return a.State == b.State && a.At.Equal(b.At)
 	}) {
 		d = append(d, fmt.Sprintf("History = %v, want %v", got.History, want.History))
 	}
-	if (got.Tried == nil) != (want.Tried == nil) || !slices.EqualFunc(got.Tried, want.Tried, func(a, b store.Attempt) bool {
+	if (got.Tried == nil) != (want.Tried == nil) || !slices.EqualFunc(got.Tried, want.Tried, func(a, b record.Attempt) bool {
 		return a.Provider == b.Provider && a.Outcome == b.Outcome && a.ErrorCode == b.ErrorCode && a.At.Equal(b.At)
 	}) {
 		d = append(d, fmt.Sprintf("Tried = %v, want %v", got.Tried, want.Tried))
@@ -270,8 +272,8 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 	}
 	wantWallet(t, s, acct, 900)
 	want := *m
-	want.State = store.StatePending
-	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch}}
+	want.State = record.StatePending
+	want.History = []record.StateChange{{State: record.StatePending, At: msgEpoch}}
 	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
 		t.Fatalf("the record read back differs: %s", d)
 	}
@@ -279,7 +281,7 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 	m.To = "changed"
 	got := readMessage(t, s, acct, m.ID)
 	got.History[0].State = "changed"
-	if again := readMessage(t, s, acct, m.ID); again.To != want.To || again.History[0].State != store.StatePending {
+	if again := readMessage(t, s, acct, m.ID); again.To != want.To || again.History[0].State != record.StatePending {
 		t.Fatalf("the stored record changed with the caller's copy: %+v", again)
 	}
 }
@@ -290,12 +292,12 @@ func testOpenAttempting(t *testing.T, h LedgerHarness) {
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
-	m.State = store.StateAttempting
+	m.State = record.StateAttempting
 	if b := openMessage(t, s, m); b.Available.Minor != 900 {
 		t.Fatalf("Open returned balance %d, want 900", b.Available.Minor)
 	}
 	want := *m
-	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch}, {State: store.StateAttempting, At: msgEpoch}}
+	want.History = []record.StateChange{{State: record.StatePending, At: msgEpoch}, {State: record.StateAttempting, At: msgEpoch}}
 	if d := diffMessage(readMessage(t, s, acct, m.ID), &want); d != "" {
 		t.Fatalf("the record opened attempting differs: %s", d)
 	}
@@ -303,18 +305,18 @@ func testOpenAttempting(t *testing.T, h LedgerHarness) {
 		t.Fatalf("Attempting after an Open in attempting = %v, %v; want true", yes, err)
 	}
 	stale, err := s.Stale(ctx, msgEpoch.Add(time.Minute), 10)
-	if err != nil || len(stale) != 1 || stale[0].ID != m.ID || stale[0].State != store.StateAttempting {
+	if err != nil || len(stale) != 1 || stale[0].ID != m.ID || stale[0].State != record.StateAttempting {
 		t.Fatalf("Stale = %v, %v; want the record opened attempting", stale, err)
 	}
-	_, err = s.Move(ctx, acct, m.ID, store.Update{State: store.StateAttempting, At: msgEpoch.Add(time.Second)})
+	_, err = s.Move(ctx, acct, m.ID, store.Update{State: record.StateAttempting, At: msgEpoch.Add(time.Second)})
 	wantErr(t, "a move into attempting of a record opened attempting", err, store.ErrConflict)
-	moveMessage(t, s, m, store.Update{State: store.StateSent, At: msgEpoch.Add(2 * time.Second), ProviderMessageID: newName("pm")})
+	moveMessage(t, s, m, store.Update{State: record.StateSent, At: msgEpoch.Add(2 * time.Second), ProviderMessageID: newName("pm")})
 	if yes, err := s.Attempting(ctx, m.Provider, msgEpoch); err != nil || yes {
 		t.Fatalf("Attempting after the move to sent = %v, %v; want false", yes, err)
 	}
 	wantWallet(t, s, acct, 900)
 
-	for _, st := range []store.State{store.StateSent, store.StateFailed, store.StateUnknown, "waiting"} {
+	for _, st := range []record.State{record.StateSent, record.StateFailed, record.StateUnknown, "waiting"} {
 		o := sampleMessage(acct, 100, msgEpoch)
 		o.State = st
 		_, err := s.Open(ctx, taken(o))
@@ -356,7 +358,7 @@ func testOpenUnmetered(t *testing.T, h LedgerHarness) {
 	acct := newName("acct") // no wallet: nothing to charge
 	m := sampleMessage(acct, 0, msgEpoch)
 	openMessage(t, s, m)
-	if got := readMessage(t, s, acct, m.ID); got.State != store.StatePending || got.Charge.Minor != 0 {
+	if got := readMessage(t, s, acct, m.ID); got.State != record.StatePending || got.Charge.Minor != 0 {
 		t.Fatalf("unmetered record = %+v", got)
 	}
 }
@@ -368,19 +370,19 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
-	moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: t1})
-	tried := []store.Attempt{
-		{Provider: "cloudchat", Outcome: store.StateFailed, ErrorCode: "unavailable", At: t1},
-		{Provider: "qrchat", Outcome: store.StateSent, At: t2},
+	moveMessage(t, s, m, store.Update{State: record.StateAttempting, At: t1})
+	tried := []record.Attempt{
+		{Provider: "cloudchat", Outcome: record.StateFailed, ErrorCode: "unavailable", At: t1},
+		{Provider: "qrchat", Outcome: record.StateSent, At: t2},
 	}
-	got := moveMessage(t, s, m, store.Update{State: store.StateSent, At: t2,
+	got := moveMessage(t, s, m, store.Update{State: record.StateSent, At: t2,
 		Provider: "qrchat", ProviderMessageID: "wamid.1", Gateway: "qr", Attempts: 2, Note: "failed over", Tried: tried})
 	want := *m
-	want.State, want.UpdatedAt = store.StateSent, t2
+	want.State, want.UpdatedAt = record.StateSent, t2
 	want.Provider, want.ProviderMessageID, want.Gateway, want.Attempts, want.Note = "qrchat", "wamid.1", "qr", 2, "failed over"
 	want.Tried = tried
-	want.History = []store.StateChange{{State: store.StatePending, At: msgEpoch},
-		{State: store.StateAttempting, At: t1}, {State: store.StateSent, At: t2}}
+	want.History = []record.StateChange{{State: record.StatePending, At: msgEpoch},
+		{State: record.StateAttempting, At: t1}, {State: record.StateSent, At: t2}}
 	if d := diffMessage(got, &want); d != "" {
 		t.Fatalf("the record read back differs: %s", d)
 	}
@@ -391,7 +393,7 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 
 	// A later move without Tried keeps the calls.
 	t3 := t2.Add(time.Minute)
-	got = moveMessage(t, s, m, store.Update{State: store.StateDelivered, At: t3})
+	got = moveMessage(t, s, m, store.Update{State: record.StateDelivered, At: t3})
 	if d := diffMessage(got, &want); !strings.Contains(d, "State =") || strings.Contains(d, "Tried") {
 		t.Fatalf("after a report: %s", d)
 	}
@@ -406,20 +408,20 @@ func testForbiddenMoves(t *testing.T, h LedgerHarness) {
 	openMessage(t, s, pending)
 	sent := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, sent)
-	moveMessage(t, s, sent, store.Update{State: store.StateAttempting, At: msgEpoch})
-	moveMessage(t, s, sent, store.Update{State: store.StateSent, At: msgEpoch})
+	moveMessage(t, s, sent, store.Update{State: record.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, sent, store.Update{State: record.StateSent, At: msgEpoch})
 	for _, tt := range []struct {
-		m    *store.Record
-		from store.State
-		to   store.State
+		m    *record.Message
+		from record.State
+		to   record.State
 	}{
-		{pending, store.StatePending, store.StateSent},
-		{pending, store.StatePending, store.StateUnknown},
-		{pending, store.StatePending, store.StatePending},
-		{sent, store.StateSent, store.StateAttempting},
-		{sent, store.StateSent, store.StatePending},
-		{sent, store.StateSent, store.StateUnknown},
-		{sent, store.StateSent, store.StateSent},
+		{pending, record.StatePending, record.StateSent},
+		{pending, record.StatePending, record.StateUnknown},
+		{pending, record.StatePending, record.StatePending},
+		{sent, record.StateSent, record.StateAttempting},
+		{sent, record.StateSent, record.StatePending},
+		{sent, record.StateSent, record.StateUnknown},
+		{sent, record.StateSent, record.StateSent},
 	} {
 		got, err := s.Move(ctx, acct, tt.m.ID, store.Update{State: tt.to, At: msgEpoch.Add(time.Hour), Error: "must not stick"})
 		wantErr(t, fmt.Sprintf("Move from %s to %s", tt.from, tt.to), err, store.ErrConflict)
@@ -442,17 +444,17 @@ func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
 	fromAttempting := sampleMessage(acct, 250, msgEpoch)
 	openMessage(t, s, fromAttempting)
 	wantWallet(t, s, acct, 650)
-	got := moveMessage(t, s, fromPending, store.Update{State: store.StateFailed, At: msgEpoch,
+	got := moveMessage(t, s, fromPending, store.Update{State: record.StateFailed, At: msgEpoch,
 		ErrorCode: "unavailable", Error: "vendor down"})
 	if got.ErrorCode != "unavailable" || got.Error != "vendor down" || got.Cost().Minor != 0 {
 		t.Fatalf("failed record = %+v, cost %v", got, got.Cost())
 	}
 	wantWallet(t, s, acct, 750)
-	moveMessage(t, s, fromAttempting, store.Update{State: store.StateAttempting, At: msgEpoch})
-	moveMessage(t, s, fromAttempting, store.Update{State: store.StateFailed, At: msgEpoch})
+	moveMessage(t, s, fromAttempting, store.Update{State: record.StateAttempting, At: msgEpoch})
+	moveMessage(t, s, fromAttempting, store.Update{State: record.StateFailed, At: msgEpoch})
 	wantWallet(t, s, acct, 1000)
-	for _, m := range []*store.Record{fromPending, fromAttempting} {
-		_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: store.StateFailed, At: msgEpoch})
+	for _, m := range []*record.Message{fromPending, fromAttempting} {
+		_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
 		wantErr(t, "a second move into failed", err, store.ErrConflict)
 	}
 	wantWallet(t, s, acct, 1000)
@@ -463,18 +465,18 @@ func testUnknownSettles(t *testing.T, h LedgerHarness) {
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	toFailed, toSent := sampleMessage(acct, 100, msgEpoch), sampleMessage(acct, 100, msgEpoch)
-	for _, m := range []*store.Record{toFailed, toSent} {
+	for _, m := range []*record.Message{toFailed, toSent} {
 		openMessage(t, s, m)
-		moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: msgEpoch})
-		got := moveMessage(t, s, m, store.Update{State: store.StateUnknown, At: msgEpoch,
+		moveMessage(t, s, m, store.Update{State: record.StateAttempting, At: msgEpoch})
+		got := moveMessage(t, s, m, store.Update{State: record.StateUnknown, At: msgEpoch,
 			ErrorCode: "outcome_unknown", Error: "timeout"})
 		if got.Cost().Minor != 100 {
 			t.Fatalf("an unknown record costs %v, want its charge", got.Cost())
 		}
 	}
 	wantWallet(t, s, acct, 800)
-	moveMessage(t, s, toFailed, store.Update{State: store.StateFailed, At: msgEpoch})
-	moveMessage(t, s, toSent, store.Update{State: store.StateSent, At: msgEpoch, ProviderMessageID: "pm"})
+	moveMessage(t, s, toFailed, store.Update{State: record.StateFailed, At: msgEpoch})
+	moveMessage(t, s, toSent, store.Update{State: record.StateSent, At: msgEpoch, ProviderMessageID: "pm"})
 	wantWallet(t, s, acct, 900)
 }
 
@@ -486,7 +488,7 @@ func testRecordsPerAccount(t *testing.T, h LedgerHarness) {
 	openMessage(t, s, m)
 	_, err := s.Message(context.Background(), other, m.ID)
 	wantErr(t, "Message of another account's record", err, store.ErrNotFound)
-	_, err = s.Move(context.Background(), other, m.ID, store.Update{State: store.StateFailed, At: msgEpoch})
+	_, err = s.Move(context.Background(), other, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
 	wantErr(t, "Move of another account's record", err, store.ErrNotFound)
 	_, err = s.Message(context.Background(), acct, newName("missing"))
 	wantErr(t, "Message of a missing record", err, store.ErrNotFound)
@@ -499,7 +501,7 @@ func testByKey(t *testing.T, h LedgerHarness) {
 	fund(t, acct, rupees(1000))
 	fund(t, other, rupees(1000))
 	key := newName("key")
-	var mine []*store.Record
+	var mine []*record.Message
 	for i := 0; i < 3; i++ {
 		m := sampleMessage(acct, 10, msgEpoch.Add(time.Duration(2-i)*time.Minute)) // opened newest first
 		m.IdempotencyKey = key
@@ -515,7 +517,7 @@ func testByKey(t *testing.T, h LedgerHarness) {
 	if err != nil {
 		t.Fatalf("ByKey: %v", err)
 	}
-	ids := func(ms []*store.Record) []string {
+	ids := func(ms []*record.Message) []string {
 		var out []string
 		for _, m := range ms {
 			out = append(out, m.ID)
@@ -535,20 +537,20 @@ func testStale(t *testing.T, h LedgerHarness) {
 	acct := newName("acct")
 	fund(t, acct, rupees(1000))
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
-	newAt := func(min int) *store.Record {
+	newAt := func(min int) *record.Message {
 		m := sampleMessage(acct, 10, at(min))
 		openMessage(t, s, m)
 		return m
 	}
 	attempting := newAt(0)
-	moveMessage(t, s, attempting, store.Update{State: store.StateAttempting, At: at(2)})
+	moveMessage(t, s, attempting, store.Update{State: record.StateAttempting, At: at(2)})
 	pending := newAt(1)
 	sent := newAt(0)
-	moveMessage(t, s, sent, store.Update{State: store.StateAttempting, At: at(0)})
-	moveMessage(t, s, sent, store.Update{State: store.StateSent, At: at(0)})
+	moveMessage(t, s, sent, store.Update{State: record.StateAttempting, At: at(0)})
+	moveMessage(t, s, sent, store.Update{State: record.StateSent, At: at(0)})
 	unknown := newAt(0)
-	moveMessage(t, s, unknown, store.Update{State: store.StateAttempting, At: at(0)})
-	moveMessage(t, s, unknown, store.Update{State: store.StateUnknown, At: at(0)})
+	moveMessage(t, s, unknown, store.Update{State: record.StateAttempting, At: at(0)})
+	moveMessage(t, s, unknown, store.Update{State: record.StateUnknown, At: at(0)})
 	newAt(10) // recent
 
 	ctx := context.Background()
@@ -563,7 +565,7 @@ func testStale(t *testing.T, h LedgerHarness) {
 	if want := []string{pending.ID, attempting.ID}; !slices.Equal(ids, want) {
 		t.Fatalf("Stale = %v, want the pending then the attempting record %v", ids, want)
 	}
-	if got[1].State != store.StateAttempting || !got[1].UpdatedAt.Equal(at(2)) {
+	if got[1].State != record.StateAttempting || !got[1].UpdatedAt.Equal(at(2)) {
 		t.Fatalf("Stale returned %+v", got[1])
 	}
 	if got, err := s.Stale(ctx, at(5), 1); err != nil || len(got) != 1 || got[0].ID != pending.ID {
@@ -592,7 +594,7 @@ func testAttempting(t *testing.T, h LedgerHarness) {
 			t.Fatalf("%s: Attempting(%s, %v) = %v, want %v", what, provider, since.Format(time.TimeOnly), got, yes)
 		}
 	}
-	newOf := func(account, provider string) *store.Record {
+	newOf := func(account, provider string) *record.Message {
 		m := sampleMessage(account, 10, at(0))
 		m.Provider = provider
 		openMessage(t, s, m)
@@ -602,32 +604,32 @@ func testAttempting(t *testing.T, h LedgerHarness) {
 	want("an empty store", prov, at(0), false)
 	m := newOf(acct, prov)
 	want("a pending record", prov, at(0), false)
-	moveMessage(t, s, m, store.Update{State: store.StateAttempting, At: at(2)})
+	moveMessage(t, s, m, store.Update{State: record.StateAttempting, At: at(2)})
 	want("attempting since 2m, asked since 1m", prov, at(1), true)
 	want("asked since the very time it moved", prov, at(2), true)
 	want("asked since after it moved", prov, at(2).Add(time.Second), false)
 	want("another provider", elsewhere, at(0), false)
 
 	// Moved on, under another provider (a chat failover): neither counts.
-	moveMessage(t, s, m, store.Update{State: store.StateSent, At: at(3), Provider: elsewhere, ProviderMessageID: newName("pm")})
+	moveMessage(t, s, m, store.Update{State: record.StateSent, At: at(3), Provider: elsewhere, ProviderMessageID: newName("pm")})
 	want("sent", prov, at(0), false)
 	want("sent, by the provider it went through", elsewhere, at(0), false)
 
 	// Any account's record counts; unknown and failed do not.
 	o := newOf(other, prov)
-	moveMessage(t, s, o, store.Update{State: store.StateAttempting, At: at(4)})
+	moveMessage(t, s, o, store.Update{State: record.StateAttempting, At: at(4)})
 	want("another account's", prov, at(4), true)
-	moveMessage(t, s, o, store.Update{State: store.StateUnknown, At: at(5)})
+	moveMessage(t, s, o, store.Update{State: record.StateUnknown, At: at(5)})
 	want("unknown", prov, at(0), false)
 	f := newOf(acct, prov)
-	moveMessage(t, s, f, store.Update{State: store.StateAttempting, At: at(6)})
-	moveMessage(t, s, f, store.Update{State: store.StateFailed, At: at(7)})
+	moveMessage(t, s, f, store.Update{State: record.StateAttempting, At: at(6)})
+	moveMessage(t, s, f, store.Update{State: record.StateFailed, At: at(7)})
 	want("failed", prov, at(0), false)
 
 	// Of several attempting records, one young enough is enough.
 	for _, min := range []int{8, 20, 9} {
 		r := newOf(acct, prov)
-		moveMessage(t, s, r, store.Update{State: store.StateAttempting, At: at(min)})
+		moveMessage(t, s, r, store.Update{State: record.StateAttempting, At: at(min)})
 	}
 	want("one of three since 15m", prov, at(15), true)
 	want("none since 21m", prov, at(21), false)
@@ -651,7 +653,7 @@ func testConcurrentFail(t *testing.T, h LedgerHarness) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: store.StateFailed, At: msgEpoch})
+			_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {

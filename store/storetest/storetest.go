@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -25,20 +27,20 @@ func newName(prefix string) string {
 }
 
 // inr is the currency of the suites' accounts and amounts.
-var inr = store.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
+var inr = record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
 
 // rupees returns minor paise of inr.
-func rupees(minor int64) store.Money { return store.Money{Minor: minor, Currency: inr} }
+func rupees(minor int64) record.Money { return record.Money{Minor: minor, Currency: inr} }
 
 // The suites' channels and price classes, as the channel packages and
 // package notify name them.
 const (
-	kindSMS  store.Kind = "sms"
-	kindChat store.Kind = "chat"
-	kindOTP  store.Kind = "otp"
+	kindSMS  record.Kind = "sms"
+	kindChat record.Kind = "chat"
+	kindOTP  record.Kind = "otp"
 
-	transactional store.PriceClass = "transactional"
-	promotional   store.PriceClass = "promotional"
+	transactional record.PriceClass = "transactional"
+	promotional   record.PriceClass = "promotional"
 )
 
 // errorKinds are the errors that classify a store's answer: the sentinels
@@ -166,7 +168,7 @@ type subtest struct {
 // its keys in the Notifier's order, not sorted), naming a fresh message
 // ID, for round trips: a store keeps its bytes as they are.
 func sampleReceipt(account string) []byte {
-	leg := func(kind store.Kind, status store.State, extra string) string {
+	leg := func(kind record.Kind, status record.State, extra string) string {
 		return `{"message_id":"` + newName("leg") + `","account":"` + account + `","kind":"` + string(kind) +
 			`","to":"9876543210","status":"` + string(status) + `","provider":"prov-` + string(kind) +
 			`","provider_message_id":"pm-` + string(kind) + `"` + extra +
@@ -181,8 +183,8 @@ func sampleReceipt(account string) []byte {
 		`"balance":{"minor":99960,"code":"INR","symbol":"₹","exponent":2},"metered":true,"attempts":3,` +
 		`"domain":"shop.example","idempotency_key":"` + newName("idem") + `",` +
 		`"created_at":"2025-03-14T09:26:53.589793Z","legs":[` +
-		leg(kindSMS, store.StateSent, "") + `,` +
-		leg(kindChat, store.StateFailed, `,"gateway":"qr","error_code":"unavailable","error":"unavailable: session down"`) +
+		leg(kindSMS, record.StateSent, "") + `,` +
+		leg(kindChat, record.StateFailed, `,"gateway":"qr","error_code":"unavailable","error":"unavailable: session down"`) +
 		`]}`)
 }
 

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storetest"
@@ -28,11 +30,11 @@ import (
 
 type simpleAccounts struct {
 	defect string
-	byID   map[string]*store.Account
+	byID   map[string]*record.Account
 	keys   map[string]string // key -> ID
 }
 
-func (s *simpleAccounts) Account(ctx context.Context, id string) (*store.Account, error) {
+func (s *simpleAccounts) Account(ctx context.Context, id string) (*record.Account, error) {
 	a, ok := s.byID[id]
 	if !ok {
 		switch s.defect {
@@ -46,7 +48,7 @@ func (s *simpleAccounts) Account(ctx context.Context, id string) (*store.Account
 	return s.out(a), nil
 }
 
-func (s *simpleAccounts) AccountByKey(ctx context.Context, key string) (*store.Account, error) {
+func (s *simpleAccounts) AccountByKey(ctx context.Context, key string) (*record.Account, error) {
 	for k, id := range s.keys {
 		match := k == key
 		if s.defect == "prefix-match" {
@@ -62,7 +64,7 @@ func (s *simpleAccounts) AccountByKey(ctx context.Context, key string) (*store.A
 	return nil, store.Errorf(store.ErrUnauthenticated, "simple: unknown key")
 }
 
-func (s *simpleAccounts) out(a *store.Account) *store.Account {
+func (s *simpleAccounts) out(a *record.Account) *record.Account {
 	if s.defect == "shares" {
 		return a
 	}
@@ -71,7 +73,7 @@ func (s *simpleAccounts) out(a *store.Account) *store.Account {
 		c.Settings = maps.Clone(a.Settings)
 		return &c
 	}
-	return store.CloneAccount(a)
+	return record.CloneAccount(a)
 }
 
 type idemEntry struct {
@@ -195,9 +197,9 @@ type flawedLedger struct {
 	defect string
 }
 
-func (l flawedLedger) Open(ctx context.Context, m *store.Record) (store.Balance, error) {
-	if l.defect == "opens-pending" && m.State == store.StateAttempting {
-		m.State = store.StatePending
+func (l flawedLedger) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
+	if l.defect == "opens-pending" && m.State == record.StateAttempting {
+		m.State = record.StatePending
 	}
 	return l.Ledger.Open(ctx, m)
 }
@@ -281,7 +283,7 @@ type simpleWallet struct {
 	defect string
 	mu     sync.Mutex
 	bal    map[string]int64
-	cur    map[string]store.Currency
+	cur    map[string]record.Currency
 	refs   map[string]walletRef // account + "\x00" + ref
 }
 
@@ -290,27 +292,27 @@ type walletRef struct {
 }
 
 func newSimpleWallet(defect string) *simpleWallet {
-	return &simpleWallet{defect: defect, bal: map[string]int64{}, cur: map[string]store.Currency{}, refs: map[string]walletRef{}}
+	return &simpleWallet{defect: defect, bal: map[string]int64{}, cur: map[string]record.Currency{}, refs: map[string]walletRef{}}
 }
 
-func (w *simpleWallet) Balance(ctx context.Context, account string) (store.Balance, error) {
+func (w *simpleWallet) Balance(ctx context.Context, account string) (record.Balance, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b, ok := w.bal[account]
 	if !ok {
 		if w.defect == "unknown-is-internal" {
-			return store.Balance{}, errors.New("no such account")
+			return record.Balance{}, errors.New("no such account")
 		}
-		return store.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
+		return record.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
 	}
-	return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: w.cur[account]}}, nil
+	return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: w.cur[account]}}, nil
 }
 
-func (w *simpleWallet) Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (w *simpleWallet) Debit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return w.apply(ctx, account, amount, ref, -1)
 }
 
-func (w *simpleWallet) Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error) {
+func (w *simpleWallet) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return w.apply(ctx, account, amount, ref, 1)
 }
 
@@ -321,17 +323,17 @@ func (w *simpleWallet) short() error {
 	return store.Errorf(store.ErrInsufficientFunds, "short")
 }
 
-func (w *simpleWallet) apply(ctx context.Context, account string, amount store.Money, ref string, sign int64) (store.Balance, error) {
+func (w *simpleWallet) apply(ctx context.Context, account string, amount record.Money, ref string, sign int64) (record.Balance, error) {
 	if w.defect != "ignores-ctx" {
 		if err := ctx.Err(); err != nil {
-			return store.Balance{}, fmt.Errorf("wallet: %w", err)
+			return record.Balance{}, fmt.Errorf("wallet: %w", err)
 		}
 	}
 	if amount.Minor <= 0 && w.defect != "accepts-zero" {
-		return store.Balance{}, store.Invalid("amount", "must be positive")
+		return record.Balance{}, store.Invalid("amount", "must be positive")
 	}
 	if ref == "" {
-		return store.Balance{}, store.Invalid("ref", "must not be empty")
+		return record.Balance{}, store.Invalid("ref", "must not be empty")
 	}
 	if w.defect == "racy" {
 		// Check, then act in a second critical section: the gap lets
@@ -341,30 +343,30 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount store.M
 		_, seen := w.refs[account+"\x00"+ref]
 		w.mu.Unlock()
 		if !ok {
-			return store.Balance{}, store.Errorf(store.ErrNotFound, "no account")
+			return record.Balance{}, store.Errorf(store.ErrNotFound, "no account")
 		}
 		if seen {
-			return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: w.cur[account]}}, nil
+			return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: w.cur[account]}}, nil
 		}
 		if sign < 0 && b < amount.Minor {
-			return store.Balance{}, w.short()
+			return record.Balance{}, w.short()
 		}
 		runtime.Gosched()
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.bal[account] += sign * amount.Minor
 		w.refs[account+"\x00"+ref] = walletRef{sign * amount.Minor, w.bal[account]}
-		return store.Balance{Account: account, Available: store.Money{Minor: w.bal[account], Currency: w.cur[account]}}, nil
+		return record.Balance{Account: account, Available: record.Money{Minor: w.bal[account], Currency: w.cur[account]}}, nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b, ok := w.bal[account]
 	if !ok {
-		return store.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
+		return record.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
 	}
 	c := w.cur[account]
 	if amount.Currency.Code != c.Code && w.defect != "ignores-currency" {
-		return store.Balance{}, store.Invalid("amount", "in another currency")
+		return record.Balance{}, store.Invalid("amount", "in another currency")
 	}
 	key := account + "\x00" + ref
 	if w.defect == "no-idempotency" {
@@ -373,27 +375,27 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount store.M
 	delta := sign * amount.Minor
 	if r, seen := w.refs[key]; seen {
 		if r.delta != delta && w.defect != "no-conflict" {
-			return store.Balance{}, store.Errorf(store.ErrConflict, "ref reused")
+			return record.Balance{}, store.Errorf(store.ErrConflict, "ref reused")
 		}
 		after := r.after
 		if w.defect == "repeat-current" {
 			after = b
 		}
-		return store.Balance{Account: account, Available: store.Money{Minor: after, Currency: c}}, nil
+		return record.Balance{Account: account, Available: record.Money{Minor: after, Currency: c}}, nil
 	}
 	if sign < 0 && b < amount.Minor && w.defect != "overdraft" {
 		if w.defect == "records-refused" {
 			w.refs[key] = walletRef{delta, b}
 		}
-		return store.Balance{}, w.short()
+		return record.Balance{}, w.short()
 	}
 	if sign > 0 && b > math.MaxInt64-amount.Minor {
-		return store.Balance{}, store.Invalid("amount", "the balance would overflow")
+		return record.Balance{}, store.Invalid("amount", "the balance would overflow")
 	}
 	b += delta
 	w.bal[account] = b
 	w.refs[key] = walletRef{delta, b}
-	return store.Balance{Account: account, Available: store.Money{Minor: b, Currency: c}}, nil
+	return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: c}}, nil
 }
 
 // runSuites runs every suite against the simple stores with defect.
@@ -408,7 +410,7 @@ func runSuites(t *testing.T, defect string) {
 func runAccounts(t *testing.T, defect string) {
 	storetest.RunAccounts(t, storetest.AccountsHarness{
 		New: func(t *testing.T, fixtures []storetest.AccountFixture) store.Accounts {
-			s := &simpleAccounts{defect: defect, byID: map[string]*store.Account{}, keys: map[string]string{}}
+			s := &simpleAccounts{defect: defect, byID: map[string]*record.Account{}, keys: map[string]string{}}
 			for _, f := range fixtures {
 				if s.defect == "shares" {
 					s.byID[f.Account.ID] = f.Account
@@ -434,9 +436,9 @@ func runIdempotency(t *testing.T, defect string) {
 
 func runLedger(t *testing.T, defect string) {
 	storetest.RunLedger(t, storetest.LedgerHarness{
-		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, store.Money)) {
+		New: func(t *testing.T) (store.Ledger, func(*testing.T, string, record.Money)) {
 			w := memstore.NewWallet()
-			fund := func(t *testing.T, account string, opening store.Money) {
+			fund := func(t *testing.T, account string, opening record.Money) {
 				if err := w.Open(account, opening); err != nil {
 					t.Fatal(err)
 				}
@@ -449,7 +451,7 @@ func runLedger(t *testing.T, defect string) {
 func runWallet(t *testing.T, defect string) {
 	storetest.RunWallet(t, storetest.WalletHarness{
 		New: func(t *testing.T) storetest.Wallet { return newSimpleWallet(defect) },
-		Open: func(t *testing.T, s storetest.Wallet, account string, opening store.Money) {
+		Open: func(t *testing.T, s storetest.Wallet, account string, opening record.Money) {
 			w := s.(*simpleWallet)
 			w.mu.Lock()
 			defer w.mu.Unlock()

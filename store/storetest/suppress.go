@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -77,7 +79,7 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 		// Other channel, other account, other recipient: nothing.
 		for _, c := range []struct {
 			acct string
-			kind store.Kind
+			kind record.Kind
 			to   string
 		}{{acct, "chat", "+919876543210"}, {randomAccount(), "email", "ann@example.com"}, {acct, "email", "bob@example.com"}} {
 			if e, ok, err := s.LookupSuppression(ctx, c.acct, c.kind, c.to); err != nil || ok {
@@ -217,7 +219,7 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 		}
 		for _, c := range []struct {
 			acct string
-			kind store.Kind
+			kind record.Kind
 		}{{"", "email"}, {acct, "Fax!"}} {
 			if _, err := many.LookupSuppressions(ctx, c.acct, c.kind, tos); !errors.Is(err, store.ErrInvalid) {
 				t.Errorf("LookupSuppressions(%q, %q) = %v; want ErrInvalid", c.acct, c.kind, err)
@@ -247,7 +249,7 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 		// Added out of order: the list is ordered by channel, then
 		// recipient.
 		for i := 0; i < 60; i++ {
-			kind := []store.Kind{"sms", "email", "chat"}[i%3]
+			kind := []record.Kind{"sms", "email", "chat"}[i%3]
 			to := fmt.Sprintf("u%03d@example.com", 59-i)
 			if kind != "email" {
 				to = fmt.Sprintf("+91987654%04d", 59-i)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -60,7 +62,7 @@ func fullTemplate(slug string) *store.Template {
 		Slug:      slug,
 		Variables: []string{"NAME", "ORDER"},
 		Class:     transactional,
-		Bodies: map[store.Kind]store.Body{
+		Bodies: map[record.Kind]store.Body{
 			"chat": {Text: "Hi {{NAME}}, order {{ORDER}} has shipped."},
 			"sms":  {Text: "Order {{ORDER}} shipped. -Acme"},
 			"email": {
@@ -147,9 +149,9 @@ func testTemplateRoundTrip(t *testing.T, h TemplatesHarness) {
 	acct := newName("acct")
 	full := fullTemplate("order-shipped")
 	smsOnly := &store.Template{Slug: "otp-plain", Variables: []string{"OTP"}, Class: transactional,
-		Bodies: map[store.Kind]store.Body{"sms": {Text: "Your code is {{OTP}}"}}}
+		Bodies: map[record.Kind]store.Body{"sms": {Text: "Your code is {{OTP}}"}}}
 	pushOnly := &store.Template{Slug: "push-only", Class: promotional,
-		Bodies: map[store.Kind]store.Body{"push": {Subject: "Sale", Text: "50% off\ttoday only"}}}
+		Bodies: map[record.Kind]store.Body{"push": {Subject: "Sale", Text: "50% off\ttoday only"}}}
 	bare := &store.Template{Slug: "no-bodies"}
 	for _, tpl := range []*store.Template{full, smsOnly, pushOnly, bare} {
 		put(t, s, acct, store.CloneTemplate(tpl))
@@ -162,7 +164,7 @@ func testTemplateReplace(t *testing.T, h TemplatesHarness) {
 	acct := newName("acct")
 	put(t, s, acct, fullTemplate("promo"))
 	next := &store.Template{Slug: "promo", Class: promotional, Variables: nil,
-		Bodies: map[store.Kind]store.Body{"chat": {Text: "50% off today"}}}
+		Bodies: map[record.Kind]store.Body{"chat": {Text: "50% off today"}}}
 	put(t, s, acct, store.CloneTemplate(next))
 	wantTemplate(t, s, acct, next)
 }

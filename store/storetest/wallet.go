@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -18,15 +20,15 @@ import (
 type Wallet interface {
 	// Balance returns the account's balance; an unknown account is
 	// ErrNotFound.
-	Balance(ctx context.Context, account string) (store.Balance, error)
+	Balance(ctx context.Context, account string) (record.Balance, error)
 	// Debit takes amount (> 0) under ref, atomically, never below zero
 	// (ErrInsufficientFunds, moving nothing); a ref already recorded with
 	// the same direction and amount returns the balance recorded with it
 	// and moves nothing; with another, ErrConflict.
-	Debit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error)
+	Debit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error)
 	// Credit adds amount (> 0) under ref, with Debit's ref rules; a credit
 	// that would overflow int64 fails and moves nothing.
-	Credit(ctx context.Context, account string, amount store.Money, ref string) (store.Balance, error)
+	Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error)
 }
 
 // WalletHarness connects RunWallet to one Wallet implementation. Both
@@ -40,7 +42,7 @@ type WalletHarness struct {
 	// Open creates account in w with the opening balance (zero or more,
 	// in the account's currency, which opening.Currency gives), failing t
 	// if it cannot.
-	Open func(t *testing.T, w Wallet, account string, opening store.Money)
+	Open func(t *testing.T, w Wallet, account string, opening record.Money)
 }
 
 // RunWallet checks the money a store.Ledger keeps, through Wallet:
@@ -287,17 +289,17 @@ func testWalletInsufficientFunds(t *testing.T, h WalletHarness) {
 func testWalletInvalidArguments(t *testing.T, h WalletHarness) {
 	ctx := context.Background()
 	s, acct := openWallet(t, h, 1000)
-	usd := store.Money{Minor: 10, Currency: store.Currency{Code: "USD", Symbol: "$", Exponent: 2}}
+	usd := record.Money{Minor: 10, Currency: record.Currency{Code: "USD", Symbol: "$", Exponent: 2}}
 	tests := []struct {
 		name   string
-		amount store.Money
+		amount record.Money
 		ref    string
 	}{
 		{"zero", rupees(0), newName("ref")},
 		{"negative", rupees(-5), newName("ref")},
 		{"MinInt64", rupees(math.MinInt64), newName("ref")},
 		{"other currency", usd, newName("ref")},
-		{"no currency", store.Money{Minor: 10}, newName("ref")},
+		{"no currency", record.Money{Minor: 10}, newName("ref")},
 		{"empty ref", rupees(10), ""},
 	}
 	for _, tt := range tests {
