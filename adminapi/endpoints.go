@@ -10,14 +10,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/phone"
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/record"
 )
 
 // Limits of the fields the API stores.
@@ -470,13 +468,13 @@ func (q *request) ledger() {
 	if !ok {
 		return
 	}
-	entries, err := q.h.store.LedgerPage(q.ctx(), a.ID, after, limit+1)
+	entries, err := q.h.store.Statement(q.ctx(), a.ID, after, limit+1)
 	if err != nil {
 		q.fail(err, "")
 		return
 	}
 	out := ledgerJSON{Account: a.ID, Entries: []ledgerEntryJSON{}}
-	entries, out.Next = onePage(entries, limit, func(e store.LedgerEntry) string {
+	entries, out.Next = onePage(entries, limit, func(e record.LedgerEntry) string {
 		return encodeCursor(strconv.FormatInt(e.Seq, 10))
 	})
 	for _, e := range entries {

@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
@@ -128,38 +126,9 @@ func (a *Admin) Credit(ctx context.Context, account string, amount record.Money,
 	return bal, err
 }
 
-// LedgerPage returns up to limit of the entries Wallet.Ledger remembers
-// with a Seq greater than after. Entries carry no time.
-func (a *Admin) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]store.LedgerEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, ctxError("ledger", err)
-	}
-	entries, _, err := a.wallet.Ledger(account)
-	if errors.Is(err, store.ErrNotFound) {
-		return []store.LedgerEntry{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	i, _ := slices.BinarySearchFunc(entries, after, func(e Entry, after int64) int {
-		return cmp.Compare(int64(e.Seq), after)
-	})
-	if i < len(entries) && int64(entries[i].Seq) == after {
-		i++
-	}
-	entries = entries[i:]
-	if limit >= 0 && len(entries) > limit {
-		entries = entries[:limit]
-	}
-	out := make([]store.LedgerEntry, len(entries))
-	for i, e := range entries {
-		amount := e.Amount
-		if e.Kind == Debit {
-			amount.Minor = -amount.Minor
-		}
-		out[i] = store.LedgerEntry{Seq: int64(e.Seq), Ref: e.Ref, Amount: amount, Balance: e.Balance}
-	}
-	return out, nil
+// Statement is the Wallet's (Wallet.Statement).
+func (a *Admin) Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error) {
+	return a.wallet.Statement(ctx, account, after, limit)
 }
 
 // AccountMessages returns up to limit of the account's records older than

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storetest"
 )

@@ -10,9 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // benchGoroutines is the number of goroutines every debit benchmark runs

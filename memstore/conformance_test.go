@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/internal/wrapcheck"
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -124,5 +124,16 @@ func TestSuppressionsConformance(t *testing.T) {
 func TestLedgerSuppressionsConformance(t *testing.T) {
 	storetest.RunSuppressions(t, storetest.SuppressionsHarness{
 		New: func(t *testing.T) store.Suppressions { return memstore.NewLedger(nil) },
+	})
+}
+
+// A memstore.Ledger wrapped by embedding keeps every guarantee.
+func TestWrappedLedger(t *testing.T) {
+	wrapcheck.Run(t, func(t *testing.T, account string) store.Ledger {
+		w := memstore.NewWallet()
+		if err := w.Open(account, record.Money{Minor: wrapcheck.Opening, Currency: record.INR()}); err != nil {
+			t.Fatal(err)
+		}
+		return memstore.NewLedger(w)
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
@@ -151,6 +150,12 @@ func (s *Ledger) Balance(ctx context.Context, account string) (record.Balance, e
 // Credit credits the account's wallet, as store.Ledger documents.
 func (s *Ledger) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
 	return s.wallet.Credit(ctx, account, amount, ref)
+}
+
+// Statement returns the account's movements in the Ledger's Wallet, as
+// Wallet.Statement does.
+func (s *Ledger) Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error) {
+	return s.wallet.Statement(ctx, account, after, limit)
 }
 
 // hashID returns the hash of a message ID, which chooses its shard

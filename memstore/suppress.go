@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
@@ -110,7 +109,7 @@ func (s *Suppressions) LookupSuppression(ctx context.Context, account string, ki
 }
 
 // LookupSuppressions answers the account's entries for many recipients
-// under one read lock, as store.ManySuppressions documents.
+// under one read lock, as store.Suppressions documents.
 func (s *Suppressions) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("lookup suppressions", err)
@@ -199,8 +198,8 @@ func (s *Ledger) ListSuppressions(ctx context.Context, account string, q store.S
 }
 
 var (
-	_ store.Suppressions     = (*Suppressions)(nil)
-	_ store.Suppressions     = (*Ledger)(nil)
-	_ store.ManySuppressions = (*Suppressions)(nil)
-	_ store.ManySuppressions = (*Ledger)(nil)
+	_ store.Suppressions = (*Suppressions)(nil)
+	_ store.Suppressions = (*Ledger)(nil)
+	_ store.Suppressions = (*Suppressions)(nil)
+	_ store.Suppressions = (*Ledger)(nil)
 )

@@ -1,7 +1,9 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -9,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
@@ -355,4 +356,39 @@ func (w *Wallet) Ledger(account string) ([]Entry, record.Money, error) {
 // ctxError is a context error of op, keeping errors.Is true.
 func ctxError(op string, err error) error {
 	return fmt.Errorf("memstore: %s: %w", op, err)
+}
+
+// Statement returns up to limit of the entries Wallet.Ledger remembers
+// with a Seq greater than after (notify.WalletStore.Statement). Entries
+// carry no time.
+func (w *Wallet) Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("ledger", err)
+	}
+	entries, _, err := w.Ledger(account)
+	if errors.Is(err, store.ErrNotFound) {
+		return []record.LedgerEntry{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	i, _ := slices.BinarySearchFunc(entries, after, func(e Entry, after int64) int {
+		return cmp.Compare(int64(e.Seq), after)
+	})
+	if i < len(entries) && int64(entries[i].Seq) == after {
+		i++
+	}
+	entries = entries[i:]
+	if limit >= 0 && len(entries) > limit {
+		entries = entries[:limit]
+	}
+	out := make([]record.LedgerEntry, len(entries))
+	for i, e := range entries {
+		amount := e.Amount
+		if e.Kind == Debit {
+			amount.Minor = -amount.Minor
+		}
+		out[i] = record.LedgerEntry{Seq: int64(e.Seq), Ref: e.Ref, Amount: amount, Balance: e.Balance}
+	}
+	return out, nil
 }

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 func inr(minor int64) notify.Money { return notify.Money{Minor: minor, Currency: record.INR()} }

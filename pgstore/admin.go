@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -152,19 +151,19 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*recor
 	return out, nil
 }
 
-// LedgerPage returns up to limit entries of the account's ledger after
+// Statement returns up to limit entries of the account's ledger after
 // Seq after, as Ledger does, for the admin API.
-func (s *Store) LedgerPage(ctx context.Context, account string, after int64, limit int) ([]store.LedgerEntry, error) {
+func (s *Store) Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error) {
 	if limit <= 0 {
-		return []store.LedgerEntry{}, nil
+		return []record.LedgerEntry{}, nil
 	}
 	entries, err := s.Ledger(ctx, account, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]store.LedgerEntry, len(entries))
+	out := make([]record.LedgerEntry, len(entries))
 	for i, e := range entries {
-		out[i] = store.LedgerEntry{Seq: e.ID, Ref: e.Ref, Amount: e.Amount, Balance: e.BalanceAfter, At: e.CreatedAt.UTC()}
+		out[i] = record.LedgerEntry{Seq: e.ID, Ref: e.Ref, Amount: e.Amount, Balance: e.BalanceAfter, At: e.CreatedAt.UTC()}
 	}
 	return out, nil
 }

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

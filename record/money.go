@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Currency describes a currency by its ISO 4217 code, its symbol and its
@@ -139,4 +140,21 @@ func ParseMoney(s string, c Currency) (Money, error) {
 		v = -v
 	}
 	return Money{Minor: v, Currency: c}, nil
+}
+
+// LedgerEntry is one movement of a wallet's money.
+type LedgerEntry struct {
+	// Seq orders the account's entries as the money moved; it increases,
+	// possibly with gaps. It is the cursor of a statement
+	// (notify.WalletStore.Statement).
+	Seq int64
+	// Ref is the ref the debit or credit was made under.
+	Ref string
+	// Amount is what moved: negative for a debit, positive for a credit.
+	Amount Money
+	// Balance is the balance right after the movement.
+	Balance Money
+	// At is when the movement was made; zero when the store does not
+	// keep it (memstore).
+	At time.Time
 }

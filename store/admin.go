@@ -40,17 +40,12 @@ type Admin interface {
 	// ErrConflict. On error nothing changes.
 	ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error
 
-	// Balance and Credit are those of Ledger: a credit under a
-	// ref already recorded with the same amount moves nothing and returns
-	// the balance recorded with it; with another amount it is ErrConflict.
+	// Balance, Credit and Statement are notify.WalletStore's, whose
+	// contract is written there: the wallets an admin tops up are the
+	// ones the Ledger charges.
 	Balance(ctx context.Context, account string) (record.Balance, error)
 	Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error)
-	// LedgerPage returns up to limit (> 0) of the account's ledger
-	// entries whose Seq is greater than after, in the order the money
-	// moved. An account without a wallet or without movements gives an
-	// empty list. A store may forget old entries (memstore's wallet under
-	// a ref retention does).
-	LedgerPage(ctx context.Context, account string, after int64, limit int) ([]LedgerEntry, error)
+	Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error)
 
 	// AccountMessages returns up to limit (> 0) of the account's message
 	// records, newest first: by CreatedAt descending, then by ID
@@ -62,22 +57,6 @@ type Admin interface {
 
 	// The account's custom templates.
 	Templates
-}
-
-// LedgerEntry is one movement of a wallet's money.
-type LedgerEntry struct {
-	// Seq orders the account's entries as the money moved; it increases,
-	// possibly with gaps. It is the cursor of LedgerPage.
-	Seq int64
-	// Ref is the ref the debit or credit was made under.
-	Ref string
-	// Amount is what moved: negative for a debit, positive for a credit.
-	Amount record.Money
-	// Balance is the balance right after the movement.
-	Balance record.Money
-	// At is when the movement was made; zero when the store does not
-	// keep it (memstore).
-	At time.Time
 }
 
 // MessageCursor is a place in an account's records, newest first: the

@@ -99,22 +99,27 @@ const (
 // conformance suite.
 //
 // Amounts are in the account's currency; another currency is
-// ErrInvalid. Methods are safe for concurrent use and do not retain
+// ErrInvalid. Every ability the Notifier uses is a method of this
+// interface, never found by a type assertion: a wrapper that embeds a
+// Ledger forwards them all. Methods are safe for concurrent use and do not retain
 // their arguments, but for the record Open takes; records they return are
 // copies the caller may keep.
 type Ledger interface {
-	// Balance returns the account's balance; an account without a
-	// wallet is ErrNotFound.
+	// Balance, Credit and Statement are the wallet's, as a host app sees
+	// it: notify.WalletStore, whose contract is written there. Credit is
+	// for top-ups; the Notifier's refunds and price cuts are made by
+	// Move, with the record.
 	Balance(ctx context.Context, account string) (record.Balance, error)
-
-	// Credit adds amount (> 0) to the account's wallet under ref
-	// (non-empty, else ErrInvalid): top-ups (the Notifier's refunds
-	// and price cuts are made by Move, with the record). A ref already recorded with the same amount returns the balance
-	// recorded with it and moves no money, so a retried call never credits
-	// twice; the same ref with another amount is ErrConflict. A credit that
-	// would overflow int64 fails and moves nothing. An account without a
-	// wallet is ErrNotFound.
 	Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error)
+	Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error)
+
+	// The suppression list the Notifier enforces before it charges a
+	// send, and to which it adds a provider's hard bounces (Bounce). It
+	// is part of the contract rather than an optional interface, so that
+	// a ledger wrapped for logging or metrics (a struct embedding a
+	// Ledger) keeps it: a list a wrapper hid would let mail through to
+	// someone who opted out, and nothing would say so.
+	Suppressions
 
 	// Open writes m as a new record in m.State, with m.History set to its
 	// steps at m.CreatedAt: StatePending (the zero State too) is one step;

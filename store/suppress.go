@@ -126,9 +126,10 @@ func (q SuppressionQuery) PageSize() int {
 // a store that cannot answer returns ErrUnavailable. The lists of two
 // accounts never meet.
 //
-// A Ledger that also implements Suppressions (memstore's and pgstore's
-// do) is the list the Notifier enforces before it charges a send, and
-// writes a provider's hard bounces to (see Bounce).
+// Every Ledger is one (memstore's and pgstore's keep the list beside the
+// records): the list the Notifier enforces before it charges a send, and
+// writes a provider's hard bounces to (see Bounce). storetest's
+// RunSuppressions is its conformance suite.
 type Suppressions interface {
 	// AddSuppression puts e on its account's list, e.To normalised and
 	// e.At in UTC at microsecond precision, and answers the entry as the
@@ -152,22 +153,18 @@ type Suppressions interface {
 	// it (see SuppressionQuery); a q that fails Check is ErrInvalid. An
 	// account with no entries, or none that is known, has an empty list.
 	ListSuppressions(ctx context.Context, account string, q SuppressionQuery) ([]Suppression, error)
-}
 
-// ManySuppressions is implemented by a Suppressions that reads the
-// entries of many recipients at once: pgstore in one round trip where
-// LookupSuppression takes one each. The Notifier uses it, when the
-// ledger has it, to check a bulk send and EnqueueTxMany (10,000
-// recipients cost one statement, not 10,000), and LookupSuppression for
-// each recipient otherwise. Its answers must be what LookupSuppression
-// would answer for each recipient.
-type ManySuppressions interface {
 	// LookupSuppressions answers the account's entries for the
 	// recipients tos of kind, in their order: the entry, or the zero
-	// Suppression (empty Reason) where the list has none. A recipient
-	// the list's rules refuse (which LookupSuppression answers
-	// ErrInvalid) has no entry and the zero Suppression; an empty account
-	// or a kind that is not a channel's name is ErrInvalid.
+	// Suppression (empty Reason) where the list has none. Its answers
+	// must be what LookupSuppression would answer for each recipient,
+	// but a store reads them at once where it can (pgstore in one
+	// statement, memstore under one lock): the Notifier checks a bulk
+	// send and EnqueueTxMany through it, 10,000 recipients in one read.
+	// A recipient the list's rules refuse (which LookupSuppression
+	// answers ErrInvalid) has no entry and the zero Suppression; an
+	// empty account or a kind that is not a channel's name is
+	// ErrInvalid.
 	LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]Suppression, error)
 }
 

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/accountcache"
 )

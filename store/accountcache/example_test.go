@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store/accountcache"
 )
 

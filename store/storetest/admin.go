@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
@@ -40,7 +39,7 @@ type AdminHarness struct {
 //   - ReplaceAPIKeys stops the old key at once;
 //   - a repeated Credit ref moves money once; with another amount it is
 //     ErrConflict;
-//   - LedgerPage pages through the movements in order;
+//   - Statement pages through the movements in order;
 //   - AccountMessages pages through an account's records, newest first,
 //     and no other account's.
 func RunAdmin(t *testing.T, h AdminHarness) {
@@ -54,7 +53,7 @@ func RunAdmin(t *testing.T, h AdminHarness) {
 		{"UpdateAccount", func(t *testing.T) { testAdminUpdate(t, h) }},
 		{"ReplaceAPIKeys", func(t *testing.T) { testAdminKeys(t, h) }},
 		{"TopUpRef", func(t *testing.T) { testAdminCredit(t, h) }},
-		{"LedgerPage", func(t *testing.T) { testAdminLedger(t, h) }},
+		{"Statement", func(t *testing.T) { testAdminLedger(t, h) }},
 		{"AccountMessages", func(t *testing.T) { testAdminMessages(t, h) }},
 	})
 }
@@ -360,12 +359,12 @@ func testAdminLedger(t *testing.T, h AdminHarness) {
 			t.Fatal(err)
 		}
 	}
-	var got []store.LedgerEntry
+	var got []record.LedgerEntry
 	after := int64(0)
 	for range 5 {
-		page, err := s.LedgerPage(ctx, id, after, 2)
+		page, err := s.Statement(ctx, id, after, 2)
 		if err != nil {
-			t.Fatalf("LedgerPage: %v", err)
+			t.Fatalf("Statement: %v", err)
 		}
 		if len(page) == 0 {
 			break
@@ -384,9 +383,9 @@ func testAdminLedger(t *testing.T, h AdminHarness) {
 			t.Errorf("entry %d = %+v", i, e)
 		}
 	}
-	page, err := s.LedgerPage(ctx, newName("missing"), 0, 10)
+	page, err := s.Statement(ctx, newName("missing"), 0, 10)
 	if err != nil || len(page) != 0 {
-		t.Fatalf("LedgerPage of an unknown account = %v, %v; want empty", page, err)
+		t.Fatalf("Statement of an unknown account = %v, %v; want empty", page, err)
 	}
 }
 

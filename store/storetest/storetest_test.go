@@ -18,9 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storetest"
 )
@@ -285,6 +284,7 @@ type simpleWallet struct {
 	bal    map[string]int64
 	cur    map[string]record.Currency
 	refs   map[string]walletRef // account + "\x00" + ref
+	moves  map[string][]record.LedgerEntry
 }
 
 type walletRef struct {
@@ -292,7 +292,30 @@ type walletRef struct {
 }
 
 func newSimpleWallet(defect string) *simpleWallet {
-	return &simpleWallet{defect: defect, bal: map[string]int64{}, cur: map[string]record.Currency{}, refs: map[string]walletRef{}}
+	return &simpleWallet{defect: defect, bal: map[string]int64{}, cur: map[string]record.Currency{}, refs: map[string]walletRef{},
+		moves: map[string][]record.LedgerEntry{}}
+}
+
+func (w *simpleWallet) Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []record.LedgerEntry
+	for _, e := range w.moves[account] {
+		if e.Seq > after && len(out) < limit {
+			if w.defect == "statement-unsigned" && e.Amount.Minor < 0 {
+				e.Amount.Minor = -e.Amount.Minor
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// moved adds a movement to the account's statement; w.mu is held.
+func (w *simpleWallet) moved(account, ref string, delta, after int64) {
+	c := w.cur[account]
+	w.moves[account] = append(w.moves[account], record.LedgerEntry{Seq: int64(len(w.moves[account]) + 1), Ref: ref,
+		Amount: record.Money{Minor: delta, Currency: c}, Balance: record.Money{Minor: after, Currency: c}})
 }
 
 func (w *simpleWallet) Balance(ctx context.Context, account string) (record.Balance, error) {
@@ -356,6 +379,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 		defer w.mu.Unlock()
 		w.bal[account] += sign * amount.Minor
 		w.refs[account+"\x00"+ref] = walletRef{sign * amount.Minor, w.bal[account]}
+		w.moved(account, ref, sign*amount.Minor, w.bal[account])
 		return record.Balance{Account: account, Available: record.Money{Minor: w.bal[account], Currency: w.cur[account]}}, nil
 	}
 	w.mu.Lock()
@@ -395,6 +419,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 	b += delta
 	w.bal[account] = b
 	w.refs[key] = walletRef{delta, b}
+	w.moved(account, ref, delta, b)
 	return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: c}}, nil
 }
 
@@ -535,6 +560,7 @@ func TestSuitesCatchDefects(t *testing.T) {
 		{"records-refused", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
 		{"names-package", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
 		{"racy", "--- FAIL: TestFlawedHelper/Wallet/ConcurrentSameRef"},
+		{"statement-unsigned", "--- FAIL: TestFlawedHelper/Wallet/Statement"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.defect+"/"+tt.want[len("--- FAIL: TestFlawedHelper/"):], func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
@@ -44,7 +43,7 @@ type SuppressionsHarness struct {
 //     maximum page size, and pages that neither skip nor repeat;
 //   - concurrent adds of one recipient with every reason leave one entry,
 //     hard_bounce;
-//   - when the store implements store.ManySuppressions, LookupSuppressions
+//   - when the store implements store.Suppressions, LookupSuppressions
 //     answers, in the recipients' order, what LookupSuppression answers
 //     for each (any spelling, none for another account or channel, none
 //     for a recipient the rules refuse), and ErrInvalid for an empty
@@ -177,9 +176,9 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 
 	t.Run("LookupMany", func(t *testing.T) {
 		s, acct := h.New(t), randomAccount()
-		many, ok := s.(store.ManySuppressions)
+		many, ok := s.(store.Suppressions)
 		if !ok {
-			t.Skip("the store reads one recipient at a time (no store.ManySuppressions)")
+			t.Skip("the store reads one recipient at a time (no store.Suppressions)")
 		}
 		for _, e := range []store.Suppression{
 			{Account: acct, Kind: "email", To: "ann@example.com", Reason: store.SuppressUnsubscribed, At: at},

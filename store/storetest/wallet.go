@@ -9,12 +9,11 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
 // Wallet is the money of a store.Ledger, as a store keeps it: the
-// Ledger's Balance and Credit, and Debit, the charge its Open makes with a
+// Ledger's Balance, Credit and Statement (notify.WalletStore), and Debit, the charge its Open makes with a
 // record (a store exposes it for RunWallet). Amounts are in the account's
 // currency.
 type Wallet interface {
@@ -29,6 +28,10 @@ type Wallet interface {
 	// Credit adds amount (> 0) under ref, with Debit's ref rules; a credit
 	// that would overflow int64 fails and moves nothing.
 	Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error)
+	// Statement returns up to limit (> 0) of the account's movements
+	// after Seq after, in the order the money moved (see
+	// notify.WalletStore.Statement).
+	Statement(ctx context.Context, account string, after int64, limit int) ([]record.LedgerEntry, error)
 }
 
 // WalletHarness connects RunWallet to one Wallet implementation. Both
@@ -68,6 +71,10 @@ type WalletHarness struct {
 //     ref unrecorded;
 //   - a credit that would overflow an int64 balance fails and moves
 //     nothing;
+//   - Statement lists each movement once, debits negative and credits
+//     positive, with the balance after it, in increasing Seq, paged by
+//     after and limit; a repeat of a ref and a refused debit list
+//     nothing; an unknown account, or a limit of 0, lists nothing;
 //   - under 64 goroutines mixing debits, credits, repeats and shared refs,
 //     no returned balance is negative, every call with one ref returns one
 //     balance, and the ledger identity holds exactly: opening - debits +
@@ -91,6 +98,7 @@ func RunWallet(t *testing.T, h WalletHarness) {
 		{"UnknownAccount", func(t *testing.T) { testWalletUnknownAccount(t, h) }},
 		{"CanceledContext", func(t *testing.T) { testWalletCanceledContext(t, h) }},
 		{"CreditOverflow", func(t *testing.T) { testWalletCreditOverflow(t, h) }},
+		{"Statement", func(t *testing.T) { testWalletStatement(t, h) }},
 		{"ConcurrentSameRef", func(t *testing.T) { testWalletConcurrentSameRef(t, h) }},
 		{"ConcurrentLedger", func(t *testing.T) { testWalletConcurrentLedger(t, h) }},
 	})
