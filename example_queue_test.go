@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/record"
 )
 
 // failoverKeyPrefix makes the key of a late failover from the failed

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -332,7 +331,7 @@ func (n *Notifier) checkSettleAfter() error {
 // An unknown account is NotFound, as is one without a wallet in the
 // store.Ledger.
 func (n *Notifier) Balance(ctx context.Context, account string) (record.Balance, error) {
-	const op = "record.Balance"
+	const op = "notify.Balance"
 	acct, err := n.account(ctx, op, account)
 	if err != nil {
 		return record.Balance{}, err

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 )
 
 // RequestCodec is an optional interface of a Channel whose requests may

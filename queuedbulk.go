@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 )
 
 // queueBulk queues (or schedules at at) every recipient of a Bulk request

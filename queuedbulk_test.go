@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

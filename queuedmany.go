@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 )
 
 // MaxEnqueueTxMany is the most requests one EnqueueTxMany takes.
@@ -23,7 +22,7 @@ const MaxEnqueueTxMany = 100_000
 // naming requests.<i>.<field>, with nothing written; so is any whose
 // recipient is on the suppression list (CodeSuppressed naming
 // requests.<i>.to, the list read once per account and channel when the
-// ledger can: store.ManySuppressions). The receipts are in
+// ledger can: store.Suppressions). The receipts are in
 // the requests' order, queued (or scheduled, when a send window holds
 // the message), their Balance zero: read it after the commit. On any
 // other error some records may be written in tx: roll it back. The rules

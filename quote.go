@@ -3,9 +3,8 @@ package notify
 import (
 	"context"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/record"
 )
 
 // Quote answers what Send would charge for req now, without charging,

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

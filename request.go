@@ -6,9 +6,8 @@ import (
 	"encoding/hex"
 	"hash"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/record"
 )
 
 // Request is a send request. Any package may define one: the channel

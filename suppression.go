@@ -6,32 +6,24 @@ import (
 	"fmt"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 
-// Suppression (issue 31). The list lives in the ledger: a store.Ledger
-// that also implements store.Suppressions (memstore's and pgstore's do)
-// is found the way database/sql finds a driver's optional interfaces, so
-// the Notifier needs no option and the root no exported name. A ledger
-// without it has no list: nothing is refused, no bounce is kept.
+// Suppression (issue 31). The list lives in the ledger: store.Ledger
+// embeds store.Suppressions, so the Notifier needs no option and the
+// root no exported name, and a ledger wrapped by embedding keeps its list
+// (an optional interface found by a type assertion was lost to such a
+// wrapper, and with it every opt-out).
 //
 // The list is read after a send is prepared (its recipient normalised,
 // its class known) and before anything is charged or counted: admit
 // calls suppressed for every send, queued or not, single or composite;
 // a bulk send and EnqueueTxMany check all their recipients at once
-// (suppressedEach), in one read per account and channel when the ledger
-// implements store.ManySuppressions. A worker (Work) reads it again before
+// (suppressedEach), in one read per account and channel. A worker (Work) reads it again before
 // it claims a queued send, which it fails and refunds when the recipient
 // opted out in the meantime. A refusal is CodeSuppressed, names
 // the channel and the reason but never the recipient in full, moves no
 // money, writes no record and calls no provider.
-
-// suppressions returns the ledger's suppression list, or nil.
-func (n *Notifier) suppressions() store.Suppressions {
-	s, _ := n.ledger.(store.Suppressions)
-	return s
-}
 
 // blocks reports whether an entry for reason stops a message of class:
 // a promotional message is stopped by any entry, a transactional one
@@ -47,12 +39,8 @@ func blocks(reason store.SuppressionReason, class record.PriceClass) bool {
 // cannot be read must not let mail through to someone who opted out),
 // or nil.
 func (n *Notifier) suppressed(ctx context.Context, op string, acct *Account, envs []*Envelope) error {
-	s := n.suppressions()
-	if s == nil {
-		return nil
-	}
 	for _, env := range envs {
-		reason, stop, err := stopped(ctx, s, acct, env)
+		reason, stop, err := stopped(ctx, n.ledger, acct, env)
 		if err != nil {
 			return storeFailure(op, "suppressions", err)
 		}
@@ -130,15 +118,11 @@ func (n *Notifier) suppressedBulk(ctx context.Context, op string, acct *Account,
 
 // suppressedEach checks envs, envs[i] sent for account acct(i), as
 // suppressed does one, reading the list in one call per account and
-// channel when the ledger can (store.ManySuppressions), and refuses them
+// channel, and refuses them
 // all when any is stopped, naming each stopped one by the field
 // fmt.Sprintf(field, i) and its reason.
 func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int) *Account, envs []*Envelope, field string) error {
-	s := n.suppressions()
-	if s == nil {
-		return nil
-	}
-	reasons, err := stoppedEach(ctx, s, acct, envs)
+	reasons, err := stoppedEach(ctx, n.ledger, acct, envs)
 	if err != nil {
 		return storeFailure(op, "suppressions", err)
 	}
@@ -157,72 +141,74 @@ func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int)
 
 // stoppedEach answers, for each of envs (envs[i] sent for account
 // acct(i)), the reason of the entry that stops it, or "" when none does.
-// With a store.ManySuppressions it reads every recipient of one account
-// and channel (each To, and the recipients its content names beside it)
-// in one LookupSuppressions; otherwise it asks stopped for each.
+// It reads every recipient of one account and channel (each To, and the
+// recipients its content names beside it) in one LookupSuppressions.
 func stoppedEach(ctx context.Context, s store.Suppressions, acct func(int) *Account, envs []*Envelope) ([]store.SuppressionReason, error) {
-	reasons := make([]store.SuppressionReason, len(envs))
-	many, ok := s.(store.ManySuppressions)
-	if !ok {
-		for i, env := range envs {
-			reason, stop, err := stopped(ctx, s, acct(i), env)
-			if err != nil {
-				return nil, err
-			}
-			if stop {
-				reasons[i] = reason
-			}
-		}
-		return reasons, nil
-	}
-	// The recipients of each account and channel, each once, and for
-	// each envelope where its recipients sit in its group's list.
-	type group struct {
-		account string
-		kind    Kind
-	}
-	tos := make(map[group][]string)
-	at := make(map[group]map[string]int)
-	where := make([][]int, len(envs))
-	groups := make([]group, len(envs))
-	for i, env := range envs {
-		if env == nil || !store.SuppressibleKind(env.Kind) {
-			continue
-		}
-		g := group{acct(i).ID, env.Kind}
-		if at[g] == nil {
-			at[g] = make(map[string]int)
-		}
-		groups[i] = g
-		for _, to := range append([]string{env.To}, othersOf(env)...) {
-			j, ok := at[g][to]
-			if !ok {
-				j = len(tos[g])
-				at[g][to], tos[g] = j, append(tos[g], to)
-			}
-			where[i] = append(where[i], j)
-		}
-	}
-	entries := make(map[group][]store.Suppression, len(tos))
-	for g, list := range tos {
-		es, err := many.LookupSuppressions(ctx, g.account, g.kind, list)
+	g := groupRecipients(acct, envs)
+	entries := make(map[suppressionGroup][]store.Suppression, len(g.tos))
+	for key, list := range g.tos {
+		es, err := s.LookupSuppressions(ctx, key.account, key.kind, list)
 		if err != nil {
 			return nil, err
 		}
 		if len(es) != len(list) {
 			return nil, fmt.Errorf("the suppression list answered %d entries for %d recipients", len(es), len(list))
 		}
-		entries[g] = es
+		entries[key] = es
 	}
+	reasons := make([]store.SuppressionReason, len(envs))
 	for i, env := range envs {
-		for _, j := range where[i] {
-			if e := entries[groups[i]][j]; e.Reason != "" && blocks(e.Reason, env.Class) {
+		for _, j := range g.where[i] {
+			if e := entries[g.of[i]][j]; e.Reason != "" && blocks(e.Reason, env.Class) {
 				reasons[i] = e.Reason
 				break
 			}
 		}
 	}
 	return reasons, nil
+}
+
+// suppressionGroup is one account's list of one channel: what one
+// LookupSuppressions reads.
+type suppressionGroup struct {
+	account string
+	kind    Kind
+}
+
+// recipientGroups are the recipients of many envelopes, each once per
+// group: tos lists a group's recipients, of[i] is envelope i's group and
+// where[i] the places of its recipients in that group's list (none for
+// an envelope that is nil or of a kind without a list).
+type recipientGroups struct {
+	tos   map[suppressionGroup][]string
+	of    []suppressionGroup
+	where [][]int
+}
+
+// groupRecipients gathers the recipients of envs (envs[i] sent for
+// account acct(i)) by account and channel.
+func groupRecipients(acct func(int) *Account, envs []*Envelope) recipientGroups {
+	g := recipientGroups{tos: make(map[suppressionGroup][]string), of: make([]suppressionGroup, len(envs)), where: make([][]int, len(envs))}
+	at := make(map[suppressionGroup]map[string]int)
+	for i, env := range envs {
+		if env == nil || !store.SuppressibleKind(env.Kind) {
+			continue
+		}
+		key := suppressionGroup{acct(i).ID, env.Kind}
+		if at[key] == nil {
+			at[key] = make(map[string]int)
+		}
+		g.of[i] = key
+		for _, to := range append([]string{env.To}, othersOf(env)...) {
+			j, ok := at[key][to]
+			if !ok {
+				j = len(g.tos[key])
+				at[key][to], g.tos[key] = j, append(g.tos[key], to)
+			}
+			g.where[i] = append(g.where[i], j)
+		}
+	}
+	return g
 }
 
 // noteBounce adds the recipient of env to the account's list when err,
@@ -233,8 +219,7 @@ func stoppedEach(ctx context.Context, s store.Suppressions, acct func(int) *Acco
 // next send to bounce again, which costs a refund, not a wrong charge.
 func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope, err error) {
 	var b store.Bounce
-	s := n.suppressions()
-	if s == nil || env == nil || !store.SuppressibleKind(env.Kind) || !errors.As(err, &b) {
+	if env == nil || !store.SuppressibleKind(env.Kind) || !errors.As(err, &b) {
 		return
 	}
 	reason, to := b.BounceReason()
@@ -246,5 +231,5 @@ func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope,
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
-	_, _ = s.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: to, Reason: reason, At: n.now()})
+	_, _ = n.ledger.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: to, Reason: reason, At: n.now()})
 }

@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -181,68 +180,50 @@ func (c *countingLists) LookupSuppressions(ctx context.Context, account string, 
 	return c.Ledger.LookupSuppressions(ctx, account, kind, tos)
 }
 
-// oneAtATime is a ledger whose list reads one recipient at a time (no
-// store.ManySuppressions), as a store of a host's own may.
-type oneAtATime struct {
-	store.Ledger
-	store.Suppressions
-}
-
 // EnqueueTxMany checks every recipient against the list before anything
-// is written or counted, and refuses the batch naming each one stopped:
-// in one read of the list when the ledger can (store.ManySuppressions),
-// one read per recipient otherwise, with the same answer.
+// is written or counted, and refuses the batch naming each one stopped,
+// in one read of the list.
 func TestEnqueueTxManySuppressed(t *testing.T) {
-	for _, many := range []bool{true, false} {
-		t.Run(fmt.Sprintf("many=%v", many), func(t *testing.T) {
-			r := newQueueRig(t)
-			ctx := context.Background()
-			lists := &countingLists{Ledger: r.ledger}
-			var ledger store.Ledger = lists
-			if !many {
-				ledger = oneAtATime{lists, lists}
-			}
-			if _, err := lists.AddSuppression(ctx, store.Suppression{Account: "acme", Kind: sms.Kind, To: "+919876543217",
-				Reason: store.SuppressHardBounce, At: queueEpoch}); err != nil {
-				t.Fatal(err)
-			}
-			n := r.notifierOn(t, ledger)
-			reqs := make([]notify.Request, 40)
-			for i := range reqs {
-				reqs[i] = &sms.Request{Account: "acme", To: fmt.Sprintf("98765432%02d", i%20), Message: "Your order has shipped."}
-			}
-			tx := r.q.Begin()
-			_, err := n.EnqueueTxMany(ctx, tx, reqs)
-			var e *notify.Error
-			if notify.CodeOf(err) != notify.CodeSuppressed || !errors.As(err, &e) || len(e.Fields) != 2 ||
-				e.Fields[0].Field != "requests.17.to" || e.Fields[1].Field != "requests.37.to" ||
-				!strings.Contains(e.Fields[0].Message, "hard_bounce") || strings.Contains(err.Error(), "9876543217") {
-				t.Fatalf("%v (%+v): want CodeSuppressed naming requests.17.to and requests.37.to, never the number", err, e)
-			}
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if r.run() != 0 || r.balance(t) != opening {
-				t.Fatal("a refused batch wrote or charged something")
-			}
-			if many && (lists.many.Load() != 1 || lists.one.Load() != 0) {
-				t.Errorf("the list was read %d times at once and %d one at a time; want once, at once", lists.many.Load(), lists.one.Load())
-			}
-			if !many && (lists.many.Load() != 0 || lists.one.Load() != int32(len(reqs))) {
-				t.Errorf("the list was read %d times at once and %d one at a time; want one per request", lists.many.Load(), lists.one.Load())
-			}
-			// Without the stopped ones the batch goes.
-			reqs = append(append(reqs[:17:17], reqs[18:37]...), reqs[38:]...)
-			tx = r.q.Begin()
-			if _, err := n.EnqueueTxMany(ctx, tx, reqs); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := r.q.RunDue(ctx, n); got != len(reqs) || r.vendor.Len() != len(reqs) {
-				t.Fatalf("ran %d, vendor has %d; want %d", got, r.vendor.Len(), len(reqs))
-			}
-		})
+	r := newQueueRig(t)
+	ctx := context.Background()
+	lists := &countingLists{Ledger: r.ledger}
+	var ledger store.Ledger = lists
+	if _, err := lists.AddSuppression(ctx, store.Suppression{Account: "acme", Kind: sms.Kind, To: "+919876543217",
+		Reason: store.SuppressHardBounce, At: queueEpoch}); err != nil {
+		t.Fatal(err)
+	}
+	n := r.notifierOn(t, ledger)
+	reqs := make([]notify.Request, 40)
+	for i := range reqs {
+		reqs[i] = &sms.Request{Account: "acme", To: fmt.Sprintf("98765432%02d", i%20), Message: "Your order has shipped."}
+	}
+	tx := r.q.Begin()
+	_, err := n.EnqueueTxMany(ctx, tx, reqs)
+	var e *notify.Error
+	if notify.CodeOf(err) != notify.CodeSuppressed || !errors.As(err, &e) || len(e.Fields) != 2 ||
+		e.Fields[0].Field != "requests.17.to" || e.Fields[1].Field != "requests.37.to" ||
+		!strings.Contains(e.Fields[0].Message, "hard_bounce") || strings.Contains(err.Error(), "9876543217") {
+		t.Fatalf("%v (%+v): want CodeSuppressed naming requests.17.to and requests.37.to, never the number", err, e)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.run() != 0 || r.balance(t) != opening {
+		t.Fatal("a refused batch wrote or charged something")
+	}
+	if lists.many.Load() != 1 || lists.one.Load() != 0 {
+		t.Errorf("the list was read %d times at once and %d one at a time; want once, at once", lists.many.Load(), lists.one.Load())
+	}
+	// Without the stopped ones the batch goes.
+	reqs = append(append(reqs[:17:17], reqs[18:37]...), reqs[38:]...)
+	tx = r.q.Begin()
+	if _, err := n.EnqueueTxMany(ctx, tx, reqs); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.q.RunDue(ctx, n); got != len(reqs) || r.vendor.Len() != len(reqs) {
+		t.Fatalf("ran %d, vendor has %d; want %d", got, r.vendor.Len(), len(reqs))
 	}
 }

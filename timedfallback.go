@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

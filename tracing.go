@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 )
 
 // WithTracerProvider makes the Notifier record OpenTelemetry spans through

@@ -4,12 +4,11 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 )
 
 // This file is the one place that converts between an account on the

@@ -26,9 +26,8 @@
 //	POST   /admin/v1/accounts/{id}/suppressions                {"channel","to","reason"}: add one (idempotent)
 //	POST   /admin/v1/accounts/{id}/suppressions/remove         {"channel","to"}: remove one (404 when missing)
 //
-// The suppression routes serve a store.Suppressions (WithSuppressions, or
-// the Store when it implements it: *pgstore.Store does), and are not
-// routed without one. The channel is sms, chat, email or any channel's
+// The suppression routes serve the store.Suppressions WithSuppressions
+// gives (the Notifier's ledger), and are not routed without one. The channel is sms, chat, email or any channel's
 // name, the recipient an E.164 number, an address, or as that channel
 // names it (normalised by store.NormalizeRecipient),
 // the reason unsubscribed, hard_bounce, complaint or manual: each is

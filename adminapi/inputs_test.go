@@ -9,13 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

@@ -8,12 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 )
 
 // apiKeys matches the API keys of answers, which are random.

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -25,10 +24,10 @@ import (
 // change log names the channel and reason only.
 
 // WithSuppressions serves the suppression endpoints over list: the list
-// the Notifier enforces, its ledger's (memstore.Ledger and pgstore.Store
-// implement store.Suppressions). Without it, the Store's own list is
-// served when the Store implements store.Suppressions, else the
-// endpoints are not routed (404). A nil list is an error.
+// the Notifier enforces, its ledger's (every store.Ledger is a
+// store.Suppressions). Without it the endpoints are not routed (404): the
+// list is given, never guessed from the Store's type. A nil list is an
+// error.
 func WithSuppressions(list store.Suppressions) Option {
 	return func(h *Handler) error {
 		if list == nil {
@@ -42,9 +41,6 @@ func WithSuppressions(list store.Suppressions) Option {
 // suppressionRoutes are the routes of the suppression endpoints, or none
 // without a list.
 func (h *Handler) suppressionRoutes() []route {
-	if h.suppressions == nil {
-		h.suppressions, _ = h.store.(store.Suppressions)
-	}
 	if h.suppressions == nil {
 		return nil
 	}

@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/google/uuid"
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 )
 
 // handWritten is the baseline of BenchmarkPipelineSendSMS: the

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
@@ -13,6 +11,7 @@ import (
 	"github.com/notifykit/notify/metrics"
 	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 	"github.com/prometheus/client_golang/prometheus"
 )

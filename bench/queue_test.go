@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store/accountcache"
 	"github.com/notifykit/notify/wallet"
 )

@@ -21,13 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/record"
 )
 
 // The forged-report flood of BenchmarkWebhookFlood: cloud-chat status

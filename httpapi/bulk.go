@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 // POST /sms/bulk (beyond the spec) sends one SMS to many recipients: the

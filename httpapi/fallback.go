@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // A chat send's body may carry "fallback", a timed fallback chain

@@ -17,10 +17,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify"
 

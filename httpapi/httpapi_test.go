@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/internal/testclock"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 
 	"github.com/jackc/pgx/v5/pgxpool"

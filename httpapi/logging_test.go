@@ -11,13 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 

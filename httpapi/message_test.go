@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/record"
 )
 
 func TestMessageRecord(t *testing.T) {

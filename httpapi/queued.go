@@ -5,10 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/record"
 )
 
 // Queued and scheduled sends (beyond the spec): a send_at in the body of

@@ -8,10 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/errtext"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify"
 )
 

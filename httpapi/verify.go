@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/errtext"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify"
 )
 

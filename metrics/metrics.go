@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 	"github.com/prometheus/client_golang/prometheus"
 )
 

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -15,6 +13,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/metrics"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/record"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )

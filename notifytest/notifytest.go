@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -15,6 +13,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
 )

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -14,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/record"
 )
 
 func TestKitSendsAndCharges(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 

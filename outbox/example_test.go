@@ -6,13 +6,12 @@ import (
 	"log"
 	"net/http"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 )
 
 // An app in development keeps what it sends in an outbox and serves the

@@ -9,13 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/mask"
+	"github.com/notifykit/notify/record"
 )
 
 // Defaults of the options.

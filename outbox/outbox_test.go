@@ -11,13 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/outbox"
+	"github.com/notifykit/notify/record"
 )
 
 func newOutbox(t *testing.T, opts ...outbox.Option) *outbox.Outbox {

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
+	"github.com/notifykit/notify/internal/wrapcheck"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storetest"
 )
@@ -138,5 +138,17 @@ func TestSuppressionsConformance(t *testing.T) {
 			s, _ := newStore(t)
 			return s
 		},
+	})
+}
+
+// A pgstore.Store wrapped by embedding keeps every guarantee.
+func TestWrappedLedger(t *testing.T) {
+	pgstoretest.URL(t)
+	wrapcheck.Run(t, func(t *testing.T, account string) store.Ledger {
+		s, _ := newStore(t)
+		if err := s.OpenWallet(context.Background(), account, record.Money{Minor: wrapcheck.Opening, Currency: record.INR()}); err != nil {
+			t.Fatal(err)
+		}
+		return s
 	})
 }

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

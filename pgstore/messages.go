@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -153,7 +152,7 @@ func (s *Store) LookupSuppression(ctx context.Context, account string, kind reco
 }
 
 // LookupSuppressions answers the account's entries for many recipients
-// in one statement, as store.ManySuppressions documents.
+// in one statement, as store.Suppressions documents.
 func (s *Store) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
 	keys, err := store.CheckSuppressionKeys(account, kind, tos)
 	if err != nil {
@@ -213,6 +212,6 @@ func (s *Store) readSuppressions(ctx context.Context, what, account, query strin
 }
 
 var (
-	_ store.Suppressions     = (*Store)(nil)
-	_ store.ManySuppressions = (*Store)(nil)
+	_ store.Suppressions = (*Store)(nil)
+	_ store.Suppressions = (*Store)(nil)
 )

@@ -8,12 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 // stockFS holds the stock catalogue: one <slug>.tmpl file per template and

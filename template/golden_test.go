@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"

@@ -6,12 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 // tmpl is a compiled template, stock or custom. It is immutable once

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify"
 	"github.com/notifykit/notify/wallet"
 )

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // Format writes m for people: the sign, the currency's symbol (or its code

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 var (

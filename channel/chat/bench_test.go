@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/record"
 )
 
 // BenchmarkDualOTPLatency measures the dual-channel OTP with an SMS

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/record"
 )
 
 const otpText = "*482915* is your Acme login code. For your security, do not share this code with anyone."

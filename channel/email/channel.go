@@ -8,11 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/sendwindow"
 )
 

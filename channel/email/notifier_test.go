@@ -10,13 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
 )

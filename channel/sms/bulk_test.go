@@ -6,12 +6,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 

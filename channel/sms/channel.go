@@ -9,12 +9,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/sendwindow"
 	"github.com/notifykit/notify/template/dlt"
 )

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 )
 
 func ExampleSegments() {

@@ -17,8 +17,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -26,6 +24,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
 )

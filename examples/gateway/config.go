@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smtp"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 

@@ -21,11 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/record"
 )
 
 // process is the built gateway binary running as a process of its own.

@@ -10,12 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/record"
 )
 
 // smtpServer turns NOTIFY_SMTP_URL into the provider's configuration:

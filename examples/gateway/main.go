@@ -76,8 +76,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/notifykit/notify"
@@ -90,6 +88,7 @@ import (
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
 )

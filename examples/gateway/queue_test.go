@@ -12,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/record"
 )
 
 // TestWorkersSetting: NOTIFY_WORKERS is 4 by default, any count from 0

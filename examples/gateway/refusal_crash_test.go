@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // TestKill9WithBusyVendor runs the built gateway on PostgreSQL against an

@@ -8,13 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/record"
 )
 
 // TestSMTPLogHidesDeclaredMailCodes: the in-process SMTP server's log

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify"
 	"github.com/notifykit/notify/wallet"
 )

@@ -12,10 +12,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/record"
 )
 
 // Kind is the push channel's kind.

@@ -10,12 +10,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/examples/pushchannel"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 

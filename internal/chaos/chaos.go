@@ -102,7 +102,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"

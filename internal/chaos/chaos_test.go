@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
@@ -13,6 +11,7 @@ import (
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 func TestNamesPackage(t *testing.T) {

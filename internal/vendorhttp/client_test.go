@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/record"
 )
 
 func TestForeign(t *testing.T) {

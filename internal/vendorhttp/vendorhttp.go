@@ -53,9 +53,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // Answer is what the vendor said.

@@ -5,14 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/queue/queuetest"
+	"github.com/notifykit/notify/record"
 )
 
 // inr is the currency of the tests' wallets: 100000 minor units is

@@ -6,13 +6,12 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 )
 
 // Example opens a scheduled message inside the host's own transaction,

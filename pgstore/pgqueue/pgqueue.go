@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

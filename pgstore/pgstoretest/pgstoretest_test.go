@@ -4,10 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/record"
 )
 
 func TestSchemaAndStores(t *testing.T) {

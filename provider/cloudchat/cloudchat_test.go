@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/record"
 )
 
 func chatEnv(to string, m *chat.Message) *notify.Envelope {

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/record"
 )
 
 func TestConformance(t *testing.T) {

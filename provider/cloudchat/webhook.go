@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/record"
 )
 
 // WebhookConfig configures a Webhook.

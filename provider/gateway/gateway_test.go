@@ -13,14 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/gateway"
 	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/record"
 )
 
 const testKey = "gw_test_key_5e1f"

@@ -11,13 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/gateway"
+	"github.com/notifykit/notify/record"
 )
 
 // errBody is the remote's (httpapi's) error body for code.

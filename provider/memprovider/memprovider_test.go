@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 )
 
 func send(t *testing.T, p *memprovider.Provider) (*notify.Result, error) {

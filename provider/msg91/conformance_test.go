@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/msg91/msg91test"
 	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/record"
 )
 
 const (

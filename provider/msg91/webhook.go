@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/record"
 )
 
 // DefaultMaxBody is the default bound of a report's body, 1 MiB

@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/google/uuid"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // Failure is a vendor failure that a Harness can inject into the next send.

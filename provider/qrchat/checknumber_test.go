@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/record"
 )
 
 // TestCheckNumber: with Config.CheckNumber the provider asks check-exists

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/record"
 )
 
 func TestConformance(t *testing.T) {

@@ -6,11 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/record"
 )
 
 // TestCoreRefusesMedia: a Core provider (MediaRefuse, the default)

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/record"
 )
 
 // engineErrorCases are engine errors as WAHA reports them (exception.message

@@ -15,12 +15,11 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/record"
 )
 
 // Defaults of Config.

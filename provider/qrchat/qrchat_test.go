@@ -15,12 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/record"
 )
 
 func textEnv(text, otp string) *notify.Envelope {

@@ -11,11 +11,10 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/record"
 )
 
 // The gateway's webhook headers: the hex HMAC of the raw body, keyed by

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // FuzzDecodeAnswer feeds arbitrary vendor answers to the decoder: it must

@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/record"
 )
 
 // TestVendorBusy503IsARefusal: the vendor answers HTTP 503 with its own

@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"

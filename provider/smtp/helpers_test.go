@@ -4,12 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/record"
 )
 
 const testPassword = "s3cret-Passw0rd"

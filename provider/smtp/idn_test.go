@@ -5,12 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
+	"github.com/notifykit/notify/record"
 )
 
 // encryptions are the ways to reach an smtptest server, each with the

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/record"
 )
 
 // These tests drive the provider against a scripted SMTP server over

@@ -9,11 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/record"
 )
 
 // Provider sends e-mail envelopes over SMTP with pooled keep-alive

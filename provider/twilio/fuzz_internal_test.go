@@ -9,10 +9,9 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 )
 
 // FuzzDecodeAnswer feeds arbitrary answers to the decoder: it must not

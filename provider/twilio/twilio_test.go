@@ -13,12 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/twilio"
 	"github.com/notifykit/notify/provider/twilio/twiliotest"
+	"github.com/notifykit/notify/record"
 )
 
 // capture is a server that records each request and answers with the

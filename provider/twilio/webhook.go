@@ -13,11 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/record"
 )
 
 // SignatureHeader is the header in which Twilio signs its requests.

@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queue/queuetest"
+	"github.com/notifykit/notify/record"
 )
 
 // clock is a test clock the suite moves.

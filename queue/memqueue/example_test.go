@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/record"
 )
 
 // printWorker is a queue.Worker that prints the jobs it runs; a Notifier

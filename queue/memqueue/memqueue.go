@@ -8,9 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/store"
 )
 

@@ -5,11 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queue/queuetest"
+	"github.com/notifykit/notify/record"
 )
 
 // A queue's conformance_test.go: a fresh queue, ledger and funded
