@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue"
-	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -257,26 +258,7 @@ func drain(t *testing.T, s Stores, w queue.Worker, msgs *auditLedger, timeout ti
 	deadline := time.Now().Add(timeout)
 	ids := msgs.queuedIDs()
 	for rounds = 1; ; rounds++ {
-		var due []queue.Job
-		waiting := 0
-		for _, id := range ids {
-			m, err := s.Ledger.Message(ctx, s.Account, id)
-			if notify.CodeOf(err) == notify.CodeNotFound {
-				continue // its Open failed and wrote nothing
-			}
-			if err != nil {
-				t.Errorf("record %s: %v", id, err)
-				continue
-			}
-			if !m.State.Waiting() {
-				continue
-			}
-			waiting++
-			if m.State == record.StateScheduled && time.Now().Before(m.SendAt) {
-				continue
-			}
-			due = append(due, queue.Job{Account: m.Account, Message: m.ID, At: m.SendAt})
-		}
+		due, waiting := dueJobs(ctx, t, s, ids)
 		if waiting == 0 {
 			return rounds, ran
 		}
@@ -284,25 +266,59 @@ func drain(t *testing.T, s Stores, w queue.Worker, msgs *auditLedger, timeout ti
 			t.Errorf("%d queued sends still wait after %v of draining", waiting, timeout)
 			return rounds, ran
 		}
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(due) {
-						return
-					}
-					_, _ = w.Work(ctx, due[i]) // a retry it asks for comes with the next round
-				}
-			}()
-		}
-		wg.Wait()
+		workAll(ctx, w, due)
 		ran += len(due)
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// dueJobs reads the records of ids and returns the jobs of those that
+// wait and are due (a scheduled send whose time has not come is not), and
+// how many wait, due or not.
+func dueJobs(ctx context.Context, t *testing.T, s Stores, ids []string) (due []queue.Job, waiting int) {
+	t.Helper()
+	for _, id := range ids {
+		m, err := s.Ledger.Message(ctx, s.Account, id)
+		if notify.CodeOf(err) == notify.CodeNotFound {
+			continue // its Open failed and wrote nothing
+		}
+		if err != nil {
+			t.Errorf("record %s: %v", id, err)
+			continue
+		}
+		if !m.State.Waiting() {
+			continue
+		}
+		waiting++
+		if m.State == record.StateScheduled && time.Now().Before(m.SendAt) {
+			continue
+		}
+		due = append(due, queue.Job{Account: m.Account, Message: m.ID, At: m.SendAt})
+	}
+	return due, waiting
+}
+
+// workAll runs every job of due with w, from 8 goroutines at once, as a
+// second worker would alongside the queue's own, and returns once all
+// are done. What Work answers is dropped: a retry it asks for comes with
+// the drain's next round.
+func workAll(ctx context.Context, w queue.Worker, due []queue.Job) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(due) {
+					return
+				}
+				_, _ = w.Work(ctx, due[i]) // a retry it asks for comes with the next round
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // auditQueued holds the queued sends to what their callers were told:
@@ -314,34 +330,42 @@ func drain(t *testing.T, s Stores, w queue.Worker, msgs *auditLedger, timeout ti
 func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes []outcome, cancels []cancelResult,
 	providers []*memprovider.Provider, reportedFailed map[string]bool) {
 	t.Helper()
-	ctx := context.Background()
 	vendor := map[string]string{}
 	for _, p := range providers {
 		for _, env := range p.Sent() {
 			vendor[env.ID] = p.Name()
 		}
 	}
-	recordOf := func(id string) *notify.Message {
-		m, err := s.Ledger.Message(ctx, s.Account, id)
-		if err != nil {
-			t.Errorf("queued message %s: %v", id, err)
-			return nil
-		}
-		return m
-	}
+	// The books stay locked through the audit: refundedOnce reads them.
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	refundedOnce := func(m *notify.Message) bool {
-		credit, ok := w.credits[store.RefundRefPrefix+m.ID]
-		return ok && m.Refunded && credit == w.debits[m.ID]-w.credits[store.AdjustRefPrefix+m.ID]
-	}
 
-	// No record the queue opened waits still.
-	byState := map[record.State]int{}
-	failedBy := map[string]int{}
-	requeued := 0
+	ended := auditQueuedEnds(t, s, msgs)
+	queued := auditQueuedReceipts(t, s, w, outcomes, reportedFailed)
+	canceled, lost := auditCancels(t, s, w, cancels, vendor)
+	t.Logf("queue: %d queued receipts, ending %v (failed: %v; %d retried later by a worker); %d canceled, %d Cancels lost to a worker",
+		queued, ended.byState, ended.failedBy, ended.requeued, canceled, lost)
+	if queued == 0 || canceled == 0 || lost == 0 || ended.requeued == 0 ||
+		ended.byState[record.StateSent]+ended.byState[record.StateDelivered]+ended.byState[record.StateRead] == 0 {
+		t.Errorf("the run did not exercise the queue: %d queued, %d canceled, %d Cancels lost to a worker, %d retried later, ending %v",
+			queued, canceled, lost, ended.requeued, ended.byState)
+	}
+}
+
+// queuedEnds is how the records the queue opened ended.
+type queuedEnds struct {
+	byState  map[record.State]int
+	failedBy map[string]int // the failed, by error code
+	requeued int            // put back on the queue by a worker at least once
+}
+
+// auditQueuedEnds checks that no record the queue opened waits still,
+// and counts how they ended.
+func auditQueuedEnds(t *testing.T, s Stores, msgs *auditLedger) queuedEnds {
+	t.Helper()
+	e := queuedEnds{byState: map[record.State]int{}, failedBy: map[string]int{}}
 	for _, id := range msgs.queuedIDs() {
-		m, err := s.Ledger.Message(ctx, s.Account, id)
+		m, err := s.Ledger.Message(context.Background(), s.Account, id)
 		if notify.CodeOf(err) == notify.CodeNotFound {
 			continue
 		}
@@ -349,24 +373,56 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 			t.Errorf("queued message %s: %v", id, err)
 			continue
 		}
-		byState[m.State]++
+		e.byState[m.State]++
 		if m.State == record.StateFailed {
-			failedBy[m.ErrorCode]++
+			e.failedBy[m.ErrorCode]++
 		}
 		if m.State.Waiting() {
 			t.Errorf("queued message %s is still %s at the end of the run", id, m.State)
 		}
-		for i, c := range m.History {
-			if i > 0 && c.State == record.StateQueued {
-				requeued++
-				break
-			}
+		if requeued(m) {
+			e.requeued++
 		}
 	}
+	return e
+}
 
-	// Every queued receipt is a charge, which ends sent, unknown, or
-	// failed and refunded exactly once.
-	queued := 0
+// requeued reports whether m went back to queued after it began: a
+// worker put it back on the queue.
+func requeued(m *notify.Message) bool {
+	for i, c := range m.History {
+		if i > 0 && c.State == record.StateQueued {
+			return true
+		}
+	}
+	return false
+}
+
+// queuedRecord reads the record of the queued message id, failing t (and
+// returning nil) if it cannot.
+func queuedRecord(t *testing.T, s Stores, id string) *notify.Message {
+	t.Helper()
+	m, err := s.Ledger.Message(context.Background(), s.Account, id)
+	if err != nil {
+		t.Errorf("queued message %s: %v", id, err)
+		return nil
+	}
+	return m
+}
+
+// refundedOnce reports whether m was refunded, exactly once, what its
+// charge kept after any price adjustment. The caller holds w.mu.
+func (w *books) refundedOnce(m *notify.Message) bool {
+	credit, ok := w.credits[store.RefundRefPrefix+m.ID]
+	return ok && m.Refunded && credit == w.debits[m.ID]-w.credits[store.AdjustRefPrefix+m.ID]
+}
+
+// auditQueuedReceipts checks that every queued or scheduled receipt (from
+// Enqueue or SendAt, never Send) is a charge, which ends sent, unknown,
+// or failed and refunded exactly once (or kept, when a report failed an
+// SMS). It returns how many receipts were queued. The caller holds w.mu.
+func auditQueuedReceipts(t *testing.T, s Stores, w *books, outcomes []outcome, reportedFailed map[string]bool) (queued int) {
+	t.Helper()
 	for _, o := range outcomes {
 		if o.crashed || o.err != nil || o.receipt == nil || !o.receipt.Status.Waiting() {
 			continue
@@ -383,70 +439,96 @@ func auditQueued(t *testing.T, s Stores, w *books, msgs *auditLedger, outcomes [
 		if _, ok := w.debits[id]; !ok {
 			t.Errorf("queued message %s was not seen charged", id)
 		}
-		m := recordOf(id)
-		if m == nil {
-			continue
-		}
-		switch m.State {
-		case record.StateSent, record.StateDelivered, record.StateRead, record.StateUnknown:
-			if m.Refunded {
-				t.Errorf("queued message %s is %s but refunded", id, m.State)
-			}
-		case record.StateFailed:
-			if !refundedOnce(m) && !(reportedFailed[id] && !m.Refunded) {
-				t.Errorf("queued message %s failed (%s) but was not refunded once: refunded %v, credit %d, charge %d",
-					id, m.ErrorCode, m.Refunded, w.credits[store.RefundRefPrefix+id], w.debits[id])
-			}
-		default:
-			t.Errorf("queued message %s ended %s", id, m.State)
+		if m := queuedRecord(t, s, id); m != nil {
+			auditQueuedEnd(t, w, id, m, reportedFailed[id])
 		}
 	}
+	return queued
+}
 
-	// A canceled send failed, refunded once, and no vendor saw it; a
-	// Cancel that lost found the record taken or canceled already.
-	canceled, lost := 0, 0
+// auditQueuedEnd checks where m, the record of the queued receipt of id,
+// ended: sent (or further) or unknown, its charge kept, or failed and
+// refunded exactly once, unless a report failed it (reported) and the
+// charge was kept. The caller holds w.mu.
+func auditQueuedEnd(t *testing.T, w *books, id string, m *notify.Message, reported bool) {
+	t.Helper()
+	switch m.State {
+	case record.StateSent, record.StateDelivered, record.StateRead, record.StateUnknown:
+		if m.Refunded {
+			t.Errorf("queued message %s is %s but refunded", id, m.State)
+		}
+	case record.StateFailed:
+		if !w.refundedOnce(m) && !(reported && !m.Refunded) {
+			t.Errorf("queued message %s failed (%s) but was not refunded once: refunded %v, credit %d, charge %d",
+				id, m.ErrorCode, m.Refunded, w.credits[store.RefundRefPrefix+id], w.debits[id])
+		}
+	default:
+		t.Errorf("queued message %s ended %s", id, m.State)
+	}
+}
+
+// auditCancels checks every Cancel: a canceled send failed, refunded
+// once, and no vendor (vendor maps a message to the one that took it) saw
+// it; a Cancel that lost found the record taken or canceled already. It
+// returns how many Cancels canceled and how many lost to a worker. The
+// caller holds w.mu.
+func auditCancels(t *testing.T, s Stores, w *books, cancels []cancelResult, vendor map[string]string) (canceled, lost int) {
+	t.Helper()
 	for _, c := range cancels {
-		m := recordOf(c.id)
+		m := queuedRecord(t, s, c.id)
 		if m == nil {
 			continue
 		}
 		if c.err != nil {
-			if notify.CodeOf(c.err) != notify.CodeConflict {
-				t.Errorf("Cancel of %s: %v", c.id, c.err)
-				continue
-			}
-			taken := slices.ContainsFunc(m.History, func(s record.StateChange) bool { return s.State == record.StateAttempting })
-			switch {
-			case taken:
+			if auditLostCancel(t, c, m) {
 				lost++
-			case m.ErrorCode != string(notify.CodeCanceled):
-				t.Errorf("Cancel of %s conflicted, but no worker took it and it was not canceled: %s %v", c.id, m.State, m.History)
 			}
 			continue
 		}
 		canceled++
-		switch {
-		case c.receipt == nil || c.receipt.Status != record.StateFailed:
-			t.Errorf("Cancel of %s answered %+v", c.id, c.receipt)
-		case m.State != record.StateFailed || m.ErrorCode != string(notify.CodeCanceled):
-			t.Errorf("canceled message %s is %s (%s)", c.id, m.State, m.ErrorCode)
-		case !refundedOnce(m):
-			t.Errorf("canceled message %s was not refunded once: refunded %v, credit %d, charge %d",
-				c.id, m.Refunded, w.credits[store.RefundRefPrefix+c.id], w.debits[c.id])
-		case vendor[c.id] != "":
-			t.Errorf("canceled message %s reached %s", c.id, vendor[c.id])
-		case len(m.History) < 2 || !m.History[len(m.History)-2].State.Waiting():
-			// A worker may have taken it before, and put it back on the
-			// queue after a certain refusal: a Cancel may stop it then.
-			t.Errorf("canceled message %s was not waiting when it was canceled: %v", c.id, m.History)
-		}
+		auditCanceled(t, w, c, m, vendor)
 	}
-	t.Logf("queue: %d queued receipts, ending %v (failed: %v; %d retried later by a worker); %d canceled, %d Cancels lost to a worker",
-		queued, byState, failedBy, requeued, canceled, lost)
-	if queued == 0 || canceled == 0 || lost == 0 || requeued == 0 ||
-		byState[record.StateSent]+byState[record.StateDelivered]+byState[record.StateRead] == 0 {
-		t.Errorf("the run did not exercise the queue: %d queued, %d canceled, %d Cancels lost to a worker, %d retried later, ending %v",
-			queued, canceled, lost, requeued, byState)
+	return canceled, lost
+}
+
+// auditLostCancel checks a Cancel that failed: only for a conflict, with
+// the record m taken by a worker (it reports true: the Cancel lost to
+// it) or canceled already, by another Cancel.
+func auditLostCancel(t *testing.T, c cancelResult, m *notify.Message) (lost bool) {
+	t.Helper()
+	if notify.CodeOf(c.err) != notify.CodeConflict {
+		t.Errorf("Cancel of %s: %v", c.id, c.err)
+		return false
+	}
+	taken := slices.ContainsFunc(m.History, func(s record.StateChange) bool { return s.State == record.StateAttempting })
+	switch {
+	case taken:
+		return true
+	case m.ErrorCode != string(notify.CodeCanceled):
+		t.Errorf("Cancel of %s conflicted, but no worker took it and it was not canceled: %s %v", c.id, m.State, m.History)
+	}
+	return false
+}
+
+// auditCanceled checks a Cancel that succeeded: it answered a failed
+// receipt, and the record m failed as canceled, refunded once, reached no
+// vendor, and was waiting when it was canceled. The caller holds w.mu.
+func auditCanceled(t *testing.T, w *books, c cancelResult, m *notify.Message, vendor map[string]string) {
+	t.Helper()
+	switch {
+	case c.receipt == nil || c.receipt.Status != record.StateFailed:
+		t.Errorf("Cancel of %s answered %+v", c.id, c.receipt)
+	case m.State != record.StateFailed || m.ErrorCode != string(notify.CodeCanceled):
+		t.Errorf("canceled message %s is %s (%s)", c.id, m.State, m.ErrorCode)
+	case !w.refundedOnce(m):
+		t.Errorf("canceled message %s was not refunded once: refunded %v, credit %d, charge %d",
+			c.id, m.Refunded, w.credits[store.RefundRefPrefix+c.id], w.debits[c.id])
+	case vendor[c.id] != "":
+		t.Errorf("canceled message %s reached %s", c.id, vendor[c.id])
+	case len(m.History) < 2 || !m.History[len(m.History)-2].State.Waiting():
+		// A worker may have taken it before, and put it back on the
+		// queue after a certain refusal: a Cancel may stop it then.
+		t.Errorf("canceled message %s was not waiting when it was canceled: %v", c.id, m.History)
 	}
 }
 

@@ -421,6 +421,11 @@ type walletCall struct {
 	err     error
 }
 
+// testWalletConcurrentLedger checks the ledger identity under load: 64
+// goroutines mix debits, credits, repeats of their own refs and refs every
+// goroutine shares, and then no returned balance may be negative, every
+// call with one ref must have returned one balance, and opening - debits +
+// credits, each ref counted once, must be the balance exactly.
 func testWalletConcurrentLedger(t *testing.T, h WalletHarness) {
 	const (
 		opening = 10000
@@ -429,9 +434,6 @@ func testWalletConcurrentLedger(t *testing.T, h WalletHarness) {
 	)
 	s, acct := openWallet(t, h, opening)
 	prefix := newName("ref")
-	sharedRef := func(i int) (ref string, credit bool, amount int64) {
-		return fmt.Sprintf("%s-shared-%d", prefix, i), i%2 == 1, int64(1 + 7*i)
-	}
 
 	calls := make([][]walletCall, Goroutines)
 	start := make(chan struct{})
@@ -440,36 +442,75 @@ func testWalletConcurrentLedger(t *testing.T, h WalletHarness) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := mrand.New(mrand.NewPCG(uint64(g), 42))
-			mine := make([]walletCall, 0, perG)
-			<-start
-			for i := 0; i < perG; i++ {
-				var c walletCall
-				switch r := rng.IntN(10); {
-				case r < 6:
-					c = walletCall{ref: fmt.Sprintf("%s-%d-%d", prefix, g, i), amount: 1 + rng.Int64N(100)}
-				case r < 8:
-					c = walletCall{ref: fmt.Sprintf("%s-%d-%d", prefix, g, i), credit: true, amount: 1 + rng.Int64N(100)}
-				case r < 9 || len(mine) == 0:
-					c.ref, c.credit, c.amount = sharedRef(rng.IntN(shared))
-				default:
-					prev := mine[rng.IntN(len(mine))]
-					c = walletCall{ref: prev.ref, credit: prev.credit, amount: prev.amount}
-				}
-				op := s.Debit
-				if c.credit {
-					op = s.Credit
-				}
-				b, err := op(context.Background(), acct, rupees(c.amount), c.ref)
-				c.balance, c.err = b.Available.Minor, err
-				mine = append(mine, c)
-			}
-			calls[g] = mine
+			calls[g] = mixedWalletCalls(s, acct, prefix, g, perG, shared, start)
 		}()
 	}
 	close(start)
 	wg.Wait()
 
+	want, refs := walletNet(t, opening, calls)
+	b, err := s.Balance(context.Background(), acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Available.Minor != want {
+		t.Fatalf("ledger identity broken: opening %d - debits + credits = %d, but the balance is %d (%d refs moved money)",
+			opening, want, b.Available.Minor, refs)
+	}
+	if want < 0 {
+		t.Fatalf("balance is negative: %d", want)
+	}
+}
+
+// sharedWalletRef returns the i-th ref every goroutine of
+// testWalletConcurrentLedger may use, with its one direction and amount,
+// so that goroutines race to record the same ref the same way.
+func sharedWalletRef(prefix string, i int) (ref string, credit bool, amount int64) {
+	return fmt.Sprintf("%s-shared-%d", prefix, i), i%2 == 1, int64(1 + 7*i)
+}
+
+// mixedWalletCalls makes goroutine g's perG calls of
+// testWalletConcurrentLedger once start is closed, so that every
+// goroutine starts at once, and returns them with what each returned. The
+// mix, from a stream seeded by g so that a failure repeats, is six in ten
+// debits and two in ten credits under fresh refs, one in ten a shared ref
+// (of shared), and one in ten a repeat of one of its own earlier calls.
+func mixedWalletCalls(s Wallet, acct, prefix string, g, perG, shared int, start <-chan struct{}) []walletCall {
+	rng := mrand.New(mrand.NewPCG(uint64(g), 42))
+	mine := make([]walletCall, 0, perG)
+	<-start
+	for i := 0; i < perG; i++ {
+		var c walletCall
+		switch r := rng.IntN(10); {
+		case r < 6:
+			c = walletCall{ref: fmt.Sprintf("%s-%d-%d", prefix, g, i), amount: 1 + rng.Int64N(100)}
+		case r < 8:
+			c = walletCall{ref: fmt.Sprintf("%s-%d-%d", prefix, g, i), credit: true, amount: 1 + rng.Int64N(100)}
+		case r < 9 || len(mine) == 0:
+			c.ref, c.credit, c.amount = sharedWalletRef(prefix, rng.IntN(shared))
+		default:
+			prev := mine[rng.IntN(len(mine))]
+			c = walletCall{ref: prev.ref, credit: prev.credit, amount: prev.amount}
+		}
+		op := s.Debit
+		if c.credit {
+			op = s.Credit
+		}
+		b, err := op(context.Background(), acct, rupees(c.amount), c.ref)
+		c.balance, c.err = b.Available.Minor, err
+		mine = append(mine, c)
+	}
+	return mine
+}
+
+// walletNet checks every call of testWalletConcurrentLedger: only a debit
+// may fail, and only for want of funds; no balance returned is negative;
+// every call with one ref returned the same balance, or the ref moved
+// money twice. It returns the balance the ledger identity asks for,
+// opening - debits + credits with each ref that moved money counted once,
+// and how many refs did.
+func walletNet(t *testing.T, opening int64, calls [][]walletCall) (want int64, refs int) {
+	t.Helper()
 	type outcome struct {
 		credit  bool
 		amount  int64
@@ -498,7 +539,7 @@ func testWalletConcurrentLedger(t *testing.T, h WalletHarness) {
 			}
 		}
 	}
-	want := int64(opening)
+	want = opening
 	for _, o := range byRef {
 		if o.credit {
 			want += o.amount
@@ -506,17 +547,7 @@ func testWalletConcurrentLedger(t *testing.T, h WalletHarness) {
 			want -= o.amount
 		}
 	}
-	b, err := s.Balance(context.Background(), acct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.Available.Minor != want {
-		t.Fatalf("ledger identity broken: opening %d - debits + credits = %d, but the balance is %d (%d refs moved money)",
-			opening, want, b.Available.Minor, len(byRef))
-	}
-	if want < 0 {
-		t.Fatalf("balance is negative: %d", want)
-	}
+	return want, len(byRef)
 }
 
 func walletOp(credit bool) string {

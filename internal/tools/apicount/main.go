@@ -100,31 +100,14 @@ func count(arg string) (api, error) {
 	return exports(files), nil
 }
 
-// exports counts the exported API that files, one package, declare.
+// exports counts the exported API that files, one package, declares.
 func exports(files []*ast.File) api {
 	var a api
 	exportedType := map[string]bool{}
 	for _, f := range files {
 		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok {
-				continue
-			}
-			for _, s := range g.Specs {
-				switch s := s.(type) {
-				case *ast.TypeSpec:
-					if s.Name.IsExported() {
-						exportedType[s.Name.Name] = true
-						a.types = append(a.types, s.Name.Name)
-						a.names = append(a.names, s.Name.Name)
-					}
-				case *ast.ValueSpec: // const or var
-					for _, n := range s.Names {
-						if n.IsExported() {
-							a.names = append(a.names, n.Name)
-						}
-					}
-				}
+			if g, ok := d.(*ast.GenDecl); ok {
+				a.addSpecs(g.Specs, exportedType)
 			}
 		}
 	}
@@ -132,22 +115,53 @@ func exports(files []*ast.File) api {
 	// type, or in another file.
 	for _, f := range files {
 		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !fn.Name.IsExported() {
-				continue
-			}
-			if fn.Recv == nil {
-				a.names = append(a.names, fn.Name.Name)
-				continue
-			}
-			if recv := receiverType(fn.Recv); exportedType[recv] {
-				a.names = append(a.names, recv+"."+fn.Name.Name)
+			if fn, ok := d.(*ast.FuncDecl); ok {
+				a.addFunc(fn, exportedType)
 			}
 		}
 	}
 	slices.Sort(a.names)
 	slices.Sort(a.types)
 	return a
+}
+
+// addSpecs counts the exported names of one const, var or type
+// declaration: a type is a name and a type, and is noted in
+// exportedType so that its methods count; each const or var is a name.
+func (a *api) addSpecs(specs []ast.Spec, exportedType map[string]bool) {
+	for _, s := range specs {
+		switch s := s.(type) {
+		case *ast.TypeSpec:
+			if s.Name.IsExported() {
+				exportedType[s.Name.Name] = true
+				a.types = append(a.types, s.Name.Name)
+				a.names = append(a.names, s.Name.Name)
+			}
+		case *ast.ValueSpec: // const or var
+			for _, n := range s.Names {
+				if n.IsExported() {
+					a.names = append(a.names, n.Name)
+				}
+			}
+		}
+	}
+}
+
+// addFunc counts fn when it is exported: a function by its name, a method
+// as Type.Method when its receiver is an exported type (one of
+// exportedType, complete by now); a method of an unexported type is not
+// part of the API a reader learns by name.
+func (a *api) addFunc(fn *ast.FuncDecl, exportedType map[string]bool) {
+	if !fn.Name.IsExported() {
+		return
+	}
+	if fn.Recv == nil {
+		a.names = append(a.names, fn.Name.Name)
+		return
+	}
+	if recv := receiverType(fn.Recv); exportedType[recv] {
+		a.names = append(a.names, recv+"."+fn.Name.Name)
+	}
 }
 
 // receiverType returns the name of a method's receiver type: T for T,
