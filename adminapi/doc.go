@@ -64,8 +64,9 @@
 // A custom template's body fields (chat, sms, email_subject, email_html,
 // email_text) are its bodies of the chat, SMS and e-mail kinds
 // (store.Template.Bodies); bodies of other kinds are not answered, and a
-// PUT, which replaces the whole template, drops them (its log line names
-// them as dropped_kinds).
+// PUT, which replaces those fields, the variables and the class, keeps
+// them (its log line names them as kept_kinds; they must compile with
+// the new template, or the PUT is 400 on body).
 // Unknown JSON fields are refused (400 naming the field): a misspelt
 // field must not be dropped silently. Every ID in a path ({id},
 // {template}, {slug}) and every cursor must be 1 to 255 bytes of valid

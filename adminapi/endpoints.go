@@ -677,17 +677,25 @@ func (q *request) putTemplate() {
 		q.fail(err, "")
 		return
 	}
+	var kept []string
+	if replaced {
+		// The request cannot name the bodies of kinds the wire has no
+		// fields for: they stay, which only the log tells.
+		if kept = keepOtherKinds(t, old); len(kept) > 0 {
+			if field, rule := checkTemplate(t); field != "" {
+				q.fail(notify.InvalidField("body", fmt.Sprintf("the template's bodies of %s, which a PUT keeps, do not compile with it: %s",
+					strings.Join(kept, ", "), rule)), "")
+				return
+			}
+		}
+	}
 	if err := q.h.store.PutTemplate(q.ctx(), a.ID, t); err != nil {
 		q.fail(err, "")
 		return
 	}
 	attrs := []any{"template", t.Slug, "replaced", replaced}
-	if replaced {
-		// The PUT replaced the whole template: bodies of kinds the wire
-		// has no fields for are gone, which only the log can tell.
-		if dropped := otherKinds(old); len(dropped) > 0 {
-			attrs = append(attrs, "dropped_kinds", dropped)
-		}
+	if len(kept) > 0 {
+		attrs = append(attrs, "kept_kinds", kept)
 	}
 	q.changed("template.put", a.ID, attrs...)
 	status := http.StatusCreated

@@ -28,8 +28,8 @@ import (
 // A kind whose parts are all empty has no body. Bodies of other kinds
 // (a channel added in Go, its bodies set through store.Templates) have no
 // field on the wire: answers leave them out, and a PUT, which replaces
-// the whole template, drops them (its log line names the kinds it
-// dropped).
+// the wire's bodies, the variables and the class, keeps them (its log
+// line names the kinds it kept).
 
 // templatePart is one body field of the wire.
 type templatePart struct {
@@ -118,17 +118,23 @@ func templateOf(t *store.Template) templateJSON {
 	return out
 }
 
-// otherKinds are the kinds of t's bodies that the wire has no fields
-// for, sorted: those a PUT over t drops.
-func otherKinds(t *store.Template) []string {
-	var out []string
-	for k, b := range t.Bodies {
-		if !wireKind(k) && b != (store.Body{}) {
-			out = append(out, string(k))
+// keepOtherKinds copies into t the bodies of old whose kinds the wire has
+// no fields for, which a PUT of t over old keeps, and returns those
+// kinds, sorted.
+func keepOtherKinds(t, old *store.Template) []string {
+	var kept []string
+	for k, b := range old.Bodies {
+		if wireKind(k) || b == (store.Body{}) {
+			continue
 		}
+		if t.Bodies == nil {
+			t.Bodies = make(map[notify.Kind]store.Body)
+		}
+		t.Bodies[k] = b
+		kept = append(kept, string(k))
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(kept)
+	return kept
 }
 
 // checkTemplate checks t with template.Check and names the wire field of

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -98,34 +99,64 @@ func TestTemplateErrorsKeepTheirBytes(t *testing.T) {
 
 // TestTemplateOtherKinds: bodies of kinds the wire has no fields for
 // (set in Go) are left out of answers, and a PUT, which replaces the
-// whole template, drops them, saying so in its log line.
+// template's wire bodies and fields, keeps them (the request cannot name
+// them), saying so in its log line; its answer is as before, byte for byte.
 func TestTemplateOtherKinds(t *testing.T) {
 	forEachStore(t, func(t *testing.T, b backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		ctx := context.Background()
 		const path = "/admin/v1/accounts/acme/templates"
+		push := store.Body{Subject: "Hi", Text: "Hi {{NAME}}!"}
 		if err := b.store.PutTemplate(ctx, "acme", &store.Template{Slug: "welcome", Variables: []string{"NAME"},
-			Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Subject: "Hi", Text: "Hi {{NAME}}!"}}}); err != nil {
+			Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": push}}); err != nil {
 			t.Fatal(err)
 		}
 		wantRaw(t, s.admin(t, "GET", path, ""), 200, `{"success":true,"data":{"account":"acme","templates":[`+
 			`{"slug":"welcome","variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}"}]}}`)
 
+		// The wire's kinds are replaced (sms, not named, is gone); push stays.
 		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"chat":"Hi {{NAME}}!"}`), 200,
 			`{"success":true,"data":{"slug":"welcome","variables":["NAME"],"class":"transactional","chat":"Hi {{NAME}}!"}}`)
 		tpl, err := b.store.Template(ctx, "acme", "welcome")
-		if err != nil || !reflect.DeepEqual(tpl.Bodies, map[record.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}}!"}}) {
-			t.Errorf("stored after the PUT: %+v, %v; want the chat body alone", tpl, err)
+		if err != nil || !reflect.DeepEqual(tpl.Bodies, map[record.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}}!"}, "push": push}) {
+			t.Errorf("stored after the PUT: %+v, %v; want the chat body and the push body", tpl, err)
 		}
 		logs := s.logs.String()
-		if !strings.Contains(logs, `"action":"template.put","account":"acme","template":"welcome","replaced":true,"dropped_kinds":["push"]}`) {
+		if !strings.Contains(logs, `"action":"template.put","account":"acme","template":"welcome","replaced":true,"kept_kinds":["push"]}`) {
 			t.Errorf("log: %s", logs)
 		}
-		// A PUT that drops nothing logs no dropped_kinds.
-		want(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"sms":"Hi {{NAME}}"}`), 200, "")
-		if n := strings.Count(s.logs.String(), "dropped_kinds"); n != 1 {
-			t.Errorf("%d log lines with dropped_kinds: %s", n, s.logs.String())
+		// A PUT over a template with no other kind logs no kept_kinds.
+		want(t, s.admin(t, "PUT", path+"/plain", `{"variables":["NAME"],"sms":"Hi {{NAME}}"}`), 201, "")
+		want(t, s.admin(t, "PUT", path+"/plain", `{"variables":["NAME"],"sms":"Hello {{NAME}}"}`), 200, "")
+		if n := strings.Count(s.logs.String(), "kept_kinds"); n != 1 {
+			t.Errorf("%d log lines with kept_kinds: %s", n, s.logs.String())
+		}
+		// A template that does not compile is refused as before, whatever it keeps.
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{}`), 400, `{"success":false,"error":{"code":"invalid_argument",`+
+			`"message":"invalid request: body no body: set at least one of Chat, SMS, EmailHTML and EmailText",`+
+			`"fields":{"body":"no body: set at least one of Chat, SMS, EmailHTML and EmailText"}}}`)
+		if tpl, err := b.store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies["push"] != push {
+			t.Errorf("after a refused PUT: %+v, %v", tpl, err)
 		}
 	})
+}
+
+// TestTemplateKeptBodyMustCompile: a body a PUT keeps must compile with
+// what the PUT sets, or the PUT is refused, naming the kind, and nothing
+// changes.
+func TestTemplateKeptBodyMustCompile(t *testing.T) {
+	s := newServer(t, memBackend(t))
+	s.create(t, "acme")
+	ctx := context.Background()
+	broken := &store.Template{Slug: "welcome", Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi"}, "push": {Text: "Hi {{NAME"}}}
+	if err := s.b.store.PutTemplate(ctx, "acme", broken); err != nil {
+		t.Skipf("the store refuses a template that does not compile: %v", err)
+	}
+	const rule = `the template's bodies of push, which a PUT keeps, do not compile with it: push.text: line 1, column 4: \"{{\" without a closing \"}}\"`
+	wantRaw(t, s.admin(t, "PUT", "/admin/v1/accounts/acme/templates/welcome", `{"sms":"Hello"}`), 400,
+		`{"success":false,"error":{"code":"invalid_argument","message":"invalid request: body `+rule+`","fields":{"body":"`+rule+`"}}}`)
+	if tpl, err := s.b.store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies[sms.Kind].Text != "Hi" {
+		t.Errorf("after the refused PUT: %+v, %v", tpl, err)
+	}
 }

@@ -2,7 +2,9 @@
 //
 // A PriceList prices a prepared Envelope in minor units (paise for INR) by
 // kind: SMS per route and segment, chat per gateway and type, e-mail per
-// purpose. It implements notify.Pricer, so it is what notify.WithPrices
+// purpose, and any other kind (a channel of your own) by its KindPrices in
+// PriceList.Kinds, per unit and route. It implements notify.Pricer, so it
+// is what notify.WithPrices
 // takes. Plans picks a PriceList by the account's
 // PricePlan. DefaultINR returns the stock Indian rupee prices.
 //

@@ -96,3 +96,23 @@ func ExamplePlans() {
 	// plan "bulk": ₹0.15
 	// plan "gold": internal
 }
+
+// A channel of your own is priced by the same list: its kind's prices in
+// Kinds, per unit and, where a route has its own, by route.
+func ExampleKindPrices() {
+	prices := wallet.DefaultINR()
+	prices.Kinds = map[notify.Kind]wallet.KindPrices{
+		"push": {Unit: 5, Routes: map[string]int64{"critical": 12}},
+	}
+	acct := &notify.Account{ID: "acme", Currency: record.INR()}
+	for _, route := range []string{"", "critical"} {
+		price, err := prices.Price(acct, &notify.Envelope{Kind: "push", Route: route, Units: 1})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("push %q %s\n", route, wallet.Format(price))
+	}
+	// Output:
+	// push "" ₹0.05
+	// push "critical" ₹0.12
+}

@@ -40,6 +40,12 @@ type PriceList struct {
 	ChatByCountry map[string]ChatPrices
 	// Email holds the e-mail prices, by purpose.
 	Email EmailPrices
+	// Kinds holds the prices of every other kind, such as a channel of
+	// your own ("push", "voice"), by kind; see KindPrices. sms, chat and
+	// email are priced by the fields above: an entry for one of them is a
+	// configuration error when such a message is priced. Default nil: no
+	// other kind has a price.
+	Kinds map[notify.Kind]KindPrices
 }
 
 // SMSPrices are per-segment SMS prices in minor units, one per route.
@@ -102,15 +108,16 @@ func DefaultINR() *PriceList {
 // Price returns what env costs acct: the unit price for its kind and
 // env.Route (the SMS route, the chat gateway, the e-mail purpose, as the
 // channel chose it; a chat message is priced promotional when its
-// env.Class is), in the recipient's country (env.Country) when the list
-// has prices for it, times env.Units (a Units below 1 counts as 1), in the
-// account's currency. It never reads the envelope's content.
+// env.Class is; any other kind by Kinds, see KindPrices), in the
+// recipient's country (env.Country) when the list has prices for it,
+// times env.Units (a Units below 1 counts as 1), in the account's
+// currency. It never reads the envelope's content.
 //
 // Every error is CodeInternal, because each is a configuration mistake
 // rather than the caller's: a nil list, account or envelope; a price list
 // in another currency than the account's; a kind, route, gateway or
-// e-mail purpose without a price; a negative price; a total that
-// overflows int64.
+// e-mail purpose without a price; an entry of Kinds for sms, chat or
+// email; a negative price; a total that overflows int64.
 func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Money, error) {
 	if p == nil {
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: nil price list")
@@ -142,6 +149,9 @@ func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Mo
 
 // unitPrice returns the price of one billable unit of env.
 func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64, error) {
+	if _, ok := p.Kinds[env.Kind]; ok && builtIn(env.Kind) {
+		return 0, builtInKindError(env.Kind)
+	}
 	switch env.Kind {
 	case sms.Kind:
 		route := sms.Route(env.Route)
@@ -201,6 +211,9 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 			return p.Email.Campaign, nil
 		}
 		return 0, notify.Errorf(notify.CodeInternal, "wallet: no e-mail price for purpose %q", purpose)
+	}
+	if k, ok := p.Kinds[env.Kind]; ok {
+		return k.unit(env.Route), nil
 	}
 	return 0, notify.Errorf(notify.CodeInternal, "wallet: no price for kind %q", env.Kind)
 }

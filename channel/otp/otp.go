@@ -67,11 +67,13 @@ func (r *Request) Parts() []notify.Request {
 	}
 }
 
-// PartField implements notify.Composite: the SMS part's message is this
-// request's otp, and either part's brand its brand_name.
+// PartField implements notify.Composite: either part's message is this
+// request's otp (the SMS part's message is the code; the chat part asks
+// for a message only when it has no code), and either part's brand its
+// brand_name.
 func (r *Request) PartField(part int, field string) string {
 	switch {
-	case part == 0 && field == "message":
+	case field == "message":
 		return "otp"
 	case field == "brand":
 		return "brand_name"

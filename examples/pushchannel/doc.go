@@ -3,8 +3,12 @@
 // adapter: the proof that a channel is a plugin. It owns its request
 // (Request), its content (Message), its rules (Prepare), its price
 // (Prices, a notify.Pricer wrapping the price list of the other
-// channels), its vendor (Provider, a JSON-over-HTTP push service) and its
-// HTTP decoder (Decode, joined to the API with httpapi.WithRoute).
+// channels), its vendor (Provider, a JSON-over-HTTP push service), its
+// HTTP decoder (Decode, joined to the API with httpapi.WithRoute) and its
+// request codec (Channel.EncodeRequest and DecodeRequest, a
+// notify.RequestCodec: versioned JSON), which lets a push wait on a queue
+// (Notifier.Enqueue, SendAt) or be a step of a timed fallback. Its
+// conformance_test.go runs the channel kit, channel/channeltest.
 //
 // Wired into a Notifier with notify.WithChannel, a push is sent, priced,
 // charged, recorded, reported (Provider's messages take delivery reports
