@@ -3,251 +3,12 @@ package notify
 import (
 	"context"
 	"errors"
-	"maps"
-	"sync"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/record"
 )
-
-// WithTracerProvider makes the Notifier record OpenTelemetry spans through
-// tp: one span per send (Send, and Work's run of a queued send), with
-// children for preparing, charging, each provider attempt and settling,
-// and one span per delivery report, linked to the span of the send it is
-// about while this process remembers it. docs/tracing.md lists the spans
-// and their attributes. No span carries message content, a recipient's
-// number or address, a one-time code or a credential, and a failure's
-// status holds its Code, never its text (which may quote a vendor).
-//
-// The default is a no-op provider (go.opentelemetry.io/otel/trace/noop),
-// never otel's global one: a library does not trace unless told to. A
-// noop.TracerProvider given here is the same as none, and costs a send
-// nothing. A nil tp is refused.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(n *Notifier) error {
-		if nilness.Is(tp) {
-			return errors.New("WithTracerProvider: nil TracerProvider")
-		}
-		switch tp.(type) {
-		case noop.TracerProvider, *noop.TracerProvider:
-			n.tracing = nil
-			return nil
-		}
-		n.tracing = &tracing{
-			tracer: tp.Tracer(tracerName),
-			sends:  newSendSpans(sendSpansKept),
-		}
-		return nil
-	}
-}
-
-// tracerName is the instrumentation scope of the Notifier's spans: its
-// module path, as OpenTelemetry asks of instrumentation libraries.
-const tracerName = "github.com/notifykit/notify"
-
-// The names of the spans (docs/tracing.md).
-const (
-	spanSend    = "notify.send"
-	spanPart    = "notify.part"
-	spanWork    = "notify.work"
-	spanEnqueue = "notify.enqueue"
-	spanPrepare = "notify.prepare"
-	spanCharge  = "notify.charge"
-	spanAttempt = "notify.attempt"
-	spanSettle  = "notify.settle"
-	spanReport  = "notify.report"
-)
-
-// The attribute keys. Each value is an identifier, a count, an amount or
-// a code: never content, a recipient or a secret.
-const (
-	keyMessageID     = attribute.Key("notify.message.id")
-	keyAccountID     = attribute.Key("notify.account.id")
-	keyKind          = attribute.Key("notify.kind")
-	keyProvider      = attribute.Key("notify.provider")
-	keyUnits         = attribute.Key("notify.units")
-	keyPriceMinor    = attribute.Key("notify.price.minor")
-	keyCostMinor     = attribute.Key("notify.cost.minor")
-	keyCurrency      = attribute.Key("notify.currency")
-	keyState         = attribute.Key("notify.state")
-	keyErrorCode     = attribute.Key("notify.error.code")
-	keyAttempt       = attribute.Key("notify.attempt.number")
-	keyOutcome       = attribute.Key("notify.attempt.outcome")
-	keyBatch         = attribute.Key("notify.batch.size")
-	keyPart          = attribute.Key("notify.part.index")
-	keyVendorID      = attribute.Key("notify.provider.message.id")
-	keyVendorCode    = attribute.Key("notify.vendor.code")
-	keyReportState   = attribute.Key("notify.report.state")
-	keyReportMatched = attribute.Key("notify.report.messages")
-	keyReportMoved   = attribute.Key("notify.report.moved")
-)
-
-// sendSpansKept bounds how many sends' span contexts a Notifier keeps for
-// the links of delivery reports: about 100 bytes each, so about 1 MB.
-// Reports mostly come within minutes of their send, so the newest are
-// the ones worth keeping.
-const sendSpansKept = 10000
-
-// tracing is a Notifier's tracer and the span contexts of its recent
-// sends; a nil *tracing traces nothing, at no cost.
-type tracing struct {
-	tracer trace.Tracer
-	sends  *sendSpans
-}
-
-// sendSpans remembers the span context of each recent send by its
-// message, so that a delivery report's span can link to it. The record
-// has no field a span context would fit in without a schema change, so
-// this is kept in memory: best-effort, bounded (the oldest is forgotten
-// first) and lost on restart, and a report handled by another process
-// than the send's has no link. A trace ID is no secret, but it is not
-// the message's business either.
-type sendSpans struct {
-	mu   sync.Mutex
-	at   map[sendKey]trace.SpanContext
-	ring []sendKey // insertion order, for eviction
-	next int
-}
-
-type sendKey struct{ account, id string }
-
-func newSendSpans(capacity int) *sendSpans {
-	// The map grows with use: most Notifiers see far fewer sends.
-	return &sendSpans{at: make(map[sendKey]trace.SpanContext), ring: make([]sendKey, capacity)}
-}
-
-// put remembers sc as the span of message id, forgetting the oldest
-// message when full. A message remembered again (a queued send's worker
-// after its enqueue) keeps its place and takes the newer span.
-func (s *sendSpans) put(account, id string, sc trace.SpanContext) {
-	k := sendKey{account, id}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.at[k]; !ok {
-		if old := s.ring[s.next]; old != (sendKey{}) {
-			delete(s.at, old)
-		}
-		s.ring[s.next] = k
-		s.next = (s.next + 1) % len(s.ring)
-		if s.next == 0 {
-			// Once per turn of the ring, a fresh map of the live
-			// entries: a Go map does not promise a steady footprint
-			// under endless deletes and inserts (DESIGN §8).
-			s.at = maps.Clone(s.at)
-		}
-	}
-	s.at[k] = sc
-}
-
-func (s *sendSpans) get(account, id string) (trace.SpanContext, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sc, ok := s.at[sendKey{account, id}]
-	return sc, ok
-}
-
-// span is one of the Notifier's spans; the zero span, when not tracing,
-// does nothing. Attributes are built only for a recording span, so that
-// a send that is not traced allocates nothing for them.
-type span struct{ s trace.Span }
-
-func (s span) recording() bool { return s.s != nil && s.s.IsRecording() }
-
-// end ends the span, with the status and code of err if it is not nil.
-func (s span) end(err error) {
-	if s.s == nil {
-		return
-	}
-	if err != nil && s.s.IsRecording() {
-		s.failed(CodeOf(err))
-	}
-	s.s.End()
-}
-
-// failed marks the span an error with code: the code alone, since an
-// error's text may quote a vendor's answer.
-func (s span) failed(code Code) {
-	code = orInternal(code)
-	s.s.SetAttributes(keyErrorCode.String(string(code)))
-	s.s.SetStatus(codes.Error, string(code))
-}
-
-// orInternal is code, or CodeInternal for an error without one.
-func orInternal(code Code) Code {
-	if code == "" {
-		return CodeInternal
-	}
-	return code
-}
-
-// receipt records r: the message, its provider, units, what it costs,
-// its state and, for a failed or unknown one, its code and error status.
-// The span's start named the account and the kind. One SetAttributes
-// call, since an SDK grows its span's attributes on each.
-func (s span) receipt(r *Receipt) {
-	if r == nil || !s.recording() {
-		return
-	}
-	kv := make([]attribute.KeyValue, 0, 7)
-	kv = append(kv, keyMessageID.String(r.MessageID), keyUnits.Int(r.Units), keyState.String(string(r.Status)))
-	if r.Provider != "" {
-		kv = append(kv, keyProvider.String(r.Provider))
-	}
-	if r.Cost.Currency.Code != "" {
-		kv = append(kv, keyCostMinor.Int64(r.Cost.Minor), keyCurrency.String(r.Cost.Currency.Code))
-	}
-	bad := r.Status == record.StateFailed || r.Status == record.StateUnknown
-	code := orInternal(r.ErrorCode)
-	if bad {
-		kv = append(kv, keyErrorCode.String(string(code)))
-	}
-	s.s.SetAttributes(kv...)
-	if bad {
-		s.s.SetStatus(codes.Error, string(code))
-	}
-}
-
-// endReceipt ends a send's span with its outcome: the receipt's, or
-// err's code when there is no receipt (refused before anything moved).
-func (s span) endReceipt(r *Receipt, err error) {
-	if s.s == nil {
-		return
-	}
-	if r != nil {
-		s.receipt(r)
-		err = nil // the receipt's status says it, with its own code
-	}
-	s.end(err)
-}
-
-// start starts a span named name under ctx. A root span (a send, a
-// report, a worker's run) always starts; the others only inside a span
-// (one of ours, or a caller's), so that a step called outside a send
-// (Quote's pricing, say) makes no trace of its own.
-func (n *Notifier) start(ctx context.Context, name string, root bool) (context.Context, span) {
-	t := n.tracing
-	if t == nil || !root && !trace.SpanContextFromContext(ctx).IsValid() {
-		return ctx, span{}
-	}
-	ctx, s := t.tracer.Start(ctx, name)
-	return ctx, span{s}
-}
-
-// startRequest starts the root span of a request of account and kind.
-func (n *Notifier) startRequest(ctx context.Context, name, account string, kind Kind) (context.Context, span) {
-	ctx, sp := n.start(ctx, name, true)
-	if sp.recording() {
-		sp.s.SetAttributes(keyAccountID.String(account), keyKind.String(string(kind)))
-	}
-	return ctx, sp
-}
 
 // send is Send's pipeline (sendRequest) for one message, in a span.
 func (n *Notifier) send(ctx context.Context, op string, req Request) (*Receipt, error) {
@@ -303,7 +64,7 @@ func (n *Notifier) enqueue(ctx context.Context, op string, tx any, req Request, 
 func (n *Notifier) tracedPart(ctx context.Context, op string, acct *Account, pt part, i int) (*Receipt, error) {
 	ctx, sp := n.start(ctx, spanPart, false)
 	if sp.recording() {
-		sp.s.SetAttributes(keyPart.Int(i), keyKind.String(string(pt.kind)))
+		sp.s.SetAttributes(num(keyPart, i), str(keyKind, string(pt.kind)))
 	}
 	r, err := n.dispatchPart(ctx, op, acct, pt)
 	sp.endReceipt(r, err)
@@ -315,7 +76,7 @@ func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Re
 	ctx, sp := n.start(ctx, spanPrepare, false)
 	p, err := n.prepareRequest(ctx, op, acct, req)
 	if err == nil && sp.recording() {
-		sp.s.SetAttributes(keyProvider.String(p.env.Provider), keyUnits.Int(p.env.Units))
+		sp.s.SetAttributes(str(keyProvider, p.env.Provider), num(keyUnits, p.env.Units))
 	}
 	sp.end(err)
 	return p, err
@@ -331,7 +92,7 @@ func (n *Notifier) charge(ctx context.Context, op string, acct *Account, p prepa
 	cctx, sp := n.start(ctx, spanCharge, false)
 	if sp.recording() {
 		env := p.env
-		sp.s.SetAttributes(keyMessageID.String(env.ID), keyPriceMinor.Int64(env.Price.Minor), keyCurrency.String(env.Price.Currency.Code))
+		sp.s.SetAttributes(str(keyMessageID, env.ID), num(keyPriceMinor, env.Price.Minor), str(keyCurrency, env.Price.Currency.Code))
 	}
 	b, charged, err := n.open(cctx, op, acct, p, now)
 	sp.end(err)
@@ -339,16 +100,6 @@ func (n *Notifier) charge(ctx context.Context, op string, acct *Account, p prepa
 		n.remember(ctx, acct.ID, p.env.ID)
 	}
 	return b, charged, err
-}
-
-// remember keeps the span in ctx as message id's, for its reports' links.
-func (n *Notifier) remember(ctx context.Context, account, id string) {
-	if n.tracing == nil {
-		return
-	}
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		n.tracing.sends.put(account, id, sc)
-	}
 }
 
 // settle is settleOutcome in a span.
@@ -367,9 +118,9 @@ func (n *Notifier) startAttempt(ctx context.Context, provider string, number, ba
 	switch {
 	case !sp.recording():
 	case batch > 0:
-		sp.s.SetAttributes(keyProvider.String(provider), keyAttempt.Int(number), keyBatch.Int(batch))
+		sp.s.SetAttributes(str(keyProvider, provider), num(keyAttempt, number), num(keyBatch, batch))
 	default:
-		sp.s.SetAttributes(keyProvider.String(provider), keyAttempt.Int(number))
+		sp.s.SetAttributes(str(keyProvider, provider), num(keyAttempt, number))
 	}
 	return ctx, sp
 }
@@ -390,7 +141,7 @@ func (sp span) endAttempt(err error) {
 		outcome = "unknown"
 	}
 	if err == nil {
-		sp.s.SetAttributes(keyOutcome.String(outcome))
+		sp.s.SetAttributes(str(keyOutcome, outcome))
 		sp.s.End()
 		return
 	}
@@ -400,8 +151,8 @@ func (sp span) endAttempt(err error) {
 	} else if c := CodeOf(err); c == CodeCanceled || c == CodeDeadlineExceeded {
 		code = c
 	}
-	sp.s.SetAttributes(keyOutcome.String(outcome), keyErrorCode.String(string(code)))
-	sp.s.SetStatus(codes.Error, string(code))
+	sp.s.SetAttributes(str(keyOutcome, outcome), str(keyErrorCode, string(code)))
+	sp.s.Fail(code)
 	sp.s.End()
 }
 
@@ -409,9 +160,9 @@ func (sp span) endAttempt(err error) {
 func (n *Notifier) startWork(ctx context.Context, job queue.Job) (context.Context, span) {
 	ctx, sp := n.start(ctx, spanWork, true)
 	if sp.recording() {
-		sp.s.SetAttributes(keyMessageID.String(job.Message), keyAccountID.String(job.Account))
-		if sc, ok := n.tracing.sends.get(job.Account, job.Message); ok {
-			sp.s.AddLink(trace.Link{SpanContext: sc}) // the enqueue's
+		sp.s.SetAttributes(str(keyMessageID, job.Message), str(keyAccountID, job.Account))
+		if link, ok := n.tracing.sends.get(job.Account, job.Message); ok {
+			sp.s.AddLink(link) // the enqueue's
 		}
 	}
 	return ctx, sp
@@ -424,9 +175,9 @@ func (n *Notifier) worked(ctx context.Context, r *Receipt) {
 		return
 	}
 	n.remember(ctx, r.Account, r.MessageID)
-	sp := span{trace.SpanFromContext(ctx)}
+	sp := span{n.tracing.tracer.SpanOf(ctx)}
 	if sp.recording() {
-		sp.s.SetAttributes(keyKind.String(string(r.Kind)))
+		sp.s.SetAttributes(str(keyKind, string(r.Kind)))
 	}
 	sp.receipt(r)
 }
@@ -436,16 +187,18 @@ func (n *Notifier) worked(ctx context.Context, r *Receipt) {
 func (n *Notifier) startReport(ctx context.Context, r *DeliveryReport) (context.Context, span) {
 	ctx, sp := n.start(ctx, spanReport, true)
 	if sp.recording() && r != nil {
-		sp.s.SetAttributes(keyProvider.String(r.Provider), keyReportState.String(string(r.State)))
+		kv := make([]SpanAttr, 0, 6)
+		kv = append(kv, str(keyProvider, r.Provider), str(keyReportState, string(r.State)))
 		if r.ProviderMessageID != "" {
-			sp.s.SetAttributes(keyVendorID.String(r.ProviderMessageID))
+			kv = append(kv, str(keyVendorID, r.ProviderMessageID))
 		}
 		if r.MessageID != "" {
-			sp.s.SetAttributes(keyMessageID.String(r.MessageID), keyAccountID.String(r.Account))
+			kv = append(kv, str(keyMessageID, r.MessageID), str(keyAccountID, r.Account))
 		}
 		if r.VendorCode != "" {
-			sp.s.SetAttributes(keyVendorCode.String(r.VendorCode))
+			kv = append(kv, str(keyVendorCode, r.VendorCode))
 		}
+		sp.s.SetAttributes(kv...)
 	}
 	return ctx, sp
 }
@@ -456,10 +209,10 @@ func (sp span) linkSends(n *Notifier, recs []*Message) {
 	if !sp.recording() {
 		return
 	}
-	sp.s.SetAttributes(keyReportMatched.Int(len(recs)))
+	sp.s.SetAttributes(num(keyReportMatched, len(recs)))
 	for _, m := range recs {
-		if sc, ok := n.tracing.sends.get(m.Account, m.ID); ok {
-			sp.s.AddLink(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{keyMessageID.String(m.ID)}})
+		if link, ok := n.tracing.sends.get(m.Account, m.ID); ok {
+			sp.s.AddLink(link, str(keyMessageID, m.ID))
 		}
 	}
 }
@@ -467,10 +220,11 @@ func (sp span) linkSends(n *Notifier, recs []*Message) {
 // endReport ends a report's span with what it moved, or its error.
 func (sp span) endReport(res *ReportResult, err error) {
 	if res != nil && sp.recording() {
-		sp.s.SetAttributes(keyReportMoved.Int(res.Moved))
 		if len(res.Messages) == 1 {
 			m := res.Messages[0]
-			sp.s.SetAttributes(keyMessageID.String(m.ID), keyAccountID.String(m.Account), keyState.String(string(m.State)))
+			sp.s.SetAttributes(num(keyReportMoved, res.Moved), str(keyMessageID, m.ID), str(keyAccountID, m.Account), str(keyState, string(m.State)))
+		} else {
+			sp.s.SetAttributes(num(keyReportMoved, res.Moved))
 		}
 	}
 	sp.end(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/otelnotify"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 )
@@ -30,16 +31,16 @@ type hiddenNoop struct{ noop.TracerProvider }
 func BenchmarkTracedSendSMS(b *testing.B) {
 	b.Run("none", func(b *testing.B) { benchmarkTraced(b, nil) })
 	b.Run("noop", func(b *testing.B) {
-		benchmarkTraced(b, nil, notify.WithTracerProvider(noop.NewTracerProvider()))
+		benchmarkTraced(b, nil, otelnotify.WithTracerProvider(noop.NewTracerProvider()))
 	})
 	b.Run("hidden-noop", func(b *testing.B) {
-		benchmarkTraced(b, nil, notify.WithTracerProvider(hiddenNoop{}))
+		benchmarkTraced(b, nil, otelnotify.WithTracerProvider(hiddenNoop{}))
 	})
 	b.Run("sdk", func(b *testing.B) {
 		exp := tracetest.NewInMemoryExporter()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(exp)))
 		defer func() { _ = tp.Shutdown(context.Background()) }()
-		benchmarkTraced(b, exp.Reset, notify.WithTracerProvider(tp))
+		benchmarkTraced(b, exp.Reset, otelnotify.WithTracerProvider(tp))
 	})
 	b.Run("sdk-floor", func(b *testing.B) { benchmarkSDKFloor(b) })
 	b.Run("sdk-batch", func(b *testing.B) {
@@ -56,7 +57,7 @@ func batchedTracing(b *testing.B) (reset func(), opt notify.Option) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, sdktrace.WithBlocking()))
 	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	return exp.Reset, notify.WithTracerProvider(tp)
+	return exp.Reset, otelnotify.WithTracerProvider(tp)
 }
 
 // benchmarkTraced sends pipelineRequest through newPipeline with opts,

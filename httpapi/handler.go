@@ -262,7 +262,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	if r.Header.Get("Traceparent") != "" {
 		// The caller's W3C trace continues here: a send's span
-		// (notify.WithTracerProvider) is a child of the caller's.
+		// (otelnotify.WithTracerProvider) is a child of the caller's.
 		r = r.WithContext(propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
 	}
 	x := h.pool.Get().(*exchange)

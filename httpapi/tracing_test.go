@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace/embedded"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/otelnotify"
 )
 
 // parentRecorder is a trace.TracerProvider that keeps the parent of each
@@ -58,7 +59,7 @@ func (p *parentRecorder) of(name string) []trace.SpanContext {
 // one, the send's span is a root.
 func TestTraceparentContinues(t *testing.T) {
 	rec := &parentRecorder{}
-	e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithTracerProvider(rec)})
+	e := newTestEnvFull(t, openingBal, []notify.Option{otelnotify.WithTracerProvider(rec)})
 	const (
 		traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 		spanID  = "00f067aa0ba902b7"

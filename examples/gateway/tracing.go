@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/otelnotify"
 )
 
 // defaultServiceName is the service.name of the gateway's spans without
@@ -26,7 +27,7 @@ const defaultServiceName = "notify-gateway"
 const traceFlushTimeout = 5 * time.Second
 
 // tracing is the gateway's OpenTelemetry traces: the Notifier's spans
-// (notify.WithTracerProvider) exported over OTLP/HTTP when the standard
+// (otelnotify.WithTracerProvider) exported over OTLP/HTTP when the standard
 // variables name a collector, and nothing otherwise.
 type tracing struct {
 	tp       trace.TracerProvider // nil: not traced
@@ -86,7 +87,7 @@ func (t *tracing) options() []notify.Option {
 	if t.tp == nil {
 		return nil
 	}
-	return []notify.Option{notify.WithTracerProvider(t.tp)}
+	return []notify.Option{otelnotify.WithTracerProvider(t.tp)}
 }
 
 // close flushes the spans still buffered and stops the exporter, within

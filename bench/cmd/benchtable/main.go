@@ -56,7 +56,7 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkPipelineSendSMSMetrics", "allocs/op"}, lowerIsBetter: true, target: 16},
 	{what: "send pipeline with the dev outbox vs without (ns/op)", dir: "bench", pattern: "PipelineSendSMS", time: "200ms",
 		ours: figure{"BenchmarkPipelineSendSMSOutbox", "ns/op"}, theirs: figure{"BenchmarkPipelineSendSMS", "ns/op"}, lowerIsBetter: true},
-	// Tracing (notify.WithTracerProvider): every row of one run of
+	// Tracing (otelnotify.WithTracerProvider): every row of one run of
 	// BenchmarkTracedSendSMS, whose none is the send without the option.
 	{what: "traced send, no-op TracerProvider vs untraced (ns/op)", dir: "bench", pattern: "TracedSendSMS", time: "200ms",
 		ours: figure{"BenchmarkTracedSendSMS/noop", "ns/op"}, theirs: figure{"BenchmarkTracedSendSMS/none", "ns/op"}, lowerIsBetter: true, target: 1.03},

@@ -1,4 +1,4 @@
-package notify_test
+package otelnotify_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/otelnotify"
 	"github.com/notifykit/notify/record"
 )
 
@@ -28,14 +29,14 @@ const (
 func tracedKit(t *testing.T) (*notifytest.Kit, *spanRecorder) {
 	t.Helper()
 	rec := &spanRecorder{}
-	k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithTracerProvider(rec)))
+	k := notifytest.New(t, notifytest.WithNotifierOptions(otelnotify.WithTracerProvider(rec)))
 	return k, rec
 }
 
 func TestWithTracerProviderRefusesNil(t *testing.T) {
 	var typedNil *spanRecorder
 	for name, tp := range map[string]trace.TracerProvider{"nil": nil, "typed nil": typedNil} {
-		if _, err := notify.New(notifytest.New(t).Accounts, notifytest.New(t).Ledger, notify.WithTracerProvider(tp)); err == nil ||
+		if _, err := notify.New(notifytest.New(t).Accounts, notifytest.New(t).Ledger, otelnotify.WithTracerProvider(tp)); err == nil ||
 			!strings.Contains(err.Error(), "WithTracerProvider") {
 			t.Errorf("%s provider: err = %v, want WithTracerProvider's refusal", name, err)
 		}
@@ -45,7 +46,7 @@ func TestWithTracerProviderRefusesNil(t *testing.T) {
 // A no-op provider, the default's equal, changes nothing of a send.
 func TestTracingNoopProviderSends(t *testing.T) {
 	for _, tp := range []trace.TracerProvider{noop.NewTracerProvider(), &noop.TracerProvider{}} {
-		k := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithTracerProvider(tp)))
+		k := notifytest.New(t, notifytest.WithNotifierOptions(otelnotify.WithTracerProvider(tp)))
 		r, err := k.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: traceNumber, Message: traceText})
 		if err != nil || r.Status != record.StateSent {
 			t.Fatalf("Send = %+v, %v", r, err)

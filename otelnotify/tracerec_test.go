@@ -1,4 +1,4 @@
-package notify_test
+package otelnotify_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package notify_test
+package otelnotify_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/otelnotify"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
@@ -28,7 +29,7 @@ func ExampleWithTracerProvider() {
 
 	var tp trace.TracerProvider = noop.NewTracerProvider()
 	n, err := notify.New(accounts, memstore.NewLedger(wal), notify.WithChannel(smsCh),
-		notify.WithPrices(wallet.DefaultINR()), notify.WithTracerProvider(tp))
+		notify.WithPrices(wallet.DefaultINR()), otelnotify.WithTracerProvider(tp))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,9 +42,9 @@ func ExampleWithTracerProvider() {
 	fmt.Println(r.Status)
 
 	// A nil provider is refused, not taken for the default.
-	_, err = notify.New(accounts, memstore.NewLedger(wal), notify.WithTracerProvider(nil))
+	_, err = notify.New(accounts, memstore.NewLedger(wal), otelnotify.WithTracerProvider(nil))
 	fmt.Println(err)
 	// Output:
 	// sent
-	// notify.New: WithTracerProvider: nil TracerProvider
+	// notify.New: otelnotify.WithTracerProvider: nil TracerProvider
 }
