@@ -280,13 +280,7 @@ func (s *strictScan) object(ctx int) {
 		s.bad = true
 		return
 	}
-	var known []string
-	switch ctx {
-	case ctxTop:
-		known = s.known
-	case ctxPair:
-		known = pairKeys
-	}
+	known := s.knownKeys(ctx)
 	s.i++ // {
 	start := len(s.keys)
 	var seen map[string]struct{} // when the object outgrows linearKeys
@@ -297,85 +291,143 @@ func (s *strictScan) object(ctx int) {
 		return
 	}
 	for !s.bad {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			s.bad = true
-			return
-		}
-		raw, esc, prob, probAt := s.str()
+		key := s.key()
 		if s.bad {
 			return
 		}
-		key := raw
-		if esc {
-			key = unescape(raw)
-		}
-		s.strProblem(true, prob, probAt)
 		s.path = append(s.path, pathSeg{key: key})
-
-		dup := false
-		if seen != nil {
-			if _, dup = seen[string(key)]; !dup {
-				seen[string(key)] = struct{}{}
-			}
-		} else {
-			for _, k := range s.keys[start:] {
-				if bytes.Equal(k, key) {
-					dup = true
-					break
-				}
-			}
-			s.keys = append(s.keys, key)
-			if n := len(s.keys) - start; n > linearKeys {
-				seen = make(map[string]struct{}, 2*n)
-				for _, k := range s.keys[start:] {
-					seen[string(k)] = struct{}{}
-				}
-			}
-		}
-		if dup {
-			s.add("is a duplicate key: send each key once")
-		}
-
-		child := ctxNone
-		if known != nil {
-			if i := indexKey(known, key); i >= 0 {
-				if ctx == ctxTop && s.vars && known[i] == "variables" {
-					child = ctxVars
-				}
-			} else if want := foldKey(known, key); want != "" {
-				s.add(`is an unknown key; keys are case-sensitive: did you mean "` + want + `"?`)
-			} else if ctx == ctxTop && s.closed {
-				s.add("is an unknown key; this endpoint takes " + strings.Join(known, ", "))
-			}
-		}
-
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			s.bad = true
+		seen = s.checkDup(key, start, seen)
+		child := s.checkKnown(ctx, known, key)
+		if !s.colon() {
 			return
 		}
-		s.i++
-		s.ws()
 		s.value(child)
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i >= len(s.b) {
-			s.bad = true
-			return
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
+		if s.next('}') {
 			s.keys = s.keys[:start]
 			s.depth--
 			return
-		default:
-			s.bad = true
 		}
 	}
+}
+
+// knownKeys returns the keys an object in ctx may have, or nil where keys
+// are not checked.
+func (s *strictScan) knownKeys(ctx int) []string {
+	switch ctx {
+	case ctxTop:
+		return s.known
+	case ctxPair:
+		return pairKeys
+	}
+	return nil
+}
+
+// key walks the key at s.i (after any white space) and returns it
+// unescaped, having recorded any problem of its string. It sets s.bad
+// if there is no string there.
+func (s *strictScan) key() []byte {
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		s.bad = true
+		return nil
+	}
+	raw, esc, prob, probAt := s.str()
+	if s.bad {
+		return nil
+	}
+	key := raw
+	if esc {
+		key = unescape(raw)
+	}
+	s.strProblem(true, prob, probAt)
+	return key
+}
+
+// checkDup records key, at the top of s.path, as a duplicate if the object
+// whose keys start at s.keys[start] has had it already, and adds it to
+// them. Up to linearKeys keys it compares them pairwise, which allocates
+// nothing; then it moves them to seen, which it returns (nil until then),
+// so that a huge object stays linear.
+func (s *strictScan) checkDup(key []byte, start int, seen map[string]struct{}) map[string]struct{} {
+	dup := false
+	if seen != nil {
+		if _, dup = seen[string(key)]; !dup {
+			seen[string(key)] = struct{}{}
+		}
+	} else {
+		for _, k := range s.keys[start:] {
+			if bytes.Equal(k, key) {
+				dup = true
+				break
+			}
+		}
+		s.keys = append(s.keys, key)
+		if n := len(s.keys) - start; n > linearKeys {
+			seen = make(map[string]struct{}, 2*n)
+			for _, k := range s.keys[start:] {
+				seen[string(k)] = struct{}{}
+			}
+		}
+	}
+	if dup {
+		s.add("is a duplicate key: send each key once")
+	}
+	return seen
+}
+
+// checkKnown records key, at the top of s.path, if an object in ctx may
+// not have it: it matches one of known only when case is ignored, or the
+// request object is closed and it is not in known. It returns the
+// context of key's value.
+func (s *strictScan) checkKnown(ctx int, known []string, key []byte) int {
+	if known == nil {
+		return ctxNone
+	}
+	if i := indexKey(known, key); i >= 0 {
+		if ctx == ctxTop && s.vars && known[i] == "variables" {
+			return ctxVars
+		}
+	} else if want := foldKey(known, key); want != "" {
+		s.add(`is an unknown key; keys are case-sensitive: did you mean "` + want + `"?`)
+	} else if ctx == ctxTop && s.closed {
+		s.add("is an unknown key; this endpoint takes " + strings.Join(known, ", "))
+	}
+	return ctxNone
+}
+
+// colon walks the ':' after a key and the white space around it,
+// reporting whether it was there; if not, it sets s.bad.
+func (s *strictScan) colon() bool {
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != ':' {
+		s.bad = true
+		return false
+	}
+	s.i++
+	s.ws()
+	return true
+}
+
+// next walks what follows an object's member: a ',' before the next one
+// or the closing end. It reports whether end closed the object; anything
+// else sets s.bad.
+func (s *strictScan) next(end byte) bool {
+	s.ws()
+	if s.i >= len(s.b) {
+		s.bad = true
+		return false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+	case end:
+		s.i++
+		return true
+	default:
+		s.bad = true
+	}
+	return false
 }
 
 // array walks the array at s.i; elem is the context of its elements.
@@ -451,37 +503,15 @@ func (s *strictScan) str() (raw []byte, esc bool, prob, probAt int) {
 			return b[start:i], esc, prob, probAt
 		case c == '\\':
 			esc = true
-			if i+1 >= len(b) {
+			next, lone, ok := escape(b, i)
+			if !ok {
 				s.bad = true
 				return nil, false, strOK, 0
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				r, ok := hex4(b, i+2)
-				if !ok {
-					s.bad = true
-					return nil, false, strOK, 0
-				}
-				at := i
-				i += 6
-				if r < 0xD800 || r > 0xDFFF {
-					continue
-				}
-				if r < 0xDC00 && i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
-					if r2, ok := hex4(b, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-						i += 6
-						continue
-					}
-				}
-				if prob == strOK {
-					prob, probAt = strSurrogate, at
-				}
-			default:
-				s.bad = true
-				return nil, false, strOK, 0
+			if lone && prob == strOK {
+				prob, probAt = strSurrogate, i
 			}
+			i = next
 		case c < 0x20:
 			s.bad = true
 			return nil, false, strOK, 0
@@ -497,6 +527,37 @@ func (s *strictScan) str() (raw []byte, esc bool, prob, probAt int) {
 	}
 	s.bad = true
 	return nil, false, strOK, 0
+}
+
+// escape reads the escape at b[i] (a backslash) in a string literal and
+// returns the index after it; a surrogate pair escaped as two \u escapes
+// is read whole. lone reports an escaped surrogate without its other half,
+// and ok is false if the escape is not one JSON has. Escapes are rare, so
+// str keeps its loop over plain bytes tight and leaves them to this.
+func escape(b []byte, i int) (next int, lone, ok bool) {
+	if i+1 >= len(b) {
+		return 0, false, false
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, false, true
+	case 'u':
+		r, ok := hex4(b, i+2)
+		if !ok {
+			return 0, false, false
+		}
+		i += 6
+		if r < 0xD800 || r > 0xDFFF {
+			return i, false, true
+		}
+		if r < 0xDC00 && i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+			if r2, ok := hex4(b, i+2); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+				return i + 6, false, true
+			}
+		}
+		return i, true, true
+	}
+	return 0, false, false
 }
 
 // hex4 decodes the four hex digits at b[i:].

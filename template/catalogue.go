@@ -8,11 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/record"
 )
 
 // stockFS holds the stock catalogue: one <slug>.tmpl file per template and
@@ -86,83 +87,139 @@ func parseStock(slug, src, layout string) (*tmpl, error) {
 		return nil, fmt.Errorf("bad slug %q: use lower-case letters, digits, '-' and '_'", slug)
 	}
 	t := &tmpl{slug: slug, cloudName: cloudName(slug), cloudLang: "en_US"}
-	bodies := make(map[string]string)
-	var required, optional []string
-	var cur string
-	var buf []string
-	flush := func() {
-		if cur != "" {
-			bodies[cur] = strings.Trim(strings.Join(buf, "\n"), "\n")
-		}
-		buf = buf[:0]
-	}
+	p := stockParser{t: t, bodies: make(map[string]string)}
 	for n, line := range strings.Split(src, "\n") {
-		if name, ok := strings.CutPrefix(line, "--- "); ok {
-			flush()
-			cur = strings.TrimSpace(name)
-			if _, _, _, known := sectionPart(cur); !known {
-				return nil, fmt.Errorf("line %d: unknown section %q (want chat, sms, email.subject, email.html, email.text)", n+1, cur)
-			}
-			if _, dup := bodies[cur]; dup {
-				return nil, fmt.Errorf("line %d: section %q given twice", n+1, cur)
-			}
-			continue
-		}
-		if cur != "" {
-			buf = append(buf, line)
-			continue
-		}
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		key, val, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, fmt.Errorf("line %d: want \"key: value\" or a \"--- section\" line", n+1)
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
-		case "about":
-			t.about = val
-		case "class":
-			t.class = record.PriceClass(val)
-			if t.class != record.Transactional && t.class != record.Promotional {
-				return nil, fmt.Errorf("line %d: class must be transactional or promotional", n+1)
-			}
-		case "variables":
-			required = strings.Fields(val)
-		case "optional":
-			optional = strings.Fields(val)
-		case "cloud":
-			f := strings.Fields(val)
-			if len(f) != 2 {
-				return nil, fmt.Errorf("line %d: cloud wants a template name and a language, as in \"cloud: standard_otp en_US\"", n+1)
-			}
-			t.cloudName, t.cloudLang = f[0], f[1]
-		default:
-			return nil, fmt.Errorf("line %d: unknown key %q (want about, class, variables, optional, cloud)", n+1, key)
+		if err := p.line(n+1, line); err != nil {
+			return nil, err
 		}
 	}
-	flush()
+	p.flush()
 	if t.class == "" {
 		return nil, fmt.Errorf("no \"class:\" line")
 	}
+	if err := t.declareStock(p.required, p.optional); err != nil {
+		return nil, err
+	}
+	if err := t.compileStock(p.bodies, layout); err != nil {
+		return nil, err
+	}
+	t.finish()
+	return t, nil
+}
+
+// stockParser reads a catalogue file line by line: the header lines go
+// into t and the variable lists, the lines of each section into bodies.
+// It keeps the parse's state between lines so each kind of line has its
+// own method.
+type stockParser struct {
+	t                  *tmpl
+	bodies             map[string]string // section name -> body
+	required, optional []string          // the "variables" and "optional" lists
+	cur                string            // the section being read; "" in the header
+	buf                []string          // the lines of cur so far
+}
+
+// line takes line n (counted from 1) of the file: a "--- <name>" line
+// starts a section, any other line inside a section belongs to it, and
+// before the first section it is a header line, a comment or blank.
+func (p *stockParser) line(n int, line string) error {
+	if name, ok := strings.CutPrefix(line, "--- "); ok {
+		return p.section(n, name)
+	}
+	if p.cur != "" {
+		p.buf = append(p.buf, line)
+		return nil
+	}
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == '#' {
+		return nil
+	}
+	return p.header(n, line)
+}
+
+// section ends the section being read and starts the one named on line n,
+// refusing unknown and repeated names.
+func (p *stockParser) section(n int, name string) error {
+	p.flush()
+	p.cur = strings.TrimSpace(name)
+	if _, _, _, known := sectionPart(p.cur); !known {
+		return fmt.Errorf("line %d: unknown section %q (want chat, sms, email.subject, email.html, email.text)", n, p.cur)
+	}
+	if _, dup := p.bodies[p.cur]; dup {
+		return fmt.Errorf("line %d: section %q given twice", n, p.cur)
+	}
+	return nil
+}
+
+// flush stores the lines of the section being read, if any, as its body
+// without its leading and trailing blank lines.
+func (p *stockParser) flush() {
+	if p.cur != "" {
+		p.bodies[p.cur] = strings.Trim(strings.Join(p.buf, "\n"), "\n")
+	}
+	p.buf = p.buf[:0]
+}
+
+// header applies the trimmed "key: value" header line n.
+func (p *stockParser) header(n int, line string) error {
+	key, val, ok := strings.Cut(line, ":")
+	if !ok {
+		return fmt.Errorf("line %d: want \"key: value\" or a \"--- section\" line", n)
+	}
+	val = strings.TrimSpace(val)
+	t := p.t
+	switch strings.TrimSpace(key) {
+	case "about":
+		t.about = val
+	case "class":
+		t.class = record.PriceClass(val)
+		if t.class != record.Transactional && t.class != record.Promotional {
+			return fmt.Errorf("line %d: class must be transactional or promotional", n)
+		}
+	case "variables":
+		p.required = strings.Fields(val)
+	case "optional":
+		p.optional = strings.Fields(val)
+	case "cloud":
+		f := strings.Fields(val)
+		if len(f) != 2 {
+			return fmt.Errorf("line %d: cloud wants a template name and a language, as in \"cloud: standard_otp en_US\"", n)
+		}
+		t.cloudName, t.cloudLang = f[0], f[1]
+	default:
+		return fmt.Errorf("line %d: unknown key %q (want about, class, variables, optional, cloud)", n, key)
+	}
+	return nil
+}
+
+// declareStock declares a stock template's variables: required first, in
+// order, then optional. A stock template lists every variable it uses, so
+// a required one must have no default and an optional one must have one.
+func (t *tmpl) declareStock(required, optional []string) error {
 	for _, name := range required {
 		if defaultFor(name) != noDefault {
-			return nil, fmt.Errorf("variable %s has a default: list it under optional", name)
+			return fmt.Errorf("variable %s has a default: list it under optional", name)
 		}
 		if err := t.declare(name); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, name := range optional {
 		if defaultFor(name) == noDefault {
-			return nil, fmt.Errorf("optional variable %s has no default (only ACTION and BRAND_NAME do)", name)
+			return fmt.Errorf("optional variable %s has no default (only ACTION and BRAND_NAME do)", name)
 		}
 		if err := t.declare(name); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// compileStock compiles every section of a stock template, in sections()
+// order, into the part of its kind's form; email.html is wrapped in
+// layout first. Every section must be there, and its placeholders must
+// name declared variables.
+func (t *tmpl) compileStock(bodies map[string]string, layout string) error {
 	index := func(name string) (int, error) {
 		if i, ok := t.index[name]; ok {
 			return i, nil
@@ -173,34 +230,44 @@ func parseStock(slug, src, layout string) (*tmpl, error) {
 		kind, part, bf, _ := sectionPart(name)
 		src, ok := bodies[name]
 		if !ok || src == "" {
-			return nil, fmt.Errorf("section %q is missing or empty", name)
+			return fmt.Errorf("section %q is missing or empty", name)
 		}
 		if name == "email.html" {
 			src = strings.Replace(layout, layoutMarker, src, 1)
 		}
 		b, err := compileBody(name, src, bf, index)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if t.forms == nil {
-			t.forms = make(map[notify.Kind]*form, len(builtinKinds))
-		}
-		f := t.forms[kind]
-		if f == nil {
-			f = &form{}
-			t.forms[kind] = f
-		}
-		switch part {
-		case partSubject:
-			f.subject = b
-		case partHTML:
-			f.html = b
-		case partText:
-			f.text = b
-		}
+		t.stockForm(kind).setPart(part, b)
 	}
-	t.finish()
-	return t, nil
+	return nil
+}
+
+// stockForm returns the form of kind in t, adding it (and t's map of
+// forms) on first use.
+func (t *tmpl) stockForm(kind notify.Kind) *form {
+	if t.forms == nil {
+		t.forms = make(map[notify.Kind]*form, len(builtinKinds))
+	}
+	f := t.forms[kind]
+	if f == nil {
+		f = &form{}
+		t.forms[kind] = f
+	}
+	return f
+}
+
+// setPart puts b in f as its part (partSubject, partHTML or partText).
+func (f *form) setPart(part string, b *body) {
+	switch part {
+	case partSubject:
+		f.subject = b
+	case partHTML:
+		f.html = b
+	case partText:
+		f.text = b
+	}
 }
 
 // validSlug reports whether s may name a template: 1-64 of a-z, 0-9, '-'

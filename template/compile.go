@@ -187,99 +187,9 @@ const (
 // advance feeds literal text.
 func (h *htmlScanner) advance(s string) {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
 		switch h.st {
 		case stText:
-			if c != '<' || i+1 >= len(s) {
-				continue
-			}
-			switch n := s[i+1]; {
-			case strings.HasPrefix(s[i:], "<!--"):
-				h.st = stComment
-				i += 3
-			case n == '/' || n == '!' || n == '?':
-				h.st = stEndTag
-			case isLetter(n):
-				h.st = stTagName
-				h.nameBuf.Reset()
-			}
-		case stTagName:
-			switch {
-			case isLetter(c) || c >= '0' && c <= '9' || c == '-':
-				h.nameBuf.WriteByte(c | 0x20)
-			case c == '>':
-				h.tag = h.nameBuf.String()
-				h.endTag()
-			default:
-				h.tag = h.nameBuf.String()
-				h.st = stTag
-			}
-		case stEndTag:
-			if c == '>' {
-				h.st = stText
-			}
-		case stTag:
-			switch {
-			case c == '>':
-				h.endTag()
-			case isSpace(c) || c == '/':
-			default:
-				h.st = stAttrName
-				h.nameBuf.Reset()
-				h.nameBuf.WriteByte(lower(c))
-			}
-		case stAttrName:
-			switch {
-			case c == '=':
-				h.attr = h.nameBuf.String()
-				h.st = stBeforeValue
-			case c == '>':
-				h.endTag()
-			case isSpace(c) || c == '/':
-				h.attr = h.nameBuf.String()
-				h.st = stAfterAttrName
-			default:
-				h.nameBuf.WriteByte(lower(c))
-			}
-		case stAfterAttrName:
-			switch {
-			case c == '=':
-				h.st = stBeforeValue
-			case c == '>':
-				h.endTag()
-			case isSpace(c) || c == '/':
-			default:
-				h.st = stAttrName
-				h.nameBuf.Reset()
-				h.nameBuf.WriteByte(lower(c))
-			}
-		case stBeforeValue:
-			switch {
-			case c == '"' || c == '\'':
-				h.st, h.quote, h.value, h.query = stQuoted, c, 0, false
-			case c == '>':
-				h.endTag()
-			case isSpace(c):
-			default:
-				h.st = stUnquoted
-			}
-		case stQuoted:
-			switch c {
-			case h.quote:
-				h.st = stTag
-			case '?', '#':
-				h.query = true
-				h.value++
-			default:
-				h.value++
-			}
-		case stUnquoted:
-			switch {
-			case c == '>':
-				h.endTag()
-			case isSpace(c):
-				h.st = stTag
-			}
+			i = h.text(s, i)
 		case stComment:
 			if strings.HasPrefix(s[i:], "-->") {
 				h.st = stText
@@ -290,6 +200,118 @@ func (h *htmlScanner) advance(s string) {
 				h.st = stEndTag
 				i += len(h.rawEnd) - 1
 			}
+		case stBeforeValue, stQuoted, stUnquoted:
+			h.valueByte(s[i])
+		default:
+			h.tagByte(s[i])
+		}
+	}
+}
+
+// text reads s[i] in text, where only a '<' that starts a comment, an
+// end tag (or <!...>, <?...>) or a start tag matters. It looks ahead in s
+// to tell which, so it returns the index of the last byte it used.
+func (h *htmlScanner) text(s string, i int) int {
+	if s[i] != '<' || i+1 >= len(s) {
+		return i
+	}
+	switch n := s[i+1]; {
+	case strings.HasPrefix(s[i:], "<!--"):
+		h.st = stComment
+		i += 3
+	case n == '/' || n == '!' || n == '?':
+		h.st = stEndTag
+	case isLetter(n):
+		h.st = stTagName
+		h.nameBuf.Reset()
+	}
+	return i
+}
+
+// tagByte reads c inside a tag but outside attribute values: the tag's
+// name, the names of its attributes and what lies between them.
+func (h *htmlScanner) tagByte(c byte) {
+	switch h.st {
+	case stTagName:
+		switch {
+		case isLetter(c) || c >= '0' && c <= '9' || c == '-':
+			h.nameBuf.WriteByte(c | 0x20)
+		case c == '>':
+			h.tag = h.nameBuf.String()
+			h.endTag()
+		default:
+			h.tag = h.nameBuf.String()
+			h.st = stTag
+		}
+	case stEndTag:
+		if c == '>' {
+			h.st = stText
+		}
+	case stTag, stAfterAttrName:
+		h.betweenAttrs(c)
+	case stAttrName:
+		switch {
+		case c == '=':
+			h.attr = h.nameBuf.String()
+			h.st = stBeforeValue
+		case c == '>':
+			h.endTag()
+		case isSpace(c) || c == '/':
+			h.attr = h.nameBuf.String()
+			h.st = stAfterAttrName
+		default:
+			h.nameBuf.WriteByte(lower(c))
+		}
+	}
+}
+
+// betweenAttrs reads c before an attribute's name (stTag) or after it
+// (stAfterAttrName), where only the latter may be followed by '='.
+func (h *htmlScanner) betweenAttrs(c byte) {
+	switch {
+	case c == '=' && h.st == stAfterAttrName:
+		h.st = stBeforeValue
+	case c == '>':
+		h.endTag()
+	case isSpace(c) || c == '/':
+	default:
+		h.st = stAttrName
+		h.nameBuf.Reset()
+		h.nameBuf.WriteByte(lower(c))
+	}
+}
+
+// valueByte reads c in or just before an attribute's value, counting the
+// bytes of a quoted value and noting a '?' or '#' in it, which placeholder
+// needs to escape a URL.
+func (h *htmlScanner) valueByte(c byte) {
+	switch h.st {
+	case stBeforeValue:
+		switch {
+		case c == '"' || c == '\'':
+			h.st, h.quote, h.value, h.query = stQuoted, c, 0, false
+		case c == '>':
+			h.endTag()
+		case isSpace(c):
+		default:
+			h.st = stUnquoted
+		}
+	case stQuoted:
+		switch c {
+		case h.quote:
+			h.st = stTag
+		case '?', '#':
+			h.query = true
+			h.value++
+		default:
+			h.value++
+		}
+	case stUnquoted:
+		switch {
+		case c == '>':
+			h.endTag()
+		case isSpace(c):
+			h.st = stTag
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -42,29 +43,9 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 	if src == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "template: nil custom template")
 	}
-	bad := func(format string, args ...any) error {
-		return notify.Errorf(notify.CodeInvalidArgument, "template: custom template %q: %s",
-			clip(src.Slug, 64), fmt.Sprintf(format, args...))
-	}
-	if !validSlug(src.Slug) {
-		return nil, bad("bad slug: use 1-64 lower-case letters, digits, '-' and '_'")
-	}
-	t := &tmpl{slug: src.Slug, class: src.Class, custom: true,
-		cloudName: cloudName(src.Slug), cloudLang: "en_US"}
-	switch t.class {
-	case "":
-		t.class = record.Transactional
-	case record.Transactional, record.Promotional:
-	default:
-		return nil, bad("class must be transactional or promotional")
-	}
-	if len(src.Variables) > MaxVars {
-		return nil, bad("more than %d variables", MaxVars)
-	}
-	for _, name := range src.Variables {
-		if err := t.declare(name); err != nil {
-			return nil, bad("%v", err)
-		}
+	t, err := customHeader(src)
+	if err != nil {
+		return nil, err
 	}
 	index := func(name string) (int, error) {
 		if i, ok := t.index[name]; ok {
@@ -78,40 +59,16 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 	}
 	for _, k := range orderedKinds(src.Bodies) {
 		if !validSlug(string(k)) {
-			return nil, bad("bad kind %q: kinds are 1-64 lower-case letters, digits, '-' and '_'", clip(string(k), 40))
+			return nil, badCustom(src.Slug, "bad kind %q: kinds are 1-64 lower-case letters, digits, '-' and '_'", clip(string(k), 40))
 		}
 	}
 	// Kinds in a fixed order (chat, sms, email, then the others sorted),
 	// parts subject, HTML, text: the order of errors and of the variables
 	// that bodies use without listing them.
 	for _, kind := range orderedKinds(src.Bodies) {
-		in := src.Bodies[kind]
-		f := &form{}
-		for _, p := range [...]struct {
-			part string
-			src  string
-			form bodyForm
-			dst  **body
-		}{
-			{partSubject, in.Subject, formSubject, &f.subject},
-			{partHTML, in.HTML, formHTML, &f.html},
-			{partText, in.Text, formText, &f.text},
-		} {
-			if p.src == "" {
-				continue
-			}
-			name := partName(kind, p.part)
-			if p.part != partText && (kind == chat.Kind || kind == sms.Kind) {
-				// The channel would drop the part: refuse it rather than
-				// send a message without it.
-				return nil, bad("%s: the %s channel sends only a text body; put it in Text", name, kind)
-			}
-			// Bodies pasted from Windows keep working; a lone CR is still an error.
-			b, err := compileBody(name, strings.ReplaceAll(p.src, "\r\n", "\n"), p.form, index)
-			if err != nil {
-				return nil, bad("%v", err)
-			}
-			*p.dst = b
+		f, err := compileCustomForm(src.Slug, kind, src.Bodies[kind], index)
+		if err != nil {
+			return nil, err
 		}
 		if f.html == nil && f.text == nil && f.subject == nil {
 			continue // an empty body: the template does not serve kind
@@ -121,11 +78,95 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 		}
 		t.forms[kind] = f
 	}
-	if !t.hasBody() {
-		if onlyBuiltinKinds(src.Bodies) {
-			return nil, bad("no body: set at least one of Chat, SMS, EmailHTML and EmailText")
+	if err := checkCustomForms(t, src.Bodies); err != nil {
+		return nil, err
+	}
+	t.finish()
+	return t, nil
+}
+
+// badCustom returns the InvalidArgument error for a mistake in the custom
+// template named slug, quoting the name (clipped: an invalid slug may be
+// of any length). The helpers of compileCustom share it so every error
+// reads the same.
+func badCustom(slug, format string, args ...any) error {
+	return notify.Errorf(notify.CodeInvalidArgument, "template: custom template %q: %s",
+		clip(slug, 64), fmt.Sprintf(format, args...))
+}
+
+// customHeader starts the tmpl of a custom template from what src says
+// besides its bodies: checks its slug and class (empty means
+// transactional) and declares the variables it lists, in order.
+func customHeader(src *store.Template) (*tmpl, error) {
+	if !validSlug(src.Slug) {
+		return nil, badCustom(src.Slug, "bad slug: use 1-64 lower-case letters, digits, '-' and '_'")
+	}
+	t := &tmpl{slug: src.Slug, class: src.Class, custom: true,
+		cloudName: cloudName(src.Slug), cloudLang: "en_US"}
+	switch t.class {
+	case "":
+		t.class = record.Transactional
+	case record.Transactional, record.Promotional:
+	default:
+		return nil, badCustom(src.Slug, "class must be transactional or promotional")
+	}
+	if len(src.Variables) > MaxVars {
+		return nil, badCustom(src.Slug, "more than %d variables", MaxVars)
+	}
+	for _, name := range src.Variables {
+		if err := t.declare(name); err != nil {
+			return nil, badCustom(src.Slug, "%v", err)
 		}
-		return nil, bad("no body: set the Text or HTML of at least one kind's body")
+	}
+	return t, nil
+}
+
+// compileCustomForm compiles the parts of the body in of kind, in the
+// order subject, HTML, text, into a form; index resolves a placeholder to
+// a variable (declaring it on first use). An empty part is left nil, and
+// chat and sms may have only a Text part: the channel would drop any
+// other.
+func compileCustomForm(slug string, kind notify.Kind, in store.Body, index func(string) (int, error)) (*form, error) {
+	f := &form{}
+	for _, p := range [...]struct {
+		part string
+		src  string
+		form bodyForm
+		dst  **body
+	}{
+		{partSubject, in.Subject, formSubject, &f.subject},
+		{partHTML, in.HTML, formHTML, &f.html},
+		{partText, in.Text, formText, &f.text},
+	} {
+		if p.src == "" {
+			continue
+		}
+		name := partName(kind, p.part)
+		if p.part != partText && (kind == chat.Kind || kind == sms.Kind) {
+			// The channel would drop the part: refuse it rather than
+			// send a message without it.
+			return nil, badCustom(slug, "%s: the %s channel sends only a text body; put it in Text", name, kind)
+		}
+		// Bodies pasted from Windows keep working; a lone CR is still an error.
+		b, err := compileBody(name, strings.ReplaceAll(p.src, "\r\n", "\n"), p.form, index)
+		if err != nil {
+			return nil, badCustom(slug, "%v", err)
+		}
+		*p.dst = b
+	}
+	return f, nil
+}
+
+// checkCustomForms checks the compiled forms of t, whose source bodies
+// were bodies: some kind must have a text or an HTML part, and no kind may
+// have a subject alone. The errors name the parts the way the template's
+// author set them.
+func checkCustomForms(t *tmpl, bodies map[notify.Kind]store.Body) error {
+	if !t.hasBody() {
+		if onlyBuiltinKinds(bodies) {
+			return badCustom(t.slug, "no body: set at least one of Chat, SMS, EmailHTML and EmailText")
+		}
+		return badCustom(t.slug, "no body: set the Text or HTML of at least one kind's body")
 	}
 	for _, kind := range orderedKinds(t.forms) {
 		f := t.forms[kind]
@@ -133,12 +174,11 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 			continue
 		}
 		if kind == email.Kind {
-			return nil, bad("an e-mail subject without an e-mail body (EmailHTML or EmailText)")
+			return badCustom(t.slug, "an e-mail subject without an e-mail body (EmailHTML or EmailText)")
 		}
-		return nil, bad("%s: a subject without a %s body (Text or HTML)", partName(kind, partSubject), kind)
+		return badCustom(t.slug, "%s: a subject without a %s body (Text or HTML)", partName(kind, partSubject), kind)
 	}
-	t.finish()
-	return t, nil
+	return nil
 }
 
 // hasBody reports whether some form of t has a text or an HTML part.

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/phone"
-	"github.com/notifykit/notify/record"
 )
 
 // Prepare validates and normalises a *Request for acct as the
@@ -41,7 +42,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	to := c.recipient(&fe, acct, r.To)
 	rules.Check(&fe, r) // otp, brand, type, gateway, template_name, file_name, domain
-	if r.TemplateName == "" && (len(r.NamedParams) > 0 || r.HeaderText != "" || r.HeaderName != "" || len(r.Buttons) > 0) {
+	if r.TemplateName == "" && hasTemplateValues(r) {
 		fe.Add("template_name", "is required with a template's values (named parameters, header text, buttons): they fill a cloud template")
 	}
 	requested := r.Gateway
@@ -56,32 +57,10 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if action == "" {
 		fe.Addf("action", "must be login, two-step verification, registration, password reset, transaction or verification, not %s", rules.Clip(r.Action))
 	}
-	brand := strings.TrimSpace(r.Brand)
-	brandGiven := brand != ""
-	if !brandGiven {
-		brand = strings.TrimSpace(acct.Name)
-		if rules.Text(brand) != "" {
-			brand = ""
-		}
-	}
-	lang := ""
-	if r.Language != "" {
-		var ok bool
-		if lang, ok = normalLanguage(r.Language); !ok {
-			fe.Addf("language", "must be a language code such as en, en_US or hi, not %s", rules.Clip(r.Language))
-		}
-	}
-	for _, u := range []struct{ field, raw string }{{"media_url", r.MediaURL}, {"header_url", r.HeaderURL}} {
-		if u.raw == "" {
-			continue
-		}
-		if err := c.guard.CheckURL(ctx, u.raw); err != nil {
-			var ge *netguard.Error
-			if !errors.As(err, &ge) {
-				return nil, err // the context ended, or the resolver failed (Unavailable)
-			}
-			fe.Add(u.field, "must be a public https URL: "+ge.Reason)
-		}
+	brand, brandGiven := brandOf(r, acct)
+	lang := requestLanguage(r, &fe)
+	if err := c.checkURLs(ctx, r, &fe); err != nil {
+		return nil, err
 	}
 
 	msg := &Message{Type: typ}
@@ -90,9 +69,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	case r.MediaURL != "":
 		msg.Media = mediaFor(r.MediaURL, r.FileName)
 		msg.Text = r.Message
-		if utf8.RuneCountInString(r.Message) > MaxCaption || !utf8.ValidString(r.Message) {
-			fe.Addf("message", "is the caption under the file here: at most %d characters", MaxCaption)
-		}
+		checkCaption(r.Message, &fe)
 	case r.TemplateSlug != "" || r.TemplateName != "":
 		tmplClass, err = c.template(ctx, acct, r, requested, action, lang, brandGiven, brand, msg, &fe)
 		if err != nil {
@@ -103,12 +80,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		msg.OTP = r.OTP
 		msg.Template = c.authTemplate(r.OTP, lang, requested)
 	case r.Message != "":
-		switch {
-		case !utf8.ValidString(r.Message) || strings.TrimSpace(r.Message) == "":
-			fe.Add("message", "must be non-empty UTF-8 text")
-		case utf8.RuneCountInString(r.Message) > MaxText:
-			fe.Addf("message", "must be at most %d characters", MaxText)
-		}
+		checkText(r.Message, &fe)
 		msg.Text = r.Message
 	default:
 		fe.Add("message", "is required: give media_url, template_slug, template_name, otp or message")
@@ -147,6 +119,79 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		CarriesOTP: carriesOTP,
 		Window:     c.windows.For(class, to.Region, to.E164),
 	}, nil
+}
+
+// hasTemplateValues reports whether r gives values that only a cloud
+// template named by template_name takes: named parameters, header text
+// or buttons.
+func hasTemplateValues(r *Request) bool {
+	return len(r.NamedParams) > 0 || r.HeaderText != "" || r.HeaderName != "" || len(r.Buttons) > 0
+}
+
+// brandOf returns the brand of r's texts, trimmed, and whether r gave it;
+// without one it is the account's name when that is usable text, else "".
+func brandOf(r *Request, acct *notify.Account) (brand string, given bool) {
+	brand = strings.TrimSpace(r.Brand)
+	if brand != "" {
+		return brand, true
+	}
+	brand = strings.TrimSpace(acct.Name)
+	if rules.Text(brand) != "" {
+		brand = ""
+	}
+	return brand, false
+}
+
+// requestLanguage returns r's language in the cloud form ("en_US"), or
+// "" when r gives none; one that is not a language code is added to fe.
+func requestLanguage(r *Request, fe *notify.FieldErrors) string {
+	if r.Language == "" {
+		return ""
+	}
+	lang, ok := normalLanguage(r.Language)
+	if !ok {
+		fe.Addf("language", "must be a language code such as en, en_US or hi, not %s", rules.Clip(r.Language))
+	}
+	return lang
+}
+
+// checkURLs checks media_url and header_url, when given, through the
+// guard: one that is not a public https URL is added to fe. Any other
+// error (the context ended, or the resolver failed: Unavailable) is
+// returned, since the request may be fine.
+func (c *Channel) checkURLs(ctx context.Context, r *Request, fe *notify.FieldErrors) error {
+	for _, u := range []struct{ field, raw string }{{"media_url", r.MediaURL}, {"header_url", r.HeaderURL}} {
+		if u.raw == "" {
+			continue
+		}
+		if err := c.guard.CheckURL(ctx, u.raw); err != nil {
+			var ge *netguard.Error
+			if !errors.As(err, &ge) {
+				return err
+			}
+			fe.Add(u.field, "must be a public https URL: "+ge.Reason)
+		}
+	}
+	return nil
+}
+
+// checkCaption adds to fe a message that cannot be the caption under a
+// file: over MaxCaption characters or not UTF-8.
+func checkCaption(text string, fe *notify.FieldErrors) {
+	if utf8.RuneCountInString(text) > MaxCaption || !utf8.ValidString(text) {
+		fe.Addf("message", "is the caption under the file here: at most %d characters", MaxCaption)
+	}
+}
+
+// checkText adds to fe a message that cannot be sent as text: empty,
+// blank, not UTF-8 or over MaxText characters.
+func checkText(text string, fe *notify.FieldErrors) {
+	switch {
+	case !utf8.ValidString(text) || strings.TrimSpace(text) == "":
+		fe.Add("message", "must be non-empty UTF-8 text")
+	case utf8.RuneCountInString(text) > MaxText:
+		fe.Addf("message", "must be at most %d characters", MaxText)
+	}
 }
 
 // resolve picks the gateway of a prepared message for an account whose
@@ -208,44 +253,7 @@ func errNoOTPTemplate(msg *Message) error {
 // returned.
 func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request, requested Gateway,
 	action, lang string, brandGiven bool, brand string, msg *Message, fe *notify.FieldErrors) (record.PriceClass, error) {
-	// template_name is for the cloud gateway; it is used when the message
-	// can go that way.
-	useName := r.TemplateName != "" && requested != GatewayQR && (c.cloud != nil || r.TemplateSlug == "")
-	if r.TemplateName != "" && requested == GatewayQR && r.TemplateSlug == "" {
-		fe.Add("template_name", "cloud templates need gateway cloud or auto; on the qr gateway use template_slug or message")
-		return "", nil
-	}
-	if useName && r.TemplateName == c.otpName {
-		// The configured authentication template: the code fills its
-		// body and its OTP button.
-		if r.OTP == "" {
-			fe.Add("otp", "is required: template_name is the authentication template one-time codes go through")
-			return "", nil
-		}
-		if len(r.NamedParams) > 0 || r.HeaderText != "" || r.HeaderName != "" || len(r.Buttons) > 0 {
-			fe.Add("template_name", "is the authentication template, which takes the code only: no named parameters, header text or buttons")
-			return "", nil
-		}
-		msg.Template, msg.OTP = c.authTemplate(r.OTP, lang, requested), r.OTP
-	} else if useName {
-		var params []string
-		if len(r.NamedParams) > 0 {
-			if len(r.Variables) > 0 {
-				fe.Add("variables", "cannot go with named parameters: a template takes positional or named ones, as it was approved")
-			}
-		} else {
-			params = positionalParams(r.Variables, r.OTP, fe)
-		}
-		t := &Template{Name: r.TemplateName, Language: lang, Params: params, NamedParams: r.NamedParams,
-			HeaderText: r.HeaderText, HeaderName: r.HeaderName, Buttons: r.Buttons}
-		if t.Language == "" {
-			t.Language = "en_US"
-		}
-		t.HeaderURL, t.HeaderKind = r.HeaderURL, headerKind(r.HeaderURL)
-		msg.Template = t
-		msg.OTP = r.OTP
-	}
-	if r.TemplateSlug == "" {
+	if !c.nameTemplate(r, requested, lang, msg, fe) || r.TemplateSlug == "" {
 		return "", nil
 	}
 	if c.renderer == nil {
@@ -272,20 +280,86 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 		return rendered.Class, nil
 	}
 	if msg.Template == nil && requested != GatewayQR && c.cloud != nil && c.cloudTmpl != nil {
-		t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)
+		t, err := c.slugCloudTemplate(ctx, acct, r, lang, vars)
 		if err != nil {
 			return "", mergeInvalid(err, fe)
 		}
-		if lang != "" {
-			t.Language = lang
-		}
-		if t.Language == "" {
-			t.Language = "en_US"
-		}
-		t.HeaderURL, t.HeaderKind = r.HeaderURL, headerKind(r.HeaderURL)
 		msg.Template = t
 	}
 	return rendered.Class, nil
+}
+
+// nameTemplate fills msg for template_name, the name of a cloud template,
+// when the message can go by the cloud gateway: the configured
+// authentication template takes the code, any other template its
+// parameters and header. Validation problems go to fe; it reports false
+// when one of them ends the checks of the request's template.
+func (c *Channel) nameTemplate(r *Request, requested Gateway, lang string, msg *Message, fe *notify.FieldErrors) bool {
+	// template_name is for the cloud gateway; it is used when the message
+	// can go that way.
+	useName := r.TemplateName != "" && requested != GatewayQR && (c.cloud != nil || r.TemplateSlug == "")
+	if r.TemplateName != "" && requested == GatewayQR && r.TemplateSlug == "" {
+		fe.Add("template_name", "cloud templates need gateway cloud or auto; on the qr gateway use template_slug or message")
+		return false
+	}
+	switch {
+	case useName && r.TemplateName == c.otpName:
+		// The configured authentication template: the code fills its
+		// body and its OTP button.
+		if r.OTP == "" {
+			fe.Add("otp", "is required: template_name is the authentication template one-time codes go through")
+			return false
+		}
+		if hasTemplateValues(r) {
+			fe.Add("template_name", "is the authentication template, which takes the code only: no named parameters, header text or buttons")
+			return false
+		}
+		msg.Template, msg.OTP = c.authTemplate(r.OTP, lang, requested), r.OTP
+	case useName:
+		msg.Template = namedTemplate(r, lang, fe)
+		msg.OTP = r.OTP
+	}
+	return true
+}
+
+// namedTemplate returns the cloud template that r names with
+// template_name (not the authentication one), in lang or en_US, with its
+// parameters, positional from variables or named, and its header.
+// Problems with the parameters go to fe.
+func namedTemplate(r *Request, lang string, fe *notify.FieldErrors) *Template {
+	var params []string
+	if len(r.NamedParams) > 0 {
+		if len(r.Variables) > 0 {
+			fe.Add("variables", "cannot go with named parameters: a template takes positional or named ones, as it was approved")
+		}
+	} else {
+		params = positionalParams(r.Variables, r.OTP, fe)
+	}
+	t := &Template{Name: r.TemplateName, Language: lang, Params: params, NamedParams: r.NamedParams,
+		HeaderText: r.HeaderText, HeaderName: r.HeaderName, Buttons: r.Buttons}
+	if t.Language == "" {
+		t.Language = "en_US"
+	}
+	t.HeaderURL, t.HeaderKind = r.HeaderURL, headerKind(r.HeaderURL)
+	return t
+}
+
+// slugCloudTemplate returns the cloud form of r's template_slug, filled
+// with vars, from the configured CloudTemplates: in lang when r gives
+// one, else its own language or en_US, with r's header media.
+func (c *Channel) slugCloudTemplate(ctx context.Context, acct *notify.Account, r *Request, lang string, vars notify.Vars) (*Template, error) {
+	t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)
+	if err != nil {
+		return nil, err
+	}
+	if lang != "" {
+		t.Language = lang
+	}
+	if t.Language == "" {
+		t.Language = "en_US"
+	}
+	t.HeaderURL, t.HeaderKind = r.HeaderURL, headerKind(r.HeaderURL)
+	return t, nil
 }
 
 // recipient reads the number to, for acct: in E.164 form, of a country

@@ -332,50 +332,62 @@ func scanAttrs(s string, i int) (string, int) {
 // between a tag's name and its '>'.
 func attr(attrs, name string) string {
 	for i := 0; i < len(attrs); {
-		for i < len(attrs) && (isSpace(attrs[i]) || attrs[i] == '/') {
-			i++
-		}
-		j := i
-		for j < len(attrs) && !isSpace(attrs[j]) && attrs[j] != '=' && attrs[j] != '/' {
-			j++
-		}
-		key := attrs[i:j]
+		key, j := attrKey(attrs, i)
 		if key == "" { // a stray '='
 			i = j + 1
 			continue
 		}
-		i = j
-		for i < len(attrs) && isSpace(attrs[i]) {
-			i++
-		}
-		val := ""
-		if i < len(attrs) && attrs[i] == '=' {
-			i++
-			for i < len(attrs) && isSpace(attrs[i]) {
-				i++
-			}
-			if i < len(attrs) && (attrs[i] == '"' || attrs[i] == '\'') {
-				q := attrs[i]
-				end := strings.IndexByte(attrs[i+1:], q)
-				if end < 0 {
-					end = len(attrs) - i - 1
-				}
-				val = attrs[i+1 : i+1+end]
-				i += end + 2
-			} else {
-				k := i
-				for k < len(attrs) && !isSpace(attrs[k]) {
-					k++
-				}
-				val = attrs[i:k]
-				i = k
-			}
-		}
+		var val string
+		val, i = attrValue(attrs, j)
 		if strings.EqualFold(key, name) {
 			return html.UnescapeString(val)
 		}
 	}
 	return ""
+}
+
+// attrKey skips the white space and '/' at attrs[i:] and returns the
+// attribute name that follows, "" if there is none (at a stray '=' or
+// the end), and the index just past it.
+func attrKey(attrs string, i int) (string, int) {
+	for i < len(attrs) && (isSpace(attrs[i]) || attrs[i] == '/') {
+		i++
+	}
+	j := i
+	for j < len(attrs) && !isSpace(attrs[j]) && attrs[j] != '=' && attrs[j] != '/' {
+		j++
+	}
+	return attrs[i:j], j
+}
+
+// attrValue reads what follows an attribute's name at attrs[i:]: white
+// space, then, after an '=', the value, quoted or not (an unterminated
+// quote runs to the end). It returns the value still encoded, "" without
+// an '=', and the index past what it read, which may be past the end.
+func attrValue(attrs string, i int) (string, int) {
+	for i < len(attrs) && isSpace(attrs[i]) {
+		i++
+	}
+	if i >= len(attrs) || attrs[i] != '=' {
+		return "", i
+	}
+	i++
+	for i < len(attrs) && isSpace(attrs[i]) {
+		i++
+	}
+	if i < len(attrs) && (attrs[i] == '"' || attrs[i] == '\'') {
+		q := attrs[i]
+		end := strings.IndexByte(attrs[i+1:], q)
+		if end < 0 {
+			end = len(attrs) - i - 1
+		}
+		return attrs[i+1 : i+1+end], i + end + 2
+	}
+	k := i
+	for k < len(attrs) && !isSpace(attrs[k]) {
+		k++
+	}
+	return attrs[i:k], k
 }
 
 // indexFold is strings.Index ignoring ASCII case; needle is lower case.

@@ -223,57 +223,84 @@ func walk(v any, id string, depth int, out *[]entry) error {
 	}
 	switch v := v.(type) {
 	case []any:
-		for _, item := range v {
-			if _, ok := item.(map[string]any); !ok {
-				return errors.New("a report must be a JSON object")
-			}
-			if err := walk(item, id, depth+1, out); err != nil {
-				return err
-			}
-		}
-		return nil
+		return walkList(v, id, depth, out)
 	case map[string]any:
-		e := entry{}
-		for k, val := range v {
-			switch val := val.(type) {
-			case string:
-				e.set(k, strings.TrimSpace(val))
-			case json.Number:
-				e.set(k, val.String())
-			}
+		e, own := objectEntry(v, id)
+		inner, err := wrapped(v)
+		if err != nil {
+			return err
 		}
-		own := e.get(idFields...)
-		if own == "" && id != "" {
-			e["requestid"] = id
-			own = id
-		}
-		// The v2 shape: {"requestId", "report": [...]} or a {"data": ...}
-		// wrapper, with the list itself or its JSON as a string.
-		for _, k := range []string{"report", "data"} {
-			inner, ok := field(v, k)
-			if !ok {
-				continue
-			}
-			if s, isString := inner.(string); isString {
-				s = strings.TrimSpace(s)
-				if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
-					continue
-				}
-				decoded, err := decodeJSON([]byte(s))
-				if err != nil {
-					return errors.New("a wrapped report list that is not JSON")
-				}
-				inner = decoded
-			}
-			switch inner.(type) {
-			case []any, map[string]any:
-				return walk(inner, own, depth+1, out)
-			}
+		if inner != nil {
+			return walk(inner, own, depth+1, out)
 		}
 		*out = append(*out, e)
 		return nil
 	}
 	return errors.New("a report must be a JSON object or array")
+}
+
+// walkList appends the reports of the list v, each of which must be an
+// object; id is as for walk.
+func walkList(v []any, id string, depth int, out *[]entry) error {
+	for _, item := range v {
+		if _, ok := item.(map[string]any); !ok {
+			return errors.New("a report must be a JSON object")
+		}
+		if err := walk(item, id, depth+1, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// objectEntry returns the string and number fields of the JSON object v
+// as an entry, and its request ID: its own, or else id, the ID of the
+// object that wraps it, which the entry then takes.
+func objectEntry(v map[string]any, id string) (entry, string) {
+	e := entry{}
+	for k, val := range v {
+		switch val := val.(type) {
+		case string:
+			e.set(k, strings.TrimSpace(val))
+		case json.Number:
+			e.set(k, val.String())
+		}
+	}
+	own := e.get(idFields...)
+	if own == "" && id != "" {
+		e["requestid"] = id
+		own = id
+	}
+	return e, own
+}
+
+// wrapped returns the list or object of reports that the object v wraps,
+// or nil when v is a report itself. The v2 shape: {"requestId",
+// "report": [...]} or a {"data": ...} wrapper, with the list itself or
+// its JSON as a string, which must then decode.
+func wrapped(v map[string]any) (any, error) {
+	for _, k := range []string{"report", "data"} {
+		inner, ok := field(v, k)
+		if !ok {
+			continue
+		}
+		if s, isString := inner.(string); isString {
+			s = strings.TrimSpace(s)
+			if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
+				continue
+			}
+			decoded, err := decodeJSON([]byte(s))
+			if err != nil {
+				return nil, errors.New("a wrapped report list that is not JSON")
+			}
+			inner = decoded
+		}
+		switch inner.(type) {
+		case []any, map[string]any:
+			return inner, nil
+		}
+	}
+	return nil, nil
 }
 
 // field returns v's field named k in any letter case, the exact name

@@ -15,11 +15,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/notifykit/notify/record"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/vendorhttp"
-	"github.com/notifykit/notify/record"
 )
 
 // Defaults of Config.
@@ -361,77 +362,27 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope has no chat content")
 	}
 	c := chat.MessageOf(env)
-	switch {
-	case c.Template != nil:
-		return nil, notify.InvalidField("template_name", "qrchat: cloud templates need the cloud gateway")
-	case c.Media == nil && c.Text == "":
-		return nil, notify.InvalidField("message", "qrchat: the envelope has no text or media")
-	case c.Media != nil && c.Media.URL == "":
-		return nil, notify.InvalidField("media_url", "qrchat: is required for a media message")
-	}
-	media := c.Media
-	text := c.Text
-	if media != nil && p.edition == EditionCore {
-		if p.coreMed != MediaAsLink {
-			return nil, notify.InvalidField("media_url", "qrchat: the QR gateway runs WAHA Core, which sends no images, videos or documents (qrchat Config.Edition); send the message without media_url or through the cloud gateway")
-		}
-		text, media = mediaLinkText(c.Text, media.URL), nil
-	}
-	chatID, err := p.chatID(env.To)
+	text, media, err := p.content(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.ensureWorking(ctx); err != nil {
+	chatID, err := p.recipient(ctx, env.To)
+	if err != nil {
 		return nil, err
 	}
-	if p.check {
-		if chatID, err = p.checkNumber(ctx, chatID); err != nil {
-			return nil, err
-		}
-	}
 	body := sendBody{Session: p.session, ChatID: chatID}
-	path := "/api/sendText"
 	var (
 		status int
 		header http.Header
 		answer []byte
 	)
-	switch {
-	case media != nil:
-		ms, err := p.openMedia(ctx, media)
-		if err != nil {
-			return nil, err
-		}
-		body.File = &fileBody{MIMEType: ms.mime, Filename: media.FileName}
-		body.Caption = text
-		path = sendPath(media.Kind)
-		if media.Kind == chat.MediaVideo {
-			no := false
-			body.AsNote, body.Convert = &no, &no
-		}
-		ans, err := p.sendMedia(ctx, path, body, ms)
-		if err != nil {
-			if notify.OutcomeOf(err) == record.StateUnknown {
-				p.forget() // the gateway may be in trouble: ask again next time
-			}
-			return nil, err
-		}
-		status, header, answer = ans.Status, ans.Header, ans.Body
-	default:
-		if c.Media != nil { // a link to the media (MediaAsLink)
-			no := false
-			body.LinkPreview = &no
-		}
-		body.Text = text
-		data, err := json.Marshal(body)
-		if err != nil {
-			return nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
-		}
-		status, header, answer, err = p.do(ctx, http.MethodPost, path, data)
-		if err != nil {
-			p.forget() // the gateway may be in trouble: ask again next time
-			return nil, err
-		}
+	if media != nil {
+		status, header, answer, err = p.postMedia(ctx, body, media, text)
+	} else {
+		status, header, answer, err = p.postText(ctx, body, text, c.Media != nil)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if status < 200 || status > 299 {
 		e := p.classify(status, header, answer, c.OTP)
@@ -445,6 +396,98 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, vendorhttp.Unknownf("qrchat", "HTTP %d without a message ID", status)
 	}
 	return &notify.Result{Provider: p.name, ProviderMessageID: id, Route: string(chat.GatewayQR)}, nil
+}
+
+// content checks that c is something the QR gateway can send and returns
+// the text and media to post. WAHA Core sends no media: there the media
+// goes as a link in the text (MediaAsLink) and media is nil, or it is
+// refused.
+func (p *Provider) content(c *chat.Message) (string, *chat.Media, error) {
+	switch {
+	case c.Template != nil:
+		return "", nil, notify.InvalidField("template_name", "qrchat: cloud templates need the cloud gateway")
+	case c.Media == nil && c.Text == "":
+		return "", nil, notify.InvalidField("message", "qrchat: the envelope has no text or media")
+	case c.Media != nil && c.Media.URL == "":
+		return "", nil, notify.InvalidField("media_url", "qrchat: is required for a media message")
+	}
+	media := c.Media
+	text := c.Text
+	if media != nil && p.edition == EditionCore {
+		if p.coreMed != MediaAsLink {
+			return "", nil, notify.InvalidField("media_url", "qrchat: the QR gateway runs WAHA Core, which sends no images, videos or documents (qrchat Config.Edition); send the message without media_url or through the cloud gateway")
+		}
+		text, media = mediaLinkText(c.Text, media.URL), nil
+	}
+	return text, media, nil
+}
+
+// recipient returns the chat ID to send to for to, after making sure the
+// session is WORKING and, with Config.CheckNumber, asking the gateway
+// whether the number is on the chat network (its answer gives the chat
+// ID). Send asks before it fetches any media.
+func (p *Provider) recipient(ctx context.Context, to string) (string, error) {
+	chatID, err := p.chatID(to)
+	if err != nil {
+		return "", err
+	}
+	if err := p.ensureWorking(ctx); err != nil {
+		return "", err
+	}
+	if p.check {
+		if chatID, err = p.checkNumber(ctx, chatID); err != nil {
+			return "", err
+		}
+	}
+	return chatID, nil
+}
+
+// postMedia posts body with media, fetched through the guard, and text as
+// its caption, to the endpoint of its kind; it returns the gateway's
+// answer. An error that leaves the outcome unknown makes the session be
+// asked about again next time.
+func (p *Provider) postMedia(ctx context.Context, body sendBody, media *chat.Media, text string) (int, http.Header, []byte, error) {
+	ms, err := p.openMedia(ctx, media)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	body.File = &fileBody{MIMEType: ms.mime, Filename: media.FileName}
+	body.Caption = text
+	path := sendPath(media.Kind)
+	if media.Kind == chat.MediaVideo {
+		no := false
+		body.AsNote, body.Convert = &no, &no
+	}
+	ans, err := p.sendMedia(ctx, path, body, ms)
+	if err != nil {
+		if notify.OutcomeOf(err) == record.StateUnknown {
+			p.forget() // the gateway may be in trouble: ask again next time
+		}
+		return 0, nil, nil, err
+	}
+	return ans.Status, ans.Header, ans.Body, nil
+}
+
+// postText posts body with text to /api/sendText and returns the
+// gateway's answer; link says text stands for media (MediaAsLink), which
+// is then sent without a link preview. A failed post makes the session
+// be asked about again next time.
+func (p *Provider) postText(ctx context.Context, body sendBody, text string, link bool) (int, http.Header, []byte, error) {
+	if link {
+		no := false
+		body.LinkPreview = &no
+	}
+	body.Text = text
+	data, err := json.Marshal(body)
+	if err != nil {
+		return 0, nil, nil, notify.Errorf(notify.CodeInvalidArgument, "qrchat: the envelope cannot be encoded as a request: %v", err)
+	}
+	status, header, answer, err := p.do(ctx, http.MethodPost, "/api/sendText", data)
+	if err != nil {
+		p.forget() // the gateway may be in trouble: ask again next time
+		return 0, nil, nil, err
+	}
+	return status, header, answer, nil
 }
 
 // mediaLinkText is the text that stands for media on WAHA Core

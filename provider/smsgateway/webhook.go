@@ -253,62 +253,90 @@ func jsonEntries(body []byte) ([]entry, error) {
 func walk(v any, id string, depth int, out *[]entry) error {
 	switch v := v.(type) {
 	case []any:
-		for _, item := range v {
-			if _, ok := item.(map[string]any); !ok {
-				return errors.New("a report must be a JSON object")
-			}
-			if err := walk(item, id, depth, out); err != nil {
+		return walkList(v, id, depth, out)
+	case map[string]any:
+		e := objectEntry(v, id)
+		if depth < maxDepth {
+			inner, err := wrapped(v, e)
+			if err != nil {
 				return err
 			}
-		}
-		return nil
-	case map[string]any:
-		e := entry{}
-		for k, val := range v {
-			switch val := val.(type) {
-			case string:
-				e.set(k, strings.TrimSpace(val))
-			case json.Number:
-				e.set(k, val.String())
-			}
-		}
-		if e.get(idFields...) == "" && id != "" {
-			e["request_id"] = id
-		}
-		if depth < maxDepth {
-			for _, k := range wrapperFields {
-				inner, ok := field(v, k)
-				if !ok {
-					continue
-				}
-				if s, isString := inner.(string); isString {
-					// A wrapper holding JSON as a string: {"data": "[...]"}.
-					s = strings.TrimSpace(s)
-					if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
-						continue
-					}
-					d := json.NewDecoder(strings.NewReader(s))
-					d.UseNumber()
-					if d.Decode(&inner) != nil {
-						return errors.New("a wrapped report list that is not JSON")
-					}
-				}
-				// A list is always reports; an object is a wrapped report
-				// unless v has a status of its own (then v is the report).
-				switch inner.(type) {
-				case []any:
-					return walk(inner, e.get(idFields...), depth+1, out)
-				case map[string]any:
-					if e.get(statusFields...) == "" {
-						return walk(inner, e.get(idFields...), depth+1, out)
-					}
-				}
+			if inner != nil {
+				return walk(inner, e.get(idFields...), depth+1, out)
 			}
 		}
 		*out = append(*out, e)
 		return nil
 	}
 	return errors.New("a callback must be a JSON object or array")
+}
+
+// walkList appends the reports of the list v, each of which must be an
+// object; id is as for walk.
+func walkList(v []any, id string, depth int, out *[]entry) error {
+	for _, item := range v {
+		if _, ok := item.(map[string]any); !ok {
+			return errors.New("a report must be a JSON object")
+		}
+		if err := walk(item, id, depth, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// objectEntry returns the string and number fields of the JSON object v
+// as an entry; one without a request ID of its own takes id, the ID of
+// the object that wraps it, if any.
+func objectEntry(v map[string]any, id string) entry {
+	e := entry{}
+	for k, val := range v {
+		switch val := val.(type) {
+		case string:
+			e.set(k, strings.TrimSpace(val))
+		case json.Number:
+			e.set(k, val.String())
+		}
+	}
+	if e.get(idFields...) == "" && id != "" {
+		e["request_id"] = id
+	}
+	return e
+}
+
+// wrapped returns the reports the object v (read as e) wraps in the
+// first of wrapperFields that holds some, as a list or an object, or nil
+// when v is a report itself. A wrapper may hold them as JSON in a
+// string, {"data": "[...]"}, which must then decode. A list is always
+// reports; an object is a wrapped report unless v has a status of its
+// own (then v is the report).
+func wrapped(v map[string]any, e entry) (any, error) {
+	for _, k := range wrapperFields {
+		inner, ok := field(v, k)
+		if !ok {
+			continue
+		}
+		if s, isString := inner.(string); isString {
+			s = strings.TrimSpace(s)
+			if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
+				continue
+			}
+			d := json.NewDecoder(strings.NewReader(s))
+			d.UseNumber()
+			if d.Decode(&inner) != nil {
+				return nil, errors.New("a wrapped report list that is not JSON")
+			}
+		}
+		switch inner.(type) {
+		case []any:
+			return inner, nil
+		case map[string]any:
+			if e.get(statusFields...) == "" {
+				return inner, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // field returns v's field named k in any letter case, the exact name

@@ -208,9 +208,38 @@ type settings struct {
 	dkim *dkimSigner
 }
 
+// settings applies the defaults of s and checks it, reporting every
+// problem at once (errors.Join), in a fixed order.
 func (s Server) settings() (*settings, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	s.checkConnection(bad)
+	st := &settings{Server: s}
+	st.checkFrom(bad)
+	st.checkSession(bad)
+	st.checkUnsubscribe(bad)
+	if s.Encryption != EncryptionNone {
+		if s.TLSConfig != nil {
+			st.tls = s.TLSConfig.Clone()
+		} else {
+			st.tls = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		if st.tls.ServerName == "" {
+			st.tls.ServerName = s.Host
+		}
+	}
+	st.addr = net.JoinHostPort(s.Host, fmt.Sprint(st.Port))
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return st, nil
+}
+
+// checkConnection checks how s reaches and logs in to the server (Host,
+// Encryption, Auth, Port, Username and Password), passing each problem to
+// bad, and sets the default Port of the Encryption. It runs before the
+// rest since the settings are made from s with that Port.
+func (s *Server) checkConnection(bad func(format string, args ...any)) {
 	if s.Host == "" {
 		bad("Host is required")
 	}
@@ -246,7 +275,12 @@ func (s Server) settings() (*settings, error) {
 	if strings.ContainsAny(s.Username+s.Password, "\r\n\x00") {
 		bad("Username and Password must not contain CR, LF or NUL")
 	}
-	st := &settings{Server: s}
+}
+
+// checkFrom checks the sender (From, DKIM, FromName), passing each
+// problem to bad, and sets the ASCII forms of From that MAIL FROM, the
+// headers and the DKIM signer use.
+func (s *settings) checkFrom(bad func(format string, args ...any)) {
 	if why := rules.AddressChars(s.From); why != "" && s.From != "" {
 		bad("From %s", why)
 	} else if a, err := mail.ParseAddress(s.From); err != nil || a.Name != "" || a.Address != s.From {
@@ -256,12 +290,12 @@ func (s Server) settings() (*settings, error) {
 	} else {
 		// MAIL FROM, the From header and Message-IDs carry the domain
 		// in ASCII; a non-ASCII local part needs SMTPUTF8 of the relay.
-		st.fromAddr = ascii
-		st.fromDomain = ascii[strings.LastIndexByte(ascii, '@')+1:]
-		st.fromUTF8 = !isASCII(ascii)
+		s.fromAddr = ascii
+		s.fromDomain = ascii[strings.LastIndexByte(ascii, '@')+1:]
+		s.fromUTF8 = !isASCII(ascii)
 	}
 	var dkimErrs []string
-	st.dkim, dkimErrs = newDKIMSigner(s.DKIM, st.fromDomain)
+	s.dkim, dkimErrs = newDKIMSigner(s.DKIM, s.fromDomain)
 	for _, e := range dkimErrs {
 		bad("%s", e)
 	}
@@ -270,8 +304,13 @@ func (s Server) settings() (*settings, error) {
 	} else if why := rules.DisplayName(s.FromName); why != "" {
 		bad("FromName %s", why)
 	}
+}
+
+// checkSession checks the EHLO name and the timeouts of a session,
+// passing each problem to bad, and fills in their defaults.
+func (s *settings) checkSession(bad func(format string, args ...any)) {
 	if s.Helo == "" {
-		st.Helo = defaultHelo(os.Hostname)
+		s.Helo = defaultHelo(os.Hostname)
 	} else if !validHelo(s.Helo) {
 		bad("Helo %q is not a host name such as mail.example.com or an address literal such as [192.0.2.1]", s.Helo)
 	}
@@ -279,17 +318,24 @@ func (s Server) settings() (*settings, error) {
 		bad("timeouts must not be negative")
 	}
 	if s.ConnectTimeout == 0 {
-		st.ConnectTimeout = 10 * time.Second
+		s.ConnectTimeout = 10 * time.Second
 	}
 	if s.SendTimeout == 0 {
-		st.SendTimeout = 30 * time.Second
+		s.SendTimeout = 30 * time.Second
 	}
+}
+
+// checkUnsubscribe checks the List-Unsubscribe settings
+// (ListUnsubscribeURL, UnsubscribeSecret, ListUnsubscribeMailto), passing
+// each problem to bad, and sets what the header is made of: the URL, the
+// token keys and the mailto: URL.
+func (s *settings) checkUnsubscribe(bad func(format string, args ...any)) {
 	if s.ListUnsubscribeURL != "" {
 		u, err := url.Parse(strings.NewReplacer("{email}", "x", "{token}", "x").Replace(s.ListUnsubscribeURL))
 		if err != nil || u.Scheme != "https" || u.Host == "" || strings.ContainsAny(s.ListUnsubscribeURL, "\r\n\x00<> ,") {
 			bad("ListUnsubscribeURL %q must be an https URL", s.ListUnsubscribeURL)
 		}
-		st.unsubURL = s.ListUnsubscribeURL
+		s.unsubURL = s.ListUnsubscribeURL
 	}
 	hasToken := strings.Contains(s.ListUnsubscribeURL, "{token}")
 	switch {
@@ -298,7 +344,7 @@ func (s Server) settings() (*settings, error) {
 		if err != nil {
 			bad("UnsubscribeSecret must be at least %d bytes, not %d", MinUnsubscribeSecretLen, len(s.UnsubscribeSecret))
 		}
-		st.unsubKeys = k
+		s.unsubKeys = k
 		if strings.Contains(s.ListUnsubscribeURL, "{email}") {
 			bad("ListUnsubscribeURL must not use {email} when UnsubscribeSecret is set: anybody can put a plain address in a URL; use {token}")
 		} else if !hasToken {
@@ -307,38 +353,31 @@ func (s Server) settings() (*settings, error) {
 	case hasToken:
 		bad("ListUnsubscribeURL uses {token}, which needs UnsubscribeSecret")
 	}
-	if m := s.ListUnsubscribeMailto; m != "" {
-		if !strings.HasPrefix(strings.ToLower(m), "mailto:") {
-			m = "mailto:" + m
-		}
-		u, err := url.Parse(m)
-		if err != nil || strings.ContainsAny(m, "\r\n\x00<> ,") {
-			bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", s.ListUnsubscribeMailto)
-		} else if _, err := mail.ParseAddress(u.Opaque); err != nil {
-			bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", s.ListUnsubscribeMailto)
-		} else if ascii, ok := rules.ASCIIAddress(u.Opaque); !ok {
-			bad("ListUnsubscribeMailto %q must have a valid internationalised domain name after the @", s.ListUnsubscribeMailto)
-		} else if rest, found := strings.CutPrefix(m[len("mailto:"):], u.Opaque); found {
-			// The header carries the domain in ASCII, as To and From do.
-			m = m[:len("mailto:")] + ascii + rest
-		}
-		st.unsubMail = m
+	if s.ListUnsubscribeMailto != "" {
+		s.unsubMail = unsubscribeMailto(s.ListUnsubscribeMailto, bad)
 	}
-	if s.Encryption != EncryptionNone {
-		if s.TLSConfig != nil {
-			st.tls = s.TLSConfig.Clone()
-		} else {
-			st.tls = &tls.Config{MinVersion: tls.VersionTLS12}
-		}
-		if st.tls.ServerName == "" {
-			st.tls.ServerName = s.Host
-		}
+}
+
+// unsubscribeMailto returns ListUnsubscribeMailto m as the mailto: URL of
+// the header, its domain in ASCII as in To and From, passing a problem
+// with it to bad.
+func unsubscribeMailto(m string, bad func(format string, args ...any)) string {
+	orig := m
+	if !strings.HasPrefix(strings.ToLower(m), "mailto:") {
+		m = "mailto:" + m
 	}
-	st.addr = net.JoinHostPort(s.Host, fmt.Sprint(st.Port))
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	u, err := url.Parse(m)
+	if err != nil || strings.ContainsAny(m, "\r\n\x00<> ,") {
+		bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", orig)
+	} else if _, err := mail.ParseAddress(u.Opaque); err != nil {
+		bad("ListUnsubscribeMailto %q must be an address or a mailto: URL", orig)
+	} else if ascii, ok := rules.ASCIIAddress(u.Opaque); !ok {
+		bad("ListUnsubscribeMailto %q must have a valid internationalised domain name after the @", orig)
+	} else if rest, found := strings.CutPrefix(m[len("mailto:"):], u.Opaque); found {
+		// The header carries the domain in ASCII, as To and From do.
+		m = m[:len("mailto:")] + ascii + rest
 	}
-	return st, nil
+	return m
 }
 
 // key identifies configurations that may share a pool of connections:

@@ -454,31 +454,13 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 // accept, or its refusal.
 func (s *Server) read(r *http.Request) (Sent, *refusal) {
 	var sent Sent
-	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || ct != "application/json" {
-		return sent, &refusal{BadRequest, "Content-Type must be application/json"}
+	raw, bad := readParams(r)
+	if bad != nil {
+		return sent, bad
 	}
-	r.Body = http.MaxBytesReader(nil, r.Body, 1<<20)
-	var raw map[string]json.RawMessage
-	d := json.NewDecoder(r.Body)
-	if err := d.Decode(&raw); err != nil || raw == nil || d.More() {
-		return sent, &refusal{BadRequest, "The body is not a JSON object"}
-	}
-	for k := range raw {
-		if !params[k] && !ignored[k] {
-			return sent, &refusal{BadRequest, "Unknown parameter " + k}
-		}
-	}
-	var id string
-	if json.Unmarshal(raw["template_id"], &id) != nil || id == "" {
-		return sent, &refusal{TemplateNotFound, "template_id is missing"}
-	}
-	t, ok := s.templates[id]
-	if !ok {
-		return sent, &refusal{kind: TemplateNotFound}
-	}
-	if t.Pending {
-		return sent, &refusal{kind: TemplateNotApproved}
+	t, bad := s.readTemplate(raw)
+	if bad != nil {
+		return sent, bad
 	}
 	sent.TemplateID, sent.DLTTemplateID, sent.Sender = t.ID, t.DLTTemplateID, t.Sender
 	if v, ok := raw["short_url"]; ok {
@@ -496,39 +478,89 @@ func (s *Server) read(r *http.Request) (Sent, *refusal) {
 	}
 	vars := templateVars(t.Content)
 	for _, rc := range recipients {
-		var got Recipient
-		m, _ := rc["mobiles"].(string)
-		if !mobile(m) {
-			return sent, &refusal{kind: InvalidMobile}
+		got, bad := readRecipient(rc, t.Content, vars)
+		if bad != nil {
+			return sent, bad
 		}
-		got.Mobile, got.Vars = m, make(map[string]string, len(rc)-1)
-		for k, v := range rc {
-			if k == "mobiles" {
-				continue
-			}
-			if !vars[k] {
-				return sent, &refusal{InvalidVariables, "Unknown variable " + k}
-			}
-			str, isString := v.(string)
-			if !isString {
-				return sent, &refusal{InvalidVariables, "Variable " + k + " must be a string"}
-			}
-			if utf8.RuneCountInString(str) > maxVarLen {
-				return sent, &refusal{InvalidVariables, fmt.Sprintf("Variable %s is over %d characters", k, maxVarLen)}
-			}
-			got.Vars[k] = str
-		}
-		for name := range vars {
-			if _, ok := got.Vars[name]; !ok {
-				return sent, &refusal{InvalidVariables, "Variable " + name + " is missing"}
-			}
-		}
-		got.Text = varPattern.ReplaceAllStringFunc(t.Content, func(v string) string {
-			return got.Vars[strings.Trim(v, "#")]
-		})
 		sent.Recipients = append(sent.Recipients, got)
 	}
 	return sent, nil
+}
+
+// readParams reads the body of a request as MSG91 does: a JSON object
+// (of at most 1 MiB) of known parameters, which it returns undecoded.
+func readParams(r *http.Request) (map[string]json.RawMessage, *refusal) {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "application/json" {
+		return nil, &refusal{BadRequest, "Content-Type must be application/json"}
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, 1<<20)
+	var raw map[string]json.RawMessage
+	d := json.NewDecoder(r.Body)
+	if err := d.Decode(&raw); err != nil || raw == nil || d.More() {
+		return nil, &refusal{BadRequest, "The body is not a JSON object"}
+	}
+	for k := range raw {
+		if !params[k] && !ignored[k] {
+			return nil, &refusal{BadRequest, "Unknown parameter " + k}
+		}
+	}
+	return raw, nil
+}
+
+// readTemplate returns the approved template that the request's template_id
+// names, or MSG91's refusal of it.
+func (s *Server) readTemplate(raw map[string]json.RawMessage) (Template, *refusal) {
+	var id string
+	if json.Unmarshal(raw["template_id"], &id) != nil || id == "" {
+		return Template{}, &refusal{TemplateNotFound, "template_id is missing"}
+	}
+	t, ok := s.templates[id]
+	if !ok {
+		return Template{}, &refusal{kind: TemplateNotFound}
+	}
+	if t.Pending {
+		return Template{}, &refusal{kind: TemplateNotApproved}
+	}
+	return t, nil
+}
+
+// readRecipient checks one object of recipients: a mobile number and a
+// string of at most maxVarLen characters for each of vars, the variables
+// of the template content, and nothing else. It returns the recipient
+// with content filled in, or the refusal.
+func readRecipient(rc map[string]any, content string, vars map[string]bool) (Recipient, *refusal) {
+	var got Recipient
+	m, _ := rc["mobiles"].(string)
+	if !mobile(m) {
+		return got, &refusal{kind: InvalidMobile}
+	}
+	got.Mobile, got.Vars = m, make(map[string]string, len(rc)-1)
+	for k, v := range rc {
+		if k == "mobiles" {
+			continue
+		}
+		if !vars[k] {
+			return got, &refusal{InvalidVariables, "Unknown variable " + k}
+		}
+		str, isString := v.(string)
+		if !isString {
+			return got, &refusal{InvalidVariables, "Variable " + k + " must be a string"}
+		}
+		if utf8.RuneCountInString(str) > maxVarLen {
+			return got, &refusal{InvalidVariables, fmt.Sprintf("Variable %s is over %d characters", k, maxVarLen)}
+		}
+		got.Vars[k] = str
+	}
+	for name := range vars {
+		if _, ok := got.Vars[name]; !ok {
+			return got, &refusal{InvalidVariables, "Variable " + name + " is missing"}
+		}
+	}
+	got.Text = varPattern.ReplaceAllStringFunc(content, func(v string) string {
+		return got.Vars[strings.Trim(v, "#")]
+	})
+	return got, nil
 }
 
 // templateVars returns the variables of a template's content.

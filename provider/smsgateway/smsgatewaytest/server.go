@@ -525,74 +525,105 @@ func (s *Server) check(in request) (Sent, int) {
 		}
 		msg.Numbers = append(msg.Numbers, n)
 	}
+	var code int
 	switch in.Route {
 	case "q":
-		if in.Message == "" {
-			return msg, MessageMissing
-		}
-		switch in.Language {
-		case "":
-			return msg, LanguageMissing
-		case "english", "unicode":
-		default:
-			return msg, InvalidLanguage
-		}
-		enc, parts, _ := sms.Segments(in.Message)
-		if in.Language == "english" && enc != sms.GSM7 {
-			return msg, UseUnicode
-		}
-		msg.Parts = parts
+		code = checkQuick(in, &msg)
 	case "otp":
-		if in.VariablesValues == "" {
-			return msg, MessageMissing
-		}
-		for _, c := range in.VariablesValues {
-			if c < '0' || c > '9' {
-				return msg, NumericOTPOnly
-			}
-		}
-		msg.Parts = 1
+		code = checkOTP(in, &msg)
 	case "dlt_manual":
-		if code := s.checkDLTBasics(in); code != 0 {
-			return msg, code
-		}
-		t, ok := s.templates[in.TemplateID]
-		if !ok || (in.EntityID != "" && in.EntityID != t.EntityID) {
-			return msg, InvalidTemplate
-		}
-		if t.Sender != in.SenderID {
-			return msg, InvalidSender
-		}
-		if _, err := dlt.Match(t.Content, in.Message); err != nil {
-			return msg, InvalidTemplate
-		}
-		_, msg.Parts, _ = sms.Segments(in.Message)
+		code = s.checkDLTManual(in, &msg)
 	case "dlt":
-		// The vendor's own DLT route: message is the template's Message
-		// ID in its DLT manager, variables_values its {#var#} values
-		// joined by '|' (docs.fast2sms.com/reference/dlt-sms-single).
-		if code := s.checkDLTBasics(in); code != 0 {
-			return msg, code
-		}
-		t, ok := s.byMessageID[in.Message]
-		if !ok {
-			return msg, InvalidMessageID
-		}
-		if t.Sender != in.SenderID {
-			return msg, InvalidSender
-		}
-		var values []string
-		if strings.Contains(t.Content, dlt.Placeholder) || in.VariablesValues != "" {
-			values = strings.Split(in.VariablesValues, "|")
-		}
-		text, err := dlt.Fill(t.Content, values)
-		if err != nil {
-			return msg, InvalidTemplate
-		}
-		msg.TemplateID, msg.Message = t.ID, text
-		_, msg.Parts, _ = sms.Segments(text)
+		code = s.checkDLT(in, &msg)
 	}
-	return msg, 0
+	return msg, code
+}
+
+// checkQuick checks what the quick route ("q") needs: a message, and a
+// language its text fits. It sets msg's parts, or returns the error code.
+func checkQuick(in request, msg *Sent) int {
+	if in.Message == "" {
+		return MessageMissing
+	}
+	switch in.Language {
+	case "":
+		return LanguageMissing
+	case "english", "unicode":
+	default:
+		return InvalidLanguage
+	}
+	enc, parts, _ := sms.Segments(in.Message)
+	if in.Language == "english" && enc != sms.GSM7 {
+		return UseUnicode
+	}
+	msg.Parts = parts
+	return 0
+}
+
+// checkOTP checks what the OTP route needs: a numeric code in
+// variables_values. It sets msg's parts, or returns the error code.
+func checkOTP(in request, msg *Sent) int {
+	if in.VariablesValues == "" {
+		return MessageMissing
+	}
+	for _, c := range in.VariablesValues {
+		if c < '0' || c > '9' {
+			return NumericOTPOnly
+		}
+	}
+	msg.Parts = 1
+	return 0
+}
+
+// checkDLTManual checks what the manual DLT route needs: an approved
+// sender, a registered template of that sender (and entity, when given)
+// and a message that matches it. It sets msg's parts, or returns the
+// error code.
+func (s *Server) checkDLTManual(in request, msg *Sent) int {
+	if code := s.checkDLTBasics(in); code != 0 {
+		return code
+	}
+	t, ok := s.templates[in.TemplateID]
+	if !ok || (in.EntityID != "" && in.EntityID != t.EntityID) {
+		return InvalidTemplate
+	}
+	if t.Sender != in.SenderID {
+		return InvalidSender
+	}
+	if _, err := dlt.Match(t.Content, in.Message); err != nil {
+		return InvalidTemplate
+	}
+	_, msg.Parts, _ = sms.Segments(in.Message)
+	return 0
+}
+
+// checkDLT checks what the vendor's own DLT route needs: message is the
+// template's Message ID in its DLT manager, variables_values its {#var#}
+// values joined by '|' (docs.fast2sms.com/reference/dlt-sms-single). It
+// sets msg's template ID, text and parts to those of the filled
+// template, or returns the error code.
+func (s *Server) checkDLT(in request, msg *Sent) int {
+	if code := s.checkDLTBasics(in); code != 0 {
+		return code
+	}
+	t, ok := s.byMessageID[in.Message]
+	if !ok {
+		return InvalidMessageID
+	}
+	if t.Sender != in.SenderID {
+		return InvalidSender
+	}
+	var values []string
+	if strings.Contains(t.Content, dlt.Placeholder) || in.VariablesValues != "" {
+		values = strings.Split(in.VariablesValues, "|")
+	}
+	text, err := dlt.Fill(t.Content, values)
+	if err != nil {
+		return InvalidTemplate
+	}
+	msg.TemplateID, msg.Message = t.ID, text
+	_, msg.Parts, _ = sms.Segments(text)
+	return 0
 }
 
 // checkDLTBasics checks what both DLT routes need first, in the vendor's
