@@ -32,8 +32,11 @@ type Tracer interface {
 	// its own: without a span in ctx, Start returns ctx and a nil Span.
 	Start(ctx context.Context, name string, root bool) (context.Context, Span)
 
-	// SpanOf returns the span ctx carries, or nil.
-	SpanOf(ctx context.Context) Span
+	// Link returns a handle of the span ctx carries by which a later
+	// span may link to it (Span.AddLink), or nil when ctx carries none.
+	// The Notifier keeps the handles of its recent sends (about 10,000)
+	// for the links of their delivery reports.
+	Link(ctx context.Context) any
 }
 
 // Span is one span of a Tracer. The Notifier builds attributes only for
@@ -50,11 +53,8 @@ type Span interface {
 	// Fail marks the span an error, with the notify.Code of the failure
 	// as its description.
 	Fail(code Code)
-	// Link returns a handle by which a later span may link to this one
-	// (AddLink), or nil when it has none to give.
-	Link() any
-	// AddLink links the span to the span whose handle Link returned,
-	// with attributes of the link.
+	// AddLink links the span to the span whose handle Tracer.Link
+	// returned, with attributes of the link.
 	AddLink(link any, attrs ...SpanAttr)
 	// End ends the span.
 	End()
@@ -288,9 +288,7 @@ func (n *Notifier) remember(ctx context.Context, account, id string) {
 	if n.tracing == nil {
 		return
 	}
-	if s := n.tracing.tracer.SpanOf(ctx); s != nil {
-		if link := s.Link(); link != nil {
-			n.tracing.sends.put(account, id, link)
-		}
+	if link := n.tracing.tracer.Link(ctx); link != nil {
+		n.tracing.sends.put(account, id, link)
 	}
 }

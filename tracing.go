@@ -168,14 +168,13 @@ func (n *Notifier) startWork(ctx context.Context, job queue.Job) (context.Contex
 	return ctx, sp
 }
 
-// worked records, on a worker's span in ctx, the receipt of the send it
-// made, and remembers the span for the message's reports.
-func (n *Notifier) worked(ctx context.Context, r *Receipt) {
+// worked records, on sp, a worker's span, which ctx carries, the receipt
+// of the send it made, and remembers the span for the message's reports.
+func (n *Notifier) worked(ctx context.Context, sp span, r *Receipt) {
 	if n.tracing == nil || r == nil {
 		return
 	}
 	n.remember(ctx, r.Account, r.MessageID)
-	sp := span{n.tracing.tracer.SpanOf(ctx)}
 	if sp.recording() {
 		sp.s.SetAttributes(str(keyKind, string(r.Kind)))
 	}

@@ -120,7 +120,7 @@ func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err er
 		}
 	}
 	_, _ = n.settle(ctx, op, acct, env, r, env.Price.Minor > 0, res, attempts, outcome, derr)
-	n.worked(ctx, r)
+	n.worked(ctx, sp, r)
 	return time.Time{}, nil
 }
 

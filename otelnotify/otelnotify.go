@@ -50,31 +50,45 @@ func (t tracer) Start(ctx context.Context, name string, root bool) (context.Cont
 		return ctx, nil
 	}
 	ctx, s := t.t.Start(ctx, name)
-	return ctx, &span{s}
+	return ctx, &span{s: s}
 }
 
-func (t tracer) SpanOf(ctx context.Context) notify.Span {
-	return &span{trace.SpanFromContext(ctx)}
-}
-
-// span adapts a trace.Span to notify.Span.
-type span struct{ s trace.Span }
-
-func (s *span) IsRecording() bool { return s.s.IsRecording() }
-
-func (s *span) SetAttributes(attrs ...notify.SpanAttr) {
-	s.s.SetAttributes(keyValues(attrs)...)
-}
-
-func (s *span) Fail(code notify.Code) { s.s.SetStatus(codes.Error, string(code)) }
-
-// Link returns the span's trace.SpanContext, or nil when it is not valid.
-func (s *span) Link() any {
-	if sc := s.s.SpanContext(); sc.IsValid() {
+// Link returns the trace.SpanContext of ctx's span, or nil when it is
+// not valid.
+func (t tracer) Link(ctx context.Context) any {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		return sc
 	}
 	return nil
 }
+
+// span adapts a trace.Span to notify.Span. It converts the attributes of
+// each SetAttributes call into kv, its own buffer, rather than a new
+// slice each time: OpenTelemetry's SDK copies the attributes it is given
+// (sdk/trace recordingSpan.SetAttributes), so the buffer is free again
+// when the call returns, and a traced send allocates one wrapper per
+// span, not one more slice per call. No call of the Notifier's carries
+// more than len(kv) attributes; a longer one gets a slice of its own.
+type span struct {
+	s  trace.Span
+	kv [7]attribute.KeyValue
+}
+
+func (s *span) IsRecording() bool { return s.s.IsRecording() }
+
+func (s *span) SetAttributes(attrs ...notify.SpanAttr) {
+	if len(attrs) > len(s.kv) {
+		s.s.SetAttributes(keyValues(attrs)...)
+		return
+	}
+	kv := s.kv[:len(attrs)]
+	for i, a := range attrs {
+		kv[i] = keyValue(a)
+	}
+	s.s.SetAttributes(kv...)
+}
+
+func (s *span) Fail(code notify.Code) { s.s.SetStatus(codes.Error, string(code)) }
 
 func (s *span) AddLink(link any, attrs ...notify.SpanAttr) {
 	sc, ok := link.(trace.SpanContext)
