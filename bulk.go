@@ -337,3 +337,13 @@ func (n *Notifier) bulkWindow(op string, ps []prepared) error {
 	}
 	return n.windowError(op, latest, "queue it (Enqueue) to have each recipient held")
 }
+
+// sendBulk is sendBulkRequest in a span. Its recipients have no span of
+// their own: their charge and settle spans, which name each message, are
+// its children, as is each batch's attempt.
+func (n *Notifier) sendBulk(ctx context.Context, op string, req Bulk) (*Receipt, error) {
+	ctx, sp := n.startRequest(ctx, spanSend, req.AccountID(), req.Kind())
+	r, err := n.sendBulkRequest(ctx, op, req)
+	sp.endReceipt(r, err)
+	return r, err
+}

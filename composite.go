@@ -216,3 +216,24 @@ func skippedLeg(acct *Account, kind Kind, err error) *Receipt {
 	return &Receipt{Account: acct.ID, Kind: kind, Status: record.StateFailed,
 		Cost: Money{Currency: acct.Currency}, ErrorCode: CodeOf(err), Error: err.Error()}
 }
+
+// sendComposite is sendCompositeRequest in a span, the parent of each
+// part's (notify.part).
+func (n *Notifier) sendComposite(ctx context.Context, op string, req Composite) (*Receipt, error) {
+	ctx, sp := n.startRequest(ctx, spanSend, req.AccountID(), req.Kind())
+	r, err := n.sendCompositeRequest(ctx, op, req)
+	sp.endReceipt(r, err)
+	return r, err
+}
+
+// tracedPart is dispatchPart in a span of its own, the i-th part of a
+// composite send, so that each part's steps are told apart.
+func (n *Notifier) tracedPart(ctx context.Context, op string, acct *Account, pt part, i int) (*Receipt, error) {
+	ctx, sp := n.start(ctx, spanPart, false)
+	if sp.recording() {
+		sp.s.SetAttributes(num(keyPart, i), str(keyKind, string(pt.kind)))
+	}
+	r, err := n.dispatchPart(ctx, op, acct, pt)
+	sp.endReceipt(r, err)
+	return r, err
+}

@@ -333,3 +333,32 @@ func storeFailure(op, name string, err error) *Error {
 	}
 	return &Error{Code: code, Op: op, Err: &StoreError{Store: name, Err: err}}
 }
+
+// wrap returns err as an *Error of operation op, wrapping it at most once:
+// an *Error at the top of the chain is copied with Op and Provider filled
+// in; an *Error deeper in the chain lends its code; context errors become
+// Canceled or DeadlineExceeded; anything else gets the code def.
+func wrap(op, provider string, def Code, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		out := *e
+		if e != err { // wrapped by the caller: keep the whole chain as cause
+			out.Err = err
+		}
+		if out.Op == "" {
+			out.Op = op
+		}
+		if out.Provider == "" {
+			out.Provider = provider
+		}
+		return &out
+	}
+	code := def
+	switch {
+	case errors.Is(err, context.Canceled):
+		code = CodeCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		code = CodeDeadlineExceeded
+	}
+	return &Error{Code: code, Op: op, Provider: provider, Err: err}
+}

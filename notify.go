@@ -343,21 +343,3 @@ func (n *Notifier) Balance(ctx context.Context, account string) (record.Balance,
 	b.Name = acct.Name
 	return b, nil
 }
-
-// account loads an account and refuses disabled ones.
-func (n *Notifier) account(ctx context.Context, op, id string) (*Account, error) {
-	if id == "" {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "account", Message: "is required"}}}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, wrap(op, "", CodeCanceled, err)
-	}
-	acct, err := n.accounts.Account(ctx, id)
-	if err != nil {
-		return nil, storeFailure(op, "accounts", err)
-	}
-	if acct.Disabled {
-		return nil, &Error{Code: CodePermissionDenied, Op: op, Err: fmt.Errorf("account %q is disabled", id)}
-	}
-	return acct, nil
-}

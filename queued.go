@@ -162,33 +162,6 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 	return n.keyed(ctx, op, acct, req.Key(), req, run)
 }
 
-// windowed returns when a queued send of env asked for at (zero or past:
-// now) goes: at, or its send window's next opening when the window
-// holds it then.
-func (n *Notifier) windowed(env *Envelope, at, now time.Time) time.Time {
-	due := at
-	if due.Before(now) {
-		due = now
-	}
-	if until := n.heldUntil(env, due); !until.IsZero() {
-		return until // outside its send window: it waits for the opening
-	}
-	return at
-}
-
-// heldUntil returns when env's send window (Envelope.Window) next lets
-// it go, when that is after at; zero when it may go at at, and always for
-// a message with a one-time code.
-func (n *Notifier) heldUntil(env *Envelope, at time.Time) time.Time {
-	if env.Window == nil || env.CarriesOTP {
-		return time.Time{}
-	}
-	if next := env.Window(at); next.After(at) {
-		return next
-	}
-	return time.Time{}
-}
-
 // hold answers a Send of p, outside its send window until until: it is
 // scheduled on the queue for then, or, without a queue (or a channel that
 // can queue its requests), refused RateLimited with the wait.
@@ -202,17 +175,6 @@ func (n *Notifier) hold(ctx context.Context, op string, acct *Account, req Reque
 		r.Note = joinNote(r.Note, "held for its send window")
 	}
 	return r, err
-}
-
-// windowError refuses a send outside its send window, which opens at
-// until: RateLimited, with the wait as RetryAfter; advice says what to do
-// instead, if anything.
-func (n *Notifier) windowError(op string, until time.Time, advice string) *Error {
-	msg := "outside its send window, which opens at " + until.UTC().Format(time.RFC3339)
-	if advice != "" {
-		msg += "; " + advice
-	}
-	return &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(n.now()), Err: errors.New(msg)}
 }
 
 // queueUp encodes the request of p, admits it and opens it queued, or
@@ -371,4 +333,26 @@ func (n *Notifier) ReconcileTask() queue.Periodic {
 		_, err := n.Reconcile(ctx)
 		return err
 	}}
+}
+
+// enqueue is enqueueRequest in a span; Work's span, which sends the
+// message later, links to it while this process remembers it.
+func (n *Notifier) enqueue(ctx context.Context, op string, tx any, req Request, at time.Time) (*Receipt, error) {
+	var account string
+	var kind Kind
+	if !nilness.Is(req) {
+		account, kind = req.AccountID(), req.Kind()
+	}
+	ctx, sp := n.startRequest(ctx, spanEnqueue, account, kind)
+	r, err := n.enqueueRequest(ctx, op, tx, req, at)
+	if r != nil && r.MessageID != "" {
+		n.remember(ctx, r.Account, r.MessageID)
+		for _, l := range r.Legs { // a bulk's recipients: each worker's span links here
+			if l.MessageID != "" {
+				n.remember(ctx, l.Account, l.MessageID)
+			}
+		}
+	}
+	sp.endReceipt(r, err)
+	return r, err
 }

@@ -376,3 +376,51 @@ type WebhookStats struct {
 	// ahead of our move to sent); the vendor sends them again.
 	Failed uint64
 }
+
+// startReport starts the span of a delivery report: its provider, state
+// and vendor's code and ID, none of which is content or a recipient.
+func (n *Notifier) startReport(ctx context.Context, r *DeliveryReport) (context.Context, span) {
+	ctx, sp := n.start(ctx, spanReport, true)
+	if sp.recording() && r != nil {
+		kv := make([]SpanAttr, 0, 6)
+		kv = append(kv, str(keyProvider, r.Provider), str(keyReportState, string(r.State)))
+		if r.ProviderMessageID != "" {
+			kv = append(kv, str(keyVendorID, r.ProviderMessageID))
+		}
+		if r.MessageID != "" {
+			kv = append(kv, str(keyMessageID, r.MessageID), str(keyAccountID, r.Account))
+		}
+		if r.VendorCode != "" {
+			kv = append(kv, str(keyVendorCode, r.VendorCode))
+		}
+		sp.s.SetAttributes(kv...)
+	}
+	return ctx, sp
+}
+
+// linkSends links a report's span to the span of each send it names
+// that this process remembers (sendSpans), and counts them.
+func (sp span) linkSends(n *Notifier, recs []*Message) {
+	if !sp.recording() {
+		return
+	}
+	sp.s.SetAttributes(num(keyReportMatched, len(recs)))
+	for _, m := range recs {
+		if link, ok := n.tracing.sends.get(m.Account, m.ID); ok {
+			sp.s.AddLink(link, str(keyMessageID, m.ID))
+		}
+	}
+}
+
+// endReport ends a report's span with what it moved, or its error.
+func (sp span) endReport(res *ReportResult, err error) {
+	if res != nil && sp.recording() {
+		if len(res.Messages) == 1 {
+			m := res.Messages[0]
+			sp.s.SetAttributes(num(keyReportMoved, res.Moved), str(keyMessageID, m.ID), str(keyAccountID, m.Account), str(keyState, string(m.State)))
+		} else {
+			sp.s.SetAttributes(num(keyReportMoved, res.Moved))
+		}
+	}
+	sp.end(err)
+}

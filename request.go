@@ -1,13 +1,7 @@
 package notify
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"hash"
-
-	"github.com/notifykit/notify/internal/nilness"
-	"github.com/notifykit/notify/record"
 )
 
 // Request is a send request. Any package may define one: the channel
@@ -68,43 +62,4 @@ type Bulk interface {
 	// InvalidArgument error when the bulk request itself is malformed
 	// (no recipients, a rule of its own). At most MaxBulkRecipients.
 	Recipients() ([]Request, error)
-}
-
-// fingerprintOf returns a hex SHA-256 digest of a request's Fingerprint.
-func fingerprintOf(r Request) string {
-	h := sha256.New()
-	r.Fingerprint(h)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// Send sends req through the channel of its kind, or, for a Composite or
-// Bulk request, each of its parts. On success it returns the receipt. On
-// failure it returns an *Error and, when the message got as far as a
-// delivery attempt, its receipt too: StateFailed with the charge
-// refunded when the vendor certainly did not take it, or StateUnknown
-// with the charge kept and CodeOutcomeUnknown when it may have (never
-// retried; a repeat with the same idempotency key returns that receipt
-// and error again).
-//
-// A ctx that ends before the vendor is called cancels the send and
-// nothing stays charged; once the vendor call is in flight, its outcome
-// decides, as the provider reports it. Send is safe for concurrent use.
-//
-// A message outside its channel's send window (Envelope.Window: by
-// default, a promotional SMS to India outside 09:00-21:00 IST) is not
-// sent now: with a queue (WithQueue) it is charged and scheduled for the
-// window's opening, and the receipt is StateScheduled with SendAt; without
-// one it is refused CodeRateLimited with the wait as RetryAfter.
-func (n *Notifier) Send(ctx context.Context, req Request) (*Receipt, error) {
-	const op = "notify.Send"
-	if nilness.Is(req) {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request", Message: "is required"}}}
-	}
-	switch r := req.(type) {
-	case Bulk:
-		return n.sendBulk(ctx, op, r)
-	case Composite:
-		return n.sendComposite(ctx, op, r)
-	}
-	return n.send(ctx, op, req)
 }

@@ -189,3 +189,28 @@ func (n *Notifier) requeue(ctx context.Context, m *Message, r *Receipt, attempts
 
 // Interface guards.
 var _ queue.Worker = (*Notifier)(nil)
+
+// startWork starts the span of a worker's run of job.
+func (n *Notifier) startWork(ctx context.Context, job queue.Job) (context.Context, span) {
+	ctx, sp := n.start(ctx, spanWork, true)
+	if sp.recording() {
+		sp.s.SetAttributes(str(keyMessageID, job.Message), str(keyAccountID, job.Account))
+		if link, ok := n.tracing.sends.get(job.Account, job.Message); ok {
+			sp.s.AddLink(link) // the enqueue's
+		}
+	}
+	return ctx, sp
+}
+
+// worked records, on sp, a worker's span, which ctx carries, the receipt
+// of the send it made, and remembers the span for the message's reports.
+func (n *Notifier) worked(ctx context.Context, sp span, r *Receipt) {
+	if n.tracing == nil || r == nil {
+		return
+	}
+	n.remember(ctx, r.Account, r.MessageID)
+	if sp.recording() {
+		sp.s.SetAttributes(str(keyKind, string(r.Kind)))
+	}
+	sp.receipt(r)
+}

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
+
+// The admit step, after a send is prepared and before anything is
+// charged: the suppression list, the send window, the rate limit and the
+// OTP throttle.
 
 // Suppression (issue 31). The list lives in the ledger: store.Ledger
 // embeds store.Suppressions, so the Notifier needs no option and the
@@ -24,6 +29,132 @@ import (
 // opted out in the meantime. A refusal is CodeSuppressed, names
 // the channel and the reason but never the recipient in full, moves no
 // money, writes no record and calls no provider.
+
+// The causes of a limit's refusal (an *Error with CodeRateLimited):
+// errors.Is tells which limit refused a send.
+var (
+	// ErrRateLimited: the account's rate limit (WithRateLimit).
+	ErrRateLimited = errors.New("too many sends for this account")
+	// ErrOTPThrottled: the per-recipient throttle on one-time codes
+	// (WithOTPThrottle).
+	ErrOTPThrottled = errors.New("too many one-time codes to this recipient")
+)
+
+// admission is what admit took from the Notifier's limits for one send:
+// the units to give back if the send went nowhere. A nil *admission took
+// nothing.
+type admission struct {
+	n       *Notifier
+	ctx     context.Context
+	at      time.Time
+	rateKey string // "" when no rate unit was taken
+	otpKey  string // "" when no OTP unit was taken
+}
+
+// admit applies the per-account rate limit and, to a message that carries
+// a one-time code, the per-recipient OTP throttle. It runs after Prepare
+// (a bad request is refused as such, never as rate limited) and inside the
+// idempotency reservation (a replay never counts). A dual OTP passes both
+// legs and counts once. A refusal is told to the observers (StateRefused)
+// as a request of kind.
+func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
+	if err := n.suppressed(ctx, op, acct, envs); err != nil { // before any unit is taken
+		return nil, err
+	}
+	return n.take(ctx, op, acct, kind, envs...)
+}
+
+// take is admit once the suppression list let envs through: it takes
+// the limits' units. EnqueueTxMany checks the list for all its requests
+// at once (suppressedEach), then takes each request's units.
+func (n *Notifier) take(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
+	if n.rate == nil && n.otpThrottle == nil {
+		return nil, nil
+	}
+	a := &admission{n: n, ctx: ctx, at: n.now()}
+	if n.rate != nil {
+		if err := n.rate.Take(ctx, acct.ID, a.at); err != nil {
+			return nil, n.refused(ctx, acct, kind, envs, limitError(op, ErrRateLimited, err))
+		}
+		a.rateKey = acct.ID
+	}
+	if n.otpThrottle != nil {
+		for _, env := range envs {
+			if env == nil || !env.CarriesOTP {
+				continue
+			}
+			key := acct.ID + "\x00" + env.To
+			if err := n.otpThrottle.Take(ctx, key, a.at); err != nil {
+				a.giveBack()
+				return nil, n.refused(ctx, acct, kind, envs, limitError(op, ErrOTPThrottled, err))
+			}
+			a.otpKey = key
+			break
+		}
+	}
+	if a.rateKey == "" && a.otpKey == "" {
+		return nil, nil // nothing taken, nothing to give back
+	}
+	return a, nil
+}
+
+// unless gives the units back unless r shows that something went out, or
+// may have: a send refused before or by the vendor does not count.
+func (a *admission) unless(r *Receipt) {
+	if a == nil || (r != nil && r.Status != record.StateFailed) {
+		return
+	}
+	a.giveBack()
+}
+
+func (a *admission) giveBack() {
+	if a.rateKey == "" && a.otpKey == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.ctx), settleTimeout)
+	defer cancel()
+	// A failed give-back leaves the unit spent until it expires: the
+	// caller is limited a little early, never let through a little late.
+	if a.rateKey != "" {
+		_ = a.n.rate.Undo(ctx, a.rateKey, a.at)
+	}
+	if a.otpKey != "" {
+		_ = a.n.otpThrottle.Undo(ctx, a.otpKey, a.at)
+	}
+}
+
+// limitError words a store.Limiter's refusal for the caller, keeping its
+// RetryAfter, with cause (ErrRateLimited, ErrOTPThrottled) in its chain;
+// any other Limiter error is the store failing.
+func limitError(op string, cause, err error) error {
+	var limit *store.LimitError
+	if errors.As(err, &limit) {
+		return &Error{Code: CodeRateLimited, Op: op, RetryAfter: limit.RetryAfter, Err: fmt.Errorf("%w: %s", cause, limit.Rule)}
+	}
+	return storeFailure(op, "limits", err)
+}
+
+// refused tells the observers of a refusal by a limit (StateRefused) and
+// returns err; a store's failure to answer is no refusal and is only
+// returned.
+func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs []*Envelope, err error) error {
+	if len(n.observers) == 0 || CodeOf(err) != CodeRateLimited {
+		return err
+	}
+	r := &Receipt{Account: acct.ID, Kind: kind, Status: record.StateFailed, Cost: Money{Currency: acct.Currency},
+		ErrorCode: CodeRateLimited, Error: err.Error()}
+	var env *Envelope
+	for _, e := range envs {
+		if e != nil && r.To == "" {
+			r.To = e.To
+		}
+	}
+	if len(envs) == 1 {
+		env = envs[0]
+	}
+	n.observe(ctx, Event{Type: StateRefused, Envelope: env, Receipt: r, Err: err})
+	return err
+}
 
 // blocks reports whether an entry for reason stops a message of class:
 // a promotional message is stopped by any entry, a transactional one
@@ -211,25 +342,40 @@ func groupRecipients(acct func(int) *Account, envs []*Envelope) recipientGroups 
 	return g
 }
 
-// noteBounce adds the recipient of env to the account's list when err,
-// a certain refusal, carries a store.Bounce (a mail server's 5.1.1 "no
-// such user"), so that later sends to it are refused before they are
-// charged. It is best effort, on a context detached from the caller's
-// and bounded like a refund: a list that fails to take it leaves the
-// next send to bounce again, which costs a refund, not a wrong charge.
-func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope, err error) {
-	var b store.Bounce
-	if env == nil || !store.SuppressibleKind(env.Kind) || !errors.As(err, &b) {
-		return
+// heldUntil returns when env's send window (Envelope.Window) next lets
+// it go, when that is after at; zero when it may go at at, and always for
+// a message with a one-time code.
+func (n *Notifier) heldUntil(env *Envelope, at time.Time) time.Time {
+	if env.Window == nil || env.CarriesOTP {
+		return time.Time{}
 	}
-	reason, to := b.BounceReason()
-	if !reason.Valid() {
-		return
+	if next := env.Window(at); next.After(at) {
+		return next
 	}
-	if to == "" {
-		to = env.To
+	return time.Time{}
+}
+
+// windowed returns when a queued send of env asked for at (zero or past:
+// now) goes: at, or its send window's next opening when the window
+// holds it then.
+func (n *Notifier) windowed(env *Envelope, at, now time.Time) time.Time {
+	due := at
+	if due.Before(now) {
+		due = now
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-	defer cancel()
-	_, _ = n.ledger.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: to, Reason: reason, At: n.now()})
+	if until := n.heldUntil(env, due); !until.IsZero() {
+		return until // outside its send window: it waits for the opening
+	}
+	return at
+}
+
+// windowError refuses a send outside its send window, which opens at
+// until: RateLimited, with the wait as RetryAfter; advice says what to do
+// instead, if anything.
+func (n *Notifier) windowError(op string, until time.Time, advice string) *Error {
+	msg := "outside its send window, which opens at " + until.UTC().Format(time.RFC3339)
+	if advice != "" {
+		msg += "; " + advice
+	}
+	return &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(n.now()), Err: errors.New(msg)}
 }
