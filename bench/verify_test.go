@@ -14,8 +14,8 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
-	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 var verifySecret = []byte("bench-secret-bench-secret-bench-secret!!")
@@ -192,7 +192,7 @@ func BenchmarkVerifyPumping(b *testing.B) {
 // checkLatency measures Check on verifications kept in vs, one check per
 // op (a wrong code, so each verification takes many), and reports p50
 // and p99 in microseconds.
-func checkLatency(b *testing.B, vs store.Verifications) {
+func checkLatency(b *testing.B, vs verifystore.Verifications) {
 	kit := notifytest.New(b, notifytest.WithBalance(1<<50))
 	svc, err := verify.New(verify.Config{Notifier: kit.Notifier, Accounts: kit.Accounts, Store: vs, Secret: verifySecret,
 		MaxChecks: 100})
@@ -247,6 +247,6 @@ func BenchmarkVerifyCheck(b *testing.B) {
 
 // pgVerifications returns pgstore's verifications in a fresh schema, or
 // skips b without PostgreSQL.
-func pgVerifications(b *testing.B) store.Verifications {
+func pgVerifications(b *testing.B) verifystore.Verifications {
 	return pgstoretest.Store(b, pgstoretest.Schema(b))
 }

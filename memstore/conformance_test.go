@@ -7,6 +7,7 @@ import (
 	"github.com/notifykit/notify/internal/wrapcheck"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/memstore"
@@ -104,13 +105,13 @@ func TestWindowLimitConformance(t *testing.T) {
 
 func TestVerificationsConformance(t *testing.T) {
 	storetest.RunVerifications(t, storetest.VerificationsHarness{
-		New: func(t *testing.T) store.Verifications { return memstore.NewVerifications() },
+		New: func(t *testing.T) verifystore.Verifications { return memstore.NewVerifications() },
 	})
 }
 
 func TestCountersConformance(t *testing.T) {
 	storetest.RunCounters(t, storetest.CountersHarness{
-		New: func(t *testing.T) store.Counters { return memstore.NewCounters() },
+		New: func(t *testing.T) verifystore.Counters { return memstore.NewCounters() },
 	})
 }
 

@@ -4,8 +4,8 @@
 // Idempotency (store.Keys), Templates (store.Templates), and two
 // store.Limiter values: RateLimit, a token bucket for the
 // per-account rate limit, and WindowLimit, a sliding window for the
-// per-recipient OTP throttle. Verifications (store.Verifications) keeps
-// verifications without their codes, and Counters (store.Counters) the
+// per-recipient OTP throttle. Verifications (verifystore.Verifications) keeps
+// verifications without their codes, and Counters (verifystore.Counters) the
 // fraud guard's windowed sums. Admin joins them into the store.Admin
 // of the admin API (package adminapi). It is for development, tests and
 // single-process deployments: nothing survives the process, and several

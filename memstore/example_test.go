@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/memstore"
@@ -188,10 +189,10 @@ func ExampleVerifications() {
 	vs := memstore.NewVerifications()
 	t0 := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
 	// The code is never kept: package verify keeps an HMAC of it.
-	err := vs.CreateVerification(ctx, &store.Verification{
+	err := vs.CreateVerification(ctx, &verifystore.Verification{
 		ID: "0b5a4c1e-3f1d-4c3a-9d8e-2a7b6c5d4e3f", Account: "acme", To: "+919876543210", Purpose: "login",
 		Channels: []string{"chat", "sms"}, CodeHash: []byte("an HMAC-SHA256 of the code......"), Length: 6,
-		Status: store.VerificationPending, MaxChecks: 3, MaxSends: 2,
+		Status: verifystore.VerificationPending, MaxChecks: 3, MaxSends: 2,
 		CreatedAt: t0, ExpiresAt: t0.Add(10 * time.Minute), UpdatedAt: t0,
 	})
 	if err != nil {
@@ -211,9 +212,9 @@ func ExampleVerifications() {
 		fmt.Println("check", i+1, ok, v.Checks, v.StatusAt(t0.Add(time.Duration(i+1)*time.Minute)))
 	}
 	// The third check matched: approve, once.
-	v, ok, _ = vs.FinishVerification(ctx, "acme", v.ID, store.VerificationApproved, t0.Add(4*time.Minute))
+	v, ok, _ = vs.FinishVerification(ctx, "acme", v.ID, verifystore.VerificationApproved, t0.Add(4*time.Minute))
 	fmt.Println("approve:", ok, v.Status)
-	_, ok, _ = vs.FinishVerification(ctx, "acme", v.ID, store.VerificationApproved, t0.Add(4*time.Minute))
+	_, ok, _ = vs.FinishVerification(ctx, "acme", v.ID, verifystore.VerificationApproved, t0.Add(4*time.Minute))
 	fmt.Println("approve again:", ok)
 	// Output:
 	// send: true

@@ -9,22 +9,23 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // verificationRetention is how long Verifications keeps a verification
-// after it ended: a day, as store.Verifications asks at least.
+// after it ended: a day, as verifystore.Verifications asks at least.
 const verificationRetention = 24 * time.Hour
 
 // verificationSweep is how often, in the times callers pass, Verifications
 // drops the verifications it need no longer keep.
 const verificationSweep = time.Hour
 
-// Verifications is an in-memory store.Verifications, for one process; use
+// Verifications is an in-memory verifystore.Verifications, for one process; use
 // pgstore's to share verifications between processes.
 //
-// A verification is kept without its code, as store.Verification is: its
+// A verification is kept without its code, as verifystore.Verification is: its
 // CodeHash bytes exactly as given. Verifications are copied on the way in
-// and on the way out (store.CloneVerification), so neither the caller of
+// and on the way out (verifystore.CloneVerification), so neither the caller of
 // CreateVerification nor a reader can change what the store holds. Each
 // counting method (TakeCheck, TakeSend, FinishVerification) decides and
 // writes under one mutex, so under any concurrency no more checks are
@@ -49,10 +50,10 @@ const verificationSweep = time.Hour
 // for concurrent use.
 type Verifications struct {
 	mu   sync.Mutex
-	byID map[string]*store.Verification
+	byID map[string]*verifystore.Verification
 	// byRecipient finds the verifications of an account, recipient and
 	// purpose, whatever their status.
-	byRecipient map[recipient][]*store.Verification
+	byRecipient map[recipient][]*verifystore.Verification
 	// expiry holds the verifications pending when it was last built or
 	// since created, soonest ExpiresAt first; one that has ended since is
 	// skipped when it comes up.
@@ -66,8 +67,8 @@ type recipient struct{ account, to, purpose string }
 // NewVerifications returns an empty store.
 func NewVerifications() *Verifications {
 	return &Verifications{
-		byID:        make(map[string]*store.Verification),
-		byRecipient: make(map[recipient][]*store.Verification),
+		byID:        make(map[string]*verifystore.Verification),
+		byRecipient: make(map[recipient][]*verifystore.Verification),
 		sweep:       sweeper{every: int64(verificationSweep)},
 	}
 }
@@ -79,7 +80,7 @@ func NewVerifications() *Verifications {
 // ID, Account or CodeHash is empty, its Status is not pending, or its
 // Checks or Sends are not zero. A ctx that has ended is Canceled or
 // DeadlineExceeded, and keeps nothing.
-func (s *Verifications) CreateVerification(ctx context.Context, v *store.Verification) error {
+func (s *Verifications) CreateVerification(ctx context.Context, v *verifystore.Verification) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError("create verification", err)
 	}
@@ -96,7 +97,7 @@ func (s *Verifications) CreateVerification(ctx context.Context, v *store.Verific
 	if len(v.CodeHash) == 0 {
 		bad.Add("code_hash", "must not be empty")
 	}
-	if v.Status != store.VerificationPending {
+	if v.Status != verifystore.VerificationPending {
 		bad.Add("status", "must be pending")
 	}
 	if v.Checks != 0 || v.Sends != 0 {
@@ -105,7 +106,7 @@ func (s *Verifications) CreateVerification(ctx context.Context, v *store.Verific
 	if err := bad.Err(); err != nil {
 		return err
 	}
-	c := store.CloneVerification(v)
+	c := verifystore.CloneVerification(v)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !c.CreatedAt.IsZero() {
@@ -123,7 +124,7 @@ func (s *Verifications) CreateVerification(ctx context.Context, v *store.Verific
 
 // Verification returns a copy of the account's verification, or
 // ErrNotFound (also for another account's).
-func (s *Verifications) Verification(ctx context.Context, account, id string) (*store.Verification, error) {
+func (s *Verifications) Verification(ctx context.Context, account, id string) (*verifystore.Verification, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("verification", err)
 	}
@@ -133,29 +134,29 @@ func (s *Verifications) Verification(ctx context.Context, account, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	return store.CloneVerification(v), nil
+	return verifystore.CloneVerification(v), nil
 }
 
 // PendingVerification returns a copy of the account's verification of to
 // and purpose with the latest CreatedAt among those pending at now
 // (StatusAt); else ErrNotFound.
-func (s *Verifications) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*store.Verification, error) {
+func (s *Verifications) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*verifystore.Verification, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("pending verification", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweepAt(now)
-	var newest *store.Verification
+	var newest *verifystore.Verification
 	for _, v := range s.byRecipient[recipient{account, to, purpose}] {
-		if v.StatusAt(now) == store.VerificationPending && (newest == nil || !v.CreatedAt.Before(newest.CreatedAt)) {
+		if v.StatusAt(now) == verifystore.VerificationPending && (newest == nil || !v.CreatedAt.Before(newest.CreatedAt)) {
 			newest = v
 		}
 	}
 	if newest == nil {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: no pending verification of %q for %q", to, purpose)
 	}
-	return store.CloneVerification(newest), nil
+	return verifystore.CloneVerification(newest), nil
 }
 
 // TakeCheck counts one check of the verification when it is pending at
@@ -163,9 +164,9 @@ func (s *Verifications) PendingVerification(ctx context.Context, account, to, pu
 // with checks left), and answers a copy with the check counted and true.
 // Otherwise it counts nothing and answers a copy as it is and false.
 // ErrNotFound for an unknown ID or another account's.
-func (s *Verifications) TakeCheck(ctx context.Context, account, id string, now time.Time) (*store.Verification, bool, error) {
-	return s.take(ctx, "take check", account, id, now, func(v *store.Verification) bool {
-		if v.StatusAt(now) != store.VerificationPending {
+func (s *Verifications) TakeCheck(ctx context.Context, account, id string, now time.Time) (*verifystore.Verification, bool, error) {
+	return s.take(ctx, "take check", account, id, now, func(v *verifystore.Verification) bool {
+		if v.StatusAt(now) != verifystore.VerificationPending {
 			return false
 		}
 		v.Checks++
@@ -179,9 +180,9 @@ func (s *Verifications) TakeCheck(ctx context.Context, account, id string, now t
 // LastSentAt to now and answers a copy and true. Otherwise it counts
 // nothing and answers a copy as it is and false. ErrNotFound for an
 // unknown ID or another account's.
-func (s *Verifications) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*store.Verification, bool, error) {
-	return s.take(ctx, "take send", account, id, now, func(v *store.Verification) bool {
-		if v.StatusAt(now) != store.VerificationPending || v.Sends >= v.MaxSends {
+func (s *Verifications) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*verifystore.Verification, bool, error) {
+	return s.take(ctx, "take send", account, id, now, func(v *verifystore.Verification) bool {
+		if v.StatusAt(now) != verifystore.VerificationPending || v.Sends >= v.MaxSends {
 			return false
 		}
 		if !v.LastSentAt.IsZero() && v.LastSentAt.Add(cooldown).After(now) {
@@ -195,7 +196,7 @@ func (s *Verifications) TakeSend(ctx context.Context, account, id string, now ti
 
 // take runs count on the verification under the mutex; when it counts,
 // UpdatedAt moves on to now.
-func (s *Verifications) take(ctx context.Context, op, account, id string, now time.Time, count func(*store.Verification) bool) (*store.Verification, bool, error) {
+func (s *Verifications) take(ctx context.Context, op, account, id string, now time.Time, count func(*verifystore.Verification) bool) (*verifystore.Verification, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, ctxError(op, err)
 	}
@@ -210,7 +211,7 @@ func (s *Verifications) take(ctx context.Context, op, account, id string, now ti
 	if ok && now.After(v.UpdatedAt) {
 		v.UpdatedAt = now
 	}
-	return store.CloneVerification(v), ok, nil
+	return verifystore.CloneVerification(v), ok, nil
 }
 
 // FinishVerification moves a pending verification to status, approved or
@@ -220,11 +221,11 @@ func (s *Verifications) take(ctx context.Context, op, account, id string, now ti
 // says at now is moved: a check counted before its expiry, or its last
 // check, still approves. ErrNotFound for an unknown ID or another
 // account's.
-func (s *Verifications) FinishVerification(ctx context.Context, account, id string, status store.VerificationStatus, now time.Time) (*store.Verification, bool, error) {
+func (s *Verifications) FinishVerification(ctx context.Context, account, id string, status verifystore.VerificationStatus, now time.Time) (*verifystore.Verification, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, ctxError("finish verification", err)
 	}
-	if status != store.VerificationApproved && status != store.VerificationCanceled {
+	if status != verifystore.VerificationApproved && status != verifystore.VerificationCanceled {
 		return nil, false, store.Invalid("status", "must be approved or canceled, not "+string(status))
 	}
 	s.mu.Lock()
@@ -234,11 +235,11 @@ func (s *Verifications) FinishVerification(ctx context.Context, account, id stri
 	if err != nil {
 		return nil, false, err
 	}
-	if v.Status != store.VerificationPending {
-		return store.CloneVerification(v), false, nil
+	if v.Status != verifystore.VerificationPending {
+		return verifystore.CloneVerification(v), false, nil
 	}
 	v.Status, v.UpdatedAt = status, now
-	return store.CloneVerification(v), true, nil
+	return verifystore.CloneVerification(v), true, nil
 }
 
 // ExpireVerifications marks up to limit verifications still pending whose
@@ -254,11 +255,11 @@ func (s *Verifications) ExpireVerifications(ctx context.Context, now time.Time, 
 	s.sweepAt(now)
 	n := 0
 	for n < limit && len(s.expiry) > 0 && !s.expiry[0].ExpiresAt.After(now) {
-		v := heap.Pop(&s.expiry).(*store.Verification)
-		if v.Status != store.VerificationPending {
+		v := heap.Pop(&s.expiry).(*verifystore.Verification)
+		if v.Status != verifystore.VerificationPending {
 			continue // finished since it was pushed
 		}
-		v.Status = store.VerificationExpired
+		v.Status = verifystore.VerificationExpired
 		if now.After(v.UpdatedAt) {
 			v.UpdatedAt = now
 		}
@@ -268,7 +269,7 @@ func (s *Verifications) ExpireVerifications(ctx context.Context, now time.Time, 
 }
 
 // get returns the account's verification, or ErrNotFound. s.mu is held.
-func (s *Verifications) get(account, id string) (*store.Verification, error) {
+func (s *Verifications) get(account, id string) (*verifystore.Verification, error) {
 	v, ok := s.byID[id]
 	if !ok || v.Account != account {
 		return nil, store.Errorf(store.ErrNotFound, "memstore: no verification %q", id)
@@ -284,16 +285,16 @@ func (s *Verifications) sweepAt(now time.Time) {
 	if !s.sweep.due(t, len(s.byID)) {
 		return
 	}
-	s.byID = sweepMap(&s.sweep, s.byID, func(v *store.Verification) bool {
+	s.byID = sweepMap(&s.sweep, s.byID, func(v *verifystore.Verification) bool {
 		return now.After(keptUntil(v))
 	})
 	// Fresh indexes, which hold no dropped verification.
-	s.byRecipient = make(map[recipient][]*store.Verification, len(s.byID))
+	s.byRecipient = make(map[recipient][]*verifystore.Verification, len(s.byID))
 	s.expiry = nil
 	for _, v := range s.byID {
 		r := recipientOf(v)
 		s.byRecipient[r] = append(s.byRecipient[r], v)
-		if v.Status == store.VerificationPending {
+		if v.Status == verifystore.VerificationPending {
 			s.expiry = append(s.expiry, v)
 		}
 	}
@@ -304,25 +305,25 @@ func (s *Verifications) sweepAt(now time.Time) {
 // the latest at its ExpiresAt or, for one approved or canceled after it,
 // then. The time ExpireVerifications marked it does not count: it ended
 // at its ExpiresAt.
-func keptUntil(v *store.Verification) time.Time {
+func keptUntil(v *verifystore.Verification) time.Time {
 	end := v.ExpiresAt
-	if v.Status != store.VerificationExpired && v.UpdatedAt.After(end) {
+	if v.Status != verifystore.VerificationExpired && v.UpdatedAt.After(end) {
 		end = v.UpdatedAt
 	}
 	return end.Add(verificationRetention)
 }
 
-func recipientOf(v *store.Verification) recipient {
+func recipientOf(v *verifystore.Verification) recipient {
 	return recipient{v.Account, v.To, v.Purpose}
 }
 
 // expiryHeap orders verifications by ExpiresAt, soonest first.
-type expiryHeap []*store.Verification
+type expiryHeap []*verifystore.Verification
 
 func (h expiryHeap) Len() int           { return len(h) }
 func (h expiryHeap) Less(i, j int) bool { return h[i].ExpiresAt.Before(h[j].ExpiresAt) }
 func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(*store.Verification)) }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(*verifystore.Verification)) }
 func (h *expiryHeap) Pop() any {
 	old := *h
 	v := old[len(old)-1]
@@ -335,14 +336,14 @@ func (h *expiryHeap) Pop() any {
 // keys whose amounts have all left their window.
 const counterSweep = time.Minute
 
-// Counters is an in-memory store.Counters, for one process; use pgstore's
+// Counters is an in-memory verifystore.Counters, for one process; use pgstore's
 // to share sums between processes.
 //
-// Each key keeps a sum per bucket of its window (store.CounterBucket), the
+// Each key keeps a sum per bucket of its window (verifystore.CounterBucket), the
 // buckets in order: at most the CounterBuckets of the window and as many
 // again, for callers whose times arrive slightly out of order. A sum over
 // the window at now adds the buckets that start at or after
-// store.CounterSince(now, window), also any dated after now. Add decides
+// verifystore.CounterSince(now, window), also any dated after now. Add decides
 // and adds under one mutex, so that under any concurrency a limit is
 // never exceeded. Time is only what the callers pass in; the store reads
 // no clock.
@@ -397,8 +398,8 @@ func (c *Counters) Add(ctx context.Context, key string, n int64, window time.Dur
 	if window <= 0 {
 		return 0, false, store.Invalid("window", "must be positive")
 	}
-	bucket := store.CounterBucket(now, window)
-	since := store.CounterSince(now, window)
+	bucket := verifystore.CounterBucket(now, window)
+	since := verifystore.CounterSince(now, window)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sweep.due(now.UnixNano(), len(c.keys)) {
@@ -461,7 +462,7 @@ func (c *Counters) Sums(ctx context.Context, keys []string, window time.Duration
 	if window <= 0 {
 		return nil, store.Invalid("window", "must be positive")
 	}
-	since := store.CounterSince(now, window)
+	since := verifystore.CounterSince(now, window)
 	out := make([]int64, len(keys))
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -493,7 +494,7 @@ func (k *counter) sum(since time.Time) (int64, bool) {
 
 // stale reports whether all of k's amounts have left its window at now.
 func (k *counter) stale(now time.Time) bool {
-	return len(k.buckets) == 0 || k.buckets[len(k.buckets)-1].start.Before(store.CounterSince(now, k.window))
+	return len(k.buckets) == 0 || k.buckets[len(k.buckets)-1].start.Before(verifystore.CounterSince(now, k.window))
 }
 
 // exceeds reports whether sum + n > limit, without overflowing.
@@ -515,6 +516,6 @@ func addInt64(a, b int64) (int64, bool) {
 
 // Interface guards
 var (
-	_ store.Verifications = (*Verifications)(nil)
-	_ store.Counters      = (*Counters)(nil)
+	_ verifystore.Verifications = (*Verifications)(nil)
+	_ verifystore.Counters      = (*Counters)(nil)
 )

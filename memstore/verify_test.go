@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 var verifyT0 = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 
-func newTestVerification(i int, at time.Time) *store.Verification {
-	return &store.Verification{
+func newTestVerification(i int, at time.Time) *verifystore.Verification {
+	return &verifystore.Verification{
 		ID: fmt.Sprintf("v-%d", i), Account: "acme", To: fmt.Sprintf("+91987654%04d", i%100), Purpose: "login",
-		CodeHash: []byte{1}, Status: store.VerificationPending, MaxChecks: 3, MaxSends: 3,
+		CodeHash: []byte{1}, Status: verifystore.VerificationPending, MaxChecks: 3, MaxSends: 3,
 		CreatedAt: at, ExpiresAt: at.Add(10 * time.Minute), UpdatedAt: at,
 	}
 }
@@ -32,7 +32,7 @@ func TestVerificationsForgetEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
-			if _, ok, err := s.FinishVerification(ctx, "acme", v.ID, store.VerificationApproved, at); err != nil || !ok {
+			if _, ok, err := s.FinishVerification(ctx, "acme", v.ID, verifystore.VerificationApproved, at); err != nil || !ok {
 				t.Fatalf("approve: %v %v", ok, err)
 			}
 		}
@@ -123,8 +123,8 @@ func TestCountersForgetKeys(t *testing.T) {
 	c.mu.Lock()
 	buckets = len(c.keys["hot"].buckets)
 	c.mu.Unlock()
-	if buckets > 2*store.CounterBuckets+1 {
-		t.Fatalf("a hot key keeps %d buckets, want at most %d", buckets, 2*store.CounterBuckets+1)
+	if buckets > 2*verifystore.CounterBuckets+1 {
+		t.Fatalf("a hot key keeps %d buckets, want at most %d", buckets, 2*verifystore.CounterBuckets+1)
 	}
 	// Giving back all a bucket holds drops it, and the key with it.
 	sum, _, err := c.Add(ctx, "gone", 5, w, 0, verifyT0.Add(w))

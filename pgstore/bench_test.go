@@ -20,6 +20,7 @@ import (
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/accountcache"
+	"github.com/notifykit/notify/verify/verifystore"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -268,7 +269,7 @@ func BenchmarkTakeCheck(b *testing.B) {
 		if !ok || v.Checks != 1 {
 			return fmt.Errorf("TakeCheck(%s) = %v, checks %d", id, ok, v.Checks)
 		}
-		if _, ok, err := s.FinishVerification(ctx, "acme", id, store.VerificationApproved, now); err != nil || !ok {
+		if _, ok, err := s.FinishVerification(ctx, "acme", id, verifystore.VerificationApproved, now); err != nil || !ok {
 			return fmt.Errorf("FinishVerification(%s) = %v, %v", id, ok, err)
 		}
 		lat[i] = time.Since(start)

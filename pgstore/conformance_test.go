@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storetest"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // TestWalletConformance runs the wallet suite (Balance, Debit, Credit),
@@ -114,7 +115,7 @@ func TestLedgerConformance(t *testing.T) {
 func TestVerificationsConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunVerifications(t, storetest.VerificationsHarness{
-		New: func(t *testing.T) store.Verifications {
+		New: func(t *testing.T) verifystore.Verifications {
 			s, _ := newStore(t)
 			return s
 		},
@@ -124,7 +125,7 @@ func TestVerificationsConformance(t *testing.T) {
 func TestCountersConformance(t *testing.T) {
 	pgstoretest.URL(t)
 	storetest.RunCounters(t, storetest.CountersHarness{
-		New: func(t *testing.T) store.Counters {
+		New: func(t *testing.T) verifystore.Counters {
 			s, _ := newStore(t)
 			return s.Counters()
 		},

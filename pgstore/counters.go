@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // counterQueries are the statements of Counters; see buildCounterQueries.
@@ -64,15 +65,15 @@ WHERE (key_hash, bucket) IN (
 	}
 }
 
-// Counters is a store.Counters kept in PostgreSQL: sums of amounts
+// Counters is a verifystore.Counters kept in PostgreSQL: sums of amounts
 // added per key over a sliding window, shared by every instance that
 // uses the database (the fraud guard of package verify: its velocity
 // limits, conversion tracking and spend caps). Make one with
 // Store.Counters.
 //
-// A key's window is cut into store.CounterBuckets buckets
-// (store.CounterBucket), one row each, holding the sum added within it;
-// a sum reads the rows of the buckets from store.CounterSince on (a
+// A key's window is cut into verifystore.CounterBuckets buckets
+// (verifystore.CounterBucket), one row each, holding the sum added within it;
+// a sum reads the rows of the buckets from verifystore.CounterSince on (a
 // bucket after now's, which an instance whose clock runs ahead added to,
 // counts too: instances whose clocks differ a little do not exceed a
 // limit together). Keys are kept as their SHA-256, so a key may hold any
@@ -95,7 +96,7 @@ type Counters struct {
 	s *Store
 }
 
-// Counters returns the Store's store.Counters. It holds no state of its
+// Counters returns the Store's verifystore.Counters. It holds no state of its
 // own and costs nothing to make; the table comes with Migrate.
 func (s *Store) Counters() *Counters {
 	return &Counters{s: s}
@@ -111,7 +112,7 @@ func checkWindow(op string, window time.Duration) error {
 
 // Add adds n (negative to give back) to key at now, unless limit > 0 and
 // the sum over the window ending at now plus n would exceed limit, as
-// store.Counters documents, and answers the sum over the window after
+// verifystore.Counters documents, and answers the sum over the window after
 // the call and whether it added. With a limit, deciding and adding are
 // one atomic step under the key's advisory lock; without one, the sum
 // answered may miss an Add of another bucket that commits at the same
@@ -124,8 +125,8 @@ func (c *Counters) Add(ctx context.Context, key string, n int64, window time.Dur
 	}
 	s := c.s
 	hash := sha256.Sum256([]byte(key))
-	bucket := microUTC(store.CounterBucket(now, window))
-	since := microUTC(store.CounterSince(now, window))
+	bucket := microUTC(verifystore.CounterBucket(now, window))
+	since := microUTC(verifystore.CounterSince(now, window))
 	expires := bucket.Add(window)
 	args := []any{hash[:], n, bucket, since, expires, limit}
 	var sum int64
@@ -161,7 +162,7 @@ func (s *Store) counterLock(hash [sha256.Size]byte) int64 {
 
 // Sums answers the sum of each key over the window ending at now, in the
 // order of keys, zero for a key never added to (or whose amounts have
-// all left the window), as store.Counters documents: one query, whatever
+// all left the window), as verifystore.Counters documents: one query, whatever
 // the number of keys. No keys is an empty answer without a query. A
 // window that is not positive, or longer than 10 years, is
 // store.ErrInvalid.
@@ -180,7 +181,7 @@ func (c *Counters) Sums(ctx context.Context, keys []string, window time.Duration
 		h := sha256.Sum256([]byte(k))
 		hashes[i] = h[:]
 	}
-	since := microUTC(store.CounterSince(now, window))
+	since := microUTC(verifystore.CounterSince(now, window))
 	sums := make(map[string]int64, len(keys))
 	err := s.do(ctx, repeatable, func() error {
 		clear(sums)
@@ -206,4 +207,4 @@ func (c *Counters) Sums(ctx context.Context, keys []string, window time.Duration
 }
 
 // Interface guards
-var _ store.Counters = (*Counters)(nil)
+var _ verifystore.Counters = (*Counters)(nil)

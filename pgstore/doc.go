@@ -10,8 +10,8 @@
 // pgstore implements the store contract (package store, which it imports
 // instead of notify): one *Store is the store.Ledger, and also the
 // store.Accounts, the store.Keys, the store.Templates and the
-// store.Verifications (package verify's), and makes store.Limiter values
-// (Store.RateLimit, Store.WindowLimit) and the store.Counters of verify's
+// verifystore.Verifications (package verify's), and makes store.Limiter values
+// (Store.RateLimit, Store.WindowLimit) and the verifystore.Counters of verify's
 // fraud guard (Store.Counters); it is the store.Admin of the admin API
 // too:
 //
@@ -147,7 +147,7 @@
 //
 // # Verifications
 //
-// As the store.Verifications, the Store keeps each verification (package
+// As the verifystore.Verifications, the Store keeps each verification (package
 // verify) as a row, without its code: only the HMAC of it, as its bytes
 // (migration 0016). Each counting call is one conditional UPDATE:
 // TakeCheck counts a check only WHERE the verification is pending, not
@@ -167,9 +167,9 @@
 //
 // # Counters
 //
-// Store.Counters makes the store.Counters of verify's fraud guard:
+// Store.Counters makes the verifystore.Counters of verify's fraud guard:
 // windowed sums per key, one row per key and bucket of the window
-// (store.CounterBucket), the key kept as its SHA-256. An Add with a limit
+// (verifystore.CounterBucket), the key kept as its SHA-256. An Add with a limit
 // is one round trip: a batch that takes a transaction-scoped advisory
 // lock of the key and then, in a statement of its own (whose snapshot
 // sees every Add before it), sums the window, upserts the amount into

@@ -128,12 +128,12 @@ func WithClock(now func() time.Time) Option {
 // Store keeps every store of notify in PostgreSQL, to the contract of
 // package store: it is the store.Ledger (the wallets and the message
 // records, moved together), and implements store.Accounts, store.Keys,
-// store.Templates, store.Verifications and store.Admin, so several
+// store.Templates, verifystore.Verifications and store.Admin, so several
 // processes that share the database share one wallet per account, one
 // set of message records, one idempotency table and one set of
 // verifications, with the same guarantees as one process. Its RateLimit
 // and WindowLimit make store.Limiter values whose budgets those processes
-// share, and its Counters the store.Counters they share.
+// share, and its Counters the verifystore.Counters they share.
 //
 // A Store is safe for concurrent use. Its tables must exist: call Migrate
 // once (any number of processes may call it at once). Errors are those of

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // verificationKeep is how long after it ended (its expiry or its last
@@ -23,7 +24,7 @@ const verificationKeep = 7 * 24 * time.Hour
 const verificationColumns = `id, account, recipient, purpose, channels, code_hash, length, status,
 	checks, max_checks, sends, max_sends, prefix, country, created_at, expires_at, last_sent_at, updated_at`
 
-// verificationQueries are the statements of store.Verifications; see
+// verificationQueries are the statements of verifystore.Verifications; see
 // buildVerificationQueries.
 type verificationQueries struct {
 	create, read, pending, takeCheck, takeSend, finish, expire string
@@ -108,7 +109,7 @@ func microUTC(t time.Time) time.Time {
 	return t.Truncate(time.Microsecond).UTC()
 }
 
-// CreateVerification keeps v, as store.Verifications documents: its
+// CreateVerification keeps v, as verifystore.Verifications documents: its
 // fields as given (an empty Status is pending; Checks and Sends are
 // zero for a new verification), its times in UTC truncated to the
 // microsecond, a zero LastSentAt as none. An ID in use, by any account,
@@ -119,7 +120,7 @@ func microUTC(t time.Time) time.Time {
 // after a lost connection (a repeat of one that committed would answer
 // store.ErrConflict): store.ErrUnavailable leaves the outcome unknown,
 // and Verification tells it. CreateVerification does not retain v.
-func (s *Store) CreateVerification(ctx context.Context, v *store.Verification) error {
+func (s *Store) CreateVerification(ctx context.Context, v *verifystore.Verification) error {
 	if v == nil {
 		return fmt.Errorf("pgstore: create verification: %w: nil verification", store.ErrInvalid)
 	}
@@ -147,8 +148,8 @@ func (s *Store) CreateVerification(ctx context.Context, v *store.Verification) e
 	status := v.Status
 	switch status {
 	case "":
-		status = store.VerificationPending
-	case store.VerificationPending, store.VerificationApproved, store.VerificationCanceled, store.VerificationExpired:
+		status = verifystore.VerificationPending
+	case verifystore.VerificationPending, verifystore.VerificationApproved, verifystore.VerificationCanceled, verifystore.VerificationExpired:
 	default:
 		fe.Add("status", "must be pending, approved, canceled or expired")
 	}
@@ -182,17 +183,17 @@ func (s *Store) CreateVerification(ctx context.Context, v *store.Verification) e
 // Verification returns the account's verification id, or
 // store.ErrNotFound (also for one of another account). It is one read of
 // the primary key.
-func (s *Store) Verification(ctx context.Context, account, id string) (*store.Verification, error) {
+func (s *Store) Verification(ctx context.Context, account, id string) (*verifystore.Verification, error) {
 	return s.readVerification(ctx, "verification", account, id)
 }
 
 // readVerification reads the account's verification id for the operation
 // what: a lookup, or the answer of a counting call that counted nothing.
-func (s *Store) readVerification(ctx context.Context, what, account, id string) (*store.Verification, error) {
+func (s *Store) readVerification(ctx context.Context, what, account, id string) (*verifystore.Verification, error) {
 	if !storable(account) || !storable(id) {
 		return nil, notFoundVerification(id)
 	}
-	var v *store.Verification
+	var v *verifystore.Verification
 	err := s.do(ctx, repeatable, func() (err error) {
 		v, err = scanVerification(s.pool.QueryRow(ctx, s.q.verifications.read, account, id))
 		return err
@@ -211,15 +212,15 @@ func notFoundVerification(id string) error {
 }
 
 // PendingVerification returns the account's newest verification of to
-// and purpose that is pending at now (store.Verification.StatusAt: not
+// and purpose that is pending at now (verifystore.Verification.StatusAt: not
 // ended, not expired, checks left), or store.ErrNotFound. Of two created
 // at the same time the greater ID is the newer. It reads an index of the
 // pending verifications by account, recipient and purpose.
-func (s *Store) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*store.Verification, error) {
+func (s *Store) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*verifystore.Verification, error) {
 	if !storable(account) || !storable(to) || !storable(purpose) {
 		return nil, store.Errorf(store.ErrNotFound, "pgstore: pending verification")
 	}
-	var v *store.Verification
+	var v *verifystore.Verification
 	err := s.do(ctx, repeatable, func() (err error) {
 		v, err = scanVerification(s.pool.QueryRow(ctx, s.q.verifications.pending, account, to, purpose, microUTC(now)))
 		return err
@@ -243,7 +244,7 @@ func (s *Store) PendingVerification(ctx context.Context, account, to, purpose st
 // a second round trip. The UPDATE is not repeated after a lost connection
 // (it could count twice): store.ErrUnavailable leaves unknown whether the
 // check was counted.
-func (s *Store) TakeCheck(ctx context.Context, account, id string, now time.Time) (*store.Verification, bool, error) {
+func (s *Store) TakeCheck(ctx context.Context, account, id string, now time.Time) (*verifystore.Verification, bool, error) {
 	now = microUTC(now)
 	return s.takeVerification(ctx, "take check", account, id, s.q.verifications.takeCheck, account, id, now)
 }
@@ -256,7 +257,7 @@ func (s *Store) TakeCheck(ctx context.Context, account, id string, now time.Time
 // another account, is store.ErrNotFound. Like TakeCheck it is one
 // conditional UPDATE, not repeated after a lost connection, and a refusal
 // reads the row again.
-func (s *Store) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*store.Verification, bool, error) {
+func (s *Store) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*verifystore.Verification, bool, error) {
 	latest := microUTC(now.Add(-cooldown))
 	now = microUTC(now)
 	return s.takeVerification(ctx, "take send", account, id, s.q.verifications.takeSend, account, id, now, latest)
@@ -270,8 +271,8 @@ func (s *Store) TakeSend(ctx context.Context, account, id string, now time.Time,
 // It is one conditional UPDATE, so of two instances finishing one
 // verification at once exactly one answers true; it is not repeated
 // after a lost connection.
-func (s *Store) FinishVerification(ctx context.Context, account, id string, status store.VerificationStatus, now time.Time) (*store.Verification, bool, error) {
-	if status != store.VerificationApproved && status != store.VerificationCanceled {
+func (s *Store) FinishVerification(ctx context.Context, account, id string, status verifystore.VerificationStatus, now time.Time) (*verifystore.Verification, bool, error) {
+	if status != verifystore.VerificationApproved && status != verifystore.VerificationCanceled {
 		return nil, false, fmt.Errorf("pgstore: finish verification: %w",
 			store.Invalid("status", "must be approved or canceled"))
 	}
@@ -283,11 +284,11 @@ func (s *Store) FinishVerification(ctx context.Context, account, id string, stat
 // returns the verification it changed, or nothing; then it reads the
 // verification to answer it as it is, in a statement of its own, whose
 // snapshot sees whatever refused the UPDATE.
-func (s *Store) takeVerification(ctx context.Context, what, account, id, query string, args ...any) (*store.Verification, bool, error) {
+func (s *Store) takeVerification(ctx context.Context, what, account, id, query string, args ...any) (*verifystore.Verification, bool, error) {
 	if !storable(account) || !storable(id) {
 		return nil, false, notFoundVerification(id)
 	}
-	var v *store.Verification
+	var v *verifystore.Verification
 	err := s.do(ctx, onceOnly, func() (err error) {
 		v, err = scanVerification(s.pool.QueryRow(ctx, query, args...))
 		return err
@@ -332,9 +333,9 @@ func (s *Store) ExpireVerifications(ctx context.Context, now time.Time, limit in
 }
 
 // scanVerification reads one row of verificationColumns.
-func scanVerification(row pgx.Row) (*store.Verification, error) {
+func scanVerification(row pgx.Row) (*verifystore.Verification, error) {
 	var (
-		v        store.Verification
+		v        verifystore.Verification
 		status   string
 		lastSent *time.Time
 	)
@@ -344,7 +345,7 @@ func scanVerification(row pgx.Row) (*store.Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Status = store.VerificationStatus(status)
+	v.Status = verifystore.VerificationStatus(status)
 	if len(v.Channels) == 0 {
 		v.Channels = nil
 	}
@@ -356,4 +357,4 @@ func scanVerification(row pgx.Row) (*store.Verification, error) {
 }
 
 // Interface guards
-var _ store.Verifications = (*Store)(nil)
+var _ verifystore.Verifications = (*Store)(nil)

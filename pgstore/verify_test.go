@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // verifyT0 has nanoseconds, which the store drops.
@@ -23,19 +24,19 @@ var verifyT0 = time.Date(2025, 3, 4, 5, 6, 7, 891_234_567, time.UTC)
 
 // newVerification returns a pending verification created at
 // verifyT0, expiring ten minutes later, with 5 checks and 3 sends.
-func newVerification(id string) *store.Verification {
-	return &store.Verification{
+func newVerification(id string) *verifystore.Verification {
+	return &verifystore.Verification{
 		ID: id, Account: "acme", To: "+919876543210", Purpose: "login",
 		Channels: []string{"sms", "chat"}, CodeHash: []byte{0, 1, 2, 0xff}, Length: 6,
-		Status: store.VerificationPending, MaxChecks: 5, MaxSends: 3,
+		Status: verifystore.VerificationPending, MaxChecks: 5, MaxSends: 3,
 		Prefix: "+9198765", Country: "IN",
 		CreatedAt: verifyT0, UpdatedAt: verifyT0, ExpiresAt: verifyT0.Add(10 * time.Minute),
 	}
 }
 
 // kept is v as the store keeps it: its times at the microsecond.
-func kept(v *store.Verification) *store.Verification {
-	c := store.CloneVerification(v)
+func kept(v *verifystore.Verification) *verifystore.Verification {
+	c := verifystore.CloneVerification(v)
 	c.CreatedAt = c.CreatedAt.Truncate(time.Microsecond)
 	c.UpdatedAt = c.UpdatedAt.Truncate(time.Microsecond)
 	c.ExpiresAt = c.ExpiresAt.Truncate(time.Microsecond)
@@ -43,14 +44,14 @@ func kept(v *store.Verification) *store.Verification {
 	return c
 }
 
-func createVerification(t testing.TB, s *pgstore.Store, v *store.Verification) {
+func createVerification(t testing.TB, s *pgstore.Store, v *verifystore.Verification) {
 	t.Helper()
 	if err := s.CreateVerification(context.Background(), v); err != nil {
 		t.Fatalf("CreateVerification(%s): %v", v.ID, err)
 	}
 }
 
-func wantVerification(t testing.TB, what string, got, want *store.Verification) {
+func wantVerification(t testing.TB, what string, got, want *verifystore.Verification) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s =\n%+v, want\n%+v", what, got, want)
@@ -98,15 +99,15 @@ func TestVerificationRoundTrip(t *testing.T) {
 	wantVerification(t, "Verification(v2)", got, kept(e))
 
 	for name, c := range map[string]struct {
-		edit  func(*store.Verification)
+		edit  func(*verifystore.Verification)
 		field string
 	}{
-		"no ID":        {func(v *store.Verification) { v.ID = "" }, "id"},
-		"no account":   {func(v *store.Verification) { v.Account = "" }, "account"},
-		"no code hash": {func(v *store.Verification) { v.CodeHash = nil }, "code_hash"},
-		"NUL purpose":  {func(v *store.Verification) { v.Purpose = "a\x00b" }, "purpose"},
-		"bad UTF-8":    {func(v *store.Verification) { v.To = "\xff" }, "to"},
-		"bad status":   {func(v *store.Verification) { v.Status = store.VerificationMaxAttempts }, "status"},
+		"no ID":        {func(v *verifystore.Verification) { v.ID = "" }, "id"},
+		"no account":   {func(v *verifystore.Verification) { v.Account = "" }, "account"},
+		"no code hash": {func(v *verifystore.Verification) { v.CodeHash = nil }, "code_hash"},
+		"NUL purpose":  {func(v *verifystore.Verification) { v.Purpose = "a\x00b" }, "purpose"},
+		"bad UTF-8":    {func(v *verifystore.Verification) { v.To = "\xff" }, "to"},
+		"bad status":   {func(v *verifystore.Verification) { v.Status = verifystore.VerificationMaxAttempts }, "status"},
 	} {
 		v := newVerification("v-" + strings.ReplaceAll(name, " ", "-"))
 		v.CodeHash = []byte("SECRET-HASH")
@@ -140,7 +141,7 @@ func TestTakeCheck(t *testing.T) {
 	}
 	v, ok, err := s.TakeCheck(ctx, "acme", "v1", verifyT0.Add(time.Minute))
 	must(t, err)
-	if ok || v.Checks != 5 || v.StatusAt(verifyT0.Add(time.Minute)) != store.VerificationMaxAttempts {
+	if ok || v.Checks != 5 || v.StatusAt(verifyT0.Add(time.Minute)) != verifystore.VerificationMaxAttempts {
 		t.Fatalf("sixth check: %v, %+v", ok, v)
 	}
 
@@ -156,12 +157,12 @@ func TestTakeCheck(t *testing.T) {
 
 	// Finished: no check counts.
 	createVerification(t, s, newVerification("v3"))
-	if _, ok, err := s.FinishVerification(ctx, "acme", "v3", store.VerificationCanceled, verifyT0); err != nil || !ok {
+	if _, ok, err := s.FinishVerification(ctx, "acme", "v3", verifystore.VerificationCanceled, verifyT0); err != nil || !ok {
 		t.Fatalf("cancel: %v, %v", ok, err)
 	}
 	v, ok, err = s.TakeCheck(ctx, "acme", "v3", verifyT0)
 	must(t, err)
-	if ok || v.Checks != 0 || v.Status != store.VerificationCanceled {
+	if ok || v.Checks != 0 || v.Status != verifystore.VerificationCanceled {
 		t.Fatalf("check of a canceled verification: %v, %+v", ok, v)
 	}
 }
@@ -297,23 +298,23 @@ func TestFinishVerification(t *testing.T) {
 	s, _ := newStore(t)
 	ctx := context.Background()
 	createVerification(t, s, newVerification("v1"))
-	_, _, err := s.FinishVerification(ctx, "acme", "v1", store.VerificationExpired, verifyT0)
+	_, _, err := s.FinishVerification(ctx, "acme", "v1", verifystore.VerificationExpired, verifyT0)
 	wantErr(t, err, store.ErrInvalid)
 	_, _, err = s.FinishVerification(ctx, "acme", "v1", "", verifyT0)
 	wantErr(t, err, store.ErrInvalid)
 	// A check counted before the expiry approves after it.
 	late := verifyT0.Add(11 * time.Minute)
-	v, ok, err := s.FinishVerification(ctx, "acme", "v1", store.VerificationApproved, late)
+	v, ok, err := s.FinishVerification(ctx, "acme", "v1", verifystore.VerificationApproved, late)
 	must(t, err)
-	if !ok || v.Status != store.VerificationApproved || !v.UpdatedAt.Equal(late.Truncate(time.Microsecond)) {
+	if !ok || v.Status != verifystore.VerificationApproved || !v.UpdatedAt.Equal(late.Truncate(time.Microsecond)) {
 		t.Fatalf("approve: %v, %+v", ok, v)
 	}
-	v, ok, err = s.FinishVerification(ctx, "acme", "v1", store.VerificationCanceled, late)
+	v, ok, err = s.FinishVerification(ctx, "acme", "v1", verifystore.VerificationCanceled, late)
 	must(t, err)
-	if ok || v.Status != store.VerificationApproved {
+	if ok || v.Status != verifystore.VerificationApproved {
 		t.Fatalf("cancel after approve: %v, %+v", ok, v)
 	}
-	_, _, err = s.FinishVerification(ctx, "beta", "v1", store.VerificationCanceled, late)
+	_, _, err = s.FinishVerification(ctx, "beta", "v1", verifystore.VerificationCanceled, late)
 	wantErr(t, err, store.ErrNotFound)
 
 	// Of concurrent finishes exactly one applies.
@@ -324,9 +325,9 @@ func TestFinishVerification(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status := store.VerificationApproved
+			status := verifystore.VerificationApproved
 			if i%2 == 1 {
-				status = store.VerificationCanceled
+				status = verifystore.VerificationCanceled
 			}
 			_, ok, err := s.FinishVerification(ctx, "acme", "v2", status, verifyT0)
 			if err != nil {
@@ -385,7 +386,7 @@ func TestPendingVerification(t *testing.T) {
 	if id := pending(verifyT0.Add(2 * time.Minute)); id != "old" {
 		t.Fatalf("pending with newer's checks spent = %q, want old", id)
 	}
-	_, _, err = s.FinishVerification(ctx, "acme", "old", store.VerificationApproved, verifyT0)
+	_, _, err = s.FinishVerification(ctx, "acme", "old", verifystore.VerificationApproved, verifyT0)
 	must(t, err)
 	if id := pending(verifyT0.Add(2 * time.Minute)); id != "" {
 		t.Fatalf("pending with none left = %q", id)
@@ -411,7 +412,7 @@ func TestExpireVerifications(t *testing.T) {
 	done := newVerification("done")
 	done.ExpiresAt = verifyT0
 	createVerification(t, s, done)
-	_, _, err := s.FinishVerification(ctx, "acme", "done", store.VerificationApproved, verifyT0)
+	_, _, err := s.FinishVerification(ctx, "acme", "done", verifystore.VerificationApproved, verifyT0)
 	must(t, err)
 
 	_, err = s.ExpireVerifications(ctx, verifyT0, 0)
@@ -431,13 +432,13 @@ func TestExpireVerifications(t *testing.T) {
 	}
 	v, err := s.Verification(ctx, "acme", "exp-3")
 	must(t, err)
-	if v.Status != store.VerificationExpired || !v.UpdatedAt.Equal(now.Truncate(time.Microsecond)) {
+	if v.Status != verifystore.VerificationExpired || !v.UpdatedAt.Equal(now.Truncate(time.Microsecond)) {
 		t.Fatalf("exp-3 after the sweep: %+v", v)
 	}
 	for _, id := range []string{"live", "done"} {
 		v, err := s.Verification(ctx, "acme", id)
 		must(t, err)
-		if v.Status == store.VerificationExpired {
+		if v.Status == verifystore.VerificationExpired {
 			t.Fatalf("%s marked expired", id)
 		}
 	}
@@ -619,7 +620,7 @@ func TestCountersLimitConcurrent(t *testing.T) {
 	for i := range callers {
 		wg.Add(2)
 		// Two buckets: the lock, not a bucket's row, serialises them.
-		at := t0.Add(time.Duration(i%2) * window / store.CounterBuckets)
+		at := t0.Add(time.Duration(i%2) * window / verifystore.CounterBuckets)
 		go func() {
 			defer wg.Done()
 			<-start
@@ -702,7 +703,7 @@ func TestVerificationsDatabaseDown(t *testing.T) {
 		"TakeCheck": func() error { _, _, err := s.TakeCheck(ctx, "a", "v", verifyT0); return err },
 		"TakeSend":  func() error { _, _, err := s.TakeSend(ctx, "a", "v", verifyT0, 0); return err },
 		"FinishVerification": func() error {
-			_, _, err := s.FinishVerification(ctx, "a", "v", store.VerificationApproved, verifyT0)
+			_, _, err := s.FinishVerification(ctx, "a", "v", verifystore.VerificationApproved, verifyT0)
 			return err
 		},
 		"ExpireVerifications": func() error { _, err := s.ExpireVerifications(ctx, verifyT0, 10); return err },

@@ -10,7 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/queue"
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // CheckResult is the answer to a check.
@@ -97,7 +97,7 @@ func (s *Service) CheckRecipient(ctx context.Context, account, to, purpose, code
 
 // ended answers a check of a verification that takes no more: approved
 // already is a Conflict error; otherwise its status.
-func (s *Service) ended(op string, v *store.Verification, now time.Time) (*CheckResult, error) {
+func (s *Service) ended(op string, v *verifystore.Verification, now time.Time) (*CheckResult, error) {
 	out := view(v, now)
 	if out.Status == StatusApproved {
 		return nil, &notify.Error{Code: notify.CodeConflict, Op: op, Err: errors.New("the verification was approved already: a code approves once")}
@@ -194,13 +194,13 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 
 // sendable reports whether TakeSend would count a send of v at now: the
 // store's rule, read off a copy so that a refusal costs no round trip.
-func sendable(v *store.Verification, now time.Time, cooldown time.Duration) bool {
+func sendable(v *verifystore.Verification, now time.Time, cooldown time.Duration) bool {
 	return v.StatusAt(now) == StatusPending && v.Sends < v.MaxSends &&
 		(v.LastSentAt.IsZero() || !now.Before(v.LastSentAt.Add(cooldown)))
 }
 
 // noSend says why a verification took no send.
-func (s *Service) noSend(op string, v *store.Verification, now time.Time) error {
+func (s *Service) noSend(op string, v *verifystore.Verification, now time.Time) error {
 	switch st := v.StatusAt(now); {
 	case st != StatusPending:
 		return &notify.Error{Code: notify.CodeConflict, Op: op, Err: fmt.Errorf("the verification is %s: it takes no more sends", st)}

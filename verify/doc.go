@@ -38,7 +38,7 @@
 //
 // # State
 //
-// Verifications live in a store.Verifications: memstore's for one
+// Verifications live in a verifystore.Verifications: memstore's for one
 // process and its tests, pgstore's to survive a restart and be shared by
 // several instances (any of them checks a code another sent). Expiry is
 // read off the times, so a verification ends on time without a sweep;
@@ -75,6 +75,6 @@
 // Velocity and spend refusals are notify.CodeRateLimited with a
 // RetryAfter; conversion blocks are notify.CodePermissionDenied. The
 // GuardConfig.SafeList skips every rule for the app's own numbers. The
-// guard's counts live in a store.Counters (memstore's or pgstore's,
+// guard's counts live in a verifystore.Counters (memstore's or pgstore's,
 // shared by instances); a guard that cannot read them refuses.
 package verify

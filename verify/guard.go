@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // Rule names a rule of the fraud guard; every refusal names one.
@@ -76,7 +76,7 @@ type GuardConfig struct {
 	// Counters keeps the guard's counts; share one between instances
 	// (pgstore) so that the limits are the deployment's, not each
 	// instance's.
-	Counters store.Counters
+	Counters verifystore.Counters
 	// SafeList lists recipients no rule applies to: E.164 numbers
 	// ("+919876543210"), number ranges ("+91987654" and every number it
 	// begins), e-mail addresses. Use it for the app's own test numbers.
@@ -108,7 +108,7 @@ type GuardConfig struct {
 // before anything is charged. It keeps its counts in GuardConfig.Counters
 // and is safe for concurrent use.
 type Guard struct {
-	counters     store.Counters
+	counters     verifystore.Counters
 	safe         []string
 	requester    Limit
 	recipient    Limit
@@ -272,7 +272,7 @@ func (g *Guard) admit(ctx context.Context, op string, c check) (*spend, error) {
 	if _, ok, err := g.counters.Add(ctx, key, c.price.Minor, hour, g.spendCap, c.now); err != nil {
 		return nil, guardFailure(op, err)
 	} else if !ok {
-		return nil, refuse(op, notify.CodeRateLimited, &Refusal{Rule: RuleSpendCap, RetryAfter: hour / store.CounterBuckets,
+		return nil, refuse(op, notify.CodeRateLimited, &Refusal{Rule: RuleSpendCap, RetryAfter: hour / verifystore.CounterBuckets,
 			Limit: fmt.Sprintf("at most %d minor units of %s per hour", g.spendCap, c.price.Currency.Code)})
 	}
 	return &spend{g: g, key: key, held: c.price.Minor, now: c.now}, nil
@@ -298,7 +298,7 @@ func (g *Guard) velocity(ctx context.Context, op string, rule Rule, l Limit, key
 	case err != nil:
 		return guardFailure(op, err)
 	case !ok:
-		return refuse(op, notify.CodeRateLimited, &Refusal{Rule: rule, RetryAfter: max(l.Window/store.CounterBuckets, time.Second),
+		return refuse(op, notify.CodeRateLimited, &Refusal{Rule: rule, RetryAfter: max(l.Window/verifystore.CounterBuckets, time.Second),
 			Limit: fmt.Sprintf("at most %d per %s", l.Max, l.Window)})
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // plan is how a verification's code is sent: the choices of its start
@@ -38,7 +38,7 @@ type send struct {
 // sends both at the same moment). The requests carry no idempotency key:
 // the store counts each send before it is made (TakeSend), so no two
 // calls ever make the same send, and the Notifier needs no key store.
-func (s *Service) sendOf(v *store.Verification, p plan, code string) *send {
+func (s *Service) sendOf(v *verifystore.Verification, p plan, code string) *send {
 	out := &send{account: v.Account}
 	if len(p.channels) == 2 && p.channels[0] != Email && p.channels[1] != Email {
 		out.reqs = append(out.reqs, &otp.Request{Account: v.Account, To: v.To, OTP: code, BrandName: p.brand,
@@ -115,7 +115,7 @@ func humanTTL(d time.Duration) string {
 
 // admit quotes the send (which checks it as Send would, so a bad field
 // is refused before anything is kept) and runs the fraud guard on it.
-func (s *Service) admit(ctx context.Context, op string, v *store.Verification, requester string, snd *send, now time.Time) (*spend, error) {
+func (s *Service) admit(ctx context.Context, op string, v *verifystore.Verification, requester string, snd *send, now time.Time) (*spend, error) {
 	for i, r := range snd.reqs {
 		q, err := s.n.Quote(ctx, r)
 		if err != nil {
@@ -223,7 +223,7 @@ func legOf(c Channel, r *notify.Receipt, j int, composite bool, err error) Leg {
 // out for certain, a new verification is canceled and the error
 // returned; otherwise the code counts as sent for the guard and v is
 // answered with its legs.
-func (s *Service) settle(ctx context.Context, op string, v *store.Verification, legs []Leg, sendErr error, now time.Time) (*Verification, error) {
+func (s *Service) settle(ctx context.Context, op string, v *verifystore.Verification, legs []Leg, sendErr error, now time.Time) (*Verification, error) {
 	if sendErr != nil {
 		if v.Sends <= 1 {
 			// Nothing reached the recipient: the verification could never

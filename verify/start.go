@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
-	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // StartOptions are a verification's choices; the zero value sends a
@@ -99,7 +99,7 @@ func (s *Service) Start(ctx context.Context, account, to string, opts StartOptio
 
 // plan checks the options and the recipient and returns the
 // verification to keep, not yet with ID and hash, and how to send it.
-func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now time.Time) (*store.Verification, plan, error) {
+func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now time.Time) (*verifystore.Verification, plan, error) {
 	var fe notify.FieldErrors
 	channels := opts.Channels
 	if len(channels) == 0 {
@@ -131,8 +131,8 @@ func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now t
 	}
 	p := plan{brand: opts.Brand, locale: opts.Locale, webOTPHost: opts.WebOTPHost, appHash: opts.AppHash,
 		domain: opts.Domain, requester: opts.Requester, channels: channels}
-	v := &store.Verification{Account: acct.ID, Purpose: opts.Purpose, Length: length,
-		Status: store.VerificationPending, MaxChecks: s.maxChecks, MaxSends: s.maxSends,
+	v := &verifystore.Verification{Account: acct.ID, Purpose: opts.Purpose, Length: length,
+		Status: verifystore.VerificationPending, MaxChecks: s.maxChecks, MaxSends: s.maxSends,
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(ttl)}
 	for _, c := range channels {
 		v.Channels = append(v.Channels, string(c))

@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // Channel is a channel a code goes by.
@@ -23,16 +24,16 @@ const (
 	Email Channel = "email"
 )
 
-// Status is where a verification stands (store.VerificationStatus).
-type Status = store.VerificationStatus
+// Status is where a verification stands (verifystore.VerificationStatus).
+type Status = verifystore.VerificationStatus
 
 // The statuses a verification and a check answer with.
 const (
-	StatusPending     = store.VerificationPending
-	StatusApproved    = store.VerificationApproved
-	StatusCanceled    = store.VerificationCanceled
-	StatusExpired     = store.VerificationExpired
-	StatusMaxAttempts = store.VerificationMaxAttempts
+	StatusPending     = verifystore.VerificationPending
+	StatusApproved    = verifystore.VerificationApproved
+	StatusCanceled    = verifystore.VerificationCanceled
+	StatusExpired     = verifystore.VerificationExpired
+	StatusMaxAttempts = verifystore.VerificationMaxAttempts
 )
 
 // The bounds and defaults of a verification, as Twilio Verify's.
@@ -65,7 +66,7 @@ type Config struct {
 	Accounts store.Accounts
 	// Store keeps the verifications; share one between instances
 	// (pgstore) so that any of them can check a code another sent.
-	Store store.Verifications
+	Store verifystore.Verifications
 	// Secret derives every code and the hash kept of it: at least 32
 	// random bytes, the same on every instance, kept out of the
 	// database. Changing it voids every pending verification.
@@ -100,7 +101,7 @@ type Config struct {
 type Service struct {
 	n         *notify.Notifier
 	accounts  store.Accounts
-	store     store.Verifications
+	store     verifystore.Verifications
 	key       keyed
 	guard     *Guard
 	numbers   phone.Plan
@@ -203,7 +204,7 @@ type Leg struct {
 }
 
 // view returns v as a caller sees it at now.
-func view(v *store.Verification, now time.Time) *Verification {
+func view(v *verifystore.Verification, now time.Time) *Verification {
 	out := &Verification{
 		ID: v.ID, Account: v.Account, To: v.To, Purpose: v.Purpose, Status: v.StatusAt(now),
 		AttemptsLeft: max(v.MaxChecks-v.Checks, 0), SendsLeft: max(v.MaxSends-v.Sends, 0),

@@ -19,8 +19,8 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef-test-secret")
@@ -42,11 +42,11 @@ func (c *clock) Add(d time.Duration) {
 
 // countingStore counts the checks a store counted.
 type countingStore struct {
-	store.Verifications
+	verifystore.Verifications
 	checks atomic.Int64
 }
 
-func (s *countingStore) TakeCheck(ctx context.Context, account, id string, now time.Time) (*store.Verification, bool, error) {
+func (s *countingStore) TakeCheck(ctx context.Context, account, id string, now time.Time) (*verifystore.Verification, bool, error) {
 	v, ok, err := s.Verifications.TakeCheck(ctx, account, id, now)
 	if ok {
 		s.checks.Add(1)

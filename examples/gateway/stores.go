@@ -17,6 +17,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // stores are the stores of the Notifier, in memory or in PostgreSQL. The
@@ -36,8 +37,8 @@ type stores struct {
 	otp  store.Limiter
 	// verifications and counters keep the verifications and the fraud
 	// guard's counts (verify.go).
-	verifications store.Verifications
-	counters      store.Counters
+	verifications verifystore.Verifications
+	counters      verifystore.Counters
 	close         func()
 	// db and pool are the PostgreSQL store and its pool, which the queue
 	// shares (queue.go); nil in memory.

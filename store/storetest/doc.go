@@ -7,10 +7,10 @@
 // money a Ledger keeps (exact amounts, refs that deduplicate, never below
 // zero, under 64 goroutines), RunTemplates a store.Templates, RunAdmin a
 // store.Admin, RunRateLimit (a token bucket) and RunWindowLimit (a
-// sliding window) a store.Limiter, RunVerifications a store.Verifications
+// sliding window) a store.Limiter, RunVerifications a verifystore.Verifications
 // (checks and sends counted once under 64 goroutines, expiry to the
-// microsecond, a day's retention) and RunCounters a store.Counters
-// (windowed sums cut as store.CounterBucket cuts them, limits never
+// microsecond, a day's retention) and RunCounters a verifystore.Counters
+// (windowed sums cut as verifystore.CounterBucket cuts them, limits never
 // exceeded). They are written in the manner of
 // gocloud.dev's drivertest packages: an implementation wires itself into a
 // small harness of functions and calls the suite from a test, usually

@@ -13,27 +13,28 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
 // VerificationsHarness connects RunVerifications to one
-// store.Verifications.
+// verifystore.Verifications.
 type VerificationsHarness struct {
 	// New returns a store, releasing it with t.Cleanup. Required. It may
 	// hand every subtest the same database, but no other run of the suite
 	// may use that database at the same time: ExpireVerifications reaches
 	// the verifications of every account, and the Expire subtest counts
 	// what it marks.
-	New func(t *testing.T) store.Verifications
+	New func(t *testing.T) verifystore.Verifications
 }
 
-// CountersHarness connects RunCounters to one store.Counters.
+// CountersHarness connects RunCounters to one verifystore.Counters.
 type CountersHarness struct {
 	// New returns a store, releasing it with t.Cleanup. Required. It may
 	// hand every subtest the same database: the suite's keys are random.
-	New func(t *testing.T) store.Counters
+	New func(t *testing.T) verifystore.Counters
 }
 
-// RunVerifications checks a store.Verifications:
+// RunVerifications checks a verifystore.Verifications:
 //
 //   - CreateVerification then Verification returns every field: the
 //     CodeHash bytes exactly (a NUL, invalid UTF-8), the Channels in
@@ -153,11 +154,11 @@ func newCodeHash() []byte {
 
 // sampleVerification returns a pending verification of account created
 // at at, with every field CreateVerification takes set.
-func sampleVerification(account string, at time.Time) *store.Verification {
-	return &store.Verification{
+func sampleVerification(account string, at time.Time) *verifystore.Verification {
+	return &verifystore.Verification{
 		ID: newUUID(), Account: account, To: "+919876543210", Purpose: "login",
 		Channels: []string{"chat", "sms", "email"}, CodeHash: newCodeHash(), Length: 6,
-		Status: store.VerificationPending, MaxChecks: 5, MaxSends: 3,
+		Status: verifystore.VerificationPending, MaxChecks: 5, MaxSends: 3,
 		Prefix: "+9198765", Country: "IN",
 		CreatedAt: at, ExpiresAt: at.Add(verifyTTL), UpdatedAt: at,
 	}
@@ -167,7 +168,7 @@ func sampleVerification(account string, at time.Time) *store.Verification {
 func vat(t time.Time) string { return t.Format("2006-01-02T15:04:05.000000Z07:00") }
 
 // diffVerification describes how got differs from want, or returns "".
-func diffVerification(got, want *store.Verification) string {
+func diffVerification(got, want *verifystore.Verification) string {
 	if got == nil {
 		return "nil verification"
 	}
@@ -211,7 +212,7 @@ func diffVerification(got, want *store.Verification) string {
 	return strings.Join(d, "; ")
 }
 
-func newVerifications(t *testing.T, h VerificationsHarness) store.Verifications {
+func newVerifications(t *testing.T, h VerificationsHarness) verifystore.Verifications {
 	t.Helper()
 	s := h.New(t)
 	if s == nil {
@@ -222,14 +223,14 @@ func newVerifications(t *testing.T, h VerificationsHarness) store.Verifications 
 
 // createVerification keeps a copy of v: the suite goes on using v as what
 // the store must hold.
-func createVerification(t *testing.T, s store.Verifications, v *store.Verification) {
+func createVerification(t *testing.T, s verifystore.Verifications, v *verifystore.Verification) {
 	t.Helper()
-	if err := s.CreateVerification(context.Background(), store.CloneVerification(v)); err != nil {
+	if err := s.CreateVerification(context.Background(), verifystore.CloneVerification(v)); err != nil {
 		t.Fatalf("CreateVerification(%s): %v", v.ID, err)
 	}
 }
 
-func readVerification(t *testing.T, s store.Verifications, account, id string) *store.Verification {
+func readVerification(t *testing.T, s verifystore.Verifications, account, id string) *verifystore.Verification {
 	t.Helper()
 	v, err := s.Verification(context.Background(), account, id)
 	if err != nil {
@@ -242,7 +243,7 @@ func readVerification(t *testing.T, s store.Verifications, account, id string) *
 }
 
 // wantVerification fails t unless the store holds want exactly.
-func wantVerification(t *testing.T, s store.Verifications, want *store.Verification, what string) {
+func wantVerification(t *testing.T, s verifystore.Verifications, want *verifystore.Verification, what string) {
 	t.Helper()
 	if d := diffVerification(readVerification(t, s, want.Account, want.ID), want); d != "" {
 		t.Fatalf("%s: Verification(%s): %s", what, want.ID, d)
@@ -251,7 +252,7 @@ func wantVerification(t *testing.T, s store.Verifications, want *store.Verificat
 
 // wantNoVerification fails t unless Verification of account and id is
 // ErrNotFound.
-func wantNoVerification(t *testing.T, s store.Verifications, account, id, what string) {
+func wantNoVerification(t *testing.T, s verifystore.Verifications, account, id, what string) {
 	t.Helper()
 	_, err := s.Verification(context.Background(), account, id)
 	wantErr(t, what+": Verification", err, store.ErrNotFound)
@@ -260,9 +261,9 @@ func wantNoVerification(t *testing.T, s store.Verifications, account, id, what s
 // wantWritten fails t unless got, read back after a call at now that
 // wrote to the verification, is want, its UpdatedAt left as it was or
 // set to now; want takes got's UpdatedAt.
-func wantWritten(t *testing.T, what string, got, want *store.Verification, now time.Time) {
+func wantWritten(t *testing.T, what string, got, want *verifystore.Verification, now time.Time) {
 	t.Helper()
-	w := store.CloneVerification(want)
+	w := verifystore.CloneVerification(want)
 	if got != nil && got.UpdatedAt.Equal(now) {
 		w.UpdatedAt = now
 	}
@@ -276,7 +277,7 @@ func wantWritten(t *testing.T, what string, got, want *store.Verification, now t
 // verification the store holds, and the store holds want: with the
 // UpdatedAt of a call that counted (wrote) as wantWritten allows, else
 // exactly.
-func answered(t *testing.T, s store.Verifications, what string, got, want *store.Verification, now time.Time, wrote bool) {
+func answered(t *testing.T, s verifystore.Verifications, what string, got, want *verifystore.Verification, now time.Time, wrote bool) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("%s answered a nil verification", what)
@@ -294,7 +295,7 @@ func answered(t *testing.T, s store.Verifications, what string, got, want *store
 
 // takeCheck calls TakeCheck at now and fails t unless it answers ok and
 // counts as that says; want follows.
-func takeCheck(t *testing.T, s store.Verifications, want *store.Verification, now time.Time, ok bool, what string) {
+func takeCheck(t *testing.T, s verifystore.Verifications, want *verifystore.Verification, now time.Time, ok bool, what string) {
 	t.Helper()
 	got, took, err := s.TakeCheck(context.Background(), want.Account, want.ID, now)
 	if err != nil {
@@ -311,7 +312,7 @@ func takeCheck(t *testing.T, s store.Verifications, want *store.Verification, no
 
 // takeSend calls TakeSend at now and fails t unless it answers ok and
 // counts as that says; want follows.
-func takeSend(t *testing.T, s store.Verifications, want *store.Verification, now time.Time, cooldown time.Duration, ok bool, what string) {
+func takeSend(t *testing.T, s verifystore.Verifications, want *verifystore.Verification, now time.Time, cooldown time.Duration, ok bool, what string) {
 	t.Helper()
 	got, took, err := s.TakeSend(context.Background(), want.Account, want.ID, now, cooldown)
 	if err != nil {
@@ -330,7 +331,7 @@ func takeSend(t *testing.T, s store.Verifications, want *store.Verification, now
 
 // finishVerification calls FinishVerification at now and fails t unless
 // it answers ok and moves the verification as that says; want follows.
-func finishVerification(t *testing.T, s store.Verifications, want *store.Verification, status store.VerificationStatus, now time.Time, ok bool, what string) {
+func finishVerification(t *testing.T, s verifystore.Verifications, want *verifystore.Verification, status verifystore.VerificationStatus, now time.Time, ok bool, what string) {
 	t.Helper()
 	got, done, err := s.FinishVerification(context.Background(), want.Account, want.ID, status, now)
 	if err != nil {
@@ -348,7 +349,7 @@ func finishVerification(t *testing.T, s store.Verifications, want *store.Verific
 
 // wantPending fails t unless PendingVerification at now answers want, as
 // the store holds it.
-func wantPending(t *testing.T, s store.Verifications, account, to, purpose string, now time.Time, want *store.Verification, what string) {
+func wantPending(t *testing.T, s verifystore.Verifications, account, to, purpose string, now time.Time, want *verifystore.Verification, what string) {
 	t.Helper()
 	got, err := s.PendingVerification(context.Background(), account, to, purpose, now)
 	if err != nil {
@@ -367,7 +368,7 @@ func wantPending(t *testing.T, s store.Verifications, account, to, purpose strin
 }
 
 // wantNoPending fails t unless PendingVerification at now is ErrNotFound.
-func wantNoPending(t *testing.T, s store.Verifications, account, to, purpose string, now time.Time, what string) {
+func wantNoPending(t *testing.T, s verifystore.Verifications, account, to, purpose string, now time.Time, what string) {
 	t.Helper()
 	got, err := s.PendingVerification(context.Background(), account, to, purpose, now)
 	if err == nil && got != nil {
@@ -395,10 +396,10 @@ func testVerificationRoundTrip(t *testing.T, h VerificationsHarness) {
 	bare.Purpose = "password reset"
 	bare.MaxSends = 0
 
-	for _, v := range []*store.Verification{full, email, bare} {
+	for _, v := range []*verifystore.Verification{full, email, bare} {
 		createVerification(t, s, v)
 	}
-	for _, v := range []*store.Verification{full, email, bare} {
+	for _, v := range []*verifystore.Verification{full, email, bare} {
 		wantVerification(t, s, v, "after CreateVerification")
 	}
 	// LastSentAt, once set, round-trips to the microsecond too.
@@ -411,23 +412,23 @@ func testVerificationCopies(t *testing.T, h VerificationsHarness) {
 	ctx := context.Background()
 	acct := newName("acct")
 	want := sampleVerification(acct, verifyEpoch)
-	mine := store.CloneVerification(want)
+	mine := verifystore.CloneVerification(want)
 	if err := s.CreateVerification(ctx, mine); err != nil {
 		t.Fatal(err)
 	}
 	mine.CodeHash[5] ^= 0xff
 	mine.Channels[0] = "fax"
-	mine.Status, mine.Checks, mine.MaxChecks = store.VerificationApproved, 1, 100
+	mine.Status, mine.Checks, mine.MaxChecks = verifystore.VerificationApproved, 1, 100
 	mine.ExpiresAt = mine.ExpiresAt.Add(time.Hour)
 	wantVerification(t, s, want, "after the caller changed what it created")
 
 	got := readVerification(t, s, acct, want.ID)
 	got.CodeHash[0] = 'x'
 	got.Channels[1] = "fax"
-	got.Status, got.MaxSends = store.VerificationCanceled, 100
+	got.Status, got.MaxSends = verifystore.VerificationCanceled, 100
 	wantVerification(t, s, want, "after a reader changed what Verification answered")
 
-	change := func(v *store.Verification) {
+	change := func(v *verifystore.Verification) {
 		if v != nil {
 			v.CodeHash[3] ^= 1
 			v.Channels[2] = "fax"
@@ -460,13 +461,13 @@ func testVerificationCopies(t *testing.T, h VerificationsHarness) {
 	change(snd)
 	wantWritten(t, "after a reader changed what TakeSend answered", readVerification(t, s, acct, want.ID), want, now)
 
-	f, _, err := s.FinishVerification(ctx, acct, want.ID, store.VerificationApproved, now)
+	f, _, err := s.FinishVerification(ctx, acct, want.ID, verifystore.VerificationApproved, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want.Status, want.UpdatedAt = store.VerificationApproved, now
+	want.Status, want.UpdatedAt = verifystore.VerificationApproved, now
 	change(f)
-	f.Status = store.VerificationPending
+	f.Status = verifystore.VerificationPending
 	wantVerification(t, s, want, "after a reader changed what FinishVerification answered")
 }
 
@@ -497,15 +498,15 @@ func testVerificationInvalid(t *testing.T, h VerificationsHarness) {
 	acct := newName("acct")
 	for _, tt := range []struct {
 		name   string
-		change func(v *store.Verification)
+		change func(v *verifystore.Verification)
 	}{
-		{"no ID", func(v *store.Verification) { v.ID = "" }},
-		{"no Account", func(v *store.Verification) { v.Account = "" }},
-		{"a nil CodeHash", func(v *store.Verification) { v.CodeHash = nil }},
-		{"an empty CodeHash", func(v *store.Verification) { v.CodeHash = []byte{} }},
+		{"no ID", func(v *verifystore.Verification) { v.ID = "" }},
+		{"no Account", func(v *verifystore.Verification) { v.Account = "" }},
+		{"a nil CodeHash", func(v *verifystore.Verification) { v.CodeHash = nil }},
+		{"an empty CodeHash", func(v *verifystore.Verification) { v.CodeHash = []byte{} }},
 	} {
 		v := sampleVerification(acct, verifyEpoch)
-		bad := store.CloneVerification(v)
+		bad := verifystore.CloneVerification(v)
 		tt.change(bad)
 		err := s.CreateVerification(ctx, bad)
 		wantErr(t, "CreateVerification with "+tt.name, err, store.ErrInvalid)
@@ -538,9 +539,9 @@ func testVerificationNotFound(t *testing.T, h VerificationsHarness) {
 		wantErr(t, "TakeCheck of "+c.what, err, store.ErrNotFound)
 		_, _, err = s.TakeSend(ctx, c.account, c.id, now, 0)
 		wantErr(t, "TakeSend of "+c.what, err, store.ErrNotFound)
-		_, _, err = s.FinishVerification(ctx, c.account, c.id, store.VerificationApproved, now)
+		_, _, err = s.FinishVerification(ctx, c.account, c.id, verifystore.VerificationApproved, now)
 		wantErr(t, "FinishVerification(approved) of "+c.what, err, store.ErrNotFound)
-		_, _, err = s.FinishVerification(ctx, c.account, c.id, store.VerificationCanceled, now)
+		_, _, err = s.FinishVerification(ctx, c.account, c.id, verifystore.VerificationCanceled, now)
 		wantErr(t, "FinishVerification(canceled) of "+c.what, err, store.ErrNotFound)
 	}
 	wantVerification(t, s, v, "after the calls of other accounts")
@@ -554,7 +555,7 @@ func testPendingVerification(t *testing.T, h VerificationsHarness) {
 	acct, other := newName("acct"), newName("acct")
 	const to, purpose = "+919876543210", "login"
 	at := func(d time.Duration) time.Time { return verifyEpoch.Add(d) }
-	mk := func(account, to, purpose string, created time.Duration) *store.Verification {
+	mk := func(account, to, purpose string, created time.Duration) *verifystore.Verification {
 		v := sampleVerification(account, at(created))
 		v.To, v.Purpose = to, purpose
 		return v
@@ -573,7 +574,7 @@ func testPendingVerification(t *testing.T, h VerificationsHarness) {
 	noPurpose := mk(acct, to, "", 4*time.Minute)
 	elsewhere := mk(acct, "+919876543211", purpose, 4*time.Minute)
 	theirs := mk(other, to, purpose, 4*time.Minute)
-	for _, v := range []*store.Verification{signup, noPurpose, elsewhere, theirs} {
+	for _, v := range []*verifystore.Verification{signup, noPurpose, elsewhere, theirs} {
 		createVerification(t, s, v)
 	}
 	now := at(4*time.Minute + time.Second)
@@ -584,13 +585,13 @@ func testPendingVerification(t *testing.T, h VerificationsHarness) {
 	wantPending(t, s, other, to, purpose, now, theirs, "of another account")
 
 	// A canceled one gives way to the older pending one.
-	finishVerification(t, s, newer, store.VerificationCanceled, at(5*time.Minute), true, "cancel the newer")
+	finishVerification(t, s, newer, verifystore.VerificationCanceled, at(5*time.Minute), true, "cancel the newer")
 	wantPending(t, s, acct, to, purpose, at(5*time.Minute), old, "the newer canceled")
 	// So do an approved one and one whose checks are spent.
 	approved := mk(acct, to, purpose, 6*time.Minute)
 	createVerification(t, s, approved)
 	wantPending(t, s, acct, to, purpose, at(6*time.Minute), approved, "the newest")
-	finishVerification(t, s, approved, store.VerificationApproved, at(6*time.Minute), true, "approve the newest")
+	finishVerification(t, s, approved, verifystore.VerificationApproved, at(6*time.Minute), true, "approve the newest")
 	wantPending(t, s, acct, to, purpose, at(6*time.Minute), old, "the newest approved")
 	spent := mk(acct, to, purpose, 7*time.Minute)
 	spent.MaxChecks = 1
@@ -607,7 +608,7 @@ func testPendingVerification(t *testing.T, h VerificationsHarness) {
 	wantPending(t, s, acct, to, purpose, old.ExpiresAt.Add(-time.Microsecond), old, "a microsecond before the last expires")
 	wantNoPending(t, s, acct, to, purpose, old.ExpiresAt, "all ended")
 	// None of these calls changed a verification.
-	for _, v := range []*store.Verification{old, newer, signup, noPurpose, elsewhere, theirs, approved, brief} {
+	for _, v := range []*verifystore.Verification{old, newer, signup, noPurpose, elsewhere, theirs, approved, brief} {
 		wantVerification(t, s, v, "after PendingVerification")
 	}
 }
@@ -645,7 +646,7 @@ func testTakeCheckExpiry(t *testing.T, h VerificationsHarness) {
 func testTakeCheckAfterFinish(t *testing.T, h VerificationsHarness) {
 	s := newVerifications(t, h)
 	acct := newName("acct")
-	for _, status := range []store.VerificationStatus{store.VerificationApproved, store.VerificationCanceled} {
+	for _, status := range []verifystore.VerificationStatus{verifystore.VerificationApproved, verifystore.VerificationCanceled} {
 		v := sampleVerification(acct, verifyEpoch)
 		createVerification(t, s, v)
 		takeCheck(t, s, v, verifyEpoch.Add(time.Second), true, "before "+string(status))
@@ -695,7 +696,7 @@ func testTakeSendCooldown(t *testing.T, h VerificationsHarness) {
 func testTakeSendEnded(t *testing.T, h VerificationsHarness) {
 	s := newVerifications(t, h)
 	acct := newName("acct")
-	mk := func() *store.Verification {
+	mk := func() *verifystore.Verification {
 		v := sampleVerification(acct, verifyEpoch)
 		v.MaxSends = 10
 		createVerification(t, s, v)
@@ -703,10 +704,10 @@ func testTakeSendEnded(t *testing.T, h VerificationsHarness) {
 		return v
 	}
 	approved := mk()
-	finishVerification(t, s, approved, store.VerificationApproved, verifyEpoch.Add(time.Second), true, "approve")
+	finishVerification(t, s, approved, verifystore.VerificationApproved, verifyEpoch.Add(time.Second), true, "approve")
 	takeSend(t, s, approved, verifyEpoch.Add(time.Minute), 0, false, "approved")
 	canceled := mk()
-	finishVerification(t, s, canceled, store.VerificationCanceled, verifyEpoch.Add(time.Second), true, "cancel")
+	finishVerification(t, s, canceled, verifystore.VerificationCanceled, verifyEpoch.Add(time.Second), true, "cancel")
 	takeSend(t, s, canceled, verifyEpoch.Add(time.Minute), 0, false, "canceled")
 	spent := sampleVerification(acct, verifyEpoch)
 	spent.MaxChecks, spent.MaxSends = 2, 10
@@ -730,26 +731,26 @@ func testFinishVerification(t *testing.T, h VerificationsHarness) {
 	createVerification(t, s, a)
 	takeCheck(t, s, a, at(time.Second), true, "check")
 	takeSend(t, s, a, at(time.Second), 0, true, "send")
-	finishVerification(t, s, a, store.VerificationApproved, at(2*time.Second), true, "approve")
-	finishVerification(t, s, a, store.VerificationApproved, at(3*time.Second), false, "approve again")
-	finishVerification(t, s, a, store.VerificationCanceled, at(3*time.Second), false, "cancel after approving")
+	finishVerification(t, s, a, verifystore.VerificationApproved, at(2*time.Second), true, "approve")
+	finishVerification(t, s, a, verifystore.VerificationApproved, at(3*time.Second), false, "approve again")
+	finishVerification(t, s, a, verifystore.VerificationCanceled, at(3*time.Second), false, "cancel after approving")
 
 	c := sampleVerification(acct, verifyEpoch)
 	createVerification(t, s, c)
-	finishVerification(t, s, c, store.VerificationCanceled, at(time.Second), true, "cancel")
-	finishVerification(t, s, c, store.VerificationApproved, at(2*time.Second), false, "approve after canceling")
-	finishVerification(t, s, c, store.VerificationCanceled, at(2*time.Second), false, "cancel again")
+	finishVerification(t, s, c, verifystore.VerificationCanceled, at(time.Second), true, "cancel")
+	finishVerification(t, s, c, verifystore.VerificationApproved, at(2*time.Second), false, "approve after canceling")
+	finishVerification(t, s, c, verifystore.VerificationCanceled, at(2*time.Second), false, "cancel again")
 
 	p := sampleVerification(acct, verifyEpoch)
 	createVerification(t, s, p)
-	for _, status := range []store.VerificationStatus{
-		store.VerificationPending, store.VerificationExpired, store.VerificationMaxAttempts, "", "approve", "APPROVED",
+	for _, status := range []verifystore.VerificationStatus{
+		verifystore.VerificationPending, verifystore.VerificationExpired, verifystore.VerificationMaxAttempts, "", "approve", "APPROVED",
 	} {
 		_, _, err := s.FinishVerification(ctx, acct, p.ID, status, at(time.Second))
 		wantErr(t, fmt.Sprintf("FinishVerification(%q)", status), err, store.ErrInvalid)
 		wantVerification(t, s, p, fmt.Sprintf("after FinishVerification(%q)", status))
 	}
-	finishVerification(t, s, p, store.VerificationApproved, at(2*time.Second), true, "approve after the refused calls")
+	finishVerification(t, s, p, verifystore.VerificationApproved, at(2*time.Second), true, "approve after the refused calls")
 }
 
 func testApproveAfterExpiry(t *testing.T, h VerificationsHarness) {
@@ -761,19 +762,19 @@ func testApproveAfterExpiry(t *testing.T, h VerificationsHarness) {
 	createVerification(t, s, v)
 	takeCheck(t, s, v, v.ExpiresAt.Add(-time.Microsecond), true, "the last moment")
 	wantVerification(t, s, v, "after its ExpiresAt, no sweep having run")
-	finishVerification(t, s, v, store.VerificationApproved, v.ExpiresAt.Add(5*time.Second), true, "approve after expiry")
+	finishVerification(t, s, v, verifystore.VerificationApproved, v.ExpiresAt.Add(5*time.Second), true, "approve after expiry")
 
 	// The last check allowed approves too.
 	spent := sampleVerification(acct, verifyEpoch)
 	spent.MaxChecks = 1
 	createVerification(t, s, spent)
 	takeCheck(t, s, spent, verifyEpoch.Add(time.Second), true, "the only check")
-	finishVerification(t, s, spent, store.VerificationApproved, verifyEpoch.Add(2*time.Second), true, "approve out of checks")
+	finishVerification(t, s, spent, verifystore.VerificationApproved, verifyEpoch.Add(2*time.Second), true, "approve out of checks")
 }
 
 // drainExpired calls ExpireVerifications at now until it marks fewer than
 // its limit, and answers how many it marked.
-func drainExpired(t *testing.T, s store.Verifications, now time.Time) int {
+func drainExpired(t *testing.T, s verifystore.Verifications, now time.Time) int {
 	t.Helper()
 	const limit = 1000
 	total := 0
@@ -795,7 +796,7 @@ func drainExpired(t *testing.T, s store.Verifications, now time.Time) int {
 }
 
 // expire calls ExpireVerifications and fails t unless it answers want.
-func expire(t *testing.T, s store.Verifications, now time.Time, limit, want int, what string) {
+func expire(t *testing.T, s verifystore.Verifications, now time.Time, limit, want int, what string) {
 	t.Helper()
 	n, err := s.ExpireVerifications(context.Background(), now, limit)
 	if err != nil {
@@ -814,13 +815,13 @@ func testExpireVerifications(t *testing.T, h VerificationsHarness) {
 	// Older verifications, left pending by earlier runs, would be counted.
 	drainExpired(t, s, at(time.Hour))
 
-	mk := func(created, expires time.Duration) *store.Verification {
+	mk := func(created, expires time.Duration) *verifystore.Verification {
 		v := sampleVerification(acct, at(created))
 		v.ExpiresAt = at(expires)
 		return v
 	}
-	var due []*store.Verification // those ExpireVerifications at T+5m must mark
-	for i := 1; i <= 5; i++ {     // the last one at exactly T+5m
+	var due []*verifystore.Verification // those ExpireVerifications at T+5m must mark
+	for i := 1; i <= 5; i++ {           // the last one at exactly T+5m
 		due = append(due, mk(-time.Hour+time.Duration(i)*time.Second, time.Duration(i)*time.Minute))
 	}
 	spentDue := mk(-time.Hour, 3*time.Minute)
@@ -831,20 +832,20 @@ func testExpireVerifications(t *testing.T, h VerificationsHarness) {
 	canceled := mk(-time.Hour, time.Minute)
 	spent := mk(-time.Hour, 10*time.Minute)
 	spent.MaxChecks = 1
-	kept := []*store.Verification{late, approved, canceled, spent}
+	kept := []*verifystore.Verification{late, approved, canceled, spent}
 	for _, v := range slices.Concat(due, kept) {
 		createVerification(t, s, v)
 	}
 	takeCheck(t, s, spentDue, at(-30*time.Minute), true, "the only check")
 	takeCheck(t, s, spent, at(-30*time.Minute), true, "the only check")
-	finishVerification(t, s, approved, store.VerificationApproved, at(-30*time.Minute), true, "approve")
-	finishVerification(t, s, canceled, store.VerificationCanceled, at(-30*time.Minute), true, "cancel")
+	finishVerification(t, s, approved, verifystore.VerificationApproved, at(-30*time.Minute), true, "approve")
+	finishVerification(t, s, canceled, verifystore.VerificationCanceled, at(-30*time.Minute), true, "cancel")
 
 	now := at(5 * time.Minute)
 	expired := func() int {
 		n := 0
 		for _, v := range due {
-			if readVerification(t, s, acct, v.ID).Status == store.VerificationExpired {
+			if readVerification(t, s, acct, v.ID).Status == verifystore.VerificationExpired {
 				n++
 			}
 		}
@@ -857,7 +858,7 @@ func testExpireVerifications(t *testing.T, h VerificationsHarness) {
 	expire(t, s, now, 4, 2, "two left")
 	expire(t, s, now, 4, 0, "none left")
 	for i, v := range due {
-		v.Status = store.VerificationExpired
+		v.Status = verifystore.VerificationExpired
 		wantWritten(t, "due "+strconv.Itoa(i)+", after ExpireVerifications", readVerification(t, s, acct, v.ID), v, now)
 	}
 	for i, v := range kept {
@@ -870,17 +871,17 @@ func testExpireVerifications(t *testing.T, h VerificationsHarness) {
 	before := at(4 * time.Minute)
 	takeCheck(t, s, last, before, false, "marked expired")
 	takeSend(t, s, last, before, 0, false, "marked expired")
-	finishVerification(t, s, last, store.VerificationApproved, before, false, "marked expired")
-	finishVerification(t, s, last, store.VerificationCanceled, before, false, "marked expired")
-	finishVerification(t, s, spentDue, store.VerificationApproved, before, false, "marked expired, its check counted")
+	finishVerification(t, s, last, verifystore.VerificationApproved, before, false, "marked expired")
+	finishVerification(t, s, last, verifystore.VerificationCanceled, before, false, "marked expired")
+	finishVerification(t, s, spentDue, verifystore.VerificationApproved, before, false, "marked expired, its check counted")
 	wantPending(t, s, acct, last.To, last.Purpose, before, late, "the newer one marked expired")
 	wantNoPending(t, s, acct, last.To, last.Purpose, at(6*time.Minute), "all expired")
 
 	// An hour on, the late one and the one out of checks are due.
 	later := at(time.Hour)
 	expire(t, s, later, 100, 2, "an hour later")
-	for _, v := range []*store.Verification{late, spent} {
-		v.Status = store.VerificationExpired
+	for _, v := range []*verifystore.Verification{late, spent} {
+		v.Status = verifystore.VerificationExpired
 		wantWritten(t, "an hour later", readVerification(t, s, acct, v.ID), v, later)
 	}
 	wantVerification(t, s, approved, "approved, an hour later")
@@ -896,7 +897,7 @@ func testVerificationKeptADay(t *testing.T, h VerificationsHarness) {
 
 	canceled := sampleVerification(acct, T)
 	createVerification(t, s, canceled)
-	finishVerification(t, s, canceled, store.VerificationCanceled, at(time.Minute), true, "cancel")
+	finishVerification(t, s, canceled, verifystore.VerificationCanceled, at(time.Minute), true, "cancel")
 	spent := sampleVerification(acct, T)
 	spent.MaxChecks = 1
 	createVerification(t, s, spent)
@@ -906,12 +907,12 @@ func testVerificationKeptADay(t *testing.T, h VerificationsHarness) {
 	approved := sampleVerification(acct, T)
 	createVerification(t, s, approved)
 	takeCheck(t, s, approved, at(9*time.Minute), true, "check before the expiry")
-	finishVerification(t, s, approved, store.VerificationApproved, at(15*time.Minute), true, "approve after the expiry")
+	finishVerification(t, s, approved, verifystore.VerificationApproved, at(15*time.Minute), true, "approve after the expiry")
 
 	// Each ended verification and when it ended, by StatusAt: the one
 	// approved after its expiry ended when it expired.
 	ended := []struct {
-		v   *store.Verification
+		v   *verifystore.Verification
 		end time.Time
 	}{
 		{canceled, at(time.Minute)}, {spent, at(time.Minute)}, {expired, expired.ExpiresAt}, {approved, approved.ExpiresAt},
@@ -926,7 +927,7 @@ func testVerificationKeptADay(t *testing.T, h VerificationsHarness) {
 		takeCheck(t, s, v, now, true, "poke")
 		takeSend(t, s, v, now, 0, true, "poke")
 		wantPending(t, s, poker, v.To, v.Purpose, now, v, "poke")
-		finishVerification(t, s, v, store.VerificationCanceled, now, true, "poke")
+		finishVerification(t, s, v, verifystore.VerificationCanceled, now, true, "poke")
 	}
 	check := func(now time.Time) {
 		t.Helper()
@@ -939,10 +940,10 @@ func testVerificationKeptADay(t *testing.T, h VerificationsHarness) {
 				t.Fatalf("Verification of one that ended at %s, at %s: %v; want it kept a day", vat(e.end), vat(now), err)
 			}
 			want, markedAt := e.v, e.v.UpdatedAt
-			if want.Status == store.VerificationPending && !now.Before(want.ExpiresAt) {
+			if want.Status == verifystore.VerificationPending && !now.Before(want.ExpiresAt) {
 				// This poke's ExpireVerifications marked it, and may
 				// have dated it.
-				want.Status, markedAt = store.VerificationExpired, now
+				want.Status, markedAt = verifystore.VerificationExpired, now
 			}
 			wantWritten(t, fmt.Sprintf("one that ended at %s, read at %s", vat(e.end), vat(now)), got, want, markedAt)
 		}
@@ -969,13 +970,13 @@ func testVerificationCanceledContext(t *testing.T, h VerificationsHarness) {
 	now := verifyEpoch.Add(time.Second)
 
 	fresh := sampleVerification(acct, verifyEpoch)
-	err := s.CreateVerification(ctx, store.CloneVerification(fresh))
+	err := s.CreateVerification(ctx, verifystore.CloneVerification(fresh))
 	wantErr(t, "CreateVerification with a canceled context", err, context.Canceled)
 	_, _, err = s.TakeCheck(ctx, acct, v.ID, now)
 	wantErr(t, "TakeCheck with a canceled context", err, context.Canceled)
 	_, _, err = s.TakeSend(ctx, acct, v.ID, now, 0)
 	wantErr(t, "TakeSend with a canceled context", err, context.Canceled)
-	_, _, err = s.FinishVerification(ctx, acct, v.ID, store.VerificationApproved, now)
+	_, _, err = s.FinishVerification(ctx, acct, v.ID, verifystore.VerificationApproved, now)
 	wantErr(t, "FinishVerification with a canceled context", err, context.Canceled)
 	_, err = s.ExpireVerifications(ctx, v.ExpiresAt, 10)
 	wantErr(t, "ExpireVerifications with a canceled context", err, context.Canceled)
@@ -1115,13 +1116,13 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 	now := verifyEpoch.Add(time.Second)
 	var (
 		mu      sync.Mutex
-		winners []store.VerificationStatus
-		seen    []store.VerificationStatus
+		winners []verifystore.VerificationStatus
+		seen    []verifystore.VerificationStatus
 	)
 	together(t, 1, func(g, _ int) error {
-		status := store.VerificationApproved
+		status := verifystore.VerificationApproved
 		if g%2 == 1 {
-			status = store.VerificationCanceled
+			status = verifystore.VerificationCanceled
 		}
 		got, ok, err := s.FinishVerification(context.Background(), v.Account, v.ID, status, now)
 		if err != nil {
@@ -1150,7 +1151,7 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 	wantVerification(t, s, v, "after the concurrent FinishVerifications")
 }
 
-// RunCounters checks a store.Counters:
+// RunCounters checks a verifystore.Counters:
 //
 //   - Add without a limit adds to a key's sum and answers the sum over
 //     the window after the call; a zero limit is none; Sums agrees;
@@ -1158,8 +1159,8 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 //     and otherwise answers false and the sum unchanged, adding nothing;
 //   - a negative n gives back, with a limit too;
 //   - an amount counts from the instant it is added until the start of
-//     its bucket (store.CounterBucket) plus the window: at the
-//     microsecond before it and not at it, as store.CounterSince puts it,
+//     its bucket (verifystore.CounterBucket) plus the window: at the
+//     microsecond before it and not at it, as verifystore.CounterSince puts it,
 //     for windows of 10µs, 16µs, 90s, 16m, 1h and 24h, at the start,
 //     middle and end of a bucket; a limit frees up as amounts leave;
 //   - keys are independent, also keys that share a prefix or hold a NUL
@@ -1194,7 +1195,7 @@ func RunCounters(t *testing.T, h CountersHarness) {
 	})
 }
 
-func newCounters(t *testing.T, h CountersHarness) store.Counters {
+func newCounters(t *testing.T, h CountersHarness) verifystore.Counters {
 	t.Helper()
 	c := h.New(t)
 	if c == nil {
@@ -1207,7 +1208,7 @@ func newCounters(t *testing.T, h CountersHarness) store.Counters {
 func counterKey() string { return "sends\x00" + newName("acct") + "\x00+9198765" }
 
 // addCount calls Add and fails t unless it answers wantSum and wantAdded.
-func addCount(t *testing.T, c store.Counters, key string, n int64, window time.Duration, limit int64, now time.Time, wantSum int64, wantAdded bool, what string) {
+func addCount(t *testing.T, c verifystore.Counters, key string, n int64, window time.Duration, limit int64, now time.Time, wantSum int64, wantAdded bool, what string) {
 	t.Helper()
 	sum, added, err := c.Add(context.Background(), key, n, window, limit, now)
 	if err != nil {
@@ -1219,7 +1220,7 @@ func addCount(t *testing.T, c store.Counters, key string, n int64, window time.D
 }
 
 // wantSums fails t unless Sums answers want.
-func wantSums(t *testing.T, c store.Counters, keys []string, window time.Duration, now time.Time, want []int64, what string) {
+func wantSums(t *testing.T, c verifystore.Counters, keys []string, window time.Duration, now time.Time, want []int64, what string) {
 	t.Helper()
 	got, err := c.Sums(context.Background(), keys, window, now)
 	if err != nil {
@@ -1231,7 +1232,7 @@ func wantSums(t *testing.T, c store.Counters, keys []string, window time.Duratio
 }
 
 // wantSum fails t unless Sums of key answers want.
-func wantSum(t *testing.T, c store.Counters, key string, window time.Duration, now time.Time, want int64, what string) {
+func wantSum(t *testing.T, c verifystore.Counters, key string, window time.Duration, now time.Time, want int64, what string) {
 	t.Helper()
 	wantSums(t, c, []string{key}, window, now, []int64{want}, what)
 }
@@ -1241,9 +1242,9 @@ func wantSum(t *testing.T, c store.Counters, key string, window time.Duration, n
 // after the start of the amount's bucket, the start of the bucket after
 // the one window less a bucket on.
 func countedUntil(t time.Time, window time.Duration) time.Time {
-	size := max(window/store.CounterBuckets, time.Microsecond)
-	last := store.CounterBucket(t, window).Add(window - size) // the last bucket that counts it
-	return store.CounterBucket(last, window).Add(size)
+	size := max(window/verifystore.CounterBuckets, time.Microsecond)
+	last := verifystore.CounterBucket(t, window).Add(window - size) // the last bucket that counts it
+	return verifystore.CounterBucket(last, window).Add(size)
 }
 
 func testCounterAdd(t *testing.T, h CountersHarness) {
@@ -1324,8 +1325,8 @@ func testCounterWindowBoundaries(t *testing.T, h CountersHarness) {
 	c := newCounters(t, h)
 	for _, w := range []time.Duration{10 * time.Microsecond, 16 * time.Microsecond, 90 * time.Second,
 		16 * time.Minute, time.Hour, 24 * time.Hour} {
-		size := max(w/store.CounterBuckets, time.Microsecond)
-		start := store.CounterBucket(verifyEpoch, w)
+		size := max(w/verifystore.CounterBuckets, time.Microsecond)
+		start := verifystore.CounterBucket(verifyEpoch, w)
 		for _, t0 := range []time.Time{start, start.Add((size / 2).Truncate(time.Microsecond)), start.Add(size - time.Microsecond)} {
 			key := counterKey()
 			until := countedUntil(t0, w)

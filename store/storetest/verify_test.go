@@ -14,15 +14,16 @@ import (
 
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storetest"
+	"github.com/notifykit/notify/verify/verifystore"
 )
 
-// simpleVerifications is a plain store.Verifications: one mutex, one map,
+// simpleVerifications is a plain verifystore.Verifications: one mutex, one map,
 // scans. With no defect it must pass RunVerifications; each defect must
 // make it fail.
 type simpleVerifications struct {
 	defect string
 	mu     sync.Mutex
-	m      map[string]*store.Verification
+	m      map[string]*verifystore.Verification
 	order  []string // IDs in the order created
 }
 
@@ -36,7 +37,7 @@ func (s *simpleVerifications) ctx(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (s *simpleVerifications) out(v *store.Verification) *store.Verification {
+func (s *simpleVerifications) out(v *verifystore.Verification) *verifystore.Verification {
 	switch s.defect {
 	case "shares":
 		return v
@@ -45,10 +46,10 @@ func (s *simpleVerifications) out(v *store.Verification) *store.Verification {
 		c.Channels = slices.Clone(v.Channels)
 		return &c
 	}
-	return store.CloneVerification(v)
+	return verifystore.CloneVerification(v)
 }
 
-func (s *simpleVerifications) CreateVerification(ctx context.Context, v *store.Verification) error {
+func (s *simpleVerifications) CreateVerification(ctx context.Context, v *verifystore.Verification) error {
 	if err := s.ctx(ctx); err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (s *simpleVerifications) CreateVerification(ctx context.Context, v *store.V
 	if old, ok := s.m[v.ID]; ok && (s.defect != "id-per-account" || old.Account == v.Account) {
 		return store.Errorf(store.ErrConflict, "verification %q exists", v.ID)
 	}
-	c := store.CloneVerification(v)
+	c := verifystore.CloneVerification(v)
 	switch s.defect {
 	case "keeps-given":
 		c = v
@@ -74,7 +75,7 @@ func (s *simpleVerifications) CreateVerification(ctx context.Context, v *store.V
 	return nil
 }
 
-func (s *simpleVerifications) get(account, id string) (*store.Verification, error) {
+func (s *simpleVerifications) get(account, id string) (*verifystore.Verification, error) {
 	v, ok := s.m[id]
 	if !ok || (v.Account != account && s.defect != "other-account-visible") {
 		return nil, store.Errorf(store.ErrNotFound, "no verification %q", id)
@@ -82,7 +83,7 @@ func (s *simpleVerifications) get(account, id string) (*store.Verification, erro
 	return v, nil
 }
 
-func (s *simpleVerifications) Verification(ctx context.Context, account, id string) (*store.Verification, error) {
+func (s *simpleVerifications) Verification(ctx context.Context, account, id string) (*verifystore.Verification, error) {
 	s.lock()
 	defer s.unlock()
 	v, err := s.get(account, id)
@@ -93,34 +94,34 @@ func (s *simpleVerifications) Verification(ctx context.Context, account, id stri
 }
 
 // statusAt is StatusAt, or a flawed one.
-func (s *simpleVerifications) statusAt(v *store.Verification, now time.Time) store.VerificationStatus {
+func (s *simpleVerifications) statusAt(v *verifystore.Verification, now time.Time) verifystore.VerificationStatus {
 	switch s.defect {
 	case "at-expiry":
-		if v.Status == store.VerificationPending && now.Equal(v.ExpiresAt) {
-			return store.VerificationPending
+		if v.Status == verifystore.VerificationPending && now.Equal(v.ExpiresAt) {
+			return verifystore.VerificationPending
 		}
 	case "marked-still-counts":
-		if v.Status == store.VerificationExpired {
+		if v.Status == verifystore.VerificationExpired {
 			c := *v
-			c.Status = store.VerificationPending
+			c.Status = verifystore.VerificationPending
 			return c.StatusAt(now)
 		}
 	}
 	return v.StatusAt(now)
 }
 
-func (s *simpleVerifications) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*store.Verification, error) {
+func (s *simpleVerifications) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*verifystore.Verification, error) {
 	s.lock()
 	defer s.unlock()
-	var newest *store.Verification
+	var newest *verifystore.Verification
 	for _, id := range s.order {
 		v, ok := s.m[id]
 		if !ok || v.Account != account || v.To != to || (v.Purpose != purpose && s.defect != "any-purpose") {
 			continue
 		}
-		pending := s.statusAt(v, now) == store.VerificationPending
+		pending := s.statusAt(v, now) == verifystore.VerificationPending
 		if s.defect == "pending-by-status" {
-			pending = v.Status == store.VerificationPending
+			pending = v.Status == verifystore.VerificationPending
 		}
 		if s.defect == "newest-only" {
 			if newest == nil || !v.CreatedAt.Before(newest.CreatedAt) {
@@ -135,13 +136,13 @@ func (s *simpleVerifications) PendingVerification(ctx context.Context, account, 
 			newest = v
 		}
 	}
-	if newest == nil || (s.defect == "newest-only" && s.statusAt(newest, now) != store.VerificationPending) {
+	if newest == nil || (s.defect == "newest-only" && s.statusAt(newest, now) != verifystore.VerificationPending) {
 		return nil, store.Errorf(store.ErrNotFound, "no pending verification")
 	}
 	return s.out(newest), nil
 }
 
-func (s *simpleVerifications) take(ctx context.Context, racy, account, id string, now time.Time, ok func(v *store.Verification) bool, count func(v *store.Verification)) (*store.Verification, bool, error) {
+func (s *simpleVerifications) take(ctx context.Context, racy, account, id string, now time.Time, ok func(v *verifystore.Verification) bool, count func(v *verifystore.Verification)) (*verifystore.Verification, bool, error) {
 	if err := s.ctx(ctx); err != nil {
 		return nil, false, err
 	}
@@ -169,23 +170,23 @@ func (s *simpleVerifications) take(ctx context.Context, racy, account, id string
 	return s.out(v), true, nil
 }
 
-func (s *simpleVerifications) TakeCheck(ctx context.Context, account, id string, now time.Time) (*store.Verification, bool, error) {
-	return s.take(ctx, "racy-check", account, id, now, func(v *store.Verification) bool {
+func (s *simpleVerifications) TakeCheck(ctx context.Context, account, id string, now time.Time) (*verifystore.Verification, bool, error) {
+	return s.take(ctx, "racy-check", account, id, now, func(v *verifystore.Verification) bool {
 		switch s.defect {
 		case "check-no-max":
-			return v.Status == store.VerificationPending && now.Before(v.ExpiresAt) && v.Checks <= v.MaxChecks
+			return v.Status == verifystore.VerificationPending && now.Before(v.ExpiresAt) && v.Checks <= v.MaxChecks
 		case "check-after-finish":
 			return now.Before(v.ExpiresAt) && v.Checks < v.MaxChecks
 		}
-		return s.statusAt(v, now) == store.VerificationPending
-	}, func(v *store.Verification) { v.Checks++ })
+		return s.statusAt(v, now) == verifystore.VerificationPending
+	}, func(v *verifystore.Verification) { v.Checks++ })
 }
 
-func (s *simpleVerifications) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*store.Verification, bool, error) {
-	return s.take(ctx, "racy-send", account, id, now, func(v *store.Verification) bool {
-		pending := s.statusAt(v, now) == store.VerificationPending
+func (s *simpleVerifications) TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*verifystore.Verification, bool, error) {
+	return s.take(ctx, "racy-send", account, id, now, func(v *verifystore.Verification) bool {
+		pending := s.statusAt(v, now) == verifystore.VerificationPending
 		if s.defect == "send-ignores-checks" {
-			pending = v.Status == store.VerificationPending && now.Before(v.ExpiresAt)
+			pending = v.Status == verifystore.VerificationPending && now.Before(v.ExpiresAt)
 		}
 		if !pending || (v.Sends >= v.MaxSends && s.defect != "send-no-max") {
 			return false
@@ -201,7 +202,7 @@ func (s *simpleVerifications) TakeSend(ctx context.Context, account, id string, 
 			return now.Sub(last) > cooldown
 		}
 		return now.Sub(last) >= cooldown
-	}, func(v *store.Verification) {
+	}, func(v *verifystore.Verification) {
 		v.Sends++
 		if s.defect != "keeps-last-sent" {
 			v.LastSentAt = now
@@ -209,19 +210,19 @@ func (s *simpleVerifications) TakeSend(ctx context.Context, account, id string, 
 	})
 }
 
-func (s *simpleVerifications) FinishVerification(ctx context.Context, account, id string, status store.VerificationStatus, now time.Time) (*store.Verification, bool, error) {
-	if status != store.VerificationApproved && status != store.VerificationCanceled && s.defect != "finish-any-status" {
+func (s *simpleVerifications) FinishVerification(ctx context.Context, account, id string, status verifystore.VerificationStatus, now time.Time) (*verifystore.Verification, bool, error) {
+	if status != verifystore.VerificationApproved && status != verifystore.VerificationCanceled && s.defect != "finish-any-status" {
 		return nil, false, store.Invalid("status", "approved or canceled")
 	}
-	return s.take(ctx, "racy-finish", account, id, now, func(v *store.Verification) bool {
+	return s.take(ctx, "racy-finish", account, id, now, func(v *verifystore.Verification) bool {
 		switch s.defect {
 		case "finish-twice":
-			return v.Status != store.VerificationExpired
+			return v.Status != verifystore.VerificationExpired
 		case "finish-by-statusat":
-			return v.StatusAt(now) == store.VerificationPending
+			return v.StatusAt(now) == verifystore.VerificationPending
 		}
-		return v.Status == store.VerificationPending
-	}, func(v *store.Verification) { v.Status = status })
+		return v.Status == verifystore.VerificationPending
+	}, func(v *verifystore.Verification) { v.Status = status })
 }
 
 func (s *simpleVerifications) ExpireVerifications(ctx context.Context, now time.Time, limit int) (int, error) {
@@ -236,7 +237,7 @@ func (s *simpleVerifications) ExpireVerifications(ctx context.Context, now time.
 		if !ok {
 			continue
 		}
-		ended := v.Status != store.VerificationPending || !now.Before(v.ExpiresAt)
+		ended := v.Status != verifystore.VerificationPending || !now.Before(v.ExpiresAt)
 		if s.defect == "drops-ended" && ended && now.Sub(v.ExpiresAt) > 20*time.Hour {
 			delete(s.m, id) // a day is 24 hours
 			continue
@@ -251,8 +252,8 @@ func (s *simpleVerifications) ExpireVerifications(ctx context.Context, now time.
 		if s.defect == "expire-skips-spent" && v.Checks >= v.MaxChecks {
 			due = false
 		}
-		if due && (v.Status == store.VerificationPending || (s.defect == "expire-finished" && v.Status == store.VerificationApproved)) {
-			v.Status = store.VerificationExpired
+		if due && (v.Status == verifystore.VerificationPending || (s.defect == "expire-finished" && v.Status == verifystore.VerificationApproved)) {
+			v.Status = verifystore.VerificationExpired
 			n++
 		}
 	}
@@ -262,7 +263,7 @@ func (s *simpleVerifications) ExpireVerifications(ctx context.Context, now time.
 	return n, nil
 }
 
-// simpleCounters is a plain store.Counters: it keeps every amount with
+// simpleCounters is a plain verifystore.Counters: it keeps every amount with
 // its time and adds them up on each call. With no defect it must pass
 // RunCounters; each defect must make it fail.
 type simpleCounters struct {
@@ -294,10 +295,10 @@ func (c *simpleCounters) counts(a simpleAmount, window time.Duration, now time.T
 	case "exact-window":
 		return a.at.After(now.Add(-window))
 	case "bucket-short":
-		size := max(window/store.CounterBuckets, time.Microsecond)
-		return !store.CounterBucket(a.at, window).Before(store.CounterSince(now, window).Add(size))
+		size := max(window/verifystore.CounterBuckets, time.Microsecond)
+		return !verifystore.CounterBucket(a.at, window).Before(verifystore.CounterSince(now, window).Add(size))
 	}
-	return !store.CounterBucket(a.at, window).Before(store.CounterSince(now, window))
+	return !verifystore.CounterBucket(a.at, window).Before(verifystore.CounterSince(now, window))
 }
 
 func (c *simpleCounters) sum(key string, window time.Duration, now time.Time) int64 {
@@ -368,14 +369,14 @@ func (c *simpleCounters) Sums(ctx context.Context, keys []string, window time.Du
 func runVerifySuites(t *testing.T, defect string) {
 	t.Run("Verifications", func(t *testing.T) {
 		storetest.RunVerifications(t, storetest.VerificationsHarness{
-			New: func(t *testing.T) store.Verifications {
-				return &simpleVerifications{defect: defect, m: map[string]*store.Verification{}}
+			New: func(t *testing.T) verifystore.Verifications {
+				return &simpleVerifications{defect: defect, m: map[string]*verifystore.Verification{}}
 			},
 		})
 	})
 	t.Run("Counters", func(t *testing.T) {
 		storetest.RunCounters(t, storetest.CountersHarness{
-			New: func(t *testing.T) store.Counters {
+			New: func(t *testing.T) verifystore.Counters {
 				return &simpleCounters{defect: defect, m: map[string][]simpleAmount{}}
 			},
 		})

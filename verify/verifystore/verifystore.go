@@ -1,4 +1,4 @@
-package store
+package verifystore
 
 import (
 	"context"
@@ -88,20 +88,20 @@ func CloneVerification(v *Verification) *Verification {
 // step, so that under any concurrency no more checks are evaluated and
 // no more sends made than a verification allows. Methods are safe for
 // concurrent use; they copy what they are given and return copies. A
-// verification of another account is ErrNotFound. Stores keep a
+// verification of another account is store.ErrNotFound. Stores keep a
 // verification at least until a day after it ended; what they keep
 // longer is theirs to decide.
 type Verifications interface {
 	// CreateVerification keeps v, whose Status is pending and whose
-	// Checks and Sends are zero. ErrConflict when its ID is in use;
-	// ErrInvalid when ID, Account or CodeHash is empty.
+	// Checks and Sends are zero. store.ErrConflict when its ID is in use;
+	// store.ErrInvalid when ID, Account or CodeHash is empty.
 	CreateVerification(ctx context.Context, v *Verification) error
 
-	// Verification returns the account's verification, or ErrNotFound.
+	// Verification returns the account's verification, or store.ErrNotFound.
 	Verification(ctx context.Context, account, id string) (*Verification, error)
 
 	// PendingVerification returns the account's newest verification of
-	// to and purpose that is pending at now (StatusAt), or ErrNotFound.
+	// to and purpose that is pending at now (StatusAt), or store.ErrNotFound.
 	PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*Verification, error)
 
 	// TakeCheck counts one check of the verification when it is pending
@@ -117,7 +117,7 @@ type Verifications interface {
 	TakeSend(ctx context.Context, account, id string, now time.Time, cooldown time.Duration) (*Verification, bool, error)
 
 	// FinishVerification moves a pending verification to status
-	// (approved or canceled; anything else is ErrInvalid) at now and
+	// (approved or canceled; anything else is store.ErrInvalid) at now and
 	// answers it and true. One that is not pending (whatever StatusAt
 	// says: a check counted before the expiry may still approve) is
 	// answered as it is and false.
