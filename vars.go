@@ -31,75 +31,99 @@ type Vars map[string]string
 // Vars. JSON null leaves Vars nil.
 func (v *Vars) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
-	if len(data) == 0 || string(data) == "null" {
-		*v = nil
-		return nil
+	var (
+		out Vars
+		err error
+	)
+	switch {
+	case len(data) == 0 || string(data) == "null":
+	case data[0] == '{':
+		out, err = varsObject(data)
+	case data[0] == '[':
+		out, err = varsArray(data)
+	default:
+		err = fmt.Errorf("variables: must be an object (name to value) or an array, not %s", jsonKind(data))
 	}
-	switch data[0] {
-	case '{':
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return fmt.Errorf("variables: %v", err)
+	if err != nil {
+		return err
+	}
+	*v = out
+	return nil
+}
+
+// varsObject reads {"NAME": "Asha", ...}.
+func varsObject(data []byte) (Vars, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("variables: %v", err)
+	}
+	out := make(Vars, len(raw))
+	for name, val := range raw {
+		s, err := varString(val)
+		if err != nil {
+			return nil, fmt.Errorf("variables.%s: %v", name, err)
 		}
-		out := make(Vars, len(raw))
-		for name, val := range raw {
-			s, err := varString(val)
-			if err != nil {
-				return fmt.Errorf("variables.%s: %v", name, err)
-			}
-			out[name] = s
+		out[name] = s
+	}
+	return out, nil
+}
+
+// varsArray reads an array of values (positional: "1", "2", ...) or of
+// name/value pairs, whichever its first element is; a mix is an error.
+func varsArray(data []byte) (Vars, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("variables: %v", err)
+	}
+	out := make(Vars, len(raw))
+	pairs := false
+	for i, el := range raw {
+		el = bytes.TrimSpace(el)
+		isPair := len(el) > 0 && el[0] == '{'
+		if i == 0 {
+			pairs = isPair
+		} else if isPair != pairs {
+			return nil, fmt.Errorf("variables[%d]: mixes name/value pairs with plain values", i)
 		}
-		*v = out
-		return nil
-	case '[':
-		var raw []json.RawMessage
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return fmt.Errorf("variables: %v", err)
-		}
-		out := make(Vars, len(raw))
-		pairs := -1 // unknown until the first element: 1 pairs, 0 values
-		for i, el := range raw {
-			el = bytes.TrimSpace(el)
-			isPair := len(el) > 0 && el[0] == '{'
-			if pairs == -1 {
-				pairs = 0
-				if isPair {
-					pairs = 1
-				}
-			} else if isPair != (pairs == 1) {
-				return fmt.Errorf("variables[%d]: mixes name/value pairs with plain values", i)
-			}
-			if !isPair {
-				s, err := varString(el)
-				if err != nil {
-					return fmt.Errorf("variables[%d]: %v", i, err)
-				}
+		var err error
+		if isPair {
+			err = out.addPair(i, el)
+		} else {
+			var s string
+			if s, err = varString(el); err == nil {
 				out[strconv.Itoa(i+1)] = s
-				continue
+			} else {
+				err = fmt.Errorf("variables[%d]: %v", i, err)
 			}
-			var p struct {
-				Name  string          `json:"name"`
-				Value json.RawMessage `json:"value"`
-			}
-			if err := json.Unmarshal(el, &p); err != nil {
-				return fmt.Errorf("variables[%d]: %v", i, err)
-			}
-			if p.Name == "" {
-				return fmt.Errorf("variables[%d]: a name/value pair needs a non-empty \"name\"", i)
-			}
-			s, err := varString(p.Value)
-			if err != nil {
-				return fmt.Errorf("variables[%d].value: %v", i, err)
-			}
-			if _, dup := out[p.Name]; dup {
-				return fmt.Errorf("variables[%d]: %q given twice", i, p.Name)
-			}
-			out[p.Name] = s
 		}
-		*v = out
-		return nil
+		if err != nil {
+			return nil, err
+		}
 	}
-	return fmt.Errorf("variables: must be an object (name to value) or an array, not %s", jsonKind(data))
+	return out, nil
+}
+
+// addPair adds the i-th element el, a {"name", "value"} pair, to v.
+func (v Vars) addPair(i int, el json.RawMessage) error {
+	var p struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(el, &p); err != nil {
+		return fmt.Errorf("variables[%d]: %v", i, err)
+	}
+	if p.Name == "" {
+		return fmt.Errorf("variables[%d]: a name/value pair needs a non-empty \"name\"", i)
+	}
+	s, err := varString(p.Value)
+	if err != nil {
+		return fmt.Errorf("variables[%d].value: %v", i, err)
+	}
+	if _, dup := v[p.Name]; dup {
+		return fmt.Errorf("variables[%d]: %q given twice", i, p.Name)
+	}
+	v[p.Name] = s
+	return nil
 }
 
 func varString(raw json.RawMessage) (string, error) {

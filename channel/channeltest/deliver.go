@@ -107,43 +107,63 @@ func (k *kit) testDeliverFailure(t *testing.T, code notify.Code) {
 		k.checkSecrets(t, what, err)
 		switch code {
 		case notify.CodeRejected:
-			if err == nil || notify.OutcomeOf(err) != record.StateFailed || notify.IsRetryable(err) {
-				t.Errorf("%s: Deliver answered %+v, %v; want a certain, permanent refusal (notify.Channel.Deliver: classified as for Provider.Send)", what, res, err)
-			}
-			if len(taken) > 0 {
-				t.Errorf("%s: the fakes took %v: a channel tries another provider only after a certain, temporary refusal", what, taken)
-			}
+			checkRejected(t, what, res, err, taken)
 		case notify.CodeOutcomeUnknown:
-			if err == nil || notify.OutcomeOf(err) != record.StateUnknown {
-				t.Errorf("%s: Deliver answered %+v, %v; want an unknown outcome (notify.OutcomeOf), which the fake's lost answer is", what, res, err)
-			}
-			if !maps.Equal(taken, map[string]int{env.Provider: 1}) {
-				t.Errorf("%s: the fakes took %v, want one message by %q alone: never another provider after an unknown outcome", what, taken, env.Provider)
-			}
+			checkUnknown(t, what, env.Provider, res, err, taken)
 		case notify.CodeUnavailable:
-			if err != nil {
-				if notify.OutcomeOf(err) != record.StateFailed {
-					t.Errorf("%s: Deliver's error %v is not a certain refusal, which the fake's was (notify.Channel.Deliver: classified as for Provider.Send)", what, err)
-				}
-				if len(taken) > 0 {
-					t.Errorf("%s: Deliver failed, yet the fakes took %v", what, taken)
-				}
-				continue
-			}
-			// The channel tried a second provider, as it may after a
-			// certain, temporary refusal: that one took it, once.
-			var other string
-			for name := range taken {
-				other = name
-			}
-			if len(taken) != 1 || other == env.Provider || taken[other] != 1 {
-				t.Errorf("%s: Deliver succeeded and the fakes took %v, want one message taken by one other provider", what, taken)
-				continue
-			}
-			if res == nil || res.Provider != other {
-				t.Errorf("%s: %q took the message after %q refused it, and the Result %+v does not name it (notify.Result.Provider)", what, other, env.Provider, res)
-			}
-			k.checkResult(t, what, res, other)
+			k.checkUnavailable(t, what, env.Provider, res, err, taken)
 		}
 	}
+}
+
+// checkRejected: a permanent refusal is a certain one, and no other
+// provider is tried.
+func checkRejected(t *testing.T, what string, res *notify.Result, err error, taken map[string]int) {
+	t.Helper()
+	if err == nil || notify.OutcomeOf(err) != record.StateFailed || notify.IsRetryable(err) {
+		t.Errorf("%s: Deliver answered %+v, %v; want a certain, permanent refusal (notify.Channel.Deliver: classified as for Provider.Send)", what, res, err)
+	}
+	if len(taken) > 0 {
+		t.Errorf("%s: the fakes took %v: a channel tries another provider only after a certain, temporary refusal", what, taken)
+	}
+}
+
+// checkUnknown: a lost answer is an unknown outcome, and the message went
+// to its provider alone.
+func checkUnknown(t *testing.T, what, provider string, res *notify.Result, err error, taken map[string]int) {
+	t.Helper()
+	if err == nil || notify.OutcomeOf(err) != record.StateUnknown {
+		t.Errorf("%s: Deliver answered %+v, %v; want an unknown outcome (notify.OutcomeOf), which the fake's lost answer is", what, res, err)
+	}
+	if !maps.Equal(taken, map[string]int{provider: 1}) {
+		t.Errorf("%s: the fakes took %v, want one message by %q alone: never another provider after an unknown outcome", what, taken, provider)
+	}
+}
+
+// checkUnavailable: a temporary refusal is a certain one, or the channel
+// tried one other provider, which took the message once and which the
+// Result names.
+func (k *kit) checkUnavailable(t *testing.T, what, provider string, res *notify.Result, err error, taken map[string]int) {
+	t.Helper()
+	if err != nil {
+		if notify.OutcomeOf(err) != record.StateFailed {
+			t.Errorf("%s: Deliver's error %v is not a certain refusal, which the fake's was (notify.Channel.Deliver: classified as for Provider.Send)", what, err)
+		}
+		if len(taken) > 0 {
+			t.Errorf("%s: Deliver failed, yet the fakes took %v", what, taken)
+		}
+		return
+	}
+	var other string
+	for name := range taken {
+		other = name
+	}
+	if len(taken) != 1 || other == provider || taken[other] != 1 {
+		t.Errorf("%s: Deliver succeeded and the fakes took %v, want one message taken by one other provider", what, taken)
+		return
+	}
+	if res == nil || res.Provider != other {
+		t.Errorf("%s: %q took the message after %q refused it, and the Result %+v does not name it (notify.Result.Provider)", what, other, provider, res)
+	}
+	k.checkResult(t, what, res, other)
 }
