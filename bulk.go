@@ -53,7 +53,7 @@ type BatchDeliverer interface {
 // order of To, each passed to observers
 // as a single send's would be; the bulk receipt itself is returned and kept for
 // its idempotency key, not logged. Its Cost and Units are the legs' sums,
-// its MessageState StateSent when any leg was accepted, else StateUnknown when
+// its record.State StateSent when any leg was accepted, else StateUnknown when
 // any leg's outcome is unknown, else StateFailed. Without an accepted
 // leg, sendBulk returns the receipt and the first unknown leg's error,
 // else the first failed one's. A repeat of the idempotency key returns

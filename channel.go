@@ -38,7 +38,7 @@ type Channel interface {
 //
 // Send is called concurrently and must be safe for that. It makes one
 // attempt and does not retry: the Notifier does. Every answer is one of
-// three outcomes (see MessageState and OutcomeOf), and money and retries follow
+// three outcomes (see record.State and OutcomeOf), and money and retries follow
 // it:
 //
 //   - accepted: a Result with the vendor's message ID; the charge stands.

@@ -24,7 +24,7 @@ import (
 // whole.
 //
 // The receipt (Kind req.Kind()) has one leg per part, in order; its Cost
-// is the sum of what the legs keep charged. Its MessageState is StateSent when
+// is the sum of what the legs keep charged. Its record.State is StateSent when
 // at least one leg was accepted, else StateUnknown when a leg's outcome
 // is unknown (the error is then CodeOutcomeUnknown), else StateFailed.
 // With no leg accepted, the error is the most telling one: the unknown

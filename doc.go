@@ -3,23 +3,27 @@
 //
 // # The pieces
 //
-// A Notifier runs every send through one pipeline:
+// A Notifier runs every send through one pipeline, a step a file of
+// this package (send.go runs them in order):
 //
-//  1. Prepare: the Channel for the request's Kind validates and normalises
-//     it, renders its template and picks a Provider, and the Pricer prices
-//     the Envelope. Bad input stops here with CodeInvalidArgument, naming
-//     every bad field; nothing is charged and no limit counts it.
-//  2. Limit: the optional per-account rate limit and per-recipient OTP
-//     throttle (WithRateLimit, WithOTPThrottle, over a store.Limiter) take their
-//     share; idempotent replays never count.
-//  3. Charge and record: the ledger writes the message's durable record
+//  1. Prepare (prepare.go): the Channel for the request's Kind validates
+//     and normalises it, renders its template and picks a Provider, and
+//     the Pricer prices the Envelope. Bad input stops here with
+//     CodeInvalidArgument, naming every bad field; nothing is charged and
+//     no limit counts it.
+//  2. Admit (admit.go): the account's suppression list (CodeSuppressed),
+//     the send window (a send outside it waits on the queue for its
+//     opening), then the optional per-account rate limit and
+//     per-recipient OTP throttle (WithRateLimit, WithOTPThrottle, over a
+//     store.Limiter) take their share; idempotent replays never count.
+//  3. Charge and record (charge.go): the ledger writes the message's durable record
 //     and debits its price, with the message ID as reference, in one step
 //     (an unmetered send has a zero charge). The record opens
 //     StateAttempting (its history pending, then attempting), for the
 //     vendor call follows at once. A short wallet is
 //     CodeInsufficientFunds and no provider is called.
-//  4. Deliver: the Channel hands the Envelope to its Provider under a
-//     per-attempt timeout. The answer is one of three outcomes (MessageState):
+//  4. Deliver (deliver.go): the Channel hands the Envelope to its Provider under a
+//     per-attempt timeout. The answer is one of three outcomes (record.State):
 //     accepted (sent, charged); certainly not accepted (temporary refusals
 //     are retried with capped, jittered backoff inside the caller's
 //     deadline, the record pending while it waits, then the charge is
@@ -31,12 +35,13 @@
 //     (Envelope.Providers, the SMS channel's routing rules) has a certain,
 //     temporary refusal go on to the next at once, never an unknown
 //     outcome; WithBreaker rests a provider that keeps failing.
-//  5. Settle: the record moves to sent, failed (refunded in the same
+//  5. Settle (settle.go): the record moves to sent, failed (refunded in the same
 //     step) or unknown; the Receipt goes to the caller and to Observers.
 //     Notifier.Message reads the record, which a receipt derives from.
 //
-// The root package holds the concept: the Notifier, the Request, Envelope,
-// Channel and Provider contracts, money, records and errors. Channels,
+// The root package holds the concept: the Notifier, the Request,
+// Envelope, Receipt and errors, and the four contracts Channel, Provider,
+// WalletStore and TemplateRenderer. Channels,
 // with their requests and vocabulary, providers and stores live in
 // sub-packages and are wired explicitly, as database/sql is with its
 // drivers; a package of your own can add any of them without an edit
@@ -50,14 +55,18 @@
 //     conformance suite providertest;
 //   - template: the stock template catalogue and renderer;
 //   - wallet: price lists and currency formatting;
+//   - record: the values everyone shares (a message's record and its
+//     states, Money, Currency, Balance, Account, Kind), of the standard
+//     library alone; the root names four of them (Kind, Account, Money,
+//     Message);
 //   - store: the contract every store implements (the Ledger of money and
-//     records, Accounts, Keys, Limiter, Templates, Admin), with its
-//     conformance kit store/storetest; notify imports it as database/sql
-//     imports database/sql/driver, and names its values (Message is a
-//     Message, Money a Money, Account a Account);
+//     records, with the suppression list, Accounts, Keys, Limiter,
+//     Templates, Admin), with its conformance kit store/storetest; notify
+//     imports it as database/sql imports database/sql/driver;
 //   - memstore: in-memory stores for development and tests; pgstore:
 //     PostgreSQL stores for several instances sharing one wallet;
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;
+//   - otelnotify: OpenTelemetry traces through the Tracer hook;
 //   - notifytest: a one-call test kit for applications.
 //
 // Send is the one entry point. It takes any Request: one message
@@ -74,7 +83,7 @@
 //
 // # Money
 //
-// Money is an int64 count of minor units (paise) and a Currency; no float
+// Money is an int64 count of minor units (paise) and a record.Currency; no float
 // is used anywhere. The ledger identity holds under any concurrency and any
 // failure: opening balance - charges + refunds + top-ups = balance, and the
 // balance never goes below zero.

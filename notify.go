@@ -37,7 +37,7 @@ type Notifier struct {
 	queue            queue.Queue // nil: none
 	now              func() time.Time
 	newID            func() string
-	tracing          *tracing // nil: no spans (WithTracerProvider)
+	tracing          *tracing // nil: no spans (WithTracer)
 }
 
 // RetryPolicy says how the Notifier retries the failures that IsRetryable
