@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash"
 	"strings"
 	"sync/atomic"
@@ -638,7 +639,7 @@ type loseFirstClaim struct {
 func (l *loseFirstClaim) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
 	moved, err := l.Ledger.Move(ctx, account, id, u)
 	if err == nil && u.State == record.StateAttempting && u.From.Waiting() && l.lost.CompareAndSwap(false, true) {
-		return store.Moved{}, store.Errorf(store.ErrUnavailable, "the answer was lost")
+		return store.Moved{}, fmt.Errorf("the answer was lost: %w", store.ErrUnavailable)
 	}
 	return moved, err
 }

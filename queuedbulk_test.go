@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -207,7 +208,7 @@ func (q *batchQueue) OpenMany(ctx context.Context, ms []*record.Message) error {
 		return err
 	}
 	if b.Available.Minor < sum {
-		return store.Errorf(store.ErrInsufficientFunds, "the batch costs %d", sum)
+		return fmt.Errorf("the batch costs %d: %w", sum, store.ErrInsufficientFunds)
 	}
 	for _, m := range ms {
 		if _, err := q.Open(ctx, m); err != nil {
@@ -215,7 +216,7 @@ func (q *batchQueue) OpenMany(ctx context.Context, ms []*record.Message) error {
 		}
 	}
 	if q.lose {
-		return store.Errorf(store.ErrUnavailable, "the commit's answer was lost")
+		return fmt.Errorf("the commit's answer was lost: %w", store.ErrUnavailable)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -45,26 +46,26 @@ func NewAccounts() *Accounts { return &Accounts{} }
 // nothing is stored.
 func (a *Accounts) Add(acct *record.Account, apiKeys ...string) error {
 	if acct == nil || acct.ID == "" {
-		return store.Errorf(store.ErrInvalid, "memstore: add account: an account needs an ID")
+		return fmt.Errorf("memstore: add account: an account needs an ID: %w", store.ErrInvalid)
 	}
 	digests := make([][sha256.Size]byte, len(apiKeys))
 	for i, k := range apiKeys {
 		if k == "" {
-			return store.Errorf(store.ErrInvalid, "memstore: add account %q: API key %d is empty", acct.ID, i)
+			return fmt.Errorf("memstore: add account %q: API key %d is empty: %w", acct.ID, i, store.ErrInvalid)
 		}
 		digests[i] = sha256.Sum256([]byte(k))
 		if slices.Contains(digests[:i], digests[i]) {
-			return store.Errorf(store.ErrConflict, "memstore: add account %q: API key %d is given twice", acct.ID, i)
+			return fmt.Errorf("memstore: add account %q: API key %d is given twice: %w", acct.ID, i, store.ErrConflict)
 		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.byID.Load(acct.ID); ok {
-		return store.Errorf(store.ErrConflict, "memstore: add account %q: the ID is taken", acct.ID)
+		return fmt.Errorf("memstore: add account %q: the ID is taken: %w", acct.ID, store.ErrConflict)
 	}
 	for i, d := range digests {
 		if _, ok := a.byKey.Load(d); ok {
-			return store.Errorf(store.ErrConflict, "memstore: add account %q: API key %d belongs to another account", acct.ID, i)
+			return fmt.Errorf("memstore: add account %q: API key %d belongs to another account: %w", acct.ID, i, store.ErrConflict)
 		}
 	}
 	a.byID.Store(acct.ID, record.CloneAccount(acct))
@@ -79,12 +80,12 @@ func (a *Accounts) Add(acct *record.Account, apiKeys ...string) error {
 // in the store is ErrNotFound.
 func (a *Accounts) Update(acct *record.Account) error {
 	if acct == nil || acct.ID == "" {
-		return store.Errorf(store.ErrInvalid, "memstore: update account: an account needs an ID")
+		return fmt.Errorf("memstore: update account: an account needs an ID: %w", store.ErrInvalid)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.byID.Load(acct.ID); !ok {
-		return store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", acct.ID)
+		return fmt.Errorf("memstore: update account: no account %q: %w", acct.ID, store.ErrNotFound)
 	}
 	a.byID.Store(acct.ID, record.CloneAccount(acct))
 	return nil
@@ -97,7 +98,7 @@ func (a *Accounts) Account(ctx context.Context, id string) (*record.Account, err
 	}
 	v, ok := a.byID.Load(id)
 	if !ok {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: no account %q", id)
+		return nil, fmt.Errorf("memstore: no account %q: %w", id, store.ErrNotFound)
 	}
 	return v.(*record.Account), nil
 }
@@ -109,20 +110,20 @@ func (a *Accounts) AccountByKey(ctx context.Context, apiKey string) (*record.Acc
 		return nil, ctxError("account by key", err)
 	}
 	if apiKey == "" {
-		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: no API key")
+		return nil, fmt.Errorf("memstore: no API key: %w", store.ErrUnauthenticated)
 	}
 	d := sha256.Sum256([]byte(apiKey))
 	v, ok := a.byKey.Load(d)
 	if !ok {
-		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
+		return nil, fmt.Errorf("memstore: unknown API key: %w", store.ErrUnauthenticated)
 	}
 	k := v.(*apiKeyRecord)
 	if subtle.ConstantTimeCompare(k.digest[:], d[:]) != 1 {
-		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
+		return nil, fmt.Errorf("memstore: unknown API key: %w", store.ErrUnauthenticated)
 	}
 	acct, ok := a.byID.Load(k.account)
 	if !ok {
-		return nil, store.Errorf(store.ErrUnauthenticated, "memstore: unknown API key")
+		return nil, fmt.Errorf("memstore: unknown API key: %w", store.ErrUnauthenticated)
 	}
 	return acct.(*record.Account), nil
 }

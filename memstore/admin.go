@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -44,7 +45,7 @@ type creditRecord struct {
 // ErrInvalid.
 func NewAdmin(accounts *Accounts, wallet *Wallet, messages *Ledger, templates *Templates) (*Admin, error) {
 	if accounts == nil || wallet == nil || messages == nil || templates == nil {
-		return nil, store.Errorf(store.ErrInvalid, "memstore: new admin: every store is required")
+		return nil, fmt.Errorf("memstore: new admin: every store is required: %w", store.ErrInvalid)
 	}
 	return &Admin{accounts: accounts, wallet: wallet, messages: messages, templates: templates,
 		credits: make(map[creditKey]creditRecord)}, nil
@@ -108,8 +109,7 @@ func (a *Admin) Credit(ctx context.Context, account string, amount record.Money,
 	a.mu.Unlock()
 	if seen {
 		if rec.amount != amount {
-			return record.Balance{}, store.Errorf(store.ErrConflict,
-				"memstore: credit %q: ref %q was recorded with another amount", account, ref)
+			return record.Balance{}, fmt.Errorf("memstore: credit %q: ref %q was recorded with another amount: %w", account, ref, store.ErrConflict)
 		}
 		return rec.balance, nil
 	}
@@ -190,7 +190,7 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*recor
 	defer a.mu.Unlock()
 	v, ok := a.byID.Load(id)
 	if !ok {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: update account: no account %q", id)
+		return nil, fmt.Errorf("memstore: update account: no account %q: %w", id, store.ErrNotFound)
 	}
 	c := record.CloneAccount(v.(*record.Account))
 	if err := update(c); err != nil {
@@ -216,18 +216,18 @@ func (a *Accounts) ReplaceAPIKeys(ctx context.Context, account string, apiKeys .
 	digests := make([][sha256.Size]byte, 0, len(apiKeys))
 	for i, k := range apiKeys {
 		if k == "" {
-			return store.Errorf(store.ErrInvalid, "memstore: replace API keys of %q: API key %d is empty", account, i)
+			return fmt.Errorf("memstore: replace API keys of %q: API key %d is empty: %w", account, i, store.ErrInvalid)
 		}
 		digests = append(digests, sha256.Sum256([]byte(k)))
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.byID.Load(account); !ok {
-		return store.Errorf(store.ErrNotFound, "memstore: replace API keys: no account %q", account)
+		return fmt.Errorf("memstore: replace API keys: no account %q: %w", account, store.ErrNotFound)
 	}
 	for i, d := range digests {
 		if v, ok := a.byKey.Load(d); ok && v.(*apiKeyRecord).account != account {
-			return store.Errorf(store.ErrConflict, "memstore: replace API keys of %q: API key %d belongs to another account", account, i)
+			return fmt.Errorf("memstore: replace API keys of %q: API key %d belongs to another account: %w", account, i, store.ErrConflict)
 		}
 	}
 	a.byKey.Range(func(k, v any) bool {

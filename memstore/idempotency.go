@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -118,11 +119,11 @@ func (s *Idempotency) Reserve(ctx context.Context, account, key, fingerprint str
 	if e, ok := s.entries[k]; ok && e.expires.After(now) {
 		switch {
 		case e.fingerprint != fingerprint:
-			return res, store.Errorf(store.ErrConflict, "idempotency key %q was used with another request", key)
+			return res, fmt.Errorf("idempotency key %q was used with another request: %w", key, store.ErrConflict)
 		case e.receipt == nil && !e.leaseEnd.After(now):
 			res.Abandoned = e.reserved // taken over below
 		case e.receipt == nil:
-			return res, store.Errorf(store.ErrConflict, "a send with idempotency key %q is in flight", key)
+			return res, fmt.Errorf("a send with idempotency key %q is in flight: %w", key, store.ErrConflict)
 		default:
 			res.Receipt = slices.Clone(e.receipt)
 			return res, nil
@@ -143,7 +144,7 @@ func (s *Idempotency) Complete(ctx context.Context, account, key string, r []byt
 		return err
 	}
 	if len(r) == 0 {
-		return store.Errorf(store.ErrInvalid, "memstore: complete idempotency key %q: empty receipt", key)
+		return fmt.Errorf("memstore: complete idempotency key %q: empty receipt: %w", key, store.ErrInvalid)
 	}
 	now := s.now()
 	k := idemKey{account, key}
@@ -152,9 +153,9 @@ func (s *Idempotency) Complete(ctx context.Context, account, key string, r []byt
 	e, ok := s.entries[k]
 	switch {
 	case !ok || !e.expires.After(now):
-		return store.Errorf(store.ErrNotFound, "memstore: complete idempotency key %q: not reserved", key)
+		return fmt.Errorf("memstore: complete idempotency key %q: not reserved: %w", key, store.ErrNotFound)
 	case e.receipt != nil:
-		return store.Errorf(store.ErrConflict, "memstore: complete idempotency key %q: already completed", key)
+		return fmt.Errorf("memstore: complete idempotency key %q: already completed: %w", key, store.ErrConflict)
 	}
 	e.receipt = slices.Clone(r)
 	e.expires = now.Add(s.ttl)
@@ -182,7 +183,7 @@ func (s *Idempotency) check(ctx context.Context, op, account, key string) error 
 		return ctxError(op, err)
 	}
 	if account == "" || key == "" {
-		return store.Errorf(store.ErrInvalid, "memstore: %s: empty account or idempotency key", op)
+		return fmt.Errorf("memstore: %s: empty account or idempotency key: %w", op, store.ErrInvalid)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"hash/maphash"
 	"slices"
 	"sync"
@@ -175,21 +176,21 @@ func (s *Ledger) Open(ctx context.Context, m *record.Message) (record.Balance, e
 		return record.Balance{}, ctxError("open message", err)
 	}
 	if m == nil || m.ID == "" || m.Account == "" {
-		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message: a record needs ID and Account")
+		return record.Balance{}, fmt.Errorf("memstore: open message: a record needs ID and Account: %w", store.ErrInvalid)
 	}
 	if m.Charge.Minor < 0 {
-		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a charge must not be negative", m.ID)
+		return record.Balance{}, fmt.Errorf("memstore: open message %q: a charge must not be negative: %w", m.ID, store.ErrInvalid)
 	}
 	state, history, ok := record.OpenStates(m.State, m.CreatedAt)
 	if !ok {
-		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: open message %q: a record cannot start %s", m.ID, m.State)
+		return record.Balance{}, fmt.Errorf("memstore: open message %q: a record cannot start %s: %w", m.ID, m.State, store.ErrInvalid)
 	}
 	h := s.hashID(m.ID)
 	sh := s.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.find(h, m.ID) != nil {
-		return record.Balance{}, store.Errorf(store.ErrConflict, "memstore: message %q is recorded already", m.ID)
+		return record.Balance{}, fmt.Errorf("memstore: message %q is recorded already: %w", m.ID, store.ErrConflict)
 	}
 	var b record.Balance
 	if m.Charge.Minor > 0 {
@@ -238,18 +239,17 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		return store.Moved{}, false, err
 	}
 	if u.From != "" && rec.State != u.From {
-		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s, not %s", id, rec.State, u.From)
+		return movedOf(rec), false, fmt.Errorf("message %s is %s, not %s: %w", id, rec.State, u.From, store.ErrConflict)
 	}
 	if !record.CanMove(rec.State, u.State) {
 		if record.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
 			backfill(rec, record.StateChange{State: u.State, At: u.At})
 			return movedOf(rec), false, nil
 		}
-		return movedOf(rec), false, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, rec.State, u.State)
+		return movedOf(rec), false, fmt.Errorf("message %s is %s and cannot become %s: %w", id, rec.State, u.State, store.ErrConflict)
 	}
 	if u.RepriceMismatch(rec.Charge) {
-		return movedOf(rec), false, store.Errorf(store.ErrInvalid, "memstore: move message %q: a reprice in %s of a charge in %s",
-			id, u.Reprice.Currency.Code, rec.Charge.Currency.Code)
+		return movedOf(rec), false, fmt.Errorf("memstore: move message %q: a reprice in %s of a charge in %s: %w", id, u.Reprice.Currency.Code, rec.Charge.Currency.Code, store.ErrInvalid)
 	}
 	refund := u.State == record.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
 	if refund {
@@ -470,7 +470,7 @@ func (sh *messageShard) find(h uint64, id string) *record.Message {
 func (sh *messageShard) lookup(h uint64, account, id string) (*record.Message, error) {
 	rec := sh.find(h, id)
 	if rec == nil || rec.Account != account {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: no message %q", id)
+		return nil, fmt.Errorf("memstore: no message %q: %w", id, store.ErrNotFound)
 	}
 	return rec, nil
 }

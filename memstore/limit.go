@@ -74,14 +74,13 @@ type bucket struct {
 func NewRateLimit(perSecond float64, burst int) (*RateLimit, error) {
 	switch {
 	case math.IsNaN(perSecond) || math.IsInf(perSecond, 0) || perSecond <= 0:
-		return nil, store.Errorf(store.ErrInvalid, "memstore: NewRateLimit: perSecond %g: must be positive and finite", perSecond)
+		return nil, fmt.Errorf("memstore: NewRateLimit: perSecond %g: must be positive and finite: %w", perSecond, store.ErrInvalid)
 	case perSecond > 1e9:
-		return nil, store.Errorf(store.ErrInvalid, "memstore: NewRateLimit: perSecond %g: must be at most 1e9 (one per nanosecond)", perSecond)
+		return nil, fmt.Errorf("memstore: NewRateLimit: perSecond %g: must be at most 1e9 (one per nanosecond): %w", perSecond, store.ErrInvalid)
 	case burst < 1:
-		return nil, store.Errorf(store.ErrInvalid, "memstore: NewRateLimit: burst %d: must be at least 1", burst)
+		return nil, fmt.Errorf("memstore: NewRateLimit: burst %d: must be at least 1: %w", burst, store.ErrInvalid)
 	case float64(burst)/perSecond > maxSpan.Seconds():
-		return nil, store.Errorf(store.ErrInvalid,
-			"memstore: NewRateLimit: burst %d at perSecond %g: refilling the burst must take at most 10 years", burst, perSecond)
+		return nil, fmt.Errorf("memstore: NewRateLimit: burst %d at perSecond %g: refilling the burst must take at most 10 years: %w", burst, perSecond, store.ErrInvalid)
 	}
 	iv := max(int64(math.Round(float64(time.Second)/perSecond)), 1)
 	tolerance := iv * int64(burst-1)
@@ -189,9 +188,9 @@ type WindowLimit struct {
 func NewWindowLimit(max int, window time.Duration) (*WindowLimit, error) {
 	switch {
 	case max < 1:
-		return nil, store.Errorf(store.ErrInvalid, "memstore: NewWindowLimit: max %d: must be at least 1", max)
+		return nil, fmt.Errorf("memstore: NewWindowLimit: max %d: must be at least 1: %w", max, store.ErrInvalid)
 	case window <= 0 || window > maxSpan:
-		return nil, store.Errorf(store.ErrInvalid, "memstore: NewWindowLimit: window %v: must be positive and at most 10 years", window)
+		return nil, fmt.Errorf("memstore: NewWindowLimit: window %v: must be positive and at most 10 years: %w", window, store.ErrInvalid)
 	}
 	return &WindowLimit{
 		max:    max,

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -31,14 +32,14 @@ func (s *Ledger) OpenRequest(ctx context.Context, r *store.RequestRecord) error 
 		return ctxError("open request", err)
 	}
 	if r == nil || r.ID == "" || r.Account == "" || r.IdempotencyKey == "" {
-		return store.Errorf(store.ErrInvalid, "memstore: a request record needs an ID, an account and a key")
+		return fmt.Errorf("memstore: a request record needs an ID, an account and a key: %w", store.ErrInvalid)
 	}
 	rr := &s.requests
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
 	_, inCur := rr.cur.ids[r.ID]
 	if _, inOld := rr.old.ids[r.ID]; inCur || inOld {
-		return store.Errorf(store.ErrConflict, "memstore: request %s is recorded already", r.ID)
+		return fmt.Errorf("memstore: request %s is recorded already: %w", r.ID, store.ErrConflict)
 	}
 	if rr.cur.ids == nil || int64(len(rr.cur.ids)) >= s.genCap {
 		rr.old = rr.cur
@@ -71,5 +72,5 @@ func (s *Ledger) RequestByKey(ctx context.Context, account, key string, since ti
 			}
 		}
 	}
-	return nil, store.Errorf(store.ErrNotFound, "memstore: request record of key %q", key)
+	return nil, fmt.Errorf("memstore: request record of key %q: %w", key, store.ErrNotFound)
 }

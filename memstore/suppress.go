@@ -83,7 +83,7 @@ func (s *Suppressions) RemoveSuppression(ctx context.Context, account string, ki
 	m := s.byAccount[account]
 	k := suppressKey{kind, to}
 	if _, ok := m[k]; !ok {
-		return store.Errorf(store.ErrNotFound, "memstore: suppression of a %s recipient", kind)
+		return fmt.Errorf("memstore: suppression of a %s recipient: %w", kind, store.ErrNotFound)
 	}
 	delete(m, k)
 	if len(m) == 0 {

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func (s *Templates) Template(ctx context.Context, account, slug string) (*store.
 	t, ok := s.byAccount[account][slug]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: account %q has no template %q", account, slug)
+		return nil, fmt.Errorf("memstore: account %q has no template %q: %w", account, slug, store.ErrNotFound)
 	}
 	return store.CloneTemplate(t), nil
 }
@@ -48,9 +49,9 @@ func (s *Templates) PutTemplate(ctx context.Context, account string, t *store.Te
 	}
 	switch {
 	case account == "":
-		return store.Errorf(store.ErrInvalid, "memstore: put template: empty account")
+		return fmt.Errorf("memstore: put template: empty account: %w", store.ErrInvalid)
 	case t == nil || t.Slug == "":
-		return store.Errorf(store.ErrInvalid, "memstore: put template: a template needs a slug")
+		return fmt.Errorf("memstore: put template: a template needs a slug: %w", store.ErrInvalid)
 	}
 	c := store.CloneTemplate(t)
 	s.mu.Lock()
@@ -74,7 +75,7 @@ func (s *Templates) DeleteTemplate(ctx context.Context, account, slug string) er
 	defer s.mu.Unlock()
 	m := s.byAccount[account]
 	if _, ok := m[slug]; !ok {
-		return store.Errorf(store.ErrNotFound, "memstore: account %q has no template %q", account, slug)
+		return fmt.Errorf("memstore: account %q has no template %q: %w", account, slug, store.ErrNotFound)
 	}
 	delete(m, slug)
 	if len(m) == 0 {

@@ -3,6 +3,7 @@ package memstore
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -113,7 +114,7 @@ func (s *Verifications) CreateVerification(ctx context.Context, v *verifystore.V
 		s.sweepAt(c.CreatedAt)
 	}
 	if _, ok := s.byID[c.ID]; ok {
-		return store.Errorf(store.ErrConflict, "memstore: verification %q exists", c.ID)
+		return fmt.Errorf("memstore: verification %q exists: %w", c.ID, store.ErrConflict)
 	}
 	s.byID[c.ID] = c
 	r := recipientOf(c)
@@ -154,7 +155,7 @@ func (s *Verifications) PendingVerification(ctx context.Context, account, to, pu
 		}
 	}
 	if newest == nil {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: no pending verification of %q for %q", to, purpose)
+		return nil, fmt.Errorf("memstore: no pending verification of %q for %q: %w", to, purpose, store.ErrNotFound)
 	}
 	return verifystore.CloneVerification(newest), nil
 }
@@ -272,7 +273,7 @@ func (s *Verifications) ExpireVerifications(ctx context.Context, now time.Time, 
 func (s *Verifications) get(account, id string) (*verifystore.Verification, error) {
 	v, ok := s.byID[id]
 	if !ok || v.Account != account {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: no verification %q", id)
+		return nil, fmt.Errorf("memstore: no verification %q: %w", id, store.ErrNotFound)
 	}
 	return v, nil
 }
@@ -415,7 +416,7 @@ func (c *Counters) Add(ctx context.Context, key string, n int64, window time.Dur
 	k.buckets = slices.DeleteFunc(k.buckets, func(b counterBucket) bool { return b.start.Before(since.Add(-window)) })
 	sum, ok := k.sum(since)
 	if !ok {
-		return 0, false, store.Errorf(store.ErrInvalid, "memstore: counter %q: the sum overflows", key)
+		return 0, false, fmt.Errorf("memstore: counter %q: the sum overflows: %w", key, store.ErrInvalid)
 	}
 	if limit > 0 && exceeds(sum, n, limit) {
 		c.keep(key, k)
@@ -432,7 +433,7 @@ func (c *Counters) Add(ctx context.Context, key string, n int64, window time.Dur
 			k.buckets = slices.Delete(k.buckets, i, i+1)
 		}
 		c.keep(key, k)
-		return sum, false, store.Errorf(store.ErrInvalid, "memstore: counter %q: adding %d overflows the sum", key, n)
+		return sum, false, fmt.Errorf("memstore: counter %q: adding %d overflows the sum: %w", key, n, store.ErrInvalid)
 	}
 	k.buckets[i].sum = in
 	if in == 0 {
@@ -470,7 +471,7 @@ func (c *Counters) Sums(ctx context.Context, keys []string, window time.Duration
 		if k := c.keys[key]; k != nil {
 			sum, ok := k.sum(since)
 			if !ok {
-				return nil, store.Errorf(store.ErrInvalid, "memstore: counter %q: the sum overflows", key)
+				return nil, fmt.Errorf("memstore: counter %q: the sum overflows: %w", key, store.ErrInvalid)
 			}
 			out[i] = sum
 		}

@@ -140,15 +140,15 @@ func (s *refShard) insert(h uint64, slot int, ref string, e refEntry, genCap int
 func (w *Wallet) Open(account string, opening record.Money) error {
 	switch {
 	case account == "":
-		return store.Errorf(store.ErrInvalid, "memstore: open: empty account ID")
+		return fmt.Errorf("memstore: open: empty account ID: %w", store.ErrInvalid)
 	case opening.Minor < 0:
-		return store.Errorf(store.ErrInvalid, "memstore: open %q: negative opening balance %s", account, opening)
+		return fmt.Errorf("memstore: open %q: negative opening balance %s: %w", account, opening, store.ErrInvalid)
 	case opening.Currency.Code == "":
-		return store.Errorf(store.ErrInvalid, "memstore: open %q: opening balance has no currency", account)
+		return fmt.Errorf("memstore: open %q: opening balance has no currency: %w", account, store.ErrInvalid)
 	}
 	p := &purse{currency: opening.Currency, balance: opening.Minor}
 	if _, loaded := w.purses.LoadOrStore(account, p); loaded {
-		return store.Errorf(store.ErrConflict, "memstore: open %q: account already has a wallet", account)
+		return fmt.Errorf("memstore: open %q: account already has a wallet: %w", account, store.ErrConflict)
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func (w *Wallet) Open(account string, opening record.Money) error {
 func (w *Wallet) purse(op, account string) (*purse, error) {
 	v, ok := w.purses.Load(account)
 	if !ok {
-		return nil, store.Errorf(store.ErrNotFound, "memstore: %s: no wallet for account %q", op, account)
+		return nil, fmt.Errorf("memstore: %s: no wallet for account %q: %w", op, account, store.ErrNotFound)
 	}
 	return v.(*purse), nil
 }
@@ -212,18 +212,17 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Mo
 		return record.Balance{}, ctxError(op, err)
 	}
 	if amount.Minor <= 0 {
-		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s of %s: amount must be more than zero", op, amount)
+		return record.Balance{}, fmt.Errorf("memstore: %s of %s: amount must be more than zero: %w", op, amount, store.ErrInvalid)
 	}
 	if ref == "" || len(ref) > maxRefLen {
-		return record.Balance{}, store.Errorf(store.ErrInvalid, "memstore: %s: a ref must have 1 to %d bytes, not %d", op, maxRefLen, len(ref))
+		return record.Balance{}, fmt.Errorf("memstore: %s: a ref must have 1 to %d bytes, not %d: %w", op, maxRefLen, len(ref), store.ErrInvalid)
 	}
 	p, err := w.purse(op, account)
 	if err != nil {
 		return record.Balance{}, err
 	}
 	if !amount.Currency.Same(p.currency) {
-		return record.Balance{}, store.Errorf(store.ErrInvalid,
-			"memstore: %s of %s: account %q is in %s", op, amount, account, p.currency.Code)
+		return record.Balance{}, fmt.Errorf("memstore: %s of %s: account %q is in %s: %w", op, amount, account, p.currency.Code, store.ErrInvalid)
 	}
 	delta := sign * amount.Minor
 
@@ -237,11 +236,10 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Mo
 		recAmount, recAfter := rec.amount, rec.after
 		sh.mu.Unlock()
 		if fresh {
-			return record.Balance{}, store.Errorf(store.ErrConflict, "memstore: %s of %s: ref %q is recorded already", op, amount, ref)
+			return record.Balance{}, fmt.Errorf("memstore: %s of %s: ref %q is recorded already: %w", op, amount, ref, store.ErrConflict)
 		}
 		if recAmount != delta {
-			return record.Balance{}, store.Errorf(store.ErrConflict,
-				"memstore: %s of %s: ref %q was recorded for a %s", op, amount, ref, describe(recAmount, p.currency))
+			return record.Balance{}, fmt.Errorf("memstore: %s of %s: ref %q was recorded for a %s: %w", op, amount, ref, describe(recAmount, p.currency), store.ErrConflict)
 		}
 		return record.Balance{Account: account, Available: record.Money{Minor: recAfter, Currency: p.currency}}, nil
 	}
@@ -252,11 +250,9 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Mo
 		sh.mu.Unlock()
 		have := record.Money{Minor: bal, Currency: p.currency}
 		if sign < 0 {
-			return record.Balance{}, store.Errorf(store.ErrInsufficientFunds,
-				"debit of %s: account %q has %s", amount, account, have)
+			return record.Balance{}, fmt.Errorf("debit of %s: account %q has %s: %w", amount, account, have, store.ErrInsufficientFunds)
 		}
-		return record.Balance{}, store.Errorf(store.ErrInvalid,
-			"memstore: credit of %s: account %q has %s, and the sum overflows", amount, account, have)
+		return record.Balance{}, fmt.Errorf("memstore: credit of %s: account %q has %s, and the sum overflows: %w", amount, account, have, store.ErrInvalid)
 	}
 	bal += delta
 	p.balance = bal

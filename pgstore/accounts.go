@@ -194,7 +194,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 		return s.fail(ctx, "revoke API key", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return store.Errorf(store.ErrNotFound, "pgstore: revoke API key: the key")
+		return fmt.Errorf("pgstore: revoke API key: the key: %w", store.ErrNotFound)
 	}
 	return nil
 }
@@ -315,7 +315,7 @@ func (s *Store) lockAccount(ctx context.Context, tx pgx.Tx, what, account string
 	err := tx.QueryRow(ctx, expand(`SELECT id FROM {{s}}{{p}}accounts WHERE id = $1 FOR UPDATE`,
 		s.qualifier(), s.prefix), account).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Errorf(store.ErrNotFound, "pgstore: %s: account %q", what, account)
+		return fmt.Errorf("pgstore: %s: account %q: %w", what, account, store.ErrNotFound)
 	}
 	if err != nil {
 		return s.fail(ctx, what, err)
@@ -338,7 +338,7 @@ func (s *Store) addKey(ctx context.Context, q querier, account, apiKey string) e
 	}
 	switch {
 	case !exists:
-		return store.Errorf(store.ErrNotFound, "pgstore: add API key: account %q", account)
+		return fmt.Errorf("pgstore: add API key: account %q: %w", account, store.ErrNotFound)
 	case inserted != nil:
 		return nil
 	case owner != nil && *owner == account:
@@ -358,7 +358,7 @@ func (s *Store) Account(ctx context.Context, id string) (*record.Account, error)
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.Errorf(store.ErrNotFound, "pgstore: account %q", id)
+		return nil, fmt.Errorf("pgstore: account %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.fail(ctx, "account", err)

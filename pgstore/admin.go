@@ -114,7 +114,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*recor
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 		a, err := scanAccount(tx.QueryRow(ctx, s.q.account+" FOR UPDATE", id), nil)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.Errorf(store.ErrNotFound, "pgstore: update account: account %q", id)
+			return fmt.Errorf("pgstore: update account: account %q: %w", id, store.ErrNotFound)
 		}
 		if err != nil {
 			return s.fail(ctx, "update account", err)

@@ -60,9 +60,9 @@ func (s *Store) Reserve(ctx context.Context, account, key, fingerprint string) (
 			}
 			return res, nil
 		case fp == nil || *fp != fingerprint:
-			return res, store.Errorf(store.ErrConflict, "the idempotency key was used with another request")
+			return res, fmt.Errorf("the idempotency key was used with another request: %w", store.ErrConflict)
 		case body == nil:
-			return res, store.Errorf(store.ErrConflict, "a send with this idempotency key is in flight")
+			return res, fmt.Errorf("a send with this idempotency key is in flight: %w", store.ErrConflict)
 		}
 		res.Receipt = body
 		return res, nil
@@ -99,7 +99,7 @@ func (s *Store) Complete(ctx context.Context, account, key string, receipt []byt
 	case completed:
 		return fmt.Errorf("pgstore: complete: %w: the key is completed already", store.ErrConflict)
 	}
-	return store.Errorf(store.ErrNotFound, "pgstore: complete: reservation of the key")
+	return fmt.Errorf("pgstore: complete: reservation of the key: %w", store.ErrNotFound)
 }
 
 // Release frees a key reserved by a send that failed. Releasing a key that

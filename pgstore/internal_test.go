@@ -70,7 +70,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("fail(42P01) matches %v", kind)
 		}
 	}
-	nf := store.Errorf(store.ErrNotFound, "account %q", "a")
+	nf := fmt.Errorf("account %q: %w", "a", store.ErrNotFound)
 	if got := s.fail(ctx, "x", nf); got != nf {
 		t.Errorf("fail(%v) with an ended ctx = %v, want it as it is", nf, got)
 	}

@@ -232,16 +232,15 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*record.Messag
 		n := needs[a]
 		switch {
 		case !ok:
-			return store.Errorf(store.ErrNotFound, "pgstore: open messages: wallet of account %q", a)
+			return fmt.Errorf("pgstore: open messages: wallet of account %q: %w", a, store.ErrNotFound)
 		case w.code != n.cur.Code || w.exponent != n.cur.Exponent:
 			return fmt.Errorf("pgstore: open messages: wallet of %q is in %s, not %q: %w", a, w.code, n.cur.Code,
 				store.Invalid("charge", "must be in the wallet's currency "+w.code))
 		case w.balance < n.total:
-			return store.Errorf(store.ErrInsufficientFunds, "charges of %s to account %q",
-				record.Money{Minor: n.total, Currency: n.cur}.Decimal(), a)
+			return fmt.Errorf("charges of %s to account %q: %w", record.Money{Minor: n.total, Currency: n.cur}.Decimal(), a, store.ErrInsufficientFunds)
 		}
 	}
-	return store.Errorf(store.ErrInsufficientFunds, "pgstore: open messages: the batch's charges")
+	return fmt.Errorf("pgstore: open messages: the batch's charges: %w", store.ErrInsufficientFunds)
 }
 
 // openArgs checks m and returns the arguments of the openMessage
@@ -328,13 +327,12 @@ func (s *Store) openRefused(ctx context.Context, q querier, retry bool, m *recor
 	case duplicate:
 		return fmt.Errorf("pgstore: open message: %w: message %q is recorded already", store.ErrConflict, m.ID)
 	case code == nil:
-		return store.Errorf(store.ErrNotFound, "pgstore: open message: wallet of account %q", m.Account)
+		return fmt.Errorf("pgstore: open message: wallet of account %q: %w", m.Account, store.ErrNotFound)
 	case *code != cur.Code || *exponent != cur.Exponent:
 		return fmt.Errorf("pgstore: open message: wallet of %q is in %s, not %q: %w", m.Account, *code, cur.Code,
 			store.Invalid("charge", "must be in the wallet's currency "+*code))
 	}
-	return store.Errorf(store.ErrInsufficientFunds, "charge of %s to account %q",
-		m.Charge.Decimal(), m.Account)
+	return fmt.Errorf("charge of %s to account %q: %w", m.Charge.Decimal(), m.Account, store.ErrInsufficientFunds)
 }
 
 // Move moves the record along record.CanMove, refunding its charge in the
@@ -392,17 +390,16 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 			return err
 		})
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.Moved{}, store.Errorf(store.ErrNotFound, "pgstore: move message: message %q", id)
+			return store.Moved{}, fmt.Errorf("pgstore: move message: message %q: %w", id, store.ErrNotFound)
 		}
 		if err != nil {
 			return store.Moved{}, s.fail(ctx, "move message", err)
 		}
 		if record.CanMove(m.State, u.State) && u.RepriceMismatch(m.Charge) {
 			// The move was allowed: the reprice's currency stopped it.
-			return m, store.Errorf(store.ErrInvalid, "pgstore: move message %q: a reprice in %s of a charge in %s",
-				id, u.Reprice.Currency.Code, m.Charge.Currency.Code)
+			return m, fmt.Errorf("pgstore: move message %q: a reprice in %s of a charge in %s: %w", id, u.Reprice.Currency.Code, m.Charge.Currency.Code, store.ErrInvalid)
 		}
-		return m, store.Errorf(store.ErrConflict, "message %s is %s and cannot become %s", id, m.State, u.State)
+		return m, fmt.Errorf("message %s is %s and cannot become %s: %w", id, m.State, u.State, store.ErrConflict)
 	}
 	if err != nil {
 		return store.Moved{}, s.fail(ctx, "move message", err)
@@ -419,7 +416,7 @@ func (s *Store) Message(ctx context.Context, account, id string) (*record.Messag
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.Errorf(store.ErrNotFound, "pgstore: message %q", id)
+		return nil, fmt.Errorf("pgstore: message %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.fail(ctx, "message", err)

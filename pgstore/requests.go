@@ -49,7 +49,7 @@ func (s *Store) RequestByKey(ctx context.Context, account, key string, since tim
 	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil, store.Errorf(store.ErrNotFound, "pgstore: request record of the key")
+		return nil, fmt.Errorf("pgstore: request record of the key: %w", store.ErrNotFound)
 	case err != nil:
 		return nil, s.fail(ctx, "request by key", err)
 	}

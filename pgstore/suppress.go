@@ -110,7 +110,7 @@ func (s *Store) RemoveSuppression(ctx context.Context, account string, kind reco
 		return fmt.Errorf("pgstore: remove suppression: %w", err)
 	}
 	if !storable(account) || !storable(to) {
-		return store.Errorf(store.ErrNotFound, "pgstore: suppression of a %s recipient", kind)
+		return fmt.Errorf("pgstore: suppression of a %s recipient: %w", kind, store.ErrNotFound)
 	}
 	var n int64
 	err = s.do(ctx, repeatable, func() error {
@@ -122,7 +122,7 @@ func (s *Store) RemoveSuppression(ctx context.Context, account string, kind reco
 		return s.fail(ctx, "remove suppression", err)
 	}
 	if n == 0 {
-		return store.Errorf(store.ErrNotFound, "pgstore: suppression of a %s recipient", kind)
+		return fmt.Errorf("pgstore: suppression of a %s recipient: %w", kind, store.ErrNotFound)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func (s *Store) Template(ctx context.Context, account, slug string) (*store.Temp
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.Errorf(store.ErrNotFound, "pgstore: template %q of account %q", slug, account)
+		return nil, fmt.Errorf("pgstore: template %q of account %q: %w", slug, account, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.fail(ctx, "template", err)
@@ -139,7 +139,7 @@ func (s *Store) DeleteTemplate(ctx context.Context, account, slug string) error 
 		return s.fail(ctx, "delete template", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return store.Errorf(store.ErrNotFound, "pgstore: template %q of account %q", slug, account)
+		return fmt.Errorf("pgstore: template %q of account %q: %w", slug, account, store.ErrNotFound)
 	}
 	return nil
 }

@@ -208,7 +208,7 @@ func (s *Store) readVerification(ctx context.Context, what, account, id string) 
 }
 
 func notFoundVerification(id string) error {
-	return store.Errorf(store.ErrNotFound, "pgstore: verification %q", id)
+	return fmt.Errorf("pgstore: verification %q: %w", id, store.ErrNotFound)
 }
 
 // PendingVerification returns the account's newest verification of to
@@ -218,7 +218,7 @@ func notFoundVerification(id string) error {
 // pending verifications by account, recipient and purpose.
 func (s *Store) PendingVerification(ctx context.Context, account, to, purpose string, now time.Time) (*verifystore.Verification, error) {
 	if !storable(account) || !storable(to) || !storable(purpose) {
-		return nil, store.Errorf(store.ErrNotFound, "pgstore: pending verification")
+		return nil, fmt.Errorf("pgstore: pending verification: %w", store.ErrNotFound)
 	}
 	var v *verifystore.Verification
 	err := s.do(ctx, repeatable, func() (err error) {
@@ -227,7 +227,7 @@ func (s *Store) PendingVerification(ctx context.Context, account, to, purpose st
 	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil, store.Errorf(store.ErrNotFound, "pgstore: pending verification")
+		return nil, fmt.Errorf("pgstore: pending verification: %w", store.ErrNotFound)
 	case err != nil:
 		return nil, s.fail(ctx, "pending verification", err)
 	}

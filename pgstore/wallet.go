@@ -31,7 +31,7 @@ func (s *Store) Balance(ctx context.Context, account string) (record.Balance, er
 		return s.pool.QueryRow(ctx, s.q.balance, account).Scan(&cur.Code, &cur.Symbol, &cur.Exponent, &bal)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return record.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: balance: wallet of account %q", account)
+		return record.Balance{}, fmt.Errorf("pgstore: balance: wallet of account %q: %w", account, store.ErrNotFound)
 	}
 	if err != nil {
 		return record.Balance{}, s.fail(ctx, "balance", err)
@@ -114,7 +114,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount record.Mo
 			return record.Balance{}, s.fail(ctx, what, err)
 		}
 		if code == nil {
-			return record.Balance{}, store.Errorf(store.ErrNotFound, "pgstore: %s: wallet of account %q", what, account)
+			return record.Balance{}, fmt.Errorf("pgstore: %s: wallet of account %q: %w", what, account, store.ErrNotFound)
 		}
 		cur := record.Currency{Code: *code, Symbol: *symbol, Exponent: *exponent}
 		balance := func(minor int64) record.Balance {
@@ -132,8 +132,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount record.Mo
 			return record.Balance{}, fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q: %w", what, account, cur.Code, amount.Currency.Code,
 				store.Invalid("amount", "must be in the wallet's currency "+cur.Code))
 		case sign < 0:
-			return record.Balance{}, store.Errorf(store.ErrInsufficientFunds, "debit of %s from account %q",
-				amount.Decimal(), account)
+			return record.Balance{}, fmt.Errorf("debit of %s from account %q: %w", amount.Decimal(), account, store.ErrInsufficientFunds)
 		default:
 			// A credit is refused only for the reasons above.
 			return record.Balance{}, fmt.Errorf("pgstore: credit of %q was not applied", account)
@@ -190,7 +189,7 @@ func (s *Store) CheckLedger(ctx context.Context, account string) error {
 		return s.pool.QueryRow(ctx, s.q.checkLedger, account).Scan(&opening, &balance, &sum, &rows, &broken)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Errorf(store.ErrNotFound, "pgstore: check ledger: wallet of account %q", account)
+		return fmt.Errorf("pgstore: check ledger: wallet of account %q: %w", account, store.ErrNotFound)
 	}
 	if err != nil {
 		return s.fail(ctx, "check ledger", err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -10,7 +9,8 @@ import (
 )
 
 // The errors a store answers with; a store wraps them with what it was
-// asked (fmt.Errorf("account %q: %w", id, store.ErrNotFound), or Errorf),
+// asked, the sentinel last (fmt.Errorf("account %q: %w", id,
+// store.ErrNotFound) reads `account "a1": not found`),
 // and callers test them with errors.Is.
 var (
 	// ErrNotFound: the account, record, key or template asked for does
@@ -33,21 +33,6 @@ var (
 	// method says otherwise.
 	ErrUnavailable = errors.New("store unavailable")
 )
-
-// Errorf returns an error that matches kind (one of the sentinels), with
-// the message format and args describe and kind's text after it:
-// Errorf(ErrNotFound, "account %q", id) reads `account "a1": not found`.
-func Errorf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
-}
-
-type kindError struct {
-	kind error
-	msg  string
-}
-
-func (e *kindError) Error() string { return e.msg + ": " + e.kind.Error() }
-func (e *kindError) Unwrap() error { return e.kind }
 
 // LimitError is a Limiter's refusal: the budget is spent. It matches no
 // sentinel.

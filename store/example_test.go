@@ -24,7 +24,7 @@ func (f *fixedAccounts) Account(ctx context.Context, id string) (*record.Account
 	defer f.mu.RUnlock()
 	a, ok := f.byID[id]
 	if !ok {
-		return nil, store.Errorf(store.ErrNotFound, "account %q", id)
+		return nil, fmt.Errorf("account %q: %w", id, store.ErrNotFound)
 	}
 	return a, nil
 }
@@ -34,7 +34,7 @@ func (f *fixedAccounts) AccountByKey(ctx context.Context, apiKey string) (*recor
 	id, ok := f.byKey[apiKey]
 	f.mu.RUnlock()
 	if !ok {
-		return nil, store.Errorf(store.ErrUnauthenticated, "no account has that key") // never the key itself
+		return nil, fmt.Errorf("no account has that key: %w", store.ErrUnauthenticated) // never the key itself
 	}
 	return f.Account(ctx, id)
 }

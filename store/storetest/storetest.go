@@ -135,7 +135,7 @@ var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
 // wantShownToSender fails t when err's text names a package: a sender
 // sees this error, through the HTTP API too, and it must not tell what
 // the service runs on ("memstore: ...", "pgstore: ..."). The text of the
-// sentinel err matches, which store.Errorf puts at the end ("short:
+// sentinel err matches, which a store puts at the end ("short:
 // insufficient funds"), is not taken for the words after a package name.
 func wantShownToSender(t *testing.T, what string, err error) {
 	t.Helper()

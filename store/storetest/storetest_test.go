@@ -40,9 +40,9 @@ func (s *simpleAccounts) Account(ctx context.Context, id string) (*record.Accoun
 		case "notfound-internal":
 			return nil, errors.New("no such account")
 		case "notfound-also-unavailable":
-			return nil, errors.Join(store.Errorf(store.ErrNotFound, "no account %q", id), store.ErrUnavailable)
+			return nil, errors.Join(fmt.Errorf("no account %q: %w", id, store.ErrNotFound), store.ErrUnavailable)
 		}
-		return nil, store.Errorf(store.ErrNotFound, "simple: no account %q", id)
+		return nil, fmt.Errorf("simple: no account %q: %w", id, store.ErrNotFound)
 	}
 	return s.out(a), nil
 }
@@ -58,9 +58,9 @@ func (s *simpleAccounts) AccountByKey(ctx context.Context, key string) (*record.
 		}
 	}
 	if s.defect == "leaks-key" {
-		return nil, store.Errorf(store.ErrUnauthenticated, "simple: unknown key %q", key)
+		return nil, fmt.Errorf("simple: unknown key %q: %w", key, store.ErrUnauthenticated)
 	}
-	return nil, store.Errorf(store.ErrUnauthenticated, "simple: unknown key")
+	return nil, fmt.Errorf("simple: unknown key: %w", store.ErrUnauthenticated)
 }
 
 func (s *simpleAccounts) out(a *record.Account) *record.Account {
@@ -126,7 +126,7 @@ func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (stor
 			}
 		}
 		if ok {
-			return store.Reservation{Receipt: e.r}, store.Errorf(store.ErrConflict, "taken")
+			return store.Reservation{Receipt: e.r}, fmt.Errorf("taken: %w", store.ErrConflict)
 		}
 		s.mu.Lock()
 		s.m[s.key(account, key)] = s.entry(s.now(), fp)
@@ -140,13 +140,13 @@ func (s *simpleIdem) Reserve(ctx context.Context, account, key, fp string) (stor
 	if e, ok := s.m[s.key(account, key)]; ok && (s.defect == "no-expiry" || e.expires.After(now)) {
 		switch {
 		case e.fp != fp && s.defect != "no-fingerprint":
-			return res, store.Errorf(store.ErrConflict, "other request")
+			return res, fmt.Errorf("other request: %w", store.ErrConflict)
 		case e.r == nil && !e.leaseEnd.After(now) && s.defect != "no-lease":
 			if s.defect != "silent-takeover" {
 				res.Abandoned = e.reserved
 			}
 		case e.r == nil:
-			return res, store.Errorf(store.ErrConflict, "in flight")
+			return res, fmt.Errorf("in flight: %w", store.ErrConflict)
 		default:
 			res.Receipt = e.r
 			return res, nil
@@ -161,10 +161,10 @@ func (s *simpleIdem) Complete(ctx context.Context, account, key string, r []byte
 	defer s.mu.Unlock()
 	e, ok := s.m[s.key(account, key)]
 	if !ok {
-		return store.Errorf(store.ErrNotFound, "simple: not reserved")
+		return fmt.Errorf("simple: not reserved: %w", store.ErrNotFound)
 	}
 	if e.r != nil && s.defect != "completes-twice" {
-		return store.Errorf(store.ErrConflict, "simple: completed already")
+		return fmt.Errorf("simple: completed already: %w", store.ErrConflict)
 	}
 	switch s.defect {
 	case "retains-receipt":
@@ -234,7 +234,7 @@ func (s *simpleTemplates) Template(ctx context.Context, account, slug string) (*
 	defer s.mu.Unlock()
 	t, ok := s.m[account][slug]
 	if !ok {
-		return nil, store.Errorf(store.ErrNotFound, "simple: no template")
+		return nil, fmt.Errorf("simple: no template: %w", store.ErrNotFound)
 	}
 	return s.copyOf(t), nil
 }
@@ -256,7 +256,7 @@ func (s *simpleTemplates) DeleteTemplate(ctx context.Context, account, slug stri
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.m[account][slug]; !ok && s.defect != "delete-missing-ok" {
-		return store.Errorf(store.ErrNotFound, "simple: no template")
+		return fmt.Errorf("simple: no template: %w", store.ErrNotFound)
 	}
 	delete(s.m[account], slug)
 	return nil
@@ -326,7 +326,7 @@ func (w *simpleWallet) Balance(ctx context.Context, account string) (record.Bala
 		if w.defect == "unknown-is-internal" {
 			return record.Balance{}, errors.New("no such account")
 		}
-		return record.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
+		return record.Balance{}, fmt.Errorf("no account %q: %w", account, store.ErrNotFound)
 	}
 	return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: w.cur[account]}}, nil
 }
@@ -341,9 +341,9 @@ func (w *simpleWallet) Credit(ctx context.Context, account string, amount record
 
 func (w *simpleWallet) short() error {
 	if w.defect == "names-package" {
-		return store.Errorf(store.ErrInsufficientFunds, "simple: short")
+		return fmt.Errorf("simple: short: %w", store.ErrInsufficientFunds)
 	}
-	return store.Errorf(store.ErrInsufficientFunds, "short")
+	return fmt.Errorf("short: %w", store.ErrInsufficientFunds)
 }
 
 func (w *simpleWallet) apply(ctx context.Context, account string, amount record.Money, ref string, sign int64) (record.Balance, error) {
@@ -366,7 +366,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 		_, seen := w.refs[account+"\x00"+ref]
 		w.mu.Unlock()
 		if !ok {
-			return record.Balance{}, store.Errorf(store.ErrNotFound, "no account")
+			return record.Balance{}, fmt.Errorf("no account: %w", store.ErrNotFound)
 		}
 		if seen {
 			return record.Balance{Account: account, Available: record.Money{Minor: b, Currency: w.cur[account]}}, nil
@@ -386,7 +386,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 	defer w.mu.Unlock()
 	b, ok := w.bal[account]
 	if !ok {
-		return record.Balance{}, store.Errorf(store.ErrNotFound, "no account %q", account)
+		return record.Balance{}, fmt.Errorf("no account %q: %w", account, store.ErrNotFound)
 	}
 	c := w.cur[account]
 	if amount.Currency.Code != c.Code && w.defect != "ignores-currency" {
@@ -399,7 +399,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 	delta := sign * amount.Minor
 	if r, seen := w.refs[key]; seen {
 		if r.delta != delta && w.defect != "no-conflict" {
-			return record.Balance{}, store.Errorf(store.ErrConflict, "ref reused")
+			return record.Balance{}, fmt.Errorf("ref reused: %w", store.ErrConflict)
 		}
 		after := r.after
 		if w.defect == "repeat-current" {

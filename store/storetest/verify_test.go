@@ -3,6 +3,7 @@ package storetest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -59,7 +60,7 @@ func (s *simpleVerifications) CreateVerification(ctx context.Context, v *verifys
 	s.lock()
 	defer s.unlock()
 	if old, ok := s.m[v.ID]; ok && (s.defect != "id-per-account" || old.Account == v.Account) {
-		return store.Errorf(store.ErrConflict, "verification %q exists", v.ID)
+		return fmt.Errorf("verification %q exists: %w", v.ID, store.ErrConflict)
 	}
 	c := verifystore.CloneVerification(v)
 	switch s.defect {
@@ -78,7 +79,7 @@ func (s *simpleVerifications) CreateVerification(ctx context.Context, v *verifys
 func (s *simpleVerifications) get(account, id string) (*verifystore.Verification, error) {
 	v, ok := s.m[id]
 	if !ok || (v.Account != account && s.defect != "other-account-visible") {
-		return nil, store.Errorf(store.ErrNotFound, "no verification %q", id)
+		return nil, fmt.Errorf("no verification %q: %w", id, store.ErrNotFound)
 	}
 	return v, nil
 }
@@ -137,7 +138,7 @@ func (s *simpleVerifications) PendingVerification(ctx context.Context, account, 
 		}
 	}
 	if newest == nil || (s.defect == "newest-only" && s.statusAt(newest, now) != verifystore.VerificationPending) {
-		return nil, store.Errorf(store.ErrNotFound, "no pending verification")
+		return nil, fmt.Errorf("no pending verification: %w", store.ErrNotFound)
 	}
 	return s.out(newest), nil
 }
