@@ -303,18 +303,22 @@ func dueJobs(ctx context.Context, t *testing.T, s Stores, ids []string) (due []q
 // are done. What Work answers is dropped: a retry it asks for comes with
 // the drain's next round.
 func workAll(ctx context.Context, w queue.Worker, due []queue.Job) {
+	concurrently(8, len(due), func(i int) {
+		_, _ = w.Work(ctx, due[i]) // a retry it asks for comes with the next round
+	})
+}
+
+// concurrently calls fn(i) for every i below n, from workers goroutines
+// at once, each taking the next i, and returns once all calls are done.
+func concurrently(workers, n int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range 8 {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(due) {
-					return
-				}
-				_, _ = w.Work(ctx, due[i]) // a retry it asks for comes with the next round
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
 			}
 		}()
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/notifykit/notify/record"
@@ -166,28 +165,15 @@ func postReports(t *testing.T, n *notify.Notifier, all []posted) map[string]bool
 func postPass(t *testing.T, n *notify.Notifier, all []posted, failed map[string]bool) (again []posted) {
 	t.Helper()
 	var mu sync.Mutex // guards again and failed
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(all) {
-					return
-				}
-				p := all[i]
-				res, err := n.Report(context.Background(), p.rep)
-				mu.Lock()
-				if checkPosted(t, p, res, err, failed) {
-					again = append(again, p)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	concurrently(16, len(all), func(i int) {
+		p := all[i]
+		res, err := n.Report(context.Background(), p.rep)
+		mu.Lock()
+		defer mu.Unlock()
+		if checkPosted(t, p, res, err, failed) {
+			again = append(again, p)
+		}
+	})
 	return again
 }
 
