@@ -29,7 +29,7 @@
 // The suppression routes serve the store.Suppressions WithSuppressions
 // gives (the Notifier's ledger), and are not routed without one. The channel is sms, chat, email or any channel's
 // name, the recipient an E.164 number, an address, or as that channel
-// names it (normalised by store.NormalizeRecipient),
+// names it (normalised by storeutil.NormalizeRecipient),
 // the reason unsubscribed, hard_bounce, complaint or manual: each is
 // checked before the store is asked. Recipients travel in bodies, never
 // in URLs, so that access logs do not collect them; the change log

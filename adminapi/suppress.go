@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
 )
 
 // Suppression lists (store.Suppressions), per account and channel:
@@ -88,7 +89,7 @@ func (in *suppressionIn) check(withReason bool) (string, error) {
 	case in.To == "":
 		fe.Add("to", "is required")
 	default:
-		n, err := store.NormalizeRecipient(kind, in.To)
+		n, err := storeutil.NormalizeRecipient(kind, in.To)
 		if err != nil {
 			var sfe store.FieldErrors
 			if errors.As(err, &sfe) && len(sfe) > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
 )
 
 // Suppressions is an in-memory store.Suppressions, for one process; use
@@ -46,7 +47,7 @@ func (s *Suppressions) AddSuppression(ctx context.Context, e store.Suppression) 
 	if err := ctx.Err(); err != nil {
 		return store.Suppression{}, ctxError("add suppression", err)
 	}
-	e, err := store.CheckSuppression(e)
+	e, err := storeutil.CheckSuppression(e)
 	if err != nil {
 		return store.Suppression{}, fmt.Errorf("memstore: add suppression: %w", err)
 	}
@@ -74,7 +75,7 @@ func (s *Suppressions) RemoveSuppression(ctx context.Context, account string, ki
 	if err := ctx.Err(); err != nil {
 		return ctxError("remove suppression", err)
 	}
-	to, err := store.CheckSuppressionKey(account, kind, to)
+	to, err := storeutil.CheckSuppressionKey(account, kind, to)
 	if err != nil {
 		return fmt.Errorf("memstore: remove suppression: %w", err)
 	}
@@ -98,7 +99,7 @@ func (s *Suppressions) LookupSuppression(ctx context.Context, account string, ki
 	if err := ctx.Err(); err != nil {
 		return store.Suppression{}, false, ctxError("lookup suppression", err)
 	}
-	to, err := store.CheckSuppressionKey(account, kind, to)
+	to, err := storeutil.CheckSuppressionKey(account, kind, to)
 	if err != nil {
 		return store.Suppression{}, false, fmt.Errorf("memstore: lookup suppression: %w", err)
 	}
@@ -114,7 +115,7 @@ func (s *Suppressions) LookupSuppressions(ctx context.Context, account string, k
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("lookup suppressions", err)
 	}
-	keys, err := store.CheckSuppressionKeys(account, kind, tos)
+	keys, err := storeutil.CheckSuppressionKeys(account, kind, tos)
 	if err != nil {
 		return nil, fmt.Errorf("memstore: lookup suppressions: %w", err)
 	}

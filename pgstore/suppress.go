@@ -9,6 +9,7 @@ import (
 
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
 )
 
 // Suppressions. The Store is a store.Suppressions too: each account's
@@ -78,7 +79,7 @@ const addRetries = 3
 // reason outranks it, decided in one statement under the row's lock, so
 // concurrent adds leave the strongest reason.
 func (s *Store) AddSuppression(ctx context.Context, e store.Suppression) (store.Suppression, error) {
-	e, err := store.CheckSuppression(e)
+	e, err := storeutil.CheckSuppression(e)
 	if err == nil && !storable(e.Account) {
 		err = store.Invalid("account", "must be UTF-8 without the NUL character")
 	}
@@ -105,7 +106,7 @@ func (s *Store) AddSuppression(ctx context.Context, e store.Suppression) (store.
 // RemoveSuppression takes the recipient off the account's list, as
 // store.Suppressions documents.
 func (s *Store) RemoveSuppression(ctx context.Context, account string, kind record.Kind, to string) error {
-	to, err := store.CheckSuppressionKey(account, kind, to)
+	to, err := storeutil.CheckSuppressionKey(account, kind, to)
 	if err != nil {
 		return fmt.Errorf("pgstore: remove suppression: %w", err)
 	}
@@ -130,7 +131,7 @@ func (s *Store) RemoveSuppression(ctx context.Context, account string, kind reco
 // LookupSuppression answers the account's entry for the recipient, as
 // store.Suppressions documents.
 func (s *Store) LookupSuppression(ctx context.Context, account string, kind record.Kind, to string) (store.Suppression, bool, error) {
-	to, err := store.CheckSuppressionKey(account, kind, to)
+	to, err := storeutil.CheckSuppressionKey(account, kind, to)
 	if err != nil {
 		return store.Suppression{}, false, fmt.Errorf("pgstore: lookup suppression: %w", err)
 	}
@@ -154,7 +155,7 @@ func (s *Store) LookupSuppression(ctx context.Context, account string, kind reco
 // LookupSuppressions answers the account's entries for many recipients
 // in one statement, as store.Suppressions documents.
 func (s *Store) LookupSuppressions(ctx context.Context, account string, kind record.Kind, tos []string) ([]store.Suppression, error) {
-	keys, err := store.CheckSuppressionKeys(account, kind, tos)
+	keys, err := storeutil.CheckSuppressionKeys(account, kind, tos)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: lookup suppressions: %w", err)
 	}

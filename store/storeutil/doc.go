@@ -1,0 +1,12 @@
+// Package storeutil holds helpers for the authors of stores: what every
+// store must do alike, done once, so that two stores answer the same
+// call the same way. Package store is the contract alone; a store calls
+// these from its methods.
+//
+// The suppression list's rules: CheckSuppression checks an entry and
+// puts its recipient in the one form lists keep (NormalizeRecipient),
+// CheckSuppressionKey and CheckSuppressionKeys do so for a lookup or a
+// removal. memstore and pgstore call them first in each
+// store.Suppressions method, and storetest.RunSuppressions holds a store
+// to their answers.
+package storeutil
