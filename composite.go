@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/notifykit/notify/record"
@@ -69,7 +68,8 @@ type part struct {
 }
 
 // prepareParts prepares every part; it fails when any part has a bad
-// field (all are named), fails otherwise, or when no part can go.
+// field (all are named, each once), fails otherwise, or when no part can
+// go.
 func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, req Composite) ([]part, error) {
 	reqs := req.Parts()
 	if len(reqs) == 0 {
@@ -90,8 +90,10 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 		switch {
 		case errors.As(err, &e) && e.Code == CodeInvalidArgument && len(e.Fields) > 0:
 			for _, f := range e.Fields {
-				f.Field = req.PartField(i, f.Field)
-				if !slices.Contains(bad, f) {
+				// A field both parts break is named once, by the first
+				// part's rule (the SMS's in the dual OTP), as the
+				// request's own words say it.
+				if f.Field = req.PartField(i, f.Field); !bad.Has(f.Field) {
 					bad = append(bad, f)
 				}
 			}
