@@ -171,7 +171,7 @@ func blocks(reason store.SuppressionReason, class record.PriceClass) bool {
 // or nil.
 func (n *Notifier) suppressed(ctx context.Context, op string, acct *Account, envs []*Envelope) error {
 	for _, env := range envs {
-		reason, stop, err := stopped(ctx, n.ledger, acct, env)
+		reason, stop, err := n.stopped(ctx, acct, env)
 		if err != nil {
 			return storeFailure(op, "suppressions", err)
 		}
@@ -188,16 +188,16 @@ func (n *Notifier) suppressed(ctx context.Context, op string, acct *Account, env
 // those its content names beside it (an e-mail's cc and bcc, through
 // OtherRecipients), and says whether one stops env. A nil env, or a
 // kind that cannot name a channel, is never stopped.
-func stopped(ctx context.Context, s store.Suppressions, acct *Account, env *Envelope) (store.SuppressionReason, bool, error) {
+func (n *Notifier) stopped(ctx context.Context, acct *Account, env *Envelope) (store.SuppressionReason, bool, error) {
 	if env == nil || !store.SuppressibleKind(env.Kind) {
 		return "", false, nil
 	}
-	reason, stop, err := stoppedTo(ctx, s, acct, env, env.To)
+	reason, stop, err := n.stoppedTo(ctx, acct, env, env.To)
 	if stop || err != nil {
 		return reason, stop, err
 	}
 	for _, to := range othersOf(env) {
-		if reason, stop, err := stoppedTo(ctx, s, acct, env, to); stop || err != nil {
+		if reason, stop, err := n.stoppedTo(ctx, acct, env, to); stop || err != nil {
 			return reason, stop, err
 		}
 	}
@@ -219,8 +219,12 @@ func othersOf(env *Envelope) []string {
 type otherRecipients interface{ OtherRecipients() []string }
 
 // stoppedTo reads the list's entry for one recipient of env.
-func stoppedTo(ctx context.Context, s store.Suppressions, acct *Account, env *Envelope, to string) (store.SuppressionReason, bool, error) {
-	e, ok, err := s.LookupSuppression(ctx, acct.ID, env.Kind, to)
+func (n *Notifier) stoppedTo(ctx context.Context, acct *Account, env *Envelope, to string) (store.SuppressionReason, bool, error) {
+	key, ok := n.listKey(env.Kind, to)
+	if !ok {
+		return "", false, nil // not a recipient of the channel: no entry can name it
+	}
+	e, ok, err := n.ledger.LookupSuppression(ctx, acct.ID, env.Kind, key)
 	switch {
 	case errors.Is(err, store.ErrInvalid):
 		// A recipient the channel accepted but the list's rules do not
@@ -253,7 +257,7 @@ func (n *Notifier) suppressedBulk(ctx context.Context, op string, acct *Account,
 // all when any is stopped, naming each stopped one by the field
 // fmt.Sprintf(field, i) and its reason.
 func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int) *Account, envs []*Envelope, field string) error {
-	reasons, err := stoppedEach(ctx, n.ledger, acct, envs)
+	reasons, err := n.stoppedEach(ctx, acct, envs)
 	if err != nil {
 		return storeFailure(op, "suppressions", err)
 	}
@@ -274,11 +278,11 @@ func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int)
 // acct(i)), the reason of the entry that stops it, or "" when none does.
 // It reads every recipient of one account and channel (each To, and the
 // recipients its content names beside it) in one LookupSuppressions.
-func stoppedEach(ctx context.Context, s store.Suppressions, acct func(int) *Account, envs []*Envelope) ([]store.SuppressionReason, error) {
-	g := groupRecipients(acct, envs)
+func (n *Notifier) stoppedEach(ctx context.Context, acct func(int) *Account, envs []*Envelope) ([]store.SuppressionReason, error) {
+	g := n.groupRecipients(acct, envs)
 	entries := make(map[suppressionGroup][]store.Suppression, len(g.tos))
 	for key, list := range g.tos {
-		es, err := s.LookupSuppressions(ctx, key.account, key.kind, list)
+		es, err := n.ledger.LookupSuppressions(ctx, key.account, key.kind, list)
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +322,7 @@ type recipientGroups struct {
 
 // groupRecipients gathers the recipients of envs (envs[i] sent for
 // account acct(i)) by account and channel.
-func groupRecipients(acct func(int) *Account, envs []*Envelope) recipientGroups {
+func (n *Notifier) groupRecipients(acct func(int) *Account, envs []*Envelope) recipientGroups {
 	g := recipientGroups{tos: make(map[suppressionGroup][]string), of: make([]suppressionGroup, len(envs)), where: make([][]int, len(envs))}
 	at := make(map[suppressionGroup]map[string]int)
 	for i, env := range envs {
@@ -331,6 +335,10 @@ func groupRecipients(acct func(int) *Account, envs []*Envelope) recipientGroups 
 		}
 		g.of[i] = key
 		for _, to := range append([]string{env.To}, othersOf(env)...) {
+			to, ok := n.listKey(env.Kind, to)
+			if !ok {
+				continue // not a recipient of the channel: no entry can name it
+			}
 			j, ok := at[key][to]
 			if !ok {
 				j = len(g.tos[key])
@@ -378,4 +386,38 @@ func (n *Notifier) windowError(op string, until time.Time, advice string) *Error
 		msg += "; " + advice
 	}
 	return &Error{Code: CodeRateLimited, Op: op, RetryAfter: until.Sub(n.now()), Err: errors.New(msg)}
+}
+
+// Recipient returns to, a recipient of kind, in the canonical form its
+// channel writes (Channel.Recipient): the key every list kept by
+// recipient uses. Write to a suppression list through it (the admin API
+// does), so that the Notifier, which reads the list in this form before
+// every send, finds the entry. A kind the Notifier has no channel for is
+// InvalidArgument naming "channel" (an entry for it could not be
+// written in the form its channel will read), a recipient the channel
+// refuses InvalidArgument naming "to".
+func (n *Notifier) Recipient(kind Kind, to string) (string, error) {
+	const op = "notify.Recipient"
+	ch := n.channels[kind]
+	if ch == nil {
+		return "", &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "channel",
+			Message: "must be a channel this notifier sends on"}}}
+	}
+	key, err := ch.Recipient(to)
+	if err != nil {
+		return "", wrap(op, "", CodeInvalidArgument, err)
+	}
+	return key, nil
+}
+
+// listKey is to, a recipient of a message of kind, in its channel's
+// canonical form, or false when the channel refuses it (no entry of a
+// list can name it). A kind without a channel keeps to as it is.
+func (n *Notifier) listKey(kind Kind, to string) (string, bool) {
+	ch := n.channels[kind]
+	if ch == nil {
+		return to, true
+	}
+	key, err := ch.Recipient(to)
+	return key, err == nil
 }

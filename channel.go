@@ -31,6 +31,19 @@ type Channel interface {
 	// failover) does so only after a certain, temporary refusal
 	// (IsRetryable). It must honour ctx.
 	Deliver(ctx context.Context, env *Envelope) (*Result, error)
+
+	// Recipient returns to in the channel's canonical form: the one key
+	// of a recipient in every list kept by recipient (the suppression
+	// list), whoever reads or writes it: the Notifier before a send and
+	// after a bounce, the admin API, an unsubscribe link
+	// (Notifier.Recipient). Two spellings of one recipient must give one
+	// form ("Ann@Example.com" and "ann@example.com"; "+91 98765 43210"
+	// and "+919876543210"), and the form given again must come back as
+	// it is. It depends on to alone (no account), has no side effects,
+	// and answers a to that cannot be one of its recipients with an
+	// InvalidArgument *Error naming "to". A list's store compares the
+	// forms byte for byte.
+	Recipient(to string) (string, error)
 }
 
 // Provider sends envelopes to one vendor. Authors implement it and run

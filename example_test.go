@@ -68,17 +68,6 @@ func ExampleCodeOf() {
 	// message: is required
 }
 
-// Money is exact: int64 minor units, parsed and printed without floats.
-func ExampleParseMoney() {
-	m, err := record.ParseMoney("1234.5", record.INR())
-	fmt.Println(m.Minor, m, err)
-	_, err = record.ParseMoney("0.125", record.INR())
-	fmt.Println(err)
-	// Output:
-	// 123450 1234.50 INR <nil>
-	// notify: parse money "0.125": more than 2 decimal places
-}
-
 // Template variables decode from an object, a positional array or a list
 // of name/value pairs.
 func ExampleVars() {
@@ -288,4 +277,26 @@ func ExampleNotifier_Quote() {
 	b, _ := n.Balance(ctx, "acme")
 	fmt.Println("price", price, "balance", b.Available)
 	// Output: price 0.50 INR balance 100.00 INR
+}
+
+// Recipient puts a recipient in the form its channel writes, the one key
+// of the suppression list: write an entry through it, and the sends it
+// must stop find it, however the address or number was spelled.
+func ExampleNotifier_Recipient() {
+	accounts := memstore.NewAccounts()
+	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
+	n, err := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(n.Recipient(sms.Kind, "+91 98765-43210"))
+	_, err = n.Recipient(sms.Kind, "98765 43210")
+	fmt.Println(err)
+	_, err = n.Recipient(chat.Kind, "+919876543210")
+	fmt.Println(err)
+	// Output:
+	// +919876543210 <nil>
+	// notify.Recipient: invalid_argument: to: must be a phone number in E.164 form, as +919876543210
+	// notify.Recipient: invalid_argument: channel: must be a channel this notifier sends on
 }

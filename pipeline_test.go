@@ -35,6 +35,8 @@ type testChannel struct {
 
 func (c *testChannel) Kind() notify.Kind { return c.kind }
 
+func (c *testChannel) Recipient(to string) (string, error) { return strings.TrimSpace(to), nil }
+
 func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notify.Request) (*notify.Envelope, error) {
 	if c.prepareErr != nil {
 		return nil, c.prepareErr

@@ -301,9 +301,13 @@ func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope,
 	if to == "" {
 		to = env.To
 	}
+	key, ok := n.listKey(env.Kind, to)
+	if !ok {
+		return
+	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
-	_, _ = n.ledger.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: to, Reason: reason, At: n.now()})
+	_, _ = n.ledger.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: key, Reason: reason, At: n.now()})
 }
 
 // The backoff of a late refund's tries: the first waits about

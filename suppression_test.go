@@ -18,10 +18,17 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
+// suppress puts to on the test account's list of kind, in the form the
+// channel writes (Notifier.Recipient), as a host app writing to the list
+// must.
 func suppress(t *testing.T, kit *notifytest.Kit, kind notify.Kind, to string, reason store.SuppressionReason) {
 	t.Helper()
+	key, err := kit.Notifier.Recipient(kind, to)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := kit.Ledger.AddSuppression(context.Background(), store.Suppression{Account: notifytest.AccountID,
-		Kind: kind, To: to, Reason: reason, At: time.Now()}); err != nil {
+		Kind: kind, To: key, Reason: reason, At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 }

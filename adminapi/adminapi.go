@@ -80,6 +80,7 @@ type Handler struct {
 	// suppressions serves the suppression endpoints (suppress.go); nil:
 	// not routed.
 	suppressions store.Suppressions
+	recipients   Recipients // the canonical form of each channel's recipients (WithSuppressions)
 }
 
 // New returns a Handler over store that admits requests carrying

@@ -27,10 +27,12 @@
 //	POST   /admin/v1/accounts/{id}/suppressions/remove         {"channel","to"}: remove one (404 when missing)
 //
 // The suppression routes serve the store.Suppressions WithSuppressions
-// gives (the Notifier's ledger), and are not routed without one. The channel is sms, chat, email or any channel's
-// name, the recipient an E.164 number, an address, or as that channel
-// names it (normalised by storeutil.NormalizeRecipient),
-// the reason unsubscribed, hard_bounce, complaint or manual: each is
+// gives (the Notifier's ledger), and are not routed without one. The
+// channel is one the Notifier sends on (sms, chat, email or a channel of
+// the host's own), the recipient put in that channel's canonical form by
+// the Notifier (notify.Notifier.Recipient: an E.164 number, an address in
+// lower case, or as the channel writes it), the reason unsubscribed,
+// hard_bounce, complaint or manual: each is
 // checked before the store is asked. Recipients travel in bodies, never
 // in URLs, so that access logs do not collect them; the change log
 // (suppression.add, suppression.remove) names the channel and reason only.

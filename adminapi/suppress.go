@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
-	"github.com/notifykit/notify/store/storeutil"
 )
 
 // Suppression lists (store.Suppressions), per account and channel:
@@ -24,17 +24,29 @@ import (
 // full: the admin who manages the list must see what is on it. The
 // change log names the channel and reason only.
 
-// WithSuppressions serves the suppression endpoints over list: the list
-// the Notifier enforces, its ledger's (every store.Ledger is a
-// store.Suppressions). Without it the endpoints are not routed (404): the
-// list is given, never guessed from the Store's type. A nil list is an
-// error.
-func WithSuppressions(list store.Suppressions) Option {
+// Recipients puts a recipient of a channel in that channel's canonical
+// form, the one key the suppression list keeps it by
+// (notify.Channel.Recipient). *notify.Notifier is one
+// (notify.Notifier.Recipient): give the admin API the Notifier whose
+// ledger keeps the list, so that an entry an admin writes is found by the
+// sends it must stop.
+type Recipients interface {
+	Recipient(kind notify.Kind, to string) (string, error)
+}
+
+// WithSuppressions serves the suppression endpoints over list, the list
+// the Notifier enforces (its ledger's: every store.Ledger is a
+// store.Suppressions), with each recipient an admin names put in its
+// channel's canonical form by recipients, the Notifier (a channel it has
+// no channel for is refused with 400). Without it the endpoints are not
+// routed (404): the list is given, never guessed from the Store's type.
+// A nil list or recipients is an error.
+func WithSuppressions(list store.Suppressions, recipients Recipients) Option {
 	return func(h *Handler) error {
-		if list == nil {
-			return errors.New("adminapi: nil suppression list")
+		if list == nil || nilness.Is(recipients) {
+			return errors.New("adminapi: WithSuppressions needs a suppression list and the Notifier's recipients")
 		}
-		h.suppressions = list
+		h.suppressions, h.recipients = list, recipients
 		return nil
 	}
 }
@@ -76,9 +88,9 @@ func suppressionOf(e store.Suppression) suppressionJSON {
 }
 
 // check checks in's channel and recipient (and its reason, when
-// withReason), naming each bad field, and returns the recipient
-// normalised.
-func (in *suppressionIn) check(withReason bool) (string, error) {
+// withReason), naming each bad field, and returns the recipient in its
+// channel's canonical form.
+func (in *suppressionIn) check(recipients Recipients, withReason bool) (string, error) {
 	var fe notify.FieldErrors
 	var to string
 	switch kind := record.Kind(in.Channel); {
@@ -89,16 +101,16 @@ func (in *suppressionIn) check(withReason bool) (string, error) {
 	case in.To == "":
 		fe.Add("to", "is required")
 	default:
-		n, err := storeutil.NormalizeRecipient(kind, in.To)
-		if err != nil {
-			var sfe store.FieldErrors
-			if errors.As(err, &sfe) && len(sfe) > 0 {
-				fe.Add("to", sfe[0].Message)
-			} else {
-				fe.Add("to", "is not a valid recipient")
-			}
+		n, err := recipients.Recipient(kind, in.To)
+		var e *notify.Error
+		switch {
+		case err == nil:
+			to = n
+		case errors.As(err, &e) && len(e.Fields) > 0:
+			fe = append(fe, e.Fields...)
+		default:
+			fe.Add("to", "is not a valid recipient")
 		}
-		to = n
 	}
 	if withReason && !store.SuppressionReason(in.Reason).Valid() {
 		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
@@ -154,7 +166,7 @@ func suppressionCursor(raw string, fe *notify.FieldErrors) store.Suppression {
 
 // suppressionInput reads the body of an add (withReason) or a removal,
 // which must not name a reason, checks it, and finds the account: the
-// body, its recipient normalised and the account, or false once the
+// body, its recipient in its channel's form and the account, or false once the
 // answer is written.
 func (q *request) suppressionInput(withReason bool) (suppressionIn, string, *notify.Account, bool) {
 	var in suppressionIn
@@ -165,7 +177,7 @@ func (q *request) suppressionInput(withReason bool) (suppressionIn, string, *not
 		q.fail(notify.InvalidField("reason", "must be absent: a removal takes the entry off whatever its reason"), "")
 		return in, "", nil, false
 	}
-	to, err := in.check(withReason)
+	to, err := in.check(q.h.recipients, withReason)
 	if err != nil {
 		q.fail(err, "")
 		return in, "", nil, false

@@ -8,21 +8,33 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/memprovider"
 )
 
 // WithSuppressions serves the suppression list of the ledger the Notifier
-// uses: an address added here is refused campaign mail from then on.
+// uses, each recipient in its channel's canonical form: an address added
+// here is refused campaign mail from then on.
 func ExampleWithSuppressions() {
 	accounts, wallet := memstore.NewAccounts(), memstore.NewWallet()
-	ledger := memstore.NewLedger(wallet) // also given to notify.New
+	ledger := memstore.NewLedger(wallet)
+	emailCh, err := email.New(email.Config{Provider: memprovider.New("mem")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := notify.New(accounts, ledger, notify.WithChannel(emailCh))
+	if err != nil {
+		log.Fatal(err)
+	}
 	store, err := memstore.NewAdmin(accounts, wallet, ledger, memstore.NewTemplates())
 	if err != nil {
 		log.Fatal(err)
 	}
 	const key = "an-admin-key-of-at-least-32-bytes!"
-	h, err := adminapi.New(store, key, adminapi.WithSuppressions(ledger))
+	h, err := adminapi.New(store, key, adminapi.WithSuppressions(ledger, n))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/store"
 )
 
@@ -15,7 +16,7 @@ import (
 func newSuppressionServer(t *testing.T, b backend) *server {
 	logs := &logBuffer{}
 	h, err := adminapi.New(b.store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))),
-		adminapi.WithSuppressions(b.msgs.(store.Suppressions)))
+		adminapi.WithSuppressions(b.msgs.(store.Suppressions), notifytest.New(t).Notifier))
 	if err != nil {
 		t.Fatal(err)
 	}

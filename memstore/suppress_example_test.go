@@ -16,7 +16,9 @@ func ExampleLedger_AddSuppression() {
 	l := memstore.NewLedger(nil)
 	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	for _, r := range []store.SuppressionReason{store.SuppressUnsubscribed, store.SuppressHardBounce, store.SuppressManual} {
-		e, err := l.AddSuppression(ctx, store.Suppression{Account: "acme", Kind: "email", To: "Asha@Example.com", Reason: r, At: at})
+		// The address in the e-mail channel's form (email.Recipient,
+		// notify.Notifier.Recipient), the one sends are looked up by.
+		e, err := l.AddSuppression(ctx, store.Suppression{Account: "acme", Kind: "email", To: "asha@example.com", Reason: r, At: at})
 		fmt.Println(e.To, e.Reason, err)
 	}
 	// Output:

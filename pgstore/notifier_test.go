@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,6 +25,8 @@ import (
 type smsChannel struct{ p notify.Provider }
 
 func (c smsChannel) Kind() notify.Kind { return sms.Kind }
+
+func (c smsChannel) Recipient(to string) (string, error) { return strings.TrimSpace(to), nil }
 
 func (c smsChannel) Prepare(_ context.Context, _ *notify.Account, req notify.Request) (*notify.Envelope, error) {
 	r, ok := req.(*sms.Request)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // DefaultRegion is the region of an account that names none: a number
@@ -158,6 +159,26 @@ func IsE164(s string) bool {
 		}
 	}
 	return true
+}
+
+// Canonical returns s, trimmed, with the separators people write in a
+// number (spaces, dashes, parentheses) removed, and reports whether what
+// remains is an E.164 number (IsE164). It is the one form a number takes
+// as the key of a list (a suppression list): the SMS and chat channels'
+// Recipient. A number without its calling code is not canonical: which
+// country it is of depends on an account (Parse).
+func Canonical(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '-', '(', ')':
+		default:
+			b = append(b, c)
+		}
+	}
+	n := string(b)
+	return n, IsE164(n)
 }
 
 // ParseAllowed is Parse and then Allowed: raw read in the account's

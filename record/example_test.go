@@ -6,14 +6,15 @@ import (
 	"github.com/notifykit/notify/record"
 )
 
-// Amounts are parsed and printed exactly, in minor units.
+// Money is exact: int64 minor units, parsed and printed without floats.
 func ExampleParseMoney() {
-	price, err := record.ParseMoney("0.25", record.INR())
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(price.Minor, price)
-	// Output: 25 0.25 INR
+	m, err := record.ParseMoney("1234.5", record.INR())
+	fmt.Println(m.Minor, m, err)
+	_, err = record.ParseMoney("0.125", record.INR())
+	fmt.Println(err)
+	// Output:
+	// 123450 1234.50 INR <nil>
+	// notify: parse money "0.125": more than 2 decimal places
 }
 
 // CanMove is the one definition of the state machine every store applies.

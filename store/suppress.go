@@ -60,7 +60,8 @@ type Suppression struct {
 	Account string
 	// Kind is the channel: "sms", "chat" or "email".
 	Kind record.Kind
-	// To is the recipient as storeutil.NormalizeRecipient returns it.
+	// To is the recipient in its channel's canonical form
+	// (notify.Channel.Recipient), kept and compared as given.
 	To string
 	// Reason is why the recipient is suppressed.
 	Reason SuppressionReason
@@ -118,10 +119,14 @@ func (q SuppressionQuery) PageSize() int {
 }
 
 // Suppressions keeps each account's suppression list: at most one entry
-// per account, channel and recipient. Methods are safe for concurrent use
-// and normalise every recipient with storeutil.NormalizeRecipient first
-// (storeutil.CheckSuppression and its kin do it), so that
-// "Ann@Example.com" and "ann@example.com" are one entry. An invalid
+// per account, channel and recipient. Methods are safe for concurrent
+// use. Recipients arrive in their channel's canonical form
+// (notify.Channel.Recipient: the Notifier, the admin API and unsubscribe
+// links put them so, and so must any other writer, through
+// notify.Notifier.Recipient), and a store keeps and compares them byte
+// for byte: the channel, not the store, makes "Ann@Example.com" and
+// "ann@example.com" one recipient. A store checks only the shape every
+// form has (storeutil.CheckSuppression and its kin). An invalid
 // account (empty), channel or recipient is ErrInvalid naming the field;
 // a store that cannot answer returns ErrUnavailable. The lists of two
 // accounts never meet.
@@ -131,8 +136,8 @@ func (q SuppressionQuery) PageSize() int {
 // writes a provider's hard bounces to (see Bounce). storetest's
 // RunSuppressions is its conformance suite.
 type Suppressions interface {
-	// AddSuppression puts e on its account's list, e.To normalised and
-	// e.At in UTC at microsecond precision, and answers the entry as the
+	// AddSuppression puts e on its account's list, e.At in UTC at
+	// microsecond precision, and answers the entry as the
 	// list then holds it. It is idempotent: when the recipient is
 	// already on the list, the entry keeps its reason and time unless
 	// e.Reason outranks its reason (SuppressionReason.Outranks), and then

@@ -108,6 +108,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Prepare", k.testPrepare)
 	t.Run("PrepareInvalid", k.testInvalid)
 	t.Run("PrepareConcurrent", k.testConcurrent)
+	t.Run("Recipient", k.testRecipient)
 	t.Run("Deliver", k.testDeliver)
 	t.Run("DeliverCanceled", k.testDeliverCanceled)
 	t.Run("DeliverRefused", func(t *testing.T) { k.testDeliverFailure(t, notify.CodeRejected) })

@@ -55,6 +55,20 @@ type noteChannel struct {
 
 func (c *noteChannel) Kind() notify.Kind { return noteKind }
 
+// Recipient is the desk a note goes to, trimmed; the defect
+// "recipient-drifts" wraps it in brackets each time, so that a form given
+// again is not the same.
+func (c *noteChannel) Recipient(to string) (string, error) {
+	to = strings.TrimSpace(to)
+	if to == "" {
+		return "", notify.InvalidField("to", "is required")
+	}
+	if c.defect == "recipient-drifts" {
+		return "[" + to + "]", nil
+	}
+	return to, nil
+}
+
 func (c *noteChannel) Prepare(ctx context.Context, _ *notify.Account, req notify.Request) (*notify.Envelope, error) {
 	r, ok := req.(*noteRequest)
 	if !ok || r == nil {
@@ -251,6 +265,7 @@ func TestKitCatchesDefects(t *testing.T) {
 		{"flaky-refund", "one answer"},
 		{"failed-without-key", "key as its idempotency key"},
 		{"short-batch", "1 results for 2 envelopes"},
+		{"recipient-drifts", "want it back as it is"},
 	} {
 		t.Run(tt.defect, func(t *testing.T) {
 			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestBrokenHelper$", "-test.count=1")

@@ -164,6 +164,17 @@ func New(cfg Config) (*Channel, error) {
 // Kind returns Kind.
 func (c *Channel) Kind() notify.Kind { return Kind }
 
+// Recipient implements notify.Channel: a number in E.164 form, without
+// the spaces, dashes and parentheses people write in it
+// (phone.Canonical). A number without its calling code is refused: which
+// country it is of depends on an account.
+func (c *Channel) Recipient(to string) (string, error) {
+	if n, ok := phone.Canonical(to); ok {
+		return n, nil
+	}
+	return "", notify.InvalidField("to", "must be a phone number in E.164 form, as +919876543210")
+}
+
 // provider returns the provider of a gateway, or nil.
 func (c *Channel) provider(gw Gateway) notify.Provider {
 	switch gw {

@@ -80,6 +80,31 @@ func New(cfg Config) (*Channel, error) {
 // Kind returns Kind.
 func (c *Channel) Kind() notify.Kind { return Kind }
 
+// Recipient implements notify.Channel with the package's Recipient.
+func (c *Channel) Recipient(to string) (string, error) { return Recipient(to) }
+
+// Recipient returns the address addr in the one form the lists kept by
+// recipient use: without surrounding space, and in lower case, since
+// mailbox providers treat local parts case-insensitively, and a list
+// that missed "Ann@" for "ann@" would send to someone who opted out. An
+// address of more than 254 bytes, or with a space, a control character,
+// or one of <>, is InvalidArgument naming "to". It is the e-mail
+// channel's notify.Channel.Recipient, and what provider/smtp's
+// unsubscribe links write to the list.
+func Recipient(addr string) (string, error) {
+	to := strings.ToLower(strings.TrimSpace(addr))
+	at := strings.LastIndexByte(to, '@')
+	if at <= 0 || at == len(to)-1 || len(to) > 254 {
+		return "", notify.InvalidField("to", "must be an e-mail address of at most 254 bytes")
+	}
+	for _, c := range to {
+		if c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == ',' {
+			return "", notify.InvalidField("to", "must be one e-mail address, without spaces or control characters")
+		}
+	}
+	return to, nil
+}
+
 // Prepare validates and normalises an *Request for acct and
 // renders its template, as the package documentation describes. It
 // returns the envelope with Kind, To, Provider, Units (one per

@@ -302,7 +302,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	routes = append(routes, mon.routes(st, smsProviders, []notify.Provider{cloud, qr, mail})...)
 	routes = append(routes, box.routes(cfg)...)
-	admin, err := adminRoutes(cfg, st, logger)
+	admin, err := adminRoutes(cfg, st, n, logger)
 	if err != nil {
 		return err
 	}

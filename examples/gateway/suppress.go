@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/provider/smtp"
 )
@@ -17,9 +18,10 @@ import (
 const unsubscribePath = "/unsubscribe/"
 
 // suppressionAdmin returns the admin API's option serving the ledger's
-// suppression list, the one the Notifier enforces.
-func suppressionAdmin(st *stores) []adminapi.Option {
-	return []adminapi.Option{adminapi.WithSuppressions(st.ledger)}
+// suppression list, the one n enforces, in the recipients' forms n's
+// channels write.
+func suppressionAdmin(st *stores, n *notify.Notifier) []adminapi.Option {
+	return []adminapi.Option{adminapi.WithSuppressions(st.ledger, n)}
 }
 
 // unsubscribeRoutes mounts smtp.UnsubscribeHandler at

@@ -83,11 +83,10 @@ func (c *Channel) Prepare(_ context.Context, _ *notify.Account, req notify.Reque
 	}
 	var fe notify.FieldErrors
 	token := strings.TrimSpace(r.Token)
-	switch {
-	case token == "":
+	if token == "" {
 		fe.Add("token", "is required")
-	case len(token) < 32 || len(token) > 4096 || strings.IndexFunc(token, notTokenRune) >= 0:
-		fe.Add("token", "must be 32 to 4096 letters, digits or -_:.")
+	} else if why := tokenRule(token); why != "" {
+		fe.Add("token", why)
 	}
 	checkText(&fe, "title", r.Title, MaxTitle, false)
 	checkText(&fe, "body", r.Body, MaxBody, true)
@@ -103,6 +102,24 @@ func (c *Channel) Prepare(_ context.Context, _ *notify.Account, req notify.Reque
 		Domain:   r.Domain,
 		Content:  &Message{Title: r.Title, Body: r.Body},
 	}, nil
+}
+
+// Recipient implements notify.Channel: a device token is its own
+// canonical form, trimmed (tokens are case-sensitive).
+func (c *Channel) Recipient(to string) (string, error) {
+	token := strings.TrimSpace(to)
+	if why := tokenRule(token); why != "" {
+		return "", notify.InvalidField("to", why)
+	}
+	return token, nil
+}
+
+// tokenRule is the rule token breaks, or "".
+func tokenRule(token string) string {
+	if len(token) < 32 || len(token) > 4096 || strings.IndexFunc(token, notTokenRune) >= 0 {
+		return "must be 32 to 4096 letters, digits or -_:."
+	}
+	return ""
 }
 
 func notTokenRune(r rune) bool {

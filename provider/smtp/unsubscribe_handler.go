@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/store"
 )
 
@@ -257,10 +259,15 @@ func (h *unsubscribeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), unsubscribeTimeout)
 	defer cancel()
-	_, err = h.list.AddSuppression(ctx, store.Suppression{Account: account, Kind: "email", To: address,
-		Reason: store.SuppressUnsubscribed, At: h.now()})
+	// The list keeps the address in the e-mail channel's form, the one
+	// the Notifier reads it by before a campaign.
+	to, err := email.Recipient(address)
+	if err == nil {
+		_, err = h.list.AddSuppression(ctx, store.Suppression{Account: account, Kind: email.Kind, To: to,
+			Reason: store.SuppressUnsubscribed, At: h.now()})
+	}
 	switch {
-	case errors.Is(err, store.ErrInvalid):
+	case notify.CodeOf(err) == notify.CodeInvalidArgument:
 		h.page(w, r, http.StatusBadRequest, unsubscribeView{Title: "Invalid link", Text: "This unsubscribe link does not name an address that can be unsubscribed."})
 	case err != nil:
 		hd.Set("Retry-After", "60")

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,10 +26,11 @@ type SuppressionsHarness struct {
 // RunSuppressions checks a store.Suppressions:
 //
 //   - AddSuppression keeps an entry that LookupSuppression answers with
-//     every field, the recipient normalised (an e-mail address
-//     lower-cased and trimmed, a number in E.164 without spaces or
-//     dashes) and At in UTC to the microsecond; lookups and removals by
-//     any spelling of the recipient find it;
+//     every field, the recipient as given and At in UTC to the
+//     microsecond; recipients arrive in their channel's canonical form
+//     (notify.Channel.Recipient) and are compared byte for byte, so
+//     another spelling is another recipient, and one with a space or a
+//     control character is ErrInvalid;
 //   - a second add with the same or a weaker reason changes nothing and
 //     answers the entry kept; a stronger one (hard_bounce over the rest)
 //     replaces reason and time;
@@ -46,8 +48,8 @@ type SuppressionsHarness struct {
 //     hard_bounce;
 //   - when the store implements store.Suppressions, LookupSuppressions
 //     answers, in the recipients' order, what LookupSuppression answers
-//     for each (any spelling, none for another account or channel, none
-//     for a recipient the rules refuse), and ErrInvalid for an empty
+//     for each (none for another account, channel or spelling, none for
+//     a recipient the rules refuse), and ErrInvalid for an empty
 //     account or a bad channel.
 func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 	if h.New == nil {
@@ -72,29 +74,32 @@ func RunSuppressions(t *testing.T, h SuppressionsHarness) {
 var suppressedAt = time.Date(2026, 11, 27, 1, 2, 3, 456789123, time.FixedZone("IST", 5*3600+1800))
 
 // testSuppressionsAddLookup checks that an entry added is kept with every
-// field, its recipient normalised (an e-mail address lower-cased and
-// trimmed, a number in E.164) and its time in UTC to the microsecond, that
-// any spelling of the recipient finds it, and that another channel,
-// account or recipient does not: the Notifier looks a recipient up as the
-// request spells it.
+// field, its recipient as given and its time in UTC to the microsecond,
+// that the recipient finds it, and that another channel, account,
+// recipient or spelling does not: the callers give each recipient in its
+// channel's canonical form, and the store compares forms byte for byte.
 func testSuppressionsAddLookup(t *testing.T, h SuppressionsHarness) {
 	ctx, at := context.Background(), suppressedAt
 	s, acct := h.New(t), randomAccount()
-	got, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "email", To: "  Ann@Example.COM ", Reason: store.SuppressUnsubscribed, At: at})
+	got, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "email", To: "ann@example.com", Reason: store.SuppressUnsubscribed, At: at})
 	want := store.Suppression{Account: acct, Kind: "email", To: "ann@example.com", Reason: store.SuppressUnsubscribed, At: at.UTC().Truncate(time.Microsecond)}
 	if err != nil || !sameSuppression(got, want) {
 		t.Fatalf("AddSuppression = %+v, %v; want %+v", got, err, want)
 	}
-	for _, to := range []string{"ann@example.com", "ANN@EXAMPLE.COM", " Ann@example.com"} {
-		e, ok, err := s.LookupSuppression(ctx, acct, "email", to)
-		if err != nil || !ok || !sameSuppression(e, want) || e.At.Location() != time.UTC {
-			t.Errorf("LookupSuppression(%q) = %+v, %v, %v; want %+v in UTC", to, e, ok, err, want)
-		}
+	e, ok, err := s.LookupSuppression(ctx, acct, "email", "ann@example.com")
+	if err != nil || !ok || !sameSuppression(e, want) || e.At.Location() != time.UTC {
+		t.Errorf("LookupSuppression = %+v, %v, %v; want %+v in UTC", e, ok, err, want)
 	}
-	if _, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "sms", To: "+91 98765-43210", Reason: store.SuppressManual, At: at}); err != nil {
+	if e, ok, err := s.LookupSuppression(ctx, acct, "email", "Ann@Example.com"); err != nil || ok {
+		t.Errorf("LookupSuppression of another spelling = %+v, %v, %v; want none: forms are compared byte for byte", e, ok, err)
+	}
+	if _, _, err := s.LookupSuppression(ctx, acct, "email", " ann@example.com"); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("LookupSuppression of a recipient with a space = %v; want ErrInvalid", err)
+	}
+	if _, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "sms", To: "+919876543210", Reason: store.SuppressManual, At: at}); err != nil {
 		t.Fatal(err)
 	}
-	e, ok, err := s.LookupSuppression(ctx, acct, "sms", "+919876543210")
+	e, ok, err = s.LookupSuppression(ctx, acct, "sms", "+919876543210")
 	if err != nil || !ok || e.To != "+919876543210" || e.Reason != store.SuppressManual {
 		t.Errorf("LookupSuppression(sms) = %+v, %v, %v", e, ok, err)
 	}
@@ -146,7 +151,7 @@ func testSuppressionsStrongest(t *testing.T, h SuppressionsHarness) {
 }
 
 // testSuppressionsRemove checks that RemoveSuppression takes the entry
-// off by any spelling of the recipient, that removing it again, or
+// off, that removing it again, or
 // another account's, is ErrNotFound, and that an entry added after a
 // removal is a fresh one.
 func testSuppressionsRemove(t *testing.T, h SuppressionsHarness) {
@@ -158,7 +163,10 @@ func testSuppressionsRemove(t *testing.T, h SuppressionsHarness) {
 	if err := s.RemoveSuppression(ctx, randomAccount(), "chat", "+14155550100"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("RemoveSuppression of another account = %v; want ErrNotFound", err)
 	}
-	if err := s.RemoveSuppression(ctx, acct, "chat", "+1 415-555-0100"); err != nil {
+	if err := s.RemoveSuppression(ctx, acct, "chat", "+1 415-555-0100"); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("RemoveSuppression of a recipient with spaces = %v; want ErrInvalid", err)
+	}
+	if err := s.RemoveSuppression(ctx, acct, "chat", "+14155550100"); err != nil {
 		t.Fatalf("RemoveSuppression = %v", err)
 	}
 	if _, ok, err := s.LookupSuppression(ctx, acct, "chat", "+14155550100"); err != nil || ok {
@@ -186,8 +194,10 @@ func testSuppressionsInvalid(t *testing.T, h SuppressionsHarness) {
 		"account": func(e *store.Suppression) { e.Account = "" },
 		"channel": func(e *store.Suppression) { e.Kind = "Fax!" },
 		"reason":  func(e *store.Suppression) { e.Reason = "bored" },
-		"to":      func(e *store.Suppression) { e.To = "not-an-address" },
-		"number":  func(e *store.Suppression) { e.Kind = "sms"; e.To = "98765x" },
+		"to":      func(e *store.Suppression) { e.To = "d @example.com" },
+		"control": func(e *store.Suppression) { e.To = "d@example.com\x7f" },
+		"length":  func(e *store.Suppression) { e.To = strings.Repeat("d", 250) + "@x.in" },
+		"empty":   func(e *store.Suppression) { e.Kind = "sms"; e.To = "" },
 		"at":      func(e *store.Suppression) { e.At = time.Time{} },
 	} {
 		e := good
@@ -230,7 +240,7 @@ func testSuppressionsLookupMany(t *testing.T, h SuppressionsHarness) {
 			t.Fatal(err)
 		}
 	}
-	tos := []string{" CY@example.com", "bob@example.com", "not-an-address", "ann@example.com", "cy@example.com", "+919876543210"}
+	tos := []string{" cy@example.com", "bob@example.com", "a b", "ann@example.com", "cy@example.com", "+919876543210"}
 	got, err := s.LookupSuppressions(ctx, acct, "email", tos)
 	if err != nil || len(got) != len(tos) {
 		t.Fatalf("LookupSuppressions = %+v, %v; want %d answers", got, err, len(tos))
@@ -246,10 +256,10 @@ func testSuppressionsLookupMany(t *testing.T, h SuppressionsHarness) {
 			t.Errorf("LookupSuppressions[%d] (%q) = %+v; LookupSuppression answers %+v", i, to, got[i], want)
 		}
 	}
-	if got[0].Reason != store.SuppressHardBounce || got[3].Reason != store.SuppressUnsubscribed || got[1].Reason != "" {
+	if got[4].Reason != store.SuppressHardBounce || got[3].Reason != store.SuppressUnsubscribed || got[1].Reason != "" || got[0].Reason != "" {
 		t.Errorf("LookupSuppressions = %+v", got)
 	}
-	if got, err := s.LookupSuppressions(ctx, acct, "sms", []string{"+91 98765 43210", "ann@example.com"}); err != nil ||
+	if got, err := s.LookupSuppressions(ctx, acct, "sms", []string{"+919876543210", "ann@example.com"}); err != nil ||
 		len(got) != 2 || got[0].Reason != store.SuppressManual || got[1].Reason != "" {
 		t.Errorf("LookupSuppressions(sms) = %+v, %v", got, err)
 	}
@@ -267,14 +277,14 @@ func testSuppressionsLookupMany(t *testing.T, h SuppressionsHarness) {
 }
 
 // testSuppressionsAnyChannel checks that a channel of the host's own has
-// a list too, its recipients trimmed but otherwise kept as its records
-// name them (their case included).
+// a list too, its recipients kept as its channel writes them (their case
+// included).
 func testSuppressionsAnyChannel(t *testing.T, h SuppressionsHarness) {
 	ctx, at := context.Background(), suppressedAt
 	// A channel of the host's own has a list too, its recipients
 	// kept as its records name them.
 	s, acct := h.New(t), randomAccount()
-	e, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "push", To: " device:Ab12 ", Reason: store.SuppressUnsubscribed, At: at})
+	e, err := s.AddSuppression(ctx, store.Suppression{Account: acct, Kind: "push", To: "device:Ab12", Reason: store.SuppressUnsubscribed, At: at})
 	if err != nil || e.To != "device:Ab12" {
 		t.Fatalf("AddSuppression of a push recipient = %+v, %v", e, err)
 	}

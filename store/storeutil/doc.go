@@ -3,10 +3,11 @@
 // call the same way. Package store is the contract alone; a store calls
 // these from its methods.
 //
-// The suppression list's rules: CheckSuppression checks an entry and
-// puts its recipient in the one form lists keep (NormalizeRecipient),
-// CheckSuppressionKey and CheckSuppressionKeys do so for a lookup or a
-// removal. memstore and pgstore call them first in each
+// The suppression list's rules: CheckSuppression checks an entry,
+// CheckSuppressionKey and CheckSuppressionKeys a lookup or a removal. A
+// recipient arrives in its channel's canonical form
+// (notify.Channel.Recipient) and is kept as it is: the store checks only
+// the shape every form has. memstore and pgstore call them first in each
 // store.Suppressions method, and storetest.RunSuppressions holds a store
 // to their answers.
 package storeutil
