@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/notifykit/notify/queue"
@@ -60,7 +61,7 @@ func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req 
 }
 
 // openBulkAtOnce opens the recipients ps of a queued bulk in one step
-// when the queue can (queue.BatchOpener: pgqueue in two statements,
+// when the queue can (Queue.OpenMany: pgqueue in two statements,
 // where one Open each costs a transaction each) and returns their legs.
 // It reports false when the queue cannot, or refused them for certain
 // with nothing written (a wallet that cannot pay for all of them, say):
@@ -68,8 +69,7 @@ func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req 
 // Send of a Bulk does. A lost answer makes every leg unknown, since all
 // of them may stand.
 func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account, ps []prepared, payloads [][]byte, at, now time.Time) ([]*Receipt, bool) {
-	many, ok := n.queue.(queue.BatchOpener)
-	if !ok || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return nil, false
 	}
 	ms := make([]*Message, len(ps))
@@ -78,7 +78,10 @@ func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account,
 		ms[i] = n.queuedRecord(acct, p.env, payloads[i], n.windowed(p.env, at, now), now)
 		opened[i] = openedAs(ms[i]) // read before OpenMany, which takes the records
 	}
-	err := many.OpenMany(ctx, ms)
+	err := n.queue.OpenMany(ctx, ms)
+	if errors.Is(err, queue.ErrNoBatch) {
+		return nil, false // nothing written: one by one
+	}
 	legs := make([]*Receipt, len(ps))
 	for i, p := range ps {
 		r, lerr := n.queuedOutcome(ctx, op, acct, p.env, opened[i], record.Balance{}, err, true)

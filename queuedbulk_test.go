@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -187,7 +188,7 @@ type forgetReceipt struct{ store.Keys }
 
 func (forgetReceipt) Complete(context.Context, string, string, []byte) error { return nil }
 
-// batchQueue is a memqueue with queue.BatchOpener, as pgqueue has: all
+// batchQueue is a memqueue that opens a batch (Queue.OpenMany), as pgqueue does: all
 // or none, refusing a batch the wallet cannot pay for whole; lose makes
 // it open them and then lose its answer.
 type batchQueue struct {
@@ -229,7 +230,7 @@ func newBatchRig(t *testing.T) (*queueRig, *batchQueue, *notify.Notifier) {
 	return r, bq, n
 }
 
-// A queue that opens many records at once (queue.BatchOpener) gets a
+// A queue that opens many records at once (Queue.OpenMany) gets a
 // queued bulk in one call; when it refuses the batch for funds, the
 // recipients are opened one by one, those the wallet pays for queued.
 func TestEnqueueBulkAtOnce(t *testing.T) {
@@ -275,5 +276,19 @@ func TestEnqueueBulkAtOnceAnswerLost(t *testing.T) {
 	}
 	if got := r.q.RunDue(ctx, n); got != 2 || r.vendor.Len() != 2 || r.balance(t) != opening-2*smsPrice {
 		t.Fatalf("ran %d, sent %d, balance %d: want each recipient once", got, r.vendor.Len(), r.balance(t))
+	}
+}
+
+// A queue wrapped by embedding the contract (for logging, say) keeps its
+// batch: OpenMany is a method of queue.Queue, not an optional interface a
+// wrapper would hide.
+func TestEnqueueBulkAtOnceThroughAWrapper(t *testing.T) {
+	r := newQueueRig(t)
+	bq := &batchQueue{Queue: r.q, wallet: r.wallet}
+	wrapped := struct{ queue.Queue }{bq}
+	n := r.notifierOn(t, r.ledger, notify.WithQueue(wrapped))
+	rc, err := n.Enqueue(context.Background(), bulkOf("", "9876543210", "9876543211"))
+	if err != nil || rc.Status != record.StateQueued || bq.calls != 1 {
+		t.Fatalf("%+v, %v, %d OpenMany calls: want queued in one call through the wrapper", rc, err, bq.calls)
 	}
 }

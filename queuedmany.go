@@ -16,8 +16,7 @@ const MaxEnqueueTxMany = 100_000
 
 // EnqueueTxMany is EnqueueTx for many requests in one transaction of the
 // caller's, in the time of a few statements rather than one EnqueueTx
-// each when the queue can (queue.ManyOpener: pgqueue writes 10,000 in
-// two round trips): a campaign queued with the order that pays for it.
+// each (Queue.OpenTxMany: pgqueue writes 10,000 in two round trips): a campaign queued with the order that pays for it.
 // Every request is prepared first; any that is bad is CodeInvalidArgument
 // naming requests.<i>.<field>, with nothing written; so is any whose
 // recipient is on the suppression list (CodeSuppressed naming
@@ -157,17 +156,9 @@ func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) (
 	return batch, nil
 }
 
-// openMany opens ms in tx, in one call when the queue can.
+// openMany opens ms in tx, in one call (Queue.OpenTxMany).
 func (n *Notifier) openMany(ctx context.Context, tx any, ms []*Message) error {
-	if many, ok := n.queue.(queue.ManyOpener); ok {
-		return many.OpenTxMany(ctx, tx, ms)
-	}
-	for _, m := range ms {
-		if _, err := n.queue.OpenTx(ctx, tx, m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return n.queue.OpenTxMany(ctx, tx, ms)
 }
 
 // giveBack gives back the limits' units the parts took.

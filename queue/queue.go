@@ -63,6 +63,23 @@ type Queue interface {
 	// caller commits tx. A tx of another type is ErrUnsupportedTx.
 	OpenTx(ctx context.Context, tx any, m *record.Message) (record.Balance, error)
 
+	// OpenTxMany is OpenTx of every record of ms, in order, in one call
+	// (Notifier.EnqueueTxMany): pgqueue pipelines them to the server in
+	// one round trip, memqueue adds each to tx. On an error some may be
+	// written in tx, which the caller rolls back.
+	OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error
+
+	// OpenMany is Open of every record of ms, in order, in one atomic
+	// step of the queue's own (a queued or scheduled bulk request opens
+	// its recipients through it): on a refusal of the ledger
+	// (store.ErrInsufficientFunds and the rest) nothing is written; an
+	// error of the commit leaves the outcome unknown, all of them written
+	// or none. pgqueue writes them in two statements. A queue that cannot
+	// open a batch all or none (memqueue) answers ErrNoBatch and writes
+	// nothing. Both are methods of the contract rather than optional
+	// interfaces, so that a queue wrapped by embedding keeps them.
+	OpenMany(ctx context.Context, ms []*record.Message) error
+
 	// Run runs due jobs with w, and the periodic tasks, until ctx ends,
 	// then waits for the jobs it started and returns nil; an error says
 	// the queue could not start. Jobs run concurrently, up to the queue's
@@ -71,25 +88,10 @@ type Queue interface {
 	Run(ctx context.Context, w Worker, periodic ...Periodic) error
 }
 
-// ManyOpener is an optional interface of a Queue that opens many records
-// in one transaction faster than an OpenTx each (Notifier.EnqueueTxMany):
-// pgqueue pipelines them to the server in one round trip. OpenTxMany is
-// OpenTx of every record of ms, in order; on an error some may be written
-// in tx, which the caller rolls back.
-type ManyOpener interface {
-	OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error
-}
-
-// BatchOpener is an optional interface of a Queue that opens many records
-// in one transaction of its own, all or none, faster than an Open each
-// (Notifier.Enqueue and SendAt of a bulk request use it): pgqueue writes
-// them in two statements. OpenMany is Open of every record of ms, in
-// order, in one atomic step: on a refusal of the ledger
-// (store.ErrInsufficientFunds and the rest) nothing is written; an error
-// of the commit leaves the outcome unknown, all of them written or none.
-type BatchOpener interface {
-	OpenMany(ctx context.Context, ms []*record.Message) error
-}
+// ErrNoBatch is OpenMany's answer from a queue that cannot open a batch
+// all or none: it wrote nothing, and the caller opens the records one by
+// one.
+var ErrNoBatch = errors.New("queue: this queue opens a batch of records one at a time")
 
 // ErrUnsupportedTx is the error of OpenTx given a transaction the queue
 // cannot join.

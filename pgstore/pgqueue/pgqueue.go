@@ -333,7 +333,7 @@ func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*record.Message) er
 }
 
 // OpenMany opens every record of ms with its job in one transaction of
-// its own, all or none, as queue.BatchOpener documents: the records and
+// its own, all or none, as queue.Queue.OpenMany documents: the records and
 // their debits in one statement (pgstore.Store.OpenTxMany), the jobs in
 // another. A refusal of the store writes nothing; an error of the commit
 // leaves the outcome unknown, every record and job written or none.
@@ -554,8 +554,4 @@ func (backoff) NextRetry(job *rivertype.JobRow) time.Time {
 }
 
 // Interface guard.
-var (
-	_ queue.Queue       = (*Queue)(nil)
-	_ queue.ManyOpener  = (*Queue)(nil)
-	_ queue.BatchOpener = (*Queue)(nil)
-)
+var _ queue.Queue = (*Queue)(nil)

@@ -100,6 +100,21 @@ func (q *Queue) OpenTx(ctx context.Context, tx any, m *record.Message) (record.B
 	return record.Balance{}, nil
 }
 
+// OpenTxMany adds every record of ms to tx, as OpenTx does each.
+func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error {
+	for _, m := range ms {
+		if _, err := q.OpenTx(ctx, tx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OpenMany answers queue.ErrNoBatch and writes nothing: in memory a
+// ledger's opens cannot be undone, so a batch cannot be all or none, and
+// the Notifier opens the records one by one.
+func (q *Queue) OpenMany(context.Context, []*record.Message) error { return queue.ErrNoBatch }
+
 // checkState refuses a record a queue may not open.
 func checkState(m *record.Message) error {
 	switch {

@@ -9,6 +9,6 @@
 // caller's transaction too; a scheduled job does not run before its time;
 // a retry and a failed run run again; every job runs, and no record is
 // claimed twice; periodic tasks run; Run stops with its context; and,
-// for a queue that implements queue.BatchOpener, OpenMany writes all of
-// its records or none.
+// OpenMany writes all of its records or none (a queue that cannot
+// answers queue.ErrNoBatch, writing nothing).
 package queuetest
