@@ -80,3 +80,26 @@ func FuzzUnsubscribeHandler(f *testing.F) {
 		}
 	})
 }
+
+// An unsubscribe link writes the address in the e-mail channel's form
+// (email.Recipient), the one the Notifier looks a campaign's recipient up
+// by: a link made for "Asha@Example.COM" stops mail to asha@example.com.
+func TestUnsubscribeWritesTheChannelsForm(t *testing.T) {
+	list := &recordingList{Suppressions: memstore.NewSuppressions()}
+	h, err := smtp.UnsubscribeHandler(smtp.UnsubscribeConfig{Secret: unsubSecret, Suppressions: list})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := smtp.AccountUnsubscribeToken(unsubSecret, "acme", "Asha@Example.COM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/unsubscribe/"+token, strings.NewReader("List-Unsubscribe=One-Click"))
+	req.SetPathValue("token", token)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || len(list.adds) != 1 || list.adds[0].To != "asha@example.com" {
+		t.Fatalf("status %d, adds %+v: want one entry for asha@example.com", rec.Code, list.adds)
+	}
+}
