@@ -169,6 +169,9 @@ func IsE164(s string) bool {
 // country it is of depends on an account (Parse).
 func Canonical(s string) (string, bool) {
 	s = strings.TrimSpace(s)
+	if IsE164(s) {
+		return s, true // the form a channel's envelope has: no copy on a send's path
+	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
