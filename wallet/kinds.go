@@ -29,15 +29,27 @@ func (k KindPrices) unit(route string) int64 {
 	return k.Unit
 }
 
-// builtIn reports whether kind has prices of its own fields in a PriceList.
-func builtIn(kind notify.Kind) bool {
-	return kind == sms.Kind || kind == chat.Kind || kind == email.Kind
+// builtInField names the PriceList field that prices kind, when the list
+// prices it by a field of its own.
+func builtInField(kind notify.Kind) (string, bool) {
+	switch kind {
+	case sms.Kind:
+		return "SMS", true
+	case chat.Kind:
+		return "Chat", true
+	case email.Kind:
+		return "Email", true
+	}
+	return "", false
 }
 
-// builtInKindError is the error of an entry of PriceList.Kinds for a kind
-// the list prices by a field of its own.
+// builtInKindError is the error of an entry of PriceList.Kinds for kind
+// when the list prices it by a field of its own, or nil.
 func builtInKindError(kind notify.Kind) error {
-	field := map[notify.Kind]string{sms.Kind: "SMS", chat.Kind: "Chat", email.Kind: "Email"}[kind]
+	field, ok := builtInField(kind)
+	if !ok {
+		return nil
+	}
 	return notify.Errorf(notify.CodeInternal,
 		"wallet: PriceList.Kinds[%q]: %s messages are priced by PriceList.%s, not by Kinds", kind, kind, field)
 }

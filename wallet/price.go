@@ -149,8 +149,10 @@ func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Mo
 
 // unitPrice returns the price of one billable unit of env.
 func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64, error) {
-	if _, ok := p.Kinds[env.Kind]; ok && builtIn(env.Kind) {
-		return 0, builtInKindError(env.Kind)
+	if _, ok := p.Kinds[env.Kind]; ok {
+		if err := builtInKindError(env.Kind); err != nil {
+			return 0, err
+		}
 	}
 	switch env.Kind {
 	case sms.Kind:
