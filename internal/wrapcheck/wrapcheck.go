@@ -11,6 +11,7 @@ package wrapcheck
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -75,7 +76,7 @@ func Run(t *testing.T, newLedger NewLedger) {
 
 func newRig(t *testing.T, newLedger NewLedger) *rig {
 	t.Helper()
-	account := "wrap-" + strings.ReplaceAll(time.Now().Format("150405.000000000"), ".", "")
+	account := "wrap-" + rand.Text()[:12] // new to a store shared by tests
 	r := &rig{ledger: &loggingLedger{Ledger: newLedger(t, account)}, vendor: memprovider.New("memsms"), account: account}
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: account, Name: "Wrapped", Currency: record.INR(),
