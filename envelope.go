@@ -150,10 +150,10 @@ type Receipt struct {
 	IdempotencyKey string
 	CreatedAt      time.Time
 	// SendAt is when a scheduled message is due (StateScheduled, from
-	// Notifier.SendAt); zero otherwise.
+	// queued.Sender.SendAt); zero otherwise.
 	SendAt time.Time
 	// Fallback is the ID of the message scheduled to follow this one
-	// unless it is confirmed in time (Notifier.SendWithFallback); empty
+	// unless it is confirmed in time (queued.Sender.SendWithFallback); empty
 	// otherwise.
 	Fallback string
 	// Legs holds one receipt per channel for the dual-channel OTP

@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -769,7 +770,7 @@ func TestReconcileTask(t *testing.T) {
 	r := newRecordRig(t, nil)
 	env, _ := crashDuringVendorCall(t, r, smsReq("hello"))
 	n2 := r.instance(t)
-	task := n2.ReconcileTask()
+	task := queued.New(n2).ReconcileTask()
 	if task.Name != "notify_reconcile" || task.Every != settleAfter/2 {
 		t.Fatalf("task %q every %v, want notify_reconcile every %v", task.Name, task.Every, settleAfter/2)
 	}

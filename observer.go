@@ -35,9 +35,9 @@ import (
 // goroutine that retried it, with the refund in Refund (the send's own
 // StateFailed had none, its Receipt.Cost the charge standing).
 //
-// A queued or scheduled send (Notifier.Enqueue, SendAt, a send its window
+// A queued or scheduled send (queued.Sender.Enqueue, SendAt, a send its window
 // holds, the steps of SendWithFallback) has its StatePending event when it
-// is charged, and its settlement when a worker (Notifier.Work) sends it,
+// is charged, and its settlement when a worker (queued.Sender.Work) sends it,
 // or StateFailed with the refund when it is canceled. A send in the
 // caller's transaction (EnqueueTx, EnqueueTxMany) has no StatePending
 // event, since its charge stands only if the transaction commits: its

@@ -12,7 +12,7 @@ import (
 )
 
 // RequestCodec is an optional interface of a Channel whose requests may
-// wait on a queue (Notifier.Enqueue, SendAt, EnqueueTx): it turns a
+// wait on a queue (package queued, and a Send held for its send window): it turns a
 // request into the bytes its record keeps (Message.Payload) and back, for
 // the worker that sends it later, maybe in another process. The channels
 // of this module implement it with JSON. Decode must accept whatever
@@ -23,20 +23,19 @@ type RequestCodec interface {
 	DecodeRequest(data []byte) (Request, error)
 }
 
-// MaxSchedule is how far ahead SendAt may schedule a send.
-const MaxSchedule = 366 * 24 * time.Hour
-
 // queueTries is how often a queued send is taken by a worker, first time
 // included, while its vendor refuses it for a reason that may pass; then
 // it fails and is refunded.
 const queueTries = 5
 
-// WithQueue lets the Notifier queue sends on q (Enqueue, SendAt,
-// EnqueueTx, Cancel), and makes it the Worker that q's Run runs
-// (Notifier.Work). q must open its records through the Notifier's own
+// WithQueue lets the Notifier queue sends on q: those of package queued
+// (queued.New(n): Enqueue, SendAt, EnqueueTx, Cancel, SendWithFallback,
+// whose Sender is the Worker q's Run runs), and a Send held for its send
+// window's opening. q must open its records through the Notifier's own
 // ledger (the one New takes): memqueue.New(memqueue.Config{Ledger: ...}),
-// pgqueue.New over the same pgstore.Store. Default: no queue, and the
-// queueing methods answer CodeUnavailable.
+// pgqueue.New over the same pgstore.Store. Default: no queue; the
+// queueing methods answer CodeUnavailable and a Send outside its window
+// is refused RateLimited with the wait.
 func WithQueue(q queue.Queue) Option {
 	return func(n *Notifier) error {
 		if nilness.Is(q) {
@@ -47,63 +46,47 @@ func WithQueue(q queue.Queue) Option {
 	}
 }
 
-// Enqueue does what Send does up to the charge (validation, limits,
-// pricing, idempotency, the charge and the record, in one step with the
-// queue's job) and leaves the delivery to a worker: it answers at once
-// with a receipt of StateQueued, and the message goes out when the queue
-// runs its job (queue.Queue.Run with this Notifier), in this process or
-// another. The worker's outcome follows the record, not this receipt:
-// read it with Message, or hear it through an Observer. A repeat of the
-// request's idempotency key answers this queued receipt.
-//
-// The worker retries a certain, temporary refusal later (the charge held),
-// up to 5 takes, then fails and refunds it; it never retries an unknown
-// outcome. Cancel stops a send no worker has taken yet. Only requests of
-// a channel that implements RequestCodec can be queued (this module's
-// sms, chat and e-mail channels do). A Bulk request queues each
-// recipient as its own message, in order, checked and counted as Send of
-// it is; a recipient the wallet can no longer pay for gets a failed leg
-// and the others stand. Its receipt has a leg per recipient and is
-// StateQueued (StateScheduled when every leg waits for a time, such as
-// its send window's opening). A Composite request is CodeInvalidArgument.
-// A message with a one-time code may be queued: its record keeps the
-// request, code included, until it is sent.
-func (n *Notifier) Enqueue(ctx context.Context, req Request) (*Receipt, error) {
-	return n.enqueue(ctx, "notify.Enqueue", nil, req, time.Time{})
+// Queueing is the door through which package queued builds the queue's
+// API (queued.Sender: Enqueue, SendAt, EnqueueTx, EnqueueTxMany, Cancel,
+// SendWithFallback, Work) on n's pipeline, which it shares with Send. It
+// has nothing for other callers: use queued.New(n).
+func (n *Notifier) Queueing() queueing { return queueing{n} }
+
+// queueing is the queue side of a Notifier, for package queued, whose
+// Sender documents each method's contract; op names the Sender's method
+// in errors.
+type queueing struct{ n *Notifier }
+
+// Enqueue queues req (tx nil) or queues it in tx, or schedules it at at.
+func (q queueing) Enqueue(ctx context.Context, op string, tx any, req Request, at time.Time) (*Receipt, error) {
+	return q.n.enqueue(ctx, op, tx, req, at)
 }
 
-// SendAt is Enqueue for a send that waits until at: its receipt is
-// StateScheduled, with SendAt set, and the queue runs its job at at or
-// soon after (a time already past queues it now); a Bulk request's
-// recipients all wait until at. at may be at most
-// MaxSchedule ahead. A message that carries a one-time code cannot be
-// scheduled (CodeInvalidArgument naming send_at): a code must go at once.
-// Cancel stops it until a worker takes it.
-func (n *Notifier) SendAt(ctx context.Context, req Request, at time.Time) (*Receipt, error) {
-	if at.IsZero() {
-		return nil, &Error{Code: CodeInvalidArgument, Op: "notify.SendAt", Fields: []record.FieldError{{Field: "send_at", Message: "is required"}}}
-	}
-	return n.enqueue(ctx, "notify.SendAt", nil, req, at)
+// EnqueueMany queues reqs in tx.
+func (q queueing) EnqueueMany(ctx context.Context, op string, tx any, reqs []Request) ([]*Receipt, error) {
+	return q.n.enqueueMany(ctx, op, tx, reqs)
 }
 
-// EnqueueTx is Enqueue inside tx, the caller's own transaction of the
-// queue's kind (a pgx.Tx with pgqueue, a *memqueue.Tx with memqueue): the
-// message's record, its charge and its job are written in tx, and nothing
-// is charged or sent unless the caller commits it, so that an order and
-// its confirmation commit together or not at all. A tx the queue cannot
-// join is CodeInvalidArgument. The transaction is the request's
-// idempotency: a request with an idempotency key is CodeInvalidArgument
-// (a key recorded outside tx would outlive a rollback). Limits count the
-// send whether or not tx commits; observers hear of it only from the
-// worker, since its charge stands only if tx commits. EnqueueTxMany
-// queues many requests in one transaction faster.
-func (n *Notifier) EnqueueTx(ctx context.Context, tx any, req Request) (*Receipt, error) {
-	const op = "notify.EnqueueTx"
-	if tx == nil {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx", Message: "is required"}}}
-	}
-	return n.enqueue(ctx, op, tx, req, time.Time{})
+// Cancel cancels the account's message id, queued or scheduled.
+func (q queueing) Cancel(ctx context.Context, op, account, id string) (*Receipt, error) {
+	return q.n.cancel(ctx, op, account, id)
 }
+
+// SendWithFallback sends req and schedules chain after it.
+func (q queueing) SendWithFallback(ctx context.Context, op string, req Request, chain []fallback) (*Receipt, error) {
+	return q.n.sendWithFallback(ctx, op, req, chain)
+}
+
+// Work sends the message of job.
+func (q queueing) Work(ctx context.Context, job queue.Job) (time.Time, error) {
+	return q.n.work(ctx, job)
+}
+
+// Now is the Notifier's clock (WithClock).
+func (q queueing) Now() time.Time { return q.n.now() }
+
+// SettleAfter is the settle threshold (WithSettleAfter).
+func (q queueing) SettleAfter() time.Duration { return q.n.settleAfter }
 
 // enqueueRequest runs the pipeline up to the charge for a queued (at zero or
 // past) or scheduled send, in tx when it is not nil.
@@ -129,10 +112,6 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 			Message: "cannot go with a send in the caller's transaction, which is its idempotency"}}}
 	}
 	now := n.now()
-	if !at.IsZero() && at.After(now.Add(MaxSchedule)) {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "send_at",
-			Message: "must be at most 366 days ahead"}}}
-	}
 	codec, ok := n.channels[req.Kind()].(RequestCodec)
 	if !ok {
 		if n.channels[req.Kind()] == nil {
@@ -286,15 +265,9 @@ func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at
 		SendAt: at, Payload: payload}
 }
 
-// Cancel stops a queued or scheduled message that no worker has taken:
-// its record moves to failed (CodeCanceled) and its charge is refunded,
-// once, in the same step; the job finds it settled and sends nothing. It
-// returns the record's receipt. A message a worker has taken already,
-// or settled, is CodeConflict (with its receipt), and one the account
-// does not have is CodeNotFound. A Cancel and a worker racing for one
-// message never both win.
-func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, error) {
-	const op = "notify.Cancel"
+// cancel is queued.Sender.Cancel: it fails m, queued or scheduled,
+// refunded, and the timed-fallback steps after it.
+func (n *Notifier) cancel(ctx context.Context, op, account, id string) (*Receipt, error) {
 	acct, err := n.account(ctx, op, account)
 	if err != nil {
 		return nil, err
@@ -321,18 +294,6 @@ func (n *Notifier) Cancel(ctx context.Context, account, id string) (*Receipt, er
 		n.cancelSteps(ctx, acct.ID, m.Fallback, record.StateScheduled, fmt.Sprintf("not needed: the step it follows, %s, was canceled", id))
 	}
 	return r, nil
-}
-
-// ReconcileTask returns Reconcile as a periodic task for a queue's Run
-// (queue.Periodic, named "notify_reconcile"), every half settle threshold
-// (WithSettleAfter: a minute by default), so that the processes sharing a
-// queue settle abandoned sends without the host scheduling it. Its error
-// is the one Reconcile returned.
-func (n *Notifier) ReconcileTask() queue.Periodic {
-	return queue.Periodic{Name: "notify_reconcile", Every: n.settleAfter / 2, Run: func(ctx context.Context) error {
-		_, err := n.Reconcile(ctx)
-		return err
-	}}
 }
 
 // enqueue is enqueueRequest in a span; Work's span, which sends the

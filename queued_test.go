@@ -18,6 +18,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/wallet"
@@ -116,14 +117,14 @@ func (r *queueRig) message(t *testing.T, id string) *notify.Message {
 }
 
 // run runs every due job, as a worker would.
-func (r *queueRig) run() int { return r.q.RunDue(context.Background(), r.n) }
+func (r *queueRig) run() int { return r.q.RunDue(context.Background(), queued.New(r.n)) }
 
 const smsPrice = 25 // wallet.DefaultINR's domestic SMS, in paise
 
 func TestEnqueueSendsOnceWhenTheWorkerRuns(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestEnqueueSendsOnceWhenTheWorkerRuns(t *testing.T) {
 	if m.State != record.StateQueued || len(m.Payload) != 0 {
 		t.Fatalf("record %s with a payload of %d bytes: want queued, and Notifier.Message hides the payload", m.State, len(m.Payload))
 	}
-	again, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
+	again, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order #4411 shipped", IdempotencyKey: "k1"})
 	if err != nil || again.MessageID != rc.MessageID {
 		t.Fatalf("a repeat of the key: %+v, %v; want the first receipt", again, err)
 	}
@@ -163,7 +164,7 @@ func TestEnqueueTxRollbackChargesAndSendsNothing(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	tx := r.q.Begin()
-	if _, err := r.n.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order placed"}); err != nil {
+	if _, err := queued.New(r.n).EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order placed"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Rollback(ctx); err != nil {
@@ -174,7 +175,7 @@ func TestEnqueueTxRollbackChargesAndSendsNothing(t *testing.T) {
 	}
 
 	tx = r.q.Begin()
-	rc, err := r.n.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order placed"})
+	rc, err := queued.New(r.n).EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210", Message: "Order placed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestEnqueueTxRefusals(t *testing.T) {
 		"foreign tx": {"BEGIN", &sms.Request{Account: "acme", To: "9876543210", Message: "x"}, "tx"},
 		"with a key": {r.q.Begin(), &sms.Request{Account: "acme", To: "9876543210", Message: "x", IdempotencyKey: "k"}, "idempotency_key"},
 	} {
-		_, err := r.n.EnqueueTx(ctx, tc.tx, tc.req)
+		_, err := queued.New(r.n).EnqueueTx(ctx, tc.tx, tc.req)
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%s: %v, want InvalidArgument naming %s", name, err, tc.field)
 		}
@@ -215,7 +216,7 @@ func TestSendAtFiresOnceAtItsTime(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	at := queueEpoch.Add(2 * time.Hour)
-	rc, err := r.n.SendAt(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your table is ready"}, at)
+	rc, err := queued.New(r.n).SendAt(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your table is ready"}, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,14 +245,14 @@ func TestSendAtRefusals(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	req := &sms.Request{Account: "acme", To: "9876543210", Message: "later"}
-	if _, err := r.n.SendAt(ctx, req, time.Time{}); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := queued.New(r.n).SendAt(ctx, req, time.Time{}); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("a zero time: %v, want InvalidArgument", err)
 	}
-	if _, err := r.n.SendAt(ctx, req, queueEpoch.Add(notify.MaxSchedule+time.Second)); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := queued.New(r.n).SendAt(ctx, req, queueEpoch.Add(queued.MaxSchedule+time.Second)); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("beyond MaxSchedule: %v, want InvalidArgument", err)
 	}
 	otp := &sms.Request{Account: "acme", To: "9876543210", Route: sms.RouteOTP, Message: "482913"}
-	_, err := r.n.SendAt(ctx, otp, queueEpoch.Add(time.Hour))
+	_, err := queued.New(r.n).SendAt(ctx, otp, queueEpoch.Add(time.Hour))
 	if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "send_at") || strings.Contains(err.Error(), "482913") {
 		t.Errorf("a scheduled OTP: %v, want InvalidArgument naming send_at, without the code", err)
 	}
@@ -259,11 +260,11 @@ func TestSendAtRefusals(t *testing.T) {
 		t.Fatalf("refusals charged or queued: balance %d, %d jobs", r.balance(t), r.q.Len())
 	}
 	// A time already past queues it now; an OTP may be queued for now.
-	past, err := r.n.SendAt(ctx, req, queueEpoch.Add(-time.Minute))
+	past, err := queued.New(r.n).SendAt(ctx, req, queueEpoch.Add(-time.Minute))
 	if err != nil || past.Status != record.StateQueued {
 		t.Fatalf("a past time: %+v, %v; want queued", past, err)
 	}
-	queued, err := r.n.Enqueue(ctx, otp)
+	queued, err := queued.New(r.n).Enqueue(ctx, otp)
 	if err != nil || queued.Status != record.StateQueued {
 		t.Fatalf("an OTP queued now: %+v, %v", queued, err)
 	}
@@ -275,25 +276,25 @@ func TestSendAtRefusals(t *testing.T) {
 func TestCancelRefundsOnceAndNeverSends(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	rc, err := r.n.SendAt(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Sale starts tomorrow"}, queueEpoch.Add(time.Hour))
+	rc, err := queued.New(r.n).SendAt(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Sale starts tomorrow"}, queueEpoch.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := r.n.Cancel(ctx, "acme", rc.MessageID)
+	c, err := queued.New(r.n).Cancel(ctx, "acme", rc.MessageID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Status != record.StateFailed || c.ErrorCode != notify.CodeCanceled || c.Cost.Minor != 0 || c.Balance.Minor != opening {
 		t.Fatalf("cancel receipt %+v: want failed, canceled, refunded", c)
 	}
-	if _, err := r.n.Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
+	if _, err := queued.New(r.n).Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("a second cancel: %v, want Conflict", err)
 	}
 	r.clock.Advance(2 * time.Hour)
 	if r.run() != 1 || r.vendor.Len() != 0 || r.balance(t) != opening {
 		t.Fatalf("after the job ran: vendor %d, balance %d; want nothing sent, refunded once", r.vendor.Len(), r.balance(t))
 	}
-	if _, err := r.n.Cancel(ctx, "acme", "no-such-id"); notify.CodeOf(err) != notify.CodeNotFound {
+	if _, err := queued.New(r.n).Cancel(ctx, "acme", "no-such-id"); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Fatalf("cancel of an unknown message: %v, want NotFound", err)
 	}
 	if got := r.events.String(); got != "sms:pending,sms:failed" {
@@ -304,7 +305,7 @@ func TestCancelRefundsOnceAndNeverSends(t *testing.T) {
 func TestCancelAfterTheWorkerTookItConflicts(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestCancelAfterTheWorkerTookItConflicts(t *testing.T) {
 	done := make(chan int)
 	go func() { done <- r.run() }()
 	<-entered
-	if _, err := r.n.Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
+	if _, err := queued.New(r.n).Cancel(ctx, "acme", rc.MessageID); notify.CodeOf(err) != notify.CodeConflict {
 		t.Errorf("cancel of a message in flight: %v, want Conflict", err)
 	}
 	close(release)
@@ -331,7 +332,7 @@ func TestCancelAfterTheWorkerTookItConflicts(t *testing.T) {
 func TestQueuedTemporaryRefusalIsRetriedLaterThenRefunded(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func TestQueuedTemporaryRefusalIsRetriedLaterThenRefunded(t *testing.T) {
 	}
 
 	// Refused every time: after 5 takes it fails, refunded once.
-	rc, err = r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "again"})
+	rc, err = queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "again"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestQueuedTemporaryRefusalIsRetriedLaterThenRefunded(t *testing.T) {
 func TestQueuedUnknownOutcomeIsNeverRetried(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func TestQueuedUnknownOutcomeIsNeverRetried(t *testing.T) {
 func TestQueuedRequestThatNoLongerPreparesIsRefunded(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
-	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +411,7 @@ func TestQueuedRequestThatNoLongerPreparesIsRefunded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := r.q.RunDue(ctx, w); n != 1 {
+	if n := r.q.RunDue(ctx, queued.New(w)); n != 1 {
 		t.Fatalf("ran %d jobs, want 1", n)
 	}
 	m := r.message(t, rc.MessageID)
@@ -434,11 +435,11 @@ func TestEnqueueNeedsAQueueAndACodec(t *testing.T) {
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh))
-	if _, err := n.Enqueue(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "x"}); notify.CodeOf(err) != notify.CodeUnavailable {
+	if _, err := queued.New(n).Enqueue(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "x"}); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("Enqueue without a queue: %v, want Unavailable", err)
 	}
 	r := newQueueRig(t, notify.WithChannel(&testChannel{kind: "push", provider: memprovider.New("push")}))
-	_, err := r.n.Enqueue(context.Background(), &plainRequest{account: "acme"})
+	_, err := queued.New(r.n).Enqueue(context.Background(), &plainRequest{account: "acme"})
 	if notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("a channel without a codec: %v, want InvalidArgument", err)
 	}
@@ -557,7 +558,7 @@ func TestQueuedPromotionTakenAfterTheWindowClosedWaits(t *testing.T) {
 	r := newWindowRig(t, true)
 	ctx := context.Background()
 	r.clock.Advance(time.Date(2026, 11, 26, 20, 59, 0, 0, ist).Sub(r.clock.Now()))
-	rc, err := r.n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", TemplateSlug: "sale"})
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", TemplateSlug: "sale"})
 	if err != nil || rc.Status != record.StateQueued {
 		t.Fatalf("Enqueue at 20:59: %+v, %v", rc, err)
 	}
@@ -594,7 +595,7 @@ func TestEnqueueTxMany(t *testing.T) {
 		&sms.Request{Account: "acme", To: "9876543212", Message: "three"},
 	}
 	tx := r.q.Begin()
-	rs, err := r.n.EnqueueTxMany(ctx, tx, reqs)
+	rs, err := queued.New(r.n).EnqueueTxMany(ctx, tx, reqs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -612,7 +613,7 @@ func TestEnqueueTxMany(t *testing.T) {
 	bad := []notify.Request{reqs[0], &sms.Request{Account: "acme", To: "12", Message: "x"},
 		&sms.Request{Account: "acme", To: "9876543210", Message: "k", IdempotencyKey: "k"}}
 	tx = r.q.Begin()
-	_, err = r.n.EnqueueTxMany(ctx, tx, bad)
+	_, err = queued.New(r.n).EnqueueTxMany(ctx, tx, bad)
 	var e *notify.Error
 	if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &e) || len(e.Fields) != 2 ||
 		e.Fields[0].Field != "requests.1.to" || e.Fields[1].Field != "requests.2.idempotency_key" {
@@ -624,7 +625,7 @@ func TestEnqueueTxMany(t *testing.T) {
 	if r.run() != 0 || r.balance(t) != opening-3*smsPrice {
 		t.Fatal("a refused batch wrote something")
 	}
-	if _, err := r.n.EnqueueTxMany(ctx, nil, reqs); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := queued.New(r.n).EnqueueTxMany(ctx, nil, reqs); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("no tx: %v", err)
 	}
 }
@@ -652,12 +653,12 @@ func TestQueuedClaimWithALostAnswerStillSendsOnce(t *testing.T) {
 	ledger := &loseFirstClaim{Ledger: r.ledger}
 	n := r.notifierOn(t, ledger)
 	ctx := context.Background()
-	rc, err := n.Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	rc, err := queued.New(n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.clock.Advance(time.Hour)
-	r.q.RunDue(ctx, n)
+	r.q.RunDue(ctx, queued.New(n))
 	if !ledger.lost.Load() || r.vendor.Len() != 1 {
 		t.Fatalf("lost %v, vendor got %d: want the claim's answer lost and the message sent once", ledger.lost.Load(), r.vendor.Len())
 	}

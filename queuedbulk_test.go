@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -30,7 +31,7 @@ func TestEnqueueBulkQueuesEachRecipientOnce(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	req := bulkOf("camp-1", "9876543210", "9876543211", "9876543212")
-	rc, err := r.n.Enqueue(ctx, req)
+	rc, err := queued.New(r.n).Enqueue(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestEnqueueBulkQueuesEachRecipientOnce(t *testing.T) {
 	if r.vendor.Len() != 0 || r.balance(t) != opening-3*smsPrice {
 		t.Fatalf("before the workers: vendor %d, balance %d", r.vendor.Len(), r.balance(t))
 	}
-	again, err := r.n.Enqueue(ctx, bulkOf("camp-1", "9876543210", "9876543211", "9876543212"))
+	again, err := queued.New(r.n).Enqueue(ctx, bulkOf("camp-1", "9876543210", "9876543211", "9876543212"))
 	if err != nil || again.MessageID != rc.MessageID {
 		t.Fatalf("a repeat of the key: %+v, %v; want the first receipt", again, err)
 	}
@@ -67,7 +68,7 @@ func TestSendAtBulk(t *testing.T) {
 	r := newQueueRig(t)
 	ctx := context.Background()
 	at := r.clock.Now().Add(time.Hour)
-	rc, err := r.n.SendAt(ctx, bulkOf("", "9876543210", "9876543211"), at)
+	rc, err := queued.New(r.n).SendAt(ctx, bulkOf("", "9876543210", "9876543211"), at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestEnqueueBulkShortWallet(t *testing.T) {
 	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: spend, Currency: record.INR()}, "spent elsewhere"); err != nil {
 		t.Fatal(err)
 	}
-	rc, err := r.n.Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
+	rc, err := queued.New(r.n).Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestEnqueueBulkPromotionWaitsForItsWindow(t *testing.T) {
 	r := newWindowRig(t, true)
 	ctx := context.Background()
 	r.clock.Advance(time.Date(2026, 11, 26, 22, 0, 0, 0, ist).Sub(r.clock.Now()))
-	rc, err := r.n.Enqueue(ctx, &sms.BulkRequest{To: []string{"9876543210", "9876543211"},
+	rc, err := queued.New(r.n).Enqueue(ctx, &sms.BulkRequest{To: []string{"9876543210", "9876543211"},
 		Message: sms.Request{Account: "acme", TemplateSlug: "sale"}})
 	if err != nil {
 		t.Fatal(err)
@@ -137,16 +138,16 @@ func TestEnqueueBulkRefusals(t *testing.T) {
 		Reason: store.SuppressHardBounce, At: queueEpoch}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := r.n.Enqueue(ctx, bulkOf("", "9876543210", "9876543211"))
+	_, err := queued.New(r.n).Enqueue(ctx, bulkOf("", "9876543210", "9876543211"))
 	var e *notify.Error
 	if notify.CodeOf(err) != notify.CodeSuppressed || !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "to.1" {
 		t.Fatalf("a suppressed recipient: %v; want CodeSuppressed naming to.1", err)
 	}
-	_, err = r.n.Enqueue(ctx, bulkOf("", "9876543210", "12"))
+	_, err = queued.New(r.n).Enqueue(ctx, bulkOf("", "9876543210", "12"))
 	if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &e) || e.Fields[0].Field != "to.1" {
 		t.Fatalf("a bad number: %v; want InvalidArgument naming to.1", err)
 	}
-	_, err = r.n.EnqueueTx(ctx, r.q.Begin(), bulkOf("", "9876543210"))
+	_, err = queued.New(r.n).EnqueueTx(ctx, r.q.Begin(), bulkOf("", "9876543210"))
 	if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "EnqueueTxMany") {
 		t.Fatalf("a bulk in the caller's transaction: %v", err)
 	}
@@ -164,12 +165,12 @@ func TestEnqueueBulkRepeatAfterACrash(t *testing.T) {
 	keys := memstore.NewIdempotency(24*time.Hour, memstore.WithClock(r.clock.Now))
 	crashing := &forgetReceipt{Keys: keys}
 	n := r.notifierOn(t, r.ledger, notify.WithIdempotency(crashing))
-	if _, err := n.Enqueue(ctx, bulkOf("camp-9", "9876543210", "9876543211")); err != nil {
+	if _, err := queued.New(n).Enqueue(ctx, bulkOf("camp-9", "9876543210", "9876543211")); err != nil {
 		t.Fatal(err)
 	}
 	r.clock.Advance(memstore.DefaultIdempotencyLease + time.Second) // the dead holder's lease runs out
 	n2 := r.notifierOn(t, r.ledger, notify.WithIdempotency(keys))
-	rc, err := n2.Enqueue(ctx, bulkOf("camp-9", "9876543210", "9876543211"))
+	rc, err := queued.New(n2).Enqueue(ctx, bulkOf("camp-9", "9876543210", "9876543211"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,14 +237,14 @@ func newBatchRig(t *testing.T) (*queueRig, *batchQueue, *notify.Notifier) {
 func TestEnqueueBulkAtOnce(t *testing.T) {
 	r, bq, n := newBatchRig(t)
 	ctx := context.Background()
-	rc, err := n.Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
+	rc, err := queued.New(n).Enqueue(ctx, bulkOf("", "9876543210", "9876543211", "9876543212"))
 	if err != nil || rc.Status != record.StateQueued || bq.calls != 1 || rc.Cost.Minor != 3*smsPrice {
 		t.Fatalf("%+v, %v, %d OpenMany calls: want queued in one call", rc, err, bq.calls)
 	}
 	if rc.Balance.Minor != opening-3*smsPrice {
 		t.Errorf("the receipt's balance %d, want %d", rc.Balance.Minor, opening-3*smsPrice)
 	}
-	if got := r.q.RunDue(ctx, n); got != 3 || r.vendor.Len() != 3 {
+	if got := r.q.RunDue(ctx, queued.New(n)); got != 3 || r.vendor.Len() != 3 {
 		t.Fatalf("ran %d, sent %d", got, r.vendor.Len())
 	}
 	// Funds for two of three: refused whole at once, then two queued.
@@ -251,7 +252,7 @@ func TestEnqueueBulkAtOnce(t *testing.T) {
 	if _, err := r.wallet.Debit(ctx, "acme", notify.Money{Minor: left - 2*smsPrice, Currency: record.INR()}, "spent elsewhere"); err != nil {
 		t.Fatal(err)
 	}
-	rc, err = n.Enqueue(ctx, bulkOf("", "9876543213", "9876543214", "9876543215"))
+	rc, err = queued.New(n).Enqueue(ctx, bulkOf("", "9876543213", "9876543214", "9876543215"))
 	if err != nil || rc.Status != record.StateQueued || bq.calls != 2 || rc.Legs[2].ErrorCode != notify.CodeInsufficientFunds ||
 		rc.Legs[1].Status != record.StateQueued || r.balance(t) != 0 {
 		t.Fatalf("%+v, %v, %d calls, balance %d: want two queued one by one", rc, err, bq.calls, r.balance(t))
@@ -264,17 +265,17 @@ func TestEnqueueBulkAtOnceAnswerLost(t *testing.T) {
 	r, bq, n := newBatchRig(t)
 	ctx := context.Background()
 	bq.lose = true
-	rc, err := n.Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
+	rc, err := queued.New(n).Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != record.StateUnknown ||
 		rc.Legs[0].Status != record.StateUnknown || rc.Cost.Minor != 2*smsPrice {
 		t.Fatalf("%+v, %v: want every leg unknown, charged", rc, err)
 	}
 	bq.lose = false
-	again, err := n.Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
+	again, err := queued.New(n).Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
 	if again == nil || again.MessageID != rc.MessageID || bq.calls != 1 {
 		t.Fatalf("a repeat: %+v, %v, %d calls; want the first answer, nothing opened again", again, err, bq.calls)
 	}
-	if got := r.q.RunDue(ctx, n); got != 2 || r.vendor.Len() != 2 || r.balance(t) != opening-2*smsPrice {
+	if got := r.q.RunDue(ctx, queued.New(n)); got != 2 || r.vendor.Len() != 2 || r.balance(t) != opening-2*smsPrice {
 		t.Fatalf("ran %d, sent %d, balance %d: want each recipient once", got, r.vendor.Len(), r.balance(t))
 	}
 }
@@ -287,7 +288,7 @@ func TestEnqueueBulkAtOnceThroughAWrapper(t *testing.T) {
 	bq := &batchQueue{Queue: r.q, wallet: r.wallet}
 	wrapped := struct{ queue.Queue }{bq}
 	n := r.notifierOn(t, r.ledger, notify.WithQueue(wrapped))
-	rc, err := n.Enqueue(context.Background(), bulkOf("", "9876543210", "9876543211"))
+	rc, err := queued.New(n).Enqueue(context.Background(), bulkOf("", "9876543210", "9876543211"))
 	if err != nil || rc.Status != record.StateQueued || bq.calls != 1 {
 		t.Fatalf("%+v, %v, %d OpenMany calls: want queued in one call through the wrapper", rc, err, bq.calls)
 	}

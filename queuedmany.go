@@ -11,33 +11,13 @@ import (
 	"github.com/notifykit/notify/record"
 )
 
-// MaxEnqueueTxMany is the most requests one EnqueueTxMany takes.
-const MaxEnqueueTxMany = 100_000
-
-// EnqueueTxMany is EnqueueTx for many requests in one transaction of the
-// caller's, in the time of a few statements rather than one EnqueueTx
-// each (Queue.OpenTxMany: pgqueue writes 10,000 in two round trips): a campaign queued with the order that pays for it.
-// Every request is prepared first; any that is bad is CodeInvalidArgument
-// naming requests.<i>.<field>, with nothing written; so is any whose
-// recipient is on the suppression list (CodeSuppressed naming
-// requests.<i>.to, the list read once per account and channel when the
-// ledger can: store.Suppressions). The receipts are in
-// the requests' order, queued (or scheduled, when a send window holds
-// the message), their Balance zero: read it after the commit. On any
-// other error some records may be written in tx: roll it back. The rules
-// of EnqueueTx apply to each request: single requests only, no
-// idempotency keys, limits counted whether or not tx commits. At most
-// MaxEnqueueTxMany requests.
-func (n *Notifier) EnqueueTxMany(ctx context.Context, tx any, reqs []Request) ([]*Receipt, error) {
-	const op = "notify.EnqueueTxMany"
+// enqueueMany is queued.Sender.EnqueueTxMany: every request prepared
+// and checked first (bad ones named requests.<i>.<field>), the list read
+// once per account and channel, then all opened in tx in one call.
+func (n *Notifier) enqueueMany(ctx context.Context, op string, tx any, reqs []Request) ([]*Receipt, error) {
 	switch {
-	case tx == nil:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx", Message: "is required"}}}
 	case n.queue == nil:
 		return nil, &Error{Code: CodeUnavailable, Op: op, Err: errors.New("no queue is configured (notify.WithQueue)")}
-	case len(reqs) > MaxEnqueueTxMany:
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "requests",
-			Message: fmt.Sprintf("at most %d, got %d", MaxEnqueueTxMany, len(reqs))}}}
 	case len(reqs) == 0:
 		return nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -77,9 +78,9 @@ func TestSuppressedPaths(t *testing.T) {
 	if !strings.Contains(err.Error(), "unsubscribed") {
 		t.Errorf("error %q does not name the reason", err)
 	}
-	rc, err = kit.Notifier.Enqueue(ctx, campaign)
+	rc, err = queued.New(kit.Notifier).Enqueue(ctx, campaign)
 	check("Enqueue", rc, err)
-	rc, err = kit.Notifier.SendAt(ctx, campaign, time.Now().Add(time.Hour))
+	rc, err = queued.New(kit.Notifier).SendAt(ctx, campaign, time.Now().Add(time.Hour))
 	check("SendAt", rc, err)
 	otpSMS := &sms.Request{Account: notifytest.AccountID, To: "9876543210", Route: sms.RouteOTP, Message: "4821"}
 	rc, err = kit.Notifier.Send(ctx, otpSMS) // transactional, but a hard bounce
@@ -115,13 +116,13 @@ func TestSuppressedAfterEnqueue(t *testing.T) {
 	ctx := context.Background()
 	campaign := &email.Request{Account: notifytest.AccountID, To: "late.out@example.com", Subject: "Sale",
 		Message: "<p>Half price</p>", Purpose: email.PurposeCampaign}
-	rc, err := kit.Notifier.Enqueue(ctx, campaign)
+	rc, err := queued.New(kit.Notifier).Enqueue(ctx, campaign)
 	if err != nil {
 		t.Fatalf("Enqueue: %v", err)
 	}
 	invoice := &email.Request{Account: notifytest.AccountID, To: "late.out@example.com", Subject: "Invoice 81",
 		Message: "Your invoice.", Purpose: email.PurposeInvoice}
-	if _, err := kit.Notifier.Enqueue(ctx, invoice); err != nil {
+	if _, err := queued.New(kit.Notifier).Enqueue(ctx, invoice); err != nil {
 		t.Fatalf("Enqueue invoice: %v", err)
 	}
 	suppress(t, kit, email.Kind, "late.out@example.com", store.SuppressUnsubscribed)
@@ -205,7 +206,7 @@ func TestEnqueueTxManySuppressed(t *testing.T) {
 		reqs[i] = &sms.Request{Account: "acme", To: fmt.Sprintf("98765432%02d", i%20), Message: "Your order has shipped."}
 	}
 	tx := r.q.Begin()
-	_, err := n.EnqueueTxMany(ctx, tx, reqs)
+	_, err := queued.New(n).EnqueueTxMany(ctx, tx, reqs)
 	var e *notify.Error
 	if notify.CodeOf(err) != notify.CodeSuppressed || !errors.As(err, &e) || len(e.Fields) != 2 ||
 		e.Fields[0].Field != "requests.17.to" || e.Fields[1].Field != "requests.37.to" ||
@@ -224,13 +225,13 @@ func TestEnqueueTxManySuppressed(t *testing.T) {
 	// Without the stopped ones the batch goes.
 	reqs = append(append(reqs[:17:17], reqs[18:37]...), reqs[38:]...)
 	tx = r.q.Begin()
-	if _, err := n.EnqueueTxMany(ctx, tx, reqs); err != nil {
+	if _, err := queued.New(n).EnqueueTxMany(ctx, tx, reqs); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.q.RunDue(ctx, n); got != len(reqs) || r.vendor.Len() != len(reqs) {
+	if got := r.q.RunDue(ctx, queued.New(n)); got != len(reqs) || r.vendor.Len() != len(reqs) {
 		t.Fatalf("ran %d, vendor has %d; want %d", got, r.vendor.Len(), len(reqs))
 	}
 }

@@ -11,49 +11,22 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-// MaxFallbacks is the most steps a fallback chain may have.
-const MaxFallbacks = 3
-
-// Fallback is a step of a timed fallback (SendWithFallback): Request is
-// sent, After the message before it, unless that message reached Confirm
-// by then.
-type Fallback struct {
-	// Request is what is sent instead: a single request of any channel
-	// that can queue its requests (RequestCodec), of the same account,
-	// without an idempotency key (the first request's covers the chain)
-	// and without a one-time code (a code must go at once). Required.
+// fallback is a step of a timed fallback, as queued.Fallback documents
+// it; an unnamed struct, so that package queued converts its Fallback to
+// it.
+type fallback = struct {
 	Request Request
-	// After is how long the step waits for the message before it to be
-	// confirmed, from the send of the first message: 1 second to 24
-	// hours. Required.
-	After time.Duration
-	// Confirm is the state of the message before it that makes the step
-	// unneeded: StateDelivered (the default) or StateRead.
+	After   time.Duration
 	Confirm record.State
 }
 
-// SendWithFallback sends req as Send does and schedules the chain after
-// it: the first step goes After the send unless req's message was
-// confirmed (delivered, or read, as the step's Confirm says) by then, the
-// second After that unless the first step's message was, and so on. The
-// steps are charged when they are scheduled, each at its channel's price,
-// and refunded when they turn out unneeded: a delivery report that
-// confirms a message in time cancels the steps after it at once, and a
-// step whose time comes after its message was confirmed goes nowhere.
-// Whatever the order in which a report and a step's timer arrive, a step
-// is never sent when its message was confirmed before the step was taken
-// by a worker, and goes at most once (its record, Message.Follows, names
-// the message it follows). req's own charge follows its own outcome and
-// reports, as with Send.
-//
-// The chain needs a queue (WithQueue; else CodeUnavailable), a delivery
-// report to confirm anything (a message whose channel never reports is
-// always followed), and at most MaxFallbacks steps. A Cancel of a step
-// stops the steps after it. The receipt is req's, with Fallback naming
-// the first step's message. If req is not recorded at all (refused before
-// any charge), the steps are canceled, refunded, and its error returned.
-func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...Fallback) (*Receipt, error) {
-	const op = "notify.SendWithFallback"
+// longestChain bounds the walk along a chain's steps (cancelSteps): a
+// guard against a corrupt chain, above queued.MaxFallbacks.
+const longestChain = 8
+
+// sendWithFallback is queued.Sender.SendWithFallback: req sent as Send
+// does, its steps prepared and charged first, scheduled after it.
+func (n *Notifier) sendWithFallback(ctx context.Context, op string, req Request, chain []fallback) (*Receipt, error) {
 	if len(chain) == 0 {
 		return n.Send(ctx, req)
 	}
@@ -101,7 +74,7 @@ func (n *Notifier) SendWithFallback(ctx context.Context, req Request, chain ...F
 }
 
 // checkChain checks what can be checked of a chain without a store.
-func (n *Notifier) checkChain(op string, req Request, chain []Fallback) error {
+func (n *Notifier) checkChain(op string, req Request, chain []fallback) error {
 	if nilness.Is(req) {
 		return &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "request", Message: "is required"}}}
 	}
@@ -112,9 +85,6 @@ func (n *Notifier) checkChain(op string, req Request, chain []Fallback) error {
 	switch req.(type) {
 	case Bulk, Composite:
 		fe.Add("request", "a composite or bulk request cannot have a fallback")
-	}
-	if len(chain) > MaxFallbacks {
-		fe.Addf("fallback", "at most %d steps, got %d", MaxFallbacks, len(chain))
 	}
 	for i, s := range chain {
 		field := fmt.Sprintf("fallback.%d", i)
@@ -155,7 +125,7 @@ type chainStep struct {
 
 // prepareChain prepares every step, as a request of its own, before
 // anything is charged.
-func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, chain []Fallback) ([]chainStep, error) {
+func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, chain []fallback) ([]chainStep, error) {
 	steps := make([]chainStep, len(chain))
 	for i, s := range chain {
 		p, err := n.prepare(ctx, op, acct, s.Request)
@@ -178,7 +148,7 @@ func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, c
 // openChain opens the steps scheduled, each charged, the first following
 // first, and returns their IDs. On an error the steps opened are
 // canceled, refunded.
-func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, first string, chain []Fallback, steps []chainStep, now time.Time) ([]string, error) {
+func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, first string, chain []fallback, steps []chainStep, now time.Time) ([]string, error) {
 	ids := make([]string, len(steps))
 	for i := range ids {
 		ids[i] = n.newID()
@@ -215,7 +185,7 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 // refunded, the observers told. It reports whether it moved id.
 func (n *Notifier) cancelSteps(ctx context.Context, account, id string, from record.State, why string) bool {
 	moved := false
-	for i := 0; i <= MaxFallbacks && id != ""; i++ {
+	for i := 0; i < longestChain && id != ""; i++ {
 		m, err := n.ledger.Message(ctx, account, id)
 		if err != nil || from == "" && !m.State.Waiting() {
 			return moved

@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -46,8 +47,8 @@ func chatFirst() *chat.Request {
 	return &chat.Request{Account: "acme", To: "9876543210", Message: "Your order #4411 is out for delivery", Gateway: chat.GatewayCloud}
 }
 
-func smsAfter(d time.Duration) notify.Fallback {
-	return notify.Fallback{Request: &sms.Request{Account: "acme", To: "9876543210", Message: "Your order #4411 is out for delivery"}, After: d}
+func smsAfter(d time.Duration) queued.Fallback {
+	return queued.Fallback{Request: &sms.Request{Account: "acme", To: "9876543210", Message: "Your order #4411 is out for delivery"}, After: d}
 }
 
 // report tells the Notifier that the chat vendor moved message id to st.
@@ -61,7 +62,7 @@ func (f *fallbackRig) report(t *testing.T, rc *notify.Receipt, st record.State) 
 
 func TestFallbackFiresWhenNoReportCame(t *testing.T) {
 	f := newFallbackRig(t)
-	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute))
+	rc, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestFallbackFiresWhenNoReportCame(t *testing.T) {
 
 func TestFallbackNeverFiresWhenDeliveredCameFirst(t *testing.T) {
 	f := newFallbackRig(t)
-	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute))
+	rc, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestFallbackNeverFiresWhenDeliveredCameFirst(t *testing.T) {
 // missed (the step's record was read before): the worker asks again.
 func TestFallbackWorkerChecksTheMessageItFollows(t *testing.T) {
 	f := newFallbackRig(t)
-	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute))
+	rc, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestFallbackConfirmRead(t *testing.T) {
 	f := newFallbackRig(t)
 	step := smsAfter(2 * time.Minute)
 	step.Confirm = record.StateRead
-	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), step)
+	rc, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), step)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +158,9 @@ func TestFallbackConfirmRead(t *testing.T) {
 
 func TestFallbackChain(t *testing.T) {
 	f := newFallbackRig(t)
-	mail := notify.Fallback{Request: &email.Request{Account: "acme", To: "buyer@example.com", Subject: "Out for delivery",
+	mail := queued.Fallback{Request: &email.Request{Account: "acme", To: "buyer@example.com", Subject: "Out for delivery",
 		Message: "Your order #4411 is out for delivery", Purpose: email.PurposeNotification}, After: 5 * time.Minute}
-	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute), mail)
+	rc, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute), mail)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestFallbackChain(t *testing.T) {
 	}
 
 	// Without any report, every step goes, each at its time.
-	rc, err = f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute), mail)
+	rc, err = queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(2*time.Minute), mail)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +211,13 @@ func TestFallbackChain(t *testing.T) {
 
 func TestFallbackCancelOfAStepStopsTheRest(t *testing.T) {
 	f := newFallbackRig(t)
-	mail := notify.Fallback{Request: &email.Request{Account: "acme", To: "buyer@example.com", Subject: "S",
+	mail := queued.Fallback{Request: &email.Request{Account: "acme", To: "buyer@example.com", Subject: "S",
 		Message: "M", Purpose: email.PurposeNotification}, After: time.Minute}
-	rc, err := f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(time.Minute), mail)
+	rc, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(time.Minute), mail)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.n.Cancel(context.Background(), "acme", rc.Fallback); err != nil {
+	if _, err := queued.New(f.n).Cancel(context.Background(), "acme", rc.Fallback); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Hour)
@@ -233,7 +234,7 @@ func TestFallbackFirstNotRecordedCancelsTheSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := f.balance(t)
-	_, err := f.n.SendWithFallback(context.Background(), chatFirst(), smsAfter(time.Minute))
+	_, err := queued.New(f.n).SendWithFallback(context.Background(), chatFirst(), smsAfter(time.Minute))
 	if notify.CodeOf(err) != notify.CodeInsufficientFunds {
 		t.Fatalf("%v, want InsufficientFunds", err)
 	}
@@ -247,7 +248,7 @@ func TestFallbackFirstNotRecordedCancelsTheSteps(t *testing.T) {
 func TestFallbackRefusals(t *testing.T) {
 	f := newFallbackRig(t)
 	ctx := context.Background()
-	otp := notify.Fallback{Request: &sms.Request{Account: "acme", To: "9876543210", Route: sms.RouteOTP, Message: "482913"}, After: time.Minute}
+	otp := queued.Fallback{Request: &sms.Request{Account: "acme", To: "9876543210", Route: sms.RouteOTP, Message: "482913"}, After: time.Minute}
 	keyed := smsAfter(time.Minute)
 	keyed.Request.(*sms.Request).IdempotencyKey = "k"
 	other := smsAfter(time.Minute)
@@ -255,20 +256,20 @@ func TestFallbackRefusals(t *testing.T) {
 	bad := smsAfter(time.Minute)
 	bad.Request.(*sms.Request).To = "12"
 	for name, tc := range map[string]struct {
-		chain []notify.Fallback
+		chain []queued.Fallback
 		field string
 	}{
-		"a code":        {[]notify.Fallback{otp}, "fallback.0.request"},
-		"a key":         {[]notify.Fallback{keyed}, "fallback.0.request"},
-		"other account": {[]notify.Fallback{other}, "fallback.0.request"},
-		"too soon":      {[]notify.Fallback{smsAfter(0)}, "fallback.0.after"},
-		"too late":      {[]notify.Fallback{smsAfter(25 * time.Hour)}, "fallback.0.after"},
-		"bad confirm":   {[]notify.Fallback{{Request: smsAfter(time.Minute).Request, After: time.Minute, Confirm: record.StateSent}}, "fallback.0.confirm"},
-		"too many":      {[]notify.Fallback{smsAfter(time.Minute), smsAfter(time.Minute), smsAfter(time.Minute), smsAfter(time.Minute)}, "fallback"},
-		"a bad number":  {[]notify.Fallback{bad}, "fallback.0.request.to"},
-		"no request":    {[]notify.Fallback{{After: time.Minute}}, "fallback.0.request"},
+		"a code":        {[]queued.Fallback{otp}, "fallback.0.request"},
+		"a key":         {[]queued.Fallback{keyed}, "fallback.0.request"},
+		"other account": {[]queued.Fallback{other}, "fallback.0.request"},
+		"too soon":      {[]queued.Fallback{smsAfter(0)}, "fallback.0.after"},
+		"too late":      {[]queued.Fallback{smsAfter(25 * time.Hour)}, "fallback.0.after"},
+		"bad confirm":   {[]queued.Fallback{{Request: smsAfter(time.Minute).Request, After: time.Minute, Confirm: record.StateSent}}, "fallback.0.confirm"},
+		"too many":      {[]queued.Fallback{smsAfter(time.Minute), smsAfter(time.Minute), smsAfter(time.Minute), smsAfter(time.Minute)}, "fallback"},
+		"a bad number":  {[]queued.Fallback{bad}, "fallback.0.request.to"},
+		"no request":    {[]queued.Fallback{{After: time.Minute}}, "fallback.0.request"},
 	} {
-		_, err := f.n.SendWithFallback(ctx, chatFirst(), tc.chain...)
+		_, err := queued.New(f.n).SendWithFallback(ctx, chatFirst(), tc.chain...)
 		var e *notify.Error
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &e) || len(e.Fields) == 0 || e.Fields[0].Field != tc.field {
 			t.Errorf("%s: %v, want InvalidArgument naming %s", name, err, tc.field)
@@ -282,7 +283,7 @@ func TestFallbackRefusals(t *testing.T) {
 	}
 	// Without a queue there is no timer.
 	r := newRig(t)
-	if _, err := r.n.SendWithFallback(ctx, chatTo("hi"), smsAfter(time.Minute)); notify.CodeOf(err) != notify.CodeUnavailable {
+	if _, err := queued.New(r.n).SendWithFallback(ctx, chatTo("hi"), smsAfter(time.Minute)); notify.CodeOf(err) != notify.CodeUnavailable {
 		t.Fatalf("no queue: %v, want Unavailable", err)
 	}
 }

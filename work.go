@@ -11,26 +11,11 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-// Work sends the message of job, a queued or scheduled send: it is the
-// queue.Worker a queue's Run runs (WithQueue). It claims the record by
-// moving it to attempting, which one worker wins, then delivers it as Send
-// does, with the charge taken when it was queued: accepted, it is sent;
-// refused for certain, it is failed and refunded, or, when the refusal
-// may pass and the message has been taken fewer than 5 times, moved back
-// to queued with its charge, and Work asks for a retry after a backoff;
-// unknown, it keeps its charge and is never retried. A record that is no
-// longer queued or scheduled (sent, canceled, taken by another worker) is
-// left alone, so a job run twice never sends twice; a worker that dies
-// after its claim leaves an attempting record, which Reconcile settles.
-//
-// A request that no longer prepares (its template gone, its account
-// disabled) fails, refunded. Work returns an error, for the queue to run
-// the job again later, when it could not read or claim the record, or
-// preparing it failed for a reason that may pass (a store or channel
-// unavailable): nothing moved then.
-// Observers hear of the outcome as they do of a Send's.
-func (n *Notifier) Work(ctx context.Context, job queue.Job) (_ time.Time, err error) {
-	const op = "notify.Work"
+// work is queued.Sender.Work: it claims job's record (moving it to
+// attempting, which one worker wins) and delivers it as Send does, with
+// the charge taken when it was queued.
+func (n *Notifier) work(ctx context.Context, job queue.Job) (_ time.Time, err error) {
+	const op = "queued.Work"
 	ctx, sp := n.startWork(ctx, job)
 	defer func() { sp.end(err) }()
 	m, err := n.ledger.Message(ctx, job.Account, job.Message)
@@ -186,9 +171,6 @@ func (n *Notifier) requeue(ctx context.Context, m *Message, r *Receipt, attempts
 	}
 	return at, true
 }
-
-// Interface guards.
-var _ queue.Worker = (*Notifier)(nil)
 
 // startWork starts the span of a worker's run of job.
 func (n *Notifier) startWork(ctx context.Context, job queue.Job) (context.Context, span) {

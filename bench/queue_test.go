@@ -18,6 +18,7 @@ import (
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store/accountcache"
 	"github.com/notifykit/notify/wallet"
@@ -34,6 +35,7 @@ type queueKit struct {
 	st      *pgstore.Store
 	q       *pgqueue.Queue
 	n       *notify.Notifier
+	s       *queued.Sender // n's queue side
 	p       *memprovider.Provider
 	arrived atomic.Pointer[func(id string, at time.Time)]
 }
@@ -82,6 +84,7 @@ func newQueueKit(b *testing.B, conns int32, workers, accounts int) *queueKit {
 	must(b, err)
 	k.n, err = notify.New(cached, st, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q))
 	must(b, err)
+	k.s = queued.New(k.n)
 	return k
 }
 
@@ -94,7 +97,7 @@ func (k *queueKit) run(b *testing.B) {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- k.q.Run(ctx, k.n) }()
+	go func() { done <- k.q.Run(ctx, k.s) }()
 	b.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -108,7 +111,7 @@ func (k *queueKit) run(b *testing.B) {
 		default:
 		}
 	})
-	if _, err := k.n.Enqueue(context.Background(), queueRequest(0)); err != nil {
+	if _, err := k.s.Enqueue(context.Background(), queueRequest(0)); err != nil {
 		b.Fatal(err)
 	}
 	select {
@@ -158,10 +161,10 @@ const enqueueBatch = 10_000
 
 // BenchmarkQueueEnqueueTx enqueues 10,000 SMS in one pgx transaction of
 // the caller's and commits it, and reports the time of the whole batch in
-// ms (the target: 1 s): with Notifier.EnqueueTxMany (validation
+// ms (the target: 1 s): with queued.Sender.EnqueueTxMany (validation
 // and pricing of each, then the records with their debits pipelined in
 // one round trip and the River jobs in one insert), and with one
-// Notifier.EnqueueTx each (two statements a send).
+// queued.Sender.EnqueueTx each (two statements a send).
 // Beside it, in the same run, the least such a batch can cost with
 // records: 10,000 pgstore OpenTx of the same queued records (a record and
 // its debit each, no pipeline, no job) in one transaction.
@@ -178,12 +181,12 @@ func BenchmarkQueueEnqueueTx(b *testing.B) {
 			for i := range reqs {
 				reqs[i] = queueRequest(0)
 			}
-			_, err := k.n.EnqueueTxMany(ctx, tx, reqs)
+			_, err := k.s.EnqueueTxMany(ctx, tx, reqs)
 			return err
 		})
 		ours += k.inTx(b, func(tx pgx.Tx) error {
 			for range enqueueBatch {
-				if _, err := k.n.EnqueueTx(ctx, tx, queueRequest(0)); err != nil {
+				if _, err := k.s.EnqueueTx(ctx, tx, queueRequest(0)); err != nil {
 					return err
 				}
 			}
@@ -228,7 +231,7 @@ const (
 )
 
 // BenchmarkQueueScheduledLateness measures how late scheduled sends
-// (Notifier.SendAt) reach the vendor when the queue is busy with other
+// (queued.Sender.SendAt) reach the vendor when the queue is busy with other
 // sends: 200 of them due 1 to 3 s ahead while a steady load of queued
 // sends flows through the same workers. Each send's lateness is the time
 // the memprovider took it minus its SendAt; the run reports the p50, p99
@@ -262,7 +265,7 @@ func BenchmarkQueueScheduledLateness(b *testing.B) {
 						return
 					case <-t.C:
 					}
-					if _, err := k.n.Enqueue(ctx, queueRequest(g+1)); err != nil {
+					if _, err := k.s.Enqueue(ctx, queueRequest(g+1)); err != nil {
 						loadErr.Store(&err)
 						return
 					}
@@ -274,7 +277,7 @@ func BenchmarkQueueScheduledLateness(b *testing.B) {
 		base := time.Now().Add(time.Second)
 		for i := range lateScheduled {
 			at := base.Add(2 * time.Second * time.Duration(i) / lateScheduled)
-			r, err := k.n.SendAt(ctx, queueRequest(0), at)
+			r, err := k.s.SendAt(ctx, queueRequest(0), at)
 			must(b, err)
 			due[r.MessageID] = at
 		}
@@ -330,7 +333,7 @@ const (
 )
 
 // BenchmarkQueueThroughput measures messages per second delivered through
-// the queue (Notifier.Enqueue from 16 goroutines, 16 pgqueue workers
+// the queue (queued.Sender.Enqueue from 16 goroutines, 16 pgqueue workers
 // delivering; from the first Enqueue to the last message reaching the
 // memprovider) beside the synchronous pipeline (Notifier.Send from 16
 // goroutines) on the same database, the same Notifier and the same 16
@@ -398,7 +401,7 @@ func queueThroughput(b *testing.B, latency time.Duration) {
 		want.Store(throughputPerRound)
 		start := time.Now()
 		clients(func(g int) error {
-			_, err := k.n.Enqueue(ctx, queueRequest(g))
+			_, err := k.s.Enqueue(ctx, queueRequest(g))
 			return err
 		})
 		select {
@@ -436,7 +439,7 @@ func queueThroughput(b *testing.B, latency time.Duration) {
 const queueBulkSize = 1000
 
 // BenchmarkQueueBulk queues a bulk SMS of 1,000 recipients with
-// Notifier.Enqueue (each recipient opened on its own, record, debit and
+// queued.Sender.Enqueue (each recipient opened on its own, record, debit and
 // job in a transaction of the queue's) and reports its time in ms,
 // beside the same 1,000 as single requests in one EnqueueTxMany (the
 // records in one statement, the jobs in another) in the same run.
@@ -452,7 +455,7 @@ func BenchmarkQueueBulk(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
-		r, err := k.n.Enqueue(ctx, &sms.BulkRequest{Message: sms.Request{Account: queueAccount(0), Message: "Sale starts at 10."}, To: to})
+		r, err := k.s.Enqueue(ctx, &sms.BulkRequest{Message: sms.Request{Account: queueAccount(0), Message: "Sale starts at 10."}, To: to})
 		must(b, err)
 		if len(r.Legs) != queueBulkSize || r.Status != record.StateQueued {
 			b.Fatalf("queued %d legs, status %s", len(r.Legs), r.Status)
@@ -466,7 +469,7 @@ func BenchmarkQueueBulk(b *testing.B) {
 			for i := range reqs {
 				reqs[i] = &sms.Request{Account: queueAccount(0), To: to[i], Message: "Sale starts at 10."}
 			}
-			_, err := k.n.EnqueueTxMany(ctx, tx, reqs)
+			_, err := k.s.EnqueueTxMany(ctx, tx, reqs)
 			return err
 		})
 	}

@@ -31,9 +31,9 @@ import (
 // nothing sent or charged. A repeat of the idempotency key answers the
 // first receipt again.
 //
-// A send_at in the body schedules every recipient (Notifier.SendAt), and
+// A send_at in the body schedules every recipient (queued.Sender.SendAt), and
 // "Prefer: respond-async" with WithRespondAsync queues them
-// (Notifier.Enqueue): 202, each receipt "queued" or "scheduled" (or
+// (queued.Sender.Enqueue): 202, each receipt "queued" or "scheduled" (or
 // "failed", when the wallet could not pay for it: the others stand), and
 // a worker sends each.
 
@@ -115,9 +115,9 @@ func (h *Handler) bulkSMS(x *exchange, r *http.Request, acct *notify.Account) {
 	var rec *notify.Receipt
 	switch {
 	case !at.IsZero():
-		rec, err = h.n.SendAt(ctx, req, at)
+		rec, err = h.queued.SendAt(ctx, req, at)
 	case h.async && preferAsync(r.Header):
-		rec, err = h.n.Enqueue(ctx, req)
+		rec, err = h.queued.Enqueue(ctx, req)
 		if rec != nil {
 			x.Header().Set("Preference-Applied", "respond-async")
 		}

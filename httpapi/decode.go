@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/queued"
 )
 
 // value is one JSON field decoded leniently: decoding never fails on it, so
@@ -578,7 +579,7 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 	} else {
 		at = sendAt(&fe, &w.SendAt)
 	}
-	var chain []notify.Fallback
+	var chain []queued.Fallback
 	if given := len(w.Fallback) > 0 && string(w.Fallback) != "null"; given && otpRoute {
 		fe.Add("fallback", "cannot be given here: send a one-time code as a dual OTP (/send-otp)")
 	} else if given {

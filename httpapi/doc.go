@@ -25,8 +25,8 @@
 // queue (notify.WithQueue). On the single-message send endpoints (/sms,
 // /sms/send, /email/send, /messenger/send, /send-messenger) a body field
 // send_at, an RFC 3339 time with its offset, schedules the send
-// (Notifier.SendAt), and, with WithRespondAsync, the header "Prefer:
-// respond-async" (RFC 7240) queues it (Notifier.Enqueue, answered with
+// (queued.Sender.SendAt), and, with WithRespondAsync, the header "Prefer:
+// respond-async" (RFC 7240) queues it (queued.Sender.Enqueue, answered with
 // "Preference-Applied: respond-async"); send_at wins over the header.
 // Both are charged at once and answered 202 with the receipt, status
 // "scheduled" (with send_at, in UTC) or "queued"; a worker of the queue
@@ -34,7 +34,7 @@
 // send_at (400: a code must go at once) and ignore the preference, as do
 // WithRoute's endpoints and a Handler without WithRespondAsync. Without a
 // queue a send_at is 503. DELETE /messages/{id} cancels a queued or
-// scheduled message no worker has taken (Notifier.Cancel): 200 with its
+// scheduled message no worker has taken (queued.Sender.Cancel): 200 with its
 // record, failed with error code canceled and refunded; 409 once it is
 // taken or settled.
 //

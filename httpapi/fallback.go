@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 )
 
 // A chat send's body may carry "fallback", a timed fallback chain
-// (Notifier.SendWithFallback): an array of steps, each the body of an SMS
+// (queued.Sender.SendWithFallback): an array of steps, each the body of an SMS
 // or e-mail send with three keys of its own:
 //
 //	"fallback": [{"channel": "sms", "after_seconds": 120, "confirm": "delivered",
@@ -29,7 +30,7 @@ import (
 // withFallback is a chat request whose body gave a fallback chain.
 type withFallback struct {
 	notify.Request
-	chain []notify.Fallback
+	chain []queued.Fallback
 }
 
 // fallbackKeys are a step's keys beside its channel's body.
@@ -37,7 +38,7 @@ var fallbackKeys = []string{"channel", "after_seconds", "confirm"}
 
 // decodeFallback decodes a chat body's "fallback" (raw, not null) for the
 // chat message to to, adding every bad field to fe under "fallback.<i>".
-func decodeFallback(fe *notify.FieldErrors, raw json.RawMessage, account, to string, m Header) []notify.Fallback {
+func decodeFallback(fe *notify.FieldErrors, raw json.RawMessage, account, to string, m Header) []queued.Fallback {
 	var steps []json.RawMessage
 	if err := json.Unmarshal(raw, &steps); err != nil {
 		fe.Add("fallback", "must be an array of steps: objects with channel, after_seconds and the channel's body")
@@ -46,11 +47,11 @@ func decodeFallback(fe *notify.FieldErrors, raw json.RawMessage, account, to str
 	if len(steps) == 0 {
 		return nil
 	}
-	if len(steps) > notify.MaxFallbacks {
-		fe.Addf("fallback", "at most %d steps, got %d", notify.MaxFallbacks, len(steps))
+	if len(steps) > queued.MaxFallbacks {
+		fe.Addf("fallback", "at most %d steps, got %d", queued.MaxFallbacks, len(steps))
 		return nil
 	}
-	chain := make([]notify.Fallback, 0, len(steps))
+	chain := make([]queued.Fallback, 0, len(steps))
 	for i, step := range steps {
 		prefix := "fallback." + strconv.Itoa(i)
 		var fields map[string]json.RawMessage
@@ -58,7 +59,7 @@ func decodeFallback(fe *notify.FieldErrors, raw json.RawMessage, account, to str
 			fe.Add(prefix, "must be an object: channel, after_seconds and the channel's body")
 			continue
 		}
-		f := notify.Fallback{}
+		f := queued.Fallback{}
 		var own struct {
 			Channel, After, Confirm value
 		}

@@ -19,6 +19,7 @@ import (
 
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify"
@@ -34,6 +35,7 @@ const BasePath = "/api/v1"
 // goroutines, so it needs no Close.
 type Handler struct {
 	n        *notify.Notifier
+	queued   *queued.Sender // n's queue side
 	accounts store.Accounts
 	log      *slog.Logger
 	maxBody  int64
@@ -139,7 +141,7 @@ func WithSendTimeout(d time.Duration) Option {
 
 // sendRoute is one send endpoint: POST BasePath+path, its body decoded by
 // decode and sent with Notifier.Send, or, on a route that can queue,
-// with Notifier.SendAt for a body with a send_at and Notifier.Enqueue
+// with queued.Sender.SendAt for a body with a send_at and queued.Sender.Enqueue
 // for "Prefer: respond-async" (queued.go).
 type sendRoute struct {
 	path   string
@@ -200,6 +202,7 @@ func New(n *notify.Notifier, accounts store.Accounts, opts ...Option) (*Handler,
 	}
 	h := &Handler{
 		n:        n,
+		queued:   queued.New(n),
 		accounts: accounts,
 		log:      slog.New(slog.DiscardHandler),
 		maxBody:  1 << 20,
@@ -732,11 +735,11 @@ func (h *Handler) sender(rt sendRoute) func(*exchange, *http.Request, *notify.Ac
 		wf, fallback := req.(*withFallback)
 		switch {
 		case fallback:
-			rec, err = h.n.SendWithFallback(ctx, wf.Request, wf.chain...)
+			rec, err = h.queued.SendWithFallback(ctx, wf.Request, wf.chain...)
 		case !at.IsZero() && rt.queue:
-			rec, err = h.n.SendAt(ctx, req, at)
+			rec, err = h.queued.SendAt(ctx, req, at)
 		case h.async && rt.queue && preferAsync(r.Header):
-			rec, err = h.n.Enqueue(ctx, req)
+			rec, err = h.queued.Enqueue(ctx, req)
 			if err == nil || rec != nil && rec.Status == record.StateUnknown {
 				x.Header().Set("Preference-Applied", "respond-async")
 			}

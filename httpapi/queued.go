@@ -11,17 +11,17 @@ import (
 )
 
 // Queued and scheduled sends (beyond the spec): a send_at in the body of
-// a single-message send endpoint schedules the send (Notifier.SendAt), and
-// "Prefer: respond-async" (RFC 7240) queues it (Notifier.Enqueue) when
+// a single-message send endpoint schedules the send (queued.Sender.SendAt), and
+// "Prefer: respond-async" (RFC 7240) queues it (queued.Sender.Enqueue) when
 // the Handler was given WithRespondAsync. Both answer 202 with the
 // receipt, status "scheduled" or "queued"; DELETE /messages/{id} cancels
-// such a send before a worker takes it (Notifier.Cancel).
+// such a send before a worker takes it (queued.Sender.Cancel).
 
 // WithRespondAsync makes the single-message send endpoints (POST /sms,
 // /sms/send, /email/send, /messenger/send, /send-messenger) and POST
 // /sms/bulk (each recipient queued) honour the
 // request header "Prefer: respond-async" (RFC 7240): the send is queued
-// with Notifier.Enqueue and answered at once, 202 with the queued receipt
+// with queued.Sender.Enqueue and answered at once, 202 with the queued receipt
 // and "Preference-Applied: respond-async"; a worker of the Notifier's
 // queue sends it. Give it only with a Notifier that has a queue
 // (notify.WithQueue): the Handler cannot see whether the Notifier has
@@ -33,7 +33,7 @@ import (
 // endpoints /send-otp and /messenger/send-otp, and the WithRoute ones),
 // and when the body has a send_at, which schedules the send whatever the
 // header says. A send_at does not need this option: it always calls
-// Notifier.SendAt, which answers 503 unavailable without a queue.
+// queued.Sender.SendAt, which answers 503 unavailable without a queue.
 func WithRespondAsync() Option {
 	return func(h *Handler) error {
 		h.async = true
@@ -92,7 +92,7 @@ const sendAtExample = "2026-12-01T09:30:00+05:30"
 // with its UTC offset ("Z" or ±hh:mm), fractions of a second allowed.
 // Absent, null or "" is the zero time (send now); anything else is a
 // field error. How far ahead it may be is the Notifier's rule
-// (notify.MaxSchedule).
+// (queued.MaxSchedule).
 func sendAt(fe *notify.FieldErrors, v *value) time.Time {
 	s := v.str(fe, "send_at", false)
 	if s == "" {
@@ -150,7 +150,7 @@ func preferAsync(hd http.Header) bool {
 	return false
 }
 
-// cancelMessage answers DELETE /messages/{id}: Notifier.Cancel stops a
+// cancelMessage answers DELETE /messages/{id}: queued.Sender.Cancel stops a
 // queued or scheduled message of the caller's before a worker takes it,
 // fails it (error code canceled) and refunds it; the answer is the
 // record as GET /messages/{id} gives it after that. A message a worker
@@ -162,7 +162,7 @@ func (h *Handler) cancelMessage(x *exchange, r *http.Request, acct *notify.Accou
 	x.message = id
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
-	rec, err := h.n.Cancel(ctx, acct.ID, id)
+	rec, err := h.queued.Cancel(ctx, acct.ID, id)
 	if err != nil {
 		var shown *notify.Receipt
 		if rec != nil && rec.Status != record.StateUnknown {

@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/queued"
 )
 
 // newQueuedEnv is the test gateway with a queue: a memqueue over the
@@ -30,7 +31,9 @@ func newQueuedEnv(t *testing.T, opts ...httpapi.Option) (*testEnv, *memqueue.Que
 }
 
 // runDue runs the due jobs of q with the env's Notifier.
-func runDue(e *testEnv, q *memqueue.Queue) int { return q.RunDue(context.Background(), e.notifier) }
+func runDue(e *testEnv, q *memqueue.Queue) int {
+	return q.RunDue(context.Background(), queued.New(e.notifier))
+}
 
 // record answers GET /messages/{id}'s data, checking that it carries
 // nothing of the message's request (the body a queued record keeps for

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
@@ -58,10 +59,13 @@ type Kit struct {
 	// SMS, Email, Cloud and QR capture what the channels send; Cloud and QR
 	// are the two chat gateways.
 	SMS, Email, Cloud, QR *memprovider.Provider
-	// Queue holds the sends of Notifier.Enqueue, SendAt and
-	// SendWithFallback, and the sends a send window holds, on the kit's
+	// Queue holds the sends of Queued (Enqueue, SendAt and
+	// SendWithFallback), and the sends a send window holds, on the kit's
 	// clock (WithClock); RunQueue runs the due ones.
 	Queue *memqueue.Queue
+	// Queued is the Notifier's queue side (queued.New), the worker
+	// RunQueue runs.
+	Queued *queued.Sender
 }
 
 type config struct {
@@ -174,6 +178,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 	}
 	k.Notifier, err = notify.New(k.Accounts, k.Ledger, append(base, c.extra...)...)
 	must(t, err)
+	k.Queued = queued.New(k.Notifier)
 	return k
 }
 
@@ -182,7 +187,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 // jobs ran.
 func (k *Kit) RunQueue(t testing.TB) int {
 	t.Helper()
-	return k.Queue.RunDue(context.Background(), k.Notifier)
+	return k.Queue.RunDue(context.Background(), k.Queued)
 }
 
 func must(t testing.TB, err error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 )
 
@@ -107,7 +108,7 @@ func TestAssertionsFail(t *testing.T) {
 func TestKitQueue(t *testing.T) {
 	clock := testclock.New(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
 	kit := notifytest.New(t, notifytest.WithClock(clock.Now))
-	rc, err := kit.Notifier.SendAt(t.Context(), &sms.Request{Account: notifytest.AccountID, To: "9876543210",
+	rc, err := queued.New(kit.Notifier).SendAt(t.Context(), &sms.Request{Account: notifytest.AccountID, To: "9876543210",
 		Message: "Your appointment is tomorrow at 10:00"}, clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)

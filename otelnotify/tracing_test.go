@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/otelnotify"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 )
 
@@ -209,7 +210,7 @@ func TestTracingCompositeParts(t *testing.T) {
 // with the attempt and the settlement under it.
 func TestTracingQueuedSend(t *testing.T) {
 	k, rec := tracedKit(t)
-	r, err := k.Notifier.Enqueue(context.Background(), &sms.Request{Account: notifytest.AccountID, To: traceNumber, Message: traceText})
+	r, err := queued.New(k.Notifier).Enqueue(context.Background(), &sms.Request{Account: notifytest.AccountID, To: traceNumber, Message: traceText})
 	if err != nil || r.Status != record.StateQueued {
 		t.Fatalf("Enqueue = %+v, %v", r, err)
 	}
@@ -246,7 +247,7 @@ func TestTracingNoOrphanSteps(t *testing.T) {
 // A queued bulk: each recipient's work links to the one enqueue span.
 func TestTracingQueuedBulk(t *testing.T) {
 	k, rec := tracedKit(t)
-	r, err := k.Notifier.Enqueue(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: notifytest.AccountID, Message: traceText},
+	r, err := queued.New(k.Notifier).Enqueue(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: notifytest.AccountID, Message: traceText},
 		To: []string{traceNumber, "9876543219"}})
 	if err != nil || r.Status != record.StateQueued || len(r.Legs) != 2 {
 		t.Fatalf("Enqueue = %+v, %v", r, err)

@@ -64,7 +64,7 @@ type Queue interface {
 	OpenTx(ctx context.Context, tx any, m *record.Message) (record.Balance, error)
 
 	// OpenTxMany is OpenTx of every record of ms, in order, in one call
-	// (Notifier.EnqueueTxMany): pgqueue pipelines them to the server in
+	// (queued.Sender.EnqueueTxMany): pgqueue pipelines them to the server in
 	// one round trip, memqueue adds each to tx. On an error some may be
 	// written in tx, which the caller rolls back.
 	OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error

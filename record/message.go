@@ -91,7 +91,7 @@ type Message struct {
 	// opened in any other state.
 	Payload []byte
 	// Fallback is the ID of the message that follows this one unless this
-	// one is confirmed in time (notify.Notifier.SendWithFallback): a
+	// one is confirmed in time (queued.Sender.SendWithFallback): a
 	// scheduled record of the same account. Follows is, on that fallback,
 	// the ID of the message it follows, and Confirm the state of that
 	// message (delivered or read) that makes the fallback unneeded. Empty

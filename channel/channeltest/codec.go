@@ -24,7 +24,7 @@ func (k *kit) testCodec(t *testing.T) {
 		}
 		// The bytes are not checked for secrets: a queued request may
 		// hold a one-time code, which its record keeps until it is sent
-		// (notify.Notifier.Enqueue).
+		// (queued.Sender.Enqueue).
 		if fingerprint(req) != fp {
 			t.Errorf("%s: EncodeRequest changed the request (its Fingerprint)", what)
 		}

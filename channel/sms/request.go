@@ -106,7 +106,7 @@ func (r *Request) Fingerprint(h hash.Hash) {
 
 // BulkRequest sends one SMS to many recipients (a notify.Bulk request):
 // every recipient is charged and recorded as its own message, in as few
-// vendor calls as the provider allows (BatchSender). Notifier.Enqueue and
+// vendor calls as the provider allows (BatchSender). queued.Sender.Enqueue and
 // SendAt queue or schedule each recipient as its own message instead.
 type BulkRequest struct {
 	// Message is what every recipient gets: a Request whose To is empty.

@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/verify"
 )
 
@@ -57,9 +58,9 @@ func periodicTasks(n *notify.Notifier, st *stores, svc *verify.Service, logger *
 	return tasks
 }
 
-// reconcileTask is n.ReconcileTask, logged.
+// reconcileTask is the queue side's ReconcileTask (queued.Sender), logged.
 func reconcileTask(n *notify.Notifier, logger *slog.Logger) queue.Periodic {
-	p := n.ReconcileTask()
+	p := queued.New(n).ReconcileTask()
 	p.Run = func(ctx context.Context) error {
 		reconcile(ctx, n, logger)
 		return nil
@@ -130,7 +131,7 @@ func runQueue(cfg *config, q queue.Queue, n *notify.Notifier, tasks []queue.Peri
 		// Run returns an error only when the queue could not start (the
 		// database did not answer, say): try again until stopped.
 		for {
-			err := q.Run(ctx, n, tasks...)
+			err := q.Run(ctx, queued.New(n), tasks...)
 			if err == nil || ctx.Err() != nil {
 				return
 			}

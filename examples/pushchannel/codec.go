@@ -22,7 +22,7 @@ type stored struct {
 }
 
 // EncodeRequest implements notify.RequestCodec, so that pushes can be
-// queued (Notifier.Enqueue, SendAt, EnqueueTx) and be steps of a timed
+// queued (queued.Sender.Enqueue, SendAt, EnqueueTx) and be steps of a timed
 // fallback: the request, account and idempotency key included, as version
 // 1 JSON ({"v":1,"account":...,"request":{...}}). It refuses a request
 // that is not a *Request.

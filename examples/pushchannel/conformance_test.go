@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 
 	"github.com/notifykit/notify"
@@ -84,14 +85,14 @@ func TestQueuedPush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := n.Enqueue(t.Context(), &pushchannel.Request{Account: "acme", Token: token, Title: "Acme", Body: "Shipped"})
+	rc, err := queued.New(n).Enqueue(t.Context(), &pushchannel.Request{Account: "acme", Token: token, Title: "Acme", Body: "Shipped"})
 	if err != nil || rc.Status != record.StateQueued || rc.Cost.Minor != perPush {
 		t.Fatalf("Enqueue = %+v, %v", rc, err)
 	}
 	if p.Len() != 0 {
 		t.Fatal("queued push sent before the worker ran")
 	}
-	if ran := q.RunDue(t.Context(), n); ran != 1 {
+	if ran := q.RunDue(t.Context(), queued.New(n)); ran != 1 {
 		t.Fatalf("the worker ran %d jobs, want 1", ran)
 	}
 	m, err := n.Message(t.Context(), "acme", rc.MessageID)

@@ -7,7 +7,7 @@
 // HTTP decoder (Decode, joined to the API with httpapi.WithRoute) and its
 // request codec (Channel.EncodeRequest and DecodeRequest, a
 // notify.RequestCodec: versioned JSON), which lets a push wait on a queue
-// (Notifier.Enqueue, SendAt) or be a step of a timed fallback. Its
+// (queued.Sender.Enqueue, SendAt) or be a step of a timed fallback. Its
 // conformance_test.go runs the channel kit, channel/channeltest.
 //
 // Wired into a Notifier with notify.WithChannel, a push is sent, priced,

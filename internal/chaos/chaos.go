@@ -101,6 +101,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 
 	"github.com/notifykit/notify/store"
@@ -217,10 +218,10 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	ops := plan(seed, s.Account, cfg)
 	var worker *crashWorker
 	var stopQueue func()
-	cancels := &canceler{n: n, account: s.Account}
+	cancels := &canceler{n: queued.New(n), account: s.Account}
 	if s.NewQueue != nil {
 		planQueue(seed, ops)
-		worker = &crashWorker{n: n}
+		worker = &crashWorker{n: queued.New(n)}
 		stopQueue = runQueue(t, q, worker)
 	}
 	outcomes := sendAll(n, ops, cfg.Workers, cancels)
@@ -460,10 +461,10 @@ func send(n *notify.Notifier, o *op) outcome {
 	var err error
 	switch o.mode {
 	case modeEnqueue:
-		r, err = n.Enqueue(ctx, o.req)
+		r, err = queued.New(n).Enqueue(ctx, o.req)
 		return outcome{op: o, receipt: r, err: err}
 	case modeSendAt:
-		r, err = n.SendAt(ctx, o.req, time.Now().Add(o.after))
+		r, err = queued.New(n).SendAt(ctx, o.req, time.Now().Add(o.after))
 		return outcome{op: o, receipt: r, err: err}
 	}
 	switch req := o.req.(type) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 
 	"github.com/notifykit/notify"
@@ -21,8 +22,8 @@ import (
 // How an op goes out.
 const (
 	modeSend    = iota // Notifier.Send
-	modeEnqueue        // Notifier.Enqueue
-	modeSendAt         // Notifier.SendAt, a little ahead
+	modeEnqueue        // queued.Sender.Enqueue
+	modeSendAt         // queued.Sender.SendAt, a little ahead
 )
 
 // planQueue picks, with a stream of its own (so that a run without a
@@ -75,7 +76,7 @@ var errCrashed = errors.New("chaos: the worker died mid-send")
 // on a goroutine of its own, so that a send the audit ledger crashes
 // (runtime.Goexit) ends only that goroutine, not the queue's.
 type crashWorker struct {
-	n *notify.Notifier
+	n *queued.Sender
 	// ran counts the jobs the queue ran (not the drain's), crashed the
 	// Works that stopped dead.
 	ran, crashed atomic.Int64
@@ -227,7 +228,7 @@ type cancelResult struct {
 // canceler cancels queued sends at random moments, on goroutines of its
 // own, racing the workers.
 type canceler struct {
-	n       *notify.Notifier
+	n       *queued.Sender
 	account string
 	wg      sync.WaitGroup
 	mu      sync.Mutex

@@ -1,5 +1,5 @@
 // Package pgqueue is a queue.Queue on PostgreSQL: the durable queued and
-// scheduled sends of notify (Notifier.Enqueue, SendAt, EnqueueTx) on the
+// scheduled sends of notify (queued.Sender.Enqueue, SendAt, EnqueueTx) on the
 // database of a pgstore.Store, with github.com/riverqueue/river as its
 // job queue.
 //

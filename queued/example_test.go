@@ -1,4 +1,4 @@
-package notify_test
+package queued_test
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 
-// queued wires a Notifier with SMS and chat channels on a memqueue, at a
-// fixed time.
-func queued(now *time.Time) (*notify.Notifier, *memqueue.Queue, *memprovider.Provider, *memprovider.Provider) {
+// wire makes a Notifier with SMS and chat channels on a memqueue, at a
+// fixed time, and its queue side.
+func wire(now *time.Time) (*queued.Sender, *notify.Notifier, *memqueue.Queue, *memprovider.Provider) {
 	clock := func() time.Time { return *now }
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()})
@@ -25,22 +26,22 @@ func queued(now *time.Time) (*notify.Notifier, *memqueue.Queue, *memprovider.Pro
 	_ = wal.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
 	ledger := memstore.NewLedger(wal)
 	q, _ := memqueue.New(memqueue.Config{Ledger: ledger, Now: clock})
-	smsVendor, chatVendor := memprovider.New("sms"), memprovider.New("cloudchat")
+	smsVendor := memprovider.New("sms")
 	smsCh, _ := sms.New(sms.Config{Provider: smsVendor})
-	chatCh, _ := chat.New(chat.Config{Cloud: chatVendor})
+	chatCh, _ := chat.New(chat.Config{Cloud: memprovider.New("cloudchat")})
 	n, _ := notify.New(accounts, ledger, notify.WithChannel(smsCh), notify.WithChannel(chatCh),
 		notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q), notify.WithClock(clock))
-	return n, q, smsVendor, chatVendor
+	return queued.New(n), n, q, smsVendor
 }
 
 // Enqueue answers at once; a worker (the queue's Run, here RunDue) sends.
-func ExampleNotifier_Enqueue() {
+func ExampleSender_Enqueue() {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	n, q, vendor, _ := queued(&now)
+	s, n, q, vendor := wire(&now)
 	ctx := context.Background()
-	r, _ := n.Enqueue(ctx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped."})
+	r, _ := s.Enqueue(ctx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped."})
 	fmt.Println(r.Status, "charged", r.Cost, "sent", vendor.Len())
-	q.RunDue(ctx, n)
+	q.RunDue(ctx, s)
 	m, _ := n.Message(ctx, "acme", r.MessageID)
 	fmt.Println(m.State, "sent", vendor.Len())
 	// Output:
@@ -50,14 +51,14 @@ func ExampleNotifier_Enqueue() {
 
 // EnqueueTx joins the caller's transaction (a pgx.Tx with pgqueue; here
 // memqueue's): a rollback leaves nothing charged or sent.
-func ExampleNotifier_EnqueueTx() {
+func ExampleSender_EnqueueTx() {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	n, q, vendor, _ := queued(&now)
+	s, n, q, vendor := wire(&now)
 	ctx := context.Background()
 	tx := q.Begin()
-	_, _ = n.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Order placed."})
+	_, _ = s.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Order placed."})
 	_ = tx.Rollback(ctx)
-	q.RunDue(ctx, n)
+	q.RunDue(ctx, s)
 	b, _ := n.Balance(ctx, "acme")
 	fmt.Println("sent", vendor.Len(), "balance", b.Available)
 	// Output: sent 0 balance 100.00 INR
@@ -65,13 +66,13 @@ func ExampleNotifier_EnqueueTx() {
 
 // A chat message, and an SMS two minutes later unless the chat is
 // delivered by then.
-func ExampleNotifier_SendWithFallback() {
+func ExampleSender_SendWithFallback() {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	n, q, smsVendor, _ := queued(&now)
+	s, _, q, smsVendor := wire(&now)
 	ctx := context.Background()
-	r, err := n.SendWithFallback(ctx,
+	r, err := s.SendWithFallback(ctx,
 		&chat.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped.", Gateway: chat.GatewayCloud},
-		notify.Fallback{Request: &sms.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped."},
+		queued.Fallback{Request: &sms.Request{Account: "acme", To: "98765 43210", Message: "Your order #4411 has shipped."},
 			After: 2 * time.Minute})
 	if err != nil {
 		fmt.Println(err)
@@ -79,7 +80,7 @@ func ExampleNotifier_SendWithFallback() {
 	}
 	fmt.Println("chat", r.Status, "fallback", r.Fallback != "")
 	now = now.Add(2 * time.Minute) // no delivery report came
-	q.RunDue(ctx, n)
+	q.RunDue(ctx, s)
 	fmt.Println("SMS sent", smsVendor.Len())
 	// Output:
 	// chat sent fallback true
