@@ -128,7 +128,7 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 			Message: fmt.Sprintf("at most %d recipients, got %d", MaxBulkRecipients, len(reqs))}}}
 	}
 	ps := make([]prepared, len(reqs))
-	var bad FieldErrors
+	var bad record.FieldErrors
 	seen := make(map[string]int, len(reqs))
 	for i, r := range reqs {
 		p, err := n.prepare(ctx, op, acct, r)
@@ -150,7 +150,7 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 		seen[p.env.To] = i
 		ps[i] = p
 	}
-	if err := bad.Err(); err != nil {
+	if err := InvalidFields(bad); err != nil {
 		return nil, nil, wrap(op, "", CodeInvalidArgument, err)
 	}
 	return ps, reqs, nil

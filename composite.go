@@ -76,7 +76,7 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Err: errors.New("the request has no parts")}
 	}
 	parts := make([]part, len(reqs))
-	var bad FieldErrors
+	var bad record.FieldErrors
 	var other error
 	for i, r := range reqs {
 		parts[i].kind = r.Kind()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ type Error struct {
 	// Provider names the provider involved, if any.
 	Provider string
 	// Fields lists every bad field of an InvalidArgument error.
-	Fields []record.FieldError
+	Fields record.FieldErrors
 	// RetryAfter, when positive, is how long a RateLimited caller should
 	// wait before trying again.
 	RetryAfter time.Duration
@@ -157,15 +158,9 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
 	}
-	for i, f := range e.Fields {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(f.Field)
+	if len(e.Fields) > 0 {
 		b.WriteString(": ")
-		b.WriteString(f.Message)
+		b.WriteString(e.Fields.Error())
 	}
 	return b.String()
 }
@@ -235,35 +230,10 @@ func storeCode(err error) Code {
 	return CodeInternal
 }
 
-// FieldErrors collects validation failures so that one error can name
-// every bad field. The zero value is ready to use.
-type FieldErrors []record.FieldError
-
-// Add records that field breaks the rule described by message.
-func (fe *FieldErrors) Add(field, message string) {
-	*fe = append(*fe, record.FieldError{Field: field, Message: message})
-}
-
-// Has reports whether a failure of field is already recorded. A check
-// that only makes sense on a well-formed value runs when it is not, so a
-// field is not told twice what is wrong with it.
-func (fe FieldErrors) Has(field string) bool {
-	for _, f := range fe {
-		if f.Field == field {
-			return true
-		}
-	}
-	return false
-}
-
-// Addf records a rule message formatted as by fmt.Sprintf.
-func (fe *FieldErrors) Addf(field, format string, args ...any) {
-	fe.Add(field, fmt.Sprintf(format, args...))
-}
-
-// Err returns nil when nothing was recorded, else an InvalidArgument
-// *Error listing every field.
-func (fe FieldErrors) Err() error {
+// InvalidFields returns an InvalidArgument *Error naming every field of
+// fe, or nil when fe is empty: the end of a validation that collected its
+// failures in a record.FieldErrors (return notify.InvalidFields(fe)).
+func InvalidFields(fe record.FieldErrors) error {
 	if len(fe) == 0 {
 		return nil
 	}
@@ -306,7 +276,7 @@ func (e *StoreError) Unwrap() error { return e.Err }
 
 // storeFailure is the *Error of a store's answer err to op, the one place
 // where a store's errors (package store) become codes: a refusal the
-// sender can act on (a sentinel, a store.FieldErrors naming fields, a
+// sender can act on (a sentinel, store.InvalidFields naming fields, a
 // *store.LimitError with its RetryAfter) as it is; anything else with a
 // StoreError naming the store, name, as the cause.
 func storeFailure(op, name string, err error) *Error {
@@ -318,12 +288,14 @@ func storeFailure(op, name string, err error) *Error {
 			return wrap(op, "", code, err)
 		}
 		e := &Error{Code: code, Op: op, Err: err}
-		if fields, ok := err.(store.FieldErrors); ok {
-			// Nothing but field rules, as InvalidField: the fields are
-			// the whole cause.
-			e.Err, e.Fields = nil, append([]record.FieldError(nil), fields...)
-		} else if errors.As(err, &fields) {
-			e.Fields = append([]record.FieldError(nil), fields...)
+		var fields record.FieldErrors
+		if errors.As(err, &fields) {
+			e.Fields = slices.Clone(fields)
+			if err.Error() == fields.Error() {
+				// Nothing but field rules (store.InvalidFields): the
+				// fields are the whole cause.
+				e.Err = nil
+			}
 		}
 		var limit *store.LimitError
 		if errors.As(err, &limit) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/notifykit/notify/record"
 )
 
 func TestCodeOf(t *testing.T) {
@@ -28,15 +30,15 @@ func TestCodeOf(t *testing.T) {
 }
 
 func TestErrorMessageAndWrap(t *testing.T) {
-	var fe FieldErrors
+	var fe record.FieldErrors
 	fe.Add("to", "must be 10 digits")
 	fe.Addf("route", "must be one of sms, otp, dlt, not %q", "x")
-	err := fe.Err()
+	err := InvalidFields(fe)
 	want := `invalid_argument: to: must be 10 digits; route: must be one of sms, otp, dlt, not "x"`
 	if err.Error() != want {
 		t.Errorf("Error() = %q\nwant      %q", err.Error(), want)
 	}
-	if (FieldErrors{}).Err() != nil {
+	if InvalidFields(record.FieldErrors{}) != nil {
 		t.Error("empty FieldErrors gave an error")
 	}
 

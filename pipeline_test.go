@@ -42,7 +42,7 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 		return nil, c.prepareErr
 	}
 	env := &notify.Envelope{Kind: c.kind, Provider: c.provider.Name(), Units: 1, Class: record.Transactional}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	switch r := req.(type) {
 	case *sms.Request:
 		if r.To == "" {
@@ -79,7 +79,7 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 	default:
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "test channel: unsupported request %T", req)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	return env, nil

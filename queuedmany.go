@@ -81,7 +81,7 @@ type queuedPart struct {
 func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) ([]queuedPart, error) {
 	accounts := make(map[string]*Account)
 	batch := make([]queuedPart, len(reqs))
-	var fe FieldErrors
+	var fe record.FieldErrors
 	now := n.now()
 	for i, req := range reqs {
 		prefix := fmt.Sprintf("requests.%d", i)
@@ -130,7 +130,7 @@ func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) (
 		m := n.queuedRecord(acct, p.env, payload, n.heldUntil(p.env, now), now)
 		batch[i] = queuedPart{acct: acct, env: p.env, m: m, state: m.State, sendAt: m.SendAt, createdAt: now}
 	}
-	if err := fe.Err(); err != nil {
+	if len(fe) > 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: fe}
 	}
 	return batch, nil

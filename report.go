@@ -233,7 +233,7 @@ func severalRecipients(recs []*Message) bool {
 }
 
 func checkReport(r *DeliveryReport) error {
-	var fe FieldErrors
+	var fe record.FieldErrors
 	if r == nil {
 		return errors.New("nil report")
 	}
@@ -248,7 +248,7 @@ func checkReport(r *DeliveryReport) error {
 	default:
 		fe.Addf("state", "must be sent, delivered, read or failed, not %q", r.State)
 	}
-	return fe.Err()
+	return InvalidFields(fe)
 }
 
 // reported returns the records r names: by the message's own ID when the

@@ -81,7 +81,7 @@ func (n *Notifier) checkChain(op string, req Request, chain []fallback) error {
 	if n.queue == nil {
 		return &Error{Code: CodeUnavailable, Op: op, Err: fmt.Errorf("a fallback needs a queue (notify.WithQueue)")}
 	}
-	var fe FieldErrors
+	var fe record.FieldErrors
 	switch req.(type) {
 	case Bulk, Composite:
 		fe.Add("request", "a composite or bulk request cannot have a fallback")
@@ -111,7 +111,7 @@ func (n *Notifier) checkChain(op string, req Request, chain []fallback) error {
 			fe.Add(field+".confirm", "must be delivered or read")
 		}
 	}
-	if err := fe.Err(); err != nil {
+	if len(fe) > 0 {
 		return &Error{Code: CodeInvalidArgument, Op: op, Fields: fe}
 	}
 	return nil

@@ -235,7 +235,7 @@ func argsToAttrs(args []any) []slog.Attr {
 
 // fail answers err. An error the admin is to act on (errtext.Shown, the
 // public API's rule: its code says the request is at fault, and it is
-// not a store's own words; or a store's store.FieldErrors, the fields
+// not a store's own words; or a store's record.FieldErrors, the fields
 // and rules alone) is answered with message, what the admin should know,
 // or for InvalidArgument its fields. Any other, a store failing, is
 // answered with a plain sentence and the request ID, and logged in full

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -64,8 +65,8 @@ func jsonType(kind string) string {
 // pageQuery reads a list's ?limit= and its ?after= cursor, which cursor
 // decodes (the zero C when absent). A bad one is answered 400, and ok is
 // false.
-func pageQuery[C any](q *request, cursor func(raw string, fe *notify.FieldErrors) C) (limit int, after C, ok bool) {
-	var fe notify.FieldErrors
+func pageQuery[C any](q *request, cursor func(raw string, fe *record.FieldErrors) C) (limit int, after C, ok bool) {
+	var fe record.FieldErrors
 	query := q.r.URL.Query()
 	limit = page(query, &fe)
 	if s := query.Get("after"); s != "" {
@@ -73,7 +74,7 @@ func pageQuery[C any](q *request, cursor func(raw string, fe *notify.FieldErrors
 			after = cursor(raw, &fe)
 		}
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return 0, after, false
 	}
@@ -92,7 +93,7 @@ func onePage[T any](items []T, limit int, next func(T) string) ([]T, string) {
 }
 
 // page reads ?limit=: DefaultLimit when absent, else 1 to MaxLimit.
-func page(query url.Values, fe *notify.FieldErrors) int {
+func page(query url.Values, fe *record.FieldErrors) int {
 	s := query.Get("limit")
 	if s == "" {
 		return DefaultLimit
@@ -110,7 +111,7 @@ func page(query url.Values, fe *notify.FieldErrors) int {
 
 func encodeCursor(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 
-func decodeCursor(s string, fe *notify.FieldErrors) (string, bool) {
+func decodeCursor(s string, fe *record.FieldErrors) (string, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || !validKey(string(b)) {
 		fe.Add("after", notACursor)
@@ -123,10 +124,10 @@ func decodeCursor(s string, fe *notify.FieldErrors) (string, bool) {
 const notACursor = "is not a cursor this endpoint gave (use the next of a page)"
 
 // accountCursor reads ?after= of the accounts: an account's ID.
-func accountCursor(raw string, _ *notify.FieldErrors) string { return raw }
+func accountCursor(raw string, _ *record.FieldErrors) string { return raw }
 
 // ledgerCursor reads ?after= of the ledger: an entry's Seq.
-func ledgerCursor(raw string, fe *notify.FieldErrors) int64 {
+func ledgerCursor(raw string, fe *record.FieldErrors) int64 {
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 {
 		fe.Add("after", notACursor)
@@ -137,7 +138,7 @@ func ledgerCursor(raw string, fe *notify.FieldErrors) int64 {
 
 // messageCursor reads ?after= of the messages: a record's creation time
 // and ID.
-func messageCursor(raw string, fe *notify.FieldErrors) store.MessageCursor {
+func messageCursor(raw string, fe *record.FieldErrors) store.MessageCursor {
 	at, id, ok := strings.Cut(raw, " ")
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if !ok || err != nil || id == "" {
@@ -191,13 +192,13 @@ func validText(s string) bool { return utf8.ValidString(s) && !strings.ContainsR
 // pathKeys checks the request's path IDs: true when each is a key, else
 // the answer is 400 naming each bad one, and false.
 func (q *request) pathKeys() bool {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	for _, name := range pathParams {
 		if v := q.r.PathValue(name); v != "" && !validKey(v) {
 			fe.Add(name, keyRule)
 		}
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return false
 	}

@@ -54,7 +54,7 @@
 // internal and 503 unavailable when the store fails. A store answers with
 // package store's errors, read as the public API's codes
 // (store.ErrNotFound is not_found, store.ErrConflict conflict, ...); the
-// fields a store refuses with (a store.FieldErrors, which names fields and
+// fields a store refuses with (a record.FieldErrors, which names fields and
 // rules only) are answered as the admin API's own, 400 invalid_argument
 // naming each. A store's failure is answered with a plain sentence ending
 // with the request ID, never in the store's words (which name hosts, ports

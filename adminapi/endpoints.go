@@ -97,7 +97,7 @@ type dltIn struct {
 
 // checkDLT validates a DLT template; field is the JSON path before the
 // field names ("" or "dlt_templates[0].").
-func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
+func checkDLT(t dltIn, field string, fe *record.FieldErrors) {
 	if !validID(t.ID, maxIDLen) {
 		fe.Add(field+"id", idRule)
 	}
@@ -119,7 +119,7 @@ func checkDLT(t dltIn, field string, fe *notify.FieldErrors) {
 
 // money reads an amount given as a decimal string or in minor units,
 // exactly one of them.
-func money(decimal string, minor *int64, field string, c record.Currency, required bool, fe *notify.FieldErrors) notify.Money {
+func money(decimal string, minor *int64, field string, c record.Currency, required bool, fe *record.FieldErrors) notify.Money {
 	switch {
 	case decimal != "" && minor != nil:
 		fe.Add(field, "give "+field+" or "+field+"_minor, not both")
@@ -159,7 +159,7 @@ func (q *request) createAccount() {
 	if !q.decode(&in) {
 		return
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if !validID(in.ID, maxIDLen) {
 		fe.Add("id", idRule)
 	}
@@ -202,7 +202,7 @@ func (q *request) createAccount() {
 	if opening.Minor < 0 {
 		fe.Add("opening_balance", "must not be negative")
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}
@@ -325,9 +325,9 @@ func (q *request) putCountries() {
 	if !q.decode(&in) {
 		return
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	checkPlaces(in.Region, in.Countries, &fe)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}
@@ -348,7 +348,7 @@ const maxCountries = 250
 // checkPlaces adds to fe what is wrong with a region and an allow list:
 // each an ISO 3166-1 alpha-2 code in capitals (the list may hold "*",
 // every country), none twice.
-func checkPlaces(region string, countries []string, fe *notify.FieldErrors) {
+func checkPlaces(region string, countries []string, fe *record.FieldErrors) {
 	if region != "" && !phone.IsRegion(region) {
 		fe.Add("region", "must be an ISO 3166-1 alpha-2 code in capitals, such as IN or US")
 	}
@@ -413,7 +413,7 @@ func (q *request) topUp() {
 		return
 	}
 	cur := bal.Available.Currency
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	amount := money(in.Amount, in.AmountMinor, "amount", cur, true, &fe)
 	if !fe.Has("amount") && amount.Minor <= 0 {
 		fe.Add("amount", "must be more than zero")
@@ -421,7 +421,7 @@ func (q *request) topUp() {
 	if !validRef(in.Reference) {
 		fe.Addf("reference", "must be 1 to %d printable ASCII characters without spaces", maxRefLen)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}
@@ -545,9 +545,9 @@ func (q *request) putDLT() {
 		return
 	}
 	t := dltIn{ID: q.r.PathValue("template"), EntityID: in.EntityID, Content: in.Content, MessageID: in.MessageID}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	checkDLT(t, "", &fe)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}
@@ -645,7 +645,7 @@ func (q *request) putTemplate() {
 		return
 	}
 	t := in.template(q.r.PathValue("slug"))
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if !validText(in.Class) {
 		fe.Add("class", "must be valid UTF-8 without NUL characters")
 	}
@@ -659,7 +659,7 @@ func (q *request) putTemplate() {
 			fe.Add(fmt.Sprintf("variables[%d]", i), "must be valid UTF-8 without NUL characters")
 		}
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}

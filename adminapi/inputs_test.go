@@ -177,7 +177,7 @@ func TestStoreFailuresAnswerNoInternals(t *testing.T) {
 		{"outcome_unknown", notify.Errorf(notify.CodeOutcomeUnknown, "lost"), 500, "internal"},
 		{"conflict", store.ErrConflict, 409, "conflict"}, // a store's words, though its kind is a refusal's
 		{"invalid_argument", store.ErrInvalid, 400, "invalid_argument"},
-		{"fields", store.Invalid("amount", "must be positive"), 400, "invalid_argument"}, // fields in a store's words
+		{"fields", store.InvalidField("amount", "must be positive"), 400, "invalid_argument"}, // fields in a store's words
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newServer(t, backend{store: failingStore{Store: memBackend(t).store, kind: c.kind}})
@@ -194,7 +194,7 @@ func TestStoreFailuresAnswerNoInternals(t *testing.T) {
 }
 
 // fieldsStore is an admin store whose CreateAccount and Credit refuse
-// with err, a store.FieldErrors as a store gives one.
+// with err, a store.InvalidFields as a store gives one.
 type fieldsStore struct {
 	adminapi.Store
 	err error
@@ -208,13 +208,13 @@ func (f fieldsStore) Credit(context.Context, string, notify.Money, string) (reco
 	return record.Balance{}, f.err
 }
 
-// TestStoreFieldErrors: the fields a store names (store.FieldErrors, its
+// TestStoreFieldErrors: the fields a store names (store.InvalidFields, its
 // rules and nothing more) are answered as the admin API's own: 400
 // invalid_argument listing them, as a store's notify.InvalidField was; a
 // store that wraps them in its own words is answered plainly.
 func TestStoreFieldErrors(t *testing.T) {
-	fields := store.FieldErrors{{Field: "amount", Message: "would overflow the balance"},
-		{Field: "opening", Message: "must not be negative"}, {Field: "amount", Message: "is too large"}}
+	fields := store.InvalidFields(record.FieldErrors{{Field: "amount", Message: "would overflow the balance"},
+		{Field: "opening", Message: "must not be negative"}, {Field: "amount", Message: "is too large"}})
 	for _, c := range []struct {
 		name string
 		err  error

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
@@ -67,26 +66,26 @@ func writeError(w http.ResponseWriter, code notify.Code, message string, err err
 
 // fieldsOf returns the fields an InvalidArgument err names: those of its
 // *notify.Error (the admin API's own checks), or else those of the
-// store.FieldErrors a store refused a value with.
+// record.FieldErrors a store refused a value with.
 func fieldsOf(err error) []record.FieldError {
 	var e *notify.Error
 	if errors.As(err, &e) && len(e.Fields) > 0 {
 		return e.Fields
 	}
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if errors.As(err, &fe) {
 		return fe
 	}
 	return nil
 }
 
-// storeFieldsOnly reports whether err is a store's store.FieldErrors and
+// storeFieldsOnly reports whether err is a store's record.FieldErrors and
 // nothing more (wrapped, perhaps, but with no words added): which fields
 // break which rules, words a store gives for the client to see, as
 // notify.InvalidField ones. errtext.Shown would take their text ("amount:
 // must be positive") for a package's.
 func storeFieldsOnly(err error) bool {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	return errors.As(err, &fe) && len(fe) > 0 && err.Error() == fe.Error()
 }
 

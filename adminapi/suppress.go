@@ -91,7 +91,7 @@ func suppressionOf(e store.Suppression) suppressionJSON {
 // withReason), naming each bad field, and returns the recipient in its
 // channel's canonical form.
 func (in *suppressionIn) check(recipients Recipients, withReason bool) (string, error) {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	var to string
 	switch kind := record.Kind(in.Channel); {
 	case in.Channel == "":
@@ -115,17 +115,17 @@ func (in *suppressionIn) check(recipients Recipients, withReason bool) (string, 
 	if withReason && !store.SuppressionReason(in.Reason).Valid() {
 		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
 	}
-	return to, fe.Err()
+	return to, notify.InvalidFields(fe)
 }
 
 // listSuppressions: GET /accounts/{id}/suppressions.
 func (q *request) listSuppressions() {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	kind := record.Kind(q.r.URL.Query().Get("channel"))
 	if kind != "" && !store.SuppressibleKind(kind) {
 		fe.Add("channel", "must be a channel name such as sms, chat or email")
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}
@@ -155,7 +155,7 @@ func (q *request) listSuppressions() {
 
 // suppressionCursor reads ?after= of a suppression list: a channel and a
 // recipient.
-func suppressionCursor(raw string, fe *notify.FieldErrors) store.Suppression {
+func suppressionCursor(raw string, fe *record.FieldErrors) store.Suppression {
 	kind, to, ok := strings.Cut(raw, " ")
 	if !ok || !store.SuppressibleKind(record.Kind(kind)) || to == "" {
 		fe.Add("after", notACursor)

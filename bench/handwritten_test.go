@@ -92,9 +92,9 @@ var (
 )
 
 func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Receipt, error) {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if rules.Check(&fe, req); len(fe) > 0 { // validator/v10 with the request's tags
-		return nil, fe.Err()
+		return nil, notify.InvalidFields(fe)
 	}
 	n, err := phone.Parse(req.To, h.account.Region, nil)
 	if err != nil {

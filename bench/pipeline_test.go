@@ -103,10 +103,10 @@ func BenchmarkRequestRulesSMS(b *testing.B) {
 	req := pipelineRequest()
 	b.ReportAllocs()
 	for b.Loop() {
-		var fe notify.FieldErrors
+		var fe record.FieldErrors
 		rules.Check(&fe, req)
 		if len(fe) > 0 {
-			b.Fatal(fe.Err())
+			b.Fatal(notify.InvalidFields(fe))
 		}
 	}
 }

@@ -55,10 +55,10 @@ func decodeBulkSMS(body []byte, account string, m Header) (*sms.BulkRequest, tim
 	if err := unmarshalKeys(body, &w, bulkKeys, true); err != nil {
 		return nil, time.Time{}, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	r := &sms.BulkRequest{To: recipients(&fe, w.To)}
 	at := w.fill(&fe, &r.Message, account, m)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, time.Time{}, err
 	}
 	return r, at, nil
@@ -67,7 +67,7 @@ func decodeBulkSMS(body []byte, account string, m Header) (*sms.BulkRequest, tim
 // recipients reads the "to" array of a bulk body: 1 to
 // notify.MaxBulkRecipients numbers, each a string or a whole JSON number,
 // a bad one named "to.<i>" as the Notifier names a bad number.
-func recipients(fe *notify.FieldErrors, raw json.RawMessage) []string {
+func recipients(fe *record.FieldErrors, raw json.RawMessage) []string {
 	if len(raw) == 0 || string(raw) == "null" {
 		fe.Add("to", "is required: an array of 1 to "+strconv.Itoa(notify.MaxBulkRecipients)+" mobile numbers")
 		return nil

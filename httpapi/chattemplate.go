@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/record"
 )
 
 // A chat send's body may carry "template" (beyond the spec): the values
@@ -55,7 +55,7 @@ func (v *templateValues) given() bool {
 
 // decodeTemplate decodes the "template" of a chat body (raw, as sent),
 // adding every bad field to fe.
-func decodeTemplate(fe *notify.FieldErrors, raw json.RawMessage) templateValues {
+func decodeTemplate(fe *record.FieldErrors, raw json.RawMessage) templateValues {
 	var v templateValues
 	obj, ok := objectOf(fe, "template", raw, templateKeys)
 	if !ok {
@@ -82,7 +82,7 @@ func decodeTemplate(fe *notify.FieldErrors, raw json.RawMessage) templateValues 
 // objectOf decodes raw as a JSON object whose keys are among known,
 // naming an unknown key as name.key (its known keys are still read). null
 // is absent, and not an object is an error: ok false.
-func objectOf(fe *notify.FieldErrors, name string, raw json.RawMessage, known []string) (map[string]json.RawMessage, bool) {
+func objectOf(fe *record.FieldErrors, name string, raw json.RawMessage, known []string) (map[string]json.RawMessage, bool) {
 	if isNull(raw) {
 		return nil, false
 	}
@@ -107,7 +107,7 @@ func isNull(raw json.RawMessage) bool {
 
 // stringOf reads a JSON string (or a whole number) at name; absent or null
 // is "".
-func stringOf(fe *notify.FieldErrors, name string, raw json.RawMessage) string {
+func stringOf(fe *record.FieldErrors, name string, raw json.RawMessage) string {
 	if isNull(raw) {
 		return ""
 	}
@@ -119,7 +119,7 @@ func stringOf(fe *notify.FieldErrors, name string, raw json.RawMessage) string {
 // paramText reads a template parameter's text and applies the vendor's
 // rules (chat.ParamTextRule): it is required when required is set, and
 // checked when given.
-func paramText(fe *notify.FieldErrors, name string, raw json.RawMessage, max int, required bool) string {
+func paramText(fe *record.FieldErrors, name string, raw json.RawMessage, max int, required bool) string {
 	given := !isNull(raw)
 	s := stringOf(fe, name, raw)
 	switch {
@@ -135,7 +135,7 @@ func paramText(fe *notify.FieldErrors, name string, raw json.RawMessage, max int
 
 // decodeNamed reads template.named: an object of parameter names to
 // their text.
-func decodeNamed(fe *notify.FieldErrors, raw json.RawMessage) map[string]string {
+func decodeNamed(fe *record.FieldErrors, raw json.RawMessage) map[string]string {
 	if isNull(raw) {
 		return nil
 	}
@@ -161,7 +161,7 @@ func decodeNamed(fe *notify.FieldErrors, raw json.RawMessage) map[string]string 
 }
 
 // decodeButtons reads template.buttons: an array of {index, type, value}.
-func decodeButtons(fe *notify.FieldErrors, raw json.RawMessage) []chat.Button {
+func decodeButtons(fe *record.FieldErrors, raw json.RawMessage) []chat.Button {
 	if isNull(raw) {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/fingerprint"
 	"github.com/notifykit/notify/queued"
+	"github.com/notifykit/notify/record"
 )
 
 // value is one JSON field decoded leniently: decoding never fails on it, so
@@ -79,7 +80,7 @@ func plainString(b []byte) bool {
 // literal is accepted (numbers, OTP codes and numeric IDs). Bad shapes are
 // recorded in fe under name and give "". Values are never echoed: they may
 // be OTP codes.
-func (v *value) str(fe *notify.FieldErrors, name string, numeric bool) string {
+func (v *value) str(fe *record.FieldErrors, name string, numeric bool) string {
 	switch v.kind {
 	case 0:
 		return ""
@@ -115,7 +116,7 @@ func (v *vars) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (v *vars) get(fe *notify.FieldErrors) notify.Vars {
+func (v *vars) get(fe *record.FieldErrors) notify.Vars {
 	if v.err != nil {
 		msg := v.err.Error()
 		msg = strings.TrimPrefix(msg, "variables: ")
@@ -128,7 +129,7 @@ func (v *vars) get(fe *notify.FieldErrors) notify.Vars {
 // alias resolves a field and its alias: either may be given; both with
 // different non-empty values is an error naming both. same compares two
 // values (nil: exact equality).
-func alias(fe *notify.FieldErrors, name string, a *value, aliasName string, b *value, numeric bool, same func(x, y string) bool) string {
+func alias(fe *record.FieldErrors, name string, a *value, aliasName string, b *value, numeric bool, same func(x, y string) bool) string {
 	x := a.str(fe, name, numeric)
 	y := b.str(fe, aliasName, numeric)
 	switch {
@@ -163,7 +164,7 @@ type Header struct {
 // Decoder decodes the JSON body of a send endpoint into the request it
 // sends, for the account the request's API key named (set it as the
 // request's account). A bad body is an InvalidArgument *notify.Error
-// naming every bad field (notify.FieldErrors), which the handler answers
+// naming every bad field (record.FieldErrors), which the handler answers
 // as it answers the built-in endpoints; the body is at most the
 // handler's WithMaxBodyBytes and is not retained by the handler after
 // the decoder returns, so a decoder must copy what it keeps. Decoders are
@@ -177,7 +178,7 @@ const maxIdempotencyKey = 255
 // common resolves the fields every endpoint shares: the domain (body
 // domain/website, else X-Domain) and the idempotency key (header or body
 // idempotency_key).
-func common(fe *notify.FieldErrors, m Header, domain, website, key *value) (dom, idem string) {
+func common(fe *record.FieldErrors, m Header, domain, website, key *value) (dom, idem string) {
 	dom = alias(fe, "domain", domain, "website", website, false, nil)
 	if dom == "" {
 		dom = m.Domain
@@ -234,7 +235,7 @@ type smsText struct {
 
 // fill sets every field of r but To from w, for the account, naming each
 // bad field in fe, and returns the body's send_at (zero when absent).
-func (w *smsText) fill(fe *notify.FieldErrors, r *sms.Request, account string, m Header) time.Time {
+func (w *smsText) fill(fe *record.FieldErrors, r *sms.Request, account string, m Header) time.Time {
 	r.Account = account
 	r.Message = alias(fe, "message", &w.Message, "variables_values", &w.VariablesValues, true, nil)
 	r.SenderID = w.SenderID.str(fe, "sender_id", true)
@@ -374,10 +375,10 @@ func decodeSMSAt(body []byte, account string, m Header) (*sms.Request, time.Time
 	if err := unmarshal(body, &w, smsKeys); err != nil {
 		return nil, time.Time{}, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	r := &sms.Request{To: alias(&fe, "to", &w.To, "numbers", &w.Numbers, true, sameNumber)}
 	at := w.fill(&fe, r, account, m)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, time.Time{}, err
 	}
 	return r, at, nil
@@ -390,7 +391,7 @@ func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 	if err := unmarshal(body, &w, otpKeys); err != nil {
 		return nil, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	r := &otp.Request{
 		Account:   account,
 		To:        w.To.str(&fe, "to", true),
@@ -400,7 +401,7 @@ func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	noSendAt(&fe, &w.SendAt)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -420,7 +421,7 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 	if err := unmarshal(body, &w, emailKeys); err != nil {
 		return nil, time.Time{}, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	r := &email.Request{
 		Account:      account,
 		To:           w.To.str(&fe, "to", false),
@@ -437,7 +438,7 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	at := sendAt(&fe, &w.SendAt)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, time.Time{}, err
 	}
 	return r, at, nil
@@ -451,7 +452,7 @@ const maxEmailListLen = 1000
 // emailList decodes cc or bcc: absent, null or an array of strings,
 // each element's shape reported as "cc[1]". The addresses are the
 // channel's to check.
-func emailList(fe *notify.FieldErrors, name string, raw json.RawMessage) []string {
+func emailList(fe *record.FieldErrors, name string, raw json.RawMessage) []string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -478,7 +479,7 @@ var emailAttachmentKeys = []string{"url", "file_name", "content_type"}
 // emailAttachments decodes attachments: absent, null or an array of
 // objects with the keys emailAttachmentKeys, each string-valued; any
 // other key is refused, naming it ("attachments[0].data").
-func emailAttachments(fe *notify.FieldErrors, raw json.RawMessage) []email.Attachment {
+func emailAttachments(fe *record.FieldErrors, raw json.RawMessage) []email.Attachment {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -540,7 +541,7 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 	if err := unmarshal(body, &w, chatKeys); err != nil {
 		return nil, time.Time{}, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	r := &chat.Request{
 		Account:      account,
 		To:           w.To.str(&fe, "to", true),
@@ -588,7 +589,7 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 			fe.Add("send_at", "cannot go with a fallback: the message goes now and its fallback after it")
 		}
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, time.Time{}, err
 	}
 	if len(chain) > 0 {

@@ -38,7 +38,7 @@ var fallbackKeys = []string{"channel", "after_seconds", "confirm"}
 
 // decodeFallback decodes a chat body's "fallback" (raw, not null) for the
 // chat message to to, adding every bad field to fe under "fallback.<i>".
-func decodeFallback(fe *notify.FieldErrors, raw json.RawMessage, account, to string, m Header) []queued.Fallback {
+func decodeFallback(fe *record.FieldErrors, raw json.RawMessage, account, to string, m Header) []queued.Fallback {
 	var steps []json.RawMessage
 	if err := json.Unmarshal(raw, &steps); err != nil {
 		fe.Add("fallback", "must be an array of steps: objects with channel, after_seconds and the channel's body")
@@ -119,7 +119,7 @@ func stepRequest[R notify.Request](r R, at time.Time, err error) (notify.Request
 }
 
 // seconds reads a whole number of seconds, 1 to 86400, as a duration.
-func seconds(fe *notify.FieldErrors, name string, v *value) time.Duration {
+func seconds(fe *record.FieldErrors, name string, v *value) time.Duration {
 	s := v.str(fe, name, true)
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if s == "" || err != nil || n < 1 || n > 86400 {
@@ -135,7 +135,7 @@ func seconds(fe *notify.FieldErrors, name string, v *value) time.Duration {
 
 // addPrefixed adds the field errors of err, a decoder's InvalidArgument,
 // to fe under prefix; any other error under prefix itself.
-func addPrefixed(fe *notify.FieldErrors, prefix string, err error) {
+func addPrefixed(fe *record.FieldErrors, prefix string, err error) {
 	var e *notify.Error
 	if errors.As(err, &e) && len(e.Fields) > 0 {
 		for _, f := range e.Fields {

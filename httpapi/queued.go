@@ -93,7 +93,7 @@ const sendAtExample = "2026-12-01T09:30:00+05:30"
 // Absent, null or "" is the zero time (send now); anything else is a
 // field error. How far ahead it may be is the Notifier's rule
 // (queued.MaxSchedule).
-func sendAt(fe *notify.FieldErrors, v *value) time.Time {
+func sendAt(fe *record.FieldErrors, v *value) time.Time {
 	s := v.str(fe, "send_at", false)
 	if s == "" {
 		return time.Time{}
@@ -108,7 +108,7 @@ func sendAt(fe *notify.FieldErrors, v *value) time.Time {
 
 // noSendAt records a field error for a send_at on an endpoint that sends
 // one-time codes: a code must go at once. Absent, null or "" pass.
-func noSendAt(fe *notify.FieldErrors, v *value) {
+func noSendAt(fe *record.FieldErrors, v *value) {
 	if v.kind == 0 || v.kind == 's' && v.s == "" {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // The strict checks of a request body: what encoding/json lets pass and
@@ -93,7 +94,7 @@ type strictScan struct {
 	known  []string // keys of the request object
 	closed bool     // a key of the request object not in known is refused
 	vars   bool     // known holds "variables"
-	fe     notify.FieldErrors
+	fe     record.FieldErrors
 	keys   [][]byte // keys of the objects being walked, innermost last
 	path   []pathSeg
 	depth  int
@@ -127,7 +128,7 @@ func checkStrictKeys(body []byte, known []string, closed bool) error {
 	if s.bad {
 		return notify.Errorf(notify.CodeInvalidArgument, "malformed JSON: the body must be a JSON object")
 	}
-	return s.fe.Err()
+	return notify.InvalidFields(s.fe)
 }
 
 // scanPool keeps scanners with their key and path stacks, so that a

@@ -150,7 +150,7 @@ func jsonWhat(b []byte) string {
 }
 
 // get returns the channels, or nil with the problem in fe under name.
-func (c *channelList) get(fe *notify.FieldErrors, name string) []verify.Channel {
+func (c *channelList) get(fe *record.FieldErrors, name string) []verify.Channel {
 	switch {
 	case c.bad != "":
 		at := name
@@ -172,7 +172,7 @@ func (c *channelList) get(fe *notify.FieldErrors, name string) []verify.Channel 
 
 // whole returns the field as a whole number, and whether it was given.
 // Bad shapes are recorded in fe under name.
-func (v *value) whole(fe *notify.FieldErrors, name string) (int, bool) {
+func (v *value) whole(fe *record.FieldErrors, name string) (int, bool) {
 	switch v.kind {
 	case 0:
 		return 0, false
@@ -200,7 +200,7 @@ func decodeVerifyStart(body []byte, m Header) (string, verify.StartOptions, erro
 	if err := unmarshalKeys(body, &w, verifyStartKeys, true); err != nil {
 		return "", verify.StartOptions{}, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	to := w.To.str(&fe, "to", true)
 	opts := verify.StartOptions{
 		Channels:   w.Channels.get(&fe, "channels"),
@@ -228,7 +228,7 @@ func decodeVerifyStart(body []byte, m Header) (string, verify.StartOptions, erro
 		}
 		opts.TTL = time.Duration(n) * time.Second
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return "", verify.StartOptions{}, err
 	}
 	return to, opts, nil
@@ -242,7 +242,7 @@ func decodeVerifyCheck(body []byte) (string, error) {
 	if err := unmarshalKeys(body, &w, verifyCheckKeys, true); err != nil {
 		return "", err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	code := w.Code.str(&fe, "code", true)
 	switch {
 	case fe.Has("code"):
@@ -251,7 +251,7 @@ func decodeVerifyCheck(body []byte) (string, error) {
 	case len(code) > maxCheckCode:
 		fe.Addf("code", "must be at most %d characters", maxCheckCode)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return "", err
 	}
 	return code, nil
@@ -267,7 +267,7 @@ func decodeVerifyResend(body []byte, m Header) (verify.ResendOptions, error) {
 	if err := unmarshalKeys(body, &w, verifyResendKeys, true); err != nil {
 		return verify.ResendOptions{}, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	opts := verify.ResendOptions{
 		Channels:   w.Channels.get(&fe, "channels"),
 		Brand:      w.Brand.str(&fe, "brand", false),
@@ -280,7 +280,7 @@ func decodeVerifyResend(body []byte, m Header) (verify.ResendOptions, error) {
 	if opts.Domain == "" {
 		opts.Domain = m.Domain
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return verify.ResendOptions{}, err
 	}
 	return opts, nil

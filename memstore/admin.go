@@ -64,7 +64,7 @@ func (a *Admin) CreateAccount(ctx context.Context, acct *record.Account, apiKey 
 		return ctxError("create account", err)
 	}
 	if apiKey == "" {
-		return store.Invalid("api_key", "must not be empty")
+		return store.InvalidField("api_key", "must not be empty")
 	}
 	if err := a.accounts.Add(acct, apiKey); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*recor
 		return nil, err
 	}
 	if c.ID != id {
-		return nil, store.Invalid("id", "cannot be changed")
+		return nil, store.InvalidField("id", "cannot be changed")
 	}
 	c = record.CloneAccount(c) // update may keep c's settings
 	a.byID.Store(id, c)

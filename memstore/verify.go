@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify/verifystore"
 )
@@ -86,9 +87,9 @@ func (s *Verifications) CreateVerification(ctx context.Context, v *verifystore.V
 		return ctxError("create verification", err)
 	}
 	if v == nil {
-		return store.Invalid("verification", "must not be nil")
+		return store.InvalidField("verification", "must not be nil")
 	}
-	var bad store.FieldErrors
+	var bad record.FieldErrors
 	if v.ID == "" {
 		bad.Add("id", "must not be empty")
 	}
@@ -104,7 +105,7 @@ func (s *Verifications) CreateVerification(ctx context.Context, v *verifystore.V
 	if v.Checks != 0 || v.Sends != 0 {
 		bad.Add("checks", "a new verification has no checks or sends counted")
 	}
-	if err := bad.Err(); err != nil {
+	if err := store.InvalidFields(bad); err != nil {
 		return err
 	}
 	c := verifystore.CloneVerification(v)
@@ -227,7 +228,7 @@ func (s *Verifications) FinishVerification(ctx context.Context, account, id stri
 		return nil, false, ctxError("finish verification", err)
 	}
 	if status != verifystore.VerificationApproved && status != verifystore.VerificationCanceled {
-		return nil, false, store.Invalid("status", "must be approved or canceled, not "+string(status))
+		return nil, false, store.InvalidField("status", "must be approved or canceled, not "+string(status))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -397,7 +398,7 @@ func (c *Counters) Add(ctx context.Context, key string, n int64, window time.Dur
 		return 0, false, ctxError("add to counter", err)
 	}
 	if window <= 0 {
-		return 0, false, store.Invalid("window", "must be positive")
+		return 0, false, store.InvalidField("window", "must be positive")
 	}
 	bucket := verifystore.CounterBucket(now, window)
 	since := verifystore.CounterSince(now, window)
@@ -461,7 +462,7 @@ func (c *Counters) Sums(ctx context.Context, keys []string, window time.Duration
 		return nil, ctxError("counter sums", err)
 	}
 	if window <= 0 {
-		return nil, store.Invalid("window", "must be positive")
+		return nil, store.InvalidField("window", "must be positive")
 	}
 	since := verifystore.CounterSince(now, window)
 	out := make([]int64, len(keys))

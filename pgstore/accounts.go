@@ -27,10 +27,10 @@ import (
 // this account is accepted. An empty ID or key is store.ErrInvalid, and so
 // are settings that are not JSON objects jsonb can hold (field
 // "settings.<kind>") or that take more than 16 MiB together ("settings"):
-// store.FieldErrors naming them. Settings are stored as the JSON they are,
+// record.FieldErrors naming them. Settings are stored as the JSON they are,
 // and read back as PostgreSQL renders it. PutAccount does not retain acct.
 func (s *Store) PutAccount(ctx context.Context, acct *record.Account, apiKeys ...string) error {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if acct == nil || acct.ID == "" {
 		fe.Add("id", "is required")
 	}
@@ -43,7 +43,7 @@ func (s *Store) PutAccount(ctx context.Context, acct *record.Account, apiKeys ..
 	if acct != nil {
 		settings = settingsColumn(acct, &fe)
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return err
 	}
 	// The transaction is an upsert plus key inserts that accept their own
@@ -73,7 +73,7 @@ func countriesColumn(acct *record.Account) []string {
 	return acct.Countries
 }
 
-func settingsColumn(acct *record.Account, fe *store.FieldErrors) []byte {
+func settingsColumn(acct *record.Account, fe *record.FieldErrors) []byte {
 	kinds := slices.Sorted(maps.Keys(acct.Settings))
 	bad := len(*fe)
 	for _, k := range kinds {
@@ -143,7 +143,7 @@ func hasNUL(v []byte) bool {
 func (s *Store) writeAccountErr(ctx context.Context, what string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code == stateBadText || pe.Code == stateUntranslatable) && ctx.Err() == nil {
-		return store.Invalid("settings", "cannot be stored: "+pe.Message)
+		return store.InvalidField("settings", "cannot be stored: "+pe.Message)
 	}
 	return s.fail(ctx, what, err)
 }
@@ -176,7 +176,7 @@ func (s *Store) putAccount(ctx context.Context, acct *record.Account, settings [
 // empty key store.ErrInvalid.
 func (s *Store) AddAPIKey(ctx context.Context, account, apiKey string) error {
 	if apiKey == "" {
-		return store.Invalid("api_key", "must not be empty")
+		return store.InvalidField("api_key", "must not be empty")
 	}
 	return s.do(ctx, repeatable, func() error { return s.addKey(ctx, s.pool, account, apiKey) })
 }
@@ -213,7 +213,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 // and running one again after a lost connection is harmless.
 func (s *Store) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...string) error {
 	sums := make([][]byte, len(apiKeys))
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	for i, k := range apiKeys {
 		if k == "" {
 			fe.Add(fmt.Sprintf("api_keys[%d]", i), "must not be empty")
@@ -221,7 +221,7 @@ func (s *Store) ReplaceAPIKeys(ctx context.Context, account string, apiKeys ...s
 		sum := sha256.Sum256([]byte(k))
 		sums[i] = sum[:]
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return err
 	}
 	return s.do(ctx, repeatable, func() error {
@@ -264,7 +264,7 @@ WHERE account = $1 AND NOT (key_hash = ANY($2::bytea[]))`, s.qualifier(), s.pref
 // empty key store.ErrInvalid; a key of another account store.ErrConflict.
 func (s *Store) AddAPIKeyIfNone(ctx context.Context, account, apiKey string) (bool, error) {
 	if apiKey == "" {
-		return false, store.Invalid("api_key", "must not be empty")
+		return false, store.InvalidField("api_key", "must not be empty")
 	}
 	sum := sha256.Sum256([]byte(apiKey))
 	var added bool

@@ -24,7 +24,7 @@ import (
 // would answer store.ErrConflict): store.ErrUnavailable leaves the outcome
 // unknown, and Account tells it.
 func (s *Store) CreateAccount(ctx context.Context, acct *record.Account, apiKey string, opening record.Money) error {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if acct == nil || acct.ID == "" {
 		fe.Add("id", "is required")
 	}
@@ -41,7 +41,7 @@ func (s *Store) CreateAccount(ctx context.Context, acct *record.Account, apiKey 
 	if acct != nil {
 		settings = settingsColumn(acct, &fe)
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return err
 	}
 	return s.do(ctx, onceOnly, func() error {
@@ -123,11 +123,11 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*recor
 			return err
 		}
 		if a.ID != id {
-			return store.Invalid("id", "cannot be changed")
+			return store.InvalidField("id", "cannot be changed")
 		}
-		var fe store.FieldErrors
+		var fe record.FieldErrors
 		settings := settingsColumn(a, &fe)
-		if err := fe.Err(); err != nil {
+		if err := store.InvalidFields(fe); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, s.q.putAccount, a.ID, a.Name,

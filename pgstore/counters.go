@@ -105,7 +105,7 @@ func (s *Store) Counters() *Counters {
 // checkWindow refuses a window no sum can span.
 func checkWindow(op string, window time.Duration) error {
 	if window <= 0 || window > maxLimitSpan {
-		return fmt.Errorf("pgstore: %s: %w", op, store.Invalid("window", "must be positive and at most 10 years"))
+		return fmt.Errorf("pgstore: %s: %w", op, store.InvalidField("window", "must be positive and at most 10 years"))
 	}
 	return nil
 }

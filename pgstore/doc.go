@@ -207,7 +207,7 @@
 // error, wrapped, so that errors.Is sees context.Canceled or
 // context.DeadlineExceeded. Refusals match store.ErrNotFound,
 // store.ErrConflict, store.ErrInsufficientFunds, store.ErrInvalid (a
-// store.FieldErrors when it names fields) or store.ErrUnauthenticated, as
+// record.FieldErrors when it names fields) or store.ErrUnauthenticated, as
 // each method says, and a limiter's refusal is a *store.LimitError.
 // Anything else (a table missing before Migrate, a broken row) matches
 // none of them: the store failing. No error text holds an API key or a

@@ -154,7 +154,7 @@ func batchColumns(ms []*record.Message) ([]any, error) {
 		if m == nil || !m.State.Waiting() || m.ProviderMessageID != "" || m.Gateway != "" || m.Attempts != 0 ||
 			m.ErrorCode != "" || m.Error != "" {
 			return nil, fmt.Errorf("pgstore: open messages: record %d: %w", i,
-				store.Invalid("state", "a batch holds queued or scheduled records not yet sent"))
+				store.InvalidField("state", "a batch holds queued or scheduled records not yet sent"))
 		}
 		if _, err := openArgs(m); err != nil {
 			return nil, fmt.Errorf("pgstore: open messages: record %d: %w", i, err)
@@ -200,7 +200,7 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*record.Messag
 		}
 		if !n.cur.Same(m.Charge.Currency) {
 			return fmt.Errorf("pgstore: open messages: account %q: %w", m.Account,
-				store.Invalid("charge", "every record of an account must be in one currency"))
+				store.InvalidField("charge", "every record of an account must be in one currency"))
 		}
 		n.total += m.Charge.Minor
 	}
@@ -235,7 +235,7 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*record.Messag
 			return fmt.Errorf("pgstore: open messages: wallet of account %q: %w", a, store.ErrNotFound)
 		case w.code != n.cur.Code || w.exponent != n.cur.Exponent:
 			return fmt.Errorf("pgstore: open messages: wallet of %q is in %s, not %q: %w", a, w.code, n.cur.Code,
-				store.Invalid("charge", "must be in the wallet's currency "+w.code))
+				store.InvalidField("charge", "must be in the wallet's currency "+w.code))
 		case w.balance < n.total:
 			return fmt.Errorf("charges of %s to account %q: %w", record.Money{Minor: n.total, Currency: n.cur}.Decimal(), a, store.ErrInsufficientFunds)
 		}
@@ -246,7 +246,7 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*record.Messag
 // openArgs checks m and returns the arguments of the openMessage
 // statement that writes it.
 func openArgs(m *record.Message) ([]any, error) {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	switch {
 	case m == nil:
 		return nil, fmt.Errorf("pgstore: open message: %w: nil record", store.ErrInvalid)
@@ -265,7 +265,7 @@ func openArgs(m *record.Message) ([]any, error) {
 	if !ok {
 		fe.Add("state", "must be pending, attempting, queued or scheduled")
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	history, err := json.Marshal(historyJSON(steps))
@@ -330,7 +330,7 @@ func (s *Store) openRefused(ctx context.Context, q querier, retry bool, m *recor
 		return fmt.Errorf("pgstore: open message: wallet of account %q: %w", m.Account, store.ErrNotFound)
 	case *code != cur.Code || *exponent != cur.Exponent:
 		return fmt.Errorf("pgstore: open message: wallet of %q is in %s, not %q: %w", m.Account, *code, cur.Code,
-			store.Invalid("charge", "must be in the wallet's currency "+*code))
+			store.InvalidField("charge", "must be in the wallet's currency "+*code))
 	}
 	return fmt.Errorf("charge of %s to account %q: %w", m.Charge.Decimal(), m.Account, store.ErrInsufficientFunds)
 }

@@ -55,9 +55,9 @@ func wantSettings(t testing.TB, what string, got, want map[notify.Kind]json.RawM
 func wantFields(t testing.TB, what string, err error, fields ...string) {
 	t.Helper()
 	wantErr(t, err, store.ErrInvalid)
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if !errors.As(err, &fe) {
-		t.Fatalf("%s: error %v is no store.FieldErrors", what, err)
+		t.Fatalf("%s: error %v is no record.FieldErrors", what, err)
 	}
 	var got []string
 	for _, f := range fe {

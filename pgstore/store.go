@@ -143,7 +143,7 @@ func WithClock(now func() time.Time) Option {
 // the call with the same ref tells it); the context's error, wrapped, when
 // ctx ended (errors.Is sees context.Canceled or
 // context.DeadlineExceeded); store.ErrNotFound, store.ErrInvalid (a
-// store.FieldErrors when it names fields), store.ErrConflict and
+// record.FieldErrors when it names fields), store.ErrConflict and
 // store.ErrInsufficientFunds as each method says; a *store.LimitError
 // for a limiter's refusal; and, for anything else, an error that matches
 // none of them: the store failing.

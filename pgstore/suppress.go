@@ -81,7 +81,7 @@ const addRetries = 3
 func (s *Store) AddSuppression(ctx context.Context, e store.Suppression) (store.Suppression, error) {
 	e, err := storeutil.CheckSuppression(e)
 	if err == nil && !storable(e.Account) {
-		err = store.Invalid("account", "must be UTF-8 without the NUL character")
+		err = store.InvalidField("account", "must be UTF-8 without the NUL character")
 	}
 	if err != nil {
 		return store.Suppression{}, fmt.Errorf("pgstore: add suppression: %w", err)

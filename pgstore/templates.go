@@ -42,7 +42,7 @@ func (s *Store) Template(ctx context.Context, account, slug string) (*store.Temp
 // store.ErrInvalid (field "bodies.<kind>.<part>"). PutTemplate does not
 // retain t.
 func (s *Store) PutTemplate(ctx context.Context, account string, t *store.Template) error {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
@@ -53,7 +53,7 @@ func (s *Store) PutTemplate(ctx context.Context, account string, t *store.Templa
 	if t != nil {
 		bodies = bodiesColumn(t.Bodies, &fe)
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return err
 	}
 	err := s.do(ctx, repeatable, func() error {
@@ -77,7 +77,7 @@ type storedBody struct {
 // that jsonb cannot hold as they are, invalid UTF-8 (which encoding/json
 // would replace) or a NUL character (which jsonb refuses), are added to
 // fe and give nil.
-func bodiesColumn(bodies map[record.Kind]store.Body, fe *store.FieldErrors) []byte {
+func bodiesColumn(bodies map[record.Kind]store.Body, fe *record.FieldErrors) []byte {
 	if len(bodies) == 0 {
 		return []byte("{}")
 	}

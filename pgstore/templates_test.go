@@ -179,7 +179,7 @@ func TestTemplateBodiesRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := s.PutTemplate(ctx, "acme", &store.Template{Slug: tt.name, Bodies: tt.bodies})
 			wantErr(t, err, store.ErrInvalid)
-			var fe store.FieldErrors
+			var fe record.FieldErrors
 			if !errors.As(err, &fe) || len(fe) == 0 || fe[0].Field != tt.field {
 				t.Fatalf("PutTemplate = %v, want an error of field %q", err, tt.field)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify/verifystore"
 )
@@ -116,7 +117,7 @@ func microUTC(t time.Time) time.Time {
 // is store.ErrConflict. An empty ID, Account or CodeHash, a text field
 // that is not UTF-8 or holds the NUL character, or a Status other than
 // pending, approved, canceled or expired is store.ErrInvalid (a
-// store.FieldErrors naming the fields). It is one INSERT, not repeated
+// record.FieldErrors naming the fields). It is one INSERT, not repeated
 // after a lost connection (a repeat of one that committed would answer
 // store.ErrConflict): store.ErrUnavailable leaves the outcome unknown,
 // and Verification tells it. CreateVerification does not retain v.
@@ -124,7 +125,7 @@ func (s *Store) CreateVerification(ctx context.Context, v *verifystore.Verificat
 	if v == nil {
 		return fmt.Errorf("pgstore: create verification: %w: nil verification", store.ErrInvalid)
 	}
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	text := func(field, value string, required bool) {
 		switch {
 		case required && value == "":
@@ -153,7 +154,7 @@ func (s *Store) CreateVerification(ctx context.Context, v *verifystore.Verificat
 	default:
 		fe.Add("status", "must be pending, approved, canceled or expired")
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return fmt.Errorf("pgstore: create verification: %w", err)
 	}
 	channels := v.Channels
@@ -274,7 +275,7 @@ func (s *Store) TakeSend(ctx context.Context, account, id string, now time.Time,
 func (s *Store) FinishVerification(ctx context.Context, account, id string, status verifystore.VerificationStatus, now time.Time) (*verifystore.Verification, bool, error) {
 	if status != verifystore.VerificationApproved && status != verifystore.VerificationCanceled {
 		return nil, false, fmt.Errorf("pgstore: finish verification: %w",
-			store.Invalid("status", "must be approved or canceled"))
+			store.InvalidField("status", "must be approved or canceled"))
 	}
 	return s.takeVerification(ctx, "finish verification", account, id, s.q.verifications.finish,
 		account, id, string(status), microUTC(now))
@@ -318,7 +319,7 @@ func (s *Store) takeVerification(ctx context.Context, what, account, id, query s
 // repeated after a lost connection: a repeat marks what is left.
 func (s *Store) ExpireVerifications(ctx context.Context, now time.Time, limit int) (int, error) {
 	if limit < 1 {
-		return 0, fmt.Errorf("pgstore: expire verifications: %w", store.Invalid("limit", "must be at least 1"))
+		return 0, fmt.Errorf("pgstore: expire verifications: %w", store.InvalidField("limit", "must be at least 1"))
 	}
 	now = microUTC(now)
 	var expired, deleted int64

@@ -15,6 +15,7 @@ import (
 
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify/verifystore"
 )
@@ -114,7 +115,7 @@ func TestVerificationRoundTrip(t *testing.T) {
 		c.edit(v)
 		err := s.CreateVerification(ctx, v)
 		wantErr(t, err, store.ErrInvalid)
-		var fe store.FieldErrors
+		var fe record.FieldErrors
 		if !errors.As(err, &fe) || fe[0].Field != c.field {
 			t.Errorf("%s: %v, want a FieldErrors naming %s", name, err, c.field)
 		}

@@ -45,7 +45,7 @@ func (s *Store) Balance(ctx context.Context, account string) (record.Balance, er
 // with its record), but a host may debit with it, and store/storetest's
 // RunWallet checks it beside Balance and Credit. store.ErrInsufficientFunds
 // when the balance is short; store.ErrNotFound for an unknown wallet;
-// store.ErrInvalid (store.FieldErrors naming the field) for a
+// store.ErrInvalid (record.FieldErrors naming the field) for a
 // non-positive amount, another currency, or an empty or over-long ref (200
 // bytes). A ref already recorded for the account with the same amount and
 // direction returns the balance recorded with it and moves no money; with
@@ -69,7 +69,7 @@ func (s *Store) Credit(ctx context.Context, account string, amount record.Money,
 }
 
 func (s *Store) move(ctx context.Context, what, account string, amount record.Money, ref string, sign int64) (record.Balance, error) {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
@@ -82,7 +82,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount record.Mo
 	case len(ref) > maxRefLen:
 		fe.Add("ref", fmt.Sprintf("must be at most %d bytes", maxRefLen))
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return record.Balance{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -109,7 +109,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount record.Mo
 		}
 		if err != nil {
 			if pgCode(err) == stateOutOfRange {
-				return record.Balance{}, store.Invalid("amount", "would overflow the balance")
+				return record.Balance{}, store.InvalidField("amount", "would overflow the balance")
 			}
 			return record.Balance{}, s.fail(ctx, what, err)
 		}
@@ -130,7 +130,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount record.Mo
 			return balance(*prev), nil
 		case !cur.Same(amount.Currency):
 			return record.Balance{}, fmt.Errorf("pgstore: %s: wallet of %q is in %s, not %q: %w", what, account, cur.Code, amount.Currency.Code,
-				store.Invalid("amount", "must be in the wallet's currency "+cur.Code))
+				store.InvalidField("amount", "must be in the wallet's currency "+cur.Code))
 		case sign < 0:
 			return record.Balance{}, fmt.Errorf("debit of %s from account %q: %w", amount.Decimal(), account, store.ErrInsufficientFunds)
 		default:
@@ -145,7 +145,7 @@ func (s *Store) move(ctx context.Context, what, account string, amount record.Mo
 // store.ErrConflict and is left as it is, so several instances may each try to open it at
 // start-up. The wallet does not need an account row.
 func (s *Store) OpenWallet(ctx context.Context, account string, opening record.Money) error {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
@@ -158,7 +158,7 @@ func (s *Store) OpenWallet(ctx context.Context, account string, opening record.M
 	if opening.Currency.Exponent < 0 || opening.Currency.Exponent > 18 {
 		fe.Add("currency.exponent", "must be between 0 and 18")
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return err
 	}
 	var tag pgconn.CommandTag

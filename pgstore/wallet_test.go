@@ -128,9 +128,9 @@ func TestWalletBadInput(t *testing.T) {
 	checkLedger(t, s, "big")
 }
 
-// hasField reports whether err names field in its store.FieldErrors.
+// hasField reports whether err names field in its record.FieldErrors.
 func hasField(err error, field string) bool {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if !errors.As(err, &fe) {
 		return false
 	}

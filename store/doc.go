@@ -15,8 +15,8 @@
 // of, with an error that matches (errors.Is) one of the sentinels:
 // ErrNotFound, ErrConflict, ErrInsufficientFunds, ErrInvalid,
 // ErrUnauthenticated; a refusal by a Limiter is a *LimitError; a bad
-// argument may name its fields with FieldErrors (which matches
-// ErrInvalid). ErrUnavailable marks a store that cannot answer for the
+// argument may name its fields with InvalidFields or InvalidField (which
+// match ErrInvalid). ErrUnavailable marks a store that cannot answer for the
 // moment (a database restarting). Any other error is the store failing:
 // the Notifier reports it as internal, keeps its text out of answers to
 // clients, and keeps it as the cause. Errors carry no secret (API keys,

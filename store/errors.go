@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/notifykit/notify/record"
@@ -23,7 +22,7 @@ var (
 	// ErrInsufficientFunds: a debit larger than the balance.
 	ErrInsufficientFunds = errors.New("insufficient funds")
 	// ErrInvalid: an argument breaks the method's rules (an amount in
-	// another currency, an empty ref). FieldErrors names the fields.
+	// another currency, an empty ref). InvalidFields names the fields.
 	ErrInvalid = errors.New("invalid argument")
 	// ErrUnauthenticated: an API key no account owns.
 	ErrUnauthenticated = errors.New("unknown API key")
@@ -47,37 +46,24 @@ func (e *LimitError) Error() string {
 	return "limit reached (" + e.Rule + "), retry after " + e.RetryAfter.String()
 }
 
-// FieldErrors is ErrInvalid naming every bad field of a call. The zero
-// value is ready to use; Err returns it as an error when it holds any.
-type FieldErrors []record.FieldError
-
-// Add records that field breaks the rule message states.
-func (fe *FieldErrors) Add(field, message string) {
-	*fe = append(*fe, record.FieldError{Field: field, Message: message})
-}
-
-// Err returns fe as an error, or nil when it is empty.
-func (fe FieldErrors) Err() error {
+// InvalidFields returns ErrInvalid naming the fields of fe, or nil when
+// fe is empty. The error matches ErrInvalid (errors.Is) and carries fe
+// (errors.As with a *record.FieldErrors); its text is fe's.
+func InvalidFields(fe record.FieldErrors) error {
 	if len(fe) == 0 {
 		return nil
 	}
-	return fe
+	return invalidFields{fe}
 }
 
-// Error lists the fields and their rules.
-func (fe FieldErrors) Error() string {
-	var b strings.Builder
-	for i, f := range fe {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(f.Field + ": " + f.Message)
-	}
-	return b.String()
+// InvalidField returns ErrInvalid naming one field, as InvalidFields.
+func InvalidField(field, message string) error {
+	return invalidFields{record.FieldErrors{{Field: field, Message: message}}}
 }
 
-// Is reports that fe matches ErrInvalid.
-func (fe FieldErrors) Is(target error) bool { return target == ErrInvalid }
+// invalidFields is ErrInvalid naming fields.
+type invalidFields struct{ fe record.FieldErrors }
 
-// Invalid returns ErrInvalid naming one field.
-func Invalid(field, message string) error { return FieldErrors{{Field: field, Message: message}} }
+func (e invalidFields) Error() string        { return e.fe.Error() }
+func (e invalidFields) Is(target error) bool { return target == ErrInvalid }
+func (e invalidFields) Unwrap() error        { return e.fe }

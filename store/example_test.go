@@ -56,12 +56,12 @@ func Example() {
 	// account "globex": not found true
 }
 
-// FieldErrors names every bad argument of a call; it matches ErrInvalid.
-func ExampleFieldErrors() {
-	var fe store.FieldErrors
+// InvalidFields names every bad argument of a call; it matches ErrInvalid.
+func ExampleInvalidFields() {
+	var fe record.FieldErrors
 	fe.Add("amount", "must be positive")
 	fe.Add("ref", "is required")
-	err := fe.Err()
+	err := store.InvalidFields(fe)
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, store.ErrInvalid))
 	// Output:

@@ -96,7 +96,7 @@ type SuppressionQuery struct {
 // Check returns ErrInvalid naming the fields of q that break its rules:
 // a Kind or AfterKind that is not a channel, a Limit out of range.
 func (q SuppressionQuery) Check() error {
-	var fe FieldErrors
+	var fe record.FieldErrors
 	if q.Kind != "" && !SuppressibleKind(q.Kind) {
 		fe.Add("channel", kindRule)
 	}
@@ -106,7 +106,7 @@ func (q SuppressionQuery) Check() error {
 	if q.Limit < 0 || q.Limit > MaxSuppressionPage {
 		fe.Add("limit", "must be 0 to 1000")
 	}
-	return fe.Err()
+	return InvalidFields(fe)
 }
 
 // PageSize returns the number of entries q asks for: its Limit, or

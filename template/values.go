@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/record"
 )
 
 // Limits on the variables of one render. They bound the work a request
@@ -199,7 +200,7 @@ func positional(k string) (int, bool) {
 // problem is reported, each on its "variables.NAME" field.
 func (t *tmpl) resolve(acct *notify.Account, vars notify.Vars) ([]string, error) {
 	if len(vars) > MaxVars {
-		return nil, t.fail(notify.FieldErrors{{Field: "variables",
+		return nil, t.fail(record.FieldErrors{{Field: "variables",
 			Message: "at most " + strconv.Itoa(MaxVars) + " variables are accepted"}})
 	}
 	vals := make([]string, len(t.vars))
@@ -212,7 +213,7 @@ func (t *tmpl) resolve(acct *notify.Account, vars notify.Vars) ([]string, error)
 	}
 	// Problems with given names are listed after those of declared
 	// variables, which read first in declaration order.
-	var fe, unknown notify.FieldErrors
+	var fe, unknown record.FieldErrors
 	if matched < len(vars) {
 		t.extra(vars, vals, &unknown)
 	}
@@ -249,7 +250,7 @@ func (t *tmpl) resolve(acct *notify.Account, vars notify.Vars) ([]string, error)
 // extra handles the keys of vars that are not declared names: positional
 // keys fill declared variables in order; OTP, ACTION and BRAND_NAME are
 // ignored; anything else is an error.
-func (t *tmpl) extra(vars notify.Vars, vals []string, fe *notify.FieldErrors) {
+func (t *tmpl) extra(vars notify.Vars, vals []string, fe *record.FieldErrors) {
 	keys := make([]string, 0, len(vars))
 	for k := range vars {
 		if _, ok := t.index[k]; !ok {
@@ -284,7 +285,7 @@ func (t *tmpl) extra(vars notify.Vars, vals []string, fe *notify.FieldErrors) {
 	}
 }
 
-func (t *tmpl) fail(fe notify.FieldErrors) error {
+func (t *tmpl) fail(fe record.FieldErrors) error {
 	return &notify.Error{Code: notify.CodeInvalidArgument, Fields: fe,
 		Err: errorString("template: rendering " + strconv.Quote(t.slug))}
 }

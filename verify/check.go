@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify/verifystore"
 )
 
@@ -42,7 +43,7 @@ func (s *Service) Check(ctx context.Context, account, id, code string) (*CheckRe
 	}
 	if code == "" {
 		// Nothing to weigh: an empty code costs no attempt.
-		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: notify.FieldErrors{{Field: "code", Message: "is required"}}}
+		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: record.FieldErrors{{Field: "code", Message: "is required"}}}
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	v, counted, err := s.store.TakeCheck(ctx, account, id, now)
@@ -83,9 +84,9 @@ func (s *Service) CheckRecipient(ctx context.Context, account, to, purpose, code
 	if strings.Contains(to, "@") {
 		channels = []Channel{Email}
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	norm, _, _ := s.recipient(&fe, acct, to, channels)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, wrapOp(op, err)
 	}
 	v, err := s.store.PendingVerification(ctx, account, norm, purpose, s.now().UTC())
@@ -107,14 +108,14 @@ func (s *Service) ended(op string, v *verifystore.Verification, now time.Time) (
 
 // checkArgs reports a missing account or identifier.
 func checkArgs(op, account, id, field string) error {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
 	if strings.TrimSpace(id) == "" {
 		fe.Add(field, "is required")
 	}
-	return wrapOp(op, fe.Err())
+	return wrapOp(op, notify.InvalidFields(fe))
 }
 
 // ResendOptions are a resend's choices.
@@ -153,7 +154,7 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 			channels = append(channels, Channel(c))
 		}
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	checkChannels(&fe, "channels", channels)
 	if !fe.Has("channels") && (slices.Contains(channels, Email) != slices.Contains(v.Channels, string(Email))) {
 		fe.Add("channels", "must reach the verification's recipient: e-mail for an address, sms or chat for a number")
@@ -161,7 +162,7 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 	if v.Length > maxChannelCode && !slices.Contains(channels, Email) {
 		fe.Addf("channels", "the code has %d digits: it goes by email only", v.Length)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, wrapOp(op, err)
 	}
 	// What the store would refuse is refused before the guard counts the

@@ -140,7 +140,7 @@ func reOp(op string, err error) error {
 		c := *e
 		c.Op = op
 		if len(e.Fields) > 0 {
-			c.Fields = make(notify.FieldErrors, len(e.Fields))
+			c.Fields = make(record.FieldErrors, len(e.Fields))
 			for i, f := range e.Fields {
 				f.Field = optionName(f.Field)
 				c.Fields[i] = f

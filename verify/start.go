@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify/verifystore"
 )
 
@@ -100,7 +101,7 @@ func (s *Service) Start(ctx context.Context, account, to string, opts StartOptio
 // plan checks the options and the recipient and returns the
 // verification to keep, not yet with ID and hash, and how to send it.
 func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now time.Time) (*verifystore.Verification, plan, error) {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	channels := opts.Channels
 	if len(channels) == 0 {
 		channels = []Channel{SMS, Chat}
@@ -140,7 +141,7 @@ func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now t
 	if !fe.Has("channels") {
 		v.To, v.Prefix, v.Country = s.recipient(&fe, acct, to, channels)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, plan{}, err
 	}
 	p.prefix, p.country = v.Prefix, v.Country
@@ -150,7 +151,7 @@ func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now t
 // checkChannels adds to fe what is wrong with a list of channels: one it
 // does not know, one twice, or e-mail with a phone channel (a
 // verification has one recipient).
-func checkChannels(fe *notify.FieldErrors, field string, channels []Channel) {
+func checkChannels(fe *record.FieldErrors, field string, channels []Channel) {
 	for i, c := range channels {
 		switch {
 		case c != SMS && c != Chat && c != Email:
@@ -169,7 +170,7 @@ func checkChannels(fe *notify.FieldErrors, field string, channels []Channel) {
 // recipient reads to for the channels: an e-mail address, or a phone
 // number in E.164 form the account may send to, with its prefix and
 // country for the fraud guard. A problem is added to fe.
-func (s *Service) recipient(fe *notify.FieldErrors, acct *notify.Account, to string, channels []Channel) (norm, prefix, country string) {
+func (s *Service) recipient(fe *record.FieldErrors, acct *notify.Account, to string, channels []Channel) (norm, prefix, country string) {
 	to = strings.TrimSpace(to)
 	if to == "" {
 		fe.Add("to", "is required")
@@ -216,7 +217,7 @@ func clip(s string) string {
 // account returns the account, enabled, or the error Send would give.
 func (s *Service) account(ctx context.Context, op, id string) (*notify.Account, error) {
 	if id == "" {
-		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: notify.FieldErrors{{Field: "account", Message: "is required"}}}
+		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: record.FieldErrors{{Field: "account", Message: "is required"}}}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &notify.Error{Code: notify.CodeCanceled, Op: op, Err: err}

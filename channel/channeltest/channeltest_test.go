@@ -74,7 +74,7 @@ func (c *noteChannel) Prepare(ctx context.Context, _ *notify.Account, req notify
 	if !ok || r == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "note: a %T is not a note request", req)
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	to := strings.ToLower(strings.TrimSpace(r.To))
 	if !strings.Contains(to, "@") {
 		fe.Add("to", "must be an address")
@@ -92,7 +92,7 @@ func (c *noteChannel) Prepare(ctx context.Context, _ *notify.Account, req notify
 		}
 		fe.Add("text", msg)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	env := &notify.Envelope{Kind: noteKind, To: to, Provider: c.primary.Name(),

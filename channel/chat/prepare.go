@@ -38,7 +38,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if err != nil {
 		return nil, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 
 	to := c.recipient(&fe, acct, r.To)
 	rules.Check(&fe, r) // otp, brand, type, gateway, template_name, file_name, domain
@@ -85,7 +85,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	default:
 		fe.Add("message", "is required: give media_url, template_slug, template_name, otp or message")
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 
@@ -144,7 +144,7 @@ func brandOf(r *Request, acct *notify.Account) (brand string, given bool) {
 
 // requestLanguage returns r's language in the cloud form ("en_US"), or
 // "" when r gives none; one that is not a language code is added to fe.
-func requestLanguage(r *Request, fe *notify.FieldErrors) string {
+func requestLanguage(r *Request, fe *record.FieldErrors) string {
 	if r.Language == "" {
 		return ""
 	}
@@ -159,7 +159,7 @@ func requestLanguage(r *Request, fe *notify.FieldErrors) string {
 // guard: one that is not a public https URL is added to fe. Any other
 // error (the context ended, or the resolver failed: Unavailable) is
 // returned, since the request may be fine.
-func (c *Channel) checkURLs(ctx context.Context, r *Request, fe *notify.FieldErrors) error {
+func (c *Channel) checkURLs(ctx context.Context, r *Request, fe *record.FieldErrors) error {
 	for _, u := range []struct{ field, raw string }{{"media_url", r.MediaURL}, {"header_url", r.HeaderURL}} {
 		if u.raw == "" {
 			continue
@@ -177,7 +177,7 @@ func (c *Channel) checkURLs(ctx context.Context, r *Request, fe *notify.FieldErr
 
 // checkCaption adds to fe a message that cannot be the caption under a
 // file: over MaxCaption characters or not UTF-8.
-func checkCaption(text string, fe *notify.FieldErrors) {
+func checkCaption(text string, fe *record.FieldErrors) {
 	if utf8.RuneCountInString(text) > MaxCaption || !utf8.ValidString(text) {
 		fe.Addf("message", "is the caption under the file here: at most %d characters", MaxCaption)
 	}
@@ -185,7 +185,7 @@ func checkCaption(text string, fe *notify.FieldErrors) {
 
 // checkText adds to fe a message that cannot be sent as text: empty,
 // blank, not UTF-8 or over MaxText characters.
-func checkText(text string, fe *notify.FieldErrors) {
+func checkText(text string, fe *record.FieldErrors) {
 	switch {
 	case !utf8.ValidString(text) || strings.TrimSpace(text) == "":
 		fe.Add("message", "must be non-empty UTF-8 text")
@@ -252,7 +252,7 @@ func errNoOTPTemplate(msg *Message) error {
 // template's price class. Validation problems go to fe; other errors are
 // returned.
 func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request, requested Gateway,
-	action, lang string, brandGiven bool, brand string, msg *Message, fe *notify.FieldErrors) (record.PriceClass, error) {
+	action, lang string, brandGiven bool, brand string, msg *Message, fe *record.FieldErrors) (record.PriceClass, error) {
 	if !c.nameTemplate(r, requested, lang, msg, fe) || r.TemplateSlug == "" {
 		return "", nil
 	}
@@ -294,7 +294,7 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 // authentication template takes the code, any other template its
 // parameters and header. Validation problems go to fe; it reports false
 // when one of them ends the checks of the request's template.
-func (c *Channel) nameTemplate(r *Request, requested Gateway, lang string, msg *Message, fe *notify.FieldErrors) bool {
+func (c *Channel) nameTemplate(r *Request, requested Gateway, lang string, msg *Message, fe *record.FieldErrors) bool {
 	// template_name is for the cloud gateway; it is used when the message
 	// can go that way.
 	useName := r.TemplateName != "" && requested != GatewayQR && (c.cloud != nil || r.TemplateSlug == "")
@@ -326,7 +326,7 @@ func (c *Channel) nameTemplate(r *Request, requested Gateway, lang string, msg *
 // template_name (not the authentication one), in lang or en_US, with its
 // parameters, positional from variables or named, and its header.
 // Problems with the parameters go to fe.
-func namedTemplate(r *Request, lang string, fe *notify.FieldErrors) *Template {
+func namedTemplate(r *Request, lang string, fe *record.FieldErrors) *Template {
 	var params []string
 	if len(r.NamedParams) > 0 {
 		if len(r.Variables) > 0 {
@@ -366,7 +366,7 @@ func (c *Channel) slugCloudTemplate(ctx context.Context, acct *notify.Account, r
 // the account may send to. Chat accounts may live on any kind of line, so
 // the type is not checked. A problem is added to fe and the zero Number
 // returned.
-func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to string) phone.Number {
+func (c *Channel) recipient(fe *record.FieldErrors, acct *notify.Account, to string) phone.Number {
 	n, err := phone.ParseAllowed(to, acct.Region, acct.Countries, c.numbers)
 	if err != nil {
 		fe.Add("to", err.Error())
@@ -377,7 +377,7 @@ func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to str
 
 // mergeInvalid adds the fields of an InvalidArgument error to fe and
 // returns nil, or returns any other error.
-func mergeInvalid(err error, fe *notify.FieldErrors) error {
+func mergeInvalid(err error, fe *record.FieldErrors) error {
 	var e *notify.Error
 	if errors.As(err, &e) && e.Code == notify.CodeInvalidArgument && len(e.Fields) > 0 {
 		*fe = append(*fe, e.Fields...)
@@ -411,7 +411,7 @@ func slugVars(r *Request, action string, brandGiven bool, brand string) (notify.
 
 // positionalParams returns the body parameters of a cloud template from
 // variables keyed "1".."n"; with no variables, an otp is the only one.
-func positionalParams(vars notify.Vars, otp string, fe *notify.FieldErrors) []string {
+func positionalParams(vars notify.Vars, otp string, fe *record.FieldErrors) []string {
 	if len(vars) == 0 {
 		if otp != "" {
 			return []string{otp}

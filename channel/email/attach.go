@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/record"
 )
 
 // Limits of recipients and attachments.
@@ -33,7 +33,7 @@ const (
 // to, cc and bcc, compared without case and surrounding spaces: each
 // recipient is priced, so a repeat would charge for one mailbox twice.
 // It fills msg.Cc and msg.Bcc, trimmed.
-func checkRecipients(fe *notify.FieldErrors, r *Request, msg *Message) {
+func checkRecipients(fe *record.FieldErrors, r *Request, msg *Message) {
 	if (r.OTP != "" || r.Purpose == PurposeOTP) && len(r.Cc)+len(r.Bcc) > 0 {
 		// A one-time code proves that its one recipient reads the mail:
 		// a copy to anyone else gives it away.
@@ -75,7 +75,7 @@ func checkRecipients(fe *notify.FieldErrors, r *Request, msg *Message) {
 // msg. A URL's form is checked here, without a DNS lookup (Prepare has
 // no side effects): https only, a host name that is not an IP literal or
 // a local-only name. The provider's guard checks every address it dials.
-func checkAttachments(fe *notify.FieldErrors, atts []Attachment, msg *Message) {
+func checkAttachments(fe *record.FieldErrors, atts []Attachment, msg *Message) {
 	if len(atts) == 0 {
 		return
 	}

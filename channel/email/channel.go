@@ -121,7 +121,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if acct == nil {
 		return nil, notify.Errorf(notify.CodeInternal, "email: Prepare needs an account")
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	rules.Check(&fe, r) // to, reply_to, purpose, from_name, domain; subject and message shapes
 	// from_name's tag is the header rule it shares with subject; a display
 	// name also refuses invisible and bidirectional characters and
@@ -154,7 +154,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	checkRecipients(&fe, r, msg)
 	checkAttachments(&fe, r.Attachments, msg)
 
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	class := record.Transactional
@@ -180,7 +180,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 // renderTemplate fills msg from the request's template. A subject given
 // in the request overrides the template's.
-func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request, msg *Message) error {
+func (c *Channel) renderTemplate(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request, msg *Message) error {
 	if c.renderer == nil {
 		fe.Add("template_slug", "templates are not configured on this e-mail channel")
 		return nil
@@ -223,7 +223,7 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *notify.FieldErrors, ac
 // checkBody checks a direct message, present and not blank (its tag says
 // so), and puts it in msg as HTML with a generated text alternative, or as
 // plain text.
-func checkBody(fe *notify.FieldErrors, body string, msg *Message) {
+func checkBody(fe *record.FieldErrors, body string, msg *Message) {
 	switch {
 	case len(body) > MaxMessageLen:
 		fe.Addf("message", "must be at most %d bytes", MaxMessageLen)
@@ -248,7 +248,7 @@ func checkBody(fe *notify.FieldErrors, body string, msg *Message) {
 // searched only once it is whole: when the subject, the body or the
 // template was refused, that field's error says what is wrong. It
 // reports whether the code is good; its messages never echo it.
-func checkOTP(fe *notify.FieldErrors, code string, msg *Message) bool {
+func checkOTP(fe *record.FieldErrors, code string, msg *Message) bool {
 	if len(code) < MinOTPDigits || len(code) > MaxOTPDigits || !allDigits(code) {
 		fe.Addf("otp", "must be %d to %d digits", MinOTPDigits, MaxOTPDigits)
 		return false
@@ -299,7 +299,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // long. field is "subject", whose characters its tag has checked, or
 // "variables" for a rendered subject: the template's own text is checked
 // when it is stored, so only the variables can have broken it.
-func checkSubject(fe *notify.FieldErrors, field, s string) bool {
+func checkSubject(fe *record.FieldErrors, field, s string) bool {
 	bad := ""
 	if field == "variables" {
 		bad = rules.Header(s)

@@ -3,7 +3,7 @@ package sms
 import (
 	"strings"
 
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // appHashLen is the length of an Android SMS Retriever app hash: 11
@@ -18,7 +18,7 @@ const appHashLen = 11
 // for either line without one, or with a malformed hash, is added to fe.
 // The lines are part of the text: they count towards its segments and,
 // on the dlt route, must match the registered template like the rest.
-func autofill(fe *notify.FieldErrors, r *Request, code, text string) string {
+func autofill(fe *record.FieldErrors, r *Request, code, text string) string {
 	if r.WebOTPHost == "" && r.AppHash == "" {
 		return text
 	}

@@ -189,7 +189,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if err != nil {
 		return nil, err
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 
 	to := c.recipient(&fe, acct, r.To)
 	rules.Check(&fe, r)
@@ -263,7 +263,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 			fe.Addf("to", "is a number of %s, which no provider of this SMS channel takes on the %s route", to.Region, route)
 		}
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	msg.Text, msg.Encoding, msg.Segments = text, enc, segments
@@ -291,7 +291,7 @@ const dltRegion = "IN"
 // recipient reads the number to, for acct: in E.164 form, of a country
 // the account may send to, able to take an SMS. A problem is added to fe
 // and the zero Number returned.
-func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to string) phone.Number {
+func (c *Channel) recipient(fe *record.FieldErrors, acct *notify.Account, to string) phone.Number {
 	n, err := phone.ParseAllowed(to, acct.Region, acct.Countries, c.numbers)
 	if err == nil && !n.Type.TakesSMS() && !(n.Type == phone.FixedLine && slices.Contains(c.fixedLines, n.Region)) {
 		err = fmt.Errorf("is a %s number, which cannot take an SMS", n.Type)
@@ -306,7 +306,7 @@ func (c *Channel) recipient(fe *notify.FieldErrors, acct *notify.Account, to str
 // body returns the text of an sms- or dlt-route message: the rendered
 // template, or Message. textOK is false when a problem with the text was
 // reported; err is a renderer failure other than bad input.
-func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request) (text string, class record.PriceClass, textOK bool, err error) {
+func (c *Channel) body(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request) (text string, class record.PriceClass, textOK bool, err error) {
 	class = record.Transactional
 	if r.TemplateSlug == "" {
 		if strings.TrimSpace(r.Message) == "" {
@@ -331,7 +331,7 @@ func (c *Channel) body(ctx context.Context, fe *notify.FieldErrors, acct *notify
 
 // render renders slug with the configured renderer. Bad input is added to
 // fe (ok false, err nil); other failures are returned.
-func (c *Channel) render(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, slug string, vars notify.Vars) (*notify.Rendered, bool, error) {
+func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, slug string, vars notify.Vars) (*notify.Rendered, bool, error) {
 	if c.renderer == nil {
 		fe.Add("template_slug", "templates are not configured on this SMS channel")
 		return nil, false, nil
@@ -358,7 +358,7 @@ func (c *Channel) render(ctx context.Context, fe *notify.FieldErrors, acct *noti
 // the text: the rendered template, or Config.OTPText. With a template, the
 // code may come from variables.OTP instead of message, and fills OTP (and
 // BRAND_NAME, when not given) of the template.
-func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.Account, r *Request, msg *Message) (string, bool, error) {
+func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request, msg *Message) (string, bool, error) {
 	code := strings.TrimSpace(r.Message)
 	if code == "" && r.TemplateSlug != "" {
 		code = strings.TrimSpace(r.Variables["OTP"])
@@ -407,7 +407,7 @@ func (c *Channel) otp(ctx context.Context, fe *notify.FieldErrors, acct *notify.
 // dltIDs resolves the template and entity IDs of a dlt-route message into
 // msg and, when the text is usable, checks it against the registered
 // template.
-func (c *Channel) dltIDs(fe *notify.FieldErrors, set *Settings, r *Request, msg *Message, text string, textOK bool) {
+func (c *Channel) dltIDs(fe *record.FieldErrors, set *Settings, r *Request, msg *Message, text string, textOK bool) {
 	id := strings.TrimSpace(r.DLTTemplateID)
 	entity := strings.TrimSpace(r.DLTEntityID)
 	if fe.Has("dlt_template_id") || fe.Has("dlt_entity_id") {
@@ -464,7 +464,7 @@ func registered(set *Settings) string {
 
 // checkOTP reports a code that is not 4-8 ASCII digits. The code itself
 // never goes into the message: it is a secret.
-func checkOTP(fe *notify.FieldErrors, code string) bool {
+func checkOTP(fe *record.FieldErrors, code string) bool {
 	switch {
 	case rules.ValidOTP(code):
 		return true
@@ -484,7 +484,7 @@ func checkOTP(fe *notify.FieldErrors, code string) bool {
 
 // checkDLTHeader checks that sender is a DLT header of 6 letters and
 // returns it in upper case, the form operators register.
-func checkDLTHeader(fe *notify.FieldErrors, sender string, defaulted bool) string {
+func checkDLTHeader(fe *record.FieldErrors, sender string, defaulted bool) string {
 	from := ""
 	if defaulted {
 		from = " (the default, the account's vendor ID)"
@@ -509,7 +509,7 @@ func checkDLTHeader(fe *notify.FieldErrors, sender string, defaulted bool) strin
 
 // checkSender checks a non-DLT sender ID: at most 11 letters and digits,
 // what GSM can carry as an alphanumeric originator.
-func checkSender(fe *notify.FieldErrors, sender string, defaulted bool) {
+func checkSender(fe *record.FieldErrors, sender string, defaulted bool) {
 	from := ""
 	if defaulted {
 		from = " (the default, the account's vendor ID)"
@@ -526,7 +526,7 @@ func checkSender(fe *notify.FieldErrors, sender string, defaulted bool) {
 // checkAllowedSender refuses a sender header the account has not declared
 // (Settings.SenderIDs), so that one account cannot send under another's
 // header.
-func checkAllowedSender(fe *notify.FieldErrors, set *Settings, sender string) {
+func checkAllowedSender(fe *record.FieldErrors, set *Settings, sender string) {
 	if len(set.SenderIDs) == 0 || sender == "" {
 		return
 	}
@@ -539,7 +539,7 @@ func checkAllowedSender(fe *notify.FieldErrors, set *Settings, sender string) {
 }
 
 // checkText reports text that cannot be sent as an SMS.
-func checkText(fe *notify.FieldErrors, text string) bool {
+func checkText(fe *record.FieldErrors, text string) bool {
 	if !utf8.ValidString(text) {
 		fe.Add("message", "must be valid UTF-8")
 		return false

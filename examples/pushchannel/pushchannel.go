@@ -81,7 +81,7 @@ func (c *Channel) Prepare(_ context.Context, _ *notify.Account, req notify.Reque
 	if !ok || r == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "pushchannel: a %T is not a push request", req)
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	token := strings.TrimSpace(r.Token)
 	if token == "" {
 		fe.Add("token", "is required")
@@ -90,7 +90,7 @@ func (c *Channel) Prepare(_ context.Context, _ *notify.Account, req notify.Reque
 	}
 	checkText(&fe, "title", r.Title, MaxTitle, false)
 	checkText(&fe, "body", r.Body, MaxBody, true)
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	return &notify.Envelope{
@@ -126,7 +126,7 @@ func notTokenRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_:.", r))
 }
 
-func checkText(fe *notify.FieldErrors, field, s string, max int, required bool) {
+func checkText(fe *record.FieldErrors, field, s string, max int, required bool) {
 	switch {
 	case strings.TrimSpace(s) == "":
 		if required {

@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/record"
 )
 
 // requests are the types whose tags Check reads.
@@ -35,7 +36,7 @@ func TestEveryTagHasAMessage(t *testing.T) {
 				}
 			}
 		}
-		var fe notify.FieldErrors
+		var fe record.FieldErrors
 		rules.Check(&fe, req) // parses the tags
 	}
 }
@@ -60,7 +61,7 @@ func TestCheckNamesFieldsAndRules(t *testing.T) {
 				"template_name": "lower-case", "file_name": "without a path", "domain": "control characters"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var fe notify.FieldErrors
+			var fe record.FieldErrors
 			rules.Check(&fe, tc.req)
 			got := map[string]string{}
 			for _, f := range fe {
@@ -82,7 +83,7 @@ func TestCheckNamesFieldsAndRules(t *testing.T) {
 }
 
 func TestCheckNeverEchoesACode(t *testing.T) {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	rules.Check(&fe, &chat.Request{To: "9876543210", OTP: "9876543" + "x"})
 	for _, f := range fe {
 		if strings.Contains(f.Message, "9876543x") {
@@ -98,9 +99,9 @@ func TestValidRequestsPass(t *testing.T) {
 		&email.Request{To: "a@example.com", TemplateSlug: "welcome"},
 		&chat.Request{To: "9876543210", OTP: "4829", Gateway: chat.GatewayQR, TemplateName: "order_update_2", FileName: "Invoice 7.pdf"},
 	} {
-		var fe notify.FieldErrors
+		var fe record.FieldErrors
 		if rules.Check(&fe, req); len(fe) > 0 {
-			t.Errorf("%T: %v", req, fe.Err())
+			t.Errorf("%T: %v", req, notify.InvalidFields(fe))
 		}
 	}
 }
@@ -109,7 +110,7 @@ func BenchmarkCheckSMS(b *testing.B) {
 	req := &sms.Request{To: "9876543210", Message: "Your order has shipped", Domain: "shop.example"}
 	b.ReportAllocs()
 	for b.Loop() {
-		var fe notify.FieldErrors
+		var fe record.FieldErrors
 		rules.Check(&fe, req)
 	}
 }

@@ -10,7 +10,7 @@
 // a renderer, the network or the message's final text (segments, DLT
 // matching, the SSRF guard, templates) stay code in the channels, which
 // check a field only when the tags found nothing wrong with it
-// (notify.FieldErrors.Has).
+// (record.FieldErrors.Has).
 //
 // Each custom tag is a function returning why a value breaks the rule, so
 // the check and its message cannot disagree.
@@ -25,8 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
-
-	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/record"
 )
 
 // A rule returns why s breaks it, or "" when s keeps it.
@@ -84,7 +83,7 @@ func jsonName(f reflect.StructField) string {
 
 // Check validates the tags of req, a pointer to a request struct, and
 // adds each failure to fe. It is safe for concurrent use.
-func Check(fe *notify.FieldErrors, req any) {
+func Check(fe *record.FieldErrors, req any) {
 	err := validate.Struct(req)
 	if err == nil {
 		return

@@ -374,9 +374,9 @@ func waiting(m *record.Message) error {
 		return fmt.Errorf("pgqueue: open: %w: nil record", store.ErrInvalid)
 	case !m.State.Waiting():
 		return fmt.Errorf("pgqueue: open message %q: %w", m.ID,
-			store.Invalid("state", "must be queued or scheduled, not "+string(m.State)))
+			store.InvalidField("state", "must be queued or scheduled, not "+string(m.State)))
 	case m.State == record.StateScheduled && m.SendAt.IsZero():
-		return fmt.Errorf("pgqueue: open message %q: %w", m.ID, store.Invalid("send_at", "is required when scheduled"))
+		return fmt.Errorf("pgqueue: open message %q: %w", m.ID, store.InvalidField("send_at", "is required when scheduled"))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/record"
 )
 
 // The template object of a message body, as the vendor documents it
@@ -52,7 +53,7 @@ type parameter struct {
 // 132018), so such values are refused here, before any request: the
 // send is certainly not accepted, and the Notifier refunds its charge.
 func templateOf(t *chat.Template) (*templateBody, error) {
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if t.Name == "" {
 		fe.Add("template_name", "cloudchat: a template needs a name")
 	}
@@ -86,14 +87,14 @@ func templateOf(t *chat.Template) (*templateBody, error) {
 		tb.Components = append(tb.Components, component{Type: "button", SubType: string(b.Kind),
 			Index: strconv.Itoa(b.Index), Parameters: []parameter{p}})
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	return tb, nil
 }
 
 // header returns the header parameter of t, if it has one.
-func header(t *chat.Template, fe *notify.FieldErrors) (parameter, bool) {
+func header(t *chat.Template, fe *record.FieldErrors) (parameter, bool) {
 	switch {
 	case t.HeaderText != "" && t.HeaderURL != "":
 		fe.Add("header_url", "cloudchat: a template has a text or a media header, not both")
@@ -125,7 +126,7 @@ func header(t *chat.Template, fe *notify.FieldErrors) (parameter, bool) {
 // bodyParams returns the body parameters of t: positional, or named in
 // the order of their names (the vendor matches them by name; the order
 // keeps requests reproducible).
-func bodyParams(t *chat.Template, fe *notify.FieldErrors) []parameter {
+func bodyParams(t *chat.Template, fe *record.FieldErrors) []parameter {
 	if len(t.Params) > 0 && len(t.NamedParams) > 0 {
 		fe.Add("variables", "cloudchat: a template takes positional or named parameters, not both")
 		return nil
@@ -155,7 +156,7 @@ func bodyParams(t *chat.Template, fe *notify.FieldErrors) []parameter {
 }
 
 // buttonParam returns the parameter of one button.
-func buttonParam(b chat.Button, field string, fe *notify.FieldErrors) (parameter, bool) {
+func buttonParam(b chat.Button, field string, fe *record.FieldErrors) (parameter, bool) {
 	if rule := chat.ButtonValueRule(b); rule != "" {
 		fe.Add(field, "cloudchat: the button "+rule)
 		return parameter{}, false
@@ -171,7 +172,7 @@ func buttonParam(b chat.Button, field string, fe *notify.FieldErrors) (parameter
 
 // checkParamText applies the vendor's rules for parameter text
 // (chat.ParamTextRule).
-func checkParamText(field, v string, max int, fe *notify.FieldErrors) {
+func checkParamText(field, v string, max int, fe *record.FieldErrors) {
 	if rule := chat.ParamTextRule(v, max); rule != "" {
 		fe.Add(field, "cloudchat: a template parameter "+rule)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 )
 
 // Defaults of Config.
@@ -352,7 +353,7 @@ func (p *Provider) prepare(env *notify.Envelope) (*prepared, error) {
 	if m == nil {
 		return nil, notify.InvalidField("message", "msg91 sends SMS envelopes only")
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	number, err := mobile(env.To)
 	if err != nil {
 		fe.Add("to", err.Error())
@@ -395,7 +396,7 @@ func (p *Provider) prepare(env *notify.Envelope) (*prepared, error) {
 	default:
 		fe.Addf("route", "msg91 cannot send route %s", rules.Clip(string(m.Route)))
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	pr.req.Recipients = []recipient{r}

@@ -272,7 +272,7 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 		return nil, notify.InvalidField("message", "smsgateway sends SMS envelopes only")
 	}
 	m := sms.MessageOf(env)
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	number, err := indianNumber(env.To)
 	if err != nil {
 		fe.Add("to", err.Error())
@@ -324,7 +324,7 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 	default:
 		fe.Addf("route", "smsgateway cannot send route %q", m.Route)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	return req, nil

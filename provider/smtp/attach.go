@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/record"
 )
 
 // checkAttachments checks m's attachments before anything is fetched or
@@ -22,10 +23,10 @@ func checkAttachments(m *email.Message, max int64) error {
 	if len(m.Attachments) == 0 {
 		return nil
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if len(m.Attachments) > email.MaxAttachments {
 		fe.Addf("attachments", "must be at most %d files, not %d", email.MaxAttachments, len(m.Attachments))
-		return fe.Err()
+		return notify.InvalidFields(fe)
 	}
 	var data int64
 	for i, a := range m.Attachments {
@@ -49,7 +50,7 @@ func checkAttachments(m *email.Message, max int64) error {
 	if data > max {
 		fe.Addf("attachments", "add up to %d bytes, over the limit of %d", data, max)
 	}
-	return fe.Err()
+	return notify.InvalidFields(fe)
 }
 
 // fetcher fetches the attachment URLs of one message through the guard,

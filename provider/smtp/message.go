@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/internal/rules"
+	"github.com/notifykit/notify/record"
 )
 
 // The message is built here rather than by go-simple-mail's Email type:
@@ -56,7 +57,7 @@ func checkEnvelope(env *notify.Envelope) (wire, error) {
 	if env == nil || email.MessageOf(env) == nil {
 		return wire{}, notify.InvalidField("message", "the envelope has no e-mail content")
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	var w wire
 	w.to = checkAddress(&fe, &w, "to", env.To)
 	m := email.MessageOf(env)
@@ -84,7 +85,7 @@ func checkEnvelope(env *notify.Envelope) (wire, error) {
 	if m.HTML == "" && m.Text == "" {
 		fe.Add("message", "the e-mail has no body")
 	}
-	return w, fe.Err()
+	return w, notify.InvalidFields(fe)
 }
 
 // rcpt returns every recipient, for RCPT TO: to, cc, bcc.
@@ -100,7 +101,7 @@ func (w *wire) rcpt() []string {
 // rules the e-mail channel applies too, and returns s as it goes to the
 // relay (rules.ASCIIAddress), noting field in w.utf8 when its local part
 // is not ASCII.
-func checkAddress(fe *notify.FieldErrors, w *wire, field, s string) string {
+func checkAddress(fe *record.FieldErrors, w *wire, field, s string) string {
 	bad := rules.AddressChars(s)
 	switch {
 	case hasCRLF(s):

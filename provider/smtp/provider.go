@@ -244,11 +244,11 @@ func needsSMTPUTF8(st *settings, w wire) error {
 	if len(w.utf8) == 0 {
 		return nil
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	for _, f := range w.utf8 {
 		fe.Add(f, why)
 	}
-	return fe.Err()
+	return notify.InvalidFields(fe)
 }
 
 // classify turns a failed send into the error to return, and says whether

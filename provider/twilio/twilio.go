@@ -18,6 +18,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 )
 
 // Defaults and limits of Config and Send.
@@ -227,7 +228,7 @@ func (p *Provider) form(env *notify.Envelope) (url.Values, string, error) {
 	if m == nil {
 		return nil, "", notify.InvalidField("message", "twilio sends SMS envelopes only")
 	}
-	var fe notify.FieldErrors
+	var fe record.FieldErrors
 	if !phone.IsE164(env.To) {
 		fe.Add("to", "must be an E.164 number: +, then 7 to 15 digits")
 	}
@@ -237,7 +238,7 @@ func (p *Provider) form(env *notify.Envelope) (url.Values, string, error) {
 	case n > MaxBodyLen:
 		fe.Addf("message", "is %d characters, over Twilio's limit of %d", n, MaxBodyLen)
 	}
-	if err := fe.Err(); err != nil {
+	if err := notify.InvalidFields(fe); err != nil {
 		return nil, "", err
 	}
 	v := url.Values{"To": {env.To}, "Body": {m.Text}}

@@ -236,7 +236,7 @@ func testAdminUpdate(t *testing.T, h AdminHarness) {
 	}
 	// An error of update, such as the admin API's validation of the
 	// changed account, comes back as it is.
-	boom := fmt.Errorf("update refused: %w", store.Invalid("dlt_template", "boom"))
+	boom := fmt.Errorf("update refused: %w", store.InvalidField("dlt_template", "boom"))
 	_, err = s.UpdateAccount(ctx, id, func(a *record.Account) error {
 		a.Disabled = false
 		putSetting(a, kindSMS, json.RawMessage(`{"sender_id":"BOOM"}`))

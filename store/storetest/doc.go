@@ -27,7 +27,7 @@
 // match (errors.Is with store.ErrNotFound, store.ErrConflict, ...) and by
 // no other sentinel nor context error, so that the Notifier reads it one
 // way only; a Limiter's refusal as a *store.LimitError with a Rule and a
-// RetryAfter > 0; a store.FieldErrors by the fields it names. The errors a
+// RetryAfter > 0; a record.FieldErrors by the fields it names. The errors a
 // sender sees (a key in flight, a wallet too short) must not name a Go
 // package.
 //

@@ -95,7 +95,7 @@ func isKind(err, want error) bool {
 
 // wantErr fails t unless err matches want, one of store's sentinels or a
 // context error, and no other of them nor a *store.LimitError. A
-// store.FieldErrors must name its fields.
+// record.FieldErrors must name its fields.
 func wantErr(t *testing.T, what string, err, want error) {
 	t.Helper()
 	if err == nil {
@@ -108,10 +108,10 @@ func wantErr(t *testing.T, what string, err, want error) {
 		}
 		t.Fatalf("%s: error %q matches %s, want %s alone", what, err, kinds, kindName(want))
 	}
-	var fields store.FieldErrors
+	var fields record.FieldErrors
 	if errors.As(err, &fields) {
 		if len(fields) == 0 {
-			t.Fatalf("%s: error %q is an empty store.FieldErrors", what, err)
+			t.Fatalf("%s: error %q is an empty record.FieldErrors", what, err)
 		}
 		for _, f := range fields {
 			if f.Field == "" || f.Message == "" {

@@ -241,7 +241,7 @@ func (s *simpleTemplates) Template(ctx context.Context, account, slug string) (*
 
 func (s *simpleTemplates) PutTemplate(ctx context.Context, account string, t *store.Template) error {
 	if t == nil || t.Slug == "" {
-		return store.Invalid("slug", "a template needs a slug")
+		return store.InvalidField("slug", "a template needs a slug")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -353,10 +353,10 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 		}
 	}
 	if amount.Minor <= 0 && w.defect != "accepts-zero" {
-		return record.Balance{}, store.Invalid("amount", "must be positive")
+		return record.Balance{}, store.InvalidField("amount", "must be positive")
 	}
 	if ref == "" {
-		return record.Balance{}, store.Invalid("ref", "must not be empty")
+		return record.Balance{}, store.InvalidField("ref", "must not be empty")
 	}
 	if w.defect == "racy" {
 		// Check, then act in a second critical section: the gap lets
@@ -390,7 +390,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 	}
 	c := w.cur[account]
 	if amount.Currency.Code != c.Code && w.defect != "ignores-currency" {
-		return record.Balance{}, store.Invalid("amount", "in another currency")
+		return record.Balance{}, store.InvalidField("amount", "in another currency")
 	}
 	key := account + "\x00" + ref
 	if w.defect == "no-idempotency" {
@@ -414,7 +414,7 @@ func (w *simpleWallet) apply(ctx context.Context, account string, amount record.
 		return record.Balance{}, w.short()
 	}
 	if sign > 0 && b > math.MaxInt64-amount.Minor {
-		return record.Balance{}, store.Invalid("amount", "the balance would overflow")
+		return record.Balance{}, store.InvalidField("amount", "the balance would overflow")
 	}
 	b += delta
 	w.bal[account] = b

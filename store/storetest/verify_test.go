@@ -55,7 +55,7 @@ func (s *simpleVerifications) CreateVerification(ctx context.Context, v *verifys
 		return err
 	}
 	if v.ID == "" || v.Account == "" || (len(v.CodeHash) == 0 && s.defect != "accepts-empty-hash") {
-		return store.Invalid("verification", "needs an ID, an account and a code hash")
+		return store.InvalidField("verification", "needs an ID, an account and a code hash")
 	}
 	s.lock()
 	defer s.unlock()
@@ -213,7 +213,7 @@ func (s *simpleVerifications) TakeSend(ctx context.Context, account, id string, 
 
 func (s *simpleVerifications) FinishVerification(ctx context.Context, account, id string, status verifystore.VerificationStatus, now time.Time) (*verifystore.Verification, bool, error) {
 	if status != verifystore.VerificationApproved && status != verifystore.VerificationCanceled && s.defect != "finish-any-status" {
-		return nil, false, store.Invalid("status", "approved or canceled")
+		return nil, false, store.InvalidField("status", "approved or canceled")
 	}
 	return s.take(ctx, "racy-finish", account, id, now, func(v *verifystore.Verification) bool {
 		switch s.defect {

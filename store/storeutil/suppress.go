@@ -1,6 +1,7 @@
 package storeutil
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -9,18 +10,18 @@ import (
 )
 
 // checkRecipient checks to, a recipient of a list of kind, as every
-// store does, or answers ErrInvalid naming "to" (or "channel" for a kind
-// not suppressible): 1 to 254 bytes, no spaces or control characters.
+// store does, or answers the rule it breaks, naming "to" (or "channel"
+// for a kind not suppressible): 1 to 254 bytes, no spaces or control characters.
 // The recipient arrives in its channel's canonical form
 // (notify.Channel.Recipient; notify.Notifier.Recipient) and is kept and
 // compared as it is: the channel owns the form, the store only the
 // shape every form has.
-func checkRecipient(kind record.Kind, to string) error {
+func checkRecipient(kind record.Kind, to string) record.FieldErrors {
 	if !store.SuppressibleKind(kind) {
 		return channelRule(kind)
 	}
 	if to == "" || len(to) > 254 || strings.IndexFunc(to, func(c rune) bool { return c <= ' ' || c == 0x7f }) >= 0 {
-		return store.Invalid("to", "must be 1 to 254 bytes without spaces or control characters")
+		return record.FieldErrors{{Field: "to", Message: "must be 1 to 254 bytes without spaces or control characters"}}
 	}
 	return nil
 }
@@ -29,13 +30,11 @@ func checkRecipient(kind record.Kind, to string) error {
 // ErrInvalid naming every field that breaks AddSuppression's rules.
 // Stores call it first.
 func CheckSuppression(e store.Suppression) (store.Suppression, error) {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if e.Account == "" {
 		fe.Add("account", "is required")
 	}
-	if err := checkRecipient(e.Kind, e.To); err != nil {
-		fe = append(fe, err.(store.FieldErrors)...)
-	}
+	fe = append(fe, checkRecipient(e.Kind, e.To)...)
 	if !e.Reason.Valid() {
 		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
 	}
@@ -43,21 +42,19 @@ func CheckSuppression(e store.Suppression) (store.Suppression, error) {
 		fe.Add("at", "is required")
 	}
 	e.At = e.At.UTC().Truncate(time.Microsecond)
-	return e, fe.Err()
+	return e, store.InvalidFields(fe)
 }
 
 // CheckSuppressionKey returns the recipient of an account's lookup or
 // removal, to as it is, or ErrInvalid naming the fields that break the
 // rules.
 func CheckSuppressionKey(account string, kind record.Kind, to string) (string, error) {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
-	if err := checkRecipient(kind, to); err != nil {
-		fe = append(fe, err.(store.FieldErrors)...)
-	}
-	if err := fe.Err(); err != nil {
+	fe = append(fe, checkRecipient(kind, to)...)
+	if err := store.InvalidFields(fe); err != nil {
 		return "", err
 	}
 	return to, nil
@@ -68,19 +65,19 @@ func CheckSuppressionKey(account string, kind record.Kind, to string) (string, e
 // ErrInvalid, and returns each recipient of tos as it is, or "" for one
 // the list's rules refuse (it can have no entry).
 func CheckSuppressionKeys(account string, kind record.Kind, tos []string) ([]string, error) {
-	var fe store.FieldErrors
+	var fe record.FieldErrors
 	if account == "" {
 		fe.Add("account", "is required")
 	}
 	if !store.SuppressibleKind(kind) {
 		fe = append(fe, channelRule(kind)...)
 	}
-	if err := fe.Err(); err != nil {
+	if err := store.InvalidFields(fe); err != nil {
 		return nil, err
 	}
 	keys := make([]string, len(tos))
 	for i, to := range tos {
-		if checkRecipient(kind, to) == nil {
+		if len(checkRecipient(kind, to)) == 0 {
 			keys[i] = to
 		}
 	}
@@ -89,7 +86,8 @@ func CheckSuppressionKeys(account string, kind record.Kind, tos []string) ([]str
 
 // channelRule is the refusal of kind as the channel of a list: the rule
 // store.SuppressionQuery.Check states, so that its text is written once.
-func channelRule(kind record.Kind) store.FieldErrors {
-	fe, _ := store.SuppressionQuery{Kind: kind}.Check().(store.FieldErrors)
+func channelRule(kind record.Kind) record.FieldErrors {
+	var fe record.FieldErrors
+	errors.As(store.SuppressionQuery{Kind: kind}.Check(), &fe)
 	return fe
 }
