@@ -1,6 +1,10 @@
 package notify
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,4 +90,30 @@ func TestWithBreakerDefaults(t *testing.T) {
 	if err := WithBreaker(BreakerPolicy{Failures: -1})(n); err == nil {
 		t.Fatal("a negative policy was taken")
 	}
+}
+
+// TestBreakerOnChange: the policy's OnChange hears each change, and a
+// panic in it does not reach the send that changed the breaker.
+func TestBreakerOnChange(t *testing.T) {
+	var heard []string
+	n := &Notifier{}
+	p := BreakerPolicy{OnChange: func(_ context.Context, provider string, open bool, cause error) {
+		heard = append(heard, fmt.Sprintf("%s %v %v", provider, open, cause))
+		if !open {
+			panic("a listener's bug")
+		}
+	}}
+	if err := WithBreaker(p)(n); err != nil {
+		t.Fatal(err)
+	}
+	n.breakerChanged(context.Background(), "v", true, errors.New("down"))
+	n.breakerChanged(context.Background(), "v", false, nil) // must not panic
+	if want := []string{"v true down", "v false <nil>"}; !slices.Equal(heard, want) {
+		t.Fatalf("OnChange heard %q, want %q", heard, want)
+	}
+	quiet := &Notifier{}
+	if err := WithBreaker(BreakerPolicy{})(quiet); err != nil {
+		t.Fatal(err)
+	}
+	quiet.breakerChanged(context.Background(), "v", true, nil) // no OnChange: nothing to tell
 }

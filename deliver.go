@@ -562,15 +562,13 @@ type BreakerPolicy struct {
 	// permanent refusal closes the breaker, a failure opens it for
 	// another Cooldown. Default 30s.
 	Cooldown time.Duration
-}
-
-// BreakerObserver is an optional interface of an Observer
-// (WithObserver) that is told when a provider's circuit breaker opens,
-// with the failure that opened it, and when it closes again (cause nil).
-// It is called on the goroutine of the send that changed the breaker,
-// and must be quick.
-type BreakerObserver interface {
-	BreakerChanged(ctx context.Context, provider string, open bool, cause error)
+	// OnChange, when not nil, is told when a provider's breaker opens,
+	// with the failure that opened it, and when it closes again (cause
+	// nil): for metrics and logs (metrics.Observer.BreakerChanged is
+	// one). It is called on the goroutine of the send that changed the
+	// breaker, must be quick and safe for concurrent use; a panic in it
+	// is recovered and ignored.
+	OnChange func(ctx context.Context, provider string, open bool, cause error)
 }
 
 // WithBreaker gives each provider a circuit breaker with policy p (zero
@@ -682,14 +680,10 @@ func (b *breakers) done(provider string, failed bool, now func() time.Time) (cha
 	return false, false
 }
 
-// breakerChanged tells the observers that implement BreakerObserver.
+// breakerChanged tells BreakerPolicy.OnChange.
 func (n *Notifier) breakerChanged(ctx context.Context, provider string, open bool, cause error) {
-	for _, o := range n.observers {
-		if bo, ok := o.(BreakerObserver); ok {
-			func() {
-				defer func() { _ = recover() }() // an observer's bug must not break a send
-				bo.BreakerChanged(ctx, provider, open, cause)
-			}()
-		}
+	if f := n.breakers.policy.OnChange; f != nil {
+		defer func() { _ = recover() }() // a listener's bug must not break a send
+		f(ctx, provider, open, cause)
 	}
 }

@@ -30,7 +30,8 @@
 // refusing vendor counts a failed call of it and a call of the next);
 // messages with one provider count only in notify_sends_total.
 // notify_provider_breaker_open is 1 while a provider's circuit breaker
-// (notify.WithBreaker) is open: the Observer is a notify.BreakerObserver.
+// (notify.WithBreaker) is open, when the Observer's BreakerChanged is the
+// policy's OnChange.
 //
 // notify_sends_total counts each message the pipeline settled, once, by
 // its outcome: sent (a provider accepted it), failed (certainly not

@@ -257,9 +257,9 @@ func (s *series[T]) get(a, b, c string) T {
 	return v
 }
 
-// BreakerChanged implements notify.BreakerObserver: it sets
-// notify_provider_breaker_open of provider to 1 when its breaker opens
-// and to 0 when it closes.
+// BreakerChanged sets notify_provider_breaker_open of provider to 1 when
+// its breaker opens and to 0 when it closes: give it to the Notifier as
+// notify.BreakerPolicy.OnChange.
 func (o *Observer) BreakerChanged(_ context.Context, p string, open bool, _ error) {
 	v := 0.0
 	if open {
@@ -269,7 +269,4 @@ func (o *Observer) BreakerChanged(_ context.Context, p string, open bool, _ erro
 }
 
 // Interface guards
-var (
-	_ notify.Observer        = (*Observer)(nil)
-	_ notify.BreakerObserver = (*Observer)(nil)
-)
+var _ notify.Observer = (*Observer)(nil)

@@ -26,22 +26,19 @@ import (
 // (the Indian vendor's fallback, and the only way abroad), with the US
 // priced apart.
 type vendors struct {
-	n       *notify.Notifier
-	india   *smsgatewaytest.Server
-	twilio  *twiliotest.Server
-	ledger  *memstore.Ledger
-	wallet  *memstore.Wallet
-	clock   *testclock.Clock
-	changes *breakerLog
+	n      *notify.Notifier
+	india  *smsgatewaytest.Server
+	twilio *twiliotest.Server
+	ledger *memstore.Ledger
+	wallet *memstore.Wallet
+	clock  *testclock.Clock
 }
 
-// breakerLog is an observer that keeps the breakers' changes.
+// breakerLog keeps the breakers' changes (BreakerPolicy.OnChange).
 type breakerLog struct {
 	mu  sync.Mutex
 	log []string
 }
-
-func (b *breakerLog) Observe(context.Context, notify.Event) {}
 
 func (b *breakerLog) BreakerChanged(_ context.Context, provider string, open bool, cause error) {
 	b.mu.Lock()
@@ -75,10 +72,9 @@ const usPrice = 70 // paise a segment to the US
 func newVendors(t *testing.T, opts ...notify.Option) *vendors {
 	t.Helper()
 	v := &vendors{
-		india:   smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-77f3"}),
-		twilio:  twiliotest.NewServer(twiliotest.Config{}),
-		clock:   testclock.New(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)),
-		changes: &breakerLog{},
+		india:  smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-77f3"}),
+		twilio: twiliotest.NewServer(twiliotest.Config{}),
+		clock:  testclock.New(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)),
 	}
 	t.Cleanup(v.india.Close)
 	t.Cleanup(v.twilio.Close)
@@ -115,7 +111,6 @@ func newVendors(t *testing.T, opts ...notify.Option) *vendors {
 		notify.WithPrices(prices),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 		notify.WithClock(v.clock.Now),
-		notify.WithObserver(v.changes),
 	}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -259,11 +254,12 @@ func TestEveryProviderRefuses(t *testing.T) {
 }
 
 // TestBreakerSkipsAFailingProvider: after two failures in a row the
-// Indian vendor's breaker opens and observers hear of it; Indian numbers
+// Indian vendor's breaker opens and OnChange hears of it; Indian numbers
 // then go straight to Twilio without calling it; after the cooldown one
 // send tries it again, and its acceptance closes the breaker.
 func TestBreakerSkipsAFailingProvider(t *testing.T) {
-	v := newVendors(t, notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Minute}))
+	changes := &breakerLog{}
+	v := newVendors(t, notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Minute, OnChange: changes.BreakerChanged}))
 	ctx := context.Background()
 	send := func() *notify.Receipt {
 		t.Helper()
@@ -276,7 +272,7 @@ func TestBreakerSkipsAFailingProvider(t *testing.T) {
 	v.india.RefuseNext(2, http.StatusServiceUnavailable, 503, "busy")
 	send()
 	send()
-	if got := v.changes.String(); got != "smsgateway open: unavailable" {
+	if got := changes.String(); got != "smsgateway open: unavailable" {
 		t.Fatalf("breaker changes: %q", got)
 	}
 	before := v.india.Requests()
@@ -290,7 +286,7 @@ func TestBreakerSkipsAFailingProvider(t *testing.T) {
 	if rc := send(); rc.Provider != "smsgateway" {
 		t.Fatalf("after the cooldown: %s", rc.Provider)
 	}
-	if got := v.changes.String(); got != "smsgateway open: unavailable; smsgateway closed" {
+	if got := changes.String(); got != "smsgateway open: unavailable; smsgateway closed" {
 		t.Fatalf("breaker changes: %q", got)
 	}
 }

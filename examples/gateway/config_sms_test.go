@@ -242,7 +242,7 @@ func TestBreakerSetting(t *testing.T) {
 		"10 / 1m": {Failures: 10, Cooldown: time.Minute},
 	} {
 		c, err := loadConfig(envOf(map[string]string{"NOTIFY_BREAKER": in}))
-		if err != nil || (c.breaker == nil) != (want == nil) || want != nil && *c.breaker != *want {
+		if err != nil || (c.breaker == nil) != (want == nil) || want != nil && (c.breaker.Failures != want.Failures || c.breaker.Cooldown != want.Cooldown) {
 			t.Errorf("NOTIFY_BREAKER=%q: %v %+v, want %+v", in, err, c.breaker, want)
 		}
 	}

@@ -249,15 +249,14 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if st.otp != nil {
 		opts = append(opts, notify.WithOTPThrottle(st.otp))
 	}
-	if cfg.breaker != nil {
-		// The metrics (monitor) and the log (breakerLog) hear each change.
-		opts = append(opts, notify.WithBreaker(*cfg.breaker), notify.WithObserver(breakerLog{logger}))
-	}
 	mon, err := newMonitor(cfg, logger)
 	if err != nil {
 		return err
 	}
 	opts = append(opts, mon.options()...)
+	if cfg.breaker != nil {
+		opts = append(opts, notify.WithBreaker(mon.breakers(*cfg.breaker, logger)))
+	}
 	// Traces, when the OTEL_* variables name a collector; flushed on exit.
 	tr, err := newTracing(ctx, env, d.tracer, logger)
 	if err != nil {

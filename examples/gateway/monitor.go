@@ -182,24 +182,18 @@ func writeMonitorJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// breakerLog logs each change of a provider's circuit breaker
-// (notify.BreakerObserver): a provider put to rest after repeated
-// failures, and one back in service.
-type breakerLog struct{ logger *slog.Logger }
-
-func (breakerLog) Observe(context.Context, notify.Event) {}
-
-func (b breakerLog) BreakerChanged(ctx context.Context, provider string, open bool, cause error) {
-	if open {
-		b.logger.WarnContext(ctx, "provider resting after repeated failures (circuit breaker open): its messages go to their next provider, or are refused",
-			"provider", provider, "error", cause)
-		return
+// breakers returns p telling each change of a provider's circuit
+// breaker to the metrics (notify_provider_breaker_open) and the log: a
+// provider put to rest after repeated failures, and one back in service.
+func (m *monitor) breakers(p notify.BreakerPolicy, logger *slog.Logger) notify.BreakerPolicy {
+	p.OnChange = func(ctx context.Context, provider string, open bool, cause error) {
+		m.obs.BreakerChanged(ctx, provider, open, cause)
+		if open {
+			logger.WarnContext(ctx, "provider resting after repeated failures (circuit breaker open): its messages go to their next provider, or are refused",
+				"provider", provider, "error", cause)
+			return
+		}
+		logger.InfoContext(ctx, "provider back in service (circuit breaker closed)", "provider", provider)
 	}
-	b.logger.InfoContext(ctx, "provider back in service (circuit breaker closed)", "provider", provider)
+	return p
 }
-
-// Interface guards
-var (
-	_ notify.Observer        = breakerLog{}
-	_ notify.BreakerObserver = breakerLog{}
-)

@@ -293,8 +293,7 @@ func notifierOptions(t *testing.T, v vendors, idempotency store.Keys, breakers *
 		notify.WithIdempotency(idempotency),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 50 * time.Microsecond, MaxDelay: 500 * time.Microsecond}),
 		notify.WithTimeout(5 * time.Millisecond),
-		notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Millisecond}),
-		notify.WithObserver(breakers),
+		notify.WithBreaker(notify.BreakerPolicy{Failures: 2, Cooldown: time.Millisecond, OnChange: breakers.BreakerChanged}),
 	}
 }
 
@@ -516,8 +515,6 @@ func chaotic(p *memprovider.Provider, seed [32]byte, stream uint64, panics bool,
 
 // breakerCounter counts the breakers that opened.
 type breakerCounter struct{ opened atomic.Int64 }
-
-func (b *breakerCounter) Observe(context.Context, notify.Event) {}
 
 func (b *breakerCounter) BreakerChanged(_ context.Context, _ string, open bool, _ error) {
 	if open {
