@@ -77,7 +77,7 @@ func ExampleVars() {
 		`[{"name": "NAME", "value": "Asha"}]`,
 		`"Asha"`,
 	} {
-		var v notify.Vars
+		var v record.Vars
 		err := json.Unmarshal([]byte(in), &v)
 		fmt.Println(len(v), v["NAME"], v["1"], err)
 	}
@@ -88,15 +88,20 @@ func ExampleVars() {
 	// 0   variables: must be an object (name to value) or an array, not a string
 }
 
+// printer is an Observer that prints each event.
+type printer struct{}
+
+func (printer) Observe(_ context.Context, e notify.Event) {
+	fmt.Println(e.Type, e.Envelope.Kind, e.Envelope.To)
+}
+
 // An observer sees every message accepted, sent or failed.
-func ExampleObserverFunc() {
+func ExampleWithObserver() {
 	accounts := memstore.NewAccounts()
 	_ = accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()})
 	smsCh, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
 	n, _ := notify.New(accounts, memstore.NewLedger(nil), notify.WithChannel(smsCh),
-		notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
-			fmt.Println(e.Type, e.Envelope.Kind, e.Envelope.To)
-		})))
+		notify.WithObserver(printer{}))
 	_, _ = n.Send(context.Background(), &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
 	// Output:
 	// pending sms +919876543210

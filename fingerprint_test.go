@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 func fingerprintOf(r notify.Request) string {
@@ -26,9 +27,9 @@ func fingerprintOf(r notify.Request) string {
 func TestFingerprintCoversEveryContentField(t *testing.T) {
 	changed := 0
 	for _, base := range []func() notify.Request{
-		func() notify.Request { return &sms.Request{To: "9876543210", Variables: notify.Vars{"A": "1"}} },
-		func() notify.Request { return &email.Request{To: "a@example.com", Variables: notify.Vars{"A": "1"}} },
-		func() notify.Request { return &chat.Request{To: "9876543210", Variables: notify.Vars{"A": "1"}} },
+		func() notify.Request { return &sms.Request{To: "9876543210", Variables: record.Vars{"A": "1"}} },
+		func() notify.Request { return &email.Request{To: "a@example.com", Variables: record.Vars{"A": "1"}} },
+		func() notify.Request { return &chat.Request{To: "9876543210", Variables: record.Vars{"A": "1"}} },
 		func() notify.Request { return &otp.Request{To: "9876543210"} },
 	} {
 		want := fingerprintOf(base())

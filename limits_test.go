@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -106,12 +107,12 @@ func TestEveryOTPCountsHoweverItIsSent(t *testing.T) {
 		},
 		"sms template with variables.OTP": func(n *notify.Notifier) error {
 			_, err := n.Send(ctx, &sms.Request{Account: acct, To: "9876543210", TemplateSlug: "standard-otp",
-				Variables: notify.Vars{"OTP": "482913"}})
+				Variables: record.Vars{"OTP": "482913"}})
 			return err
 		},
 		"chat template with variables.OTP": func(n *notify.Notifier) error {
 			_, err := n.Send(ctx, &chat.Request{Account: acct, To: "9876543210", TemplateSlug: "standard-otp",
-				Variables: notify.Vars{"OTP": "482913"}})
+				Variables: record.Vars{"OTP": "482913"}})
 			return err
 		},
 	}

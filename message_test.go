@@ -494,7 +494,7 @@ func TestRefusalIsRefundedThoughTheStoreFailedAtThatMoment(t *testing.T) {
 	})
 	var refunds atomic.Int64
 	refundTold := make(chan struct{}, 4)
-	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+	r.options = append(r.options, notify.WithObserver(observerFunc(func(_ context.Context, e notify.Event) {
 		refunds.Add(e.Refund.Minor)
 		if e.Refund.Minor > 0 {
 			refundTold <- struct{}{}

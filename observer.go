@@ -78,8 +78,3 @@ type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
 
-// ObserverFunc adapts a function to Observer, as http.HandlerFunc does.
-type ObserverFunc func(ctx context.Context, e Event)
-
-// Observe calls f(ctx, e).
-func (f ObserverFunc) Observe(ctx context.Context, e Event) { f(ctx, e) }

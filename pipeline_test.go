@@ -387,7 +387,7 @@ func TestDeadlinesAndCancellation(t *testing.T) {
 	t.Run("caller cancels before the vendor call: canceled, refunded", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		// The StatePending event comes after the charge and before the delivery.
-		r := newRig(t, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+		r := newRig(t, notify.WithObserver(observerFunc(func(_ context.Context, e notify.Event) {
 			if e.Type == record.StatePending {
 				cancel()
 			}
@@ -648,7 +648,7 @@ func (noIDProvider) Send(context.Context, *notify.Envelope) (*notify.Result, err
 }
 
 func TestObserverPanicIsContained(t *testing.T) {
-	r := newRig(t, notify.WithObserver(notify.ObserverFunc(func(context.Context, notify.Event) { panic("observer bug") })))
+	r := newRig(t, notify.WithObserver(observerFunc(func(context.Context, notify.Event) { panic("observer bug") })))
 	if _, err := r.n.Send(context.Background(), smsReq("hi")); err != nil {
 		t.Fatal(err)
 	}
@@ -763,3 +763,8 @@ func TestKeyedSendWhoseReceiptCannotBeStored(t *testing.T) {
 		t.Fatalf("the vendor got %d messages, want 1", got)
 	}
 }
+
+// observerFunc adapts a function to notify.Observer.
+type observerFunc func(ctx context.Context, e notify.Event)
+
+func (f observerFunc) Observe(ctx context.Context, e notify.Event) { f(ctx, e) }

@@ -455,7 +455,7 @@ func TestChannelCodecsRoundTrip(t *testing.T) {
 		req   notify.Request
 	}{
 		{smsCh, &sms.Request{Account: "acme", To: "9876543210", Route: sms.RouteDLT, Message: "Code 1", DLTTemplateID: "1107", DLTEntityID: "1201", IdempotencyKey: "k"}},
-		{chatCh, &chat.Request{Account: "acme", To: "9876543210", TemplateName: "order_update", Variables: notify.Vars{"1": "4411"}, Gateway: chat.GatewayCloud}},
+		{chatCh, &chat.Request{Account: "acme", To: "9876543210", TemplateName: "order_update", Variables: record.Vars{"1": "4411"}, Gateway: chat.GatewayCloud}},
 		{emailCh, &email.Request{Account: "acme", To: "a@example.com", Subject: "Invoice", Message: "<p>Hi</p>", Purpose: "invoice"}},
 	} {
 		data, err := tc.codec.EncodeRequest(tc.req)
@@ -481,7 +481,7 @@ func TestChannelCodecsRoundTrip(t *testing.T) {
 // promoRenderer renders every template as a promotional text.
 type promoRenderer struct{}
 
-func (promoRenderer) Render(_ context.Context, _ notify.Kind, _ *notify.Account, slug string, _ notify.Vars) (*notify.Rendered, error) {
+func (promoRenderer) Render(_ context.Context, _ notify.Kind, _ *notify.Account, slug string, _ record.Vars) (*notify.Rendered, error) {
 	return &notify.Rendered{Slug: slug, Class: record.Promotional, Text: "Sale: 20% off everything today"}, nil
 }
 

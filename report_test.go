@@ -610,7 +610,7 @@ func (s reportWinsTheRace) Move(ctx context.Context, account, id string, u store
 func TestFailKeepsWhatAReportKept(t *testing.T) {
 	r := newRecordRig(t, func(s store.Ledger) store.Ledger { return reportWinsTheRace{s} })
 	var refunded atomic.Int64
-	r.options = append(r.options, notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+	r.options = append(r.options, notify.WithObserver(observerFunc(func(_ context.Context, e notify.Event) {
 		refunded.Add(e.Refund.Minor)
 	})))
 	r.n = r.instance(t)

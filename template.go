@@ -30,7 +30,7 @@ type Rendered struct {
 // variable is InvalidArgument naming each problem (variables as
 // "variables.NAME").
 type TemplateRenderer interface {
-	Render(ctx context.Context, kind Kind, acct *Account, slug string, vars Vars) (*Rendered, error)
+	Render(ctx context.Context, kind Kind, acct *Account, slug string, vars record.Vars) (*Rendered, error)
 }
 
 // Pricer prices prepared envelopes. wallet.PriceList implements it.

@@ -106,7 +106,7 @@ func (v *value) str(fe *record.FieldErrors, name string, numeric bool) string {
 // vars holds the "variables" field; its decoding error is kept for the
 // field list instead of failing the whole body.
 type vars struct {
-	v   notify.Vars
+	v   record.Vars
 	err error
 }
 
@@ -116,7 +116,7 @@ func (v *vars) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (v *vars) get(fe *record.FieldErrors) notify.Vars {
+func (v *vars) get(fe *record.FieldErrors) record.Vars {
 	if v.err != nil {
 		msg := v.err.Error()
 		msg = strings.TrimPrefix(msg, "variables: ")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 func TestDecodeSMSFields(t *testing.T) {
@@ -28,7 +29,7 @@ func TestDecodeSMSFields(t *testing.T) {
 		{`{"to":"9876543210","numbers":"","message":"","variables_values":"v"}`, Header{},
 			sms.Request{To: "9876543210", Message: "v"}},
 		{`{"to":"9876543210","template_slug":"order-confirmed","variables":{"NAME":"A","N":7},"brand":"B","idempotency_key":"k"}`, Header{IdempotencyKey: "k"},
-			sms.Request{To: "9876543210", TemplateSlug: "order-confirmed", Variables: notify.Vars{"NAME": "A", "N": "7"}, Brand: "B", IdempotencyKey: "k"}},
+			sms.Request{To: "9876543210", TemplateSlug: "order-confirmed", Variables: record.Vars{"NAME": "A", "N": "7"}, Brand: "B", IdempotencyKey: "k"}},
 		// Keys that match no field in any case are ignored; escapes and
 		// surrogate pairs decode.
 		{`{"to":"9876543210","message":"caf\u00e9 \ud83d\ude00","unknown":{"TO":1,"to":2},"Unknown":[{"x":1},{"x":2}]}`, Header{},

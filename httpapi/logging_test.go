@@ -39,7 +39,7 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
-		notify.WithObserver(notify.ObserverFunc(func(ctx context.Context, e notify.Event) {
+		notify.WithObserver(observerFunc(func(ctx context.Context, e notify.Event) {
 			if e.Receipt != nil {
 				logger.InfoContext(ctx, "observed", "message_id", e.Receipt.MessageID, "event", string(e.Type))
 			}
@@ -104,3 +104,8 @@ func TestRequestIDOutsideARequest(t *testing.T) {
 		t.Fatalf("log: %s", buf.String())
 	}
 }
+
+// observerFunc adapts a function to notify.Observer.
+type observerFunc func(ctx context.Context, e notify.Event)
+
+func (f observerFunc) Observe(ctx context.Context, e notify.Event) { f(ctx, e) }

@@ -59,7 +59,7 @@ var (
 	emailKeys = bodyKeys(reflect.TypeFor[emailBody]())
 	chatKeys  = bodyKeys(reflect.TypeFor[chatBody]())
 	// pairKeys are the keys of a name/value pair in a "variables" array,
-	// which notify.Vars decodes with encoding/json as well.
+	// which record.Vars decodes with encoding/json as well.
 	pairKeys = []string{"name", "value"}
 )
 

@@ -53,7 +53,7 @@ func TestKitSendsAndCharges(t *testing.T) {
 	}
 
 	if _, err := kit.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: "asha@example.com",
-		TemplateSlug: "wallet-credited", Variables: notify.Vars{"NAME": "Asha", "AMOUNT": "Rs 500", "BALANCE": "Rs 1,500"}}); err != nil {
+		TemplateSlug: "wallet-credited", Variables: record.Vars{"NAME": "Asha", "AMOUNT": "Rs 500", "BALANCE": "Rs 1,500"}}); err != nil {
 		t.Fatal(err)
 	}
 	if m := kit.LastEmail(t); m.To != "asha@example.com" || email.MessageOf(m).Subject == "" || email.MessageOf(m).HTML == "" || email.MessageOf(m).Text == "" {

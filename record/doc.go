@@ -2,7 +2,8 @@
 // and its channels share: a message's durable record (Message) with its
 // states (State and the one state machine, CanMove), the money it cost
 // (Money, Currency, Balance), the account that sent it (Account), the
-// kind of channel (Kind) and a bad field's rule (FieldError).
+// kind of channel (Kind), the values of a template's placeholders (Vars)
+// and the rules a request's fields break (FieldError, FieldErrors).
 //
 // It imports only the standard library, as river's rivertype does, so
 // that a store or a channel can name these values without importing the

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/record"
 )
 
 // catalogueSection returns a section of a stock template's file, the HTML
@@ -34,8 +34,8 @@ func catalogueSection(b *testing.B, slug, section string) string {
 }
 
 // benchVars are the four variables of out-for-delivery.
-func benchVars() notify.Vars {
-	return notify.Vars{"NAME": "Asha Rao", "ORDER_ID": "OD-100482",
+func benchVars() record.Vars {
+	return record.Vars{"NAME": "Asha Rao", "ORDER_ID": "OD-100482",
 		"TRACKING_LINK": "https://track.example/OD-100482", "BRAND_NAME": "Acme Learning"}
 }
 

@@ -6,7 +6,7 @@
 // A Renderer implements notify.TemplateRenderer; channels call it:
 //
 //	r, err := template.New(store) // store may be nil: stock templates only
-//	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", notify.Vars{
+//	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", record.Vars{
 //		"NAME": "Asha", "ORDER_ID": "A-1042", "TRACKING_LINK": "https://track.example/A-1042",
 //	})
 //
@@ -29,8 +29,8 @@
 //
 // # Variables
 //
-// Variables are notify.Vars: name to string value. All values are strings.
-// An array of values in the request (see notify.Vars) arrives as positional
+// Variables are record.Vars: name to string value. All values are strings.
+// An array of values in the request (see record.Vars) arrives as positional
 // keys "1", "2", ...: positional values fill the template's variables in
 // declaration order (the order of the catalogue's "variables" then
 // "optional" lines, or of a custom template's Variables then first use).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -107,7 +108,7 @@ func Example_customTemplate() {
 		fmt.Println(err)
 		return
 	}
-	vars := notify.Vars{"NAME": "Asha", "CLASS": "Sunrise Flow", "TIME": "6:30 AM"}
+	vars := record.Vars{"NAME": "Asha", "CLASS": "Sunrise Flow", "TIME": "6:30 AM"}
 	chat, err := r.Render(ctx, chat.Kind, acct, "class-reminder", vars)
 	if err != nil {
 		fmt.Println(err)
@@ -133,7 +134,7 @@ func ExampleRenderer_Render() {
 		return
 	}
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	vars := notify.Vars{"OTP": "482913", "ACTION": "login"}
+	vars := record.Vars{"OTP": "482913", "ACTION": "login"}
 	sms, _ := r.Render(context.Background(), sms.Kind, acct, "standard-otp", vars)
 	fmt.Println(sms.Text)
 	mail, _ := r.Render(context.Background(), email.Kind, acct, "standard-otp", vars)
@@ -147,7 +148,7 @@ func ExampleRenderer_Render() {
 func ExampleRenderer_Render_missingVariables() {
 	r, _ := template.New(nil)
 	_, err := r.Render(context.Background(), chat.Kind, &notify.Account{Name: "Acme"},
-		"out-for-delivery", notify.Vars{"NAME": "Asha"})
+		"out-for-delivery", record.Vars{"NAME": "Asha"})
 	var e *notify.Error
 	if errors.As(err, &e) {
 		for _, f := range e.Fields {
@@ -166,7 +167,7 @@ func ExampleRenderer_CloudTemplate() {
 	r, _ := template.New(nil)
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	ct, err := r.CloudTemplate(context.Background(), acct, "out-for-delivery",
-		notify.Vars{"1": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"})
+		record.Vars{"1": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"})
 	if err != nil {
 		fmt.Println(err)
 		return

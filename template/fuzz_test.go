@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
@@ -97,7 +98,7 @@ func FuzzRender(f *testing.F) {
 	acct := &notify.Account{ID: "a", Name: "Acme <Co>"}
 	f.Fuzz(func(t *testing.T, slug, k1, v1, k2, v2 string, k uint8) {
 		kind := kindOf(k)
-		vars := notify.Vars{k1: v1, k2: v2}
+		vars := record.Vars{k1: v1, k2: v2}
 		out, err := r.Render(context.Background(), kind, acct, slug, vars)
 		if err != nil {
 			checkErr(t, err)
@@ -127,7 +128,7 @@ func FuzzCompile(f *testing.F) {
 			checkErr(t, err)
 			return
 		}
-		vars := notify.Vars{}
+		vars := record.Vars{}
 		for _, v := range tp.vars {
 			vars[v.name] = value
 		}

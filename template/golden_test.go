@@ -25,8 +25,8 @@ func sampleAccount() *notify.Account {
 	return &notify.Account{ID: "acme", Name: "Acme Learning", Currency: record.INR()}
 }
 
-func sampleVars() notify.Vars {
-	return notify.Vars{
+func sampleVars() record.Vars {
+	return record.Vars{
 		"OTP":           "482913",
 		"ACTION":        "login",
 		"NAME":          "Asha Rao",
@@ -55,14 +55,14 @@ func sampleVars() notify.Vars {
 
 // varsFor picks from sampleVars the variables the template requires, so
 // no "unknown variable" error gets in the way.
-func varsFor(t *testing.T, r *template.Renderer, slug string) notify.Vars {
+func varsFor(t *testing.T, r *template.Renderer, slug string) record.Vars {
 	t.Helper()
 	info, err := r.Describe(context.Background(), sampleAccount(), slug)
 	if err != nil {
 		t.Fatalf("Describe(%s): %v", slug, err)
 	}
 	all := sampleVars()
-	v := notify.Vars{}
+	v := record.Vars{}
 	for _, d := range info.Variables {
 		if !d.Required {
 			continue // the golden files show the defaults

@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -90,7 +91,7 @@ func TestRenderDoesNotAllocateMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	acct := &notify.Account{Name: "A"}
-	vars := notify.Vars{"NAME": "Asha", "ORDER_ID": "OD-1"}
+	vars := record.Vars{"NAME": "Asha", "ORDER_ID": "OD-1"}
 	chatAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render(chat.Kind, acct, vars) })
 	pushAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render("push", acct, vars) })
 	if chatAllocs > 3 || pushAllocs != chatAllocs {

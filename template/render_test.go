@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 // fieldsOf returns the fields of an InvalidArgument *notify.Error, failing
@@ -39,12 +40,12 @@ func fieldNames(m map[string]string) []string {
 }
 
 // deliveryVars are valid variables of out-for-delivery.
-func deliveryVars() notify.Vars {
-	return notify.Vars{"NAME": "Asha", "ORDER_ID": "OD-1", "TRACKING_LINK": "https://track.example/OD-1"}
+func deliveryVars() record.Vars {
+	return record.Vars{"NAME": "Asha", "ORDER_ID": "OD-1", "TRACKING_LINK": "https://track.example/OD-1"}
 }
 
-func with(v notify.Vars, kv ...string) notify.Vars {
-	out := notify.Vars{}
+func with(v record.Vars, kv ...string) record.Vars {
+	out := record.Vars{}
 	for k, val := range v {
 		out[k] = val
 	}
@@ -54,7 +55,7 @@ func with(v notify.Vars, kv ...string) notify.Vars {
 	return out
 }
 
-func without(v notify.Vars, names ...string) notify.Vars {
+func without(v record.Vars, names ...string) record.Vars {
 	out := with(v)
 	for _, n := range names {
 		delete(out, n)
@@ -68,7 +69,7 @@ func TestRenderVariableErrors(t *testing.T) {
 	cases := []struct {
 		name   string
 		slug   string
-		vars   notify.Vars
+		vars   record.Vars
 		fields []string // every field the error must name, and no other
 		has    string   // a substring of the joined messages
 	}{
@@ -90,14 +91,14 @@ func TestRenderVariableErrors(t *testing.T) {
 			[]string{"variables.1"}, "is NAME, which is also given by name with another value"},
 		{"too long", "out-for-delivery", with(deliveryVars(), "NAME", strings.Repeat("a", 1025)),
 			[]string{"variables.NAME"}, "longer than 1024 bytes"},
-		{"OTP too short", "standard-otp", notify.Vars{"OTP": "123"}, []string{"variables.OTP"}, "4 to 8 digits"},
-		{"OTP too long", "standard-otp", notify.Vars{"OTP": "123456789"}, []string{"variables.OTP"}, "4 to 8 digits"},
-		{"OTP letters", "standard-otp", notify.Vars{"OTP": "12a4"}, []string{"variables.OTP"}, "4 to 8 digits"},
-		{"OTP other digits", "standard-otp", notify.Vars{"OTP": "١٢٣٤"}, []string{"variables.OTP"}, "4 to 8 digits"},
-		{"DAYS_LEFT words", "subscription-expiring-soon", notify.Vars{"NAME": "A", "PLAN_NAME": "P",
+		{"OTP too short", "standard-otp", record.Vars{"OTP": "123"}, []string{"variables.OTP"}, "4 to 8 digits"},
+		{"OTP too long", "standard-otp", record.Vars{"OTP": "123456789"}, []string{"variables.OTP"}, "4 to 8 digits"},
+		{"OTP letters", "standard-otp", record.Vars{"OTP": "12a4"}, []string{"variables.OTP"}, "4 to 8 digits"},
+		{"OTP other digits", "standard-otp", record.Vars{"OTP": "١٢٣٤"}, []string{"variables.OTP"}, "4 to 8 digits"},
+		{"DAYS_LEFT words", "subscription-expiring-soon", record.Vars{"NAME": "A", "PLAN_NAME": "P",
 			"DAYS_LEFT": "seven", "EXPIRY_DATE": "31/12/2026", "AMOUNT": "Rs 1", "LINK": "https://a.example"},
 			[]string{"variables.DAYS_LEFT"}, "whole number"},
-		{"no brand", "standard-otp", notify.Vars{"OTP": "1234"}, nil, ""}, // replaced below with an unnamed account
+		{"no brand", "standard-otp", record.Vars{"OTP": "1234"}, nil, ""}, // replaced below with an unnamed account
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,7 +128,7 @@ func TestRenderVariableErrors(t *testing.T) {
 
 func TestRenderDates(t *testing.T) {
 	r := newRenderer(t, nil)
-	base := notify.Vars{"NAME": "A", "PLAN_NAME": "P", "LINK": "https://a.example/r"}
+	base := record.Vars{"NAME": "A", "PLAN_NAME": "P", "LINK": "https://a.example/r"}
 	for _, d := range []string{"31/12/2026", "29/02/2028", "01/01/1999"} {
 		if _, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "subscription-expired",
 			with(base, "EXPIRY_DATE", d)); err != nil {
@@ -148,7 +149,7 @@ func TestRenderDates(t *testing.T) {
 	}
 	// Other names ending in DATE follow the same rule.
 	_, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "invoice-generated",
-		notify.Vars{"NAME": "A", "INVOICE_NO": "1", "AMOUNT": "1", "DUE_DATE": "2026-01-01", "LINK": "https://a.example"})
+		record.Vars{"NAME": "A", "INVOICE_NO": "1", "AMOUNT": "1", "DUE_DATE": "2026-01-01", "LINK": "https://a.example"})
 	if f := fieldsOf(t, err); fieldNames(f)[0] != "variables.DUE_DATE" || len(f) != 1 {
 		t.Errorf("DUE_DATE: %v", err)
 	}
@@ -182,7 +183,7 @@ func TestRenderDefaults(t *testing.T) {
 	r := newRenderer(t, nil)
 	ctx := context.Background()
 	acct := &notify.Account{ID: "a", Name: "Acme\r\nBcc: x@evil.example"}
-	out, err := r.Render(ctx, email.Kind, acct, "standard-otp", notify.Vars{"OTP": "1234"})
+	out, err := r.Render(ctx, email.Kind, acct, "standard-otp", record.Vars{"OTP": "1234"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestRenderDefaults(t *testing.T) {
 		t.Errorf("values %q", out.Values)
 	}
 	out, err = r.Render(ctx, sms.Kind, acct, "standard-otp",
-		notify.Vars{"OTP": "1234", "ACTION": "password reset", "BRAND_NAME": "Acme Pay"})
+		record.Vars{"OTP": "1234", "ACTION": "password reset", "BRAND_NAME": "Acme Pay"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestRenderDefaults(t *testing.T) {
 		t.Errorf("text %q", out.Text)
 	}
 	// A nil account is no account name: BRAND_NAME must then be given.
-	if _, err := r.Render(ctx, sms.Kind, nil, "standard-otp", notify.Vars{"OTP": "1234", "BRAND_NAME": "B"}); err != nil {
+	if _, err := r.Render(ctx, sms.Kind, nil, "standard-otp", record.Vars{"OTP": "1234", "BRAND_NAME": "B"}); err != nil {
 		t.Errorf("nil account with BRAND_NAME: %v", err)
 	}
 }
@@ -227,7 +228,7 @@ func TestRenderPositional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, vars := range []notify.Vars{
+	for _, vars := range []record.Vars{
 		{"1": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"},
 		{"1": "Asha", "ORDER_ID": "OD-1", "3": "https://track.example/OD-1"},
 		{"1": "Asha", "NAME": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"}, // same value twice is fine
@@ -243,7 +244,7 @@ func TestRenderPositional(t *testing.T) {
 	}
 	// Positional values are validated as the variable they fill.
 	_, err = r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery",
-		notify.Vars{"1": "Asha", "2": "OD-1", "3": "javascript:x"})
+		record.Vars{"1": "Asha", "2": "OD-1", "3": "javascript:x"})
 	if f := fieldsOf(t, err); len(f) != 1 || f["variables.TRACKING_LINK"] == "" {
 		t.Errorf("positional link: %v", err)
 	}
@@ -264,7 +265,7 @@ func TestRenderCleansValues(t *testing.T) {
 		{"Zoë", "Zoë"},
 	}
 	for _, c := range cases {
-		out, err := r.Render(ctx, email.Kind, sampleAccount(), "promo-discount", notify.Vars{
+		out, err := r.Render(ctx, email.Kind, sampleAccount(), "promo-discount", record.Vars{
 			"NAME": c.in, "DISCOUNT": "10%", "CODE": "C", "EXPIRY_DATE": "01/01/2027", "LINK": "https://a.example"})
 		if err != nil {
 			t.Fatalf("%q: %v", c.in, err)
@@ -351,7 +352,7 @@ func TestRenderLimits(t *testing.T) {
 func TestCloudTemplate(t *testing.T) {
 	r := newRenderer(t, nil)
 	ctx := context.Background()
-	ct, err := r.CloudTemplate(ctx, sampleAccount(), "standard-otp", notify.Vars{"OTP": "482913"})
+	ct, err := r.CloudTemplate(ctx, sampleAccount(), "standard-otp", record.Vars{"OTP": "482913"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func New(templates store.Templates) (*Renderer, error) {
 // a body for kind or that no longer compiles ("template_slug"), and each
 // missing, unknown or bad variable ("variables.NAME"). See the package
 // documentation for the rules on variables. The result is the caller's.
-func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug string, vars notify.Vars) (*notify.Rendered, error) {
+func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug string, vars record.Vars) (*notify.Rendered, error) {
 	t, err := r.lookup(ctx, acct, slug)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Ac
 // It looks templates up and validates variables as Render does, with the
 // same errors. The result is the caller's; HeaderURL and HeaderKind are
 // left empty for the channel to fill.
-func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*chat.Template, error) {
+func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars record.Vars) (*chat.Template, error) {
 	t, err := r.lookup(ctx, acct, slug)
 	if err != nil {
 		return nil, err

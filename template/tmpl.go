@@ -94,7 +94,7 @@ func (t *tmpl) finish() {
 }
 
 // render renders t for kind.
-func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars notify.Vars) (*notify.Rendered, error) {
+func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars record.Vars) (*notify.Rendered, error) {
 	f, err := t.form(kind)
 	if err != nil {
 		return nil, err

@@ -198,7 +198,7 @@ func positional(k string) (int, bool) {
 // resolve returns the values of t's variables in declaration order:
 // given by name or position, cleaned, defaulted and validated. Every
 // problem is reported, each on its "variables.NAME" field.
-func (t *tmpl) resolve(acct *notify.Account, vars notify.Vars) ([]string, error) {
+func (t *tmpl) resolve(acct *notify.Account, vars record.Vars) ([]string, error) {
 	if len(vars) > MaxVars {
 		return nil, t.fail(record.FieldErrors{{Field: "variables",
 			Message: "at most " + strconv.Itoa(MaxVars) + " variables are accepted"}})
@@ -250,7 +250,7 @@ func (t *tmpl) resolve(acct *notify.Account, vars notify.Vars) ([]string, error)
 // extra handles the keys of vars that are not declared names: positional
 // keys fill declared variables in order; OTP, ACTION and BRAND_NAME are
 // ignored; anything else is an error.
-func (t *tmpl) extra(vars notify.Vars, vals []string, fe *record.FieldErrors) {
+func (t *tmpl) extra(vars record.Vars, vals []string, fe *record.FieldErrors) {
 	keys := make([]string, 0, len(vars))
 	for k := range vars {
 		if _, ok := t.index[k]; !ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 // TestBadInput: every case is InvalidArgument naming the field.
@@ -52,20 +53,20 @@ func TestBadInput(t *testing.T) {
 		{"bad otp", &chat.Request{To: "9876543210", OTP: "12ab"}, "otp", "4 to 8 digits"},
 		{"short otp", &chat.Request{To: "9876543210", OTP: "123"}, "otp", "4 to 8 digits"},
 		{"cloud send without a template", &chat.Request{Gateway: chat.GatewayCloud, To: "9876543210",
-			Language: "en_US", Variables: notify.Vars{"1": "Asha"}}, "message", "is required"},
+			Language: "en_US", Variables: record.Vars{"1": "Asha"}}, "message", "is required"},
 		{"nothing to send", &chat.Request{To: "9876543210"}, "message", "is required"},
 		{"template_name on qr", &chat.Request{Gateway: chat.GatewayQR, To: "9876543210", TemplateName: "order_confirmed"},
 			"template_name", "gateway cloud"},
 		{"template_name named variables", &chat.Request{To: "9876543210", TemplateName: "order_confirmed",
-			Variables: notify.Vars{"NAME": "Asha"}}, "variables", "positional"},
+			Variables: record.Vars{"NAME": "Asha"}}, "variables", "positional"},
 		{"template_name gap", &chat.Request{To: "9876543210", TemplateName: "order_confirmed",
-			Variables: notify.Vars{"1": "Asha", "3": "x"}}, "variables", "without gaps"},
+			Variables: record.Vars{"1": "Asha", "3": "x"}}, "variables", "without gaps"},
 		{"template_name bad", &chat.Request{To: "9876543210", TemplateName: "Order Confirmed"}, "template_name", "lower-case"},
 		{"unknown slug", &chat.Request{To: "9876543210", TemplateSlug: "order-confirmd"}, "template_slug", ""},
 		{"slug missing variable", &chat.Request{To: "9876543210", TemplateSlug: "order-confirmed",
-			Variables: notify.Vars{"NAME": "Asha"}}, "variables.ORDER_ID", ""},
+			Variables: record.Vars{"NAME": "Asha"}}, "variables.ORDER_ID", ""},
 		{"otp contradicts variables.OTP", &chat.Request{To: "9876543210", TemplateSlug: "standard-otp", OTP: "1234",
-			Variables: notify.Vars{"OTP": "5678"}}, "otp", "differs"},
+			Variables: record.Vars{"OTP": "5678"}}, "otp", "differs"},
 		{"bad number", ok(func(r *chat.Request) { r.To = "12345" }), "to", ""},
 		{"no number", ok(func(r *chat.Request) { r.To = "" }), "to", "required"},
 		{"bad language", ok(func(r *chat.Request) { r.Language = "english" }), "language", ""},
@@ -122,16 +123,16 @@ func TestBadInputEveryField(t *testing.T) {
 }
 
 // TestVariablesShape: variables that are neither an object nor an array
-// are refused when the request is decoded (notify.Vars).
+// are refused when the request is decoded (record.Vars).
 func TestVariablesShape(t *testing.T) {
 	for _, raw := range []string{`"NAME=Asha"`, `42`, `true`, `{"NAME":{"first":"Asha"}}`, `[["Asha"]]`} {
-		var v notify.Vars
+		var v record.Vars
 		if err := json.Unmarshal([]byte(raw), &v); err == nil {
 			t.Errorf("variables %s decoded to %v", raw, v)
 		}
 	}
 	for _, raw := range []string{`{"NAME":"Asha"}`, `["Asha","A-1042"]`, `[{"name":"NAME","value":"Asha"}]`} {
-		var v notify.Vars
+		var v record.Vars
 		if err := json.Unmarshal([]byte(raw), &v); err != nil {
 			t.Errorf("variables %s: %v", raw, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/sendwindow"
 )
 
@@ -33,7 +34,7 @@ type Resolver interface {
 // template message. *template.Renderer implements it. It must be safe for
 // concurrent use; errors are as for notify.TemplateRenderer.Render.
 type CloudTemplater interface {
-	CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars notify.Vars) (*Template, error)
+	CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars record.Vars) (*Template, error)
 }
 
 // Config configures a Channel.

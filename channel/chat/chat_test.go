@@ -19,7 +19,7 @@ func shapeOTP() *chat.Request {
 }
 
 func shapeTemplate() *chat.Request {
-	return &chat.Request{To: "9876543210", TemplateSlug: "order-confirmed", Variables: notify.Vars{
+	return &chat.Request{To: "9876543210", TemplateSlug: "order-confirmed", Variables: record.Vars{
 		"NAME": "Asha", "ORDER_ID": "A-1042", "AMOUNT": "₹1,499.00", "DELIVERY_DATE": "14/03/2026",
 		"LINK": "https://shop.example.com/o/A-1042"}}
 }
@@ -31,7 +31,7 @@ func shapeMedia() *chat.Request {
 
 func shapeCloud() *chat.Request {
 	return &chat.Request{Gateway: chat.GatewayCloud, To: "9876543210", TemplateName: "order_confirmed",
-		Language: "en_US", Variables: notify.Vars{"1": "Asha", "2": "A-1042"}}
+		Language: "en_US", Variables: record.Vars{"1": "Asha", "2": "A-1042"}}
 }
 
 const orderText = "Hi Asha, thank you for shopping with Acme! Your order *A-1042* is confirmed."
@@ -276,7 +276,7 @@ func TestCloudTemplateDetails(t *testing.T) {
 	// An array of variables, a language alias, a document header and an
 	// OTP-only authentication template.
 	env, err := r.ch.Prepare(context.Background(), acct, &chat.Request{To: "9876543210", TemplateName: "invoice_ready",
-		Language: "en-gb", HeaderURL: "https://cdn.example.com/INV-7.pdf", Variables: notify.Vars{"1": "INV-7"}})
+		Language: "en-gb", HeaderURL: "https://cdn.example.com/INV-7.pdf", Variables: record.Vars{"1": "INV-7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func TestPromotional(t *testing.T) {
 		t.Fatalf("type promotional: %v %+v", err, env)
 	}
 	env, err = r.ch.Prepare(context.Background(), account(""), &chat.Request{To: "9876543210", TemplateSlug: "promo-discount",
-		Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/03/2026", "LINK": "https://shop.example.com/sale"}})
+		Variables: record.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/03/2026", "LINK": "https://shop.example.com/sale"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestCloudOTPTemplate(t *testing.T) {
 	// A template_slug whose variables carry a code: the authentication
 	// template for the cloud gateway, the rendered text for QR.
 	env = prepare(t, r, account(chat.GatewayCloud), &chat.Request{To: "9876543210", TemplateSlug: "standard-otp",
-		Variables: notify.Vars{"OTP": "482915"}})
+		Variables: record.Vars{"OTP": "482915"}})
 	if !reflect.DeepEqual(chat.MessageOf(env).Template, auth("en_US")) || !strings.Contains(chat.MessageOf(env).Text, "482915") {
 		t.Fatalf("slug with a code: %+v %q", chat.MessageOf(env).Template, chat.MessageOf(env).Text)
 	}
@@ -470,7 +470,7 @@ func TestCloudOTPTemplate(t *testing.T) {
 func TestCloudNeverCarriesFreeTextCodes(t *testing.T) {
 	r := newRig(t, func(c *chat.Config) { c.CloudOTPTemplate = "" })
 	for _, req := range []*chat.Request{shapeOTP(),
-		{To: "9876543210", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482915"}}} {
+		{To: "9876543210", TemplateSlug: "standard-otp", Variables: record.Vars{"OTP": "482915"}}} {
 		env := prepare(t, r, account(chat.GatewayCloud), req)
 		if chat.MessageOf(env).Gateway != chat.GatewayQR || chat.MessageOf(env).Template != nil || chat.MessageOf(env).Fallback {
 			t.Fatalf("auto with cloud primary: gateway %s, template %+v, fallback %v", chat.MessageOf(env).Gateway, chat.MessageOf(env).Template, chat.MessageOf(env).Fallback)
@@ -493,7 +493,7 @@ func TestCloudNeverCarriesFreeTextCodes(t *testing.T) {
 	cloudOnly := newRig(t, func(c *chat.Config) { c.QR, c.CloudOTPTemplate = nil, "" }).ch
 	for _, gw := range []chat.Gateway{chat.GatewayAuto, chat.GatewayCloud} {
 		for _, req := range []*chat.Request{shapeOTP(),
-			{To: "9876543210", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482915"}}} {
+			{To: "9876543210", TemplateSlug: "standard-otp", Variables: record.Vars{"OTP": "482915"}}} {
 			req.Gateway = gw
 			_, err := cloudOnly.Prepare(context.Background(), account(""), req)
 			if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "CloudOTPTemplate") ||

@@ -6,6 +6,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/channeltest"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/record"
 )
 
 // TestConformance runs the channel kit on the chat channel with both
@@ -26,7 +27,7 @@ func TestConformance(t *testing.T) {
 			req(chat.Request{To: "9876543210", Gateway: chat.GatewayQR, Message: "Your invoice",
 				MediaURL: "https://cdn.example.com/a.pdf", FileName: "invoice.pdf"}),
 			req(chat.Request{To: "9876543210", Gateway: chat.GatewayCloud, TemplateName: "order_confirmed",
-				Language: "en_US", Variables: notify.Vars{"1": "Asha"}}),
+				Language: "en_US", Variables: record.Vars{"1": "Asha"}}),
 			req(chat.Request{To: "9876543210", Type: chat.TypePromotional, Message: "Sale today!"}),
 			req(chat.Request{To: "9876543210", TemplateSlug: "standard-otp", OTP: "4829"}),
 		},

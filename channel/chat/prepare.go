@@ -347,7 +347,7 @@ func namedTemplate(r *Request, lang string, fe *record.FieldErrors) *Template {
 // slugCloudTemplate returns the cloud form of r's template_slug, filled
 // with vars, from the configured CloudTemplates: in lang when r gives
 // one, else its own language or en_US, with r's header media.
-func (c *Channel) slugCloudTemplate(ctx context.Context, acct *notify.Account, r *Request, lang string, vars notify.Vars) (*Template, error) {
+func (c *Channel) slugCloudTemplate(ctx context.Context, acct *notify.Account, r *Request, lang string, vars record.Vars) (*Template, error) {
 	t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)
 	if err != nil {
 		return nil, err
@@ -389,8 +389,8 @@ func mergeInvalid(err error, fe *record.FieldErrors) error {
 // slugVars copies the request's variables and fills OTP, ACTION and
 // BRAND_NAME from the request's fields unless the variables give them.
 // It reports an otp that contradicts variables.OTP.
-func slugVars(r *Request, action string, brandGiven bool, brand string) (notify.Vars, bool) {
-	vars := make(notify.Vars, len(r.Variables)+3)
+func slugVars(r *Request, action string, brandGiven bool, brand string) (record.Vars, bool) {
+	vars := make(record.Vars, len(r.Variables)+3)
 	for k, v := range r.Variables {
 		vars[k] = v
 	}
@@ -411,7 +411,7 @@ func slugVars(r *Request, action string, brandGiven bool, brand string) (notify.
 
 // positionalParams returns the body parameters of a cloud template from
 // variables keyed "1".."n"; with no variables, an otp is the only one.
-func positionalParams(vars notify.Vars, otp string, fe *record.FieldErrors) []string {
+func positionalParams(vars record.Vars, otp string, fe *record.FieldErrors) []string {
 	if len(vars) == 0 {
 		if otp != "" {
 			return []string{otp}

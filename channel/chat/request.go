@@ -6,6 +6,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/record"
 )
 
 // Kind is the kind of the chat channel and its requests.
@@ -30,7 +31,7 @@ type Request struct {
 	// 60 characters.
 	Brand        string      `json:"brand" validate:"omitempty,max=60,text"`
 	TemplateSlug string      `json:"template_slug"`
-	Variables    notify.Vars `json:"variables"`
+	Variables    record.Vars `json:"variables"`
 	// Message is the direct body, or the caption under a media file.
 	Message string `json:"message"`
 	// Type is otp (transactional, default) or promotional.

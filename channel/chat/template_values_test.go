@@ -9,6 +9,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/record"
 )
 
 // TestTemplateValues: a template_name request's named parameters, header
@@ -40,7 +41,7 @@ func TestTemplateValues(t *testing.T) {
 		{"the authentication template", chat.Request{To: "9876543210", TemplateName: "otp_code", OTP: "482915",
 			Buttons: []chat.Button{{Kind: chat.ButtonURL, Value: "x"}}}, "template_name"},
 		{"named and positional", chat.Request{To: "9876543210", TemplateName: "order_update",
-			NamedParams: map[string]string{"a": "1"}, Variables: notify.Vars{"1": "x"}}, "variables"},
+			NamedParams: map[string]string{"a": "1"}, Variables: record.Vars{"1": "x"}}, "variables"},
 	} {
 		_, err := r.ch.Prepare(context.Background(), account(""), &c.req)
 		var e *notify.Error
@@ -71,7 +72,7 @@ func TestTemplateValues(t *testing.T) {
 		}
 	}
 	// A request without template values keeps the fingerprint it had.
-	plain := chat.Request{To: "9876543210", TemplateName: "order_update", Variables: notify.Vars{"1": "x"}}
+	plain := chat.Request{To: "9876543210", TemplateName: "order_update", Variables: record.Vars{"1": "x"}}
 	withEmpty := plain
 	withEmpty.NamedParams, withEmpty.Buttons = map[string]string{}, []chat.Button{}
 	if sum(plain) != sum(withEmpty) {

@@ -120,7 +120,7 @@ func TestPrepareClassByPurpose(t *testing.T) {
 func TestPrepareTemplate(t *testing.T) {
 	c := newChannel(t)
 	env := prepare(t, c, &email.Request{
-		To: "a@example.com", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"}, Purpose: email.PurposeOTP,
+		To: "a@example.com", TemplateSlug: "standard-otp", Variables: record.Vars{"OTP": "482913"}, Purpose: email.PurposeOTP,
 	})
 	m := email.MessageOf(env)
 	if m.Subject != "Your Acme verification code" {
@@ -132,14 +132,14 @@ func TestPrepareTemplate(t *testing.T) {
 
 	// A subject in the request overrides the template's.
 	env = prepare(t, c, &email.Request{
-		To: "a@example.com", Subject: "Sign in to Acme", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"},
+		To: "a@example.com", Subject: "Sign in to Acme", TemplateSlug: "standard-otp", Variables: record.Vars{"OTP": "482913"},
 	})
 	if email.MessageOf(env).Subject != "Sign in to Acme" {
 		t.Errorf("Subject = %q, want the request's", email.MessageOf(env).Subject)
 	}
 	// The template wins over message.
 	env = prepare(t, c, &email.Request{
-		To: "a@example.com", Message: "ignored", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "482913"},
+		To: "a@example.com", Message: "ignored", TemplateSlug: "standard-otp", Variables: record.Vars{"OTP": "482913"},
 	})
 	if strings.Contains(email.MessageOf(env).Text, "ignored") {
 		t.Error("message was used though template_slug was given")
@@ -150,7 +150,7 @@ func TestPrepareTemplate(t *testing.T) {
 // does not have.
 type fakeRenderer struct{ r *notify.Rendered }
 
-func (f fakeRenderer) Render(context.Context, notify.Kind, *notify.Account, string, notify.Vars) (*notify.Rendered, error) {
+func (f fakeRenderer) Render(context.Context, notify.Kind, *notify.Account, string, record.Vars) (*notify.Rendered, error) {
 	return f.r, nil
 }
 
@@ -220,7 +220,7 @@ func TestBadInput(t *testing.T) {
 		{"reply_to with display name", func(r *email.Request) { r.ReplyTo = "Desk <d@example.com>" }, []string{"reply_to"}},
 		{"unknown template", func(r *email.Request) { r.TemplateSlug = "no-such-template" }, []string{"template_slug"}},
 		{"variables of the wrong shape", func(r *email.Request) {
-			r.TemplateSlug, r.Variables = "standard-otp", notify.Vars{"OTP": "not-digits"}
+			r.TemplateSlug, r.Variables = "standard-otp", record.Vars{"OTP": "not-digits"}
 		}, []string{"variables.OTP"}},
 		{"missing variable", func(r *email.Request) { r.TemplateSlug, r.Variables = "standard-otp", nil }, []string{"variables.OTP"}},
 		{"bad domain", func(r *email.Request) { r.Domain = "shop\x00.example" }, []string{"domain"}},

@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 			req(email.Request{To: " Ann@Example.com ", Subject: "Your order", Message: "It has shipped.", Domain: "shop.example.in"}),
 			req(email.Request{To: "ann@example.com", Subject: "Your code", Message: "<p>Your code is <b>482913</b>.</p>",
 				OTP: "482913", Purpose: email.PurposeOTP, IdempotencyKey: "otp-1"}),
-			req(email.Request{To: "ann@example.com", TemplateSlug: "standard-otp", Variables: notify.Vars{"OTP": "573920"},
+			req(email.Request{To: "ann@example.com", TemplateSlug: "standard-otp", Variables: record.Vars{"OTP": "573920"},
 				Purpose: email.PurposeOTP}),
 			req(email.Request{To: "ann@example.com", Subject: "Invoice", Message: "Attached.", Purpose: email.PurposeInvoice,
 				FromName: "Acme Billing", ReplyTo: "billing@example.com", Cc: []string{"bob@example.com"}, Bcc: []string{"audit@example.com"},

@@ -164,7 +164,7 @@ func TestSendCampaignTemplate(t *testing.T) {
 	s := newStack(t)
 	rc, err := s.n.Send(context.Background(), &email.Request{
 		Account: "acme", To: "asha@example.com", TemplateSlug: "promo-discount", Purpose: email.PurposeCampaign,
-		Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://acme.example/sale"},
+		Variables: record.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://acme.example/sale"},
 	})
 	if err != nil {
 		t.Fatalf("SendEmail: %v", err)

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 )
 
 // A code of 10 digits, as package verify sends by e-mail: longer than the
@@ -26,7 +26,7 @@ func TestPrepareDeclaredOTP(t *testing.T) {
 			Message: "Sign in with the code in the subject."},
 		"four digits": {To: "a@example.com", Subject: "Code", OTP: "0042", Message: "Code: 0042"},
 		"in a rendered template": {To: "a@example.com", TemplateSlug: "standard-otp", OTP: "48291355",
-			Variables: notify.Vars{"OTP": "48291355"}},
+			Variables: record.Vars{"OTP": "48291355"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			env := prepare(t, c, req)
@@ -67,7 +67,7 @@ func TestPrepareBadOTP(t *testing.T) {
 		{"too short", "482", nil, []string{"otp"}},
 		{"too long", "48291355211", nil, []string{"otp"}},
 		{"not in the rendered template", "4829135521", func(r *email.Request) {
-			r.Subject, r.Message, r.TemplateSlug, r.Variables = "", "", "standard-otp", notify.Vars{"OTP": "482913"}
+			r.Subject, r.Message, r.TemplateSlug, r.Variables = "", "", "standard-otp", record.Vars{"OTP": "482913"}
 		}, []string{"otp"}},
 		// The text is not searched when it was refused: its field says why.
 		{"refused body", "4829135521", func(r *email.Request) { r.Message = "a\x00b" }, []string{"message"}},
@@ -127,7 +127,7 @@ func TestFingerprintOfOTP(t *testing.T) {
 		r.Fingerprint(h)
 		return hex.EncodeToString(h.Sum(nil))
 	}
-	base := email.Request{To: "a@example.com", Subject: "S", Message: "m 48291355", Variables: notify.Vars{"A": "1"}}
+	base := email.Request{To: "a@example.com", Subject: "S", Message: "m 48291355", Variables: record.Vars{"A": "1"}}
 	// The fingerprint of base before OTP was added to email.Request.
 	const before = "8e601df47a7bc7cae6e5700f99ace56c82b10732529e0d91d540a9ecfbe7c900"
 	if got := fp(&base); got != before {

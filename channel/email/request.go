@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/record"
 )
 
 // Kind is the kind of the e-mail channel and its requests.
@@ -26,7 +27,7 @@ type Request struct {
 	// TemplateSlug is set.
 	Message      string      `json:"message" validate:"required_without=TemplateSlug,omitempty,notblank"`
 	TemplateSlug string      `json:"template_slug"`
-	Variables    notify.Vars `json:"variables"`
+	Variables    record.Vars `json:"variables"`
 	// OTP is the one-time code the message carries, declared so that logs
 	// and the development outbox hide it wherever it shows, subject
 	// included: MinOTPDigits to MaxOTPDigits ASCII digits, which must

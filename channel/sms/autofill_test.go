@@ -7,6 +7,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/record"
 )
 
 // TestAutofill checks the WebOTP line and the SMS Retriever app hash:
@@ -45,7 +46,7 @@ func TestAutofill(t *testing.T) {
 			Content: "{#var#} is your code. - ACMECO\n\n@{#var#} #{#var#}"})
 	})
 	dlt := &sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: tplID,
-		Message: "482913 is your code. - ACMECO", Variables: notify.Vars{"OTP": "482913"}, WebOTPHost: "example.com"}
+		Message: "482913 is your code. - ACMECO", Variables: record.Vars{"OTP": "482913"}, WebOTPHost: "example.com"}
 	if got, want := text(t, dlt, acct), "482913 is your code. - ACMECO\n\n@example.com #482913"; got != want {
 		t.Errorf("dlt text %q, want %q", got, want)
 	}

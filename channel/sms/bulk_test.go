@@ -101,7 +101,7 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
-			notify.WithObserver(notify.ObserverFunc(func(_ context.Context, e notify.Event) {
+			notify.WithObserver(observerFunc(func(_ context.Context, e notify.Event) {
 				if e.Type == record.StatePending {
 					opened.Add(1)
 				}
@@ -133,3 +133,8 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 		}
 	}
 }
+
+// observerFunc adapts a function to notify.Observer.
+type observerFunc func(ctx context.Context, e notify.Event)
+
+func (f observerFunc) Observe(ctx context.Context, e notify.Event) { f(ctx, e) }

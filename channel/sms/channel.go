@@ -331,7 +331,7 @@ func (c *Channel) body(ctx context.Context, fe *record.FieldErrors, acct *notify
 
 // render renders slug with the configured renderer. Bad input is added to
 // fe (ok false, err nil); other failures are returned.
-func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, slug string, vars notify.Vars) (*notify.Rendered, bool, error) {
+func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, slug string, vars record.Vars) (*notify.Rendered, bool, error) {
 	if c.renderer == nil {
 		fe.Add("template_slug", "templates are not configured on this SMS channel")
 		return nil, false, nil
@@ -385,7 +385,7 @@ func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.
 		fe.Add("variables.OTP", "differs from the OTP in message")
 		return "", false, nil
 	}
-	vars := make(notify.Vars, len(r.Variables)+2)
+	vars := make(record.Vars, len(r.Variables)+2)
 	maps.Copy(vars, r.Variables)
 	if codeOK {
 		vars["OTP"] = code

@@ -112,7 +112,7 @@ func TestPrepareRoutes(t *testing.T) {
 		{
 			name: "otp route with a stock template",
 			req: sms.Request{To: "9876543210", Message: "48291375", Route: sms.RouteOTP,
-				TemplateSlug: "standard-otp", Variables: notify.Vars{"ACTION": "login"}},
+				TemplateSlug: "standard-otp", Variables: record.Vars{"ACTION": "login"}},
 			want: sms.Message{Route: sms.RouteOTP, OTP: "48291375", SenderID: "ACMECO",
 				Text:     "48291375 is your Acme login code. Never share it with anyone.",
 				Encoding: sms.GSM7, Segments: 1},
@@ -139,7 +139,7 @@ func TestPrepareRoutes(t *testing.T) {
 		{
 			name: "sms route with a promotional stock template",
 			req: sms.Request{To: "9876543210", TemplateSlug: "promo-discount",
-				Variables: notify.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://shop.example.in"}},
+				Variables: record.Vars{"NAME": "Asha", "DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://shop.example.in"}},
 			to: "+919876543210", class: record.Promotional,
 		},
 	}
@@ -310,10 +310,10 @@ func TestAllowUnregisteredDLT(t *testing.T) {
 type stubRenderer struct {
 	rendered *notify.Rendered
 	err      error
-	gotVars  notify.Vars
+	gotVars  record.Vars
 }
 
-func (s *stubRenderer) Render(_ context.Context, kind notify.Kind, _ *notify.Account, _ string, vars notify.Vars) (*notify.Rendered, error) {
+func (s *stubRenderer) Render(_ context.Context, kind notify.Kind, _ *notify.Account, _ string, vars record.Vars) (*notify.Rendered, error) {
 	if kind != sms.Kind {
 		return nil, errors.New("stub: wrong kind")
 	}
@@ -351,12 +351,12 @@ func TestPrepareOTPTemplateVariables(t *testing.T) {
 	ch, _ := newChannel(t, sms.Config{Renderer: stub})
 	// The code may come from variables.OTP alone.
 	env, err := ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Route: sms.RouteOTP,
-		TemplateSlug: "otp", Variables: notify.Vars{"OTP": "55667788"}})
+		TemplateSlug: "otp", Variables: record.Vars{"OTP": "55667788"}})
 	if err != nil || sms.MessageOf(env).OTP != "55667788" || stub.gotVars["BRAND_NAME"] != "Acme" {
 		t.Fatalf("Prepare = %+v, %v; vars %v", env, err, stub.gotVars)
 	}
 	_, err = ch.Prepare(t.Context(), testAccount(), &sms.Request{To: "9876543210", Route: sms.RouteOTP,
-		Message: "1234", TemplateSlug: "otp", Variables: notify.Vars{"OTP": "4321"}})
+		Message: "1234", TemplateSlug: "otp", Variables: record.Vars{"OTP": "4321"}})
 	if err == nil || !strings.Contains(err.Error(), "variables.OTP: differs") {
 		t.Fatalf("error = %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify/channel/channeltest"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 )
 
@@ -56,9 +57,9 @@ func TestConformance(t *testing.T) {
 			req(sms.Request{To: "09876543210", Message: "नमस्ते, आपका ऑर्डर भेज दिया गया है", SenderID: "ACME", IdempotencyKey: "order-1042"}),
 			req(sms.Request{To: "9876543210", Message: "4829", Route: sms.RouteOTP, Brand: "Acme", WebOTPHost: "shop.example.in"}),
 			req(sms.Request{To: "9876543210", Message: "48291375", Route: sms.RouteOTP,
-				TemplateSlug: "standard-otp", Variables: notify.Vars{"ACTION": "login"}}),
+				TemplateSlug: "standard-otp", Variables: record.Vars{"ACTION": "login"}}),
 			req(sms.Request{To: "9876543210", Route: sms.RouteDLT, DLTTemplateID: otpTplID, Message: dltText}),
-			req(sms.Request{To: "9876543210", TemplateSlug: "promo-discount", Variables: notify.Vars{"NAME": "Asha",
+			req(sms.Request{To: "9876543210", TemplateSlug: "promo-discount", Variables: record.Vars{"NAME": "Asha",
 				"DISCOUNT": "20%", "CODE": "SAVE20", "EXPIRY_DATE": "31/12/2030", "LINK": "https://shop.example.in"}}),
 			req(sms.Request{To: "9876543210", Message: strings.Repeat("Long text. ", 30)}),
 		},

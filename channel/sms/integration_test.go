@@ -90,7 +90,7 @@ func TestSendEveryRoute(t *testing.T) {
 		{"sms, Hindi over two segments", sms.Request{To: "9876543210", Message: strings.Repeat("नमस्ते ", 12)},
 			smsgatewaytest.Sent{Route: "q", Message: strings.Repeat("नमस्ते ", 12), Language: "unicode", Parts: 2}, 2, 25},
 		{"sms from a stock template", sms.Request{To: "9876543210", TemplateSlug: "order-confirmed",
-			Variables: notify.Vars{"NAME": "Asha", "ORDER_ID": "A-1042", "AMOUNT": "499.00", "DELIVERY_DATE": "12/06/2030",
+			Variables: record.Vars{"NAME": "Asha", "ORDER_ID": "A-1042", "AMOUNT": "499.00", "DELIVERY_DATE": "12/06/2030",
 				"LINK": "https://shop.example.in/o/A-1042"}},
 			smsgatewaytest.Sent{Route: "q", Language: "english", Parts: 1}, 1, 25},
 		{"otp", sms.Request{To: "9876543210", Message: "482913", Route: sms.RouteOTP, Brand: "ShopKart"},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/record"
 )
 
 // Kind is the kind of the SMS channel and its requests.
@@ -68,7 +69,7 @@ type Request struct {
 	// TemplateSlug renders a stock or custom SMS template with Variables
 	// instead of Message.
 	TemplateSlug string      `json:"template_slug"`
-	Variables    notify.Vars `json:"variables"`
+	Variables    record.Vars `json:"variables"`
 	// Domain is the calling application's domain, recorded with the
 	// message: at most 253 characters of text.
 	Domain string `json:"domain" validate:"omitempty,domain"`

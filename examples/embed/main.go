@@ -110,13 +110,13 @@ func run(ctx context.Context, out io.Writer) error {
 
 	r, err = n.Send(ctx, &chat.Request{Account: "acme", To: "9876543210",
 		TemplateSlug: "order-confirmed",
-		Variables: notify.Vars{"NAME": "Asha", "ORDER_ID": "4411", "AMOUNT": "Rs 1,499",
+		Variables: record.Vars{"NAME": "Asha", "ORDER_ID": "4411", "AMOUNT": "Rs 1,499",
 			"DELIVERY_DATE": "28/11/2026", "LINK": "https://acme.example/orders/4411"}})
 	print("chat template", r, err)
 
 	r, err = n.Send(ctx, &email.Request{Account: "acme", To: "asha@example.com",
 		TemplateSlug: "invoice-generated", Purpose: email.PurposeInvoice,
-		Variables: notify.Vars{"NAME": "Asha", "INVOICE_NO": "INV-2026-0042", "AMOUNT": "Rs 1,499",
+		Variables: record.Vars{"NAME": "Asha", "INVOICE_NO": "INV-2026-0042", "AMOUNT": "Rs 1,499",
 			"DUE_DATE": "30/11/2026", "LINK": "https://acme.example/invoices/42"}})
 	print("email", r, err)
 

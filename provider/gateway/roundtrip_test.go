@@ -191,7 +191,7 @@ func TestRoundTrip(t *testing.T) {
 		_, err := local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", Message: "hello", Gateway: chat.GatewayCloud})
 		must(t, err)
 		_, err = local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", TemplateName: "order_update",
-			Language: "en", Variables: notify.Vars{"1": "Asha", "2": "4711"}})
+			Language: "en", Variables: record.Vars{"1": "Asha", "2": "4711"}})
 		must(t, err)
 		_, err = local.n.Send(ctx, &chat.Request{Account: "local", To: "9876543210", Message: "Invoice",
 			MediaURL: "https://cdn.example.com/i.pdf", FileName: "Invoice.pdf"})
@@ -216,7 +216,7 @@ func TestRoundTrip(t *testing.T) {
 			Message: "<p>Hello <b>Asha</b></p>", FromName: "Acme", ReplyTo: "help@example.com", Purpose: email.PurposeInvoice})
 		must(t, err)
 		_, err = local.n.Send(ctx, &email.Request{Account: "local", To: "asha@example.com", TemplateSlug: "payment-receipt",
-			Variables: notify.Vars{"NAME": "Asha", "AMOUNT": "₹499.00", "PAYMENT_ID": "pay_81", "DATE": "10/08/2025", "LINK": "https://shop.example/r/81"}})
+			Variables: record.Vars{"NAME": "Asha", "AMOUNT": "₹499.00", "PAYMENT_ID": "pay_81", "DATE": "10/08/2025", "LINK": "https://shop.example/r/81"}})
 		must(t, err)
 		sent := remote.mail.Sent()
 		if len(sent) != 2 {

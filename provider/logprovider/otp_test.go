@@ -38,7 +38,7 @@ func TestNoCodeInTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	account := &notify.Account{ID: "acme", Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}
-	vars := notify.Vars{"OTP": code}
+	vars := record.Vars{"OTP": code}
 	for _, tc := range []struct {
 		ch  notify.Channel
 		req notify.Request

@@ -141,7 +141,7 @@ func TestBulkRefusals(t *testing.T) {
 			To: []string{"9876543210"}}, fields: []string{"message"}},
 		"otp route": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "482913", Route: sms.RouteOTP}, To: []string{"9876543210"}}, text: "one recipient"},
 		"otp in a template": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Your code",
-			Variables: notify.Vars{"OTP": "482913"}}, To: []string{"9876543210"}}, text: "one recipient"},
+			Variables: record.Vars{"OTP": "482913"}}, To: []string{"9876543210"}}, text: "one recipient"},
 		"no recipients": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"}}, text: "at least one"},
 		"to in message": {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi", To: "9876543210"}, To: []string{"9876543211"}}, text: "must be empty"},
 		"too many":      {req: &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "hi"}, To: make([]string, notify.MaxBulkRecipients+1)}, text: "at most"},
