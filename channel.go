@@ -8,8 +8,8 @@ import (
 // through its providers. The SMS, e-mail and chat channels live in the
 // channel/ packages, and any package may define another (see
 // examples/pushchannel); the Notifier holds at most one Channel per Kind.
-// A channel may also implement BatchDeliverer, ReportHandler and
-// HealthChecker.
+// A channel may also implement BatchDeliverer and ReportHandler, and,
+// as a provider may, CheckHealth (see Provider).
 //
 // Implementations must be safe for concurrent use.
 type Channel interface {
@@ -96,17 +96,15 @@ type Channel interface {
 // Send may retain env (it is never changed after Deliver starts). It must
 // not put secrets (keys, OTP codes, passwords) in errors. A successful
 // Result carries a non-empty ProviderMessageID.
+//
+// A provider that can tell whether its vendor is reachable has a method
+// CheckHealth(ctx context.Context) error, nil when it is. The Notifier
+// never calls it: readiness checks do (the gateway's /readyz, and
+// sms.Channel.CheckHealth for the SMS providers), each declaring the
+// method it asks for. A provider without it is taken as healthy.
 type Provider interface {
 	// Name identifies the provider in receipts and timeouts, such as
 	// "smsgateway".
 	Name() string
 	Send(ctx context.Context, env *Envelope) (*Result, error)
-}
-
-// HealthChecker is an optional interface of providers (and channels) that
-// can tell whether their vendor is reachable. The Notifier does not call
-// it; hosts and the HTTP adapter may, for readiness checks. A provider
-// without it is assumed healthy.
-type HealthChecker interface {
-	CheckHealth(ctx context.Context) error
 }

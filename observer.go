@@ -77,4 +77,3 @@ type Event struct {
 type Observer interface {
 	Observe(ctx context.Context, e Event)
 }
-

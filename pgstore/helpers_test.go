@@ -173,4 +173,4 @@ func ref(i int) string { return fmt.Sprintf("ref-%d", i) }
 
 // A Store reports its health to the Notifier's readiness checks; the
 // guard lives here because package pgstore does not import notify.
-var _ notify.HealthChecker = (*pgstore.Store)(nil)
+var _ interface{ CheckHealth(context.Context) error } = (*pgstore.Store)(nil)

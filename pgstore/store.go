@@ -247,8 +247,8 @@ func (s *Store) Close() {
 
 // CheckHealth reports whether the server answers: nil, or an error
 // matching store.ErrUnavailable when it cannot be reached (the context's
-// error when ctx ends first). It is the CheckHealth of
-// notify.HealthChecker, for readiness checks.
+// error when ctx ends first), for readiness checks (the gateway's
+// /readyz asks every store and provider that has a CheckHealth).
 func (s *Store) CheckHealth(ctx context.Context) error {
 	return s.fail(ctx, "health check", s.do(ctx, repeatable, func() error { return s.pool.Ping(ctx) }))
 }

@@ -623,15 +623,15 @@ func (c *Channel) DeliverBatch(ctx context.Context, envs []*notify.Envelope) ([]
 	return []*notify.Result{res}, nil
 }
 
-// CheckHealth implements notify.HealthChecker by asking the providers
-// that can tell: the channel is healthy while one of them is (a message
+// CheckHealth reports whether the channel can send, by asking the
+// providers that can tell (their CheckHealth, see notify.Provider): the channel is healthy while one of them is (a message
 // fails over to it), and a provider that cannot tell is taken as
 // healthy. The error joins every provider's.
 func (c *Channel) CheckHealth(ctx context.Context) error {
 	var errs []error
 	for _, name := range c.router.names() {
 		p, _ := c.router.provider(name)
-		h, ok := p.(notify.HealthChecker)
+		h, ok := p.(healthChecker)
 		if !ok {
 			return nil
 		}
@@ -644,6 +644,12 @@ func (c *Channel) CheckHealth(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// healthChecker is a provider that can tell whether its vendor is
+// reachable.
+type healthChecker interface {
+	CheckHealth(ctx context.Context) error
+}
+
 // String names the channel and its providers, for logs.
 func (c *Channel) String() string {
 	return fmt.Sprintf("sms channel via %s", strings.Join(c.router.names(), ", "))
@@ -653,7 +659,6 @@ func (c *Channel) String() string {
 var (
 	_ notify.BatchDeliverer = (*Channel)(nil)
 	_ notify.Channel        = (*Channel)(nil)
-	_ notify.HealthChecker  = (*Channel)(nil)
 )
 
 // findDLTTemplate returns the account's registered DLT template with the

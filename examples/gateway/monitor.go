@@ -71,34 +71,40 @@ func (m *monitor) routes(st *stores, smsProviders, others []notify.Provider) []r
 	}
 }
 
+// healthChecker is a store or a provider that can tell whether it
+// answers (notify.Provider's CheckHealth).
+type healthChecker interface {
+	CheckHealth(ctx context.Context) error
+}
+
 // check is one readiness check: a store or a provider that can tell
 // whether it answers.
 type check struct {
 	name string
-	hc   notify.HealthChecker
+	hc   healthChecker
 	// soft: its failure is shown, but leaves the gateway ready (degraded):
 	// an SMS provider that others can stand in for.
 	soft bool
 }
 
-// readinessChecks lists what /readyz asks: each distinct store that is a
-// notify.HealthChecker (PostgreSQL; the memory stores are always ready)
-// and each provider that is one (a provider without it is assumed
-// healthy, as notify.HealthChecker says). When the SMS channel has
+// readinessChecks lists what /readyz asks: each distinct store that has
+// a CheckHealth (PostgreSQL; the memory stores are always ready) and each
+// provider that has one (a provider without it is assumed healthy, as
+// notify.Provider says). When the SMS channel has
 // several providers, theirs are soft: its messages fail over from one
 // that is down, whose breaker soon rests it.
 func readinessChecks(st *stores, smsProviders, others []notify.Provider) []check {
 	var out []check
-	seen := map[notify.HealthChecker]bool{}
+	seen := map[healthChecker]bool{}
 	for _, s := range []any{st.accounts, st.ledger, st.idem, st.templates, st.rate, st.otp} {
-		if hc, ok := s.(notify.HealthChecker); ok && !seen[hc] {
+		if hc, ok := s.(healthChecker); ok && !seen[hc] {
 			seen[hc] = true
 			out = append(out, check{name: "database", hc: hc})
 		}
 	}
 	soft := len(smsProviders) > 1
 	for i, p := range append(append([]notify.Provider(nil), smsProviders...), others...) {
-		if hc, ok := p.(notify.HealthChecker); ok && p != nil && !seen[hc] {
+		if hc, ok := p.(healthChecker); ok && p != nil && !seen[hc] {
 			seen[hc] = true
 			out = append(out, check{name: "provider " + p.Name(), hc: hc, soft: soft && i < len(smsProviders)})
 		}
@@ -145,7 +151,7 @@ func (m *monitor) ready(w http.ResponseWriter, r *http.Request, checks []check) 
 }
 
 // safeCheck runs one check; a panic is a failure, not a dead probe.
-func safeCheck(ctx context.Context, hc notify.HealthChecker) (err error) {
+func safeCheck(ctx context.Context, hc healthChecker) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = notify.Errorf(notify.CodeInternal, "health check panicked: %v", p)

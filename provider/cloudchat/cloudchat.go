@@ -311,7 +311,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	return &notify.Result{Provider: p.name, ProviderMessageID: out.Messages[0].ID, Route: string(chat.GatewayCloud)}, nil
 }
 
-// CheckHealth implements notify.HealthChecker: it reads the sending phone
+// CheckHealth is the readiness check of notify.Provider: it reads the sending phone
 // number's record, which needs a valid token and phone number ID. The read
 // sends nothing, so no error of it is of unknown outcome: those that would
 // be for a send are CodeUnavailable.
@@ -341,6 +341,5 @@ func (p *Provider) do(ctx context.Context, method, target string, body []byte) (
 
 // Interface guards
 var (
-	_ notify.Provider      = (*Provider)(nil)
-	_ notify.HealthChecker = (*Provider)(nil)
+	_ notify.Provider = (*Provider)(nil)
 )

@@ -186,7 +186,7 @@ func (p *Provider) Balance(ctx context.Context) (record.Balance, error) {
 	return record.Balance{Account: d.Account, Name: d.Name, Available: notify.Money{Minor: d.BalanceMinor, Currency: cur}}, nil
 }
 
-// CheckHealth implements notify.HealthChecker: the remote must answer GET
+// CheckHealth is the readiness check of notify.Provider: the remote must answer GET
 // /balance with 200 for the configured key.
 func (p *Provider) CheckHealth(ctx context.Context) error {
 	_, err := p.Balance(ctx)
@@ -577,6 +577,5 @@ func request(env *notify.Envelope) (string, []byte, error) {
 
 // Interface guards
 var (
-	_ notify.Provider      = (*Provider)(nil)
-	_ notify.HealthChecker = (*Provider)(nil)
+	_ notify.Provider = (*Provider)(nil)
 )

@@ -626,7 +626,7 @@ func checkedChatID(id string) (string, bool) {
 	return "", false
 }
 
-// CheckHealth implements notify.HealthChecker: nil when the session is
+// CheckHealth is the readiness check of notify.Provider: nil when the session is
 // WORKING.
 func (p *Provider) CheckHealth(ctx context.Context) error { return p.checkSession(ctx) }
 
@@ -800,6 +800,5 @@ func idOf(raw json.RawMessage) string {
 
 // Interface guards
 var (
-	_ notify.Provider      = (*Provider)(nil)
-	_ notify.HealthChecker = (*Provider)(nil)
+	_ notify.Provider = (*Provider)(nil)
 )

@@ -516,7 +516,7 @@ func parseWallet(raw json.RawMessage) (notify.Money, error) {
 	return m, nil
 }
 
-// CheckHealth implements notify.HealthChecker: the vendor is healthy when
+// CheckHealth is the readiness check of notify.Provider: the vendor is healthy when
 // it answers the wallet call. A wallet too low to send is not reported
 // here; watch Balance for that.
 func (p *Provider) CheckHealth(ctx context.Context) error {
@@ -526,8 +526,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 
 // Interface guards
 var (
-	_ sms.BatchSender      = (*Provider)(nil)
-	_ notify.Provider      = (*Provider)(nil)
-	_ notify.HealthChecker = (*Provider)(nil)
-	_ io.Closer            = (*Provider)(nil)
+	_ sms.BatchSender = (*Provider)(nil)
+	_ notify.Provider = (*Provider)(nil)
+	_ io.Closer       = (*Provider)(nil)
 )

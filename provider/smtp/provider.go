@@ -305,7 +305,7 @@ func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, o
 	return wrapCode(unknown, fmt.Errorf("smtp: send to %s via %s: connection lost after the message was sent, before the server answered; it may have been delivered: %w", to, where, err)), false, false
 }
 
-// CheckHealth implements notify.HealthChecker: it takes a connection of
+// CheckHealth is the readiness check of notify.Provider: it takes a connection of
 // the default configuration (dialling one if none is open) and sends
 // NOOP.
 func (p *Provider) CheckHealth(ctx context.Context) error {
@@ -342,6 +342,5 @@ func (p *Provider) Close() error {
 
 // Interface guards
 var (
-	_ notify.Provider      = (*Provider)(nil)
-	_ notify.HealthChecker = (*Provider)(nil)
+	_ notify.Provider = (*Provider)(nil)
 )
