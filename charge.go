@@ -133,7 +133,7 @@ func (n *Notifier) receiptOf(acct *Account, env *Envelope, now time.Time) *Recei
 // money never stays taken without a record.
 func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepared, now time.Time) (Money, bool, error) {
 	env := p.env
-	m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To, Country: env.Country,
+	m := &record.Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: p.via, To: env.To, Country: env.Country,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain,
 		Units: env.Units, Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now,
 		State: record.StateAttempting}

@@ -193,7 +193,7 @@ func ExampleNotifier_Reconcile() {
 
 	// What the dead process left: a record charged and moved to attempting.
 	opened := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	_, _ = records.Open(ctx, &notify.Message{ID: "m-1", Account: "acme", Kind: sms.Kind, Request: sms.Kind,
+	_, _ = records.Open(ctx, &record.Message{ID: "m-1", Account: "acme", Kind: sms.Kind, Request: sms.Kind,
 		To: "9876543210", Metered: true, Charge: notify.Money{Minor: 25, Currency: record.INR()}, CreatedAt: opened})
 	_, _ = records.Move(ctx, "acme", "m-1", store.Update{State: record.StateAttempting, At: opened})
 

@@ -34,7 +34,7 @@ type ReportHandler interface {
 	// (m as it stands), and the answer counts only for the report that
 	// moves the record, once: a repeated report changes nothing, and is
 	// not asked about. It must be quick.
-	Refund(m *Message, r *DeliveryReport) bool
+	Refund(m *record.Message, r *DeliveryReport) bool
 
 	// Failed returns the request that sends m again, with key as its
 	// idempotency key, after report r failed it; nil when m is not to be
@@ -44,12 +44,12 @@ type ReportHandler interface {
 	// it returns as a new message: priced, charged and recorded like any
 	// other, keyed so that it goes out at most once. An error means
 	// m.Resend cannot be read.
-	Failed(ctx context.Context, m *Message, r *DeliveryReport, key string) (Request, error)
+	Failed(ctx context.Context, m *record.Message, r *DeliveryReport, key string) (Request, error)
 }
 
 // refunds reports whether the failure r reports of m, accepted before,
 // gives its charge back: as m's channel's ReportHandler says, else yes.
-func (n *Notifier) refunds(m *Message, r *DeliveryReport) bool {
+func (n *Notifier) refunds(m *record.Message, r *DeliveryReport) bool {
 	if rh, ok := n.channels[m.Kind].(ReportHandler); ok {
 		return rh.Refund(m, r)
 	}
@@ -71,7 +71,7 @@ func (n *Notifier) refunds(m *Message, r *DeliveryReport) bool {
 // repeated report at once could not tell each other's send). A failover
 // that failed for good, or whose outcome is unknown, returns its receipt
 // and no error: sending it again could not help, or could send it twice.
-func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, moved bool) (*Receipt, error) {
+func (n *Notifier) failover(ctx context.Context, m *record.Message, r *DeliveryReport, moved bool) (*Receipt, error) {
 	const op = "notify.Report"
 	if !r.Failover || m.State != record.StateFailed || len(m.Resend) == 0 || (n.idem == nil && !moved) {
 		return nil, nil
@@ -121,7 +121,7 @@ func (n *Notifier) failover(ctx context.Context, m *Message, r *DeliveryReport, 
 // failedOver returns the receipt of m's failover, found by its key among
 // the records, when one went out or may have, or was refused for good;
 // nil when there is none yet or each was refused only for now.
-func (n *Notifier) failedOver(ctx context.Context, m *Message, key string) (*Receipt, error) {
+func (n *Notifier) failedOver(ctx context.Context, m *record.Message, key string) (*Receipt, error) {
 	prev, err := n.ledger.ByKey(ctx, m.Account, key, m.CreatedAt.Add(-clockSlack))
 	if err != nil {
 		return nil, storeFailure("notify.Report", "ledger", err)
@@ -131,7 +131,7 @@ func (n *Notifier) failedOver(ctx context.Context, m *Message, key string) (*Rec
 	}
 	for i := len(prev) - 1; i >= 0; i-- {
 		if !Code(prev[i].ErrorCode).temporary() {
-			return ReceiptOf(prev[i]), nil // refused for good: trying again cannot help
+			return recordReceipt(prev[i]), nil // refused for good: trying again cannot help
 		}
 	}
 	return nil, nil

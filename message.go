@@ -20,10 +20,10 @@ func receiptStatus(s record.State) record.State {
 	return record.StateUnknown
 }
 
-// ReceiptOf returns the receipt of the record m as the Notifier reports
+// recordReceipt returns the receipt of the record m as the Notifier reports
 // it. Its Balance is zero: a record does not keep the balance of the
 // moment.
-func ReceiptOf(m *Message) *Receipt {
+func recordReceipt(m *record.Message) *Receipt {
 	return &Receipt{
 		MessageID:         m.ID,
 		Account:           m.Account,

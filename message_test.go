@@ -93,7 +93,7 @@ func (r *recordRig) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func (r *recordRig) message(t *testing.T, id string) *notify.Message {
+func (r *recordRig) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := r.n.Message(context.Background(), "acme", id)
 	if err != nil {
@@ -102,7 +102,7 @@ func (r *recordRig) message(t *testing.T, id string) *notify.Message {
 	return m
 }
 
-func states(m *notify.Message) []record.State {
+func states(m *record.Message) []record.State {
 	var out []record.State
 	for _, h := range m.History {
 		out = append(out, h.State)
@@ -110,7 +110,7 @@ func states(m *notify.Message) []record.State {
 	return out
 }
 
-func wantStates(t *testing.T, m *notify.Message, want ...record.State) {
+func wantStates(t *testing.T, m *record.Message, want ...record.State) {
 	t.Helper()
 	got := states(m)
 	if len(got) != len(want) {
@@ -312,7 +312,7 @@ func newLostOpen(failMoves bool) *lostOpen {
 	return l
 }
 
-func (s *lostOpen) Open(ctx context.Context, m *notify.Message) (record.Balance, error) {
+func (s *lostOpen) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	if _, err := s.Ledger.Open(ctx, m); err != nil {
 		return record.Balance{}, err
 	}

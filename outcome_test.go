@@ -228,7 +228,7 @@ func TestDualOTPUnknownLegMakesTheWholeUnknown(t *testing.T) {
 // panickyLedger panics when it opens a chat record.
 type panickyLedger struct{ store.Ledger }
 
-func (l panickyLedger) Open(ctx context.Context, m *notify.Message) (record.Balance, error) {
+func (l panickyLedger) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	if m.Kind == chat.Kind {
 		panic("ledger bug")
 	}

@@ -30,7 +30,7 @@ type testChannel struct {
 	prepareErr error
 	// refund, when set, is what Refund answers; else an SMS keeps its
 	// charge and a chat message gets it back, as the real channels say.
-	refund func(m *notify.Message, r *notify.DeliveryReport) bool
+	refund func(m *record.Message, r *notify.DeliveryReport) bool
 }
 
 func (c *testChannel) Kind() notify.Kind { return c.kind }
@@ -86,7 +86,7 @@ func (c *testChannel) Prepare(_ context.Context, acct *notify.Account, req notif
 }
 
 // Refund implements notify.ReportHandler.
-func (c *testChannel) Refund(m *notify.Message, r *notify.DeliveryReport) bool {
+func (c *testChannel) Refund(m *record.Message, r *notify.DeliveryReport) bool {
 	if c.refund != nil {
 		return c.refund(m, r)
 	}
@@ -95,7 +95,7 @@ func (c *testChannel) Refund(m *notify.Message, r *notify.DeliveryReport) bool {
 
 // Failed implements notify.ReportHandler as the chat channel does: a
 // cloud message a report failed goes again through the QR gateway.
-func (c *testChannel) Failed(_ context.Context, m *notify.Message, _ *notify.DeliveryReport, key string) (notify.Request, error) {
+func (c *testChannel) Failed(_ context.Context, m *record.Message, _ *notify.DeliveryReport, key string) (notify.Request, error) {
 	var req chat.Request
 	if err := json.Unmarshal(m.Resend, &req); err != nil {
 		return nil, err

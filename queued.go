@@ -222,7 +222,7 @@ type opening struct {
 	createdAt time.Time
 }
 
-func openedAs(m *Message) opening { return opening{m.State, m.SendAt, m.CreatedAt} }
+func openedAs(m *record.Message) opening { return opening{m.State, m.SendAt, m.CreatedAt} }
 
 // queuedOutcome is the receipt of env's record, opened as o, after the
 // queue answered err to its opening (b the balance then): queued or
@@ -252,14 +252,14 @@ func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, 
 
 // queuedRecord is the record of env, whose request encodes as payload,
 // opened at now: queued, or scheduled when at is after now.
-func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at, now time.Time) *Message {
+func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at, now time.Time) *record.Message {
 	state := record.StateQueued
 	if at.After(now) {
 		state = record.StateScheduled
 	} else {
 		at = time.Time{}
 	}
-	return &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
+	return &record.Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain, Units: env.Units,
 		Metered: n.pricer != nil, Charge: env.Price, CreatedAt: now, UpdatedAt: now, State: state,
 		SendAt: at, Payload: payload}
@@ -277,14 +277,14 @@ func (n *Notifier) cancel(ctx context.Context, op, account, id string) (*Receipt
 		return nil, storeFailure(op, "ledger", err)
 	}
 	if !m.State.Waiting() {
-		return ReceiptOf(m), &Error{Code: CodeConflict, Op: op,
+		return recordReceipt(m), &Error{Code: CodeConflict, Op: op,
 			Err: fmt.Errorf("message %s is %s: only a queued or scheduled message can be canceled", id, m.State)}
 	}
 	r, err := n.failWaiting(ctx, acct, m, m.State, CodeCanceled, "canceled before it was sent", nil)
 	if err != nil {
 		if CodeOf(err) == CodeConflict {
 			if m, rerr := n.ledger.Message(ctx, acct.ID, id); rerr == nil {
-				return ReceiptOf(m), storeFailure(op, "ledger", err)
+				return recordReceipt(m), storeFailure(op, "ledger", err)
 			}
 		}
 		return nil, storeFailure(op, "ledger", err)

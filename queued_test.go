@@ -107,7 +107,7 @@ func (r *queueRig) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func (r *queueRig) message(t *testing.T, id string) *notify.Message {
+func (r *queueRig) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := r.n.Message(context.Background(), "acme", id)
 	if err != nil {

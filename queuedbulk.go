@@ -72,7 +72,7 @@ func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account,
 	if ctx.Err() != nil {
 		return nil, false
 	}
-	ms := make([]*Message, len(ps))
+	ms := make([]*record.Message, len(ps))
 	opened := make([]opening, len(ps))
 	for i, p := range ps {
 		ms[i] = n.queuedRecord(acct, p.env, payloads[i], n.windowed(p.env, at, now), now)

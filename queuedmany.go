@@ -42,7 +42,7 @@ func (n *Notifier) enqueueMany(ctx context.Context, op string, tx any, reqs []Re
 		}
 		batch[i].undo = undo
 	}
-	ms := make([]*Message, len(batch))
+	ms := make([]*record.Message, len(batch))
 	for i, b := range batch {
 		ms[i] = b.m
 	}
@@ -69,7 +69,7 @@ func (n *Notifier) enqueueMany(ctx context.Context, op string, tx any, reqs []Re
 type queuedPart struct {
 	acct      *Account
 	env       *Envelope
-	m         *Message
+	m         *record.Message
 	state     record.State
 	sendAt    time.Time
 	createdAt time.Time
@@ -137,7 +137,7 @@ func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) (
 }
 
 // openMany opens ms in tx, in one call (Queue.OpenTxMany).
-func (n *Notifier) openMany(ctx context.Context, tx any, ms []*Message) error {
+func (n *Notifier) openMany(ctx context.Context, tx any, ms []*record.Message) error {
 	return n.queue.OpenTxMany(ctx, tx, ms)
 }
 

@@ -92,7 +92,7 @@ func (n *Notifier) Reconcile(ctx context.Context) (ReconcileResult, error) {
 // pending one to failed (refunded), an attempting one to unknown. It
 // returns the record after the move, or nil when the record was no longer
 // open (someone else moved it first); observers hear of the move.
-func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, error) {
+func (n *Notifier) settleAbandoned(ctx context.Context, m *record.Message) (*record.Message, error) {
 	u := store.Update{At: n.now()}
 	var err error
 	switch m.State {
@@ -114,7 +114,7 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 		return nil, merr
 	}
 	after := n.reread(ctx, m, u, moved)
-	r := ReceiptOf(after)
+	r := recordReceipt(after)
 	e := Event{Type: r.Status, Receipt: r, Err: &Error{Code: Code(u.ErrorCode), Op: "notify.Reconcile", Err: err}}
 	if after.Refunded && !m.Refunded {
 		e.Refund = m.Charge
@@ -126,7 +126,7 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *Message) (*Message, e
 // completeKey completes the idempotency key of a settled record with the
 // receipt a repeat should get. A key already completed (by a repeat that
 // settled it first) or gone is left as it is.
-func (n *Notifier) completeKey(ctx context.Context, m *Message) {
+func (n *Notifier) completeKey(ctx context.Context, m *record.Message) {
 	if n.idem == nil || m.IdempotencyKey == "" {
 		return
 	}
@@ -179,7 +179,7 @@ func (n *Notifier) settleKey(ctx context.Context, acct *Account, key string, sin
 // but failed, and a failed record that was sent, or unknown, before a
 // delivery report failed it. Only a message certainly not accepted frees
 // its idempotency key.
-func wentOut(m *Message) bool {
+func wentOut(m *record.Message) bool {
 	if m.State != record.StateFailed {
 		return true
 	}
@@ -196,8 +196,8 @@ func wentOut(m *Message) bool {
 // msgs are: the last one that went out or may have (a part of a Composite
 // request is combined with its siblings, the parts opened with it), or
 // nil when each was certainly not accepted.
-func keyReceipt(newID func() string, msgs []*Message) *Receipt {
-	var last *Message
+func keyReceipt(newID func() string, msgs []*record.Message) *Receipt {
+	var last *record.Message
 	for _, m := range msgs {
 		if wentOut(m) {
 			last = m
@@ -207,7 +207,7 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	case last == nil:
 		return nil
 	case last.Request == "" || last.Request == last.Kind:
-		return ReceiptOf(last)
+		return recordReceipt(last)
 	}
 	// The parts of one composite request were opened together; a failed
 	// part belongs to the same request when it was opened within the
@@ -215,7 +215,7 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 	var legs []*Receipt
 	for _, m := range msgs {
 		if m.Request == last.Request && m.CreatedAt.Sub(last.CreatedAt).Abs() <= clockSlack {
-			legs = append(legs, ReceiptOf(m))
+			legs = append(legs, recordReceipt(m))
 		}
 	}
 	r := combineLegs(newID(), last.Account, last.Request, legs)
@@ -231,8 +231,8 @@ func keyReceipt(newID func() string, msgs []*Message) *Receipt {
 // error of a failed or unknown one; never the Payload of a queued one. A
 // message of another account, or one the store no longer keeps, is
 // NotFound.
-func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, error) {
-	const op = "notify.Message"
+func (n *Notifier) Message(ctx context.Context, account, id string) (*record.Message, error) {
+	const op = "record.Message"
 	acct, err := n.account(ctx, op, account)
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func (n *Notifier) Message(ctx context.Context, account, id string) (*Message, e
 // reread returns m's record as the move u, answered by moved, left it:
 // read again from the ledger, or, should that fail, m with the move's
 // state, charge and error applied (without its history's new step).
-func (n *Notifier) reread(ctx context.Context, m *Message, u store.Update, moved store.Moved) *Message {
+func (n *Notifier) reread(ctx context.Context, m *record.Message, u store.Update, moved store.Moved) *record.Message {
 	sctx := detached(ctx)
 	defer sctx.release()
 	if after, err := n.ledger.Message(sctx, m.Account, m.ID); err == nil {
@@ -269,7 +269,7 @@ func (n *Notifier) reread(ctx context.Context, m *Message, u store.Update, moved
 
 // standing is a copy of m with where a move's answer, moved, says the
 // record stands: its state, charge and last move (the rest as m had it).
-func standing(m *Message, moved store.Moved) *Message {
+func standing(m *record.Message, moved store.Moved) *record.Message {
 	after := *m
 	after.State, after.Charge, after.Refunded, after.UpdatedAt = moved.State, moved.Charge, moved.Refunded, moved.UpdatedAt
 	return &after

@@ -59,7 +59,7 @@ type DeliveryReport struct {
 // ReportResult says what a report did.
 type ReportResult struct {
 	// Messages are the records the report named, after it.
-	Messages []*Message
+	Messages []*record.Message
 	// Moved counts the records the report moved to a new state; zero for
 	// a repeated or outrun report, which changes nothing (or adds only a
 	// step to the history, see record.CanBackfill).
@@ -171,7 +171,7 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (out *ReportRe
 				Err: fmt.Errorf("message %s is still being sent; report it again later", m.ID)}
 		}
 	}
-	res := &ReportResult{Messages: make([]*Message, 0, len(recs))}
+	res := &ReportResult{Messages: make([]*record.Message, 0, len(recs))}
 	for _, m := range recs {
 		after, moved, err := n.applyReport(ctx, m, r)
 		if err != nil {
@@ -223,7 +223,7 @@ func (n *Notifier) unmatched(ctx context.Context, op string, r *DeliveryReport) 
 }
 
 // severalRecipients reports whether recs go to more than one recipient.
-func severalRecipients(recs []*Message) bool {
+func severalRecipients(recs []*record.Message) bool {
 	for _, m := range recs[1:] {
 		if !sameRecipient(m.To, recs[0].To) {
 			return true
@@ -254,8 +254,8 @@ func checkReport(r *DeliveryReport) error {
 // reported returns the records r names: by the message's own ID when the
 // report carries it, else by the provider's ID; only records sent by
 // r.Provider (and to r.To, when set) count.
-func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message, error) {
-	var recs []*Message
+func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*record.Message, error) {
+	var recs []*record.Message
 	if r.Account != "" && r.MessageID != "" {
 		m, err := n.ledger.Message(ctx, r.Account, r.MessageID)
 		switch {
@@ -284,7 +284,7 @@ func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*Message,
 
 // applyReport moves one record as r says, and tells observers when it
 // moved. moved is false when the record was there already or further.
-func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryReport) (after *Message, moved bool, err error) {
+func (n *Notifier) applyReport(ctx context.Context, m *record.Message, r *DeliveryReport) (after *record.Message, moved bool, err error) {
 	if m.Entered(r.State) {
 		// A repeat, or news of a state the record has passed already: the
 		// move would change nothing (Record.Entered), so the ledger is not
@@ -319,7 +319,7 @@ func (n *Notifier) applyReport(ctx context.Context, m *Message, r *DeliveryRepor
 	if mv.State != r.State {
 		return after, false, nil // a step added to the history only
 	}
-	e := Event{Type: reportEvent(r.State), Receipt: ReceiptOf(after), Report: r}
+	e := Event{Type: reportEvent(r.State), Receipt: recordReceipt(after), Report: r}
 	if failure != nil {
 		e.Err = failure
 	}
@@ -400,7 +400,7 @@ func (n *Notifier) startReport(ctx context.Context, r *DeliveryReport) (context.
 
 // linkSends links a report's span to the span of each send it names
 // that this process remembers (sendSpans), and counts them.
-func (sp span) linkSends(n *Notifier, recs []*Message) {
+func (sp span) linkSends(n *Notifier, recs []*record.Message) {
 	if !sp.recording() {
 		return
 	}

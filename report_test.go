@@ -220,7 +220,7 @@ func TestReportedSMSFailureKeepsChargeByDefault(t *testing.T) {
 	// An app whose SMS vendor refunds undelivered messages says so.
 	var asked []record.State
 	refunding := &testChannel{kind: sms.Kind, provider: memprovider.New("memsms"),
-		refund: func(m *notify.Message, _ *notify.DeliveryReport) bool {
+		refund: func(m *record.Message, _ *notify.DeliveryReport) bool {
 			asked = append(asked, m.State)
 			return true
 		}}

@@ -43,7 +43,7 @@ func (n *Notifier) openRequest(ctx context.Context, op string, acct *Account, re
 // settled), a part without a record a failed leg that was not sent. It
 // returns nil, false when the key has no request record since since, and
 // nil, true when it has one but no part went out or may have.
-func (n *Notifier) requestReceipt(ctx context.Context, account, key string, since time.Time, msgs []*Message) (*Receipt, bool, error) {
+func (n *Notifier) requestReceipt(ctx context.Context, account, key string, since time.Time, msgs []*record.Message) (*Receipt, bool, error) {
 	rr, err := n.ledger.RequestByKey(ctx, account, key, since)
 	switch {
 	case CodeOf(err) == CodeNotFound:
@@ -51,7 +51,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 	case err != nil:
 		return nil, false, err
 	}
-	byID := make(map[string]*Message, len(msgs))
+	byID := make(map[string]*record.Message, len(msgs))
 	for _, m := range msgs {
 		byID[m.ID] = m
 	}
@@ -73,7 +73,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 			continue
 		}
 		anyWentOut = anyWentOut || wentOut(m)
-		legs[i] = ReceiptOf(m)
+		legs[i] = recordReceipt(m)
 	}
 	if !anyWentOut {
 		return nil, true, nil
@@ -95,7 +95,7 @@ func (n *Notifier) requestReceipt(ctx context.Context, account, key string, sinc
 // receiptOfKey is the receipt that answers a repeat of key whose records
 // since since are msgs (settled): the request's, when the key has a
 // request record, else the last record's that went out (keyReceipt).
-func (n *Notifier) receiptOfKey(ctx context.Context, account, key string, since time.Time, msgs []*Message) (*Receipt, error) {
+func (n *Notifier) receiptOfKey(ctx context.Context, account, key string, since time.Time, msgs []*record.Message) (*Receipt, error) {
 	r, found, err := n.requestReceipt(ctx, account, key, since, msgs)
 	if err != nil {
 		return nil, err

@@ -162,7 +162,7 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 		if confirm == "" {
 			confirm = record.StateDelivered
 		}
-		m := &Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
+		m := &record.Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
 			Provider: env.Provider, Domain: env.Domain, Units: env.Units, Metered: n.pricer != nil, Charge: env.Price,
 			CreatedAt: now, UpdatedAt: now, State: record.StateScheduled, SendAt: at, Payload: s.payload,
 			Follows: follows, Confirm: confirm, Note: "a timed fallback of " + follows}
@@ -209,14 +209,14 @@ func (n *Notifier) cancelSteps(ctx context.Context, account, id string, from rec
 // balance after the refund when acct is given. When m no longer stands in
 // from, the move is CodeConflict and nobody is told: whoever moved it
 // first did.
-func (n *Notifier) failWaiting(ctx context.Context, acct *Account, m *Message, from record.State, code Code, why string, cause error) (*Receipt, error) {
+func (n *Notifier) failWaiting(ctx context.Context, acct *Account, m *record.Message, from record.State, code Code, why string, cause error) (*Receipt, error) {
 	u := store.Update{State: record.StateFailed, From: from, At: n.now(), ErrorCode: string(code), Error: why}
 	moved, err := n.move(ctx, m.Account, m.ID, u)
 	if err != nil {
 		return nil, err
 	}
 	m.State, m.Refunded, m.UpdatedAt, m.ErrorCode, m.Error = moved.State, moved.Refunded, moved.UpdatedAt, u.ErrorCode, u.Error
-	r := ReceiptOf(m)
+	r := recordReceipt(m)
 	if acct != nil && m.Refunded {
 		n.readBalance(ctx, acct, r)
 	}
@@ -239,7 +239,7 @@ func confirmed(s, want record.State) bool {
 // the message it follows was confirmed, or was itself a step canceled (as
 // unneeded or by its sender); empty when it should go. A store error
 // leaves the question open.
-func (n *Notifier) unneeded(ctx context.Context, m *Message) (string, error) {
+func (n *Notifier) unneeded(ctx context.Context, m *record.Message) (string, error) {
 	prev, err := n.ledger.Message(ctx, m.Account, m.Follows)
 	switch {
 	case CodeOf(err) == CodeNotFound:
@@ -256,7 +256,7 @@ func (n *Notifier) unneeded(ctx context.Context, m *Message) (string, error) {
 
 // confirmChain cancels the step after m, which a report just moved to
 // its state, when that state makes it unneeded, and the steps after it.
-func (n *Notifier) confirmChain(ctx context.Context, m *Message) {
+func (n *Notifier) confirmChain(ctx context.Context, m *record.Message) {
 	step, err := n.ledger.Message(ctx, m.Account, m.Fallback)
 	if err != nil || step.Follows != m.ID || !step.State.Waiting() || !confirmed(m.State, step.Confirm) {
 		return

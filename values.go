@@ -2,9 +2,10 @@ package notify
 
 import "github.com/notifykit/notify/record"
 
-// The root names four values of package record, the ones nearly every
+// The root names three values of package record, the ones nearly every
 // caller meets, so that a send reads without a second import. Every other
-// shared value (record.State and its constants, record.Balance,
+// shared value (record.Message, the durable record of a message;
+// record.State and its constants, record.Balance,
 // record.Currency, record.INR, record.FieldError, ...) is named by
 // package record alone.
 
@@ -23,8 +24,3 @@ type Account = record.Account
 // Money is an exact amount: an int64 count of the currency's minor units
 // (paise for INR), never a float (record.Money).
 type Money = record.Money
-
-// Message is the durable record of one message: what was sent to whom,
-// what it cost, and where it stands (record.Message, which documents each
-// field). Notifier.Message reads one.
-type Message = record.Message

@@ -111,7 +111,7 @@ func (n *Notifier) work(ctx context.Context, job queue.Job) (_ time.Time, err er
 
 // prepareQueued prepares the request m keeps, as its channel decodes it,
 // for the account as it stands now; the price stays what was charged.
-func (n *Notifier) prepareQueued(ctx context.Context, op string, m *Message) (prepared, *Account, error) {
+func (n *Notifier) prepareQueued(ctx context.Context, op string, m *record.Message) (prepared, *Account, error) {
 	acct, err := n.account(ctx, op, m.Account)
 	if err != nil {
 		return prepared{}, nil, err
@@ -136,7 +136,7 @@ func (n *Notifier) prepareQueued(ctx context.Context, op string, m *Message) (pr
 // failQueued fails m, still queued or scheduled, refunded, for the reason
 // err: its request no longer prepares. A record moved meanwhile (a
 // cancel, another worker) is left as it stands.
-func (n *Notifier) failQueued(ctx context.Context, op string, m *Message, err error) error {
+func (n *Notifier) failQueued(ctx context.Context, op string, m *record.Message, err error) error {
 	_, merr := n.failWaiting(ctx, nil, m, m.State, CodeOf(err), "not sent: "+err.Error(), err)
 	if merr != nil && CodeOf(merr) != CodeConflict {
 		return storeFailure(op, "ledger", merr) // the job runs again, and tries again
@@ -146,7 +146,7 @@ func (n *Notifier) failQueued(ctx context.Context, op string, m *Message, err er
 
 // takes counts how often workers took m: the queued steps of its history
 // (the first included) and the scheduled one.
-func takes(m *Message) int {
+func takes(m *record.Message) int {
 	n := 0
 	for _, c := range m.History {
 		if c.State.Waiting() {
@@ -159,7 +159,7 @@ func takes(m *Message) int {
 // requeue moves m, refused for a reason that may pass, back to queued,
 // its charge held, and returns when the queue should run it again. It
 // reports false when the move failed: the caller settles the refusal.
-func (n *Notifier) requeue(ctx context.Context, m *Message, r *Receipt, attempts int, derr error) (time.Time, bool) {
+func (n *Notifier) requeue(ctx context.Context, m *record.Message, r *Receipt, attempts int, derr error) (time.Time, bool) {
 	at := n.now().Add(queue.Backoff(takes(m)) * 30) // 30 s, 1 min, 2 min, 4 min
 	if e := (*Error)(nil); errors.As(derr, &e) && n.now().Add(e.RetryAfter).After(at) {
 		at = n.now().Add(e.RetryAfter)

@@ -469,13 +469,13 @@ func TestMessages(t *testing.T) {
 		s.create(t, "other")
 		base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
 		for i, id := range []string{"m1", "m2", "m3"} {
-			m := &notify.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
+			m := &record.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
 				Units: 1, Metered: true, Charge: notify.Money{Minor: 25, Currency: record.INR()}, CreatedAt: base.Add(time.Duration(i) * time.Second)}
 			if _, err := b.msgs.Open(context.Background(), m); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := b.msgs.Open(context.Background(), &notify.Message{ID: "o1", Account: "other", Kind: sms.Kind, CreatedAt: base}); err != nil {
+		if _, err := b.msgs.Open(context.Background(), &record.Message{ID: "o1", Account: "other", Kind: sms.Kind, CreatedAt: base}); err != nil {
 			t.Fatal(err)
 		}
 		var ids []string

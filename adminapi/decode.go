@@ -148,7 +148,7 @@ func messageCursor(raw string, fe *record.FieldErrors) store.MessageCursor {
 	return store.MessageCursor{CreatedAt: t, ID: id}
 }
 
-func nextMessageCursor(m *notify.Message) string {
+func nextMessageCursor(m *record.Message) string {
 	return encodeCursor(m.CreatedAt.UTC().Format(time.RFC3339Nano) + " " + m.ID)
 }
 

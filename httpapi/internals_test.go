@@ -176,7 +176,7 @@ var pgLeaks = []string{"user=", "postgres", "database=", "127.0.0.1", ":5432", "
 // pgx's words.
 type leakyOpen struct{ store.Ledger }
 
-func (leakyOpen) Open(context.Context, *notify.Message) (record.Balance, error) {
+func (leakyOpen) Open(context.Context, *record.Message) (record.Balance, error) {
 	return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: open: %s", pgWords)
 }
 

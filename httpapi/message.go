@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/errtext"
+	"github.com/notifykit/notify/record"
 )
 
 // messageJSON is the wire form of a message record (GET
@@ -74,7 +75,7 @@ type stateStepJSON struct {
 // /messages/{id} answers it in "data" (docs/api.md): its state, what it
 // cost, who carried it and when each state was reached. Other adapters
 // (the admin API) answer records in the same form.
-func EncodeMessage(m *notify.Message) json.RawMessage {
+func EncodeMessage(m *record.Message) json.RawMessage {
 	b, err := json.Marshal(toMessageJSON(m))
 	if err != nil { // strings, numbers and times only: cannot fail
 		panic("httpapi: encoding a message record: " + err.Error())
@@ -82,7 +83,7 @@ func EncodeMessage(m *notify.Message) json.RawMessage {
 	return b
 }
 
-func toMessageJSON(m *notify.Message) messageJSON {
+func toMessageJSON(m *record.Message) messageJSON {
 	cost, cur := m.Cost(), m.Charge.Currency
 	out := messageJSON{
 		MessageID: m.ID, Channel: string(m.Kind), Request: string(m.Request), To: specNumber(m.To), Country: m.Country,

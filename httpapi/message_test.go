@@ -79,7 +79,7 @@ func TestMessageRecordOfARefusal(t *testing.T) {
 // "tried".
 func TestEncodeMessageTried(t *testing.T) {
 	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	m := &notify.Message{ID: "m1", Kind: "sms", To: "+14155550100", Country: "US", State: record.StateSent, Provider: "twilio",
+	m := &record.Message{ID: "m1", Kind: "sms", To: "+14155550100", Country: "US", State: record.StateSent, Provider: "twilio",
 		Tried: []record.Attempt{
 			{Provider: "smsgateway", Outcome: record.StateFailed, ErrorCode: "unavailable", At: at},
 			{Provider: "twilio", Outcome: record.StateSent, At: at},

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -68,7 +70,7 @@ func (a *Accounts) Add(acct *record.Account, apiKeys ...string) error {
 			return fmt.Errorf("memstore: add account %q: API key %d belongs to another account: %w", acct.ID, i, store.ErrConflict)
 		}
 	}
-	a.byID.Store(acct.ID, record.CloneAccount(acct))
+	a.byID.Store(acct.ID, storeutil.CloneAccount(acct))
 	for _, d := range digests {
 		a.byKey.Store(d, &apiKeyRecord{digest: d, account: acct.ID})
 	}
@@ -87,7 +89,7 @@ func (a *Accounts) Update(acct *record.Account) error {
 	if _, ok := a.byID.Load(acct.ID); !ok {
 		return fmt.Errorf("memstore: update account: no account %q: %w", acct.ID, store.ErrNotFound)
 	}
-	a.byID.Store(acct.ID, record.CloneAccount(acct))
+	a.byID.Store(acct.ID, storeutil.CloneAccount(acct))
 	return nil
 }
 

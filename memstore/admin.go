@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -192,14 +194,14 @@ func (a *Accounts) UpdateFunc(ctx context.Context, id string, update func(*recor
 	if !ok {
 		return nil, fmt.Errorf("memstore: update account: no account %q: %w", id, store.ErrNotFound)
 	}
-	c := record.CloneAccount(v.(*record.Account))
+	c := storeutil.CloneAccount(v.(*record.Account))
 	if err := update(c); err != nil {
 		return nil, err
 	}
 	if c.ID != id {
 		return nil, store.InvalidField("id", "cannot be changed")
 	}
-	c = record.CloneAccount(c) // update may keep c's settings
+	c = storeutil.CloneAccount(c) // update may keep c's settings
 	a.byID.Store(id, c)
 	return c, nil
 }
@@ -276,7 +278,7 @@ func (s *Ledger) ByAccount(ctx context.Context, account string, before store.Mes
 		sh := &s.shards[i]
 		sh.mu.Lock()
 		keep := func(rec *record.Message) {
-			if rec.Account != account || !before.Older(rec) {
+			if rec.Account != account || !storeutil.Older(before, rec) {
 				return
 			}
 			if len(top) == limit && newer(rec, top[len(top)-1]) >= 0 {

@@ -92,7 +92,7 @@ func ExampleLedger() {
 	l := memstore.NewLedger(w)
 	// The record and its charge are one step; so are a failure and its
 	// refund.
-	m := &notify.Message{ID: "m1", Account: "acme", Kind: "sms", To: "9876543210",
+	m := &record.Message{ID: "m1", Account: "acme", Kind: "sms", To: "9876543210",
 		Charge: notify.Money{Minor: 25, Currency: record.INR()}}
 	b, _ := l.Open(ctx, m)
 	fmt.Println("after open:", b.Available)

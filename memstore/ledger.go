@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -248,7 +250,7 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		}
 		return movedOf(rec), false, fmt.Errorf("message %s is %s and cannot become %s: %w", id, rec.State, u.State, store.ErrConflict)
 	}
-	if u.RepriceMismatch(rec.Charge) {
+	if storeutil.RepriceMismatch(u, rec.Charge) {
 		return movedOf(rec), false, fmt.Errorf("memstore: move message %q: a reprice in %s of a charge in %s: %w", id, u.Reprice.Currency.Code, rec.Charge.Currency.Code, store.ErrInvalid)
 	}
 	refund := u.State == record.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
@@ -257,7 +259,7 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 			return store.Moved{}, false, err
 		}
 	}
-	if u.Repricing() && u.Reprice.Minor < rec.Charge.Minor {
+	if storeutil.Repricing(u) && u.Reprice.Minor < rec.Charge.Minor {
 		diff := record.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
 		if _, err := s.wallet.Credit(ctx, account, diff, store.AdjustRefPrefix+id); err != nil {
 			return store.Moved{}, false, err

@@ -92,7 +92,7 @@ func TestStoresHonourContext(t *testing.T) {
 	_, calls["Reserve"] = idem.Reserve(ctx, "a", "k", "fp")
 	calls["Complete"] = idem.Complete(ctx, "a", "k", []byte("{}"))
 	calls["Release"] = idem.Release(ctx, "a", "k")
-	_, calls["Open"] = led.Open(ctx, &notify.Message{Account: "a", ID: "m"})
+	_, calls["Open"] = led.Open(ctx, &record.Message{Account: "a", ID: "m"})
 	_, calls["Move"] = led.Move(ctx, "a", "m", store.Update{State: record.StateAttempting})
 	_, calls["Message"] = led.Message(ctx, "a", "m")
 	_, calls["Template"] = tpl.Template(ctx, "a", "s")
@@ -260,7 +260,7 @@ func TestLedgerMemoryFlat(t *testing.T) {
 	var base uint64
 	for i := 0; i < total; i++ {
 		id := strconv.Itoa(i)
-		m := &notify.Message{ID: id, Account: "acme", Kind: "sms", To: "9876543210", Provider: "p",
+		m := &record.Message{ID: id, Account: "acme", Kind: "sms", To: "9876543210", Provider: "p",
 			IdempotencyKey: "k" + id, Charge: notify.Money{Minor: 25, Currency: inr}}
 		if _, err := l.Open(ctx, m); err != nil {
 			t.Fatal(err)

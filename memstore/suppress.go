@@ -155,7 +155,7 @@ func (s *Suppressions) ListSuppressions(ctx context.Context, account string, q s
 	slices.SortFunc(out, func(a, b store.Suppression) int {
 		return cmpKey(suppressKey{a.Kind, a.To}, suppressKey{b.Kind, b.To})
 	})
-	if n := q.PageSize(); len(out) > n {
+	if n := storeutil.PageSize(q); len(out) > n {
 		out = out[:n]
 	}
 	return out, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/store"
 )
 
@@ -37,7 +39,7 @@ func (s *Templates) Template(ctx context.Context, account, slug string) (*store.
 	if !ok {
 		return nil, fmt.Errorf("memstore: account %q has no template %q: %w", account, slug, store.ErrNotFound)
 	}
-	return store.CloneTemplate(t), nil
+	return storeutil.CloneTemplate(t), nil
 }
 
 // PutTemplate stores a copy of t under t.Slug, replacing any template of
@@ -53,7 +55,7 @@ func (s *Templates) PutTemplate(ctx context.Context, account string, t *store.Te
 	case t == nil || t.Slug == "":
 		return fmt.Errorf("memstore: put template: a template needs a slug: %w", store.ErrInvalid)
 	}
-	c := store.CloneTemplate(t)
+	c := storeutil.CloneTemplate(t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.byAccount[account]
@@ -93,7 +95,7 @@ func (s *Templates) Templates(ctx context.Context, account string) ([]*store.Tem
 	s.mu.RLock()
 	out := make([]*store.Template, 0, len(s.byAccount[account]))
 	for _, t := range s.byAccount[account] {
-		out = append(out, store.CloneTemplate(t))
+		out = append(out, storeutil.CloneTemplate(t))
 	}
 	s.mu.RUnlock()
 	slices.SortFunc(out, func(a, b *store.Template) int { return strings.Compare(a.Slug, b.Slug) })

@@ -216,7 +216,7 @@ func (k *Kit) AssertBalance(t testing.TB, want int64) {
 // Message returns the record of the kit's account's message id (a
 // Receipt's MessageID, or a leg's): its state and history, cost, provider
 // and error. It fails t if there is none.
-func (k *Kit) Message(t testing.TB, id string) *notify.Message {
+func (k *Kit) Message(t testing.TB, id string) *record.Message {
 	t.Helper()
 	m, err := k.Notifier.Message(context.Background(), k.Account.ID, id)
 	must(t, err)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/record"
@@ -139,7 +141,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*recor
 			return s.fail(ctx, "update account", err)
 		}
 		// The stored account, whose settings update may still hold.
-		out = record.CloneAccount(a)
+		out = storeutil.CloneAccount(a)
 		if len(out.Settings) == 0 {
 			out.Settings = nil // as a read gives it
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -381,7 +382,7 @@ func TestDatabaseDown(t *testing.T) {
 		"Reserve":         func() error { _, err := s.Reserve(ctx, "a", "k", "f"); return err },
 		"Complete":        func() error { return s.Complete(ctx, "a", "k", []byte(`{}`)) },
 		"Release":         func() error { return s.Release(ctx, "a", "k") },
-		"Open":            func() error { _, err := s.Open(ctx, &notify.Message{ID: "m", Account: "a"}); return err },
+		"Open":            func() error { _, err := s.Open(ctx, &record.Message{ID: "m", Account: "a"}); return err },
 		"Move":            func() error { _, err := s.Move(ctx, "a", "m", store.Update{}); return err },
 		"Message":         func() error { _, err := s.Message(ctx, "a", "m"); return err },
 		"Template":        func() error { _, err := s.Template(ctx, "a", "s"); return err },

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/notifykit/notify/record"
@@ -366,7 +368,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 	switch {
 	case u.State == record.StateFailed && !u.KeepCharge:
 		query, args = s.q.failMessage, append(args, store.RefundRefPrefix+id)
-	case u.Repricing():
+	case storeutil.Repricing(u):
 		query, args = s.q.repriceMessage, append(args, u.Reprice.Minor, store.AdjustRefPrefix+id,
 			u.Reprice.Currency.Code, u.Reprice.Currency.Exponent)
 	}
@@ -395,7 +397,7 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		if err != nil {
 			return store.Moved{}, s.fail(ctx, "move message", err)
 		}
-		if record.CanMove(m.State, u.State) && u.RepriceMismatch(m.Charge) {
+		if record.CanMove(m.State, u.State) && storeutil.RepriceMismatch(u, m.Charge) {
 			// The move was allowed: the reprice's currency stopped it.
 			return m, fmt.Errorf("pgstore: move message %q: a reprice in %s of a charge in %s: %w", id, u.Reprice.Currency.Code, m.Charge.Currency.Code, store.ErrInvalid)
 		}

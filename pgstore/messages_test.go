@@ -40,7 +40,7 @@ func TestMoveAnswersMoved(t *testing.T) {
 	at := func(min int) time.Time { return time.Date(2025, 6, 1, 12, min, 0, 0, time.UTC) }
 	open := func(id string, charge notify.Money) {
 		t.Helper()
-		_, err := s.Open(ctx, &notify.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind,
+		_, err := s.Open(ctx, &record.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind,
 			To: "9876543210", Provider: "mem", Metered: charge.Minor > 0, Charge: charge, CreatedAt: at(0)})
 		must(t, err)
 	}

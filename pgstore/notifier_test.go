@@ -194,8 +194,8 @@ func TestTwoNotifiers(t *testing.T) {
 		for _, inst := range []instance{a, b} {
 			m, err := inst.store.Message(ctx, "acme", r.MessageID)
 			must(t, err)
-			if got := notify.ReceiptOf(m); got.Status != r.Status || got.Cost != r.Cost {
-				t.Fatalf("recorded %+v, returned %+v", got, r)
+			if m.State != r.Status || m.Cost() != r.Cost {
+				t.Fatalf("recorded %s costing %s, returned %+v", m.State, m.Cost(), r)
 			}
 		}
 	}
@@ -269,7 +269,7 @@ func TestReconcilersShareTheWork(t *testing.T) {
 	must(t, seed.OpenWallet(ctx, "acme", opening))
 	dead := time.Now().Add(-time.Hour)
 	for i := range records {
-		m := &notify.Message{ID: fmt.Sprintf("dead-%d", i), Account: "acme", Kind: sms.Kind, Request: sms.Kind,
+		m := &record.Message{ID: fmt.Sprintf("dead-%d", i), Account: "acme", Kind: sms.Kind, Request: sms.Kind,
 			To: "9876543210", Metered: true, Charge: inr(smsPrice), CreatedAt: dead}
 		if _, err := seed.Open(ctx, m); err != nil {
 			t.Fatal(err)

@@ -194,7 +194,7 @@ func (s *Store) ListSuppressions(ctx context.Context, account string, q store.Su
 	if !storable(account) || !storable(q.AfterTo) {
 		return nil, nil
 	}
-	query, args := s.q.suppressions.list, []any{account, string(q.AfterKind), q.AfterTo, q.PageSize()}
+	query, args := s.q.suppressions.list, []any{account, string(q.AfterKind), q.AfterTo, storeutil.PageSize(q)}
 	if q.Kind != "" {
 		query, args = s.q.suppressions.listKind, append(args, string(q.Kind))
 	}

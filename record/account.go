@@ -3,7 +3,6 @@ package record
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 )
 
 // Account is a customer of the notifier: the owner of a wallet and of the
@@ -58,18 +57,4 @@ func (a *Account) SetSetting(kind Kind, v any) error {
 	}
 	a.Settings[kind] = body
 	return nil
-}
-
-// CloneAccount returns a deep copy of a: its Settings map and their bytes
-// are its own. Stores that hand out accounts callers may keep use it.
-func CloneAccount(a *Account) *Account {
-	c := *a
-	c.Countries = slices.Clone(a.Countries)
-	if a.Settings != nil {
-		c.Settings = make(map[Kind]json.RawMessage, len(a.Settings))
-		for k, v := range a.Settings {
-			c.Settings[k] = slices.Clone(v)
-		}
-	}
-	return &c
 }

@@ -10,7 +10,7 @@
 // Notifier's machinery: package store (the stores' contract) and package
 // notify both import it, never the other way round. The notify package
 // names the four values nearly every caller meets as aliases
-// (notify.Kind, notify.Account, notify.Money, notify.Message); the rest
+// (notify.Kind, notify.Account, notify.Money, record.Message); the rest
 // are named here alone.
 //
 // Money never touches a float: an amount is an int64 count of the

@@ -23,7 +23,7 @@ type Attempt struct {
 
 // Message is the durable record of one message: what was sent to whom,
 // what it cost, and where it stands. Stores return copies the caller may
-// keep; the root package names it notify.Message.
+// keep; the root package names it record.Message.
 type Message struct {
 	// ID is the message ID, also the wallet reference of its charge.
 	ID      string

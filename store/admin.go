@@ -69,16 +69,3 @@ type MessageCursor struct {
 
 // IsZero reports whether c is the start.
 func (c MessageCursor) IsZero() bool { return c.ID == "" && c.CreatedAt.IsZero() }
-
-// Older reports whether m sorts after c, newest first: created before
-// c.CreatedAt, or at the same time with an ID before c.ID in byte order.
-// Every record is older than the zero cursor.
-func (c MessageCursor) Older(m *record.Message) bool {
-	if c.IsZero() {
-		return true
-	}
-	if d := m.CreatedAt.Compare(c.CreatedAt); d != 0 {
-		return d < 0
-	}
-	return m.ID < c.ID
-}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -73,7 +75,7 @@ func ExampleInvalidFields() {
 func ExampleAccount_SetSetting() {
 	a := &record.Account{ID: "acme"}
 	_ = a.SetSetting("sms", map[string]string{"sender_id": "ACMEIN"})
-	c := record.CloneAccount(a)
+	c := storeutil.CloneAccount(a)
 	c.Settings["sms"][0] = ' ' // the copy's bytes are its own
 	fmt.Println(string(a.Settings["sms"]))
 	// Output:

@@ -62,21 +62,9 @@ type Update struct {
 	// under ref AdjustRefPrefix + id in the same step: a chat message that fell
 	// over to a cheaper gateway costs what that gateway costs, and a later
 	// refund gives back only that. Nil or negative: the charge stays (see
-	// Repricing). A Reprice in another currency than a positive charge is
-	// ErrInvalid, and the move does not happen (see RepriceMismatch).
+	// storeutil.Repricing). A Reprice in another currency than a positive charge is
+	// ErrInvalid, and the move does not happen (see storeutil.RepriceMismatch).
 	Reprice *record.Money
-}
-
-// Repricing reports whether u asks to lower a record's charge: a move
-// into StateSent with a Reprice of zero or more.
-func (u Update) Repricing() bool {
-	return u.State == record.StateSent && u.Reprice != nil && u.Reprice.Minor >= 0
-}
-
-// RepriceMismatch reports whether u reprices a positive charge in another
-// currency than the charge's, which a Ledger refuses with ErrInvalid.
-func (u Update) RepriceMismatch(charge record.Money) bool {
-	return u.Repricing() && charge.Minor > 0 && !u.Reprice.Currency.Same(charge.Currency)
 }
 
 // The refs under which a Ledger moves a record's money after its opening

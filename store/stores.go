@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/notifykit/notify/record"
@@ -90,20 +89,6 @@ type Body struct {
 	Subject string
 	Text    string
 	HTML    string
-}
-
-// CloneTemplate returns a deep copy of t: its Variables and Bodies are
-// its own. Stores that hand out templates callers may keep use it.
-func CloneTemplate(t *Template) *Template {
-	c := *t
-	c.Variables = slices.Clone(t.Variables)
-	if t.Bodies != nil {
-		c.Bodies = make(map[record.Kind]Body, len(t.Bodies))
-		for k, v := range t.Bodies {
-			c.Bodies[k] = v
-		}
-	}
-	return &c
 }
 
 // Templates keeps per-account custom templates. Methods are safe for

@@ -109,15 +109,6 @@ func (q SuppressionQuery) Check() error {
 	return InvalidFields(fe)
 }
 
-// PageSize returns the number of entries q asks for: its Limit, or
-// DefaultSuppressionPage when that is 0.
-func (q SuppressionQuery) PageSize() int {
-	if q.Limit == 0 {
-		return DefaultSuppressionPage
-	}
-	return q.Limit
-}
-
 // Suppressions keeps each account's suppression list: at most one entry
 // per account, channel and recipient. Methods are safe for concurrent
 // use. Recipients arrive in their channel's canonical form

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 
 	"github.com/notifykit/notify/store"
@@ -238,7 +240,7 @@ func (c *cache) get(account string, src *store.Template) (*tmpl, error) {
 		return e.t, e.err
 	}
 	t, err := compileCustom(src)
-	e = &cacheEntry{src: *store.CloneTemplate(src), t: t, err: err, size: templateSize(src)}
+	e = &cacheEntry{src: *storeutil.CloneTemplate(src), t: t, err: err, size: templateSize(src)}
 	if e.size > cacheBytes/8 {
 		return t, err // too big to keep; it is rare enough to rebuild
 	}

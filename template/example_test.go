@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 
@@ -52,7 +54,7 @@ func (s *memTemplates) PutTemplate(_ context.Context, account string, t *store.T
 	if s.m[account] == nil {
 		s.m[account] = map[string]*store.Template{}
 	}
-	s.m[account][t.Slug] = store.CloneTemplate(t)
+	s.m[account][t.Slug] = storeutil.CloneTemplate(t)
 	return nil
 }
 

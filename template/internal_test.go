@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -77,7 +79,7 @@ func TestCacheReusesCompiledTemplate(t *testing.T) {
 	if err != nil || t6 == t5 || t6.forms["push"] == nil {
 		t.Errorf("a template with a new kind was served from the cache (err %v)", err)
 	}
-	if t7, _ := c.get("acct", store.CloneTemplate(src)); t7 != t6 {
+	if t7, _ := c.get("acct", storeutil.CloneTemplate(src)); t7 != t6 {
 		t.Error("an unchanged template with two kinds was recompiled")
 	}
 }

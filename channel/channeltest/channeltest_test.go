@@ -164,14 +164,14 @@ func (c *noteChannel) DecodeRequest(data []byte) (notify.Request, error) {
 	return w.Request, nil
 }
 
-func (c *noteChannel) Refund(*notify.Message, *notify.DeliveryReport) bool {
+func (c *noteChannel) Refund(*record.Message, *notify.DeliveryReport) bool {
 	if c.defect == "flaky-refund" {
 		return c.calls.Add(1)%2 == 0
 	}
 	return true
 }
 
-func (c *noteChannel) Failed(_ context.Context, m *notify.Message, _ *notify.DeliveryReport, key string) (notify.Request, error) {
+func (c *noteChannel) Failed(_ context.Context, m *record.Message, _ *notify.DeliveryReport, key string) (notify.Request, error) {
 	if c.defect == "failed-without-key" {
 		key = ""
 	}

@@ -14,9 +14,9 @@ import (
 
 // recordOf returns the record the Notifier keeps of env once sent, in
 // state, with the vendor ID id.
-func (k *kit) recordOf(env *notify.Envelope, req notify.Request, state record.State, id string) *notify.Message {
+func (k *kit) recordOf(env *notify.Envelope, req notify.Request, state record.State, id string) *record.Message {
 	at := time.Date(2025, 1, 6, 10, 0, 0, 0, time.UTC)
-	return &notify.Message{
+	return &record.Message{
 		ID: env.ID, Account: k.h.Account.ID, Kind: env.Kind, Request: req.Kind(), To: env.To, Country: env.Country,
 		State: state, Provider: env.Provider, ProviderMessageID: id, Gateway: env.Route,
 		IdempotencyKey: req.Key(), Domain: env.Domain, Units: env.Units, Attempts: 1,
@@ -53,7 +53,7 @@ func (k *kit) testReports(t *testing.T) {
 
 // checkRefund asks Refund about m and r from several goroutines, twice
 // each: one answer.
-func (k *kit) checkRefund(t *testing.T, what string, rh notify.ReportHandler, m *notify.Message, r *notify.DeliveryReport) {
+func (k *kit) checkRefund(t *testing.T, what string, rh notify.ReportHandler, m *record.Message, r *notify.DeliveryReport) {
 	t.Helper()
 	first := rh.Refund(m, r)
 	answers := make([][2]bool, concurrency)
@@ -72,7 +72,7 @@ func (k *kit) checkRefund(t *testing.T, what string, rh notify.ReportHandler, m 
 
 // checkFailed asks Failed about m and r twice: it reads m.Resend, which
 // Prepare wrote, and answers the same request each time, with the key.
-func (k *kit) checkFailed(t *testing.T, what string, rh notify.ReportHandler, m *notify.Message, r *notify.DeliveryReport) {
+func (k *kit) checkFailed(t *testing.T, what string, rh notify.ReportHandler, m *record.Message, r *notify.DeliveryReport) {
 	t.Helper()
 	key := "failover:" + m.ID
 	resend := bytes.Clone(m.Resend)

@@ -133,7 +133,7 @@ type Message struct {
 	Auto bool
 	// Fallback reports, under Auto, that the other gateway is configured
 	// and can carry the content: only then does the Notifier keep the
-	// request for a failover after a late failure (notify.Message.Resend).
+	// request for a failover after a late failure (record.Message.Resend).
 	Fallback bool
 	Type     Type
 	// Text is the message body, or the caption of Media.

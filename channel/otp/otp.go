@@ -10,7 +10,7 @@ import (
 )
 
 // Kind is the kind of the dual OTP's combined receipt and of the records
-// of its parts (notify.Message.Request). No channel has this kind: the
+// of its parts (record.Message.Request). No channel has this kind: the
 // parts go through the SMS and chat channels.
 const Kind notify.Kind = "otp"
 

@@ -127,7 +127,7 @@ func (v *vendors) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func (v *vendors) record(t *testing.T, id string) *notify.Message {
+func (v *vendors) record(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := v.ledger.Message(context.Background(), "acme", id)
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 	"github.com/notifykit/notify/record"
@@ -421,7 +420,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 // one reached the vendor; a failed one did not (accepting vendor) and
 // any that reached the refusing vendor was refused; an unknown one
 // reached the vendor. It returns the records by number and the price.
-func auditCrash(t *testing.T, store *pgstore.Store, received map[string]int) (map[string]*notify.Message, int64) {
+func auditCrash(t *testing.T, store *pgstore.Store, received map[string]int) (map[string]*record.Message, int64) {
 	t.Helper()
 	return auditSettled(t, store, received, true)
 }
@@ -431,7 +430,7 @@ func auditCrash(t *testing.T, store *pgstore.Store, received map[string]int) (ma
 // (the record attempting) and the vendor call leaves an unknown record
 // the vendor never got: charged, as an unknown outcome is, and
 // consistent with the money, so the queue's crash test does not ask it.
-func auditSettled(t *testing.T, store *pgstore.Store, received map[string]int, unknownReached bool) (map[string]*notify.Message, int64) {
+func auditSettled(t *testing.T, store *pgstore.Store, received map[string]int, unknownReached bool) (map[string]*record.Message, int64) {
 	t.Helper()
 	ctx := context.Background()
 	if err := store.CheckLedger(ctx, demoAccount); err != nil {
@@ -451,7 +450,7 @@ func auditSettled(t *testing.T, store *pgstore.Store, received map[string]int, u
 			price = -e.Amount.Minor
 		}
 	}
-	records := map[string]*notify.Message{}
+	records := map[string]*record.Message{}
 	for id, charged := range debits {
 		m, err := store.Message(ctx, demoAccount, id)
 		if err != nil {

@@ -373,14 +373,14 @@ func enqueueUntilAnswered(t *testing.T, client *http.Client, base func() string,
 
 // liveRecords returns the records of the demo account's charges that are
 // not settled yet: queued, scheduled, pending or attempting.
-func liveRecords(t *testing.T, store *pgstore.Store) []*notify.Message {
+func liveRecords(t *testing.T, store *pgstore.Store) []*record.Message {
 	t.Helper()
 	ctx := context.Background()
 	entries, err := store.Ledger(ctx, demoAccount, 0, 100*queueCrashRequests)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var live []*notify.Message
+	var live []*record.Message
 	for _, e := range entries {
 		if e.Amount.Minor >= 0 || strings.HasPrefix(e.Ref, "refund:") {
 			continue
@@ -399,7 +399,7 @@ func liveRecords(t *testing.T, store *pgstore.Store) []*notify.Message {
 // describeLive says where each live record stands, and its River job:
 // a job left running by a killed instance is not run again before River
 // rescues it.
-func describeLive(t *testing.T, dbURL string, live []*notify.Message) string {
+func describeLive(t *testing.T, dbURL string, live []*record.Message) string {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), dbURL)
 	if err != nil {

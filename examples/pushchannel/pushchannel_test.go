@@ -146,7 +146,7 @@ func (r *rig) post(t *testing.T, body, key string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-func (r *rig) record(t *testing.T, id string) *notify.Message {
+func (r *rig) record(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := r.n.Message(context.Background(), "acme", id)
 	if err != nil {

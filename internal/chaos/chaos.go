@@ -596,7 +596,7 @@ func (a *auditLedger) Credit(ctx context.Context, account string, m notify.Money
 	return b, err
 }
 
-func (a *auditLedger) Open(ctx context.Context, m *notify.Message) (record.Balance, error) {
+func (a *auditLedger) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	// Open takes m (the store may keep it as the record): read it first.
 	id, charge, request := m.ID, m.Charge, m.Request
 	b, err := a.Ledger.Open(ctx, m)
@@ -893,7 +893,7 @@ func auditOpened(t *testing.T, s Stores, w *books, msgs *auditLedger, standing, 
 
 // wasUnknown reports whether m's outcome is, or ever was, unknown: such a
 // charge must stand whatever the record went on to.
-func wasUnknown(m *notify.Message) bool {
+func wasUnknown(m *record.Message) bool {
 	unknown := m.State == record.StateUnknown
 	for _, c := range m.History {
 		unknown = unknown || c.State == record.StateUnknown

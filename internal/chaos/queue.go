@@ -394,7 +394,7 @@ func auditQueuedEnds(t *testing.T, s Stores, msgs *auditLedger) queuedEnds {
 
 // requeued reports whether m went back to queued after it began: a
 // worker put it back on the queue.
-func requeued(m *notify.Message) bool {
+func requeued(m *record.Message) bool {
 	for i, c := range m.History {
 		if i > 0 && c.State == record.StateQueued {
 			return true
@@ -405,7 +405,7 @@ func requeued(m *notify.Message) bool {
 
 // queuedRecord reads the record of the queued message id, failing t (and
 // returning nil) if it cannot.
-func queuedRecord(t *testing.T, s Stores, id string) *notify.Message {
+func queuedRecord(t *testing.T, s Stores, id string) *record.Message {
 	t.Helper()
 	m, err := s.Ledger.Message(context.Background(), s.Account, id)
 	if err != nil {
@@ -417,7 +417,7 @@ func queuedRecord(t *testing.T, s Stores, id string) *notify.Message {
 
 // refundedOnce reports whether m was refunded, exactly once, what its
 // charge kept after any price adjustment. The caller holds w.mu.
-func (w *books) refundedOnce(m *notify.Message) bool {
+func (w *books) refundedOnce(m *record.Message) bool {
 	credit, ok := w.credits[store.RefundRefPrefix+m.ID]
 	return ok && m.Refunded && credit == w.debits[m.ID]-w.credits[store.AdjustRefPrefix+m.ID]
 }
@@ -455,7 +455,7 @@ func auditQueuedReceipts(t *testing.T, s Stores, w *books, outcomes []outcome, r
 // ended: sent (or further) or unknown, its charge kept, or failed and
 // refunded exactly once, unless a report failed it (reported) and the
 // charge was kept. The caller holds w.mu.
-func auditQueuedEnd(t *testing.T, w *books, id string, m *notify.Message, reported bool) {
+func auditQueuedEnd(t *testing.T, w *books, id string, m *record.Message, reported bool) {
 	t.Helper()
 	switch m.State {
 	case record.StateSent, record.StateDelivered, record.StateRead, record.StateUnknown:
@@ -499,7 +499,7 @@ func auditCancels(t *testing.T, s Stores, w *books, cancels []cancelResult, vend
 // auditLostCancel checks a Cancel that failed: only for a conflict, with
 // the record m taken by a worker (it reports true: the Cancel lost to
 // it) or canceled already, by another Cancel.
-func auditLostCancel(t *testing.T, c cancelResult, m *notify.Message) (lost bool) {
+func auditLostCancel(t *testing.T, c cancelResult, m *record.Message) (lost bool) {
 	t.Helper()
 	if notify.CodeOf(c.err) != notify.CodeConflict {
 		t.Errorf("Cancel of %s: %v", c.id, c.err)
@@ -518,7 +518,7 @@ func auditLostCancel(t *testing.T, c cancelResult, m *notify.Message) (lost bool
 // auditCanceled checks a Cancel that succeeded: it answered a failed
 // receipt, and the record m failed as canceled, refunded once, reached no
 // vendor, and was waiting when it was canceled. The caller holds w.mu.
-func auditCanceled(t *testing.T, w *books, c cancelResult, m *notify.Message, vendor map[string]string) {
+func auditCanceled(t *testing.T, w *books, c cancelResult, m *record.Message, vendor map[string]string) {
 	t.Helper()
 	switch {
 	case c.receipt == nil || c.receipt.Status != record.StateFailed:

@@ -295,7 +295,7 @@ func (st *story) end() record.State {
 // reports lead, its history takes its steps in turn and each reported
 // state once, and it is refunded if and only if a report failed it and
 // it is not an SMS.
-func checkStory(t *testing.T, st *story, m *notify.Message) {
+func checkStory(t *testing.T, st *story, m *record.Message) {
 	t.Helper()
 	want := st.end()
 	if m.State != want {

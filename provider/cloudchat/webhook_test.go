@@ -84,7 +84,7 @@ func (l *reportLoop) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func (l *reportLoop) message(t *testing.T, id string) *notify.Message {
+func (l *reportLoop) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := l.n.Message(context.Background(), "acme", id)
 	if err != nil {
@@ -121,7 +121,7 @@ func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs
 	return st
 }
 
-func historyOf(m *notify.Message) string {
+func historyOf(m *record.Message) string {
 	var s []string
 	for _, c := range m.History {
 		s = append(s, string(c.State))

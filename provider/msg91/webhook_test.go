@@ -95,7 +95,7 @@ func (l *loop) send(t *testing.T, to string) *notify.Receipt {
 	return r
 }
 
-func (l *loop) message(t *testing.T, id string) *notify.Message {
+func (l *loop) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := l.n.Message(context.Background(), "acme", id)
 	if err != nil {

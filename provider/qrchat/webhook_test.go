@@ -91,7 +91,7 @@ func (l *ackLoop) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func (l *ackLoop) message(t *testing.T, id string) *notify.Message {
+func (l *ackLoop) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := l.n.Message(context.Background(), "acme", id)
 	if err != nil {
@@ -100,7 +100,7 @@ func (l *ackLoop) message(t *testing.T, id string) *notify.Message {
 	return m
 }
 
-func historyOf(m *notify.Message) string {
+func historyOf(m *record.Message) string {
 	var s []string
 	for _, c := range m.History {
 		s = append(s, string(c.State))
@@ -109,7 +109,7 @@ func historyOf(m *notify.Message) string {
 }
 
 // stepAt returns when m entered state, from its history.
-func stepAt(t *testing.T, m *notify.Message, state record.State) time.Time {
+func stepAt(t *testing.T, m *record.Message, state record.State) time.Time {
 	t.Helper()
 	for _, c := range m.History {
 		if c.State == state {

@@ -133,7 +133,7 @@ func (l *dlrLoop) balance(t *testing.T) int64 {
 	return b.Available.Minor
 }
 
-func (l *dlrLoop) message(t *testing.T, id string) *notify.Message {
+func (l *dlrLoop) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := l.n.Message(context.Background(), "acme", id)
 	if err != nil {
@@ -283,7 +283,7 @@ func TestDLRRepeatedReportChangesNothing(t *testing.T) {
 	l := newDLRLoop(t, "")
 	r := l.send(t, "9876543210")
 	before := l.balance(t)
-	var first *notify.Message
+	var first *record.Message
 	for i := range 2 {
 		if err := l.vendor.ReportNumber(context.Background(), r.ProviderMessageID, "9876543210", "delivered"); err != nil {
 			t.Fatal(err)
@@ -472,7 +472,7 @@ func (l *dlrLoop) sharedBatch(t *testing.T) string {
 	}
 	shared := sent[0].RequestID
 	now := time.Now()
-	for _, m := range []*notify.Message{
+	for _, m := range []*record.Message{
 		{ID: "m-1", Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210", Provider: smsgateway.DefaultName, CreatedAt: now},
 		{ID: "m-2", Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9812345678", Provider: smsgateway.DefaultName, CreatedAt: now},
 	} {

@@ -397,7 +397,7 @@ func newReportLoop(t *testing.T) *reportLoop {
 	return l
 }
 
-func (l *reportLoop) message(t *testing.T, id string) *notify.Message {
+func (l *reportLoop) message(t *testing.T, id string) *record.Message {
 	t.Helper()
 	m, err := l.n.Message(context.Background(), "acme", id)
 	if err != nil {
@@ -406,7 +406,7 @@ func (l *reportLoop) message(t *testing.T, id string) *notify.Message {
 	return m
 }
 
-func historyOf(m *notify.Message) string {
+func historyOf(m *record.Message) string {
 	var s []string
 	for _, h := range m.History {
 		s = append(s, string(h.State))

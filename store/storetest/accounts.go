@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -157,7 +159,7 @@ func sameJSON(got, want []byte) bool {
 }
 
 // cloneAccount returns a deep copy of a, settings bytes included.
-func cloneAccount(a *record.Account) *record.Account { return record.CloneAccount(a) }
+func cloneAccount(a *record.Account) *record.Account { return storeutil.CloneAccount(a) }
 
 // scribble overwrites b in place with bytes of the same length that keep
 // it valid JSON of another meaning, as a caller reusing its buffer would:

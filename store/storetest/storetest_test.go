@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -72,7 +74,7 @@ func (s *simpleAccounts) out(a *record.Account) *record.Account {
 		c.Settings = maps.Clone(a.Settings)
 		return &c
 	}
-	return record.CloneAccount(a)
+	return storeutil.CloneAccount(a)
 }
 
 type idemEntry struct {
@@ -226,7 +228,7 @@ func (s *simpleTemplates) copyOf(t *store.Template) *store.Template {
 		c.Variables = slices.Clone(t.Variables)
 		return &c
 	}
-	return store.CloneTemplate(t)
+	return storeutil.CloneTemplate(t)
 }
 
 func (s *simpleTemplates) Template(ctx context.Context, account, slug string) (*store.Template, error) {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -153,7 +155,7 @@ func testTemplateRoundTrip(t *testing.T, h TemplatesHarness) {
 		Bodies: map[record.Kind]store.Body{"push": {Subject: "Sale", Text: "50% off\ttoday only"}}}
 	bare := &store.Template{Slug: "no-bodies"}
 	for _, tpl := range []*store.Template{full, smsOnly, pushOnly, bare} {
-		put(t, s, acct, store.CloneTemplate(tpl))
+		put(t, s, acct, storeutil.CloneTemplate(tpl))
 		wantTemplate(t, s, acct, tpl)
 	}
 }
@@ -164,7 +166,7 @@ func testTemplateReplace(t *testing.T, h TemplatesHarness) {
 	put(t, s, acct, fullTemplate("promo"))
 	next := &store.Template{Slug: "promo", Class: promotional, Variables: nil,
 		Bodies: map[record.Kind]store.Body{"chat": {Text: "50% off today"}}}
-	put(t, s, acct, store.CloneTemplate(next))
+	put(t, s, acct, storeutil.CloneTemplate(next))
 	wantTemplate(t, s, acct, next)
 }
 
@@ -174,9 +176,9 @@ func testTemplatePerAccount(t *testing.T, h TemplatesHarness) {
 	ta := fullTemplate("welcome")
 	tb := fullTemplate("welcome")
 	tb.Bodies["chat"] = store.Body{Text: "Welcome aboard, {{NAME}}"}
-	put(t, s, a, store.CloneTemplate(ta))
+	put(t, s, a, storeutil.CloneTemplate(ta))
 	wantCodeTemplate(t, s, b, "welcome")
-	put(t, s, b, store.CloneTemplate(tb))
+	put(t, s, b, storeutil.CloneTemplate(tb))
 	wantTemplate(t, s, a, ta)
 	wantTemplate(t, s, b, tb)
 }
@@ -258,7 +260,7 @@ func testTemplateCopies(t *testing.T, h TemplatesHarness) {
 	acct := newName("acct")
 	ctx := context.Background()
 	want := fullTemplate("copy")
-	mine := store.CloneTemplate(want)
+	mine := storeutil.CloneTemplate(want)
 	put(t, s, acct, mine)
 	mine.Class = promotional
 	mine.Bodies["chat"] = store.Body{Text: "changed by the caller"}

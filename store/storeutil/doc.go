@@ -10,4 +10,10 @@
 // the shape every form has. memstore and pgstore call them first in each
 // store.Suppressions method, and storetest.RunSuppressions holds a store
 // to their answers.
+//
+// The rest read a contract's rule for the store that keeps it:
+// Repricing and RepriceMismatch (a store.Update's Reprice), Older (the
+// order of store.Admin.Messages), PageSize (a store.SuppressionQuery's
+// Limit), and CloneAccount and CloneTemplate (the copies a store hands
+// out, so that a caller's changes never reach it).
 package storeutil
