@@ -9,9 +9,9 @@
 // that a store or a channel can name these values without importing the
 // Notifier's machinery: package store (the stores' contract) and package
 // notify both import it, never the other way round. The notify package
-// names the four values nearly every caller meets as aliases
-// (notify.Kind, notify.Account, notify.Money, record.Message); the rest
-// are named here alone.
+// names the three values nearly every caller meets as aliases
+// (notify.Kind, notify.Account, notify.Money); the rest are named here
+// alone.
 //
 // Money never touches a float: an amount is an int64 count of the
 // currency's minor units.
