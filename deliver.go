@@ -687,3 +687,43 @@ func (n *Notifier) breakerChanged(ctx context.Context, provider string, open boo
 		f(ctx, provider, open, cause)
 	}
 }
+
+// OutcomeOf classifies the error of a delivery attempt (Provider.Send or
+// Channel.Deliver), the way database/sql reads driver.ErrBadConn, into
+// the state the message is left in - one of the three outcomes:
+//
+//   - nil: StateSent, accepted;
+//   - an *Error whose code is a certain refusal (Unavailable, RateLimited,
+//     Rejected, InvalidArgument, Unauthenticated, PermissionDenied,
+//     NotFound, InsufficientFunds, Conflict): StateFailed, certainly not
+//     accepted;
+//   - anything else is StateUnknown, the vendor may have it: CodeOutcomeUnknown, CodeInternal,
+//     CodeDeadlineExceeded and CodeCanceled (a provider cut off mid-call
+//     cannot say what the vendor got), and every error that is not an
+//     *Error, context errors included.
+//
+// So a provider that knows the vendor did not take the message says so
+// with a code (notify.Errorf(notify.CodeUnavailable, ...)); one that does
+// not know returns its error as it is, or with CodeOutcomeUnknown.
+func OutcomeOf(err error) record.State {
+	if err == nil {
+		return record.StateSent
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return record.StateUnknown
+	}
+	switch e.Code {
+	case CodeOutcomeUnknown, CodeInternal, CodeDeadlineExceeded, CodeCanceled, "":
+		return record.StateUnknown
+	}
+	return record.StateFailed
+}
+
+// IsRetryable reports whether sending the same message again is both safe
+// and may succeed: the vendor certainly did not accept it (OutcomeOf is
+// StateFailed) and the failure is temporary (Unavailable or
+// RateLimited). The Notifier retries only these.
+func IsRetryable(err error) bool {
+	return OutcomeOf(err) == record.StateFailed && CodeOf(err).temporary()
+}

@@ -79,46 +79,6 @@ const (
 // another question, answered by IsRetryable.
 func (c Code) temporary() bool { return c == CodeUnavailable || c == CodeRateLimited }
 
-// OutcomeOf classifies the error of a delivery attempt (Provider.Send or
-// Channel.Deliver), the way database/sql reads driver.ErrBadConn, into
-// the state the message is left in - one of the three outcomes:
-//
-//   - nil: StateSent, accepted;
-//   - an *Error whose code is a certain refusal (Unavailable, RateLimited,
-//     Rejected, InvalidArgument, Unauthenticated, PermissionDenied,
-//     NotFound, InsufficientFunds, Conflict): StateFailed, certainly not
-//     accepted;
-//   - anything else is StateUnknown, the vendor may have it: CodeOutcomeUnknown, CodeInternal,
-//     CodeDeadlineExceeded and CodeCanceled (a provider cut off mid-call
-//     cannot say what the vendor got), and every error that is not an
-//     *Error, context errors included.
-//
-// So a provider that knows the vendor did not take the message says so
-// with a code (notify.Errorf(notify.CodeUnavailable, ...)); one that does
-// not know returns its error as it is, or with CodeOutcomeUnknown.
-func OutcomeOf(err error) record.State {
-	if err == nil {
-		return record.StateSent
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		return record.StateUnknown
-	}
-	switch e.Code {
-	case CodeOutcomeUnknown, CodeInternal, CodeDeadlineExceeded, CodeCanceled, "":
-		return record.StateUnknown
-	}
-	return record.StateFailed
-}
-
-// IsRetryable reports whether sending the same message again is both safe
-// and may succeed: the vendor certainly did not accept it (OutcomeOf is
-// StateFailed) and the failure is temporary (Unavailable or
-// RateLimited). The Notifier retries only these.
-func IsRetryable(err error) bool {
-	return OutcomeOf(err) == record.StateFailed && CodeOf(err).temporary()
-}
-
 // Error is the one error type of notify. The Notifier returns every error
 // as an *Error, wrapping the cause exactly once; CodeOf reads the code
 // through any further wrapping.
@@ -228,21 +188,6 @@ func storeCode(err error) Code {
 		return CodeRateLimited
 	}
 	return CodeInternal
-}
-
-// InvalidFields returns an InvalidArgument *Error naming every field of
-// fe, or nil when fe is empty: the end of a validation that collected its
-// failures in a record.FieldErrors (return notify.InvalidFields(fe)).
-func InvalidFields(fe record.FieldErrors) error {
-	if len(fe) == 0 {
-		return nil
-	}
-	return &Error{Code: CodeInvalidArgument, Fields: fe}
-}
-
-// InvalidField returns an InvalidArgument *Error for one field.
-func InvalidField(field, message string) *Error {
-	return &Error{Code: CodeInvalidArgument, Fields: []record.FieldError{{Field: field, Message: message}}}
 }
 
 // StoreError is the cause of an error the Notifier returns when one of

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/notifykit/notify/record"
 )
 
 // The prepare step: the channel checks and normalises a request into an
@@ -73,4 +75,19 @@ func safePrepare(ctx context.Context, ch Channel, acct *Account, req Request) (e
 		return nil, &Error{Code: CodeInternal, Err: errors.New("channel returned no envelope")}
 	}
 	return env, err
+}
+
+// InvalidFields returns an InvalidArgument *Error naming every field of
+// fe, or nil when fe is empty: the end of a validation that collected its
+// failures in a record.FieldErrors (return notify.InvalidFields(fe)).
+func InvalidFields(fe record.FieldErrors) error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalidArgument, Fields: fe}
+}
+
+// InvalidField returns an InvalidArgument *Error for one field.
+func InvalidField(field, message string) *Error {
+	return &Error{Code: CodeInvalidArgument, Fields: []record.FieldError{{Field: field, Message: message}}}
 }
