@@ -57,14 +57,17 @@
 //   - wallet: price lists and currency formatting;
 //   - record: the values everyone shares (a message's record and its
 //     states, Money, Currency, Balance, Account, Kind), of the standard
-//     library alone; the root names four of them (Kind, Account, Money,
-//     Message);
+//     library alone; the root names three of them (Kind, Account,
+//     Money);
 //   - store: the contract every store implements (the Ledger of money and
 //     records, with the suppression list, Accounts, Keys, Limiter,
 //     Templates, Admin), with its conformance kit store/storetest; notify
 //     imports it as database/sql imports database/sql/driver;
 //   - memstore: in-memory stores for development and tests; pgstore:
 //     PostgreSQL stores for several instances sharing one wallet;
+//   - queued: the queue side of a Notifier (queued.New(n)): Enqueue,
+//     EnqueueTx, EnqueueTxMany, SendAt, Cancel, SendWithFallback, and
+//     the worker a queue (queue/memqueue, pgstore/pgqueue) runs;
 //   - httpapi: the JSON-over-HTTP API as an http.Handler;
 //   - otelnotify: OpenTelemetry traces through the Tracer hook;
 //   - notifytest: a one-call test kit for applications.
