@@ -305,3 +305,23 @@ func ExampleNotifier_Recipient() {
 	// notify.Recipient: invalid_argument: to: must be a phone number in E.164 form, as +919876543210
 	// notify.Recipient: invalid_argument: channel: must be a channel this notifier sends on
 }
+
+// A validation collects every bad field, then ends in one error that
+// names them all (nil when none is bad).
+func ExampleInvalidFields() {
+	check := func(to, text string) error {
+		var fe record.FieldErrors
+		if to == "" {
+			fe.Add("to", "is required")
+		}
+		if len(text) > 160 {
+			fe.Addf("text", "must be at most 160 bytes, got %d", len(text))
+		}
+		return notify.InvalidFields(fe)
+	}
+	fmt.Println(check("", strings.Repeat("x", 200)))
+	fmt.Println(check("+919876543210", "hello"))
+	// Output:
+	// invalid_argument: to: is required; text: must be at most 160 bytes, got 200
+	// <nil>
+}

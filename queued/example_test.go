@@ -86,3 +86,25 @@ func ExampleSender_SendWithFallback() {
 	// chat sent fallback true
 	// SMS sent 1
 }
+
+// SendAt charges a send now and leaves it for a worker at its time;
+// Cancel stops it until then and refunds it, once.
+func ExampleSender_SendAt() {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s, _, q, vendor := wire(&now)
+	ctx := context.Background()
+	r, _ := s.SendAt(ctx, &sms.Request{Account: "acme", To: "98765 43210", Message: "Your table is booked for 19:00."},
+		now.Add(time.Hour))
+	fmt.Println(r.Status, r.SendAt.Format(time.Kitchen), "charged", r.Cost)
+	fmt.Println("due now:", q.RunDue(ctx, s))
+
+	c, err := s.Cancel(ctx, "acme", r.MessageID)
+	fmt.Println(c.Status, c.ErrorCode, "balance", c.Balance, err)
+	now = now.Add(time.Hour)
+	fmt.Println("due later:", q.RunDue(ctx, s), "sent:", vendor.Len())
+	// Output:
+	// scheduled 1:00PM charged 0.25 INR
+	// due now: 0
+	// failed canceled balance 100.00 INR <nil>
+	// due later: 1 sent: 0
+}
