@@ -160,11 +160,13 @@ type op struct {
 	otp    *otp.Request
 	cancel time.Duration // >0: cancel the context after this long
 	// mode is how it goes out: Send, Enqueue or SendAt (after ahead);
-	// cancelQ: a queued send is canceled cancelAfter after it was queued.
+	// cancelQ: a queued send is canceled cancelAfter after it was queued,
+	// or, with cancelTaken, once a worker's Work of it has returned.
 	mode        int
 	after       time.Duration
 	cancelQ     bool
 	cancelAfter time.Duration
+	cancelTaken bool
 }
 
 type outcome struct {
@@ -218,10 +220,10 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	ops := plan(seed, s.Account, cfg)
 	var worker *crashWorker
 	var stopQueue func()
-	cancels := &canceler{n: queued.New(n), account: s.Account}
+	cancels := &canceler{n: queued.New(n), account: s.Account, worked: &worked{}}
 	if s.NewQueue != nil {
 		planQueue(seed, ops)
-		worker = &crashWorker{n: queued.New(n)}
+		worker = &crashWorker{n: queued.New(n), worked: cancels.worked}
 		stopQueue = runQueue(t, q, worker)
 	}
 	outcomes := sendAll(n, ops, cfg.Workers, cancels)
@@ -316,7 +318,7 @@ func sendAll(n *notify.Notifier, ops []*op, workers int, cancels *canceler) []ou
 				o := sendOrCrash(n, ops[i])
 				outcomes[i] = o
 				if ops[i].cancelQ && o.err == nil && o.receipt != nil && o.receipt.Status.Waiting() {
-					cancels.cancel(o.receipt.MessageID, ops[i].cancelAfter)
+					cancels.cancel(o.receipt.MessageID, ops[i].cancelAfter, ops[i].cancelTaken)
 				}
 			}
 		}()

@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notifykit/notify/queued"
-	"github.com/notifykit/notify/record"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue"
+	"github.com/notifykit/notify/queued"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -53,6 +52,10 @@ func planQueue(seed [32]byte, ops []*op) {
 			// From at once to about 1.5 s later: before its worker,
 			// racing it, after it.
 			o.cancelAfter = time.Duration(r.IntN(3_000)) * time.Microsecond << r.IntN(10)
+			// A quarter of them once a worker has had it: a Cancel that
+			// comes too late is then in every run, however fast or slow
+			// (-race, a busy machine) the workers take their jobs.
+			o.cancelTaken = r.IntN(4) == 0
 		}
 	}
 }
@@ -77,6 +80,8 @@ var errCrashed = errors.New("chaos: the worker died mid-send")
 // (runtime.Goexit) ends only that goroutine, not the queue's.
 type crashWorker struct {
 	n *queued.Sender
+	// worked hears of every Work of a message that returned or crashed.
+	worked *worked
 	// ran counts the jobs the queue ran (not the drain's), crashed the
 	// Works that stopped dead.
 	ran, crashed atomic.Int64
@@ -99,11 +104,46 @@ func (c *crashWorker) Work(ctx context.Context, job queue.Job) (time.Time, error
 		returned = true
 	}()
 	<-done
+	c.worked.done(job.Message)
 	if !returned {
 		c.crashed.Add(1)
 		return time.Time{}, errCrashed
 	}
 	return retry, err
+}
+
+// worked tells, per message, that a worker's Work of it has returned
+// (or crashed): a channel closed then, made by whichever side asks first.
+type worked struct {
+	mu sync.Mutex
+	by map[string]chan struct{}
+}
+
+// of returns the channel of message id.
+func (w *worked) of(id string) chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.by == nil {
+		w.by = make(map[string]chan struct{})
+	}
+	c, ok := w.by[id]
+	if !ok {
+		c = make(chan struct{})
+		w.by[id] = c
+	}
+	return c
+}
+
+// done closes the channel of message id, once.
+func (w *worked) done(id string) {
+	c := w.of(id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
 }
 
 // auditQueue notes, in the audit ledger, what a queue's Open opened: a
@@ -230,16 +270,27 @@ type cancelResult struct {
 type canceler struct {
 	n       *queued.Sender
 	account string
+	worked  *worked
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	results []cancelResult
 }
 
-func (c *canceler) cancel(id string, after time.Duration) {
+// cancel cancels message id after a while, or, when taken, once a
+// worker's Work of it returned (at most a minute: a job the run never
+// gets to is canceled then).
+func (c *canceler) cancel(id string, after time.Duration, taken bool) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		time.Sleep(after)
+		if taken {
+			select {
+			case <-c.worked.of(id):
+			case <-time.After(time.Minute):
+			}
+		} else {
+			time.Sleep(after)
+		}
 		r, err := c.n.Cancel(context.Background(), c.account, id)
 		c.mu.Lock()
 		c.results = append(c.results, cancelResult{id: id, receipt: r, err: err})
