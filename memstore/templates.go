@@ -14,7 +14,7 @@ import (
 
 // Templates is an in-memory store.Templates of per-account custom
 // templates. It is safe for concurrent use. Templates are copied on the
-// way in and on the way out (store.CloneTemplate: their Variables and
+// way in and on the way out (storeutil.CloneTemplate: their Variables and
 // Bodies too), so neither the caller of PutTemplate nor a reader can
 // change what the store holds. Bodies are kept as given, for any kind.
 type Templates struct {

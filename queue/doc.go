@@ -1,8 +1,9 @@
 // Package queue is the contract between a notify.Notifier and a durable
 // queue of sends, as database/sql/driver is between database/sql and a
-// driver: the Notifier's Enqueue, SendAt and EnqueueTx open a message's
-// record through a Queue, together with a job that delivers it, and a
-// worker (the Notifier itself) runs the job when it is due.
+// driver: the Notifier's queue side (package queued: Enqueue, SendAt,
+// EnqueueTx, ...) opens a message's record through a Queue, together with
+// a job that delivers it, and a worker (the queued.Sender) runs the job
+// when it is due.
 //
 // Two implementations pass one conformance suite (queue/queuetest):
 // queue/memqueue, in memory, for development and tests, with a clock the

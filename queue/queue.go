@@ -18,7 +18,8 @@ type Job struct {
 	At time.Time
 }
 
-// Worker runs jobs. notify.Notifier is the Worker of its queue.
+// Worker runs jobs. The queue side of a Notifier, queued.Sender
+// (queued.New(n)), is the Worker of its queue.
 type Worker interface {
 	// Work runs job once. A nil error with a zero retry: the job is done
 	// (sent, failed, or found settled already). A non-zero retry: run the

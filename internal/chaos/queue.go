@@ -75,7 +75,7 @@ func inWorker(ctx context.Context) bool { return ctx.Value(workerKey{}) != nil }
 // worker process died (River rescues the job, memqueue retries it).
 var errCrashed = errors.New("chaos: the worker died mid-send")
 
-// crashWorker is the queue.Worker of the run: it runs the Notifier's Work
+// crashWorker is the queue.Worker of the run: it runs the queue side's Work (queued.Sender)
 // on a goroutine of its own, so that a send the audit ledger crashes
 // (runtime.Goexit) ends only that goroutine, not the queue's.
 type crashWorker struct {
