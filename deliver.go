@@ -682,6 +682,9 @@ func (b *breakers) done(provider string, failed bool, now func() time.Time) (cha
 
 // breakerChanged tells BreakerPolicy.OnChange.
 func (n *Notifier) breakerChanged(ctx context.Context, provider string, open bool, cause error) {
+	if n.breakers == nil {
+		return
+	}
 	if f := n.breakers.policy.OnChange; f != nil {
 		defer func() { _ = recover() }() // a listener's bug must not break a send
 		f(ctx, provider, open, cause)
