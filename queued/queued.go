@@ -279,9 +279,11 @@ func (s *Sender) ReconcileTask() queue.Periodic {
 // noNotifier is the task of a Sender without a Notifier.
 func (s *Sender) noNotifier(context.Context) error { return s.ready("queued.ReconcileTask") }
 
-// invalid is the CodeInvalidArgument error of op naming field.
+// invalid is notify.InvalidField of op.
 func invalid(op, field, message string) error {
-	return &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: field, Message: message}}}
+	e := notify.InvalidField(field, message)
+	e.Op = op
+	return e
 }
 
 // Interface guards.
