@@ -18,8 +18,9 @@ package notify_test
 //   - Blocks are gofmt-formatted, as a reader's editor would leave them.
 //
 // The directories make up a temporary module that requires
-// github.com/notifykit/notify, replaced by this checkout, with the
-// checkout's go.sum; `go vet ./...` then type-checks and vets every file,
+// github.com/notifykit/notify and its nested library modules
+// (nestedModules: pgstore, metrics, phone/world, otelnotify), replaced by
+// this checkout, with their go.sum files; `go vet ./...` then type-checks and vets every file,
 // the test files included, and `go test ./...` runs the blocks' tests and
 // examples, so that a test a reader copies passes as shown. Both run
 // with GOPROXY=off, GOFLAGS=-mod=mod,
@@ -162,6 +163,11 @@ func goCommand() string {
 	return ""
 }
 
+// nestedModules are the directories of the library's nested modules,
+// whose packages the guides' blocks may import: go.work uses each, and
+// examples/gateway requires each.
+var nestedModules = []string{"pgstore", "metrics", "phone/world", "otelnotify"}
+
 // goDirective returns the go version of a go.mod file.
 func goDirective(t *testing.T, gomod []byte) string {
 	t.Helper()
@@ -255,20 +261,35 @@ func TestREADMESnippetsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	const self = "github.com/notifykit/notify"
-	// The snippets' module requires what notify's does, so that its
-	// module graph is notify's, pruned as notify's is: the go command
-	// then needs no go.mod beyond those notify's own build reads, which
-	// the module cache holds after any build (GOPROXY is off).
-	modFile := fmt.Sprintf("module readmesnippets\n\ngo %s\n\nrequire %s v0.0.0-00010101000000-000000000000\n\n%s\nreplace %s => %s\n",
-		goDirective(t, gomod), self, requireBlocks(gomod), self, root)
+	// The snippets' module requires what notify's does, and what its
+	// nested modules' do, so that its module graph is theirs, pruned as
+	// theirs is: the go command then needs no go.mod beyond those their
+	// own builds read, which the module cache holds after any build
+	// (GOPROXY is off).
+	var requires, replaces strings.Builder
+	sums := [][]byte{}
+	for _, dir := range append([]string{"."}, nestedModules...) {
+		path := self
+		if dir != "." {
+			path += "/" + dir
+		}
+		m, err := os.ReadFile(filepath.Join(root, dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := os.ReadFile(filepath.Join(root, dir, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, sum)
+		fmt.Fprintf(&requires, "require %s v0.0.0-00010101000000-000000000000\n\n%s\n", path, requireBlocks(m))
+		fmt.Fprintf(&replaces, "replace %s => %s\n", path, filepath.Join(root, dir))
+	}
+	modFile := fmt.Sprintf("module readmesnippets\n\ngo %s\n\n%s%s", goDirective(t, gomod), requires.String(), replaces.String())
 	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(modFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(mod, "go.sum"), bytes.Join(sums, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 

@@ -23,8 +23,6 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
-	"github.com/notifykit/notify/pgstore"
-	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
 
 const adminKey = "admin-key-0123456789-0123456789-abcdef"
@@ -47,23 +45,11 @@ func memBackend(t *testing.T) backend {
 	return backend{a, accounts, msgs}
 }
 
-func pgBackend(t *testing.T) backend {
-	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 4)
-	s, err := pgstore.New(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return backend{s, s, s}
-}
-
-// forEachStore runs fn on memstore and on pgstore (skipped without a
-// PostgreSQL server).
+// forEachStore runs fn on memstore. The pgstore module runs the same
+// tests on pgstore (pgstore/internal/adminapitest), since the library's
+// module does not depend on pgx.
 func forEachStore(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Run("memstore", func(t *testing.T) { fn(t, memBackend(t)) })
-	t.Run("pgstore", func(t *testing.T) { fn(t, pgBackend(t)) })
 }
 
 // logBuffer collects the handler's log lines.

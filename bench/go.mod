@@ -2,7 +2,24 @@ module github.com/notifykit/notify/bench
 
 go 1.26.8
 
-replace github.com/notifykit/notify => ../
+// The benchmarks build from a plain checkout: the library and its nested
+// modules (pgstore, metrics, phone/world, otelnotify) are the ones in this
+// repository, not published versions (see the README's note on
+// versioning).
+replace (
+	github.com/notifykit/notify => ..
+	github.com/notifykit/notify/metrics => ../metrics
+	github.com/notifykit/notify/otelnotify => ../otelnotify
+	github.com/notifykit/notify/pgstore => ../pgstore
+	github.com/notifykit/notify/phone/world => ../phone/world
+)
+
+require (
+	github.com/notifykit/notify/metrics v0.0.0-00010101000000-000000000000
+	github.com/notifykit/notify/otelnotify v0.0.0-00010101000000-000000000000
+	github.com/notifykit/notify/pgstore v0.0.0-00010101000000-000000000000
+	github.com/notifykit/notify/phone/world v0.0.0-00010101000000-000000000000
+)
 
 require (
 	github.com/google/uuid v1.6.0

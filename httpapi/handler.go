@@ -17,8 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/propagation"
-
 	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -263,11 +261,6 @@ func (h *Handler) routes() http.Handler {
 // writes the access log record. Every answer it writes is JSON.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	if r.Header.Get("Traceparent") != "" {
-		// The caller's W3C trace continues here: a send's span
-		// (otelnotify.WithTracerProvider) is a child of the caller's.
-		r = r.WithContext(propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
-	}
 	x := h.pool.Get().(*exchange)
 	x.reset(w)
 	x.h = h

@@ -4,9 +4,24 @@ go 1.26.0
 
 toolchain go1.27.3
 
-// The gateway builds from a plain checkout: the library is the one in this
-// repository, not a published version.
-replace github.com/notifykit/notify => ../..
+// The gateway builds from a plain checkout: the library and its nested
+// modules (pgstore, metrics, phone/world, otelnotify) are the ones in this
+// repository, not published versions (see the README's note on
+// versioning).
+replace (
+	github.com/notifykit/notify => ../..
+	github.com/notifykit/notify/metrics => ../../metrics
+	github.com/notifykit/notify/otelnotify => ../../otelnotify
+	github.com/notifykit/notify/pgstore => ../../pgstore
+	github.com/notifykit/notify/phone/world => ../../phone/world
+)
+
+require (
+	github.com/notifykit/notify/metrics v0.0.0-00010101000000-000000000000
+	github.com/notifykit/notify/otelnotify v0.0.0-00010101000000-000000000000
+	github.com/notifykit/notify/pgstore v0.0.0-00010101000000-000000000000
+	github.com/notifykit/notify/phone/world v0.0.0-00010101000000-000000000000
+)
 
 require (
 	github.com/chromedp/chromedp v0.23.0

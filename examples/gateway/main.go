@@ -82,6 +82,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/otelnotify"
 	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/phone/world"
 	"github.com/notifykit/notify/provider/cloudchat"
@@ -307,7 +308,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	routes = append(routes, admin...)
 	routes = append(routes, unsubscribeRoutes(cfg, st)...) // suppress.go
-	h := withRoutes(api, routes)
+	// The API continues a caller's W3C trace (traceparent), so that a
+	// send's spans are children of the caller's; without the header it
+	// costs a header lookup.
+	h := withRoutes(otelnotify.ContinueTrace(api), routes)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -1,4 +1,4 @@
-package httpapi_test
+package httpapitest_test
 
 import (
 	"context"

@@ -1,0 +1,593 @@
+package adminapitest_test
+
+// These are adminapi's tests that run on each store (adminapi_test.go and
+// inputs_test.go of package adminapi), copied here to run on pgstore: the
+// library's module, where adminapi's run on memstore, does not depend on
+// pgx. Keep the two copies of a test in step.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/store"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgstoretest"
+)
+
+const adminKey = "admin-key-0123456789-0123456789-abcdef"
+
+// backend is a store under test, with the ledger that writes its
+// message records.
+type backend struct {
+	store adminapi.Store
+	keys  store.Accounts
+	msgs  store.Ledger
+}
+
+func pgBackend(t *testing.T) backend {
+	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 4)
+	s, err := pgstore.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return backend{s, s, s}
+}
+
+// forEachStore runs fn on pgstore (skipped without a PostgreSQL server,
+// unless CI requires one). adminapi's own tests run the same on memstore.
+func forEachStore(t *testing.T, fn func(t *testing.T, b backend)) {
+	t.Run("pgstore", func(t *testing.T) { fn(t, pgBackend(t)) })
+}
+
+// logBuffer collects the handler's log lines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+type server struct {
+	url  string
+	logs *logBuffer
+	b    backend
+}
+
+func newServer(t *testing.T, b backend) *server {
+	logs := &logBuffer{}
+	h, err := adminapi.New(b.store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &server{url: ts.URL, logs: logs, b: b}
+}
+
+type reply struct {
+	status int
+	header http.Header
+	raw    string
+	body   map[string]any
+}
+
+func (r *reply) data() map[string]any { d, _ := r.body["data"].(map[string]any); return d }
+
+func (r *reply) code() string {
+	e, _ := r.body["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+func (r *reply) field(name string) string {
+	e, _ := r.body["error"].(map[string]any)
+	f, _ := e["fields"].(map[string]any)
+	s, _ := f[name].(string)
+	return s
+}
+
+// do sends a request with the admin key (auth "" for none).
+func (s *server) do(t *testing.T, method, path, auth, body string) *reply {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.url+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := &reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	if err := json.Unmarshal(raw, &r.body); err != nil {
+		t.Fatalf("%s %s: not JSON: %s", method, path, raw)
+	}
+	if resp.Header.Get("X-Request-ID") == "" {
+		t.Errorf("%s %s: no X-Request-ID", method, path)
+	}
+	return r
+}
+
+const bearer = "Bearer " + adminKey
+
+func (s *server) admin(t *testing.T, method, path, body string) *reply {
+	t.Helper()
+	return s.do(t, method, path, bearer, body)
+}
+
+func want(t *testing.T, r *reply, status int, code string) {
+	t.Helper()
+	if r.status != status || r.code() != code {
+		t.Fatalf("got %d %s, want %d %q", r.status, r.raw, status, code)
+	}
+}
+
+// create makes account id with an opening balance of 10.00 and returns
+// its API key.
+func (s *server) create(t *testing.T, id string) string {
+	t.Helper()
+	r := s.admin(t, "POST", "/admin/v1/accounts", `{"id":"`+id+`","name":"Acme","opening_balance":"10.00"}`)
+	want(t, r, 201, "")
+	return r.data()["api_key"].(string)
+}
+
+func num(v any) int64 { f, _ := v.(float64); return int64(f) }
+
+func TestAccounts(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		r := s.admin(t, "POST", "/admin/v1/accounts", `{"id":"acme","name":"Acme Ltd","vendor_id":"ACMEIN","sender_ids":["ACMEIN"],
+			"opening_balance_minor":1000,"dlt_templates":[{"id":"1107","entity_id":"1201","content":"Code {#var#}"}]}`)
+		want(t, r, 201, "")
+		d := r.data()
+		key, _ := d["api_key"].(string)
+		if !strings.HasPrefix(key, "nk_") || d["balance"] != "10.00" || num(d["balance_minor"]) != 1000 || d["name"] != "Acme Ltd" {
+			t.Fatalf("create: %s", r.raw)
+		}
+		if a, err := b.keys.AccountByKey(context.Background(), key); err != nil || a.ID != "acme" {
+			t.Fatalf("the new key: %v, %v", a, err)
+		}
+		if !strings.Contains(s.logs.String(), `"action":"account.create"`) || strings.Contains(s.logs.String(), key) {
+			t.Errorf("log: %s", s.logs.String())
+		}
+		// Read.
+		r = s.admin(t, "GET", "/admin/v1/accounts/acme", "")
+		want(t, r, 200, "")
+		if r.data()["api_key"] != nil || r.data()["balance"] != "10.00" || len(r.data()["dlt_templates"].([]any)) != 1 {
+			t.Fatalf("read: %s", r.raw)
+		}
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody", ""), 404, "not_found")
+		// Conflict and validation.
+		want(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":"acme"}`), 409, "conflict")
+		r = s.admin(t, "POST", "/admin/v1/accounts", `{"id":"bad id!","currency":"USD","opening_balance":"-1"}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("id") == "" || r.field("currency") == "" || r.field("opening_balance") == "" {
+			t.Errorf("fields: %s", r.raw)
+		}
+		r = s.admin(t, "POST", "/admin/v1/accounts", `{"id":"x","colour":"red"}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("colour") == "" {
+			t.Errorf("unknown field: %s", r.raw)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":`), 400, "invalid_argument")
+		req, _ := http.NewRequest("POST", s.url+"/admin/v1/accounts", strings.NewReader(`{"id":"x"}`))
+		req.Header.Set("Authorization", bearer)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 415 {
+			t.Errorf("no Content-Type: %d", resp.StatusCode)
+		}
+		big := `{"id":"x","name":"` + strings.Repeat("a", adminapi.MaxBodyBytes) + `"}`
+		want(t, s.admin(t, "POST", "/admin/v1/accounts", big), 413, "request_too_large")
+	})
+}
+
+func TestListAccounts(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		for _, id := range []string{"c", "a", "e", "b", "d"} {
+			s.create(t, id)
+		}
+		var got []string
+		path := "/admin/v1/accounts?limit=2"
+		for pages := 0; ; pages++ {
+			r := s.admin(t, "GET", path, "")
+			want(t, r, 200, "")
+			for _, a := range r.data()["accounts"].([]any) {
+				got = append(got, a.(map[string]any)["id"].(string))
+			}
+			next, _ := r.data()["next"].(string)
+			if next == "" || pages > 5 {
+				break
+			}
+			path = "/admin/v1/accounts?limit=2&after=" + next
+		}
+		if strings.Join(got, ",") != "a,b,c,d,e" {
+			t.Fatalf("pages: %v", got)
+		}
+		r := s.admin(t, "GET", "/admin/v1/accounts", "")
+		if len(r.data()["accounts"].([]any)) != 5 || r.data()["next"] != nil {
+			t.Fatalf("default page: %s", r.raw)
+		}
+		for _, bad := range []string{"limit=0", "limit=501", "limit=x", "after=!!!"} {
+			want(t, s.admin(t, "GET", "/admin/v1/accounts?"+bad, ""), 400, "invalid_argument")
+		}
+		want(t, s.admin(t, "GET", "/admin/v1/accounts?limit=500", ""), 200, "")
+	})
+}
+
+func TestDisableEnable(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		key := s.create(t, "acme")
+		r := s.admin(t, "POST", "/admin/v1/accounts/acme/disable", "")
+		want(t, r, 200, "")
+		if r.data()["disabled"] != true {
+			t.Fatalf("disable: %s", r.raw)
+		}
+		if a, _ := b.keys.AccountByKey(context.Background(), key); a == nil || !a.Disabled {
+			t.Fatal("the account is not disabled")
+		}
+		if !strings.Contains(s.logs.String(), `"action":"account.disable"`) {
+			t.Errorf("log: %s", s.logs.String())
+		}
+		r = s.admin(t, "POST", "/admin/v1/accounts/acme/enable", "")
+		want(t, r, 200, "")
+		if r.data()["disabled"] != false {
+			t.Fatalf("enable: %s", r.raw)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/disable", ""), 404, "not_found")
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/enable", ""), 404, "not_found")
+	})
+}
+
+func TestCountries(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		key := s.create(t, "acme")
+		places := func(r *reply) string {
+			return fmt.Sprintf("%v %v", r.data()["region"], r.data()["countries"])
+		}
+		// An account made without them sends to India only.
+		r := s.admin(t, "GET", "/admin/v1/accounts/acme", "")
+		if got := places(r); got != "IN [IN]" {
+			t.Fatalf("defaults: %s", got)
+		}
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/countries", `{"countries":["IN","US","GB"]}`)
+		want(t, r, 200, "")
+		if got := places(r); got != "IN [IN US GB]" {
+			t.Fatalf("after PUT: %s", got)
+		}
+		if a, _ := b.keys.AccountByKey(context.Background(), key); a == nil || !slices.Equal(a.Countries, []string{"IN", "US", "GB"}) || a.Region != "" {
+			t.Fatalf("stored %+v", a)
+		}
+		if !strings.Contains(s.logs.String(), `"action":"account.countries"`) {
+			t.Errorf("log: %s", s.logs.String())
+		}
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/countries", `{"region":"US","countries":[]}`)
+		want(t, r, 200, "")
+		if got := places(r); got != "US [US]" {
+			t.Fatalf("back to the region: %s", got)
+		}
+
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/countries", `{"region":"india","countries":["US","us","*","US"]}`)
+		want(t, r, 400, "invalid_argument")
+		for field, rule := range map[string]string{"region": "alpha-2", "countries[1]": "capitals", "countries[3]": "twice"} {
+			if !strings.Contains(r.field(field), rule) {
+				t.Errorf("%s: %q, want it to mention %q (%s)", field, r.field(field), rule, r.raw)
+			}
+		}
+		if r.field("countries[2]") != "" {
+			t.Errorf(`"*" refused: %s`, r.raw)
+		}
+		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/countries", `{"countries":["US"]}`), 404, "not_found")
+
+		r = s.admin(t, "POST", "/admin/v1/accounts", `{"id":"globex","region":"GB","countries":["GB","*"]}`)
+		want(t, r, 201, "")
+		if got := places(r); got != "GB [GB *]" {
+			t.Fatalf("create: %s", got)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":"initech","region":"G"}`), 400, "invalid_argument")
+	})
+}
+
+func TestRotateKey(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		old := s.create(t, "acme")
+		r := s.admin(t, "POST", "/admin/v1/accounts/acme/rotate-key", "")
+		want(t, r, 200, "")
+		fresh, _ := r.data()["api_key"].(string)
+		if fresh == "" || fresh == old {
+			t.Fatalf("rotate: %s", r.raw)
+		}
+		ctx := context.Background()
+		if _, err := b.keys.AccountByKey(ctx, old); notify.CodeOf(err) != notify.CodeUnauthenticated {
+			t.Fatalf("old key: %v", err)
+		}
+		if a, err := b.keys.AccountByKey(ctx, fresh); err != nil || a.ID != "acme" {
+			t.Fatalf("new key: %v", err)
+		}
+		if logs := s.logs.String(); !strings.Contains(logs, `"action":"account.rotate_key"`) || strings.Contains(logs, fresh) {
+			t.Errorf("log: %s", logs)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/rotate-key", ""), 404, "not_found")
+	})
+}
+
+func TestTopUp(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme") // 10.00
+		for range 2 {
+			r := s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount":"5.50","reference":"inv-1"}`)
+			want(t, r, 200, "")
+			if num(r.data()["balance_minor"]) != 1550 || r.data()["balance"] != "15.50" || r.data()["reference"] != "inv-1" {
+				t.Fatalf("top-up: %s", r.raw)
+			}
+		}
+		// The same in minor units is the same top-up.
+		r := s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":550,"reference":"inv-1"}`)
+		want(t, r, 200, "")
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":600,"reference":"inv-1"}`), 409, "conflict")
+		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1550 {
+			t.Fatalf("balance %d, want 1550: credited twice", bal.Available.Minor)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"inv-2"}`), 200, "")
+		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1650 {
+			t.Fatalf("balance %d, want 1650", bal.Available.Minor)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/topups", `{"amount_minor":100,"reference":"x"}`), 404, "not_found")
+		r = s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount":"1.234","reference":"has space"}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("amount") == "" || r.field("reference") == "" {
+			t.Errorf("fields: %s", r.raw)
+		}
+		r = s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":0,"reference":"z"}`)
+		want(t, r, 400, "invalid_argument")
+		r = s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount":"1","amount_minor":100,"reference":"z"}`)
+		want(t, r, 400, "invalid_argument")
+		if logs := s.logs.String(); strings.Count(logs, `"action":"wallet.topup"`) < 2 || !strings.Contains(logs, `"request_id"`) {
+			t.Errorf("log: %s", logs)
+		}
+	})
+}
+
+func TestLedger(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		for _, ref := range []string{"r1", "r2", "r3"} {
+			want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"`+ref+`"}`), 200, "")
+		}
+		var refs []string
+		var bals []int64
+		path := "/admin/v1/accounts/acme/ledger?limit=2"
+		for pages := 0; pages < 5; pages++ {
+			r := s.admin(t, "GET", path, "")
+			want(t, r, 200, "")
+			for _, e := range r.data()["entries"].([]any) {
+				e := e.(map[string]any)
+				if e["kind"] != "credit" || num(e["amount_minor"]) != 100 {
+					t.Errorf("entry %v", e)
+				}
+				refs = append(refs, e["ref"].(string))
+				bals = append(bals, num(e["balance_minor"]))
+			}
+			next, _ := r.data()["next"].(string)
+			if next == "" {
+				break
+			}
+			path = "/admin/v1/accounts/acme/ledger?limit=2&after=" + next
+		}
+		if strings.Join(refs, ",") != "topup:r1,topup:r2,topup:r3" || bals[2] != 1300 {
+			t.Fatalf("ledger: %v %v", refs, bals)
+		}
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/ledger", ""), 404, "not_found")
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/acme/ledger?after=bad!", ""), 400, "invalid_argument")
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/acme/ledger?limit=501", ""), 400, "invalid_argument")
+	})
+}
+
+func TestMessages(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		s.create(t, "other")
+		base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+		for i, id := range []string{"m1", "m2", "m3"} {
+			m := &record.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
+				Units: 1, Metered: true, Charge: notify.Money{Minor: 25, Currency: record.INR()}, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+			if _, err := b.msgs.Open(context.Background(), m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := b.msgs.Open(context.Background(), &record.Message{ID: "o1", Account: "other", Kind: sms.Kind, CreatedAt: base}); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		path := "/admin/v1/accounts/acme/messages?limit=2"
+		for pages := 0; pages < 5; pages++ {
+			r := s.admin(t, "GET", path, "")
+			want(t, r, 200, "")
+			for _, m := range r.data()["messages"].([]any) {
+				m := m.(map[string]any)
+				if m["status"] != "pending" || num(m["cost_minor"]) != 25 || m["channel"] != "sms" {
+					t.Errorf("message %v", m)
+				}
+				ids = append(ids, m["message_id"].(string))
+			}
+			next, _ := r.data()["next"].(string)
+			if next == "" {
+				break
+			}
+			path = "/admin/v1/accounts/acme/messages?limit=2&after=" + next
+		}
+		if strings.Join(ids, ",") != "m3,m2,m1" {
+			t.Fatalf("messages: %v", ids)
+		}
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/messages", ""), 404, "not_found")
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/acme/messages?after=eA", ""), 400, "invalid_argument")
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/acme/messages?limit=-1", ""), 400, "invalid_argument")
+	})
+}
+
+func TestDLTTemplates(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		const path = "/admin/v1/accounts/acme/dlt-templates"
+		r := s.admin(t, "PUT", path+"/1107161", `{"entity_id":"1201","content":"Your code is {#var#}"}`)
+		want(t, r, 201, "")
+		r = s.admin(t, "PUT", path+"/1107161", `{"entity_id":"1201","content":"Code {#var#}","message_id":"55"}`)
+		want(t, r, 200, "")
+		r = s.admin(t, "GET", path, "")
+		want(t, r, 200, "")
+		ts := r.data()["dlt_templates"].([]any)
+		if len(ts) != 1 || ts[0].(map[string]any)["content"] != "Code {#var#}" || ts[0].(map[string]any)["message_id"] != "55" {
+			t.Fatalf("list: %s", r.raw)
+		}
+		a, _ := b.store.Account(context.Background(), "acme")
+		if set, err := sms.SettingsOf(a); err != nil || len(set.DLTTemplates) != 1 || set.DLTTemplates[0].ID != "1107161" ||
+			set.DLTTemplates[0].Content != "Code {#var#}" || set.DLTTemplates[0].MessageID != "55" {
+			t.Fatalf("stored: %+v, %v", set, err)
+		}
+		r = s.admin(t, "PUT", path+"/1107161", `{"content":""}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("content") == "" {
+			t.Errorf("fields: %s", r.raw)
+		}
+		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/dlt-templates/1", `{"content":"x"}`), 404, "not_found")
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/dlt-templates", ""), 404, "not_found")
+		want(t, s.admin(t, "DELETE", path+"/1107161", ""), 200, "")
+		want(t, s.admin(t, "DELETE", path+"/1107161", ""), 404, "not_found")
+		want(t, s.admin(t, "DELETE", "/admin/v1/accounts/nobody/dlt-templates/1", ""), 404, "not_found")
+		if logs := s.logs.String(); !strings.Contains(logs, `"action":"dlt_template.put"`) || !strings.Contains(logs, `"action":"dlt_template.delete"`) {
+			t.Errorf("log: %s", logs)
+		}
+	})
+}
+
+func TestCustomTemplates(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		const path = "/admin/v1/accounts/acme/templates"
+		r := s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"sms":"Hi {{NAME}}, welcome to Acme."}`)
+		want(t, r, 201, "")
+		want(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"chat":"Hi {{NAME}}!"}`), 200, "")
+		r = s.admin(t, "GET", path, "")
+		want(t, r, 200, "")
+		ts := r.data()["templates"].([]any)
+		if len(ts) != 1 || ts[0].(map[string]any)["chat"] != "Hi {{NAME}}!" || ts[0].(map[string]any)["class"] != "transactional" {
+			t.Fatalf("list: %s", r.raw)
+		}
+		if tpl, err := b.store.Template(context.Background(), "acme", "welcome"); err != nil || tpl.Bodies[chat.Kind] != (store.Body{Text: "Hi {{NAME}}!"}) || len(tpl.Bodies) != 1 {
+			t.Fatalf("stored: %v %v", tpl, err)
+		}
+		for _, c := range []struct{ body, field string }{
+			{`{"sms":"Hi {{NAME"}`, "sms"},
+			{`{"email_html":"<script>{{X}}</script>"}`, "email_html"},
+			{`{"sms":"x","class":"spam"}`, "class"},
+			{`{}`, "body"},
+		} {
+			r := s.admin(t, "PUT", path+"/broken", c.body)
+			want(t, r, 400, "invalid_argument")
+			if r.field(c.field) == "" {
+				t.Errorf("%s: want field %s: %s", c.body, c.field, r.raw)
+			}
+		}
+		r = s.admin(t, "PUT", path+"/Bad%20Slug", `{"sms":"x"}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("slug") == "" {
+			t.Errorf("slug: %s", r.raw)
+		}
+		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/templates/x", `{"sms":"x"}`), 404, "not_found")
+		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/templates", ""), 404, "not_found")
+		want(t, s.admin(t, "DELETE", path+"/welcome", ""), 200, "")
+		want(t, s.admin(t, "DELETE", path+"/welcome", ""), 404, "not_found")
+		want(t, s.admin(t, "DELETE", "/admin/v1/accounts/nobody/templates/welcome", ""), 404, "not_found")
+		if logs := s.logs.String(); !strings.Contains(logs, `"action":"template.put"`) || !strings.Contains(logs, `"action":"template.delete"`) {
+			t.Errorf("log: %s", logs)
+		}
+	})
+}
+
+// TestHangUpDoesNotCutAChange: a client that hangs up (its request's
+// context canceled) before the store is called still gets its top-up
+// made, once: the store calls run detached from the connection, so a
+// change is never left made-or-not by a hang-up, and the retry with the
+// same reference finds it.
+func TestHangUpDoesNotCutAChange(t *testing.T) {
+	forEachStore(t, func(t *testing.T, b backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		h, err := adminapi.New(b.store, adminKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, hangUp := context.WithCancel(context.Background())
+		hangUp()
+		req := httptest.NewRequestWithContext(ctx, "POST", "/admin/v1/accounts/acme/topups",
+			strings.NewReader(`{"amount_minor":500,"reference":"inv-7"}`))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("top-up of a client that hung up: %d %s", rec.Code, rec.Body)
+		}
+		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
+			t.Fatalf("balance %d, want 1500", bal.Available.Minor)
+		}
+		// The client's retry finds it made, and credits nothing more.
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":500,"reference":"inv-7"}`), 200, "")
+		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
+			t.Fatalf("balance after the retry %d, want 1500", bal.Available.Minor)
+		}
+	})
+}
