@@ -1,4 +1,4 @@
-package adminapi_test
+package adminkit
 
 import (
 	"bytes"
@@ -33,8 +33,8 @@ const inr = `"currency":{"code":"INR","symbol":"₹","exponent":2}`
 // account keeps in its channel settings, are read and answered byte for
 // byte as they were when they were fields of the account, and stored as
 // the channels' settings.
-func TestAccountAnswersKeepTheirBytes(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testAccountAnswersKeepTheirBytes(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		ctx := context.Background()
 		r := s.admin(t, "POST", "/admin/v1/accounts", `{"id":"acme","name":"Acme Ltd","vendor_id":"ACMEIN",
@@ -50,7 +50,7 @@ func TestAccountAnswersKeepTheirBytes(t *testing.T) {
 		wantRaw(t, s.admin(t, "GET", "/admin/v1/accounts?limit=1", ""), 200,
 			`{"success":true,"data":{"accounts":[{`+acme+`}]}}`)
 
-		a, err := b.store.Account(ctx, "acme")
+		a, err := b.Store.Account(ctx, "acme")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestAccountAnswersKeepTheirBytes(t *testing.T) {
 		wantRaw(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":"beta"}`), 201,
 			`{"success":true,"data":{"id":"beta","name":"beta","vendor_id":"",`+inr+`,"primary_gateway":"","price_plan":"",`+
 				`"sender_ids":[],"disabled":false,"dlt_templates":[],"region":"IN","countries":["IN"],"balance":"0.00","balance_minor":0,"api_key":"nk_X"}}`)
-		if a, err := b.store.Account(ctx, "beta"); err != nil || len(a.Settings) != 0 {
+		if a, err := b.Store.Account(ctx, "beta"); err != nil || len(a.Settings) != 0 {
 			t.Errorf("beta's settings: %v, %v", a, err)
 		}
 		wantRaw(t, s.admin(t, "GET", "/admin/v1/accounts/beta/dlt-templates", ""), 200,
@@ -97,7 +97,7 @@ func TestAccountAnswersKeepTheirBytes(t *testing.T) {
 // through the channels (sms.SetSettings, chat.SetSettings), not through
 // the admin API, is answered with them; a change of its DLT templates
 // keeps its other settings, of every kind, as they were.
-func TestSettingsSetElsewhere(t *testing.T) {
+func (k kit) testSettingsSetElsewhere(t *testing.T) {
 	accounts, w := memstore.NewAccounts(), memstore.NewWallet()
 	admin, err := memstore.NewAdmin(accounts, w, memstore.NewLedger(w), memstore.NewTemplates())
 	if err != nil {
@@ -116,7 +116,7 @@ func TestSettingsSetElsewhere(t *testing.T) {
 	if err := accounts.Add(acct, "nk_acme"); err != nil {
 		t.Fatal(err)
 	}
-	s := newServer(t, backend{store: admin, keys: accounts})
+	s := newServer(t, Backend{Store: admin, Keys: accounts})
 	wantRaw(t, s.admin(t, "GET", "/admin/v1/accounts/acme", ""), 200,
 		`{"success":true,"data":{"id":"acme","name":"Acme","vendor_id":"ACMEIN",`+inr+`,"primary_gateway":"cloud",`+
 			`"price_plan":"","sender_ids":["ACMEIN"],"disabled":false,"dlt_templates":[{"id":"1107","entity_id":"1201",`+
@@ -142,7 +142,7 @@ func TestSettingsSetElsewhere(t *testing.T) {
 // answer is the store failure's (500 internal, a plain sentence with the
 // request ID), the log has the details, and a change of its DLT
 // templates stores nothing.
-func TestUndecodableSettings(t *testing.T) {
+func (k kit) testUndecodableSettings(t *testing.T) {
 	accounts, w := memstore.NewAccounts(), memstore.NewWallet()
 	admin, err := memstore.NewAdmin(accounts, w, memstore.NewLedger(w), memstore.NewTemplates())
 	if err != nil {
@@ -157,7 +157,7 @@ func TestUndecodableSettings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := newServer(t, backend{store: admin, keys: accounts})
+	s := newServer(t, Backend{Store: admin, Keys: accounts})
 	internal := func(what string, r *reply) {
 		t.Helper()
 		want(t, r, 500, "internal")

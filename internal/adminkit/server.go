@@ -1,4 +1,4 @@
-package adminapi_test
+package adminkit
 
 import (
 	"bytes"
@@ -22,35 +22,9 @@ import (
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/memstore"
 )
 
 const adminKey = "admin-key-0123456789-0123456789-abcdef"
-
-// backend is a store under test, with the ledger that writes its
-// message records.
-type backend struct {
-	store adminapi.Store
-	keys  store.Accounts
-	msgs  store.Ledger
-}
-
-func memBackend(t *testing.T) backend {
-	accounts, w := memstore.NewAccounts(), memstore.NewWallet()
-	msgs := memstore.NewLedger(w)
-	a, err := memstore.NewAdmin(accounts, w, msgs, memstore.NewTemplates())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return backend{a, accounts, msgs}
-}
-
-// forEachStore runs fn on memstore. The pgstore module runs the same
-// tests on pgstore (pgstore/internal/adminapitest), since the library's
-// module does not depend on pgx.
-func forEachStore(t *testing.T, fn func(t *testing.T, b backend)) {
-	t.Run("memstore", func(t *testing.T) { fn(t, memBackend(t)) })
-}
 
 // logBuffer collects the handler's log lines.
 type logBuffer struct {
@@ -73,12 +47,12 @@ func (l *logBuffer) String() string {
 type server struct {
 	url  string
 	logs *logBuffer
-	b    backend
+	b    Backend
 }
 
-func newServer(t *testing.T, b backend) *server {
+func newServer(t *testing.T, b Backend) *server {
 	logs := &logBuffer{}
-	h, err := adminapi.New(b.store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	h, err := adminapi.New(b.Store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +141,8 @@ func (s *server) create(t *testing.T, id string) string {
 
 func num(v any) int64 { f, _ := v.(float64); return int64(f) }
 
-func TestAuth(t *testing.T) {
-	s := newServer(t, memBackend(t))
+func (k kit) testAuth(t *testing.T) {
+	s := newServer(t, k.nb(t))
 	for _, auth := range []string{"", "Bearer wrong", adminKey, "Bearer " + adminKey + "x", "Basic " + adminKey} {
 		r := s.do(t, "GET", "/admin/v1/accounts", auth, "")
 		want(t, r, 401, "unauthenticated")
@@ -184,13 +158,13 @@ func TestAuth(t *testing.T) {
 	if r.header.Get("Allow") != "GET, POST" {
 		t.Errorf("Allow %q", r.header.Get("Allow"))
 	}
-	if _, err := adminapi.New(memBackend(t).store, "short"); notify.CodeOf(err) != notify.CodeInvalidArgument {
+	if _, err := adminapi.New(k.nb(t).Store, "short"); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Errorf("New with a short key: %v", err)
 	}
 }
 
-func TestAccounts(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testAccounts(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		r := s.admin(t, "POST", "/admin/v1/accounts", `{"id":"acme","name":"Acme Ltd","vendor_id":"ACMEIN","sender_ids":["ACMEIN"],
 			"opening_balance_minor":1000,"dlt_templates":[{"id":"1107","entity_id":"1201","content":"Code {#var#}"}]}`)
@@ -200,7 +174,7 @@ func TestAccounts(t *testing.T) {
 		if !strings.HasPrefix(key, "nk_") || d["balance"] != "10.00" || num(d["balance_minor"]) != 1000 || d["name"] != "Acme Ltd" {
 			t.Fatalf("create: %s", r.raw)
 		}
-		if a, err := b.keys.AccountByKey(context.Background(), key); err != nil || a.ID != "acme" {
+		if a, err := b.Keys.AccountByKey(context.Background(), key); err != nil || a.ID != "acme" {
 			t.Fatalf("the new key: %v, %v", a, err)
 		}
 		if !strings.Contains(s.logs.String(), `"action":"account.create"`) || strings.Contains(s.logs.String(), key) {
@@ -241,8 +215,8 @@ func TestAccounts(t *testing.T) {
 	})
 }
 
-func TestListAccounts(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testListAccounts(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		for _, id := range []string{"c", "a", "e", "b", "d"} {
 			s.create(t, id)
@@ -275,8 +249,8 @@ func TestListAccounts(t *testing.T) {
 	})
 }
 
-func TestDisableEnable(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testDisableEnable(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		key := s.create(t, "acme")
 		r := s.admin(t, "POST", "/admin/v1/accounts/acme/disable", "")
@@ -284,7 +258,7 @@ func TestDisableEnable(t *testing.T) {
 		if r.data()["disabled"] != true {
 			t.Fatalf("disable: %s", r.raw)
 		}
-		if a, _ := b.keys.AccountByKey(context.Background(), key); a == nil || !a.Disabled {
+		if a, _ := b.Keys.AccountByKey(context.Background(), key); a == nil || !a.Disabled {
 			t.Fatal("the account is not disabled")
 		}
 		if !strings.Contains(s.logs.String(), `"action":"account.disable"`) {
@@ -300,8 +274,8 @@ func TestDisableEnable(t *testing.T) {
 	})
 }
 
-func TestCountries(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testCountries(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		key := s.create(t, "acme")
 		places := func(r *reply) string {
@@ -317,7 +291,7 @@ func TestCountries(t *testing.T) {
 		if got := places(r); got != "IN [IN US GB]" {
 			t.Fatalf("after PUT: %s", got)
 		}
-		if a, _ := b.keys.AccountByKey(context.Background(), key); a == nil || !slices.Equal(a.Countries, []string{"IN", "US", "GB"}) || a.Region != "" {
+		if a, _ := b.Keys.AccountByKey(context.Background(), key); a == nil || !slices.Equal(a.Countries, []string{"IN", "US", "GB"}) || a.Region != "" {
 			t.Fatalf("stored %+v", a)
 		}
 		if !strings.Contains(s.logs.String(), `"action":"account.countries"`) {
@@ -350,8 +324,8 @@ func TestCountries(t *testing.T) {
 	})
 }
 
-func TestRotateKey(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testRotateKey(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		old := s.create(t, "acme")
 		r := s.admin(t, "POST", "/admin/v1/accounts/acme/rotate-key", "")
@@ -361,10 +335,10 @@ func TestRotateKey(t *testing.T) {
 			t.Fatalf("rotate: %s", r.raw)
 		}
 		ctx := context.Background()
-		if _, err := b.keys.AccountByKey(ctx, old); notify.CodeOf(err) != notify.CodeUnauthenticated {
+		if _, err := b.Keys.AccountByKey(ctx, old); notify.CodeOf(err) != notify.CodeUnauthenticated {
 			t.Fatalf("old key: %v", err)
 		}
-		if a, err := b.keys.AccountByKey(ctx, fresh); err != nil || a.ID != "acme" {
+		if a, err := b.Keys.AccountByKey(ctx, fresh); err != nil || a.ID != "acme" {
 			t.Fatalf("new key: %v", err)
 		}
 		if logs := s.logs.String(); !strings.Contains(logs, `"action":"account.rotate_key"`) || strings.Contains(logs, fresh) {
@@ -374,8 +348,8 @@ func TestRotateKey(t *testing.T) {
 	})
 }
 
-func TestTopUp(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testTopUp(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme") // 10.00
 		for range 2 {
@@ -389,11 +363,11 @@ func TestTopUp(t *testing.T) {
 		r := s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":550,"reference":"inv-1"}`)
 		want(t, r, 200, "")
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":600,"reference":"inv-1"}`), 409, "conflict")
-		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1550 {
+		if bal, _ := b.Store.Balance(context.Background(), "acme"); bal.Available.Minor != 1550 {
 			t.Fatalf("balance %d, want 1550: credited twice", bal.Available.Minor)
 		}
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"inv-2"}`), 200, "")
-		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1650 {
+		if bal, _ := b.Store.Balance(context.Background(), "acme"); bal.Available.Minor != 1650 {
 			t.Fatalf("balance %d, want 1650", bal.Available.Minor)
 		}
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/topups", `{"amount_minor":100,"reference":"x"}`), 404, "not_found")
@@ -412,8 +386,8 @@ func TestTopUp(t *testing.T) {
 	})
 }
 
-func TestLedger(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testLedger(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		for _, ref := range []string{"r1", "r2", "r3"} {
@@ -448,8 +422,8 @@ func TestLedger(t *testing.T) {
 	})
 }
 
-func TestMessages(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testMessages(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		s.create(t, "other")
@@ -457,11 +431,11 @@ func TestMessages(t *testing.T) {
 		for i, id := range []string{"m1", "m2", "m3"} {
 			m := &record.Message{ID: id, Account: "acme", Kind: sms.Kind, Request: sms.Kind, To: "9876543210",
 				Units: 1, Metered: true, Charge: notify.Money{Minor: 25, Currency: record.INR()}, CreatedAt: base.Add(time.Duration(i) * time.Second)}
-			if _, err := b.msgs.Open(context.Background(), m); err != nil {
+			if _, err := b.Msgs.Open(context.Background(), m); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := b.msgs.Open(context.Background(), &record.Message{ID: "o1", Account: "other", Kind: sms.Kind, CreatedAt: base}); err != nil {
+		if _, err := b.Msgs.Open(context.Background(), &record.Message{ID: "o1", Account: "other", Kind: sms.Kind, CreatedAt: base}); err != nil {
 			t.Fatal(err)
 		}
 		var ids []string
@@ -491,8 +465,8 @@ func TestMessages(t *testing.T) {
 	})
 }
 
-func TestDLTTemplates(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testDLTTemplates(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		const path = "/admin/v1/accounts/acme/dlt-templates"
@@ -506,7 +480,7 @@ func TestDLTTemplates(t *testing.T) {
 		if len(ts) != 1 || ts[0].(map[string]any)["content"] != "Code {#var#}" || ts[0].(map[string]any)["message_id"] != "55" {
 			t.Fatalf("list: %s", r.raw)
 		}
-		a, _ := b.store.Account(context.Background(), "acme")
+		a, _ := b.Store.Account(context.Background(), "acme")
 		if set, err := sms.SettingsOf(a); err != nil || len(set.DLTTemplates) != 1 || set.DLTTemplates[0].ID != "1107161" ||
 			set.DLTTemplates[0].Content != "Code {#var#}" || set.DLTTemplates[0].MessageID != "55" {
 			t.Fatalf("stored: %+v, %v", set, err)
@@ -527,8 +501,8 @@ func TestDLTTemplates(t *testing.T) {
 	})
 }
 
-func TestCustomTemplates(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testCustomTemplates(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		const path = "/admin/v1/accounts/acme/templates"
@@ -541,7 +515,7 @@ func TestCustomTemplates(t *testing.T) {
 		if len(ts) != 1 || ts[0].(map[string]any)["chat"] != "Hi {{NAME}}!" || ts[0].(map[string]any)["class"] != "transactional" {
 			t.Fatalf("list: %s", r.raw)
 		}
-		if tpl, err := b.store.Template(context.Background(), "acme", "welcome"); err != nil || tpl.Bodies[chat.Kind] != (store.Body{Text: "Hi {{NAME}}!"}) || len(tpl.Bodies) != 1 {
+		if tpl, err := b.Store.Template(context.Background(), "acme", "welcome"); err != nil || tpl.Bodies[chat.Kind] != (store.Body{Text: "Hi {{NAME}}!"}) || len(tpl.Bodies) != 1 {
 			t.Fatalf("stored: %v %v", tpl, err)
 		}
 		for _, c := range []struct{ body, field string }{
@@ -577,11 +551,11 @@ func TestCustomTemplates(t *testing.T) {
 // made, once: the store calls run detached from the connection, so a
 // change is never left made-or-not by a hang-up, and the retry with the
 // same reference finds it.
-func TestHangUpDoesNotCutAChange(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testHangUpDoesNotCutAChange(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
-		h, err := adminapi.New(b.store, adminKey)
+		h, err := adminapi.New(b.Store, adminKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -596,12 +570,12 @@ func TestHangUpDoesNotCutAChange(t *testing.T) {
 		if rec.Code != 200 {
 			t.Fatalf("top-up of a client that hung up: %d %s", rec.Code, rec.Body)
 		}
-		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
+		if bal, _ := b.Store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
 			t.Fatalf("balance %d, want 1500", bal.Available.Minor)
 		}
 		// The client's retry finds it made, and credits nothing more.
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":500,"reference":"inv-7"}`), 200, "")
-		if bal, _ := b.store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
+		if bal, _ := b.Store.Balance(context.Background(), "acme"); bal.Available.Minor != 1500 {
 			t.Fatalf("balance after the retry %d, want 1500", bal.Available.Minor)
 		}
 	})

@@ -1,4 +1,4 @@
-package adminapi_test
+package adminkit
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 // UTF-8 or a control character, and a cursor no page gave, is 400 naming
 // the field, on memstore as on PostgreSQL (which refuses such text with
 // "invalid byte sequence"): nothing of it reaches a store.
-func TestPathIDsAndCursorsAreKeys(t *testing.T) {
+func (k kit) testPathIDsAndCursorsAreKeys(t *testing.T) {
 	cursor := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-	forEachStore(t, func(t *testing.T, b backend) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		for _, c := range []struct{ method, path, body, field string }{
@@ -119,7 +119,7 @@ func wantPlain(t *testing.T, what string, r *reply, leaks ...string) {
 // answer, which gives the request ID; the log has it under that ID. The
 // pgstore module tests a real pgstore whose server cannot be reached
 // (pgstore/internal/adminapitest).
-func TestStoreFailuresAnswerNoInternals(t *testing.T) {
+func (k kit) testStoreFailuresAnswerNoInternals(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		kind   error
@@ -136,7 +136,7 @@ func TestStoreFailuresAnswerNoInternals(t *testing.T) {
 		{"fields", store.InvalidField("amount", "must be positive"), 400, "invalid_argument"}, // fields in a store's words
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := newServer(t, backend{store: failingStore{Store: memBackend(t).store, kind: c.kind}})
+			s := newServer(t, Backend{Store: failingStore{Store: k.nb(t).Store, kind: c.kind}})
 			for _, path := range []string{"/admin/v1/accounts", "/admin/v1/accounts/acme/ledger"} {
 				r := s.admin(t, "GET", path, "")
 				want(t, r, c.status, c.answer)
@@ -168,7 +168,7 @@ func (f fieldsStore) Credit(context.Context, string, notify.Money, string) (reco
 // rules and nothing more) are answered as the admin API's own: 400
 // invalid_argument listing them, as a store's notify.InvalidField was; a
 // store that wraps them in its own words is answered plainly.
-func TestStoreFieldErrors(t *testing.T) {
+func (k kit) testStoreFieldErrors(t *testing.T) {
 	fields := store.InvalidFields(record.FieldErrors{{Field: "amount", Message: "would overflow the balance"},
 		{Field: "opening", Message: "must not be negative"}, {Field: "amount", Message: "is too large"}})
 	for _, c := range []struct {
@@ -180,9 +180,9 @@ func TestStoreFieldErrors(t *testing.T) {
 		{"wrapped in plain words", fmt.Errorf("credit %q: %w", "acme", fields)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := memBackend(t)
+			b := k.nb(t)
 			newServer(t, b).create(t, "acme")
-			s := newServer(t, backend{store: fieldsStore{Store: b.store, err: c.err}})
+			s := newServer(t, Backend{Store: fieldsStore{Store: b.Store, err: c.err}})
 			for _, r := range []*reply{
 				s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"r1"}`),
 				s.admin(t, "POST", "/admin/v1/accounts", `{"id":"other","name":"Other"}`),
@@ -205,9 +205,9 @@ func TestStoreFieldErrors(t *testing.T) {
 		})
 	}
 	t.Run("wrapped in a package's words", func(t *testing.T) {
-		b := memBackend(t)
+		b := k.nb(t)
 		newServer(t, b).create(t, "acme")
-		s := newServer(t, backend{store: fieldsStore{Store: b.store, err: fmt.Errorf("pgstore: credit: %s: %w", pgWords, fields)}})
+		s := newServer(t, Backend{Store: fieldsStore{Store: b.Store, err: fmt.Errorf("pgstore: credit: %s: %w", pgWords, fields)}})
 		r := s.admin(t, "POST", "/admin/v1/accounts/acme/topups", `{"amount_minor":100,"reference":"r1"}`)
 		want(t, r, 400, "invalid_argument")
 		wantPlain(t, "top-up", r, "pgstore", "user=", "5432", "overflow")

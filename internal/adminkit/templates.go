@@ -1,4 +1,4 @@
-package adminapi_test
+package adminkit
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 // keeps as bodies by channel kind, are answered byte for byte as they
 // were when they were fields of the template, and stored as the bodies
 // of their kinds, a kind without any part having none.
-func TestTemplateAnswersKeepTheirBytes(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testTemplateAnswersKeepTheirBytes(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		ctx := context.Background()
@@ -46,7 +46,7 @@ func TestTemplateAnswersKeepTheirBytes(t *testing.T) {
 			"mail":    {email.Kind: {Subject: "Hello {{NAME}}", HTML: `<p>Hi <a href="{{LINK}}">{{NAME}}</a> &amp; <>é</p>`}},
 			"welcome": {sms.Kind: {Text: "Hi {{NAME}}, welcome to Acme."}},
 		} {
-			tpl, err := b.store.Template(ctx, "acme", slug)
+			tpl, err := b.Store.Template(ctx, "acme", slug)
 			if err != nil || !reflect.DeepEqual(tpl.Bodies, want) {
 				t.Errorf("stored %s: %+v, %v; want bodies %+v", slug, tpl, err, want)
 			}
@@ -57,8 +57,8 @@ func TestTemplateAnswersKeepTheirBytes(t *testing.T) {
 // TestTemplateErrorsKeepTheirBytes: a template that does not compile is
 // answered as it always was, with the wire's field names, whatever words
 // template.Check now has for the shape of the set of bodies.
-func TestTemplateErrorsKeepTheirBytes(t *testing.T) {
-	s := newServer(t, memBackend(t))
+func (k kit) testTemplateErrorsKeepTheirBytes(t *testing.T) {
+	s := newServer(t, k.nb(t))
 	s.create(t, "acme")
 	const path = "/admin/v1/accounts/acme/templates"
 	bad := func(field, rule string) string {
@@ -101,14 +101,14 @@ func TestTemplateErrorsKeepTheirBytes(t *testing.T) {
 // (set in Go) are left out of answers, and a PUT, which replaces the
 // template's wire bodies and fields, keeps them (the request cannot name
 // them), saying so in its log line; its answer is as before, byte for byte.
-func TestTemplateOtherKinds(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testTemplateOtherKinds(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
 		s.create(t, "acme")
 		ctx := context.Background()
 		const path = "/admin/v1/accounts/acme/templates"
 		push := store.Body{Subject: "Hi", Text: "Hi {{NAME}}!"}
-		if err := b.store.PutTemplate(ctx, "acme", &store.Template{Slug: "welcome", Variables: []string{"NAME"},
+		if err := b.Store.PutTemplate(ctx, "acme", &store.Template{Slug: "welcome", Variables: []string{"NAME"},
 			Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": push}}); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestTemplateOtherKinds(t *testing.T) {
 		// The wire's kinds are replaced (sms, not named, is gone); push stays.
 		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{"variables":["NAME"],"chat":"Hi {{NAME}}!"}`), 200,
 			`{"success":true,"data":{"slug":"welcome","variables":["NAME"],"class":"transactional","chat":"Hi {{NAME}}!"}}`)
-		tpl, err := b.store.Template(ctx, "acme", "welcome")
+		tpl, err := b.Store.Template(ctx, "acme", "welcome")
 		if err != nil || !reflect.DeepEqual(tpl.Bodies, map[record.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}}!"}, "push": push}) {
 			t.Errorf("stored after the PUT: %+v, %v; want the chat body and the push body", tpl, err)
 		}
@@ -136,7 +136,7 @@ func TestTemplateOtherKinds(t *testing.T) {
 		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{}`), 400, `{"success":false,"error":{"code":"invalid_argument",`+
 			`"message":"invalid request: body no body: set at least one of Chat, SMS, EmailHTML and EmailText",`+
 			`"fields":{"body":"no body: set at least one of Chat, SMS, EmailHTML and EmailText"}}}`)
-		if tpl, err := b.store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies["push"] != push {
+		if tpl, err := b.Store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies["push"] != push {
 			t.Errorf("after a refused PUT: %+v, %v", tpl, err)
 		}
 	})
@@ -145,18 +145,18 @@ func TestTemplateOtherKinds(t *testing.T) {
 // TestTemplateKeptBodyMustCompile: a body a PUT keeps must compile with
 // what the PUT sets, or the PUT is refused, naming the kind, and nothing
 // changes.
-func TestTemplateKeptBodyMustCompile(t *testing.T) {
-	s := newServer(t, memBackend(t))
+func (k kit) testTemplateKeptBodyMustCompile(t *testing.T) {
+	s := newServer(t, k.nb(t))
 	s.create(t, "acme")
 	ctx := context.Background()
 	broken := &store.Template{Slug: "welcome", Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi"}, "push": {Text: "Hi {{NAME"}}}
-	if err := s.b.store.PutTemplate(ctx, "acme", broken); err != nil {
+	if err := s.b.Store.PutTemplate(ctx, "acme", broken); err != nil {
 		t.Skipf("the store refuses a template that does not compile: %v", err)
 	}
 	const rule = `the template's bodies of push, which a PUT keeps, do not compile with it: push.text: line 1, column 4: \"{{\" without a closing \"}}\"`
 	wantRaw(t, s.admin(t, "PUT", "/admin/v1/accounts/acme/templates/welcome", `{"sms":"Hello"}`), 400,
 		`{"success":false,"error":{"code":"invalid_argument","message":"invalid request: body `+rule+`","fields":{"body":"`+rule+`"}}}`)
-	if tpl, err := s.b.store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies[sms.Kind].Text != "Hi" {
+	if tpl, err := s.b.Store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies[sms.Kind].Text != "Hi" {
 		t.Errorf("after the refused PUT: %+v, %v", tpl, err)
 	}
 }

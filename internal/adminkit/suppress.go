@@ -1,4 +1,4 @@
-package adminapi_test
+package adminkit
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 )
 
 // newSuppressionServer serves b with its ledger's suppression list.
-func newSuppressionServer(t *testing.T, b backend) *server {
+func newSuppressionServer(t *testing.T, b Backend) *server {
 	logs := &logBuffer{}
-	h, err := adminapi.New(b.store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))),
-		adminapi.WithSuppressions(b.msgs.(store.Suppressions), notifytest.New(t).Notifier))
+	h, err := adminapi.New(b.Store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))),
+		adminapi.WithSuppressions(b.Msgs.(store.Suppressions), notifytest.New(t).Notifier))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +25,8 @@ func newSuppressionServer(t *testing.T, b backend) *server {
 	return &server{url: ts.URL, logs: logs, b: b}
 }
 
-func TestSuppressionEndpoints(t *testing.T) {
-	forEachStore(t, func(t *testing.T, b backend) {
+func (k kit) testSuppressionEndpoints(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
 		s := newSuppressionServer(t, b)
 		s.create(t, "acme")
 		const base = "/admin/v1/accounts/acme/suppressions"
@@ -47,7 +47,7 @@ func TestSuppressionEndpoints(t *testing.T) {
 			t.Errorf("manual over hard_bounce answered %s", r.raw)
 		}
 		want(t, s.admin(t, "POST", base, `{"channel":"sms","to":"+91 98765 43210","reason":"complaint"}`), 200, "")
-		e, ok, err := b.msgs.(store.Suppressions).LookupSuppression(context.Background(), "acme", "sms", "+919876543210")
+		e, ok, err := b.Msgs.(store.Suppressions).LookupSuppression(context.Background(), "acme", "sms", "+919876543210")
 		if err != nil || !ok || e.Reason != store.SuppressComplaint {
 			t.Fatalf("store after add: %+v, %v, %v", e, ok, err)
 		}
@@ -97,7 +97,7 @@ func TestSuppressionEndpoints(t *testing.T) {
 		want(t, s.admin(t, "POST", base+"/remove", `{"channel":"email","to":"ANN@example.com"}`), 200, "")
 		want(t, s.admin(t, "POST", base+"/remove", `{"channel":"email","to":"ann@example.com"}`), 404, "not_found")
 		want(t, s.admin(t, "POST", base+"/remove", `{"channel":"email","to":"x"}`), 400, "invalid_argument")
-		if _, ok, _ := b.msgs.(store.Suppressions).LookupSuppression(context.Background(), "acme", "email", "ann@example.com"); ok {
+		if _, ok, _ := b.Msgs.(store.Suppressions).LookupSuppression(context.Background(), "acme", "email", "ann@example.com"); ok {
 			t.Error("entry still there after removal")
 		}
 		want(t, s.admin(t, "DELETE", base, ""), 405, "method_not_allowed")
@@ -106,8 +106,8 @@ func TestSuppressionEndpoints(t *testing.T) {
 
 // Without a list (the memstore Admin has none of its own), the endpoints
 // are not routed.
-func TestSuppressionEndpointsNeedAList(t *testing.T) {
-	s := newServer(t, memBackend(t))
+func (k kit) testSuppressionEndpointsNeedAList(t *testing.T) {
+	s := newServer(t, k.nb(t))
 	s.create(t, "acme")
 	want(t, s.admin(t, "GET", "/admin/v1/accounts/acme/suppressions", ""), 404, "not_found")
 }
