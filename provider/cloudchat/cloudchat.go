@@ -13,7 +13,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
 // Defaults of Config.
@@ -326,7 +326,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 	return nil
 }
 
-// do makes one request and reads the answer; internal/vendorhttp
+// do makes one request and reads the answer; provider/vendorhttp
 // classifies its errors (CodeUnavailable only when the request was
 // certainly not written, CodeOutcomeUnknown once it may have been).
 func (p *Provider) do(ctx context.Context, method, target string, body []byte) (int, http.Header, []byte, error) {

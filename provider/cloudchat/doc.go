@@ -106,7 +106,7 @@
 // retried; one after it (a timeout, a reset, an answer cut short or
 // unreadable) is CodeOutcomeUnknown: the charge stands and the Notifier
 // never retries it, nor does the chat channel fall over to another
-// gateway. internal/vendorhttp makes this rule for every HTTP provider
+// gateway. provider/vendorhttp makes this rule for every HTTP provider
 // alike. An envelope that cannot be sent is CodeInvalidArgument, before
 // any I/O. CheckHealth sends nothing, so its failures that would be of
 // unknown outcome for a send are CodeUnavailable.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
 // Error is the vendor's error object, as it answered a send or a health

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 
@@ -42,7 +42,7 @@ const DefaultMaxBody = 3 << 20
 
 // signature is how the vendor signs a notification: X-Hub-Signature-256,
 // "sha256=" and the hex HMAC-SHA256 of the raw body under the app secret.
-var signature = webhook.Signature{Header: "X-Hub-Signature-256", Prefix: "sha256=", Hash: sha256.New, Size: sha256.Size}
+var signature = vendorhttp.Signature{Header: "X-Hub-Signature-256", Prefix: "sha256=", Hash: sha256.New, Size: sha256.Size}
 
 // Webhook receives the cloud API's webhooks: the subscription handshake
 // and the status notifications of messages sent, which it turns into
@@ -51,8 +51,8 @@ var signature = webhook.Signature{Header: "X-Hub-Signature-256", Prefix: "sha256
 // concurrent use.
 type Webhook struct {
 	cfg   WebhookConfig
-	body  webhook.Body
-	count webhook.Counter
+	body  vendorhttp.WebhookBody
+	count vendorhttp.Receiver
 }
 
 // NewWebhook returns a Webhook for cfg. It fails when Reporter or
@@ -70,8 +70,8 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	return &Webhook{cfg: cfg, body: webhook.Body{Signature: &signature, Secret: cfg.AppSecret, JSON: true, Max: cfg.MaxBody,
-		Budget: webhook.NewUnverified()}}, nil
+	return &Webhook{cfg: cfg, body: vendorhttp.WebhookBody{Signature: &signature, Secret: cfg.AppSecret, JSON: true, Max: cfg.MaxBody,
+		Budget: vendorhttp.NewUnverifiedBudget()}}, nil
 }
 
 // Stats returns what the webhook did so far.
@@ -80,7 +80,7 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // ServeHTTP answers the handshake (GET) and takes notifications (POST),
 // as the package documentation describes; another method is 405.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !webhook.Allow(w, r, http.MethodGet, http.MethodPost) {
+	if !vendorhttp.AllowMethods(w, r, http.MethodGet, http.MethodPost) {
 		return
 	}
 	if r.Method == http.MethodGet {
@@ -94,7 +94,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when it carries the verify token.
 func (h *Webhook) handshake(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if q.Get("hub.mode") != "subscribe" || !webhook.Equal(q.Get("hub.verify_token"), h.cfg.VerifyToken) {
+	if q.Get("hub.mode") != "subscribe" || !vendorhttp.SecretEqual(q.Get("hub.verify_token"), h.cfg.VerifyToken) {
 		h.count.Refuse(w, r)
 		return
 	}
@@ -104,7 +104,7 @@ func (h *Webhook) handshake(w http.ResponseWriter, r *http.Request) {
 
 // notification checks a notification's signature and reports its
 // statuses. What can be checked without the body is checked first
-// (webhook.Counter.Read): a notification without X-Hub-Signature-256 of
+// (vendorhttp.Receiver.Read): a notification without X-Hub-Signature-256 of
 // the vendor's shape ("sha256=" and 64 hex digits) is 401, one that is
 // not JSON 415, one whose Content-Length is over MaxBody 413, and one
 // that comes while forgeries have spent this receiver's budget of reading

@@ -12,10 +12,10 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
@@ -416,7 +416,7 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 		{"not JSON", wellFormed, "application/x-www-form-urlencoded", size, http.StatusUnsupportedMediaType},
 		{"over 3 MB", wellFormed, "application/json", cloudchat.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
 	} {
-		body := webhooktest.NewBody(int(c.length))
+		body := vendorhttptest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/cloudchat", nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", c.ct)

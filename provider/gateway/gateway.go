@@ -18,7 +18,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 

@@ -132,7 +132,7 @@
 //	                 "type": "success" without a request ID
 //	other statuses   CodeRejected
 //
-// Network failures follow the same rule (internal/vendorhttp makes it for
+// Network failures follow the same rule (provider/vendorhttp makes it for
 // every HTTP provider alike): a failure before the request was written
 // whole (a refused dial, DNS, TLS, a context that ended first, which
 // stays visible to errors.Is) is CodeUnavailable, certain and retried.

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
 // Error is MSG91's own error answer to a send, {"type": "error",

@@ -16,8 +16,8 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
-	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 

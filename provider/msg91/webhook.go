@@ -13,18 +13,17 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
-	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 
 // DefaultMaxBody is the default bound of a report's body, 1 MiB
-// (webhook.MaxBody). MSG91 documents no bound. A v2 report carries the
+// (vendorhttp.MaxWebhookBody). MSG91 documents no bound. A v2 report carries the
 // numbers of one request, DefaultMaxBatch of them at a few hundred bytes
 // each, some 30 KB; the rest is room. The token is checked before the body
 // is read, so only MSG91 (or a leaked token) can make the receiver read
 // this much.
-const DefaultMaxBody = webhook.MaxBody
+const DefaultMaxBody = vendorhttp.MaxWebhookBody
 
 // WebhookConfig configures a Webhook.
 type WebhookConfig struct {
@@ -56,8 +55,8 @@ type WebhookConfig struct {
 // keeps no state but its counts, and is safe for concurrent use.
 type Webhook struct {
 	cfg   WebhookConfig
-	body  webhook.Body // MSG91 signs nothing: the token comes first
-	count webhook.Counter
+	body  vendorhttp.WebhookBody // MSG91 signs nothing: the token comes first
+	count vendorhttp.Receiver
 }
 
 // NewWebhook returns a Webhook for cfg. It fails, naming the field but
@@ -67,7 +66,7 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.Reporter == nil {
 		return nil, errors.New("msg91: WebhookConfig.Reporter is required")
 	}
-	if err := webhook.CheckToken(cfg.Token); err != nil {
+	if err := vendorhttp.CheckToken(cfg.Token); err != nil {
 		return nil, fmt.Errorf("msg91: WebhookConfig.Token %w", err)
 	}
 	if cfg.Provider == "" {
@@ -76,7 +75,7 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	return &Webhook{cfg: cfg, body: webhook.Body{Max: cfg.MaxBody}}, nil
+	return &Webhook{cfg: cfg, body: vendorhttp.WebhookBody{Max: cfg.MaxBody}}, nil
 }
 
 // Stats returns what the webhook did so far: reports applied (or
@@ -95,10 +94,10 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // otherwise, for reports of unknown request IDs (counted Unmatched) and
 // statuses that say nothing final (counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !webhook.Allow(w, r, http.MethodPost) {
+	if !vendorhttp.AllowMethods(w, r, http.MethodPost) {
 		return
 	}
-	if !webhook.Equal(webhook.PathToken(r), h.cfg.Token) {
+	if !vendorhttp.SecretEqual(vendorhttp.PathToken(r), h.cfg.Token) {
 		h.count.Refuse(w, r)
 		return
 	}
@@ -406,11 +405,11 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 	return r
 }
 
-// time returns the first of names whose value is a time webhook.ReportTime reads;
+// time returns the first of names whose value is a time vendorhttp.ReportTime reads;
 // zero (the Notifier's now) when none is.
 func (e entry) time(names ...string) time.Time {
 	for _, n := range names {
-		if t := webhook.ReportTime(e[n], webhook.IST); !t.IsZero() {
+		if t := vendorhttp.ReportTime(e[n], vendorhttp.IST); !t.IsZero() {
 			return t
 		}
 	}

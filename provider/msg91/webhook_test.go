@@ -15,10 +15,10 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/msg91/msg91test"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
@@ -431,7 +431,7 @@ func TestWebhookRefusesUnread(t *testing.T) {
 		{"no token", "/webhooks/msg91/", 512, http.StatusUnauthorized},
 		{"a body over MaxBody", "/webhooks/msg91/" + hookToken, 2 << 10, http.StatusRequestEntityTooLarge},
 	} {
-		body := webhooktest.NewBody(int(c.length))
+		body := vendorhttptest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, c.path, body)
 		req.ContentLength = c.length
 		w := httptest.NewRecorder()

@@ -143,7 +143,7 @@
 //	without a message ID                                   CodeOutcomeUnknown
 //
 // CodeOutcomeUnknown keeps the charge and is never retried nor failed
-// over: the recipient could get the message twice. internal/vendorhttp
+// over: the recipient could get the message twice. provider/vendorhttp
 // makes the rule for network failures for every HTTP provider alike.
 //
 // Error messages never contain the API key, the OTP or the media URL's

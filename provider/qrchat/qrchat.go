@@ -20,7 +20,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
 // Defaults of Config.
@@ -631,7 +631,7 @@ func checkedChatID(id string) (string, bool) {
 func (p *Provider) CheckHealth(ctx context.Context) error { return p.checkSession(ctx) }
 
 // do makes one request to the gateway and reads the answer;
-// internal/vendorhttp classifies its errors (CodeUnavailable only when the
+// provider/vendorhttp classifies its errors (CodeUnavailable only when the
 // request was certainly not written, CodeOutcomeUnknown once it may have
 // been).
 func (p *Provider) do(ctx context.Context, method, path string, body []byte) (int, http.Header, []byte, error) {

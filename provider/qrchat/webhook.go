@@ -12,8 +12,7 @@ import (
 	"unicode"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
-	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 
@@ -53,7 +52,7 @@ type WebhookConfig struct {
 }
 
 // DefaultMaxBody is the default bound of an event's body, 1 MiB
-// (webhook.MaxBody). WAHA documents no bound. A message.ack event is an
+// (vendorhttp.MaxWebhookBody). WAHA documents no bound. A message.ack event is an
 // envelope and one message's ack: kilobytes, with the raw message data
 // some engines attach (payload._data); 1 MiB leaves that ample room, and
 // a body that declares more is refused before it is read.
@@ -63,7 +62,7 @@ const DefaultMaxBody = 1 << 20
 // HMAC-SHA512 of the raw body under the webhook's hmac.key, with
 // X-Webhook-Hmac-Algorithm sha512 (absent is taken as sha512; another
 // hash cannot be checked, so it is refused).
-var signature = webhook.Signature{Header: hmacHeader, Hash: sha512.New, Size: sha512.Size,
+var signature = vendorhttp.Signature{Header: hmacHeader, Hash: sha512.New, Size: sha512.Size,
 	AlgorithmHeader: hmacAlgorithmHeader, Algorithm: "sha512"}
 
 // Webhook receives the gateway's "message.ack" webhook events and turns
@@ -74,8 +73,8 @@ var signature = webhook.Signature{Header: hmacHeader, Hash: sha512.New, Size: sh
 type Webhook struct {
 	cfg   WebhookConfig
 	rep   notify.Reporter // cfg.Reporter, trying each ID a record may keep
-	body  webhook.Body
-	count webhook.Counter
+	body  vendorhttp.WebhookBody
+	count vendorhttp.Receiver
 }
 
 // NewWebhook returns a Webhook for cfg. It fails, naming the field but
@@ -100,8 +99,8 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	return &Webhook{cfg: cfg, rep: candidateReporter{cfg.Reporter},
-		body: webhook.Body{Signature: &signature, Secret: cfg.Secret, JSON: true, Max: cfg.MaxBody,
-			Budget: webhook.NewUnverified()}}, nil
+		body: vendorhttp.WebhookBody{Signature: &signature, Secret: cfg.Secret, JSON: true, Max: cfg.MaxBody,
+			Budget: vendorhttp.NewUnverifiedBudget()}}, nil
 }
 
 // Stats returns what the webhook did so far.
@@ -122,7 +121,7 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // report taken, for one of a message no record has (Stats().Unmatched),
 // and for an event it does not act on (Stats().Ignored).
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !webhook.Allow(w, r, http.MethodPost) {
+	if !vendorhttp.AllowMethods(w, r, http.MethodPost) {
 		return
 	}
 	body, ok := h.count.Read(w, r, &h.body)

@@ -16,9 +16,9 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
@@ -745,7 +745,7 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 		{"not JSON", wellFormed, "sha512", "text/plain", size, http.StatusUnsupportedMediaType},
 		{"over MaxBody", wellFormed, "sha512", "application/json", qrchat.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
 	} {
-		body := webhooktest.NewBody(int(c.length))
+		body := vendorhttptest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/waha", nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", c.ct)

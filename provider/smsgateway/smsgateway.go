@@ -16,8 +16,8 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/rules"
-	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 
@@ -377,7 +377,7 @@ func (r *response) message() string {
 }
 
 // call POSTs data to path and decodes a successful ("return": true) answer
-// into out; every failure comes back classified (internal/vendorhttp for
+// into out; every failure comes back classified (provider/vendorhttp for
 // the transport: CodeUnavailable only when the request was certainly not
 // written, CodeOutcomeUnknown once it may have been).
 func (p *Provider) call(ctx context.Context, path string, data []byte, out *response) error {

@@ -21,10 +21,10 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -861,7 +861,7 @@ func TestDLRRefusesUnread(t *testing.T) {
 		{"wrong token", "dlr-token-5c0e9a1f7c", 900 << 10, http.StatusUnauthorized},
 		{"over MaxBody", dlrToken, smsgateway.DefaultMaxBody + 1, http.StatusRequestEntityTooLarge},
 	} {
-		body := webhooktest.NewBody(int(c.length))
+		body := vendorhttptest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/smsgateway/"+c.token, nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", "application/json")

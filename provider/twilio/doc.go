@@ -101,7 +101,7 @@
 //	other      CodeRejected (a redirect included: the default client
 //	           follows none)
 //
-// Network failures follow the rule internal/vendorhttp makes for every
+// Network failures follow the rule provider/vendorhttp makes for every
 // HTTP provider: a failure before the request was written whole (a
 // refused dial, DNS, TLS, a context that ended first, which stays visible
 // to errors.Is) is CodeUnavailable, certain and retried. Once the request

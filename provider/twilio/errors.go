@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
 // Error is Twilio's error answer to a send,

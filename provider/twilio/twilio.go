@@ -16,8 +16,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/vendorhttp"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 
@@ -285,7 +285,7 @@ type answer struct {
 }
 
 // post sends the form once and reads the whole answer. Transport failures
-// are classified as internal/vendorhttp classifies them for every HTTP
+// are classified as provider/vendorhttp classifies them for every HTTP
 // provider: CodeUnavailable when the request was certainly not written
 // whole, CodeOutcomeUnknown once it may have been. (vendorhttp.Do sends
 // JSON only; this is its form-encoded twin.)

@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
-	"github.com/notifykit/notify/internal/webhook"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 
@@ -66,8 +65,8 @@ type Webhook struct {
 	cfg      WebhookConfig
 	base     string // URL without its fragment; "" for the request's own
 	fragment string // URL's fragment, with its '#'; "" for none
-	body     webhook.Body
-	count    webhook.Counter
+	body     vendorhttp.WebhookBody
+	count    vendorhttp.Receiver
 }
 
 // NewWebhook returns a Webhook for cfg. It fails, naming the field but
@@ -101,7 +100,7 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if h.cfg.MaxBody <= 0 {
 		h.cfg.MaxBody = DefaultMaxBody
 	}
-	h.body = webhook.Body{Max: h.cfg.MaxBody}
+	h.body = vendorhttp.WebhookBody{Max: h.cfg.MaxBody}
 	return h, nil
 }
 
@@ -124,7 +123,7 @@ var errNotForm = errors.New("twilio: a status callback is a form (application/x-
 // unknown messages (counted Unmatched) and statuses that say nothing final
 // (queued, sending, accepted, ...: counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !webhook.Allow(w, r, http.MethodPost) {
+	if !vendorhttp.AllowMethods(w, r, http.MethodPost) {
 		return
 	}
 	sig, ok := signatureOf(r.Header)
@@ -351,7 +350,7 @@ func (h *Webhook) report(r *http.Request, sid string, params url.Values) *notify
 
 // closeUnread makes the answer close the connection when r may have a
 // body no one read, so that net/http does not read it to keep the
-// connection (as internal/webhook does for its own refusals).
+// connection (as provider/vendorhttp does for its own refusals).
 func closeUnread(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength == 0 {
 		return

@@ -12,10 +12,10 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/internal/webhook/webhooktest"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/twilio"
 	"github.com/notifykit/notify/provider/twilio/twiliotest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
@@ -288,7 +288,7 @@ func TestWebhookRefusesWhatItCannotRead(t *testing.T) {
 	}
 	target := "http://example.com" + statusPath
 	signed := func(params url.Values) string { return twiliotest.Sign(testToken, target, params) }
-	serve := func(method, ct, sig string, body *webhooktest.Body, length int64) (int, int64) {
+	serve := func(method, ct, sig string, body *vendorhttptest.Body, length int64) (int, int64) {
 		req := httptest.NewRequest(method, target, nil)
 		req.Body, req.ContentLength = body, length
 		if ct != "" {
@@ -304,31 +304,31 @@ func TestWebhookRefusesWhatItCannotRead(t *testing.T) {
 	form := "application/x-www-form-urlencoded"
 	noSID := url.Values{"MessageStatus": {"delivered"}}
 	valid := twiliotest.Sign(testToken, target, url.Values{"MessageSid": {"SM1"}})
-	big := webhooktest.NewBody(900 << 10)
-	if code, read := serve(http.MethodGet, "", valid, webhooktest.NewBody(0), 0); code != http.StatusMethodNotAllowed || read != 0 {
+	big := vendorhttptest.NewBody(900 << 10)
+	if code, read := serve(http.MethodGet, "", valid, vendorhttptest.NewBody(0), 0); code != http.StatusMethodNotAllowed || read != 0 {
 		t.Errorf("GET: %d", code)
 	}
 	if code, read := serve(http.MethodPost, form, "", big, 900<<10); code != http.StatusUnauthorized || read != 0 {
 		t.Errorf("no signature: %d, %d bytes read", code, read)
 	}
-	if code, read := serve(http.MethodPost, form, "abc", webhooktest.NewBody(900<<10), 900<<10); code != http.StatusUnauthorized || read != 0 {
+	if code, read := serve(http.MethodPost, form, "abc", vendorhttptest.NewBody(900<<10), 900<<10); code != http.StatusUnauthorized || read != 0 {
 		t.Errorf("malformed signature: %d, %d bytes read", code, read)
 	}
-	if code, read := serve(http.MethodPost, form, valid, webhooktest.NewBody(2048), 2048); code != http.StatusRequestEntityTooLarge || read != 0 {
+	if code, read := serve(http.MethodPost, form, valid, vendorhttptest.NewBody(2048), 2048); code != http.StatusRequestEntityTooLarge || read != 0 {
 		t.Errorf("over MaxBody: %d, %d bytes read", code, read)
 	}
-	if code, read := serve(http.MethodPost, "application/json", valid, webhooktest.BodyOf([]byte(`{"MessageSid":"SM1"}`)), 20); code != http.StatusBadRequest || read != 0 {
+	if code, read := serve(http.MethodPost, "application/json", valid, vendorhttptest.BodyOf([]byte(`{"MessageSid":"SM1"}`)), 20); code != http.StatusBadRequest || read != 0 {
 		t.Errorf("JSON: %d, %d bytes read", code, read)
 	}
-	if code, _ := serve(http.MethodPost, form, signed(noSID), webhooktest.BodyOf([]byte(noSID.Encode())), int64(len(noSID.Encode()))); code != http.StatusBadRequest {
+	if code, _ := serve(http.MethodPost, form, signed(noSID), vendorhttptest.BodyOf([]byte(noSID.Encode())), int64(len(noSID.Encode()))); code != http.StatusBadRequest {
 		t.Errorf("no MessageSid: %d", code)
 	}
-	if code, _ := serve(http.MethodPost, form, valid, webhooktest.BodyOf([]byte("a=%zz")), 5); code != http.StatusBadRequest {
+	if code, _ := serve(http.MethodPost, form, valid, vendorhttptest.BodyOf([]byte("a=%zz")), 5); code != http.StatusBadRequest {
 		t.Errorf("not a form: %d", code)
 	}
 	// Without a Content-Type the body is read as a form.
 	ok := url.Values{"MessageSid": {"SM1"}, "MessageStatus": {"sent"}}
-	if code, _ := serve(http.MethodPost, "", signed(ok), webhooktest.BodyOf([]byte(ok.Encode())), int64(len(ok.Encode()))); code != http.StatusOK {
+	if code, _ := serve(http.MethodPost, "", signed(ok), vendorhttptest.BodyOf([]byte(ok.Encode())), int64(len(ok.Encode()))); code != http.StatusOK {
 		t.Errorf("no Content-Type: %d", code)
 	}
 	if got := rec.take(); len(got) != 1 {

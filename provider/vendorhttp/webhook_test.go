@@ -1,4 +1,4 @@
-package webhook
+package vendorhttp
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/webhook/webhooktest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 type reporterFunc func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error)
@@ -38,7 +38,7 @@ func TestDeliverOutlivesTheVendorsHangUp(t *testing.T) {
 		}
 		return &notify.ReportResult{}, nil
 	})
-	var c Counter
+	var c Receiver
 	rec := httptest.NewRecorder()
 	c.Deliver(ctx, rec, rep, []*notify.DeliveryReport{{}, {}})
 	if rec.Code != http.StatusOK || len(got) != 2 || got[0] != nil || got[1] != nil {
@@ -63,7 +63,7 @@ func sign(body []byte) string {
 func TestReadRefusesOnHeadersAlone(t *testing.T) {
 	const size = 900 << 10
 	good := sign(bytes.Repeat([]byte("x"), size))
-	b := &Body{Signature: &testSig, Secret: testSecret, JSON: true, Max: 1 << 20}
+	b := &WebhookBody{Signature: &testSig, Secret: testSecret, JSON: true, Max: 1 << 20}
 	for _, c := range []struct {
 		name, sig, ct string
 		length        int64
@@ -80,7 +80,7 @@ func TestReadRefusesOnHeadersAlone(t *testing.T) {
 		{"over the bound", good, "application/json", 2 << 20, http.StatusRequestEntityTooLarge},
 		{"no signature, over the bound", "", "application/json", 2 << 20, http.StatusUnauthorized},
 	} {
-		body := webhooktest.NewBody(int(c.length))
+		body := vendorhttptest.NewBody(int(c.length))
 		req := httptest.NewRequest(http.MethodPost, "/", nil)
 		req.Body, req.ContentLength = body, c.length
 		req.Header.Set("Content-Type", c.ct)
@@ -88,7 +88,7 @@ func TestReadRefusesOnHeadersAlone(t *testing.T) {
 			req.Header.Set("X-Hub-Signature-256", c.sig)
 		}
 		rec := httptest.NewRecorder()
-		var n Counter
+		var n Receiver
 		if _, ok := n.Read(rec, req, b); ok || rec.Code != c.want {
 			t.Errorf("%s: %d (taken %v), want %d", c.name, rec.Code, ok, c.want)
 		}
@@ -106,7 +106,7 @@ func TestReadRefusesOnHeadersAlone(t *testing.T) {
 // wrong MAC is 401 once read; a body without a Content-Length that runs
 // past the bound is 413 after no more than the bound was read.
 func TestReadTakesWhatTheVendorSends(t *testing.T) {
-	b := &Body{Signature: &testSig, Secret: testSecret, JSON: true, Max: 64 << 10}
+	b := &WebhookBody{Signature: &testSig, Secret: testSecret, JSON: true, Max: 64 << 10}
 	body := bytes.Repeat([]byte(`{"a":1}`), (64<<10)/7)
 	for _, c := range []struct {
 		name, ct string
@@ -121,14 +121,14 @@ func TestReadTakesWhatTheVendorSends(t *testing.T) {
 		req.Header.Set("Content-Type", c.ct)
 		req.Header.Set("X-Hub-Signature-256", sign(body))
 		rec := httptest.NewRecorder()
-		var n Counter
+		var n Receiver
 		got, ok := n.Read(rec, req, b)
 		if !ok || !bytes.Equal(got, body) {
 			t.Errorf("%s: taken %v, %d bytes of %d (answer %d)", c.name, ok, len(got), len(body), rec.Code)
 		}
 	}
 
-	var n Counter
+	var n Receiver
 	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 	req.Header.Set("X-Hub-Signature-256", sign(append([]byte(" "), body...)))
 	rec := httptest.NewRecorder()
@@ -136,7 +136,7 @@ func TestReadTakesWhatTheVendorSends(t *testing.T) {
 		t.Errorf("a wrong MAC: %d (taken %v), want 401", rec.Code, ok)
 	}
 
-	long := webhooktest.NewBody(1 << 20)
+	long := vendorhttptest.NewBody(1 << 20)
 	req = httptest.NewRequest(http.MethodPost, "/", nil)
 	req.Body, req.ContentLength = long, -1
 	req.Header.Set("X-Hub-Signature-256", sign(body))
@@ -183,8 +183,8 @@ func (c countingConn) Read(p []byte) (int, error) {
 // net/http would read (up to 256 KiB) to keep a connection whose handler
 // left its body unread. A signed report on the same server is taken.
 func TestRefusalOverHTTPReadsNoBody(t *testing.T) {
-	var n Counter
-	b := &Body{Signature: &testSig, Secret: testSecret, JSON: true, Max: 1 << 20}
+	var n Receiver
+	b := &WebhookBody{Signature: &testSig, Secret: testSecret, JSON: true, Max: 1 << 20}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := n.Read(w, r, b); ok {
 			w.WriteHeader(http.StatusOK)
@@ -244,11 +244,11 @@ func TestRefusalOverHTTPReadsNoBody(t *testing.T) {
 // request comes through again once the budget allows. The budget here
 // does not refill, so that the test depends on no clock.
 func TestReadBudget(t *testing.T) {
-	b := &Body{Signature: &testSig, Secret: testSecret, JSON: true, Max: 1 << 20, Budget: NewBudget(0, 1000)}
-	var n Counter
+	b := &WebhookBody{Signature: &testSig, Secret: testSecret, JSON: true, Max: 1 << 20, Budget: NewBudget(0, 1000)}
+	var n Receiver
 	read := func(body []byte, sig string, length int64) (int, int64) {
 		t.Helper()
-		cb := webhooktest.BodyOf(body)
+		cb := vendorhttptest.BodyOf(body)
 		req := httptest.NewRequest(http.MethodPost, "/", nil)
 		req.Body, req.ContentLength = cb, length
 		req.Header.Set("X-Hub-Signature-256", sig)

@@ -1,16 +1,4 @@
-// Package webhook holds what every provider's delivery-report receiver
-// shares: the checks a request must pass before its body is read, a
-// bounded body read, constant-time checks of the vendor's secret or
-// signature, and the hand-over of reports to a notify.Reporter with the
-// HTTP answer that tells the vendor whether to send again.
-//
-// A receiver is reachable by anyone, and a forged request must cost it
-// as little as possible: Counter.Read refuses on the request's headers
-// alone (a missing or malformed signature, a content type or a declared
-// length it will not take) before it reads a byte of the body, and the
-// refusal closes the connection, so that net/http does not read the body
-// either to keep the connection alive.
-package webhook
+package vendorhttp
 
 import (
 	"context"
@@ -30,20 +18,20 @@ import (
 	"github.com/notifykit/notify"
 )
 
-// MaxBody is the default bound of a webhook body for a vendor that
+// MaxWebhookBody is the default bound of a webhook body for a vendor that
 // documents none: vendors batch reports, but a megabyte is far more than
 // any batch they send.
-const MaxBody = 1 << 20
+const MaxWebhookBody = 1 << 20
 
-// Equal reports whether the secret a request carries is want, in time
+// SecretEqual reports whether the secret a request carries is want, in time
 // that depends only on their lengths. An empty want matches nothing.
-func Equal(got, want string) bool {
+func SecretEqual(got, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// Allow answers 405, with an Allow header listing methods, and reports
+// AllowMethods answers 405, with an Allow header listing methods, and reports
 // false when r's method is not one of them.
-func Allow(w http.ResponseWriter, r *http.Request, methods ...string) bool {
+func AllowMethods(w http.ResponseWriter, r *http.Request, methods ...string) bool {
 	for _, m := range methods {
 		if r.Method == m {
 			return true
@@ -89,9 +77,9 @@ func (s *Signature) mac(h http.Header) ([]byte, bool) {
 	return mac, err == nil
 }
 
-// Body is what a receiver requires of a request's body. Counter.Read
+// WebhookBody is what a receiver requires of a request's body. Receiver.Read
 // checks it from the cheapest test to the dearest.
-type Body struct {
+type WebhookBody struct {
 	// Signature, when set, is how the vendor signs the body, under
 	// Secret; nil for a receiver that authenticated the request before
 	// (a secret in its URL).
@@ -100,10 +88,10 @@ type Body struct {
 	// JSON admits only a Content-Type of JSON (application/json or
 	// application/*+json), or none.
 	JSON bool
-	// Max bounds the body: the vendor's documented maximum, or MaxBody.
+	// Max bounds the body: the vendor's documented maximum, or MaxWebhookBody.
 	Max int64
 	// Budget, for a signed body, is what reading bodies not yet
-	// authenticated may cost (NewUnverified: each receiver its own); nil
+	// authenticated may cost (NewUnverifiedBudget: each receiver its own); nil
 	// for no bound.
 	Budget *Budget
 }
@@ -130,7 +118,7 @@ var errNotJSON = errors.New("webhook: the body is not JSON")
 // The first four answer before a byte of the body is read, and close
 // the connection rather than drain it. The read buffer is sized from
 // Content-Length, within b.Max.
-func (c *Counter) Read(w http.ResponseWriter, r *http.Request, b *Body) ([]byte, bool) {
+func (c *Receiver) Read(w http.ResponseWriter, r *http.Request, b *WebhookBody) ([]byte, bool) {
 	var want []byte
 	if b.Signature != nil {
 		mac, ok := b.Signature.mac(r.Header)
@@ -147,7 +135,7 @@ func (c *Counter) Read(w http.ResponseWriter, r *http.Request, b *Body) ([]byte,
 	}
 	limit := b.Max
 	if limit <= 0 {
-		limit = MaxBody
+		limit = MaxWebhookBody
 	}
 	if r.ContentLength > limit {
 		closeUnread(w, r)
@@ -188,7 +176,7 @@ func (c *Counter) Read(w http.ResponseWriter, r *http.Request, b *Body) ([]byte,
 	return body, true
 }
 
-// NewUnverified returns the budget a receiver of signed reports keeps
+// NewUnverifiedBudget returns the budget a receiver of signed reports keeps
 // for the bytes of bodies it may read before the signature says whether
 // the vendor sent them: UnverifiedRate a second, in bursts of up to
 // UnverifiedBurst. A genuine body gives its bytes back, so the budget
@@ -202,9 +190,9 @@ func (c *Counter) Read(w http.ResponseWriter, r *http.Request, b *Body) ([]byte,
 // all read and hashed, multiplied the p95 of concurrent sends by about 4;
 // with a budget of 8 MiB a second by about 1.2, of 1 MiB a second by
 // about 1.1.
-func NewUnverified() *Budget { return NewBudget(UnverifiedRate, UnverifiedBurst) }
+func NewUnverifiedBudget() *Budget { return NewBudget(UnverifiedRate, UnverifiedBurst) }
 
-// The rate and burst of NewUnverified. The burst holds two of the largest
+// The rate and burst of NewUnverifiedBudget. The burst holds two of the largest
 // bodies a vendor documents (the cloud API's 3 MB) with room to spare,
 // so that a genuine one always passes when no flood is on.
 const (
@@ -295,23 +283,23 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 }
 
-// Stats is notify.WebhookStats, which receivers return.
-type Stats = notify.WebhookStats
-
-// Counter keeps a receiver's Stats; the zero value is ready.
-type Counter struct {
+// Receiver keeps a webhook receiver's counts (notify.WebhookStats) and
+// answers the vendor: it reads bodies (Read), refuses (Refuse, Busy,
+// Malformed) and hands reports over (Deliver). The zero value is ready;
+// it is safe for concurrent use.
+type Receiver struct {
 	reports, unmatched, ignored, refused, malformed, failed atomic.Uint64
 }
 
 // Stats returns the counts so far.
-func (c *Counter) Stats() Stats {
-	return Stats{Reports: c.reports.Load(), Unmatched: c.unmatched.Load(), Ignored: c.ignored.Load(),
+func (c *Receiver) Stats() notify.WebhookStats {
+	return notify.WebhookStats{Reports: c.reports.Load(), Unmatched: c.unmatched.Load(), Ignored: c.ignored.Load(),
 		Refused: c.refused.Load(), Malformed: c.malformed.Load(), Failed: c.failed.Load()}
 }
 
 // Refuse answers 401 and counts it. When r's body may be unread, the
-// answer closes the connection (see Counter.Read).
-func (c *Counter) Refuse(w http.ResponseWriter, r *http.Request) {
+// answer closes the connection (see Receiver.Read).
+func (c *Receiver) Refuse(w http.ResponseWriter, r *http.Request) {
 	c.refused.Add(1)
 	closeUnread(w, r)
 	http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -319,7 +307,7 @@ func (c *Counter) Refuse(w http.ResponseWriter, r *http.Request) {
 
 // Busy answers 503, asking the vendor to send the request again a
 // second later, and counts it failed.
-func (c *Counter) Busy(w http.ResponseWriter) {
+func (c *Receiver) Busy(w http.ResponseWriter) {
 	c.failed.Add(1)
 	w.Header().Set("Retry-After", "1")
 	http.Error(w, "try again later", http.StatusServiceUnavailable)
@@ -327,7 +315,7 @@ func (c *Counter) Busy(w http.ResponseWriter) {
 
 // Malformed answers 400 (413 for a body over its bound, 415 for one that
 // is not JSON) and counts it.
-func (c *Counter) Malformed(w http.ResponseWriter, err error) {
+func (c *Receiver) Malformed(w http.ResponseWriter, err error) {
 	c.malformed.Add(1)
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -341,7 +329,7 @@ func (c *Counter) Malformed(w http.ResponseWriter, err error) {
 }
 
 // Ignore counts n entries the receiver skipped.
-func (c *Counter) Ignore(n int) { c.ignored.Add(uint64(n)) }
+func (c *Receiver) Ignore(n int) { c.ignored.Add(uint64(n)) }
 
 // ReportTimeout bounds the work of one webhook request's reports (a
 // failover send included).
@@ -360,7 +348,7 @@ const ReportTimeout = 30 * time.Second
 // ReportTimeout: a vendor that hangs up (its webhook timeout) must not
 // cut a refund or a failover send short halfway; it sends the request
 // again, and the repeat finds the work done.
-func (c *Counter) Deliver(ctx context.Context, w http.ResponseWriter, rep notify.Reporter, reports []*notify.DeliveryReport) {
+func (c *Receiver) Deliver(ctx context.Context, w http.ResponseWriter, rep notify.Reporter, reports []*notify.DeliveryReport) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReportTimeout)
 	defer cancel()
 	for _, r := range reports {

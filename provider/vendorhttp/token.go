@@ -1,4 +1,4 @@
-package webhook
+package vendorhttp
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func CheckToken(token string) error {
 
 // PathToken is the token a request carries: the {token} wildcard of a
 // ServeMux pattern, else the last segment of the path (a trailing slash
-// aside). Compare it with Equal.
+// aside). Compare it with SecretEqual.
 func PathToken(r *http.Request) string {
 	if t := r.PathValue("token"); t != "" {
 		return t

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/internal/vendorhttp"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
 )
 

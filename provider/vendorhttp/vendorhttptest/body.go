@@ -1,6 +1,4 @@
-// Package webhooktest holds what the tests of the webhook receivers share:
-// a request body that tells whether a receiver read what it refused.
-package webhooktest
+package vendorhttptest
 
 import (
 	"bytes"
