@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp"
@@ -102,11 +101,11 @@ func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) 
 func codeOf(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return clean(s, 16)
+		return vendorhttp.CleanText(s, 16)
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
-		return clean(n.String(), 16)
+		return vendorhttp.CleanText(n.String(), 16)
 	}
 	return ""
 }
@@ -225,7 +224,7 @@ func vendorError(status int, header http.Header, code, msg string, secrets []str
 			c = classified{notify.CodeRejected, ""}
 		}
 	}
-	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: clean(redact(msg, secrets), 200), hint: c.hint}}
+	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: vendorhttp.CleanText(redact(msg, secrets), 200), hint: c.hint}}
 	if c.code == notify.CodeRateLimited {
 		e.RetryAfter = vendorhttp.RetryAfter(header)
 		if code == "311" && e.RetryAfter < duplicateWait {
@@ -241,26 +240,6 @@ func redact(s string, secrets []string) string {
 		if sec != "" {
 			s = strings.ReplaceAll(s, sec, "[redacted]")
 		}
-	}
-	return s
-}
-
-// clean makes vendor text safe to put in an error: one line of printable
-// characters, at most limit bytes.
-func clean(s string, limit int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
 	}
 	return s
 }

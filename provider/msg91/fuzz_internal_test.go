@@ -84,7 +84,7 @@ func FuzzParseReports(f *testing.F) {
 			return
 		}
 		for _, e := range list {
-			if e.get(idFields...) == "" {
+			if e.Get(idFields...) == "" {
 				t.Fatalf("a report without a request ID from %q", body)
 			}
 			if r := h.report(e); r != nil && (r.ProviderMessageID == "" || strings.IndexFunc(r.Error, unicode.IsControl) >= 0) {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -113,9 +112,7 @@ type Provider struct {
 	tplVars   map[string][]string
 	shortURL  string
 	maxBatch  int
-	client    *http.Client
-	ownsConn  bool // client was made by New, so Close may release it
-	closed    atomic.Bool
+	conn      *vendorhttp.Conn
 }
 
 // New returns a Provider for cfg. It fails, naming the field (never the
@@ -125,18 +122,14 @@ type Provider struct {
 // "mobiles" (the recipient's number), holds spaces or control characters,
 // or is given twice for one template.
 func New(cfg Config) (*Provider, error) {
-	if cfg.AuthKey == "" {
-		return nil, errors.New("msg91: Config.AuthKey is required")
+	if err := vendorhttp.CheckSecret("msg91", "AuthKey", cfg.AuthKey); err != nil {
+		return nil, err
 	}
-	if strings.IndexFunc(cfg.AuthKey, unicode.IsControl) >= 0 {
-		return nil, errors.New("msg91: Config.AuthKey must not contain control characters such as line breaks")
+	base, err := vendorhttp.CheckBaseURL("msg91", cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if !vendorhttp.ValidBaseURL(cfg.BaseURL) {
-		return nil, errors.New("msg91: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
-	}
+	cfg.BaseURL = base
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
@@ -185,14 +178,10 @@ func New(cfg Config) (*Provider, error) {
 		tplVars:   vars,
 		shortURL:  "0",
 		maxBatch:  cfg.MaxBatch,
-		client:    cfg.HTTPClient,
+		conn:      vendorhttp.NewConn(cfg.HTTPClient, DefaultTimeout),
 	}
 	if cfg.ShortURL {
 		p.shortURL = "1"
-	}
-	if p.client == nil {
-		p.client = vendorhttp.NewClient(DefaultTimeout)
-		p.ownsConn = true
 	}
 	return p, nil
 }
@@ -227,12 +216,7 @@ func (p *Provider) Name() string { return p.name }
 // Close releases the idle connections of the default HTTP client; a
 // client given in Config is left alone. Send keeps working after Close,
 // opening new connections.
-func (p *Provider) Close() error {
-	if p.ownsConn && p.closed.CompareAndSwap(false, true) {
-		p.client.CloseIdleConnections()
-	}
-	return nil
-}
+func (p *Provider) Close() error { return p.conn.Close() }
 
 // flowRequest is the JSON body of a send.
 type flowRequest struct {
@@ -425,7 +409,7 @@ func (p *Provider) post(ctx context.Context, pr *prepared) (string, error) {
 	if err != nil {
 		return "", notify.Errorf(notify.CodeInvalidArgument, "msg91: the envelope cannot be encoded as a request: %v", err)
 	}
-	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "msg91", Method: http.MethodPost,
+	ans, err := p.conn.Do(ctx, vendorhttp.Request{Name: "msg91", Method: http.MethodPost,
 		URL: p.endpoint, URLConfig: "msg91 Config.BaseURL", Body: data, Limit: maxBody,
 		Header: http.Header{"Authkey": {p.key}}})
 	if err != nil {

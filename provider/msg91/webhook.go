@@ -1,16 +1,11 @@
 package msg91
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp"
@@ -110,19 +105,8 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.count.Malformed(w, err)
 		return
 	}
-	reports := make([]*notify.DeliveryReport, 0, len(entries))
-	for _, e := range entries {
-		if rep := h.report(e); rep != nil {
-			reports = append(reports, rep)
-		}
-	}
-	h.count.Ignore(len(entries) - len(reports))
-	h.count.Deliver(r.Context(), w, h.cfg.Reporter, reports)
+	h.count.DeliverEntries(r.Context(), w, h.cfg.Reporter, entries, h.report)
 }
-
-// entry is one report as MSG91 sent it: its scalar fields, names in lower
-// case, values as strings.
-type entry map[string]string
 
 // The names each field of a report goes by, in order of preference: the
 // v2 and v3 webhooks' names first (requestId, number, status, desc,
@@ -136,204 +120,30 @@ var (
 	timeFields   = []string{"date", "deliverytime", "delivery_time", "deliverydate", "ts"}
 )
 
-// maxDepth bounds how deeply reports may be wrapped: the v2 body is a
-// form field holding a list of requests each holding a list of reports.
-const maxDepth = 4
+// reportShape is how MSG91 wraps reports: the v2 body is a form field
+// (data) holding a list of requests, each holding its list of reports.
+var reportShape = vendorhttp.EntryShape{IDFields: idFields, Wrappers: []string{"report", "data"},
+	XMLHint: "choose webhook version v2 or v3 in the MSG91 panel"}
 
 // parseReports reads a report body: JSON (an object, a list of them, and
 // the v2 shape, a requestId with its report list, under data, as a JSON
-// string or as JSON itself), recognised by its first character whatever
-// the Content-Type, or a form whose data field holds that JSON (the v2
-// webhook), or whose fields are one report. Every report must have a
-// request ID: nothing could match one without it.
-func parseReports(contentType string, body []byte) ([]entry, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, errors.New("an empty body")
-	}
-	var list []entry
-	ct, _, _ := mime.ParseMediaType(contentType)
-	switch {
-	case body[0] == '{' || body[0] == '[':
-		v, err := decodeJSON(body)
-		if err != nil {
-			return nil, err
-		}
-		if err := walk(v, "", 0, &list); err != nil {
-			return nil, err
-		}
-	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
-		return nil, errors.New("the body is not a JSON object or array")
-	case body[0] == '<' || strings.HasSuffix(ct, "/xml") || strings.HasSuffix(ct, "+xml"):
-		return nil, errors.New("XML reports are not read: choose webhook version v2 or v3 in the MSG91 panel")
-	default:
-		q, err := url.ParseQuery(string(body))
-		if err != nil {
-			return nil, err
-		}
-		if data := strings.TrimSpace(q.Get("data")); data != "" {
-			v, err := decodeJSON([]byte(data))
-			if err != nil {
-				return nil, errors.New("the data field is not JSON")
-			}
-			if err := walk(v, "", 0, &list); err != nil {
-				return nil, err
-			}
-			break
-		}
-		e := entry{}
-		for k, v := range q {
-			if len(v) > 0 {
-				e.set(k, strings.TrimSpace(v[0]))
-			}
-		}
-		list = []entry{e}
+// string or as JSON itself), or a form whose data field holds that JSON
+// (the v2 webhook), or whose fields are one report. Every report must have
+// a request ID: nothing could match one without it.
+func parseReports(contentType string, body []byte) ([]vendorhttp.Entry, error) {
+	list, err := reportShape.ReadEntries(contentType, body)
+	if err != nil {
+		return nil, err
 	}
 	if len(list) == 0 {
 		return nil, errors.New("no report in the body")
 	}
 	for _, e := range list {
-		if e.get(idFields...) == "" {
+		if e.Get(idFields...) == "" {
 			return nil, errors.New("a report without a requestId (MSG91's webhook v4 carries none: choose v2 or v3, or add requestId to a Webhook (New) payload)")
 		}
 	}
 	return list, nil
-}
-
-// decodeJSON decodes one JSON value, numbers kept as written.
-func decodeJSON(data []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, errors.New("more than one JSON value in the body")
-	}
-	return v, nil
-}
-
-// walk appends the reports in v; id is the request ID of the object that
-// wraps v, which a report without its own takes.
-func walk(v any, id string, depth int, out *[]entry) error {
-	if depth > maxDepth {
-		return errors.New("reports wrapped too deeply")
-	}
-	switch v := v.(type) {
-	case []any:
-		return walkList(v, id, depth, out)
-	case map[string]any:
-		e, own := objectEntry(v, id)
-		inner, err := wrapped(v)
-		if err != nil {
-			return err
-		}
-		if inner != nil {
-			return walk(inner, own, depth+1, out)
-		}
-		*out = append(*out, e)
-		return nil
-	}
-	return errors.New("a report must be a JSON object or array")
-}
-
-// walkList appends the reports of the list v, each of which must be an
-// object; id is as for walk.
-func walkList(v []any, id string, depth int, out *[]entry) error {
-	for _, item := range v {
-		if _, ok := item.(map[string]any); !ok {
-			return errors.New("a report must be a JSON object")
-		}
-		if err := walk(item, id, depth+1, out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// objectEntry returns the string and number fields of the JSON object v
-// as an entry, and its request ID: its own, or else id, the ID of the
-// object that wraps it, which the entry then takes.
-func objectEntry(v map[string]any, id string) (entry, string) {
-	e := entry{}
-	for k, val := range v {
-		switch val := val.(type) {
-		case string:
-			e.set(k, strings.TrimSpace(val))
-		case json.Number:
-			e.set(k, val.String())
-		}
-	}
-	own := e.get(idFields...)
-	if own == "" && id != "" {
-		e["requestid"] = id
-		own = id
-	}
-	return e, own
-}
-
-// wrapped returns the list or object of reports that the object v wraps,
-// or nil when v is a report itself. The v2 shape: {"requestId",
-// "report": [...]} or a {"data": ...} wrapper, with the list itself or
-// its JSON as a string, which must then decode.
-func wrapped(v map[string]any) (any, error) {
-	for _, k := range []string{"report", "data"} {
-		inner, ok := field(v, k)
-		if !ok {
-			continue
-		}
-		if s, isString := inner.(string); isString {
-			s = strings.TrimSpace(s)
-			if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
-				continue
-			}
-			decoded, err := decodeJSON([]byte(s))
-			if err != nil {
-				return nil, errors.New("a wrapped report list that is not JSON")
-			}
-			inner = decoded
-		}
-		switch inner.(type) {
-		case []any, map[string]any:
-			return inner, nil
-		}
-	}
-	return nil, nil
-}
-
-// field returns v's field named k in any letter case, the exact name
-// first.
-func field(v map[string]any, k string) (any, bool) {
-	if x, ok := v[k]; ok {
-		return x, true
-	}
-	for name, x := range v {
-		if strings.EqualFold(name, k) {
-			return x, true
-		}
-	}
-	return nil, false
-}
-
-// set records a field under its lower-case name; a name already in lower
-// case wins over another spelling of it.
-func (e entry) set(k, v string) {
-	lk := strings.ToLower(k)
-	if _, taken := e[lk]; taken && lk != k {
-		return
-	}
-	e[lk] = v
-}
-
-// get returns the first of names the entry has a value for.
-func (e entry) get(names ...string) string {
-	for _, n := range names {
-		if v := e[n]; v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // statusCodes is the one table of MSG91's numeric delivery statuses, as
@@ -364,9 +174,9 @@ var statusWords = map[string]record.State{
 
 // report turns one entry into a report, or nil for a status that says
 // nothing final.
-func (h *Webhook) report(e entry) *notify.DeliveryReport {
-	status := strings.TrimSpace(e.get("status"))
-	desc := e.get(descFields...)
+func (h *Webhook) report(e vendorhttp.Entry) *notify.DeliveryReport {
+	status := strings.TrimSpace(e.Get("status"))
+	desc := e.Get(descFields...)
 	var (
 		state record.State
 		code  string
@@ -389,29 +199,18 @@ func (h *Webhook) report(e entry) *notify.DeliveryReport {
 		}
 		state, code, what = s, word, "the operator reported the SMS "+strings.ToLower(word)
 	}
-	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: vendorhttp.Clip(e.get(idFields...)),
-		To: e.get(numberFields...), State: state, At: e.time(timeFields...)}
+	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: vendorhttp.Clip(e.Get(idFields...)),
+		To: e.Get(numberFields...), State: state, At: e.Time(vendorhttp.IST, timeFields...)}
 	if state == record.StateFailed {
 		r.VendorCode = code
-		text := e.get(reasonFields...)
+		text := e.Get(reasonFields...)
 		if text == "" {
 			text = what
 			if _, isStatus := statusWords[strings.ToUpper(desc)]; desc != "" && !isStatus {
 				text += ": " + desc // a description, not the status again
 			}
 		}
-		r.Error = "msg91: " + clean(text, 200)
+		r.Error = "msg91: " + vendorhttp.CleanText(text, 200)
 	}
 	return r
-}
-
-// time returns the first of names whose value is a time vendorhttp.ReportTime reads;
-// zero (the Notifier's now) when none is.
-func (e entry) time(names ...string) time.Time {
-	for _, n := range names {
-		if t := vendorhttp.ReportTime(e[n], vendorhttp.IST); !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
 }

@@ -268,7 +268,7 @@ func ackErrorText(raw json.RawMessage) string {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return cleanText(s)
+		return vendorhttp.CleanText(s, 0)
 	}
 	var o struct {
 		Code    json.RawMessage `json:"code"`
@@ -288,27 +288,14 @@ func ackErrorText(raw json.RawMessage) string {
 	} else if n := strings.TrimSpace(string(o.Code)); n != "" && n != "null" {
 		code = n
 	}
-	code = cleanText(code)
+	code = vendorhttp.CleanText(code, 0)
 	switch {
 	case text != "" && code != "":
-		return cleanText(text) + " (code " + code + ")"
+		return vendorhttp.CleanText(text, 0) + " (code " + code + ")"
 	case code != "":
 		return "code " + code
 	}
-	return cleanText(text)
-}
-
-// cleanText makes gateway text fit for an error message: valid UTF-8,
-// no control characters, clipped.
-func cleanText(s string) string {
-	s = strings.ToValidUTF8(s, "?")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return vendorhttp.Clip(strings.TrimSpace(s))
+	return vendorhttp.CleanText(text, 0)
 }
 
 // recipient returns the phone number a message of ours went to, digits

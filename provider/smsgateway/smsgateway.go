@@ -8,10 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
@@ -90,27 +87,21 @@ type Provider struct {
 	key      string
 	flash    int
 	maxBatch int
-	client   *http.Client
-	ownsConn bool // client was made by New, so Close may release it
-	closed   atomic.Bool
+	conn     *vendorhttp.Conn
 }
 
 // New returns a Provider for cfg. It fails when APIKey is missing or holds
 // control characters (a pasted line break), or BaseURL is not an http(s)
 // URL without user info, query or fragment.
 func New(cfg Config) (*Provider, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("smsgateway: Config.APIKey is required")
+	if err := vendorhttp.CheckSecret("smsgateway", "APIKey", cfg.APIKey); err != nil {
+		return nil, err
 	}
-	if strings.IndexFunc(cfg.APIKey, unicode.IsControl) >= 0 {
-		return nil, errors.New("smsgateway: Config.APIKey must not contain control characters such as line breaks")
+	base, err := vendorhttp.CheckBaseURL("smsgateway", cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if !vendorhttp.ValidBaseURL(cfg.BaseURL) {
-		return nil, errors.New("smsgateway: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
-	}
+	cfg.BaseURL = base
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
@@ -125,14 +116,10 @@ func New(cfg Config) (*Provider, error) {
 		base:     baseOf(cfg.BaseURL),
 		key:      cfg.APIKey,
 		maxBatch: cfg.MaxBatch,
-		client:   cfg.HTTPClient,
+		conn:     vendorhttp.NewConn(cfg.HTTPClient, DefaultTimeout),
 	}
 	if cfg.Flash {
 		p.flash = 1
-	}
-	if p.client == nil {
-		p.client = vendorhttp.NewClient(DefaultTimeout)
-		p.ownsConn = true
 	}
 	return p, nil
 }
@@ -156,12 +143,7 @@ func (p *Provider) Name() string { return p.name }
 // Close releases the idle connections of the default HTTP client; a client
 // given in Config is left alone. Send keeps working after Close, opening
 // new connections.
-func (p *Provider) Close() error {
-	if p.ownsConn && p.closed.CompareAndSwap(false, true) {
-		p.client.CloseIdleConnections()
-	}
-	return nil
-}
+func (p *Provider) Close() error { return p.conn.Close() }
 
 // sendRequest is the JSON body of a send; empty fields are left out, as
 // each route takes its own.
@@ -367,11 +349,11 @@ type response struct {
 func (r *response) message() string {
 	var s string
 	if json.Unmarshal(r.Message, &s) == nil {
-		return clean(s)
+		return vendorhttp.CleanText(s, 200)
 	}
 	var list []string
 	if json.Unmarshal(r.Message, &list) == nil {
-		return clean(strings.Join(list, " "))
+		return vendorhttp.CleanText(strings.Join(list, " "), 200)
 	}
 	return ""
 }
@@ -381,7 +363,7 @@ func (r *response) message() string {
 // the transport: CodeUnavailable only when the request was certainly not
 // written, CodeOutcomeUnknown once it may have been).
 func (p *Provider) call(ctx context.Context, path string, data []byte, out *response) error {
-	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "smsgateway", Method: http.MethodPost,
+	ans, err := p.conn.Do(ctx, vendorhttp.Request{Name: "smsgateway", Method: http.MethodPost,
 		URL: p.base + path, URLConfig: "smsgateway Config.BaseURL", Body: data, Limit: maxBody,
 		Header: http.Header{"Authorization": {p.key}, "Cache-Control": {"no-cache"}}})
 	if err != nil {
@@ -449,27 +431,6 @@ func vendorError(httpStatus int, header http.Header, code int, msg string) error
 	return e
 }
 
-// clean makes vendor text safe to put in an error: one line, no control
-// characters, bounded.
-func clean(s string) string {
-	const max = 200
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
-
 // Balance returns the vendor wallet's balance, in rupees (INR): what the
 // vendor will still send. Digits past the paisa are cut, never rounded up.
 // Errors are classified as for Send (a wrong key is CodeRejected), except
@@ -511,7 +472,7 @@ func parseWallet(raw json.RawMessage) (notify.Money, error) {
 	}
 	m, err := record.ParseMoney(s, inr)
 	if err != nil {
-		return notify.Money{}, fmt.Errorf("the wallet figure %q is not a decimal amount", clean(s))
+		return notify.Money{}, fmt.Errorf("the wallet figure %q is not a decimal amount", vendorhttp.CleanText(s, 200))
 	}
 	return m, nil
 }

@@ -2,14 +2,10 @@ package smsgateway
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
-	"net/url"
 	"strings"
-	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp"
@@ -105,19 +101,8 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	reports := make([]*notify.DeliveryReport, 0, len(entries))
-	for _, e := range entries {
-		if rep := h.report(e); rep != nil {
-			reports = append(reports, rep)
-		}
-	}
-	h.count.Ignore(len(entries) - len(reports))
-	h.count.Deliver(r.Context(), w, h.cfg.Reporter, reports)
+	h.count.DeliverEntries(r.Context(), w, h.cfg.Reporter, entries, h.report)
 }
-
-// entry is one report as the vendor sent it: its scalar fields, names in
-// lower case, values as strings.
-type entry map[string]string
 
 // The names each field of a report goes by, in order of preference: the
 // vendor's Standard webhook variables first (request_id, mobile, status,
@@ -135,241 +120,60 @@ var (
 	sentTimeFields = []string{"sent_timestamp", "sent_time"}
 )
 
-// wrapperFields hold a list of reports (or one) inside a JSON callback:
-// {"data": [...]}, the CleverTap template's {"statuses": [...]}, the
-// delivery-report API's {"delivery_status": [...]}.
-var wrapperFields = []string{"data", "reports", "statuses", "delivery_status"}
-
-// maxDepth bounds how deep reports may be wrapped.
-const maxDepth = 3
+// reportShape is how the vendor wraps reports: {"data": [...]}, the
+// CleverTap template's {"statuses": [...]}, the delivery-report API's
+// {"delivery_status": [...]}, up to three deep.
+var reportShape = vendorhttp.EntryShape{
+	IDFields:     idFields,
+	Wrappers:     []string{"data", "reports", "statuses", "delivery_status"},
+	StatusFields: statusFields,
+	MaxDepth:     3,
+	XMLHint:      "choose JSON or Form URL Encoded in the vendor's webhook settings",
+}
 
 // entries reads the callback's reports: the query of a GET, and the body
 // of a POST or PUT (or its query, when the body is empty). An entry
 // without a request ID is an error: nothing could match it, and a
 // receiver that is sent what it cannot read says so. It answers the
 // request when it reports false.
-func (h *Webhook) entries(w http.ResponseWriter, r *http.Request) ([]entry, bool) {
+func (h *Webhook) entries(w http.ResponseWriter, r *http.Request) ([]vendorhttp.Entry, bool) {
 	var (
-		list []entry
+		list []vendorhttp.Entry
 		err  error
 	)
 	if r.Method == http.MethodGet {
-		list = formEntries(r.URL.Query())
+		list, err = reportShape.Form(r.URL.Query())
 	} else {
 		body, ok := h.count.Read(w, r, &h.body)
 		if !ok {
 			return nil, false
 		}
-		if body = bytes.TrimSpace(body); len(body) == 0 {
-			list = formEntries(r.URL.Query())
-		} else if list, err = bodyEntries(r.Header.Get("Content-Type"), body); err != nil {
-			h.count.Malformed(w, err)
-			return nil, false
+		if len(bytes.TrimSpace(body)) == 0 {
+			list, err = reportShape.Form(r.URL.Query())
+		} else {
+			list, err = reportShape.ReadEntries(r.Header.Get("Content-Type"), body)
 		}
 	}
-	if list, err = checkEntries(list); err != nil {
+	if err == nil {
+		err = checkEntries(list)
+	}
+	if err != nil {
 		h.count.Malformed(w, err)
 		return nil, false
 	}
 	return list, true
 }
 
-// bodyEntries reads a non-empty body: JSON when it looks like JSON,
-// whatever its Content-Type (the vendor's "Raw JSON" payload transform
-// sends JSON as a form), else a form.
-func bodyEntries(contentType string, body []byte) ([]entry, error) {
-	ct, _, _ := mime.ParseMediaType(contentType)
-	switch {
-	case body[0] == '{' || body[0] == '[':
-		return jsonEntries(body)
-	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
-		return nil, errors.New("the body is not a JSON object or array")
-	case body[0] == '<' || strings.HasSuffix(ct, "/xml") || strings.HasSuffix(ct, "+xml"):
-		return nil, errors.New("XML callbacks are not read: choose JSON or Form URL Encoded in the vendor's webhook settings")
-	}
-	q, err := url.ParseQuery(string(body))
-	if err != nil {
-		return nil, err
-	}
-	return formEntries(q), nil
-}
-
-func checkEntries(list []entry) ([]entry, error) {
+func checkEntries(list []vendorhttp.Entry) error {
 	if len(list) == 0 {
-		return nil, errors.New("no report in the callback")
+		return errors.New("no report in the callback")
 	}
 	for _, e := range list {
-		if e.get(idFields...) == "" {
-			return nil, errors.New("a report without a request_id")
-		}
-	}
-	return list, nil
-}
-
-// formEntries reads a form or query: one report of its first values,
-// unless a wrapper field holds JSON (a form carrying data=[...]).
-func formEntries(q url.Values) []entry {
-	e := entry{}
-	for k, v := range q {
-		if len(v) > 0 {
-			e.set(k, strings.TrimSpace(v[0]))
-		}
-	}
-	for _, k := range wrapperFields {
-		if s := e[k]; strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{") {
-			if list, err := jsonEntries([]byte(s)); err == nil {
-				return list
-			}
-		}
-	}
-	if len(e) == 0 {
-		return nil
-	}
-	return []entry{e}
-}
-
-// jsonEntries reads a JSON callback: a report object, an array of them,
-// or an object wrapping them (wrapperFields), up to maxDepth levels.
-func jsonEntries(body []byte) ([]entry, error) {
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, errors.New("more than one JSON value in the body")
-	}
-	var out []entry
-	if err := walk(v, "", 0, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// walk appends the reports in v; id is the request ID of the object that
-// wraps v, which a wrapped report without its own inherits.
-func walk(v any, id string, depth int, out *[]entry) error {
-	switch v := v.(type) {
-	case []any:
-		return walkList(v, id, depth, out)
-	case map[string]any:
-		e := objectEntry(v, id)
-		if depth < maxDepth {
-			inner, err := wrapped(v, e)
-			if err != nil {
-				return err
-			}
-			if inner != nil {
-				return walk(inner, e.get(idFields...), depth+1, out)
-			}
-		}
-		*out = append(*out, e)
-		return nil
-	}
-	return errors.New("a callback must be a JSON object or array")
-}
-
-// walkList appends the reports of the list v, each of which must be an
-// object; id is as for walk.
-func walkList(v []any, id string, depth int, out *[]entry) error {
-	for _, item := range v {
-		if _, ok := item.(map[string]any); !ok {
-			return errors.New("a report must be a JSON object")
-		}
-		if err := walk(item, id, depth, out); err != nil {
-			return err
+		if e.Get(idFields...) == "" {
+			return errors.New("a report without a request_id")
 		}
 	}
 	return nil
-}
-
-// objectEntry returns the string and number fields of the JSON object v
-// as an entry; one without a request ID of its own takes id, the ID of
-// the object that wraps it, if any.
-func objectEntry(v map[string]any, id string) entry {
-	e := entry{}
-	for k, val := range v {
-		switch val := val.(type) {
-		case string:
-			e.set(k, strings.TrimSpace(val))
-		case json.Number:
-			e.set(k, val.String())
-		}
-	}
-	if e.get(idFields...) == "" && id != "" {
-		e["request_id"] = id
-	}
-	return e
-}
-
-// wrapped returns the reports the object v (read as e) wraps in the
-// first of wrapperFields that holds some, as a list or an object, or nil
-// when v is a report itself. A wrapper may hold them as JSON in a
-// string, {"data": "[...]"}, which must then decode. A list is always
-// reports; an object is a wrapped report unless v has a status of its
-// own (then v is the report).
-func wrapped(v map[string]any, e entry) (any, error) {
-	for _, k := range wrapperFields {
-		inner, ok := field(v, k)
-		if !ok {
-			continue
-		}
-		if s, isString := inner.(string); isString {
-			s = strings.TrimSpace(s)
-			if !strings.HasPrefix(s, "[") && !strings.HasPrefix(s, "{") {
-				continue
-			}
-			d := json.NewDecoder(strings.NewReader(s))
-			d.UseNumber()
-			if d.Decode(&inner) != nil {
-				return nil, errors.New("a wrapped report list that is not JSON")
-			}
-		}
-		switch inner.(type) {
-		case []any:
-			return inner, nil
-		case map[string]any:
-			if e.get(statusFields...) == "" {
-				return inner, nil
-			}
-		}
-	}
-	return nil, nil
-}
-
-// field returns v's field named k in any letter case, the exact name
-// first.
-func field(v map[string]any, k string) (any, bool) {
-	if x, ok := v[k]; ok {
-		return x, true
-	}
-	for name, x := range v {
-		if strings.EqualFold(name, k) {
-			return x, true
-		}
-	}
-	return nil, false
-}
-
-// set records a field under its lower-case name; a name already in lower
-// case wins over another spelling of it.
-func (e entry) set(k, v string) {
-	lk := strings.ToLower(k)
-	if _, taken := e[lk]; taken && lk != k {
-		return
-	}
-	e[lk] = v
-}
-
-// get returns the first of names the entry has a value for.
-func (e entry) get(names ...string) string {
-	for _, n := range names {
-		if v := e[n]; v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // dlrStates is the one table of the vendor's delivery statuses (read
@@ -395,41 +199,30 @@ var dlrStates = map[string]record.State{
 
 // report turns one entry into a report, or nil for a status that says
 // nothing final.
-func (h *Webhook) report(e entry) *notify.DeliveryReport {
-	status := strings.ToUpper(e.get(statusFields...))
+func (h *Webhook) report(e vendorhttp.Entry) *notify.DeliveryReport {
+	status := strings.ToUpper(e.Get(statusFields...))
 	state, ok := dlrStates[status]
 	if !ok {
 		return nil
 	}
-	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: e.get(idFields...),
-		To: e.get(numberFields...), State: state}
+	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: e.Get(idFields...),
+		To: e.Get(numberFields...), State: state}
 	if state == record.StateSent {
-		r.At = e.time(sentTimeFields...)
+		r.At = e.Time(vendorhttp.IST, sentTimeFields...)
 	}
 	if r.At.IsZero() {
-		r.At = e.time(timeFields...)
+		r.At = e.Time(vendorhttp.IST, timeFields...)
 	}
 	if state == record.StateFailed {
 		r.VendorCode = status
-		if code := e.get(codeFields...); code != "" {
+		if code := e.Get(codeFields...); code != "" {
 			r.VendorCode += ":" + vendorhttp.Clip(code)
 		}
-		text := vendorhttp.Clip(e.get(textFields...))
+		text := vendorhttp.Clip(e.Get(textFields...))
 		if text == "" {
 			text = "the operator reported the SMS " + strings.ToLower(status)
 		}
 		r.Error = "smsgateway: " + text
 	}
 	return r
-}
-
-// time returns the first of names whose value is a time vendorhttp.ReportTime reads;
-// zero (the Notifier's now) when none is.
-func (e entry) time(names ...string) time.Time {
-	for _, n := range names {
-		if t := vendorhttp.ReportTime(e[n], vendorhttp.IST); !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
 }

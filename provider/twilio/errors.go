@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp"
@@ -174,11 +173,5 @@ func clean(s, otp string) string {
 	if otp != "" {
 		s = strings.ReplaceAll(s, otp, "[otp]")
 	}
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return vendorhttp.Clip(strings.TrimSpace(s))
+	return vendorhttp.CleanText(s, 0)
 }

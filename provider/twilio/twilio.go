@@ -9,7 +9,6 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -95,16 +94,14 @@ type Config struct {
 // Create one with New; it is safe for concurrent use and holds no
 // goroutines.
 type Provider struct {
-	name      string
-	endpoint  string // {base}/2010-04-01/Accounts/{sid}/Messages.json
-	user      string
-	pass      string
-	from      string
-	service   string
-	callback  string
-	client    *http.Client
-	ownsConns bool // client was made by New, so Close may release it
-	closed    atomic.Bool
+	name     string
+	endpoint string // {base}/2010-04-01/Accounts/{sid}/Messages.json
+	user     string
+	pass     string
+	from     string
+	service  string
+	callback string
+	conn     *vendorhttp.Conn
 }
 
 // New returns a Provider for cfg. It fails, naming the field and never
@@ -152,13 +149,11 @@ func New(cfg Config) (*Provider, error) {
 			return nil, errors.New("twilio: Config.StatusCallback must be an absolute http(s) URL whose host has no underscore")
 		}
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
+	base, err := vendorhttp.CheckBaseURL("twilio", cfg.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
-	if !vendorhttp.ValidBaseURL(cfg.BaseURL) {
-		return nil, errors.New("twilio: Config.BaseURL must be an http(s) URL without credentials, query or fragment")
-	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
+	base = strings.TrimRight(base, "/")
 	base = strings.TrimSuffix(base, "/"+APIVersion)
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
@@ -171,11 +166,7 @@ func New(cfg Config) (*Provider, error) {
 		from:     cfg.From,
 		service:  cfg.MessagingServiceSID,
 		callback: cfg.StatusCallback,
-		client:   cfg.HTTPClient,
-	}
-	if p.client == nil {
-		p.client = vendorhttp.NewClient(DefaultTimeout)
-		p.ownsConns = true
+		conn:     vendorhttp.NewConn(cfg.HTTPClient, DefaultTimeout),
 	}
 	return p, nil
 }
@@ -186,12 +177,7 @@ func (p *Provider) Name() string { return p.name }
 // Close releases the idle connections of the default HTTP client; a
 // client given in Config is left alone. Send keeps working after Close,
 // opening new connections.
-func (p *Provider) Close() error {
-	if p.ownsConns && p.closed.CompareAndSwap(false, true) {
-		p.client.CloseIdleConnections()
-	}
-	return nil
-}
+func (p *Provider) Close() error { return p.conn.Close() }
 
 // Send creates one message, once, and returns its SID ("SM" and 32 hex
 // digits) as the ProviderMessageID. The body is the sms.Message's Text on
@@ -298,7 +284,7 @@ func (p *Provider) post(ctx context.Context, body string) (*answer, error) {
 	req.SetBasicAuth(p.user, p.pass)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	resp, err := p.client.Do(req)
+	resp, err := p.conn.Client().Do(req)
 	if err != nil {
 		if w.NotWritten() {
 			if cerr := ctx.Err(); cerr != nil {

@@ -1,12 +1,17 @@
 package vendorhttp
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 )
@@ -70,4 +75,83 @@ func Foreign(name string, status int, h http.Header, what string) error {
 		return Unknownf(name, "HTTP %d, and the answer %s", status, what)
 	}
 	return notify.Errorf(notify.CodeRejected, "%s: HTTP %d, and the answer %s", name, status, what)
+}
+
+// Conn is the HTTP client a provider holds: the one its Config gave, or,
+// when that is nil, one of NewClient's, whose idle connections Close
+// releases. It is safe for concurrent use.
+type Conn struct {
+	client *http.Client
+	owned  bool // made here, so Close may release it
+	closed atomic.Bool
+}
+
+// NewConn returns a Conn of given, or of NewClient(timeout) when given is
+// nil.
+func NewConn(given *http.Client, timeout time.Duration) *Conn {
+	if given != nil {
+		return &Conn{client: given}
+	}
+	return &Conn{client: NewClient(timeout), owned: true}
+}
+
+// Client returns the HTTP client.
+func (c *Conn) Client() *http.Client { return c.client }
+
+// Do sends r once with the client, as the function Do does.
+func (c *Conn) Do(ctx context.Context, r Request) (*Answer, error) { return Do(ctx, c.client, r) }
+
+// Close releases the idle connections of a client NewConn made, once; a
+// client given to NewConn is left alone. Requests keep working after
+// Close, opening new connections. It never fails.
+func (c *Conn) Close() error {
+	if c.owned && c.closed.CompareAndSwap(false, true) {
+		c.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// CheckSecret says what is wrong with a required credential of provider
+// name's Config: missing, or holding control characters (a pasted line
+// break), which an HTTP header cannot carry. The error names field, never
+// the value; nil when it is fine.
+func CheckSecret(name, field, value string) error {
+	if value == "" {
+		return fmt.Errorf("%s: Config.%s is required", name, field)
+	}
+	if strings.IndexFunc(value, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%s: Config.%s must not contain control characters such as line breaks", name, field)
+	}
+	return nil
+}
+
+// CheckBaseURL returns raw, or def when raw is empty, when it can be a
+// vendor API's base URL (ValidBaseURL); else an error naming Config.BaseURL
+// of provider name.
+func CheckBaseURL(name, raw, def string) (string, error) {
+	if raw == "" {
+		raw = def
+	}
+	if !ValidBaseURL(raw) {
+		return "", fmt.Errorf("%s: Config.BaseURL must be an http(s) URL without credentials, query or fragment", name)
+	}
+	return raw, nil
+}
+
+// CleanText makes vendor text fit for an error message: invalid UTF-8 and
+// control characters become spaces, runs of white space one space, and
+// text over limit bytes (300 when limit is 0 or less) is clipped without
+// splitting a UTF-8 sequence, "..." marking the cut.
+func CleanText(s string, limit int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, " "))
+	s = strings.Join(strings.Fields(s), " ")
+	if limit <= 0 {
+		limit = clipLimit
+	}
+	return clip(s, limit)
 }

@@ -295,14 +295,20 @@ func Cause(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
+// clipLimit is how much vendor text Clip keeps.
+const clipLimit = 300
+
 // Clip shortens vendor text to a sane length for an error message (300
 // bytes and "..."), without splitting a UTF-8 sequence.
-func Clip(s string) string {
-	const max = 300
-	if len(s) <= max {
+func Clip(s string) string { return clip(s, clipLimit) }
+
+// clip shortens s to limit bytes and "...", without splitting a UTF-8
+// sequence.
+func clip(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	cut := max
+	cut := limit
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}

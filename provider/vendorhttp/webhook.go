@@ -368,3 +368,17 @@ func (c *Receiver) Deliver(ctx context.Context, w http.ResponseWriter, rep notif
 	}
 	w.WriteHeader(http.StatusOK)
 }
+
+// DeliverEntries turns entries into reports with report, which returns
+// nil for an entry that says nothing final (counted ignored), and hands
+// them to rep as Deliver does.
+func (c *Receiver) DeliverEntries(ctx context.Context, w http.ResponseWriter, rep notify.Reporter, entries []Entry, report func(Entry) *notify.DeliveryReport) {
+	reports := make([]*notify.DeliveryReport, 0, len(entries))
+	for _, e := range entries {
+		if r := report(e); r != nil {
+			reports = append(reports, r)
+		}
+	}
+	c.Ignore(len(entries) - len(reports))
+	c.Deliver(ctx, w, rep, reports)
+}
