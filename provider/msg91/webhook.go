@@ -2,7 +2,6 @@ package msg91
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,17 +57,11 @@ type Webhook struct {
 // never repeating the token, when Reporter is missing or Token is shorter
 // than 16 bytes or holds '/', spaces or control characters.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	if cfg.Reporter == nil {
-		return nil, errors.New("msg91: WebhookConfig.Reporter is required")
-	}
-	if err := vendorhttp.CheckToken(cfg.Token); err != nil {
-		return nil, fmt.Errorf("msg91: WebhookConfig.Token %w", err)
+	if err := vendorhttp.CheckTokenReceiver("msg91", cfg.Reporter, cfg.Token); err != nil {
+		return nil, err
 	}
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
 	}
 	return &Webhook{cfg: cfg, body: vendorhttp.WebhookBody{Max: cfg.MaxBody}}, nil
 }
@@ -89,11 +82,7 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // otherwise, for reports of unknown request IDs (counted Unmatched) and
 // statuses that say nothing final (counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !vendorhttp.AllowMethods(w, r, http.MethodPost) {
-		return
-	}
-	if !vendorhttp.SecretEqual(vendorhttp.PathToken(r), h.cfg.Token) {
-		h.count.Refuse(w, r)
+	if !h.count.AdmitToken(w, r, h.cfg.Token, http.MethodPost) {
 		return
 	}
 	body, ok := h.count.Read(w, r, &h.body)

@@ -3,7 +3,6 @@ package smsgateway
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -40,7 +39,7 @@ type WebhookConfig struct {
 // a verbose Standard body. The token is checked before the body is read,
 // so only the vendor (or a leaked token) can make the receiver read this
 // much.
-const DefaultMaxBody = 1 << 20
+const DefaultMaxBody = vendorhttp.MaxWebhookBody
 
 // Webhook receives the vendor's delivery-report (DLR) callbacks and turns
 // them into notify.DeliveryReports for WebhookConfig.Reporter; the
@@ -59,17 +58,11 @@ type Webhook struct {
 // never repeating the token, when Reporter is missing or Token is shorter
 // than 16 bytes or holds '/', spaces or control characters.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	if cfg.Reporter == nil {
-		return nil, errors.New("smsgateway: WebhookConfig.Reporter is required")
-	}
-	if err := vendorhttp.CheckToken(cfg.Token); err != nil {
-		return nil, fmt.Errorf("smsgateway: WebhookConfig.Token %w", err)
+	if err := vendorhttp.CheckTokenReceiver("smsgateway", cfg.Reporter, cfg.Token); err != nil {
+		return nil, err
 	}
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
 	}
 	return &Webhook{cfg: cfg, body: vendorhttp.WebhookBody{Max: cfg.MaxBody}}, nil
 }
@@ -90,11 +83,7 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // reports of unknown request IDs (counted Unmatched) and statuses that
 // say nothing final (counted Ignored) too.
 func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !vendorhttp.AllowMethods(w, r, http.MethodGet, http.MethodPost, http.MethodPut) {
-		return
-	}
-	if !vendorhttp.SecretEqual(vendorhttp.PathToken(r), h.cfg.Token) {
-		h.count.Refuse(w, r)
+	if !h.count.AdmitToken(w, r, h.cfg.Token, http.MethodGet, http.MethodPost, http.MethodPut) {
 		return
 	}
 	entries, ok := h.entries(w, r)

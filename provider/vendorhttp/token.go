@@ -1,29 +1,49 @@
 package vendorhttp
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/notifykit/notify"
 )
 
-// MinTokenLen is the shortest path token CheckToken accepts: for a vendor
+// MinTokenLen is the shortest path token CheckTokenReceiver accepts: for a vendor
 // that signs nothing, the token in the callback URL is the receiver's
 // only authentication.
 const MinTokenLen = 16
 
-// CheckToken says what is wrong with a receiver's path token, for its
-// constructor's error (prefixed with the package's name): shorter than
-// MinTokenLen, or holding '/', spaces or control characters, which a
-// path segment cannot carry as they are. The error never repeats the
-// token.
-func CheckToken(token string) error {
+// CheckTokenReceiver says what is wrong with the WebhookConfig of a
+// receiver of provider name that a token in its path authenticates (a
+// vendor that signs nothing): no Reporter, or a Token shorter than
+// MinTokenLen or holding '/', spaces or control characters, which a path
+// segment cannot carry as they are. The error names the field and never
+// repeats the token; nil when all is well.
+func CheckTokenReceiver(name string, rep notify.Reporter, token string) error {
 	switch {
+	case rep == nil:
+		return fmt.Errorf("%s: WebhookConfig.Reporter is required", name)
 	case len(token) < MinTokenLen:
-		return errors.New("must be at least 16 bytes: it is the receiver's only authentication")
+		return fmt.Errorf("%s: WebhookConfig.Token must be at least %d bytes: it is the receiver's only authentication", name, MinTokenLen)
 	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
-		return errors.New("must not contain '/', spaces or control characters")
+		return fmt.Errorf("%s: WebhookConfig.Token must not contain '/', spaces or control characters", name)
 	}
 	return nil
+}
+
+// AdmitToken answers a request whose method is not one of methods (405,
+// with Allow) or whose path token (PathToken) is not token (401, compared
+// in constant time before a byte of the body is read, counted refused),
+// and reports whether the receiver may go on with it.
+func (c *Receiver) AdmitToken(w http.ResponseWriter, r *http.Request, token string, methods ...string) bool {
+	if !AllowMethods(w, r, methods...) {
+		return false
+	}
+	if !SecretEqual(PathToken(r), token) {
+		c.Refuse(w, r)
+		return false
+	}
+	return true
 }
 
 // PathToken is the token a request carries: the {token} wildcard of a
