@@ -1,14 +1,11 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -47,10 +44,10 @@ type Config struct {
 // provider of the SMS, e-mail and chat channels at once. It is safe for
 // concurrent use and keeps no state between sends.
 type Provider struct {
-	base   string
-	auth   string
-	client *http.Client
-	name   string
+	base string
+	auth string
+	conn *vendorhttp.Conn
+	name string
 }
 
 // New returns a Provider for cfg, or an error naming the bad field.
@@ -73,10 +70,7 @@ func New(cfg Config) (*Provider, error) {
 	if key == "" || strings.ContainsAny(key, " \t\r\n") {
 		return nil, errors.New("gateway: Config.APIKey is required and must not contain spaces")
 	}
-	p := &Provider{base: base, auth: "Bearer " + key, client: cfg.HTTPClient, name: cfg.Name}
-	if p.client == nil {
-		p.client = &http.Client{Timeout: 30 * time.Second}
-	}
+	p := &Provider{base: base, auth: "Bearer " + key, conn: vendorhttp.NewConn(cfg.HTTPClient, 30*time.Second), name: cfg.Name}
 	if p.name == "" {
 		p.name = "gateway"
 	}
@@ -111,17 +105,13 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, err
 	}
 	what := "POST " + path
-	a, err := p.do(ctx, http.MethodPost, path, true, env.ID, body)
+	a, err := p.do(ctx, http.MethodPost, path, env.ID, body)
 	if err != nil {
 		return nil, err
 	}
-	if a.readErr != nil {
-		return nil, notify.Errorf(notify.CodeOutcomeUnknown,
-			"gateway: %s: remote HTTP %d, its answer could not be read (%w); the remote may have sent the message", what, a.status, a.readErr)
-	}
 	var res response
-	isJSON := json.Unmarshal(a.raw, &res) == nil
-	if a.status == http.StatusOK && isJSON && res.Success {
+	isJSON := json.Unmarshal(a.Body, &res) == nil
+	if a.Status == http.StatusOK && isJSON && res.Success {
 		if res.MessageID == "" {
 			// The remote says it sent but not under which ID.
 			return nil, notify.Errorf(notify.CodeOutcomeUnknown, "gateway: %s: remote answered success without a message_id; it may have sent the message", what)
@@ -134,13 +124,13 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		}, nil
 	}
 	if isJSON {
-		if e := proven(a.status, a.header, &res); e != nil {
+		if e := proven(a.Status, a.Header, &res); e != nil {
 			return nil, e
 		}
-	} else if e := proxyRefusal(what, a.status); e != nil {
+	} else if e := proxyRefusal(what, a.Status); e != nil {
 		return nil, e
 	}
-	return nil, unknownAnswer(what, a.status, isJSON, &res)
+	return nil, unknownAnswer(what, a.Status, isJSON, &res)
 }
 
 // proxyRefusal classifies a 4xx that is not the API's JSON: an answer from
@@ -162,24 +152,22 @@ func proxyRefusal(what string, status int) error {
 // read changes nothing at the remote, so an answer that proves nothing is
 // CodeUnavailable here, not an unknown outcome.
 func (p *Provider) Balance(ctx context.Context) (record.Balance, error) {
-	a, err := p.do(ctx, http.MethodGet, "/balance", false, "", nil)
+	a, err := p.do(ctx, http.MethodGet, "/balance", "", nil)
 	if err != nil {
-		return record.Balance{}, err
+		return record.Balance{}, vendorhttp.ReadOnly(err) // a read sends nothing
 	}
 	var res balanceResponse
 	switch {
-	case a.readErr != nil:
-		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: reading the answer (HTTP %d): %v", a.status, a.readErr)
-	case json.Unmarshal(a.raw, &res) != nil:
-		if a.status < 300 {
-			return record.Balance{}, notify.Errorf(notify.CodeRejected, "gateway: GET /balance: HTTP %d without the API's JSON body; check Config.BaseURL", a.status)
+	case json.Unmarshal(a.Body, &res) != nil:
+		if a.Status < 300 {
+			return record.Balance{}, notify.Errorf(notify.CodeRejected, "gateway: GET /balance: HTTP %d without the API's JSON body; check Config.BaseURL", a.Status)
 		}
-		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: HTTP %d without the API's JSON body", a.status)
-	case a.status != http.StatusOK || !res.Success:
-		if e := proven(a.status, a.header, &res.response); e != nil {
+		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: HTTP %d without the API's JSON body", a.Status)
+	case a.Status != http.StatusOK || !res.Success:
+		if e := proven(a.Status, a.Header, &res.response); e != nil {
 			return record.Balance{}, e
 		}
-		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: %s", describe(a.status, &res.response))
+		return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "gateway: GET /balance: %s", describe(a.Status, &res.response))
 	}
 	d := res.Data
 	cur := record.Currency{Code: d.Currency.Code, Symbol: d.Currency.Symbol, Exponent: d.Currency.Exponent}
@@ -193,85 +181,18 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 	return err
 }
 
-// maxResponse bounds the response body read; the gateway's answers are a
-// few hundred bytes.
-const maxResponse = 1 << 20
-
-// answer is a response whose status line arrived.
-type answer struct {
-	status int
-	header http.Header
-	raw    []byte
-	// readErr is set when the body could not be read in full.
-	readErr error
-}
-
-// do sends one request and reads the answer. It fails only when no
-// status line arrived: with CodeUnavailable when the request was
-// certainly not written (nothing reached the remote) or is a read (send
-// false), else with CodeOutcomeUnknown; either wraps ctx.Err() when ctx
-// ended. idemKey, when not empty, is sent as the Idempotency-Key.
-func (p *Provider) do(ctx context.Context, method, path string, send bool, idemKey string, body []byte) (*answer, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	track := vendorhttp.NewWrites()
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, track.Trace()), method, p.base+path, rd)
-	if err != nil {
-		return nil, notify.Errorf(notify.CodeRejected, "gateway: %s %s: the request cannot be built (%v); check Config.BaseURL", method, path, err)
-	}
-	req.Header.Set("Authorization", p.auth)
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+// do sends one request through the vendor kit, which reads the whole
+// answer and classifies a failure: CodeUnavailable when the request was
+// certainly not written (nothing reached the remote), else
+// CodeOutcomeUnknown; either wraps ctx.Err() when ctx ended. idemKey, when
+// not empty, is sent as the Idempotency-Key.
+func (p *Provider) do(ctx context.Context, method, path, idemKey string, body []byte) (*vendorhttp.Answer, error) {
+	h := http.Header{"Authorization": {p.auth}}
 	if idemKey != "" {
-		req.Header.Set("Idempotency-Key", idemKey)
-		// With Idempotency-Key set, net/http's Transport takes a POST for
-		// idempotent and may write it again on a fresh connection when a
-		// reused one fails after the request was written: a resend of a
-		// message whose outcome is unknown. A request without GetBody is
-		// never replayed (see http.Transport); a failure before the
-		// request was written is retried by the Notifier instead.
-		req.GetBody = nil
+		h.Set("Idempotency-Key", idemKey)
 	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		cause := transportError(err)
-		if cerr := ctx.Err(); cerr != nil {
-			cause = cerr
-		}
-		switch {
-		case !send:
-			// A read: nothing to be unknown about.
-			return nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: %w", method, path, cause)
-		case !track.NotWritten():
-			return nil, notify.Errorf(notify.CodeOutcomeUnknown,
-				"gateway: %s %s: %w after the request was written, before an answer; the remote may have sent the message", method, path, cause)
-		}
-		return nil, notify.Errorf(notify.CodeUnavailable, "gateway: %s %s: nothing sent: %w", method, path, cause)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	a := &answer{status: resp.StatusCode, header: resp.Header, raw: raw}
-	if err != nil {
-		a.readErr = transportError(err)
-		if cerr := ctx.Err(); cerr != nil {
-			a.readErr = fmt.Errorf("%w (%v)", cerr, a.readErr)
-		}
-	}
-	return a, nil
-}
-
-// transportError keeps the cause of a transport failure but not the URL,
-// which *url.Error repeats (harmless, as it holds no key, but noisy).
-func transportError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
+	return p.conn.Do(ctx, vendorhttp.Request{Name: "gateway: " + method + " " + path, Method: method, URL: p.base + path,
+		URLConfig: "Config.BaseURL", Body: body, Header: h})
 }
 
 // response is the part of every answer the provider reads.

@@ -90,7 +90,7 @@ func TestErrorClassification(t *testing.T) {
 		{"200 success false, proving code", reply{status: 200, body: errBody("unavailable", "down")}, notify.CodeOutcomeUnknown, unknown, 0, nil, ""},
 		{"503 body cut short", reply{status: 503, body: errBody("unavailable", "down"), network: cutBody}, notify.CodeOutcomeUnknown, unknown, 0, nil, "could not be read"},
 		{"200 body cut short", reply{status: 200, body: `{"success":true,"message_id":"remote-88"}`, network: cutBody}, notify.CodeOutcomeUnknown, unknown, 0, nil, ""},
-		{"no answer", reply{network: hangUp}, notify.CodeOutcomeUnknown, unknown, 0, nil, "after the request was written"},
+		{"no answer", reply{network: hangUp}, notify.CodeOutcomeUnknown, unknown, 0, nil, "no answer: EOF (the vendor may have accepted the message"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

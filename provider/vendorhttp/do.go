@@ -178,6 +178,13 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	if st != nil {
 		req.ContentLength = -1 // chunked: a body cut short is never complete
 	}
+	// net/http's Transport takes a request with an Idempotency-Key (or a
+	// GET) for idempotent, and writes it again on a fresh connection when a
+	// reused one fails after writing it: a second send of a message whose
+	// outcome is unknown. A request without GetBody is never written
+	// again; a failure before the request was written is the Notifier's
+	// to retry.
+	req.GetBody = nil
 	resp, err := client.Do(req)
 	if st != nil {
 		if whole, srcErr := st.end(); !whole {
