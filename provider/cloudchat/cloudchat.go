@@ -60,7 +60,8 @@ type Config struct {
 	// envelopes. Default "91".
 	CountryCode string
 	// HTTPClient sends the requests. Default: a client with a 30s timeout
-	// (the caller's context bounds each send too).
+	// that never follows a redirect (vendorhttp.NewClient; the caller's
+	// context bounds each send too).
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// "cloudchat".
@@ -74,7 +75,7 @@ type Provider struct {
 	endpoint string // {base}/{version}/{phone id}
 	token    string
 	cc       string
-	client   *http.Client
+	conn     *vendorhttp.Conn
 }
 
 // digits reports whether s is 1-32 ASCII digits.
@@ -127,9 +128,6 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: DefaultTimeout}
-	}
 	if !digits(cfg.PhoneNumberID) {
 		problems = append(problems, "PhoneNumberID must be the numeric ID of the sending phone number")
 	}
@@ -156,7 +154,7 @@ func New(cfg Config) (*Provider, error) {
 		endpoint: root + "/" + cfg.Version + "/" + cfg.PhoneNumberID,
 		token:    cfg.Token,
 		cc:       cfg.CountryCode,
-		client:   cfg.HTTPClient,
+		conn:     vendorhttp.NewConn(cfg.HTTPClient, DefaultTimeout),
 	}, nil
 }
 
@@ -330,7 +328,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 // classifies its errors (CodeUnavailable only when the request was
 // certainly not written, CodeOutcomeUnknown once it may have been).
 func (p *Provider) do(ctx context.Context, method, target string, body []byte) (int, http.Header, []byte, error) {
-	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "cloudchat", Method: method, URL: target,
+	ans, err := p.conn.Do(ctx, vendorhttp.Request{Name: "cloudchat", Method: method, URL: target,
 		URLConfig: "cloudchat Config.BaseURL", Body: body, Header: http.Header{"Authorization": {"Bearer " + p.token}},
 		Limit: maxResponse})
 	if err != nil {

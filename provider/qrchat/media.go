@@ -110,7 +110,7 @@ func (p *Provider) sendMedia(ctx context.Context, path string, body sendBody, ms
 	if !ok {
 		return nil, notify.Errorf(notify.CodeInternal, "qrchat: cannot build the request body")
 	}
-	return vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "qrchat", Method: http.MethodPost, URL: p.base + path,
+	return p.conn.Do(ctx, vendorhttp.Request{Name: "qrchat", Method: http.MethodPost, URL: p.base + path,
 		URLConfig: "qrchat Config.BaseURL", Header: p.header(), Limit: maxResponse,
 		Stream: func(w io.Writer) error { return writeBody(w, prefix, suffix, ms) }})
 }

@@ -1,6 +1,7 @@
 package qrchat
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -100,7 +101,8 @@ type Config struct {
 	// Default "91".
 	CountryCode string
 	// HTTPClient talks to the gateway (not to media servers). Default: a
-	// client with a 30s timeout.
+	// client with a 30s timeout and no other limit, as the gateway may be
+	// slow to answer a media send it forwards.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// "qrchat".
@@ -159,7 +161,7 @@ type Provider struct {
 	key     string
 	session string
 	cc      string
-	client  *http.Client
+	conn    *vendorhttp.Conn
 	ttl     time.Duration
 	guard   *netguard.Guard
 	edition Edition
@@ -182,9 +184,6 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: DefaultTimeout}
 	}
 	if cfg.StatusTTL == 0 {
 		cfg.StatusTTL = DefaultStatusTTL
@@ -234,7 +233,7 @@ func New(cfg Config) (*Provider, error) {
 		key:     cfg.APIKey,
 		session: cfg.Session,
 		cc:      cfg.CountryCode,
-		client:  cfg.HTTPClient,
+		conn:    vendorhttp.NewConn(cmp.Or(cfg.HTTPClient, &http.Client{Timeout: DefaultTimeout}), 0),
 		ttl:     cfg.StatusTTL,
 		edition: cfg.Edition,
 		coreMed: cfg.CoreMedia,
@@ -635,7 +634,7 @@ func (p *Provider) CheckHealth(ctx context.Context) error { return p.checkSessio
 // request was certainly not written, CodeOutcomeUnknown once it may have
 // been).
 func (p *Provider) do(ctx context.Context, method, path string, body []byte) (int, http.Header, []byte, error) {
-	ans, err := vendorhttp.Do(ctx, p.client, vendorhttp.Request{Name: "qrchat", Method: method, URL: p.base + path,
+	ans, err := p.conn.Do(ctx, vendorhttp.Request{Name: "qrchat", Method: method, URL: p.base + path,
 		URLConfig: "qrchat Config.BaseURL", Body: body, Header: p.header(), Limit: maxResponse})
 	if err != nil {
 		return 0, nil, nil, err
