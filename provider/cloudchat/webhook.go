@@ -3,7 +3,6 @@ package cloudchat
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -56,13 +55,11 @@ type Webhook struct {
 }
 
 // NewWebhook returns a Webhook for cfg. It fails when Reporter or
-// AppSecret is missing, naming the field.
+// AppSecret is missing or AppSecret holds control characters, naming the
+// field but never repeating the secret.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	switch {
-	case cfg.Reporter == nil:
-		return nil, errors.New("cloudchat: WebhookConfig.Reporter is required")
-	case cfg.AppSecret == "":
-		return nil, errors.New("cloudchat: WebhookConfig.AppSecret is required: the vendor signs notifications with it")
+	if err := vendorhttp.CheckSignedReceiver("cloudchat", cfg.Reporter, "AppSecret", cfg.AppSecret, "the vendor signs notifications with it"); err != nil {
+		return nil, err
 	}
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp"
@@ -82,14 +81,11 @@ type Webhook struct {
 // contains control characters (a pasted line break, which no signature
 // would ever match), or Session is set but not a valid session name.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	switch {
-	case cfg.Reporter == nil:
-		return nil, errors.New("qrchat: WebhookConfig.Reporter is required")
-	case cfg.Secret == "":
-		return nil, errors.New("qrchat: WebhookConfig.Secret is required: a report can refund a message, so the gateway must sign its events (hmac.key)")
-	case strings.IndexFunc(cfg.Secret, unicode.IsControl) >= 0:
-		return nil, errors.New("qrchat: WebhookConfig.Secret must not contain control characters such as line breaks")
-	case cfg.Session != "" && !sessionName(cfg.Session):
+	if err := vendorhttp.CheckSignedReceiver("qrchat", cfg.Reporter, "Secret", cfg.Secret,
+		"a report can refund a message, so the gateway must sign its events (hmac.key)"); err != nil {
+		return nil, err
+	}
+	if cfg.Session != "" && !sessionName(cfg.Session) {
 		return nil, errors.New("qrchat: WebhookConfig.Session must be 1-64 letters, digits, '-' or '_'")
 	}
 	if cfg.Provider == "" {

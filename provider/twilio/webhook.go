@@ -74,13 +74,9 @@ type Webhook struct {
 // AuthToken holds control characters, or URL is not an absolute http(s)
 // URL without a query.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	switch {
-	case cfg.Reporter == nil:
-		return nil, errors.New("twilio: WebhookConfig.Reporter is required")
-	case cfg.AuthToken == "":
-		return nil, errors.New("twilio: WebhookConfig.AuthToken is required: Twilio signs callbacks with the account's auth token")
-	case hasControl(cfg.AuthToken):
-		return nil, errors.New("twilio: WebhookConfig.AuthToken must not contain control characters such as line breaks")
+	if err := vendorhttp.CheckSignedReceiver("twilio", cfg.Reporter, "AuthToken", cfg.AuthToken,
+		"Twilio signs callbacks with the account's auth token"); err != nil {
+		return nil, err
 	}
 	h := &Webhook{cfg: cfg}
 	if cfg.URL != "" {

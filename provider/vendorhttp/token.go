@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode"
 
 	"github.com/notifykit/notify"
 )
@@ -27,6 +28,24 @@ func CheckTokenReceiver(name string, rep notify.Reporter, token string) error {
 		return fmt.Errorf("%s: WebhookConfig.Token must be at least %d bytes: it is the receiver's only authentication", name, MinTokenLen)
 	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
 		return fmt.Errorf("%s: WebhookConfig.Token must not contain '/', spaces or control characters", name)
+	}
+	return nil
+}
+
+// CheckSignedReceiver says what is wrong with the WebhookConfig of a
+// receiver of provider name whose vendor signs its reports with a secret
+// (its WebhookConfig.<field>): no Reporter, no secret (why says what the
+// vendor signs with it), or a secret with control characters (a pasted
+// line break, which no signature would ever match). The error names the
+// field and never repeats the secret; nil when all is well.
+func CheckSignedReceiver(name string, rep notify.Reporter, field, secret, why string) error {
+	switch {
+	case rep == nil:
+		return fmt.Errorf("%s: WebhookConfig.Reporter is required", name)
+	case secret == "":
+		return fmt.Errorf("%s: WebhookConfig.%s is required: %s", name, field, why)
+	case strings.IndexFunc(secret, unicode.IsControl) >= 0:
+		return fmt.Errorf("%s: WebhookConfig.%s must not contain control characters such as line breaks", name, field)
 	}
 	return nil
 }
