@@ -42,26 +42,18 @@ type Error struct {
 // Error formats the error as "cloudchat: message: details (code C,
 // subcode S, fbtrace_id T)" followed by a hint when the code is known.
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("cloudchat: ")
-	b.WriteString(vendorhttp.Clip(e.Message))
+	text := vendorhttp.Clip(e.Message)
 	if e.Details != "" && !strings.Contains(e.Message, e.Details) {
-		b.WriteString(": ")
-		b.WriteString(vendorhttp.Clip(e.Details))
+		text += ": " + vendorhttp.Clip(e.Details)
 	}
-	b.WriteString(" (code ")
-	b.WriteString(strconv.Itoa(e.Code))
+	ids := "code " + strconv.Itoa(e.Code)
 	if e.Subcode != 0 {
-		b.WriteString(", subcode ")
-		b.WriteString(strconv.Itoa(e.Subcode))
+		ids += ", subcode " + strconv.Itoa(e.Subcode)
 	}
 	if e.TraceID != "" {
-		b.WriteString(", fbtrace_id ")
-		b.WriteString(vendorhttp.Clip(e.TraceID))
+		ids += ", fbtrace_id " + vendorhttp.Clip(e.TraceID)
 	}
-	b.WriteString(")")
-	b.WriteString(e.hint)
-	return b.String()
+	return "cloudchat: " + text + " (" + ids + ")" + e.hint
 }
 
 // apiError is the vendor's error object on the wire.

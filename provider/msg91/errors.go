@@ -2,8 +2,8 @@ package msg91
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -38,24 +38,14 @@ type Error struct {
 // Error formats the error as "msg91: message (code C, HTTP S)", followed
 // by a hint when the code or message is one the package knows.
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("msg91: ")
-	if e.Message != "" {
-		b.WriteString(e.Message)
-	} else {
-		b.WriteString("MSG91 refused the message")
+	msg, code := e.Message, ""
+	if msg == "" {
+		msg = "MSG91 refused the message"
 	}
-	b.WriteString(" (")
 	if e.Code != "" {
-		b.WriteString("code ")
-		b.WriteString(e.Code)
-		b.WriteString(", ")
+		code = "code " + e.Code + ", "
 	}
-	b.WriteString("HTTP ")
-	b.WriteString(strconv.Itoa(e.HTTPStatus))
-	b.WriteString(")")
-	b.WriteString(e.hint)
-	return b.String()
+	return fmt.Sprintf("msg91: %s (%sHTTP %d)%s", msg, code, e.HTTPStatus, e.hint)
 }
 
 // answer is MSG91's answer on the wire: message is the request ID of a

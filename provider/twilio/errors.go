@@ -2,8 +2,8 @@ package twilio
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/notifykit/notify"
@@ -40,20 +40,11 @@ type Error struct {
 // Error formats the error as "twilio: message (code C, HTTP S; more_info)"
 // followed by a hint when the code is known here.
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("twilio: ")
-	b.WriteString(e.Message)
-	b.WriteString(" (code ")
-	b.WriteString(strconv.Itoa(e.Code))
-	b.WriteString(", HTTP ")
-	b.WriteString(strconv.Itoa(e.Status))
+	more := ""
 	if e.MoreInfo != "" {
-		b.WriteString("; ")
-		b.WriteString(e.MoreInfo)
+		more = "; " + e.MoreInfo
 	}
-	b.WriteString(")")
-	b.WriteString(e.hint)
-	return b.String()
+	return fmt.Sprintf("twilio: %s (code %d, HTTP %d%s)%s", e.Message, e.Code, e.Status, more, e.hint)
 }
 
 // apiAnswer is every field of Twilio's answers the provider reads: a
