@@ -85,15 +85,7 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 		Error *apiError `json:"error"`
 	}
 	if json.Unmarshal(data, &body) != nil || body.Error == nil {
-		switch {
-		case status == http.StatusTooManyRequests:
-			e := notify.Errorf(notify.CodeRateLimited, "cloudchat: HTTP 429 without an error object")
-			e.RetryAfter = vendorhttp.RetryAfter(header)
-			return e
-		case status >= 500:
-			return vendorhttp.Unknownf("cloudchat", "HTTP %d without the vendor's error object", status)
-		}
-		return notify.Errorf(notify.CodeRejected, "cloudchat: HTTP %d without an error object", status)
+		return vendorhttp.Foreign("cloudchat", status, header, "has no error object")
 	}
 	a := body.Error
 	code, hint := codeOf(status, a.Code)
@@ -158,11 +150,5 @@ func codeOf(status, code int) (notify.Code, string) {
 	}
 	// Codes not known here, and 1 ("API Unknown": a bad request or a
 	// server error), by the status the vendor gave them.
-	switch {
-	case status == http.StatusTooManyRequests:
-		return notify.CodeRateLimited, ""
-	case status >= 500:
-		return notify.CodeUnavailable, ""
-	}
-	return notify.CodeRejected, ""
+	return vendorhttp.RefusalCode(status), ""
 }

@@ -205,14 +205,7 @@ func vendorError(status int, header http.Header, code, msg string, secrets []str
 		}
 	}
 	if !ok {
-		switch {
-		case status >= 500:
-			c = classified{notify.CodeUnavailable, ""}
-		case status == http.StatusTooManyRequests:
-			c = classified{notify.CodeRateLimited, ""}
-		default:
-			c = classified{notify.CodeRejected, ""}
-		}
+		c = classified{vendorhttp.RefusalCode(status), ""}
 	}
 	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: vendorhttp.CleanText(redact(msg, secrets), 200), hint: c.hint}}
 	if c.code == notify.CodeRateLimited {

@@ -149,13 +149,7 @@ func codeOf(status, code int) (notify.Code, string) {
 		return notify.CodeRejected, " (the body is over 1,600 characters)"
 	}
 	// Codes not known here, by the status Twilio gave them.
-	switch {
-	case status == http.StatusTooManyRequests:
-		return notify.CodeRateLimited, ""
-	case status >= 500:
-		return notify.CodeUnavailable, ""
-	}
-	return notify.CodeRejected, ""
+	return vendorhttp.RefusalCode(status), ""
 }
 
 // clean makes Twilio's text safe to put in an error: the OTP replaced,

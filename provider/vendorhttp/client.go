@@ -58,6 +58,20 @@ func RetryAfter(h http.Header) time.Duration {
 	return 0
 }
 
+// RefusalCode is the code of a refusal in the vendor's own error format
+// whose error code the provider does not know, by the answer's HTTP
+// status: 429 a rate limit, a 5xx a temporary refusal (the vendor formed
+// the answer and took nothing), any other a refusal for good.
+func RefusalCode(status int) notify.Code {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return notify.CodeRateLimited
+	case status >= 500:
+		return notify.CodeUnavailable
+	}
+	return notify.CodeRejected
+}
+
 // Foreign classifies an answer of HTTP status that is not the vendor's
 // own (a proxy's error page, an empty or cut body, JSON of another
 // shape), for provider name: 429 is a rate limit (with Retry-After:
@@ -65,7 +79,7 @@ func RetryAfter(h http.Header) time.Duration {
 // 5xx says nothing of what the vendor did behind it and a 2xx that
 // cannot be read may be a success, so both leave the outcome unknown;
 // any other status is a refusal. what says what was wrong with the body.
-func Foreign(name string, status int, h http.Header, what string) error {
+func Foreign(name string, status int, h http.Header, what string) *notify.Error {
 	switch {
 	case status == http.StatusTooManyRequests:
 		e := notify.Errorf(notify.CodeRateLimited, "%s: HTTP 429 too many requests", name)

@@ -36,6 +36,15 @@ func TestForeign(t *testing.T) {
 	}
 }
 
+func TestRefusalCode(t *testing.T) {
+	for status, want := range map[int]notify.Code{429: notify.CodeRateLimited, 500: notify.CodeUnavailable,
+		503: notify.CodeUnavailable, 400: notify.CodeRejected, 404: notify.CodeRejected, 200: notify.CodeRejected} {
+		if got := vendorhttp.RefusalCode(status); got != want {
+			t.Errorf("RefusalCode(%d) = %s, want %s", status, got, want)
+		}
+	}
+}
+
 func TestRetryAfter(t *testing.T) {
 	for v, want := range map[string]time.Duration{"": 0, "5": 5 * time.Second, " 7 ": 7 * time.Second, "0": 0, "-3": 0,
 		"86400": 24 * time.Hour, "86401": 0, "Wed, 21 Oct 2015 07:28:00 GMT": 0} {
