@@ -48,27 +48,30 @@ type WebhookConfig struct {
 // ServeMux (the {token} wildcard is read when the pattern has it). It
 // keeps no state but its counts, and is safe for concurrent use.
 type Webhook struct {
-	cfg   WebhookConfig
-	body  vendorhttp.WebhookBody // MSG91 signs nothing: the token comes first
-	count vendorhttp.Receiver
+	cfg WebhookConfig
+	tw  *vendorhttp.TokenWebhook
 }
 
 // NewWebhook returns a Webhook for cfg. It fails, naming the field but
 // never repeating the token, when Reporter is missing or Token is shorter
 // than 16 bytes or holds '/', spaces or control characters.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	if err := vendorhttp.CheckTokenReceiver("msg91", cfg.Reporter, cfg.Token); err != nil {
-		return nil, err
-	}
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
 	}
-	return &Webhook{cfg: cfg, body: vendorhttp.WebhookBody{Max: cfg.MaxBody}}, nil
+	h := &Webhook{cfg: cfg}
+	tw, err := vendorhttp.NewTokenWebhook(vendorhttp.TokenWebhookConfig{Name: "msg91", Reporter: cfg.Reporter,
+		Token: cfg.Token, MaxBody: cfg.MaxBody, Methods: []string{http.MethodPost}, Entries: entries, Report: h.report})
+	if err != nil {
+		return nil, err
+	}
+	h.tw = tw
+	return h, nil
 }
 
 // Stats returns what the webhook did so far: reports applied (or
 // repeated), unmatched, ignored, refused, malformed and failed.
-func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
+func (h *Webhook) Stats() notify.WebhookStats { return h.tw.Stats() }
 
 // ServeHTTP takes one POST of MSG91's, which may report on several
 // numbers. It answers 405 (with Allow) for another method; 401 when the
@@ -81,20 +84,11 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // yet while a send is in flight), so that MSG91 posts again; and 200
 // otherwise, for reports of unknown request IDs (counted Unmatched) and
 // statuses that say nothing final (counted Ignored) too.
-func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.count.AdmitToken(w, r, h.cfg.Token, http.MethodPost) {
-		return
-	}
-	body, ok := h.count.Read(w, r, &h.body)
-	if !ok {
-		return
-	}
-	entries, err := parseReports(r.Header.Get("Content-Type"), body)
-	if err != nil {
-		h.count.Malformed(w, err)
-		return
-	}
-	h.count.DeliverEntries(r.Context(), w, h.cfg.Reporter, entries, h.report)
+func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.tw.ServeHTTP(w, r) }
+
+// entries reads the reports of a POST's body.
+func entries(r *http.Request, body []byte) ([]vendorhttp.Entry, error) {
+	return parseReports(r.Header.Get("Content-Type"), body)
 }
 
 // The names each field of a report goes by, in order of preference: the

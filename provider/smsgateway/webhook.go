@@ -49,27 +49,33 @@ const DefaultMaxBody = vendorhttp.MaxWebhookBody
 // ServeMux (the {token} wildcard is read when the pattern has it). It
 // keeps no state but its counts, and is safe for concurrent use.
 type Webhook struct {
-	cfg   WebhookConfig
-	body  vendorhttp.WebhookBody // the vendor signs nothing: the token comes first
-	count vendorhttp.Receiver
+	cfg WebhookConfig
+	tw  *vendorhttp.TokenWebhook
 }
 
 // NewWebhook returns a Webhook for cfg. It fails, naming the field but
 // never repeating the token, when Reporter is missing or Token is shorter
 // than 16 bytes or holds '/', spaces or control characters.
 func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	if err := vendorhttp.CheckTokenReceiver("smsgateway", cfg.Reporter, cfg.Token); err != nil {
-		return nil, err
-	}
 	if cfg.Provider == "" {
 		cfg.Provider = DefaultName
 	}
-	return &Webhook{cfg: cfg, body: vendorhttp.WebhookBody{Max: cfg.MaxBody}}, nil
+	h := &Webhook{cfg: cfg}
+	tw, err := vendorhttp.NewTokenWebhook(vendorhttp.TokenWebhookConfig{
+		Name: "smsgateway", Reporter: cfg.Reporter, Token: cfg.Token, MaxBody: cfg.MaxBody,
+		Methods: []string{http.MethodGet, http.MethodPost, http.MethodPut},
+		Entries: entries, Report: h.report,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.tw = tw
+	return h, nil
 }
 
 // Stats returns what the webhook did so far: reports applied (or
 // repeated), unmatched, ignored, refused, malformed and failed.
-func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
+func (h *Webhook) Stats() notify.WebhookStats { return h.tw.Stats() }
 
 // ServeHTTP takes one callback: POST or PUT with a JSON or form body, or
 // GET with query parameters. It answers 405 (with Allow) for another
@@ -82,16 +88,7 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.count.Stats() }
 // in flight), so that the vendor calls again; and 200 otherwise, for
 // reports of unknown request IDs (counted Unmatched) and statuses that
 // say nothing final (counted Ignored) too.
-func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.count.AdmitToken(w, r, h.cfg.Token, http.MethodGet, http.MethodPost, http.MethodPut) {
-		return
-	}
-	entries, ok := h.entries(w, r)
-	if !ok {
-		return
-	}
-	h.count.DeliverEntries(r.Context(), w, h.cfg.Reporter, entries, h.report)
-}
+func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.tw.ServeHTTP(w, r) }
 
 // The names each field of a report goes by, in order of preference: the
 // vendor's Standard webhook variables first (request_id, mobile, status,
@@ -123,34 +120,21 @@ var reportShape = vendorhttp.EntryShape{
 // entries reads the callback's reports: the query of a GET, and the body
 // of a POST or PUT (or its query, when the body is empty). An entry
 // without a request ID is an error: nothing could match it, and a
-// receiver that is sent what it cannot read says so. It answers the
-// request when it reports false.
-func (h *Webhook) entries(w http.ResponseWriter, r *http.Request) ([]vendorhttp.Entry, bool) {
+// receiver that is sent what it cannot read says so.
+func entries(r *http.Request, body []byte) ([]vendorhttp.Entry, error) {
 	var (
 		list []vendorhttp.Entry
 		err  error
 	)
-	if r.Method == http.MethodGet {
+	if len(bytes.TrimSpace(body)) == 0 {
 		list, err = reportShape.Form(r.URL.Query())
 	} else {
-		body, ok := h.count.Read(w, r, &h.body)
-		if !ok {
-			return nil, false
-		}
-		if len(bytes.TrimSpace(body)) == 0 {
-			list, err = reportShape.Form(r.URL.Query())
-		} else {
-			list, err = reportShape.ReadEntries(r.Header.Get("Content-Type"), body)
-		}
-	}
-	if err == nil {
-		err = checkEntries(list)
+		list, err = reportShape.ReadEntries(r.Header.Get("Content-Type"), body)
 	}
 	if err != nil {
-		h.count.Malformed(w, err)
-		return nil, false
+		return nil, err
 	}
-	return list, true
+	return list, checkEntries(list)
 }
 
 func checkEntries(list []vendorhttp.Entry) error {

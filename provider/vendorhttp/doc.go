@@ -62,13 +62,15 @@
 // requires: the vendor's HMAC Signature under a secret, JSON, a bound
 // (the vendor's documented maximum, or MaxWebhookBody), and a Budget of
 // bytes of bodies not yet authenticated (NewUnverifiedBudget), so that a
-// flood of forgeries does not slow sends. A vendor that signs nothing is
-// authenticated by a secret token in the callback URL (CheckToken,
-// PathToken, compared with SecretEqual).
+// flood of forgeries does not slow sends. CheckSignedReceiver checks the
+// configuration of such a receiver. A vendor that signs nothing is
+// authenticated by a secret token in the callback URL (CheckTokenReceiver,
+// Receiver.AdmitToken); TokenWebhook is the whole receiver for one, given
+// the vendor's wire format.
 //
-// Report bodies are read into Entries (ReadEntries): flat maps of a
-// report's fields, whatever the vendor's JSON or form shape. Receiver.
-// Deliver hands the reports to a notify.Reporter and answers the vendor
-// with the status that tells it whether to send again; ReportTime reads
-// the times vendors write.
+// Loose report bodies are read into Entries (EntryShape.ReadEntries):
+// flat maps of a report's fields, whatever the vendor's JSON or form
+// shape. Receiver.Deliver hands the reports to a notify.Reporter and
+// answers the vendor with the status that tells it whether to send again;
+// ReportTime reads the times vendors write.
 package vendorhttp
