@@ -43,13 +43,19 @@
 // a certain refusal whatever its HTTP status. Providers pass anything that
 // is not the vendor's own to Foreign (a 429 is a rate limit with
 // RetryAfter; a 5xx or an unreadable 2xx is unknown; the rest a refusal),
-// or to Unknownf. ReadOnly turns an unknown outcome into CodeUnavailable
-// for a request that sends nothing, such as a balance query. NewClient is
-// the client a provider uses when its Config gives none: bounded, kept
-// alive, and never following a redirect.
+// or to Unknownf; RefusalCode is the code of a refusal in the vendor's
+// format whose error code the provider does not know. ReadOnly turns an
+// unknown outcome into CodeUnavailable for a request that sends nothing,
+// such as a balance query.
+//
+// A provider holds a Conn: the HTTP client its Config gave, or NewClient's
+// (bounded, kept alive, never following a redirect), which its Close
+// releases. CheckSecret and CheckBaseURL check a Config's credential and
+// address the way every provider does.
 //
 // Messages never contain the request's URL (it may carry credentials) or
-// headers; Cause and Clip keep vendor text fit for an error message.
+// headers; CleanText, Cause and Clip keep vendor text fit for an error
+// message.
 //
 // # Receiving: delivery reports
 //
