@@ -49,6 +49,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // Kind is an error MSG91 answers a send with.
@@ -235,6 +237,13 @@ type Sent struct {
 type Server struct {
 	// URL is the base URL of the fake, for msg91.Config.BaseURL.
 	URL string
+	// Faults are the network's faults of the next request, and latency:
+	// FailNextHTTP (MSG91 does not see the request, though Requests
+	// counts it), FailNextHTTPAfterAccept and BreakNext (MSG91 accepts
+	// the next valid request, once it has read it, and its answer is
+	// lost), and SetLatency (the fake waits, after reading a request,
+	// before answering it).
+	vendorhttptest.Faults
 
 	srv       *httptest.Server
 	key       string
@@ -243,16 +252,12 @@ type Server struct {
 	version   Version
 	now       func() time.Time
 
-	mu         sync.Mutex
-	sent       []Sent
-	accepted   int // recipients
-	requests   int
-	failNext   Kind
-	failHTTP   int
-	acceptHTTP int // status of the proxy's page after MSG91 accepts
-	breakNext  bool
-	latency    time.Duration
-	ids        map[string]bool
+	mu       sync.Mutex
+	sent     []Sent
+	accepted int // recipients
+	requests int
+	failNext Kind
+	ids      map[string]bool
 }
 
 // NewServer starts a fake MSG91 on a loopback port. It panics when
@@ -337,43 +342,6 @@ func (s *Server) FailNext(k Kind) {
 	s.failNext = k
 }
 
-// FailNextHTTP makes the next request fail with an HTTP status and a
-// proxy's HTML error page instead of MSG91's JSON, as a proxy in front of
-// MSG91 would (such as 502 or 503). MSG91 does not see the request:
-// nothing is accepted, though Requests counts it.
-func (s *Server) FailNextHTTP(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failHTTP = status
-}
-
-// FailNextHTTPAfterAccept makes the fake accept the next valid request and
-// then answer status with a proxy's HTML error page instead of MSG91's
-// answer, as a proxy does when MSG91 answers too late (504) or its answer
-// breaks (502): the sender cannot know that the message went out.
-func (s *Server) FailNextHTTPAfterAccept(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.acceptHTTP = status
-}
-
-// BreakNext makes the fake accept the next valid request, once it has
-// read it, and then drop the connection without answering: the sender
-// cannot know that the message went out.
-func (s *Server) BreakNext() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.breakNext = true
-}
-
-// SetLatency makes the fake wait d, after reading a request, before
-// answering it, or until the client gives up. Zero answers at once.
-func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
-}
-
 // The top-level parameters of a request: those the fake reads, and those
 // MSG91 documents that it accepts and ignores.
 var (
@@ -401,16 +369,13 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sent, bad := s.read(r)
-	if !s.wait(r) {
+	if !s.Wait(r) {
 		return
 	}
 	s.mu.Lock()
 	s.requests++
-	failHTTP := s.failHTTP
-	s.failHTTP = 0
 	s.mu.Unlock()
-	if failHTTP != 0 {
-		proxyError(w, failHTTP)
+	if s.Proxied(w) {
 		return
 	}
 	switch key := r.Header.Get("authkey"); {
@@ -437,16 +402,9 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 	sent.RequestID = s.newID()
 	s.sent = append(s.sent, sent)
 	s.accepted += len(sent.Recipients)
-	brk, acceptHTTP := s.breakNext, s.acceptHTTP
-	s.breakNext, s.acceptHTTP = false, 0
 	s.mu.Unlock()
-	switch {
-	case brk:
-		drop(w)
-	case acceptHTTP != 0:
-		proxyError(w, acceptHTTP)
-	default:
-		reply(w, http.StatusOK, map[string]string{"type": "success", "message": sent.RequestID})
+	if !s.AfterAccept(w) {
+		vendorhttptest.ReplyJSON(w, http.StatusOK, map[string]string{"type": "success", "message": sent.RequestID})
 	}
 }
 
@@ -586,26 +544,6 @@ func mobile(n string) bool {
 	return true
 }
 
-// wait sleeps the configured latency, or until the client gives up; it
-// reports whether to answer. The body has been read already, so net/http
-// cancels the request's context when the client goes.
-func (s *Server) wait(r *http.Request) bool {
-	s.mu.Lock()
-	d := s.latency
-	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // newID returns a fresh request ID in MSG91's style: 24 lower-case hex
 // digits. Called with mu held.
 func (s *Server) newID() string {
@@ -628,31 +566,5 @@ func fail(w http.ResponseWriter, f refusal) {
 	if c := f.kind.Code(); c != "" {
 		body["code"] = c
 	}
-	reply(w, f.kind.Status(), body)
-}
-
-func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// proxyError answers status with an error page of the kind a reverse
-// proxy or load balancer in front of MSG91 serves.
-func proxyError(w http.ResponseWriter, status int) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n<hr><center>proxy</center>\r\n</body>\r\n</html>\r\n", title, title)
-}
-
-// drop closes the connection without an answer.
-func drop(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler) // net/http closes the connection
+	vendorhttptest.ReplyJSON(w, f.kind.Status(), body)
 }
