@@ -44,7 +44,6 @@
 package twiliotest
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -52,7 +51,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -67,6 +65,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // The defaults of Config.
@@ -234,6 +233,12 @@ type Request struct {
 type Server struct {
 	// URL is the base URL of the fake, for twilio.Config.BaseURL.
 	URL string
+	// Faults are the network's faults of the next request, and latency:
+	// FailNextHTTP (Twilio does not see the request, though Requests
+	// records it), FailNextHTTPAfterAccept and BreakNext (Twilio creates
+	// the next valid message and its answer is lost), and SetLatency (the
+	// fake waits, after reading a request, before answering it).
+	vendorhttptest.Faults
 
 	srv      *httptest.Server
 	client   *http.Client // posts callbacks
@@ -249,10 +254,6 @@ type Server struct {
 	messages    []Message
 	requests    []Request
 	fail        *apiError
-	failHTTP    int
-	acceptHTTP  int
-	breakNext   bool
-	latency     time.Duration
 	ids         map[string]bool
 	pending     []callback
 	callbackURL map[string]string // message SID to its StatusCallback
@@ -379,55 +380,19 @@ func (s *Server) FailNextWith(status, code int, message string) {
 	s.fail = &apiError{Code: code, Message: message, MoreInfo: moreInfo(code), Status: status}
 }
 
-// FailNextHTTP makes a proxy in front of Twilio answer the next request
-// with status and an HTML error page. Twilio does not see the request:
-// nothing is accepted, though Requests records it.
-func (s *Server) FailNextHTTP(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failHTTP = status
-}
-
-// FailNextHTTPAfterAccept makes Twilio accept the next valid message and
-// a proxy answer status and an HTML error page instead of Twilio's
-// answer, as one does when Twilio answers too late (504): the sender
-// cannot know that the message was created.
-func (s *Server) FailNextHTTPAfterAccept(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.acceptHTTP = status
-}
-
-// BreakNext makes Twilio accept the next valid message and the connection
-// drop before the answer.
-func (s *Server) BreakNext() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.breakNext = true
-}
-
-// SetLatency makes the fake wait d before answering each request, or
-// until the client gives up. Zero answers at once.
-func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 	user, pass, _ := r.BasicAuth()
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"),
 		Accept: r.Header.Get("Accept"), User: user, Password: pass != "", Body: body})
-	failHTTP := s.failHTTP
-	s.failHTTP = 0
+	proxy := s.TakeProxyError() // the fault falls on the request recorded
 	s.mu.Unlock()
-	if !s.wait(r) {
+	if !s.Wait(r) {
 		return
 	}
-	if failHTTP != 0 {
-		proxyError(w, failHTTP)
+	if proxy != 0 {
+		vendorhttptest.ProxyError(w, proxy)
 		return
 	}
 	if !s.authenticated(user, pass) {
@@ -474,15 +439,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.pending = append(s.pending, callback{url: msg.StatusCallback, params: s.callbackParams(msg, st, code)})
 		}
 	}
-	brk, acceptHTTP := s.breakNext, s.acceptHTTP
-	s.breakNext, s.acceptHTTP = false, 0
 	s.mu.Unlock()
-	switch {
-	case brk:
-		drop(w)
-	case acceptHTTP != 0:
-		proxyError(w, acceptHTTP)
-	default:
+	if !s.AfterAccept(w) {
 		s.created(w, msg)
 	}
 }
@@ -573,26 +531,6 @@ func (s *Server) created(w http.ResponseWriter, m Message) {
 	})
 }
 
-// wait sleeps the configured latency, or until the client gives up; it
-// reports whether to answer. The body has been read already, so net/http
-// cancels the request's context when the client goes.
-func (s *Server) wait(r *http.Request) bool {
-	s.mu.Lock()
-	d := s.latency
-	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // newSID returns a fresh message SID: "SM" and 32 hex digits. Called with
 // mu held.
 func (s *Server) newSID() string {
@@ -631,26 +569,6 @@ func reply(w http.ResponseWriter, e *apiError) {
 	_ = json.NewEncoder(w).Encode(e)
 }
 
-// proxyError answers status with an error page of the kind a reverse
-// proxy or load balancer serves.
-func proxyError(w http.ResponseWriter, status int) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n</body>\r\n</html>\r\n", title, title)
-}
-
-// drop closes the connection without an answer.
-func drop(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler) // net/http closes the connection
-}
-
 // callbackParams are the form parameters of a status callback of m with
 // status: those Twilio posts for an outbound SMS. Called with mu held.
 func (s *Server) callbackParams(m Message, status string, errorCode int) url.Values {
@@ -680,16 +598,9 @@ func (s *Server) callbackParams(m Message, status string, errorCode int) url.Val
 }
 
 // CallbackError is the error of a callback the receiver answered with a
-// status other than 2xx.
-type CallbackError struct {
-	StatusCode int
-	Status     string // such as "401 Unauthorized"
-}
-
-// Error says what the receiver answered.
-func (e *CallbackError) Error() string {
-	return "twiliotest: the status callback receiver answered " + e.Status
-}
+// status other than 2xx: its Name is "twiliotest", StatusCode such as 401
+// and Status such as "401 Unauthorized".
+type CallbackError = vendorhttptest.CallbackError
 
 // Report posts, now, the status callback of the message the fake
 // accepted as sid, with status (sent, delivered, undelivered, failed,
@@ -770,31 +681,16 @@ func (s *Server) Post(ctx context.Context, callbackURL, signature string, params
 	return s.post(ctx, callbackURL, signature, params)
 }
 
+// post posts params to target as Twilio posts a status callback, with
+// signature in X-Twilio-Signature unless it is empty.
 func (s *Server) post(ctx context.Context, target, signature string, params url.Values) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte(params.Encode())))
-	if err != nil {
-		return errors.New("twiliotest: the callback URL cannot be requested")
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-	req.Header.Set("User-Agent", "TwilioProxy/1.1")
+	h := http.Header{}
+	h.Set("User-Agent", "TwilioProxy/1.1")
 	if signature != "" {
-		req.Header.Set("X-Twilio-Signature", signature)
+		h.Set("X-Twilio-Signature", signature)
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		// *url.Error names the URL, which may carry credentials.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("twiliotest: posting the status callback: %w", err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &CallbackError{StatusCode: resp.StatusCode, Status: resp.Status}
-	}
-	return nil
+	return vendorhttptest.Post(ctx, s.client, "twiliotest", vendorhttptest.Report{URL: target,
+		ContentType: "application/x-www-form-urlencoded; charset=utf-8", Body: []byte(params.Encode()), Header: h})
 }
 
 // Sign returns the X-Twilio-Signature Twilio sends with a callback to
