@@ -78,7 +78,7 @@ func envelope(i int) *notify.Envelope {
 
 func TestConformance(t *testing.T) {
 	v := newVendor(t)
-	faults := map[providertest.Failure]func(){
+	faults := providertest.Injectors{
 		// MSG91 says, with its own body, that the balance is too low: the
 		// message certainly was not taken. A bare 503 would not prove that.
 		providertest.Temporary:   func() { v.FailNext(msg91test.InsufficientBalance) },
@@ -89,16 +89,10 @@ func TestConformance(t *testing.T) {
 		providertest.VendorErrorOn5xx: func() { v.FailNext(msg91test.InternalError) },
 	}
 	providertest.Run(t, providertest.Harness{
-		Provider: newProvider(t, v, testKey),
-		Envelope: envelope,
-		Secrets:  []string{testKey, testOTP},
-		FailNext: func(f providertest.Failure) bool {
-			inject, ok := faults[f]
-			if ok {
-				inject()
-			}
-			return ok
-		},
+		Provider:   newProvider(t, v, testKey),
+		Envelope:   envelope,
+		Secrets:    []string{testKey, testOTP},
+		FailNext:   faults.Inject,
 		SetLatency: v.SetLatency,
 		Received:   v.Accepted,
 	})

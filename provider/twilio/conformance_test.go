@@ -72,12 +72,12 @@ func TestConformance(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		change func(*twilio.Config)
-		faults func(v *twiliotest.Server) map[providertest.Failure]func()
+		faults func(v *twiliotest.Server) providertest.Injectors
 		slow   bool // whether the suite makes the fake slow
 	}{
 		{"auth token", func(c *twilio.Config) { c.StatusCallback = "https://hooks.example.com/twilio/status" },
-			func(v *twiliotest.Server) map[providertest.Failure]func() {
-				return map[providertest.Failure]func(){
+			func(v *twiliotest.Server) providertest.Injectors {
+				return providertest.Injectors{
 					// Twilio's own 20503 answer: it created nothing. A
 					// bare 503 would not prove that.
 					providertest.Temporary:   func() { v.FailNext(twiliotest.ServiceUnavailable) },
@@ -91,8 +91,8 @@ func TestConformance(t *testing.T) {
 		{"API key", func(c *twilio.Config) {
 			c.AuthToken, c.APIKeySID, c.APIKeySecret = "", testKeySID, testKeySecret
 			c.From, c.MessagingServiceSID = "", testMG
-		}, func(v *twiliotest.Server) map[providertest.Failure]func() {
-			return map[providertest.Failure]func(){
+		}, func(v *twiliotest.Server) providertest.Injectors {
+			return providertest.Injectors{
 				providertest.Temporary:   func() { v.FailNext(twiliotest.InternalServerError) },
 				providertest.Permanent:   func() { v.FailNext(twiliotest.Unsubscribed) },
 				providertest.RateLimited: func() { v.FailNext(twiliotest.QueueFull) },
@@ -102,18 +102,11 @@ func TestConformance(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := newVendor(t, twiliotest.Config{})
-			faults := c.faults(v)
 			h := providertest.Harness{
 				Provider: newProvider(t, v, c.change),
 				Envelope: envelope,
 				Secrets:  []string{testToken, testKeySecret, testOTP},
-				FailNext: func(f providertest.Failure) bool {
-					inject, ok := faults[f]
-					if ok {
-						inject()
-					}
-					return ok
-				},
+				FailNext: c.faults(v).Inject,
 				Received: v.Accepted,
 			}
 			if c.slow {

@@ -36,3 +36,19 @@ func TestReports(t *testing.T) {
 		t.Fatalf("Got after Take = %+v", got)
 	}
 }
+
+// TestInjectors: Inject runs the failure's injector once and reports
+// whether there is one.
+func TestInjectors(t *testing.T) {
+	var temporary, lost int
+	in := providertest.Injectors{
+		providertest.Temporary:  func() { temporary++ },
+		providertest.AnswerLost: func() { lost++ },
+	}
+	if !in.Inject(providertest.Temporary) || temporary != 1 || lost != 0 {
+		t.Fatalf("Inject(Temporary): temporary %d, lost %d", temporary, lost)
+	}
+	if in.Inject(providertest.Permanent) || temporary != 1 || lost != 0 {
+		t.Fatalf("Inject(Permanent) reported an injector, or ran one")
+	}
+}
