@@ -123,27 +123,19 @@ func (s *Server) Report(ctx context.Context, requestID string, status Status, nu
 	if s.reportURL == "" {
 		return errors.New("msg91test: Config.ReportURL is not set")
 	}
-	s.mu.Lock()
 	var req *Sent
-	for i := range s.sent {
-		if s.sent[i].RequestID == requestID {
-			req = &s.sent[i]
+	for _, sent := range s.sent.All() {
+		if sent.RequestID == requestID {
+			req = &sent
 		}
 	}
-	var (
-		sender  string
-		mobiles []string
-	)
-	if req != nil {
-		sender = req.Sender
-		for _, r := range req.Recipients {
-			mobiles = append(mobiles, r.Mobile)
-		}
-	}
-	at := s.now().In(ist).Format(time.DateTime)
-	s.mu.Unlock()
 	if req == nil {
 		return fmt.Errorf("msg91test: no request was accepted under request ID %q", requestID)
+	}
+	sender, at := req.Sender, s.now().In(ist).Format(time.DateTime)
+	var mobiles []string
+	for _, r := range req.Recipients {
+		mobiles = append(mobiles, r.Mobile)
 	}
 	if len(numbers) > 0 {
 		var chosen []string

@@ -47,6 +47,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -252,12 +253,13 @@ type Server struct {
 	version   Version
 	now       func() time.Time
 
-	mu       sync.Mutex
-	sent     []Sent
-	accepted int // recipients
-	requests int
-	failNext Kind
-	ids      map[string]bool
+	sent     vendorhttptest.Log[Sent]
+	accepted atomic.Int64 // recipients
+	requests atomic.Int64
+	failNext atomic.Int64 // a Kind
+
+	mu  sync.Mutex
+	ids map[string]bool
 }
 
 // NewServer starts a fake MSG91 on a loopback port. It panics when
@@ -309,38 +311,20 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // Sent returns the requests accepted so far, oldest first.
-func (s *Server) Sent() []Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Sent, len(s.sent))
-	copy(out, s.sent)
-	return out
-}
+func (s *Server) Sent() []Sent { return s.sent.All() }
 
 // Accepted returns how many messages (recipients of accepted requests)
 // the fake has accepted.
-func (s *Server) Accepted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.accepted
-}
+func (s *Server) Accepted() int { return int(s.accepted.Load()) }
 
 // Requests returns how many requests reached the fake's endpoint,
 // accepted or not.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Server) Requests() int { return int(s.requests.Load()) }
 
 // FailNext makes MSG91 refuse the next request that passes the auth
 // key check with k, before reading it: nothing is accepted. FailNext(0)
 // cancels it.
-func (s *Server) FailNext(k Kind) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failNext = k
-}
+func (s *Server) FailNext(k Kind) { s.failNext.Store(int64(k)) }
 
 // The top-level parameters of a request: those the fake reads, and those
 // MSG91 documents that it accepts and ignores.
@@ -372,9 +356,7 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 	if !s.Wait(r) {
 		return
 	}
-	s.mu.Lock()
-	s.requests++
-	s.mu.Unlock()
+	s.requests.Add(1)
 	if s.Proxied(w) {
 		return
 	}
@@ -386,11 +368,7 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		fail(w, refusal{kind: AuthFailure})
 		return
 	}
-	s.mu.Lock()
-	k := s.failNext
-	s.failNext = 0
-	s.mu.Unlock()
-	if k != 0 {
+	if k := Kind(s.failNext.Swap(0)); k != 0 {
 		fail(w, refusal{kind: k})
 		return
 	}
@@ -398,11 +376,9 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		fail(w, *bad)
 		return
 	}
-	s.mu.Lock()
 	sent.RequestID = s.newID()
-	s.sent = append(s.sent, sent)
-	s.accepted += len(sent.Recipients)
-	s.mu.Unlock()
+	s.sent.Add(sent)
+	s.accepted.Add(int64(len(sent.Recipients)))
 	if !s.AfterAccept(w) {
 		vendorhttptest.ReplyJSON(w, http.StatusOK, map[string]string{"type": "success", "message": sent.RequestID})
 	}
@@ -545,8 +521,10 @@ func mobile(n string) bool {
 }
 
 // newID returns a fresh request ID in MSG91's style: 24 lower-case hex
-// digits. Called with mu held.
+// digits.
 func (s *Server) newID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for {
 		b := make([]byte, 12)
 		_, _ = rand.Read(b)

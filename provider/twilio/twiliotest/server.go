@@ -61,6 +61,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -250,14 +251,14 @@ type Server struct {
 	auto     []string
 	now      func() time.Time
 
-	mu          sync.Mutex
-	messages    []Message
-	requests    []Request
-	fail        *apiError
-	ids         map[string]bool
-	pending     []callback
-	callbackURL map[string]string // message SID to its StatusCallback
-	flushMu     sync.Mutex
+	messages vendorhttptest.Log[Message]
+	requests vendorhttptest.Log[Request]
+	fail     atomic.Pointer[apiError] // FailNext's
+
+	mu      sync.Mutex
+	ids     map[string]bool
+	pending []callback
+	flushMu sync.Mutex
 }
 
 // apiError is Twilio's error object.
@@ -292,16 +293,15 @@ func NewServer(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		account:     cfg.AccountSID,
-		token:       cfg.AuthToken,
-		keys:        make(map[string]string, len(cfg.APIKeys)),
-		senders:     make(map[string]bool, len(cfg.Senders)),
-		services:    make(map[string]bool, len(cfg.MessagingServices)),
-		auto:        append([]string(nil), cfg.AutoStatus...),
-		now:         cfg.Now,
-		ids:         make(map[string]bool),
-		callbackURL: make(map[string]string),
-		client:      &http.Client{Timeout: 30 * time.Second},
+		account:  cfg.AccountSID,
+		token:    cfg.AuthToken,
+		keys:     make(map[string]string, len(cfg.APIKeys)),
+		senders:  make(map[string]bool, len(cfg.Senders)),
+		services: make(map[string]bool, len(cfg.MessagingServices)),
+		auto:     append([]string(nil), cfg.AutoStatus...),
+		now:      cfg.Now,
+		ids:      make(map[string]bool),
+		client:   &http.Client{Timeout: 30 * time.Second},
 	}
 	for k, v := range cfg.APIKeys {
 		s.keys[k] = v
@@ -340,26 +340,14 @@ func (s *Server) MessagesPath() string {
 }
 
 // Messages returns the messages accepted so far, oldest first.
-func (s *Server) Messages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.messages...)
-}
+func (s *Server) Messages() []Message { return s.messages.All() }
 
 // Accepted returns how many messages the fake has accepted.
-func (s *Server) Accepted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.messages)
-}
+func (s *Server) Accepted() int { return s.messages.Len() }
 
 // Requests returns the requests received so far, accepted or not,
 // oldest first.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return s.requests.All() }
 
 // FailNext makes Twilio refuse the next authenticated request with code,
 // on the code's HTTP status (ErrorStatus) and with its message (ErrorMessage).
@@ -375,16 +363,14 @@ func (s *Server) FailNext(code int) {
 // its error object {"code": code, "message": message, "more_info",
 // "status": status} on HTTP status. Nothing is accepted.
 func (s *Server) FailNextWith(status, code int, message string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fail = &apiError{Code: code, Message: message, MoreInfo: moreInfo(code), Status: status}
+	s.fail.Store(&apiError{Code: code, Message: message, MoreInfo: moreInfo(code), Status: status})
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 	user, pass, _ := r.BasicAuth()
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"),
+	s.requests.Add(Request{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"),
 		Accept: r.Header.Get("Accept"), User: user, Password: pass != "", Body: body})
 	proxy := s.TakeProxyError() // the fault falls on the request recorded
 	s.mu.Unlock()
@@ -408,11 +394,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, &apiError{Code: 20004, Message: "Method not allowed", MoreInfo: moreInfo(20004), Status: http.StatusMethodNotAllowed})
 		return
 	}
-	s.mu.Lock()
-	injected := s.fail
-	s.fail = nil
-	s.mu.Unlock()
-	if injected != nil {
+	if injected := s.fail.Swap(nil); injected != nil {
 		reply(w, injected)
 		return
 	}
@@ -428,9 +410,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	msg.User = user
 	s.mu.Lock()
 	msg.SID = s.newSID()
-	s.messages = append(s.messages, msg)
+	s.messages.Add(msg)
 	if msg.StatusCallback != "" {
-		s.callbackURL[msg.SID] = msg.StatusCallback
 		for _, st := range s.auto {
 			code := 0
 			if st == "undelivered" || st == "failed" {
@@ -570,7 +551,7 @@ func reply(w http.ResponseWriter, e *apiError) {
 }
 
 // callbackParams are the form parameters of a status callback of m with
-// status: those Twilio posts for an outbound SMS. Called with mu held.
+// status: those Twilio posts for an outbound SMS.
 func (s *Server) callbackParams(m Message, status string, errorCode int) url.Values {
 	v := url.Values{
 		"AccountSid":    {s.account},
@@ -612,24 +593,19 @@ type CallbackError = vendorhttptest.CallbackError
 // *CallbackError when the receiver answered other than 2xx, and an error
 // when the fake accepted no such message or it has no StatusCallback.
 func (s *Server) Report(ctx context.Context, sid, status string, errorCode int) error {
-	s.mu.Lock()
 	var m *Message
-	for i := range s.messages {
-		if s.messages[i].SID == sid {
-			m = &s.messages[i]
+	for _, taken := range s.messages.All() {
+		if taken.SID == sid {
+			m = &taken
 		}
 	}
 	if m == nil {
-		s.mu.Unlock()
 		return fmt.Errorf("twiliotest: no message %q was accepted", sid)
 	}
 	if m.StatusCallback == "" {
-		s.mu.Unlock()
 		return fmt.Errorf("twiliotest: message %s has no StatusCallback", sid)
 	}
-	cb := callback{url: m.StatusCallback, params: s.callbackParams(*m, status, errorCode)}
-	s.mu.Unlock()
-	return s.PostCallback(ctx, cb.url, cb.params)
+	return s.PostCallback(ctx, m.StatusCallback, s.callbackParams(*m, status, errorCode))
 }
 
 // Flush posts the callbacks Config.AutoStatus queued, oldest first, each
