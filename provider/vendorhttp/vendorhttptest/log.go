@@ -31,3 +31,33 @@ func (l *Log[T]) Len() int {
 	defer l.mu.Unlock()
 	return len(l.items)
 }
+
+// Find returns the latest item that match accepts, and whether there is
+// one. match must not use the log.
+func (l *Log[T]) Find(match func(T) bool) (item T, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.items) - 1; i >= 0; i-- {
+		if match(l.items[i]) {
+			return l.items[i], true
+		}
+	}
+	return item, false
+}
+
+// oldest returns the oldest item, and whether there is one.
+func (l *Log[T]) oldest() (item T, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.items) == 0 {
+		return item, false
+	}
+	return l.items[0], true
+}
+
+// drop removes the oldest item.
+func (l *Log[T]) drop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = l.items[1:]
+}
