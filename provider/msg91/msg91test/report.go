@@ -123,13 +123,8 @@ func (s *Server) Report(ctx context.Context, requestID string, status Status, nu
 	if s.reportURL == "" {
 		return errors.New("msg91test: Config.ReportURL is not set")
 	}
-	var req *Sent
-	for _, sent := range s.sent.All() {
-		if sent.RequestID == requestID {
-			req = &sent
-		}
-	}
-	if req == nil {
+	req, ok := s.sent.Find(func(sent Sent) bool { return sent.RequestID == requestID })
+	if !ok {
 		return fmt.Errorf("msg91test: no request was accepted under request ID %q", requestID)
 	}
 	sender, at := req.Sender, s.now().In(ist).Format(time.DateTime)

@@ -42,7 +42,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -245,8 +244,11 @@ type Server struct {
 	// lost), and SetLatency (the fake waits, after reading a request,
 	// before answering it).
 	vendorhttptest.Faults
+	// Loopback is the fake's server: Close stops it, as
+	// httptest.Server.Close does, and Client returns an HTTP client for
+	// it.
+	vendorhttptest.Loopback
 
-	srv       *httptest.Server
 	key       string
 	templates map[string]Template
 	reportURL string
@@ -299,16 +301,9 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v5/flow", s.flow)
 	mux.HandleFunc("/api/v5/flow/", s.flow)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.URL = s.Serve(mux)
 	return s
 }
-
-// Close stops the server, as httptest.Server.Close does.
-func (s *Server) Close() { s.srv.Close() }
-
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // Sent returns the requests accepted so far, oldest first.
 func (s *Server) Sent() []Sent { return s.sent.All() }

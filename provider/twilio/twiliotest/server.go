@@ -55,7 +55,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strconv"
@@ -240,8 +239,10 @@ type Server struct {
 	// the next valid message and its answer is lost), and SetLatency (the
 	// fake waits, after reading a request, before answering it).
 	vendorhttptest.Faults
+	// Loopback is the fake's server: Client returns an HTTP client for
+	// it.
+	vendorhttptest.Loopback
 
-	srv      *httptest.Server
 	client   *http.Client // posts callbacks
 	account  string
 	token    string
@@ -253,12 +254,11 @@ type Server struct {
 
 	messages vendorhttptest.Log[Message]
 	requests vendorhttptest.Log[Request]
-	fail     atomic.Pointer[apiError] // FailNext's
+	fail     atomic.Pointer[apiError]       // FailNext's
+	pending  vendorhttptest.Queue[callback] // AutoStatus's
 
-	mu      sync.Mutex
-	ids     map[string]bool
-	pending []callback
-	flushMu sync.Mutex
+	mu  sync.Mutex
+	ids map[string]bool
 }
 
 // apiError is Twilio's error object.
@@ -312,20 +312,16 @@ func NewServer(cfg Config) *Server {
 	for _, m := range cfg.MessagingServices {
 		s.services[m] = true
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL
+	s.URL = s.Serve(http.HandlerFunc(s.serve))
 	return s
 }
 
 // Close stops the server, as httptest.Server.Close does, and releases the
 // connections of its callbacks.
 func (s *Server) Close() {
-	s.srv.Close()
+	s.Loopback.Close()
 	s.client.CloseIdleConnections()
 }
-
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // AccountSID returns the fake's account SID.
 func (s *Server) AccountSID() string { return s.account }
@@ -417,7 +413,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			if st == "undelivered" || st == "failed" {
 				code = 30003
 			}
-			s.pending = append(s.pending, callback{url: msg.StatusCallback, params: s.callbackParams(msg, st, code)})
+			s.pending.Add(callback{url: msg.StatusCallback, params: s.callbackParams(msg, st, code)})
 		}
 	}
 	s.mu.Unlock()
@@ -593,19 +589,14 @@ type CallbackError = vendorhttptest.CallbackError
 // *CallbackError when the receiver answered other than 2xx, and an error
 // when the fake accepted no such message or it has no StatusCallback.
 func (s *Server) Report(ctx context.Context, sid, status string, errorCode int) error {
-	var m *Message
-	for _, taken := range s.messages.All() {
-		if taken.SID == sid {
-			m = &taken
-		}
-	}
-	if m == nil {
+	m, ok := s.messages.Find(func(m Message) bool { return m.SID == sid })
+	if !ok {
 		return fmt.Errorf("twiliotest: no message %q was accepted", sid)
 	}
 	if m.StatusCallback == "" {
 		return fmt.Errorf("twiliotest: message %s has no StatusCallback", sid)
 	}
-	return s.PostCallback(ctx, m.StatusCallback, s.callbackParams(*m, status, errorCode))
+	return s.PostCallback(ctx, m.StatusCallback, s.callbackParams(m, status, errorCode))
 }
 
 // Flush posts the callbacks Config.AutoStatus queued, oldest first, each
@@ -614,33 +605,12 @@ func (s *Server) Report(ctx context.Context, sid, status string, errorCode int) 
 // those after it; posted counts the callbacks taken. Calls of Flush run
 // one at a time.
 func (s *Server) Flush(ctx context.Context) (posted int, err error) {
-	s.flushMu.Lock()
-	defer s.flushMu.Unlock()
-	for {
-		s.mu.Lock()
-		if len(s.pending) == 0 {
-			s.mu.Unlock()
-			return posted, nil
-		}
-		cb := s.pending[0]
-		s.mu.Unlock()
-		if err := s.PostCallback(ctx, cb.url, cb.params); err != nil {
-			return posted, err
-		}
-		s.mu.Lock()
-		s.pending = s.pending[1:]
-		s.mu.Unlock()
-		posted++
-	}
+	return s.pending.Flush(func(cb callback) error { return s.PostCallback(ctx, cb.url, cb.params) })
 }
 
 // Pending returns how many callbacks AutoStatus queued that Flush has not
 // posted.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.pending)
-}
+func (s *Server) Pending() int { return s.pending.Len() }
 
 // PostCallback posts params to callbackURL as Twilio posts a callback:
 // without the URL's fragment (Twilio reads its connection overrides from
