@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -89,5 +90,19 @@ func TestLoopback(t *testing.T) {
 	l.Close()
 	if _, err := http.Get(url); err == nil {
 		t.Fatal("the server still answers after Close")
+	}
+}
+
+// TestIDs: IDs are the prefix and 2n hex digits, each once, even with
+// one byte of randomness.
+func TestIDs(t *testing.T) {
+	var ids vendorhttptest.IDs
+	seen := make(map[string]bool)
+	for range 200 {
+		id := ids.New("SM", 1)
+		if len(id) != 4 || !strings.HasPrefix(id, "SM") || seen[id] {
+			t.Fatalf("ID %q (seen before: %v)", id, seen[id])
+		}
+		seen[id] = true
 	}
 }
