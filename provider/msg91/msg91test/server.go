@@ -36,8 +36,6 @@
 package msg91test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -45,7 +43,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -259,9 +256,7 @@ type Server struct {
 	accepted atomic.Int64 // recipients
 	requests atomic.Int64
 	failNext atomic.Int64 // a Kind
-
-	mu  sync.Mutex
-	ids map[string]bool
+	ids      vendorhttptest.IDs
 }
 
 // NewServer starts a fake MSG91 on a loopback port. It panics when
@@ -293,7 +288,6 @@ func NewServer(cfg Config) *Server {
 		reportURL: cfg.ReportURL,
 		version:   cfg.ReportVersion,
 		now:       cfg.Now,
-		ids:       make(map[string]bool),
 	}
 	for _, t := range cfg.Templates {
 		s.templates[t.ID] = t
@@ -371,7 +365,7 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		fail(w, *bad)
 		return
 	}
-	sent.RequestID = s.newID()
+	sent.RequestID = s.ids.New("", 12) // MSG91's style: 24 lower-case hex digits
 	s.sent.Add(sent)
 	s.accepted.Add(int64(len(sent.Recipients)))
 	if !s.AfterAccept(w) {
@@ -461,7 +455,7 @@ func (s *Server) readTemplate(raw map[string]json.RawMessage) (Template, *refusa
 func readRecipient(rc map[string]any, content string, vars map[string]bool) (Recipient, *refusal) {
 	var got Recipient
 	m, _ := rc["mobiles"].(string)
-	if !mobile(m) {
+	if !mobile.MatchString(m) {
 		return got, &refusal{kind: InvalidMobile}
 	}
 	got.Mobile, got.Vars = m, make(map[string]string, len(rc)-1)
@@ -501,34 +495,9 @@ func templateVars(content string) map[string]bool {
 	return vars
 }
 
-// mobile reports whether n is an Indian mobile number as MSG91 takes it:
-// 91 and 10 digits starting 6-9.
-func mobile(n string) bool {
-	if len(n) != 12 || !strings.HasPrefix(n, "91") || n[2] < '6' || n[2] > '9' {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		if n[i] < '0' || n[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// newID returns a fresh request ID in MSG91's style: 24 lower-case hex
-// digits.
-func (s *Server) newID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		if id := hex.EncodeToString(b); !s.ids[id] {
-			s.ids[id] = true
-			return id
-		}
-	}
-}
+// mobile is an Indian mobile number as MSG91 takes it: 91 and 10 digits
+// starting 6-9.
+var mobile = regexp.MustCompile(`^91[6-9][0-9]{9}$`)
 
 // fail answers a refusal as MSG91 does.
 func fail(w http.ResponseWriter, f refusal) {

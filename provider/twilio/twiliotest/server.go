@@ -46,16 +46,15 @@ package twiliotest
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,9 +255,9 @@ type Server struct {
 	requests vendorhttptest.Log[Request]
 	fail     atomic.Pointer[apiError]       // FailNext's
 	pending  vendorhttptest.Queue[callback] // AutoStatus's
+	ids      vendorhttptest.IDs
 
-	mu  sync.Mutex
-	ids map[string]bool
+	mu sync.Mutex // a request is recorded and takes FailNextHTTP's fault at once
 }
 
 // apiError is Twilio's error object.
@@ -300,7 +299,6 @@ func NewServer(cfg Config) *Server {
 		services: make(map[string]bool, len(cfg.MessagingServices)),
 		auto:     append([]string(nil), cfg.AutoStatus...),
 		now:      cfg.Now,
-		ids:      make(map[string]bool),
 		client:   &http.Client{Timeout: 30 * time.Second},
 	}
 	for k, v := range cfg.APIKeys {
@@ -404,8 +402,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg.User = user
-	s.mu.Lock()
-	msg.SID = s.newSID()
+	msg.SID = s.ids.New("SM", 16) // "SM" and 32 hex digits
 	s.messages.Add(msg)
 	if msg.StatusCallback != "" {
 		for _, st := range s.auto {
@@ -416,7 +413,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.pending.Add(callback{url: msg.StatusCallback, params: s.callbackParams(msg, st, code)})
 		}
 	}
-	s.mu.Unlock()
 	if !s.AfterAccept(w) {
 		s.created(w, msg)
 	}
@@ -508,31 +504,10 @@ func (s *Server) created(w http.ResponseWriter, m Message) {
 	})
 }
 
-// newSID returns a fresh message SID: "SM" and 32 hex digits. Called with
-// mu held.
-func (s *Server) newSID() string {
-	for {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		if id := "SM" + hex.EncodeToString(b[:]); !s.ids[id] {
-			s.ids[id] = true
-			return id
-		}
-	}
-}
-
 // E164 reports whether s is '+', a digit 1-9 and 6 to 14 more digits.
-func E164(s string) bool {
-	if len(s) < 8 || len(s) > 16 || s[0] != '+' || s[1] < '1' || s[1] > '9' {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func E164(s string) bool { return e164.MatchString(s) }
+
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
 
 func moreInfo(code int) string { return "https://www.twilio.com/docs/errors/" + strconv.Itoa(code) }
 
