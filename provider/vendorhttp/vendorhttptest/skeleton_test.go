@@ -106,3 +106,20 @@ func TestIDs(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestExchange: the answer's status and body.
+func TestExchange(t *testing.T) {
+	var l vendorhttptest.Loopback
+	url := l.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(r.Method))
+	}))
+	defer l.Close()
+	req, err := http.NewRequest(http.MethodPut, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body := vendorhttptest.Exchange(t, l.Client(), req); status != http.StatusAccepted || body != "PUT" {
+		t.Fatalf("Exchange = %d, %q", status, body)
+	}
+}
