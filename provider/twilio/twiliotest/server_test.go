@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/provider/twilio/twiliotest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // TestSignKnownVector checks Sign against the example that Twilio's
@@ -55,13 +55,9 @@ func send(t *testing.T, s *twiliotest.Server, method, path, user, pass, contentT
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return rawAnswer{resp.StatusCode, string(data)}
+	var a rawAnswer
+	a.status, a.body = vendorhttptest.Exchange(t, s.Client(), req)
+	return a
 }
 
 // post posts body to the fake's Messages endpoint as send does, and
