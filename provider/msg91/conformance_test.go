@@ -78,31 +78,21 @@ func envelope(i int) *notify.Envelope {
 
 func TestConformance(t *testing.T) {
 	v := newVendor(t)
+	faults := providertest.Injectors{
+		// MSG91 says, with its own body, that the balance is too low: the
+		// message certainly was not taken. A bare 503 would not prove that.
+		providertest.Temporary:   func() { v.FailNext(msg91test.InsufficientBalance) },
+		providertest.Permanent:   func() { v.FailNext(msg91test.InvalidMobile) },
+		providertest.RateLimited: func() { v.FailNext(msg91test.TooManyRequests) },
+		providertest.AnswerLost:  v.BreakNext,
+		// MSG91's own error body on an HTTP 500.
+		providertest.VendorErrorOn5xx: func() { v.FailNext(msg91test.InternalError) },
+	}
 	providertest.Run(t, providertest.Harness{
-		Provider: newProvider(t, v, testKey),
-		Envelope: envelope,
-		Secrets:  []string{testKey, testOTP},
-		FailNext: func(f providertest.Failure) bool {
-			switch f {
-			case providertest.Temporary:
-				// MSG91 says, with its own body, that the balance is too
-				// low: the message certainly was not taken. A bare 503
-				// would not prove that.
-				v.FailNext(msg91test.InsufficientBalance)
-			case providertest.Permanent:
-				v.FailNext(msg91test.InvalidMobile)
-			case providertest.RateLimited:
-				v.FailNext(msg91test.TooManyRequests)
-			case providertest.AnswerLost:
-				v.BreakNext()
-			case providertest.VendorErrorOn5xx:
-				// MSG91's own error body on an HTTP 500.
-				v.FailNext(msg91test.InternalError)
-			default:
-				return false
-			}
-			return true
-		},
+		Provider:   newProvider(t, v, testKey),
+		Envelope:   envelope,
+		Secrets:    []string{testKey, testOTP},
+		FailNext:   faults.Inject,
 		SetLatency: v.SetLatency,
 		Received:   v.Accepted,
 	})

@@ -2,13 +2,13 @@ package msg91
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"unicode"
 
-	"github.com/notifykit/notify"
-	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // FuzzDecodeAnswer feeds arbitrary answers to the decoder: it must not
@@ -45,27 +45,9 @@ func FuzzDecodeAnswer(f *testing.F) {
 			}
 			return
 		}
-		switch code := notify.CodeOf(err); code {
-		case notify.CodeRejected, notify.CodeUnavailable, notify.CodeRateLimited, notify.CodeOutcomeUnknown:
-		default:
-			t.Fatalf("code %q for %q", code, body)
-		}
 		own := parsed && strings.EqualFold(probe.Type, "error")
-		if own && notify.OutcomeOf(err) != record.StateFailed {
-			t.Fatalf("HTTP %d with MSG91's error body %q is not a certain refusal: %v", status, body, err)
-		}
-		if !own && (status >= 500 || status >= 200 && status < 300) && notify.OutcomeOf(err) != record.StateUnknown {
-			t.Fatalf("HTTP %d with %q, not MSG91's error body, is certain: %v", status, body, err)
-		}
-		msg := err.Error()
-		if strings.IndexFunc(msg, unicode.IsControl) >= 0 {
-			t.Fatalf("error %q has control characters", msg)
-		}
-		for _, s := range secrets {
-			if strings.Contains(msg, s) {
-				t.Fatalf("error %q holds a secret", msg)
-			}
-		}
+		vendorhttptest.CheckError(t, err, own, status >= 500 || status >= 200 && status < 300,
+			fmt.Sprintf("HTTP %d %q", status, body), secrets...)
 	})
 }
 

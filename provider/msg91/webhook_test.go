@@ -9,18 +9,17 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/msg91/msg91test"
+	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 const hookToken = "dlr-token-5c0e9a1f7b3d"
@@ -33,10 +32,10 @@ var vendorClock = time.Date(2026, 11, 25, 8, 30, 5, 0, time.UTC)
 // the provider to the fake MSG91, whose delivery reports reach a Webhook
 // on a server of its own.
 type loop struct {
-	n      *notify.Notifier
-	vendor *msg91test.Server
-	hook   *msg91.Webhook
-	base   string // the receiver's root
+	*notifytest.Kit // its account is "acme", on the SMS channel of the provider
+	vendor          *msg91test.Server
+	hook            *msg91.Webhook
+	base            string // the receiver's root
 }
 
 func newLoop(t *testing.T, version msg91test.Version) *loop {
@@ -53,20 +52,10 @@ func newLoop(t *testing.T, version msg91test.Version) *loop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	accounts := memstore.NewAccounts()
 	set := sms.Settings{SenderID: "ACMECO", DLTTemplates: []sms.DLTTemplate{{ID: dltID, EntityID: entityID, Content: tplContent, MessageID: tplID}}}
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: set.Map()}); err != nil {
-		t.Fatal(err)
-	}
-	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 100_000, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	l.n, err = notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.hook, err = msg91.NewWebhook(msg91.WebhookConfig{Reporter: l.n, Token: hookToken})
+	l.Kit = notifytest.New(t, notifytest.WithAccount(notify.Account{ID: "acme", Currency: record.INR(), Settings: set.Map()}),
+		notifytest.WithNotifierOptions(notify.WithChannel(ch)))
+	l.hook, err = msg91.NewWebhook(msg91.WebhookConfig{Reporter: l.Notifier, Token: hookToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +74,7 @@ func dltRequest(to string) sms.Request {
 func (l *loop) send(t *testing.T, to string) *notify.Receipt {
 	t.Helper()
 	req := dltRequest(to)
-	r, err := l.n.Send(context.Background(), &req)
+	r, err := l.Notifier.Send(context.Background(), &req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,15 +82,6 @@ func (l *loop) send(t *testing.T, to string) *notify.Receipt {
 		t.Fatalf("receipt %+v", r)
 	}
 	return r
-}
-
-func (l *loop) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := l.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // TestWebhookLoop: a DLT message goes out through MSG91, and its report
@@ -123,7 +103,7 @@ func TestWebhookLoop(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			m := l.message(t, rc.MessageID)
+			m := l.Message(t, rc.MessageID)
 			if m.State != record.StateDelivered || !m.History[len(m.History)-1].At.Equal(vendorClock) {
 				t.Errorf("record %s, history %+v", m.State, m.History)
 			}
@@ -135,7 +115,7 @@ func TestWebhookLoop(t *testing.T) {
 			if err := l.vendor.Report(ctx, failed.ProviderMessageID, msg91test.Rejected); err != nil {
 				t.Fatal(err)
 			}
-			m = l.message(t, failed.MessageID)
+			m = l.Message(t, failed.MessageID)
 			if m.State != record.StateFailed || m.VendorCode != "16" || !strings.Contains(m.Error, "Rejected by the operator") {
 				t.Errorf("record %s, vendor code %q, error %q", m.State, m.VendorCode, m.Error)
 			}
@@ -148,7 +128,7 @@ func TestWebhookLoop(t *testing.T) {
 func TestWebhookBulk(t *testing.T) {
 	l := newLoop(t, msg91test.V2)
 	to := []string{"9876500000", "9876500001", "9876500002"}
-	rc, err := l.n.Send(context.Background(), &sms.BulkRequest{Message: dltRequest(""), To: to})
+	rc, err := l.Notifier.Send(context.Background(), &sms.BulkRequest{Message: dltRequest(""), To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,11 +145,11 @@ func TestWebhookBulk(t *testing.T) {
 	}
 	want := []record.State{record.StateDelivered, record.StateSent, record.StateFailed}
 	for i, leg := range rc.Legs {
-		if m := l.message(t, leg.MessageID); m.State != want[i] {
+		if m := l.Message(t, leg.MessageID); m.State != want[i] {
 			t.Errorf("recipient %d: %s, want %s", i, m.State, want[i])
 		}
 	}
-	if m := l.message(t, rc.Legs[2].MessageID); m.VendorCode != "17" || !strings.Contains(m.Error, "msg91: Blocked number") {
+	if m := l.Message(t, rc.Legs[2].MessageID); m.VendorCode != "17" || !strings.Contains(m.Error, "msg91: Blocked number") {
 		t.Errorf("blocked: %q %q", m.VendorCode, m.Error)
 	}
 	// One POST with every number: the second is delivered now, and the
@@ -179,7 +159,7 @@ func TestWebhookBulk(t *testing.T) {
 	}
 	want[1] = record.StateDelivered
 	for i, leg := range rc.Legs {
-		if m := l.message(t, leg.MessageID); m.State != want[i] {
+		if m := l.Message(t, leg.MessageID); m.State != want[i] {
 			t.Errorf("after the batch: recipient %d: %s, want %s", i, m.State, want[i])
 		}
 	}
@@ -227,7 +207,7 @@ func TestWebhookAnswers(t *testing.T) {
 	if s := l.hook.Stats(); s != (notify.WebhookStats{Reports: 2, Unmatched: 1, Ignored: 1, Refused: 2, Malformed: 1}) {
 		t.Errorf("stats %+v", s)
 	}
-	if m := l.message(t, rc.MessageID); m.State != record.StateDelivered {
+	if m := l.Message(t, rc.MessageID); m.State != record.StateDelivered {
 		t.Errorf("record %s", m.State)
 	}
 	req, _ := http.NewRequest(http.MethodGet, l.base+"/webhooks/msg91/"+hookToken, nil)
@@ -239,26 +219,6 @@ func TestWebhookAnswers(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 		t.Errorf("GET: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
-}
-
-// recorder is a Reporter that keeps what it is given and answers err.
-type recorder struct {
-	mu  sync.Mutex
-	got []notify.DeliveryReport
-	err error
-}
-
-func (r *recorder) Report(_ context.Context, rep *notify.DeliveryReport) (*notify.ReportResult, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.got = append(r.got, *rep)
-	return &notify.ReportResult{}, r.err
-}
-
-func (r *recorder) reports() []notify.DeliveryReport {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]notify.DeliveryReport(nil), r.got...)
 }
 
 // serve posts body to h with a good token and returns the answer's status.
@@ -320,7 +280,7 @@ func TestWebhookFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := &recorder{}
+			rep := &providertest.Reports{}
 			h, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: rep, Token: hookToken, Provider: "msg91-in"})
 			if err != nil {
 				t.Fatal(err)
@@ -328,7 +288,7 @@ func TestWebhookFormats(t *testing.T) {
 			if code := serve(h, tt.contentType, tt.body); code != http.StatusOK {
 				t.Fatalf("answered %d", code)
 			}
-			got := rep.reports()
+			got := rep.Got()
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d reports, want %d: %+v", len(got), len(tt.want), got)
 			}
@@ -372,7 +332,7 @@ func TestWebhookMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := &recorder{}
+			rep := &providertest.Reports{}
 			h, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: rep, Token: hookToken})
 			if err != nil {
 				t.Fatal(err)
@@ -380,8 +340,8 @@ func TestWebhookMalformed(t *testing.T) {
 			if code := serve(h, tt.contentType, tt.body); code != http.StatusBadRequest {
 				t.Errorf("answered %d, want 400", code)
 			}
-			if len(rep.reports()) != 0 || h.Stats() != (notify.WebhookStats{Malformed: 1}) {
-				t.Errorf("reports %+v, stats %+v", rep.reports(), h.Stats())
+			if len(rep.Got()) != 0 || h.Stats() != (notify.WebhookStats{Malformed: 1}) {
+				t.Errorf("reports %+v, stats %+v", rep.Got(), h.Stats())
 			}
 		})
 	}
@@ -403,7 +363,9 @@ func TestWebhookReporterAnswers(t *testing.T) {
 		{notify.Errorf(notify.CodeInvalidArgument, "names several"), http.StatusOK, notify.WebhookStats{Ignored: 1}},
 		{nil, http.StatusOK, notify.WebhookStats{Reports: 1}},
 	} {
-		h, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: &recorder{err: tt.err}, Token: hookToken})
+		rep := &providertest.Reports{}
+		rep.Fail(tt.err)
+		h, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: rep, Token: hookToken})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +378,7 @@ func TestWebhookReporterAnswers(t *testing.T) {
 // TestWebhookRefusesUnread: a wrong token, and a body declared too long,
 // are refused before a byte of the body is read.
 func TestWebhookRefusesUnread(t *testing.T) {
-	rep := &recorder{}
+	rep := &providertest.Reports{}
 	h, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: rep, Token: hookToken, MaxBody: 1 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -443,8 +405,8 @@ func TestWebhookRefusesUnread(t *testing.T) {
 			t.Errorf("%s: the answer holds the token", c.name)
 		}
 	}
-	if s := h.Stats(); s != (notify.WebhookStats{Refused: 3, Malformed: 1}) || len(rep.reports()) != 0 {
-		t.Errorf("stats %+v, reports %+v", s, rep.reports())
+	if s := h.Stats(); s != (notify.WebhookStats{Refused: 3, Malformed: 1}) || len(rep.Got()) != 0 {
+		t.Errorf("stats %+v, reports %+v", s, rep.Got())
 	}
 }
 
@@ -455,9 +417,9 @@ func TestNewWebhook(t *testing.T) {
 		says string
 	}{
 		{"no reporter", msg91.WebhookConfig{Token: hookToken}, "Reporter"},
-		{"a short token", msg91.WebhookConfig{Reporter: &recorder{}, Token: "short-token"}, "16 bytes"},
-		{"a token with a slash", msg91.WebhookConfig{Reporter: &recorder{}, Token: "dlr-token/5c0e9a1f7b3d"}, "'/'"},
-		{"a token with a space", msg91.WebhookConfig{Reporter: &recorder{}, Token: "dlr-token 5c0e9a1f7b3d"}, "spaces"},
+		{"a short token", msg91.WebhookConfig{Reporter: &providertest.Reports{}, Token: "short-token"}, "16 bytes"},
+		{"a token with a slash", msg91.WebhookConfig{Reporter: &providertest.Reports{}, Token: "dlr-token/5c0e9a1f7b3d"}, "'/'"},
+		{"a token with a space", msg91.WebhookConfig{Reporter: &providertest.Reports{}, Token: "dlr-token 5c0e9a1f7b3d"}, "spaces"},
 	} {
 		_, err := msg91.NewWebhook(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.says) || (c.cfg.Token != "" && strings.Contains(err.Error(), c.cfg.Token)) {

@@ -66,65 +66,53 @@ func envelope(i int) *notify.Envelope {
 	return env
 }
 
+// TestConformance runs the suite with the auth token and a number, and
+// with an API key and a Messaging Service instead.
 func TestConformance(t *testing.T) {
-	v := newVendor(t, twiliotest.Config{})
-	p := newProvider(t, v, func(c *twilio.Config) { c.StatusCallback = "https://hooks.example.com/twilio/status" })
-	providertest.Run(t, providertest.Harness{
-		Provider: p,
-		Envelope: envelope,
-		Secrets:  []string{testToken, testKeySecret, testOTP},
-		FailNext: func(f providertest.Failure) bool {
-			switch f {
-			case providertest.Temporary:
-				// Twilio's own 20503 answer: it created nothing. A bare
-				// 503 would not prove that.
-				v.FailNext(twiliotest.ServiceUnavailable)
-			case providertest.Permanent:
-				v.FailNext(twiliotest.InvalidTo)
-			case providertest.RateLimited:
-				v.FailNext(twiliotest.TooManyRequests)
-			case providertest.AnswerLost:
-				v.BreakNext()
-			case providertest.VendorErrorOn5xx:
-				// Twilio's error object with a code not known here.
-				v.FailNextWith(http.StatusBadGateway, 20599, "Service is busy")
-			default:
-				return false
+	for _, c := range []struct {
+		name   string
+		change func(*twilio.Config)
+		faults func(v *twiliotest.Server) providertest.Injectors
+		slow   bool // whether the suite makes the fake slow
+	}{
+		{"auth token", func(c *twilio.Config) { c.StatusCallback = "https://hooks.example.com/twilio/status" },
+			func(v *twiliotest.Server) providertest.Injectors {
+				return providertest.Injectors{
+					// Twilio's own 20503 answer: it created nothing. A
+					// bare 503 would not prove that.
+					providertest.Temporary:   func() { v.FailNext(twiliotest.ServiceUnavailable) },
+					providertest.Permanent:   func() { v.FailNext(twiliotest.InvalidTo) },
+					providertest.RateLimited: func() { v.FailNext(twiliotest.TooManyRequests) },
+					providertest.AnswerLost:  v.BreakNext,
+					// Twilio's error object with a code not known here.
+					providertest.VendorErrorOn5xx: func() { v.FailNextWith(http.StatusBadGateway, 20599, "Service is busy") },
+				}
+			}, true},
+		{"API key", func(c *twilio.Config) {
+			c.AuthToken, c.APIKeySID, c.APIKeySecret = "", testKeySID, testKeySecret
+			c.From, c.MessagingServiceSID = "", testMG
+		}, func(v *twiliotest.Server) providertest.Injectors {
+			return providertest.Injectors{
+				providertest.Temporary:   func() { v.FailNext(twiliotest.InternalServerError) },
+				providertest.Permanent:   func() { v.FailNext(twiliotest.Unsubscribed) },
+				providertest.RateLimited: func() { v.FailNext(twiliotest.QueueFull) },
+				providertest.AnswerLost:  func() { v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout) },
 			}
-			return true
-		},
-		SetLatency: v.SetLatency,
-		Received:   v.Accepted,
-	})
-}
-
-// TestConformanceAPIKey runs the suite with an API key and a Messaging
-// Service instead of the auth token and a number.
-func TestConformanceAPIKey(t *testing.T) {
-	v := newVendor(t, twiliotest.Config{})
-	p := newProvider(t, v, func(c *twilio.Config) {
-		c.AuthToken, c.APIKeySID, c.APIKeySecret = "", testKeySID, testKeySecret
-		c.From, c.MessagingServiceSID = "", testMG
-	})
-	providertest.Run(t, providertest.Harness{
-		Provider: p,
-		Envelope: envelope,
-		Secrets:  []string{testToken, testKeySecret, testOTP},
-		FailNext: func(f providertest.Failure) bool {
-			switch f {
-			case providertest.Temporary:
-				v.FailNext(twiliotest.InternalServerError)
-			case providertest.Permanent:
-				v.FailNext(twiliotest.Unsubscribed)
-			case providertest.RateLimited:
-				v.FailNext(twiliotest.QueueFull)
-			case providertest.AnswerLost:
-				v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout)
-			default:
-				return false
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := newVendor(t, twiliotest.Config{})
+			h := providertest.Harness{
+				Provider: newProvider(t, v, c.change),
+				Envelope: envelope,
+				Secrets:  []string{testToken, testKeySecret, testOTP},
+				FailNext: c.faults(v).Inject,
+				Received: v.Accepted,
 			}
-			return true
-		},
-		Received: v.Accepted,
-	})
+			if c.slow {
+				h.SetLatency = v.SetLatency
+			}
+			providertest.Run(t, h)
+		})
+	}
 }

@@ -117,6 +117,6 @@ func ExampleNewWebhook() {
 	// Output:
 	// <nil>
 	// +919876543210 delivered
-	// twiliotest: the status callback receiver answered 401 Unauthorized
+	// twiliotest: the delivery-report receiver answered 401 Unauthorized
 	// {Reports:1 Unmatched:0 Ignored:0 Refused:1 Malformed:0 Failed:0}
 }

@@ -3,15 +3,15 @@ package twilio
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode"
 
-	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
-	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // FuzzDecodeAnswer feeds arbitrary answers to the decoder: it must not
@@ -42,21 +42,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 			}
 			return
 		}
-		switch code := notify.CodeOf(err); code {
-		case notify.CodeRejected, notify.CodeUnavailable, notify.CodeRateLimited, notify.CodeOutcomeUnknown:
-		default:
-			t.Fatalf("code %q for %q", code, body)
-		}
-		if own && notify.OutcomeOf(err) != record.StateFailed {
-			t.Fatalf("HTTP %d with Twilio's error object %q is not a certain refusal: %v", status, body, err)
-		}
-		if !own && status >= 500 && notify.OutcomeOf(err) != record.StateUnknown {
-			t.Fatalf("HTTP %d with %q, not Twilio's error object, is certain: %v", status, body, err)
-		}
-		msg := err.Error()
-		if strings.IndexFunc(msg, unicode.IsControl) >= 0 || strings.Contains(msg, "482913") {
-			t.Fatalf("error %q has control characters or the OTP", msg)
-		}
+		vendorhttptest.CheckError(t, err, own, status >= 500, fmt.Sprintf("HTTP %d %q", status, body), "482913")
 	})
 }
 

@@ -6,55 +6,28 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/twilio"
 	"github.com/notifykit/notify/provider/twilio/twiliotest"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 const statusPath = "/webhooks/twilio/status"
 
-// recorder is a Reporter that keeps the reports and answers err.
-type recorder struct {
-	mu      sync.Mutex
-	reports []notify.DeliveryReport
-	err     error
-}
-
-func (r *recorder) Report(_ context.Context, rep *notify.DeliveryReport) (*notify.ReportResult, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reports = append(r.reports, *rep)
-	return &notify.ReportResult{}, r.err
-}
-
-func (r *recorder) take() []notify.DeliveryReport {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.reports
-	r.reports = nil
-	return out
-}
-
-func (r *recorder) fail(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.err = err
-}
-
-// hookLoop is a Webhook on a server of its own, behind a recorder, and the
+// hookLoop is a Webhook on a server of its own, behind a recording
+// Reporter, and the
 // fake Twilio whose callbacks reach it.
 type hookLoop struct {
 	hook     *twilio.Webhook
-	rec      *recorder
+	rec      *providertest.Reports
 	receiver *httptest.Server
 	callback string // the StatusCallback Twilio is given
 	vendor   *twiliotest.Server
@@ -65,7 +38,7 @@ type hookLoop struct {
 // webhook's configuration; query is added to the StatusCallback.
 func newHookLoop(t *testing.T, change func(*twilio.WebhookConfig), query string) *hookLoop {
 	t.Helper()
-	l := &hookLoop{rec: &recorder{}}
+	l := &hookLoop{rec: &providertest.Reports{}}
 	mux := http.NewServeMux()
 	l.receiver = httptest.NewServer(mux)
 	t.Cleanup(l.receiver.Close)
@@ -142,7 +115,7 @@ func TestWebhookStatuses(t *testing.T) {
 		if err := l.vendor.Report(context.Background(), sid, tt.status, tt.code); err != nil {
 			t.Fatalf("%s: %v", tt.status, err)
 		}
-		got := l.rec.take()
+		got := l.rec.Take()
 		if tt.want == nil {
 			ignored++
 			if len(got) != 0 {
@@ -191,7 +164,7 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 			t.Errorf("%s: %d, want 401", tt.name, code)
 		}
 	}
-	if got := l.rec.take(); len(got) != 0 {
+	if got := l.rec.Take(); len(got) != 0 {
 		t.Fatalf("reported %+v", got)
 	}
 	if code := l.post(t, "", good, params); code != http.StatusOK {
@@ -213,7 +186,7 @@ func TestWebhookURLWithQuery(t *testing.T) {
 	if err := l.vendor.Report(context.Background(), sid, "delivered", 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := l.rec.take(); len(got) != 1 || got[0].MessageID != "msg-a" || got[0].State != record.StateDelivered {
+	if got := l.rec.Take(); len(got) != 1 || got[0].MessageID != "msg-a" || got[0].State != record.StateDelivered {
 		t.Fatalf("reported %+v", got)
 	}
 	// The same parameters signed without the query are not this callback.
@@ -250,7 +223,7 @@ func TestWebhookPublicURL(t *testing.T) {
 			t.Errorf("signed over %s: %d, want 401", signed, code)
 		}
 	}
-	got := l.rec.take()
+	got := l.rec.Take()
 	if len(got) != 3 || got[0].Account != "acme" || got[0].MessageID != "m9" || got[0].State != record.StateSent {
 		t.Fatalf("reported %+v", got)
 	}
@@ -262,11 +235,11 @@ func TestWebhookPublicURL(t *testing.T) {
 func TestWebhookAnswers(t *testing.T) {
 	l := newHookLoop(t, nil, "")
 	sid := l.send(t, 0)
-	l.rec.fail(notify.Errorf(notify.CodeNotFound, "no message"))
+	l.rec.Fail(notify.Errorf(notify.CodeNotFound, "no message"))
 	if err := l.vendor.Report(context.Background(), sid, "delivered", 0); err != nil {
 		t.Fatalf("unknown message: %v", err)
 	}
-	l.rec.fail(&notify.Error{Code: notify.CodeUnavailable, Err: notify.ErrNotRecordedYet})
+	l.rec.Fail(&notify.Error{Code: notify.CodeUnavailable, Err: notify.ErrNotRecordedYet})
 	err := l.vendor.Report(context.Background(), sid, "delivered", 0)
 	var ce *twiliotest.CallbackError
 	if !errors.As(err, &ce) || ce.StatusCode != http.StatusServiceUnavailable {
@@ -281,7 +254,7 @@ func TestWebhookAnswers(t *testing.T) {
 // is not a form or a callback without MessageSid 400, a body over MaxBody
 // 413, and a malformed signature 401 before a byte of the body is read.
 func TestWebhookRefusesWhatItCannotRead(t *testing.T) {
-	rec := &recorder{}
+	rec := &providertest.Reports{}
 	h, err := twilio.NewWebhook(twilio.WebhookConfig{Reporter: rec, AuthToken: testToken, MaxBody: 1024})
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +304,7 @@ func TestWebhookRefusesWhatItCannotRead(t *testing.T) {
 	if code, _ := serve(http.MethodPost, "", signed(ok), vendorhttptest.BodyOf([]byte(ok.Encode())), int64(len(ok.Encode()))); code != http.StatusOK {
 		t.Errorf("no Content-Type: %d", code)
 	}
-	if got := rec.take(); len(got) != 1 {
+	if got := rec.Take(); len(got) != 1 {
 		t.Fatalf("reported %+v", got)
 	}
 	if s := h.Stats(); s != (notify.WebhookStats{Reports: 1, Refused: 2, Malformed: 4}) {
@@ -340,7 +313,7 @@ func TestWebhookRefusesWhatItCannotRead(t *testing.T) {
 }
 
 func TestNewWebhookChecksItsConfig(t *testing.T) {
-	rec := &recorder{}
+	rec := &providertest.Reports{}
 	for name, cfg := range map[string]twilio.WebhookConfig{
 		"Reporter":     {AuthToken: testToken},
 		"AuthToken":    {Reporter: rec},
@@ -361,10 +334,9 @@ func TestNewWebhookChecksItsConfig(t *testing.T) {
 // through the provider to the fake Twilio, whose status callbacks reach a
 // Webhook reporting to the Notifier.
 type reportLoop struct {
-	n      *notify.Notifier
-	wallet *memstore.Wallet
-	vendor *twiliotest.Server
-	hook   *twilio.Webhook
+	*notifytest.Kit // its account is "acme", on the SMS channel of the provider
+	vendor          *twiliotest.Server
+	hook            *twilio.Webhook
 }
 
 func newReportLoop(t *testing.T) *reportLoop {
@@ -378,40 +350,13 @@ func newReportLoop(t *testing.T) *reportLoop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	l.wallet = memstore.NewWallet()
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.hook, err = twilio.NewWebhook(twilio.WebhookConfig{Reporter: l.n, AuthToken: testToken}); err != nil {
+	l.Kit = notifytest.New(t, notifytest.WithAccount(notify.Account{ID: "acme", Currency: record.INR()}),
+		notifytest.WithNotifierOptions(notify.WithChannel(ch)))
+	if l.hook, err = twilio.NewWebhook(twilio.WebhookConfig{Reporter: l.Notifier, AuthToken: testToken}); err != nil {
 		t.Fatal(err)
 	}
 	mux.Handle("POST "+statusPath, l.hook)
 	return l
-}
-
-func (l *reportLoop) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := l.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func historyOf(m *record.Message) string {
-	var s []string
-	for _, h := range m.History {
-		s = append(s, string(h.State))
-	}
-	return strings.Join(s, ",")
 }
 
 // TestWebhookWholeLoop: an SMS goes out through the SMS channel and
@@ -421,7 +366,7 @@ func historyOf(m *record.Message) string {
 func TestWebhookWholeLoop(t *testing.T) {
 	l := newReportLoop(t)
 	ctx := context.Background()
-	r, err := l.n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped"})
+	r, err := l.Notifier.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "Your order shipped"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,17 +378,17 @@ func TestWebhookWholeLoop(t *testing.T) {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	if m := l.message(t, r.MessageID); m.State != record.StateDelivered {
-		t.Fatalf("state %s (%s)", m.State, historyOf(m))
+	if m := l.Message(t, r.MessageID); m.State != record.StateDelivered {
+		t.Fatalf("state %s (%+v)", m.State, m.History)
 	}
-	r2, err := l.n.Send(ctx, &sms.Request{Account: "acme", To: "+91 98765 43211", Message: "Your order shipped"})
+	r2, err := l.Notifier.Send(ctx, &sms.Request{Account: "acme", To: "+91 98765 43211", Message: "Your order shipped"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := l.vendor.Report(ctx, r2.ProviderMessageID, "undelivered", 30003); err != nil {
 		t.Fatal(err)
 	}
-	m := l.message(t, r2.MessageID)
+	m := l.Message(t, r2.MessageID)
 	if m.State != record.StateFailed || m.VendorCode != "30003" || !strings.Contains(m.Error, "unreachable destination handset") {
 		t.Fatalf("undelivered: %s %q %q", m.State, m.VendorCode, m.Error)
 	}
@@ -459,7 +404,7 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	l := newReportLoop(t)
 	ctx := context.Background()
 	l.vendor.BreakNext()
-	r, err := l.n.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hello"})
+	r, err := l.Notifier.Send(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hello"})
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || r == nil {
 		t.Fatalf("lost answer: %v", err)
 	}
@@ -470,8 +415,10 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	if err := l.vendor.Report(ctx, taken[0].SID, "delivered", 0); err != nil {
 		t.Fatal(err)
 	}
-	m := l.message(t, r.MessageID)
-	if m.State != record.StateDelivered || m.ProviderMessageID != taken[0].SID || historyOf(m) != "pending,attempting,unknown,delivered" {
-		t.Fatalf("unknown reported delivered: %s %s (%s)", m.State, m.ProviderMessageID, historyOf(m))
+	m := l.Message(t, r.MessageID)
+	path := []record.State{record.StatePending, record.StateAttempting, record.StateUnknown, record.StateDelivered}
+	if m.State != record.StateDelivered || m.ProviderMessageID != taken[0].SID ||
+		!slices.EqualFunc(m.History, path, func(c record.StateChange, s record.State) bool { return c.State == s }) {
+		t.Fatalf("unknown reported delivered: %s %s (%+v)", m.State, m.ProviderMessageID, m.History)
 	}
 }

@@ -1,17 +1,16 @@
 package msg91test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // Status is a delivery status of MSG91's reports.
@@ -99,16 +98,9 @@ var ist = time.FixedZone("IST", 5*3600+1800)
 const userID = "271234"
 
 // CallbackError is the error of a post the receiver answered with a
-// status other than 2xx.
-type CallbackError struct {
-	StatusCode int
-	Status     string // such as "401 Unauthorized"
-}
-
-// Error says what the receiver answered.
-func (e *CallbackError) Error() string {
-	return "msg91test: the delivery-report receiver answered " + e.Status
-}
+// status other than 2xx: its Name is "msg91test", StatusCode such as 401
+// and Status such as "401 Unauthorized".
+type CallbackError = vendorhttptest.CallbackError
 
 // Report posts, now, to Config.ReportURL, MSG91's delivery report of the
 // request the fake accepted under requestID, for numbers (each as sent,
@@ -131,27 +123,14 @@ func (s *Server) Report(ctx context.Context, requestID string, status Status, nu
 	if s.reportURL == "" {
 		return errors.New("msg91test: Config.ReportURL is not set")
 	}
-	s.mu.Lock()
-	var req *Sent
-	for i := range s.sent {
-		if s.sent[i].RequestID == requestID {
-			req = &s.sent[i]
-		}
-	}
-	var (
-		sender  string
-		mobiles []string
-	)
-	if req != nil {
-		sender = req.Sender
-		for _, r := range req.Recipients {
-			mobiles = append(mobiles, r.Mobile)
-		}
-	}
-	at := s.now().In(ist).Format(time.DateTime)
-	s.mu.Unlock()
-	if req == nil {
+	req, ok := s.sent.Find(func(sent Sent) bool { return sent.RequestID == requestID })
+	if !ok {
 		return fmt.Errorf("msg91test: no request was accepted under request ID %q", requestID)
+	}
+	sender, at := req.Sender, s.now().In(ist).Format(time.DateTime)
+	var mobiles []string
+	for _, r := range req.Recipients {
+		mobiles = append(mobiles, r.Mobile)
 	}
 	if len(numbers) > 0 {
 		var chosen []string
@@ -204,24 +183,5 @@ func find(mobiles []string, n string) string {
 
 // post posts body to ReportURL.
 func (s *Server) post(ctx context.Context, contentType string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.reportURL, bytes.NewReader(body))
-	if err != nil {
-		return errors.New("msg91test: Config.ReportURL cannot be requested")
-	}
-	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		// *url.Error names the URL, and the URL holds the token.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("msg91test: posting the delivery report: %w", err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &CallbackError{StatusCode: resp.StatusCode, Status: resp.Status}
-	}
-	return nil
+	return vendorhttptest.Post(ctx, nil, "msg91test", vendorhttptest.Report{URL: s.reportURL, ContentType: contentType, Body: body})
 }

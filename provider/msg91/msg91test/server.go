@@ -36,19 +36,18 @@
 package msg91test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // Kind is an error MSG91 answers a send with.
@@ -235,24 +234,29 @@ type Sent struct {
 type Server struct {
 	// URL is the base URL of the fake, for msg91.Config.BaseURL.
 	URL string
+	// Faults are the network's faults of the next request, and latency:
+	// FailNextHTTP (MSG91 does not see the request, though Requests
+	// counts it), FailNextHTTPAfterAccept and BreakNext (MSG91 accepts
+	// the next valid request, once it has read it, and its answer is
+	// lost), and SetLatency (the fake waits, after reading a request,
+	// before answering it).
+	vendorhttptest.Faults
+	// Loopback is the fake's server: Close stops it, as
+	// httptest.Server.Close does, and Client returns an HTTP client for
+	// it.
+	vendorhttptest.Loopback
 
-	srv       *httptest.Server
 	key       string
 	templates map[string]Template
 	reportURL string
 	version   Version
 	now       func() time.Time
 
-	mu         sync.Mutex
-	sent       []Sent
-	accepted   int // recipients
-	requests   int
-	failNext   Kind
-	failHTTP   int
-	acceptHTTP int // status of the proxy's page after MSG91 accepts
-	breakNext  bool
-	latency    time.Duration
-	ids        map[string]bool
+	sent     vendorhttptest.Log[Sent]
+	accepted atomic.Int64 // recipients
+	requests atomic.Int64
+	failNext atomic.Int64 // a Kind
+	ids      vendorhttptest.IDs
 }
 
 // NewServer starts a fake MSG91 on a loopback port. It panics when
@@ -284,7 +288,6 @@ func NewServer(cfg Config) *Server {
 		reportURL: cfg.ReportURL,
 		version:   cfg.ReportVersion,
 		now:       cfg.Now,
-		ids:       make(map[string]bool),
 	}
 	for _, t := range cfg.Templates {
 		s.templates[t.ID] = t
@@ -292,87 +295,25 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v5/flow", s.flow)
 	mux.HandleFunc("/api/v5/flow/", s.flow)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.URL = s.Serve(mux)
 	return s
 }
 
-// Close stops the server, as httptest.Server.Close does.
-func (s *Server) Close() { s.srv.Close() }
-
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
-
 // Sent returns the requests accepted so far, oldest first.
-func (s *Server) Sent() []Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Sent, len(s.sent))
-	copy(out, s.sent)
-	return out
-}
+func (s *Server) Sent() []Sent { return s.sent.All() }
 
 // Accepted returns how many messages (recipients of accepted requests)
 // the fake has accepted.
-func (s *Server) Accepted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.accepted
-}
+func (s *Server) Accepted() int { return int(s.accepted.Load()) }
 
 // Requests returns how many requests reached the fake's endpoint,
 // accepted or not.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Server) Requests() int { return int(s.requests.Load()) }
 
 // FailNext makes MSG91 refuse the next request that passes the auth
 // key check with k, before reading it: nothing is accepted. FailNext(0)
 // cancels it.
-func (s *Server) FailNext(k Kind) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failNext = k
-}
-
-// FailNextHTTP makes the next request fail with an HTTP status and a
-// proxy's HTML error page instead of MSG91's JSON, as a proxy in front of
-// MSG91 would (such as 502 or 503). MSG91 does not see the request:
-// nothing is accepted, though Requests counts it.
-func (s *Server) FailNextHTTP(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failHTTP = status
-}
-
-// FailNextHTTPAfterAccept makes the fake accept the next valid request and
-// then answer status with a proxy's HTML error page instead of MSG91's
-// answer, as a proxy does when MSG91 answers too late (504) or its answer
-// breaks (502): the sender cannot know that the message went out.
-func (s *Server) FailNextHTTPAfterAccept(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.acceptHTTP = status
-}
-
-// BreakNext makes the fake accept the next valid request, once it has
-// read it, and then drop the connection without answering: the sender
-// cannot know that the message went out.
-func (s *Server) BreakNext() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.breakNext = true
-}
-
-// SetLatency makes the fake wait d, after reading a request, before
-// answering it, or until the client gives up. Zero answers at once.
-func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
-}
+func (s *Server) FailNext(k Kind) { s.failNext.Store(int64(k)) }
 
 // The top-level parameters of a request: those the fake reads, and those
 // MSG91 documents that it accepts and ignores.
@@ -401,16 +342,11 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sent, bad := s.read(r)
-	if !s.wait(r) {
+	if !s.Wait(r) {
 		return
 	}
-	s.mu.Lock()
-	s.requests++
-	failHTTP := s.failHTTP
-	s.failHTTP = 0
-	s.mu.Unlock()
-	if failHTTP != 0 {
-		proxyError(w, failHTTP)
+	s.requests.Add(1)
+	if s.Proxied(w) {
 		return
 	}
 	switch key := r.Header.Get("authkey"); {
@@ -421,11 +357,7 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		fail(w, refusal{kind: AuthFailure})
 		return
 	}
-	s.mu.Lock()
-	k := s.failNext
-	s.failNext = 0
-	s.mu.Unlock()
-	if k != 0 {
+	if k := Kind(s.failNext.Swap(0)); k != 0 {
 		fail(w, refusal{kind: k})
 		return
 	}
@@ -433,20 +365,11 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		fail(w, *bad)
 		return
 	}
-	s.mu.Lock()
-	sent.RequestID = s.newID()
-	s.sent = append(s.sent, sent)
-	s.accepted += len(sent.Recipients)
-	brk, acceptHTTP := s.breakNext, s.acceptHTTP
-	s.breakNext, s.acceptHTTP = false, 0
-	s.mu.Unlock()
-	switch {
-	case brk:
-		drop(w)
-	case acceptHTTP != 0:
-		proxyError(w, acceptHTTP)
-	default:
-		reply(w, http.StatusOK, map[string]string{"type": "success", "message": sent.RequestID})
+	sent.RequestID = s.ids.New("", 12) // MSG91's style: 24 lower-case hex digits
+	s.sent.Add(sent)
+	s.accepted.Add(int64(len(sent.Recipients)))
+	if !s.AfterAccept(w) {
+		vendorhttptest.ReplyJSON(w, http.StatusOK, map[string]string{"type": "success", "message": sent.RequestID})
 	}
 }
 
@@ -532,7 +455,7 @@ func (s *Server) readTemplate(raw map[string]json.RawMessage) (Template, *refusa
 func readRecipient(rc map[string]any, content string, vars map[string]bool) (Recipient, *refusal) {
 	var got Recipient
 	m, _ := rc["mobiles"].(string)
-	if !mobile(m) {
+	if !mobile.MatchString(m) {
 		return got, &refusal{kind: InvalidMobile}
 	}
 	got.Mobile, got.Vars = m, make(map[string]string, len(rc)-1)
@@ -572,52 +495,9 @@ func templateVars(content string) map[string]bool {
 	return vars
 }
 
-// mobile reports whether n is an Indian mobile number as MSG91 takes it:
-// 91 and 10 digits starting 6-9.
-func mobile(n string) bool {
-	if len(n) != 12 || !strings.HasPrefix(n, "91") || n[2] < '6' || n[2] > '9' {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		if n[i] < '0' || n[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// wait sleeps the configured latency, or until the client gives up; it
-// reports whether to answer. The body has been read already, so net/http
-// cancels the request's context when the client goes.
-func (s *Server) wait(r *http.Request) bool {
-	s.mu.Lock()
-	d := s.latency
-	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// newID returns a fresh request ID in MSG91's style: 24 lower-case hex
-// digits. Called with mu held.
-func (s *Server) newID() string {
-	for {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		if id := hex.EncodeToString(b); !s.ids[id] {
-			s.ids[id] = true
-			return id
-		}
-	}
-}
+// mobile is an Indian mobile number as MSG91 takes it: 91 and 10 digits
+// starting 6-9.
+var mobile = regexp.MustCompile(`^91[6-9][0-9]{9}$`)
 
 // fail answers a refusal as MSG91 does.
 func fail(w http.ResponseWriter, f refusal) {
@@ -628,31 +508,5 @@ func fail(w http.ResponseWriter, f refusal) {
 	if c := f.kind.Code(); c != "" {
 		body["code"] = c
 	}
-	reply(w, f.kind.Status(), body)
-}
-
-func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// proxyError answers status with an error page of the kind a reverse
-// proxy or load balancer in front of MSG91 serves.
-func proxyError(w http.ResponseWriter, status int) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n<hr><center>proxy</center>\r\n</body>\r\n</html>\r\n", title, title)
-}
-
-// drop closes the connection without an answer.
-func drop(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler) // net/http closes the connection
+	vendorhttptest.ReplyJSON(w, f.kind.Status(), body)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/provider/msg91/msg91test"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 const key = "fake-key-0123456789"
@@ -48,14 +49,9 @@ func post(t *testing.T, s *msg91test.Server, method, path, authkey, contentType,
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, raw: string(raw)}
-	_ = json.Unmarshal(raw, &a.body)
+	var a answer
+	a.status, a.raw = vendorhttptest.Exchange(t, s.Client(), req)
+	_ = json.Unmarshal([]byte(a.raw), &a.body)
 	return a
 }
 

@@ -44,29 +44,27 @@
 package twiliotest
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // The defaults of Config.
@@ -234,8 +232,16 @@ type Request struct {
 type Server struct {
 	// URL is the base URL of the fake, for twilio.Config.BaseURL.
 	URL string
+	// Faults are the network's faults of the next request, and latency:
+	// FailNextHTTP (Twilio does not see the request, though Requests
+	// records it), FailNextHTTPAfterAccept and BreakNext (Twilio creates
+	// the next valid message and its answer is lost), and SetLatency (the
+	// fake waits, after reading a request, before answering it).
+	vendorhttptest.Faults
+	// Loopback is the fake's server: Client returns an HTTP client for
+	// it.
+	vendorhttptest.Loopback
 
-	srv      *httptest.Server
 	client   *http.Client // posts callbacks
 	account  string
 	token    string
@@ -245,18 +251,13 @@ type Server struct {
 	auto     []string
 	now      func() time.Time
 
-	mu          sync.Mutex
-	messages    []Message
-	requests    []Request
-	fail        *apiError
-	failHTTP    int
-	acceptHTTP  int
-	breakNext   bool
-	latency     time.Duration
-	ids         map[string]bool
-	pending     []callback
-	callbackURL map[string]string // message SID to its StatusCallback
-	flushMu     sync.Mutex
+	messages vendorhttptest.Log[Message]
+	requests vendorhttptest.Log[Request]
+	fail     atomic.Pointer[apiError]       // FailNext's
+	pending  vendorhttptest.Queue[callback] // AutoStatus's
+	ids      vendorhttptest.IDs
+
+	mu sync.Mutex // a request is recorded and takes FailNextHTTP's fault at once
 }
 
 // apiError is Twilio's error object.
@@ -291,16 +292,14 @@ func NewServer(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		account:     cfg.AccountSID,
-		token:       cfg.AuthToken,
-		keys:        make(map[string]string, len(cfg.APIKeys)),
-		senders:     make(map[string]bool, len(cfg.Senders)),
-		services:    make(map[string]bool, len(cfg.MessagingServices)),
-		auto:        append([]string(nil), cfg.AutoStatus...),
-		now:         cfg.Now,
-		ids:         make(map[string]bool),
-		callbackURL: make(map[string]string),
-		client:      &http.Client{Timeout: 30 * time.Second},
+		account:  cfg.AccountSID,
+		token:    cfg.AuthToken,
+		keys:     make(map[string]string, len(cfg.APIKeys)),
+		senders:  make(map[string]bool, len(cfg.Senders)),
+		services: make(map[string]bool, len(cfg.MessagingServices)),
+		auto:     append([]string(nil), cfg.AutoStatus...),
+		now:      cfg.Now,
+		client:   &http.Client{Timeout: 30 * time.Second},
 	}
 	for k, v := range cfg.APIKeys {
 		s.keys[k] = v
@@ -311,20 +310,16 @@ func NewServer(cfg Config) *Server {
 	for _, m := range cfg.MessagingServices {
 		s.services[m] = true
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL
+	s.URL = s.Serve(http.HandlerFunc(s.serve))
 	return s
 }
 
 // Close stops the server, as httptest.Server.Close does, and releases the
 // connections of its callbacks.
 func (s *Server) Close() {
-	s.srv.Close()
+	s.Loopback.Close()
 	s.client.CloseIdleConnections()
 }
-
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // AccountSID returns the fake's account SID.
 func (s *Server) AccountSID() string { return s.account }
@@ -339,26 +334,14 @@ func (s *Server) MessagesPath() string {
 }
 
 // Messages returns the messages accepted so far, oldest first.
-func (s *Server) Messages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.messages...)
-}
+func (s *Server) Messages() []Message { return s.messages.All() }
 
 // Accepted returns how many messages the fake has accepted.
-func (s *Server) Accepted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.messages)
-}
+func (s *Server) Accepted() int { return s.messages.Len() }
 
 // Requests returns the requests received so far, accepted or not,
 // oldest first.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return s.requests.All() }
 
 // FailNext makes Twilio refuse the next authenticated request with code,
 // on the code's HTTP status (ErrorStatus) and with its message (ErrorMessage).
@@ -374,60 +357,22 @@ func (s *Server) FailNext(code int) {
 // its error object {"code": code, "message": message, "more_info",
 // "status": status} on HTTP status. Nothing is accepted.
 func (s *Server) FailNextWith(status, code int, message string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fail = &apiError{Code: code, Message: message, MoreInfo: moreInfo(code), Status: status}
-}
-
-// FailNextHTTP makes a proxy in front of Twilio answer the next request
-// with status and an HTML error page. Twilio does not see the request:
-// nothing is accepted, though Requests records it.
-func (s *Server) FailNextHTTP(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failHTTP = status
-}
-
-// FailNextHTTPAfterAccept makes Twilio accept the next valid message and
-// a proxy answer status and an HTML error page instead of Twilio's
-// answer, as one does when Twilio answers too late (504): the sender
-// cannot know that the message was created.
-func (s *Server) FailNextHTTPAfterAccept(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.acceptHTTP = status
-}
-
-// BreakNext makes Twilio accept the next valid message and the connection
-// drop before the answer.
-func (s *Server) BreakNext() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.breakNext = true
-}
-
-// SetLatency makes the fake wait d before answering each request, or
-// until the client gives up. Zero answers at once.
-func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
+	s.fail.Store(&apiError{Code: code, Message: message, MoreInfo: moreInfo(code), Status: status})
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 	user, pass, _ := r.BasicAuth()
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"),
+	s.requests.Add(Request{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"),
 		Accept: r.Header.Get("Accept"), User: user, Password: pass != "", Body: body})
-	failHTTP := s.failHTTP
-	s.failHTTP = 0
+	proxy := s.TakeProxyError() // the fault falls on the request recorded
 	s.mu.Unlock()
-	if !s.wait(r) {
+	if !s.Wait(r) {
 		return
 	}
-	if failHTTP != 0 {
-		proxyError(w, failHTTP)
+	if proxy != 0 {
+		vendorhttptest.ProxyError(w, proxy)
 		return
 	}
 	if !s.authenticated(user, pass) {
@@ -443,11 +388,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, &apiError{Code: 20004, Message: "Method not allowed", MoreInfo: moreInfo(20004), Status: http.StatusMethodNotAllowed})
 		return
 	}
-	s.mu.Lock()
-	injected := s.fail
-	s.fail = nil
-	s.mu.Unlock()
-	if injected != nil {
+	if injected := s.fail.Swap(nil); injected != nil {
 		reply(w, injected)
 		return
 	}
@@ -461,28 +402,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg.User = user
-	s.mu.Lock()
-	msg.SID = s.newSID()
-	s.messages = append(s.messages, msg)
+	msg.SID = s.ids.New("SM", 16) // "SM" and 32 hex digits
+	s.messages.Add(msg)
 	if msg.StatusCallback != "" {
-		s.callbackURL[msg.SID] = msg.StatusCallback
 		for _, st := range s.auto {
 			code := 0
 			if st == "undelivered" || st == "failed" {
 				code = 30003
 			}
-			s.pending = append(s.pending, callback{url: msg.StatusCallback, params: s.callbackParams(msg, st, code)})
+			s.pending.Add(callback{url: msg.StatusCallback, params: s.callbackParams(msg, st, code)})
 		}
 	}
-	brk, acceptHTTP := s.breakNext, s.acceptHTTP
-	s.breakNext, s.acceptHTTP = false, 0
-	s.mu.Unlock()
-	switch {
-	case brk:
-		drop(w)
-	case acceptHTTP != 0:
-		proxyError(w, acceptHTTP)
-	default:
+	if !s.AfterAccept(w) {
 		s.created(w, msg)
 	}
 }
@@ -573,51 +504,10 @@ func (s *Server) created(w http.ResponseWriter, m Message) {
 	})
 }
 
-// wait sleeps the configured latency, or until the client gives up; it
-// reports whether to answer. The body has been read already, so net/http
-// cancels the request's context when the client goes.
-func (s *Server) wait(r *http.Request) bool {
-	s.mu.Lock()
-	d := s.latency
-	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// newSID returns a fresh message SID: "SM" and 32 hex digits. Called with
-// mu held.
-func (s *Server) newSID() string {
-	for {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		if id := "SM" + hex.EncodeToString(b[:]); !s.ids[id] {
-			s.ids[id] = true
-			return id
-		}
-	}
-}
-
 // E164 reports whether s is '+', a digit 1-9 and 6 to 14 more digits.
-func E164(s string) bool {
-	if len(s) < 8 || len(s) > 16 || s[0] != '+' || s[1] < '1' || s[1] > '9' {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func E164(s string) bool { return e164.MatchString(s) }
+
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
 
 func moreInfo(code int) string { return "https://www.twilio.com/docs/errors/" + strconv.Itoa(code) }
 
@@ -631,28 +521,8 @@ func reply(w http.ResponseWriter, e *apiError) {
 	_ = json.NewEncoder(w).Encode(e)
 }
 
-// proxyError answers status with an error page of the kind a reverse
-// proxy or load balancer serves.
-func proxyError(w http.ResponseWriter, status int) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n</body>\r\n</html>\r\n", title, title)
-}
-
-// drop closes the connection without an answer.
-func drop(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler) // net/http closes the connection
-}
-
 // callbackParams are the form parameters of a status callback of m with
-// status: those Twilio posts for an outbound SMS. Called with mu held.
+// status: those Twilio posts for an outbound SMS.
 func (s *Server) callbackParams(m Message, status string, errorCode int) url.Values {
 	v := url.Values{
 		"AccountSid":    {s.account},
@@ -680,16 +550,9 @@ func (s *Server) callbackParams(m Message, status string, errorCode int) url.Val
 }
 
 // CallbackError is the error of a callback the receiver answered with a
-// status other than 2xx.
-type CallbackError struct {
-	StatusCode int
-	Status     string // such as "401 Unauthorized"
-}
-
-// Error says what the receiver answered.
-func (e *CallbackError) Error() string {
-	return "twiliotest: the status callback receiver answered " + e.Status
-}
+// status other than 2xx: its Name is "twiliotest", StatusCode such as 401
+// and Status such as "401 Unauthorized".
+type CallbackError = vendorhttptest.CallbackError
 
 // Report posts, now, the status callback of the message the fake
 // accepted as sid, with status (sent, delivered, undelivered, failed,
@@ -701,24 +564,14 @@ func (e *CallbackError) Error() string {
 // *CallbackError when the receiver answered other than 2xx, and an error
 // when the fake accepted no such message or it has no StatusCallback.
 func (s *Server) Report(ctx context.Context, sid, status string, errorCode int) error {
-	s.mu.Lock()
-	var m *Message
-	for i := range s.messages {
-		if s.messages[i].SID == sid {
-			m = &s.messages[i]
-		}
-	}
-	if m == nil {
-		s.mu.Unlock()
+	m, ok := s.messages.Find(func(m Message) bool { return m.SID == sid })
+	if !ok {
 		return fmt.Errorf("twiliotest: no message %q was accepted", sid)
 	}
 	if m.StatusCallback == "" {
-		s.mu.Unlock()
 		return fmt.Errorf("twiliotest: message %s has no StatusCallback", sid)
 	}
-	cb := callback{url: m.StatusCallback, params: s.callbackParams(*m, status, errorCode)}
-	s.mu.Unlock()
-	return s.PostCallback(ctx, cb.url, cb.params)
+	return s.PostCallback(ctx, m.StatusCallback, s.callbackParams(m, status, errorCode))
 }
 
 // Flush posts the callbacks Config.AutoStatus queued, oldest first, each
@@ -727,33 +580,12 @@ func (s *Server) Report(ctx context.Context, sid, status string, errorCode int) 
 // those after it; posted counts the callbacks taken. Calls of Flush run
 // one at a time.
 func (s *Server) Flush(ctx context.Context) (posted int, err error) {
-	s.flushMu.Lock()
-	defer s.flushMu.Unlock()
-	for {
-		s.mu.Lock()
-		if len(s.pending) == 0 {
-			s.mu.Unlock()
-			return posted, nil
-		}
-		cb := s.pending[0]
-		s.mu.Unlock()
-		if err := s.PostCallback(ctx, cb.url, cb.params); err != nil {
-			return posted, err
-		}
-		s.mu.Lock()
-		s.pending = s.pending[1:]
-		s.mu.Unlock()
-		posted++
-	}
+	return s.pending.Flush(func(cb callback) error { return s.PostCallback(ctx, cb.url, cb.params) })
 }
 
 // Pending returns how many callbacks AutoStatus queued that Flush has not
 // posted.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.pending)
-}
+func (s *Server) Pending() int { return s.pending.Len() }
 
 // PostCallback posts params to callbackURL as Twilio posts a callback:
 // without the URL's fragment (Twilio reads its connection overrides from
@@ -770,31 +602,16 @@ func (s *Server) Post(ctx context.Context, callbackURL, signature string, params
 	return s.post(ctx, callbackURL, signature, params)
 }
 
+// post posts params to target as Twilio posts a status callback, with
+// signature in X-Twilio-Signature unless it is empty.
 func (s *Server) post(ctx context.Context, target, signature string, params url.Values) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte(params.Encode())))
-	if err != nil {
-		return errors.New("twiliotest: the callback URL cannot be requested")
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-	req.Header.Set("User-Agent", "TwilioProxy/1.1")
+	h := http.Header{}
+	h.Set("User-Agent", "TwilioProxy/1.1")
 	if signature != "" {
-		req.Header.Set("X-Twilio-Signature", signature)
+		h.Set("X-Twilio-Signature", signature)
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		// *url.Error names the URL, which may carry credentials.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("twiliotest: posting the status callback: %w", err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &CallbackError{StatusCode: resp.StatusCode, Status: resp.Status}
-	}
-	return nil
+	return vendorhttptest.Post(ctx, s.client, "twiliotest", vendorhttptest.Report{URL: target,
+		ContentType: "application/x-www-form-urlencoded; charset=utf-8", Body: []byte(params.Encode()), Header: h})
 }
 
 // Sign returns the X-Twilio-Signature Twilio sends with a callback to

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/provider/twilio/twiliotest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // TestSignKnownVector checks Sign against the example that Twilio's
@@ -34,29 +34,42 @@ func TestSignKnownVector(t *testing.T) {
 	}
 }
 
-// post sends a raw request to the fake's Messages endpoint and returns
-// the status and the decoded answer.
-func post(t *testing.T, s *twiliotest.Server, user, pass, contentType, body string) (int, map[string]any) {
+// rawAnswer is the fake's answer to a request: its status and body.
+type rawAnswer struct {
+	status int
+	body   string
+}
+
+// send sends a raw request to the fake at path, with basic authentication
+// unless user is "" and a Content-Type unless contentType is "", and
+// returns the answer.
+func send(t *testing.T, s *twiliotest.Server, method, path, user, pass, contentType, body string) rawAnswer {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.URL+s.MessagesPath(), strings.NewReader(body))
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if user != "" {
 		req.SetBasicAuth(user, pass)
 	}
-	req.Header.Set("Content-Type", contentType)
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
-	defer resp.Body.Close()
+	var a rawAnswer
+	a.status, a.body = vendorhttptest.Exchange(t, s.Client(), req)
+	return a
+}
+
+// post posts body to the fake's Messages endpoint as send does, and
+// returns the status and the answer, which must be JSON, decoded.
+func post(t *testing.T, s *twiliotest.Server, user, pass, contentType, body string) (int, map[string]any) {
+	t.Helper()
+	a := send(t, s, http.MethodPost, s.MessagesPath(), user, pass, contentType, body)
 	var out map[string]any
-	data, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("HTTP %d: answer %q is not JSON", resp.StatusCode, data)
+	if err := json.Unmarshal([]byte(a.body), &out); err != nil {
+		t.Fatalf("HTTP %d: answer %q is not JSON", a.status, a.body)
 	}
-	return resp.StatusCode, out
+	return a.status, out
 }
 
 const form = "application/x-www-form-urlencoded"
@@ -138,25 +151,13 @@ func TestChecks(t *testing.T) {
 func TestWrongPathAndMethod(t *testing.T) {
 	s := twiliotest.NewServer(twiliotest.Config{})
 	defer s.Close()
-	req, _ := http.NewRequest(http.MethodPost, s.URL+"/2010-04-01/Accounts/ACffffffffffffffffffffffffffffffff/Messages.json", strings.NewReader("To=%2B15005550009"))
-	req.SetBasicAuth(twiliotest.DefaultAccountSID, twiliotest.DefaultAuthToken)
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
+	sid, token := twiliotest.DefaultAccountSID, twiliotest.DefaultAuthToken
+	other := "/2010-04-01/Accounts/ACffffffffffffffffffffffffffffffff/Messages.json"
+	if a := send(t, s, http.MethodPost, other, sid, token, "", "To=%2B15005550009"); a.status != http.StatusNotFound {
+		t.Fatalf("another account's path: HTTP %d", a.status)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Fatalf("another account's path: HTTP %d", resp.StatusCode)
-	}
-	req, _ = http.NewRequest(http.MethodGet, s.URL+s.MessagesPath(), nil)
-	req.SetBasicAuth(twiliotest.DefaultAccountSID, twiliotest.DefaultAuthToken)
-	resp, err = s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Fatalf("GET: HTTP %d", resp.StatusCode)
+	if a := send(t, s, http.MethodGet, s.MessagesPath(), sid, token, "", ""); a.status != http.StatusMethodNotAllowed {
+		t.Fatalf("GET: HTTP %d", a.status)
 	}
 }
 
@@ -180,12 +181,12 @@ func TestInjectedFailures(t *testing.T) {
 	}
 
 	s.FailNextHTTP(502)
-	resp := raw(t, s, body)
+	resp := send(t, s, http.MethodPost, s.MessagesPath(), sid, token, form, body)
 	if resp.status != 502 || !strings.Contains(resp.body, "<html>") || s.Accepted() != 0 {
 		t.Fatalf("FailNextHTTP: %+v, accepted %d", resp, s.Accepted())
 	}
 	s.FailNextHTTPAfterAccept(504)
-	if resp := raw(t, s, body); resp.status != 504 || s.Accepted() != 1 {
+	if resp := send(t, s, http.MethodPost, s.MessagesPath(), sid, token, form, body); resp.status != 504 || s.Accepted() != 1 {
 		t.Fatalf("FailNextHTTPAfterAccept: %+v, accepted %d", resp, s.Accepted())
 	}
 	s.BreakNext()
@@ -202,25 +203,6 @@ func TestInjectedFailures(t *testing.T) {
 	if status, _ := post(t, s, sid, token, form, body); status != 201 {
 		t.Fatalf("after the failures: HTTP %d", status)
 	}
-}
-
-type rawAnswer struct {
-	status int
-	body   string
-}
-
-func raw(t *testing.T, s *twiliotest.Server, body string) rawAnswer {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.URL+s.MessagesPath(), strings.NewReader(body))
-	req.SetBasicAuth(twiliotest.DefaultAccountSID, twiliotest.DefaultAuthToken)
-	req.Header.Set("Content-Type", form)
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return rawAnswer{resp.StatusCode, string(data)}
 }
 
 // callbackSink records the callbacks it receives and answers status.
