@@ -1,12 +1,13 @@
 package qrchat_test
 
 import (
-	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 const (
@@ -45,10 +47,14 @@ type sent struct {
 // fakeWAHA behaves like a WAHA-style gateway: key, session state, request
 // validation and the engines' answer shapes, errors included. Failures
 // apply to the next valid message: the suite's (failNext), a raw answer of
-// the gateway's or a proxy's, given before or after the engine took the
-// message (failNextRaw, failNextRawAfterAccept, failNextProxy).
+// the gateway's, given before or after the engine took the message
+// (failNextRaw, failNextRawAfterAccept), or a proxy's (failNextProxy, the
+// Faults' FailNextHTTP and FailNextHTTPAfterAccept); BreakNext drops the
+// connection after the engine took it. SetLatency delays every answer
+// once the request's body is read.
 type fakeWAHA struct {
 	*httptest.Server
+	vendorhttptest.Faults
 
 	mu          sync.Mutex
 	status      string // session status
@@ -58,7 +64,6 @@ type fakeWAHA struct {
 	sessionGets int
 	fail        providertest.Failure
 	failRaw     *rawReply
-	latency     time.Duration
 	core        bool              // WAHA Core: media are "available only in Plus version"
 	missing     map[string]bool   // numbers check-exists says are not on the network
 	remap       map[string]string // numbers check-exists names another chat ID for
@@ -116,17 +121,8 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	f.mu.Lock()
-	latency := f.latency
-	f.mu.Unlock()
-	if latency > 0 {
-		tm := time.NewTimer(latency)
-		select {
-		case <-r.Context().Done():
-			tm.Stop()
-			return
-		case <-tm.C:
-		}
+	if !f.Wait(r) {
+		return
 	}
 	if r.Header.Get("X-Api-Key") != testKey {
 		reply(w, 401, map[string]any{"message": "Unauthorized", "statusCode": 401})
@@ -263,6 +259,8 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	case failRaw != nil && !failRaw.accept:
 		failRaw.write(w)
 		return
+	case f.Proxied(w):
+		return
 	case fail == providertest.Temporary:
 		// The session dropped out between the status check and the send.
 		reply(w, 422, map[string]any{"error": "Session status is not as expected. Try again later or restart the session",
@@ -290,12 +288,7 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	case failRaw != nil:
 		failRaw.write(w)
 		return
-	case fail == providertest.AnswerLost:
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			panic(http.ErrAbortHandler) // net/http drops the connection
-		}
-		conn.Close()
+	case f.AfterAccept(w):
 		return
 	}
 	id := s.ID
@@ -412,11 +405,14 @@ func (r *rawReply) write(w http.ResponseWriter) {
 // failNext makes the gateway fail the next valid message as the suite
 // asks: Temporary, the session dropped out (422); RateLimited, 429;
 // Permanent, a validation error (400); AnswerLost, the engine takes the
-// message and the connection drops; VendorErrorOn5xx, an HTTP 503 the
-// gateway raises itself. It reports false for other kinds.
+// message and the connection drops (BreakNext); VendorErrorOn5xx, an HTTP
+// 503 the gateway raises itself. It reports false for other kinds.
 func (f *fakeWAHA) failNext(kind providertest.Failure) bool {
 	switch kind {
-	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.AnswerLost, providertest.VendorErrorOn5xx:
+	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.VendorErrorOn5xx:
+	case providertest.AnswerLost:
+		f.BreakNext()
+		return true
 	default:
 		return false
 	}
@@ -476,9 +472,11 @@ func engineError(r *http.Request, raw []byte, rr *rawReply) *rawReply {
 // message with status and its HTML page; with accept, the gateway took the
 // message behind it.
 func (f *fakeWAHA) failNextProxy(status int, accept bool) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	f.setRaw(rawReply{status: status, contentType: "text/html", accept: accept,
-		body: "<html><head><title>" + title + "</title></head><body><h1>" + title + "</h1><hr>proxy</body></html>\n"})
+	if accept {
+		f.FailNextHTTPAfterAccept(status)
+	} else {
+		f.FailNextHTTP(status)
+	}
 }
 
 func (f *fakeWAHA) setRaw(r rawReply) {
@@ -492,12 +490,6 @@ func (f *fakeWAHA) requests() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.posts
-}
-
-func (f *fakeWAHA) setLatency(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.latency = d
 }
 
 // setCore makes the fake WAHA Core (true) or WAHA Plus (false).
@@ -674,8 +666,8 @@ func wahaHMAC(key string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// post sends body to the webhook URL with hdr, over HTTP, and returns the
-// receiver's status.
+// post sends body to the webhook URL with hdr, over HTTP, as
+// vendorhttptest.Post does, and returns the receiver's status.
 func (f *fakeWAHA) post(t *testing.T, body []byte, hdr http.Header) int {
 	t.Helper()
 	f.mu.Lock()
@@ -684,19 +676,26 @@ func (f *fakeWAHA) post(t *testing.T, body []byte, hdr http.Header) int {
 	if target == "" {
 		t.Fatal("the fake gateway has no webhook: call setWebhook")
 	}
-	req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = hdr
-	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Do(req)
-	if err != nil {
+	var status statusOf
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &status}
+	err := vendorhttptest.Post(context.Background(), client, "fakeWAHA",
+		vendorhttptest.Report{URL: target, ContentType: hdr.Get("Content-Type"), Body: body, Header: hdr})
+	var refused *vendorhttptest.CallbackError // an answer, which the status says
+	if err != nil && !errors.As(err, &refused) {
 		t.Fatalf("posting the event: %v", err)
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
+	return status.code
+}
+
+// statusOf is a transport that keeps the status of the last answer.
+type statusOf struct{ code int }
+
+func (s *statusOf) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		s.code = resp.StatusCode
+	}
+	return resp, err
 }
 
 // deliver posts body as WAHA does, signed when the webhook has a key.
