@@ -384,16 +384,12 @@ func (f *fakeWAHA) failNextCheck(status int, body string) {
 
 // checkCount returns how many check-exists questions the fake answered.
 func (f *fakeWAHA) checkCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.checks
+	return vendorhttptest.Locked(&f.mu, func() int { return f.checks })
 }
 
 // requestsSeen returns the requests the fake received, in order.
 func (f *fakeWAHA) requestsSeen() []capturedRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]capturedRequest(nil), f.captured...)
+	return vendorhttptest.Locked(&f.mu, func() []capturedRequest { return append([]capturedRequest(nil), f.captured...) })
 }
 
 func (r *rawReply) write(w http.ResponseWriter) {
@@ -479,48 +475,24 @@ func (f *fakeWAHA) failNextProxy(status int, accept bool) {
 	}
 }
 
-func (f *fakeWAHA) setRaw(r rawReply) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failRaw = &r
-}
+func (f *fakeWAHA) setRaw(r rawReply) { vendorhttptest.WithLock(&f.mu, func() { f.failRaw = &r }) }
 
 // requests returns how many send requests reached the fake.
-func (f *fakeWAHA) requests() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.posts
-}
+func (f *fakeWAHA) requests() int { return vendorhttptest.Locked(&f.mu, func() int { return f.posts }) }
 
 // setCore makes the fake WAHA Core (true) or WAHA Plus (false).
-func (f *fakeWAHA) setCore(core bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.core = core
-}
+func (f *fakeWAHA) setCore(core bool) { vendorhttptest.WithLock(&f.mu, func() { f.core = core }) }
 
-func (f *fakeWAHA) setStatus(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.status = s
-}
+func (f *fakeWAHA) setStatus(s string) { vendorhttptest.WithLock(&f.mu, func() { f.status = s }) }
 
-func (f *fakeWAHA) setEngine(e string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.engine = e
-}
+func (f *fakeWAHA) setEngine(e string) { vendorhttptest.WithLock(&f.mu, func() { f.engine = e }) }
 
 func (f *fakeWAHA) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.accepted)
+	return vendorhttptest.Locked(&f.mu, func() int { return len(f.accepted) })
 }
 
 func (f *fakeWAHA) gets() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sessionGets
+	return vendorhttptest.Locked(&f.mu, func() int { return f.sessionGets })
 }
 
 func (f *fakeWAHA) last() sent {
@@ -548,9 +520,7 @@ var fakeAckNames = map[int]string{-1: "ERROR", 0: "PENDING", 1: "SERVER", 2: "DE
 // setWebhook configures the session's webhook: events go to url, signed
 // with key (the webhook's hmac.key) when it is not empty.
 func (f *fakeWAHA) setWebhook(url, key string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.hookURL, f.hookKey = url, key
+	vendorhttptest.WithLock(&f.mu, func() { f.hookURL, f.hookKey = url, key })
 }
 
 // message returns the accepted message that id names: its serialized

@@ -352,24 +352,16 @@ func (s *Server) FailNextWithFault(ft Fault) {
 }
 
 // Requests returns how many message requests reached the fake.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.posts
-}
+func (s *Server) Requests() int { return vendorhttptest.Locked(&s.mu, func() int { return s.posts }) }
 
 // Count returns how many messages the fake accepted.
 func (s *Server) Count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.accepted)
+	return vendorhttptest.Locked(&s.mu, func() int { return len(s.accepted) })
 }
 
 // Accepted returns the messages the fake accepted, oldest first.
 func (s *Server) Accepted() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.accepted...)
+	return vendorhttptest.Locked(&s.mu, func() []Message { return append([]Message(nil), s.accepted...) })
 }
 
 // Last returns the body of the last accepted message, or nil.
@@ -445,11 +437,7 @@ func (s *Server) Flush(ctx context.Context) error {
 
 // SetWebhookURL changes where status webhooks go (Config.WebhookURL),
 // for a receiver started after the Server.
-func (s *Server) SetWebhookURL(u string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.webhookURL = u
-}
+func (s *Server) SetWebhookURL(u string) { vendorhttptest.WithLock(&s.mu, func() { s.webhookURL = u }) }
 
 // Post posts one status webhook carrying sts to the webhook URL,
 // signed with Config.AppSecret, as vendorhttptest.Post does: a

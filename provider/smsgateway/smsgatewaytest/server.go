@@ -319,47 +319,33 @@ func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // Sent returns the messages accepted so far, oldest first.
 func (s *Server) Sent() []Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Sent(nil), s.sent...)
+	return vendorhttptest.Locked(&s.mu, func() []Sent { return append([]Sent(nil), s.sent...) })
 }
 
 // Accepted returns how many messages the fake has accepted.
 func (s *Server) Accepted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sent)
+	return vendorhttptest.Locked(&s.mu, func() int { return len(s.sent) })
 }
 
 // Requests returns how many send requests reached the fake, accepted or
 // not.
 func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
+	return vendorhttptest.Locked(&s.mu, func() int { return s.requests })
 }
 
 // Balance returns the wallet balance in paise.
 func (s *Server) Balance() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.balance
+	return vendorhttptest.Locked(&s.mu, func() int64 { return s.balance })
 }
 
 // SetBalance sets the wallet balance in paise.
 func (s *Server) SetBalance(paise int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.balance = paise
+	vendorhttptest.WithLock(&s.mu, func() { s.balance = paise })
 }
 
 // FailNext makes the next authorised send request fail with the vendor
 // error code (HTTP 400 and the vendor's message for it).
-func (s *Server) FailNext(code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failCode = code
-}
+func (s *Server) FailNext(code int) { vendorhttptest.WithLock(&s.mu, func() { s.failCode = code }) }
 
 // RefuseNext makes the vendor refuse the next n authorised send requests
 // (every one from now on when n is negative; RefuseNext(0, ...) ends it)
@@ -370,9 +356,7 @@ func (s *Server) FailNext(code int) {
 // "status_code": 503, "message": "busy"} on an HTTP 503 when it sheds
 // load. Nothing is accepted or charged, though Requests counts each.
 func (s *Server) RefuseNext(n, status, code int, message string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refuseN, s.refuseStatus, s.refuseCode, s.refuseMsg = n, status, code, message
+	vendorhttptest.WithLock(&s.mu, func() { s.refuseN, s.refuseStatus, s.refuseCode, s.refuseMsg = n, status, code, message })
 }
 
 // request is a send request as the vendor reads it: every field a string,
@@ -837,9 +821,7 @@ func (s *Server) FlushDLRs(ctx context.Context) (posted int, err error) {
 // PendingDLRs returns how many reports AutoDLR queued that FlushDLRs has
 // not posted.
 func (s *Server) PendingDLRs() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.pending)
+	return vendorhttptest.Locked(&s.mu, func() int { return len(s.pending) })
 }
 
 // postVendorDLR posts d to DLRURL, counting the attempt in post_attempt.
