@@ -100,10 +100,9 @@ func newFakeWAHA(t *testing.T) *fakeWAHA {
 	return f
 }
 
+// reply answers status with v as JSON, under the vendor's Content-Type.
 func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	vendorhttptest.ReplyJSONAs(w, "application/json; charset=utf-8", status, v)
 }
 
 func badRequest(w http.ResponseWriter, msgs ...string) {

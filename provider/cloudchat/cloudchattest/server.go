@@ -13,6 +13,7 @@
 package cloudchattest
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -158,12 +159,8 @@ type Server struct {
 
 // NewServer starts a Server; Close stops it.
 func NewServer(cfg Config) *Server {
-	if cfg.PhoneNumberID == "" {
-		cfg.PhoneNumberID = DefaultPhoneNumberID
-	}
-	if cfg.Version == "" {
-		cfg.Version = DefaultVersion
-	}
+	cfg.PhoneNumberID = cmp.Or(cfg.PhoneNumberID, DefaultPhoneNumberID)
+	cfg.Version = cmp.Or(cfg.Version, DefaultVersion)
 	if cfg.Templates == nil {
 		cfg.Templates = DefaultTemplates
 	}
@@ -178,10 +175,9 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
+// reply answers status with v as JSON, under the vendor's Content-Type.
 func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	vendorhttptest.ReplyJSONAs(w, "application/json; charset=UTF-8", status, v)
 }
 
 func replyErr(w http.ResponseWriter, e Error) {

@@ -45,6 +45,7 @@
 package smsgatewaytest
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -223,13 +224,13 @@ type Sent struct {
 // call does not take it), and FailNextHTTPAfterAccept and BreakNext fire
 // once the next valid send is accepted and charged. SetLatency delays
 // every request, sends and wallet calls, once its body is read.
+//
+// It is an httptest.Server: its URL is the base URL of the fake, for
+// smsgateway.Config.BaseURL, and Close stops it.
 type Server struct {
-	// URL is the base URL of the fake, for smsgateway.Config.BaseURL.
-	URL string
-
+	*httptest.Server
 	vendorhttptest.Faults
 
-	srv       *httptest.Server
 	key       string
 	price     int64
 	templates map[string]Template
@@ -253,9 +254,8 @@ type Server struct {
 	dlrURL   string
 	autoDLR  string
 	now      func() time.Time
-	pending  []vendorDLR    // queued by AutoDLR, oldest first
-	attempts map[string]int // posts per request ID and number
-	flushMu  sync.Mutex     // one FlushDLRs at a time
+	pending  vendorhttptest.Outbox[vendorDLR] // queued by AutoDLR
+	attempts map[string]int                   // posts per request ID and number
 }
 
 // NewServer starts a fake vendor on a loopback port. It panics when
@@ -277,12 +277,8 @@ func NewServer(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Balance == 0 {
-		cfg.Balance = 100000
-	}
-	if cfg.PartPrice == 0 {
-		cfg.PartPrice = 25
-	}
+	cfg.Balance = cmp.Or(cfg.Balance, 100000)
+	cfg.PartPrice = cmp.Or(cfg.PartPrice, 25)
 	s := &Server{
 		key:         cfg.APIKey,
 		price:       cfg.PartPrice,
@@ -306,16 +302,9 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/dev/bulkV2", s.bulk)
 	mux.HandleFunc("/dev/wallet", s.wallet)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.Server = httptest.NewServer(mux)
 	return s
 }
-
-// Close stops the server, as httptest.Server.Close does.
-func (s *Server) Close() { s.srv.Close() }
-
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // Sent returns the messages accepted so far, oldest first.
 func (s *Server) Sent() []Sent {
@@ -427,7 +416,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	if s.autoDLR != "" {
 		at := s.now()
 		for _, n := range msg.Numbers {
-			s.pending = append(s.pending, s.vendorDLR(msg, n, s.autoDLR, at))
+			s.pending.Add(s.vendorDLR(msg, n, s.autoDLR, at))
 		}
 	}
 	s.mu.Unlock()
@@ -798,30 +787,13 @@ func (s *Server) ReportNumber(ctx context.Context, requestID, number, status str
 // receiver did not take; posted counts the reports taken. Calls of
 // FlushDLRs run one at a time.
 func (s *Server) FlushDLRs(ctx context.Context) (posted int, err error) {
-	s.flushMu.Lock()
-	defer s.flushMu.Unlock()
-	for {
-		s.mu.Lock()
-		if len(s.pending) == 0 {
-			s.mu.Unlock()
-			return posted, nil
-		}
-		d := s.pending[0]
-		s.mu.Unlock()
-		if err := s.postVendorDLR(ctx, d); err != nil {
-			return posted, err
-		}
-		s.mu.Lock()
-		s.pending = s.pending[1:]
-		s.mu.Unlock()
-		posted++
-	}
+	return s.pending.Flush(func(d vendorDLR) error { return s.postVendorDLR(ctx, d) })
 }
 
 // PendingDLRs returns how many reports AutoDLR queued that FlushDLRs has
 // not posted.
 func (s *Server) PendingDLRs() int {
-	return vendorhttptest.Locked(&s.mu, func() int { return len(s.pending) })
+	return s.pending.Len()
 }
 
 // postVendorDLR posts d to DLRURL, counting the attempt in post_attempt.
