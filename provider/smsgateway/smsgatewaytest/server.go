@@ -54,7 +54,6 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -265,11 +264,8 @@ func NewServer(cfg Config) *Server {
 	if cfg.APIKey == "" {
 		panic("smsgatewaytest: Config.APIKey is required")
 	}
-	if cfg.DLRURL != "" {
-		u, err := url.Parse(cfg.DLRURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			panic("smsgatewaytest: Config.DLRURL must be an http(s) URL")
-		}
+	if cfg.DLRURL != "" && !vendorhttptest.IsHTTPURL(cfg.DLRURL) {
+		panic("smsgatewaytest: Config.DLRURL must be an http(s) URL")
 	}
 	if cfg.AutoDLR != "" && cfg.DLRURL == "" {
 		panic("smsgatewaytest: Config.AutoDLR needs Config.DLRURL")
