@@ -12,12 +12,11 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 const (
@@ -25,12 +24,12 @@ const (
 	outside     = "9000000001" // never wrote in: outside the window
 )
 
-// reportLoop is the whole loop over real HTTP: a Notifier sending chat
-// through a cloudchat Provider to the fake vendor, whose status webhooks
-// reach a Webhook on its own server.
+// reportLoop is the whole loop over real HTTP: a Notifier (a notifytest
+// Kit, for the account "acme") sending chat through a cloudchat Provider
+// to the fake vendor, whose status webhooks reach a Webhook on its own
+// server.
 type reportLoop struct {
-	n        *notify.Notifier
-	wallet   *memstore.Wallet
+	*notifytest.Kit
 	vendor   *cloudchattest.Server
 	receiver *httptest.Server
 	hook     *cloudchat.Webhook
@@ -41,24 +40,14 @@ func newReportLoop(t *testing.T) *reportLoop {
 	mux := http.NewServeMux()
 	receiver := httptest.NewServer(mux)
 	t.Cleanup(receiver.Close)
-	l := &reportLoop{receiver: receiver, wallet: memstore.NewWallet(),
-		vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
+	l := &reportLoop{receiver: receiver, vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
 	ch, err := chat.New(chat.Config{Cloud: newProvider(t, l.vendor, testToken), CloudOTPTemplate: "otp_code"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.hook, err = cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.n, AppSecret: testSecret, VerifyToken: verifyToken})
+	l.Kit = notifytest.New(t, notifytest.WithBalance(10_000), notifytest.WithNotifierOptions(notify.WithChannel(ch)),
+		notifytest.WithAccount(notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}))
+	l.hook, err = cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.Notifier, AppSecret: testSecret, VerifyToken: verifyToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,29 +57,11 @@ func newReportLoop(t *testing.T) *reportLoop {
 
 func (l *reportLoop) send(t *testing.T, to string) *notify.Receipt {
 	t.Helper()
-	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: to, Message: "Your order shipped"})
+	r, err := l.Notifier.Send(context.Background(), &chat.Request{Account: "acme", To: to, Message: "Your order shipped"})
 	if err != nil {
 		t.Fatalf("send to %s: %v", to, err)
 	}
 	return r
-}
-
-func (l *reportLoop) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := l.wallet.Balance(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
-}
-
-func (l *reportLoop) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := l.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // post sends body to the receiver with the signature header sig (none
@@ -121,10 +92,11 @@ func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs
 	return st
 }
 
+// historyOf lists the states m went through, oldest first.
 func historyOf(m *record.Message) string {
-	var s []string
-	for _, c := range m.History {
-		s = append(s, string(c.State))
+	s := make([]string, len(m.History))
+	for i, c := range m.History {
+		s[i] = string(c.State)
 	}
 	return strings.Join(s, ",")
 }
@@ -134,23 +106,23 @@ func historyOf(m *record.Message) string {
 // reported failed later; the report refunds it, once.
 func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 	l := newReportLoop(t)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	inside := l.send(t, "9876543210")
 	out := l.send(t, outside)
-	if out.Status != record.StateSent || l.balance(t) != opening-2*inside.Cost.Minor {
-		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.balance(t))
+	if out.Status != record.StateSent || l.Balance(t) != opening-2*inside.Cost.Minor {
+		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.Balance(t))
 	}
 	if err := l.vendor.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, inside.MessageID); m.State != record.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
+	if m := l.Message(t, inside.MessageID); m.State != record.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
 		t.Fatalf("inside the window: %s (%s)", m.State, historyOf(m))
 	}
-	m := l.message(t, out.MessageID)
+	m := l.Message(t, out.MessageID)
 	if m.State != record.StateFailed || m.VendorCode != "131047" || !m.Refunded || !strings.Contains(m.Error, "Re-engagement") {
 		t.Fatalf("outside the window: %+v", m)
 	}
-	if got := l.balance(t); got != opening-inside.Cost.Minor {
+	if got := l.Balance(t); got != opening-inside.Cost.Minor {
 		t.Fatalf("balance = %d, want %d: the failed message refunded", got, opening-inside.Cost.Minor)
 	}
 	// The vendor retries a webhook it thinks went unanswered: the replay
@@ -162,7 +134,7 @@ func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 			t.Fatalf("replay: %d", code)
 		}
 	}
-	if got := l.balance(t); got != opening-inside.Cost.Minor {
+	if got := l.Balance(t); got != opening-inside.Cost.Minor {
 		t.Fatalf("balance after replays = %d: refunded more than once", got)
 	}
 	if s := l.hook.Stats(); s.Reports != 5 || s.Refused != 0 || s.Unmatched != 0 {
@@ -172,7 +144,7 @@ func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 
 func TestWebhookRefusesForgeries(t *testing.T) {
 	l := newReportLoop(t)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	out := l.send(t, outside)
 	body := cloudchattest.Payload(testPhoneID, l.status(t, out, "failed", cloudchattest.ReEngagement))
 	other := cloudchattest.Payload(testPhoneID, l.status(t, out, "delivered"))
@@ -190,10 +162,10 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 			t.Errorf("%s: %d, want 401", name, code)
 		}
 	}
-	if m := l.message(t, out.MessageID); m.State != record.StateSent {
+	if m := l.Message(t, out.MessageID); m.State != record.StateSent {
 		t.Fatalf("a forged report moved the message to %s", m.State)
 	}
-	if got := l.balance(t); got != opening-out.Cost.Minor {
+	if got := l.Balance(t); got != opening-out.Cost.Minor {
 		t.Fatalf("balance = %d: a forged report moved money", got)
 	}
 	if s := l.hook.Stats(); s.Refused != 8 || s.Reports != 0 {
@@ -216,7 +188,7 @@ func TestWebhookOutOfOrderAndUnknownIDs(t *testing.T) {
 	if err := l.vendor.Post(ctx, delivered); err != nil {
 		t.Fatal(err)
 	}
-	m := l.message(t, r.MessageID)
+	m := l.Message(t, r.MessageID)
 	if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 		t.Fatalf("read before delivered: %s (%s)", m.State, historyOf(m))
 	}
@@ -233,9 +205,9 @@ func TestWebhookOutOfOrderAndUnknownIDs(t *testing.T) {
 // by the callback data the provider sent.
 func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	l := newReportLoop(t)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	l.vendor.FailNextWithFault(fault{Lose: true})
-	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hello"})
+	r, err := l.Notifier.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hello"})
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("lost answer: %v", err)
 	}
@@ -247,11 +219,11 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	if err := l.vendor.Post(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	m := l.message(t, r.MessageID)
+	m := l.Message(t, r.MessageID)
 	if m.State != record.StateDelivered || m.ProviderMessageID != taken[0].ID || historyOf(m) != "pending,attempting,unknown,delivered" {
 		t.Fatalf("unknown reported delivered: %+v", m)
 	}
-	if got := l.balance(t); got != opening-r.Cost.Minor {
+	if got := l.Balance(t); got != opening-r.Cost.Minor {
 		t.Fatalf("balance = %d: a delivered message keeps its charge", got)
 	}
 }
@@ -281,7 +253,7 @@ func TestWebhookHandshake(t *testing.T) {
 		}
 	}
 	// Without a verify token configured, no handshake succeeds.
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.n, AppSecret: testSecret})
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.Notifier, AppSecret: testSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +288,7 @@ func TestWebhookBadRequests(t *testing.T) {
 	}
 	for name, cfg := range map[string]cloudchat.WebhookConfig{
 		"Reporter":  {AppSecret: testSecret},
-		"AppSecret": {Reporter: l.n},
+		"AppSecret": {Reporter: l.Notifier},
 	} {
 		if _, err := cloudchat.NewWebhook(cfg); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("NewWebhook without %s: %v", name, err)
