@@ -68,19 +68,11 @@ func (l *reportLoop) send(t *testing.T, to string) *notify.Receipt {
 // when empty) and returns the status.
 func (l *reportLoop) post(t *testing.T, body []byte, sig string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, l.receiver.URL+"/webhooks/cloudchat", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hdr := http.Header{}
 	if sig != "" {
-		req.Header.Set("X-Hub-Signature-256", sig)
+		hdr.Set("X-Hub-Signature-256", sig)
 	}
-	resp, err := l.receiver.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return vendorhttptest.Do(t, l.receiver.Client(), http.MethodPost, l.receiver.URL+"/webhooks/cloudchat", body, hdr).StatusCode
 }
 
 func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs ...cloudchattest.Error) cloudchattest.Status {
@@ -274,12 +266,7 @@ func TestWebhookBadRequests(t *testing.T) {
 	if code := l.post(t, huge, cloudchattest.Sign(testSecret, huge)); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized: %d, want 413", code)
 	}
-	req, _ := http.NewRequest(http.MethodPut, l.receiver.URL+"/webhooks/cloudchat", nil)
-	resp, err := l.receiver.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := vendorhttptest.Do(t, l.receiver.Client(), http.MethodPut, l.receiver.URL+"/webhooks/cloudchat", nil, nil)
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST" {
 		t.Errorf("PUT: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
@@ -424,15 +411,8 @@ func TestWebhookTakesTheVendorsLargestNotification(t *testing.T) {
 	payload := cloudchattest.Payload(testPhoneID, cloudchattest.Status{ID: "wamid.BIG", Status: "delivered", Timestamp: time.Now(), RecipientID: "919876543210"})
 	body := append([]byte(`{"pad":"`+strings.Repeat("x", 2<<20)+`",`), payload[1:]...)
 	post := func(body []byte, sig string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Hub-Signature-256", sig)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		hdr := http.Header{"Content-Type": {"application/json"}, "X-Hub-Signature-256": {sig}}
+		return vendorhttptest.Do(t, srv.Client(), http.MethodPost, srv.URL, body, hdr).StatusCode
 	}
 	if code := post(payload, cloudchattest.Sign(testSecret, body)); code != http.StatusUnauthorized {
 		t.Fatalf("another body's signature: %d, want 401", code)

@@ -1,13 +1,11 @@
 package qrchat_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -635,36 +633,16 @@ func wahaHMAC(key string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// post sends body to the webhook URL with hdr, over HTTP, as
-// vendorhttptest.Post does, and returns the receiver's status.
+// post sends body to the webhook URL with hdr, over HTTP, and returns
+// the receiver's status.
 func (f *fakeWAHA) post(t *testing.T, body []byte, hdr http.Header) int {
 	t.Helper()
-	f.mu.Lock()
-	target := f.hookURL
-	f.mu.Unlock()
+	target := vendorhttptest.Locked(&f.mu, func() string { return f.hookURL })
 	if target == "" {
 		t.Fatal("the fake gateway has no webhook: call setWebhook")
 	}
-	var status statusOf
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &status}
-	err := vendorhttptest.Post(context.Background(), client, "fakeWAHA",
-		vendorhttptest.Report{URL: target, ContentType: hdr.Get("Content-Type"), Body: body, Header: hdr})
-	var refused *vendorhttptest.CallbackError // an answer, which the status says
-	if err != nil && !errors.As(err, &refused) {
-		t.Fatalf("posting the event: %v", err)
-	}
-	return status.code
-}
-
-// statusOf is a transport that keeps the status of the last answer.
-type statusOf struct{ code int }
-
-func (s *statusOf) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		s.code = resp.StatusCode
-	}
-	return resp, err
+	client := &http.Client{Timeout: 10 * time.Second}
+	return vendorhttptest.Do(t, client, http.MethodPost, target, body, hdr).StatusCode
 }
 
 // deliver posts body as WAHA does, signed when the webhook has a key.

@@ -355,12 +355,7 @@ func TestWebhookBadRequests(t *testing.T) {
 		t.Errorf("over 1 MiB: %d, want 413", code)
 	}
 	for _, method := range []string{http.MethodGet, http.MethodPut} {
-		req, _ := http.NewRequest(method, l.receiver.URL+"/webhooks/waha", nil)
-		resp, err := l.receiver.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := vendorhttptest.Do(t, l.receiver.Client(), method, l.receiver.URL+"/webhooks/waha", nil, nil)
 		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 			t.Errorf("%s: %d, Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
 		}
@@ -449,19 +444,9 @@ func (r *recorder) ids() string {
 // postSigned posts body to url signed as the gateway signs it with key.
 func postSigned(t *testing.T, url string, body []byte, key string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Webhook-Hmac", wahaHMAC(key, body))
-	req.Header.Set("X-Webhook-Hmac-Algorithm", "sha512")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	hdr := http.Header{"Content-Type": {"application/json"}, "X-Webhook-Hmac": {wahaHMAC(key, body)},
+		"X-Webhook-Hmac-Algorithm": {"sha512"}}
+	return vendorhttptest.Do(t, nil, http.MethodPost, url, body, hdr).StatusCode
 }
 
 // newRecordedHook serves a Webhook for cfg (Secret hookKey unless set)
@@ -656,15 +641,8 @@ func TestWebhookVerifiesWAHAsExample(t *testing.T) {
 	rep := &recorder{}
 	h, url := newRecordedHook(t, rep, qrchat.WebhookConfig{Secret: key})
 	post := func(sig string) int {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("X-Webhook-Hmac", sig)
-		req.Header.Set("X-Webhook-Hmac-Algorithm", "sha512")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		hdr := http.Header{"X-Webhook-Hmac": {sig}, "X-Webhook-Hmac-Algorithm": {"sha512"}}
+		return vendorhttptest.Do(t, nil, http.MethodPost, url, []byte(body), hdr).StatusCode
 	}
 	if code := post(sig); code != http.StatusOK {
 		t.Fatalf("WAHA's example: %d", code)
