@@ -84,15 +84,6 @@ func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs
 	return st
 }
 
-// historyOf lists the states m went through, oldest first.
-func historyOf(m *record.Message) string {
-	s := make([]string, len(m.History))
-	for i, c := range m.History {
-		s[i] = string(c.State)
-	}
-	return strings.Join(s, ",")
-}
-
 // TestWebhookOutsideWindowFailsAndRefunds is the vendor's own behaviour:
 // free text outside the window is accepted with 200, charged, and
 // reported failed later; the report refunds it, once.
@@ -309,18 +300,35 @@ func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*no
 	return f(ctx, r)
 }
 
-// TestWebhookMarksFailover: the report of a failure the QR gateway can
-// overcome says so; others do not.
-func TestWebhookMarksFailover(t *testing.T) {
-	var got []*notify.DeliveryReport
+// collectingHook returns a Webhook for testSecret whose Reporter takes
+// every report and keeps it in *reports.
+func collectingHook(t *testing.T) (h *cloudchat.Webhook, reports *[]*notify.DeliveryReport) {
+	t.Helper()
+	reports = new([]*notify.DeliveryReport)
 	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
 		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
-			got = append(got, r)
+			*reports = append(*reports, r)
 			return &notify.ReportResult{}, nil
 		})})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h, reports
+}
+
+// historyOf lists the states m went through, oldest first.
+func historyOf(m *record.Message) string {
+	s := make([]string, len(m.History))
+	for i, c := range m.History {
+		s[i] = string(c.State)
+	}
+	return strings.Join(s, ",")
+}
+
+// TestWebhookMarksFailover: the report of a failure the QR gateway can
+// overcome says so; others do not.
+func TestWebhookMarksFailover(t *testing.T) {
+	h, reports := collectingHook(t)
 	at := time.Unix(1_764_000_000, 0)
 	st := func(id string, e cloudchattest.Error) cloudchattest.Status {
 		return cloudchattest.Status{ID: id, Status: "failed", Timestamp: at, RecipientID: "919876543210",
@@ -331,10 +339,10 @@ func TestWebhookMarksFailover(t *testing.T) {
 	req.Header.Set("X-Hub-Signature-256", cloudchattest.Sign(testSecret, body))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	if rec.Code != 200 || len(got) != 2 {
+	if got := *reports; rec.Code != 200 || len(got) != 2 {
 		t.Fatalf("%d, %d reports", rec.Code, len(got))
 	}
-	a, b := got[0], got[1]
+	a, b := (*reports)[0], (*reports)[1]
 	if !a.Failover || a.VendorCode != "131047" || a.State != record.StateFailed || a.Account != "acme" ||
 		a.MessageID != "m-a" || a.ProviderMessageID != "a" || a.To != "919876543210" || !a.At.Equal(at) || a.Provider != "cloudchat" {
 		t.Fatalf("131047 report = %+v", a)
@@ -350,15 +358,7 @@ func TestWebhookMarksFailover(t *testing.T) {
 // (415) or that declares more than the vendor's 3 MB (413), however
 // signed; none reports anything.
 func TestWebhookRefusesForgeriesUnread(t *testing.T) {
-	var reported int
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
-		Reporter: reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) {
-			reported++
-			return &notify.ReportResult{}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, reports := collectingHook(t)
 	const size = 900 << 10
 	wellFormed := cloudchattest.Sign(testSecret, []byte("another body"))
 	for _, c := range []struct {
@@ -388,8 +388,8 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.BytesRead(), c.want)
 		}
 	}
-	if s := h.Stats(); reported != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
-		t.Fatalf("%d reported, stats %+v", reported, s)
+	if s := h.Stats(); len(*reports) != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
+		t.Fatalf("%d reported, stats %+v", len(*reports), s)
 	}
 }
 
@@ -397,15 +397,7 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 // of 2 MiB, within the vendor's documented 3 MB, is taken over HTTP; a
 // well-formed signature of another body is 401 once the body was read.
 func TestWebhookTakesTheVendorsLargestNotification(t *testing.T) {
-	var got []*notify.DeliveryReport
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
-		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
-			got = append(got, r)
-			return &notify.ReportResult{}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, reports := collectingHook(t)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	payload := cloudchattest.Payload(testPhoneID, cloudchattest.Status{ID: "wamid.BIG", Status: "delivered", Timestamp: time.Now(), RecipientID: "919876543210"})
@@ -417,7 +409,8 @@ func TestWebhookTakesTheVendorsLargestNotification(t *testing.T) {
 	if code := post(payload, cloudchattest.Sign(testSecret, body)); code != http.StatusUnauthorized {
 		t.Fatalf("another body's signature: %d, want 401", code)
 	}
-	if code := post(body, cloudchattest.Sign(testSecret, body)); code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
+	code := post(body, cloudchattest.Sign(testSecret, body))
+	if got := *reports; code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
 		t.Fatalf("signed 2 MiB notification: %d, reports %+v", code, got)
 	}
 }

@@ -128,46 +128,37 @@ func mediaConfig(m *mediaServer, maxBytes int64) qrchat.Config {
 	}
 }
 
+// TestSendMedia: each kind of media goes to its endpoint with the bytes
+// fetched from its URL. The type is the bytes', not the file name's. A
+// video goes to /api/sendVideo, with WAHA's video body (asNote and
+// convert false), so that it arrives as a playable video; it used to go
+// to /api/sendFile and arrive as a document.
 func TestSendMedia(t *testing.T) {
 	gw := newFakeWAHA(t)
 	m := newMediaServer(t)
 	p := newProvider(t, gw, mediaConfig(m, 0))
-
-	res, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := gw.last()
-	if res.ProviderMessageID == "" || got.Path != "/api/sendFile" || got.MIME != "application/pdf" || got.Name != "INV-7.pdf" ||
-		got.Caption != "Your invoice" || !bytes.Equal(got.Data, pdfBytes) {
-		t.Fatalf("document: gateway received %+v", got)
-	}
-
-	// The file name says .jpg but the bytes are PNG: the bytes win.
-	if _, err := p.Send(context.Background(), mediaEnv(m.url("/photo.png"), chat.MediaImage, "photo.jpg", "image/jpeg", "")); err != nil {
-		t.Fatal(err)
-	}
-	got = gw.last()
-	if got.Path != "/api/sendImage" || got.MIME != "image/png" || !bytes.Equal(got.Data, pngBytes) {
-		t.Fatalf("image: gateway received %+v", got)
-	}
-}
-
-// TestSendVideo: a video goes to /api/sendVideo, with WAHA's video body
-// (asNote and convert false), so that it arrives as a playable video; it
-// used to go to /api/sendFile and arrive as a document.
-func TestSendVideo(t *testing.T) {
-	gw := newFakeWAHA(t)
-	m := newMediaServer(t)
-	p := newProvider(t, gw, mediaConfig(m, 0))
-	res, err := p.Send(context.Background(), mediaEnv(m.url("/clip.mp4"), chat.MediaVideo, "clip.mp4", "video/mp4", "Watch this"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := gw.last()
-	if res.ProviderMessageID == "" || got.Path != "/api/sendVideo" || got.MIME != "video/mp4" || got.Name != "clip.mp4" ||
-		got.Caption != "Watch this" || !bytes.Equal(got.Data, mp4Bytes) {
-		t.Fatalf("video: gateway received %+v, want it on /api/sendVideo", got)
+	for _, tt := range []struct {
+		name                     string
+		kind                     chat.MediaKind
+		url, file, mime, caption string
+		// what the gateway receives
+		path, wantMIME string
+		data           []byte
+	}{
+		{"document", chat.MediaDocument, "/invoice.pdf", "INV-7.pdf", "application/pdf", "Your invoice", "/api/sendFile", "application/pdf", pdfBytes},
+		// The file name says .jpg but the bytes are PNG: the bytes win.
+		{"image", chat.MediaImage, "/photo.png", "photo.jpg", "image/jpeg", "", "/api/sendImage", "image/png", pngBytes},
+		{"video", chat.MediaVideo, "/clip.mp4", "clip.mp4", "video/mp4", "Watch this", "/api/sendVideo", "video/mp4", mp4Bytes},
+	} {
+		res, err := p.Send(context.Background(), mediaEnv(m.url(tt.url), tt.kind, tt.file, tt.mime, tt.caption))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got := gw.last()
+		if res.ProviderMessageID == "" || got.Path != tt.path || got.MIME != tt.wantMIME || got.Name != tt.file ||
+			got.Caption != tt.caption || !bytes.Equal(got.Data, tt.data) {
+			t.Errorf("%s: gateway received %+v, want it on %s", tt.name, got, tt.path)
+		}
 	}
 }
 
