@@ -276,16 +276,12 @@ func NewServer(cfg Config) *Server {
 	cfg.Balance = cmp.Or(cfg.Balance, 100000)
 	cfg.PartPrice = cmp.Or(cfg.PartPrice, 25)
 	s := &Server{
-		key:         cfg.APIKey,
-		price:       cfg.PartPrice,
-		balance:     cfg.Balance,
+		key: cfg.APIKey, price: cfg.PartPrice, balance: cfg.Balance,
+		dlrURL: cfg.DLRURL, autoDLR: cfg.AutoDLR, now: cfg.Now,
 		templates:   make(map[string]Template, len(cfg.Templates)),
 		byMessageID: make(map[string]Template),
 		senders:     make(map[string]bool),
 		ids:         make(map[string]bool),
-		dlrURL:      cfg.DLRURL,
-		autoDLR:     cfg.AutoDLR,
-		now:         cfg.Now,
 		attempts:    make(map[string]int),
 	}
 	for _, t := range cfg.Templates {
