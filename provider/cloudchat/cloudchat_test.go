@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -290,14 +290,9 @@ func TestCloud131000IsARefusal(t *testing.T) {
 // outcome (never retried).
 func TestTransportErrors(t *testing.T) {
 	// Nothing listens: the dial fails before anything is sent.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := vendorhttptest.ClosedAddr(t)
 	p, _ := cloudchat.New(cloudchat.Config{BaseURL: "http://" + addr, PhoneNumberID: testPhoneID, Token: testToken})
-	_, err = p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
 	}
@@ -373,17 +368,14 @@ func TestNewValidates(t *testing.T) {
 // sees /{version}/{phone number ID}/messages for a send and
 // /{version}/{phone number ID} for CheckHealth, never a path twice.
 func TestBaseURLForms(t *testing.T) {
-	paths := make(chan string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
+	srv, paths := vendorhttptest.Paths(t, 1, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Method == http.MethodGet {
 			_, _ = io.WriteString(w, `{"id":"`+testPhoneID+`"}`)
 			return
 		}
 		_, _ = io.WriteString(w, `{"messaging_product":"whatsapp","contacts":[{"input":"919876543210","wa_id":"919876543210"}],"messages":[{"id":"wamid.1"}]}`)
-	}))
-	defer srv.Close()
+	})
 	for _, tt := range []struct{ base, version, want string }{
 		{srv.URL, "", "/v25.0/" + testPhoneID},
 		{srv.URL + "/", "v20.0", "/v20.0/" + testPhoneID},

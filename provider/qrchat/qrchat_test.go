@@ -19,6 +19,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -488,12 +489,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestTransportErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := vendorhttptest.ClosedAddr(t)
 	p, _ := qrchat.New(qrchat.Config{BaseURL: "http://" + addr, APIKey: testKey})
 	if _, err := p.Send(context.Background(), textEnv("hi", "")); notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
@@ -510,9 +506,7 @@ func TestTransportErrors(t *testing.T) {
 // sees /api/sessions/{session} and /api/sendText under the root, never a
 // path twice.
 func TestBaseURLForms(t *testing.T) {
-	paths := make(chan string, 2)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
+	srv, paths := vendorhttptest.Paths(t, 2, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Method == http.MethodGet {
 			io.WriteString(w, `{"name":"default","status":"WORKING"}`)
@@ -520,8 +514,7 @@ func TestBaseURLForms(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, `{"id":"true_919876543210@c.us_3EB0A1","timestamp":1760022498}`)
-	}))
-	defer srv.Close()
+	})
 	for _, tt := range []struct{ base, prefix string }{
 		{srv.URL, ""},
 		{srv.URL + "/", ""},

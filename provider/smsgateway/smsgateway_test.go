@@ -18,6 +18,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -342,12 +343,7 @@ func TestSlowAnswerAfterWriteIsUnknown(t *testing.T) {
 // temporary, attempt timeouts included.
 func TestNotSentIsRetryable(t *testing.T) {
 	// A closed port: the dial fails.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := vendorhttptest.ClosedAddr(t)
 	p, err := smsgateway.New(smsgateway.Config{APIKey: testKey, BaseURL: "http://" + addr})
 	if err != nil {
 		t.Fatal(err)
@@ -493,16 +489,13 @@ func TestNewConfig(t *testing.T) {
 // /dev/bulkV2 for a send and /dev/wallet for the balance, under whatever
 // path prefix the URL has (a proxy's), and never the endpoint twice.
 func TestBaseURLForms(t *testing.T) {
-	paths := make(chan string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
+	srv, paths := vendorhttptest.Paths(t, 1, func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/dev/wallet") {
 			_, _ = io.WriteString(w, `{"return": true, "wallet": "12.50"}`)
 			return
 		}
 		_, _ = io.WriteString(w, `{"return": true, "request_id": "r1", "message": ["SMS sent successfully."]}`)
-	}))
-	defer srv.Close()
+	})
 	for _, tt := range []struct{ base, prefix string }{
 		{srv.URL, ""},
 		{srv.URL + "/", ""},
