@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/cloudchat"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -94,11 +94,18 @@ func TestWireFormat(t *testing.T) {
 	}
 }
 
-// TestVendorErrors checks the classification of the vendor's error codes.
+// TestVendorErrors checks the classification of the vendor's error codes
+// and of the answers of a path that may have lost the message: a proxy
+// in front of the vendor answers 502 or 504 with its own page (the vendor
+// may have the message behind it; here, for the 504, it does), or the
+// vendor takes the message and the connection drops before its answer.
+// Those are of unknown outcome: a retry would send the message twice.
 func TestVendorErrors(t *testing.T) {
 	tests := []struct {
 		name       string
 		err        graphErr
+		fault      fault
+		accepted   int    // messages the vendor took
 		to         string // default in the 24h window
 		msg        *chat.Message
 		code       notify.Code
@@ -115,6 +122,8 @@ func TestVendorErrors(t *testing.T) {
 		{name: "something went wrong", err: somethingWentWrong, code: notify.CodeUnavailable, contains: "the message was not sent; retried"},
 		{name: "API unknown", err: gerr(400, 1, "An unknown error occurred", ""), code: notify.CodeRejected, contains: "code 1,"},
 		{name: "API unknown on a 5xx", err: gerr(500, 1, "An unknown error occurred", ""), code: notify.CodeUnavailable, contains: "code 1,"},
+		// "Service unavailable" is documented as the vendor being down for
+		// a while: the message was not taken.
 		{name: "service unavailable", err: serviceUnavailable, code: notify.CodeUnavailable},
 		{name: "API service down", err: gerr(503, 2, "Service temporarily unavailable", ""), code: notify.CodeUnavailable},
 		{name: "server temporarily unavailable", err: gerr(503, 133004, "(#133004) Server temporarily unavailable", ""), code: notify.CodeUnavailable},
@@ -131,6 +140,11 @@ func TestVendorErrors(t *testing.T) {
 			code: notify.CodeRejected, contains: "132001"},
 		{name: "template parameter mismatch", msg: &chat.Message{Template: &chat.Template{Name: "order_confirmed", Params: []string{"x"}}},
 			code: notify.CodeRejected, contains: "132000"},
+		{name: "proxy 502", fault: fault{Proxy: http.StatusBadGateway}, code: notify.CodeOutcomeUnknown},
+		{name: "proxy 504 after acceptance", fault: fault{Proxy: http.StatusGatewayTimeout, Accept: true}, accepted: 1,
+			code: notify.CodeOutcomeUnknown},
+		{name: "answer lost after acceptance", fault: fault{Lose: true}, accepted: 1, code: notify.CodeOutcomeUnknown,
+			contains: "may have accepted the message"},
 	}
 	vendor := newFakeGraph(t)
 	p := newProvider(t, vendor, testToken)
@@ -139,6 +153,9 @@ func TestVendorErrors(t *testing.T) {
 			if tt.err.Code != 0 {
 				vendor.FailNextWith(tt.err)
 			}
+			if tt.fault != (fault{}) {
+				vendor.FailNextWithFault(tt.fault)
+			}
 			to, msg := tt.to, tt.msg
 			if to == "" {
 				to = "9876543210"
@@ -146,7 +163,7 @@ func TestVendorErrors(t *testing.T) {
 			if msg == nil {
 				msg = &chat.Message{Text: "482915 is your code", OTP: "482915"}
 			}
-			before := vendor.Count()
+			requests, before := vendor.Requests(), vendor.Count()
 			_, err := p.Send(context.Background(), chatEnv(to, msg))
 			if got := notify.CodeOf(err); got != tt.code {
 				t.Fatalf("code %q (%v), want %q", got, err, tt.code)
@@ -167,10 +184,14 @@ func TestVendorErrors(t *testing.T) {
 			if errors.As(err, &e) && e.RetryAfter != tt.retryAfter {
 				t.Errorf("RetryAfter = %v, want %v", e.RetryAfter, tt.retryAfter)
 			}
-			if vendor.Count() != before {
-				t.Error("the vendor accepted a message it refused")
+			if got, took := vendor.Requests()-requests, vendor.Count()-before; got != 1 || took != tt.accepted {
+				t.Errorf("the vendor took %d messages of %d requests, want exactly %d of 1", took, got, tt.accepted)
 			}
 		})
+	}
+	// The vendor works again.
+	if _, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"})); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -240,32 +261,6 @@ func TestNonJSONErrors(t *testing.T) {
 	}
 }
 
-// TestProxy502IsUnknown: a proxy in front of the vendor answers 502 or 504
-// with its own page. The vendor may have the message behind it (here, for
-// the 504, it does), so the outcome is unknown and nothing retries it.
-func TestProxy502IsUnknown(t *testing.T) {
-	vendor := newFakeGraph(t)
-	p := newProvider(t, vendor, testToken)
-	for _, ft := range []fault{{Proxy: http.StatusBadGateway}, {Proxy: http.StatusGatewayTimeout, Accept: true}} {
-		posts, accepted := vendor.Requests(), vendor.Count()
-		vendor.FailNextWithFault(ft)
-		_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
-		if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
-			t.Errorf("proxy %d: %v, want an unknown outcome", ft.Proxy, err)
-		}
-		if got := vendor.Requests() - posts; got != 1 {
-			t.Errorf("proxy %d: the fake got %d requests, want exactly 1", ft.Proxy, got)
-		}
-		want := 0
-		if ft.Accept {
-			want = 1
-		}
-		if got := vendor.Count() - accepted; got != want {
-			t.Errorf("proxy %d: the vendor accepted %d messages, want %d", ft.Proxy, got, want)
-		}
-	}
-}
-
 // TestCloud131000IsARefusal: "Something went wrong" is the vendor's
 // catch-all, in its own error object, documented as "Message failed to
 // send due to an unknown error": a certain refusal, temporary, with the
@@ -290,53 +285,14 @@ func TestCloud131000IsARefusal(t *testing.T) {
 	}
 }
 
-// TestCloud131016IsRetryable: "Service unavailable" is documented as the
-// vendor being down for a while: the message was not taken.
-func TestCloud131016IsRetryable(t *testing.T) {
-	vendor := newFakeGraph(t)
-	p := newProvider(t, vendor, testToken)
-	vendor.FailNextWith(serviceUnavailable)
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
-	if !notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeUnavailable {
-		t.Fatalf("131016: %v, want a retryable unavailable", err)
-	}
-	if vendor.Requests() != 1 || vendor.Count() != 0 {
-		t.Fatalf("the fake got %d requests and accepted %d, want 1 and 0", vendor.Requests(), vendor.Count())
-	}
-}
-
-// TestAnswerLostAfterAcceptanceIsUnknown: the vendor takes the message and
-// the connection drops before its answer. A retry would send it twice.
-func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
-	vendor := newFakeGraph(t)
-	p := newProvider(t, vendor, testToken)
-	vendor.FailNextWithFault(fault{Lose: true})
-	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
-	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
-		t.Fatalf("lost answer: %v, want an unknown outcome", err)
-	}
-	if vendor.Requests() != 1 || vendor.Count() != 1 {
-		t.Fatalf("the fake got %d requests and accepted %d, want exactly 1 and 1", vendor.Requests(), vendor.Count())
-	}
-	// The vendor works again.
-	if _, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"})); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestTransportErrors: a request that never left is Unavailable (retried);
 // one whose answer was lost, or that succeeded without an ID, is of unknown
 // outcome (never retried).
 func TestTransportErrors(t *testing.T) {
 	// Nothing listens: the dial fails before anything is sent.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := vendorhttptest.ClosedAddr(t)
 	p, _ := cloudchat.New(cloudchat.Config{BaseURL: "http://" + addr, PhoneNumberID: testPhoneID, Token: testToken})
-	_, err = p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
+	_, err := p.Send(context.Background(), chatEnv("9876543210", &chat.Message{Text: "hi"}))
 	if notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
 	}
@@ -412,17 +368,14 @@ func TestNewValidates(t *testing.T) {
 // sees /{version}/{phone number ID}/messages for a send and
 // /{version}/{phone number ID} for CheckHealth, never a path twice.
 func TestBaseURLForms(t *testing.T) {
-	paths := make(chan string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
+	srv, paths := vendorhttptest.Paths(t, 1, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Method == http.MethodGet {
 			_, _ = io.WriteString(w, `{"id":"`+testPhoneID+`"}`)
 			return
 		}
 		_, _ = io.WriteString(w, `{"messaging_product":"whatsapp","contacts":[{"input":"919876543210","wa_id":"919876543210"}],"messages":[{"id":"wamid.1"}]}`)
-	}))
-	defer srv.Close()
+	})
 	for _, tt := range []struct{ base, version, want string }{
 		{srv.URL, "", "/v25.0/" + testPhoneID},
 		{srv.URL + "/", "v20.0", "/v20.0/" + testPhoneID},

@@ -12,12 +12,11 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 const (
@@ -25,12 +24,12 @@ const (
 	outside     = "9000000001" // never wrote in: outside the window
 )
 
-// reportLoop is the whole loop over real HTTP: a Notifier sending chat
-// through a cloudchat Provider to the fake vendor, whose status webhooks
-// reach a Webhook on its own server.
+// reportLoop is the whole loop over real HTTP: a Notifier (a notifytest
+// Kit, for the account "acme") sending chat through a cloudchat Provider
+// to the fake vendor, whose status webhooks reach a Webhook on its own
+// server.
 type reportLoop struct {
-	n        *notify.Notifier
-	wallet   *memstore.Wallet
+	*notifytest.Kit
 	vendor   *cloudchattest.Server
 	receiver *httptest.Server
 	hook     *cloudchat.Webhook
@@ -41,24 +40,14 @@ func newReportLoop(t *testing.T) *reportLoop {
 	mux := http.NewServeMux()
 	receiver := httptest.NewServer(mux)
 	t.Cleanup(receiver.Close)
-	l := &reportLoop{receiver: receiver, wallet: memstore.NewWallet(),
-		vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
+	l := &reportLoop{receiver: receiver, vendor: newFakeGraph(t, receiver.URL+"/webhooks/cloudchat")}
 	ch, err := chat.New(chat.Config{Cloud: newProvider(t, l.vendor, testToken), CloudOTPTemplate: "otp_code"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.hook, err = cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.n, AppSecret: testSecret, VerifyToken: verifyToken})
+	l.Kit = notifytest.New(t, notifytest.WithBalance(10_000), notifytest.WithNotifierOptions(notify.WithChannel(ch)),
+		notifytest.WithAccount(notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayCloud}.Map()}))
+	l.hook, err = cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.Notifier, AppSecret: testSecret, VerifyToken: verifyToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,48 +57,22 @@ func newReportLoop(t *testing.T) *reportLoop {
 
 func (l *reportLoop) send(t *testing.T, to string) *notify.Receipt {
 	t.Helper()
-	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: to, Message: "Your order shipped"})
+	r, err := l.Notifier.Send(context.Background(), &chat.Request{Account: "acme", To: to, Message: "Your order shipped"})
 	if err != nil {
 		t.Fatalf("send to %s: %v", to, err)
 	}
 	return r
 }
 
-func (l *reportLoop) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := l.wallet.Balance(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
-}
-
-func (l *reportLoop) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := l.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // post sends body to the receiver with the signature header sig (none
 // when empty) and returns the status.
 func (l *reportLoop) post(t *testing.T, body []byte, sig string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, l.receiver.URL+"/webhooks/cloudchat", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hdr := http.Header{}
 	if sig != "" {
-		req.Header.Set("X-Hub-Signature-256", sig)
+		hdr.Set("X-Hub-Signature-256", sig)
 	}
-	resp, err := l.receiver.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return vendorhttptest.Do(t, l.receiver.Client(), http.MethodPost, l.receiver.URL+"/webhooks/cloudchat", body, hdr).StatusCode
 }
 
 func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs ...cloudchattest.Error) cloudchattest.Status {
@@ -121,36 +84,28 @@ func (l *reportLoop) status(t *testing.T, r *notify.Receipt, status string, errs
 	return st
 }
 
-func historyOf(m *record.Message) string {
-	var s []string
-	for _, c := range m.History {
-		s = append(s, string(c.State))
-	}
-	return strings.Join(s, ",")
-}
-
 // TestWebhookOutsideWindowFailsAndRefunds is the vendor's own behaviour:
 // free text outside the window is accepted with 200, charged, and
 // reported failed later; the report refunds it, once.
 func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 	l := newReportLoop(t)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	inside := l.send(t, "9876543210")
 	out := l.send(t, outside)
-	if out.Status != record.StateSent || l.balance(t) != opening-2*inside.Cost.Minor {
-		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.balance(t))
+	if out.Status != record.StateSent || l.Balance(t) != opening-2*inside.Cost.Minor {
+		t.Fatalf("outside the window: %+v, balance %d; want sent and charged", out, l.Balance(t))
 	}
 	if err := l.vendor.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if m := l.message(t, inside.MessageID); m.State != record.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
+	if m := l.Message(t, inside.MessageID); m.State != record.StateDelivered || historyOf(m) != "pending,attempting,sent,delivered" {
 		t.Fatalf("inside the window: %s (%s)", m.State, historyOf(m))
 	}
-	m := l.message(t, out.MessageID)
+	m := l.Message(t, out.MessageID)
 	if m.State != record.StateFailed || m.VendorCode != "131047" || !m.Refunded || !strings.Contains(m.Error, "Re-engagement") {
 		t.Fatalf("outside the window: %+v", m)
 	}
-	if got := l.balance(t); got != opening-inside.Cost.Minor {
+	if got := l.Balance(t); got != opening-inside.Cost.Minor {
 		t.Fatalf("balance = %d, want %d: the failed message refunded", got, opening-inside.Cost.Minor)
 	}
 	// The vendor retries a webhook it thinks went unanswered: the replay
@@ -162,7 +117,7 @@ func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 			t.Fatalf("replay: %d", code)
 		}
 	}
-	if got := l.balance(t); got != opening-inside.Cost.Minor {
+	if got := l.Balance(t); got != opening-inside.Cost.Minor {
 		t.Fatalf("balance after replays = %d: refunded more than once", got)
 	}
 	if s := l.hook.Stats(); s.Reports != 5 || s.Refused != 0 || s.Unmatched != 0 {
@@ -172,7 +127,7 @@ func TestWebhookOutsideWindowFailsAndRefunds(t *testing.T) {
 
 func TestWebhookRefusesForgeries(t *testing.T) {
 	l := newReportLoop(t)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	out := l.send(t, outside)
 	body := cloudchattest.Payload(testPhoneID, l.status(t, out, "failed", cloudchattest.ReEngagement))
 	other := cloudchattest.Payload(testPhoneID, l.status(t, out, "delivered"))
@@ -190,10 +145,10 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 			t.Errorf("%s: %d, want 401", name, code)
 		}
 	}
-	if m := l.message(t, out.MessageID); m.State != record.StateSent {
+	if m := l.Message(t, out.MessageID); m.State != record.StateSent {
 		t.Fatalf("a forged report moved the message to %s", m.State)
 	}
-	if got := l.balance(t); got != opening-out.Cost.Minor {
+	if got := l.Balance(t); got != opening-out.Cost.Minor {
 		t.Fatalf("balance = %d: a forged report moved money", got)
 	}
 	if s := l.hook.Stats(); s.Refused != 8 || s.Reports != 0 {
@@ -216,7 +171,7 @@ func TestWebhookOutOfOrderAndUnknownIDs(t *testing.T) {
 	if err := l.vendor.Post(ctx, delivered); err != nil {
 		t.Fatal(err)
 	}
-	m := l.message(t, r.MessageID)
+	m := l.Message(t, r.MessageID)
 	if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 		t.Fatalf("read before delivered: %s (%s)", m.State, historyOf(m))
 	}
@@ -233,9 +188,9 @@ func TestWebhookOutOfOrderAndUnknownIDs(t *testing.T) {
 // by the callback data the provider sent.
 func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	l := newReportLoop(t)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	l.vendor.FailNextWithFault(fault{Lose: true})
-	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hello"})
+	r, err := l.Notifier.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210", Message: "hello"})
 	if notify.CodeOf(err) != notify.CodeOutcomeUnknown {
 		t.Fatalf("lost answer: %v", err)
 	}
@@ -247,11 +202,11 @@ func TestWebhookSettlesAnUnknownSend(t *testing.T) {
 	if err := l.vendor.Post(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	m := l.message(t, r.MessageID)
+	m := l.Message(t, r.MessageID)
 	if m.State != record.StateDelivered || m.ProviderMessageID != taken[0].ID || historyOf(m) != "pending,attempting,unknown,delivered" {
 		t.Fatalf("unknown reported delivered: %+v", m)
 	}
-	if got := l.balance(t); got != opening-r.Cost.Minor {
+	if got := l.Balance(t); got != opening-r.Cost.Minor {
 		t.Fatalf("balance = %d: a delivered message keeps its charge", got)
 	}
 }
@@ -281,7 +236,7 @@ func TestWebhookHandshake(t *testing.T) {
 		}
 	}
 	// Without a verify token configured, no handshake succeeds.
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.n, AppSecret: testSecret})
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: l.Notifier, AppSecret: testSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,12 +257,7 @@ func TestWebhookBadRequests(t *testing.T) {
 	if code := l.post(t, huge, cloudchattest.Sign(testSecret, huge)); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized: %d, want 413", code)
 	}
-	req, _ := http.NewRequest(http.MethodPut, l.receiver.URL+"/webhooks/cloudchat", nil)
-	resp, err := l.receiver.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := vendorhttptest.Do(t, l.receiver.Client(), http.MethodPut, l.receiver.URL+"/webhooks/cloudchat", nil, nil)
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST" {
 		t.Errorf("PUT: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
@@ -316,7 +266,7 @@ func TestWebhookBadRequests(t *testing.T) {
 	}
 	for name, cfg := range map[string]cloudchat.WebhookConfig{
 		"Reporter":  {AppSecret: testSecret},
-		"AppSecret": {Reporter: l.n},
+		"AppSecret": {Reporter: l.Notifier},
 	} {
 		if _, err := cloudchat.NewWebhook(cfg); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("NewWebhook without %s: %v", name, err)
@@ -350,18 +300,35 @@ func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*no
 	return f(ctx, r)
 }
 
-// TestWebhookMarksFailover: the report of a failure the QR gateway can
-// overcome says so; others do not.
-func TestWebhookMarksFailover(t *testing.T) {
-	var got []*notify.DeliveryReport
+// collectingHook returns a Webhook for testSecret whose Reporter takes
+// every report and keeps it in *reports.
+func collectingHook(t *testing.T) (h *cloudchat.Webhook, reports *[]*notify.DeliveryReport) {
+	t.Helper()
+	reports = new([]*notify.DeliveryReport)
 	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
 		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
-			got = append(got, r)
+			*reports = append(*reports, r)
 			return &notify.ReportResult{}, nil
 		})})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h, reports
+}
+
+// historyOf lists the states m went through, oldest first.
+func historyOf(m *record.Message) string {
+	s := make([]string, len(m.History))
+	for i, c := range m.History {
+		s[i] = string(c.State)
+	}
+	return strings.Join(s, ",")
+}
+
+// TestWebhookMarksFailover: the report of a failure the QR gateway can
+// overcome says so; others do not.
+func TestWebhookMarksFailover(t *testing.T) {
+	h, reports := collectingHook(t)
 	at := time.Unix(1_764_000_000, 0)
 	st := func(id string, e cloudchattest.Error) cloudchattest.Status {
 		return cloudchattest.Status{ID: id, Status: "failed", Timestamp: at, RecipientID: "919876543210",
@@ -372,10 +339,10 @@ func TestWebhookMarksFailover(t *testing.T) {
 	req.Header.Set("X-Hub-Signature-256", cloudchattest.Sign(testSecret, body))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	if rec.Code != 200 || len(got) != 2 {
+	if got := *reports; rec.Code != 200 || len(got) != 2 {
 		t.Fatalf("%d, %d reports", rec.Code, len(got))
 	}
-	a, b := got[0], got[1]
+	a, b := (*reports)[0], (*reports)[1]
 	if !a.Failover || a.VendorCode != "131047" || a.State != record.StateFailed || a.Account != "acme" ||
 		a.MessageID != "m-a" || a.ProviderMessageID != "a" || a.To != "919876543210" || !a.At.Equal(at) || a.Provider != "cloudchat" {
 		t.Fatalf("131047 report = %+v", a)
@@ -391,15 +358,7 @@ func TestWebhookMarksFailover(t *testing.T) {
 // (415) or that declares more than the vendor's 3 MB (413), however
 // signed; none reports anything.
 func TestWebhookRefusesForgeriesUnread(t *testing.T) {
-	var reported int
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
-		Reporter: reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) {
-			reported++
-			return &notify.ReportResult{}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, reports := collectingHook(t)
 	const size = 900 << 10
 	wellFormed := cloudchattest.Sign(testSecret, []byte("another body"))
 	for _, c := range []struct {
@@ -429,8 +388,8 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.BytesRead(), c.want)
 		}
 	}
-	if s := h.Stats(); reported != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
-		t.Fatalf("%d reported, stats %+v", reported, s)
+	if s := h.Stats(); len(*reports) != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
+		t.Fatalf("%d reported, stats %+v", len(*reports), s)
 	}
 }
 
@@ -438,34 +397,20 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 // of 2 MiB, within the vendor's documented 3 MB, is taken over HTTP; a
 // well-formed signature of another body is 401 once the body was read.
 func TestWebhookTakesTheVendorsLargestNotification(t *testing.T) {
-	var got []*notify.DeliveryReport
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
-		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
-			got = append(got, r)
-			return &notify.ReportResult{}, nil
-		})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, reports := collectingHook(t)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	payload := cloudchattest.Payload(testPhoneID, cloudchattest.Status{ID: "wamid.BIG", Status: "delivered", Timestamp: time.Now(), RecipientID: "919876543210"})
 	body := append([]byte(`{"pad":"`+strings.Repeat("x", 2<<20)+`",`), payload[1:]...)
 	post := func(body []byte, sig string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Hub-Signature-256", sig)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		hdr := http.Header{"Content-Type": {"application/json"}, "X-Hub-Signature-256": {sig}}
+		return vendorhttptest.Do(t, srv.Client(), http.MethodPost, srv.URL, body, hdr).StatusCode
 	}
 	if code := post(payload, cloudchattest.Sign(testSecret, body)); code != http.StatusUnauthorized {
 		t.Fatalf("another body's signature: %d, want 401", code)
 	}
-	if code := post(body, cloudchattest.Sign(testSecret, body)); code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
+	code := post(body, cloudchattest.Sign(testSecret, body))
+	if got := *reports; code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
 		t.Fatalf("signed 2 MiB notification: %d, reports %+v", code, got)
 	}
 }

@@ -30,7 +30,7 @@ func TestConformance(t *testing.T) {
 		// (400) and AnswerLost (the engine took the message, then the
 		// connection dropped).
 		FailNext:   gw.failNext,
-		SetLatency: gw.setLatency,
+		SetLatency: gw.SetLatency,
 		Received:   gw.count,
 	})
 }

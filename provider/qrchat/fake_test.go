@@ -1,7 +1,6 @@
 package qrchat_test
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha512"
 	"encoding/base64"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/provider/providertest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 const (
@@ -45,10 +45,14 @@ type sent struct {
 // fakeWAHA behaves like a WAHA-style gateway: key, session state, request
 // validation and the engines' answer shapes, errors included. Failures
 // apply to the next valid message: the suite's (failNext), a raw answer of
-// the gateway's or a proxy's, given before or after the engine took the
-// message (failNextRaw, failNextRawAfterAccept, failNextProxy).
+// the gateway's, given before or after the engine took the message
+// (failNextRaw, failNextRawAfterAccept), or a proxy's (failNextProxy, the
+// Faults' FailNextHTTP and FailNextHTTPAfterAccept); BreakNext drops the
+// connection after the engine took it. SetLatency delays every answer
+// once the request's body is read.
 type fakeWAHA struct {
 	*httptest.Server
+	vendorhttptest.Faults
 
 	mu          sync.Mutex
 	status      string // session status
@@ -58,7 +62,6 @@ type fakeWAHA struct {
 	sessionGets int
 	fail        providertest.Failure
 	failRaw     *rawReply
-	latency     time.Duration
 	core        bool              // WAHA Core: media are "available only in Plus version"
 	missing     map[string]bool   // numbers check-exists says are not on the network
 	remap       map[string]string // numbers check-exists names another chat ID for
@@ -95,10 +98,9 @@ func newFakeWAHA(t *testing.T) *fakeWAHA {
 	return f
 }
 
+// reply answers status with v as JSON, under the vendor's Content-Type.
 func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	vendorhttptest.ReplyJSONAs(w, "application/json; charset=utf-8", status, v)
 }
 
 func badRequest(w http.ResponseWriter, msgs ...string) {
@@ -116,17 +118,8 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	f.mu.Lock()
-	latency := f.latency
-	f.mu.Unlock()
-	if latency > 0 {
-		tm := time.NewTimer(latency)
-		select {
-		case <-r.Context().Done():
-			tm.Stop()
-			return
-		case <-tm.C:
-		}
+	if !f.Wait(r) {
+		return
 	}
 	if r.Header.Get("X-Api-Key") != testKey {
 		reply(w, 401, map[string]any{"message": "Unauthorized", "statusCode": 401})
@@ -263,6 +256,8 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	case failRaw != nil && !failRaw.accept:
 		failRaw.write(w)
 		return
+	case f.Proxied(w):
+		return
 	case fail == providertest.Temporary:
 		// The session dropped out between the status check and the send.
 		reply(w, 422, map[string]any{"error": "Session status is not as expected. Try again later or restart the session",
@@ -290,12 +285,7 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 	case failRaw != nil:
 		failRaw.write(w)
 		return
-	case fail == providertest.AnswerLost:
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			panic(http.ErrAbortHandler) // net/http drops the connection
-		}
-		conn.Close()
+	case f.AfterAccept(w):
 		return
 	}
 	id := s.ID
@@ -391,16 +381,12 @@ func (f *fakeWAHA) failNextCheck(status int, body string) {
 
 // checkCount returns how many check-exists questions the fake answered.
 func (f *fakeWAHA) checkCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.checks
+	return vendorhttptest.Locked(&f.mu, func() int { return f.checks })
 }
 
 // requestsSeen returns the requests the fake received, in order.
 func (f *fakeWAHA) requestsSeen() []capturedRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]capturedRequest(nil), f.captured...)
+	return vendorhttptest.Locked(&f.mu, func() []capturedRequest { return append([]capturedRequest(nil), f.captured...) })
 }
 
 func (r *rawReply) write(w http.ResponseWriter) {
@@ -412,11 +398,14 @@ func (r *rawReply) write(w http.ResponseWriter) {
 // failNext makes the gateway fail the next valid message as the suite
 // asks: Temporary, the session dropped out (422); RateLimited, 429;
 // Permanent, a validation error (400); AnswerLost, the engine takes the
-// message and the connection drops; VendorErrorOn5xx, an HTTP 503 the
-// gateway raises itself. It reports false for other kinds.
+// message and the connection drops (BreakNext); VendorErrorOn5xx, an HTTP
+// 503 the gateway raises itself. It reports false for other kinds.
 func (f *fakeWAHA) failNext(kind providertest.Failure) bool {
 	switch kind {
-	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.AnswerLost, providertest.VendorErrorOn5xx:
+	case providertest.Temporary, providertest.RateLimited, providertest.Permanent, providertest.VendorErrorOn5xx:
+	case providertest.AnswerLost:
+		f.BreakNext()
+		return true
 	default:
 		return false
 	}
@@ -476,59 +465,31 @@ func engineError(r *http.Request, raw []byte, rr *rawReply) *rawReply {
 // message with status and its HTML page; with accept, the gateway took the
 // message behind it.
 func (f *fakeWAHA) failNextProxy(status int, accept bool) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	f.setRaw(rawReply{status: status, contentType: "text/html", accept: accept,
-		body: "<html><head><title>" + title + "</title></head><body><h1>" + title + "</h1><hr>proxy</body></html>\n"})
+	if accept {
+		f.FailNextHTTPAfterAccept(status)
+	} else {
+		f.FailNextHTTP(status)
+	}
 }
 
-func (f *fakeWAHA) setRaw(r rawReply) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failRaw = &r
-}
+func (f *fakeWAHA) setRaw(r rawReply) { vendorhttptest.WithLock(&f.mu, func() { f.failRaw = &r }) }
 
 // requests returns how many send requests reached the fake.
-func (f *fakeWAHA) requests() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.posts
-}
-
-func (f *fakeWAHA) setLatency(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.latency = d
-}
+func (f *fakeWAHA) requests() int { return vendorhttptest.Locked(&f.mu, func() int { return f.posts }) }
 
 // setCore makes the fake WAHA Core (true) or WAHA Plus (false).
-func (f *fakeWAHA) setCore(core bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.core = core
-}
+func (f *fakeWAHA) setCore(core bool) { vendorhttptest.WithLock(&f.mu, func() { f.core = core }) }
 
-func (f *fakeWAHA) setStatus(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.status = s
-}
+func (f *fakeWAHA) setStatus(s string) { vendorhttptest.WithLock(&f.mu, func() { f.status = s }) }
 
-func (f *fakeWAHA) setEngine(e string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.engine = e
-}
+func (f *fakeWAHA) setEngine(e string) { vendorhttptest.WithLock(&f.mu, func() { f.engine = e }) }
 
 func (f *fakeWAHA) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.accepted)
+	return vendorhttptest.Locked(&f.mu, func() int { return len(f.accepted) })
 }
 
 func (f *fakeWAHA) gets() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sessionGets
+	return vendorhttptest.Locked(&f.mu, func() int { return f.sessionGets })
 }
 
 func (f *fakeWAHA) last() sent {
@@ -556,9 +517,7 @@ var fakeAckNames = map[int]string{-1: "ERROR", 0: "PENDING", 1: "SERVER", 2: "DE
 // setWebhook configures the session's webhook: events go to url, signed
 // with key (the webhook's hmac.key) when it is not empty.
 func (f *fakeWAHA) setWebhook(url, key string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.hookURL, f.hookKey = url, key
+	vendorhttptest.WithLock(&f.mu, func() { f.hookURL, f.hookKey = url, key })
 }
 
 // message returns the accepted message that id names: its serialized
@@ -674,29 +633,16 @@ func wahaHMAC(key string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// post sends body to the webhook URL with hdr, over HTTP, and returns the
-// receiver's status.
+// post sends body to the webhook URL with hdr, over HTTP, and returns
+// the receiver's status.
 func (f *fakeWAHA) post(t *testing.T, body []byte, hdr http.Header) int {
 	t.Helper()
-	f.mu.Lock()
-	target := f.hookURL
-	f.mu.Unlock()
+	target := vendorhttptest.Locked(&f.mu, func() string { return f.hookURL })
 	if target == "" {
 		t.Fatal("the fake gateway has no webhook: call setWebhook")
 	}
-	req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = hdr
 	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("posting the event: %v", err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
+	return vendorhttptest.Do(t, client, http.MethodPost, target, body, hdr).StatusCode
 }
 
 // deliver posts body as WAHA does, signed when the webhook has a key.

@@ -19,6 +19,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/qrchat"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -128,46 +129,37 @@ func mediaConfig(m *mediaServer, maxBytes int64) qrchat.Config {
 	}
 }
 
+// TestSendMedia: each kind of media goes to its endpoint with the bytes
+// fetched from its URL. The type is the bytes', not the file name's. A
+// video goes to /api/sendVideo, with WAHA's video body (asNote and
+// convert false), so that it arrives as a playable video; it used to go
+// to /api/sendFile and arrive as a document.
 func TestSendMedia(t *testing.T) {
 	gw := newFakeWAHA(t)
 	m := newMediaServer(t)
 	p := newProvider(t, gw, mediaConfig(m, 0))
-
-	res, err := p.Send(context.Background(), mediaEnv(m.url("/invoice.pdf"), chat.MediaDocument, "INV-7.pdf", "application/pdf", "Your invoice"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := gw.last()
-	if res.ProviderMessageID == "" || got.Path != "/api/sendFile" || got.MIME != "application/pdf" || got.Name != "INV-7.pdf" ||
-		got.Caption != "Your invoice" || !bytes.Equal(got.Data, pdfBytes) {
-		t.Fatalf("document: gateway received %+v", got)
-	}
-
-	// The file name says .jpg but the bytes are PNG: the bytes win.
-	if _, err := p.Send(context.Background(), mediaEnv(m.url("/photo.png"), chat.MediaImage, "photo.jpg", "image/jpeg", "")); err != nil {
-		t.Fatal(err)
-	}
-	got = gw.last()
-	if got.Path != "/api/sendImage" || got.MIME != "image/png" || !bytes.Equal(got.Data, pngBytes) {
-		t.Fatalf("image: gateway received %+v", got)
-	}
-}
-
-// TestSendVideo: a video goes to /api/sendVideo, with WAHA's video body
-// (asNote and convert false), so that it arrives as a playable video; it
-// used to go to /api/sendFile and arrive as a document.
-func TestSendVideo(t *testing.T) {
-	gw := newFakeWAHA(t)
-	m := newMediaServer(t)
-	p := newProvider(t, gw, mediaConfig(m, 0))
-	res, err := p.Send(context.Background(), mediaEnv(m.url("/clip.mp4"), chat.MediaVideo, "clip.mp4", "video/mp4", "Watch this"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := gw.last()
-	if res.ProviderMessageID == "" || got.Path != "/api/sendVideo" || got.MIME != "video/mp4" || got.Name != "clip.mp4" ||
-		got.Caption != "Watch this" || !bytes.Equal(got.Data, mp4Bytes) {
-		t.Fatalf("video: gateway received %+v, want it on /api/sendVideo", got)
+	for _, tt := range []struct {
+		name                     string
+		kind                     chat.MediaKind
+		url, file, mime, caption string
+		// what the gateway receives
+		path, wantMIME string
+		data           []byte
+	}{
+		{"document", chat.MediaDocument, "/invoice.pdf", "INV-7.pdf", "application/pdf", "Your invoice", "/api/sendFile", "application/pdf", pdfBytes},
+		// The file name says .jpg but the bytes are PNG: the bytes win.
+		{"image", chat.MediaImage, "/photo.png", "photo.jpg", "image/jpeg", "", "/api/sendImage", "image/png", pngBytes},
+		{"video", chat.MediaVideo, "/clip.mp4", "clip.mp4", "video/mp4", "Watch this", "/api/sendVideo", "video/mp4", mp4Bytes},
+	} {
+		res, err := p.Send(context.Background(), mediaEnv(m.url(tt.url), tt.kind, tt.file, tt.mime, tt.caption))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got := gw.last()
+		if res.ProviderMessageID == "" || got.Path != tt.path || got.MIME != tt.wantMIME || got.Name != tt.file ||
+			got.Caption != tt.caption || !bytes.Equal(got.Data, tt.data) {
+			t.Errorf("%s: gateway received %+v, want it on %s", tt.name, got, tt.path)
+		}
 	}
 }
 
@@ -314,6 +306,11 @@ func TestSessionStatusCache(t *testing.T) {
 	}
 }
 
+// TestGatewayErrors checks the classification of the gateway's answers,
+// and of a proxy's in front of it: a proxy answers 502 or 504 with its own
+// page, and the gateway may have the message behind it (for the 504 here
+// it does); or the gateway takes the message and the connection drops
+// before its answer. Those are of unknown outcome.
 func TestGatewayErrors(t *testing.T) {
 	gw := newFakeWAHA(t)
 	p := newProvider(t, gw, qrchat.Config{})
@@ -323,25 +320,42 @@ func TestGatewayErrors(t *testing.T) {
 		body   string
 		code   notify.Code
 		want   string
+		// fail, when set, fails the send instead of status and body;
+		// accepted is how many messages the gateway then took.
+		fail     func()
+		accepted int
 	}{
 		{"exception echoes the request", 500,
 			`{"statusCode":500,"timestamp":"2025-09-03T10:00:45.551Z","exception":{"message":"Evaluation failed: Error: wid error: invalid wid","name":"Error"},"request":{"path":"/api/sendText","method":"POST","body":{"text":"482915 is your code"}}}`,
-			notify.CodeRejected, "invalid wid"},
-		{"bad gateway html", 502, `<html>502 Bad Gateway</html>`, notify.CodeOutcomeUnknown, "HTTP 502"},
-		{"a proxy's JSON on a 502", 502, `{"message":"Internal server error"}`, notify.CodeOutcomeUnknown, "HTTP 502"},
-		{"the gateway's own 503", 503, `{"statusCode":503,"message":"Service Unavailable","error":"Service Unavailable"}`, notify.CodeUnavailable, "HTTP 503 from the gateway"},
-		{"the engine cannot do it", 501, `{"statusCode":501,"message":"The method is not implemented by the engine","error":"Not Implemented"}`, notify.CodeRejected, "not implemented"},
-		{"session error on a 500", 500, `{"error":"Session status is not as expected","session":"default","status":"STOPPED","expected":["WORKING"]}`, notify.CodeUnavailable, "STOPPED"},
-		{"validation", 400, `{"statusCode":400,"message":["text should not be empty"],"error":"Bad Request"}`, notify.CodeRejected, "text should not be empty"},
-		{"unprocessable", 422, `{"statusCode":422,"message":"The session under FAILED status. Please try to restart it.","error":"Unprocessable Entity"}`, notify.CodeRejected, "FAILED"},
-		{"session error", 422, `{"error":"Session status is not as expected. Try again later or restart the session","session":"default","status":"SCAN_QR_CODE","expected":["WORKING"]}`, notify.CodeUnavailable, "SCAN_QR_CODE"},
-		{"forbidden", 403, `{"message":"Forbidden resource","statusCode":403}`, notify.CodeRejected, "Config.APIKey"},
-		{"no id", 201, `{"ok":true}`, notify.CodeOutcomeUnknown, "without a message ID"},
+			notify.CodeRejected, "invalid wid", nil, 0},
+		{"bad gateway html", 502, `<html>502 Bad Gateway</html>`, notify.CodeOutcomeUnknown, "HTTP 502", nil, 0},
+		{"a proxy's JSON on a 502", 502, `{"message":"Internal server error"}`, notify.CodeOutcomeUnknown, "HTTP 502", nil, 0},
+		{"the gateway's own 503", 503, `{"statusCode":503,"message":"Service Unavailable","error":"Service Unavailable"}`, notify.CodeUnavailable, "HTTP 503 from the gateway", nil, 0},
+		{"the engine cannot do it", 501, `{"statusCode":501,"message":"The method is not implemented by the engine","error":"Not Implemented"}`, notify.CodeRejected, "not implemented", nil, 0},
+		{"session error on a 500", 500, `{"error":"Session status is not as expected","session":"default","status":"STOPPED","expected":["WORKING"]}`, notify.CodeUnavailable, "STOPPED", nil, 0},
+		{"validation", 400, `{"statusCode":400,"message":["text should not be empty"],"error":"Bad Request"}`, notify.CodeRejected, "text should not be empty", nil, 0},
+		{"unprocessable", 422, `{"statusCode":422,"message":"The session under FAILED status. Please try to restart it.","error":"Unprocessable Entity"}`, notify.CodeRejected, "FAILED", nil, 0},
+		{"session error", 422, `{"error":"Session status is not as expected. Try again later or restart the session","session":"default","status":"SCAN_QR_CODE","expected":["WORKING"]}`, notify.CodeUnavailable, "SCAN_QR_CODE", nil, 0},
+		{"forbidden", 403, `{"message":"Forbidden resource","statusCode":403}`, notify.CodeRejected, "Config.APIKey", nil, 0},
+		{"no id", 201, `{"ok":true}`, notify.CodeOutcomeUnknown, "without a message ID", nil, 0},
+		{"a proxy's 502 page", 0, "", notify.CodeOutcomeUnknown, "HTTP 502", func() { gw.failNextProxy(http.StatusBadGateway, false) }, 0},
+		{"a proxy's 504 page after acceptance", 0, "", notify.CodeOutcomeUnknown, "HTTP 504",
+			func() { gw.failNextProxy(http.StatusGatewayTimeout, true) }, 1},
+		{"answer lost after acceptance", 0, "", notify.CodeOutcomeUnknown, "may have accepted the message",
+			func() { gw.failNext(providertest.AnswerLost) }, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gw.failNextRaw(tt.status, tt.body)
+			if tt.fail != nil {
+				tt.fail()
+			} else {
+				gw.failNextRaw(tt.status, tt.body)
+			}
+			posts, accepted := gw.requests(), gw.count()
 			_, err := p.Send(context.Background(), textEnv("482915 is your code", "482915"))
+			if took := gw.count() - accepted; gw.requests()-posts != 1 || took != tt.accepted {
+				t.Errorf("the gateway got %d requests and took %d messages, want 1 and %d", gw.requests()-posts, took, tt.accepted)
+			}
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -392,48 +406,6 @@ func TestWAHA500IsUnknown(t *testing.T) {
 	}
 	if gw.gets() != gets+1 {
 		t.Errorf("the session was asked %d times after the 500, want 1", gw.gets()-gets)
-	}
-}
-
-// TestProxy502IsUnknown: a proxy in front of the gateway answers 502 or 504
-// with its own page; the gateway may have the message behind it (for the
-// 504 here it does).
-func TestProxy502IsUnknown(t *testing.T) {
-	gw := newFakeWAHA(t)
-	p := newProvider(t, gw, qrchat.Config{})
-	for _, tt := range []struct {
-		status int
-		accept bool
-	}{{http.StatusBadGateway, false}, {http.StatusGatewayTimeout, true}} {
-		posts, accepted := gw.requests(), gw.count()
-		gw.failNextProxy(tt.status, tt.accept)
-		_, err := p.Send(context.Background(), textEnv("hi", ""))
-		if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
-			t.Errorf("proxy %d: %v, want an unknown outcome", tt.status, err)
-		}
-		want := 0
-		if tt.accept {
-			want = 1
-		}
-		if gw.requests()-posts != 1 || gw.count()-accepted != want {
-			t.Errorf("proxy %d: the gateway got %d requests and took %d messages, want 1 and %d", tt.status,
-				gw.requests()-posts, gw.count()-accepted, want)
-		}
-	}
-}
-
-// TestAnswerLostAfterAcceptanceIsUnknown: the gateway takes the message and
-// the connection drops before its answer.
-func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
-	gw := newFakeWAHA(t)
-	p := newProvider(t, gw, qrchat.Config{})
-	gw.failNext(providertest.AnswerLost)
-	_, err := p.Send(context.Background(), textEnv("hi", ""))
-	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || !strings.Contains(err.Error(), "may have accepted the message") {
-		t.Fatalf("lost answer: %v, want an unknown outcome", err)
-	}
-	if gw.requests() != 1 || gw.count() != 1 {
-		t.Fatalf("the gateway got %d requests and took %d messages, want exactly 1 and 1", gw.requests(), gw.count())
 	}
 }
 
@@ -517,12 +489,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestTransportErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := vendorhttptest.ClosedAddr(t)
 	p, _ := qrchat.New(qrchat.Config{BaseURL: "http://" + addr, APIKey: testKey})
 	if _, err := p.Send(context.Background(), textEnv("hi", "")); notify.CodeOf(err) != notify.CodeUnavailable || !notify.IsRetryable(err) {
 		t.Fatalf("refused connection: %v, want Unavailable", err)
@@ -539,9 +506,7 @@ func TestTransportErrors(t *testing.T) {
 // sees /api/sessions/{session} and /api/sendText under the root, never a
 // path twice.
 func TestBaseURLForms(t *testing.T) {
-	paths := make(chan string, 2)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
+	srv, paths := vendorhttptest.Paths(t, 2, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Method == http.MethodGet {
 			io.WriteString(w, `{"name":"default","status":"WORKING"}`)
@@ -549,8 +514,7 @@ func TestBaseURLForms(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, `{"id":"true_919876543210@c.us_3EB0A1","timestamp":1760022498}`)
-	}))
-	defer srv.Close()
+	})
 	for _, tt := range []struct{ base, prefix string }{
 		{srv.URL, ""},
 		{srv.URL + "/", ""},

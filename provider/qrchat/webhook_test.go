@@ -16,22 +16,21 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
-	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 // hookKey is the hmac.key of the fake gateway's webhook.
 const hookKey = "waha-hmac-key-5d1f0c8e2b7a4e96"
 
-// ackLoop is the whole loop over real HTTP: a Notifier keeping records
-// in memstore sends chat through a qrchat Provider to the fake gateway,
-// whose message.ack events reach a Webhook on its own server.
+// ackLoop is the whole loop over real HTTP: a Notifier (a notifytest
+// Kit, for the account "acme") sends chat through a qrchat Provider to
+// the fake gateway, whose message.ack events reach a Webhook on its own
+// server.
 type ackLoop struct {
-	n        *notify.Notifier
-	wallet   *memstore.Wallet
+	*notifytest.Kit
 	gw       *fakeWAHA
 	receiver *httptest.Server
 	hook     *qrchat.Webhook
@@ -41,24 +40,14 @@ type ackLoop struct {
 // and the receiver requires it (neither when it is empty).
 func newAckLoop(t *testing.T, secret string) *ackLoop {
 	t.Helper()
-	l := &ackLoop{wallet: memstore.NewWallet(), gw: newFakeWAHA(t)}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.wallet.Open("acme", notify.Money{Minor: 10_000, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
+	l := &ackLoop{gw: newFakeWAHA(t)}
 	ch, err := chat.New(chat.Config{QR: newProvider(t, l.gw, qrchat.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.n, err = notify.New(accounts, memstore.NewLedger(l.wallet), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.hook, err = qrchat.NewWebhook(qrchat.WebhookConfig{Reporter: l.n, Secret: secret})
-	if err != nil {
+	l.Kit = notifytest.New(t, notifytest.WithBalance(10_000), notifytest.WithNotifierOptions(notify.WithChannel(ch)),
+		notifytest.WithAccount(notify.Account{ID: "acme", Currency: record.INR(), Settings: chat.Settings{PrimaryGateway: chat.GatewayQR}.Map()}))
+	if l.hook, err = qrchat.NewWebhook(qrchat.WebhookConfig{Reporter: l.Notifier, Secret: secret}); err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
@@ -71,7 +60,7 @@ func newAckLoop(t *testing.T, secret string) *ackLoop {
 
 func (l *ackLoop) send(t *testing.T) *notify.Receipt {
 	t.Helper()
-	r, err := l.n.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210",
+	r, err := l.Notifier.Send(context.Background(), &chat.Request{Account: "acme", To: "9876543210",
 		Message: "Your order shipped", Gateway: chat.GatewayQR})
 	if err != nil {
 		t.Fatalf("send: %v", err)
@@ -82,28 +71,11 @@ func (l *ackLoop) send(t *testing.T) *notify.Receipt {
 	return r
 }
 
-func (l *ackLoop) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := l.wallet.Balance(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
-}
-
-func (l *ackLoop) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := l.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
+// historyOf lists the states m went through, oldest first.
 func historyOf(m *record.Message) string {
-	var s []string
-	for _, c := range m.History {
-		s = append(s, string(c.State))
+	s := make([]string, len(m.History))
+	for i, c := range m.History {
+		s[i] = string(c.State)
 	}
 	return strings.Join(s, ",")
 }
@@ -147,19 +119,19 @@ func TestWebhookWholeLoop(t *testing.T) {
 			if strings.HasPrefix(rc.ProviderMessageID, "true_") == bare {
 				t.Fatalf("%s answered the send with %q", engine, rc.ProviderMessageID)
 			}
-			opening := l.balance(t)
+			opening := l.Balance(t)
 
 			if code := l.gw.ack(t, rc.ProviderMessageID, 1); code != http.StatusOK {
 				t.Fatalf("SERVER ack: %d", code)
 			}
-			if m := l.message(t, rc.MessageID); m.State != record.StateSent {
+			if m := l.Message(t, rc.MessageID); m.State != record.StateSent {
 				t.Fatalf("after SERVER: %s", m.State)
 			}
 			delivered := l.gw.ackEvent(t, rc.ProviderMessageID, 2)
 			if code := l.gw.deliver(t, delivered); code != http.StatusOK {
 				t.Fatalf("DEVICE ack: %d", code)
 			}
-			m := l.message(t, rc.MessageID)
+			m := l.Message(t, rc.MessageID)
 			if m.State != record.StateDelivered || !stepAt(t, m, record.StateDelivered).Equal(eventAt(t, delivered)) {
 				t.Fatalf("after DEVICE: %s (%s), delivered at %v, want %v", m.State, historyOf(m),
 					stepAt(t, m, record.StateDelivered), eventAt(t, delivered))
@@ -171,15 +143,15 @@ func TestWebhookWholeLoop(t *testing.T) {
 			if code := l.gw.ack(t, rc.ProviderMessageID, 4); code != http.StatusOK {
 				t.Fatalf("PLAYED ack: %d", code)
 			}
-			m = l.message(t, rc.MessageID)
+			m = l.Message(t, rc.MessageID)
 			if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 				t.Fatalf("after READ and PLAYED: %s (%s)", m.State, historyOf(m))
 			}
 			if !stepAt(t, m, record.StateRead).Equal(eventAt(t, read)) {
 				t.Fatalf("read at %v, want the event's time %v", stepAt(t, m, record.StateRead), eventAt(t, read))
 			}
-			if m.ProviderMessageID != rc.ProviderMessageID || m.Refunded || l.balance(t) != opening {
-				t.Fatalf("record %+v, balance %d (was %d): a read message keeps its ID and its charge", m, l.balance(t), opening)
+			if m.ProviderMessageID != rc.ProviderMessageID || m.Refunded || l.Balance(t) != opening {
+				t.Fatalf("record %+v, balance %d (was %d): a read message keeps its ID and its charge", m, l.Balance(t), opening)
 			}
 			if s := l.hook.Stats(); s.Reports != 4 || s.Unmatched != 0 || s.Ignored != 0 || s.Refused != 0 {
 				t.Fatalf("stats = %+v", s)
@@ -194,9 +166,9 @@ func TestWebhookWholeLoop(t *testing.T) {
 // later ack.
 func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 	l := newAckLoop(t, hookKey)
-	opening := l.balance(t)
+	opening := l.Balance(t)
 	rc := l.send(t)
-	if got := l.balance(t); got != opening-rc.Cost.Minor {
+	if got := l.Balance(t); got != opening-rc.Cost.Minor {
 		t.Fatalf("balance after the send = %d, want %d", got, opening-rc.Cost.Minor)
 	}
 	failed := l.gw.ackEvent(t, rc.ProviderMessageID, -1)
@@ -205,19 +177,19 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 			t.Fatalf("ERROR ack #%d: %d", i+1, code)
 		}
 	}
-	m := l.message(t, rc.MessageID)
+	m := l.Message(t, rc.MessageID)
 	if m.State != record.StateFailed || !m.Refunded || m.VendorCode != "ack:-1" || notify.Code(m.ErrorCode) != notify.CodeRejected ||
 		!strings.Contains(m.Error, "the gateway reported an error delivering the message") {
 		t.Fatalf("after ERROR: %+v", m)
 	}
-	if got := l.balance(t); got != opening {
+	if got := l.Balance(t); got != opening {
 		t.Fatalf("balance = %d, want %d: refunded once", got, opening)
 	}
 	if code := l.gw.ack(t, rc.ProviderMessageID, 3); code != http.StatusOK {
 		t.Fatalf("READ after ERROR: %d", code)
 	}
-	if m := l.message(t, rc.MessageID); m.State != record.StateFailed || l.balance(t) != opening {
-		t.Fatalf("READ after ERROR moved the record to %s, balance %d", m.State, l.balance(t))
+	if m := l.Message(t, rc.MessageID); m.State != record.StateFailed || l.Balance(t) != opening {
+		t.Fatalf("READ after ERROR moved the record to %s, balance %d", m.State, l.Balance(t))
 	}
 	if s := l.hook.Stats(); s.Reports != 4 || s.Unmatched != 0 || s.Failed != 0 {
 		t.Fatalf("stats = %+v", s)
@@ -231,11 +203,11 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 	if code := l.gw.deliver(t, body); code != http.StatusOK {
 		t.Fatalf("ERROR ack with a reason: %d", code)
 	}
-	m = l.message(t, rc.MessageID)
+	m = l.Message(t, rc.MessageID)
 	if m.State != record.StateFailed || !strings.Contains(m.Error, "account_restricted (code 463)") || m.VendorCode != "ack:-1" {
 		t.Fatalf("after ERROR with a reason: %+v", m)
 	}
-	if got := l.balance(t); got != opening {
+	if got := l.Balance(t); got != opening {
 		t.Fatalf("balance = %d, want %d", got, opening)
 	}
 }
@@ -246,7 +218,7 @@ func TestWebhookErrorAckFailsAndRefundsOnce(t *testing.T) {
 func TestWebhookRefusesForgeries(t *testing.T) {
 	l := newAckLoop(t, hookKey)
 	rc := l.send(t)
-	charged := l.balance(t)
+	charged := l.Balance(t)
 	body := l.gw.ackEvent(t, rc.ProviderMessageID, -1) // a refund, if taken
 	other := l.gw.ackEvent(t, rc.ProviderMessageID, 2)
 	sig := wahaHMAC(hookKey, body)
@@ -285,10 +257,10 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 			t.Errorf("%s: %d, want 401", c.name, code)
 		}
 	}
-	if m := l.message(t, rc.MessageID); m.State != record.StateSent || m.Refunded {
+	if m := l.Message(t, rc.MessageID); m.State != record.StateSent || m.Refunded {
 		t.Fatalf("a forged event moved the record to %s (refunded %v)", m.State, m.Refunded)
 	}
-	if got := l.balance(t); got != charged {
+	if got := l.Balance(t); got != charged {
 		t.Fatalf("balance = %d, want %d: a forged event moved money", got, charged)
 	}
 	if s := l.hook.Stats(); s.Refused != uint64(len(cases)) || s.Reports != 0 || s.Malformed != 0 {
@@ -298,7 +270,7 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 	if code := l.gw.deliver(t, body); code != http.StatusOK {
 		t.Fatalf("genuine: %d", code)
 	}
-	if m := l.message(t, rc.MessageID); m.State != record.StateFailed {
+	if m := l.Message(t, rc.MessageID); m.State != record.StateFailed {
 		t.Fatalf("genuine ERROR: %s", m.State)
 	}
 }
@@ -316,7 +288,7 @@ func TestWebhookOutOfOrderAndReplayed(t *testing.T) {
 			t.Fatalf("%d", code)
 		}
 	}
-	m := l.message(t, rc.MessageID)
+	m := l.Message(t, rc.MessageID)
 	if m.State != record.StateRead || historyOf(m) != "pending,attempting,sent,delivered,read" {
 		t.Fatalf("read before delivered: %s (%s)", m.State, historyOf(m))
 	}
@@ -355,7 +327,7 @@ func TestWebhookUnknownAndIgnoredEvents(t *testing.T) {
 			t.Errorf("%s: %d, want 200", name, code)
 		}
 	}
-	if m := l.message(t, rc.MessageID); m.State != record.StateSent || historyOf(m) != "pending,attempting,sent" {
+	if m := l.Message(t, rc.MessageID); m.State != record.StateSent || historyOf(m) != "pending,attempting,sent" {
 		t.Fatalf("record moved to %s (%s)", m.State, historyOf(m))
 	}
 	if s := l.hook.Stats(); s.Unmatched != 1 || s.Ignored != uint64(len(ignored)) || s.Reports != 0 || s.Malformed != 0 {
@@ -383,12 +355,7 @@ func TestWebhookBadRequests(t *testing.T) {
 		t.Errorf("over 1 MiB: %d, want 413", code)
 	}
 	for _, method := range []string{http.MethodGet, http.MethodPut} {
-		req, _ := http.NewRequest(method, l.receiver.URL+"/webhooks/waha", nil)
-		resp, err := l.receiver.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := vendorhttptest.Do(t, l.receiver.Client(), method, l.receiver.URL+"/webhooks/waha", nil, nil)
 		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 			t.Errorf("%s: %d, Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
 		}
@@ -477,19 +444,9 @@ func (r *recorder) ids() string {
 // postSigned posts body to url signed as the gateway signs it with key.
 func postSigned(t *testing.T, url string, body []byte, key string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Webhook-Hmac", wahaHMAC(key, body))
-	req.Header.Set("X-Webhook-Hmac-Algorithm", "sha512")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	hdr := http.Header{"Content-Type": {"application/json"}, "X-Webhook-Hmac": {wahaHMAC(key, body)},
+		"X-Webhook-Hmac-Algorithm": {"sha512"}}
+	return vendorhttptest.Do(t, nil, http.MethodPost, url, body, hdr).StatusCode
 }
 
 // newRecordedHook serves a Webhook for cfg (Secret hookKey unless set)
@@ -684,15 +641,8 @@ func TestWebhookVerifiesWAHAsExample(t *testing.T) {
 	rep := &recorder{}
 	h, url := newRecordedHook(t, rep, qrchat.WebhookConfig{Secret: key})
 	post := func(sig string) int {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("X-Webhook-Hmac", sig)
-		req.Header.Set("X-Webhook-Hmac-Algorithm", "sha512")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		hdr := http.Header{"X-Webhook-Hmac": {sig}, "X-Webhook-Hmac-Algorithm": {"sha512"}}
+		return vendorhttptest.Do(t, nil, http.MethodPost, url, []byte(body), hdr).StatusCode
 	}
 	if code := post(sig); code != http.StatusOK {
 		t.Fatalf("WAHA's example: %d", code)

@@ -23,10 +23,7 @@ import (
 func TestBulkOneCallManyRecords(t *testing.T) {
 	l := newDLRLoop(t, "")
 	before := l.balance(t)
-	to := make([]string, 25)
-	for i := range to {
-		to[i] = fmt.Sprintf("+91 98765 %05d", i)
-	}
+	to := numbers("+91 98765 %05d", 25)
 	r, err := l.n.Send(context.Background(), &sms.BulkRequest{
 		Message: sms.Request{Account: "acme", Message: "Sale ends tonight"}, To: to})
 	if err != nil {
@@ -78,10 +75,7 @@ func TestBulkBatchesAndOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := newNotifier(t, p, l.records, nil)
-	to := make([]string, 10)
-	for i := range to {
-		to[i] = fmt.Sprintf("98765%05d", i)
-	}
+	to := numbers("98765%05d", 10)
 	before := l.balance(t)
 	// The first batch is refused for good (an unapproved sender), the
 	// second's answer is lost after the vendor took it, the third goes.
@@ -175,10 +169,7 @@ func TestBulkRefusals(t *testing.T) {
 // balance no longer covers are not sent, and say why.
 func TestBulkRunsOutOfMoney(t *testing.T) {
 	l := newDLRLoop(t, "")
-	to := make([]string, 500) // 500 × 25 paise = ₹125 > the ₹100 opening balance
-	for i := range to {
-		to[i] = fmt.Sprintf("98765%05d", i)
-	}
+	to := numbers("98765%05d", 500) // 500 × 25 paise = ₹125 > the ₹100 opening balance
 	r, err := l.n.Send(context.Background(), &sms.BulkRequest{
 		Message: sms.Request{Account: "acme", Message: "Sale"}, To: to})
 	if err != nil {
@@ -216,4 +207,13 @@ func TestBulkIdempotent(t *testing.T) {
 	if _, err := l.n.Send(context.Background(), req); notify.CodeOf(err) != notify.CodeConflict {
 		t.Fatalf("the key with other recipients: %v", err)
 	}
+}
+
+// numbers returns n recipients, format filled with 0, 1, ... n-1.
+func numbers(format string, n int) []string {
+	to := make([]string, n)
+	for i := range to {
+		to[i] = fmt.Sprintf(format, i)
+	}
+	return to
 }

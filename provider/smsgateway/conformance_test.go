@@ -70,26 +70,22 @@ func TestConformance(t *testing.T) {
 		Envelope: envelope,
 		Secrets:  []string{testKey, testOTP},
 		FailNext: func(f providertest.Failure) bool {
-			switch f {
-			case providertest.Temporary:
+			fail, ok := map[providertest.Failure]func(){
 				// The vendor's wallet is empty: it says so with its own
 				// error code, so the message certainly was not taken. A
 				// bare 503 would not prove that.
-				v.FailNext(smsgatewaytest.LowBalance)
-			case providertest.Permanent:
-				v.FailNext(smsgatewaytest.InvalidNumbers)
-			case providertest.RateLimited:
-				v.FailNext(smsgatewaytest.Spamming)
-			case providertest.AnswerLost:
-				v.BreakNext()
-			case providertest.VendorErrorOn5xx:
-				// The vendor sheds load: its own body, a code it does
-				// not document, on a 503.
-				v.RefuseNext(1, http.StatusServiceUnavailable, 503, "busy")
-			default:
-				return false
+				providertest.Temporary:   func() { v.FailNext(smsgatewaytest.LowBalance) },
+				providertest.Permanent:   func() { v.FailNext(smsgatewaytest.InvalidNumbers) },
+				providertest.RateLimited: func() { v.FailNext(smsgatewaytest.Spamming) },
+				providertest.AnswerLost:  v.BreakNext,
+				// The vendor sheds load: its own body, a code it does not
+				// document, on a 503.
+				providertest.VendorErrorOn5xx: func() { v.RefuseNext(1, http.StatusServiceUnavailable, 503, "busy") },
+			}[f]
+			if ok {
+				fail()
 			}
-			return true
+			return ok
 		},
 		SetLatency: v.SetLatency,
 		Received:   v.Accepted,

@@ -18,6 +18,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -284,62 +285,45 @@ func TestHTTPFailures(t *testing.T) {
 	}
 }
 
-// TestProxy502IsUnknown: a proxy in front of the vendor answers 5xx with
-// its own page. Nothing in it proves that the vendor refused the message,
-// so the outcome is unknown and the send is not retried.
-func TestProxy502IsUnknown(t *testing.T) {
+// TestUnknownOutcomes: nothing in these answers proves that the vendor
+// refused the message, so the outcome is unknown and the send is not
+// retried (a retry could send the SMS twice):
+//   - a proxy in front of the vendor answers 5xx with its own page, and
+//     the vendor never saw the message;
+//   - the vendor took the message and a proxy answered 504 for it;
+//   - the vendor took the message and the connection broke before the
+//     answer.
+func TestUnknownOutcomes(t *testing.T) {
+	type test struct {
+		name     string
+		fail     func(*smsgatewaytest.Server)
+		accepted int    // messages the vendor took
+		says     string // in the error
+	}
+	var tests []test
+	for _, status := range []int{500, 502, 503, 504} {
+		tests = append(tests, test{fmt.Sprintf("HTTP %d from a proxy", status),
+			func(v *smsgatewaytest.Server) { v.FailNextHTTP(status) }, 0, fmt.Sprintf("HTTP %d", status)})
+	}
+	tests = append(tests,
+		test{"504 after acceptance", func(v *smsgatewaytest.Server) { v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout) }, 1, "HTTP 504"},
+		test{"lost answer", (*smsgatewaytest.Server).BreakNext, 1, "may have accepted the message"})
 	v := newVendor(t)
 	p := newProvider(t, v, testKey)
-	for _, status := range []int{500, 502, 503, 504} {
-		before := v.Requests()
-		v.FailNextHTTP(status)
+	for _, tt := range tests {
+		requests, accepted := v.Requests(), v.Accepted()
+		tt.fail(v)
 		_, err := p.Send(t.Context(), envelope(0))
 		if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) || notify.CodeOf(err) != notify.CodeOutcomeUnknown {
-			t.Errorf("HTTP %d from a proxy: %v, want outcome_unknown", status, err)
+			t.Errorf("%s: %v (code %q), want outcome_unknown", tt.name, err, notify.CodeOf(err))
+			continue
 		}
-		if !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d", status)) {
-			t.Errorf("HTTP %d: the message %q does not name the status", status, err)
+		if !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: the message %q does not say %q", tt.name, err, tt.says)
 		}
-		if got := v.Requests() - before; got != 1 {
-			t.Errorf("HTTP %d: the fake got %d requests, want exactly 1", status, got)
+		if got, took := v.Requests()-requests, v.Accepted()-accepted; got != 1 || took != tt.accepted {
+			t.Errorf("%s: the vendor took %d of %d requests, want exactly %d of 1", tt.name, took, got, tt.accepted)
 		}
-	}
-	if v.Accepted() != 0 {
-		t.Fatalf("vendor accepted %d", v.Accepted())
-	}
-}
-
-// TestProxy504AfterAcceptanceIsUnknown: the vendor took the message and a
-// proxy answered 504 for it. A retry would send the SMS twice.
-func TestProxy504AfterAcceptanceIsUnknown(t *testing.T) {
-	v := newVendor(t)
-	p := newProvider(t, v, testKey)
-	v.FailNextHTTPAfterAccept(http.StatusGatewayTimeout)
-	_, err := p.Send(t.Context(), envelope(0))
-	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
-		t.Fatalf("504 after acceptance: %v, want an unknown outcome", err)
-	}
-	if v.Accepted() != 1 || v.Requests() != 1 {
-		t.Fatalf("vendor accepted %d of %d requests, want exactly 1 of 1", v.Accepted(), v.Requests())
-	}
-}
-
-// TestAnswerLostAfterAcceptanceIsUnknown: the vendor takes the message and
-// the connection breaks before the answer. A retry could send the SMS
-// twice, so the outcome is unknown.
-func TestAnswerLostAfterAcceptanceIsUnknown(t *testing.T) {
-	v := newVendor(t)
-	p := newProvider(t, v, testKey)
-	v.BreakNext()
-	_, err := p.Send(t.Context(), envelope(0))
-	if notify.OutcomeOf(err) != record.StateUnknown || notify.IsRetryable(err) {
-		t.Fatalf("lost answer: %v (code %q), want an unknown outcome", err, notify.CodeOf(err))
-	}
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || !strings.Contains(err.Error(), "may have accepted the message") {
-		t.Fatalf("lost answer: %v", err)
-	}
-	if v.Accepted() != 1 || v.Requests() != 1 {
-		t.Fatalf("vendor accepted %d of %d requests, want exactly 1 of 1", v.Accepted(), v.Requests())
 	}
 }
 
@@ -359,12 +343,7 @@ func TestSlowAnswerAfterWriteIsUnknown(t *testing.T) {
 // temporary, attempt timeouts included.
 func TestNotSentIsRetryable(t *testing.T) {
 	// A closed port: the dial fails.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
+	addr := vendorhttptest.ClosedAddr(t)
 	p, err := smsgateway.New(smsgateway.Config{APIKey: testKey, BaseURL: "http://" + addr})
 	if err != nil {
 		t.Fatal(err)
@@ -510,16 +489,13 @@ func TestNewConfig(t *testing.T) {
 // /dev/bulkV2 for a send and /dev/wallet for the balance, under whatever
 // path prefix the URL has (a proxy's), and never the endpoint twice.
 func TestBaseURLForms(t *testing.T) {
-	paths := make(chan string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
+	srv, paths := vendorhttptest.Paths(t, 1, func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/dev/wallet") {
 			_, _ = io.WriteString(w, `{"return": true, "wallet": "12.50"}`)
 			return
 		}
 		_, _ = io.WriteString(w, `{"return": true, "request_id": "r1", "message": ["SMS sent successfully."]}`)
-	}))
-	defer srv.Close()
+	})
 	for _, tt := range []struct{ base, prefix string }{
 		{srv.URL, ""},
 		{srv.URL + "/", ""},

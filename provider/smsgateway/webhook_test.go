@@ -148,22 +148,15 @@ func post(t *testing.T, url, ct, body string) int {
 	return do(t, http.MethodPost, url, ct, body)
 }
 
+// do sends body with content type ct (none when empty) to url with
+// method and returns the status.
 func do(t *testing.T, method, url, ct, body string) int {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hdr := http.Header{}
 	if ct != "" {
-		req.Header.Set("Content-Type", ct)
+		hdr.Set("Content-Type", ct)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	return vendorhttptest.Do(t, nil, method, url, []byte(body), hdr).StatusCode
 }
 
 // TestDLRWholeLoop: an SMS sent through the provider is accepted by the
@@ -454,18 +447,9 @@ func TestDLRTellsRecipientsApart(t *testing.T) {
 func (l *dlrLoop) sharedBatch(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
-	req, err := http.NewRequest(http.MethodPost, l.vendor.URL+"/dev/bulkV2",
-		strings.NewReader(`{"route":"q","message":"Sale today","language":"english","numbers":"9876543210,9812345678"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("authorization", "vendor-key")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := l.vendor.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	vendorhttptest.Do(t, l.vendor.Client(), http.MethodPost, l.vendor.URL+"/dev/bulkV2",
+		[]byte(`{"route":"q","message":"Sale today","language":"english","numbers":"9876543210,9812345678"}`),
+		http.Header{"Authorization": {"vendor-key"}, "Content-Type": {"application/json"}})
 	sent := l.vendor.Sent()
 	if len(sent) != 1 || len(sent[0].Numbers) != 2 {
 		t.Fatalf("the vendor has %+v", sent)
@@ -722,15 +706,7 @@ func TestDLRRefusesWhatItCannotRead(t *testing.T) {
 		t.Errorf("over the default 1 MiB: %d, want 413", code)
 	}
 	for _, m := range []string{http.MethodPatch, http.MethodDelete, http.MethodHead} {
-		req, err := http.NewRequest(m, callback, strings.NewReader(`{"request_id":"r1","status":"delivered"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := vendorhttptest.Do(t, nil, m, callback, []byte(`{"request_id":"r1","status":"delivered"}`), nil)
 		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST, PUT" {
 			t.Errorf("%s: %d, Allow %q", m, resp.StatusCode, resp.Header.Get("Allow"))
 		}

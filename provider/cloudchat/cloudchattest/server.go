@@ -13,7 +13,7 @@
 package cloudchattest
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // The defaults of Config.
@@ -115,7 +117,7 @@ var (
 	ReEngagement = Error{400, 131047, "Re-engagement message", "Message failed to send because more than 24 hours have passed since the customer last replied to this number."}
 )
 
-// Fault is how the Server fails the next valid message.
+// Fault is how the Server fails the next valid message (FailNextWithFault).
 type Fault struct {
 	Graph  *Error // answer with this vendor error
 	Proxy  int    // answer with this status and a proxy's HTML page
@@ -136,28 +138,29 @@ type Message struct {
 }
 
 // Server is the fake vendor. Its methods are safe for concurrent use.
+//
+// Its network faults are vendorhttptest.Faults': SetLatency delays every
+// answer once the request's body is read; FailNextHTTP's proxy page, and
+// FailNextHTTPAfterAccept's and BreakNext's faults after the vendor took
+// the message, fire at the next valid message, as FailNextWithFault's do.
 type Server struct {
 	*httptest.Server
+	vendorhttptest.Faults
 	cfg Config
 
 	mu         sync.Mutex
 	webhookURL string
 	posts      int // message requests that reached the fake
 	accepted   []Message
-	flushed    int // accepted messages whose statuses Flush posted
-	fault      *Fault
-	latency    time.Duration
+	flushed    int    // accepted messages whose statuses Flush posted
+	fault      *Fault // a vendor error for the next valid message
 	window     map[string]bool
 }
 
 // NewServer starts a Server; Close stops it.
 func NewServer(cfg Config) *Server {
-	if cfg.PhoneNumberID == "" {
-		cfg.PhoneNumberID = DefaultPhoneNumberID
-	}
-	if cfg.Version == "" {
-		cfg.Version = DefaultVersion
-	}
+	cfg.PhoneNumberID = cmp.Or(cfg.PhoneNumberID, DefaultPhoneNumberID)
+	cfg.Version = cmp.Or(cfg.Version, DefaultVersion)
 	if cfg.Templates == nil {
 		cfg.Templates = DefaultTemplates
 	}
@@ -172,10 +175,9 @@ func NewServer(cfg Config) *Server {
 	return s
 }
 
+// reply answers status with v as JSON, under the vendor's Content-Type.
 func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	vendorhttptest.ReplyJSONAs(w, "application/json; charset=UTF-8", status, v)
 }
 
 func replyErr(w http.ResponseWriter, e Error) {
@@ -197,17 +199,8 @@ func invalidParam(details string) Error {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	latency := s.latency
-	s.mu.Unlock()
-	if latency > 0 {
-		tm := time.NewTimer(latency)
-		select {
-		case <-r.Context().Done():
-			tm.Stop()
-			return
-		case <-tm.C:
-		}
+	if !s.Wait(r) {
+		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.cfg.Token {
 		replyErr(w, Error{401, 190, "Invalid OAuth access token - Cannot parse access token", ""})
@@ -238,11 +231,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		replyErr(w, e)
 		return
 	}
+	if s.Proxied(w) {
+		return
+	}
 	s.mu.Lock()
 	ft := s.fault
 	s.fault = nil
 	s.mu.Unlock()
-	if ft != nil && !ft.Accept && !ft.Lose {
+	if ft != nil && !ft.Accept {
 		fail(w, ft)
 		return
 	}
@@ -251,6 +247,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	id := fmt.Sprintf("wamid.HBgMOTE5ODc2NTQzMjEwFQIAERgS%06d", len(s.accepted)+1)
 	s.accepted = append(s.accepted, Message{ID: id, To: to, Body: m, OutsideWindow: m["type"] == "text" && !s.window[to]})
 	s.mu.Unlock()
+	if s.AfterAccept(w) {
+		return
+	}
 	if ft != nil {
 		fail(w, ft)
 		return
@@ -317,21 +316,10 @@ func (s *Server) validate(m map[string]any) (Error, bool) {
 	return Error{}, false
 }
 
-// fail answers for a fault.
+// fail answers for a vendor error the vendor gives (ft.Graph; none for a
+// Fault that asks for nothing: an empty 200).
 func fail(w http.ResponseWriter, ft *Fault) {
-	switch {
-	case ft.Lose:
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			panic(http.ErrAbortHandler) // net/http drops the connection
-		}
-		conn.Close()
-	case ft.Proxy != 0:
-		title := fmt.Sprintf("%d %s", ft.Proxy, http.StatusText(ft.Proxy))
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(ft.Proxy)
-		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><h1>%s</h1><hr>proxy</body></html>\n", title, title)
-	case ft.Graph != nil:
+	if ft.Graph != nil {
 		replyErr(w, *ft.Graph)
 	}
 }
@@ -339,39 +327,37 @@ func fail(w http.ResponseWriter, ft *Fault) {
 // FailNextWith makes the vendor refuse the next valid message with e.
 func (s *Server) FailNextWith(e Error) { s.FailNextWithFault(Fault{Graph: &e}) }
 
-// FailNextWithFault makes the vendor fail the next valid message as ft says.
+// FailNextWithFault makes the vendor fail the next valid message as ft
+// says: ft.Lose is BreakNext, ft.Proxy FailNextHTTPAfterAccept with
+// ft.Accept and FailNextHTTP without, and ft.Graph the vendor's error
+// answer, after it took the message with ft.Accept. Lose comes before
+// Proxy, and Proxy before Graph, when ft sets more than one.
 func (s *Server) FailNextWithFault(ft Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fault = &ft
-}
-
-// SetLatency delays every answer by d (the request's end cuts it short).
-func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
+	switch {
+	case ft.Lose:
+		s.BreakNext()
+	case ft.Proxy != 0 && ft.Accept:
+		s.FailNextHTTPAfterAccept(ft.Proxy)
+	case ft.Proxy != 0:
+		s.FailNextHTTP(ft.Proxy)
+	default:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.fault = &ft
+	}
 }
 
 // Requests returns how many message requests reached the fake.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.posts
-}
+func (s *Server) Requests() int { return vendorhttptest.Locked(&s.mu, func() int { return s.posts }) }
 
 // Count returns how many messages the fake accepted.
 func (s *Server) Count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.accepted)
+	return vendorhttptest.Locked(&s.mu, func() int { return len(s.accepted) })
 }
 
 // Accepted returns the messages the fake accepted, oldest first.
 func (s *Server) Accepted() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.accepted...)
+	return vendorhttptest.Locked(&s.mu, func() []Message { return append([]Message(nil), s.accepted...) })
 }
 
 // Last returns the body of the last accepted message, or nil.
@@ -414,9 +400,9 @@ func (s *Server) StatusOf(id, status string, errs ...Error) (st Status, ok bool)
 
 // Flush posts, in one webhook, what the vendor reports for every message
 // accepted since the last Flush: failed with ReEngagement for free text
-// outside the window, sent and delivered for the others. It returns the
-// receiver's answer as an error unless it is 200; the messages then stay
-// owed.
+// outside the window, sent and delivered for the others. It returns
+// Post's error (a *vendorhttptest.CallbackError for an answer other than
+// 2xx); the messages then stay owed.
 func (s *Server) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	owed := append([]Message(nil), s.accepted[s.flushed:]...)
@@ -447,36 +433,19 @@ func (s *Server) Flush(ctx context.Context) error {
 
 // SetWebhookURL changes where status webhooks go (Config.WebhookURL),
 // for a receiver started after the Server.
-func (s *Server) SetWebhookURL(u string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.webhookURL = u
-}
+func (s *Server) SetWebhookURL(u string) { vendorhttptest.WithLock(&s.mu, func() { s.webhookURL = u }) }
 
 // Post posts one status webhook carrying sts to the webhook URL,
-// signed with Config.AppSecret, and returns the receiver's answer as an
-// error unless it is 200.
+// signed with Config.AppSecret, as vendorhttptest.Post does: a
+// *vendorhttptest.CallbackError when the receiver answered other than
+// 2xx, and an error that never names the URL when the post failed.
 func (s *Server) Post(ctx context.Context, sts ...Status) error {
 	body := Payload(s.cfg.PhoneNumberID, sts...)
 	s.mu.Lock()
 	target := s.webhookURL
 	s.mu.Unlock()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Hub-Signature-256", Sign(s.cfg.AppSecret, body))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("cloudchattest: the webhook answered %s", resp.Status)
-	}
-	return nil
+	return vendorhttptest.Post(ctx, nil, "cloudchattest", vendorhttptest.Report{URL: target, ContentType: "application/json",
+		Body: body, Header: http.Header{"X-Hub-Signature-256": {Sign(s.cfg.AppSecret, body)}}})
 }
 
 // Payload returns the body of a status webhook for the phone number ID

@@ -1,13 +1,12 @@
 package smsgatewaytest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
+
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
 // DLR is one delivery report, as the fake posts it: the format
@@ -28,10 +27,11 @@ var ist = time.FixedZone("IST", 5*3600+1800)
 
 // Report posts delivery reports of an accepted message to callback (the
 // receiver's URL, token included), one per number of it, with status
-// (and, for a failure, code and description), as one JSON array; it
-// returns an error unless the receiver answered 200. It is an error too
-// when the fake accepted no message under requestID. Nothing is posted
-// unless a test calls it, so a test decides when reports arrive.
+// (and, for a failure, code and description), as one JSON array, as
+// PostDLR does: a *CallbackError when the receiver answered other than
+// 2xx. It is an error too when the fake accepted no message under
+// requestID. Nothing is posted unless a test calls it, so a test decides
+// when reports arrive.
 func (s *Server) Report(ctx context.Context, callback, requestID, status, code, description string) error {
 	s.mu.Lock()
 	var numbers []string
@@ -52,26 +52,14 @@ func (s *Server) Report(ctx context.Context, callback, requestID, status, code, 
 	return PostDLR(ctx, callback, dlrs...)
 }
 
-// PostDLR posts dlrs to callback as one JSON array, as the vendor does,
-// and returns an error unless the receiver answered 200.
+// PostDLR posts dlrs to callback as one JSON array, as the vendor does.
+// It returns a *CallbackError when the receiver answered other than 2xx,
+// and an error when the post failed (never naming callback, which holds
+// the receiver's token).
 func PostDLR(ctx context.Context, callback string, dlrs ...DLR) error {
 	body, err := json.Marshal(dlrs)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callback, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("smsgatewaytest: the callback answered %s", resp.Status)
-	}
-	return nil
+	return vendorhttptest.Post(ctx, nil, "smsgatewaytest", vendorhttptest.Report{URL: callback, ContentType: "application/json", Body: body})
 }

@@ -45,23 +45,22 @@
 package smsgatewaytest
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/template/dlt"
 )
 
@@ -218,11 +217,19 @@ type Sent struct {
 }
 
 // Server is the fake vendor.
+//
+// Its network faults are vendorhttptest.Faults': FailNextHTTP's proxy page
+// answers the next send request before the key is checked (the wallet
+// call does not take it), and FailNextHTTPAfterAccept and BreakNext fire
+// once the next valid send is accepted and charged. SetLatency delays
+// every request, sends and wallet calls, once its body is read.
+//
+// It is an httptest.Server: its URL is the base URL of the fake, for
+// smsgateway.Config.BaseURL, and Close stops it.
 type Server struct {
-	// URL is the base URL of the fake, for smsgateway.Config.BaseURL.
-	URL string
+	*httptest.Server
+	vendorhttptest.Faults
 
-	srv       *httptest.Server
 	key       string
 	price     int64
 	templates map[string]Template
@@ -230,29 +237,24 @@ type Server struct {
 	byMessageID map[string]Template
 	senders     map[string]bool
 
-	mu         sync.Mutex
-	balance    int64
-	sent       []Sent
-	requests   int
-	failCode   int
-	failHTTP   int
-	acceptHTTP int // status of the proxy's page after the vendor accepts
+	mu       sync.Mutex
+	balance  int64
+	sent     []Sent
+	requests int
+	failCode int
 	// refuseN sends are refused with the vendor's own body (RefuseNext);
 	// negative: every one.
 	refuseN      int
 	refuseStatus int
 	refuseCode   int
 	refuseMsg    string
-	breakNext    bool
-	latency      time.Duration
 	ids          map[string]bool
 
 	dlrURL   string
 	autoDLR  string
 	now      func() time.Time
-	pending  []vendorDLR    // queued by AutoDLR, oldest first
-	attempts map[string]int // posts per request ID and number
-	flushMu  sync.Mutex     // one FlushDLRs at a time
+	pending  vendorhttptest.Outbox[vendorDLR] // queued by AutoDLR
+	attempts map[string]int                   // posts per request ID and number
 }
 
 // NewServer starts a fake vendor on a loopback port. It panics when
@@ -262,11 +264,8 @@ func NewServer(cfg Config) *Server {
 	if cfg.APIKey == "" {
 		panic("smsgatewaytest: Config.APIKey is required")
 	}
-	if cfg.DLRURL != "" {
-		u, err := url.Parse(cfg.DLRURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			panic("smsgatewaytest: Config.DLRURL must be an http(s) URL")
-		}
+	if cfg.DLRURL != "" && !vendorhttptest.IsHTTPURL(cfg.DLRURL) {
+		panic("smsgatewaytest: Config.DLRURL must be an http(s) URL")
 	}
 	if cfg.AutoDLR != "" && cfg.DLRURL == "" {
 		panic("smsgatewaytest: Config.AutoDLR needs Config.DLRURL")
@@ -274,23 +273,15 @@ func NewServer(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Balance == 0 {
-		cfg.Balance = 100000
-	}
-	if cfg.PartPrice == 0 {
-		cfg.PartPrice = 25
-	}
+	cfg.Balance = cmp.Or(cfg.Balance, 100000)
+	cfg.PartPrice = cmp.Or(cfg.PartPrice, 25)
 	s := &Server{
-		key:         cfg.APIKey,
-		price:       cfg.PartPrice,
-		balance:     cfg.Balance,
+		key: cfg.APIKey, price: cfg.PartPrice, balance: cfg.Balance,
+		dlrURL: cfg.DLRURL, autoDLR: cfg.AutoDLR, now: cfg.Now,
 		templates:   make(map[string]Template, len(cfg.Templates)),
 		byMessageID: make(map[string]Template),
 		senders:     make(map[string]bool),
 		ids:         make(map[string]bool),
-		dlrURL:      cfg.DLRURL,
-		autoDLR:     cfg.AutoDLR,
-		now:         cfg.Now,
 		attempts:    make(map[string]int),
 	}
 	for _, t := range cfg.Templates {
@@ -303,60 +294,39 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/dev/bulkV2", s.bulk)
 	mux.HandleFunc("/dev/wallet", s.wallet)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
+	s.Server = httptest.NewServer(mux)
 	return s
 }
 
-// Close stops the server, as httptest.Server.Close does.
-func (s *Server) Close() { s.srv.Close() }
-
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
-
 // Sent returns the messages accepted so far, oldest first.
 func (s *Server) Sent() []Sent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Sent(nil), s.sent...)
+	return vendorhttptest.Locked(&s.mu, func() []Sent { return append([]Sent(nil), s.sent...) })
 }
 
 // Accepted returns how many messages the fake has accepted.
 func (s *Server) Accepted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sent)
+	return vendorhttptest.Locked(&s.mu, func() int { return len(s.sent) })
 }
 
 // Requests returns how many send requests reached the fake, accepted or
 // not.
 func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
+	return vendorhttptest.Locked(&s.mu, func() int { return s.requests })
 }
 
 // Balance returns the wallet balance in paise.
 func (s *Server) Balance() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.balance
+	return vendorhttptest.Locked(&s.mu, func() int64 { return s.balance })
 }
 
 // SetBalance sets the wallet balance in paise.
 func (s *Server) SetBalance(paise int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.balance = paise
+	vendorhttptest.WithLock(&s.mu, func() { s.balance = paise })
 }
 
 // FailNext makes the next authorised send request fail with the vendor
 // error code (HTTP 400 and the vendor's message for it).
-func (s *Server) FailNext(code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failCode = code
-}
+func (s *Server) FailNext(code int) { vendorhttptest.WithLock(&s.mu, func() { s.failCode = code }) }
 
 // RefuseNext makes the vendor refuse the next n authorised send requests
 // (every one from now on when n is negative; RefuseNext(0, ...) ends it)
@@ -367,47 +337,7 @@ func (s *Server) FailNext(code int) {
 // "status_code": 503, "message": "busy"} on an HTTP 503 when it sheds
 // load. Nothing is accepted or charged, though Requests counts each.
 func (s *Server) RefuseNext(n, status, code int, message string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refuseN, s.refuseStatus, s.refuseCode, s.refuseMsg = n, status, code, message
-}
-
-// FailNextHTTP makes the next send request fail with an HTTP status and a
-// proxy's HTML error page instead of the vendor's JSON, as a proxy in
-// front of the vendor would (such as 502 or 503). The vendor does not see
-// the request: nothing is accepted or charged, though Requests counts it.
-func (s *Server) FailNextHTTP(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failHTTP = status
-}
-
-// FailNextHTTPAfterAccept makes the fake accept (and charge) the next
-// valid send and then answer with status and a proxy's HTML error page
-// instead of the vendor's answer, as a proxy does when the vendor behind
-// it answers too late (504) or its answer breaks (502): the sender cannot
-// know that the message went out.
-func (s *Server) FailNextHTTPAfterAccept(status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.acceptHTTP = status
-}
-
-// BreakNext makes the fake accept (and charge) the next valid send and
-// then drop the connection without answering: the sender cannot know that
-// the message went out.
-func (s *Server) BreakNext() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.breakNext = true
-}
-
-// SetLatency makes the fake wait d before answering each request, or until
-// the client gives up. Zero answers at once.
-func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
+	vendorhttptest.WithLock(&s.mu, func() { s.refuseN, s.refuseStatus, s.refuseCode, s.refuseMsg = n, status, code, message })
 }
 
 // request is a send request as the vendor reads it: every field a string,
@@ -424,16 +354,14 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, decodeErr := decode(r)
-	if !s.wait(r) {
+	if !s.Wait(r) {
 		return
 	}
 	s.mu.Lock()
 	s.requests++
-	failHTTP, failCode, brk := s.failHTTP, s.failCode, s.breakNext
-	s.failHTTP = 0
+	failCode := s.failCode
 	s.mu.Unlock()
-	if failHTTP != 0 {
-		proxyError(w, failHTTP)
+	if s.Proxied(w) {
 		return
 	}
 	if code := s.auth(r); code != 0 {
@@ -448,7 +376,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if refuse {
-		reply(w, status, map[string]any{"return": false, "status_code": code, "message": message})
+		vendorhttptest.ReplyJSON(w, status, map[string]any{"return": false, "status_code": code, "message": message})
 		return
 	}
 	if failCode != 0 {
@@ -480,24 +408,14 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	if s.autoDLR != "" {
 		at := s.now()
 		for _, n := range msg.Numbers {
-			s.pending = append(s.pending, s.vendorDLR(msg, n, s.autoDLR, at))
+			s.pending.Add(s.vendorDLR(msg, n, s.autoDLR, at))
 		}
 	}
-	if brk {
-		s.breakNext = false
-	}
-	acceptHTTP := s.acceptHTTP
-	s.acceptHTTP = 0
 	s.mu.Unlock()
-	if brk {
-		drop(w)
+	if s.AfterAccept(w) {
 		return
 	}
-	if acceptHTTP != 0 {
-		proxyError(w, acceptHTTP)
-		return
-	}
-	reply(w, http.StatusOK, map[string]any{
+	vendorhttptest.ReplyJSON(w, http.StatusOK, map[string]any{
 		"return":     true,
 		"request_id": msg.RequestID,
 		"message":    []string{"SMS sent successfully."},
@@ -646,7 +564,7 @@ func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if !s.wait(r) {
+	if !s.Wait(r) {
 		return
 	}
 	if code := s.auth(r); code != 0 {
@@ -656,7 +574,7 @@ func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	balance := s.balance
 	s.mu.Unlock()
-	reply(w, http.StatusOK, map[string]any{
+	vendorhttptest.ReplyJSON(w, http.StatusOK, map[string]any{
 		"return":    true,
 		"wallet":    fmt.Sprintf("%d.%02d", balance/100, balance%100),
 		"sms_count": balance / s.price,
@@ -674,26 +592,6 @@ func (s *Server) auth(r *http.Request) int {
 		return InvalidKey
 	}
 	return 0
-}
-
-// wait sleeps the configured latency, or until the client gives up; it
-// reports whether to answer. The body has been read already, so net/http
-// cancels the request's context when the client goes.
-func (s *Server) wait(r *http.Request) bool {
-	s.mu.Lock()
-	d := s.latency
-	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.Context().Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // decode reads a request from a JSON body, a form body or, for GET, the
@@ -775,33 +673,7 @@ func fail(w http.ResponseWriter, code int) {
 	if msg == "" {
 		msg = "Unknown error"
 	}
-	reply(w, status, map[string]any{"return": false, "status_code": code, "message": msg})
-}
-
-func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// proxyError answers status with an error page of the kind a reverse proxy
-// or load balancer in front of the vendor serves.
-func proxyError(w http.ResponseWriter, status int) {
-	title := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n<hr><center>proxy</center>\r\n</body>\r\n</html>\r\n", title, title)
-}
-
-// drop closes the connection without an answer.
-func drop(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler) // net/http closes the connection
+	vendorhttptest.ReplyJSON(w, status, map[string]any{"return": false, "status_code": code, "message": msg})
 }
 
 // vendorDLR is a delivery report in the shape of the vendor's Standard
@@ -856,16 +728,9 @@ func (s *Server) vendorDLR(m Sent, number, status string, at time.Time) vendorDL
 }
 
 // CallbackError is the error of a post the receiver answered with a
-// status other than 2xx.
-type CallbackError struct {
-	StatusCode int
-	Status     string // such as "401 Unauthorized"
-}
-
-// Error says what the receiver answered.
-func (e *CallbackError) Error() string {
-	return "smsgatewaytest: the delivery-report receiver answered " + e.Status
-}
+// status other than 2xx: its StatusCode and Status ("401 Unauthorized"),
+// and Name "smsgatewaytest".
+type CallbackError = vendorhttptest.CallbackError
 
 // ReportNumber posts, now, to Config.DLRURL, the vendor's delivery report
 // of the message the fake accepted under requestID to number (its 10
@@ -914,32 +779,13 @@ func (s *Server) ReportNumber(ctx context.Context, requestID, number, status str
 // receiver did not take; posted counts the reports taken. Calls of
 // FlushDLRs run one at a time.
 func (s *Server) FlushDLRs(ctx context.Context) (posted int, err error) {
-	s.flushMu.Lock()
-	defer s.flushMu.Unlock()
-	for {
-		s.mu.Lock()
-		if len(s.pending) == 0 {
-			s.mu.Unlock()
-			return posted, nil
-		}
-		d := s.pending[0]
-		s.mu.Unlock()
-		if err := s.postVendorDLR(ctx, d); err != nil {
-			return posted, err
-		}
-		s.mu.Lock()
-		s.pending = s.pending[1:]
-		s.mu.Unlock()
-		posted++
-	}
+	return s.pending.Flush(func(d vendorDLR) error { return s.postVendorDLR(ctx, d) })
 }
 
 // PendingDLRs returns how many reports AutoDLR queued that FlushDLRs has
 // not posted.
 func (s *Server) PendingDLRs() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.pending)
+	return s.pending.Len()
 }
 
 // postVendorDLR posts d to DLRURL, counting the attempt in post_attempt.
@@ -953,26 +799,7 @@ func (s *Server) postVendorDLR(ctx context.Context, d vendorDLR) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.dlrURL, bytes.NewReader(body))
-	if err != nil {
-		return errors.New("smsgatewaytest: Config.DLRURL cannot be requested")
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		// *url.Error names the URL, and the URL holds the token.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("smsgatewaytest: posting the delivery report: %w", err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &CallbackError{StatusCode: resp.StatusCode, Status: resp.Status}
-	}
-	return nil
+	return vendorhttptest.Post(ctx, nil, "smsgatewaytest", vendorhttptest.Report{URL: s.dlrURL, ContentType: "application/json", Body: body})
 }
 
 // lastTen returns the last ten digits of a number (all of them when it

@@ -100,18 +100,13 @@ func TestGETAndForm(t *testing.T) {
 		t.Fatalf("form POST: status_code %d", code)
 	}
 	req, _ = http.NewRequest(http.MethodGet, s.URL+"/dev/wallet?authorization="+key, nil)
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var w struct {
 		Return   bool   `json:"return"`
 		Wallet   string `json:"wallet"`
 		SMSCount int64  `json:"sms_count"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&w); err != nil || !w.Return || w.Wallet != "999.50" || w.SMSCount != 3998 {
-		t.Fatalf("wallet = %+v, %v", w, err)
+	if status := decode(t, s, req, &w); status != http.StatusOK || !w.Return || w.Wallet != "999.50" || w.SMSCount != 3998 {
+		t.Fatalf("wallet = HTTP %d, %+v", status, w)
 	}
 	for _, id := range []string{s.Sent()[0].RequestID, s.Sent()[1].RequestID} {
 		if len(id) != 15 {
@@ -120,21 +115,31 @@ func TestGETAndForm(t *testing.T) {
 	}
 }
 
+// do sends req and returns the answer's return and status_code, and its
+// HTTP status.
 func do(t *testing.T, s *smsgatewaytest.Server, req *http.Request) (ret bool, code, status int) {
+	t.Helper()
+	var out struct {
+		Return     bool `json:"return"`
+		StatusCode int  `json:"status_code"`
+	}
+	status = decode(t, s, req, &out)
+	return out.Return, out.StatusCode, status
+}
+
+// decode sends req, reads the JSON answer into out and returns its HTTP
+// status.
+func decode(t *testing.T, s *smsgatewaytest.Server, req *http.Request, out any) int {
 	t.Helper()
 	resp, err := s.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out struct {
-		Return     bool `json:"return"`
-		StatusCode int  `json:"status_code"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		t.Fatalf("answer is not JSON: %v", err)
 	}
-	return out.Return, out.StatusCode, resp.StatusCode
+	return resp.StatusCode
 }
 
 // TestInjectedFailures checks the fake's failures as a client sees them on
