@@ -253,8 +253,8 @@ type Server struct {
 	dlrURL   string
 	autoDLR  string
 	now      func() time.Time
-	pending  vendorhttptest.Outbox[vendorDLR] // queued by AutoDLR
-	attempts map[string]int                   // posts per request ID and number
+	pending  vendorhttptest.Queue[vendorDLR] // queued by AutoDLR
+	attempts map[string]int                  // posts per request ID and number
 }
 
 // NewServer starts a fake vendor on a loopback port. It panics when
