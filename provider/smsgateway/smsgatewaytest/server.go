@@ -53,7 +53,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,10 +223,14 @@ type Sent struct {
 // once the next valid send is accepted and charged. SetLatency delays
 // every request, sends and wallet calls, once its body is read.
 //
-// It is an httptest.Server: its URL is the base URL of the fake, for
-// smsgateway.Config.BaseURL, and Close stops it.
+// Its URL is the base URL of the fake, for smsgateway.Config.BaseURL, and
+// Close (of its Loopback) stops it.
 type Server struct {
-	*httptest.Server
+	// URL is the base URL of the fake, for smsgateway.Config.BaseURL.
+	URL string
+	// Loopback is the server the fake answers on: Close and Client.
+	vendorhttptest.Loopback
+	// Faults are the network's faults of the next request, and latency.
 	vendorhttptest.Faults
 
 	key       string
@@ -294,7 +297,7 @@ func NewServer(cfg Config) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/dev/bulkV2", s.bulk)
 	mux.HandleFunc("/dev/wallet", s.wallet)
-	s.Server = httptest.NewServer(mux)
+	s.URL = s.Serve(mux)
 	return s
 }
 
