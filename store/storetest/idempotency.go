@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -337,37 +336,11 @@ func testCompleteAfterLease(t *testing.T, h IdempotencyHarness) {
 func testConcurrentReserve(t *testing.T, h IdempotencyHarness) {
 	s, _, acct := newIdem(t, h)
 	key := newName("key")
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		got      int
-		failures []error
-	)
-	start := make(chan struct{})
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			r, err := s.Reserve(context.Background(), acct, key, "fp")
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil && r.Receipt == nil:
-				got++
-			case err == nil:
-				failures = append(failures, fmt.Errorf("returned a receipt (%q) of a send that never completed", r.Receipt))
-			case !isKind(err, store.ErrConflict):
-				failures = append(failures, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range failures {
-		t.Errorf("Reserve: %v, want the key or ErrConflict", err)
-	}
-	if got != 1 {
-		t.Fatalf("%d of %d goroutines got the key, want exactly 1", got, Goroutines)
-	}
+	wantOneWins(t, "Reserve", "got the key", func() error {
+		r, err := s.Reserve(context.Background(), acct, key, "fp")
+		if err == nil && r.Receipt != nil {
+			return fmt.Errorf("returned a receipt (%q) of a send that never completed", r.Receipt)
+		}
+		return err
+	})
 }

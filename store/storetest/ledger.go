@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -104,6 +103,16 @@ func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, 
 		t.Fatal("LedgerHarness.New returned nil")
 	}
 	return s, fund
+}
+
+// fundedLedger is newLedger with a new account whose wallet opens with
+// opening (minor units, as rupees takes): the start of most ledger tests.
+func fundedLedger(t *testing.T, h LedgerHarness, opening int64) (store.Ledger, string) {
+	t.Helper()
+	s, fund := newLedger(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(opening))
+	return s, acct
 }
 
 // sampleMessage returns a record with every field Open takes set.
@@ -262,9 +271,7 @@ func testBalanceAndCredit(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenAndRead(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	if b := openMessage(t, s, m); b.Available.Minor != 900 {
 		t.Fatalf("Open returned balance %d, want 900", b.Available.Minor)
@@ -286,10 +293,8 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenAttempting(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
 	m.State = record.StateAttempting
 	if b := openMessage(t, s, m); b.Available.Minor != 900 {
@@ -327,9 +332,7 @@ func testOpenAttempting(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenTwice(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	_, err := s.Open(context.Background(), taken(m))
@@ -338,9 +341,7 @@ func testOpenTwice(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenShort(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(50))
+	s, acct := fundedLedger(t, h, 50)
 	m := sampleMessage(acct, 100, msgEpoch)
 	_, err := s.Open(context.Background(), taken(m))
 	wantErr(t, "Open beyond the balance", err, store.ErrInsufficientFunds)
@@ -363,9 +364,7 @@ func testOpenUnmetered(t *testing.T, h LedgerHarness) {
 }
 
 func testLifecycle(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
@@ -399,9 +398,7 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 }
 
 func testForbiddenMoves(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
 	pending := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, pending)
@@ -435,9 +432,7 @@ func testForbiddenMoves(t *testing.T, h LedgerHarness) {
 }
 
 func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	fromPending := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, fromPending)
 	fromAttempting := sampleMessage(acct, 250, msgEpoch)
@@ -460,9 +455,7 @@ func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
 }
 
 func testUnknownSettles(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	toFailed, toSent := sampleMessage(acct, 100, msgEpoch), sampleMessage(acct, 100, msgEpoch)
 	for _, m := range []*record.Message{toFailed, toSent} {
 		openMessage(t, s, m)
@@ -532,9 +525,7 @@ func testByKey(t *testing.T, h LedgerHarness) {
 }
 
 func testStale(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
 	newAt := func(min int) *record.Message {
 		m := sampleMessage(acct, 10, at(min))
@@ -635,43 +626,13 @@ func testAttempting(t *testing.T, h LedgerHarness) {
 }
 
 func testConcurrentFail(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		moved    int
-		failures []error
-	)
-	start := make(chan struct{})
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				moved++
-			case isKind(err, store.ErrConflict):
-			default:
-				failures = append(failures, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range failures {
-		t.Errorf("Move: %v, want success or Conflict", err)
-	}
-	if moved != 1 {
-		t.Fatalf("%d of %d goroutines moved the record, want exactly 1", moved, Goroutines)
-	}
+	wantOneWins(t, "Move", "moved the record", func() error {
+		_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
+		return err
+	})
 	wantWallet(t, s, acct, 1000)
 	if got := readMessage(t, s, acct, m.ID); len(got.History) != 2 {
 		t.Fatalf("history after concurrent fails = %v, want pending and failed", got.History)

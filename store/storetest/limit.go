@@ -494,29 +494,20 @@ func (s limitSuite) concurrentUndo(t *testing.T, l store.Limiter, budget int) {
 func hammer(t *testing.T, op func(g, i int) (int, error), total *int) {
 	t.Helper()
 	var (
-		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 	)
-	start := make(chan struct{})
-	for g := range limitGoroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range limitTakes {
-				n, err := op(g, i)
-				mu.Lock()
-				*total += n
-				if err != nil {
-					errs = append(errs, err)
-				}
-				mu.Unlock()
+	atOnce(limitGoroutines, func(g int) {
+		for i := range limitTakes {
+			n, err := op(g, i)
+			mu.Lock()
+			*total += n
+			if err != nil {
+				errs = append(errs, err)
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+			mu.Unlock()
+		}
+	})
 	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("concurrent calls failed: %v", err)
 	}

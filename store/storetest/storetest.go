@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/notifykit/notify/record"
@@ -30,6 +31,53 @@ var inr = record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
 
 // rupees returns minor paise of inr.
 func rupees(minor int64) record.Money { return record.Money{Minor: minor, Currency: inr} }
+
+// atOnce runs f(g) for each g below n, each in a goroutine of its own,
+// all released together so that their calls race, and returns when every
+// one has.
+func atOnce(n int, f func(g int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(g)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+// wantOneWins runs op from Goroutines goroutines at once and checks that
+// exactly one wins (op returns nil) and that every other loses with
+// ErrConflict; call names op, and won says what the winner did.
+func wantOneWins(t *testing.T, call, won string, op func() error) {
+	t.Helper()
+	var (
+		mu       sync.Mutex
+		wins     int
+		failures []error
+	)
+	atOnce(Goroutines, func(int) {
+		err := op()
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			wins++
+		case !isKind(err, store.ErrConflict):
+			failures = append(failures, err)
+		}
+	})
+	for _, err := range failures {
+		t.Errorf("%s: %v, want success or Conflict", call, err)
+	}
+	if wins != 1 {
+		t.Fatalf("%d of %d goroutines %s, want exactly 1", wins, Goroutines, won)
+	}
+}
 
 // The suites' channels and price classes, as the channel packages and
 // package notify name them.

@@ -991,27 +991,18 @@ func testVerificationCanceledContext(t *testing.T, h VerificationsHarness) {
 func together(t *testing.T, calls int, op func(g, i int) error) {
 	t.Helper()
 	var (
-		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 	)
-	start := make(chan struct{})
-	for g := range Goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range calls {
-				if err := op(g, i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
+	atOnce(Goroutines, func(g int) {
+		for i := range calls {
+			if err := op(g, i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+		}
+	})
 	for _, err := range errs {
 		t.Error(err)
 	}
