@@ -490,14 +490,7 @@ func (k kit) testDLTTemplates(t *testing.T) {
 		if r.field("content") == "" {
 			t.Errorf("fields: %s", r.raw)
 		}
-		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/dlt-templates/1", `{"content":"x"}`), 404, "not_found")
-		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/dlt-templates", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", path+"/1107161", ""), 200, "")
-		want(t, s.admin(t, "DELETE", path+"/1107161", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", "/admin/v1/accounts/nobody/dlt-templates/1", ""), 404, "not_found")
-		if logs := s.logs.String(); !strings.Contains(logs, `"action":"dlt_template.put"`) || !strings.Contains(logs, `"action":"dlt_template.delete"`) {
-			t.Errorf("log: %s", logs)
-		}
+		s.wantDeleteOnce(t, "dlt-templates", "1107161", `{"content":"x"}`, "dlt_template")
 	})
 }
 
@@ -535,15 +528,25 @@ func (k kit) testCustomTemplates(t *testing.T) {
 		if r.field("slug") == "" {
 			t.Errorf("slug: %s", r.raw)
 		}
-		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/templates/x", `{"sms":"x"}`), 404, "not_found")
-		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/templates", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", path+"/welcome", ""), 200, "")
-		want(t, s.admin(t, "DELETE", path+"/welcome", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", "/admin/v1/accounts/nobody/templates/welcome", ""), 404, "not_found")
-		if logs := s.logs.String(); !strings.Contains(logs, `"action":"template.put"`) || !strings.Contains(logs, `"action":"template.delete"`) {
-			t.Errorf("log: %s", logs)
-		}
+		s.wantDeleteOnce(t, "templates", "welcome", `{"sms":"x"}`, "template")
 	})
+}
+
+// wantDeleteOnce checks the end of the tests of acme's templates of a
+// collection (dlt-templates, templates), where item was put: a PUT of
+// body, a GET and a DELETE under an unknown account are 404; item deletes
+// once, then is 404; the log has action's put and delete.
+func (s *server) wantDeleteOnce(t *testing.T, collection, item, body, action string) {
+	t.Helper()
+	path, nobody := "/admin/v1/accounts/acme/"+collection, "/admin/v1/accounts/nobody/"+collection
+	want(t, s.admin(t, "PUT", nobody+"/"+item, body), 404, "not_found")
+	want(t, s.admin(t, "GET", nobody, ""), 404, "not_found")
+	want(t, s.admin(t, "DELETE", path+"/"+item, ""), 200, "")
+	want(t, s.admin(t, "DELETE", path+"/"+item, ""), 404, "not_found")
+	want(t, s.admin(t, "DELETE", nobody+"/"+item, ""), 404, "not_found")
+	if logs := s.logs.String(); !strings.Contains(logs, `"action":"`+action+`.put"`) || !strings.Contains(logs, `"action":"`+action+`.delete"`) {
+		t.Errorf("log: %s", logs)
+	}
 }
 
 // TestHangUpDoesNotCutAChange: a client that hangs up (its request's
