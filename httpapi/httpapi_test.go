@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/httpapienv"
+	"github.com/notifykit/notify/internal/syncbuf"
 	"github.com/notifykit/notify/memstore"
 )
 
@@ -581,7 +582,7 @@ func TestPanicRecovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &httpapienv.SyncBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := httpapi.New(n, panicAccounts{accts}, httpapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)
@@ -640,7 +641,7 @@ func (failingAccounts) AccountByKey(_ context.Context, key string) (*notify.Acco
 func TestAccountsStoreFailure(t *testing.T) {
 	accts := memstore.NewAccounts()
 	n, _ := notify.New(accts, memstore.NewLedger(nil))
-	logs := &httpapienv.SyncBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := httpapi.New(n, failingAccounts{accts}, httpapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)

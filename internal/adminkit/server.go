@@ -1,7 +1,6 @@
 package adminkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +20,19 @@ import (
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/syncbuf"
 )
 
 const adminKey = "admin-key-0123456789-0123456789-abcdef"
 
-// logBuffer collects the handler's log lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 type server struct {
 	url  string
-	logs *logBuffer
+	logs *syncbuf.Buffer
 	b    Backend
 }
 
 func newServer(t *testing.T, b Backend) *server {
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := adminapi.New(b.Store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)

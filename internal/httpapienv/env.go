@@ -1,7 +1,6 @@
 package httpapienv
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/syncbuf"
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
@@ -38,26 +38,6 @@ const (
 	TestAccount = "acct-1"
 )
 
-// SyncBuffer is a bytes.Buffer safe for the server's goroutines.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write implements io.Writer.
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Env is a Handler on a real http.Server over loopback, with the real
 // SMS, chat and e-mail channels, the stock templates, the default INR
 // prices, an in-memory ledger over an in-memory wallet, and capture
@@ -74,7 +54,7 @@ type Env struct {
 	SMS, Cloud, QR *memprovider.Provider
 	Mail           *memprovider.Provider
 	Clock          *testclock.Clock
-	Logs           *SyncBuffer
+	Logs           *syncbuf.Buffer
 	Handler        *httpapi.Handler
 	Notifier       *notify.Notifier
 }
@@ -146,7 +126,7 @@ func NewHooked(t testing.TB, opening int64, nopts func(*Env) []notify.Option,
 		QR:       memprovider.New("qr-mem"),
 		Mail:     memprovider.New("mail-mem"),
 		Clock:    testclock.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)),
-		Logs:     &SyncBuffer{},
+		Logs:     &syncbuf.Buffer{},
 	}
 	for acct, key := range map[*notify.Account]string{
 		{ID: TestAccount, Name: "Acme Ltd", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}: TestKey,

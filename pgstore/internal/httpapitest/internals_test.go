@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/httpapienv"
+	"github.com/notifykit/notify/internal/syncbuf"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/wallet"
@@ -51,7 +52,7 @@ func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
 	details := []string{"gatewayuser", strconv.Itoa(port)}
 
 	t.Run("every store", func(t *testing.T) {
-		var logs httpapienv.SyncBuffer
+		var logs syncbuf.Buffer
 		ch, err := sms.New(sms.Config{Provider: memprovider.New("sms-mem")})
 		if err != nil {
 			t.Fatal(err)
