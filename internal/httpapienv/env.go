@@ -1,6 +1,7 @@
 package httpapienv
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -327,6 +328,27 @@ func WantLogged(t *testing.T, what, logs string, details ...string) {
 			t.Errorf("%s: the log lacks %q:\n%s", what, d, logs)
 		}
 	}
+}
+
+// PostTimed posts body to url as JSON with key as its Authorization,
+// reads and closes the answer, and returns how long that took: the load
+// of the benchmarks. ok is false when the request failed or was not
+// answered 200.
+func PostTimed(client *http.Client, url, key string, body []byte) (took time.Duration, ok bool) {
+	t0 := time.Now()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", key)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(t0), resp.StatusCode == http.StatusOK
 }
 
 // ServeUntil runs h on a real http.Server on 127.0.0.1:0, with a
