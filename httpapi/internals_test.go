@@ -89,11 +89,7 @@ func TestStoreWordsNeverAnswered(t *testing.T) {
 			if r.Status != http.StatusOK || r.Body["success"] != true {
 				t.Fatalf("%d %s", r.Status, r.Raw)
 			}
-			for _, leak := range pgLeaks {
-				if strings.Contains(r.Raw, leak) {
-					t.Errorf("the answer shows %q: %s", leak, r.Raw)
-				}
-			}
+			httpapienv.WantNoLeaks(t, c.name, r, pgLeaks...)
 			if note, _ := r.Body["note"].(string); !strings.Contains(note, c.says) {
 				t.Errorf("note %q, want it to say %q", note, c.says)
 			}
@@ -221,11 +217,7 @@ func TestVendorWordsNeverAnswered(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		for _, leak := range leaks {
-			if strings.Contains(r.Raw, leak) {
-				t.Errorf("the answer shows %q: %s", leak, r.Raw)
-			}
-		}
+		httpapienv.WantNoLeaks(t, "failed leg", r, leaks...)
 		legs, _ := r.Body["legs"].([]any)
 		if len(legs) != 2 {
 			t.Fatalf("legs: %s", r.Raw)
@@ -247,11 +239,7 @@ func TestVendorWordsNeverAnswered(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		for _, leak := range leaks {
-			if strings.Contains(r.Raw, leak) {
-				t.Errorf("the answer shows %q: %s", leak, r.Raw)
-			}
-		}
+		httpapienv.WantNoLeaks(t, "failover note", r, leaks...)
 		if note, _ := r.Body["note"].(string); note != "sent by the qr gateway: the cloud gateway failed first" {
 			t.Errorf("note %q", note)
 		}
@@ -278,11 +266,7 @@ func TestVendorWordsNeverAnswered(t *testing.T) {
 		if d["status"] != "failed" || d["error_code"] != "unavailable" || d["error"] == "" || d["error"] == nil {
 			t.Fatalf("record %s", rec.Raw)
 		}
-		for _, leak := range leaks {
-			if strings.Contains(rec.Raw, leak) {
-				t.Errorf("the record shows %q: %s", leak, rec.Raw)
-			}
-		}
+		httpapienv.WantNoLeaks(t, "the record", rec, leaks...)
 	})
 }
 

@@ -304,15 +304,21 @@ func ClosedPort(t *testing.T) int {
 	return port
 }
 
-// WantNoInternals checks that an error answer shows none of leaks and
-// ends its message with the answer's request ID, and returns the message.
-func WantNoInternals(t *testing.T, what string, r *Reply, leaks ...string) string {
+// WantNoLeaks checks that an answer shows none of leaks, in any case.
+func WantNoLeaks(t *testing.T, what string, r *Reply, leaks ...string) {
 	t.Helper()
 	for _, leak := range leaks {
 		if strings.Contains(strings.ToLower(r.Raw), strings.ToLower(leak)) {
 			t.Errorf("%s: the answer shows %q: %s", what, leak, r.Raw)
 		}
 	}
+}
+
+// WantNoInternals checks that an error answer shows none of leaks and
+// ends its message with the answer's request ID, and returns the message.
+func WantNoInternals(t *testing.T, what string, r *Reply, leaks ...string) string {
+	t.Helper()
+	WantNoLeaks(t, what, r, leaks...)
 	msg, _ := r.Body["error"].(map[string]any)["message"].(string)
 	if id := r.Header.Get("X-Request-ID"); !strings.HasSuffix(msg, "(request "+id+")") {
 		t.Errorf("%s: the message does not end with the request ID %q: %q", what, id, msg)
