@@ -196,6 +196,32 @@ func (k kit) testAccounts(t *testing.T) {
 	})
 }
 
+// pages reads a list from its first page, path (which sets ?limit=),
+// following the next cursors for at most maxPages pages (a list that
+// never ends shows in what the caller gets), and returns the items, under
+// field, of every page in order.
+func (s *server) pages(t *testing.T, path, field string) []map[string]any {
+	t.Helper()
+	const maxPages = 6
+	var items []map[string]any
+	next := ""
+	for range maxPages {
+		page := path
+		if next != "" {
+			page += "&after=" + next
+		}
+		r := s.admin(t, "GET", page, "")
+		want(t, r, 200, "")
+		for _, it := range r.data()[field].([]any) {
+			items = append(items, it.(map[string]any))
+		}
+		if next, _ = r.data()["next"].(string); next == "" {
+			break
+		}
+	}
+	return items
+}
+
 func (k kit) testListAccounts(t *testing.T) {
 	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
@@ -203,18 +229,8 @@ func (k kit) testListAccounts(t *testing.T) {
 			s.create(t, id)
 		}
 		var got []string
-		path := "/admin/v1/accounts?limit=2"
-		for pages := 0; ; pages++ {
-			r := s.admin(t, "GET", path, "")
-			want(t, r, 200, "")
-			for _, a := range r.data()["accounts"].([]any) {
-				got = append(got, a.(map[string]any)["id"].(string))
-			}
-			next, _ := r.data()["next"].(string)
-			if next == "" || pages > 5 {
-				break
-			}
-			path = "/admin/v1/accounts?limit=2&after=" + next
+		for _, a := range s.pages(t, "/admin/v1/accounts?limit=2", "accounts") {
+			got = append(got, a["id"].(string))
 		}
 		if strings.Join(got, ",") != "a,b,c,d,e" {
 			t.Fatalf("pages: %v", got)
@@ -376,23 +392,12 @@ func (k kit) testLedger(t *testing.T) {
 		}
 		var refs []string
 		var bals []int64
-		path := "/admin/v1/accounts/acme/ledger?limit=2"
-		for pages := 0; pages < 5; pages++ {
-			r := s.admin(t, "GET", path, "")
-			want(t, r, 200, "")
-			for _, e := range r.data()["entries"].([]any) {
-				e := e.(map[string]any)
-				if e["kind"] != "credit" || num(e["amount_minor"]) != 100 {
-					t.Errorf("entry %v", e)
-				}
-				refs = append(refs, e["ref"].(string))
-				bals = append(bals, num(e["balance_minor"]))
+		for _, e := range s.pages(t, "/admin/v1/accounts/acme/ledger?limit=2", "entries") {
+			if e["kind"] != "credit" || num(e["amount_minor"]) != 100 {
+				t.Errorf("entry %v", e)
 			}
-			next, _ := r.data()["next"].(string)
-			if next == "" {
-				break
-			}
-			path = "/admin/v1/accounts/acme/ledger?limit=2&after=" + next
+			refs = append(refs, e["ref"].(string))
+			bals = append(bals, num(e["balance_minor"]))
 		}
 		if strings.Join(refs, ",") != "topup:r1,topup:r2,topup:r3" || bals[2] != 1300 {
 			t.Fatalf("ledger: %v %v", refs, bals)
@@ -420,22 +425,11 @@ func (k kit) testMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ids []string
-		path := "/admin/v1/accounts/acme/messages?limit=2"
-		for pages := 0; pages < 5; pages++ {
-			r := s.admin(t, "GET", path, "")
-			want(t, r, 200, "")
-			for _, m := range r.data()["messages"].([]any) {
-				m := m.(map[string]any)
-				if m["status"] != "pending" || num(m["cost_minor"]) != 25 || m["channel"] != "sms" {
-					t.Errorf("message %v", m)
-				}
-				ids = append(ids, m["message_id"].(string))
+		for _, m := range s.pages(t, "/admin/v1/accounts/acme/messages?limit=2", "messages") {
+			if m["status"] != "pending" || num(m["cost_minor"]) != 25 || m["channel"] != "sms" {
+				t.Errorf("message %v", m)
 			}
-			next, _ := r.data()["next"].(string)
-			if next == "" {
-				break
-			}
-			path = "/admin/v1/accounts/acme/messages?limit=2&after=" + next
+			ids = append(ids, m["message_id"].(string))
 		}
 		if strings.Join(ids, ",") != "m3,m2,m1" {
 			t.Fatalf("messages: %v", ids)
