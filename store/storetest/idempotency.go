@@ -85,6 +85,16 @@ func newIdem(t *testing.T, h IdempotencyHarness) (store.Keys, *testclock.Clock, 
 	return s, c, newName("acct")
 }
 
+// newClockedIdem is newIdem for a subtest that moves the store's clock:
+// skipped for a store that keeps its own (IdempotencyHarness.IgnoresClock).
+func newClockedIdem(t *testing.T, h IdempotencyHarness) (store.Keys, *testclock.Clock, string) {
+	t.Helper()
+	if h.IgnoresClock {
+		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
+	}
+	return newIdem(t, h)
+}
+
 func reserve(t *testing.T, s store.Keys, account, key, fp string) []byte {
 	t.Helper()
 	r, err := s.Reserve(context.Background(), account, key, fp)
@@ -252,10 +262,7 @@ func testKeysPerAccount(t *testing.T, h IdempotencyHarness) {
 }
 
 func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
-	if h.IgnoresClock {
-		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
-	}
-	s, c, acct := newIdem(t, h)
+	s, c, acct := newClockedIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
 	c.Advance(idemTTL / 2)
@@ -271,10 +278,7 @@ func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
 }
 
 func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
-	if h.IgnoresClock {
-		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
-	}
-	s, c, acct := newIdem(t, h)
+	s, c, acct := newClockedIdem(t, h)
 	key := newName("key")
 	reservedAt := c.Now()
 	wantReserved(t, s, acct, key, "fp")
@@ -317,10 +321,7 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 }
 
 func testCompleteAfterLease(t *testing.T, h IdempotencyHarness) {
-	if h.IgnoresClock {
-		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
-	}
-	s, c, acct := newIdem(t, h)
+	s, c, acct := newClockedIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
 	c.Advance(idemLease + time.Second)

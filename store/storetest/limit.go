@@ -493,22 +493,12 @@ func (s limitSuite) concurrentUndo(t *testing.T, l store.Limiter, budget int) {
 // started together, and adds up what op counts. An error of op fails t.
 func hammer(t *testing.T, op func(g, i int) (int, error), total *int) {
 	t.Helper()
-	var (
-		mu   sync.Mutex
-		errs []error
-	)
-	atOnce(limitGoroutines, func(g int) {
-		for i := range limitTakes {
-			n, err := op(g, i)
-			mu.Lock()
-			*total += n
-			if err != nil {
-				errs = append(errs, err)
-			}
-			mu.Unlock()
-		}
+	var mu sync.Mutex
+	together(t, limitGoroutines, limitTakes, func(g, i int) error {
+		n, err := op(g, i)
+		mu.Lock()
+		*total += n
+		mu.Unlock()
+		return err
 	})
-	if err := errors.Join(errs...); err != nil {
-		t.Fatalf("concurrent calls failed: %v", err)
-	}
 }

@@ -50,6 +50,31 @@ func atOnce(n int, f func(g int)) {
 	wg.Wait()
 }
 
+// together runs op calls times from each of goroutines goroutines,
+// started at once (atOnce). An error of op fails t.
+func together(t *testing.T, goroutines, calls int, op func(g, i int) error) {
+	t.Helper()
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	atOnce(goroutines, func(g int) {
+		for i := range calls {
+			if err := op(g, i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}
+	})
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(errs) > 0 {
+		t.FailNow()
+	}
+}
+
 // wantOneWins runs op from Goroutines goroutines at once and checks that
 // exactly one wins (op returns nil) and that every other loses with
 // ErrConflict; call names op, and won says what the winner did.

@@ -986,31 +986,6 @@ func testVerificationCanceledContext(t *testing.T, h VerificationsHarness) {
 	createVerification(t, s, fresh)
 }
 
-// together runs op calls times from each of Goroutines goroutines,
-// started at once. An error of op fails t.
-func together(t *testing.T, calls int, op func(g, i int) error) {
-	t.Helper()
-	var (
-		mu   sync.Mutex
-		errs []error
-	)
-	atOnce(Goroutines, func(g int) {
-		for i := range calls {
-			if err := op(g, i); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}
-	})
-	for _, err := range errs {
-		t.Error(err)
-	}
-	if len(errs) > 0 {
-		t.FailNow()
-	}
-}
-
 // counted collects, under concurrency, the counts that the calls
 // answered true gave and the ones the others gave.
 type counted struct {
@@ -1054,7 +1029,7 @@ func testConcurrentTakeCheck(t *testing.T, h VerificationsHarness) {
 	createVerification(t, s, v)
 	now := verifyEpoch.Add(time.Second)
 	var c counted
-	together(t, 2, func(g, i int) error {
+	together(t, Goroutines, 2, func(g, i int) error {
 		got, ok, err := s.TakeCheck(context.Background(), v.Account, v.ID, now)
 		if err != nil {
 			return err
@@ -1079,7 +1054,7 @@ func testConcurrentTakeSend(t *testing.T, h VerificationsHarness) {
 		v.MaxSends = 5
 		createVerification(t, s, v)
 		var c counted
-		together(t, 2, func(g, i int) error {
+		together(t, Goroutines, 2, func(g, i int) error {
 			got, ok, err := s.TakeSend(context.Background(), acct, v.ID, now, cool)
 			if err != nil {
 				return err
@@ -1110,7 +1085,7 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 		winners []verifystore.VerificationStatus
 		seen    []verifystore.VerificationStatus
 	)
-	together(t, 1, func(g, _ int) error {
+	together(t, Goroutines, 1, func(g, _ int) error {
 		status := verifystore.VerificationApproved
 		if g%2 == 1 {
 			status = verifystore.VerificationCanceled
@@ -1412,7 +1387,7 @@ func testCounterConcurrentLimit(t *testing.T, h CountersHarness) {
 	key := counterKey()
 	const limit = 100
 	var got counted
-	together(t, 5, func(g, i int) error {
+	together(t, Goroutines, 5, func(g, i int) error {
 		sum, added, err := c.Add(context.Background(), key, 1, w, limit, now)
 		if err != nil {
 			return err
@@ -1429,7 +1404,7 @@ func testCounterConcurrentLimit(t *testing.T, h CountersHarness) {
 		mu    sync.Mutex
 		total int64
 	)
-	together(t, 5, func(g, i int) error {
+	together(t, Goroutines, 5, func(g, i int) error {
 		n := int64((g+i)%3 + 1)
 		sum, added, err := c.Add(context.Background(), mixed, n, w, limit, now)
 		if err != nil {
@@ -1459,7 +1434,7 @@ func testCounterConcurrentAdd(t *testing.T, h CountersHarness) {
 	const w = time.Hour
 	now := verifyEpoch
 	key := counterKey()
-	together(t, 5, func(g, i int) error {
+	together(t, Goroutines, 5, func(g, i int) error {
 		n := int64(3)
 		if g%2 == 1 {
 			n = -1
