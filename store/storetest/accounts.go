@@ -51,9 +51,7 @@ type AccountsHarness struct {
 //   - 64 goroutines looking accounts up at once all get the right ones.
 func RunAccounts(t *testing.T, h AccountsHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: AccountsHarness needs New")
-	}
+	needs(t, h.New != nil, "AccountsHarness needs New")
 	runAll(t, []subtest{
 		{"AccountFields", func(t *testing.T) { testAccountFields(t, h) }},
 		{"UnknownAccount", func(t *testing.T) { testUnknownAccount(t, h) }},

@@ -51,9 +51,7 @@ type IdempotencyHarness struct {
 //   - of 64 goroutines reserving one key at once, exactly one gets it.
 func RunIdempotency(t *testing.T, h IdempotencyHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: IdempotencyHarness needs New")
-	}
+	needs(t, h.New != nil, "IdempotencyHarness needs New")
 	runAll(t, []subtest{
 		{"FirstReserve", func(t *testing.T) { testFirstReserve(t, h) }},
 		{"InFlightIsConflict", func(t *testing.T) { testInFlight(t, h) }},

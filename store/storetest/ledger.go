@@ -63,9 +63,7 @@ type LedgerHarness struct {
 //     or after a time, else ErrNotFound.
 func RunLedger(t *testing.T, h LedgerHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: LedgerHarness needs New")
-	}
+	needs(t, h.New != nil, "LedgerHarness needs New")
 	runAll(t, []subtest{
 		{"BalanceAndCredit", func(t *testing.T) { testBalanceAndCredit(t, h) }},
 		{"OpenAndRead", func(t *testing.T) { testOpenAndRead(t, h) }},

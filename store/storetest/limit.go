@@ -54,9 +54,7 @@ type WindowLimitHarness struct {
 //     concurrent Undos each give back exactly one unit.
 func RunRateLimit(t *testing.T, h RateLimitHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: RateLimitHarness needs New")
-	}
+	needs(t, h.New != nil, "RateLimitHarness needs New")
 	l := limitSuite{res: h.Resolution}
 	runAll(t, []subtest{
 		{"Budget", func(t *testing.T) { l.rateBudget(t, h) }},
@@ -90,9 +88,7 @@ func RunRateLimit(t *testing.T, h RateLimitHarness) {
 //     concurrent Undos each give back exactly one unit.
 func RunWindowLimit(t *testing.T, h WindowLimitHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: WindowLimitHarness needs New")
-	}
+	needs(t, h.New != nil, "WindowLimitHarness needs New")
 	l := limitSuite{res: h.Resolution}
 	runAll(t, []subtest{
 		{"Budget", func(t *testing.T) { l.windowBudget(t, h) }},

@@ -224,6 +224,14 @@ func wantShownToSender(t *testing.T, what string, err error) {
 	}
 }
 
+// needs fails t with what a harness lacks unless it has it (has).
+func needs(t *testing.T, has bool, what string) {
+	t.Helper()
+	if !has {
+		t.Fatal("storetest: " + what)
+	}
+}
+
 func runAll(t *testing.T, tests []subtest) {
 	t.Helper()
 	for _, tt := range tests {

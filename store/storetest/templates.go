@@ -39,9 +39,7 @@ type TemplatesHarness struct {
 //   - 64 goroutines putting and reading at once lose nothing.
 func RunTemplates(t *testing.T, h TemplatesHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: TemplatesHarness needs New")
-	}
+	needs(t, h.New != nil, "TemplatesHarness needs New")
 	runAll(t, []subtest{
 		{"RoundTrip", func(t *testing.T) { testTemplateRoundTrip(t, h) }},
 		{"Replace", func(t *testing.T) { testTemplateReplace(t, h) }},

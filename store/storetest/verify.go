@@ -94,9 +94,7 @@ type CountersHarness struct {
 // any older ones still pending first.
 func RunVerifications(t *testing.T, h VerificationsHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: VerificationsHarness needs New")
-	}
+	needs(t, h.New != nil, "VerificationsHarness needs New")
 	runAll(t, []subtest{
 		{"RoundTrip", func(t *testing.T) { testVerificationRoundTrip(t, h) }},
 		{"CallersCannotChangeStore", func(t *testing.T) { testVerificationCopies(t, h) }},
@@ -1143,9 +1141,7 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 // the suite never sleeps and never reads the clock.
 func RunCounters(t *testing.T, h CountersHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: CountersHarness needs New")
-	}
+	needs(t, h.New != nil, "CountersHarness needs New")
 	runAll(t, []subtest{
 		{"Add", func(t *testing.T) { testCounterAdd(t, h) }},
 		{"Limit", func(t *testing.T) { testCounterLimit(t, h) }},

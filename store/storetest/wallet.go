@@ -80,9 +80,7 @@ type WalletHarness struct {
 //     credits = balance, each ref counted once.
 func RunWallet(t *testing.T, h WalletHarness) {
 	t.Helper()
-	if h.New == nil || h.Open == nil {
-		t.Fatal("storetest: WalletHarness needs New and Open")
-	}
+	needs(t, h.New != nil && h.Open != nil, "WalletHarness needs New and Open")
 	runAll(t, []subtest{
 		{"Balance", func(t *testing.T) { testWalletBalance(t, h) }},
 		{"Debit", func(t *testing.T) { testWalletDebit(t, h) }},
