@@ -1,53 +1,29 @@
 package httpapitest_test
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/internal/syncbuf"
-	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/internal/unreachable"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/wallet"
 )
-
-// unreachableStore is a real pgstore whose pool points at a loopback port
-// nothing listens on, with a user and a database name no answer may show.
-func unreachableStore(t *testing.T) (s *pgstore.Store, port int) {
-	t.Helper()
-	port = httpapienv.ClosedPort(t)
-	cfg, err := pgxpool.ParseConfig(fmt.Sprintf("postgres://gatewayuser@127.0.0.1:%d/ledgerdb?sslmode=disable&connect_timeout=5", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s, err = pgstore.New(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, port
-}
 
 // TestUnreachableDatabaseAnswersNoInternals: with a real pgstore whose
 // server cannot be reached, no answer shows the database's user, name,
 // host or port, or the store's package; each says which store failed and
 // gives the request ID, under which the log has the details.
 func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
-	store, port := unreachableStore(t)
+	port := httpapienv.ClosedPort(t)
+	store := unreachable.Store(t, strconv.Itoa(port))
 	leaks := []string{"gatewayuser", "ledgerdb", "127.0.0.1", strconv.Itoa(port), "pgstore", "dial", "refused"}
 	details := []string{"gatewayuser", strconv.Itoa(port)}
 
