@@ -193,54 +193,49 @@ func wantWallet(t *testing.T, s store.Ledger, account string, minor int64) {
 
 // diffMessage describes how got differs from want, or returns "".
 func diffMessage(got, want *record.Message) string {
-	var d []string
-	field := func(name string, g, w any) {
-		if g != w {
-			d = append(d, fmt.Sprintf("%s = %v, want %v", name, g, w))
-		}
-	}
-	field("ID", got.ID, want.ID)
-	field("Account", got.Account, want.Account)
-	field("Kind", got.Kind, want.Kind)
-	field("Request", got.Request, want.Request)
-	field("To", got.To, want.To)
-	field("Country", got.Country, want.Country)
-	field("State", got.State, want.State)
-	field("Provider", got.Provider, want.Provider)
-	field("ProviderMessageID", got.ProviderMessageID, want.ProviderMessageID)
-	field("Gateway", got.Gateway, want.Gateway)
-	field("IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey)
-	field("Domain", got.Domain, want.Domain)
-	field("Units", got.Units, want.Units)
-	field("Metered", got.Metered, want.Metered)
-	field("Charge", got.Charge, want.Charge)
-	field("Attempts", got.Attempts, want.Attempts)
-	field("ErrorCode", got.ErrorCode, want.ErrorCode)
-	field("Error", got.Error, want.Error)
-	field("Note", got.Note, want.Note)
-	field("VendorCode", got.VendorCode, want.VendorCode)
-	field("Refunded", got.Refunded, want.Refunded)
-	field("Resend", string(got.Resend), string(want.Resend))
-	field("Fallback", got.Fallback, want.Fallback)
-	field("Follows", got.Follows, want.Follows)
-	field("Confirm", got.Confirm, want.Confirm)
+	var d diffs
+	d.field("ID", got.ID, want.ID)
+	d.field("Account", got.Account, want.Account)
+	d.field("Kind", got.Kind, want.Kind)
+	d.field("Request", got.Request, want.Request)
+	d.field("To", got.To, want.To)
+	d.field("Country", got.Country, want.Country)
+	d.field("State", got.State, want.State)
+	d.field("Provider", got.Provider, want.Provider)
+	d.field("ProviderMessageID", got.ProviderMessageID, want.ProviderMessageID)
+	d.field("Gateway", got.Gateway, want.Gateway)
+	d.field("IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey)
+	d.field("Domain", got.Domain, want.Domain)
+	d.field("Units", got.Units, want.Units)
+	d.field("Metered", got.Metered, want.Metered)
+	d.field("Charge", got.Charge, want.Charge)
+	d.field("Attempts", got.Attempts, want.Attempts)
+	d.field("ErrorCode", got.ErrorCode, want.ErrorCode)
+	d.field("Error", got.Error, want.Error)
+	d.field("Note", got.Note, want.Note)
+	d.field("VendorCode", got.VendorCode, want.VendorCode)
+	d.field("Refunded", got.Refunded, want.Refunded)
+	d.field("Resend", string(got.Resend), string(want.Resend))
+	d.field("Fallback", got.Fallback, want.Fallback)
+	d.field("Follows", got.Follows, want.Follows)
+	d.field("Confirm", got.Confirm, want.Confirm)
 	if !got.CreatedAt.Equal(want.CreatedAt) {
-		d = append(d, fmt.Sprintf("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt))
+		d.add("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt)
 	}
 	if !got.UpdatedAt.Equal(want.UpdatedAt) {
-		d = append(d, fmt.Sprintf("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt))
+		d.add("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt)
 	}
 	if !slices.EqualFunc(got.History, want.History, func(a, b record.StateChange) bool {
 		return a.State == b.State && a.At.Equal(b.At)
 	}) {
-		d = append(d, fmt.Sprintf("History = %v, want %v", got.History, want.History))
+		d.add("History = %v, want %v", got.History, want.History)
 	}
 	if (got.Tried == nil) != (want.Tried == nil) || !slices.EqualFunc(got.Tried, want.Tried, func(a, b record.Attempt) bool {
 		return a.Provider == b.Provider && a.Outcome == b.Outcome && a.ErrorCode == b.ErrorCode && a.At.Equal(b.At)
 	}) {
-		d = append(d, fmt.Sprintf("Tried = %v, want %v", got.Tried, want.Tried))
+		d.add("Tried = %v, want %v", got.Tried, want.Tried)
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 func testBalanceAndCredit(t *testing.T, h LedgerHarness) {

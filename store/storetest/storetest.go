@@ -224,6 +224,30 @@ func wantShownToSender(t *testing.T, what string, err error) {
 	}
 }
 
+// diffs collects how a record read back differs from the one expected,
+// one "Name = got, want want" each.
+type diffs []string
+
+// add notes a difference, as fmt.Sprintf words format with args.
+func (d *diffs) add(format string, args ...any) { *d = append(*d, fmt.Sprintf(format, args...)) }
+
+// field notes name's difference when got is not want, printed with %v.
+func (d *diffs) field(name string, got, want any) {
+	if got != want {
+		d.add("%s = %v, want %v", name, got, want)
+	}
+}
+
+// quoted is field printing what fmt.Sprint makes of got and want with %q.
+func (d *diffs) quoted(name string, got, want any) {
+	if got != want {
+		d.add("%s = %q, want %q", name, fmt.Sprint(got), fmt.Sprint(want))
+	}
+}
+
+// String joins the differences, "" for none.
+func (d diffs) String() string { return strings.Join(d, "; ") }
+
 // needs fails t with what a harness lacks unless it has it (has).
 func needs(t *testing.T, has bool, what string) {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,30 +169,25 @@ func diffVerification(got, want *verifystore.Verification) string {
 	if got == nil {
 		return "nil verification"
 	}
-	var d []string
-	field := func(name string, g, w any) {
-		if g != w {
-			d = append(d, fmt.Sprintf("%s = %q, want %q", name, fmt.Sprint(g), fmt.Sprint(w)))
-		}
-	}
-	field("ID", got.ID, want.ID)
-	field("Account", got.Account, want.Account)
-	field("To", got.To, want.To)
-	field("Purpose", got.Purpose, want.Purpose)
+	var d diffs
+	d.quoted("ID", got.ID, want.ID)
+	d.quoted("Account", got.Account, want.Account)
+	d.quoted("To", got.To, want.To)
+	d.quoted("Purpose", got.Purpose, want.Purpose)
 	if !slices.Equal(got.Channels, want.Channels) {
-		d = append(d, fmt.Sprintf("Channels = %q, want %q", got.Channels, want.Channels))
+		d.add("Channels = %q, want %q", got.Channels, want.Channels)
 	}
 	if !bytes.Equal(got.CodeHash, want.CodeHash) {
-		d = append(d, fmt.Sprintf("CodeHash = %x, want %x", got.CodeHash, want.CodeHash))
+		d.add("CodeHash = %x, want %x", got.CodeHash, want.CodeHash)
 	}
-	field("Length", got.Length, want.Length)
-	field("Status", got.Status, want.Status)
-	field("Checks", got.Checks, want.Checks)
-	field("MaxChecks", got.MaxChecks, want.MaxChecks)
-	field("Sends", got.Sends, want.Sends)
-	field("MaxSends", got.MaxSends, want.MaxSends)
-	field("Prefix", got.Prefix, want.Prefix)
-	field("Country", got.Country, want.Country)
+	d.quoted("Length", got.Length, want.Length)
+	d.quoted("Status", got.Status, want.Status)
+	d.quoted("Checks", got.Checks, want.Checks)
+	d.quoted("MaxChecks", got.MaxChecks, want.MaxChecks)
+	d.quoted("Sends", got.Sends, want.Sends)
+	d.quoted("MaxSends", got.MaxSends, want.MaxSends)
+	d.quoted("Prefix", got.Prefix, want.Prefix)
+	d.quoted("Country", got.Country, want.Country)
 	for _, tm := range []struct {
 		name      string
 		got, want time.Time
@@ -204,10 +198,10 @@ func diffVerification(got, want *verifystore.Verification) string {
 		{"UpdatedAt", got.UpdatedAt, want.UpdatedAt},
 	} {
 		if !tm.got.Equal(tm.want) {
-			d = append(d, fmt.Sprintf("%s = %v, want %v", tm.name, tm.got, tm.want))
+			d.add("%s = %v, want %v", tm.name, tm.got, tm.want)
 		}
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 func newVerifications(t *testing.T, h VerificationsHarness) verifystore.Verifications {
