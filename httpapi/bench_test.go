@@ -124,7 +124,7 @@ func BenchmarkSMSvsBare(b *testing.B) {
 	}
 }
 
-// newBenchEnv is newTestEnv with a wallet that never runs dry.
+// newBenchEnv is httpapienv.New with a wallet that never runs dry.
 func newBenchEnv(b *testing.B, opts ...httpapi.Option) *httpapienv.Env {
 	// An access log as in production, written where it cannot grow.
 	opts = append(opts, httpapi.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
