@@ -24,8 +24,8 @@ import (
 // recordRig is a Notifier with a clock of its own, and what a second instance
 // needs to share its stores (the same database, after a crash).
 type recordRig struct {
+	acme
 	accounts *memstore.Accounts
-	wallet   *memstore.Wallet
 	messages store.Ledger
 	idem     *memstore.Idempotency
 	clock    *testclock.Clock
@@ -34,7 +34,6 @@ type recordRig struct {
 	events   *eventLog
 	// options are added to every instance's.
 	options []notify.Option
-	n       *notify.Notifier
 }
 
 const settleAfter = time.Minute
@@ -42,16 +41,13 @@ const settleAfter = time.Minute
 func newRecordRig(t *testing.T, wrap func(store.Ledger) store.Ledger) *recordRig {
 	t.Helper()
 	r := &recordRig{
+		acme:     newAcme(t),
 		accounts: memstore.NewAccounts(),
-		wallet:   memstore.NewWallet(),
 		clock:    testclock.New(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)),
 		sms:      memprovider.New("memsms"),
 		chat:     memprovider.New("memchat"),
 	}
 	if err := r.accounts.Add(&notify.Account{ID: "acme", Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	r.messages = memstore.NewLedger(r.wallet)
@@ -82,24 +78,6 @@ func (r *recordRig) instance(t *testing.T) *notify.Notifier {
 		t.Fatal(err)
 	}
 	return n
-}
-
-func (r *recordRig) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := r.wallet.Balance(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
-}
-
-func (r *recordRig) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := r.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatalf("Message(%s): %v", id, err)
-	}
-	return m
 }
 
 func states(m *record.Message) []record.State {

@@ -124,8 +124,7 @@ func (flatPricer) Price(acct *notify.Account, env *notify.Envelope) (notify.Mone
 }
 
 type rig struct {
-	n      *notify.Notifier
-	wallet *memstore.Wallet
+	acme
 	ledger store.Ledger
 	sms    *memprovider.Provider
 	chat   *memprovider.Provider
@@ -173,13 +172,10 @@ func newRigLedger(t *testing.T, wrap func(store.Ledger) store.Ledger, opts ...no
 		t.Fatal(err)
 	}
 	r := &rig{
-		wallet: memstore.NewWallet(),
+		acme:   newAcme(t),
 		sms:    memprovider.New("memsms"),
 		chat:   memprovider.New("memchat"),
 		events: &eventLog{},
-	}
-	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
 	}
 	r.ledger = memstore.NewLedger(r.wallet)
 	if wrap != nil {
@@ -201,13 +197,40 @@ func newRigLedger(t *testing.T, wrap func(store.Ledger) store.Ledger, opts ...no
 	return r
 }
 
-func (r *rig) balance(t *testing.T) int64 {
+// acme is what the rigs of these tests share: the Notifier under test,
+// and the wallet of its account acme, which opens with opening.
+type acme struct {
+	n      *notify.Notifier
+	wallet *memstore.Wallet
+}
+
+func newAcme(t *testing.T) acme {
 	t.Helper()
-	b, err := r.wallet.Balance(context.Background(), "acme")
+	w := memstore.NewWallet()
+	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
+		t.Fatal(err)
+	}
+	return acme{wallet: w}
+}
+
+// balance returns acme's balance, in paise.
+func (a *acme) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := a.wallet.Balance(context.Background(), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b.Available.Minor
+}
+
+// message returns acme's record id, failing the test without one.
+func (a *acme) message(t *testing.T, id string) *record.Message {
+	t.Helper()
+	m, err := a.n.Message(context.Background(), "acme", id)
+	if err != nil {
+		t.Fatalf("Message(%s): %v", id, err)
+	}
+	return m
 }
 
 func smsReq(msg string) *sms.Request {

@@ -27,11 +27,10 @@ import (
 // queueRig is a Notifier with a real SMS channel over a memprovider, on a
 // memqueue and a clock the test moves.
 type queueRig struct {
-	n      *notify.Notifier
+	acme
 	q      *memqueue.Queue
 	clock  *testclock.Clock
 	vendor *memprovider.Provider
-	wallet *memstore.Wallet
 	ledger *memstore.Ledger
 	events *eventLog
 }
@@ -52,11 +51,8 @@ func newQueueRigSMS(t *testing.T, cfg sms.Config, opts ...notify.Option) *queueR
 		Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
-	r := &queueRig{clock: testclock.New(queueEpoch), vendor: memprovider.New("memsms"), wallet: memstore.NewWallet(),
+	r := &queueRig{acme: newAcme(t), clock: testclock.New(queueEpoch), vendor: memprovider.New("memsms"),
 		events: &eventLog{}}
-	if err := r.wallet.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
 	ledger := memstore.NewLedger(r.wallet)
 	r.ledger = ledger
 	q, err := memqueue.New(memqueue.Config{Ledger: ledger, Now: r.clock.Now})
@@ -96,24 +92,6 @@ func (r *queueRig) notifierOn(t *testing.T, ledger store.Ledger, opts ...notify.
 		t.Fatal(err)
 	}
 	return n
-}
-
-func (r *queueRig) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := r.wallet.Balance(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
-}
-
-func (r *queueRig) message(t *testing.T, id string) *record.Message {
-	t.Helper()
-	m, err := r.n.Message(context.Background(), "acme", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // run runs every due job, as a worker would.

@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -90,6 +91,29 @@ func onePage[T any](items []T, limit int, next func(T) string) ([]T, string) {
 	}
 	items = items[:limit]
 	return items, next(items[len(items)-1])
+}
+
+// accountPage is a page of a list of the path's account ({id}): it reads
+// the page query (pageQuery, with cursor), the account, and what fetch
+// returns one over the limit, and cuts that to the page (onePage). What
+// fails is answered, and ok is false.
+func accountPage[C, T any](q *request, cursor func(raw string, fe *record.FieldErrors) C,
+	fetch func(ctx context.Context, account string, after C, limit int) ([]T, error),
+	next func(T) string) (a *notify.Account, items []T, nextCursor string, ok bool) {
+	limit, after, ok := pageQuery(q, cursor)
+	if !ok {
+		return nil, nil, "", false
+	}
+	if a, ok = q.account(); !ok {
+		return nil, nil, "", false
+	}
+	items, err := fetch(q.ctx(), a.ID, after, limit+1)
+	if err != nil {
+		q.fail(err, "")
+		return nil, nil, "", false
+	}
+	items, nextCursor = onePage(items, limit, next)
+	return a, items, nextCursor, true
 }
 
 // page reads ?limit=: DefaultLimit when absent, else 1 to MaxLimit.

@@ -460,23 +460,13 @@ func validRef(s string) bool {
 
 // ledger: GET /accounts/{id}/ledger, oldest first.
 func (q *request) ledger() {
-	limit, after, ok := pageQuery(q, ledgerCursor)
-	if !ok {
-		return
-	}
-	a, ok := q.account()
-	if !ok {
-		return
-	}
-	entries, err := q.h.store.Statement(q.ctx(), a.ID, after, limit+1)
-	if err != nil {
-		q.fail(err, "")
-		return
-	}
-	out := ledgerJSON{Account: a.ID, Entries: []ledgerEntryJSON{}}
-	entries, out.Next = onePage(entries, limit, func(e record.LedgerEntry) string {
+	a, entries, next, ok := accountPage(q, ledgerCursor, q.h.store.Statement, func(e record.LedgerEntry) string {
 		return encodeCursor(strconv.FormatInt(e.Seq, 10))
 	})
+	if !ok {
+		return
+	}
+	out := ledgerJSON{Account: a.ID, Entries: []ledgerEntryJSON{}, Next: next}
 	for _, e := range entries {
 		kind, amount := "credit", e.Amount
 		if amount.Minor < 0 {
@@ -501,21 +491,11 @@ type messagesPage struct {
 
 // messages: GET /accounts/{id}/messages, newest first.
 func (q *request) messages() {
-	limit, before, ok := pageQuery(q, messageCursor)
+	a, ms, next, ok := accountPage(q, messageCursor, q.h.store.AccountMessages, nextMessageCursor)
 	if !ok {
 		return
 	}
-	a, ok := q.account()
-	if !ok {
-		return
-	}
-	ms, err := q.h.store.AccountMessages(q.ctx(), a.ID, before, limit+1)
-	if err != nil {
-		q.fail(err, "")
-		return
-	}
-	out := messagesPage{Account: a.ID, Messages: []json.RawMessage{}}
-	ms, out.Next = onePage(ms, limit, nextMessageCursor)
+	out := messagesPage{Account: a.ID, Messages: []json.RawMessage{}, Next: next}
 	for _, m := range ms {
 		out.Messages = append(out.Messages, httpapi.EncodeMessage(m))
 	}

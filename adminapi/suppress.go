@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -129,24 +130,19 @@ func (q *request) listSuppressions() {
 		q.fail(err, "")
 		return
 	}
-	limit, after, ok := pageQuery(q, suppressionCursor)
+	// accountPage asks for one over the page, to learn whether another
+	// follows; MaxLimit+1 is within store.MaxSuppressionPage.
+	list := func(ctx context.Context, account string, after store.Suppression, limit int) ([]store.Suppression, error) {
+		return q.h.suppressions.ListSuppressions(ctx, account, store.SuppressionQuery{Kind: kind,
+			AfterKind: after.Kind, AfterTo: after.To, Limit: limit})
+	}
+	a, l, next, ok := accountPage(q, suppressionCursor, list, func(e store.Suppression) string {
+		return encodeCursor(string(e.Kind) + " " + e.To)
+	})
 	if !ok {
 		return
 	}
-	a, ok := q.account()
-	if !ok {
-		return
-	}
-	// One over the page, to learn whether another follows; MaxLimit+1 is
-	// within store.MaxSuppressionPage.
-	l, err := q.h.suppressions.ListSuppressions(q.ctx(), a.ID, store.SuppressionQuery{Kind: kind,
-		AfterKind: after.Kind, AfterTo: after.To, Limit: limit + 1})
-	if err != nil {
-		q.fail(err, "")
-		return
-	}
-	out := suppressionsPage{Account: a.ID, Suppressions: []suppressionJSON{}}
-	l, out.Next = onePage(l, limit, func(e store.Suppression) string { return encodeCursor(string(e.Kind) + " " + e.To) })
+	out := suppressionsPage{Account: a.ID, Suppressions: []suppressionJSON{}, Next: next}
 	for _, e := range l {
 		out.Suppressions = append(out.Suppressions, suppressionOf(e))
 	}

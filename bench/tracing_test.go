@@ -29,23 +29,23 @@ type hiddenNoop struct{ noop.TracerProvider }
 // (sdk-batch). sdk-floor is the SDK's own cost of such a send's spans,
 // without the send: five spans, the attributes set in one call each.
 func BenchmarkTracedSendSMS(b *testing.B) {
-	b.Run("none", func(b *testing.B) { benchmarkTraced(b, nil) })
+	b.Run("none", func(b *testing.B) { benchmarkPipeline(b, nil) })
 	b.Run("noop", func(b *testing.B) {
-		benchmarkTraced(b, nil, otelnotify.WithTracerProvider(noop.NewTracerProvider()))
+		benchmarkPipeline(b, nil, otelnotify.WithTracerProvider(noop.NewTracerProvider()))
 	})
 	b.Run("hidden-noop", func(b *testing.B) {
-		benchmarkTraced(b, nil, otelnotify.WithTracerProvider(hiddenNoop{}))
+		benchmarkPipeline(b, nil, otelnotify.WithTracerProvider(hiddenNoop{}))
 	})
 	b.Run("sdk", func(b *testing.B) {
 		exp := tracetest.NewInMemoryExporter()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(exp)))
 		defer func() { _ = tp.Shutdown(context.Background()) }()
-		benchmarkTraced(b, exp.Reset, otelnotify.WithTracerProvider(tp))
+		benchmarkPipeline(b, exp.Reset, otelnotify.WithTracerProvider(tp))
 	})
 	b.Run("sdk-floor", func(b *testing.B) { benchmarkSDKFloor(b) })
 	b.Run("sdk-batch", func(b *testing.B) {
 		reset, opt := batchedTracing(b)
-		benchmarkTraced(b, reset, opt)
+		benchmarkPipeline(b, reset, opt)
 	})
 }
 
@@ -58,30 +58,6 @@ func batchedTracing(b *testing.B) (reset func(), opt notify.Option) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, sdktrace.WithBlocking()))
 	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	return exp.Reset, otelnotify.WithTracerProvider(tp)
-}
-
-// benchmarkTraced sends pipelineRequest through newPipeline with opts,
-// as benchmarkPipeline does, calling reset (when not nil) every 64 sends:
-// an exporter's captured spans must not grow without end either, and a
-// real exporter ships them in small batches.
-func benchmarkTraced(b *testing.B, reset func(), opts ...notify.Option) {
-	n, p := newPipeline(b, opts...)
-	ctx := context.Background()
-	req := pipelineRequest()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if _, err := n.Send(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		i++
-		if reset != nil && i%64 == 0 {
-			reset()
-		}
-		if i%4096 == 0 {
-			p.Reset() // the capture buffer is for tests; keep memory flat
-		}
-	}
 }
 
 // benchmarkSDKFloor starts and ends what a traced send does, a root span
@@ -134,5 +110,5 @@ func benchmarkTracedVendor(b *testing.B, reset func(), opts ...notify.Option) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchmarkTraced(b, reset, append([]notify.Option{notify.WithChannel(ch)}, opts...)...)
+	benchmarkPipeline(b, reset, append([]notify.Option{notify.WithChannel(ch)}, opts...)...)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
 )
 
 const benchConcurrency = 32
@@ -56,21 +57,12 @@ func load(b *testing.B, client *http.Client, url, key string, lat []time.Duratio
 				if i >= n {
 					return
 				}
-				t0 := time.Now()
-				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(benchBody))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authorization", key)
-				resp, err := client.Do(req)
-				if err != nil {
-					failed.Add(1)
+				took, ok := httpapienv.PostTimed(client, url, key, benchBody)
+				if !ok {
+					failed.Add(1) // which fails the benchmark
 					continue
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.Add(1)
-				}
-				lat[i] = time.Since(t0)
+				lat[i] = took
 			}
 		}()
 	}
@@ -93,14 +85,14 @@ func pct(lat []time.Duration, p float64) float64 {
 // Report: api-req/s, bare-req/s, ratio (target >= 0.7), p50/p99 in µs.
 func BenchmarkSMSvsBare(b *testing.B) {
 	e := newBenchEnv(b)
-	bareURL, bareClient := serve(b, http.HandlerFunc(bareSMS))
+	bareURL, bareClient := httpapienv.Serve(b, http.HandlerFunc(bareSMS))
 
 	bareURL += "/api/v1/sms"
-	apiURL := e.url + "/api/v1/sms"
+	apiURL := e.URL + "/api/v1/sms"
 
 	// Warm both servers' connections before timing.
-	load(b, bareClient, bareURL, testKey, make([]time.Duration, 2*benchConcurrency))
-	load(b, e.client, apiURL, testKey, make([]time.Duration, 2*benchConcurrency))
+	load(b, bareClient, bareURL, httpapienv.TestKey, make([]time.Duration, 2*benchConcurrency))
+	load(b, e.Client, apiURL, httpapienv.TestKey, make([]time.Duration, 2*benchConcurrency))
 
 	// The two alternate in rounds, so that load from other processes on a
 	// shared machine falls on both alike.
@@ -111,8 +103,8 @@ func BenchmarkSMSvsBare(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += round {
 		j := min(i+round, b.N)
-		bareT += load(b, bareClient, bareURL, testKey, bareLat[i:j])
-		apiT += load(b, e.client, apiURL, testKey, apiLat[i:j])
+		bareT += load(b, bareClient, bareURL, httpapienv.TestKey, bareLat[i:j])
+		apiT += load(b, e.Client, apiURL, httpapienv.TestKey, apiLat[i:j])
 	}
 	b.StopTimer()
 	slices.Sort(bareLat)
@@ -127,48 +119,43 @@ func BenchmarkSMSvsBare(b *testing.B) {
 	b.ReportMetric(pct(apiLat, 0.99), "api-p99-µs")
 	b.ReportMetric(pct(bareLat, 0.50), "bare-p50-µs")
 	b.ReportMetric(pct(bareLat, 0.99), "bare-p99-µs")
-	if got := e.sms.Len(); got < b.N {
+	if got := e.SMS.Len(); got < b.N {
 		b.Fatalf("%d messages captured, want at least %d", got, b.N)
 	}
 }
 
-// newBenchEnv is newTestEnv with a wallet that never runs dry.
-func newBenchEnv(b *testing.B, opts ...httpapi.Option) *testEnv {
+// newBenchEnv is httpapienv.New with a wallet that never runs dry.
+func newBenchEnv(b *testing.B, opts ...httpapi.Option) *httpapienv.Env {
 	// An access log as in production, written where it cannot grow.
 	opts = append(opts, httpapi.WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
-	return newTestEnvWith(b, 1<<50, opts...)
+	return httpapienv.NewWith(b, 1<<50, opts...)
 }
 
 // BenchmarkServeHTTP measures the Handler alone, without the network:
 // the cost it adds to each request, and its allocations.
 func BenchmarkServeHTTP(b *testing.B) {
-	e := newBenchEnv(b)
-	h := e.handler
+	serveParallel(b, newBenchEnv(b).Handler)
+}
+
+// BenchmarkServeHTTPBare is BenchmarkServeHTTP's baseline.
+func BenchmarkServeHTTPBare(b *testing.B) {
+	serveParallel(b, http.HandlerFunc(bareSMS))
+}
+
+// serveParallel has h serve POSTs of benchBody from parallel goroutines,
+// without the network, each of which must answer 200.
+func serveParallel(b *testing.B, h http.Handler) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req := httptest.NewRequest(http.MethodPost, "/api/v1/sms", bytes.NewReader(benchBody))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", testKey)
+			req.Header.Set("Authorization", httpapienv.TestKey)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, req)
 			if w.Code != http.StatusOK {
 				b.Fatalf("%d %s", w.Code, w.Body)
 			}
-		}
-	})
-}
-
-// BenchmarkServeHTTPBare is BenchmarkServeHTTP's baseline.
-func BenchmarkServeHTTPBare(b *testing.B) {
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			req := httptest.NewRequest(http.MethodPost, "/api/v1/sms", bytes.NewReader(benchBody))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", testKey)
-			w := httptest.NewRecorder()
-			bareSMS(w, req)
 		}
 	})
 }

@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/httpapienv"
 )
 
 // bulkReceipts returns the receipts of a bulk answer, failing the test
 // unless there are n.
-func bulkReceipts(t *testing.T, r *reply, n int) []map[string]any {
+func bulkReceipts(t *testing.T, r *httpapienv.Reply, n int) []map[string]any {
 	t.Helper()
-	raw, _ := r.body["receipts"].([]any)
+	raw, _ := r.Body["receipts"].([]any)
 	if len(raw) != n {
-		t.Fatalf("%d receipts, want %d: %s", len(raw), n, r.raw)
+		t.Fatalf("%d receipts, want %d: %s", len(raw), n, r.Raw)
 	}
 	out := make([]map[string]any, n)
 	for i, v := range raw {
@@ -38,16 +39,16 @@ func numbersBody(n int, extra string) string {
 }
 
 func TestBulkSMS(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.post(t, "/api/v1/sms/bulk", `{"to":["9876543210","+91 91234 56789",9988776655],"message":"Our store opens at 10 today."}`, nil)
-	if r.status != 200 || r.body["success"] != true || r.body["status"] != "sent" || r.body["channel"] != "sms" {
-		t.Fatalf("%d %s", r.status, r.raw)
+	e := httpapienv.New(t)
+	r := e.Post(t, "/api/v1/sms/bulk", `{"to":["9876543210","+91 91234 56789",9988776655],"message":"Our store opens at 10 today."}`, nil)
+	if r.Status != 200 || r.Body["success"] != true || r.Body["status"] != "sent" || r.Body["channel"] != "sms" {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	if r.body["recipients"] != 3.0 || r.body["accepted"] != 3.0 || r.body["failed"] != 0.0 || r.body["unknown"] != 0.0 {
-		t.Fatalf("counts: %s", r.raw)
+	if r.Body["recipients"] != 3.0 || r.Body["accepted"] != 3.0 || r.Body["failed"] != 0.0 || r.Body["unknown"] != 0.0 {
+		t.Fatalf("counts: %s", r.Raw)
 	}
 	var sum float64
-	ids := map[any]bool{r.body["message_id"]: true}
+	ids := map[any]bool{r.Body["message_id"]: true}
 	for i, rc := range bulkReceipts(t, r, 3) {
 		want := []string{"9876543210", "9123456789", "9988776655"}[i]
 		if rc["success"] != true || rc["status"] != "sent" || rc["to"] != want || rc["message_id"] == nil || ids[rc["message_id"]] {
@@ -56,22 +57,22 @@ func TestBulkSMS(t *testing.T) {
 		ids[rc["message_id"]] = true
 		sum += rc["cost_minor"].(float64)
 	}
-	if e.sms.Len() != 3 {
-		t.Fatalf("%d sent, want 3", e.sms.Len())
+	if e.SMS.Len() != 3 {
+		t.Fatalf("%d sent, want 3", e.SMS.Len())
 	}
-	spent := float64(openingBal - e.minor(t, testAccount))
-	if spent == 0 || spent != sum || r.body["cost_minor"] != sum || r.body["balance_minor"] != float64(e.minor(t, testAccount)) {
-		t.Fatalf("wallet spent %v, receipts %v, answer %v / %v", spent, sum, r.body["cost_minor"], r.body["balance_minor"])
+	spent := float64(httpapienv.OpeningBal - e.Minor(t, httpapienv.TestAccount))
+	if spent == 0 || spent != sum || r.Body["cost_minor"] != sum || r.Body["balance_minor"] != float64(e.Minor(t, httpapienv.TestAccount)) {
+		t.Fatalf("wallet spent %v, receipts %v, answer %v / %v", spent, sum, r.Body["cost_minor"], r.Body["balance_minor"])
 	}
 	// Each recipient is a message of its own.
-	m := e.do(t, "GET", "/api/v1/messages/"+bulkReceipts(t, r, 3)[1]["message_id"].(string), nil, nil)
-	if m.status != 200 {
-		t.Fatalf("GET /messages: %d %s", m.status, m.raw)
+	m := e.Do(t, "GET", "/api/v1/messages/"+bulkReceipts(t, r, 3)[1]["message_id"].(string), nil, nil)
+	if m.Status != 200 {
+		t.Fatalf("GET /messages: %d %s", m.Status, m.Raw)
 	}
 }
 
 func TestBulkSMSRefused(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	for _, c := range []struct {
 		body   string
 		status int
@@ -89,19 +90,19 @@ func TestBulkSMSRefused(t *testing.T) {
 		{`{"to":["9876543210"]}`, 400, []string{"message"}},
 		{numbersBody(notify.MaxBulkRecipients+1, ""), 400, []string{"to"}},
 	} {
-		r := e.post(t, "/api/v1/sms/bulk", c.body, nil)
+		r := e.Post(t, "/api/v1/sms/bulk", c.body, nil)
 		body := c.body
 		if len(body) > 120 {
 			body = body[:120] + "..."
 		}
-		if r.status != c.status || r.errCode() != "invalid_argument" {
-			t.Errorf("%s: %d %s", body, r.status, r.raw)
+		if r.Status != c.status || r.ErrCode() != "invalid_argument" {
+			t.Errorf("%s: %d %s", body, r.Status, r.Raw)
 			continue
 		}
-		f := r.errFields()
+		f := r.ErrFields()
 		for _, name := range c.fields {
 			if f[name] == nil {
-				t.Errorf("%s: no error on %q: %s", body, name, r.raw)
+				t.Errorf("%s: no error on %q: %s", body, name, r.Raw)
 			}
 		}
 		if len(f) != len(c.fields) {
@@ -110,22 +111,22 @@ func TestBulkSMSRefused(t *testing.T) {
 	}
 	// Over the body limit: 413, before any number is read.
 	big := numbersBody(10, `,"domain":"`+strings.Repeat("a", 1<<20)+`"`)
-	wantError(t, e.post(t, "/api/v1/sms/bulk", big, nil), 413, "request_too_large")
-	wantNothingMoved(t, e, 0, openingBal)
+	httpapienv.WantError(t, e.Post(t, "/api/v1/sms/bulk", big, nil), 413, "request_too_large")
+	wantNothingMoved(t, e, 0, httpapienv.OpeningBal)
 }
 
 func TestBulkSMSIdempotent(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	hdr := map[string]string{"Idempotency-Key": "promo-7"}
 	body := numbersBody(5, "")
-	first := e.post(t, "/api/v1/sms/bulk", body, hdr)
-	if first.status != 200 || e.sms.Len() != 5 {
-		t.Fatalf("%d, %d sent: %s", first.status, e.sms.Len(), first.raw)
+	first := e.Post(t, "/api/v1/sms/bulk", body, hdr)
+	if first.Status != 200 || e.SMS.Len() != 5 {
+		t.Fatalf("%d, %d sent: %s", first.Status, e.SMS.Len(), first.Raw)
 	}
-	after := e.minor(t, testAccount)
-	again := e.post(t, "/api/v1/sms/bulk", body, hdr)
-	if again.status != 200 || again.body["message_id"] != first.body["message_id"] {
-		t.Fatalf("repeat: %d %s", again.status, again.raw)
+	after := e.Minor(t, httpapienv.TestAccount)
+	again := e.Post(t, "/api/v1/sms/bulk", body, hdr)
+	if again.Status != 200 || again.Body["message_id"] != first.Body["message_id"] {
+		t.Fatalf("repeat: %d %s", again.Status, again.Raw)
 	}
 	for i, rc := range bulkReceipts(t, again, 5) {
 		if rc["message_id"] != bulkReceipts(t, first, 5)[i]["message_id"] {
@@ -133,9 +134,9 @@ func TestBulkSMSIdempotent(t *testing.T) {
 		}
 	}
 	// The same key with other recipients is a conflict.
-	wantError(t, e.post(t, "/api/v1/sms/bulk", numbersBody(4, ""), hdr), 409, "conflict")
-	if e.sms.Len() != 5 || e.minor(t, testAccount) != after {
-		t.Fatalf("%d sent, balance %d (want 5, %d)", e.sms.Len(), e.minor(t, testAccount), after)
+	httpapienv.WantError(t, e.Post(t, "/api/v1/sms/bulk", numbersBody(4, ""), hdr), 409, "conflict")
+	if e.SMS.Len() != 5 || e.Minor(t, httpapienv.TestAccount) != after {
+		t.Fatalf("%d sent, balance %d (want 5, %d)", e.SMS.Len(), e.Minor(t, httpapienv.TestAccount), after)
 	}
 }
 
@@ -154,15 +155,15 @@ func TestBulkSMSPartial(t *testing.T) {
 		{"all unknown", 3, notify.CodeOutcomeUnknown, 202, false, 0, 0, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newTestEnv(t)
-			e.sms.FailNext(c.fail, c.code)
-			r := e.post(t, "/api/v1/sms/bulk", numbersBody(3, ""), nil)
-			if r.status != c.status || r.body["success"] != c.success ||
-				r.body["accepted"] != c.accepted || r.body["failed"] != c.fld || r.body["unknown"] != c.unk {
-				t.Fatalf("%d %s", r.status, r.raw)
+			e := httpapienv.New(t)
+			e.SMS.FailNext(c.fail, c.code)
+			r := e.Post(t, "/api/v1/sms/bulk", numbersBody(3, ""), nil)
+			if r.Status != c.status || r.Body["success"] != c.success ||
+				r.Body["accepted"] != c.accepted || r.Body["failed"] != c.fld || r.Body["unknown"] != c.unk {
+				t.Fatalf("%d %s", r.Status, r.Raw)
 			}
-			if !c.success && r.errCode() != string(c.code) {
-				t.Fatalf("error code %q, want %q: %s", r.errCode(), c.code, r.raw)
+			if !c.success && r.ErrCode() != string(c.code) {
+				t.Fatalf("error code %q, want %q: %s", r.ErrCode(), c.code, r.Raw)
 			}
 			var kept float64
 			for i, rc := range bulkReceipts(t, r, 3) {
@@ -173,8 +174,8 @@ func TestBulkSMSPartial(t *testing.T) {
 				kept += rc["cost_minor"].(float64)
 			}
 			// Refused recipients are refunded, unknown ones stay charged.
-			if spent := float64(openingBal - e.minor(t, testAccount)); spent != kept || r.body["cost_minor"] != kept {
-				t.Fatalf("spent %v, receipts keep %v, answer %v", spent, kept, r.body["cost_minor"])
+			if spent := float64(httpapienv.OpeningBal - e.Minor(t, httpapienv.TestAccount)); spent != kept || r.Body["cost_minor"] != kept {
+				t.Fatalf("spent %v, receipts keep %v, answer %v", spent, kept, r.Body["cost_minor"])
 			}
 		})
 	}

@@ -5,20 +5,21 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/internal/httpapienv"
 )
 
 // TestChatTemplateValues: "template" carries a template_name template's
 // named parameters, header text and button values to the cloud provider.
 func TestChatTemplateValues(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	body := `{"to":"9876543210","template_name":"order_update","language":"en",
 		"template":{"named":{"first_name":"Asha","order_id":4711},"header":{"text":"Order 4711","name":"order_ref"},
 		"buttons":[{"index":0,"type":"url","value":"o/4711"},{"index":1,"type":"quick_reply","value":"STOP"}]}}`
-	r := e.post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "tpl-1"})
-	if r.status != 200 || r.body["gateway"] != "cloud" {
-		t.Fatalf("%d %s", r.status, r.raw)
+	r := e.Post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "tpl-1"})
+	if r.Status != 200 || r.Body["gateway"] != "cloud" {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	sent := e.cloud.Sent()
+	sent := e.Cloud.Sent()
 	if len(sent) != 1 {
 		t.Fatalf("%d cloud messages, want 1", len(sent))
 	}
@@ -33,22 +34,22 @@ func TestChatTemplateValues(t *testing.T) {
 	other := `{"to":"9876543210","template_name":"order_update","language":"en",
 		"template":{"named":{"first_name":"Ravi","order_id":4711},"header":{"text":"Order 4711","name":"order_ref"},
 		"buttons":[{"index":0,"type":"url","value":"o/4711"},{"index":1,"type":"quick_reply","value":"STOP"}]}}`
-	wantError(t, e.post(t, "/api/v1/messenger/send", other, map[string]string{"Idempotency-Key": "tpl-1"}), 409, "conflict")
-	again := e.post(t, "/api/v1/send-messenger", body, map[string]string{"Idempotency-Key": "tpl-1"})
-	if again.status != 200 || again.body["message_id"] != r.body["message_id"] || e.cloud.Len() != 1 {
-		t.Fatalf("repeat: %d %s", again.status, again.raw)
+	httpapienv.WantError(t, e.Post(t, "/api/v1/messenger/send", other, map[string]string{"Idempotency-Key": "tpl-1"}), 409, "conflict")
+	again := e.Post(t, "/api/v1/send-messenger", body, map[string]string{"Idempotency-Key": "tpl-1"})
+	if again.Status != 200 || again.Body["message_id"] != r.Body["message_id"] || e.Cloud.Len() != 1 {
+		t.Fatalf("repeat: %d %s", again.Status, again.Raw)
 	}
 	// Positional variables work as before.
-	if r := e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","template_name":"order_update","variables":["Asha","4711"]}`, nil); r.status != 200 {
-		t.Fatalf("variables: %d %s", r.status, r.raw)
+	if r := e.Post(t, "/api/v1/messenger/send", `{"to":"9876543210","template_name":"order_update","variables":["Asha","4711"]}`, nil); r.Status != 200 {
+		t.Fatalf("variables: %d %s", r.Status, r.Raw)
 	}
-	if p := chat.MessageOf(e.cloud.Sent()[1]).Template.Params; !reflect.DeepEqual(p, []string{"Asha", "4711"}) {
+	if p := chat.MessageOf(e.Cloud.Sent()[1]).Template.Params; !reflect.DeepEqual(p, []string{"Asha", "4711"}) {
 		t.Fatalf("params %v", p)
 	}
 }
 
 func TestChatTemplateValuesRefused(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	const pre = `{"to":"9876543210","template_name":"order_update",`
 	for _, c := range []struct {
 		body   string
@@ -70,21 +71,21 @@ func TestChatTemplateValuesRefused(t *testing.T) {
 		{`{"to":"9876543210","message":"hi","template":{"named":{"a":"x"}}}`, []string{"template"}},
 		{pre + `"template":{"named":{"a":"x"},"named":{"a":"y"}}}`, []string{"template.named"}},
 	} {
-		before := e.sent()
-		r := e.post(t, "/api/v1/messenger/send", c.body, nil)
-		if r.status != 400 || r.errCode() != "invalid_argument" {
-			t.Errorf("%s: %d %s", c.body, r.status, r.raw)
+		before := e.Sent()
+		r := e.Post(t, "/api/v1/messenger/send", c.body, nil)
+		if r.Status != 400 || r.ErrCode() != "invalid_argument" {
+			t.Errorf("%s: %d %s", c.body, r.Status, r.Raw)
 			continue
 		}
-		f := r.errFields()
+		f := r.ErrFields()
 		for _, name := range c.fields {
 			if f[name] == nil {
-				t.Errorf("%s: no error on %q: %s", c.body, name, r.raw)
+				t.Errorf("%s: no error on %q: %s", c.body, name, r.Raw)
 			}
 		}
 		if len(f) != len(c.fields) {
 			t.Errorf("%s: fields %v, want %v", c.body, f, c.fields)
 		}
-		wantNothingMoved(t, e, before, openingBal)
+		wantNothingMoved(t, e, before, httpapienv.OpeningBal)
 	}
 }

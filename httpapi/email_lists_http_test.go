@@ -5,25 +5,26 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/internal/httpapienv"
 )
 
 // TestEmailCcBccAttachmentsHTTP: POST /email/send takes cc, bcc and
 // attachments, prices each recipient, and refuses bad ones (a private
 // attachment URL included) before any charge, naming the element.
 func TestEmailCcBccAttachmentsHTTP(t *testing.T) {
-	e := newTestEnv(t)
-	before := e.minor(t, testAccount)
-	r := e.post(t, "/api/v1/email/send", `{"to":"asha@example.com","subject":"Minutes","message":"Attached.",
+	e := httpapienv.New(t)
+	before := e.Minor(t, httpapienv.TestAccount)
+	r := e.Post(t, "/api/v1/email/send", `{"to":"asha@example.com","subject":"Minutes","message":"Attached.",
 		"cc":["ravi@example.com","meena@example.org"],"bcc":["audit@example.org"],
 		"attachments":[{"url":"https://files.example.com/m.pdf","file_name":"minutes.pdf","content_type":"application/pdf"}]}`, nil)
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
 	// notification mail: 8 paise a recipient in DefaultINR, 4 recipients.
-	if after := e.minor(t, testAccount); before-after != 4*8 {
+	if after := e.Minor(t, httpapienv.TestAccount); before-after != 4*8 {
 		t.Errorf("charged %d paise, want %d", before-after, 4*8)
 	}
-	sent := e.mail.Sent()
+	sent := e.Mail.Sent()
 	m := email.MessageOf(sent[len(sent)-1])
 	if strings.Join(m.Cc, ",") != "ravi@example.com,meena@example.org" || strings.Join(m.Bcc, ",") != "audit@example.org" ||
 		len(m.Attachments) != 1 || m.Attachments[0].URL != "https://files.example.com/m.pdf" || m.Attachments[0].FileName != "minutes.pdf" {
@@ -49,19 +50,19 @@ func TestEmailCcBccAttachmentsHTTP(t *testing.T) {
 		{"bcc repeats to", `"bcc":["ASHA@example.com"]`, []string{"bcc[0]"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			before, n := e.minor(t, testAccount), e.sent()
-			r := e.post(t, "/api/v1/email/send", `{"to":"asha@example.com","subject":"s","message":"m",`+c.body+`}`, nil)
-			wantError(t, r, 400, "invalid_argument")
+			before, n := e.Minor(t, httpapienv.TestAccount), e.Sent()
+			r := e.Post(t, "/api/v1/email/send", `{"to":"asha@example.com","subject":"s","message":"m",`+c.body+`}`, nil)
+			httpapienv.WantError(t, r, 400, "invalid_argument")
 			for _, f := range c.fields {
-				if _, ok := r.errFields()[f]; !ok {
-					t.Errorf("field %q not named: %s", f, r.raw)
+				if _, ok := r.ErrFields()[f]; !ok {
+					t.Errorf("field %q not named: %s", f, r.Raw)
 				}
 			}
-			if e.minor(t, testAccount) != before || e.sent() != n {
+			if e.Minor(t, httpapienv.TestAccount) != before || e.Sent() != n {
 				t.Error("charged or sent")
 			}
-			if strings.Contains(r.raw, "evil.example") {
-				t.Errorf("the answer echoes the value: %s", r.raw)
+			if strings.Contains(r.Raw, "evil.example") {
+				t.Errorf("the answer echoes the value: %s", r.Raw)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/record"
 )
 
@@ -15,56 +16,56 @@ import (
 // later unless the chat is delivered.
 func TestChatFallback(t *testing.T) {
 	e, q := newQueuedEnv(t)
-	before := e.minor(t, testAccount)
+	before := e.Minor(t, httpapienv.TestAccount)
 	body := `{"to":"9876543210","message":"Your order #4411 has shipped.","gateway":"cloud",` +
 		`"fallback":[{"channel":"sms","after_seconds":120,"message":"Your order #4411 has shipped."}]}`
-	r := e.post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "fb-1"})
-	if r.status != http.StatusOK || r.body["status"] != "sent" {
-		t.Fatalf("chat with fallback: %d %s", r.status, r.raw)
+	r := e.Post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "fb-1"})
+	if r.Status != http.StatusOK || r.Body["status"] != "sent" {
+		t.Fatalf("chat with fallback: %d %s", r.Status, r.Raw)
 	}
-	if e.cloud.Len() != 1 || e.sms.Len() != 0 {
-		t.Fatalf("cloud %d, sms %d: want the chat now and the SMS later", e.cloud.Len(), e.sms.Len())
+	if e.Cloud.Len() != 1 || e.SMS.Len() != 0 {
+		t.Fatalf("cloud %d, sms %d: want the chat now and the SMS later", e.Cloud.Len(), e.SMS.Len())
 	}
-	charged := before - e.minor(t, testAccount)
-	e.clock.Advance(2 * time.Minute)
-	if runDue(e, q) != 1 || e.sms.Len() != 1 {
-		t.Fatalf("after 2 minutes without a report: %d SMS, want 1", e.sms.Len())
+	charged := before - e.Minor(t, httpapienv.TestAccount)
+	e.Clock.Advance(2 * time.Minute)
+	if runDue(e, q) != 1 || e.SMS.Len() != 1 {
+		t.Fatalf("after 2 minutes without a report: %d SMS, want 1", e.SMS.Len())
 	}
-	if got := e.sms.Sent()[0].To; got != "+919876543210" {
+	if got := e.SMS.Sent()[0].To; got != "+919876543210" {
 		t.Fatalf("the SMS step went to %s, want the chat's recipient", got)
 	}
 	// A repeat of the key answers the first receipt and schedules nothing.
-	again := e.post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "fb-1"})
-	if again.body["message_id"] != r.body["message_id"] || e.minor(t, testAccount) != before-charged {
-		t.Fatalf("repeat: %s, balance %d", again.raw, e.minor(t, testAccount))
+	again := e.Post(t, "/api/v1/messenger/send", body, map[string]string{"Idempotency-Key": "fb-1"})
+	if again.Body["message_id"] != r.Body["message_id"] || e.Minor(t, httpapienv.TestAccount) != before-charged {
+		t.Fatalf("repeat: %s, balance %d", again.Raw, e.Minor(t, httpapienv.TestAccount))
 	}
-	e.clock.Advance(time.Hour)
-	if runDue(e, q) != 0 || e.sms.Len() != 1 {
+	e.Clock.Advance(time.Hour)
+	if runDue(e, q) != 0 || e.SMS.Len() != 1 {
 		t.Fatal("a repeat of the key scheduled a second fallback")
 	}
 }
 
 func TestChatFallbackCanceledByAReport(t *testing.T) {
 	e, q := newQueuedEnv(t)
-	before := e.minor(t, testAccount)
-	r := e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"hi","gateway":"cloud",`+
+	before := e.Minor(t, httpapienv.TestAccount)
+	r := e.Post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"hi","gateway":"cloud",`+
 		`"fallback":[{"channel":"email","to":"buyer@example.com","subject":"Order","message":"hi","after_seconds":60}]}`, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("%d %s", r.status, r.raw)
+	if r.Status != http.StatusOK {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	vendorID := e.cloud.Sent()[0].ID
-	m, err := e.notifier.Message(context.Background(), testAccount, vendorID)
+	vendorID := e.Cloud.Sent()[0].ID
+	m, err := e.Notifier.Message(context.Background(), httpapienv.TestAccount, vendorID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.notifier.Report(context.Background(), &notify.DeliveryReport{Provider: m.Provider,
+	if _, err := e.Notifier.Report(context.Background(), &notify.DeliveryReport{Provider: m.Provider,
 		ProviderMessageID: m.ProviderMessageID, State: record.StateDelivered}); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	runDue(e, q)
-	if e.mail.Len() != 0 || e.minor(t, testAccount) != before-m.Charge.Minor {
-		t.Fatalf("mail %d, balance %d: the step must not go, refunded", e.mail.Len(), e.minor(t, testAccount))
+	if e.Mail.Len() != 0 || e.Minor(t, httpapienv.TestAccount) != before-m.Charge.Minor {
+		t.Fatalf("mail %d, balance %d: the step must not go, refunded", e.Mail.Len(), e.Minor(t, httpapienv.TestAccount))
 	}
 }
 
@@ -86,17 +87,17 @@ func TestChatFallbackRefused(t *testing.T) {
 		if strings.Contains(tc.body, `"otp":"482913"`) {
 			path = "/api/v1/messenger/send-otp"
 		}
-		r := e.post(t, path, tc.body, nil)
-		errObj, _ := r.body["error"].(map[string]any)
+		r := e.Post(t, path, tc.body, nil)
+		errObj, _ := r.Body["error"].(map[string]any)
 		fields, _ := errObj["fields"].(map[string]any)
-		if r.status != http.StatusBadRequest || fields[tc.field] == nil {
-			t.Errorf("%s: %d %s, want 400 naming %s", tc.body, r.status, r.raw, tc.field)
+		if r.Status != http.StatusBadRequest || fields[tc.field] == nil {
+			t.Errorf("%s: %d %s, want 400 naming %s", tc.body, r.Status, r.Raw, tc.field)
 		}
-		if strings.Contains(r.raw, "482913") {
-			t.Errorf("%s: the answer shows the code: %s", tc.body, r.raw)
+		if strings.Contains(r.Raw, "482913") {
+			t.Errorf("%s: the answer shows the code: %s", tc.body, r.Raw)
 		}
 	}
-	if e.sent() != 0 || e.minor(t, testAccount) != openingBal {
+	if e.Sent() != 0 || e.Minor(t, httpapienv.TestAccount) != httpapienv.OpeningBal {
 		t.Fatal("a refused fallback sent or charged")
 	}
 }

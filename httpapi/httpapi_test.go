@@ -1,320 +1,27 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/notifykit/notify/internal/testclock"
-	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/store"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
+	"github.com/notifykit/notify/internal/syncbuf"
 	"github.com/notifykit/notify/memstore"
-	"github.com/notifykit/notify/provider/memprovider"
-	"github.com/notifykit/notify/template"
-	"github.com/notifykit/notify/wallet"
 )
-
-const (
-	testKey     = "nk_test_0123456789abcdef"
-	otherKey    = "nk_test_other_account_key"
-	openingBal  = 10000 // paise
-	testAccount = "acct-1"
-)
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// testEnv is a Handler on a real http.Server over loopback, with the real
-// SMS and chat channels, the stock templates, the default INR prices, an
-// in-memory ledger over an in-memory wallet, and capture providers.
-type testEnv struct {
-	url      string
-	client   *http.Client
-	wallet   *memstore.Wallet
-	accounts *memstore.Accounts
-	// ledger is the Notifier's Ledger: by default memstore's over wallet;
-	// the options function of newTestEnvOf may replace it (with a wrapper
-	// of that one, say) before the Notifier is made.
-	ledger         store.Ledger
-	sms, cloud, qr *memprovider.Provider
-	mail           *memprovider.Provider
-	clock          *testclock.Clock
-	logs           *syncBuffer
-	handler        *httpapi.Handler
-	notifier       *notify.Notifier
-}
-
-// minor returns an account's balance in paise.
-func (e *testEnv) minor(t testing.TB, acct string) int64 {
-	t.Helper()
-	b, err := e.wallet.Balance(context.Background(), acct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
-}
-
-// sent counts the messages every provider captured.
-func (e *testEnv) sent() int { return e.sms.Len() + e.cloud.Len() + e.qr.Len() + e.mail.Len() }
-
-// publicDNS resolves every name to a public address, except the names
-// the tests use to stand for internal hosts.
-type publicDNS struct{}
-
-func (publicDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	switch host {
-	case "internal.example.com":
-		return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil
-	case "loop.example.com":
-		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-	}
-	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
-}
-
-func newTestEnv(t testing.TB, opts ...httpapi.Option) *testEnv {
-	return newTestEnvWith(t, openingBal, opts...)
-}
-
-func newTestEnvWith(t testing.TB, opening int64, opts ...httpapi.Option) *testEnv {
-	t.Helper()
-	return newTestEnvFull(t, opening, nil, opts...)
-}
-
-// newTestEnvFull builds the test gateway with extra Notifier options
-// (limits, observers), which run on the env's clock.
-func newTestEnvFull(t testing.TB, opening int64, nopts []notify.Option, opts ...httpapi.Option) *testEnv {
-	t.Helper()
-	return newTestEnvOf(t, opening, func(*testEnv) []notify.Option { return nopts }, opts...)
-}
-
-// newTestEnvOf is newTestEnvFull with Notifier options made from the
-// env's stores; nopts may also replace e.ledger, which the Notifier then
-// takes.
-func newTestEnvOf(t testing.TB, opening int64, nopts func(*testEnv) []notify.Option, opts ...httpapi.Option) *testEnv {
-	t.Helper()
-	return newTestEnvHooked(t, opening, nopts, nil, opts...)
-}
-
-// newTestEnvHooked is newTestEnvOf with Handler options made once the
-// Notifier is (e.notifier), by hopts when it is not nil.
-func newTestEnvHooked(t testing.TB, opening int64, nopts func(*testEnv) []notify.Option,
-	hopts func(*testEnv) []httpapi.Option, opts ...httpapi.Option) *testEnv {
-	t.Helper()
-	e := &testEnv{
-		wallet:   memstore.NewWallet(),
-		accounts: memstore.NewAccounts(),
-		sms:      memprovider.New("sms-mem"),
-		cloud:    memprovider.New("cloud-mem"),
-		qr:       memprovider.New("qr-mem"),
-		mail:     memprovider.New("mail-mem"),
-		clock:    testclock.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)),
-		logs:     &syncBuffer{},
-	}
-	for acct, key := range map[*notify.Account]string{
-		{ID: testAccount, Name: "Acme Ltd", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}: testKey,
-		{ID: "acct-2", Name: "Other", Currency: record.INR()}:                                                         otherKey,
-	} {
-		if err := e.accounts.Add(acct, key); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for id, m := range map[string]int64{testAccount: opening, "acct-2": 0} {
-		if err := e.wallet.Open(id, notify.Money{Minor: m, Currency: record.INR()}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	renderer, err := template.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	smsCh, err := sms.New(sms.Config{Provider: e.sms, Renderer: renderer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chatCh, err := chat.New(chat.Config{Cloud: e.cloud, QR: e.qr, Renderer: renderer, Resolver: publicDNS{}, CloudOTPTemplate: "otp_code"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mailCh, err := email.New(email.Config{Provider: e.mail, Renderer: renderer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.ledger = memstore.NewLedger(e.wallet)
-	extra := nopts(e) // may replace e.ledger
-	n, err := notify.New(e.accounts, e.ledger, append([]notify.Option{
-		notify.WithChannel(smsCh),
-		notify.WithChannel(chatCh),
-		notify.WithChannel(mailCh),
-		notify.WithPrices(wallet.DefaultINR()),
-		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
-		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
-		notify.WithClock(e.clock.Now),
-	}, extra...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.notifier = n
-	logger := slog.New(slog.NewJSONHandler(e.logs, nil))
-	all := append([]httpapi.Option{httpapi.WithLogger(logger)}, opts...)
-	if hopts != nil {
-		all = append(all, hopts(e)...)
-	}
-	h, err := httpapi.New(n, e.accounts, all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handler = h
-	e.url, e.client = serve(t, h)
-	return e
-}
-
-// serve runs h on a real http.Server on 127.0.0.1:0 and returns its base
-// URL and a keep-alive client; both are closed by t.Cleanup.
-func serve(t testing.TB, h http.Handler) (string, *http.Client) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-	})
-	return "http://" + ln.Addr().String(), &http.Client{Transport: tr, Timeout: 10 * time.Second}
-}
-
-type reply struct {
-	status int
-	header http.Header
-	raw    string
-	body   map[string]any
-}
-
-// errCode returns error.code of an error body, or "".
-func (r *reply) errCode() string {
-	e, _ := r.body["error"].(map[string]any)
-	c, _ := e["code"].(string)
-	return c
-}
-
-func (r *reply) errFields() map[string]any {
-	e, _ := r.body["error"].(map[string]any)
-	f, _ := e["fields"].(map[string]any)
-	return f
-}
-
-// do sends a request. hdr holds extra headers; a nil hdr means the
-// default JSON content type and the test key.
-func (e *testEnv) do(t *testing.T, method, path string, hdr map[string]string, body io.Reader) *reply {
-	t.Helper()
-	req, err := http.NewRequest(method, e.url+path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hdr == nil {
-		hdr = map[string]string{}
-	}
-	if _, ok := hdr["Authorization"]; !ok {
-		req.Header.Set("Authorization", testKey)
-	}
-	if _, ok := hdr["Content-Type"]; !ok && body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		if v == "<none>" {
-			req.Header.Del(k)
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	return e.roundTrip(t, e.client, req)
-}
-
-// roundTrip sends req with client and checks that the answer is a JSON
-// object with an X-Request-ID.
-func (e *testEnv) roundTrip(t *testing.T, client *http.Client, req *http.Request) *reply {
-	t.Helper()
-	method, path := req.Method, req.URL.Path
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-		t.Fatalf("%s %s: Content-Type %q, body %s", method, path, ct, raw)
-	}
-	if err := json.Unmarshal(raw, &r.body); err != nil {
-		t.Fatalf("%s %s: body is not a JSON object: %v: %s", method, path, err, raw)
-	}
-	if resp.Header.Get("X-Request-ID") == "" {
-		t.Fatalf("%s %s: no X-Request-ID", method, path)
-	}
-	return r
-}
-
-func (e *testEnv) post(t *testing.T, path, body string, hdr map[string]string) *reply {
-	t.Helper()
-	return e.do(t, http.MethodPost, path, hdr, strings.NewReader(body))
-}
-
-// wantError checks an error reply's status, code and success flag.
-func wantError(t *testing.T, r *reply, status int, code string) {
-	t.Helper()
-	if r.status != status || r.errCode() != code || r.body["success"] != false {
-		t.Fatalf("got %d %q, want %d %q: %s", r.status, r.errCode(), status, code, r.raw)
-	}
-	if msg, _ := r.body["error"].(map[string]any)["message"].(string); msg == "" {
-		t.Fatalf("error without a message: %s", r.raw)
-	}
-}
 
 func TestBadInput(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	big := `{"to":"9876543210","message":"` + strings.Repeat("a", 2<<20) + `"}`
 	type tc struct {
 		name   string
@@ -335,7 +42,7 @@ func TestBadInput(t *testing.T) {
 		{name: "wrong bearer key", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Bearer nk_test_wrong"}, body: okSMS, status: 401, code: "unauthenticated"},
 		{name: "bearer without key", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Bearer"}, body: okSMS, status: 401, code: "unauthenticated"},
 		{name: "bearer and spaces", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Bearer    "}, body: okSMS, status: 401, code: "unauthenticated"},
-		{name: "basic scheme", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Basic " + testKey}, body: okSMS, status: 401, code: "unauthenticated"},
+		{name: "basic scheme", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Basic " + httpapienv.TestKey}, body: okSMS, status: 401, code: "unauthenticated"},
 		{name: "balance without key", method: "GET", path: "/api/v1/balance", hdr: map[string]string{"Authorization": "<none>"}, status: 401, code: "unauthenticated"},
 		{name: "malformed json", path: "/api/v1/sms", body: `{"to":"9876543210",`, status: 400, code: "invalid_argument"},
 		{name: "not json at all", path: "/api/v1/sms", body: `to=9876543210`, status: 400, code: "invalid_argument"},
@@ -409,12 +116,12 @@ func TestBadInput(t *testing.T) {
 		{name: "get on sms", method: "GET", path: "/api/v1/sms", status: 405, code: "method_not_allowed"},
 		{name: "delete on messenger", method: "DELETE", path: "/api/v1/send-messenger", status: 405, code: "method_not_allowed"},
 		{name: "post on balance", path: "/api/v1/balance", body: `{}`, status: 405, code: "method_not_allowed"},
-		{name: "insufficient funds", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Bearer " + otherKey}, body: okSMS, status: 402, code: "insufficient_funds"},
+		{name: "insufficient funds", path: "/api/v1/sms", hdr: map[string]string{"Authorization": "Bearer " + httpapienv.OtherKey}, body: okSMS, status: 402, code: "insufficient_funds"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before1, before2 := e.minor(t, testAccount), e.minor(t, "acct-2")
-			sent := e.sent()
+			before1, before2 := e.Minor(t, httpapienv.TestAccount), e.Minor(t, "acct-2")
+			sent := e.Sent()
 			method := c.method
 			if method == "" {
 				method = http.MethodPost
@@ -426,44 +133,44 @@ func TestBadInput(t *testing.T) {
 					body = io.MultiReader(body) // hides the length: chunked
 				}
 			}
-			r := e.do(t, method, c.path, c.hdr, body)
-			wantError(t, r, c.status, c.code)
+			r := e.Do(t, method, c.path, c.hdr, body)
+			httpapienv.WantError(t, r, c.status, c.code)
 			for _, f := range c.fields {
-				if _, ok := r.errFields()[f]; !ok {
-					t.Errorf("field %q not named: %s", f, r.raw)
+				if _, ok := r.ErrFields()[f]; !ok {
+					t.Errorf("field %q not named: %s", f, r.Raw)
 				}
 			}
-			if c.status == 405 && r.header.Get("Allow") == "" {
+			if c.status == 405 && r.Header.Get("Allow") == "" {
 				t.Errorf("405 without Allow")
 			}
-			if a, b := e.minor(t, testAccount), e.minor(t, "acct-2"); a != before1 || b != before2 {
+			if a, b := e.Minor(t, httpapienv.TestAccount), e.Minor(t, "acct-2"); a != before1 || b != before2 {
 				t.Errorf("wallet moved: %d -> %d, %d -> %d", before1, a, before2, b)
 			}
-			if now := e.sent(); now != sent {
+			if now := e.Sent(); now != sent {
 				t.Errorf("%d messages sent", now-sent)
 			}
-			if strings.Contains(r.raw, testKey) || strings.Contains(r.raw, "nk_test_wrong") {
-				t.Errorf("reply echoes a key: %s", r.raw)
+			if strings.Contains(r.Raw, httpapienv.TestKey) || strings.Contains(r.Raw, "nk_test_wrong") {
+				t.Errorf("reply echoes a key: %s", r.Raw)
 			}
 		})
 	}
 }
 
 func TestAuthForms(t *testing.T) {
-	e := newTestEnv(t)
-	for _, auth := range []string{testKey, "Bearer " + testKey, "bearer " + testKey, "BEARER  " + testKey, " " + testKey + " "} {
-		r := e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": auth}, nil)
-		if r.status != 200 {
-			t.Errorf("Authorization %q: %d %s", strings.ReplaceAll(auth, testKey, "<key>"), r.status, r.raw)
+	e := httpapienv.New(t)
+	for _, auth := range []string{httpapienv.TestKey, "Bearer " + httpapienv.TestKey, "bearer " + httpapienv.TestKey, "BEARER  " + httpapienv.TestKey, " " + httpapienv.TestKey + " "} {
+		r := e.Do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": auth}, nil)
+		if r.Status != 200 {
+			t.Errorf("Authorization %q: %d %s", strings.ReplaceAll(auth, httpapienv.TestKey, "<key>"), r.Status, r.Raw)
 		}
 	}
 }
 
 func TestSMSSuccess(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.post(t, "/api/v1/sms", `{"numbers":9876543210,"variables_values":"Hello there","rout":"sms","website":"shop.example","sender_id":"ACMEIN","unknown":{"x":[1,2]}}`, nil)
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	e := httpapienv.New(t)
+	r := e.Post(t, "/api/v1/sms", `{"numbers":9876543210,"variables_values":"Hello there","rout":"sms","website":"shop.example","sender_id":"ACMEIN","unknown":{"x":[1,2]}}`, nil)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
 	want := map[string]any{
 		"success": true, "channel": "sms", "to": "9876543210", "status": "sent",
@@ -472,55 +179,55 @@ func TestSMSSuccess(t *testing.T) {
 		"currency": map[string]any{"code": "INR", "symbol": "₹", "exponent": 2.0},
 	}
 	for k, v := range want {
-		got, _ := json.Marshal(r.body[k])
+		got, _ := json.Marshal(r.Body[k])
 		exp, _ := json.Marshal(v)
 		if string(got) != string(exp) {
 			t.Errorf("%s = %s, want %s", k, got, exp)
 		}
 	}
-	if id, _ := r.body["message_id"].(string); len(id) != 36 {
+	if id, _ := r.Body["message_id"].(string); len(id) != 36 {
 		t.Errorf("message_id %q is not a UUID", id)
 	}
-	if pid, _ := r.body["provider_message_id"].(string); pid == "" {
+	if pid, _ := r.Body["provider_message_id"].(string); pid == "" {
 		t.Errorf("no provider_message_id")
 	}
-	sent := e.sms.Sent()
+	sent := e.SMS.Sent()
 	if len(sent) != 1 {
 		t.Fatalf("%d sent", len(sent))
 	}
 	if env := sent[0]; env.To != "+919876543210" || sms.MessageOf(env).Text != "Hello there" || env.Domain != "shop.example" || sms.MessageOf(env).SenderID != "ACMEIN" {
 		t.Errorf("envelope %+v %+v", env, sms.MessageOf(env))
 	}
-	if got := e.minor(t, testAccount); got != openingBal-25 {
+	if got := e.Minor(t, httpapienv.TestAccount); got != httpapienv.OpeningBal-25 {
 		t.Errorf("wallet %d", got)
 	}
 }
 
 func TestXDomainAndAliasesAgree(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	// Equal values under a field and its alias are fine, and numbers that
 	// differ only in spelling are the same number.
-	r := e.post(t, "/api/v1/sms/send", `{"to":"+91 98765-43210","numbers":9876543210,"message":"x","variables_values":"x"}`,
+	r := e.Post(t, "/api/v1/sms/send", `{"to":"+91 98765-43210","numbers":9876543210,"message":"x","variables_values":"x"}`,
 		map[string]string{"X-Domain": "app.example"})
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	if d := e.sms.Sent()[0].Domain; d != "app.example" {
+	if d := e.SMS.Sent()[0].Domain; d != "app.example" {
 		t.Errorf("domain %q, want the X-Domain header", d)
 	}
 	// The body's domain wins over the header.
-	r = e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"x","domain":"body.example"}`,
+	r = e.Post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"x","domain":"body.example"}`,
 		map[string]string{"X-Domain": "app.example"})
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	if d := e.cloud.Sent()[0].Domain; d != "body.example" {
+	if d := e.Cloud.Sent()[0].Domain; d != "body.example" {
 		t.Errorf("domain %q, want the body's", d)
 	}
 }
 
 func TestChatPathsAndShapes(t *testing.T) {
-	e := newTestEnvWith(t, 1000000)
+	e := httpapienv.NewWith(t, 1000000)
 	order := `"variables":{"NAME":"Asha","ORDER_ID":"4711","AMOUNT":"₹499","DELIVERY_DATE":"12/08/2025","LINK":"https://shop.example/o/4711"}`
 	shapes := []struct {
 		body  string
@@ -558,51 +265,51 @@ func TestChatPathsAndShapes(t *testing.T) {
 	paths := []string{"/api/v1/messenger/send", "/api/v1/messenger/send-otp", "/api/v1/send-messenger"}
 	for _, p := range paths {
 		for _, sh := range shapes {
-			before, n := e.minor(t, testAccount), e.sent()
-			r := e.post(t, p, sh.body, map[string]string{"Authorization": "Bearer " + testKey})
-			if r.status != 200 || r.body["channel"] != "chat" {
-				t.Fatalf("%s %s: %d %s", p, sh.body, r.status, r.raw)
+			before, n := e.Minor(t, httpapienv.TestAccount), e.Sent()
+			r := e.Post(t, p, sh.body, map[string]string{"Authorization": "Bearer " + httpapienv.TestKey})
+			if r.Status != 200 || r.Body["channel"] != "chat" {
+				t.Fatalf("%s %s: %d %s", p, sh.body, r.Status, r.Raw)
 			}
-			if e.sent() != n+1 {
+			if e.Sent() != n+1 {
 				t.Fatalf("%s %s: nothing captured", p, sh.body)
 			}
-			all := append(e.cloud.Sent(), e.qr.Sent()...)
+			all := append(e.Cloud.Sent(), e.QR.Sent()...)
 			var env *notify.Envelope
 			for _, x := range all {
-				if x.ID == r.body["message_id"] {
+				if x.ID == r.Body["message_id"] {
 					env = x
 				}
 			}
 			if env == nil || !sh.check(env) {
 				t.Errorf("%s %s: envelope %+v", p, sh.body, env)
 			}
-			if got := before - e.minor(t, testAccount); got != sh.cost || r.body["cost_minor"] != float64(sh.cost) {
-				t.Errorf("%s %s: charged %d (cost_minor %v), want %d", p, sh.body, got, r.body["cost_minor"], sh.cost)
+			if got := before - e.Minor(t, httpapienv.TestAccount); got != sh.cost || r.Body["cost_minor"] != float64(sh.cost) {
+				t.Errorf("%s %s: charged %d (cost_minor %v), want %d", p, sh.body, got, r.Body["cost_minor"], sh.cost)
 			}
 		}
 	}
 }
 
 func TestEmail(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.post(t, "/api/v1/email/send", `{"to":"asha@example.com","subject":"Hi","message":"<p>Hello</p>","from_name":"Acme","reply_to":"help@example.com","purpose":"invoice"}`, nil)
-	if r.status != 200 || r.body["channel"] != "email" || r.body["cost"] != "0.10" {
-		t.Fatalf("%d %s", r.status, r.raw)
+	e := httpapienv.New(t)
+	r := e.Post(t, "/api/v1/email/send", `{"to":"asha@example.com","subject":"Hi","message":"<p>Hello</p>","from_name":"Acme","reply_to":"help@example.com","purpose":"invoice"}`, nil)
+	if r.Status != 200 || r.Body["channel"] != "email" || r.Body["cost"] != "0.10" {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	if m := email.MessageOf(e.mail.Sent()[0]); m.Subject != "Hi" || m.Purpose != email.PurposeInvoice {
+	if m := email.MessageOf(e.Mail.Sent()[0]); m.Subject != "Hi" || m.Purpose != email.PurposeInvoice {
 		t.Errorf("%+v", m)
 	}
 }
 
 func TestDualOTP(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482915","brand_name":"Acme","domain":"a.example"}`, nil)
-	if r.status != 200 || r.body["channel"] != "otp" || r.body["cost"] != "0.55" || r.body["balance"] != "99.45" {
-		t.Fatalf("%d %s", r.status, r.raw)
+	e := httpapienv.New(t)
+	r := e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482915","brand_name":"Acme","domain":"a.example"}`, nil)
+	if r.Status != 200 || r.Body["channel"] != "otp" || r.Body["cost"] != "0.55" || r.Body["balance"] != "99.45" {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	legs, _ := r.body["legs"].([]any)
+	legs, _ := r.Body["legs"].([]any)
 	if len(legs) != 2 {
-		t.Fatalf("legs: %s", r.raw)
+		t.Fatalf("legs: %s", r.Raw)
 	}
 	for i, ch := range []string{"sms", "chat"} {
 		l := legs[i].(map[string]any)
@@ -612,40 +319,40 @@ func TestDualOTP(t *testing.T) {
 	}
 
 	// One leg refused: still 200, the failed leg says why and is not charged.
-	e.cloud.FailNext(1, notify.CodeRejected)
-	before := e.minor(t, testAccount)
-	r = e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":482916}`, nil)
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	e.Cloud.FailNext(1, notify.CodeRejected)
+	before := e.Minor(t, httpapienv.TestAccount)
+	r = e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":482916}`, nil)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
 	}
-	legs = r.body["legs"].([]any)
+	legs = r.Body["legs"].([]any)
 	chat := legs[1].(map[string]any)
 	if chat["success"] != false || chat["error"].(map[string]any)["code"] != "rejected" {
 		t.Errorf("chat leg %v", chat)
 	}
-	if got := e.minor(t, testAccount); got != before-20 {
+	if got := e.Minor(t, httpapienv.TestAccount); got != before-20 {
 		t.Errorf("charged %d, want the SMS leg's 20", before-got)
 	}
-	if strings.Contains(r.raw, "482916") {
-		t.Errorf("reply echoes the OTP: %s", r.raw)
+	if strings.Contains(r.Raw, "482916") {
+		t.Errorf("reply echoes the OTP: %s", r.Raw)
 	}
 
 	// Both legs refused: the first leg's status, nothing charged.
-	e.sms.FailNext(1, notify.CodeRejected)
-	e.cloud.FailNext(1, notify.CodeRejected) // permanent: no failover to qr
-	before = e.minor(t, testAccount)
-	r = e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482917"}`, nil)
-	wantError(t, r, 502, "rejected")
-	if legs, _ := r.body["legs"].([]any); len(legs) != 2 {
-		t.Errorf("failed dual OTP without legs: %s", r.raw)
+	e.SMS.FailNext(1, notify.CodeRejected)
+	e.Cloud.FailNext(1, notify.CodeRejected) // permanent: no failover to qr
+	before = e.Minor(t, httpapienv.TestAccount)
+	r = e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482917"}`, nil)
+	httpapienv.WantError(t, r, 502, "rejected")
+	if legs, _ := r.Body["legs"].([]any); len(legs) != 2 {
+		t.Errorf("failed dual OTP without legs: %s", r.Raw)
 	}
-	if got := e.minor(t, testAccount); got != before {
+	if got := e.Minor(t, httpapienv.TestAccount); got != before {
 		t.Errorf("wallet moved by %d", before-got)
 	}
 }
 
 func TestProviderFailures(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	for _, c := range []struct {
 		code   notify.Code
 		status int
@@ -654,47 +361,47 @@ func TestProviderFailures(t *testing.T) {
 		{notify.CodeUnavailable, 503},
 		{notify.CodeRateLimited, 429},
 	} {
-		before := e.minor(t, testAccount)
-		e.sms.FailNext(1, c.code)
-		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"x"}`, nil)
-		wantError(t, r, c.status, string(c.code))
-		if r.body["message_id"] == nil {
-			t.Errorf("failed send without its message_id: %s", r.raw)
+		before := e.Minor(t, httpapienv.TestAccount)
+		e.SMS.FailNext(1, c.code)
+		r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"x"}`, nil)
+		httpapienv.WantError(t, r, c.status, string(c.code))
+		if r.Body["message_id"] == nil {
+			t.Errorf("failed send without its message_id: %s", r.Raw)
 		}
-		if got := e.minor(t, testAccount); got != before {
+		if got := e.Minor(t, httpapienv.TestAccount); got != before {
 			t.Errorf("%s: wallet moved by %d", c.code, before-got)
 		}
 	}
 }
 
 func TestBalance(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.do(t, http.MethodGet, "/api/v1/balance", nil, nil)
+	e := httpapienv.New(t)
+	r := e.Do(t, http.MethodGet, "/api/v1/balance", nil, nil)
 	want := `{"success":true,"data":{"account":"acct-1","name":"Acme Ltd","balance":"100.00","balance_minor":10000,"currency":{"code":"INR","symbol":"₹","exponent":2}}}`
-	if r.status != 200 || strings.TrimSpace(r.raw) != want {
-		t.Fatalf("%d %s\nwant %s", r.status, r.raw, want)
+	if r.Status != 200 || strings.TrimSpace(r.Raw) != want {
+		t.Fatalf("%d %s\nwant %s", r.Status, r.Raw, want)
 	}
 }
 
 func TestIdempotency(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	hdr := map[string]string{"Idempotency-Key": "order-42"}
-	first := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"one"}`, hdr)
-	if first.status != 200 {
-		t.Fatalf("%d %s", first.status, first.raw)
+	first := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"one"}`, hdr)
+	if first.Status != 200 {
+		t.Fatalf("%d %s", first.Status, first.Raw)
 	}
-	after := e.minor(t, testAccount)
-	again := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"one"}`, hdr)
-	if again.status != 200 || again.body["message_id"] != first.body["message_id"] {
-		t.Fatalf("repeat: %d %s", again.status, again.raw)
+	after := e.Minor(t, httpapienv.TestAccount)
+	again := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"one"}`, hdr)
+	if again.Status != 200 || again.Body["message_id"] != first.Body["message_id"] {
+		t.Fatalf("repeat: %d %s", again.Status, again.Raw)
 	}
-	other := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"two"}`, hdr)
-	wantError(t, other, 409, "conflict")
+	other := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"two"}`, hdr)
+	httpapienv.WantError(t, other, 409, "conflict")
 	// The body field is the same key as the header.
-	viaField := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"two","idempotency_key":"order-42"}`, nil)
-	wantError(t, viaField, 409, "conflict")
-	if got := e.minor(t, testAccount); got != after || e.sms.Len() != 1 {
-		t.Errorf("wallet %d (want %d), %d sent", got, after, e.sms.Len())
+	viaField := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"two","idempotency_key":"order-42"}`, nil)
+	httpapienv.WantError(t, viaField, 409, "conflict")
+	if got := e.Minor(t, httpapienv.TestAccount); got != after || e.SMS.Len() != 1 {
+		t.Errorf("wallet %d (want %d), %d sent", got, after, e.SMS.Len())
 	}
 }
 
@@ -721,43 +428,43 @@ func limited(t testing.TB, perSecond float64, burst, otpMax int, otpWindow time.
 }
 
 func TestRateLimit(t *testing.T) {
-	e := newTestEnvFull(t, openingBal, limited(t, 2, 3, 0, 0))
+	e := httpapienv.NewFull(t, httpapienv.OpeningBal, limited(t, 2, 3, 0, 0))
 	body := `{"to":"9876543210","message":"x"}`
 	for i := 0; i < 3; i++ {
-		if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
-			t.Fatalf("request %d: %d %s", i, r.status, r.raw)
+		if r := e.Post(t, "/api/v1/sms", body, nil); r.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	before := e.minor(t, testAccount)
-	r := e.post(t, "/api/v1/sms", body, nil)
-	wantError(t, r, 429, "rate_limited")
-	if ra := r.header.Get("Retry-After"); ra != "1" {
+	before := e.Minor(t, httpapienv.TestAccount)
+	r := e.Post(t, "/api/v1/sms", body, nil)
+	httpapienv.WantError(t, r, 429, "rate_limited")
+	if ra := r.Header.Get("Retry-After"); ra != "1" {
 		t.Errorf("Retry-After %q, want 1", ra)
 	}
-	if got := e.minor(t, testAccount); got != before || e.sms.Len() != 3 {
-		t.Errorf("limited request was charged or sent: %d, %d sent", before-got, e.sms.Len())
+	if got := e.Minor(t, httpapienv.TestAccount); got != before || e.SMS.Len() != 3 {
+		t.Errorf("limited request was charged or sent: %d, %d sent", before-got, e.SMS.Len())
 	}
 	// Another account has its own bucket (its empty wallet answers).
-	other := e.post(t, "/api/v1/sms", body, map[string]string{"Content-Type": "application/json", "Authorization": otherKey})
-	wantError(t, other, 402, "insufficient_funds")
+	other := e.Post(t, "/api/v1/sms", body, map[string]string{"Content-Type": "application/json", "Authorization": httpapienv.OtherKey})
+	httpapienv.WantError(t, other, 402, "insufficient_funds")
 	// A bad request over the limit is still a bad request.
-	wantError(t, e.post(t, "/api/v1/sms", `{"to":"12","message":"x"}`, nil), 400, "invalid_argument")
+	httpapienv.WantError(t, e.Post(t, "/api/v1/sms", `{"to":"12","message":"x"}`, nil), 400, "invalid_argument")
 	// Half a second earns one token (2 per second).
-	e.clock.Advance(500 * time.Millisecond)
-	if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
-		t.Fatalf("after refill: %d %s", r.status, r.raw)
+	e.Clock.Advance(500 * time.Millisecond)
+	if r := e.Post(t, "/api/v1/sms", body, nil); r.Status != 200 {
+		t.Fatalf("after refill: %d %s", r.Status, r.Raw)
 	}
-	wantError(t, e.post(t, "/api/v1/sms", body, nil), 429, "rate_limited")
-	e.clock.Advance(2 * time.Second)
+	httpapienv.WantError(t, e.Post(t, "/api/v1/sms", body, nil), 429, "rate_limited")
+	e.Clock.Advance(2 * time.Second)
 	for i := 0; i < 3; i++ {
-		if r := e.post(t, "/api/v1/sms", body, nil); r.status != 200 {
-			t.Fatalf("after full refill, request %d: %d %s", i, r.status, r.raw)
+		if r := e.Post(t, "/api/v1/sms", body, nil); r.Status != 200 {
+			t.Fatalf("after full refill, request %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 }
 
 func TestOTPThrottle(t *testing.T) {
-	e := newTestEnvFull(t, openingBal, limited(t, 0, 0, 5, 15*time.Minute))
+	e := httpapienv.NewFull(t, httpapienv.OpeningBal, limited(t, 0, 0, 5, 15*time.Minute))
 	sends := []struct{ path, body string }{
 		{"/api/v1/send-otp", `{"to":"9876543210","otp":"1111"}`},
 		{"/api/v1/sms", `{"to":"+919876543210","message":"2222","route":"otp"}`},
@@ -766,77 +473,77 @@ func TestOTPThrottle(t *testing.T) {
 		{"/api/v1/messenger/send-otp", `{"to":"9876543210","otp":"5555"}`},
 	}
 	for _, s := range sends {
-		if r := e.post(t, s.path, s.body, nil); r.status != 200 {
-			t.Fatalf("%s: %d %s", s.path, r.status, r.raw)
+		if r := e.Post(t, s.path, s.body, nil); r.Status != 200 {
+			t.Fatalf("%s: %d %s", s.path, r.Status, r.Raw)
 		}
 	}
-	before := e.minor(t, testAccount)
-	r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"6666"}`, nil)
-	wantError(t, r, 429, "rate_limited")
-	if r.header.Get("Retry-After") != "900" {
-		t.Errorf("Retry-After %q, want 900", r.header.Get("Retry-After"))
+	before := e.Minor(t, httpapienv.TestAccount)
+	r := e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"6666"}`, nil)
+	httpapienv.WantError(t, r, 429, "rate_limited")
+	if r.Header.Get("Retry-After") != "900" {
+		t.Errorf("Retry-After %q, want 900", r.Header.Get("Retry-After"))
 	}
-	if e.minor(t, testAccount) != before {
+	if e.Minor(t, httpapienv.TestAccount) != before {
 		t.Errorf("throttled OTP was charged")
 	}
 	// Once the budget is spent, an invalid request is still a 400.
-	wantError(t, e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"12"}`, nil), 400, "invalid_argument")
+	httpapienv.WantError(t, e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"12"}`, nil), 400, "invalid_argument")
 	// Plain SMS and chat without an OTP are not throttled; other numbers
 	// and other accounts have their own count.
 	for _, s := range []struct{ path, body, key string }{
-		{"/api/v1/sms", `{"to":"9876543210","message":"hello"}`, testKey},
-		{"/api/v1/messenger/send", `{"to":"9876543210","message":"hello"}`, testKey},
-		{"/api/v1/send-otp", `{"to":"9123456789","otp":"1234"}`, testKey},
+		{"/api/v1/sms", `{"to":"9876543210","message":"hello"}`, httpapienv.TestKey},
+		{"/api/v1/messenger/send", `{"to":"9876543210","message":"hello"}`, httpapienv.TestKey},
+		{"/api/v1/send-otp", `{"to":"9123456789","otp":"1234"}`, httpapienv.TestKey},
 	} {
-		if r := e.post(t, s.path, s.body, map[string]string{"Authorization": s.key}); r.status != 200 {
-			t.Errorf("%s %s: %d %s", s.path, s.body, r.status, r.raw)
+		if r := e.Post(t, s.path, s.body, map[string]string{"Authorization": s.key}); r.Status != 200 {
+			t.Errorf("%s %s: %d %s", s.path, s.body, r.Status, r.Raw)
 		}
 	}
 	// The window slides: one minute after the first OTP expires, one more.
-	e.clock.Advance(15*time.Minute + time.Second)
-	if r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"7777"}`, nil); r.status != 200 {
-		t.Fatalf("after the window: %d %s", r.status, r.raw)
+	e.Clock.Advance(15*time.Minute + time.Second)
+	if r := e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"7777"}`, nil); r.Status != 200 {
+		t.Fatalf("after the window: %d %s", r.Status, r.Raw)
 	}
 }
 
 func TestOTPThrottleIgnoresFailedSends(t *testing.T) {
-	e := newTestEnvFull(t, openingBal, limited(t, 0, 0, 2, time.Minute))
-	e.sms.FailNext(3, notify.CodeRejected)
+	e := httpapienv.NewFull(t, httpapienv.OpeningBal, limited(t, 0, 0, 2, time.Minute))
+	e.SMS.FailNext(3, notify.CodeRejected)
 	for i := 0; i < 3; i++ {
-		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil)
-		wantError(t, r, 502, "rejected")
+		r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil)
+		httpapienv.WantError(t, r, 502, "rejected")
 	}
 	for i := 0; i < 2; i++ {
-		if r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil); r.status != 200 {
-			t.Fatalf("send %d: %d %s", i, r.status, r.raw)
+		if r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil); r.Status != 200 {
+			t.Fatalf("send %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	wantError(t, e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil), 429, "rate_limited")
+	httpapienv.WantError(t, e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"1234","route":"otp"}`, nil), 429, "rate_limited")
 }
 
 func TestRequestID(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"X-Request-ID": "abc-123.x:y_z"}, nil)
-	if got := r.header.Get("X-Request-ID"); got != "abc-123.x:y_z" {
+	e := httpapienv.New(t)
+	r := e.Do(t, http.MethodGet, "/api/v1/balance", map[string]string{"X-Request-ID": "abc-123.x:y_z"}, nil)
+	if got := r.Header.Get("X-Request-ID"); got != "abc-123.x:y_z" {
 		t.Errorf("sane ID not echoed: %q", got)
 	}
-	r = e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"X-Request-ID": "<script>"}, nil)
-	if got := r.header.Get("X-Request-ID"); got == "<script>" || got == "" {
+	r = e.Do(t, http.MethodGet, "/api/v1/balance", map[string]string{"X-Request-ID": "<script>"}, nil)
+	if got := r.Header.Get("X-Request-ID"); got == "<script>" || got == "" {
 		t.Errorf("insane ID echoed: %q", got)
 	}
-	a := e.do(t, http.MethodGet, "/nope", nil, nil).header.Get("X-Request-ID")
-	b := e.do(t, http.MethodGet, "/nope", nil, nil).header.Get("X-Request-ID")
+	a := e.Do(t, http.MethodGet, "/nope", nil, nil).Header.Get("X-Request-ID")
+	b := e.Do(t, http.MethodGet, "/nope", nil, nil).Header.Get("X-Request-ID")
 	if a == b {
 		t.Errorf("generated IDs repeat: %q", a)
 	}
 }
 
 func TestAccessLogRedacts(t *testing.T) {
-	e := newTestEnv(t)
-	e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"739104"}`, map[string]string{"X-Request-ID": "rid-1"})
-	e.post(t, "/api/v1/sms", `{}`, map[string]string{"Authorization": "Bearer nk_test_secret_wrong"})
-	logs := e.logs.String()
-	for _, secret := range []string{testKey, "nk_test_secret_wrong", "739104"} {
+	e := httpapienv.New(t)
+	e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"739104"}`, map[string]string{"X-Request-ID": "rid-1"})
+	e.Post(t, "/api/v1/sms", `{}`, map[string]string{"Authorization": "Bearer nk_test_secret_wrong"})
+	logs := e.Logs.String()
+	for _, secret := range []string{httpapienv.TestKey, "nk_test_secret_wrong", "739104"} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("log contains a secret %q:\n%s", secret, logs)
 		}
@@ -846,7 +553,7 @@ func TestAccessLogRedacts(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &rec); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]any{"method": "POST", "path": "/api/v1/send-otp", "status": 200.0, "account": testAccount, "request_id": "rid-1"} {
+	for k, v := range map[string]any{"method": "POST", "path": "/api/v1/send-otp", "status": 200.0, "account": httpapienv.TestAccount, "request_id": "rid-1"} {
 		if rec[k] != v {
 			t.Errorf("log %s = %v, want %v", k, rec[k], v)
 		}
@@ -875,23 +582,23 @@ func TestPanicRecovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := httpapi.New(n, panicAccounts{accts}, httpapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, client := serve(t, h)
-	e := &testEnv{url: url, client: client}
-	r := e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": "boom"}, nil)
-	wantError(t, r, 500, "internal")
-	if strings.Contains(r.raw, "account store bug") {
-		t.Errorf("panic detail in the reply: %s", r.raw)
+	url, client := httpapienv.Serve(t, h)
+	e := &httpapienv.Env{URL: url, Client: client}
+	r := e.Do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": "boom"}, nil)
+	httpapienv.WantError(t, r, 500, "internal")
+	if strings.Contains(r.Raw, "account store bug") {
+		t.Errorf("panic detail in the reply: %s", r.Raw)
 	}
 	if !strings.Contains(logs.String(), "account store bug") {
 		t.Errorf("panic not logged: %s", logs.String())
 	}
 	// The server still serves.
-	wantError(t, e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": "x"}, nil), 401, "unauthenticated")
+	httpapienv.WantError(t, e.Do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": "x"}, nil), 401, "unauthenticated")
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
@@ -934,17 +641,17 @@ func (failingAccounts) AccountByKey(_ context.Context, key string) (*notify.Acco
 func TestAccountsStoreFailure(t *testing.T) {
 	accts := memstore.NewAccounts()
 	n, _ := notify.New(accts, memstore.NewLedger(nil))
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := httpapi.New(n, failingAccounts{accts}, httpapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, client := serve(t, h)
-	e := &testEnv{url: url, client: client}
-	r := e.do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": "Bearer nk_secret_key_123"}, nil)
-	wantError(t, r, 503, "unavailable")
-	if strings.Contains(r.raw, "nk_secret_key_123") || strings.Contains(logs.String(), "nk_secret_key_123") {
-		t.Errorf("key leaked:\n%s\n%s", r.raw, logs.String())
+	url, client := httpapienv.Serve(t, h)
+	e := &httpapienv.Env{URL: url, Client: client}
+	r := e.Do(t, http.MethodGet, "/api/v1/balance", map[string]string{"Authorization": "Bearer nk_secret_key_123"}, nil)
+	httpapienv.WantError(t, r, 503, "unavailable")
+	if strings.Contains(r.Raw, "nk_secret_key_123") || strings.Contains(logs.String(), "nk_secret_key_123") {
+		t.Errorf("key leaked:\n%s\n%s", r.Raw, logs.String())
 	}
 	if !strings.Contains(logs.String(), "store down") {
 		t.Errorf("the store's failure is not logged: %s", logs.String())

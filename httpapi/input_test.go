@@ -14,16 +14,17 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
 )
 
 // wantNothingMoved checks that no message was sent and no wallet moved
 // since sent and bal were taken.
-func wantNothingMoved(t *testing.T, e *testEnv, sent int, bal int64) {
+func wantNothingMoved(t *testing.T, e *httpapienv.Env, sent int, bal int64) {
 	t.Helper()
-	if now := e.sent(); now != sent {
+	if now := e.Sent(); now != sent {
 		t.Errorf("%d messages sent", now-sent)
 	}
-	if now := e.minor(t, testAccount); now != bal {
+	if now := e.Minor(t, httpapienv.TestAccount); now != bal {
 		t.Errorf("wallet moved by %d", bal-now)
 	}
 }
@@ -31,7 +32,7 @@ func wantNothingMoved(t *testing.T, e *testEnv, sent int, bal int64) {
 // TestStrictJSONOverHTTP: a duplicate key, a key in the wrong case and
 // invalid UTF-8 are 400s whose message and fields name the key.
 func TestStrictJSONOverHTTP(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	cases := []struct {
 		path, body  string
 		field, part string
@@ -44,15 +45,15 @@ func TestStrictJSONOverHTTP(t *testing.T) {
 		{"/api/v1/email/send", `{"to":"a@example.com","subject":"s","message":"\ud800"}`, "message", "lone UTF-16 surrogate"},
 	}
 	for _, c := range cases {
-		sent, bal := e.sent(), e.minor(t, testAccount)
-		r := e.post(t, c.path, c.body, nil)
-		wantError(t, r, 400, "invalid_argument")
-		msg, _ := r.body["error"].(map[string]any)["message"].(string)
+		sent, bal := e.Sent(), e.Minor(t, httpapienv.TestAccount)
+		r := e.Post(t, c.path, c.body, nil)
+		httpapienv.WantError(t, r, 400, "invalid_argument")
+		msg, _ := r.Body["error"].(map[string]any)["message"].(string)
 		if !strings.Contains(msg, c.part) {
 			t.Errorf("%s: message %q does not say %q", c.body, msg, c.part)
 		}
-		if _, ok := r.errFields()[c.field]; !ok {
-			t.Errorf("%s: field %q not named: %s", c.body, c.field, r.raw)
+		if _, ok := r.ErrFields()[c.field]; !ok {
+			t.Errorf("%s: field %q not named: %s", c.body, c.field, r.Raw)
 		}
 		wantNothingMoved(t, e, sent, bal)
 	}
@@ -61,45 +62,45 @@ func TestStrictJSONOverHTTP(t *testing.T) {
 // TestDuplicateHeaders: two Authorization (or Content-Type, ...) headers
 // are a 400 before the key is checked, whichever of them is valid.
 func TestDuplicateHeaders(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	const body = `{"to":"9876543210","message":"x"}`
 	cases := []struct {
 		method, path string
 		hdr          http.Header
 	}{
-		{"POST", "/api/v1/sms", http.Header{"Authorization": {testKey, "nk_test_wrong"}, "Content-Type": {"application/json"}}},
-		{"POST", "/api/v1/sms", http.Header{"Authorization": {"nk_test_wrong", testKey}, "Content-Type": {"application/json"}}},
-		{"POST", "/api/v1/sms", http.Header{"Authorization": {testKey, testKey}, "Content-Type": {"application/json"}}},
+		{"POST", "/api/v1/sms", http.Header{"Authorization": {httpapienv.TestKey, "nk_test_wrong"}, "Content-Type": {"application/json"}}},
+		{"POST", "/api/v1/sms", http.Header{"Authorization": {"nk_test_wrong", httpapienv.TestKey}, "Content-Type": {"application/json"}}},
+		{"POST", "/api/v1/sms", http.Header{"Authorization": {httpapienv.TestKey, httpapienv.TestKey}, "Content-Type": {"application/json"}}},
 		{"POST", "/api/v1/sms", http.Header{"Authorization": {"nk_test_wrong", "nk_test_wrong"}, "Content-Type": {"application/json"}}},
-		{"GET", "/api/v1/balance", http.Header{"Authorization": {"Bearer nk_test_wrong", "Bearer " + testKey}}},
-		{"POST", "/api/v1/send-otp", http.Header{"Authorization": {testKey}, "Content-Type": {"application/json", "application/json"}}},
+		{"GET", "/api/v1/balance", http.Header{"Authorization": {"Bearer nk_test_wrong", "Bearer " + httpapienv.TestKey}}},
+		{"POST", "/api/v1/send-otp", http.Header{"Authorization": {httpapienv.TestKey}, "Content-Type": {"application/json", "application/json"}}},
 		{"POST", "/api/v1/email/send", http.Header{"Authorization": {"nk_test_wrong"}, "Content-Type": {"text/plain", "application/json"}}},
-		{"POST", "/api/v1/sms", http.Header{"Authorization": {testKey}, "Content-Type": {"application/json"}, "Idempotency-Key": {"a", "b"}}},
+		{"POST", "/api/v1/sms", http.Header{"Authorization": {httpapienv.TestKey}, "Content-Type": {"application/json"}, "Idempotency-Key": {"a", "b"}}},
 	}
 	for _, c := range cases {
-		sent, bal := e.sent(), e.minor(t, testAccount)
+		sent, bal := e.Sent(), e.Minor(t, httpapienv.TestAccount)
 		var rd io.Reader
 		if c.method == "POST" {
 			rd = strings.NewReader(body)
 		}
-		req, err := http.NewRequest(c.method, e.url+c.path, rd)
+		req, err := http.NewRequest(c.method, e.URL+c.path, rd)
 		if err != nil {
 			t.Fatal(err)
 		}
 		req.Header = c.hdr
-		r := e.roundTrip(t, e.client, req)
-		wantError(t, r, 400, "invalid_argument")
+		r := e.RoundTrip(t, e.Client, req)
+		httpapienv.WantError(t, r, 400, "invalid_argument")
 		name := ""
 		for k, v := range c.hdr {
 			if len(v) > 1 {
 				name = k
 			}
 		}
-		if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "the "+name+" header is sent 2 times") {
+		if msg := r.Body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "the "+name+" header is sent 2 times") {
 			t.Errorf("%s %v: message %q", c.path, c.hdr, msg)
 		}
-		if strings.Contains(r.raw, testKey) || strings.Contains(r.raw, "nk_test_wrong") {
-			t.Errorf("reply echoes a key: %s", r.raw)
+		if strings.Contains(r.Raw, httpapienv.TestKey) || strings.Contains(r.Raw, "nk_test_wrong") {
+			t.Errorf("reply echoes a key: %s", r.Raw)
 		}
 		wantNothingMoved(t, e, sent, bal)
 	}
@@ -108,9 +109,9 @@ func TestDuplicateHeaders(t *testing.T) {
 // TestPathsAreExact: a path that is not clean is a JSON 404, never a
 // redirect that a client would follow with its POST.
 func TestPathsAreExact(t *testing.T) {
-	e := newTestEnv(t)
+	e := httpapienv.New(t)
 	noRedirect := &http.Client{
-		Transport:     e.client.Transport,
+		Transport:     e.Client.Transport,
 		Timeout:       10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -119,16 +120,16 @@ func TestPathsAreExact(t *testing.T) {
 		"//sms", "/api/v1//sms", "//api/v1/sms", "/api/v1/sms/", "/api/v1/./sms", "/api/v1/sms/.",
 		"/api/v1/x/../sms", "/api/v1/%2e/sms", "/api/v1/sms%2F", "/api//v1/balance",
 	} {
-		sent, bal := e.sent(), e.minor(t, testAccount)
-		req, err := http.NewRequest("POST", e.url+p, strings.NewReader(body))
+		sent, bal := e.Sent(), e.Minor(t, httpapienv.TestAccount)
+		req, err := http.NewRequest("POST", e.URL+p, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Authorization", testKey)
+		req.Header.Set("Authorization", httpapienv.TestKey)
 		req.Header.Set("Content-Type", "application/json")
-		r := e.roundTrip(t, noRedirect, req)
-		wantError(t, r, 404, "not_found")
-		if loc := r.header.Get("Location"); loc != "" {
+		r := e.RoundTrip(t, noRedirect, req)
+		httpapienv.WantError(t, r, 404, "not_found")
+		if loc := r.Header.Get("Location"); loc != "" {
 			t.Errorf("%s: Location %q", p, loc)
 		}
 		wantNothingMoved(t, e, sent, bal)
@@ -137,16 +138,16 @@ func TestPathsAreExact(t *testing.T) {
 	// (DisableGeneralOptionsHandler), is a JSON 404 too.
 	req := httptest.NewRequest("OPTIONS", "*", nil)
 	w := httptest.NewRecorder()
-	e.handler.ServeHTTP(w, req)
+	e.Handler.ServeHTTP(w, req)
 	if w.Code != 404 || w.Header().Get("Content-Type") != "application/json" || w.Header().Get("Location") != "" {
 		t.Errorf("OPTIONS *: %d %v %s", w.Code, w.Header(), w.Body)
 	}
 	// The clean paths still work.
-	req, _ = http.NewRequest("POST", e.url+"/api/v1/sms", strings.NewReader(body))
-	req.Header.Set("Authorization", testKey)
+	req, _ = http.NewRequest("POST", e.URL+"/api/v1/sms", strings.NewReader(body))
+	req.Header.Set("Authorization", httpapienv.TestKey)
 	req.Header.Set("Content-Type", "application/json")
-	if r := e.roundTrip(t, noRedirect, req); r.status != 200 {
-		t.Fatalf("clean path: %d %s", r.status, r.raw)
+	if r := e.RoundTrip(t, noRedirect, req); r.Status != 200 {
+		t.Fatalf("clean path: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -164,18 +165,18 @@ func TestHeadersTooLarge(t *testing.T) {
 		{[]httpapi.Option{httpapi.WithMaxHeaderBytes(4 << 10)}, 5 << 10, 431},
 		{[]httpapi.Option{httpapi.WithMaxHeaderBytes(4 << 10)}, 3 << 10, 200},
 	} {
-		e := newTestEnv(t, c.opts...)
+		e := httpapienv.New(t, c.opts...)
 		// In two headers: the whole head counts, not each field.
 		half := strings.Repeat("a", c.pad/2)
-		r := e.post(t, "/api/v1/sms", body, map[string]string{"X-Pad-1": half, "X-Pad-2": half})
+		r := e.Post(t, "/api/v1/sms", body, map[string]string{"X-Pad-1": half, "X-Pad-2": half})
 		if c.status == 200 {
-			if r.status != 200 {
-				t.Errorf("pad %d: %d %s", c.pad, r.status, r.raw)
+			if r.Status != 200 {
+				t.Errorf("pad %d: %d %s", c.pad, r.Status, r.Raw)
 			}
 			continue
 		}
-		wantError(t, r, 431, "request_headers_too_large")
-		if e.sent() != 0 {
+		httpapienv.WantError(t, r, 431, "request_headers_too_large")
+		if e.Sent() != 0 {
 			t.Errorf("pad %d: sent", c.pad)
 		}
 	}
@@ -241,13 +242,13 @@ func serveSmall(t *testing.T, h http.Handler) string {
 // before reading (Python's urllib, curl without Expect) reads the JSON
 // 413, not a connection reset, and then a clean end of the connection.
 func TestTooLargeBodyPlainClient(t *testing.T) {
-	e := newTestEnv(t) // the default limit: 1 MiB
-	addr := serveSmall(t, e.handler)
+	e := httpapienv.New(t) // the default limit: 1 MiB
+	addr := serveSmall(t, e.Handler)
 	body := `{"to":"9876543210","message":"` + strings.Repeat("a", 2<<20) + `"}`
-	head := "POST /api/v1/sms HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: " + testKey + "\r\nContent-Type: application/json\r\n"
+	head := "POST /api/v1/sms HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: " + httpapienv.TestKey + "\r\nContent-Type: application/json\r\n"
 	// A limit of 1 KiB: a body over 4 KiB is answered at once, unread.
-	small := newTestEnv(t, httpapi.WithMaxBodyBytes(1<<10))
-	smallAddr := serveSmall(t, small.handler)
+	small := httpapienv.New(t, httpapi.WithMaxBodyBytes(1<<10))
+	smallAddr := serveSmall(t, small.Handler)
 	for _, c := range []struct {
 		name string
 		addr string
@@ -295,7 +296,7 @@ func TestTooLargeBodyPlainClient(t *testing.T) {
 			}
 		})
 	}
-	if n := e.sent() + small.sent(); n != 0 {
+	if n := e.Sent() + small.Sent(); n != 0 {
 		t.Errorf("%d sent", n)
 	}
 }
@@ -304,8 +305,8 @@ func TestTooLargeBodyPlainClient(t *testing.T) {
 // path, a wrong method or media type) reaches a client that writes its
 // whole 2 MiB body before reading, instead of a connection reset.
 func TestEarlyRefusalPlainClient(t *testing.T) {
-	e := newTestEnv(t)
-	addr := serveSmall(t, e.handler)
+	e := httpapienv.New(t)
+	addr := serveSmall(t, e.Handler)
 	body := `{"to":"9876543210","message":"` + strings.Repeat("a", 2<<20) + `"}`
 	for _, c := range []struct {
 		name, method, path, auth, ctype string
@@ -313,9 +314,9 @@ func TestEarlyRefusalPlainClient(t *testing.T) {
 		code                            string
 	}{
 		{"bad key", "POST", "/api/v1/sms", "not-a-key-0123456789", "application/json", 401, "unauthenticated"},
-		{"unknown path", "POST", "/api/v1/fax", testKey, "application/json", 404, "not_found"},
-		{"wrong method", "PUT", "/api/v1/sms", testKey, "application/json", 405, "method_not_allowed"},
-		{"wrong media type", "POST", "/api/v1/sms", testKey, "text/plain", 415, "unsupported_media_type"},
+		{"unknown path", "POST", "/api/v1/fax", httpapienv.TestKey, "application/json", 404, "not_found"},
+		{"wrong method", "PUT", "/api/v1/sms", httpapienv.TestKey, "application/json", 405, "method_not_allowed"},
+		{"wrong media type", "POST", "/api/v1/sms", httpapienv.TestKey, "text/plain", 415, "unsupported_media_type"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn := dialSmall(t, addr)
@@ -336,7 +337,7 @@ func TestEarlyRefusalPlainClient(t *testing.T) {
 			}
 		})
 	}
-	if n := e.sent(); n != 0 {
+	if n := e.Sent(); n != 0 {
 		t.Errorf("%d sent", n)
 	}
 }

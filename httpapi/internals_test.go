@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,51 +15,11 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 )
-
-// closedPort returns a loopback port nothing listens on: one that was
-// just listened on and closed.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
-// wantNoInternals checks that an error answer shows none of leaks and
-// ends its message with the answer's request ID, and returns the message.
-func wantNoInternals(t *testing.T, what string, r *reply, leaks ...string) string {
-	t.Helper()
-	for _, leak := range leaks {
-		if strings.Contains(strings.ToLower(r.raw), strings.ToLower(leak)) {
-			t.Errorf("%s: the answer shows %q: %s", what, leak, r.raw)
-		}
-	}
-	msg, _ := r.body["error"].(map[string]any)["message"].(string)
-	if id := r.header.Get("X-Request-ID"); !strings.HasSuffix(msg, "(request "+id+")") {
-		t.Errorf("%s: the message does not end with the request ID %q: %q", what, id, msg)
-	}
-	return msg
-}
-
-// wantLogged checks that the log has each of details.
-func wantLogged(t *testing.T, what, logs string, details ...string) {
-	t.Helper()
-	for _, d := range details {
-		if !strings.Contains(logs, d) {
-			t.Errorf("%s: the log lacks %q:\n%s", what, d, logs)
-		}
-	}
-}
 
 // pgWords is how pgx names an unreachable server: what a store fake says.
 const pgWords = "failed to connect to `user=postgres database=notify host=127.0.0.1:5432`: dial error: connection refused"
@@ -100,45 +59,41 @@ func (m leakyMessages) Move(ctx context.Context, account, id string, u store.Upd
 func TestStoreWordsNeverAnswered(t *testing.T) {
 	const sendSMS = `{"to":"9876543210","message":"hello"}`
 	t.Run("ledger", func(t *testing.T) {
-		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-			e.ledger = leakyOpen{e.ledger}
+		e := httpapienv.NewOf(t, httpapienv.OpeningBal, func(e *httpapienv.Env) []notify.Option {
+			e.Ledger = leakyOpen{e.Ledger}
 			return nil
 		})
-		r := e.post(t, "/api/v1/sms", sendSMS, nil)
-		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
-		if msg := wantNoInternals(t, "ledger", r, pgLeaks...); !strings.Contains(msg, "ledger store") {
+		r := e.Post(t, "/api/v1/sms", sendSMS, nil)
+		httpapienv.WantError(t, r, http.StatusServiceUnavailable, "unavailable")
+		if msg := httpapienv.WantNoInternals(t, "ledger", r, pgLeaks...); !strings.Contains(msg, "ledger store") {
 			t.Errorf("the message does not name the ledger store: %q", msg)
 		}
-		wantLogged(t, "ledger", e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432")
+		httpapienv.WantLogged(t, "ledger", e.Logs.String(), "user=postgres database=notify host=127.0.0.1:5432")
 	})
 	for _, c := range []struct {
 		name string
-		opts func(*testEnv) []notify.Option
+		opts func(*httpapienv.Env) []notify.Option
 		says string
 	}{
-		{"idempotency record", func(e *testEnv) []notify.Option {
+		{"idempotency record", func(e *httpapienv.Env) []notify.Option {
 			return []notify.Option{notify.WithIdempotency(leakyIdempotency{memstore.NewIdempotency(time.Hour)})}
 		}, "the idempotency record could not be written"},
-		{"message record", func(e *testEnv) []notify.Option {
-			e.ledger = leakyMessages{e.ledger}
+		{"message record", func(e *httpapienv.Env) []notify.Option {
+			e.Ledger = leakyMessages{e.Ledger}
 			return nil
 		}, "the message record could not be updated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newTestEnvOf(t, openingBal, c.opts)
-			r := e.post(t, "/api/v1/sms", sendSMS, map[string]string{"Idempotency-Key": "k1"})
-			if r.status != http.StatusOK || r.body["success"] != true {
-				t.Fatalf("%d %s", r.status, r.raw)
+			e := httpapienv.NewOf(t, httpapienv.OpeningBal, c.opts)
+			r := e.Post(t, "/api/v1/sms", sendSMS, map[string]string{"Idempotency-Key": "k1"})
+			if r.Status != http.StatusOK || r.Body["success"] != true {
+				t.Fatalf("%d %s", r.Status, r.Raw)
 			}
-			for _, leak := range pgLeaks {
-				if strings.Contains(r.raw, leak) {
-					t.Errorf("the answer shows %q: %s", leak, r.raw)
-				}
-			}
-			if note, _ := r.body["note"].(string); !strings.Contains(note, c.says) {
+			httpapienv.WantNoLeaks(t, c.name, r, pgLeaks...)
+			if note, _ := r.Body["note"].(string); !strings.Contains(note, c.says) {
 				t.Errorf("note %q, want it to say %q", note, c.says)
 			}
-			wantLogged(t, c.name, e.logs.String(), "user=postgres database=notify host=127.0.0.1:5432", r.header.Get("X-Request-ID"))
+			httpapienv.WantLogged(t, c.name, e.Logs.String(), "user=postgres database=notify host=127.0.0.1:5432", r.Header.Get("X-Request-ID"))
 		})
 	}
 }
@@ -165,19 +120,19 @@ func (m downAtFailed) Move(ctx context.Context, account, id string, u store.Upda
 func TestRefusalWithItsRefundUnwrittenClaimsNoRefund(t *testing.T) {
 	var down atomic.Bool
 	down.Store(true)
-	e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-		e.ledger = downAtFailed{e.ledger, &down}
+	e := httpapienv.NewOf(t, httpapienv.OpeningBal, func(e *httpapienv.Env) []notify.Option {
+		e.Ledger = downAtFailed{e.Ledger, &down}
 		return nil
 	})
 	t.Cleanup(func() { down.Store(false) }) // the background retry lands and ends
-	e.sms.FailNext(1, notify.CodeRejected)
-	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
-	wantError(t, r, http.StatusBadGateway, "rejected")
-	msg := wantNoInternals(t, "refund unwritten", r, pgLeaks...)
+	e.SMS.FailNext(1, notify.CodeRejected)
+	r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+	httpapienv.WantError(t, r, http.StatusBadGateway, "rejected")
+	msg := httpapienv.WantNoInternals(t, "refund unwritten", r, pgLeaks...)
 	if strings.Contains(msg, "refunded") || !strings.Contains(msg, "ledger store") {
 		t.Errorf("the answer says %q: want the failing ledger store named, and no refund claimed", msg)
 	}
-	if got := e.minor(t, testAccount); got != openingBal-25 {
+	if got := e.Minor(t, httpapienv.TestAccount); got != httpapienv.OpeningBal-25 {
 		t.Errorf("balance %d: the charge stands until the store takes the refund", got)
 	}
 }
@@ -189,7 +144,7 @@ func TestRefusalWithItsRefundUnwrittenClaimsNoRefund(t *testing.T) {
 // ID; the log has the details.
 func TestUnreachableRelayAnswersNoInternals(t *testing.T) {
 	const mail = `{"to":"asha@example.com","subject":"Hi","message":"<p>Hello</p>"}`
-	relay := func(t *testing.T, port int) *testEnv {
+	relay := func(t *testing.T, port int) *httpapienv.Env {
 		p, err := smtp.New(smtp.Config{Default: smtp.Server{Host: "127.0.0.1", Port: port, Encryption: smtp.EncryptionNone,
 			From: "shop@example.com", Helo: "gw.example.com", ConnectTimeout: 5 * time.Second, SendTimeout: 5 * time.Second}})
 		if err != nil {
@@ -200,21 +155,21 @@ func TestUnreachableRelayAnswersNoInternals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return newTestEnvFull(t, openingBal, []notify.Option{notify.WithChannel(ch)})
+		return httpapienv.NewFull(t, httpapienv.OpeningBal, []notify.Option{notify.WithChannel(ch)})
 	}
 
 	t.Run("down", func(t *testing.T) {
-		port := closedPort(t)
+		port := httpapienv.ClosedPort(t)
 		e := relay(t, port)
-		r := e.post(t, "/api/v1/email/send", mail, nil)
-		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
-		msg := wantNoInternals(t, "relay down", r, "127.0.0.1", strconv.Itoa(port), "dial", "refused", "connect to")
+		r := e.Post(t, "/api/v1/email/send", mail, nil)
+		httpapienv.WantError(t, r, http.StatusServiceUnavailable, "unavailable")
+		msg := httpapienv.WantNoInternals(t, "relay down", r, "127.0.0.1", strconv.Itoa(port), "dial", "refused", "connect to")
 		if !strings.Contains(msg, "provider smtp") {
 			t.Errorf("the message does not name the provider: %q", msg)
 		}
-		wantLogged(t, "relay down", e.logs.String(), "127.0.0.1:"+strconv.Itoa(port))
-		if got := e.minor(t, testAccount); got != openingBal {
-			t.Errorf("balance %d, want %d: refunded", got, openingBal)
+		httpapienv.WantLogged(t, "relay down", e.Logs.String(), "127.0.0.1:"+strconv.Itoa(port))
+		if got := e.Minor(t, httpapienv.TestAccount); got != httpapienv.OpeningBal {
+			t.Errorf("balance %d, want %d: refunded", got, httpapienv.OpeningBal)
 		}
 	})
 
@@ -226,10 +181,10 @@ func TestUnreachableRelayAnswersNoInternals(t *testing.T) {
 		t.Cleanup(srv.Close)
 		srv.RejectNext(554, "5.7.1 mx7.corp.internal: relaying denied for account 4471")
 		e := relay(t, srv.Port)
-		r := e.post(t, "/api/v1/email/send", mail, nil)
-		wantError(t, r, http.StatusBadGateway, "rejected")
-		wantNoInternals(t, "relay refusing", r, srv.Addr, strconv.Itoa(srv.Port), "mx7.corp.internal", "4471", "554")
-		wantLogged(t, "relay refusing", e.logs.String(), "mx7.corp.internal", srv.Addr)
+		r := e.Post(t, "/api/v1/email/send", mail, nil)
+		httpapienv.WantError(t, r, http.StatusBadGateway, "rejected")
+		httpapienv.WantNoInternals(t, "relay refusing", r, srv.Addr, strconv.Itoa(srv.Port), "mx7.corp.internal", "4471", "554")
+		httpapienv.WantLogged(t, "relay refusing", e.Logs.String(), "mx7.corp.internal", srv.Addr)
 	})
 }
 
@@ -241,96 +196,84 @@ func TestVendorWordsNeverAnswered(t *testing.T) {
 	leaks := []string{"vendor.internal", "8443", "AC7731", "10.9.8.7", "read tcp"}
 
 	t.Run("outcome unknown", func(t *testing.T) {
-		e := newTestEnv(t)
-		e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		e := httpapienv.New(t)
+		e.SMS.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 			return nil, errors.New(vendorWords)
 		})
-		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
-		wantError(t, r, http.StatusAccepted, "outcome_unknown")
-		if msg := wantNoInternals(t, "unknown", r, leaks...); !strings.Contains(msg, "Idempotency-Key") {
+		r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+		httpapienv.WantError(t, r, http.StatusAccepted, "outcome_unknown")
+		if msg := httpapienv.WantNoInternals(t, "unknown", r, leaks...); !strings.Contains(msg, "Idempotency-Key") {
 			t.Errorf("the message does not say what to do: %q", msg)
 		}
-		wantLogged(t, "unknown", e.logs.String(), "AC7731")
+		httpapienv.WantLogged(t, "unknown", e.Logs.String(), "AC7731")
 	})
 
 	t.Run("failed leg", func(t *testing.T) {
-		e := newTestEnv(t)
-		e.cloud.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		e := httpapienv.New(t)
+		e.Cloud.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 			return nil, notify.Errorf(notify.CodeRejected, "cloudchat: %s", vendorWords)
 		})
-		r := e.post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482915"}`, nil)
-		if r.status != http.StatusOK {
-			t.Fatalf("%d %s", r.status, r.raw)
+		r := e.Post(t, "/api/v1/send-otp", `{"to":"9876543210","otp":"482915"}`, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		for _, leak := range leaks {
-			if strings.Contains(r.raw, leak) {
-				t.Errorf("the answer shows %q: %s", leak, r.raw)
-			}
-		}
-		legs, _ := r.body["legs"].([]any)
+		httpapienv.WantNoLeaks(t, "failed leg", r, leaks...)
+		legs, _ := r.Body["legs"].([]any)
 		if len(legs) != 2 {
-			t.Fatalf("legs: %s", r.raw)
+			t.Fatalf("legs: %s", r.Raw)
 		}
 		leg := legs[1].(map[string]any)
 		msg, _ := leg["error"].(map[string]any)["message"].(string)
-		if id := r.header.Get("X-Request-ID"); !strings.Contains(msg, "(request "+id+")") || leg["success"] != false {
+		if id := r.Header.Get("X-Request-ID"); !strings.Contains(msg, "(request "+id+")") || leg["success"] != false {
 			t.Errorf("failed leg %v: want a plain message with the request ID %s", leg, id)
 		}
-		wantLogged(t, "failed leg", e.logs.String(), "AC7731")
+		httpapienv.WantLogged(t, "failed leg", e.Logs.String(), "AC7731")
 	})
 
 	t.Run("failover note", func(t *testing.T) {
-		e := newTestEnv(t)
-		e.cloud.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		e := httpapienv.New(t)
+		e.Cloud.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 			return nil, notify.Errorf(notify.CodeUnavailable, "cloudchat: %s", vendorWords)
 		})
-		r := e.post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"hello","gateway":"auto"}`, nil)
-		if r.status != http.StatusOK {
-			t.Fatalf("%d %s", r.status, r.raw)
+		r := e.Post(t, "/api/v1/messenger/send", `{"to":"9876543210","message":"hello","gateway":"auto"}`, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		for _, leak := range leaks {
-			if strings.Contains(r.raw, leak) {
-				t.Errorf("the answer shows %q: %s", leak, r.raw)
-			}
-		}
-		if note, _ := r.body["note"].(string); note != "sent by the qr gateway: the cloud gateway failed first" {
+		httpapienv.WantNoLeaks(t, "failover note", r, leaks...)
+		if note, _ := r.Body["note"].(string); note != "sent by the qr gateway: the cloud gateway failed first" {
 			t.Errorf("note %q", note)
 		}
-		wantLogged(t, "failover note", e.logs.String(), "AC7731")
+		httpapienv.WantLogged(t, "failover note", e.Logs.String(), "AC7731")
 	})
 
 	t.Run("message record", func(t *testing.T) {
-		e := newTestEnv(t)
-		e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		e := httpapienv.New(t)
+		e.SMS.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 			return nil, notify.Errorf(notify.CodeUnavailable, "smsgateway: %s", vendorWords)
 		})
-		r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
-		wantError(t, r, http.StatusServiceUnavailable, "unavailable")
-		wantNoInternals(t, "send", r, leaks...)
-		id, _ := r.body["message_id"].(string)
+		r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+		httpapienv.WantError(t, r, http.StatusServiceUnavailable, "unavailable")
+		httpapienv.WantNoInternals(t, "send", r, leaks...)
+		id, _ := r.Body["message_id"].(string)
 		if id == "" {
-			t.Fatalf("no message ID: %s", r.raw)
+			t.Fatalf("no message ID: %s", r.Raw)
 		}
-		rec := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
-		if rec.status != http.StatusOK {
-			t.Fatalf("%d %s", rec.status, rec.raw)
+		rec := e.Do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+		if rec.Status != http.StatusOK {
+			t.Fatalf("%d %s", rec.Status, rec.Raw)
 		}
-		d, _ := rec.body["data"].(map[string]any)
+		d, _ := rec.Body["data"].(map[string]any)
 		if d["status"] != "failed" || d["error_code"] != "unavailable" || d["error"] == "" || d["error"] == nil {
-			t.Fatalf("record %s", rec.raw)
+			t.Fatalf("record %s", rec.Raw)
 		}
-		for _, leak := range leaks {
-			if strings.Contains(rec.raw, leak) {
-				t.Errorf("the record shows %q: %s", leak, rec.raw)
-			}
-		}
+		httpapienv.WantNoLeaks(t, "the record", rec, leaks...)
 	})
 }
 
 // TestCallersFaultsKeepTheirWords: the errors a client is to act on are
 // answered as informatively as ever, without a request ID in the message.
 func TestCallersFaultsKeepTheirWords(t *testing.T) {
-	e := newTestEnvWith(t, 10)
+	e := httpapienv.NewWith(t, 10)
 	for _, c := range []struct {
 		body, code string
 		status     int
@@ -339,9 +282,9 @@ func TestCallersFaultsKeepTheirWords(t *testing.T) {
 		{`{"to":"98765","message":"hello"}`, "invalid_argument", 400, "to "},
 		{`{"to":"9876543210","message":"hello"}`, "insufficient_funds", 402, "0.25 INR"},
 	} {
-		r := e.post(t, "/api/v1/sms", c.body, nil)
-		wantError(t, r, c.status, c.code)
-		msg, _ := r.body["error"].(map[string]any)["message"].(string)
+		r := e.Post(t, "/api/v1/sms", c.body, nil)
+		httpapienv.WantError(t, r, c.status, c.code)
+		msg, _ := r.Body["error"].(map[string]any)["message"].(string)
 		if !strings.Contains(msg, c.says) || strings.Contains(msg, "(request ") {
 			t.Errorf("%s: message %q, want it to say %q and no request ID", c.code, msg, c.says)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/record"
@@ -27,11 +28,11 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 	var buf bytes.Buffer // ServeHTTP is called directly: one goroutine writes
 	logger := slog.New(httpapi.NewLogHandler(slog.NewJSONHandler(&buf, nil)))
 	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: testAccount, Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, testKey); err != nil {
+	if err := accounts.Add(&notify.Account{ID: httpapienv.TestAccount, Name: "Acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, httpapienv.TestKey); err != nil {
 		t.Fatal(err)
 	}
 	w := memstore.NewWallet()
-	if err := w.Open(testAccount, notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
+	if err := w.Open(httpapienv.TestAccount, notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := sms.New(sms.Config{Provider: logprovider.New(logger, "sms-log")})
@@ -55,7 +56,7 @@ func TestEveryLogLineOfASendNamesItsRequest(t *testing.T) {
 	for _, reqID := range []string{"client-chosen-id.1", ""} {
 		buf.Reset()
 		req := httptest.NewRequest(http.MethodPost, httpapi.BasePath+"/sms", strings.NewReader(`{"to":"9876543210","message":"hello"}`))
-		req.Header.Set("Authorization", "Bearer "+testKey)
+		req.Header.Set("Authorization", "Bearer "+httpapienv.TestKey)
 		req.Header.Set("Content-Type", "application/json")
 		if reqID != "" {
 			req.Header.Set("X-Request-ID", reqID)

@@ -10,25 +10,26 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/record"
 )
 
 func TestMessageRecord(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
-	if r.status != 200 {
-		t.Fatalf("send: %d %s", r.status, r.raw)
+	e := httpapienv.New(t)
+	r := e.Post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
+	if r.Status != 200 {
+		t.Fatalf("send: %d %s", r.Status, r.Raw)
 	}
-	id, _ := r.body["message_id"].(string)
+	id, _ := r.Body["message_id"].(string)
 
-	got := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
-	if got.status != 200 || got.body["success"] != true {
-		t.Fatalf("GET message: %d %s", got.status, got.raw)
+	got := e.Do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+	if got.Status != 200 || got.Body["success"] != true {
+		t.Fatalf("GET message: %d %s", got.Status, got.Raw)
 	}
-	d, _ := got.body["data"].(map[string]any)
+	d, _ := got.Body["data"].(map[string]any)
 	for k, v := range map[string]any{"message_id": id, "channel": "sms", "request": "sms", "to": "9876543210",
 		"status": "sent", "provider": "sms-mem", "cost": "0.25", "cost_minor": 25.0, "charged_minor": 25.0,
-		"attempts": 1.0, "provider_message_id": r.body["provider_message_id"]} {
+		"attempts": 1.0, "provider_message_id": r.Body["provider_message_id"]} {
 		if d[k] != v {
 			t.Errorf("%s = %v, want %v", k, d[k], v)
 		}
@@ -48,29 +49,29 @@ func TestMessageRecord(t *testing.T) {
 	}
 
 	// Another account's message is as missing as a missing one.
-	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": otherKey}, nil), 404, "not_found")
-	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
-	wantError(t, e.do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": "<none>"}, nil), 401, "unauthenticated")
+	httpapienv.WantError(t, e.Do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": httpapienv.OtherKey}, nil), 404, "not_found")
+	httpapienv.WantError(t, e.Do(t, http.MethodGet, "/api/v1/messages/no-such-id", nil, nil), 404, "not_found")
+	httpapienv.WantError(t, e.Do(t, http.MethodGet, "/api/v1/messages/"+id, map[string]string{"Authorization": "<none>"}, nil), 401, "unauthenticated")
 	// DELETE cancels a queued or scheduled message only (queued_test.go).
-	wantError(t, e.do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil), 409, "conflict")
-	wantError(t, e.do(t, http.MethodPut, "/api/v1/messages/"+id, nil, nil), 405, "method_not_allowed")
+	httpapienv.WantError(t, e.Do(t, http.MethodDelete, "/api/v1/messages/"+id, nil, nil), 409, "conflict")
+	httpapienv.WantError(t, e.Do(t, http.MethodPut, "/api/v1/messages/"+id, nil, nil), 405, "method_not_allowed")
 }
 
 func TestMessageRecordOfARefusal(t *testing.T) {
-	e := newTestEnv(t)
-	e.sms.FailNext(1, notify.CodeRejected)
-	r := e.post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
-	if r.status == 200 {
-		t.Fatalf("refused send answered 200: %s", r.raw)
+	e := httpapienv.New(t)
+	e.SMS.FailNext(1, notify.CodeRejected)
+	r := e.Post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello there","route":"sms"}`, nil)
+	if r.Status == 200 {
+		t.Fatalf("refused send answered 200: %s", r.Raw)
 	}
-	id, _ := r.body["message_id"].(string)
+	id, _ := r.Body["message_id"].(string)
 	if id == "" {
-		t.Fatalf("a refusal names no message: %s", r.raw)
+		t.Fatalf("a refusal names no message: %s", r.Raw)
 	}
-	got := e.do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
-	d, _ := got.body["data"].(map[string]any)
-	if got.status != 200 || d["status"] != "failed" || d["cost_minor"] != 0.0 || d["charged_minor"] != 25.0 || d["error_code"] != "rejected" {
-		t.Fatalf("record of a refused message: %d %s", got.status, got.raw)
+	got := e.Do(t, http.MethodGet, "/api/v1/messages/"+id, nil, nil)
+	d, _ := got.Body["data"].(map[string]any)
+	if got.Status != 200 || d["status"] != "failed" || d["cost_minor"] != 0.0 || d["charged_minor"] != 25.0 || d["error_code"] != "rejected" {
+		t.Fatalf("record of a refused message: %d %s", got.Status, got.Raw)
 	}
 }
 

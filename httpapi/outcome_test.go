@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/record"
 )
 
@@ -48,18 +49,18 @@ func (s *settled) wait(t *testing.T, n int) []record.State {
 // hangUps posts n SMS whose clients hang up while the vendor call is in
 // flight, waits until the server has seen every request's context end,
 // then lets the vendor answer. The sends go on detached.
-func hangUps(t *testing.T, e *testEnv, n int) {
+func hangUps(t *testing.T, e *httpapienv.Env, n int) {
 	t.Helper()
 	// A server of its own, whose middleware reports when a request's
 	// context ends: for a client that hung up, that is the server noticing.
 	ended := make(chan struct{}, n)
-	url, client := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url, client := httpapienv.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		context.AfterFunc(r.Context(), func() { ended <- struct{}{} })
-		e.handler.ServeHTTP(w, r)
+		e.Handler.ServeHTTP(w, r)
 	}))
 	inFlight := make(chan struct{}, n)
 	release := make(chan struct{})
-	e.sms.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
+	e.SMS.SetHandler(func(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 		inFlight <- struct{}{}
 		select {
 		case <-release:
@@ -77,7 +78,7 @@ func hangUps(t *testing.T, e *testEnv, n int) {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/v1/sms",
 				strings.NewReader(`{"to":"9876543210","message":"Your parcel is out for delivery"}`))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", testKey)
+			req.Header.Set("Authorization", httpapienv.TestKey)
 			if resp, err := client.Do(req); err == nil {
 				resp.Body.Close() // refused before the vendor call (402)
 				inFlight <- struct{}{}
@@ -105,15 +106,15 @@ func hangUps(t *testing.T, e *testEnv, n int) {
 // while the vendor call was in flight used to get their SMS for free.
 func TestClientThatHangsUpIsStillCharged(t *testing.T) {
 	s := newSettled()
-	e := newTestEnvFull(t, openingBal, []notify.Option{notify.WithObserver(s)})
+	e := httpapienv.NewFull(t, httpapienv.OpeningBal, []notify.Option{notify.WithObserver(s)})
 	hangUps(t, e, 10)
 	for _, ty := range s.wait(t, 10) {
 		if ty != record.StateSent {
 			t.Fatalf("a send settled as %s, want sent", ty)
 		}
 	}
-	if got, want := e.minor(t, testAccount), int64(openingBal-10*25); got != want || e.sms.Len() != 10 {
-		t.Fatalf("balance %d (want %d), vendor got %d SMS (want 10)", got, want, e.sms.Len())
+	if got, want := e.Minor(t, httpapienv.TestAccount), int64(httpapienv.OpeningBal-10*25); got != want || e.SMS.Len() != 10 {
+		t.Fatalf("balance %d (want %d), vendor got %d SMS (want 10)", got, want, e.SMS.Len())
 	}
 }
 
@@ -121,11 +122,11 @@ func TestClientThatHangsUpIsStillCharged(t *testing.T) {
 // wallet, twenty clients that hang up used to get 14 SMS out.
 func TestHangUpsCannotOverdrawTheWallet(t *testing.T) {
 	s := newSettled()
-	e := newTestEnvFull(t, 25, []notify.Option{notify.WithObserver(s)})
+	e := httpapienv.NewFull(t, 25, []notify.Option{notify.WithObserver(s)})
 	hangUps(t, e, 20)
 	s.wait(t, 1)
-	if got := e.minor(t, testAccount); got != 0 || e.sms.Len() != 1 {
-		t.Fatalf("balance %d, vendor got %d SMS: want 0 and exactly 1", got, e.sms.Len())
+	if got := e.Minor(t, httpapienv.TestAccount); got != 0 || e.SMS.Len() != 1 {
+		t.Fatalf("balance %d, vendor got %d SMS: want 0 and exactly 1", got, e.SMS.Len())
 	}
 }
 
@@ -133,29 +134,29 @@ func TestHangUpsCannotOverdrawTheWallet(t *testing.T) {
 // the answer is lost; the client gets 202 with the message ID, and its
 // retry with the same Idempotency-Key the same answer, never a second SMS.
 func TestLostAnswerIs202AndARepeatReturnsIt(t *testing.T) {
-	e := newTestEnv(t)
-	e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+	e := httpapienv.New(t)
+	e.SMS.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 		return &notify.Result{}, errors.New("read: connection reset by peer") // taken, answer lost
 	})
-	hdr := map[string]string{"Content-Type": "application/json", "Authorization": testKey, "Idempotency-Key": "order-42"}
+	hdr := map[string]string{"Content-Type": "application/json", "Authorization": httpapienv.TestKey, "Idempotency-Key": "order-42"}
 	body := `{"to":"9876543210","message":"Your order shipped"}`
-	first := e.post(t, "/api/v1/sms", body, hdr)
-	wantError(t, first, http.StatusAccepted, "outcome_unknown")
-	id, _ := first.body["message_id"].(string)
-	if first.body["status"] != "unknown" || id == "" || first.body["cost_minor"] != 25.0 {
-		t.Fatalf("202 body: %s", first.raw)
+	first := e.Post(t, "/api/v1/sms", body, hdr)
+	httpapienv.WantError(t, first, http.StatusAccepted, "outcome_unknown")
+	id, _ := first.Body["message_id"].(string)
+	if first.Body["status"] != "unknown" || id == "" || first.Body["cost_minor"] != 25.0 {
+		t.Fatalf("202 body: %s", first.Raw)
 	}
-	msg, _ := first.body["error"].(map[string]any)["message"].(string)
+	msg, _ := first.Body["error"].(map[string]any)["message"].(string)
 	if !strings.Contains(msg, "Idempotency-Key") || !strings.Contains(msg, "may have") {
 		t.Fatalf("202 message does not say what to do: %q", msg)
 	}
-	again := e.post(t, "/api/v1/sms", body, hdr)
-	wantError(t, again, http.StatusAccepted, "outcome_unknown")
-	if again.body["message_id"] != id {
-		t.Fatalf("repeat answered another message: %s", again.raw)
+	again := e.Post(t, "/api/v1/sms", body, hdr)
+	httpapienv.WantError(t, again, http.StatusAccepted, "outcome_unknown")
+	if again.Body["message_id"] != id {
+		t.Fatalf("repeat answered another message: %s", again.Raw)
 	}
-	if e.sms.Len() != 1 || e.minor(t, testAccount) != openingBal-25 {
-		t.Fatalf("vendor got %d, balance %d: want 1 SMS, charged once", e.sms.Len(), e.minor(t, testAccount))
+	if e.SMS.Len() != 1 || e.Minor(t, httpapienv.TestAccount) != httpapienv.OpeningBal-25 {
+		t.Fatalf("vendor got %d, balance %d: want 1 SMS, charged once", e.SMS.Len(), e.Minor(t, httpapienv.TestAccount))
 	}
 }
 
@@ -163,19 +164,19 @@ func TestLostAnswerIs202AndARepeatReturnsIt(t *testing.T) {
 // have sent the message, so the answer is 202 and the charge stands; the
 // panic's text is a bug's detail, for the log only.
 func TestPanickingProviderIs202WithoutItsDetails(t *testing.T) {
-	e := newTestEnv(t)
-	e.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+	e := httpapienv.New(t)
+	e.SMS.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
 		panic("assignment to entry in nil map")
 	})
-	r := e.post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
-	wantError(t, r, http.StatusAccepted, "outcome_unknown")
-	if strings.Contains(r.raw, "nil map") || strings.Contains(r.raw, "panicked") {
-		t.Fatalf("the panic's details reached the client: %s", r.raw)
+	r := e.Post(t, "/api/v1/sms", `{"to":"9876543210","message":"hello"}`, nil)
+	httpapienv.WantError(t, r, http.StatusAccepted, "outcome_unknown")
+	if strings.Contains(r.Raw, "nil map") || strings.Contains(r.Raw, "panicked") {
+		t.Fatalf("the panic's details reached the client: %s", r.Raw)
 	}
-	if !strings.Contains(e.logs.String(), "nil map") {
-		t.Fatalf("the panic's details are not in the log: %s", e.logs.String())
+	if !strings.Contains(e.Logs.String(), "nil map") {
+		t.Fatalf("the panic's details are not in the log: %s", e.Logs.String())
 	}
-	if e.minor(t, testAccount) != openingBal-25 {
-		t.Fatalf("balance %d: the charge must stand", e.minor(t, testAccount))
+	if e.Minor(t, httpapienv.TestAccount) != httpapienv.OpeningBal-25 {
+		t.Fatalf("balance %d: the charge must stand", e.Minor(t, httpapienv.TestAccount))
 	}
 }

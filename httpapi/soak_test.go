@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -21,6 +20,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/record"
@@ -89,7 +89,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	smsCh, _ := sms.New(sms.Config{Provider: providers[0], Renderer: renderer})
-	chatCh, _ := chat.New(chat.Config{Cloud: providers[1], QR: providers[2], Renderer: renderer, Resolver: publicDNS{}, CloudOTPTemplate: "otp_code"})
+	chatCh, _ := chat.New(chat.Config{Cloud: providers[1], QR: providers[2], Renderer: renderer, Resolver: httpapienv.PublicDNS{}, CloudOTPTemplate: "otp_code"})
 	mailCh, _ := email.New(email.Config{Provider: providers[3], Renderer: renderer})
 	// The OTP throttle's window keeps per-recipient state: it is in the
 	// soak so that its memory is measured too, on the test's clock.
@@ -114,7 +114,7 @@ func TestSoak(t *testing.T) {
 
 	// The server and client are made and closed inside the measured span:
 	// their goroutines must be gone at the end too.
-	base, client, stop := serveUntil(t, h)
+	base, client, stop := httpapienv.ServeUntil(t, h)
 
 	bodies := []struct{ path, body string }{
 		{"/sms", `{"to":"98765%05d","message":"Your order has shipped."}`},
@@ -235,35 +235,4 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
-}
-
-// serveUntil runs h on a real http.Server on 127.0.0.1:0, with a
-// keep-alive client, and returns a function that shuts both down (also
-// run at cleanup), so the goroutine count can be checked before the test
-// ends.
-func serveUntil(t *testing.T, h http.Handler) (string, *http.Client, func()) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			tr.CloseIdleConnections()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(ctx)
-			<-done
-		})
-	}
-	t.Cleanup(stop)
-	return "http://" + ln.Addr().String(), &http.Client{Transport: tr, Timeout: 10 * time.Second}, stop
 }

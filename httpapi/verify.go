@@ -297,6 +297,15 @@ func noIdempotencyKey(x *exchange, r *http.Request) bool {
 	return false
 }
 
+// verificationOf returns the path's verification ID ({id}), which it
+// names in x for the access log, and whether the request carries no
+// Idempotency-Key (noIdempotencyKey, which answers one).
+func verificationOf(x *exchange, r *http.Request) (id string, ok bool) {
+	id = r.PathValue("id")
+	x.verification = id
+	return id, noIdempotencyKey(x, r)
+}
+
 // startVerification answers POST /verifications.
 func (h *Handler) startVerification(x *exchange, r *http.Request, acct *notify.Account) {
 	if !noIdempotencyKey(x, r) || !h.readBody(x, r) {
@@ -316,9 +325,8 @@ func (h *Handler) startVerification(x *exchange, r *http.Request, acct *notify.A
 // resendVerification answers POST /verifications/{id}/resend, whose body
 // may be left out (no Content-Type, no body).
 func (h *Handler) resendVerification(x *exchange, r *http.Request, acct *notify.Account) {
-	id := r.PathValue("id")
-	x.verification = id
-	if !noIdempotencyKey(x, r) {
+	id, ok := verificationOf(x, r)
+	if !ok {
 		return
 	}
 	x.body = x.body[:0]
@@ -339,9 +347,8 @@ func (h *Handler) resendVerification(x *exchange, r *http.Request, acct *notify.
 
 // checkVerification answers POST /verifications/{id}/check.
 func (h *Handler) checkVerification(x *exchange, r *http.Request, acct *notify.Account) {
-	id := r.PathValue("id")
-	x.verification = id
-	if !noIdempotencyKey(x, r) || !h.readBody(x, r) {
+	id, ok := verificationOf(x, r)
+	if !ok || !h.readBody(x, r) {
 		return
 	}
 	code, err := decodeVerifyCheck(x.body)
@@ -363,9 +370,8 @@ func (h *Handler) checkVerification(x *exchange, r *http.Request, acct *notify.A
 
 // cancelVerification answers DELETE /verifications/{id}.
 func (h *Handler) cancelVerification(x *exchange, r *http.Request, acct *notify.Account) {
-	id := r.PathValue("id")
-	x.verification = id
-	if !noIdempotencyKey(x, r) {
+	id, ok := verificationOf(x, r)
+	if !ok {
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/verify"
 )
@@ -22,11 +23,11 @@ var verifySecret = []byte("httpapi-verify-test-secret-0123456789abcdef")
 // newVerifyEnv is the test gateway with the verification routes, over
 // memstore's verifications and the env's clock; guard, when not nil,
 // configures a fraud guard over memstore's counters.
-func newVerifyEnv(t *testing.T, guard *verify.GuardConfig) *testEnv {
+func newVerifyEnv(t *testing.T, guard *verify.GuardConfig) *httpapienv.Env {
 	t.Helper()
-	return newTestEnvHooked(t, openingBal, func(*testEnv) []notify.Option { return nil }, func(e *testEnv) []httpapi.Option {
-		cfg := verify.Config{Notifier: e.notifier, Accounts: e.accounts, Store: memstore.NewVerifications(),
-			Secret: verifySecret, Now: e.clock.Now}
+	return httpapienv.NewHooked(t, httpapienv.OpeningBal, func(*httpapienv.Env) []notify.Option { return nil }, func(e *httpapienv.Env) []httpapi.Option {
+		cfg := verify.Config{Notifier: e.Notifier, Accounts: e.Accounts, Store: memstore.NewVerifications(),
+			Secret: verifySecret, Now: e.Clock.Now}
 		if guard != nil {
 			gc := *guard
 			gc.Counters = memstore.NewCounters()
@@ -46,19 +47,19 @@ func newVerifyEnv(t *testing.T, guard *verify.GuardConfig) *testEnv {
 
 // smsCodes and chatCodes return the codes of every SMS and chat message
 // the vendors took, in order.
-func (e *testEnv) smsCodes(t *testing.T) []string {
+func smsCodes(t *testing.T, e *httpapienv.Env) []string {
 	t.Helper()
 	var out []string
-	for _, env := range e.sms.Sent() {
+	for _, env := range e.SMS.Sent() {
 		out = append(out, env.Content.(*sms.Message).OTP)
 	}
 	return out
 }
 
-func (e *testEnv) chatCodes(t *testing.T) []string {
+func chatCodes(t *testing.T, e *httpapienv.Env) []string {
 	t.Helper()
 	var out []string
-	for _, env := range append(e.cloud.Sent(), e.qr.Sent()...) {
+	for _, env := range append(e.Cloud.Sent(), e.QR.Sent()...) {
 		out = append(out, env.Content.(*chat.Message).OTP)
 	}
 	return out
@@ -66,27 +67,27 @@ func (e *testEnv) chatCodes(t *testing.T) []string {
 
 // startVerification starts a verification of body and returns its answer,
 // failing the test unless it is a 200.
-func (e *testEnv) startVerification(t *testing.T, body string) *reply {
+func startVerification(t *testing.T, e *httpapienv.Env, body string) *httpapienv.Reply {
 	t.Helper()
-	r := e.post(t, "/api/v1/verifications", body, nil)
-	if r.status != http.StatusOK || r.body["success"] != true {
-		t.Fatalf("start: %d %s", r.status, r.raw)
+	r := e.Post(t, "/api/v1/verifications", body, nil)
+	if r.Status != http.StatusOK || r.Body["success"] != true {
+		t.Fatalf("start: %d %s", r.Status, r.Raw)
 	}
 	return r
 }
 
 // check checks code against the verification id.
-func (e *testEnv) check(t *testing.T, id, code string) *reply {
+func check(t *testing.T, e *httpapienv.Env, id, code string) *httpapienv.Reply {
 	t.Helper()
-	return e.post(t, "/api/v1/verifications/"+id+"/check", `{"code":"`+code+`"}`, nil)
+	return e.Post(t, "/api/v1/verifications/"+id+"/check", `{"code":"`+code+`"}`, nil)
 }
 
 // wantCheck checks a check's 200 answer.
-func wantCheck(t *testing.T, r *reply, status string, attemptsLeft int) {
+func wantCheck(t *testing.T, r *httpapienv.Reply, status string, attemptsLeft int) {
 	t.Helper()
-	if r.status != http.StatusOK || r.body["success"] != true || r.body["status"] != status ||
-		r.body["attempts_left"] != float64(attemptsLeft) || r.body["approved"] != (status == "approved") {
-		t.Fatalf("check: got %d %s, want 200 status %s attempts_left %d", r.status, r.raw, status, attemptsLeft)
+	if r.Status != http.StatusOK || r.Body["success"] != true || r.Body["status"] != status ||
+		r.Body["attempts_left"] != float64(attemptsLeft) || r.Body["approved"] != (status == "approved") {
+		t.Fatalf("check: got %d %s, want 200 status %s attempts_left %d", r.Status, r.Raw, status, attemptsLeft)
 	}
 }
 
@@ -101,24 +102,24 @@ func wrongCode(code string, i int) string {
 
 func TestVerificationStartSendsOneCodeByBothAndCheckApprovesOnce(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	before := e.minor(t, testAccount)
-	r := e.startVerification(t, `{"to":"98765 43210","purpose":"login","brand":"Acme"}`)
-	id, _ := r.body["verification_id"].(string)
-	if id == "" || r.body["status"] != "pending" || r.body["attempts_left"] != 5.0 || r.body["sends_left"] != 4.0 ||
-		r.body["to"] != "9876543210" || r.body["purpose"] != "login" {
-		t.Fatalf("start: %s", r.raw)
+	before := e.Minor(t, httpapienv.TestAccount)
+	r := startVerification(t, e, `{"to":"98765 43210","purpose":"login","brand":"Acme"}`)
+	id, _ := r.Body["verification_id"].(string)
+	if id == "" || r.Body["status"] != "pending" || r.Body["attempts_left"] != 5.0 || r.Body["sends_left"] != 4.0 ||
+		r.Body["to"] != "9876543210" || r.Body["purpose"] != "login" {
+		t.Fatalf("start: %s", r.Raw)
 	}
-	if ch, _ := r.body["channels"].([]any); len(ch) != 2 || ch[0] != "sms" || ch[1] != "chat" {
-		t.Errorf("channels %v, want [sms chat]", r.body["channels"])
+	if ch, _ := r.Body["channels"].([]any); len(ch) != 2 || ch[0] != "sms" || ch[1] != "chat" {
+		t.Errorf("channels %v, want [sms chat]", r.Body["channels"])
 	}
-	want := e.clock.Now().Add(verify.DefaultTTL).UTC()
-	if exp, err := time.Parse(time.RFC3339Nano, r.body["expires_at"].(string)); err != nil || !exp.Equal(want) ||
-		!strings.HasSuffix(r.body["expires_at"].(string), "Z") {
-		t.Errorf("expires_at %v, want %v in UTC", r.body["expires_at"], want)
+	want := e.Clock.Now().Add(verify.DefaultTTL).UTC()
+	if exp, err := time.Parse(time.RFC3339Nano, r.Body["expires_at"].(string)); err != nil || !exp.Equal(want) ||
+		!strings.HasSuffix(r.Body["expires_at"].(string), "Z") {
+		t.Errorf("expires_at %v, want %v in UTC", r.Body["expires_at"], want)
 	}
-	legs, _ := r.body["legs"].([]any)
+	legs, _ := r.Body["legs"].([]any)
 	if len(legs) != 2 {
-		t.Fatalf("legs: %s", r.raw)
+		t.Fatalf("legs: %s", r.Raw)
 	}
 	var legCost float64
 	for i, want := range []string{"sms", "chat"} {
@@ -132,62 +133,62 @@ func TestVerificationStartSendsOneCodeByBothAndCheckApprovesOnce(t *testing.T) {
 		}
 		legCost += l["cost_minor"].(float64)
 	}
-	if charged := before - e.minor(t, testAccount); charged == 0 || float64(charged) != legCost ||
-		r.body["cost_minor"] != legCost || r.body["currency"].(map[string]any)["code"] != "INR" {
-		t.Errorf("charged %d, legs cost %v, answer %s", charged, legCost, r.raw)
+	if charged := before - e.Minor(t, httpapienv.TestAccount); charged == 0 || float64(charged) != legCost ||
+		r.Body["cost_minor"] != legCost || r.Body["currency"].(map[string]any)["code"] != "INR" {
+		t.Errorf("charged %d, legs cost %v, answer %s", charged, legCost, r.Raw)
 	}
 
-	smsCodes, chatCodes := e.smsCodes(t), e.chatCodes(t)
-	if len(smsCodes) != 1 || len(chatCodes) != 1 || len(smsCodes[0]) != 6 || smsCodes[0] != chatCodes[0] {
-		t.Fatalf("SMS codes %q, chat codes %q: want one 6-digit code by both", smsCodes, chatCodes)
+	smsGot, chatGot := smsCodes(t, e), chatCodes(t, e)
+	if len(smsGot) != 1 || len(chatGot) != 1 || len(smsGot[0]) != 6 || smsGot[0] != chatGot[0] {
+		t.Fatalf("SMS codes %q, chat codes %q: want one 6-digit code by both", smsGot, chatGot)
 	}
-	code := smsCodes[0]
+	code := smsGot[0]
 
-	g := e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
-	if g.status != http.StatusOK || g.body["status"] != "pending" || g.body["attempts_left"] != 5.0 || g.body["legs"] != nil {
-		t.Fatalf("GET: %d %s", g.status, g.raw)
+	g := e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
+	if g.Status != http.StatusOK || g.Body["status"] != "pending" || g.Body["attempts_left"] != 5.0 || g.Body["legs"] != nil {
+		t.Fatalf("GET: %d %s", g.Status, g.Raw)
 	}
 
-	balance := e.minor(t, testAccount)
-	wantCheck(t, e.check(t, id, code), "approved", 0)
-	if e.minor(t, testAccount) != balance {
+	balance := e.Minor(t, httpapienv.TestAccount)
+	wantCheck(t, check(t, e, id, code), "approved", 0)
+	if e.Minor(t, httpapienv.TestAccount) != balance {
 		t.Error("a check was charged")
 	}
 	// A replayed check proves nothing: 409.
-	wantError(t, e.check(t, id, code), http.StatusConflict, "conflict")
+	httpapienv.WantError(t, check(t, e, id, code), http.StatusConflict, "conflict")
 
-	g = e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
-	if g.body["status"] != "approved" || g.body["attempts_left"] != 0.0 || g.body["sends_left"] != 0.0 {
-		t.Fatalf("GET after approval: %s", g.raw)
+	g = e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
+	if g.Body["status"] != "approved" || g.Body["attempts_left"] != 0.0 || g.Body["sends_left"] != 0.0 {
+		t.Fatalf("GET after approval: %s", g.Raw)
 	}
 	// An approved verification takes no resend and no cancel.
-	wantError(t, e.post(t, "/api/v1/verifications/"+id+"/resend", `{}`, nil), http.StatusConflict, "conflict")
-	wantError(t, e.do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil), http.StatusConflict, "conflict")
-	if len(e.smsCodes(t)) != 1 {
+	httpapienv.WantError(t, e.Post(t, "/api/v1/verifications/"+id+"/resend", `{}`, nil), http.StatusConflict, "conflict")
+	httpapienv.WantError(t, e.Do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil), http.StatusConflict, "conflict")
+	if len(smsCodes(t, e)) != 1 {
 		t.Error("a refused resend sent something")
 	}
 }
 
 func TestVerificationNumericCode(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":9876543210,"channels":["sms"]}`).body["verification_id"].(string)
-	code := e.smsCodes(t)[0]
-	if e.chatCodes(t) != nil {
+	id := startVerification(t, e, `{"to":9876543210,"channels":["sms"]}`).Body["verification_id"].(string)
+	code := smsCodes(t, e)[0]
+	if chatCodes(t, e) != nil {
 		t.Error("an SMS-only verification sent a chat message")
 	}
 	if code[0] == '0' {
-		wantCheck(t, e.check(t, id, code), "approved", 0) // a JSON number cannot start with 0
+		wantCheck(t, check(t, e, id, code), "approved", 0) // a JSON number cannot start with 0
 		return
 	}
-	wantCheck(t, e.post(t, "/api/v1/verifications/"+id+"/check", `{"code":`+code+`}`, nil), "approved", 0)
+	wantCheck(t, e.Post(t, "/api/v1/verifications/"+id+"/check", `{"code":`+code+`}`, nil), "approved", 0)
 }
 
 func TestVerificationWrongCodesEndInMaxAttempts(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":"9876543210"}`).body["verification_id"].(string)
-	code := e.smsCodes(t)[0]
+	id := startVerification(t, e, `{"to":"9876543210"}`).Body["verification_id"].(string)
+	code := smsCodes(t, e)[0]
 	for i := 1; i <= 6; i++ {
-		r := e.check(t, id, wrongCode(code, i))
+		r := check(t, e, id, wrongCode(code, i))
 		switch {
 		case i < 5:
 			wantCheck(t, r, "pending", 5-i)
@@ -196,41 +197,41 @@ func TestVerificationWrongCodesEndInMaxAttempts(t *testing.T) {
 		}
 	}
 	// The right code, too late.
-	wantCheck(t, e.check(t, id, code), "max_attempts_reached", 0)
-	g := e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
-	if g.body["status"] != "max_attempts_reached" {
-		t.Errorf("GET: %s", g.raw)
+	wantCheck(t, check(t, e, id, code), "max_attempts_reached", 0)
+	g := e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
+	if g.Body["status"] != "max_attempts_reached" {
+		t.Errorf("GET: %s", g.Raw)
 	}
 }
 
 func TestVerificationResendSendsTheSameCode(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":"9876543210"}`).body["verification_id"].(string)
-	code := e.smsCodes(t)[0]
+	id := startVerification(t, e, `{"to":"9876543210"}`).Body["verification_id"].(string)
+	code := smsCodes(t, e)[0]
 
 	// Within the cooldown: 429 with Retry-After, nothing sent.
-	r := e.post(t, "/api/v1/verifications/"+id+"/resend", `{}`, nil)
-	wantError(t, r, http.StatusTooManyRequests, "rate_limited")
-	if r.header.Get("Retry-After") == "" {
-		t.Errorf("cooldown refusal without Retry-After: %v", r.header)
+	r := e.Post(t, "/api/v1/verifications/"+id+"/resend", `{}`, nil)
+	httpapienv.WantError(t, r, http.StatusTooManyRequests, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Errorf("cooldown refusal without Retry-After: %v", r.Header)
 	}
-	if e.sms.Len() != 1 {
+	if e.SMS.Len() != 1 {
 		t.Fatal("a resend within the cooldown sent")
 	}
 
 	// No body at all: the start's channels.
-	e.clock.Advance(verify.DefaultCooldown + time.Second)
-	r = e.do(t, http.MethodPost, "/api/v1/verifications/"+id+"/resend", nil, nil)
-	if r.status != http.StatusOK || r.body["sends_left"] != 3.0 || r.body["status"] != "pending" || len(r.body["legs"].([]any)) != 2 {
-		t.Fatalf("resend: %d %s", r.status, r.raw)
+	e.Clock.Advance(verify.DefaultCooldown + time.Second)
+	r = e.Do(t, http.MethodPost, "/api/v1/verifications/"+id+"/resend", nil, nil)
+	if r.Status != http.StatusOK || r.Body["sends_left"] != 3.0 || r.Body["status"] != "pending" || len(r.Body["legs"].([]any)) != 2 {
+		t.Fatalf("resend: %d %s", r.Status, r.Raw)
 	}
 	// An escalation to chat only.
-	e.clock.Advance(verify.DefaultCooldown + time.Second)
-	r = e.post(t, "/api/v1/verifications/"+id+"/resend", `{"channels":["chat"],"requester":"203.0.113.7"}`, nil)
-	if legs, _ := r.body["legs"].([]any); r.status != http.StatusOK || len(legs) != 1 || legs[0].(map[string]any)["channel"] != "chat" {
-		t.Fatalf("resend by chat: %d %s", r.status, r.raw)
+	e.Clock.Advance(verify.DefaultCooldown + time.Second)
+	r = e.Post(t, "/api/v1/verifications/"+id+"/resend", `{"channels":["chat"],"requester":"203.0.113.7"}`, nil)
+	if legs, _ := r.Body["legs"].([]any); r.Status != http.StatusOK || len(legs) != 1 || legs[0].(map[string]any)["channel"] != "chat" {
+		t.Fatalf("resend by chat: %d %s", r.Status, r.Raw)
 	}
-	all := append(e.smsCodes(t), e.chatCodes(t)...)
+	all := append(smsCodes(t, e), chatCodes(t, e)...)
 	if len(all) != 5 {
 		t.Fatalf("%d messages, want 5 (2 + 2 + 1)", len(all))
 	}
@@ -239,30 +240,30 @@ func TestVerificationResendSendsTheSameCode(t *testing.T) {
 			t.Fatalf("a resend sent code %q, the start %q", c, code)
 		}
 	}
-	wantCheck(t, e.check(t, id, code), "approved", 0)
+	wantCheck(t, check(t, e, id, code), "approved", 0)
 }
 
 func TestVerificationCancel(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":"9876543210"}`).body["verification_id"].(string)
-	code := e.smsCodes(t)[0]
-	r := e.do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil)
-	if r.status != http.StatusOK || r.body["success"] != true || r.body["verification_id"] != id || r.body["status"] != "canceled" {
-		t.Fatalf("cancel: %d %s", r.status, r.raw)
+	id := startVerification(t, e, `{"to":"9876543210"}`).Body["verification_id"].(string)
+	code := smsCodes(t, e)[0]
+	r := e.Do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil)
+	if r.Status != http.StatusOK || r.Body["success"] != true || r.Body["verification_id"] != id || r.Body["status"] != "canceled" {
+		t.Fatalf("cancel: %d %s", r.Status, r.Raw)
 	}
-	wantCheck(t, e.check(t, id, code), "canceled", 0)
-	wantError(t, e.do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil), http.StatusConflict, "conflict")
-	wantError(t, e.post(t, "/api/v1/verifications/"+id+"/resend", `{}`, nil), http.StatusConflict, "conflict")
+	wantCheck(t, check(t, e, id, code), "canceled", 0)
+	httpapienv.WantError(t, e.Do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil), http.StatusConflict, "conflict")
+	httpapienv.WantError(t, e.Post(t, "/api/v1/verifications/"+id+"/resend", `{}`, nil), http.StatusConflict, "conflict")
 }
 
 func TestVerificationEmail(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	r := e.startVerification(t, `{"to":"asha@example.com","channels":["email"],"brand":"Acme","length":8}`)
-	id := r.body["verification_id"].(string)
-	if r.body["to"] != "asha@example.com" || len(r.body["legs"].([]any)) != 1 || e.sms.Len() != 0 {
-		t.Fatalf("start by e-mail: %s", r.raw)
+	r := startVerification(t, e, `{"to":"asha@example.com","channels":["email"],"brand":"Acme","length":8}`)
+	id := r.Body["verification_id"].(string)
+	if r.Body["to"] != "asha@example.com" || len(r.Body["legs"].([]any)) != 1 || e.SMS.Len() != 0 {
+		t.Fatalf("start by e-mail: %s", r.Raw)
 	}
-	sent := e.mail.Sent()
+	sent := e.Mail.Sent()
 	if len(sent) != 1 {
 		t.Fatalf("%d e-mails", len(sent))
 	}
@@ -270,36 +271,36 @@ func TestVerificationEmail(t *testing.T) {
 	if code == "" {
 		t.Fatalf("no 8-digit code in %q", sent[0].Content.(*email.Message).Text)
 	}
-	wantCheck(t, e.check(t, id, code), "approved", 0)
+	wantCheck(t, check(t, e, id, code), "approved", 0)
 }
 
 func TestVerificationUnknownAndOtherAccounts(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":"9876543210"}`).body["verification_id"].(string)
-	other := map[string]string{"Authorization": otherKey}
+	id := startVerification(t, e, `{"to":"9876543210"}`).Body["verification_id"].(string)
+	other := map[string]string{"Authorization": httpapienv.OtherKey}
 	for _, tc := range []struct {
 		name string
 		id   string
 		hdr  map[string]string
 	}{{"unknown id", "4f8e2a1c-0000-4000-8000-000000000000", nil}, {"not a uuid", "nope", nil}, {"another account's", id, other}} {
 		t.Run(tc.name, func(t *testing.T) {
-			wantError(t, e.do(t, http.MethodGet, "/api/v1/verifications/"+tc.id, tc.hdr, nil), http.StatusNotFound, "not_found")
-			wantError(t, e.post(t, "/api/v1/verifications/"+tc.id+"/check", `{"code":"123456"}`, tc.hdr), http.StatusNotFound, "not_found")
-			wantError(t, e.post(t, "/api/v1/verifications/"+tc.id+"/resend", `{}`, tc.hdr), http.StatusNotFound, "not_found")
-			wantError(t, e.do(t, http.MethodDelete, "/api/v1/verifications/"+tc.id, tc.hdr, nil), http.StatusNotFound, "not_found")
+			httpapienv.WantError(t, e.Do(t, http.MethodGet, "/api/v1/verifications/"+tc.id, tc.hdr, nil), http.StatusNotFound, "not_found")
+			httpapienv.WantError(t, e.Post(t, "/api/v1/verifications/"+tc.id+"/check", `{"code":"123456"}`, tc.hdr), http.StatusNotFound, "not_found")
+			httpapienv.WantError(t, e.Post(t, "/api/v1/verifications/"+tc.id+"/resend", `{}`, tc.hdr), http.StatusNotFound, "not_found")
+			httpapienv.WantError(t, e.Do(t, http.MethodDelete, "/api/v1/verifications/"+tc.id, tc.hdr, nil), http.StatusNotFound, "not_found")
 		})
 	}
 	// The other account's tries touched nothing.
-	g := e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
-	if g.body["status"] != "pending" || g.body["attempts_left"] != 5.0 {
-		t.Errorf("after another account's tries: %s", g.raw)
+	g := e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil)
+	if g.Body["status"] != "pending" || g.Body["attempts_left"] != 5.0 {
+		t.Errorf("after another account's tries: %s", g.Raw)
 	}
 }
 
 func TestVerificationBadInput(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":"9876543210"}`).body["verification_id"].(string)
-	sent := e.sent()
+	id := startVerification(t, e, `{"to":"9876543210"}`).Body["verification_id"].(string)
+	sent := e.Sent()
 	start, check, resend := "/api/v1/verifications", "/api/v1/verifications/"+id+"/check", "/api/v1/verifications/"+id+"/resend"
 	for _, c := range []struct {
 		name, path, body string
@@ -346,53 +347,53 @@ func TestVerificationBadInput(t *testing.T) {
 		{"resend unknown key", resend, `{"to":"9876543211"}`, nil, []string{"to"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.post(t, c.path, c.body, c.hdr)
-			wantError(t, r, http.StatusBadRequest, "invalid_argument")
+			r := e.Post(t, c.path, c.body, c.hdr)
+			httpapienv.WantError(t, r, http.StatusBadRequest, "invalid_argument")
 			for _, f := range c.fields {
-				if _, ok := r.errFields()[f]; !ok {
-					t.Errorf("field %q not named: %s", f, r.raw)
+				if _, ok := r.ErrFields()[f]; !ok {
+					t.Errorf("field %q not named: %s", f, r.Raw)
 				}
 			}
 		})
 	}
-	if e.sent() != sent {
-		t.Errorf("bad requests sent %d messages", e.sent()-sent)
+	if e.Sent() != sent {
+		t.Errorf("bad requests sent %d messages", e.Sent()-sent)
 	}
 	// No bad check was counted as a guess.
-	if g := e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil); g.body["attempts_left"] != 5.0 {
-		t.Errorf("after bad checks: %s", g.raw)
+	if g := e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil); g.Body["attempts_left"] != 5.0 {
+		t.Errorf("after bad checks: %s", g.Raw)
 	}
 	// The body rules of every POST hold.
-	wantError(t, e.post(t, start, `{"to":"9876543210"`, nil), http.StatusBadRequest, "invalid_argument")
-	wantError(t, e.post(t, check, `[{"code":"1"}]`, nil), http.StatusBadRequest, "invalid_argument")
-	wantError(t, e.post(t, start, `{"to":"9876543210"}`, map[string]string{"Content-Type": "text/plain"}),
+	httpapienv.WantError(t, e.Post(t, start, `{"to":"9876543210"`, nil), http.StatusBadRequest, "invalid_argument")
+	httpapienv.WantError(t, e.Post(t, check, `[{"code":"1"}]`, nil), http.StatusBadRequest, "invalid_argument")
+	httpapienv.WantError(t, e.Post(t, start, `{"to":"9876543210"}`, map[string]string{"Content-Type": "text/plain"}),
 		http.StatusUnsupportedMediaType, "unsupported_media_type")
 }
 
 func TestVerificationGuardRefusalNamesItsRule(t *testing.T) {
 	e := newVerifyEnv(t, &verify.GuardConfig{Recipient: verify.Limit{Max: 1, Window: time.Hour}})
-	e.startVerification(t, `{"to":"9876543210"}`)
-	before, sent := e.minor(t, testAccount), e.sent()
-	r := e.post(t, "/api/v1/verifications", `{"to":"+91 98765 43210"}`, nil)
-	wantError(t, r, http.StatusTooManyRequests, "rate_limited")
-	errObj := r.body["error"].(map[string]any)
+	startVerification(t, e, `{"to":"9876543210"}`)
+	before, sent := e.Minor(t, httpapienv.TestAccount), e.Sent()
+	r := e.Post(t, "/api/v1/verifications", `{"to":"+91 98765 43210"}`, nil)
+	httpapienv.WantError(t, r, http.StatusTooManyRequests, "rate_limited")
+	errObj := r.Body["error"].(map[string]any)
 	if errObj["rule"] != string(verify.RuleRecipient) {
-		t.Errorf("error.rule = %v, want %s: %s", errObj["rule"], verify.RuleRecipient, r.raw)
+		t.Errorf("error.rule = %v, want %s: %s", errObj["rule"], verify.RuleRecipient, r.Raw)
 	}
-	if r.header.Get("Retry-After") == "" || errObj["retry_after_seconds"] == nil {
-		t.Errorf("no Retry-After: %v %s", r.header, r.raw)
+	if r.Header.Get("Retry-After") == "" || errObj["retry_after_seconds"] == nil {
+		t.Errorf("no Retry-After: %v %s", r.Header, r.Raw)
 	}
-	if e.minor(t, testAccount) != before || e.sent() != sent {
+	if e.Minor(t, httpapienv.TestAccount) != before || e.Sent() != sent {
 		t.Error("a refused start was charged or sent")
 	}
 	// Another recipient passes.
-	e.startVerification(t, `{"to":"9123456789"}`)
+	startVerification(t, e, `{"to":"9123456789"}`)
 }
 
 func TestVerificationNeedsAKey(t *testing.T) {
 	e := newVerifyEnv(t, nil)
-	id := e.startVerification(t, `{"to":"9876543210"}`).body["verification_id"].(string)
-	sent := e.sent()
+	id := startVerification(t, e, `{"to":"9876543210"}`).Body["verification_id"].(string)
+	sent := e.Sent()
 	for _, key := range []string{"<none>", "nk_test_wrong", "Bearer"} {
 		hdr := map[string]string{"Authorization": key}
 		for _, c := range []struct{ method, path, body string }{
@@ -402,45 +403,45 @@ func TestVerificationNeedsAKey(t *testing.T) {
 			{http.MethodGet, "/api/v1/verifications/" + id, ""},
 			{http.MethodDelete, "/api/v1/verifications/" + id, ""},
 		} {
-			var r *reply
+			var r *httpapienv.Reply
 			if c.body != "" {
-				r = e.post(t, c.path, c.body, hdr)
+				r = e.Post(t, c.path, c.body, hdr)
 			} else {
-				r = e.do(t, c.method, c.path, hdr, nil)
+				r = e.Do(t, c.method, c.path, hdr, nil)
 			}
-			if r.status != http.StatusUnauthorized || r.errCode() != "unauthenticated" {
-				t.Errorf("%s %s with %q: %d %s", c.method, c.path, key, r.status, r.raw)
+			if r.Status != http.StatusUnauthorized || r.ErrCode() != "unauthenticated" {
+				t.Errorf("%s %s with %q: %d %s", c.method, c.path, key, r.Status, r.Raw)
 			}
 		}
 	}
-	if e.sent() != sent {
+	if e.Sent() != sent {
 		t.Error("an unauthenticated request sent")
 	}
-	if g := e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil); g.body["attempts_left"] != 5.0 || g.body["status"] != "pending" {
-		t.Errorf("after unauthenticated requests: %s", g.raw)
+	if g := e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil); g.Body["attempts_left"] != 5.0 || g.Body["status"] != "pending" {
+		t.Errorf("after unauthenticated requests: %s", g.Raw)
 	}
 }
 
 func TestVerificationRoutesNeedTheOption(t *testing.T) {
-	e := newTestEnv(t)
-	wantError(t, e.post(t, "/api/v1/verifications", `{"to":"9876543210"}`, nil), http.StatusNotFound, "not_found")
-	wantError(t, e.do(t, http.MethodGet, "/api/v1/verifications/x", nil, nil), http.StatusNotFound, "not_found")
+	e := httpapienv.New(t)
+	httpapienv.WantError(t, e.Post(t, "/api/v1/verifications", `{"to":"9876543210"}`, nil), http.StatusNotFound, "not_found")
+	httpapienv.WantError(t, e.Do(t, http.MethodGet, "/api/v1/verifications/x", nil, nil), http.StatusNotFound, "not_found")
 
 	v := newVerifyEnv(t, nil)
-	r := v.do(t, http.MethodPut, "/api/v1/verifications/x", nil, strings.NewReader(`{}`))
-	wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
-	if r.header.Get("Allow") != "GET, HEAD, DELETE" {
-		t.Errorf("Allow %q", r.header.Get("Allow"))
+	r := v.Do(t, http.MethodPut, "/api/v1/verifications/x", nil, strings.NewReader(`{}`))
+	httpapienv.WantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
+	if r.Header.Get("Allow") != "GET, HEAD, DELETE" {
+		t.Errorf("Allow %q", r.Header.Get("Allow"))
 	}
-	wantError(t, v.do(t, http.MethodGet, "/api/v1/verifications", nil, nil), http.StatusMethodNotAllowed, "method_not_allowed")
-	wantError(t, v.do(t, http.MethodGet, "/api/v1/verifications/x/check", nil, nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	httpapienv.WantError(t, v.Do(t, http.MethodGet, "/api/v1/verifications", nil, nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	httpapienv.WantError(t, v.Do(t, http.MethodGet, "/api/v1/verifications/x/check", nil, nil), http.StatusMethodNotAllowed, "method_not_allowed")
 
-	if _, err := httpapi.New(v.notifier, v.accounts, httpapi.WithVerifications(nil)); err == nil {
+	if _, err := httpapi.New(v.Notifier, v.Accounts, httpapi.WithVerifications(nil)); err == nil {
 		t.Error("WithVerifications(nil) was accepted")
 	}
 	nop := func([]byte, string, httpapi.Header) (notify.Request, error) { return nil, nil }
 	for _, p := range []string{"/verifications", "/verifications/x/check"} {
-		if _, err := httpapi.New(v.notifier, v.accounts, httpapi.WithRoute(p, nop)); err == nil {
+		if _, err := httpapi.New(v.Notifier, v.Accounts, httpapi.WithRoute(p, nop)); err == nil {
 			t.Errorf("WithRoute took %s", p)
 		}
 	}
@@ -451,34 +452,34 @@ func TestVerificationRoutesNeedTheOption(t *testing.T) {
 func TestVerificationCodeNeverShown(t *testing.T) {
 	e := newVerifyEnv(t, nil)
 	var answers []string
-	keep := func(r *reply) *reply { answers = append(answers, r.raw); return r }
+	keep := func(r *httpapienv.Reply) *httpapienv.Reply { answers = append(answers, r.Raw); return r }
 
-	start := keep(e.startVerification(t, `{"to":"9876543210","length":8,"purpose":"login","webotp_host":"acme.example"}`))
-	id := start.body["verification_id"].(string)
-	code := e.smsCodes(t)[0]
-	if len(code) != 8 || e.chatCodes(t)[0] != code {
-		t.Fatalf("codes %q and %q", code, e.chatCodes(t))
+	start := keep(startVerification(t, e, `{"to":"9876543210","length":8,"purpose":"login","webotp_host":"acme.example"}`))
+	id := start.Body["verification_id"].(string)
+	code := smsCodes(t, e)[0]
+	if len(code) != 8 || chatCodes(t, e)[0] != code {
+		t.Fatalf("codes %q and %q", code, chatCodes(t, e))
 	}
-	if text := e.sms.Sent()[0].Content.(*sms.Message).Text; !strings.Contains(text, "@acme.example #"+code) {
+	if text := e.SMS.Sent()[0].Content.(*sms.Message).Text; !strings.Contains(text, "@acme.example #"+code) {
 		t.Errorf("SMS without the WebOTP line: %q", text)
 	}
-	keep(e.check(t, id, wrongCode(code, 1)))
-	keep(e.post(t, "/api/v1/verifications/"+id+"/check", `{"code":"`+code+`x"}`, nil))
-	e.clock.Advance(verify.DefaultCooldown + time.Second)
-	keep(e.post(t, "/api/v1/verifications/"+id+"/resend", `{"webotp_host":"acme.example"}`, nil))
-	keep(e.do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil))
-	wantCheck(t, keep(e.check(t, id, code)), "approved", 0)
-	keep(e.check(t, id, code)) // the 409
-	keep(e.do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil))
+	keep(check(t, e, id, wrongCode(code, 1)))
+	keep(e.Post(t, "/api/v1/verifications/"+id+"/check", `{"code":"`+code+`x"}`, nil))
+	e.Clock.Advance(verify.DefaultCooldown + time.Second)
+	keep(e.Post(t, "/api/v1/verifications/"+id+"/resend", `{"webotp_host":"acme.example"}`, nil))
+	keep(e.Do(t, http.MethodGet, "/api/v1/verifications/"+id, nil, nil))
+	wantCheck(t, keep(check(t, e, id, code)), "approved", 0)
+	keep(check(t, e, id, code)) // the 409
+	keep(e.Do(t, http.MethodDelete, "/api/v1/verifications/"+id, nil, nil))
 
-	logs := e.logs.String()
+	logs := e.Logs.String()
 	if n := strings.Count(logs, "\n"); n != len(answers) {
 		t.Fatalf("%d access log lines for %d requests:\n%s", n, len(answers), logs)
 	}
 	if !strings.Contains(logs, `"verification_id":"`+id+`"`) {
 		t.Errorf("the access log does not name the verification:\n%s", logs)
 	}
-	for _, l := range start.body["legs"].([]any) {
+	for _, l := range start.Body["legs"].([]any) {
 		if mid := l.(map[string]any)["message_id"].(string); !strings.Contains(logs, mid) {
 			t.Errorf("the access log does not name message %s:\n%s", mid, logs)
 		}
@@ -498,36 +499,36 @@ func TestVerificationSendFailures(t *testing.T) {
 	e := newVerifyEnv(t, nil)
 
 	// One leg fails: the verification is pending, and the leg says why.
-	e.sms.FailNext(1, notify.CodeUnavailable)
-	r := e.startVerification(t, `{"to":"9876543210"}`)
-	legs := r.body["legs"].([]any)
+	e.SMS.FailNext(1, notify.CodeUnavailable)
+	r := startVerification(t, e, `{"to":"9876543210"}`)
+	legs := r.Body["legs"].([]any)
 	sl, cl := legs[0].(map[string]any), legs[1].(map[string]any)
-	if r.body["status"] != "pending" || sl["success"] != false || sl["status"] != "failed" || cl["success"] != true {
-		t.Fatalf("one leg failed: %s", r.raw)
+	if r.Body["status"] != "pending" || sl["success"] != false || sl["status"] != "failed" || cl["success"] != true {
+		t.Fatalf("one leg failed: %s", r.Raw)
 	}
 	if le, _ := sl["error"].(map[string]any); le["code"] != "unavailable" || !strings.Contains(le["message"].(string), "(request ") ||
 		strings.Contains(le["message"].(string), "memprovider") {
 		t.Errorf("failed leg's error: %v", sl["error"])
 	}
-	wantCheck(t, e.check(t, r.body["verification_id"].(string), e.chatCodes(t)[0]), "approved", 0)
+	wantCheck(t, check(t, e, r.Body["verification_id"].(string), chatCodes(t, e)[0]), "approved", 0)
 
 	// Both fail: the provider's error, with the verification, canceled,
 	// and its legs; nothing stays charged.
-	before := e.minor(t, testAccount)
-	e.sms.FailNext(1, notify.CodeRejected)
-	e.cloud.FailNext(1, notify.CodeRejected)
-	e.qr.FailNext(1, notify.CodeRejected)
-	r = e.post(t, "/api/v1/verifications", `{"to":"9876543210"}`, nil)
-	wantError(t, r, http.StatusBadGateway, "rejected")
-	id, _ := r.body["verification_id"].(string)
-	if id == "" || r.body["status"] != "canceled" || len(r.body["legs"].([]any)) != 2 {
-		t.Fatalf("both legs failed: %s", r.raw)
+	before := e.Minor(t, httpapienv.TestAccount)
+	e.SMS.FailNext(1, notify.CodeRejected)
+	e.Cloud.FailNext(1, notify.CodeRejected)
+	e.QR.FailNext(1, notify.CodeRejected)
+	r = e.Post(t, "/api/v1/verifications", `{"to":"9876543210"}`, nil)
+	httpapienv.WantError(t, r, http.StatusBadGateway, "rejected")
+	id, _ := r.Body["verification_id"].(string)
+	if id == "" || r.Body["status"] != "canceled" || len(r.Body["legs"].([]any)) != 2 {
+		t.Fatalf("both legs failed: %s", r.Raw)
 	}
-	if e.minor(t, testAccount) != before {
+	if e.Minor(t, httpapienv.TestAccount) != before {
 		t.Error("a failed start stayed charged")
 	}
-	if strings.Contains(r.raw, "memprovider") || !strings.Contains(e.logs.String(), "memprovider") {
-		t.Errorf("the vendor's words belong in the log, not the answer: %s", r.raw)
+	if strings.Contains(r.Raw, "memprovider") || !strings.Contains(e.Logs.String(), "memprovider") {
+		t.Errorf("the vendor's words belong in the log, not the answer: %s", r.Raw)
 	}
-	wantCheck(t, e.check(t, id, "123456"), "canceled", 0)
+	wantCheck(t, check(t, e, id, "123456"), "canceled", 0)
 }

@@ -43,9 +43,7 @@ func mustWindow(t testing.TB, max int, window time.Duration) *WindowLimit {
 
 // allowed reports whether a Take succeeds, failing t on any error other
 // than a refusal, and returns the refusal's RetryAfter.
-func allowed(t testing.TB, l interface {
-	Take(context.Context, string, time.Time) error
-}, key string, now time.Time) (bool, time.Duration) {
+func allowed(t testing.TB, l limiter, key string, now time.Time) (bool, time.Duration) {
 	t.Helper()
 	err := l.Take(context.Background(), key, now)
 	if err == nil {
@@ -183,30 +181,63 @@ func TestWindowLimitForgetsQuietKeys(t *testing.T) {
 	}
 }
 
-func TestWindowLimitSweepKeepsLiveCounts(t *testing.T) {
-	l := mustWindow(t, 2, time.Minute)
-	allowed(t, l, "busy", limitT0)
-	allowed(t, l, "busy", limitT0.Add(time.Second))
-	// Many new keys inside the window force burst sweeps; none may reset
-	// the live count of "busy".
-	for i := range 3 * minSweepSize {
-		allowed(t, l, fmt.Sprint("k", i), limitT0.Add(2*time.Second))
-	}
-	if ok, wait := allowed(t, l, "busy", limitT0.Add(3*time.Second)); ok || wait != 57*time.Second {
-		t.Errorf("third OTP within the window: allowed %v, retry after %v; want refused, 57s", ok, wait)
-	}
-	if len(l.hits) != 3*minSweepSize+1 {
-		t.Errorf("live keys dropped: map holds %d, want %d", len(l.hits), 3*minSweepSize+1)
+// limiter is what these tests take of either limiter.
+type limiter interface {
+	Take(context.Context, string, time.Time) error
+}
+
+// TestSweepKeepsLiveCounts: many new keys inside the window (or the
+// burst time) force sweeps; none may reset the live count of "busy",
+// which took its budget of two.
+func TestSweepKeepsLiveCounts(t *testing.T) {
+	w, r := mustWindow(t, 2, time.Minute), mustRate(t, 1, 2) // a burst lasts 2s
+	for _, c := range []struct {
+		name                 string
+		l                    limiter
+		size                 func() int
+		second, crowd, third time.Duration // when busy takes its second unit, the new keys come, busy asks again
+		wait                 time.Duration // what its third take waits
+	}{
+		{"window", w, func() int { return len(w.hits) }, time.Second, 2 * time.Second, 3 * time.Second, 57 * time.Second},
+		{"rate", r, func() int { return len(r.buckets) }, 0, 100 * time.Millisecond, 200 * time.Millisecond, 800 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			allowed(t, c.l, "busy", limitT0)
+			allowed(t, c.l, "busy", limitT0.Add(c.second))
+			for i := range 3 * minSweepSize {
+				allowed(t, c.l, fmt.Sprint("k", i), limitT0.Add(c.crowd))
+			}
+			if ok, wait := allowed(t, c.l, "busy", limitT0.Add(c.third)); ok || wait != c.wait {
+				t.Errorf("third take within the window: allowed %v, retry after %v; want refused, %v", ok, wait, c.wait)
+			}
+			if c.size() != 3*minSweepSize+1 {
+				t.Errorf("live keys dropped: map holds %d, want %d", c.size(), 3*minSweepSize+1)
+			}
+		})
 	}
 }
 
-func TestWindowLimitSweepsUnderChurn(t *testing.T) {
-	l := mustWindow(t, 2, time.Minute)
-	for i := 0; i < 5000; i++ {
-		allowed(t, l, strconv.Itoa(i), limitT0.Add(time.Duration(i)*time.Hour))
-	}
-	if n := len(l.hits); n > 2*minSweepSize {
-		t.Fatalf("map grew to %d entries", n)
+// TestSweepsUnderChurn: keys that each come once, each after the last
+// one's window (or burst time), do not grow the map without end.
+func TestSweepsUnderChurn(t *testing.T) {
+	w, r := mustWindow(t, 2, time.Minute), mustRate(t, 1000, 1)
+	for _, c := range []struct {
+		name string
+		l    limiter
+		size func() int
+		step time.Duration
+	}{
+		{"window", w, func() int { return len(w.hits) }, time.Hour},
+		{"rate", r, func() int { return len(r.buckets) }, time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for i := 0; i < 5000; i++ {
+				allowed(t, c.l, strconv.Itoa(i), limitT0.Add(time.Duration(i)*c.step))
+			}
+			if n := c.size(); n > 2*minSweepSize {
+				t.Fatalf("map grew to %d entries", n)
+			}
+		})
 	}
 }
 
@@ -228,31 +259,6 @@ func TestRateLimitForgetsQuietKeys(t *testing.T) {
 	}
 	if ok, wait := allowed(t, l, "acct-y", t1); ok || wait != 100*time.Millisecond {
 		t.Errorf("sixth request: allowed %v, retry after %v; want refused, 100ms", ok, wait)
-	}
-}
-
-func TestRateLimitSweepKeepsLiveBuckets(t *testing.T) {
-	l := mustRate(t, 1, 2) // a burst lasts 2s
-	allowed(t, l, "busy", limitT0)
-	allowed(t, l, "busy", limitT0)
-	for i := range 3 * minSweepSize {
-		allowed(t, l, fmt.Sprint("k", i), limitT0.Add(100*time.Millisecond))
-	}
-	if ok, wait := allowed(t, l, "busy", limitT0.Add(200*time.Millisecond)); ok || wait != 800*time.Millisecond {
-		t.Errorf("third request within the burst time: allowed %v, retry after %v; want refused, 800ms", ok, wait)
-	}
-	if len(l.buckets) != 3*minSweepSize+1 {
-		t.Errorf("live keys dropped: map holds %d, want %d", len(l.buckets), 3*minSweepSize+1)
-	}
-}
-
-func TestRateLimitSweepsUnderChurn(t *testing.T) {
-	l := mustRate(t, 1000, 1)
-	for i := 0; i < 5000; i++ {
-		allowed(t, l, strconv.Itoa(i), limitT0.Add(time.Duration(i)*time.Second))
-	}
-	if n := len(l.buckets); n > 2*minSweepSize {
-		t.Fatalf("map grew to %d entries", n)
 	}
 }
 

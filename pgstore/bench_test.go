@@ -40,12 +40,8 @@ const (
 // least any correct store must do. The two alternate in rounds; the run
 // reports store-debits/s, bare-debits/s and their ratio.
 func BenchmarkDebit(b *testing.B) {
-	schema := pgstoretest.Schema(b)
-	pool := pgstoretest.Pool(b, schema, benchWorkers)
-	s, err := pgstore.New(pool)
-	must(b, err)
+	s, pool := benchStore(b)
 	ctx := context.Background()
-	must(b, s.Migrate(ctx))
 	const opening = 1_000_000_000_000_000
 	// The baseline gets wallets of its own: its updates bypass the ledger.
 	for _, prefix := range []string{"store-", "bare-"} {
@@ -135,6 +131,16 @@ func bareDebit(ctx context.Context, pool *pgxpool.Pool, account string) error {
 	return err
 }
 
+// benchStore is a migrated store in a schema of its own, on a pool with
+// a connection for each of the benchWorkers goroutines.
+func benchStore(b *testing.B) (*pgstore.Store, *pgxpool.Pool) {
+	pool := pgstoretest.Pool(b, pgstoretest.Schema(b), benchWorkers)
+	s, err := pgstore.New(pool)
+	must(b, err)
+	must(b, s.Migrate(context.Background()))
+	return s, pool
+}
+
 // runWorkers makes n calls of op shared among benchWorkers goroutines and
 // returns how long they took; op gets its goroutine's number and a call
 // number, from first on, unique in the round.
@@ -174,12 +180,8 @@ func runWorkers(b *testing.B, first, n int, op func(g, i int) error) time.Durati
 // least a durable charge can cost, a bare transaction of one UPDATE of a
 // wallet and one INSERT of a ledger row.
 func BenchmarkPipelineSend(b *testing.B) {
-	schema := pgstoretest.Schema(b)
-	pool := pgstoretest.Pool(b, schema, benchWorkers)
-	s, err := pgstore.New(pool)
-	must(b, err)
+	s, pool := benchStore(b)
 	ctx := context.Background()
-	must(b, s.Migrate(ctx))
 	const opening = 1_000_000_000_000_000
 	for g := range benchWorkers {
 		acct := &notify.Account{ID: fmt.Sprintf("send-%d", g), Currency: record.INR()}
@@ -240,15 +242,11 @@ func bareCharge(ctx context.Context, pool *pgxpool.Pool, account, ref string) er
 // timer starts. It reports flows/s and the latency of one flow (both
 // calls) at the 50th and 99th percentiles, in milliseconds.
 func BenchmarkTakeCheck(b *testing.B) {
-	schema := pgstoretest.Schema(b)
-	pool := pgstoretest.Pool(b, schema, benchWorkers)
-	s, err := pgstore.New(pool)
-	must(b, err)
+	s, pool := benchStore(b)
 	ctx := context.Background()
-	must(b, s.Migrate(ctx))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	run := pgstoretest.RandomName("r")
-	_, err = pool.Exec(ctx, `INSERT INTO notify_verifications (id, account, recipient, purpose, channels,
+	_, err := pool.Exec(ctx, `INSERT INTO notify_verifications (id, account, recipient, purpose, channels,
 		code_hash, length, status, checks, max_checks, sends, max_sends, prefix, country,
 		created_at, expires_at, last_sent_at, updated_at)
 		SELECT $1 || '-' || i, 'acme', '+9198765' || lpad(i::text, 5, '0'), 'login', '{sms}',

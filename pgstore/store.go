@@ -72,13 +72,7 @@ func WithSchema(name string) Option {
 // WithIdempotencyTTL sets how long an idempotency key, and the receipt
 // stored under it, is remembered. Default DefaultIdempotencyTTL (24h).
 func WithIdempotencyTTL(d time.Duration) Option {
-	return func(s *Store) error {
-		if d <= 0 {
-			return fmt.Errorf("pgstore: %w: idempotency TTL %v: must be positive", store.ErrInvalid, d)
-		}
-		s.idemTTL = d
-		return nil
-	}
+	return positive("idempotency TTL", d, func(s *Store) *time.Duration { return &s.idemTTL })
 }
 
 // WithIdempotencyLease sets how long a reservation holds its key before a
@@ -87,13 +81,7 @@ func WithIdempotencyTTL(d time.Duration) Option {
 // reservation through store.Reservation). Set it to the Notifier's settle
 // threshold (notify.WithSettleAfter). Default DefaultIdempotencyLease (2m).
 func WithIdempotencyLease(d time.Duration) Option {
-	return func(s *Store) error {
-		if d <= 0 {
-			return fmt.Errorf("pgstore: %w: idempotency lease %v: must be positive", store.ErrInvalid, d)
-		}
-		s.idemLease = d
-		return nil
-	}
+	return positive("idempotency lease", d, func(s *Store) *time.Duration { return &s.idemLease })
 }
 
 // WithRecordTTL sets how long a message record is kept once settled
@@ -102,11 +90,17 @@ func WithIdempotencyLease(d time.Duration) Option {
 // a request record (counted from when it was opened): Cleanup deletes
 // older ones. Default DefaultRecordTTL (30 days).
 func WithRecordTTL(d time.Duration) Option {
+	return positive("record TTL", d, func(s *Store) *time.Duration { return &s.recordTTL })
+}
+
+// positive is an Option that sets the duration of s that field points
+// to, refusing one that is not positive; what names it in the error.
+func positive(what string, d time.Duration, field func(s *Store) *time.Duration) Option {
 	return func(s *Store) error {
 		if d <= 0 {
-			return fmt.Errorf("pgstore: %w: record TTL %v: must be positive", store.ErrInvalid, d)
+			return fmt.Errorf("pgstore: %w: %s %v: must be positive", store.ErrInvalid, what, d)
 		}
-		s.recordTTL = d
+		*field(s) = d
 		return nil
 	}
 }

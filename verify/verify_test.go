@@ -77,6 +77,17 @@ func newEnv(t *testing.T, mutate func(*verify.Config)) *env {
 	return e
 }
 
+// start starts a verification of to for notifytest's account, failing
+// the test if it does not start.
+func (e *env) start(t *testing.T, to string, opts verify.StartOptions) *verify.Verification {
+	t.Helper()
+	v, err := e.svc.Start(context.Background(), notifytest.AccountID, to, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // smsCode and chatCode return the code of the last SMS and chat message.
 func smsCode(t *testing.T, k *notifytest.Kit) string {
 	t.Helper()
@@ -101,10 +112,7 @@ func TestStartSendsOneCodeByBothChannelsAndCheckApprovesOnce(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	before := e.kit.Balance(t)
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "98765 43210", verify.StartOptions{Purpose: "login", Brand: "Acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "98765 43210", verify.StartOptions{Purpose: "login", Brand: "Acme"})
 	if v.Status != verify.StatusPending || v.To != "+919876543210" || v.AttemptsLeft != 5 || v.SendsLeft != 4 {
 		t.Fatalf("started %+v", v)
 	}
@@ -156,10 +164,7 @@ func TestStartSendsOneCodeByBothChannelsAndCheckApprovesOnce(t *testing.T) {
 func TestWrongCodesEndInMaxAttempts(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{})
 	code := smsCode(t, e.kit)
 	for i := range 6 {
 		res, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, wrong(code, i))
@@ -190,10 +195,7 @@ func TestNoWrongCodeApproves(t *testing.T) {
 	ctx := context.Background()
 	tried := 0
 	for round := 0; tried < 10_000; round++ {
-		v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := e.start(t, "9876543210", verify.StartOptions{})
 		code := smsCode(t, e.kit)
 		e.kit.SMS.Reset()
 		e.kit.Cloud.Reset()
@@ -227,10 +229,7 @@ func TestConcurrentChecksCountExactly(t *testing.T) {
 	for round := range 20 {
 		e := newEnv(t, nil)
 		ctx := context.Background()
-		v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := e.start(t, "9876543210", verify.StartOptions{})
 		code := smsCode(t, e.kit)
 		right := round % 50
 		if round%2 == 1 {
@@ -287,10 +286,7 @@ func TestConcurrentChecksCountExactly(t *testing.T) {
 func TestExpiryBoundary(t *testing.T) {
 	e := newEnv(t, func(c *verify.Config) { c.TTL = 30 * time.Second })
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{})
 	code := smsCode(t, e.kit)
 	e.clock.Add(30*time.Second - time.Microsecond)
 	if res, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, wrong(code, 1)); err != nil || res.Status != verify.StatusPending {
@@ -315,12 +311,9 @@ func TestExpiryBoundary(t *testing.T) {
 func TestResendSendsTheSameCode(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{Channels: []verify.Channel{verify.SMS}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{Channels: []verify.Channel{verify.SMS}})
 	code := smsCode(t, e.kit)
-	_, err = e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{})
+	_, err := e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{})
 	var ne *notify.Error
 	if !errors.As(err, &ne) || ne.Code != notify.CodeRateLimited || ne.RetryAfter != 30*time.Second {
 		t.Fatalf("resend within the cooldown: %v, want RateLimited after 30s", err)
@@ -362,10 +355,7 @@ func TestResendSendsTheSameCode(t *testing.T) {
 func TestCancel(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{})
 	if c, err := e.svc.Cancel(ctx, notifytest.AccountID, v.ID); err != nil || c.Status != verify.StatusCanceled {
 		t.Fatalf("Cancel: %+v, %v", c, err)
 	}
@@ -389,10 +379,7 @@ func TestCancel(t *testing.T) {
 func TestTheStoreKeepsNoCode(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{Purpose: "login"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{Purpose: "login"})
 	code := smsCode(t, e.kit)
 	kept, err := e.store.Verification(ctx, notifytest.AccountID, v.ID)
 	if err != nil {
@@ -407,10 +394,7 @@ func TestTheStoreKeepsNoCode(t *testing.T) {
 	}
 	// The same code for another purpose is another hash: a code approves
 	// its own verification only.
-	v2, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{Purpose: "signup"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2 := e.start(t, "9876543210", verify.StartOptions{Purpose: "signup"})
 	if _, err := e.svc.CheckRecipient(ctx, notifytest.AccountID, "9876543210", "signup", code); err != nil {
 		t.Fatal(err)
 	}
@@ -541,10 +525,7 @@ func dualOf(to string) notify.Request {
 func TestEmptyCodeCostsNoAttempt(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{})
 	if _, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, ""); notify.CodeOf(err) != notify.CodeInvalidArgument {
 		t.Fatalf("an empty code: %v, want InvalidArgument", err)
 	}
@@ -557,10 +538,7 @@ func TestEmptyCodeCostsNoAttempt(t *testing.T) {
 func TestSweepTask(t *testing.T) {
 	e := newEnv(t, func(c *verify.Config) { c.TTL = 30 * time.Second })
 	ctx := context.Background()
-	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := e.start(t, "9876543210", verify.StartOptions{})
 	task := e.svc.SweepTask(0)
 	if task.Name != "verify_sweep" || task.Every != time.Minute {
 		t.Fatalf("SweepTask(0): %q every %v, want verify_sweep every minute", task.Name, task.Every)

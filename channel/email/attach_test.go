@@ -14,27 +14,21 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
-	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/smtp"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
-	"github.com/notifykit/notify/wallet"
 )
 
 // fileStack is a Notifier with the e-mail channel, the SMTP provider on
 // an smtptest server and an HTTPS file server on loopback, which the
 // provider may fetch from through the guard's test hook only.
 type fileStack struct {
-	n      *notify.Notifier
-	srv    *smtptest.Server
-	files  *httptest.Server
-	wallet *memstore.Wallet
-	ledger *memstore.Ledger
+	*stack
+	files *httptest.Server
 }
 
 type loopResolver struct{}
@@ -70,39 +64,12 @@ func newFileStack(t *testing.T, files map[string][]byte) *fileStack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Close() })
-	ch, err := email.New(email.Config{Provider: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "key-1"); err != nil {
-		t.Fatal(err)
-	}
-	l := memstore.NewLedger(w)
-	n, err := notify.New(accounts, l, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
-		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fileStack{n: n, srv: srv, files: fs, wallet: w, ledger: l}
+	return &fileStack{stack: stackOf(t, email.Config{Provider: p}, srv), files: fs}
 }
 
 func (s *fileStack) url(path string) string {
 	u, _ := url.Parse(s.files.URL)
 	return "https://files.example.com:" + u.Port() + path
-}
-
-func (s *fileStack) balance(t *testing.T) int64 {
-	t.Helper()
-	b, err := s.wallet.Balance(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Available.Minor
 }
 
 func pdfBytes() []byte {

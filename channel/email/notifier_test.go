@@ -28,6 +28,7 @@ type stack struct {
 	n      *notify.Notifier
 	srv    *smtptest.Server
 	wallet *memstore.Wallet
+	ledger *memstore.Ledger
 }
 
 // newStack's SMTP server speaks STARTTLS and wants a login; opts add to
@@ -51,7 +52,15 @@ func newStack(t *testing.T, opts ...smtptest.Option) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := email.New(email.Config{Provider: p, Renderer: r})
+	return stackOf(t, email.Config{Provider: p, Renderer: r}, srv)
+}
+
+// stackOf is the stack of an e-mail channel of cfg, whose provider
+// sends to srv: the account acme, under key-1, with a wallet that opens
+// with opening, the default INR prices and quick retries.
+func stackOf(t *testing.T, cfg email.Config, srv *smtptest.Server) *stack {
+	t.Helper()
+	ch, err := email.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +72,8 @@ func newStack(t *testing.T, opts ...smtptest.Option) *stack {
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "key-1"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts, memstore.NewLedger(w),
+	l := memstore.NewLedger(w)
+	n, err := notify.New(accounts, l,
 		notify.WithChannel(ch),
 		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}),
@@ -71,7 +81,7 @@ func newStack(t *testing.T, opts ...smtptest.Option) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stack{n: n, srv: srv, wallet: w}
+	return &stack{n: n, srv: srv, wallet: w, ledger: l}
 }
 
 func (s *stack) balance(t *testing.T) int64 {

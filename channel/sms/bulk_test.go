@@ -8,10 +8,8 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 // TestBulkWithoutBatches: a provider that sends one message at a time
@@ -25,18 +23,7 @@ func TestBulkWithoutBatches(t *testing.T) {
 	if ch.MaxBatch() != 1 {
 		t.Fatalf("MaxBatch = %d", ch.MaxBatch())
 	}
-	accounts := memstore.NewAccounts()
-	if err := accounts.Add(testAccount()); err != nil {
-		t.Fatal(err)
-	}
-	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, _ := acmeNotifier(t, ch, 1000)
 	p.FailNext(1, notify.CodeRejected) // the first recipient's send, for good
 	r, err := n.Send(context.Background(), &sms.BulkRequest{
 		Message: sms.Request{Account: "acme", Message: "Sale"}, To: []string{"9876543210", "9876543211", "9876543212"}})
@@ -92,23 +79,11 @@ func TestBulkOpensEachBatchWhenItGoes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		accounts := memstore.NewAccounts()
-		if err := accounts.Add(testAccount()); err != nil {
-			t.Fatal(err)
-		}
-		w := memstore.NewWallet()
-		if err := w.Open("acme", notify.Money{Minor: 1000, Currency: record.INR()}); err != nil {
-			t.Fatal(err)
-		}
-		n, err := notify.New(accounts, memstore.NewLedger(w), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()),
-			notify.WithObserver(observerFunc(func(_ context.Context, e notify.Event) {
-				if e.Type == record.StatePending {
-					opened.Add(1)
-				}
-			})))
-		if err != nil {
-			t.Fatal(err)
-		}
+		n, w := acmeNotifier(t, ch, 1000, notify.WithObserver(observerFunc(func(_ context.Context, e notify.Event) {
+			if e.Type == record.StatePending {
+				opened.Add(1)
+			}
+		})))
 		ctx, cancel := context.WithCancel(context.Background())
 		if hangUp {
 			b.hangUp = cancel

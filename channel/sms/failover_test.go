@@ -305,16 +305,8 @@ func TestBreakerWithOneProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
-		t.Fatal(err)
-	}
-	n, err := notify.New(testAccounts{testAccount()}, memstore.NewLedger(w), notify.WithChannel(ch),
-		notify.WithPrices(wallet.DefaultINR()), notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
+	n, w := acmeNotifier(t, ch, opening, notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),
 		notify.WithBreaker(notify.BreakerPolicy{Failures: 1, Cooldown: time.Hour}))
-	if err != nil {
-		t.Fatal(err)
-	}
 	vendor.FailNext(smsgatewaytest.LowBalance)
 	req := &sms.Request{Account: "acme", To: "9876543210", Message: "hello"}
 	if _, err := n.Send(context.Background(), req); notify.CodeOf(err) != notify.CodeUnavailable {

@@ -61,19 +61,24 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
+	n, w := acmeNotifier(t, ch, opening, notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}))
+	return &stack{n: n, vendor: vendor, wallet: w}
+}
+
+// acmeNotifier is a Notifier of ch, and opts, at the default INR prices
+// for acme (testAccount), whose wallet opens with minor paise.
+func acmeNotifier(t *testing.T, ch notify.Channel, minor int64, opts ...notify.Option) (*notify.Notifier, *memstore.Wallet) {
+	t.Helper()
 	w := memstore.NewWallet()
-	if err := w.Open("acme", notify.Money{Minor: opening, Currency: record.INR()}); err != nil {
+	if err := w.Open("acme", notify.Money{Minor: minor, Currency: record.INR()}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := notify.New(testAccounts{testAccount()}, memstore.NewLedger(w),
-		notify.WithChannel(ch),
-		notify.WithPrices(wallet.DefaultINR()),
-		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}),
-	)
+		append([]notify.Option{notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stack{n: n, vendor: vendor, wallet: w}
+	return n, w
 }
 
 func TestSendEveryRoute(t *testing.T) {

@@ -14,11 +14,7 @@ func (c *Channel) EncodeRequest(req notify.Request) ([]byte, error) {
 // DecodeRequest implements notify.RequestCodec: it reads what
 // EncodeRequest wrote.
 func (c *Channel) DecodeRequest(data []byte) (notify.Request, error) {
-	r, err := reqcodec.Decode(Kind, data, func(r *Request, account, key string) { r.Account, r.IdempotencyKey = account, key })
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
+	return reqcodec.Decode(Kind, data, func(r *Request, account, key string) { r.Account, r.IdempotencyKey = account, key })
 }
 
 // Interface guards.

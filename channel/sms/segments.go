@@ -85,24 +85,10 @@ func Segments(text string) (enc Encoding, segments, units int) {
 	var septets, ucs int
 	var ext, pairs bool
 	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			i++
-			ucs++
-			if gsm {
-				switch s := gsmSeptets(rune(c)); s {
-				case 0:
-					gsm = false
-				case 2:
-					ext = true
-					septets += 2
-				default:
-					septets++
-				}
-			}
-			continue
+		r, size := rune(text[i]), 1 // ASCII, the common case, needs no decoding
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
 		}
-		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		if r > 0xFFFF {
 			ucs += 2

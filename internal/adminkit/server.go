@@ -1,7 +1,6 @@
 package adminkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +20,19 @@ import (
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/syncbuf"
 )
 
 const adminKey = "admin-key-0123456789-0123456789-abcdef"
 
-// logBuffer collects the handler's log lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 type server struct {
 	url  string
-	logs *logBuffer
+	logs *syncbuf.Buffer
 	b    Backend
 }
 
 func newServer(t *testing.T, b Backend) *server {
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := adminapi.New(b.Store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	if err != nil {
 		t.Fatal(err)
@@ -215,6 +196,32 @@ func (k kit) testAccounts(t *testing.T) {
 	})
 }
 
+// pages reads a list from its first page, path (which sets ?limit=),
+// following the next cursors for at most maxPages pages (a list that
+// never ends shows in what the caller gets), and returns the items, under
+// field, of every page in order.
+func (s *server) pages(t *testing.T, path, field string) []map[string]any {
+	t.Helper()
+	const maxPages = 6
+	var items []map[string]any
+	next := ""
+	for range maxPages {
+		page := path
+		if next != "" {
+			page += "&after=" + next
+		}
+		r := s.admin(t, "GET", page, "")
+		want(t, r, 200, "")
+		for _, it := range r.data()[field].([]any) {
+			items = append(items, it.(map[string]any))
+		}
+		if next, _ = r.data()["next"].(string); next == "" {
+			break
+		}
+	}
+	return items
+}
+
 func (k kit) testListAccounts(t *testing.T) {
 	k.each(t, func(t *testing.T, b Backend) {
 		s := newServer(t, b)
@@ -222,18 +229,8 @@ func (k kit) testListAccounts(t *testing.T) {
 			s.create(t, id)
 		}
 		var got []string
-		path := "/admin/v1/accounts?limit=2"
-		for pages := 0; ; pages++ {
-			r := s.admin(t, "GET", path, "")
-			want(t, r, 200, "")
-			for _, a := range r.data()["accounts"].([]any) {
-				got = append(got, a.(map[string]any)["id"].(string))
-			}
-			next, _ := r.data()["next"].(string)
-			if next == "" || pages > 5 {
-				break
-			}
-			path = "/admin/v1/accounts?limit=2&after=" + next
+		for _, a := range s.pages(t, "/admin/v1/accounts?limit=2", "accounts") {
+			got = append(got, a["id"].(string))
 		}
 		if strings.Join(got, ",") != "a,b,c,d,e" {
 			t.Fatalf("pages: %v", got)
@@ -395,23 +392,12 @@ func (k kit) testLedger(t *testing.T) {
 		}
 		var refs []string
 		var bals []int64
-		path := "/admin/v1/accounts/acme/ledger?limit=2"
-		for pages := 0; pages < 5; pages++ {
-			r := s.admin(t, "GET", path, "")
-			want(t, r, 200, "")
-			for _, e := range r.data()["entries"].([]any) {
-				e := e.(map[string]any)
-				if e["kind"] != "credit" || num(e["amount_minor"]) != 100 {
-					t.Errorf("entry %v", e)
-				}
-				refs = append(refs, e["ref"].(string))
-				bals = append(bals, num(e["balance_minor"]))
+		for _, e := range s.pages(t, "/admin/v1/accounts/acme/ledger?limit=2", "entries") {
+			if e["kind"] != "credit" || num(e["amount_minor"]) != 100 {
+				t.Errorf("entry %v", e)
 			}
-			next, _ := r.data()["next"].(string)
-			if next == "" {
-				break
-			}
-			path = "/admin/v1/accounts/acme/ledger?limit=2&after=" + next
+			refs = append(refs, e["ref"].(string))
+			bals = append(bals, num(e["balance_minor"]))
 		}
 		if strings.Join(refs, ",") != "topup:r1,topup:r2,topup:r3" || bals[2] != 1300 {
 			t.Fatalf("ledger: %v %v", refs, bals)
@@ -439,22 +425,11 @@ func (k kit) testMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ids []string
-		path := "/admin/v1/accounts/acme/messages?limit=2"
-		for pages := 0; pages < 5; pages++ {
-			r := s.admin(t, "GET", path, "")
-			want(t, r, 200, "")
-			for _, m := range r.data()["messages"].([]any) {
-				m := m.(map[string]any)
-				if m["status"] != "pending" || num(m["cost_minor"]) != 25 || m["channel"] != "sms" {
-					t.Errorf("message %v", m)
-				}
-				ids = append(ids, m["message_id"].(string))
+		for _, m := range s.pages(t, "/admin/v1/accounts/acme/messages?limit=2", "messages") {
+			if m["status"] != "pending" || num(m["cost_minor"]) != 25 || m["channel"] != "sms" {
+				t.Errorf("message %v", m)
 			}
-			next, _ := r.data()["next"].(string)
-			if next == "" {
-				break
-			}
-			path = "/admin/v1/accounts/acme/messages?limit=2&after=" + next
+			ids = append(ids, m["message_id"].(string))
 		}
 		if strings.Join(ids, ",") != "m3,m2,m1" {
 			t.Fatalf("messages: %v", ids)
@@ -490,14 +465,7 @@ func (k kit) testDLTTemplates(t *testing.T) {
 		if r.field("content") == "" {
 			t.Errorf("fields: %s", r.raw)
 		}
-		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/dlt-templates/1", `{"content":"x"}`), 404, "not_found")
-		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/dlt-templates", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", path+"/1107161", ""), 200, "")
-		want(t, s.admin(t, "DELETE", path+"/1107161", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", "/admin/v1/accounts/nobody/dlt-templates/1", ""), 404, "not_found")
-		if logs := s.logs.String(); !strings.Contains(logs, `"action":"dlt_template.put"`) || !strings.Contains(logs, `"action":"dlt_template.delete"`) {
-			t.Errorf("log: %s", logs)
-		}
+		s.wantDeleteOnce(t, "dlt-templates", "1107161", `{"content":"x"}`, "dlt_template")
 	})
 }
 
@@ -535,15 +503,25 @@ func (k kit) testCustomTemplates(t *testing.T) {
 		if r.field("slug") == "" {
 			t.Errorf("slug: %s", r.raw)
 		}
-		want(t, s.admin(t, "PUT", "/admin/v1/accounts/nobody/templates/x", `{"sms":"x"}`), 404, "not_found")
-		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody/templates", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", path+"/welcome", ""), 200, "")
-		want(t, s.admin(t, "DELETE", path+"/welcome", ""), 404, "not_found")
-		want(t, s.admin(t, "DELETE", "/admin/v1/accounts/nobody/templates/welcome", ""), 404, "not_found")
-		if logs := s.logs.String(); !strings.Contains(logs, `"action":"template.put"`) || !strings.Contains(logs, `"action":"template.delete"`) {
-			t.Errorf("log: %s", logs)
-		}
+		s.wantDeleteOnce(t, "templates", "welcome", `{"sms":"x"}`, "template")
 	})
+}
+
+// wantDeleteOnce checks the end of the tests of acme's templates of a
+// collection (dlt-templates, templates), where item was put: a PUT of
+// body, a GET and a DELETE under an unknown account are 404; item deletes
+// once, then is 404; the log has action's put and delete.
+func (s *server) wantDeleteOnce(t *testing.T, collection, item, body, action string) {
+	t.Helper()
+	path, nobody := "/admin/v1/accounts/acme/"+collection, "/admin/v1/accounts/nobody/"+collection
+	want(t, s.admin(t, "PUT", nobody+"/"+item, body), 404, "not_found")
+	want(t, s.admin(t, "GET", nobody, ""), 404, "not_found")
+	want(t, s.admin(t, "DELETE", path+"/"+item, ""), 200, "")
+	want(t, s.admin(t, "DELETE", path+"/"+item, ""), 404, "not_found")
+	want(t, s.admin(t, "DELETE", nobody+"/"+item, ""), 404, "not_found")
+	if logs := s.logs.String(); !strings.Contains(logs, `"action":"`+action+`.put"`) || !strings.Contains(logs, `"action":"`+action+`.delete"`) {
+		t.Errorf("log: %s", logs)
+	}
 }
 
 // TestHangUpDoesNotCutAChange: a client that hangs up (its request's

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/internal/syncbuf"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/store"
 )
 
 // newSuppressionServer serves b with its ledger's suppression list.
 func newSuppressionServer(t *testing.T, b Backend) *server {
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	h, err := adminapi.New(b.Store, adminKey, adminapi.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))),
 		adminapi.WithSuppressions(b.Msgs.(store.Suppressions), notifytest.New(t).Notifier))
 	if err != nil {

@@ -677,11 +677,20 @@ func (a *auditLedger) Move(ctx context.Context, account, id string, u store.Upda
 func (a *auditLedger) storeDown(id string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.downAt[id] == 0 {
+	if !spend(a.downAt, id) {
 		return false
 	}
-	a.downAt[id]--
 	a.late[id] = true
+	return true
+}
+
+// spend takes one from the count of id in counts, reporting whether
+// there was one to take.
+func spend(counts map[string]int, id string) bool {
+	if counts[id] == 0 {
+		return false
+	}
+	counts[id]--
 	return true
 }
 

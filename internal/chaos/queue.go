@@ -251,11 +251,7 @@ func (d *vendorDown) pick(id string, calls int) {
 func (d *vendorDown) refuses(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.calls[id] == 0 {
-		return false
-	}
-	d.calls[id]--
-	return true
+	return spend(d.calls, id)
 }
 
 // cancelResult is what a Cancel answered.

@@ -34,8 +34,12 @@ func Encode[R notify.Request](kind notify.Kind, req notify.Request) ([]byte, err
 }
 
 // Decode reads what Encode wrote into a new R and sets its account and
-// key with set.
-func Decode[R any](kind notify.Kind, data []byte, set func(r *R, account, key string)) (*R, error) {
+// key with set. A failure returns a nil notify.Request, not a nil *R in
+// one, which a channel's DecodeRequest could not return as is.
+func Decode[R any, P interface {
+	*R
+	notify.Request
+}](kind notify.Kind, data []byte, set func(r P, account, key string)) (notify.Request, error) {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%s: decode: %w", kind, err)
@@ -43,7 +47,7 @@ func Decode[R any](kind notify.Kind, data []byte, set func(r *R, account, key st
 	if w.Account == "" || len(w.Request) == 0 {
 		return nil, fmt.Errorf("%s: decode: an encoded request needs its account and request", kind)
 	}
-	r := new(R)
+	r := P(new(R))
 	if err := json.Unmarshal(w.Request, r); err != nil {
 		return nil, fmt.Errorf("%s: decode: %w", kind, err)
 	}

@@ -51,9 +51,7 @@ type AccountsHarness struct {
 //   - 64 goroutines looking accounts up at once all get the right ones.
 func RunAccounts(t *testing.T, h AccountsHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: AccountsHarness needs New")
-	}
+	needs(t, h.New != nil, "AccountsHarness needs New")
 	runAll(t, []subtest{
 		{"AccountFields", func(t *testing.T) { testAccountFields(t, h) }},
 		{"UnknownAccount", func(t *testing.T) { testUnknownAccount(t, h) }},
@@ -103,25 +101,20 @@ func diffAccount(got, want *record.Account) string {
 	if got == nil {
 		return "nil account"
 	}
-	var d []string
-	field := func(name string, g, w any) {
-		if g != w {
-			d = append(d, fmt.Sprintf("%s = %v, want %v", name, g, w))
-		}
-	}
-	field("ID", got.ID, want.ID)
-	field("Name", got.Name, want.Name)
-	field("Currency", got.Currency, want.Currency)
-	field("PricePlan", got.PricePlan, want.PricePlan)
-	field("Disabled", got.Disabled, want.Disabled)
-	field("Region", got.Region, want.Region)
+	var d diffs
+	d.field("ID", got.ID, want.ID)
+	d.field("Name", got.Name, want.Name)
+	d.field("Currency", got.Currency, want.Currency)
+	d.field("PricePlan", got.PricePlan, want.PricePlan)
+	d.field("Disabled", got.Disabled, want.Disabled)
+	d.field("Region", got.Region, want.Region)
 	if !slices.Equal(got.Countries, want.Countries) {
-		d = append(d, fmt.Sprintf("Countries = %q, want %q", got.Countries, want.Countries))
+		d.add("Countries = %q, want %q", got.Countries, want.Countries)
 	}
 	if s := diffSettings(got.Settings, want.Settings); s != "" {
-		d = append(d, s)
+		d.add("%s", s)
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 // diffSettings describes how the settings got differ from want, or
@@ -129,23 +122,23 @@ func diffAccount(got, want *record.Account) string {
 // store may re-encode it), and got no kind that want lacks (a nil and an
 // empty map are the same: no settings).
 func diffSettings(got, want map[record.Kind]json.RawMessage) string {
-	var d []string
+	var d diffs
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		g, ok := got[k]
 		if !ok {
-			d = append(d, fmt.Sprintf("Settings[%s] missing, want %s", k, want[k]))
+			d.add("Settings[%s] missing, want %s", k, want[k])
 			continue
 		}
 		if !sameJSON(g, want[k]) {
-			d = append(d, fmt.Sprintf("Settings[%s] = %s, want the same JSON as %s", k, g, want[k]))
+			d.add("Settings[%s] = %s, want the same JSON as %s", k, g, want[k])
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := want[k]; !ok {
-			d = append(d, fmt.Sprintf("Settings[%s] = %q, want no settings of that kind", k, got[k]))
+			d.add("Settings[%s] = %q, want no settings of that kind", k, got[k])
 		}
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 // sameJSON reports whether got and want are the same JSON value; got that

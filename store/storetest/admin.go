@@ -44,9 +44,7 @@ type AdminHarness struct {
 //     and no other account's.
 func RunAdmin(t *testing.T, h AdminHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: AdminHarness needs New")
-	}
+	needs(t, h.New != nil, "AdminHarness needs New")
 	runAll(t, []subtest{
 		{"CreateAccount", func(t *testing.T) { testAdminCreate(t, h) }},
 		{"Accounts", func(t *testing.T) { testAdminList(t, h) }},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,9 +51,7 @@ type IdempotencyHarness struct {
 //   - of 64 goroutines reserving one key at once, exactly one gets it.
 func RunIdempotency(t *testing.T, h IdempotencyHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: IdempotencyHarness needs New")
-	}
+	needs(t, h.New != nil, "IdempotencyHarness needs New")
 	runAll(t, []subtest{
 		{"FirstReserve", func(t *testing.T) { testFirstReserve(t, h) }},
 		{"InFlightIsConflict", func(t *testing.T) { testInFlight(t, h) }},
@@ -84,6 +81,16 @@ func newIdem(t *testing.T, h IdempotencyHarness) (store.Keys, *testclock.Clock, 
 		t.Fatal("IdempotencyHarness.New returned nil")
 	}
 	return s, c, newName("acct")
+}
+
+// newClockedIdem is newIdem for a subtest that moves the store's clock:
+// skipped for a store that keeps its own (IdempotencyHarness.IgnoresClock).
+func newClockedIdem(t *testing.T, h IdempotencyHarness) (store.Keys, *testclock.Clock, string) {
+	t.Helper()
+	if h.IgnoresClock {
+		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
+	}
+	return newIdem(t, h)
 }
 
 func reserve(t *testing.T, s store.Keys, account, key, fp string) []byte {
@@ -253,10 +260,7 @@ func testKeysPerAccount(t *testing.T, h IdempotencyHarness) {
 }
 
 func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
-	if h.IgnoresClock {
-		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
-	}
-	s, c, acct := newIdem(t, h)
+	s, c, acct := newClockedIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
 	c.Advance(idemTTL / 2)
@@ -272,10 +276,7 @@ func testReceiptExpires(t *testing.T, h IdempotencyHarness) {
 }
 
 func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
-	if h.IgnoresClock {
-		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
-	}
-	s, c, acct := newIdem(t, h)
+	s, c, acct := newClockedIdem(t, h)
 	key := newName("key")
 	reservedAt := c.Now()
 	wantReserved(t, s, acct, key, "fp")
@@ -318,10 +319,7 @@ func testLeaseExpires(t *testing.T, h IdempotencyHarness) {
 }
 
 func testCompleteAfterLease(t *testing.T, h IdempotencyHarness) {
-	if h.IgnoresClock {
-		t.Skip("the store keeps its own clock (IdempotencyHarness.IgnoresClock)")
-	}
-	s, c, acct := newIdem(t, h)
+	s, c, acct := newClockedIdem(t, h)
 	key := newName("key")
 	wantReserved(t, s, acct, key, "fp")
 	c.Advance(idemLease + time.Second)
@@ -337,37 +335,11 @@ func testCompleteAfterLease(t *testing.T, h IdempotencyHarness) {
 func testConcurrentReserve(t *testing.T, h IdempotencyHarness) {
 	s, _, acct := newIdem(t, h)
 	key := newName("key")
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		got      int
-		failures []error
-	)
-	start := make(chan struct{})
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			r, err := s.Reserve(context.Background(), acct, key, "fp")
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil && r.Receipt == nil:
-				got++
-			case err == nil:
-				failures = append(failures, fmt.Errorf("returned a receipt (%q) of a send that never completed", r.Receipt))
-			case !isKind(err, store.ErrConflict):
-				failures = append(failures, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range failures {
-		t.Errorf("Reserve: %v, want the key or ErrConflict", err)
-	}
-	if got != 1 {
-		t.Fatalf("%d of %d goroutines got the key, want exactly 1", got, Goroutines)
-	}
+	wantOneWins(t, "Reserve", "got the key", func() error {
+		r, err := s.Reserve(context.Background(), acct, key, "fp")
+		if err == nil && r.Receipt != nil {
+			return fmt.Errorf("returned a receipt (%q) of a send that never completed", r.Receipt)
+		}
+		return err
+	})
 }

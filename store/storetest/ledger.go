@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,9 +63,7 @@ type LedgerHarness struct {
 //     or after a time, else ErrNotFound.
 func RunLedger(t *testing.T, h LedgerHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: LedgerHarness needs New")
-	}
+	needs(t, h.New != nil, "LedgerHarness needs New")
 	runAll(t, []subtest{
 		{"BalanceAndCredit", func(t *testing.T) { testBalanceAndCredit(t, h) }},
 		{"OpenAndRead", func(t *testing.T) { testOpenAndRead(t, h) }},
@@ -104,6 +101,16 @@ func newLedger(t *testing.T, h LedgerHarness) (store.Ledger, func(t *testing.T, 
 		t.Fatal("LedgerHarness.New returned nil")
 	}
 	return s, fund
+}
+
+// fundedLedger is newLedger with a new account whose wallet opens with
+// opening (minor units, as rupees takes): the start of most ledger tests.
+func fundedLedger(t *testing.T, h LedgerHarness, opening int64) (store.Ledger, string) {
+	t.Helper()
+	s, fund := newLedger(t, h)
+	acct := newName("acct")
+	fund(t, acct, rupees(opening))
+	return s, acct
 }
 
 // sampleMessage returns a record with every field Open takes set.
@@ -186,54 +193,49 @@ func wantWallet(t *testing.T, s store.Ledger, account string, minor int64) {
 
 // diffMessage describes how got differs from want, or returns "".
 func diffMessage(got, want *record.Message) string {
-	var d []string
-	field := func(name string, g, w any) {
-		if g != w {
-			d = append(d, fmt.Sprintf("%s = %v, want %v", name, g, w))
-		}
-	}
-	field("ID", got.ID, want.ID)
-	field("Account", got.Account, want.Account)
-	field("Kind", got.Kind, want.Kind)
-	field("Request", got.Request, want.Request)
-	field("To", got.To, want.To)
-	field("Country", got.Country, want.Country)
-	field("State", got.State, want.State)
-	field("Provider", got.Provider, want.Provider)
-	field("ProviderMessageID", got.ProviderMessageID, want.ProviderMessageID)
-	field("Gateway", got.Gateway, want.Gateway)
-	field("IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey)
-	field("Domain", got.Domain, want.Domain)
-	field("Units", got.Units, want.Units)
-	field("Metered", got.Metered, want.Metered)
-	field("Charge", got.Charge, want.Charge)
-	field("Attempts", got.Attempts, want.Attempts)
-	field("ErrorCode", got.ErrorCode, want.ErrorCode)
-	field("Error", got.Error, want.Error)
-	field("Note", got.Note, want.Note)
-	field("VendorCode", got.VendorCode, want.VendorCode)
-	field("Refunded", got.Refunded, want.Refunded)
-	field("Resend", string(got.Resend), string(want.Resend))
-	field("Fallback", got.Fallback, want.Fallback)
-	field("Follows", got.Follows, want.Follows)
-	field("Confirm", got.Confirm, want.Confirm)
+	var d diffs
+	d.field("ID", got.ID, want.ID)
+	d.field("Account", got.Account, want.Account)
+	d.field("Kind", got.Kind, want.Kind)
+	d.field("Request", got.Request, want.Request)
+	d.field("To", got.To, want.To)
+	d.field("Country", got.Country, want.Country)
+	d.field("State", got.State, want.State)
+	d.field("Provider", got.Provider, want.Provider)
+	d.field("ProviderMessageID", got.ProviderMessageID, want.ProviderMessageID)
+	d.field("Gateway", got.Gateway, want.Gateway)
+	d.field("IdempotencyKey", got.IdempotencyKey, want.IdempotencyKey)
+	d.field("Domain", got.Domain, want.Domain)
+	d.field("Units", got.Units, want.Units)
+	d.field("Metered", got.Metered, want.Metered)
+	d.field("Charge", got.Charge, want.Charge)
+	d.field("Attempts", got.Attempts, want.Attempts)
+	d.field("ErrorCode", got.ErrorCode, want.ErrorCode)
+	d.field("Error", got.Error, want.Error)
+	d.field("Note", got.Note, want.Note)
+	d.field("VendorCode", got.VendorCode, want.VendorCode)
+	d.field("Refunded", got.Refunded, want.Refunded)
+	d.field("Resend", string(got.Resend), string(want.Resend))
+	d.field("Fallback", got.Fallback, want.Fallback)
+	d.field("Follows", got.Follows, want.Follows)
+	d.field("Confirm", got.Confirm, want.Confirm)
 	if !got.CreatedAt.Equal(want.CreatedAt) {
-		d = append(d, fmt.Sprintf("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt))
+		d.add("CreatedAt = %v, want %v", got.CreatedAt, want.CreatedAt)
 	}
 	if !got.UpdatedAt.Equal(want.UpdatedAt) {
-		d = append(d, fmt.Sprintf("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt))
+		d.add("UpdatedAt = %v, want %v", got.UpdatedAt, want.UpdatedAt)
 	}
 	if !slices.EqualFunc(got.History, want.History, func(a, b record.StateChange) bool {
 		return a.State == b.State && a.At.Equal(b.At)
 	}) {
-		d = append(d, fmt.Sprintf("History = %v, want %v", got.History, want.History))
+		d.add("History = %v, want %v", got.History, want.History)
 	}
 	if (got.Tried == nil) != (want.Tried == nil) || !slices.EqualFunc(got.Tried, want.Tried, func(a, b record.Attempt) bool {
 		return a.Provider == b.Provider && a.Outcome == b.Outcome && a.ErrorCode == b.ErrorCode && a.At.Equal(b.At)
 	}) {
-		d = append(d, fmt.Sprintf("Tried = %v, want %v", got.Tried, want.Tried))
+		d.add("Tried = %v, want %v", got.Tried, want.Tried)
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 func testBalanceAndCredit(t *testing.T, h LedgerHarness) {
@@ -262,9 +264,7 @@ func testBalanceAndCredit(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenAndRead(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	if b := openMessage(t, s, m); b.Available.Minor != 900 {
 		t.Fatalf("Open returned balance %d, want 900", b.Available.Minor)
@@ -286,10 +286,8 @@ func testOpenAndRead(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenAttempting(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	m := sampleMessage(acct, 100, msgEpoch)
 	m.State = record.StateAttempting
 	if b := openMessage(t, s, m); b.Available.Minor != 900 {
@@ -327,9 +325,7 @@ func testOpenAttempting(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenTwice(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	_, err := s.Open(context.Background(), taken(m))
@@ -338,9 +334,7 @@ func testOpenTwice(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenShort(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(50))
+	s, acct := fundedLedger(t, h, 50)
 	m := sampleMessage(acct, 100, msgEpoch)
 	_, err := s.Open(context.Background(), taken(m))
 	wantErr(t, "Open beyond the balance", err, store.ErrInsufficientFunds)
@@ -363,9 +357,7 @@ func testOpenUnmetered(t *testing.T, h LedgerHarness) {
 }
 
 func testLifecycle(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	t1, t2 := msgEpoch.Add(time.Second), msgEpoch.Add(3*time.Second)
@@ -399,9 +391,7 @@ func testLifecycle(t *testing.T, h LedgerHarness) {
 }
 
 func testForbiddenMoves(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
 	pending := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, pending)
@@ -435,9 +425,7 @@ func testForbiddenMoves(t *testing.T, h LedgerHarness) {
 }
 
 func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	fromPending := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, fromPending)
 	fromAttempting := sampleMessage(acct, 250, msgEpoch)
@@ -460,9 +448,7 @@ func testFailRefundsOnce(t *testing.T, h LedgerHarness) {
 }
 
 func testUnknownSettles(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	toFailed, toSent := sampleMessage(acct, 100, msgEpoch), sampleMessage(acct, 100, msgEpoch)
 	for _, m := range []*record.Message{toFailed, toSent} {
 		openMessage(t, s, m)
@@ -532,9 +518,7 @@ func testByKey(t *testing.T, h LedgerHarness) {
 }
 
 func testStale(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	at := func(min int) time.Time { return msgEpoch.Add(time.Duration(min) * time.Minute) }
 	newAt := func(min int) *record.Message {
 		m := sampleMessage(acct, 10, at(min))
@@ -635,43 +619,13 @@ func testAttempting(t *testing.T, h LedgerHarness) {
 }
 
 func testConcurrentFail(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		moved    int
-		failures []error
-	)
-	start := make(chan struct{})
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				moved++
-			case isKind(err, store.ErrConflict):
-			default:
-				failures = append(failures, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range failures {
-		t.Errorf("Move: %v, want success or Conflict", err)
-	}
-	if moved != 1 {
-		t.Fatalf("%d of %d goroutines moved the record, want exactly 1", moved, Goroutines)
-	}
+	wantOneWins(t, "Move", "moved the record", func() error {
+		_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateFailed, At: msgEpoch})
+		return err
+	})
 	wantWallet(t, s, acct, 1000)
 	if got := readMessage(t, s, acct, m.ID); len(got.History) != 2 {
 		t.Fatalf("history after concurrent fails = %v, want pending and failed", got.History)

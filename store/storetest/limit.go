@@ -54,9 +54,7 @@ type WindowLimitHarness struct {
 //     concurrent Undos each give back exactly one unit.
 func RunRateLimit(t *testing.T, h RateLimitHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: RateLimitHarness needs New")
-	}
+	needs(t, h.New != nil, "RateLimitHarness needs New")
 	l := limitSuite{res: h.Resolution}
 	runAll(t, []subtest{
 		{"Budget", func(t *testing.T) { l.rateBudget(t, h) }},
@@ -90,9 +88,7 @@ func RunRateLimit(t *testing.T, h RateLimitHarness) {
 //     concurrent Undos each give back exactly one unit.
 func RunWindowLimit(t *testing.T, h WindowLimitHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: WindowLimitHarness needs New")
-	}
+	needs(t, h.New != nil, "WindowLimitHarness needs New")
 	l := limitSuite{res: h.Resolution}
 	runAll(t, []subtest{
 		{"Budget", func(t *testing.T) { l.windowBudget(t, h) }},
@@ -493,31 +489,12 @@ func (s limitSuite) concurrentUndo(t *testing.T, l store.Limiter, budget int) {
 // started together, and adds up what op counts. An error of op fails t.
 func hammer(t *testing.T, op func(g, i int) (int, error), total *int) {
 	t.Helper()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	start := make(chan struct{})
-	for g := range limitGoroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range limitTakes {
-				n, err := op(g, i)
-				mu.Lock()
-				*total += n
-				if err != nil {
-					errs = append(errs, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatalf("concurrent calls failed: %v", err)
-	}
+	var mu sync.Mutex
+	together(t, limitGoroutines, limitTakes, func(g, i int) error {
+		n, err := op(g, i)
+		mu.Lock()
+		*total += n
+		mu.Unlock()
+		return err
+	})
 }

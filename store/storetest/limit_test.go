@@ -2,11 +2,8 @@ package storetest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -197,53 +194,27 @@ func TestSimpleLimiters(t *testing.T) {
 // when started by TestLimitSuitesCatchDefects in a child process; its
 // failure is expected.
 func TestLimitFlawedHelper(t *testing.T) {
-	defect := os.Getenv("STORETEST_LIMIT_DEFECT")
-	if defect == "" {
-		t.Skip("run by TestLimitSuitesCatchDefects")
-	}
-	runLimits(t, defect)
+	runLimits(t, childDefect(t, "STORETEST_LIMIT_DEFECT"))
 }
 
 func TestLimitSuitesCatchDefects(t *testing.T) {
-	if os.Getenv("STORETEST_LIMIT_DEFECT") != "" {
-		t.Skip("child process")
-	}
-	const prefix = "--- FAIL: TestLimitFlawedHelper/"
-	tests := []struct {
-		defect string
-		want   string // a failing subtest
-	}{
-		{"off-by-one", prefix + "WindowLimit/Budget"},
-		{"fixed-retry", prefix + "WindowLimit/Budget"},
-		{"no-rule", prefix + "WindowLimit/Budget"},
-		{"limit-is-conflict", prefix + "WindowLimit/Budget"},
-		{"refusal-counts", prefix + "WindowLimit/Budget"},
-		{"no-slide", prefix + "WindowLimit/Slides"},
-		{"real-clock", prefix + "WindowLimit/Slides"},
-		{"unsorted", prefix + "WindowLimit/OutOfOrder"},
-		{"undo-noop", prefix + "WindowLimit/Undo"},
-		{"undo-any", prefix + "WindowLimit/UndoUnknownOrExpired"},
-		{"global-key", prefix + "WindowLimit/KeysIndependent"},
-		{"global-key", prefix + "RateLimit/KeysIndependent"},
-		{"cut-at-nul", prefix + "WindowLimit/KeysIndependent"},
-		{"racy", prefix + "WindowLimit/Concurrent"},
-		{"no-cap", prefix + "RateLimit/Refill"},
-		{"undo-unbounded", prefix + "RateLimit/Undo"},
-		{"undo-expired", prefix + "RateLimit/UndoUnknownOrExpired"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.defect+"/"+tt.want[len(prefix):], func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestLimitFlawedHelper$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), "STORETEST_LIMIT_DEFECT="+tt.defect)
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				t.Fatalf("suites passed or did not run (err %v); output:\n%s", err, out)
-			}
-			if !strings.Contains(string(out), tt.want) {
-				t.Errorf("output lacks %q:\n%s", tt.want, out)
-			}
-		})
-	}
+	wantDefectsCaught(t, "TestLimitFlawedHelper", "STORETEST_LIMIT_DEFECT", []flaw{
+		{"off-by-one", "WindowLimit/Budget"},
+		{"fixed-retry", "WindowLimit/Budget"},
+		{"no-rule", "WindowLimit/Budget"},
+		{"limit-is-conflict", "WindowLimit/Budget"},
+		{"refusal-counts", "WindowLimit/Budget"},
+		{"no-slide", "WindowLimit/Slides"},
+		{"real-clock", "WindowLimit/Slides"},
+		{"unsorted", "WindowLimit/OutOfOrder"},
+		{"undo-noop", "WindowLimit/Undo"},
+		{"undo-any", "WindowLimit/UndoUnknownOrExpired"},
+		{"global-key", "WindowLimit/KeysIndependent"},
+		{"global-key", "RateLimit/KeysIndependent"},
+		{"cut-at-nul", "WindowLimit/KeysIndependent"},
+		{"racy", "WindowLimit/Concurrent"},
+		{"no-cap", "RateLimit/Refill"},
+		{"undo-unbounded", "RateLimit/Undo"},
+		{"undo-expired", "RateLimit/UndoUnknownOrExpired"},
+	})
 }

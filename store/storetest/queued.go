@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -82,10 +81,8 @@ func wantPayload(t *testing.T, what string, rec *record.Message, want []byte) {
 }
 
 func testOpenWaiting(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	due := msgEpoch.Add(36 * time.Hour)
 	queued := waitingMessage(acct, 100, record.StateQueued, msgEpoch, time.Time{})
 	scheduled := waitingMessage(acct, 250, record.StateScheduled, msgEpoch, due)
@@ -123,10 +120,8 @@ func testOpenWaiting(t *testing.T, h LedgerHarness) {
 }
 
 func testOpenWaitingShort(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 100)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(100))
 	for _, st := range []record.State{record.StateQueued, record.StateScheduled} {
 		m := waitingMessage(acct, 150, st, msgEpoch, msgEpoch.Add(time.Hour))
 		_, err := s.Open(ctx, takenWaiting(m))
@@ -138,10 +133,8 @@ func testOpenWaitingShort(t *testing.T, h LedgerHarness) {
 }
 
 func testQueuedRetry(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	m := waitingMessage(acct, 100, record.StateQueued, msgEpoch, time.Time{})
 	openWaiting(t, s, m)
 	at := func(sec int) time.Time { return msgEpoch.Add(time.Duration(sec) * time.Second) }
@@ -176,10 +169,8 @@ func testQueuedRetry(t *testing.T, h LedgerHarness) {
 }
 
 func testWaitingFailRefundsOnce(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	scheduled := waitingMessage(acct, 100, record.StateScheduled, msgEpoch, msgEpoch.Add(time.Hour))
 	queued := waitingMessage(acct, 250, record.StateQueued, msgEpoch, time.Time{})
 	openWaiting(t, s, scheduled)
@@ -210,9 +201,7 @@ func testWaitingFailRefundsOnce(t *testing.T, h LedgerHarness) {
 }
 
 func testPayloadWhileLive(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	for _, to := range []record.State{record.StateSent, record.StateFailed, record.StateUnknown} {
 		m := waitingMessage(acct, 10, record.StateScheduled, msgEpoch, msgEpoch.Add(time.Hour))
 		openWaiting(t, s, m)
@@ -239,10 +228,8 @@ func testPayloadWhileLive(t *testing.T, h LedgerHarness) {
 }
 
 func testWaitingNotStale(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	old := msgEpoch.Add(-365 * 24 * time.Hour)
 	queued := waitingMessage(acct, 10, record.StateQueued, old, time.Time{})
 	openWaiting(t, s, queued)
@@ -269,43 +256,13 @@ func testWaitingNotStale(t *testing.T, h LedgerHarness) {
 }
 
 func testConcurrentClaim(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := waitingMessage(acct, 100, record.StateQueued, msgEpoch, time.Time{})
 	openWaiting(t, s, m)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		moved    int
-		failures []error
-	)
-	start := make(chan struct{})
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateAttempting, At: msgEpoch.Add(time.Second)})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				moved++
-			case isKind(err, store.ErrConflict):
-			default:
-				failures = append(failures, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range failures {
-		t.Errorf("Move: %v, want success or Conflict", err)
-	}
-	if moved != 1 {
-		t.Fatalf("%d of %d goroutines claimed the queued record, want exactly 1", moved, Goroutines)
-	}
+	wantOneWins(t, "Move", "claimed the queued record", func() error {
+		_, err := s.Move(context.Background(), acct, m.ID, store.Update{State: record.StateAttempting, At: msgEpoch.Add(time.Second)})
+		return err
+	})
 	got := readMessage(t, s, acct, m.ID)
 	if got.State != record.StateAttempting || len(got.History) != 2 {
 		t.Fatalf("after concurrent claims: state %s, history %v; want attempting, queued then attempting", got.State, got.History)
@@ -314,10 +271,8 @@ func testConcurrentClaim(t *testing.T, h LedgerHarness) {
 }
 
 func testConditionalMove(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
+	s, acct := fundedLedger(t, h, 1000)
 	ctx := context.Background()
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
 	m := waitingMessage(acct, 100, record.StateQueued, msgEpoch, time.Time{})
 	openWaiting(t, s, m)
 	cancel := store.Update{State: record.StateFailed, From: record.StateScheduled, At: msgEpoch.Add(time.Second), ErrorCode: "canceled"}

@@ -31,9 +31,7 @@ func states(m *record.Message) []record.State {
 }
 
 func testDeliveryReports(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sentMessage(t, s, acct, newName("pm"))
 	delivered := msgEpoch.Add(2 * time.Minute)
 	read := msgEpoch.Add(3 * time.Minute)
@@ -69,9 +67,7 @@ func testDeliveryReports(t *testing.T, h LedgerHarness) {
 }
 
 func testReportedFailure(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	kept := sentMessage(t, s, acct, newName("pm"))
 	refunded := sentMessage(t, s, acct, newName("pm"))
 	wantWallet(t, s, acct, 800)
@@ -105,9 +101,7 @@ func testReportedFailure(t *testing.T, h LedgerHarness) {
 }
 
 func testBackfill(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sentMessage(t, s, acct, newName("pm"))
 	// The vendor's clock is behind the host's: the step goes where its
 	// state belongs, whatever its time.
@@ -142,9 +136,7 @@ func testBackfill(t *testing.T, h LedgerHarness) {
 // testAfterRead: an unknown record read before any other report takes a
 // late sent step, then a late delivered one, each in its place.
 func testAfterRead(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 100, msgEpoch)
 	openMessage(t, s, m)
 	moveMessage(t, s, m, store.Update{State: record.StateAttempting, At: msgEpoch})
@@ -217,9 +209,7 @@ func ids(ms []*record.Message) []string {
 // credits the difference once; a later refund gives back only the new
 // charge.
 func testReprice(t *testing.T, h LedgerHarness) {
-	s, fund := newLedger(t, h)
-	acct := newName("acct")
-	fund(t, acct, rupees(1000))
+	s, acct := fundedLedger(t, h, 1000)
 	m := sampleMessage(acct, 35, msgEpoch)
 	openMessage(t, s, m)
 	moveMessage(t, s, m, store.Update{State: record.StateAttempting, At: msgEpoch})

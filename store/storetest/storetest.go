@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/notifykit/notify/record"
@@ -30,6 +31,78 @@ var inr = record.Currency{Code: "INR", Symbol: "₹", Exponent: 2}
 
 // rupees returns minor paise of inr.
 func rupees(minor int64) record.Money { return record.Money{Minor: minor, Currency: inr} }
+
+// atOnce runs f(g) for each g below n, each in a goroutine of its own,
+// all released together so that their calls race, and returns when every
+// one has.
+func atOnce(n int, f func(g int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(g)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+// together runs op calls times from each of goroutines goroutines,
+// started at once (atOnce). An error of op fails t.
+func together(t *testing.T, goroutines, calls int, op func(g, i int) error) {
+	t.Helper()
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	atOnce(goroutines, func(g int) {
+		for i := range calls {
+			if err := op(g, i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}
+	})
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(errs) > 0 {
+		t.FailNow()
+	}
+}
+
+// wantOneWins runs op from Goroutines goroutines at once and checks that
+// exactly one wins (op returns nil) and that every other loses with
+// ErrConflict; call names op, and won says what the winner did.
+func wantOneWins(t *testing.T, call, won string, op func() error) {
+	t.Helper()
+	var (
+		mu       sync.Mutex
+		wins     int
+		failures []error
+	)
+	atOnce(Goroutines, func(int) {
+		err := op()
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			wins++
+		case !isKind(err, store.ErrConflict):
+			failures = append(failures, err)
+		}
+	})
+	for _, err := range failures {
+		t.Errorf("%s: %v, want success or Conflict", call, err)
+	}
+	if wins != 1 {
+		t.Fatalf("%d of %d goroutines %s, want exactly 1", wins, Goroutines, won)
+	}
+}
 
 // The suites' channels and price classes, as the channel packages and
 // package notify name them.
@@ -148,6 +221,38 @@ func wantShownToSender(t *testing.T, what string, err error) {
 	}
 	if packagePrefix.MatchString(text) {
 		t.Errorf("%s: error %q names a package; a sender sees it", what, msg)
+	}
+}
+
+// diffs collects how a record read back differs from the one expected,
+// one "Name = got, want want" each.
+type diffs []string
+
+// add notes a difference, as fmt.Sprintf words format with args.
+func (d *diffs) add(format string, args ...any) { *d = append(*d, fmt.Sprintf(format, args...)) }
+
+// field notes name's difference when got is not want, printed with %v.
+func (d *diffs) field(name string, got, want any) {
+	if got != want {
+		d.add("%s = %v, want %v", name, got, want)
+	}
+}
+
+// quoted is field printing what fmt.Sprint makes of got and want with %q.
+func (d *diffs) quoted(name string, got, want any) {
+	if got != want {
+		d.add("%s = %q, want %q", name, fmt.Sprint(got), fmt.Sprint(want))
+	}
+}
+
+// String joins the differences, "" for none.
+func (d diffs) String() string { return strings.Join(d, "; ") }
+
+// needs fails t with what a harness lacks unless it has it (has).
+func needs(t *testing.T, has bool, what string) {
+	t.Helper()
+	if !has {
+		t.Fatal("storetest: " + what)
 	}
 }
 

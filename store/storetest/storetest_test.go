@@ -514,68 +514,85 @@ func TestIdempotencyIgnoresClock(t *testing.T) {
 // TestFlawedHelper runs the suites against flawed stores when started by
 // TestSuitesCatchDefects in a child process; its failure is expected.
 func TestFlawedHelper(t *testing.T) {
-	defect := os.Getenv("STORETEST_DEFECT")
-	if defect == "" {
-		t.Skip("run by TestSuitesCatchDefects")
-	}
-	runSuites(t, defect)
+	runSuites(t, childDefect(t, "STORETEST_DEFECT"))
 }
 
 func TestSuitesCatchDefects(t *testing.T) {
-	if os.Getenv("STORETEST_DEFECT") != "" {
+	wantDefectsCaught(t, "TestFlawedHelper", "STORETEST_DEFECT", []flaw{
+		{"notfound-internal", "Accounts/UnknownAccount"},
+		{"notfound-also-unavailable", "Accounts/UnknownAccount"},
+		{"prefix-match", "Accounts/WrongKeys"},
+		{"leaks-key", "Accounts/WrongKeys"},
+		{"shares", "Accounts/CallersCannotChangeStore"},
+		{"shares-settings", "Accounts/CallersCannotChangeStore"},
+		{"shares", "Templates/CallersCannotChangeStore"},
+		{"shares-bodies", "Templates/CallersCannotChangeStore"},
+		{"global-keys", "Idempotency/KeysPerAccount"},
+		{"no-fingerprint", "Idempotency/OtherFingerprint"},
+		{"release-drops-receipt", "Idempotency/Release"},
+		{"no-expiry", "Idempotency/ReceiptExpires"},
+		{"racy-reserve", "Idempotency/ConcurrentReserve"},
+		{"no-lease", "Idempotency/LeaseExpires"},
+		{"silent-takeover", "Idempotency/LeaseExpires"},
+		{"completes-twice", "Idempotency/CompletedRepeat"},
+		{"retains-receipt", "Idempotency/ReceiptNotRetained"},
+		{"receipt-as-text", "Idempotency/ReceiptBytes"},
+		{"moved-lies", "Ledger/FailRefundsOnce"},
+		{"opens-pending", "Ledger/OpenAttempting"},
+		{"unsorted", "Templates/List"},
+		{"delete-missing-ok", "Templates/NotFound"},
+		{"ignores-ctx", "Wallet/CanceledContext"},
+		{"accepts-zero", "Wallet/InvalidArguments"},
+		{"ignores-currency", "Wallet/InvalidArguments"},
+		{"unknown-is-internal", "Wallet/UnknownAccount"},
+		{"no-idempotency", "Wallet/DebitRefRepeat"},
+		{"no-conflict", "Wallet/RefReusedDifferently"},
+		{"repeat-current", "Wallet/DebitRefRepeat"},
+		{"overdraft", "Wallet/InsufficientFunds"},
+		{"records-refused", "Wallet/InsufficientFunds"},
+		{"names-package", "Wallet/InsufficientFunds"},
+		{"racy", "Wallet/ConcurrentSameRef"},
+		{"statement-unsigned", "Wallet/Statement"},
+	})
+}
+
+// flaw is a defect of the simple stores and the subtest of the flawed
+// helper (a path below it) that the defect must make fail.
+type flaw struct{ defect, want string }
+
+// childDefect returns the defect that env names, for a flawed helper run
+// by wantDefectsCaught in a child process; with none, the helper was not
+// started by it, and is skipped.
+func childDefect(t *testing.T, env string) string {
+	t.Helper()
+	defect := os.Getenv(env)
+	if defect == "" {
+		t.Skip("run by its SuitesCatchDefects test, with " + env + " set")
+	}
+	return defect
+}
+
+// wantDefectsCaught runs the test helper in a child process once per
+// flaw, with env naming the defect, and checks that the child fails and
+// that the flaw's subtest is among its failures: each defect must be
+// caught, by the subtest meant to catch it.
+func wantDefectsCaught(t *testing.T, helper, env string, flaws []flaw) {
+	t.Helper()
+	if os.Getenv(env) != "" {
 		t.Skip("child process")
 	}
-	tests := []struct {
-		defect string
-		want   string // a failing subtest
-	}{
-		{"notfound-internal", "--- FAIL: TestFlawedHelper/Accounts/UnknownAccount"},
-		{"notfound-also-unavailable", "--- FAIL: TestFlawedHelper/Accounts/UnknownAccount"},
-		{"prefix-match", "--- FAIL: TestFlawedHelper/Accounts/WrongKeys"},
-		{"leaks-key", "--- FAIL: TestFlawedHelper/Accounts/WrongKeys"},
-		{"shares", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
-		{"shares-settings", "--- FAIL: TestFlawedHelper/Accounts/CallersCannotChangeStore"},
-		{"shares", "--- FAIL: TestFlawedHelper/Templates/CallersCannotChangeStore"},
-		{"shares-bodies", "--- FAIL: TestFlawedHelper/Templates/CallersCannotChangeStore"},
-		{"global-keys", "--- FAIL: TestFlawedHelper/Idempotency/KeysPerAccount"},
-		{"no-fingerprint", "--- FAIL: TestFlawedHelper/Idempotency/OtherFingerprint"},
-		{"release-drops-receipt", "--- FAIL: TestFlawedHelper/Idempotency/Release"},
-		{"no-expiry", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptExpires"},
-		{"racy-reserve", "--- FAIL: TestFlawedHelper/Idempotency/ConcurrentReserve"},
-		{"no-lease", "--- FAIL: TestFlawedHelper/Idempotency/LeaseExpires"},
-		{"silent-takeover", "--- FAIL: TestFlawedHelper/Idempotency/LeaseExpires"},
-		{"completes-twice", "--- FAIL: TestFlawedHelper/Idempotency/CompletedRepeat"},
-		{"retains-receipt", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptNotRetained"},
-		{"receipt-as-text", "--- FAIL: TestFlawedHelper/Idempotency/ReceiptBytes"},
-		{"moved-lies", "--- FAIL: TestFlawedHelper/Ledger/FailRefundsOnce"},
-		{"opens-pending", "--- FAIL: TestFlawedHelper/Ledger/OpenAttempting"},
-		{"unsorted", "--- FAIL: TestFlawedHelper/Templates/List"},
-		{"delete-missing-ok", "--- FAIL: TestFlawedHelper/Templates/NotFound"},
-		{"ignores-ctx", "--- FAIL: TestFlawedHelper/Wallet/CanceledContext"},
-		{"accepts-zero", "--- FAIL: TestFlawedHelper/Wallet/InvalidArguments"},
-		{"ignores-currency", "--- FAIL: TestFlawedHelper/Wallet/InvalidArguments"},
-		{"unknown-is-internal", "--- FAIL: TestFlawedHelper/Wallet/UnknownAccount"},
-		{"no-idempotency", "--- FAIL: TestFlawedHelper/Wallet/DebitRefRepeat"},
-		{"no-conflict", "--- FAIL: TestFlawedHelper/Wallet/RefReusedDifferently"},
-		{"repeat-current", "--- FAIL: TestFlawedHelper/Wallet/DebitRefRepeat"},
-		{"overdraft", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
-		{"records-refused", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
-		{"names-package", "--- FAIL: TestFlawedHelper/Wallet/InsufficientFunds"},
-		{"racy", "--- FAIL: TestFlawedHelper/Wallet/ConcurrentSameRef"},
-		{"statement-unsigned", "--- FAIL: TestFlawedHelper/Wallet/Statement"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.defect+"/"+tt.want[len("--- FAIL: TestFlawedHelper/"):], func(t *testing.T) {
+	for _, tt := range flaws {
+		t.Run(tt.defect+"/"+tt.want, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestFlawedHelper$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), "STORETEST_DEFECT="+tt.defect)
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+helper+"$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), env+"="+tt.defect)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
 				t.Fatalf("suites passed or did not run (err %v); output:\n%s", err, out)
 			}
-			if !strings.Contains(string(out), tt.want) {
-				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			if want := "--- FAIL: " + helper + "/" + tt.want; !strings.Contains(string(out), want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
 			}
 		})
 	}

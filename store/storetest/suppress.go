@@ -52,9 +52,7 @@ type SuppressionsHarness struct {
 //     a recipient the rules refuse), and ErrInvalid for an empty
 //     account or a bad channel.
 func RunSuppressions(t *testing.T, h SuppressionsHarness) {
-	if h.New == nil {
-		t.Fatal("storetest: SuppressionsHarness.New is required")
-	}
+	needs(t, h.New != nil, "SuppressionsHarness needs New")
 	runAll(t, []subtest{
 		{"AddLookup", func(t *testing.T) { testSuppressionsAddLookup(t, h) }},
 		{"Strongest", func(t *testing.T) { testSuppressionsStrongest(t, h) }},

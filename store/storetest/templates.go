@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -39,9 +38,7 @@ type TemplatesHarness struct {
 //   - 64 goroutines putting and reading at once lose nothing.
 func RunTemplates(t *testing.T, h TemplatesHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: TemplatesHarness needs New")
-	}
+	needs(t, h.New != nil, "TemplatesHarness needs New")
 	runAll(t, []subtest{
 		{"RoundTrip", func(t *testing.T) { testTemplateRoundTrip(t, h) }},
 		{"Replace", func(t *testing.T) { testTemplateReplace(t, h) }},
@@ -80,16 +77,11 @@ func diffTemplate(got, want *store.Template) string {
 	if got == nil {
 		return "nil template"
 	}
-	var d []string
-	field := func(name string, g, w any) {
-		if g != w {
-			d = append(d, fmt.Sprintf("%s = %q, want %q", name, g, w))
-		}
-	}
-	field("Slug", got.Slug, want.Slug)
-	field("Class", got.Class, want.Class)
+	var d diffs
+	d.quoted("Slug", got.Slug, want.Slug)
+	d.quoted("Class", got.Class, want.Class)
 	if !slices.Equal(got.Variables, want.Variables) {
-		d = append(d, fmt.Sprintf("Variables = %q, want %q", got.Variables, want.Variables))
+		d.add("Variables = %q, want %q", got.Variables, want.Variables)
 	}
 	if !maps.Equal(got.Bodies, want.Bodies) {
 		kinds := slices.Sorted(maps.Keys(want.Bodies))
@@ -103,15 +95,15 @@ func diffTemplate(got, want *store.Template) string {
 			w, wok := want.Bodies[k]
 			switch {
 			case !gok:
-				d = append(d, fmt.Sprintf("Bodies[%q] missing, want %s", k, fmtBody(w)))
+				d.add("Bodies[%q] missing, want %s", k, fmtBody(w))
 			case !wok:
-				d = append(d, fmt.Sprintf("Bodies[%q] = %s, want none", k, fmtBody(g)))
+				d.add("Bodies[%q] = %s, want none", k, fmtBody(g))
 			case g != w:
-				d = append(d, fmt.Sprintf("Bodies[%q] = %s, want %s", k, fmtBody(g), fmtBody(w)))
+				d.add("Bodies[%q] = %s, want %s", k, fmtBody(g), fmtBody(w))
 			}
 		}
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 func fmtBody(b store.Body) string {

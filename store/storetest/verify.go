@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,9 +93,7 @@ type CountersHarness struct {
 // any older ones still pending first.
 func RunVerifications(t *testing.T, h VerificationsHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: VerificationsHarness needs New")
-	}
+	needs(t, h.New != nil, "VerificationsHarness needs New")
 	runAll(t, []subtest{
 		{"RoundTrip", func(t *testing.T) { testVerificationRoundTrip(t, h) }},
 		{"CallersCannotChangeStore", func(t *testing.T) { testVerificationCopies(t, h) }},
@@ -172,30 +169,25 @@ func diffVerification(got, want *verifystore.Verification) string {
 	if got == nil {
 		return "nil verification"
 	}
-	var d []string
-	field := func(name string, g, w any) {
-		if g != w {
-			d = append(d, fmt.Sprintf("%s = %q, want %q", name, fmt.Sprint(g), fmt.Sprint(w)))
-		}
-	}
-	field("ID", got.ID, want.ID)
-	field("Account", got.Account, want.Account)
-	field("To", got.To, want.To)
-	field("Purpose", got.Purpose, want.Purpose)
+	var d diffs
+	d.quoted("ID", got.ID, want.ID)
+	d.quoted("Account", got.Account, want.Account)
+	d.quoted("To", got.To, want.To)
+	d.quoted("Purpose", got.Purpose, want.Purpose)
 	if !slices.Equal(got.Channels, want.Channels) {
-		d = append(d, fmt.Sprintf("Channels = %q, want %q", got.Channels, want.Channels))
+		d.add("Channels = %q, want %q", got.Channels, want.Channels)
 	}
 	if !bytes.Equal(got.CodeHash, want.CodeHash) {
-		d = append(d, fmt.Sprintf("CodeHash = %x, want %x", got.CodeHash, want.CodeHash))
+		d.add("CodeHash = %x, want %x", got.CodeHash, want.CodeHash)
 	}
-	field("Length", got.Length, want.Length)
-	field("Status", got.Status, want.Status)
-	field("Checks", got.Checks, want.Checks)
-	field("MaxChecks", got.MaxChecks, want.MaxChecks)
-	field("Sends", got.Sends, want.Sends)
-	field("MaxSends", got.MaxSends, want.MaxSends)
-	field("Prefix", got.Prefix, want.Prefix)
-	field("Country", got.Country, want.Country)
+	d.quoted("Length", got.Length, want.Length)
+	d.quoted("Status", got.Status, want.Status)
+	d.quoted("Checks", got.Checks, want.Checks)
+	d.quoted("MaxChecks", got.MaxChecks, want.MaxChecks)
+	d.quoted("Sends", got.Sends, want.Sends)
+	d.quoted("MaxSends", got.MaxSends, want.MaxSends)
+	d.quoted("Prefix", got.Prefix, want.Prefix)
+	d.quoted("Country", got.Country, want.Country)
 	for _, tm := range []struct {
 		name      string
 		got, want time.Time
@@ -206,10 +198,10 @@ func diffVerification(got, want *verifystore.Verification) string {
 		{"UpdatedAt", got.UpdatedAt, want.UpdatedAt},
 	} {
 		if !tm.got.Equal(tm.want) {
-			d = append(d, fmt.Sprintf("%s = %v, want %v", tm.name, tm.got, tm.want))
+			d.add("%s = %v, want %v", tm.name, tm.got, tm.want)
 		}
 	}
-	return strings.Join(d, "; ")
+	return d.String()
 }
 
 func newVerifications(t *testing.T, h VerificationsHarness) verifystore.Verifications {
@@ -986,40 +978,6 @@ func testVerificationCanceledContext(t *testing.T, h VerificationsHarness) {
 	createVerification(t, s, fresh)
 }
 
-// together runs op calls times from each of Goroutines goroutines,
-// started at once. An error of op fails t.
-func together(t *testing.T, calls int, op func(g, i int) error) {
-	t.Helper()
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	start := make(chan struct{})
-	for g := range Goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := range calls {
-				if err := op(g, i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
-	if len(errs) > 0 {
-		t.FailNow()
-	}
-}
-
 // counted collects, under concurrency, the counts that the calls
 // answered true gave and the ones the others gave.
 type counted struct {
@@ -1063,7 +1021,7 @@ func testConcurrentTakeCheck(t *testing.T, h VerificationsHarness) {
 	createVerification(t, s, v)
 	now := verifyEpoch.Add(time.Second)
 	var c counted
-	together(t, 2, func(g, i int) error {
+	together(t, Goroutines, 2, func(g, i int) error {
 		got, ok, err := s.TakeCheck(context.Background(), v.Account, v.ID, now)
 		if err != nil {
 			return err
@@ -1088,7 +1046,7 @@ func testConcurrentTakeSend(t *testing.T, h VerificationsHarness) {
 		v.MaxSends = 5
 		createVerification(t, s, v)
 		var c counted
-		together(t, 2, func(g, i int) error {
+		together(t, Goroutines, 2, func(g, i int) error {
 			got, ok, err := s.TakeSend(context.Background(), acct, v.ID, now, cool)
 			if err != nil {
 				return err
@@ -1119,7 +1077,7 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 		winners []verifystore.VerificationStatus
 		seen    []verifystore.VerificationStatus
 	)
-	together(t, 1, func(g, _ int) error {
+	together(t, Goroutines, 1, func(g, _ int) error {
 		status := verifystore.VerificationApproved
 		if g%2 == 1 {
 			status = verifystore.VerificationCanceled
@@ -1177,9 +1135,7 @@ func testConcurrentFinish(t *testing.T, h VerificationsHarness) {
 // the suite never sleeps and never reads the clock.
 func RunCounters(t *testing.T, h CountersHarness) {
 	t.Helper()
-	if h.New == nil {
-		t.Fatal("storetest: CountersHarness needs New")
-	}
+	needs(t, h.New != nil, "CountersHarness needs New")
 	runAll(t, []subtest{
 		{"Add", func(t *testing.T) { testCounterAdd(t, h) }},
 		{"Limit", func(t *testing.T) { testCounterLimit(t, h) }},
@@ -1421,7 +1377,7 @@ func testCounterConcurrentLimit(t *testing.T, h CountersHarness) {
 	key := counterKey()
 	const limit = 100
 	var got counted
-	together(t, 5, func(g, i int) error {
+	together(t, Goroutines, 5, func(g, i int) error {
 		sum, added, err := c.Add(context.Background(), key, 1, w, limit, now)
 		if err != nil {
 			return err
@@ -1438,7 +1394,7 @@ func testCounterConcurrentLimit(t *testing.T, h CountersHarness) {
 		mu    sync.Mutex
 		total int64
 	)
-	together(t, 5, func(g, i int) error {
+	together(t, Goroutines, 5, func(g, i int) error {
 		n := int64((g+i)%3 + 1)
 		sum, added, err := c.Add(context.Background(), mixed, n, w, limit, now)
 		if err != nil {
@@ -1468,7 +1424,7 @@ func testCounterConcurrentAdd(t *testing.T, h CountersHarness) {
 	const w = time.Hour
 	now := verifyEpoch
 	key := counterKey()
-	together(t, 5, func(g, i int) error {
+	together(t, Goroutines, 5, func(g, i int) error {
 		n := int64(3)
 		if g%2 == 1 {
 			n = -1

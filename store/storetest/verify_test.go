@@ -2,10 +2,7 @@ package storetest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -394,87 +391,61 @@ func TestSimpleVerifications(t *testing.T) {
 // started by TestVerifySuitesCatchDefects in a child process; its failure
 // is expected.
 func TestVerifyFlawedHelper(t *testing.T) {
-	defect := os.Getenv("STORETEST_VERIFY_DEFECT")
-	if defect == "" {
-		t.Skip("run by TestVerifySuitesCatchDefects")
-	}
-	runVerifySuites(t, defect)
+	runVerifySuites(t, childDefect(t, "STORETEST_VERIFY_DEFECT"))
 }
 
 func TestVerifySuitesCatchDefects(t *testing.T) {
-	if os.Getenv("STORETEST_VERIFY_DEFECT") != "" {
-		t.Skip("child process")
-	}
-	const prefix = "--- FAIL: TestVerifyFlawedHelper/"
-	tests := []struct {
-		defect string
-		want   string // a failing subtest
-	}{
-		{"shares", prefix + "Verifications/CallersCannotChangeStore"},
-		{"shares-hash", prefix + "Verifications/CallersCannotChangeStore"},
-		{"keeps-given", prefix + "Verifications/CallersCannotChangeStore"},
-		{"millis", prefix + "Verifications/RoundTrip"},
-		{"channels-sorted", prefix + "Verifications/RoundTrip"},
-		{"keeps-last-sent", prefix + "Verifications/RoundTrip"},
-		{"id-per-account", prefix + "Verifications/IDInUse"},
-		{"accepts-empty-hash", prefix + "Verifications/Invalid"},
-		{"other-account-visible", prefix + "Verifications/NotFound"},
-		{"any-purpose", prefix + "Verifications/Pending"},
-		{"last-created", prefix + "Verifications/Pending"},
-		{"pending-by-status", prefix + "Verifications/Pending"},
-		{"newest-only", prefix + "Verifications/Pending"},
-		{"check-no-max", prefix + "Verifications/TakeCheck"},
-		{"refusal-touches", prefix + "Verifications/TakeCheck"},
-		{"at-expiry", prefix + "Verifications/TakeCheckExpiry"},
-		{"check-after-finish", prefix + "Verifications/TakeCheckAfterFinish"},
-		{"send-no-max", prefix + "Verifications/TakeSend"},
-		{"cooldown-from-created", prefix + "Verifications/TakeSend"},
-		{"cooldown-off-by-one", prefix + "Verifications/TakeSendCooldown"},
-		{"send-ignores-checks", prefix + "Verifications/TakeSendEnded"},
-		{"finish-twice", prefix + "Verifications/Finish"},
-		{"finish-any-status", prefix + "Verifications/Finish"},
-		{"finish-by-statusat", prefix + "Verifications/ApproveAfterExpiry"},
-		{"expire-strict", prefix + "Verifications/Expire"},
-		{"expire-no-limit", prefix + "Verifications/Expire"},
-		{"expire-finished", prefix + "Verifications/Expire"},
-		{"expire-miscount", prefix + "Verifications/Expire"},
-		{"expire-skips-spent", prefix + "Verifications/Expire"},
-		{"marked-still-counts", prefix + "Verifications/Expire"},
-		{"drops-ended", prefix + "Verifications/KeptADay"},
-		{"ignores-ctx", prefix + "Verifications/CanceledContext"},
-		{"ignores-ctx", prefix + "Counters/CanceledContext"},
-		{"racy-check", prefix + "Verifications/ConcurrentTakeCheck"},
-		{"racy-send", prefix + "Verifications/ConcurrentTakeSend"},
-		{"racy-finish", prefix + "Verifications/ConcurrentFinish"},
-		{"global-key", prefix + "Counters/KeysIndependent"},
-		{"cut-at-nul", prefix + "Counters/KeysIndependent"},
-		{"limit-ge", prefix + "Counters/Limit"},
-		{"refusal-adds", prefix + "Counters/Limit"},
-		{"refusal-answers-new", prefix + "Counters/Limit"},
-		{"no-give-back", prefix + "Counters/GiveBack"},
-		{"no-window", prefix + "Counters/Window"},
-		{"exact-window", prefix + "Counters/Window"},
-		{"exact-window", prefix + "Counters/WindowBoundaries"},
-		{"bucket-short", prefix + "Counters/WindowBoundaries"},
-		{"bucket-short", prefix + "Counters/LimitSlides"},
-		{"sums-dedup", prefix + "Counters/Sums"},
-		{"skips-unknown", prefix + "Counters/Sums"},
-		{"racy", prefix + "Counters/ConcurrentLimit"},
-		{"lost-update", prefix + "Counters/ConcurrentAdd"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.defect+"/"+tt.want[len(prefix):], func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestVerifyFlawedHelper$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), "STORETEST_VERIFY_DEFECT="+tt.defect)
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				t.Fatalf("suites passed or did not run (err %v); output:\n%s", err, out)
-			}
-			if !strings.Contains(string(out), tt.want) {
-				t.Errorf("output lacks %q:\n%s", tt.want, out)
-			}
-		})
-	}
+	wantDefectsCaught(t, "TestVerifyFlawedHelper", "STORETEST_VERIFY_DEFECT", []flaw{
+		{"shares", "Verifications/CallersCannotChangeStore"},
+		{"shares-hash", "Verifications/CallersCannotChangeStore"},
+		{"keeps-given", "Verifications/CallersCannotChangeStore"},
+		{"millis", "Verifications/RoundTrip"},
+		{"channels-sorted", "Verifications/RoundTrip"},
+		{"keeps-last-sent", "Verifications/RoundTrip"},
+		{"id-per-account", "Verifications/IDInUse"},
+		{"accepts-empty-hash", "Verifications/Invalid"},
+		{"other-account-visible", "Verifications/NotFound"},
+		{"any-purpose", "Verifications/Pending"},
+		{"last-created", "Verifications/Pending"},
+		{"pending-by-status", "Verifications/Pending"},
+		{"newest-only", "Verifications/Pending"},
+		{"check-no-max", "Verifications/TakeCheck"},
+		{"refusal-touches", "Verifications/TakeCheck"},
+		{"at-expiry", "Verifications/TakeCheckExpiry"},
+		{"check-after-finish", "Verifications/TakeCheckAfterFinish"},
+		{"send-no-max", "Verifications/TakeSend"},
+		{"cooldown-from-created", "Verifications/TakeSend"},
+		{"cooldown-off-by-one", "Verifications/TakeSendCooldown"},
+		{"send-ignores-checks", "Verifications/TakeSendEnded"},
+		{"finish-twice", "Verifications/Finish"},
+		{"finish-any-status", "Verifications/Finish"},
+		{"finish-by-statusat", "Verifications/ApproveAfterExpiry"},
+		{"expire-strict", "Verifications/Expire"},
+		{"expire-no-limit", "Verifications/Expire"},
+		{"expire-finished", "Verifications/Expire"},
+		{"expire-miscount", "Verifications/Expire"},
+		{"expire-skips-spent", "Verifications/Expire"},
+		{"marked-still-counts", "Verifications/Expire"},
+		{"drops-ended", "Verifications/KeptADay"},
+		{"ignores-ctx", "Verifications/CanceledContext"},
+		{"ignores-ctx", "Counters/CanceledContext"},
+		{"racy-check", "Verifications/ConcurrentTakeCheck"},
+		{"racy-send", "Verifications/ConcurrentTakeSend"},
+		{"racy-finish", "Verifications/ConcurrentFinish"},
+		{"global-key", "Counters/KeysIndependent"},
+		{"cut-at-nul", "Counters/KeysIndependent"},
+		{"limit-ge", "Counters/Limit"},
+		{"refusal-adds", "Counters/Limit"},
+		{"refusal-answers-new", "Counters/Limit"},
+		{"no-give-back", "Counters/GiveBack"},
+		{"no-window", "Counters/Window"},
+		{"exact-window", "Counters/Window"},
+		{"exact-window", "Counters/WindowBoundaries"},
+		{"bucket-short", "Counters/WindowBoundaries"},
+		{"bucket-short", "Counters/LimitSlides"},
+		{"sums-dedup", "Counters/Sums"},
+		{"skips-unknown", "Counters/Sums"},
+		{"racy", "Counters/ConcurrentLimit"},
+		{"lost-update", "Counters/ConcurrentAdd"},
+	})
 }

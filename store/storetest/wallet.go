@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/notifykit/notify/record"
@@ -81,9 +80,7 @@ type WalletHarness struct {
 //     credits = balance, each ref counted once.
 func RunWallet(t *testing.T, h WalletHarness) {
 	t.Helper()
-	if h.New == nil || h.Open == nil {
-		t.Fatal("storetest: WalletHarness needs New and Open")
-	}
+	needs(t, h.New != nil && h.Open != nil, "WalletHarness needs New and Open")
 	runAll(t, []subtest{
 		{"Balance", func(t *testing.T) { testWalletBalance(t, h) }},
 		{"Debit", func(t *testing.T) { testWalletDebit(t, h) }},
@@ -381,19 +378,10 @@ func testWalletConcurrentSameRef(t *testing.T, h WalletHarness) {
 			ref := newName("ref")
 			balances := make([]int64, Goroutines)
 			errs := make([]error, Goroutines)
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for g := 0; g < Goroutines; g++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					b, err := op(context.Background(), acct, rupees(300), ref)
-					balances[g], errs[g] = b.Available.Minor, err
-				}()
-			}
-			close(start)
-			wg.Wait()
+			atOnce(Goroutines, func(g int) {
+				b, err := op(context.Background(), acct, rupees(300), ref)
+				balances[g], errs[g] = b.Available.Minor, err
+			})
 			want := int64(10000 - 300)
 			if credit {
 				want = 10000 + 300
@@ -436,17 +424,9 @@ func testWalletConcurrentLedger(t *testing.T, h WalletHarness) {
 	prefix := newName("ref")
 
 	calls := make([][]walletCall, Goroutines)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < Goroutines; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			calls[g] = mixedWalletCalls(s, acct, prefix, g, perG, shared, start)
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(Goroutines, func(g int) {
+		calls[g] = mixedWalletCalls(s, acct, prefix, g, perG, shared)
+	})
 
 	want, refs := walletNet(t, opening, calls)
 	b, err := s.Balance(context.Background(), acct)
@@ -470,15 +450,13 @@ func sharedWalletRef(prefix string, i int) (ref string, credit bool, amount int6
 }
 
 // mixedWalletCalls makes goroutine g's perG calls of
-// testWalletConcurrentLedger once start is closed, so that every
-// goroutine starts at once, and returns them with what each returned. The
+// testWalletConcurrentLedger and returns them with what each returned. The
 // mix, from a stream seeded by g so that a failure repeats, is six in ten
 // debits and two in ten credits under fresh refs, one in ten a shared ref
 // (of shared), and one in ten a repeat of one of its own earlier calls.
-func mixedWalletCalls(s Wallet, acct, prefix string, g, perG, shared int, start <-chan struct{}) []walletCall {
+func mixedWalletCalls(s Wallet, acct, prefix string, g, perG, shared int) []walletCall {
 	rng := mrand.New(mrand.NewPCG(uint64(g), 42))
 	mine := make([]walletCall, 0, perG)
-	<-start
 	for i := 0; i < perG; i++ {
 		var c walletCall
 		switch r := rng.IntN(10); {

@@ -2,14 +2,12 @@ package adminapitest
 
 import (
 	"context"
-	"fmt"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/notifykit/notify/adminapi"
 	"github.com/notifykit/notify/internal/adminkit"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/internal/unreachable"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
 )
 
@@ -29,20 +27,7 @@ func TestAdminAPI(t *testing.T) {
 			return adminkit.Backend{Store: s, Keys: s, Msgs: s}
 		},
 		Unreachable: func(t *testing.T, port string) (adminapi.Store, []string) {
-			cfg, err := pgxpool.ParseConfig(fmt.Sprintf("postgres://gatewayuser@127.0.0.1:%s/ledgerdb?sslmode=disable&connect_timeout=5", port))
-			if err != nil {
-				t.Fatal(err)
-			}
-			pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(pool.Close)
-			s, err := pgstore.New(pool)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, []string{"gatewayuser", "ledgerdb", "pgstore"}
+			return unreachable.Store(t, port), []string{"gatewayuser", "ledgerdb", "pgstore"}
 		},
 	})
 }

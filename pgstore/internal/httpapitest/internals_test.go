@@ -1,98 +1,34 @@
 package httpapitest_test
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
-	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/internal/httpapienv"
+	"github.com/notifykit/notify/internal/syncbuf"
+	"github.com/notifykit/notify/pgstore/internal/unreachable"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/wallet"
 )
-
-// closedPort returns a loopback port nothing listens on: one that was
-// just listened on and closed.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
-// unreachableStore is a real pgstore whose pool points at a loopback port
-// nothing listens on, with a user and a database name no answer may show.
-func unreachableStore(t *testing.T) (s *pgstore.Store, port int) {
-	t.Helper()
-	port = closedPort(t)
-	cfg, err := pgxpool.ParseConfig(fmt.Sprintf("postgres://gatewayuser@127.0.0.1:%d/ledgerdb?sslmode=disable&connect_timeout=5", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s, err = pgstore.New(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, port
-}
-
-// wantNoInternals checks that an error answer shows none of leaks and
-// ends its message with the answer's request ID, and returns the message.
-func wantNoInternals(t *testing.T, what string, r *reply, leaks ...string) string {
-	t.Helper()
-	for _, leak := range leaks {
-		if strings.Contains(strings.ToLower(r.raw), strings.ToLower(leak)) {
-			t.Errorf("%s: the answer shows %q: %s", what, leak, r.raw)
-		}
-	}
-	msg, _ := r.body["error"].(map[string]any)["message"].(string)
-	if id := r.header.Get("X-Request-ID"); !strings.HasSuffix(msg, "(request "+id+")") {
-		t.Errorf("%s: the message does not end with the request ID %q: %q", what, id, msg)
-	}
-	return msg
-}
-
-// wantLogged checks that the log has each of details.
-func wantLogged(t *testing.T, what, logs string, details ...string) {
-	t.Helper()
-	for _, d := range details {
-		if !strings.Contains(logs, d) {
-			t.Errorf("%s: the log lacks %q:\n%s", what, d, logs)
-		}
-	}
-}
 
 // TestUnreachableDatabaseAnswersNoInternals: with a real pgstore whose
 // server cannot be reached, no answer shows the database's user, name,
 // host or port, or the store's package; each says which store failed and
 // gives the request ID, under which the log has the details.
 func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
-	store, port := unreachableStore(t)
+	port := httpapienv.ClosedPort(t)
+	store := unreachable.Store(t, strconv.Itoa(port))
 	leaks := []string{"gatewayuser", "ledgerdb", "127.0.0.1", strconv.Itoa(port), "pgstore", "dial", "refused"}
 	details := []string{"gatewayuser", strconv.Itoa(port)}
 
 	t.Run("every store", func(t *testing.T) {
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		ch, err := sms.New(sms.Config{Provider: memprovider.New("sms-mem")})
 		if err != nil {
 			t.Fatal(err)
@@ -106,30 +42,30 @@ func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &testEnv{logs: &logs}
-		e.url, e.client = serve(t, h)
+		e := &httpapienv.Env{Logs: &logs}
+		e.URL, e.Client = httpapienv.Serve(t, h)
 		for _, c := range []struct{ method, path, body string }{
 			{"POST", "/api/v1/sms", `{"to":"9876543210","message":"hello"}`},
 			{"GET", "/api/v1/balance", ""},
 			{"GET", "/api/v1/messages/0b6a7c1e-1111-4222-8333-444455556666", ""},
 		} {
-			var r *reply
+			var r *httpapienv.Reply
 			if c.method == "POST" {
-				r = e.post(t, c.path, c.body, nil)
+				r = e.Post(t, c.path, c.body, nil)
 			} else {
-				r = e.do(t, c.method, c.path, nil, nil)
+				r = e.Do(t, c.method, c.path, nil, nil)
 			}
-			wantError(t, r, http.StatusServiceUnavailable, "unavailable")
-			if msg := wantNoInternals(t, c.path, r, leaks...); !strings.Contains(msg, "accounts store") {
+			httpapienv.WantError(t, r, http.StatusServiceUnavailable, "unavailable")
+			if msg := httpapienv.WantNoInternals(t, c.path, r, leaks...); !strings.Contains(msg, "accounts store") {
 				t.Errorf("%s: the message does not say which store failed: %q", c.path, msg)
 			}
 		}
-		wantLogged(t, "every store", logs.String(), details...)
+		httpapienv.WantLogged(t, "every store", logs.String(), details...)
 	})
 
 	t.Run("all but the accounts", func(t *testing.T) {
-		e := newTestEnvOf(t, openingBal, func(e *testEnv) []notify.Option {
-			e.ledger = store
+		e := httpapienv.NewOf(t, httpapienv.OpeningBal, func(e *httpapienv.Env) []notify.Option {
+			e.Ledger = store
 			return []notify.Option{notify.WithIdempotency(store)}
 		})
 		for _, c := range []struct{ method, path, body string }{
@@ -139,20 +75,20 @@ func TestUnreachableDatabaseAnswersNoInternals(t *testing.T) {
 			{"GET", "/api/v1/balance", ""},
 			{"GET", "/api/v1/messages/0b6a7c1e-1111-4222-8333-444455556666", ""},
 		} {
-			var r *reply
+			var r *httpapienv.Reply
 			if c.method == "POST" {
-				r = e.post(t, c.path, c.body, map[string]string{"Idempotency-Key": "k-" + c.path})
+				r = e.Post(t, c.path, c.body, map[string]string{"Idempotency-Key": "k-" + c.path})
 			} else {
-				r = e.do(t, c.method, c.path, nil, nil)
+				r = e.Do(t, c.method, c.path, nil, nil)
 			}
-			wantError(t, r, http.StatusServiceUnavailable, "unavailable")
-			if msg := wantNoInternals(t, c.path, r, leaks...); !strings.Contains(msg, " store is failing") {
+			httpapienv.WantError(t, r, http.StatusServiceUnavailable, "unavailable")
+			if msg := httpapienv.WantNoInternals(t, c.path, r, leaks...); !strings.Contains(msg, " store is failing") {
 				t.Errorf("%s: the message does not say a store failed: %q", c.path, msg)
 			}
 		}
-		if n := e.sent(); n != 0 {
+		if n := e.Sent(); n != 0 {
 			t.Errorf("%d sent", n)
 		}
-		wantLogged(t, "all but the accounts", e.logs.String(), details...)
+		httpapienv.WantLogged(t, "all but the accounts", e.Logs.String(), details...)
 	})
 }
