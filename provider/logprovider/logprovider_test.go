@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,29 +14,16 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/syncbuf"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/record"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the concurrent sends of the
+// lockedBuffer is the log, safe for the concurrent sends of the
 // conformance suite.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type lockedBuffer struct{ syncbuf.Buffer }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
+// Lines counts the log's lines.
 func (l *lockedBuffer) Lines() int { return strings.Count(l.String(), "\n") }
 
 func newLogged(t *testing.T) (*logprovider.Provider, *lockedBuffer) {
