@@ -132,6 +132,30 @@ func loadTurn(t *testing.T) (release func()) {
 	return release
 }
 
+// pgUnits bounds the PostgreSQL connections of the parallel tests: each
+// gateway holds a pool and River's beside it, and all those tests at once
+// took up to 94 connections, near PostgreSQL's default max_connections
+// (100), which the server shares with the tests of the other packages
+// (pgstore's, run beside these). A test takes a unit with its schema
+// (schemaURL), and more when it runs more gateways under load at once
+// (takePGUnits). Five units kept them under 75 here, eight did not.
+var pgUnits = make(chan struct{}, 5)
+
+// takePGUnits waits for n units of pgUnits, which the end of t gives
+// back, after its gateways have stopped. Only one test takes more than
+// one, so that none waits holding some for the rest.
+func takePGUnits(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		pgUnits <- struct{}{}
+	}
+	t.Cleanup(func() {
+		for range n {
+			<-pgUnits
+		}
+	})
+}
+
 // kill kills the process with SIGKILL, as a crash would, and waits for it.
 func (p *process) kill(t *testing.T) {
 	t.Helper()
