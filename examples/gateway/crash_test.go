@@ -132,28 +132,35 @@ func loadTurn(t *testing.T) (release func()) {
 	return release
 }
 
-// pgUnits bounds the PostgreSQL connections of the parallel tests: each
-// gateway holds a pool and River's beside it, and all those tests at once
-// took up to 94 connections, near PostgreSQL's default max_connections
-// (100), which the server shares with the tests of the other packages
-// (pgstore's, run beside these). A test takes a unit with its schema
-// (schemaURL), and more when it runs more gateways under load at once
-// (takePGUnits). Five units kept them under 75 here, eight did not.
-var pgUnits = make(chan struct{}, 5)
+// pgUnits and crashSlots bound the PostgreSQL connections of the
+// parallel tests: each gateway holds a pool and River's beside it, and
+// the tests all at once took up to 99 connections, PostgreSQL's default
+// max_connections being 100 (which the server shares with the tests of
+// the other packages, pgstore's, run beside these). A test takes a unit
+// of pgUnits with its schema (schemaURL); the tests whose built gateways
+// take load (TestKill9UnderLoad's two, TestKill9WithBusyVendor,
+// TestKill9Queue, TestSIGTERMWith500InFlight) each hold some 25, and
+// take a crash slot first: two of them at a time, as the crash tests ran
+// before they ran beside the rest.
+var (
+	pgUnits    = make(chan struct{}, 5)
+	crashSlots = make(chan struct{}, 2)
+)
 
-// takePGUnits waits for n units of pgUnits, which the end of t gives
-// back, after its gateways have stopped. Only one test takes more than
-// one, so that none waits holding some for the rest.
-func takePGUnits(t *testing.T, n int) {
+// takePGUnit waits for a unit of pgUnits, which the end of t gives back,
+// after its gateways have stopped and its schema is dropped.
+func takePGUnit(t *testing.T) {
 	t.Helper()
-	for range n {
-		pgUnits <- struct{}{}
-	}
-	t.Cleanup(func() {
-		for range n {
-			<-pgUnits
-		}
-	})
+	pgUnits <- struct{}{}
+	t.Cleanup(func() { <-pgUnits })
+}
+
+// takeCrashSlot waits for a crash slot, which the end of t gives back. A
+// test takes it before its pgUnits unit (schemaURL), never after.
+func takeCrashSlot(t *testing.T) {
+	t.Helper()
+	crashSlots <- struct{}{}
+	t.Cleanup(func() { <-crashSlots })
 }
 
 // kill kills the process with SIGKILL, as a crash would, and waits for it.
@@ -393,6 +400,7 @@ func restartSettled(t *testing.T, bin string, env []string, dbURL string) (*proc
 }
 
 func crashUnderLoad(t *testing.T, bin string, refuse bool) {
+	takeCrashSlot(t)
 	dbURL := schemaURL(t)
 	// The vendor holds every answer from the 150th request on. Once the
 	// 40 clients all wait on held answers, no send is anywhere but at the

@@ -19,10 +19,10 @@ import (
 // schemaURL returns the test database's URL with a fresh schema of its
 // own as the search_path (a run-time parameter for pgx). It skips the test
 // without a PostgreSQL server (see pgstoretest). It waits for a unit of
-// pgUnits first, which t keeps to its end.
+// pgUnits first (see there), which t keeps to its end.
 func schemaURL(t *testing.T) string {
 	t.Helper()
-	takePGUnits(t, 1)
+	takePGUnit(t)
 	schema := pgstoretest.Schema(t)
 	u, err := url.Parse(pgstoretest.URL(t))
 	if err != nil {

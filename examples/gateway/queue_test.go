@@ -193,8 +193,8 @@ func TestKill9Queue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
-	t.Parallel()      // beside the other crash tests (TestKill9UnderLoad)
-	takePGUnits(t, 2) // its three gateways: schemaURL takes the third
+	t.Parallel() // beside the other crash tests (TestKill9UnderLoad)
+	takeCrashSlot(t)
 	bin := buildGateway(t)
 	dbURL := schemaURL(t)
 	vendor, gate := newCrashVendor(t, false, 1<<30)

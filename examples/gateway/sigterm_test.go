@@ -31,6 +31,7 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 		t.Skip("builds and runs the gateway binary")
 	}
 	t.Parallel() // beside the other tests of the built binary
+	takeCrashSlot(t)
 	dbURL := schemaURL(t)
 
 	const requests, held = 500, 100
