@@ -28,10 +28,12 @@ func TestGatewayAdminNotMountedWithoutKey(t *testing.T) {
 }
 
 func TestGatewayAdminFlow(t *testing.T) {
+	t.Parallel()
 	adminFlow(t, start(t, map[string]string{"NOTIFY_ADMIN_KEY": testAdminKey}))
 }
 
 func TestGatewayAdminFlowPostgres(t *testing.T) {
+	t.Parallel()
 	adminFlow(t, start(t, map[string]string{"NOTIFY_ADMIN_KEY": testAdminKey, "NOTIFY_DATABASE_URL": schemaURL(t)}))
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +65,25 @@ func buildGateway(t *testing.T) string {
 	return b.path
 }
 
+// parallelTests is -test.parallel unless the command line sets it: how
+// many of the parallel tests (those on PostgreSQL, those of the built
+// binary, the long ones in memory) run at once. They spend their time
+// waiting (on River's polls and scheduler, send_at, the settle threshold
+// after a kill), not computing, so that the default, GOMAXPROCS, would
+// leave the machine idle: two cores ran them one after another for most
+// of the package's four minutes.
+const parallelTests = 16
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(parallelTests)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
 	code := m.Run()
 	if gatewayBinary.dir != "" {
 		_ = os.RemoveAll(gatewayBinary.dir)
@@ -90,6 +110,57 @@ func startProcess(t *testing.T, bin string, env ...string) *process {
 	line := p.out.waitFor(t, "listening on ")
 	p.base = strings.TrimSuffix(line[strings.Index(line, "http://"):], "/api/v1")
 	return p
+}
+
+// loadTurns is held by the test that puts a burst of load on its gateway
+// (the crash tests' 40 clients, the SIGTERM test's 500 sends): the
+// parallel tests overlap their waits (for the settle threshold, River's
+// polls, send_at), but their bursts take turns, so that none starves
+// another's gateway or vendor past NOTIFY_ATTEMPT_TIMEOUT, which would
+// make a send unknown that the test knows the vendor answered.
+var loadTurns = make(chan struct{}, 1)
+
+// loadTurn waits for t's turn to load its gateway and returns the
+// release, which may be called more than once; the end of t releases the
+// turn too, should t fail while it holds it.
+func loadTurn(t *testing.T) (release func()) {
+	t.Helper()
+	loadTurns <- struct{}{}
+	var once sync.Once
+	release = func() { once.Do(func() { <-loadTurns }) }
+	t.Cleanup(release)
+	return release
+}
+
+// pgUnits and crashSlots bound the PostgreSQL connections of the
+// parallel tests: each gateway holds a pool and River's beside it, and
+// the tests all at once took up to 99 connections, PostgreSQL's default
+// max_connections being 100 (which the server shares with the tests of
+// the other packages, pgstore's, run beside these). A test takes a unit
+// of pgUnits with its schema (schemaURL); the tests whose built gateways
+// take load (TestKill9UnderLoad's two, TestKill9WithBusyVendor,
+// TestKill9Queue, TestSIGTERMWith500InFlight) each hold some 25, and
+// take a crash slot first: two of them at a time, as the crash tests ran
+// before they ran beside the rest.
+var (
+	pgUnits    = make(chan struct{}, 5)
+	crashSlots = make(chan struct{}, 2)
+)
+
+// takePGUnit waits for a unit of pgUnits, which the end of t gives back,
+// after its gateways have stopped and its schema is dropped.
+func takePGUnit(t *testing.T) {
+	t.Helper()
+	pgUnits <- struct{}{}
+	t.Cleanup(func() { <-pgUnits })
+}
+
+// takeCrashSlot waits for a crash slot, which the end of t gives back. A
+// test takes it before its pgUnits unit (schemaURL), never after.
+func takeCrashSlot(t *testing.T) {
+	t.Helper()
+	crashSlots <- struct{}{}
+	t.Cleanup(func() { <-crashSlots })
 }
 
 // kill kills the process with SIGKILL, as a crash would, and waits for it.
@@ -274,6 +345,7 @@ func sendCrashRequest(client *http.Client, base string, i int) (crashAnswer, err
 // stopped. answer, unless nil, sees each answer that came back before.
 func killUnderLoad(t *testing.T, client *http.Client, first *process, vendor *crashVendor, answer func(crashAnswer)) {
 	t.Helper()
+	defer loadTurn(t)()
 	var next atomic.Int32
 	var wg sync.WaitGroup
 	for range crashClients {
@@ -328,6 +400,7 @@ func restartSettled(t *testing.T, bin string, env []string, dbURL string) (*proc
 }
 
 func crashUnderLoad(t *testing.T, bin string, refuse bool) {
+	takeCrashSlot(t)
 	dbURL := schemaURL(t)
 	// The vendor holds every answer from the 150th request on. Once the
 	// 40 clients all wait on held answers, no send is anywhere but at the
@@ -364,6 +437,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 	vendor.holdAfter.Store(1 << 30)
 	vendor.latency.Store(0)
 	replays := make([]crashAnswer, crashRequests)
+	endTurn := loadTurn(t)
 	var replay sync.WaitGroup
 	var failed atomic.Int32
 	for c := range crashClients {
@@ -381,6 +455,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 		}()
 	}
 	replay.Wait()
+	endTurn()
 	after := vendor.numbers()
 	for i, a := range replays {
 		number := fmt.Sprintf("98%08d", i)

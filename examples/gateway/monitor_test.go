@@ -180,6 +180,7 @@ func TestMonitorMetricsToken(t *testing.T) {
 // TestMonitorReadyzOnPostgres: the database is checked. Skipped without a
 // PostgreSQL server (see pgstoretest).
 func TestMonitorReadyzOnPostgres(t *testing.T) {
+	t.Parallel()
 	g := start(t, map[string]string{"NOTIFY_DATABASE_URL": schemaURL(t)})
 	status, body := g.monJSON(t, readyzPath)
 	if checks, _ := body["checks"].(map[string]any); status != 200 || checks["database"] != "ok" {

@@ -84,6 +84,7 @@ func step[T any](t *testing.T, ctx context.Context, what string, a chromedp.Acti
 // on the page without a reload, the e-mail's HTML renders in its iframe,
 // and codes stay masked until clicked.
 func TestOutboxInBrowser(t *testing.T) {
+	t.Parallel()
 	g := start(t, map[string]string{})
 	ctx := browser(t)
 

@@ -18,9 +18,11 @@ import (
 
 // schemaURL returns the test database's URL with a fresh schema of its
 // own as the search_path (a run-time parameter for pgx). It skips the test
-// without a PostgreSQL server (see pgstoretest).
+// without a PostgreSQL server (see pgstoretest). It waits for a unit of
+// pgUnits first (see there), which t keeps to its end.
 func schemaURL(t *testing.T) string {
 	t.Helper()
+	takePGUnit(t)
 	schema := pgstoretest.Schema(t)
 	u, err := url.Parse(pgstoretest.URL(t))
 	if err != nil {
@@ -36,6 +38,7 @@ func schemaURL(t *testing.T) string {
 // they share the account, the wallet and the idempotency keys. It is
 // skipped without a PostgreSQL server (see pgstoretest).
 func TestGatewaysShareADatabase(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	env := func() map[string]string {
 		return map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_API_KEY": "shared-key-0123456789", "NOTIFY_BALANCE": "1.00"}
@@ -75,6 +78,7 @@ func TestGatewaysShareADatabase(t *testing.T) {
 // TestGatewaysShareTheOTPThrottle: two gateways on one database count one
 // recipient's codes together.
 func TestGatewaysShareTheOTPThrottle(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	env := func() map[string]string {
 		return map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_API_KEY": "shared-key-0123456789",
@@ -96,6 +100,7 @@ func TestGatewaysShareTheOTPThrottle(t *testing.T) {
 // task of the queue, runs pgstore's Cleanup, here on a throttle row that
 // expired long ago.
 func TestCleanupTaskDeletesExpiredRows(t *testing.T) {
+	t.Parallel()
 	db := pgstoretest.Store(t, pgstoretest.Schema(t))
 	otp, err := db.WindowLimit("otp", 1, time.Minute)
 	if err != nil {
@@ -155,6 +160,7 @@ func (g *gateway) authStatus(t *testing.T, key string) int {
 // such starts keep it without printing a key they do not know;
 // NOTIFY_API_KEY becomes the account's only key, revoking the others.
 func TestGatewayAPIKeyOnPostgres(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	env := func(key string) map[string]string {
 		m := map[string]string{"NOTIFY_DATABASE_URL": dbURL}
@@ -206,6 +212,7 @@ func TestGatewayAPIKeyOnPostgres(t *testing.T) {
 // TestGatewayBannerBalanceOnPostgres: a restarted gateway prints what its
 // wallet holds, not NOTIFY_BALANCE, which opens new wallets only.
 func TestGatewayBannerBalanceOnPostgres(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	const key = "balance-key-0123456789"
 	env := func(balance string) map[string]string {
@@ -236,6 +243,7 @@ func TestGatewayBannerBalanceOnPostgres(t *testing.T) {
 // keeps the demo account as the admin API left it, not as the gateway
 // first made it.
 func TestGatewayRestartKeepsAdminChanges(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	env := map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_ADMIN_KEY": testAdminKey, "NOTIFY_API_KEY": "chosen-key-0123456789"}
 	g := start(t, env)

@@ -50,8 +50,9 @@ func TestWorkersSetting(t *testing.T) {
 // PostgreSQL (where River's scheduler makes the job due, within seconds
 // of its time).
 func TestGatewayScheduledSend(t *testing.T) {
-	t.Run("memory", func(t *testing.T) { scheduledSend(t, "") })
-	t.Run("postgres", func(t *testing.T) { scheduledSend(t, schemaURL(t)) })
+	t.Parallel()
+	t.Run("memory", func(t *testing.T) { t.Parallel(); scheduledSend(t, "") })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); scheduledSend(t, schemaURL(t)) })
 }
 
 func scheduledSend(t *testing.T, dbURL string) {
@@ -133,6 +134,7 @@ func scheduledSend(t *testing.T, dbURL string) {
 // NOTIFY_WORKERS=0 queues a send and delivers nothing; an instance with
 // workers on the same database delivers it.
 func TestGatewayWorkersZeroOnlyQueues(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	vendor, gate := newCrashVendor(t, false, 1<<30)
 	vendor.latency.Store(0)
@@ -192,6 +194,7 @@ func TestKill9Queue(t *testing.T) {
 		t.Skip("builds and runs the gateway binary")
 	}
 	t.Parallel() // beside the other crash tests (TestKill9UnderLoad)
+	takeCrashSlot(t)
 	bin := buildGateway(t)
 	dbURL := schemaURL(t)
 	vendor, gate := newCrashVendor(t, false, 1<<30)
@@ -214,6 +217,7 @@ func TestKill9Queue(t *testing.T) {
 
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
 	accepted := make([]string, queueCrashRequests) // message ID of each 202 queued
+	endTurn := loadTurn(t)
 	var next atomic.Int32
 	var wg sync.WaitGroup
 	for range crashClients {
@@ -250,6 +254,7 @@ func TestKill9Queue(t *testing.T) {
 		t.Errorf("the first kill came after the queue was drained")
 	}
 	wg.Wait()
+	endTurn()
 	client.CloseIdleConnections()
 
 	ctx := context.Background()

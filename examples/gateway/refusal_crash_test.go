@@ -28,6 +28,7 @@ func TestKill9WithBusyVendor(t *testing.T) {
 		t.Skip("builds and runs the gateway binary")
 	}
 	t.Parallel() // beside the other crash tests (TestKill9UnderLoad)
+	takeCrashSlot(t)
 	bin := buildGateway(t)
 	dbURL := schemaURL(t)
 	// As in crashUnderLoad: the vendor holds every answer from the 150th

@@ -30,6 +30,8 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
+	t.Parallel() // beside the other tests of the built binary
+	takeCrashSlot(t)
 	dbURL := schemaURL(t)
 
 	const requests, held = 500, 100
@@ -61,6 +63,7 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 		id     string
 		err    error
 	}
+	endTurn := loadTurn(t)
 	results := make([]result, requests)
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: requests}}
 	var wg sync.WaitGroup
@@ -98,6 +101,7 @@ func TestSIGTERMWith500InFlight(t *testing.T) {
 	gw.out.waitForWithin(t, "listener closed", 30*time.Second)
 	releaseOnce.Do(func() { close(release) })
 	wg.Wait()
+	endTurn()
 	if !gw.wait(60 * time.Second) {
 		t.Fatal("the gateway did not exit")
 	}

@@ -318,6 +318,7 @@ func TestGatewaySMSFailsOver(t *testing.T) {
 // request and answers too late: the outcome is unknown (202), the charge
 // stands, and Twilio is never called, which could send it twice.
 func TestGatewaySMSUnknownDoesNotFailOver(t *testing.T) {
+	t.Parallel()
 	w := startWorldSMS(t, map[string]string{"NOTIFY_ATTEMPT_TIMEOUT": "1s"})
 	g := w.g
 	before := g.balanceMinor(t)
@@ -444,6 +445,7 @@ func TestGatewayMSG91(t *testing.T) {
 // the demo account's allow list at every start it is given; a start
 // without it keeps the list as it stands, the admin API's included.
 func TestGatewayCountriesOnPostgres(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	us := `{"to":"+1 415 555 0100","message":"Your order has shipped"}`
 	run := func(countries string) *gateway {

@@ -16,6 +16,7 @@ func TestGatewaySuppression(t *testing.T) {
 }
 
 func TestGatewaySuppressionPostgres(t *testing.T) {
+	t.Parallel()
 	suppressionFlow(t, start(t, map[string]string{"NOTIFY_ADMIN_KEY": testAdminKey, "NOTIFY_DATABASE_URL": schemaURL(t)}))
 }
 

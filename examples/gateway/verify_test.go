@@ -127,6 +127,7 @@ func TestVerificationSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the gateway binary")
 	}
+	t.Parallel() // beside the other tests of the built binary
 	dbURL := schemaURL(t)
 	bin := buildGateway(t)
 	sms := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1"})
@@ -150,6 +151,7 @@ func TestVerificationSurvivesKill9(t *testing.T) {
 // secret; a verification started on one is approved on the other, and
 // the checks of both count against it.
 func TestTwoGatewaysShareAVerification(t *testing.T) {
+	t.Parallel()
 	dbURL := schemaURL(t)
 	sms := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1"})
 	t.Cleanup(sms.Close)
