@@ -31,7 +31,8 @@ type Config struct {
 	// HTTPClient sends the requests; its Transport decides pooling and TLS.
 	// Sends are bounded by their context, and by the client's Timeout if it
 	// has one; either ending after the request was written makes the
-	// outcome unknown. Default: a client of its own with a 30 s timeout.
+	// outcome unknown. Default: a client of its own with a 30 s timeout
+	// that never follows a redirect (vendorhttp.NewClient).
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and per-provider timeouts.
 	// Default "gateway".

@@ -1,7 +1,6 @@
 package qrchat
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -101,8 +100,8 @@ type Config struct {
 	// Default "91".
 	CountryCode string
 	// HTTPClient talks to the gateway (not to media servers). Default: a
-	// client with a 30s timeout and no other limit, as the gateway may be
-	// slow to answer a media send it forwards.
+	// client with a 30s timeout that never follows a redirect
+	// (vendorhttp.NewClient).
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// "qrchat".
@@ -233,7 +232,7 @@ func New(cfg Config) (*Provider, error) {
 		key:     cfg.APIKey,
 		session: cfg.Session,
 		cc:      cfg.CountryCode,
-		conn:    vendorhttp.NewConn(cmp.Or(cfg.HTTPClient, &http.Client{Timeout: DefaultTimeout}), 0),
+		conn:    vendorhttp.NewConn(cfg.HTTPClient, DefaultTimeout),
 		ttl:     cfg.StatusTTL,
 		edition: cfg.Edition,
 		coreMed: cfg.CoreMedia,

@@ -17,7 +17,9 @@ import (
 )
 
 // NewClient returns the HTTP client a provider uses when its Config gives
-// none: whole calls bounded by timeout, connections kept alive per vendor
+// none: whole calls bounded by timeout and by nothing shorter (a vendor
+// slow to answer a send it took is waited for up to timeout, not turned
+// into an unknown outcome sooner), connections kept alive per vendor
 // host, and no redirects followed. A vendor's send API answers where it
 // is asked; a redirect would carry the message somewhere else (or, for a
 // 301 or 302, turn the POST into a GET without its body), so it is handed
@@ -27,13 +29,12 @@ func NewClient(timeout time.Duration) *http.Client {
 	return &http.Client{
 		Timeout: timeout,
 		Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           dialer.DialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost:   16,
-			IdleConnTimeout:       90 * time.Second,
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         dialer.DialContext,
+			ForceAttemptHTTP2:   true,
+			TLSHandshakeTimeout: 5 * time.Second,
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     90 * time.Second,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
