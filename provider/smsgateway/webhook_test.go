@@ -22,6 +22,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
@@ -492,32 +493,11 @@ func TestDLRWithoutNumberFailsNoneOfTheBatch(t *testing.T) {
 	}
 }
 
-// recorder is a Reporter that keeps the reports it is given.
-type recorder struct {
-	mu      sync.Mutex
-	reports []notify.DeliveryReport
-}
-
-func (r *recorder) Report(_ context.Context, rep *notify.DeliveryReport) (*notify.ReportResult, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reports = append(r.reports, *rep)
-	return &notify.ReportResult{}, nil
-}
-
-func (r *recorder) take() []notify.DeliveryReport {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.reports
-	r.reports = nil
-	return out
-}
-
 // newRecordingHook serves a Webhook on a server of its own, mounted as
 // the gateway mounts it, and returns its callback URL.
-func newRecordingHook(t *testing.T, cfg smsgateway.WebhookConfig) (*smsgateway.Webhook, *recorder, string) {
+func newRecordingHook(t *testing.T, cfg smsgateway.WebhookConfig) (*smsgateway.Webhook, *providertest.Reports, string) {
 	t.Helper()
-	rec := &recorder{}
+	rec := &providertest.Reports{}
 	cfg.Reporter = rec
 	if cfg.Token == "" {
 		cfg.Token = dlrToken
@@ -619,7 +599,7 @@ func TestDLRReadsTheVendorsShapes(t *testing.T) {
 			if code := do(t, tt.method, callback+tt.query, tt.ct, tt.body); code != http.StatusOK {
 				t.Fatalf("HTTP %d", code)
 			}
-			got := rec.take()
+			got := rec.Take()
 			for i := range got {
 				if !got[i].At.IsZero() && got[i].At.Location() != time.UTC {
 					t.Errorf("report %d: At %v is not in UTC", i, got[i].At)
@@ -650,7 +630,7 @@ func TestDLRStatusTable(t *testing.T) {
 			if code := post(t, callback, "application/json", string(body)); code != http.StatusOK {
 				t.Fatalf("%q: HTTP %d", status, code)
 			}
-			got := rec.take()
+			got := rec.Take()
 			if want == "" {
 				ignored++
 				if len(got) != 0 {
@@ -711,7 +691,7 @@ func TestDLRRefusesWhatItCannotRead(t *testing.T) {
 			t.Errorf("%s: %d, Allow %q", m, resp.StatusCode, resp.Header.Get("Allow"))
 		}
 	}
-	if got := rec.take(); len(got) != 0 {
+	if got := rec.Take(); len(got) != 0 {
 		t.Fatalf("reported %+v", got)
 	}
 	if s := h.Stats(); s != (notify.WebhookStats{Malformed: uint64(len(tests)) + 2}) {
@@ -725,7 +705,7 @@ func TestDLRRefusesWhatItCannotRead(t *testing.T) {
 	if code := post(t, callback, "application/json", `{"request_id":"r1","status":"delivered","mobile":"9876543210","x":"yy"}`); code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("over MaxBody: %d, want 413", code)
 	}
-	if got := rec.take(); len(got) != 1 || small.Stats().Malformed != 1 {
+	if got := rec.Take(); len(got) != 1 || small.Stats().Malformed != 1 {
 		t.Fatalf("with MaxBody 64: %+v, %+v", got, small.Stats())
 	}
 }
@@ -847,7 +827,7 @@ func TestDLRRefusesUnread(t *testing.T) {
 			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, w.Code, body.BytesRead(), c.want)
 		}
 	}
-	if got := rec.take(); len(got) != 0 {
+	if got := rec.Take(); len(got) != 0 {
 		t.Fatalf("reported %+v", got)
 	}
 	if s := h.Stats(); s != (notify.WebhookStats{Refused: 1, Malformed: 1}) {
