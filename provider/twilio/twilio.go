@@ -2,11 +2,11 @@ package twilio
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"time"
@@ -200,7 +200,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
-	sid, err := decodeAnswer(ans.status, ans.header, ans.body, otp)
+	sid, err := decodeAnswer(ans.Status, ans.Header, ans.Body, otp)
 	if err != nil {
 		return nil, err
 	}
@@ -263,46 +263,15 @@ func callbackURL(base string, env *notify.Envelope) string {
 	return out
 }
 
-// answer is what Twilio said.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// post sends the form once and reads the whole answer. Transport failures
-// are classified as provider/vendorhttp classifies them for every HTTP
-// provider: CodeUnavailable when the request was certainly not written
-// whole, CodeOutcomeUnknown once it may have been. (vendorhttp.Do sends
-// JSON only; this is its form-encoded twin.)
-func (p *Provider) post(ctx context.Context, body string) (*answer, error) {
-	w := vendorhttp.NewWrites()
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), http.MethodPost, p.endpoint, strings.NewReader(body))
-	if err != nil {
-		return nil, notify.Errorf(notify.CodeRejected, "twilio: the request cannot be built (check twilio Config.BaseURL): %s", vendorhttp.Cause(err))
-	}
-	req.SetBasicAuth(p.user, p.pass)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	resp, err := p.conn.Client().Do(req)
-	if err != nil {
-		if w.NotWritten() {
-			if cerr := ctx.Err(); cerr != nil {
-				return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("twilio: request not sent: %w", cerr)}
-			}
-			return nil, notify.Errorf(notify.CodeUnavailable, "twilio: request not sent: %s", vendorhttp.Cause(err))
-		}
-		return nil, vendorhttp.Unknown(ctx, "twilio", "no answer", err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err == nil && len(data) > maxAnswer {
-		err = fmt.Errorf("answer over %d bytes", maxAnswer)
-	}
-	if err != nil {
-		return nil, vendorhttp.Unknown(ctx, "twilio", fmt.Sprintf("HTTP %d, and its answer could not be read whole", resp.StatusCode), err)
-	}
-	return &answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+// post sends the form once through the vendor kit, which reads the whole
+// answer and classifies a transport failure: CodeUnavailable when the
+// request was certainly not written whole, CodeOutcomeUnknown once it may
+// have been.
+func (p *Provider) post(ctx context.Context, body string) (*vendorhttp.Answer, error) {
+	auth := base64.StdEncoding.EncodeToString([]byte(p.user + ":" + p.pass))
+	return p.conn.Do(ctx, vendorhttp.Request{Name: "twilio", Method: http.MethodPost, URL: p.endpoint,
+		URLConfig: "twilio Config.BaseURL", Body: []byte(body), ContentType: "application/x-www-form-urlencoded",
+		Header: http.Header{"Authorization": {"Basic " + auth}}, Limit: maxAnswer})
 }
 
 // ValidSender reports whether s is a From Twilio takes for SMS: an E.164

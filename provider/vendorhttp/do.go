@@ -2,6 +2,7 @@ package vendorhttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,8 +36,11 @@ type Request struct {
 	// "cloudchat Config.BaseURL", for the error when the URL cannot be
 	// used. Default "the provider's base URL".
 	URLConfig string
-	// Body is sent as application/json when not nil.
+	// Body is sent, as ContentType, when not nil.
 	Body []byte
+	// ContentType is the body's media type; default application/json
+	// (a form-encoded API gives "application/x-www-form-urlencoded").
+	ContentType string
 	// Stream, when Body is nil, writes the JSON body as the request goes,
 	// with chunked transfer encoding, so that a body cut short is never
 	// complete and cannot be taken. An error Stream returns that is not
@@ -173,7 +177,7 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", cmp.Or(r.ContentType, "application/json"))
 	}
 	if st != nil {
 		req.ContentLength = -1 // chunked: a body cut short is never complete
