@@ -59,7 +59,7 @@ type Request struct {
 // once; without it the outcome is unknown.
 const settleWait = 250 * time.Millisecond
 
-// Writes follows the attempts of one request through the client trace,
+// writes follows the attempts of one request through the client trace,
 // to tell whether the request may have reached the server: install
 // Trace on the request's context, and after a failed client.Do ask
 // NotWritten. Every HTTP provider of this module that must tell "not
@@ -67,7 +67,7 @@ const settleWait = 250 * time.Millisecond
 // The transport may make more than one attempt (it retries on a fresh
 // connection a request it wrote nothing of); the request may have reached
 // the vendor if any attempt wrote it whole, or may still be doing so.
-type Writes struct {
+type writes struct {
 	mu      sync.Mutex
 	asked   int  // GetConn: attempts that asked for a connection
 	got     int  // GotConn: attempts that have a connection
@@ -76,11 +76,11 @@ type Writes struct {
 	change  chan struct{}
 }
 
-// NewWrites returns a Writes for one request.
-func NewWrites() *Writes { return &Writes{change: make(chan struct{}, 1)} }
+// newWrites returns a writes for one request.
+func newWrites() *writes { return &writes{change: make(chan struct{}, 1)} }
 
 // Trace returns the client trace that feeds w.
-func (w *Writes) Trace() *httptrace.ClientTrace {
+func (w *writes) Trace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
 		GetConn: func(string) {
 			w.mu.Lock()
@@ -115,7 +115,7 @@ func (w *Writes) Trace() *httptrace.ClientTrace {
 // vendor whole: the transport reported asking for or getting a connection,
 // and every attempt that got one reported that its writing failed. An
 // attempt still writing is waited for, up to settleWait.
-func (w *Writes) NotWritten() bool {
+func (w *writes) NotWritten() bool {
 	timer := time.NewTimer(settleWait)
 	defer timer.Stop()
 	for {
@@ -155,7 +155,7 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 		defer st.end() // on every early return; a second end is harmless
 		body = st.pr
 	}
-	w := NewWrites()
+	w := newWrites()
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), r.Method, r.URL, body)
 	if err != nil {
 		field := r.URLConfig

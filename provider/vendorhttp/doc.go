@@ -29,7 +29,7 @@
 //
 // Whether the request was written is learned from net/http's client trace
 // (httptrace GetConn, GotConn and WroteRequest), which http.Transport
-// reports (Writes): the request was certainly not written when the
+// reports: the request was certainly not written when the
 // transport asked for a connection and every attempt that got one
 // reported that its writing failed. WroteRequest comes from the
 // transport's writer and may arrive after the client has returned (a
