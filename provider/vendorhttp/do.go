@@ -62,8 +62,7 @@ const settleWait = 250 * time.Millisecond
 // writes follows the attempts of one request through the client trace,
 // to tell whether the request may have reached the server: install
 // Trace on the request's context, and after a failed client.Do ask
-// NotWritten. Every HTTP provider of this module that must tell "not
-// sent" from "maybe sent" uses it.
+// NotWritten. Do uses it to tell "not sent" from "maybe sent".
 // The transport may make more than one attempt (it retries on a fresh
 // connection a request it wrote nothing of); the request may have reached
 // the vendor if any attempt wrote it whole, or may still be doing so.
