@@ -151,6 +151,11 @@ func TestConnClosesOnlyItsOwnClient(t *testing.T) {
 	if own.Client().Timeout != 3*time.Second || own.Client() == http.DefaultClient {
 		t.Fatalf("NewConn(nil) made %+v, want NewClient's with the timeout", own.Client())
 	}
+	// No shorter limit than the timeout: a vendor slow to answer a send it
+	// took is waited for, not made an unknown outcome early.
+	if tr, ok := own.Client().Transport.(*http.Transport); !ok || tr.ResponseHeaderTimeout != 0 {
+		t.Fatalf("NewClient's transport %T limits the wait for an answer below its timeout", own.Client().Transport)
+	}
 	for _, c := range []*Conn{given, own} {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
