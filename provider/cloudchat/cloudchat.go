@@ -264,11 +264,6 @@ func (p *Provider) build(env *notify.Envelope) (*message, error) {
 // Send posts env to the messages endpoint, once. See the package
 // documentation for how errors are classified.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		// Nothing was sent: a certain refusal that keeps the context's
-		// error visible.
-		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("cloudchat: not sent: %w", err)}
-	}
 	m, err := p.build(env)
 	if err != nil {
 		return nil, err

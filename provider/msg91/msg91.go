@@ -245,11 +245,6 @@ type prepared struct {
 // a DLTMessageID or with a number of values the template's variables do
 // not take) is CodeInvalidArgument and sends nothing.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		// Nothing was sent: a certain refusal that keeps the context's
-		// error visible.
-		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("msg91: not sent: %w", err)}
-	}
 	pr, err := p.prepare(env)
 	if err != nil {
 		return nil, err
@@ -272,9 +267,6 @@ func (p *Provider) MaxBatch() int { return p.maxBatch }
 // a number given twice are CodeInvalidArgument, with nothing sent; errors
 // are otherwise Send's, for the whole batch.
 func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("msg91: not sent: %w", err)}
-	}
 	if len(envs) == 0 || len(envs) > p.maxBatch {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "msg91: a batch is 1 to %d envelopes, got %d", p.maxBatch, len(envs))
 	}

@@ -165,11 +165,6 @@ type sendRequest struct {
 // content, a number that is not 10 digits starting 6-9, a route's missing
 // field) is CodeInvalidArgument and sends nothing.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		// Nothing was sent: a certain refusal that keeps the context's
-		// error visible.
-		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("smsgateway: not sent: %w", err)}
-	}
 	body, err := p.body(env)
 	if err != nil {
 		return nil, err
@@ -208,9 +203,6 @@ func (p *Provider) MaxBatch() int { return p.maxBatch }
 // a number given twice are CodeInvalidArgument, with nothing sent; errors
 // are otherwise Send's, for the whole batch.
 func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("smsgateway: not sent: %w", err)}
-	}
 	if len(envs) == 0 || len(envs) > p.maxBatch {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: a batch is 1 to %d envelopes, got %d", p.maxBatch, len(envs))
 	}
@@ -438,9 +430,6 @@ func vendorError(httpStatus int, header http.Header, code int, msg string) error
 // for a send is CodeUnavailable, and an answer without a readable wallet
 // figure is CodeInternal. It is safe to repeat.
 func (p *Provider) Balance(ctx context.Context) (notify.Money, error) {
-	if err := ctx.Err(); err != nil {
-		return notify.Money{}, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("smsgateway: not sent: %w", err)}
-	}
 	var out response
 	if err := p.call(ctx, walletPath, []byte("{}"), &out); err != nil {
 		// The wallet call sends nothing: no outcome is unknown.

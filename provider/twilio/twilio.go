@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -187,11 +186,6 @@ func (p *Provider) Close() error { return p.conn.Close() }
 // nothing; other errors are classified as the package documentation
 // describes.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		// Nothing was sent: a certain refusal that keeps the context's
-		// error visible.
-		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("twilio: not sent: %w", err)}
-	}
 	form, otp, err := p.form(env)
 	if err != nil {
 		return nil, err
