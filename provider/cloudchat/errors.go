@@ -35,8 +35,6 @@ type Error struct {
 	Details string
 	// TraceID is fbtrace_id, which the vendor's support asks for.
 	TraceID string
-
-	hint string // what the code means for the reader, if known here
 }
 
 // Error formats the error as "cloudchat: message: details (code C,
@@ -53,7 +51,8 @@ func (e *Error) Error() string {
 	if e.TraceID != "" {
 		ids += ", fbtrace_id " + vendorhttp.Clip(e.TraceID)
 	}
-	return "cloudchat: " + text + " (" + ids + ")" + e.hint
+	_, hint := codeOf(e.HTTPStatus, e.Code)
+	return "cloudchat: " + text + " (" + ids + ")" + hint
 }
 
 // apiError is the vendor's error object on the wire.
@@ -88,8 +87,8 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 		return vendorhttp.Foreign("cloudchat", status, header, "has no error object")
 	}
 	a := body.Error
-	code, hint := codeOf(status, a.Code)
-	e := &notify.Error{Code: code, Err: newError(status, a, otp, hint)}
+	code, _ := codeOf(status, a.Code)
+	e := &notify.Error{Code: code, Err: newError(status, a, otp)}
 	if code == notify.CodeRateLimited {
 		e.RetryAfter = vendorhttp.RetryAfter(header)
 		if a.Code == 131056 && e.RetryAfter < pairRateWait {
@@ -101,7 +100,7 @@ func classify(status int, header http.Header, data []byte, otp string) *notify.E
 
 // newError makes the *Error of an error object, with otp removed from
 // the vendor's text.
-func newError(status int, a *apiError, otp, hint string) *Error {
+func newError(status int, a *apiError, otp string) *Error {
 	msg := a.Message
 	if msg == "" {
 		msg = a.UserMessage
@@ -113,7 +112,7 @@ func newError(status int, a *apiError, otp, hint string) *Error {
 		return strings.ReplaceAll(s, otp, "[otp]")
 	}
 	return &Error{HTTPStatus: status, Code: a.Code, Subcode: a.Subcode, Type: a.Type,
-		Message: redact(msg), Details: redact(a.ErrorData.Details), TraceID: a.FBTraceID, hint: hint}
+		Message: redact(msg), Details: redact(a.ErrorData.Details), TraceID: a.FBTraceID}
 }
 
 // codeOf maps a vendor error code (and the HTTP status, for codes not

@@ -1,6 +1,7 @@
 package msg91
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -47,33 +48,8 @@ type WebhookConfig struct {
 // segment is the token, such as POST /webhooks/msg91/{token} on a
 // ServeMux (the {token} wildcard is read when the pattern has it). It
 // keeps no state but its counts, and is safe for concurrent use.
-type Webhook struct {
-	cfg WebhookConfig
-	tw  *vendorhttp.TokenWebhook
-}
-
-// NewWebhook returns a Webhook for cfg. It fails, naming the field but
-// never repeating the token, when Reporter is missing or Token is shorter
-// than 16 bytes or holds '/', spaces or control characters.
-func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	if cfg.Provider == "" {
-		cfg.Provider = DefaultName
-	}
-	h := &Webhook{cfg: cfg}
-	tw, err := vendorhttp.NewTokenWebhook(vendorhttp.TokenWebhookConfig{Name: "msg91", Reporter: cfg.Reporter,
-		Token: cfg.Token, MaxBody: cfg.MaxBody, Methods: []string{http.MethodPost}, Entries: entries, Report: h.report})
-	if err != nil {
-		return nil, err
-	}
-	h.tw = tw
-	return h, nil
-}
-
-// Stats returns what the webhook did so far: reports applied (or
-// repeated), unmatched, ignored, refused, malformed and failed.
-func (h *Webhook) Stats() notify.WebhookStats { return h.tw.Stats() }
-
-// ServeHTTP takes one POST of MSG91's, which may report on several
+//
+// Its ServeHTTP takes one POST of MSG91's, which may report on several
 // numbers. It answers 405 (with Allow) for another method; 401 when the
 // token is missing or wrong, compared in constant time before a byte of
 // the body is read, reporting nothing; 413 for a body over MaxBody
@@ -84,7 +60,27 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.tw.Stats() }
 // yet while a send is in flight), so that MSG91 posts again; and 200
 // otherwise, for reports of unknown request IDs (counted Unmatched) and
 // statuses that say nothing final (counted Ignored) too.
-func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.tw.ServeHTTP(w, r) }
+//
+// Its Stats counts what it did: reports applied (or repeated), unmatched,
+// ignored, refused, malformed and failed. Both are the kit's TokenWebhook's,
+// given the vendor's wire format.
+type Webhook struct {
+	*vendorhttp.TokenWebhook
+}
+
+// NewWebhook returns a Webhook for cfg. It fails, naming the field but
+// never repeating the token, when Reporter is missing or Token is shorter
+// than 16 bytes or holds '/', spaces or control characters.
+func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
+	provider := cmp.Or(cfg.Provider, DefaultName)
+	tw, err := vendorhttp.NewTokenWebhook(vendorhttp.TokenWebhookConfig{Name: "msg91", Reporter: cfg.Reporter,
+		Token: cfg.Token, MaxBody: cfg.MaxBody, Methods: []string{http.MethodPost}, Entries: entries,
+		Report: func(e vendorhttp.Entry) *notify.DeliveryReport { return report(provider, e) }})
+	if err != nil {
+		return nil, err
+	}
+	return &Webhook{tw}, nil
+}
 
 // entries reads the reports of a POST's body.
 func entries(r *http.Request, body []byte) ([]vendorhttp.Entry, error) {
@@ -155,9 +151,9 @@ var statusWords = map[string]record.State{
 	"NDNC": record.StateFailed, "DND": record.StateFailed, "BLOCKED": record.StateFailed, "BLACKLISTED": record.StateFailed,
 }
 
-// report turns one entry into a report, or nil for a status that says
-// nothing final.
-func (h *Webhook) report(e vendorhttp.Entry) *notify.DeliveryReport {
+// report turns one entry into a report of provider's, or nil for a
+// status that says nothing final.
+func report(provider string, e vendorhttp.Entry) *notify.DeliveryReport {
 	status := strings.TrimSpace(e.Get("status"))
 	desc := e.Get(descFields...)
 	var (
@@ -182,7 +178,7 @@ func (h *Webhook) report(e vendorhttp.Entry) *notify.DeliveryReport {
 		}
 		state, code, what = s, word, "the operator reported the SMS "+strings.ToLower(word)
 	}
-	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: vendorhttp.Clip(e.Get(idFields...)),
+	r := &notify.DeliveryReport{Provider: provider, ProviderMessageID: vendorhttp.Clip(e.Get(idFields...)),
 		To: e.Get(numberFields...), State: state, At: e.Time(vendorhttp.IST, timeFields...)}
 	if state == record.StateFailed {
 		r.VendorCode = code

@@ -2,6 +2,7 @@ package smsgateway
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -48,36 +49,8 @@ const DefaultMaxBody = vendorhttp.MaxWebhookBody
 // segment is the token, such as POST /webhooks/smsgateway/{token} on a
 // ServeMux (the {token} wildcard is read when the pattern has it). It
 // keeps no state but its counts, and is safe for concurrent use.
-type Webhook struct {
-	cfg WebhookConfig
-	tw  *vendorhttp.TokenWebhook
-}
-
-// NewWebhook returns a Webhook for cfg. It fails, naming the field but
-// never repeating the token, when Reporter is missing or Token is shorter
-// than 16 bytes or holds '/', spaces or control characters.
-func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
-	if cfg.Provider == "" {
-		cfg.Provider = DefaultName
-	}
-	h := &Webhook{cfg: cfg}
-	tw, err := vendorhttp.NewTokenWebhook(vendorhttp.TokenWebhookConfig{
-		Name: "smsgateway", Reporter: cfg.Reporter, Token: cfg.Token, MaxBody: cfg.MaxBody,
-		Methods: []string{http.MethodGet, http.MethodPost, http.MethodPut},
-		Entries: entries, Report: h.report,
-	})
-	if err != nil {
-		return nil, err
-	}
-	h.tw = tw
-	return h, nil
-}
-
-// Stats returns what the webhook did so far: reports applied (or
-// repeated), unmatched, ignored, refused, malformed and failed.
-func (h *Webhook) Stats() notify.WebhookStats { return h.tw.Stats() }
-
-// ServeHTTP takes one callback: POST or PUT with a JSON or form body, or
+//
+// Its ServeHTTP takes one callback: POST or PUT with a JSON or form body, or
 // GET with query parameters. It answers 405 (with Allow) for another
 // method; 401 when the token is missing or wrong, compared in constant
 // time before a byte of the body is read, reporting nothing; 413 for a
@@ -88,7 +61,29 @@ func (h *Webhook) Stats() notify.WebhookStats { return h.tw.Stats() }
 // in flight), so that the vendor calls again; and 200 otherwise, for
 // reports of unknown request IDs (counted Unmatched) and statuses that
 // say nothing final (counted Ignored) too.
-func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.tw.ServeHTTP(w, r) }
+//
+// Its Stats counts what it did: reports applied (or repeated), unmatched,
+// ignored, refused, malformed and failed. Both are the kit's TokenWebhook's,
+// given the vendor's wire format.
+type Webhook struct {
+	*vendorhttp.TokenWebhook
+}
+
+// NewWebhook returns a Webhook for cfg. It fails, naming the field but
+// never repeating the token, when Reporter is missing or Token is shorter
+// than 16 bytes or holds '/', spaces or control characters.
+func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
+	provider := cmp.Or(cfg.Provider, DefaultName)
+	tw, err := vendorhttp.NewTokenWebhook(vendorhttp.TokenWebhookConfig{
+		Name: "smsgateway", Reporter: cfg.Reporter, Token: cfg.Token, MaxBody: cfg.MaxBody,
+		Methods: []string{http.MethodGet, http.MethodPost, http.MethodPut},
+		Entries: entries, Report: func(e vendorhttp.Entry) *notify.DeliveryReport { return report(provider, e) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Webhook{tw}, nil
+}
 
 // The names each field of a report goes by, in order of preference: the
 // vendor's Standard webhook variables first (request_id, mobile, status,
@@ -170,15 +165,15 @@ var dlrStates = map[string]record.State{
 	"BLOCKED": record.StateFailed, "BLACKLISTED": record.StateFailed, "INVALID": record.StateFailed,
 }
 
-// report turns one entry into a report, or nil for a status that says
-// nothing final.
-func (h *Webhook) report(e vendorhttp.Entry) *notify.DeliveryReport {
+// report turns one entry into a report of provider's, or nil for a
+// status that says nothing final.
+func report(provider string, e vendorhttp.Entry) *notify.DeliveryReport {
 	status := strings.ToUpper(e.Get(statusFields...))
 	state, ok := dlrStates[status]
 	if !ok {
 		return nil
 	}
-	r := &notify.DeliveryReport{Provider: h.cfg.Provider, ProviderMessageID: e.Get(idFields...),
+	r := &notify.DeliveryReport{Provider: provider, ProviderMessageID: e.Get(idFields...),
 		To: e.Get(numberFields...), State: state}
 	if state == record.StateSent {
 		r.At = e.Time(vendorhttp.IST, sentTimeFields...)

@@ -33,8 +33,6 @@ type Error struct {
 	MoreInfo string
 	// Status is the HTTP status of the answer.
 	Status int
-
-	hint string // what the code means for the reader, if known here
 }
 
 // Error formats the error as "twilio: message (code C, HTTP S; more_info)"
@@ -44,7 +42,8 @@ func (e *Error) Error() string {
 	if e.MoreInfo != "" {
 		more = "; " + e.MoreInfo
 	}
-	return fmt.Sprintf("twilio: %s (code %d, HTTP %d%s)%s", e.Message, e.Code, e.Status, more, e.hint)
+	_, hint := codeOf(e.Status, e.Code)
+	return fmt.Sprintf("twilio: %s (code %d, HTTP %d%s)%s", e.Message, e.Code, e.Status, more, hint)
 }
 
 // apiAnswer is every field of Twilio's answers the provider reads: a
@@ -96,9 +95,9 @@ func decodeAnswer(status int, header http.Header, raw []byte, otp string) (strin
 // *Error. Every one is a certain refusal: Twilio formed the answer and
 // created no message.
 func classify(status int, header http.Header, a *apiAnswer, otp string) *notify.Error {
-	code, hint := codeOf(status, a.Code)
+	code, _ := codeOf(status, a.Code)
 	e := &notify.Error{Code: code, Err: &Error{Code: a.Code, Message: clean(a.Message, otp),
-		MoreInfo: clean(a.MoreInfo, otp), Status: status, hint: hint}}
+		MoreInfo: clean(a.MoreInfo, otp), Status: status}}
 	if code == notify.CodeRateLimited {
 		e.RetryAfter = vendorhttp.RetryAfter(header)
 	}
