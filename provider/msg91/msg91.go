@@ -162,15 +162,12 @@ func New(cfg Config) (*Provider, error) {
 		}
 		vars[id] = append([]string(nil), names...)
 	}
-	if cfg.MaxBatch < 0 {
-		return nil, errors.New("msg91: Config.MaxBatch must not be negative")
-	}
-	if cfg.MaxBatch == 0 {
-		cfg.MaxBatch = DefaultMaxBatch
+	if cfg.MaxBatch, err = vendorhttp.MaxBatch("msg91", cfg.MaxBatch, DefaultMaxBatch); err != nil {
+		return nil, err
 	}
 	p := &Provider{
 		name:      cfg.Name,
-		endpoint:  endpointOf(cfg.BaseURL),
+		endpoint:  vendorhttp.TrimEndpoint(cfg.BaseURL, FlowPath) + FlowPath,
 		key:       cfg.AuthKey,
 		otpTpl:    cfg.OTPTemplateID,
 		otpVar:    cfg.OTPVar,
@@ -197,17 +194,6 @@ func checkVar(field, name string) error {
 		return fmt.Errorf("msg91: %s must not contain spaces or control characters", field)
 	}
 	return nil
-}
-
-// endpointOf returns the flow endpoint for a configured base URL: raw
-// without a trailing slash, with FlowPath appended unless raw is the
-// endpoint already (the form MSG91's documentation gives).
-func endpointOf(raw string) string {
-	base := strings.TrimRight(raw, "/")
-	if n := len(base) - len(FlowPath); n >= 0 && strings.EqualFold(base[n:], FlowPath) {
-		base = base[:n]
-	}
-	return base + FlowPath
 }
 
 // Name returns Config.Name.
@@ -267,39 +253,33 @@ func (p *Provider) MaxBatch() int { return p.maxBatch }
 // a number given twice are CodeInvalidArgument, with nothing sent; errors
 // are otherwise Send's, for the whole batch.
 func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
-	if len(envs) == 0 || len(envs) > p.maxBatch {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "msg91: a batch is 1 to %d envelopes, got %d", p.maxBatch, len(envs))
+	batch, err := vendorhttp.NewBatch("msg91", len(envs), p.maxBatch)
+	if err != nil {
+		return nil, err
 	}
 	var first *prepared
-	seen := make(map[string]bool, len(envs))
 	for i, env := range envs {
 		pr, err := p.prepare(env)
 		if err != nil {
 			return nil, err
 		}
-		r := pr.req.Recipients[0]
-		if i == 0 {
+		if first == nil {
 			first = pr
-		} else if !sameSMS(&first.req, &pr.req) {
-			return nil, notify.Errorf(notify.CodeInvalidArgument, "msg91: envelope %d of the batch differs from the first in more than its number", i)
-		} else {
+		}
+		r := pr.req.Recipients[0]
+		if err := batch.Add(i, r[recipientKey], sameSMS(&first.req, &pr.req)); err != nil {
+			return nil, err
+		}
+		if pr != first {
 			first.req.Recipients = append(first.req.Recipients, r)
 			first.secrets = append(first.secrets, pr.secrets...)
 		}
-		if seen[r[recipientKey]] {
-			return nil, notify.Errorf(notify.CodeInvalidArgument, "msg91: number %s is twice in the batch", r[recipientKey])
-		}
-		seen[r[recipientKey]] = true
 	}
 	id, err := p.post(ctx, first)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*notify.Result, len(envs))
-	for i := range out {
-		out[i] = &notify.Result{Provider: p.name, ProviderMessageID: id}
-	}
-	return out, nil
+	return batch.Results(p.name, id), nil
 }
 
 // sameSMS reports whether b, a request of one recipient, sends what a

@@ -228,7 +228,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		name:    cfg.Name,
-		base:    rootOf(cfg.BaseURL),
+		base:    vendorhttp.TrimEndpoint(cfg.BaseURL, copiedPaths...),
 		key:     cfg.APIKey,
 		session: cfg.Session,
 		cc:      cfg.CountryCode,
@@ -247,19 +247,9 @@ func New(cfg Config) (*Provider, error) {
 	}, nil
 }
 
-// rootOf returns the root that the gateway's paths (/api/...) are appended
-// to: raw without a trailing slash and without a trailing /api or
-// /api/sendText, /api/sendImage, /api/sendVideo or /api/sendFile, so that a URL copied
-// from the gateway's documentation does not get the path twice.
-func rootOf(raw string) string {
-	root := strings.TrimRight(raw, "/")
-	for _, suffix := range []string{"/api/sendText", "/api/sendImage", "/api/sendVideo", "/api/sendFile", "/api"} {
-		if n := len(root) - len(suffix); n >= 0 && strings.EqualFold(root[n:], suffix) {
-			return strings.TrimRight(root[:n], "/")
-		}
-	}
-	return root
-}
+// copiedPaths are the paths a base URL copied from the gateway's
+// documentation may end in, which the provider appends itself.
+var copiedPaths = []string{"/api/sendText", "/api/sendImage", "/api/sendVideo", "/api/sendFile", "/api"}
 
 func sessionName(s string) bool {
 	if s == "" || len(s) > 64 {

@@ -105,15 +105,12 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
-	if cfg.MaxBatch < 0 {
-		return nil, errors.New("smsgateway: Config.MaxBatch must not be negative")
-	}
-	if cfg.MaxBatch == 0 {
-		cfg.MaxBatch = DefaultMaxBatch
+	if cfg.MaxBatch, err = vendorhttp.MaxBatch("smsgateway", cfg.MaxBatch, DefaultMaxBatch); err != nil {
+		return nil, err
 	}
 	p := &Provider{
 		name:     cfg.Name,
-		base:     baseOf(cfg.BaseURL),
+		base:     vendorhttp.TrimEndpoint(cfg.BaseURL, sendPath),
 		key:      cfg.APIKey,
 		maxBatch: cfg.MaxBatch,
 		conn:     vendorhttp.NewConn(cfg.HTTPClient, DefaultTimeout),
@@ -122,19 +119,6 @@ func New(cfg Config) (*Provider, error) {
 		p.flash = 1
 	}
 	return p, nil
-}
-
-// baseOf returns the base URL that the vendor's paths are appended to:
-// raw without a trailing slash and, when raw is the bulk SMS endpoint
-// (the form the vendor's documentation gives), without its path, so that
-// https://www.fast2sms.com/dev/bulkV2 does not become
-// https://www.fast2sms.com/dev/bulkV2/dev/bulkV2.
-func baseOf(raw string) string {
-	base := strings.TrimRight(raw, "/")
-	if n := len(base) - len(sendPath); n >= 0 && strings.EqualFold(base[n:], sendPath) {
-		base = base[:n]
-	}
-	return base
 }
 
 // Name returns Config.Name.
@@ -203,12 +187,12 @@ func (p *Provider) MaxBatch() int { return p.maxBatch }
 // a number given twice are CodeInvalidArgument, with nothing sent; errors
 // are otherwise Send's, for the whole batch.
 func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*notify.Result, error) {
-	if len(envs) == 0 || len(envs) > p.maxBatch {
-		return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: a batch is 1 to %d envelopes, got %d", p.maxBatch, len(envs))
+	batch, err := vendorhttp.NewBatch("smsgateway", len(envs), p.maxBatch)
+	if err != nil {
+		return nil, err
 	}
 	var body *sendRequest
 	numbers := make([]string, len(envs))
-	seen := make(map[string]bool, len(envs))
 	for i, env := range envs {
 		b, err := p.body(env)
 		if err != nil {
@@ -219,13 +203,9 @@ func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*n
 		}
 		same := *b
 		same.Numbers = body.Numbers
-		if same != *body {
-			return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: envelope %d of the batch differs from the first in more than its number", i)
+		if err := batch.Add(i, b.Numbers, same == *body); err != nil {
+			return nil, err
 		}
-		if seen[b.Numbers] {
-			return nil, notify.Errorf(notify.CodeInvalidArgument, "smsgateway: number %s is twice in the batch", b.Numbers)
-		}
-		seen[b.Numbers] = true
 		numbers[i] = b.Numbers
 	}
 	body.Numbers = strings.Join(numbers, ",")
@@ -233,11 +213,7 @@ func (p *Provider) SendBatch(ctx context.Context, envs []*notify.Envelope) ([]*n
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*notify.Result, len(envs))
-	for i := range out {
-		out[i] = &notify.Result{Provider: p.name, ProviderMessageID: id}
-	}
-	return out, nil
+	return batch.Results(p.name, id), nil
 }
 
 // body builds the request for env's route.

@@ -153,6 +153,23 @@ func CheckBaseURL(name, raw, def string) (string, error) {
 	return raw, nil
 }
 
+// TrimEndpoint returns a configured base URL without its trailing slashes
+// and, when it ends in one of paths (compared without regard to case),
+// without that path and the slashes before it: the form a vendor's
+// documentation gives is often the endpoint itself, and a provider that
+// appends its paths must not send to https://api.example.com/send/send.
+// The first of paths that matches is the one trimmed, so a longer path
+// goes before a shorter one it ends with.
+func TrimEndpoint(raw string, paths ...string) string {
+	base := strings.TrimRight(raw, "/")
+	for _, p := range paths {
+		if n := len(base) - len(p); n >= 0 && strings.EqualFold(base[n:], p) {
+			return strings.TrimRight(base[:n], "/")
+		}
+	}
+	return base
+}
+
 // CleanText makes vendor text fit for an error message: invalid UTF-8 and
 // control characters become spaces, runs of white space one space, and
 // text over limit bytes (300 when limit is 0 or less) is clipped without

@@ -51,7 +51,11 @@
 // A provider holds a Conn: the HTTP client its Config gave, or NewClient's
 // (bounded, kept alive, never following a redirect), which its Close
 // releases. CheckSecret and CheckBaseURL check a Config's credential and
-// address the way every provider does.
+// address the way every provider does; TrimEndpoint takes a copied
+// endpoint path off a base URL, and MaxBatch reads a Config's batch size.
+// A provider whose vendor takes one message to many recipients in a
+// request checks the batch with a Batch (size, one message, no recipient
+// twice) and answers with its Results.
 //
 // Messages never contain the request's URL (it may carry credentials) or
 // headers; CleanText, Cause and Clip keep vendor text fit for an error
