@@ -17,6 +17,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/record"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Answer is what the vendor said.
@@ -41,11 +42,13 @@ type Request struct {
 	// ContentType is the body's media type; default application/json
 	// (a form-encoded API gives "application/x-www-form-urlencoded").
 	ContentType string
-	// Stream, when Body is nil, writes the JSON body as the request goes,
-	// with chunked transfer encoding, so that a body cut short is never
-	// complete and cannot be taken. An error Stream returns that is not
-	// one of writing to w (its source failed) ends the request, and Do
-	// returns it as it is: the vendor certainly has nothing.
+	// Stream, when Body is nil, writes the body (of ContentType) as the
+	// request goes, with chunked transfer encoding, so that a body cut
+	// short is never complete and cannot be taken. An error Stream
+	// returns that is not one of writing to w (its source failed) ends
+	// the request, and Do returns it as it is, for the provider to give
+	// it a code: the vendor certainly has nothing. When ctx has ended
+	// too, Do returns the ended context's CodeUnavailable instead.
 	Stream func(w io.Writer) error
 	Header http.Header
 	// Limit caps the answer's body; a longer answer is an error of unknown
@@ -157,17 +160,19 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	w := newWrites()
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, w.Trace()), r.Method, r.URL, body)
 	if err != nil {
-		field := r.URLConfig
-		if field == "" {
-			field = "the provider's base URL"
-		}
-		return nil, notify.Errorf(notify.CodeRejected, "%s: the request cannot be built (check %s): %s", r.Name, field, Cause(err))
+		return nil, notify.Errorf(notify.CodeRejected, "%s: the request cannot be built (check %s): %s", r.Name, urlConfig(r), Cause(err))
+	}
+	// net/http refuses what follows before any I/O, in a way that would
+	// look like an unknown outcome here: say it is certain, and why.
+	if (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
+		return nil, notify.Errorf(notify.CodeRejected, "%s: the request cannot be built (check %s): not an http(s) URL with a host", r.Name, urlConfig(r))
 	}
 	for k, vs := range r.Header {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, notify.Errorf(notify.CodeRejected, "%s: %q is not a valid HTTP header name", r.Name, k)
+		}
 		for _, v := range vs {
-			if !validHeaderValue(v) {
-				// net/http would refuse it before any I/O, in a way
-				// that would look like an unknown outcome here.
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return nil, notify.Errorf(notify.CodeRejected,
 					"%s: the %s header holds a control character, which HTTP forbids (check the provider's credentials in its Config)", r.Name, k)
 			}
@@ -181,13 +186,19 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	if st != nil {
 		req.ContentLength = -1 // chunked: a body cut short is never complete
 	}
-	// net/http's Transport takes a request with an Idempotency-Key (or a
-	// GET) for idempotent, and writes it again on a fresh connection when a
-	// reused one fails after writing it: a second send of a message whose
-	// outcome is unknown. A request without GetBody is never written
-	// again; a failure before the request was written is the Notifier's
-	// to retry.
-	req.GetBody = nil
+	// net/http's HTTP/1 transport takes a request with an
+	// Idempotency-Key for idempotent, and writes it again on a fresh
+	// connection when a reused one fails after writing it: a second send
+	// of a message whose outcome is unknown. Without GetBody it is never
+	// written again; a failure before it was written is the Notifier's to
+	// retry. Other requests keep GetBody: HTTP/1 never writes a POST
+	// without the key twice, and HTTP/2 rewrites one only when the server
+	// refused its stream unprocessed (REFUSED_STREAM, GOAWAY), which is
+	// safe and keeps a certain refusal from looking unknown. A GET
+	// without a body is net/http's to write again: it is for reading.
+	if req.Header.Get("Idempotency-Key") != "" || req.Header.Get("X-Idempotency-Key") != "" {
+		req.GetBody = nil
+	}
 	resp, err := client.Do(req)
 	if st != nil {
 		if whole, srcErr := st.end(); !whole {
@@ -215,16 +226,8 @@ func Do(ctx context.Context, client *http.Client, r Request) (*Answer, error) {
 	return &Answer{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
 
-// validHeaderValue reports whether net/http would send v as a header
-// value: no control characters but tab.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// urlConfig names what r's URL is built from, for an error.
+func urlConfig(r Request) string { return cmp.Or(r.URLConfig, "the provider's base URL") }
 
 // notSent classifies a failure before the request was written whole: a
 // certain, temporary refusal.

@@ -3,6 +3,7 @@ package vendorhttp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -280,3 +281,26 @@ func TestBadHeaderIsRejected(t *testing.T) {
 // shortKey marks the context of a case that must time out after the
 // request was written.
 type shortKey struct{}
+
+// TestRefusedBeforeIO: what net/http's own transport refuses before it
+// asks for a connection (a header name HTTP forbids, a URL it cannot
+// send to) is a certain refusal naming the problem, not an unknown
+// outcome: nothing left the process.
+func TestRefusedBeforeIO(t *testing.T) {
+	client := &http.Client{Transport: &http.Transport{}}
+	cases := []struct {
+		name, url string
+		header    http.Header
+		want      string
+	}{
+		{"header name", "http://127.0.0.1:1/x", http.Header{"X Bad": {"v"}}, `"X Bad" is not a valid HTTP header name`},
+		{"scheme", "ftp://vendor.example/x", nil, "not an http(s) URL with a host"},
+		{"no host", "http:///x", nil, "not an http(s) URL with a host"},
+	}
+	for _, c := range cases {
+		_, err := Do(context.Background(), client, Request{Name: "acme", Method: http.MethodPost, URL: c.url, Body: []byte(`{}`), Header: c.header})
+		if notify.CodeOf(err) != notify.CodeRejected || notify.OutcomeOf(err) != record.StateFailed || !strings.Contains(fmt.Sprint(err), c.want) {
+			t.Errorf("%s: %v, want a certain refusal saying %q", c.name, err, c.want)
+		}
+	}
+}

@@ -13,8 +13,9 @@
 // every provider:
 //
 //   - Before any I/O (a context that has already ended, a URL that cannot
-//     be built from the provider's configuration, a header value HTTP
-//     forbids) the vendor certainly has nothing: CodeUnavailable for the
+//     be built from the provider's configuration or that net/http
+//     cannot send to, a header name or value HTTP forbids) the vendor
+//     certainly has nothing: CodeUnavailable for the
 //     ended context (errors.Is still sees it), CodeRejected naming the
 //     configuration for the others.
 //   - The request was certainly not written whole (the dial was refused,
