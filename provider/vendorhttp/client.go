@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -98,7 +97,6 @@ func Foreign(name string, status int, h http.Header, what string) *notify.Error 
 type Conn struct {
 	client *http.Client
 	owned  bool // made here, so Close may release it
-	closed atomic.Bool
 }
 
 // NewConn returns a Conn of given, or of NewClient(timeout) when given is
@@ -116,11 +114,12 @@ func (c *Conn) Client() *http.Client { return c.client }
 // Do sends r once with the client, as the function Do does.
 func (c *Conn) Do(ctx context.Context, r Request) (*Answer, error) { return Do(ctx, c.client, r) }
 
-// Close releases the idle connections of a client NewConn made, once; a
+// Close releases the idle connections of a client NewConn made; a
 // client given to NewConn is left alone. Requests keep working after
-// Close, opening new connections. It never fails.
+// Close, opening new connections, which a later Close releases. It never
+// fails.
 func (c *Conn) Close() error {
-	if c.owned && c.closed.CompareAndSwap(false, true) {
+	if c.owned {
 		c.client.CloseIdleConnections()
 	}
 	return nil

@@ -62,3 +62,28 @@ func TestAdmitToken(t *testing.T) {
 		}
 	}
 }
+
+// TestNewTokenWebhookRequires: a receiver without methods, an entry
+// reader or a report maker would refuse or fail every call of the
+// vendor's; NewTokenWebhook refuses it, naming the field.
+func TestNewTokenWebhookRequires(t *testing.T) {
+	rep := reporterFunc(func(context.Context, *notify.DeliveryReport) (*notify.ReportResult, error) { return nil, nil })
+	good := TokenWebhookConfig{Name: "acme", Reporter: rep, Token: "t0ken-t0ken-t0ken-t0ken", Methods: []string{http.MethodPost},
+		Entries: func(*http.Request, []byte) ([]Entry, error) { return nil, nil },
+		Report:  func(Entry) *notify.DeliveryReport { return nil }}
+	if _, err := NewTokenWebhook(good); err != nil {
+		t.Fatalf("a whole config: %v", err)
+	}
+	for field, change := range map[string]func(*TokenWebhookConfig){
+		"Methods": func(c *TokenWebhookConfig) { c.Methods = nil },
+		"Entries": func(c *TokenWebhookConfig) { c.Entries = nil },
+		"Report":  func(c *TokenWebhookConfig) { c.Report = nil },
+	} {
+		cfg := good
+		change(&cfg)
+		_, err := NewTokenWebhook(cfg)
+		if want := "acme: TokenWebhookConfig." + field + " is required"; err == nil || err.Error() != want {
+			t.Errorf("without %s: %v, want %q", field, err, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package vendorhttp
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/notifykit/notify"
@@ -18,7 +19,7 @@ type TokenWebhookConfig struct {
 	Token string
 	// MaxBody bounds a body; default MaxWebhookBody.
 	MaxBody int64
-	// Methods are the methods the vendor calls with. A GET carries its
+	// Methods are the methods the vendor calls with. Required. A GET carries its
 	// reports in its query and has no body.
 	Methods []string
 	// Entries reads the reports of an admitted request: body is its body,
@@ -45,10 +46,20 @@ type TokenWebhook struct {
 }
 
 // NewTokenWebhook returns a TokenWebhook for cfg, or the error of
-// CheckTokenReceiver.
+// CheckTokenReceiver, or one naming the field when Methods is empty or
+// Entries or Report is nil (a receiver that would refuse or fail every
+// call).
 func NewTokenWebhook(cfg TokenWebhookConfig) (*TokenWebhook, error) {
 	if err := CheckTokenReceiver(cfg.Name, cfg.Reporter, cfg.Token); err != nil {
 		return nil, err
+	}
+	switch {
+	case len(cfg.Methods) == 0:
+		return nil, fmt.Errorf("%s: TokenWebhookConfig.Methods is required", cfg.Name)
+	case cfg.Entries == nil:
+		return nil, fmt.Errorf("%s: TokenWebhookConfig.Entries is required", cfg.Name)
+	case cfg.Report == nil:
+		return nil, fmt.Errorf("%s: TokenWebhookConfig.Report is required", cfg.Name)
 	}
 	return &TokenWebhook{cfg: cfg, body: WebhookBody{Max: cfg.MaxBody}}, nil
 }

@@ -97,7 +97,7 @@ type WebhookBody struct {
 }
 
 // errNotJSON is a body whose Content-Type is not JSON.
-var errNotJSON = errors.New("webhook: the body is not JSON")
+var errNotJSON = errors.New("the body is not JSON")
 
 // Read returns r's body once it passed b's checks, which it makes from
 // the cheapest to the dearest and answers otherwise:

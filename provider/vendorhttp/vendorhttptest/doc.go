@@ -35,7 +35,8 @@
 //     receiver refused a forgery without reading it.
 //   - CheckError holds a provider's decoding of an answer (its
 //     FuzzDecodeAnswer) to the rules of the outcome: a vendor's own
-//     refusal is certain, anything else unknown, no secret in the text.
+//     refusal is certain, an answer the caller says leaves the outcome
+//     open (such as a proxy's 5xx) unknown, no secret in the text.
 //   - Paths serves a handler that reports the paths it was asked for, and
 //     ClosedAddr is an address nothing listens on, for the base-URL and
 //     transport tests.

@@ -3,7 +3,6 @@ package vendorhttptest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,10 +87,7 @@ func (f *Faults) Wait(r *http.Request) bool {
 // asked for, if any, and reports whether it did: the fake's handler then
 // returns without the vendor seeing the request.
 func (f *Faults) Proxied(w http.ResponseWriter) bool {
-	f.mu.Lock()
-	status := f.failHTTP
-	f.failHTTP = 0
-	f.mu.Unlock()
+	status := f.TakeProxyError()
 	if status == 0 {
 		return false
 	}
@@ -121,9 +117,7 @@ func (f *Faults) AfterAccept(w http.ResponseWriter) bool {
 
 // ReplyJSON answers status with v as JSON, as vendors' APIs do.
 func ReplyJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	ReplyJSONAs(w, "application/json", status, v)
 }
 
 // ProxyError answers status with an error page of the kind a reverse proxy
