@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -284,7 +283,7 @@ func proven(status int, hdr http.Header, res *response) error {
 	case "rate_limited":
 		e.Code = notify.CodeRateLimited
 		e.RetryAfter = time.Duration(res.Error.RetryAfterSeconds) * time.Second
-		if ra := retryAfter(hdr.Get("Retry-After")); ra > 0 {
+		if ra := vendorhttp.RetryAfter(hdr); ra > 0 {
 			e.RetryAfter = ra
 		}
 	case "unavailable":
@@ -319,25 +318,6 @@ func sortFields(f []record.FieldError) {
 			f[j], f[j-1] = f[j-1], f[j]
 		}
 	}
-}
-
-// retryAfter parses a Retry-After value: seconds or an HTTP date.
-func retryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s <= 0 || s > 86400 {
-			return 0
-		}
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // smsBody, chatBody and emailBody are the JSON of the endpoints, in the

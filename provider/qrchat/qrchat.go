@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -657,9 +656,7 @@ func (p *Provider) classify(status int, header http.Header, data []byte, otp str
 		return notify.Errorf(notify.CodeRejected, "qrchat: HTTP %d: the gateway refused the API key (check qrchat Config.APIKey)%s", status, msg)
 	case status == http.StatusTooManyRequests:
 		e := notify.Errorf(notify.CodeRateLimited, "qrchat: HTTP 429%s", msg)
-		if n, err := strconv.Atoi(strings.TrimSpace(header.Get("Retry-After"))); err == nil && n > 0 && n < 86400 {
-			e.RetryAfter = time.Duration(n) * time.Second
-		}
+		e.RetryAfter = vendorhttp.RetryAfter(header)
 		return e
 	case status == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(msg), "only in plus version"):
 		// WAHA Core's answer to media (AvailableInPlusVersion).

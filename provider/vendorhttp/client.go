@@ -49,11 +49,21 @@ func ValidBaseURL(raw string) bool {
 		u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == ""
 }
 
-// RetryAfter reads a Retry-After header given in seconds, as vendors send
-// it, up to a day; 0 when there is none or it is not such a number.
+// RetryAfter reads a Retry-After header, in seconds as vendors mostly
+// send it or as an HTTP date, up to a day ahead; 0 when there is none,
+// it is neither, or it is not ahead.
 func RetryAfter(h http.Header) time.Duration {
-	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && n > 0 && n <= 86400 {
-		return time.Duration(n) * time.Second
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if n, err := strconv.Atoi(v); err == nil {
+		if n > 0 && n <= 86400 {
+			return time.Duration(n) * time.Second
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 && d <= 24*time.Hour {
+			return d
+		}
 	}
 	return 0
 }

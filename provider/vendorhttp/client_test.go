@@ -55,6 +55,15 @@ func TestRetryAfter(t *testing.T) {
 	if vendorhttp.RetryAfter(nil) != 0 {
 		t.Error("a nil header")
 	}
+	// An HTTP date ahead: the time until it (the header has whole seconds).
+	at := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
+	if got := vendorhttp.RetryAfter(http.Header{"Retry-After": {at}}); got <= 58*time.Minute || got > time.Hour {
+		t.Errorf("Retry-After %q = %v, want about an hour", at, got)
+	}
+	far := time.Now().Add(48 * time.Hour).UTC().Format(http.TimeFormat)
+	if got := vendorhttp.RetryAfter(http.Header{"Retry-After": {far}}); got != 0 {
+		t.Errorf("Retry-After %q (two days ahead) = %v, want 0", far, got)
+	}
 }
 
 func asError(err error, target **notify.Error) bool {
