@@ -94,9 +94,6 @@ func (p *Provider) Name() string { return p.name }
 // lost or unreadable answer, a timeout after the request was written) is
 // CodeOutcomeUnknown, which the Notifier never retries.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, notify.WithCode(notify.CodeUnavailable, fmt.Errorf("gateway: nothing sent: %w", err))
-	}
 	if env == nil {
 		return nil, notify.Errorf(notify.CodeInvalidArgument, "gateway: nil envelope")
 	}

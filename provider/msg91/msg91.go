@@ -64,9 +64,11 @@ type Config struct {
 	// http or https URL without user info, query or fragment. Default
 	// DefaultBaseURL (https://control.msg91.com).
 	BaseURL string
-	// HTTPClient sends the requests. Default: a client with
-	// DefaultTimeout (15s) per request and dial, TLS and response-header
-	// timeouts of its own transport, which Close releases.
+	// HTTPClient sends the requests. Default:
+	// vendorhttp.NewClient(DefaultTimeout): 15s per whole request and
+	// nothing shorter for the answer, bounded dial and TLS handshake, no
+	// redirects followed, on a transport of its own whose idle
+	// connections Close releases.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// DefaultName ("msg91").

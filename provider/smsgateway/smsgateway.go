@@ -64,9 +64,11 @@ type Config struct {
 	// without user info, query or fragment (the key goes in APIKey, never in the
 	// URL). Default DefaultBaseURL (https://www.fast2sms.com).
 	BaseURL string
-	// HTTPClient sends the requests. Default: a client with DefaultTimeout
-	// (15s) per request and dial, TLS and response-header timeouts of its
-	// own transport, which Close releases.
+	// HTTPClient sends the requests. Default:
+	// vendorhttp.NewClient(DefaultTimeout): 15s per whole request and
+	// nothing shorter for the answer, bounded dial and TLS handshake, no
+	// redirects followed, on a transport of its own whose idle
+	// connections Close releases.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// DefaultName ("smsgateway").
@@ -385,15 +387,12 @@ func vendorError(httpStatus int, header http.Header, code int, msg string) error
 		e.Err = fmt.Errorf("%w (the vendor account's settings)", e.Err)
 	case 401, 402, 403, 404, 405, 406, 407, 408, 410, 411, 417, 424, 425, 426, 500, 990, 997:
 	default:
-		switch {
-		case httpStatus >= 500:
-			e.Code = notify.CodeUnavailable
-			if code != 0 {
-				e.Err = fmt.Errorf("%w (HTTP %d)", e.Err, httpStatus)
-			}
-		case httpStatus == http.StatusTooManyRequests:
-			e.Code = notify.CodeRateLimited
+		e.Code = vendorhttp.RefusalCode(httpStatus)
+		if e.Code == notify.CodeRateLimited {
 			e.RetryAfter = vendorhttp.RetryAfter(header)
+		}
+		if httpStatus >= 500 && code != 0 {
+			e.Err = fmt.Errorf("%w (HTTP %d)", e.Err, httpStatus)
 		}
 	}
 	return e

@@ -79,10 +79,11 @@ type Config struct {
 	// Messages.json. A trailing slash or /2010-04-01 is ignored. Default
 	// DefaultBaseURL (https://api.twilio.com).
 	BaseURL string
-	// HTTPClient sends the requests. Default: a client with
-	// DefaultTimeout (15s) per request, dial, TLS and response-header
-	// timeouts of its own transport, which Close releases, and no
-	// redirects followed (Twilio's API sends none).
+	// HTTPClient sends the requests. Default:
+	// vendorhttp.NewClient(DefaultTimeout): 15s per whole request and
+	// nothing shorter for the answer, bounded dial and TLS handshake, no
+	// redirects followed, on a transport of its own whose idle
+	// connections Close releases.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts, timeouts and delivery
 	// reports. Default DefaultName ("twilio").
@@ -152,8 +153,7 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	base = strings.TrimRight(base, "/")
-	base = strings.TrimSuffix(base, "/"+APIVersion)
+	base = vendorhttp.TrimEndpoint(base, "/"+APIVersion)
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
