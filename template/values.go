@@ -59,7 +59,7 @@ func (c check) validate(v string) string {
 			return "must be 4 to 8 digits"
 		}
 	case checkCount:
-		if len(v) > 5 || !digits(v) {
+		if len(v) > 5 || !rules.Digits(v) {
 			return "must be a whole number of at most 5 digits"
 		}
 	case checkDate:
@@ -74,18 +74,9 @@ func (c check) validate(v string) string {
 	return ""
 }
 
-func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // isDate reports whether s is DD/MM/YYYY and names a day that exists.
 func isDate(s string) bool {
-	if len(s) != 10 || s[2] != '/' || s[5] != '/' || !digits(s[:2]) || !digits(s[3:5]) || !digits(s[6:]) {
+	if len(s) != 10 || s[2] != '/' || s[5] != '/' || !rules.Digits(s[:2]) || !rules.Digits(s[3:5]) || !rules.Digits(s[6:]) {
 		return false
 	}
 	_, err := time.Parse("02/01/2006", s) // rejects 31/04 and 29/02 outside leap years
@@ -126,7 +117,7 @@ func isHTTPURL(s string) bool {
 		return false
 	}
 	if h, port, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
-		if h == "" || (port != "" && !digits(port)) {
+		if h == "" || (port != "" && !rules.Digits(port)) {
 			return false
 		}
 	}
@@ -188,7 +179,7 @@ func contextual(name string) bool {
 
 // positional returns n for a key "n" (1-999, no leading zero).
 func positional(k string) (int, bool) {
-	if len(k) == 0 || len(k) > 3 || k[0] == '0' || !digits(k) {
+	if len(k) == 0 || len(k) > 3 || k[0] == '0' || !rules.Digits(k) {
 		return 0, false
 	}
 	n, _ := strconv.Atoi(k)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
@@ -79,9 +80,7 @@ type Provider struct {
 }
 
 // digits reports whether s is 1-32 ASCII digits.
-func digits(s string) bool {
-	return s != "" && len(s) <= 32 && !strings.ContainsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
-}
+func digits(s string) bool { return len(s) <= 32 && rules.Digits(s) }
 
 // validVersion accepts "v25" and "v25.0".
 func validVersion(v string) bool {

@@ -19,6 +19,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/provider/vendorhttp"
 )
 
@@ -263,9 +264,7 @@ func sessionName(s string) bool {
 	return true
 }
 
-func digits(s string) bool {
-	return s != "" && len(s) <= 32 && !strings.ContainsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
-}
+func digits(s string) bool { return len(s) <= 32 && rules.Digits(s) }
 
 // Name returns Config.Name.
 func (p *Provider) Name() string { return p.name }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
@@ -273,7 +274,7 @@ func (p *Provider) post(ctx context.Context, body string) (*vendorhttp.Answer, e
 // 11 of A-Z, a-z, 0-9, space, '+', '-', '_' and '&', with at least one
 // letter). Whether the account may send from it is Twilio's to say.
 func ValidSender(s string) bool {
-	if phone.IsE164(s) || (len(s) >= 3 && len(s) <= 8 && digits(s)) {
+	if phone.IsE164(s) || (len(s) >= 3 && len(s) <= 8 && rules.Digits(s)) {
 		return true
 	}
 	if s == "" || len(s) > 11 || strings.TrimSpace(s) != s {
@@ -301,19 +302,6 @@ func validSID(s, prefix string) bool {
 		switch c := s[i]; {
 		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
 		default:
-			return false
-		}
-	}
-	return true
-}
-
-// digits reports whether s is one or more ASCII digits.
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
@@ -91,9 +92,6 @@ type v3Report struct {
 	CampaignName string `json:"campaignName"`
 }
 
-// ist is MSG91's time zone, in which its report times are written.
-var ist = time.FixedZone("IST", 5*3600+1800)
-
 // userID is the fake account's MSG91 user ID, in its reports.
 const userID = "271234"
 
@@ -127,7 +125,7 @@ func (s *Server) Report(ctx context.Context, requestID string, status Status, nu
 	if !ok {
 		return fmt.Errorf("msg91test: no request was accepted under request ID %q", requestID)
 	}
-	sender, at := req.Sender, s.now().In(ist).Format(time.DateTime)
+	sender, at := req.Sender, s.now().In(vendorhttp.IST).Format(time.DateTime)
 	var mobiles []string
 	for _, r := range req.Recipients {
 		mobiles = append(mobiles, r.Mobile)

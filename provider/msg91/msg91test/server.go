@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -266,11 +265,8 @@ func NewServer(cfg Config) *Server {
 	if cfg.AuthKey == "" {
 		panic("msg91test: Config.AuthKey is required")
 	}
-	if cfg.ReportURL != "" {
-		u, err := url.Parse(cfg.ReportURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			panic("msg91test: Config.ReportURL must be an http(s) URL")
-		}
+	if cfg.ReportURL != "" && !vendorhttptest.IsHTTPURL(cfg.ReportURL) {
+		panic("msg91test: Config.ReportURL must be an http(s) URL")
 	}
 	switch cfg.ReportVersion {
 	case "":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 )
 
@@ -21,9 +22,6 @@ type DLR struct {
 	// DeliveredAt is "2006-01-02 15:04:05" in IST.
 	DeliveredAt string `json:"delivered_at,omitempty"`
 }
-
-// ist is the vendor's time zone.
-var ist = time.FixedZone("IST", 5*3600+1800)
 
 // Report posts delivery reports of an accepted message to callback (the
 // receiver's URL, token included), one per number of it, with status
@@ -44,7 +42,7 @@ func (s *Server) Report(ctx context.Context, callback, requestID, status, code, 
 	if numbers == nil {
 		return fmt.Errorf("smsgatewaytest: no message was accepted under request ID %q", requestID)
 	}
-	at := time.Now().In(ist).Format(time.DateTime)
+	at := time.Now().In(vendorhttp.IST).Format(time.DateTime)
 	dlrs := make([]DLR, len(numbers))
 	for i, n := range numbers {
 		dlrs[i] = DLR{RequestID: requestID, Number: n, Status: status, ErrorCode: code, Description: description, DeliveredAt: at}

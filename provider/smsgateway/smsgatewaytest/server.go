@@ -59,6 +59,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/template/dlt"
 )
@@ -713,7 +714,7 @@ var failureReasons = map[string]string{
 func (s *Server) vendorDLR(m Sent, number, status string, at time.Time) vendorDLR {
 	status = strings.ToLower(status)
 	d := vendorDLR{RequestID: m.RequestID, Route: m.Route, Channel: "sms", Mobile: number, Status: status,
-		StatusDescription: status, DeliveryTime: at.In(ist).Format(time.DateTime), DeliveryTimestamp: at.Unix(),
+		StatusDescription: status, DeliveryTime: at.In(vendorhttp.IST).Format(time.DateTime), DeliveryTimestamp: at.Unix(),
 		SMSCount: m.Parts}
 	cost := int64(m.Parts) * s.price
 	d.AmountDebited = fmt.Sprintf("%d.%02d", cost/100, cost%100)
