@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,7 +63,8 @@ type Config struct {
 	CountryCode string
 	// HTTPClient sends the requests. Default: a client with a 30s timeout
 	// that never follows a redirect (vendorhttp.NewClient; the caller's
-	// context bounds each send too).
+	// context bounds each send too), whose idle connections Close
+	// releases.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// "cloudchat".
@@ -180,6 +182,11 @@ func splitEndpoint(raw string) (root, version, phone string) {
 
 // Name returns Config.Name.
 func (p *Provider) Name() string { return p.name }
+
+// Close releases the idle connections of the default HTTP client; a
+// client given in Config is left alone. Send keeps working after Close,
+// opening new connections.
+func (p *Provider) Close() error { return p.conn.Close() }
 
 // The request body; see the package documentation.
 // maxCallbackData is the vendor's bound on biz_opaque_callback_data.
@@ -326,4 +333,5 @@ func (p *Provider) do(ctx context.Context, method, target string, body []byte) (
 // Interface guards
 var (
 	_ notify.Provider = (*Provider)(nil)
+	_ io.Closer       = (*Provider)(nil)
 )

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,7 +32,8 @@ type Config struct {
 	// Sends are bounded by their context, and by the client's Timeout if it
 	// has one; either ending after the request was written makes the
 	// outcome unknown. Default: a client of its own with a 30 s timeout
-	// that never follows a redirect (vendorhttp.NewClient).
+	// that never follows a redirect (vendorhttp.NewClient), whose idle
+	// connections Close releases.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and per-provider timeouts.
 	// Default "gateway".
@@ -79,6 +81,11 @@ func New(cfg Config) (*Provider, error) {
 
 // Name returns Config.Name, default "gateway".
 func (p *Provider) Name() string { return p.name }
+
+// Close releases the idle connections of the default HTTP client; a
+// client given in Config is left alone. Send keeps working after Close,
+// opening new connections.
+func (p *Provider) Close() error { return p.conn.Close() }
 
 // Send posts env to the endpoint of its kind (see the package
 // documentation for the mapping) with Idempotency-Key set to env.ID, and
@@ -477,4 +484,5 @@ func request(env *notify.Envelope) (string, []byte, error) {
 // Interface guards
 var (
 	_ notify.Provider = (*Provider)(nil)
+	_ io.Closer       = (*Provider)(nil)
 )

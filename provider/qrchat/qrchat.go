@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -101,7 +102,7 @@ type Config struct {
 	CountryCode string
 	// HTTPClient talks to the gateway (not to media servers). Default: a
 	// client with a 30s timeout that never follows a redirect
-	// (vendorhttp.NewClient).
+	// (vendorhttp.NewClient), whose idle connections Close releases.
 	HTTPClient *http.Client
 	// Name is the provider's name in receipts and timeouts. Default
 	// "qrchat".
@@ -268,6 +269,11 @@ func digits(s string) bool { return len(s) <= 32 && rules.Digits(s) }
 
 // Name returns Config.Name.
 func (p *Provider) Name() string { return p.name }
+
+// Close releases the idle connections of the default HTTP client; a
+// client given in Config is left alone. Send keeps working after Close,
+// opening new connections.
+func (p *Provider) Close() error { return p.conn.Close() }
 
 // SupportsMedia reports whether the provider sends media as attachments:
 // true for EditionPlus, false for EditionCore, whose provider refuses
@@ -777,4 +783,5 @@ func idOf(raw json.RawMessage) string {
 // Interface guards
 var (
 	_ notify.Provider = (*Provider)(nil)
+	_ io.Closer       = (*Provider)(nil)
 )

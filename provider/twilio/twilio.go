@@ -97,8 +97,7 @@ type Config struct {
 type Provider struct {
 	name     string
 	endpoint string // {base}/2010-04-01/Accounts/{sid}/Messages.json
-	user     string
-	pass     string
+	auth     string // the Authorization header: Basic, of the user and password
 	from     string
 	service  string
 	callback string
@@ -161,8 +160,7 @@ func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		name:     cfg.Name,
 		endpoint: base + "/" + APIVersion + "/Accounts/" + cfg.AccountSID + "/Messages.json",
-		user:     user,
-		pass:     pass,
+		auth:     "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)),
 		from:     cfg.From,
 		service:  cfg.MessagingServiceSID,
 		callback: cfg.StatusCallback,
@@ -263,10 +261,9 @@ func callbackURL(base string, env *notify.Envelope) string {
 // request was certainly not written whole, CodeOutcomeUnknown once it may
 // have been.
 func (p *Provider) post(ctx context.Context, body string) (*vendorhttp.Answer, error) {
-	auth := base64.StdEncoding.EncodeToString([]byte(p.user + ":" + p.pass))
 	return p.conn.Do(ctx, vendorhttp.Request{Name: "twilio", Method: http.MethodPost, URL: p.endpoint,
 		URLConfig: "twilio Config.BaseURL", Body: []byte(body), ContentType: "application/x-www-form-urlencoded",
-		Header: http.Header{"Authorization": {"Basic " + auth}}, Limit: maxAnswer})
+		Header: http.Header{"Authorization": {p.auth}}, Limit: maxAnswer})
 }
 
 // ValidSender reports whether s is a From Twilio takes for SMS: an E.164
