@@ -105,8 +105,8 @@ func (k kit) testSuppressionEndpoints(t *testing.T) {
 	})
 }
 
-// Without a list (the memstore Admin has none of its own), the endpoints
-// are not routed.
+// Without a list given to adminapi.New (WithSuppressions), the endpoints
+// are not routed, whether or not the store keeps one.
 func (k kit) testSuppressionEndpointsNeedAList(t *testing.T) {
 	s := newServer(t, k.nb(t))
 	s.create(t, "acme")
