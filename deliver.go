@@ -680,11 +680,9 @@ func (b *breakers) done(provider string, failed bool, now func() time.Time) (cha
 	return false, false
 }
 
-// breakerChanged tells BreakerPolicy.OnChange.
+// breakerChanged tells BreakerPolicy.OnChange. It is called only when
+// breakers.done reported a change, which nil breakers never do.
 func (n *Notifier) breakerChanged(ctx context.Context, provider string, open bool, cause error) {
-	if n.breakers == nil {
-		return
-	}
 	if f := n.breakers.policy.OnChange; f != nil {
 		defer func() { _ = recover() }() // a listener's bug must not break a send
 		f(ctx, provider, open, cause)
