@@ -7,11 +7,11 @@ package adminkit
 
 import (
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/store"
 )
 
@@ -90,12 +90,8 @@ func (k kit) testUnreachableDatabase(t *testing.T) {
 	if k.cfg.Unreachable == nil {
 		t.Skip("Config.Unreachable is nil: the store has no server to lose")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	_, port, err := net.SplitHostPort(vendorhttptest.ClosedAddr(t))
 	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	if err := ln.Close(); err != nil {
 		t.Fatal(err)
 	}
 	st, words := k.cfg.Unreachable(t, port)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/template"
@@ -289,16 +291,17 @@ func WantError(t *testing.T, r *Reply, status int, code string) {
 	}
 }
 
-// ClosedPort returns a loopback port nothing listens on: one that was
-// just listened on and closed.
+// ClosedPort returns a loopback port nothing listens on, the port of
+// vendorhttptest.ClosedAddr, for a client (such as provider/smtp's) that
+// takes a port number.
 func ClosedPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	_, p, err := net.SplitHostPort(vendorhttptest.ClosedAddr(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
+	port, err := strconv.Atoi(p)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return port

@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/cloudchat/cloudchattest"
+	"github.com/notifykit/notify/provider/providertest"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
@@ -301,15 +302,11 @@ func (f reporterFunc) Report(ctx context.Context, r *notify.DeliveryReport) (*no
 }
 
 // collectingHook returns a Webhook for testSecret whose Reporter takes
-// every report and keeps it in *reports.
-func collectingHook(t *testing.T) (h *cloudchat.Webhook, reports *[]*notify.DeliveryReport) {
+// every report and keeps it.
+func collectingHook(t *testing.T) (*cloudchat.Webhook, *providertest.Reports) {
 	t.Helper()
-	reports = new([]*notify.DeliveryReport)
-	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret,
-		Reporter: reporterFunc(func(_ context.Context, r *notify.DeliveryReport) (*notify.ReportResult, error) {
-			*reports = append(*reports, r)
-			return &notify.ReportResult{}, nil
-		})})
+	reports := &providertest.Reports{}
+	h, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{AppSecret: testSecret, Reporter: reports})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,10 +336,11 @@ func TestWebhookMarksFailover(t *testing.T) {
 	req.Header.Set("X-Hub-Signature-256", cloudchattest.Sign(testSecret, body))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	if got := *reports; rec.Code != 200 || len(got) != 2 {
+	got := reports.Got()
+	if rec.Code != 200 || len(got) != 2 {
 		t.Fatalf("%d, %d reports", rec.Code, len(got))
 	}
-	a, b := (*reports)[0], (*reports)[1]
+	a, b := got[0], got[1]
 	if !a.Failover || a.VendorCode != "131047" || a.State != record.StateFailed || a.Account != "acme" ||
 		a.MessageID != "m-a" || a.ProviderMessageID != "a" || a.To != "919876543210" || !a.At.Equal(at) || a.Provider != "cloudchat" {
 		t.Fatalf("131047 report = %+v", a)
@@ -388,8 +386,8 @@ func TestWebhookRefusesForgeriesUnread(t *testing.T) {
 			t.Errorf("%s: %d with %d bytes of the body read; want %d with none", c.name, rec.Code, body.BytesRead(), c.want)
 		}
 	}
-	if s := h.Stats(); len(*reports) != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
-		t.Fatalf("%d reported, stats %+v", len(*reports), s)
+	if s := h.Stats(); len(reports.Got()) != 0 || s.Refused != 6 || s.Malformed != 2 || s.Reports != 0 {
+		t.Fatalf("%d reported, stats %+v", len(reports.Got()), s)
 	}
 }
 
@@ -410,7 +408,7 @@ func TestWebhookTakesTheVendorsLargestNotification(t *testing.T) {
 		t.Fatalf("another body's signature: %d, want 401", code)
 	}
 	code := post(body, cloudchattest.Sign(testSecret, body))
-	if got := *reports; code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
+	if got := reports.Got(); code != http.StatusOK || len(got) != 1 || got[0].ProviderMessageID != "wamid.BIG" {
 		t.Fatalf("signed 2 MiB notification: %d, reports %+v", code, got)
 	}
 }

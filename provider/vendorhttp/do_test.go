@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
 	"github.com/notifykit/notify/record"
 )
 
@@ -50,13 +50,7 @@ func TestDo(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 
-	// A port nothing listens on: taken, then freed.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	closed := "http://" + vendorhttptest.ClosedAddr(t)
 
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()

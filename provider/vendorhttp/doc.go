@@ -52,7 +52,8 @@
 // A provider holds a Conn: the HTTP client its Config gave, or NewClient's
 // (bounded, kept alive, never following a redirect), which its Close
 // releases. CheckSecret and CheckBaseURL check a Config's credential and
-// address the way every provider does; TrimEndpoint takes a copied
+// address (msg91, smsgateway and twilio use them; cloudchat, qrchat and
+// gateway still check theirs by their own, older rules); TrimEndpoint takes a copied
 // endpoint path off a base URL, and MaxBatch reads a Config's batch size.
 // A provider whose vendor takes one message to many recipients in a
 // request checks the batch with a Batch (size, one message, no recipient
