@@ -106,6 +106,7 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *record.Message) (*rec
 		return nil, nil
 	}
 	u.Error = err.Error()
+	u.Attempts = calls(m)
 	moved, merr := n.move(ctx, m.Account, m.ID, u)
 	if CodeOf(merr) == CodeConflict {
 		return nil, nil
@@ -121,6 +122,21 @@ func (n *Notifier) settleAbandoned(ctx context.Context, m *record.Message) (*rec
 	}
 	n.observe(ctx, e)
 	return after, nil
+}
+
+// calls counts the vendor calls m's record knows of: the moves into
+// attempting its history holds (every call follows one), or the count a
+// send wrote, when higher (a retry whose move back to pending failed
+// leaves no step of its own). A holder that died wrote no count, and a
+// record settled with none would say its vendor was never called.
+func calls(m *record.Message) int {
+	n := 0
+	for _, c := range m.History {
+		if c.State == record.StateAttempting {
+			n++
+		}
+	}
+	return max(n, m.Attempts)
 }
 
 // completeKey completes the idempotency key of a settled record with the

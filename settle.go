@@ -117,8 +117,8 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 		// charge stands, for now.
 		r.Cost = env.Price
 		late = &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e}
-		e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried for up to %v, until the store takes it",
-			e.Err, refundOf(env, charged), &StoreError{Store: "ledger", Err: err}, n.settleAfter)
+		e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried until the store takes it",
+			e.Err, refundOf(env, charged), &StoreError{Store: "ledger", Err: err})
 		r.Error = e.Error()
 	default:
 		r.Cost = env.Price
@@ -323,19 +323,20 @@ const (
 // step, the move of its record into failed. When that step fails for a
 // reason that may pass (the database unreachable or timing out), even
 // after the pipeline's immediate retries, the record stays attempting and
-// the charge stands. Left so, the reconciler would take the record, once
-// it is older than the settle threshold, for a send whose holder died
-// while its vendor may have had the message, and settle it unknown with
-// its charge: a certain refusal charged.
+// the charge stands.
 //
 // So the move is retried in the background (refundLater), detached from
-// the caller, with backoff, for up to the settle threshold (WithSettleAfter):
-// in the usual case, a store that comes back within it, the refund lands
-// before the reconciler would take the record. Should the reconciler take
-// it first all the same (another instance's clock, a send that took most
-// of the threshold), the record is unknown and the move into failed from
-// there refunds it just as well (record.CanMove allows unknown -> failed). The
-// caller's error says that the refund is not written yet and is retried.
+// the caller, with backoff, until the store takes it, however long it is
+// down: a database failover longer than the settle threshold must not
+// turn a refusal into a kept charge. In the usual case, a store back
+// within the threshold, the refund lands before the reconciler would take
+// the record. After a longer outage the reconciler may take it first, for
+// a send whose holder died while its vendor may have had the message, and
+// settle it unknown with its charge; the late move into failed from there
+// refunds it all the same (record.CanMove allows unknown -> failed), and
+// the ledger moves a record into failed once, so the refund is paid once
+// whichever lands first. The caller's error says that the refund is not
+// written yet and is retried.
 //
 // The durable mark that the vendor does not have the message is the
 // record's state pending: before the move into failed, the pipeline moves
@@ -352,13 +353,14 @@ const (
 // and the vendor was not called) is settled by the same two steps and the
 // same late retry (unopened, in charge.go).
 //
-// What stays open: a store unreachable for both steps and for the whole
-// threshold, or a process that dies too. Nothing durable then says the
-// vendor refused the message (or never had it); the record stays
-// attempting and the reconciler settles it unknown, keeping its charge,
-// the safe side (an operator may refund it; the vendor's records tell).
-// That holds of one write per send: before records opened attempting, the
-// step that marked an open record attempting was that write.
+// What stays open: a store unreachable for both steps and a process that
+// dies before the store comes back. Nothing durable then says the vendor
+// refused the message (or never had it); the record stays attempting and
+// the reconciler settles it unknown, keeping its charge, the safe side,
+// until the vendor's failure report (Notifier.Report) or an operator
+// settles it. That holds of one write per send: before records opened
+// attempting, the step that marked an open record attempting was that
+// write.
 
 // lateRefund is the move into failed of a certainly refused message that
 // the ledger failed when the refusal came.
@@ -375,31 +377,23 @@ type lateRefund struct {
 }
 
 // refundLater retries l's move on a goroutine of its own, detached from
-// ctx's cancellation, until it lands, the store answers that it cannot
-// (Conflict: the record was settled otherwise; NotFound, InvalidArgument),
-// or the settle threshold has passed since now. A move that lands is told
-// to the observers (StateFailed, Envelope nil, with Refund), with the
-// receipt the send would have had.
+// ctx's cancellation, until it lands or the store answers that it cannot
+// (Conflict: the record was settled otherwise, say a reconciler's refund
+// of a pending record; NotFound, InvalidArgument). It does not give up
+// while the store fails for a reason that may pass, so it lives as long as
+// the outage, one goroutine and one try every lateRefundMax per refusal.
+// A move that lands is told to the observers (StateFailed, Envelope nil,
+// with Refund), with the receipt the send would have had.
 func (n *Notifier) refundLater(ctx context.Context, l *lateRefund) {
-	ctx = context.WithoutCancel(ctx)
-	end := time.Now().Add(n.settleAfter)
-	go n.retryRefund(ctx, l, end)
+	go n.retryRefund(context.WithoutCancel(ctx), l)
 }
 
-func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund, end time.Time) {
+func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund) {
 	delay := lateRefundFirst
 	for {
-		wait := delay/2 + rand.N(delay/2+1)
-		if time.Until(end) <= wait {
-			return // the threshold passed: the reconciler settles the record
-		}
-		t := time.NewTimer(wait)
+		t := time.NewTimer(delay/2 + rand.N(delay/2+1))
 		<-t.C
-		deadline := time.Now().Add(settleTimeout)
-		if deadline.After(end) {
-			deadline = end
-		}
-		sctx := newAttemptCtx(ctx, deadline)
+		sctx := newAttemptCtx(ctx, time.Now().Add(settleTimeout))
 		m, err := n.ledger.Move(sctx, l.account, l.id, l.u)
 		sctx.release()
 		switch {
