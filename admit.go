@@ -83,7 +83,13 @@ func (n *Notifier) take(ctx context.Context, op string, acct *Account, kind Kind
 			if env == nil || !env.CarriesOTP {
 				continue
 			}
-			key := acct.ID + "\x00" + env.To
+			// The recipient's canonical form: every spelling of one
+			// address or number shares one limit.
+			to, ok := n.listKey(env.Kind, env.To)
+			if !ok {
+				to = env.To
+			}
+			key := acct.ID + "\x00" + to
 			if err := n.otpThrottle.Take(ctx, key, a.at); err != nil {
 				a.giveBack()
 				return nil, n.refused(ctx, acct, kind, envs, limitError(op, ErrOTPThrottled, err))

@@ -180,8 +180,10 @@ func WithRateLimit(l store.Limiter) Option {
 }
 
 // WithOTPThrottle limits one-time codes per account and recipient through
-// l, keyed by the account ID, a NUL byte and the normalised recipient (a
-// window limit such as memstore.NewWindowLimit(5, 15*time.Minute)). Every
+// l (a window limit such as memstore.NewWindowLimit(5, 15*time.Minute)),
+// keyed by the account ID, a NUL byte and the recipient in its channel's
+// canonical form (Notifier.Recipient), so every spelling of one address
+// or number shares one limit. Every
 // message that carries a code counts (Envelope.CarriesOTP: the SMS otp
 // route, a chat OTP, e-mail of purpose otp, any template with an OTP
 // variable), and a dual OTP counts once; replays and sends that certainly went nowhere do not. A

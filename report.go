@@ -157,7 +157,7 @@ func (n *Notifier) Report(ctx context.Context, r *DeliveryReport) (out *ReportRe
 		return nil, n.unmatched(ctx, op, r)
 	}
 	sp.linkSends(n, recs)
-	if r.To == "" && severalRecipients(recs) {
+	if r.To == "" && n.severalRecipients(recs) {
 		// One vendor request carried them all (a bulk send): a report
 		// that names no recipient cannot say whose message it is about.
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Provider: r.Provider,
@@ -223,9 +223,9 @@ func (n *Notifier) unmatched(ctx context.Context, op string, r *DeliveryReport) 
 }
 
 // severalRecipients reports whether recs go to more than one recipient.
-func severalRecipients(recs []*record.Message) bool {
+func (n *Notifier) severalRecipients(recs []*record.Message) bool {
 	for _, m := range recs[1:] {
-		if !sameRecipient(m.To, recs[0].To) {
+		if !n.sameRecipient(m.Kind, m.To, recs[0].To) {
 			return true
 		}
 	}
@@ -275,7 +275,7 @@ func (n *Notifier) reported(ctx context.Context, r *DeliveryReport) ([]*record.M
 	for _, m := range recs {
 		// A record another provider accepted (the auto gateway fell over)
 		// is not this provider's to report on.
-		if m.Provider == r.Provider && (r.To == "" || sameRecipient(m.To, r.To)) {
+		if m.Provider == r.Provider && (r.To == "" || n.sameRecipient(m.Kind, m.To, r.To)) {
 			out = append(out, m)
 		}
 	}
@@ -342,10 +342,18 @@ func reportEvent(s record.State) record.State {
 	return record.StateSent
 }
 
-// sameRecipient reports whether a report's recipient is the record's:
-// e-mail addresses equal without regard to case, mobile numbers equal
-// once normalised (vendors report them with or without the country code).
-func sameRecipient(recorded, reported string) bool {
+// sameRecipient reports whether recorded, the recipient of a record of
+// kind, and reported, the one a delivery report names, are one
+// recipient: equal in the channel's canonical form (Recipient: an
+// address's domain in Unicode or ASCII), or equal as an address ignoring
+// case or as a number's digits (vendors report numbers with or without
+// the country code, which a canonical form needs).
+func (n *Notifier) sameRecipient(kind Kind, recorded, reported string) bool {
+	if a, ok := n.listKey(kind, recorded); ok {
+		if b, ok := n.listKey(kind, reported); ok && a == b {
+			return true
+		}
+	}
 	if strings.Contains(recorded, "@") {
 		return strings.EqualFold(recorded, reported)
 	}

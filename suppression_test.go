@@ -235,3 +235,66 @@ func TestEnqueueTxManySuppressed(t *testing.T) {
 		t.Fatalf("ran %d, vendor has %d; want %d", got, r.vendor.Len(), len(reqs))
 	}
 }
+
+// An address on the list is one mailbox however it is spelt: case, and
+// its domain in Unicode or in ASCII (IDNA A-labels). A send to it, a cc,
+// a bcc, a queued send and a batch of queued sends are refused before
+// anything is charged, whichever spelling the list and the request use;
+// the OTP throttle counts every spelling as one recipient.
+func TestEverySpellingOfASuppressedAddress(t *testing.T) {
+	limit, err := memstore.NewWindowLimit(1, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithOTPThrottle(limit)))
+	ctx := context.Background()
+	suppress(t, kit, email.Kind, "Ann@Bücher.example", store.SuppressUnsubscribed)
+	if key, err := kit.Notifier.Recipient(email.Kind, "ANN@BÜCHER.EXAMPLE"); err != nil || key != "ann@xn--bcher-kva.example" {
+		t.Fatalf("Recipient = %q, %v; want the address in lower case, its domain in ASCII", key, err)
+	}
+	spellings := []string{"ann@xn--bcher-kva.example", "ANN@XN--BCHER-KVA.EXAMPLE", "ann@bücher.example", "Ann@BÜCHER.example"}
+	campaign := func(mod func(*email.Request)) *email.Request {
+		r := &email.Request{Account: notifytest.AccountID, To: "asha@example.com", Subject: "Sale",
+			Message: "<p>Half price</p>", Purpose: email.PurposeCampaign}
+		mod(r)
+		return r
+	}
+	for _, spelt := range spellings {
+		reqs := map[string]*email.Request{
+			"to":  campaign(func(r *email.Request) { r.To = spelt }),
+			"cc":  campaign(func(r *email.Request) { r.Cc = []string{"ok@example.com", spelt} }),
+			"bcc": campaign(func(r *email.Request) { r.Bcc = []string{spelt} }),
+		}
+		for name, req := range reqs {
+			if rc, err := kit.Notifier.Send(ctx, req); notify.CodeOf(err) != notify.CodeSuppressed {
+				t.Errorf("%s %q: %+v, %v; want CodeSuppressed", name, spelt, rc, err)
+			}
+		}
+		if rc, err := queued.New(kit.Notifier).Enqueue(ctx, reqs["to"]); notify.CodeOf(err) != notify.CodeSuppressed {
+			t.Errorf("Enqueue to %q: %+v, %v; want CodeSuppressed", spelt, rc, err)
+		}
+		_, err := queued.New(kit.Notifier).EnqueueTxMany(ctx, kit.Queue.Begin(), []notify.Request{
+			campaign(func(*email.Request) {}), reqs["to"]})
+		var e *notify.Error
+		if !errors.As(err, &e) || e.Code != notify.CodeSuppressed || len(e.Fields) != 1 || e.Fields[0].Field != "requests.1.to" {
+			t.Errorf("EnqueueTxMany with %q second: %v; want CodeSuppressed naming requests.1.to", spelt, err)
+		}
+	}
+	kit.AssertBalance(t, notifytest.DefaultBalance)
+	if n := records(t, kit.Ledger); n != 0 || len(kit.SentEmail()) != 0 {
+		t.Fatalf("%d records, %d e-mails sent; want none", n, len(kit.SentEmail()))
+	}
+
+	// One code per hour to a mailbox, however its address is spelt.
+	code := func(to string) error {
+		_, err := kit.Notifier.Send(ctx, &email.Request{Account: notifytest.AccountID, To: to, Subject: "Code",
+			Message: "Your code is 4829", Purpose: email.PurposeOTP, OTP: "4829"})
+		return err
+	}
+	if err := code("Ravi@Bücher.example"); err != nil {
+		t.Fatalf("first code: %v", err)
+	}
+	if err := code("ravi@xn--bcher-kva.example"); !errors.Is(err, notify.ErrOTPThrottled) {
+		t.Fatalf("a second code to the other spelling: %v; want ErrOTPThrottled", err)
+	}
+}

@@ -110,6 +110,11 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 		if _, err := tx.Exec(ctx, expand(m.sql, s.qualifier(), s.prefix)); err != nil {
 			return s.fail(ctx, "migrate: "+m.name, err)
 		}
+		if step := codeSteps[m.version]; step != nil {
+			if err := step(ctx, tx, s); err != nil {
+				return s.fail(ctx, "migrate: "+m.name, err)
+			}
+		}
 		if _, err := tx.Exec(ctx, s.q.migrationInsert, m.version, m.name); err != nil {
 			return s.fail(ctx, "migrate: record "+m.name, err)
 		}

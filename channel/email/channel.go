@@ -84,13 +84,20 @@ func (c *Channel) Kind() notify.Kind { return Kind }
 func (c *Channel) Recipient(to string) (string, error) { return Recipient(to) }
 
 // Recipient returns the address addr in the one form the lists kept by
-// recipient use: without surrounding space, and in lower case, since
-// mailbox providers treat local parts case-insensitively, and a list
-// that missed "Ann@" for "ann@" would send to someone who opted out. An
-// address of more than 254 bytes, or with a space, a control character,
-// or one of <>, is InvalidArgument naming "to". It is the e-mail
-// channel's notify.Channel.Recipient, and what provider/smtp's
-// unsubscribe links write to the list.
+// recipient use: without surrounding space, in lower case, since
+// mailbox providers treat local parts case-insensitively, and with its
+// domain in ASCII (IDNA A-labels, as rules.ASCIIDomain converts it and
+// SMTP carries it), since "ann@bücher.example" and
+// "ann@xn--bcher-kva.example" are one mailbox. A list that missed either
+// spelling for the other would send to someone who opted out. An
+// address of more than 254 bytes (as given, or with its domain in
+// ASCII), with a space, a control character or one of <>, or whose
+// domain is not a valid internationalised domain name, is
+// InvalidArgument naming "to". It is the e-mail channel's
+// notify.Channel.Recipient: suppression, the OTP throttle, request
+// fingerprints, delivery reports and the admin API all key e-mail
+// recipients by it, and provider/smtp's unsubscribe links write to the
+// list through it.
 func Recipient(addr string) (string, error) {
 	to := strings.ToLower(strings.TrimSpace(addr))
 	at := strings.LastIndexByte(to, '@')
@@ -102,7 +109,14 @@ func Recipient(addr string) (string, error) {
 			return "", notify.InvalidField("to", "must be one e-mail address, without spaces or control characters")
 		}
 	}
-	return to, nil
+	ascii, ok := rules.ASCIIAddress(to)
+	switch {
+	case !ok:
+		return "", notify.InvalidField("to", "must have a valid internationalised domain name after the @")
+	case len(ascii) > 254:
+		return "", notify.InvalidField("to", "must be at most 254 bytes once its domain is in ASCII (punycode)")
+	}
+	return ascii, nil
 }
 
 // Prepare validates and normalises an *Request for acct and

@@ -2,6 +2,7 @@ package email_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -343,4 +344,41 @@ func FuzzHeaderChecks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRecipientIsOneFormPerMailbox: every spelling of one mailbox (case,
+// surrounding space, the domain in Unicode, in ASCII, full-width dots)
+// has one canonical form, the domain's A-labels in lower case; that form
+// is its own canonical form; a domain IDNA refuses is InvalidArgument
+// naming "to". Fingerprints follow it, so a repeat that spells the
+// address otherwise is the same request.
+func TestRecipientIsOneFormPerMailbox(t *testing.T) {
+	const want = "ann@xn--bcher-kva.example"
+	for _, spelt := range []string{"ann@bücher.example", " Ann@Bücher.Example ", "ANN@BÜCHER.EXAMPLE", "ann@xn--bcher-kva.example",
+		"ANN@XN--BCHER-KVA.EXAMPLE", "ann@bücher。example"} {
+		got, err := email.Recipient(spelt)
+		if err != nil || got != want {
+			t.Errorf("Recipient(%q) = %q, %v; want %q", spelt, got, err, want)
+		}
+		a := &email.Request{Account: "acme", To: spelt, Subject: "Hi", Message: "Hello", Cc: []string{strings.ToUpper(spelt)}}
+		b := &email.Request{Account: "acme", To: want, Subject: "Hi", Message: "Hello", Cc: []string{want}}
+		if fingerprintOf(a) != fingerprintOf(b) {
+			t.Errorf("a request to %q fingerprints apart from one to %q", spelt, want)
+		}
+	}
+	if got, err := email.Recipient("Asha@Example.com"); err != nil || got != "asha@example.com" {
+		t.Errorf("Recipient of an ASCII address = %q, %v", got, err)
+	}
+	for _, bad := range []string{"ann@bü_cher.example", "ann@xn--zz.example", "ann@-bücher.example", "ann", "ann@"} {
+		var e *notify.Error
+		if _, err := email.Recipient(bad); !errors.As(err, &e) || e.Code != notify.CodeInvalidArgument || len(e.Fields) != 1 || e.Fields[0].Field != "to" {
+			t.Errorf("Recipient(%q) = %v; want InvalidArgument naming to", bad, err)
+		}
+	}
+}
+
+func fingerprintOf(r *email.Request) string {
+	h := sha256.New()
+	r.Fingerprint(h)
+	return string(h.Sum(nil))
 }

@@ -102,7 +102,7 @@ func (r *Request) Key() string { return r.IdempotencyKey }
 // before the field existed (an idempotency key kept across an upgrade
 // still matches its request).
 func (r *Request) Fingerprint(h hash.Hash) {
-	fingerprint.Fields(h, "email", strings.TrimSpace(r.To), r.Subject, r.Message, r.TemplateSlug, r.FromName,
+	fingerprint.Fields(h, "email", fingerprintAddress(r.To), r.Subject, r.Message, r.TemplateSlug, r.FromName,
 		strings.TrimSpace(r.ReplyTo), string(r.Purpose), r.Domain)
 	fingerprint.Vars(h, r.Variables)
 	if r.OTP != "" {
@@ -112,11 +112,11 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	if len(r.Cc) > 0 || len(r.Bcc) > 0 {
 		fingerprint.Fields(h, "cc", strconv.Itoa(len(r.Cc)))
 		for _, a := range r.Cc {
-			fingerprint.Fields(h, strings.TrimSpace(a))
+			fingerprint.Fields(h, fingerprintAddress(a))
 		}
 		fingerprint.Fields(h, "bcc", strconv.Itoa(len(r.Bcc)))
 		for _, a := range r.Bcc {
-			fingerprint.Fields(h, strings.TrimSpace(a))
+			fingerprint.Fields(h, fingerprintAddress(a))
 		}
 	}
 	if len(r.Attachments) > 0 {
@@ -128,6 +128,18 @@ func (r *Request) Fingerprint(h hash.Hash) {
 			fingerprint.Fields(h, a.FileName, a.ContentType, a.URL, strconv.Itoa(len(a.Data)), string(sum[:]))
 		}
 	}
+}
+
+// fingerprintAddress is a recipient as a fingerprint sees it: its
+// canonical form (Recipient), so that a repeat that spells the address
+// otherwise ("Ann@Bücher.example", "ann@xn--bcher-kva.example") is the
+// same request, or the address trimmed when it has none (Prepare refuses
+// it). An address already canonical keeps the fingerprint it had.
+func fingerprintAddress(addr string) string {
+	if to, err := Recipient(addr); err == nil {
+		return to
+	}
+	return strings.TrimSpace(addr)
 }
 
 // Purpose selects the dedicated SMTP configuration and the price of an

@@ -102,6 +102,22 @@ func (k kit) testSuppressionEndpoints(t *testing.T) {
 			t.Error("entry still there after removal")
 		}
 		want(t, s.admin(t, "DELETE", base, ""), 405, "method_not_allowed")
+
+		// An internationalised domain is one entry, kept in ASCII, whichever
+		// spelling adds or removes it: the form every send reads.
+		r = s.admin(t, "POST", base, `{"channel":"email","to":"Meena@Bücher.example","reason":"unsubscribed"}`)
+		if want(t, r, 200, ""); r.data()["to"] != "meena@xn--bcher-kva.example" {
+			t.Fatalf("an IDN address was added as %s", r.raw)
+		}
+		if r := s.admin(t, "POST", base, `{"channel":"email","to":"meena@xn--bcher-kva.example","reason":"unsubscribed"}`); r.data()["to"] != "meena@xn--bcher-kva.example" {
+			t.Fatalf("its ASCII spelling answered %s", r.raw)
+		}
+		if list, _ := s.admin(t, "GET", base+"?channel=email", "").data()["suppressions"].([]any); len(list) != 2 {
+			t.Fatalf("%d e-mail entries, want bob's and one for both spellings of meena's", len(list))
+		}
+		want(t, s.admin(t, "POST", base+"/remove", `{"channel":"email","to":"MEENA@BÜCHER.EXAMPLE"}`), 200, "")
+		want(t, s.admin(t, "POST", base+"/remove", `{"channel":"email","to":"meena@xn--bcher-kva.example"}`), 404, "not_found")
+		want(t, s.admin(t, "POST", base, `{"channel":"email","to":"a@bü_cher.example","reason":"manual"}`), 400, "invalid_argument")
 	})
 }
 

@@ -246,27 +246,41 @@ func TestCcBcc(t *testing.T) {
 	}
 }
 
-func TestCcRefusedIsNotToBounce(t *testing.T) {
+// A cc's or bcc's 5.1.1 is that address's bounce, as RCPT TO carried it,
+// never the To address's; the To address's own refusal is To's.
+func TestCcRefusedIsTheCcBounce(t *testing.T) {
 	srv := startServer(t)
-	srv.RejectRecipient("ravi@example.com", 550, "5.1.1 No such user")
 	p := newProvider(t, smtp.Config{Default: serverConfig(srv, smtp.EncryptionNone)})
-	_, err := p.Send(sendCtx(t), mailEnvelope(&email.Message{Cc: []string{"ravi@example.com"}}))
-	if notify.CodeOf(err) != notify.CodeRejected {
-		t.Fatalf("Send: %v, want Rejected", err)
-	}
-	var b store.Bounce
-	if errors.As(err, &b) {
-		t.Errorf("a cc recipient's refusal is reported as the To address's bounce: %v", err)
+	for _, m := range []*email.Message{
+		{Cc: []string{"meena@example.com", "ravi@example.com"}},
+		{Cc: []string{"meena@example.com"}, Bcc: []string{"ravi@example.com"}},
+	} {
+		srv.RejectRecipient("ravi@example.com", 550, "5.1.1 No such user")
+		_, err := p.Send(sendCtx(t), mailEnvelope(m))
+		if notify.CodeOf(err) != notify.CodeRejected {
+			t.Fatalf("Send: %v, want Rejected", err)
+		}
+		var b store.Bounce
+		if !errors.As(err, &b) {
+			t.Fatalf("a cc or bcc recipient's 5.1.1 is no bounce: %v", err)
+		}
+		if reason, to := b.BounceReason(); reason != store.SuppressHardBounce || to != "ravi@example.com" {
+			t.Errorf("BounceReason = %s, %q; want the refused cc or bcc, not To", reason, to)
+		}
 	}
 	if srv.Received() != 0 {
 		t.Errorf("server took %d messages", srv.Received())
 	}
 
-	// The To address's own refusal still is its bounce.
+	// The To address's own refusal is its bounce.
 	srv.RejectRecipient("asha@example.com", 550, "5.1.1 No such user")
-	_, err = p.Send(sendCtx(t), mailEnvelope(&email.Message{Cc: []string{"meena@example.com"}}))
+	_, err := p.Send(sendCtx(t), mailEnvelope(&email.Message{Cc: []string{"meena@example.com"}}))
+	var b store.Bounce
 	if !errors.As(err, &b) {
-		t.Errorf("the To address's refusal is not a bounce: %v", err)
+		t.Fatalf("the To address's refusal is not a bounce: %v", err)
+	}
+	if _, to := b.BounceReason(); to != "" {
+		t.Errorf("the To address's bounce names %q; want the envelope's To (empty)", to)
 	}
 }
 

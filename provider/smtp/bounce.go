@@ -20,25 +20,31 @@ type bounceError struct {
 	err error
 	// status is the enhanced status code, as "5.1.1".
 	status string
+	// recipient is the address refused, as RCPT TO carried it, when it is
+	// not the envelope's To (a cc or bcc); empty for To.
+	recipient string
 }
 
 func (e *bounceError) Error() string { return e.err.Error() }
 func (e *bounceError) Unwrap() error { return e.err }
 
-// BounceReason implements store.Bounce: a hard bounce of the message's
-// own recipient, its envelope's To. With cc or bcc the provider marks
-// only a refusal of the first RCPT TO, To's (provider.go); a refused cc
-// or bcc address fails the message without suppressing anyone.
+// BounceReason implements store.Bounce: a hard bounce of the address the
+// server refused: the envelope's To (an empty recipient), or, for a
+// message with cc or bcc, the cc or bcc address whose RCPT TO was refused
+// (classify, provider.go). The Notifier puts it on the list in the
+// channel's canonical form (email.Recipient), whatever spelling RCPT TO
+// carried.
 func (e *bounceError) BounceReason() (store.SuppressionReason, string) {
-	return store.SuppressHardBounce, ""
+	return store.SuppressHardBounce, e.recipient
 }
 
 var _ store.Bounce = (*bounceError)(nil)
 
-// asBounce returns err marked as a bounce when its reply (the last
-// textproto.Error in its chain) is a permanent refusal with a
-// recipient's 5.1.x enhanced status, else err unchanged. A reply whose
-// text was scrubbed of a secret has lost its status and is no bounce.
+// asBounce returns err marked as a bounce of the envelope's To when its
+// reply (the last textproto.Error in its chain) is a permanent refusal
+// with a recipient's 5.1.x enhanced status, else err unchanged. A reply
+// whose text was scrubbed of a secret has lost its status and is no
+// bounce.
 func asBounce(err error) error {
 	var te *textproto.Error
 	if err == nil || !errors.As(err, &te) || te.Code < 500 || te.Code > 599 {
@@ -49,6 +55,17 @@ func asBounce(err error) error {
 		return err
 	}
 	return &bounceError{err: err, status: status}
+}
+
+// bounceOf returns err, the refusal of rcpt[i]'s RCPT TO, as asBounce
+// marks it, naming rcpt[i] when it is a cc or bcc (i > 0). wrapCode
+// leaves a bounce already marked as it is.
+func bounceOf(err error, rcpt []string, i int) error {
+	err = asBounce(err)
+	if b, ok := err.(*bounceError); ok && i > 0 {
+		b.recipient = rcpt[i]
+	}
+	return err
 }
 
 // enhancedStatus returns the enhanced status code that starts a reply's

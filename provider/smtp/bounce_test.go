@@ -171,6 +171,35 @@ func TestHardBounceSuppresses(t *testing.T) {
 	}
 }
 
+// A cc's 5.1.1 from a real SMTP server is the cc's hard bounce: the send
+// is refunded, the cc (not To) lands on the list in its canonical form
+// whatever spelling the request used, and a later send to any spelling
+// of it, as To or as a bcc, is refused before it is charged.
+func TestCcHardBounceSuppressesTheCc(t *testing.T) {
+	s := newSuppressStack(t)
+	ctx := context.Background()
+	s.srv.RejectRecipient("Gone@xn--bcher-kva.example", 550, "5.1.1 <Gone@xn--bcher-kva.example>: User unknown")
+	req := &email.Request{Account: supAccount, To: "asha@example.com", Subject: "Invoice 81", Message: "Your invoice.",
+		Purpose: email.PurposeInvoice, Cc: []string{"Gone@Bücher.example"}}
+	rc, err := s.n.Send(ctx, req)
+	if notify.CodeOf(err) != notify.CodeRejected || rc == nil || rc.Status != record.StateFailed || s.balance(t) != supOpening {
+		t.Fatalf("send with a cc the server refuses = %+v, %v, balance %d; want failed and refunded", rc, err, s.balance(t))
+	}
+	if e, ok, err := s.ledger.LookupSuppression(ctx, supAccount, "email", "gone@xn--bcher-kva.example"); err != nil || !ok || e.Reason != store.SuppressHardBounce {
+		t.Fatalf("the cc's entry = %+v, %v, %v; want hard_bounce under its canonical form", e, ok, err)
+	}
+	if _, ok, _ := s.ledger.LookupSuppression(ctx, supAccount, "email", "asha@example.com"); ok {
+		t.Fatal("a cc's bounce suppressed To")
+	}
+	records, received := s.records(t), s.srv.Received()
+	rc, err = s.n.Send(ctx, otpMail("gone@bücher.example"))
+	s.wantSuppressed(t, rc, err, "hard_bounce", supOpening, records, received, "gone@x")
+	bcc := campaign("asha@example.com")
+	bcc.Bcc = []string{"GONE@XN--BCHER-KVA.EXAMPLE"}
+	rc, err = s.n.Send(ctx, bcc)
+	s.wantSuppressed(t, rc, err, "hard_bounce", supOpening, records, received, "gone@x")
+}
+
 // One-click unsubscribe over a real HTTP server, with the token of the
 // List-Unsubscribe header of a campaign message really sent: the next
 // campaign send to the address is refused with nothing charged or

@@ -27,10 +27,11 @@
 // transaction: RCPT TO for To, each Cc and each Bcc (email.Message), in
 // that order. The Cc header lists Cc; Bcc is in no header of the
 // delivered message. A recipient the server refuses refuses the whole
-// message (nothing is sent; with a 5xx it is Rejected); only a refusal of
-// the first RCPT TO, or of a message with no cc or bcc, is reported as
-// the To address's bounce (store.Bounce), so a bad cc never suppresses
-// To.
+// message (nothing is sent; with a 5xx it is Rejected). A 5.1.x refusal
+// of one RCPT TO is reported as that address's bounce (store.Bounce): To's
+// for the first, a cc's or bcc's for a later one, so the Notifier
+// suppresses the address refused, never To for a bad cc. A refusal of the
+// whole message (DATA) suppresses nobody.
 //
 // A message with attachments is multipart/mixed: its body first (one
 // text part, or multipart/alternative of text and HTML), then each file

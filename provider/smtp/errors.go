@@ -22,7 +22,7 @@ const (
 // hard bounce when the server refused the recipient's address (asBounce,
 // bounce.go), so that the Notifier suppresses it.
 func wrapCode(code notify.Code, err error) error {
-	if code == rejected {
+	if _, marked := err.(*bounceError); code == rejected && !marked {
 		err = asBounce(err)
 	}
 	return notify.WithCode(code, err)

@@ -216,7 +216,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 			r.pool.put(c, !tainted)
 			return &notify.Result{Provider: p.name, ProviderMessageID: msg.id}, nil
 		}
-		err, keep, redial := p.classify(ctx, r, c, env.To, len(w.cc)+len(w.bcc), sendErr)
+		err, keep, redial := p.classify(ctx, r, c, env.To, w.rcpt(), sendErr)
 		reused := c.reused
 		r.pool.put(c, keep && !tainted)
 		// redial is only ever set for a certain non-acceptance, so the
@@ -255,7 +255,7 @@ func needsSMTPUTF8(st *settings, w wire) error {
 // the connection may be kept and whether a fresh connection may try again.
 //
 //lint:ignore ST1008 out is the classified error to return, not a failure of classify
-func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, others int, err error) (out error, keep, redial bool) {
+func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, rcpt []string, err error) (out error, keep, redial bool) {
 	where := r.st.addr
 	dotSent := c.track.finalDotMaySent()
 	raw := err
@@ -272,11 +272,15 @@ func (p *Provider) classify(ctx context.Context, r *route, c *conn, to string, o
 			return wrapCode(unavailable, e), false, true
 		case code < 500:
 			return wrapCode(unavailable, e), ctx.Err() == nil && c.reset(r.st), false
-		case others > 0 && c.track.writes != 2:
-			// With cc or bcc, only a refusal of the first RCPT TO (the
-			// second write: MAIL FROM, RCPT TO) is the To address's
-			// bounce; a refusal of another recipient, or of the whole
-			// message, must not suppress To. Still a certain refusal.
+		case len(rcpt) > 1:
+			// With cc or bcc, the write the server refused tells whose
+			// address it refused: MAIL FROM is the first, the RCPT TO of
+			// rcpt[i] the (i+2)th. A refusal of a cc or bcc is that
+			// address's bounce, never To's; one of the whole message
+			// (DATA) is nobody's. Still a certain refusal.
+			if i := c.track.writes - 2; i >= 0 && i < len(rcpt) {
+				return wrapCode(rejected, bounceOf(e, rcpt, i)), ctx.Err() == nil && c.reset(r.st), false
+			}
 			return notify.WithCode(rejected, e), ctx.Err() == nil && c.reset(r.st), false
 		default:
 			return wrapCode(rejected, e), ctx.Err() == nil && c.reset(r.st), false
