@@ -26,8 +26,12 @@
 // through the event stream; it needs no build step and loads nothing from
 // elsewhere. E-mail HTML is shown in an iframe sandboxed without scripts,
 // served with a Content-Security-Policy that forbids them too. One-time
-// codes are masked on the page until clicked, and in an e-mail's HTML
-// until the reveal button reloads it.
+// codes of messages sent through development providers
+// (WithDevelopmentProviders: a log, memory, an in-process SMTP server)
+// are masked on the page until clicked, and in an e-mail's HTML until the
+// reveal button reloads it. A real vendor's codes are masked on the
+// server and never reach the page, which says so: its readers need not
+// see live codes of real people.
 //
 // The outbox holds message content, one-time codes included: it is a
 // development tool. Serve it only to the people who may read every

@@ -15,9 +15,10 @@ import (
 )
 
 // An app in development keeps what it sends in an outbox and serves the
-// page beside its own routes.
+// page beside its own routes. Its provider, memory, reaches no one, so the
+// page may reveal its codes on a click.
 func Example() {
-	box, err := outbox.New()
+	box, err := outbox.New(outbox.WithDevelopmentProviders("mem"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -70,6 +70,13 @@ type Message struct {
 	// shows as sent.
 	OTP          string
 	MaskedDigits bool
+	// Development says the message went through development providers
+	// alone (WithDevelopmentProviders): a log, memory, an in-process SMTP
+	// server, which reach no one. Only then may the page show its codes;
+	// a real vendor's message has them masked on the server, in every
+	// page, fragment and mail frame the handler serves, with no way to
+	// reveal them there.
+	Development bool
 
 	SMS   *sms.Message
 	Chat  *chat.Message
@@ -156,6 +163,27 @@ func WithBasePath(p string) Option {
 	}
 }
 
+// WithDevelopmentProviders names the providers (Envelope.Provider) whose
+// messages reach no one: a log (provider/logprovider), memory
+// (provider/memprovider), an in-process SMTP server (smtptest). The page
+// reveals the one-time codes of their messages on a click. Every other
+// message's codes, a real vendor's, are masked on the server and cannot
+// be revealed on the page: its readers need not see live codes of real
+// people. Default: none, so no code can be revealed until the providers
+// are named; a message that falls over to a provider not named loses its
+// reveal.
+func WithDevelopmentProviders(names ...string) Option {
+	return func(o *Outbox) error {
+		for _, n := range names {
+			if n == "" {
+				return errors.New("outbox.WithDevelopmentProviders: empty provider name")
+			}
+			o.dev[n] = true
+		}
+		return nil
+	}
+}
+
 // WithClock sets the clock that stamps messages; for tests. Default
 // time.Now.
 func WithClock(now func() time.Time) Option {
@@ -176,6 +204,8 @@ type Outbox struct {
 	base     string
 	now      func() time.Time
 	page     *pages
+	// dev are the development providers (WithDevelopmentProviders).
+	dev map[string]bool
 
 	mu sync.Mutex
 	// order holds the kept messages, oldest first; byID finds them.
@@ -204,6 +234,7 @@ func New(opts ...Option) (*Outbox, error) {
 		byID:     make(map[string]*entry),
 		subs:     make(map[chan struct{}]struct{}),
 		closed:   make(chan struct{}),
+		dev:      make(map[string]bool),
 	}
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
@@ -224,7 +255,9 @@ func New(opts ...Option) (*Outbox, error) {
 func (o *Outbox) Observe(_ context.Context, e notify.Event) {
 	if e.Type == record.StatePending {
 		if e.Envelope != nil && e.Envelope.ID != "" {
-			o.add(fromEnvelope(e.Envelope, o.now()))
+			m := fromEnvelope(e.Envelope, o.now())
+			m.Development = o.dev[m.Provider]
+			o.add(m)
 		}
 		return
 	}
@@ -238,6 +271,7 @@ func (o *Outbox) Observe(_ context.Context, e notify.Event) {
 		m.Status = statusOf(e.Type, m.Status)
 		m.Cost = e.Receipt.Cost
 		m.Provider = nonEmpty(e.Receipt.Provider, m.Provider)
+		m.Development = m.Development && o.dev[m.Provider] // a real vendor had it too
 		if e.Receipt.Error != "" {
 			m.Error = e.Receipt.Error
 		}

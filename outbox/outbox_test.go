@@ -19,9 +19,15 @@ import (
 	"github.com/notifykit/notify/record"
 )
 
+// devProviders are the providers of the tests' messages: development
+// ones, whose codes the page may reveal.
+var devProviders = outbox.WithDevelopmentProviders("sms-log", "chat-log", "smtp", "capture")
+
+// newOutbox returns an Outbox that takes the tests' providers for
+// development ones, with opts.
 func newOutbox(t *testing.T, opts ...outbox.Option) *outbox.Outbox {
 	t.Helper()
-	o, err := outbox.New(opts...)
+	o, err := outbox.New(append([]outbox.Option{devProviders}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +236,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (*http.Response, strin
 func TestPageMasksCodes(t *testing.T) {
 	o := newOutbox(t)
 	accept(o, smsEnvelope("otp1", "9876543210", "482915 is your code. Ref 12", "482915"))
-	accept(o, &notify.Envelope{ID: "m2", Kind: email.Kind, To: "ravi@example.com", CarriesOTP: true,
+	accept(o, &notify.Envelope{ID: "m2", Kind: email.Kind, To: "ravi@example.com", CarriesOTP: true, Provider: "smtp",
 		Content: &email.Message{Subject: "Your code", HTML: "x", Text: "x"}})
 	if err := o.AddMail([]byte(receivedMail), nil); err != nil {
 		t.Fatal(err)
@@ -339,7 +345,7 @@ func TestEventStream(t *testing.T) {
 func TestPageHidesCodesOnly(t *testing.T) {
 	o := newOutbox(t)
 	order := func(id string, carriesOTP bool, vars ...string) *notify.Envelope {
-		return &notify.Envelope{ID: id, Kind: chat.Kind, To: "9876543210", CarriesOTP: carriesOTP,
+		return &notify.Envelope{ID: id, Kind: chat.Kind, To: "9876543210", CarriesOTP: carriesOTP, Provider: "chat-log",
 			Content: &chat.Message{Gateway: chat.GatewayCloud, Text: "Order 4711 of 2019 has shipped",
 				Template: &chat.Template{Name: "order_update", Params: vars,
 					Buttons: []chat.Button{{Index: 0, Kind: chat.ButtonURL, Value: "o/4711"}}}}}
@@ -359,5 +365,41 @@ func TestPageHidesCodesOnly(t *testing.T) {
 				t.Errorf("%s: %s appears %d times, %d of them hidden; want all hidden: %v\n%s", id, digits, all, asCode, hidden, detail)
 			}
 		}
+	}
+}
+
+// TestRealVendorCodesNeverReachThePage: a message a real vendor sent
+// (a provider not named by WithDevelopmentProviders) has its codes masked
+// on the server: no page, fragment or mail frame carries them, ?reveal=1
+// included, and the page says why. A message that fell over from a
+// development provider to a real one loses its reveal.
+func TestRealVendorCodesNeverReachThePage(t *testing.T) {
+	o := newOutbox(t)
+	real := smsEnvelope("real", "+919876543210", "451575 is your code. Ref 12", "451575")
+	real.Provider = "msg91"
+	accept(o, real)
+	accept(o, &notify.Envelope{ID: "mail", Kind: email.Kind, To: "ravi@example.com", CarriesOTP: true, Provider: "ses",
+		Content: &email.Message{Subject: "Your code 451575", HTML: `<p>Code <b>451575</b>, <a href="/v?code=451575">link</a></p>`, Text: "Code 451575"}})
+	fellOver := smsEnvelope("over", "+919876543211", "451575 is your code", "451575")
+	accept(o, fellOver)
+	o.Observe(context.Background(), notify.Event{Type: record.StateSent,
+		Receipt: &notify.Receipt{MessageID: "over", Provider: "msg91", Cost: fellOver.Price}})
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	for _, path := range []string{"/outbox", "/outbox/list", "/outbox?id=real", "/outbox?id=mail", "/outbox?id=over",
+		"/outbox/mail/mail", "/outbox/mail/mail?reveal=1"} {
+		_, body := get(t, srv, path)
+		if strings.Contains(body, "451575") {
+			t.Errorf("%s carries a real vendor's code:\n%s", path, body)
+		}
+	}
+	for _, id := range []string{"real", "mail", "over"} {
+		_, page := get(t, srv, "/outbox?id="+id)
+		if !strings.Contains(page, "One-time codes are masked") || strings.Contains(page, "Show codes") || !strings.Contains(page, "••••••") {
+			t.Errorf("%s: the page does not say its codes are masked, or offers to show them:\n%s", id, page)
+		}
+	}
+	if m, ok := o.Message("over"); !ok || m.Development {
+		t.Errorf("a message a real vendor took after a development one is %+v; want Development false", m)
 	}
 }

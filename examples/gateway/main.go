@@ -196,7 +196,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	var cloud, qr notify.Provider
 	otpTemplate := cfg.cloudOTPTemplate
 	if cfg.cloudToken == "" && cfg.qrURL == "" {
-		cloud, qr = logprovider.New(logger, "cloud-log"), logprovider.New(logger, "qr-log")
+		cloud, qr = logprovider.New(logger, cloudLogProvider), logprovider.New(logger, qrLogProvider)
 		otpTemplate = "otp_code" // the logging stand-in shows codes as the template would carry them
 	}
 	if cfg.cloudToken != "" {

@@ -22,11 +22,24 @@ func newOutbox(cfg *config, logger *slog.Logger) (*devOutbox, error) {
 	if !cfg.outbox {
 		return nil, nil
 	}
-	box, err := outbox.New()
+	box, err := outbox.New(outbox.WithDevelopmentProviders(developmentProviders(cfg)...))
 	if err != nil {
 		return nil, err
 	}
 	return &devOutbox{box: box, logger: logger}, nil
+}
+
+// developmentProviders are the providers whose codes the outbox may
+// reveal on a click: the logging stand-ins and the in-process SMTP
+// server's client, while no real vendor is configured. Once one is, none:
+// a verification or a dual OTP sends one live code by a real vendor and a
+// stand-in alike, so a stand-in's copy is as live as the vendor's, and
+// the outbox masks every code for good.
+func developmentProviders(cfg *config) []string {
+	if cfg.realVendors() {
+		return nil
+	}
+	return []string{smsLogProvider, cloudLogProvider, qrLogProvider, "smtp"}
 }
 
 // received shows a message the in-process SMTP server received as it
@@ -70,3 +83,10 @@ func (b *devOutbox) close() {
 		b.box.Close()
 	}
 }
+
+// The names of the logging stand-ins for vendors: development providers.
+const (
+	smsLogProvider   = "sms-log"
+	cloudLogProvider = "cloud-log"
+	qrLogProvider    = "qr-log"
+)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,29 @@ func TestOutboxWithRealVendors(t *testing.T) {
 	}
 	if a := g.send(t, http.MethodGet, g.outboxURL()+"/events", nil, ""); a.status != http.StatusUnauthorized {
 		t.Fatalf("event stream without the key: %d", a.status)
+	}
+
+	// A verification's live code, sent by the real SMS vendor and by the
+	// chat stand-in alike, is on no page the outbox serves.
+	id := verifyStart(t, g, `{"to":"9876543210"}`)
+	code := smsCode(t, vendor)
+	admin := map[string]string{"Authorization": "Bearer " + key}
+	list := g.send(t, http.MethodGet, g.outboxURL(), admin, "")
+	ids := regexp.MustCompile(`data-id="([^"]+)"`).FindAllStringSubmatch(list.raw, -1)
+	if len(ids) < 2 {
+		t.Fatalf("the outbox lists %d messages, want the verification's two:\n%s", len(ids), list.raw)
+	}
+	pages := []string{g.outboxURL(), g.outboxURL() + "/list"}
+	for _, m := range ids {
+		pages = append(pages, g.outboxURL()+"?id="+m[1], g.outboxURL()+"/mail/"+m[1]+"?reveal=1")
+	}
+	for _, u := range pages {
+		if a := g.send(t, http.MethodGet, u, admin, ""); strings.Contains(a.raw, code) {
+			t.Errorf("%s carries the live code", u)
+		}
+	}
+	if c := verifyCheck(t, g, id, code); c.status != 200 {
+		t.Fatalf("check: %d %s", c.status, c.raw)
 	}
 }
 

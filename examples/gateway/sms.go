@@ -37,7 +37,7 @@ func smsChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logg
 		// NOTIFY_DLT=strict narrows it to the account's own templates.
 		AllowUnregisteredDLT: !cfg.dltStrict}
 	if len(cfg.smsRoutes) == 0 {
-		log := logprovider.New(logger, "sms-log")
+		log := logprovider.New(logger, smsLogProvider)
 		base.Provider = log
 		ch, err := sms.New(base)
 		return ch, []notify.Provider{log}, func() {}, err
