@@ -99,11 +99,25 @@ func sendAt(fe *record.FieldErrors, v *value) time.Time {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339, s)
-	if err != nil || t.IsZero() {
+	if err != nil || t.IsZero() || !offsetInRange(s) {
 		fe.Add("send_at", "must be an RFC 3339 date and time with its UTC offset, such as "+sendAtExample)
 		return time.Time{}
 	}
 	return t
+}
+
+// offsetInRange reports whether the UTC offset that ends s, an RFC 3339
+// date and time time.Parse took, is "Z" or within RFC 3339's range: hours
+// 00 to 23, minutes 00 to 59. time.Parse takes +24:00 and +23:60.
+func offsetInRange(s string) bool {
+	if strings.HasSuffix(s, "Z") {
+		return true
+	}
+	if len(s) < 6 {
+		return false
+	}
+	off := s[len(s)-6:] // ±hh:mm, which time.Parse checked the shape of
+	return off[1:3] <= "23" && off[4:6] <= "59"
 }
 
 // noSendAt records a field error for a send_at on an endpoint that sends

@@ -57,6 +57,12 @@ func TestSendAtField(t *testing.T) {
 		{`{"to":"9876543210","message":"x","send_at":"2026-12-01 04:00:00Z"}`, time.Time{}, true},
 		{`{"to":"9876543210","message":"x","send_at":"2026-12-01"}`, time.Time{}, true},
 		{`{"to":"9876543210","message":"x","send_at":"2026-13-01T04:00:00Z"}`, time.Time{}, true},
+		// RFC 3339 offsets run to 23:59; time.Parse takes 24:00 and 23:60.
+		{`{"to":"9876543210","message":"x","send_at":"2026-12-01T09:30:00+24:00"}`, time.Time{}, true},
+		{`{"to":"9876543210","message":"x","send_at":"2026-12-01T09:30:00-24:00"}`, time.Time{}, true},
+		{`{"to":"9876543210","message":"x","send_at":"2026-12-01T09:30:00+23:60"}`, time.Time{}, true},
+		{`{"to":"9876543210","message":"x","send_at":"2026-12-01T09:30:00+23:59"}`, time.Date(2026, 12, 1, 9, 30, 0, 0, time.FixedZone("", 23*3600+59*60)), false},
+		{`{"to":"9876543210","message":"x","send_at":"2026-12-01T09:30:00-00:00"}`, time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC), false},
 		{`{"to":"9876543210","message":"x","send_at":1764561600}`, time.Time{}, true},
 		{`{"to":"9876543210","message":"x","send_at":true}`, time.Time{}, true},
 	} {
