@@ -162,7 +162,7 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 // mark that nothing is in flight, then into failed, retried in the
 // background while the store fails for a reason that may pass. A record
 // left pending is refunded by the reconciler; what stays open is what
-// settle.go says of a refusal's refund (refundLater).
+// settle.go says of a refusal's refund (moveLater).
 func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, now time.Time, e *Error) {
 	_ = n.markAll(ctx, []*Envelope{env}, record.StatePending)
 	u := store.Update{State: record.StateFailed, At: n.now(), ErrorCode: string(e.Code),
@@ -173,7 +173,8 @@ func (n *Notifier) unopened(ctx context.Context, acct *Account, env *Envelope, n
 	}
 	r := n.receiptOf(acct, env, now)
 	r.Status, r.Cost, r.ErrorCode, r.Error = record.StateFailed, env.Price, e.Code, e.Error()
-	n.refundLater(ctx, &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e, receipt: *r})
+	refusal := *e
+	n.moveLater(ctx, &lateMove{account: acct.ID, id: env.ID, u: u, refusal: &refusal, receipt: *r})
 }
 
 // newMessageID returns a random (version 4) UUID in its 36-character text

@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,13 +24,13 @@ const (
 )
 
 // outageLedger is a Ledger whose moves fail as a database that cannot be
-// reached fails them: every move while down is set, and moves into
-// failed while refundsDown is set. Each refused move into failed is told
-// on refused, with when it came; landed is closed by the first that gets
-// through.
+// reached fails them: every move while down is set, and the moves that
+// settle a send (into failed by the vendor's refusal, into sent) while
+// settlesDown is set. Each refused settling move is told on refused,
+// with when it came; landed is closed by the first that gets through.
 type outageLedger struct {
 	store.Ledger
-	down, refundsDown atomic.Bool
+	down, settlesDown atomic.Bool
 	refused           chan time.Time
 	landed            chan struct{}
 	landedOnce        atomic.Bool
@@ -40,9 +41,9 @@ func newOutageLedger() *outageLedger {
 }
 
 func (s *outageLedger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
-	refund := u.State == record.StateFailed && notify.Code(u.ErrorCode) == notify.CodeRejected
-	if s.down.Load() || refund && s.refundsDown.Load() {
-		if refund {
+	settles := u.State == record.StateFailed && notify.Code(u.ErrorCode) == notify.CodeRejected || u.State == record.StateSent
+	if s.down.Load() || settles && s.settlesDown.Load() {
+		if settles {
 			select {
 			case s.refused <- time.Now():
 			default:
@@ -51,7 +52,7 @@ func (s *outageLedger) Move(ctx context.Context, account, id string, u store.Upd
 		return store.Moved{}, notify.Errorf(notify.CodeUnavailable, "dial tcp 127.0.0.1:5432: connect: connection refused")
 	}
 	m, err := s.Ledger.Move(ctx, account, id, u)
-	if err == nil && refund && s.landedOnce.CompareAndSwap(false, true) {
+	if err == nil && settles && s.landedOnce.CompareAndSwap(false, true) {
 		close(s.landed)
 	}
 	return m, err
@@ -59,7 +60,7 @@ func (s *outageLedger) Move(ctx context.Context, account, id string, u store.Upd
 
 // goDown makes the store unreachable, for every move.
 func (s *outageLedger) goDown() {
-	s.refundsDown.Store(true)
+	s.settlesDown.Store(true)
 	s.down.Store(true)
 }
 
@@ -80,25 +81,25 @@ func (s *outageLedger) lastFor(t *testing.T, d time.Duration) {
 				return
 			}
 		case <-deadline:
-			t.Fatalf("the refund was not tried again for %v of outage", d)
+			t.Fatalf("the settling move was not tried again for %v of outage", d)
 		}
 	}
 }
 
-// backForAllButRefunds brings the store back for every move but the
-// refusal's: the reconciler gets there first.
-func (s *outageLedger) backForAllButRefunds() { s.down.Store(false) }
+// backForAllButSettles brings the store back for every move but the one
+// that settles the send: the reconciler gets there first.
+func (s *outageLedger) backForAllButSettles() { s.down.Store(false) }
 
 // backForAll brings the store back for every move.
-func (s *outageLedger) backForAll() { s.refundsDown.Store(false) }
+func (s *outageLedger) backForAll() { s.settlesDown.Store(false) }
 
-// waitLanded waits for the refusal's move into failed to get through.
+// waitLanded waits for the move that settles the send to get through.
 func (s *outageLedger) waitLanded(t *testing.T) {
 	t.Helper()
 	select {
 	case <-s.landed:
 	case <-time.After(30 * time.Second):
-		t.Fatal("the refund was not written within 30s of the store coming back")
+		t.Fatal("the settling move was not written within 30s of the store coming back")
 	}
 }
 
@@ -128,7 +129,7 @@ func TestRefusalIsRefundedAfterAnOutageOfAnyLength(t *testing.T) {
 				t.Fatalf("send = %+v, %v, balance %d; want refused, its refund not written yet", rc, err, r.balance(t))
 			}
 			out.lastFor(t, time.Duration(settles*float64(outageSettle)))
-			out.backForAllButRefunds()
+			out.backForAllButSettles()
 			r.clock.Advance(time.Duration(settles*float64(outageSettle)) + time.Second)
 			if res, err := r.instance(t).Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{Unknown: 1}) {
 				t.Fatalf("Reconcile = %+v, %v; want the record taken for unknown", res, err)
@@ -170,7 +171,7 @@ func TestQueuedRefusalIsRefundedAfterAnOutageOfAnyLength(t *testing.T) {
 		t.Fatal("the job did not run")
 	}
 	out.lastFor(t, 10*outageSettle)
-	out.backForAllButRefunds()
+	out.backForAllButSettles()
 	r.clock.Advance(10*outageSettle + time.Second)
 	if res, err := n.Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{Unknown: 1}) {
 		t.Fatalf("Reconcile = %+v, %v; want the record taken for unknown", res, err)
@@ -183,6 +184,41 @@ func TestQueuedRefusalIsRefundedAfterAnOutageOfAnyLength(t *testing.T) {
 			m.State, m.Refunded, m.Attempts, r.balance(t))
 	}
 	waitRefunds(t, refunds, smsPrice)
+}
+
+// TestSentIsRecordedSentAfterAnOutage (D10 a): the vendor accepts while
+// the database is away; the caller is told sent; the reconciler, back
+// first, takes the record for unknown; the send's own retry still records
+// it sent, with the vendor's ID, and the charge stands once.
+func TestSentIsRecordedSentAfterAnOutage(t *testing.T) {
+	out := newOutageLedger()
+	r := newRecordRig(t, func(s store.Ledger) store.Ledger {
+		out.Ledger = s
+		return out
+	})
+	r.options = []notify.Option{notify.WithSettleAfter(outageSettle), notify.WithTimeout(outageTimeout)}
+	r.n = r.instance(t)
+	r.sms.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		out.goDown()
+		return &notify.Result{ProviderMessageID: "vendor-1"}, nil
+	})
+	rc, err := r.n.Send(context.Background(), smsReq("hello"))
+	if err != nil || rc.Status != record.StateSent || !strings.Contains(rc.Note, "retried") {
+		t.Fatalf("send = %+v, %v; want sent, its record said to be retried", rc, err)
+	}
+	out.lastFor(t, 10*outageSettle)
+	out.backForAllButSettles()
+	r.clock.Advance(10*outageSettle + time.Second)
+	if res, err := r.instance(t).Reconcile(context.Background()); err != nil || res != (notify.ReconcileResult{Unknown: 1}) {
+		t.Fatalf("Reconcile = %+v, %v; want the record taken for unknown", res, err)
+	}
+	out.backForAll()
+	out.waitLanded(t)
+	m := r.message(t, rc.MessageID)
+	wantStates(t, m, record.StatePending, record.StateAttempting, record.StateUnknown, record.StateSent)
+	if m.ProviderMessageID != "vendor-1" || m.Attempts != 1 || r.balance(t) != opening-25 {
+		t.Fatalf("record %+v, balance %d; want sent as vendor-1, charged once", m, r.balance(t))
+	}
 }
 
 // refundsTo is an observer that tells each refund it hears of on c.

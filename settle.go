@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/notifykit/notify/record"
@@ -84,7 +85,7 @@ func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, 
 // fail settles a message the vendor certainly did not accept: its charge
 // is refunded, exactly once, and its record marked failed, in one step.
 // When the ledger fails that step for a reason that may pass, the step is
-// retried in the background (refundLater) and the error says so: the
+// retried in the background (moveLater) and the error says so: the
 // refund follows once the store answers again.
 func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Receipt, charged bool, e *Error) (*Receipt, error) {
 	n.noteBounce(ctx, acct, env, e)
@@ -92,7 +93,7 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	r.Provider = e.Provider
 	r.Cost = Money{Currency: env.Price.Currency}
 	r.ErrorCode, r.Error = CodeOf(e), e.Error()
-	var late *lateRefund
+	var late *lateMove
 	// First, the light step that says the vendor does not have it: back
 	// to pending (nothing is in flight). Should the refund's heavier step
 	// below fail and the process die before it lands, the reconciler
@@ -116,7 +117,8 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 		// stays pending (or attempting, if that step failed too) and the
 		// charge stands, for now.
 		r.Cost = env.Price
-		late = &lateRefund{account: acct.ID, id: env.ID, u: u, refusal: *e}
+		refusal := *e
+		late = &lateMove{account: acct.ID, id: env.ID, u: u, refusal: &refusal}
 		e.Err = fmt.Errorf("%w; %s is not written yet (%w) and is retried until the store takes it",
 			e.Err, refundOf(env, charged), &StoreError{Store: "ledger", Err: err})
 		r.Error = e.Error()
@@ -128,7 +130,7 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	n.report(ctx, env, r, e)
 	if late != nil {
 		late.receipt = *r // a copy: the caller owns r from here on
-		n.refundLater(ctx, late)
+		n.moveLater(ctx, late)
 	}
 	return r, e
 }
@@ -169,16 +171,27 @@ func (n *Notifier) report(ctx context.Context, env *Envelope, r *Receipt, err er
 }
 
 // finish moves the record of an accepted or unknown message to its final
-// state, and reports whether it is there. A record that cannot be written
-// stays attempting, and the reconciler makes it unknown: the charge
-// stands either way, which is right for both.
+// state, and reports whether it is there. A move the store fails for a
+// reason that may pass (the database unreachable) is retried in the
+// background until it lands (moveLater), so that a message the caller
+// was told was sent is recorded sent, not left attempting for the
+// reconciler to take for unknown (it moves from unknown to sent all the
+// same, with a cheaper failover's credit). The charge stands meanwhile,
+// which is right for both outcomes.
 func (n *Notifier) finish(ctx context.Context, env *Envelope, r *Receipt, to record.State, reprice *Money) (store.Moved, bool) {
-	moved, err := n.move(ctx, env.Account.ID, env.ID, store.Update{State: to, At: n.now(),
+	u := store.Update{State: to, At: n.now(),
 		Provider: r.Provider, ProviderMessageID: r.ProviderMessageID, Gateway: r.Gateway,
 		Attempts: r.Attempts, ErrorCode: string(r.ErrorCode), Error: r.Error, Note: r.Note, Reprice: reprice,
-		Tried: r.Tried})
+		Tried: r.Tried}
+	moved, err := n.move(ctx, env.Account.ID, env.ID, u)
 	if err != nil && moved.State != to {
-		r.Note = joinNote(r.Note, "message record: "+err.Error())
+		if passing(err) {
+			u.Tried = slices.Clone(u.Tried) // the caller owns r's
+			n.moveLater(ctx, &lateMove{account: env.Account.ID, id: env.ID, u: u})
+			r.Note = joinNote(r.Note, "message record: not written yet ("+err.Error()+"); retried until the store takes it")
+		} else {
+			r.Note = joinNote(r.Note, "message record: "+err.Error())
+		}
 		return moved, false
 	}
 	return moved, true
@@ -310,11 +323,11 @@ func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope,
 	_, _ = n.ledger.AddSuppression(wctx, store.Suppression{Account: acct.ID, Kind: env.Kind, To: key, Reason: reason, At: n.now()})
 }
 
-// The backoff of a late refund's tries: the first waits about
-// lateRefundFirst, each later one twice as long, up to lateRefundMax.
+// The backoff of a late move's tries: the first waits about
+// lateMoveFirst, each later one twice as long, up to lateMoveMax.
 const (
-	lateRefundFirst = 100 * time.Millisecond
-	lateRefundMax   = 5 * time.Second
+	lateMoveFirst = 100 * time.Millisecond
+	lateMoveMax   = 5 * time.Second
 )
 
 // A refusal's refund when the store fails at that moment.
@@ -325,7 +338,7 @@ const (
 // after the pipeline's immediate retries, the record stays attempting and
 // the charge stands.
 //
-// So the move is retried in the background (refundLater), detached from
+// So the move is retried in the background (moveLater), detached from
 // the caller, with backoff, until the store takes it, however long it is
 // down: a database failover longer than the settle threshold must not
 // turn a refusal into a kept charge. In the usual case, a store back
@@ -362,34 +375,37 @@ const (
 // attempting, the step that marked an open record attempting was that
 // write.
 
-// lateRefund is the move into failed of a certainly refused message that
-// the ledger failed when the refusal came.
-type lateRefund struct {
+// lateMove is a move that settles a send, which the ledger failed when
+// the outcome came: into failed, refunding a certainly refused message;
+// into sent (or unknown), recording what the caller was told.
+type lateMove struct {
 	account, id string
 	// u is the move as the pipeline tried it; its At is kept, so that a
 	// try whose answer was lost is recognised by a later one (Conflict,
-	// failed at the same instant).
+	// in u.State at the same instant).
 	u store.Update
-	// refusal is the vendor's refusal, as the record keeps it; receipt
-	// the send's receipt as its caller got it (charge standing).
-	refusal Error
+	// refusal, for a move into failed, is the vendor's refusal, as the
+	// record keeps it, and receipt the send's receipt as its caller got it
+	// (charge standing): the observers hear of the refund when it lands
+	// (refundedLate). Nil for a move whose outcome they heard of already.
+	refusal *Error
 	receipt Receipt
 }
 
-// refundLater retries l's move on a goroutine of its own, detached from
+// moveLater retries l's move on a goroutine of its own, detached from
 // ctx's cancellation, until it lands or the store answers that it cannot
 // (Conflict: the record was settled otherwise, say a reconciler's refund
 // of a pending record; NotFound, InvalidArgument). It does not give up
 // while the store fails for a reason that may pass, so it lives as long as
-// the outage, one goroutine and one try every lateRefundMax per refusal.
-// A move that lands is told to the observers (StateFailed, Envelope nil,
-// with Refund), with the receipt the send would have had.
-func (n *Notifier) refundLater(ctx context.Context, l *lateRefund) {
-	go n.retryRefund(context.WithoutCancel(ctx), l)
+// the outage, one goroutine and one try every lateMoveMax per send. A
+// record the reconciler took for unknown meanwhile still moves: unknown
+// goes to failed (refunded) and to sent (record.CanMove).
+func (n *Notifier) moveLater(ctx context.Context, l *lateMove) {
+	go n.retryMove(context.WithoutCancel(ctx), l)
 }
 
-func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund) {
-	delay := lateRefundFirst
+func (n *Notifier) retryMove(ctx context.Context, l *lateMove) {
+	delay := lateMoveFirst
 	for {
 		t := time.NewTimer(delay/2 + rand.N(delay/2+1))
 		<-t.C
@@ -398,26 +414,34 @@ func (n *Notifier) retryRefund(ctx context.Context, l *lateRefund) {
 		sctx.release()
 		switch {
 		case err == nil:
-			n.refundedLate(ctx, l, m)
+			n.movedLate(ctx, l, m)
 			return
 		case CodeOf(err) == CodeConflict:
-			if m.State == record.StateFailed && sameInstant(m.UpdatedAt, l.u.At) {
-				n.refundedLate(ctx, l, m) // a try whose answer was lost did move it
+			if m.State == l.u.State && sameInstant(m.UpdatedAt, l.u.At) {
+				n.movedLate(ctx, l, m) // a try whose answer was lost did move it
 			}
 			return // else settled otherwise (a reconciler's refund of a pending record)
 		case !passing(err):
 			return
 		}
-		delay = min(2*delay, lateRefundMax)
+		delay = min(2*delay, lateMoveMax)
+	}
+}
+
+// movedLate tells the observers of a late refund once it landed; a
+// late move into sent or unknown they heard of when the send answered.
+func (n *Notifier) movedLate(ctx context.Context, l *lateMove, m store.Moved) {
+	if l.refusal != nil {
+		n.refundedLate(ctx, l, m)
 	}
 }
 
 // refundedLate tells the observers of l's move into failed, m, once it
 // landed: StateFailed with the refund, and the receipt as it stands now.
-func (n *Notifier) refundedLate(ctx context.Context, l *lateRefund, m store.Moved) {
+func (n *Notifier) refundedLate(ctx context.Context, l *lateMove, m store.Moved) {
 	r := l.receipt
 	r.Cost = m.Cost()
-	e := l.refusal
+	e := *l.refusal
 	what := "its record was marked failed"
 	if m.Refunded {
 		what = "its refund of " + m.Charge.String() + " was written"
