@@ -227,9 +227,10 @@ func openedAs(m *record.Message) opening { return opening{m.State, m.SendAt, m.C
 // queuedOutcome is the receipt of env's record, opened as o, after the
 // queue answered err to its opening (b the balance then): queued or
 // scheduled when it took it, observers told when observe; nil and the
-// error when it certainly wrote nothing; StateUnknown with
-// CodeOutcomeUnknown when its answer was lost, since the record and its
-// job may stand and the job may send it.
+// error when it certainly wrote nothing. When its answer was lost, the
+// record is read back (outside a caller's transaction): found, it is
+// queued for certain; else StateUnknown with CodeOutcomeUnknown, since
+// the record and its job may stand and the job may send it.
 func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, env *Envelope, o opening, b record.Balance, err error, observe bool) (*Receipt, error) {
 	r := n.receiptOf(acct, env, o.createdAt)
 	if err == nil {
@@ -244,10 +245,39 @@ func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, 
 	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict, CodeCanceled:
 		return nil, e // definite: nothing written
 	}
+	why := "so message " + env.ID + " may be queued"
+	if observe { // not in a caller's transaction: the record's own answer may settle it
+		rerr := n.readBack(ctx, acct.ID, env.ID)
+		if rerr == nil {
+			// Found: written with its job, in one transaction, so queued
+			// for certain (a worker may have taken it since).
+			r.Status, r.SendAt, r.Cost = o.state, o.sendAt, env.Price
+			n.readBalance(ctx, acct, r)
+			n.observe(ctx, Event{Type: record.StatePending, Envelope: env})
+			return r, nil
+		}
+		if CodeOf(rerr) == CodeNotFound {
+			// Not found, yet a commit on its way may still write the
+			// record and its job, which would send it: "not written"
+			// would invite a second send.
+			why = "and message " + env.ID + " is not found yet: most likely nothing was queued or charged, " +
+				"but a commit on its way may still queue it, charged, and send it; read the message before sending again"
+		}
+	}
 	r.Status, r.Cost = record.StateUnknown, env.Price
-	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, so message %s may be queued: %w", env.ID, e)}
+	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, %s: %w", why, e)}
 	r.ErrorCode, r.Error = e.Code, e.Error()
 	return r, e
+}
+
+// readBack reads the record of message id of account after the queue's
+// answer to its opening was lost, detached and retried as a settling
+// step is: nil when it is there, NotFound when it is not (yet).
+func (n *Notifier) readBack(ctx context.Context, account, id string) error {
+	return settleRetry(ctx, func(sctx context.Context) error {
+		_, err := n.ledger.Message(sctx, account, id)
+		return err
+	})
 }
 
 // queuedRecord is the record of env, whose request encodes as payload,

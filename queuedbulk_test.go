@@ -196,11 +196,16 @@ type batchQueue struct {
 	*memqueue.Queue
 	wallet *memstore.Wallet
 	calls  int
-	lose   bool
+	lose   bool // the answer lost after the records were written
+	// loseFirst loses the answer before anything was written.
+	loseFirst bool
 }
 
 func (q *batchQueue) OpenMany(ctx context.Context, ms []*record.Message) error {
 	q.calls++
+	if q.loseFirst {
+		return fmt.Errorf("the connection went before the commit: %w", store.ErrUnavailable)
+	}
 	var sum int64
 	for _, m := range ms {
 		sum += m.Charge.Minor
@@ -259,16 +264,17 @@ func TestEnqueueBulkAtOnce(t *testing.T) {
 	}
 }
 
-// A lost answer of the batch: every recipient may be queued, so each leg
-// is unknown and stays charged, and a repeat of the key queues none again.
+// A lost answer of the batch whose records were written: each is read
+// back and found, so every recipient is queued for certain, charged once,
+// and a repeat of the key queues none again.
 func TestEnqueueBulkAtOnceAnswerLost(t *testing.T) {
 	r, bq, n := newBatchRig(t)
 	ctx := context.Background()
 	bq.lose = true
 	rc, err := queued.New(n).Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
-	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != record.StateUnknown ||
-		rc.Legs[0].Status != record.StateUnknown || rc.Cost.Minor != 2*smsPrice {
-		t.Fatalf("%+v, %v: want every leg unknown, charged", rc, err)
+	if err != nil || rc == nil || rc.Status != record.StateQueued || rc.Legs[0].Status != record.StateQueued ||
+		rc.Legs[1].Status != record.StateQueued || rc.Cost.Minor != 2*smsPrice {
+		t.Fatalf("%+v, %v: want every leg read back queued, charged", rc, err)
 	}
 	bq.lose = false
 	again, err := queued.New(n).Enqueue(ctx, bulkOf("camp-3", "9876543210", "9876543211"))
@@ -277,6 +283,25 @@ func TestEnqueueBulkAtOnceAnswerLost(t *testing.T) {
 	}
 	if got := r.q.RunDue(ctx, queued.New(n)); got != 2 || r.vendor.Len() != 2 || r.balance(t) != opening-2*smsPrice {
 		t.Fatalf("ran %d, sent %d, balance %d: want each recipient once", got, r.vendor.Len(), r.balance(t))
+	}
+}
+
+// A lost answer of a batch that wrote nothing: the records are not found,
+// so every leg stays unknown (a commit on its way could still queue
+// them), and the answer says that most likely nothing was queued or
+// charged, never that a charge stands.
+func TestEnqueueBulkAtOnceAnswerLostBeforeAnyWrite(t *testing.T) {
+	r, bq, n := newBatchRig(t)
+	bq.loseFirst = true
+	rc, err := queued.New(n).Enqueue(context.Background(), bulkOf("camp-4", "9876543210", "9876543211"))
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || rc.Status != record.StateUnknown || rc.Legs[0].Status != record.StateUnknown {
+		t.Fatalf("%+v, %v: want every leg unknown", rc, err)
+	}
+	if msg := rc.Legs[0].Error; !strings.Contains(msg, "not found yet") || !strings.Contains(msg, "most likely nothing was queued or charged") {
+		t.Errorf("leg error %q: want it to say the record is not found and most likely nothing was charged", msg)
+	}
+	if r.balance(t) != opening || r.q.Len() != 0 {
+		t.Fatalf("balance %d, %d jobs: nothing was written", r.balance(t), r.q.Len())
 	}
 }
 
