@@ -56,7 +56,7 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 		// was given (NOTIFY_TWILIO_CALLBACK_URL), which is checked rather
 		// than this request's, since a proxy may stand between.
 		hook, err := twilio.NewWebhook(twilio.WebhookConfig{Reporter: n, AuthToken: cfg.twilio.authToken,
-			URL: cfg.twilio.callbackURL, Provider: providerTwilio})
+			AccountSID: cfg.twilio.accountSID, URL: cfg.twilio.callbackURL, Provider: providerTwilio})
 		if err != nil {
 			return nil, nil, fmt.Errorf("NOTIFY_TWILIO_AUTH_TOKEN, NOTIFY_TWILIO_CALLBACK_URL: %w", err)
 		}

@@ -145,7 +145,9 @@
 // and without the scheme's default port as Twilio's libraries do. A
 // callback without a signature of that shape (28 characters of base64) is
 // 401 before its body is read; one whose signature does not match, for a
-// forged token, URL, query or parameter, is 401 after; neither reports
+// forged token, URL, query or parameter, is 401 after; so is a signed
+// callback of another account than WebhookConfig.AccountSID, when it is
+// set (the gateway sets it to NOTIFY_TWILIO_ACCOUNT_SID); none reports
 // anything. A method other than POST is 405, a body that is not a form or
 // a callback without MessageSid 400, a body over WebhookConfig.MaxBody
 // (64 KiB by default) 413. A callback of a message no record has is

@@ -46,6 +46,12 @@ type WebhookConfig struct {
 	// Default: the request's own URL: https when it came over TLS, else
 	// http, its Host header and its request target as received.
 	URL string
+	// AccountSID, when set, is the account the callbacks must be of
+	// (Config.AccountSID, "AC" and 32 hex digits): a signed callback whose
+	// AccountSid is another (a subaccount's callbacks pointed here, an
+	// auth token two accounts share) is refused, 401, and reports nothing.
+	// Empty: not checked.
+	AccountSID string
 	// Provider is the Name of the Provider that sent the messages, as the
 	// records keep it (Config.Name). Default DefaultName ("twilio").
 	Provider string
@@ -77,6 +83,9 @@ func NewWebhook(cfg WebhookConfig) (*Webhook, error) {
 	if err := vendorhttp.CheckSignedReceiver("twilio", cfg.Reporter, "AuthToken", cfg.AuthToken,
 		"Twilio signs callbacks with the account's auth token"); err != nil {
 		return nil, err
+	}
+	if cfg.AccountSID != "" && !validSID(cfg.AccountSID, "AC") {
+		return nil, errors.New(`twilio: WebhookConfig.AccountSID must be "AC" and 32 hex digits, or empty`)
 	}
 	h := &Webhook{cfg: cfg}
 	if cfg.URL != "" {
@@ -111,7 +120,8 @@ var errNotForm = errors.New("twilio: a status callback is a form (application/x-
 // X-Twilio-Signature. It answers 405 (with Allow) for another method; 401,
 // reporting nothing, when the signature is missing or not of its shape
 // (before a byte of the body is read) or does not match the URL and
-// parameters under the auth token (compared in constant time); 400 for a
+// parameters under the auth token (compared in constant time), and for a
+// callback of another account than WebhookConfig.AccountSID; 400 for a
 // body that is not a form or a callback without MessageSid; 413 for a body
 // over MaxBody; 503 when the Reporter could not apply the report now (a
 // store failure, a message still being sent, a message SID not recorded
@@ -143,7 +153,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.count.Malformed(w, err)
 		return
 	}
-	if !h.verify(r, sig, params) {
+	if !h.verify(r, sig, params) || h.cfg.AccountSID != "" && params.Get("AccountSid") != h.cfg.AccountSID {
 		h.count.Refuse(w, r)
 		return
 	}

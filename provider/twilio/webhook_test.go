@@ -175,6 +175,37 @@ func TestWebhookRefusesForgeries(t *testing.T) {
 	}
 }
 
+// TestWebhookRefusesAnotherAccount: with AccountSID set, a callback
+// signed with the right token but of another account is refused, 401,
+// and reports nothing; the account's own goes through. Without it the
+// account is not checked.
+func TestWebhookRefusesAnotherAccount(t *testing.T) {
+	l := newHookLoop(t, func(c *twilio.WebhookConfig) { c.AccountSID = testSID }, "")
+	sid := l.send(t, 0)
+	target := l.receiver.URL + statusPath
+	other := url.Values{"MessageSid": {sid}, "MessageStatus": {"failed"}, "AccountSid": {"AC" + strings.Repeat("f", 32)}, "To": {"+919876500000"}}
+	none := url.Values{"MessageSid": {sid}, "MessageStatus": {"failed"}, "To": {"+919876500000"}}
+	for name, params := range map[string]url.Values{"another account": other, "no account": none} {
+		if code := l.post(t, "", twiliotest.Sign(testToken, target, params), params); code != http.StatusUnauthorized {
+			t.Errorf("%s: %d, want 401", name, code)
+		}
+	}
+	if got := l.rec.Take(); len(got) != 0 {
+		t.Fatalf("reported %+v", got)
+	}
+	own := url.Values{"MessageSid": {sid}, "MessageStatus": {"delivered"}, "AccountSid": {testSID}, "To": {"+919876500000"}}
+	if code := l.post(t, "", twiliotest.Sign(testToken, target, own), own); code != http.StatusOK || len(l.rec.Take()) != 1 {
+		t.Fatalf("the account's own callback: %d", code)
+	}
+
+	unchecked := newHookLoop(t, nil, "")
+	sid = unchecked.send(t, 0)
+	other.Set("MessageSid", sid)
+	if code := unchecked.post(t, "", twiliotest.Sign(testToken, unchecked.receiver.URL+statusPath, other), other); code != http.StatusOK {
+		t.Fatalf("without AccountSID, another account's callback: %d, want 200", code)
+	}
+}
+
 // TestWebhookURLWithQuery: a StatusCallback with a query of its own keeps
 // it, with the reference added; the signature covers both.
 func TestWebhookURLWithQuery(t *testing.T) {
@@ -322,6 +353,7 @@ func TestNewWebhookChecksItsConfig(t *testing.T) {
 		"URL with ?":   {Reporter: rec, AuthToken: testToken, URL: "https://h.example/s?x=1"},
 		"URL with ? ":  {Reporter: rec, AuthToken: testToken, URL: "https://h.example/s?"},
 		"URL not http": {Reporter: rec, AuthToken: testToken, URL: "ftp://h.example/s"},
+		"AccountSID":   {Reporter: rec, AuthToken: testToken, AccountSID: "SK" + strings.Repeat("0", 32)},
 	} {
 		_, err := twilio.NewWebhook(cfg)
 		if err == nil || !strings.Contains(err.Error(), "WebhookConfig."+strings.Fields(name)[0]) || strings.Contains(err.Error(), testToken) {
