@@ -349,21 +349,29 @@ func headBytesOver(r *http.Request, limit int) bool {
 	return n > limit
 }
 
-// requestID returns the client's X-Request-ID when it is sane (1-128
-// characters of letters, digits and ._:-), else a new one.
+// ValidRequestID reports whether id, a client's X-Request-ID, may be
+// echoed and logged as it is: 1 to 128 characters of ASCII letters,
+// digits and . _ : -. The Handler replaces any other with one of its own;
+// a host serving other routes beside it applies the same rule.
+func ValidRequestID(id string) bool {
+	n := len(id)
+	if n == 0 || n > 128 {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// requestID returns the client's X-Request-ID when it is sane
+// (ValidRequestID), else a new one.
 func (h *Handler) requestID(in string) string {
-	if n := len(in); n > 0 && n <= 128 {
-		ok := true
-		for i := 0; i < n; i++ {
-			c := in[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return in
-		}
+	if ValidRequestID(in) {
+		return in
 	}
 	var b [40]byte
 	out := append(b[:0], h.idPrefix...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,4 +101,71 @@ func TestGatewayLogFormatError(t *testing.T) {
 	if line := g.out.waitFor(t, "msg=\"http request\""); !strings.Contains(line, "request_id=") || !strings.Contains(line, "message_id=") {
 		t.Errorf("text access log: %s", line)
 	}
+}
+
+// TestGatewayLogsEveryRoute: the routes beside the API (webhooks, admin,
+// outbox, unsubscribe, health) leave one access line per request, with
+// its route, status and request ID, and a count in
+// notify_http_requests_total; a forged delivery report refused unread is
+// logged and counted like any other, its token kept out of the line.
+func TestGatewayLogsEveryRoute(t *testing.T) {
+	vendor := smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1"})
+	t.Cleanup(vendor.Close)
+	const token, forged = "sms-dlr-token-8d2f6a", "forged-token-4c1e9b7a"
+	adminKey := strings.Repeat("a", 40)
+	g := start(t, map[string]string{"NOTIFY_SMS_URL": vendor.URL, "NOTIFY_SMS_KEY": "vendor-key-1",
+		"NOTIFY_SMS_WEBHOOK_TOKEN": token, "NOTIFY_LOG_FORMAT": "json", "NOTIFY_ADMIN_KEY": adminKey, "NOTIFY_OUTBOX": "on"})
+	root := strings.TrimSuffix(g.base, "/api/v1")
+	sent := g.post(t, "/sms", g.key, `{"to":"9876543210","message":"Your order shipped"}`)
+	if sent.status != 200 {
+		t.Fatalf("send: %d %s", sent.status, sent.raw)
+	}
+	pm := sent.body["provider_message_id"].(string)
+	for range 3 {
+		if err := vendor.Report(context.Background(), root+"/webhooks/smsgateway/"+forged, pm, "DELIVERED", "", ""); err == nil || !strings.Contains(err.Error(), "401") {
+			t.Fatalf("a forged report: %v, want 401", err)
+		}
+	}
+	admin := g.send(t, "GET", root+"/admin/v1/accounts", nil, "")
+	if admin.status != 401 || admin.header.Get("X-Request-ID") == "" {
+		t.Fatalf("admin without its key: %d, X-Request-ID %q", admin.status, admin.header.Get("X-Request-ID"))
+	}
+	if a := g.send(t, "GET", root+"/outbox", nil, ""); a.status != 401 || a.header.Get("X-Request-ID") == "" {
+		t.Fatalf("outbox without the key: %d, X-Request-ID %q", a.status, a.header.Get("X-Request-ID"))
+	}
+	if a := g.send(t, "GET", root+"/healthz", nil, ""); a.status != 200 {
+		t.Fatalf("healthz: %d", a.status)
+	}
+
+	routes := map[string]int{}
+	for _, l := range jsonLines(t, g) {
+		if l["msg"] != "http request" || l["route"] == nil {
+			continue
+		}
+		routes[l["route"].(string)+" "+jsonNumber(l["status"])]++
+		if l["request_id"] == "" || l["duration"] == nil {
+			t.Errorf("an access line without its request ID or duration: %v", l)
+		}
+		if l["route"] == "admin" && l["request_id"] != admin.header.Get("X-Request-ID") {
+			t.Errorf("the admin line names request %v, want the answer's %s", l["request_id"], admin.header.Get("X-Request-ID"))
+		}
+	}
+	for want, n := range map[string]int{"webhooks 401": 3, "admin 401": 1, "outbox 401": 1, "healthz 200": 1} {
+		if routes[want] != n {
+			t.Errorf("%d access lines of %s, want %d (lines by route and status: %v)", routes[want], want, n, routes)
+		}
+	}
+	if strings.Contains(g.out.text(), forged) || strings.Contains(g.out.text(), token) {
+		t.Error("a webhook token is in the log")
+	}
+	fams := g.scrape(t, nil)
+	wantSample(t, fams, 3, "notify_http_requests_total", map[string]string{"route": "webhooks", "code": "401"})
+	wantSample(t, fams, 1, "notify_http_requests_total", map[string]string{"route": "admin", "code": "401"})
+}
+
+func jsonNumber(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.Itoa(int(f))
+	}
+	return ""
 }

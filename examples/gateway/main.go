@@ -311,6 +311,13 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// The API continues a caller's W3C trace (traceparent), so that a
 	// send's spans are children of the caller's; without the header it
 	// costs a header lookup.
+	access, err := newAccessLog(logger, mon.reg)
+	if err != nil {
+		return err
+	}
+	for i := range routes {
+		routes[i] = access.wrap(routes[i])
+	}
 	h := withRoutes(otelnotify.ContinueTrace(api), routes)
 
 	ln, err := net.Listen("tcp", cfg.addr)
