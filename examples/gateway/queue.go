@@ -30,8 +30,11 @@ func newQueue(ctx context.Context, cfg *config, st *stores, logger *slog.Logger)
 	// errors (a job that failed, a periodic task's error) reach the log.
 	// A job a killed instance had taken waits as long as an abandoned
 	// send does before another instance runs it again.
+	// While the database is down River logs the same failure several
+	// times a second: one line of each a quietInterval, with the count it
+	// stands for, says as much.
 	q, err := pgqueue.New(st.db, st.pool, pgqueue.Config{Workers: cfg.workers, RescueAfter: cfg.settleAfter,
-		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn})})
+		Logger: slog.New(newQuiet(minLevel{logger.Handler(), slog.LevelWarn}, quietInterval, time.Now))})
 	if err != nil {
 		return nil, err
 	}
@@ -169,3 +172,77 @@ func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
 func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.level}
 }
+
+// quietInterval is how often River's logger lets one message through
+// (newQuiet).
+const quietInterval = 30 * time.Second
+
+// quiet is a slog.Handler that lets each message (a record's text) through
+// at most once an interval, adding "repeated": the records of that
+// message it held back since the last one through. It bounds the lines a
+// failure that repeats many times a second (River's, while its database
+// is down) writes, and still says how often it happened. It remembers at
+// most quietKeys messages; a record of another one passes as it is.
+type quiet struct {
+	next slog.Handler
+	st   *quietState
+}
+
+// quietKeys bounds the messages quiet remembers: River's are a few dozen
+// constant texts.
+const quietKeys = 256
+
+type quietState struct {
+	every time.Duration
+	now   func() time.Time
+	mu    sync.Mutex
+	seen  map[string]*quietEntry
+}
+
+type quietEntry struct {
+	last time.Time // when a record of it went through
+	held int       // records held back since
+}
+
+func newQuiet(next slog.Handler, every time.Duration, now func() time.Time) quiet {
+	return quiet{next: next, st: &quietState{every: every, now: now, seen: make(map[string]*quietEntry)}}
+}
+
+func (h quiet) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+func (h quiet) Handle(ctx context.Context, r slog.Record) error {
+	held, pass := h.st.admit(r.Message)
+	if !pass {
+		return nil
+	}
+	if held > 0 {
+		r = r.Clone()
+		r.AddAttrs(slog.Int("repeated", held))
+	}
+	return h.next.Handle(ctx, r)
+}
+
+// admit says whether a record of msg goes through now, and how many were
+// held back before it.
+func (s *quietState) admit(msg string) (held int, pass bool) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.seen[msg]
+	switch {
+	case !ok && len(s.seen) >= quietKeys:
+		return 0, true
+	case !ok:
+		s.seen[msg] = &quietEntry{last: now}
+		return 0, true
+	case now.Sub(e.last) < s.every:
+		e.held++
+		return 0, false
+	}
+	held, e.held, e.last = e.held, 0, now
+	return held, true
+}
+
+func (h quiet) WithAttrs(as []slog.Attr) slog.Handler { return quiet{h.next.WithAttrs(as), h.st} }
+
+func (h quiet) WithGroup(name string) slog.Handler { return quiet{h.next.WithGroup(name), h.st} }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -427,4 +429,26 @@ func describeLive(t *testing.T, dbURL string, live []*record.Message) string {
 		fmt.Fprintf(&b, "\n  %s %s since %s; River job %s (attempt %d)", m.ID, m.State, m.UpdatedAt.Format(time.RFC3339Nano), state, attempt)
 	}
 	return b.String()
+}
+
+// TestQuietRiverLogs: a failure River logs many times a second (its
+// database down) makes one line an interval, the next one saying how
+// many it stands for; other messages pass on their own.
+func TestQuietRiverLogs(t *testing.T) {
+	var buf bytes.Buffer
+	clock := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	h := newQuiet(slog.NewTextHandler(&buf, nil), quietInterval, func() time.Time { return clock })
+	log := slog.New(h).With("component", "river")
+	for range 100 { // ten seconds of River's retries
+		log.Error("producer: error fetching jobs", "error", "dial tcp 127.0.0.1:5432: connect: connection refused")
+		clock = clock.Add(100 * time.Millisecond)
+	}
+	log.Warn("elector: leadership lost")
+	clock = clock.Add(quietInterval)
+	log.Error("producer: error fetching jobs", "error", "dial tcp 127.0.0.1:5432: connect: connection refused")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "error fetching jobs") || strings.Contains(lines[0], "repeated") ||
+		!strings.Contains(lines[1], "leadership lost") || !strings.Contains(lines[2], "repeated=99") || !strings.Contains(lines[2], "component=river") {
+		t.Fatalf("lines:\n%s\nwant the failure once, the other message, then the failure again with repeated=99", buf.String())
+	}
 }
