@@ -72,7 +72,8 @@ type verifyStartBody struct {
 
 // verifyCheckBody is the JSON of POST /verifications/{id}/check.
 type verifyCheckBody struct {
-	Code value `json:"code"`
+	Code      value `json:"code"`
+	Requester value `json:"requester"`
 }
 
 // verifyResendBody is the JSON of POST /verifications/{id}/resend.
@@ -237,10 +238,10 @@ func decodeVerifyStart(body []byte, m Header) (string, verify.StartOptions, erro
 // decodeVerifyCheck decodes the body of POST /verifications/{id}/check:
 // the code the user typed. A missing one is refused before it would be
 // counted as a wrong guess.
-func decodeVerifyCheck(body []byte) (string, error) {
+func decodeVerifyCheck(body []byte) (string, verify.CheckOptions, error) {
 	var w verifyCheckBody
 	if err := unmarshalKeys(body, &w, verifyCheckKeys, true); err != nil {
-		return "", err
+		return "", verify.CheckOptions{}, err
 	}
 	var fe record.FieldErrors
 	code := w.Code.str(&fe, "code", true)
@@ -251,10 +252,14 @@ func decodeVerifyCheck(body []byte) (string, error) {
 	case len(code) > maxCheckCode:
 		fe.Addf("code", "must be at most %d characters", maxCheckCode)
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		return "", err
+	opts := verify.CheckOptions{Requester: w.Requester.str(&fe, "requester", false)}
+	if len(opts.Requester) > 256 {
+		fe.Add("requester", "must be at most 256 bytes")
 	}
-	return code, nil
+	if err := notify.InvalidFields(fe); err != nil {
+		return "", verify.CheckOptions{}, err
+	}
+	return code, opts, nil
 }
 
 // decodeVerifyResend decodes the body of POST /verifications/{id}/resend,
@@ -351,14 +356,14 @@ func (h *Handler) checkVerification(x *exchange, r *http.Request, acct *notify.A
 	if !ok || !h.readBody(x, r) {
 		return
 	}
-	code, err := decodeVerifyCheck(x.body)
+	code, opts, err := decodeVerifyCheck(x.body)
 	if err != nil {
 		writeErr(x, r, err, nil)
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
-	res, err := h.verify.Check(ctx, acct.ID, id, code)
+	res, err := h.verify.Check(ctx, acct.ID, id, code, opts)
 	if err != nil {
 		writeErr(x, r, err, nil)
 		return

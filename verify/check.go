@@ -28,6 +28,16 @@ type CheckResult struct {
 // Approved reports whether the check approved the code.
 func (r *CheckResult) Approved() bool { return r.Status == StatusApproved }
 
+// CheckOptions are a check's choices.
+type CheckOptions struct {
+	// Requester is who checks, in the app's words, as in StartOptions:
+	// the fraud guard bounds the checks of one requester
+	// (GuardConfig.RequesterChecks) and counts the checks of a
+	// recipient's codes per requester (GuardConfig.Checks). At most 256
+	// bytes.
+	Requester string
+}
+
 // Check checks code against the account's verification id. Each check
 // of a pending verification counts, right or wrong, and the store counts
 // them exactly, so that however many run at once no more than
@@ -36,22 +46,43 @@ func (r *CheckResult) Approved() bool { return r.Status == StatusApproved }
 // approved: a verification approved already is a Conflict error, so a
 // replayed check proves nothing. An unknown id is NotFound; an empty
 // code is InvalidArgument and costs no attempt. A check is never charged.
-func (s *Service) Check(ctx context.Context, account, id, code string) (*CheckResult, error) {
+//
+// With a Guard, a requester (opts, at most one) over its checks is
+// RateLimited before the check counts; a check beyond the recipient's
+// checks counts, and is RateLimited without its code compared.
+func (s *Service) Check(ctx context.Context, account, id, code string, opts ...CheckOptions) (*CheckResult, error) {
 	const op = "verify.Check"
 	if err := checkArgs(op, account, id, "id"); err != nil {
 		return nil, err
+	}
+	var o CheckOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Err: errors.New("at most one CheckOptions")}
 	}
 	if code == "" {
 		// Nothing to weigh: an empty code costs no attempt.
 		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: record.FieldErrors{{Field: "code", Message: "is required"}}}
 	}
+	if len(o.Requester) > 256 {
+		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: record.FieldErrors{{Field: "requester", Message: "must be at most 256 bytes"}}}
+	}
 	now := s.now().UTC().Truncate(time.Microsecond)
+	if err := s.guard.checkRequester(ctx, op, account, o.Requester, now); err != nil {
+		return nil, err
+	}
 	v, counted, err := s.store.TakeCheck(ctx, account, id, now)
 	if err != nil {
 		return nil, storeError(op, err)
 	}
 	if !counted {
 		return s.ended(op, v, now)
+	}
+	if err := s.guard.checkRecipient(ctx, op, account, v.To, o.Requester, now); err != nil {
+		return nil, err
 	}
 	if !digits(code, v.Length) || !s.key.matches(v.ID, v.To, v.Purpose, code, v.CodeHash) {
 		out := view(v, now)
@@ -64,14 +95,14 @@ func (s *Service) Check(ctx context.Context, account, id, code string) (*CheckRe
 	if !approved {
 		return s.ended(op, v2, now) // canceled, or approved by a check at the same moment
 	}
-	s.guard.approved(context.WithoutCancel(ctx), account, v2.Prefix, v2.Country, now)
+	s.guard.approved(context.WithoutCancel(ctx), account, v2.To, v2.Prefix, v2.Country, now)
 	return &CheckResult{Status: StatusApproved, Verification: view(v2, now)}, nil
 }
 
 // CheckRecipient checks code against the newest pending verification of
 // to for purpose, as Check does; NotFound when there is none (never
 // started, expired, used up or canceled).
-func (s *Service) CheckRecipient(ctx context.Context, account, to, purpose, code string) (*CheckResult, error) {
+func (s *Service) CheckRecipient(ctx context.Context, account, to, purpose, code string, opts ...CheckOptions) (*CheckResult, error) {
 	const op = "verify.Check"
 	if err := checkArgs(op, account, to, "to"); err != nil {
 		return nil, err
@@ -93,7 +124,7 @@ func (s *Service) CheckRecipient(ctx context.Context, account, to, purpose, code
 	if err != nil {
 		return nil, storeError(op, err)
 	}
-	return s.Check(ctx, account, v.ID, code)
+	return s.Check(ctx, account, v.ID, code, opts...)
 }
 
 // ended answers a check of a verification that takes no more: approved
@@ -190,7 +221,7 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 		return nil, s.noSend(op, v, now)
 	}
 	legs, sendErr := s.deliver(ctx, snd, held)
-	return s.settle(ctx, op, v, legs, sendErr, now)
+	return s.settle(ctx, op, v, opts.Requester, legs, sendErr, now)
 }
 
 // sendable reports whether TakeSend would count a send of v at now: the

@@ -33,6 +33,12 @@ const (
 	// RuleSpendCap: the account's verification sends in the last hour
 	// cost what GuardConfig.SpendCap allows.
 	RuleSpendCap Rule = "spend_cap"
+	// RuleRequesterChecks: too many checks by one requester
+	// (GuardConfig.RequesterChecks); the rules of checks follow.
+	RuleRequesterChecks Rule = "requester_checks"
+	// RuleChecks: too many checks of codes sent to one recipient, by one
+	// requester when the check names one (GuardConfig.Checks).
+	RuleChecks Rule = "recipient_checks"
 )
 
 // Refusal is the cause of an error the fraud guard refused a send with:
@@ -61,11 +67,28 @@ type Limit struct {
 // a range (prefix) with at least MinSends sends, or a country with at
 // least MinCountrySends, of which fewer than MinApprovedPercent percent
 // were approved, takes no more sends until its rate recovers.
+//
+// A block must cost whoever causes it more than it costs the account's
+// real users, so it is bounded in what counts and in whom it stops:
+// MaxPerRequester bounds what one requester's sends count towards a
+// block (a range block then takes sends from several requesters, each
+// within its own velocity limit), and a recipient approved within Trust
+// is never stopped by it (the account's existing users keep signing in
+// while a range is blocked for numbers it has not seen succeed).
 type Conversion struct {
 	Window             time.Duration
 	MinSends           int
 	MinCountrySends    int
 	MinApprovedPercent int
+	// MaxPerRequester is how many of one requester's sends to a range (or
+	// a country) count towards its block over Window; default 2, so the
+	// default 10 sends take 5 requesters. Sends whose start names no
+	// requester all count: name requesters (StartOptions.Requester).
+	// Negative: no bound.
+	MaxPerRequester int
+	// Trust is how long a recipient whose code was approved passes the
+	// conversion rule; default 30 days. Negative: nobody passes.
+	Trust time.Duration
 	// Off turns the rule off.
 	Off bool
 }
@@ -97,6 +120,18 @@ type GuardConfig struct {
 	// entered; defaults: a day's window, 10 sends per range, 200 per
 	// country, 20 percent approved.
 	Conversion Conversion
+	// Checks bounds the checks of codes sent to one recipient, counted
+	// per requester when the check names one (CheckOptions.Requester),
+	// so that an attacker cannot spend a victim's checks; default 15 per
+	// hour (three verifications' worth). A check beyond it is
+	// RateLimited, its code not compared, and it counts as one of the
+	// verification's checks.
+	Checks Limit
+	// RequesterChecks bounds the checks one requester makes, whatever
+	// the verification; default 30 per hour. Only checks that name a
+	// requester count; one beyond it is RateLimited before it counts
+	// against the verification.
+	RequesterChecks Limit
 	// SpendCap is the most an account's verification sends may cost in
 	// any hour, in minor units of its currency (priced by
 	// notify.Notifier.Quote before each send, so concurrent sends cannot
@@ -115,6 +150,8 @@ type Guard struct {
 	prefix       Limit
 	prefixDigits int
 	conv         Conversion
+	checks       Limit
+	reqChecks    Limit
 	spendCap     int64
 }
 
@@ -147,6 +184,12 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if g.prefix, err = limitOf("Prefix", cfg.Prefix, Limit{50, hour}); err != nil {
 		return nil, err
 	}
+	if g.checks, err = limitOf("Checks", cfg.Checks, Limit{15, hour}); err != nil {
+		return nil, err
+	}
+	if g.reqChecks, err = limitOf("RequesterChecks", cfg.RequesterChecks, Limit{30, hour}); err != nil {
+		return nil, err
+	}
 	if g.prefixDigits == 0 {
 		g.prefixDigits = DefaultPrefixDigits
 	}
@@ -165,6 +208,12 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	}
 	if c.MinApprovedPercent == 0 {
 		c.MinApprovedPercent = 20
+	}
+	if c.MaxPerRequester == 0 {
+		c.MaxPerRequester = 2
+	}
+	if c.Trust == 0 {
+		c.Trust = 30 * 24 * hour
 	}
 	if c.Window < time.Minute || c.MinSends < 1 || c.MinCountrySends < 1 || c.MinApprovedPercent < 1 || c.MinApprovedPercent > 100 {
 		return nil, fmt.Errorf("verify: GuardConfig.Conversion wants a window of at least a minute, sends of at least 1 and 1 to 100 percent, found %+v", *c)
@@ -322,27 +371,55 @@ func (g *Guard) conversion(ctx context.Context, op, acct string, c check) error 
 		return sent >= int64(min) && ok*100 < sent*int64(g.conv.MinApprovedPercent)
 	}
 	rule := fmt.Sprintf("at least %d%% of codes sent approved, over %s", g.conv.MinApprovedPercent, g.conv.Window)
+	var r *Refusal
 	switch {
 	case low(sums[0], sums[1], g.conv.MinSends):
-		return refuse(op, notify.CodePermissionDenied, &Refusal{Rule: RulePrefixConversion,
-			Limit: fmt.Sprintf("%s, in a range after %d sends", rule, g.conv.MinSends)})
+		r = &Refusal{Rule: RulePrefixConversion, Limit: fmt.Sprintf("%s, in a range after %d sends", rule, g.conv.MinSends)}
 	case len(sums) == 4 && low(sums[2], sums[3], g.conv.MinCountrySends):
-		return refuse(op, notify.CodePermissionDenied, &Refusal{Rule: RuleCountryConversion,
-			Limit: fmt.Sprintf("%s, in a country after %d sends", rule, g.conv.MinCountrySends)})
+		r = &Refusal{Rule: RuleCountryConversion, Limit: fmt.Sprintf("%s, in a country after %d sends", rule, g.conv.MinCountrySends)}
+	default:
+		return nil
 	}
-	return nil
+	if g.trusted(ctx, acct, c.to, c.now) {
+		return nil // a recipient that proved itself lately: a block is not for it
+	}
+	return refuse(op, notify.CodePermissionDenied, r)
+}
+
+// trusted reports whether a code sent to to was approved within
+// Conversion.Trust. A count that cannot be read trusts nobody.
+func (g *Guard) trusted(ctx context.Context, acct, to string, now time.Time) bool {
+	if g.conv.Trust < 0 {
+		return false
+	}
+	sums, err := g.counters.Sums(ctx, []string{acct + "okto|" + to}, g.conv.Trust, now)
+	return err == nil && sums[0] > 0
 }
 
 // sent counts a code sent to a range and country, for the conversion
-// rule. A failure is dropped: the count errs towards fewer sends, which
-// only delays a block.
-func (g *Guard) sent(ctx context.Context, account, prefix, country string, now time.Time) {
+// rule, as requester's: at most Conversion.MaxPerRequester of one
+// requester's sends count over the window. A failure is dropped: the
+// count errs towards fewer sends, which only delays a block.
+func (g *Guard) sent(ctx context.Context, account, prefix, country, requester string, now time.Time) {
+	if g == nil || g.conv.Off || prefix == "" {
+		return
+	}
+	if requester != "" && g.conv.MaxPerRequester > 0 {
+		key := "v|" + account + "|sentby|" + prefix + "|" + requester
+		if _, ok, err := g.counters.Add(ctx, key, 1, g.conv.Window, int64(g.conv.MaxPerRequester), now); err != nil || !ok {
+			return // this requester has counted its share towards a block
+		}
+	}
 	g.tally(ctx, "sent", account, prefix, country, now)
 }
 
-// approved counts a code approved in a range and country.
-func (g *Guard) approved(ctx context.Context, account, prefix, country string, now time.Time) {
+// approved counts a code approved in a range and country, and trusts its
+// recipient, to, for Conversion.Trust.
+func (g *Guard) approved(ctx context.Context, account, to, prefix, country string, now time.Time) {
 	g.tally(ctx, "ok", account, prefix, country, now)
+	if g != nil && !g.conv.Off && g.conv.Trust > 0 {
+		_, _, _ = g.counters.Add(ctx, "v|"+account+"|okto|"+to, 1, g.conv.Trust, 0, now)
+	}
 }
 
 func (g *Guard) tally(ctx context.Context, what, account, prefix, country string, now time.Time) {
@@ -354,6 +431,29 @@ func (g *Guard) tally(ctx context.Context, what, account, prefix, country string
 	if country != "" {
 		_, _, _ = g.counters.Add(ctx, acct+"cc|"+country, 1, g.conv.Window, 0, now)
 	}
+}
+
+// checkRequester counts a check against its requester's limit
+// (RequesterChecks), before it counts against the verification.
+func (g *Guard) checkRequester(ctx context.Context, op, account, requester string, now time.Time) error {
+	if g == nil || requester == "" {
+		return nil
+	}
+	return g.velocity(ctx, op, RuleRequesterChecks, g.reqChecks, "v|"+account+"|chkreq|"+requester, now)
+}
+
+// checkRecipient counts a check of a code sent to to against the
+// recipient's limit (Checks), per requester when named. A safe-listed
+// recipient is not limited.
+func (g *Guard) checkRecipient(ctx context.Context, op, account, to, requester string, now time.Time) error {
+	if g == nil || g.safe != nil && g.safeListed(to) {
+		return nil
+	}
+	key := "v|" + account + "|chkto|" + to
+	if requester != "" {
+		key += "|" + requester
+	}
+	return g.velocity(ctx, op, RuleChecks, g.checks, key, now)
 }
 
 // refuse returns the error of a refusal.

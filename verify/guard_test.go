@@ -221,3 +221,99 @@ func TestRefusedResendKeepsItsSend(t *testing.T) {
 		t.Errorf("after two sends and refused resends: %+v, %v; want 3 sends left", got, err)
 	}
 }
+
+// TestRangeBlockCostsTheAttackerMore (issue 45 D10 d): one requester's
+// unapproved codes cannot block a range alone (each counts at most
+// Conversion.MaxPerRequester sends towards it), and a block, once made
+// by several, still lets through the numbers of the range whose codes
+// were approved lately (Conversion.Trust): the account's users keep
+// signing in.
+func TestRangeBlockCostsTheAttackerMore(t *testing.T) {
+	ctx := context.Background()
+	start := func(e *env, to, requester string) (*verify.Verification, error) {
+		return e.svc.Start(ctx, notifytest.AccountID, to, verify.StartOptions{Channels: []verify.Channel{verify.SMS}, Requester: requester})
+	}
+	e := guarded(t, verify.GuardConfig{Conversion: verify.Conversion{MinSends: 5, MinApprovedPercent: 50},
+		Requester: verify.Limit{Max: -1}})
+	// A user of the range signs in: trusted from here on.
+	v, err := start(e, "9876543500", "198.51.100.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, smsCode(t, e.kit)); err != nil || !res.Approved() {
+		t.Fatal(res, err)
+	}
+	// One attacker, ten codes never entered: two count, no block.
+	for i := range 10 {
+		if _, err := start(e, fmt.Sprintf("9876543%03d", i), "203.0.113.9"); err != nil {
+			t.Fatalf("start %d by one requester: %v", i, err)
+		}
+	}
+	if _, err := start(e, "9876543100", "198.51.100.8"); err != nil {
+		t.Fatalf("a new number of the range after one requester's ten codes: %v", err)
+	}
+	// A second requester's code makes it a block of the range (5 sends
+	// counted, 1 approved) for numbers it has not seen succeed...
+	if _, err := start(e, "9876543200", "203.0.113.10"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = start(e, "9876543300", "198.51.100.9")
+	if rule := refusal(t, err, notify.CodePermissionDenied); rule != verify.RulePrefixConversion {
+		t.Fatalf("a new number after two requesters' codes: rule %s", rule)
+	}
+	// ...but not for the user who signed in before.
+	if _, err := start(e, "9876543500", "198.51.100.7"); err != nil {
+		t.Fatalf("the range's trusted user: %v", err)
+	}
+}
+
+// TestGuardBoundsChecks (issue 45 D10 g): one requester's checks are
+// bounded whatever the verification, before they count; the checks of
+// one recipient's codes are bounded per requester, so an attacker
+// spends its own budget, not the victim's.
+func TestGuardBoundsChecks(t *testing.T) {
+	ctx := context.Background()
+	e := guarded(t, verify.GuardConfig{Checks: verify.Limit{Max: 3, Window: time.Hour}, RequesterChecks: verify.Limit{Max: 4, Window: time.Hour},
+		Recipient: verify.Limit{Max: -1}, Requester: verify.Limit{Max: -1}})
+	begin := func(to string) *verify.Verification {
+		v, err := e.svc.Start(ctx, notifytest.AccountID, to, verify.StartOptions{Channels: []verify.Channel{verify.SMS}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	check := func(v *verify.Verification, code, requester string) (*verify.CheckResult, error) {
+		return e.svc.Check(ctx, notifytest.AccountID, v.ID, code, verify.CheckOptions{Requester: requester})
+	}
+	victim := begin("9876543210")
+	code := smsCode(t, e.kit)
+	for range 3 {
+		if _, err := check(victim, wrongOf(code), "203.0.113.9"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := check(victim, code, "203.0.113.9")
+	if rule := refusal(t, err, notify.CodeRateLimited); rule != verify.RuleChecks {
+		t.Fatalf("the attacker's fourth check of the number: rule %s", rule)
+	}
+	// The attacker's fifth check, of another number: over its own budget.
+	other := begin("9876500000")
+	if _, err := check(other, "000000", "203.0.113.9"); err == nil {
+		t.Fatal("the attacker's fifth check went through")
+	} else if rule := refusal(t, err, notify.CodeRateLimited); rule != verify.RuleRequesterChecks {
+		t.Fatalf("rule %s", rule)
+	}
+	// The victim, from their own address, is not held back by the
+	// attacker's checks of their number.
+	fresh := begin("9876543210")
+	if res, err := check(fresh, smsCode(t, e.kit), "198.51.100.7"); err != nil || !res.Approved() {
+		t.Fatalf("the victim's own check: %+v, %v", res, err)
+	}
+}
+
+// wrongOf is a code of code's length other than code.
+func wrongOf(code string) string {
+	b := []byte(code)
+	b[0] = '0' + (b[0]-'0'+1)%10
+	return string(b)
+}

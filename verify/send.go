@@ -223,7 +223,7 @@ func legOf(c Channel, r *notify.Receipt, j int, composite bool, err error) Leg {
 // out for certain, a new verification is canceled and the error
 // returned; otherwise the code counts as sent for the guard and v is
 // answered with its legs.
-func (s *Service) settle(ctx context.Context, op string, v *verifystore.Verification, legs []Leg, sendErr error, now time.Time) (*Verification, error) {
+func (s *Service) settle(ctx context.Context, op string, v *verifystore.Verification, requester string, legs []Leg, sendErr error, now time.Time) (*Verification, error) {
 	if sendErr != nil {
 		if v.Sends <= 1 {
 			// Nothing reached the recipient: the verification could never
@@ -236,7 +236,7 @@ func (s *Service) settle(ctx context.Context, op string, v *verifystore.Verifica
 		out.Legs = legs
 		return out, reOp(op, sendErr)
 	}
-	s.guard.sent(context.WithoutCancel(ctx), v.Account, v.Prefix, v.Country, now)
+	s.guard.sent(context.WithoutCancel(ctx), v.Account, v.Prefix, v.Country, requester, now)
 	out := view(v, now)
 	out.Legs = legs
 	return out, nil

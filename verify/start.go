@@ -95,7 +95,7 @@ func (s *Service) Start(ctx context.Context, account, to string, opts StartOptio
 		return nil, storeError(op, err)
 	}
 	legs, sendErr := s.deliver(ctx, send, spend)
-	return s.settle(ctx, op, v, legs, sendErr, now)
+	return s.settle(ctx, op, v, p.requester, legs, sendErr, now)
 }
 
 // plan checks the options and the recipient and returns the
