@@ -40,11 +40,18 @@ func (n *Notifier) sendCompositeRequest(ctx context.Context, op string, req Comp
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
+		if err := n.skipSuppressed(ctx, op, acct, parts); err != nil {
+			return nil, err // every part's recipient opted out, or the list cannot be read
+		}
 		envs := make([]*Envelope, len(parts)) // nil for a part skipped
 		for i, p := range parts {
-			envs[i] = p.p.env
+			if p.skipped == nil {
+				envs[i] = p.p.env
+			}
 		}
-		undo, err := n.admit(ctx, op, acct, req.Kind(), envs...)
+		// The list was read for every part (skipSuppressed): take the
+		// limits' units.
+		undo, err := n.take(ctx, op, acct, req.Kind(), envs...)
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +122,38 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 		}
 	}
 	return nil, parts[0].skipped
+}
+
+// skipSuppressed skips each part whose recipient is on the account's
+// list with an entry that stops it (its leg is failed, suppressed,
+// nothing charged): the dual OTP's code still goes by chat to a number
+// whose SMS hard-bounced. Only when every part that could go is stopped
+// is the request refused, CodeSuppressed, as a single send is; a list
+// that cannot be read refuses it too.
+func (n *Notifier) skipSuppressed(ctx context.Context, op string, acct *Account, parts []part) error {
+	var first error
+	left := 0
+	for i := range parts {
+		p := &parts[i]
+		if p.skipped != nil {
+			continue
+		}
+		if err := n.suppressed(ctx, op, acct, []*Envelope{p.p.env}); err != nil {
+			if CodeOf(err) != CodeSuppressed {
+				return err
+			}
+			p.skipped = err
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		left++
+	}
+	if left == 0 && first != nil {
+		return first
+	}
+	return nil
 }
 
 // sendParts delivers the prepared parts concurrently and combines their

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
@@ -297,4 +299,36 @@ func TestEverySpellingOfASuppressedAddress(t *testing.T) {
 	if err := code("ravi@xn--bcher-kva.example"); !errors.Is(err, notify.ErrOTPThrottled) {
 		t.Fatalf("a second code to the other spelling: %v; want ErrOTPThrottled", err)
 	}
+}
+
+// A dual OTP whose SMS recipient hard-bounced still sends its code by
+// chat: the SMS leg is failed, suppressed and not charged; only the chat
+// leg is charged. With both legs' recipients on their lists, the request
+// is refused whole, nothing charged.
+func TestDualOTPSendsTheLegNotSuppressed(t *testing.T) {
+	kit := notifytest.New(t)
+	ctx := context.Background()
+	suppress(t, kit, sms.Kind, "+919876543210", store.SuppressHardBounce)
+	req := &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "482913"}
+	rc, err := kit.Notifier.Send(ctx, req)
+	if err != nil || rc.Status != record.StateSent || len(rc.Legs) != 2 {
+		t.Fatalf("dual OTP with its SMS recipient suppressed: %+v, %v; want sent by chat", rc, err)
+	}
+	if l := rc.Legs[0]; l.Status != record.StateFailed || l.ErrorCode != notify.CodeSuppressed || l.Cost.Minor != 0 {
+		t.Errorf("SMS leg %+v: want failed, suppressed, free", l)
+	}
+	if l := rc.Legs[1]; l.Status != record.StateSent || l.Cost.Minor == 0 {
+		t.Errorf("chat leg %+v: want sent and charged", l)
+	}
+	if len(kit.SentSMS()) != 0 || len(kit.SentChat()) != 1 {
+		t.Fatalf("sent %d SMS and %d chat messages; want the chat one alone", len(kit.SentSMS()), len(kit.SentChat()))
+	}
+	kit.AssertBalance(t, notifytest.DefaultBalance-rc.Legs[1].Cost.Minor)
+
+	suppress(t, kit, chat.Kind, "+919876543210", store.SuppressHardBounce)
+	before := kit.Balance(t)
+	if rc, err := kit.Notifier.Send(ctx, &otp.Request{Account: notifytest.AccountID, To: "9876543210", OTP: "551204"}); notify.CodeOf(err) != notify.CodeSuppressed || rc != nil {
+		t.Fatalf("both legs suppressed: %+v, %v; want CodeSuppressed, no receipt", rc, err)
+	}
+	kit.AssertBalance(t, before)
 }
