@@ -78,6 +78,10 @@
 // carries a recipient, an account or a message ID, so the number of
 // series stays bounded.
 //
+// A series appears at its first event, unless WithKnown names the
+// channels' providers and the currencies: New then creates their series
+// at zero, so that a scrape shows them from the start.
+//
 // Observe runs on the sending goroutine: after the first event of each
 // label combination it takes a read lock and increments, without
 // allocating.

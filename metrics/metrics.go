@@ -24,6 +24,46 @@ type Option func(*config) error
 type config struct {
 	buckets []float64
 	now     func() time.Time
+	known   Known
+}
+
+// Known names the label values a deployment will see, so that New can
+// create their series at zero: a scrape then shows every documented
+// series from the start, and a rate or an alert over one has a baseline
+// before its first event.
+type Known struct {
+	// Providers are the providers of each channel ("sms": "msg91",
+	// "twilio"), by their names (notify.Provider.Name).
+	Providers map[notify.Kind][]string
+	// RefusalKinds are the request kinds a limit may refuse, as
+	// notify_refusals_total labels them: the channels', and "otp" for the
+	// dual OTP. Default: the channels of Providers.
+	RefusalKinds []notify.Kind
+	// Currencies are the accounts' currency codes ("INR").
+	Currencies []string
+}
+
+// WithKnown creates the series of k at zero: notify_sends_total for each
+// channel, its providers and each outcome; notify_delivery_latency_seconds
+// for each channel and its providers; notify_charged_minor_total and
+// notify_refunded_minor_total for each currency;
+// notify_webhook_reports_total for each provider and status;
+// notify_refusals_total for each refusal kind and reason;
+// notify_provider_calls_total for each provider and outcome; and
+// notify_provider_breaker_open (0) for each provider. Default: a series
+// appears at its first event.
+func WithKnown(k Known) Option {
+	return func(c *config) error {
+		for kind, ps := range k.Providers {
+			for _, p := range ps {
+				if p == "" {
+					return fmt.Errorf("WithKnown: an empty provider name of %s", kind)
+				}
+			}
+		}
+		c.known = k
+		return nil
+	}
 }
 
 // WithLatencyBuckets sets the upper bounds, in seconds, of the delivery
@@ -124,7 +164,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
 	}
-	return &Observer{
+	o := &Observer{
 		now:      c.now,
 		sends:    newSeries(3, func(lv ...string) prometheus.Counter { return sends.WithLabelValues(lv...) }),
 		latency:  newSeries(2, func(lv ...string) prometheus.Observer { return latency.WithLabelValues(lv...) }),
@@ -134,7 +174,53 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		refusals: newSeries(2, func(lv ...string) prometheus.Counter { return refusals.WithLabelValues(lv...) }),
 		calls:    newSeries(2, func(lv ...string) prometheus.Counter { return calls.WithLabelValues(lv...) }),
 		breakers: newSeries(1, func(lv ...string) prometheus.Gauge { return breakers.WithLabelValues(lv...) }),
-	}, nil
+	}
+	o.zero(c.known)
+	return o, nil
+}
+
+// The label values the Observer writes, for WithKnown.
+var (
+	outcomes      = []string{"sent", "failed", "unknown"}
+	reportStates  = []string{string(record.StateSent), string(record.StateDelivered), string(record.StateRead), string(record.StateFailed)}
+	refusalReason = []string{"rate_limited", "otp_throttled"}
+)
+
+// zero creates the series of k (WithKnown), each at zero.
+func (o *Observer) zero(k Known) {
+	for _, c := range k.Currencies {
+		o.charged.get(c, "", "")
+		o.refunded.get(c, "", "")
+	}
+	refused := k.RefusalKinds
+	seen := map[string]bool{}
+	for kind, ps := range k.Providers {
+		if k.RefusalKinds == nil {
+			refused = append(refused, kind)
+		}
+		for _, p := range ps {
+			o.latency.get(string(kind), p, "")
+			for _, out := range outcomes {
+				o.sends.get(string(kind), p, out)
+			}
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			o.breakers.get(p, "", "").Set(0)
+			for _, out := range outcomes {
+				o.calls.get(p, out, "")
+			}
+			for _, st := range reportStates {
+				o.reports.get(p, st, "")
+			}
+		}
+	}
+	for _, kind := range refused {
+		for _, r := range refusalReason {
+			o.refusals.get(string(kind), r, "")
+		}
+	}
 }
 
 // Observe counts e. It never blocks on I/O and, once a label combination

@@ -267,3 +267,45 @@ func TestProviderCallsAndBreakers(t *testing.T) {
 	obs.BreakerChanged(ctx, "smsgateway", false, nil)
 	want(t, reg, 0, "notify_provider_breaker_open", "provider", "smsgateway")
 }
+
+// TestKnownSeriesStartAtZero: with WithKnown, every documented series of
+// the known channels, providers and currencies is there at zero before
+// the first event, and only those: no channel paired with another's
+// provider. Without it a series appears at its first event.
+func TestKnownSeriesStartAtZero(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	_, err := metrics.New(reg, metrics.WithKnown(metrics.Known{
+		Providers:    map[notify.Kind][]string{sms.Kind: {"msg91", "twilio"}, chat.Kind: {"cloudchat"}},
+		RefusalKinds: []notify.Kind{sms.Kind, chat.Kind, otp.Kind},
+		Currencies:   []string{"INR"},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range [][]string{
+		{"notify_sends_total", "kind", "sms", "outcome", "unknown", "provider", "twilio"},
+		{"notify_sends_total", "kind", "chat", "outcome", "sent", "provider", "cloudchat"},
+		{"notify_delivery_latency_seconds", "kind", "sms", "provider", "msg91"},
+		{"notify_charged_minor_total", "currency", "INR"},
+		{"notify_refunded_minor_total", "currency", "INR"},
+		{"notify_webhook_reports_total", "provider", "cloudchat", "status", "delivered"},
+		{"notify_refusals_total", "kind", "otp", "reason", "otp_throttled"},
+		{"notify_provider_calls_total", "outcome", "failed", "provider", "msg91"},
+		{"notify_provider_breaker_open", "provider", "twilio"},
+	} {
+		want(t, reg, 0, s[0], s[1:]...)
+	}
+	if _, ok := value(t, reg, "notify_sends_total", "kind", "chat", "outcome", "sent", "provider", "msg91"); ok {
+		t.Error("a series pairs chat with an SMS provider")
+	}
+	bare := prometheus.NewRegistry()
+	if _, err := metrics.New(bare); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := value(t, bare, "notify_charged_minor_total", "currency", "INR"); ok {
+		t.Error("without WithKnown a series exists before its first event")
+	}
+	if _, err := metrics.New(prometheus.NewRegistry(), metrics.WithKnown(metrics.Known{Providers: map[notify.Kind][]string{sms.Kind: {""}}})); err == nil {
+		t.Error("an empty provider name was taken")
+	}
+}

@@ -250,7 +250,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if st.otp != nil {
 		opts = append(opts, notify.WithOTPThrottle(st.otp))
 	}
-	mon, err := newMonitor(cfg, logger)
+	mon, err := newMonitor(cfg, logger, knownSeries(smsProviders, []notify.Provider{cloud, qr}, []notify.Provider{mail}))
 	if err != nil {
 		return err
 	}

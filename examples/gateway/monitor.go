@@ -5,11 +5,17 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/metrics"
+	"github.com/notifykit/notify/record"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -42,14 +48,35 @@ type monitor struct {
 // when set, is the bearer token GET /metrics requires; unset, /metrics is
 // open, as a Prometheus endpoint usually is on a private port (it shows
 // counts by kind, provider and currency, never a recipient or an account).
-func newMonitor(cfg *config, logger *slog.Logger) (*monitor, error) {
+func newMonitor(cfg *config, logger *slog.Logger, known metrics.Known) (*monitor, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	obs, err := metrics.New(reg)
+	obs, err := metrics.New(reg, metrics.WithKnown(known))
 	if err != nil {
 		return nil, err
 	}
 	return &monitor{reg: reg, obs: obs, token: cfg.metricsToken, logger: logger}, nil
+}
+
+// knownSeries names the channels' providers (nil ones left out) and the
+// gateway's currency, whose metric series then show at zero from the
+// first scrape (metrics.WithKnown).
+func knownSeries(smsProviders, chatProviders, mailProviders []notify.Provider) metrics.Known {
+	names := func(ps []notify.Provider) []string {
+		var out []string
+		for _, p := range ps {
+			if p != nil && !slices.Contains(out, p.Name()) {
+				out = append(out, p.Name())
+			}
+		}
+		return out
+	}
+	return metrics.Known{
+		Providers: map[notify.Kind][]string{sms.Kind: names(smsProviders), chat.Kind: names(chatProviders),
+			email.Kind: names(mailProviders)},
+		RefusalKinds: []notify.Kind{sms.Kind, chat.Kind, email.Kind, otp.Kind},
+		Currencies:   []string{record.INR().Code},
+	}
 }
 
 // options are the Notifier options that feed the metrics.

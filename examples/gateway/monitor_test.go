@@ -93,6 +93,16 @@ func TestMonitorHealthReadyAndMetrics(t *testing.T) {
 	if status != 200 || body["status"] != "ready" {
 		t.Fatalf("readyz: %d %v", status, body)
 	}
+	// Every documented series of the configured providers is there
+	// before the first event, at zero.
+	fams := g.scrape(t, nil)
+	wantSample(t, fams, 0, "notify_sends_total", map[string]string{"kind": "sms", "provider": "sms-log", "outcome": "unknown"})
+	wantSample(t, fams, 0, "notify_sends_total", map[string]string{"kind": "email", "provider": "smtp", "outcome": "failed"})
+	wantSample(t, fams, 0, "notify_refunded_minor_total", map[string]string{"currency": "INR"})
+	wantSample(t, fams, 0, "notify_refusals_total", map[string]string{"kind": "otp", "reason": "rate_limited"})
+	wantSample(t, fams, 0, "notify_webhook_reports_total", map[string]string{"provider": "qr-log", "status": "delivered"})
+	wantSample(t, fams, 0, "notify_provider_breaker_open", map[string]string{"provider": "cloud-log"})
+
 	before := g.balanceMinor(t)
 	if a := g.post(t, "/sms", g.key, `{"to":"9876543210","message":"hello"}`); a.status != 200 {
 		t.Fatalf("sms: %d %s", a.status, a.raw)
@@ -105,7 +115,7 @@ func TestMonitorHealthReadyAndMetrics(t *testing.T) {
 	}
 	spent := before - g.balanceMinor(t)
 
-	fams := g.scrape(t, nil)
+	fams = g.scrape(t, nil)
 	wantSample(t, fams, 2, "notify_sends_total", map[string]string{"kind": "sms", "provider": "sms-log", "outcome": "sent"})
 	wantSample(t, fams, 1, "notify_sends_total", map[string]string{"kind": "chat", "provider": "cloud-log", "outcome": "sent"})
 	wantSample(t, fams, float64(spent), "notify_charged_minor_total", map[string]string{"currency": "INR"})
