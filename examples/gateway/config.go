@@ -2,10 +2,12 @@ package main
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base32"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +118,13 @@ type config struct {
 	outbox bool
 	// logFormat is NOTIFY_LOG_FORMAT: text (the default) or json.
 	logFormat string
+	// devAttachments is NOTIFY_DEV_ATTACHMENTS=loopback: e-mail
+	// attachments may be fetched from this machine (127.0.0.0/8, ::1),
+	// to try them locally; devAttachmentsCA, from
+	// NOTIFY_DEV_ATTACHMENTS_CA, the certificates such a local https
+	// server is trusted by (nil: the system's roots). Development only.
+	devAttachments   bool
+	devAttachmentsCA *x509.CertPool
 	// metricsToken is NOTIFY_METRICS_TOKEN: the bearer token GET /metrics
 	// asks for; empty, /metrics is open.
 	metricsToken string
@@ -480,6 +489,41 @@ func (c *config) loadOperatorOptions(get func(string) string) error {
 	}
 	if c.outbox && c.realVendors() && c.adminKey == "" {
 		return fmt.Errorf("NOTIFY_OUTBOX=on with real vendors shows real people's messages: set NOTIFY_ADMIN_KEY, which the outbox then requires")
+	}
+	return c.loadDevAttachments(get)
+}
+
+// loadDevAttachments reads NOTIFY_DEV_ATTACHMENTS and
+// NOTIFY_DEV_ATTACHMENTS_CA. Both are for development: with a real vendor
+// a fetch from this machine would let an API client read its local
+// services into a mail (server-side request forgery), so they are a
+// start-up error then.
+func (c *config) loadDevAttachments(get func(string) string) error {
+	mode, caFile := get("NOTIFY_DEV_ATTACHMENTS"), get("NOTIFY_DEV_ATTACHMENTS_CA")
+	switch mode {
+	case "":
+		if caFile != "" {
+			return fmt.Errorf("NOTIFY_DEV_ATTACHMENTS_CA: set NOTIFY_DEV_ATTACHMENTS=loopback too")
+		}
+		return nil
+	case "loopback":
+	default:
+		return fmt.Errorf("NOTIFY_DEV_ATTACHMENTS: want loopback, or leave it unset")
+	}
+	if c.realVendors() {
+		return fmt.Errorf("NOTIFY_DEV_ATTACHMENTS: development only; with a real vendor configured, attachments come from public https URLs alone")
+	}
+	c.devAttachments = true
+	if caFile == "" {
+		return nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return fmt.Errorf("NOTIFY_DEV_ATTACHMENTS_CA: %w", err)
+	}
+	c.devAttachmentsCA = x509.NewCertPool()
+	if !c.devAttachmentsCA.AppendCertsFromPEM(pem) {
+		return fmt.Errorf("NOTIFY_DEV_ATTACHMENTS_CA: %s holds no PEM certificate", caFile)
 	}
 	return nil
 }

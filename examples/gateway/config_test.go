@@ -259,6 +259,11 @@ func TestOperatorOptions(t *testing.T) {
 		"admin key with a space": {env: with(nil, "NOTIFY_ADMIN_KEY", key+" x"), err: "NOTIFY_ADMIN_KEY"},
 		"short metrics token":    {env: with(nil, "NOTIFY_METRICS_TOKEN", "scrape"), err: "NOTIFY_METRICS_TOKEN: must be at least 16"},
 		"log format":             {env: with(nil, "NOTIFY_LOG_FORMAT", "xml"), err: "NOTIFY_LOG_FORMAT: want text or json"},
+		"dev attachments":        {env: with(nil, "NOTIFY_DEV_ATTACHMENTS", "loopback"), outbox: true},
+		"dev attachments bad":    {env: with(nil, "NOTIFY_DEV_ATTACHMENTS", "on"), err: "NOTIFY_DEV_ATTACHMENTS: want loopback"},
+		"dev attachments vendor": {env: with(vendor, "NOTIFY_DEV_ATTACHMENTS", "loopback"), err: "NOTIFY_DEV_ATTACHMENTS: development only"},
+		"dev CA alone":           {env: with(nil, "NOTIFY_DEV_ATTACHMENTS_CA", "/tmp/ca.pem"), err: "NOTIFY_DEV_ATTACHMENTS_CA: set NOTIFY_DEV_ATTACHMENTS"},
+		"dev CA missing":         {env: with(nil, "NOTIFY_DEV_ATTACHMENTS", "loopback", "NOTIFY_DEV_ATTACHMENTS_CA", "/nonexistent/ca.pem"), err: "NOTIFY_DEV_ATTACHMENTS_CA"},
 	} {
 		cfg, err := loadConfig(c.env)
 		switch {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -104,7 +107,17 @@ func mailer(cfg *config, logger *slog.Logger, box *devOutbox, codes *mailCodes) 
 		closeDev()
 		return nil, "", nil, err
 	}
-	p, err := smtp.New(smtp.Config{Default: srv, MaxAttachmentBytes: maxFiles})
+	mc := smtp.Config{Default: srv, MaxAttachmentBytes: maxFiles}
+	if cfg.devAttachments {
+		// NOTIFY_DEV_ATTACHMENTS=loopback: files served on this machine,
+		// named under .test (RFC 6761), which resolves to it.
+		mc.AllowAttachmentAddr = netip.Addr.IsLoopback
+		mc.Resolver = devResolver{}
+		if cfg.devAttachmentsCA != nil {
+			mc.AttachmentTLSConfig = &tls.Config{RootCAs: cfg.devAttachmentsCA, MinVersion: tls.VersionTLS12}
+		}
+	}
+	p, err := smtp.New(mc)
 	if err != nil {
 		closeDev()
 		return nil, "", nil, fmt.Errorf("NOTIFY_SMTP_URL: %w", err)
@@ -201,4 +214,21 @@ func (c *mailCodes) of(m smtptest.Message) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.byID[id]
+}
+
+// devResolver resolves the names under .test (RFC 6761 keeps the name
+// for testing: no public name ends so) to this machine, 127.0.0.1, and
+// every other name as the system does, for NOTIFY_DEV_ATTACHMENTS: a
+// file served locally is named https://files.test:8443/..., since
+// attachment URLs must name a host, not an address or localhost.
+type devResolver struct{}
+
+func (devResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if h := strings.TrimSuffix(strings.ToLower(host), "."); strings.HasSuffix(h, ".test") {
+		if network == "ip6" {
+			return []netip.Addr{netip.IPv6Loopback()}, nil
+		}
+		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1})}, nil
+	}
+	return net.DefaultResolver.LookupNetIP(ctx, network, host)
 }
