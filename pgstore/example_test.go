@@ -12,7 +12,9 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/pgstore"
+	"github.com/notifykit/notify/pgstore/pgqueue"
 	"github.com/notifykit/notify/provider/logprovider"
+	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
@@ -90,6 +92,73 @@ func ExampleNew() {
 	if err := store.Migrate(ctx); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// ExampleStore_Pool queues an order's confirmation SMS in the
+// application's own transaction (queued.Sender.EnqueueTx): the order row,
+// the message's record, its charge and its job commit together, so the
+// SMS is queued if and only if the order is saved. The queue runs on the
+// Store's pool (Store.Pool), and so does the application's transaction.
+// (It needs a server, so it has no checked output.)
+func ExampleStore_Pool() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	store, err := pgstore.New(pool)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := store.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	q, err := pgqueue.New(store, store.Pool(), pgqueue.Config{}) // River's tables beside the store's
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := q.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+
+	ch, err := sms.New(sms.Config{Provider: logprovider.New(nil, "log")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := notify.New(store, store, // the accounts, the ledger
+		notify.WithPrices(wallet.DefaultINR()),
+		notify.WithChannel(ch),
+		notify.WithQueue(q))
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := queued.New(n)
+	go func() { _ = q.Run(ctx, s, s.ReconcileTask()) }() // the worker, in every process that should send
+
+	// The application's write and the SMS: both or neither. (Account
+	// acme, its wallet and its SMS sender ID exist: see Example.)
+	placeOrder := func(ctx context.Context, id string) (*notify.Receipt, error) {
+		tx, err := pool.Begin(ctx) // store.Pool() is pool
+		if err != nil {
+			return nil, err
+		}
+		defer tx.Rollback(ctx) // on any error, the order goes with the SMS; a no-op once committed
+		if _, err := tx.Exec(ctx, `INSERT INTO orders (id, account) VALUES ($1, $2)`, id, "acme"); err != nil {
+			return nil, err
+		}
+		r, err := s.EnqueueTx(ctx, tx, &sms.Request{Account: "acme", To: "9876543210",
+			Message: "Order #" + id + " confirmed."})
+		if err != nil {
+			return nil, err
+		}
+		return r, tx.Commit(ctx)
+	}
+	r, err := placeOrder(ctx, "4411")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.Status, r.MessageID) // queued; a worker sends it
 }
 
 // ExampleStore_CheckLedger proves an account's ledger identity, as an

@@ -247,6 +247,16 @@ func (s *Store) CheckHealth(ctx context.Context) error {
 	return s.fail(ctx, "health check", s.do(ctx, repeatable, func() error { return s.pool.Ping(ctx) }))
 }
 
+// Pool returns the pool the Store runs on: the one given to New, or the
+// one Open made. It is shared, not a copy: the Store goes on using it, so
+// do not close it while the Store is in use (a pool Open made is closed
+// by Close, and must not be used after it). Its connections reach the
+// Store's database, so it is the pool to give pgqueue.New with this Store,
+// and the one to begin the caller's own transactions on (pool.Begin) for
+// queued.Sender.EnqueueTx and EnqueueTxMany, whose records and charges are
+// then written in that transaction beside the caller's own rows.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
 // Schema returns the schema of WithSchema, or "" when the Store's tables
 // are found through the connection's search_path: where a queue on the
 // same database (pgstore/pgqueue) puts its own tables.
