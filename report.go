@@ -383,6 +383,10 @@ type WebhookStats struct {
 	// applied yet (a store failure, a message still being sent, a report
 	// ahead of our move to sent); the vendor sends them again.
 	Failed uint64
+	// Held counts refusals answered late because their source had more
+	// than its share of refusals that second (a flood of forgeries; see
+	// provider/vendorhttp's Receiver).
+	Held uint64
 }
 
 // startReport starts the span of a delivery report: its provider, state

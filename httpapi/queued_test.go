@@ -333,3 +333,30 @@ func TestBulkSMSQueuedAndScheduled(t *testing.T) {
 		t.Errorf("balance %d, want %d: each recipient charged once", got, httpapienv.OpeningBal-5*25)
 	}
 }
+
+// TestRespondAsyncBulk: a bulk SMS with Prefer: respond-async queues every
+// recipient (202, each receipt queued, Preference-Applied), and a worker
+// sends each once.
+func TestRespondAsyncBulk(t *testing.T) {
+	e, q := newQueuedEnv(t, httpapi.WithRespondAsync())
+	r := e.Post(t, "/api/v1/sms/bulk", `{"to":["9876543210","9876543211"],"message":"Store closed today"}`,
+		map[string]string{"Prefer": "respond-async"})
+	if r.Status != http.StatusAccepted || r.Header.Get("Preference-Applied") != "respond-async" {
+		t.Fatalf("bulk respond-async: %d %v %s", r.Status, r.Header, r.Raw)
+	}
+	legs, _ := r.Body["receipts"].([]any)
+	if len(legs) != 2 || r.Body["queued"] != 2.0 {
+		t.Fatalf("receipts: %s", r.Raw)
+	}
+	for i, l := range legs {
+		if st := l.(map[string]any)["status"]; st != "queued" {
+			t.Errorf("leg %d %v, want queued", i, st)
+		}
+	}
+	if e.SMS.Len() != 0 {
+		t.Fatal("sent at once")
+	}
+	if n := runDue(e, q); n != 2 || e.SMS.Len() != 2 {
+		t.Fatalf("ran %d jobs, sent %d; want 2 and 2", n, e.SMS.Len())
+	}
+}

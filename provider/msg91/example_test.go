@@ -133,5 +133,5 @@ func ExampleNewWebhook() {
 	// <nil>
 	// delivered 2026-11-25 08:30:05 +0000 UTC
 	// 401
-	// {Reports:1 Unmatched:0 Ignored:0 Refused:1 Malformed:0 Failed:0}
+	// {Reports:1 Unmatched:0 Ignored:0 Refused:1 Malformed:0 Failed:0 Held:0}
 }

@@ -127,5 +127,5 @@ func ExampleWebhook() {
 	// Output:
 	// <nil>
 	// delivered 2026-11-25 08:30:05 +0000 UTC
-	// {Reports:1 Unmatched:0 Ignored:0 Refused:0 Malformed:0 Failed:0}
+	// {Reports:1 Unmatched:0 Ignored:0 Refused:0 Malformed:0 Failed:0 Held:0}
 }

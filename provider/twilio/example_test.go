@@ -118,5 +118,5 @@ func ExampleNewWebhook() {
 	// <nil>
 	// +919876543210 delivered
 	// twiliotest: the delivery-report receiver answered 401 Unauthorized
-	// {Reports:1 Unmatched:0 Ignored:0 Refused:1 Malformed:0 Failed:0}
+	// {Reports:1 Unmatched:0 Ignored:0 Refused:1 Malformed:0 Failed:0 Held:0}
 }

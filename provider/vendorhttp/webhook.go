@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -116,8 +117,9 @@ var errNotJSON = errors.New("the body is not JSON")
 //     a body that proves genuine gives its length back to the budget.
 //
 // The first four answer before a byte of the body is read, and close
-// the connection rather than drain it. The read buffer is sized from
-// Content-Length, within b.Max.
+// the connection rather than drain it. Every refusal is answered late
+// when its source has had more than its share of them this second (see
+// Receiver). The read buffer is sized from Content-Length, within b.Max.
 func (c *Receiver) Read(w http.ResponseWriter, r *http.Request, b *WebhookBody) ([]byte, bool) {
 	var want []byte
 	if b.Signature != nil {
@@ -129,6 +131,7 @@ func (c *Receiver) Read(w http.ResponseWriter, r *http.Request, b *WebhookBody) 
 		want = mac
 	}
 	if b.JSON && !isJSON(r.Header.Get("Content-Type")) {
+		c.wait(r)
 		closeUnread(w, r)
 		c.Malformed(w, errNotJSON)
 		return nil, false
@@ -138,6 +141,7 @@ func (c *Receiver) Read(w http.ResponseWriter, r *http.Request, b *WebhookBody) 
 		limit = MaxWebhookBody
 	}
 	if r.ContentLength > limit {
+		c.wait(r)
 		closeUnread(w, r)
 		c.Malformed(w, &http.MaxBytesError{Limit: limit})
 		return nil, false
@@ -152,6 +156,7 @@ func (c *Receiver) Read(w http.ResponseWriter, r *http.Request, b *WebhookBody) 
 			taken = limit
 		}
 		if taken = budget.take(taken); taken < 0 {
+			c.wait(r)
 			closeUnread(w, r)
 			c.Busy(w)
 			return nil, false
@@ -160,6 +165,7 @@ func (c *Receiver) Read(w http.ResponseWriter, r *http.Request, b *WebhookBody) 
 	body, err := readAll(make([]byte, 0, max(r.ContentLength, 511)+1), http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		budget.give(taken - int64(len(body))) // what was not read
+		c.wait(r)
 		c.Malformed(w, err)
 		return nil, false
 	}
@@ -287,20 +293,94 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 // answers the vendor: it reads bodies (Read), refuses (Refuse, Busy,
 // Malformed) and hands reports over (Deliver). The zero value is ready;
 // it is safe for concurrent use.
+//
+// A refusal is cheap, but a flood of them is not: connections posting
+// forgeries as fast as they are answered keep the process's cores busy
+// and slow every send. So each source (the connection's IP address, the
+// proxy's behind one) gets HoldAfter refusals a second answered at once;
+// its further refusals that second are answered after HoldFor (Held in
+// Stats), which bounds what a client that waits for its answers can make
+// the receiver refuse to a handful a second per connection. A genuine
+// report is never held: only refusals count and wait.
 type Receiver struct {
-	reports, unmatched, ignored, refused, malformed, failed atomic.Uint64
+	reports, unmatched, ignored, refused, malformed, failed, held atomic.Uint64
+	// HoldFor, when set, is the wait of a held refusal; default
+	// DefaultHoldFor.
+	HoldFor time.Duration
+	hold    holds
+	now     func() time.Time // the clock of the holds' seconds; nil: time.Now
+}
+
+// HoldAfter is how many refusals a second one source gets answered at
+// once; DefaultHoldFor the wait of each further one that second.
+const (
+	HoldAfter      = 20
+	DefaultHoldFor = time.Second
+)
+
+// holds counts each source's refusals in the current second.
+type holds struct {
+	mu     sync.Mutex
+	second int64
+	counts map[string]int
+}
+
+// maxHoldSources bounds the sources counted in one second; beyond it,
+// refusals of sources not counted yet are answered at once.
+const maxHoldSources = 1 << 16
+
+// wait counts a refusal of r's source and, beyond HoldAfter this second,
+// waits HoldFor (or until r's client leaves) before the refusal is
+// answered.
+func (c *Receiver) wait(r *http.Request) {
+	src := r.RemoteAddr
+	if host, _, err := net.SplitHostPort(src); err == nil {
+		src = host
+	}
+	clock := c.now
+	if clock == nil {
+		clock = time.Now
+	}
+	now := clock().Unix()
+	h := &c.hold
+	h.mu.Lock()
+	if h.second != now || h.counts == nil {
+		h.second, h.counts = now, make(map[string]int)
+	}
+	n, known := h.counts[src]
+	if known || len(h.counts) < maxHoldSources {
+		n++
+		h.counts[src] = n
+	}
+	h.mu.Unlock()
+	if n <= HoldAfter {
+		return
+	}
+	c.held.Add(1)
+	d := c.HoldFor
+	if d <= 0 {
+		d = DefaultHoldFor
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
 }
 
 // Stats returns the counts so far.
 func (c *Receiver) Stats() notify.WebhookStats {
 	return notify.WebhookStats{Reports: c.reports.Load(), Unmatched: c.unmatched.Load(), Ignored: c.ignored.Load(),
-		Refused: c.refused.Load(), Malformed: c.malformed.Load(), Failed: c.failed.Load()}
+		Refused: c.refused.Load(), Malformed: c.malformed.Load(), Failed: c.failed.Load(), Held: c.held.Load()}
 }
 
-// Refuse answers 401 and counts it. When r's body may be unread, the
-// answer closes the connection (see Receiver.Read).
+// Refuse answers 401 and counts it, late when r's source has had more
+// than its share of refusals this second (Receiver). When r's body may be
+// unread, the answer closes the connection (see Receiver.Read).
 func (c *Receiver) Refuse(w http.ResponseWriter, r *http.Request) {
 	c.refused.Add(1)
+	c.wait(r)
 	closeUnread(w, r)
 	http.Error(w, "unauthorized", http.StatusUnauthorized)
 }

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
@@ -291,5 +292,54 @@ func TestReadBudget(t *testing.T) {
 	}
 	if s := n.Stats(); s.Failed != 5 || s.Refused != 2 {
 		t.Errorf("stats = %+v", s)
+	}
+}
+
+// TestRefusalsHeldBeyondTheSourcesShare: a source's first HoldAfter
+// refusals in a second are answered at once; its further ones wait
+// HoldFor (Held counts them); another source and the next second are not
+// held, and a client that leaves is not waited for.
+func TestRefusalsHeldBeyondTheSourcesShare(t *testing.T) {
+	second := time.Unix(1_800_000_000, 0)
+	c := &Receiver{HoldFor: 30 * time.Millisecond, now: func() time.Time { return second }}
+	refuse := func(src string) time.Duration {
+		r := httptest.NewRequest(http.MethodPost, "/webhooks/x", nil)
+		r.RemoteAddr = src
+		began := time.Now()
+		c.Refuse(httptest.NewRecorder(), r)
+		return time.Since(began)
+	}
+	for range HoldAfter {
+		refuse("203.0.113.9:4000")
+	}
+	if c.Stats().Held != 0 {
+		t.Fatalf("held %d of the source's first %d refusals", c.Stats().Held, HoldAfter)
+	}
+	for i := range 3 {
+		if took := refuse("203.0.113.9:4001"); took < 30*time.Millisecond {
+			t.Errorf("refusal %d beyond the share answered after %v, want at least 30ms", HoldAfter+i+1, took)
+		}
+	}
+	refuse("198.51.100.7:5000") // another source, its first refusal
+	if got := c.Stats().Held; got != 3 {
+		t.Fatalf("held %d, want the 3 beyond the first source's share", got)
+	}
+	second = second.Add(time.Second)
+	refuse("203.0.113.9:4000")
+	if got := c.Stats().Held; got != 3 {
+		t.Fatalf("held %d after the second turned, want still 3", got)
+	}
+	// A client that leaves is not waited for.
+	ctx, cancel := context.WithCancel(context.Background())
+	for range HoldAfter {
+		refuse("192.0.2.5:1")
+	}
+	c.HoldFor = time.Hour
+	r := httptest.NewRequest(http.MethodPost, "/webhooks/x", nil).WithContext(ctx)
+	r.RemoteAddr = "192.0.2.5:2"
+	cancel()
+	c.Refuse(httptest.NewRecorder(), r)
+	if got := c.Stats().Held; got != 4 {
+		t.Fatalf("held %d, want 4", got)
 	}
 }
