@@ -252,10 +252,7 @@ func decodeVerifyCheck(body []byte) (string, verify.CheckOptions, error) {
 	case len(code) > maxCheckCode:
 		fe.Addf("code", "must be at most %d characters", maxCheckCode)
 	}
-	opts := verify.CheckOptions{Requester: w.Requester.str(&fe, "requester", false)}
-	if len(opts.Requester) > 256 {
-		fe.Add("requester", "must be at most 256 bytes")
-	}
+	opts := verify.CheckOptions{Requester: w.Requester.str(&fe, "requester", false)} // its rule is verify's
 	if err := notify.InvalidFields(fe); err != nil {
 		return "", verify.CheckOptions{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/queue"
@@ -34,7 +35,7 @@ type CheckOptions struct {
 	// the fraud guard bounds the checks of one requester
 	// (GuardConfig.RequesterChecks) and counts the checks of a
 	// recipient's codes per requester (GuardConfig.Checks). At most 256
-	// bytes.
+	// characters, as StartOptions.Requester.
 	Requester string
 }
 
@@ -67,8 +68,10 @@ func (s *Service) Check(ctx context.Context, account, id, code string, opts ...C
 		// Nothing to weigh: an empty code costs no attempt.
 		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: record.FieldErrors{{Field: "code", Message: "is required"}}}
 	}
-	if len(o.Requester) > 256 {
-		return nil, &notify.Error{Code: notify.CodeInvalidArgument, Op: op, Fields: record.FieldErrors{{Field: "requester", Message: "must be at most 256 bytes"}}}
+	var fe record.FieldErrors
+	checkRequester(&fe, o.Requester)
+	if err := notify.InvalidFields(fe); err != nil {
+		return nil, wrapOp(op, err)
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
 	if err := s.guard.checkRequester(ctx, op, account, o.Requester, now); err != nil {
@@ -137,6 +140,18 @@ func (s *Service) ended(op string, v *verifystore.Verification, now time.Time) (
 	return &CheckResult{Status: out.Status, Verification: out}, nil
 }
 
+// maxRequester bounds a requester, in characters.
+const maxRequester = 256
+
+// checkRequester adds to fe why requester (StartOptions, ResendOptions,
+// CheckOptions) is refused: more than maxRequester characters, or not
+// UTF-8. It is the one rule of the field.
+func checkRequester(fe *record.FieldErrors, requester string) {
+	if !utf8.ValidString(requester) || utf8.RuneCountInString(requester) > maxRequester {
+		fe.Addf("requester", "must be at most %d characters of UTF-8", maxRequester)
+	}
+}
+
 // checkArgs reports a missing account or identifier.
 func checkArgs(op, account, id, field string) error {
 	var fe record.FieldErrors
@@ -187,6 +202,7 @@ func (s *Service) Resend(ctx context.Context, account, id string, opts ResendOpt
 	}
 	var fe record.FieldErrors
 	checkChannels(&fe, "channels", channels)
+	checkRequester(&fe, opts.Requester)
 	if !fe.Has("channels") && (slices.Contains(channels, Email) != slices.Contains(v.Channels, string(Email))) {
 		fe.Add("channels", "must reach the verification's recipient: e-mail for an address, sms or chat for a number")
 	}
@@ -253,6 +269,17 @@ func (s *Service) Cancel(ctx context.Context, account, id string) (*Verification
 		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
+	// The store moves any verification it keeps pending (a check counted
+	// before the expiry, or the last one, still approves), but one that
+	// ran out of time or checks has ended for its reader: read it first,
+	// and refuse to cancel what ended.
+	v, err := s.store.Verification(ctx, account, id)
+	if err != nil {
+		return nil, storeError(op, err)
+	}
+	if st := v.StatusAt(now); st != StatusPending {
+		return nil, &notify.Error{Code: notify.CodeConflict, Op: op, Err: fmt.Errorf("the verification is %s already", st)}
+	}
 	v, ok, err := s.store.FinishVerification(ctx, account, id, StatusCanceled, now)
 	if err != nil {
 		return nil, storeError(op, err)

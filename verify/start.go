@@ -49,7 +49,7 @@ type StartOptions struct {
 	// Requester is who asked, in the app's words (a client IP, a user
 	// ID): the fraud guard limits each requester apart, so that one
 	// requester cannot use up a recipient's budget and lock its owner
-	// out.
+	// out. At most 256 characters.
 	Requester string
 }
 
@@ -127,9 +127,7 @@ func (s *Service) plan(acct *notify.Account, to string, opts StartOptions, now t
 	if !validPurpose(opts.Purpose) {
 		fe.Add("purpose", "must be at most 64 letters, digits, '_' and '-'")
 	}
-	if len(opts.Requester) > 256 {
-		fe.Add("requester", "must be at most 256 characters")
-	}
+	checkRequester(&fe, opts.Requester)
 	p := plan{brand: opts.Brand, locale: opts.Locale, webOTPHost: opts.WebOTPHost, appHash: opts.AppHash,
 		domain: opts.Domain, requester: opts.Requester, channels: channels}
 	v := &verifystore.Verification{Account: acct.ID, Purpose: opts.Purpose, Length: length,

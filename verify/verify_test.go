@@ -371,6 +371,56 @@ func TestCancel(t *testing.T) {
 	if _, err := e.svc.Cancel(ctx, notifytest.AccountID, "no-such-id"); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Errorf("cancel of an unknown id: %v, want NotFound", err)
 	}
+
+	// One that ran out of checks, or of time, ended already, though the
+	// store keeps it pending until a sweep: Conflict, and it stays as it
+	// ended.
+	used := e.start(t, "9876543211", verify.StartOptions{})
+	for i := range 5 {
+		if _, err := e.svc.Check(ctx, notifytest.AccountID, used.ID, wrong(smsCode(t, e.kit), i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.svc.Cancel(ctx, notifytest.AccountID, used.ID); notify.CodeOf(err) != notify.CodeConflict || !strings.Contains(err.Error(), "max_attempts_reached") {
+		t.Errorf("cancel of a verification out of checks: %v, want Conflict saying max_attempts_reached", err)
+	}
+	if g, err := e.svc.Get(ctx, notifytest.AccountID, used.ID); err != nil || g.Status != verify.StatusMaxAttempts {
+		t.Errorf("after the refused cancel: %+v, %v; want max_attempts_reached", g, err)
+	}
+	old := e.start(t, "9876543212", verify.StartOptions{})
+	e.clock.Add(time.Hour)
+	if _, err := e.svc.Cancel(ctx, notifytest.AccountID, old.ID); notify.CodeOf(err) != notify.CodeConflict || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("cancel of an expired verification: %v, want Conflict saying expired", err)
+	}
+}
+
+// TestRequesterIsCountedInCharacters: a requester of 256 characters
+// passes whatever their bytes (é is two); 257 is InvalidArgument naming
+// requester, at the start, the check and the resend alike.
+func TestRequesterIsCountedInCharacters(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	ok, long := strings.Repeat("é", 256), strings.Repeat("é", 257)
+	v, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{Requester: ok})
+	if err != nil {
+		t.Fatalf("256 characters, 512 bytes: %v", err)
+	}
+	field := func(what string, err error) {
+		t.Helper()
+		var ne *notify.Error
+		if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument || !ne.Fields.Has("requester") {
+			t.Errorf("%s with 257 characters: %v, want InvalidArgument naming requester", what, err)
+		}
+	}
+	_, err = e.svc.Start(ctx, notifytest.AccountID, "9876543211", verify.StartOptions{Requester: long})
+	field("start", err)
+	_, err = e.svc.Check(ctx, notifytest.AccountID, v.ID, "000000", verify.CheckOptions{Requester: long})
+	field("check", err)
+	_, err = e.svc.Resend(ctx, notifytest.AccountID, v.ID, verify.ResendOptions{Requester: long})
+	field("resend", err)
+	if _, err := e.svc.Check(ctx, notifytest.AccountID, v.ID, smsCode(t, e.kit), verify.CheckOptions{Requester: ok}); err != nil {
+		t.Errorf("check with 256 characters: %v", err)
+	}
 }
 
 // TestTheStoreKeepsNoCode reads every field the store keeps: no code, and
