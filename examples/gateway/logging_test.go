@@ -161,6 +161,8 @@ func TestGatewayLogsEveryRoute(t *testing.T) {
 	fams := g.scrape(t, nil)
 	wantSample(t, fams, 3, "notify_http_requests_total", map[string]string{"route": "webhooks", "code": "401"})
 	wantSample(t, fams, 1, "notify_http_requests_total", map[string]string{"route": "admin", "code": "401"})
+	wantSample(t, fams, 3, "notify_webhook_requests_total", map[string]string{"webhook": "smsgateway", "result": "refused"})
+	wantSample(t, fams, 0, "notify_webhook_requests_total", map[string]string{"webhook": "smsgateway", "result": "held"})
 }
 
 func jsonNumber(v any) string {

@@ -292,8 +292,11 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if err != nil {
 		return err
 	}
-	hooks, hookPaths, err := webhooks(cfg, n)
+	hooks, hookPaths, hookStats, err := webhooks(cfg, n)
 	if err != nil {
+		return err
+	}
+	if err := mon.countWebhooks(hookStats); err != nil {
 		return err
 	}
 	var routes []route

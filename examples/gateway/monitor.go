@@ -230,3 +230,38 @@ func (m *monitor) breakers(p notify.BreakerPolicy, logger *slog.Logger) notify.B
 	}
 	return p
 }
+
+// countWebhooks exports the receivers' counts (notify.WebhookStats) as
+// notify_webhook_requests_total{webhook,result}, read at each scrape:
+// reports, unmatched, ignored, refused, malformed, failed and held (a
+// refusal answered late, its source over its share: a flood).
+func (m *monitor) countWebhooks(stats webhookStats) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	return m.reg.Register(webhookCollector{stats: stats, desc: prometheus.NewDesc("notify_webhook_requests_total",
+		"Requests and report entries of each delivery-report receiver, by result (its WebhookStats).",
+		[]string{"webhook", "result"}, nil)})
+}
+
+// webhookCollector is notify_webhook_requests_total.
+type webhookCollector struct {
+	stats webhookStats
+	desc  *prometheus.Desc
+}
+
+func (c webhookCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c webhookCollector) Collect(ch chan<- prometheus.Metric) {
+	for name, read := range c.stats {
+		s := read()
+		for _, r := range []struct {
+			result string
+			n      uint64
+		}{{"reports", s.Reports}, {"unmatched", s.Unmatched}, {"ignored", s.Ignored}, {"refused", s.Refused},
+			{"malformed", s.Malformed}, {"failed", s.Failed}, {"held", s.Held}} {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(r.n), name, r.result)
+		}
+	}
+}
+

@@ -17,34 +17,42 @@ import (
 // beside the API.
 const webhookPrefix = "/webhooks/"
 
+// webhookStats are the counts of the mounted receivers, by vendor
+// (cloudchat, qrchat, smsgateway, twilio, msg91), for the metrics.
+type webhookStats map[string]func() notify.WebhookStats
+
 // webhooks returns the receivers of the vendors' delivery reports that
 // the configuration enables, each mounted only when its secret is set,
-// and the paths mounted (for the banner); nil when none is.
-func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
+// the paths mounted (for the banner) and their counts; nil when none is.
+func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, webhookStats, error) {
 	mux := http.NewServeMux()
 	var paths []string
+	stats := webhookStats{}
 	if cfg.cloudAppSecret != "" {
 		hook, err := cloudchat.NewWebhook(cloudchat.WebhookConfig{Reporter: n,
 			AppSecret: cfg.cloudAppSecret, VerifyToken: cfg.cloudVerifyToken})
 		if err != nil {
-			return nil, nil, fmt.Errorf("NOTIFY_CLOUD_APP_SECRET: %w", err)
+			return nil, nil, nil, fmt.Errorf("NOTIFY_CLOUD_APP_SECRET: %w", err)
 		}
 		mux.Handle(webhookPrefix+"cloudchat", hook)
+		stats["cloudchat"] = hook.Stats
 		paths = append(paths, "GET, POST "+webhookPrefix+"cloudchat")
 	}
 	if cfg.qrWebhookSecret != "" {
 		hook, err := qrchat.NewWebhook(qrchat.WebhookConfig{Reporter: n, Secret: cfg.qrWebhookSecret, Session: cfg.qrSession})
 		if err != nil {
-			return nil, nil, fmt.Errorf("NOTIFY_QR_WEBHOOK_SECRET: %w", err)
+			return nil, nil, nil, fmt.Errorf("NOTIFY_QR_WEBHOOK_SECRET: %w", err)
 		}
 		mux.Handle(webhookPrefix+"qrchat", hook)
+		stats["qrchat"] = hook.Stats
 		paths = append(paths, "POST "+webhookPrefix+"qrchat")
 	}
 	if cfg.smsWebhookToken != "" {
 		hook, err := smsgateway.NewWebhook(smsgateway.WebhookConfig{Reporter: n, Token: cfg.smsWebhookToken})
 		if err != nil {
-			return nil, nil, fmt.Errorf("NOTIFY_SMS_WEBHOOK_TOKEN: %w", err)
+			return nil, nil, nil, fmt.Errorf("NOTIFY_SMS_WEBHOOK_TOKEN: %w", err)
 		}
+		stats["smsgateway"] = hook.Stats
 		// The methods the vendor's webhook settings offer.
 		for _, method := range []string{"GET", "POST", "PUT"} {
 			mux.Handle(method+" "+webhookPrefix+"smsgateway/{token}", hook)
@@ -58,24 +66,26 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, error) {
 		hook, err := twilio.NewWebhook(twilio.WebhookConfig{Reporter: n, AuthToken: cfg.twilio.authToken,
 			AccountSID: cfg.twilio.accountSID, URL: cfg.twilio.callbackURL, Provider: providerTwilio})
 		if err != nil {
-			return nil, nil, fmt.Errorf("NOTIFY_TWILIO_AUTH_TOKEN, NOTIFY_TWILIO_CALLBACK_URL: %w", err)
+			return nil, nil, nil, fmt.Errorf("NOTIFY_TWILIO_AUTH_TOKEN, NOTIFY_TWILIO_CALLBACK_URL: %w", err)
 		}
 		// Any method: the receiver answers 405 to all but POST.
 		mux.Handle(webhookPrefix+"twilio", hook)
+		stats["twilio"] = hook.Stats
 		paths = append(paths, "POST "+webhookPrefix+"twilio (signed; Twilio calls "+cfg.twilio.callbackURL+")")
 	}
 	if cfg.msg91 != nil && cfg.msg91.webhookToken != "" {
 		hook, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: n, Token: cfg.msg91.webhookToken, Provider: providerMSG91})
 		if err != nil {
-			return nil, nil, fmt.Errorf("NOTIFY_MSG91_WEBHOOK_TOKEN: %w", err)
+			return nil, nil, nil, fmt.Errorf("NOTIFY_MSG91_WEBHOOK_TOKEN: %w", err)
 		}
 		mux.Handle(webhookPrefix+"msg91/{token}", hook)
+		stats["msg91"] = hook.Stats
 		paths = append(paths, "POST "+webhookPrefix+"msg91/$NOTIFY_MSG91_WEBHOOK_TOKEN")
 	}
 	if len(paths) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	return mux, paths, nil
+	return mux, paths, stats, nil
 }
 
 // route is a handler mounted beside the API: it serves the requests
