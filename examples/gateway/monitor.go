@@ -264,4 +264,3 @@ func (c webhookCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
-
