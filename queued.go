@@ -208,11 +208,55 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "tx",
 			Message: "is not a transaction the queue can join"}}, Err: err}
 	}
+	if tx == nil && err != nil {
+		if err = n.lostOpening(ctx, op, acct.ID, env.ID, err); err == nil {
+			b, _ = n.ledger.Balance(ctx, acct.ID) // the queue's answer, with its balance, was lost
+		}
+	}
 	// A send in the caller's transaction moves money only if it commits,
 	// which the Notifier cannot see: its observers hear of it from the
 	// worker.
 	return n.queuedOutcome(ctx, op, acct, env, opened, b, err, tx == nil)
 }
+
+// lostOpening reads back the record id of account after the queue
+// answered err to its opening (outside a caller's transaction, whose
+// commit is the caller's). A record found was written with its job, in
+// one transaction, so the opening took place: nil. One not found may
+// still be, by a commit on its way, whose job would send it: err,
+// marked notFoundYet for the answer's words. A definite err, or a record
+// that cannot be read, leaves err as it is. The read runs on the
+// caller's context: it only makes the answer truer.
+func (n *Notifier) lostOpening(ctx context.Context, op, account, id string, err error) error {
+	if definiteOpening(storeFailure(op, "queue", err).Code) {
+		return err
+	}
+	_, rerr := n.ledger.Message(ctx, account, id)
+	switch {
+	case rerr == nil:
+		return nil
+	case CodeOf(rerr) == CodeNotFound:
+		return &notFoundYet{err}
+	}
+	return err
+}
+
+// definiteOpening reports whether a queue's refusal of an opening, of
+// code, certainly wrote nothing.
+func definiteOpening(code Code) bool {
+	switch code {
+	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict, CodeCanceled:
+		return true
+	}
+	return false
+}
+
+// notFoundYet marks a queue's lost answer whose record was not found
+// when read back (lostOpening).
+type notFoundYet struct{ err error }
+
+func (e *notFoundYet) Error() string { return e.err.Error() }
+func (e *notFoundYet) Unwrap() error { return e.err }
 
 // opening is what a queued record says of itself when it is opened: the
 // queue takes the record, so its receipt is made of this copy.
@@ -225,12 +269,11 @@ type opening struct {
 func openedAs(m *record.Message) opening { return opening{m.State, m.SendAt, m.CreatedAt} }
 
 // queuedOutcome is the receipt of env's record, opened as o, after the
-// queue answered err to its opening (b the balance then): queued or
-// scheduled when it took it, observers told when observe; nil and the
-// error when it certainly wrote nothing. When its answer was lost, the
-// record is read back (outside a caller's transaction): found, it is
-// queued for certain; else StateUnknown with CodeOutcomeUnknown, since
-// the record and its job may stand and the job may send it.
+// queue answered err to its opening (b the balance then), read back
+// when it was lost (lostOpening): queued or scheduled when it took it,
+// observers told when observe; nil and the error when it certainly wrote
+// nothing; else StateUnknown with CodeOutcomeUnknown, since the record
+// and its job may stand and the job may send it.
 func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, env *Envelope, o opening, b record.Balance, err error, observe bool) (*Receipt, error) {
 	r := n.receiptOf(acct, env, o.createdAt)
 	if err == nil {
@@ -241,43 +284,18 @@ func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, 
 		return r, nil
 	}
 	e := storeFailure(op, "queue", err)
-	switch e.Code {
-	case CodeInsufficientFunds, CodeNotFound, CodeInvalidArgument, CodeConflict, CodeCanceled:
-		return nil, e // definite: nothing written
+	if definiteOpening(e.Code) {
+		return nil, e // nothing written
 	}
 	why := "so message " + env.ID + " may be queued"
-	if observe { // not in a caller's transaction: the record's own answer may settle it
-		rerr := n.readBack(ctx, acct.ID, env.ID)
-		if rerr == nil {
-			// Found: written with its job, in one transaction, so queued
-			// for certain (a worker may have taken it since).
-			r.Status, r.SendAt, r.Cost = o.state, o.sendAt, env.Price
-			n.readBalance(ctx, acct, r)
-			n.observe(ctx, Event{Type: record.StatePending, Envelope: env})
-			return r, nil
-		}
-		if CodeOf(rerr) == CodeNotFound {
-			// Not found, yet a commit on its way may still write the
-			// record and its job, which would send it: "not written"
-			// would invite a second send.
-			why = "and message " + env.ID + " is not found yet: most likely nothing was queued or charged, " +
-				"but a commit on its way may still queue it, charged, and send it; read the message before sending again"
-		}
+	if nf := (*notFoundYet)(nil); errors.As(err, &nf) {
+		why = "and message " + env.ID + " is not found yet: most likely nothing was queued or charged, " +
+			"but a commit on its way may still queue it, charged, and send it; read the message before sending again"
 	}
 	r.Status, r.Cost = record.StateUnknown, env.Price
 	e = &Error{Code: CodeOutcomeUnknown, Op: op, Err: fmt.Errorf("the queue's answer was lost, %s: %w", why, e)}
 	r.ErrorCode, r.Error = e.Code, e.Error()
 	return r, e
-}
-
-// readBack reads the record of message id of account after the queue's
-// answer to its opening was lost, detached and retried as a settling
-// step is: nil when it is there, NotFound when it is not (yet).
-func (n *Notifier) readBack(ctx context.Context, account, id string) error {
-	return settleRetry(ctx, func(sctx context.Context) error {
-		_, err := n.ledger.Message(sctx, account, id)
-		return err
-	})
 }
 
 // queuedRecord is the record of env, whose request encodes as payload,

@@ -644,3 +644,48 @@ func TestQueuedClaimWithALostAnswerStillSendsOnce(t *testing.T) {
 		t.Fatalf("record %s, want sent", m.State)
 	}
 }
+
+// losingQueue is a memqueue whose Open writes the record and its job and
+// then loses its answer (lose), or loses it before writing (loseFirst).
+type losingQueue struct {
+	*memqueue.Queue
+	lose, loseFirst bool
+}
+
+func (q *losingQueue) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
+	if q.loseFirst {
+		return record.Balance{}, fmt.Errorf("the connection went before the commit: %w", store.ErrUnavailable)
+	}
+	b, err := q.Queue.Open(ctx, m)
+	if err == nil && q.lose {
+		return record.Balance{}, fmt.Errorf("the commit's answer was lost: %w", store.ErrUnavailable)
+	}
+	return b, err
+}
+
+// TestEnqueueAnswerLost: a queued send whose commit answer was lost is
+// read back: found, it is queued for certain, with the balance after its
+// charge, and sent once; not found, it is unknown and says that most
+// likely nothing was queued or charged, never that a charge stands.
+func TestEnqueueAnswerLost(t *testing.T) {
+	r := newQueueRig(t)
+	lq := &losingQueue{Queue: r.q, lose: true}
+	n := r.notifierOn(t, r.ledger, notify.WithQueue(lq))
+	ctx := context.Background()
+	rc, err := queued.New(n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil || rc.Status != record.StateQueued || rc.Balance.Minor != opening-smsPrice {
+		t.Fatalf("a written send whose answer was lost: %+v, %v; want queued, balance %d", rc, err, opening-smsPrice)
+	}
+	if got := r.q.RunDue(ctx, queued.New(n)); got != 1 || r.vendor.Len() != 1 {
+		t.Fatalf("ran %d, sent %d; want once", got, r.vendor.Len())
+	}
+	lq.lose, lq.loseFirst = false, true
+	rc, err = queued.New(n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "again"})
+	if notify.CodeOf(err) != notify.CodeOutcomeUnknown || rc == nil || !strings.Contains(rc.Error, "most likely nothing was queued or charged") ||
+		strings.Contains(rc.Error, "stays charged") {
+		t.Fatalf("a send lost before any write: %+v, %v; want unknown, most likely nothing charged", rc, err)
+	}
+	if r.balance(t) != opening-smsPrice || r.q.Len() != 0 {
+		t.Fatalf("balance %d, %d jobs: nothing more was written", r.balance(t), r.q.Len())
+	}
+}

@@ -66,8 +66,9 @@ func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req 
 // It reports false when the queue cannot, or refused them for certain
 // with nothing written (a wallet that cannot pay for all of them, say):
 // the caller then opens them one by one, which opens those it can, as
-// Send of a Bulk does. A lost answer makes every leg unknown, since all
-// of them may stand.
+// Send of a Bulk does. A lost answer is read back on the first record
+// (lostOpening): found, every leg is queued; else every leg is unknown,
+// since all of them may stand.
 func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account, ps []prepared, payloads [][]byte, at, now time.Time) ([]*Receipt, bool) {
 	if ctx.Err() != nil {
 		return nil, false
@@ -81,6 +82,10 @@ func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account,
 	err := n.queue.OpenMany(ctx, ms)
 	if errors.Is(err, queue.ErrNoBatch) {
 		return nil, false // nothing written: one by one
+	}
+	if err != nil && len(ps) > 0 {
+		// One transaction wrote all of them or none: the first tells.
+		err = n.lostOpening(ctx, op, acct.ID, ps[0].env.ID, err)
 	}
 	legs := make([]*Receipt, len(ps))
 	for i, p := range ps {
