@@ -31,9 +31,9 @@
 // channel is one the Notifier sends on (sms, chat, email or a channel of
 // the host's own), the recipient put in that channel's canonical form by
 // the Notifier (notify.Notifier.Recipient: an E.164 number, an address in
-// lower case, or as the channel writes it), the reason unsubscribed,
-// hard_bounce, complaint or manual: each is
-// checked before the store is asked. Recipients travel in bodies, never
+// lower case with its domain in ASCII, or as the channel writes it), the
+// reason unsubscribed, hard_bounce, complaint or manual: each is checked
+// before the store is asked. Recipients travel in bodies, never
 // in URLs, so that access logs do not collect them; the change log
 // (suppression.add, suppression.remove) names the channel and reason only.
 //

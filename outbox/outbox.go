@@ -62,8 +62,9 @@ type Message struct {
 	// chat message's or an e-mail's OTP, of up to 10 digits for e-mail);
 	// MaskedDigits says every run of 4 to 8 digits of the message may be a
 	// code too, because it carries one (Envelope.CarriesOTP), which a
-	// template may have put anywhere. The page hides both until clicked,
-	// in an e-mail's subject, headers and parts too, by the logs'
+	// template may have put anywhere. The page hides both, until clicked
+	// for a Development message and for good otherwise, in an e-mail's
+	// subject, headers and parts too, by the logs''
 	// rule for codes (internal/mask), and nothing else: unlike the logs,
 	// which may be kept and read by others, it does not guess at codes a
 	// message did not declare, so a chat template's order number or year
