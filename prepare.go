@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/notifykit/notify/record"
 )
@@ -60,8 +61,29 @@ func (n *Notifier) prepareRequest(ctx context.Context, op string, acct *Account,
 		if env.Price, err = n.pricer.Price(acct, env); err != nil {
 			return prepared{}, wrap(op, "", CodeInternal, err)
 		}
+		if err := checkPriceCurrency(acct, env.Price); err != nil {
+			return prepared{}, wrap(op, "", CodeInternal, err)
+		}
 	}
 	return prepared{ch: ch, env: env}, nil
+}
+
+// checkPriceCurrency refuses a price in another currency than the
+// account's, whatever Pricer gave it: the wallet holds one currency,
+// and nothing converts money. A free message may have no currency.
+func checkPriceCurrency(acct *Account, price Money) error {
+	if price.Currency.Same(acct.Currency) || price.Minor == 0 && price.Currency.Code == "" {
+		return nil
+	}
+	return Errorf(CodePermissionDenied, "the price is in %s, and account %q is in %s: no price is converted from another currency",
+		currencyName(price.Currency), acct.ID, currencyName(acct.Currency))
+}
+
+func currencyName(c record.Currency) string {
+	if c.Code == "" {
+		return "no currency"
+	}
+	return c.Code + " (exponent " + strconv.Itoa(c.Exponent) + ")"
 }
 
 func safePrepare(ctx context.Context, ch Channel, acct *Account, req Request) (env *Envelope, err error) {

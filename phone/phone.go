@@ -78,6 +78,20 @@ func (t Type) String() string {
 	return "type " + strconv.Itoa(int(t))
 }
 
+// ParseType reads a type of line by its name as String writes it, with
+// hyphens for spaces and in any case: "mobile", "fixed-line",
+// "fixed-line-or-mobile", "toll-free", "voip", ... It reports false for
+// any other word, "unknown" included: no price or rule is given for
+// numbers of no known type by name.
+func ParseType(s string) (Type, bool) {
+	for t := Mobile; int(t) < len(typeNames); t++ {
+		if strings.EqualFold(strings.ReplaceAll(typeNames[t], " ", "-"), s) {
+			return t, true
+		}
+	}
+	return Unknown, false
+}
+
 // TakesSMS reports whether a number of this type can take an SMS: a
 // mobile number, or one that may be (FixedLineOrMobile). Fixed lines,
 // premium-rate and shared-cost numbers (what SMS pumping targets),

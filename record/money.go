@@ -8,21 +8,6 @@ import (
 	"time"
 )
 
-// Currency describes a currency by its ISO 4217 code, its symbol and its
-// exponent: the number of decimal places of its minor unit (2 for paise).
-type Currency struct {
-	Code     string
-	Symbol   string
-	Exponent int
-}
-
-// Same reports whether c and o are one currency: the same code and
-// exponent, which give minor units their meaning. The symbol is only
-// presentation, and is not compared.
-func (c Currency) Same(o Currency) bool {
-	return c.Code == o.Code && c.Exponent == o.Exponent
-}
-
 // Money is an exact amount: an int64 count of the currency's minor units
 // (paise for INR). No float is involved anywhere in this package.
 type Money struct {
@@ -73,10 +58,6 @@ type Balance struct {
 	Name      string
 	Available Money
 }
-
-// INR returns the Indian rupee: code INR, symbol ₹, exponent 2 (paise).
-// It is a function, not a variable, so no caller can change it for others.
-func INR() Currency { return Currency{Code: "INR", Symbol: "₹", Exponent: 2} }
 
 // ParseMoney parses a plain decimal such as "1234.50", "1234.5", "1234" or
 // "-0.25" in currency c, exactly. It rejects more fractional digits than

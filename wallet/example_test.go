@@ -5,6 +5,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
@@ -115,4 +116,53 @@ func ExampleKindPrices() {
 	// Output:
 	// push "" ₹0.05
 	// push "critical" ₹0.12
+}
+
+// A price list in US dollars, as a configuration file gives it: US
+// numbers cost a cent a segment, toll-free ones two on the otp route.
+func ExampleParsePriceList() {
+	prices, err := wallet.ParsePriceList("sms=0.03, US:sms=0.01, US/toll-free:sms.otp=0.02, email=0.01", wallet.USD())
+	if err != nil {
+		panic(err)
+	}
+	acct := &notify.Account{ID: "acme", Currency: wallet.USD()}
+	for _, to := range []struct {
+		country string
+		line    phone.Type
+	}{{"US", phone.FixedLineOrMobile}, {"US", phone.TollFree}, {"CA", phone.FixedLineOrMobile}} {
+		// An envelope as the SMS channel prepares it for such a number.
+		env := &notify.Envelope{Kind: sms.Kind, Route: string(sms.RouteOTP), Units: 1, Country: to.country,
+			Content: &sms.Message{Route: sms.RouteOTP, NumberType: to.line}}
+		price, err := prices.Price(acct, env)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(to.country, to.line, wallet.Format(price))
+	}
+	// Output:
+	// US fixed-line or mobile $0.01
+	// US toll-free $0.02
+	// CA fixed-line or mobile $0.03
+}
+
+// A strict list sends only where it has prices: a country it does not
+// name is refused before anything is charged.
+func ExamplePriceList_Strict() {
+	prices, err := wallet.ParsePriceList("US:sms=0.01, CA:sms=0.02", wallet.USD())
+	if err != nil {
+		panic(err)
+	}
+	prices.Strict = true
+	acct := &notify.Account{ID: "acme", Currency: wallet.USD(), Countries: []string{"*"}}
+	for _, country := range []string{"CA", "BR"} {
+		price, err := prices.Price(acct, &notify.Envelope{Kind: sms.Kind, Units: 1, Country: country})
+		if err != nil {
+			fmt.Println(country, err)
+			continue
+		}
+		fmt.Println(country, wallet.Format(price))
+	}
+	// Output:
+	// CA $0.02
+	// BR invalid_argument: to: is a number of BR, which the USD price list has no sms price for
 }

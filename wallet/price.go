@@ -1,6 +1,7 @@
 package wallet
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 )
 
@@ -32,6 +34,15 @@ type PriceList struct {
 	// route it leaves zero is free there. Default nil: SMS's prices
 	// everywhere.
 	SMSByCountry map[string]SMSPrices
+	// SMSByNumberType holds the SMS prices of the numbers of one type of
+	// line in one country (a toll-free or fixed-line number priced apart
+	// from a mobile one), as vendors price them: the envelope's Country
+	// and its sms.Message's NumberType, as far as the numbering plan
+	// tells it (the NANP countries' numbers are mostly
+	// phone.FixedLineOrMobile). An entry
+	// replaces SMSByCountry's (or SMS) whole for those numbers. Default
+	// nil.
+	SMSByNumberType map[CountryType]SMSPrices
 	// Chat holds the chat prices, by gateway and price class: those of
 	// every country ChatByCountry does not name.
 	Chat ChatPrices
@@ -46,6 +57,25 @@ type PriceList struct {
 	// configuration error when such a message is priced. Default nil: no
 	// other kind has a price.
 	Kinds map[notify.Kind]KindPrices
+	// Strict refuses an SMS or chat message to a country that no entry of
+	// SMSByCountry or SMSByNumberType (ChatByCountry for chat) prices,
+	// with a CodeInvalidArgument error naming "to", before anything is
+	// charged, where a list that is not strict charges SMS's (Chat's)
+	// prices: those are the home country's, and a country added to an
+	// account's allow list without a price of its own would otherwise
+	// send at them. SMS and Chat still price messages without a country.
+	// Default false.
+	Strict bool
+}
+
+// CountryType names the numbers of one type of line in one country: a
+// key of PriceList.SMSByNumberType.
+type CountryType struct {
+	// Country is the ISO 3166-1 alpha-2 code ("US").
+	Country string
+	// Type is the type of line; phone.Unknown prices the numbers whose
+	// type the plan cannot tell.
+	Type phone.Type
 }
 
 // SMSPrices are per-segment SMS prices in minor units, one per route.
@@ -126,9 +156,7 @@ func (p *PriceList) Price(acct *notify.Account, env *notify.Envelope) (notify.Mo
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: price needs an account and an envelope")
 	}
 	if !p.Currency.Same(acct.Currency) {
-		list, own := currencyNames(p.Currency, acct.Currency)
-		return notify.Money{}, notify.Errorf(notify.CodeInternal,
-			"wallet: price list is in %s but account %q is in %s", list, acct.ID, own)
+		return notify.Money{}, currencyError(p.Currency, acct)
 	}
 	unit, err := p.unitPrice(acct, env)
 	if err != nil {
@@ -160,9 +188,9 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 		if route == "" {
 			route = sms.RouteSMS
 		}
-		prices := p.SMS
-		if c, ok := p.SMSByCountry[env.Country]; ok {
-			prices = c
+		prices, err := p.smsPrices(env)
+		if err != nil {
+			return 0, err
 		}
 		switch route {
 		case sms.RouteSMS:
@@ -179,9 +207,12 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 		if gw == "" || gw == chat.GatewayAuto {
 			gw = chat.PrimaryGateway(acct)
 		}
-		prices := p.Chat
-		if c, ok := p.ChatByCountry[env.Country]; ok {
-			prices = c
+		prices, ok := p.ChatByCountry[env.Country]
+		if !ok {
+			if err := p.unpriced(env); err != nil {
+				return 0, err
+			}
+			prices = p.Chat
 		}
 		var rates ChatRates
 		switch gw {
@@ -220,16 +251,47 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 	return 0, notify.Errorf(notify.CodeInternal, "wallet: no price for kind %q", env.Kind)
 }
 
-// Plans prices each account by the price list its PricePlan names: the
-// empty plan uses Default, any other name the list in Named. A plan with no
-// list is a CodeInternal error, never a silent fallback, so a typo in an
-// account's plan cannot undercharge it.
+// smsPrices returns the SMS prices of env's recipient: those of its
+// country's numbers of its type, else of its country, else SMS.
+func (p *PriceList) smsPrices(env *notify.Envelope) (SMSPrices, error) {
+	if m := sms.MessageOf(env); m != nil && len(p.SMSByNumberType) > 0 {
+		if prices, ok := p.SMSByNumberType[CountryType{Country: env.Country, Type: m.NumberType}]; ok {
+			return prices, nil
+		}
+	}
+	if prices, ok := p.SMSByCountry[env.Country]; ok {
+		return prices, nil
+	}
+	return p.SMS, p.unpriced(env)
+}
+
+// unpriced is the error of a strict list for a message to a country it
+// has no price of its own for, or nil.
+func (p *PriceList) unpriced(env *notify.Envelope) error {
+	if !p.Strict || env.Country == "" {
+		return nil
+	}
+	return notify.InvalidField("to", fmt.Sprintf("is a number of %s, which the %s price list has no %s price for",
+		env.Country, codeOr(p.Currency), env.Kind))
+}
+
+// Plans prices each account by the price list its PricePlan names: an
+// account without a plan by the list of its currency in ByCurrency, else
+// Default; any other plan by the list in Named. A plan with no list is a
+// CodeInternal error, never a silent fallback, so that a typo in an
+// account's plan cannot undercharge it; a list in another currency than
+// the account's is CodePermissionDenied (see PriceList.Price).
 //
 // Plans is safe for concurrent use as long as nobody modifies it or its
 // lists.
 type Plans struct {
-	// Default prices accounts with no PricePlan.
+	// Default prices accounts with no PricePlan whose currency ByCurrency
+	// does not name.
 	Default *PriceList
+	// ByCurrency prices accounts with no PricePlan by their currency's
+	// ISO 4217 code ("USD"): one list per currency the accounts hold.
+	// Default nil.
+	ByCurrency map[string]*PriceList
 	// Named maps plan names to their price lists.
 	Named map[string]*PriceList
 }
@@ -242,6 +304,8 @@ func (p *Plans) Price(acct *notify.Account, env *notify.Envelope) (notify.Money,
 	list := p.Default
 	if acct.PricePlan != "" {
 		list = p.Named[acct.PricePlan]
+	} else if l, ok := p.ByCurrency[acct.Currency.Code]; ok {
+		list = l
 	}
 	if list == nil {
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: no price list for plan %q of account %q", acct.PricePlan, acct.ID)
@@ -249,20 +313,22 @@ func (p *Plans) Price(acct *notify.Account, env *notify.Envelope) (notify.Money,
 	return list.Price(acct, env)
 }
 
-// currencyNames names two different currencies for an error message, by
-// code, adding the exponents when only they differ.
-func currencyNames(a, b record.Currency) (string, string) {
-	name := func(c record.Currency) string {
-		n := c.Code
-		if n == "" {
-			n = "no currency"
-		}
-		if a.Code == b.Code {
-			n += " with exponent " + strconv.Itoa(c.Exponent)
-		}
-		return n
+// currencyError is the error of a send of acct priced by a list in
+// currency list: CodeInternal for an account without a currency, else
+// CodePermissionDenied, because the account cannot send
+// until it has prices in its currency, and nothing converts one currency
+// into another.
+func currencyError(list record.Currency, acct *notify.Account) error {
+	if acct.Currency.Code == "" {
+		return notify.Errorf(notify.CodeInternal, "wallet: account %q has no currency, and its prices are in %s", acct.ID, codeOr(list))
 	}
-	return name(a), name(b)
+	a, b := codeOr(list), acct.Currency.Code
+	if a == b {
+		a += " with exponent " + strconv.Itoa(list.Exponent)
+		b += " with exponent " + strconv.Itoa(acct.Currency.Exponent)
+	}
+	return notify.Errorf(notify.CodePermissionDenied,
+		"wallet: account %q is in %s, and its prices are in %s: no price is converted from another currency", acct.ID, b, a)
 }
 
 // Interface guards

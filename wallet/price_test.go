@@ -1,6 +1,7 @@
 package wallet
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 )
 
@@ -33,6 +35,9 @@ func chatEnv(gw chat.Gateway, typ chat.Type, class record.PriceClass) *notify.En
 func emailEnv(p email.Purpose) *notify.Envelope {
 	return &notify.Envelope{Kind: email.Kind, Route: string(p), Units: 1, Content: &email.Message{Purpose: p}}
 }
+
+// in sends env to a number of country.
+func in(country string, env *notify.Envelope) *notify.Envelope { env.Country = country; return env }
 
 func TestPriceDefaultINR(t *testing.T) {
 	qrAcct := inrAccount()
@@ -84,7 +89,6 @@ func TestPriceByCountry(t *testing.T) {
 	prices := DefaultINR()
 	prices.SMSByCountry = map[string]SMSPrices{"US": {Plain: 70, OTP: 65}}
 	prices.ChatByCountry = map[string]ChatPrices{"US": {Cloud: ChatRates{OTP: 120, Promotional: 300}}}
-	in := func(country string, env *notify.Envelope) *notify.Envelope { env.Country = country; return env }
 	tests := []struct {
 		name string
 		env  *notify.Envelope
@@ -121,20 +125,21 @@ func TestPriceErrors(t *testing.T) {
 		acct    *notify.Account
 		env     *notify.Envelope
 		wantMsg []string
+		code    notify.Code // default CodeInternal
 	}{
-		{"nil list", nil, inrAccount(), smsEnv("", 1), []string{"nil price list"}},
-		{"nil account", DefaultINR(), nil, smsEnv("", 1), []string{"account"}},
-		{"nil envelope", DefaultINR(), inrAccount(), nil, []string{"envelope"}},
-		{"other currency", DefaultINR(), &notify.Account{ID: "us", Currency: usd}, smsEnv("", 1), []string{`"us"`, "INR", "USD"}},
-		{"account without currency", DefaultINR(), &notify.Account{ID: "x"}, smsEnv("", 1), []string{"INR", "no currency"}},
-		{"other exponent", DefaultINR(), &notify.Account{ID: "x", Currency: inr0}, smsEnv("", 1), []string{"exponent 2", "exponent 0"}},
-		{"unknown route", DefaultINR(), inrAccount(), smsEnv("flash", 1), []string{`route "flash"`}},
-		{"unknown gateway", DefaultINR(), inrAccount(), chatEnv("pigeon", "", ""), []string{`gateway "pigeon"`}},
-		{"unknown purpose", DefaultINR(), inrAccount(), emailEnv("spam"), []string{`purpose "spam"`}},
-		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: otp.Kind}, []string{`kind "otp"`}},
-		{"empty kind", DefaultINR(), inrAccount(), &notify.Envelope{}, []string{`kind ""`}},
-		{"negative price", negative, inrAccount(), smsEnv(sms.RouteOTP, 1), []string{"negative"}},
-		{"overflow", huge, inrAccount(), smsEnv(sms.RouteSMS, 3), []string{"overflows"}},
+		{"nil list", nil, inrAccount(), smsEnv("", 1), []string{"nil price list"}, ""},
+		{"nil account", DefaultINR(), nil, smsEnv("", 1), []string{"account"}, ""},
+		{"nil envelope", DefaultINR(), inrAccount(), nil, []string{"envelope"}, ""},
+		{"other currency", DefaultINR(), &notify.Account{ID: "us", Currency: usd}, smsEnv("", 1), []string{`"us"`, "INR", "USD"}, notify.CodePermissionDenied},
+		{"account without currency", DefaultINR(), &notify.Account{ID: "x"}, smsEnv("", 1), []string{"INR", "no currency"}, ""},
+		{"other exponent", DefaultINR(), &notify.Account{ID: "x", Currency: inr0}, smsEnv("", 1), []string{"exponent 2", "exponent 0"}, notify.CodePermissionDenied},
+		{"unknown route", DefaultINR(), inrAccount(), smsEnv("flash", 1), []string{`route "flash"`}, ""},
+		{"unknown gateway", DefaultINR(), inrAccount(), chatEnv("pigeon", "", ""), []string{`gateway "pigeon"`}, ""},
+		{"unknown purpose", DefaultINR(), inrAccount(), emailEnv("spam"), []string{`purpose "spam"`}, ""},
+		{"otp kind", DefaultINR(), inrAccount(), &notify.Envelope{Kind: otp.Kind}, []string{`kind "otp"`}, ""},
+		{"empty kind", DefaultINR(), inrAccount(), &notify.Envelope{}, []string{`kind ""`}, ""},
+		{"negative price", negative, inrAccount(), smsEnv(sms.RouteOTP, 1), []string{"negative"}, ""},
+		{"overflow", huge, inrAccount(), smsEnv(sms.RouteSMS, 3), []string{"overflows"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,10 +147,14 @@ func TestPriceErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Price = %v, want an error", got)
 			}
-			if c := notify.CodeOf(err); c != notify.CodeInternal {
-				t.Errorf("code = %q, want internal (err %v)", c, err)
+			want := tt.code
+			if want == "" {
+				want = notify.CodeInternal
 			}
-			if !strings.HasPrefix(err.Error(), "internal: wallet: ") {
+			if c := notify.CodeOf(err); c != want {
+				t.Errorf("code = %q, want %s (err %v)", c, want, err)
+			}
+			if !strings.HasPrefix(err.Error(), string(want)+": wallet: ") {
 				t.Errorf("error %q lacks the wallet prefix", err)
 			}
 			for _, s := range tt.wantMsg {
@@ -183,8 +192,32 @@ func TestPlans(t *testing.T) {
 		t.Errorf("nil account: err = %v, want Internal", err)
 	}
 	usd := &notify.Account{ID: "us", Currency: record.Currency{Code: "USD", Exponent: 2}}
-	if _, err := plans.Price(usd, smsEnv("", 1)); notify.CodeOf(err) != notify.CodeInternal {
-		t.Errorf("currency mismatch through plans: err = %v, want Internal", err)
+	if _, err := plans.Price(usd, smsEnv("", 1)); notify.CodeOf(err) != notify.CodePermissionDenied {
+		t.Errorf("currency mismatch through plans: err = %v, want PermissionDenied", err)
+	}
+
+	// One list per currency: the account's currency picks it.
+	usdList := &PriceList{Currency: USD(), SMS: SMSPrices{Plain: 1, OTP: 1, DLT: 1}}
+	jpyList := &PriceList{Currency: JPY(), SMS: SMSPrices{Plain: 3, OTP: 2, DLT: 2}}
+	plans.ByCurrency = map[string]*PriceList{"USD": usdList, "JPY": jpyList}
+	usd.Currency = USD()
+	if got, err := plans.Price(usd, smsEnv("", 2)); err != nil || got != (notify.Money{Minor: 2, Currency: USD()}) {
+		t.Errorf("USD account: Price = %v, %v; want 2 cents", got, err)
+	}
+	jpy := &notify.Account{ID: "jp", Currency: JPY()}
+	if got, err := plans.Price(jpy, smsEnv(sms.RouteOTP, 3)); err != nil || got != (notify.Money{Minor: 6, Currency: JPY()}) {
+		t.Errorf("JPY account: Price = %v, %v; want 6 yen", got, err)
+	}
+	if got, err := plans.Price(inrAccount(), smsEnv("", 1)); err != nil || got.Minor != 25 {
+		t.Errorf("INR account beside ByCurrency: Price = %v, %v; want Default's 25 paise", got, err)
+	}
+	gbp := &notify.Account{ID: "uk", Currency: GBP()}
+	if _, err := plans.Price(gbp, smsEnv("", 1)); notify.CodeOf(err) != notify.CodePermissionDenied || !strings.Contains(err.Error(), "GBP") {
+		t.Errorf("a currency without a list: err = %v, want PermissionDenied naming GBP", err)
+	}
+	jpy.PricePlan = "gold" // a named plan is the plan's list, whatever the currency
+	if _, err := plans.Price(jpy, smsEnv("", 1)); notify.CodeOf(err) != notify.CodePermissionDenied {
+		t.Errorf("a named plan in another currency: err = %v, want PermissionDenied", err)
 	}
 }
 
@@ -204,5 +237,81 @@ func TestPriceSymbolIsPresentation(t *testing.T) {
 	}
 	if got.Currency != acct.Currency {
 		t.Errorf("price currency = %+v, want the account's %+v", got.Currency, acct.Currency)
+	}
+}
+
+// Vendors price a country's numbers by type of line: a type's entry wins
+// over its country's, which wins over the list's own prices.
+func TestPriceByNumberType(t *testing.T) {
+	prices := DefaultINR()
+	prices.SMSByCountry = map[string]SMSPrices{"US": {Plain: 70, OTP: 70, DLT: 70}}
+	prices.SMSByNumberType = map[CountryType]SMSPrices{
+		{Country: "US", Type: phone.TollFree}: {Plain: 90, OTP: 90, DLT: 90},
+		{Country: "GB", Type: phone.Mobile}:   {Plain: 60, OTP: 55, DLT: 60},
+	}
+	typed := func(country string, typ phone.Type, route sms.Route) *notify.Envelope {
+		env := in(country, smsEnv(route, 2))
+		sms.MessageOf(env).NumberType = typ
+		return env
+	}
+	for _, tt := range []struct {
+		name string
+		env  *notify.Envelope
+		want int64
+	}{
+		{"US toll-free", typed("US", phone.TollFree, sms.RouteSMS), 180},
+		{"US fixed-line or mobile: the country's", typed("US", phone.FixedLineOrMobile, sms.RouteSMS), 140},
+		{"GB mobile otp", typed("GB", phone.Mobile, sms.RouteOTP), 110},
+		{"GB fixed line: the list's own", typed("GB", phone.FixedLine, sms.RouteSMS), 50},
+		{"India", typed("IN", phone.Mobile, sms.RouteDLT), 36},
+	} {
+		if got, err := prices.Price(inrAccount(), tt.env); err != nil || got.Minor != tt.want {
+			t.Errorf("%s: Price = %v, %v; want %d", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+// A strict list refuses a country it has no price for, naming "to", and
+// prices the countries it names and messages without a country.
+func TestPriceStrict(t *testing.T) {
+	prices := DefaultINR()
+	prices.Strict = true
+	prices.SMSByCountry = map[string]SMSPrices{"IN": prices.SMS}
+	prices.SMSByNumberType = map[CountryType]SMSPrices{{Country: "US", Type: phone.FixedLineOrMobile}: {Plain: 70}}
+	prices.ChatByCountry = map[string]ChatPrices{"IN": prices.Chat}
+	for _, tt := range []struct {
+		name string
+		env  *notify.Envelope
+		want int64 // -1: refused
+	}{
+		{"India's SMS", in("IN", smsEnv(sms.RouteSMS, 1)), 25},
+		{"a US number of the priced type", func() *notify.Envelope {
+			env := in("US", smsEnv(sms.RouteSMS, 1))
+			sms.MessageOf(env).NumberType = phone.FixedLineOrMobile
+			return env
+		}(), 70},
+		{"a US number of another type", in("US", smsEnv(sms.RouteSMS, 1)), -1},
+		{"a German SMS", in("DE", smsEnv(sms.RouteOTP, 1)), -1},
+		{"India's chat", in("IN", chatEnv(chat.GatewayCloud, chat.TypeOTP, "")), 35},
+		{"a German chat", in("DE", chatEnv(chat.GatewayCloud, chat.TypeOTP, "")), -1},
+		{"an SMS without a country", smsEnv(sms.RouteSMS, 1), 25},
+		{"e-mail has no country", emailEnv(email.PurposeOTP), 10},
+	} {
+		got, err := prices.Price(inrAccount(), tt.env)
+		if tt.want >= 0 {
+			if err != nil || got.Minor != tt.want {
+				t.Errorf("%s: Price = %v, %v; want %d", tt.name, got, err, tt.want)
+			}
+			continue
+		}
+		var ne *notify.Error
+		if !errors.As(err, &ne) || ne.Code != notify.CodeInvalidArgument || len(ne.Fields) != 1 || ne.Fields[0].Field != "to" ||
+			!strings.Contains(ne.Fields[0].Message, tt.env.Country) || !strings.Contains(ne.Fields[0].Message, "INR price list") {
+			t.Errorf("%s: err = %v, want InvalidArgument naming to, the country and the list", tt.name, err)
+		}
+	}
+	prices.Strict = false
+	if got, err := prices.Price(inrAccount(), in("DE", smsEnv(sms.RouteOTP, 1))); err != nil || got.Minor != 20 {
+		t.Errorf("not strict: a German SMS = %v, %v; want the list's own 20", got, err)
 	}
 }

@@ -266,7 +266,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
-	msg.Text, msg.Encoding, msg.Segments = text, enc, segments
+	msg.Text, msg.Encoding, msg.Segments, msg.NumberType = text, enc, segments, to.Type
 	prepared.env = notify.Envelope{
 		Kind:      Kind,
 		To:        to.E164,

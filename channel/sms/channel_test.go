@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
@@ -160,8 +161,10 @@ func TestPrepareRoutes(t *testing.T) {
 				}
 				return
 			}
-			if !reflect.DeepEqual(*sms.MessageOf(env), tt.want) {
-				t.Fatalf("SMS = %+v\nwant  %+v", *sms.MessageOf(env), tt.want)
+			want := tt.want
+			want.NumberType = phone.Mobile // every number here is an Indian mobile one
+			if !reflect.DeepEqual(*sms.MessageOf(env), want) {
+				t.Fatalf("SMS = %+v\nwant  %+v", *sms.MessageOf(env), want)
 			}
 		})
 	}

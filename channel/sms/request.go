@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 )
 
@@ -206,6 +207,10 @@ type Message struct {
 	DLTMessageID string
 	Encoding     Encoding
 	Segments     int
+	// NumberType is the recipient's type of line, as far as the numbering
+	// plan tells (phone.FixedLineOrMobile for most NANP numbers): vendors
+	// price by it, and so may a price list (wallet.PriceList.SMSByNumberType).
+	NumberType phone.Type
 }
 
 // MessageOf returns the content of an envelope of this channel, or nil
