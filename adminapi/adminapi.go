@@ -21,6 +21,7 @@ import (
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/errtext"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/wallet"
 )
 
 // BasePath is the path under which the Handler serves.
@@ -70,6 +71,23 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithCurrencies names the currencies accounts may be created in, by
+// ISO 4217 code ("INR", "USD"): those the server has prices in, so that
+// an account it could not price is refused when it is created (400 naming
+// "currency" and these codes) rather than at its first send. Each must be
+// a currency wallet.CurrencyOf knows. Default: any ISO 4217 currency.
+func WithCurrencies(codes ...string) Option {
+	return func(h *Handler) error {
+		for _, c := range codes {
+			if _, err := wallet.CurrencyOf(c); err != nil {
+				return fmt.Errorf("adminapi: WithCurrencies: %w", err)
+			}
+		}
+		h.currencies = slices.Clone(codes)
+		return nil
+	}
+}
+
 // Handler serves the admin API under BasePath. It is safe for concurrent
 // use; its state is its Store's. Make one with New.
 type Handler struct {
@@ -81,6 +99,7 @@ type Handler struct {
 	// not routed.
 	suppressions store.Suppressions
 	recipients   Recipients // the canonical form of each channel's recipients (WithSuppressions)
+	currencies   []string   // WithCurrencies; nil: any
 }
 
 // New returns a Handler over store that admits requests carrying

@@ -77,7 +77,10 @@
 // Money is written as the public API writes balances: a decimal string
 // and an integer of minor units ("balance":"100.00","balance_minor":10000)
 // with a currency object; it is read as "amount":"100.00" or
-// "amount_minor":10000.
+// "amount_minor":10000, in the account's currency. An account is created
+// in any ISO 4217 currency ("currency":"USD"; default INR), whose minor
+// unit its amounts are in (a yen has no decimals, a dinar three);
+// WithCurrencies limits it to those the server has prices in.
 //
 // Lists take ?limit= (DefaultLimit 50, 1 to MaxLimit 500; anything else
 // is 400) and ?after=, an opaque cursor: the "next" of the page before,

@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/wallet"
 )
 
 // Limits of the fields the API stores.
@@ -153,6 +154,23 @@ type createIn struct {
 	OpeningBalanceMinor *int64   `json:"opening_balance_minor"`
 }
 
+// currency reads the currency of a new account: an ISO 4217 code, INR
+// when left out, among WithCurrencies' when it was given.
+func (h *Handler) currency(code string, fe *record.FieldErrors) record.Currency {
+	if code == "" {
+		code = record.INR().Code
+	}
+	cur, err := wallet.CurrencyOf(code)
+	if err != nil {
+		fe.Addf("currency", "must be an ISO 4217 code in capitals, such as USD (or left out: INR)")
+		return record.INR() // to read the opening balance by, for its own errors
+	}
+	if h.currencies != nil && !slices.Contains(h.currencies, code) {
+		fe.Addf("currency", "must be one of %s, the currencies this server has prices in", strings.Join(h.currencies, ", "))
+	}
+	return cur
+}
+
 // createAccount: POST /accounts.
 func (q *request) createAccount() {
 	var in createIn
@@ -171,10 +189,7 @@ func (q *request) createAccount() {
 			fe.Addf(f.name, "must be valid UTF-8 without NUL characters, of at most %d bytes", maxTextLen)
 		}
 	}
-	cur := record.INR()
-	if in.Currency != "" && in.Currency != cur.Code {
-		fe.Add("currency", "must be INR, the only currency this API knows (or left out)")
-	}
+	cur := q.h.currency(in.Currency, &fe)
 	switch chat.Gateway(in.PrimaryGateway) {
 	case "", chat.GatewayCloud, chat.GatewayQR:
 	default:

@@ -2,6 +2,7 @@ package adminapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -51,4 +52,49 @@ func Example() {
 	// 200 true
 	// 200 true
 	// 15.00
+}
+
+// A server with prices in rupees and dollars creates accounts in either,
+// and refuses a currency it could not price.
+func ExampleWithCurrencies() {
+	accounts, wallet := memstore.NewAccounts(), memstore.NewWallet()
+	store, err := memstore.NewAdmin(accounts, wallet, memstore.NewLedger(wallet), memstore.NewTemplates())
+	if err != nil {
+		log.Fatal(err)
+	}
+	const key = "an-admin-key-of-at-least-32-bytes!"
+	h, err := adminapi.New(store, key, adminapi.WithCurrencies("INR", "USD"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"id":"us","currency":"USD","opening_balance":"5.00"}`,
+		`{"id":"jp","currency":"JPY","opening_balance":"500"}`,
+	} {
+		req := httptest.NewRequest("POST", adminapi.BasePath+"/accounts", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var answer struct {
+			Data struct {
+				Currency struct{ Code string }
+				Balance  string
+			}
+			Error struct {
+				Fields map[string]string
+			}
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil {
+			log.Fatal(err)
+		}
+		if w.Code != http.StatusCreated {
+			fmt.Println(w.Code, answer.Error.Fields)
+			continue
+		}
+		fmt.Println(w.Code, answer.Data.Balance, answer.Data.Currency.Code)
+	}
+	// Output:
+	// 201 5.00 USD
+	// 400 map[currency:must be one of INR, USD, the currencies this server has prices in]
 }

@@ -59,6 +59,7 @@ func Run(t *testing.T, c Config) {
 		{"Countries", k.testCountries},
 		{"RotateKey", k.testRotateKey},
 		{"TopUp", k.testTopUp},
+		{"Currencies", k.testCurrencies},
 		{"Ledger", k.testLedger},
 		{"Messages", k.testMessages},
 		{"DLTTemplates", k.testDLTTemplates},

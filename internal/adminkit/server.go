@@ -170,7 +170,7 @@ func (k kit) testAccounts(t *testing.T) {
 		want(t, s.admin(t, "GET", "/admin/v1/accounts/nobody", ""), 404, "not_found")
 		// Conflict and validation.
 		want(t, s.admin(t, "POST", "/admin/v1/accounts", `{"id":"acme"}`), 409, "conflict")
-		r = s.admin(t, "POST", "/admin/v1/accounts", `{"id":"bad id!","currency":"USD","opening_balance":"-1"}`)
+		r = s.admin(t, "POST", "/admin/v1/accounts", `{"id":"bad id!","currency":"US$","opening_balance":"-1"}`)
 		want(t, r, 400, "invalid_argument")
 		if r.field("id") == "" || r.field("currency") == "" || r.field("opening_balance") == "" {
 			t.Errorf("fields: %s", r.raw)
@@ -379,6 +379,57 @@ func (k kit) testTopUp(t *testing.T) {
 		want(t, r, 400, "invalid_argument")
 		if logs := s.logs.String(); strings.Count(logs, `"action":"wallet.topup"`) < 2 || !strings.Contains(logs, `"request_id"`) {
 			t.Errorf("log: %s", logs)
+		}
+	})
+}
+
+// Accounts hold any ISO 4217 currency: amounts are read and written in
+// its minor unit (cents, yen, fils), and a wrong one names the rule.
+func (k kit) testCurrencies(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
+		s := newServer(t, b)
+		for _, c := range []struct {
+			id, currency, opening string
+			minor                 int64
+			object                string
+		}{
+			{"us", "USD", "5.00", 500, `{"code":"USD","symbol":"$","exponent":2}`},
+			{"jp", "JPY", "500", 500, `{"code":"JPY","symbol":"¥","exponent":0}`},
+			{"kw", "KWD", "1.250", 1250, `{"code":"KWD","symbol":"","exponent":3}`},
+		} {
+			r := s.admin(t, "POST", "/admin/v1/accounts", fmt.Sprintf(`{"id":%q,"currency":%q,"opening_balance":%q}`, c.id, c.currency, c.opening))
+			want(t, r, 201, "")
+			if num(r.data()["balance_minor"]) != c.minor || r.data()["balance"] != c.opening || !strings.Contains(r.raw, `"currency":`+c.object) {
+				t.Fatalf("create in %s: %s", c.currency, r.raw)
+			}
+			bal, err := b.Store.Balance(context.Background(), c.id)
+			if err != nil || bal.Available.Minor != c.minor || bal.Available.Currency.Code != c.currency {
+				t.Fatalf("%s balance %+v, %v", c.currency, bal.Available, err)
+			}
+		}
+		// A yen has no minor unit, a dinar three: more decimals are refused.
+		r := s.admin(t, "POST", "/admin/v1/accounts/jp/topups", `{"amount":"1.5","reference":"t1"}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("amount") == "" {
+			t.Errorf("fields: %s", r.raw)
+		}
+		r = s.admin(t, "POST", "/admin/v1/accounts/kw/topups", `{"amount":"0.125","reference":"t1"}`)
+		want(t, r, 200, "")
+		if num(r.data()["balance_minor"]) != 1375 || r.data()["balance"] != "1.375" {
+			t.Fatalf("KWD top-up: %s", r.raw)
+		}
+		want(t, s.admin(t, "POST", "/admin/v1/accounts/jp/topups", `{"amount":"100","reference":"t2"}`), 200, "")
+		r = s.admin(t, "GET", "/admin/v1/accounts/jp/ledger", "")
+		want(t, r, 200, "")
+		if !strings.Contains(r.raw, `"code":"JPY"`) || !strings.Contains(r.raw, `"balance_minor":600`) {
+			t.Errorf("JPY ledger: %s", r.raw)
+		}
+		for _, bad := range []string{"usd", "XAU", "US", "€", "ABC"} {
+			r := s.admin(t, "POST", "/admin/v1/accounts", fmt.Sprintf(`{"id":"x","currency":%q}`, bad))
+			want(t, r, 400, "invalid_argument")
+			if !strings.Contains(r.field("currency"), "ISO 4217") {
+				t.Errorf("currency %q: %s", bad, r.raw)
+			}
 		}
 	})
 }
