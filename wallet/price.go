@@ -2,8 +2,11 @@ package wallet
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
@@ -275,24 +278,25 @@ func (p *PriceList) unpriced(env *notify.Envelope) error {
 		env.Country, codeOr(p.Currency), env.Kind))
 }
 
-// Plans prices each account by the price list its PricePlan names: an
-// account without a plan by the list of its currency in ByCurrency, else
-// Default; any other plan by the list in Named. A plan with no list is a
-// CodeInternal error, never a silent fallback, so that a typo in an
-// account's plan cannot undercharge it; a list in another currency than
-// the account's is CodePermissionDenied (see PriceList.Price).
+// Plans prices each account by the price list of its PricePlan in Named
+// or, for an account without a plan (or when Named is nil: no plans are
+// in use), by the list of its currency in ByCurrency, else by Default.
+// A plan Named does not hold is a CodeInternal error, never a silent
+// fallback, so that a typo in an account's plan cannot undercharge it; an
+// account whose currency no list is in is CodePermissionDenied, as a list
+// in another currency than the account's is (see PriceList.Price).
 //
 // Plans is safe for concurrent use as long as nobody modifies it or its
 // lists.
 type Plans struct {
-	// Default prices accounts with no PricePlan whose currency ByCurrency
-	// does not name.
+	// Default prices the accounts without a plan whose currency
+	// ByCurrency does not name. Default nil: none.
 	Default *PriceList
-	// ByCurrency prices accounts with no PricePlan by their currency's
-	// ISO 4217 code ("USD"): one list per currency the accounts hold.
-	// Default nil.
+	// ByCurrency prices accounts by their currency's ISO 4217 code
+	// ("USD"): one list per currency the accounts hold. Default nil.
 	ByCurrency map[string]*PriceList
-	// Named maps plan names to their price lists.
+	// Named maps plan names to their price lists. Nil: accounts' plans
+	// are not read.
 	Named map[string]*PriceList
 }
 
@@ -301,14 +305,23 @@ func (p *Plans) Price(acct *notify.Account, env *notify.Envelope) (notify.Money,
 	if p == nil || acct == nil {
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: plans need an account")
 	}
-	list := p.Default
-	if acct.PricePlan != "" {
-		list = p.Named[acct.PricePlan]
-	} else if l, ok := p.ByCurrency[acct.Currency.Code]; ok {
-		list = l
+	if acct.PricePlan != "" && p.Named != nil {
+		list := p.Named[acct.PricePlan]
+		if list == nil {
+			return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: no price list for plan %q of account %q", acct.PricePlan, acct.ID)
+		}
+		return list.Price(acct, env)
+	}
+	list := p.ByCurrency[acct.Currency.Code]
+	if list == nil {
+		list = p.Default
+	}
+	if list == nil && len(p.ByCurrency) > 0 {
+		return notify.Money{}, notify.Errorf(notify.CodePermissionDenied, "wallet: account %q is in %s, and there are prices in %s only",
+			acct.ID, codeOr(acct.Currency), strings.Join(slices.Sorted(maps.Keys(p.ByCurrency)), ", "))
 	}
 	if list == nil {
-		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: no price list for plan %q of account %q", acct.PricePlan, acct.ID)
+		return notify.Money{}, notify.Errorf(notify.CodeInternal, "wallet: no price list for account %q", acct.ID)
 	}
 	return list.Price(acct, env)
 }

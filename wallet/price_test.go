@@ -215,6 +215,17 @@ func TestPlans(t *testing.T) {
 	if _, err := plans.Price(gbp, smsEnv("", 1)); notify.CodeOf(err) != notify.CodePermissionDenied || !strings.Contains(err.Error(), "GBP") {
 		t.Errorf("a currency without a list: err = %v, want PermissionDenied naming GBP", err)
 	}
+	// Without Default, a currency no list is in names those there are;
+	// without Named, an account's plan is not read.
+	byCurrency := &Plans{ByCurrency: plans.ByCurrency}
+	if _, err := byCurrency.Price(gbp, smsEnv("", 1)); notify.CodeOf(err) != notify.CodePermissionDenied ||
+		!strings.Contains(err.Error(), "GBP") || !strings.Contains(err.Error(), "JPY, USD") {
+		t.Errorf("a currency without a list, no default: err = %v, want PermissionDenied naming GBP and the lists", err)
+	}
+	usd.PricePlan = "whatever"
+	if got, err := byCurrency.Price(usd, smsEnv("", 1)); err != nil || got.Minor != 1 {
+		t.Errorf("no plans in use: Price = %v, %v; want the USD list's 1 cent", got, err)
+	}
 	jpy.PricePlan = "gold" // a named plan is the plan's list, whatever the currency
 	if _, err := plans.Price(jpy, smsEnv("", 1)); notify.CodeOf(err) != notify.CodePermissionDenied {
 		t.Errorf("a named plan in another currency: err = %v, want PermissionDenied", err)

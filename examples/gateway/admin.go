@@ -13,7 +13,9 @@ func adminRoutes(cfg *config, st *stores, n *notify.Notifier, logger *slog.Logge
 	if cfg.adminKey == "" {
 		return nil, nil
 	}
-	opts := []adminapi.Option{adminapi.WithLogger(logger.With("component", "admin"))}
+	opts := []adminapi.Option{adminapi.WithLogger(logger.With("component", "admin")),
+		// An account the gateway could not price is refused at creation.
+		adminapi.WithCurrencies(cfg.prices.codes()...)}
 	opts = append(opts, suppressionAdmin(st, n)...) // suppress.go
 	h, err := adminapi.New(st.admin, cfg.adminKey, opts...)
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smtp"
-	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
 )
 
@@ -149,10 +148,9 @@ type config struct {
 	// NOTIFY_SMS_ROUTES, or the default of the vendors configured
 	// (defaultSMSRoutes). Empty when no vendor is: SMS are logged.
 	smsRoutes []smsRule
-	// smsPrices is NOTIFY_SMS_PRICES: the price of an SMS segment to a
-	// country, in paise, on every route, by ISO code; the countries it
-	// does not name are charged wallet.DefaultINR's (India's) prices.
-	smsPrices map[string]int64
+	// prices are NOTIFY_CURRENCY, NOTIFY_PRICES, NOTIFY_SMS_PRICES and
+	// NOTIFY_PRICES_STRICT (prices.go).
+	prices priceConfig
 	// countries is NOTIFY_COUNTRIES, the demo account's allow list
 	// (notify.Account.Countries): nil, its region (India) only; "*",
 	// every country. countriesSet says the variable was set: on
@@ -163,7 +161,7 @@ type config struct {
 	// when off.
 	breaker *notify.BreakerPolicy
 	// verifySecret, verifyCap and verifySafe are NOTIFY_VERIFY_SECRET,
-	// NOTIFY_VERIFY_SPEND_CAP (paise per hour; 0: none) and
+	// NOTIFY_VERIFY_SPEND_CAP (minor units per hour; 0: none) and
 	// NOTIFY_VERIFY_SAFE_LIST (verify.go).
 	verifySecret []byte
 	verifyCap    int64
@@ -225,13 +223,16 @@ func loadConfig(env func(string) string) (*config, error) {
 		}
 	}
 
+	if err := c.loadPrices(get); err != nil {
+		return nil, err
+	}
 	bal := get("NOTIFY_BALANCE")
 	if bal == "" {
-		bal = "100.00"
+		bal = "100"
 	}
-	m, err := wallet.Parse(bal, record.INR())
+	m, err := wallet.Parse(bal, c.prices.currency)
 	if err != nil {
-		return nil, fmt.Errorf("NOTIFY_BALANCE: want rupees such as 100.00: %v", err)
+		return nil, fmt.Errorf("NOTIFY_BALANCE: want an amount of %s such as 100.00: %s", c.prices.currency.Code, walletText(err))
 	}
 	if m.Minor < 0 {
 		return nil, fmt.Errorf("NOTIFY_BALANCE: must not be negative")

@@ -137,19 +137,17 @@ func (c *config) loadSMSOptions(get func(string) string) error {
 	} else {
 		c.smsRoutes = c.defaultSMSRoutes()
 	}
-	if c.smsPrices, err = parseSMSPrices(get("NOTIFY_SMS_PRICES")); err != nil {
-		return err
-	}
 	if c.countries, err = parseCountries(get("NOTIFY_COUNTRIES")); err != nil {
 		return err
 	}
 	c.countriesSet = get("NOTIFY_COUNTRIES") != ""
 	for _, cc := range c.countries {
 		switch {
+		case c.prices.strict:
 		case cc == phone.AnyCountry:
-			c.warnings = append(c.warnings, "NOTIFY_COUNTRIES=* lets the demo account send anywhere: SMS to a country NOTIFY_SMS_PRICES does not price are charged India's prices")
-		case cc != phone.DefaultRegion && c.smsPrices[cc] == 0:
-			c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_COUNTRIES allows %s, which NOTIFY_SMS_PRICES does not price: its SMS are charged India's prices", cc))
+			c.warnings = append(c.warnings, "NOTIFY_COUNTRIES=* lets the demo account send anywhere: SMS to a country without prices of its own are charged the list's own prices (NOTIFY_PRICES_STRICT=on refuses them)")
+		case cc != phone.DefaultRegion && !c.prices.pricesCountry(cc):
+			c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_COUNTRIES allows %s, which the %s prices do not name: its SMS are charged the list's own prices (NOTIFY_PRICES_STRICT=on refuses them)", cc, c.prices.currency.Code))
 		}
 	}
 	if c.breaker, err = parseBreaker(get("NOTIFY_BREAKER")); err != nil {
@@ -364,39 +362,6 @@ func accountID(s string) bool {
 		}
 	}
 	return true
-}
-
-// maxSMSPrice bounds a price of NOTIFY_SMS_PRICES, in paise per segment
-// (₹100), against a typo.
-const maxSMSPrice = 10_000
-
-// parseSMSPrices reads NOTIFY_SMS_PRICES: comma-separated COUNTRY=PAISE,
-// the price of one SMS segment to that country on every route, such as
-// US=70,GB=60. Empty: none (every country at India's prices).
-func parseSMSPrices(s string) (map[string]int64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	out := map[string]int64{}
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		cc, price, ok := strings.Cut(item, "=")
-		if !ok {
-			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %q: want COUNTRY=PAISE, such as US=70 (₹0.70 a segment), separated by commas", item)
-		}
-		if !phone.IsRegion(cc) {
-			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %q is not an ISO 3166-1 alpha-2 code in capitals, such as US", cc)
-		}
-		if _, dup := out[cc]; dup {
-			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %s is priced twice", cc)
-		}
-		n, err := strconv.ParseInt(price, 10, 64)
-		if err != nil || n < 1 || n > maxSMSPrice {
-			return nil, fmt.Errorf("NOTIFY_SMS_PRICES: %s: want whole paise per segment from 1 to %d, such as %s=70 for ₹0.70", cc, maxSMSPrice, cc)
-		}
-		out[cc] = n
-	}
-	return out, nil
 }
 
 // parseCountries reads NOTIFY_COUNTRIES, the demo account's allow list:

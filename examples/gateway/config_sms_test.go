@@ -8,8 +8,6 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/record"
-	"github.com/notifykit/notify/wallet"
 )
 
 // The vendors' settings of the configuration tests; the secrets are
@@ -170,44 +168,6 @@ func TestSMSRoutesOfTheVendors(t *testing.T) {
 			}
 		}
 		noSecret(t, tt.name, err)
-	}
-}
-
-// TestSMSPricesSetting: NOTIFY_SMS_PRICES prices a segment to each
-// country it names, on every route; the others keep India's prices.
-func TestSMSPricesSetting(t *testing.T) {
-	c, err := loadConfig(envOf(map[string]string{"NOTIFY_SMS_PRICES": " US=70, GB=60 "}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !maps.Equal(c.smsPrices, map[string]int64{"US": 70, "GB": 60}) {
-		t.Fatalf("prices %v", c.smsPrices)
-	}
-	p := prices(c)
-	acct := &notify.Account{ID: "demo", Currency: record.INR()}
-	for _, tt := range []struct {
-		country string
-		route   sms.Route
-		units   int
-		want    int64
-	}{
-		{"US", sms.RouteSMS, 1, 70}, {"US", sms.RouteOTP, 2, 140}, {"GB", sms.RouteSMS, 3, 180},
-		{"IN", sms.RouteSMS, 1, 25}, {"IN", sms.RouteDLT, 1, 18}, {"FR", sms.RouteSMS, 1, 25},
-	} {
-		m, err := p.Price(acct, &notify.Envelope{Kind: sms.Kind, Country: tt.country, Route: string(tt.route), Units: tt.units})
-		if err != nil || m.Minor != tt.want {
-			t.Errorf("%s %s ×%d: %v %v, want %d", tt.country, tt.route, tt.units, m, err, tt.want)
-		}
-	}
-	if def := prices(&config{}); def.SMSByCountry != nil || def.SMS != wallet.DefaultINR().SMS {
-		t.Errorf("without NOTIFY_SMS_PRICES: %+v", def)
-	}
-	for _, bad := range []string{"US", "US=", "=70", "us=70", "USA=70", "US=0", "US=-5", "US=0.70", "US=₹0.70", "US=70,US=80",
-		"US=70,", "US=70;GB=60", "US=10001", "US=70 GB=60"} {
-		_, err := loadConfig(envOf(map[string]string{"NOTIFY_SMS_PRICES": bad}))
-		if err == nil || !strings.HasPrefix(err.Error(), "NOTIFY_SMS_PRICES: ") {
-			t.Errorf("NOTIFY_SMS_PRICES=%q: %v, want an error naming the variable", bad, err)
-		}
 	}
 }
 

@@ -89,7 +89,6 @@ import (
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smtp/smtptest"
-	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/template"
 	"github.com/notifykit/notify/wallet"
 )
@@ -145,7 +144,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		logger.Warn(w)
 	}
 
-	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: record.INR(),
+	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: cfg.prices.currency,
 		// NOTIFY_COUNTRIES; nil, its region (India) only.
 		Countries: cfg.countries}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "NOTIFY",
@@ -241,7 +240,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
-		notify.WithPrices(prices(cfg)),
+		notify.WithPrices(cfg.prices.pricer()),
 		notify.WithIdempotency(st.idem),
 		notify.WithSettleAfter(cfg.settleAfter),
 		notify.WithTimeout(cfg.attemptTimeout),
@@ -250,7 +249,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if st.otp != nil {
 		opts = append(opts, notify.WithOTPThrottle(st.otp))
 	}
-	mon, err := newMonitor(cfg, logger, knownSeries(smsProviders, []notify.Provider{cloud, qr}, []notify.Provider{mail}))
+	mon, err := newMonitor(cfg, logger, knownSeries(cfg.prices.codes(), smsProviders, []notify.Provider{cloud, qr}, []notify.Provider{mail}))
 	if err != nil {
 		return err
 	}
@@ -424,6 +423,9 @@ func printBanner(w io.Writer, cfg *config, st *stores, balance notify.Money, bas
 	balNote := ""
 	if st.walletKept {
 		balNote = " (the wallet kept in the database; NOTIFY_BALANCE opens a new wallet only)"
+	}
+	if !balance.Currency.Same(cfg.prices.currency) {
+		balNote = fmt.Sprintf(" (the account kept in the database is in %s; NOTIFY_CURRENCY=%s makes a new one only)", balance.Currency.Code, cfg.prices.currency.Code)
 	}
 	fmt.Fprintf(w, "notify gateway listening on %s\n", base)
 	fmt.Fprintf(w, "API key: %s %s\n", key, keyNote)

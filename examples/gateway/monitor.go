@@ -15,7 +15,6 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/metrics"
-	"github.com/notifykit/notify/record"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -61,7 +60,7 @@ func newMonitor(cfg *config, logger *slog.Logger, known metrics.Known) (*monitor
 // knownSeries names the channels' providers (nil ones left out) and the
 // gateway's currency, whose metric series then show at zero from the
 // first scrape (metrics.WithKnown).
-func knownSeries(smsProviders, chatProviders, mailProviders []notify.Provider) metrics.Known {
+func knownSeries(currencies []string, smsProviders, chatProviders, mailProviders []notify.Provider) metrics.Known {
 	names := func(ps []notify.Provider) []string {
 		var out []string
 		for _, p := range ps {
@@ -75,7 +74,7 @@ func knownSeries(smsProviders, chatProviders, mailProviders []notify.Provider) m
 		Providers: map[notify.Kind][]string{sms.Kind: names(smsProviders), chat.Kind: names(chatProviders),
 			email.Kind: names(mailProviders)},
 		RefusalKinds: []notify.Kind{sms.Kind, chat.Kind, email.Kind, otp.Kind},
-		Currencies:   []string{record.INR().Code},
+		Currencies:   currencies,
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/twilio"
-	"github.com/notifykit/notify/wallet"
 )
 
 // smsChannel returns the SMS channel: the vendors cfg.smsRoutes names,
@@ -102,20 +101,6 @@ func newSMSProvider(cfg *config, name string) (notify.Provider, error) {
 		return p, nil
 	}
 	return nil, fmt.Errorf("NOTIFY_SMS_ROUTES: no SMS provider is named %q", name)
-}
-
-// prices are the gateway's prices: wallet.DefaultINR's, with an SMS
-// segment to each country of NOTIFY_SMS_PRICES at its price on every
-// route.
-func prices(cfg *config) *wallet.PriceList {
-	p := wallet.DefaultINR()
-	if len(cfg.smsPrices) > 0 {
-		p.SMSByCountry = make(map[string]wallet.SMSPrices, len(cfg.smsPrices))
-		for cc, paise := range cfg.smsPrices {
-			p.SMSByCountry[cc] = wallet.SMSPrices{Plain: paise, OTP: paise, DLT: paise}
-		}
-	}
-	return p
 }
 
 // smsSummary is the banner's line about SMS: where they go.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/phone"
-	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify"
 	"github.com/notifykit/notify/wallet"
 )
@@ -27,7 +26,8 @@ const sweepEvery = time.Minute
 //     needs the same one; in memory a random one is made at start, which
 //     is enough since the verifications die with the process too.
 //   - NOTIFY_VERIFY_SPEND_CAP, rupees per hour that the demo account's
-//     verification sends may cost (default 500.00; "off" for none).
+//     verification sends may cost, in NOTIFY_CURRENCY (default 50,000
+//     minor units: ₹500.00, $500.00, ¥50,000; "off" for none).
 //   - NOTIFY_VERIFY_SAFE_LIST, comma-separated numbers or ranges
 //     (+9198765) the fraud guard lets through, such as testers' phones.
 func (c *config) loadVerifyOptions(get func(string) string) error {
@@ -42,9 +42,9 @@ func (c *config) loadVerifyOptions(get func(string) string) error {
 	case "":
 		c.verifyCap = 50_000
 	default:
-		m, err := wallet.Parse(s, record.INR())
+		m, err := wallet.Parse(s, c.prices.currency)
 		if err != nil || m.Minor <= 0 {
-			return fmt.Errorf("NOTIFY_VERIFY_SPEND_CAP: want rupees per hour such as 500.00, or off")
+			return fmt.Errorf("NOTIFY_VERIFY_SPEND_CAP: want an amount of %s per hour such as 500.00, or off", c.prices.currency.Code)
 		}
 		c.verifyCap = m.Minor
 	}
