@@ -144,6 +144,42 @@
 // not take is CodeInvalidArgument. No error holds the auth key or the
 // message's code: MSG91's text is stripped of them.
 //
+// # Balance and health
+//
+// Balance reads the MSG91 wallet, so that the host can watch it, and
+// CheckHealth, the readiness check that sms.Channel.CheckHealth and the
+// gateway's /readyz ask of a provider, is nil when the same call answers.
+// It is MSG91's balance API, as its API documentation gives it ("Check
+// Route Balance", https://api.msg91.com/apidoc/basic/route-balance.php:
+// GET balance.php with the required authkey and type, answering the
+// balance "if all parameters are correct or appropriate error message"),
+// under Config.BaseURL:
+//
+//	GET {BaseURL}/api/balance.php?authkey={AuthKey}&type=0
+//
+// type 0 is the wallet (MSG91's help page on checking the balance,
+// https://msg91.com/help/MSG91/how-can-i-check-my-balance; 1 and 4 are
+// the promotional and transactional routes' SMS credits, counts rather
+// than money). The answer is a plain number, the balance in
+// rupees: Balance returns it as notify.Money in INR, parsed exactly, its
+// digits past the paisa cut and never rounded up. No v5 endpoint for the
+// balance is documented in the MSG91 pages consulted. The auth key goes
+// in the query, as MSG91 documents it (so a proxy's access log may hold
+// it); it never appears in an error.
+//
+// MSG91's error body ({"type": "error", ...}, or its older {"msgType":
+// "error", "msg": ...}), or a line of text on a 2xx, which is how its
+// older APIs answer an error, is classified as for a send: a wrong or
+// missing auth key (106, 207, 401, or words such as "authkey" or
+// "authentication") is CodeRejected, saying to check Config.AuthKey; an IP
+// the key's IP security does not whitelist (418) CodeRejected too. MSG91's
+// help page says the balance API answers only for a key whose IP security
+// is on: with it off, CheckHealth may fail though sends work. The call
+// sends nothing, so no error of it is of unknown outcome: a 5xx, a proxy's
+// page, a timeout or a lost answer is CodeUnavailable, and an ended
+// context stays visible to errors.Is. A balance too low to send, zero
+// included, is healthy: watch Balance for that.
+//
 // # Delivery reports
 //
 // MSG91's answer says it took the SMS, not that the operator delivered
@@ -230,7 +266,8 @@
 // where your contract refunds).
 //
 // Package msg91test has a strict fake of MSG91, on httptest, that checks
-// requests as MSG91 does and answers with its bodies, fails on demand,
+// requests as MSG91 does and answers with its bodies (the flow API, and
+// the balance API with a wallet a test sets), fails on demand,
 // and posts delivery reports to the receiver under test when a test asks
 // (Server.Report).
 package msg91

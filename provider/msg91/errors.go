@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/provider/vendorhttp"
+	"github.com/notifykit/notify/record"
 )
 
 // Error is MSG91's own error answer to a send, {"type": "error",
@@ -85,6 +87,48 @@ func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) 
 		return "", vendorError(status, header, codeOf(out.Code), textOf(out.Message), secrets)
 	}
 	return "", vendorhttp.Foreign("msg91", status, header, `has no "type" of success or error`)
+}
+
+// decodeBalance reads MSG91's answer to the balance call: on a 2xx, a
+// plain decimal number (or one in a JSON string), the wallet's balance in
+// rupees, whose digits past the paisa are cut. Anything else is the
+// classified error: MSG91's JSON error body ({"type": "error"}, or its
+// older {"msgType": "error", "msg"}), or on a 2xx a line of text, which is
+// how its older APIs answer an error ("Invalid authkey"), is MSG91's
+// refusal; any other answer is classified by its HTTP status. key is
+// removed from MSG91's text.
+func decodeBalance(status int, header http.Header, raw []byte, key string) (notify.Money, error) {
+	text := strings.TrimSpace(string(raw))
+	ok := status >= 200 && status <= 299
+	if ok {
+		if s, err := strconv.Unquote(text); err == nil {
+			text = strings.TrimSpace(s)
+		}
+		inr := record.INR()
+		figure := text
+		if dot := strings.IndexByte(figure, '.'); dot >= 0 && len(figure)-dot-1 > inr.Exponent {
+			figure = figure[:dot+1+inr.Exponent]
+		}
+		if m, err := record.ParseMoney(figure, inr); err == nil {
+			return m, nil
+		}
+	}
+	var out struct {
+		answer
+		MsgType string          `json:"msgType"`
+		Msg     json.RawMessage `json:"msg"`
+	}
+	if json.Unmarshal(raw, &out) == nil {
+		if out.Type == "" {
+			out.Type, out.Message = out.MsgType, out.Msg
+		}
+		if strings.EqualFold(out.Type, "error") {
+			return notify.Money{}, vendorError(status, header, codeOf(out.Code), textOf(out.Message), []string{key})
+		}
+	} else if ok && text != "" && len(text) <= 200 && !strings.ContainsAny(text, "<>\n") {
+		return notify.Money{}, vendorError(status, header, "", text, []string{key})
+	}
+	return notify.Money{}, vendorhttp.Foreign("msg91", status, header, "is not a balance")
 }
 
 // codeOf reads MSG91's code, a JSON string or number; "" for anything else.

@@ -58,6 +58,35 @@ func Example() {
 	// unavailable true true
 }
 
+// ExampleProvider_Balance reads the MSG91 wallet, exactly, and checks
+// health: a key MSG91 refuses is unhealthy, and the error never repeats
+// it.
+func ExampleProvider_Balance() {
+	vendor := msg91test.NewServer(msg91test.Config{AuthKey: "demo-key", Balance: 123456})
+	defer vendor.Close()
+	p, err := msg91.New(msg91.Config{AuthKey: "demo-key", BaseURL: vendor.URL})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	balance, err := p.Balance(ctx)
+	fmt.Println(balance.Minor, balance.Currency.Code, err, p.CheckHealth(ctx)) // paise
+
+	wrong, err := msg91.New(msg91.Config{AuthKey: "stale-key", BaseURL: vendor.URL})
+	if err != nil {
+		panic(err)
+	}
+	defer wrong.Close()
+	err = wrong.CheckHealth(ctx)
+	fmt.Println(notify.CodeOf(err), strings.Contains(err.Error(), "stale-key"))
+	fmt.Println(err)
+	// Output:
+	// 123456 INR <nil> <nil>
+	// rejected false
+	// rejected: msg91: AuthenticationFailure (code 401, HTTP 401) (MSG91 refused the auth key: check msg91 Config.AuthKey)
+}
+
 // ExampleNewWebhook is the whole loop: an SMS goes out through the
 // provider to the fake MSG91, whose delivery report reaches the webhook
 // over HTTP and moves the message's record to delivered, at MSG91's time.

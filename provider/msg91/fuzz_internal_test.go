@@ -8,7 +8,10 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/provider/vendorhttp/vendorhttptest"
+	"github.com/notifykit/notify/record"
 )
 
 // FuzzDecodeAnswer feeds arbitrary answers to the decoder: it must not
@@ -48,6 +51,38 @@ func FuzzDecodeAnswer(f *testing.F) {
 		own := parsed && strings.EqualFold(probe.Type, "error")
 		vendorhttptest.CheckError(t, err, own, status >= 500 || status >= 200 && status < 300,
 			fmt.Sprintf("HTTP %d %q", status, body), secrets...)
+	})
+}
+
+// FuzzDecodeBalance feeds arbitrary answers to the balance call's
+// decoder: it must not panic, must read a balance only from a 2xx, in
+// rupees to the paisa, and must make every failure, once Balance has
+// made it read-only, a certain one on one printable line without the key.
+func FuzzDecodeBalance(f *testing.F) {
+	const key = "test-key-0123456789"
+	f.Add(200, []byte("1234.5678"))
+	f.Add(200, []byte(`"99.5"`))
+	f.Add(200, []byte("-3"))
+	f.Add(200, []byte("Invalid authkey "+key))
+	f.Add(200, []byte(`{"msgType":"error","msg":"Authentication failure `+key+`","code":"201"}`))
+	f.Add(401, []byte(`{"type":"error","code":"401","message":"AuthenticationFailure"}`))
+	f.Add(200, []byte("1e3"))
+	f.Add(200, []byte(""))
+	f.Add(502, []byte("<html>bad gateway</html>"))
+	f.Add(500, []byte("12.5"))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		m, err := decodeBalance(status, http.Header{}, body, key)
+		if err == nil {
+			if status < 200 || status > 299 || m.Currency.Code != "INR" {
+				t.Fatalf("HTTP %d %q: balance %v", status, body, m)
+			}
+			return
+		}
+		err = vendorhttp.ReadOnly(err)
+		if notify.OutcomeOf(err) == record.StateUnknown {
+			t.Fatalf("HTTP %d %q: %v is of unknown outcome", status, body, err)
+		}
+		vendorhttptest.CheckError(t, err, false, false, fmt.Sprintf("HTTP %d %q", status, body), key)
 	})
 }
 

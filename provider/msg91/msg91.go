@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,14 @@ const (
 // Config.BaseURL.
 const FlowPath = "/api/v5/flow"
 
+// balancePath is the path of MSG91's balance API under Config.BaseURL,
+// and walletType its type of the wallet's balance (1 and 4 are the
+// promotional and transactional routes' SMS credits).
+const (
+	balancePath = "/api/balance.php"
+	walletType  = "0"
+)
+
 // recipientKey is the field of a recipient that holds its number: MSG91's
 // default receiver, ##mobiles##.
 const recipientKey = "mobiles"
@@ -58,9 +67,11 @@ type Config struct {
 	// authkey header. It never appears in errors. Required.
 	AuthKey string
 	// BaseURL is where MSG91's API is: the base URL, under which the
-	// provider calls FlowPath, or the flow endpoint itself
+	// provider calls FlowPath (Send) and /api/balance.php (Balance,
+	// CheckHealth), or the flow endpoint itself
 	// (https://control.msg91.com/api/v5/flow, with or without a trailing
-	// slash, in any letter case), which Send then calls. It must be an
+	// slash, in any letter case), which Send then calls, the balance API
+	// beside it. It must be an
 	// http or https URL without user info, query or fragment. Default
 	// DefaultBaseURL (https://control.msg91.com).
 	BaseURL string
@@ -107,6 +118,7 @@ type Config struct {
 type Provider struct {
 	name      string
 	endpoint  string
+	balance   string // the balance API's URL, the key in its query
 	key       string
 	otpTpl    string
 	otpVar    string
@@ -131,7 +143,6 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.BaseURL = base
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
@@ -167,9 +178,11 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.MaxBatch, err = vendorhttp.MaxBatch("msg91", cfg.MaxBatch, DefaultMaxBatch); err != nil {
 		return nil, err
 	}
+	base = vendorhttp.TrimEndpoint(base, FlowPath)
 	p := &Provider{
 		name:      cfg.Name,
-		endpoint:  vendorhttp.TrimEndpoint(cfg.BaseURL, FlowPath) + FlowPath,
+		endpoint:  base + FlowPath,
+		balance:   base + balancePath + "?" + url.Values{"authkey": {cfg.AuthKey}, "type": {walletType}}.Encode(),
 		key:       cfg.AuthKey,
 		otpTpl:    cfg.OTPTemplateID,
 		otpVar:    cfg.OTPVar,
@@ -390,6 +403,36 @@ func (p *Provider) post(ctx context.Context, pr *prepared) (string, error) {
 		return "", err
 	}
 	return decodeAnswer(ans.Status, ans.Header, ans.Body, pr.secrets)
+}
+
+// Balance returns the MSG91 wallet's balance, in rupees (INR), as MSG91's
+// balance API answers it (GET {BaseURL}/api/balance.php?authkey=...&type=0,
+// a plain number such as 1234.56): digits past the paisa are cut, never
+// rounded up. MSG91's error answer is classified as for a send (a wrong
+// auth key is CodeRejected, saying to check Config.AuthKey, never
+// repeating it), except that the call sends nothing, so a failure whose
+// outcome would be unknown for a send (a 5xx, a timeout, a lost answer) is
+// CodeUnavailable; an ended ctx stays visible to errors.Is. It is safe to
+// repeat.
+func (p *Provider) Balance(ctx context.Context) (notify.Money, error) {
+	ans, err := p.conn.Do(ctx, vendorhttp.Request{Name: "msg91", Method: http.MethodGet,
+		URL: p.balance, URLConfig: "msg91 Config.BaseURL", Limit: maxBody})
+	if err != nil {
+		return notify.Money{}, vendorhttp.ReadOnly(err)
+	}
+	m, err := decodeBalance(ans.Status, ans.Header, ans.Body, p.key)
+	if err != nil {
+		return notify.Money{}, vendorhttp.ReadOnly(err)
+	}
+	return m, nil
+}
+
+// CheckHealth is the readiness check of notify.Provider: MSG91 is healthy
+// when it answers the balance call (Balance) for the auth key. A balance
+// too low to send is not reported here; watch Balance for that.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	_, err := p.Balance(ctx)
+	return err
 }
 
 // mobile returns a number as MSG91 takes it: its digits with the country

@@ -32,7 +32,12 @@
 // "status": "queued" (or "accepted" through a Messaging Service), "to",
 // "from", "body", "num_segments", "error_code": null, ...}; the sid, "SM"
 // (or "MM") and 32 hex digits, becomes the Result's ProviderMessageID. The
-// message's later statuses come by status callback (Webhook).
+// message's later statuses come by status callback (Webhook), and only
+// with Config.StatusCallback set (or a Messaging Service's own status
+// callback URL): without it Twilio sends no status updates, so a message
+// stays sent, never delivered or failed by a report, and one whose send's
+// answer was lost stays unknown (notify.Notifier.Reconcile settles
+// neither: only sends whose holder died).
 //
 // # What Twilio requires
 //
@@ -111,6 +116,36 @@
 // charge stands and which is never retried. The provider retries nothing
 // itself.
 //
+// # Health
+//
+// CheckHealth, the readiness check that sms.Channel.CheckHealth and the
+// gateway's /readyz ask of a provider, fetches the account with the
+// credentials Send uses,
+//
+//	GET {BaseURL}/2010-04-01/Accounts/{AccountSID}.json
+//	Authorization: Basic base64(AccountSID:AuthToken)   (or APIKeySID:APIKeySecret)
+//
+// and is nil when Twilio answers 200 with the Account resource whose
+// "status" is "active" (Twilio documents active, suspended and closed). A
+// suspended account (its balance reached zero, or its parent's was
+// suspended) or a closed one is CodeRejected, saying so. Credentials
+// Twilio refuses (20003, or any answer of 401 or 403) are CodeRejected,
+// the message saying to check Config.AccountSID and AuthToken (or the API
+// key), never repeating them; Twilio may answer a suspended or closed
+// account's own credentials so too. Other answers are classified as for a
+// send, except that the read sends nothing: a 5xx, a proxy's page, a
+// timeout, a lost answer or an ended context is CodeUnavailable, never of
+// unknown outcome. The answer holds the account's auth token; nothing of
+// it but the status reaches an error.
+//
+// Only a Main API key, like the auth token, may read the Account resource;
+// Twilio refuses a Standard key there with 20003. So, with
+// Config.APIKeySID set and that refusal, CheckHealth checks the key on a
+// resource every key reads, GET .../Accounts/{AccountSID}/
+// IncomingPhoneNumbers.json?PageSize=1, and is nil when Twilio answers it:
+// the key works, though the account's status is not known (use a Main key,
+// or the auth token, for that).
+//
 // # Status callbacks
 //
 // With Config.StatusCallback set, Twilio POSTs each status change of the
@@ -166,8 +201,9 @@
 // not one that failed; the SMS channel keeps the charge of a message a
 // report fails unless sms.Config.RefundReportedFailures.
 //
-// Package twiliotest is a strict fake of the API on httptest, with
-// injected failures, that posts signed status callbacks when a test asks
+// Package twiliotest is a strict fake of the API on httptest (the
+// Messages endpoint, and the Account resource with a status a test sets),
+// with injected failures, that posts signed status callbacks when a test asks
 // (Server.Report, Server.Flush with Config.AutoStatus) and posts forged
 // ones (Server.Post, Sign).
 package twilio

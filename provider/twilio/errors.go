@@ -2,6 +2,7 @@ package twilio
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -69,26 +70,82 @@ func (a *apiAnswer) vendorError() bool {
 func ValidMessageSID(s string) bool { return validSID(s, "SM") || validSID(s, "MM") }
 
 // decodeAnswer returns the message SID of a successful answer, or the
-// classified error. Twilio's own error object is a certain refusal
-// whatever the HTTP status; any other answer that is not a success
-// carrying a message SID is classified by its HTTP status (a 5xx or a 2xx
-// proves nothing: CodeOutcomeUnknown). otp, when set, is kept out of the
-// error's text.
+// classified error (readAnswer's, or a success without a message SID).
+// otp, when set, is kept out of the error's text.
 func decodeAnswer(status int, header http.Header, raw []byte, otp string) (string, error) {
-	var a apiAnswer
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return "", vendorhttp.Foreign("twilio", status, header, "is not Twilio's JSON")
+	a, err := readAnswer(status, header, raw, otp)
+	if err != nil {
+		return "", err
 	}
-	if a.vendorError() {
-		return "", classify(status, header, &a, otp)
-	}
-	if status >= 200 && status < 300 {
-		if ValidMessageSID(a.SID) {
-			return a.SID, nil
-		}
+	if !ValidMessageSID(a.SID) {
 		return "", vendorhttp.Foreign("twilio", status, header, "has no message sid")
 	}
-	return "", vendorhttp.Foreign("twilio", status, header, "is not Twilio's error object")
+	return a.SID, nil
+}
+
+// readAnswer returns a 2xx answer of Twilio's JSON that is not its error
+// object, or the classified error. Twilio's own error object is a certain
+// refusal whatever the HTTP status; any other answer is classified by its
+// HTTP status (a 5xx or a 2xx proves nothing: CodeOutcomeUnknown). otp,
+// when set, is kept out of the error's text.
+func readAnswer(status int, header http.Header, raw []byte, otp string) (*apiAnswer, error) {
+	var a apiAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, vendorhttp.Foreign("twilio", status, header, "is not Twilio's JSON")
+	}
+	switch {
+	case a.vendorError():
+		return nil, classify(status, header, &a, otp)
+	case status < 200 || status > 299:
+		return nil, vendorhttp.Foreign("twilio", status, header, "is not Twilio's error object")
+	}
+	return &a, nil
+}
+
+// decodeAccount reads Twilio's answer to the fetch of the account: nil
+// when it is the account with "status" "active", else the classified
+// error (refused says what a 401 or 403 means).
+func decodeAccount(status int, header http.Header, raw []byte) error {
+	a, err := readAnswer(status, header, raw, "")
+	if err != nil {
+		return refused(status, err)
+	}
+	var st string
+	if json.Unmarshal(a.Status, &st) != nil || st == "" {
+		return vendorhttp.Foreign("twilio", status, header, `has no account "status"`)
+	}
+	switch st {
+	case "active":
+		return nil
+	case "suspended":
+		return notify.Errorf(notify.CodeRejected, "twilio: the Twilio account is suspended: it sends nothing until it is reactivated (a balance at zero suspends it: add funds in the Twilio Console)")
+	case "closed":
+		return notify.Errorf(notify.CodeRejected, "twilio: the Twilio account is closed: it can never send again (check twilio Config.AccountSID)")
+	}
+	if !statusWord(st) {
+		// Not a status: nothing of it is repeated, since it could be anything.
+		return notify.Errorf(notify.CodeRejected, "twilio: the Twilio account's status is not active, nor a status known here")
+	}
+	return notify.Errorf(notify.CodeRejected, "twilio: the Twilio account's status is %q, not active", st)
+}
+
+// statusWord reports whether s has the form of a status of Twilio's: 1 to
+// 20 lower-case letters, '-' or '_'.
+func statusWord(s string) bool {
+	return len(s) <= 20 && strings.IndexFunc(s, func(r rune) bool { return (r < 'a' || r > 'z') && r != '-' && r != '_' }) < 0
+}
+
+// refused adds to err, the error of an answer of HTTP 401 or 403, that
+// Twilio refused the credentials, unless its hint (20003's) says so
+// already, and makes it CodeRejected. Other errors are returned as they
+// are.
+func refused(status int, err error) error {
+	var te *Error
+	if err == nil || (status != http.StatusUnauthorized && status != http.StatusForbidden) ||
+		(errors.As(err, &te) && te.Code == codeAuthenticate) {
+		return err
+	}
+	return &notify.Error{Code: notify.CodeRejected, Err: fmt.Errorf("%w%s", err, hintCredentials)}
 }
 
 // classify turns Twilio's error object into a *notify.Error wrapping an
@@ -104,6 +161,13 @@ func classify(status int, header http.Header, a *apiAnswer, otp string) *notify.
 	return e
 }
 
+// codeAuthenticate is Twilio's error code of refused credentials
+// ("Authenticate", HTTP 401).
+const codeAuthenticate = 20003
+
+// hintCredentials is what refused credentials mean for the reader.
+const hintCredentials = " (Twilio refused the credentials: check twilio Config.AccountSID and AuthToken, or APIKeySID and APIKeySecret)"
+
 // codeOf maps Twilio's error code (and the HTTP status, for codes not
 // known here) to a notify code and a hint for the reader.
 func codeOf(status, code int) (notify.Code, string) {
@@ -116,8 +180,8 @@ func codeOf(status, code int) (notify.Code, string) {
 	case 20500, 20503:
 		// Twilio's own internal error or outage answer: not created.
 		return notify.CodeUnavailable, ""
-	case 20003:
-		return notify.CodeRejected, " (Twilio refused the credentials: check twilio Config.AccountSID and AuthToken, or APIKeySID and APIKeySecret)"
+	case codeAuthenticate:
+		return notify.CodeRejected, hintCredentials
 	case 10001, 20005:
 		return notify.CodeRejected, " (the Twilio account is not active)"
 	case 20008:

@@ -51,6 +51,48 @@ func Example() {
 	// rejected false true
 }
 
+// ExampleProvider_CheckHealth is the readiness check: the account is
+// active, then suspended, and credentials Twilio refuses are named without
+// the token.
+func ExampleProvider_CheckHealth() {
+	vendor := twiliotest.NewServer(twiliotest.Config{})
+	defer vendor.Close()
+	p, err := twilio.New(twilio.Config{
+		AccountSID: twiliotest.DefaultAccountSID,
+		AuthToken:  twiliotest.DefaultAuthToken,
+		From:       twiliotest.DefaultFrom,
+		BaseURL:    vendor.URL,
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	fmt.Println(p.CheckHealth(ctx))
+
+	vendor.SetAccountStatus("suspended")
+	err = p.CheckHealth(ctx)
+	fmt.Println(notify.CodeOf(err), err)
+
+	wrong, err := twilio.New(twilio.Config{
+		AccountSID: twiliotest.DefaultAccountSID,
+		AuthToken:  "0123456789abcdef0123456789abcdef",
+		From:       twiliotest.DefaultFrom,
+		BaseURL:    vendor.URL,
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer wrong.Close()
+	var te *twilio.Error
+	err = wrong.CheckHealth(ctx)
+	fmt.Println(notify.CodeOf(err), errors.As(err, &te) && te.Code == 20003)
+	// Output:
+	// <nil>
+	// rejected rejected: twilio: the Twilio account is suspended: it sends nothing until it is reactivated (a balance at zero suspends it: add funds in the Twilio Console)
+	// rejected true
+}
+
 // ExampleNewWebhook is the whole loop: an SMS goes out through the SMS
 // channel and the fake Twilio, whose signed status callback reaches the
 // receiver over HTTP and moves the message's record to delivered; a

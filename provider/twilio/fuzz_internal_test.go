@@ -46,6 +46,39 @@ func FuzzDecodeAnswer(f *testing.F) {
 	})
 }
 
+// FuzzDecodeAccount feeds arbitrary answers to the decoder of the
+// account's fetch: it must not panic, must be healthy only on a 2xx whose
+// status is active, must take Twilio's own error object for a certain
+// refusal and any other 5xx for an unknown outcome (CheckHealth then makes
+// it CodeUnavailable), must say that a 401 or 403 refused the credentials,
+// and must keep error messages to one printable line without the token.
+func FuzzDecodeAccount(f *testing.F) {
+	const token = "f0e1d2c3b4a5968778695a4b3c2d1e0f"
+	f.Add(200, []byte(`{"sid": "AC0123456789abcdef0123456789abcdef", "status": "active", "auth_token": "`+token+`"}`))
+	f.Add(200, []byte(`{"status": "suspended", "auth_token": "`+token+`"}`))
+	f.Add(200, []byte(`{"status": "`+token+`"}`))
+	f.Add(200, []byte(`{"status": 200}`))
+	f.Add(401, []byte(`{"code": 20003, "message": "Authenticate", "more_info": "https://www.twilio.com/docs/errors/20003", "status": 401}`))
+	f.Add(403, []byte(`<html>Forbidden</html>`))
+	f.Add(503, []byte(`{"code": 20503, "message": "Service Unavailable", "status": 503}`))
+	f.Add(502, []byte(`<html>bad gateway</html>`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		err := decodeAccount(status, http.Header{"Retry-After": {"3"}}, body)
+		var probe apiAnswer
+		own := json.Unmarshal(body, &probe) == nil && probe.vendorError()
+		if err == nil {
+			if own || status < 200 || status > 299 || string(probe.Status) != `"active"` {
+				t.Fatalf("HTTP %d %q is healthy", status, body)
+			}
+			return
+		}
+		if (status == 401 || status == 403) && !strings.Contains(err.Error(), "Twilio refused the credentials") {
+			t.Fatalf("HTTP %d %q: %v does not say the credentials were refused", status, body, err)
+		}
+		vendorhttptest.CheckError(t, err, own, status >= 500, fmt.Sprintf("HTTP %d %q", status, body), token)
+	})
+}
+
 // TestSignatureKnownVectors checks the receiver's signing against the
 // examples of Twilio's request-validation documentation (auth token
 // 12345), as its Node library's tests and others sign them.

@@ -73,7 +73,8 @@ type Config struct {
 	// StatusCallback is the absolute http(s) URL where Twilio posts each
 	// message's status changes (Webhook takes them). Send adds RefParam
 	// to its query. Default: none, no callbacks (a Messaging Service's own
-	// status callback URL still applies).
+	// status callback URL still applies): without one, Twilio sends no
+	// status updates, and a sent message stays sent.
 	StatusCallback string
 	// BaseURL is where the API is: an http(s) URL without user info or
 	// query, under which Send posts to /2010-04-01/Accounts/{AccountSID}/
@@ -97,6 +98,9 @@ type Config struct {
 type Provider struct {
 	name     string
 	endpoint string // {base}/2010-04-01/Accounts/{sid}/Messages.json
+	account  string // {base}/2010-04-01/Accounts/{sid}.json, which CheckHealth reads
+	numbers  string // the account's IncomingPhoneNumbers, page of one: CheckHealth's probe of an API key
+	apiKey   bool   // the credentials are an API key, not the auth token
 	auth     string // the Authorization header: Basic, of the user and password
 	from     string
 	service  string
@@ -157,9 +161,13 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
+	root := base + "/" + APIVersion + "/Accounts/" + cfg.AccountSID
 	p := &Provider{
 		name:     cfg.Name,
-		endpoint: base + "/" + APIVersion + "/Accounts/" + cfg.AccountSID + "/Messages.json",
+		endpoint: root + "/Messages.json",
+		account:  root + ".json",
+		numbers:  root + "/IncomingPhoneNumbers.json?PageSize=1",
+		apiKey:   cfg.APIKeySID != "",
 		auth:     "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)),
 		from:     cfg.From,
 		service:  cfg.MessagingServiceSID,
@@ -189,7 +197,7 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 	if err != nil {
 		return nil, err
 	}
-	ans, err := p.post(ctx, form.Encode())
+	ans, err := p.call(ctx, http.MethodPost, p.endpoint, []byte(form.Encode()))
 	if err != nil {
 		return nil, err
 	}
@@ -256,14 +264,48 @@ func callbackURL(base string, env *notify.Envelope) string {
 	return out
 }
 
-// post sends the form once through the vendor kit, which reads the whole
-// answer and classifies a transport failure: CodeUnavailable when the
-// request was certainly not written whole, CodeOutcomeUnknown once it may
-// have been.
-func (p *Provider) post(ctx context.Context, body string) (*vendorhttp.Answer, error) {
-	return p.conn.Do(ctx, vendorhttp.Request{Name: "twilio", Method: http.MethodPost, URL: p.endpoint,
-		URLConfig: "twilio Config.BaseURL", Body: []byte(body), ContentType: "application/x-www-form-urlencoded",
-		Header: http.Header{"Authorization": {p.auth}}, Limit: maxAnswer})
+// call sends one request, a form when body is not nil, through the vendor
+// kit, which reads the whole answer and classifies a transport failure:
+// CodeUnavailable when the request was certainly not written whole,
+// CodeOutcomeUnknown once it may have been.
+func (p *Provider) call(ctx context.Context, method, target string, body []byte) (*vendorhttp.Answer, error) {
+	r := vendorhttp.Request{Name: "twilio", Method: method, URL: target, URLConfig: "twilio Config.BaseURL",
+		Header: http.Header{"Authorization": {p.auth}}, Limit: maxAnswer}
+	if body != nil {
+		r.Body, r.ContentType = body, "application/x-www-form-urlencoded"
+	}
+	return p.conn.Do(ctx, r)
+}
+
+// CheckHealth is the readiness check of notify.Provider: it fetches the
+// account, GET {BaseURL}/2010-04-01/Accounts/{AccountSID}.json, with the
+// credentials Send uses, and is nil when Twilio answers it with the
+// account's "status" "active". A suspended or closed account is an error
+// that says so (CodeRejected); so are credentials Twilio refuses (20003,
+// or any 401 or 403: the error says to check them, never repeating them),
+// and any other answer. The read sends nothing, so no error of it is of
+// unknown outcome: a 5xx, a timeout or a lost answer is CodeUnavailable,
+// and an ended ctx stays visible to errors.Is.
+//
+// Only the auth token and a Main API key may read the Account resource:
+// Twilio refuses a Standard key there with 20003. With Config.APIKeySID set, CheckHealth then
+// checks the key on a resource every key reads, a page of one of the
+// account's IncomingPhoneNumbers, and is nil when Twilio answers it: the
+// key works, though the account's status is not known.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	ans, err := p.call(ctx, http.MethodGet, p.account, nil)
+	if err != nil {
+		return vendorhttp.ReadOnly(err)
+	}
+	err = decodeAccount(ans.Status, ans.Header, ans.Body)
+	var te *Error
+	if p.apiKey && errors.As(err, &te) && te.Code == codeAuthenticate {
+		if ans, err = p.call(ctx, http.MethodGet, p.numbers, nil); err == nil {
+			_, err = readAnswer(ans.Status, ans.Header, ans.Body, "")
+			err = refused(ans.Status, err)
+		}
+	}
+	return vendorhttp.ReadOnly(err)
 }
 
 // ValidSender reports whether s is a From Twilio takes for SMS: an E.164

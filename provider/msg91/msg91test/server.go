@@ -15,10 +15,18 @@
 // success, {"type": "error", "message", "code"} on error, with the HTTP
 // status MSG91 gives that error (200 for some, as MSG91 does).
 //
+// It serves MSG91's balance API as strictly: GET /api/balance.php with
+// the authkey query parameter (MissingAuthKey without it, AuthFailure for
+// another key) and type 0 (the wallet), 1 or 4 (the promotional and
+// transactional routes; BadRequest for any other), answering the wallet's
+// balance in rupees as plain text, 1234.56 (SetBalance), whatever the type:
+// sends do not change it.
+//
 // Failures can be injected for the next request, and the fake can be
 // slowed (SetLatency):
 //
-//   - FailNext: MSG91 refuses the request with one of its errors (Kind);
+//   - FailNext: MSG91 refuses the request, a send or a balance call,
+//     with one of its errors (Kind);
 //   - FailNextHTTP: a proxy in front of MSG91 answers an HTTP error with
 //     its own HTML page, and MSG91 never sees the request;
 //   - FailNextHTTPAfterAccept: MSG91 accepts the message, and the proxy
@@ -204,6 +212,9 @@ type Config struct {
 	// Now is the fake's clock, for the times in its reports. Default
 	// time.Now.
 	Now func() time.Time
+	// Balance is the wallet's balance in paise, which the balance API
+	// answers. Default 0.
+	Balance int64
 }
 
 // Recipient is one recipient of a request the fake accepted.
@@ -256,6 +267,7 @@ type Server struct {
 	requests atomic.Int64
 	failNext atomic.Int64 // a Kind
 	ids      vendorhttptest.IDs
+	balance  atomic.Int64 // paise
 }
 
 // NewServer starts a fake MSG91 on a loopback port. It panics when
@@ -288,9 +300,11 @@ func NewServer(cfg Config) *Server {
 	for _, t := range cfg.Templates {
 		s.templates[t.ID] = t
 	}
+	s.balance.Store(cfg.Balance)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v5/flow", s.flow)
 	mux.HandleFunc("/api/v5/flow/", s.flow)
+	mux.HandleFunc(BalancePath, s.wallet)
 	s.URL = s.Serve(mux)
 	return s
 }
@@ -310,6 +324,64 @@ func (s *Server) Requests() int { return int(s.requests.Load()) }
 // key check with k, before reading it: nothing is accepted. FailNext(0)
 // cancels it.
 func (s *Server) FailNext(k Kind) { s.failNext.Store(int64(k)) }
+
+// BalancePath is the path of MSG91's balance API.
+const BalancePath = "/api/balance.php"
+
+// SetBalance sets the wallet's balance, in paise, that the balance API
+// answers.
+func (s *Server) SetBalance(paise int64) { s.balance.Store(paise) }
+
+// Balance returns the wallet's balance in paise.
+func (s *Server) Balance() int64 { return s.balance.Load() }
+
+// admit checks a request's auth key and takes FailNext's error: it
+// answers the refusal, if any, and reports whether the request goes on.
+func (s *Server) admit(w http.ResponseWriter, key string) bool {
+	k := Kind(0)
+	switch {
+	case key == "":
+		k = MissingAuthKey
+	case key != s.key:
+		k = AuthFailure
+	default:
+		k = Kind(s.failNext.Swap(0))
+	}
+	if k != 0 {
+		fail(w, refusal{kind: k})
+	}
+	return k == 0
+}
+
+// wallet answers the balance API: the wallet's balance as plain text,
+// once the auth key and the type are checked.
+func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if !s.Wait(r) || s.Proxied(w) {
+		return
+	}
+	q := r.URL.Query()
+	if !s.admit(w, q.Get("authkey")) {
+		return
+	}
+	switch q.Get("type") {
+	case "0", "1", "4":
+	default:
+		fail(w, refusal{BadRequest, "type must be 0 (wallet), 1 or 4 (route)"})
+		return
+	}
+	b := s.balance.Load()
+	sign := ""
+	if b < 0 {
+		sign, b = "-", -b
+	}
+	w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	fmt.Fprintf(w, "%s%d.%02d", sign, b/100, b%100)
+}
 
 // The top-level parameters of a request: those the fake reads, and those
 // MSG91 documents that it accepts and ignores.
@@ -345,16 +417,7 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 	if s.Proxied(w) {
 		return
 	}
-	switch key := r.Header.Get("authkey"); {
-	case key == "":
-		fail(w, refusal{kind: MissingAuthKey})
-		return
-	case key != s.key:
-		fail(w, refusal{kind: AuthFailure})
-		return
-	}
-	if k := Kind(s.failNext.Swap(0)); k != 0 {
-		fail(w, refusal{kind: k})
+	if !s.admit(w, r.Header.Get("authkey")) {
 		return
 	}
 	if bad != nil {

@@ -312,3 +312,61 @@ func TestReportErrors(t *testing.T) {
 		}()
 	}
 }
+
+// TestBalanceAPI: the balance API answers the wallet as plain text to the
+// auth key, for a type MSG91 knows, on GET only; FailNext and the proxy's
+// faults fall on it too.
+func TestBalanceAPI(t *testing.T) {
+	s := newServer(t, msg91test.Config{Balance: 123456})
+	get := func(method, query string, header ...string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, s.URL+msg91test.BalancePath+"?"+query, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range header {
+			req.Header.Set("authkey", k)
+		}
+		return vendorhttptest.Exchange(t, s.Client(), req)
+	}
+	ok := url.Values{"authkey": {key}, "type": {"0"}}.Encode()
+	if status, body := get(http.MethodGet, ok); status != http.StatusOK || body != "1234.56" || s.Balance() != 123456 {
+		t.Fatalf("HTTP %d %q", status, body)
+	}
+	s.SetBalance(-5)
+	if status, body := get(http.MethodGet, url.Values{"authkey": {key}, "type": {"4"}}.Encode()); status != http.StatusOK || body != "-0.05" {
+		t.Fatalf("type 4: HTTP %d %q", status, body)
+	}
+	if status, body := get(http.MethodGet, "type=0", key); status != http.StatusUnauthorized || !strings.Contains(body, `"106"`) {
+		t.Fatalf("the key in a header only: HTTP %d %s", status, body)
+	}
+	for _, tt := range []struct {
+		name, method, query string
+		status              int
+		code                string
+	}{
+		{"no key", http.MethodGet, "type=0", http.StatusUnauthorized, "106"},
+		{"wrong key", http.MethodGet, url.Values{"authkey": {"nope"}, "type": {"0"}}.Encode(), http.StatusUnauthorized, "401"},
+		{"no type", http.MethodGet, url.Values{"authkey": {key}}.Encode(), http.StatusBadRequest, ""},
+		{"unknown type", http.MethodGet, url.Values{"authkey": {key}, "type": {"7"}}.Encode(), http.StatusBadRequest, ""},
+		{"POST", http.MethodPost, ok, http.StatusMethodNotAllowed, ""},
+	} {
+		status, body := get(tt.method, tt.query)
+		var out map[string]string
+		_ = json.Unmarshal([]byte(body), &out)
+		if status != tt.status || (tt.code != "" && (out["type"] != "error" || out["code"] != tt.code)) {
+			t.Errorf("%s: HTTP %d %s, want %d code %q", tt.name, status, body, tt.status, tt.code)
+		}
+	}
+	s.FailNext(msg91test.InternalError)
+	if status, body := get(http.MethodGet, ok); status != http.StatusInternalServerError || !strings.Contains(body, `"601"`) {
+		t.Fatalf("FailNext: HTTP %d %s", status, body)
+	}
+	s.FailNextHTTP(http.StatusBadGateway)
+	if status, body := get(http.MethodGet, ok); status != http.StatusBadGateway || !strings.Contains(body, "<html>") {
+		t.Fatalf("FailNextHTTP: HTTP %d %s", status, body)
+	}
+	if status, _ := get(http.MethodGet, ok); status != http.StatusOK || s.Requests() != 0 {
+		t.Fatalf("afterwards: HTTP %d, %d flow requests", status, s.Requests())
+	}
+}

@@ -15,7 +15,21 @@
 // (21609). It answers 201 with the Message resource, its sid "SM" and 32
 // hex digits and its status queued (accepted with a Messaging Service),
 // and errors with Twilio's error object, {"code", "message", "more_info",
-// "status"}, on the code's HTTP status.
+// "status"}, on the code's HTTP status. While the account is not active
+// (SetAccountStatus), it refuses every message with 10001.
+//
+// It serves GET /2010-04-01/Accounts/{AccountSid}.json, the Account
+// resource, as strictly: the same basic authentication, except that only
+// the auth token and Config.MainKeys may read it (another API key is a
+// Standard key, refused with 20003 as Twilio refuses it), the account SID
+// in the path (20404), and GET only (20004, HTTP 405). It answers 200 with
+// the resource ({"sid", "owner_account_sid", "friendly_name", "status",
+// "type", "auth_token", "date_created", "date_updated", "uri",
+// "subresource_uris"}), its status active until SetAccountStatus changes
+// it. Any key reads a page of the account's incoming phone numbers, GET
+// /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json
+// ({"incoming_phone_numbers": [...], "page", "page_size", ...}, the E.164
+// numbers of Config.Senders).
 //
 // Failures can be injected into the next request, and the fake slowed
 // (SetLatency):
@@ -80,6 +94,7 @@ const APIVersion = "2010-04-01"
 
 // The Twilio error codes the fake answers with.
 const (
+	AccountNotActive    = 10001
 	Authenticate        = 20003
 	NotFound            = 20404
 	TooManyRequests     = 20429
@@ -126,6 +141,8 @@ func ErrorStatus(code int) int {
 // code the fake does not know.
 func ErrorMessage(code int) string {
 	switch code {
+	case AccountNotActive:
+		return "Account is not active"
 	case Authenticate:
 		return "Authenticate"
 	case NotFound:
@@ -175,6 +192,10 @@ type Config struct {
 	// APIKeys are the account's API keys, SID ("SK...") to secret, which
 	// authenticate too. Default none.
 	APIKeys map[string]string
+	// MainKeys are the SIDs of those of APIKeys that are Main keys, which
+	// read the Account resource as the auth token does; the others are
+	// Standard keys, which Twilio refuses there. Default none.
+	MainKeys []string
 	// Senders are the From values the account may send from (numbers,
 	// short codes, alphanumeric IDs). Default {DefaultFrom}.
 	Senders []string
@@ -246,6 +267,7 @@ type Server struct {
 	account  string
 	token    string
 	keys     map[string]string
+	main     map[string]bool // the Main keys among keys
 	senders  map[string]bool
 	services map[string]bool
 	auto     []string
@@ -256,6 +278,7 @@ type Server struct {
 	fail     atomic.Pointer[apiError]       // FailNext's
 	pending  vendorhttptest.Queue[callback] // AutoStatus's
 	ids      vendorhttptest.IDs
+	status   atomic.Pointer[string] // the account's status
 
 	mu sync.Mutex // a request is recorded and takes FailNextHTTP's fault at once
 }
@@ -295,6 +318,7 @@ func NewServer(cfg Config) *Server {
 		account:  cfg.AccountSID,
 		token:    cfg.AuthToken,
 		keys:     make(map[string]string, len(cfg.APIKeys)),
+		main:     make(map[string]bool, len(cfg.MainKeys)),
 		senders:  make(map[string]bool, len(cfg.Senders)),
 		services: make(map[string]bool, len(cfg.MessagingServices)),
 		auto:     append([]string(nil), cfg.AutoStatus...),
@@ -304,6 +328,10 @@ func NewServer(cfg Config) *Server {
 	for k, v := range cfg.APIKeys {
 		s.keys[k] = v
 	}
+	for _, k := range cfg.MainKeys {
+		s.main[k] = true
+	}
+	s.SetAccountStatus("active")
 	for _, f := range cfg.Senders {
 		s.senders[f] = true
 	}
@@ -332,6 +360,24 @@ func (s *Server) AuthToken() string { return s.token }
 func (s *Server) MessagesPath() string {
 	return "/" + APIVersion + "/Accounts/" + s.account + "/Messages.json"
 }
+
+// AccountPath returns the path of the Account resource,
+// /2010-04-01/Accounts/{AccountSid}.json.
+func (s *Server) AccountPath() string { return "/" + APIVersion + "/Accounts/" + s.account + ".json" }
+
+// NumbersPath returns the path of the account's incoming phone numbers,
+// /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json.
+func (s *Server) NumbersPath() string {
+	return "/" + APIVersion + "/Accounts/" + s.account + "/IncomingPhoneNumbers.json"
+}
+
+// SetAccountStatus sets the status the Account resource answers: active
+// (the default), suspended or closed, or any other text. While it is not
+// active, every message is refused with 10001.
+func (s *Server) SetAccountStatus(status string) { s.status.Store(&status) }
+
+// AccountStatus returns the account's status.
+func (s *Server) AccountStatus() string { return *s.status.Load() }
 
 // Messages returns the messages accepted so far, oldest first.
 func (s *Server) Messages() []Message { return s.messages.All() }
@@ -376,20 +422,43 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.authenticated(user, pass) {
-		reply(w, &apiError{Code: Authenticate, Message: ErrorMessage(Authenticate), MoreInfo: moreInfo(Authenticate), Status: http.StatusUnauthorized})
+		fail(w, Authenticate, ErrorMessage(Authenticate))
 		return
 	}
-	if r.URL.Path != s.MessagesPath() {
+	var allow string
+	switch r.URL.Path {
+	case s.MessagesPath():
+		allow = http.MethodPost
+	case s.AccountPath(), s.NumbersPath():
+		allow = http.MethodGet
+	default:
 		fail(w, NotFound, fmt.Sprintf("The requested resource %s was not found", r.URL.Path))
 		return
 	}
-	if r.Method != http.MethodPost {
+	if r.Method != allow {
 		w.Header().Set("Allow", "GET, POST")
 		reply(w, &apiError{Code: 20004, Message: "Method not allowed", MoreInfo: moreInfo(20004), Status: http.StatusMethodNotAllowed})
 		return
 	}
+	if r.URL.Path == s.AccountPath() && user != s.account && !s.main[user] {
+		// A Standard API key may not read the Account resource.
+		fail(w, Authenticate, "Authentication Error - invalid username")
+		return
+	}
 	if injected := s.fail.Swap(nil); injected != nil {
 		reply(w, injected)
+		return
+	}
+	switch r.URL.Path {
+	case s.AccountPath():
+		s.accountResource(w)
+		return
+	case s.NumbersPath():
+		s.numbersPage(w, r)
+		return
+	}
+	if s.AccountStatus() != "active" {
+		fail(w, AccountNotActive, ErrorMessage(AccountNotActive))
 		return
 	}
 	var form url.Values
@@ -501,6 +570,52 @@ func (s *Server) created(w http.ResponseWriter, m Message) {
 		"subresource_uris":      map[string]string{"media": uri + "/Media.json"},
 		"to":                    m.To,
 		"uri":                   uri + ".json",
+	})
+}
+
+// accountResource answers 200 with the Account resource.
+func (s *Server) accountResource(w http.ResponseWriter) {
+	date := s.now().UTC().Format(time.RFC1123Z)
+	root := strings.TrimSuffix(s.AccountPath(), ".json")
+	vendorhttptest.ReplyJSONAs(w, "application/json; charset=utf-8", http.StatusOK, map[string]any{
+		"auth_token":        s.token,
+		"date_created":      date,
+		"date_updated":      date,
+		"friendly_name":     "notify test account",
+		"owner_account_sid": s.account,
+		"sid":               s.account,
+		"status":            s.AccountStatus(),
+		"subresource_uris": map[string]string{
+			"messages":               root + "/Messages.json",
+			"incoming_phone_numbers": root + "/IncomingPhoneNumbers.json",
+			"balance":                root + "/Balance.json",
+		},
+		"type": "Full",
+		"uri":  s.AccountPath(),
+	})
+}
+
+// numbersPage answers 200 with the first page of the account's incoming
+// phone numbers, the E.164 numbers among its senders, of the request's
+// PageSize (1 to 1000; default 50).
+func (s *Server) numbersPage(w http.ResponseWriter, r *http.Request) {
+	size := 50
+	if n, err := strconv.Atoi(r.URL.Query().Get("PageSize")); err == nil && n >= 1 && n <= 1000 {
+		size = n
+	}
+	numbers := []map[string]any{}
+	for f := range s.senders {
+		if E164(f) {
+			numbers = append(numbers, map[string]any{"account_sid": s.account, "phone_number": f,
+				"capabilities": map[string]bool{"sms": true, "mms": false, "voice": true}})
+		}
+	}
+	sort.Slice(numbers, func(i, j int) bool { return numbers[i]["phone_number"].(string) < numbers[j]["phone_number"].(string) })
+	numbers = numbers[:min(len(numbers), size)]
+	uri := s.NumbersPath() + "?PageSize=" + strconv.Itoa(size) + "&Page=0"
+	vendorhttptest.ReplyJSONAs(w, "application/json; charset=utf-8", http.StatusOK, map[string]any{
+		"incoming_phone_numbers": numbers, "page": 0, "page_size": size, "start": 0, "end": max(len(numbers)-1, 0),
+		"first_page_uri": uri, "next_page_uri": nil, "previous_page_uri": nil, "uri": uri,
 	})
 }
 

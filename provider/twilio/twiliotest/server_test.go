@@ -293,3 +293,83 @@ func TestCallbacks(t *testing.T) {
 		t.Fatal("Report of an unknown message succeeded")
 	}
 }
+
+// TestAccountResource: the fake serves the Account resource as Twilio
+// does, to the auth token and Main keys only, with the status a test sets,
+// and refuses the messages of an account that is not active.
+func TestAccountResource(t *testing.T) {
+	const std, stdSecret = "SK00112233445566778899aabbccddeeff", "standard-secret"
+	const main, mainSecret = "SKffeeddccbbaa99887766554433221100", "main-secret"
+	s := twiliotest.NewServer(twiliotest.Config{APIKeys: map[string]string{std: stdSecret, main: mainSecret}, MainKeys: []string{main}})
+	defer s.Close()
+	sid, token := twiliotest.DefaultAccountSID, twiliotest.DefaultAuthToken
+	get := func(path, user, pass string) (int, map[string]any) {
+		t.Helper()
+		a := send(t, s, http.MethodGet, path, user, pass, "", "")
+		var out map[string]any
+		if err := json.Unmarshal([]byte(a.body), &out); err != nil {
+			t.Fatalf("HTTP %d: answer %q is not JSON", a.status, a.body)
+		}
+		return a.status, out
+	}
+	if s.AccountPath() != "/2010-04-01/Accounts/"+sid+".json" || s.AccountStatus() != "active" {
+		t.Fatalf("AccountPath %s, status %s", s.AccountPath(), s.AccountStatus())
+	}
+	for _, who := range [][2]string{{sid, token}, {main, mainSecret}} {
+		status, out := get(s.AccountPath(), who[0], who[1])
+		if status != http.StatusOK || out["sid"] != sid || out["owner_account_sid"] != sid || out["status"] != "active" ||
+			out["type"] != "Full" || out["auth_token"] != token || out["uri"] != s.AccountPath() {
+			t.Fatalf("%s: HTTP %d %v", who[0][:2], status, out)
+		}
+	}
+	for _, tt := range []struct {
+		name, method, path, user, pass string
+		code                           int
+	}{
+		{"no credentials", http.MethodGet, s.AccountPath(), "", "", twiliotest.Authenticate},
+		{"wrong token", http.MethodGet, s.AccountPath(), sid, "nope", twiliotest.Authenticate},
+		{"Standard key", http.MethodGet, s.AccountPath(), std, stdSecret, twiliotest.Authenticate},
+		{"another account", http.MethodGet, "/2010-04-01/Accounts/ACffffffffffffffffffffffffffffffff.json", sid, token, twiliotest.NotFound},
+		{"POST", http.MethodPost, s.AccountPath(), sid, token, 20004},
+	} {
+		a := send(t, s, tt.method, tt.path, tt.user, tt.pass, "", "")
+		var out struct{ Code, Status int }
+		if err := json.Unmarshal([]byte(a.body), &out); err != nil || out.Code != tt.code || out.Status != a.status {
+			t.Errorf("%s: HTTP %d %s, want code %d", tt.name, a.status, a.body, tt.code)
+		}
+	}
+
+	// Every key reads the numbers, a page of PageSize.
+	s2 := twiliotest.NewServer(twiliotest.Config{Senders: []string{"+15005550009", "ACME", "+15005550006"}, APIKeys: map[string]string{std: stdSecret}})
+	defer s2.Close()
+	a := send(t, s2, http.MethodGet, s2.NumbersPath()+"?PageSize=1", std, stdSecret, "", "")
+	var page struct {
+		Numbers []struct {
+			PhoneNumber string `json:"phone_number"`
+		} `json:"incoming_phone_numbers"`
+		PageSize int `json:"page_size"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &page); err != nil || a.status != http.StatusOK || page.PageSize != 1 ||
+		len(page.Numbers) != 1 || page.Numbers[0].PhoneNumber != "+15005550006" {
+		t.Fatalf("numbers: HTTP %d %s", a.status, a.body)
+	}
+
+	// A suspended account: its status, and no message.
+	s.SetAccountStatus("suspended")
+	if _, out := get(s.AccountPath(), sid, token); out["status"] != "suspended" {
+		t.Fatalf("status %v, want suspended", out["status"])
+	}
+	body := url.Values{"To": {"+919876543210"}, "From": {twiliotest.DefaultFrom}, "Body": {"hi"}}.Encode()
+	if status, out := post(t, s, sid, token, form, body); status != twiliotest.ErrorStatus(twiliotest.AccountNotActive) ||
+		out["code"] != float64(twiliotest.AccountNotActive) || out["message"] != "Account is not active" {
+		t.Fatalf("a send of a suspended account: HTTP %d %v", status, out)
+	}
+	// FailNext falls on the account's fetch too.
+	s.FailNext(twiliotest.InternalServerError)
+	if a := send(t, s, http.MethodGet, s.AccountPath(), sid, token, "", ""); a.status != http.StatusInternalServerError {
+		t.Fatalf("FailNext: HTTP %d", a.status)
+	}
+	if s.Accepted() != 0 {
+		t.Fatalf("accepted %d", s.Accepted())
+	}
+}
