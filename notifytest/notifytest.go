@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/provider/memprovider"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queued"
@@ -75,6 +76,7 @@ type config struct {
 	resolver chat.Resolver
 	now      func() time.Time
 	extra    []notify.Option
+	numbers  phone.Plan
 }
 
 // Option changes what New builds.
@@ -91,6 +93,21 @@ func WithAccount(acct notify.Account) Option { return func(c *config) { c.accoun
 
 // WithPrices sets the price list. Default wallet.DefaultINR().
 func WithPrices(p notify.Pricer) Option { return func(c *config) { c.prices = p } }
+
+// WithNumbers sets the numbering plan of the SMS and chat channels (their
+// Config.Numbers). Default: the registered plan (phone.RegisterPlan),
+// phone/world's when the test links it, so that a test importing
+// phone/world sends to every country.
+func WithNumbers(p phone.Plan) Option { return func(c *config) { c.numbers = p } }
+
+// WithRegion sets the account's region (notify.Account.Region: the
+// country of its numbers written without a country code) and its allow
+// list (Countries: the region alone when none is given, phone.AnyCountry
+// for every country). Apply it after WithAccount, which replaces the
+// whole account. Default: India, India only.
+func WithRegion(region string, countries ...string) Option {
+	return func(c *config) { c.account.Region, c.account.Countries = region, countries }
+}
 
 // WithResolver sets how media URL hosts resolve. Default: every name
 // resolves to one public address, without a lookup.
@@ -158,10 +175,10 @@ func New(t testing.TB, opts ...Option) *Kit {
 	must(t, err)
 	k.Renderer, err = template.New(k.Templates)
 	must(t, err)
-	smsCh, err := sms.New(sms.Config{Provider: k.SMS, Renderer: k.Renderer})
+	smsCh, err := sms.New(sms.Config{Provider: k.SMS, Renderer: k.Renderer, Numbers: c.numbers})
 	must(t, err)
 	chatCh, err := chat.New(chat.Config{Cloud: k.Cloud, QR: k.QR, Renderer: k.Renderer, Resolver: c.resolver,
-		CloudOTPTemplate: CloudOTPTemplate})
+		CloudOTPTemplate: CloudOTPTemplate, Numbers: c.numbers})
 	must(t, err)
 	emailCh, err := email.New(email.Config{Provider: k.Email, Renderer: k.Renderer})
 	must(t, err)

@@ -8,7 +8,14 @@
 // Plan, usually phone/world's, which reads any number with Google's
 // libphonenumber metadata (some 20 µs a number and 7.5 MB of binary,
 // which is why it is a package of its own: a program that sends only to
-// India never links it).
+// India never links it). The plan is given once: phone/world registers
+// its own when it is imported (RegisterPlan), and every Parse given no
+// plan, so every channel and verify, reads with it.
+//
+// A number written without a country code is of the account's region
+// (record.Account.Region, India by default); one that does not read as
+// such is refused with an error that says to write it with its country
+// code (+1 415 555 0100).
 //
 // Which countries an account may send to is its own decision
 // (record.Account.Region and Countries); Allowed applies it.

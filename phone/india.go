@@ -60,22 +60,21 @@ func (d *digits) indian(region string) bool {
 // indianE164 reads raw, dialled from region, as an Indian mobile number
 // when it is an Indian number (+91 before it, or no country code from
 // India): its E.164 form, or the error that says what is wrong with it.
-// For a number of another country it returns "", and whether a + led,
-// for the error Parse gives without a plan. The two forms most numbers
-// come in are read without collecting digits at all.
-func indianE164(raw, region string) (e164 string, plus bool, err error) {
+// For a number of another country it returns "". The two forms most
+// numbers come in are read without collecting digits at all.
+func indianE164(raw, region string) (string, error) {
 	switch {
 	case len(raw) == 10 && region == DefaultRegion && nationalMobile(raw):
-		return e164India(raw), false, nil
+		return e164India(raw), nil
 	case len(raw) == 13 && raw[0] == '+' && raw[1] == '9' && raw[2] == '1' && nationalMobile(raw[3:]):
-		return raw, true, nil // E.164 already: no copy
+		return raw, nil // E.164 already: no copy
 	}
 	var d digits
 	if err := d.collect(raw); err != nil {
-		return "", d.plus, err
+		return "", err
 	}
 	if !d.indian(region) {
-		return "", d.plus, nil
+		return "", nil
 	}
 	lo := 0
 	switch {
@@ -84,13 +83,22 @@ func indianE164(raw, region string) (e164 string, plus bool, err error) {
 	case d.n == 11 && d.b[0] == '0':
 		lo = 1
 	}
+	var why string
 	switch {
 	case d.n-lo != 10:
-		return "", d.plus, fmt.Errorf("must be 10 digits, found %d", max(d.n-lo, 0))
+		why = fmt.Sprintf("must be 10 digits, found %d", max(d.n-lo, 0))
 	case d.b[lo] < '6':
-		return "", d.plus, errors.New("must start with 6, 7, 8 or 9")
+		why = "must start with 6, 7, 8 or 9"
+	default:
+		return e164India(d.b[lo:d.n]), nil
 	}
-	return e164India(d.b[lo:d.n]), d.plus, nil
+	if d.plus || d.n < 10 {
+		return "", errors.New(why) // a typo, not another country's number
+	}
+	// Read as Indian for want of a country code: it may be another
+	// country's, written without one.
+	return "", errors.New(why + " as a number of the account's region, IN; " +
+		"write another country's number with its country code, such as +1 415 555 0100")
 }
 
 // e164India is the E.164 form of national, 10 digits: built in one

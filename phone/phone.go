@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // DefaultRegion is the region of an account that names none: a number
@@ -108,16 +109,61 @@ type Plan interface {
 	Parse(raw, region string) (Number, error)
 }
 
+// registered is the plan RegisterPlan set: what Parse uses when given
+// none. It is the one piece of package state, written when a program
+// starts (phone/world's init) and read on every non-Indian parse, as
+// database/sql keeps its drivers and time/tzdata its zones.
+var registered atomic.Pointer[Plan]
+
+// RegisterPlan makes p the plan of every Parse given none: of each SMS
+// and chat channel and of verify whose Config leaves Numbers nil, and of
+// notifytest. phone/world registers its plan when it is linked, so that
+// a program that imports it,
+//
+//	import _ "github.com/notifykit/notify/phone/world"
+//
+// reads every country's numbers everywhere, set once; a program that
+// links no plan reads Indian numbers only. A channel's own Config.Numbers
+// still wins (IndiaOnly keeps one to India's numbers). A nil p removes
+// the registered plan. Safe for concurrent use; the last call wins.
+func RegisterPlan(p Plan) {
+	if p == nil {
+		registered.Store(nil)
+		return
+	}
+	registered.Store(&p)
+}
+
+// RegisteredPlan returns the plan RegisterPlan set, or nil.
+func RegisteredPlan() Plan {
+	if p := registered.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// IndiaOnly is a Plan that reads no number at all, so that a channel
+// given it (Config.Numbers) reads Indian numbers only, by Parse's fast
+// path, even when a program links phone/world: every other number is
+// refused with the error a sender without a plan gives.
+type IndiaOnly struct{}
+
+// Parse refuses raw: IndiaOnly reads no country's numbers beyond
+// India's, which Parse reads before any plan.
+func (IndiaOnly) Parse(raw, region string) (Number, error) { return Number{}, noPlanError(raw, region) }
+
 // Parse reads raw, dialled from region (DefaultRegion when empty):
-// Indian numbers by the fast path, any other through plan. With a nil
-// plan only Indian mobile numbers are read; the error of another
-// country's number says which plan reads it. The error describes the
-// problem without repeating raw.
+// Indian numbers by the fast path, any other through plan, or when plan
+// is nil through the registered one (RegisterPlan). With neither, only
+// Indian mobile numbers are read; the error of another country's number
+// says which plan reads it. The error describes the problem without
+// repeating raw, and for a number without a country code that does not
+// read as one of region, says to write it with one.
 func Parse(raw, region string, plan Plan) (Number, error) {
 	if region == "" {
 		region = DefaultRegion
 	}
-	e164, plus, err := indianE164(raw, region)
+	e164, err := indianE164(raw, region)
 	switch {
 	case err != nil:
 		return Number{}, err
@@ -125,12 +171,21 @@ func Parse(raw, region string, plan Plan) (Number, error) {
 		return Number{E164: e164, CallingCode: indiaCode, Region: DefaultRegion, Type: Mobile}, nil
 	}
 	if plan == nil {
-		if plus {
-			return Number{}, errors.New("is not an Indian number (+91), and this sender reads no other country's numbers (phone/world's plan does)")
-		}
-		return Number{}, fmt.Errorf("has no country code, and numbers of %s need a numbering plan this sender lacks (phone/world's)", region)
+		plan = RegisteredPlan()
+	}
+	if plan == nil {
+		return Number{}, noPlanError(raw, region)
 	}
 	return plan.Parse(raw, region)
+}
+
+// noPlanError is the error of a number of another country than India's
+// where no plan reads it.
+func noPlanError(raw, region string) error {
+	if strings.HasPrefix(strings.TrimSpace(raw), "+") {
+		return errors.New("is not an Indian number (+91), and this sender reads no other country's numbers (phone/world's plan does: import it)")
+	}
+	return fmt.Errorf("has no country code, and numbers of %s need a numbering plan this sender lacks (phone/world's: import it)", region)
 }
 
 // Allowed reports whether an account of the given home region (empty:

@@ -75,7 +75,9 @@ type Config struct {
 	// before anything is charged.
 	Guard *Guard
 	// Numbers reads numbers beyond India (phone/world's Plan{}); nil
-	// reads Indian numbers only, as the SMS channel does without it.
+	// reads them with the registered plan (phone.RegisterPlan), as the
+	// channels do: phone/world's when the program imports it, else
+	// Indian numbers only.
 	Numbers phone.Plan
 	// TTL is how long a code is good for; default DefaultTTL, between
 	// MinTTL and MaxTTL. StartOptions.TTL overrides it per verification.

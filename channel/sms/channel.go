@@ -50,8 +50,12 @@ type Config struct {
 	Providers []ProviderRule
 	// Numbers reads the numbers of countries other than India, such as
 	// phone/world's Plan{}; whether an account may send to one is its own
-	// allow list (notify.Account.Countries). Nil: Indian numbers only,
-	// which keeps libphonenumber's metadata out of the binary. Default nil.
+	// allow list (notify.Account.Countries). Nil: the registered plan
+	// (phone.RegisterPlan), phone/world's when the program imports it, so
+	// that the plan is given once for every channel and verify; with none
+	// registered, Indian numbers only, which keeps libphonenumber's
+	// metadata out of the binary. phone.IndiaOnly keeps a channel to
+	// India's numbers whatever is registered. Default nil.
 	Numbers phone.Plan
 	// FixedLineCountries are the countries (ISO 3166-1 alpha-2 codes)
 	// whose fixed lines take SMS through the channel's vendors (some

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nyaruka/phonenumbers"
 
@@ -20,14 +21,14 @@ type Plan struct{}
 func (Plan) Parse(raw, region string) (phone.Number, error) {
 	n, err := phonenumbers.Parse(raw, region)
 	if err != nil {
-		return phone.Number{}, parseError(err, region)
+		return phone.Number{}, national(raw, region, parseError(err, region))
 	}
 	// A number of no known type is in no assigned range: invalid. Asking
 	// the type first and the reason only then keeps to two metadata
 	// lookups a good number, where IsValidNumber would add a third.
 	typ := phonenumbers.GetNumberType(n)
 	if typ == phonenumbers.UNKNOWN {
-		return phone.Number{}, invalid(n)
+		return phone.Number{}, national(raw, region, invalid(n))
 	}
 	return phone.Number{
 		E164:        phonenumbers.Format(n, phonenumbers.E164),
@@ -35,6 +36,16 @@ func (Plan) Parse(raw, region string) (phone.Number, error) {
 		Region:      phonenumbers.GetRegionCodeForNumber(n),
 		Type:        typeOf(typ),
 	}, nil
+}
+
+// national adds to the error of a number written without a country code
+// how it was read, and the fix when it is another country's.
+func national(raw, region string, err error) error {
+	if strings.HasPrefix(strings.TrimSpace(raw), "+") {
+		return err
+	}
+	return fmt.Errorf("%w, read as a number of the account's region, %s; "+
+		"write another country's number with its country code, such as +44 20 7946 0018", err, region)
 }
 
 // invalid says why n, which phonenumbers read, is no valid number.
@@ -95,6 +106,11 @@ func typeOf(t phonenumbers.PhoneNumberType) phone.Type {
 	}
 	return phone.Unknown
 }
+
+// init registers the plan (phone.RegisterPlan): a program that links
+// this package reads every country's numbers in every channel and in
+// verify, given once.
+func init() { phone.RegisterPlan(Plan{}) }
 
 // Interface guards
 var _ phone.Plan = Plan{}

@@ -74,3 +74,17 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// A national number that does not read as one of the region says how it
+// was read and how to write another country's; an international one
+// does not need the hint.
+func TestNationalErrorsNameTheFix(t *testing.T) {
+	_, err := world.Plan{}.Parse("555 01", "US")
+	if err == nil || !strings.Contains(err.Error(), "read as a number of the account's region, US; write") || !strings.Contains(err.Error(), "with its country code") {
+		t.Errorf("national: %v", err)
+	}
+	_, err = world.Plan{}.Parse("+1 555 01", "US")
+	if err == nil || strings.Contains(err.Error(), "account's region") {
+		t.Errorf("international: %v", err)
+	}
+}
