@@ -29,10 +29,11 @@ import (
 // sentence with the request ID, the details in the log).
 
 type dltJSON struct {
-	ID        string `json:"id"`
-	EntityID  string `json:"entity_id"`
-	Content   string `json:"content"`
-	MessageID string `json:"message_id,omitempty"`
+	ID         string            `json:"id"`
+	EntityID   string            `json:"entity_id"`
+	Content    string            `json:"content"`
+	MessageID  string            `json:"message_id,omitempty"`
+	MessageIDs map[string]string `json:"message_ids,omitempty"`
 }
 
 type accountJSON struct {
@@ -89,7 +90,7 @@ func places(a *notify.Account) (string, []string) {
 func dltsOf(ts []sms.DLTTemplate) []dltJSON {
 	out := make([]dltJSON, len(ts))
 	for i, t := range ts {
-		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID, MessageIDs: t.MessageIDs}
 	}
 	return out
 }
@@ -111,7 +112,7 @@ func dltPageOf(a *notify.Account) (dltPage, error) {
 
 // template is t as the SMS settings keep it.
 func (t dltIn) template() sms.DLTTemplate {
-	return sms.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID}
+	return sms.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID, MessageIDs: t.MessageIDs}
 }
 
 // account is the account that in, a checked create request, makes, in

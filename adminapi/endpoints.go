@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,11 +22,13 @@ import (
 
 // Limits of the fields the API stores.
 const (
-	maxIDLen      = 64
-	maxTextLen    = 200
-	maxRefLen     = 128
-	maxSenderIDs  = 100
-	maxDLTs       = 1000
+	maxIDLen     = 64
+	maxTextLen   = 200
+	maxRefLen    = 128
+	maxSenderIDs = 100
+	maxDLTs      = 1000
+	// maxVendorIDs bounds a DLT template's message_ids: one per provider.
+	maxVendorIDs  = 20
 	maxDLTContent = 2000
 )
 
@@ -90,10 +93,11 @@ func (q *request) writeDLTs(status int, a *notify.Account) {
 }
 
 type dltIn struct {
-	ID        string `json:"id"`
-	EntityID  string `json:"entity_id"`
-	Content   string `json:"content"`
-	MessageID string `json:"message_id"`
+	ID         string            `json:"id"`
+	EntityID   string            `json:"entity_id"`
+	Content    string            `json:"content"`
+	MessageID  string            `json:"message_id"`
+	MessageIDs map[string]string `json:"message_ids"`
 }
 
 // checkDLT validates a DLT template; field is the JSON path before the
@@ -107,6 +111,18 @@ func checkDLT(t dltIn, field string, fe *record.FieldErrors) {
 	}
 	if len(t.MessageID) > maxIDLen || t.MessageID != "" && !validKey(t.MessageID) {
 		fe.Addf(field+"message_id", "must be at most %d bytes of valid UTF-8 without control characters", maxIDLen)
+	}
+	if len(t.MessageIDs) > maxVendorIDs {
+		fe.Addf(field+"message_ids", "must have at most %d entries", maxVendorIDs)
+	}
+	for _, provider := range slices.Sorted(maps.Keys(t.MessageIDs)) {
+		id := t.MessageIDs[provider]
+		switch {
+		case !validID(provider, maxIDLen):
+			fe.Add(field+"message_ids", "has a key that is not a provider name: a key "+strings.TrimPrefix(idRule, "must "))
+		case id == "" || len(id) > maxIDLen || !validKey(id):
+			fe.Addf(field+"message_ids."+provider, "must be 1 to %d bytes of valid UTF-8 without control characters", maxIDLen)
+		}
 	}
 	switch {
 	case strings.TrimSpace(t.Content) == "":
@@ -527,9 +543,10 @@ func (q *request) listDLT() {
 }
 
 type dltBody struct {
-	EntityID  string `json:"entity_id"`
-	Content   string `json:"content"`
-	MessageID string `json:"message_id"`
+	EntityID   string            `json:"entity_id"`
+	Content    string            `json:"content"`
+	MessageID  string            `json:"message_id"`
+	MessageIDs map[string]string `json:"message_ids"`
 }
 
 // putDLT: PUT /accounts/{id}/dlt-templates/{template}: add, or replace
@@ -539,7 +556,7 @@ func (q *request) putDLT() {
 	if !q.decode(&in) {
 		return
 	}
-	t := dltIn{ID: q.r.PathValue("template"), EntityID: in.EntityID, Content: in.Content, MessageID: in.MessageID}
+	t := dltIn{ID: q.r.PathValue("template"), EntityID: in.EntityID, Content: in.Content, MessageID: in.MessageID, MessageIDs: in.MessageIDs}
 	var fe record.FieldErrors
 	checkDLT(t, "", &fe)
 	if err := notify.InvalidFields(fe); err != nil {

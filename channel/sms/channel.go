@@ -265,6 +265,8 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		var ok bool
 		if provider, providers, ok = c.router.pick(acct.ID, to, route); !ok {
 			fe.Addf("to", "is a number of %s, which no provider of this SMS channel takes on the %s route", to.Region, route)
+		} else if route == RouteDLT {
+			provider, providers = c.router.withDLTIDs(&fe, msg, provider, providers)
 		}
 	}
 	if err := notify.InvalidFields(fe); err != nil {
@@ -437,7 +439,8 @@ func (c *Channel) dltIDs(fe *record.FieldErrors, set *Settings, r *Request, msg 
 		fe.Addf("dlt_entity_id", "%s is not the entity registered with template %s", rules.Clip(entity), rules.Clip(id))
 		return
 	}
-	msg.DLTTemplateID, msg.DLTEntityID, msg.DLTMessageID = tpl.ID, tpl.EntityID, tpl.MessageID
+	msg.DLTTemplateID, msg.DLTEntityID = tpl.ID, tpl.EntityID
+	msg.DLTMessageIDs, msg.DLTMessageID = tpl.messageIDs()
 	if !textOK {
 		return
 	}

@@ -18,9 +18,13 @@
 //     sender header must be 6 letters. A template ID the account has not
 //     registered is refused, because its text cannot be checked before the
 //     message is charged, unless Config.AllowUnregisteredDLT is set. A
-//     registered template with the vendor's Message ID
-//     (DLTTemplate.MessageID) sets the Message's DLTMessageID, so
-//     that a provider may send the ID and the values instead of the text.
+//     registered template's IDs in the vendors' DLT managers
+//     (DLTTemplate.MessageIDs, by provider name) go to the Message's
+//     DLTMessageIDs, so that a provider may send its own ID
+//     (Message.DLTMessageIDFor) and the values instead of the text. A
+//     provider that sends by its ID only (DLTByIDSender: MSG91) is
+//     skipped for a template without its ID, on failover too: no vendor
+//     is ever sent another's ID.
 //
 // # Autofill
 //

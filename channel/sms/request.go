@@ -201,16 +201,45 @@ type Message struct {
 	DLTEntityID   string
 	// DLTValues are the values of the DLT template's {#var#} slots, in order.
 	DLTValues []string
-	// DLTMessageID is the registered template's ID in the vendor's DLT
-	// manager (DLTTemplate.MessageID), when it has one: a provider
-	// may send it with DLTValues instead of Text.
-	DLTMessageID string
+	// DLTMessageIDs are the registered template's IDs in the vendors' DLT
+	// managers, by provider name (DLTTemplate.MessageIDs), and
+	// DLTMessageID its one ID for every provider, of a template
+	// registered before those (DLTTemplate.MessageID). A provider reads
+	// its own with DLTMessageIDFor, and may send it with DLTValues
+	// instead of Text.
+	DLTMessageIDs map[string]string
+	DLTMessageID  string
 	Encoding     Encoding
 	Segments     int
 	// NumberType is the recipient's type of line, as far as the numbering
 	// plan tells (phone.FixedLineOrMobile for most NANP numbers): vendors
 	// price by it, and so may a price list (wallet.PriceList.SMSByNumberType).
 	NumberType phone.Type
+}
+
+// DLTMessageIDFor returns the template's ID in the DLT manager of the
+// provider named provider (notify.Provider.Name): its entry in
+// DLTMessageIDs, else DLTMessageID; "" when it has none. A provider must
+// never send an ID it was not given by its own name: each vendor numbers
+// its templates its own way.
+func (m *Message) DLTMessageIDFor(provider string) string {
+	if m.DLTMessageIDs != nil {
+		return m.DLTMessageIDs[provider]
+	}
+	return m.DLTMessageID
+}
+
+// DLTByIDSender is implemented by a provider that sends a DLT template
+// only by its ID in its vendor's DLT manager (Message.DLTMessageIDFor),
+// never by its text, such as provider/msg91. On the dlt route the
+// channel offers such a provider only the messages whose template has
+// its ID: it is skipped (the message goes to the next provider, or is
+// refused before anything is charged when none is left), never sent
+// another vendor's ID.
+type DLTByIDSender interface {
+	notify.Provider
+	// SendsDLTByIDOnly marks the provider; it does nothing.
+	SendsDLTByIDOnly()
 }
 
 // MessageOf returns the content of an envelope of this channel, or nil

@@ -8,7 +8,9 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
 )
 
 // ProviderRule offers the messages it matches to its Provider. A message
@@ -115,6 +117,38 @@ func (r *router) pick(acct string, n phone.Number, route Route) (first string, a
 		}
 	}
 	return first, all, first != ""
+}
+
+// withDLTIDs drops from a dlt message's providers those that send
+// templates by their own ID only (DLTByIDSender) when its template has
+// none for them, and returns the rest, first the first; when none is
+// left it reports the template on fe.
+func (r *router) withDLTIDs(fe *record.FieldErrors, msg *Message, first string, all []string) (string, []string) {
+	names := all
+	if names == nil {
+		names = []string{first}
+	}
+	kept := make([]string, 0, len(names))
+	var skipped []string
+	for _, name := range names {
+		p, _ := r.provider(name)
+		if _, byID := p.(DLTByIDSender); byID && msg.DLTMessageIDFor(name) == "" {
+			skipped = append(skipped, name)
+			continue
+		}
+		kept = append(kept, name)
+	}
+	switch {
+	case len(skipped) == 0:
+		return first, all
+	case len(kept) == 0:
+		fe.Addf("dlt_template_id", "%s has no template ID of %s, which sends DLT templates by that ID only: register it as the template's message_ids.%s",
+			rules.Clip(msg.DLTTemplateID), strings.Join(skipped, " or "), skipped[0])
+		return "", nil
+	case len(kept) == 1:
+		return kept[0], nil
+	}
+	return kept[0], kept
 }
 
 // provider returns the provider named name.

@@ -33,12 +33,28 @@ type DLTTemplate struct {
 	ID       string `json:"id"`
 	EntityID string `json:"entity_id"`
 	Content  string `json:"content"`
-	// MessageID is the template's ID in the SMS vendor's DLT manager
-	// (where the vendor has one: Fast2SMS's Message ID, MSG91's template
-	// ID). Set, the vendor is sent that ID and the values of the
-	// template's {#var#} slots rather than the whole text (its dlt
-	// route); provider/msg91 needs it. Default "".
+	// MessageIDs are the template's IDs in the SMS vendors' DLT managers,
+	// by provider name (Fast2SMS's Message ID as "smsgateway", MSG91's
+	// template ID as "msg91"): a vendor given its ID is sent that ID and
+	// the values of the template's {#var#} slots rather than the whole
+	// text. A provider that sends templates by ID only (a DLTByIDSender:
+	// provider/msg91) is skipped on the dlt route for a template without
+	// its ID, so that no vendor is ever sent another's ID. Default nil.
+	MessageIDs map[string]string `json:"message_ids,omitempty"`
+	// MessageID is the one vendor ID of a template registered before
+	// MessageIDs: the ID of every provider when MessageIDs is nil, and
+	// ignored otherwise. Name the vendor in MessageIDs instead: one ID
+	// read by two vendors is right for at most one of them. Default "".
 	MessageID string `json:"message_id,omitempty"`
+}
+
+// messageIDs returns the template's vendor IDs as the Message carries
+// them: MessageIDs, or the one MessageID for every provider.
+func (t DLTTemplate) messageIDs() (ids map[string]string, any string) {
+	if t.MessageIDs != nil {
+		return t.MessageIDs, ""
+	}
+	return nil, t.MessageID
 }
 
 // SetSettings writes s as acct's SMS settings, in acct's Settings map

@@ -516,6 +516,22 @@ func (k kit) testDLTTemplates(t *testing.T) {
 		if r.field("content") == "" {
 			t.Errorf("fields: %s", r.raw)
 		}
+		// Each vendor's own ID, by provider name.
+		r = s.admin(t, "PUT", path+"/1107162", `{"entity_id":"1201","content":"Hi {#var#}","message_ids":{"msg91":"66a1b2","smsgateway":"161"}}`)
+		want(t, r, 201, "")
+		if !strings.Contains(r.raw, `"message_ids":{"msg91":"66a1b2","smsgateway":"161"}`) {
+			t.Fatalf("message_ids: %s", r.raw)
+		}
+		a, _ = b.Store.Account(context.Background(), "acme")
+		if set, err := sms.SettingsOf(a); err != nil || len(set.DLTTemplates) != 2 || set.DLTTemplates[1].MessageIDs["msg91"] != "66a1b2" {
+			t.Fatalf("stored: %+v, %v", set, err)
+		}
+		r = s.admin(t, "PUT", path+"/1107163", `{"content":"Hi","message_ids":{"bad name!":"1","msg91":""}}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("message_ids") == "" || r.field("message_ids.msg91") == "" {
+			t.Errorf("message_ids fields: %s", r.raw)
+		}
+		s.wantDeleteOnce(t, "dlt-templates", "1107162", `{"content":"x"}`, "dlt_template")
 		s.wantDeleteOnce(t, "dlt-templates", "1107161", `{"content":"x"}`, "dlt_template")
 	})
 }

@@ -55,8 +55,8 @@ func (k kit) testAccountAnswersKeepTheirBytes(t *testing.T) {
 		}
 		set, err := sms.SettingsOf(a)
 		if err != nil || set.SenderID != "ACMEIN" || strings.Join(set.SenderIDs, ",") != "ACMEIN,ACMEOT" ||
-			len(set.DLTTemplates) != 2 || set.DLTTemplates[0] != (sms.DLTTemplate{ID: "1107", EntityID: "1201", Content: "Code {#var#} é <>&"}) ||
-			set.DLTTemplates[1] != (sms.DLTTemplate{ID: "1108", Content: "Hi", MessageID: "55"}) {
+			!reflect.DeepEqual(set.DLTTemplates, []sms.DLTTemplate{{ID: "1107", EntityID: "1201", Content: "Code {#var#} é <>&"},
+				{ID: "1108", Content: "Hi", MessageID: "55"}}) {
 			t.Errorf("stored SMS settings %+v, %v", set, err)
 		}
 		if c, err := chat.SettingsOf(a); err != nil || c.PrimaryGateway != chat.GatewayQR {

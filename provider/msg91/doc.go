@@ -19,17 +19,19 @@
 // or 0 before it) is read as +91. The template, the route of the
 // envelope's sms.Message (sms.MessageOf(env).Route) and its variables are:
 //
-//	dlt  template_id = Message.DLTMessageID, the ID of the template in the
-//	     MSG91 panel (store.DLTTemplate.MessageID of the account's DLT
-//	     template); its DLTValues, the values of the DLT template's
+//	dlt  template_id = Message.DLTMessageIDFor(the provider's name), the
+//	     ID of the template in the MSG91 panel (sms.DLTTemplate.MessageIDs
+//	     ["msg91"] of the account's DLT template); its DLTValues, the values of the DLT template's
 //	     {#var#} slots in order, go to the template's variables: by
 //	     default VAR1, VAR2, ... (Config.VarPrefix, "VAR"; "var" for a
 //	     template written with ##var1##), or, for a template whose
 //	     variables have names of their own (##name##, ##date##), the
 //	     names Config.TemplateVars lists for its ID, in slot order. A
-//	     dlt message without DLTMessageID is CodeInvalidArgument naming
-//	     dlt_message_id: set the account's DLT template message_id to the
-//	     MSG91 template ID.
+//	     dlt message without its ID is CodeInvalidArgument naming
+//	     dlt_message_id: set the account's DLT template's
+//	     message_ids.msg91 to the MSG91 template ID. The Provider is a
+//	     sms.DLTByIDSender, so the SMS channel offers it no such message:
+//	     it goes to the next provider, or is refused before any charge.
 //	otp  template_id = Config.OTPTemplateID, an approved OTP template, with
 //	     the code in its variable Config.OTPVar (default "OTP", for
 //	     ##OTP##); the envelope's Text is not sent. Without

@@ -243,7 +243,7 @@ type prepared struct {
 // MSG91 could not take (no SMS content, a number that is neither E.164
 // nor an Indian mobile, the sms route, the otp route without
 // Config.OTPTemplateID or without a 4-8 digit code, the dlt route without
-// a DLTMessageID or with a number of values the template's variables do
+// its own DLT template ID (Message.DLTMessageIDFor) or with a number of values the template's variables do
 // not take) is CodeInvalidArgument and sends nothing.
 func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Result, error) {
 	pr, err := p.prepare(env)
@@ -347,13 +347,14 @@ func (p *Provider) prepare(env *notify.Envelope) (*prepared, error) {
 		r[p.otpVar] = m.OTP
 		pr.secrets = append(pr.secrets, m.OTP)
 	case sms.RouteDLT:
-		if m.DLTMessageID == "" {
+		id := m.DLTMessageIDFor(p.name)
+		if id == "" {
 			fe.Add("dlt_message_id", "is required: msg91 sends a DLT template by its MSG91 template ID; "+
-				"set the message_id of the account's DLT template to the template's ID in the MSG91 panel")
+				"set the account's DLT template's message_ids."+p.name+" to the template's ID in the MSG91 panel")
 			break
 		}
-		pr.req.TemplateID = m.DLTMessageID
-		names, err := p.varNames(m.DLTMessageID, len(m.DLTValues))
+		pr.req.TemplateID = id
+		names, err := p.varNames(id, len(m.DLTValues))
 		if err != nil {
 			fe.Add("message", err.Error())
 			break
@@ -450,9 +451,15 @@ func mobile(to string) (string, error) {
 	return "", err
 }
 
+// SendsDLTByIDOnly marks the provider as a sms.DLTByIDSender: MSG91's
+// flow API sends a DLT template by its MSG91 template ID only, so the
+// SMS channel offers it only dlt messages whose template has that ID.
+func (p *Provider) SendsDLTByIDOnly() {}
+
 // Interface guards
 var (
-	_ sms.BatchSender = (*Provider)(nil)
-	_ notify.Provider = (*Provider)(nil)
-	_ io.Closer       = (*Provider)(nil)
+	_ sms.BatchSender   = (*Provider)(nil)
+	_ sms.DLTByIDSender = (*Provider)(nil)
+	_ notify.Provider   = (*Provider)(nil)
+	_ io.Closer         = (*Provider)(nil)
 )

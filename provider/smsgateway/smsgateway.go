@@ -244,10 +244,10 @@ func (p *Provider) body(env *notify.Envelope) (*sendRequest, error) {
 			fe.Add("message", "the otp route needs a numeric OTP of 4-8 digits")
 		}
 		req.VariablesValues = m.OTP
-	case m.Route == sms.RouteDLT && m.DLTMessageID != "":
+	case m.Route == sms.RouteDLT && m.DLTMessageIDFor(p.name) != "":
 		// The vendor's own DLT route: the template by its Message ID in
 		// the vendor's DLT manager, and its values.
-		req.Route, req.SenderID, req.Message = "dlt", m.SenderID, m.DLTMessageID
+		req.Route, req.SenderID, req.Message = "dlt", m.SenderID, m.DLTMessageIDFor(p.name)
 		if m.SenderID == "" {
 			fe.Add("sender_id", "is required on the dlt route")
 		}
