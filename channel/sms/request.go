@@ -209,8 +209,8 @@ type Message struct {
 	// instead of Text.
 	DLTMessageIDs map[string]string
 	DLTMessageID  string
-	Encoding     Encoding
-	Segments     int
+	Encoding      Encoding
+	Segments      int
 	// NumberType is the recipient's type of line, as far as the numbering
 	// plan tells (phone.FixedLineOrMobile for most NANP numbers): vendors
 	// price by it, and so may a price list (wallet.PriceList.SMSByNumberType).
