@@ -295,7 +295,9 @@ func TestREADMESnippetsCompile(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
+	first := readmeGoBlocks(t, filepath.Join(root, "README.md"))[0]
+	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."},
+		{"run", fmt.Sprintf("./README_main_L%d", first.line)}} {
 		cmd := exec.CommandContext(ctx, goCmd, args...)
 		cmd.Dir = mod
 		cmd.Env = append(os.Environ(),
@@ -305,6 +307,29 @@ func TestREADMESnippetsCompile(t *testing.T) {
 			t.Fatalf("go %s of the Markdown guides' Go blocks failed (%v); file <guide>_L<n>.go is the block starting on line n of the guide (README_L42.go: README.md line 42; docs_extending_L17.go: docs/extending.md line 17):\n%s",
 				args[0], err, strings.ReplaceAll(string(out), mod+string(filepath.Separator), ""))
 		}
+		if args[0] == "run" {
+			checkFirstProgram(t, filepath.Join(root, "README.md"), first, string(out))
+		}
+	}
+}
+
+// checkFirstProgram holds the README's first program to its promise: at
+// most 20 lines, package and imports included, and it prints what the
+// README shows under it.
+func checkFirstProgram(t *testing.T, readme string, first readmeBlock, out string) {
+	t.Helper()
+	if n := strings.Count(first.src, "\n"); n > 20 {
+		t.Errorf("README.md:%d: the first program is %d lines, over 20", first.line, n)
+	}
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(data), first.src)
+	after = strings.TrimPrefix(strings.TrimLeft(strings.TrimPrefix(after, "```"), "\n"), "```\n")
+	shown, _, ok := strings.Cut(after, "```")
+	if !ok || out != shown {
+		t.Errorf("README.md:%d: the first program printed\n%s\nwhere the README shows, in a plain block right after it,\n%s", first.line, out, shown)
 	}
 }
 

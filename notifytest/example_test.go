@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
@@ -31,4 +32,17 @@ func Example() {
 	// +919876543210 otp 482913
 	// 2 legs, sent
 	// charged true
+}
+
+// Start builds a kit outside a test, as a first program does: here an
+// account in dollars, in the US, that may send anywhere.
+func ExampleStart() {
+	kit, err := notifytest.Start(notifytest.WithRegion("US", "*"), notifytest.WithCurrency("USD", "sms=0.01, email=0.01"),
+		notifytest.WithBalance(500))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(kit.Notifier.Send(context.Background(), &email.Request{Account: notifytest.AccountID, To: "ann@example.com",
+		Subject: "Shipped", Message: "Your order has shipped."}))
+	// Output: email to ann@example.com: sent via email, cost 0.01 USD, balance 4.99 USD <nil>
 }

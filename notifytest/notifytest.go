@@ -77,6 +77,9 @@ type config struct {
 	now      func() time.Time
 	extra    []notify.Option
 	numbers  phone.Plan
+	currency *record.Currency // WithCurrency; nil: the account's
+	listed   notify.Pricer    // WithCurrency's prices
+	err      error            // an option's mistake, which Start returns
 }
 
 // Option changes what New builds.
@@ -107,6 +110,29 @@ func WithNumbers(p phone.Plan) Option { return func(c *config) { c.numbers = p }
 // whole account. Default: India, India only.
 func WithRegion(region string, countries ...string) Option {
 	return func(c *config) { c.account.Region, c.account.Countries = region, countries }
+}
+
+// WithCurrency makes the account's currency the one of an ISO 4217 code
+// (wallet.CurrencyOf: "USD", "JPY") and prices its messages by the list
+// prices gives (wallet.ParsePriceList: "sms=0.01, email=0.01"); the
+// opening balance (WithBalance, DefaultBalance) is in its minor units. It
+// wins over the currency of WithAccount's account and over WithPrices,
+// whatever their order. A bad code or list is Start's error (New fails
+// the test). Default: INR, priced by wallet.DefaultINR().
+func WithCurrency(code, prices string) Option {
+	return func(c *config) {
+		cur, err := wallet.CurrencyOf(code)
+		if err != nil {
+			c.err = err
+			return
+		}
+		list, err := wallet.ParsePriceList(prices, cur)
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.currency, c.listed = &cur, list
+	}
 }
 
 // WithResolver sets how media URL hosts resolve. Default: every name
@@ -146,6 +172,18 @@ func defaultAccount() notify.Account {
 // bad option can cause.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
+	k, err := Start(opts...)
+	if err != nil {
+		t.Fatalf("notifytest: %v", err)
+	}
+	return k
+}
+
+// Start builds a Kit outside a test: a Notifier over in-memory stores and
+// providers, with one funded account (AccountID), which a first program
+// or an example sends through as it would through one wired for real.
+// Its error is the first mistake of an option; nothing else can fail.
+func Start(opts ...Option) (*Kit, error) {
 	c := config{
 		balance:  DefaultBalance,
 		account:  defaultAccount(),
@@ -155,6 +193,12 @@ func New(t testing.TB, opts ...Option) *Kit {
 	}
 	for _, o := range opts {
 		o(&c)
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
+	if c.currency != nil {
+		c.account.Currency, c.prices = *c.currency, c.listed
 	}
 	k := &Kit{
 		Accounts:  memstore.NewAccounts(),
@@ -167,21 +211,35 @@ func New(t testing.TB, opts ...Option) *Kit {
 	}
 	acct := c.account
 	k.Account = &acct
-	must(t, k.Accounts.Add(k.Account, APIKey))
-	must(t, k.Wallet.Open(acct.ID, notify.Money{Minor: c.balance, Currency: acct.Currency}))
+	if err := k.Accounts.Add(k.Account, APIKey); err != nil {
+		return nil, err
+	}
+	if err := k.Wallet.Open(acct.ID, notify.Money{Minor: c.balance, Currency: acct.Currency}); err != nil {
+		return nil, err
+	}
 	k.Ledger = memstore.NewLedger(k.Wallet)
 	var err error
 	k.Queue, err = memqueue.New(memqueue.Config{Ledger: k.Ledger, Now: c.now})
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	k.Renderer, err = template.New(k.Templates)
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	smsCh, err := sms.New(sms.Config{Provider: k.SMS, Renderer: k.Renderer, Numbers: c.numbers})
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	chatCh, err := chat.New(chat.Config{Cloud: k.Cloud, QR: k.QR, Renderer: k.Renderer, Resolver: c.resolver,
 		CloudOTPTemplate: CloudOTPTemplate, Numbers: c.numbers})
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	emailCh, err := email.New(email.Config{Provider: k.Email, Renderer: k.Renderer})
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	base := []notify.Option{
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
@@ -194,9 +252,11 @@ func New(t testing.TB, opts ...Option) *Kit {
 		notify.WithRetry(notify.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}),
 	}
 	k.Notifier, err = notify.New(k.Accounts, k.Ledger, append(base, c.extra...)...)
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	k.Queued = queued.New(k.Notifier)
-	return k
+	return k, nil
 }
 
 // RunQueue runs every send due on the kit's clock (Kit.Queue), one at a

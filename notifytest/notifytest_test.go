@@ -2,6 +2,7 @@ package notifytest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,29 @@ func TestKitQueue(t *testing.T) {
 	}
 	if m := kit.Message(t, rc.MessageID); m.State != record.StateSent {
 		t.Fatalf("record %s, want sent", m.State)
+	}
+}
+
+// A wrong option is Start's error, naming what is wrong; nothing is built.
+func TestStartRefusesBadOptions(t *testing.T) {
+	for _, c := range []struct {
+		opt  notifytest.Option
+		want string
+	}{
+		{notifytest.WithCurrency("usd", "sms=0.01"), "ISO 4217"},
+		{notifytest.WithCurrency("XAU", "sms=0.01"), "ISO 4217"},
+		{notifytest.WithCurrency("USD", "sms=0.001"), "at most 2 decimals"},
+		{notifytest.WithCurrency("USD", "fax=1"), `"fax" is not a price`},
+	} {
+		kit, err := notifytest.Start(c.opt)
+		if kit != nil || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Start = %v, %v; want an error containing %q", kit, err, c.want)
+		}
+	}
+	// WithCurrency wins over WithAccount's currency, in either order.
+	acct := notifytest.New(t).Account
+	kit := notifytest.New(t, notifytest.WithCurrency("JPY", "sms=3"), notifytest.WithAccount(*acct))
+	if kit.Account.Currency.Code != "JPY" {
+		t.Errorf("account currency %+v, want JPY", kit.Account.Currency)
 	}
 }
