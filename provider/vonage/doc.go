@@ -13,10 +13,10 @@
 // whose form parameters are
 //
 //	api_key, api_secret   Config.APIKey and APISecret
-//	from                  the message's SenderID (sms.Message.SenderID, the
-//	                      account's sender header) when it has one, else
-//	                      Config.From; a number without its +. A SenderID
-//	                      that is no sender (ValidSender) is
+//	from                  Config.From, a number without its +; on the dlt
+//	                      route the message's SenderID (sms.Message.SenderID,
+//	                      its registered DLT header) when it has one. A
+//	                      SenderID that is no sender (ValidSender) is
 //	                      CodeInvalidArgument on "sender_id"
 //	to                    env.To without its +: Vonage takes E.164 without
 //	                      it. Anything but E.164 (+ and 7 to 15 digits) is

@@ -65,11 +65,11 @@ type Config struct {
 	// of each send and in the Authorization header of the balance query,
 	// and never appears in errors. Required.
 	APISecret string
-	// From is the sender when the message names none: a number in E.164
-	// (+447700900000, sent without the +), a number or short code of 3
-	// to 15 digits, or an alphanumeric sender ID (1 to 11 of A-Z, a-z,
-	// 0-9 and space, with at least one letter). A message's own SenderID
-	// (sms.Message.SenderID, the account's sender header) goes in its
+	// From is the sender: a number in E.164 (+447700900000, sent
+	// without the +), a number or short code of 3 to 15 digits, or an
+	// alphanumeric sender ID (1 to 11 of A-Z, a-z, 0-9 and space, with
+	// at least one letter). On India's dlt route a message's own SenderID
+	// (sms.Message.SenderID, its registered DLT header) goes in its
 	// place. Required.
 	From string
 	// Callback is the absolute http(s) URL, at most MaxCallbackLen
@@ -162,7 +162,7 @@ func (p *Provider) Close() error { return p.conn.Close() }
 // first part as the ProviderMessageID. A text Vonage splits into several
 // parts is still one message: the Result's Note counts the parts and
 // names the others. An envelope Vonage could not take (no SMS content, a
-// To that is not E.164, an empty text, a message SenderID that is no
+// To that is not E.164, an empty text, a dlt-route SenderID that is no
 // sender, a dlt-route message without numeric DLT entity and template
 // IDs) is CodeInvalidArgument naming the field, and sends nothing; other
 // errors are classified as the package documentation describes.
@@ -199,7 +199,11 @@ func (p *Provider) form(env *notify.Envelope) (url.Values, []string, error) {
 		fe.Add("message", "is required")
 	}
 	from := p.from
-	if m.SenderID != "" {
+	// India's DLT scheme sends from the header the template is registered
+	// for; anywhere else the sender is the Vonage account's (Config.From),
+	// as Twilio's is: an account's header for the Indian vendors would be
+	// refused where alphanumeric senders are (the US, Canada).
+	if m.Route == sms.RouteDLT && m.SenderID != "" {
 		if !ValidSender(m.SenderID) {
 			fe.Add("sender_id", "is not a sender Vonage takes: an E.164 number, 3 to 15 digits, or 1 to 11 letters, digits and spaces with a letter")
 		}

@@ -180,7 +180,8 @@ func TestSendRefusesWhatVonageCannotTake(t *testing.T) {
 		m.DLTEntityID, m.DLTTemplateID = entity, template
 		return env
 	}
-	sender := envelope(0)
+	sender := dlt("1101456789012345678", "1107161234567890123")
+	sms.MessageOf(sender).Route = sms.RouteDLT
 	sms.MessageOf(sender).SenderID = "Acme Inc Ltd" // 12 characters
 	tests := []struct {
 		name  string
@@ -424,4 +425,29 @@ func TestBalanceContext(t *testing.T) {
 	}
 	vendorhttptest.CheckReadOnlyContext(t, balance, v.SetLatency, testSecret)
 	vendorhttptest.CheckReadOnlyContext(t, p.CheckHealth, v.SetLatency, testSecret)
+}
+
+// The sender is Config.From off India's dlt route, whatever header the
+// account gives the message: one for the Indian vendors (NOTIFY) would be
+// refused where alphanumeric senders are. On the dlt route it is the
+// registered header.
+func TestSenderIsFromOffTheDLTRoute(t *testing.T) {
+	v := newVendor(t, vonagetest.Config{})
+	p := newProvider(t, v, nil)
+	ctx := context.Background()
+	plain := &notify.Envelope{ID: "0f8c2a4e-7d1b-4c3a-9e5f-6a7b8c9d0e1f", To: "+14155550100",
+		Content: &sms.Message{Route: sms.RouteSMS, Text: "Your order has shipped.", SenderID: "NOTIFY"}}
+	if _, err := p.Send(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	dltEnv := &notify.Envelope{ID: "1f8c2a4e-7d1b-4c3a-9e5f-6a7b8c9d0e1f", To: "+919876500002",
+		Content: &sms.Message{Route: sms.RouteDLT, Text: "Your OTP for login is 482913. - ACMEIN", SenderID: dltHeader,
+			DLTEntityID: "1101456789012345678", DLTTemplateID: "1107161234567890123"}}
+	if _, err := p.Send(ctx, dltEnv); err != nil {
+		t.Fatal(err)
+	}
+	msgs := v.Messages()
+	if len(msgs) != 2 || msgs[0].From != testFrom || msgs[1].From != dltHeader {
+		t.Fatalf("senders %+v", msgs)
+	}
 }
