@@ -37,7 +37,7 @@ type config struct {
 	// (https://www.fast2sms.com/dev/bulkV2), or its base URL
 	// (https://www.fast2sms.com); both send to the same endpoint (see
 	// smsgateway.Config.BaseURL). Empty, and no other SMS vendor
-	// (twilio, msg91): SMS are logged, not sent.
+	// (twilio, vonage, msg91): SMS are logged, not sent.
 	smsURL string
 	smsKey string // NOTIFY_SMS_KEY: the vendor's API key
 	// cloudURL is NOTIFY_CLOUD_URL: the cloud messaging API's root
@@ -140,9 +140,11 @@ type config struct {
 	// needs NOTIFY_DATABASE_URL.
 	workers int
 
-	// twilio is NOTIFY_TWILIO_* and msg91 NOTIFY_MSG91_*: SMS vendors
-	// beside the Indian one (NOTIFY_SMS_URL); nil when not configured.
+	// twilio is NOTIFY_TWILIO_*, vonage NOTIFY_VONAGE_* and msg91
+	// NOTIFY_MSG91_*: SMS vendors beside the Indian one (NOTIFY_SMS_URL);
+	// nil when not configured.
 	twilio *twilioConfig
+	vonage *vonageConfig
 	msg91  *msg91Config
 	// smsRoutes are the rules that pick each SMS's providers, in order:
 	// NOTIFY_SMS_ROUTES, or the default of the vendors configured
@@ -151,10 +153,16 @@ type config struct {
 	// prices are NOTIFY_CURRENCY, NOTIFY_PRICES, NOTIFY_SMS_PRICES and
 	// NOTIFY_PRICES_STRICT (prices.go).
 	prices priceConfig
+	// region is NOTIFY_REGION, the demo account's country
+	// (notify.Account.Region: its numbers need no country code), IN by
+	// default; regionSet says the variable was set: on PostgreSQL it
+	// then replaces the region the account has.
+	region    string
+	regionSet bool
 	// countries is NOTIFY_COUNTRIES, the demo account's allow list
-	// (notify.Account.Countries): nil, its region (India) only; "*",
-	// every country. countriesSet says the variable was set: on
-	// PostgreSQL it then replaces the list the account has.
+	// (notify.Account.Countries): nil, its region only; "*", every
+	// country. countriesSet says the variable was set: on PostgreSQL it
+	// then replaces the list the account has.
 	countries    []string
 	countriesSet bool
 	// breaker is NOTIFY_BREAKER, the providers' circuit breakers; nil
@@ -531,5 +539,5 @@ func (c *config) loadDevAttachments(get func(string) string) error {
 
 // realVendors reports whether any message would reach a real vendor.
 func (c *config) realVendors() bool {
-	return c.smsURL != "" || c.twilio != nil || c.msg91 != nil || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil
+	return c.smsURL != "" || c.twilio != nil || c.vonage != nil || c.msg91 != nil || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
@@ -14,6 +15,7 @@ import (
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/twilio"
+	"github.com/notifykit/notify/provider/vonage"
 )
 
 // The names of the SMS providers, as NOTIFY_SMS_ROUTES, the records, the
@@ -22,6 +24,7 @@ const (
 	providerSMSGateway = smsgateway.DefaultName // NOTIFY_SMS_URL, NOTIFY_SMS_KEY
 	providerMSG91      = msg91.DefaultName      // NOTIFY_MSG91_*
 	providerTwilio     = twilio.DefaultName     // NOTIFY_TWILIO_*
+	providerVonage     = vonage.DefaultName     // NOTIFY_VONAGE_*
 )
 
 // twilioConfig is Twilio's configuration, NOTIFY_TWILIO_*.
@@ -42,8 +45,45 @@ type twilioConfig struct {
 	// callbackURL is NOTIFY_TWILIO_CALLBACK_URL: the public URL of the
 	// gateway's /webhooks/twilio, given to Twilio as each message's
 	// StatusCallback and the URL the callbacks' signatures are checked
-	// against.
+	// against. Empty: Twilio is given none, and /webhooks/twilio is not
+	// mounted (its messages stay sent).
 	callbackURL string
+}
+
+// vonageConfig is Vonage's configuration, NOTIFY_VONAGE_*.
+type vonageConfig struct {
+	apiKey    string // NOTIFY_VONAGE_API_KEY
+	apiSecret string // NOTIFY_VONAGE_API_SECRET
+	from      string // NOTIFY_VONAGE_FROM
+	baseURL   string // NOTIFY_VONAGE_URL; empty: vonage.DefaultBaseURL
+	// callbackURL is NOTIFY_VONAGE_CALLBACK_URL: the public URL of the
+	// gateway's /webhooks/vonage (/webhooks/vonage/<webhookToken> with a
+	// token), given to Vonage as each message's callback. Empty: Vonage
+	// sends the receipts to the account's default webhook, if any.
+	callbackURL string
+	// signatureSecret and signatureMethod are
+	// NOTIFY_VONAGE_SIGNATURE_SECRET and NOTIFY_VONAGE_SIGNATURE_METHOD
+	// (default md5hash): the API key's signature secret and the
+	// dashboard's signature method, with which an account with signed
+	// webhooks signs its receipts.
+	signatureSecret string
+	signatureMethod vonage.SignatureMethod
+	// webhookToken is NOTIFY_VONAGE_WEBHOOK_TOKEN, the secret last
+	// segment of the receipts' URL: the receiver's authentication for an
+	// account without signed webhooks.
+	webhookToken string
+}
+
+// receiver reports whether the gateway takes Vonage's receipts: it can
+// tell them from forgeries, by their signature or the URL's token.
+func (v *vonageConfig) receiver() bool { return v.signatureSecret != "" || v.webhookToken != "" }
+
+// webhookPath is where the receiver is mounted, as the banner shows it.
+func (v *vonageConfig) webhookPath() string {
+	if v.webhookToken != "" {
+		return webhookPrefix + providerVonage + "/$NOTIFY_VONAGE_WEBHOOK_TOKEN"
+	}
+	return webhookPrefix + providerVonage
 }
 
 // msg91Config is MSG91's configuration, NOTIFY_MSG91_*.
@@ -103,23 +143,26 @@ func routesString(rules []smsRule) string {
 	return strings.Join(s, "; ")
 }
 
-// loadSMSOptions reads the SMS vendors beyond the Indian one (Twilio and
-// MSG91), the routing between them, the per-country prices, the demo
-// account's allow list and the circuit breakers. It runs after the
-// Indian vendor's settings (NOTIFY_SMS_URL) were read.
+// loadSMSOptions reads the SMS vendors beyond the Indian one (Twilio,
+// Vonage and MSG91), the routing between them, the per-country prices,
+// the demo account's allow list and the circuit breakers. It runs after
+// the Indian vendor's settings (NOTIFY_SMS_URL) were read.
 func (c *config) loadSMSOptions(get func(string) string) error {
 	var err error
 	if c.twilio, err = loadTwilio(get); err != nil {
+		return err
+	}
+	if c.vonage, err = loadVonage(get); err != nil {
 		return err
 	}
 	if c.msg91, err = loadMSG91(get); err != nil {
 		return err
 	}
 	if c.twilio != nil {
-		if u, _ := url.Parse(c.twilio.callbackURL); u != nil && u.Path != webhookPrefix+"twilio" {
-			c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_TWILIO_CALLBACK_URL's path is %q, not %s, where the gateway takes Twilio's callbacks: "+
-				"right only behind a proxy that maps one to the other", u.Path, webhookPrefix+"twilio"))
-		}
+		c.warnings = append(c.warnings, twilioCallback.warnings(c.twilio.callbackURL)...)
+	}
+	if c.vonage != nil {
+		c.warnings = append(c.warnings, vonageCallback(c.vonage).warnings(c.vonage.callbackURL)...)
 	}
 	configured := c.smsVendors()
 	if s := get("NOTIFY_SMS_ROUTES"); s != "" {
@@ -137,6 +180,12 @@ func (c *config) loadSMSOptions(get func(string) string) error {
 	} else {
 		c.smsRoutes = c.defaultSMSRoutes()
 	}
+	c.region, c.regionSet = get("NOTIFY_REGION"), get("NOTIFY_REGION") != ""
+	if !c.regionSet {
+		c.region = phone.DefaultRegion
+	} else if !phone.IsRegion(c.region) {
+		return fmt.Errorf("NOTIFY_REGION: %q is not an ISO 3166-1 alpha-2 code in capitals, such as US", c.region)
+	}
 	if c.countries, err = parseCountries(get("NOTIFY_COUNTRIES")); err != nil {
 		return err
 	}
@@ -146,7 +195,7 @@ func (c *config) loadSMSOptions(get func(string) string) error {
 		case c.prices.strict:
 		case cc == phone.AnyCountry:
 			c.warnings = append(c.warnings, "NOTIFY_COUNTRIES=* lets the demo account send anywhere: SMS to a country without prices of its own are charged the list's own prices (NOTIFY_PRICES_STRICT=on refuses them)")
-		case cc != phone.DefaultRegion && !c.prices.pricesCountry(cc):
+		case cc != c.region && !c.prices.pricesCountry(cc):
 			c.warnings = append(c.warnings, fmt.Sprintf("NOTIFY_COUNTRIES allows %s, which the %s prices do not name: its SMS are charged the list's own prices (NOTIFY_PRICES_STRICT=on refuses them)", cc, c.prices.currency.Code))
 		}
 	}
@@ -169,13 +218,18 @@ func (c *config) smsVendors() []string {
 	if c.twilio != nil {
 		out = append(out, providerTwilio)
 	}
+	if c.vonage != nil {
+		out = append(out, providerVonage)
+	}
 	return out
 }
 
 // defaultSMSRoutes are the rules when NOTIFY_SMS_ROUTES is not set:
 // Indian DLT templates (and codes, given an OTP template) through MSG91,
 // Indian SMS through the Indian bulk vendor, and everything, Indian
-// messages' fallback included, through Twilio, as the last rule. Nil
+// messages' fallback included, through the international vendors, as
+// the last rules: Twilio, then Vonage, so that with both every message
+// has the two in that order and fails over from one to the other. Nil
 // when no vendor is configured: SMS are logged.
 func (c *config) defaultSMSRoutes() []smsRule {
 	var rules []smsRule
@@ -192,6 +246,9 @@ func (c *config) defaultSMSRoutes() []smsRule {
 	if c.twilio != nil {
 		rules = append(rules, smsRule{provider: providerTwilio})
 	}
+	if c.vonage != nil {
+		rules = append(rules, smsRule{provider: providerVonage})
+	}
 	return rules
 }
 
@@ -207,6 +264,7 @@ func (c *config) checkSMSRoutes() error {
 				providerSMSGateway: "NOTIFY_SMS_URL and NOTIFY_SMS_KEY",
 				providerMSG91:      "NOTIFY_MSG91_AUTH_KEY",
 				providerTwilio:     "NOTIFY_TWILIO_ACCOUNT_SID and the other NOTIFY_TWILIO_* settings",
+				providerVonage:     "NOTIFY_VONAGE_API_KEY and the other NOTIFY_VONAGE_* settings",
 			}[r.provider])
 		}
 		switch r.provider {
@@ -231,11 +289,11 @@ func (c *config) checkSMSRoutes() error {
 }
 
 // parseSMSRoutes reads NOTIFY_SMS_ROUTES: rules separated by ';', in
-// order, each a provider name (smsgateway, msg91, twilio), optionally
+// order, each a provider name (smsgateway, msg91, twilio, vonage), optionally
 // followed by ':' and space-separated key=value conditions whose values
 // are comma-separated:
 //
-//	msg91: country=IN route=dlt,otp; smsgateway: country=IN; twilio
+//	msg91: country=IN route=dlt,otp; smsgateway: country=IN; twilio; vonage
 //
 // Keys: country (ISO 3166-1 alpha-2 codes), prefix (the start of an E.164
 // number, with its +), route (sms, otp, dlt), account (account IDs). A
@@ -272,9 +330,10 @@ func parseSMSRule(s string) (smsRule, error) {
 	name, conds, _ := strings.Cut(s, ":")
 	r := smsRule{provider: strings.TrimSpace(name)}
 	switch r.provider {
-	case providerSMSGateway, providerMSG91, providerTwilio:
+	case providerSMSGateway, providerMSG91, providerTwilio, providerVonage:
 	default:
-		return smsRule{}, fmt.Errorf("%q is not a provider: want %s, %s or %s, then ':' and its conditions", r.provider, providerSMSGateway, providerMSG91, providerTwilio)
+		return smsRule{}, fmt.Errorf("%q is not a provider: want %s, %s, %s or %s, then ':' and its conditions", r.provider,
+			providerSMSGateway, providerMSG91, providerTwilio, providerVonage)
 	}
 	named := smsRule{provider: r.provider}
 	seen := map[string]bool{}
@@ -456,17 +515,171 @@ func loadTwilio(get func(string) string) (*twilioConfig, error) {
 	if err := checkVendorURL("NOTIFY_TWILIO_URL", t.baseURL, "the API's base URL, https://api.twilio.com (the default)"); err != nil {
 		return nil, err
 	}
-	if t.callbackURL == "" {
-		return nil, fmt.Errorf("NOTIFY_TWILIO_CALLBACK_URL is required for Twilio: the public URL of this gateway's /webhooks/twilio, such as https://notify.example.com/webhooks/twilio, " +
-			"where Twilio posts each message's status (its signature is checked against this URL)")
-	}
-	u, err := url.Parse(t.callbackURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		u.RawQuery != "" || u.ForceQuery || strings.Contains(u.Hostname(), "_") {
-		return nil, fmt.Errorf("NOTIFY_TWILIO_CALLBACK_URL: want the public http(s) URL of /webhooks/twilio, such as https://notify.example.com/webhooks/twilio: " +
-			"no user name, password or query, and no '_' in the host (a fragment of connection overrides, such as #rc=3, may follow)")
+	if err := twilioCallback.check(t.callbackURL); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// callbackSetting is a vendor's NOTIFY_*_CALLBACK_URL: the public URL of
+// the gateway's receiver of its delivery reports, given to the vendor
+// with each message. It is optional, for a try on a machine the vendor
+// cannot reach: unset, a start-up warning (unset) says where the reports
+// go, if anywhere.
+type callbackSetting struct {
+	variable string // NOTIFY_TWILIO_CALLBACK_URL
+	vendor   string // Twilio
+	reports  string // what the vendor sends there: status callbacks
+	// path is the receiver's path, as the banner shows it; shown is
+	// the path of a URL, shown as the banner would (a token replaced by
+	// its variable's name); nil: as it is.
+	path  string
+	shown func(path string) string
+	// rules say what the URL must be besides an absolute http(s) URL
+	// without user info or query, which valid checks; nil: nothing.
+	rules string
+	valid func(raw string, u *url.URL) bool
+	// unset is the start-up warning without a URL.
+	unset string
+}
+
+// check reads the setting's URL: empty, or an absolute http(s) URL
+// without user info or query that valid takes. Its error never repeats
+// the URL, which may carry a token.
+func (s callbackSetting) check(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || s.valid != nil && !s.valid(raw, u) {
+		return fmt.Errorf("%s: want the public http(s) URL of %s, such as https://notify.example.com%s: no user name, password or query%s",
+			s.variable, s.path, s.path, s.rules)
+	}
+	return nil
+}
+
+// warnings are the start-up warnings about raw, a URL check took: it is
+// unset, or its path is not the receiver's.
+func (s callbackSetting) warnings(raw string) []string {
+	if raw == "" {
+		return []string{s.variable + " is unset: " + s.unset}
+	}
+	u, _ := url.Parse(raw)
+	path := u.Path
+	if s.shown != nil {
+		path = s.shown(path)
+	}
+	if path == s.path {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s's path is %q, not %s, where the gateway takes %s's %s: right only behind a proxy that maps one to the other",
+		s.variable, path, s.path, s.vendor, s.reports)}
+}
+
+// twilioCallback is NOTIFY_TWILIO_CALLBACK_URL. Twilio refuses a host
+// with '_'; a fragment of connection overrides may follow the URL.
+var twilioCallback = callbackSetting{variable: "NOTIFY_TWILIO_CALLBACK_URL", vendor: "Twilio", reports: "status callbacks",
+	path:  webhookPrefix + providerTwilio,
+	rules: ", and no '_' in the host (a fragment of connection overrides, such as #rc=3, may follow)",
+	valid: func(_ string, u *url.URL) bool { return !strings.Contains(u.Hostname(), "_") },
+	unset: "Twilio is given no status callback, so it sends no status updates: its messages stay sent (never delivered or failed), " +
+		"and " + webhookPrefix + providerTwilio + " is not mounted. Set it to the public URL of " + webhookPrefix + providerTwilio + " to take them",
+}
+
+// vonageCallback is NOTIFY_VONAGE_CALLBACK_URL for v: at most
+// vonage.MaxCallbackLen characters, without a fragment (Vonage adds a GET
+// receipt's fields to the URL), and ending in the token when v has one.
+func vonageCallback(v *vonageConfig) callbackSetting {
+	s := callbackSetting{variable: "NOTIFY_VONAGE_CALLBACK_URL", vendor: "Vonage", reports: "delivery receipts",
+		path:  v.webhookPath(),
+		rules: fmt.Sprintf(", no fragment, at most %d characters (Vonage's limit)", vonage.MaxCallbackLen),
+		valid: func(raw string, _ *url.URL) bool {
+			return !strings.Contains(raw, "#") && utf8.RuneCountInString(raw) <= vonage.MaxCallbackLen
+		},
+		unset: "Vonage sends its delivery receipts to the account's default webhook (the dashboard's API settings), if any: " +
+			"without one there for " + v.webhookPath() + ", its messages stay sent (never delivered or failed)",
+	}
+	if !v.receiver() {
+		s.unset = "Vonage's delivery receipts are not taken (" + webhookPrefix + providerVonage + " is not mounted without " +
+			"NOTIFY_VONAGE_SIGNATURE_SECRET or NOTIFY_VONAGE_WEBHOOK_TOKEN): its messages stay sent (never delivered or failed)"
+	}
+	if v.webhookToken != "" {
+		s.rules += ", and its last segment NOTIFY_VONAGE_WEBHOOK_TOKEN"
+		valid := s.valid
+		s.valid = func(raw string, u *url.URL) bool { return valid(raw, u) && lastSegment(u.Path) == v.webhookToken }
+		s.shown = func(path string) string {
+			return strings.TrimSuffix(strings.TrimSuffix(path, "/"), v.webhookToken) + "$NOTIFY_VONAGE_WEBHOOK_TOKEN"
+		}
+	}
+	return s
+}
+
+// lastSegment is the last segment of a URL's path, a trailing slash
+// aside, as the receivers read a token there.
+func lastSegment(path string) string {
+	path = strings.TrimSuffix(path, "/")
+	return path[strings.LastIndexByte(path, '/')+1:]
+}
+
+// vonageSignatureMethods are the values of NOTIFY_VONAGE_SIGNATURE_METHOD:
+// the signature methods Vonage's dashboard offers.
+var vonageSignatureMethods = []vonage.SignatureMethod{vonage.MD5Hash, vonage.MD5HMAC, vonage.SHA1HMAC, vonage.SHA256HMAC, vonage.SHA512HMAC}
+
+// loadVonage reads NOTIFY_VONAGE_*; nil when none is set. Errors name the
+// variable and never repeat a secret.
+func loadVonage(get func(string) string) (*vonageConfig, error) {
+	v := &vonageConfig{
+		apiKey:          get("NOTIFY_VONAGE_API_KEY"),
+		apiSecret:       get("NOTIFY_VONAGE_API_SECRET"),
+		from:            get("NOTIFY_VONAGE_FROM"),
+		baseURL:         get("NOTIFY_VONAGE_URL"),
+		callbackURL:     get("NOTIFY_VONAGE_CALLBACK_URL"),
+		signatureSecret: get("NOTIFY_VONAGE_SIGNATURE_SECRET"),
+		signatureMethod: vonage.SignatureMethod(strings.ToLower(get("NOTIFY_VONAGE_SIGNATURE_METHOD"))),
+		webhookToken:    get("NOTIFY_VONAGE_WEBHOOK_TOKEN"),
+	}
+	if *v == (vonageConfig{}) {
+		return nil, nil
+	}
+	for _, s := range [][2]string{{"NOTIFY_VONAGE_API_KEY", v.apiKey}, {"NOTIFY_VONAGE_API_SECRET", v.apiSecret}} {
+		if s[1] == "" {
+			return nil, fmt.Errorf("%s is required for Vonage (NOTIFY_VONAGE_* is set): the API key and one of its secrets, from the dashboard's API settings", s[0])
+		}
+	}
+	switch {
+	case strings.ContainsFunc(v.apiKey, isSpaceOrControl):
+		return nil, fmt.Errorf("NOTIFY_VONAGE_API_KEY: must not contain spaces or control characters")
+	case strings.ContainsFunc(v.apiSecret, isSpaceOrControl):
+		return nil, fmt.Errorf("NOTIFY_VONAGE_API_SECRET: must not contain spaces or control characters")
+	case v.from == "":
+		return nil, fmt.Errorf("NOTIFY_VONAGE_FROM is required for Vonage: the sender")
+	case !vonage.ValidSender(v.from):
+		return nil, fmt.Errorf("NOTIFY_VONAGE_FROM: want a Vonage number in E.164 (+14155550100), a number or short code (3 to 15 digits) or an alphanumeric sender ID (1 to 11 of A-Z, a-z, 0-9 and space, with a letter)")
+	case strings.ContainsFunc(v.signatureSecret, isSpaceOrControl):
+		return nil, fmt.Errorf("NOTIFY_VONAGE_SIGNATURE_SECRET: must not contain spaces or control characters")
+	case v.signatureMethod != "" && !slices.Contains(vonageSignatureMethods, v.signatureMethod):
+		return nil, fmt.Errorf("NOTIFY_VONAGE_SIGNATURE_METHOD: want the dashboard's signature method: %s (the default), %s, %s, %s or %s",
+			vonage.MD5Hash, vonage.MD5HMAC, vonage.SHA1HMAC, vonage.SHA256HMAC, vonage.SHA512HMAC)
+	case v.signatureMethod != "" && v.signatureSecret == "":
+		return nil, fmt.Errorf("NOTIFY_VONAGE_SIGNATURE_METHOD is how NOTIFY_VONAGE_SIGNATURE_SECRET signs: set that too")
+	case v.callbackURL != "" && !v.receiver():
+		return nil, fmt.Errorf("NOTIFY_VONAGE_CALLBACK_URL needs NOTIFY_VONAGE_SIGNATURE_SECRET (with signed webhooks on for the account) " +
+			"or NOTIFY_VONAGE_WEBHOOK_TOKEN: nothing else tells Vonage's receipts from forgeries")
+	}
+	if v.signatureSecret != "" && v.signatureMethod == "" {
+		v.signatureMethod = vonage.MD5Hash
+	}
+	if err := checkWebhookToken("NOTIFY_VONAGE_WEBHOOK_TOKEN", v.webhookToken); err != nil {
+		return nil, err
+	}
+	if err := checkVendorURL("NOTIFY_VONAGE_URL", v.baseURL, "the API's base URL, "+vonage.DefaultBaseURL+" (the default)"); err != nil {
+		return nil, err
+	}
+	if err := vonageCallback(v).check(v.callbackURL); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // twilioSID reports whether s is prefix and 32 hex digits.
@@ -509,8 +722,8 @@ func loadMSG91(get func(string) string) (*msg91Config, error) {
 	case m.otpVar != "" && (!alnum(strings.ReplaceAll(m.otpVar, "_", ""), 64) || m.otpVar == "mobiles"):
 		return nil, fmt.Errorf("NOTIFY_MSG91_OTP_VAR: want the template's variable as it writes it (OTP for ##OTP##): letters, digits and '_'")
 	}
-	if m.webhookToken != "" && (len(m.webhookToken) < 16 || strings.ContainsFunc(m.webhookToken, func(r rune) bool { return r == '/' || isSpaceOrControl(r) })) {
-		return nil, fmt.Errorf("NOTIFY_MSG91_WEBHOOK_TOKEN: must be at least 16 characters without '/', spaces or control characters (openssl rand -hex 16)")
+	if err := checkWebhookToken("NOTIFY_MSG91_WEBHOOK_TOKEN", m.webhookToken); err != nil {
+		return nil, err
 	}
 	if err := checkVendorURL("NOTIFY_MSG91_URL", m.baseURL, "MSG91's base URL, https://control.msg91.com (the default), or its flow endpoint https://control.msg91.com/api/v5/flow"); err != nil {
 		return nil, err
@@ -533,3 +746,13 @@ func alnum(s string, max int) bool {
 }
 
 func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// checkWebhookToken checks a receiver's secret path token, name's value
+// when set: at least 16 characters, without '/', spaces or control
+// characters. The error never repeats it.
+func checkWebhookToken(name, token string) error {
+	if token != "" && (len(token) < 16 || strings.ContainsFunc(token, func(r rune) bool { return r == '/' || isSpaceOrControl(r) })) {
+		return fmt.Errorf("%s: must be at least 16 characters without '/', spaces or control characters (openssl rand -hex 16)", name)
+	}
+	return nil
+}

@@ -35,7 +35,7 @@ func envOf(sets ...map[string]string) func(string) string {
 // noSecret fails the test when err repeats one of the test's secrets.
 func noSecret(t *testing.T, name string, err error) {
 	t.Helper()
-	for _, s := range []string{"sms-secret", "twilio-secret", "msg91-secret", "key-secret", "hook-secret"} {
+	for _, s := range []string{"sms-secret", "twilio-secret", "msg91-secret", "key-secret", "hook-secret", "vonage-secret", "vonage-sig"} {
 		if err != nil && strings.Contains(err.Error(), s) {
 			t.Errorf("%s: %q repeats a secret", name, err)
 		}
@@ -69,7 +69,7 @@ func TestSMSRoutesSetting(t *testing.T) {
 	for in, says := range map[string][]string{
 		";":                                 {"no rule"},
 		"twilio;;smsgateway: country=IN":    {"rule 2", "empty"},
-		"sinch":                             {"rule 1", `"sinch" is not a provider`},
+		"sinch":                             {"rule 1", `"sinch" is not a provider`, "twilio or vonage"},
 		"twilio; log":                       {"rule 2", `"log" is not a provider`},
 		"twilio country=US":                 {"rule 1", "not a provider"},
 		"twilio: country=us":                {"rule 1 (twilio)", "country", `"us"`},
@@ -122,6 +122,14 @@ func TestSMSRoutesOfTheVendors(t *testing.T) {
 		{"all, with an OTP template", envOf(indianEnv, twilioEnv, msg91Env, otp), "msg91: country=IN route=dlt,otp; smsgateway: country=IN; twilio"},
 		{"set", envOf(indianEnv, twilioEnv, map[string]string{"NOTIFY_SMS_ROUTES": "twilio: country=US; smsgateway: prefix=+9198,+9197; twilio"}),
 			"twilio: country=US; smsgateway: prefix=+9198,+9197; twilio"},
+		// Both international vendors: every message has the two, Twilio
+		// first.
+		{"Vonage", envOf(vonageEnv), "vonage"},
+		{"Twilio and Vonage", envOf(twilioEnv, vonageEnv), "twilio; vonage"},
+		{"all four", envOf(indianEnv, twilioEnv, vonageEnv, msg91Env), "msg91: country=IN route=dlt; smsgateway: country=IN; twilio; vonage"},
+		{"the Indian vendor and Vonage", envOf(indianEnv, vonageEnv), "smsgateway: country=IN; vonage"},
+		{"set, with Vonage", envOf(twilioEnv, vonageEnv, map[string]string{"NOTIFY_SMS_ROUTES": "vonage: country=GB,DE; twilio; vonage"}),
+			"vonage: country=GB,DE; twilio; vonage"},
 	} {
 		c, err := loadConfig(tt.env)
 		if err != nil {
@@ -137,6 +145,10 @@ func TestSMSRoutesOfTheVendors(t *testing.T) {
 	if err != nil || len(c.warnings) != 1 || !strings.Contains(c.warnings[0], "smsgateway") {
 		t.Errorf("a configured vendor without a rule: %v, warnings %q", err, c.warnings)
 	}
+	c, err = loadConfig(envOf(twilioEnv, vonageEnv, map[string]string{"NOTIFY_SMS_ROUTES": "twilio"}))
+	if err != nil || len(c.warnings) != 1 || !strings.Contains(c.warnings[0], "no rule for vonage") {
+		t.Errorf("Vonage configured without a rule: %v, warnings %q", err, c.warnings)
+	}
 
 	for _, tt := range []struct {
 		name string
@@ -146,6 +158,8 @@ func TestSMSRoutesOfTheVendors(t *testing.T) {
 		{"no vendor", envOf(map[string]string{"NOTIFY_SMS_ROUTES": "twilio"}), []string{"rule 1 (twilio)", "not configured", "NOTIFY_TWILIO_ACCOUNT_SID"}},
 		{"MSG91 unconfigured", envOf(indianEnv, map[string]string{"NOTIFY_SMS_ROUTES": "smsgateway: country=IN; msg91: route=dlt"}),
 			[]string{"rule 2 (msg91)", "NOTIFY_MSG91_AUTH_KEY"}},
+		{"Vonage unconfigured", envOf(twilioEnv, map[string]string{"NOTIFY_SMS_ROUTES": "twilio; vonage"}),
+			[]string{"rule 2 (vonage)", "vonage is not configured", "NOTIFY_VONAGE_API_KEY"}},
 		{"MSG91 free text", envOf(msg91Env, map[string]string{"NOTIFY_SMS_ROUTES": "msg91: country=IN"}), []string{"rule 1 (msg91)", "route=dlt"}},
 		{"MSG91 sms route", envOf(msg91Env, map[string]string{"NOTIFY_SMS_ROUTES": "msg91: route=dlt,sms"}), []string{"rule 1 (msg91)", "free text"}},
 		{"MSG91 codes without a template", envOf(msg91Env, map[string]string{"NOTIFY_SMS_ROUTES": "msg91: route=otp"}),
@@ -215,8 +229,9 @@ func TestBreakerSetting(t *testing.T) {
 }
 
 // TestTwilioSettings: Twilio needs its account, the auth token that signs
-// its callbacks, a sender and the callback's public URL; an API key may
-// call the API instead of the token. Errors name the variable, never a
+// its callbacks and a sender; an API key may call the API instead of the
+// token. The callback's public URL is optional: without it a warning says
+// that Twilio's messages stay sent. Errors name the variable, never a
 // secret.
 func TestTwilioSettings(t *testing.T) {
 	c, err := loadConfig(envOf(twilioEnv, map[string]string{
@@ -233,6 +248,11 @@ func TestTwilioSettings(t *testing.T) {
 		env := maps.Clone(twilioEnv)
 		delete(env, k)
 		return env
+	}
+	c, err = loadConfig(envOf(without("NOTIFY_TWILIO_CALLBACK_URL")))
+	if err != nil || c.twilio == nil || c.twilio.callbackURL != "" || len(c.warnings) != 1 ||
+		!strings.HasPrefix(c.warnings[0], "NOTIFY_TWILIO_CALLBACK_URL is unset: ") || !strings.Contains(c.warnings[0], "stay sent") {
+		t.Errorf("no callback URL: %v, warnings %q", err, c.warnings)
 	}
 	with := func(k, v string) map[string]string {
 		env := maps.Clone(twilioEnv)
@@ -254,7 +274,6 @@ func TestTwilioSettings(t *testing.T) {
 		"bad sender":          {with("NOTIFY_TWILIO_FROM", "+1-415-555"), "NOTIFY_TWILIO_FROM"},
 		"bad service":         {with("NOTIFY_TWILIO_MESSAGING_SERVICE_SID", "MGxyz"), "NOTIFY_TWILIO_MESSAGING_SERVICE_SID"},
 		"API URL with a key":  {with("NOTIFY_TWILIO_URL", "https://AC01:twilio-secret-1@api.twilio.com"), "NOTIFY_TWILIO_URL"},
-		"no callback":         {without("NOTIFY_TWILIO_CALLBACK_URL"), "NOTIFY_TWILIO_CALLBACK_URL"},
 		"relative callback":   {with("NOTIFY_TWILIO_CALLBACK_URL", "/webhooks/twilio"), "NOTIFY_TWILIO_CALLBACK_URL"},
 		"callback with query": {with("NOTIFY_TWILIO_CALLBACK_URL", "https://notify.example.com/webhooks/twilio?x=1"), "NOTIFY_TWILIO_CALLBACK_URL"},
 		"callback underscore": {with("NOTIFY_TWILIO_CALLBACK_URL", "https://my_host.example.com/webhooks/twilio"), "NOTIFY_TWILIO_CALLBACK_URL"},

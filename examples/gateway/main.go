@@ -36,11 +36,11 @@
 //
 // SMS go to any country the account may send to (NOTIFY_COUNTRIES, or
 // the admin API), through the Indian bulk vendor (NOTIFY_SMS_URL), MSG91
-// (NOTIFY_MSG91_*) and Twilio (NOTIFY_TWILIO_*), as the rules of
-// NOTIFY_SMS_ROUTES pick them, each message failing over to its next
-// vendor after a certain, temporary refusal, with circuit breakers
-// (NOTIFY_BREAKER) and per-country prices (NOTIFY_SMS_PRICES); see
-// sms.go, config_sms.go and the README.
+// (NOTIFY_MSG91_*), Twilio (NOTIFY_TWILIO_*) and Vonage
+// (NOTIFY_VONAGE_*), as the rules of NOTIFY_SMS_ROUTES pick them, each
+// message failing over to its next vendor after a certain, temporary
+// refusal, with circuit breakers (NOTIFY_BREAKER) and per-country prices
+// (NOTIFY_SMS_PRICES); see sms.go, config_sms.go and the README.
 //
 // Beside the API it serves, at its root: the development outbox at
 // /outbox (NOTIFY_OUTBOX), the admin API at /admin/v1 (NOTIFY_ADMIN_KEY),
@@ -84,6 +84,7 @@ import (
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/otelnotify"
 	"github.com/notifykit/notify/outbox"
+	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/phone/world"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/logprovider"
@@ -145,8 +146,8 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 
 	acct := &notify.Account{ID: demoAccount, Name: "Demo account", Currency: cfg.prices.currency,
-		// NOTIFY_COUNTRIES; nil, its region (India) only.
-		Countries: cfg.countries}
+		// NOTIFY_REGION and NOTIFY_COUNTRIES; nil, its region only.
+		Region: cfg.region, Countries: cfg.countries}
 	if err := sms.SetSettings(acct, sms.Settings{SenderID: "NOTIFY",
 		// Its sender headers: its sender ID and its DLT header; any other
 		// sender_id is refused.
@@ -437,5 +438,17 @@ func printBanner(w io.Writer, cfg *config, st *stores, balance notify.Money, bas
 		fmt.Fprintf(w, "e-mail: %s\n", smtpInfo)
 	}
 	fmt.Fprintf(w, "sms: %s\n", smsSummary(cfg))
-	fmt.Fprintf(w, "try: curl -s -H \"Authorization: Bearer %s\" -H 'Content-Type: application/json' -d '{\"to\":\"9876543210\",\"message\":\"Hello from notify\"}' %s/sms\n", key, base)
+	fmt.Fprintf(w, "try: curl -s -H \"Authorization: Bearer %s\" -H 'Content-Type: application/json' -d '{\"to\":\"%s\",\"message\":\"Hello from notify\"}' %s/sms\n", key, tryNumber(cfg.region), base)
+}
+
+// tryNumber is the number the banner's example sends to: one of the demo
+// account's region, written as its people write them.
+func tryNumber(region string) string {
+	switch region {
+	case phone.DefaultRegion:
+		return "9876543210"
+	case "US":
+		return "(415) 555-0100"
+	}
+	return "+<country code and number>"
 }

@@ -189,3 +189,40 @@ func TestGatewayAccountsInAnyCurrency(t *testing.T) {
 		t.Fatalf("Twilio got %d messages, want 2", n)
 	}
 }
+
+// TestRegionSetting: NOTIFY_REGION is the demo account's country, whose
+// numbers need no country code; a bare number of another country names
+// the fix.
+func TestRegionSetting(t *testing.T) {
+	w := startWorldSMS(t, map[string]string{"NOTIFY_REGION": "US", "NOTIFY_COUNTRIES": "US,IN"})
+	g := w.g
+	if !strings.Contains(g.out.text(), `"to":"(415) 555-0100"`) {
+		t.Errorf("banner's example: %s", g.out.text())
+	}
+	a := g.post(t, "/sms", g.key, `{"to":"(415) 555-0100","message":"Your order has shipped"}`)
+	if a.status != 200 || a.body["provider"] != "twilio" || !strings.Contains(a.raw, `"to":"+14155550100","country":"US"`) {
+		t.Fatalf("a US national number on a US account: %d %s", a.status, a.raw)
+	}
+	a = g.post(t, "/sms", g.key, `{"to":"+91 98765 43210","message":"Your order has shipped"}`)
+	if a.status != 200 || a.body["provider"] != "smsgateway" {
+		t.Fatalf("an Indian number with its code: %d %s", a.status, a.raw)
+	}
+	a = g.post(t, "/sms", g.key, `{"to":"98765 43210","message":"Your order has shipped"}`)
+	if a.status != 400 || !strings.Contains(a.raw, "read as a number of the account's region, US") {
+		t.Fatalf("a bare Indian number on a US account: %d %s", a.status, a.raw)
+	}
+
+	// On an Indian account a bare US number says to write its code.
+	in := startWorldSMS(t, map[string]string{"NOTIFY_COUNTRIES": "IN,US"}).g
+	for _, to := range []string{"4155550100", "14155550100"} {
+		a := in.post(t, "/sms", in.key, `{"to":"`+to+`","message":"hi"}`)
+		if a.status != 400 || !strings.Contains(a.raw, "with its country code, such as +1 415 555 0100") {
+			t.Errorf("%s on an Indian account: %d %s", to, a.status, a.raw)
+		}
+	}
+	for _, bad := range []string{"us", "USA", "1"} {
+		if _, err := loadConfig(envOf(map[string]string{"NOTIFY_REGION": bad})); err == nil || !strings.HasPrefix(err.Error(), "NOTIFY_REGION: ") {
+			t.Errorf("NOTIFY_REGION=%q: %v", bad, err)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/twilio"
+	"github.com/notifykit/notify/provider/vonage"
 )
 
 // smsChannel returns the SMS channel: the vendors cfg.smsRoutes names,
@@ -99,6 +100,14 @@ func newSMSProvider(cfg *config, name string) (notify.Provider, error) {
 			return nil, fmt.Errorf("NOTIFY_TWILIO_*: %w", err)
 		}
 		return p, nil
+	case providerVonage:
+		v := cfg.vonage
+		p, err := vonage.New(vonage.Config{APIKey: v.apiKey, APISecret: v.apiSecret, From: v.from,
+			Callback: v.callbackURL, BaseURL: v.baseURL})
+		if err != nil {
+			return nil, fmt.Errorf("NOTIFY_VONAGE_*: %w", err)
+		}
+		return p, nil
 	}
 	return nil, fmt.Errorf("NOTIFY_SMS_ROUTES: no SMS provider is named %q", name)
 }
@@ -106,7 +115,7 @@ func newSMSProvider(cfg *config, name string) (notify.Provider, error) {
 // smsSummary is the banner's line about SMS: where they go.
 func smsSummary(cfg *config) string {
 	if len(cfg.smsRoutes) == 0 {
-		return "logged, not sent (set NOTIFY_SMS_URL, NOTIFY_TWILIO_* or NOTIFY_MSG91_*)"
+		return "logged, not sent (set NOTIFY_SMS_URL, NOTIFY_TWILIO_*, NOTIFY_VONAGE_* or NOTIFY_MSG91_*)"
 	}
 	var notes []string
 	if len(distinctProviders(cfg.smsRoutes)) > 1 {

@@ -105,6 +105,13 @@ type worldSMS struct {
 
 func startWorldSMS(t *testing.T, extra map[string]string) *worldSMS {
 	t.Helper()
+	return startWorldSMSWith(t, func(*front) map[string]string { return extra })
+}
+
+// startWorldSMSWith is startWorldSMS with the extra settings of the
+// gateway's public front, such as another vendor's callback URL.
+func startWorldSMSWith(t *testing.T, extra func(*front) map[string]string) *worldSMS {
+	t.Helper()
 	w := &worldSMS{
 		indian: smsgatewaytest.NewServer(smsgatewaytest.Config{APIKey: "vendor-key-1"}),
 		twilio: twiliotest.NewServer(twiliotest.Config{}),
@@ -124,7 +131,7 @@ func startWorldSMS(t *testing.T, extra map[string]string) *worldSMS {
 		"NOTIFY_COUNTRIES":           "IN,US,GB",
 		"NOTIFY_BALANCE":             "10",
 	}
-	for k, v := range extra {
+	for k, v := range extra(w.front) {
 		env[k] = v
 	}
 	w.g = start(t, env)
@@ -285,17 +292,10 @@ func TestGatewaySMSFailsOver(t *testing.T) {
 	if rec["status"] != "sent" || rec["provider"] != "twilio" || rec["charged_minor"] != 25.0 || len(tried) != 2 {
 		t.Fatalf("record: %v", rec)
 	}
-	for i, want := range []map[string]any{
+	wantTried(t, tried, []map[string]any{
 		{"provider": "smsgateway", "outcome": "failed", "error_code": "unavailable"},
 		{"provider": "twilio", "outcome": "sent"},
-	} {
-		got := tried[i].(map[string]any)
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("tried[%d].%s = %v, want %v (%v)", i, k, got[k], v, got)
-			}
-		}
-	}
+	})
 	fams := g.scrape(t, nil)
 	wantSample(t, fams, 1, "notify_provider_calls_total", map[string]string{"provider": "smsgateway", "outcome": "failed"})
 	wantSample(t, fams, 1, "notify_provider_calls_total", map[string]string{"provider": "twilio", "outcome": "sent"})
@@ -311,6 +311,23 @@ func TestGatewaySMSFailsOver(t *testing.T) {
 	}
 	if a := g.post(t, "/sms", g.key, `{"to":"9876543210","message":"Your order is out for delivery"}`); a.status != 200 || a.body["provider"] != "twilio" {
 		t.Fatalf("send with the Indian vendor down: %d %s", a.status, a.raw)
+	}
+}
+
+// wantTried checks a record's tried, call by call: each has the fields
+// of its want.
+func wantTried(t *testing.T, tried []any, want []map[string]any) {
+	t.Helper()
+	if len(tried) != len(want) {
+		t.Fatalf("tried %v, want %d calls", tried, len(want))
+	}
+	for i, w := range want {
+		got := tried[i].(map[string]any)
+		for k, v := range w {
+			if got[k] != v {
+				t.Errorf("tried[%d].%s = %v, want %v (%v)", i, k, got[k], v, got)
+			}
+		}
 	}
 }
 
@@ -481,6 +498,20 @@ func TestGatewayCountriesOnPostgres(t *testing.T) {
 	g = run("*")
 	if a := g.post(t, "/sms", g.key, us); a.status != 200 {
 		t.Fatalf("NOTIFY_COUNTRIES=*: %d %s", a.status, a.raw)
+	}
+	g.shutdown(t)
+
+	// NOTIFY_REGION replaces the stored region the same way, alone.
+	env := map[string]string{"NOTIFY_DATABASE_URL": dbURL, "NOTIFY_API_KEY": "chosen-key-0123456789", "NOTIFY_REGION": "US"}
+	g = start(t, env)
+	g.key = "chosen-key-0123456789"
+	if a := g.post(t, "/sms", g.key, `{"to":"(415) 555-0100","message":"hi"}`); a.status != 200 || a.body["country"] != "US" {
+		t.Fatalf("NOTIFY_REGION=US: %d %s", a.status, a.raw)
+	}
+	g.shutdown(t)
+	g = run("")
+	if a := g.post(t, "/sms", g.key, `{"to":"(415) 555-0100","message":"hi"}`); a.status != 200 {
+		t.Fatalf("a restart without NOTIFY_REGION keeps US: %d %s", a.status, a.raw)
 	}
 }
 

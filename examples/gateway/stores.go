@@ -166,16 +166,21 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		}
 	} else if err != nil {
 		return nil, storeError("reading the demo account", err)
-	} else if cfg.countriesSet && !slices.Equal(stored.Countries, acct.Countries) {
-		// NOTIFY_COUNTRIES, when set, is the allow list at every start,
-		// as NOTIFY_API_KEY is the key; unset, the list stays as the
-		// admin API left it.
+	} else if cfg.countriesSet && !slices.Equal(stored.Countries, acct.Countries) || cfg.regionSet && stored.Region != acct.Region {
+		// NOTIFY_REGION and NOTIFY_COUNTRIES, when set, are the region and
+		// the allow list at every start, as NOTIFY_API_KEY is the key;
+		// unset, they stay as the admin API left them.
 		_, err := db.UpdateAccount(ctx, acct.ID, func(a *notify.Account) error {
-			a.Countries = acct.Countries
+			if cfg.regionSet {
+				a.Region = acct.Region
+			}
+			if cfg.countriesSet {
+				a.Countries = acct.Countries
+			}
 			return nil
 		})
 		if err != nil {
-			return nil, storeError("setting the demo account's countries (NOTIFY_COUNTRIES)", err)
+			return nil, storeError("setting the demo account's region and countries (NOTIFY_REGION, NOTIFY_COUNTRIES)", err)
 		}
 	}
 	st := &stores{accounts: db, ledger: db, idem: db, templates: db, admin: db,

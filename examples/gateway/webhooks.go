@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify/provider/qrchat"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/twilio"
+	"github.com/notifykit/notify/provider/vonage"
 )
 
 // webhookPrefix is where the vendors' delivery-report webhooks live,
@@ -18,7 +19,7 @@ import (
 const webhookPrefix = "/webhooks/"
 
 // webhookStats are the counts of the mounted receivers, by vendor
-// (cloudchat, qrchat, smsgateway, twilio, msg91), for the metrics.
+// (cloudchat, qrchat, smsgateway, twilio, vonage, msg91), for the metrics.
 type webhookStats map[string]func() notify.WebhookStats
 
 // webhooks returns the receivers of the vendors' delivery reports that
@@ -59,7 +60,7 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, webhookS
 		}
 		paths = append(paths, "GET, POST, PUT "+webhookPrefix+"smsgateway/$NOTIFY_SMS_WEBHOOK_TOKEN")
 	}
-	if cfg.twilio != nil {
+	if cfg.twilio != nil && cfg.twilio.callbackURL != "" {
 		// Twilio signs each callback over the URL it called: the one it
 		// was given (NOTIFY_TWILIO_CALLBACK_URL), which is checked rather
 		// than this request's, since a proxy may stand between.
@@ -72,6 +73,27 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, webhookS
 		mux.Handle(webhookPrefix+"twilio", hook)
 		stats["twilio"] = hook.Stats
 		paths = append(paths, "POST "+webhookPrefix+"twilio (signed; Twilio calls "+cfg.twilio.callbackURL+")")
+	}
+	if v := cfg.vonage; v != nil && v.receiver() {
+		// The receipts of the key's messages, signed (the account's signed
+		// webhooks), or at a secret path, or both.
+		hook, err := vonage.NewWebhook(vonage.WebhookConfig{Reporter: n, SignatureSecret: v.signatureSecret,
+			SignatureMethod: v.signatureMethod, Token: v.webhookToken, APIKey: v.apiKey, Provider: providerVonage})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("NOTIFY_VONAGE_SIGNATURE_SECRET, NOTIFY_VONAGE_WEBHOOK_TOKEN: %w", err)
+		}
+		pattern, how := webhookPrefix+providerVonage, "signed, "+string(v.signatureMethod)
+		if v.webhookToken != "" {
+			pattern += "/{token}"
+			if v.signatureSecret == "" {
+				how = "unsigned: the token authenticates"
+			}
+		}
+		// Any method: the receiver answers 405 to all but GET and POST,
+		// the methods of the dashboard's webhook settings.
+		mux.Handle(pattern, hook)
+		stats[providerVonage] = hook.Stats
+		paths = append(paths, "GET, POST "+v.webhookPath()+" ("+how+")")
 	}
 	if cfg.msg91 != nil && cfg.msg91.webhookToken != "" {
 		hook, err := msg91.NewWebhook(msg91.WebhookConfig{Reporter: n, Token: cfg.msg91.webhookToken, Provider: providerMSG91})
