@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -211,28 +212,33 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, i
 		if len(legs) == 0 {
 			continue
 		}
+		if !batches {
+			// One message: deliver it as a single send is, failover and
+			// breakers included.
+			l := legs[0]
+			res, attempts, outcome, derr := n.deliver(ctx, ps[0].ch, l.env, &l.r.Tried)
+			_, _ = n.settle(ctx, op, acct, l.env, l.r, l.charged, res, attempts, outcome, derr)
+			continue
+		}
 		var results []*Result
 		tries := 0
 		attempts, outcome, derr := n.retrying(ctx, envs, func(ctx context.Context, timeout time.Duration) (err error) {
 			tries++
 			ctx, sp := n.startAttempt(ctx, envs[0].Provider, tries, len(envs))
 			defer func() { sp.endAttempt(err) }()
-			if batches {
-				results, err = attemptBatch(ctx, bd, envs, timeout)
-				return err
-			}
-			var res *Result
-			res, err = attemptDeliver(ctx, ps[0].ch, envs[0], timeout)
-			results = []*Result{res}
+			results, err = attemptBatch(ctx, bd, envs, timeout)
 			return err
 		})
 		for i, l := range legs {
-			var res *Result
-			if outcome == record.StateSent {
+			res, calls, state, err := (*Result)(nil), attempts, outcome, derr
+			switch outcome {
+			case record.StateSent:
 				res = results[i]
+			case record.StateFailed:
+				res, calls, state, err = n.failBatchOver(ctx, ps[0].ch, l, attempts, derr)
 			}
 			// settle fills l.r, which receipts holds, and reports it.
-			_, _ = n.settle(ctx, op, acct, l.env, l.r, l.charged, res, attempts, outcome, derr)
+			_, _ = n.settle(ctx, op, acct, l.env, l.r, l.charged, res, calls, state, err)
 		}
 	}
 	r, err := combineBulk(op, id, acct, kind, receipts)
@@ -240,6 +246,44 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, i
 		n.readBalance(ctx, acct, r)
 	}
 	return r, err
+}
+
+// failBatchOver offers one recipient of a batch its provider certainly
+// refused, for a reason that may pass (derr), to the providers after that
+// one (Envelope.Providers), each recipient on its own, as a single send
+// fails over: the batch's refusal says nothing of the next provider, and
+// each recipient may have others. The batch's call is the first entry of
+// the record's tried list. Without a next provider, after a refusal for
+// good, or once the caller has left, it returns the batch's outcome.
+func (n *Notifier) failBatchOver(ctx context.Context, ch Channel, l bulkLeg, attempts int, derr error) (*Result, int, record.State, error) {
+	env := l.env
+	at := slices.Index(env.Providers, env.Provider)
+	if at < 0 || at == len(env.Providers)-1 || !CodeOf(derr).temporary() || ctx.Err() != nil {
+		return nil, attempts, record.StateFailed, derr
+	}
+	rest := env.Providers[at+1:]
+	l.r.Tried = append(l.r.Tried, record.Attempt{Provider: env.Provider, Outcome: record.StateFailed,
+		ErrorCode: string(CodeOf(derr)), At: n.now()})
+	if err := n.handOver(ctx, env, rest[0]); err != nil {
+		return nil, attempts, record.StateFailed, &Error{Code: CodeUnavailable, Provider: rest[0], Err: err}
+	}
+	next := *env // an envelope never changes once delivered: the next providers' copy
+	next.Provider, next.Providers = rest[0], rest
+	if len(rest) == 1 {
+		next.Providers = nil
+	}
+	before := len(l.r.Tried)
+	res, calls, state, err := n.deliver(ctx, ch, &next, &l.r.Tried)
+	if len(l.r.Tried) == before { // deliver's one-provider way keeps no list, and names no provider
+		if err != nil {
+			err = wrap("", rest[0], CodeOutcomeUnknown, err)
+		}
+		l.r.Tried = append(l.r.Tried, record.Attempt{Provider: rest[0], Outcome: state, ErrorCode: string(CodeOf(err)), At: n.now()})
+	}
+	if state == record.StateSent && res.Provider == "" {
+		res.Provider = rest[0]
+	}
+	return res, attempts + calls, state, err
 }
 
 // attemptBatch makes one batch attempt under the attempt timeout, as

@@ -161,3 +161,51 @@ func TestDLTWithoutAnyVendorIsRefused(t *testing.T) {
 		t.Fatalf("Prepare = %+v, %v", env, err)
 	}
 }
+
+// A batch its vendor refuses for now fails over one recipient at a time:
+// each goes to its next provider on its own (MSG91, by its own template
+// ID), charged once, with the batch's call and its own on its record. A
+// batch refused for good goes no further, refunded.
+func TestBulkBatchFailsOverPerRecipient(t *testing.T) {
+	v := newDLTVendors(t, map[string]string{"smsgateway": "161", "msg91": "66a1b2c3d4e5f6a7b8c9d0e1"}, false)
+	v.bulk.FailNext(smsgatewaytest.LowBalance)
+	numbers := []string{"9876543210", "9876543211", "9876543212"}
+	bulk := &sms.BulkRequest{Message: sms.Request{Account: "acme", Route: sms.RouteDLT, SenderID: "ACMECO",
+		DLTTemplateID: dltTemplate, Message: dltText}, To: numbers}
+	r, err := v.n.Send(context.Background(), bulk)
+	if err != nil {
+		t.Fatalf("Send = %+v, %v", r, err)
+	}
+	if v.bulk.Requests() != 1 || len(v.bulk.Sent()) != 0 {
+		t.Fatalf("the bulk vendor: %d requests, %d sent; want one refused batch", v.bulk.Requests(), len(v.bulk.Sent()))
+	}
+	sent := v.msg91.Sent()
+	if len(sent) != len(numbers) {
+		t.Fatalf("MSG91 took %d requests, want one per recipient", len(sent))
+	}
+	for _, s := range sent {
+		if s.TemplateID != "66a1b2c3d4e5f6a7b8c9d0e1" || len(s.Recipients) != 1 {
+			t.Fatalf("MSG91 got %+v", s)
+		}
+	}
+	for i, leg := range r.Legs {
+		m, err := v.ledger.Message(context.Background(), "acme", leg.MessageID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leg.Status != record.StateSent || leg.Provider != "msg91" || leg.Attempts != 2 || m.Provider != "msg91" || len(m.Tried) != 2 ||
+			m.Tried[0].Provider != "smsgateway" || m.Tried[0].Outcome != record.StateFailed || m.Tried[1].Provider != "msg91" {
+			t.Fatalf("leg %d: %+v; record provider %s, tried %+v", i, leg, m.Provider, m.Tried)
+		}
+	}
+	if got := v.balance(t); got != opening-int64(len(numbers))*18 {
+		t.Fatalf("balance %d, want each recipient charged once", got)
+	}
+
+	v = newDLTVendors(t, map[string]string{"smsgateway": "161", "msg91": "66a1b2c3d4e5f6a7b8c9d0e1"}, false)
+	v.bulk.FailNext(smsgatewaytest.InvalidTemplate)
+	r, err = v.n.Send(context.Background(), bulk)
+	if notify.CodeOf(err) == "" || notify.IsRetryable(err) || v.msg91.Requests() != 0 || v.balance(t) != opening {
+		t.Fatalf("a refusal for good: %+v, %v; MSG91 called %d times, balance %d", r, err, v.msg91.Requests(), v.balance(t))
+	}
+}

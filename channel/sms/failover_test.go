@@ -404,3 +404,55 @@ func (usPlan) Parse(raw, _ string) (phone.Number, error) {
 }
 
 func memproviderNamed(name string) *memprovider.Provider { return memprovider.New(name) }
+
+// TestBulkFailsOverPerRecipient: a bulk SMS over providers that do not
+// all batch goes one recipient at a time, each failing over as a single
+// send does: the Indian vendor refuses the first for now (its balance),
+// which goes on to Twilio, charged once, with both calls on its record;
+// the others go to the Indian vendor. A permanent refusal goes no
+// further, refunded.
+func TestBulkFailsOverPerRecipient(t *testing.T) {
+	v := newVendors(t)
+	v.india.FailNext(smsgatewaytest.LowBalance)
+	numbers := []string{"9876543210", "9876543211", "9876543212"}
+	r, err := v.n.Send(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale"}, To: numbers})
+	if err != nil {
+		t.Fatalf("Send = %+v, %v", r, err)
+	}
+	for i, leg := range r.Legs {
+		want, tried := "smsgateway", 0
+		if i == 0 {
+			want, tried = "twilio", 2
+		}
+		m := v.record(t, leg.MessageID)
+		if leg.Status != record.StateSent || leg.Provider != want || m.Provider != want || len(m.Tried) != tried {
+			t.Fatalf("leg %d: %+v; record provider %s, tried %+v", i, leg, m.Provider, m.Tried)
+		}
+	}
+	if got := len(v.twilio.Messages()); got != 1 || v.balance(t) != opening-int64(len(numbers))*25 {
+		t.Fatalf("Twilio took %d messages, balance %d: want 1, each recipient charged once", got, v.balance(t))
+	}
+
+	v = newVendors(t)
+	v.india.FailNext(smsgatewaytest.InvalidNumbers)
+	r, err = v.n.Send(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale"}, To: numbers[:1]})
+	if notify.CodeOf(err) != notify.CodeRejected || len(v.twilio.Requests()) != 0 || v.balance(t) != opening {
+		t.Fatalf("a permanent refusal: %+v, %v; Twilio called %d times, balance %d", r, err, len(v.twilio.Requests()), v.balance(t))
+	}
+}
+
+// TestBulkFailsOverWhenBothRefuse: Twilio refuses for now too: each
+// recipient fails, refunded once, both calls on its record.
+func TestBulkFailsOverWhenBothRefuse(t *testing.T) {
+	v := newVendors(t)
+	v.india.FailNext(smsgatewaytest.LowBalance)
+	v.twilio.FailNext(twiliotest.TooManyRequests)
+	r, err := v.n.Send(context.Background(), &sms.BulkRequest{Message: sms.Request{Account: "acme", Message: "Sale"}, To: []string{"9876543210"}})
+	if notify.CodeOf(err) != notify.CodeRateLimited || r.Legs[0].Status != record.StateFailed || v.balance(t) != opening {
+		t.Fatalf("Send = %+v, %v; balance %d", r, err, v.balance(t))
+	}
+	m := v.record(t, r.Legs[0].MessageID)
+	if m.State != record.StateFailed || len(m.Tried) != 2 || m.Tried[1].Provider != "twilio" || m.Tried[1].ErrorCode != string(notify.CodeRateLimited) {
+		t.Fatalf("record: %+v", m)
+	}
+}
