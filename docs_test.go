@@ -61,7 +61,7 @@ func TestFirstHourFiles(t *testing.T) {
 	if len(head) > 4000 {
 		head = head[:4000]
 	}
-	for _, want := range []string{"go get github.com/notifykit/notify", "Scope", "Indian mobile", "INR", "docs/api.md"} {
+	for _, want := range []string{"go get github.com/notifykit/notify", "Scope", "any country", "ISO 4217", "DLT", "docs/api.md"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("the README's first screens lack %q", want)
 		}
