@@ -115,7 +115,7 @@ func parsePriceItem(raw string, c record.Currency) (priceItem, error) {
 		if typed {
 			t, ok := phone.ParseType(typ)
 			if !ok {
-				return it, fmt.Errorf("%q is not a type of line: want mobile, fixed-line, fixed-line-or-mobile, toll-free, ...", typ)
+				return it, fmt.Errorf("%q is not a type of line: want mobile, fixed-line, fixed-line-or-mobile, toll-free or another type phone.ParseType reads", typ)
 			}
 			it.typ, it.typed = t, true
 		}
