@@ -1,9 +1,6 @@
 package notify
 
 import (
-	"cmp"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/notifykit/notify/record"
@@ -162,27 +159,4 @@ type Receipt struct {
 	// Legs holds one receipt per channel for the dual-channel OTP
 	// (Kind "otp", otp.Kind), SMS first.
 	Legs []*Receipt
-}
-
-// String describes the receipt in one line, for people and logs: its
-// kind, recipient, status, provider, cost and the balance after, and the
-// error code of a send that failed ("sms to +14155550100: sent via
-// twilio, cost 0.01 USD, balance 4.99 USD"). It shows no content and no
-// code; a nil receipt is "<nil>".
-func (r *Receipt) String() string {
-	if r == nil {
-		return "<nil>"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s to %s: %s", r.Kind, r.To, r.Status)
-	if via := cmp.Or(r.Provider, r.Gateway); via != "" {
-		b.WriteString(" via " + via)
-	}
-	if r.ErrorCode != "" {
-		b.WriteString(" (" + string(r.ErrorCode) + ")")
-	}
-	if r.Metered {
-		fmt.Fprintf(&b, ", cost %s, balance %s", r.Cost, r.Balance)
-	}
-	return b.String()
 }

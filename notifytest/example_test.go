@@ -42,7 +42,11 @@ func ExampleStart() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(kit.Notifier.Send(context.Background(), &email.Request{Account: notifytest.AccountID, To: "ann@example.com",
-		Subject: "Shipped", Message: "Your order has shipped."}))
-	// Output: email to ann@example.com: sent via email, cost 0.01 USD, balance 4.99 USD <nil>
+	fmt.Println(notifytest.Summary(kit.Notifier.Send(context.Background(), &email.Request{Account: notifytest.AccountID,
+		To: "ann@example.com", Subject: "Shipped", Message: "Your order has shipped."})))
+	fmt.Println(notifytest.Summary(kit.Notifier.Send(context.Background(), &email.Request{Account: notifytest.AccountID,
+		To: "not an address", Subject: "Shipped", Message: "Your order has shipped."})))
+	// Output:
+	// email to ann@example.com: sent via email, cost 0.01 USD, balance 4.99 USD
+	// notify.Send: invalid_argument: to: must be an e-mail address such as name@example.com
 }

@@ -1,8 +1,11 @@
 package notifytest
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -351,4 +354,33 @@ func last(t testing.TB, what string, sent []*notify.Envelope) *notify.Envelope {
 		t.Fatalf("notifytest: no %s was sent", what)
 	}
 	return sent[len(sent)-1]
+}
+
+// Summary describes a send in one line, for a first program or a test's
+// log, from what Notifier.Send returned: the receipt's kind, recipient,
+// status, provider and error code, its cost and the balance after when it
+// was metered, then the error, if any ("sms to +14155550100: sent via
+// sms, cost 0.01 USD, balance 4.99 USD"). It shows no content and no
+// code.
+func Summary(r *notify.Receipt, err error) string {
+	var b strings.Builder
+	if r != nil {
+		fmt.Fprintf(&b, "%s to %s: %s", r.Kind, r.To, r.Status)
+		if via := cmp.Or(r.Provider, r.Gateway); via != "" {
+			b.WriteString(" via " + via)
+		}
+		if r.ErrorCode != "" {
+			b.WriteString(" (" + string(r.ErrorCode) + ")")
+		}
+		if r.Metered {
+			fmt.Fprintf(&b, ", cost %s, balance %s", r.Cost, r.Balance)
+		}
+	}
+	if err != nil {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(err.Error())
+	}
+	return b.String()
 }

@@ -149,3 +149,17 @@ func TestStartRefusesBadOptions(t *testing.T) {
 		t.Errorf("account currency %+v, want JPY", kit.Account.Currency)
 	}
 }
+
+// Summary writes a refused send's receipt and its error on one line.
+func TestSummaryOfARefusal(t *testing.T) {
+	kit := notifytest.New(t)
+	kit.SMS.FailNext(1, notify.CodeRejected)
+	got := notifytest.Summary(kit.Notifier.Send(context.Background(), &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "hi"}))
+	if !strings.HasPrefix(got, "sms to +919876543210: failed via sms (rejected), cost 0.00 INR, balance 1000.00 INR: notify.Send: ") ||
+		!strings.Contains(got, "rejected") || strings.Contains(got, "hi\"") {
+		t.Errorf("Summary = %q", got)
+	}
+	if got := notifytest.Summary(nil, nil); got != "" {
+		t.Errorf("Summary(nil, nil) = %q", got)
+	}
+}
