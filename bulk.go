@@ -251,38 +251,22 @@ func (n *Notifier) dispatchBulk(ctx context.Context, op string, acct *Account, i
 // failBatchOver offers one recipient of a batch its provider certainly
 // refused, for a reason that may pass (derr), to the providers after that
 // one (Envelope.Providers), each recipient on its own, as a single send
-// fails over: the batch's refusal says nothing of the next provider, and
-// each recipient may have others. The batch's call is the first entry of
-// the record's tried list. Without a next provider, after a refusal for
-// good, or once the caller has left, it returns the batch's outcome.
+// fails over (deliver's walk hands the record over to each before its
+// call): the batch's refusal says nothing of the next provider, and each
+// recipient may have others. The batch's call is the first entry of the
+// record's tried list. Without a next provider, after a refusal for good,
+// or once the caller has left, it returns the batch's outcome.
 func (n *Notifier) failBatchOver(ctx context.Context, ch Channel, l bulkLeg, attempts int, derr error) (*Result, int, record.State, error) {
 	env := l.env
 	at := slices.Index(env.Providers, env.Provider)
 	if at < 0 || at == len(env.Providers)-1 || !CodeOf(derr).temporary() || ctx.Err() != nil {
 		return nil, attempts, record.StateFailed, derr
 	}
-	rest := env.Providers[at+1:]
 	l.r.Tried = append(l.r.Tried, record.Attempt{Provider: env.Provider, Outcome: record.StateFailed,
 		ErrorCode: string(CodeOf(derr)), At: n.now()})
-	if err := n.handOver(ctx, env, rest[0]); err != nil {
-		return nil, attempts, record.StateFailed, &Error{Code: CodeUnavailable, Provider: rest[0], Err: err}
-	}
 	next := *env // an envelope never changes once delivered: the next providers' copy
-	next.Provider, next.Providers = rest[0], rest
-	if len(rest) == 1 {
-		next.Providers = nil
-	}
-	before := len(l.r.Tried)
+	next.Providers = env.Providers[at+1:]
 	res, calls, state, err := n.deliver(ctx, ch, &next, &l.r.Tried)
-	if len(l.r.Tried) == before { // deliver's one-provider way keeps no list, and names no provider
-		if err != nil {
-			err = wrap("", rest[0], CodeOutcomeUnknown, err)
-		}
-		l.r.Tried = append(l.r.Tried, record.Attempt{Provider: rest[0], Outcome: state, ErrorCode: string(CodeOf(err)), At: n.now()})
-	}
-	if state == record.StateSent && res.Provider == "" {
-		res.Provider = rest[0]
-	}
 	return res, attempts + calls, state, err
 }
 

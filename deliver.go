@@ -24,10 +24,12 @@ import (
 // before an attempt stops the send there: the vendor was not called again,
 // so that is a certain non-acceptance. Each attempt walks env's
 // providers (walk) when the channel offers several or breakers watch
-// them; the provider calls go to *tried when it offers several.
+// them; the provider calls go to *tried when it offers several, or when
+// *tried lists calls already (a batch that failed over: failBatchOver).
 func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope, tried *[]record.Attempt) (*Result, int, record.State, error) {
 	var res *Result
-	if len(env.Providers) <= 1 && n.breakers == nil {
+	listed := len(*tried) > 0
+	if len(env.Providers) <= 1 && n.breakers == nil && !listed {
 		tries := 0
 		attempts, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, timeout time.Duration) (err error) {
 			tries++
@@ -39,7 +41,7 @@ func (n *Notifier) deliver(ctx context.Context, ch Channel, env *Envelope, tried
 		return res, attempts, outcome, err
 	}
 	w := walk{n: n, ch: ch, env: env, marked: env.Provider}
-	if len(env.Providers) > 1 {
+	if len(env.Providers) > 1 || listed {
 		w.tried = tried
 	}
 	_, outcome, err := n.retrying(ctx, []*Envelope{env}, func(ctx context.Context, _ time.Duration) (err error) {
