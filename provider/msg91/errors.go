@@ -104,12 +104,7 @@ func decodeBalance(status int, header http.Header, raw []byte, key string) (noti
 		if s, err := strconv.Unquote(text); err == nil {
 			text = strings.TrimSpace(s)
 		}
-		inr := record.INR()
-		figure := text
-		if dot := strings.IndexByte(figure, '.'); dot >= 0 && len(figure)-dot-1 > inr.Exponent {
-			figure = figure[:dot+1+inr.Exponent]
-		}
-		if m, err := record.ParseMoney(figure, inr); err == nil {
+		if m, err := vendorhttp.Amount(text, record.INR()); err == nil {
 			return m, nil
 		}
 	}

@@ -430,13 +430,9 @@ func parseWallet(raw json.RawMessage) (notify.Money, error) {
 		}
 		s = strings.TrimSpace(s)
 	}
-	inr := record.INR()
-	if whole, frac, ok := strings.Cut(s, "."); ok && len(frac) > inr.Exponent {
-		s = whole + "." + frac[:inr.Exponent]
-	}
-	m, err := record.ParseMoney(s, inr)
+	m, err := vendorhttp.Amount(s, record.INR())
 	if err != nil {
-		return notify.Money{}, fmt.Errorf("the wallet figure %q is not a decimal amount", vendorhttp.CleanText(s, 200))
+		return notify.Money{}, fmt.Errorf("the wallet %w", err)
 	}
 	return m, nil
 }

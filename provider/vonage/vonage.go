@@ -21,6 +21,7 @@ import (
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/wallet"
 )
 
 // Defaults and limits of Config and Send.
@@ -52,9 +53,6 @@ const (
 
 // maxAnswer bounds the answers read; Vonage's are well under 2 KB.
 const maxAnswer = 64 << 10
-
-// eur is the currency of Vonage balances.
-var eur = record.Currency{Code: "EUR", Symbol: "€", Exponent: 2}
 
 // Config configures a Provider.
 type Config struct {
@@ -296,22 +294,9 @@ func (p *Provider) Balance(ctx context.Context) (notify.Money, error) {
 	if dec.Decode(&out) != nil || out.Value == nil {
 		return notify.Money{}, vendorhttp.ReadOnly(vendorhttp.Foreign("vonage", ans.Status, ans.Header, "has no balance value"))
 	}
-	m, err := euros(out.Value.String())
+	m, err := vendorhttp.Amount(out.Value.String(), wallet.EUR()) // Vonage keeps balances in euros
 	if err != nil {
 		return notify.Money{}, notify.Errorf(notify.CodeInternal, "vonage: get-balance: %v", err)
-	}
-	return m, nil
-}
-
-// euros reads a balance as JSON wrote it, exactly: its digits past the
-// cent are dropped, toward zero.
-func euros(s string) (notify.Money, error) {
-	if dot := strings.IndexByte(s, '.'); dot >= 0 && len(s)-dot-1 > eur.Exponent {
-		s = s[:dot+1+eur.Exponent]
-	}
-	m, err := record.ParseMoney(s, eur)
-	if err != nil {
-		return notify.Money{}, fmt.Errorf("the balance %q is not a decimal amount", vendorhttp.CleanText(s, 40))
 	}
 	return m, nil
 }
