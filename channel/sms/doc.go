@@ -42,8 +42,9 @@
 // national form of the account's region (India's by default: 10 digits
 // starting 6-9, with +91, 91 or 0 prefixes); spaces, dashes, dots and
 // brackets are removed and the envelope's To is its E.164 form, its
-// Country the number's. Numbers of other countries than India need
-// Config.Numbers (phone/world's Plan). A number of a country the account
+// Country the number's. Numbers of other countries than India need a
+// numbering plan: the one phone/world registers when a program imports
+// it, or Config.Numbers. A number of a country the account
 // may not send to (notify.Account.Countries), or that cannot take an SMS
 // (a fixed line, premium-rate, shared-cost, toll-free, of no known type),
 // is refused. sender_id defaults to

@@ -43,7 +43,8 @@ type Request struct {
 	// (+919876543210). It must be of a country the account may send to
 	// (notify.Account.Countries), and a mobile number: fixed lines,
 	// premium-rate and shared-cost numbers are refused. Numbers outside
-	// India need Config.Numbers. Required. Its rule is the
+	// India need a numbering plan (phone/world's, registered when it is
+	// imported, or Config.Numbers). Required. Its rule is the
 	// normalisation itself, in code: checking it apart would parse every
 	// number twice.
 	To string `json:"to"`

@@ -85,7 +85,10 @@ import (
 	"github.com/notifykit/notify/otelnotify"
 	"github.com/notifykit/notify/outbox"
 	"github.com/notifykit/notify/phone"
-	"github.com/notifykit/notify/phone/world"
+
+	// Every country's numbers, in every channel and in verify: the
+	// account's allow list says where it may send.
+	_ "github.com/notifykit/notify/phone/world"
 	"github.com/notifykit/notify/provider/cloudchat"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/qrchat"
@@ -214,10 +217,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		}
 	}
 	chatCh, err := chat.New(chat.Config{Cloud: cloud, QR: qr, Renderer: renderer, Resolver: d.resolver,
-		CloudOTPTemplate: otpTemplate, CloudOTPLanguage: cfg.cloudOTPLanguage,
-		// Every country's numbers; the account's allow list says where
-		// it may send.
-		Numbers: world.Plan{}})
+		CloudOTPTemplate: otpTemplate, CloudOTPLanguage: cfg.cloudOTPLanguage})
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// Every configuration has a queue: "Prefer: respond-async" queues a
 	// send, and a body's send_at schedules it.
 	apiOpts := []httpapi.Option{httpapi.WithLogger(logger), httpapi.WithRespondAsync()}
-	vsvc, err := verifications(cfg, st, n, world.Plan{}, logger)
+	vsvc, err := verifications(cfg, st, n, logger)
 	if err != nil {
 		return err
 	}

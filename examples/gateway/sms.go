@@ -8,7 +8,6 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/sms"
-	"github.com/notifykit/notify/phone/world"
 	"github.com/notifykit/notify/provider/logprovider"
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/smsgateway"
@@ -19,7 +18,8 @@ import (
 // smsChannel returns the SMS channel: the vendors cfg.smsRoutes names,
 // each message offered to them in the rules' order (failing over from
 // one that certainly refused it for now), or the logging provider when
-// no vendor is configured. It reads every country's numbers (phone/world);
+// no vendor is configured. It reads every country's numbers (phone/world,
+// which main links);
 // the account's allow list says where it may send. It also returns the
 // providers, in the order the rules first name them, and a function that
 // releases their connections.
@@ -32,7 +32,7 @@ func smsChannel(cfg *config, renderer notify.TemplateRenderer, logger *slog.Logg
 			}
 		}
 	}
-	base := sms.Config{Renderer: renderer, Numbers: world.Plan{},
+	base := sms.Config{Renderer: renderer,
 		// The API's dlt route takes the client's operator-registered IDs;
 		// NOTIFY_DLT=strict narrows it to the account's own templates.
 		AllowUnregisteredDLT: !cfg.dltStrict}

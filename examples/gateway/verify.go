@@ -76,7 +76,7 @@ func digitsOnly(s string) bool {
 // and a warning logged when the gateway keeps its records in PostgreSQL
 // but NOTIFY_VERIFY_SECRET is not set: a secret made at start would void
 // every verification at the next one, and differ between instances.
-func verifications(cfg *config, st *stores, n *notify.Notifier, numbers phone.Plan, logger *slog.Logger) (*verify.Service, error) {
+func verifications(cfg *config, st *stores, n *notify.Notifier, logger *slog.Logger) (*verify.Service, error) {
 	secret := cfg.verifySecret
 	if secret == nil {
 		if cfg.database != "" {
@@ -92,7 +92,7 @@ func verifications(cfg *config, st *stores, n *notify.Notifier, numbers phone.Pl
 		return nil, err
 	}
 	svc, err := verify.New(verify.Config{Notifier: n, Accounts: st.accounts, Store: st.verifications, Secret: secret,
-		Guard: guard, Numbers: numbers})
+		Guard: guard})
 	if err != nil {
 		return nil, err
 	}
