@@ -98,8 +98,10 @@
 //	12 Message too long          CodeInvalidArgument on "message"
 //	15 Invalid sender address    CodeInvalidArgument on "sender_id"
 //	3  Invalid params            CodeInvalidArgument on the field its
-//	                             error-text names (to, from, text or type,
-//	                             entity, content), else CodeRejected
+//	                             error-text names right after "invalid",
+//	                             "missing" or "bad", or before "param" (to,
+//	                             msisdn, from, sender, text, message, type,
+//	                             entity, content, ...), else CodeRejected
 //	2  Missing params            CodeRejected
 //	4  Invalid credentials       CodeRejected: check Config.APIKey and
 //	                             APISecret (never repeated)

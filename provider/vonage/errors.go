@@ -2,6 +2,7 @@ package vonage
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -151,7 +152,6 @@ type submission struct {
 	ids     []string
 	parts   int
 	refused *part
-	status  int // the answer's HTTP status
 }
 
 // note is the Result's Note for s: "" for one part taken and none
@@ -168,7 +168,7 @@ func (s *submission) note(secrets []string) string {
 	if s.refused != nil {
 		st, _ := s.refused.status()
 		text += fmt.Sprintf("; Vonage refused %d of %d parts: %s (status %d)", s.parts-len(s.ids), s.parts,
-			vendorhttp.CleanText(redact(s.refused.ErrorText, secrets), 200), st)
+			vendorhttp.CleanText(vendorhttp.Redact(s.refused.ErrorText, secrets), 200), st)
 	}
 	return text
 }
@@ -193,8 +193,9 @@ func ValidMessageID(s string) bool {
 // decodeAnswer returns what Vonage took of a send, or the classified
 // error. A part Vonage took makes the send a success, whatever it did
 // with the others (the parts it took are sent and charged). Without one,
-// Vonage's refusal of a part is a certain refusal whatever the HTTP
-// status; any other answer is not Vonage's and is classified by its HTTP
+// a part that may have been taken (status 0, or none, without a
+// message-id) makes the outcome unknown; else Vonage's refusal of a part
+// is a certain refusal whatever the HTTP status; any other answer is not Vonage's and is classified by its HTTP
 // status (a 5xx or a 2xx proves nothing: CodeOutcomeUnknown). secrets
 // are kept out of the error's text.
 func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) (*submission, error) {
@@ -202,21 +203,33 @@ func decodeAnswer(status int, header http.Header, raw []byte, secrets []string) 
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, vendorhttp.Foreign("vonage", status, header, "is not Vonage's JSON")
 	}
-	s := &submission{parts: len(a.Messages), status: status}
+	s := &submission{parts: len(a.Messages)}
 	if n, err := strconv.Atoi(a.Count.String()); err == nil && n > s.parts && n <= 255 {
 		s.parts = n
 	}
+	unclear := false // a part Vonage may have taken: status 0, or none, without a message-id
 	for i := range a.Messages {
 		switch m := &a.Messages[i]; {
 		case m.accepted():
 			s.ids = append(s.ids, m.ID)
-		case m.refusal() && s.refused == nil:
-			s.refused = m
+		case m.refusal():
+			if s.refused == nil {
+				s.refused = m
+			}
+		default:
+			if n, ok := m.status(); !ok || n == StatusSuccess {
+				unclear = true
+			}
 		}
 	}
 	switch {
 	case len(s.ids) > 0:
 		return s, nil
+	case unclear:
+		// Another part's refusal proves nothing of this one: the message
+		// may be out, so it is never refunded or sent again.
+		return nil, &notify.Error{Code: notify.CodeOutcomeUnknown,
+			Err: errors.New("vonage: a part of the answer has no refusal and no message-id: Vonage may have taken it")}
 	case s.refused != nil:
 		return nil, classify(status, header, s.refused, secrets)
 	}
@@ -231,7 +244,7 @@ func classify(status int, header http.Header, m *part, secrets []string) *notify
 	if !known {
 		mean = meaning{code: vendorhttp.RefusalCode(status)}
 	}
-	text := vendorhttp.CleanText(redact(m.ErrorText, secrets), 200)
+	text := vendorhttp.CleanText(vendorhttp.Redact(m.ErrorText, secrets), 200)
 	if st == StatusInvalidParams {
 		if f := fieldOf(text); f != "" {
 			mean.code, mean.field = notify.CodeInvalidArgument, f
@@ -256,25 +269,29 @@ var fieldWords = map[string]string{
 	"entity": "dlt_entity_id", "content": "dlt_template_id",
 }
 
-// fieldOf returns the field an error-text names, or "".
+// fieldOf returns the field an error-text names, or "": a parameter's
+// word right after "invalid", "missing" or "bad", or right before
+// "param" or "parameter" ("Invalid to param", "Invalid entity-id"). A
+// word anywhere else is prose ("Unable to parse ...") and names nothing.
 func fieldOf(text string) string {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
 	})
-	for _, w := range words {
-		if f := fieldWords[w]; f != "" {
+	for i, w := range words {
+		var named string
+		switch w {
+		case "invalid", "missing", "bad":
+			if i+1 < len(words) {
+				named = words[i+1]
+			}
+		case "param", "parameter", "parameters":
+			if i > 0 {
+				named = words[i-1]
+			}
+		}
+		if f := fieldWords[named]; f != "" {
 			return f
 		}
 	}
 	return ""
-}
-
-// redact replaces each secret in s with "[redacted]".
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
 }

@@ -82,6 +82,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 	f.Add(200, []byte(`{"message-count":"2","messages":[{"message-id":"0A01","status":"0"},{"status":"9","error-text":"Quota\nExceeded"}]}`))
 	f.Add(503, []byte(`{"message-count":"1","messages":[{"status":"99","error-text":"busy"}]}`))
 	f.Add(200, []byte(`{"message-count":"1","messages":[{"status":"0"}]}`))
+	f.Add(200, []byte(`{"message-count":"2","messages":[{"status":"0"},{"status":"1","error-text":"Throttled"}]}`))
 	f.Add(502, []byte(`<html>bad gateway</html>`))
 	f.Add(200, []byte(``))
 	f.Add(200, []byte(`null`))
@@ -91,10 +92,16 @@ func FuzzDecodeAnswer(f *testing.F) {
 		sub, err := decodeAnswer(status, http.Header{"Retry-After": {"3"}}, body, secrets)
 		var probe answer
 		parsed := json.Unmarshal(body, &probe) == nil
-		took, refused := false, false
+		took, refused, mayHave := false, false, false
 		for i := range probe.Messages {
-			took = took || probe.Messages[i].accepted()
-			refused = refused || probe.Messages[i].refusal()
+			m := &probe.Messages[i]
+			took = took || m.accepted()
+			refused = refused || m.refusal()
+			// A part with status 0, or none, that names no message-id may
+			// have been taken: no other part's refusal proves otherwise.
+			if n, ok := m.status(); (!ok || n == StatusSuccess) && !ValidMessageID(m.ID) {
+				mayHave = true
+			}
 		}
 		if err == nil {
 			if !parsed || !took || len(sub.ids) == 0 || !ValidMessageID(sub.ids[0]) {
@@ -102,6 +109,12 @@ func FuzzDecodeAnswer(f *testing.F) {
 			}
 			if note := sub.note(secrets); strings.ContainsFunc(note, unicode.IsControl) || strings.Contains(note, "482913") {
 				t.Fatalf("note %q", note)
+			}
+			return
+		}
+		if parsed && !took && mayHave {
+			if notify.OutcomeOf(err) != record.StateUnknown {
+				t.Fatalf("HTTP %d %q: %v, want an unknown outcome (a part may have been taken)", status, body, err)
 			}
 			return
 		}

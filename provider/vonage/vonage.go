@@ -207,7 +207,7 @@ func (p *Provider) form(env *notify.Envelope) (url.Values, []string, error) {
 		}
 		from = m.SenderID
 	}
-	secrets := []string{p.secret, m.OTP}
+	secrets := []string{p.secret, m.OTP, p.callback} // the callback may hold a webhook token
 	v := url.Values{"api_key": {p.key}, "api_secret": {p.secret}, "from": {strings.TrimPrefix(from, "+")},
 		"to": {strings.TrimPrefix(env.To, "+")}, "text": {m.Text}, "type": {textType(m)}}
 	if m.Route == sms.RouteDLT {
@@ -269,9 +269,10 @@ func clientRef(env *notify.Envelope) string {
 // Balance returns the Vonage account's balance in euros (EUR), read from
 // the Account API's get-balance: what Vonage will still send. Digits past
 // the cent are cut, never rounded up. It sends nothing, so no failure is
-// of unknown outcome: a network failure or an answer that is not
-// Vonage's is CodeUnavailable, refused credentials CodeRejected, and a
-// balance that is not a decimal amount CodeInternal. It is safe to
+// of unknown outcome: a network failure, a 5xx or a 2xx that is not
+// Vonage's balance is CodeUnavailable, a 429 CodeRateLimited, refused
+// credentials and any other 4xx (a wrong BaseURL's 404) CodeRejected,
+// and a balance that is not a decimal amount CodeInternal. It is safe to
 // repeat.
 func (p *Provider) Balance(ctx context.Context) (notify.Money, error) {
 	ans, err := p.conn.Do(ctx, vendorhttp.Request{Name: "vonage", Method: http.MethodGet, URL: p.balance,

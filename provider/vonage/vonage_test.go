@@ -114,12 +114,15 @@ func TestInvalidParamsNameTheField(t *testing.T) {
 	v := newVendor(t, vonagetest.Config{})
 	p := newProvider(t, v, nil)
 	for text, field := range map[string]string{
-		"Invalid to param":             "to",
-		"Invalid from address":         "sender_id",
-		"Invalid Message type":         "message",
-		"Invalid entity-id":            "dlt_entity_id",
-		"Invalid content-id parameter": "dlt_template_id",
-		"Invalid ttl param":            "",
+		"Invalid to param":                               "to",
+		"Invalid from address":                           "sender_id",
+		"Invalid Message type":                           "message",
+		"Invalid entity-id":                              "dlt_entity_id",
+		"Invalid content-id parameter":                   "dlt_template_id",
+		"Invalid ttl param":                              "",
+		"Missing to param":                               "to",
+		"Unable to parse entity-id":                      "", // prose: "to" names nothing here
+		"validity less than the message validity period": "",
 	} {
 		v.FailNextWith(http.StatusOK, vonage.StatusInvalidParams, text)
 		_, err := p.Send(t.Context(), envelope(0))
@@ -312,6 +315,10 @@ func TestAnswers(t *testing.T) {
 		{"refusal on a 500", 500, `{"message-count":"1","messages":[{"status":"77","error-text":"busy"}]}`, notify.CodeUnavailable, "", "", false},
 		{"refusal on a 429", 429, `{"message-count":"1","messages":[{"status":"77","error-text":"slow down"}]}`, notify.CodeRateLimited, "", "", false},
 		{"status 0 without an ID", 200, `{"message-count":"1","messages":[{"status":"0"}]}`, notify.CodeOutcomeUnknown, "", "", true},
+		{"status 0 without an ID beside a refusal", 200, `{"message-count":"2","messages":[{"status":"0"},{"status":"1","error-text":"Throttled"}]}`,
+			notify.CodeOutcomeUnknown, "", "", true},
+		{"a part without a status beside a refusal", 200, `{"message-count":"2","messages":[{"to":"447700900000"},{"status":"6","error-text":"Invalid message"}]}`,
+			notify.CodeOutcomeUnknown, "", "", true},
 		{"no messages", 200, `{"message-count":"0","messages":[]}`, notify.CodeOutcomeUnknown, "", "", true},
 		{"refusal without a text", 200, `{"message-count":"1","messages":[{"status":"4"}]}`, notify.CodeOutcomeUnknown, "", "", true},
 		{"HTML on a 502", 502, `<html>bad gateway</html>`, notify.CodeOutcomeUnknown, "", "", true},
@@ -397,18 +404,21 @@ func TestBalance(t *testing.T) {
 	if err := wrong.CheckHealth(t.Context()); notify.CodeOf(err) != notify.CodeRejected || strings.Contains(err.Error(), "wrong-secret") {
 		t.Fatalf("wrong secret: %v", err)
 	}
-	for body, code := range map[string]notify.Code{
-		`{"value": 1.999, "autoReload": false}`: "",
-		`{"value": "7.5"}`:                      "",
-		`{"value": -0.5}`:                       "",
-		`{"value": 1e3}`:                        notify.CodeInternal,
-		`{"autoReload": true}`:                  notify.CodeUnavailable,
-		`not json`:                              notify.CodeUnavailable,
+	for body, want := range map[string]struct {
+		code  notify.Code
+		minor int64
+	}{
+		`{"value": 1.999, "autoReload": false}`: {"", 199}, // cut, never rounded up
+		`{"value": "7.5"}`:                      {"", 750},
+		`{"value": -0.5}`:                       {"", -50},
+		`{"value": 1e3}`:                        {notify.CodeInternal, 0},
+		`{"autoReload": true}`:                  {notify.CodeUnavailable, 0},
+		`not json`:                              {notify.CodeUnavailable, 0},
 	} {
 		p, _ := answering(t, http.StatusOK, body)
 		m, err := p.Balance(t.Context())
-		if notify.CodeOf(err) != code {
-			t.Errorf("%s: %v, %v", body, m, err)
+		if notify.CodeOf(err) != want.code || m.Minor != want.minor || err == nil && m.Currency.Code != "EUR" {
+			t.Errorf("%s: %v, %v; want %d cents", body, m, err, want.minor)
 		}
 	}
 }
