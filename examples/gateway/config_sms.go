@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify/provider/msg91"
 	"github.com/notifykit/notify/provider/smsgateway"
 	"github.com/notifykit/notify/provider/twilio"
+	"github.com/notifykit/notify/provider/vendorhttp"
 	"github.com/notifykit/notify/provider/vonage"
 )
 
@@ -751,8 +752,8 @@ func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
 // when set: at least 16 characters, without '/', spaces or control
 // characters. The error never repeats it.
 func checkWebhookToken(name, token string) error {
-	if token != "" && (len(token) < 16 || strings.ContainsFunc(token, func(r rune) bool { return r == '/' || isSpaceOrControl(r) })) {
-		return fmt.Errorf("%s: must be at least 16 characters without '/', spaces or control characters (openssl rand -hex 16)", name)
+	if token != "" && !vendorhttp.ValidToken(token) {
+		return fmt.Errorf("%s: must be at least %d characters without '/', spaces or control characters (openssl rand -hex 16)", name, vendorhttp.MinTokenLen)
 	}
 	return nil
 }

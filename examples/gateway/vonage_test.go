@@ -363,6 +363,11 @@ func TestGatewayVonageByToken(t *testing.T) {
 	if rec := g.record(t, id); rec["status"] != "delivered" {
 		t.Fatalf("record after the receipt: %v", rec)
 	}
+	// A callback written with a slash after the token reaches the
+	// receiver too (the settings take it without a warning).
+	if err := v.Send(ctx, f.URL+"/webhooks/vonage/"+token+"/", vonageReceipt(msgs[0], "delivered", time.Now())); err != nil {
+		t.Fatalf("a receipt at the token and a slash: %v", err)
+	}
 
 	a = g.post(t, "/sms", g.key, `{"to":"9876543210","route":"dlt","sender_id":"`+demoDLTHeader+`","dlt_template_id":"`+demoDLTTemplate+
 		`","message":"Dear Asha, your order 4711 has shipped."}`)

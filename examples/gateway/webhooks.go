@@ -92,6 +92,11 @@ func webhooks(cfg *config, n *notify.Notifier) (http.Handler, []string, webhookS
 		// Any method: the receiver answers 405 to all but GET and POST,
 		// the methods of the dashboard's webhook settings.
 		mux.Handle(pattern, hook)
+		if v.webhookToken != "" {
+			// The callback may end in a slash after the token, which the
+			// mux would otherwise answer 404, losing every receipt.
+			mux.Handle(pattern+"/{$}", hook)
+		}
 		stats[providerVonage] = hook.Stats
 		paths = append(paths, "GET, POST "+v.webhookPath()+" ("+how+")")
 	}

@@ -246,7 +246,7 @@ func vendorError(status int, header http.Header, code, msg string, secrets []str
 	if !ok {
 		c = classified{vendorhttp.RefusalCode(status), ""}
 	}
-	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: vendorhttp.CleanText(redact(msg, secrets), 200), hint: c.hint}}
+	e := &notify.Error{Code: c.code, Err: &Error{HTTPStatus: status, Code: code, Message: vendorhttp.CleanText(vendorhttp.Redact(msg, secrets), 200), hint: c.hint}}
 	if c.code == notify.CodeRateLimited {
 		e.RetryAfter = vendorhttp.RetryAfter(header)
 		if code == "311" && e.RetryAfter < duplicateWait {
@@ -254,14 +254,4 @@ func vendorError(status int, header http.Header, code, msg string, secrets []str
 		}
 	}
 	return e
-}
-
-// redact replaces each secret in s.
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
 }

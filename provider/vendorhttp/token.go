@@ -26,10 +26,29 @@ func CheckTokenReceiver(name string, rep notify.Reporter, token string) error {
 		return fmt.Errorf("%s: WebhookConfig.Reporter is required", name)
 	case len(token) < MinTokenLen:
 		return fmt.Errorf("%s: WebhookConfig.Token must be at least %d bytes: it is the receiver's only authentication", name, MinTokenLen)
-	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
+	case !ValidToken(token):
 		return fmt.Errorf("%s: WebhookConfig.Token must not contain '/', spaces or control characters", name)
 	}
 	return nil
+}
+
+// ValidToken reports whether token can be a receiver's path token: at
+// least MinTokenLen bytes, without '/', spaces or control characters, so
+// that it is one segment of a URL's path.
+func ValidToken(token string) bool {
+	return len(token) >= MinTokenLen && !strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f })
+}
+
+// Redact replaces each of secrets (an API secret, a one-time code) that
+// s holds with "[redacted]": for a vendor's error text, which may echo a
+// request's values, before it reaches an error or a log.
+func Redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
 }
 
 // CheckSignedReceiver says what is wrong with the WebhookConfig of a
