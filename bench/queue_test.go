@@ -38,9 +38,17 @@ type queueKit struct {
 	s       *queued.Sender // n's queue side
 	p       *memprovider.Provider
 	arrived atomic.Pointer[func(id string, at time.Time)]
+	settled atomic.Pointer[func(notify.Event)] // the observer of every event
 }
 
-func must(b *testing.B, err error) {
+// Observe implements notify.Observer: it hands e to k.settled.
+func (k *queueKit) Observe(_ context.Context, e notify.Event) {
+	if f := k.settled.Load(); f != nil {
+		(*f)(e)
+	}
+}
+
+func must(b testing.TB, err error) {
 	b.Helper()
 	if err != nil {
 		b.Fatal(err)
@@ -54,10 +62,31 @@ func queueAccount(g int) string { return fmt.Sprintf("acct-%d", g) }
 // connections, with accounts funded accounts (queueAccount) read through
 // an accountcache.Cache (one-second TTL), as pgstore's BenchmarkPipelineSend
 // does, and a queue of workers workers, migrated but not running.
-func newQueueKit(b *testing.B, conns int32, workers, accounts int) *queueKit {
+func newQueueKit(b testing.TB, conns int32, workers, accounts int) *queueKit {
+	return newQueueKitWith(b, kitSetup{conns: conns, workers: workers, accounts: accounts, cacheTTL: time.Second})
+}
+
+// kitSetup is what newQueueKitWith builds: a pool of conns connections
+// (tweak, when set, changes its configuration), a queue of workers
+// workers, accounts funded accounts, read through an accountcache.Cache
+// that keeps each for cacheTTL.
+type kitSetup struct {
+	conns             int32
+	workers, accounts int
+	cacheTTL          time.Duration
+	tweak             func(*pgxpool.Config)
+}
+
+// newQueueKitWith is newQueueKit of setup k.
+func newQueueKitWith(b testing.TB, setup kitSetup) *queueKit {
+	conns, workers, accounts := setup.conns, setup.workers, setup.accounts
+	var tweak []func(*pgxpool.Config)
+	if setup.tweak != nil {
+		tweak = append(tweak, setup.tweak)
+	}
 	b.Helper()
 	schema := pgstoretest.Schema(b)
-	pool := pgstoretest.Pool(b, schema, conns)
+	pool := pgstoretest.Pool(b, schema, conns, tweak...)
 	st, err := pgstore.New(pool)
 	must(b, err)
 	ctx := context.Background()
@@ -71,7 +100,7 @@ func newQueueKit(b *testing.B, conns int32, workers, accounts int) *queueKit {
 		must(b, st.PutAccount(ctx, acct))
 		must(b, st.OpenWallet(ctx, queueAccount(g), notify.Money{Minor: 1 << 50, Currency: record.INR()}))
 	}
-	cached, err := accountcache.New(st, accountcache.WithTTL(time.Second))
+	cached, err := accountcache.New(st, accountcache.WithTTL(setup.cacheTTL))
 	must(b, err)
 	k := &queueKit{pool: pool, st: st, q: q, p: memprovider.New("mem")}
 	none := func(string, time.Time) {}
@@ -82,7 +111,7 @@ func newQueueKit(b *testing.B, conns int32, workers, accounts int) *queueKit {
 	})
 	ch, err := sms.New(sms.Config{Provider: k.p})
 	must(b, err)
-	k.n, err = notify.New(cached, st, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q))
+	k.n, err = notify.New(cached, st, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q), notify.WithObserver(k))
 	must(b, err)
 	k.s = queued.New(k.n)
 	return k
@@ -93,7 +122,7 @@ func (k *queueKit) onArrival(f func(id string, at time.Time)) { k.arrived.Store(
 
 // run starts the queue's workers until b ends, and waits for one queued
 // send to go through them, so that the client is up.
-func (k *queueKit) run(b *testing.B) {
+func (k *queueKit) run(b testing.TB) {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -373,10 +373,15 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 			u.Reprice.Currency.Code, u.Reprice.Currency.Exponent)
 	}
 	var m store.Moved
-	err = s.do(ctx, onceOnly, func() (err error) {
-		m, err = scanMoved(s.pool.QueryRow(ctx, query, args...))
-		return err
-	})
+	if query == s.q.moveMessage && s.moves != nil {
+		// A move that locks no wallet: committed with its neighbours'.
+		m, err = s.moves.move(ctx, account, id, query, args)
+	} else {
+		err = s.do(ctx, onceOnly, func() (err error) {
+			m, err = scanMoved(s.pool.QueryRow(ctx, query, args...))
+			return err
+		})
+	}
 	if errors.Is(err, pgx.ErrNoRows) && backfillFrom[u.State] != nil && u.From == "" {
 		err = s.do(ctx, onceOnly, func() (err error) {
 			m, err = scanMoved(s.pool.QueryRow(ctx, s.q.backfillMessage, id, account, step,

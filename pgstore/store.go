@@ -151,6 +151,9 @@ type Store struct {
 	recordTTL time.Duration
 	now       func() time.Time
 	q         queries
+
+	groupCommit int          // WithGroupCommit
+	moves       *moveBatcher // nil when groupCommit is 1
 }
 
 // Open connects to the PostgreSQL server named by connString (a URL or
@@ -212,12 +215,13 @@ func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 
 func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
 	s := &Store{
-		pool:      pool,
-		prefix:    DefaultTablePrefix,
-		idemTTL:   DefaultIdempotencyTTL,
-		idemLease: DefaultIdempotencyLease,
-		recordTTL: DefaultRecordTTL,
-		now:       time.Now,
+		pool:        pool,
+		prefix:      DefaultTablePrefix,
+		idemTTL:     DefaultIdempotencyTTL,
+		idemLease:   DefaultIdempotencyLease,
+		recordTTL:   DefaultRecordTTL,
+		now:         time.Now,
+		groupCommit: DefaultGroupCommit,
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
@@ -228,6 +232,9 @@ func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
 		}
 	}
 	s.q = buildQueries(s.qualifier(), s.prefix)
+	if s.groupCommit > 1 {
+		s.moves = &moveBatcher{s: s, max: s.groupCommit}
+	}
 	return s, nil
 }
 
