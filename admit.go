@@ -64,6 +64,18 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kin
 	return n.take(ctx, op, acct, kind, envs...)
 }
 
+// admitOne is admit for one message about to be opened (p, which it
+// may change): when the list can be checked by the opening itself
+// (listCheckOf), it leaves the read to it, and takes the limits' units
+// only; a suppressed recipient is then refused at the opening, and the
+// units given back as for any send that went nowhere.
+func (n *Notifier) admitOne(ctx context.Context, op string, acct *Account, kind Kind, p *prepared) (*admission, error) {
+	if p.listed = n.listCheckOf(p.env); p.listed != nil {
+		return n.take(ctx, op, acct, kind, p.env)
+	}
+	return n.admit(ctx, op, acct, kind, p.env)
+}
+
 // take is admit once the suppression list let envs through: it takes
 // the limits' units. EnqueueTxMany checks the list for all its requests
 // at once (suppressedEach), then takes each request's units.
@@ -162,6 +174,60 @@ func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs [
 	return err
 }
 
+// listCheck is the list's check an opening makes (OpenUnlisted): the
+// recipients' list keys and the reasons that stop the message.
+type listCheck struct {
+	tos      []string
+	stopping []store.SuppressionReason
+}
+
+// listCheckOf returns the check of env's one recipient, for the opening
+// to make: nil when env has a recipient besides To (an e-mail's cc),
+// whose entries admit reads, or no list can hold its recipient.
+func (n *Notifier) listCheckOf(env *Envelope) *listCheck {
+	if !store.SuppressibleKind(env.Kind) || othersOf(env) != nil {
+		return nil
+	}
+	key, ok := n.listKey(env.Kind, env.To)
+	if !ok {
+		return nil // no entry can name it: nothing to read (stoppedTo)
+	}
+	return &listCheck{tos: []string{key}, stopping: stoppingFor(env.Class)}
+}
+
+// everyReason lists package store's four suppression reasons.
+var everyReason = []store.SuppressionReason{store.SuppressHardBounce, store.SuppressComplaint, store.SuppressUnsubscribed, store.SuppressManual}
+
+// The reasons that stop a message of each class (blocks), worked out
+// once: read only.
+var (
+	stopsPromotional   = stoppingReasons(record.Promotional)
+	stopsTransactional = stoppingReasons(record.Transactional)
+)
+
+// stoppingFor returns the reasons that stop a message of class.
+func stoppingFor(class record.PriceClass) []store.SuppressionReason {
+	switch class {
+	case record.Promotional:
+		return stopsPromotional
+	case record.Transactional:
+		return stopsTransactional
+	}
+	return stoppingReasons(class)
+}
+
+// stoppingReasons lists the reasons whose entries stop a message of
+// class, by blocks.
+func stoppingReasons(class record.PriceClass) []store.SuppressionReason {
+	var out []store.SuppressionReason
+	for _, r := range everyReason {
+		if blocks(r, class) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // blocks reports whether an entry for reason stops a message of class:
 // a promotional message is stopped by any entry, a transactional one
 // only by a hard bounce (the address does not exist; an unsubscribe from
@@ -182,12 +248,18 @@ func (n *Notifier) suppressed(ctx context.Context, op string, acct *Account, env
 			return storeFailure(op, "suppressions", err)
 		}
 		if stop {
-			return &Error{Code: CodeSuppressed, Op: op, Err: fmt.Errorf(
-				"a %s recipient is on the account's suppression list (%s); %s messages are not sent to it",
-				env.Kind, reason, env.Class)}
+			return suppressedError(op, env, reason)
 		}
 	}
 	return nil
+}
+
+// suppressedError is the refusal of env, whose recipient is on the
+// account's list for reason.
+func suppressedError(op string, env *Envelope, reason store.SuppressionReason) *Error {
+	return &Error{Code: CodeSuppressed, Op: op, Err: fmt.Errorf(
+		"a %s recipient is on the account's suppression list (%s); %s messages are not sent to it",
+		env.Kind, reason, env.Class)}
 }
 
 // stopped reads the list's entries for env's recipients, its To and

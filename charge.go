@@ -142,7 +142,17 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	if m.Request == "" {
 		m.Request = env.Kind
 	}
-	b, err := n.ledger.Open(ctx, m)
+	var b record.Balance
+	var err error
+	if l := p.listed; l != nil {
+		var e store.Suppression
+		b, e, err = n.ledger.OpenUnlisted(ctx, m, l.tos, l.stopping)
+		if err == nil && e.Reason != "" {
+			return Money{}, false, suppressedError(op, env, e.Reason) // nothing written
+		}
+	} else {
+		b, err = n.ledger.Open(ctx, m)
+	}
 	if err == nil {
 		return b.Available, env.Price.Minor > 0, nil // not m's: Open took m
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -295,6 +297,11 @@ func (s *lostOpen) Open(ctx context.Context, m *record.Message) (record.Balance,
 		return record.Balance{}, err
 	}
 	return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "connection reset")
+}
+
+// OpenUnlisted goes through Open, as a wrapper's must.
+func (s *lostOpen) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, s, m, tos, stopping)
 }
 
 func (s *lostOpen) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {

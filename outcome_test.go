@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/otp"
@@ -233,6 +235,11 @@ func (l panickyLedger) Open(ctx context.Context, m *record.Message) (record.Bala
 		panic("ledger bug")
 	}
 	return l.Ledger.Open(ctx, m)
+}
+
+// OpenUnlisted goes through Open, as a wrapper's must.
+func (l panickyLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, l, m, tos, stopping)
 }
 
 // TestDualOTPContainsAPanicInALeg: a panic anywhere in a leg (here the

@@ -82,7 +82,7 @@ func (n *Notifier) sendRequest(ctx context.Context, op string, req Request) (*Re
 		if until := n.heldUntil(p.env, n.now()); !until.IsZero() {
 			return n.hold(ctx, op, acct, req, p, until)
 		}
-		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
+		undo, err := n.admitOne(ctx, op, acct, req.Kind(), &p)
 		if err != nil {
 			return nil, err
 		}

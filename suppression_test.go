@@ -332,3 +332,31 @@ func TestDualOTPSendsTheLegNotSuppressed(t *testing.T) {
 	}
 	kit.AssertBalance(t, before)
 }
+
+// A send the list stops at its opening (the read and the opening are one
+// step, store.Ledger.OpenUnlisted) gives back the rate limit's unit it
+// took: the next send of the account goes, as it did when the list was
+// read before any unit was taken.
+func TestSuppressedSendKeepsNoRateUnit(t *testing.T) {
+	rate, err := memstore.NewRateLimit(0.001, 1) // one send, then one every ~17 minutes
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit := notifytest.New(t, notifytest.WithNotifierOptions(notify.WithRateLimit(rate)))
+	ctx := context.Background()
+	suppress(t, kit, sms.Kind, "+919876543210", store.SuppressHardBounce)
+	_, err = kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "Your order has shipped"})
+	if notify.CodeOf(err) != notify.CodeSuppressed {
+		t.Fatalf("send to a hard-bounced number: %v; want CodeSuppressed", err)
+	}
+	kit.AssertBalance(t, notifytest.DefaultBalance)
+	if n := records(t, kit.Ledger); n != 0 {
+		t.Fatalf("%d records of a suppressed send; want none", n)
+	}
+	if _, err := kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543211", Message: "Your order has shipped"}); err != nil {
+		t.Fatalf("the next send, whose unit the suppressed one gave back: %v", err)
+	}
+	if _, err := kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543211", Message: "Again"}); notify.CodeOf(err) != notify.CodeRateLimited {
+		t.Fatalf("a send beyond the limit: %v; want CodeRateLimited (the limit is on)", err)
+	}
+}

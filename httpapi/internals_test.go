@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/store/storeutil"
+
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 
@@ -32,6 +34,11 @@ type leakyOpen struct{ store.Ledger }
 
 func (leakyOpen) Open(context.Context, *record.Message) (record.Balance, error) {
 	return record.Balance{}, notify.Errorf(notify.CodeUnavailable, "pgstore: open: %s", pgWords)
+}
+
+// OpenUnlisted goes through Open, as a wrapper's must.
+func (l leakyOpen) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, l, m, tos, stopping)
 }
 
 // leakyIdempotency fails every Complete in pgx's words: the message went

@@ -204,3 +204,9 @@ var (
 	_ store.Suppressions = (*Suppressions)(nil)
 	_ store.Suppressions = (*Ledger)(nil)
 )
+
+// OpenUnlisted reads the Ledger's list, then opens m when no entry
+// stops it (storeutil.OpenUnlisted); see store.Ledger.
+func (s *Ledger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, s, m, tos, stopping)
+}

@@ -59,6 +59,50 @@ func (s *Store) Open(ctx context.Context, m *record.Message) (record.Balance, er
 	return s.open(ctx, s.pool, true, m)
 }
 
+// OpenUnlisted is Open unless the account's suppression list stops m, in
+// one statement: the list's entry is read in the statement that writes
+// the record and its debit, whose writes run only when there is none, as
+// store.Ledger documents. It is repeated after a lost connection as Open
+// is (never once the statement may have run).
+func (s *Store) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	if err := storeutil.CheckStopping(stopping); err != nil {
+		return record.Balance{}, store.Suppression{}, fmt.Errorf("pgstore: open message: %w", err)
+	}
+	args, err := openArgs(m)
+	if err != nil {
+		return record.Balance{}, store.Suppression{}, err
+	}
+	keys, err := storeutil.CheckSuppressionKeys(m.Account, m.Kind, tos)
+	if err != nil {
+		return record.Balance{}, store.Suppression{}, fmt.Errorf("pgstore: open message: %w", err)
+	}
+	asked := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k != "" && storable(k) {
+			asked = append(asked, k) // any other can have no entry
+		}
+	}
+	reasons := make([]string, len(stopping))
+	for i, r := range stopping {
+		reasons[i] = string(r)
+	}
+	var (
+		after      *int64
+		stored     bool
+		to, reason *string
+		at         *time.Time
+	)
+	err = s.run(ctx, true, onceOnly, func() error {
+		return s.pool.QueryRow(ctx, s.q.openUnlisted, append(args, asked, reasons)...).Scan(&after, &stored, &to, &reason, &at)
+	})
+	if err == nil && reason != nil {
+		return record.Balance{}, store.Suppression{Account: m.Account, Kind: m.Kind, To: *to,
+			Reason: store.SuppressionReason(*reason), At: at.UTC()}, nil
+	}
+	b, err := s.opened(ctx, s.pool, true, m, after, stored, err)
+	return b, store.Suppression{}, err
+}
+
 // OpenTx is Open inside tx, a transaction of the caller's on this Store's
 // database (a queue writes a record's job in the same transaction, see
 // pgstore/pgqueue): the record and its debit take effect when, and only

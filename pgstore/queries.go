@@ -15,7 +15,7 @@ type queries struct {
 
 	reserve, complete, release string
 
-	openMessage, openMessages, openWallets, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
+	openMessage, openUnlisted, openMessages, openWallets, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
 	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
 	openRequest, requestByKey, cleanupRequests string
@@ -84,6 +84,39 @@ var moveSet = `state = $3, updated_at = $5,
 		vendor_code = COALESCE(NULLIF($14, ''), vendor_code),
 		tried = COALESCE($15::jsonb, tried),
 		history = history || $13::jsonb`
+
+// openMessageSQL is the text of openMessage, or with unlisted of
+// openUnlisted, whose stop CTE reads the suppression list's entry that
+// stops the send, and whose writes each run only without one.
+func openMessageSQL(unlisted bool) string {
+	stop, guard, answer := "", "", ""
+	if unlisted {
+		stop = `stop AS (
+	SELECT recipient, reason, at FROM {{s}}{{p}}suppressions
+	WHERE account = $2 AND kind = $3 AND recipient = ANY($31::text[]) AND reason = ANY($32::text[])
+	ORDER BY array_position(` + suppressionRank + `, reason) DESC LIMIT 1
+), `
+		guard = ` AND NOT EXISTS (SELECT 1 FROM stop)`
+		answer = `, (SELECT recipient FROM stop), (SELECT reason FROM stop), (SELECT at FROM stop)`
+	}
+	return `WITH ` + stop + `upd AS (
+	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
+	WHERE $13 > 0 AND account = $2 AND balance >= $13
+	  AND currency_code = $14 AND currency_exponent = $16` + guard + `
+	RETURNING balance
+), led AS (
+	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
+	SELECT $2, $1, -$13, balance FROM upd
+	RETURNING balance_after
+), rec AS (
+	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
+	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL, $26, $27, $28, $29, $30
+	WHERE ($13 = 0 OR EXISTS (SELECT 1 FROM led))` + guard + `
+	RETURNING 1
+)
+SELECT (SELECT balance_after FROM led), EXISTS (SELECT 1 FROM rec)` + answer
+}
 
 func buildQueries(qualifier, prefix string) queries {
 	x := func(sql string) string { return expand(sql, qualifier, prefix) }
@@ -231,23 +264,13 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// the record starts in, and $21 its history to match; $26 and
 		// $27 its send_at (NULL unless scheduled) and payload, $28 to $30
 		// its fallback, follows and confirm.
-		openMessage: x(`WITH upd AS (
-	UPDATE {{s}}{{p}}wallets SET balance = balance - $13
-	WHERE $13 > 0 AND account = $2 AND balance >= $13
-	  AND currency_code = $14 AND currency_exponent = $16
-	RETURNING balance
-), led AS (
-	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
-	SELECT $2, $1, -$13, balance FROM upd
-	RETURNING balance_after
-), rec AS (
-	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
-	SELECT $1, $2, $3, $4, $5, $24, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $22, '', false, $23, $25, NULL, $26, $27, $28, $29, $30
-	WHERE $13 = 0 OR EXISTS (SELECT 1 FROM led)
-	RETURNING 1
-)
-SELECT (SELECT balance_after FROM led), EXISTS (SELECT 1 FROM rec)`),
+		openMessage: x(openMessageSQL(false)),
+		// openUnlisted is openMessage that writes nothing when the
+		// account's list of kind $3 holds one of the recipients $31 with
+		// a reason among $32 (OpenUnlisted), and answers that entry, the
+		// strongest, beside: the list's read and the opening in one
+		// round trip.
+		openUnlisted: x(openMessageSQL(true)),
 
 		// openMessages writes a batch of waiting records (OpenTxMany), one
 		// row per element of its 25 arrays, and debits each account the

@@ -132,6 +132,21 @@ type Ledger interface {
 	// caller must not use or change m after the call, whatever it answers.
 	Open(ctx context.Context, m *record.Message) (record.Balance, error)
 
+	// OpenUnlisted is Open, unless the account's suppression list of
+	// m.Kind holds one of tos (recipients in the list's form, as
+	// LookupSuppressions takes them) with a reason among stopping: then
+	// it writes and charges nothing, takes nothing of m, and answers
+	// such an entry (one of them, when several of tos have one), whose
+	// Reason is set only then. It is the list's read and the opening in one step: a
+	// database makes them one statement, so that a send pays one round
+	// trip for both. tos and stopping are checked as LookupSuppressions
+	// checks its recipients (ErrInvalid); an entry written while the call
+	// runs may be seen or not, as with a read before Open. Its other
+	// answers are Open's. storeutil.OpenUnlisted makes it of a ledger's
+	// LookupSuppressions and Open, for a store without one statement
+	// for both.
+	OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []SuppressionReason) (record.Balance, Suppression, error)
+
 	// Move moves the account's record id to u.State when CanMove allows it
 	// from the record's current state, appends the step to its history
 	// and sets u's fields; a move into StateFailed of a record with a

@@ -633,6 +633,17 @@ func (a *auditLedger) Open(ctx context.Context, m *record.Message) (record.Balan
 	return b, err
 }
 
+// OpenUnlisted notes the record it opened, as Open does; a recipient the
+// list stops opens nothing.
+func (a *auditLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	id, charge, request := m.ID, m.Charge, m.Request
+	b, e, err := a.Ledger.OpenUnlisted(ctx, m, tos, stopping)
+	if e.Reason == "" {
+		a.noteOpen(id, charge, request, b, err)
+	}
+	return b, e, err
+}
+
 // noteOpen notes a record opened, by the Ledger's Open or a queue's: its
 // debit, and whether and where its send is to crash.
 func (a *auditLedger) noteOpen(id string, charge notify.Money, request notify.Kind, b record.Balance, err error) {

@@ -47,6 +47,17 @@ func (l *loggingLedger) Open(ctx context.Context, m *record.Message) (record.Bal
 	return l.Ledger.Open(ctx, m)
 }
 
+// OpenUnlisted counts as Open does: a wrapper that watches the openings
+// watches both, since the Notifier opens a message with one recipient
+// through OpenUnlisted (the list's read and the opening in one step).
+func (l *loggingLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	b, e, err := l.Ledger.OpenUnlisted(ctx, m, tos, stopping)
+	if e.Reason == "" {
+		l.opens.Add(1)
+	}
+	return b, e, err
+}
+
 // bounce is a provider's error for an address that does not exist: a
 // certain refusal that carries store.Bounce.
 type bounce struct{ to string }

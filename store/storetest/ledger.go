@@ -71,6 +71,7 @@ func RunLedger(t *testing.T, h LedgerHarness) {
 		{"OpenTwice", func(t *testing.T) { testOpenTwice(t, h) }},
 		{"OpenShort", func(t *testing.T) { testOpenShort(t, h) }},
 		{"OpenUnmetered", func(t *testing.T) { testOpenUnmetered(t, h) }},
+		{"OpenUnlisted", func(t *testing.T) { testOpenUnlisted(t, h) }},
 		{"Lifecycle", func(t *testing.T) { testLifecycle(t, h) }},
 		{"ForbiddenMoves", func(t *testing.T) { testForbiddenMoves(t, h) }},
 		{"FailRefundsOnce", func(t *testing.T) { testFailRefundsOnce(t, h) }},
@@ -354,6 +355,70 @@ func testOpenUnmetered(t *testing.T, h LedgerHarness) {
 	if got := readMessage(t, s, acct, m.ID); got.State != record.StatePending || got.Charge.Minor != 0 {
 		t.Fatalf("unmetered record = %+v", got)
 	}
+}
+
+// testOpenUnlisted: an entry of the recipient with a stopping reason
+// writes and charges nothing and answers the entry; one whose reason
+// does not stop, or of another recipient, kind or account, opens as
+// Open does; Open's refusals stand; a reason that is no reason is
+// ErrInvalid.
+func testOpenUnlisted(t *testing.T, h LedgerHarness) {
+	s, fund := newLedger(t, h)
+	acct, neighbour := newName("acct"), newName("acct")
+	fund(t, acct, rupees(1000))
+	ctx := context.Background()
+	const to, other, theirs = "+919876543210", "+919876500000", "+919876511111"
+	at := msgEpoch.Add(time.Minute)
+	for _, e := range []store.Suppression{
+		{Account: acct, Kind: kindChat, To: to, Reason: store.SuppressUnsubscribed, At: at},
+		{Account: acct, Kind: kindSMS, To: other, Reason: store.SuppressHardBounce, At: at},
+		{Account: neighbour, Kind: kindChat, To: theirs, Reason: store.SuppressHardBounce, At: at},
+	} {
+		if _, err := s.AddSuppression(ctx, e); err != nil {
+			t.Fatalf("AddSuppression(%s %s): %v", e.Kind, e.To, err)
+		}
+	}
+	every := []store.SuppressionReason{store.SuppressHardBounce, store.SuppressComplaint, store.SuppressUnsubscribed, store.SuppressManual}
+	hardBounce := []store.SuppressionReason{store.SuppressHardBounce}
+
+	stopped := sampleMessage(acct, 100, msgEpoch)
+	b, e, err := s.OpenUnlisted(ctx, taken(stopped), []string{other, to}, every)
+	if err != nil || e.Reason != store.SuppressUnsubscribed || e.To != to || e.Kind != kindChat || e.Account != acct ||
+		!e.At.Equal(at) || b.Available.Minor != 0 {
+		t.Fatalf("OpenUnlisted of an unsubscribed recipient = %+v, %+v, %v; want its entry, nothing opened", b, e, err)
+	}
+	_, err = s.Message(ctx, acct, stopped.ID)
+	wantErr(t, "Message of a record the list stopped", err, store.ErrNotFound)
+	wantWallet(t, s, acct, 1000)
+
+	// Only a hard bounce stops these: to's entry is an unsubscribe,
+	// other's hard bounce is on the SMS list, theirs on another
+	// account's.
+	for _, tos := range [][]string{{to}, {other}, {theirs}, {}} {
+		m := sampleMessage(acct, 100, msgEpoch)
+		stops := hardBounce
+		if len(tos) == 1 && tos[0] == theirs {
+			stops = every
+		}
+		b, e, err = s.OpenUnlisted(ctx, taken(m), tos, stops)
+		if err != nil || e.Reason != "" {
+			t.Fatalf("OpenUnlisted(%q) of a recipient no entry stops = %+v, %v; want it opened", tos, e, err)
+		}
+		if got := readMessage(t, s, acct, m.ID); got.State != record.StatePending || got.Charge.Minor != 100 {
+			t.Fatalf("record opened by OpenUnlisted = %+v", got)
+		}
+	}
+	wantWallet(t, s, acct, 600)
+	if b.Available.Minor != 600 {
+		t.Fatalf("OpenUnlisted answered the balance %v, want 6.00", b.Available)
+	}
+
+	short := sampleMessage(acct, 5000, msgEpoch)
+	_, _, err = s.OpenUnlisted(ctx, taken(short), []string{to}, hardBounce)
+	wantErr(t, "OpenUnlisted beyond the balance", err, store.ErrInsufficientFunds)
+	_, _, err = s.OpenUnlisted(ctx, taken(sampleMessage(acct, 100, msgEpoch)), []string{to}, []store.SuppressionReason{"gone"})
+	wantErr(t, "OpenUnlisted with a reason that is none", err, store.ErrInvalid)
+	wantWallet(t, s, acct, 600)
 }
 
 func testLifecycle(t *testing.T, h LedgerHarness) {

@@ -1,7 +1,9 @@
 package storeutil
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,4 +92,42 @@ func channelRule(kind record.Kind) record.FieldErrors {
 	var fe record.FieldErrors
 	errors.As(store.SuppressionQuery{Kind: kind}.Check(), &fe)
 	return fe
+}
+
+// CheckStopping refuses, with ErrInvalid naming "stopping", a list of
+// stopping reasons (store.Ledger.OpenUnlisted's) that holds one that is
+// not Valid.
+func CheckStopping(stopping []store.SuppressionReason) error {
+	for _, r := range stopping {
+		if !r.Valid() {
+			return store.InvalidField("stopping", "must list suppression reasons: hard_bounce, complaint, unsubscribed or manual")
+		}
+	}
+	return nil
+}
+
+// OpenUnlisted is store.Ledger.OpenUnlisted made of l's
+// LookupSuppressions and Open, for a store that has no single step for
+// both (memstore's list and records are apart) and for a wrapper that
+// passes its ledger's: the list is read, then m opened when no entry of
+// tos has a reason among stopping.
+func OpenUnlisted(ctx context.Context, l store.Ledger, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	if err := CheckStopping(stopping); err != nil {
+		return record.Balance{}, store.Suppression{}, err
+	}
+	if m == nil {
+		b, err := l.Open(ctx, m) // Open's own refusal of a nil record
+		return b, store.Suppression{}, err
+	}
+	entries, err := l.LookupSuppressions(ctx, m.Account, m.Kind, tos)
+	if err != nil {
+		return record.Balance{}, store.Suppression{}, err
+	}
+	for _, e := range entries {
+		if e.Reason != "" && slices.Contains(stopping, e.Reason) {
+			return record.Balance{}, e, nil
+		}
+	}
+	b, err := l.Open(ctx, m)
+	return b, store.Suppression{}, err
 }
