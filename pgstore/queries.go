@@ -15,7 +15,7 @@ type queries struct {
 
 	reserve, complete, release string
 
-	openMessage, openUnlisted, openMessages, openWallets, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
+	openMessage, openUnlisted, debitMany, openWallets, openRefusal, moveMessage, failMessage, repriceMessage, backfillMessage, moved, message, messagesByKey,
 	messagesByProvider, staleMessages, attemptingMessages, cleanupMessages string
 
 	openRequest, requestByKey, cleanupRequests string
@@ -46,6 +46,16 @@ const messageColumns = `id, account, kind, request, recipient, state, provider, 
 	idempotency_key, domain, units, metered, charge, currency_code, currency_symbol,
 	currency_exponent, attempts, error_code, error, note, history, created_at, updated_at,
 	vendor_code, refunded, resend, country, tried, send_at, payload, fallback, follows, confirm`
+
+// messageColumnList is messageColumns as a list of names: the columns a
+// COPY of records writes.
+var messageColumnList = func() []string {
+	cols := strings.Split(messageColumns, ",")
+	for i, c := range cols {
+		cols[i] = strings.TrimSpace(c)
+	}
+	return cols
+}()
 
 // movedColumns lists the columns of a store.Moved in the order
 // scanMoved reads them: all a move returns, so that a move does not carry
@@ -272,51 +282,28 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// round trip.
 		openUnlisted: x(openMessageSQL(true)),
 
-		// openMessages writes a batch of waiting records (OpenTxMany), one
-		// row per element of its 25 arrays, and debits each account the
-		// sum of its records' charges, in one statement, all or nothing:
-		// locked reads every wallet concerned under its row lock, paid
-		// says whether each can pay its sum in its currency (and every
-		// record of an account is in one currency), and only then do the
-		// debits, the ledger rows (each with its running balance, in the
-		// batch's order) and the records go in. It answers paid and how
-		// many records it wrote; a duplicate ID fails the statement.
-		openMessages: x(`WITH r AS (
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-		$8::text[], $9::text[], $10::int[], $11::bool[], $12::bigint[], $13::text[], $14::text[], $15::int[],
-		$16::text[], $17::jsonb[], $18::timestamptz[], $19::text[], $20::timestamptz[], $21::bytea[],
-		$22::text[], $23::text[], $24::text[], $25::bytea[])
-	WITH ORDINALITY AS t(id, account, kind, request, recipient, state, provider, idempotency_key, domain,
-		units, metered, charge, currency_code, currency_symbol, currency_exponent, note, history, created_at,
-		country, send_at, payload, fallback, follows, confirm, resend, ord)
-), need AS (
-	SELECT account, min(currency_code) AS code, max(currency_code) AS code2,
-		min(currency_exponent) AS exp, max(currency_exponent) AS exp2, sum(charge) AS total
-	FROM r WHERE charge > 0 GROUP BY account
+		// debitMany debits each account $1 its total $2, in its currency
+		// ($3 code, $4 exponent), in one statement, all or nothing, for
+		// OpenTxMany: locked reads every wallet concerned under its row
+		// lock, paid says whether each can pay its total in its
+		// currency, and only then do the debits go in. It answers paid,
+		// and each debited wallet's account and balance after (none when
+		// not paid).
+		debitMany: x(`WITH need AS (
+	SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::int[]) AS n(account, total, code, exp)
 ), locked AS (
 	SELECT account, balance, currency_code, currency_exponent FROM {{s}}{{p}}wallets
 	WHERE account IN (SELECT account FROM need) FOR UPDATE
 ), paid AS (
-	SELECT coalesce(bool_and(coalesce(l.balance >= n.total AND l.currency_code = n.code AND n.code = n.code2
-		AND l.currency_exponent = n.exp AND n.exp = n.exp2, false)), true) AS ok
+	SELECT coalesce(bool_and(coalesce(l.balance >= n.total AND l.currency_code = n.code
+		AND l.currency_exponent = n.exp, false)), true) AS ok
 	FROM need n LEFT JOIN locked l ON l.account = n.account
 ), upd AS (
 	UPDATE {{s}}{{p}}wallets AS w SET balance = w.balance - n.total FROM need n
 	WHERE w.account = n.account AND (SELECT ok FROM paid)
-	RETURNING w.account, w.balance + n.total AS before
-), led AS (
-	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
-	SELECT r.account, r.id, -r.charge, u.before - sum(r.charge) OVER (PARTITION BY r.account ORDER BY r.ord)
-	FROM r JOIN upd u ON u.account = r.account WHERE r.charge > 0
-), rec AS (
-	INSERT INTO {{s}}{{p}}messages (` + messageColumns + `)
-	SELECT id, account, kind, request, recipient, state, provider, '', '', idempotency_key, domain, units,
-		metered, charge, currency_code, currency_symbol, currency_exponent, 0, '', '', note, history,
-		created_at, created_at, '', false, resend, country, NULL, send_at, payload, fallback, follows, confirm
-	FROM r WHERE (SELECT ok FROM paid)
-	RETURNING 1
+	RETURNING w.account, w.balance
 )
-SELECT (SELECT ok FROM paid), (SELECT count(*) FROM rec)`),
+SELECT (SELECT ok FROM paid), upd.account, upd.balance FROM (SELECT 1) AS one LEFT JOIN upd ON true`),
 
 		// openWallets reads the wallets of the accounts $1, to say why
 		// openMessages wrote nothing.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -287,6 +288,15 @@ func (s *Store) qualifier() string {
 		return ""
 	}
 	return `"` + s.schema + `".`
+}
+
+// table names one of the Store's tables (name without its prefix) for
+// pgx's COPY.
+func (s *Store) table(name string) pgx.Identifier {
+	if s.schema == "" {
+		return pgx.Identifier{s.prefix + name}
+	}
+	return pgx.Identifier{s.schema, s.prefix + name}
 }
 
 // expand fills a SQL text's {{s}} (schema qualifier) and {{p}} (prefix).

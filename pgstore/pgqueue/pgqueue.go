@@ -302,11 +302,14 @@ func (q *Queue) OpenTx(ctx context.Context, tx any, m *record.Message) (record.B
 	return q.openTx(ctx, ptx, m)
 }
 
-// OpenTxMany opens every record of ms in tx, with their jobs, in two
+// OpenTxMany opens every record of ms in tx, with their jobs, in a few
 // statements however many they are: the records and debits, all or
-// nothing (pgstore.Store.OpenTxMany), and the jobs in one insert (River's
-// InsertManyTx). On an error roll tx back: a refusal of the records
-// writes nothing, but a failed job insert follows written records.
+// nothing (pgstore.Store.OpenTxMany: the debits, then a COPY of the
+// ledger rows and one of the records), and the jobs in one COPY (River's
+// InsertManyFastTx: the records are new, so no job of theirs can be
+// there for the unique insert InsertManyTx makes to skip). On an error
+// roll tx back: a refusal of the records writes nothing, but a failed
+// job insert follows written records.
 // Another tx is queue.ErrUnsupportedTx.
 func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*record.Message) error {
 	ptx, ok := tx.(pgx.Tx)
@@ -326,7 +329,7 @@ func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*record.Message) er
 	if len(jobs) == 0 {
 		return nil
 	}
-	if _, err := q.inserts.InsertManyTx(ctx, ptx, jobs); err != nil {
+	if _, err := q.inserts.InsertManyFastTx(ctx, ptx, jobs); err != nil {
 		return q.st.WrapErr(ctx, "pgqueue: open: insert jobs", err)
 	}
 	return nil

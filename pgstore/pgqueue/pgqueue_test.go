@@ -282,6 +282,36 @@ func TestOpenTxMany(t *testing.T) {
 		if n := jobs(t, pool, id); n != 1 {
 			t.Fatalf("record %d has %d jobs, want 1", i, n)
 		}
+		want := ms[i]
+		if len(rec.History) != 1 || rec.History[0].State != want.State || !rec.History[0].At.Equal(want.CreatedAt) ||
+			!rec.CreatedAt.Equal(want.CreatedAt) || !rec.UpdatedAt.Equal(want.CreatedAt) || rec.To != want.To ||
+			string(rec.Payload) != string(want.Payload) || rec.Charge != want.Charge || !rec.SendAt.Equal(want.SendAt) {
+			t.Fatalf("record %d as written: %+v; want %+v, with its one step", i, rec, want)
+		}
+	}
+	// The scheduled one's job waits available until its time, as one
+	// inserted alone does (dueAvailable), not for River's scheduler.
+	var due time.Time
+	var state string
+	if err := pool.QueryRow(ctx, `SELECT scheduled_at, state FROM river_job WHERE args->>'message' = $1`, ids[7]).Scan(&due, &state); err != nil {
+		t.Fatal(err)
+	}
+	if !due.Equal(ms[7].SendAt) || state != "available" {
+		t.Fatalf("the scheduled record's job is %s at %v; want available at %v", state, due, ms[7].SendAt)
+	}
+	// The ledger's rows are the batch's, in its order, each with its
+	// running balance.
+	entries, err := st.Statement(ctx, account, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(ms) {
+		t.Fatalf("%d ledger entries, want the %d debits", len(entries), len(ms))
+	}
+	for i, e := range entries {
+		if e.Ref != ids[i] || e.Amount.Minor != -100 || e.Balance.Minor != 100000-int64(i+1)*100 {
+			t.Fatalf("ledger entry %d: %+v; want %s debited 1.00 to %d", i, e, ids[i], 100000-(i+1)*100)
+		}
 	}
 
 	// A batch the wallet cannot pay for writes nothing, and says so.
