@@ -47,7 +47,7 @@ var gatewayBinary struct {
 }
 
 // buildGateway returns the gateway binary, building it on the first call.
-func buildGateway(t *testing.T) string {
+func buildGateway(t testing.TB) string {
 	t.Helper()
 	b := &gatewayBinary
 	b.once.Do(func() {
@@ -94,7 +94,7 @@ func TestMain(m *testing.M) {
 // startProcess runs bin on a free loopback port with env added to the
 // test's environment, and returns once it listens. The process is killed
 // at the end of the test if it still runs.
-func startProcess(t *testing.T, bin string, env ...string) *process {
+func startProcess(t testing.TB, bin string, env ...string) *process {
 	t.Helper()
 	p := &process{cmd: exec.Command(bin), out: newLines(), done: make(chan struct{})}
 	p.cmd.Env = append(append(os.Environ(), "NOTIFY_ADDR=127.0.0.1:0"), env...)
@@ -149,7 +149,7 @@ var (
 
 // takePGUnit waits for a unit of pgUnits, which the end of t gives back,
 // after its gateways have stopped and its schema is dropped.
-func takePGUnit(t *testing.T) {
+func takePGUnit(t testing.TB) {
 	t.Helper()
 	pgUnits <- struct{}{}
 	t.Cleanup(func() { <-pgUnits })
@@ -164,7 +164,7 @@ func takeCrashSlot(t *testing.T) {
 }
 
 // kill kills the process with SIGKILL, as a crash would, and waits for it.
-func (p *process) kill(t *testing.T) {
+func (p *process) kill(t testing.TB) {
 	t.Helper()
 	_ = p.cmd.Process.Kill()
 	if !p.wait(10 * time.Second) {

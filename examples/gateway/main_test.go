@@ -57,13 +57,13 @@ func (l *lines) text() string {
 }
 
 // waitFor returns the first line, from now on, that contains s.
-func (l *lines) waitFor(t *testing.T, s string) string {
+func (l *lines) waitFor(t testing.TB, s string) string {
 	t.Helper()
 	return l.waitForWithin(t, s, 20*time.Second)
 }
 
 // waitForWithin is waitFor giving up after d.
-func (l *lines) waitForWithin(t *testing.T, s string, d time.Duration) string {
+func (l *lines) waitForWithin(t testing.TB, s string, d time.Duration) string {
 	t.Helper()
 	deadline := time.After(d)
 	for {

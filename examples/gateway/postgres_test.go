@@ -20,7 +20,7 @@ import (
 // own as the search_path (a run-time parameter for pgx). It skips the test
 // without a PostgreSQL server (see pgstoretest). It waits for a unit of
 // pgUnits first (see there), which t keeps to its end.
-func schemaURL(t *testing.T) string {
+func schemaURL(t testing.TB) string {
 	t.Helper()
 	takePGUnit(t)
 	schema := pgstoretest.Schema(t)

@@ -138,6 +138,15 @@ var comparisons = []comparison{
 		ours: figure{"BenchmarkVerifyCheck/pgstore", "p99-µs"}, lowerIsBetter: true, target: 5000},
 	// The durable queue on PostgreSQL (bench/queue_test.go): pgqueue, River
 	// beside pgstore, in a schema of its own; "no result" without a server.
+	// The scaling curve (examples/gateway's BenchmarkScaling): sends/s of
+	// 1, 2 and 4 gateway processes on one PostgreSQL, each beside the
+	// database's ceiling for a durable charge at the same concurrency.
+	{what: "scaling: 1 gateway process on PostgreSQL, sends/s vs the bare tx ceiling", dir: "examples/gateway", pattern: "Scaling", time: "1x",
+		ours: figure{"BenchmarkScaling", "1-gateway-sends/s"}, theirs: figure{"BenchmarkScaling", "bare-tx/s"}},
+	{what: "scaling: 2 gateway processes, sends/s vs the bare tx ceiling", dir: "examples/gateway", pattern: "Scaling", time: "1x",
+		ours: figure{"BenchmarkScaling", "2-gateways-sends/s"}, theirs: figure{"BenchmarkScaling", "bare-tx/s"}},
+	{what: "scaling: 4 gateway processes, sends/s vs the bare tx ceiling", dir: "examples/gateway", pattern: "Scaling", time: "1x",
+		ours: figure{"BenchmarkScaling", "4-gateways-sends/s"}, theirs: figure{"BenchmarkScaling", "bare-tx/s"}},
 	{what: "queue: 10,000 sends enqueued in one transaction, EnqueueTxMany (ms)", dir: "bench", pattern: "QueueEnqueueTx", time: "1x",
 		ours: figure{"BenchmarkQueueEnqueueTx", "many-ms/batch"}, lowerIsBetter: true, target: 700},
 	{what: "queue: the same with one EnqueueTx each vs 10,000 pgstore OpenTx (ms)", dir: "bench", pattern: "QueueEnqueueTx", time: "1x",
