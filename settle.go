@@ -57,7 +57,7 @@ func (n *Notifier) settleOutcome(ctx context.Context, op string, acct *Account, 
 			// The move into sent lowered the charge and credited the
 			// difference back, in one step.
 			r.Cost = *reprice
-			n.readBalance(ctx, acct, r)
+			n.balanceAfter(ctx, acct, r, moved)
 		}
 		n.report(ctx, env, r, nil)
 		return r, nil
@@ -106,7 +106,7 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	switch {
 	case err == nil:
 		if charged {
-			n.readBalance(ctx, acct, r)
+			n.balanceAfter(ctx, acct, r, moved)
 		}
 	case CodeOf(err) == CodeConflict && moved.State == record.StateFailed:
 		// Failed already, by a report or the reconciler: what stands is
@@ -142,6 +142,17 @@ func refundOf(env *Envelope, charged bool) string {
 		return "its refund of " + env.Price.String()
 	}
 	return "its record's move to failed"
+}
+
+// balanceAfter sets r.Balance to the account's balance after moved, a
+// move that refunded or cut the price: as the move answered it, or read
+// when the store did not say.
+func (n *Notifier) balanceAfter(ctx context.Context, acct *Account, r *Receipt, moved store.Moved) {
+	if moved.Balance.Currency.Code != "" {
+		r.Balance = moved.Balance
+		return
+	}
+	n.readBalance(ctx, acct, r)
 }
 
 // readBalance sets r.Balance to the account's balance after a refund or

@@ -254,17 +254,21 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		return movedOf(rec), false, fmt.Errorf("memstore: move message %q: a reprice in %s of a charge in %s: %w", id, u.Reprice.Currency.Code, rec.Charge.Currency.Code, store.ErrInvalid)
 	}
 	refund := u.State == record.StateFailed && rec.Charge.Minor > 0 && !u.KeepCharge
+	var after record.Money // the balance after a credit of the move's
 	if refund {
-		if _, err := s.wallet.Credit(ctx, account, rec.Charge, store.RefundRefPrefix+id); err != nil {
+		b, err := s.wallet.Credit(ctx, account, rec.Charge, store.RefundRefPrefix+id)
+		if err != nil {
 			return store.Moved{}, false, err
 		}
+		after = b.Available
 	}
 	if storeutil.Repricing(u) && u.Reprice.Minor < rec.Charge.Minor {
 		diff := record.Money{Minor: rec.Charge.Minor - u.Reprice.Minor, Currency: rec.Charge.Currency}
-		if _, err := s.wallet.Credit(ctx, account, diff, store.AdjustRefPrefix+id); err != nil {
+		b, err := s.wallet.Credit(ctx, account, diff, store.AdjustRefPrefix+id)
+		if err != nil {
 			return store.Moved{}, false, err
 		}
-		rec.Charge.Minor = u.Reprice.Minor
+		rec.Charge.Minor, after = u.Reprice.Minor, b.Available
 	}
 	providerID := rec.ProviderMessageID
 	wasLive := rec.State.Live()
@@ -290,7 +294,9 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		// into the current generation, which it now counts towards.
 		full = s.settled.Add(1) == s.genCap
 	}
-	return movedOf(rec), full, nil
+	mv = movedOf(rec)
+	mv.Balance = after
+	return mv, full, nil
 }
 
 // turn forgets the previous generation of settled records, makes the

@@ -310,3 +310,35 @@ func recordIDs(recs []*record.Message) []string {
 	}
 	return out
 }
+
+// TestMoveAnswersTheBalanceAfterItsCredit: a move that refunds, or that
+// cuts the price, answers the wallet's balance after its credit, so the
+// Notifier need not read it; a move that moves no money answers none.
+func TestMoveAnswersTheBalanceAfterItsCredit(t *testing.T) {
+	w := NewWallet()
+	l := NewLedger(w)
+	ctx := context.Background()
+	inr := record.INR()
+	if err := w.Open("a", record.Money{Minor: 1000, Currency: inr}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"refunded", "repriced"} {
+		if _, err := l.Open(ctx, &record.Message{ID: id, Account: "a", Metered: true, Charge: record.Money{Minor: 100, Currency: inr},
+			State: record.StateAttempting, CreatedAt: ledgerEpoch}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mv, err := l.Move(ctx, "a", "refunded", store.Update{State: record.StateFailed, At: ledgerEpoch})
+	if err != nil || mv.Balance != (record.Money{Minor: 900, Currency: inr}) {
+		t.Fatalf("refund's move = %+v, %v; want the balance 9.00 after it", mv, err)
+	}
+	cheaper := record.Money{Minor: 60, Currency: inr}
+	mv, err = l.Move(ctx, "a", "repriced", store.Update{State: record.StateSent, At: ledgerEpoch, Reprice: &cheaper})
+	if err != nil || mv.Balance != (record.Money{Minor: 940, Currency: inr}) {
+		t.Fatalf("reprice's move = %+v, %v; want the balance 9.40 after it", mv, err)
+	}
+	mv, err = l.Move(ctx, "a", "repriced", store.Update{State: record.StateDelivered, At: ledgerEpoch})
+	if err != nil || mv.Balance != (record.Money{}) {
+		t.Fatalf("a move that moves no money = %+v, %v; want no balance", mv, err)
+	}
+}

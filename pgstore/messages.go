@@ -476,8 +476,14 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 		// A move that locks no wallet: committed with its neighbours'.
 		m, err = s.moves.move(ctx, account, id, query, args)
 	} else {
+		// A refund's or reprice's statement answers the balance after
+		// its credit beside.
+		scan := scanMovedBalance
+		if query == s.q.moveMessage {
+			scan = scanMoved
+		}
 		err = s.do(ctx, onceOnly, func() (err error) {
-			m, err = scanMoved(s.pool.QueryRow(ctx, query, args...))
+			m, err = scan(s.pool.QueryRow(ctx, query, args...))
 			return err
 		})
 	}
@@ -669,6 +675,30 @@ func scanMoved(row pgx.Row) (store.Moved, error) {
 	m.State = record.State(state)
 	m.Charge = record.Money{Minor: charge, Currency: record.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	m.UpdatedAt = m.UpdatedAt.UTC()
+	return m, nil
+}
+
+// scanMovedBalance reads one row of movedColumns followed by the
+// wallet's balance after the move's credit (NULL without one), in the
+// record's currency (a credit is made only in it).
+func scanMovedBalance(row pgx.Row) (store.Moved, error) {
+	var (
+		m            store.Moved
+		state        string
+		charge       int64
+		code, symbol string
+		exponent     int
+		balance      *int64
+	)
+	if err := row.Scan(&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt, &balance); err != nil {
+		return store.Moved{}, err
+	}
+	m.State = record.State(state)
+	m.Charge = record.Money{Minor: charge, Currency: record.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
+	m.UpdatedAt = m.UpdatedAt.UTC()
+	if balance != nil {
+		m.Balance = record.Money{Minor: *balance, Currency: m.Charge.Currency}
+	}
 	return m, nil
 }
 

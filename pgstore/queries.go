@@ -326,7 +326,8 @@ RETURNING ` + movedColumns),
 
 		// failMessage is moveMessage into failed ($3), which also credits
 		// the record's charge back under ref $16 in the same statement and
-		// marks it refunded.
+		// marks it refunded; it answers the wallet's balance after the
+		// credit beside (NULL without one).
 		failMessage: x(`WITH m AS (
 	UPDATE {{s}}{{p}}messages SET ` + moveSet + `, refunded = charge > 0
 	WHERE id = $1 AND account = $2 AND state = ANY($4)
@@ -341,9 +342,10 @@ RETURNING ` + movedColumns),
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
 	SELECT $2, $16, charge, balance FROM w
 )
-SELECT ` + movedColumns + ` FROM m`),
+SELECT ` + movedColumns + `, (SELECT balance FROM w) FROM m`),
 
-		// repriceMessage is moveMessage into sent ($3) that also lowers the
+		// repriceMessage (which answers, beside, the wallet's balance after
+		// its credit, NULL without one) is moveMessage into sent ($3) that also lowers the
 		// charge to $16 when that is lower (zero included), crediting the difference back
 		// under ref $17 in the same statement; a positive charge in
 		// another currency than $18, $19 (code, exponent) matches no row,
@@ -370,7 +372,7 @@ SELECT ` + movedColumns + ` FROM m`),
 	INSERT INTO {{s}}{{p}}ledger (account, ref, amount, balance_after)
 	SELECT $2, $17, diff, balance FROM w
 )
-SELECT ` + movedColumns + ` FROM m`),
+SELECT ` + movedColumns + `, (SELECT balance FROM w) FROM m`),
 
 		// backfillMessage adds the step $3 (a one-element JSON array) to
 		// the history of a record whose state is one of $4 (the states

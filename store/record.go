@@ -21,6 +21,12 @@ type Moved struct {
 	Refunded bool
 	// UpdatedAt is when the record last moved.
 	UpdatedAt time.Time
+	// Balance is the account's balance right after the move, when the
+	// move itself moved money (a refund, a reprice's credit) and the
+	// store answers it with the move, as memstore and pgstore do; zero
+	// (no currency) otherwise, when the caller reads the wallet if it
+	// needs it.
+	Balance record.Money
 }
 
 // Cost is what stays charged for the message: zero once it was refunded,

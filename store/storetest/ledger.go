@@ -169,6 +169,14 @@ func wantMoved(t *testing.T, s store.Ledger, m *record.Message, moved store.Move
 	if moved.Cost() != rec.Cost() {
 		t.Fatalf("Move(%s) answered cost %v, the record's is %v", m.ID, moved.Cost(), rec.Cost())
 	}
+	if moved.Balance.Currency.Code != "" {
+		// A store that answers the balance after a move's credit answers
+		// the wallet's (the suite's moves do not race).
+		b, err := s.Balance(context.Background(), m.Account)
+		if err != nil || b.Available != moved.Balance {
+			t.Fatalf("Move(%s) answered the balance %v; the wallet holds %+v, %v", m.ID, moved.Balance, b.Available, err)
+		}
+	}
 	return rec
 }
 
