@@ -70,7 +70,8 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kin
 // only; a suppressed recipient is then refused at the opening, and the
 // units given back as for any send that went nowhere.
 func (n *Notifier) admitOne(ctx context.Context, op string, acct *Account, kind Kind, p *prepared) (*admission, error) {
-	if p.listed = n.listCheckOf(p.env); p.listed != nil {
+	if c, ok := n.listCheckOf(p.env); ok {
+		p.listed = c
 		return n.take(ctx, op, acct, kind, p.env)
 	}
 	return n.admit(ctx, op, acct, kind, p.env)
@@ -175,24 +176,30 @@ func (n *Notifier) refused(ctx context.Context, acct *Account, kind Kind, envs [
 }
 
 // listCheck is the list's check an opening makes (OpenUnlisted): the
-// recipients' list keys and the reasons that stop the message.
+// recipient's list key and the reasons that stop the message; zero when
+// admit read the list instead.
 type listCheck struct {
-	tos      []string
+	to       string
 	stopping []store.SuppressionReason
 }
 
 // listCheckOf returns the check of env's one recipient, for the opening
-// to make: nil when env has a recipient besides To (an e-mail's cc),
-// whose entries admit reads, or no list can hold its recipient.
-func (n *Notifier) listCheckOf(env *Envelope) *listCheck {
+// to make, and whether there is one: none when env has a recipient besides
+// To (an e-mail's cc), whose entries admit reads, or no list can hold its
+// recipient.
+func (n *Notifier) listCheckOf(env *Envelope) (listCheck, bool) {
 	if !store.SuppressibleKind(env.Kind) || othersOf(env) != nil {
-		return nil
+		return listCheck{}, false
 	}
 	key, ok := n.listKey(env.Kind, env.To)
 	if !ok {
-		return nil // no entry can name it: nothing to read (stoppedTo)
+		return listCheck{}, false // no entry can name it: nothing to read (stoppedTo)
 	}
-	return &listCheck{tos: []string{key}, stopping: stoppingFor(env.Class)}
+	stopping := stoppingFor(env.Class)
+	if len(stopping) == 0 {
+		return listCheck{}, false // a zero check opens unchecked: admit reads instead
+	}
+	return listCheck{to: key, stopping: stopping}, true
 }
 
 // everyReason lists package store's four suppression reasons.

@@ -144,9 +144,9 @@ func (n *Notifier) open(ctx context.Context, op string, acct *Account, p prepare
 	}
 	var b record.Balance
 	var err error
-	if l := p.listed; l != nil {
+	if l := p.listed; l.stopping != nil {
 		var e store.Suppression
-		b, e, err = n.ledger.OpenUnlisted(ctx, m, l.tos, l.stopping)
+		b, e, err = n.ledger.OpenUnlisted(ctx, m, l.to, l.stopping)
 		if err == nil && e.Reason != "" {
 			return Money{}, false, suppressedError(op, env, e.Reason) // nothing written
 		}

@@ -300,8 +300,8 @@ func (s *lostOpen) Open(ctx context.Context, m *record.Message) (record.Balance,
 }
 
 // OpenUnlisted goes through Open, as a wrapper's must.
-func (s *lostOpen) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
-	return storeutil.OpenUnlisted(ctx, s, m, tos, stopping)
+func (s *lostOpen) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, s, m, to, stopping)
 }
 
 func (s *lostOpen) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {

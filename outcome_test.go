@@ -238,8 +238,8 @@ func (l panickyLedger) Open(ctx context.Context, m *record.Message) (record.Bala
 }
 
 // OpenUnlisted goes through Open, as a wrapper's must.
-func (l panickyLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
-	return storeutil.OpenUnlisted(ctx, l, m, tos, stopping)
+func (l panickyLedger) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, l, m, to, stopping)
 }
 
 // TestDualOTPContainsAPanicInALeg: a panic anywhere in a leg (here the

@@ -23,9 +23,10 @@ type prepared struct {
 	// fallback is the ID of the message that follows this one unless it
 	// is confirmed in time (SendWithFallback): the record's Fallback.
 	fallback string
-	// listed, when set, is the suppression list's check that the opening
-	// makes (store.Ledger.OpenUnlisted) in place of admit's read.
-	listed *listCheck
+	// listed, when its stopping reasons are set, is the suppression
+	// list's check the opening makes (store.Ledger.OpenUnlisted) in
+	// place of admit's read.
+	listed listCheck
 }
 
 // prepare is prepareRequest in a span.

@@ -37,8 +37,8 @@ func (leakyOpen) Open(context.Context, *record.Message) (record.Balance, error) 
 }
 
 // OpenUnlisted goes through Open, as a wrapper's must.
-func (l leakyOpen) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
-	return storeutil.OpenUnlisted(ctx, l, m, tos, stopping)
+func (l leakyOpen) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, l, m, to, stopping)
 }
 
 // leakyIdempotency fails every Complete in pgx's words: the message went

@@ -207,6 +207,6 @@ var (
 
 // OpenUnlisted reads the Ledger's list, then opens m when no entry
 // stops it (storeutil.OpenUnlisted); see store.Ledger.
-func (s *Ledger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
-	return storeutil.OpenUnlisted(ctx, s, m, tos, stopping)
+func (s *Ledger) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, s, m, to, stopping)
 }

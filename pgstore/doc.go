@@ -116,6 +116,20 @@
 // sent asks whether its provider has a send in flight with one index
 // probe (Store.Attempting).
 //
+// The opening of a message with one recipient reads the account's
+// suppression list in the same statement (OpenUnlisted: the entry is read
+// in a CTE, and the debit, the ledger row and the record are written only
+// without one), so that an immediate send is two round trips with a
+// cached account. Concurrent moves that lock no wallet (a claim, a move
+// to sent, a report's step) are committed together: a move that finds
+// another's commit under way waits for it, and those gathered meanwhile
+// go as one batch, one round trip and one commit (WithGroupCommit; a
+// batch the server refuses is split, each move run alone). A refund's or
+// a price cut's move answers the wallet's balance after it
+// (store.Moved.Balance). OpenTxMany debits the batch's accounts in one
+// statement and writes its ledger rows and records each by one COPY.
+// docs/performance.md counts each path's statements.
+//
 // # Queued and scheduled records
 //
 // A record a queue opens (record.StateQueued, or record.StateScheduled

@@ -204,3 +204,15 @@ func ExampleStore_RateLimit() {
 	}
 	_ = n
 }
+
+// WithGroupCommit bounds how many concurrent moves one commit carries.
+// The default (64) suits most; 1 turns grouping off, each move its own
+// statement and commit, as before issue 47.
+func ExampleWithGroupCommit() {
+	ctx := context.Background()
+	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"), pgstore.WithGroupCommit(16))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+}

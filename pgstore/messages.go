@@ -64,7 +64,7 @@ func (s *Store) Open(ctx context.Context, m *record.Message) (record.Balance, er
 // the record and its debit, whose writes run only when there is none, as
 // store.Ledger documents. It is repeated after a lost connection as Open
 // is (never once the statement may have run).
-func (s *Store) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+func (s *Store) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
 	if err := storeutil.CheckStopping(stopping); err != nil {
 		return record.Balance{}, store.Suppression{}, fmt.Errorf("pgstore: open message: %w", err)
 	}
@@ -72,31 +72,28 @@ func (s *Store) OpenUnlisted(ctx context.Context, m *record.Message, tos []strin
 	if err != nil {
 		return record.Balance{}, store.Suppression{}, err
 	}
-	keys, err := storeutil.CheckSuppressionKeys(m.Account, m.Kind, tos)
+	key, err := storeutil.CheckSuppressionKeys(m.Account, m.Kind, []string{to})
 	if err != nil {
 		return record.Balance{}, store.Suppression{}, fmt.Errorf("pgstore: open message: %w", err)
 	}
-	asked := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if k != "" && storable(k) {
-			asked = append(asked, k) // any other can have no entry
-		}
+	if !storable(key[0]) {
+		key[0] = "" // no entry can name it
 	}
 	reasons := make([]string, len(stopping))
 	for i, r := range stopping {
 		reasons[i] = string(r)
 	}
 	var (
-		after      *int64
-		stored     bool
-		to, reason *string
-		at         *time.Time
+		after          *int64
+		stored         bool
+		listed, reason *string
+		at             *time.Time
 	)
 	err = s.run(ctx, true, onceOnly, func() error {
-		return s.pool.QueryRow(ctx, s.q.openUnlisted, append(args, asked, reasons)...).Scan(&after, &stored, &to, &reason, &at)
+		return s.pool.QueryRow(ctx, s.q.openUnlisted, append(args, key[0], reasons)...).Scan(&after, &stored, &listed, &reason, &at)
 	})
 	if err == nil && reason != nil {
-		return record.Balance{}, store.Suppression{Account: m.Account, Kind: m.Kind, To: *to,
+		return record.Balance{}, store.Suppression{Account: m.Account, Kind: m.Kind, To: *listed,
 			Reason: store.SuppressionReason(*reason), At: at.UTC()}, nil
 	}
 	b, err := s.opened(ctx, s.pool, true, m, after, stored, err)

@@ -103,8 +103,7 @@ func openMessageSQL(unlisted bool) string {
 	if unlisted {
 		stop = `stop AS (
 	SELECT recipient, reason, at FROM {{s}}{{p}}suppressions
-	WHERE account = $2 AND kind = $3 AND recipient = ANY($31::text[]) AND reason = ANY($32::text[])
-	ORDER BY array_position(` + suppressionRank + `, reason) DESC LIMIT 1
+	WHERE account = $2 AND kind = $3 AND recipient = $31 AND reason = ANY($32::text[])
 ), `
 		guard = ` AND NOT EXISTS (SELECT 1 FROM stop)`
 		answer = `, (SELECT recipient FROM stop), (SELECT reason FROM stop), (SELECT at FROM stop)`
@@ -276,10 +275,9 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// its fallback, follows and confirm.
 		openMessage: x(openMessageSQL(false)),
 		// openUnlisted is openMessage that writes nothing when the
-		// account's list of kind $3 holds one of the recipients $31 with
-		// a reason among $32 (OpenUnlisted), and answers that entry, the
-		// strongest, beside: the list's read and the opening in one
-		// round trip.
+		// account's list of kind $3 holds the recipient $31 with a reason
+		// among $32 (OpenUnlisted), and answers that entry beside: the
+		// list's read and the opening in one round trip.
 		openUnlisted: x(openMessageSQL(true)),
 
 		// debitMany debits each account $1 its total $2, in its currency

@@ -139,19 +139,22 @@ type Ledger interface {
 	Open(ctx context.Context, m *record.Message) (record.Balance, error)
 
 	// OpenUnlisted is Open, unless the account's suppression list of
-	// m.Kind holds one of tos (recipients in the list's form, as
-	// LookupSuppressions takes them) with a reason among stopping: then
-	// it writes and charges nothing, takes nothing of m, and answers
-	// such an entry (one of them, when several of tos have one), whose
-	// Reason is set only then. It is the list's read and the opening in one step: a
-	// database makes them one statement, so that a send pays one round
-	// trip for both. tos and stopping are checked as LookupSuppressions
-	// checks its recipients (ErrInvalid); an entry written while the call
-	// runs may be seen or not, as with a read before Open. Its other
-	// answers are Open's. storeutil.OpenUnlisted makes it of a ledger's
-	// LookupSuppressions and Open, for a store without one statement
-	// for both.
-	OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []SuppressionReason) (record.Balance, Suppression, error)
+	// m.Kind holds to (a recipient in the list's form, as
+	// LookupSuppression takes it) with a reason among stopping: then it
+	// writes and charges nothing, takes nothing of m, and answers that
+	// entry, whose Reason is set only then. It is the list's read and
+	// the opening in one step: a database makes them one statement, so
+	// that a send pays one round trip for both. to is checked as
+	// LookupSuppression checks it (a recipient the list's rules refuse
+	// can have no entry), stopping must hold valid reasons (else
+	// ErrInvalid); an entry written while the call runs may be seen or
+	// not, as with a read before Open. Its other answers are Open's.
+	// storeutil.OpenUnlisted makes it of a ledger's LookupSuppression
+	// and Open, for a store without one statement for both; a wrapper
+	// that overrides Open to watch the openings overrides OpenUnlisted
+	// too (storeutil.OpenUnlisted over the wrapper routes it through the
+	// wrapper's Open).
+	OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []SuppressionReason) (record.Balance, Suppression, error)
 
 	// Move moves the account's record id to u.State when CanMove allows it
 	// from the record's current state, appends the step to its history

@@ -635,9 +635,9 @@ func (a *auditLedger) Open(ctx context.Context, m *record.Message) (record.Balan
 
 // OpenUnlisted notes the record it opened, as Open does; a recipient the
 // list stops opens nothing.
-func (a *auditLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+func (a *auditLedger) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
 	id, charge, request := m.ID, m.Charge, m.Request
-	b, e, err := a.Ledger.OpenUnlisted(ctx, m, tos, stopping)
+	b, e, err := a.Ledger.OpenUnlisted(ctx, m, to, stopping)
 	if e.Reason == "" {
 		a.noteOpen(id, charge, request, b, err)
 	}

@@ -50,8 +50,8 @@ func (l *loggingLedger) Open(ctx context.Context, m *record.Message) (record.Bal
 // OpenUnlisted counts as Open does: a wrapper that watches the openings
 // watches both, since the Notifier opens a message with one recipient
 // through OpenUnlisted (the list's read and the opening in one step).
-func (l *loggingLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
-	b, e, err := l.Ledger.OpenUnlisted(ctx, m, tos, stopping)
+func (l *loggingLedger) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	b, e, err := l.Ledger.OpenUnlisted(ctx, m, to, stopping)
 	if e.Reason == "" {
 		l.opens.Add(1)
 	}

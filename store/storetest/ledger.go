@@ -390,7 +390,7 @@ func testOpenUnlisted(t *testing.T, h LedgerHarness) {
 	hardBounce := []store.SuppressionReason{store.SuppressHardBounce}
 
 	stopped := sampleMessage(acct, 100, msgEpoch)
-	b, e, err := s.OpenUnlisted(ctx, taken(stopped), []string{other, to}, every)
+	b, e, err := s.OpenUnlisted(ctx, taken(stopped), to, every)
 	if err != nil || e.Reason != store.SuppressUnsubscribed || e.To != to || e.Kind != kindChat || e.Account != acct ||
 		!e.At.Equal(at) || b.Available.Minor != 0 {
 		t.Fatalf("OpenUnlisted of an unsubscribed recipient = %+v, %+v, %v; want its entry, nothing opened", b, e, err)
@@ -401,16 +401,16 @@ func testOpenUnlisted(t *testing.T, h LedgerHarness) {
 
 	// Only a hard bounce stops these: to's entry is an unsubscribe,
 	// other's hard bounce is on the SMS list, theirs on another
-	// account's.
-	for _, tos := range [][]string{{to}, {other}, {theirs}, {}} {
+	// account's; a recipient the list's rules refuse has no entry.
+	for _, r := range []string{to, other, theirs, "not a number"} {
 		m := sampleMessage(acct, 100, msgEpoch)
 		stops := hardBounce
-		if len(tos) == 1 && tos[0] == theirs {
+		if r == theirs || r == "not a number" {
 			stops = every
 		}
-		b, e, err = s.OpenUnlisted(ctx, taken(m), tos, stops)
+		b, e, err = s.OpenUnlisted(ctx, taken(m), r, stops)
 		if err != nil || e.Reason != "" {
-			t.Fatalf("OpenUnlisted(%q) of a recipient no entry stops = %+v, %v; want it opened", tos, e, err)
+			t.Fatalf("OpenUnlisted(%q) of a recipient no entry stops = %+v, %v; want it opened", r, e, err)
 		}
 		if got := readMessage(t, s, acct, m.ID); got.State != record.StatePending || got.Charge.Minor != 100 {
 			t.Fatalf("record opened by OpenUnlisted = %+v", got)
@@ -422,9 +422,9 @@ func testOpenUnlisted(t *testing.T, h LedgerHarness) {
 	}
 
 	short := sampleMessage(acct, 5000, msgEpoch)
-	_, _, err = s.OpenUnlisted(ctx, taken(short), []string{to}, hardBounce)
+	_, _, err = s.OpenUnlisted(ctx, taken(short), to, hardBounce)
 	wantErr(t, "OpenUnlisted beyond the balance", err, store.ErrInsufficientFunds)
-	_, _, err = s.OpenUnlisted(ctx, taken(sampleMessage(acct, 100, msgEpoch)), []string{to}, []store.SuppressionReason{"gone"})
+	_, _, err = s.OpenUnlisted(ctx, taken(sampleMessage(acct, 100, msgEpoch)), to, []store.SuppressionReason{"gone"})
 	wantErr(t, "OpenUnlisted with a reason that is none", err, store.ErrInvalid)
 	wantWallet(t, s, acct, 600)
 }

@@ -206,8 +206,8 @@ func (l flawedLedger) Open(ctx context.Context, m *record.Message) (record.Balan
 }
 
 // OpenUnlisted goes through Open, as a wrapper's must.
-func (l flawedLedger) OpenUnlisted(ctx context.Context, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
-	return storeutil.OpenUnlisted(ctx, l, m, tos, stopping)
+func (l flawedLedger) OpenUnlisted(ctx context.Context, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+	return storeutil.OpenUnlisted(ctx, l, m, to, stopping)
 }
 
 func (l flawedLedger) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {

@@ -106,12 +106,12 @@ func CheckStopping(stopping []store.SuppressionReason) error {
 	return nil
 }
 
-// OpenUnlisted is store.Ledger.OpenUnlisted made of l's
-// LookupSuppressions and Open, for a store that has no single step for
-// both (memstore's list and records are apart) and for a wrapper that
-// passes its ledger's: the list is read, then m opened when no entry of
-// tos has a reason among stopping.
-func OpenUnlisted(ctx context.Context, l store.Ledger, m *record.Message, tos []string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
+// OpenUnlisted is store.Ledger.OpenUnlisted made of l's LookupSuppression
+// and Open, for a store that has no single step for both (memstore's list
+// and records are apart) and for a wrapper that passes its ledger's: the
+// list is read, then m opened unless to's entry has a reason among
+// stopping.
+func OpenUnlisted(ctx context.Context, l store.Ledger, m *record.Message, to string, stopping []store.SuppressionReason) (record.Balance, store.Suppression, error) {
 	if err := CheckStopping(stopping); err != nil {
 		return record.Balance{}, store.Suppression{}, err
 	}
@@ -119,14 +119,14 @@ func OpenUnlisted(ctx context.Context, l store.Ledger, m *record.Message, tos []
 		b, err := l.Open(ctx, m) // Open's own refusal of a nil record
 		return b, store.Suppression{}, err
 	}
-	entries, err := l.LookupSuppressions(ctx, m.Account, m.Kind, tos)
-	if err != nil {
+	e, found, err := l.LookupSuppression(ctx, m.Account, m.Kind, to)
+	switch {
+	case errors.Is(err, store.ErrInvalid) && m.Account != "" && store.SuppressibleKind(m.Kind):
+		// A recipient the list's rules refuse: no entry can name it.
+	case err != nil:
 		return record.Balance{}, store.Suppression{}, err
-	}
-	for _, e := range entries {
-		if e.Reason != "" && slices.Contains(stopping, e.Reason) {
-			return record.Balance{}, e, nil
-		}
+	case found && slices.Contains(stopping, e.Reason):
+		return record.Balance{}, e, nil
 	}
 	b, err := l.Open(ctx, m)
 	return b, store.Suppression{}, err
