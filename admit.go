@@ -21,10 +21,14 @@ import (
 // wrapper, and with it every opt-out).
 //
 // The list is read after a send is prepared (its recipient normalised,
-// its class known) and before anything is charged or counted: admit
-// calls suppressed for every send, queued or not, single or composite;
-// a bulk send and EnqueueTxMany check all their recipients at once
-// (suppressedEach), in one read per account and channel. A worker (Work) reads it again before
+// its class known) and before anything is charged: admit calls
+// suppressed for every send, queued or not, single or composite, before
+// any limit's unit is taken; a bulk send and EnqueueTxMany check all
+// their recipients at once (suppressedEach), in one read per account and
+// channel. A single send with one recipient leaves the read to its
+// opening (admitOne, store.Ledger.OpenUnlisted: one statement on
+// PostgreSQL), which writes and charges nothing for a recipient the list
+// stops; the limits' units it took are given back. A worker (Work) reads it again before
 // it claims a queued send, which it fails and refunds when the recipient
 // opted out in the meantime. A refusal is CodeSuppressed, names
 // the channel and the reason but never the recipient in full, moves no

@@ -658,44 +658,39 @@ func historyJSON(steps []record.StateChange) []stateChangeJSON {
 }
 
 // scanMoved reads one row of movedColumns.
-func scanMoved(row pgx.Row) (store.Moved, error) {
-	var (
-		m            store.Moved
-		state        string
-		charge       int64
-		code, symbol string
-		exponent     int
-	)
-	if err := row.Scan(&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt); err != nil {
-		return store.Moved{}, err
-	}
-	m.State = record.State(state)
-	m.Charge = record.Money{Minor: charge, Currency: record.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
-	m.UpdatedAt = m.UpdatedAt.UTC()
-	return m, nil
-}
+func scanMoved(row pgx.Row) (store.Moved, error) { return scanMovedWith(row, nil) }
 
 // scanMovedBalance reads one row of movedColumns followed by the
 // wallet's balance after the move's credit (NULL without one), in the
 // record's currency (a credit is made only in it).
 func scanMovedBalance(row pgx.Row) (store.Moved, error) {
+	var balance *int64
+	m, err := scanMovedWith(row, &balance)
+	if err == nil && balance != nil {
+		m.Balance = record.Money{Minor: *balance, Currency: m.Charge.Currency}
+	}
+	return m, err
+}
+
+// scanMovedWith reads movedColumns, then into extra when it is not nil.
+func scanMovedWith(row pgx.Row, extra any) (store.Moved, error) {
 	var (
 		m            store.Moved
 		state        string
 		charge       int64
 		code, symbol string
 		exponent     int
-		balance      *int64
 	)
-	if err := row.Scan(&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt, &balance); err != nil {
+	dest := []any{&state, &charge, &code, &symbol, &exponent, &m.Refunded, &m.UpdatedAt}
+	if extra != nil {
+		dest = append(dest, extra)
+	}
+	if err := row.Scan(dest...); err != nil {
 		return store.Moved{}, err
 	}
 	m.State = record.State(state)
 	m.Charge = record.Money{Minor: charge, Currency: record.Currency{Code: code, Symbol: symbol, Exponent: exponent}}
 	m.UpdatedAt = m.UpdatedAt.UTC()
-	if balance != nil {
-		m.Balance = record.Money{Minor: *balance, Currency: m.Charge.Currency}
-	}
 	return m, nil
 }
 

@@ -83,6 +83,14 @@ func gatewaysRate(b *testing.B, bin string, env []string, client *http.Client, p
 			p.kill(b)
 		}
 	}()
+	return scalingRun(b, func(c int, i int64) error { return scalingSend(client, gws[c%n].base, i) })
+}
+
+// scalingRun makes scalingSends calls of op shared among scalingClients
+// goroutines (op gets its goroutine's number and a call number from 1)
+// and returns them per second; a call's error fails b and stops its
+// goroutine.
+func scalingRun(b *testing.B, op func(c int, i int64) error) float64 {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -90,13 +98,12 @@ func gatewaysRate(b *testing.B, bin string, env []string, client *http.Client, p
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			base := gws[c%n].base
 			for {
 				i := next.Add(1)
 				if i > scalingSends {
 					return
 				}
-				if err := scalingSend(client, base, i); err != nil {
+				if err := op(c, i); err != nil {
 					b.Error(err)
 					return
 				}
@@ -148,36 +155,17 @@ func bareRate(b *testing.B, pool *pgxpool.Pool) float64 {
 		b.Fatal(err)
 	}
 	defer bare.Close()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := range scalingClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			account := fmt.Sprintf("bare-%d", c)
-			for {
-				i := next.Add(1)
-				if i > scalingSends {
-					return
-				}
-				err := pgx.BeginFunc(ctx, bare, func(tx pgx.Tx) error {
-					if _, err := tx.Exec(ctx, `UPDATE notify_wallets SET balance = balance - 1 WHERE account = $1`, account); err != nil {
-						return err
-					}
-					_, err := tx.Exec(ctx, `INSERT INTO notify_ledger (account, ref, amount, balance_after) VALUES ($1, $2, -1, 0)`,
-						account, fmt.Sprintf("bare-%d", i))
-					return err
-				})
-				if err != nil {
-					b.Error(err)
-					return
-				}
+	return scalingRun(b, func(c int, i int64) error {
+		account := fmt.Sprintf("bare-%d", c)
+		return pgx.BeginFunc(ctx, bare, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `UPDATE notify_wallets SET balance = balance - 1 WHERE account = $1`, account); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	return scalingSends / time.Since(start).Seconds()
+			_, err := tx.Exec(ctx, `INSERT INTO notify_ledger (account, ref, amount, balance_after) VALUES ($1, $2, -1, 0)`,
+				account, fmt.Sprintf("bare-%d", i))
+			return err
+		})
+	})
 }
 
 // vacuum vacuums and analyzes the tables a level's sends use, before
