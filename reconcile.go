@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/notifykit/notify/internal/recordmove"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -281,6 +283,17 @@ func (n *Notifier) reread(ctx context.Context, m *record.Message, u store.Update
 		after.ErrorCode, after.Error = u.ErrorCode, u.Error
 	}
 	return after
+}
+
+// movedRecord is m as u, a move that applied from m's state, left it:
+// u's step and fields applied by the ledger's own rule, the charge, refund
+// and time as the move answered them.
+func movedRecord(m *record.Message, u store.Update, moved store.Moved) *record.Message {
+	after := *m
+	after.History, after.Tried = slices.Clone(m.History), slices.Clone(m.Tried)
+	recordmove.Apply(&after, u)
+	after.Charge, after.Refunded, after.UpdatedAt = moved.Charge, moved.Refunded, moved.UpdatedAt
+	return &after
 }
 
 // standing is a copy of m with where a move's answer, moved, says the

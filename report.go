@@ -296,6 +296,9 @@ func (n *Notifier) applyReport(ctx context.Context, m *record.Message, r *Delive
 	if u.At.IsZero() {
 		u.At = n.now()
 	}
+	// In UTC and without a monotonic reading, as a store keeps it: the
+	// record the report answers is then the one stored.
+	u.At = u.At.UTC().Round(0)
 	var failure *Error
 	if r.State == record.StateFailed {
 		text := r.Error
@@ -306,7 +309,7 @@ func (n *Notifier) applyReport(ctx context.Context, m *record.Message, r *Delive
 		u.ErrorCode, u.Error, u.VendorCode = string(CodeRejected), failure.Error(), r.VendorCode
 		u.KeepCharge = !n.refunds(m, r)
 	}
-	mv, err := n.ledger.Move(ctx, m.Account, m.ID, u)
+	mv, after, err := n.reportMove(ctx, m, u)
 	switch {
 	case CodeOf(err) == CodeConflict:
 		// Repeated or outrun: nothing to do, and the record stands where
@@ -315,7 +318,6 @@ func (n *Notifier) applyReport(ctx context.Context, m *record.Message, r *Delive
 	case err != nil:
 		return nil, false, err
 	}
-	after = n.reread(ctx, m, u, mv)
 	if mv.State != r.State {
 		return after, false, nil // a step added to the history only
 	}
@@ -328,6 +330,35 @@ func (n *Notifier) applyReport(ctx context.Context, m *record.Message, r *Delive
 	}
 	n.observe(ctx, e)
 	return after, true, nil
+}
+
+// reportMove makes a report's move u of m, the record as the report
+// read it, and answers the record after it. A move the state machine
+// allows from m's state is made from that state only: when it applies,
+// nothing moved the record in between, and the record after it is m
+// with the move applied (movedRecord), read from no store. Otherwise (it
+// moved meanwhile; or the report's state is behind it, a step for the
+// history only) the move is made from wherever the record stands, and
+// the record read after it; a Conflict then answers where it stands.
+func (n *Notifier) reportMove(ctx context.Context, m *record.Message, u store.Update) (store.Moved, *record.Message, error) {
+	if record.CanMove(m.State, u.State) {
+		from := u
+		from.From = m.State
+		mv, err := n.ledger.Move(ctx, m.Account, m.ID, from)
+		switch {
+		case err == nil && mv.State == u.State:
+			return mv, movedRecord(m, u, mv), nil
+		case err == nil:
+			return mv, n.reread(ctx, m, u, mv), nil
+		case CodeOf(err) != CodeConflict:
+			return mv, nil, err
+		}
+	}
+	mv, err := n.ledger.Move(ctx, m.Account, m.ID, u)
+	if err != nil {
+		return mv, nil, err
+	}
+	return mv, n.reread(ctx, m, u, mv), nil
 }
 
 func reportEvent(s record.State) record.State {

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -711,5 +712,44 @@ func TestReportNotHeldBackByAnAbandonedSend(t *testing.T) {
 	r.clock.Advance(settleAfter + time.Second)
 	if _, err := r.n.Report(ctx, rep); notify.CodeOf(err) != notify.CodeNotFound {
 		t.Fatalf("unmatched report once the send is older than the threshold: %v, want NotFound", err)
+	}
+}
+
+// TestReportAnswersTheRecordAsStored: a report's answer carries each
+// record as the report's move left it (the move applied from the state
+// the report read, so nothing moved it between), the same as the ledger
+// then holds, step, fields, refund and all, for a delivery, a read and a
+// refunded failure; and a report that only adds a step to the history
+// answers the stored record too.
+func TestReportAnswersTheRecordAsStored(t *testing.T) {
+	r, _ := newReportRig(t)
+	ctx := context.Background()
+	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	check := func(what string, res *notify.ReportResult, id string) {
+		t.Helper()
+		stored := r.message(t, id)
+		if len(res.Messages) != 1 || !reflect.DeepEqual(res.Messages[0], stored) {
+			t.Fatalf("%s: the report answered\n%+v\nthe ledger holds\n%+v", what, *res.Messages[0], stored)
+		}
+	}
+	sent, err := r.n.Send(ctx, chatTo("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: sent.ProviderMessageID}
+	rep.State, rep.At = record.StateRead, at.Add(2*time.Second)
+	check("read", report(t, r.n, rep), sent.MessageID)
+	rep.State, rep.At = record.StateDelivered, at.Add(time.Second) // late: a step of the history only
+	check("delivered after read", report(t, r.n, rep), sent.MessageID)
+
+	failed, err := r.n.Send(ctx, chatTo("outside the window"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := report(t, r.n, &notify.DeliveryReport{Provider: "memchat", ProviderMessageID: failed.ProviderMessageID,
+		State: record.StateFailed, VendorCode: "131047", Error: "Re-engagement message", At: at})
+	check("failed", res, failed.MessageID)
+	if !res.Messages[0].Refunded || res.Moved != 1 {
+		t.Fatalf("the failure's answer: %+v, moved %d; want refunded, moved", res.Messages[0], res.Moved)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notifykit/notify/store/storeutil"
 
+	"github.com/notifykit/notify/internal/recordmove"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -275,12 +276,10 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 	if wasLive {
 		sh.leaveOpen(rec)
 	}
-	applyUpdate(rec, u)
+	recordmove.Apply(rec, u) // a settled record drops its Payload
 	rec.Refunded = rec.Refunded || refund
 	if rec.State.Live() {
 		sh.enterOpen(rec)
-	} else {
-		rec.Payload = nil // it may hold a one-time code: kept only while it may be sent
 	}
 	if rec.ProviderMessageID != providerID {
 		// Into the index's current generation, whichever holds the
@@ -433,35 +432,6 @@ func backfill(rec *record.Message, step record.StateChange) {
 		i = len(rec.History)
 	}
 	rec.History = slices.Insert(rec.History, i, step)
-}
-
-// applyUpdate moves rec to u.State and sets u's non-empty fields.
-func applyUpdate(rec *record.Message, u store.Update) {
-	rec.State = u.State
-	rec.UpdatedAt = u.At
-	rec.History = append(rec.History, record.StateChange{State: u.State, At: u.At})
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&rec.Provider, u.Provider)
-	set(&rec.ProviderMessageID, u.ProviderMessageID)
-	set(&rec.Error, u.Error)
-	set(&rec.VendorCode, u.VendorCode)
-	set(&rec.Note, u.Note)
-	if u.Gateway != "" {
-		rec.Gateway = u.Gateway
-	}
-	if u.ErrorCode != "" {
-		rec.ErrorCode = u.ErrorCode
-	}
-	if u.Attempts != 0 {
-		rec.Attempts = u.Attempts
-	}
-	if u.Tried != nil {
-		rec.Tried = slices.Clone(u.Tried)
-	}
 }
 
 // find returns the record id, whose hash is h, or nil. Called with sh.mu

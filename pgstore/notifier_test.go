@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -311,5 +312,32 @@ func TestReconcilersShareTheWork(t *testing.T) {
 	}
 	if open, err := seed.Stale(ctx, time.Now().Add(time.Hour), records); err != nil || len(open) != 0 {
 		t.Errorf("open records left: %d, %v", len(open), err)
+	}
+}
+
+// TestReportAnswersTheRecordAsStored: on PostgreSQL too, a report's
+// answer carries each record as the ledger then holds it (the report's
+// step at the database's precision), though the Notifier reads it from
+// no store once its move applied from the state the report read.
+func TestReportAnswersTheRecordAsStored(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	a := newInstance(t, schema, "mem", 0)
+	ctx := context.Background()
+	must(t, a.store.OpenWallet(ctx, "acme", notify.Money{Minor: 10_000, Currency: record.INR()}))
+	must(t, a.store.PutAccount(ctx, &notify.Account{ID: "acme", Currency: record.INR()}))
+	sent, err := a.n.Send(ctx, &sms.Request{Account: "acme", To: "+919876543210", Message: "hello"})
+	must(t, err)
+	for _, rep := range []*notify.DeliveryReport{
+		{State: record.StateDelivered}, // now, at the Notifier's nanoseconds
+		{State: record.StateFailed, VendorCode: "30008", Error: "unknown error", At: time.Now().Add(time.Second)},
+	} {
+		rep.Provider, rep.ProviderMessageID = sent.Provider, sent.ProviderMessageID
+		res, err := a.n.Report(ctx, rep)
+		must(t, err)
+		stored, err := a.store.Message(ctx, "acme", sent.MessageID)
+		must(t, err)
+		if len(res.Messages) != 1 || !reflect.DeepEqual(res.Messages[0], stored) {
+			t.Fatalf("report %s answered\n%+v\nthe database holds\n%+v", rep.State, *res.Messages[0], stored)
+		}
 	}
 }
