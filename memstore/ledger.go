@@ -245,7 +245,8 @@ func (s *Ledger) move(ctx context.Context, h uint64, account, id string, u store
 		return movedOf(rec), false, fmt.Errorf("message %s is %s, not %s: %w", id, rec.State, u.From, store.ErrConflict)
 	}
 	if !record.CanMove(rec.State, u.State) {
-		if record.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
+		// A conditional move is that move or nothing: no backfill.
+		if u.From == "" && record.CanBackfill(rec.State, u.State) && !rec.Entered(u.State) {
 			backfill(rec, record.StateChange{State: u.State, At: u.At})
 			return movedOf(rec), false, nil
 		}

@@ -299,6 +299,9 @@ func testConditionalMove(t *testing.T, h LedgerHarness) {
 	moveMessage(t, s, m, store.Update{State: record.StateRead, At: msgEpoch.Add(4 * time.Second)})
 	_, err = s.Move(ctx, acct, m.ID, store.Update{State: record.StateDelivered, From: record.StateSent, At: msgEpoch.Add(5 * time.Second)})
 	wantErr(t, "a conditional move of a record further along", err, store.ErrConflict)
+	// Nor from the state the record is in, into one CanMove forbids.
+	_, err = s.Move(ctx, acct, m.ID, store.Update{State: record.StateDelivered, From: record.StateRead, At: msgEpoch.Add(5 * time.Second)})
+	wantErr(t, "a conditional move from where the record stands into a state behind it", err, store.ErrConflict)
 	if got := readMessage(t, s, acct, m.ID); got.Entered(record.StateDelivered) {
 		t.Fatal("a conditional move backfilled delivered")
 	}
