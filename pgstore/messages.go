@@ -165,21 +165,25 @@ func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*record.Message)
 	if err != nil {
 		return err
 	}
-	if !paid {
+	switch {
+	case !paid:
 		return s.batchRefused(ctx, tx, ms, needs)
+	case len(after) != len(needs):
+		// Never a ledger row without its wallet's balance: the caller
+		// rolls the debits back.
+		return fmt.Errorf("pgstore: open messages: debited %d of %d wallets", len(after), len(needs))
+	}
+	// Each row's running balance: the wallet's before the debit, less
+	// each charge in turn, ending at what the debit left.
+	running := make(map[string]int64, len(needs))
+	for a, n := range needs {
+		running[a] = after[a] + n.total
 	}
 	ledger := make([][]any, 0, len(ms))
 	for _, m := range ms {
 		if m.Charge.Minor > 0 {
-			// The running balance: the wallet's before the debit, less
-			// each charge in turn, ending at what the debit left.
-			after[m.Account] += m.Charge.Minor
-		}
-	}
-	for _, m := range ms {
-		if m.Charge.Minor > 0 {
-			after[m.Account] -= m.Charge.Minor
-			ledger = append(ledger, []any{m.Account, m.ID, -m.Charge.Minor, after[m.Account]})
+			running[m.Account] -= m.Charge.Minor
+			ledger = append(ledger, []any{m.Account, m.ID, -m.Charge.Minor, running[m.Account]})
 		}
 	}
 	if _, err := tx.CopyFrom(ctx, s.table("ledger"), []string{"account", "ref", "amount", "balance_after"}, pgx.CopyFromRows(ledger)); err != nil {
