@@ -28,7 +28,9 @@ import (
 // channel. A single send with one recipient leaves the read to its
 // opening (admitOne, store.Ledger.OpenUnlisted: one statement on
 // PostgreSQL), which writes and charges nothing for a recipient the list
-// stops; the limits' units it took are given back. A worker (Work) reads it again before
+// stops; the limits' units it took are given back. So for such a send
+// the limits answer first: one the rate limit also refuses is
+// rate_limited, not suppressed (nothing is charged either way). A worker (Work) reads it again before
 // it claims a queued send, which it fails and refunds when the recipient
 // opted out in the meantime. A refusal is CodeSuppressed, names
 // the channel and the reason but never the recipient in full, moves no
