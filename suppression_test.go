@@ -359,4 +359,10 @@ func TestSuppressedSendKeepsNoRateUnit(t *testing.T) {
 	if _, err := kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543211", Message: "Again"}); notify.CodeOf(err) != notify.CodeRateLimited {
 		t.Fatalf("a send beyond the limit: %v; want CodeRateLimited (the limit is on)", err)
 	}
+	// The limits answer before the list is read at the opening: the
+	// suppressed recipient beyond the limit is rate limited.
+	if _, err := kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543210", Message: "Again"}); notify.CodeOf(err) != notify.CodeRateLimited {
+		t.Fatalf("a suppressed recipient beyond the limit: %v; want CodeRateLimited", err)
+	}
+	kit.AssertBalance(t, notifytest.DefaultBalance-kit.SentSMS()[0].Price.Minor)
 }
