@@ -17,6 +17,7 @@ import (
 	"github.com/notifykit/notify/internal/testclock"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
@@ -687,5 +688,71 @@ func TestEnqueueAnswerLost(t *testing.T) {
 	}
 	if r.balance(t) != opening-smsPrice || r.q.Len() != 0 {
 		t.Fatalf("balance %d, %d jobs: nothing more was written", r.balance(t), r.q.Len())
+	}
+}
+
+// slotWatch is a ledger that notes how many of slots are taken when a
+// record moves to attempting (the claim) and when it moves on from there
+// (the outcome).
+type slotWatch struct {
+	store.Ledger
+	slots          *queue.Slots
+	atClaim, after atomic.Int64
+}
+
+func (l *slotWatch) Move(ctx context.Context, account, id string, u store.Update) (store.Moved, error) {
+	if u.State == record.StateAttempting {
+		l.atClaim.Store(int64(l.slots.Len()))
+	} else {
+		l.after.Store(int64(l.slots.Len()))
+	}
+	return l.Ledger.Move(ctx, account, id, u)
+}
+
+// TestQueuedWorkHoldsASendSlotForTheVendorCallOnly: a job run with a
+// queue's Slots takes one for its claim and the vendor's call, and gives
+// it back before it writes the outcome, so that the write overlaps other
+// sends' calls; with no slot free it waits, and a run whose context ends
+// there leaves the record queued, unsent, for the job's next run.
+func TestQueuedWorkHoldsASendSlotForTheVendorCallOnly(t *testing.T) {
+	r := newQueueRig(t)
+	slots := queue.NewSlots(1)
+	ledger := &slotWatch{Ledger: r.ledger, slots: slots}
+	n := r.notifierOn(t, ledger)
+	ctx := context.Background()
+	rc, err := queued.New(n).Enqueue(ctx, &sms.Request{Account: "acme", To: "9876543210", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := queue.Job{Account: "acme", Message: rc.MessageID, At: r.clock.Now(), Slots: slots}
+
+	// No slot free: the run waits, and gives up with its context.
+	if err := slots.Take(ctx); err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := queued.New(n).Work(canceled, job); notify.CodeOf(err) != notify.CodeCanceled {
+		t.Fatalf("Work with no slot free and its context ended: %v; want %s", err, notify.CodeCanceled)
+	}
+	if m := r.message(t, rc.MessageID); m.State != record.StateQueued || r.vendor.Len() != 0 {
+		t.Fatalf("record %s, vendor got %d: want it queued and unsent", m.State, r.vendor.Len())
+	}
+	slots.Give()
+
+	var during atomic.Int64
+	r.vendor.SetHandler(func(context.Context, *notify.Envelope) (*notify.Result, error) {
+		during.Store(int64(slots.Len()))
+		return &notify.Result{ProviderMessageID: "v1"}, nil
+	})
+	if retry, err := queued.New(n).Work(ctx, job); err != nil || !retry.IsZero() {
+		t.Fatalf("Work = %v, %v; want done", retry, err)
+	}
+	if m := r.message(t, rc.MessageID); m.State != record.StateSent {
+		t.Fatalf("record %s, want sent", m.State)
+	}
+	if ledger.atClaim.Load() != 1 || during.Load() != 1 || ledger.after.Load() != 0 || slots.Len() != 0 {
+		t.Fatalf("slots taken at the claim %d, during the call %d, at the outcome %d, after %d; want 1, 1, 0, 0",
+			ledger.atClaim.Load(), during.Load(), ledger.after.Load(), slots.Len())
 	}
 }

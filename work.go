@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/notifykit/notify/queue"
@@ -69,6 +70,14 @@ func (n *Notifier) work(ctx context.Context, job queue.Job) (_ time.Time, err er
 	// landed (n.move): the record is then this worker's to send, where
 	// giving up would leave it attempting for the reconciler to charge
 	// as unknown.
+	// A send slot of the queue's is held from the claim to the vendor's
+	// answer only: the reads above and the outcome's write below run
+	// beside other jobs' vendor calls.
+	if err := job.Slots.Take(ctx); err != nil {
+		return time.Time{}, wrap(op, "", CodeCanceled, err)
+	}
+	slot := sync.OnceFunc(job.Slots.Give)
+	defer slot()
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, wrap(op, "", CodeCanceled, err)
 	}
@@ -98,6 +107,7 @@ func (n *Notifier) work(ctx context.Context, job queue.Job) (_ time.Time, err er
 	r := n.receiptOf(acct, env, m.CreatedAt)
 	r.Tried = m.Tried
 	res, attempts, outcome, derr := n.deliver(ctx, p.ch, env, &r.Tried)
+	slot()
 	attempts += m.Attempts
 	if outcome == record.StateFailed && IsRetryable(derr) && takes(m) < queueTries {
 		if at, ok := n.requeue(ctx, m, r, attempts, derr); ok {

@@ -16,6 +16,10 @@ type Job struct {
 	// At is when the job is due: the record's SendAt for a scheduled
 	// send, its opening for a queued one, the time a retry asked for.
 	At time.Time
+	// Slots, when set, bounds the queue's sends in flight: the worker
+	// takes one of them for its claim and vendor call only (see Slots).
+	// Nil bounds nothing beyond the jobs the queue runs at once.
+	Slots *Slots
 }
 
 // Worker runs jobs. The queue side of a Notifier, queued.Sender

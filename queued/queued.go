@@ -254,6 +254,11 @@ func (s *Sender) SendWithFallback(ctx context.Context, req notify.Request, chain
 // preparing it failed for a reason that may pass (a store or channel
 // unavailable): nothing moved then. Observers hear of the outcome as they
 // do of a Send's.
+//
+// With job.Slots set, Work takes a slot right before its claim and gives
+// it back once the vendor answered, before it writes the outcome; a run
+// whose context ends while it waits for one claims nothing and answers
+// notify.CodeCanceled, and the job runs again.
 func (s *Sender) Work(ctx context.Context, job queue.Job) (time.Time, error) {
 	if err := s.ready("queued.Work"); err != nil {
 		return time.Time{}, err

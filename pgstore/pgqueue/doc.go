@@ -29,9 +29,12 @@
 // # Running
 //
 // Queue.Run starts a River client that works the jobs of Config.Queue
-// with Config.Workers workers and calls the queue.Worker (the Notifier)
-// for each. The worker claims the record by moving it to attempting, so
-// a job River runs twice sends once. A retry the worker asks for snoozes
+// with twice Config.Workers workers and calls the queue.Worker (the
+// Notifier) for each. Config.Workers bounds the sends in flight: each job
+// holds one of that many send slots (queue.Slots) from its claim to the
+// vendor's answer only, so that reading the next records and writing the
+// last outcomes overlap the vendor calls. The worker claims the record by
+// moving it to attempting, so a job River runs twice sends once. A retry the worker asks for snoozes
 // the job until then; an error runs the job again after queue.Backoff of
 // its failed runs, up to 10,000 runs. A job whose process died after
 // River took it runs again once it has been taken Config.RescueAfter, and

@@ -25,7 +25,8 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultWorkers is how many jobs one Run runs at once.
+	// DefaultWorkers is how many sends one Run has in flight to vendors
+	// at once.
 	DefaultWorkers = 4
 	// DefaultQueue is the River queue the jobs go on.
 	DefaultQueue = "notify"
@@ -63,8 +64,11 @@ const (
 
 // Config configures a Queue. The zero value is usable.
 type Config struct {
-	// Workers is how many jobs one Run runs at once, in this process.
-	// Default DefaultWorkers (4).
+	// Workers is how many sends one Run has in flight to vendors at
+	// once, in this process: the send slots (queue.Slots) its jobs share.
+	// Run runs up to twice as many jobs, so that a job reads its record
+	// while the slots are busy and writes its outcome after it gave its
+	// slot back. Default DefaultWorkers (4).
 	Workers int
 	// Logger receives River's logs and the errors of periodic tasks.
 	// Default: a logger that discards everything.
@@ -415,8 +419,10 @@ func (q *Queue) insertOpts(m *record.Message) *river.InsertOpts {
 
 // Run works the queue's due jobs with w, and runs the periodic tasks,
 // until ctx ends, as queue.Queue documents. It starts a River client with
-// Config.Workers workers on Config.Queue: a send's job calls w.Work with
-// the record's account and ID and the job's due time; a retry w asks for
+// twice Config.Workers workers on Config.Queue: a send's job calls w.Work
+// with the record's account and ID, the job's due time and the Run's
+// queue.Slots, Config.Workers of them, one of which the worker holds from
+// its claim to the vendor's answer; a retry w asks for
 // snoozes the job until then, and an error runs it again after
 // queue.Backoff of its failed runs so far, up to 10,000 runs (about 69
 // days), after which River discards it (the record stays queued, charged,
@@ -463,9 +469,9 @@ func (q *Queue) Run(ctx context.Context, w queue.Worker, periodic ...queue.Perio
 				}
 			}, &river.PeriodicJobOpts{ID: p.Name}))
 	}
-	cfg.Queues = map[string]river.QueueConfig{q.cfg.Queue: {MaxWorkers: q.cfg.Workers}}
+	cfg.Queues = map[string]river.QueueConfig{q.cfg.Queue: {MaxWorkers: prefetch * q.cfg.Workers}}
 	cfg.Workers = river.NewWorkers()
-	river.AddWorker(cfg.Workers, &sendWorker{w: w})
+	river.AddWorker(cfg.Workers, &sendWorker{w: w, slots: queue.NewSlots(q.cfg.Workers)})
 	river.AddWorker(cfg.Workers, &periodicWorker{tasks: tasks, log: q.cfg.Logger})
 	pool, err := q.riverPool(ctx)
 	if err != nil {
@@ -510,14 +516,25 @@ func (q *Queue) riverPool(ctx context.Context) (*pgxpool.Pool, error) {
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 
-// sendWorker runs a send's job with the queue's Worker.
+// prefetch is how many jobs Run runs at once for each send slot
+// (Config.Workers). A job reads its record before it takes a slot and
+// writes its outcome after it gave the slot back: a second job per slot
+// does that database work while the first is at the vendor, and the
+// vendor calls stay Workers deep. Measured with 16 slots and a vendor
+// answering in 50 ms (bench's BenchmarkQueueThroughputVendor50ms):
+// 213-222 sends/s with one job per slot, 236-250 with two.
+const prefetch = 2
+
+// sendWorker runs a send's job with the queue's Worker, which takes one
+// of slots (Config.Workers of them) for its claim and vendor call.
 type sendWorker struct {
 	river.WorkerDefaults[sendArgs]
-	w queue.Worker
+	w     queue.Worker
+	slots *queue.Slots
 }
 
 func (s *sendWorker) Work(ctx context.Context, job *river.Job[sendArgs]) error {
-	retry, err := s.w.Work(ctx, queue.Job{Account: job.Args.Account, Message: job.Args.Message, At: job.ScheduledAt})
+	retry, err := s.w.Work(ctx, queue.Job{Account: job.Args.Account, Message: job.Args.Message, At: job.ScheduledAt, Slots: s.slots})
 	switch {
 	case err != nil:
 		return err // River runs it again after backoff's delay

@@ -469,3 +469,72 @@ func TestOpenMany(t *testing.T) {
 		t.Fatalf("balance %d after a refused batch, want %d", got, 100000-600)
 	}
 }
+
+// heldWorker notes each job it runs and holds it until release closes.
+type heldWorker struct {
+	started chan queue.Job
+	release chan struct{}
+}
+
+func (w heldWorker) Work(ctx context.Context, j queue.Job) (time.Time, error) {
+	w.started <- j
+	select {
+	case <-w.release:
+	case <-ctx.Done():
+	}
+	return time.Time{}, nil
+}
+
+// TestRunTakesTwiceWorkersJobsForWorkersSendSlots: Run runs up to twice
+// Config.Workers jobs at once, each handed the same queue.Slots of
+// Workers slots, so that the reads before a send and the write after it
+// run beside Workers vendor calls.
+func TestRunTakesTwiceWorkersJobsForWorkersSendSlots(t *testing.T) {
+	_, st, pool, account := newQueue(t)
+	q, err := pgqueue.New(st, pool, pgqueue.Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for range 4 {
+		if _, err := q.Open(ctx, queuedRecord(account, 500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := heldWorker{started: make(chan queue.Job, 4), release: make(chan struct{})}
+	done := make(chan error, 1)
+	runCtx, stop := context.WithCancel(ctx)
+	go func() { done <- q.Run(runCtx, w) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	defer close(w.release)
+	var slots *queue.Slots
+	for i := range 4 {
+		select {
+		case j := <-w.started:
+			if j.Slots == nil || (slots != nil && j.Slots != slots) {
+				t.Fatalf("job %d ran with Slots %p, want the Run's one (%p)", i, j.Slots, slots)
+			}
+			slots = j.Slots
+		case <-ctx.Done():
+			t.Fatalf("%d of 4 jobs ran at once with Workers 2, want 4", i)
+		}
+	}
+	for range 2 {
+		if err := slots.Take(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, cancelFull := context.WithCancel(ctx)
+	cancelFull()
+	if err := slots.Take(full); err == nil {
+		t.Fatal("a third send slot was free with Workers 2")
+	}
+	slots.Give()
+	slots.Give()
+}
