@@ -120,8 +120,9 @@
 // suppression list in the same statement (OpenUnlisted: the entry is read
 // in a CTE, and the debit, the ledger row and the record are written only
 // without one), so that an immediate send is two round trips with a
-// cached account. Concurrent moves that lock no wallet (a claim, a move
-// to sent, a report's step) are committed together: a move that finds
+// cached account. Concurrent moves that lock no wallet (a move to sent,
+// a report's step; not a queued send's claim, whose vendor call waits for
+// it) are committed together: a move that finds
 // another's commit under way waits for it, and those gathered meanwhile
 // go as one batch, one round trip and one commit (WithGroupCommit; a
 // batch the server refuses is split, each move run alone). A refund's or

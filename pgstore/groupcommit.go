@@ -19,9 +19,9 @@ import (
 const DefaultGroupCommit = 64
 
 // WithGroupCommit sets how many concurrent moves (Move's plain moves: a
-// send's claim, its move to sent, a report's step; never a move that
-// refunds or reprices, which also locks a wallet) one transaction commits
-// together, at most. Moves wait for no timer: a move that finds no
+// send's move to sent, a report's step; never a move that refunds or
+// reprices, which also locks a wallet, nor a queued send's claim, whose
+// vendor call waits for it) one transaction commits together, at most. Moves wait for no timer: a move that finds no
 // commit under way is sent at once; those that arrive while one is under
 // way go together in the next, so the wait is bounded by one commit's
 // round trip. Each Move still answers only once its own move is durable,

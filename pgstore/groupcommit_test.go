@@ -53,7 +53,7 @@ func TestGroupCommit(t *testing.T) {
 	must(t, s.Migrate(ctx))
 	openWallet(t, s, "acme", 1000)
 	at := time.Now().UTC().Truncate(time.Microsecond)
-	for i := range 12 {
+	for i := range 14 {
 		_, err := s.Open(ctx, &record.Message{ID: fmt.Sprintf("m%d", i), Account: "acme", Kind: "sms", Request: "sms",
 			To: "+919876543210", Provider: "mem", Metered: true, Charge: inr(10), State: record.StateAttempting, CreatedAt: at})
 		must(t, err)
@@ -164,6 +164,26 @@ func TestGroupCommit(t *testing.T) {
 		}
 		if state("m9") != record.StateAttempting || state("m10") != record.StateSent {
 			t.Errorf("m9 stands %s (want attempting: it never ran), m10 %s (want sent)", state("m9"), state("m10"))
+		}
+	})
+
+	t.Run("a claim runs alone", func(t *testing.T) {
+		// A claim (a move into attempting) comes right before a vendor
+		// call, which waits for it: it never waits for a batch's turn.
+		claimed := make(chan error, 1)
+		behind(t, "m12", map[string]store.Update{"m13": sent(13)}, background, func(func(string) bool) {
+			_, err := s.Open(ctx, &record.Message{ID: "q1", Account: "acme", Kind: "sms", Request: "sms",
+				To: "+919876543210", Provider: "mem", Metered: true, Charge: inr(10), State: record.StateQueued, CreatedAt: at})
+			must(t, err)
+			// Under the held lock, with a batch under way and a move
+			// waiting for the next: a grouped claim would wait with them.
+			bounded, cancel := context.WithTimeout(ctx, 20*time.Second)
+			defer cancel()
+			_, err = s.Move(bounded, "acme", "q1", store.Update{State: record.StateAttempting, From: record.StateQueued, At: at})
+			claimed <- err
+		})
+		if err := <-claimed; err != nil || state("q1") != record.StateAttempting {
+			t.Fatalf("a claim while a batch was under way = %v, stands %s; want attempting at once", err, state("q1"))
 		}
 	})
 

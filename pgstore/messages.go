@@ -473,8 +473,10 @@ func (s *Store) Move(ctx context.Context, account, id string, u store.Update) (s
 			u.Reprice.Currency.Code, u.Reprice.Currency.Exponent)
 	}
 	var m store.Moved
-	if query == s.q.moveMessage && s.moves != nil {
+	if query == s.q.moveMessage && s.moves != nil && u.State != record.StateAttempting {
 		// A move that locks no wallet: committed with its neighbours'.
+		// Never a claim, which a vendor call waits for: behind a batch
+		// under way it would keep a queue's send slot for two commits.
 		m, err = s.moves.move(ctx, account, id, query, args)
 	} else {
 		// A refund's or reprice's statement answers the balance after
