@@ -20,7 +20,8 @@
 // the store answered it, and nothing is written.
 //
 // A job carries only the record's account and message ID (kind
-// "notify_send"), unique by those args, so a record never has two jobs;
+// "notify_send"). It is inserted only in the transaction that writes its
+// record, so a record never has two jobs;
 // the request to send (record.Message.Payload), which may hold a one-time
 // code, stays on the record, and the store drops it when the record
 // settles. A scheduled record's job is scheduled at its SendAt. River

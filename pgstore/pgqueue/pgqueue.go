@@ -309,9 +309,8 @@ func (q *Queue) OpenTx(ctx context.Context, tx any, m *record.Message) (record.B
 // OpenTxMany opens every record of ms in tx, with their jobs, in a few
 // statements however many they are: the records and debits, all or
 // nothing (pgstore.Store.OpenTxMany: the debits, then a COPY of the
-// ledger rows and one of the records), and the jobs in one COPY (River's
-// InsertManyFastTx: the records are new, so no job of theirs can be
-// there for the unique insert InsertManyTx makes to skip). On an error
+// ledger rows and one of the records), and the jobs in one COPY
+// (River's InsertManyFastTx). On an error
 // roll tx back: a refusal of the records writes nothing, but a failed
 // job insert follows written records.
 // Another tx is queue.ErrUnsupportedTx.
@@ -408,8 +407,11 @@ func (q *Queue) insertOpts(m *record.Message) *river.InsertOpts {
 	opts := &river.InsertOpts{
 		Queue:       q.cfg.Queue,
 		MaxAttempts: maxAttempts,
-		// One record, one job: a second insert for it is skipped.
-		UniqueOpts: river.UniqueOpts{ByArgs: true},
+		// Not a River unique job: a job is inserted only in the
+		// transaction that writes its record, which the record's primary
+		// key makes the only one, so one record has one job without the
+		// unique key's hash and index (a fifth of a 10,000 batch's time,
+		// measured).
 	}
 	if m.State == record.StateScheduled && !m.SendAt.IsZero() {
 		opts.ScheduledAt = m.SendAt
