@@ -45,7 +45,9 @@
 //
 // Every request is authenticated with "Authorization: <key>" or
 // "Authorization: Bearer <key>" through store.Accounts.AccountByKey;
-// the key selects the account. Bodies are JSON objects of at most 1 MiB
+// the key selects the account. Build the Notifier on
+// RequestAccounts(accounts) and its sends through the API take that
+// account from the request instead of reading it again. Bodies are JSON objects of at most 1 MiB
 // sent as application/json. Every alias the API defines is accepted (to/numbers,
 // message/variables_values, route/rout, domain/website, brand_name/brand);
 // a field and its alias with different values is a 400 naming both.

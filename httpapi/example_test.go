@@ -63,3 +63,31 @@ func ExampleNew() {
 	// 400 {"success":false,"error":{"code":"invalid_argument","message":"invalid request: to must be 10 digits, found 5","fields":{"to":"must be 10 digits, found 5"}}}
 	// 200 {"success":true,"message_id":"…","channel":"sms","to":"9876543210","country":"IN","status":"sent","provider":"mem","provider_message_id":"…","units":1,"cost":"0.25","cost_minor":25,"balance":"99.75","balance_minor":9975,"currency":{"code":"INR","symbol":"₹","exponent":2}}
 }
+
+// A Notifier serving a Handler reads its accounts through
+// RequestAccounts: a send through the API then reads its account once, by
+// its key, and the Notifier takes that read from the request.
+func ExampleRequestAccounts() {
+	kept := memstore.NewAccounts()
+	_ = kept.Add(&notify.Account{ID: "acme", Settings: sms.Settings{SenderID: "ACMEIN"}.Map(), Currency: record.INR()}, "acme-secret-key-1")
+	accounts := &countedAccounts{Accounts: kept} // counts the reads
+	purse := memstore.NewWallet()
+	_ = purse.Open("acme", notify.Money{Minor: 10000, Currency: record.INR()})
+	ch, _ := sms.New(sms.Config{Provider: memprovider.New("mem")})
+	n, _ := notify.New(httpapi.RequestAccounts(accounts), memstore.NewLedger(purse), notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
+	h, _ := httpapi.New(n, accounts)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/sms", strings.NewReader(`{"to":"9876543210","message":"hi"}`))
+	req.Header.Set("Authorization", "Bearer acme-secret-key-1")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, "read by key:", accounts.byKey.Load(), "by ID:", accounts.byID.Load())
+	// Output: 200 read by key: 1 by ID: 0
+}

@@ -388,9 +388,10 @@ type exchange struct {
 	status  int
 	id      string
 	account string
-	code    notify.Code // error code of an error response
-	detail  string      // internal error detail, for the log only
-	message string      // the message ID of a send's receipt, for the log
+	keyed   *record.Account // the account the API key found (RequestAccounts)
+	code    notify.Code     // error code of an error response
+	detail  string          // internal error detail, for the log only
+	message string          // the message ID of a send's receipt, for the log
 	// verification is the ID of the verification a request concerned,
 	// for the log.
 	verification string
@@ -400,6 +401,7 @@ type exchange struct {
 
 func (x *exchange) reset(w http.ResponseWriter) {
 	x.w, x.status, x.account, x.code, x.detail, x.message, x.verification = w, 0, "", "", "", "", ""
+	x.keyed = nil
 	x.body, x.out = x.body[:0], x.out[:0]
 }
 
@@ -547,6 +549,7 @@ func (h *Handler) authed(fn func(*exchange, *http.Request, *notify.Account)) htt
 			return
 		}
 		x.account = acct.ID
+		x.keyed = acct
 		fn(x, r, acct)
 	})
 }
@@ -691,9 +694,11 @@ func headerMeta(r *http.Request) Header {
 // sendContext is the context of a send: detached from the client's
 // connection (a hang-up must not cut a vendor call short and leave its
 // outcome unknown), bounded by the handler's send timeout, and carrying
-// the request's ID for whoever logs with it (RequestID).
+// the request's ID for whoever logs with it (RequestID) and the account
+// its key found (RequestAccounts).
 func (h *Handler) sendContext(x *exchange, r *http.Request) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(withRequestID(context.WithoutCancel(r.Context()), x.id), h.timeout)
+	scope := &sendScope{requestID: x.id, account: x.keyed}
+	return context.WithTimeout(context.WithValue(context.WithoutCancel(r.Context()), sendScopeKey{}, scope), h.timeout)
 }
 
 // finish answers the outcome of a send: 200 with the receipt, or 202

@@ -5,21 +5,16 @@ import (
 	"log/slog"
 )
 
-// requestIDKey is the context key of a send's request ID.
-type requestIDKey struct{}
-
-func withRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
 // RequestID returns the request ID (X-Request-ID) of the API request whose
 // send ctx is, or derives from; "" for any other context. The Handler
 // gives every send a context that carries it, detached from the client's
 // connection, so that providers and observers logging with that context
 // (slog's *Context methods, LogAttrs) can be traced to the request.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if s, ok := ctx.Value(sendScopeKey{}).(*sendScope); ok {
+		return s.requestID
+	}
+	return ""
 }
 
 // NewLogHandler returns a slog.Handler that passes every record to next,

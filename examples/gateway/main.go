@@ -274,7 +274,10 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 	opts = append(opts, notify.WithQueue(q))
-	n, err := notify.New(st.accounts, st.ledger, opts...)
+	// A send through the API reads its account once, by its key: the
+	// Notifier takes that read from the request (a database send is one
+	// round trip shorter), and reads the store outside a request.
+	n, err := notify.New(httpapi.RequestAccounts(st.accounts), st.ledger, opts...)
 	if err != nil {
 		return err
 	}
