@@ -372,15 +372,7 @@ func TestRescueTakenJob(t *testing.T) {
 		t.Fatalf("take the job: %v, %d rows", err, tag.RowsAffected())
 	}
 	w := jobWorker{jobs: make(chan queue.Job, 1)}
-	done := make(chan error, 1)
-	runCtx, stop := context.WithCancel(ctx)
-	go func() { done <- q.Run(runCtx, w) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	defer running(t, ctx, q, w)()
 	select {
 	case j := <-w.jobs:
 		if j.Message != m.ID || j.Account != account {
@@ -470,6 +462,20 @@ func TestOpenMany(t *testing.T) {
 	}
 }
 
+// running runs q with w until the returned stop is called, which waits
+// for Run to return and fails t on its error.
+func running(t *testing.T, ctx context.Context, q *pgqueue.Queue, w queue.Worker) (stop func()) {
+	done := make(chan error, 1)
+	runCtx, cancel := context.WithCancel(ctx)
+	go func() { done <- q.Run(runCtx, w) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}
+}
+
 // heldWorker notes each job it runs and holds it until release closes.
 type heldWorker struct {
 	started chan queue.Job
@@ -503,15 +509,7 @@ func TestRunTakesTwiceWorkersJobsForWorkersSendSlots(t *testing.T) {
 		}
 	}
 	w := heldWorker{started: make(chan queue.Job, 4), release: make(chan struct{})}
-	done := make(chan error, 1)
-	runCtx, stop := context.WithCancel(ctx)
-	go func() { done <- q.Run(runCtx, w) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	defer running(t, ctx, q, w)()
 	defer close(w.release)
 	var slots *queue.Slots
 	for i := range 4 {
