@@ -68,7 +68,8 @@ type Config struct {
 	// once, in this process: the send slots (queue.Slots) its jobs share.
 	// Run runs up to twice as many jobs, so that a job reads its record
 	// while the slots are busy and writes its outcome after it gave its
-	// slot back. Default DefaultWorkers (4).
+	// slot back. Default DefaultWorkers (4); at most 5,000 (River runs
+	// at most 10,000 jobs of a queue at once).
 	Workers int
 	// Logger receives River's logs and the errors of periodic tasks.
 	// Default: a logger that discards everything.
@@ -126,7 +127,7 @@ func (periodicArgs) Kind() string { return PeriodicKind }
 // jobs in River's tables on pool, which must reach st's database: the
 // schema of pgstore.WithSchema when st has one (st.Schema), else the one
 // the connections' search_path finds, so that River's tables live next
-// to st's. A nil st or pool, a negative Workers or a queue name River
+// to st's. A nil st or pool, a Workers below 0 or above 5,000, or a queue name River
 // refuses is store.ErrInvalid. New does not migrate: call Migrate, after
 // st.Migrate.
 func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
@@ -155,7 +156,7 @@ func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
 	q := &Queue{st: st, pool: pool, cfg: cfg, schema: st.Schema()}
 	// Checks the queue name and the worker count as Run's client will.
 	rcfg := q.clientConfig()
-	rcfg.Queues = map[string]river.QueueConfig{cfg.Queue: {MaxWorkers: cfg.Workers}}
+	rcfg.Queues = q.queues()
 	rcfg.Workers = river.NewWorkers()
 	river.AddWorker(rcfg.Workers, river.WorkFunc(func(context.Context, *river.Job[sendArgs]) error { return nil }))
 	if _, err := river.NewClient(riverpgxv5.New(pool), rcfg); err != nil {
@@ -471,7 +472,7 @@ func (q *Queue) Run(ctx context.Context, w queue.Worker, periodic ...queue.Perio
 				}
 			}, &river.PeriodicJobOpts{ID: p.Name}))
 	}
-	cfg.Queues = map[string]river.QueueConfig{q.cfg.Queue: {MaxWorkers: prefetch * q.cfg.Workers}}
+	cfg.Queues = q.queues()
 	cfg.Workers = river.NewWorkers()
 	river.AddWorker(cfg.Workers, &sendWorker{w: w, slots: queue.NewSlots(q.cfg.Workers)})
 	river.AddWorker(cfg.Workers, &periodicWorker{tasks: tasks, log: q.cfg.Logger})
@@ -516,6 +517,13 @@ func (q *Queue) riverPool(ctx context.Context) (*pgxpool.Pool, error) {
 	}
 	cfg.MinConns, cfg.MinIdleConns = 0, 0
 	return pgxpool.NewWithConfig(ctx, cfg)
+}
+
+// queues is the River queue Run works: Config.Queue, with prefetch jobs
+// at once for each of the Config.Workers send slots. New checks it as
+// River will.
+func (q *Queue) queues() map[string]river.QueueConfig {
+	return map[string]river.QueueConfig{q.cfg.Queue: {MaxWorkers: prefetch * q.cfg.Workers}}
 }
 
 // prefetch is how many jobs Run runs at once for each send slot

@@ -238,10 +238,15 @@ func TestNewInvalid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cfg := range []pgqueue.Config{{Workers: -1}, {Queue: "bad queue name!"}} {
+	// 5,001 send slots would need 10,002 jobs at once, beyond River's
+	// 10,000 a queue: refused by New, not first by Run.
+	for _, cfg := range []pgqueue.Config{{Workers: -1}, {Workers: 5001}, {Queue: "bad queue name!"}} {
 		if _, err := pgqueue.New(st, pool, cfg); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("New(%+v): %v, want ErrInvalid", cfg, err)
 		}
+	}
+	if _, err := pgqueue.New(st, pool, pgqueue.Config{Workers: 5000}); err != nil {
+		t.Errorf("New with 5,000 workers: %v", err)
 	}
 	if _, err := pgqueue.New(nil, pool, pgqueue.Config{}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("New without a store: %v, want ErrInvalid", err)
