@@ -30,7 +30,7 @@ func TestProductionModeWithholdsContent(t *testing.T) {
 	}
 	for _, mode := range []logprovider.Mode{logprovider.Dev, logprovider.Production} {
 		var buf bytes.Buffer
-		p := logprovider.New(slog.New(slog.NewJSONHandler(&buf, nil)), "log", logprovider.WithMode(mode))
+		p := logprovider.New(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: dropTime})), "log", logprovider.WithMode(mode))
 		for _, env := range envs {
 			if _, err := p.Send(context.Background(), env); err != nil {
 				t.Fatal(err)
@@ -93,7 +93,7 @@ func TestDigitsMaskedAlikeInEveryField(t *testing.T) {
 		Content: &chat.Message{Gateway: chat.GatewayQR, Text: "Order 4711 has shipped"}}
 	for env, want := range map[*notify.Envelope]int{template: 0, text: 1} {
 		var buf bytes.Buffer
-		p := logprovider.New(slog.New(slog.NewJSONHandler(&buf, nil)), "log")
+		p := logprovider.New(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: dropTime})), "log")
 		if _, err := p.Send(context.Background(), env); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 // into the log provider, and finds none of them in the log.
 func TestNoCodeInTheLog(t *testing.T) {
 	buf := &lockedBuffer{}
-	p := logprovider.New(slog.New(slog.NewJSONHandler(buf, nil)), "log")
+	p := logprovider.New(slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{ReplaceAttr: dropTime})), "log")
 	renderer, err := template.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestNoDeclaredMailCodeInTheLog(t *testing.T) {
 	for _, mode := range []logprovider.Mode{logprovider.Dev, logprovider.Production} {
 		for _, purpose := range []email.Purpose{"", email.PurposeOTP, email.PurposeNotification} {
 			buf := &lockedBuffer{}
-			p := logprovider.New(slog.New(slog.NewTextHandler(buf, nil)), "log", logprovider.WithMode(mode))
+			p := logprovider.New(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{ReplaceAttr: dropTime})), "log", logprovider.WithMode(mode))
 			ch, err := email.New(email.Config{Provider: p})
 			if err != nil {
 				t.Fatal(err)
