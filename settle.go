@@ -111,7 +111,7 @@ func (n *Notifier) fail(ctx context.Context, acct *Account, env *Envelope, r *Re
 	case CodeOf(err) == CodeConflict && moved.State == record.StateFailed:
 		// Failed already, by a report or the reconciler: what stands is
 		// what that step left (a report may have kept the charge).
-		r.Cost = moved.Cost()
+		r.Cost = costOf(moved)
 	case passing(err):
 		// The store is failing now (unreachable, timing out): the record
 		// stays pending (or attempting, if that step failed too) and the
@@ -318,10 +318,7 @@ func (n *Notifier) noteBounce(ctx context.Context, acct *Account, env *Envelope,
 	if env == nil || !store.SuppressibleKind(env.Kind) || !errors.As(err, &b) {
 		return
 	}
-	reason, to := b.BounceReason()
-	if !reason.Valid() {
-		return
-	}
+	reason, to := b.BounceReason() // one the list does not know it refuses (ErrInvalid), as any failure
 	if to == "" {
 		to = env.To
 	}
@@ -439,6 +436,15 @@ func (n *Notifier) retryMove(ctx context.Context, l *lateMove) {
 	}
 }
 
+// costOf is what stays charged for a record after move m, as
+// record.Message.Cost says: zero once refunded, the charge otherwise.
+func costOf(m store.Moved) Money {
+	if m.Refunded {
+		return Money{Currency: m.Charge.Currency}
+	}
+	return m.Charge
+}
+
 // movedLate tells the observers of a late refund once it landed; a
 // late move into sent or unknown they heard of when the send answered.
 func (n *Notifier) movedLate(ctx context.Context, l *lateMove, m store.Moved) {
@@ -451,7 +457,7 @@ func (n *Notifier) movedLate(ctx context.Context, l *lateMove, m store.Moved) {
 // landed: StateFailed with the refund, and the receipt as it stands now.
 func (n *Notifier) refundedLate(ctx context.Context, l *lateMove, m store.Moved) {
 	r := l.receipt
-	r.Cost = m.Cost()
+	r.Cost = costOf(m)
 	e := *l.refusal
 	what := "its record was marked failed"
 	if m.Refunded {

@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify/internal/nilness"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
 )
 
 // Suppression lists (store.Suppressions), per account and channel:
@@ -113,7 +114,7 @@ func (in *suppressionIn) check(recipients Recipients, withReason bool) (string, 
 			fe.Add("to", "is not a valid recipient")
 		}
 	}
-	if withReason && !store.SuppressionReason(in.Reason).Valid() {
+	if withReason && !storeutil.ValidReason(store.SuppressionReason(in.Reason)) {
 		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
 	}
 	return to, notify.InvalidFields(fe)

@@ -178,7 +178,7 @@ func (s *Store) AccountMessages(ctx context.Context, account string, before stor
 		return []*record.Message{}, nil
 	}
 	const order = ` ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT `
-	if before.IsZero() {
+	if before == (store.MessageCursor{}) { // the start
 		q := expand(`SELECT `+messageColumns+` FROM {{s}}{{p}}messages WHERE account = $1`+order+`$2`,
 			s.qualifier(), s.prefix)
 		return s.accountMessages(ctx, q, account, limit)

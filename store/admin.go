@@ -66,6 +66,3 @@ type MessageCursor struct {
 	CreatedAt time.Time
 	ID        string
 }
-
-// IsZero reports whether c is the start.
-func (c MessageCursor) IsZero() bool { return c.ID == "" && c.CreatedAt.IsZero() }

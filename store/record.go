@@ -29,15 +29,6 @@ type Moved struct {
 	Balance record.Money
 }
 
-// Cost is what stays charged for the message: zero once it was refunded,
-// the charge otherwise.
-func (m Moved) Cost() record.Money {
-	if m.Refunded {
-		return record.Money{Currency: m.Charge.Currency}
-	}
-	return m.Charge
-}
-
 // Update moves a record to State at At, setting the fields it
 // carries; empty fields leave the record's values as they are.
 type Update struct {

@@ -27,9 +27,6 @@ const (
 	SuppressManual SuppressionReason = "manual"
 )
 
-// Valid reports whether r is one of the four reasons.
-func (r SuppressionReason) Valid() bool { return r.rank() > 0 }
-
 // rank orders the reasons by how much they stop: a hard bounce stops
 // transactional messages too, so it must win over any other; among the
 // rest, the recipient's own word (a complaint, then an unsubscribe)
@@ -49,7 +46,8 @@ func (r SuppressionReason) rank() int {
 }
 
 // Outranks reports whether r is a stronger reason than s: hard_bounce >
-// complaint > unsubscribed > manual. AddSuppression replaces an entry's
+// complaint > unsubscribed > manual > any other, so that r is one of the
+// four exactly when it outranks the empty reason. AddSuppression replaces an entry's
 // reason only with one that outranks it.
 func (r SuppressionReason) Outranks(s SuppressionReason) bool { return r.rank() > s.rank() }
 

@@ -51,7 +51,7 @@ func RepriceMismatch(u store.Update, charge record.Money) bool {
 // same time with an ID before c.ID in byte order. Every record is older
 // than the zero cursor.
 func Older(c store.MessageCursor, m *record.Message) bool {
-	if c.IsZero() {
+	if c == (store.MessageCursor{}) { // the start
 		return true
 	}
 	if d := m.CreatedAt.Compare(c.CreatedAt); d != 0 {

@@ -37,7 +37,7 @@ func CheckSuppression(e store.Suppression) (store.Suppression, error) {
 		fe.Add("account", "is required")
 	}
 	fe = append(fe, checkRecipient(e.Kind, e.To)...)
-	if !e.Reason.Valid() {
+	if !ValidReason(e.Reason) {
 		fe.Add("reason", "must be unsubscribed, hard_bounce, complaint or manual")
 	}
 	if e.At.IsZero() {
@@ -94,12 +94,16 @@ func channelRule(kind record.Kind) record.FieldErrors {
 	return fe
 }
 
+// ValidReason reports whether r is one of the four suppression reasons:
+// every one of them outranks the empty reason (store.SuppressionReason.Outranks).
+func ValidReason(r store.SuppressionReason) bool { return r.Outranks("") }
+
 // CheckStopping refuses, with ErrInvalid naming "stopping", a list of
 // stopping reasons (store.Ledger.OpenUnlisted's) that holds one that is
-// not Valid.
+// not valid (ValidReason).
 func CheckStopping(stopping []store.SuppressionReason) error {
 	for _, r := range stopping {
-		if !r.Valid() {
+		if !ValidReason(r) {
 			return store.InvalidField("stopping", "must list suppression reasons: hard_bounce, complaint, unsubscribed or manual")
 		}
 	}
