@@ -128,6 +128,19 @@ func TestLedgerSuppressionsConformance(t *testing.T) {
 	})
 }
 
+func TestPreferencesConformance(t *testing.T) {
+	storetest.RunPreferences(t, storetest.PreferencesHarness{
+		New: func(t *testing.T) store.Preferences { return memstore.NewPreferences() },
+	})
+}
+
+// The Ledger's preferences, which the Notifier reads, are the same store.
+func TestLedgerPreferencesConformance(t *testing.T) {
+	storetest.RunPreferences(t, storetest.PreferencesHarness{
+		New: func(t *testing.T) store.Preferences { return memstore.NewLedger(nil) },
+	})
+}
+
 // A memstore.Ledger wrapped by embedding keeps every guarantee.
 func TestWrappedLedger(t *testing.T) {
 	wrapcheck.Run(t, func(t *testing.T, account string) store.Ledger {

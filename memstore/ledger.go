@@ -75,6 +75,9 @@ type Ledger struct {
 	requests   requestRecords
 	// suppressions is the account's suppression list (suppress.go).
 	suppressions Suppressions
+	// preferences are the accounts' categories and their recipients'
+	// choices (preference.go).
+	preferences Preferences
 }
 
 // messageShard holds the records whose IDs hash to it. Every record is

@@ -201,8 +201,6 @@ func (s *Ledger) ListSuppressions(ctx context.Context, account string, q store.S
 var (
 	_ store.Suppressions = (*Suppressions)(nil)
 	_ store.Suppressions = (*Ledger)(nil)
-	_ store.Suppressions = (*Suppressions)(nil)
-	_ store.Suppressions = (*Ledger)(nil)
 )
 
 // OpenUnlisted reads the Ledger's list, then opens m when no entry

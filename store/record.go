@@ -106,6 +106,11 @@ type Ledger interface {
 	// someone who opted out, and nothing would say so.
 	Suppressions
 
+	// The categories and the recipients' choices of them, which the
+	// Notifier reads before it charges a send that names a category; a
+	// contract's part for the same reason as the list.
+	Preferences
+
 	// Open writes m as a new record in m.State, with m.History set to its
 	// steps at m.CreatedAt: StatePending (the zero State too) is one step;
 	// StateAttempting, for a send whose vendor call follows at once, is

@@ -189,14 +189,15 @@ func testSuppressionsInvalid(t *testing.T, h SuppressionsHarness) {
 	s, acct := h.New(t), randomAccount()
 	good := store.Suppression{Account: acct, Kind: "email", To: "d@example.com", Reason: store.SuppressManual, At: at}
 	for name, mod := range map[string]func(*store.Suppression){
-		"account": func(e *store.Suppression) { e.Account = "" },
-		"channel": func(e *store.Suppression) { e.Kind = "Fax!" },
-		"reason":  func(e *store.Suppression) { e.Reason = "bored" },
-		"to":      func(e *store.Suppression) { e.To = "d @example.com" },
-		"control": func(e *store.Suppression) { e.To = "d@example.com\x7f" },
-		"length":  func(e *store.Suppression) { e.To = strings.Repeat("d", 250) + "@x.in" },
-		"empty":   func(e *store.Suppression) { e.Kind = "sms"; e.To = "" },
-		"at":      func(e *store.Suppression) { e.At = time.Time{} },
+		"account":    func(e *store.Suppression) { e.Account = "" },
+		"channel":    func(e *store.Suppression) { e.Kind = "Fax!" },
+		"no channel": func(e *store.Suppression) { e.Kind = "" },
+		"reason":     func(e *store.Suppression) { e.Reason = "bored" },
+		"to":         func(e *store.Suppression) { e.To = "d @example.com" },
+		"control":    func(e *store.Suppression) { e.To = "d@example.com\x7f" },
+		"length":     func(e *store.Suppression) { e.To = strings.Repeat("d", 250) + "@x.in" },
+		"empty":      func(e *store.Suppression) { e.Kind = "sms"; e.To = "" },
+		"at":         func(e *store.Suppression) { e.At = time.Time{} },
 	} {
 		e := good
 		mod(&e)

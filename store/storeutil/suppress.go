@@ -20,7 +20,7 @@ import (
 // shape every form has.
 func checkRecipient(kind record.Kind, to string) record.FieldErrors {
 	if !store.SuppressibleKind(kind) {
-		return channelRule(kind)
+		return channelRule()
 	}
 	if to == "" || len(to) > 254 || strings.IndexFunc(to, func(c rune) bool { return c <= ' ' || c == 0x7f }) >= 0 {
 		return record.FieldErrors{{Field: "to", Message: "must be 1 to 254 bytes without spaces or control characters"}}
@@ -72,7 +72,7 @@ func CheckSuppressionKeys(account string, kind record.Kind, tos []string) ([]str
 		fe.Add("account", "is required")
 	}
 	if !store.SuppressibleKind(kind) {
-		fe = append(fe, channelRule(kind)...)
+		fe = append(fe, channelRule()...)
 	}
 	if err := store.InvalidFields(fe); err != nil {
 		return nil, err
@@ -86,11 +86,14 @@ func CheckSuppressionKeys(account string, kind record.Kind, tos []string) ([]str
 	return keys, nil
 }
 
-// channelRule is the refusal of kind as the channel of a list: the rule
-// store.SuppressionQuery.Check states, so that its text is written once.
-func channelRule(kind record.Kind) record.FieldErrors {
+// channelRule is the refusal of a kind that is not a channel's name as
+// the channel of a list: the rule store.SuppressionQuery.Check states, so
+// that its text is written once. It asks the query about "-", which is
+// never a channel's name: an empty kind would be no refusal there (a
+// query's "every channel"), where a list's entry must name one.
+func channelRule() record.FieldErrors {
 	var fe record.FieldErrors
-	errors.As(store.SuppressionQuery{Kind: kind}.Check(), &fe)
+	errors.As(store.SuppressionQuery{Kind: "-"}.Check(), &fe)
 	return fe
 }
 
