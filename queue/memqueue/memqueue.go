@@ -204,8 +204,12 @@ func (q *Queue) RunDue(ctx context.Context, w queue.Worker) int {
 // failed job after its backoff, a periodic task's next run.
 func (q *Queue) runEntry(ctx context.Context, w queue.Worker, e *entry) {
 	if p := e.periodic; p != nil {
-		_ = p.Run(ctx) // the task runs again at its next interval either way
+		// The next run is an interval after this one starts, read before
+		// the task runs: read after, it would move with a clock that
+		// advanced while the task ran (a test's, once it saw the run),
+		// and the run due then would be skipped.
 		e.job.At = q.now().Add(p.Every)
+		_ = p.Run(ctx) // the task runs again at its next interval either way
 		q.push(e)
 		return
 	}
