@@ -64,7 +64,7 @@ type admission struct {
 // legs and counts once. A refusal is told to the observers (StateRefused)
 // as a request of kind.
 func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kind, envs ...*Envelope) (*admission, error) {
-	if err := n.suppressed(ctx, op, acct, envs); err != nil { // before any unit is taken
+	if err := n.refusedFor(ctx, op, acct, envs); err != nil { // before any unit is taken
 		return nil, err
 	}
 	return n.take(ctx, op, acct, kind, envs...)
@@ -72,11 +72,16 @@ func (n *Notifier) admit(ctx context.Context, op string, acct *Account, kind Kin
 
 // admitOne is admit for one message about to be opened (p, which it
 // may change): when the list can be checked by the opening itself
-// (listCheckOf), it leaves the read to it, and takes the limits' units
-// only; a suppressed recipient is then refused at the opening, and the
-// units given back as for any send that went nowhere.
+// (listCheckOf), it leaves the read to it, and reads the preferences and
+// takes the limits' units only; a suppressed recipient is then refused
+// at the opening, and the units given back as for any send that went
+// nowhere. (So a recipient both listed and declining is refused
+// CodeDeclined here, CodeSuppressed where the list is read first.)
 func (n *Notifier) admitOne(ctx context.Context, op string, acct *Account, kind Kind, p *prepared) (*admission, error) {
 	if c, ok := n.listCheckOf(p.env); ok {
+		if err := n.declined(ctx, op, acct, []*Envelope{p.env}); err != nil {
+			return nil, err
+		}
 		p.listed = c
 		return n.take(ctx, op, acct, kind, p.env)
 	}
@@ -249,6 +254,27 @@ func blocks(reason store.SuppressionReason, class record.PriceClass) bool {
 	return class == record.Promotional || reason == store.SuppressHardBounce
 }
 
+// refusedFor refuses envs for what their recipients' entries say:
+// CodeSuppressed for the list (suppressed), then CodeDeclined for their
+// preferences (declined); nil when neither stops any of them.
+func (n *Notifier) refusedFor(ctx context.Context, op string, acct *Account, envs []*Envelope) error {
+	if err := n.suppressed(ctx, op, acct, envs); err != nil {
+		return err
+	}
+	return n.declined(ctx, op, acct, envs)
+}
+
+// refusedEach is refusedFor for many envelopes, envs[i] sent for account
+// acct(i): the list for them all (suppressedEach), then their preferences
+// (declinedEachField), each refusal naming every envelope it stops by
+// fmt.Sprintf(field, i).
+func (n *Notifier) refusedEach(ctx context.Context, op string, acct func(int) *Account, envs []*Envelope, field string) error {
+	if err := n.suppressedEach(ctx, op, acct, envs, field); err != nil {
+		return err
+	}
+	return n.declinedEachField(ctx, op, acct, envs, field)
+}
+
 // suppressed returns CodeSuppressed when the recipient of one of envs
 // (nil ones skipped) is on the account's list with an entry that stops
 // its class, a store failure when the list cannot be read (a list that
@@ -327,9 +353,10 @@ func (n *Notifier) stoppedTo(ctx context.Context, acct *Account, env *Envelope, 
 	return e.Reason, ok && blocks(e.Reason, env.Class), nil
 }
 
-// suppressedBulk checks every recipient of a bulk request, as suppressed
-// does one, and refuses the whole request when any is stopped, naming
-// each by its index ("to.3") and reason: a bulk send is all or nothing
+// suppressedBulk checks every recipient of a bulk request, as refusedFor
+// does one (the list, then the preferences), and refuses the whole
+// request when any is stopped, naming each by its index ("to.3") and
+// reason: a bulk send is all or nothing
 // before it is charged, as its validation is, so the caller drops the
 // recipients named and sends again. The error never carries a
 // recipient in full (an address or number is personal data that errors
@@ -339,7 +366,7 @@ func (n *Notifier) suppressedBulk(ctx context.Context, op string, acct *Account,
 	for i := range ps {
 		envs[i] = ps[i].env
 	}
-	return n.suppressedEach(ctx, op, func(int) *Account { return acct }, envs, "to.%d")
+	return n.refusedEach(ctx, op, func(int) *Account { return acct }, envs, "to.%d")
 }
 
 // suppressedEach checks envs, envs[i] sent for account acct(i), as
@@ -370,8 +397,8 @@ func (n *Notifier) suppressedEach(ctx context.Context, op string, acct func(int)
 // It reads every recipient of one account and channel (each To, and the
 // recipients its content names beside it) in one LookupSuppressions.
 func (n *Notifier) stoppedEach(ctx context.Context, acct func(int) *Account, envs []*Envelope) ([]store.SuppressionReason, error) {
-	g := n.groupRecipients(acct, envs)
-	entries := make(map[suppressionGroup][]store.Suppression, len(g.tos))
+	g := n.groupRecipients(acct, envs, false)
+	entries := make(map[recipientGroup][]store.Suppression, len(g.tos))
 	for key, list := range g.tos {
 		es, err := n.ledger.LookupSuppressions(ctx, key.account, key.kind, list)
 		if err != nil {
@@ -394,33 +421,40 @@ func (n *Notifier) stoppedEach(ctx context.Context, acct func(int) *Account, env
 	return reasons, nil
 }
 
-// suppressionGroup is one account's list of one channel: what one
-// LookupSuppressions reads.
-type suppressionGroup struct {
-	account string
-	kind    Kind
+// recipientGroup is one account's list of one channel, what one
+// LookupSuppressions reads, or, with a category, the choices of it on
+// one channel, what one LookupChoices reads.
+type recipientGroup struct {
+	account  string
+	kind     Kind
+	category string
 }
 
 // recipientGroups are the recipients of many envelopes, each once per
 // group: tos lists a group's recipients, of[i] is envelope i's group and
 // where[i] the places of its recipients in that group's list (none for
-// an envelope that is nil or of a kind without a list).
+// an envelope that is nil or of a kind without a list, or without a
+// category when grouped by it).
 type recipientGroups struct {
-	tos   map[suppressionGroup][]string
-	of    []suppressionGroup
+	tos   map[recipientGroup][]string
+	of    []recipientGroup
 	where [][]int
 }
 
 // groupRecipients gathers the recipients of envs (envs[i] sent for
-// account acct(i)) by account and channel.
-func (n *Notifier) groupRecipients(acct func(int) *Account, envs []*Envelope) recipientGroups {
-	g := recipientGroups{tos: make(map[suppressionGroup][]string), of: make([]suppressionGroup, len(envs)), where: make([][]int, len(envs))}
-	at := make(map[suppressionGroup]map[string]int)
+// account acct(i)) by account and channel, and by category when
+// byCategory is set (then an envelope without one is left out).
+func (n *Notifier) groupRecipients(acct func(int) *Account, envs []*Envelope, byCategory bool) recipientGroups {
+	g := recipientGroups{tos: make(map[recipientGroup][]string), of: make([]recipientGroup, len(envs)), where: make([][]int, len(envs))}
+	at := make(map[recipientGroup]map[string]int)
 	for i, env := range envs {
-		if env == nil || !store.SuppressibleKind(env.Kind) {
+		if env == nil || !store.SuppressibleKind(env.Kind) || byCategory && env.Category == "" {
 			continue
 		}
-		key := suppressionGroup{acct(i).ID, env.Kind}
+		key := recipientGroup{acct(i).ID, env.Kind, ""}
+		if byCategory {
+			key.category = env.Category
+		}
 		if at[key] == nil {
 			at[key] = make(map[string]int)
 		}

@@ -40,7 +40,7 @@ func (n *Notifier) sendCompositeRequest(ctx context.Context, op string, req Comp
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
-		if err := n.skipSuppressed(ctx, op, acct, parts); err != nil {
+		if err := n.skipRefused(ctx, op, acct, parts); err != nil {
 			return nil, err // every part's recipient opted out, or the list cannot be read
 		}
 		envs := make([]*Envelope, len(parts)) // nil for a part skipped
@@ -49,7 +49,7 @@ func (n *Notifier) sendCompositeRequest(ctx context.Context, op string, req Comp
 				envs[i] = p.p.env
 			}
 		}
-		// The list was read for every part (skipSuppressed): take the
+		// The list was read for every part (skipRefused): take the
 		// limits' units.
 		undo, err := n.take(ctx, op, acct, req.Kind(), envs...)
 		if err != nil {
@@ -124,13 +124,15 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 	return nil, parts[0].skipped
 }
 
-// skipSuppressed skips each part whose recipient is on the account's
-// list with an entry that stops it (its leg is failed, suppressed,
-// nothing charged): the dual OTP's code still goes by chat to a number
-// whose SMS hard-bounced. Only when every part that could go is stopped
-// is the request refused, CodeSuppressed, as a single send is; a list
-// that cannot be read refuses it too.
-func (n *Notifier) skipSuppressed(ctx context.Context, op string, acct *Account, parts []part) error {
+// skipRefused skips each part whose recipient is on the account's
+// list with an entry that stops it, or whose preferences decline the
+// part's category on its channel (its leg is failed, suppressed or
+// declined, nothing charged): the dual OTP's code still goes by chat to
+// a number whose SMS hard-bounced. Only when every part that could go is
+// stopped is the request refused, with the first part's refusal, as a
+// single send is; a list or preferences that cannot be read refuse it
+// too.
+func (n *Notifier) skipRefused(ctx context.Context, op string, acct *Account, parts []part) error {
 	var first error
 	left := 0
 	for i := range parts {
@@ -138,8 +140,8 @@ func (n *Notifier) skipSuppressed(ctx context.Context, op string, acct *Account,
 		if p.skipped != nil {
 			continue
 		}
-		if err := n.suppressed(ctx, op, acct, []*Envelope{p.p.env}); err != nil {
-			if CodeOf(err) != CodeSuppressed {
+		if err := n.refusedFor(ctx, op, acct, []*Envelope{p.p.env}); err != nil {
+			if !recipientRefused(err) {
 				return err
 			}
 			p.skipped = err

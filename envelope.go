@@ -48,6 +48,11 @@ type Envelope struct {
 	Price Money
 	// Domain is the calling application's domain, recorded with the message.
 	Domain string
+	// Category is the account's category the request names (a request's
+	// category field): the Notifier sends the message only to a recipient
+	// whose preferences take it on the channel (store.Preferences). Empty:
+	// no category, no preference read.
+	Category string
 	// IdempotencyKey is the request's key, if any.
 	IdempotencyKey string
 	// CarriesOTP reports that the message carries a one-time code: the SMS

@@ -72,6 +72,13 @@ const (
 	// is charged; sending again changes nothing until the entry is
 	// removed.
 	CodeSuppressed Code = "suppressed"
+	// CodeDeclined: the recipient does not want messages of the
+	// request's category on the channel (store.Preferences): they
+	// declined it, or it is opt-in and they have not allowed it. Checked
+	// before anything is charged; the error names the category, the
+	// channel and which of the two it is. A critical category is never
+	// declined.
+	CodeDeclined Code = "declined"
 )
 
 // temporary reports whether errors of this code may succeed when retried

@@ -29,9 +29,10 @@ func (n *Notifier) enqueueMany(ctx context.Context, op string, tx any, reqs []Re
 	for i, b := range batch {
 		envs[i] = b.env
 	}
-	// The suppression list for them all in one read per account and
-	// channel where the ledger can, before any limit's unit is taken.
-	if err := n.suppressedEach(ctx, op, func(i int) *Account { return batch[i].acct }, envs, "requests.%d.to"); err != nil {
+	// The suppression list and the preferences for them all, in one read
+	// per account and channel (and category) where the ledger can,
+	// before any limit's unit is taken.
+	if err := n.refusedEach(ctx, op, func(i int) *Account { return batch[i].acct }, envs, "requests.%d.to"); err != nil {
 		return nil, err
 	}
 	for i, b := range batch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/notifykit/notify/internal/nilness"
@@ -42,35 +43,108 @@ func (n *Notifier) sendWithFallback(ctx context.Context, op string, req Request,
 		if err != nil {
 			return nil, err
 		}
-		now := n.now()
-		if until := n.heldUntil(p.env, now); !until.IsZero() {
-			return nil, n.windowError(op, until, "a message with a fallback goes now or not at all")
-		}
 		steps, err := n.prepareChain(ctx, op, acct, chain)
 		if err != nil {
 			return nil, err
 		}
-		undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
+		p, chain, steps, skipped, err := n.skipDeclined(ctx, op, acct, p, chain, steps)
+		if err != nil {
+			return nil, err
+		}
+		now := n.now()
+		if until := n.heldUntil(p.env, now); !until.IsZero() {
+			return nil, n.windowError(op, until, "a message with a fallback goes now or not at all")
+		}
+		// The preferences were read for every step (skipDeclined): the
+		// list, then the limits.
+		if err := n.suppressed(ctx, op, acct, []*Envelope{p.env}); err != nil {
+			return nil, err
+		}
+		undo, err := n.take(ctx, op, acct, p.env.Kind, p.env)
 		if err != nil {
 			return nil, err
 		}
 		p.env.ID = n.newID()
-		ids, err := n.openChain(ctx, op, acct, p.env.ID, chain, steps, now)
-		if err != nil {
-			undo.unless(nil)
-			return nil, err
+		var ids []string
+		if len(steps) > 0 {
+			if ids, err = n.openChain(ctx, op, acct, p.env.ID, chain, steps, now); err != nil {
+				undo.unless(nil)
+				return nil, err
+			}
+			p.fallback = ids[0]
 		}
-		p.fallback = ids[0]
 		r, err := n.dispatch(ctx, op, acct, p)
 		undo.unless(r)
 		if r == nil {
-			n.cancelSteps(ctx, acct.ID, ids[0], record.StateScheduled, "not needed: the message it follows was not sent")
+			if len(ids) > 0 {
+				n.cancelSteps(ctx, acct.ID, ids[0], record.StateScheduled, "not needed: the message it follows was not sent")
+			}
 			return nil, err
 		}
-		r.Fallback = ids[0]
+		if len(ids) > 0 {
+			r.Fallback = ids[0]
+		}
+		if skipped != "" {
+			r.Note = joinNote(r.Note, skipped)
+		}
 		return r, err
 	}
 	return n.keyed(ctx, op, acct, req.Key(), req, run)
+}
+
+// skipDeclined drops from a chain, the message p and the steps after it,
+// each one whose recipient's preferences decline it (declined), so that
+// a timed fallback goes on the channels its recipient takes rather than
+// failing: a declined p is replaced by the first step left, which goes
+// at once; a declined step's wait is added to the next step's, so that
+// the steps after it keep their times. It answers what is left and a
+// note naming what was skipped ("" for nothing). When every message of
+// the chain is declined, it answers p's refusal, CodeDeclined.
+func (n *Notifier) skipDeclined(ctx context.Context, op string, acct *Account, p prepared, chain []fallback, steps []chainStep) (prepared, []fallback, []chainStep, string, error) {
+	envs := make([]*Envelope, 1+len(steps))
+	envs[0] = p.env
+	for i := range steps {
+		envs[i+1] = steps[i].p.env
+	}
+	if !anyCategory(envs) {
+		return p, chain, steps, "", nil
+	}
+	whys, err := n.declinedEach(ctx, func(int) *Account { return acct }, envs)
+	if err != nil {
+		return p, nil, nil, "", preferenceFailure(op, err)
+	}
+	var (
+		keptChain []fallback
+		keptSteps []chainStep
+		wait      time.Duration
+		skipped   []string
+	)
+	head := whys[0] == ""
+	if !head {
+		skipped = append(skipped, string(p.env.Kind))
+	}
+	for i := range steps {
+		switch {
+		case whys[i+1] != "":
+			skipped = append(skipped, string(steps[i].p.env.Kind))
+			wait += chain[i].After
+		case !head:
+			p, head, wait = steps[i].p, true, 0 // it goes at once: nothing went before it
+		default:
+			s := chain[i]
+			s.After += wait
+			wait = 0
+			keptChain, keptSteps = append(keptChain, s), append(keptSteps, steps[i])
+		}
+	}
+	if !head {
+		return p, nil, nil, "", &Error{Code: CodeDeclined, Op: op, Err: errors.New(declinedText(envs[0], whys[0]))}
+	}
+	note := ""
+	if len(skipped) > 0 {
+		note = "skipped the chain's " + strings.Join(skipped, " and ") + " message: the recipient's preferences decline it"
+	}
+	return p, keptChain, keptSteps, note, nil
 }
 
 // checkChain checks what can be checked of a chain without a store.

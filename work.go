@@ -39,11 +39,11 @@ func (n *Notifier) work(ctx context.Context, job queue.Job) (_ time.Time, err er
 		return time.Time{}, n.failQueued(ctx, op, m, perr)
 	}
 	env := p.env
-	// The list again: the recipient may have opted out since the send
-	// was queued. Refunded, never sent; a list that cannot be read
-	// leaves the job to run again.
-	if err := n.suppressed(ctx, op, acct, []*Envelope{env}); err != nil {
-		if CodeOf(err) != CodeSuppressed {
+	// The list and the preferences again: the recipient may have opted
+	// out or declined the category since the send was queued. Refunded,
+	// never sent; a list that cannot be read leaves the job to run again.
+	if err := n.refusedFor(ctx, op, acct, []*Envelope{env}); err != nil {
+		if !recipientRefused(err) {
 			return time.Time{}, err
 		}
 		return time.Time{}, n.failQueued(ctx, op, m, err)

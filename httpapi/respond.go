@@ -50,7 +50,7 @@ func StatusOf(code notify.Code) int {
 		return http.StatusTooManyRequests
 	case notify.CodeRejected:
 		return http.StatusBadGateway
-	case notify.CodeSuppressed:
+	case notify.CodeSuppressed, notify.CodeDeclined:
 		// The request is well formed but the recipient may not get it:
 		// 422, as the e-mail APIs answer an inactive recipient.
 		return http.StatusUnprocessableEntity

@@ -114,6 +114,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Units:      1,
 		Class:      class,
 		Domain:     r.Domain,
+		Category:   r.Category,
 		Resend:     resendOf(r, msg, carriesOTP),
 		Content:    msg,
 		CarriesOTP: carriesOTP,

@@ -55,8 +55,12 @@ type Request struct {
 	// MediaURL is a public HTTPS URL of a PDF or image to attach.
 	MediaURL string `json:"media_url"`
 	// FileName is the attachment's display name; default Document.pdf.
-	FileName       string `json:"file_name" validate:"omitempty,filename"`
-	Domain         string `json:"domain" validate:"omitempty,domain"`
+	FileName string `json:"file_name" validate:"omitempty,filename"`
+	Domain   string `json:"domain" validate:"omitempty,domain"`
+	// Category names a category of the account's (store.Category: "order",
+	// "marketing"): the message goes only to a recipient whose preferences
+	// take it on this channel (notify.CodeDeclined otherwise). Empty: none.
+	Category       string `json:"category" validate:"omitempty,category"`
 	IdempotencyKey string `json:"-"`
 }
 
@@ -74,6 +78,7 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "chat", fingerprint.Mobile(r.To), r.OTP, r.Action, r.Brand, r.TemplateSlug, r.Message, string(r.Type),
 		string(r.Gateway), r.TemplateName, r.Language, r.HeaderURL, r.MediaURL, r.FileName, r.Domain)
 	fingerprint.Vars(h, r.Variables)
+	fingerprint.Category(h, r.Category)
 	if len(r.NamedParams) == 0 && r.HeaderText == "" && r.HeaderName == "" && len(r.Buttons) == 0 {
 		return // the fingerprint of a request without template values, as before they existed
 	}

@@ -180,12 +180,13 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		To:       to,
 		Provider: c.providerName,
 		// Priced per recipient: each is a delivery the relay makes.
-		Units:   1 + len(msg.Cc) + len(msg.Bcc),
-		Class:   class,
-		Route:   string(purpose),
-		Domain:  r.Domain,
-		Content: msg,
-		Window:  c.windows.For(class, "", to),
+		Units:    1 + len(msg.Cc) + len(msg.Bcc),
+		Class:    class,
+		Route:    string(purpose),
+		Domain:   r.Domain,
+		Category: r.Category,
+		Content:  msg,
+		Window:   c.windows.For(class, "", to),
 		// OTP mail, a declared code, or a template filled with a code.
 		CarriesOTP: r.Purpose == PurposeOTP || msg.OTP != "" ||
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),

@@ -43,9 +43,13 @@ type Request struct {
 	ReplyTo string `json:"reply_to" validate:"omitempty,mailbox"`
 	// Purpose selects the SMTP configuration and price: otp, invoice,
 	// notification or campaign; default the channel's.
-	Purpose        Purpose `json:"purpose" validate:"omitempty,oneof=otp invoice notification campaign"`
-	Domain         string  `json:"domain" validate:"omitempty,domain"`
-	IdempotencyKey string  `json:"-"`
+	Purpose Purpose `json:"purpose" validate:"omitempty,oneof=otp invoice notification campaign"`
+	Domain  string  `json:"domain" validate:"omitempty,domain"`
+	// Category names a category of the account's (store.Category: "order",
+	// "marketing"): the message goes only to a recipient whose preferences
+	// take it on this channel (notify.CodeDeclined otherwise). Empty: none.
+	Category       string `json:"category" validate:"omitempty,category"`
+	IdempotencyKey string `json:"-"`
 	// Cc are further recipients shown in the Cc header, each checked as
 	// To is (an error names "cc[1]"). Bcc are recipients that receive
 	// the message without appearing in any delivered header. Each
@@ -128,6 +132,7 @@ func (r *Request) Fingerprint(h hash.Hash) {
 			fingerprint.Fields(h, a.FileName, a.ContentType, a.URL, strconv.Itoa(len(a.Data)), string(sum[:]))
 		}
 	}
+	fingerprint.Category(h, r.Category)
 }
 
 // fingerprintAddress is a recipient as a fingerprint sees it: its

@@ -32,6 +32,10 @@ type Request struct {
 	// Action is what the code is for (see chat.Request.Action).
 	Action string `json:"action"`
 	Domain string `json:"domain"`
+	// Category names a category of the account's, as sms.Request.Category:
+	// both parts carry it, and a part whose channel the recipient's
+	// preferences decline is skipped (usually a critical one: "otp").
+	Category string `json:"category"`
 	// WebOTPHost and AppHash end the SMS with the lines that let a phone
 	// fill the code in (see sms.Request.WebOTPHost); Language is the
 	// chat template's language (see chat.Request.Language).
@@ -54,16 +58,17 @@ func (r *Request) Key() string { return r.IdempotencyKey }
 func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "otp", fingerprint.Mobile(r.To), r.OTP, r.BrandName, r.Action, r.Domain,
 		r.WebOTPHost, r.AppHash, r.Language)
+	fingerprint.Category(h, r.Category)
 }
 
 // Parts implements notify.Composite: the SMS part, then the chat part.
 func (r *Request) Parts() []notify.Request {
 	return []notify.Request{
 		&sms.Request{Account: r.Account, To: r.To, Message: r.OTP, Route: sms.RouteOTP,
-			Brand: r.BrandName, Domain: r.Domain, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
+			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
 			IdempotencyKey: r.IdempotencyKey},
 		&chat.Request{Account: r.Account, To: r.To, OTP: r.OTP, Action: r.Action,
-			Brand: r.BrandName, Domain: r.Domain, Language: r.Language, IdempotencyKey: r.IdempotencyKey},
+			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, Language: r.Language, IdempotencyKey: r.IdempotencyKey},
 	}
 }
 

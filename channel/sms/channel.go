@@ -283,6 +283,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Class:     class,
 		Route:     string(route),
 		Domain:    r.Domain,
+		Category:  r.Category,
 		Content:   msg,
 		Window:    c.windows.For(class, to.Region, to.E164),
 		// The otp route, or any template filled with a code.

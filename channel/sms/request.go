@@ -75,6 +75,10 @@ type Request struct {
 	// Domain is the calling application's domain, recorded with the
 	// message: at most 253 characters of text.
 	Domain string `json:"domain" validate:"omitempty,domain"`
+	// Category names a category of the account's (store.Category: "order",
+	// "marketing"): the message goes only to a recipient whose preferences
+	// take it on this channel (notify.CodeDeclined otherwise). Empty: none.
+	Category string `json:"category" validate:"omitempty,category"`
 	// WebOTPHost, when set, ends the text with the WebOTP line
 	// "@host #code", which lets a browser on the phone fill the code in
 	// on the site at host (no scheme, no port: "example.com"). AppHash,
@@ -105,6 +109,7 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "sms", fingerprint.Mobile(r.To), r.Message, r.SenderID, string(r.Route), r.DLTTemplateID, r.DLTEntityID,
 		r.Brand, r.TemplateSlug, r.Domain, r.WebOTPHost, r.AppHash)
 	fingerprint.Vars(h, r.Variables)
+	fingerprint.Category(h, r.Category)
 }
 
 // BulkRequest sends one SMS to many recipients (a notify.Bulk request):

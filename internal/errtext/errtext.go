@@ -22,7 +22,7 @@ var packagePrefix = regexp.MustCompile(`^[a-z][a-z0-9_]*: `)
 // CallersFault reports whether code says the request, or the caller's
 // account, is at fault: invalid_argument, unauthenticated,
 // permission_denied, not_found, insufficient_funds, rate_limited,
-// conflict and suppressed. Only errors of these codes may be answered in their own
+// conflict, suppressed and declined. Only errors of these codes may be answered in their own
 // words; every other code (internal, unavailable, rejected,
 // outcome_unknown, deadline_exceeded, canceled, and codes this package
 // does not know) is the service's or a vendor's trouble.
@@ -30,7 +30,7 @@ func CallersFault(code notify.Code) bool {
 	switch code {
 	case notify.CodeInvalidArgument, notify.CodeUnauthenticated, notify.CodePermissionDenied,
 		notify.CodeNotFound, notify.CodeInsufficientFunds, notify.CodeRateLimited, notify.CodeConflict,
-		notify.CodeSuppressed:
+		notify.CodeSuppressed, notify.CodeDeclined:
 		return true
 	}
 	return false

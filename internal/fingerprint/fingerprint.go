@@ -35,6 +35,16 @@ func Vars(h hash.Hash, v map[string]string) {
 	}
 }
 
+// Category writes a request's category, only when it has one: a request
+// without one keeps the fingerprint it had before requests named
+// categories, so an idempotency key kept across the upgrade still
+// matches it. Every request type writes it last.
+func Category(h hash.Hash, category string) {
+	if category != "" {
+		Fields(h, "category", category)
+	}
+}
+
 // Mobile is a number as a fingerprint sees it: its digits in
 // international form without the plus ("919876543210") for an Indian
 // mobile number in any of its spellings, else its digits as given, so

@@ -26,6 +26,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/store/storeutil"
 )
 
 // A rule returns why s breaks it, or "" when s keeps it.
@@ -41,6 +42,7 @@ var custom = map[string]rule{
 	"filename":     fileName,
 	"templatename": templateName,
 	"notblank":     notBlank,
+	"category":     category,
 }
 
 // aliases name rule sets used on several fields, so that each is written
@@ -175,6 +177,16 @@ func otp(s string) string {
 		return ""
 	}
 	return "must be 4 to 8 digits" // never echo a code
+}
+
+// category is a request's category's rule: a name a category can have
+// (storeutil.CategoryName); whether the account defines it the Notifier
+// asks the store.
+func category(s string) string {
+	if storeutil.CategoryName(s) {
+		return ""
+	}
+	return storeutil.CategoryRule
 }
 
 // Text is the rule for short text fields (domain, brand): valid UTF-8

@@ -8,11 +8,12 @@ import (
 	"github.com/notifykit/notify/store"
 )
 
-// The rules of a category, as store.Category states them.
-const (
-	categoryRule    = "must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter"
-	descriptionRule = "must be at most 200 bytes of UTF-8 text without control characters"
-)
+// CategoryRule is the rule of a category's name, in the words an error
+// naming the field says it (a request's category field too).
+const CategoryRule = "must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter"
+
+// descriptionRule is the rule of a category's description.
+const descriptionRule = "must be at most 200 bytes of UTF-8 text without control characters"
 
 // CategoryName reports whether name keeps a category name's rule, the
 // rule of a channel's name (store.SuppressibleKind): the Notifier's
@@ -44,7 +45,7 @@ func checkCategoryKey(account, name string) record.FieldErrors {
 		fe.Add("account", "is required")
 	}
 	if !CategoryName(name) {
-		fe.Add("category", categoryRule)
+		fe.Add("category", CategoryRule)
 	}
 	return fe
 }
@@ -61,7 +62,7 @@ func CheckChoice(account string, kind record.Kind, to, category string) error {
 	}
 	fe = append(fe, checkRecipient(kind, to)...)
 	if category != "" && !CategoryName(category) {
-		fe.Add("category", categoryRule)
+		fe.Add("category", CategoryRule)
 	}
 	return store.InvalidFields(fe)
 }
