@@ -2,7 +2,7 @@
 // wraps one (a struct embedding the contract, for logging or metrics,
 // forwarding nothing by hand) keeps every guarantee the Notifier gives:
 // the suppression list is enforced, a provider's hard bounce is kept,
-// bulk sends read the list at once, and the wallet reads and tops up
+// bulk sends read the list at once, a recipient's preferences are read, and the wallet reads and tops up
 // through it as notify.WalletStore. Every ability the Notifier uses is a
 // method of store.Ledger, so a wrapper cannot hide one; before that was
 // so, a wrapped ledger passed the ledger suite and still sent to a
@@ -81,6 +81,7 @@ type rig struct {
 func Run(t *testing.T, newLedger NewLedger) {
 	t.Run("SuppressionEnforced", func(t *testing.T) { checkSuppressionEnforced(t, newRig(t, newLedger)) })
 	t.Run("BulkReadsTheList", func(t *testing.T) { checkBulk(t, newRig(t, newLedger)) })
+	t.Run("PreferencesRead", func(t *testing.T) { checkPreferences(t, newRig(t, newLedger)) })
 	t.Run("BounceKept", func(t *testing.T) { checkBounceKept(t, newRig(t, newLedger)) })
 	t.Run("WalletStore", func(t *testing.T) { checkWalletStore(t, newRig(t, newLedger)) })
 }
@@ -163,6 +164,38 @@ func checkBulk(t *testing.T, r *rig) {
 		t.Fatalf("%d messages reached the vendor", r.vendor.Len())
 	}
 	r.wantBalance(t, Opening)
+}
+
+// checkPreferences: a recipient's "no" to a category on SMS, written
+// through the wrapper, refuses a send of that category before any charge,
+// alone and in a bulk send; a critical category still goes.
+func checkPreferences(t *testing.T, r *rig) {
+	ctx := context.Background()
+	for _, c := range []store.Category{{Account: r.account, Name: "marketing"}, {Account: r.account, Name: "otp", Critical: true}} {
+		if _, err := r.ledger.PutCategory(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ledger.SetChoice(ctx, r.account, sms.Kind, "+919876543215", c.Name, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := r.n.Send(ctx, &sms.Request{Account: r.account, To: "9876543215", Message: "Half price today", Category: "marketing"})
+	if notify.CodeOf(err) != notify.CodeDeclined {
+		t.Fatalf("a send the recipient declined, through a wrapped ledger: %v; want CodeDeclined", err)
+	}
+	_, err = r.n.Send(ctx, &sms.BulkRequest{To: []string{"9876543216", "9876543215"},
+		Message: sms.Request{Account: r.account, Message: "Half price today", Category: "marketing"}})
+	var e *notify.Error
+	if notify.CodeOf(err) != notify.CodeDeclined || !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "to.1" {
+		t.Fatalf("a bulk send to a recipient who declined it, through a wrapped ledger: %v; want CodeDeclined naming to.1", err)
+	}
+	if r.vendor.Len() != 0 || r.ledger.opens.Load() != 0 {
+		t.Fatalf("the refused sends reached the vendor (%d) or the ledger (%d opens)", r.vendor.Len(), r.ledger.opens.Load())
+	}
+	r.wantBalance(t, Opening)
+	if _, err := r.n.Send(ctx, &sms.Request{Account: r.account, To: "9876543215", Route: sms.RouteOTP, Message: "4821", Category: "otp"}); err != nil {
+		t.Fatalf("a critical send to the recipient: %v", err)
+	}
 }
 
 // checkBounceKept: a provider's hard bounce is refunded and written to
