@@ -217,6 +217,9 @@ func Run(t *testing.T, s Stores, cfg Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s.Ledger.PutCategory(context.Background(), store.Category{Account: s.Account, Name: chaosCategory}); err != nil {
+		t.Fatal(err)
+	}
 	providers := v.all()
 
 	ops := plan(seed, s.Account, cfg)
@@ -374,6 +377,11 @@ func checkVendors(t *testing.T, v vendors, breakers *breakerCounter, standing, r
 	}
 }
 
+// chaosCategory is the category the run's SMS, chat and e-mail requests
+// name (opt-out, no recipient declines it), so that every one of them
+// reads the preferences on its way, under the same faults as the rest.
+const chaosCategory = "order"
+
 // plan makes the run's requests: a mix of kinds, a key on most, 10%
 // repeats of an earlier request and 10% with a context cancelled before
 // or during the vendor call.
@@ -395,12 +403,14 @@ func plan(seed [32]byte, account string, cfg Config) []*op {
 		to := fmt.Sprintf("9%09d", r.IntN(1_000_000_000))
 		switch k := r.IntN(10); {
 		case k < 3:
-			o.req = &sms.Request{Account: account, To: to, Message: strings.Repeat("Your order has shipped. ", 1+r.IntN(12)), IdempotencyKey: o.key}
+			o.req = &sms.Request{Account: account, To: to, Message: strings.Repeat("Your order has shipped. ", 1+r.IntN(12)),
+				Category: chaosCategory, IdempotencyKey: o.key}
 		case k < 6:
-			o.req = &chat.Request{Account: account, To: to, Message: "Your invoice is ready.", IdempotencyKey: o.key}
+			o.req = &chat.Request{Account: account, To: to, Message: "Your invoice is ready.", Category: chaosCategory, IdempotencyKey: o.key}
 		case k < 8:
 			o.req = &email.Request{Account: account, To: fmt.Sprintf("user%d@example.com", r.IntN(1000)),
-				Subject: "Your receipt", Message: "<p>Thank you for your order.</p>", Purpose: email.PurposeInvoice, IdempotencyKey: o.key}
+				Subject: "Your receipt", Message: "<p>Thank you for your order.</p>", Purpose: email.PurposeInvoice,
+				Category: chaosCategory, IdempotencyKey: o.key}
 		default:
 			o.otp = &otp.Request{Account: account, To: to, OTP: fmt.Sprintf("%06d", r.IntN(1_000_000)), IdempotencyKey: o.key}
 		}
