@@ -43,7 +43,7 @@ func (s *Service) sendOf(v *verifystore.Verification, p plan, code string) *send
 	if len(p.channels) == 2 && p.channels[0] != Email && p.channels[1] != Email {
 		out.reqs = append(out.reqs, &otp.Request{Account: v.Account, To: v.To, OTP: code, BrandName: p.brand,
 			Action: actionOf(v.Purpose), Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash,
-			Language: p.locale})
+			Language: p.locale, Category: s.category})
 		out.legs = append(out.legs, []Channel{SMS, Chat}) // the dual OTP answers SMS first
 		return out
 	}
@@ -52,13 +52,14 @@ func (s *Service) sendOf(v *verifystore.Verification, p plan, code string) *send
 		switch c {
 		case SMS:
 			r = &sms.Request{Account: v.Account, To: v.To, Message: code, Route: sms.RouteOTP, Brand: p.brand,
-				Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash}
+				Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash, Category: s.category}
 		case Chat:
 			r = &chat.Request{Account: v.Account, To: v.To, OTP: code, Action: actionOf(v.Purpose), Brand: p.brand,
-				Language: p.locale, Domain: p.domain}
+				Language: p.locale, Domain: p.domain, Category: s.category}
 		case Email:
 			r = &email.Request{Account: v.Account, To: v.To, Purpose: email.PurposeOTP, Domain: p.domain,
-				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt)), OTP: code}
+				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt)), OTP: code,
+				Category: s.category}
 		}
 		out.reqs = append(out.reqs, r)
 		out.legs = append(out.legs, []Channel{c})

@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
 	"github.com/notifykit/notify/verify/verifystore"
 )
 
@@ -92,6 +93,13 @@ type Config struct {
 	// Length is the default number of digits of a code; default
 	// DefaultLength, between MinLength and MaxLength.
 	Length int
+	// Category is the account's category (store.Category) every send of
+	// a code names, so that the recipient's preferences apply to it as to
+	// any send: a critical one ("otp", "security") always goes; another
+	// skips a leg whose channel the recipient declined, and a send all of
+	// whose channels they declined fails notify.CodeDeclined, uncharged.
+	// Empty, the default: none, no preference read.
+	Category string
 	// Now is the clock; default time.Now. Tests set it.
 	Now func() time.Time
 }
@@ -112,6 +120,7 @@ type Service struct {
 	maxSends  int
 	cooldown  time.Duration
 	length    int
+	category  string
 	now       func() time.Time
 }
 
@@ -131,6 +140,10 @@ func New(cfg Config) (*Service, error) {
 		n: cfg.Notifier, accounts: cfg.Accounts, store: cfg.Store, key: keyed{secret: slices.Clone(cfg.Secret)},
 		guard: cfg.Guard, numbers: cfg.Numbers,
 		ttl: cfg.TTL, maxChecks: cfg.MaxChecks, maxSends: cfg.MaxSends, cooldown: cfg.Cooldown, length: cfg.Length, now: cfg.Now,
+		category: cfg.Category,
+	}
+	if s.category != "" && !storeutil.CategoryName(s.category) {
+		return nil, fmt.Errorf("verify: Config.Category %s", storeutil.CategoryRule)
 	}
 	if s.ttl == 0 {
 		s.ttl = DefaultTTL

@@ -19,6 +19,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/verify"
 	"github.com/notifykit/notify/verify/verifystore"
 )
@@ -553,6 +554,7 @@ func TestNewChecksConfig(t *testing.T) {
 		"TTL":       func(c *verify.Config) { c.TTL = 25 * time.Hour },
 		"MaxChecks": func(c *verify.Config) { c.MaxChecks = 101 },
 		"Length":    func(c *verify.Config) { c.Length = 11 },
+		"Category":  func(c *verify.Config) { c.Category = "Login Codes" },
 	} {
 		cfg := good
 		mutate(&cfg)
@@ -562,6 +564,41 @@ func TestNewChecksConfig(t *testing.T) {
 	}
 	if _, err := verify.New(good); err != nil {
 		t.Error(err)
+	}
+}
+
+// The codes' sends name Config.Category, so the recipient's preferences
+// apply: a declined channel's leg is skipped and not charged, a send all
+// of whose channels are declined fails CodeDeclined uncharged, and a
+// critical category goes whatever was chosen.
+func TestCategoryFollowsPreferences(t *testing.T) {
+	ctx := context.Background()
+	for _, critical := range []bool{false, true} {
+		e := newEnv(t, func(c *verify.Config) { c.Category = "login" })
+		if _, err := e.kit.Ledger.PutCategory(ctx, store.Category{Account: notifytest.AccountID, Name: "login", Critical: critical}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.kit.Ledger.SetChoice(ctx, notifytest.AccountID, chat.Kind, "+919876543210", "login", false); err != nil {
+			t.Fatal(err)
+		}
+		before := e.kit.Balance(t)
+		v := e.start(t, "9876543210", verify.StartOptions{Purpose: "login", Brand: "Acme"})
+		chats := len(e.kit.SentChat())
+		if critical {
+			if chats != 1 || v.Legs[1].Status != record.StateSent {
+				t.Fatalf("critical: chat sent %d, legs %+v; want both legs sent", chats, v.Legs)
+			}
+			continue
+		}
+		if chats != 0 || v.Legs[0].Status != record.StateSent || v.Legs[1].Status != record.StateFailed ||
+			before-e.kit.Balance(t) != v.Legs[0].Cost.Minor {
+			t.Fatalf("chat declined: chat sent %d, legs %+v, charged %d; want the SMS leg alone, charged alone", chats, v.Legs, before-e.kit.Balance(t))
+		}
+		before = e.kit.Balance(t)
+		_, err := e.svc.Start(ctx, notifytest.AccountID, "9876543210", verify.StartOptions{Channels: []verify.Channel{verify.Chat}})
+		if notify.CodeOf(err) != notify.CodeDeclined || e.kit.Balance(t) != before {
+			t.Fatalf("a chat-only verification the recipient declined: %v; want CodeDeclined, nothing charged", err)
+		}
 	}
 }
 
