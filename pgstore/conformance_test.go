@@ -142,6 +142,16 @@ func TestSuppressionsConformance(t *testing.T) {
 	})
 }
 
+func TestPreferencesConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunPreferences(t, storetest.PreferencesHarness{
+		New: func(t *testing.T) store.Preferences {
+			s, _ := newStore(t)
+			return s
+		},
+	})
+}
+
 // A pgstore.Store wrapped by embedding keeps every guarantee.
 func TestWrappedLedger(t *testing.T) {
 	pgstoretest.URL(t)

@@ -2,10 +2,12 @@
 // processes (gateway instances, replicas of an app that embeds notify)
 // share one ledger (every account's wallet and every message's record),
 // one idempotency table, one set of accounts and API keys, one set of
-// custom templates, and the budgets of the rate limit and the OTP
-// throttle, with the guarantees one process has: a balance never
-// negative, no ref charged twice, no record without its charge, no budget
-// overspent, nothing half-done after a crash.
+// custom templates, each account's suppression list and its categories
+// with its recipients' choices of them (store.Preferences), and the
+// budgets of the rate limit and the OTP throttle, with the guarantees one
+// process has: a balance never negative, no ref charged twice, no record
+// without its charge, no budget overspent, nothing half-done after a
+// crash.
 //
 // pgstore implements the store contract (package store, which it imports
 // instead of notify): one *Store is the store.Ledger, and also the
@@ -130,6 +132,14 @@
 // (store.Moved.Balance). OpenTxMany debits the batch's accounts in one
 // statement and writes its ledger rows and records each by one COPY.
 // docs/performance.md counts each path's statements.
+//
+// A send that names a category reads the category and its recipients'
+// choices of it in one statement before its opening (LookupChoices: the
+// category's row left-joined with the choices, both by primary key). A
+// choice refers to its category by a foreign key (migration 0020), so
+// that SetChoice of a category not there is store.ErrNotFound even
+// against a concurrent removal, and RemoveCategory takes the choices
+// with it.
 //
 // # Queued and scheduled records
 //

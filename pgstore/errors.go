@@ -23,6 +23,9 @@ const (
 	// The server's refusals of the text of a jsonb value.
 	stateBadText        = "22P02" // invalid_text_representation
 	stateUntranslatable = "22P05" // untranslatable_character
+	// The refusal of a choice whose category a concurrent RemoveCategory
+	// took (SetChoice): the category is not there.
+	stateForeignKeyViolation = "23503"
 )
 
 // failure is an error of the database or the context, as fail words it:

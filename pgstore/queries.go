@@ -32,6 +32,8 @@ type queries struct {
 
 	suppressions suppressionQueries
 
+	preferences preferenceQueries
+
 	migrationsTable, migrationVersions, migrationInsert string
 }
 
@@ -459,6 +461,8 @@ WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`
 		counters: buildCounterQueries(x),
 
 		suppressions: buildSuppressionQueries(x),
+
+		preferences: buildPreferenceQueries(x),
 
 		migrationsTable: x(`CREATE TABLE IF NOT EXISTS {{s}}{{p}}schema_migrations (
 	version    integer PRIMARY KEY,
