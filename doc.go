@@ -12,7 +12,8 @@
 //     CodeInvalidArgument, naming every bad field; nothing is charged and
 //     no limit counts it.
 //  2. Admit (admit.go): the account's suppression list (CodeSuppressed),
-//     the send window (a send outside it waits on the queue for its
+//     the recipient's preferences for a request that names a category
+//     (preferences.go, CodeDeclined), the send window (a send outside it waits on the queue for its
 //     opening), then the optional per-account rate limit and
 //     per-recipient OTP throttle (WithRateLimit, WithOTPThrottle, over a
 //     store.Limiter) take their share; idempotent replays never count.
