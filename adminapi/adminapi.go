@@ -99,7 +99,12 @@ type Handler struct {
 	// not routed.
 	suppressions store.Suppressions
 	recipients   Recipients // the canonical form of each channel's recipients (WithSuppressions)
-	currencies   []string   // WithCurrencies; nil: any
+	// preferences serves the preference endpoints (preference.go), its
+	// recipients put in canonical form by preferenceRecipients
+	// (WithPreferences); nil: not routed.
+	preferences          store.Preferences
+	preferenceRecipients Recipients
+	currencies           []string // WithCurrencies; nil: any
 }
 
 // New returns a Handler over store that admits requests carrying
@@ -146,6 +151,7 @@ func (h *Handler) routes() {
 		{acct + "/templates/{slug}", map[string]func(*request){"PUT": (*request).putTemplate, "DELETE": (*request).deleteTemplate}},
 	}
 	table = append(table, h.suppressionRoutes()...)
+	table = append(table, h.preferenceRoutes()...)
 	h.mux = http.NewServeMux()
 	for _, rt := range table {
 		var allow []string

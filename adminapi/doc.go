@@ -25,6 +25,11 @@
 //	GET    /admin/v1/accounts/{id}/suppressions?channel=&limit=&after=  the suppression list, by channel then recipient
 //	POST   /admin/v1/accounts/{id}/suppressions                {"channel","to","reason"}: add one (idempotent)
 //	POST   /admin/v1/accounts/{id}/suppressions/remove         {"channel","to"}: remove one (404 when missing)
+//	GET    /admin/v1/accounts/{id}/categories                  the categories of messages, by name
+//	PUT    /admin/v1/accounts/{id}/categories/{name}           {"description","opt_in","critical"}: define or replace one
+//	DELETE /admin/v1/accounts/{id}/categories/{name}           remove one and its choices (404 when missing)
+//	POST   /admin/v1/accounts/{id}/preferences/lookup          {"channel","to"}: one recipient's preferences
+//	POST   /admin/v1/accounts/{id}/preferences                 {"channel","to","choices"}: record their choices
 //
 // The suppression routes serve the store.Suppressions WithSuppressions
 // gives (the Notifier's ledger), and are not routed without one. The
@@ -36,6 +41,25 @@
 // before the store is asked. Recipients travel in bodies, never
 // in URLs, so that access logs do not collect them; the change log
 // (suppression.add, suppression.remove) names the channel and reason only.
+//
+// The preference routes serve the store.Preferences WithPreferences gives
+// (the Notifier's ledger), and are not routed without one. A category
+// (store.Category) is named by a send's Category: a recipient may allow or
+// decline it per channel, and the Notifier refuses a send of a category
+// its recipient declined (notify.CodeDeclined, 422), before anything is
+// charged. A category's name is checked by storeutil.CategoryName (400
+// naming "name" with storeutil.CategoryRule) and its description by
+// storeutil.CheckCategory before the store is asked; a PUT answers the
+// category, 201 when it is new and 200 when it replaced one, whose
+// choices stay. A lookup or a choice takes the channel and recipient as
+// the suppression routes do, in the body; each choice must name a
+// category the account defines (400 naming "choices.<name>", nothing
+// recorded), and both answer every category of the account with
+// "allowed" (what a send of it to the recipient on the channel does: the
+// choice when one was made, else not for an opt-in category; always for
+// a critical one) and "chosen". The change log (category.put,
+// category.delete, preference.set) names categories, channels and
+// choices, never a recipient.
 //
 // docs/admin.md gives every request and answer.
 //
@@ -101,7 +125,8 @@
 // and never stored: the store keeps only its hash. Every request gets a
 // random ID, answered as X-Request-ID; every change (account.create,
 // account.disable, account.enable, account.rotate_key, wallet.topup,
-// dlt_template.put, dlt_template.delete, template.put, template.delete)
+// dlt_template.put, dlt_template.delete, template.put, template.delete,
+// and the suppression and preference actions above)
 // is logged at Info with that ID, the action and the account, and never
 // with a key.
 package adminapi

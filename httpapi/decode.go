@@ -229,6 +229,7 @@ type smsText struct {
 	Variables       vars  `json:"variables"`
 	Domain          value `json:"domain"`
 	Website         value `json:"website"`
+	Category        value `json:"category"`
 	IdempotencyKey  value `json:"idempotency_key"`
 	SendAt          value `json:"send_at"`
 }
@@ -245,6 +246,7 @@ func (w *smsText) fill(fe *record.FieldErrors, r *sms.Request, account string, m
 	r.Brand = alias(fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil)
 	r.TemplateSlug = w.TemplateSlug.str(fe, "template_slug", false)
 	r.Variables = w.Variables.get(fe)
+	r.Category = w.Category.str(fe, "category", false)
 	r.Domain, r.IdempotencyKey = common(fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	return sendAt(fe, &w.SendAt)
 }
@@ -258,6 +260,7 @@ type otpBody struct {
 	Action         value `json:"action"`
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
+	Category       value `json:"category"`
 	IdempotencyKey value `json:"idempotency_key"`
 	SendAt         value `json:"send_at"`
 }
@@ -274,6 +277,7 @@ type emailBody struct {
 	Purpose        value `json:"purpose"`
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
+	Category       value `json:"category"`
 	IdempotencyKey value `json:"idempotency_key"`
 	SendAt         value `json:"send_at"`
 	// Cc, Bcc and Attachments are kept raw and decoded by emailList and
@@ -305,6 +309,7 @@ type chatBody struct {
 	FileName       value           `json:"file_name"`
 	Domain         value           `json:"domain"`
 	Website        value           `json:"website"`
+	Category       value           `json:"category"`
 	IdempotencyKey value           `json:"idempotency_key"`
 	SendAt         value           `json:"send_at"`
 	// Fallback is the timed fallback chain of /messenger/send and
@@ -398,6 +403,7 @@ func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 		OTP:       w.OTP.str(&fe, "otp", true),
 		BrandName: alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
 		Action:    w.Action.str(&fe, "action", false),
+		Category:  w.Category.str(&fe, "category", false),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	noSendAt(&fe, &w.SendAt)
@@ -435,6 +441,7 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 		Cc:           emailList(&fe, "cc", w.Cc),
 		Bcc:          emailList(&fe, "bcc", w.Bcc),
 		Attachments:  emailAttachments(&fe, w.Attachments),
+		Category:     w.Category.str(&fe, "category", false),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	at := sendAt(&fe, &w.SendAt)
@@ -558,6 +565,7 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 		HeaderURL:    w.HeaderURL.str(&fe, "header_url", false),
 		MediaURL:     w.MediaURL.str(&fe, "media_url", false),
 		FileName:     w.FileName.str(&fe, "file_name", false),
+		Category:     w.Category.str(&fe, "category", false),
 	}
 	if tv := decodeTemplate(&fe, w.Template); tv.given() {
 		switch {
@@ -584,7 +592,7 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 	if given := len(w.Fallback) > 0 && string(w.Fallback) != "null"; given && otpRoute {
 		fe.Add("fallback", "cannot be given here: send a one-time code as a dual OTP (/send-otp)")
 	} else if given {
-		chain = decodeFallback(&fe, w.Fallback, account, r.To, Header{Domain: r.Domain})
+		chain = decodeFallback(&fe, w.Fallback, account, r.To, r.Category, Header{Domain: r.Domain})
 		if !at.IsZero() && len(chain) > 0 {
 			fe.Add("send_at", "cannot go with a fallback: the message goes now and its fallback after it")
 		}

@@ -21,6 +21,19 @@
 // GET and DELETE /verifications/{id}. Their bodies refuse unknown keys
 // and the Idempotency-Key, and no answer or log line carries a code.
 //
+// Recipient preferences, beyond the spec (issue 48): every send body
+// (/sms, /sms/bulk, /send-otp, /email/send, the chat routes, and the steps
+// of a chat's fallback, which take the chat's unless they name their own)
+// takes an optional "category", a category the account defines
+// (store.Category), put in the request's Category. A recipient who
+// declined it on the channel, or has not allowed an opt-in one there, is
+// refused 422 declined (notify.CodeDeclined) before anything is charged;
+// a category the account does not define is a 400 naming category.
+// WithPreferences serves the account's categories and its recipients'
+// choices for an app's settings screen: GET /categories, POST
+// /preferences/lookup and POST /preferences, the recipient always in the
+// body, never in a URL.
+//
 // Queued and scheduled sends, beyond the spec, need a Notifier with a
 // queue (notify.WithQueue). On the single-message send endpoints (/sms,
 // /sms/send, /email/send, /messenger/send, /send-messenger) a body field

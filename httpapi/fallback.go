@@ -24,8 +24,12 @@ import (
 // message before it to be confirmed (1 to 86400); confirm the state that
 // makes the step unneeded (delivered, the default, or read). An SMS step's
 // "to" defaults to the chat message's; an e-mail step names its own. A
-// step takes no send_at and no idempotency key (the chat send's key covers
-// the chain).
+// step's "category" defaults to the chat message's: a fallback carries the
+// same kind of message on another channel, and the recipient's choice on
+// that channel must be read for it, not skipped because the step left the
+// field out (a step may name another category, never none). A step takes
+// no send_at and no idempotency key (the chat send's key covers the
+// chain).
 
 // withFallback is a chat request whose body gave a fallback chain.
 type withFallback struct {
@@ -37,8 +41,9 @@ type withFallback struct {
 var fallbackKeys = []string{"channel", "after_seconds", "confirm"}
 
 // decodeFallback decodes a chat body's "fallback" (raw, not null) for the
-// chat message to to, adding every bad field to fe under "fallback.<i>".
-func decodeFallback(fe *record.FieldErrors, raw json.RawMessage, account, to string, m Header) []queued.Fallback {
+// chat message to to of category (its "category", "" for none), adding
+// every bad field to fe under "fallback.<i>".
+func decodeFallback(fe *record.FieldErrors, raw json.RawMessage, account, to, category string, m Header) []queued.Fallback {
 	var steps []json.RawMessage
 	if err := json.Unmarshal(raw, &steps); err != nil {
 		fe.Add("fallback", "must be an array of steps: objects with channel, after_seconds and the channel's body")
@@ -81,6 +86,9 @@ func decodeFallback(fe *record.FieldErrors, raw json.RawMessage, account, to str
 			if _, given := fields["to"]; !given {
 				fields["to"], _ = json.Marshal(to)
 			}
+		}
+		if category != "" && isAbsent(fields["category"]) {
+			fields["category"], _ = json.Marshal(category)
 		}
 		body, _ := json.Marshal(fields) // re-encoding what was decoded cannot fail
 		var err error
@@ -144,6 +152,16 @@ func addPrefixed(fe *record.FieldErrors, prefix string, err error) {
 		return
 	}
 	fe.Add(prefix, err.Error())
+}
+
+// isAbsent reports whether a step's field is left out, null or "": what
+// the channel's decoder reads as no value.
+func isAbsent(raw json.RawMessage) bool {
+	switch string(bytes.TrimSpace(raw)) {
+	case "", "null", `""`:
+		return true
+	}
+	return false
 }
 
 // orNull is raw, or JSON null when raw is absent.

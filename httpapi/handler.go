@@ -41,9 +41,10 @@ type Handler struct {
 	timeout  time.Duration // bound of a send detached from its request
 	root     http.Handler
 
-	sends  []sendRoute     // the send endpoints: the spec's, then WithRoute's
-	verify *verify.Service // the /verifications routes' service (WithVerifications), or nil
-	async  bool            // Prefer: respond-async queues a send (WithRespondAsync)
+	sends  []sendRoute       // the send endpoints: the spec's, then WithRoute's
+	verify *verify.Service   // the /verifications routes' service (WithVerifications), or nil
+	prefs  store.Preferences // the /categories and /preferences routes' store (WithPreferences), or nil
+	async  bool              // Prefer: respond-async queues a send (WithRespondAsync)
 
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -178,7 +179,8 @@ func WithRoute(p string, d Decoder) Option {
 		case !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " {}?#") || p != path.Clean(p):
 			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", p)
 		case p == "/balance" || p == "/sms/bulk" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
-			p == "/verifications" || strings.HasPrefix(p, "/verifications/"):
+			p == "/verifications" || strings.HasPrefix(p, "/verifications/") ||
+			p == "/categories" || p == "/preferences" || strings.HasPrefix(p, "/preferences/"):
 			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
 		for _, rt := range h.sends {
@@ -247,6 +249,12 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("GET "+BasePath+"/verifications/{id}", h.authed(h.getVerification))
 		mux.Handle("DELETE "+BasePath+"/verifications/{id}", h.authed(h.cancelVerification))
 		mux.Handle(BasePath+"/verifications/{id}", methodNotAllowed("GET, HEAD, DELETE"))
+	}
+	if h.prefs != nil { // WithPreferences (preference.go)
+		mux.Handle("GET "+BasePath+"/categories", h.authed(h.categories))
+		mux.Handle(BasePath+"/categories", methodNotAllowed("GET, HEAD"))
+		post("/preferences/lookup", h.lookupPreferences)
+		post("/preferences", h.setPreferences)
 	}
 	h.routeOpenAPI(mux) // GET /openapi.json, without a key (openapi.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -51,6 +51,9 @@ var wireBodies = map[string]reflect.Type{
 	"resendVerification": reflect.TypeFor[verifyResendBody](),
 	// Bulk SMS, by its handler's name.
 	"bulkSMS": reflect.TypeFor[bulkBody](),
+	// The preference routes, by their handlers' names.
+	"lookupPreferences": reflect.TypeFor[preferenceLookupBody](),
+	"setPreferences":    reflect.TypeFor[preferenceSetBody](),
 }
 
 // servedRoute is one method and path the Handler registers, with the
@@ -655,14 +658,16 @@ func TestOpenAPIServed(t *testing.T) {
 }
 
 // newOpenAPITestHandler returns a Handler over a Notifier with one
-// account and no channels, and the verification routes: enough to route.
+// account and no channels, and the verification and preference routes:
+// enough to route.
 func newOpenAPITestHandler(t *testing.T) *Handler {
 	t.Helper()
 	accounts := memstore.NewAccounts()
 	if err := accounts.Add(&notify.Account{ID: "acme", Name: "Acme", Currency: record.INR()}, "openapi-test-key"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts, memstore.NewLedger(nil))
+	ledger := memstore.NewLedger(nil)
+	n, err := notify.New(accounts, ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -671,7 +676,7 @@ func newOpenAPITestHandler(t *testing.T) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(n, accounts, WithVerifications(svc))
+	h, err := New(n, accounts, WithVerifications(svc), WithPreferences(ledger))
 	if err != nil {
 		t.Fatal(err)
 	}

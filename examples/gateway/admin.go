@@ -17,6 +17,7 @@ func adminRoutes(cfg *config, st *stores, n *notify.Notifier, logger *slog.Logge
 		// An account the gateway could not price is refused at creation.
 		adminapi.WithCurrencies(cfg.prices.codes()...)}
 	opts = append(opts, suppressionAdmin(st, n)...) // suppress.go
+	opts = append(opts, preferenceAdmin(st, n)...)  // preference.go
 	h, err := adminapi.New(st.admin, cfg.adminKey, opts...)
 	if err != nil {
 		return nil, err

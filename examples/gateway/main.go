@@ -284,6 +284,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// Every configuration has a queue: "Prefer: respond-async" queues a
 	// send, and a body's send_at schedules it.
 	apiOpts := []httpapi.Option{httpapi.WithLogger(logger), httpapi.WithRespondAsync()}
+	apiOpts = append(apiOpts, preferenceAPI(st)...) // preference.go
 	vsvc, err := verifications(cfg, st, n, logger)
 	if err != nil {
 		return err

@@ -1,0 +1,364 @@
+package adminapi
+
+import (
+	"errors"
+	"maps"
+	"net/http"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
+)
+
+// Recipient preferences (store.Preferences), per account:
+//
+//	GET    /accounts/{id}/categories                 the account's categories, by name
+//	PUT    /accounts/{id}/categories/{name}          {"description", "opt_in", "critical"}: define or replace one
+//	DELETE /accounts/{id}/categories/{name}          remove one and every choice of it (404 when absent)
+//	POST   /accounts/{id}/preferences/lookup         {"channel", "to"}: what one recipient gets, category by category
+//	POST   /accounts/{id}/preferences                {"channel", "to", "choices": {"marketing": false}}: record their choices
+//
+// As on the suppression endpoints, the recipient travels in bodies,
+// never in a path or query string, so that access logs do not collect
+// addresses and numbers, and is put in its channel's canonical form by
+// the Notifier before the store is asked. Answers name the recipient in
+// full (the admin asked about them); the change log (category.put,
+// category.delete, preference.set) names the category, the channel and
+// the choices, never a recipient.
+
+// WithPreferences serves the preference endpoints over prefs, the
+// preferences the Notifier reads (its ledger's: every store.Ledger is a
+// store.Preferences), with each recipient an admin names put in its
+// channel's canonical form by recipients, the Notifier (a channel it has
+// no channel for is refused with 400). Without it the endpoints are not
+// routed (404): the store is given, never guessed from the Store's type.
+// A nil prefs or recipients is an error.
+func WithPreferences(prefs store.Preferences, recipients Recipients) Option {
+	return func(h *Handler) error {
+		if nilness.Is(prefs) || nilness.Is(recipients) {
+			return errors.New("adminapi: WithPreferences needs the Notifier's preferences and its recipients")
+		}
+		h.preferences, h.preferenceRecipients = prefs, recipients
+		return nil
+	}
+}
+
+// preferenceRoutes are the routes of the preference endpoints, or none
+// without a store.
+func (h *Handler) preferenceRoutes() []route {
+	if h.preferences == nil {
+		return nil
+	}
+	const acct = BasePath + "/accounts/{id}"
+	return []route{
+		{acct + "/categories", map[string]func(*request){"GET": (*request).listCategories}},
+		{acct + "/categories/{name}", map[string]func(*request){"PUT": (*request).putCategory, "DELETE": (*request).deleteCategory}},
+		{acct + "/preferences/lookup", map[string]func(*request){"POST": (*request).lookupPreferences}},
+		{acct + "/preferences", map[string]func(*request){"POST": (*request).setPreferences}},
+	}
+}
+
+// undefinedCategory is the rule a choice of a category the account does
+// not define breaks: the words a send naming one is refused with.
+const undefinedCategory = "must be a category the account defines"
+
+type categoryIn struct {
+	Description string `json:"description"`
+	OptIn       bool   `json:"opt_in"`
+	Critical    bool   `json:"critical"`
+}
+
+type categoryJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	OptIn       bool   `json:"opt_in"`
+	Critical    bool   `json:"critical"`
+}
+
+type categoriesJSON struct {
+	Account    string         `json:"account"`
+	Categories []categoryJSON `json:"categories"`
+}
+
+// lookupIn is the body of a lookup: a recipient of a channel.
+type lookupIn struct {
+	Channel string `json:"channel"`
+	To      string `json:"to"`
+}
+
+// choicesIn is the body of POST /preferences.
+type choicesIn struct {
+	Channel string          `json:"channel"`
+	To      string          `json:"to"`
+	Choices map[string]bool `json:"choices"`
+}
+
+// preferenceJSON is a category with what the recipient gets of it.
+type preferenceJSON struct {
+	categoryJSON
+	Allowed bool `json:"allowed"`
+	Chosen  bool `json:"chosen"`
+}
+
+type preferencesJSON struct {
+	Account    string           `json:"account"`
+	Channel    string           `json:"channel"`
+	To         string           `json:"to"`
+	Categories []preferenceJSON `json:"categories"`
+}
+
+func categoryOf(c store.Category) categoryJSON {
+	return categoryJSON{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
+}
+
+// allowed reports whether the Notifier sends a message of category c to
+// a recipient whose choice of it on the channel is choice (chosen false
+// when they made none): a critical category always, else the choice,
+// else unless the category is opt-in. It is the rule of the Notifier's
+// check (notify.CodeDeclined), stated again where an answer shows it.
+func allowed(c store.Category, choice, chosen bool) bool {
+	switch {
+	case c.Critical:
+		return true
+	case chosen:
+		return choice
+	}
+	return !c.OptIn
+}
+
+// categoryName returns the path's category name ({name}), or answers 400
+// naming it with storeutil's rule and returns false.
+func (q *request) categoryName() (string, bool) {
+	name := q.r.PathValue("name")
+	if !storeutil.CategoryName(name) {
+		q.fail(notify.InvalidField("name", storeutil.CategoryRule), "")
+		return "", false
+	}
+	return name, true
+}
+
+// listCategories: GET /accounts/{id}/categories.
+func (q *request) listCategories() {
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	cats, err := q.h.preferences.Categories(q.ctx(), a.ID)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := categoriesJSON{Account: a.ID, Categories: make([]categoryJSON, 0, len(cats))}
+	for _, c := range cats {
+		out.Categories = append(out.Categories, categoryOf(c))
+	}
+	writeOK(q.w, http.StatusOK, out)
+}
+
+// putCategory: PUT /accounts/{id}/categories/{name}. It answers the
+// category as kept, 201 when the account had none of that name, 200 when
+// it replaced one (recipients' choices of it stay).
+func (q *request) putCategory() {
+	name, ok := q.categoryName()
+	if !ok {
+		return
+	}
+	var in categoryIn
+	if !q.decode(&in) {
+		return
+	}
+	c := store.Category{Account: q.r.PathValue("id"), Name: name, Description: in.Description, OptIn: in.OptIn, Critical: in.Critical}
+	if err := storeutil.CheckCategory(c); err != nil {
+		q.fail(renameField(err, "category", "name"), "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	cats, err := q.h.preferences.Categories(q.ctx(), a.ID)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	replaced := slices.ContainsFunc(cats, func(d store.Category) bool { return d.Name == name })
+	kept, err := q.h.preferences.PutCategory(q.ctx(), c)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("category.put", a.ID, "category", name, "opt_in", kept.OptIn, "critical", kept.Critical, "replaced", replaced)
+	status := http.StatusCreated
+	if replaced {
+		status = http.StatusOK
+	}
+	writeOK(q.w, status, categoryOf(kept))
+}
+
+// renameField returns err's field errors (a store's ErrInvalid, as
+// storeutil words them) with the field from named to, as an
+// InvalidArgument error; any other err as it is. The store names a
+// category "category"; this endpoint takes it as the path's {name}.
+func renameField(err error, from, to string) error {
+	var fe record.FieldErrors
+	if !errors.As(err, &fe) {
+		return err
+	}
+	out := slices.Clone(fe)
+	for i := range out {
+		if out[i].Field == from {
+			out[i].Field = to
+		}
+	}
+	return notify.InvalidFields(out)
+}
+
+// deleteCategory: DELETE /accounts/{id}/categories/{name}. Every
+// recipient's choice of the category goes with it.
+func (q *request) deleteCategory() {
+	name, ok := q.categoryName()
+	if !ok {
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	err := q.h.preferences.RemoveCategory(q.ctx(), a.ID, name)
+	if notify.CodeOf(err) == notify.CodeNotFound {
+		writeError(q.w, notify.CodeNotFound, "the account has no category "+name, nil)
+		return
+	}
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.changed("category.delete", a.ID, "category", name)
+	writeOK(q.w, http.StatusOK, map[string]string{"account": a.ID, "removed": name})
+}
+
+// lookupPreferences: POST /accounts/{id}/preferences/lookup.
+func (q *request) lookupPreferences() {
+	var in lookupIn
+	if !q.decode(&in) {
+		return
+	}
+	// The channel and recipient are checked as the suppression list's.
+	to, err := (&suppressionIn{Channel: in.Channel, To: in.To}).check(q.h.preferenceRecipients, false)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	q.writePreferences(a.ID, record.Kind(in.Channel), to, nil)
+}
+
+// setPreferences: POST /accounts/{id}/preferences. Every choice is
+// checked before any is recorded, so that a 400 records nothing.
+func (q *request) setPreferences() {
+	var in choicesIn
+	if !q.decode(&in) {
+		return
+	}
+	to, err := (&suppressionIn{Channel: in.Channel, To: in.To}).check(q.h.preferenceRecipients, false)
+	fe := fieldsOf(err)
+	names := slices.Sorted(maps.Keys(in.Choices)) // one order of errors and writes for one body
+	switch {
+	case in.Choices == nil:
+		fe = append(fe, record.FieldError{Field: "choices",
+			Message: `is required: an object of category names, each true (allowed) or false (declined), such as {"marketing":false}`})
+	case len(in.Choices) == 0:
+		fe = append(fe, record.FieldError{Field: "choices", Message: "must name at least one category"})
+	}
+	for _, name := range names {
+		if !storeutil.CategoryName(name) {
+			fe = append(fe, record.FieldError{Field: choiceField(name), Message: "names no category: a category's name " + storeutil.CategoryRule})
+		}
+	}
+	if err := notify.InvalidFields(fe); err != nil {
+		q.fail(err, "")
+		return
+	}
+	a, ok := q.account()
+	if !ok {
+		return
+	}
+	cats, err := q.h.preferences.Categories(q.ctx(), a.ID)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	for _, name := range names {
+		if !slices.ContainsFunc(cats, func(c store.Category) bool { return c.Name == name }) {
+			fe = append(fe, record.FieldError{Field: choiceField(name), Message: undefinedCategory})
+		}
+	}
+	if err := notify.InvalidFields(fe); err != nil {
+		q.fail(err, "")
+		return
+	}
+	kind := record.Kind(in.Channel)
+	for _, name := range names {
+		err := q.h.preferences.SetChoice(q.ctx(), a.ID, kind, to, name, in.Choices[name])
+		if notify.CodeOf(err) == notify.CodeNotFound {
+			// Removed since it was read: as if it had been gone before.
+			// The choices before it stand.
+			q.fail(notify.InvalidField(choiceField(name), undefinedCategory), "")
+			return
+		}
+		if err != nil {
+			q.fail(err, "")
+			return
+		}
+	}
+	q.changed("preference.set", a.ID, "channel", in.Channel, "choices", in.Choices)
+	q.writePreferences(a.ID, kind, to, cats)
+}
+
+// maxShownName bounds how much of a choice's name an error repeats: a
+// body may hold a name of any length.
+const maxShownName = 64
+
+// choiceField names an entry of "choices" in an error, its name cut to
+// maxShownName bytes on a rune boundary.
+func choiceField(name string) string {
+	if len(name) > maxShownName {
+		n := maxShownName
+		for n > 0 && !utf8.RuneStart(name[n]) {
+			n--
+		}
+		name = name[:n] + "..."
+	}
+	return "choices." + name
+}
+
+// writePreferences answers the recipient to's preferences on channel
+// kind, category by category, with the account's categories cats (read
+// when nil).
+func (q *request) writePreferences(account string, kind record.Kind, to string, cats []store.Category) {
+	var err error
+	if cats == nil {
+		if cats, err = q.h.preferences.Categories(q.ctx(), account); err != nil {
+			q.fail(err, "")
+			return
+		}
+	}
+	choices, err := q.h.preferences.Choices(q.ctx(), account, kind, to)
+	if err != nil {
+		q.fail(err, "")
+		return
+	}
+	out := preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: make([]preferenceJSON, 0, len(cats))}
+	for _, c := range cats {
+		choice, chosen := choices[c.Name]
+		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: allowed(c, choice, chosen), Chosen: chosen})
+	}
+	writeOK(q.w, http.StatusOK, out)
+}

@@ -1,0 +1,371 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+
+	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/phone"
+	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/store"
+	"github.com/notifykit/notify/store/storeutil"
+)
+
+// WithPreferences serves the recipient preferences of prefs under
+// BasePath, beyond the spec, for an app's own settings screen:
+//
+//	GET  /categories           the account's categories
+//	POST /preferences/lookup   {"channel","to"}: what one recipient gets, category by category
+//	POST /preferences          {"channel","to","choices":{"marketing":false}}: record their choices
+//
+// The contract, as docs/api.md states it:
+//
+//   - prefs must be the preferences the Notifier reads (its ledger's:
+//     every store.Ledger is a store.Preferences), or a choice made here
+//     stops no send. The routes are authenticated as the others; the API
+//     key's account is the one whose categories and choices are read and
+//     written, and no request reaches another account's.
+//   - The recipient travels in the body, never in the path or the query
+//     string, so that the access log never holds an address or a number;
+//     it is put in its channel's canonical form by the Notifier
+//     (notify.Notifier.Recipient), the form choices are kept and read by,
+//     and answered so. A number may be given as a send takes it, in the
+//     national form of the account's region ("9876543210"). A channel the Notifier does not send on, or a
+//     recipient its channel refuses, is 400 naming channel or to.
+//   - Bodies are read as every POST's (one JSON object, strict keys, every
+//     bad field at once) and, as the verification routes', a key the
+//     endpoint does not take is 400 naming it.
+//   - A choice of a category the account does not define is 400 naming
+//     choices.<name>, and nothing is recorded; one of a critical category
+//     is kept (critical messages go whatever was chosen, and the choice
+//     counts if the category stops being critical).
+//   - Each category is answered with "allowed", what the Notifier does
+//     with its messages to the recipient on the channel (the choice when
+//     one was made, else true for an opt-out category and false for an
+//     opt-in one; always true for a critical one), and "chosen", whether
+//     a choice was made.
+//   - A choice is written detached from the client's connection, bounded
+//     by WithSendTimeout, as a send is: a client that hangs up does not
+//     cut it short.
+//
+// Without this option the paths are 404, as any unknown path. A nil
+// prefs is an error.
+func WithPreferences(prefs store.Preferences) Option {
+	return func(h *Handler) error {
+		if nilness.Is(prefs) {
+			return errors.New("WithPreferences: nil preferences")
+		}
+		h.prefs = prefs
+		return nil
+	}
+}
+
+// preferenceLookupBody is the JSON of POST /preferences/lookup.
+type preferenceLookupBody struct {
+	Channel value `json:"channel"`
+	To      value `json:"to"`
+}
+
+// preferenceSetBody is the JSON of POST /preferences. Choices is kept raw
+// and read by decodeChoices, which names each bad entry.
+type preferenceSetBody struct {
+	Channel value           `json:"channel"`
+	To      value           `json:"to"`
+	Choices json.RawMessage `json:"choices"`
+}
+
+// The keys of the preference bodies, from their structs.
+var (
+	preferenceLookupKeys = bodyKeys(reflect.TypeFor[preferenceLookupBody]())
+	preferenceSetKeys    = bodyKeys(reflect.TypeFor[preferenceSetBody]())
+)
+
+// undefinedCategory is the rule a choice of a category the account does
+// not define breaks: the words the Notifier refuses such a request's
+// category with.
+const undefinedCategory = "must be a category the account defines"
+
+// categoryJSON is a category on the wire.
+type categoryJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	OptIn       bool   `json:"opt_in"`
+	Critical    bool   `json:"critical"`
+}
+
+// preferenceJSON is a category with what one recipient gets of it.
+type preferenceJSON struct {
+	categoryJSON
+	Allowed bool `json:"allowed"`
+	Chosen  bool `json:"chosen"`
+}
+
+// categoriesAnswer is the answer of GET /categories.
+type categoriesAnswer struct {
+	Success    bool           `json:"success"`
+	Categories []categoryJSON `json:"categories"`
+}
+
+// preferencesAnswer is the answer of both POST /preferences routes.
+type preferencesAnswer struct {
+	Success    bool             `json:"success"`
+	Channel    string           `json:"channel"`
+	To         string           `json:"to"`
+	Categories []preferenceJSON `json:"categories"`
+}
+
+func categoryOf(c store.Category) categoryJSON {
+	return categoryJSON{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
+}
+
+// allowed reports whether the Notifier sends a message of category c to
+// a recipient whose choice of it on the channel is choice (chosen false
+// when they made none): a critical category always, else the choice,
+// else unless the category is opt-in. It is the rule of the Notifier's
+// check (CodeDeclined), stated again where an answer shows it.
+func allowed(c store.Category, choice, chosen bool) bool {
+	switch {
+	case c.Critical:
+		return true
+	case chosen:
+		return choice
+	}
+	return !c.OptIn
+}
+
+// preferenceStoreError is the error of a store.Preferences call that
+// failed: the store is named and its words are kept for the log, as
+// every store's are (a store refusal the request could cause is checked
+// before the store is asked).
+func preferenceStoreError(err error) error {
+	var e *notify.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &notify.Error{Code: notify.CodeOf(err), Err: &notify.StoreError{Store: "preferences", Err: err}}
+}
+
+// categories answers GET /categories.
+func (h *Handler) categories(x *exchange, r *http.Request, acct *notify.Account) {
+	cats, err := h.prefs.Categories(r.Context(), acct.ID)
+	if err != nil {
+		writeErr(x, r, preferenceStoreError(err), nil)
+		return
+	}
+	out := categoriesAnswer{Success: true, Categories: make([]categoryJSON, 0, len(cats))}
+	for _, c := range cats {
+		out.Categories = append(out.Categories, categoryOf(c))
+	}
+	writeVerificationJSON(x, r, out) // a 200 with a JSON body, as a verification's
+}
+
+// preferenceRecipient reads a preference body's channel and recipient,
+// naming each bad field in fe, and returns the channel and the recipient
+// in its canonical form (the Notifier's, by which choices are kept).
+//
+// A channel's canonical form of a number is E.164, and Recipient knows no
+// account; but a send takes a number in the national form of the
+// account's region ("9876543210" for an Indian account), and a settings
+// screen hands on what the app sends to. So a recipient the channel
+// refuses as it is, which reads as a number of the account's region
+// (phone.Parse, as a send reads it), is asked again in E.164: one key
+// for both spellings, the one the Notifier reads at a send.
+func (h *Handler) preferenceRecipient(fe *record.FieldErrors, acct *notify.Account, ch, to *value) (record.Kind, string) {
+	channel := ch.str(fe, "channel", false)
+	recipient := to.str(fe, "to", true)
+	if channel == "" && !fe.Has("channel") {
+		fe.Add("channel", "is required: a channel the gateway sends on, such as sms, chat or email")
+	}
+	if recipient == "" && !fe.Has("to") {
+		fe.Add("to", "is required: the recipient whose preferences these are")
+	}
+	if fe.Has("channel") || fe.Has("to") {
+		return "", ""
+	}
+	key, err := h.n.Recipient(record.Kind(channel), recipient)
+	if err != nil && notify.CodeOf(err) == notify.CodeInvalidArgument {
+		var e *notify.Error
+		if !errors.As(err, &e) || !hasField(e.Fields, "channel") {
+			if n, perr := phone.Parse(recipient, acct.Region, nil); perr == nil {
+				if k, kerr := h.n.Recipient(record.Kind(channel), n.E164); kerr == nil {
+					key, err = k, nil
+				}
+			}
+		}
+	}
+	if err != nil {
+		var e *notify.Error
+		if errors.As(err, &e) && len(e.Fields) > 0 {
+			*fe = append(*fe, e.Fields...)
+		} else {
+			fe.Add("to", "is not a recipient of the channel")
+		}
+		return "", ""
+	}
+	return record.Kind(channel), key
+}
+
+// hasField reports whether fields names field.
+func hasField(fields []record.FieldError, field string) bool {
+	return slices.ContainsFunc(fields, func(f record.FieldError) bool { return f.Field == field })
+}
+
+// lookupPreferences answers POST /preferences/lookup.
+func (h *Handler) lookupPreferences(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	var w preferenceLookupBody
+	if err := unmarshalKeys(x.body, &w, preferenceLookupKeys, true); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	var fe record.FieldErrors
+	kind, to := h.preferenceRecipient(&fe, acct, &w.Channel, &w.To)
+	if err := notify.InvalidFields(fe); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	h.answerPreferences(r.Context(), x, r, acct.ID, kind, to, nil)
+}
+
+// setPreferences answers POST /preferences: it checks every choice
+// before it records any, so that a 400 records nothing.
+func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	var w preferenceSetBody
+	if err := unmarshalKeys(x.body, &w, preferenceSetKeys, true); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	var fe record.FieldErrors
+	kind, to := h.preferenceRecipient(&fe, acct, &w.Channel, &w.To)
+	choices := decodeChoices(&fe, w.Choices)
+	ctx, cancel := h.sendContext(x, r)
+	defer cancel()
+	var cats []store.Category
+	if len(choices) > 0 {
+		// Read even when the recipient is bad, so that a 400 names every
+		// bad field at once, the categories the account lacks among them.
+		var err error
+		if cats, err = h.prefs.Categories(ctx, acct.ID); err != nil {
+			writeErr(x, r, preferenceStoreError(err), nil)
+			return
+		}
+		for _, c := range choices {
+			if storeutil.CategoryName(c.name) && !slices.ContainsFunc(cats, func(d store.Category) bool { return d.Name == c.name }) {
+				fe.Add(choiceField(c.name), undefinedCategory)
+			}
+		}
+	}
+	if err := notify.InvalidFields(fe); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	for _, c := range choices {
+		err := h.prefs.SetChoice(ctx, acct.ID, kind, to, c.name, c.allowed)
+		if notify.CodeOf(err) == notify.CodeNotFound {
+			// Removed since it was read: the request's fault as if it had
+			// been gone before. The choices before it stand.
+			writeErr(x, r, notify.InvalidField(choiceField(c.name), undefinedCategory), nil)
+			return
+		}
+		if err != nil {
+			writeErr(x, r, preferenceStoreError(err), nil)
+			return
+		}
+	}
+	h.answerPreferences(ctx, x, r, acct.ID, kind, to, cats)
+}
+
+// answerPreferences answers the recipient to's preferences on channel
+// kind, category by category, with the account's categories cats (read
+// when nil).
+func (h *Handler) answerPreferences(ctx context.Context, x *exchange, r *http.Request, account string, kind record.Kind, to string, cats []store.Category) {
+	var err error
+	if cats == nil {
+		if cats, err = h.prefs.Categories(ctx, account); err != nil {
+			writeErr(x, r, preferenceStoreError(err), nil)
+			return
+		}
+	}
+	choices, err := h.prefs.Choices(ctx, account, kind, to)
+	if err != nil {
+		writeErr(x, r, preferenceStoreError(err), nil)
+		return
+	}
+	out := preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: make([]preferenceJSON, 0, len(cats))}
+	for _, c := range cats {
+		a, chosen := choices[c.Name]
+		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: allowed(c, a, chosen), Chosen: chosen})
+	}
+	writeVerificationJSON(x, r, out) // a 200 with a JSON body, as a verification's
+}
+
+// choice is one entry of a body's "choices".
+type choice struct {
+	name    string
+	allowed bool
+}
+
+// choiceField names an entry of "choices" in an error, its name cut short
+// as the strict checks cut a key.
+func choiceField(name string) string { return "choices." + shortKey([]byte(name)) }
+
+// decodeChoices reads a body's "choices": an object of at least one
+// category name, each true (allowed) or false (declined). It returns them
+// in order of name, and adds each bad entry to fe (choices.<name>), or
+// choices itself when it is not such an object. Names with the rule of a
+// category's are returned, even beside bad ones, for the caller to look up
+// (so that a 400 names them all); others are errors.
+// The strict checks have refused a name given twice.
+func decodeChoices(fe *record.FieldErrors, raw json.RawMessage) []choice {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		fe.Add("choices", `is required: an object of category names, each true (allowed) or false (declined), such as {"marketing":false}`)
+		return nil
+	}
+	var entries map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &entries) != nil {
+		fe.Add("choices", `must be an object of category names, each true (allowed) or false (declined), such as {"marketing":false}`)
+		return nil
+	}
+	if len(entries) == 0 {
+		fe.Add("choices", "must name at least one category")
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(entries)) // one order of errors and writes for one body
+	out := make([]choice, 0, len(names))
+	bad := 0
+	for _, name := range names {
+		if bad == maxStrictErrors {
+			fe.Add("choices", "has more bad entries than these; fix them and send it again")
+			return out
+		}
+		v := string(bytes.TrimSpace(entries[name]))
+		ok := true
+		if !storeutil.CategoryName(name) {
+			fe.Add(choiceField(name), "names no category: a category's name "+storeutil.CategoryRule)
+			ok = false
+		}
+		if v != "true" && v != "false" {
+			fe.Add(choiceField(name), "must be true (allowed) or false (declined), not "+jsonWhat([]byte(v)))
+			ok = false
+		}
+		if !ok {
+			bad++
+			continue
+		}
+		out = append(out, choice{name: name, allowed: v == "true"})
+	}
+	return out
+}
