@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/notifykit/notify/internal/wants"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -106,7 +107,8 @@ func preferenceFailure(op string, err error) error {
 
 // declinedEach answers, for each of envs (envs[i] sent for account
 // acct(i)), why its category's rules and a recipient's choice keep it
-// from its channel ("declined", "opt_in"), or "" when nothing does. It
+// from its channel (wants.Not: wants.Declined, wants.NotOptedIn), or ""
+// when nothing does. It
 // reads the choices of every recipient of one account, channel and
 // category (each To, and the recipients its content names beside it) in
 // one LookupChoices.
@@ -135,7 +137,7 @@ func (n *Notifier) declinedEach(ctx context.Context, acct func(int) *Account, en
 		a, tos := answers[g.of[i]], g.tos[g.of[i]]
 		for _, j := range g.where[i] {
 			allowed, chose := a.choices[tos[j]]
-			if why := unwanted(a.category, allowed, chose); why != "" {
+			if why := wants.Not(a.category, allowed, chose); why != "" {
 				whys[i] = why
 				break
 			}
@@ -144,25 +146,9 @@ func (n *Notifier) declinedEach(ctx context.Context, acct func(int) *Account, en
 	return whys, nil
 }
 
-// unwanted says why a recipient does not want a message of category c,
-// given their choice of it (allowed; chose false when they made none),
-// or "": a critical category is always wanted, a choice stands, and
-// without one an opt-in category is not wanted, an opt-out one is.
-func unwanted(c store.Category, allowed, chose bool) string {
-	switch {
-	case c.Critical:
-		return ""
-	case chose && !allowed:
-		return "declined"
-	case !chose && c.OptIn:
-		return "opt_in"
-	}
-	return ""
-}
-
 // declinedText words why env's recipient does not want it.
 func declinedText(env *Envelope, why string) string {
-	if why == "opt_in" {
+	if why == wants.NotOptedIn {
 		return fmt.Sprintf("%s messages are opt-in and the recipient has not allowed them on %s", env.Category, env.Kind)
 	}
 	return fmt.Sprintf("the recipient declined %s messages on %s", env.Category, env.Kind)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/wants"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 	"github.com/notifykit/notify/store/storeutil"
@@ -113,21 +114,6 @@ type preferencesJSON struct {
 
 func categoryOf(c store.Category) categoryJSON {
 	return categoryJSON{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
-}
-
-// allowed reports whether the Notifier sends a message of category c to
-// a recipient whose choice of it on the channel is choice (chosen false
-// when they made none): a critical category always, else the choice,
-// else unless the category is opt-in. It is the rule of the Notifier's
-// check (notify.CodeDeclined), stated again where an answer shows it.
-func allowed(c store.Category, choice, chosen bool) bool {
-	switch {
-	case c.Critical:
-		return true
-	case chosen:
-		return choice
-	}
-	return !c.OptIn
 }
 
 // categoryName returns the path's category name ({name}), or answers 400
@@ -358,7 +344,7 @@ func (q *request) writePreferences(account string, kind record.Kind, to string, 
 	out := preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: make([]preferenceJSON, 0, len(cats))}
 	for _, c := range cats {
 		choice, chosen := choices[c.Name]
-		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: allowed(c, choice, chosen), Chosen: chosen})
+		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: wants.Gets(c, choice, chosen), Chosen: chosen})
 	}
 	writeOK(q.w, http.StatusOK, out)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/wants"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -123,21 +124,6 @@ type preferencesAnswer struct {
 
 func categoryOf(c store.Category) categoryJSON {
 	return categoryJSON{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
-}
-
-// allowed reports whether the Notifier sends a message of category c to
-// a recipient whose choice of it on the channel is choice (chosen false
-// when they made none): a critical category always, else the choice,
-// else unless the category is opt-in. It is the rule of the Notifier's
-// check (CodeDeclined), stated again where an answer shows it.
-func allowed(c store.Category, choice, chosen bool) bool {
-	switch {
-	case c.Critical:
-		return true
-	case chosen:
-		return choice
-	}
-	return !c.OptIn
 }
 
 // preferenceStoreError is the error of a store.Preferences call that
@@ -306,7 +292,7 @@ func (h *Handler) answerPreferences(ctx context.Context, x *exchange, r *http.Re
 	out := preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: make([]preferenceJSON, 0, len(cats))}
 	for _, c := range cats {
 		a, chosen := choices[c.Name]
-		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: allowed(c, a, chosen), Chosen: chosen})
+		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: wants.Gets(c, a, chosen), Chosen: chosen})
 	}
 	writeVerificationJSON(x, r, out) // a 200 with a JSON body, as a verification's
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/wants"
 	"github.com/notifykit/notify/store"
 )
 
@@ -243,7 +244,7 @@ func (p *Page) view(ctx context.Context, c claim, token string, saved bool) (vie
 		for i, r := range c.To {
 			allowed, chose := choices[i][cat.Name]
 			rw.Boxes = append(rw.Boxes, box{Field: field(cat.Name, r.Kind), Channel: channelLabel(r.Kind),
-				Checked: cat.Critical || chose && allowed || !chose && !cat.OptIn})
+				Checked: wants.Gets(cat, allowed, chose)})
 		}
 		v.Rows = append(v.Rows, rw)
 	}
