@@ -33,6 +33,8 @@
 // choices for an app's settings screen: GET /categories, POST
 // /preferences/lookup and POST /preferences, the recipient always in the
 // body, never in a URL.
+// WithPreferenceLinks adds POST /preferences/link: a signed, expiring
+// link to the recipient's own preference page (package prefpage).
 //
 // Queued and scheduled sends, beyond the spec, need a Notifier with a
 // queue (notify.WithQueue). On the single-message send endpoints (/sms,

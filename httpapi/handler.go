@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notifykit/notify/prefpage"
 	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -44,7 +45,11 @@ type Handler struct {
 	sends  []sendRoute       // the send endpoints: the spec's, then WithRoute's
 	verify *verify.Service   // the /verifications routes' service (WithVerifications), or nil
 	prefs  store.Preferences // the /categories and /preferences routes' store (WithPreferences), or nil
-	async  bool              // Prefer: respond-async queues a send (WithRespondAsync)
+	// links makes /preferences/link's links to the page at linkURL
+	// (WithPreferenceLinks), or nil.
+	links   *prefpage.Page
+	linkURL string
+	async   bool // Prefer: respond-async queues a send (WithRespondAsync)
 
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -255,6 +260,9 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle(BasePath+"/categories", methodNotAllowed("GET, HEAD"))
 		post("/preferences/lookup", h.lookupPreferences)
 		post("/preferences", h.setPreferences)
+	}
+	if h.links != nil { // WithPreferenceLinks (preflink.go)
+		post("/preferences/link", h.preferenceLink)
 	}
 	h.routeOpenAPI(mux) // GET /openapi.json, without a key (openapi.go)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -21,6 +21,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/memstore"
+	"github.com/notifykit/notify/prefpage"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify"
 )
@@ -54,6 +55,7 @@ var wireBodies = map[string]reflect.Type{
 	// The preference routes, by their handlers' names.
 	"lookupPreferences": reflect.TypeFor[preferenceLookupBody](),
 	"setPreferences":    reflect.TypeFor[preferenceSetBody](),
+	"preferenceLink":    reflect.TypeFor[preferenceLinkBody](),
 }
 
 // servedRoute is one method and path the Handler registers, with the
@@ -658,7 +660,7 @@ func TestOpenAPIServed(t *testing.T) {
 }
 
 // newOpenAPITestHandler returns a Handler over a Notifier with one
-// account and no channels, and the verification and preference routes:
+// account and no channels, and the verification, preference and link routes:
 // enough to route.
 func newOpenAPITestHandler(t *testing.T) *Handler {
 	t.Helper()
@@ -676,7 +678,11 @@ func newOpenAPITestHandler(t *testing.T) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(n, accounts, WithVerifications(svc), WithPreferences(ledger))
+	page, err := prefpage.New(prefpage.Config{Secret: []byte("openapi-test-secret-of-at-least-32-bytes"), Preferences: ledger, Recipients: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(n, accounts, WithVerifications(svc), WithPreferences(ledger), WithPreferenceLinks(page, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
