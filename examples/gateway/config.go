@@ -174,6 +174,12 @@ type config struct {
 	verifySecret []byte
 	verifyCap    int64
 	verifySafe   []string
+	// prefSecret, prefURL and prefTitle are NOTIFY_PREFERENCES_SECRET,
+	// NOTIFY_PREFERENCES_URL and NOTIFY_PREFERENCES_TITLE: the preference
+	// page at /preferences and its links (preference.go); nil secret: off.
+	prefSecret []byte
+	prefURL    string
+	prefTitle  string
 	// warnings are settings that work but may not do what was meant,
 	// logged at start.
 	warnings []string
@@ -291,6 +297,9 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 	if err := c.loadOperatorOptions(get); err != nil {
+		return nil, err
+	}
+	if err := c.loadPreferenceOptions(get); err != nil {
 		return nil, err
 	}
 	if err := c.loadVerifyOptions(get); err != nil {

@@ -213,16 +213,26 @@ func TestVendorOptions(t *testing.T) {
 	if c, err = load(mail); err != nil || c.smtpHelo != "mx.example.com" || len(c.unsubscribeSecret) != 32 {
 		t.Fatalf("mail options: %v %+v", err, c)
 	}
+	page := map[string]string{"NOTIFY_PREFERENCES_SECRET": secret, "NOTIFY_PREFERENCES_URL": "https://notify.example/preferences",
+		"NOTIFY_PREFERENCES_TITLE": "Acme"}
+	if c, err = load(page); err != nil || len(c.prefSecret) != 32 || c.prefURL != page["NOTIFY_PREFERENCES_URL"] || c.prefTitle != "Acme" {
+		t.Fatalf("preference page options: %v %+v", err, c)
+	}
 	for name, env := range map[string]map[string]string{
-		"edition":          {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_EDITION": "pro"},
-		"core media":       {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CORE_MEDIA": "link"},
-		"check number":     {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CHECK_NUMBER": "maybe"},
-		"qr without url":   {"NOTIFY_QR_CHECK_NUMBER": "on"},
-		"short secret":     {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_UNSUBSCRIBE_SECRET": "abcd"},
-		"secret not hex":   {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_UNSUBSCRIBE_SECRET": strings.Repeat("zz", 32)},
-		"dkim incomplete":  {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_DKIM_DOMAIN": "example.com"},
-		"dkim key missing": {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_DKIM_DOMAIN": "example.com", "NOTIFY_DKIM_SELECTOR": "s1", "NOTIFY_DKIM_KEY_FILE": "/nonexistent/key.pem"},
-		"mail without url": {"NOTIFY_SMTP_HELO": "mx.example.com"},
+		"edition":             {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_EDITION": "pro"},
+		"core media":          {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CORE_MEDIA": "link"},
+		"check number":        {"NOTIFY_QR_URL": "http://waha:3000", "NOTIFY_QR_SESSION": "d", "NOTIFY_QR_CHECK_NUMBER": "maybe"},
+		"qr without url":      {"NOTIFY_QR_CHECK_NUMBER": "on"},
+		"short secret":        {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_UNSUBSCRIBE_SECRET": "abcd"},
+		"secret not hex":      {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_UNSUBSCRIBE_SECRET": strings.Repeat("zz", 32)},
+		"dkim incomplete":     {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_DKIM_DOMAIN": "example.com"},
+		"dkim key missing":    {"NOTIFY_SMTP_URL": "smtp://mail.example.com:25?from=notify@example.com", "NOTIFY_DKIM_DOMAIN": "example.com", "NOTIFY_DKIM_SELECTOR": "s1", "NOTIFY_DKIM_KEY_FILE": "/nonexistent/key.pem"},
+		"mail without url":    {"NOTIFY_SMTP_HELO": "mx.example.com"},
+		"short page secret":   {"NOTIFY_PREFERENCES_SECRET": "abcd"},
+		"page secret not hex": {"NOTIFY_PREFERENCES_SECRET": strings.Repeat("zz", 32)},
+		"page URL, no secret": {"NOTIFY_PREFERENCES_URL": "https://notify.example/preferences"},
+		"page URL relative":   {"NOTIFY_PREFERENCES_SECRET": secret, "NOTIFY_PREFERENCES_URL": "/preferences"},
+		"page URL query":      {"NOTIFY_PREFERENCES_SECRET": secret, "NOTIFY_PREFERENCES_URL": "https://notify.example/p?x=1"},
 	} {
 		_, err := load(env)
 		if err == nil || !strings.Contains(err.Error(), "NOTIFY_") || strings.Contains(err.Error(), "zzzz") {

@@ -284,7 +284,12 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	// Every configuration has a queue: "Prefer: respond-async" queues a
 	// send, and a body's send_at schedules it.
 	apiOpts := []httpapi.Option{httpapi.WithLogger(logger), httpapi.WithRespondAsync()}
-	apiOpts = append(apiOpts, preferenceAPI(st)...) // preference.go
+	apiOpts = append(apiOpts, preferenceAPI(st)...)                 // preference.go
+	prefRoutes, linkOpts, err := preferencePage(cfg, st, n, logger) // preference.go
+	if err != nil {
+		return err
+	}
+	apiOpts = append(apiOpts, linkOpts...)
 	vsvc, err := verifications(cfg, st, n, logger)
 	if err != nil {
 		return err
@@ -315,6 +320,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	routes = append(routes, admin...)
 	routes = append(routes, unsubscribeRoutes(cfg, st)...) // suppress.go
+	routes = append(routes, prefRoutes...)                 // preference.go
 	// The API continues a caller's W3C trace (traceparent), so that a
 	// send's spans are children of the caller's; without the header it
 	// costs a header lookup.
