@@ -26,6 +26,7 @@ import (
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/provider/smsgateway/smsgatewaytest"
 	"github.com/notifykit/notify/record"
+	notifystore "github.com/notifykit/notify/store"
 )
 
 // process is the built gateway binary running as a process of its own.
@@ -308,7 +309,9 @@ const (
 )
 
 func crashRequest(base string, i int) *http.Request {
-	body := fmt.Sprintf(`{"to":"98%08d","message":"order %d has shipped"}`, i, i)
+	// A category the account defines (opt-out, declined by nobody): every
+	// send reads the recipient's preferences on its way, crash or not.
+	body := fmt.Sprintf(`{"to":"98%08d","message":"order %d has shipped","category":"order"}`, i, i)
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/sms", strings.NewReader(body))
 	req.Header.Set("Authorization", crashKey)
 	req.Header.Set("Content-Type", "application/json")
@@ -379,6 +382,20 @@ func killUnderLoad(t *testing.T, client *http.Client, first *process, vendor *cr
 // restartSettled starts bin again with env, and returns it and a store on
 // dbURL (closed when the test ends) once its reconciler has settled every
 // send the dead process left open: those older than NOTIFY_SETTLE_AFTER.
+// defineCategory defines the demo account's category name (opt-out) in
+// the database at dbURL, which a started gateway has migrated.
+func defineCategory(t *testing.T, dbURL, name string) {
+	t.Helper()
+	store, err := pgstore.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.PutCategory(context.Background(), notifystore.Category{Account: demoAccount, Name: name}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func restartSettled(t *testing.T, bin string, env []string, dbURL string) (*process, *pgstore.Store) {
 	t.Helper()
 	second := startProcess(t, bin, env...)
@@ -415,6 +432,7 @@ func crashUnderLoad(t *testing.T, bin string, refuse bool) {
 		env = append(env, "NOTIFY_BREAKER=off")
 	}
 	first := startProcess(t, bin, env...)
+	defineCategory(t, dbURL, "order")
 
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
 	killUnderLoad(t, client, first, vendor, nil)

@@ -211,6 +211,7 @@ func TestKill9Queue(t *testing.T) {
 	for i := range procs {
 		procs[i] = startProcess(t, bin, env...)
 	}
+	defineCategory(t, dbURL, "order") // crashRequest's: the workers read the preferences too
 	base := func() string {
 		mu.Lock()
 		defer mu.Unlock()

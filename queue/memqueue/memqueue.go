@@ -203,12 +203,13 @@ func (q *Queue) RunDue(ctx context.Context, w queue.Worker) int {
 // runEntry runs e once and puts back what must run again: a retry, a
 // failed job after its backoff, a periodic task's next run.
 func (q *Queue) runEntry(ctx context.Context, w queue.Worker, e *entry) {
+	// A run's next time counts from its start, read before it runs: read
+	// after, it would move with a clock that advanced while it ran (a
+	// test's, once it saw the run), and the run due then would be
+	// skipped.
+	started := q.now()
 	if p := e.periodic; p != nil {
-		// The next run is an interval after this one starts, read before
-		// the task runs: read after, it would move with a clock that
-		// advanced while the task ran (a test's, once it saw the run),
-		// and the run due then would be skipped.
-		e.job.At = q.now().Add(p.Every)
+		e.job.At = started.Add(p.Every)
 		_ = p.Run(ctx) // the task runs again at its next interval either way
 		q.push(e)
 		return
@@ -217,7 +218,7 @@ func (q *Queue) runEntry(ctx context.Context, w queue.Worker, e *entry) {
 	switch {
 	case err != nil:
 		e.fails++
-		e.job.At = q.now().Add(queue.Backoff(e.fails))
+		e.job.At = started.Add(queue.Backoff(e.fails))
 		q.push(e)
 	case !retry.IsZero():
 		e.fails = 0
