@@ -73,16 +73,9 @@ type categoryIn struct {
 	Critical    bool   `json:"critical"`
 }
 
-type categoryJSON struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	OptIn       bool   `json:"opt_in"`
-	Critical    bool   `json:"critical"`
-}
-
 type categoriesJSON struct {
-	Account    string         `json:"account"`
-	Categories []categoryJSON `json:"categories"`
+	Account    string           `json:"account"`
+	Categories []wants.Category `json:"categories"`
 }
 
 // lookupIn is the body of a lookup: a recipient of a channel.
@@ -98,22 +91,11 @@ type choicesIn struct {
 	Choices map[string]bool `json:"choices"`
 }
 
-// preferenceJSON is a category with what the recipient gets of it.
-type preferenceJSON struct {
-	categoryJSON
-	Allowed bool `json:"allowed"`
-	Chosen  bool `json:"chosen"`
-}
-
 type preferencesJSON struct {
-	Account    string           `json:"account"`
-	Channel    string           `json:"channel"`
-	To         string           `json:"to"`
-	Categories []preferenceJSON `json:"categories"`
-}
-
-func categoryOf(c store.Category) categoryJSON {
-	return categoryJSON{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
+	Account    string             `json:"account"`
+	Channel    string             `json:"channel"`
+	To         string             `json:"to"`
+	Categories []wants.Preference `json:"categories"`
 }
 
 // categoryName returns the path's category name ({name}), or answers 400
@@ -138,11 +120,7 @@ func (q *request) listCategories() {
 		q.fail(err, "")
 		return
 	}
-	out := categoriesJSON{Account: a.ID, Categories: make([]categoryJSON, 0, len(cats))}
-	for _, c := range cats {
-		out.Categories = append(out.Categories, categoryOf(c))
-	}
-	writeOK(q.w, http.StatusOK, out)
+	writeOK(q.w, http.StatusOK, categoriesJSON{Account: a.ID, Categories: wants.Categories(cats)})
 }
 
 // putCategory: PUT /accounts/{id}/categories/{name}. It answers the
@@ -182,7 +160,7 @@ func (q *request) putCategory() {
 	if replaced {
 		status = http.StatusOK
 	}
-	writeOK(q.w, status, categoryOf(kept))
+	writeOK(q.w, status, wants.Shown(kept))
 }
 
 // renameField returns err's field errors (a store's ErrInvalid, as
@@ -341,10 +319,5 @@ func (q *request) writePreferences(account string, kind record.Kind, to string, 
 		q.fail(err, "")
 		return
 	}
-	out := preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: make([]preferenceJSON, 0, len(cats))}
-	for _, c := range cats {
-		choice, chosen := choices[c.Name]
-		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: wants.Gets(c, choice, chosen), Chosen: chosen})
-	}
-	writeOK(q.w, http.StatusOK, out)
+	writeOK(q.w, http.StatusOK, preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices)})
 }

@@ -93,37 +93,18 @@ var (
 // category with.
 const undefinedCategory = "must be a category the account defines"
 
-// categoryJSON is a category on the wire.
-type categoryJSON struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	OptIn       bool   `json:"opt_in"`
-	Critical    bool   `json:"critical"`
-}
-
-// preferenceJSON is a category with what one recipient gets of it.
-type preferenceJSON struct {
-	categoryJSON
-	Allowed bool `json:"allowed"`
-	Chosen  bool `json:"chosen"`
-}
-
 // categoriesAnswer is the answer of GET /categories.
 type categoriesAnswer struct {
-	Success    bool           `json:"success"`
-	Categories []categoryJSON `json:"categories"`
+	Success    bool             `json:"success"`
+	Categories []wants.Category `json:"categories"`
 }
 
 // preferencesAnswer is the answer of both POST /preferences routes.
 type preferencesAnswer struct {
-	Success    bool             `json:"success"`
-	Channel    string           `json:"channel"`
-	To         string           `json:"to"`
-	Categories []preferenceJSON `json:"categories"`
-}
-
-func categoryOf(c store.Category) categoryJSON {
-	return categoryJSON{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
+	Success    bool               `json:"success"`
+	Channel    string             `json:"channel"`
+	To         string             `json:"to"`
+	Categories []wants.Preference `json:"categories"`
 }
 
 // preferenceStoreError is the error of a store.Preferences call that
@@ -145,11 +126,7 @@ func (h *Handler) categories(x *exchange, r *http.Request, acct *notify.Account)
 		writeErr(x, r, preferenceStoreError(err), nil)
 		return
 	}
-	out := categoriesAnswer{Success: true, Categories: make([]categoryJSON, 0, len(cats))}
-	for _, c := range cats {
-		out.Categories = append(out.Categories, categoryOf(c))
-	}
-	writeVerificationJSON(x, r, out) // a 200 with a JSON body, as a verification's
+	writeVerificationJSON(x, r, categoriesAnswer{Success: true, Categories: wants.Categories(cats)}) // a 200 with a JSON body, as a verification's
 }
 
 // preferenceRecipient reads a preference body's channel and recipient,
@@ -289,12 +266,7 @@ func (h *Handler) answerPreferences(ctx context.Context, x *exchange, r *http.Re
 		writeErr(x, r, preferenceStoreError(err), nil)
 		return
 	}
-	out := preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: make([]preferenceJSON, 0, len(cats))}
-	for _, c := range cats {
-		a, chosen := choices[c.Name]
-		out.Categories = append(out.Categories, preferenceJSON{categoryJSON: categoryOf(c), Allowed: wants.Gets(c, a, chosen), Chosen: chosen})
-	}
-	writeVerificationJSON(x, r, out) // a 200 with a JSON body, as a verification's
+	writeVerificationJSON(x, r, preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices)})
 }
 
 // choice is one entry of a body's "choices".

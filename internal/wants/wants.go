@@ -34,3 +34,46 @@ func Not(c store.Category, allowed, chose bool) string {
 // Gets reports whether that recipient gets the category's messages on
 // the channel: Not answers "".
 func Gets(c store.Category, allowed, chose bool) bool { return Not(c, allowed, chose) == "" }
+
+// Category is a category as both HTTP APIs (httpapi, adminapi) show it.
+type Category struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	OptIn       bool   `json:"opt_in"`
+	Critical    bool   `json:"critical"`
+}
+
+// Preference is a category with what one recipient gets of it on a
+// channel: Allowed (Gets), and Chosen, whether they made a choice.
+type Preference struct {
+	Category
+	Allowed bool `json:"allowed"`
+	Chosen  bool `json:"chosen"`
+}
+
+// Shown returns c as the APIs show it.
+func Shown(c store.Category) Category {
+	return Category{Name: c.Name, Description: c.Description, OptIn: c.OptIn, Critical: c.Critical}
+}
+
+// Categories returns cats as the APIs show them, never nil (an empty list
+// is [] on the wire).
+func Categories(cats []store.Category) []Category {
+	out := make([]Category, 0, len(cats))
+	for _, c := range cats {
+		out = append(out, Shown(c))
+	}
+	return out
+}
+
+// Preferences returns, for each of cats, what a recipient whose choices
+// on a channel are choices (store.Preferences.Choices) gets of it, never
+// nil.
+func Preferences(cats []store.Category, choices map[string]bool) []Preference {
+	out := make([]Preference, 0, len(cats))
+	for _, c := range cats {
+		allowed, chose := choices[c.Name]
+		out = append(out, Preference{Category: Shown(c), Allowed: Gets(c, allowed, chose), Chosen: chose})
+	}
+	return out
+}
