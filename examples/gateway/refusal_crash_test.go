@@ -45,6 +45,7 @@ func TestKill9WithBusyVendor(t *testing.T) {
 		// kill cuts: a circuit breaker would rest it after 5 refusals.
 		"NOTIFY_BREAKER=off"}
 	first := startProcess(t, bin, env...)
+	defineCategory(t, dbURL, "order") // crashRequest's
 
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
 	var refused atomic.Int32 // answers of 503 unavailable before the kill
