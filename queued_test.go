@@ -460,7 +460,7 @@ func TestChannelCodecsRoundTrip(t *testing.T) {
 // promoRenderer renders every template as a promotional text.
 type promoRenderer struct{}
 
-func (promoRenderer) Render(_ context.Context, _ notify.Kind, _ *notify.Account, slug string, _ record.Vars) (*notify.Rendered, error) {
+func (promoRenderer) Render(_ context.Context, _ notify.Kind, _ *notify.Account, slug, _ string, _ record.Vars) (*notify.Rendered, error) {
 	return &notify.Rendered{Slug: slug, Class: record.Promotional, Text: "Sale: 20% off everything today"}, nil
 }
 

@@ -9,6 +9,9 @@ import (
 // Rendered is a template rendered for one channel.
 type Rendered struct {
 	Slug string
+	// Locale is the variant rendered, a BCP 47 tag as the template names
+	// it ("hi"), or "" for the template's base.
+	Locale string
 	// Class is the template's price class.
 	Class record.PriceClass
 	// Subject is the e-mail subject (e-mail only).
@@ -26,11 +29,15 @@ type Rendered struct {
 // TemplateRenderer renders stock and custom templates. The template
 // package has the implementation; channels call it.
 //
-// Render is safe for concurrent use. An unknown slug or a missing or bad
-// variable is InvalidArgument naming each problem (variables as
-// "variables.NAME").
+// Render renders slug for kind in the variant of locale, a BCP 47 tag
+// ("hi-IN"; "" for none), as its fallback chain finds it: the tag, its
+// language ("hi"), the account's default locale (Account.Locale), then the
+// template's base; Rendered.Locale says which. It is safe for concurrent
+// use. An unknown slug, a locale that is not a BCP 47 tag, or a missing
+// or bad variable is InvalidArgument naming each problem (variables as
+// "variables.NAME", the locale as "locale").
 type TemplateRenderer interface {
-	Render(ctx context.Context, kind Kind, acct *Account, slug string, vars record.Vars) (*Rendered, error)
+	Render(ctx context.Context, kind Kind, acct *Account, slug, locale string, vars record.Vars) (*Rendered, error)
 }
 
 // Pricer prices prepared envelopes. wallet.PriceList implements it.

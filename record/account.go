@@ -30,6 +30,10 @@ type Account struct {
 	Countries []string
 	// Disabled accounts are refused with notify.CodePermissionDenied.
 	Disabled bool
+	// Locale is the account's default locale, a BCP 47 tag ("hi",
+	// "en-IN"): a template's variant for it is rendered when the request's
+	// own locale has none. Default "": the template's base.
+	Locale string
 	// Settings are the account's settings for each channel, by kind: a
 	// JSON object that the channel of that kind decodes (sms.Settings:
 	// sender IDs and DLT templates; chat.Settings: the primary gateway).

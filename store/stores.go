@@ -78,8 +78,15 @@ type Template struct {
 	Class     record.PriceClass
 	// Bodies are the template's forms, by channel kind: "sms" and "chat"
 	// use Text; "email" Subject, HTML and Text; another channel the parts
-	// it documents.
+	// it documents. They are its base: the wording of a locale it has no
+	// variant for.
 	Bodies map[record.Kind]Body
+	// Locales are the template's variants, by BCP 47 tag ("hi",
+	// "hi-IN"), each bodies as Bodies are, of kinds Bodies serves and in
+	// the base's variables: a render picks one by its locale's fallback
+	// chain (notify.TemplateRenderer), and a kind a variant lacks is the
+	// next link's. Nil: the base alone.
+	Locales map[string]map[record.Kind]Body
 }
 
 // Body is one channel's form of a Template. The template package checks

@@ -53,7 +53,7 @@ func BenchmarkChat(b *testing.B) {
 		pairs = append(pairs, "{{"+k+"}}", v)
 	}
 	rep := strings.NewReplacer(pairs...)
-	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", vars)
+	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", "", vars)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func BenchmarkChat(b *testing.B) {
 	b.Run("Render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", vars); err != nil {
+			if _, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", "", vars); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -100,7 +100,7 @@ func BenchmarkEmailHTML(b *testing.B) {
 	b.Run("Render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := r.Render(ctx, email.Kind, acct, "out-for-delivery", vars); err != nil {
+			if _, err := r.Render(ctx, email.Kind, acct, "out-for-delivery", "", vars); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -167,7 +167,7 @@ func TestCatalogueSMS(t *testing.T) {
 				t.Errorf("%s: SMS body has %q, outside the GSM-7 basic set", slug, c)
 			}
 		}
-		out, err := r.Render(context.Background(), sms.Kind, sampleAccount(), slug, varsFor(t, r, slug))
+		out, err := r.Render(context.Background(), sms.Kind, sampleAccount(), slug, "", varsFor(t, r, slug))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 		Bodies: map[notify.Kind]store.Body{sms.Kind: {Text: "Acme code: {{OTP}}"}}})
 	r := newRenderer(t, s)
 	ctx := context.Background()
-	out, err := r.Render(ctx, sms.Kind, &notify.Account{ID: "acme", Name: "Acme"}, "standard-otp", record.Vars{"OTP": "1234"})
+	out, err := r.Render(ctx, sms.Kind, &notify.Account{ID: "acme", Name: "Acme"}, "standard-otp", "", record.Vars{"OTP": "1234"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 		t.Errorf("acme got %q (%s), want its own wording", out.Text, out.Class)
 	}
 	// Another account still gets the stock wording.
-	out, err = r.Render(ctx, sms.Kind, &notify.Account{ID: "other", Name: "Other"}, "standard-otp", record.Vars{"OTP": "1234"})
+	out, err = r.Render(ctx, sms.Kind, &notify.Account{ID: "other", Name: "Other"}, "standard-otp", "", record.Vars{"OTP": "1234"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestCustomOverridesStockPerAccount(t *testing.T) {
 		t.Errorf("other got %q, want the stock wording", out.Text)
 	}
 	// The override serves SMS only: chat is an error, not the stock chat.
-	_, err = r.Render(ctx, chat.Kind, &notify.Account{ID: "acme"}, "standard-otp", record.Vars{"OTP": "1234"})
+	_, err = r.Render(ctx, chat.Kind, &notify.Account{ID: "acme"}, "standard-otp", "", record.Vars{"OTP": "1234"})
 	if f := fieldsOf(t, err); !strings.Contains(f["template_slug"], `custom template "standard-otp" has no chat body`) {
 		t.Errorf("chat of an SMS-only template: %v", err)
 	}
@@ -66,7 +66,7 @@ func TestCustomTemplateChangesAreSeen(t *testing.T) {
 		if i == 2 {
 			put(t, s, acct.ID, &store.Template{Slug: "note", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "two {{NAME}}"}}})
 		}
-		out, err := r.Render(ctx, chat.Kind, acct, "note", record.Vars{"NAME": "Asha"})
+		out, err := r.Render(ctx, chat.Kind, acct, "note", "", record.Vars{"NAME": "Asha"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestCustomTemplateChangesAreSeen(t *testing.T) {
 	if err := s.DeleteTemplate(ctx, acct.ID, "note"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Render(ctx, chat.Kind, acct, "note", record.Vars{"NAME": "Asha"}); fieldsOf(t, err)["template_slug"] == "" {
+	if _, err := r.Render(ctx, chat.Kind, acct, "note", "", record.Vars{"NAME": "Asha"}); fieldsOf(t, err)["template_slug"] == "" {
 		t.Errorf("deleted template still renders: %v", err)
 	}
 }
@@ -93,22 +93,22 @@ func TestCustomTemplateVariables(t *testing.T) {
 	r := newRenderer(t, s)
 	ctx := context.Background()
 
-	_, err := r.Render(ctx, chat.Kind, acct, "visit", nil)
+	_, err := r.Render(ctx, chat.Kind, acct, "visit", "", nil)
 	if got := fieldNames(fieldsOf(t, err)); !slices.Equal(got, []string{"variables.CITY", "variables.DATE", "variables.NAME"}) {
 		t.Errorf("missing: %v", got)
 	}
-	_, err = r.Render(ctx, chat.Kind, acct, "visit", record.Vars{"NAME": "A", "CITY": "Pune", "DATE": "1/1/2026"})
+	_, err = r.Render(ctx, chat.Kind, acct, "visit", "", record.Vars{"NAME": "A", "CITY": "Pune", "DATE": "1/1/2026"})
 	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables.DATE"], "DD/MM/YYYY") {
 		t.Errorf("date rule on a custom template: %v", err)
 	}
-	out, err := r.Render(ctx, chat.Kind, acct, "visit", record.Vars{"1": "Asha", "2": "02/03/2026", "3": "Pune"})
+	out, err := r.Render(ctx, chat.Kind, acct, "visit", "", record.Vars{"1": "Asha", "2": "02/03/2026", "3": "Pune"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Text != "Asha, see you in Pune on 02/03/2026. Acme" || out.Class != record.Promotional {
 		t.Errorf("got %q %s", out.Text, out.Class)
 	}
-	out, err = r.Render(ctx, chat.Kind, acct, "pos", record.Vars{"2": "b", "1": "a"})
+	out, err = r.Render(ctx, chat.Kind, acct, "pos", "", record.Vars{"2": "b", "1": "a"})
 	if err != nil || out.Text != "a then b" {
 		t.Errorf("positional template: %v %v", out, err)
 	}
@@ -145,7 +145,7 @@ func TestCustomEmail(t *testing.T) {
 	ctx := context.Background()
 	vars := record.Vars{"KIND": "statement", "NAME": `A&B "x" <y>`, "DOC": "https://files.example/d?a=1&b=2",
 		"ID": "../../admin?x=1#f", "LOGO_URL": "https://cdn.example/l.png"}
-	out, err := r.Render(ctx, email.Kind, acct, "doc", vars)
+	out, err := r.Render(ctx, email.Kind, acct, "doc", "", vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,12 +157,12 @@ func TestCustomEmail(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s\nsubject %q text %q", out.HTML, want, out.Subject, out.Text)
 	}
 	// A variable that starts an href is a URL, whatever its name.
-	_, err = r.Render(ctx, email.Kind, acct, "doc", with(vars, "DOC", "javascript:alert(1)"))
+	_, err = r.Render(ctx, email.Kind, acct, "doc", "", with(vars, "DOC", "javascript:alert(1)"))
 	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables.DOC"], "https:// URL") {
 		t.Errorf("javascript: href: %v", err)
 	}
 	// A text-only e-mail template renders its text part alone.
-	out, err = r.Render(ctx, email.Kind, acct, "plain", record.Vars{"NAME": "<b>"})
+	out, err = r.Render(ctx, email.Kind, acct, "plain", "", record.Vars{"NAME": "<b>"})
 	if err != nil || out.Text != "Hi <b>" || out.HTML != "" || out.Subject != "" {
 		t.Errorf("text-only: %+v %v", out, err)
 	}
@@ -236,7 +236,7 @@ func TestBrokenStoredTemplate(t *testing.T) {
 	_ = s.PutTemplate(context.Background(), acct.ID, &store.Template{Slug: "bad", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "Hi {{name}}"}}})
 	r := newRenderer(t, s)
 	for range 2 { // the second time comes from the cache
-		_, err := r.Render(context.Background(), chat.Kind, acct, "bad", nil)
+		_, err := r.Render(context.Background(), chat.Kind, acct, "bad", "", nil)
 		f := fieldsOf(t, err)
 		if !strings.Contains(f["template_slug"], `custom template "bad" cannot be used`) ||
 			!strings.Contains(err.Error(), "bad placeholder") {
@@ -252,25 +252,25 @@ func TestStoreErrors(t *testing.T) {
 	ctx := context.Background()
 
 	s.err = notify.Errorf(notify.CodeUnavailable, "db down")
-	_, err := r.Render(ctx, sms.Kind, acct, "standard-otp", record.Vars{"OTP": "1234"})
+	_, err := r.Render(ctx, sms.Kind, acct, "standard-otp", "", record.Vars{"OTP": "1234"})
 	if notify.CodeOf(err) != notify.CodeUnavailable || !strings.Contains(err.Error(), "db down") {
 		t.Errorf("store down: %v, want Unavailable: without the store the wording is unknown", err)
 	}
 	s.err = errors.New("bare failure")
-	if _, err := r.Render(ctx, sms.Kind, acct, "standard-otp", record.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInternal {
+	if _, err := r.Render(ctx, sms.Kind, acct, "standard-otp", "", record.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInternal {
 		t.Errorf("bare store error: %v", err)
 	}
 	s.err = nil
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = r.Render(cctx, sms.Kind, acct, "standard-otp", record.Vars{"OTP": "1234"})
+	_, err = r.Render(cctx, sms.Kind, acct, "standard-otp", "", record.Vars{"OTP": "1234"})
 	if !errors.Is(err, context.Canceled) || notify.CodeOf(err) != notify.CodeCanceled {
 		t.Errorf("canceled: %v", err)
 	}
 
 	// No account ID: the store is not asked and stock templates render.
-	if _, err := r.Render(ctx, sms.Kind, &notify.Account{Name: "A"}, "standard-otp", record.Vars{"OTP": "1234"}); err != nil {
+	if _, err := r.Render(ctx, sms.Kind, &notify.Account{Name: "A"}, "standard-otp", "", record.Vars{"OTP": "1234"}); err != nil {
 		t.Errorf("no account ID: %v", err)
 	}
 }
@@ -280,7 +280,7 @@ func TestUnknownSlugSuggestsCustomSlugs(t *testing.T) {
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	put(t, s, acct.ID, &store.Template{Slug: "class-reminder", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "x"}}})
 	r := newRenderer(t, s)
-	_, err := r.Render(context.Background(), chat.Kind, acct, "class-remider", nil)
+	_, err := r.Render(context.Background(), chat.Kind, acct, "class-remider", "", nil)
 	if f := fieldsOf(t, err); !strings.Contains(f["template_slug"], "did you mean class-reminder?") {
 		t.Errorf("got %v", err)
 	}
@@ -290,7 +290,7 @@ func TestCustomCRLF(t *testing.T) {
 	s := newMemTemplates()
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	put(t, s, acct.ID, &store.Template{Slug: "win", Bodies: map[notify.Kind]store.Body{chat.Kind: {Text: "Hi {{NAME}},\r\nbye"}}})
-	out, err := newRenderer(t, s).Render(context.Background(), chat.Kind, acct, "win", record.Vars{"NAME": "A"})
+	out, err := newRenderer(t, s).Render(context.Background(), chat.Kind, acct, "win", "", record.Vars{"NAME": "A"})
 	if err != nil || out.Text != "Hi A,\nbye" {
 		t.Errorf("got %+v, %v", out, err)
 	}
@@ -316,7 +316,7 @@ func TestCustomTemplateForAnyKind(t *testing.T) {
 	ctx := context.Background()
 	vars := record.Vars{"NAME": "Asha <A>", "ORDER_ID": "OD-1"}
 
-	out, err := r.Render(ctx, pushKind, acct, "shipped", vars)
+	out, err := r.Render(ctx, pushKind, acct, "shipped", "", vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,24 +325,24 @@ func TestCustomTemplateForAnyKind(t *testing.T) {
 		t.Errorf("push render: %+v", out)
 	}
 	// Its variables are checked as for any kind.
-	_, err = r.Render(ctx, pushKind, acct, "shipped", record.Vars{"NAME": "A"})
+	_, err = r.Render(ctx, pushKind, acct, "shipped", "", record.Vars{"NAME": "A"})
 	if f := fieldsOf(t, err); len(f) != 1 || f["variables.ORDER_ID"] == "" {
 		t.Errorf("missing ORDER_ID for push: %v", err)
 	}
 	// The kinds it lacks are refused, the built-in ones with today's words.
 	for kind, form := range map[notify.Kind]string{sms.Kind: "SMS", chat.Kind: "chat", email.Kind: "e-mail", "fax": "fax"} {
-		_, err := r.Render(ctx, kind, acct, "shipped", vars)
+		_, err := r.Render(ctx, kind, acct, "shipped", "", vars)
 		want := `custom template "shipped" has no ` + form + ` body; add one to the template or use another channel`
 		if f := fieldsOf(t, err); f["template_slug"] != want {
 			t.Errorf("%s of a push-only template: %v, want %q", kind, err, want)
 		}
 	}
 	// A stock template does not serve push.
-	_, err = r.Render(ctx, pushKind, &notify.Account{ID: "other", Name: "Other"}, "shipped", vars)
+	_, err = r.Render(ctx, pushKind, &notify.Account{ID: "other", Name: "Other"}, "shipped", "", vars)
 	if fieldsOf(t, err)["template_slug"] == "" {
 		t.Errorf("another account's push render: %v", err)
 	}
-	if _, err := r.Render(ctx, pushKind, acct, "standard-otp", record.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInvalidArgument ||
+	if _, err := r.Render(ctx, pushKind, acct, "standard-otp", "", record.Vars{"OTP": "1234"}); notify.CodeOf(err) != notify.CodeInvalidArgument ||
 		!strings.Contains(err.Error(), `no template form for kind "push"`) {
 		t.Errorf("stock template for push: %v", err)
 	}
@@ -358,11 +358,11 @@ func TestCustomTemplateForAnyKind(t *testing.T) {
 	}
 	// Any kind's HTML is escaped, and a value that starts a URL attribute
 	// must be a URL.
-	out, err = r.Render(ctx, "web", acct, "mixed", record.Vars{"NAME": "<b>", "LINK": "https://a.example/?x=1&y=2"})
+	out, err = r.Render(ctx, "web", acct, "mixed", "", record.Vars{"NAME": "<b>", "LINK": "https://a.example/?x=1&y=2"})
 	if err != nil || out.HTML != `<a href="https://a.example/?x=1&amp;y=2">&lt;b&gt;</a>` || out.Text != "" || out.Subject != "" {
 		t.Errorf("web render: %+v %v", out, err)
 	}
-	_, err = r.Render(ctx, pushKind, acct, "mixed", record.Vars{"NAME": "A", "LINK": "javascript:alert(1)"})
+	_, err = r.Render(ctx, pushKind, acct, "mixed", "", record.Vars{"NAME": "A", "LINK": "javascript:alert(1)"})
 	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables.LINK"], "https:// URL") {
 		t.Errorf("javascript: link through another kind's HTML: %v", err)
 	}
@@ -414,7 +414,7 @@ func TestCheckBodiesByKind(t *testing.T) {
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	put(t, s, acct.ID, bodies(map[notify.Kind]store.Body{sms.Kind: {}, pushKind: {Text: "x"}}))
 	r := newRenderer(t, s)
-	if _, err := r.Render(context.Background(), sms.Kind, acct, "a", nil); !strings.Contains(fieldsOf(t, err)["template_slug"], "has no SMS body") {
+	if _, err := r.Render(context.Background(), sms.Kind, acct, "a", "", nil); !strings.Contains(fieldsOf(t, err)["template_slug"], "has no SMS body") {
 		t.Errorf("empty sms body: %v", err)
 	}
 	if info, err := r.Describe(context.Background(), acct, "a"); err != nil || !slices.Equal(info.Kinds, []notify.Kind{pushKind}) {

@@ -6,7 +6,7 @@
 // A Renderer implements notify.TemplateRenderer; channels call it:
 //
 //	r, err := template.New(store) // store may be nil: stock templates only
-//	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", record.Vars{
+//	out, err := r.Render(ctx, chat.Kind, acct, "out-for-delivery", "", record.Vars{
 //		"NAME": "Asha", "ORDER_ID": "A-1042", "TRACKING_LINK": "https://track.example/A-1042",
 //	})
 //

@@ -111,7 +111,7 @@ func Example_customTemplate() {
 		return
 	}
 	vars := record.Vars{"NAME": "Asha", "CLASS": "Sunrise Flow", "TIME": "6:30 AM"}
-	chat, err := r.Render(ctx, chat.Kind, acct, "class-reminder", vars)
+	chat, err := r.Render(ctx, chat.Kind, acct, "class-reminder", "", vars)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -120,7 +120,7 @@ func Example_customTemplate() {
 	fmt.Println(chat.Class, chat.Values)
 
 	// The template has no e-mail form.
-	_, err = r.Render(ctx, email.Kind, acct, "class-reminder", vars)
+	_, err = r.Render(ctx, email.Kind, acct, "class-reminder", "", vars)
 	fmt.Println(notify.CodeOf(err))
 	// Output:
 	// Hi Asha, your *Sunrise Flow* class starts at 6:30 AM. See you on the mat! - Acme Yoga
@@ -137,9 +137,9 @@ func ExampleRenderer_Render() {
 	}
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
 	vars := record.Vars{"OTP": "482913", "ACTION": "login"}
-	sms, _ := r.Render(context.Background(), sms.Kind, acct, "standard-otp", vars)
+	sms, _ := r.Render(context.Background(), sms.Kind, acct, "standard-otp", "", vars)
 	fmt.Println(sms.Text)
-	mail, _ := r.Render(context.Background(), email.Kind, acct, "standard-otp", vars)
+	mail, _ := r.Render(context.Background(), email.Kind, acct, "standard-otp", "", vars)
 	fmt.Println(mail.Subject)
 	// Output:
 	// 482913 is your Acme login code. Never share it with anyone.
@@ -150,7 +150,7 @@ func ExampleRenderer_Render() {
 func ExampleRenderer_Render_missingVariables() {
 	r, _ := template.New(nil)
 	_, err := r.Render(context.Background(), chat.Kind, &notify.Account{Name: "Acme"},
-		"out-for-delivery", record.Vars{"NAME": "Asha"})
+		"out-for-delivery", "", record.Vars{"NAME": "Asha"})
 	var e *notify.Error
 	if errors.As(err, &e) {
 		for _, f := range e.Fields {
@@ -184,7 +184,7 @@ func ExampleRenderer_CloudTemplate() {
 // An unknown slug names the nearest known ones.
 func ExampleRenderer_Render_unknownSlug() {
 	r, _ := template.New(nil)
-	_, err := r.Render(context.Background(), chat.Kind, nil, "order-confirm", nil)
+	_, err := r.Render(context.Background(), chat.Kind, nil, "order-confirm", "", nil)
 	fmt.Println(err)
 	// Output:
 	// invalid_argument: template: unknown slug: template_slug: unknown template "order-confirm"; did you mean order-confirmed?

@@ -99,7 +99,7 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, slug, k1, v1, k2, v2 string, k uint8) {
 		kind := kindOf(k)
 		vars := record.Vars{k1: v1, k2: v2}
-		out, err := r.Render(context.Background(), kind, acct, slug, vars)
+		out, err := r.Render(context.Background(), kind, acct, slug, "", vars)
 		if err != nil {
 			checkErr(t, err)
 			return

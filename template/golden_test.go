@@ -88,15 +88,15 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chat, err := r.Render(ctx, chat.Kind, sampleAccount(), slug, vars)
+		chat, err := r.Render(ctx, chat.Kind, sampleAccount(), slug, "", vars)
 		if err != nil {
 			t.Fatalf("%s chat: %v", slug, err)
 		}
-		sms, err := r.Render(ctx, sms.Kind, sampleAccount(), slug, vars)
+		sms, err := r.Render(ctx, sms.Kind, sampleAccount(), slug, "", vars)
 		if err != nil {
 			t.Fatalf("%s sms: %v", slug, err)
 		}
-		mail, err := r.Render(ctx, email.Kind, sampleAccount(), slug, vars)
+		mail, err := r.Render(ctx, email.Kind, sampleAccount(), slug, "", vars)
 		if err != nil {
 			t.Fatalf("%s email: %v", slug, err)
 		}

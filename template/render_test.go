@@ -108,7 +108,7 @@ func TestRenderVariableErrors(t *testing.T) {
 				c.fields = []string{"variables.BRAND_NAME"}
 				c.has = "defaults to the account's name, which is empty"
 			}
-			out, err := r.Render(context.Background(), chat.Kind, a, c.slug, c.vars)
+			out, err := r.Render(context.Background(), chat.Kind, a, c.slug, "", c.vars)
 			if err == nil {
 				t.Fatalf("rendered %q, want an error", out.Text)
 			}
@@ -130,14 +130,14 @@ func TestRenderDates(t *testing.T) {
 	r := newRenderer(t, nil)
 	base := record.Vars{"NAME": "A", "PLAN_NAME": "P", "LINK": "https://a.example/r"}
 	for _, d := range []string{"31/12/2026", "29/02/2028", "01/01/1999"} {
-		if _, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "subscription-expired",
+		if _, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "subscription-expired", "",
 			with(base, "EXPIRY_DATE", d)); err != nil {
 			t.Errorf("EXPIRY_DATE %q: %v", d, err)
 		}
 	}
 	for _, d := range []string{"29/02/2027", "31/04/2026", "00/01/2026", "12/13/2026", "2026-12-31",
 		"1/1/2026", "31/12/26", "aa/bb/cccc", "31/12/-026", "31/12/+026", "31-12-2026", "31/12/2026 "[:9]} {
-		_, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "subscription-expired",
+		_, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "subscription-expired", "",
 			with(base, "EXPIRY_DATE", d))
 		if err == nil {
 			t.Errorf("EXPIRY_DATE %q accepted", d)
@@ -148,7 +148,7 @@ func TestRenderDates(t *testing.T) {
 		}
 	}
 	// Other names ending in DATE follow the same rule.
-	_, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "invoice-generated",
+	_, err := r.Render(context.Background(), sms.Kind, sampleAccount(), "invoice-generated", "",
 		record.Vars{"NAME": "A", "INVOICE_NO": "1", "AMOUNT": "1", "DUE_DATE": "2026-01-01", "LINK": "https://a.example"})
 	if f := fieldsOf(t, err); fieldNames(f)[0] != "variables.DUE_DATE" || len(f) != 1 {
 		t.Errorf("DUE_DATE: %v", err)
@@ -159,7 +159,7 @@ func TestRenderLinks(t *testing.T) {
 	r := newRenderer(t, nil)
 	for _, l := range []string{"https://a.example", "http://a.example/p?q=1&r=2#f", "HTTPS://A.EXAMPLE/x",
 		"https://a.example:8443/p", "https://[2001:db8::1]/p"} {
-		if _, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery",
+		if _, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery", "",
 			with(deliveryVars(), "TRACKING_LINK", l)); err != nil {
 			t.Errorf("link %q: %v", l, err)
 		}
@@ -167,7 +167,7 @@ func TestRenderLinks(t *testing.T) {
 	for _, l := range []string{"javascript:alert(1)", "ftp://a.example/f", "//a.example/p", "/relative",
 		"https://user:pw@a.example", "https://bank.example@evil.example", "https://", "https:///path",
 		"https://a.example/a b", "data:text/html,<b>x</b>", "mailto:a@b.example", "a.example", "https://a.example\\@b"} {
-		_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery",
+		_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery", "",
 			with(deliveryVars(), "TRACKING_LINK", l))
 		if err == nil {
 			t.Errorf("link %q accepted", l)
@@ -183,7 +183,7 @@ func TestRenderDefaults(t *testing.T) {
 	r := newRenderer(t, nil)
 	ctx := context.Background()
 	acct := &notify.Account{ID: "a", Name: "Acme\r\nBcc: x@evil.example"}
-	out, err := r.Render(ctx, email.Kind, acct, "standard-otp", record.Vars{"OTP": "1234"})
+	out, err := r.Render(ctx, email.Kind, acct, "standard-otp", "", record.Vars{"OTP": "1234"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestRenderDefaults(t *testing.T) {
 	if !slices.Equal(out.Values, []string{"1234", "verification", "Acme  Bcc: x@evil.example"}) {
 		t.Errorf("values %q", out.Values)
 	}
-	out, err = r.Render(ctx, sms.Kind, acct, "standard-otp",
+	out, err = r.Render(ctx, sms.Kind, acct, "standard-otp", "",
 		record.Vars{"OTP": "1234", "ACTION": "password reset", "BRAND_NAME": "Acme Pay"})
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestRenderDefaults(t *testing.T) {
 		t.Errorf("text %q", out.Text)
 	}
 	// A nil account is no account name: BRAND_NAME must then be given.
-	if _, err := r.Render(ctx, sms.Kind, nil, "standard-otp", record.Vars{"OTP": "1234", "BRAND_NAME": "B"}); err != nil {
+	if _, err := r.Render(ctx, sms.Kind, nil, "standard-otp", "", record.Vars{"OTP": "1234", "BRAND_NAME": "B"}); err != nil {
 		t.Errorf("nil account with BRAND_NAME: %v", err)
 	}
 }
@@ -211,7 +211,7 @@ func TestRenderDefaults(t *testing.T) {
 // the template; templates that do not use them ignore them.
 func TestRenderContextualVariablesIgnored(t *testing.T) {
 	r := newRenderer(t, nil)
-	out, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery",
+	out, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery", "",
 		with(deliveryVars(), "OTP", "1234", "ACTION", "login"))
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestRenderContextualVariablesIgnored(t *testing.T) {
 func TestRenderPositional(t *testing.T) {
 	r := newRenderer(t, nil)
 	ctx := context.Background()
-	named, err := r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery", deliveryVars())
+	named, err := r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery", "", deliveryVars())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestRenderPositional(t *testing.T) {
 		{"1": "Asha", "NAME": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"}, // same value twice is fine
 		{"1": "Asha", "2": "OD-1", "3": "https://track.example/OD-1", "4": "Acme Learning"},
 	} {
-		out, err := r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery", vars)
+		out, err := r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery", "", vars)
 		if err != nil {
 			t.Fatalf("%v: %v", vars, err)
 		}
@@ -243,7 +243,7 @@ func TestRenderPositional(t *testing.T) {
 		}
 	}
 	// Positional values are validated as the variable they fill.
-	_, err = r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery",
+	_, err = r.Render(ctx, chat.Kind, sampleAccount(), "out-for-delivery", "",
 		record.Vars{"1": "Asha", "2": "OD-1", "3": "javascript:x"})
 	if f := fieldsOf(t, err); len(f) != 1 || f["variables.TRACKING_LINK"] == "" {
 		t.Errorf("positional link: %v", err)
@@ -265,7 +265,7 @@ func TestRenderCleansValues(t *testing.T) {
 		{"Zoë", "Zoë"},
 	}
 	for _, c := range cases {
-		out, err := r.Render(ctx, email.Kind, sampleAccount(), "promo-discount", record.Vars{
+		out, err := r.Render(ctx, email.Kind, sampleAccount(), "promo-discount", "", record.Vars{
 			"NAME": c.in, "DISCOUNT": "10%", "CODE": "C", "EXPIRY_DATE": "01/01/2027", "LINK": "https://a.example"})
 		if err != nil {
 			t.Fatalf("%q: %v", c.in, err)
@@ -285,7 +285,7 @@ func TestRenderCleansValues(t *testing.T) {
 func TestRenderEscapesHTML(t *testing.T) {
 	r := newRenderer(t, nil)
 	name := `<script>alert("x")</script> & 'Co'`
-	out, err := r.Render(context.Background(), email.Kind, sampleAccount(), "out-for-delivery",
+	out, err := r.Render(context.Background(), email.Kind, sampleAccount(), "out-for-delivery", "",
 		with(deliveryVars(), "NAME", name, "TRACKING_LINK", `https://t.example/?a=1&b="2"`))
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestRenderEscapesHTML(t *testing.T) {
 func TestRenderKinds(t *testing.T) {
 	r := newRenderer(t, nil)
 	for _, k := range []notify.Kind{otp.Kind, "", "fax"} {
-		_, err := r.Render(context.Background(), k, sampleAccount(), "out-for-delivery", deliveryVars())
+		_, err := r.Render(context.Background(), k, sampleAccount(), "out-for-delivery", "", deliveryVars())
 		if notify.CodeOf(err) != notify.CodeInvalidArgument || !strings.Contains(err.Error(), "sms, email and chat") {
 			t.Errorf("kind %q: %v", k, err)
 		}
@@ -329,7 +329,7 @@ func TestRenderUnknownSlug(t *testing.T) {
 		{"bad\r\nslug", `unknown template "bad  slug" (slugs are`},
 	}
 	for _, c := range cases {
-		_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), c.slug, nil)
+		_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), c.slug, "", nil)
 		f := fieldsOf(t, err)
 		if len(f) != 1 || !strings.Contains(f["template_slug"], c.has) {
 			t.Errorf("slug %q: %v\nwant it to say %q", c.slug, err, c.has)
@@ -343,7 +343,7 @@ func TestRenderLimits(t *testing.T) {
 	for i := range 70 {
 		vars[strings.Repeat("X", i+1)] = "x"
 	}
-	_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery", vars)
+	_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery", "", vars)
 	if f := fieldsOf(t, err); len(f) != 1 || !strings.Contains(f["variables"], "at most 64") {
 		t.Errorf("too many variables: %v", err)
 	}
@@ -383,7 +383,7 @@ func TestRenderConcurrent(t *testing.T) {
 			var err error
 			for i := 0; i < 200 && err == nil; i++ {
 				var out *notify.Rendered
-				out, err = r.Render(context.Background(), email.Kind, sampleAccount(), "out-for-delivery",
+				out, err = r.Render(context.Background(), email.Kind, sampleAccount(), "out-for-delivery", "",
 					with(deliveryVars(), "NAME", strings.Repeat("x", g+1)))
 				if err == nil && !strings.Contains(out.Text, "Hello "+strings.Repeat("x", g+1)+",") {
 					err = errors.New("wrong text")
@@ -417,7 +417,7 @@ func TestLinkHosts(t *testing.T) {
 		{"https://[::1]@evil.example/", false},
 		{"https://a.example/p%20q", true},
 	} {
-		_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery",
+		_, err := r.Render(context.Background(), chat.Kind, sampleAccount(), "out-for-delivery", "",
 			with(deliveryVars(), "TRACKING_LINK", c.link))
 		if (err == nil) != c.ok {
 			t.Errorf("link %q: err %v, want ok=%v", c.link, err, c.ok)

@@ -51,7 +51,7 @@ func New(templates store.Templates) (*Renderer, error) {
 // a body for kind or that no longer compiles ("template_slug"), and each
 // missing, unknown or bad variable ("variables.NAME"). See the package
 // documentation for the rules on variables. The result is the caller's.
-func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug string, vars record.Vars) (*notify.Rendered, error) {
+func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug, locale string, vars record.Vars) (*notify.Rendered, error) {
 	t, err := r.lookup(ctx, acct, slug)
 	if err != nil {
 		return nil, err

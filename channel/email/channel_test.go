@@ -151,7 +151,7 @@ func TestPrepareTemplate(t *testing.T) {
 // does not have.
 type fakeRenderer struct{ r *notify.Rendered }
 
-func (f fakeRenderer) Render(context.Context, notify.Kind, *notify.Account, string, record.Vars) (*notify.Rendered, error) {
+func (f fakeRenderer) Render(context.Context, notify.Kind, *notify.Account, string, string, record.Vars) (*notify.Rendered, error) {
 	return f.r, nil
 }
 

@@ -343,7 +343,7 @@ func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *noti
 		fe.Add("template_slug", "templates are not configured on this SMS channel")
 		return nil, false, nil
 	}
-	rd, err := c.renderer.Render(ctx, Kind, acct, slug, vars)
+	rd, err := c.renderer.Render(ctx, Kind, acct, slug, "", vars)
 	if err != nil {
 		var ne *notify.Error
 		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {

@@ -316,7 +316,7 @@ type stubRenderer struct {
 	gotVars  record.Vars
 }
 
-func (s *stubRenderer) Render(_ context.Context, kind notify.Kind, _ *notify.Account, _ string, vars record.Vars) (*notify.Rendered, error) {
+func (s *stubRenderer) Render(_ context.Context, kind notify.Kind, _ *notify.Account, _, _ string, vars record.Vars) (*notify.Rendered, error) {
 	if kind != sms.Kind {
 		return nil, errors.New("stub: wrong kind")
 	}
