@@ -230,6 +230,7 @@ type smsText struct {
 	Domain          value `json:"domain"`
 	Website         value `json:"website"`
 	Category        value `json:"category"`
+	Locale          value `json:"locale"`
 	IdempotencyKey  value `json:"idempotency_key"`
 	SendAt          value `json:"send_at"`
 }
@@ -247,6 +248,7 @@ func (w *smsText) fill(fe *record.FieldErrors, r *sms.Request, account string, m
 	r.TemplateSlug = w.TemplateSlug.str(fe, "template_slug", false)
 	r.Variables = w.Variables.get(fe)
 	r.Category = w.Category.str(fe, "category", false)
+	r.Locale = w.Locale.str(fe, "locale", false)
 	r.Domain, r.IdempotencyKey = common(fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	return sendAt(fe, &w.SendAt)
 }
@@ -261,6 +263,7 @@ type otpBody struct {
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
 	Category       value `json:"category"`
+	Locale         value `json:"locale"`
 	IdempotencyKey value `json:"idempotency_key"`
 	SendAt         value `json:"send_at"`
 }
@@ -278,6 +281,7 @@ type emailBody struct {
 	Domain         value `json:"domain"`
 	Website        value `json:"website"`
 	Category       value `json:"category"`
+	Locale         value `json:"locale"`
 	IdempotencyKey value `json:"idempotency_key"`
 	SendAt         value `json:"send_at"`
 	// Cc, Bcc and Attachments are kept raw and decoded by emailList and
@@ -310,6 +314,7 @@ type chatBody struct {
 	Domain         value           `json:"domain"`
 	Website        value           `json:"website"`
 	Category       value           `json:"category"`
+	Locale         value           `json:"locale"`
 	IdempotencyKey value           `json:"idempotency_key"`
 	SendAt         value           `json:"send_at"`
 	// Fallback is the timed fallback chain of /messenger/send and
@@ -404,6 +409,7 @@ func decodeOTP(body []byte, account string, m Header) (*otp.Request, error) {
 		BrandName: alias(&fe, "brand_name", &w.BrandName, "brand", &w.Brand, false, nil),
 		Action:    w.Action.str(&fe, "action", false),
 		Category:  w.Category.str(&fe, "category", false),
+		Locale:    w.Locale.str(&fe, "locale", false),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	noSendAt(&fe, &w.SendAt)
@@ -442,6 +448,7 @@ func decodeEmailAt(body []byte, account string, m Header) (*email.Request, time.
 		Bcc:          emailList(&fe, "bcc", w.Bcc),
 		Attachments:  emailAttachments(&fe, w.Attachments),
 		Category:     w.Category.str(&fe, "category", false),
+		Locale:       w.Locale.str(&fe, "locale", false),
 	}
 	r.Domain, r.IdempotencyKey = common(&fe, m, &w.Domain, &w.Website, &w.IdempotencyKey)
 	at := sendAt(&fe, &w.SendAt)
@@ -566,6 +573,7 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 		MediaURL:     w.MediaURL.str(&fe, "media_url", false),
 		FileName:     w.FileName.str(&fe, "file_name", false),
 		Category:     w.Category.str(&fe, "category", false),
+		Locale:       w.Locale.str(&fe, "locale", false),
 	}
 	if tv := decodeTemplate(&fe, w.Template); tv.given() {
 		switch {

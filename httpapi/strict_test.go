@@ -150,7 +150,7 @@ func TestStrictLargeObjects(t *testing.T) {
 
 // TestBodyKeys: the keys checked are the struct tags of the bodies.
 func TestBodyKeys(t *testing.T) {
-	if len(smsKeys) != 18 || smsKeys[0] != "to" || smsKeys[12] != "variables" {
+	if len(smsKeys) != 19 || smsKeys[0] != "to" || smsKeys[12] != "variables" {
 		t.Errorf("smsKeys %v", smsKeys)
 	}
 	for _, keys := range [][]string{smsKeys, otpKeys, emailKeys, chatKeys} {

@@ -266,7 +266,7 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 		fe.Add("otp", "differs from variables.OTP; give the code once")
 		return "", nil
 	}
-	rendered, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, "", vars)
+	rendered, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, r.Locale, vars)
 	if err != nil {
 		return "", mergeInvalid(err, fe)
 	}

@@ -60,7 +60,13 @@ type Request struct {
 	// Category names a category of the account's (store.Category: "order",
 	// "marketing"): the message goes only to a recipient whose preferences
 	// take it on this channel (notify.CodeDeclined otherwise). Empty: none.
-	Category       string `json:"category" validate:"omitempty,category"`
+	Category string `json:"category" validate:"omitempty,category"`
+	// Locale picks the template's variant (a BCP 47 tag: "hi", "hi-IN"),
+	// through the chain the tag, its language, the account's default
+	// (notify.Account.Locale), the template's base. Empty: the account's
+	// default. It matters only with TemplateSlug; the cloud
+	// template then goes in the variant's language, unless Language names one.
+	Locale         string `json:"locale" validate:"omitempty,locale"`
 	IdempotencyKey string `json:"-"`
 }
 
@@ -78,7 +84,8 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "chat", fingerprint.Mobile(r.To), r.OTP, r.Action, r.Brand, r.TemplateSlug, r.Message, string(r.Type),
 		string(r.Gateway), r.TemplateName, r.Language, r.HeaderURL, r.MediaURL, r.FileName, r.Domain)
 	fingerprint.Vars(h, r.Variables)
-	fingerprint.Category(h, r.Category)
+	fingerprint.Optional(h, "category", r.Category)
+	fingerprint.Optional(h, "locale", r.Locale)
 	if len(r.NamedParams) == 0 && r.HeaderText == "" && r.HeaderName == "" && len(r.Buttons) == 0 {
 		return // the fingerprint of a request without template values, as before they existed
 	}

@@ -200,7 +200,7 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *record.FieldErrors, ac
 		fe.Add("template_slug", "templates are not configured on this e-mail channel")
 		return nil
 	}
-	rd, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, "", r.Variables)
+	rd, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, r.Locale, r.Variables)
 	if err != nil {
 		var ne *notify.Error
 		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {

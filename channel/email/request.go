@@ -48,7 +48,12 @@ type Request struct {
 	// Category names a category of the account's (store.Category: "order",
 	// "marketing"): the message goes only to a recipient whose preferences
 	// take it on this channel (notify.CodeDeclined otherwise). Empty: none.
-	Category       string `json:"category" validate:"omitempty,category"`
+	Category string `json:"category" validate:"omitempty,category"`
+	// Locale picks the template's variant (a BCP 47 tag: "hi", "hi-IN"),
+	// through the chain the tag, its language, the account's default
+	// (notify.Account.Locale), the template's base. Empty: the account's
+	// default. It matters only with TemplateSlug.
+	Locale         string `json:"locale" validate:"omitempty,locale"`
 	IdempotencyKey string `json:"-"`
 	// Cc are further recipients shown in the Cc header, each checked as
 	// To is (an error names "cc[1]"). Bcc are recipients that receive
@@ -132,7 +137,8 @@ func (r *Request) Fingerprint(h hash.Hash) {
 			fingerprint.Fields(h, a.FileName, a.ContentType, a.URL, strconv.Itoa(len(a.Data)), string(sum[:]))
 		}
 	}
-	fingerprint.Category(h, r.Category)
+	fingerprint.Optional(h, "category", r.Category)
+	fingerprint.Optional(h, "locale", r.Locale)
 }
 
 // fingerprintAddress is a recipient as a fingerprint sees it: its

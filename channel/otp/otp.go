@@ -36,6 +36,9 @@ type Request struct {
 	// both parts carry it, and a part whose channel the recipient's
 	// preferences decline is skipped (usually a critical one: "otp").
 	Category string `json:"category"`
+	// Locale picks the variant of both parts' templates, as
+	// sms.Request.Locale; Language still names the chat's cloud language.
+	Locale string `json:"locale"`
 	// WebOTPHost and AppHash end the SMS with the lines that let a phone
 	// fill the code in (see sms.Request.WebOTPHost); Language is the
 	// chat template's language (see chat.Request.Language).
@@ -58,17 +61,18 @@ func (r *Request) Key() string { return r.IdempotencyKey }
 func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "otp", fingerprint.Mobile(r.To), r.OTP, r.BrandName, r.Action, r.Domain,
 		r.WebOTPHost, r.AppHash, r.Language)
-	fingerprint.Category(h, r.Category)
+	fingerprint.Optional(h, "category", r.Category)
+	fingerprint.Optional(h, "locale", r.Locale)
 }
 
 // Parts implements notify.Composite: the SMS part, then the chat part.
 func (r *Request) Parts() []notify.Request {
 	return []notify.Request{
 		&sms.Request{Account: r.Account, To: r.To, Message: r.OTP, Route: sms.RouteOTP,
-			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
+			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, Locale: r.Locale, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
 			IdempotencyKey: r.IdempotencyKey},
 		&chat.Request{Account: r.Account, To: r.To, OTP: r.OTP, Action: r.Action,
-			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, Language: r.Language, IdempotencyKey: r.IdempotencyKey},
+			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, Locale: r.Locale, Language: r.Language, IdempotencyKey: r.IdempotencyKey},
 	}
 }
 

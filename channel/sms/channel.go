@@ -322,7 +322,7 @@ func (c *Channel) body(ctx context.Context, fe *record.FieldErrors, acct *notify
 		}
 		return r.Message, class, true, nil
 	}
-	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, r.Variables)
+	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, r.Locale, r.Variables)
 	if err != nil || !ok {
 		return "", class, false, err
 	}
@@ -336,14 +336,14 @@ func (c *Channel) body(ctx context.Context, fe *record.FieldErrors, acct *notify
 	return rd.Text, class, true, nil
 }
 
-// render renders slug with the configured renderer. Bad input is added to
+// render renders slug in the variant of locale with the configured renderer. Bad input is added to
 // fe (ok false, err nil); other failures are returned.
-func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, slug string, vars record.Vars) (*notify.Rendered, bool, error) {
+func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, slug, locale string, vars record.Vars) (*notify.Rendered, bool, error) {
 	if c.renderer == nil {
 		fe.Add("template_slug", "templates are not configured on this SMS channel")
 		return nil, false, nil
 	}
-	rd, err := c.renderer.Render(ctx, Kind, acct, slug, "", vars)
+	rd, err := c.renderer.Render(ctx, Kind, acct, slug, locale, vars)
 	if err != nil {
 		var ne *notify.Error
 		if errors.As(err, &ne) && ne.Code == notify.CodeInvalidArgument {
@@ -400,7 +400,7 @@ func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.
 	if _, ok := vars["BRAND_NAME"]; !ok && brand != "" {
 		vars["BRAND_NAME"] = brand
 	}
-	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, vars)
+	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, r.Locale, vars)
 	if err != nil || !ok || !codeOK {
 		return "", false, err
 	}

@@ -79,6 +79,11 @@ type Request struct {
 	// "marketing"): the message goes only to a recipient whose preferences
 	// take it on this channel (notify.CodeDeclined otherwise). Empty: none.
 	Category string `json:"category" validate:"omitempty,category"`
+	// Locale picks the template's variant (a BCP 47 tag: "hi", "hi-IN"),
+	// through the chain the tag, its language, the account's default
+	// (notify.Account.Locale), the template's base. Empty: the account's
+	// default. It matters only with TemplateSlug.
+	Locale string `json:"locale" validate:"omitempty,locale"`
 	// WebOTPHost, when set, ends the text with the WebOTP line
 	// "@host #code", which lets a browser on the phone fill the code in
 	// on the site at host (no scheme, no port: "example.com"). AppHash,
@@ -109,7 +114,8 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "sms", fingerprint.Mobile(r.To), r.Message, r.SenderID, string(r.Route), r.DLTTemplateID, r.DLTEntityID,
 		r.Brand, r.TemplateSlug, r.Domain, r.WebOTPHost, r.AppHash)
 	fingerprint.Vars(h, r.Variables)
-	fingerprint.Category(h, r.Category)
+	fingerprint.Optional(h, "category", r.Category)
+	fingerprint.Optional(h, "locale", r.Locale)
 }
 
 // BulkRequest sends one SMS to many recipients (a notify.Bulk request):

@@ -35,13 +35,13 @@ func Vars(h hash.Hash, v map[string]string) {
 	}
 }
 
-// Category writes a request's category, only when it has one: a request
-// without one keeps the fingerprint it had before requests named
-// categories, so an idempotency key kept across the upgrade still
-// matches it. Every request type writes it last.
-func Category(h hash.Hash, category string) {
-	if category != "" {
-		Fields(h, "category", category)
+// Optional writes a field that requests gained later (category, locale)
+// by name, only when it is set: a request without it keeps the
+// fingerprint it had before the field existed, so an idempotency key kept
+// across the upgrade still matches it. Request types write these last.
+func Optional(h hash.Hash, name, value string) {
+	if value != "" {
+		Fields(h, name, value)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/notifykit/notify/internal/locale"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store/storeutil"
 )
@@ -43,6 +44,7 @@ var custom = map[string]rule{
 	"templatename": templateName,
 	"notblank":     notBlank,
 	"category":     category,
+	"locale":       localeTag,
 }
 
 // aliases name rule sets used on several fields, so that each is written
@@ -177,6 +179,14 @@ func otp(s string) string {
 		return ""
 	}
 	return "must be 4 to 8 digits" // never echo a code
+}
+
+// localeTag is a request's locale's rule: a BCP 47 tag (internal/locale).
+func localeTag(s string) string {
+	if _, ok := locale.Canonical(s); ok {
+		return ""
+	}
+	return locale.Rule
 }
 
 // category is a request's category's rule: a name a category can have
