@@ -51,6 +51,9 @@ type accountJSON struct {
 	// countries it may send to (its region alone when it lists none).
 	Region    string   `json:"region"`
 	Countries []string `json:"countries"`
+	// Locale is the account's default locale (notify.Account.Locale),
+	// left out for none (the templates' base).
+	Locale string `json:"locale,omitempty"`
 	// Balance and BalanceMinor are set when the account has a wallet.
 	Balance      *string `json:"balance,omitempty"`
 	BalanceMinor *int64  `json:"balance_minor,omitempty"`
@@ -71,7 +74,7 @@ func accountOf(a *notify.Account) (accountJSON, error) {
 	}
 	out := accountJSON{ID: a.ID, Name: a.Name, VendorID: s.SenderID, Currency: currencyOf(a.Currency),
 		PrimaryGateway: string(c.PrimaryGateway), PricePlan: a.PricePlan, SenderIDs: []string{},
-		Disabled: a.Disabled, DLTTemplates: dltsOf(s.DLTTemplates)}
+		Disabled: a.Disabled, DLTTemplates: dltsOf(s.DLTTemplates), Locale: a.Locale}
 	out.SenderIDs = append(out.SenderIDs, s.SenderIDs...)
 	out.Region, out.Countries = places(a)
 	return out, nil
@@ -121,7 +124,7 @@ func (t dltIn) template() sms.DLTTemplate {
 // made without them has none (the channel's defaults).
 func (in *createIn) account(cur record.Currency) (*notify.Account, error) {
 	a := &notify.Account{ID: in.ID, Name: in.Name, Currency: cur, PricePlan: in.PricePlan, Disabled: in.Disabled,
-		Region: in.Region, Countries: in.Countries}
+		Region: in.Region, Countries: in.Countries, Locale: in.Locale}
 	if in.VendorID != "" || len(in.SenderIDs) > 0 || len(in.DLTTemplates) > 0 {
 		s := sms.Settings{SenderID: in.VendorID, SenderIDs: in.SenderIDs}
 		for _, t := range in.DLTTemplates {

@@ -142,6 +142,7 @@ func (h *Handler) routes() {
 		{acct + "/enable", map[string]func(*request){"POST": (*request).enable}},
 		{acct + "/rotate-key", map[string]func(*request){"POST": (*request).rotateKey}},
 		{acct + "/countries", map[string]func(*request){"PUT": (*request).putCountries}},
+		{acct + "/locale", map[string]func(*request){"PUT": (*request).putLocale}},
 		{acct + "/topups", map[string]func(*request){"POST": (*request).topUp}},
 		{acct + "/ledger", map[string]func(*request){"GET": (*request).ledger}},
 		{acct + "/messages", map[string]func(*request){"GET": (*request).messages}},

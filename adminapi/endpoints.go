@@ -15,6 +15,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/locale"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/wallet"
@@ -166,6 +167,7 @@ type createIn struct {
 	Disabled            bool     `json:"disabled"`
 	Region              string   `json:"region"`
 	Countries           []string `json:"countries"`
+	Locale              string   `json:"locale"`
 	OpeningBalance      string   `json:"opening_balance"`
 	OpeningBalanceMinor *int64   `json:"opening_balance_minor"`
 }
@@ -220,6 +222,7 @@ func (q *request) createAccount() {
 		}
 	}
 	checkPlaces(in.Region, in.Countries, &fe)
+	in.Locale = checkLocale(in.Locale, &fe)
 	if len(in.DLTTemplates) > maxDLTs {
 		fe.Addf("dlt_templates", "must have at most %d entries", maxDLTs)
 	}
@@ -370,6 +373,44 @@ func (q *request) putCountries() {
 		region, countries := places(a)
 		return []any{"region", region, "countries", countries}
 	})
+}
+
+// localeIn is the body of PUT /accounts/{id}/locale.
+type localeIn struct {
+	Locale string `json:"locale"`
+}
+
+// putLocale: PUT /accounts/{id}/locale sets the account's default locale,
+// the BCP 47 tag whose template variants its sends render when a request
+// names none ("" for the templates' base).
+func (q *request) putLocale() {
+	var in localeIn
+	if !q.decode(&in) {
+		return
+	}
+	var fe record.FieldErrors
+	tag := checkLocale(in.Locale, &fe)
+	if err := notify.InvalidFields(fe); err != nil {
+		q.fail(err, "")
+		return
+	}
+	q.updateAccount("account.locale", func(a *notify.Account) []any {
+		a.Locale = tag
+		return []any{"locale", tag}
+	})
+}
+
+// checkLocale returns a locale in canonical form ("hi-IN"), adding to fe
+// when it is no BCP 47 tag; "" stays "".
+func checkLocale(tag string, fe *record.FieldErrors) string {
+	if tag == "" {
+		return ""
+	}
+	c, ok := locale.Canonical(tag)
+	if !ok {
+		fe.Add("locale", locale.Rule)
+	}
+	return c
 }
 
 // maxCountries bounds an account's allow list: there are 249 ISO 3166-1

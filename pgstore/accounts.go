@@ -156,7 +156,7 @@ func (s *Store) putAccount(ctx context.Context, acct *record.Account, settings [
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if _, err := tx.Exec(ctx, s.q.putAccount, acct.ID, acct.Name,
 		acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-		acct.PricePlan, acct.Disabled, settings, acct.Region, countriesColumn(acct)); err != nil {
+		acct.PricePlan, acct.Disabled, settings, acct.Region, countriesColumn(acct), acct.Locale); err != nil {
 		return s.writeAccountErr(ctx, "put account", err)
 	}
 	for _, k := range apiKeys {
@@ -404,7 +404,7 @@ func scanAccount(row pgx.Row, keyHash *[]byte) (*record.Account, error) {
 	var a record.Account
 	var settings []byte
 	dest := []any{&a.ID, &a.Name, &a.Currency.Code, &a.Currency.Symbol,
-		&a.Currency.Exponent, &a.PricePlan, &a.Disabled, &settings, &a.Region, &a.Countries}
+		&a.Currency.Exponent, &a.PricePlan, &a.Disabled, &settings, &a.Region, &a.Countries, &a.Locale}
 	if keyHash != nil {
 		dest = append([]any{keyHash}, dest...)
 	}

@@ -54,10 +54,10 @@ func (s *Store) CreateAccount(ctx context.Context, acct *record.Account, apiKey 
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 		_, err = tx.Exec(ctx, expand(`INSERT INTO {{s}}{{p}}accounts
 	(id, name, currency_code, currency_symbol, currency_exponent, price_plan, disabled, settings,
-	region, countries)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, s.qualifier(), s.prefix),
+	region, countries, locale)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, s.qualifier(), s.prefix),
 			acct.ID, acct.Name, acct.Currency.Code, acct.Currency.Symbol, acct.Currency.Exponent,
-			acct.PricePlan, acct.Disabled, settings, acct.Region, countriesColumn(acct))
+			acct.PricePlan, acct.Disabled, settings, acct.Region, countriesColumn(acct), acct.Locale)
 		if pgCode(err) == stateUniqueViolation {
 			return fmt.Errorf("pgstore: create account: %w: the ID %q is taken", store.ErrConflict, acct.ID)
 		}
@@ -134,7 +134,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, update func(*recor
 		}
 		if _, err := tx.Exec(ctx, s.q.putAccount, a.ID, a.Name,
 			a.Currency.Code, a.Currency.Symbol, a.Currency.Exponent,
-			a.PricePlan, a.Disabled, settings, a.Region, countriesColumn(a)); err != nil {
+			a.PricePlan, a.Disabled, settings, a.Region, countriesColumn(a), a.Locale); err != nil {
 			return s.writeAccountErr(ctx, "update account", err)
 		}
 		if err := tx.Commit(ctx); err != nil {

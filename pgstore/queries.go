@@ -40,7 +40,7 @@ type queries struct {
 // accountColumns lists an account's columns in the order scanAccount
 // reads them.
 const accountColumns = `id, name, currency_code, currency_symbol, currency_exponent,
-	price_plan, disabled, settings, region, countries`
+	price_plan, disabled, settings, region, countries, locale`
 
 // messageColumns lists a message record's columns in the order
 // scanMessage reads them.
@@ -190,20 +190,20 @@ WHERE l.account = $1 AND l.id > $2 ORDER BY l.id LIMIT $3`),
 
 		putAccount: x(`INSERT INTO {{s}}{{p}}accounts
 	(id, name, currency_code, currency_symbol, currency_exponent, price_plan, disabled, settings,
-	region, countries)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	region, countries, locale)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (id) DO UPDATE SET
 	name = EXCLUDED.name, currency_code = EXCLUDED.currency_code,
 	currency_symbol = EXCLUDED.currency_symbol, currency_exponent = EXCLUDED.currency_exponent,
 	price_plan = EXCLUDED.price_plan, disabled = EXCLUDED.disabled,
 	settings = EXCLUDED.settings, region = EXCLUDED.region, countries = EXCLUDED.countries,
-	updated_at = now()`),
+	locale = EXCLUDED.locale, updated_at = now()`),
 
 		account: x(`SELECT ` + accountColumns + `
 FROM {{s}}{{p}}accounts WHERE id = $1`),
 
 		accountByKey: x(`SELECT k.key_hash, a.id, a.name, a.currency_code, a.currency_symbol,
-	a.currency_exponent, a.price_plan, a.disabled, a.settings, a.region, a.countries
+	a.currency_exponent, a.price_plan, a.disabled, a.settings, a.region, a.countries, a.locale
 FROM {{s}}{{p}}api_keys k JOIN {{s}}{{p}}accounts a ON a.id = k.account
 WHERE k.key_hash = $1`),
 

@@ -244,12 +244,13 @@ func TestAccountsBeforeMigration0011(t *testing.T) {
 	}
 
 	// The old columns are gone; the new one is a NOT NULL object (and
-	// 0014's region and countries follow, since Store migrates to the end).
+	// 0014's region and countries and 0022's locale follow, since Store
+	// migrates to the end).
 	var columns []string
 	must(t, pool.QueryRow(ctx, `SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = 'notify_accounts'`).Scan(&columns))
 	wantColumns := []string{"countries", "created_at", "currency_code", "currency_exponent", "currency_symbol", "disabled",
-		"id", "name", "price_plan", "region", "settings", "updated_at"}
+		"id", "locale", "name", "price_plan", "region", "settings", "updated_at"}
 	if !slices.Equal(columns, wantColumns) {
 		t.Fatalf("accounts columns after 0011 and 0014 = %q, want %q", columns, wantColumns)
 	}

@@ -57,6 +57,7 @@ func Run(t *testing.T, c Config) {
 		{"ListAccounts", k.testListAccounts},
 		{"DisableEnable", k.testDisableEnable},
 		{"Countries", k.testCountries},
+		{"AccountLocale", k.testAccountLocale},
 		{"RotateKey", k.testRotateKey},
 		{"TopUp", k.testTopUp},
 		{"Currencies", k.testCurrencies},

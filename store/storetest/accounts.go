@@ -86,6 +86,7 @@ func fullAccount() *record.Account {
 		PricePlan: "gold",
 		Region:    "US",
 		Countries: []string{"US", "CA", "IN"},
+		Locale:    "hi-IN",
 		Settings: map[record.Kind]json.RawMessage{
 			kindSMS:  json.RawMessage(smsSettings),
 			kindChat: json.RawMessage(chatSettings),
@@ -108,6 +109,7 @@ func diffAccount(got, want *record.Account) string {
 	d.field("PricePlan", got.PricePlan, want.PricePlan)
 	d.field("Disabled", got.Disabled, want.Disabled)
 	d.field("Region", got.Region, want.Region)
+	d.field("Locale", got.Locale, want.Locale)
 	if !slices.Equal(got.Countries, want.Countries) {
 		d.add("Countries = %q, want %q", got.Countries, want.Countries)
 	}
