@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
@@ -15,6 +16,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/template"
 )
 
 // specSlugs are the slugs of spec section 2.2.
@@ -173,6 +175,134 @@ func TestCatalogueSMS(t *testing.T) {
 		}
 		if n := utf8.RuneCountInString(out.Text); n > 306 {
 			t.Errorf("%s: sample SMS is %d characters, over two segments: %s", slug, n, out.Text)
+		}
+	}
+}
+
+// stockLocales are the variants the catalogue has, by slug: English is
+// every template's base, so only other languages are variants.
+var stockLocales = map[string][]string{
+	"standard-otp":    {"hi"},
+	"order-confirmed": {"hi"},
+}
+
+// TestCatalogueLocales checks the variant files, <slug>.<tag>.tmpl,
+// independently of the package's parser: each is a variant of a stock
+// template, named by a canonical tag, wraps its e-mail in its language's
+// layout, and each of its sections uses exactly the variables of its
+// base's section (a stock variant says all its base says); Describe
+// lists them, and each renders in its variant.
+func TestCatalogueLocales(t *testing.T) {
+	r := newRenderer(t, nil)
+	ctx := context.Background()
+	files, err := filepath.Glob(filepath.Join("catalogue", "*.*.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string][]string{}
+	for _, f := range files {
+		slug, tag, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".tmpl"), ".")
+		found[slug] = append(found[slug], tag)
+		if c, ok := template.CanonicalLocale(tag); !ok || c != tag {
+			t.Errorf("%s: %q is not a canonical tag", f, tag)
+		}
+		lang, _, _ := strings.Cut(tag, "-")
+		base := readSections(t, slug+".tmpl", "layout.html")
+		mine := readSections(t, filepath.Base(f), "layout."+lang+".html")
+		for _, name := range []string{"chat", "sms", "email.subject", "email.html", "email.text"} {
+			if got, want := used(mine[name]), used(base[name]); !slices.Equal(got, want) {
+				t.Errorf("%s %s uses %v, its base %v", f, name, got, want)
+			}
+			if mine[name] == base[name] {
+				t.Errorf("%s %s is its base's, not a translation", f, name)
+			}
+		}
+	}
+	for _, slug := range r.Slugs() {
+		info, err := r.Describe(ctx, nil, slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(info.Locales, stockLocales[slug]) || !slices.Equal(found[slug], stockLocales[slug]) {
+			t.Errorf("%s: Describe's Locales %q, files %q; want %q", slug, info.Locales, found[slug], stockLocales[slug])
+		}
+	}
+	layout, err := os.ReadFile(filepath.Join("catalogue", "layout.hi.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(layout), `<html lang="hi">`) || !devanagari(string(layout)) {
+		t.Errorf("layout.hi.html is not marked and written in Hindi")
+	}
+}
+
+// readSections returns the sections of a catalogue file, its email.html
+// wrapped in the named layout.
+func readSections(t *testing.T, file, layout string) map[string]string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("catalogue", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := os.ReadFile(filepath.Join("catalogue", layout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := sectionsOf(t, string(src))
+	secs["email.html"] = strings.Replace(string(l), "<!-- BODY -->", secs["email.html"], 1)
+	return secs
+}
+
+// devanagari reports whether s has a letter of the Devanagari block.
+func devanagari(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r >= 0x0900 && r <= 0x097F })
+}
+
+// TestCatalogueHindi renders the Hindi variants in every channel: in
+// Hindi (Devanagari), with the variant named in Rendered.Locale, the OTP
+// one keeping its warning never to share the code, and each SMS within
+// two concatenated UCS-2 segments (134 UTF-16 units; a Hindi SMS is not
+// GSM-7), an OTP within one (70).
+func TestCatalogueHindi(t *testing.T) {
+	r := newRenderer(t, nil)
+	ctx := context.Background()
+	for slug := range stockLocales {
+		vars := varsFor(t, r, slug)
+		for _, kind := range []notify.Kind{chat.Kind, sms.Kind, email.Kind} {
+			out, err := r.Render(ctx, kind, sampleAccount(), slug, "hi", vars)
+			if err != nil {
+				t.Fatalf("%s %s: %v", slug, kind, err)
+			}
+			text := out.Text + out.Subject + out.HTML
+			if out.Locale != "hi" || !devanagari(out.Text) || (kind == email.Kind && (!devanagari(out.Subject) || !devanagari(out.HTML))) {
+				t.Errorf("%s %s in hi: Locale %q, %q", slug, kind, out.Locale, text)
+			}
+			if slug == "standard-otp" && !strings.Contains(out.Text, "साझा न करें") {
+				t.Errorf("%s %s in hi lost its warning not to share the code: %q", slug, kind, out.Text)
+			}
+			if kind != sms.Kind {
+				continue
+			}
+			limit := 134
+			if strings.HasSuffix(slug, "-otp") {
+				limit = 70
+			}
+			if n := len(utf16.Encode([]rune(out.Text))); n > limit {
+				t.Errorf("%s: sample Hindi SMS is %d UTF-16 units, over %d: %s", slug, n, limit, out.Text)
+			}
+		}
+		// The default ACTION is in Hindi too, in the SMS and the cloud
+		// template's parameters alike.
+		if slug == "standard-otp" {
+			out, err := r.Render(ctx, sms.Kind, sampleAccount(), slug, "hi", record.Vars{"OTP": "482913"})
+			if err != nil || !strings.Contains(out.Text, "सत्यापन कोड") || strings.Contains(out.Text, "verification") {
+				t.Errorf("Hindi OTP with the default action: %+v, %v", out, err)
+			}
+			ct, err := r.CloudTemplate(ctx, sampleAccount(), slug, "hi-IN", record.Vars{"OTP": "482913"})
+			if err != nil || ct.Name != "standard_otp" || ct.Language != "hi" ||
+				!slices.Equal(ct.Params, []string{"482913", "सत्यापन", "Acme Learning"}) {
+				t.Errorf("Hindi cloud template: %+v, %v", ct, err)
+			}
 		}
 	}
 }

@@ -68,7 +68,7 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 	// parts subject, HTML, text: the order of errors and of the variables
 	// that bodies use without listing them.
 	for _, kind := range orderedKinds(src.Bodies) {
-		f, err := compileCustomForm(src.Slug, kind, src.Bodies[kind], index)
+		f, err := compileCustomForm(src.Slug, "", kind, src.Bodies[kind], index)
 		if err != nil {
 			return nil, err
 		}
@@ -81,6 +81,9 @@ func compileCustom(src *store.Template) (*tmpl, error) {
 		t.forms[kind] = f
 	}
 	if err := checkCustomForms(t, src.Bodies); err != nil {
+		return nil, err
+	}
+	if err := compileVariants(t, src); err != nil {
 		return nil, err
 	}
 	t.finish()
@@ -127,8 +130,9 @@ func customHeader(src *store.Template) (*tmpl, error) {
 // order subject, HTML, text, into a form; index resolves a placeholder to
 // a variable (declaring it on first use). An empty part is left nil, and
 // chat and sms may have only a Text part: the channel would drop any
-// other.
-func compileCustomForm(slug string, kind notify.Kind, in store.Body, index func(string) (int, error)) (*form, error) {
+// other. prefix starts the parts' names in errors: "" for the base,
+// "locales.<tag>." for a variant.
+func compileCustomForm(slug, prefix string, kind notify.Kind, in store.Body, index func(string) (int, error)) (*form, error) {
 	f := &form{}
 	for _, p := range [...]struct {
 		part string
@@ -143,7 +147,7 @@ func compileCustomForm(slug string, kind notify.Kind, in store.Body, index func(
 		if p.src == "" {
 			continue
 		}
-		name := partName(kind, p.part)
+		name := prefix + partName(kind, p.part)
 		if p.part != partText && (kind == chat.Kind || kind == sms.Kind) {
 			// The channel would drop the part: refuse it rather than
 			// send a message without it.
@@ -265,18 +269,31 @@ func (c *cache) get(account string, src *store.Template) (*tmpl, error) {
 	return t, err
 }
 
+// sameTemplate reports whether a and b are the same template, every
+// field compared: a cached compile of a serves b only then.
 func sameTemplate(a, b *store.Template) bool {
 	return a.Slug == b.Slug && a.Class == b.Class && maps.Equal(a.Bodies, b.Bodies) &&
-		slices.Equal(a.Variables, b.Variables)
+		slices.Equal(a.Variables, b.Variables) &&
+		maps.EqualFunc(a.Locales, b.Locales, maps.Equal)
 }
 
+// templateSize estimates the bytes a cache entry of t holds: its source
+// and its compiled form, roughly twice the text.
 func templateSize(t *store.Template) int {
-	n := len(t.Slug)
-	for k, b := range t.Bodies {
-		n += len(k) + len(b.Subject) + len(b.Text) + len(b.HTML) + 48 // the map entry, roughly
+	n := len(t.Slug) + bodiesSize(t.Bodies)
+	for tag, bodies := range t.Locales {
+		n += len(tag) + bodiesSize(bodies) + 48 // the map entry, roughly
 	}
 	for _, v := range t.Variables {
 		n += len(v)
 	}
 	return n + 256 // the entry and compiled form's own overhead, roughly
+}
+
+func bodiesSize(bodies map[notify.Kind]store.Body) int {
+	n := 0
+	for k, b := range bodies {
+		n += len(k) + len(b.Subject) + len(b.Text) + len(b.HTML) + 48 // the map entry, roughly
+	}
+	return n
 }

@@ -124,7 +124,7 @@ func TestCustomTemplateVariables(t *testing.T) {
 		!slices.Equal(info.Kinds, []notify.Kind{chat.Kind}) {
 		t.Errorf("Describe: %+v", info)
 	}
-	ct, err := r.CloudTemplate(ctx, acct, "visit", record.Vars{"NAME": "Asha", "DATE": "02/03/2026", "CITY": "Pune"})
+	ct, err := r.CloudTemplate(ctx, acct, "visit", "", record.Vars{"NAME": "Asha", "DATE": "02/03/2026", "CITY": "Pune"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,52 @@
 // custom template the first time it is used (compiled templates are cached
 // per account and slug, and recompiled when the stored template changes).
 //
+// # Locales
+//
+// A template has a base, its wording for every locale, and may have
+// variants: the same template worded for a locale. A locale is a BCP 47
+// tag as CanonicalLocale takes it: a language of 2 or 3 letters, an
+// optional script of 4 letters and an optional region of 2 letters or 3
+// digits, separated by "-" or "_", in any case ("hi", "hi-IN", "hi_in",
+// "zh-Hant-TW"); extensions are not taken. Tags are compared in their
+// canonical form ("hi-IN").
+//
+// Render takes the request's locale ("" for none) and picks the wording
+// for the kind asked by a fallback chain, the first of:
+//
+//  1. the request's tag ("hi-IN");
+//  2. its language alone ("hi"), when the tag has more;
+//  3. the account's default (Account.Locale), then its language;
+//  4. the base.
+//
+// A link without a variant, or whose variant has no body for the kind, is
+// skipped: a variant may word SMS alone and leave e-mail to the next
+// link. A well-formed tag the template has no variant for (fr-CA) falls
+// back silently; one that is not a tag is InvalidArgument on "locale". An
+// account default that is not a tag counts as none. Rendered.Locale is
+// the tag of the variant rendered, canonical, or "" for the base.
+//
+// The stock bases are written in English ("en"): a chain that reaches
+// "en" ends at the base, so a request for English is answered in English
+// whatever the account's default. A custom template's base has no
+// language the store records, so such a request falls to the account's
+// default when the template has a variant for it.
+//
+// Variants of a stock template are files <slug>.<tag>.tmpl beside it (see
+// below); the catalogue has Hindi ("hi") variants of standard-otp and
+// order-confirmed. A custom template's variants are its Locales, by tag:
+// for each kind, a store.Body as in Bodies. Check holds them to their
+// base, so that a mistake in one shows when the template is saved: each
+// tag is a locale, distinct from the others once canonical ("hi-IN" and
+// "hi_in" are one); a variant words only kinds the base serves, uses only
+// the base's variables, has every part (subject, HTML, text) that the
+// base's body of that kind has, and each such part uses every variable
+// without a default that the base's part uses. Its errors name the part
+// as "locales.<tag>.<part>": "locales.hi.sms", "locales.hi.email.html".
+// Values are resolved and checked once for every wording (a variable that
+// starts a URL attribute in any variant's HTML is a URL in all of them),
+// and Rendered.Values are in declaration order whatever the wording.
+//
 // # Which template a slug names
 //
 // The account's custom template with the slug comes first, so an account
@@ -88,8 +134,9 @@
 // "template_slug"; a body needs a Text or HTML part, not a Subject alone.
 // Its Variables list the variables it requires; any other variable its
 // bodies use is required as well, unless it has a default. An empty Class
-// means transactional; CRLF line ends become LF. Check validates a
-// template before a host stores it.
+// means transactional; CRLF line ends become LF. Its Locales are its
+// variants (see Locales). Check validates a template before a host stores
+// it.
 //
 // # The stock catalogue
 //
@@ -102,6 +149,18 @@
 // its chat, SMS, HTML and text bodies, and every variable used is
 // declared; SMS bodies use only the GSM 03.38 basic character set. To add
 // a template, add a file: New compiles it and the package's tests check it.
+//
+// A variant is a file <slug>.<tag>.tmpl, the tag canonical
+// (standard-otp.hi.tmpl), with the same five sections in its language,
+// each using exactly the variables of the base's section, and header
+// lines "cloud" (its cloud template's name and language; by default the
+// base's name and CloudLanguage of the tag) and "action" (ACTION's
+// default in its language, so that a Hindi code is a "सत्यापन" code, not a
+// "verification" one); the class and variables are the base's. Its
+// email.html is wrapped in catalogue/layout.<language>.html, which must
+// exist: the layout's lang attribute and footer are in the variant's
+// language. A variant's SMS is not GSM-7 when its script is not Latin:
+// it goes as UCS-2, 70 characters a segment.
 //
 // The stock variables are these (OTP, ACTION, NAME, PLAN_NAME,
 // AMOUNT, EXPIRY_DATE, INVOICE_NO, DAYS_LEFT, SERVICE_NAME, TOKEN_NO,
@@ -117,5 +176,9 @@
 // (name, language, positional parameters in declaration order), so the
 // chat channel can send template_slug through the cloud gateway. The
 // cloud template must be registered under that name with the chat body's
-// wording, its placeholders numbered in declaration order.
+// wording, its placeholders numbered in declaration order. The locale
+// picks the wording as for a chat render, and the language follows it: a
+// stock variant's "cloud" line, a custom variant's tag as CloudLanguage
+// writes it ("hi", "hi_IN"), else the base's (en_US). Each variant is
+// registered as its own template of that name and language.
 package template

@@ -168,7 +168,7 @@ func ExampleRenderer_Render_missingVariables() {
 func ExampleRenderer_CloudTemplate() {
 	r, _ := template.New(nil)
 	acct := &notify.Account{ID: "acme", Name: "Acme"}
-	ct, err := r.CloudTemplate(context.Background(), acct, "out-for-delivery",
+	ct, err := r.CloudTemplate(context.Background(), acct, "out-for-delivery", "",
 		record.Vars{"1": "Asha", "2": "OD-1", "3": "https://track.example/OD-1"})
 	if err != nil {
 		fmt.Println(err)
@@ -188,4 +188,64 @@ func ExampleRenderer_Render_unknownSlug() {
 	fmt.Println(err)
 	// Output:
 	// invalid_argument: template: unknown slug: template_slug: unknown template "order-confirm"; did you mean order-confirmed?
+}
+
+// A request's locale picks the template's variant by its fallback chain:
+// hi-IN has no variant of its own, so its language, hi, answers; a
+// locale the catalogue lacks falls to the account's default, here none,
+// and so to the base, in English.
+func ExampleRenderer_Render_locale() {
+	r, _ := template.New(nil)
+	ctx := context.Background()
+	acct := &notify.Account{ID: "acme", Name: "Acme"}
+	vars := record.Vars{"OTP": "482913"}
+	for _, loc := range []string{"hi-IN", "fr-CA"} {
+		out, err := r.Render(ctx, sms.Kind, acct, "standard-otp", loc, vars)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s -> %q: %s\n", loc, out.Locale, out.Text)
+	}
+	// The cloud template follows the variant.
+	ct, _ := r.CloudTemplate(ctx, acct, "standard-otp", "hi-IN", vars)
+	fmt.Println(ct.Name, ct.Language)
+	// Output:
+	// hi-IN -> "hi": 482913 आपका Acme सत्यापन कोड है। इसे किसी से भी साझा न करें।
+	// fr-CA -> "": 482913 is your Acme verification code. Never share it with anyone.
+	// standard_otp hi
+}
+
+// A custom template's variants are checked against its base when it is
+// saved: a variant that leaves out a variable its base uses is refused
+// then, not found by the recipient who got it. An account's default
+// locale picks the variant when the request names none.
+func Example_customLocales() {
+	tpl := &store.Template{
+		Slug:      "class-reminder",
+		Variables: []string{"NAME", "TIME"},
+		Bodies:    map[notify.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}, your class starts at {{TIME}}."}},
+		Locales: map[string]map[notify.Kind]store.Body{
+			"hi": {sms.Kind: {Text: "नमस्ते {{NAME}}, आपकी क्लास शुरू होने वाली है।"}},
+		},
+	}
+	fmt.Println(template.Check(tpl))
+
+	tpl.Locales["hi"][sms.Kind] = store.Body{Text: "नमस्ते {{NAME}}, आपकी क्लास {{TIME}} बजे शुरू होगी।"}
+	fmt.Println(template.Check(tpl))
+
+	templates := newMemTemplates()
+	_ = templates.PutTemplate(context.Background(), "acme", tpl)
+	r, _ := template.New(templates)
+	acct := &notify.Account{ID: "acme", Name: "Acme Yoga", Locale: "hi-IN"}
+	out, err := r.Render(context.Background(), sms.Kind, acct, "class-reminder", "", record.Vars{"NAME": "Asha", "TIME": "6:30"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.Locale, out.Text)
+	// Output:
+	// invalid_argument: template: custom template "class-reminder": locales.hi.sms: {{TIME}} is missing: the base's sms uses it, and it has no default
+	// <nil>
+	// hi नमस्ते Asha, आपकी क्लास 6:30 बजे शुरू होगी।
 }

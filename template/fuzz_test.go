@@ -109,7 +109,7 @@ func FuzzRender(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkRendered(t, tp, kind, out)
-		if _, err := r.CloudTemplate(context.Background(), acct, slug, vars); err != nil {
+		if _, err := r.CloudTemplate(context.Background(), acct, slug, "", vars); err != nil {
 			t.Fatalf("Render succeeded, CloudTemplate failed: %v", err)
 		}
 	})
@@ -133,7 +133,7 @@ func FuzzCompile(f *testing.F) {
 			vars[v.name] = value
 		}
 		for _, kind := range []notify.Kind{chat.Kind, email.Kind} {
-			out, err := tp.render(kind, &notify.Account{Name: "A"}, vars)
+			out, err := tp.render(kind, &notify.Account{Name: "A"}, "", vars)
 			if err != nil {
 				checkErr(t, err)
 				continue

@@ -76,53 +76,63 @@ func varsFor(t *testing.T, r *template.Renderer, slug string) record.Vars {
 	return v
 }
 
-// TestGolden renders every stock template in every channel and compares
-// with testdata/golden/<slug>.<form>. Run with -update to rewrite them
-// after changing the catalogue, then read the diff.
+// TestGolden renders every stock template, and each of its variants, in
+// every channel and compares with testdata/golden/<slug>.<form> (a
+// variant: <slug>.<tag>.<form>). Run with -update to rewrite them after
+// changing the catalogue, then read the diff.
 func TestGolden(t *testing.T) {
 	r := newRenderer(t, nil)
 	ctx := context.Background()
+	files := 0
 	for _, slug := range r.Slugs() {
 		vars := varsFor(t, r, slug)
 		info, err := r.Describe(ctx, nil, slug)
 		if err != nil {
 			t.Fatal(err)
 		}
-		chat, err := r.Render(ctx, chat.Kind, sampleAccount(), slug, "", vars)
-		if err != nil {
-			t.Fatalf("%s chat: %v", slug, err)
-		}
-		sms, err := r.Render(ctx, sms.Kind, sampleAccount(), slug, "", vars)
-		if err != nil {
-			t.Fatalf("%s sms: %v", slug, err)
-		}
-		mail, err := r.Render(ctx, email.Kind, sampleAccount(), slug, "", vars)
-		if err != nil {
-			t.Fatalf("%s email: %v", slug, err)
-		}
-		for _, o := range []*notify.Rendered{chat, sms, mail} {
-			if o.Slug != slug || o.Class != info.Class || len(o.Values) != len(info.Variables) {
-				t.Errorf("%s: Slug %q, Class %q, %d values for %d variables", slug, o.Slug, o.Class, len(o.Values), len(info.Variables))
+		for _, tag := range append([]string{""}, info.Locales...) {
+			name := slug
+			if tag != "" {
+				name += "." + tag
 			}
+			chat, err := r.Render(ctx, chat.Kind, sampleAccount(), slug, tag, vars)
+			if err != nil {
+				t.Fatalf("%s chat: %v", name, err)
+			}
+			sms, err := r.Render(ctx, sms.Kind, sampleAccount(), slug, tag, vars)
+			if err != nil {
+				t.Fatalf("%s sms: %v", name, err)
+			}
+			mail, err := r.Render(ctx, email.Kind, sampleAccount(), slug, tag, vars)
+			if err != nil {
+				t.Fatalf("%s email: %v", name, err)
+			}
+			for _, o := range []*notify.Rendered{chat, sms, mail} {
+				if o.Slug != slug || o.Locale != tag || o.Class != info.Class || len(o.Values) != len(info.Variables) {
+					t.Errorf("%s: Slug %q, Locale %q, Class %q, %d values for %d variables",
+						name, o.Slug, o.Locale, o.Class, len(o.Values), len(info.Variables))
+				}
+			}
+			if chat.Subject != "" || chat.HTML != "" || sms.Subject != "" || sms.HTML != "" {
+				t.Errorf("%s: chat or SMS rendering filled e-mail fields", name)
+			}
+			golden(t, name+".chat.txt", chat.Text)
+			golden(t, name+".sms.txt", sms.Text)
+			golden(t, name+".email.txt", "Subject: "+mail.Subject+"\n\n"+mail.Text)
+			golden(t, name+".email.html", mail.HTML)
+			files += 4
 		}
-		if chat.Subject != "" || chat.HTML != "" || sms.Subject != "" || sms.HTML != "" {
-			t.Errorf("%s: chat or SMS rendering filled e-mail fields", slug)
-		}
-		golden(t, slug+".chat.txt", chat.Text)
-		golden(t, slug+".sms.txt", sms.Text)
-		golden(t, slug+".email.txt", "Subject: "+mail.Subject+"\n\n"+mail.Text)
-		golden(t, slug+".email.html", mail.HTML)
 	}
 	if *update {
 		return
 	}
 	// A golden file without a template is a template that was lost.
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
+	found, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 4 * len(r.Slugs()); len(files) != want {
-		t.Errorf("testdata/golden has %d files, want %d (4 per stock template)", len(files), want)
+	if len(found) != files {
+		t.Errorf("testdata/golden has %d files, want %d (4 per stock template and per variant)", len(found), files)
 	}
 }
 

@@ -2,8 +2,10 @@ package template
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/notifykit/notify/store/storeutil"
 
@@ -94,8 +96,8 @@ func TestRenderDoesNotAllocateMore(t *testing.T) {
 	}
 	acct := &notify.Account{Name: "A"}
 	vars := record.Vars{"NAME": "Asha", "ORDER_ID": "OD-1"}
-	chatAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render(chat.Kind, acct, vars) })
-	pushAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render("push", acct, vars) })
+	chatAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render(chat.Kind, acct, "", vars) })
+	pushAllocs := testing.AllocsPerRun(100, func() { _, _ = tp.render("push", acct, "", vars) })
 	if chatAllocs > 3 || pushAllocs != chatAllocs {
 		t.Errorf("render allocates %v times for chat, %v for push; want at most 3 (the Rendered, its values, its text), equal", chatAllocs, pushAllocs)
 	}
@@ -164,5 +166,109 @@ func TestCheckFor(t *testing.T) {
 		if got := checkFor(name); got != want {
 			t.Errorf("checkFor(%s) = %d, want %d", name, got, want)
 		}
+	}
+}
+
+// TestCacheSeesLocales: the cache compares a template's variants too, in
+// place changes of the store's value included, and a copy of an
+// unchanged template with variants is not recompiled.
+func TestCacheSeesLocales(t *testing.T) {
+	var c cache
+	src := &store.Template{Slug: "a", Bodies: map[notify.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}},
+		Locales: map[string]map[notify.Kind]store.Body{"hi": {sms.Kind: {Text: "नमस्ते {{NAME}}"}}}}
+	t1, err := c.get("acct", src)
+	if err != nil || t1.variants["hi"] == nil {
+		t.Fatalf("first get: %v", err)
+	}
+	if t2, _ := c.get("acct", storeutil.CloneTemplate(src)); t2 != t1 {
+		t.Error("an unchanged template with variants was recompiled")
+	}
+	src.Locales["hi"][sms.Kind] = store.Body{Text: "राम राम {{NAME}}"} // in place, inside a variant
+	t3, err := c.get("acct", src)
+	if err != nil || t3 == t1 || t3.variants["hi"].forms[sms.Kind].text.lits[0] != "राम राम " {
+		t.Errorf("a changed variant was served from the cache (err %v)", err)
+	}
+	src.Locales["mr"] = map[notify.Kind]store.Body{sms.Kind: {Text: "नमस्कार {{NAME}}"}} // a new variant
+	t4, err := c.get("acct", src)
+	if err != nil || t4 == t3 || t4.variants["mr"] == nil {
+		t.Errorf("a new variant was served from the cache (err %v)", err)
+	}
+	src.Locales = nil // none left
+	t5, err := c.get("acct", src)
+	if err != nil || t5 == t4 || t5.variants != nil {
+		t.Errorf("a template whose variants were removed was served from the cache (err %v)", err)
+	}
+	// The variants count towards the entry's size.
+	big := &store.Template{Slug: "b", Bodies: map[notify.Kind]store.Body{sms.Kind: {Text: "x"}},
+		Locales: map[string]map[notify.Kind]store.Body{"hi": {sms.Kind: {Text: strings.Repeat("y", 10000)}}}}
+	if n := templateSize(big); n < 10000 {
+		t.Errorf("templateSize ignores the variants: %d", n)
+	}
+}
+
+// TestLoadStockVariants checks the catalogue loader's rules for variant
+// files on small catalogues of their own.
+func TestLoadStockVariants(t *testing.T) {
+	layout := "<html>{{BRAND_NAME}}<!-- BODY --></html>"
+	base := "class: transactional\nvariables: NAME\noptional: BRAND_NAME\n" +
+		"--- chat\nHi {{NAME}} {{BRAND_NAME}}\n--- sms\nHi {{NAME}} {{BRAND_NAME}}\n--- email.subject\nHi\n" +
+		"--- email.html\n<p>{{NAME}}</p>\n--- email.text\n{{NAME}} {{BRAND_NAME}}\n"
+	variant := "cloud: greet hi\n" +
+		"--- chat\nनमस्ते {{NAME}} {{BRAND_NAME}}\n--- sms\nनमस्ते {{NAME}} {{BRAND_NAME}}\n--- email.subject\nनमस्ते\n" +
+		"--- email.html\n<p>{{NAME}}</p>\n--- email.text\n{{NAME}} {{BRAND_NAME}}\n"
+	fsys := func(files map[string]string) fstest.MapFS {
+		m := fstest.MapFS{"catalogue/layout.html": {Data: []byte(layout)}, "catalogue/layout.hi.html": {Data: []byte(layout)},
+			"catalogue/greet.tmpl": {Data: []byte(base)}}
+		for name, src := range files {
+			if src == "" {
+				delete(m, "catalogue/"+name)
+				continue
+			}
+			m["catalogue/"+name] = &fstest.MapFile{Data: []byte(src)}
+		}
+		return m
+	}
+	stock, slugs, err := loadStock(fsys(map[string]string{"greet.hi.tmpl": variant}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := stock["greet"].variants["hi"]; len(slugs) != 1 || v == nil || v.cloudName != "greet" || v.cloudLang != "hi" ||
+		len(v.forms) != 3 || !slices.Equal(stock["greet"].locales, []string{"hi"}) {
+		t.Fatalf("loaded %v: %+v", slugs, stock["greet"])
+	}
+	// Without a cloud line: the base's name, the tag's language.
+	stock, _, err = loadStock(fsys(map[string]string{"greet.hi.tmpl": strings.Replace(variant, "cloud: greet hi\n", "", 1)}))
+	if v := stock["greet"].variants["hi"]; err != nil || v.cloudName != "greet" || v.cloudLang != "hi" {
+		t.Errorf("no cloud line: %+v, %v", v, err)
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		has   string
+	}{
+		{"no base", map[string]string{"hello.hi.tmpl": variant}, "a variant of hello, which has no catalogue/hello.tmpl"},
+		{"not canonical", map[string]string{"greet.hi-in.tmpl": variant}, "write the locale canonically: greet.hi-IN.tmpl"},
+		{"not a tag", map[string]string{"greet.hindi.tmpl": variant}, `"hindi" is not a locale`},
+		{"the base's language", map[string]string{"greet.en.tmpl": variant}, "en is the language of greet.tmpl, its base"},
+		{"no layout", map[string]string{"greet.mr.tmpl": variant}, "layout.mr.html"},
+		{"layout without marker", map[string]string{"greet.hi.tmpl": variant, "layout.hi.html": "<html lang=hi>"}, "must hold"},
+		{"base's header", map[string]string{"greet.hi.tmpl": "class: promotional\n" + variant}, `"class" is the base's`},
+		{"unknown header", map[string]string{"greet.hi.tmpl": "colour: blue\n" + variant}, `unknown key "colour"`},
+		{"action without ACTION", map[string]string{"greet.hi.tmpl": "action: सत्यापन\n" + variant}, "greet has no ACTION variable"},
+		{"unknown variable", map[string]string{"greet.hi.tmpl": strings.Replace(variant, "नमस्ते\n", "नमस्ते {{CITY}}\n", 1)},
+			"{{CITY}} is not a variable of greet.tmpl"},
+		{"a variable the section's base lacks", map[string]string{"greet.hi.tmpl": strings.Replace(variant, "नमस्ते\n", "नमस्ते {{NAME}}\n", 1)},
+			`section "email.subject" uses [NAME], its base's []`},
+		{"a variable left out", map[string]string{"greet.hi.tmpl": strings.Replace(variant, "--- sms\nनमस्ते {{NAME}} {{BRAND_NAME}}", "--- sms\nनमस्ते {{NAME}}", 1)},
+			`section "sms" uses [NAME], its base's [NAME BRAND_NAME]`},
+		{"a section missing", map[string]string{"greet.hi.tmpl": strings.Replace(variant, "--- email.subject\nनमस्ते\n", "", 1)},
+			`section "email.subject" is missing`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := loadStock(fsys(c.files))
+			if err == nil || !strings.Contains(err.Error(), c.has) {
+				t.Errorf("loadStock: %v, want an error saying %q", err, c.has)
+			}
+		})
 	}
 }

@@ -352,7 +352,7 @@ func TestRenderLimits(t *testing.T) {
 func TestCloudTemplate(t *testing.T) {
 	r := newRenderer(t, nil)
 	ctx := context.Background()
-	ct, err := r.CloudTemplate(ctx, sampleAccount(), "standard-otp", record.Vars{"OTP": "482913"})
+	ct, err := r.CloudTemplate(ctx, sampleAccount(), "standard-otp", "", record.Vars{"OTP": "482913"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,17 +360,17 @@ func TestCloudTemplate(t *testing.T) {
 		!slices.Equal(ct.Params, []string{"482913", "verification", "Acme Learning"}) {
 		t.Errorf("got %+v", ct)
 	}
-	ct, err = r.CloudTemplate(ctx, sampleAccount(), "out-for-delivery", with(deliveryVars(), "NAME", "Asha \t\n  Rao"))
+	ct, err = r.CloudTemplate(ctx, sampleAccount(), "out-for-delivery", "", with(deliveryVars(), "NAME", "Asha \t\n  Rao"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ct.Params[0] != "Asha Rao" {
 		t.Errorf("param %q: runs of spaces must be collapsed", ct.Params[0])
 	}
-	if _, err := r.CloudTemplate(ctx, sampleAccount(), "out-for-delivery", nil); len(fieldsOf(t, err)) != 3 {
+	if _, err := r.CloudTemplate(ctx, sampleAccount(), "out-for-delivery", "", nil); len(fieldsOf(t, err)) != 3 {
 		t.Errorf("missing variables: %v", err)
 	}
-	if _, err := r.CloudTemplate(ctx, sampleAccount(), "nope", nil); fieldsOf(t, err)["template_slug"] == "" {
+	if _, err := r.CloudTemplate(ctx, sampleAccount(), "nope", "", nil); fieldsOf(t, err)["template_slug"] == "" {
 		t.Errorf("unknown slug: %v", err)
 	}
 }

@@ -46,42 +46,77 @@ func New(templates store.Templates) (*Renderer, error) {
 // acct has an ID. A store error other than NotFound is returned with its
 // code: without an answer Render cannot tell which wording applies.
 //
-// Errors are InvalidArgument naming every problem: an unknown slug (field
-// "template_slug", with the nearest known slugs), a custom template without
-// a body for kind or that no longer compiles ("template_slug"), and each
-// missing, unknown or bad variable ("variables.NAME"). See the package
-// documentation for the rules on variables. The result is the caller's.
-func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug, locale string, vars record.Vars) (*notify.Rendered, error) {
+// loc, a BCP 47 tag ("hi-IN", "hi_in"; "" for none), picks the wording
+// by the fallback chain of the package documentation's "Locales": the
+// first of the tag, its language, the account's default (acct.Locale) and
+// its language whose variant has a body for kind, else the template's
+// base. A well-formed tag without a variant falls back silently;
+// Rendered.Locale names the variant rendered, canonical, "" for the base.
+//
+// Errors are InvalidArgument naming every problem: a loc that is not a
+// tag ("locale"), an unknown slug (field "template_slug", with the
+// nearest known slugs), a custom template without a body for kind or
+// that no longer compiles ("template_slug"), and each missing, unknown or
+// bad variable ("variables.NAME"). See the package documentation for the
+// rules on variables. The result is the caller's.
+func (r *Renderer) Render(ctx context.Context, kind notify.Kind, acct *notify.Account, slug, loc string, vars record.Vars) (*notify.Rendered, error) {
+	tag, bad := requestLocale(loc)
 	t, err := r.lookup(ctx, acct, slug)
-	if err != nil {
-		return nil, err
+	var out *notify.Rendered
+	if err == nil {
+		out, err = t.render(kind, acct, tag, vars)
 	}
-	return t.render(kind, acct, vars)
+	if bad != nil {
+		return nil, withField(err, *bad)
+	}
+	return out, err
 }
 
 // CloudTemplate maps a template and its variables to a cloud-channel
 // template message: the template's cloud name (for stock templates the
 // catalogue's "cloud" line, by default the slug with '-' replaced by '_';
-// for custom templates always the latter), its language (en_US unless the
-// catalogue says otherwise) and the values of its variables as positional
-// parameters in declaration order, defaults applied and runs of spaces
-// collapsed (cloud parameters may not hold them). The cloud template must
-// be registered with the same wording and parameter order; the chat body
-// of the catalogue file is that wording.
+// for custom templates always the latter), its language and the values
+// of its variables as positional parameters in declaration order,
+// defaults applied and runs of spaces collapsed (cloud parameters may not
+// hold them). The cloud template must be registered with the same
+// wording and parameter order; the chat body of the catalogue file is
+// that wording.
 //
-// It looks templates up and validates variables as Render does, with the
-// same errors. The result is the caller's; HeaderURL and HeaderKind are
-// left empty for the channel to fill.
-func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars record.Vars) (*chat.Template, error) {
+// loc picks the wording as for Render with chat.Kind: the cloud template
+// is the chat body's. The language is the chosen variant's (a stock
+// variant file's "cloud" line; for a custom variant CloudLanguage of its
+// tag, "hi", "hi_IN"), else the base's (en_US unless the catalogue says
+// otherwise).
+//
+// It looks templates up and validates the locale and variables as Render
+// does, with the same errors. The result is the caller's; HeaderURL and
+// HeaderKind are left empty for the channel to fill.
+func (r *Renderer) CloudTemplate(ctx context.Context, acct *notify.Account, slug, loc string, vars record.Vars) (*chat.Template, error) {
+	tag, bad := requestLocale(loc)
 	t, err := r.lookup(ctx, acct, slug)
+	var out *chat.Template
+	if err == nil {
+		out, err = t.cloudTemplate(acct, tag, vars)
+	}
+	if bad != nil {
+		return nil, withField(err, *bad)
+	}
+	return out, err
+}
+
+// cloudTemplate is CloudTemplate once the template is found: the variant
+// is the one a chat render in tag would use. A template without a chat
+// body still maps, in its base's name and language, as it always did.
+func (t *tmpl) cloudTemplate(acct *notify.Account, tag string, vars record.Vars) (*chat.Template, error) {
+	_, v, err := t.pick(chat.Kind, acct, tag)
+	if err != nil {
+		v = nil
+	}
+	vals, err := t.resolve(acct, vars, v)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := t.resolve(acct, vars)
-	if err != nil {
-		return nil, err
-	}
-	return t.cloud(vals), nil
+	return t.cloud(v, vals), nil
 }
 
 // Slugs returns the slugs of the stock catalogue, sorted. The slice is the
@@ -101,9 +136,13 @@ type Info struct {
 	Variables []Variable
 	// Kinds are the channels the template has a body for.
 	Kinds []notify.Kind
-	// CloudName and CloudLanguage are what CloudTemplate uses.
+	// CloudName and CloudLanguage are what CloudTemplate uses for the
+	// base.
 	CloudName     string
 	CloudLanguage string
+	// Locales are the tags of the template's variants, canonical and
+	// sorted ("hi", "hi-IN"); empty for a template with its base alone.
+	Locales []string
 }
 
 // Variable describes one variable of a template.
@@ -139,6 +178,7 @@ func (r *Renderer) Describe(ctx context.Context, acct *notify.Account, slug stri
 		info.Variables = append(info.Variables, Variable{Name: v.name, Required: v.def == noDefault, Default: d, Rule: rule})
 	}
 	info.Kinds = slices.Clone(t.kinds)
+	info.Locales = slices.Clone(t.locales)
 	return info, nil
 }
 
@@ -203,5 +243,10 @@ func (r *Renderer) unknown(ctx context.Context, acct *notify.Account, slug strin
 		Fields: []record.FieldError{{Field: "template_slug", Message: msg.String()}}}
 }
 
-// Interface guards
-var _ notify.TemplateRenderer = (*Renderer)(nil)
+// Interface guards: the chat channel finds the cloud mapping by a type
+// assertion on its Renderer, which a changed signature would fail
+// silently.
+var (
+	_ notify.TemplateRenderer = (*Renderer)(nil)
+	_ chat.CloudTemplater     = (*Renderer)(nil)
+)

@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/locale"
 	"github.com/notifykit/notify/record"
 )
 
@@ -33,6 +35,32 @@ type tmpl struct {
 	// order, then any other kind in lexical order (Info.Kinds).
 	kinds                []notify.Kind
 	cloudName, cloudLang string
+	// variants are the template's wordings in other locales, by canonical
+	// tag: a custom template's Locales, a stock template's
+	// <slug>.<tag>.tmpl files. Nil: the base alone. locales are their
+	// tags, sorted (Info.Locales).
+	variants map[string]*variant
+	locales  []string
+	// baseLocale is the language the base is written in, when known: "en"
+	// for the stock catalogue, "" for a custom template (store.Template
+	// does not say). A chain that reaches it renders the base, so a
+	// request for English is not answered in the account's default.
+	baseLocale string
+}
+
+// variant is one locale's wording of a template: forms of some of the
+// kinds its base serves, compiled against the base's variables (the
+// slots index tmpl.vars), so values resolve once whatever the wording.
+type variant struct {
+	tag   string // canonical: "hi", "hi-IN"
+	forms map[notify.Kind]*form
+	// cloudName and cloudLang name the cloud template registered with
+	// this variant's chat wording.
+	cloudName, cloudLang string
+	// action is ACTION's default in this variant's language, "" for the
+	// base's ("verification"): a default in English would read as a
+	// foreign word in a Hindi message.
+	action string
 }
 
 // form is a template's compiled body for one channel kind; a part is nil
@@ -64,19 +92,29 @@ func (t *tmpl) declare(name string) error {
 }
 
 // finish computes what depends on the whole template: URL checks for
-// variables that start an HTML URL attribute, and the names list.
+// variables that start an HTML URL attribute, in the base or in any
+// variant (values are resolved before the variant is known to matter, so
+// a variable is a URL in every wording if it is one in any), the kinds,
+// the variants' tags and the names list.
 func (t *tmpl) finish() {
-	for _, f := range t.forms {
-		if f.html == nil {
-			continue
-		}
-		for _, s := range f.html.slots {
-			if s.esc == escURLStart && t.vars[s.v].check == checkNone {
-				t.vars[s.v].check = checkURL
+	urls := func(forms map[notify.Kind]*form) {
+		for _, f := range forms {
+			if f.html == nil {
+				continue
+			}
+			for _, s := range f.html.slots {
+				if s.esc == escURLStart && t.vars[s.v].check == checkNone {
+					t.vars[s.v].check = checkURL
+				}
 			}
 		}
 	}
+	urls(t.forms)
+	for _, v := range t.variants {
+		urls(v.forms)
+	}
 	t.kinds = orderedKinds(t.forms)
+	t.locales = slices.Sorted(maps.Keys(t.variants))
 	var b strings.Builder
 	for i, v := range t.vars {
 		if i > 0 {
@@ -93,17 +131,21 @@ func (t *tmpl) finish() {
 	}
 }
 
-// render renders t for kind.
-func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars record.Vars) (*notify.Rendered, error) {
-	f, err := t.form(kind)
+// render renders t for kind in the locale tag (canonical, or "" for
+// none), by the fallback chain pick follows.
+func (t *tmpl) render(kind notify.Kind, acct *notify.Account, tag string, vars record.Vars) (*notify.Rendered, error) {
+	f, v, err := t.pick(kind, acct, tag)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := t.resolve(acct, vars)
+	vals, err := t.resolve(acct, vars, v)
 	if err != nil {
 		return nil, err
 	}
 	out := &notify.Rendered{Slug: t.slug, Class: t.class, Values: vals}
+	if v != nil {
+		out.Locale = v.tag
+	}
 	if f.subject != nil {
 		out.Subject = f.subject.text(vals)
 	}
@@ -116,6 +158,43 @@ func (t *tmpl) render(kind notify.Kind, acct *notify.Account, vars record.Vars) 
 	return out, nil
 }
 
+// pick returns the form of kind that a render in the locale tag
+// (canonical, or "" for none) uses for acct, and the variant it belongs
+// to (nil for the base): the first link of the chain (the tag, its
+// language, the account's default, its language) whose variant has a
+// form for kind, else the base's form. A link without a variant, or whose
+// variant lacks kind, is skipped, so an unknown locale falls back to the
+// base silently; a link that is the base's own language (baseLocale)
+// ends the chain at the base.
+func (t *tmpl) pick(kind notify.Kind, acct *notify.Account, tag string) (*form, *variant, error) {
+	if len(t.variants) > 0 { // a template without variants costs nothing here
+		for _, link := range locale.Chain(tag, accountLocale(acct)) {
+			if v := t.variants[link]; v != nil {
+				if f := v.forms[kind]; f != nil {
+					return f, v, nil
+				}
+			}
+			if link == t.baseLocale {
+				break
+			}
+		}
+	}
+	f, err := t.form(kind)
+	return f, nil, err
+}
+
+// accountLocale returns the account's default locale, canonical, or ""
+// when it has none or has one that is no tag: the default is a
+// preference, and a bad one must not stop the account's sends (the admin
+// API refuses it on the way in).
+func accountLocale(acct *notify.Account) string {
+	if acct == nil || acct.Locale == "" {
+		return ""
+	}
+	tag, _ := locale.Canonical(acct.Locale)
+	return tag
+}
+
 // form returns t's form for kind, or an error when t does not serve kind.
 func (t *tmpl) form(kind notify.Kind) (*form, error) {
 	if f := t.forms[kind]; f != nil {
@@ -125,17 +204,22 @@ func (t *tmpl) form(kind notify.Kind) (*form, error) {
 		return nil, notify.Errorf(notify.CodeInvalidArgument,
 			"template: no template form for kind %q (stock templates serve sms, email and chat)", clip(string(kind), 64))
 	}
-	name := string(kind)
-	switch kind {
-	case sms.Kind:
-		name = "SMS"
-	case email.Kind:
-		name = "e-mail"
-	}
 	return nil, &notify.Error{Code: notify.CodeInvalidArgument,
 		Err: errorString("template: rendering " + fmt.Sprintf("%q", t.slug)),
 		Fields: []record.FieldError{{Field: "template_slug",
-			Message: fmt.Sprintf("custom template %q has no %s body; add one to the template or use another channel", t.slug, clip(name, 64))}}}
+			Message: fmt.Sprintf("custom template %q has no %s body; add one to the template or use another channel", t.slug, clip(kindWord(kind), 64))}}}
+}
+
+// kindWord names kind in a sentence: "SMS", "e-mail", "chat", or the
+// kind itself.
+func kindWord(kind notify.Kind) string {
+	switch kind {
+	case sms.Kind:
+		return "SMS"
+	case email.Kind:
+		return "e-mail"
+	}
+	return string(kind)
 }
 
 // builtinKinds are the kinds of the stock catalogue, in the order
@@ -238,9 +322,10 @@ func (b *body) htmlText(vals []string) string {
 	return sb.String()
 }
 
-// cloud maps the resolved values to a cloud template message. Cloud
-// parameters may not hold runs of spaces, so runs are collapsed.
-func (t *tmpl) cloud(vals []string) *chat.Template {
+// cloud maps the resolved values to a cloud template message, named as
+// the variant v says (nil: the base). Cloud parameters may not hold runs
+// of spaces, so runs are collapsed.
+func (t *tmpl) cloud(v *variant, vals []string) *chat.Template {
 	params := make([]string, len(vals))
 	for i, v := range vals {
 		if strings.Contains(v, "  ") {
@@ -248,5 +333,9 @@ func (t *tmpl) cloud(vals []string) *chat.Template {
 		}
 		params[i] = v
 	}
-	return &chat.Template{Name: t.cloudName, Language: t.cloudLang, Params: params}
+	name, lang := t.cloudName, t.cloudLang
+	if v != nil {
+		name, lang = v.cloudName, v.cloudLang
+	}
+	return &chat.Template{Name: name, Language: lang, Params: params}
 }

@@ -187,9 +187,10 @@ func positional(k string) (int, bool) {
 }
 
 // resolve returns the values of t's variables in declaration order:
-// given by name or position, cleaned, defaulted and validated. Every
-// problem is reported, each on its "variables.NAME" field.
-func (t *tmpl) resolve(acct *notify.Account, vars record.Vars) ([]string, error) {
+// given by name or position, cleaned, defaulted (in the variant v's
+// language when it has its own default; nil: the base) and validated.
+// Every problem is reported, each on its "variables.NAME" field.
+func (t *tmpl) resolve(acct *notify.Account, vars record.Vars, v *variant) ([]string, error) {
 	if len(vars) > MaxVars {
 		return nil, t.fail(record.FieldErrors{{Field: "variables",
 			Message: "at most " + strconv.Itoa(MaxVars) + " variables are accepted"}})
@@ -197,8 +198,8 @@ func (t *tmpl) resolve(acct *notify.Account, vars record.Vars) ([]string, error)
 	vals := make([]string, len(t.vars))
 	matched := 0
 	for i := range t.vars {
-		if v, ok := vars[t.vars[i].name]; ok {
-			vals[i] = v
+		if val, ok := vars[t.vars[i].name]; ok {
+			vals[i] = val
 			matched++
 		}
 	}
@@ -214,11 +215,14 @@ func (t *tmpl) resolve(acct *notify.Account, vars record.Vars) ([]string, error)
 			fe.Add("variables."+d.name, "longer than "+strconv.Itoa(MaxValueLen)+" bytes")
 			continue
 		}
-		v := clean(vals[i])
-		if v == "" {
-			v = d.def.value(acct)
+		val := clean(vals[i])
+		if val == "" && d.def == defVerification && v != nil && v.action != "" {
+			val = v.action
 		}
-		if v == "" {
+		if val == "" {
+			val = d.def.value(acct)
+		}
+		if val == "" {
 			msg := "required by template " + strconv.Quote(t.slug) + ", not given"
 			if d.def == defAccountName {
 				msg += " (it defaults to the account's name, which is empty)"
@@ -226,11 +230,11 @@ func (t *tmpl) resolve(acct *notify.Account, vars record.Vars) ([]string, error)
 			fe.Add("variables."+d.name, msg)
 			continue
 		}
-		if msg := d.check.validate(v); msg != "" {
+		if msg := d.check.validate(val); msg != "" {
 			fe.Add("variables."+d.name, msg)
 			continue
 		}
-		vals[i] = v
+		vals[i] = val
 	}
 	if fe = append(fe, unknown...); len(fe) > 0 {
 		return nil, t.fail(fe)

@@ -34,7 +34,7 @@ type Resolver interface {
 // template message. *template.Renderer implements it. It must be safe for
 // concurrent use; errors are as for notify.TemplateRenderer.Render.
 type CloudTemplater interface {
-	CloudTemplate(ctx context.Context, acct *notify.Account, slug string, vars record.Vars) (*Template, error)
+	CloudTemplate(ctx context.Context, acct *notify.Account, slug, locale string, vars record.Vars) (*Template, error)
 }
 
 // Config configures a Channel.

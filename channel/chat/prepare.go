@@ -349,7 +349,7 @@ func namedTemplate(r *Request, lang string, fe *record.FieldErrors) *Template {
 // with vars, from the configured CloudTemplates: in lang when r gives
 // one, else its own language or en_US, with r's header media.
 func (c *Channel) slugCloudTemplate(ctx context.Context, acct *notify.Account, r *Request, lang string, vars record.Vars) (*Template, error) {
-	t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, vars)
+	t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, "", vars)
 	if err != nil {
 		return nil, err
 	}

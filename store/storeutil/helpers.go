@@ -24,12 +24,19 @@ func CloneAccount(a *record.Account) *record.Account {
 	return &c
 }
 
-// CloneTemplate returns a deep copy of t: its Variables and Bodies are
-// its own. Stores that hand out templates callers may keep use it.
+// CloneTemplate returns a deep copy of t: its Variables, Bodies and
+// Locales, each variant's bodies too, are its own (a nil map stays nil).
+// Stores that hand out templates callers may keep use it.
 func CloneTemplate(t *store.Template) *store.Template {
 	c := *t
 	c.Variables = slices.Clone(t.Variables)
 	c.Bodies = maps.Clone(t.Bodies)
+	if t.Locales != nil {
+		c.Locales = make(map[string]map[record.Kind]store.Body, len(t.Locales))
+		for tag, bodies := range t.Locales {
+			c.Locales[tag] = maps.Clone(bodies)
+		}
+	}
 	return &c
 }
 
