@@ -14,9 +14,11 @@ import (
 
 // Templates is an in-memory store.Templates of per-account custom
 // templates. It is safe for concurrent use. Templates are copied on the
-// way in and on the way out (storeutil.CloneTemplate: their Variables and
-// Bodies too), so neither the caller of PutTemplate nor a reader can
-// change what the store holds. Bodies are kept as given, for any kind.
+// way in and on the way out (storeutil.CloneTemplate: their Variables,
+// Bodies and Locales too, each variant's bodies included), so neither the
+// caller of PutTemplate nor a reader can change what the store holds.
+// Bodies and variants are kept as given, for any kind and under any tag:
+// template.Check judges them, not the store.
 type Templates struct {
 	mu        sync.RWMutex
 	byAccount map[string]map[string]*store.Template

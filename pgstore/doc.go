@@ -76,7 +76,11 @@
 // "sms", the three email columns as the parts of "email", a kind whose
 // columns were all empty left out). pgstore keeps the bodies opaque, of
 // any kind, each part exactly as given; it refuses only what jsonb cannot
-// hold unchanged (invalid UTF-8, the NUL character).
+// hold unchanged (invalid UTF-8, the NUL character). A template's
+// variants (store.Template.Locales) are another jsonb column (migration
+// 0021): an object holding, under each tag as given, that variant's
+// bodies in the same form, kept as opaque and refused on the same
+// grounds; a template written before it has none.
 //
 // # Money
 //

@@ -416,19 +416,20 @@ ORDER BY updated_at, id LIMIT $2`),
 WHERE state = 'attempting' AND provider = $1 AND updated_at >= $2)`),
 
 		// A template's bodies are one jsonb object, by kind (migration
-		// 0012; templates.go encodes and decodes it).
-		putTemplate: x(`INSERT INTO {{s}}{{p}}templates (account, slug, variables, class, bodies)
-VALUES ($1, $2, $3, $4, $5)
+		// 0012), its variants another, by tag then kind (migration 0021);
+		// templates.go encodes and decodes them.
+		putTemplate: x(`INSERT INTO {{s}}{{p}}templates (account, slug, variables, class, bodies, locales)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (account, slug) DO UPDATE SET
 	variables = EXCLUDED.variables, class = EXCLUDED.class, bodies = EXCLUDED.bodies,
-	updated_at = now()`),
+	locales = EXCLUDED.locales, updated_at = now()`),
 
-		template: x(`SELECT slug, variables, class, bodies
+		template: x(`SELECT slug, variables, class, bodies, locales
 FROM {{s}}{{p}}templates WHERE account = $1 AND slug = $2`),
 
 		deleteTemplate: x(`DELETE FROM {{s}}{{p}}templates WHERE account = $1 AND slug = $2`),
 
-		templates: x(`SELECT slug, variables, class, bodies
+		templates: x(`SELECT slug, variables, class, bodies, locales
 FROM {{s}}{{p}}templates WHERE account = $1 ORDER BY slug COLLATE "C"`),
 
 		// The cleanup deletes re-check expiry on the row they delete, so a

@@ -94,7 +94,8 @@ func TestTemplatesBeforeMigration0012(t *testing.T) {
 	var columns []string
 	must(t, pool.QueryRow(ctx, `SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = 'notify_templates'`).Scan(&columns))
-	wantColumns := []string{"account", "bodies", "class", "slug", "updated_at", "variables"}
+	// locales: migration 0021, which the store ran too.
+	wantColumns := []string{"account", "bodies", "class", "locales", "slug", "updated_at", "variables"}
 	if !slices.Equal(columns, wantColumns) {
 		t.Fatalf("templates columns after 0012 = %q, want %q", columns, wantColumns)
 	}
@@ -197,5 +198,125 @@ func wantJSON(t testing.TB, what string, got []byte, want string) {
 	must(t, json.Unmarshal([]byte(want), &w))
 	if !reflect.DeepEqual(g, w) {
 		t.Fatalf("%s = %s, want %s", what, got, want)
+	}
+}
+
+// TestTemplatesBeforeMigration0021: templates written before 0021 read
+// back with their bodies and no variants, and the store writes the new
+// column for them after.
+func TestTemplatesBeforeMigration0021(t *testing.T) {
+	schema := pgstoretest.Schema(t)
+	ctx := context.Background()
+	pool := pgstoretest.Pool(t, schema, 1)
+	migrateThrough(t, pool, 20)
+	_, err := pool.Exec(ctx, `INSERT INTO notify_templates (account, slug, variables, class, bodies) VALUES
+	('acme', 'old', '{NAME}', 'transactional', '{"sms": {"text": "Hi {{NAME}}"}}')`)
+	must(t, err)
+
+	s := pgstoretest.Store(t, schema) // runs 0021 on
+	want := &store.Template{Slug: "old", Variables: []string{"NAME"}, Class: "transactional",
+		Bodies: map[record.Kind]store.Body{"sms": {Text: "Hi {{NAME}}"}}}
+	got, err := s.Template(ctx, "acme", "old")
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Template after 0021 = %+v, want %+v", got, want)
+	}
+	var raw []byte
+	must(t, pool.QueryRow(ctx, `SELECT locales FROM notify_templates WHERE account = 'acme' AND slug = 'old'`).Scan(&raw))
+	wantJSON(t, "locales of a template from before 0021", raw, `{}`)
+	if _, err := pool.Exec(ctx, `UPDATE notify_templates SET locales = '[]' WHERE slug = 'old'`); err == nil {
+		t.Fatal("the locales column took an array")
+	}
+	if _, err := pool.Exec(ctx, `UPDATE notify_templates SET locales = NULL WHERE slug = 'old'`); err == nil {
+		t.Fatal("the locales column took NULL")
+	}
+
+	want.Locales = map[string]map[record.Kind]store.Body{"hi": {"sms": {Text: "नमस्ते {{NAME}}"}}}
+	must(t, s.PutTemplate(ctx, "acme", want))
+	got, err = s.Template(ctx, "acme", "old")
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Template after PutTemplate = %+v, want %+v", got, want)
+	}
+}
+
+// TestTemplateLocalesStored: the locales column holds, by tag as given,
+// each variant's bodies in the bodies column's form; a variant without
+// bodies stays a variant (an empty map), and no variants at all read
+// back as nil.
+func TestTemplateLocalesStored(t *testing.T) {
+	s, pool := newStore(t)
+	ctx := context.Background()
+	tpl := &store.Template{Slug: "s", Bodies: map[record.Kind]store.Body{"sms": {Text: "Hi"}},
+		Locales: map[string]map[record.Kind]store.Body{
+			"hi":    {"email": {Subject: "S", Text: "T", HTML: "<i>ह</i>"}, "sms": {Text: "नमस्ते"}, "none": {}},
+			"hi_in": {"push": {Subject: "P"}},
+			"mr":    {},
+		}}
+	must(t, s.PutTemplate(ctx, "acme", tpl))
+	var raw []byte
+	must(t, pool.QueryRow(ctx, `SELECT locales FROM notify_templates WHERE account = 'acme' AND slug = 's'`).Scan(&raw))
+	wantJSON(t, "stored locales", raw, `{
+		"hi": {"email": {"subject": "S", "text": "T", "html": "<i>ह</i>"}, "sms": {"text": "नमस्ते"}, "none": {}},
+		"hi_in": {"push": {"subject": "P"}},
+		"mr": {}}`)
+	got, err := s.Template(ctx, "acme", "s")
+	must(t, err)
+	if !reflect.DeepEqual(got, tpl) {
+		t.Fatalf("Template = %+v, want %+v", got, tpl)
+	}
+
+	// A replacement without variants has none, stored as an empty object.
+	for _, locales := range []map[string]map[record.Kind]store.Body{nil, {}} {
+		must(t, s.PutTemplate(ctx, "acme", &store.Template{Slug: "s", Bodies: tpl.Bodies, Locales: locales}))
+		must(t, pool.QueryRow(ctx, `SELECT locales FROM notify_templates WHERE account = 'acme' AND slug = 's'`).Scan(&raw))
+		wantJSON(t, "stored locales after a replacement without", raw, `{}`)
+		got, err = s.Template(ctx, "acme", "s")
+		must(t, err)
+		if got.Locales != nil {
+			t.Fatalf("Locales after a replacement without = %+v", got.Locales)
+		}
+	}
+}
+
+// TestTemplateLocalesRefused: what jsonb cannot hold unchanged in a
+// variant is store.ErrInvalid naming the tag, kind and part, and nothing
+// is stored or changed.
+func TestTemplateLocalesRefused(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := context.Background()
+	kept := &store.Template{Slug: "kept", Bodies: map[record.Kind]store.Body{"sms": {Text: "Hi"}},
+		Locales: map[string]map[record.Kind]store.Body{"hi": {"sms": {Text: "नमस्ते"}}}}
+	must(t, s.PutTemplate(ctx, "acme", kept))
+	type locales = map[string]map[record.Kind]store.Body
+	for _, tt := range []struct {
+		name    string
+		locales locales
+		field   string
+	}{
+		{"nul-text", locales{"hi": {"sms": {Text: "a\x00b"}}}, "locales.hi.sms.text"},
+		{"bad-utf8-html", locales{"hi": {"email": {Subject: "ok", HTML: "\xff"}}}, "locales.hi.email.html"},
+		{"bad-utf8-subject", locales{"mr": {"push": {Subject: "a\xc3"}}}, "locales.mr.push.subject"},
+		{"nul-kind", locales{"hi": {"s\x00": {Text: "x"}}}, "locales.hi"},
+		{"nul-tag", locales{"h\x00": {"sms": {Text: "x"}}}, "locales"},
+		{"bad-utf8-tag", locales{"h\xff": {"sms": {Text: "x"}}}, "locales"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, slug := range []string{tt.name, "kept"} {
+				err := s.PutTemplate(ctx, "acme", &store.Template{Slug: slug, Bodies: kept.Bodies, Locales: tt.locales})
+				wantErr(t, err, store.ErrInvalid)
+				var fe record.FieldErrors
+				if !errors.As(err, &fe) || len(fe) == 0 || fe[0].Field != tt.field {
+					t.Fatalf("PutTemplate = %v, want an error of field %q", err, tt.field)
+				}
+			}
+			_, err := s.Template(ctx, "acme", tt.name)
+			wantErr(t, err, store.ErrNotFound)
+			got, err := s.Template(ctx, "acme", "kept")
+			must(t, err)
+			if !reflect.DeepEqual(got, kept) {
+				t.Fatalf("a refused replacement changed the template: %+v", got)
+			}
+		})
 	}
 }

@@ -233,7 +233,14 @@ func (s *simpleTemplates) copyOf(t *store.Template) *store.Template {
 		c.Variables = slices.Clone(t.Variables)
 		return &c
 	}
-	return storeutil.CloneTemplate(t)
+	c := storeutil.CloneTemplate(t)
+	switch s.defect {
+	case "shares-locales": // the Locales map copied, each variant's bodies not
+		c.Locales = maps.Clone(t.Locales)
+	case "drops-locales": // a store written before Locales
+		c.Locales = nil
+	}
+	return c
 }
 
 func (s *simpleTemplates) Template(ctx context.Context, account, slug string) (*store.Template, error) {
@@ -255,7 +262,11 @@ func (s *simpleTemplates) PutTemplate(ctx context.Context, account string, t *st
 	if s.m[account] == nil {
 		s.m[account] = map[string]*store.Template{}
 	}
-	s.m[account][t.Slug] = s.copyOf(t)
+	c := s.copyOf(t)
+	if old := s.m[account][t.Slug]; s.defect == "keeps-locales" && old != nil && len(c.Locales) == 0 {
+		c.Locales = old.Locales // an upsert that leaves out a column it was not given
+	}
+	s.m[account][t.Slug] = c
 	return nil
 }
 
@@ -532,6 +543,9 @@ func TestSuitesCatchDefects(t *testing.T) {
 		{"shares-settings", "Accounts/CallersCannotChangeStore"},
 		{"shares", "Templates/CallersCannotChangeStore"},
 		{"shares-bodies", "Templates/CallersCannotChangeStore"},
+		{"shares-locales", "Templates/CallersCannotChangeStore"},
+		{"drops-locales", "Templates/RoundTrip"},
+		{"keeps-locales", "Templates/Replace"},
 		{"global-keys", "Idempotency/KeysPerAccount"},
 		{"no-fingerprint", "Idempotency/OtherFingerprint"},
 		{"release-drops-receipt", "Idempotency/Release"},

@@ -25,7 +25,10 @@ type TemplatesHarness struct {
 //   - PutTemplate then Template returns every field, the Bodies exactly
 //     as given: every kind (not only sms, chat and email, so "push" too),
 //     every part of each, the strings unchanged (spaces, line breaks);
-//   - PutTemplate with a slug in use replaces that template;
+//     the Locales likewise, each variant's bodies by kind under its tag
+//     as given ("hi", "hi-IN", even "hi_in": stores do not judge tags);
+//   - PutTemplate with a slug in use replaces that template, its Locales
+//     included: a replacement without them has none;
 //   - templates belong to accounts: a slug of one is not found on another;
 //   - an unknown slug is ErrNotFound for Template and DeleteTemplate;
 //   - DeleteTemplate removes the template;
@@ -33,8 +36,8 @@ type TemplatesHarness struct {
 //     account without templates gets an empty list and no error;
 //   - a nil template or an empty slug is ErrInvalid;
 //   - changing a template after PutTemplate, or one the store returned
-//     (its fields, its Variables, its Bodies map), changes nothing in the
-//     store;
+//     (its fields, its Variables, its Bodies map, its Locales map and
+//     each variant's map of bodies), changes nothing in the store;
 //   - 64 goroutines putting and reading at once lose nothing.
 func RunTemplates(t *testing.T, h TemplatesHarness) {
 	t.Helper()
@@ -70,6 +73,17 @@ func fullTemplate(slug string) *store.Template {
 			},
 			"push": {Subject: "  Shipped: {{ORDER}}", Text: "Order {{ORDER}} is on its way — \"Acme\""},
 		},
+		Locales: map[string]map[record.Kind]store.Body{
+			"hi": {
+				"sms": {Text: "ऑर्डर {{ORDER}} भेज दिया गया है। -Acme"},
+				"email": {
+					Subject: "ऑर्डर {{ORDER}} भेज दिया गया",
+					HTML:    "<p>नमस्ते {{NAME}},</p>\n<p>ऑर्डर <b>{{ORDER}}</b> भेज दिया गया है।</p>",
+					Text:    "नमस्ते {{NAME}},\n\nऑर्डर {{ORDER}} भेज दिया गया है। \n",
+				},
+			},
+			"hi-IN": {"chat": {Text: "{{NAME}} जी, ऑर्डर {{ORDER}} रास्ते में है।"}},
+		},
 	}
 }
 
@@ -83,27 +97,54 @@ func diffTemplate(got, want *store.Template) string {
 	if !slices.Equal(got.Variables, want.Variables) {
 		d.add("Variables = %q, want %q", got.Variables, want.Variables)
 	}
-	if !maps.Equal(got.Bodies, want.Bodies) {
-		kinds := slices.Sorted(maps.Keys(want.Bodies))
-		for k := range got.Bodies {
-			if _, ok := want.Bodies[k]; !ok {
-				kinds = append(kinds, k)
-			}
+	diffBodies(&d, "Bodies", got.Bodies, want.Bodies)
+	// A variant with no bodies is one a store may keep as an empty map or
+	// as nil, as a template's Bodies; a missing variant is another thing.
+	tags := slices.Sorted(maps.Keys(want.Locales))
+	for tag := range got.Locales {
+		if _, ok := want.Locales[tag]; !ok {
+			tags = append(tags, tag)
 		}
-		for _, k := range kinds {
-			g, gok := got.Bodies[k]
-			w, wok := want.Bodies[k]
-			switch {
-			case !gok:
-				d.add("Bodies[%q] missing, want %s", k, fmtBody(w))
-			case !wok:
-				d.add("Bodies[%q] = %s, want none", k, fmtBody(g))
-			case g != w:
-				d.add("Bodies[%q] = %s, want %s", k, fmtBody(g), fmtBody(w))
-			}
+	}
+	for _, tag := range tags {
+		g, gok := got.Locales[tag]
+		w, wok := want.Locales[tag]
+		switch {
+		case !gok:
+			d.add("Locales[%q] missing, want %d bodies", tag, len(w))
+		case !wok:
+			d.add("Locales[%q] = %d bodies, want none", tag, len(g))
+		default:
+			diffBodies(&d, fmt.Sprintf("Locales[%q]", tag), g, w)
 		}
 	}
 	return d.String()
+}
+
+// diffBodies notes how the bodies got differ from want, naming them as
+// name ("Bodies", `Locales["hi"]`).
+func diffBodies(d *diffs, name string, got, want map[record.Kind]store.Body) {
+	if maps.Equal(got, want) {
+		return
+	}
+	kinds := slices.Sorted(maps.Keys(want))
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			kinds = append(kinds, k)
+		}
+	}
+	for _, k := range kinds {
+		g, gok := got[k]
+		w, wok := want[k]
+		switch {
+		case !gok:
+			d.add("%s[%q] missing, want %s", name, k, fmtBody(w))
+		case !wok:
+			d.add("%s[%q] = %s, want none", name, k, fmtBody(g))
+		case g != w:
+			d.add("%s[%q] = %s, want %s", name, k, fmtBody(g), fmtBody(w))
+		}
+	}
 }
 
 func fmtBody(b store.Body) string {
@@ -146,7 +187,15 @@ func testTemplateRoundTrip(t *testing.T, h TemplatesHarness) {
 	pushOnly := &store.Template{Slug: "push-only", Class: promotional,
 		Bodies: map[record.Kind]store.Body{"push": {Subject: "Sale", Text: "50% off\ttoday only"}}}
 	bare := &store.Template{Slug: "no-bodies"}
-	for _, tpl := range []*store.Template{full, smsOnly, pushOnly, bare} {
+	// Tags as the caller wrote them, a variant of any kind, one with an
+	// empty body: the store keeps what it is given.
+	odd := &store.Template{Slug: "odd-locales", Variables: []string{"NAME"},
+		Bodies: map[record.Kind]store.Body{"push": {Text: "Hi {{NAME}}"}},
+		Locales: map[string]map[record.Kind]store.Body{
+			"hi_in":      {"push": {Subject: "नमस्ते", Text: "  नमस्ते {{NAME}}\t"}},
+			"zh-Hant-TW": {"push": {Text: "你好 {{NAME}}"}, "fax": {}},
+		}}
+	for _, tpl := range []*store.Template{full, smsOnly, pushOnly, bare, odd} {
 		put(t, s, acct, storeutil.CloneTemplate(tpl))
 		wantTemplate(t, s, acct, tpl)
 	}
@@ -160,6 +209,23 @@ func testTemplateReplace(t *testing.T, h TemplatesHarness) {
 		Bodies: map[record.Kind]store.Body{"chat": {Text: "50% off today"}}}
 	put(t, s, acct, storeutil.CloneTemplate(next))
 	wantTemplate(t, s, acct, next)
+	// Variants come and go with the template that has them.
+	withLocales := storeutil.CloneTemplate(next)
+	withLocales.Locales = map[string]map[record.Kind]store.Body{"mr": {"chat": {Text: "आज 50% सूट"}}}
+	put(t, s, acct, storeutil.CloneTemplate(withLocales))
+	wantTemplate(t, s, acct, withLocales)
+	changed := storeutil.CloneTemplate(withLocales)
+	changed.Locales = map[string]map[record.Kind]store.Body{"hi": {"chat": {Text: "आज 50% की छूट"}}}
+	put(t, s, acct, storeutil.CloneTemplate(changed))
+	wantTemplate(t, s, acct, changed)
+	put(t, s, acct, storeutil.CloneTemplate(next))
+	got, err := s.Template(context.Background(), acct, "promo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Locales) != 0 {
+		t.Fatalf("a replacement without Locales kept %d variants: %v", len(got.Locales), got.Locales)
+	}
 }
 
 func testTemplatePerAccount(t *testing.T, h TemplatesHarness) {
@@ -259,6 +325,10 @@ func testTemplateCopies(t *testing.T, h TemplatesHarness) {
 	delete(mine.Bodies, "sms")
 	mine.Bodies["fax"] = store.Body{Text: "added by the caller"}
 	mine.Variables[0] = "CHANGED"
+	mine.Locales["hi"]["sms"] = store.Body{Text: "changed by the caller"}
+	delete(mine.Locales["hi"], "email")
+	delete(mine.Locales, "hi-IN")
+	mine.Locales["mr"] = map[record.Kind]store.Body{"sms": {Text: "added by the caller"}}
 	wantTemplate(t, s, acct, want)
 
 	got, err := s.Template(ctx, acct, "copy")
@@ -269,6 +339,9 @@ func testTemplateCopies(t *testing.T, h TemplatesHarness) {
 	delete(got.Bodies, "push")
 	got.Bodies["fax"] = store.Body{Text: "added by a reader"}
 	got.Variables[1] = "CHANGED"
+	got.Locales["hi-IN"]["chat"] = store.Body{Text: "changed by a reader"}
+	got.Locales["hi"]["fax"] = store.Body{Text: "added by a reader"}
+	delete(got.Locales, "hi")
 	wantTemplate(t, s, acct, want)
 
 	list, err := s.Templates(ctx, acct)
@@ -278,6 +351,8 @@ func testTemplateCopies(t *testing.T, h TemplatesHarness) {
 	list[0].Bodies["email"] = store.Body{HTML: "changed by a reader"}
 	delete(list[0].Bodies, "chat")
 	list[0].Variables[0] = "CHANGED"
+	list[0].Locales["hi"]["sms"] = store.Body{Text: "changed by a reader"}
+	list[0].Locales["ta"] = nil
 	wantTemplate(t, s, acct, want)
 	list, err = s.Templates(ctx, acct)
 	if err != nil || len(list) != 1 {
