@@ -712,6 +712,7 @@ func (q *request) putTemplate() {
 			fe.Add(fmt.Sprintf("variables[%d]", i), "must be valid UTF-8 without NUL characters")
 		}
 	}
+	in.checkLocales(&fe)
 	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
@@ -720,6 +721,7 @@ func (q *request) putTemplate() {
 		q.fail(notify.InvalidField(field, rule), "")
 		return
 	}
+	canonicalLocales(t)
 	a, ok := q.account()
 	if !ok {
 		return

@@ -2,6 +2,7 @@ package adminapi
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -30,6 +31,17 @@ import (
 // field on the wire: answers leave them out, and a PUT, which replaces
 // the wire's bodies, the variables and the class, keeps them (its log
 // line names the kinds it kept).
+//
+// The template's variants (store.Template.Locales) are one field,
+// "locales": by tag, by kind, the body's parts, as in
+//
+//	"locales": {"hi": {"sms": {"text": "…"}, "email": {"subject": "…", "html": "…", "text": "…"}}}
+//
+// Any kind may be named there (template.Check allows only the kinds the
+// base serves). A PUT replaces them all, and stores them under their
+// canonical tags ("hi_in" is stored and answered as "hi-IN"); answers
+// leave the field out for a template without variants, so that every
+// answer about one keeps its bytes.
 
 // templatePart is one body field of the wire.
 type templatePart struct {
@@ -67,6 +79,15 @@ type templateIn struct {
 	EmailSubject string   `json:"email_subject"`
 	EmailHTML    string   `json:"email_html"`
 	EmailText    string   `json:"email_text"`
+	// Locales are the variants: tag -> kind -> body.
+	Locales map[string]map[string]localeBody `json:"locales"`
+}
+
+// localeBody is one kind's body of a variant on the wire.
+type localeBody struct {
+	Subject string `json:"subject,omitempty"`
+	HTML    string `json:"html,omitempty"`
+	Text    string `json:"text,omitempty"`
 }
 
 // parts are in's body fields, in the order of templateParts.
@@ -74,9 +95,24 @@ func (in *templateIn) parts() [len(templateParts)]*string {
 	return [...]*string{&in.Chat, &in.SMS, &in.EmailSubject, &in.EmailHTML, &in.EmailText}
 }
 
-// template is the template that in makes, with the slug.
+// template is the template that in makes, with the slug; its variants
+// are under their tags as given (canonicalLocales stores them
+// canonical once they are checked), a kind whose parts are all empty
+// left out, as in the bodies.
 func (in *templateIn) template(slug string) *store.Template {
 	t := &store.Template{Slug: slug, Variables: in.Variables, Class: record.PriceClass(in.Class)}
+	if in.Locales != nil {
+		t.Locales = make(map[string]map[notify.Kind]store.Body, len(in.Locales))
+		for tag, kinds := range in.Locales {
+			bodies := make(map[notify.Kind]store.Body, len(kinds))
+			for kind, b := range kinds {
+				if b != (localeBody{}) {
+					bodies[notify.Kind(kind)] = store.Body{Subject: b.Subject, HTML: b.HTML, Text: b.Text}
+				}
+			}
+			t.Locales[tag] = bodies
+		}
+	}
 	for i, v := range in.parts() {
 		if *v == "" {
 			continue
@@ -93,14 +129,15 @@ func (in *templateIn) template(slug string) *store.Template {
 }
 
 type templateJSON struct {
-	Slug         string   `json:"slug"`
-	Variables    []string `json:"variables"`
-	Class        string   `json:"class"`
-	Chat         string   `json:"chat,omitempty"`
-	SMS          string   `json:"sms,omitempty"`
-	EmailSubject string   `json:"email_subject,omitempty"`
-	EmailHTML    string   `json:"email_html,omitempty"`
-	EmailText    string   `json:"email_text,omitempty"`
+	Slug         string                           `json:"slug"`
+	Variables    []string                         `json:"variables"`
+	Class        string                           `json:"class"`
+	Chat         string                           `json:"chat,omitempty"`
+	SMS          string                           `json:"sms,omitempty"`
+	EmailSubject string                           `json:"email_subject,omitempty"`
+	EmailHTML    string                           `json:"email_html,omitempty"`
+	EmailText    string                           `json:"email_text,omitempty"`
+	Locales      map[string]map[string]localeBody `json:"locales,omitempty"`
 }
 
 // templateOf is t on the wire: its bodies of the wire's kinds.
@@ -115,7 +152,74 @@ func templateOf(t *store.Template) templateJSON {
 	if out.Class == "" {
 		out.Class = string(record.Transactional)
 	}
+	for tag, bodies := range t.Locales {
+		if out.Locales == nil {
+			out.Locales = make(map[string]map[string]localeBody, len(t.Locales))
+		}
+		kinds := make(map[string]localeBody, len(bodies))
+		for k, b := range bodies {
+			if b != (store.Body{}) {
+				kinds[string(k)] = localeBody{Subject: b.Subject, HTML: b.HTML, Text: b.Text}
+			}
+		}
+		out.Locales[tag] = kinds
+	}
 	return out
+}
+
+// checkLocales adds to fe what is wrong with in's variants before
+// template.Check reads them: tags, kinds and parts that are not valid
+// text, tags that are not locales, and two tags that are one locale
+// ("hi-IN", "hi_in"). template.Check says the same of tags, but in a
+// message whose field this file reads back: a tag known good cannot
+// break that reading.
+func (in *templateIn) checkLocales(fe *record.FieldErrors) {
+	tags := slices.Sorted(maps.Keys(in.Locales))
+	seen := make(map[string]string, len(tags))
+	for _, tag := range tags {
+		if !validText(tag) {
+			fe.Add("locales", "tags must be valid UTF-8 without NUL characters")
+			continue
+		}
+		field := "locales." + tag
+		c, ok := template.CanonicalLocale(tag)
+		switch {
+		case !ok:
+			fe.Add(field, `must be a BCP 47 language tag such as "hi", "hi-IN" or "en-US"`)
+			continue
+		case seen[c] != "":
+			fe.Addf(field, "is the same locale as locales.%s (%s); give each locale once", seen[c], c)
+			continue
+		}
+		seen[c] = tag
+		for _, kind := range slices.Sorted(maps.Keys(in.Locales[tag])) {
+			if !validText(kind) {
+				fe.Add(field, "kinds must be valid UTF-8 without NUL characters")
+				continue
+			}
+			b := in.Locales[tag][kind]
+			for _, p := range [...]struct{ part, v string }{{"subject", b.Subject}, {"html", b.HTML}, {"text", b.Text}} {
+				if !validText(p.v) {
+					fe.Add(field+"."+kind+"."+p.part, "must be valid UTF-8 without NUL characters")
+				}
+			}
+		}
+	}
+}
+
+// canonicalLocales stores t's variants under their canonical tags, which
+// checkLocales and template.Check have found to be distinct locales.
+func canonicalLocales(t *store.Template) {
+	if len(t.Locales) == 0 {
+		t.Locales = nil
+		return
+	}
+	out := make(map[string]map[notify.Kind]store.Body, len(t.Locales))
+	for tag, bodies := range t.Locales {
+		c, _ := template.CanonicalLocale(tag)
+		out[c] = bodies
+	}
+	t.Locales = out
 }
 
 // keepOtherKinds copies into t the bodies of old whose kinds the wire has
@@ -172,6 +276,9 @@ func templateField(err error) (field, rule string) {
 			return p.field, rest
 		}
 	}
+	if strings.HasPrefix(msg, "locales") {
+		return localeField(msg)
+	}
 	switch {
 	case strings.HasPrefix(msg, "bad slug"):
 		return "slug", msg
@@ -183,4 +290,20 @@ func templateField(err error) (field, rule string) {
 		return "email_subject", msg
 	}
 	return "body", msg
+}
+
+// localeField names the field of a template.Check error about a variant,
+// msg being "<name>: <rule>", the name "locales", "locales.<tag>",
+// "locales.<tag>.<kind>" or "locales.<tag>.<kind>.<part>": the wire's
+// field is the name, but for the chat and sms kinds, whose body Check
+// names by the kind alone, the field of their text.
+func localeField(msg string) (field, rule string) {
+	name, rule, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return "locales", msg
+	}
+	if parts := strings.Split(name, "."); len(parts) == 3 && (parts[2] == string(chat.Kind) || parts[2] == string(sms.Kind)) {
+		name += ".text"
+	}
+	return name, rule
 }

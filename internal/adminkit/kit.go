@@ -81,6 +81,7 @@ func Run(t *testing.T, c Config) {
 		{"TemplateErrorsKeepTheirBytes", k.testTemplateErrorsKeepTheirBytes},
 		{"TemplateOtherKinds", k.testTemplateOtherKinds},
 		{"TemplateKeptBodyMustCompile", k.testTemplateKeptBodyMustCompile},
+		{"TemplateLocales", k.testTemplateLocales},
 		{"UnreachableDatabaseAnswersNoInternals", k.testUnreachableDatabase},
 	} {
 		t.Run(tc.name, tc.fn)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/template"
 
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
@@ -159,4 +161,79 @@ func (k kit) testTemplateKeptBodyMustCompile(t *testing.T) {
 	if tpl, err := s.b.Store.Template(ctx, "acme", "welcome"); err != nil || tpl.Bodies[sms.Kind].Text != "Hi" {
 		t.Errorf("after the refused PUT: %+v, %v", tpl, err)
 	}
+}
+
+// TestTemplateLocales: a template's variants go in and out as "locales",
+// by tag, by kind, the body's parts; tags are stored and answered
+// canonical, a PUT replaces them all (one without the field has none),
+// a template without them is answered without the field, and every
+// mistake template.Check finds in a variant is a 400 naming the variant's
+// field, nothing changed.
+func (k kit) testTemplateLocales(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		ctx := context.Background()
+		const path = "/admin/v1/accounts/acme/templates"
+		const base = `"variables":["NAME"],"sms":"Hi {{NAME}}","email_subject":"Hello","email_text":"Hi {{NAME}}"`
+		put := `{` + base + `,"locales":{"hi_in":{"sms":{"text":"{{NAME}} जी, नमस्ते"}},` +
+			`"mr":{"sms":{"text":"नमस्कार {{NAME}}"},"email":{"subject":"नमस्कार","text":"नमस्कार {{NAME}}","html":""}}}}`
+		answer := `{"slug":"welcome","variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}","email_subject":"Hello",` +
+			`"email_text":"Hi {{NAME}}","locales":{"hi-IN":{"sms":{"text":"{{NAME}} जी, नमस्ते"}},` +
+			`"mr":{"email":{"subject":"नमस्कार","text":"नमस्कार {{NAME}}"},"sms":{"text":"नमस्कार {{NAME}}"}}}}`
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", put), 201, `{"success":true,"data":`+answer+`}`)
+		wantRaw(t, s.admin(t, "GET", path, ""), 200, `{"success":true,"data":{"account":"acme","templates":[`+answer+`]}}`)
+		stored := map[string]map[record.Kind]store.Body{
+			"hi-IN": {sms.Kind: {Text: "{{NAME}} जी, नमस्ते"}},
+			"mr":    {sms.Kind: {Text: "नमस्कार {{NAME}}"}, email.Kind: {Subject: "नमस्कार", Text: "नमस्कार {{NAME}}"}},
+		}
+		tpl, err := b.Store.Template(ctx, "acme", "welcome")
+		if err != nil || !reflect.DeepEqual(tpl.Locales, stored) {
+			t.Fatalf("stored: %+v, %v; want locales %+v", tpl, err, stored)
+		}
+		// What the store holds renders: the request's hi-IN finds the
+		// variant stored under the canonical tag.
+		r, err := template.New(b.Store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.Render(ctx, sms.Kind, &notify.Account{ID: "acme", Name: "Acme"}, "welcome", "hi_IN", record.Vars{"NAME": "Asha"})
+		if err != nil || out.Locale != "hi-IN" || out.Text != "Asha जी, नमस्ते" {
+			t.Errorf("render of the stored variant: %+v, %v", out, err)
+		}
+
+		// Each mistake is refused naming its field, and nothing changes.
+		type c struct{ locales, field, rule string }
+		for _, c := range []c{
+			{`{"hi":{"sms":{"text":"नमस्ते"}}}`, "locales.hi.sms.text", `{{NAME}} is missing: the base's sms uses it, and it has no default`},
+			{`{"hi":{"email":{"subject":"नमस्ते","text":"नमस्ते"}}}`, "locales.hi.email.text", `{{NAME}} is missing: the base's email.text uses it, and it has no default`},
+			{`{"hi":{"email":{"text":"{{NAME}}"}}}`, "locales.hi.email.subject", `missing: the base's e-mail body has this part, so each variant's has it too`},
+			{`{"hi":{"sms":{"text":"{{NAME}} {{CITY}}"}}}`, "locales.hi.sms.text", `line 1, column 10: {{CITY}} is not a variable of the base, which has NAME; a variant uses the base's variables`},
+			{`{"hi":{"chat":{"text":"{{NAME}}"}}}`, "locales.hi.chat.text", `the base has no chat body; a variant words only the kinds its base serves`},
+			{`{"hi":{"sms":{"text":"{{NAME}}","html":"<p>x</p>"}}}`, "locales.hi.sms.html", `the sms channel sends only a text body; put it in Text`},
+			{`{"hi":{"email":{"subject":"s","text":"{{NAME}}","html":"<script>{{NAME}}</script>"}}}`, "locales.hi.email.html", `line 1, column 9: {{NAME}}: placeholders are not allowed inside \u003cscript\u003e`},
+			{`{"hi":{}}`, "locales.hi", `no body: set the Text or HTML of a kind the base serves`},
+			{`{"hi":{"sms":{}}}`, "locales.hi", `no body: set the Text or HTML of a kind the base serves`},
+			{`{"hindi":{"sms":{"text":"{{NAME}}"}}}`, "locales.hindi", `must be a BCP 47 language tag such as \"hi\", \"hi-IN\" or \"en-US\"`},
+			{`{"hi-IN":{"sms":{"text":"{{NAME}}"}},"hi_in":{"sms":{"text":"{{NAME}}"}}}`, "locales.hi_in", `is the same locale as locales.hi-IN (hi-IN); give each locale once`},
+			{`{"hi":{"sms":{"text":"{{NAME}}\u0000"}}}`, "locales.hi.sms.text", `must be valid UTF-8 without NUL characters`},
+		} {
+			body := `{` + base + `,"locales":` + c.locales + `}`
+			wantRaw(t, s.admin(t, "PUT", path+"/welcome", body), 400, `{"success":false,"error":{"code":"invalid_argument",`+
+				`"message":"invalid request: `+c.field+` `+c.rule+`","fields":{"`+c.field+`":"`+c.rule+`"}}}`)
+		}
+		want(t, s.admin(t, "PUT", path+"/welcome", `{`+base+`,"locales":{"hi":{"sms":{"txt":"x"}}}}`), 400, "invalid_argument")
+		if tpl, err := b.Store.Template(ctx, "acme", "welcome"); err != nil || !reflect.DeepEqual(tpl.Locales, stored) {
+			t.Fatalf("after refused PUTs: %+v, %v; want locales %+v", tpl, err, stored)
+		}
+
+		// A PUT without locales leaves the template none.
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{`+base+`}`), 200, `{"success":true,"data":{"slug":"welcome",`+
+			`"variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}","email_subject":"Hello","email_text":"Hi {{NAME}}"}}`)
+		if tpl, err := b.Store.Template(ctx, "acme", "welcome"); err != nil || len(tpl.Locales) != 0 {
+			t.Fatalf("after a PUT without locales: %+v, %v", tpl, err)
+		}
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{`+base+`,"locales":{}}`), 200, `{"success":true,"data":{"slug":"welcome",`+
+			`"variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}","email_subject":"Hello","email_text":"Hi {{NAME}}"}}`)
+	})
 }
