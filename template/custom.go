@@ -32,6 +32,14 @@ import (
 // InvalidArgument; an error about one part starts with its name: "chat"
 // and "sms" for their Text, "email.subject", "email.html", "email.text",
 // and "<kind>.subject", "<kind>.html", "<kind>.text" for other kinds.
+//
+// Its Locales are held to its base as the package documentation's
+// "Locales" says: tags that are locales and distinct once canonical;
+// variants of only the base's kinds and variables, each with every part
+// of the base's body of its kind, each part using every variable without
+// a default that the base's part uses; at most 64 of them. An error about
+// a variant starts with "locales.<tag>" as the template names it, then
+// the part as above: "locales.hi.sms", "locales.hi.email.html".
 func Check(t *store.Template) error {
 	_, err := compileCustom(t)
 	return err

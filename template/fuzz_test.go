@@ -58,7 +58,15 @@ func checkRendered(t *testing.T, tp *tmpl, kind notify.Kind, out *notify.Rendere
 	if strings.ContainsAny(out.Subject, "\n") {
 		t.Fatalf("subject %q holds a line break", out.Subject)
 	}
-	if f := tp.forms[kind]; f != nil && f.html != nil {
+	forms := tp.forms
+	if out.Locale != "" {
+		v := tp.variants[out.Locale]
+		if v == nil {
+			t.Fatalf("rendered in %q, which %s has no variant for", out.Locale, tp.slug)
+		}
+		forms = v.forms
+	}
+	if f := forms[kind]; f != nil && f.html != nil {
 		if got, want := markup(out.HTML), litMarkup(f.html); got != want {
 			t.Fatalf("HTML has %d markup characters, its template %d: a value injected markup:\n%s", got, want, out.HTML)
 		}
@@ -69,6 +77,13 @@ func kindOf(k uint8) notify.Kind {
 	return []notify.Kind{chat.Kind, sms.Kind, email.Kind, otp.Kind}[k%4]
 }
 
+// localeOf picks a render's locale from k's other bits (the corpus's
+// entries keep their arity): none, variants by any spelling, a tag
+// without a variant, not a tag, or the fuzzer's own text.
+func localeOf(k uint8, own string) string {
+	return []string{"", "hi", "hi_IN", "fr-CA", "xx-", own, "", ""}[k>>2%8]
+}
+
 func checkErr(t *testing.T, err error) {
 	t.Helper()
 	var e *notify.Error
@@ -77,9 +92,10 @@ func checkErr(t *testing.T, err error) {
 	}
 }
 
-// FuzzRender renders arbitrary slugs with arbitrary variables, stock and
-// custom: no panic, only InvalidArgument errors, and values never add
-// markup to HTML or line breaks to subjects.
+// FuzzRender renders arbitrary slugs with arbitrary variables in assorted
+// locales, stock and custom: no panic, only InvalidArgument errors, and
+// values never add markup to HTML (the base's or a variant's) or line
+// breaks to subjects.
 func FuzzRender(f *testing.F) {
 	f.Add("out-for-delivery", "NAME", "<b>Asha</b>", "3", "https://t.example/x", uint8(2))
 	f.Add("standard-otp", "OTP", "1234", "ACTION", "login\r\nBcc: x", uint8(1))
@@ -90,7 +106,13 @@ func FuzzRender(f *testing.F) {
 		chat.Kind: {Text: "{{NAME}} {{DOC}}"},
 		email.Kind: {Subject: "Hi {{NAME}}",
 			HTML: `<p title="{{NAME}}">{{NAME}}</p><a href="{{DOC}}">d</a><a href="https://x.example/{{NAME}}?q={{NAME}}">q</a>`},
-	}}
+	}, Locales: map[string]map[notify.Kind]store.Body{"hi": {
+		email.Kind: {Subject: "नमस्ते {{NAME}}",
+			HTML: `<a href="https://x.example/?q={{NAME}}">{{NAME}}</a><p data-x='{{DOC}}'>"{{NAME}}"</p>`},
+	}}}
+	if err := Check(custom); err != nil {
+		f.Fatal(err) // else every render of it is an error, and checks nothing
+	}
 	r, err := New(fuzzStore{custom})
 	if err != nil {
 		f.Fatal(err)
@@ -99,7 +121,8 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, slug, k1, v1, k2, v2 string, k uint8) {
 		kind := kindOf(k)
 		vars := record.Vars{k1: v1, k2: v2}
-		out, err := r.Render(context.Background(), kind, acct, slug, "", vars)
+		loc := localeOf(k, k2)
+		out, err := r.Render(context.Background(), kind, acct, slug, loc, vars)
 		if err != nil {
 			checkErr(t, err)
 			return
@@ -109,7 +132,7 @@ func FuzzRender(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkRendered(t, tp, kind, out)
-		if _, err := r.CloudTemplate(context.Background(), acct, slug, "", vars); err != nil {
+		if _, err := r.CloudTemplate(context.Background(), acct, slug, loc, vars); err != nil {
 			t.Fatalf("Render succeeded, CloudTemplate failed: %v", err)
 		}
 	})
