@@ -93,10 +93,11 @@
 // PUT, which replaces those fields, the variables and the class, keeps
 // them (its log line names them as kept_kinds; they must compile with
 // the new template, or the PUT is 400 on body). Its variants
-// (store.Template.Locales) are the field locales, by tag, by kind, the
-// body's subject, html and text; a PUT replaces them, stores the tags
-// canonical, and is 400 naming locales.<tag>.<kind>.<part> for a variant
-// template.Check refuses.
+// (store.Template.Locales) are the field locales, by tag, by kind (chat,
+// sms, email), the body's subject, html and text; a PUT replaces them,
+// keeping a variant's bodies of other kinds as it keeps the base's,
+// stores the tags canonical, and is 400 naming
+// locales.<tag>.<kind>.<part> for a variant template.Check refuses.
 // Unknown JSON fields are refused (400 naming the field): a misspelt
 // field must not be dropped silently. Every ID in a path ({id},
 // {template}, {slug}) and every cursor must be 1 to 255 bytes of valid

@@ -37,11 +37,13 @@ import (
 //
 //	"locales": {"hi": {"sms": {"text": "…"}, "email": {"subject": "…", "html": "…", "text": "…"}}}
 //
-// Any kind may be named there (template.Check allows only the kinds the
-// base serves). A PUT replaces them all, and stores them under their
-// canonical tags ("hi_in" is stored and answered as "hi-IN"); answers
-// leave the field out for a template without variants, so that every
-// answer about one keeps its bytes.
+// The kinds there are the wire's, chat, sms and email, as for the base:
+// a variant's bodies of other kinds are left out of answers and kept by
+// a PUT, which replaces the rest of the variants (a tag it does not name
+// keeps only those) and stores the tags canonical ("hi_in" is stored and
+// answered as "hi-IN"). Answers leave the field out for a template
+// without variants of the wire's kinds, so that every answer about one
+// keeps its bytes.
 
 // templatePart is one body field of the wire.
 type templatePart struct {
@@ -153,14 +155,17 @@ func templateOf(t *store.Template) templateJSON {
 		out.Class = string(record.Transactional)
 	}
 	for tag, bodies := range t.Locales {
-		if out.Locales == nil {
-			out.Locales = make(map[string]map[string]localeBody, len(t.Locales))
-		}
 		kinds := make(map[string]localeBody, len(bodies))
 		for k, b := range bodies {
-			if b != (store.Body{}) {
+			if wireKind(k) && b != (store.Body{}) {
 				kinds[string(k)] = localeBody{Subject: b.Subject, HTML: b.HTML, Text: b.Text}
 			}
+		}
+		if len(kinds) == 0 {
+			continue // a variant of other kinds alone, which the wire leaves out
+		}
+		if out.Locales == nil {
+			out.Locales = make(map[string]map[string]localeBody, len(t.Locales))
 		}
 		out.Locales[tag] = kinds
 	}
@@ -197,6 +202,10 @@ func (in *templateIn) checkLocales(fe *record.FieldErrors) {
 				fe.Add(field, "kinds must be valid UTF-8 without NUL characters")
 				continue
 			}
+			if !wireKind(notify.Kind(kind)) {
+				fe.Add(field+"."+kind, "is not chat, sms or email: a variant's bodies of other kinds are set in Go (store.Templates)")
+				continue
+			}
 			b := in.Locales[tag][kind]
 			for _, p := range [...]struct{ part, v string }{{"subject", b.Subject}, {"html", b.HTML}, {"text", b.Text}} {
 				if !validText(p.v) {
@@ -223,8 +232,10 @@ func canonicalLocales(t *store.Template) {
 }
 
 // keepOtherKinds copies into t the bodies of old whose kinds the wire has
-// no fields for, which a PUT of t over old keeps, and returns those
-// kinds, sorted.
+// no fields for, which a PUT of t over old keeps, the base's and its
+// variants' (under the variant's canonical tag, t's being canonical
+// already), and returns those kinds, sorted: "push" for the base's,
+// "locales.hi.push" for a variant's.
 func keepOtherKinds(t, old *store.Template) []string {
 	var kept []string
 	for k, b := range old.Bodies {
@@ -236,6 +247,24 @@ func keepOtherKinds(t, old *store.Template) []string {
 		}
 		t.Bodies[k] = b
 		kept = append(kept, string(k))
+	}
+	for tag, bodies := range old.Locales {
+		if c, ok := template.CanonicalLocale(tag); ok {
+			tag = c // else kept as it is, for template.Check to refuse
+		}
+		for k, b := range bodies {
+			if wireKind(k) || b == (store.Body{}) {
+				continue
+			}
+			if t.Locales == nil {
+				t.Locales = make(map[string]map[notify.Kind]store.Body)
+			}
+			if t.Locales[tag] == nil {
+				t.Locales[tag] = make(map[notify.Kind]store.Body)
+			}
+			t.Locales[tag][k] = b
+			kept = append(kept, "locales."+tag+"."+string(k))
+		}
 	}
 	slices.Sort(kept)
 	return kept

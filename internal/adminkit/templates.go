@@ -235,5 +235,31 @@ func (k kit) testTemplateLocales(t *testing.T) {
 		}
 		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{`+base+`,"locales":{}}`), 200, `{"success":true,"data":{"slug":"welcome",`+
 			`"variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}","email_subject":"Hello","email_text":"Hi {{NAME}}"}}`)
+
+		// A variant's bodies of kinds the wire has no fields for are set in
+		// Go: the wire cannot name them, answers leave them out, and a PUT
+		// keeps them, as it keeps the base's, saying so in its log line.
+		wantRaw(t, s.admin(t, "PUT", path+"/welcome", `{`+base+`,"locales":{"hi":{"push":{"text":"{{NAME}}"}}}}`), 400,
+			`{"success":false,"error":{"code":"invalid_argument","message":"invalid request: locales.hi.push is not chat, sms or email: `+
+				`a variant's bodies of other kinds are set in Go (store.Templates)","fields":{"locales.hi.push":"is not chat, sms or email: `+
+				`a variant's bodies of other kinds are set in Go (store.Templates)"}}}`)
+		push := store.Body{Text: "नमस्ते {{NAME}}!"}
+		if err := b.Store.PutTemplate(ctx, "acme", &store.Template{Slug: "pushy", Variables: []string{"NAME"},
+			Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Text: "Hi {{NAME}}!"}},
+			Locales: map[string]map[record.Kind]store.Body{"hi": {"push": push}, "mr": {sms.Kind: {Text: "नमस्कार {{NAME}}"}}}}); err != nil {
+			t.Fatal(err)
+		}
+		wantRaw(t, s.admin(t, "GET", path, ""), 200, `{"success":true,"data":{"account":"acme","templates":[`+
+			`{"slug":"pushy","variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}","locales":{"mr":{"sms":{"text":"नमस्कार {{NAME}}"}}}},`+
+			`{"slug":"welcome","variables":["NAME"],"class":"transactional","sms":"Hi {{NAME}}","email_subject":"Hello","email_text":"Hi {{NAME}}"}]}}`)
+		wantRaw(t, s.admin(t, "PUT", path+"/pushy", `{"variables":["NAME"],"sms":"Hello {{NAME}}","locales":{"hi":{"sms":{"text":"नमस्ते {{NAME}}"}}}}`), 200,
+			`{"success":true,"data":{"slug":"pushy","variables":["NAME"],"class":"transactional","sms":"Hello {{NAME}}","locales":{"hi":{"sms":{"text":"नमस्ते {{NAME}}"}}}}}`)
+		tpl, err = b.Store.Template(ctx, "acme", "pushy")
+		if want := map[string]map[record.Kind]store.Body{"hi": {sms.Kind: {Text: "नमस्ते {{NAME}}"}, "push": push}}; err != nil || !reflect.DeepEqual(tpl.Locales, want) {
+			t.Errorf("stored after the PUT: %+v, %v; want locales %+v (mr replaced, hi's push kept)", tpl, err, want)
+		}
+		if logs := s.logs.String(); !strings.Contains(logs, `"template":"pushy","replaced":true,"kept_kinds":["locales.hi.push","push"]}`) {
+			t.Errorf("log: %s", logs)
+		}
 	})
 }
