@@ -245,7 +245,7 @@ func (k kit) testTemplateLocales(t *testing.T) {
 				`a variant's bodies of other kinds are set in Go (store.Templates)"}}}`)
 		push := store.Body{Text: "नमस्ते {{NAME}}!"}
 		if err := b.Store.PutTemplate(ctx, "acme", &store.Template{Slug: "pushy", Variables: []string{"NAME"},
-			Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Text: "Hi {{NAME}}!"}},
+			Bodies:  map[record.Kind]store.Body{sms.Kind: {Text: "Hi {{NAME}}"}, "push": {Text: "Hi {{NAME}}!"}},
 			Locales: map[string]map[record.Kind]store.Body{"hi": {"push": push}, "mr": {sms.Kind: {Text: "नमस्कार {{NAME}}"}}}}); err != nil {
 			t.Fatal(err)
 		}
