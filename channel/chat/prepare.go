@@ -346,10 +346,11 @@ func namedTemplate(r *Request, lang string, fe *record.FieldErrors) *Template {
 }
 
 // slugCloudTemplate returns the cloud form of r's template_slug, filled
-// with vars, from the configured CloudTemplates: in lang when r gives
-// one, else its own language or en_US, with r's header media.
+// with vars, from the configured CloudTemplates, in the variant r's
+// locale chooses: in lang when r gives one, else the variant's language
+// or en_US, with r's header media.
 func (c *Channel) slugCloudTemplate(ctx context.Context, acct *notify.Account, r *Request, lang string, vars record.Vars) (*Template, error) {
-	t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, "", vars)
+	t, err := c.cloudTmpl.CloudTemplate(ctx, acct, r.TemplateSlug, r.Locale, vars)
 	if err != nil {
 		return nil, err
 	}
