@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
+	"github.com/notifykit/notify/internal/locale"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/verify/verifystore"
 )
@@ -40,10 +41,14 @@ type send struct {
 // calls ever make the same send, and the Notifier needs no key store.
 func (s *Service) sendOf(v *verifystore.Verification, p plan, code string) *send {
 	out := &send{account: v.Account}
+	lang := p.locale // the chat's cloud language: a tag in its cloud form
+	if tag, ok := locale.Canonical(p.locale); ok {
+		lang = locale.Cloud(tag)
+	}
 	if len(p.channels) == 2 && p.channels[0] != Email && p.channels[1] != Email {
 		out.reqs = append(out.reqs, &otp.Request{Account: v.Account, To: v.To, OTP: code, BrandName: p.brand,
 			Action: actionOf(v.Purpose), Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash,
-			Language: p.locale, Category: s.category})
+			Language: lang, Category: s.category, TemplateSlug: s.template, Locale: s.templateLocale(p)})
 		out.legs = append(out.legs, []Channel{SMS, Chat}) // the dual OTP answers SMS first
 		return out
 	}
@@ -52,19 +57,43 @@ func (s *Service) sendOf(v *verifystore.Verification, p plan, code string) *send
 		switch c {
 		case SMS:
 			r = &sms.Request{Account: v.Account, To: v.To, Message: code, Route: sms.RouteOTP, Brand: p.brand,
-				Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash, Category: s.category}
+				Domain: p.domain, WebOTPHost: p.webOTPHost, AppHash: p.appHash, Category: s.category,
+				TemplateSlug: s.template, Locale: s.templateLocale(p)}
 		case Chat:
 			r = &chat.Request{Account: v.Account, To: v.To, OTP: code, Action: actionOf(v.Purpose), Brand: p.brand,
-				Language: p.locale, Domain: p.domain, Category: s.category}
+				Language: lang, Domain: p.domain, Category: s.category}
 		case Email:
-			r = &email.Request{Account: v.Account, To: v.To, Purpose: email.PurposeOTP, Domain: p.domain,
-				Subject: subjectOf(p.brand), Message: emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt)), OTP: code,
-				Category: s.category}
+			r = s.emailOf(v, p, code)
 		}
 		out.reqs = append(out.reqs, r)
 		out.legs = append(out.legs, []Channel{c})
 	}
 	return out
+}
+
+// templateLocale is the locale a send's templates take: the
+// verification's, when Config.Template names one; else none (the
+// channels' own texts have one wording).
+func (s *Service) templateLocale(p plan) string {
+	if s.template == "" {
+		return ""
+	}
+	return p.locale
+}
+
+// emailOf is the e-mail of v's code: Config.Template in the
+// verification's locale, or the English e-mail made here.
+func (s *Service) emailOf(v *verifystore.Verification, p plan, code string) *email.Request {
+	r := &email.Request{Account: v.Account, To: v.To, Purpose: email.PurposeOTP, Domain: p.domain, OTP: code, Category: s.category}
+	if s.template == "" {
+		r.Subject, r.Message = subjectOf(p.brand), emailText(code, p.brand, v.ExpiresAt.Sub(v.CreatedAt))
+		return r
+	}
+	r.TemplateSlug, r.Locale, r.Variables = s.template, p.locale, record.Vars{"OTP": code}
+	if p.brand != "" {
+		r.Variables["BRAND_NAME"] = p.brand
+	}
+	return r
 }
 
 // actionOf names the chat OTP's action after a purpose the chat channel

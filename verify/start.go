@@ -37,7 +37,11 @@ type StartOptions struct {
 	// TTL is how long the code is good for, 30s to 24h; default
 	// Config.TTL.
 	TTL time.Duration
-	// Locale is the chat template's language (en_US, hi, ...).
+	// Locale is the locale of the code's messages, a BCP 47 tag (hi,
+	// hi-IN, en-US; en_US is read as en-US): the chat template's language
+	// (its cloud form: hi, en_US) and, with Config.Template, the variant
+	// the SMS and e-mail take. Default: the account's (Account.Locale)
+	// for the template, the channel's language for chat.
 	Locale string
 	// WebOTPHost ends the SMS with the WebOTP line for the site at that
 	// host, and AppHash adds an Android app's SMS Retriever hash (see

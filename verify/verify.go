@@ -93,6 +93,13 @@ type Config struct {
 	// Length is the default number of digits of a code; default
 	// DefaultLength, between MinLength and MaxLength.
 	Length int
+	// Template is the stock or custom template whose wording the SMS and
+	// e-mail sends of a code take (filled with OTP and BRAND_NAME; the
+	// stock "standard-otp" has English and Hindi), rendered in the
+	// verification's locale (StartOptions.Locale) by the template's
+	// chain; the channels need a renderer. Empty, the default: the
+	// otp route's text and an English e-mail made here.
+	Template string
 	// Category is the account's category (store.Category) every send of
 	// a code names, so that the recipient's preferences apply to it as to
 	// any send: a critical one ("otp", "security") always goes; another
@@ -121,6 +128,7 @@ type Service struct {
 	cooldown  time.Duration
 	length    int
 	category  string
+	template  string
 	now       func() time.Time
 }
 
@@ -140,7 +148,7 @@ func New(cfg Config) (*Service, error) {
 		n: cfg.Notifier, accounts: cfg.Accounts, store: cfg.Store, key: keyed{secret: slices.Clone(cfg.Secret)},
 		guard: cfg.Guard, numbers: cfg.Numbers,
 		ttl: cfg.TTL, maxChecks: cfg.MaxChecks, maxSends: cfg.MaxSends, cooldown: cfg.Cooldown, length: cfg.Length, now: cfg.Now,
-		category: cfg.Category,
+		category: cfg.Category, template: cfg.Template,
 	}
 	if s.category != "" && !storeutil.CategoryName(s.category) {
 		return nil, fmt.Errorf("verify: Config.Category %s", storeutil.CategoryRule)

@@ -602,6 +602,38 @@ func TestCategoryFollowsPreferences(t *testing.T) {
 	}
 }
 
+// With Config.Template, the codes' SMS and e-mail take the template's
+// variant of the verification's locale (Hindi for hi-IN) and the chat its
+// language; without a locale, the English base.
+func TestLocaleOfTheCode(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, func(c *verify.Config) { c.Template = "standard-otp" })
+	e.start(t, "9876543210", verify.StartOptions{Purpose: "login", Brand: "Acme", Locale: "hi-IN"})
+	code := smsCode(t, e.kit)
+	if text := sms.MessageOf(e.kit.LastSMS(t)).Text; !strings.Contains(text, code) || !strings.Contains(text, "कोड") {
+		t.Errorf("SMS in hi-IN: %q; want the Hindi variant with the code", text)
+	}
+	if m := chat.MessageOf(e.kit.LastChat(t)); m.Template == nil || m.Template.Language != "hi_IN" {
+		t.Errorf("chat in hi-IN: %+v; want the cloud template in hi_IN", m.Template)
+	}
+	if _, err := e.svc.Start(ctx, notifytest.AccountID, "asha@example.com", verify.StartOptions{Channels: []verify.Channel{verify.Email},
+		Brand: "Acme", Locale: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := email.MessageOf(e.kit.LastEmail(t)); !strings.Contains(m.HTML, "कोड") {
+		t.Errorf("e-mail in hi: subject %q; want the Hindi variant", m.Subject)
+	}
+	e.start(t, "9876543211", verify.StartOptions{Purpose: "login", Brand: "Acme"})
+	if text := sms.MessageOf(e.kit.LastSMS(t)).Text; strings.Contains(text, "कोड") || !strings.Contains(text, "code") {
+		t.Errorf("SMS without a locale: %q; want the English base", text)
+	}
+	_, err := e.svc.Start(ctx, notifytest.AccountID, "9876543212", verify.StartOptions{Locale: "Hindi please"})
+	var ne *notify.Error
+	if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &ne) || ne.Fields[0].Field != "locale" {
+		t.Errorf("a bad locale: %v; want InvalidArgument naming locale", err)
+	}
+}
+
 // dualOf is the dual OTP request Start sends to to.
 func dualOf(to string) notify.Request {
 	return &otp.Request{Account: notifytest.AccountID, To: to, OTP: "123456"}

@@ -36,6 +36,10 @@ type Request struct {
 	// both parts carry it, and a part whose channel the recipient's
 	// preferences decline is skipped (usually a critical one: "otp").
 	Category string `json:"category"`
+	// TemplateSlug is the SMS part's template (sms.Request.TemplateSlug,
+	// filled with the code as OTP), rendered in Locale; empty: the otp
+	// route's text.
+	TemplateSlug string `json:"template_slug"`
 	// Locale picks the variant of both parts' templates, as
 	// sms.Request.Locale; Language still names the chat's cloud language.
 	Locale string `json:"locale"`
@@ -63,13 +67,14 @@ func (r *Request) Fingerprint(h hash.Hash) {
 		r.WebOTPHost, r.AppHash, r.Language)
 	fingerprint.Optional(h, "category", r.Category)
 	fingerprint.Optional(h, "locale", r.Locale)
+	fingerprint.Optional(h, "template_slug", r.TemplateSlug)
 }
 
 // Parts implements notify.Composite: the SMS part, then the chat part.
 func (r *Request) Parts() []notify.Request {
 	return []notify.Request{
 		&sms.Request{Account: r.Account, To: r.To, Message: r.OTP, Route: sms.RouteOTP,
-			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, Locale: r.Locale, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
+			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, TemplateSlug: r.TemplateSlug, Locale: r.Locale, WebOTPHost: r.WebOTPHost, AppHash: r.AppHash,
 			IdempotencyKey: r.IdempotencyKey},
 		&chat.Request{Account: r.Account, To: r.To, OTP: r.OTP, Action: r.Action,
 			Brand: r.BrandName, Domain: r.Domain, Category: r.Category, Locale: r.Locale, Language: r.Language, IdempotencyKey: r.IdempotencyKey},
