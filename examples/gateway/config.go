@@ -174,6 +174,9 @@ type config struct {
 	verifySecret []byte
 	verifyCap    int64
 	verifySafe   []string
+	// verifyTemplate is NOTIFY_VERIFY_TEMPLATE, the template the codes'
+	// SMS and e-mail take in the verification's locale ("": none).
+	verifyTemplate string
 	// prefSecret, prefURL and prefTitle are NOTIFY_PREFERENCES_SECRET,
 	// NOTIFY_PREFERENCES_URL and NOTIFY_PREFERENCES_TITLE: the preference
 	// page at /preferences and its links (preference.go); nil secret: off.

@@ -28,9 +28,13 @@ const sweepEvery = time.Minute
 //   - NOTIFY_VERIFY_SPEND_CAP, rupees per hour that the demo account's
 //     verification sends may cost, in NOTIFY_CURRENCY (default 50,000
 //     minor units: ₹500.00, $500.00, ¥50,000; "off" for none).
+//   - NOTIFY_VERIFY_TEMPLATE, a template slug (standard-otp) the codes'
+//     SMS and e-mail are rendered from, in the verification's locale
+//     (its Hindi variant for "locale":"hi"); unset, the English texts.
 //   - NOTIFY_VERIFY_SAFE_LIST, comma-separated numbers or ranges
 //     (+9198765) the fraud guard lets through, such as testers' phones.
 func (c *config) loadVerifyOptions(get func(string) string) error {
+	c.verifyTemplate = get("NOTIFY_VERIFY_TEMPLATE")
 	if s := get("NOTIFY_VERIFY_SECRET"); s != "" {
 		if len(s) < 32 {
 			return fmt.Errorf("NOTIFY_VERIFY_SECRET: must be at least 32 characters, such as the output of `openssl rand -hex 32`")
@@ -92,7 +96,7 @@ func verifications(cfg *config, st *stores, n *notify.Notifier, logger *slog.Log
 		return nil, err
 	}
 	svc, err := verify.New(verify.Config{Notifier: n, Accounts: st.accounts, Store: st.verifications, Secret: secret,
-		Guard: guard})
+		Guard: guard, Template: cfg.verifyTemplate})
 	if err != nil {
 		return nil, err
 	}
