@@ -109,15 +109,25 @@ func (q *request) categoryName() (string, bool) {
 	return name, true
 }
 
-// listCategories: GET /accounts/{id}/categories.
-func (q *request) listCategories() {
+// categories reads the path's account and its categories, or answers
+// the failure and returns false.
+func (q *request) categories() (*notify.Account, []store.Category, bool) {
 	a, ok := q.account()
 	if !ok {
-		return
+		return nil, nil, false
 	}
 	cats, err := q.h.preferences.Categories(q.ctx(), a.ID)
 	if err != nil {
 		q.fail(err, "")
+		return nil, nil, false
+	}
+	return a, cats, true
+}
+
+// listCategories: GET /accounts/{id}/categories.
+func (q *request) listCategories() {
+	a, cats, ok := q.categories()
+	if !ok {
 		return
 	}
 	writeOK(q.w, http.StatusOK, categoriesJSON{Account: a.ID, Categories: wants.Categories(cats)})
@@ -140,13 +150,8 @@ func (q *request) putCategory() {
 		q.fail(renameField(err, "category", "name"), "")
 		return
 	}
-	a, ok := q.account()
+	a, cats, ok := q.categories()
 	if !ok {
-		return
-	}
-	cats, err := q.h.preferences.Categories(q.ctx(), a.ID)
-	if err != nil {
-		q.fail(err, "")
 		return
 	}
 	replaced := slices.ContainsFunc(cats, func(d store.Category) bool { return d.Name == name })
@@ -250,13 +255,8 @@ func (q *request) setPreferences() {
 		q.fail(err, "")
 		return
 	}
-	a, ok := q.account()
+	a, cats, ok := q.categories()
 	if !ok {
-		return
-	}
-	cats, err := q.h.preferences.Categories(q.ctx(), a.ID)
-	if err != nil {
-		q.fail(err, "")
 		return
 	}
 	for _, name := range names {
