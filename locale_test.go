@@ -99,3 +99,44 @@ func TestAccountLocaleIsTheDefault(t *testing.T) {
 		}
 	}
 }
+
+// A dlt-route send of a template names no DLT ID: it goes under the
+// registration of the template's slug whose content the variant it
+// rendered matches, so each language goes under its own DLT ID; a
+// variant no registration matches is refused naming dlt_template_id.
+func TestDLTIDPerVariant(t *testing.T) {
+	ctx := context.Background()
+	const english, hindi = "1107000000000000001", "1107000000000000002"
+	kit := notifytest.New(t, notifytest.WithAccount(notify.Account{ID: notifytest.AccountID, Name: "Test Co", Currency: record.INR(),
+		Settings: sms.Settings{SenderID: "TESTCO", DLTTemplates: []sms.DLTTemplate{
+			{ID: english, EntityID: "1101000000000000001", Content: "Order {#var#} has shipped - TESTCO", Slug: "shipped"},
+			{ID: hindi, EntityID: "1101000000000000001", Content: "ऑर्डर {#var#} भेज दिया गया है - TESTCO", Slug: "shipped"},
+		}}.Map()}))
+	if err := kit.Templates.PutTemplate(ctx, notifytest.AccountID, &store.Template{Slug: "shipped",
+		Bodies: map[record.Kind]store.Body{sms.Kind: {Text: "Order {{ORDER_ID}} has shipped - TESTCO"}},
+		Locales: map[string]map[record.Kind]store.Body{
+			"hi": {sms.Kind: {Text: "ऑर्डर {{ORDER_ID}} भेज दिया गया है - TESTCO"}},
+			"mr": {sms.Kind: {Text: "ऑर्डर {{ORDER_ID}} पाठवली आहे - TESTCO"}},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	send := func(loc string) (*sms.Message, error) {
+		_, err := kit.Notifier.Send(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543210", Route: sms.RouteDLT,
+			TemplateSlug: "shipped", Variables: record.Vars{"ORDER_ID": "4711"}, Locale: loc})
+		if err != nil {
+			return nil, err
+		}
+		return sms.MessageOf(kit.LastSMS(t)), nil
+	}
+	for loc, want := range map[string]string{"": english, "hi-IN": hindi, "fr": english} {
+		m, err := send(loc)
+		if err != nil || m.DLTTemplateID != want || len(m.DLTValues) != 1 || m.DLTValues[0] != "4711" {
+			t.Fatalf("locale %q: %+v, %v; want DLT template %s with the order's value", loc, m, err, want)
+		}
+	}
+	_, err := send("mr")
+	var ne *notify.Error
+	if notify.CodeOf(err) != notify.CodeInvalidArgument || !errors.As(err, &ne) || ne.Fields[0].Field != "dlt_template_id" {
+		t.Fatalf("a variant no registration matches: %v; want InvalidArgument naming dlt_template_id", err)
+	}
+}

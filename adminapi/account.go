@@ -34,6 +34,7 @@ type dltJSON struct {
 	Content    string            `json:"content"`
 	MessageID  string            `json:"message_id,omitempty"`
 	MessageIDs map[string]string `json:"message_ids,omitempty"`
+	Slug       string            `json:"slug,omitempty"`
 }
 
 type accountJSON struct {
@@ -93,7 +94,7 @@ func places(a *notify.Account) (string, []string) {
 func dltsOf(ts []sms.DLTTemplate) []dltJSON {
 	out := make([]dltJSON, len(ts))
 	for i, t := range ts {
-		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID, MessageIDs: t.MessageIDs}
+		out[i] = dltJSON{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID, MessageIDs: t.MessageIDs, Slug: t.Slug}
 	}
 	return out
 }
@@ -115,7 +116,7 @@ func dltPageOf(a *notify.Account) (dltPage, error) {
 
 // template is t as the SMS settings keep it.
 func (t dltIn) template() sms.DLTTemplate {
-	return sms.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID, MessageIDs: t.MessageIDs}
+	return sms.DLTTemplate{ID: t.ID, EntityID: t.EntityID, Content: t.Content, MessageID: t.MessageID, MessageIDs: t.MessageIDs, Slug: t.Slug}
 }
 
 // account is the account that in, a checked create request, makes, in

@@ -99,6 +99,7 @@ type dltIn struct {
 	Content    string            `json:"content"`
 	MessageID  string            `json:"message_id"`
 	MessageIDs map[string]string `json:"message_ids"`
+	Slug       string            `json:"slug"`
 }
 
 // checkDLT validates a DLT template; field is the JSON path before the
@@ -124,6 +125,9 @@ func checkDLT(t dltIn, field string, fe *record.FieldErrors) {
 		case id == "" || len(id) > maxIDLen || !validKey(id):
 			fe.Addf(field+"message_ids."+provider, "must be 1 to %d bytes of valid UTF-8 without control characters", maxIDLen)
 		}
+	}
+	if t.Slug != "" && (len(t.Slug) > 64 || strings.Trim(t.Slug, "abcdefghijklmnopqrstuvwxyz0123456789-_") != "") {
+		fe.Add(field+"slug", "must be a template slug: at most 64 lower-case letters, digits, '-' and '_'")
 	}
 	switch {
 	case strings.TrimSpace(t.Content) == "":
@@ -588,6 +592,7 @@ type dltBody struct {
 	Content    string            `json:"content"`
 	MessageID  string            `json:"message_id"`
 	MessageIDs map[string]string `json:"message_ids"`
+	Slug       string            `json:"slug"`
 }
 
 // putDLT: PUT /accounts/{id}/dlt-templates/{template}: add, or replace
@@ -597,7 +602,8 @@ func (q *request) putDLT() {
 	if !q.decode(&in) {
 		return
 	}
-	t := dltIn{ID: q.r.PathValue("template"), EntityID: in.EntityID, Content: in.Content, MessageID: in.MessageID, MessageIDs: in.MessageIDs}
+	t := dltIn{ID: q.r.PathValue("template"), EntityID: in.EntityID, Content: in.Content, MessageID: in.MessageID,
+		MessageIDs: in.MessageIDs, Slug: in.Slug}
 	var fe record.FieldErrors
 	checkDLT(t, "", &fe)
 	if err := notify.InvalidFields(fe); err != nil {

@@ -420,6 +420,13 @@ func (c *Channel) dltIDs(fe *record.FieldErrors, set *Settings, r *Request, msg 
 	if fe.Has("dlt_template_id") || fe.Has("dlt_entity_id") {
 		return
 	}
+	if id == "" && r.TemplateSlug != "" && textOK {
+		// A registration of the template's slug whose content the
+		// rendered variant matches: each language its own DLT ID.
+		if tpl, ok := findDLTVariant(set, r.TemplateSlug, text); ok {
+			id = tpl.ID
+		}
+	}
 	if id == "" {
 		fe.Add("dlt_template_id", "is required on the dlt route"+registered(set))
 		return
@@ -451,6 +458,19 @@ func (c *Channel) dltIDs(fe *record.FieldErrors, set *Settings, r *Request, msg 
 		return
 	}
 	msg.DLTValues = values
+}
+
+// findDLTVariant returns the account's registration for template slug
+// whose content text matches (dlt.Match), the first of them.
+func findDLTVariant(set *Settings, slug, text string) (DLTTemplate, bool) {
+	for _, t := range set.DLTTemplates {
+		if t.Slug == slug {
+			if _, err := dlt.Match(t.Content, text); err == nil {
+				return t, true
+			}
+		}
+	}
+	return DLTTemplate{}, false
 }
 
 // registered lists the account's DLT template IDs for an error message.

@@ -46,6 +46,13 @@ type DLTTemplate struct {
 	// ignored otherwise. Name the vendor in MessageIDs instead: one ID
 	// read by two vendors is right for at most one of them. Default "".
 	MessageID string `json:"message_id,omitempty"`
+	// Slug names the template (a request's template_slug) whose SMS text,
+	// in one of its locale variants, this registration approves. A
+	// dlt-route request with that template_slug and no dlt_template_id
+	// goes under the registration of its slug whose content its rendered
+	// text matches, so that each language's variant goes under its own
+	// DLT ID. Default "": only a request naming the ID uses it.
+	Slug string `json:"slug,omitempty"`
 }
 
 // messageIDs returns the template's vendor IDs as the Message carries

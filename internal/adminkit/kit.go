@@ -58,6 +58,7 @@ func Run(t *testing.T, c Config) {
 		{"DisableEnable", k.testDisableEnable},
 		{"Countries", k.testCountries},
 		{"AccountLocale", k.testAccountLocale},
+		{"DLTSlug", k.testDLTSlug},
 		{"RotateKey", k.testRotateKey},
 		{"TopUp", k.testTopUp},
 		{"Currencies", k.testCurrencies},

@@ -53,3 +53,28 @@ func (k kit) testAccountLocale(t *testing.T) {
 		want(t, r, 400, "invalid_argument")
 	})
 }
+
+// testDLTSlug: a DLT registration names the template whose variant it
+// approves (slug), kept and answered; a slug that is none is 400 naming
+// it.
+func (k kit) testDLTSlug(t *testing.T) {
+	k.each(t, func(t *testing.T, b Backend) {
+		s := newServer(t, b)
+		s.create(t, "acme")
+		r := s.admin(t, "PUT", "/admin/v1/accounts/acme/dlt-templates/1107000000000000002",
+			`{"entity_id":"1101","content":"ऑर्डर {#var#} भेज दिया गया है","slug":"shipped"}`)
+		want(t, r, 201, "")
+		if !strings.Contains(r.raw, `"slug":"shipped"`) {
+			t.Fatalf("the slug is not answered: %s", r.raw)
+		}
+		r = s.admin(t, "GET", "/admin/v1/accounts/acme/dlt-templates", "")
+		if !strings.Contains(r.raw, `"slug":"shipped"`) {
+			t.Fatalf("the slug is not kept: %s", r.raw)
+		}
+		r = s.admin(t, "PUT", "/admin/v1/accounts/acme/dlt-templates/1107000000000000003", `{"content":"x {#var#}","slug":"Shipped!"}`)
+		want(t, r, 400, "invalid_argument")
+		if r.field("slug") == "" {
+			t.Fatalf("a bad slug: %s", r.raw)
+		}
+	})
+}
