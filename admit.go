@@ -11,8 +11,9 @@ import (
 )
 
 // The admit step, after a send is prepared and before anything is
-// charged: the suppression list, the send window, the rate limit and the
-// OTP throttle.
+// charged: the suppression list, the recipient's preferences
+// (preferences.go), the send window, the rate limit and the OTP
+// throttle.
 
 // Suppression (issue 31). The list lives in the ledger: store.Ledger
 // embeds store.Suppressions, so the Notifier needs no option and the

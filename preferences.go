@@ -31,9 +31,6 @@ import (
 // which it fails and refunds when the recipient has declined since. A
 // request that names no category reads nothing.
 
-// declinedCategory is the rule of a category's name a request breaks.
-const declinedCategory = "must be a category the account defines"
-
 // declined returns CodeDeclined when the recipient of one of envs (nil
 // ones skipped) does not want its category on its channel, InvalidArgument
 // naming "category" for a category the account has not defined, a store
@@ -100,7 +97,7 @@ var errNoCategory = errors.New("no such category")
 // store failing.
 func preferenceFailure(op string, err error) error {
 	if errors.Is(err, errNoCategory) {
-		return &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "category", Message: declinedCategory}}}
+		return &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "category", Message: wants.Undefined}}}
 	}
 	return storeFailure(op, "preferences", err)
 }

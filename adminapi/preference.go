@@ -63,10 +63,6 @@ func (h *Handler) preferenceRoutes() []route {
 	}
 }
 
-// undefinedCategory is the rule a choice of a category the account does
-// not define breaks: the words a send naming one is refused with.
-const undefinedCategory = "must be a category the account defines"
-
 type categoryIn struct {
 	Description string `json:"description"`
 	OptIn       bool   `json:"opt_in"`
@@ -261,7 +257,7 @@ func (q *request) setPreferences() {
 	}
 	for _, name := range names {
 		if !slices.ContainsFunc(cats, func(c store.Category) bool { return c.Name == name }) {
-			fe = append(fe, record.FieldError{Field: choiceField(name), Message: undefinedCategory})
+			fe = append(fe, record.FieldError{Field: choiceField(name), Message: wants.Undefined})
 		}
 	}
 	if err := notify.InvalidFields(fe); err != nil {
@@ -274,7 +270,7 @@ func (q *request) setPreferences() {
 		if notify.CodeOf(err) == notify.CodeNotFound {
 			// Removed since it was read: as if it had been gone before.
 			// The choices before it stand.
-			q.fail(notify.InvalidField(choiceField(name), undefinedCategory), "")
+			q.fail(notify.InvalidField(choiceField(name), wants.Undefined), "")
 			return
 		}
 		if err != nil {

@@ -88,11 +88,6 @@ var (
 	preferenceSetKeys    = bodyKeys(reflect.TypeFor[preferenceSetBody]())
 )
 
-// undefinedCategory is the rule a choice of a category the account does
-// not define breaks: the words the Notifier refuses such a request's
-// category with.
-const undefinedCategory = "must be a category the account defines"
-
 // categoriesAnswer is the answer of GET /categories.
 type categoriesAnswer struct {
 	Success    bool             `json:"success"`
@@ -226,7 +221,7 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 		}
 		for _, c := range choices {
 			if storeutil.CategoryName(c.name) && !slices.ContainsFunc(cats, func(d store.Category) bool { return d.Name == c.name }) {
-				fe.Add(choiceField(c.name), undefinedCategory)
+				fe.Add(choiceField(c.name), wants.Undefined)
 			}
 		}
 	}
@@ -239,7 +234,7 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 		if notify.CodeOf(err) == notify.CodeNotFound {
 			// Removed since it was read: the request's fault as if it had
 			// been gone before. The choices before it stand.
-			writeErr(x, r, notify.InvalidField(choiceField(c.name), undefinedCategory), nil)
+			writeErr(x, r, notify.InvalidField(choiceField(c.name), wants.Undefined), nil)
 			return
 		}
 		if err != nil {

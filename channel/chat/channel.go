@@ -31,7 +31,9 @@ type Resolver interface {
 }
 
 // CloudTemplater maps a template slug and its variables to a cloud-channel
-// template message. *template.Renderer implements it. It must be safe for
+// template message, in the variant locale chooses (as
+// notify.TemplateRenderer.Render chooses one; its language the variant's).
+// *template.Renderer implements it. It must be safe for
 // concurrent use; errors are as for notify.TemplateRenderer.Render.
 type CloudTemplater interface {
 	CloudTemplate(ctx context.Context, acct *notify.Account, slug, locale string, vars record.Vars) (*Template, error)

@@ -6,6 +6,11 @@ package wants
 
 import "github.com/notifykit/notify/store"
 
+// Undefined is the rule a category a request or a choice names breaks
+// when the account does not define it: the words every refusal of one
+// says (the Notifier's, the APIs').
+const Undefined = "must be a category the account defines"
+
 // Why a recipient does not want a message of a category.
 const (
 	// Declined: they declined the category on the channel.

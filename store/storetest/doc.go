@@ -6,7 +6,9 @@
 // machine, their charges and refunds, delivery reports), RunWallet the
 // money a Ledger keeps (exact amounts, refs that deduplicate, never below
 // zero, under 64 goroutines), RunTemplates a store.Templates, RunAdmin a
-// store.Admin, RunRateLimit (a token bucket) and RunWindowLimit (a
+// store.Admin, RunSuppressions a store.Suppressions, RunPreferences a
+// store.Preferences (categories and choices, accounts and channels kept
+// apart), RunRateLimit (a token bucket) and RunWindowLimit (a
 // sliding window) a store.Limiter, RunVerifications a verifystore.Verifications
 // (checks and sends counted once under 64 goroutines, expiry to the
 // microsecond, a day's retention) and RunCounters a verifystore.Counters
