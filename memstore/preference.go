@@ -18,7 +18,8 @@ import (
 //
 // Memory: unbounded. Every category and choice is kept until
 // RemoveCategory takes the category off, with its choices (about 100 bytes
-// a choice): a recipient's "no" must not be forgotten. RemoveCategory
+// a choice): a recipient's "no" must not be forgotten; a recipient's
+// locale is kept until SetLocale forgets it. RemoveCategory
 // walks the account's choices, O(n) for n choices; the other methods
 // read one category and one choice per recipient.
 //
@@ -37,6 +38,7 @@ type Preferences struct {
 type accountPreferences struct {
 	categories map[string]store.Category
 	choices    map[choiceKey]bool
+	locales    map[string]string // by recipient
 }
 
 // choiceKey names one recipient's choice of one category on one channel.
@@ -58,16 +60,23 @@ func (s *Preferences) PutCategory(ctx context.Context, c store.Category) (store.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.account(c.Account).categories[c.Name] = c
+	return c, nil
+}
+
+// account returns the preferences of account, made when it has none;
+// s.mu must be held for writing.
+func (s *Preferences) account(account string) *accountPreferences {
 	if s.accounts == nil {
 		s.accounts = make(map[string]*accountPreferences)
 	}
-	a := s.accounts[c.Account]
+	a := s.accounts[account]
 	if a == nil {
-		a = &accountPreferences{categories: make(map[string]store.Category), choices: make(map[choiceKey]bool)}
-		s.accounts[c.Account] = a
+		a = &accountPreferences{categories: make(map[string]store.Category), choices: make(map[choiceKey]bool),
+			locales: make(map[string]string)}
+		s.accounts[account] = a
 	}
-	a.categories[c.Name] = c
-	return c, nil
+	return a
 }
 
 // Categories lists the account's categories by name, as
@@ -190,6 +199,53 @@ func (s *Preferences) LookupChoices(ctx context.Context, account, category strin
 	return c, out, nil
 }
 
+// SetLocale records or forgets the recipient's locale, as
+// store.Preferences documents.
+func (s *Preferences) SetLocale(ctx context.Context, account, to, locale string) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError("set locale", err)
+	}
+	tag, err := storeutil.CheckLocale(account, to, locale)
+	if err != nil {
+		return fmt.Errorf("memstore: set locale: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tag == "" {
+		if a := s.accounts[account]; a != nil {
+			delete(a.locales, to)
+		}
+		return nil
+	}
+	s.account(account).locales[to] = tag
+	return nil
+}
+
+// Locales answers the recipients' recorded locales under one read lock,
+// as store.Preferences documents.
+func (s *Preferences) Locales(ctx context.Context, account string, tos []string) (map[string]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("locales", err)
+	}
+	keys, err := storeutil.CheckLocales(account, tos)
+	if err != nil {
+		return nil, fmt.Errorf("memstore: locales: %w", err)
+	}
+	out := make(map[string]string)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a := s.accounts[account]
+	if a == nil {
+		return out, nil
+	}
+	for _, to := range keys {
+		if tag, ok := a.locales[to]; ok && to != "" {
+			out[to] = tag
+		}
+	}
+	return out, nil
+}
+
 // noCategory is the answer for a category the account has not defined.
 func noCategory(name string) error {
 	return fmt.Errorf("memstore: category %q: %w", name, store.ErrNotFound)
@@ -229,6 +285,18 @@ func (s *Ledger) Choices(ctx context.Context, account string, kind record.Kind, 
 // Ledger's preferences; see Preferences.
 func (s *Ledger) LookupChoices(ctx context.Context, account, category string, kind record.Kind, tos []string) (store.Category, map[string]bool, error) {
 	return s.preferences.LookupChoices(ctx, account, category, kind, tos)
+}
+
+// SetLocale records or forgets a recipient's locale in the Ledger's
+// preferences; see Preferences.
+func (s *Ledger) SetLocale(ctx context.Context, account, to, locale string) error {
+	return s.preferences.SetLocale(ctx, account, to, locale)
+}
+
+// Locales reads recipients' locales from the Ledger's preferences; see
+// Preferences.
+func (s *Ledger) Locales(ctx context.Context, account string, tos []string) (map[string]string, error) {
+	return s.preferences.Locales(ctx, account, tos)
 }
 
 var (

@@ -27,6 +27,7 @@ import (
 // buildPreferenceQueries.
 type preferenceQueries struct {
 	putCategory, categories, removeCategory, setChoice, choices, lookupChoices string
+	setLocale, forgetLocale, locales                                          string
 }
 
 func buildPreferenceQueries(x func(string) string) preferenceQueries {
@@ -74,6 +75,14 @@ FROM {{s}}{{p}}categories c
 LEFT JOIN {{s}}{{p}}choices ch
 	ON ch.account = c.account AND ch.kind = $3 AND ch.recipient = ANY($4) AND ch.category = c.name
 WHERE c.account = $1 AND c.name = $2`),
+
+		// Migration 0023's table, by its primary key.
+		setLocale: x(`INSERT INTO {{s}}{{p}}recipient_locales (account, recipient, locale, updated_at)
+VALUES ($1, $2, $3, now())
+ON CONFLICT (account, recipient) DO UPDATE SET locale = EXCLUDED.locale, updated_at = EXCLUDED.updated_at`),
+		forgetLocale: x(`DELETE FROM {{s}}{{p}}recipient_locales WHERE account = $1 AND recipient = $2`),
+		locales: x(`SELECT recipient, locale FROM {{s}}{{p}}recipient_locales
+WHERE account = $1 AND recipient = ANY($2)`),
 	}
 }
 
@@ -251,6 +260,66 @@ func (s *Store) LookupChoices(ctx context.Context, account, category string, kin
 		}
 	}
 	return rows[0].c, out, nil
+}
+
+// SetLocale records the recipient's locale, or forgets it for "", as
+// store.Preferences documents: one upsert or one delete, safe to repeat.
+// An account or recipient that is not UTF-8, which the table cannot
+// keep, is store.ErrInvalid.
+func (s *Store) SetLocale(ctx context.Context, account, to, locale string) error {
+	tag, err := storeutil.CheckLocale(account, to, locale)
+	if err == nil && (!storable(account) || !storable(to)) {
+		err = store.InvalidField("to", "must be UTF-8 without the NUL character")
+	}
+	if err != nil {
+		return fmt.Errorf("pgstore: set locale: %w", err)
+	}
+	err = s.do(ctx, repeatable, func() error {
+		var err error
+		if tag == "" {
+			_, err = s.pool.Exec(ctx, s.q.preferences.forgetLocale, account, to)
+		} else {
+			_, err = s.pool.Exec(ctx, s.q.preferences.setLocale, account, to, tag)
+		}
+		return err
+	})
+	if err != nil {
+		return s.fail(ctx, "set locale", err)
+	}
+	return nil
+}
+
+// Locales answers the recipients' recorded locales, as store.Preferences
+// documents, in one statement by primary key; an empty map, never nil,
+// when none has one.
+func (s *Store) Locales(ctx context.Context, account string, tos []string) (map[string]string, error) {
+	keys, err := storeutil.CheckLocales(account, tos)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: locales: %w", err)
+	}
+	out := make(map[string]string)
+	asked := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k != "" && storable(k) {
+			asked = append(asked, k)
+		}
+	}
+	if len(asked) == 0 || !storable(account) {
+		return out, nil // SetLocale keeps none of them
+	}
+	type row struct{ to, tag string }
+	rows, err := readRows(ctx, s, "locales", func(r pgx.Row) (row, error) {
+		var v row
+		err := r.Scan(&v.to, &v.tag)
+		return v, err
+	}, s.q.preferences.locales, account, asked)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.to] = r.tag
+	}
+	return out, nil
 }
 
 // noCategory is the answer for a category the account has not defined.

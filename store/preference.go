@@ -82,4 +82,20 @@ type Preferences interface {
 	// one lock): the Notifier checks every send that names a category
 	// through it, and a bulk send's recipients in one call.
 	LookupChoices(ctx context.Context, account, category string, kind record.Kind, tos []string) (Category, map[string]bool, error)
+
+	// SetLocale records the locale the recipient to wants the account's
+	// messages in, a BCP 47 tag ("hi-IN"), kept canonical, replacing the
+	// one recorded before; "" forgets it (none recorded is no error). A
+	// recipient is its channel's canonical form whatever the channel, so
+	// a number's locale serves SMS and chat alike. A tag that is not a
+	// locale is ErrInvalid naming "locale". No category need exist.
+	SetLocale(ctx context.Context, account, to, locale string) error
+
+	// Locales answers the recorded locales of those of the recipients tos
+	// that have one, by recipient; one without (or one the rules refuse,
+	// who can have none) is absent. The Notifier reads it, once per
+	// account for all the recipients of a send, when a template with
+	// variants is sent by a request that names no locale: the recipient's
+	// locale then chooses the variant (notify.Envelope.Localized).
+	Locales(ctx context.Context, account string, tos []string) (map[string]string, error)
 }

@@ -36,7 +36,12 @@ type PreferencesHarness struct {
 //   - an empty account, a bad category name, channel or recipient, or a
 //     description too long is ErrInvalid and keeps nothing;
 //   - concurrent choices of one recipient leave one of them, and
-//     concurrent categories of one account are all kept.
+//     concurrent categories of one account are all kept;
+//   - SetLocale keeps a recipient's locale canonical ("hi_in" as
+//     "hi-IN"), which Locales answers for that account and spelling
+//     alone, replaces it, and forgets it for ""; a tag that is not a
+//     locale, an empty account or a bad recipient is ErrInvalid and
+//     changes nothing.
 func RunPreferences(t *testing.T, h PreferencesHarness) {
 	needs(t, h.New != nil, "PreferencesHarness needs New")
 	runAll(t, []subtest{
@@ -47,6 +52,7 @@ func RunPreferences(t *testing.T, h PreferencesHarness) {
 		{"Remove", func(t *testing.T) { testPreferencesRemove(t, h) }},
 		{"Invalid", func(t *testing.T) { testPreferencesInvalid(t, h) }},
 		{"Concurrent", func(t *testing.T) { testPreferencesConcurrent(t, h) }},
+		{"Locales", func(t *testing.T) { testPreferencesLocales(t, h) }},
 	})
 }
 
@@ -257,4 +263,52 @@ func testPreferencesConcurrent(t *testing.T, h PreferencesHarness) {
 	if _, ok := got["c00"]; err != nil || len(got) != 1 || !ok {
 		t.Fatalf("Choices after concurrent choices = %v, %v; want one choice of c00", got, err)
 	}
+}
+
+// testPreferencesLocales checks that a recipient's locale is kept
+// canonical, answered for its account and spelling alone, replaced,
+// forgotten, and that a bad one changes nothing.
+func testPreferencesLocales(t *testing.T, h PreferencesHarness) {
+	ctx := context.Background()
+	s, acct, other := h.New(t), randomAccount(), randomAccount()
+	wantLocales := func(account string, tos []string, want map[string]string) {
+		t.Helper()
+		got, err := s.Locales(ctx, account, tos)
+		if err != nil || got == nil || !maps.Equal(got, want) {
+			t.Fatalf("Locales(%v) = %v, %v; want %v", tos, got, err, want)
+		}
+	}
+	tos := []string{"+919876543210", "ann@example.com", "Ann@example.com", "not a recipient", "+919876543210"}
+	wantLocales(acct, tos, map[string]string{})
+	for to, tag := range map[string]string{"+919876543210": "hi_in", "ann@example.com": "FR"} {
+		if err := s.SetLocale(ctx, acct, to, tag); err != nil {
+			t.Fatalf("SetLocale(%s, %s): %v", to, tag, err)
+		}
+	}
+	wantLocales(acct, tos, map[string]string{"+919876543210": "hi-IN", "ann@example.com": "fr"})
+	wantLocales(other, tos, map[string]string{})
+	wantLocales(acct, nil, map[string]string{})
+
+	if err := s.SetLocale(ctx, acct, "+919876543210", "ta-IN"); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{s.SetLocale(ctx, acct, "ann@example.com", ""), s.SetLocale(ctx, acct, "bob@example.com", "")} {
+		if err != nil {
+			t.Fatalf("SetLocale to forget: %v", err)
+		}
+	}
+	wantLocales(acct, tos, map[string]string{"+919876543210": "ta-IN"})
+
+	for name, err := range map[string]error{
+		"SetLocale without an account":    s.SetLocale(ctx, "", "+919876543210", "hi"),
+		"SetLocale of a bad recipient":    s.SetLocale(ctx, acct, "+91 98765 43210", "hi"),
+		"SetLocale of an empty recipient": s.SetLocale(ctx, acct, "", "hi"),
+		"SetLocale of a bad tag":          s.SetLocale(ctx, acct, "+919876543210", "hindi"),
+		"SetLocale of an extension":       s.SetLocale(ctx, acct, "+919876543210", "en-US-u-ca-buddhist"),
+	} {
+		wantErr(t, name, err, store.ErrInvalid)
+	}
+	_, err := s.Locales(ctx, "", tos)
+	wantErr(t, "Locales without an account", err, store.ErrInvalid)
+	wantLocales(acct, tos, map[string]string{"+919876543210": "ta-IN"})
 }

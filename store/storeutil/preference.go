@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/notifykit/notify/internal/locale"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -80,4 +81,37 @@ func CheckLookupChoices(account, category string, kind record.Kind, tos []string
 		return nil, err
 	}
 	return CheckSuppressionKeys(account, kind, tos)
+}
+
+// CheckLocale checks the arguments of store.Preferences.SetLocale and
+// returns locale canonical ("" stays ""): ErrInvalid names an empty
+// account, a recipient of the wrong shape (the suppression list's rule)
+// and a locale that is not a BCP 47 tag.
+func CheckLocale(account, to, tag string) (string, error) {
+	var fe record.FieldErrors
+	if account == "" {
+		fe.Add("account", "is required")
+	}
+	fe = append(fe, recipientShape(to)...)
+	canonical, ok := locale.Canonical(tag)
+	if tag != "" && !ok {
+		fe.Add("locale", locale.Rule)
+	}
+	return canonical, store.InvalidFields(fe)
+}
+
+// CheckLocales checks the arguments of store.Preferences.Locales: an
+// empty account is ErrInvalid; it returns each recipient of tos as it
+// is, or "" for one the rules refuse (it can have no locale).
+func CheckLocales(account string, tos []string) ([]string, error) {
+	if account == "" {
+		return nil, store.InvalidField("account", "is required")
+	}
+	out := make([]string, len(tos))
+	for i, to := range tos {
+		if recipientShape(to) == nil {
+			out[i] = to
+		}
+	}
+	return out, nil
 }

@@ -22,6 +22,12 @@ func checkRecipient(kind record.Kind, to string) record.FieldErrors {
 	if !store.SuppressibleKind(kind) {
 		return channelRule()
 	}
+	return recipientShape(to)
+}
+
+// recipientShape is the rule of a recipient's shape, whatever its
+// channel.
+func recipientShape(to string) record.FieldErrors {
 	if to == "" || len(to) > 254 || strings.IndexFunc(to, func(c rune) bool { return c <= ' ' || c == 0x7f }) >= 0 {
 		return record.FieldErrors{{Field: "to", Message: "must be 1 to 254 bytes without spaces or control characters"}}
 	}
