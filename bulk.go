@@ -69,7 +69,7 @@ func (n *Notifier) sendBulkRequest(ctx context.Context, op string, req Bulk) (*R
 		return nil, err
 	}
 	run := func() (*Receipt, error) {
-		ps, _, err := n.prepareBulk(ctx, op, acct, req)
+		ps, err := n.prepareBulk(ctx, op, acct, req)
 		if err != nil {
 			return nil, err // no receipt: the key is released
 		}
@@ -113,35 +113,35 @@ func (n *Notifier) admitBulk(ctx context.Context, op string, acct *Account, req 
 	return id, undo, nil
 }
 
-// prepareBulk prepares one message per recipient, and returns them with
-// the recipients' requests (req.Recipients). Bad recipients are reported
-// together, by index; any other bad field is the message's and is
-// reported once.
-func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req Bulk) ([]prepared, []Request, error) {
+// prepareBulk prepares one message per recipient (req.Recipients), each
+// in its recipient's locale (localize: one read for all). Bad recipients
+// are reported together, by index; any other bad field is the message's
+// and is reported once.
+func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, req Bulk) ([]prepared, error) {
 	reqs, err := req.Recipients()
 	switch {
 	case err != nil:
-		return nil, nil, wrap(op, "", CodeInvalidArgument, err)
+		return nil, wrap(op, "", CodeInvalidArgument, err)
 	case len(reqs) == 0:
-		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "to", Message: "at least one recipient is required"}}}
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "to", Message: "at least one recipient is required"}}}
 	case len(reqs) > MaxBulkRecipients:
-		return nil, nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "to",
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "to",
 			Message: fmt.Sprintf("at most %d recipients, got %d", MaxBulkRecipients, len(reqs))}}}
 	}
 	ps := make([]prepared, len(reqs))
 	var bad record.FieldErrors
 	seen := make(map[string]int, len(reqs))
 	for i, r := range reqs {
-		p, err := n.prepare(ctx, op, acct, r)
+		p, err := n.prepareAsIs(ctx, op, acct, r)
 		if err != nil {
 			if f, ok := onlyField(err, "to"); ok {
 				bad.Addf("to."+strconv.Itoa(i), "%s", f.Message)
 				continue
 			}
-			return nil, nil, err
+			return nil, err
 		}
 		if p.env.CarriesOTP {
-			return nil, nil, &Error{Code: CodeInvalidArgument, Op: op,
+			return nil, &Error{Code: CodeInvalidArgument, Op: op,
 				Err: errors.New("the message carries a one-time code, which goes to one recipient; send it alone")}
 		}
 		if j, dup := seen[p.env.To]; dup {
@@ -152,9 +152,12 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 		ps[i] = p
 	}
 	if err := InvalidFields(bad); err != nil {
-		return nil, nil, wrap(op, "", CodeInvalidArgument, err)
+		return nil, wrap(op, "", CodeInvalidArgument, err)
 	}
-	return ps, reqs, nil
+	if err := n.localize(ctx, op, func(int) *Account { return acct }, pointers(ps)); err != nil {
+		return nil, err
+	}
+	return ps, nil
 }
 
 // onlyField returns the one field error of an InvalidArgument err when

@@ -87,7 +87,7 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 	var other error
 	for i, r := range reqs {
 		parts[i].kind = r.Kind()
-		p, err := n.prepare(ctx, op, acct, r)
+		p, err := n.prepareAsIs(ctx, op, acct, r)
 		p.via = req.Kind()
 		parts[i].p = p
 		if err == nil {
@@ -115,6 +115,15 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 	}
 	if other != nil {
 		return nil, other
+	}
+	// The parts' recipients' locales in one read (the dual OTP's legs
+	// share their number).
+	ps := make([]*prepared, len(parts))
+	for i := range parts {
+		ps[i] = &parts[i].p
+	}
+	if err := n.localize(ctx, op, func(int) *Account { return acct }, ps); err != nil {
+		return nil, err
 	}
 	for _, p := range parts {
 		if p.skipped == nil {

@@ -68,6 +68,16 @@ type Envelope struct {
 	// a queue, refused CodeRateLimited with the wait as RetryAfter); one
 	// that carries a one-time code is never held. Nil: any time.
 	Window func(now time.Time) time.Time
+	// Localized, when set, returns a copy of the message's request that
+	// names locale, a canonical BCP 47 tag. A channel sets it on a message
+	// it rendered from a template with variants (Rendered.Varies) for a
+	// request that named no locale and nothing the wording is pinned by
+	// (a DLT template ID, a chat language): the Notifier then reads the
+	// recipient's stored locale (store.Preferences.Locales) and, when
+	// there is one, prepares and sends that copy in the message's place,
+	// its payload queued in that locale. Nil: no locale can change the
+	// message. The Notifier clears it once read.
+	Localized func(locale string) Request
 
 	// Route is the way within its channel the channel chose for the
 	// message, in the channel's words, which its price depends on: the

@@ -17,6 +17,9 @@ import (
 type prepared struct {
 	ch  Channel
 	env *Envelope
+	// req is the request env was prepared from: the caller's, or its copy
+	// in the recipient's locale (localize), which a queued send keeps.
+	req Request
 	via Kind // the request's kind, when it differs from env.Kind (a Composite's)
 	// note is the record's first Note.
 	note string
@@ -29,10 +32,25 @@ type prepared struct {
 	listed listCheck
 }
 
-// prepare is prepareRequest in a span.
+// prepare is prepareRequest in a span, in the recipient's locale
+// (localize).
 func (n *Notifier) prepare(ctx context.Context, op string, acct *Account, req Request) (prepared, error) {
+	return n.prepareIn(ctx, op, acct, req, true)
+}
+
+// prepareAsIs is prepareRequest in a span, in the locale the request
+// alone chooses: for a worker, whose request was localized when it was
+// queued, and for the paths that localize many messages at once.
+func (n *Notifier) prepareAsIs(ctx context.Context, op string, acct *Account, req Request) (prepared, error) {
+	return n.prepareIn(ctx, op, acct, req, false)
+}
+
+func (n *Notifier) prepareIn(ctx context.Context, op string, acct *Account, req Request, localized bool) (prepared, error) {
 	ctx, sp := n.start(ctx, spanPrepare, false)
 	p, err := n.prepareRequest(ctx, op, acct, req)
+	if err == nil && localized && p.env.Localized != nil {
+		err = n.localize(ctx, op, func(int) *Account { return acct }, []*prepared{&p})
+	}
 	if err == nil && sp.recording() {
 		sp.s.SetAttributes(str(keyProvider, p.env.Provider), num(keyUnits, p.env.Units))
 	}
@@ -69,7 +87,86 @@ func (n *Notifier) prepareRequest(ctx context.Context, op string, acct *Account,
 			return prepared{}, wrap(op, "", CodeInternal, err)
 		}
 	}
-	return prepared{ch: ch, env: env}, nil
+	return prepared{ch: ch, env: env, req: req}, nil
+}
+
+// The recipient's locale (issue 48), the end of the prepare step. A
+// channel that rendered a template with variants for a request that named
+// no locale offers the message in another one (Envelope.Localized). The
+// Notifier then reads the stored locales of such messages' recipients
+// (store.Preferences.Locales, part of the ledger), one read per account
+// for all the messages of a send, and prepares the copy of the request in
+// the recipient's locale in the message's place, so that its variant,
+// segments and price are that locale's. A request that names a locale, or
+// a template without variants, reads nothing.
+//
+// A stored locale never fails a send that the request alone would make:
+// a copy its channel refuses (a variant a later edit broke, no DLT
+// registration for the variant) is sent as first prepared, its record's
+// note saying why. A queued send keeps the localized copy as its payload,
+// and its worker prepares it as it is (prepareAsIs): it goes in the
+// variant it was charged for, whatever the recipient chose since.
+
+// pointers returns a pointer to each of ps, for localize.
+func pointers(ps []prepared) []*prepared {
+	out := make([]*prepared, len(ps))
+	for i := range ps {
+		out[i] = &ps[i]
+	}
+	return out
+}
+
+// localize prepares each of ps (ps[i] sent for account acct(i)) whose
+// channel offers another locale again in its recipient's stored one, and
+// clears every Envelope.Localized. A store that cannot answer fails the
+// send, as every read of the ledger before a charge does.
+func (n *Notifier) localize(ctx context.Context, op string, acct func(int) *Account, ps []*prepared) error {
+	keys := make([]string, len(ps)) // the recipient's key, for each one offered
+	asked := make(map[string][]string)
+	for i, p := range ps {
+		if p == nil || p.env == nil || p.env.Localized == nil {
+			continue
+		}
+		if key, ok := n.listKey(p.env.Kind, p.env.To); ok {
+			keys[i] = key
+			asked[acct(i).ID] = append(asked[acct(i).ID], key)
+		} else {
+			p.env.Localized = nil
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	stored := make(map[string]map[string]string, len(asked))
+	for account, tos := range asked {
+		locales, err := n.ledger.Locales(ctx, account, tos)
+		if err != nil {
+			return storeFailure(op, "preferences", err)
+		}
+		stored[account] = locales
+	}
+	for i, p := range ps {
+		if keys[i] == "" {
+			continue
+		}
+		copyIn := p.env.Localized
+		p.env.Localized = nil
+		tag := stored[acct(i).ID][keys[i]]
+		if tag == "" {
+			continue
+		}
+		q, err := n.prepareRequest(ctx, op, acct(i), copyIn(tag))
+		switch {
+		case CodeOf(err) == CodeInvalidArgument:
+			p.note = joinNote(p.note, "sent in the wording its request chooses, not in the recipient's locale "+tag+": "+err.Error())
+		case err != nil:
+			return err
+		default:
+			q.env.Localized = nil
+			p.env, p.req = q.env, q.req
+		}
+	}
+	return nil
 }
 
 // checkPriceCurrency refuses a price in another currency than the

@@ -136,7 +136,7 @@ func (n *Notifier) enqueueRequest(ctx context.Context, op string, tx any, req Re
 			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: "send_at",
 				Message: "cannot schedule a message with a one-time code, which must go at once"}}}
 		}
-		return n.queueUp(ctx, op, tx, acct, req, codec, p, n.windowed(p.env, at, now))
+		return n.queueUp(ctx, op, tx, acct, codec, p, n.windowed(p.env, at, now))
 	}
 	return n.keyed(ctx, op, acct, req.Key(), req, run)
 }
@@ -149,22 +149,22 @@ func (n *Notifier) hold(ctx context.Context, op string, acct *Account, req Reque
 	if n.queue == nil || !ok {
 		return nil, n.windowError(op, until, "")
 	}
-	r, err := n.queueUp(ctx, op, nil, acct, req, codec, p, until)
+	r, err := n.queueUp(ctx, op, nil, acct, codec, p, until)
 	if r != nil && r.Status == record.StateScheduled {
 		r.Note = joinNote(r.Note, "held for its send window")
 	}
 	return r, err
 }
 
-// queueUp encodes the request of p, admits it and opens it queued, or
-// scheduled at at, in tx when not nil.
-func (n *Notifier) queueUp(ctx context.Context, op string, tx any, acct *Account, req Request, codec RequestCodec,
+// queueUp encodes the request of p (in its recipient's locale), admits
+// it and opens it queued, or scheduled at at, in tx when not nil.
+func (n *Notifier) queueUp(ctx context.Context, op string, tx any, acct *Account, codec RequestCodec,
 	p prepared, at time.Time) (*Receipt, error) {
-	payload, err := encodeQueued(op, codec, req)
+	payload, err := encodeQueued(op, codec, p.req)
 	if err != nil {
 		return nil, err
 	}
-	undo, err := n.admit(ctx, op, acct, req.Kind(), p.env)
+	undo, err := n.admit(ctx, op, acct, p.req.Kind(), p.env)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (n *Notifier) openQueued(ctx context.Context, op string, tx any, acct *Acco
 		return nil, wrap(op, "", CodeCanceled, err)
 	}
 	now := n.now()
-	m := n.queuedRecord(acct, env, payload, at, now)
+	m := n.queuedRecord(acct, p, payload, at, now)
 	opened := openedAs(m) // read before Open, which takes m
 	var b record.Balance
 	var err error
@@ -300,7 +300,8 @@ func (n *Notifier) queuedOutcome(ctx context.Context, op string, acct *Account, 
 
 // queuedRecord is the record of env, whose request encodes as payload,
 // opened at now: queued, or scheduled when at is after now.
-func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at, now time.Time) *record.Message {
+func (n *Notifier) queuedRecord(acct *Account, p prepared, payload []byte, at, now time.Time) *record.Message {
+	env := p.env
 	state := record.StateQueued
 	if at.After(now) {
 		state = record.StateScheduled
@@ -309,7 +310,7 @@ func (n *Notifier) queuedRecord(acct *Account, env *Envelope, payload []byte, at
 	}
 	return &record.Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
 		Provider: env.Provider, IdempotencyKey: env.IdempotencyKey, Domain: env.Domain, Units: env.Units,
-		Metered: n.pricer != nil, Charge: env.Price, CreatedAt: now, UpdatedAt: now, State: state,
+		Metered: n.pricer != nil, Charge: env.Price, Note: p.note, CreatedAt: now, UpdatedAt: now, State: state,
 		SendAt: at, Payload: payload}
 }
 

@@ -26,13 +26,13 @@ import (
 // first (openRequest), so a repeat after a crash answers the legs that
 // were opened and never queues them again.
 func (n *Notifier) queueBulk(ctx context.Context, op string, acct *Account, req Bulk, codec RequestCodec, at, now time.Time) (*Receipt, error) {
-	ps, reqs, err := n.prepareBulk(ctx, op, acct, req)
+	ps, err := n.prepareBulk(ctx, op, acct, req)
 	if err != nil {
 		return nil, err
 	}
 	payloads := make([][]byte, len(ps))
-	for i := range ps {
-		if payloads[i], err = encodeQueued(op, codec, reqs[i]); err != nil {
+	for i, p := range ps {
+		if payloads[i], err = encodeQueued(op, codec, p.req); err != nil {
 			return nil, err
 		}
 	}
@@ -76,7 +76,7 @@ func (n *Notifier) openBulkAtOnce(ctx context.Context, op string, acct *Account,
 	ms := make([]*record.Message, len(ps))
 	opened := make([]opening, len(ps))
 	for i, p := range ps {
-		ms[i] = n.queuedRecord(acct, p.env, payloads[i], n.windowed(p.env, at, now), now)
+		ms[i] = n.queuedRecord(acct, p, payloads[i], n.windowed(p.env, at, now), now)
 		opened[i] = openedAs(ms[i]) // read before OpenMany, which takes the records
 	}
 	err := n.queue.OpenMany(ctx, ms)

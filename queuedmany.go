@@ -82,8 +82,9 @@ type queuedPart struct {
 func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) ([]queuedPart, error) {
 	accounts := make(map[string]*Account)
 	batch := make([]queuedPart, len(reqs))
+	ps := make([]*prepared, len(reqs))
+	codecs := make([]RequestCodec, len(reqs))
 	var fe record.FieldErrors
-	now := n.now()
 	for i, req := range reqs {
 		prefix := fmt.Sprintf("requests.%d", i)
 		if nilness.Is(req) {
@@ -112,7 +113,7 @@ func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) (
 			}
 			acct, accounts[req.AccountID()] = a, a
 		}
-		p, err := n.prepare(ctx, op, acct, req)
+		p, err := n.prepareAsIs(ctx, op, acct, req)
 		if err != nil {
 			if CodeOf(err) != CodeInvalidArgument {
 				return nil, err
@@ -123,16 +124,25 @@ func (n *Notifier) prepareMany(ctx context.Context, op string, reqs []Request) (
 			}
 			continue
 		}
-		payload, err := codec.EncodeRequest(req)
+		ps[i], codecs[i], batch[i].acct = &p, codec, acct
+	}
+	if len(fe) > 0 {
+		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: fe}
+	}
+	// Every recipient's locale in one read per account, then each payload
+	// in the locale it goes in.
+	if err := n.localize(ctx, op, func(i int) *Account { return batch[i].acct }, ps); err != nil {
+		return nil, err
+	}
+	now := n.now()
+	for i, p := range ps {
+		payload, err := codecs[i].EncodeRequest(p.req)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding request %d for the queue: %w", i, err)}
 		}
 		p.env.ID = n.newID()
-		m := n.queuedRecord(acct, p.env, payload, n.heldUntil(p.env, now), now)
-		batch[i] = queuedPart{acct: acct, env: p.env, m: m, state: m.State, sendAt: m.SendAt, createdAt: now}
-	}
-	if len(fe) > 0 {
-		return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: fe}
+		m := n.queuedRecord(batch[i].acct, *p, payload, n.heldUntil(p.env, now), now)
+		batch[i] = queuedPart{acct: batch[i].acct, env: p.env, m: m, state: m.State, sendAt: m.SendAt, createdAt: now}
 	}
 	return batch, nil
 }

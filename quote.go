@@ -46,12 +46,18 @@ func (n *Notifier) Quote(ctx context.Context, req Request) (Money, error) {
 	default:
 		reqs = []Request{req}
 	}
-	total := Money{Currency: acct.Currency}
-	for _, r := range reqs {
-		p, err := n.prepare(ctx, op, acct, r)
-		if err != nil {
+	ps := make([]prepared, len(reqs))
+	for i, r := range reqs {
+		if ps[i], err = n.prepareAsIs(ctx, op, acct, r); err != nil {
 			return Money{}, err
 		}
+	}
+	// Priced in each recipient's locale, as they would be sent.
+	if err := n.localize(ctx, op, func(int) *Account { return acct }, pointers(ps)); err != nil {
+		return Money{}, err
+	}
+	total := Money{Currency: acct.Currency}
+	for _, p := range ps {
 		total.Minor += p.env.Price.Minor
 	}
 	return total, nil

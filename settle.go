@@ -300,9 +300,13 @@ func safeObserve(ctx context.Context, o Observer, e Event) {
 	o.Observe(ctx, e)
 }
 
+// joinNote joins two notes, either of which may be empty.
 func joinNote(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }

@@ -12,6 +12,11 @@ type Rendered struct {
 	// Locale is the variant rendered, a BCP 47 tag as the template names
 	// it ("hi"), or "" for the template's base.
 	Locale string
+	// Varies reports that the template has a variant for the kind in some
+	// locale: another locale could word it otherwise. Only then does a
+	// channel let the recipient's stored locale choose the variant
+	// (Envelope.Localized).
+	Varies bool
 	// Class is the template's price class.
 	Class record.PriceClass
 	// Subject is the e-mail subject (e-mail only).
@@ -32,7 +37,8 @@ type Rendered struct {
 // Render renders slug for kind in the variant of locale, a BCP 47 tag
 // ("hi-IN"; "" for none), as its fallback chain finds it: the tag, its
 // language ("hi"), the account's default locale (Account.Locale), then the
-// template's base; Rendered.Locale says which. It is safe for concurrent
+// template's base; Rendered.Locale says which, and Rendered.Varies whether
+// the template has variants for kind at all. It is safe for concurrent
 // use. An unknown slug, a locale that is not a BCP 47 tag, or a missing
 // or bad variable is InvalidArgument naming each problem (variables as
 // "variables.NAME", the locale as "locale").

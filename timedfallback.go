@@ -201,8 +201,9 @@ type chainStep struct {
 // anything is charged.
 func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, chain []fallback) ([]chainStep, error) {
 	steps := make([]chainStep, len(chain))
+	ps := make([]*prepared, len(chain))
 	for i, s := range chain {
-		p, err := n.prepare(ctx, op, acct, s.Request)
+		p, err := n.prepareAsIs(ctx, op, acct, s.Request)
 		if err != nil {
 			return nil, prefixFields(err, fmt.Sprintf("fallback.%d.request.", i))
 		}
@@ -210,11 +211,20 @@ func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, c
 			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: fmt.Sprintf("fallback.%d.request", i),
 				Message: "must not carry a one-time code, which must go at once: send it as a dual OTP"}}}
 		}
-		payload, err := n.channels[s.Request.Kind()].(RequestCodec).EncodeRequest(s.Request)
+		steps[i].p = p
+		ps[i] = &steps[i].p
+	}
+	// Every step's recipient's locale in one read; each step queued in it.
+	if err := n.localize(ctx, op, func(int) *Account { return acct }, ps); err != nil {
+		return nil, err
+	}
+	for i := range steps {
+		req := steps[i].p.req
+		payload, err := n.channels[req.Kind()].(RequestCodec).EncodeRequest(req)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("encoding fallback %d for the queue: %w", i, err)}
 		}
-		steps[i] = chainStep{p: p, payload: payload}
+		steps[i].payload = payload
 	}
 	return steps, nil
 }
@@ -239,7 +249,7 @@ func (n *Notifier) openChain(ctx context.Context, op string, acct *Account, firs
 		m := &record.Message{ID: env.ID, Account: acct.ID, Kind: env.Kind, Request: env.Kind, To: env.To, Country: env.Country,
 			Provider: env.Provider, Domain: env.Domain, Units: env.Units, Metered: n.pricer != nil, Charge: env.Price,
 			CreatedAt: now, UpdatedAt: now, State: record.StateScheduled, SendAt: at, Payload: s.payload,
-			Follows: follows, Confirm: confirm, Note: "a timed fallback of " + follows}
+			Follows: follows, Confirm: confirm, Note: joinNote("a timed fallback of "+follows, s.p.note)}
 		if i+1 < len(ids) {
 			m.Fallback = ids[i+1]
 		}

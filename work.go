@@ -135,7 +135,7 @@ func (n *Notifier) prepareQueued(ctx context.Context, op string, m *record.Messa
 	if err != nil {
 		return prepared{}, nil, &Error{Code: CodeInternal, Op: op, Err: fmt.Errorf("decoding the queued request: %w", err)}
 	}
-	p, err := n.prepare(ctx, op, acct, req)
+	p, err := n.prepareAsIs(ctx, op, acct, req) // localized when it was queued
 	if err != nil {
 		return prepared{}, nil, err
 	}

@@ -176,6 +176,9 @@ func TestCatalogueSMS(t *testing.T) {
 		if n := utf8.RuneCountInString(out.Text); n > 306 {
 			t.Errorf("%s: sample SMS is %d characters, over two segments: %s", slug, n, out.Text)
 		}
+		if _, varied := stockLocales[slug]; out.Varies != varied {
+			t.Errorf("%s: Varies %v, want %v: only a template with variants lets a recipient's locale choose", slug, out.Varies, varied)
+		}
 	}
 }
 
@@ -276,6 +279,9 @@ func TestCatalogueHindi(t *testing.T) {
 			text := out.Text + out.Subject + out.HTML
 			if out.Locale != "hi" || !devanagari(out.Text) || (kind == email.Kind && (!devanagari(out.Subject) || !devanagari(out.HTML))) {
 				t.Errorf("%s %s in hi: Locale %q, %q", slug, kind, out.Locale, text)
+			}
+			if base, err := r.Render(ctx, kind, sampleAccount(), slug, "", vars); err != nil || !out.Varies || !base.Varies || base.Locale != "" {
+				t.Errorf("%s %s: Varies %v in hi, base %+v, %v; want Varies in both", slug, kind, out.Varies, base, err)
 			}
 			if slug == "standard-otp" && !strings.Contains(out.Text, "साझा न करें") {
 				t.Errorf("%s %s in hi lost its warning not to share the code: %q", slug, kind, out.Text)

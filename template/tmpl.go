@@ -142,7 +142,7 @@ func (t *tmpl) render(kind notify.Kind, acct *notify.Account, tag string, vars r
 	if err != nil {
 		return nil, err
 	}
-	out := &notify.Rendered{Slug: t.slug, Class: t.class, Values: vals}
+	out := &notify.Rendered{Slug: t.slug, Class: t.class, Values: vals, Varies: t.varies(kind)}
 	if v != nil {
 		out.Locale = v.tag
 	}
@@ -181,6 +181,17 @@ func (t *tmpl) pick(kind notify.Kind, acct *notify.Account, tag string) (*form, 
 	}
 	f, err := t.form(kind)
 	return f, nil, err
+}
+
+// varies reports whether a variant of t has a form for kind: whether a
+// locale could word t's kind otherwise (notify.Rendered.Varies).
+func (t *tmpl) varies(kind notify.Kind) bool {
+	for _, v := range t.variants {
+		if v.forms[kind] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // accountLocale returns the account's default locale, canonical, or ""

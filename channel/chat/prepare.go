@@ -65,13 +65,14 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 
 	msg := &Message{Type: typ}
 	var tmplClass record.PriceClass
+	var varies bool // the template has variants: a locale could word it otherwise
 	switch {
 	case r.MediaURL != "":
 		msg.Media = mediaFor(r.MediaURL, r.FileName)
 		msg.Text = r.Message
 		checkCaption(r.Message, &fe)
 	case r.TemplateSlug != "" || r.TemplateName != "":
-		tmplClass, err = c.template(ctx, acct, r, requested, action, lang, brandGiven, brand, msg, &fe)
+		tmplClass, varies, err = c.template(ctx, acct, r, requested, action, lang, brandGiven, brand, msg, &fe)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +106,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	}
 	msg.Gateway, msg.Auto = gw, requested == GatewayAuto
 	msg.Fallback = msg.Auto && c.provider(other(gw)) != nil && carriesTo(msg, other(gw), carriesOTP)
-	return &notify.Envelope{
+	env := &notify.Envelope{
 		Kind:       Kind,
 		To:         to.E164,
 		Country:    to.Region,
@@ -119,7 +120,13 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		Content:    msg,
 		CarriesOTP: carriesOTP,
 		Window:     c.windows.For(class, to.Region, to.E164),
-	}, nil
+	}
+	// A language the request names pins the cloud template's: no locale
+	// of the recipient's changes the wording.
+	if varies && r.Locale == "" && lang == "" {
+		env.Localized = r.localized()
+	}
+	return env, nil
 }
 
 // hasTemplateValues reports whether r gives values that only a cloud
@@ -250,25 +257,25 @@ func errNoOTPTemplate(msg *Message) error {
 }
 
 // template fills msg for template_slug / template_name and returns the
-// template's price class. Validation problems go to fe; other errors are
-// returned.
+// template's price class and Rendered.Varies. Validation problems go to
+// fe; other errors are returned.
 func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request, requested Gateway,
-	action, lang string, brandGiven bool, brand string, msg *Message, fe *record.FieldErrors) (record.PriceClass, error) {
+	action, lang string, brandGiven bool, brand string, msg *Message, fe *record.FieldErrors) (record.PriceClass, bool, error) {
 	if !c.nameTemplate(r, requested, lang, msg, fe) || r.TemplateSlug == "" {
-		return "", nil
+		return "", false, nil
 	}
 	if c.renderer == nil {
 		fe.Add("template_slug", "cannot be used: no template renderer is configured")
-		return "", nil
+		return "", false, nil
 	}
 	vars, conflict := slugVars(r, action, brandGiven, brand)
 	if conflict {
 		fe.Add("otp", "differs from variables.OTP; give the code once")
-		return "", nil
+		return "", false, nil
 	}
 	rendered, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, r.Locale, vars)
 	if err != nil {
-		return "", mergeInvalid(err, fe)
+		return "", false, mergeInvalid(err, fe)
 	}
 	msg.Text = rendered.Text
 	if r.OTP != "" {
@@ -278,16 +285,16 @@ func (c *Channel) template(ctx context.Context, acct *notify.Account, r *Request
 		// A code goes to the cloud gateway only in the authentication
 		// template, whatever the slug's own cloud form.
 		msg.Template = c.authTemplate(code, lang, requested)
-		return rendered.Class, nil
+		return rendered.Class, rendered.Varies, nil
 	}
 	if msg.Template == nil && requested != GatewayQR && c.cloud != nil && c.cloudTmpl != nil {
 		t, err := c.slugCloudTemplate(ctx, acct, r, lang, vars)
 		if err != nil {
-			return "", mergeInvalid(err, fe)
+			return "", false, mergeInvalid(err, fe)
 		}
 		msg.Template = t
 	}
-	return rendered.Class, nil
+	return rendered.Class, rendered.Varies, nil
 }
 
 // nameTemplate fills msg for template_name, the name of a cloud template,

@@ -63,7 +63,8 @@ type Request struct {
 	Category string `json:"category" validate:"omitempty,category"`
 	// Locale picks the template's variant (a BCP 47 tag: "hi", "hi-IN"),
 	// through the chain the tag, its language, the account's default
-	// (notify.Account.Locale), the template's base. Empty: the account's
+	// (notify.Account.Locale), the template's base. Empty: the recipient's
+	// stored locale (store.Preferences.SetLocale), else the account's
 	// default. It matters only with TemplateSlug; the cloud
 	// template then goes in the variant's language, unless Language names one.
 	Locale         string `json:"locale" validate:"omitempty,locale"`
@@ -93,6 +94,17 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Vars(h, r.NamedParams)
 	for _, b := range r.Buttons {
 		fingerprint.Fields(h, string(b.Kind), strconv.Itoa(b.Index), b.Value)
+	}
+}
+
+// localized returns, for notify.Envelope.Localized, a function that
+// copies r (as it is now) to name a locale.
+func (r *Request) localized() func(string) notify.Request {
+	c := *r
+	return func(locale string) notify.Request {
+		l := c
+		l.Locale = locale
+		return &l
 	}
 }
 

@@ -155,8 +155,10 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		msg.Subject = r.Subject
 	}
 
+	var varies bool // the template has variants: a locale could word it otherwise
 	if r.TemplateSlug != "" {
-		if err := c.renderTemplate(ctx, &fe, acct, r, msg); err != nil {
+		var err error
+		if varies, err = c.renderTemplate(ctx, &fe, acct, r, msg); err != nil {
 			return nil, err
 		}
 	} else if !fe.Has("message") {
@@ -175,7 +177,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	if purpose == PurposeCampaign {
 		class = record.Promotional
 	}
-	return &notify.Envelope{
+	env := &notify.Envelope{
 		Kind:     Kind,
 		To:       to,
 		Provider: c.providerName,
@@ -190,15 +192,20 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		// OTP mail, a declared code, or a template filled with a code.
 		CarriesOTP: r.Purpose == PurposeOTP || msg.OTP != "" ||
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),
-	}, nil
+	}
+	if varies && r.Locale == "" {
+		env.Localized = r.localized()
+	}
+	return env, nil
 }
 
-// renderTemplate fills msg from the request's template. A subject given
-// in the request overrides the template's.
-func (c *Channel) renderTemplate(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request, msg *Message) error {
+// renderTemplate fills msg from the request's template, and reports the
+// template's Rendered.Varies. A subject given in the request overrides
+// the template's.
+func (c *Channel) renderTemplate(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request, msg *Message) (bool, error) {
 	if c.renderer == nil {
 		fe.Add("template_slug", "templates are not configured on this e-mail channel")
-		return nil
+		return false, nil
 	}
 	rd, err := c.renderer.Render(ctx, Kind, acct, r.TemplateSlug, r.Locale, r.Variables)
 	if err != nil {
@@ -208,16 +215,16 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *record.FieldErrors, ac
 				fe.Add("template_slug", strings.TrimPrefix(err.Error(), string(notify.CodeInvalidArgument)+": "))
 			}
 			*fe = append(*fe, ne.Fields...)
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
 	if rd == nil {
-		return notify.Errorf(notify.CodeInternal, "email: renderer returned no template for %s", rules.Clip(r.TemplateSlug))
+		return false, notify.Errorf(notify.CodeInternal, "email: renderer returned no template for %s", rules.Clip(r.TemplateSlug))
 	}
 	if strings.TrimSpace(rd.HTML) == "" && strings.TrimSpace(rd.Text) == "" {
 		fe.Addf("template_slug", "template %s has no e-mail form", rules.Clip(r.TemplateSlug))
-		return nil
+		return false, nil
 	}
 	if r.Subject == "" {
 		switch {
@@ -232,7 +239,7 @@ func (c *Channel) renderTemplate(ctx context.Context, fe *record.FieldErrors, ac
 	if msg.HTML != "" && strings.TrimSpace(msg.Text) == "" {
 		msg.Text = HTMLToText(msg.HTML)
 	}
-	return nil
+	return rd.Varies, nil
 }
 
 // checkBody checks a direct message, present and not blank (its tag says

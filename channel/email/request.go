@@ -51,7 +51,8 @@ type Request struct {
 	Category string `json:"category" validate:"omitempty,category"`
 	// Locale picks the template's variant (a BCP 47 tag: "hi", "hi-IN"),
 	// through the chain the tag, its language, the account's default
-	// (notify.Account.Locale), the template's base. Empty: the account's
+	// (notify.Account.Locale), the template's base. Empty: the recipient's
+	// stored locale (store.Preferences.SetLocale), else the account's
 	// default. It matters only with TemplateSlug.
 	Locale         string `json:"locale" validate:"omitempty,locale"`
 	IdempotencyKey string `json:"-"`
@@ -139,6 +140,17 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	}
 	fingerprint.Optional(h, "category", r.Category)
 	fingerprint.Optional(h, "locale", r.Locale)
+}
+
+// localized returns, for notify.Envelope.Localized, a function that
+// copies r (as it is now) to name a locale.
+func (r *Request) localized() func(string) notify.Request {
+	c := *r
+	return func(locale string) notify.Request {
+		l := c
+		l.Locale = locale
+		return &l
+	}
 }
 
 // fingerprintAddress is a recipient as a fingerprint sees it: its

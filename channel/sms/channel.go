@@ -231,10 +231,11 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	var text string
 	textOK := true // false once a problem with the text is reported
 
+	var varies bool // the template has variants: a locale could word it otherwise
 	if route == RouteOTP {
-		text, textOK, err = c.otp(ctx, &fe, acct, r, msg)
+		text, varies, textOK, err = c.otp(ctx, &fe, acct, r, msg)
 	} else {
-		text, class, textOK, err = c.body(ctx, &fe, acct, r)
+		text, class, varies, textOK, err = c.body(ctx, &fe, acct, r)
 	}
 	if err != nil {
 		return nil, err
@@ -289,6 +290,11 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 		// The otp route, or any template filled with a code.
 		CarriesOTP: route == RouteOTP || strings.TrimSpace(r.Variables["OTP"]) != "",
 	}
+	// A DLT template ID the request names pins the wording it registered:
+	// no locale of the recipient's changes it.
+	if varies && r.Locale == "" && !(route == RouteDLT && strings.TrimSpace(r.DLTTemplateID) != "") {
+		prepared.env.Localized = r.localized()
+	}
 	return &prepared.env, nil
 }
 
@@ -313,27 +319,27 @@ func (c *Channel) recipient(fe *record.FieldErrors, acct *notify.Account, to str
 // body returns the text of an sms- or dlt-route message: the rendered
 // template, or Message. textOK is false when a problem with the text was
 // reported; err is a renderer failure other than bad input.
-func (c *Channel) body(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request) (text string, class record.PriceClass, textOK bool, err error) {
+func (c *Channel) body(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request) (text string, class record.PriceClass, varies, textOK bool, err error) {
 	class = record.Transactional
 	if r.TemplateSlug == "" {
 		if strings.TrimSpace(r.Message) == "" {
 			fe.Add("message", "is required")
-			return "", class, false, nil
+			return "", class, false, false, nil
 		}
-		return r.Message, class, true, nil
+		return r.Message, class, false, true, nil
 	}
 	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, r.Locale, r.Variables)
 	if err != nil || !ok {
-		return "", class, false, err
+		return "", class, false, false, err
 	}
 	if rd.Class != "" {
 		class = rd.Class
 	}
 	if strings.TrimSpace(rd.Text) == "" {
 		fe.Addf("template_slug", "template %s has no SMS text", rules.Clip(r.TemplateSlug))
-		return "", class, false, nil
+		return "", class, false, false, nil
 	}
-	return rd.Text, class, true, nil
+	return rd.Text, class, rd.Varies, true, nil
 }
 
 // render renders slug in the variant of locale with the configured renderer. Bad input is added to
@@ -362,10 +368,11 @@ func (c *Channel) render(ctx context.Context, fe *record.FieldErrors, acct *noti
 }
 
 // otp checks the code of an otp-route message, sets msg.OTP and returns
-// the text: the rendered template, or Config.OTPText. With a template, the
+// the text: the rendered template, or Config.OTPText; varies is the
+// template's Rendered.Varies. With a template, the
 // code may come from variables.OTP instead of message, and fills OTP (and
 // BRAND_NAME, when not given) of the template.
-func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request, msg *Message) (string, bool, error) {
+func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.Account, r *Request, msg *Message) (text string, varies, textOK bool, err error) {
 	code := strings.TrimSpace(r.Message)
 	if code == "" && r.TemplateSlug != "" {
 		code = strings.TrimSpace(r.Variables["OTP"])
@@ -384,13 +391,13 @@ func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.
 
 	if r.TemplateSlug == "" {
 		if !codeOK {
-			return "", false, nil
+			return "", false, false, nil
 		}
-		return c.otpText(code, brand), true, nil
+		return c.otpText(code, brand), false, true, nil
 	}
 	if v, ok := r.Variables["OTP"]; ok && codeOK && strings.TrimSpace(v) != code {
 		fe.Add("variables.OTP", "differs from the OTP in message")
-		return "", false, nil
+		return "", false, false, nil
 	}
 	vars := make(record.Vars, len(r.Variables)+2)
 	maps.Copy(vars, r.Variables)
@@ -400,15 +407,15 @@ func (c *Channel) otp(ctx context.Context, fe *record.FieldErrors, acct *notify.
 	if _, ok := vars["BRAND_NAME"]; !ok && brand != "" {
 		vars["BRAND_NAME"] = brand
 	}
-	rd, ok, err := c.render(ctx, fe, acct, r.TemplateSlug, r.Locale, vars)
-	if err != nil || !ok || !codeOK {
-		return "", false, err
+	rd, ok, rerr := c.render(ctx, fe, acct, r.TemplateSlug, r.Locale, vars)
+	if rerr != nil || !ok || !codeOK {
+		return "", false, false, rerr
 	}
 	if strings.TrimSpace(rd.Text) == "" {
 		fe.Addf("template_slug", "template %s has no SMS text", rules.Clip(r.TemplateSlug))
-		return "", false, nil
+		return "", false, false, nil
 	}
-	return rd.Text, true, nil
+	return rd.Text, rd.Varies, true, nil
 }
 
 // dltIDs resolves the template and entity IDs of a dlt-route message into

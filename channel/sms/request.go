@@ -81,7 +81,8 @@ type Request struct {
 	Category string `json:"category" validate:"omitempty,category"`
 	// Locale picks the template's variant (a BCP 47 tag: "hi", "hi-IN"),
 	// through the chain the tag, its language, the account's default
-	// (notify.Account.Locale), the template's base. Empty: the account's
+	// (notify.Account.Locale), the template's base. Empty: the recipient's
+	// stored locale (store.Preferences.SetLocale), else the account's
 	// default. It matters only with TemplateSlug.
 	Locale string `json:"locale" validate:"omitempty,locale"`
 	// WebOTPHost, when set, ends the text with the WebOTP line
@@ -116,6 +117,17 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Vars(h, r.Variables)
 	fingerprint.Optional(h, "category", r.Category)
 	fingerprint.Optional(h, "locale", r.Locale)
+}
+
+// localized returns, for notify.Envelope.Localized, a function that
+// copies r (as it is now) to name a locale.
+func (r *Request) localized() func(string) notify.Request {
+	c := *r
+	return func(locale string) notify.Request {
+		l := c
+		l.Locale = locale
+		return &l
+	}
 }
 
 // BulkRequest sends one SMS to many recipients (a notify.Bulk request):
