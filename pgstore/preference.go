@@ -27,7 +27,7 @@ import (
 // buildPreferenceQueries.
 type preferenceQueries struct {
 	putCategory, categories, removeCategory, setChoice, choices, lookupChoices string
-	setLocale, forgetLocale, locales                                          string
+	setLocale, forgetLocale, locales                                           string
 }
 
 func buildPreferenceQueries(x func(string) string) preferenceQueries {
