@@ -29,7 +29,7 @@
 //	PUT    /admin/v1/accounts/{id}/categories/{name}           {"description","opt_in","critical"}: define or replace one
 //	DELETE /admin/v1/accounts/{id}/categories/{name}           remove one and its choices (404 when missing)
 //	POST   /admin/v1/accounts/{id}/preferences/lookup          {"channel","to"}: one recipient's preferences
-//	POST   /admin/v1/accounts/{id}/preferences                 {"channel","to","choices"}: record their choices
+//	POST   /admin/v1/accounts/{id}/preferences                 {"channel","to","choices","locale"}: record their choices, locale, or both
 //
 // The suppression routes serve the store.Suppressions WithSuppressions
 // gives (the Notifier's ledger), and are not routed without one. The
@@ -57,9 +57,12 @@
 // recorded), and both answer every category of the account with
 // "allowed" (what a send of it to the recipient on the channel does: the
 // choice when one was made, else not for an opt-in category; always for
-// a critical one) and "chosen". The change log (category.put,
+// a critical one) and "chosen", and the recipient's "locale" ("" for
+// none). A set may give "locale" (a BCP 47 tag, kept canonical; "" forgets
+// it), with choices or alone: the locale whose template variant a send
+// that names none renders for the recipient. The change log (category.put,
 // category.delete, preference.set) names categories, channels and
-// choices, never a recipient.
+// choices, and whether a locale was set, never a recipient or a locale.
 //
 // docs/admin.md gives every request and answer.
 //

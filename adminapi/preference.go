@@ -21,7 +21,7 @@ import (
 //	PUT    /accounts/{id}/categories/{name}          {"description", "opt_in", "critical"}: define or replace one
 //	DELETE /accounts/{id}/categories/{name}          remove one and every choice of it (404 when absent)
 //	POST   /accounts/{id}/preferences/lookup         {"channel", "to"}: what one recipient gets, category by category
-//	POST   /accounts/{id}/preferences                {"channel", "to", "choices": {"marketing": false}}: record their choices
+//	POST   /accounts/{id}/preferences                {"channel", "to", "choices": {"marketing": false}, "locale": "hi-IN"}: record their choices, locale, or both
 //
 // As on the suppression endpoints, the recipient travels in bodies,
 // never in a path or query string, so that access logs do not collect
@@ -85,6 +85,7 @@ type choicesIn struct {
 	Channel string          `json:"channel"`
 	To      string          `json:"to"`
 	Choices map[string]bool `json:"choices"`
+	Locale  *string         `json:"locale"` // nil: not given
 }
 
 type preferencesJSON struct {
@@ -92,6 +93,7 @@ type preferencesJSON struct {
 	Channel    string             `json:"channel"`
 	To         string             `json:"to"`
 	Categories []wants.Preference `json:"categories"`
+	Locale     string             `json:"locale"` // "" for none
 }
 
 // categoryName returns the path's category name ({name}), or answers 400
@@ -235,10 +237,18 @@ func (q *request) setPreferences() {
 	to, err := (&suppressionIn{Channel: in.Channel, To: in.To}).check(q.h.preferenceRecipients, false)
 	fe := fieldsOf(err)
 	names := slices.Sorted(maps.Keys(in.Choices)) // one order of errors and writes for one body
+	var tag string
+	if in.Locale != nil {
+		var rule string
+		var ok bool
+		if tag, rule, ok = wants.Locale(*in.Locale); !ok {
+			fe = append(fe, record.FieldError{Field: "locale", Message: rule})
+		}
+	}
 	switch {
+	case in.Choices == nil && in.Locale != nil: // the locale alone
 	case in.Choices == nil:
-		fe = append(fe, record.FieldError{Field: "choices",
-			Message: `is required: an object of category names, each true (allowed) or false (declined), such as {"marketing":false}`})
+		fe = append(fe, record.FieldError{Field: "choices", Message: wants.LocaleRequired})
 	case len(in.Choices) == 0:
 		fe = append(fe, record.FieldError{Field: "choices", Message: "must name at least one category"})
 	}
@@ -251,7 +261,7 @@ func (q *request) setPreferences() {
 		q.fail(err, "")
 		return
 	}
-	a, cats, ok := q.categories()
+	a, cats, ok := q.categories() // read even for a locale alone: the account must exist
 	if !ok {
 		return
 	}
@@ -278,7 +288,13 @@ func (q *request) setPreferences() {
 			return
 		}
 	}
-	q.changed("preference.set", a.ID, "channel", in.Channel, "choices", in.Choices)
+	if in.Locale != nil {
+		if err := q.h.preferences.SetLocale(q.ctx(), a.ID, to, tag); err != nil {
+			q.fail(err, "")
+			return
+		}
+	}
+	q.changed("preference.set", a.ID, "channel", in.Channel, "choices", in.Choices, "locale", in.Locale != nil)
 	q.writePreferences(a.ID, kind, to, cats)
 }
 
@@ -311,9 +327,13 @@ func (q *request) writePreferences(account string, kind record.Kind, to string, 
 		}
 	}
 	choices, err := q.h.preferences.Choices(q.ctx(), account, kind, to)
+	var tag string
+	if err == nil {
+		tag, err = wants.StoredLocale(q.ctx(), q.h.preferences, account, to)
+	}
 	if err != nil {
 		q.fail(err, "")
 		return
 	}
-	writeOK(q.w, http.StatusOK, preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices)})
+	writeOK(q.w, http.StatusOK, preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices), Locale: tag})
 }

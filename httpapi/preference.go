@@ -24,7 +24,7 @@ import (
 //
 //	GET  /categories           the account's categories
 //	POST /preferences/lookup   {"channel","to"}: what one recipient gets, category by category
-//	POST /preferences          {"channel","to","choices":{"marketing":false}}: record their choices
+//	POST /preferences          {"channel","to","choices":{"marketing":false},"locale":"hi-IN"}: record their choices, their locale, or both
 //
 // The contract, as docs/api.md states it:
 //
@@ -47,6 +47,14 @@ import (
 //     choices.<name>, and nothing is recorded; one of a critical category
 //     is kept (critical messages go whatever was chosen, and the choice
 //     counts if the category stops being critical).
+//   - "locale" records the locale the recipient wants the account's
+//     messages in (a BCP 47 tag, kept canonical; "" forgets it), which
+//     chooses the variant of a templated send whose request names no
+//     locale (store.Preferences.SetLocale), on every channel the
+//     recipient's canonical form is the same on (a number's serves SMS
+//     and chat). A body may give choices, a locale or both; a tag that is
+//     not a locale is 400 naming locale. Both answers carry the
+//     recipient's "locale", "" for none.
 //   - Each category is answered with "allowed", what the Notifier does
 //     with its messages to the recipient on the channel (the choice when
 //     one was made, else true for an opt-out category and false for an
@@ -80,6 +88,7 @@ type preferenceSetBody struct {
 	Channel value           `json:"channel"`
 	To      value           `json:"to"`
 	Choices json.RawMessage `json:"choices"`
+	Locale  value           `json:"locale"`
 }
 
 // The keys of the preference bodies, from their structs.
@@ -100,6 +109,8 @@ type preferencesAnswer struct {
 	Channel    string             `json:"channel"`
 	To         string             `json:"to"`
 	Categories []wants.Preference `json:"categories"`
+	// Locale is the locale the recipient recorded, "" for none.
+	Locale string `json:"locale"`
 }
 
 // preferenceStoreError is the error of a store.Preferences call that
@@ -207,7 +218,17 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 	}
 	var fe record.FieldErrors
 	kind, to := h.preferenceRecipient(&fe, acct, &w.Channel, &w.To)
-	choices := decodeChoices(&fe, w.Choices)
+	setLocale := w.Locale.kind != 0
+	tag := w.Locale.str(&fe, "locale", false)
+	if canonical, rule, ok := wants.Locale(tag); ok {
+		tag = canonical
+	} else if !fe.Has("locale") {
+		fe.Add("locale", rule)
+	}
+	var choices []choice
+	if !setLocale || len(bytes.TrimSpace(w.Choices)) > 0 && string(bytes.TrimSpace(w.Choices)) != "null" {
+		choices = decodeChoices(&fe, w.Choices)
+	}
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	var cats []store.Category
@@ -242,6 +263,12 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 			return
 		}
 	}
+	if setLocale {
+		if err := h.prefs.SetLocale(ctx, acct.ID, to, tag); err != nil {
+			writeErr(x, r, preferenceStoreError(err), nil)
+			return
+		}
+	}
 	h.answerPreferences(ctx, x, r, acct.ID, kind, to, cats)
 }
 
@@ -257,11 +284,15 @@ func (h *Handler) answerPreferences(ctx context.Context, x *exchange, r *http.Re
 		}
 	}
 	choices, err := h.prefs.Choices(ctx, account, kind, to)
+	var tag string
+	if err == nil {
+		tag, err = wants.StoredLocale(ctx, h.prefs, account, to)
+	}
 	if err != nil {
 		writeErr(x, r, preferenceStoreError(err), nil)
 		return
 	}
-	writeVerificationJSON(x, r, preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices)})
+	writeVerificationJSON(x, r, preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices), Locale: tag})
 }
 
 // choice is one entry of a body's "choices".
@@ -284,7 +315,7 @@ func choiceField(name string) string { return "choices." + shortKey([]byte(name)
 func decodeChoices(fe *record.FieldErrors, raw json.RawMessage) []choice {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		fe.Add("choices", `is required: an object of category names, each true (allowed) or false (declined), such as {"marketing":false}`)
+		fe.Add("choices", wants.LocaleRequired)
 		return nil
 	}
 	var entries map[string]json.RawMessage

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/httpapienv"
 	"github.com/notifykit/notify/memstore"
@@ -303,6 +304,9 @@ func TestPreferencesInputs(t *testing.T) {
 		{"/api/v1/preferences", `{"channel":"sms","to":"` + prefNumber + `","choices":{"marketing":false,"marketing":true}}`, []string{"choices.marketing"}},
 		{"/api/v1/preferences", `{"channel":"fax","to":"12","choices":{"promo":false}}`, []string{"channel", "choices.promo"}},
 		{"/api/v1/preferences", `{"channel":"sms","to":"` + prefNumber + `","choices":{"marketing":false},"category":"x"}`, []string{"category"}},
+		{"/api/v1/preferences", `{"channel":"sms","to":"` + prefNumber + `","locale":"Hindi"}`, []string{"locale"}},
+		{"/api/v1/preferences", `{"channel":"sms","to":"` + prefNumber + `","locale":7,"choices":{"promo":true}}`, []string{"locale", "choices.promo"}},
+		{"/api/v1/preferences", `{"channel":"sms","to":"` + prefNumber + `","locale":"hi","choices":{}}`, []string{"choices"}},
 	} {
 		r := e.Post(t, c.path, c.body, nil)
 		httpapienv.WantError(t, r, http.StatusBadRequest, "invalid_argument")
@@ -322,6 +326,9 @@ func TestPreferencesInputs(t *testing.T) {
 	for _, acct := range []string{httpapienv.TestAccount, "acct-2"} {
 		if got, err := e.Ledger.Choices(context.Background(), acct, "sms", prefCanonical); err != nil || len(got) != 0 {
 			t.Fatalf("a refused body recorded %v (%v) for %s", got, err, acct)
+		}
+		if got, err := e.Ledger.Locales(context.Background(), acct, []string{prefCanonical}); err != nil || len(got) != 0 {
+			t.Fatalf("a refused body recorded the locales %v (%v) for %s", got, err, acct)
 		}
 	}
 
@@ -471,4 +478,51 @@ func TestQueuedSendOfADeclinedCategory(t *testing.T) {
 	if d := recordOf(t, e, r.Body["message_id"].(string)); d["status"] != "failed" {
 		t.Errorf("the declined scheduled message: %v", d)
 	}
+}
+
+// A recipient's locale set over the API (alone, or beside choices) is
+// answered canonical by both routes, on every channel of its number, and
+// chooses the variant of the next templated send that names no locale;
+// "" forgets it.
+func TestRecipientLocaleOverTheAPI(t *testing.T) {
+	e := newPreferenceEnv(t)
+	order := `{"to":"` + prefNumber + `","template_slug":"order-confirmed","variables":{"NAME":"Asha","ORDER_ID":"4711",` +
+		`"AMOUNT":"₹499.00","DELIVERY_DATE":"12/08/2026","LINK":"https://shop.example/o/4711"}}`
+	r := e.Post(t, "/api/v1/preferences", `{"channel":"sms","to":"`+prefNumber+`","locale":"hi_in"}`, nil)
+	if prefsOf(t, r); r.Body["locale"] != "hi-IN" {
+		t.Fatalf("set a locale alone: %s", r.Raw)
+	}
+	r = e.Post(t, "/api/v1/preferences/lookup", `{"channel":"chat","to":"`+prefCanonical+`"}`, nil)
+	if prefsOf(t, r); r.Body["locale"] != "hi-IN" {
+		t.Fatalf("the number's locale on chat: %s", r.Raw)
+	}
+	if r := e.Post(t, "/api/v1/sms", order, nil); r.Status != http.StatusOK {
+		t.Fatalf("order SMS: %d %s", r.Status, r.Raw)
+	}
+	if text := lastSMSText(e); !strings.Contains(text, "जी") {
+		t.Errorf("order SMS to a hi-IN recipient: %q; want the Hindi variant", text)
+	}
+
+	r = e.Post(t, "/api/v1/preferences", `{"channel":"sms","to":"`+prefNumber+`","locale":"","choices":{"marketing":false}}`, nil)
+	if prefs := prefsOf(t, r); r.Body["locale"] != "" || prefs["marketing"]["allowed"] != false {
+		t.Fatalf("forget the locale beside a choice: %s", r.Raw)
+	}
+	if r := e.Post(t, "/api/v1/sms", order, nil); r.Status != http.StatusOK {
+		t.Fatalf("order SMS: %d %s", r.Status, r.Raw)
+	}
+	if text := lastSMSText(e); !strings.Contains(text, "is confirmed") {
+		t.Errorf("order SMS after the locale was forgotten: %q; want English", text)
+	}
+	if logs := e.Logs.String(); strings.Contains(logs, "9876543210") {
+		t.Errorf("the access log holds the recipient:\n%s", logs)
+	}
+}
+
+// lastSMSText is the text of the last SMS e sent.
+func lastSMSText(e *httpapienv.Env) string {
+	sent := e.SMS.Sent()
+	if len(sent) == 0 {
+		return ""
+	}
+	return sms.MessageOf(sent[len(sent)-1]).Text
 }

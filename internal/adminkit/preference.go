@@ -182,9 +182,26 @@ func (k kit) testPreferenceEndpoints(t *testing.T) {
 		if categoriesOf(t, r); r.data()["to"] != "asha@example.com" {
 			t.Fatalf("e-mail set: %s", r.raw)
 		}
+		// A locale, alone or beside choices, answered canonical on every
+		// channel of the number; "" forgets it.
+		r = s.admin(t, "POST", base, `{"channel":"sms","to":"+919876543210","locale":"hi_in"}`)
+		if categoriesOf(t, r); r.data()["locale"] != "hi-IN" {
+			t.Fatalf("set a locale: %s", r.raw)
+		}
+		if r = s.admin(t, "POST", base+"/lookup", `{"channel":"chat","to":"+919876543210"}`); r.data()["locale"] != "hi-IN" {
+			t.Errorf("the number's locale on chat: %s", r.raw)
+		}
+		if tags, err := b.Msgs.Locales(context.Background(), "acme", []string{"+919876543210"}); err != nil || tags["+919876543210"] != "hi-IN" {
+			t.Fatalf("store: %v, %v", tags, err)
+		}
+		r = s.admin(t, "POST", base, `{"channel":"sms","to":"+919876543210","locale":"","choices":{"marketing":true}}`)
+		if prefs := categoriesOf(t, r); r.data()["locale"] != "" || prefs["marketing"]["allowed"] != true {
+			t.Fatalf("forget the locale beside a choice: %s", r.raw)
+		}
 		logs := s.logs.String()
-		if !strings.Contains(logs, "preference.set") || strings.Contains(logs, "9876543210") || strings.Contains(strings.ToLower(logs), "asha@") {
-			t.Errorf("change log %s: want preference.set without the recipient", logs)
+		if !strings.Contains(logs, "preference.set") || strings.Contains(logs, "9876543210") || strings.Contains(strings.ToLower(logs), "asha@") ||
+			strings.Contains(logs, "hi_in") || strings.Contains(logs, "hi-IN") {
+			t.Errorf("change log %s: want preference.set without the recipient or their locale", logs)
 		}
 
 		// Inputs are checked, every bad field named, and nothing recorded.
@@ -204,6 +221,8 @@ func (k kit) testPreferenceEndpoints(t *testing.T) {
 			{base, `{` + to + `,"choices":{"marketing":true,"Promo!":false}}`, []string{"choices.Promo!"}},
 			{base, `{` + to + `,"choices":{"marketing":"no"}}`, []string{"choices.marketing"}},
 			{base, `{"channel":"fax","to":"x","choices":{"Promo!":false}}`, []string{"channel", "choices.Promo!"}},
+			{base, `{` + to + `,"locale":"Hindi"}`, []string{"locale"}},
+			{base, `{` + to + `,"locale":"hi","choices":{}}`, []string{"choices"}},
 		} {
 			r := s.admin(t, "POST", c.path, c.body)
 			want(t, r, 400, "invalid_argument")
@@ -221,6 +240,9 @@ func (k kit) testPreferenceEndpoints(t *testing.T) {
 		for _, acct := range []string{"acme", "globex"} {
 			if got, err := b.Msgs.Choices(context.Background(), acct, "sms", "+919123456789"); err != nil || len(got) != 0 {
 				t.Fatalf("a refused body recorded %v (%v) for %s", got, err, acct)
+			}
+			if got, err := b.Msgs.Locales(context.Background(), acct, []string{"+919123456789"}); err != nil || len(got) != 0 {
+				t.Fatalf("a refused body recorded the locales %v (%v) for %s", got, err, acct)
 			}
 		}
 		want(t, s.admin(t, "POST", "/admin/v1/accounts/nobody/preferences/lookup", `{"channel":"sms","to":"+919876543210"}`), 404, "not_found")

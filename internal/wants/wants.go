@@ -1,10 +1,16 @@
 // Package wants states, once, whether a recipient wants a message of a
 // category on a channel: the rule the Notifier refuses a send by
 // (notify.CodeDeclined) and every page and API that shows a recipient's
-// preferences (prefpage, httpapi, adminapi) answers by.
+// preferences (prefpage, httpapi, adminapi) answers by, and how those
+// APIs take and show a recipient's locale.
 package wants
 
-import "github.com/notifykit/notify/store"
+import (
+	"context"
+
+	"github.com/notifykit/notify/internal/locale"
+	"github.com/notifykit/notify/store"
+)
 
 // Undefined is the rule a category a request or a choice names breaks
 // when the account does not define it: the words every refusal of one
@@ -81,4 +87,29 @@ func Preferences(cats []store.Category, choices map[string]bool) []Preference {
 		out = append(out, Preference{Category: Shown(c), Allowed: Gets(c, allowed, chose), Chosen: chose})
 	}
 	return out
+}
+
+// LocaleRequired is what a body that sets a recipient's preferences lacks
+// when it has neither choices nor a locale.
+const LocaleRequired = `is required unless locale is given: an object of category names, each true (allowed) or false (declined), such as {"marketing":false}`
+
+// Locale checks a body's locale for a recipient, as the APIs take it: a
+// BCP 47 tag, returned canonical, or "" to forget theirs. It reports
+// false, with the message its field error says, for anything else.
+func Locale(tag string) (string, string, bool) {
+	if tag == "" {
+		return "", "", true
+	}
+	canonical, ok := locale.Canonical(tag)
+	if !ok {
+		return "", locale.Rule + `, or "" to forget the recipient's`, false
+	}
+	return canonical, "", true
+}
+
+// StoredLocale reads the locale recipient to has recorded with account,
+// "" for none.
+func StoredLocale(ctx context.Context, prefs store.Preferences, account, to string) (string, error) {
+	locales, err := prefs.Locales(ctx, account, []string{to})
+	return locales[to], err
 }
