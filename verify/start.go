@@ -40,8 +40,9 @@ type StartOptions struct {
 	// Locale is the locale of the code's messages, a BCP 47 tag (hi,
 	// hi-IN, en-US; en_US is read as en-US): the chat template's language
 	// (its cloud form: hi, en_US) and, with Config.Template, the variant
-	// the SMS and e-mail take. Default: the account's (Account.Locale)
-	// for the template, the channel's language for chat.
+	// the SMS and e-mail take. Default: the recipient's stored locale
+	// (store.Preferences.SetLocale), else the account's (Account.Locale),
+	// for the template; the channel's language for chat.
 	Locale string
 	// WebOTPHost ends the SMS with the WebOTP line for the site at that
 	// host, and AppHash adds an Android app's SMS Retriever hash (see

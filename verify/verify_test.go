@@ -604,7 +604,8 @@ func TestCategoryFollowsPreferences(t *testing.T) {
 
 // With Config.Template, the codes' SMS and e-mail take the template's
 // variant of the verification's locale (Hindi for hi-IN) and the chat its
-// language; without a locale, the English base.
+// language; without a locale, the recipient's stored one, else the
+// English base.
 func TestLocaleOfTheCode(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, func(c *verify.Config) { c.Template = "standard-otp" })
@@ -626,6 +627,14 @@ func TestLocaleOfTheCode(t *testing.T) {
 	e.start(t, "9876543211", verify.StartOptions{Purpose: "login", Brand: "Acme"})
 	if text := sms.MessageOf(e.kit.LastSMS(t)).Text; strings.Contains(text, "कोड") || !strings.Contains(text, "code") {
 		t.Errorf("SMS without a locale: %q; want the English base", text)
+	}
+	// No locale named: the recipient's stored one chooses the variant.
+	if err := e.kit.Ledger.SetLocale(ctx, notifytest.AccountID, "+919876543213", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	e.start(t, "9876543213", verify.StartOptions{Purpose: "login", Brand: "Acme"})
+	if text := sms.MessageOf(e.kit.LastSMS(t)).Text; !strings.Contains(text, "कोड") {
+		t.Errorf("SMS to a recipient whose stored locale is hi: %q; want the Hindi variant", text)
 	}
 	_, err := e.svc.Start(ctx, notifytest.AccountID, "9876543212", verify.StartOptions{Locale: "Hindi please"})
 	var ne *notify.Error
