@@ -154,7 +154,7 @@ func (n *Notifier) prepareBulk(ctx context.Context, op string, acct *Account, re
 	if err := InvalidFields(bad); err != nil {
 		return nil, wrap(op, "", CodeInvalidArgument, err)
 	}
-	if err := n.localize(ctx, op, func(int) *Account { return acct }, pointers(ps)); err != nil {
+	if err := n.localize(ctx, op, func(int) *Account { return acct }, offered(ps)); err != nil {
 		return nil, err
 	}
 	return ps, nil

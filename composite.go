@@ -118,9 +118,11 @@ func (n *Notifier) prepareParts(ctx context.Context, op string, acct *Account, r
 	}
 	// The parts' recipients' locales in one read (the dual OTP's legs
 	// share their number).
-	ps := make([]*prepared, len(parts))
+	var ps []*prepared
 	for i := range parts {
-		ps[i] = &parts[i].p
+		if parts[i].p.env != nil && parts[i].p.env.Localized != nil {
+			ps = append(ps, &parts[i].p)
+		}
 	}
 	if err := n.localize(ctx, op, func(int) *Account { return acct }, ps); err != nil {
 		return nil, err

@@ -107,11 +107,15 @@ func (n *Notifier) prepareRequest(ctx context.Context, op string, acct *Account,
 // and its worker prepares it as it is (prepareAsIs): it goes in the
 // variant it was charged for, whatever the recipient chose since.
 
-// pointers returns a pointer to each of ps, for localize.
-func pointers(ps []prepared) []*prepared {
-	out := make([]*prepared, len(ps))
+// offered returns a pointer to each of ps whose channel offers another
+// locale (Envelope.Localized), for localize; nil, allocating nothing,
+// when none does.
+func offered(ps []prepared) []*prepared {
+	var out []*prepared
 	for i := range ps {
-		out[i] = &ps[i]
+		if ps[i].env != nil && ps[i].env.Localized != nil {
+			out = append(out, &ps[i])
+		}
 	}
 	return out
 }
@@ -121,11 +125,14 @@ func pointers(ps []prepared) []*prepared {
 // clears every Envelope.Localized. A store that cannot answer fails the
 // send, as every read of the ledger before a charge does.
 func (n *Notifier) localize(ctx context.Context, op string, acct func(int) *Account, ps []*prepared) error {
-	keys := make([]string, len(ps)) // the recipient's key, for each one offered
-	asked := make(map[string][]string)
+	var keys []string             // the recipient's key, for each one offered
+	var asked map[string][]string // the keys, by account
 	for i, p := range ps {
 		if p == nil || p.env == nil || p.env.Localized == nil {
 			continue
+		}
+		if keys == nil { // made for a send that may read: the others allocate nothing
+			keys, asked = make([]string, len(ps)), make(map[string][]string)
 		}
 		if key, ok := n.listKey(p.env.Kind, p.env.To); ok {
 			keys[i] = key

@@ -53,7 +53,7 @@ func (n *Notifier) Quote(ctx context.Context, req Request) (Money, error) {
 		}
 	}
 	// Priced in each recipient's locale, as they would be sent.
-	if err := n.localize(ctx, op, func(int) *Account { return acct }, pointers(ps)); err != nil {
+	if err := n.localize(ctx, op, func(int) *Account { return acct }, offered(ps)); err != nil {
 		return Money{}, err
 	}
 	total := Money{Currency: acct.Currency}

@@ -201,7 +201,7 @@ type chainStep struct {
 // anything is charged.
 func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, chain []fallback) ([]chainStep, error) {
 	steps := make([]chainStep, len(chain))
-	ps := make([]*prepared, len(chain))
+	var ps []*prepared // those offered another locale
 	for i, s := range chain {
 		p, err := n.prepareAsIs(ctx, op, acct, s.Request)
 		if err != nil {
@@ -211,8 +211,9 @@ func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, c
 			return nil, &Error{Code: CodeInvalidArgument, Op: op, Fields: []record.FieldError{{Field: fmt.Sprintf("fallback.%d.request", i),
 				Message: "must not carry a one-time code, which must go at once: send it as a dual OTP"}}}
 		}
-		steps[i].p = p
-		ps[i] = &steps[i].p
+		if steps[i].p = p; p.env.Localized != nil {
+			ps = append(ps, &steps[i].p)
+		}
 	}
 	// Every step's recipient's locale in one read; each step queued in it.
 	if err := n.localize(ctx, op, func(int) *Account { return acct }, ps); err != nil {
