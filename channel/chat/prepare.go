@@ -13,6 +13,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/netguard"
+	"github.com/notifykit/notify/internal/reqcodec"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/phone"
 )
@@ -124,7 +125,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	// A language the request names pins the cloud template's: no locale
 	// of the recipient's changes the wording.
 	if varies && r.Locale == "" && lang == "" {
-		env.Localized = r.localized()
+		env.Localized = reqcodec.Localized(r, setLocale)
 	}
 	return env, nil
 }

@@ -97,17 +97,6 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	}
 }
 
-// localized returns, for notify.Envelope.Localized, a function that
-// copies r (as it is now) to name a locale.
-func (r *Request) localized() func(string) notify.Request {
-	c := *r
-	return func(locale string) notify.Request {
-		l := c
-		l.Locale = locale
-		return &l
-	}
-}
-
 // Gateway selects how a chat message travels (the "gateway" field).
 type Gateway string
 

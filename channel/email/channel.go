@@ -10,6 +10,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/nilness"
+	"github.com/notifykit/notify/internal/reqcodec"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/sendwindow"
@@ -194,7 +195,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 			(r.TemplateSlug != "" && strings.TrimSpace(r.Variables["OTP"]) != ""),
 	}
 	if varies && r.Locale == "" {
-		env.Localized = r.localized()
+		env.Localized = reqcodec.Localized(r, setLocale)
 	}
 	return env, nil
 }

@@ -19,3 +19,7 @@ func (c *Channel) DecodeRequest(data []byte) (notify.Request, error) {
 
 // Interface guards.
 var _ notify.RequestCodec = (*Channel)(nil)
+
+// setLocale names locale in r: the copy of a request in the recipient's
+// locale (notify.Envelope.Localized).
+func setLocale(r *Request, locale string) { r.Locale = locale }

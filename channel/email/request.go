@@ -142,17 +142,6 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Optional(h, "locale", r.Locale)
 }
 
-// localized returns, for notify.Envelope.Localized, a function that
-// copies r (as it is now) to name a locale.
-func (r *Request) localized() func(string) notify.Request {
-	c := *r
-	return func(locale string) notify.Request {
-		l := c
-		l.Locale = locale
-		return &l
-	}
-}
-
 // fingerprintAddress is a recipient as a fingerprint sees it: its
 // canonical form (Recipient), so that a repeat that spells the address
 // otherwise ("Ann@Bücher.example", "ann@xn--bcher-kva.example") is the

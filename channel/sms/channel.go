@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notifykit/notify"
+	"github.com/notifykit/notify/internal/reqcodec"
 	"github.com/notifykit/notify/internal/rules"
 	"github.com/notifykit/notify/internal/settings"
 	"github.com/notifykit/notify/phone"
@@ -293,7 +294,7 @@ func (c *Channel) Prepare(ctx context.Context, acct *notify.Account, req notify.
 	// A DLT template ID the request names pins the wording it registered:
 	// no locale of the recipient's changes it.
 	if varies && r.Locale == "" && !(route == RouteDLT && strings.TrimSpace(r.DLTTemplateID) != "") {
-		prepared.env.Localized = r.localized()
+		prepared.env.Localized = reqcodec.Localized(r, setLocale)
 	}
 	return &prepared.env, nil
 }

@@ -119,17 +119,6 @@ func (r *Request) Fingerprint(h hash.Hash) {
 	fingerprint.Optional(h, "locale", r.Locale)
 }
 
-// localized returns, for notify.Envelope.Localized, a function that
-// copies r (as it is now) to name a locale.
-func (r *Request) localized() func(string) notify.Request {
-	c := *r
-	return func(locale string) notify.Request {
-		l := c
-		l.Locale = locale
-		return &l
-	}
-}
-
 // BulkRequest sends one SMS to many recipients (a notify.Bulk request):
 // every recipient is charged and recorded as its own message, in as few
 // vendor calls as the provider allows (BatchSender). queued.Sender.Enqueue and

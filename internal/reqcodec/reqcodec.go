@@ -1,6 +1,7 @@
 // Package reqcodec encodes the requests of this module's channels for a
 // queue (notify.RequestCodec): a request's JSON, which leaves out its
-// account and idempotency key, wrapped with both.
+// account and idempotency key, wrapped with both. It also copies a
+// request into another locale (notify.Envelope.Localized).
 package reqcodec
 
 import (
@@ -53,4 +54,18 @@ func Decode[R any, P interface {
 	}
 	set(r, w.Account, w.Key)
 	return r, nil
+}
+
+// Localized returns, for notify.Envelope.Localized, a function that
+// copies r as it is now and names a locale in the copy with setLocale.
+func Localized[T any, P interface {
+	*T
+	notify.Request
+}](r P, setLocale func(P, string)) func(string) notify.Request {
+	c := *r
+	return func(locale string) notify.Request {
+		l := c
+		setLocale(&l, locale)
+		return P(&l)
+	}
 }
