@@ -21,7 +21,9 @@ type Channel interface {
 	// a provider, without side effects. It returns an Envelope with Kind,
 	// To, Provider, Units, Class and the content set; the Notifier fills the
 	// rest. A bad request is an InvalidArgument *Error naming every bad
-	// field. Prepare must not retain req.
+	// field. Prepare must not retain req; it may set Envelope.Localized
+	// (with a copy of req) so that the recipient's stored locale chooses a
+	// templated message's variant.
 	Prepare(ctx context.Context, acct *Account, req Request) (*Envelope, error)
 
 	// Deliver hands env to a provider, once: the Notifier retries. It

@@ -140,6 +140,7 @@ func (n *Notifier) prepareQueued(ctx context.Context, op string, m *record.Messa
 		return prepared{}, nil, err
 	}
 	p.env.ID, p.env.Price, p.env.IdempotencyKey = m.ID, m.Charge, m.IdempotencyKey
+	p.env.Localized = nil // not read: the payload is in the locale charged for
 	return p, acct, nil
 }
 
