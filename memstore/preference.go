@@ -14,7 +14,8 @@ import (
 )
 
 // Preferences is an in-memory store.Preferences, for one process; use
-// pgstore's to share categories and choices between processes.
+// pgstore's to share categories, choices and recipients' locales between
+// processes.
 //
 // Memory: unbounded. Every category and choice is kept until
 // RemoveCategory takes the category off, with its choices (about 100 bytes

@@ -21,7 +21,8 @@ import (
 // category's row and its recipients' choices by primary key. Every
 // method is one statement, safe to repeat after a lost connection (a
 // put and a choice are upserts, a removal of a category gone is
-// ErrNotFound).
+// ErrNotFound). Recipients' locales are migration 0023's table, read by
+// primary key (Locales) for a templated send that names no locale.
 
 // preferenceQueries are the statements of store.Preferences; see
 // buildPreferenceQueries.

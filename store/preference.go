@@ -32,7 +32,8 @@ type Category struct {
 }
 
 // Preferences keeps each account's categories and its recipients'
-// choices: per recipient, category and channel, allowed or not. Methods
+// choices (per recipient, category and channel, allowed or not), and the
+// locale each recipient wants the account's messages in. Methods
 // are safe for concurrent use. Recipients arrive in their channel's
 // canonical form (notify.Channel.Recipient), as a suppression list's do,
 // and are compared byte for byte; the rules of their shape are the
@@ -45,7 +46,8 @@ type Category struct {
 // wrapped by embedding keeps it, so a wrapper cannot hide a recipient's
 // "no". The Notifier reads it before it charges a send that names a
 // category (LookupChoices), and refuses one the recipient declined with
-// notify.CodeDeclined. storetest's RunPreferences is its conformance
+// notify.CodeDeclined; and, for a template with variants sent by a
+// request that names no locale, the recipients' locales (Locales). storetest's RunPreferences is its conformance
 // suite.
 type Preferences interface {
 	// PutCategory defines c, or replaces the account's category of its
