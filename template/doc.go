@@ -43,7 +43,11 @@
 // link. A well-formed tag the template has no variant for (fr-CA) falls
 // back silently; one that is not a tag is InvalidArgument on "locale". An
 // account default that is not a tag counts as none. Rendered.Locale is
-// the tag of the variant rendered, canonical, or "" for the base.
+// the tag of the variant rendered, canonical, or "" for the base, and
+// Rendered.Varies says whether the template has a variant for the kind at
+// all: only then does a channel let the recipient's stored locale
+// (store.Preferences.SetLocale) stand in for a request that names none,
+// which the Notifier does by rendering the request again in that locale.
 //
 // The stock bases are written in English ("en"): a chain that reaches
 // "en" ends at the base, so a request for English is answered in English
