@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/notifytest"
+	"github.com/notifykit/notify/queue"
 	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -222,6 +223,36 @@ func TestDeclinedAfterEnqueue(t *testing.T) {
 	if sent := kit.SentSMS(); len(sent) != 1 || !sent[0].CarriesOTP {
 		t.Errorf("sent %d SMS, want the OTP alone", len(sent))
 	}
+}
+
+// A send queued under a category the account removed before a worker
+// took it can no longer be checked against what its recipient wants: the
+// worker fails it, refunded, naming the category, and the job ends
+// rather than running again and again with the charge held.
+func TestCategoryRemovedAfterEnqueue(t *testing.T) {
+	kit := notifytest.New(t)
+	ctx := context.Background()
+	categories(t, kit.Ledger, notifytest.AccountID)
+	r, err := queued.New(kit.Notifier).Enqueue(ctx, &sms.Request{Account: notifytest.AccountID, To: "9876543210",
+		Message: "Order 77 shipped", Category: "order"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kit.Ledger.RemoveCategory(ctx, notifytest.AccountID, "order"); err != nil {
+		t.Fatal(err)
+	}
+	before := kit.Balance(t)
+	if _, err := kit.Queued.Work(ctx, queue.Job{Account: notifytest.AccountID, Message: r.MessageID}); err != nil {
+		t.Fatalf("the worker's run: %v; want the job ended, the message failed", err)
+	}
+	m := kit.Message(t, r.MessageID)
+	if m.State != record.StateFailed || m.ErrorCode != string(notify.CodeInvalidArgument) || !strings.Contains(m.Error, "category") || m.Cost().Minor != 0 {
+		t.Fatalf("the queued SMS is %s (%s: %s), costing %v; want failed on its category, refunded", m.State, m.ErrorCode, m.Error, m.Cost())
+	}
+	if got := kit.Balance(t) - before; got != r.Cost.Minor {
+		t.Errorf("refunded %d, want %d", got, r.Cost.Minor)
+	}
+	kit.AssertSent(t, sms.Kind, 0)
 }
 
 // EnqueueTxMany refuses the batch naming each declined request, before

@@ -40,10 +40,12 @@ func (n *Notifier) work(ctx context.Context, job queue.Job) (_ time.Time, err er
 	}
 	env := p.env
 	// The list and the preferences again: the recipient may have opted
-	// out or declined the category since the send was queued. Refunded,
-	// never sent; a list that cannot be read leaves the job to run again.
+	// out or declined the category since the send was queued, or the
+	// account removed the category (InvalidArgument, which no run can
+	// mend). Refunded, never sent; a list or preferences that cannot be
+	// read leave the job to run again.
 	if err := n.refusedFor(ctx, op, acct, []*Envelope{env}); err != nil {
-		if !recipientRefused(err) {
+		if !recipientRefused(err) && CodeOf(err) != CodeInvalidArgument {
 			return time.Time{}, err
 		}
 		return time.Time{}, n.failQueued(ctx, op, m, err)
