@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
@@ -14,6 +15,7 @@ import (
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/notifytest"
 	"github.com/notifykit/notify/provider/memprovider"
+	"github.com/notifykit/notify/queue/memqueue"
 	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -274,7 +276,11 @@ func TestRecipientLocaleReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := notify.New(accounts, ledger, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()))
+	q, err := memqueue.New(memqueue.Config{Ledger: ledger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := notify.New(accounts, ledger, notify.WithChannel(ch), notify.WithPrices(wallet.DefaultINR()), notify.WithQueue(q))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,6 +307,18 @@ func TestRecipientLocaleReads(t *testing.T) {
 		if got := ledger.reads.Load() - before; got != c.reads {
 			t.Errorf("%s: %d reads of the recipients' locales, want %d", c.what, got, c.reads)
 		}
+	}
+	// A timed fallback reads its message's and its steps' at once.
+	order := &sms.Request{Account: acct.ID, To: "9876543211", TemplateSlug: "order-confirmed", Variables: orderVars}
+	before := ledger.reads.Load()
+	if _, err := queued.New(n).SendWithFallback(ctx, order, queued.Fallback{Request: order, After: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ledger.reads.Load() - before; got != 1 {
+		t.Errorf("a timed fallback: %d reads of the recipients' locales, want 1", got)
+	}
+	if text := sms.MessageOf(vendor.Sent()[len(vendor.Sent())-1]).Text; !strings.Contains(text, "जी") {
+		t.Errorf("a timed fallback's first message: %q; want the Hindi variant", text)
 	}
 	// The bulk send's legs each in their recipient's locale.
 	sent := vendor.Sent()

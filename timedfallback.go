@@ -39,11 +39,11 @@ func (n *Notifier) sendWithFallback(ctx context.Context, op string, req Request,
 		return nil, err
 	}
 	run := func() (*Receipt, error) {
-		p, err := n.prepare(ctx, op, acct, req)
+		p, err := n.prepareAsIs(ctx, op, acct, req) // localized with the chain
 		if err != nil {
 			return nil, err
 		}
-		steps, err := n.prepareChain(ctx, op, acct, chain)
+		steps, err := n.prepareChain(ctx, op, acct, &p, chain)
 		if err != nil {
 			return nil, err
 		}
@@ -198,10 +198,15 @@ type chainStep struct {
 }
 
 // prepareChain prepares every step, as a request of its own, before
-// anything is charged.
-func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, chain []fallback) ([]chainStep, error) {
+// anything is charged, and localizes them and first, the message they
+// follow (prepared as it is), with one read of their recipients'
+// locales.
+func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, first *prepared, chain []fallback) ([]chainStep, error) {
 	steps := make([]chainStep, len(chain))
 	var ps []*prepared // those offered another locale
+	if first.env.Localized != nil {
+		ps = append(ps, first)
+	}
 	for i, s := range chain {
 		p, err := n.prepareAsIs(ctx, op, acct, s.Request)
 		if err != nil {
@@ -215,7 +220,8 @@ func (n *Notifier) prepareChain(ctx context.Context, op string, acct *Account, c
 			ps = append(ps, &steps[i].p)
 		}
 	}
-	// Every step's recipient's locale in one read; each step queued in it.
+	// The recipients' locales of first and every step in one read; each
+	// step queued in its recipient's.
 	if err := n.localize(ctx, op, func(int) *Account { return acct }, ps); err != nil {
 		return nil, err
 	}
