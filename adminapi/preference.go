@@ -152,7 +152,7 @@ func (q *request) putCategory() {
 	if !ok {
 		return
 	}
-	replaced := slices.ContainsFunc(cats, func(d store.Category) bool { return d.Name == name })
+	replaced := wants.Defined(cats, name)
 	kept, err := q.h.preferences.PutCategory(q.ctx(), c)
 	if err != nil {
 		q.fail(err, "")
@@ -265,34 +265,30 @@ func (q *request) setPreferences() {
 	if !ok {
 		return
 	}
+	choices := make([]wants.Choice, 0, len(names))
 	for _, name := range names {
-		if !slices.ContainsFunc(cats, func(c store.Category) bool { return c.Name == name }) {
+		if !wants.Defined(cats, name) {
 			fe = append(fe, record.FieldError{Field: choiceField(name), Message: wants.Undefined})
 		}
+		choices = append(choices, wants.Choice{Category: name, Allowed: in.Choices[name]})
 	}
 	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
 		return
 	}
-	kind := record.Kind(in.Channel)
-	for _, name := range names {
-		err := q.h.preferences.SetChoice(q.ctx(), a.ID, kind, to, name, in.Choices[name])
-		if notify.CodeOf(err) == notify.CodeNotFound {
-			// Removed since it was read: as if it had been gone before.
-			// The choices before it stand.
-			q.fail(notify.InvalidField(choiceField(name), wants.Undefined), "")
-			return
-		}
-		if err != nil {
-			q.fail(err, "")
-			return
-		}
-	}
+	var locale *string
 	if in.Locale != nil {
-		if err := q.h.preferences.SetLocale(q.ctx(), a.ID, to, tag); err != nil {
-			q.fail(err, "")
-			return
-		}
+		locale = &tag
+	}
+	kind := record.Kind(in.Channel)
+	removed, err := wants.Record(q.ctx(), q.h.preferences, a.ID, kind, to, choices, locale)
+	switch {
+	case removed != "":
+		q.fail(notify.InvalidField(choiceField(removed), wants.Undefined), "")
+		return
+	case err != nil:
+		q.fail(err, "")
+		return
 	}
 	q.changed("preference.set", a.ID, "channel", in.Channel, "choices", in.Choices, "locale", in.Locale != nil)
 	q.writePreferences(a.ID, kind, to, cats)
@@ -319,21 +315,10 @@ func choiceField(name string) string {
 // kind, category by category, with the account's categories cats (read
 // when nil).
 func (q *request) writePreferences(account string, kind record.Kind, to string, cats []store.Category) {
-	var err error
-	if cats == nil {
-		if cats, err = q.h.preferences.Categories(q.ctx(), account); err != nil {
-			q.fail(err, "")
-			return
-		}
-	}
-	choices, err := q.h.preferences.Choices(q.ctx(), account, kind, to)
-	var tag string
-	if err == nil {
-		tag, err = wants.StoredLocale(q.ctx(), q.h.preferences, account, to)
-	}
+	prefs, tag, err := wants.Read(q.ctx(), q.h.preferences, account, kind, to, cats)
 	if err != nil {
 		q.fail(err, "")
 		return
 	}
-	writeOK(q.w, http.StatusOK, preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices), Locale: tag})
+	writeOK(q.w, http.StatusOK, preferencesJSON{Account: account, Channel: string(kind), To: to, Categories: prefs, Locale: tag})
 }

@@ -225,7 +225,7 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 	} else if !fe.Has("locale") {
 		fe.Add("locale", rule)
 	}
-	var choices []choice
+	var choices []wants.Choice
 	if !setLocale || len(bytes.TrimSpace(w.Choices)) > 0 && string(bytes.TrimSpace(w.Choices)) != "null" {
 		choices = decodeChoices(&fe, w.Choices)
 	}
@@ -241,8 +241,8 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 			return
 		}
 		for _, c := range choices {
-			if storeutil.CategoryName(c.name) && !slices.ContainsFunc(cats, func(d store.Category) bool { return d.Name == c.name }) {
-				fe.Add(choiceField(c.name), wants.Undefined)
+			if storeutil.CategoryName(c.Category) && !wants.Defined(cats, c.Category) {
+				fe.Add(choiceField(c.Category), wants.Undefined)
 			}
 		}
 	}
@@ -250,24 +250,18 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 		writeErr(x, r, err, nil)
 		return
 	}
-	for _, c := range choices {
-		err := h.prefs.SetChoice(ctx, acct.ID, kind, to, c.name, c.allowed)
-		if notify.CodeOf(err) == notify.CodeNotFound {
-			// Removed since it was read: the request's fault as if it had
-			// been gone before. The choices before it stand.
-			writeErr(x, r, notify.InvalidField(choiceField(c.name), wants.Undefined), nil)
-			return
-		}
-		if err != nil {
-			writeErr(x, r, preferenceStoreError(err), nil)
-			return
-		}
-	}
+	var locale *string
 	if setLocale {
-		if err := h.prefs.SetLocale(ctx, acct.ID, to, tag); err != nil {
-			writeErr(x, r, preferenceStoreError(err), nil)
-			return
-		}
+		locale = &tag
+	}
+	removed, err := wants.Record(ctx, h.prefs, acct.ID, kind, to, choices, locale)
+	switch {
+	case removed != "":
+		writeErr(x, r, notify.InvalidField(choiceField(removed), wants.Undefined), nil)
+		return
+	case err != nil:
+		writeErr(x, r, preferenceStoreError(err), nil)
+		return
 	}
 	h.answerPreferences(ctx, x, r, acct.ID, kind, to, cats)
 }
@@ -276,29 +270,12 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 // kind, category by category, with the account's categories cats (read
 // when nil).
 func (h *Handler) answerPreferences(ctx context.Context, x *exchange, r *http.Request, account string, kind record.Kind, to string, cats []store.Category) {
-	var err error
-	if cats == nil {
-		if cats, err = h.prefs.Categories(ctx, account); err != nil {
-			writeErr(x, r, preferenceStoreError(err), nil)
-			return
-		}
-	}
-	choices, err := h.prefs.Choices(ctx, account, kind, to)
-	var tag string
-	if err == nil {
-		tag, err = wants.StoredLocale(ctx, h.prefs, account, to)
-	}
+	prefs, tag, err := wants.Read(ctx, h.prefs, account, kind, to, cats)
 	if err != nil {
 		writeErr(x, r, preferenceStoreError(err), nil)
 		return
 	}
-	writeVerificationJSON(x, r, preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: wants.Preferences(cats, choices), Locale: tag})
-}
-
-// choice is one entry of a body's "choices".
-type choice struct {
-	name    string
-	allowed bool
+	writeVerificationJSON(x, r, preferencesAnswer{Success: true, Channel: string(kind), To: to, Categories: prefs, Locale: tag})
 }
 
 // choiceField names an entry of "choices" in an error, its name cut short
@@ -312,7 +289,7 @@ func choiceField(name string) string { return "choices." + shortKey([]byte(name)
 // category's are returned, even beside bad ones, for the caller to look up
 // (so that a 400 names them all); others are errors.
 // The strict checks have refused a name given twice.
-func decodeChoices(fe *record.FieldErrors, raw json.RawMessage) []choice {
+func decodeChoices(fe *record.FieldErrors, raw json.RawMessage) []wants.Choice {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		fe.Add("choices", wants.LocaleRequired)
@@ -328,7 +305,7 @@ func decodeChoices(fe *record.FieldErrors, raw json.RawMessage) []choice {
 		return nil
 	}
 	names := slices.Sorted(maps.Keys(entries)) // one order of errors and writes for one body
-	out := make([]choice, 0, len(names))
+	out := make([]wants.Choice, 0, len(names))
 	bad := 0
 	for _, name := range names {
 		if bad == maxStrictErrors {
@@ -349,7 +326,7 @@ func decodeChoices(fe *record.FieldErrors, raw json.RawMessage) []choice {
 			bad++
 			continue
 		}
-		out = append(out, choice{name: name, allowed: v == "true"})
+		out = append(out, wants.Choice{Category: name, Allowed: v == "true"})
 	}
 	return out
 }

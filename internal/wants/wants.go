@@ -7,8 +7,10 @@ package wants
 
 import (
 	"context"
+	"errors"
 
 	"github.com/notifykit/notify/internal/locale"
+	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
 
@@ -107,9 +109,63 @@ func Locale(tag string) (string, string, bool) {
 	return canonical, "", true
 }
 
-// StoredLocale reads the locale recipient to has recorded with account,
-// "" for none.
-func StoredLocale(ctx context.Context, prefs store.Preferences, account, to string) (string, error) {
+// Choice is a recipient's choice of one category on a channel, as an
+// API body gives it.
+type Choice struct {
+	Category string
+	Allowed  bool
+}
+
+// Defined reports whether cats holds a category named name.
+func Defined(cats []store.Category, name string) bool {
+	for _, c := range cats {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Record writes what an API body sets for the recipient to of channel
+// kind: each of choices, in order, then, when locale is not nil, their
+// locale (canonical, or "" to forget it). The caller has checked that
+// every choice names a category cats defines; one removed since stops
+// the writes there, those before it standing, and is answered as
+// removed (with a nil error): the request's fault, as if it had been gone
+// before. Any other error is the store's.
+func Record(ctx context.Context, prefs store.Preferences, account string, kind record.Kind, to string, choices []Choice, locale *string) (removed string, err error) {
+	for _, c := range choices {
+		err := prefs.SetChoice(ctx, account, kind, to, c.Category, c.Allowed)
+		if errors.Is(err, store.ErrNotFound) {
+			return c.Category, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if locale != nil {
+		return "", prefs.SetLocale(ctx, account, to, *locale)
+	}
+	return "", nil
+}
+
+// Read reads what the APIs answer of the recipient to on channel kind:
+// every category of cats (the account's, read when nil) with what they
+// get of it, and their locale ("" for none).
+func Read(ctx context.Context, prefs store.Preferences, account string, kind record.Kind, to string, cats []store.Category) ([]Preference, string, error) {
+	var err error
+	if cats == nil {
+		if cats, err = prefs.Categories(ctx, account); err != nil {
+			return nil, "", err
+		}
+	}
+	choices, err := prefs.Choices(ctx, account, kind, to)
+	if err != nil {
+		return nil, "", err
+	}
 	locales, err := prefs.Locales(ctx, account, []string{to})
-	return locales[to], err
+	if err != nil {
+		return nil, "", err
+	}
+	return Preferences(cats, choices), locales[to], nil
 }
