@@ -1,8 +1,9 @@
 // Package wants states, once, whether a recipient wants a message of a
 // category on a channel: the rule the Notifier refuses a send by
 // (notify.CodeDeclined) and every page and API that shows a recipient's
-// preferences (prefpage, httpapi, adminapi) answers by, and how those
-// APIs take and show a recipient's locale.
+// preferences (prefpage, httpapi, adminapi) answers by; and how those
+// APIs take, write and read a recipient's choices and locale (Record,
+// Read), so that both APIs answer alike.
 package wants
 
 import (
