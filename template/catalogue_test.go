@@ -237,6 +237,35 @@ func TestCatalogueLocales(t *testing.T) {
 	if !strings.Contains(string(layout), `<html lang="hi">`) || !devanagari(string(layout)) {
 		t.Errorf("layout.hi.html is not marked and written in Hindi")
 	}
+	sameFrame(t, "layout.hi.html")
+}
+
+// sameFrame fails t unless the language layout name is layout.html with
+// only what a language changes: the html element's lang, the font stack
+// and the words of the footer (the cell with BRAND_NAME). The layouts
+// are whole HTML documents, kept so that each can be opened and
+// previewed as it is; this keeps their frames one, so that a change to
+// the base's structure cannot leave a language's behind.
+func sameFrame(t *testing.T, name string) {
+	t.Helper()
+	frame := func(file string) string {
+		b, err := os.ReadFile(filepath.Join("catalogue", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := regexp.MustCompile(`<html lang="[^"]*">`).ReplaceAllString(string(b), `<html lang="">`)
+		s = regexp.MustCompile(`font-family:[^;]*;`).ReplaceAllString(s, "font-family:;")
+		return regexp.MustCompile(`>[^<]*\{\{BRAND_NAME\}\}[^<]*</td>`).ReplaceAllString(s, "></td>")
+	}
+	base, mine := strings.Split(frame("layout.html"), "\n"), strings.Split(frame(name), "\n")
+	if len(base) != len(mine) {
+		t.Fatalf("%s has %d lines, layout.html %d: a language's layout is the base's frame in its words", name, len(mine), len(base))
+	}
+	for i := range base {
+		if base[i] != mine[i] {
+			t.Errorf("%s:%d differs from layout.html in more than its language:\n%s\n%s", name, i+1, mine[i], base[i])
+		}
+	}
 }
 
 // readSections returns the sections of a catalogue file, its email.html
