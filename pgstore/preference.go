@@ -269,7 +269,11 @@ func (s *Store) LookupChoices(ctx context.Context, account, category string, kin
 // keep, is store.ErrInvalid.
 func (s *Store) SetLocale(ctx context.Context, account, to, locale string) error {
 	tag, err := storeutil.CheckLocale(account, to, locale)
-	if err == nil && (!storable(account) || !storable(to)) {
+	switch {
+	case err != nil:
+	case !storable(account):
+		err = store.InvalidField("account", "must be UTF-8 without the NUL character")
+	case !storable(to):
 		err = store.InvalidField("to", "must be UTF-8 without the NUL character")
 	}
 	if err != nil {
