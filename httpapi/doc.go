@@ -30,9 +30,9 @@
 // refused 422 declined (notify.CodeDeclined) before anything is charged;
 // a category the account does not define is a 400 naming category.
 // WithPreferences serves the account's categories and its recipients'
-// choices for an app's settings screen: GET /categories, POST
-// /preferences/lookup and POST /preferences, the recipient always in the
-// body, never in a URL.
+// choices, and each recipient's locale, for an app's settings screen:
+// GET /categories, POST /preferences/lookup and POST /preferences, the
+// recipient always in the body, never in a URL.
 // WithPreferenceLinks adds POST /preferences/link: a signed, expiring
 // link to the recipient's own preference page (package prefpage).
 //
