@@ -103,19 +103,19 @@ func ExamplePlans() {
 func ExampleKindPrices() {
 	prices := wallet.DefaultINR()
 	prices.Kinds = map[notify.Kind]wallet.KindPrices{
-		"push": {Unit: 5, Routes: map[string]int64{"critical": 12}},
+		"voice": {Unit: 5, Routes: map[string]int64{"critical": 12}},
 	}
 	acct := &notify.Account{ID: "acme", Currency: record.INR()}
 	for _, route := range []string{"", "critical"} {
-		price, err := prices.Price(acct, &notify.Envelope{Kind: "push", Route: route, Units: 1})
+		price, err := prices.Price(acct, &notify.Envelope{Kind: "voice", Route: route, Units: 1})
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("push %q %s\n", route, wallet.Format(price))
+		fmt.Printf("voice %q %s\n", route, wallet.Format(price))
 	}
 	// Output:
-	// push "" ₹0.05
-	// push "critical" ₹0.12
+	// voice "" ₹0.05
+	// voice "critical" ₹0.12
 }
 
 // A price list in US dollars, as a configuration file gives it: US

@@ -4,6 +4,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 )
 
@@ -39,6 +40,8 @@ func builtInField(kind notify.Kind) (string, bool) {
 		return "Chat", true
 	case email.Kind:
 		return "Email", true
+	case push.Kind:
+		return "Push", true
 	}
 	return "", false
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestPriceKinds(t *testing.T) {
 	p := DefaultINR()
 	p.Kinds = map[notify.Kind]KindPrices{
-		"push":  {Unit: 5, Routes: map[string]int64{"critical": 9, "free": 0}},
+		"pager": {Unit: 5, Routes: map[string]int64{"critical": 9, "free": 0}},
 		"voice": {Unit: 120},
 	}
 	for _, c := range []struct {
@@ -26,11 +27,11 @@ func TestPriceKinds(t *testing.T) {
 		units int
 		want  int64
 	}{
-		{"push", "", 1, 5},
-		{"push", "silent", 1, 5},
-		{"push", "critical", 1, 9},
-		{"push", "critical", 3, 27},
-		{"push", "free", 4, 0},
+		{"pager", "", 1, 5},
+		{"pager", "silent", 1, 5},
+		{"pager", "critical", 1, 9},
+		{"pager", "critical", 3, 27},
+		{"pager", "free", 4, 0},
 		{"voice", "", 0, 120}, // Units below 1 count as 1
 		{"voice", "ivr", 2, 240},
 	} {
@@ -55,13 +56,13 @@ func TestPriceKindsErrors(t *testing.T) {
 		env   *notify.Envelope
 		want  []string
 	}{
-		{"kind without a price", map[notify.Kind]KindPrices{"push": {Unit: 5}}, &notify.Envelope{Kind: "voice"},
+		{"kind without a price", map[notify.Kind]KindPrices{"pager": {Unit: 5}}, &notify.Envelope{Kind: "voice"},
 			[]string{`no price for kind "voice"`}},
-		{"negative unit", map[notify.Kind]KindPrices{"push": {Unit: -1}}, &notify.Envelope{Kind: "push"},
-			[]string{"negative push price -1"}},
-		{"negative route", map[notify.Kind]KindPrices{"push": {Unit: 1, Routes: map[string]int64{"x": -2}}},
-			&notify.Envelope{Kind: "push", Route: "x"}, []string{"negative push price -2"}},
-		{"overflow", map[notify.Kind]KindPrices{"push": {Unit: 1 << 62}}, &notify.Envelope{Kind: "push", Units: 4},
+		{"negative unit", map[notify.Kind]KindPrices{"voice": {Unit: -1}}, &notify.Envelope{Kind: "voice"},
+			[]string{"negative voice price -1"}},
+		{"negative route", map[notify.Kind]KindPrices{"voice": {Unit: 1, Routes: map[string]int64{"x": -2}}},
+			&notify.Envelope{Kind: "voice", Route: "x"}, []string{"negative voice price -2"}},
+		{"overflow", map[notify.Kind]KindPrices{"voice": {Unit: 1 << 62}}, &notify.Envelope{Kind: "voice", Units: 4},
 			[]string{"overflows"}},
 		{"sms in Kinds", map[notify.Kind]KindPrices{sms.Kind: {Unit: 1}}, smsEnv(sms.RouteSMS, 1),
 			[]string{`PriceList.Kinds["sms"]`, "priced by PriceList.SMS"}},
@@ -69,6 +70,8 @@ func TestPriceKindsErrors(t *testing.T) {
 			[]string{`PriceList.Kinds["chat"]`, "PriceList.Chat"}},
 		{"email in Kinds", map[notify.Kind]KindPrices{email.Kind: {Unit: 1}}, emailEnv(""),
 			[]string{`PriceList.Kinds["email"]`, "PriceList.Email"}},
+		{"push in Kinds", map[notify.Kind]KindPrices{push.Kind: {Unit: 1}}, &notify.Envelope{Kind: push.Kind, Units: 1},
+			[]string{`PriceList.Kinds["push"]`, "PriceList.Push"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := DefaultINR()

@@ -9,6 +9,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
@@ -19,7 +20,7 @@ import (
 // separated by commas, each a price name, '=' and an amount of c as
 // Parse reads it ("0.01", "$0.01", "3" for yen):
 //
-//	sms=0.01, chat=0.02, email=0.01, US:sms=0.01, US/toll-free:sms=0.02
+//	sms=0.01, chat=0.02, email=0.01, push=0.001, US:sms=0.01, US/toll-free:sms=0.02
 //
 // The names are those of the list's fields, a broader one setting every
 // price under it:
@@ -30,6 +31,8 @@ import (
 //	                         chat.cloud.otp, chat.cloud.promotional, ... one
 //	email                    every purpose: email.otp, email.invoice,
 //	                         email.notification, email.campaign
+//	push                     both classes: push.transactional,
+//	                         push.promotional
 //
 // An SMS or chat name may be scoped to the numbers of one country
 // ("US:sms", SMSByCountry and ChatByCountry) and an SMS name to those of
@@ -41,9 +44,10 @@ import (
 // the text does not give is 0: free.
 //
 // Every error is CodeInvalidArgument and names the item and the rule: an
-// unknown name, route, gateway, purpose or type; a scope on e-mail or a
-// type on chat; a country that is not two capital letters; a negative
-// amount or one with more decimals than c has; an item given twice.
+// unknown name, route, gateway, purpose, class or type; a scope on e-mail
+// or push, or a type on chat; a country that is not two capital letters;
+// a negative amount or one with more decimals than c has; an item given
+// twice.
 func ParsePriceList(text string, c record.Currency) (*PriceList, error) {
 	var items []priceItem
 	for i, raw := range strings.Split(text, ",") {
@@ -161,8 +165,16 @@ func checkPath(it priceItem) error {
 			return fmt.Errorf("want email, or email.otp, email.invoice, email.notification or email.campaign")
 		}
 		return nil
+	case push.Kind:
+		if it.country != "" {
+			return fmt.Errorf("push has one price everywhere: no country")
+		}
+		if len(rest) > 1 || len(rest) == 1 && !slices.Contains([]string{"transactional", "promotional"}, rest[0]) {
+			return fmt.Errorf("want push, push.transactional or push.promotional")
+		}
+		return nil
 	}
-	return fmt.Errorf("%q is not a price: want sms, chat or email, and a part of one after a dot", strings.Join(it.path, "."))
+	return fmt.Errorf("%q is not a price: want sms, chat, email or push, and a part of one after a dot", strings.Join(it.path, "."))
 }
 
 // apply sets the prices it names, creating its scope from the prices
@@ -211,6 +223,13 @@ func (p *PriceList) apply(it priceItem) {
 			if len(it.path) == 1 || it.path[1] == f.name {
 				*f.price = it.minor
 			}
+		}
+	case push.Kind:
+		if len(it.path) == 1 || it.path[1] == "transactional" {
+			p.Push.Transactional = it.minor
+		}
+		if len(it.path) == 1 || it.path[1] == "promotional" {
+			p.Push.Promotional = it.minor
 		}
 	}
 }

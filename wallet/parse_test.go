@@ -10,7 +10,7 @@ import (
 )
 
 func TestParsePriceList(t *testing.T) {
-	got, err := ParsePriceList(" sms=0.02, sms.otp=0.01,chat=0.05, chat.qr.promotional=$0.03, email=0.01, email.campaign=0,"+
+	got, err := ParsePriceList(" sms=0.02, sms.otp=0.01,chat=0.05, chat.qr.promotional=$0.03, email=0.01, email.campaign=0, push=0.01, push.promotional=0.02,"+
 		"US/toll-free:sms.otp=0.04, US:sms.dlt=0.03, GB:chat.cloud=0.09, DE/mobile:sms=0.07", USD())
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +28,7 @@ func TestParsePriceList(t *testing.T) {
 		Chat:          ChatPrices{Cloud: ChatRates{OTP: 5, Promotional: 5}, QR: ChatRates{OTP: 5, Promotional: 3}},
 		ChatByCountry: map[string]ChatPrices{"GB": {Cloud: ChatRates{OTP: 9, Promotional: 9}, QR: ChatRates{OTP: 5, Promotional: 3}}},
 		Email:         EmailPrices{OTP: 1, Invoice: 1, Notification: 1, Campaign: 0},
+		Push:          PushPrices{Transactional: 1, Promotional: 2},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ParsePriceList =\n%+v\nwant\n%+v", got, want)
@@ -54,6 +55,8 @@ func TestParsePriceListRefuses(t *testing.T) {
 		"US/mobile:chat=0.01":       "not by type of line",
 		"US:email=0.01":             "no country",
 		"email.spam=0.01":           "email.otp",
+		"IN:push=0.01":              "push has one price everywhere",
+		"push.silent=0.01":          "want push, push.transactional or push.promotional",
 		"us:sms=0.01":               `"us" is not an ISO 3166-1`,
 		"USA:sms=0.01":              `"USA" is not an ISO 3166-1`,
 		"US/cell:sms=0.01":          `"cell" is not a type of line`,

@@ -11,6 +11,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
@@ -18,8 +19,8 @@ import (
 
 // PriceList prices messages in one currency. Every price is a count of the
 // currency's minor units (paise for INR) per billable unit: SMS prices are
-// per segment, chat prices per message, e-mail prices per recipient (to,
-// cc and bcc: the e-mail envelope's Units). A zero
+// per segment, chat and push prices per message, e-mail prices per
+// recipient (to, cc and bcc: the e-mail envelope's Units). A zero
 // price makes that message free; a negative one is a configuration error.
 //
 // A PriceList is safe for concurrent use as long as nobody modifies it;
@@ -54,9 +55,12 @@ type PriceList struct {
 	ChatByCountry map[string]ChatPrices
 	// Email holds the e-mail prices, by purpose.
 	Email EmailPrices
+	// Push holds the push prices (channel/push), by price class: the same
+	// for Web Push and FCM, and in every country (a push has none).
+	Push PushPrices
 	// Kinds holds the prices of every other kind, such as a channel of
-	// your own ("push", "voice"), by kind; see KindPrices. sms, chat and
-	// email are priced by the fields above: an entry for one of them is a
+	// your own ("voice"), by kind; see KindPrices. sms, chat, email and
+	// push are priced by the fields above: an entry for one of them is a
 	// configuration error when such a message is priced. Default nil: no
 	// other kind has a price.
 	Kinds map[notify.Kind]KindPrices
@@ -118,12 +122,20 @@ type EmailPrices struct {
 	Campaign     int64
 }
 
+// PushPrices are push prices in minor units per message, by price class
+// (notify.Envelope.Class: push.Request.Promotional).
+type PushPrices struct {
+	Transactional int64
+	Promotional   int64
+}
+
 // DefaultINR returns the stock price list in Indian rupees, in paise:
 //
 //	SMS, per segment:   sms route 25, otp route 20, dlt route 18
 //	chat, cloud:        otp 35, promotional 90
 //	chat, QR session:   otp 10, promotional 20
 //	e-mail:             otp 10, invoice 10, notification 8, campaign 5
+//	push:               transactional 2, promotional 5
 //
 // Each call returns a new PriceList, which the caller may adjust before use.
 func DefaultINR() *PriceList {
@@ -135,13 +147,15 @@ func DefaultINR() *PriceList {
 			QR:    ChatRates{OTP: 10, Promotional: 20},
 		},
 		Email: EmailPrices{OTP: 10, Invoice: 10, Notification: 8, Campaign: 5},
+		Push:  PushPrices{Transactional: 2, Promotional: 5},
 	}
 }
 
 // Price returns what env costs acct: the unit price for its kind and
 // env.Route (the SMS route, the chat gateway, the e-mail purpose, as the
 // channel chose it; a chat message is priced promotional when its
-// env.Class is; any other kind by Kinds, see KindPrices), in the
+// env.Class is, and a push by its env.Class; any other kind by Kinds, see
+// KindPrices), in the
 // recipient's country (env.Country) when the list has prices for it,
 // times env.Units (a Units below 1 counts as 1), in the account's
 // currency. It never reads the envelope's content.
@@ -247,6 +261,12 @@ func (p *PriceList) unitPrice(acct *notify.Account, env *notify.Envelope) (int64
 			return p.Email.Campaign, nil
 		}
 		return 0, notify.Errorf(notify.CodeInternal, "wallet: no e-mail price for purpose %q", purpose)
+
+	case push.Kind:
+		if env.Class == record.Promotional {
+			return p.Push.Promotional, nil
+		}
+		return p.Push.Transactional, nil
 	}
 	if k, ok := p.Kinds[env.Kind]; ok {
 		return k.unit(env.Route), nil

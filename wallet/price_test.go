@@ -10,6 +10,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/phone"
 	"github.com/notifykit/notify/record"
@@ -69,6 +70,9 @@ func TestPriceDefaultINR(t *testing.T) {
 		{"email notification", inrAccount(), emailEnv(email.PurposeNotification), 8},
 		{"email no purpose", inrAccount(), emailEnv(""), 8},
 		{"email campaign", inrAccount(), emailEnv(email.PurposeCampaign), 5},
+		{"push", inrAccount(), &notify.Envelope{Kind: push.Kind, Units: 1, Class: record.Transactional}, 2},
+		{"push promotional", inrAccount(), &notify.Envelope{Kind: push.Kind, Units: 1, Class: record.Promotional}, 5},
+		{"push without a class", inrAccount(), &notify.Envelope{Kind: push.Kind}, 2},
 	}
 	prices := DefaultINR()
 	for _, tt := range tests {
