@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -206,17 +207,7 @@ func (c *Channel) checkRecipient(fe *record.FieldErrors, r *Request) (to, provid
 			fe.Add("subscription", "cannot be sent: this channel has no Web Push provider")
 			return "", "", Keys{}
 		}
-		to, err := endpoint(s.Endpoint)
-		if err != "" {
-			fe.Add("subscription.endpoint", err)
-		}
-		if why := p256dhRule(s.Keys.P256dh); why != "" {
-			fe.Add("subscription.keys.p256dh", why)
-		}
-		if why := authRule(s.Keys.Auth); why != "" {
-			fe.Add("subscription.keys.auth", why)
-		}
-		return to, c.webPush.Name(), s.Keys
+		return checkSubscription(fe, "subscription", s), c.webPush.Name(), s.Keys
 	default:
 		if c.fcm == nil {
 			fe.Add("token", "cannot be sent: this channel has no FCM provider")
@@ -227,6 +218,42 @@ func (c *Channel) checkRecipient(fe *record.FieldErrors, r *Request) (to, provid
 		}
 		return token, c.fcm.Name(), Keys{}
 	}
+}
+
+// checkBulkRecipients names every bad recipient of a bulk request by its
+// index, by the rules Prepare holds a single request's to.
+func checkBulkRecipients(subs []*Subscription, tokens []string) error {
+	var fe record.FieldErrors
+	for i, s := range subs {
+		at := "subscriptions." + strconv.Itoa(i)
+		if s == nil {
+			fe.Add(at, "is required")
+			continue
+		}
+		checkSubscription(&fe, at, s)
+	}
+	for i, t := range tokens {
+		if why := tokenRule(strings.TrimSpace(t)); why != "" {
+			fe.Add("tokens."+strconv.Itoa(i), why)
+		}
+	}
+	return notify.InvalidFields(fe)
+}
+
+// checkSubscription adds to fe, under prefix, the rules s breaks, and
+// returns its endpoint's canonical form.
+func checkSubscription(fe *record.FieldErrors, prefix string, s *Subscription) string {
+	to, why := endpoint(s.Endpoint)
+	if why != "" {
+		fe.Add(prefix+".endpoint", why)
+	}
+	if why := p256dhRule(s.Keys.P256dh); why != "" {
+		fe.Add(prefix+".keys.p256dh", why)
+	}
+	if why := authRule(s.Keys.Auth); why != "" {
+		fe.Add(prefix+".keys.auth", why)
+	}
+	return to
 }
 
 // Recipient implements notify.Channel: a Web Push endpoint (an https URL)

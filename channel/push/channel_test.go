@@ -202,4 +202,3 @@ func fp(r *push.Request) string {
 	r.Fingerprint(h)
 	return string(h.Sum(nil))
 }
-

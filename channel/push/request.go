@@ -1,6 +1,7 @@
 package push
 
 import (
+	"fmt"
 	"hash"
 	"strconv"
 	"strings"
@@ -131,4 +132,75 @@ func (r *Request) Fingerprint(h hash.Hash) {
 		strconv.Itoa(r.TTL), string(r.Urgency), strconv.FormatBool(r.Promotional), r.Domain)
 	fingerprint.Vars(h, r.Data)
 	fingerprint.Optional(h, "category", r.Category)
+}
+
+// BulkRequest sends one push notification to many subscriptions and
+// tokens (a notify.Bulk request): every recipient is charged and recorded
+// as its own message. queued.Sender.Enqueue and SendAt queue or schedule
+// each recipient as its own message instead.
+type BulkRequest struct {
+	// Message is what every recipient gets: a Request without a
+	// Subscription or a Token. Its Account and IdempotencyKey are the
+	// bulk request's.
+	Message Request
+	// Subscriptions and Tokens are the recipients, together 1 to
+	// notify.MaxBulkRecipients, subscriptions first. One given twice
+	// (once in its canonical form) is refused.
+	Subscriptions []*Subscription
+	Tokens        []string
+}
+
+// Kind implements notify.Request.
+func (*BulkRequest) Kind() notify.Kind { return Kind }
+
+// AccountID implements notify.Request.
+func (r *BulkRequest) AccountID() string { return r.Message.Account }
+
+// Key implements notify.Request.
+func (r *BulkRequest) Key() string { return r.Message.IdempotencyKey }
+
+// Fingerprint implements notify.Request.
+func (r *BulkRequest) Fingerprint(h hash.Hash) {
+	fingerprint.Fields(h, "push-bulk", strconv.Itoa(len(r.Subscriptions)), strconv.Itoa(len(r.Tokens)))
+	for _, s := range r.Subscriptions {
+		if s == nil {
+			fingerprint.Fields(h, "")
+			continue
+		}
+		fingerprint.Fields(h, s.Endpoint, s.Keys.P256dh, s.Keys.Auth)
+	}
+	for _, t := range r.Tokens {
+		fingerprint.Fields(h, strings.TrimSpace(t))
+	}
+	r.Message.Fingerprint(h)
+}
+
+// Recipients implements notify.Bulk: one Request per subscription, then
+// one per token. Bad recipients are named together, by index
+// ("subscriptions.2.endpoint", "tokens.0").
+func (r *BulkRequest) Recipients() ([]notify.Request, error) {
+	n := len(r.Subscriptions) + len(r.Tokens)
+	switch {
+	case r.Message.Subscription != nil || r.Message.Token != "":
+		return nil, notify.InvalidField("message", "must name no subscription or token: the recipients are in subscriptions and tokens")
+	case n == 0:
+		return nil, notify.InvalidField("subscriptions", "a bulk push needs at least one subscription or token")
+	case n > notify.MaxBulkRecipients:
+		return nil, notify.InvalidField("subscriptions", fmt.Sprintf("at most %d recipients, got %d", notify.MaxBulkRecipients, n))
+	}
+	if err := checkBulkRecipients(r.Subscriptions, r.Tokens); err != nil {
+		return nil, err
+	}
+	reqs := make([]notify.Request, 0, n)
+	for _, s := range r.Subscriptions {
+		msg := r.Message
+		msg.Subscription = s
+		reqs = append(reqs, &msg)
+	}
+	for _, t := range r.Tokens {
+		msg := r.Message
+		msg.Token = t
+		reqs = append(reqs, &msg)
+	}
+	return reqs, nil
 }
