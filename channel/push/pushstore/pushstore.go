@@ -1,0 +1,68 @@
+// Package pushstore is the storage contract of the push channel's device
+// registry, beside package push as verifystore is beside verify: the
+// Device a store keeps (a Web Push subscription or an FCM token
+// registered for one of an account's recipients) and the Devices a store
+// implements.
+//
+// It imports only the standard library and package store (whose
+// sentinels its errors are), so that a store implements it without
+// importing the push channel or the notify package: memstore and pgstore
+// do. storetest.RunPushDevices is its conformance suite.
+package pushstore
+
+import (
+	"context"
+	"time"
+)
+
+// MaxDevices is the most devices one recipient has registered: a store
+// that registers one more forgets the recipient's least recently
+// registered device, so that a recipient's list stays bounded however
+// often an app registers.
+const MaxDevices = 20
+
+// MaxRecipientLen is the longest recipient name, in bytes.
+const MaxRecipientLen = 200
+
+// Device is one push address registered for a recipient.
+type Device struct {
+	// Recipient is the app's name of the person the device belongs to:
+	// its user ID, an e-mail address, a phone number; 1 to
+	// MaxRecipientLen bytes, compared byte for byte.
+	Recipient string
+	// To is the device's address in the push channel's canonical form
+	// (push.Recipient): a Web Push endpoint or an FCM token. An account
+	// has at most one device of a To.
+	To string
+	// P256dh and Auth are a Web Push subscription's keys, as the browser
+	// gave them; empty for an FCM token.
+	P256dh, Auth string
+	// RegisteredAt is when the device was last registered, as the
+	// caller gave it (never the store's clock); a store keeps it in UTC
+	// to the microsecond. Not zero.
+	RegisteredAt time.Time
+}
+
+// Devices keeps the devices each account registered for its recipients,
+// shared by every instance that uses the same store. Methods are safe for
+// concurrent use; they copy what they are given and return copies.
+// Accounts never see each other's devices.
+type Devices interface {
+	// RegisterDevice keeps d for account. A device of the account with
+	// the same To is replaced (the browser renewed its keys, or the
+	// device passed to another recipient); when d.Recipient then has
+	// more than MaxDevices devices, the one registered longest ago is
+	// forgotten. store.ErrInvalid when account, d.Recipient or d.To is
+	// empty, d.Recipient is longer than MaxRecipientLen or
+	// d.RegisteredAt is zero, with nothing changed.
+	RegisterDevice(ctx context.Context, account string, d Device) error
+
+	// Devices returns the devices of the account's recipient, the most
+	// recently registered first (ties by To); none is an empty slice and
+	// a nil error.
+	Devices(ctx context.Context, account, recipient string) ([]Device, error)
+
+	// UnregisterDevice forgets the account's device to, whoever it is
+	// registered for: store.ErrNotFound when there is none.
+	UnregisterDevice(ctx context.Context, account, to string) error
+}
