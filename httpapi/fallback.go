@@ -13,7 +13,7 @@ import (
 	"github.com/notifykit/notify/record"
 )
 
-// A chat send's body may carry "fallback", a timed fallback chain
+// A chat or push send's body may carry "fallback", a timed fallback chain
 // (queued.Sender.SendWithFallback): an array of steps, each the body of an SMS
 // or e-mail send with three keys of its own:
 //
@@ -23,8 +23,8 @@ import (
 // channel is sms or email; after_seconds how long the step waits for the
 // message before it to be confirmed (1 to 86400); confirm the state that
 // makes the step unneeded (delivered, the default, or read). An SMS step's
-// "to" defaults to the chat message's; an e-mail step names its own. A
-// step's "category" defaults to the chat message's: a fallback carries the
+// "to" defaults to the chat message's; an e-mail step, and every step of
+// a push, names its own. A step's "category" defaults to the message's: a fallback carries the
 // same kind of message on another channel, and the recipient's choice on
 // that channel must be read for it, not skipped because the step left the
 // field out (a step may name another category, never none). A step takes
@@ -40,8 +40,8 @@ type withFallback struct {
 // fallbackKeys are a step's keys beside its channel's body.
 var fallbackKeys = []string{"channel", "after_seconds", "confirm"}
 
-// decodeFallback decodes a chat body's "fallback" (raw, not null) for the
-// chat message to to of category (its "category", "" for none), adding
+// decodeFallback decodes a chat or push body's "fallback" (raw, not null)
+// for the message to to (a chat's number; "" for a push) of category (its "category", "" for none), adding
 // every bad field to fe under "fallback.<i>".
 func decodeFallback(fe *record.FieldErrors, raw json.RawMessage, account, to, category string, m Header) []queued.Fallback {
 	var steps []json.RawMessage
@@ -82,7 +82,7 @@ func decodeFallback(fe *record.FieldErrors, raw json.RawMessage, account, to, ca
 			fe.Add(prefix+".confirm", "must be delivered or read")
 		}
 		channel := own.Channel.str(fe, prefix+".channel", false)
-		if channel == "sms" {
+		if channel == "sms" && to != "" {
 			if _, given := fields["to"]; !given {
 				fields["to"], _ = json.Marshal(to)
 			}

@@ -49,7 +49,8 @@ type Handler struct {
 	// (WithPreferenceLinks), or nil.
 	links   *prefpage.Page
 	linkURL string
-	async   bool // Prefer: respond-async queues a send (WithRespondAsync)
+	async   bool       // Prefer: respond-async queues a send (WithRespondAsync)
+	push    PushConfig // the push registry and VAPID key (WithPush)
 
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -165,6 +166,7 @@ func specRoutes() []sendRoute {
 		{"/messenger/send", "chat", timed(decodeChatSend), true},
 		{"/messenger/send-otp", "chat", timed(decodeChatOTP), false},
 		{"/send-messenger", "chat", timed(decodeChatSend), true},
+		{"/push", "push", decodePushAt, true}, // beyond the spec (push.go)
 	}
 }
 
@@ -185,7 +187,8 @@ func WithRoute(p string, d Decoder) Option {
 			return fmt.Errorf("WithRoute %q: the path must be a clean absolute path without patterns", p)
 		case p == "/balance" || p == "/sms/bulk" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
 			p == "/verifications" || strings.HasPrefix(p, "/verifications/") ||
-			p == "/categories" || p == "/preferences" || strings.HasPrefix(p, "/preferences/"):
+			p == "/categories" || p == "/preferences" || strings.HasPrefix(p, "/preferences/") ||
+			strings.HasPrefix(p, "/push/"):
 			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
 		for _, rt := range h.sends {
@@ -241,7 +244,17 @@ func (h *Handler) routes() http.Handler {
 	for _, rt := range h.sends {
 		post(rt.path, h.sender(rt))
 	}
-	post("/sms/bulk", h.bulkSMS) // one SMS to many recipients (bulk.go)
+	post("/sms/bulk", h.bulkSMS)   // one SMS to many recipients (bulk.go)
+	post("/push/bulk", h.pushBulk) // one push to many devices (push.go)
+	if h.push.Registry != nil {    // WithPush (push.go)
+		post("/push/subscriptions", h.registerDevice)
+		post("/push/subscriptions/lookup", h.lookupDevices)
+		post("/push/subscriptions/delete", h.deleteDevice)
+	}
+	if h.push.VAPIDPublicKey != "" {
+		mux.HandleFunc("GET "+BasePath+"/push/vapid-public-key", h.vapidPublicKey)
+		mux.Handle(BasePath+"/push/vapid-public-key", methodNotAllowed("GET, HEAD"))
+	}
 	mux.Handle("GET "+BasePath+"/balance", h.authed(h.balance))
 	mux.Handle(BasePath+"/balance", methodNotAllowed("GET, HEAD"))
 	mux.Handle("GET "+BasePath+"/messages/{id}", h.authed(h.message))

@@ -19,6 +19,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/syncbuf"
@@ -43,7 +44,7 @@ const (
 )
 
 // Env is a Handler on a real http.Server over loopback, with the real
-// SMS, chat and e-mail channels, the stock templates, the default INR
+// SMS, chat, e-mail and push channels, the stock templates, the default INR
 // prices, an in-memory ledger over an in-memory wallet, and capture
 // providers. Its fields are what a test looks at or replaces.
 type Env struct {
@@ -57,10 +58,12 @@ type Env struct {
 	Ledger         store.Ledger
 	SMS, Cloud, QR *memprovider.Provider
 	Mail           *memprovider.Provider
-	Clock          *testclock.Clock
-	Logs           *syncbuf.Buffer
-	Handler        *httpapi.Handler
-	Notifier       *notify.Notifier
+	// WebPush and FCM are the push channel's providers.
+	WebPush, FCM *memprovider.Provider
+	Clock        *testclock.Clock
+	Logs         *syncbuf.Buffer
+	Handler      *httpapi.Handler
+	Notifier     *notify.Notifier
 }
 
 // Minor returns an account's balance in paise.
@@ -74,7 +77,9 @@ func (e *Env) Minor(t testing.TB, acct string) int64 {
 }
 
 // Sent counts the messages every provider captured.
-func (e *Env) Sent() int { return e.SMS.Len() + e.Cloud.Len() + e.QR.Len() + e.Mail.Len() }
+func (e *Env) Sent() int {
+	return e.SMS.Len() + e.Cloud.Len() + e.QR.Len() + e.Mail.Len() + e.WebPush.Len() + e.FCM.Len()
+}
 
 // PublicDNS resolves every name to a public address, except the names
 // the tests use to stand for internal hosts.
@@ -129,6 +134,8 @@ func NewHooked(t testing.TB, opening int64, nopts func(*Env) []notify.Option,
 		Cloud:    memprovider.New("cloud-mem"),
 		QR:       memprovider.New("qr-mem"),
 		Mail:     memprovider.New("mail-mem"),
+		WebPush:  memprovider.New("webpush-mem"),
+		FCM:      memprovider.New("fcm-mem"),
 		Clock:    testclock.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)),
 		Logs:     &syncbuf.Buffer{},
 	}
@@ -161,12 +168,17 @@ func NewHooked(t testing.TB, opening int64, nopts func(*Env) []notify.Option,
 	if err != nil {
 		t.Fatal(err)
 	}
+	pushCh, err := push.New(push.Config{WebPush: e.WebPush, FCM: e.FCM})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.Ledger = memstore.NewLedger(e.Wallet)
 	extra := nopts(e) // may replace e.Ledger
 	n, err := notify.New(e.Accounts, e.Ledger, append([]notify.Option{
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(mailCh),
+		notify.WithChannel(pushCh),
 		notify.WithPrices(wallet.DefaultINR()),
 		notify.WithIdempotency(memstore.NewIdempotency(time.Hour)),
 		notify.WithRetry(notify.RetryPolicy{MaxAttempts: 1}),

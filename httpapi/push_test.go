@@ -1,0 +1,161 @@
+package httpapi_test
+
+import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notifykit/notify/channel/push"
+	"github.com/notifykit/notify/httpapi"
+	"github.com/notifykit/notify/internal/httpapienv"
+	"github.com/notifykit/notify/record"
+)
+
+// fcmToken is an FCM registration token's shape.
+const fcmToken = "dGVzdC1kZXZpY2UtdG9rZW4:APA91bH-0123456789abcdefghijklmnopqrstuvwxyz_ABCDEF"
+
+// subscriptionJSON returns a browser's PushSubscription.toJSON() for
+// endpoint, with fresh keys.
+func subscriptionJSON(t *testing.T, endpoint string) string {
+	t.Helper()
+	key, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := make([]byte, 16)
+	rand.Read(auth)
+	b, _ := json.Marshal(map[string]any{"endpoint": endpoint, "expirationTime": nil, "keys": map[string]string{
+		"p256dh": base64.RawURLEncoding.EncodeToString(key.PublicKey().Bytes()),
+		"auth":   base64.RawURLEncoding.EncodeToString(auth)}})
+	return string(b)
+}
+
+func sortedKeys(m map[string]any) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ",")
+}
+
+// TestPushSend: POST /push sends to a subscription or a token, priced,
+// charged and answered as every send is.
+func TestPushSend(t *testing.T) {
+	e := httpapienv.New(t)
+	sub := subscriptionJSON(t, "https://Push.Example.COM/s/1")
+	r := e.Post(t, "/api/v1/push", `{"subscription":`+sub+`,"title":"Order","body":"Shipped","data":{"order":"1042"},"ttl":600,"urgency":"high"}`, nil)
+	if r.Status != 200 || r.Body["channel"] != "push" || r.Body["provider"] != "webpush-mem" || r.Body["cost_minor"] != 2.0 ||
+		r.Body["to"] != "https://push.example.com/s/1" {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	env := e.WebPush.Sent()[0]
+	if m := push.MessageOf(env); m == nil || m.Title != "Order" || m.Data["order"] != "1042" || m.TTL.Seconds() != 600 || m.Urgency != push.UrgencyHigh {
+		t.Fatalf("message %+v", m)
+	}
+	r = e.Post(t, "/api/v1/push", `{"token":"`+fcmToken+`","body":"Sale","promotional":true}`, nil)
+	if r.Status != 200 || r.Body["provider"] != "fcm-mem" || r.Body["cost_minor"] != 5.0 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	if got := e.Minor(t, httpapienv.TestAccount); got != httpapienv.OpeningBal-7 {
+		t.Fatalf("wallet %d", got)
+	}
+}
+
+// TestPushBadInput: every bad field at once, nothing sent or charged.
+func TestPushBadInput(t *testing.T) {
+	e := httpapienv.New(t)
+	for _, c := range []struct {
+		body, fields string
+	}{
+		{`{"body":"b"}`, "subscription"},
+		{`{"token":"` + fcmToken + `","body":"b","ttl":"x","promotional":"yes","data":{"k":1},"urgency":3}`, "data.k,promotional,ttl,urgency"},
+		{`{"subscription":{"endpoint":"https://push.example.com/s"},"body":"b"}`, "subscription.keys"},
+		{`{"subscription":{"endpoint":"http://x","keys":{"p256dh":"AA","auth":"BB"}},"body":"b"}`,
+			"subscription.endpoint,subscription.keys.auth,subscription.keys.p256dh"},
+		{`{"subscription":"x","body":"b"}`, "subscription"},
+		{`{"token":"` + fcmToken + `","body":"b","ttl":99999999}`, "ttl"},
+	} {
+		r := e.Post(t, "/api/v1/push", c.body, nil)
+		if r.Status != 400 || r.ErrCode() != "invalid_argument" || sortedKeys(r.ErrFields()) != c.fields {
+			t.Errorf("%s: %d %s; want 400 naming %s", c.body, r.Status, r.Raw, c.fields)
+		}
+	}
+	r := e.Post(t, "/api/v1/push", `{"token":"`+fcmToken+`","body":"b","colour":"red"}`, nil)
+	if r.Status != 400 || r.ErrFields()["colour"] == nil {
+		t.Errorf("an unknown key: %d %s", r.Status, r.Raw)
+	}
+	if e.Sent() != 0 || e.Minor(t, httpapienv.TestAccount) != httpapienv.OpeningBal {
+		t.Fatalf("sent %d, wallet %d", e.Sent(), e.Minor(t, httpapienv.TestAccount))
+	}
+}
+
+// TestPushScheduledAndFallback: a push takes send_at, and a fallback
+// chain whose SMS step names its number, sent when the push was not
+// confirmed in time.
+func TestPushScheduledAndFallback(t *testing.T) {
+	e, q := newQueuedEnv(t)
+	r := e.Post(t, "/api/v1/push", `{"token":"`+fcmToken+`","body":"Later","send_at":"2025-01-03T10:00:00Z"}`, nil)
+	if r.Status != 202 || r.Body["status"] != string(record.StateScheduled) {
+		t.Fatalf("send_at: %d %s", r.Status, r.Raw)
+	}
+	r = e.Post(t, "/api/v1/push", `{"token":"`+fcmToken+`","body":"b","fallback":[{"channel":"sms","after_seconds":60,"message":"m"}]}`, nil)
+	if r.Status != 400 || r.ErrFields()["fallback.0.request.to"] == nil {
+		t.Fatalf("an SMS step without its number: %d %s", r.Status, r.Raw)
+	}
+	r = e.Post(t, "/api/v1/push", `{"token":"`+fcmToken+`","body":"Shipped","fallback":[{"channel":"sms","to":"9876543210","after_seconds":300,"message":"Shipped"}]}`, nil)
+	if r.Status != 200 || e.FCM.Len() != 1 || e.SMS.Len() != 0 {
+		t.Fatalf("fallback: %d %s", r.Status, r.Raw)
+	}
+	e.Clock.Advance(5 * time.Minute)
+	runDue(e, q)
+	if e.SMS.Len() != 1 || e.SMS.Sent()[0].To != "+919876543210" {
+		t.Fatalf("after 5 minutes without a confirmation: %d SMS", e.SMS.Len())
+	}
+}
+
+// TestPushBulk: subscriptions and tokens, each charged and recorded;
+// recipients need a registry.
+func TestPushBulk(t *testing.T) {
+	e := httpapienv.New(t)
+	body := `{"subscriptions":[` + subscriptionJSON(t, "https://push.example.com/s/a") + `,` + subscriptionJSON(t, "https://push.example.com/s/b") +
+		`],"tokens":["` + fcmToken + `"],"body":"Sale"}`
+	r := e.Post(t, "/api/v1/push/bulk", body, nil)
+	if r.Status != 200 || r.Body["recipients"] != 3.0 || r.Body["accepted"] != 3.0 || e.WebPush.Len() != 2 || e.FCM.Len() != 1 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	r = e.Post(t, "/api/v1/push/bulk", `{"tokens":["`+fcmToken+`","bad"],"body":"Sale"}`, nil)
+	if r.Status != 400 || sortedKeys(r.ErrFields()) != "tokens.1" {
+		t.Fatalf("a bad token: %d %s", r.Status, r.Raw)
+	}
+	r = e.Post(t, "/api/v1/push/bulk", `{"recipients":["user-42"],"body":"Sale"}`, nil)
+	if r.Status != 400 || sortedKeys(r.ErrFields()) != "recipients" {
+		t.Fatalf("recipients without a registry: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestVAPIDPublicKey: served without an API key, only when configured.
+func TestVAPIDPublicKey(t *testing.T) {
+	e := httpapienv.New(t)
+	if r := e.Do(t, http.MethodGet, "/api/v1/push/vapid-public-key", map[string]string{}, nil); r.Status != 404 {
+		t.Fatalf("without WithPush: %d %s", r.Status, r.Raw)
+	}
+	const key = "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U"
+	e = httpapienv.New(t, httpapi.WithPush(httpapi.PushConfig{VAPIDPublicKey: key}))
+	r := e.Do(t, http.MethodGet, "/api/v1/push/vapid-public-key", map[string]string{}, nil)
+	if r.Status != 200 || r.Body["public_key"] != key {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	if r := e.Post(t, "/api/v1/push/subscriptions", `{}`, nil); r.Status != 404 {
+		t.Fatalf("registration without a registry: %d %s", r.Status, r.Raw)
+	}
+	if _, err := httpapi.New(e.Notifier, e.Accounts, httpapi.WithPush(httpapi.PushConfig{})); err == nil {
+		t.Fatal("WithPush with nothing accepted")
+	}
+}
