@@ -40,8 +40,6 @@ const (
 	// MessageIDKey is the key of Payload's (and FCM's data's) message ID,
 	// which an app sends back to confirm delivery (package doc).
 	MessageIDKey = "message_id"
-	// maxURL bounds link, image and endpoint URLs, as netguard does.
-	maxURL = 2048
 )
 
 // Config configures a Channel. At least one provider is required.
