@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/channel/push/pushstore"
 	"github.com/notifykit/notify/internal/wrapcheck"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
@@ -125,6 +126,19 @@ func TestSuppressionsConformance(t *testing.T) {
 func TestLedgerSuppressionsConformance(t *testing.T) {
 	storetest.RunSuppressions(t, storetest.SuppressionsHarness{
 		New: func(t *testing.T) store.Suppressions { return memstore.NewLedger(nil) },
+	})
+}
+
+func TestPushDevicesConformance(t *testing.T) {
+	storetest.RunPushDevices(t, storetest.PushDevicesHarness{
+		New: func(t *testing.T) pushstore.Devices { return memstore.NewPushDevices() },
+	})
+}
+
+// The zero value is a registry too.
+func TestPushDevicesZeroConformance(t *testing.T) {
+	storetest.RunPushDevices(t, storetest.PushDevicesHarness{
+		New: func(t *testing.T) pushstore.Devices { return new(memstore.PushDevices) },
 	})
 }
 

@@ -6,10 +6,13 @@
 // per-account rate limit, and WindowLimit, a sliding window for the
 // per-recipient OTP throttle. Verifications (verifystore.Verifications) keeps
 // verifications without their codes, and Counters (verifystore.Counters) the
-// fraud guard's windowed sums. Admin joins them into the store.Admin
-// of the admin API (package adminapi). It is for development, tests and
-// single-process deployments: nothing survives the process, and several
-// processes cannot share one wallet or one budget (use pgstore for that).
+// fraud guard's windowed sums. PushDevices (pushstore.Devices) is the
+// push channel's device registry: the Web Push subscriptions and FCM
+// tokens each account registered for its recipients. Admin joins them
+// into the store.Admin of the admin API (package adminapi). It is for
+// development, tests and single-process deployments: nothing survives
+// the process, and several processes cannot share one wallet, one budget
+// or one device registry (use pgstore for that).
 //
 // It imports package store and never package notify, as a database/sql
 // driver imports database/sql/driver. Every type is safe for concurrent
@@ -44,5 +47,7 @@
 // forget a key once its budget is whole again, so they hold the keys
 // active within one window (one burst time for RateLimit); Verifications
 // drops a verification a day after it ended, and Counters a key once its
-// amounts have all left its window.
+// amounts have all left its window; PushDevices keeps a device until it
+// is unregistered or a newer one of its recipient's replaces it (at most
+// pushstore.MaxDevices a recipient).
 package memstore

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify/channel/push/pushstore"
 	"github.com/notifykit/notify/internal/wrapcheck"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/pgstore/pgstoretest"
@@ -148,6 +149,16 @@ func TestPreferencesConformance(t *testing.T) {
 		New: func(t *testing.T) store.Preferences {
 			s, _ := newStore(t)
 			return s
+		},
+	})
+}
+
+func TestPushDevicesConformance(t *testing.T) {
+	pgstoretest.URL(t)
+	storetest.RunPushDevices(t, storetest.PushDevicesHarness{
+		New: func(t *testing.T) pushstore.Devices {
+			s, _ := newStore(t)
+			return s.PushDevices()
 		},
 	})
 }

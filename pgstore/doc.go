@@ -3,7 +3,9 @@
 // share one ledger (every account's wallet and every message's record),
 // one idempotency table, one set of accounts and API keys, one set of
 // custom templates, each account's suppression list and its categories
-// with its recipients' choices of them (store.Preferences), and the
+// with its recipients' choices of them (store.Preferences), the devices
+// each account registered for its recipients' push notifications
+// (pushstore.Devices), and the
 // budgets of the rate limit and the OTP throttle, with the guarantees one
 // process has: a balance never negative, no ref charged twice, no record
 // without its charge, no budget overspent, nothing half-done after a
@@ -13,9 +15,10 @@
 // instead of notify): one *Store is the store.Ledger, and also the
 // store.Accounts, the store.Keys, the store.Templates and the
 // verifystore.Verifications (package verify's), and makes store.Limiter values
-// (Store.RateLimit, Store.WindowLimit) and the verifystore.Counters of verify's
-// fraud guard (Store.Counters); it is the store.Admin of the admin API
-// too:
+// (Store.RateLimit, Store.WindowLimit), the verifystore.Counters of verify's
+// fraud guard (Store.Counters) and the pushstore.Devices of the push
+// channel's device registry (Store.PushDevices); it is the store.Admin of
+// the admin API too:
 //
 //	store, err := pgstore.Open(ctx, os.Getenv("NOTIFY_DATABASE_URL"))
 //	if err != nil { ... }
@@ -207,6 +210,26 @@
 // together. An Add without a limit is the upsert alone. Sums is one query
 // for any number of keys. An Add deletes a few of its key's buckets that
 // left the window; Cleanup deletes those of idle keys.
+//
+// # Push devices
+//
+// Store.PushDevices makes the pushstore.Devices of the push channel: the
+// Web Push subscriptions and FCM tokens each account registered for its
+// recipients, one row per account and device (migration 0024), keyed by
+// the SHA-256 of the device's address (an FCM token may be longer than
+// an index entry holds), with an index of each recipient's devices by
+// time. A registration is one round trip: a batch that takes a
+// transaction-scoped advisory lock of the account's recipient and then,
+// in a statement of its own (whose snapshot sees every registration of
+// the recipient before it), upserts the device and deletes the
+// recipient's devices beyond pushstore.MaxDevices, the least recently
+// registered; registrations of one recipient are so serialised across
+// instances, and a recipient never keeps more than MaxDevices. A
+// registration the server chose as a deadlock's victim (two that each
+// move a device out of the other's full recipient) is repeated. Devices
+// is one query of the index, UnregisterDevice one DELETE by primary key.
+// Devices are kept until unregistered or replaced by newer ones: nothing
+// deletes them on a timer.
 //
 // # Expiry
 //

@@ -34,6 +34,8 @@ type queries struct {
 
 	preferences preferenceQueries
 
+	pushDevices pushDeviceQueries
+
 	migrationsTable, migrationVersions, migrationInsert string
 }
 
@@ -464,6 +466,8 @@ WHERE id IN (SELECT id FROM {{s}}{{p}}requests WHERE created_at <= $1 LIMIT $2)`
 		suppressions: buildSuppressionQueries(x),
 
 		preferences: buildPreferenceQueries(x),
+
+		pushDevices: buildPushDeviceQueries(x),
 
 		migrationsTable: x(`CREATE TABLE IF NOT EXISTS {{s}}{{p}}schema_migrations (
 	version    integer PRIMARY KEY,

@@ -128,7 +128,8 @@ func WithClock(now func() time.Time) Option {
 // set of message records, one idempotency table and one set of
 // verifications, with the same guarantees as one process. Its RateLimit
 // and WindowLimit make store.Limiter values whose budgets those processes
-// share, and its Counters the verifystore.Counters they share.
+// share, its Counters the verifystore.Counters they share, and its
+// PushDevices the push channel's device registry (pushstore.Devices).
 //
 // A Store is safe for concurrent use. Its tables must exist: call Migrate
 // once (any number of processes may call it at once). Errors are those of

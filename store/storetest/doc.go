@@ -11,9 +11,11 @@
 // apart), RunRateLimit (a token bucket) and RunWindowLimit (a
 // sliding window) a store.Limiter, RunVerifications a verifystore.Verifications
 // (checks and sends counted once under 64 goroutines, expiry to the
-// microsecond, a day's retention) and RunCounters a verifystore.Counters
+// microsecond, a day's retention), RunCounters a verifystore.Counters
 // (windowed sums cut as verifystore.CounterBucket cuts them, limits never
-// exceeded). They are written in the manner of
+// exceeded) and RunPushDevices a pushstore.Devices (the push channel's
+// device registry: at most pushstore.MaxDevices a recipient, its newest,
+// under 64 goroutines). They are written in the manner of
 // gocloud.dev's drivertest packages: an implementation wires itself into a
 // small harness of functions and calls the suite from a test, usually
 // conformance_test.go:

@@ -51,8 +51,9 @@ type Devices interface {
 	// RegisterDevice keeps d for account. A device of the account with
 	// the same To is replaced (the browser renewed its keys, or the
 	// device passed to another recipient); when d.Recipient then has
-	// more than MaxDevices devices, the one registered longest ago is
-	// forgotten. store.ErrInvalid when account, d.Recipient or d.To is
+	// more than MaxDevices devices, those after the first MaxDevices in
+	// Devices' order are forgotten: the one registered longest ago, which
+	// is d itself when its RegisteredAt is older than all the others'. store.ErrInvalid when account, d.Recipient or d.To is
 	// empty, d.Recipient is longer than MaxRecipientLen or
 	// d.RegisteredAt is zero, with nothing changed.
 	RegisterDevice(ctx context.Context, account string, d Device) error
