@@ -188,7 +188,7 @@ func WithRoute(p string, d Decoder) Option {
 		case p == "/balance" || p == "/sms/bulk" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
 			p == "/verifications" || strings.HasPrefix(p, "/verifications/") ||
 			p == "/categories" || p == "/preferences" || strings.HasPrefix(p, "/preferences/") ||
-			strings.HasPrefix(p, "/push/"):
+			p == "/push/bulk" || p == "/push/vapid-public-key" || p == "/push/subscriptions" || strings.HasPrefix(p, "/push/subscriptions/"):
 			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
 		for _, rt := range h.sends {

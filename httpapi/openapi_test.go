@@ -20,6 +20,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/prefpage"
 	"github.com/notifykit/notify/record"
@@ -56,6 +57,13 @@ var wireBodies = map[string]reflect.Type{
 	"lookupPreferences": reflect.TypeFor[preferenceLookupBody](),
 	"setPreferences":    reflect.TypeFor[preferenceSetBody](),
 	"preferenceLink":    reflect.TypeFor[preferenceLinkBody](),
+	// Push (push.go): POST /push by its body shape, the others by their
+	// handlers' names.
+	"push":           reflect.TypeFor[pushBody](),
+	"pushBulk":       reflect.TypeFor[pushBulkBody](),
+	"registerDevice": reflect.TypeFor[deviceBody](),
+	"lookupDevices":  reflect.TypeFor[deviceLookupBody](),
+	"deleteDevice":   reflect.TypeFor[deviceDeleteBody](),
 }
 
 // servedRoute is one method and path the Handler registers, with the
@@ -682,7 +690,12 @@ func newOpenAPITestHandler(t *testing.T) *Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(n, accounts, WithVerifications(svc), WithPreferences(ledger), WithPreferenceLinks(page, ""))
+	reg, err := push.NewRegistry(memstore.NewPushDevices(), ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(n, accounts, WithVerifications(svc), WithPreferences(ledger), WithPreferenceLinks(page, ""),
+		WithPush(PushConfig{Registry: reg, VAPIDPublicKey: "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U"}))
 	if err != nil {
 		t.Fatal(err)
 	}

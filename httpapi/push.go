@@ -44,8 +44,8 @@ type PushConfig struct {
 
 // WithPush serves the push device registry and the VAPID public key
 // (see the routes above). The push send routes are served without it,
-// and answer what the Notifier answers: without a push channel, a 400
-// naming the channel. A config with neither field is an error.
+// and answer what the Notifier answers: without a push channel, 503
+// unavailable. A config with neither field is an error.
 func WithPush(cfg PushConfig) Option {
 	return func(h *Handler) error {
 		if cfg.Registry == nil && cfg.VAPIDPublicKey == "" {
@@ -169,7 +169,7 @@ func (w *pushText) fill(fe *record.FieldErrors, r *push.Request, account string,
 	if s := w.TTL.str(fe, "ttl", true); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > push.MaxTTL {
-			fe.Addf("ttl", "must be 1 to %d seconds", push.MaxTTL)
+			fe.Addf("ttl", "must be 1 to %d seconds (0 for the default, four weeks)", push.MaxTTL)
 		}
 		r.TTL = n
 	}
@@ -252,11 +252,12 @@ func decodeList[T any](fe *record.FieldErrors, name string, raw json.RawMessage,
 	return out
 }
 
-// stringItem reads one string of an array.
+// stringItem reads one string of an array: a JSON string or a whole
+// number (a user ID such as 42).
 func stringItem(fe *record.FieldErrors, at string, raw json.RawMessage) string {
 	var v value
 	_ = json.Unmarshal(raw, &v)
-	s := v.str(fe, at, false)
+	s := v.str(fe, at, true) // a token, or a recipient's name, which may be a number
 	if s == "" && !fe.Has(at) {
 		fe.Add(at, "is required")
 	}
@@ -291,13 +292,12 @@ func (h *Handler) pushBulk(x *exchange, r *http.Request, acct *notify.Account) {
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
 	if len(names) > 0 {
-		devices, err := h.push.Registry.BulkFor(ctx, acct.ID, names, req.Message)
+		reg, err := h.push.Registry.BulkFor(ctx, acct.ID, names)
 		if err != nil {
 			writeErr(x, r, err, nil)
 			return
 		}
-		req.Subscriptions = append(req.Subscriptions, devices.Subscriptions...)
-		req.Tokens = append(req.Tokens, devices.Tokens...)
+		req.Registered = reg
 	}
 	var rec *notify.Receipt
 	var err error

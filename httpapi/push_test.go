@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/base64"
@@ -11,10 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/internal/httpapienv"
+	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/record"
+	"github.com/notifykit/notify/store"
 )
 
 // fcmToken is an FCM registration token's shape.
@@ -157,5 +161,70 @@ func TestVAPIDPublicKey(t *testing.T) {
 	}
 	if _, err := httpapi.New(e.Notifier, e.Accounts, httpapi.WithPush(httpapi.PushConfig{})); err == nil {
 		t.Fatal("WithPush with nothing accepted")
+	}
+}
+
+// TestPushRegistry: devices registered for a recipient over the API, a
+// bulk push to the recipient reaching each, a gone device skipped and
+// forgotten, a repeat of the key answered as first sent, and devices
+// forgotten on request.
+func TestPushRegistry(t *testing.T) {
+	e := httpapienv.NewHooked(t, httpapienv.OpeningBal, func(*httpapienv.Env) []notify.Option { return nil },
+		func(e *httpapienv.Env) []httpapi.Option {
+			reg, err := push.NewRegistry(memstore.NewPushDevices(), e.Ledger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []httpapi.Option{httpapi.WithPush(httpapi.PushConfig{Registry: reg})}
+		})
+	r := e.Post(t, "/api/v1/push/subscriptions", `{"recipient":"user-42","subscription":`+subscriptionJSON(t, "https://Push.Example.COM/s/1")+`}`, nil)
+	if r.Status != 200 || r.Body["to"] != "https://push.example.com/s/1" || r.Body["type"] != "webpush" || r.Body["recipient"] != "user-42" {
+		t.Fatalf("register a subscription: %d %s", r.Status, r.Raw)
+	}
+	e.Clock.Advance(time.Second)
+	if r := e.Post(t, "/api/v1/push/subscriptions", `{"recipient":"user-42","token":"`+fcmToken+`"}`, nil); r.Status != 200 || r.Body["type"] != "fcm" {
+		t.Fatalf("register a token: %d %s", r.Status, r.Raw)
+	}
+	if r := e.Post(t, "/api/v1/push/subscriptions", `{"recipient":"","token":"short"}`, nil); r.Status != 400 || sortedKeys(r.ErrFields()) != "recipient,token" {
+		t.Fatalf("a bad registration: %d %s", r.Status, r.Raw)
+	}
+	r = e.Post(t, "/api/v1/push/subscriptions/lookup", `{"recipient":"user-42"}`, nil)
+	if devices, _ := r.Body["devices"].([]any); r.Status != 200 || len(devices) != 2 {
+		t.Fatalf("lookup: %d %s", r.Status, r.Raw)
+	}
+
+	bulk := `{"recipients":["user-42"],"body":"Sale","idempotency_key":"sale-1"}`
+	first := e.Post(t, "/api/v1/push/bulk", bulk, nil)
+	if first.Status != 200 || first.Body["recipients"] != 2.0 || e.WebPush.Len() != 1 || e.FCM.Len() != 1 {
+		t.Fatalf("bulk to user-42: %d %s", first.Status, first.Raw)
+	}
+	// The push service declares the subscription gone.
+	if _, err := e.Ledger.AddSuppression(context.Background(), store.Suppression{Account: httpapienv.TestAccount, Kind: push.Kind,
+		To: "https://push.example.com/s/1", Reason: store.SuppressHardBounce, At: e.Clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	again := e.Post(t, "/api/v1/push/bulk", bulk, nil)
+	if again.Status != 200 || again.Body["message_id"] != first.Body["message_id"] || e.Sent() != 2 {
+		t.Fatalf("a repeat of the key: %d %s", again.Status, again.Raw)
+	}
+	r = e.Post(t, "/api/v1/push/bulk", `{"recipients":["user-42"],"body":"Sale 2"}`, nil)
+	if r.Status != 200 || r.Body["recipients"] != 1.0 || e.FCM.Len() != 2 || e.WebPush.Len() != 1 {
+		t.Fatalf("bulk after the subscription went: %d %s", r.Status, r.Raw)
+	}
+	r = e.Post(t, "/api/v1/push/subscriptions/lookup", `{"recipient":"user-42"}`, nil)
+	if devices, _ := r.Body["devices"].([]any); len(devices) != 1 {
+		t.Fatalf("the gone subscription is still registered: %s", r.Raw)
+	}
+
+	if r := e.Post(t, "/api/v1/push/subscriptions/delete", `{"to":"`+fcmToken+`"}`, nil); r.Status != 200 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	if r := e.Post(t, "/api/v1/push/subscriptions/delete", `{"to":"`+fcmToken+`"}`, nil); r.Status != 404 {
+		t.Fatalf("a second delete: %d %s", r.Status, r.Raw)
+	}
+	before := e.Minor(t, httpapienv.TestAccount)
+	r = e.Post(t, "/api/v1/push/bulk", `{"recipients":["user-42",42],"body":"Sale 3"}`, nil)
+	if r.Status != 400 || sortedKeys(r.ErrFields()) != "recipients.0,recipients.1" || e.Minor(t, httpapienv.TestAccount) != before {
+		t.Fatalf("recipients without devices: %d %s", r.Status, r.Raw)
 	}
 }

@@ -197,7 +197,7 @@ func TestFingerprint(t *testing.T) {
 	}
 }
 
-func fp(r *push.Request) string {
+func fp(r notify.Request) string {
 	h := sha256.New()
 	r.Fingerprint(h)
 	return string(h.Sum(nil))

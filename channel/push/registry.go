@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -63,7 +64,8 @@ func (r *Registry) Register(ctx context.Context, account, recipient string, sub 
 	if err := notify.InvalidFields(fe); err != nil {
 		return pushstore.Device{}, err
 	}
-	d.Recipient, d.RegisteredAt = recipient, at
+	// As a store keeps it, so that the answer is what a read gives.
+	d.Recipient, d.RegisteredAt = recipient, at.UTC().Truncate(time.Microsecond)
 	if err := r.devices.RegisterDevice(ctx, account, d); err != nil {
 		return pushstore.Device{}, storeError("register the device", err)
 	}
@@ -98,15 +100,18 @@ func (r *Registry) Devices(ctx context.Context, account, recipient string) ([]pu
 	return ds, nil
 }
 
-// BulkFor returns a bulk push of msg (a Request without a subscription
-// or token) to every device of the account's recipients, in their order,
-// each recipient's newest device first, a device shared by two recipients
-// once. A device the push service declared gone (on the suppression list
-// as a hard bounce) is left out and forgotten. A recipient without a
-// device left is named in an InvalidArgument error
-// ("recipients.1": "has no registered device"), so that the caller
-// learns whom the push cannot reach, and nothing is sent.
-func (r *Registry) BulkFor(ctx context.Context, account string, recipients []string, msg Request) (*BulkRequest, error) {
+// BulkFor reads the devices of the account's recipients for a bulk push
+// (BulkRequest.Registered): each recipient's devices, newest first, a
+// device shared by two recipients once. A device the push service
+// declared gone (on the suppression list as a hard bounce) is left out
+// and forgotten. A recipient without a device left is listed in
+// Unreachable, which the bulk request refuses naming it
+// ("recipients.1") once its idempotency key is found new, so that the
+// caller learns whom the push cannot reach and a repeat of the key still
+// answers the first send. Names that break the rules are an
+// InvalidArgument error naming each ("recipients.0"); a store failure
+// is CodeUnavailable.
+func (r *Registry) BulkFor(ctx context.Context, account string, recipients []string) (*Registered, error) {
 	var fe record.FieldErrors
 	if len(recipients) == 0 || len(recipients) > notify.MaxBulkRecipients {
 		fe.Addf("recipients", "must name 1 to %d recipients", notify.MaxBulkRecipients)
@@ -136,7 +141,7 @@ func (r *Registry) BulkFor(ctx context.Context, account string, recipients []str
 	if err != nil {
 		return nil, err
 	}
-	bulk := &BulkRequest{Message: msg}
+	reg := &Registered{Names: slices.Clone(recipients)}
 	seen := make(map[string]bool, len(tos))
 	for i, ds := range per {
 		kept := 0
@@ -150,19 +155,16 @@ func (r *Registry) BulkFor(ctx context.Context, account string, recipients []str
 			}
 			seen[d.To] = true
 			if d.P256dh != "" {
-				bulk.Subscriptions = append(bulk.Subscriptions, &Subscription{Endpoint: d.To, Keys: Keys{P256dh: d.P256dh, Auth: d.Auth}})
+				reg.Subscriptions = append(reg.Subscriptions, &Subscription{Endpoint: d.To, Keys: Keys{P256dh: d.P256dh, Auth: d.Auth}})
 			} else {
-				bulk.Tokens = append(bulk.Tokens, d.To)
+				reg.Tokens = append(reg.Tokens, d.To)
 			}
 		}
 		if kept == 0 {
-			fe.Add(fmt.Sprintf("recipients.%d", i), "has no registered device")
+			reg.Unreachable = append(reg.Unreachable, i)
 		}
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		return nil, err
-	}
-	return bulk, nil
+	return reg, nil
 }
 
 // gone reads which of tos the suppression list holds as gone (a hard

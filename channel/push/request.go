@@ -8,6 +8,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/internal/fingerprint"
+	"github.com/notifykit/notify/record"
 )
 
 // Kind is the kind of the push channel and its requests.
@@ -143,11 +144,31 @@ type BulkRequest struct {
 	// Subscription or a Token. Its Account and IdempotencyKey are the
 	// bulk request's.
 	Message Request
-	// Subscriptions and Tokens are the recipients, together 1 to
-	// notify.MaxBulkRecipients, subscriptions first. One given twice
-	// (once in its canonical form) is refused.
+	// Subscriptions and Tokens are the recipients the caller names,
+	// subscriptions first. One given twice (once in its canonical form)
+	// is refused.
 	Subscriptions []*Subscription
 	Tokens        []string
+	// Registered are the devices of registered recipients
+	// (Registry.BulkFor), sent after Subscriptions and Tokens. Nil: none.
+	Registered *Registered
+}
+
+// Registered are the devices of some of an account's recipients, as
+// Registry.BulkFor read them for a bulk push. A bulk request is
+// fingerprinted by the recipients' names, not their devices, so that a
+// repeat of its idempotency key is the same request whatever became of
+// the devices meanwhile.
+type Registered struct {
+	// Names are the recipients, as the caller named them.
+	Names []string
+	// Subscriptions and Tokens are their devices, each once.
+	Subscriptions []*Subscription
+	Tokens        []string
+	// Unreachable are the indexes in Names of the recipients without a
+	// device: the request is refused naming each ("recipients.1"), once
+	// its idempotency key was found new.
+	Unreachable []int
 }
 
 // Kind implements notify.Request.
@@ -159,7 +180,8 @@ func (r *BulkRequest) AccountID() string { return r.Message.Account }
 // Key implements notify.Request.
 func (r *BulkRequest) Key() string { return r.Message.IdempotencyKey }
 
-// Fingerprint implements notify.Request.
+// Fingerprint implements notify.Request: the devices named, the
+// registered recipients' names, and the message.
 func (r *BulkRequest) Fingerprint(h hash.Hash) {
 	fingerprint.Fields(h, "push-bulk", strconv.Itoa(len(r.Subscriptions)), strconv.Itoa(len(r.Tokens)))
 	for _, s := range r.Subscriptions {
@@ -172,35 +194,59 @@ func (r *BulkRequest) Fingerprint(h hash.Hash) {
 	for _, t := range r.Tokens {
 		fingerprint.Fields(h, strings.TrimSpace(t))
 	}
+	if r.Registered != nil {
+		fingerprint.Fields(h, "registered", strconv.Itoa(len(r.Registered.Names)))
+		fingerprint.Fields(h, r.Registered.Names...)
+	}
 	r.Message.Fingerprint(h)
 }
 
 // Recipients implements notify.Bulk: one Request per subscription, then
-// one per token. Bad recipients are named together, by index
-// ("subscriptions.2.endpoint", "tokens.0").
+// one per token, then the registered devices, subscriptions first (the
+// index a refusal names, "to.3", counts in this order). Bad
+// recipients are named together, by index ("subscriptions.2.endpoint",
+// "tokens.0", "recipients.1").
 func (r *BulkRequest) Recipients() ([]notify.Request, error) {
 	n := len(r.Subscriptions) + len(r.Tokens)
+	reg := r.Registered
+	if reg != nil {
+		if len(reg.Unreachable) > 0 {
+			var fe record.FieldErrors
+			for _, i := range reg.Unreachable {
+				fe.Add("recipients."+strconv.Itoa(i), "has no registered device")
+			}
+			return nil, notify.InvalidFields(fe)
+		}
+		n += len(reg.Subscriptions) + len(reg.Tokens)
+	} else {
+		reg = &Registered{}
+	}
 	switch {
 	case r.Message.Subscription != nil || r.Message.Token != "":
 		return nil, notify.InvalidField("message", "must name no subscription or token: the recipients are in subscriptions and tokens")
 	case n == 0:
-		return nil, notify.InvalidField("subscriptions", "a bulk push needs at least one subscription or token")
+		return nil, notify.InvalidField("subscriptions", "a bulk push needs at least one subscription, token or registered recipient")
 	case n > notify.MaxBulkRecipients:
-		return nil, notify.InvalidField("subscriptions", fmt.Sprintf("at most %d recipients, got %d", notify.MaxBulkRecipients, n))
+		return nil, notify.InvalidField("subscriptions", fmt.Sprintf("at most %d devices, got %d", notify.MaxBulkRecipients, n))
 	}
 	if err := checkBulkRecipients(r.Subscriptions, r.Tokens); err != nil {
 		return nil, err
 	}
 	reqs := make([]notify.Request, 0, n)
-	for _, s := range r.Subscriptions {
-		msg := r.Message
-		msg.Subscription = s
-		reqs = append(reqs, &msg)
-	}
-	for _, t := range r.Tokens {
-		msg := r.Message
-		msg.Token = t
-		reqs = append(reqs, &msg)
+	for _, group := range []struct {
+		subs   []*Subscription
+		tokens []string
+	}{{r.Subscriptions, r.Tokens}, {reg.Subscriptions, reg.Tokens}} {
+		for _, s := range group.subs {
+			msg := r.Message
+			msg.Subscription = s
+			reqs = append(reqs, &msg)
+		}
+		for _, t := range group.tokens {
+			msg := r.Message
+			msg.Token = t
+			reqs = append(reqs, &msg)
+		}
 	}
 	return reqs, nil
 }
