@@ -1,5 +1,6 @@
-// Package notify sends SMS, dual-channel OTPs, e-mail and chat messages
-// from inside a Go program, charging each message to a prepaid wallet.
+// Package notify sends SMS, dual-channel OTPs, e-mail, chat messages and
+// push notifications from inside a Go program, charging each message to a
+// prepaid wallet.
 //
 // # The pieces
 //
@@ -74,12 +75,13 @@
 //   - notifytest: a one-call test kit for applications.
 //
 // Send is the one entry point. It takes any Request: one message
-// (sms.Request, chat.Request, email.Request, or your own channel's), a
+// (sms.Request, chat.Request, email.Request, push.Request, or your own
+// channel's), a
 // Composite of several at once (otp.Request), or a Bulk of one content to
 // many recipients (sms.BulkRequest: each its own charged record, in one
 // vendor call per batch where the provider is an sms.BatchSender). A Channel
 // joins a Notifier with WithChannel, for any Kind; examples/pushchannel
-// is a fourth channel built on the public API alone. The content of a
+// is a channel of its own built on the public API alone. The content of a
 // prepared Envelope is its Content, in the channel's own type
 // (sms.MessageOf(env) reads an SMS). Report takes the vendors' delivery
 // reports, which move a record on after the send (delivered, read, or
