@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"reflect"
@@ -112,7 +113,15 @@ func (h *Handler) bulkSMS(x *exchange, r *http.Request, acct *notify.Account) {
 	}
 	ctx, cancel := h.sendContext(x, r)
 	defer cancel()
+	h.sendBulk(ctx, x, r, req, at)
+}
+
+// sendBulk sends a bulk request as its body asks (scheduled for at when
+// it is set, queued on "Prefer: respond-async", else at once) and answers
+// the outcome.
+func (h *Handler) sendBulk(ctx context.Context, x *exchange, r *http.Request, req notify.Bulk, at time.Time) {
 	var rec *notify.Receipt
+	var err error
 	switch {
 	case !at.IsZero():
 		rec, err = h.queued.SendAt(ctx, req, at)
