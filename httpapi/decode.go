@@ -12,7 +12,6 @@ import (
 	"github.com/notifykit/notify/channel/otp"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/fingerprint"
-	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 )
 
@@ -596,20 +595,14 @@ func decodeChatAt(body []byte, account string, m Header, otpRoute bool) (notify.
 	} else {
 		at = sendAt(&fe, &w.SendAt)
 	}
-	var chain []queued.Fallback
+	var req notify.Request = r
 	if given := len(w.Fallback) > 0 && string(w.Fallback) != "null"; given && otpRoute {
 		fe.Add("fallback", "cannot be given here: send a one-time code as a dual OTP (/send-otp)")
 	} else if given {
-		chain = decodeFallback(&fe, w.Fallback, account, r.To, r.Category, Header{Domain: r.Domain})
-		if !at.IsZero() && len(chain) > 0 {
-			fe.Add("send_at", "cannot go with a fallback: the message goes now and its fallback after it")
-		}
+		req = chained(&fe, w.Fallback, r, r.To, r.Category, r.Domain, at)
 	}
 	if err := notify.InvalidFields(fe); err != nil {
 		return nil, time.Time{}, err
 	}
-	if len(chain) > 0 {
-		return &withFallback{Request: r, chain: chain}, at, nil
-	}
-	return r, at, nil
+	return req, at, nil
 }

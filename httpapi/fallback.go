@@ -37,6 +37,21 @@ type withFallback struct {
 	chain []queued.Fallback
 }
 
+// chained returns r with the fallback chain raw gives (decodeFallback:
+// to and category are the steps' defaults, domain their domain), or r
+// when the chain is empty, adding every bad field to fe, and a send_at
+// beside a chain: the message goes now and its fallback after it.
+func chained(fe *record.FieldErrors, raw json.RawMessage, r notify.Request, to, category, domain string, at time.Time) notify.Request {
+	chain := decodeFallback(fe, raw, r.AccountID(), to, category, Header{Domain: domain})
+	if len(chain) == 0 {
+		return r
+	}
+	if !at.IsZero() {
+		fe.Add("send_at", "cannot go with a fallback: the message goes now and its fallback after it")
+	}
+	return &withFallback{Request: r, chain: chain}
+}
+
 // fallbackKeys are a step's keys beside its channel's body.
 var fallbackKeys = []string{"channel", "after_seconds", "confirm"}
 

@@ -13,7 +13,6 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/push/pushstore"
-	"github.com/notifykit/notify/queued"
 	"github.com/notifykit/notify/record"
 )
 
@@ -142,20 +141,14 @@ func decodePushAt(body []byte, account string, m Header) (notify.Request, time.T
 		Token:        w.Token.str(&fe, "token", false),
 	}
 	at := w.fill(&fe, r, account, m)
-	var chain []queued.Fallback
+	var req notify.Request = r
 	if len(w.Fallback) > 0 && string(w.Fallback) != "null" {
-		chain = decodeFallback(&fe, w.Fallback, account, "", r.Category, Header{Domain: r.Domain})
-		if !at.IsZero() && len(chain) > 0 {
-			fe.Add("send_at", "cannot go with a fallback: the message goes now and its fallback after it")
-		}
+		req = chained(&fe, w.Fallback, r, "", r.Category, r.Domain, at)
 	}
 	if err := notify.InvalidFields(fe); err != nil {
 		return nil, time.Time{}, err
 	}
-	if len(chain) > 0 {
-		return &withFallback{Request: r, chain: chain}, at, nil
-	}
-	return r, at, nil
+	return req, at, nil
 }
 
 // fill reads the message's fields into r and returns the send_at.
@@ -299,20 +292,7 @@ func (h *Handler) pushBulk(x *exchange, r *http.Request, acct *notify.Account) {
 		}
 		req.Registered = reg
 	}
-	var rec *notify.Receipt
-	var err error
-	switch {
-	case !at.IsZero():
-		rec, err = h.queued.SendAt(ctx, req, at)
-	case h.async && preferAsync(r.Header):
-		rec, err = h.queued.Enqueue(ctx, req)
-		if rec != nil {
-			x.Header().Set("Preference-Applied", "respond-async")
-		}
-	default:
-		rec, err = h.n.Send(ctx, req)
-	}
-	finishBulk(x, r, rec, err)
+	h.sendBulk(ctx, x, r, req, at)
 }
 
 // deviceAnswer is one device in the registry's answers.
