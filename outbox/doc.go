@@ -15,12 +15,17 @@
 //
 //	GET /outbox                the page: messages, newest first; ?to= filters
 //	                           by recipient (a substring), ?kind= by sms,
-//	                           email or chat, ?id= opens one message
+//	                           email, chat or push, ?id= opens one message
 //	GET /outbox/list           the list alone, as an HTML fragment
 //	GET /outbox/events         server-sent events: "change" on every change
 //	GET /outbox/mail/{id}      an e-mail's HTML part, for the page's
 //	                           sandboxed iframe
 //	GET /outbox/assets/...     the page's stylesheet and script (embedded)
+//
+// A push notification shows as its device would show it (title, body,
+// image and the link it opens) with its data, TTL and urgency, and its
+// recipient: the Web Push subscription's endpoint or the FCM token, which
+// the list shortens. A subscription's keys are not kept.
 //
 // The page is rendered on the server with html/template and updates itself
 // through the event stream; it needs no build step and loads nothing from

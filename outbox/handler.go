@@ -16,6 +16,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/mask"
 	"github.com/notifykit/notify/wallet"
@@ -46,6 +47,9 @@ func newPages(base string) (*pages, error) {
 		"named":    sortedParams,
 		"add1":     func(i int) int { return i + 1 },
 		"filename": mediaName,
+		"shortTo":  shortTo,
+		"device":   pushDevice,
+		"ttl":      ttlText,
 	}
 	t, err := template.New("outbox").Funcs(funcs).ParseFS(assets, "assets/*.html")
 	if err != nil {
@@ -102,7 +106,7 @@ func (o *Outbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (o *Outbox) render(w http.ResponseWriter, r *http.Request, name string) {
 	q := r.URL.Query()
 	v := view{Base: o.base, To: q.Get("to"), Kind: q.Get("kind"),
-		Kinds: []string{string(sms.Kind), string(email.Kind), string(chat.Kind)}}
+		Kinds: []string{string(sms.Kind), string(email.Kind), string(chat.Kind), string(push.Kind)}}
 	keep := url.Values{}
 	for _, k := range []string{"to", "kind"} {
 		if q.Get(k) != "" {
@@ -256,4 +260,59 @@ func mediaName(m *chat.Media) string {
 		return path.Base(u.Path)
 	}
 	return m.URL
+}
+
+// shortTo is a message's recipient as the list shows it: as it is, but
+// for a push's, which may run to kilobytes: a Web Push endpoint as its
+// host and the end of its path, an FCM token as its start and end. The
+// list's entry carries the whole recipient in its title, and the
+// message's page shows it whole.
+func shortTo(m *Message) string {
+	if m.Push == nil {
+		return m.To
+	}
+	const head, tail = 12, 8
+	if u, err := url.Parse(m.To); err == nil && u.Scheme == "https" && u.Host != "" {
+		p := strings.TrimSuffix(u.EscapedPath(), "/")
+		if len(p) <= tail+1 {
+			return u.Host + p
+		}
+		return u.Host + "/…" + p[len(p)-tail:]
+	}
+	if len(m.To) <= head+tail+1 {
+		return m.To
+	}
+	return m.To[:head] + "…" + m.To[len(m.To)-tail:]
+}
+
+// pushDevice says what a push's recipient is: a Web Push subscription
+// (with its push service's host) or an FCM registration token.
+func pushDevice(m *Message) string {
+	if u, err := url.Parse(m.To); err == nil && u.Scheme == "https" && u.Host != "" {
+		return "Web Push subscription, push service " + u.Hostname()
+	}
+	return "FCM registration token"
+}
+
+// ttlText is a push's TTL as the page shows it: in the largest whole
+// unit, with its seconds ("28 days (2419200 s)").
+func ttlText(d time.Duration) string {
+	s := int64(d / time.Second)
+	unit := func(n int64, name string) string {
+		if n != 1 {
+			name += "s"
+		}
+		return strconv.FormatInt(n, 10) + " " + name + " (" + strconv.FormatInt(s, 10) + " s)"
+	}
+	switch {
+	case s <= 0:
+		return d.String()
+	case s%86400 == 0:
+		return unit(s/86400, "day")
+	case s%3600 == 0:
+		return unit(s/3600, "hour")
+	case s%60 == 0:
+		return unit(s/60, "minute")
+	}
+	return strconv.FormatInt(s, 10) + " s"
 }

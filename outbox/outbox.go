@@ -12,6 +12,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/mask"
 	"github.com/notifykit/notify/record"
@@ -41,7 +42,8 @@ const (
 )
 
 // Message is what the outbox knows of one message: a snapshot, which the
-// caller owns. Exactly one of SMS, Chat and Email is set.
+// caller owns. Exactly one of SMS, Chat, Email and Push is set, for a
+// message of those channels.
 type Message struct {
 	ID      string
 	Account string
@@ -82,6 +84,11 @@ type Message struct {
 	SMS   *sms.Message
 	Chat  *chat.Message
 	Email *Mail
+	// Push is a push notification's content: title, body, data, link,
+	// image, TTL and urgency. Its Keys are not kept: a Web Push
+	// subscription's authentication secret is not the page's to show.
+	// To is the subscription's endpoint or the FCM token.
+	Push *push.Message
 }
 
 // Mail is an e-mail's content: as the channel prepared it, and as the SMTP
@@ -352,6 +359,10 @@ func fromEnvelope(env *notify.Envelope, now time.Time) Message {
 			}
 			m.Email.Attachments = append(m.Email.Attachments, pa)
 		}
+	case push.MessageOf(env) != nil:
+		p := *push.MessageOf(env)
+		p.Keys = push.Keys{}
+		m.Push = &p
 	}
 	return m
 }
@@ -417,6 +428,12 @@ func sizeOf(m *Message) int {
 		}
 		for _, h := range e.Headers {
 			n += len(h.Name) + len(h.Value)
+		}
+	case m.Push != nil:
+		p := m.Push
+		n += len(p.Title) + len(p.Body) + len(p.Link) + len(p.Image) + len(p.Urgency)
+		for k, v := range p.Data {
+			n += len(k) + len(v)
 		}
 	}
 	return n
