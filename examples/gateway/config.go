@@ -150,6 +150,11 @@ type config struct {
 	// NOTIFY_SMS_ROUTES, or the default of the vendors configured
 	// (defaultSMSRoutes). Empty when no vendor is: SMS are logged.
 	smsRoutes []smsRule
+	// webPush is NOTIFY_WEBPUSH_* and fcm NOTIFY_FCM_*: the push vendors
+	// (config_push.go); nil when not configured. Neither: pushes go to
+	// logging stand-ins.
+	webPush *webPushConfig
+	fcm     *fcmConfig
 	// prices are NOTIFY_CURRENCY, NOTIFY_PRICES, NOTIFY_SMS_PRICES and
 	// NOTIFY_PRICES_STRICT (prices.go).
 	prices priceConfig
@@ -297,6 +302,9 @@ func loadConfig(env func(string) string) (*config, error) {
 		return nil, err
 	}
 	if err := c.loadSMSOptions(get); err != nil {
+		return nil, err
+	}
+	if err := c.loadPushOptions(get); err != nil {
 		return nil, err
 	}
 	if err := c.loadOperatorOptions(get); err != nil {
@@ -551,5 +559,6 @@ func (c *config) loadDevAttachments(get func(string) string) error {
 
 // realVendors reports whether any message would reach a real vendor.
 func (c *config) realVendors() bool {
-	return c.smsURL != "" || c.twilio != nil || c.vonage != nil || c.msg91 != nil || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil
+	return c.smsURL != "" || c.twilio != nil || c.vonage != nil || c.msg91 != nil || c.cloudToken != "" || c.qrURL != "" || c.smtp != nil ||
+		c.webPush != nil || c.fcm != nil
 }

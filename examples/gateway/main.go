@@ -10,9 +10,9 @@
 //
 // It works on a fresh machine with no configuration: a demo account with a
 // random API key and a ₹100.00 wallet, the stock templates, an in-process
-// SMTP server whose messages are logged, and logging providers for SMS and
-// chat. Environment variables (see config.go and the README) point it at
-// real vendors and at PostgreSQL.
+// SMTP server whose messages are logged, and logging providers for SMS,
+// chat and push. Environment variables (see config.go and the README)
+// point it at real vendors and at PostgreSQL.
 //
 // With NOTIFY_DATABASE_URL the account, its keys and its wallet outlive
 // the process; the demo account is made on the first start, and later
@@ -41,6 +41,11 @@
 // message failing over to its next vendor after a certain, temporary
 // refusal, with circuit breakers (NOTIFY_BREAKER) and per-country prices
 // (NOTIFY_SMS_PRICES); see sms.go, config_sms.go and the README.
+//
+// Push notifications go to browsers through Web Push (NOTIFY_WEBPUSH_*)
+// and to apps through FCM (NOTIFY_FCM_*), to the devices an app registered
+// for its users (the registry of /api/v1/push/subscriptions, kept with the
+// other stores); see push.go and config_push.go.
 //
 // Beside the API it serves, at its root: the development outbox at
 // /outbox (NOTIFY_OUTBOX), the admin API at /admin/v1 (NOTIFY_ADMIN_KEY),
@@ -80,6 +85,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/httpapi"
 	"github.com/notifykit/notify/otelnotify"
@@ -136,6 +142,11 @@ type deps struct {
 	// tracer takes the place of the OTEL_* variables' tracing (tracing.go).
 	// Nil: those variables decide.
 	tracer trace.TracerProvider
+	// webPushClient sends the Web Push provider's requests
+	// (webpush.Config.HTTPClient), such as a fake push service's client
+	// (webpushtest.Server.Client). Nil: the provider's own, which dials
+	// public addresses only.
+	webPushClient *http.Client
 }
 
 func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d deps) error {
@@ -222,6 +233,20 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		return err
 	}
 
+	// Push: Web Push and FCM as configured, or logging stand-ins for both
+	// (push.go); the registry keeps the devices registered for the
+	// recipients, and reads the suppression list, where a device the
+	// push service declared gone lands.
+	pushes, err := pushChannel(cfg, logger, d)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, pushes.close)
+	registry, err := push.NewRegistry(st.pushDevices, st.ledger)
+	if err != nil {
+		return err
+	}
+
 	// The outbox shows what was sent; nil when NOTIFY_OUTBOX is off.
 	box, err := newOutbox(cfg, logger)
 	if err != nil {
@@ -241,6 +266,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 		notify.WithChannel(smsCh),
 		notify.WithChannel(chatCh),
 		notify.WithChannel(emailCh),
+		notify.WithChannel(pushes.ch),
 		notify.WithPrices(cfg.prices.pricer()),
 		notify.WithIdempotency(st.idem),
 		notify.WithSettleAfter(cfg.settleAfter),
@@ -250,7 +276,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if st.otp != nil {
 		opts = append(opts, notify.WithOTPThrottle(st.otp))
 	}
-	mon, err := newMonitor(cfg, logger, knownSeries(cfg.prices.codes(), smsProviders, []notify.Provider{cloud, qr}, []notify.Provider{mail}))
+	mon, err := newMonitor(cfg, logger, knownSeries(cfg.prices.codes(), smsProviders, []notify.Provider{cloud, qr}, []notify.Provider{mail}, pushes.providers))
 	if err != nil {
 		return err
 	}
@@ -283,7 +309,9 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	}
 	// Every configuration has a queue: "Prefer: respond-async" queues a
 	// send, and a body's send_at schedules it.
-	apiOpts := []httpapi.Option{httpapi.WithLogger(logger), httpapi.WithRespondAsync()}
+	apiOpts := []httpapi.Option{httpapi.WithLogger(logger), httpapi.WithRespondAsync(),
+		// The device registry's routes and, with Web Push, the VAPID key.
+		httpapi.WithPush(httpapi.PushConfig{Registry: registry, VAPIDPublicKey: pushes.vapidKey})}
 	apiOpts = append(apiOpts, preferenceAPI(st)...)                 // preference.go
 	prefRoutes, linkOpts, err := preferencePage(cfg, st, n, logger) // preference.go
 	if err != nil {
@@ -312,7 +340,7 @@ func runWith(ctx context.Context, env func(string) string, stdout io.Writer, d d
 	if hooks != nil {
 		routes = append(routes, route{webhookPrefix, hooks})
 	}
-	routes = append(routes, mon.routes(st, smsProviders, []notify.Provider{cloud, qr, mail})...)
+	routes = append(routes, mon.routes(st, smsProviders, append([]notify.Provider{cloud, qr, mail}, pushes.providers...))...)
 	routes = append(routes, box.routes(cfg)...)
 	admin, err := adminRoutes(cfg, st, n, logger)
 	if err != nil {
@@ -448,6 +476,7 @@ func printBanner(w io.Writer, cfg *config, st *stores, balance notify.Money, bas
 		fmt.Fprintf(w, "e-mail: %s\n", smtpInfo)
 	}
 	fmt.Fprintf(w, "sms: %s\n", smsSummary(cfg))
+	fmt.Fprintf(w, "push: %s\n", pushSummary(cfg))
 	fmt.Fprintf(w, "try: curl -s -H \"Authorization: Bearer %s\" -H 'Content-Type: application/json' -d '{\"to\":\"%s\",\"message\":\"Hello from notify\"}' %s/sms\n", key, tryNumber(cfg.region), base)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
 	"github.com/notifykit/notify/channel/otp"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/metrics"
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,7 +61,7 @@ func newMonitor(cfg *config, logger *slog.Logger, known metrics.Known) (*monitor
 // knownSeries names the channels' providers (nil ones left out) and the
 // gateway's currency, whose metric series then show at zero from the
 // first scrape (metrics.WithKnown).
-func knownSeries(currencies []string, smsProviders, chatProviders, mailProviders []notify.Provider) metrics.Known {
+func knownSeries(currencies []string, smsProviders, chatProviders, mailProviders, pushProviders []notify.Provider) metrics.Known {
 	names := func(ps []notify.Provider) []string {
 		var out []string
 		for _, p := range ps {
@@ -72,8 +73,8 @@ func knownSeries(currencies []string, smsProviders, chatProviders, mailProviders
 	}
 	return metrics.Known{
 		Providers: map[notify.Kind][]string{sms.Kind: names(smsProviders), chat.Kind: names(chatProviders),
-			email.Kind: names(mailProviders)},
-		RefusalKinds: []notify.Kind{sms.Kind, chat.Kind, email.Kind, otp.Kind},
+			email.Kind: names(mailProviders), push.Kind: names(pushProviders)},
+		RefusalKinds: []notify.Kind{sms.Kind, chat.Kind, email.Kind, push.Kind, otp.Kind},
 		Currencies:   currencies,
 	}
 }

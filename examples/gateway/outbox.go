@@ -39,7 +39,7 @@ func developmentProviders(cfg *config) []string {
 	if cfg.realVendors() {
 		return nil
 	}
-	return []string{smsLogProvider, cloudLogProvider, qrLogProvider, "smtp"}
+	return []string{smsLogProvider, cloudLogProvider, qrLogProvider, webPushLogProvider, fcmLogProvider, "smtp"}
 }
 
 // received shows a message the in-process SMTP server received as it

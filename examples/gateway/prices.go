@@ -58,7 +58,7 @@ func (c *config) loadPrices(get func(string) string) error {
 	}
 	if c.prices.lists[cur.Code] == nil {
 		return fmt.Errorf("NOTIFY_CURRENCY=%s needs prices in %s: set NOTIFY_PRICES, such as %q", cur.Code, cur.Code,
-			cur.Code+": sms=0.01, chat=0.02, email=0.01")
+			cur.Code+": sms=0.01, chat=0.02, email=0.01, push=0.01")
 	}
 	if c.prices.strict, err = onOff("NOTIFY_PRICES_STRICT", get("NOTIFY_PRICES_STRICT")); err != nil {
 		return err
@@ -70,7 +70,8 @@ func (c *config) loadPrices(get func(string) string) error {
 }
 
 // stockINR is the INR list when NOTIFY_PRICES gives none: the stock
-// prices, India's, with an SMS segment to each country of
+// prices (wallet.DefaultINR: push too, 2 paise transactional and 5
+// promotional, in every country), India's, with an SMS segment to each country of
 // NOTIFY_SMS_PRICES at its price on every route. India's prices are
 // named India's too, so that a strict list still prices India.
 func stockINR(smsPrices map[string]int64) *wallet.PriceList {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/adminapi"
+	"github.com/notifykit/notify/channel/push/pushstore"
 	"github.com/notifykit/notify/memstore"
 	"github.com/notifykit/notify/pgstore"
 	"github.com/notifykit/notify/store"
@@ -39,7 +40,10 @@ type stores struct {
 	// guard's counts (verify.go).
 	verifications verifystore.Verifications
 	counters      verifystore.Counters
-	close         func()
+	// pushDevices keeps the push devices registered for the recipients
+	// (push.Registry).
+	pushDevices pushstore.Devices
+	close       func()
 	// db and pool are the PostgreSQL store and its pool, which the queue
 	// shares (queue.go); nil in memory.
 	db   *pgstore.Store
@@ -127,6 +131,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 
 			verifications: memstore.NewVerifications(),
 			counters:      memstore.NewCounters(),
+			pushDevices:   memstore.NewPushDevices(),
 			close:         func() {},
 		}
 		// Bursts of twice the rate.
@@ -184,7 +189,7 @@ func openStores(ctx context.Context, cfg *config, acct *notify.Account, logger *
 		}
 	}
 	st := &stores{accounts: db, ledger: db, idem: db, templates: db, admin: db,
-		verifications: db, counters: db.Counters()}
+		verifications: db, counters: db.Counters(), pushDevices: db.PushDevices()}
 	// The account outlives this process, and so would every key it was
 	// given: a chosen key replaces the others, and a random one is
 	// stored only when the account has none, or each start would leave
