@@ -188,7 +188,7 @@ func WithRoute(p string, d Decoder) Option {
 		case p == "/balance" || p == "/sms/bulk" || strings.HasPrefix(p, "/messages/") || p == "/openapi.json" ||
 			p == "/verifications" || strings.HasPrefix(p, "/verifications/") ||
 			p == "/categories" || p == "/preferences" || strings.HasPrefix(p, "/preferences/") ||
-			p == "/push/bulk" || p == "/push/vapid-public-key" || p == "/push/subscriptions" || strings.HasPrefix(p, "/push/subscriptions/"):
+			p == "/push/bulk" || p == "/push/confirm" || p == "/push/vapid-public-key" || p == "/push/subscriptions" || strings.HasPrefix(p, "/push/subscriptions/"):
 			return fmt.Errorf("WithRoute %q: the API has that endpoint already", p)
 		}
 		for _, rt := range h.sends {
@@ -244,9 +244,10 @@ func (h *Handler) routes() http.Handler {
 	for _, rt := range h.sends {
 		post(rt.path, h.sender(rt))
 	}
-	post("/sms/bulk", h.bulkSMS)   // one SMS to many recipients (bulk.go)
-	post("/push/bulk", h.pushBulk) // one push to many devices (push.go)
-	if h.push.Registry != nil {    // WithPush (push.go)
+	post("/sms/bulk", h.bulkSMS)         // one SMS to many recipients (bulk.go)
+	post("/push/bulk", h.pushBulk)       // one push to many devices (push.go)
+	post("/push/confirm", h.confirmPush) // the app confirms a push (push.go)
+	if h.push.Registry != nil {          // WithPush (push.go)
 		post("/push/subscriptions", h.registerDevice)
 		post("/push/subscriptions/lookup", h.lookupDevices)
 		post("/push/subscriptions/delete", h.deleteDevice)

@@ -61,6 +61,7 @@ var wireBodies = map[string]reflect.Type{
 	// handlers' names.
 	"push":           reflect.TypeFor[pushBody](),
 	"pushBulk":       reflect.TypeFor[pushBulkBody](),
+	"confirmPush":    reflect.TypeFor[pushConfirmBody](),
 	"registerDevice": reflect.TypeFor[deviceBody](),
 	"lookupDevices":  reflect.TypeFor[deviceLookupBody](),
 	"deleteDevice":   reflect.TypeFor[deviceDeleteBody](),

@@ -20,6 +20,7 @@ import (
 //
 //	POST /push                          one push to a subscription or a token (send_at, fallback, respond-async as any send)
 //	POST /push/bulk                     one push to many subscriptions, tokens and registered recipients
+//	POST /push/confirm                  the app's word that a push arrived (delivered) or was opened (read)
 //	POST /push/subscriptions            register a subscription or a token for a recipient (WithPush)
 //	POST /push/subscriptions/lookup     a recipient's registered devices (WithPush)
 //	POST /push/subscriptions/delete     forget a device (WithPush)
@@ -108,6 +109,12 @@ type deviceBody struct {
 	Token        value           `json:"token"`
 }
 
+// pushConfirmBody is the JSON of POST /push/confirm.
+type pushConfirmBody struct {
+	MessageID value `json:"message_id"`
+	State     value `json:"state"`
+}
+
 // deviceLookupBody and deviceDeleteBody are the JSON of the lookup and
 // delete routes.
 type deviceLookupBody struct {
@@ -123,6 +130,7 @@ var (
 	pushBulkKeys     = bodyKeys(reflect.TypeFor[pushBulkBody]())
 	subscriptionKeys = bodyKeys(reflect.TypeFor[subscriptionBody]())
 	keysKeys         = bodyKeys(reflect.TypeFor[keysBody]())
+	pushConfirmKeys  = bodyKeys(reflect.TypeFor[pushConfirmBody]())
 	deviceKeys       = bodyKeys(reflect.TypeFor[deviceBody]())
 	deviceLookupKeys = bodyKeys(reflect.TypeFor[deviceLookupBody]())
 	deviceDeleteKeys = bodyKeys(reflect.TypeFor[deviceDeleteBody]())
@@ -293,6 +301,58 @@ func (h *Handler) pushBulk(x *exchange, r *http.Request, acct *notify.Account) {
 		req.Registered = reg
 	}
 	h.sendBulk(ctx, x, r, req, at)
+}
+
+// confirmPush serves POST /push/confirm: the app's word that one of the
+// account's pushes arrived ("delivered", the default) or was opened
+// ("read"), which push services never report. It moves the record as a
+// vendor's delivery report would (notify.Notifier.Report), so that the
+// step of a timed fallback after it is not sent, and answers the record
+// as GET /messages/{id} does. A message that is not one of the
+// account's pushes is 404: an app confirms its pushes, never another
+// channel's message, whose vendor reports it.
+func (h *Handler) confirmPush(x *exchange, r *http.Request, acct *notify.Account) {
+	if !h.readBody(x, r) {
+		return
+	}
+	var w pushConfirmBody
+	if err := unmarshalKeys(x.body, &w, pushConfirmKeys, true); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	var fe record.FieldErrors
+	id := w.MessageID.str(&fe, "message_id", false)
+	if id == "" && !fe.Has("message_id") {
+		fe.Add("message_id", "is required: the message_id of the push's payload")
+	}
+	state := record.State(w.State.str(&fe, "state", false))
+	switch state {
+	case "":
+		state = record.StateDelivered
+	case record.StateDelivered, record.StateRead:
+	default:
+		fe.Add("state", "must be delivered or read")
+	}
+	if err := notify.InvalidFields(fe); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	ctx, cancel := h.sendContext(x, r)
+	defer cancel()
+	m, err := h.n.Message(ctx, acct.ID, id)
+	if err == nil && m.Kind != push.Kind {
+		err = notify.Errorf(notify.CodeNotFound, "no push message %s: only a push's delivery is confirmed by its app", id)
+	}
+	if err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	x.message = id
+	if _, err := h.n.Report(ctx, &notify.DeliveryReport{Provider: m.Provider, Account: acct.ID, MessageID: id, State: state}); err != nil {
+		writeErr(x, r, err, nil)
+		return
+	}
+	h.answerMessage(ctx, x, r, acct, id)
 }
 
 // deviceAnswer is one device in the registry's answers.

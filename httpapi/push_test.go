@@ -228,3 +228,45 @@ func TestPushRegistry(t *testing.T) {
 		t.Fatalf("recipients without devices: %d %s", r.Status, r.Raw)
 	}
 }
+
+// TestPushConfirm: the app's confirmation moves a push to delivered, so
+// that its fallback is not sent and is refunded; only pushes can be
+// confirmed.
+func TestPushConfirm(t *testing.T) {
+	e, q := newQueuedEnv(t)
+	before := e.Minor(t, httpapienv.TestAccount)
+	r := e.Post(t, "/api/v1/push", `{"token":"`+fcmToken+`","body":"Shipped","fallback":[{"channel":"sms","to":"9876543210","after_seconds":300,"message":"Shipped"}]}`, nil)
+	if r.Status != 200 {
+		t.Fatalf("push: %d %s", r.Status, r.Raw)
+	}
+	id, _ := r.Body["message_id"].(string)
+	c := e.Post(t, "/api/v1/push/confirm", `{"message_id":"`+id+`"}`, nil)
+	data, _ := c.Body["data"].(map[string]any)
+	if c.Status != 200 || data["status"] != string(record.StateDelivered) {
+		t.Fatalf("confirm: %d %s", c.Status, c.Raw)
+	}
+	if c := e.Post(t, "/api/v1/push/confirm", `{"message_id":"`+id+`","state":"read"}`, nil); c.Status != 200 {
+		t.Fatalf("read: %d %s", c.Status, c.Raw)
+	}
+	e.Clock.Advance(5 * time.Minute)
+	runDue(e, q)
+	if e.SMS.Len() != 0 || e.Minor(t, httpapienv.TestAccount) != before-2 {
+		t.Fatalf("after the confirmation: %d SMS sent, wallet %d (want %d)", e.SMS.Len(), e.Minor(t, httpapienv.TestAccount), before-2)
+	}
+
+	sms := e.Post(t, "/api/v1/sms", `{"numbers":"9876543210","message":"Hello"}`, nil)
+	smsID, _ := sms.Body["message_id"].(string)
+	if c := e.Post(t, "/api/v1/push/confirm", `{"message_id":"`+smsID+`"}`, nil); c.Status != 404 {
+		t.Fatalf("confirming an SMS: %d %s", c.Status, c.Raw)
+	}
+	if c := e.Post(t, "/api/v1/push/confirm", `{"message_id":"`+id+`","state":"sent"}`, nil); c.Status != 400 || sortedKeys(c.ErrFields()) != "state" {
+		t.Fatalf("a bad state: %d %s", c.Status, c.Raw)
+	}
+	if c := e.Post(t, "/api/v1/push/confirm", `{}`, nil); c.Status != 400 || sortedKeys(c.ErrFields()) != "message_id" {
+		t.Fatalf("no message: %d %s", c.Status, c.Raw)
+	}
+	if c := e.Do(t, http.MethodPost, "/api/v1/push/confirm", map[string]string{"Authorization": "Bearer " + httpapienv.OtherKey, "Content-Type": "application/json"},
+		strings.NewReader(`{"message_id":"`+id+`"}`)); c.Status != 404 {
+		t.Fatalf("another account's push: %d %s", c.Status, c.Raw)
+	}
+}
