@@ -118,7 +118,7 @@ func (f *fakeWAHA) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if !f.Wait(r) {
+	if !f.Wait(w, r) {
 		return
 	}
 	if r.Header.Get("X-Api-Key") != testKey {

@@ -199,7 +199,7 @@ func invalidParam(details string) Error {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.cfg.Token {

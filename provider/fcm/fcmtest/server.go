@@ -456,7 +456,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, project strin
 		Accept: r.Header.Get("Accept"), AccessToken: access, Body: body})
 	proxy := s.TakeProxyError() // the fault falls on the request recorded
 	s.mu.Unlock()
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	if proxy != 0 {
@@ -724,7 +724,7 @@ func googlePage(w http.ResponseWriter, status int) {
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	s.tokenReqs.Add(1)
 	body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	if r.Method != http.MethodPost {

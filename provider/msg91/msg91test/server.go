@@ -361,7 +361,7 @@ func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if !s.Wait(r) || s.Proxied(w) {
+	if !s.Wait(w, r) || s.Proxied(w) {
 		return
 	}
 	q := r.URL.Query()
@@ -410,7 +410,7 @@ func (s *Server) flow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sent, bad := s.read(r)
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	s.requests.Add(1)

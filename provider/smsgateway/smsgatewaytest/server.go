@@ -358,7 +358,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, decodeErr := decode(r)
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	s.mu.Lock()
@@ -568,7 +568,7 @@ func (s *Server) wallet(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	if code := s.auth(r); code != 0 {

@@ -414,7 +414,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		Accept: r.Header.Get("Accept"), User: user, Password: pass != "", Body: body})
 	proxy := s.TakeProxyError() // the fault falls on the request recorded
 	s.mu.Unlock()
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return
 	}
 	if proxy != 0 {

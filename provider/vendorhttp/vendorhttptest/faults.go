@@ -65,8 +65,11 @@ func (f *Faults) SetLatency(d time.Duration) {
 // Wait sleeps the latency SetLatency set, or until the client gives up,
 // and reports whether to answer. Call it once the request's body has been
 // read, so that net/http cancels the request's context when the client
-// goes.
-func (f *Faults) Wait(r *http.Request) bool {
+// goes. When the client gave up, Wait has closed the connection (Drop)
+// and the handler returns: a handler that returned without writing would
+// answer 200 with an empty body, which a client that only half-closed its
+// side on giving up could read as an acceptance.
+func (f *Faults) Wait(w http.ResponseWriter, r *http.Request) bool {
 	f.mu.Lock()
 	d := f.latency
 	f.mu.Unlock()
@@ -77,6 +80,7 @@ func (f *Faults) Wait(r *http.Request) bool {
 	defer t.Stop()
 	select {
 	case <-r.Context().Done():
+		Drop(w)
 		return false
 	case <-t.C:
 		return true

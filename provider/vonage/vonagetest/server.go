@@ -296,7 +296,7 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		Accept: r.Header.Get("Accept"), Body: body})
 	proxy := s.TakeProxyError() // the fault falls on the request recorded
 	s.mu.Unlock()
-	if !s.Wait(r) {
+	if !s.Wait(w, r) {
 		return nil, false
 	}
 	if proxy != 0 {

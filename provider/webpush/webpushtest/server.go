@@ -404,12 +404,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, f)
 	}
 	proxy := s.TakeProxyError()
-	if !s.Wait(r) {
-		// Closed, not answered: a handler that returns answers 200, and
-		// a client that half-closed its side of the connection on giving
-		// up would read that as an acceptance.
+	if !s.Wait(w, r) { // the connection is closed, not answered
 		rec.Refused = "the client went away while the fake was slow"
-		vendorhttptest.Drop(w)
 		return
 	}
 	if proxy != 0 {
