@@ -10,6 +10,7 @@
 //	POST /send-otp                     dual-channel OTP
 //	POST /email/send                   e-mail
 //	POST /messenger/send, /messenger/send-otp, /send-messenger   chat
+//	POST /push, /push/bulk, /push/confirm   push notifications, beyond the spec (push.go)
 //	GET  /balance                      wallet balance
 //	GET  /messages/{id}                a message's record (another account's is 404)
 //	DELETE /messages/{id}              cancel a queued or scheduled message (refunded)
@@ -36,9 +37,16 @@
 // WithPreferenceLinks adds POST /preferences/link: a signed, expiring
 // link to the recipient's own preference page (package prefpage).
 //
+// WithPush serves the push channel's device registry (POST
+// /push/subscriptions, /push/subscriptions/lookup and
+// /push/subscriptions/delete: devices registered for an app's users,
+// whom POST /push/bulk's "recipients" names) and GET
+// /push/vapid-public-key, the key a browser subscribes with, without an
+// API key.
+//
 // Queued and scheduled sends, beyond the spec, need a Notifier with a
 // queue (notify.WithQueue). On the single-message send endpoints (/sms,
-// /sms/send, /email/send, /messenger/send, /send-messenger) a body field
+// /sms/send, /email/send, /messenger/send, /send-messenger, /push) a body field
 // send_at, an RFC 3339 time with its offset, schedules the send
 // (queued.Sender.SendAt), and, with WithRespondAsync, the header "Prefer:
 // respond-async" (RFC 7240) queues it (queued.Sender.Enqueue, answered with

@@ -56,7 +56,8 @@ func (r SuppressionReason) Outranks(s SuppressionReason) bool { return r.rank() 
 type Suppression struct {
 	// Account is the ID of the account whose list holds the entry.
 	Account string
-	// Kind is the channel: "sms", "chat" or "email".
+	// Kind is the channel: "sms", "chat", "email", "push" or a channel
+	// of the host's own (SuppressibleKind).
 	Kind record.Kind
 	// To is the recipient in its channel's canonical form
 	// (notify.Channel.Recipient), kept and compared as given.

@@ -2,9 +2,9 @@
 //
 // A PriceList prices a prepared Envelope in one currency's minor units
 // (cents for USD, paise for INR, yen for JPY) by kind: SMS per route and
-// segment, chat per gateway and type, e-mail per purpose, and any other
-// kind (a channel of your own) by its KindPrices in PriceList.Kinds, per
-// unit and route. SMS and chat may cost more in one country (SMSByCountry,
+// segment, chat per gateway and type, e-mail per purpose, push per
+// message and class, and any other kind (a channel of your own) by its
+// KindPrices in PriceList.Kinds, per unit and route. SMS and chat may cost more in one country (SMSByCountry,
 // ChatByCountry) and, as vendors price SMS, for one type of line there
 // (SMSByNumberType); a Strict list refuses a country it has no price for
 // rather than charge its own prices there. It implements notify.Pricer,
