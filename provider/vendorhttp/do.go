@@ -235,8 +235,21 @@ func notSent(ctx context.Context, name string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("%s: request not sent: %w", name, cerr)}
 	}
-	return notify.Errorf(notify.CodeUnavailable, "%s: request not sent: %s", name, Cause(err))
+	return &notify.Error{Code: notify.CodeUnavailable, Err: &notSentError{msg: fmt.Sprintf("%s: request not sent: %s", name, Cause(err)), cause: err}}
 }
+
+// notSentError is the cause of a refusal before the request was written
+// whole. Its text is Cause's words, never the URL or the transport's own
+// text; it keeps the transport's error for errors.As, so that a provider
+// can tell a guard's refusal of the address (internal/netguard) from a
+// network that failed.
+type notSentError struct {
+	msg   string
+	cause error
+}
+
+func (e *notSentError) Error() string { return e.msg }
+func (e *notSentError) Unwrap() error { return e.cause }
 
 // unknownError is the cause of every unknown outcome made here. Its text
 // ends with why it is not retried; ReadOnly drops that.

@@ -3,10 +3,8 @@ package webpush
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/notifykit/notify/internal/netguard"
@@ -21,12 +19,11 @@ import (
 // which reads them rather than what webpush-go hands back. One exchange
 // serves one Send; it is not safe for concurrent use.
 type exchange struct {
-	ctx     context.Context
-	client  *http.Client
-	called  bool // webpush-go got as far as sending
-	answer  *vendorhttp.Answer
-	err     error
-	refused atomic.Pointer[netguard.Error] // the guard's refusal of the endpoint's address
+	ctx    context.Context
+	client *http.Client
+	called bool // webpush-go got as far as sending
+	answer *vendorhttp.Answer
+	err    error
 }
 
 // Do implements webpush.HTTPClient. The body webpush-go built (the
@@ -65,42 +62,6 @@ func (x *exchange) Do(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// refusalKey is the context key of the slot where the guarded transport
-// puts the guard's refusal of a request's address.
-type refusalKey struct{}
-
-// withRefusal returns ctx carrying slot, for guardTransport to fill.
-func withRefusal(ctx context.Context, slot *atomic.Pointer[netguard.Error]) context.Context {
-	return context.WithValue(ctx, refusalKey{}, slot)
-}
-
-// guardTransport is the default client's transport: netguard's, which
-// dials only public addresses, and which notes in the request's context
-// when it refused an endpoint's address. The kit classifies that
-// failure as any failed dial, a temporary CodeUnavailable; the note lets
-// Send say that the endpoint itself is refused, for good.
-type guardTransport struct{ rt http.RoundTripper }
-
-// RoundTrip implements http.RoundTripper.
-func (t guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.rt.RoundTrip(req)
-	var ge *netguard.Error
-	if err != nil && errors.As(err, &ge) {
-		if slot, ok := req.Context().Value(refusalKey{}).(*atomic.Pointer[netguard.Error]); ok {
-			slot.Store(ge)
-		}
-	}
-	return resp, err
-}
-
-// CloseIdleConnections closes the guard's idle connections, so that
-// http.Client.CloseIdleConnections reaches them.
-func (t guardTransport) CloseIdleConnections() {
-	if c, ok := t.rt.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
-}
-
 // guardedClient returns the default client: netguard's transport (no
 // proxy, every address checked at dial time and dialed only if public,
 // or as guard allows in tests), whole requests bounded by timeout, and no
@@ -112,7 +73,7 @@ func guardedClient(timeout time.Duration, guard netguard.Config) *http.Client {
 	guard.MaxRedirects, guard.Timeout = -1, timeout
 	g := netguard.New(guard)
 	return &http.Client{
-		Transport:     guardTransport{rt: g.Client().Transport},
+		Transport:     g.Client().Transport,
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

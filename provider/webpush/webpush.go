@@ -253,20 +253,20 @@ func (p *Provider) Send(ctx context.Context, env *notify.Envelope) (*notify.Resu
 		return nil, &notify.Error{Code: notify.CodeUnavailable, Err: fmt.Errorf("webpush: request not sent: %w", cerr)}
 	}
 	ex := &exchange{ctx: ctx, client: p.client}
-	if p.guarded {
-		ex.ctx = withRefusal(ctx, &ex.refused)
-	}
 	opts.HTTPClient = ex
 	resp, err := webpushgo.SendNotificationWithContext(ex.ctx, payload, sub, opts)
 	if resp != nil {
 		resp.Body.Close()
 	}
+	var ge *netguard.Error
 	switch {
 	case !ex.called:
 		// webpush-go failed before any I/O: nothing was sent.
 		return nil, notSent(err)
 	case ex.err != nil:
-		if ge := ex.refused.Load(); ge != nil {
+		// The kit classifies a dial the guard refused as any failed dial,
+		// a temporary refusal; but the endpoint itself is refused, for good.
+		if p.guarded && errors.As(ex.err, &ge) {
 			return nil, notify.Errorf(notify.CodeRejected,
 				"webpush: the subscription's endpoint is not dialed: %s (only public addresses are)", ge.Error())
 		}
