@@ -13,6 +13,7 @@ import (
 	"github.com/notifykit/notify"
 	"github.com/notifykit/notify/channel/chat"
 	"github.com/notifykit/notify/channel/email"
+	"github.com/notifykit/notify/channel/push"
 	"github.com/notifykit/notify/channel/sms"
 	"github.com/notifykit/notify/internal/mask"
 )
@@ -114,6 +115,8 @@ func attrs(provider, id string, env *notify.Envelope, mode Mode) []slog.Attr {
 		a = append(a, emailAttr(email.MessageOf(env), digits, mode))
 	case chat.MessageOf(env) != nil:
 		a = append(a, chatAttr(chat.MessageOf(env), digits, mode))
+	case push.MessageOf(env) != nil:
+		a = append(a, pushAttr(push.MessageOf(env), digits, mode))
 	}
 	return a
 }
@@ -190,6 +193,26 @@ func chatAttr(m *chat.Message, digits bool, mode Mode) slog.Attr {
 		))
 	}
 	return slog.Group("chat", a...)
+}
+
+// pushAttr describes a push: its text as the other kinds' (a code in it
+// masked), the link without its query, the data's keys only; never the
+// subscription's keys.
+func pushAttr(m *push.Message, digits bool, mode Mode) slog.Attr {
+	a := []any{
+		slog.String("title", mode.redacted(m.Title, "", digits)),
+		slog.Int("text_len", utf8.RuneCountInString(m.Body)),
+		slog.String("text", mode.redacted(m.Body, "", digits)),
+		slog.Int("ttl_seconds", int(m.TTL.Seconds())),
+		slog.String("urgency", string(m.Urgency)),
+	}
+	if m.Link != "" {
+		a = append(a, slog.String("link", stripQuery(m.Link)))
+	}
+	if len(m.Data) > 0 {
+		a = append(a, slog.Int("data_keys", len(m.Data)))
+	}
+	return slog.Group("push", a...)
 }
 
 // templateAttr describes a cloud template, its values masked as the rest
