@@ -4,7 +4,9 @@
 //
 // Each send is one Info record with the message's kind, masked recipient
 // ("98xxxxxx10", "r***@example.com"), route, purpose or gateway, IDs,
-// lengths and, for SMS and chat, the text; for e-mail, the subject. A
+// lengths and, for SMS and chat, the text; for e-mail, the subject; for a
+// push, its title and text, TTL, urgency, link without its query and the
+// number of its data's keys (never a subscription's keys). A
 // declared OTP never reaches the log: the message's declared code
 // (sms.Message.OTP, chat.Message.OTP, email.Message.OTP, which may be of
 // up to 10 digits) is replaced by "******" wherever it occurs, e-mail
