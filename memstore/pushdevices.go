@@ -138,17 +138,37 @@ func (s *PushDevices) remove(key deviceKey, to string) {
 	s.recipients[key] = list
 }
 
-// Devices returns a copy of the devices of the account's recipient, the
-// most recently registered first (ties by To); none is an empty slice
-// and a nil error.
-func (s *PushDevices) Devices(ctx context.Context, account, recipient string) ([]pushstore.Device, error) {
+// Devices returns a copy of the devices of the account's recipients,
+// read under one lock, as pushstore.Devices documents: grouped by
+// recipient in the order of recipients (a repeated name once, at its
+// first place), each recipient's most recently registered first (ties by
+// To); none is an empty slice and a nil error. More than 10,000 names is
+// store.ErrInvalid.
+func (s *PushDevices) Devices(ctx context.Context, account string, recipients []string) ([]pushstore.Device, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("devices", err)
 	}
+	if len(recipients) > pushstore.MaxLookup {
+		return nil, fmt.Errorf("memstore: devices: %w",
+			store.InvalidField("recipients", fmt.Sprintf("must name at most %d recipients", pushstore.MaxLookup)))
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	list := s.recipients[deviceKey{account, recipient}]
-	return append(make([]pushstore.Device, 0, len(list)), list...), nil
+	out := []pushstore.Device{}
+	var seen map[string]bool
+	if len(recipients) > 1 {
+		seen = make(map[string]bool, len(recipients))
+	}
+	for _, name := range recipients {
+		if seen != nil {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+		}
+		out = append(out, s.recipients[deviceKey{account, name}]...)
+	}
+	return out, nil
 }
 
 // UnregisterDevice forgets the account's device to, whichever recipient

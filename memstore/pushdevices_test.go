@@ -45,7 +45,7 @@ func TestPushDevicesForget(t *testing.T) {
 	check("after registering "+fmt.Sprint(n), pushstore.MaxDevices, 1)
 
 	// Moving every device to bob drops ann.
-	l, _ := s.Devices(ctx, "acme", "ann")
+	l, _ := s.Devices(ctx, "acme", []string{"ann"})
 	for _, d := range l {
 		d.Recipient = "bob"
 		if err := s.RegisterDevice(ctx, "acme", d); err != nil {

@@ -61,11 +61,17 @@ func buildPushDeviceQueries(x func(string) string) pushDeviceQueries {
 DELETE FROM {{s}}{{p}}push_devices AS d USING beyond
 WHERE d.account = $1 AND d.to_hash = beyond.to_hash AND (d.recipient = $4 OR d.to_hash = $2)`),
 
-		// devices reads the index of the recipient's devices; ties of
-		// the microsecond, rare, are sorted by To.
-		devices: x(`SELECT device_to, p256dh, auth, registered_at FROM {{s}}{{p}}push_devices
-WHERE account = $1 AND recipient = $2
-ORDER BY registered_at DESC, device_to COLLATE "C"`),
+		// devices reads the devices of the recipients $2 (distinct
+		// names), grouped in their order: a probe of the index
+		// (account, recipient, registered_at DESC) for each name, then
+		// one sort of the rows found by the name's place, time and To.
+		// (A join with the names' ordinals, not array_position, whose
+		// scan of the array for every row found would make 10,000 names
+		// quadratic.)
+		devices: x(`SELECT d.recipient, d.device_to, d.p256dh, d.auth, d.registered_at
+FROM unnest($2::text[]) WITH ORDINALITY AS n(recipient, place)
+JOIN {{s}}{{p}}push_devices AS d ON d.account = $1 AND d.recipient = n.recipient
+ORDER BY n.place, d.registered_at DESC, d.device_to COLLATE "C"`),
 
 		unregister: x(`DELETE FROM {{s}}{{p}}push_devices WHERE account = $1 AND to_hash = $2`),
 	}
@@ -93,7 +99,8 @@ ORDER BY registered_at DESC, device_to COLLATE "C"`),
 // registrations of one recipient from any number of instances are
 // serialised, and each leaves at most MaxDevices, its newest; a device
 // only ever joins a recipient's list under that recipient's lock. Devices
-// is one SELECT of an index, UnregisterDevice one DELETE by primary key.
+// is one SELECT, of an index probe for each recipient however many it
+// names, UnregisterDevice one DELETE by primary key.
 // Every method may be repeated after a lost connection (a registration
 // is an upsert; a repeated removal of a row gone is store.ErrNotFound),
 // and RegisterDevice is repeated when the server chose it as a deadlock's
@@ -180,20 +187,41 @@ func (s *Store) pushDeviceLock(account, recipient string) int64 {
 	return int64(binary.BigEndian.Uint64(h[:8]))
 }
 
-// Devices returns the devices of the account's recipient, the most
+// Devices returns the devices of the account's recipients, as
+// pushstore.Devices documents, in one statement (none when no name may
+// have devices): grouped by recipient in the order of recipients (a
+// repeated name once, at its first place), each recipient's most
 // recently registered first (ties by To in byte order), RegisteredAt in
 // UTC; none is an empty slice and a nil error. A name a text column
-// cannot hold (not UTF-8, or with the NUL character) has none.
-func (p *PushDevices) Devices(ctx context.Context, account, recipient string) ([]pushstore.Device, error) {
-	if !storable(account) || !storable(recipient) {
+// cannot hold (not UTF-8, or with the NUL character) has none, and so
+// has every name of such an account. More than 10,000 names is
+// store.ErrInvalid.
+func (p *PushDevices) Devices(ctx context.Context, account string, recipients []string) ([]pushstore.Device, error) {
+	const op = "devices"
+	if len(recipients) > pushstore.MaxLookup {
+		return nil, fmt.Errorf("pgstore: %s: %w", op,
+			store.InvalidField("recipients", fmt.Sprintf("must name at most %d recipients", pushstore.MaxLookup)))
+	}
+	names := make([]string, 0, len(recipients))
+	seen := make(map[string]bool, len(recipients))
+	for _, name := range recipients {
+		if !seen[name] && storable(name) {
+			names = append(names, name)
+		}
+		seen[name] = true
+	}
+	if len(names) == 0 || !storable(account) {
+		if err := ctx.Err(); err != nil {
+			return nil, p.s.fail(ctx, op, err)
+		}
 		return []pushstore.Device{}, nil
 	}
-	out, err := readRows(ctx, p.s, "devices", func(row pgx.Row) (pushstore.Device, error) {
-		d := pushstore.Device{Recipient: recipient}
-		err := row.Scan(&d.To, &d.P256dh, &d.Auth, &d.RegisteredAt)
+	out, err := readRows(ctx, p.s, op, func(row pgx.Row) (pushstore.Device, error) {
+		var d pushstore.Device
+		err := row.Scan(&d.Recipient, &d.To, &d.P256dh, &d.Auth, &d.RegisteredAt)
 		d.RegisteredAt = d.RegisteredAt.UTC()
 		return d, err
-	}, p.s.q.pushDevices.devices, account, recipient)
+	}, p.s.q.pushDevices.devices, account, names)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func pushDevice(recipient, name string, n int) pushstore.Device {
 // that order.
 func wantTos(t *testing.T, p *pgstore.PushDevices, account, recipient string, tos []string) {
 	t.Helper()
-	got, err := p.Devices(context.Background(), account, recipient)
+	got, err := p.Devices(context.Background(), account, []string{recipient})
 	must(t, err)
 	var have []string
 	for _, d := range got {
@@ -128,7 +128,8 @@ func (c *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 
 // TestPushDevicesRoundTrips: a registration, its recipient's lock and
 // its eviction included, is one round trip (a batch of two statements);
-// Devices and UnregisterDevice one statement each.
+// Devices, of one name or of 10,000, and UnregisterDevice one statement
+// each; Devices of no name none.
 func TestPushDevicesRoundTrips(t *testing.T) {
 	counter := &roundTrips{}
 	pool := pgstoretest.Pool(t, pgstoretest.Schema(t), 4, func(c *pgxpool.Config) { c.ConnConfig.Tracer = counter })
@@ -151,9 +152,51 @@ func TestPushDevicesRoundTrips(t *testing.T) {
 		})
 	}
 	counted("Devices", 1, 0, func() error {
-		l, err := p.Devices(ctx, "acme", "ann")
+		l, err := p.Devices(ctx, "acme", []string{"ann"})
 		if err == nil && len(l) != pushstore.MaxDevices {
 			err = fmt.Errorf("%d devices", len(l))
+		}
+		return err
+	})
+	// Many names, as a bulk push to 10,000 recipients reads them, are
+	// one statement too: 2,500 recipients of one device each, ann, and
+	// names without devices, given in an order of their own.
+	const many = 2500
+	names := make([]string, 0, 10000)
+	for i := range many {
+		must(t, p.RegisterDevice(ctx, "acme", pushDevice(fmt.Sprintf("user-%04d", i), fmt.Sprintf("u%04d", i), i)))
+	}
+	for i := range many {
+		names = append(names, fmt.Sprintf("user-%04d", (i*7)%many), fmt.Sprintf("nobody-%04d", i))
+	}
+	names = append(names, "ann")
+	for len(names) < cap(names) {
+		names = append(names, fmt.Sprintf("user-%04d", len(names)%many)) // repeats: each at its first place only
+	}
+	counted(fmt.Sprintf("Devices of %d names", len(names)), 1, 0, func() error {
+		l, err := p.Devices(ctx, "acme", names)
+		if err != nil {
+			return err
+		}
+		if len(l) != many+pushstore.MaxDevices {
+			return fmt.Errorf("%d devices, want %d", len(l), many+pushstore.MaxDevices)
+		}
+		for i := range many {
+			if want := fmt.Sprintf("user-%04d", (i*7)%many); l[i].Recipient != want {
+				return fmt.Errorf("[%d] is %s's, want %s's", i, l[i].Recipient, want)
+			}
+		}
+		for _, d := range l[many:] {
+			if d.Recipient != "ann" {
+				return fmt.Errorf("a device of %s after ann's", d.Recipient)
+			}
+		}
+		return nil
+	})
+	counted("Devices of no name", 0, 0, func() error {
+		l, err := p.Devices(ctx, "acme", nil)
+		if err == nil && (l == nil || len(l) != 0) {
+			err = fmt.Errorf("%v, want an empty slice", l)
 		}
 		return err
 	})
@@ -190,10 +233,16 @@ func TestPushDevicesUnstorable(t *testing.T) {
 	}
 	wantTos(t, p, "acme", "ann", nil)
 	must(t, p.RegisterDevice(ctx, "acme", good))
-	for _, c := range [][2]string{{"acme\x00", "ann"}, {"acme", "ann\xff"}} {
-		if got, err := p.Devices(ctx, c[0], c[1]); err != nil || got == nil || len(got) != 0 {
+	for _, c := range [][2]string{{"acme\x00", "ann"}, {"acme", "ann\xff"}, {"acme", "ann\x00"}} {
+		if got, err := p.Devices(ctx, c[0], []string{c[1]}); err != nil || got == nil || len(got) != 0 {
 			t.Fatalf("Devices(%q, %q) = %v, %v; want an empty slice", c[0], c[1], got, err)
 		}
+	}
+	// Among other names, such a name has none, and the others theirs.
+	got, err := p.Devices(ctx, "acme", []string{"ann\xff", "bob\x00", "ann", "\xff"})
+	must(t, err)
+	if len(got) != 1 || got[0].To != good.To || got[0].Recipient != "ann" {
+		t.Fatalf("Devices of unstorable names and ann = %v; want ann's device", got)
 	}
 	wantErr(t, p.UnregisterDevice(ctx, "acme\xff", good.To), store.ErrNotFound)
 	wantErr(t, p.UnregisterDevice(ctx, "acme", good.To+"\x00"), store.ErrNotFound)
@@ -209,7 +258,7 @@ func TestPushDevicesEndedContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	wantErr(t, p.RegisterDevice(ctx, "acme", pushDevice("ann", "2", 2)), context.Canceled)
-	_, err := p.Devices(ctx, "acme", "ann")
+	_, err := p.Devices(ctx, "acme", []string{"ann"})
 	wantErr(t, err, context.Canceled)
 	wantErr(t, p.UnregisterDevice(ctx, "acme", pushDevice("ann", "1", 1).To), context.Canceled)
 	wantTos(t, p, "acme", "ann", []string{pushDevice("ann", "1", 1).To})
@@ -252,7 +301,7 @@ func TestPushDevicesDatabaseDown(t *testing.T) {
 	p := s.PushDevices()
 	for name, call := range map[string]func() error{
 		"RegisterDevice":   func() error { return p.RegisterDevice(ctx, "acme", pushDevice("ann", "1", 1)) },
-		"Devices":          func() error { _, err := p.Devices(ctx, "acme", "ann"); return err },
+		"Devices":          func() error { _, err := p.Devices(ctx, "acme", []string{"ann"}); return err },
 		"UnregisterDevice": func() error { return p.UnregisterDevice(ctx, "acme", "token") },
 	} {
 		start := time.Now()

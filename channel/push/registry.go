@@ -93,7 +93,7 @@ func (r *Registry) Devices(ctx context.Context, account, recipient string) ([]pu
 	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
-	ds, err := r.devices.Devices(ctx, account, recipient)
+	ds, err := r.devices.Devices(ctx, account, []string{recipient})
 	if err != nil {
 		return nil, storeError("read the devices", err)
 	}
@@ -101,7 +101,8 @@ func (r *Registry) Devices(ctx context.Context, account, recipient string) ([]pu
 }
 
 // BulkFor reads the devices of the account's recipients for a bulk push
-// (BulkRequest.Registered): each recipient's devices, newest first, a
+// (BulkRequest.Registered), in one read of the registry whatever their
+// number: each recipient's devices, newest first, a
 // device shared by two recipients once. A device the push service
 // declared gone (on the suppression list as a hard bounce) is left out
 // and forgotten. A recipient without a device left is listed in
@@ -125,17 +126,17 @@ func (r *Registry) BulkFor(ctx context.Context, account string, recipients []str
 	if err := notify.InvalidFields(fe); err != nil {
 		return nil, err
 	}
-	per := make([][]pushstore.Device, len(recipients))
-	var tos []string
-	for i, name := range recipients {
-		ds, err := r.devices.Devices(ctx, account, name)
-		if err != nil {
-			return nil, storeError("read the devices", err)
-		}
-		per[i] = ds
-		for _, d := range ds {
-			tos = append(tos, d.To)
-		}
+	// One read of every name's devices, grouped in the names' order (a
+	// name given twice once), split here by recipient.
+	ds, err := r.devices.Devices(ctx, account, recipients)
+	if err != nil {
+		return nil, storeError("read the devices", err)
+	}
+	tos := make([]string, len(ds))
+	of := make(map[string][]pushstore.Device, len(recipients))
+	for i, d := range ds {
+		tos[i] = d.To
+		of[d.Recipient] = append(of[d.Recipient], d)
 	}
 	gone, err := r.gone(ctx, account, tos)
 	if err != nil {
@@ -143,9 +144,9 @@ func (r *Registry) BulkFor(ctx context.Context, account string, recipients []str
 	}
 	reg := &Registered{Names: slices.Clone(recipients)}
 	seen := make(map[string]bool, len(tos))
-	for i, ds := range per {
+	for i, name := range recipients {
 		kept := 0
-		for _, d := range ds {
+		for _, d := range of[name] {
 			if gone[d.To] {
 				continue
 			}

@@ -110,7 +110,7 @@ func TestBulkFor(t *testing.T) {
 	if _, err := (&push.BulkRequest{Message: push.Request{Account: "acme", Body: "Sale"}, Registered: devs}).Recipients(); fields(err) != "recipients.1" {
 		t.Fatalf("a bulk push to bob: %v", err)
 	}
-	if ds, _ := devices.Devices(ctx, "acme", "bob"); len(ds) != 0 {
+	if ds, _ := devices.Devices(ctx, "acme", []string{"bob"}); len(ds) != 0 {
 		t.Fatalf("bob's gone subscription is still registered: %+v", ds)
 	}
 	// An unsubscribed (not gone) device stays: the send decides by class.
@@ -127,6 +127,56 @@ func TestBulkFor(t *testing.T) {
 	}
 }
 
+// countingDevices is a registry store that counts its reads.
+type countingDevices struct {
+	*memstore.PushDevices
+	reads int
+}
+
+func (c *countingDevices) Devices(ctx context.Context, account string, recipients []string) ([]pushstore.Device, error) {
+	c.reads++
+	return c.PushDevices.Devices(ctx, account, recipients)
+}
+
+// TestBulkForOneRead: the devices of every recipient of a bulk push are
+// one read of the store, split by recipient in the names' order; a name
+// given twice is reachable (or not) at both places, its devices sent to
+// once.
+func TestBulkForOneRead(t *testing.T) {
+	ctx := context.Background()
+	devices := &countingDevices{PushDevices: memstore.NewPushDevices()}
+	reg, err := push.NewRegistry(devices, memstore.NewSuppressions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	a, b := subscription(t, "https://push.example.com/s/a"), subscription(t, "https://push.example.com/s/b")
+	for _, r := range []struct {
+		who string
+		sub *push.Subscription
+		tok string
+	}{{"ann", a, ""}, {"bob", b, ""}, {"ann", nil, token}} {
+		if _, err := reg.Register(ctx, "acme", r.who, r.sub, r.tok, at); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Second)
+	}
+	devs, err := reg.BulkFor(ctx, "acme", []string{"bob", "nobody", "ann", "bob", "nobody"})
+	if err != nil || devices.reads != 1 {
+		t.Fatalf("bulk: %+v, %v; %d reads, want 1", devs, err, devices.reads)
+	}
+	var subs []string
+	for _, s := range devs.Subscriptions {
+		subs = append(subs, s.Endpoint)
+	}
+	if len(subs) != 2 || subs[0] != b.Endpoint || subs[1] != a.Endpoint || len(devs.Tokens) != 1 || devs.Tokens[0] != token {
+		t.Fatalf("subscriptions %v and tokens %v; want bob's, then ann's, and ann's token", subs, devs.Tokens)
+	}
+	if len(devs.Unreachable) != 2 || devs.Unreachable[0] != 1 || devs.Unreachable[1] != 4 {
+		t.Fatalf("unreachable %v, want [1 4]", devs.Unreachable)
+	}
+}
+
 // failingDevices is a registry store that is down.
 type failingDevices struct{ store pushstore.Devices }
 
@@ -138,7 +188,7 @@ func (f failingDevices) UnregisterDevice(ctx context.Context, account, to string
 	return f.store.UnregisterDevice(ctx, account, to)
 }
 
-func (failingDevices) Devices(context.Context, string, string) ([]pushstore.Device, error) {
+func (failingDevices) Devices(context.Context, string, []string) ([]pushstore.Device, error) {
 	return nil, errors.New("connection refused")
 }
 

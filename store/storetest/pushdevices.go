@@ -54,7 +54,16 @@ type PushDevicesHarness struct {
 //     ErrInvalid (errors.Is) and changes nothing; a recipient of
 //     MaxRecipientLen bytes is kept;
 //   - a recipient without devices, or an account without any, is an
-//     empty slice and a nil error;
+//     empty slice and a nil error, and so is an empty list of names;
+//   - Devices of several names answers their devices in one list,
+//     grouped by recipient in the order the names were given (whatever
+//     the order of registration or of the names' bytes), each
+//     recipient's in Devices' order, Recipient set to each device's;
+//     a name given twice is answered once, at its first place; names
+//     without devices add none, and another account's devices, of the
+//     same names or of others, never appear;
+//   - Devices takes 10,000 names (notify.MaxBulkRecipients) in one call,
+//     and more, even the same name 10,001 times, is ErrInvalid;
 //   - of Goroutines goroutines registering two devices each for one
 //     recipient and one for another, all at once, the devices left are
 //     each recipient's MaxDevices most recently registered, in order;
@@ -76,6 +85,8 @@ func RunPushDevices(t *testing.T, h PushDevicesHarness) {
 		{"Unregister", func(t *testing.T) { testPushUnregister(t, h) }},
 		{"Invalid", func(t *testing.T) { testPushInvalid(t, h) }},
 		{"None", func(t *testing.T) { testPushNone(t, h) }},
+		{"ManyNames", func(t *testing.T) { testPushManyNames(t, h) }},
+		{"NamesBound", func(t *testing.T) { testPushNamesBound(t, h) }},
 		{"Concurrent", func(t *testing.T) { testPushConcurrent(t, h) }},
 		{"CallersCannotChangeStore", func(t *testing.T) { testPushCopies(t, h) }},
 	})
@@ -166,14 +177,29 @@ func short(to string) string {
 // slice fails it too.
 func devicesOf(t *testing.T, s pushstore.Devices, account, recipient string) []pushstore.Device {
 	t.Helper()
-	got, err := s.Devices(context.Background(), account, recipient)
+	return devicesOfAll(t, s, account, []string{recipient})
+}
+
+// devicesOfAll returns Devices of account's recipients or fails t; a
+// nil slice fails it too.
+func devicesOfAll(t *testing.T, s pushstore.Devices, account string, recipients []string) []pushstore.Device {
+	t.Helper()
+	got, err := s.Devices(context.Background(), account, recipients)
 	if err != nil {
-		t.Fatalf("Devices(%s, %q): %v", account, recipient, err)
+		t.Fatalf("Devices(%s, %s): %v", account, listNames(recipients), err)
 	}
 	if got == nil {
-		t.Fatalf("Devices(%s, %q) answered a nil slice, want an empty one", account, recipient)
+		t.Fatalf("Devices(%s, %s) answered a nil slice, want an empty one", account, listNames(recipients))
 	}
 	return got
+}
+
+// listNames shows the names of a Devices call, a long list shortened.
+func listNames(names []string) string {
+	if len(names) > 8 {
+		return fmt.Sprintf("%q...(%d names)", names[:8], len(names))
+	}
+	return fmt.Sprintf("%q", names)
 }
 
 // wantDevices fails t unless Devices of account's recipient answers want
@@ -436,6 +462,73 @@ func testPushNone(t *testing.T, h PushDevicesHarness) {
 	wantDevices(t, s, acct, "ann", nil, "an account without devices")
 	register(t, s, acct, token("ann", registeredAt))
 	wantDevices(t, s, acct, "bob", nil, "a recipient without devices")
+}
+
+// testPushManyNames checks Devices of several names at once: grouped in
+// the names' order, a repeated name once, names without devices and
+// other accounts' devices left out.
+func testPushManyNames(t *testing.T, h PushDevicesHarness) {
+	s, acct, elsewhere := newPushDevices(t, h), newName("push"), newName("push")
+	at := registeredAt.Truncate(time.Second)
+	// Registered interleaved and out of every order the names are
+	// asked in; ann's two share a microsecond.
+	ann := []pushstore.Device{subscription("ann", at.Add(3*time.Second)), token("ann", at), token("ann", at)}
+	ann[1].To, ann[2].To = "https://push.example/b/"+acct, "https://push.example/B/"+acct
+	bob := []pushstore.Device{token("bob", at.Add(time.Hour)), subscription("bob", at.Add(-time.Hour))}
+	carl := []pushstore.Device{token("carl", at.Add(time.Second))}
+	for _, d := range []pushstore.Device{bob[1], ann[1], carl[0], ann[0], bob[0], ann[2]} {
+		register(t, s, acct, d)
+	}
+	// Another account has devices of ann, and of erin, whom acct has
+	// none of.
+	register(t, s, elsewhere, token("ann", at.Add(2*time.Hour)))
+	register(t, s, elsewhere, token("erin", at.Add(2*time.Hour)))
+	pushOrder(ann)
+	pushOrder(bob)
+
+	for _, c := range []struct {
+		names []string
+		want  [][]pushstore.Device
+	}{
+		{[]string{"carl", "dave", "ann", "erin", "bob", "ann", "carl"}, [][]pushstore.Device{carl, ann, bob}},
+		{[]string{"bob", "ann"}, [][]pushstore.Device{bob, ann}},
+		{[]string{"dave", "bob", "bob", "erin"}, [][]pushstore.Device{bob}},
+		{[]string{"Ann", "ann ", "dave", "erin"}, nil},
+		{[]string{}, nil},
+		{nil, nil},
+	} {
+		var want []pushstore.Device
+		for _, l := range c.want {
+			want = append(want, l...)
+		}
+		got := devicesOfAll(t, s, acct, c.names)
+		if d := diffDevices(got, want); d != "" {
+			t.Fatalf("Devices(%q): %s", c.names, d)
+		}
+	}
+}
+
+// testPushNamesBound checks that Devices takes 10,000 names in one call,
+// and no more.
+func testPushNamesBound(t *testing.T, h PushDevicesHarness) {
+	const bound = pushstore.MaxLookup
+	s, acct := newPushDevices(t, h), newName("push")
+	d := token("ann", registeredAt)
+	register(t, s, acct, d)
+	names := make([]string, 0, bound+1)
+	for i := range bound - 1 {
+		names = append(names, fmt.Sprintf("user-%05d", i))
+	}
+	names = append(names, "ann")
+	got := devicesOfAll(t, s, acct, names)
+	if diff := diffDevices(got, []pushstore.Device{d}); diff != "" {
+		t.Fatalf("Devices of %d names, ann last: %s", bound, diff)
+	}
+	names = append(names, "bob")
+	_, err := s.Devices(context.Background(), acct, names)
+	wantErr(t, fmt.Sprintf("Devices of %d names", bound+1), err, store.ErrInvalid)
+	_, err = s.Devices(context.Background(), acct, slices.Repeat([]string{"ann"}, bound+1))
+	wantErr(t, fmt.Sprintf("Devices of one name given %d times", bound+1), err, store.ErrInvalid)
 }
 
 // testPushConcurrent checks that registrations racing for one recipient

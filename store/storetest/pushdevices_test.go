@@ -173,9 +173,12 @@ func (s *simplePushDevices) forget(account, to string) bool {
 	return len(s.all) < n
 }
 
-func (s *simplePushDevices) Devices(ctx context.Context, account, recipient string) ([]pushstore.Device, error) {
+func (s *simplePushDevices) Devices(ctx context.Context, account string, recipients []string) ([]pushstore.Device, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if len(recipients) > pushstore.MaxLookup && s.defect != "no-names-bound" {
+		return nil, store.InvalidField("recipients", "at most 10,000")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -183,21 +186,34 @@ func (s *simplePushDevices) Devices(ctx context.Context, account, recipient stri
 	if s.defect != "nil-none" {
 		out = []pushstore.Device{}
 	}
-	for _, e := range s.all {
-		if s.ofAccount(e.account, account) && s.same(e.Recipient, recipient) {
-			out = append(out, e.Device)
-		}
+	names := recipients
+	if s.defect == "names-sorted" {
+		names = slices.Sorted(slices.Values(recipients))
 	}
-	if s.defect != "registration-order" {
-		slices.SortStableFunc(out, func(a, b pushstore.Device) int {
-			switch {
-			case s.before(a, b):
-				return -1
-			case s.before(b, a):
-				return 1
+	done := map[string]bool{}
+	for _, name := range names {
+		if done[name] && s.defect != "repeats-names" {
+			continue
+		}
+		done[name] = true
+		var mine []pushstore.Device
+		for _, e := range s.all {
+			if s.ofAccount(e.account, account) && s.same(e.Recipient, name) {
+				mine = append(mine, e.Device)
 			}
-			return 0
-		})
+		}
+		if s.defect != "registration-order" {
+			slices.SortStableFunc(mine, func(a, b pushstore.Device) int {
+				switch {
+				case s.before(a, b):
+					return -1
+				case s.before(b, a):
+					return 1
+				}
+				return 0
+			})
+		}
+		out = append(out, mine...)
 	}
 	return out, nil
 }
@@ -271,13 +287,27 @@ func (s *sharingPushDevices) RegisterDevice(ctx context.Context, account string,
 	return nil
 }
 
-func (s *sharingPushDevices) Devices(ctx context.Context, account, recipient string) ([]pushstore.Device, error) {
+// Devices answers a recipient's own slice when asked for one.
+func (s *sharingPushDevices) Devices(ctx context.Context, account string, recipients []string) ([]pushstore.Device, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if l := s.m[[2]string{account, recipient}]; l != nil {
-		return l, nil
+	if len(recipients) > 10000 {
+		return nil, store.InvalidField("recipients", "at most 10,000")
 	}
-	return []pushstore.Device{}, nil
+	if len(recipients) == 1 {
+		if l := s.m[[2]string{account, recipients[0]}]; l != nil {
+			return l, nil
+		}
+	}
+	out := []pushstore.Device{}
+	done := map[string]bool{}
+	for _, name := range recipients {
+		if !done[name] {
+			done[name] = true
+			out = append(out, s.m[[2]string{account, name}]...)
+		}
+	}
+	return out, nil
 }
 
 func (s *sharingPushDevices) UnregisterDevice(ctx context.Context, account, to string) error {
@@ -329,6 +359,9 @@ func TestPushSuiteCatchesDefects(t *testing.T) {
 		{"counts-runes", "Invalid"},
 		{"partial-invalid", "Invalid"},
 		{"nil-none", "None"},
+		{"names-sorted", "ManyNames"},
+		{"repeats-names", "ManyNames"},
+		{"no-names-bound", "NamesBound"},
 		{"racy", "Concurrent"},
 		{"shares", "CallersCannotChangeStore"},
 	})

@@ -21,6 +21,10 @@ import (
 // often an app registers.
 const MaxDevices = 20
 
+// MaxLookup is the most recipients one Devices call names: a bulk push's
+// (notify.MaxBulkRecipients).
+const MaxLookup = 10000
+
 // MaxRecipientLen is the longest recipient name, in bytes.
 const MaxRecipientLen = 200
 
@@ -58,10 +62,17 @@ type Devices interface {
 	// d.RegisteredAt is zero, with nothing changed.
 	RegisterDevice(ctx context.Context, account string, d Device) error
 
-	// Devices returns the devices of the account's recipient, the most
-	// recently registered first (ties by To); none is an empty slice and
-	// a nil error.
-	Devices(ctx context.Context, account, recipient string) ([]Device, error)
+	// Devices returns the devices of the account's recipients in one
+	// read (pgstore in one statement, memstore under one lock): grouped
+	// by recipient in the order of recipients, a name given twice
+	// counting once, at its first place; each recipient's most recently
+	// registered first (ties by To, in byte order). A name without
+	// devices adds none, and so does a name the store cannot hold (it
+	// has none). None at all is an empty slice and a nil error, also for
+	// an empty recipients. len(recipients) is at most MaxLookup
+	// (notify.MaxBulkRecipients, a bulk push's bound; a repeated name
+	// counts each time): more is store.ErrInvalid.
+	Devices(ctx context.Context, account string, recipients []string) ([]Device, error)
 
 	// UnregisterDevice forgets the account's device to, whoever it is
 	// registered for: store.ErrNotFound when there is none.
