@@ -150,28 +150,34 @@ func (s *Store) open(ctx context.Context, q querier, retry bool, m *record.Messa
 // rolls back. A record in another state, or that carries a provider's
 // ID, attempts or an error, is store.ErrInvalid, as are two currencies
 // among one account's records. ms is taken as Open takes m.
-func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*record.Message) error {
+//
+// It answers, for each record of ms in its order, the balance its
+// account's wallet had right after that record's debit, as Open answers
+// one (the zero Balance for a record that charges nothing); the wallets
+// are locked in the order of their accounts, so two batches that share
+// accounts never wait for each other in a cycle.
+func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*record.Message) ([]record.Balance, error) {
 	if tx == nil {
-		return fmt.Errorf("pgstore: open messages: %w: nil transaction", store.ErrInvalid)
+		return nil, fmt.Errorf("pgstore: open messages: %w: nil transaction", store.ErrInvalid)
 	}
 	if len(ms) == 0 {
-		return nil
+		return nil, nil
 	}
 	rows, needs, err := batchRows(ms)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	after, paid, err := s.debitMany(ctx, tx, needs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case !paid:
-		return s.batchRefused(ctx, tx, ms, needs)
+		return nil, s.batchRefused(ctx, tx, ms, needs)
 	case len(after) != len(needs):
 		// Never a ledger row without its wallet's balance: the caller
 		// rolls the debits back.
-		return fmt.Errorf("pgstore: open messages: debited %d of %d wallets", len(after), len(needs))
+		return nil, fmt.Errorf("pgstore: open messages: debited %d of %d wallets", len(after), len(needs))
 	}
 	// Each row's running balance: the wallet's before the debit, less
 	// each charge in turn, ending at what the debit left.
@@ -179,24 +185,26 @@ func (s *Store) OpenTxMany(ctx context.Context, tx pgx.Tx, ms []*record.Message)
 	for a, n := range needs {
 		running[a] = after[a] + n.total
 	}
+	balances := make([]record.Balance, len(ms))
 	ledger := make([][]any, 0, len(ms))
-	for _, m := range ms {
+	for i, m := range ms {
 		if m.Charge.Minor > 0 {
 			running[m.Account] -= m.Charge.Minor
 			ledger = append(ledger, []any{m.Account, m.ID, -m.Charge.Minor, running[m.Account]})
+			balances[i] = record.Balance{Account: m.Account, Available: record.Money{Minor: running[m.Account], Currency: m.Charge.Currency}}
 		}
 	}
 	if _, err := tx.CopyFrom(ctx, s.table("ledger"), []string{"account", "ref", "amount", "balance_after"}, pgx.CopyFromRows(ledger)); err != nil {
-		return s.batchFailed(ctx, err)
+		return nil, s.batchFailed(ctx, err)
 	}
 	written, err := tx.CopyFrom(ctx, s.table("messages"), messageColumnList, pgx.CopyFromRows(rows))
 	if err != nil {
-		return s.batchFailed(ctx, err)
+		return nil, s.batchFailed(ctx, err)
 	}
 	if written != int64(len(ms)) {
-		return fmt.Errorf("pgstore: open messages: wrote %d of %d records", written, len(ms))
+		return nil, fmt.Errorf("pgstore: open messages: wrote %d of %d records", written, len(ms))
 	}
-	return nil
+	return balances, nil
 }
 
 // batchFailed answers a failed write of OpenTxMany: a record already

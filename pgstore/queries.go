@@ -287,7 +287,8 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 		// debitMany debits each account $1 its total $2, in its currency
 		// ($3 code, $4 exponent), in one statement, all or nothing, for
 		// OpenTxMany: locked reads every wallet concerned under its row
-		// lock, paid says whether each can pay its total in its
+		// lock, taken in the order of the accounts (so that two batches
+		// never wait for each other in a cycle), paid says whether each can pay its total in its
 		// currency, and only then do the debits go in. It answers paid,
 		// and each debited wallet's account and balance after (none when
 		// not paid).
@@ -295,7 +296,7 @@ WHERE account = $1 AND key_hash = $2 AND receipt IS NULL`),
 	SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::int[]) AS n(account, total, code, exp)
 ), locked AS (
 	SELECT account, balance, currency_code, currency_exponent FROM {{s}}{{p}}wallets
-	WHERE account IN (SELECT account FROM need) FOR UPDATE
+	WHERE account IN (SELECT account FROM need) ORDER BY account FOR UPDATE
 ), paid AS (
 	SELECT coalesce(bool_and(coalesce(l.balance >= n.total AND l.currency_code = n.code
 		AND l.currency_exponent = n.exp, false)), true) AS ok

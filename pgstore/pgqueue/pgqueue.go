@@ -88,6 +88,21 @@ type Config struct {
 	// Notifier's settle threshold (notify.WithSettleAfter), above its
 	// attempt timeout. Default DefaultRescueAfter (2 minutes).
 	RescueAfter time.Duration
+	// GroupCommit is how many concurrent Opens (one queued or scheduled
+	// send each: Notifier.Enqueue and SendAt) one transaction commits
+	// together, at most: their records and debits by
+	// pgstore.Store.OpenTxMany, their jobs by one insert, one commit.
+	// Opens wait for no timer: an Open that finds no commit under way
+	// runs at once, in a transaction of its own as before; those that
+	// arrive while one is under way go together in the next. Each Open
+	// still answers only once its own record is durable, with its own
+	// balance; a batch that fails before its commit (an account that
+	// cannot pay, a wallet locked elsewhere for longer than 100 ms, any
+	// error) is split, each Open run on its own, so one Open cannot fail
+	// its neighbours. OpenTx, OpenTxMany and OpenMany are never grouped.
+	// Default pgstore.DefaultGroupCommit (64); 1 turns grouping off;
+	// below 0 is store.ErrInvalid.
+	GroupCommit int
 }
 
 // DefaultRescueAfter is Config.RescueAfter's default: the Notifier's
@@ -106,6 +121,7 @@ type Queue struct {
 	schema  string
 	inserts *river.Client[pgx.Tx] // inserts only: Run starts its own
 	running atomic.Bool
+	opens   *openBatcher // nil when Config.GroupCommit is 1
 }
 
 // sendArgs are the args of a send's job: the record, never its payload.
@@ -127,7 +143,7 @@ func (periodicArgs) Kind() string { return PeriodicKind }
 // jobs in River's tables on pool, which must reach st's database: the
 // schema of pgstore.WithSchema when st has one (st.Schema), else the one
 // the connections' search_path finds, so that River's tables live next
-// to st's. A nil st or pool, a Workers below 0 or above 5,000, or a queue name River
+// to st's. A nil st or pool, a Workers below 0 or above 5,000, a GroupCommit below 0, or a queue name River
 // refuses is store.ErrInvalid. New does not migrate: call Migrate, after
 // st.Migrate.
 func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
@@ -140,6 +156,11 @@ func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
 		return nil, fmt.Errorf("pgqueue: new: %w: Workers %d: must not be negative", store.ErrInvalid, cfg.Workers)
 	case cfg.RescueAfter < 0:
 		return nil, fmt.Errorf("pgqueue: new: %w: RescueAfter %v: must not be negative", store.ErrInvalid, cfg.RescueAfter)
+	case cfg.GroupCommit < 0:
+		return nil, fmt.Errorf("pgqueue: new: %w: GroupCommit %d: must not be negative", store.ErrInvalid, cfg.GroupCommit)
+	}
+	if cfg.GroupCommit == 0 {
+		cfg.GroupCommit = pgstore.DefaultGroupCommit
 	}
 	if cfg.RescueAfter == 0 {
 		cfg.RescueAfter = DefaultRescueAfter
@@ -154,6 +175,9 @@ func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
 		cfg.Queue = DefaultQueue
 	}
 	q := &Queue{st: st, pool: pool, cfg: cfg, schema: st.Schema()}
+	if cfg.GroupCommit > 1 {
+		q.opens = &openBatcher{q: q, max: cfg.GroupCommit}
+	}
 	// Checks the queue name and the worker count as Run's client will.
 	rcfg := q.clientConfig()
 	rcfg.Queues = q.queues()
@@ -275,6 +299,14 @@ func (q *Queue) Open(ctx context.Context, m *record.Message) (record.Balance, er
 	if err := waiting(m); err != nil {
 		return record.Balance{}, err
 	}
+	if q.opens != nil {
+		return q.opens.open(ctx, m)
+	}
+	return q.openAlone(ctx, m)
+}
+
+// openAlone is Open in a transaction of m's own.
+func (q *Queue) openAlone(ctx context.Context, m *record.Message) (record.Balance, error) {
 	tx, err := q.pool.Begin(ctx)
 	if err != nil {
 		return record.Balance{}, q.st.WrapErr(ctx, "pgqueue: open: begin", err)
@@ -320,23 +352,31 @@ func (q *Queue) OpenTxMany(ctx context.Context, tx any, ms []*record.Message) er
 	if !ok || ptx == nil {
 		return fmt.Errorf("pgqueue: open: %T: %w", tx, queue.ErrUnsupportedTx)
 	}
+	_, err := q.openTxMany(ctx, ptx, ms)
+	return err
+}
+
+// openTxMany is OpenTxMany on a pgx.Tx, answering each record's balance
+// after its debit (pgstore.Store.OpenTxMany).
+func (q *Queue) openTxMany(ctx context.Context, tx pgx.Tx, ms []*record.Message) ([]record.Balance, error) {
 	jobs := make([]river.InsertManyParams, len(ms))
 	for i, m := range ms {
 		if err := waiting(m); err != nil {
-			return fmt.Errorf("record %d: %w", i, err)
+			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
 		jobs[i] = river.InsertManyParams{Args: sendArgs{Account: m.Account, Message: m.ID}, InsertOpts: q.insertOpts(m)}
 	}
-	if err := q.st.OpenTxMany(ctx, ptx, ms); err != nil {
-		return err
+	balances, err := q.st.OpenTxMany(ctx, tx, ms)
+	if err != nil {
+		return nil, err
 	}
 	if len(jobs) == 0 {
-		return nil
+		return nil, nil
 	}
-	if _, err := q.inserts.InsertManyFastTx(ctx, ptx, jobs); err != nil {
-		return q.st.WrapErr(ctx, "pgqueue: open: insert jobs", err)
+	if _, err := q.inserts.InsertManyFastTx(ctx, tx, jobs); err != nil {
+		return nil, q.st.WrapErr(ctx, "pgqueue: open: insert jobs", err)
 	}
-	return nil
+	return balances, nil
 }
 
 // OpenMany opens every record of ms with its job in one transaction of
