@@ -268,7 +268,8 @@ func batchRows(ms []*record.Message) ([][]any, map[string]*accountNeed, error) {
 			return nil, nil, fmt.Errorf("pgstore: open messages: record %d: %w", i,
 				store.InvalidField("state", "a batch holds queued or scheduled records not yet sent"))
 		}
-		if _, err := openArgs(m); err != nil {
+		_, h, err := openChecked(m)
+		if err != nil {
 			return nil, nil, fmt.Errorf("pgstore: open messages: record %d: %w", i, err)
 		}
 		if m.Charge.Minor > 0 {
@@ -282,11 +283,6 @@ func batchRows(ms []*record.Message) ([][]any, map[string]*accountNeed, error) {
 					store.InvalidField("charge", "every record of an account must be in one currency"))
 			}
 			n.total += m.Charge.Minor
-		}
-		_, steps, _ := record.OpenStates(m.State, m.CreatedAt)
-		h, err := json.Marshal(historyJSON(steps))
-		if err != nil {
-			return nil, nil, fmt.Errorf("pgstore: open messages: %w", err)
 		}
 		var sendAt *time.Time
 		if !m.SendAt.IsZero() {
@@ -353,13 +349,13 @@ func (s *Store) batchRefused(ctx context.Context, tx pgx.Tx, ms []*record.Messag
 	return fmt.Errorf("pgstore: open messages: the batch's charges: %w", store.ErrInsufficientFunds)
 }
 
-// openArgs checks m and returns the arguments of the openMessage
-// statement that writes it.
-func openArgs(m *record.Message) ([]any, error) {
+// openChecked checks m as a record to open and returns the state it
+// opens in and its history's JSON: what openArgs and batchRows write.
+func openChecked(m *record.Message) (record.State, []byte, error) {
 	var fe record.FieldErrors
 	switch {
 	case m == nil:
-		return nil, fmt.Errorf("pgstore: open message: %w: nil record", store.ErrInvalid)
+		return "", nil, fmt.Errorf("pgstore: open message: %w: nil record", store.ErrInvalid)
 	case m.ID == "":
 		fe.Add("id", "is required")
 	case len(m.ID) > maxMessageIDLen:
@@ -376,11 +372,21 @@ func openArgs(m *record.Message) ([]any, error) {
 		fe.Add("state", "must be pending, attempting, queued or scheduled")
 	}
 	if err := store.InvalidFields(fe); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	history, err := json.Marshal(historyJSON(steps))
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: open message: %w", err)
+		return "", nil, fmt.Errorf("pgstore: open message: %w", err)
+	}
+	return state, history, nil
+}
+
+// openArgs checks m and returns the arguments of the openMessage
+// statement that writes it.
+func openArgs(m *record.Message) ([]any, error) {
+	state, history, err := openChecked(m)
+	if err != nil {
+		return nil, err
 	}
 	var sendAt *time.Time
 	if !m.SendAt.IsZero() {
