@@ -19,6 +19,24 @@
 // store.ErrNotFound, store.ErrInvalid, store.ErrConflict) comes back as
 // the store answered it, and nothing is written.
 //
+// # Group commit
+//
+// Concurrent Opens share a transaction (Config.GroupCommit, 64 at most):
+// an Open that finds none under way is sent at once; those that arrive
+// while one is under way go together in the next, their records and
+// debits by pgstore.Store.OpenTxMany and their jobs by one insert, one
+// commit, where each alone makes five round trips and a commit. Each
+// Open still answers only once its own record is durable, with the
+// balance right after its own debit. No group waits longer than 100 ms
+// for a wallet another transaction holds; a group that fails before its
+// commit (that wait, an account that cannot pay, any error) wrote
+// nothing and hands each Open back to run in a transaction of its own,
+// so one Open never fails or holds its neighbours. An Open whose context
+// ends while it waits for its group is withdrawn, nothing written; once
+// its group is under way its outcome is unknown, as for a lone commit
+// (store.ErrUnavailable). OpenTx, OpenTxMany and OpenMany are never
+// grouped.
+//
 // A job carries only the record's account and message ID (kind
 // "notify_send"). It is inserted only in the transaction that writes its
 // record, so a record never has two jobs;

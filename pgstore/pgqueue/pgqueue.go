@@ -143,9 +143,9 @@ func (periodicArgs) Kind() string { return PeriodicKind }
 // jobs in River's tables on pool, which must reach st's database: the
 // schema of pgstore.WithSchema when st has one (st.Schema), else the one
 // the connections' search_path finds, so that River's tables live next
-// to st's. A nil st or pool, a Workers below 0 or above 5,000, a GroupCommit below 0, or a queue name River
-// refuses is store.ErrInvalid. New does not migrate: call Migrate, after
-// st.Migrate.
+// to st's. A nil st or pool, a Workers below 0 or above 5,000, a
+// GroupCommit below 0, or a queue name River refuses is
+// store.ErrInvalid. New does not migrate: call Migrate, after st.Migrate.
 func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
 	switch {
 	case st == nil:
@@ -289,12 +289,16 @@ func (q *Queue) Migrate(ctx context.Context) error {
 }
 
 // Open writes m, queued or scheduled (due at m.SendAt), with its debit and
-// its job, in one transaction of its own, as queue.Queue documents: the
-// store's errors come back as the store answered them
-// (store.ErrInsufficientFunds and the rest), with nothing written; another
-// state is store.ErrInvalid. An error of the commit leaves the outcome
-// unknown, as an error of pgstore.Store.Open does: the record, its debit
-// and its job are then all there or all missing.
+// its job, in one transaction, shared with concurrent Opens unless
+// Config.GroupCommit is 1 (see the package's Group commit), as
+// queue.Queue documents: the store's errors come back as the store
+// answered them (store.ErrInsufficientFunds and the rest), with nothing
+// written; another state is store.ErrInvalid. An error of the commit
+// leaves the outcome unknown, as an error of pgstore.Store.Open does:
+// the record, its debit and its job are then all there or all missing.
+// A ctx that ends while m waits for its group withdraws it (its error,
+// nothing written); once the group is under way, the outcome is unknown
+// (store.ErrUnavailable).
 func (q *Queue) Open(ctx context.Context, m *record.Message) (record.Balance, error) {
 	if err := waiting(m); err != nil {
 		return record.Balance{}, err
