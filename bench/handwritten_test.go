@@ -106,23 +106,10 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 	id := uuid.NewString()
 	now := time.Now()
 
-	h.mu.Lock() // the debit and the record, one step
-	if h.balance < price.Minor {
-		h.mu.Unlock()
-		return nil, errShort
+	rec, err := h.open(id, price.Minor, now)
+	if err != nil {
+		return nil, err
 	}
-	h.balance -= price.Minor
-	if _, dup := h.records.get(id); dup {
-		h.mu.Unlock()
-		return nil, errDuplicate
-	}
-	h.refs.put(id, price.Minor)
-	history := make([]record.StateChange, 2, 4) // room for sent and a delivery report
-	history[0] = record.StateChange{State: record.StatePending, At: now}
-	history[1] = record.StateChange{State: record.StateAttempting, At: now}
-	rec := &handRecord{state: record.StateAttempting, history: history}
-	h.records.put(id, rec)
-	h.mu.Unlock()
 
 	env := &notify.Envelope{ID: id, Kind: sms.Kind, Account: h.account, To: to, Provider: h.provider.Name(),
 		Route: string(sms.RouteSMS), Units: segments, Class: record.Transactional, Price: price,
@@ -132,14 +119,40 @@ func (h *handWritten) send(ctx context.Context, req *sms.Request) (*notify.Recei
 		return nil, err // a real one would refund or keep the charge by the outcome
 	}
 
-	h.mu.Lock()
-	rec.state, rec.providerMessageID = record.StateSent, res.ProviderMessageID
-	rec.history = append(rec.history, record.StateChange{State: record.StateSent, At: time.Now()})
-	balance := h.balance
-	h.mu.Unlock()
+	balance := h.settle(rec, res.ProviderMessageID)
 	return &notify.Receipt{MessageID: id, Account: h.account.ID, Kind: sms.Kind, To: to, Status: record.StateSent,
 		Provider: res.Provider, ProviderMessageID: res.ProviderMessageID, Units: segments, Cost: price,
 		Balance: notify.Money{Minor: balance, Currency: price.Currency}, Metered: true, Attempts: 1, CreatedAt: now}, nil
+}
+
+// open debits price under the ref id and records the message id opened
+// attempting at now, in one step.
+func (h *handWritten) open(id string, price int64, now time.Time) (*handRecord, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.balance < price {
+		return nil, errShort
+	}
+	if _, dup := h.records.get(id); dup {
+		return nil, errDuplicate
+	}
+	h.balance -= price
+	h.refs.put(id, price)
+	history := make([]record.StateChange, 2, 4) // room for sent and a delivery report
+	history[0] = record.StateChange{State: record.StatePending, At: now}
+	history[1] = record.StateChange{State: record.StateAttempting, At: now}
+	rec := &handRecord{state: record.StateAttempting, history: history}
+	h.records.put(id, rec)
+	return rec, nil
+}
+
+// settle moves rec to sent with the vendor's ID and answers the balance.
+func (h *handWritten) settle(rec *handRecord, providerMessageID string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rec.state, rec.providerMessageID = record.StateSent, providerMessageID
+	rec.history = append(rec.history, record.StateChange{State: record.StateSent, At: time.Now()})
+	return h.balance
 }
 
 // BenchmarkHandWrittenSendSMS is the hand-written baseline the pipeline
