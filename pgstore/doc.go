@@ -137,8 +137,11 @@
 // batch the server refuses is split, each move run alone). A refund's or
 // a price cut's move answers the wallet's balance after it
 // (store.Moved.Balance). OpenTxMany debits the batch's accounts in one
-// statement and writes its ledger rows and records each by one COPY.
-// docs/performance.md counts each path's statements.
+// statement, locking their wallets in the order of the accounts, writes
+// its ledger rows and records each by one COPY, and answers each
+// record's balance after its debit; pgqueue commits concurrent queued
+// openings together through it. docs/performance.md counts each path's
+// statements.
 //
 // A send that names a category reads the category and its recipients'
 // choices of it in one statement before its opening (LookupChoices: the
