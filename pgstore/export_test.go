@@ -6,7 +6,6 @@ func PendingMoves(s *Store) int {
 	if s.moves == nil {
 		return 0
 	}
-	s.moves.mu.Lock()
-	defer s.moves.mu.Unlock()
-	return len(s.moves.pending)
+	n, _ := s.moves.moves.Waiting()
+	return n
 }

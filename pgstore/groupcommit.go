@@ -5,12 +5,11 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/notifykit/notify/pgstore/internal/group"
 	"github.com/notifykit/notify/store"
 )
 
@@ -42,14 +41,18 @@ func WithGroupCommit(n int) Option {
 // moveBatcher commits concurrent moves together: one pgx batch, one
 // round trip, whose statements PostgreSQL runs as one implicit
 // transaction, committed once. One batch is under way at a time; the
-// moves that arrive meanwhile wait for the next.
+// moves that arrive meanwhile wait for the next (group.Gatherer).
 type moveBatcher struct {
-	s   *Store
-	max int
+	s     *Store
+	moves *group.Gatherer[*pendingMove]
+}
 
-	mu      sync.Mutex
-	pending []*pendingMove
-	running bool // a flush goroutine is running
+// newMoveBatcher returns a moveBatcher of s that commits at most max
+// moves together.
+func newMoveBatcher(s *Store, max int) *moveBatcher {
+	b := &moveBatcher{s: s}
+	b.moves = group.New(max, b.run)
+	return b
 }
 
 // pendingMove is one Move's statement waiting for its batch, and its
@@ -75,37 +78,12 @@ func (b *moveBatcher) move(ctx context.Context, account, id, sql string, args []
 		return store.Moved{}, err
 	}
 	p := &pendingMove{ctx: ctx, account: account, id: id, sql: sql, args: args, done: make(chan struct{})}
-	b.mu.Lock()
-	b.pending = append(b.pending, p)
-	if !b.running {
-		b.running = true
-		go b.flush()
-	}
-	b.mu.Unlock()
+	b.moves.Add(p)
 	select {
 	case <-p.done:
 		return p.moved, p.err
 	case <-ctx.Done():
 		return store.Moved{}, ctx.Err()
-	}
-}
-
-// flush runs the waiting moves, at most b.max at a time, until none is
-// left.
-func (b *moveBatcher) flush() {
-	for {
-		b.mu.Lock()
-		n := min(len(b.pending), b.max)
-		if n == 0 {
-			b.running = false
-			b.pending = nil
-			b.mu.Unlock()
-			return
-		}
-		batch := slices.Clone(b.pending[:n])
-		b.pending = slices.Delete(b.pending, 0, n)
-		b.mu.Unlock()
-		b.run(batch)
 	}
 }
 
@@ -134,7 +112,11 @@ func (b *moveBatcher) run(batch []*pendingMove) {
 	slices.SortFunc(live, func(x, y *pendingMove) int {
 		return cmp.Or(cmp.Compare(x.account, y.account), cmp.Compare(x.id, y.id))
 	})
-	ctx, cancel := batchContext(live)
+	ctxs := make([]context.Context, len(live))
+	for i, p := range live {
+		ctxs[i] = p.ctx
+	}
+	ctx, cancel := group.Context(ctxs)
 	defer cancel()
 	var pb pgx.Batch
 	for _, p := range live {
@@ -191,23 +173,4 @@ func (b *moveBatcher) single(p *pendingMove) {
 func wroteNothing(err error) bool {
 	var pe *pgconn.PgError
 	return (errors.As(err, &pe) && !connLost(err)) || pgconn.SafeToRetry(err)
-}
-
-// batchContext is the context a batch runs under: none of its moves'
-// cancellations (one caller giving up must not cancel its neighbours'
-// moves), and the latest of their deadlines, when each has one, so the
-// batch is not run longer than some caller waits for it.
-func batchContext(batch []*pendingMove) (context.Context, context.CancelFunc) {
-	base := context.WithoutCancel(batch[0].ctx)
-	var latest time.Time
-	for _, p := range batch {
-		d, ok := p.ctx.Deadline()
-		if !ok {
-			return context.WithCancel(base)
-		}
-		if d.After(latest) {
-			latest = d
-		}
-	}
-	return context.WithDeadline(base, latest)
 }

@@ -235,7 +235,7 @@ func newStore(pool *pgxpool.Pool, opts []Option) (*Store, error) {
 	}
 	s.q = buildQueries(s.qualifier(), s.prefix)
 	if s.groupCommit > 1 {
-		s.moves = &moveBatcher{s: s, max: s.groupCommit}
+		s.moves = newMoveBatcher(s, s.groupCommit)
 	}
 	return s, nil
 }

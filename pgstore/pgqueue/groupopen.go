@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/notifykit/notify/pgstore/internal/group"
 	"github.com/notifykit/notify/record"
 	"github.com/notifykit/notify/store"
 )
@@ -33,12 +31,16 @@ const groupBegin = "BEGIN; SET LOCAL lock_timeout = '100ms'"
 // commit hands each of its Opens back to its caller, which opens it in
 // a transaction of its own (openAlone), beside the next group.
 type openBatcher struct {
-	q   *Queue
-	max int
+	q     *Queue
+	opens *group.Gatherer[*pendingOpen]
+}
 
-	mu      sync.Mutex
-	pending []*pendingOpen
-	running bool // a flush goroutine is running
+// newOpenBatcher returns an openBatcher of q that commits at most max
+// Opens together.
+func newOpenBatcher(q *Queue, max int) *openBatcher {
+	b := &openBatcher{q: q}
+	b.opens = group.New(max, b.run)
+	return b
 }
 
 // pendingOpen is one Open waiting for its group; done is closed once it
@@ -63,25 +65,15 @@ func (b *openBatcher) open(ctx context.Context, m *record.Message) (record.Balan
 		return record.Balance{}, b.q.st.WrapErr(ctx, "pgqueue: open", err)
 	}
 	p := &pendingOpen{ctx: ctx, m: m, done: make(chan struct{})}
-	b.mu.Lock()
-	b.pending = append(b.pending, p)
-	if !b.running {
-		b.running = true
-		go b.flush()
-	}
-	b.mu.Unlock()
+	b.opens.Add(p)
 	select {
 	case <-p.done:
 		return b.answer(p)
 	case <-ctx.Done():
 	}
-	b.mu.Lock()
-	if i := slices.Index(b.pending, p); i >= 0 {
-		b.pending = slices.Delete(b.pending, i, i+1)
-		b.mu.Unlock()
+	if b.opens.Withdraw(p) {
 		return record.Balance{}, b.q.st.WrapErr(ctx, "pgqueue: open", ctx.Err())
 	}
-	b.mu.Unlock()
 	select {
 	case <-p.done: // answered meanwhile
 		return b.answer(p)
@@ -100,34 +92,15 @@ func (b *openBatcher) answer(p *pendingOpen) (record.Balance, error) {
 	return p.balance, p.err
 }
 
-// flush runs the waiting Opens, at most b.max at a time, until none is
-// left.
-func (b *openBatcher) flush() {
-	for {
-		b.mu.Lock()
-		n := min(len(b.pending), b.max)
-		if n == 0 {
-			b.running = false
-			b.pending = nil
-			b.mu.Unlock()
-			return
-		}
-		group := slices.Clone(b.pending[:n])
-		b.pending = slices.Delete(b.pending, 0, n)
-		b.mu.Unlock()
-		b.run(group)
-	}
-}
-
-// run commits group together. When the transaction failed before its
+// run commits members together. When the transaction failed before its
 // commit (which then wrote nothing), a group of one answers a refusal of
 // the store's (store.ErrInsufficientFunds and the like) as its own, and
 // any other group hands each Open back to its caller, so that an Open
 // that cannot be opened answers for itself and its neighbours are
 // opened.
-func (b *openBatcher) run(group []*pendingOpen) {
-	live := group[:0]
-	for _, p := range group {
+func (b *openBatcher) run(members []*pendingOpen) {
+	live := members[:0]
+	for _, p := range members {
 		if err := p.ctx.Err(); err != nil {
 			p.err = b.q.st.WrapErr(p.ctx, "pgqueue: open", err) // never sent: nothing written
 			close(p.done)
@@ -138,7 +111,11 @@ func (b *openBatcher) run(group []*pendingOpen) {
 	if len(live) == 0 {
 		return
 	}
-	ctx, cancel := groupContext(live)
+	ctxs := make([]context.Context, len(live))
+	for i, p := range live {
+		ctxs[i] = p.ctx
+	}
+	ctx, cancel := group.Context(ctxs)
 	defer cancel()
 	balances, mayStand, err := b.commit(ctx, live)
 	switch {
@@ -171,11 +148,11 @@ func refusal(err error) bool {
 	return false
 }
 
-// commit opens every record of group in one transaction and answers
+// commit opens every record of members in one transaction and answers
 // each one's balance. mayStand reports that the error, if any, may
 // follow a commit that took effect (its answer was lost); otherwise the
 // transaction wrote nothing.
-func (b *openBatcher) commit(ctx context.Context, group []*pendingOpen) (_ []record.Balance, mayStand bool, _ error) {
+func (b *openBatcher) commit(ctx context.Context, members []*pendingOpen) (_ []record.Balance, mayStand bool, _ error) {
 	q := b.q
 	tx, err := q.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: groupBegin})
 	if err != nil {
@@ -183,15 +160,15 @@ func (b *openBatcher) commit(ctx context.Context, group []*pendingOpen) (_ []rec
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op once committed
 	var balances []record.Balance
-	if len(group) == 1 {
-		bal, err := q.openTx(ctx, tx, group[0].m) // its one statement, not OpenTxMany's four
+	if len(members) == 1 {
+		bal, err := q.openTx(ctx, tx, members[0].m) // its one statement, not OpenTxMany's four
 		if err != nil {
 			return nil, false, err
 		}
 		balances = []record.Balance{bal}
 	} else {
-		ms := make([]*record.Message, len(group))
-		for i, p := range group {
+		ms := make([]*record.Message, len(members))
+		for i, p := range members {
 			ms[i] = p.m
 		}
 		if balances, err = q.openTxMany(ctx, tx, ms); err != nil {
@@ -202,22 +179,4 @@ func (b *openBatcher) commit(ctx context.Context, group []*pendingOpen) (_ []rec
 		return nil, !pgconn.SafeToRetry(err), q.commitError(ctx, err)
 	}
 	return balances, false, nil
-}
-
-// groupContext is the context a group runs under: none of its Opens'
-// cancellations (one caller giving up must not cancel its neighbours'
-// records), and the latest of their deadlines, when each has one, so the
-// group does not run longer than some caller waits for it.
-func groupContext(group []*pendingOpen) (context.Context, context.CancelFunc) {
-	var latest time.Time
-	for _, p := range group {
-		d, ok := p.ctx.Deadline()
-		if !ok {
-			return context.WithCancel(context.WithoutCancel(group[0].ctx))
-		}
-		if d.After(latest) {
-			latest = d
-		}
-	}
-	return context.WithDeadline(context.WithoutCancel(group[0].ctx), latest)
 }

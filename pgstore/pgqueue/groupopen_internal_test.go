@@ -41,8 +41,8 @@ func newGroupKit(t *testing.T, accounts ...string) *groupKit {
 	if err := q.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if q.opens == nil || q.opens.max != pgstore.DefaultGroupCommit {
-		t.Fatalf("a Queue's default group commit: %+v, want groups of %d", q.opens, pgstore.DefaultGroupCommit)
+	if q.opens == nil || q.cfg.GroupCommit != pgstore.DefaultGroupCommit {
+		t.Fatalf("a Queue's default group commit: %d, want groups of %d", q.cfg.GroupCommit, pgstore.DefaultGroupCommit)
 	}
 	for _, a := range accounts {
 		if err := st.OpenWallet(ctx, a, record.Money{Minor: 100000, Currency: record.INR()}); err != nil {
@@ -60,9 +60,8 @@ func groupRecord(account string, charge int64) *record.Message {
 }
 
 // lockWallet holds account's wallet row in a transaction of its own
-// until the returned release is called (or the test ends), and answers
-// the backend's pid.
-func (k *groupKit) lockWallet(account string) (pid uint32, release func()) {
+// until the returned release is called (or the test ends).
+func (k *groupKit) lockWallet(account string) (release func()) {
 	k.t.Helper()
 	ctx := context.Background()
 	tx, err := k.pool.Begin(ctx)
@@ -70,9 +69,6 @@ func (k *groupKit) lockWallet(account string) (pid uint32, release func()) {
 		k.t.Fatal(err)
 	}
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM notify_wallets WHERE account = $1 FOR UPDATE`, account); err != nil {
-		k.t.Fatal(err)
-	}
-	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 		k.t.Fatal(err)
 	}
 	done := false
@@ -85,7 +81,7 @@ func (k *groupKit) lockWallet(account string) (pid uint32, release func()) {
 		}
 	}
 	k.t.Cleanup(release)
-	return pid, release
+	return release
 }
 
 // waitFor polls cond until it holds, for 10 seconds at most.
@@ -100,21 +96,10 @@ func (k *groupKit) waitFor(what string, cond func() bool) {
 	}
 }
 
-// blockedBy reports how many backends wait for a lock pid holds.
-func (k *groupKit) blockedBy(pid uint32) int {
-	var n int
-	if err := k.pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))`, int32(pid)).Scan(&n); err != nil {
-		k.t.Fatal(err)
-	}
-	return n
-}
-
 // pendingOpens is how many Opens wait for the next group.
 func (k *groupKit) pendingOpens() int {
-	k.q.opens.mu.Lock()
-	defer k.q.opens.mu.Unlock()
-	return len(k.q.opens.pending)
+	n, _ := k.q.opens.opens.Waiting()
+	return n
 }
 
 // opened is one Open's answer.
@@ -171,9 +156,8 @@ func (k *groupKit) debitBalance(account, ref string) int64 {
 
 // takenAlone reports whether a group is under way and no Open waits.
 func (k *groupKit) takenAlone() bool {
-	k.q.opens.mu.Lock()
-	defer k.q.opens.mu.Unlock()
-	return k.q.opens.running && len(k.q.opens.pending) == 0
+	n, running := k.q.opens.opens.Waiting()
+	return running && n == 0
 }
 
 // behindAStalledOpen holds every free connection of the pool, starts an
@@ -317,7 +301,7 @@ func TestGroupCommitWithdraws(t *testing.T) {
 // its neighbours are opened while that Open waits for its wallet alone.
 func TestGroupCommitLockTimeout(t *testing.T) {
 	k := newGroupKit(t, "a", "b", "c")
-	_, releaseC := k.lockWallet("c") // before the stall: its connection is its own
+	releaseC := k.lockWallet("c") // before the stall: its connection is its own
 	release, first := k.behindAStalledOpen("a")
 	mb, mc := groupRecord("b", 100), groupRecord("c", 100)
 	answerB, answerC := k.open(context.Background(), mb), k.open(context.Background(), mc)

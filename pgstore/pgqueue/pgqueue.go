@@ -176,7 +176,7 @@ func New(st *pgstore.Store, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
 	}
 	q := &Queue{st: st, pool: pool, cfg: cfg, schema: st.Schema()}
 	if cfg.GroupCommit > 1 {
-		q.opens = &openBatcher{q: q, max: cfg.GroupCommit}
+		q.opens = newOpenBatcher(q, cfg.GroupCommit)
 	}
 	// Checks the queue name and the worker count as Run's client will.
 	rcfg := q.clientConfig()
