@@ -618,6 +618,20 @@ func apiKey(v string) (string, bool) {
 	return v, true
 }
 
+// readObject reads the request's body (readBody) into dst, one JSON
+// object whose keys must all be among known (unmarshalKeys), and reports
+// whether it could; when not, the request is answered.
+func (h *Handler) readObject(x *exchange, r *http.Request, dst any, known []string) bool {
+	if !h.readBody(x, r) {
+		return false
+	}
+	if err := unmarshalKeys(x.body, dst, known, true); err != nil {
+		writeErr(x, r, err, nil)
+		return false
+	}
+	return true
+}
+
 // readBody checks the content type and reads the body within the limit.
 // It answers the error itself and returns false on failure.
 func (h *Handler) readBody(x *exchange, r *http.Request) bool {

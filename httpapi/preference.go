@@ -188,12 +188,8 @@ func hasField(fields []record.FieldError, field string) bool {
 
 // lookupPreferences answers POST /preferences/lookup.
 func (h *Handler) lookupPreferences(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w preferenceLookupBody
-	if err := unmarshalKeys(x.body, &w, preferenceLookupKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, preferenceLookupKeys) {
 		return
 	}
 	var fe record.FieldErrors
@@ -208,12 +204,8 @@ func (h *Handler) lookupPreferences(x *exchange, r *http.Request, acct *notify.A
 // setPreferences answers POST /preferences: it checks every choice
 // before it records any, so that a 400 records nothing.
 func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w preferenceSetBody
-	if err := unmarshalKeys(x.body, &w, preferenceSetKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, preferenceSetKeys) {
 		return
 	}
 	var fe record.FieldErrors

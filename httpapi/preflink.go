@@ -65,12 +65,8 @@ type preferenceLinkAnswer struct {
 
 // preferenceLink answers POST /preferences/link.
 func (h *Handler) preferenceLink(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w preferenceLinkBody
-	if err := unmarshalKeys(x.body, &w, preferenceLinkKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, preferenceLinkKeys) {
 		return
 	}
 	var fe record.FieldErrors

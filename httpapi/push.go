@@ -268,12 +268,8 @@ func stringItem(fe *record.FieldErrors, at string, raw json.RawMessage) string {
 // pushBulk serves POST /push/bulk: subscriptions and tokens as given,
 // then the devices of the registered recipients (Registry.BulkFor).
 func (h *Handler) pushBulk(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w pushBulkBody
-	if err := unmarshalKeys(x.body, &w, pushBulkKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, pushBulkKeys) {
 		return
 	}
 	var fe record.FieldErrors
@@ -312,12 +308,8 @@ func (h *Handler) pushBulk(x *exchange, r *http.Request, acct *notify.Account) {
 // account's pushes is 404: an app confirms its pushes, never another
 // channel's message, whose vendor reports it.
 func (h *Handler) confirmPush(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w pushConfirmBody
-	if err := unmarshalKeys(x.body, &w, pushConfirmKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, pushConfirmKeys) {
 		return
 	}
 	var fe record.FieldErrors
@@ -376,12 +368,8 @@ func answerDevice(d pushstore.Device) deviceAnswer {
 
 // registerDevice serves POST /push/subscriptions.
 func (h *Handler) registerDevice(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w deviceBody
-	if err := unmarshalKeys(x.body, &w, deviceKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, deviceKeys) {
 		return
 	}
 	var fe record.FieldErrors
@@ -407,12 +395,8 @@ func (h *Handler) registerDevice(x *exchange, r *http.Request, acct *notify.Acco
 
 // lookupDevices serves POST /push/subscriptions/lookup.
 func (h *Handler) lookupDevices(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w deviceLookupBody
-	if err := unmarshalKeys(x.body, &w, deviceLookupKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, deviceLookupKeys) {
 		return
 	}
 	var fe record.FieldErrors
@@ -439,12 +423,8 @@ func (h *Handler) lookupDevices(x *exchange, r *http.Request, acct *notify.Accou
 
 // deleteDevice serves POST /push/subscriptions/delete.
 func (h *Handler) deleteDevice(x *exchange, r *http.Request, acct *notify.Account) {
-	if !h.readBody(x, r) {
-		return
-	}
 	var w deviceDeleteBody
-	if err := unmarshalKeys(x.body, &w, deviceDeleteKeys, true); err != nil {
-		writeErr(x, r, err, nil)
+	if !h.readObject(x, r, &w, deviceDeleteKeys) {
 		return
 	}
 	var fe record.FieldErrors
