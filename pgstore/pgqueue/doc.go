@@ -5,17 +5,17 @@
 //
 // # One transaction
 //
-// Queue.Open begins a transaction on the pool, writes the message's record
-// (queued, or scheduled with its SendAt) and its debit there through
-// pgstore.Store.OpenTx, inserts the River job that delivers it in the same
-// transaction (River's InsertTx), and commits: the record, its charge and
-// its job exist together or not at all. Queue.OpenTx does the same two
-// steps inside a pgx.Tx of the caller's, without committing, so that a
-// host's own write (an order, a sign-up) and the message it sends commit
-// or roll back as one. Queue.OpenTxMany writes many in the caller's
-// pgx.Tx in two statements (the records with their debits, the jobs),
-// and Queue.OpenMany does so in a transaction of its own, all or none
-// (a queued bulk SMS). A refusal of the store (store.ErrInsufficientFunds,
+// Queue.Open writes the message's record (queued, or scheduled with its
+// SendAt) and its debit through pgstore.Store, and the River job that
+// delivers it, in one transaction on the pool (shared with concurrent
+// Opens: Group commit, below), and commits: the record, its charge and
+// its job exist together or not at all. Queue.OpenTx does the same
+// inside a pgx.Tx of the caller's, without committing, so that a host's
+// own write (an order, a sign-up) and the message it sends commit or
+// roll back as one. Queue.OpenTxMany writes many in the caller's pgx.Tx
+// (the debits in one statement, the ledger rows, the records and the
+// jobs each by one COPY), and Queue.OpenMany does so in a transaction
+// of its own, all or none (a queued bulk SMS). A refusal of the store (store.ErrInsufficientFunds,
 // store.ErrNotFound, store.ErrInvalid, store.ErrConflict) comes back as
 // the store answered it, and nothing is written.
 //

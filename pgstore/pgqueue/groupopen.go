@@ -23,10 +23,10 @@ const groupBegin = "BEGIN; SET LOCAL lock_timeout = '100ms'"
 // openBatcher commits concurrent Opens together (Config.GroupCommit): a
 // transaction of pgstore.Store.OpenTxMany and one insert of the jobs,
 // one commit, where each Open alone makes five round trips and a
-// commit. One transaction is under way at a time, on the goroutine
-// flush runs; the Opens that arrive meanwhile wait for the next, so the
-// wait is bounded by one commit, and an Open that finds none under way
-// is sent at once (a group of one). No transaction of the batcher waits
+// commit. One transaction is under way at a time, on the Gatherer's
+// goroutine; the Opens that arrive meanwhile wait for the next, so an
+// Open waits for at most the group under way before its own, and one
+// that finds none under way is sent at once (a group of one). No transaction of the batcher waits
 // for a wallet longer than groupBegin allows: one that fails before its
 // commit hands each of its Opens back to its caller, which opens it in
 // a transaction of its own (openAlone), beside the next group.
