@@ -17,10 +17,10 @@ package notify_test
 //     function is a _test.go file.
 //   - Blocks are gofmt-formatted, as a reader's editor would leave them.
 //
-// The directories make up a temporary module that requires
-// github.com/notifykit/notify and its nested library modules
-// (nestedModules: pgstore, metrics, phone/world, otelnotify), replaced by
-// this checkout, with their go.sum files; `go vet ./...` then type-checks and vets every file,
+// The directories make up a temporary module that requires every module
+// of the workspace (go.work: github.com/notifykit/notify, its nested
+// library modules, the gateway and the benchmarks), replaced by this
+// checkout, with their go.sum files; `go vet ./...` then type-checks and vets every file,
 // the test files included, and `go test ./...` runs the blocks' tests and
 // examples, so that a test a reader copies passes as shown. Both run
 // with GOPROXY=off, GOFLAGS=-mod=mod,
@@ -163,10 +163,34 @@ func goCommand() string {
 	return ""
 }
 
-// nestedModules are the directories of the library's nested modules,
-// whose packages the guides' blocks may import: go.work uses each, and
-// examples/gateway requires each.
-var nestedModules = []string{"pgstore", "metrics", "phone/world", "otelnotify"}
+// workspaceModules returns the directories go.work uses, relative to
+// root ("." for the library): the modules whose packages the guides'
+// blocks may import, and whose requirements the workspace's builds
+// resolve together.
+func workspaceModules(t *testing.T, root string) []string {
+	t.Helper()
+	work, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	in := false
+	for _, line := range strings.Split(string(work), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "use (":
+			in = true
+		case in && line == ")":
+			in = false
+		case in && line != "" && !strings.HasPrefix(line, "//"):
+			dirs = append(dirs, filepath.Clean(line))
+		}
+	}
+	if len(dirs) == 0 || dirs[0] != "." {
+		t.Fatalf("go.work: want a use block whose first directory is . (the library), got %q", dirs)
+	}
+	return dirs
+}
 
 // goDirective returns the go version of a go.mod file.
 func goDirective(t *testing.T, gomod []byte) string {
@@ -261,14 +285,16 @@ func TestREADMESnippetsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	const self = "github.com/notifykit/notify"
-	// The snippets' module requires what notify's does, and what its
-	// nested modules' do, so that its module graph is theirs, pruned as
-	// theirs is: the go command then needs no go.mod beyond those their
-	// own builds read, which the module cache holds after any build
-	// (GOPROXY is off).
+	// The snippets' module requires what every module of the workspace
+	// does, so that it selects the versions the workspace's builds
+	// select: the ones whose code the module cache holds after the
+	// README's test command has built them (GOPROXY is off). Without the
+	// gateway's requirements it chose older versions of some of the
+	// library's indirect dependencies, which a fresh machine never
+	// downloads.
 	var requires, replaces strings.Builder
 	sums := [][]byte{}
-	for _, dir := range append([]string{"."}, nestedModules...) {
+	for _, dir := range workspaceModules(t, root) {
 		path := self
 		if dir != "." {
 			path += "/" + dir
