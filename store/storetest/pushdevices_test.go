@@ -22,7 +22,15 @@ type simplePushDevices struct {
 	defect string
 	mu     sync.Mutex
 	all    []simpleDevice // in the order registered
+	// racyWaiting, for the racy defect, is closed by the next
+	// registration to begin: the one under way waits for it.
+	racyWaiting chan struct{}
 }
+
+// racyWait bounds how long a registration of the racy defect waits for
+// the next to begin: one that has no successor (every call of a
+// sequential test) goes on after it.
+const racyWait = 20 * time.Millisecond
 
 type simpleDevice struct {
 	account string
@@ -82,15 +90,8 @@ func (s *simplePushDevices) RegisterDevice(ctx context.Context, account string, 
 	default:
 		d.RegisteredAt = d.RegisteredAt.Truncate(time.Microsecond).UTC()
 	}
-	// racy decides what to forget from the devices it saw before
-	// another call could register more, as a database statement would
-	// from a snapshot taken without a lock.
-	seen := s.all
 	if s.defect == "racy" {
-		seen = slices.Clone(s.all)
-		s.mu.Unlock()
-		time.Sleep(time.Millisecond)
-		s.mu.Lock()
+		s.racyOverwrite()
 	}
 	replaced := false
 	for i := range s.all {
@@ -115,14 +116,34 @@ func (s *simplePushDevices) RegisterDevice(ctx context.Context, account string, 
 	if !replaced {
 		s.all = append(s.all, simpleDevice{account, d})
 	}
-	if s.defect == "racy" {
-		seen = append(slices.DeleteFunc(seen, func(e simpleDevice) bool { return e.account == account && e.To == d.To }),
-			simpleDevice{account, d})
-	} else {
-		seen = s.all
-	}
-	s.evict(account, d, seen)
+	s.evict(account, d, s.all)
 	return nil
+}
+
+// racyOverwrite is the racy defect: a registration that reads the list,
+// lets go of it, and writes back what it read, as a store would whose
+// statement reads its rows without a lock and writes them all. Each
+// waits, unlocked, for the next registration to begin, so that under
+// concurrent calls every one of them erases what the one before it
+// wrote, whatever the scheduler does: the newest devices go missing,
+// which no later registration can restore. Called with s.mu held.
+func (s *simplePushDevices) racyOverwrite() {
+	if s.racyWaiting != nil {
+		close(s.racyWaiting) // the registration before this one goes on
+	}
+	next := make(chan struct{})
+	s.racyWaiting = next
+	seen := slices.Clone(s.all)
+	s.mu.Unlock()
+	select {
+	case <-next:
+	case <-time.After(racyWait):
+	}
+	s.mu.Lock()
+	if s.racyWaiting == next {
+		s.racyWaiting = nil // no successor began: nothing to close
+	}
+	s.all = seen
 }
 
 // evict forgets the devices of d's recipient beyond MaxDevices, of those
