@@ -632,6 +632,16 @@ func (h *Handler) readObject(x *exchange, r *http.Request, dst any, known []stri
 	return true
 }
 
+// refuseFields answers the request with fe's invalid fields
+// (notify.InvalidFields), if it has any, and reports whether it did.
+func refuseFields(x *exchange, r *http.Request, fe record.FieldErrors) bool {
+	if err := notify.InvalidFields(fe); err != nil {
+		writeErr(x, r, err, nil)
+		return true
+	}
+	return false
+}
+
 // readBody checks the content type and reads the body within the limit.
 // It answers the error itself and returns false on failure.
 func (h *Handler) readBody(x *exchange, r *http.Request) bool {

@@ -194,8 +194,7 @@ func (h *Handler) lookupPreferences(x *exchange, r *http.Request, acct *notify.A
 	}
 	var fe record.FieldErrors
 	kind, to := h.preferenceRecipient(&fe, acct, &w.Channel, &w.To)
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	h.answerPreferences(r.Context(), x, r, acct.ID, kind, to, nil)
@@ -238,8 +237,7 @@ func (h *Handler) setPreferences(x *exchange, r *http.Request, acct *notify.Acco
 			}
 		}
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	var locale *string

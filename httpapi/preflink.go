@@ -104,8 +104,7 @@ func (h *Handler) preferenceLink(x *exchange, r *http.Request, acct *notify.Acco
 			ttl = time.Duration(secs) * time.Second
 		}
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	expires := time.Now().Add(ttl).Truncate(time.Second)

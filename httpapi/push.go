@@ -282,8 +282,7 @@ func (h *Handler) pushBulk(x *exchange, r *http.Request, acct *notify.Account) {
 	if len(names) > 0 && h.push.Registry == nil {
 		fe.Add("recipients", "cannot be used here: this gateway keeps no push devices (send subscriptions or tokens)")
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)
@@ -325,8 +324,7 @@ func (h *Handler) confirmPush(x *exchange, r *http.Request, acct *notify.Account
 	default:
 		fe.Add("state", "must be delivered or read")
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)
@@ -376,8 +374,7 @@ func (h *Handler) registerDevice(x *exchange, r *http.Request, acct *notify.Acco
 	recipient := w.Recipient.str(&fe, "recipient", true)
 	sub := decodeSubscription(&fe, "subscription", w.Subscription)
 	token := w.Token.str(&fe, "token", false)
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)
@@ -401,8 +398,7 @@ func (h *Handler) lookupDevices(x *exchange, r *http.Request, acct *notify.Accou
 	}
 	var fe record.FieldErrors
 	recipient := w.Recipient.str(&fe, "recipient", true)
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	ds, err := h.push.Registry.Devices(r.Context(), acct.ID, recipient)
@@ -432,8 +428,7 @@ func (h *Handler) deleteDevice(x *exchange, r *http.Request, acct *notify.Accoun
 	if to == "" && !fe.Has("to") {
 		fe.Add("to", "is required: the subscription's endpoint or the FCM token")
 	}
-	if err := notify.InvalidFields(fe); err != nil {
-		writeErr(x, r, err, nil)
+	if refuseFields(x, r, fe) {
 		return
 	}
 	ctx, cancel := h.sendContext(x, r)
