@@ -134,7 +134,9 @@ func NewLedger(w *Wallet, opts ...LedgerOption) *Ledger {
 	if w == nil {
 		w = NewWallet()
 	}
-	s := &Ledger{wallet: w, seed: maphash.MakeSeed(), byKey: newMsgIndex(), byProvider: newMsgIndex()}
+	// The wallet's seed: Open hashes a message ID once, for its shard here
+	// and for its debit's ref there (Wallet.debitNew).
+	s := &Ledger{wallet: w, seed: w.seed, byKey: newMsgIndex(), byProvider: newMsgIndex()}
 	WithMessageCapacity(DefaultMessageCapacity)(s)
 	for _, o := range opts {
 		o(s)
@@ -201,7 +203,7 @@ func (s *Ledger) Open(ctx context.Context, m *record.Message) (record.Balance, e
 	var b record.Balance
 	if m.Charge.Minor > 0 {
 		var err error
-		if b, err = s.wallet.debitNew(ctx, m.Account, m.Charge, m.ID); err != nil {
+		if b, err = s.wallet.debitNew(ctx, m.Account, m.Charge, m.ID, h); err != nil {
 			return record.Balance{}, err
 		}
 	}

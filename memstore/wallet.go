@@ -183,31 +183,36 @@ func (w *Wallet) Balance(ctx context.Context, account string) (record.Balance, e
 // empty ref, ErrConflict for a ref recorded with another direction or
 // amount, ErrInsufficientFunds.
 func (w *Wallet) Debit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
-	return w.apply(ctx, "debit", account, amount, ref, -1, false)
+	return w.apply(ctx, "debit", account, amount, ref, w.hashRef(ref), -1, false)
 }
 
 // debitNew is Debit of a ref the wallet must not know: a known one is
 // ErrConflict, not a retry. The Ledger's Open debits through it, so that a
 // message ID whose record was forgotten (settled beyond the capacity)
 // while its debit is remembered is taken, rather than opened again with
-// no money moved.
-func (w *Wallet) debitNew(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
-	return w.apply(ctx, "debit", account, amount, ref, -1, true)
+// no money moved. h is hashRef(ref), which the Ledger has at hand: it
+// hashes message IDs with the wallet's seed (NewLedger), so that a send
+// hashes its ID once.
+func (w *Wallet) debitNew(ctx context.Context, account string, amount record.Money, ref string, h uint64) (record.Balance, error) {
+	return w.apply(ctx, "debit", account, amount, ref, h, -1, true)
 }
 
 // Credit adds amount to the account under ref; errors as for Debit,
 // except that a credit beyond the largest int64 balance is
 // ErrInvalid instead of ErrInsufficientFunds.
 func (w *Wallet) Credit(ctx context.Context, account string, amount record.Money, ref string) (record.Balance, error) {
-	return w.apply(ctx, "credit", account, amount, ref, 1, false)
+	return w.apply(ctx, "credit", account, amount, ref, w.hashRef(ref), 1, false)
 }
 
-// apply moves sign*amount under ref; a ref already recorded answers the
+// hashRef returns the hash of ref that chooses its shard and slot.
+func (w *Wallet) hashRef(ref string) uint64 { return maphash.String(w.seed, ref) }
+
+// apply moves sign*amount under ref, whose hash is h (hashRef); a ref already recorded answers the
 // recorded movement, or, when fresh, ErrConflict. The shard lock makes the ref check
 // and the move one step for callers sharing a ref; the purse lock guards
 // only the balance arithmetic, so callers with different refs serialise
 // on a few instructions.
-func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Money, ref string, sign int64, fresh bool) (record.Balance, error) {
+func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Money, ref string, h uint64, sign int64, fresh bool) (record.Balance, error) {
 	if err := ctx.Err(); err != nil {
 		return record.Balance{}, ctxError(op, err)
 	}
@@ -228,7 +233,6 @@ func (w *Wallet) apply(ctx context.Context, op, account string, amount record.Mo
 
 	// The shard comes from the hash's low bits, the table slot from its
 	// high bits, so the two stay independent.
-	h := maphash.String(w.seed, ref)
 	sh := &p.shards[h&(refShards-1)]
 	sh.mu.Lock()
 	rec, slot := sh.lookup(h, ref)
