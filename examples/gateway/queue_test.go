@@ -158,7 +158,13 @@ func TestGatewayWorkersZeroOnlyQueues(t *testing.T) {
 		s, _ := d["status"].(string)
 		return s
 	}
-	time.Sleep(6 * time.Second) // longer than a River client takes to fetch
+	// The instance ran runQueue before it listened: its line says it took
+	// the branch that never starts the queue's Run, so nothing of it
+	// fetches a job, however long one waits (a wait would prove no more,
+	// and slowly).
+	if out := queuing.out.text(); !strings.Contains(out, "NOTIFY_WORKERS=0: this instance queues sends") {
+		t.Fatalf("the instance with NOTIFY_WORKERS=0 did not say it only queues sends:\n%s", out)
+	}
 	if s := status(queuing); s != "queued" || vendor.arrivals.Load() != 0 {
 		t.Fatalf("with no workers anywhere the send is %q and the vendor got %d requests", s, vendor.arrivals.Load())
 	}
