@@ -97,9 +97,11 @@ func FuzzDecodeAnswer(f *testing.F) {
 			m := &probe.Messages[i]
 			took = took || m.accepted()
 			refused = refused || m.refusal()
-			// A part with status 0, or none, that names no message-id may
-			// have been taken: no other part's refusal proves otherwise.
-			if n, ok := m.status(); (!ok || n == StatusSuccess) && !ValidMessageID(m.ID) {
+			// A part with status 0, or none, that Vonage did not answer as
+			// taken (status 0 with a message-id) may have been taken,
+			// whatever its message-id: no other part's refusal proves
+			// otherwise.
+			if n, ok := m.status(); (!ok || n == StatusSuccess) && !m.accepted() {
 				mayHave = true
 			}
 		}
