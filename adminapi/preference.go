@@ -1,6 +1,8 @@
 package adminapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
@@ -82,10 +84,14 @@ type lookupIn struct {
 
 // choicesIn is the body of POST /preferences.
 type choicesIn struct {
-	Channel string          `json:"channel"`
-	To      string          `json:"to"`
-	Choices map[string]bool `json:"choices"`
-	Locale  *string         `json:"locale"` // nil: not given
+	Channel string `json:"channel"`
+	To      string `json:"to"`
+	// Choices is read raw and each entry checked by setPreferences, so
+	// that a bad one is named choices.<name> whichever Go release decodes
+	// the body: encoding/json names a map's entry in its errors only from
+	// Go 1.27 on, and the module builds with Go 1.26.
+	Choices map[string]json.RawMessage `json:"choices"`
+	Locale  *string                    `json:"locale"` // nil: not given
 }
 
 type preferencesJSON struct {
@@ -252,9 +258,17 @@ func (q *request) setPreferences() {
 	case len(in.Choices) == 0:
 		fe = append(fe, record.FieldError{Field: "choices", Message: "must name at least one category"})
 	}
+	allowed := make(map[string]bool, len(names))
 	for _, name := range names {
 		if !storeutil.CategoryName(name) {
 			fe = append(fe, record.FieldError{Field: choiceField(name), Message: "names no category: a category's name " + storeutil.CategoryRule})
+			continue
+		}
+		switch v := string(bytes.TrimSpace(in.Choices[name])); v {
+		case "true", "false":
+			allowed[name] = v == "true"
+		default:
+			fe = append(fe, record.FieldError{Field: choiceField(name), Message: "must be a JSON boolean"})
 		}
 	}
 	if err := notify.InvalidFields(fe); err != nil {
@@ -270,7 +284,7 @@ func (q *request) setPreferences() {
 		if !wants.Defined(cats, name) {
 			fe = append(fe, record.FieldError{Field: choiceField(name), Message: wants.Undefined})
 		}
-		choices = append(choices, wants.Choice{Category: name, Allowed: in.Choices[name]})
+		choices = append(choices, wants.Choice{Category: name, Allowed: allowed[name]})
 	}
 	if err := notify.InvalidFields(fe); err != nil {
 		q.fail(err, "")
@@ -290,7 +304,7 @@ func (q *request) setPreferences() {
 		q.fail(err, "")
 		return
 	}
-	q.changed("preference.set", a.ID, "channel", in.Channel, "choices", in.Choices, "locale", in.Locale != nil)
+	q.changed("preference.set", a.ID, "channel", in.Channel, "choices", allowed, "locale", in.Locale != nil)
 	q.writePreferences(a.ID, kind, to, cats)
 }
 

@@ -220,6 +220,7 @@ func (k kit) testPreferenceEndpoints(t *testing.T) {
 			{base, `{` + to + `,"choices":{"marketing":true,"promo":false}}`, []string{"choices.promo"}},
 			{base, `{` + to + `,"choices":{"marketing":true,"Promo!":false}}`, []string{"choices.Promo!"}},
 			{base, `{` + to + `,"choices":{"marketing":"no"}}`, []string{"choices.marketing"}},
+			{base, `{"channel":"fax","to":"x","choices":{"marketing":1,"promo":null}}`, []string{"channel", "choices.marketing", "choices.promo"}},
 			{base, `{"channel":"fax","to":"x","choices":{"Promo!":false}}`, []string{"channel", "choices.Promo!"}},
 			{base, `{` + to + `,"locale":"Hindi"}`, []string{"locale"}},
 			{base, `{` + to + `,"locale":"hi","choices":{}}`, []string{"choices"}},
