@@ -67,6 +67,9 @@ type pendingMove struct {
 	err         error // pgx.ErrNoRows when the statement matched no row
 }
 
+// context is the context of p's caller.
+func (p *pendingMove) context() context.Context { return p.ctx }
+
 // move runs the move statement sql with args, of the account's record
 // id, with others' moves when
 // some wait, and answers as one QueryRow of it would, scanned by
@@ -91,15 +94,10 @@ func (b *moveBatcher) move(ctx context.Context, account, id, sql string, args []
 // in a way that wrote nothing (a statement's error rolls the whole
 // implicit transaction back).
 func (b *moveBatcher) run(batch []*pendingMove) {
-	live := batch[:0]
-	for _, p := range batch {
-		if err := p.ctx.Err(); err != nil {
-			p.err = err // never sent: it did not apply
-			close(p.done)
-			continue
-		}
-		live = append(live, p)
-	}
+	live := group.Live(batch, (*pendingMove).context, func(p *pendingMove, err error) {
+		p.err = err // never sent: it did not apply
+		close(p.done)
+	})
 	if len(live) == 1 {
 		b.single(live[0])
 		return
@@ -112,11 +110,7 @@ func (b *moveBatcher) run(batch []*pendingMove) {
 	slices.SortFunc(live, func(x, y *pendingMove) int {
 		return cmp.Or(cmp.Compare(x.account, y.account), cmp.Compare(x.id, y.id))
 	})
-	ctxs := make([]context.Context, len(live))
-	for i, p := range live {
-		ctxs[i] = p.ctx
-	}
-	ctx, cancel := group.Context(ctxs)
+	ctx, cancel := group.Context(live, (*pendingMove).context)
 	defer cancel()
 	var pb pgx.Batch
 	for _, p := range live {

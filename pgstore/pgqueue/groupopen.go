@@ -54,6 +54,9 @@ type pendingOpen struct {
 	err     error
 }
 
+// context is the context of p's caller.
+func (p *pendingOpen) context() context.Context { return p.ctx }
+
 // open opens m with the Opens that wait beside it, as Open documents. A
 // ctx that ends while m waits for its group withdraws it (nothing is
 // written: ctx's error); one that ends once its group is under way
@@ -99,23 +102,14 @@ func (b *openBatcher) answer(p *pendingOpen) (record.Balance, error) {
 // that cannot be opened answers for itself and its neighbours are
 // opened.
 func (b *openBatcher) run(members []*pendingOpen) {
-	live := members[:0]
-	for _, p := range members {
-		if err := p.ctx.Err(); err != nil {
-			p.err = b.q.st.WrapErr(p.ctx, "pgqueue: open", err) // never sent: nothing written
-			close(p.done)
-			continue
-		}
-		live = append(live, p)
-	}
+	live := group.Live(members, (*pendingOpen).context, func(p *pendingOpen, err error) {
+		p.err = b.q.st.WrapErr(p.ctx, "pgqueue: open", err) // never sent: nothing written
+		close(p.done)
+	})
 	if len(live) == 0 {
 		return
 	}
-	ctxs := make([]context.Context, len(live))
-	for i, p := range live {
-		ctxs[i] = p.ctx
-	}
-	ctx, cancel := group.Context(ctxs)
+	ctx, cancel := group.Context(live, (*pendingOpen).context)
 	defer cancel()
 	balances, mayStand, err := b.commit(ctx, live)
 	switch {

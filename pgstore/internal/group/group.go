@@ -83,16 +83,31 @@ func (g *Gatherer[T]) flush() {
 	}
 }
 
-// Context is the context a group of requests made under ctxs runs under:
-// none of their cancellations (one caller giving up must not cancel its
-// neighbours' work), the values of the first, and the latest of their
-// deadlines when each has one, so that the group runs no longer than
-// some caller waits for it. ctxs must not be empty.
-func Context(ctxs []context.Context) (context.Context, context.CancelFunc) {
-	base := context.WithoutCancel(ctxs[0])
+// Live answers through ended each request of group whose context (ctxOf)
+// has ended, with that context's error: it was never run. It returns the
+// others, in order, in group's own array.
+func Live[T any](group []T, ctxOf func(T) context.Context, ended func(r T, err error)) []T {
+	live := group[:0]
+	for _, r := range group {
+		if err := ctxOf(r).Err(); err != nil {
+			ended(r, err)
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
+}
+
+// Context is the context a group of requests runs under, each made under
+// its own context (ctxOf): none of their cancellations (one caller giving
+// up must not cancel its neighbours' work), the values of the first, and
+// the latest of their deadlines when each has one, so that the group runs
+// no longer than some caller waits for it. group must not be empty.
+func Context[T any](group []T, ctxOf func(T) context.Context) (context.Context, context.CancelFunc) {
+	base := context.WithoutCancel(ctxOf(group[0]))
 	var latest time.Time
-	for _, ctx := range ctxs {
-		d, ok := ctx.Deadline()
+	for _, r := range group {
+		d, ok := ctxOf(r).Deadline()
 		if !ok {
 			return context.WithCancel(base)
 		}

@@ -71,15 +71,35 @@ func TestContext(t *testing.T) {
 	defer cancelEarly()
 	late, cancelLate := context.WithDeadline(context.Background(), now.Add(time.Hour))
 	defer cancelLate()
-	ctx, cancel := Context([]context.Context{early, late})
+	ctx, cancel := Context([]context.Context{early, late}, itself)
 	defer cancel()
 	cancelEarly()
 	if d, ok := ctx.Deadline(); !ok || !d.Equal(now.Add(time.Hour)) || ctx.Err() != nil || ctx.Value(key{}) != "first" {
 		t.Fatalf("a group's context: deadline %v %v, err %v, value %v; want the latest deadline, live, the first's values", d, ok, ctx.Err(), ctx.Value(key{}))
 	}
-	ctx2, cancel2 := Context([]context.Context{late, context.Background()})
+	ctx2, cancel2 := Context([]context.Context{late, context.Background()}, itself)
 	defer cancel2()
 	if _, ok := ctx2.Deadline(); ok {
 		t.Fatal("a group with a caller without a deadline has one")
+	}
+}
+
+// itself is the context of a request that is its context.
+func itself(ctx context.Context) context.Context { return ctx }
+
+// TestLive: the requests whose context has ended are answered with its
+// error and dropped; the others stay, in order.
+func TestLive(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	type key struct{}
+	a, b := context.WithValue(context.Background(), key{}, 1), context.WithValue(context.Background(), key{}, 2)
+	var answered []error
+	live := Live([]context.Context{a, ended, b, ended}, itself, func(_ context.Context, err error) { answered = append(answered, err) })
+	if len(live) != 2 || live[0] != a || live[1] != b {
+		t.Fatalf("live %v, want the two whose context has not ended, in order", live)
+	}
+	if len(answered) != 2 || answered[0] != context.Canceled || answered[1] != context.Canceled {
+		t.Fatalf("answered %v, want context.Canceled twice", answered)
 	}
 }
